@@ -1,0 +1,1 @@
+"""The warpkit command-line interface (typer)."""

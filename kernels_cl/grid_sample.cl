@@ -1,0 +1,259 @@
+/* ONNX GridSample for any spatial rank R, every mode, padding and dtype (rules: SEMANTICS.md).
+ *
+ * Specialised at build time on what changes the inner loop: R, MODE and the storage/compute types
+ * (warpkit.h). Padding, align_corners, sizes and strides are arguments.
+ *
+ * One work-item computes PIX consecutive output positions (flattened over the R output axes) of one
+ * batch item: it works out the taps (indices and weights) of a position once and applies them to
+ * every channel.
+ */
+#include "warpkit.h"
+
+#ifndef R
+#define R 2
+#endif
+#define MODE_NEAREST 0
+#define MODE_LINEAR 1
+#define MODE_CUBIC 2
+#ifndef MODE
+#define MODE MODE_LINEAR
+#endif
+#ifndef PIX
+#define PIX 4
+#endif
+
+#define PAD_ZEROS 0
+#define PAD_BORDER 1
+#define PAD_REFLECTION 2
+
+#if MODE == MODE_NEAREST
+#define TAPS 1
+#elif MODE == MODE_LINEAR
+#define TAPS 2
+#else
+#define TAPS 4
+#endif
+
+/* TAPS^R: number of tap combinations per position */
+#if R == 1
+#define NT (TAPS)
+#elif R == 2
+#define NT (TAPS * TAPS)
+#elif R == 3
+#define NT (TAPS * TAPS * TAPS)
+#else
+#define NT 0 /* computed per combination for higher ranks */
+#endif
+
+/* reflect x into [lo, hi] (SEMANTICS.md step 3); x finite. A size-1 axis with align_corners
+ * (rng == 0) gives 0. The result is clamped into [lo, hi] so that no rounding can leave it. */
+inline coord_t wk_reflect(coord_t x, coord_t lo, coord_t hi) {
+    coord_t rng = hi - lo;
+    if (rng == (coord_t)0) return (coord_t)0;
+    int below = x < lo;
+    coord_t dx = below ? lo - x : x - hi;
+    if (dx <= (coord_t)0) return x; /* inside */
+    coord_t q = dx / rng;
+    coord_t k;
+    int odd;
+    if (q < (coord_t)0x1p62f) { /* 2^62: an exact long conversion */
+        long ki = (long)q;
+        k = (coord_t)ki;
+        odd = (int)(ki & 1);
+    } else { /* beyond 2^62 every float and double is an even integer */
+        k = q;
+        odd = 0;
+    }
+    coord_t r = dx - k * rng;
+    r = wk_minc(wk_maxc(r, (coord_t)0), rng);
+    coord_t res = below ? (odd ? hi - r : lo + r) : (odd ? lo + r : hi - r);
+    return wk_minc(wk_maxc(res, lo), hi);
+}
+
+/* Keys cubic weights, A = -0.75 */
+inline void wk_cubic_weights(coord_t t, coord_t *w) {
+    const coord_t A = (coord_t)-0.75;
+    coord_t t1 = t + 1, s = 1 - t, s1 = 2 - t;
+    w[0] = ((A * t1 - 5 * A) * t1 + 8 * A) * t1 - 4 * A;
+    w[1] = ((A + 2) * t - (A + 3)) * t * t + 1;
+    w[2] = ((A + 2) * s - (A + 3)) * s * s + 1;
+    w[3] = ((A * s1 - 5 * A) * s1 + 8 * A) * s1 - 4 * A;
+}
+
+/* integer tap i on an axis of size d: the memory index to read and whether it reads X (zeros
+ * padding reads nothing outside). The index is always inside [0, d-1]. */
+inline int wk_tap(int i, int d, int pad, coord_t lo, coord_t hi, int *valid) {
+    if (pad == PAD_ZEROS) {
+        *valid = (i >= 0) & (i < d);
+        return wk_clampi(i, 0, d - 1);
+    }
+    *valid = 1;
+    if (pad == PAD_BORDER) return wk_clampi(i, 0, d - 1);
+    return wk_clampi((int)wk_reflect((coord_t)i, lo, hi), 0, d - 1);
+}
+
+/* Per-axis taps of one position. Returns 0 when the position is NaN (or inf under reflection). */
+inline int wk_axis_taps(coord_t g, int d, int pad, int align, int *idx, coord_t *w, int *valid) {
+    coord_t dd = (coord_t)d;
+    coord_t x = align ? (g + 1) / 2 * (dd - 1) : ((g + 1) * dd - 1) / 2;
+    if (x != x) return 0;
+#if MODE == MODE_NEAREST
+    x = wk_rint(x);
+#endif
+    coord_t lo = align ? (coord_t)0 : (coord_t)-0.5;
+    coord_t hi = align ? dd - 1 : dd - (coord_t)0.5;
+    if (x < lo || x > hi) {
+        if (pad == PAD_REFLECTION) {
+            if (!wk_isfinite(x)) return 0;
+            x = wk_reflect(x, lo, hi);
+        }
+#if MODE != MODE_CUBIC
+        else if (pad == PAD_BORDER) {
+            x = wk_minc(wk_maxc(x, (coord_t)0), dd - 1);
+        }
+#endif
+    }
+    /* Far-away coordinates give the same taps as these (all outside under zeros, all on the edge
+     * under border), and keep every int conversion below in range: 1e30 or inf never reaches one. */
+    x = wk_minc(wk_maxc(x, (coord_t)-4), dd + 3);
+#if MODE == MODE_NEAREST
+    idx[0] = wk_tap((int)x, d, pad, lo, hi, &valid[0]);
+    w[0] = 1;
+#else
+    int x0 = wk_floori(x);
+    coord_t t = x - (coord_t)x0;
+#if MODE == MODE_LINEAR
+    w[0] = 1 - t;
+    w[1] = t;
+    idx[0] = wk_tap(x0, d, pad, lo, hi, &valid[0]);
+    idx[1] = wk_tap(x0 + 1, d, pad, lo, hi, &valid[1]);
+#else
+    wk_cubic_weights(t, w);
+    for (int k = 0; k < 4; k++) idx[k] = wk_tap(x0 - 1 + k, d, pad, lo, hi, &valid[k]);
+#endif
+#endif
+    return 1;
+}
+
+/* meta (long): in_dims[R], x_strides[R], out_dims[R], grid_strides[R] (elements)
+ * X:    element (n, c, i_1..i_R) at x_off + n*sxn + c*sxc + sum i_a * x_strides[a]
+ * grid: element (n, o_1..o_R, k) at g_off + n*sgn + sum o_a * grid_strides[a] + k*sgk
+ * Y:    contiguous (N, C, out...), element (n, c, o) at y_off + ((n*C + c) * out_sp + o) */
+__kernel void grid_sample(__global const X_PTR_T *restrict X, long x_off, long sxn, long sxc,
+                          __global const G_PTR_T *restrict G, long g_off, long sgn, long sgk,
+                          __global X_PTR_T *restrict Y, long y_off, __global const long *restrict meta,
+                          int C, long out_sp, int pad, int align) {
+    const long blk = get_global_id(0);
+    const int n = (int)get_global_id(1);
+    const long o_begin = blk * PIX;
+    if (o_begin >= out_sp) return;
+
+    int in_dims[R];
+    long xs[R], os[R], gs[R];
+    for (int a = 0; a < R; a++) {
+        in_dims[a] = (int)meta[a];
+        xs[a] = meta[R + a];
+        os[a] = meta[2 * R + a];
+        gs[a] = meta[3 * R + a];
+    }
+    __global const X_PTR_T *xn = X + x_off + n * sxn;
+    __global X_PTR_T *yn = Y + y_off + (long)n * C * out_sp;
+
+    for (int p = 0; p < PIX; p++) {
+        const long o = o_begin + p;
+        if (o >= out_sp) break;
+        /* grid address of output position o */
+        long rem = o, goff = g_off + n * sgn;
+        for (int a = R - 1; a >= 0; a--) {
+            long q = rem / os[a];
+            goff += (rem - q * os[a]) * gs[a];
+            rem = q;
+        }
+        int idx[R][TAPS], valid[R][TAPS];
+        coord_t w[R][TAPS];
+        int ok = 1;
+        for (int a = 0; a < R; a++) {
+            /* grid[..., k] indexes axis R-1-k: coordinates are listed innermost first */
+            coord_t g = LOAD_G(G, goff + (R - 1 - a) * sgk);
+            ok &= wk_axis_taps(g, in_dims[a], pad, align, idx[a], w[a], valid[a]);
+        }
+        __global X_PTR_T *yo = yn + o;
+        if (!ok) {
+            for (int c = 0; c < C; c++) {
+#if MODE == MODE_NEAREST || X_KIND == WK_F16 || X_KIND == WK_BF16
+                ((__global X_T *)yo)[(long)c * out_sp] = X_NAN_RAW;
+#else
+                STORE_X(yo, (long)c * out_sp, (acc_t)NAN);
+#endif
+            }
+            continue;
+        }
+#if MODE == MODE_NEAREST
+        long off = 0;
+        int v = 1;
+        for (int a = 0; a < R; a++) {
+            off += idx[a][0] * xs[a];
+            v &= valid[a][0];
+        }
+        __global const X_T *src = (__global const X_T *)xn + off;
+        __global X_T *dst = (__global X_T *)yo;
+        for (int c = 0; c < C; c++) {
+            X_T val = src[(long)c * sxc];
+            dst[(long)c * out_sp] = v ? val : (X_T)0;
+        }
+#elif NT > 0
+        /* combine the per-axis taps once; apply them to every channel */
+        long toff[NT];
+        acc_t tw[NT];
+        int tv[NT];
+        for (int k = 0; k < NT; k++) {
+            int kk = k;
+            long off = 0;
+            coord_t wt = 1;
+            int v = 1;
+            for (int a = R - 1; a >= 0; a--) {
+                int j = kk % TAPS;
+                kk /= TAPS;
+                off += idx[a][j] * xs[a];
+                wt *= w[a][j];
+                v &= valid[a][j];
+            }
+            toff[k] = off;
+            tw[k] = (acc_t)wt;
+            tv[k] = v;
+        }
+        for (int c = 0; c < C; c++) {
+            __global const X_PTR_T *xc = xn + (long)c * sxc;
+            acc_t acc = 0;
+            for (int k = 0; k < NT; k++) {
+                acc_t val = LOAD_X(xc, toff[k]);
+                acc += tw[k] * (tv[k] ? val : (acc_t)0);
+            }
+            STORE_X(yo, (long)c * out_sp, acc);
+        }
+#else
+        /* high ranks: TAPS^R combinations, combined per channel */
+        long ncomb = 1;
+        for (int a = 0; a < R; a++) ncomb *= TAPS;
+        for (int c = 0; c < C; c++) {
+            __global const X_PTR_T *xc = xn + (long)c * sxc;
+            acc_t acc = 0;
+            for (long k = 0; k < ncomb; k++) {
+                long kk = k, off = 0;
+                coord_t wt = 1;
+                int v = 1;
+                for (int a = R - 1; a >= 0; a--) {
+                    int j = (int)(kk % TAPS);
+                    kk /= TAPS;
+                    off += idx[a][j] * xs[a];
+                    wt *= w[a][j];
+                    v &= valid[a][j];
+                }
+                acc_t val = LOAD_X(xc, off);
+                acc += (acc_t)wt * (v ? val : (acc_t)0);
+            }
+            STORE_X(yo, (long)c * out_sp, acc);
+        }
+#endif
+    }
+}

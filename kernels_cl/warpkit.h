@@ -1,0 +1,175 @@
+/* warpkit shared kernel helpers: storage types, loads/stores, and small math helpers.
+ *
+ * PoCL does not inline OpenCL builtins such as floor/clamp/rint/fabs in hot loops (each call stops its
+ * work-item loop optimisation), so the helpers here use casts, comparisons and ?: instead. Each helper
+ * states the input range it is exact for; callers clamp coordinates first.
+ *
+ * Type macros (each with a default, so the header compiles alone):
+ *   X_KIND   storage kind of the sampled tensor: WK_F16, WK_BF16, WK_F32, WK_F64, WK_INT, WK_BOOL
+ *   X_T      its OpenCL storage type (ushort for F16/BF16 storage, uchar for bool)
+ *   X_MIN, X_MAX   saturation limits for WK_INT (OpenCL limit macros, e.g. INT_MIN/INT_MAX)
+ *   G_KIND   storage kind of coordinates (grid / theta / rois): WK_F16, WK_BF16, WK_F32, WK_F64
+ *   COORD_DOUBLE   coordinates computed in double (1) or float (0)
+ *   ACC_DOUBLE     values accumulated in double (1) or float (0)
+ */
+#pragma OPENCL FP_CONTRACT OFF
+
+#define WK_F16 1
+#define WK_BF16 2
+#define WK_F32 3
+#define WK_F64 4
+#define WK_INT 5
+#define WK_BOOL 6
+
+#ifndef X_KIND
+#define X_KIND WK_F32
+#endif
+#ifndef X_T
+#define X_T float
+#endif
+#ifndef G_KIND
+#define G_KIND WK_F32
+#endif
+#ifndef COORD_DOUBLE
+#define COORD_DOUBLE 0
+#endif
+#ifndef ACC_DOUBLE
+#define ACC_DOUBLE 0
+#endif
+#ifndef X_MIN
+#define X_MIN 0
+#endif
+#ifndef X_MAX
+#define X_MAX 0
+#endif
+
+#if COORD_DOUBLE || ACC_DOUBLE || X_KIND == WK_F64 || G_KIND == WK_F64
+#pragma OPENCL EXTENSION cl_khr_fp64 : enable
+#endif
+
+#if COORD_DOUBLE
+typedef double coord_t;
+#define WK_ROUND_MAGIC 4503599627370496.0 /* 2^52 */
+#else
+typedef float coord_t;
+#define WK_ROUND_MAGIC 8388608.0f /* 2^23 */
+#endif
+
+#if ACC_DOUBLE
+typedef double acc_t;
+#else
+typedef float acc_t;
+#endif
+
+/* ---- storage loads and stores ------------------------------------------------------------- */
+
+/* a pointer type for X storage: half for F16 (only used through vload_half/vstore_half, which are
+ * core OpenCL and need no cl_khr_fp16) */
+#if X_KIND == WK_F16
+#define X_PTR_T half
+#else
+#define X_PTR_T X_T
+#endif
+
+#if G_KIND == WK_F16
+#define G_PTR_T half
+#elif G_KIND == WK_BF16
+#define G_PTR_T ushort
+#elif G_KIND == WK_F64
+#define G_PTR_T double
+#else
+#define G_PTR_T float
+#endif
+
+inline float wk_bf16_to_float(ushort b) { return as_float(((uint)b) << 16); }
+
+inline ushort wk_float_to_bf16(float v) {
+    uint b = as_uint(v);
+    /* NaN stays NaN (quiet bit set); everything else rounds to nearest even */
+    return (v != v) ? (ushort)((b >> 16) | 0x40u) : (ushort)((b + 0x7fffu + ((b >> 16) & 1u)) >> 16);
+}
+
+/* load element i of X as acc_t */
+#if X_KIND == WK_F16
+#define LOAD_X(p, i) ((acc_t)vload_half((i), (p)))
+#elif X_KIND == WK_BF16
+#define LOAD_X(p, i) ((acc_t)wk_bf16_to_float((p)[i]))
+#elif X_KIND == WK_BOOL
+#define LOAD_X(p, i) ((acc_t)((p)[i] != 0))
+#else
+#define LOAD_X(p, i) ((acc_t)(p)[i])
+#endif
+
+/* store acc_t v to element i of Y; integers truncate toward zero and saturate, NaN -> 0 (ONNX Cast) */
+#if X_KIND == WK_F16
+#define STORE_X(p, i, v) vstore_half_rte((v), (i), (p))
+#elif X_KIND == WK_BF16
+#define STORE_X(p, i, v) ((p)[i] = wk_float_to_bf16((float)(v)))
+#elif X_KIND == WK_BOOL
+#define STORE_X(p, i, v) ((p)[i] = (uchar)(((v) == (v)) && ((v) != (acc_t)0)))
+#elif X_KIND == WK_INT
+#define STORE_X(p, i, v)                                                               \
+    ((p)[i] = ((v) != (v))              ? (X_T)0                                       \
+              : ((v) <= (acc_t)(X_MIN)) ? (X_T)(X_MIN)                                 \
+              : ((v) >= (acc_t)(X_MAX)) ? (X_T)(X_MAX)                                 \
+                                        : (X_T)(v))
+#else
+#define STORE_X(p, i, v) ((p)[i] = (X_T)(v))
+#endif
+
+/* the raw storage value a NaN coordinate produces: NaN for floats, 0 for integers and bool */
+#if X_KIND == WK_F16
+#define X_NAN_RAW ((ushort)0x7e00)
+#elif X_KIND == WK_BF16
+#define X_NAN_RAW ((ushort)0x7fc0)
+#elif X_KIND == WK_F32
+#define X_NAN_RAW NAN
+#elif X_KIND == WK_F64
+#define X_NAN_RAW ((double)NAN)
+#else
+#define X_NAN_RAW ((X_T)0)
+#endif
+
+/* load element i of a coordinate tensor as coord_t */
+#if G_KIND == WK_F16
+#define LOAD_G(p, i) ((coord_t)vload_half((i), (p)))
+#elif G_KIND == WK_BF16
+#define LOAD_G(p, i) ((coord_t)wk_bf16_to_float((p)[i]))
+#else
+#define LOAD_G(p, i) ((coord_t)(p)[i])
+#endif
+
+/* store coord_t v as element i of a coordinate-typed output */
+#if G_KIND == WK_F16
+#define STORE_G(p, i, v) vstore_half_rte((v), (i), (p))
+#elif G_KIND == WK_BF16
+#define STORE_G(p, i, v) ((p)[i] = wk_float_to_bf16((float)(v)))
+#else
+#define STORE_G(p, i, v) ((p)[i] = (v))
+#endif
+
+/* ---- math helpers without builtin calls ----------------------------------------------------- */
+
+inline coord_t wk_minc(coord_t a, coord_t b) { return a < b ? a : b; }
+inline coord_t wk_maxc(coord_t a, coord_t b) { return a > b ? a : b; }
+inline int wk_mini(int a, int b) { return a < b ? a : b; }
+inline int wk_maxi(int a, int b) { return a > b ? a : b; }
+inline int wk_clampi(int v, int lo, int hi) { return v < lo ? lo : (v > hi ? hi : v); }
+
+/* floor(x) as int, exact for |x| < 2^31 */
+inline int wk_floori(coord_t x) {
+    int i = (int)x;
+    return i - (x < (coord_t)i);
+}
+
+/* round half to even (rint), exact for every finite x and the identity on inf/NaN:
+ * adding and removing 2^23 (2^52 for double) rounds in the default round-to-nearest-even mode;
+ * larger magnitudes are integers already. FP_CONTRACT is off, so the pair is not folded. */
+inline coord_t wk_rint(coord_t x) {
+    coord_t m = WK_ROUND_MAGIC;
+    coord_t r = x >= 0 ? (x + m) - m : (x - m) + m;
+    return (x < m && x > -m) ? r : x;
+}
+
+/* x is finite: NaN fails x == x, +-inf gives inf - inf = NaN */
+inline int wk_isfinite(coord_t x) { return (x - x) == (x - x); }

@@ -1,0 +1,27 @@
+"""warpkit: image warping and ONNX-exact GridSample, AffineGrid and RoiAlign as OpenCL kernels.
+
+Nothing touches OpenCL at import: the default device is chosen on first use (see
+:mod:`warpkit.runtime`).
+
+Example:
+    >>> import numpy as np, warpkit
+    >>> X = np.random.rand(1, 3, 32, 32).astype(np.float32)
+    >>> grid = np.random.uniform(-1, 1, (1, 16, 16, 2)).astype(np.float32)
+    >>> warpkit.grid_sample(X, grid).shape          # doctest: +SKIP
+    (1, 3, 16, 16)
+"""
+
+from .grid_sample import grid_sample
+from .runtime import Runtime, clear_cache, get_runtime, list_devices, runtime_for_queue, set_device
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "Runtime",
+    "clear_cache",
+    "get_runtime",
+    "grid_sample",
+    "list_devices",
+    "runtime_for_queue",
+    "set_device",
+]

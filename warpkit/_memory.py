@@ -1,0 +1,168 @@
+"""Host and device arrays as kernel operands.
+
+Operators accept numpy arrays (any strides; anything ``numpy.asarray`` takes) and
+``pyopencl.array.Array`` (any strides and offset), and return the kind they were given: a numpy
+result when every array input was on the host, else a ``pyopencl.array.Array`` that stays on the
+device (no hidden host round trip).
+
+On a CPU device a contiguous numpy array is wrapped in a ``CL_MEM_USE_HOST_PTR`` buffer, which PoCL
+uses in place: no copy in, no copy out. On other devices numpy data is copied.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import pyopencl as cl
+import pyopencl.array as cla
+
+from .runtime import Runtime, runtime_for_queue
+
+mf = cl.mem_flags
+
+
+@dataclass
+class Operand:
+    """One array argument: the host array or the device array, with element strides/offset."""
+
+    name: str
+    host: np.ndarray | None
+    dev: cla.Array | None
+
+    @property
+    def shape(self) -> tuple[int, ...]:
+        return tuple((self.host if self.host is not None else self.dev).shape)
+
+    @property
+    def dtype(self) -> np.dtype:
+        return (self.host if self.host is not None else self.dev).dtype
+
+    @property
+    def ndim(self) -> int:
+        return len(self.shape)
+
+    @property
+    def nbytes(self) -> int:
+        return int(np.prod(self.shape, dtype=np.int64)) * self.dtype.itemsize
+
+
+def operand(a: Any, name: str) -> Operand:
+    """Wrap an input; a non-array (list, scalar) goes through ``numpy.asarray``."""
+    if isinstance(a, cla.Array):
+        return Operand(name, None, a)
+    if isinstance(a, cl.MemoryObjectHolder):
+        raise TypeError(f"{name} must be a numpy or pyopencl.array.Array, got a raw pyopencl Buffer")
+    try:
+        arr = np.asarray(a)
+    except Exception as e:  # ragged lists and the like
+        raise TypeError(f"{name} must be array-like, got {type(a).__name__}: {e}") from None
+    return Operand(name, arr, None)
+
+
+def pick_runtime(queue: cl.CommandQueue | None, *ops: Operand) -> Runtime:
+    """The queue to run on: ``queue`` if given, else a device input's queue, else the default."""
+    dev_queues = [o.dev.queue for o in ops if o.dev is not None]
+    if queue is None and dev_queues:
+        queue = dev_queues[0]
+        if queue is None:
+            raise ValueError("a pyopencl array input has no queue; pass queue=")
+    rt = runtime_for_queue(queue)
+    for o in ops:
+        if o.dev is not None and o.dev.context != rt.context:
+            raise ValueError(
+                f"{o.name} lives in another OpenCL context than the queue the operation runs on; "
+                "copy it to that context first"
+            )
+    return rt
+
+
+def wants_device_result(*ops: Operand) -> bool:
+    return any(o.dev is not None for o in ops)
+
+
+@dataclass
+class DeviceView:
+    """A buffer with the element offset and element strides of an operand inside it."""
+
+    buf: cl.Buffer
+    offset: int
+    strides: tuple[int, ...]
+    keep: Any = None  # host array a USE_HOST_PTR buffer points into
+
+
+def _c_strides(shape: tuple[int, ...]) -> tuple[int, ...]:
+    st, acc = [], 1
+    for s in reversed(shape):
+        st.append(acc)
+        acc *= max(int(s), 1)
+    return tuple(reversed(st))
+
+
+def to_device(rt: Runtime, op: Operand, host: np.ndarray | None = None) -> DeviceView:
+    """A read-only device view of ``op`` (or of ``host``, a slice of its host array)."""
+    if host is None and op.dev is not None:
+        a = op.dev
+        isz = a.dtype.itemsize
+        if a.offset % isz or any(s % isz for s in a.strides):
+            raise ValueError(f"{op.name} has strides or offset that are not whole elements")
+        return DeviceView(a.base_data, a.offset // isz, tuple(s // isz for s in a.strides))
+    arr = op.host if host is None else host
+    arr = np.ascontiguousarray(arr)
+    flags = mf.READ_ONLY | (mf.USE_HOST_PTR if rt.zero_copy else mf.COPY_HOST_PTR)
+    buf = cl.Buffer(rt.context, flags, hostbuf=arr)
+    return DeviceView(buf, 0, _c_strides(arr.shape), keep=arr)
+
+
+class Output:
+    """The result array: a device array, or a host array with the buffer the kernel writes into."""
+
+    def __init__(self, rt: Runtime, shape: tuple[int, ...], dtype: np.dtype, on_device: bool):
+        self.rt = rt
+        self.shape = shape
+        self.dtype = np.dtype(dtype)
+        self.on_device = on_device
+        if on_device:
+            self.dev = cla.empty(rt.queue, shape, self.dtype)
+            self.host = None
+        else:
+            self.dev = None
+            self.host = np.empty(shape, self.dtype)
+
+    def view(self, host_slice: np.ndarray | None = None) -> DeviceView:
+        """A writable view; for a host result, of ``host_slice`` (a contiguous part of it)."""
+        if self.on_device:
+            return DeviceView(self.dev.base_data, self.dev.offset // self.dtype.itemsize,
+                              _c_strides(self.shape))
+        h = self.host if host_slice is None else host_slice
+        if self.rt.zero_copy:
+            buf = cl.Buffer(self.rt.context, mf.WRITE_ONLY | mf.USE_HOST_PTR, hostbuf=h)
+        else:
+            buf = cl.Buffer(self.rt.context, mf.WRITE_ONLY, size=max(h.nbytes, 1))
+        return DeviceView(buf, 0, _c_strides(h.shape), keep=h)
+
+    def finish(self, view: DeviceView) -> None:
+        """Make a host slice's data visible on the host (map for zero copy, else read back)."""
+        if self.on_device:
+            return
+        q = self.rt.queue
+        h = view.keep
+        if self.rt.zero_copy:
+            mapped, _ = cl.enqueue_map_buffer(q, view.buf, cl.map_flags.READ, 0, h.shape, h.dtype,
+                                              is_blocking=True)
+            mapped.base.release(q)
+        else:
+            cl.enqueue_copy(q, h, view.buf, is_blocking=True)
+
+    def result(self) -> Any:
+        return self.dev if self.on_device else self.host
+
+
+def meta_buffer(rt: Runtime, values: list[int]) -> cl.Buffer:
+    arr = np.asarray(values if values else [0], dtype=np.int64)
+    return cl.Buffer(rt.context, mf.READ_ONLY | mf.COPY_HOST_PTR, hostbuf=arr)
+
+
+def round_up(n: int, m: int) -> int:
+    return (n + m - 1) // m * m

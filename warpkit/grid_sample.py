@@ -1,0 +1,175 @@
+"""ONNX GridSample (opsets 16, 20, 22 and com.microsoft GridSample 1) for any spatial rank."""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+import numpy as np
+import pyopencl as cl
+
+from . import _dtypes
+from ._memory import Operand, Output, meta_buffer, operand, pick_runtime, round_up, to_device
+from ._memory import wants_device_result
+
+__all__ = ["grid_sample", "MODES", "PADDINGS"]
+
+#: accepted mode names (ONNX opset 20+ spelling first, opset 16 / contrib spelling second)
+MODES = {"linear": 1, "bilinear": 1, "nearest": 0, "cubic": 2, "bicubic": 2}
+#: accepted padding modes
+PADDINGS = {"zeros": 0, "border": 1, "reflection": 2}
+
+Mode = Literal["linear", "bilinear", "nearest", "cubic", "bicubic"]
+Padding = Literal["zeros", "border", "reflection"]
+
+_LOCAL = 64  # work-group size (PERFORMANCE.md item 4)
+_PIX = {0: 8, 1: 4, 2: 2}  # output positions per work-item, by mode
+
+
+def _check_choice(value: Any, table: dict[str, int], arg: str) -> int:
+    if isinstance(value, bytes):
+        value = value.decode()
+    if not isinstance(value, str) or value not in table:
+        raise ValueError(f"{arg} must be one of {', '.join(map(repr, table))}; got {value!r}")
+    return table[value]
+
+
+def _check_align(align_corners: Any) -> int:
+    if isinstance(align_corners, (bool, np.bool_)):
+        return int(align_corners)
+    if isinstance(align_corners, (int, np.integer)) and int(align_corners) in (0, 1):
+        return int(align_corners)
+    raise ValueError(f"align_corners must be a bool or 0/1, got {align_corners!r}")
+
+
+def grid_sample(
+    X: Any,
+    grid: Any,
+    mode: Mode = "linear",
+    padding_mode: Padding = "zeros",
+    align_corners: bool | int = False,
+    queue: cl.CommandQueue | None = None,
+) -> Any:
+    """Sample ``X`` at the normalized positions in ``grid`` (ONNX GridSample, any spatial rank).
+
+    Args:
+        X: ``(N, C, D1, ..., Dr)`` array, ``r >= 1``; every numeric dtype (float16, bfloat16,
+            float32, float64, int8-64, uint8-64, bool).
+        grid: ``(N, D1_out, ..., Dr_out, r)`` normalized coordinates, float16, bfloat16, float32
+            or float64; ``grid[..., 0]`` indexes the last axis of X (W), ``grid[..., 1]`` the one
+            before it (H), and so on.
+        mode: ``"linear"`` (N-linear; ``"bilinear"`` is accepted), ``"nearest"`` (ties round to
+            even), ``"cubic"`` (N-cubic, Keys A=-0.75; ``"bicubic"`` is accepted).
+        padding_mode: ``"zeros"``, ``"border"`` or ``"reflection"``.
+        align_corners: True: -1 and 1 are the centres of the corner pixels; False: their outer
+            edges.
+        queue: the ``pyopencl.CommandQueue`` to run on; default: the queue of a pyopencl array
+            input, else warpkit's default device.
+
+    Returns:
+        ``Y`` of shape ``(N, C, D1_out, ..., Dr_out)`` and X's dtype: numpy when X and grid are on
+        the host, else a ``pyopencl.array.Array`` on the device.
+
+    Conventions:
+        Pixel centres sit at integer indices. With ``align_corners=False`` a normalized ``n``
+        maps to ``x = ((n + 1) * d - 1) / 2``, with True to ``x = (n + 1) / 2 * (d - 1)``.
+        Integer and bool outputs are computed in floating point and cast as ONNX Cast does
+        (truncate toward zero, saturate, NaN -> 0; bool: nonzero -> True). A NaN coordinate gives
+        NaN (0 for integers); infinities act as far-away points under zeros/border padding and
+        as NaN under reflection. The full rules are in SEMANTICS.md.
+
+    Example:
+        >>> import numpy as np, warpkit
+        >>> X = np.arange(16, dtype=np.float32).reshape(1, 1, 4, 4)
+        >>> grid = np.zeros((1, 1, 1, 2), np.float32)          # the image centre
+        >>> warpkit.grid_sample(X, grid, align_corners=True)   # doctest: +SKIP
+        array([[[[7.5]]]], dtype=float32)
+    """
+    xo, go = operand(X, "X"), operand(grid, "grid")
+    mode_id = _check_choice(mode, MODES, "mode")
+    pad_id = _check_choice(padding_mode, PADDINGS, "padding_mode")
+    align = _check_align(align_corners)
+    xt = _dtypes.value_type(xo.dtype, "X")
+    gt = _dtypes.coord_type(go.dtype, "grid")
+
+    if xo.ndim < 3:
+        raise ValueError(f"X must have rank >= 3 (N, C, D1, ...), got shape {xo.shape}")
+    r = xo.ndim - 2
+    want = "(N, " + ", ".join(f"D{i + 1}_out" for i in range(r)) + f", {r})"
+    if go.ndim != xo.ndim or go.shape[-1] != r:
+        raise ValueError(
+            f"grid must have shape {want} for a {xo.ndim}-D X of shape {xo.shape}, got {go.shape}"
+        )
+    if go.shape[0] != xo.shape[0]:
+        raise ValueError(
+            f"grid's batch size must equal X's: X has N={xo.shape[0]}, grid has {go.shape[0]}"
+        )
+    N, C = xo.shape[:2]
+    in_dims = xo.shape[2:]
+    out_dims = go.shape[1:-1]
+    out_shape = (N, C, *out_dims)
+
+    rt = pick_runtime(queue, xo, go)
+    coord_double = xt.kind == "WK_F64" or gt.kind == "WK_F64"
+    if coord_double:
+        rt.require_fp64(f"GridSample with {_dtypes.dtype_name(xo.dtype)} X and "
+                        f"{_dtypes.dtype_name(go.dtype)} grid")
+    acc_double = coord_double or (xt.wide and rt.fp64)
+
+    out = Output(rt, out_shape, xo.dtype, wants_device_result(xo, go))
+    out_sp = int(np.prod(out_dims, dtype=np.int64))
+    if out_sp == 0 or N == 0 or C == 0:
+        return out.result()
+    if min(in_dims) == 0:
+        raise ValueError(f"X's spatial dimensions must be >= 1 to sample from, got {in_dims}")
+    if max(in_dims) >= 2**31 - 8:
+        raise ValueError(f"X's spatial dimensions must be < 2**31, got {in_dims}")
+
+    defines = {"R": r, "MODE": mode_id, "PIX": _PIX[mode_id],
+               "COORD_DOUBLE": int(coord_double), "ACC_DOUBLE": int(acc_double),
+               **xt.defines("X"), "G_KIND": gt.kind}
+    kernel = cl.Kernel(rt.program("grid_sample.cl", defines), "grid_sample")
+
+    for n0, n1 in _batches(rt, xo, go, out, N):
+        xv = to_device(rt, xo, None if xo.dev is not None else xo.host[n0:n1])
+        gv = to_device(rt, go, None if go.dev is not None else go.host[n0:n1])
+        yv = out.view(None if out.on_device else out.host[n0:n1])
+        # device arrays are not split: index them from n0
+        x_off = xv.offset + (n0 * xv.strides[0] if xo.dev is not None else 0)
+        g_off = gv.offset + (n0 * gv.strides[0] if go.dev is not None else 0)
+        y_off = yv.offset + (n0 * C * out_sp if out.on_device else 0)
+        meta = meta_buffer(rt, [*in_dims, *xv.strides[2:], *out_dims, *gv.strides[1:-1]])
+        kernel.set_args(
+            xv.buf, np.int64(x_off), np.int64(xv.strides[0]), np.int64(xv.strides[1]),
+            gv.buf, np.int64(g_off), np.int64(gv.strides[0]), np.int64(gv.strides[-1]),
+            yv.buf, np.int64(y_off), meta, np.int32(C), np.int64(out_sp), np.int32(pad_id), np.int32(align),
+        )
+        blocks = -(-out_sp // _PIX[mode_id])
+        cl.enqueue_nd_range_kernel(rt.queue, kernel, (round_up(blocks, _LOCAL), n1 - n0),
+                                   (_LOCAL, 1))
+        out.finish(yv)
+    return out.result()
+
+
+def _batches(rt, xo: Operand, go: Operand, out: Output, N: int) -> list[tuple[int, int]]:
+    """Split N so that every buffer created for a chunk fits the device's allocation limit."""
+    per = []
+    for o in (xo, go):
+        if o.dev is None:
+            per.append(o.nbytes // max(N, 1))
+        elif o.dev.nbytes > rt.max_alloc:  # cannot happen for a real allocation, but be exact
+            raise ValueError(f"{o.name} ({o.dev.nbytes} bytes) exceeds the device's maximum "
+                             f"allocation of {rt.max_alloc} bytes")
+    if out.on_device:
+        if out.dev.nbytes > rt.max_alloc:
+            raise ValueError(f"the output ({out.dev.nbytes} bytes) exceeds the device's maximum "
+                             f"allocation of {rt.max_alloc} bytes; pass host arrays to split it")
+    else:
+        per.append(out.host.nbytes // max(N, 1))
+    biggest = max(per) if per else 0
+    if biggest > rt.max_alloc:
+        raise ValueError(
+            f"one batch item needs a {biggest}-byte buffer, more than the device's maximum "
+            f"allocation of {rt.max_alloc} bytes ({rt.name}); use smaller tensors or another device"
+        )
+    step = N if biggest == 0 else max(1, min(N, rt.max_alloc // biggest))
+    return [(i, min(N, i + step)) for i in range(0, N, step)]

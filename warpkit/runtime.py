@@ -1,0 +1,378 @@
+"""OpenCL runtime: device choice, contexts and queues, capabilities, and the program cache.
+
+Nothing here touches OpenCL at import time. The default device is chosen lazily on first use:
+
+1. ``WARPKIT_DEVICE`` if set: ``"P:D"`` (platform and device index, as ``warpkit devices`` lists
+   them), ``"P"`` (first device of platform P), or a case-insensitive substring of the platform or
+   device name, vendor or version (``"pocl"``, ``"oclgrind"``, ``"nvidia"``);
+2. otherwise the first GPU, then the first CPU device; simulators (Oclgrind) only when nothing
+   else exists.
+
+Every operator also takes ``queue=``: a ``pyopencl.CommandQueue`` to run on. Inputs that are
+``pyopencl.array.Array`` run on their own queue.
+
+Example:
+    >>> import warpkit
+    >>> rt = warpkit.get_runtime()          # doctest: +SKIP
+    >>> print(rt.describe())                # doctest: +SKIP
+    pthread-AMD EPYC on Portable Computing Language (CPU, fp64)
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import threading
+from collections import OrderedDict
+from dataclasses import dataclass
+from importlib import resources
+from typing import Any
+
+import pyopencl as cl
+
+__all__ = [
+    "DeviceEntry",
+    "Runtime",
+    "clear_cache",
+    "get_runtime",
+    "list_devices",
+    "runtime_for_queue",
+    "set_device",
+]
+
+_SIMULATORS = ("oclgrind",)
+
+
+@dataclass(frozen=True)
+class DeviceEntry:
+    """One OpenCL device as ``warpkit devices`` lists it."""
+
+    index: str  #: ``"platform:device"``
+    platform: str
+    name: str
+    kind: str  #: ``GPU``, ``CPU``, ``ACCELERATOR`` or ``SIMULATOR``
+    version: str
+    fp64: bool
+    fp16: bool
+    max_alloc: int
+    global_mem: int
+    local_mem: int
+    compute_units: int
+    device: Any  #: the ``pyopencl.Device``
+
+    @property
+    def is_simulator(self) -> bool:
+        return self.kind == "SIMULATOR"
+
+
+def _is_simulator(dev: cl.Device) -> bool:
+    text = " ".join([dev.name, dev.vendor, dev.platform.name, dev.platform.vendor]).lower()
+    return any(s in text for s in _SIMULATORS)
+
+
+def _kind(dev: cl.Device) -> str:
+    if _is_simulator(dev):
+        return "SIMULATOR"  # Oclgrind reports every type bit at once
+    if dev.type & cl.device_type.GPU:
+        return "GPU"
+    if dev.type & cl.device_type.CPU:
+        return "CPU"
+    if dev.type & cl.device_type.ACCELERATOR:
+        return "ACCELERATOR"
+    return "OTHER"
+
+
+def _entry(pi: int, di: int, dev: cl.Device) -> DeviceEntry:
+    ext = dev.extensions.split()
+    return DeviceEntry(
+        index=f"{pi}:{di}",
+        platform=dev.platform.name.strip(),
+        name=dev.name.strip(),
+        kind=_kind(dev),
+        version=dev.version.strip(),
+        fp64="cl_khr_fp64" in ext or bool(getattr(dev, "double_fp_config", 0)),
+        fp16="cl_khr_fp16" in ext,
+        max_alloc=int(dev.max_mem_alloc_size),
+        global_mem=int(dev.global_mem_size),
+        local_mem=int(dev.local_mem_size),
+        compute_units=int(dev.max_compute_units),
+        device=dev,
+    )
+
+
+def list_devices() -> list[DeviceEntry]:
+    """Every OpenCL device on every platform, in platform order.
+
+    Returns an empty list when no OpenCL platform is installed (install ``warpkit[pocl]`` for a
+    CPU device from pip).
+    """
+    try:
+        platforms = cl.get_platforms()
+    except cl.LogicError:  # CL_PLATFORM_NOT_FOUND_KHR: no ICD at all
+        return []
+    out = []
+    for pi, p in enumerate(platforms):
+        try:
+            devs = p.get_devices()
+        except cl.Error:
+            continue
+        out.extend(_entry(pi, di, d) for di, d in enumerate(devs))
+    return out
+
+
+def _match(entries: list[DeviceEntry], spec: str) -> DeviceEntry:
+    spec = spec.strip()
+    if not entries:
+        raise RuntimeError(
+            "no OpenCL device found: install one (pip install 'warpkit[pocl]' gives a CPU device)"
+        )
+    parts = spec.split(":")
+    if all(p.isdigit() for p in parts) and 1 <= len(parts) <= 2:
+        pi = int(parts[0])
+        di = int(parts[1]) if len(parts) == 2 else 0
+        for e in entries:
+            if e.index == f"{pi}:{di}":
+                return e
+        raise ValueError(
+            f"device {spec!r} not found; available: "
+            + ", ".join(f"{e.index} ({e.name})" for e in entries)
+        )
+    low = spec.lower()
+    for e in entries:
+        d = e.device
+        text = " ".join(
+            [d.name, d.vendor, d.version, d.platform.name, d.platform.vendor, d.platform.version]
+        ).lower()
+        if low in text:
+            return e
+    raise ValueError(
+        f"no OpenCL device matches {spec!r}; available: "
+        + ", ".join(f"{e.index} ({e.name} on {e.platform})" for e in entries)
+    )
+
+
+def choose_device(spec: str | None = None) -> tuple[DeviceEntry, str]:
+    """The device a spec (or, with ``None``, the environment and defaults) selects, and why."""
+    entries = list_devices()
+    if spec is None:
+        env = os.environ.get("WARPKIT_DEVICE", "").strip()
+        if env:
+            return _match(entries, env), f"WARPKIT_DEVICE={env!r}"
+    else:
+        return _match(entries, spec), f"selected {spec!r}"
+    if not entries:
+        raise RuntimeError(
+            "no OpenCL device found: install one (pip install 'warpkit[pocl]' gives a CPU device), "
+            "or set WARPKIT_DEVICE"
+        )
+    for kind in ("GPU", "CPU", "ACCELERATOR", "OTHER", "SIMULATOR"):
+        for e in entries:
+            if e.kind == kind:
+                why = {
+                    "GPU": "first GPU",
+                    "CPU": "no GPU; first CPU device",
+                }.get(kind, f"no GPU or CPU device; first {kind.lower()}")
+                return e, why
+    raise AssertionError("unreachable")
+
+
+class _ProgramCache:
+    """Programs keyed on (context, source digest, build options); thread-safe, LRU-bounded.
+
+    A program holds its context, so the bound (and :func:`clear_cache`) is what lets a context a
+    user dropped be released.
+    """
+
+    def __init__(self, maxsize: int = 256) -> None:
+        self.maxsize = maxsize
+        self._lock = threading.Lock()
+        self._progs: OrderedDict[tuple, cl.Program] = OrderedDict()
+        self._building: dict[tuple, threading.Lock] = {}
+
+    def get(self, ctx: cl.Context, source: str, options: tuple[str, ...]) -> cl.Program:
+        key = (ctx.int_ptr, hashlib.sha256(source.encode()).hexdigest(), options)
+        with self._lock:
+            prg = self._progs.get(key)
+            if prg is not None:
+                self._progs.move_to_end(key)
+                return prg
+            build_lock = self._building.setdefault(key, threading.Lock())
+        with build_lock:  # one build per key, even with several threads asking
+            with self._lock:
+                prg = self._progs.get(key)
+            if prg is None:
+                prg = cl.Program(ctx, source).build(options=list(options))
+                with self._lock:
+                    self._progs[key] = prg
+                    while len(self._progs) > self.maxsize:
+                        self._progs.popitem(last=False)
+        with self._lock:
+            self._building.pop(key, None)
+        return prg
+
+    def clear(self) -> None:
+        with self._lock:
+            self._progs.clear()
+
+    def __len__(self) -> int:
+        return len(self._progs)
+
+
+_CACHE = _ProgramCache()
+_SOURCES: dict[str, str] = {}
+_SOURCES_LOCK = threading.Lock()
+
+
+def load_source(name: str) -> str:
+    """Text of ``kernels_cl/<name>`` from the installed package, with local ``#include``\\ s inlined."""
+    with _SOURCES_LOCK:
+        if name in _SOURCES:
+            return _SOURCES[name]
+    pkg = resources.files("warpkit.kernels_cl")
+    lines = []
+    for line in pkg.joinpath(name).read_text(encoding="utf-8").splitlines():
+        s = line.strip()
+        if s.startswith("#include") and '"' in s:
+            inc = s.split('"')[1]
+            lines.append(load_source(inc))
+        else:
+            lines.append(line)
+    text = "\n".join(lines) + "\n"
+    with _SOURCES_LOCK:
+        _SOURCES[name] = text
+    return text
+
+
+class Runtime:
+    """A queue on one device, its capabilities, and access to cached programs.
+
+    Create one with :func:`get_runtime` (the default device), :func:`set_device`, or
+    :func:`runtime_for_queue` (a queue of your own).
+    """
+
+    def __init__(self, queue: cl.CommandQueue, reason: str = "given queue") -> None:
+        self.queue = queue
+        self.context: cl.Context = queue.context
+        self.device: cl.Device = queue.device
+        e = _entry(-1, -1, self.device)
+        self.name = e.name
+        self.platform = e.platform
+        self.kind = e.kind
+        self.fp64 = e.fp64
+        self.fp16 = e.fp16
+        self.max_alloc = e.max_alloc
+        self.local_mem = e.local_mem
+        self.max_work_group_size = int(self.device.max_work_group_size)
+        self.compute_units = e.compute_units
+        #: host and device share memory: wrap numpy arrays instead of copying them
+        self.zero_copy = e.kind in ("CPU", "SIMULATOR") or bool(
+            getattr(self.device, "host_unified_memory", False) and e.kind == "CPU"
+        )
+        self.reason = reason
+        self._pid = os.getpid()
+
+    def describe(self) -> str:
+        caps = ["fp64" if self.fp64 else "no fp64"]
+        if self.fp16:
+            caps.append("fp16")
+        return f"{self.name} on {self.platform} ({self.kind}, {', '.join(caps)})"
+
+    def program(self, source_name: str, defines: dict[str, Any] | None = None) -> cl.Program:
+        """The built program for ``kernels_cl/<source_name>`` with ``-D`` defines, cached."""
+        opts = tuple(f"-D{k}={v}" for k, v in sorted((defines or {}).items()))
+        return _CACHE.get(self.context, load_source(source_name), opts)
+
+    def require_fp64(self, what: str) -> None:
+        if not self.fp64:
+            raise TypeError(
+                f"{what} needs double precision, but device {self.name!r} on {self.platform!r} "
+                "has no cl_khr_fp64; use float32 data or another device (see `warpkit devices`)"
+            )
+
+    def __repr__(self) -> str:
+        return f"<warpkit.Runtime {self.describe()}>"
+
+
+_default: Runtime | None = None
+_default_lock = threading.Lock()
+_queue_runtimes: dict[int, Runtime] = {}
+_orphans: list[Any] = []  # OpenCL objects inherited over fork: never released in the child
+
+
+def _make_runtime(spec: str | None) -> Runtime:
+    entry, why = choose_device(spec)
+    ctx = cl.Context([entry.device])
+    rt = Runtime(cl.CommandQueue(ctx), reason=why)
+    rt.index = entry.index  # type: ignore[attr-defined]
+    return rt
+
+
+def get_runtime() -> Runtime:
+    """The default runtime, created on first use (see the module docstring for the choice)."""
+    global _default
+    rt = _default
+    if rt is not None and rt._pid == os.getpid():
+        return rt
+    with _default_lock:
+        if _default is not None and _default._pid != os.getpid():
+            _after_fork_in_child()
+        if _default is None:
+            _default = _make_runtime(None)
+        return _default
+
+
+def set_device(spec: str | None) -> Runtime:
+    """Make the device ``spec`` selects the default and return its runtime.
+
+    ``spec`` is ``"P:D"``, ``"P"`` or a name substring as for ``WARPKIT_DEVICE``; ``None``
+    re-applies the environment and default rules.
+
+    Example:
+        >>> warpkit.set_device("pocl")     # doctest: +SKIP
+        <warpkit.Runtime pthread-AMD EPYC on Portable Computing Language (CPU, fp64)>
+    """
+    global _default
+    rt = _make_runtime(spec)
+    with _default_lock:
+        _default = rt
+    return rt
+
+
+def runtime_for_queue(queue: cl.CommandQueue | None) -> Runtime:
+    """The runtime for a user's queue (or the default runtime when ``queue`` is None)."""
+    if queue is None:
+        return get_runtime()
+    if not isinstance(queue, cl.CommandQueue):
+        raise TypeError(f"queue must be a pyopencl.CommandQueue or None, got {type(queue).__name__}")
+    d = _default
+    if d is not None and d.queue == queue:
+        return d
+    key = queue.int_ptr
+    with _default_lock:
+        rt = _queue_runtimes.get(key)
+        if rt is None or rt.queue != queue:
+            rt = Runtime(queue)
+            _queue_runtimes[key] = rt
+            while len(_queue_runtimes) > 32:  # do not keep many user queues alive
+                _queue_runtimes.pop(next(iter(_queue_runtimes)))
+    return rt
+
+
+def clear_cache() -> None:
+    """Drop every cached program and per-queue runtime (the default device stays chosen)."""
+    _CACHE.clear()
+    with _default_lock:
+        _queue_runtimes.clear()
+
+
+def _after_fork_in_child() -> None:
+    """A forked child cannot use its parent's OpenCL objects: forget them, without releasing."""
+    global _default, _CACHE
+    _orphans.append((_default, list(_CACHE._progs.values()), list(_queue_runtimes.values())))
+    _default = None
+    _CACHE = _ProgramCache(_CACHE.maxsize)
+    _queue_runtimes.clear()
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_after_fork_in_child)
