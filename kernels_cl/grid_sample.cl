@@ -71,9 +71,9 @@ inline coord_t wk_reflect(coord_t x, coord_t lo, coord_t hi) {
 }
 
 /* Keys cubic weights, A = -0.75 */
-inline void wk_cubic_weights(coord_t t, coord_t *w) {
-    const coord_t A = (coord_t)-0.75;
-    coord_t t1 = t + 1, s = 1 - t, s1 = 2 - t;
+inline void wk_cubic_weights(acc_t t, acc_t *w) {
+    const acc_t A = (acc_t)-0.75;
+    acc_t t1 = t + 1, s = 1 - t, s1 = 2 - t;
     w[0] = ((A * t1 - 5 * A) * t1 + 8 * A) * t1 - 4 * A;
     w[1] = ((A + 2) * t - (A + 3)) * t * t + 1;
     w[2] = ((A + 2) * s - (A + 3)) * s * s + 1;
@@ -93,7 +93,7 @@ inline int wk_tap(int i, int d, int pad, coord_t lo, coord_t hi, int *valid) {
 }
 
 /* Per-axis taps of one position. Returns 0 when the position is NaN (or inf under reflection). */
-inline int wk_axis_taps(coord_t g, int d, int pad, int align, int *idx, coord_t *w, int *valid) {
+inline int wk_axis_taps(coord_t g, int d, int pad, int align, int *idx, acc_t *w, int *valid) {
     coord_t dd = (coord_t)d;
     coord_t x = align ? (g + 1) / 2 * (dd - 1) : ((g + 1) * dd - 1) / 2;
     if (x != x) return 0;
@@ -121,7 +121,8 @@ inline int wk_axis_taps(coord_t g, int d, int pad, int align, int *idx, coord_t 
     w[0] = 1;
 #else
     int x0 = wk_floori(x);
-    coord_t t = x - (coord_t)x0;
+    /* weights in acc_t: double for wide integers, even with float coordinates */
+    acc_t t = (acc_t)x - (acc_t)x0;
 #if MODE == MODE_LINEAR
     w[0] = 1 - t;
     w[1] = t;
@@ -170,7 +171,7 @@ __kernel void grid_sample(__global const X_PTR_T *restrict X, long x_off, long s
             rem = q;
         }
         int idx[R][TAPS], valid[R][TAPS];
-        coord_t w[R][TAPS];
+        acc_t w[R][TAPS];
         int ok = 1;
         for (int a = 0; a < R; a++) {
             /* grid[..., k] indexes axis R-1-k: coordinates are listed innermost first */
@@ -209,7 +210,7 @@ __kernel void grid_sample(__global const X_PTR_T *restrict X, long x_off, long s
         for (int k = 0; k < NT; k++) {
             int kk = k;
             long off = 0;
-            coord_t wt = 1;
+            acc_t wt = 1;
             int v = 1;
             for (int a = R - 1; a >= 0; a--) {
                 int j = kk % TAPS;
@@ -219,7 +220,7 @@ __kernel void grid_sample(__global const X_PTR_T *restrict X, long x_off, long s
                 v &= valid[a][j];
             }
             toff[k] = off;
-            tw[k] = (acc_t)wt;
+            tw[k] = wt;
             tv[k] = v;
         }
         for (int c = 0; c < C; c++) {
@@ -240,7 +241,7 @@ __kernel void grid_sample(__global const X_PTR_T *restrict X, long x_off, long s
             acc_t acc = 0;
             for (long k = 0; k < ncomb; k++) {
                 long kk = k, off = 0;
-                coord_t wt = 1;
+                acc_t wt = 1;
                 int v = 1;
                 for (int a = R - 1; a >= 0; a--) {
                     int j = (int)(kk % TAPS);
@@ -250,7 +251,7 @@ __kernel void grid_sample(__global const X_PTR_T *restrict X, long x_off, long s
                     v &= valid[a][j];
                 }
                 acc_t val = LOAD_X(xc, off);
-                acc += (acc_t)wt * (v ? val : (acc_t)0);
+                acc += wt * (v ? val : (acc_t)0);
             }
             STORE_X(yo, (long)c * out_sp, acc);
         }

@@ -44,7 +44,11 @@ _ONNX_TYPES = {
 class GridSample(_RefGridSample):
     """The ONNX reference GridSample with SEMANTICS.md's documented deviations."""
 
+    _wide_weights = False  # float32 coordinates, float64 weights (32/64-bit integer X)
+
     def _gs_denormalize_coordinates(self, n, dims, align_corners):
+        if self._wide_weights:
+            return super()._gs_denormalize_coordinates(n, dims, align_corners).astype(np.float64)
         if self._f64:
             return np.array(
                 [self._gs_denormalize(n=np.float64(v), length=d, align_corners=align_corners)
@@ -85,13 +89,21 @@ def _model(op: str, inputs, attrs: dict, opset: int, domain: str = "") -> onnx.M
     return helper.make_model(graph, opset_imports=imports, ir_version=10)
 
 
-def reference_grid_sample(X, grid, mode="linear", padding_mode="zeros", align_corners=0):
-    """ONNX reference GridSample (opset 22 semantics) with the documented deviations."""
+GridSampleWide = type("GridSample", (GridSample,), {"_wide_weights": True})
+
+
+def reference_grid_sample(X, grid, mode="linear", padding_mode="zeros", align_corners=0,
+                          wide_weights=False):
+    """ONNX reference GridSample (opset 22 semantics) with the documented deviations.
+
+    ``wide_weights``: coordinates denormalized in float32 as the rule says, then weights and sums in
+    float64 (what warpkit does for 32/64-bit integer X on an fp64 device).
+    """
     m = _model("GridSample", [("X", X), ("grid", grid)],
                dict(mode=mode, padding_mode=padding_mode, align_corners=int(align_corners)), 22)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        return ReferenceEvaluator(m, new_ops=[GridSample]).run(None, {"X": X, "grid": grid})[0]
+        return ReferenceEvaluator(m, new_ops=[GridSampleWide if wide_weights else GridSample]).run(None, {"X": X, "grid": grid})[0]
 
 
 @lru_cache(maxsize=None)

@@ -1,0 +1,83 @@
+"""Device fixtures: every test that takes ``queue`` runs on every available (non-simulator) OpenCL
+device; tests that take ``small_queue`` also run on Oclgrind, failing on any invalid memory access
+it reports.
+
+With no device, tests fail rather than skip. ``WARPKIT_TEST_DEVICES`` (comma-separated specs as for
+``WARPKIT_DEVICE``) restricts the devices. Oclgrind missing fails under CI (``CI=true``), and skips
+with a reason otherwise.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+
+import pyopencl as cl
+import pytest
+
+import warpkit
+from warpkit.runtime import choose_device
+
+_ENTRIES = warpkit.list_devices()
+
+
+def _selected():
+    spec = os.environ.get("WARPKIT_TEST_DEVICES", "").strip()
+    if not spec:
+        return [e for e in _ENTRIES if not e.is_simulator], [e for e in _ENTRIES if e.is_simulator]
+    chosen = [choose_device(s.strip())[0] for s in spec.split(",") if s.strip()]
+    return [e for e in chosen if not e.is_simulator], [e for e in chosen if e.is_simulator]
+
+
+REAL, SIMS = _selected()
+_QUEUES: dict[str, cl.CommandQueue] = {}
+_INVALID = re.compile(r"Invalid (read|write)")
+
+
+def _queue(entry) -> cl.CommandQueue:
+    q = _QUEUES.get(entry.index)
+    if q is None:
+        q = _QUEUES[entry.index] = cl.CommandQueue(cl.Context([entry.device]))
+    return q
+
+
+def _ids(entries):
+    return [f"{e.index}-{e.name.split()[0]}" for e in entries] or ["no-device"]
+
+
+@pytest.fixture(params=REAL or [None], ids=_ids(REAL))
+def queue(request) -> cl.CommandQueue:
+    """A queue on each real OpenCL device."""
+    if request.param is None:
+        pytest.fail("no OpenCL device found: install pocl-binary-distribution (warpkit[pocl])")
+    return _queue(request.param)
+
+
+_SMALL = REAL + (SIMS or [None])
+
+
+@pytest.fixture(params=_SMALL or [None], ids=_ids(REAL) + (_ids(SIMS) if SIMS else ["oclgrind"]))
+def small_queue(request) -> cl.CommandQueue:
+    """A queue on each real device and on Oclgrind, which checks every memory access."""
+    entry = request.param
+    if entry is None:
+        if not REAL and not SIMS:
+            pytest.fail("no OpenCL device found")
+        msg = "Oclgrind not installed (pip install 'warpkit[oclgrind]')"
+        if os.environ.get("CI", "").lower() == "true":
+            pytest.fail(msg)
+        pytest.skip(msg)
+    if not entry.is_simulator:
+        yield _queue(entry)
+        return
+    capfd = request.getfixturevalue("capfd")
+    yield _queue(entry)
+    err = capfd.readouterr().err
+    if _INVALID.search(err):
+        pytest.fail("Oclgrind reported invalid memory accesses:\n" + err[:4000])
+
+
+def pytest_report_header(config):
+    lines = [f"OpenCL device under test: {e.index} {e.name} on {e.platform}" for e in REAL]
+    lines += [f"memory-checking simulator: {e.index} {e.name}" for e in SIMS]
+    return lines or ["no OpenCL device found"]
