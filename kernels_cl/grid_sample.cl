@@ -258,3 +258,218 @@ __kernel void grid_sample(__global const X_PTR_T *restrict X, long x_off, long s
 #endif
     }
 }
+
+
+#if R <= 3 && !COORD_DOUBLE && !ACC_DOUBLE
+/* ---- The fast path for ranks 1-3 (float math; double math takes the general kernel: PoCL 3.0
+ * could not reload double8 programs from its kernel cache): 8 output positions per work-item, as vectors ------------------
+ * One work-item computes 8 consecutive positions along the last output axis of one (n, outer
+ * output index) row: coordinates, taps and weights are computed as 8-wide vectors (PoCL does not
+ * vectorize across work-items), then each channel gathers its taps. In-plane offsets fit an int
+ * (checked on the host). NDRange: (ceil(W_out / 8), prod(other output axes), N). */
+
+#define CV(v, t) __builtin_convertvector(v, t)
+#define WK_VINLINE inline __attribute__((always_inline))
+typedef int8 intv;
+typedef float8 coordv;
+typedef int8 cmaskv;
+typedef float8 accv;
+typedef int8 amaskv;
+
+WK_VINLINE coordv wk_minv(coordv a, coordv b) { return a < b ? a : b; }
+WK_VINLINE coordv wk_maxv(coordv a, coordv b) { return a > b ? a : b; }
+WK_VINLINE intv wk_clampv(intv v, int lo, int hi) {
+    v = v < lo ? (intv)lo : v;
+    return v > hi ? (intv)hi : v;
+}
+
+WK_VINLINE coordv wk_rint_v(coordv x) {
+    coordv m = (coordv)WK_ROUND_MAGIC;
+    coordv r = x >= 0 ? (x + m) - m : (x - m) + m;
+    return (x < m && x > -m) ? r : x;
+}
+
+/* wk_reflect for 8 finite coordinates */
+WK_VINLINE coordv wk_reflect_v(coordv x, coord_t lo, coord_t hi) {
+    coord_t rng = hi - lo;
+    if (rng == (coord_t)0) return (coordv)0;
+    cmaskv below = x < lo;
+    coordv dx = below ? (coordv)lo - x : x - (coordv)hi;
+    cmaskv outside = dx > 0;
+    dx = outside ? dx : (coordv)0;
+    coordv q = dx / rng;
+    cmaskv big = q >= (coord_t)0x1p30f; /* beyond 2^30 a float is an even integer; a double may
+                                           not be, but its reflection is noise anyway */
+    intv ki = CV(big ? (coordv)0 : q, intv);
+    coordv k = big ? q : CV(ki, coordv);
+    cmaskv odd = CV((ki & 1) != 0, cmaskv) & ~big;
+    coordv r = wk_minv(wk_maxv(dx - k * rng, (coordv)0), (coordv)rng);
+    /* below and even, or above and odd: measured from lo. select() rather than ?: on a mask
+     * combined with ^: Oclgrind 21.10 mis-evaluates that ?: (only the sign bit is reliable). */
+    cmaskv from_lo = below ^ odd;
+    coordv res = select((coordv)hi - r, (coordv)lo + r, from_lo);
+    res = wk_minv(wk_maxv(res, (coordv)lo), (coordv)hi);
+    return select(x, res, outside);
+}
+
+WK_VINLINE intv wk_tap_v(intv i, int d, int pad, coord_t lo, coord_t hi, intv *valid) {
+    if (pad == PAD_ZEROS) {
+        *valid = (i >= 0) & (i < d);
+        return wk_clampv(i, 0, d - 1);
+    }
+    *valid = (intv)-1;
+    if (pad == PAD_BORDER) return wk_clampv(i, 0, d - 1);
+    return wk_clampv(CV(wk_reflect_v(CV(i, coordv), lo, hi), intv), 0, d - 1);
+}
+
+/* the taps of 8 positions on one axis; returns the lanes that are usable (not NaN, and not inf
+ * under reflection) as -1, the others as 0 (their taps are harmless). */
+WK_VINLINE intv wk_axis_taps_v(coordv g, int d, int pad, int align, intv *idx, accv *w, intv *valid) {
+    coord_t dd = (coord_t)d;
+    coordv x = align ? (g + 1) / 2 * (dd - 1) : ((g + 1) * dd - 1) / 2;
+    cmaskv ok = x == x;
+#if MODE == MODE_NEAREST
+    x = wk_rint_v(x);
+#endif
+    coord_t lo = align ? (coord_t)0 : (coord_t)-0.5;
+    coord_t hi = align ? dd - 1 : dd - (coord_t)0.5;
+    if (pad == PAD_REFLECTION) {
+        ok &= (x - x) == (x - x); /* inf acts as NaN */
+        x = ok ? x : (coordv)0;
+        x = wk_reflect_v(x, lo, hi);
+    } else {
+        x = ok ? x : (coordv)0;
+#if MODE != MODE_CUBIC
+        if (pad == PAD_BORDER) x = wk_minv(wk_maxv(x, (coordv)0), (coordv)(dd - 1));
+#endif
+    }
+    x = wk_minv(wk_maxv(x, (coordv)-4), (coordv)(dd + 3));
+    intv x0 = CV(x, intv);
+#if MODE == MODE_NEAREST
+    idx[0] = wk_tap_v(x0, d, pad, lo, hi, &valid[0]);
+    w[0] = (accv)1;
+#else
+    x0 += CV(x < CV(x0, coordv), intv); /* floor: true is -1 */
+    accv t = CV(x, accv) - CV(x0, accv);
+#if MODE == MODE_LINEAR
+    w[0] = 1 - t;
+    w[1] = t;
+    idx[0] = wk_tap_v(x0, d, pad, lo, hi, &valid[0]);
+    idx[1] = wk_tap_v(x0 + 1, d, pad, lo, hi, &valid[1]);
+#else
+    const acc_t A = (acc_t)-0.75;
+    accv t1 = t + 1, s = 1 - t, s1 = 2 - t;
+    w[0] = ((A * t1 - 5 * A) * t1 + 8 * A) * t1 - 4 * A;
+    w[1] = ((A + 2) * t - (A + 3)) * t * t + 1;
+    w[2] = ((A + 2) * s - (A + 3)) * s * s + 1;
+    w[3] = ((A * s1 - 5 * A) * s1 + 8 * A) * s1 - 4 * A;
+    for (int k = 0; k < 4; k++) idx[k] = wk_tap_v(x0 - 1 + k, d, pad, lo, hi, &valid[k]);
+#endif
+#endif
+    return CV(ok, intv);
+}
+
+#define LANES(M) M(0) M(1) M(2) M(3) M(4) M(5) M(6) M(7)
+
+/* dims: in sizes (d1..dR) and X strides (elements) of the spatial axes, outermost first;
+ * odims: output sizes; gstr: grid strides of the spatial axes; sgk: stride of grid's last axis. */
+__kernel void grid_sample_v(__global const X_PTR_T *restrict X, long x_off, long sxn, long sxc,
+                            int4 in_dims, int4 xstr,
+                            __global const G_PTR_T *restrict G, long g_off, long sgn, long4 gstr,
+                            long sgk,
+                            __global X_PTR_T *restrict Y, long y_off, int C, int4 odims,
+                            int pad, int align) {
+    const int Wout = R == 1 ? odims.s0 : (R == 2 ? odims.s1 : odims.s2);
+    const int wo0 = (int)get_global_id(0) * 8;
+    const int row = (int)get_global_id(1);
+    const int n = (int)get_global_id(2);
+    if (wo0 >= Wout) return;
+    const int din[3] = {in_dims.s0, in_dims.s1, in_dims.s2};
+    const int xs[3] = {xstr.s0, xstr.s1, xstr.s2};
+    /* the outer output indices of this row, and the grid address of its first position */
+    long gbase = g_off + n * sgn;
+#if R == 2
+    gbase += row * gstr.s0;
+#elif R == 3
+    gbase += (row / odims.s1) * gstr.s0 + (row % odims.s1) * gstr.s1;
+#endif
+    const long gw = R == 1 ? gstr.s0 : (R == 2 ? gstr.s1 : gstr.s2);
+    const long plane = (long)odims.s0 * (R >= 2 ? odims.s1 : 1) * (R >= 3 ? odims.s2 : 1);
+    __global const X_PTR_T *xn = X + x_off + n * sxn;
+    __global X_PTR_T *yrow = Y + y_off + (long)n * C * plane + (long)row * Wout + wo0;
+
+    /* lanes past the end of the row repeat the last position and are not stored */
+    const int nl = Wout - wo0 < 8 ? Wout - wo0 : 8;
+    intv ok = (intv)-1;
+    intv idx[R][TAPS], valid[R][TAPS];
+    accv w[R][TAPS];
+    for (int a = 0; a < R; a++) {
+        __global const G_PTR_T *gp = G + gbase + (R - 1 - a) * sgk;
+        coord_t gl[8];
+        for (int k = 0; k < 8; k++) gl[k] = LOAD_G(gp, (long)(wo0 + (k < nl ? k : nl - 1)) * gw);
+        coordv g = (coordv)(gl[0], gl[1], gl[2], gl[3], gl[4], gl[5], gl[6], gl[7]);
+        ok &= wk_axis_taps_v(g, din[a], pad, align, idx[a], w[a], valid[a]);
+    }
+
+#if MODE == MODE_NEAREST
+    intv off = (intv)0, v = ok;
+    for (int a = 0; a < R; a++) {
+        off += idx[a][0] * xs[a];
+        v &= valid[a][0];
+    }
+    int offs[8] = {off.s0, off.s1, off.s2, off.s3, off.s4, off.s5, off.s6, off.s7};
+    int vs[8] = {v.s0, v.s1, v.s2, v.s3, v.s4, v.s5, v.s6, v.s7};
+    int oks[8] = {ok.s0, ok.s1, ok.s2, ok.s3, ok.s4, ok.s5, ok.s6, ok.s7};
+    for (int c = 0; c < C; c++) {
+        __global const X_T *src = (__global const X_T *)xn + c * sxc;
+        __global X_T *dst = (__global X_T *)yrow + c * plane;
+        for (int k = 0; k < nl; k++) {
+            X_T val = src[offs[k]];
+            dst[k] = oks[k] ? (vs[k] ? val : (X_T)0) : X_NAN_RAW;
+        }
+    }
+#else
+    /* combine the per-axis taps into TAPS^R (offset, weight, mask) vectors, once */
+    intv toff[NT];
+    accv tw[NT];
+    amaskv tm[NT];
+    for (int k = 0; k < NT; k++) {
+        int kk = k;
+        intv o = (intv)0, m = (intv)-1;
+        accv wt = (accv)1;
+        for (int a = R - 1; a >= 0; a--) {
+            int j = kk % TAPS;
+            kk /= TAPS;
+            o += idx[a][j] * xs[a];
+            wt *= w[a][j];
+            m &= valid[a][j];
+        }
+        toff[k] = o;
+        tw[k] = wt;
+        tm[k] = CV(m, amaskv);
+    }
+    const amaskv okm = CV(ok, amaskv);
+    for (int c = 0; c < C; c++) {
+        __global const X_PTR_T *xc = xn + c * sxc;
+        accv acc = (accv)0;
+        for (int k = 0; k < NT; k++) {
+            intv o = toff[k];
+            accv val = (accv)(LOAD_X(xc, o.s0), LOAD_X(xc, o.s1), LOAD_X(xc, o.s2), LOAD_X(xc, o.s3),
+                              LOAD_X(xc, o.s4), LOAD_X(xc, o.s5), LOAD_X(xc, o.s6), LOAD_X(xc, o.s7));
+            acc += tw[k] * (tm[k] ? val : (accv)0);
+        }
+        acc = okm ? acc : (accv)NAN;
+        __global X_PTR_T *yc = yrow + c * plane;
+        if (nl == 8) {
+#define ST(k) STORE_X(yc, k, acc.s##k);
+            LANES(ST)
+#undef ST
+        } else {
+#define ST(k) if (k < nl) STORE_X(yc, k, acc.s##k);
+            LANES(ST)
+#undef ST
+        }
+    }
+#endif
+}
+#endif

@@ -6,10 +6,12 @@ from typing import Any, Literal
 
 import numpy as np
 import pyopencl as cl
+from pyopencl import cltypes
 
 from . import _dtypes
 from ._memory import Operand, Output, meta_buffer, operand, pick_runtime, round_up, to_device
 from ._memory import wants_device_result
+from .runtime import launch
 
 __all__ = ["grid_sample", "MODES", "PADDINGS"]
 
@@ -22,6 +24,7 @@ Mode = Literal["linear", "bilinear", "nearest", "cubic", "bicubic"]
 Padding = Literal["zeros", "border", "reflection"]
 
 _LOCAL = 64  # work-group size (PERFORMANCE.md item 4)
+_LOCAL_V = 16  # work-group size of the 8-wide kernel: 128 positions
 _PIX = {0: 8, 1: 4, 2: 2}  # output positions per work-item, by mode
 
 
@@ -127,8 +130,8 @@ def grid_sample(
     defines = {"R": r, "MODE": mode_id, "PIX": _PIX[mode_id],
                "COORD_DOUBLE": int(coord_double), "ACC_DOUBLE": int(acc_double),
                **xt.defines("X"), "G_KIND": gt.kind}
-    kernel = cl.Kernel(rt.program("grid_sample.cl", defines), "grid_sample")
-
+    program = rt.program("grid_sample.cl", defines)
+    pix = _PIX[mode_id]
     for n0, n1 in _batches(rt, xo, go, out, N):
         xv = to_device(rt, xo, None if xo.dev is not None else xo.host[n0:n1])
         gv = to_device(rt, go, None if go.dev is not None else go.host[n0:n1])
@@ -137,15 +140,33 @@ def grid_sample(
         x_off = xv.offset + (n0 * xv.strides[0] if xo.dev is not None else 0)
         g_off = gv.offset + (n0 * gv.strides[0] if go.dev is not None else 0)
         y_off = yv.offset + (n0 * C * out_sp if out.on_device else 0)
-        meta = meta_buffer(rt, [*in_dims, *xv.strides[2:], *out_dims, *gv.strides[1:-1]])
-        kernel.set_args(
-            xv.buf, np.int64(x_off), np.int64(xv.strides[0]), np.int64(xv.strides[1]),
-            gv.buf, np.int64(g_off), np.int64(gv.strides[0]), np.int64(gv.strides[-1]),
-            yv.buf, np.int64(y_off), meta, np.int32(C), np.int64(out_sp), np.int32(pad_id), np.int32(align),
-        )
-        blocks = -(-out_sp // _PIX[mode_id])
-        cl.enqueue_nd_range_kernel(rt.queue, kernel, (round_up(blocks, _LOCAL), n1 - n0),
-                                   (_LOCAL, 1))
+        plane_span = sum((d - 1) * abs(s) for d, s in zip(in_dims, xv.strides[2:]))
+        if (r <= 3 and not acc_double and plane_span < 2**31
+                and max(out_dims) < 2**31 - 8):
+            kernel = cl.Kernel(program, "grid_sample_v")
+            pad4 = lambda v, t: t(*(list(v) + [0] * (4 - len(v))))  # noqa: E731
+            rows = int(np.prod(out_dims[:-1], dtype=np.int64))
+            kernel.set_args(
+                xv.buf, np.int64(x_off), np.int64(xv.strides[0]), np.int64(xv.strides[1]),
+                pad4(in_dims, cltypes.make_int4), pad4(xv.strides[2:], cltypes.make_int4),
+                gv.buf, np.int64(g_off), np.int64(gv.strides[0]),
+                pad4(gv.strides[1:-1], cltypes.make_long4), np.int64(gv.strides[-1]),
+                yv.buf, np.int64(y_off), np.int32(C), pad4(out_dims, cltypes.make_int4),
+                np.int32(pad_id), np.int32(align),
+            )
+            gsize = (round_up(-(-out_dims[-1] // 8), _LOCAL_V), rows, n1 - n0)
+            launch(rt, kernel, gsize, (_LOCAL_V, 1, 1))
+        else:
+            kernel = cl.Kernel(program, "grid_sample")
+            meta = meta_buffer(rt, [*in_dims, *xv.strides[2:], *out_dims, *gv.strides[1:-1]])
+            kernel.set_args(
+                xv.buf, np.int64(x_off), np.int64(xv.strides[0]), np.int64(xv.strides[1]),
+                gv.buf, np.int64(g_off), np.int64(gv.strides[0]), np.int64(gv.strides[-1]),
+                yv.buf, np.int64(y_off), meta, np.int32(C), np.int64(out_sp), np.int32(pad_id),
+                np.int32(align),
+            )
+            blocks = -(-out_sp // pix)
+            launch(rt, kernel, (round_up(blocks, _LOCAL), n1 - n0), (_LOCAL, 1))
         out.finish(yv)
     return out.result()
 

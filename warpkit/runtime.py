@@ -20,11 +20,15 @@ Example:
 
 from __future__ import annotations
 
+import contextlib
+import contextvars
 import hashlib
 import os
 import threading
+import warnings
 from collections import OrderedDict
-from dataclasses import dataclass
+from collections.abc import Iterator
+from dataclasses import dataclass, field
 from importlib import resources
 from typing import Any
 
@@ -35,6 +39,8 @@ __all__ = [
     "Runtime",
     "clear_cache",
     "get_runtime",
+    "launch",
+    "profile",
     "list_devices",
     "runtime_for_queue",
     "set_device",
@@ -201,7 +207,11 @@ class _ProgramCache:
             with self._lock:
                 prg = self._progs.get(key)
             if prg is None:
-                prg = cl.Program(ctx, source).build(options=list(options))
+                with warnings.catch_warnings():
+                    # a successful build's log (PoCL notes the double8 ABI, for instance) is not
+                    # the user's concern; failures still raise with the full log
+                    warnings.simplefilter("ignore", cl.CompilerWarning)
+                    prg = cl.Program(ctx, source).build(options=list(options))
                 with self._lock:
                     self._progs[key] = prg
                     while len(self._progs) > self.maxsize:
@@ -376,3 +386,51 @@ def _after_fork_in_child() -> None:
 
 if hasattr(os, "register_at_fork"):
     os.register_at_fork(after_in_child=_after_fork_in_child)
+
+
+@dataclass
+class Profile:
+    """Kernel events recorded by :func:`profile`; times need a queue with profiling enabled."""
+
+    events: list[tuple[str, Any]] = field(default_factory=list)
+
+    def kernel_seconds(self) -> float:
+        """Sum of the recorded kernels' device times (waits for them)."""
+        total = 0.0
+        for _, ev in self.events:
+            ev.wait()
+            total += (ev.profile.end - ev.profile.start) * 1e-9
+        return total
+
+
+_PROFILE: contextvars.ContextVar[Profile | None] = contextvars.ContextVar("warpkit_profile",
+                                                                          default=None)
+
+
+@contextlib.contextmanager
+def profile() -> Iterator[Profile]:
+    """Record every kernel warpkit launches in this context (thread / task).
+
+    Example:
+        >>> q = cl.CommandQueue(ctx, properties=cl.command_queue_properties.PROFILING_ENABLE)
+        >>> with warpkit.runtime.profile() as prof:                   # doctest: +SKIP
+        ...     warpkit.grid_sample(X, grid, queue=q)
+        >>> prof.kernel_seconds()                                      # doctest: +SKIP
+        0.0042
+    """
+    prof = Profile()
+    token = _PROFILE.set(prof)
+    try:
+        yield prof
+    finally:
+        _PROFILE.reset(token)
+
+
+def launch(rt: Runtime, kernel: cl.Kernel, global_size: tuple[int, ...],
+           local_size: tuple[int, ...] | None) -> cl.Event:
+    """Enqueue a kernel whose arguments are set; records it under :func:`profile`."""
+    ev = cl.enqueue_nd_range_kernel(rt.queue, kernel, global_size, local_size)
+    prof = _PROFILE.get()
+    if prof is not None:
+        prof.events.append((kernel.function_name, ev))
+    return ev

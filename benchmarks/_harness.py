@@ -1,0 +1,108 @@
+"""Benchmark protocol of PERFORMANCE.md: peers in one process, interleaved, medians of >= 9.
+
+Every peer gets 2 threads. Ratios are peer time / warpkit time (> 1: warpkit is faster).
+"""
+
+from __future__ import annotations
+
+import os
+import statistics
+import time
+from collections.abc import Callable
+
+import numpy as np
+import pyopencl as cl
+
+THREADS = 2
+
+
+def set_threads() -> None:
+    os.environ.setdefault("OMP_NUM_THREADS", str(THREADS))
+    try:
+        import torch
+
+        torch.set_num_threads(THREADS)
+    except ImportError:
+        pass
+    try:
+        import cv2
+
+        cv2.setNumThreads(THREADS)
+    except ImportError:
+        pass
+
+
+def optional(name: str):
+    """Import a peer, or print that it is skipped."""
+    try:
+        return __import__(name)
+    except ImportError:
+        print(f"[skip] {name} is not installed: its column is left out")
+        return None
+
+
+def ort_session(model_bytes: bytes):
+    import onnxruntime as ort
+
+    so = ort.SessionOptions()
+    so.intra_op_num_threads = THREADS
+    so.inter_op_num_threads = 1
+    so.log_severity_level = 3
+    return ort.InferenceSession(model_bytes, so, providers=["CPUExecutionProvider"])
+
+
+def profiling_queue(rt) -> cl.CommandQueue:
+    return cl.CommandQueue(rt.context, rt.device,
+                           properties=cl.command_queue_properties.PROFILING_ENABLE)
+
+
+def interleaved(fns: dict[str, Callable[[], float | None]], samples: int = 9,
+                warmup: int = 2) -> dict[str, tuple[float, float]]:
+    """Run each callable in turn (A B C A B C ...); return name -> (median, min) seconds.
+
+    A callable may return its own measured time (e.g. a kernel's device time); otherwise its wall
+    time counts.
+    """
+    for _ in range(warmup):
+        for f in fns.values():
+            f()
+    times: dict[str, list[float]] = {k: [] for k in fns}
+    for _ in range(samples):
+        for k, f in fns.items():
+            t0 = time.perf_counter()
+            r = f()
+            dt = time.perf_counter() - t0
+            times[k].append(r if isinstance(r, float) else dt)
+    return {k: (statistics.median(v), min(v)) for k, v in times.items()}
+
+
+def table(title: str, rows: list[list[str]], header: list[str]) -> str:
+    widths = [max(len(str(r[i])) for r in rows + [header]) for i in range(len(header))]
+    line = lambda r: "| " + " | ".join(str(c).ljust(w) for c, w in zip(r, widths)) + " |"
+    out = [f"\n### {title}\n", line(header), "|" + "|".join("-" * (w + 2) for w in widths) + "|"]
+    out += [line(r) for r in rows]
+    return "\n".join(out)
+
+
+def ms(t: tuple[float, float]) -> str:
+    return f"{t[0] * 1e3:.2f} (min {t[1] * 1e3:.2f})"
+
+
+def ratio(peer: tuple[float, float], ours: tuple[float, float]) -> str:
+    return f"{peer[0] / ours[0]:.2f}x"
+
+
+def random_affine_grid(rng: np.random.Generator, n: int, h: int, w: int) -> np.ndarray:
+    """Normalized sampling grids of random affine maps (rotation, scale, shear, shift)."""
+    ys = (2 * np.arange(h) + 1) / h - 1
+    xs = (2 * np.arange(w) + 1) / w - 1
+    base = np.stack(np.meshgrid(xs, ys), -1)  # (h, w, 2) x, y
+    out = np.empty((n, h, w, 2), np.float32)
+    for i in range(n):
+        a = rng.uniform(-np.pi / 6, np.pi / 6)
+        s = rng.uniform(0.8, 1.25)
+        sh = rng.uniform(-0.1, 0.1)
+        m = s * np.array([[np.cos(a), -np.sin(a) + sh], [np.sin(a), np.cos(a)]])
+        t = rng.uniform(-0.1, 0.1, 2)
+        out[i] = base @ m.T + t
+    return out
