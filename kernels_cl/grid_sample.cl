@@ -363,6 +363,7 @@ WK_VINLINE intv wk_axis_taps_v(coordv g, int d, int pad, int align, intv *idx, a
     w[1] = ((A + 2) * t - (A + 3)) * t * t + 1;
     w[2] = ((A + 2) * s - (A + 3)) * s * s + 1;
     w[3] = ((A * s1 - 5 * A) * s1 + 8 * A) * s1 - 4 * A;
+#pragma unroll
     for (int k = 0; k < 4; k++) idx[k] = wk_tap_v(x0 - 1 + k, d, pad, lo, hi, &valid[k]);
 #endif
 #endif
@@ -403,40 +404,52 @@ __kernel void grid_sample_v(__global const X_PTR_T *restrict X, long x_off, long
     intv ok = (intv)-1;
     intv idx[R][TAPS], valid[R][TAPS];
     accv w[R][TAPS];
+#pragma unroll
     for (int a = 0; a < R; a++) {
-        __global const G_PTR_T *gp = G + gbase + (R - 1 - a) * sgk;
-        coord_t gl[8];
-        for (int k = 0; k < 8; k++) gl[k] = LOAD_G(gp, (long)(wo0 + (k < nl ? k : nl - 1)) * gw);
-        coordv g = (coordv)(gl[0], gl[1], gl[2], gl[3], gl[4], gl[5], gl[6], gl[7]);
+        __global const G_PTR_T *gp = G + gbase + (R - 1 - a) * sgk + wo0 * gw;
+        coordv g;
+        if (nl == 8) {
+            g = (coordv)(LOAD_G(gp, 0), LOAD_G(gp, gw), LOAD_G(gp, 2 * gw), LOAD_G(gp, 3 * gw),
+                         LOAD_G(gp, 4 * gw), LOAD_G(gp, 5 * gw), LOAD_G(gp, 6 * gw), LOAD_G(gp, 7 * gw));
+        } else { /* lanes past the row's end repeat its last position */
+#define GL(k) LOAD_G(gp, (k < nl ? k : nl - 1) * gw)
+            g = (coordv)(GL(0), GL(1), GL(2), GL(3), GL(4), GL(5), GL(6), GL(7));
+#undef GL
+        }
         ok &= wk_axis_taps_v(g, din[a], pad, align, idx[a], w[a], valid[a]);
     }
 
 #if MODE == MODE_NEAREST
     intv off = (intv)0, v = ok;
+#pragma unroll
     for (int a = 0; a < R; a++) {
         off += idx[a][0] * xs[a];
         v &= valid[a][0];
     }
-    int offs[8] = {off.s0, off.s1, off.s2, off.s3, off.s4, off.s5, off.s6, off.s7};
-    int vs[8] = {v.s0, v.s1, v.s2, v.s3, v.s4, v.s5, v.s6, v.s7};
-    int oks[8] = {ok.s0, ok.s1, ok.s2, ok.s3, ok.s4, ok.s5, ok.s6, ok.s7};
     for (int c = 0; c < C; c++) {
         __global const X_T *src = (__global const X_T *)xn + c * sxc;
         __global X_T *dst = (__global X_T *)yrow + c * plane;
-        for (int k = 0; k < nl; k++) {
-            X_T val = src[offs[k]];
-            dst[k] = oks[k] ? (vs[k] ? val : (X_T)0) : X_NAN_RAW;
+#define NST(k) dst[k] = ok.s##k ? (v.s##k ? src[off.s##k] : (X_T)0) : X_NAN_RAW;
+        if (nl == 8) {
+            LANES(NST)
+        } else {
+#define NSTT(k) if (k < nl) NST(k)
+            LANES(NSTT)
+#undef NSTT
         }
+#undef NST
     }
 #else
     /* combine the per-axis taps into TAPS^R (offset, weight, mask) vectors, once */
     intv toff[NT];
     accv tw[NT];
     amaskv tm[NT];
+#pragma unroll
     for (int k = 0; k < NT; k++) {
         int kk = k;
         intv o = (intv)0, m = (intv)-1;
         accv wt = (accv)1;
+#pragma unroll
         for (int a = R - 1; a >= 0; a--) {
             int j = kk % TAPS;
             kk /= TAPS;
@@ -452,7 +465,8 @@ __kernel void grid_sample_v(__global const X_PTR_T *restrict X, long x_off, long
     for (int c = 0; c < C; c++) {
         __global const X_PTR_T *xc = xn + c * sxc;
         accv acc = (accv)0;
-        for (int k = 0; k < NT; k++) {
+#pragma unroll
+    for (int k = 0; k < NT; k++) {
             intv o = toff[k];
             accv val = (accv)(LOAD_X(xc, o.s0), LOAD_X(xc, o.s1), LOAD_X(xc, o.s2), LOAD_X(xc, o.s3),
                               LOAD_X(xc, o.s4), LOAD_X(xc, o.s5), LOAD_X(xc, o.s6), LOAD_X(xc, o.s7));

@@ -24,7 +24,7 @@ Mode = Literal["linear", "bilinear", "nearest", "cubic", "bicubic"]
 Padding = Literal["zeros", "border", "reflection"]
 
 _LOCAL = 64  # work-group size (PERFORMANCE.md item 4)
-_LOCAL_V = 16  # work-group size of the 8-wide kernel: 128 positions
+_LOCAL_V = int(__import__("os").environ.get("WK_LV", "16"))  # work-group size of the 8-wide kernel: 128 positions
 _PIX = {0: 8, 1: 4, 2: 2}  # output positions per work-item, by mode
 
 
