@@ -21,6 +21,12 @@
 #ifndef PIX
 #define PIX 4
 #endif
+#ifndef PAD_CT
+#define PAD_CT -1
+#endif
+#ifndef ALIGN_CT
+#define ALIGN_CT -1
+#endif
 
 #define PAD_ZEROS 0
 #define PAD_BORDER 1
@@ -379,7 +385,10 @@ __kernel void grid_sample_v(__global const X_PTR_T *restrict X, long x_off, long
                             __global const G_PTR_T *restrict G, long g_off, long sgn, long4 gstr,
                             long sgk,
                             __global X_PTR_T *restrict Y, long y_off, int C, int4 odims,
-                            int pad, int align) {
+                            int pad_arg, int align_arg) {
+    /* PAD_CT / ALIGN_CT >= 0 specialise padding and align_corners at build time */
+    const int pad = PAD_CT >= 0 ? PAD_CT : pad_arg;
+    const int align = ALIGN_CT >= 0 ? ALIGN_CT : align_arg;
     const int Wout = R == 1 ? odims.s0 : (R == 2 ? odims.s1 : odims.s2);
     const int wo0 = (int)get_global_id(0) * 8;
     const int row = (int)get_global_id(1);
@@ -429,7 +438,8 @@ __kernel void grid_sample_v(__global const X_PTR_T *restrict X, long x_off, long
     for (int c = 0; c < C; c++) {
         __global const X_T *src = (__global const X_T *)xn + c * sxc;
         __global X_T *dst = (__global X_T *)yrow + c * plane;
-#define NST(k) dst[k] = ok.s##k ? (v.s##k ? src[off.s##k] : (X_T)0) : X_NAN_RAW;
+/* load first (every offset is in bounds), then select: a load inside ?: becomes a branch */
+#define NST(k) { X_T val = src[off.s##k]; dst[k] = ok.s##k ? (v.s##k ? val : (X_T)0) : X_NAN_RAW; }
         if (nl == 8) {
             LANES(NST)
         } else {
