@@ -253,6 +253,23 @@ def load_source(name: str) -> str:
     return text
 
 
+#: OpenCL was used in this process, or in a parent before fork()
+_opencl_used = False
+_forked_after_use = False
+
+
+def _check_fork_safe(entry: DeviceEntry) -> None:
+    """OpenCL drivers keep threads and device state that a forked child does not inherit: PoCL's
+    thread pool is gone there, so a kernel would wait forever. Say so instead of hanging."""
+    if _forked_after_use and not entry.is_simulator:
+        raise RuntimeError(
+            f"this process was forked after its parent used OpenCL, and {entry.name!r} on "
+            f"{entry.platform!r} cannot run in a forked child (its driver threads did not survive "
+            "the fork). Use multiprocessing's 'spawn' or 'forkserver' start method, or do not use "
+            "warpkit in the parent before forking."
+        )
+
+
 class Runtime:
     """A queue on one device, its capabilities, and access to cached programs.
 
@@ -261,10 +278,13 @@ class Runtime:
     """
 
     def __init__(self, queue: cl.CommandQueue, reason: str = "given queue") -> None:
+        global _opencl_used
+        e = _entry(-1, -1, queue.device)
+        _check_fork_safe(e)
+        _opencl_used = True
         self.queue = queue
         self.context: cl.Context = queue.context
         self.device: cl.Device = queue.device
-        e = _entry(-1, -1, self.device)
         self.name = e.name
         self.platform = e.platform
         self.kind = e.kind
@@ -311,6 +331,7 @@ _orphans: list[Any] = []  # OpenCL objects inherited over fork: never released i
 
 def _make_runtime(spec: str | None) -> Runtime:
     entry, why = choose_device(spec)
+    _check_fork_safe(entry)
     ctx = cl.Context([entry.device])
     rt = Runtime(cl.CommandQueue(ctx), reason=why)
     rt.index = entry.index  # type: ignore[attr-defined]
@@ -324,9 +345,7 @@ def get_runtime() -> Runtime:
     if rt is not None and rt._pid == os.getpid():
         return rt
     with _default_lock:
-        if _default is not None and _default._pid != os.getpid():
-            _after_fork_in_child()
-        if _default is None:
+        if _default is None or _default._pid != os.getpid():
             _default = _make_runtime(None)
         return _default
 
@@ -376,12 +395,16 @@ def clear_cache() -> None:
 
 
 def _after_fork_in_child() -> None:
-    """A forked child cannot use its parent's OpenCL objects: forget them, without releasing."""
-    global _default, _CACHE
+    """A forked child cannot use its parent's OpenCL objects: forget them, without releasing
+    (a release could call into a driver whose threads are gone). A new context is made on first
+    use, where the device's driver can run in a forked child (see :func:`_check_fork_safe`)."""
+    global _default, _CACHE, _default_lock, _forked_after_use
     _orphans.append((_default, list(_CACHE._progs.values()), list(_queue_runtimes.values())))
     _default = None
     _CACHE = _ProgramCache(_CACHE.maxsize)
     _queue_runtimes.clear()
+    _default_lock = threading.Lock()  # another thread may have held it at fork time
+    _forked_after_use = _forked_after_use or _opencl_used
 
 
 if hasattr(os, "register_at_fork"):

@@ -1,0 +1,87 @@
+"""The ``warpkit`` command: a thin typer layer over the public API.
+
+User errors exit with code 1 and a one-line message, never a traceback.
+"""
+
+from __future__ import annotations
+
+import sys
+
+import typer
+
+app = typer.Typer(
+    name="warpkit",
+    help="Image warping and ONNX-exact GridSample / AffineGrid / RoiAlign on any OpenCL device.",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+)
+
+
+def fail(message: str) -> None:
+    """Exit 1 with a one-line message on stderr."""
+    typer.echo(f"warpkit: error: {message}", err=True)
+    raise typer.Exit(1)
+
+
+def _size(n: int) -> str:
+    for unit in ("B", "KiB", "MiB", "GiB", "TiB"):
+        if n < 1024 or unit == "TiB":
+            return f"{n:.0f} {unit}" if unit == "B" else f"{n:.1f} {unit}"
+        n /= 1024
+    return str(n)
+
+
+@app.command()
+def devices() -> None:
+    """List OpenCL platforms and devices, their capabilities, and which one is the default and why."""
+    from rich.console import Console
+    from rich.table import Table
+
+    from warpkit.runtime import choose_device, list_devices
+
+    entries = list_devices()
+    if not entries:
+        fail("no OpenCL device found; install one, e.g. pip install 'warpkit[pocl]'")
+    try:
+        default, why = choose_device(None)
+    except (ValueError, RuntimeError) as e:
+        default, why = None, f"none: {e}"
+    table = Table(title="OpenCL devices")
+    for col in ("", "index", "device", "platform", "kind", "fp64", "fp16", "max alloc", "memory",
+                "local mem", "units"):
+        table.add_column(col)
+    for e in entries:
+        mark = "*" if default is not None and e.index == default.index else ""
+        table.add_row(mark, e.index, e.name, e.platform, e.kind, "yes" if e.fp64 else "no",
+                      "yes" if e.fp16 else "no", _size(e.max_alloc), _size(e.global_mem),
+                      _size(e.local_mem), str(e.compute_units))
+    console = Console()
+    if not console.is_terminal:
+        console = Console(width=160)  # piped: do not squeeze the table to 80 columns
+    console.print(table)
+    if default is not None:
+        typer.echo(f"default: {default.index} {default.name} ({why}); "
+                   "choose another with WARPKIT_DEVICE=P:D or a name, e.g. WARPKIT_DEVICE=pocl")
+    else:
+        typer.echo(f"default: {why}")
+
+
+@app.command()
+def version() -> None:
+    """Print warpkit's version."""
+    import warpkit
+
+    typer.echo(warpkit.__version__)
+
+
+def main() -> None:
+    try:
+        app()
+    except KeyboardInterrupt:
+        typer.echo("warpkit: interrupted", err=True)
+        sys.exit(130)
+
+
+if __name__ == "__main__":
+    main()

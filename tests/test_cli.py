@@ -1,0 +1,48 @@
+"""The warpkit command: in process with typer's CliRunner, and once as the installed command."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+
+from typer.testing import CliRunner
+
+import warpkit
+from warpkit.cli.app import app
+
+runner = CliRunner()
+
+
+def test_devices_lists_every_device_and_the_default():
+    r = runner.invoke(app, ["devices"])
+    assert r.exit_code == 0, r.output
+    for e in warpkit.list_devices():
+        assert e.index in r.output
+    assert "default: " in r.output and "WARPKIT_DEVICE" in r.output
+
+
+def test_devices_reports_a_bad_warpkit_device(monkeypatch):
+    monkeypatch.setenv("WARPKIT_DEVICE", "no-such-device")
+    r = runner.invoke(app, ["devices"])
+    assert r.exit_code == 0
+    assert "default: none: no OpenCL device matches 'no-such-device'" in r.output
+
+
+def test_version():
+    r = runner.invoke(app, ["version"])
+    assert r.exit_code == 0 and r.output.strip() == warpkit.__version__
+
+
+def test_unknown_command_is_a_usage_error():
+    r = runner.invoke(app, ["frobnicate"])
+    assert r.exit_code == 2 and "Traceback" not in r.output
+
+
+def test_installed_command_runs_from_any_directory(tmp_path):
+    exe = shutil.which("warpkit")
+    assert exe, "the warpkit command is not installed"
+    r = subprocess.run([exe, "devices"], cwd=tmp_path, capture_output=True, text=True, timeout=120,
+                       env={**os.environ, "COLUMNS": "200"})
+    assert r.returncode == 0, r.stderr
+    assert "OpenCL devices" in r.stdout and "default: " in r.stdout

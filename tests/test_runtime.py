@@ -1,0 +1,222 @@
+"""The runtime: lazy device choice, WARPKIT_DEVICE, caches, threads, fork, profiling, Oclgrind."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import threading
+
+import numpy as np
+import pyopencl as cl
+import pytest
+
+import warpkit
+from conftest import REAL, SIMS
+from warpkit import runtime
+
+
+def _run_py(code: str, env: dict | None = None, timeout: int = 120) -> subprocess.CompletedProcess:
+    e = dict(os.environ)
+    e.update(env or {})
+    return subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          env=e, timeout=timeout)
+
+
+def test_import_touches_no_opencl():
+    code = (
+        "import pyopencl as cl\n"
+        "def boom(*a, **k): raise SystemExit('OpenCL touched at import')\n"
+        "cl.get_platforms = boom\n"
+        "cl.Context = boom\n"
+        "import warpkit, warpkit.runtime as r\n"
+        "assert r._default is None and not r._opencl_used\n"
+        "print('ok')\n"
+    )
+    r = _run_py(code)
+    assert r.returncode == 0 and r.stdout.strip() == "ok", r.stderr
+
+
+def test_list_devices_reports_capabilities():
+    entries = warpkit.list_devices()
+    assert entries, "no OpenCL device"
+    for e in entries:
+        assert e.index.count(":") == 1 and e.max_alloc > 0 and e.kind in (
+            "GPU", "CPU", "ACCELERATOR", "OTHER", "SIMULATOR")
+        assert isinstance(e.fp64, bool) and isinstance(e.fp16, bool)
+    assert all(e.kind == "SIMULATOR" for e in entries if "oclgrind" in e.platform.lower())
+
+
+def test_default_prefers_real_devices(monkeypatch):
+    monkeypatch.delenv("WARPKIT_DEVICE", raising=False)
+    entry, why = runtime.choose_device(None)
+    if REAL:
+        assert not entry.is_simulator
+        assert why in ("first GPU", "no GPU; first CPU device")
+
+
+@pytest.mark.parametrize("spec_of", [lambda e: e.index, lambda e: e.name.upper()[:8],
+                                     lambda e: e.index.split(":")[0]])
+def test_warpkit_device_env(spec_of, monkeypatch):
+    for e in warpkit.list_devices():
+        monkeypatch.setenv("WARPKIT_DEVICE", spec_of(e))
+        chosen, why = runtime.choose_device(None)
+        assert chosen.platform == e.platform and why.startswith("WARPKIT_DEVICE=")
+
+
+def test_device_spec_errors():
+    with pytest.raises(ValueError, match=r"device '9:9' not found; available: "):
+        runtime.choose_device("9:9")
+    with pytest.raises(ValueError, match=r"no OpenCL device matches 'no-such-gpu'; available: "):
+        runtime.choose_device("no-such-gpu")
+
+
+def test_set_device_and_env_subprocess():
+    """WARPKIT_DEVICE picks the device a fresh process uses, and the runtime says why."""
+    target = (REAL + SIMS)[-1]
+    code = ("import warpkit, numpy as np\n"
+            "warpkit.grid_sample(np.zeros((1, 1, 2, 2), np.float32), np.zeros((1, 1, 1, 2), np.float32))\n"
+            "rt = warpkit.get_runtime(); print(rt.index, '|', rt.reason)\n")
+    r = _run_py(code, {"WARPKIT_DEVICE": target.index})
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.split("|")[0].strip() == target.index
+    assert "WARPKIT_DEVICE" in r.stdout
+
+
+def test_set_device_changes_default():
+    old = runtime._default
+    try:
+        rt = warpkit.set_device(REAL[0].index if REAL else SIMS[0].index)
+        assert warpkit.get_runtime() is rt and "selected" in rt.reason
+        assert rt.describe().startswith(rt.name)
+    finally:
+        runtime._default = old
+
+
+def test_program_cache_is_shared_and_clearable(queue):
+    rt = warpkit.runtime_for_queue(queue)
+    d = {"R": 2, "MODE": 1}
+    p1 = rt.program("grid_sample.cl", d)
+    assert rt.program("grid_sample.cl", dict(d)) is p1
+    assert rt.program("grid_sample.cl", {"R": 2, "MODE": 0}) is not p1
+    warpkit.clear_cache()
+    assert len(runtime._CACHE) == 0
+    assert rt.program("grid_sample.cl", d) is not p1
+
+
+def test_program_cache_bounded():
+    cache = runtime._ProgramCache(maxsize=2)
+    rt = runtime.get_runtime()
+    for i in range(4):
+        cache.get(rt.context, f"__kernel void k{i}(__global int *a) {{ a[0] = {i}; }}", ())
+    assert len(cache) == 2
+
+
+def test_threads_share_a_queue(queue):
+    rng = np.random.default_rng(0)
+    X = rng.standard_normal((2, 3, 20, 24)).astype(np.float32)
+    grids = [rng.uniform(-1.2, 1.2, (2, 9, 11, 2)).astype(np.float32) for _ in range(8)]
+    expected = [warpkit.grid_sample(X, g, "cubic", queue=queue) for g in grids]
+    warpkit.clear_cache()  # threads race to build the same program
+    results: list = [None] * len(grids)
+    errors: list = []
+
+    def work(i):
+        try:
+            for _ in range(3):
+                results[i] = warpkit.grid_sample(X, grids[i], "cubic", queue=queue)
+        except Exception as e:  # pragma: no cover - reported below
+            errors.append(e)
+
+    ts = [threading.Thread(target=work, args=(i,)) for i in range(len(grids))]
+    for t in ts:
+        t.start()
+    for t in ts:
+        t.join()
+    assert not errors
+    for r, e in zip(results, expected):
+        np.testing.assert_array_equal(r, e)
+
+
+FORK_CODE = """
+import os, sys, numpy as np, warpkit
+X = np.arange(16, dtype=np.float32).reshape(1, 1, 4, 4)
+g = np.zeros((1, 1, 1, 2), np.float32)
+parent = warpkit.grid_sample(X, g, align_corners=True).item()
+r, w = os.pipe()
+pid = os.fork()
+if pid == 0:
+    try:
+        msg = 'ok %s' % warpkit.grid_sample(X, g, align_corners=True).item()
+    except RuntimeError as e:
+        msg = 'error ' + str(e)
+    os.write(w, msg.encode()); os._exit(0)
+os.close(w)
+_, status = os.waitpid(pid, 0)
+print(parent, '|', os.read(r, 4096).decode())
+"""
+
+
+def test_fork_child_pocl_gets_a_clear_error_not_a_hang():
+    pocl = [e for e in REAL if "portable" in e.platform.lower()]
+    if not pocl:
+        pytest.skip("PoCL not present")
+    r = _run_py(FORK_CODE, {"WARPKIT_DEVICE": pocl[0].index}, timeout=60)
+    assert r.returncode == 0, r.stderr
+    parent, child = r.stdout.split("|")
+    assert parent.strip() == "7.5"
+    assert child.strip().startswith("error this process was forked after its parent used OpenCL")
+    assert "'spawn'" in child
+
+
+def test_fork_child_gets_a_fresh_context_where_the_driver_allows():
+    if not SIMS:
+        pytest.skip("Oclgrind not installed")
+    r = _run_py(FORK_CODE, {"WARPKIT_DEVICE": SIMS[0].index}, timeout=60)
+    assert r.returncode == 0, r.stderr
+    parent, child = r.stdout.split("|")
+    assert parent.strip() == "7.5" and child.strip() == "ok 7.5"
+
+
+def test_spawned_process_after_parent_use_works(tmp_path):
+    code = ("import multiprocessing as mp, numpy as np, warpkit\n"
+            "def f(_):\n"
+            "    X = np.arange(16, dtype=np.float32).reshape(1, 1, 4, 4)\n"
+            "    return warpkit.grid_sample(X, np.zeros((1, 1, 1, 2), np.float32), align_corners=True).item()\n"
+            "if __name__ == '__main__':\n"
+            "    print(f(0))\n"
+            "    with mp.get_context('spawn').Pool(1) as p: print(p.map(f, [0])[0])\n")
+    script = tmp_path / "spawn_demo.py"  # spawn re-imports the main module: it needs a file
+    script.write_text(code)
+    r = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=120)
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.split() == ["7.5", "7.5"]
+
+
+def test_profile_records_kernels(queue):
+    pq = cl.CommandQueue(queue.context, queue.device,
+                         properties=cl.command_queue_properties.PROFILING_ENABLE)
+    X = np.ones((1, 2, 8, 8), np.float32)
+    with runtime.profile() as prof:
+        warpkit.grid_sample(X, np.zeros((1, 4, 4, 2), np.float32), queue=pq)
+    assert [n for n, _ in prof.events] == ["grid_sample_v"]
+    assert prof.kernel_seconds() > 0
+
+
+def test_queue_argument_type_checked():
+    with pytest.raises(TypeError, match=r"queue must be a pyopencl.CommandQueue or None, got int"):
+        warpkit.runtime_for_queue(3)
+
+
+def test_oclgrind_harness_catches_invalid_access(small_queue, capfd):
+    """The memory check that guards the small conformance cases can fail (on Oclgrind)."""
+    dev = small_queue.device
+    if "oclgrind" not in dev.platform.name.lower():
+        pytest.skip("only meaningful on Oclgrind")
+    prg = cl.Program(small_queue.context,
+                     "__kernel void k(__global float *a) { a[get_global_id(0) + 4] = 1; }").build()
+    buf = cl.Buffer(small_queue.context, cl.mem_flags.READ_WRITE, 16)
+    prg.k(small_queue, (4,), None, buf)
+    small_queue.finish()
+    err = capfd.readouterr().err
+    assert "Invalid write" in err
