@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+import tempfile
 import threading
 
 import numpy as np
@@ -17,10 +18,11 @@ from warpkit import runtime
 
 
 def _run_py(code: str, env: dict | None = None, timeout: int = 120) -> subprocess.CompletedProcess:
+    """Run code in a fresh interpreter, outside the checkout (so the installed package is used)."""
     e = dict(os.environ)
     e.update(env or {})
     return subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                          env=e, timeout=timeout)
+                          env=e, timeout=timeout, cwd=tempfile.gettempdir())
 
 
 def test_import_touches_no_opencl():
@@ -188,7 +190,8 @@ def test_spawned_process_after_parent_use_works(tmp_path):
             "    with mp.get_context('spawn').Pool(1) as p: print(p.map(f, [0])[0])\n")
     script = tmp_path / "spawn_demo.py"  # spawn re-imports the main module: it needs a file
     script.write_text(code)
-    r = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=120)
+    r = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=120,
+                       cwd=tmp_path)
     assert r.returncode == 0, r.stderr
     assert r.stdout.split() == ["7.5", "7.5"]
 
