@@ -77,6 +77,17 @@ def small_queue(request) -> cl.CommandQueue:
         pytest.fail("Oclgrind reported invalid memory accesses:\n" + err[:4000])
 
 
+@pytest.fixture
+def oclgrind_queue() -> cl.CommandQueue:
+    """A queue on Oclgrind (fails under CI when it is missing, skips elsewhere)."""
+    if not SIMS:
+        msg = "Oclgrind not installed (pip install 'warpkit[oclgrind]')"
+        if os.environ.get("CI", "").lower() == "true":
+            pytest.fail(msg)
+        pytest.skip(msg)
+    return _queue(SIMS[0])
+
+
 def pytest_report_header(config):
     lines = [f"OpenCL device under test: {e.index} {e.name} on {e.platform}" for e in REAL]
     lines += [f"memory-checking simulator: {e.index} {e.name}" for e in SIMS]
