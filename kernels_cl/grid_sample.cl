@@ -276,11 +276,44 @@ __kernel void grid_sample(__global const X_PTR_T *restrict X, long x_off, long s
 
 #define CV(v, t) __builtin_convertvector(v, t)
 #define WK_VINLINE inline __attribute__((always_inline))
+#ifndef WK_CPU
+#define WK_CPU 0 /* 1: a CPU device, where unaligned vector loads and stores are cheap and safe */
+#endif
+#ifndef GRID_PACKED
+#define GRID_PACKED 0 /* 1: grid's last two axes are contiguous (strides R and 1 elements) */
+#endif
+#if WK_CPU
+typedef float8 float8_u __attribute__((aligned(4))); /* unaligned vectors */
+typedef float4 float4_u __attribute__((aligned(4)));
+typedef float2 float2_u __attribute__((aligned(4)));
+#endif
+/* rows of the row-vector path: TAPS^(R-1) */
+#if R == 1
+#define NR 1
+#elif R == 2
+#define NR (TAPS)
+#else
+#define NR (TAPS * TAPS)
+#endif
+
+
 typedef int8 intv;
 typedef float8 coordv;
 typedef int8 cmaskv;
 typedef float8 accv;
 typedef int8 amaskv;
+
+inline acc_t lane8(accv v, int k) {
+    return k == 0 ? v.s0 : k == 1 ? v.s1 : k == 2 ? v.s2 : k == 3 ? v.s3 : k == 4 ? v.s4
+           : k == 5 ? v.s5 : k == 6 ? v.s6 : v.s7;
+}
+#if WK_CPU && X_KIND == WK_F32
+#define STORE8(yc, acc) *(__global float8_u *)(yc) = (acc);
+#else
+#define STORE8(yc, acc) \
+    STORE_X(yc, 0, (acc).s0); STORE_X(yc, 1, (acc).s1); STORE_X(yc, 2, (acc).s2); STORE_X(yc, 3, (acc).s3); \
+    STORE_X(yc, 4, (acc).s4); STORE_X(yc, 5, (acc).s5); STORE_X(yc, 6, (acc).s6); STORE_X(yc, 7, (acc).s7);
+#endif
 
 WK_VINLINE coordv wk_minv(coordv a, coordv b) { return a < b ? a : b; }
 WK_VINLINE coordv wk_maxv(coordv a, coordv b) { return a > b ? a : b; }
@@ -413,20 +446,42 @@ __kernel void grid_sample_v(__global const X_PTR_T *restrict X, long x_off, long
     intv ok = (intv)-1;
     intv idx[R][TAPS], valid[R][TAPS];
     accv w[R][TAPS];
+    coordv gv[R]; /* gv[a]: the coordinate of X's spatial axis a (grid lists them innermost first) */
+#if WK_CPU && GRID_PACKED && G_KIND == WK_F32
+    if (nl == 8) { /* the grid's last two axes are packed: 8 positions are 8*R consecutive floats */
+        __global const float *gp = G + gbase + wo0 * R;
+#if R == 1
+        gv[0] = *(__global const float8_u *)gp;
+#elif R == 2
+        float8 p0 = *(__global const float8_u *)gp, p1 = *(__global const float8_u *)(gp + 8);
+        gv[1] = (float8)(p0.even, p1.even);
+        gv[0] = (float8)(p0.odd, p1.odd);
+#else
+        float8 p0 = *(__global const float8_u *)gp, p1 = *(__global const float8_u *)(gp + 8),
+               p2 = *(__global const float8_u *)(gp + 16);
+        gv[2] = (float8)(p0.s0, p0.s3, p0.s6, p1.s1, p1.s4, p1.s7, p2.s2, p2.s5);
+        gv[1] = (float8)(p0.s1, p0.s4, p0.s7, p1.s2, p1.s5, p2.s0, p2.s3, p2.s6);
+        gv[0] = (float8)(p0.s2, p0.s5, p1.s0, p1.s3, p1.s6, p2.s1, p2.s4, p2.s7);
+#endif
+    } else
+#endif
+    {
 #pragma unroll
-    for (int a = 0; a < R; a++) {
-        __global const G_PTR_T *gp = G + gbase + (R - 1 - a) * sgk + wo0 * gw;
-        coordv g;
-        if (nl == 8) {
-            g = (coordv)(LOAD_G(gp, 0), LOAD_G(gp, gw), LOAD_G(gp, 2 * gw), LOAD_G(gp, 3 * gw),
-                         LOAD_G(gp, 4 * gw), LOAD_G(gp, 5 * gw), LOAD_G(gp, 6 * gw), LOAD_G(gp, 7 * gw));
-        } else { /* lanes past the row's end repeat its last position */
+        for (int a = 0; a < R; a++) {
+            __global const G_PTR_T *gp = G + gbase + (R - 1 - a) * sgk + wo0 * gw;
+            if (nl == 8) {
+                gv[a] = (coordv)(LOAD_G(gp, 0), LOAD_G(gp, gw), LOAD_G(gp, 2 * gw), LOAD_G(gp, 3 * gw),
+                                 LOAD_G(gp, 4 * gw), LOAD_G(gp, 5 * gw), LOAD_G(gp, 6 * gw),
+                                 LOAD_G(gp, 7 * gw));
+            } else { /* lanes past the row's end repeat its last position */
 #define GL(k) LOAD_G(gp, (k < nl ? k : nl - 1) * gw)
-            g = (coordv)(GL(0), GL(1), GL(2), GL(3), GL(4), GL(5), GL(6), GL(7));
+                gv[a] = (coordv)(GL(0), GL(1), GL(2), GL(3), GL(4), GL(5), GL(6), GL(7));
 #undef GL
+            }
         }
-        ok &= wk_axis_taps_v(g, din[a], pad, align, idx[a], w[a], valid[a]);
     }
+#pragma unroll
+    for (int a = 0; a < R; a++) ok &= wk_axis_taps_v(gv[a], din[a], pad, align, idx[a], w[a], valid[a]);
 
 #if MODE == MODE_NEAREST
     intv off = (intv)0, v = ok;
@@ -450,6 +505,95 @@ __kernel void grid_sample_v(__global const X_PTR_T *restrict X, long x_off, long
 #undef NST
     }
 #else
+    const amaskv okm = CV(ok, amaskv);
+#define STORE_ACC(yc, acc)                                                                    \
+    if (nl == 8) {                                                                            \
+        STORE8(yc, acc)                                                                       \
+    } else {                                                                                  \
+        _Pragma("unroll") for (int k_ = 0; k_ < 8; k_++) if (k_ < nl) STORE_X(yc, k_, lane8(acc, k_)); \
+    }
+#if WK_CPU && X_KIND == WK_F32 && R >= 2
+    /* Row vectors: where X's innermost axis is contiguous and holds at least TAPS pixels, every
+     * padded tap of a position lies in the TAPS pixels from bx = clamp(first tap, 0, d - TAPS):
+     * read them as one float2 / float4 per row instead of TAPS scalars, and give each of the TAPS
+     * pixels the summed weight of the taps that landed on it (border and reflection can land two
+     * taps on one pixel). */
+    if (xs[R - 1] == 1 && din[R - 1] >= TAPS) {
+        const int dx = din[R - 1];
+        intv bx = idx[R - 1][0];
+#pragma unroll
+        for (int t = 1; t < TAPS; t++) bx = idx[R - 1][t] < bx ? idx[R - 1][t] : bx;
+        bx = wk_clampv(bx, 0, dx - TAPS); /* the padded taps span at most TAPS pixels */
+        accv we[TAPS];
+        amaskv me[TAPS];
+#pragma unroll
+        for (int e = 0; e < TAPS; e++) {
+            we[e] = (accv)0;
+            intv m = (intv)0;
+#pragma unroll
+            for (int t = 0; t < TAPS; t++) {
+                intv hit = (idx[R - 1][t] == bx + e) & valid[R - 1][t];
+                we[e] += CV(hit, amaskv) ? w[R - 1][t] : (accv)0;
+                m |= hit;
+            }
+            me[e] = CV(m, amaskv);
+        }
+        /* the rows: every combination of the outer axes' taps */
+        intv roff[NR];
+        accv rw[NR];
+        amaskv rm[NR];
+#pragma unroll
+        for (int k = 0; k < NR; k++) {
+            int kk = k;
+            intv o = bx, m = (intv)-1;
+            accv wt = (accv)1;
+#pragma unroll
+            for (int a = R - 2; a >= 0; a--) {
+                int j = kk % TAPS;
+                kk /= TAPS;
+                o += idx[a][j] * xs[a];
+                wt *= w[a][j];
+                m &= valid[a][j];
+            }
+            roff[k] = o;
+            rw[k] = wt;
+            rm[k] = CV(m, amaskv);
+        }
+        for (int c = 0; c < C; c++) {
+            __global const float *xc = (__global const float *)xn + c * sxc;
+            accv acc = (accv)0;
+#pragma unroll
+            for (int k = 0; k < NR; k++) {
+                intv o = roff[k];
+#if TAPS == 2
+                float2 q0 = *(__global const float2_u *)(xc + o.s0), q1 = *(__global const float2_u *)(xc + o.s1),
+                       q2 = *(__global const float2_u *)(xc + o.s2), q3 = *(__global const float2_u *)(xc + o.s3),
+                       q4 = *(__global const float2_u *)(xc + o.s4), q5 = *(__global const float2_u *)(xc + o.s5),
+                       q6 = *(__global const float2_u *)(xc + o.s6), q7 = *(__global const float2_u *)(xc + o.s7);
+                accv v0 = (float8)(q0.s0, q1.s0, q2.s0, q3.s0, q4.s0, q5.s0, q6.s0, q7.s0);
+                accv v1 = (float8)(q0.s1, q1.s1, q2.s1, q3.s1, q4.s1, q5.s1, q6.s1, q7.s1);
+                accv rv = we[0] * (me[0] ? v0 : (accv)0) + we[1] * (me[1] ? v1 : (accv)0);
+#else
+                float4 q0 = *(__global const float4_u *)(xc + o.s0), q1 = *(__global const float4_u *)(xc + o.s1),
+                       q2 = *(__global const float4_u *)(xc + o.s2), q3 = *(__global const float4_u *)(xc + o.s3),
+                       q4 = *(__global const float4_u *)(xc + o.s4), q5 = *(__global const float4_u *)(xc + o.s5),
+                       q6 = *(__global const float4_u *)(xc + o.s6), q7 = *(__global const float4_u *)(xc + o.s7);
+                accv v0 = (float8)(q0.s0, q1.s0, q2.s0, q3.s0, q4.s0, q5.s0, q6.s0, q7.s0);
+                accv v1 = (float8)(q0.s1, q1.s1, q2.s1, q3.s1, q4.s1, q5.s1, q6.s1, q7.s1);
+                accv v2 = (float8)(q0.s2, q1.s2, q2.s2, q3.s2, q4.s2, q5.s2, q6.s2, q7.s2);
+                accv v3 = (float8)(q0.s3, q1.s3, q2.s3, q3.s3, q4.s3, q5.s3, q6.s3, q7.s3);
+                accv rv = we[0] * (me[0] ? v0 : (accv)0) + we[1] * (me[1] ? v1 : (accv)0) +
+                          we[2] * (me[2] ? v2 : (accv)0) + we[3] * (me[3] ? v3 : (accv)0);
+#endif
+                acc += rw[k] * (rm[k] ? rv : (accv)0);
+            }
+            acc = okm ? acc : (accv)NAN;
+            __global X_PTR_T *yc = yrow + c * plane;
+            STORE_ACC(yc, acc)
+        }
+        return;
+    }
+#endif
     /* combine the per-axis taps into TAPS^R (offset, weight, mask) vectors, once */
     intv toff[NT];
     accv tw[NT];
@@ -471,12 +615,11 @@ __kernel void grid_sample_v(__global const X_PTR_T *restrict X, long x_off, long
         tw[k] = wt;
         tm[k] = CV(m, amaskv);
     }
-    const amaskv okm = CV(ok, amaskv);
     for (int c = 0; c < C; c++) {
         __global const X_PTR_T *xc = xn + c * sxc;
         accv acc = (accv)0;
 #pragma unroll
-    for (int k = 0; k < NT; k++) {
+        for (int k = 0; k < NT; k++) {
             intv o = toff[k];
             accv val = (accv)(LOAD_X(xc, o.s0), LOAD_X(xc, o.s1), LOAD_X(xc, o.s2), LOAD_X(xc, o.s3),
                               LOAD_X(xc, o.s4), LOAD_X(xc, o.s5), LOAD_X(xc, o.s6), LOAD_X(xc, o.s7));
@@ -484,15 +627,7 @@ __kernel void grid_sample_v(__global const X_PTR_T *restrict X, long x_off, long
         }
         acc = okm ? acc : (accv)NAN;
         __global X_PTR_T *yc = yrow + c * plane;
-        if (nl == 8) {
-#define ST(k) STORE_X(yc, k, acc.s##k);
-            LANES(ST)
-#undef ST
-        } else {
-#define ST(k) if (k < nl) STORE_X(yc, k, acc.s##k);
-            LANES(ST)
-#undef ST
-        }
+        STORE_ACC(yc, acc)
     }
 #endif
 }

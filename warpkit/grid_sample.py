@@ -143,7 +143,10 @@ def grid_sample(
         plane_span = sum((d - 1) * abs(s) for d, s in zip(in_dims, xv.strides[2:]))
         if (r <= 3 and not acc_double and plane_span < 2**31
                 and max(out_dims) < 2**31 - 8):
-            kernel = cl.Kernel(program, "grid_sample_v")
+            packed = int(gv.strides[-1] == 1 and gv.strides[-2] == r)
+            vprogram = rt.program("grid_sample.cl", {**defines, "WK_CPU": int(rt.kind == "CPU"),
+                                                     "GRID_PACKED": packed})
+            kernel = cl.Kernel(vprogram, "grid_sample_v")
             pad4 = lambda v, t: t(*(list(v) + [0] * (4 - len(v))))  # noqa: E731
             rows = int(np.prod(out_dims[:-1], dtype=np.int64))
             kernel.set_args(
