@@ -25,6 +25,7 @@ Padding = Literal["zeros", "border", "reflection"]
 
 _LOCAL = 64  # work-group size (PERFORMANCE.md item 4)
 _LOCAL_V = int(__import__("os").environ.get("WK_LV", "16"))  # work-group size of the 8-wide kernel: 128 positions
+_ROWS = int(__import__("os").environ.get("WK_ROWS", "1"))  # output rows per work-item there
 _PIX = {0: 8, 1: 4, 2: 2}  # output positions per work-item, by mode
 
 
@@ -145,7 +146,8 @@ def grid_sample(
                 and max(out_dims) < 2**31 - 8):
             packed = int(gv.strides[-1] == 1 and gv.strides[-2] == r)
             vprogram = rt.program("grid_sample.cl", {**defines, "WK_CPU": int(rt.kind == "CPU"),
-                                                     "GRID_PACKED": packed})
+                                                     "WK_SIM": int(rt.kind == "SIMULATOR"),
+                                                     "GRID_PACKED": packed, "ROWS": _ROWS})
             kernel = cl.Kernel(vprogram, "grid_sample_v")
             pad4 = lambda v, t: t(*(list(v) + [0] * (4 - len(v))))  # noqa: E731
             rows = int(np.prod(out_dims[:-1], dtype=np.int64))
@@ -157,7 +159,7 @@ def grid_sample(
                 yv.buf, np.int64(y_off), np.int32(C), pad4(out_dims, cltypes.make_int4),
                 np.int32(pad_id), np.int32(align),
             )
-            gsize = (round_up(-(-out_dims[-1] // 8), _LOCAL_V), rows, n1 - n0)
+            gsize = (round_up(-(-out_dims[-1] // 8), _LOCAL_V), -(-rows // _ROWS), n1 - n0)
             launch(rt, kernel, gsize, (_LOCAL_V, 1, 1))
         else:
             kernel = cl.Kernel(program, "grid_sample")
