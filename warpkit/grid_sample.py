@@ -24,8 +24,6 @@ Mode = Literal["linear", "bilinear", "nearest", "cubic", "bicubic"]
 Padding = Literal["zeros", "border", "reflection"]
 
 _LOCAL = 64  # work-group size (PERFORMANCE.md item 4)
-_LOCAL_V = int(__import__("os").environ.get("WK_LV", "16"))  # work-group size of the 8-wide kernel: 128 positions
-_ROWS = int(__import__("os").environ.get("WK_ROWS", "1"))  # output rows per work-item there
 _PIX = {0: 8, 1: 4, 2: 2}  # output positions per work-item, by mode
 
 
@@ -147,7 +145,7 @@ def grid_sample(
             packed = int(gv.strides[-1] == 1 and gv.strides[-2] == r)
             vprogram = rt.program("grid_sample.cl", {**defines, "WK_CPU": int(rt.kind == "CPU"),
                                                      "WK_SIM": int(rt.kind == "SIMULATOR"),
-                                                     "GRID_PACKED": packed, "ROWS": _ROWS})
+                                                     "GRID_PACKED": packed})
             kernel = cl.Kernel(vprogram, "grid_sample_v")
             pad4 = lambda v, t: t(*(list(v) + [0] * (4 - len(v))))  # noqa: E731
             rows = int(np.prod(out_dims[:-1], dtype=np.int64))
@@ -159,8 +157,11 @@ def grid_sample(
                 yv.buf, np.int64(y_off), np.int32(C), pad4(out_dims, cltypes.make_int4),
                 np.int32(pad_id), np.int32(align),
             )
-            gsize = (round_up(-(-out_dims[-1] // 8), _LOCAL_V), -(-rows // _ROWS), n1 - n0)
-            launch(rt, kernel, gsize, (_LOCAL_V, 1, 1))
+            # a work-group covers one output row (up to 512 positions): measured best on PoCL
+            blocks = -(-out_dims[-1] // 8)
+            lx = min(64, max(8, 1 << (blocks - 1).bit_length()))
+            gsize = (round_up(blocks, lx), rows, n1 - n0)
+            launch(rt, kernel, gsize, (lx, 1, 1))
         else:
             kernel = cl.Kernel(program, "grid_sample")
             meta = meta_buffer(rt, [*in_dims, *xv.strides[2:], *out_dims, *gv.strides[1:-1]])
