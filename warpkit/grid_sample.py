@@ -24,7 +24,7 @@ Mode = Literal["linear", "bilinear", "nearest", "cubic", "bicubic"]
 Padding = Literal["zeros", "border", "reflection"]
 
 _LOCAL = 64  # work-group size (PERFORMANCE.md item 4)
-_PIX = {0: 8, 1: 4, 2: 2}  # output positions per work-item, by mode
+_PIX = {0: 8, 1: 4, 2: 2}  # output positions per work-item of the general kernel, by mode
 
 
 def _check_choice(value: Any, table: dict[str, int], arg: str) -> int:
@@ -126,11 +126,8 @@ def grid_sample(
     if max(in_dims) >= 2**31 - 8:
         raise ValueError(f"X's spatial dimensions must be < 2**31, got {in_dims}")
 
-    defines = {"R": r, "MODE": mode_id, "PIX": _PIX[mode_id],
-               "COORD_DOUBLE": int(coord_double), "ACC_DOUBLE": int(acc_double),
-               **xt.defines("X"), "G_KIND": gt.kind}
-    program = rt.program("grid_sample.cl", defines)
-    pix = _PIX[mode_id]
+    defines = {"R": r, "MODE": mode_id, "COORD_DOUBLE": int(coord_double),
+               "ACC_DOUBLE": int(acc_double), **xt.defines("X"), "G_KIND": gt.kind}
     for n0, n1 in _batches(rt, xo, go, out, N):
         xv = to_device(rt, xo, None if xo.dev is not None else xo.host[n0:n1])
         gv = to_device(rt, go, None if go.dev is not None else go.host[n0:n1])
@@ -139,42 +136,50 @@ def grid_sample(
         x_off = xv.offset + (n0 * xv.strides[0] if xo.dev is not None else 0)
         g_off = gv.offset + (n0 * gv.strides[0] if go.dev is not None else 0)
         y_off = yv.offset + (n0 * C * out_sp if out.on_device else 0)
+        args = (xv.buf, np.int64(x_off), np.int64(xv.strides[0]), np.int64(xv.strides[1]))
         plane_span = sum((d - 1) * abs(s) for d, s in zip(in_dims, xv.strides[2:]))
-        if (r <= 3 and not acc_double and plane_span < 2**31
-                and max(out_dims) < 2**31 - 8):
-            packed = int(gv.strides[-1] == 1 and gv.strides[-2] == r)
-            vprogram = rt.program("grid_sample.cl", {**defines, "WK_CPU": int(rt.kind == "CPU"),
-                                                     "WK_SIM": int(rt.kind == "SIMULATOR"),
-                                                     "GRID_PACKED": packed})
-            kernel = cl.Kernel(vprogram, "grid_sample_v")
-            pad4 = lambda v, t: t(*(list(v) + [0] * (4 - len(v))))  # noqa: E731
-            rows = int(np.prod(out_dims[:-1], dtype=np.int64))
-            kernel.set_args(
-                xv.buf, np.int64(x_off), np.int64(xv.strides[0]), np.int64(xv.strides[1]),
-                pad4(in_dims, cltypes.make_int4), pad4(xv.strides[2:], cltypes.make_int4),
-                gv.buf, np.int64(g_off), np.int64(gv.strides[0]),
-                pad4(gv.strides[1:-1], cltypes.make_long4), np.int64(gv.strides[-1]),
-                yv.buf, np.int64(y_off), np.int32(C), pad4(out_dims, cltypes.make_int4),
-                np.int32(pad_id), np.int32(align),
-            )
-            # a work-group covers one output row (up to 512 positions): measured best on PoCL
-            blocks = -(-out_dims[-1] // 8)
-            lx = min(64, max(8, 1 << (blocks - 1).bit_length()))
-            gsize = (round_up(blocks, lx), rows, n1 - n0)
-            launch(rt, kernel, gsize, (lx, 1, 1))
+        if r <= 3 and not acc_double and plane_span < 2**31 and max(out_dims) < 2**31 - 8:
+            _launch_vector(rt, defines, args, in_dims, xv.strides[2:], gv, g_off, yv, y_off, C,
+                           out_dims, pad_id, align, n1 - n0)
         else:
-            kernel = cl.Kernel(program, "grid_sample")
+            pix = _PIX[mode_id]
+            kernel = cl.Kernel(rt.program("grid_sample.cl", {**defines, "PIX": pix}), "grid_sample")
             meta = meta_buffer(rt, [*in_dims, *xv.strides[2:], *out_dims, *gv.strides[1:-1]])
             kernel.set_args(
-                xv.buf, np.int64(x_off), np.int64(xv.strides[0]), np.int64(xv.strides[1]),
-                gv.buf, np.int64(g_off), np.int64(gv.strides[0]), np.int64(gv.strides[-1]),
+                *args, gv.buf, np.int64(g_off), np.int64(gv.strides[0]), np.int64(gv.strides[-1]),
                 yv.buf, np.int64(y_off), meta, np.int32(C), np.int64(out_sp), np.int32(pad_id),
                 np.int32(align),
             )
-            blocks = -(-out_sp // pix)
-            launch(rt, kernel, (round_up(blocks, _LOCAL), n1 - n0), (_LOCAL, 1))
+            launch(rt, kernel, (round_up(-(-out_sp // pix), _LOCAL), n1 - n0), (_LOCAL, 1))
         out.finish(yv)
     return out.result()
+
+
+def _pad4(values, make):
+    return make(*(list(values) + [0] * (4 - len(values))))
+
+
+def _launch_vector(rt, defines, x_args, in_dims, x_strides, gv, g_off, yv, y_off, C, out_dims,
+                   pad_id, align, n) -> None:
+    """The 8-wide kernel for ranks 1-3 (kernels_cl/grid_sample.cl, grid_sample_v)."""
+    r = len(in_dims)
+    packed = int(gv.strides[-1] == 1 and gv.strides[-2] == r)
+    program = rt.program("grid_sample.cl", {**defines, "WK_CPU": int(rt.kind == "CPU"),
+                                            "WK_SIM": int(rt.kind == "SIMULATOR"),
+                                            "GRID_PACKED": packed})
+    kernel = cl.Kernel(program, "grid_sample_v")
+    kernel.set_args(
+        *x_args, _pad4(in_dims, cltypes.make_int4), _pad4(x_strides, cltypes.make_int4),
+        gv.buf, np.int64(g_off), np.int64(gv.strides[0]),
+        _pad4(gv.strides[1:-1], cltypes.make_long4), np.int64(gv.strides[-1]),
+        yv.buf, np.int64(y_off), np.int32(C), _pad4(out_dims, cltypes.make_int4),
+        np.int32(pad_id), np.int32(align),
+    )
+    # a work-group covers one output row (up to 512 positions): measured best on PoCL
+    blocks = -(-out_dims[-1] // 8)
+    lx = min(64, max(8, 1 << (blocks - 1).bit_length()))
+    rows = int(np.prod(out_dims[:-1], dtype=np.int64))
+    launch(rt, kernel, (round_up(blocks, lx), rows, n), (lx, 1, 1))
 
 
 def _batches(rt, xo: Operand, go: Operand, out: Output, N: int) -> list[tuple[int, int]]:
