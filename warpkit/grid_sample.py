@@ -143,7 +143,7 @@ def grid_sample(
                            out_dims, pad_id, align, n1 - n0)
         else:
             pix = _PIX[mode_id]
-            kernel = cl.Kernel(rt.program("grid_sample.cl", {**defines, "PIX": pix}), "grid_sample")
+            kernel = rt.kernel("grid_sample.cl", {**defines, "PIX": pix}, "grid_sample")
             meta = meta_buffer(rt, [*in_dims, *xv.strides[2:], *out_dims, *gv.strides[1:-1]])
             kernel.set_args(
                 *args, gv.buf, np.int64(g_off), np.int64(gv.strides[0]), np.int64(gv.strides[-1]),
@@ -155,8 +155,11 @@ def grid_sample(
     return out.result()
 
 
-def _pad4(values, make):
-    return make(*(list(values) + [0] * (4 - len(values))))
+def _pad4(values, dtype):
+    """An OpenCL int4/long4 argument (cltypes' make_* helpers eval code on every call)."""
+    v = np.zeros((), dtype)
+    v[()] = tuple(values) + (0,) * (4 - len(values))
+    return v
 
 
 def _launch_vector(rt, defines, x_args, in_dims, x_strides, gv, g_off, yv, y_off, C, out_dims,
@@ -164,15 +167,14 @@ def _launch_vector(rt, defines, x_args, in_dims, x_strides, gv, g_off, yv, y_off
     """The 8-wide kernel for ranks 1-3 (kernels_cl/grid_sample.cl, grid_sample_v)."""
     r = len(in_dims)
     packed = int(gv.strides[-1] == 1 and gv.strides[-2] == r)
-    program = rt.program("grid_sample.cl", {**defines, "WK_CPU": int(rt.kind == "CPU"),
-                                            "WK_SIM": int(rt.kind == "SIMULATOR"),
-                                            "GRID_PACKED": packed})
-    kernel = cl.Kernel(program, "grid_sample_v")
+    kernel = rt.kernel("grid_sample.cl", {**defines, "WK_CPU": int(rt.kind == "CPU"),
+                                          "WK_SIM": int(rt.kind == "SIMULATOR"),
+                                          "GRID_PACKED": packed}, "grid_sample_v")
     kernel.set_args(
-        *x_args, _pad4(in_dims, cltypes.make_int4), _pad4(x_strides, cltypes.make_int4),
+        *x_args, _pad4(in_dims, cltypes.int4), _pad4(x_strides, cltypes.int4),
         gv.buf, np.int64(g_off), np.int64(gv.strides[0]),
-        _pad4(gv.strides[1:-1], cltypes.make_long4), np.int64(gv.strides[-1]),
-        yv.buf, np.int64(y_off), np.int32(C), _pad4(out_dims, cltypes.make_int4),
+        _pad4(gv.strides[1:-1], cltypes.long4), np.int64(gv.strides[-1]),
+        yv.buf, np.int64(y_off), np.int32(C), _pad4(out_dims, cltypes.int4),
         np.int32(pad_id), np.int32(align),
     )
     # a work-group covers one output row (up to 512 positions): measured best on PoCL

@@ -196,7 +196,7 @@ class _ProgramCache:
         self._building: dict[tuple, threading.Lock] = {}
 
     def get(self, ctx: cl.Context, source: str, options: tuple[str, ...]) -> cl.Program:
-        key = (ctx.int_ptr, hashlib.sha256(source.encode()).hexdigest(), options)
+        key = (ctx.int_ptr, _digest(source), options)
         with self._lock:
             prg = self._progs.get(key)
             if prg is not None:
@@ -221,14 +221,39 @@ class _ProgramCache:
         return prg
 
     def clear(self) -> None:
+        global _generation
         with self._lock:
             self._progs.clear()
+            _generation += 1  # per-thread kernel caches drop their kernels on next use
 
     def __len__(self) -> int:
         return len(self._progs)
 
 
 _CACHE = _ProgramCache()
+_generation = 0
+_DIGESTS: dict[int, tuple[str, str]] = {}
+
+
+def _digest(source: str) -> str:
+    hit = _DIGESTS.get(id(source))
+    if hit is not None and hit[0] is source:
+        return hit[1]
+    d = hashlib.sha256(source.encode()).hexdigest()
+    _DIGESTS[id(source)] = (source, d)
+    return d
+
+
+class _ThreadKernels(threading.local):
+    """Kernel objects per thread: a kernel's arguments are state, so threads must not share one,
+    and making one per call costs pyopencl ~0.4 ms."""
+
+    def __init__(self) -> None:
+        self.generation = -1
+        self.kernels: OrderedDict[tuple, cl.Kernel] = OrderedDict()
+
+
+_KERNELS = _ThreadKernels()
 _SOURCES: dict[str, str] = {}
 _SOURCES_LOCK = threading.Lock()
 
@@ -311,6 +336,21 @@ class Runtime:
         """The built program for ``kernels_cl/<source_name>`` with ``-D`` defines, cached."""
         opts = tuple(f"-D{k}={v}" for k, v in sorted((defines or {}).items()))
         return _CACHE.get(self.context, load_source(source_name), opts)
+
+    def kernel(self, source_name: str, defines: dict[str, Any] | None, name: str) -> cl.Kernel:
+        """A kernel object of the cached program, reused within the calling thread."""
+        tk = _KERNELS
+        if tk.generation != _generation:
+            tk.kernels.clear()
+            tk.generation = _generation
+        key = (self.context.int_ptr, source_name, tuple(sorted((defines or {}).items())), name)
+        k = tk.kernels.get(key)
+        if k is None:
+            k = cl.Kernel(self.program(source_name, defines), name)
+            tk.kernels[key] = k
+            while len(tk.kernels) > 128:
+                tk.kernels.popitem(last=False)
+        return k
 
     def require_fp64(self, what: str) -> None:
         if not self.fp64:
@@ -398,10 +438,12 @@ def _after_fork_in_child() -> None:
     """A forked child cannot use its parent's OpenCL objects: forget them, without releasing
     (a release could call into a driver whose threads are gone). A new context is made on first
     use, where the device's driver can run in a forked child (see :func:`_check_fork_safe`)."""
-    global _default, _CACHE, _default_lock, _forked_after_use
-    _orphans.append((_default, list(_CACHE._progs.values()), list(_queue_runtimes.values())))
+    global _default, _CACHE, _default_lock, _forked_after_use, _KERNELS
+    _orphans.append((_default, list(_CACHE._progs.values()), list(_queue_runtimes.values()),
+                     _KERNELS))
     _default = None
     _CACHE = _ProgramCache(_CACHE.maxsize)
+    _KERNELS = _ThreadKernels()
     _queue_runtimes.clear()
     _default_lock = threading.Lock()  # another thread may have held it at fork time
     _forked_after_use = _forked_after_use or _opencl_used
