@@ -270,6 +270,17 @@ __kernel void grid_sample(__global const X_PTR_T *restrict X, long x_off, long s
 
 #define CV(v, t) __builtin_convertvector(v, t)
 #define WK_VINLINE inline __attribute__((always_inline))
+#ifndef WK_SIM
+#define WK_SIM 0 /* 1: the Oclgrind simulator */
+#endif
+/* select(a, b, m): Oclgrind 21.10 mis-evaluates ?: on a mask combined with ^ (only the sign bit
+ * is reliable there), so it gets the select() builtin; elsewhere ?: avoids a call PoCL would not
+ * inline */
+#if WK_SIM
+#define WK_SELECT(a, b, m) select((a), (b), (m))
+#else
+#define WK_SELECT(a, b, m) ((m) ? (b) : (a))
+#endif
 #ifndef WK_CPU
 #define WK_CPU 0 /* 1: a CPU device, where unaligned vector loads and stores are cheap and safe */
 #endif
@@ -337,12 +348,11 @@ WK_VINLINE coordv wk_reflect_v(coordv x, coord_t lo, coord_t hi) {
     coordv k = big ? q : CV(ki, coordv);
     cmaskv odd = CV((ki & 1) != 0, cmaskv) & ~big;
     coordv r = wk_minv(wk_maxv(dx - k * rng, (coordv)0), (coordv)rng);
-    /* below and even, or above and odd: measured from lo. select() rather than ?: on a mask
-     * combined with ^: Oclgrind 21.10 mis-evaluates that ?: (only the sign bit is reliable). */
+    /* below and even, or above and odd: measured from lo */
     cmaskv from_lo = below ^ odd;
-    coordv res = select((coordv)hi - r, (coordv)lo + r, from_lo);
+    coordv res = WK_SELECT((coordv)hi - r, (coordv)lo + r, from_lo);
     res = wk_minv(wk_maxv(res, (coordv)lo), (coordv)hi);
-    return select(x, res, outside);
+    return WK_SELECT(x, res, outside);
 }
 
 WK_VINLINE intv wk_tap_v(intv i, int d, int pad, coord_t lo, coord_t hi, intv *valid) {
@@ -352,6 +362,14 @@ WK_VINLINE intv wk_tap_v(intv i, int d, int pad, coord_t lo, coord_t hi, intv *v
     }
     *valid = (intv)-1;
     if (pad == PAD_BORDER) return wk_clampv(i, 0, d - 1);
+    if (d >= 3) {
+        /* after the coordinate pre-pass a tap is at most 2 outside: one mirror suffices
+         * (align_corners=0 mirrors about -0.5 and d-0.5, align_corners=1 about 0 and d-1) */
+        const int off = lo == (coord_t)0 ? 0 : 1;
+        intv m = i < 0 ? -i - off : i;
+        m = m > d - 1 ? (intv)(2 * d - 2 + off) - m : m;
+        return wk_clampv(m, 0, d - 1);
+    }
     return wk_clampv(CV(wk_reflect_v(CV(i, coordv), lo, hi), intv), 0, d - 1);
 }
 
