@@ -142,3 +142,54 @@ def onnx_cast(y: np.ndarray, dtype: np.dtype) -> np.ndarray:
     res = out.astype(dtype)
     res[inside] = t[inside].astype(dtype)
     return res
+
+
+def _run_reference(model, feeds):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return ReferenceEvaluator(model).run(None, feeds)[0]
+
+
+def reference_affine_grid(theta, size, align_corners=0):
+    """ONNX reference AffineGrid (it computes in float64 and returns float32)."""
+    size = np.asarray(size, np.int64)
+    node = helper.make_node("AffineGrid", ["theta", "size"], ["Y"], align_corners=int(align_corners))
+    graph = helper.make_graph(
+        [node], "g",
+        [helper.make_tensor_value_info("theta", _ONNX_TYPES[np.dtype(theta.dtype)], theta.shape),
+         helper.make_tensor_value_info("size", TensorProto.INT64, size.shape)],
+        [helper.make_tensor_value_info("Y", _ONNX_TYPES[np.dtype(theta.dtype)], None)],
+    )
+    m = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 20)], ir_version=10)
+    return _run_reference(m, {"theta": theta, "size": size})
+
+
+def ort_affine_grid(theta, size, align_corners=0):
+    size = np.asarray(size, np.int64)
+    return ort_run("AffineGrid", [("theta", theta), ("size", size)],
+                   dict(align_corners=int(align_corners)), 20)
+
+
+def _roi_model(X, rois, bidx, attrs, opset):
+    node = helper.make_node("RoiAlign", ["X", "rois", "batch_indices"], ["Y"], **attrs)
+    t = _ONNX_TYPES[np.dtype(X.dtype)]
+    graph = helper.make_graph(
+        [node], "g",
+        [helper.make_tensor_value_info("X", t, X.shape),
+         helper.make_tensor_value_info("rois", t, rois.shape),
+         helper.make_tensor_value_info("batch_indices", TensorProto.INT64, bidx.shape)],
+        [helper.make_tensor_value_info("Y", t, None)],
+    )
+    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", opset)], ir_version=10)
+
+
+def reference_roi_align(X, rois, bidx, **attrs):
+    """ONNX reference RoiAlign at opset 16 (attributes passed explicitly)."""
+    m = _roi_model(X, rois, np.asarray(bidx, np.int64), attrs, 16)
+    return _run_reference(m, {"X": X, "rois": rois, "batch_indices": np.asarray(bidx, np.int64)})
+
+
+def ort_roi_align(X, rois, bidx, opset=16, **attrs):
+    m = _roi_model(X, rois, np.asarray(bidx, np.int64), attrs, opset)
+    sess = _ort_session(m.SerializeToString())
+    return sess.run(None, {"X": X, "rois": rois, "batch_indices": np.asarray(bidx, np.int64)})[0]

@@ -11,17 +11,21 @@ Example:
     (1, 3, 16, 16)
 """
 
+from .affine_grid import affine_grid
 from .grid_sample import grid_sample
+from .roi_align import roi_align
 from .runtime import Runtime, clear_cache, get_runtime, list_devices, runtime_for_queue, set_device
 
 __version__ = "0.1.0"
 
 __all__ = [
     "Runtime",
+    "affine_grid",
     "clear_cache",
     "get_runtime",
     "grid_sample",
     "list_devices",
+    "roi_align",
     "runtime_for_queue",
     "set_device",
 ]

@@ -1,0 +1,99 @@
+"""ONNX AffineGrid (opset 20): sampling grids for grid_sample from batches of affine matrices."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import pyopencl as cl
+
+from . import _dtypes
+from ._memory import Output, operand, pick_runtime, round_up, to_device, wants_device_result
+from .grid_sample import _check_align
+from .runtime import launch
+
+__all__ = ["affine_grid"]
+
+
+def _check_size(size: Any) -> tuple[int, ...]:
+    try:
+        arr = np.asarray(size)
+    except Exception:
+        arr = None
+    if arr is None or arr.ndim != 1 or arr.dtype.kind not in "iu" or len(arr) not in (4, 5):
+        raise ValueError(
+            "size must be 4 integers (N, C, H, W) or 5 (N, C, D, H, W), got "
+            f"{size!r}"
+        )
+    if (arr < 0).any():
+        raise ValueError(f"size must be >= 0 everywhere, got {tuple(int(v) for v in arr)}")
+    return tuple(int(v) for v in arr)
+
+
+def affine_grid(
+    theta: Any,
+    size: Any,
+    align_corners: bool | int = False,
+    queue: cl.CommandQueue | None = None,
+) -> Any:
+    """The normalized sampling grid of affine maps ``theta`` (ONNX AffineGrid, opset 20).
+
+    Args:
+        theta: ``(N, 2, 3)`` for 2-D or ``(N, 3, 4)`` for 3-D, float16, bfloat16, float32 or
+            float64. Each matrix maps an *output* position to the *input* position to sample
+            (both normalized to [-1, 1]): ``grid = theta @ (x, y, [z,] 1)``.
+        size: ``(N, C, H, W)`` or ``(N, C, D, H, W)``, the size of the output image(s).
+        align_corners: True: -1 and 1 are the centres of the corner pixels; False: their edges.
+        queue: the ``pyopencl.CommandQueue`` to run on (default: theta's, else the default).
+
+    Returns:
+        ``(N, H, W, 2)`` or ``(N, D, H, W, 3)`` of theta's dtype, coordinates innermost first
+        (x, y, [z]) as :func:`warpkit.grid_sample` takes them; numpy for a numpy theta, else a
+        ``pyopencl.array.Array``.
+
+    Conventions:
+        The base coordinate of index ``i`` on an axis of size ``d`` is ``-1 + (2i + 1) / d``
+        (align_corners=False) or ``-1 + 2i / (d - 1)`` (True; ``-1`` when ``d == 1``), computed in
+        float32 (float64 for float64 theta).
+
+    Example:
+        >>> theta = np.array([[[1, 0, 0], [0, 1, 0]]], np.float32)      # identity
+        >>> warpkit.affine_grid(theta, (1, 3, 2, 2))[0, :, :, 0]         # doctest: +SKIP
+        array([[-0.5,  0.5],
+               [-0.5,  0.5]], dtype=float32)
+    """
+    to = operand(theta, "theta")
+    st = _dtypes.coord_type(to.dtype, "theta")
+    dims = _check_size(size)
+    align = _check_align(align_corners)
+    r = len(dims) - 2
+    if to.shape != (dims[0], r, r + 1):
+        want = "(N, 2, 3)" if r == 2 else "(N, 3, 4)"
+        raise ValueError(
+            f"theta must have shape {want} = {(dims[0], r, r + 1)} for a size of length "
+            f"{len(dims)} ({dims}), got {to.shape}"
+        )
+    rt = pick_runtime(queue, to)
+    f64 = st.kind == "WK_F64"
+    if f64:
+        rt.require_fp64("AffineGrid with float64 theta")
+    spatial = dims[2:]
+    out_shape = (dims[0], *spatial, r)
+    nbytes = int(np.prod(out_shape)) * to.dtype.itemsize
+    if nbytes > rt.max_alloc:
+        raise ValueError(f"the grid ({nbytes} bytes) exceeds the device's maximum allocation of "
+                         f"{rt.max_alloc} bytes ({rt.name})")
+    out = Output(rt, out_shape, to.dtype, wants_device_result(to))
+    if nbytes == 0:
+        return out.result()
+    tv = to_device(rt, to)
+    yv = out.view()
+    D, H, W = (1, *spatial) if r == 2 else spatial
+    kernel = rt.kernel("affine_grid.cl", {"R": r, "G_KIND": st.kind, "COORD_DOUBLE": int(f64)},
+                       "affine_grid")
+    kernel.set_args(tv.buf, np.int64(tv.offset), *(np.int64(s) for s in tv.strides), yv.buf,
+                    np.int32(D), np.int32(H), np.int32(W), np.int32(align))
+    lx = 16
+    launch(rt, kernel, (round_up(-(-W // 8), lx), D * H, dims[0]), (lx, 1, 1))
+    out.finish(yv)
+    return out.result()

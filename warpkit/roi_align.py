@@ -1,0 +1,175 @@
+"""ONNX RoiAlign (opsets 10, 16, 22): average or max pooling of bilinear samples in boxes."""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+import numpy as np
+import pyopencl as cl
+
+from . import _dtypes
+from ._memory import Output, operand, pick_runtime, round_up, to_device, wants_device_result
+from .grid_sample import _check_choice
+from .runtime import launch
+
+__all__ = ["roi_align"]
+
+_MODES = {"avg": 0, "max": 1}
+_CTM = {"half_pixel": 1, "output_half_pixel": 0}
+_MAX_METHODS = {"onnx": 1, "interpolate": 2}
+_CB = 8  # channels per work-item
+_MAX_SAMPLES = 1 << 20  # per bin, with adaptive sampling
+
+
+def _positive_int(v: Any, arg: str, minimum: int) -> int:
+    if isinstance(v, (bool, np.bool_)) or not isinstance(v, (int, np.integer)) or v < minimum:
+        raise ValueError(f"{arg} must be an integer >= {minimum}, got {v!r}")
+    return int(v)
+
+
+def roi_align(
+    X: Any,
+    rois: Any,
+    batch_indices: Any,
+    mode: Literal["avg", "max"] = "avg",
+    output_height: int = 1,
+    output_width: int = 1,
+    sampling_ratio: int = 0,
+    spatial_scale: float = 1.0,
+    coordinate_transformation_mode: Literal["half_pixel", "output_half_pixel"] = "half_pixel",
+    max_method: Literal["onnx", "interpolate"] = "onnx",
+    queue: cl.CommandQueue | None = None,
+) -> Any:
+    """Pool each ROI of ``X`` into ``output_height x output_width`` bins (ONNX RoiAlign).
+
+    Args:
+        X: ``(N, C, H, W)``, float16, bfloat16, float32 or float64.
+        rois: ``(R, 4)`` boxes ``[x1, y1, x2, y2]`` in X's pixel coordinates times
+            ``1 / spatial_scale``, X's dtype (other float dtypes are converted).
+        batch_indices: ``(R,)`` integers in ``[0, N)``: the image of each box.
+        mode: ``"avg"`` or ``"max"``.
+        output_height, output_width: the bins per box (>= 1).
+        sampling_ratio: samples per bin and axis; 0: ``ceil(box size / bins)`` (adaptive).
+        spatial_scale: factor from ROI coordinates to X's pixels.
+        coordinate_transformation_mode: ``"half_pixel"`` (opset 16+ default: shift by -0.5) or
+            ``"output_half_pixel"`` (opset 10: no shift; boxes at least 1 pixel).
+        max_method: for ``mode="max"``: ``"onnx"`` takes per sample the largest *weighted corner*
+            (what the ONNX reference, ONNX Runtime and the ONNX backend test do);
+            ``"interpolate"`` takes per sample the bilinear value, as torchvision-style max pooling
+            would.
+        queue: the ``pyopencl.CommandQueue`` to run on.
+
+    Returns:
+        ``(R, C, output_height, output_width)`` of X's dtype (numpy, or a device array when an
+        input was one).
+
+    Conventions:
+        Pixel centres sit at integer coordinates after the half-pixel shift; a sample at
+        ``y < -1``, ``y > H``, ``x < -1`` or ``x > W`` contributes 0 and still counts. A reversed
+        box (x2 < x1) with half_pixel samples mirrored. All geometry is float32 (float64 for
+        float64 X) in the order SEMANTICS.md gives.
+
+    Example:
+        >>> X = np.arange(16, dtype=np.float32).reshape(1, 1, 4, 4)
+        >>> warpkit.roi_align(X, np.array([[0, 0, 4, 4]], np.float32), np.array([0]),
+        ...                   output_height=2, output_width=2)           # doctest: +SKIP
+        array([[[[ 2.5,  4.5],
+                 [10.5, 12.5]]]], dtype=float32)
+    """
+    xo, ro, bo = operand(X, "X"), operand(rois, "rois"), operand(batch_indices, "batch_indices")
+    mode_id = _check_choice(mode, _MODES, "mode")
+    half = _check_choice(coordinate_transformation_mode, _CTM, "coordinate_transformation_mode")
+    if mode_id == 1:
+        mode_id = _check_choice(max_method, _MAX_METHODS, "max_method")
+    oh = _positive_int(output_height, "output_height", 1)
+    ow = _positive_int(output_width, "output_width", 1)
+    sr = _positive_int(sampling_ratio, "sampling_ratio", 0)
+    try:
+        scale = float(spatial_scale)
+    except (TypeError, ValueError):
+        raise ValueError(f"spatial_scale must be a number, got {spatial_scale!r}") from None
+    if not np.isfinite(scale):
+        raise ValueError(f"spatial_scale must be finite, got {spatial_scale!r}")
+
+    st = _dtypes.coord_type(xo.dtype, "X")
+    if xo.ndim != 4:
+        raise ValueError(f"X must have shape (N, C, H, W), got {xo.shape}")
+    if ro.ndim != 2 or ro.shape[1] != 4:
+        raise ValueError(f"rois must have shape (R, 4), got {ro.shape}")
+    if bo.ndim != 1 or bo.shape[0] != ro.shape[0]:
+        raise ValueError(
+            f"batch_indices must have shape (R,) = ({ro.shape[0]},) to match rois, got {bo.shape}"
+        )
+    if np.dtype(bo.dtype).kind not in "iu":
+        raise TypeError(f"batch_indices must be integers, got {bo.dtype}")
+    if ro.dtype != xo.dtype:
+        _dtypes.coord_type(ro.dtype, "rois")
+    N, C, H, W = xo.shape
+    R = ro.shape[0]
+
+    rt = pick_runtime(queue, xo, ro, bo)
+    f64 = st.kind == "WK_F64"
+    if f64:
+        rt.require_fp64("RoiAlign with float64 X")
+
+    # rois and batch indices are small: check them on the host (a device copy is read back)
+    rh = ro.host if ro.host is not None else ro.dev.get()
+    bh = bo.host if bo.host is not None else bo.dev.get()
+    rh = np.asarray(rh, dtype=xo.dtype)
+    if R and not np.isfinite(rh.astype(np.float64)).all():
+        bad = int(np.argwhere(~np.isfinite(rh.astype(np.float64)).all(axis=1))[0, 0])
+        raise ValueError(f"rois must be finite; roi {bad} is {rh[bad].tolist()}")
+    if R and (bh.min() < 0 or bh.max() >= N):
+        bad = int(np.argwhere((bh < 0) | (bh >= N))[0, 0])
+        raise ValueError(f"batch_indices must be in [0, N) = [0, {N}); index {bad} is {int(bh[bad])}")
+    if R and sr == 0:
+        _check_sample_counts(rh, scale, half, oh, ow, np.float64 if f64 else np.float32)
+
+    out = Output(rt, (R, C, oh, ow), xo.dtype, wants_device_result(xo, ro, bo))
+    if R == 0 or C == 0:
+        return out.result()
+    if N == 0 or H == 0 or W == 0:
+        raise ValueError(f"X must have N, H and W >= 1 to pool from, got shape {xo.shape}")
+    for o in (xo,):
+        if o.nbytes > rt.max_alloc:
+            raise ValueError(f"{o.name} ({o.nbytes} bytes) exceeds the device's maximum allocation "
+                             f"of {rt.max_alloc} bytes ({rt.name})")
+    if R * C * oh * ow * xo.dtype.itemsize > rt.max_alloc:
+        raise ValueError(f"the output exceeds the device's maximum allocation of {rt.max_alloc} bytes")
+
+    xv = to_device(rt, xo)
+    rv = to_device(rt, operand(rh, "rois")) if ro.dev is None or ro.dtype != xo.dtype else \
+        to_device(rt, ro)
+    bv = to_device(rt, operand(np.ascontiguousarray(bh, dtype=np.int64), "batch_indices"))
+    yv = out.view()
+    defines = {**st.defines("X"), "COORD_DOUBLE": int(f64), "ACC_DOUBLE": int(f64), "CB": _CB}
+    kernel = rt.kernel("roi_align.cl", defines, "roi_align")
+    ct = np.float64 if f64 else np.float32
+    kernel.set_args(
+        xv.buf, np.int64(xv.offset), *(np.int64(s) for s in xv.strides), np.int32(N), np.int32(C),
+        np.int32(H), np.int32(W), rv.buf, np.int64(rv.offset), np.int64(rv.strides[0]),
+        np.int64(rv.strides[1]), bv.buf, yv.buf, np.int64(yv.offset), np.int32(oh), np.int32(ow),
+        np.int32(sr), ct(scale), np.int32(half), np.int32(mode_id),
+    )
+    blocks = -(-C // _CB)
+    lx = min(64, 1 << (blocks - 1).bit_length())
+    launch(rt, kernel, (round_up(blocks, lx), oh * ow, R), (lx, 1, 1))
+    out.finish(yv)
+    return out.result()
+
+
+def _check_sample_counts(rois: np.ndarray, scale: float, half: int, oh: int, ow: int, ct) -> None:
+    """Adaptive sampling takes ceil(box / bins) samples per axis: refuse absurd counts clearly."""
+    r = rois.astype(ct)
+    off = ct(0.5) if half else ct(0)
+    w = (r[:, 2] * ct(scale) - off) - (r[:, 0] * ct(scale) - off)
+    h = (r[:, 3] * ct(scale) - off) - (r[:, 1] * ct(scale) - off)
+    gh = np.ceil(np.maximum(h, 1) / ct(oh)) if not half else np.ceil(h / ct(oh))
+    gw = np.ceil(np.maximum(w, 1) / ct(ow)) if not half else np.ceil(w / ct(ow))
+    n = np.where((gh > 0) & (gw > 0), gh.astype(np.float64) * gw, 0)
+    if (n > _MAX_SAMPLES).any():
+        bad = int(np.argmax(n))
+        raise ValueError(
+            f"roi {bad} ({rois[bad].tolist()}) needs {int(n[bad])} samples per bin with adaptive "
+            f"sampling (sampling_ratio=0); pass a sampling_ratio >= 1 or a smaller box"
+        )
