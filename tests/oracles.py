@@ -193,3 +193,20 @@ def ort_roi_align(X, rois, bidx, opset=16, **attrs):
     m = _roi_model(X, rois, np.asarray(bidx, np.int64), attrs, opset)
     sess = _ort_session(m.SerializeToString())
     return sess.run(None, {"X": X, "rois": rois, "batch_indices": np.asarray(bidx, np.int64)})[0]
+
+
+@lru_cache(maxsize=None)
+def _all_backend_cases():
+    # collect_testcases() keeps the first list it builds, whatever op_type that call asked for:
+    # build the whole list once and filter by name
+    from onnx.backend.test.case.node import collect_testcases
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return tuple(collect_testcases())
+
+
+def backend_cases(prefix: str, expanded: bool = False):
+    """The ONNX backend node cases whose name starts with ``prefix``."""
+    return [c for c in _all_backend_cases()
+            if c.name.startswith(prefix) and (expanded or "_expanded" not in c.name)]

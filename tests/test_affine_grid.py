@@ -3,22 +3,18 @@
 from __future__ import annotations
 
 import itertools
-import warnings
 
 import numpy as np
 import pyopencl.array as cla
 import pytest
-from onnx.backend.test.case.node import collect_testcases
 
 import warpkit
 from helpers import assert_close
-from oracles import BF16, ort_affine_grid, reference_affine_grid
+from oracles import backend_cases, BF16, ort_affine_grid, reference_affine_grid
 
 
 def _cases():
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        return [c for c in collect_testcases("AffineGrid") if "expanded" not in c.name]
+    return backend_cases('test_affine_grid')
 
 
 CASES = _cases()

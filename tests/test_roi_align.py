@@ -3,22 +3,18 @@
 from __future__ import annotations
 
 import itertools
-import warnings
 
 import numpy as np
 import pyopencl.array as cla
 import pytest
-from onnx.backend.test.case.node import collect_testcases
 
 import warpkit
 from helpers import assert_close
-from oracles import BF16, ort_roi_align, reference_roi_align
+from oracles import backend_cases, BF16, ort_roi_align, reference_roi_align
 
 
 def _cases():
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        return collect_testcases("RoiAlign")
+    return backend_cases('test_roialign')
 
 
 CASES = _cases()
