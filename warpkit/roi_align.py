@@ -17,7 +17,8 @@ __all__ = ["roi_align"]
 _MODES = {"avg": 0, "max": 1}
 _CTM = {"half_pixel": 1, "output_half_pixel": 0}
 _MAX_METHODS = {"onnx": 1, "interpolate": 2}
-_CB = 8  # channels per work-item
+_CB = 8  # channels per work-item (per vector in the channels-last path)
+_CG = 8  # channel vectors per work-item in the channels-last path
 _MAX_SAMPLES = 1 << 20  # per bin, with adaptive sampling
 
 
@@ -142,18 +143,36 @@ def roi_align(
         to_device(rt, ro)
     bv = to_device(rt, operand(np.ascontiguousarray(bh, dtype=np.int64), "batch_indices"))
     yv = out.view()
-    defines = {**st.defines("X"), "COORD_DOUBLE": int(f64), "ACC_DOUBLE": int(f64), "CB": _CB}
-    kernel = rt.kernel("roi_align.cl", defines, "roi_align")
+    defines = {**st.defines("X"), "COORD_DOUBLE": int(f64), "ACC_DOUBLE": int(f64), "CB": _CB,
+               "CG": _CG, "WK_CPU": int(rt.kind == "CPU")}
     ct = np.float64 if f64 else np.float32
-    kernel.set_args(
-        xv.buf, np.int64(xv.offset), *(np.int64(s) for s in xv.strides), np.int32(N), np.int32(C),
-        np.int32(H), np.int32(W), rv.buf, np.int64(rv.offset), np.int64(rv.strides[0]),
-        np.int64(rv.strides[1]), bv.buf, yv.buf, np.int64(yv.offset), np.int32(oh), np.int32(ow),
-        np.int32(sr), ct(scale), np.int32(half), np.int32(mode_id),
-    )
-    blocks = -(-C // _CB)
-    lx = min(64, 1 << (blocks - 1).bit_length())
-    launch(rt, kernel, (round_up(blocks, lx), oh * ow, R), (lx, 1, 1))
+    geometry = (rv.buf, np.int64(rv.offset), np.int64(rv.strides[0]), np.int64(rv.strides[1]),
+                bv.buf, yv.buf, np.int64(yv.offset), np.int32(oh), np.int32(ow), np.int32(sr),
+                ct(scale), np.int32(half), np.int32(mode_id))
+    bins = oh * ow
+    lx = bins if bins <= 256 else 64
+    c8 = -(-C // _CB) * _CB
+    # (not for float64: PoCL 3.0 cannot reload double8 programs from its cache)
+    if C >= _CB and not f64 and N * H * W * c8 * xo.dtype.itemsize <= rt.max_alloc:
+        gsize = (round_up(bins, lx), -(-C // (_CB * _CG)), R)
+        # channels last: one pass over X makes every corner read CB consecutive channels
+        tmp = cl.Buffer(rt.context, cl.mem_flags.READ_WRITE, N * H * W * c8 * xo.dtype.itemsize)
+        if c8 != C:  # the padding channels are read (and ignored): make them zeros, not garbage
+            cl.enqueue_fill_buffer(rt.queue, tmp, np.zeros(1, xo.dtype), 0,
+                                   N * H * W * c8 * xo.dtype.itemsize)
+        tk = rt.kernel("roi_align.cl", defines, "to_channels_last")
+        tk.set_args(xv.buf, np.int64(xv.offset), *(np.int64(s) for s in xv.strides), np.int32(C),
+                    np.int32(c8), tmp)
+        launch(rt, tk, (W, H, N * C), None)
+        kernel = rt.kernel("roi_align.cl", defines, "roi_align_cl")
+        kernel.set_args(tmp, np.int32(N), np.int32(C), np.int32(c8), np.int32(H), np.int32(W),
+                        *geometry)
+    else:
+        gsize = (round_up(bins, lx), -(-C // _CB), R)
+        kernel = rt.kernel("roi_align.cl", defines, "roi_align")
+        kernel.set_args(xv.buf, np.int64(xv.offset), *(np.int64(s) for s in xv.strides),
+                        np.int32(N), np.int32(C), np.int32(H), np.int32(W), *geometry)
+    launch(rt, kernel, gsize, (lx, 1, 1))
     out.finish(yv)
     return out.result()
 

@@ -1,0 +1,76 @@
+"""RoiAlign 2x256x64x64 float32, 1000 ROIs, 7x7 bins, sampling_ratio 2, avg (and max), against
+ONNX Runtime and, where installed, torchvision.ops.roi_align.
+
+    python benchmarks/bench_roi_align.py [--samples 9]
+"""
+
+from __future__ import annotations
+
+import argparse
+
+import numpy as np
+from onnx import TensorProto, helper
+
+import warpkit
+from warpkit.runtime import profile
+
+from _harness import interleaved, ms, optional, ort_session, profiling_queue, ratio, set_threads, table
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--samples", type=int, default=9)
+    args = ap.parse_args()
+    set_threads()
+    ort = optional("onnxruntime")
+    try:
+        import torch  # noqa: F401
+        import torchvision.ops as tvops
+    except Exception as e:  # PyPI's torchvision does not load beside the local torch build
+        print(f"[skip] torchvision is not usable here ({type(e).__name__}): its column is left out")
+        tvops = None
+    rng = np.random.default_rng(0)
+    N, C, H, W, R = 2, 256, 64, 64, 1000
+    X = rng.standard_normal((N, C, H, W)).astype(np.float32)
+    xy = rng.uniform(0, 56, (R, 2))
+    wh = rng.uniform(4, 32, (R, 2))
+    rois = np.concatenate([xy, np.minimum(xy + wh, 64)], 1).astype(np.float32)
+    bidx = rng.integers(0, N, R).astype(np.int64)
+    rt = warpkit.get_runtime()
+    pq = profiling_queue(rt)
+    print(f"warpkit device: {rt.describe()}")
+    rows = []
+    for mode in ("avg", "max"):
+        kw = dict(mode=mode, output_height=7, output_width=7, sampling_ratio=2, spatial_scale=1.0)
+        fns = {"warpkit": lambda: warpkit.roi_align(X, rois, bidx, **kw)}
+
+        def kernel_time():
+            with profile() as prof:
+                warpkit.roi_align(X, rois, bidx, **kw, queue=pq)
+            return prof.kernel_seconds()
+
+        fns["warpkit kernel"] = kernel_time
+        if ort is not None:
+            node = helper.make_node("RoiAlign", ["X", "rois", "b"], ["Y"], **kw)
+            g = helper.make_graph([node], "g", [
+                helper.make_tensor_value_info("X", TensorProto.FLOAT, X.shape),
+                helper.make_tensor_value_info("rois", TensorProto.FLOAT, rois.shape),
+                helper.make_tensor_value_info("b", TensorProto.INT64, bidx.shape)],
+                [helper.make_tensor_value_info("Y", TensorProto.FLOAT, None)])
+            m = helper.make_model(g, opset_imports=[helper.make_opsetid("", 16)], ir_version=10)
+            sess = ort_session(m.SerializeToString())
+            fns["onnxruntime"] = lambda: sess.run(None, {"X": X, "rois": rois, "b": bidx})[0]
+        if tvops is not None and mode == "avg":
+            tX = torch.from_numpy(X)
+            boxes = torch.from_numpy(np.concatenate([bidx[:, None].astype(np.float32), rois], 1))
+            fns["torchvision"] = lambda: tvops.roi_align(tX, boxes, (7, 7), 1.0, 2, True).numpy()
+        res = interleaved(fns, samples=args.samples)
+        ours = res["warpkit"]
+        for k, v in res.items():
+            rows.append([mode, k, ms(v), "1.00x" if k == "warpkit" else ratio(v, ours)])
+    print(table(f"RoiAlign {N}x{C}x{H}x{W}, {R} ROIs, 7x7, sampling_ratio 2, ms", rows,
+                ["mode", "", "time", "time / warpkit e2e"]))
+
+
+if __name__ == "__main__":
+    main()
