@@ -9,6 +9,12 @@
 #ifndef R
 #define R 2
 #endif
+#ifndef WK_CPU
+#define WK_CPU 0 /* 1: a CPU device, where unaligned vector stores are cheap and safe */
+#endif
+#if WK_CPU
+typedef float16 float16_u __attribute__((aligned(4)));
+#endif
 
 /* base coordinate of index i on an axis of size d */
 inline coord_t wk_base(int i, int d, int align) {
@@ -41,6 +47,19 @@ __kernel void affine_grid(__global const G_PTR_T *restrict theta, long t_off, lo
     }
     __global G_PTR_T *o = out + (((long)n * D * H + row) * W + w0) * R;
     const int wend = w0 + 8 < W ? w0 + 8 : W;
+#if WK_CPU && G_KIND == WK_F32 && R == 2
+    if (wend - w0 == 8) { /* 8 positions as vectors, stored interleaved in one go */
+        float8 i = (float8)(0, 1, 2, 3, 4, 5, 6, 7) + (float)w0;
+        float8 x = align ? (W == 1 ? (float8)-1 : (float8)-1 + (2 * i) / (float)(W - 1))
+                         : (float8)-1 + (2 * i + 1) / (float)W;
+        float8 gx = t[0] * x + c[0] + t[2];
+        float8 gy = t[3] * x + c[1] + t[5];
+        float16 v = (float16)(gx.s0, gy.s0, gx.s1, gy.s1, gx.s2, gy.s2, gx.s3, gy.s3,
+                              gx.s4, gy.s4, gx.s5, gy.s5, gx.s6, gy.s6, gx.s7, gy.s7);
+        *(__global float16_u *)o = v;
+        return;
+    }
+#endif
     for (int w = w0; w < wend; w++) {
         const coord_t x = wk_base(w, W, align);
         for (int j = 0; j < R; j++) {

@@ -89,8 +89,8 @@ def affine_grid(
     tv = to_device(rt, to)
     yv = out.view()
     D, H, W = (1, *spatial) if r == 2 else spatial
-    kernel = rt.kernel("affine_grid.cl", {"R": r, "G_KIND": st.kind, "COORD_DOUBLE": int(f64)},
-                       "affine_grid")
+    kernel = rt.kernel("affine_grid.cl", {"R": r, "G_KIND": st.kind, "COORD_DOUBLE": int(f64),
+                                          "WK_CPU": int(rt.kind == "CPU")}, "affine_grid")
     kernel.set_args(tv.buf, np.int64(tv.offset), *(np.int64(s) for s in tv.strides), yv.buf,
                     np.int32(D), np.int32(H), np.int32(W), np.int32(align))
     lx = 16
