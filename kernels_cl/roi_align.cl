@@ -17,6 +17,83 @@
 #define RA_MAX 1        /* ONNX: per sample the largest weighted corner, then the max */
 #define RA_MAX_INTERP 2 /* opt-in: per sample the interpolated value, then the max */
 
+/* the geometry of ROI r: where its samples start, the bin sizes and the samples per bin */
+typedef struct {
+    coord_t start_w, start_h, bin_w, bin_h;
+    int grid_h, grid_w, count;
+} ra_roi;
+
+inline ra_roi ra_roi_geometry(__global const X_PTR_T *roi, long src, int OH, int OW,
+                              int sampling_ratio, coord_t spatial_scale, int half_pixel) {
+    ra_roi g;
+    const coord_t off = half_pixel ? (coord_t)0.5 : (coord_t)0;
+    g.start_w = (coord_t)LOAD_X(roi, 0) * spatial_scale - off;
+    g.start_h = (coord_t)LOAD_X(roi, src) * spatial_scale - off;
+    const coord_t end_w = (coord_t)LOAD_X(roi, 2 * src) * spatial_scale - off;
+    const coord_t end_h = (coord_t)LOAD_X(roi, 3 * src) * spatial_scale - off;
+    coord_t roi_w = end_w - g.start_w, roi_h = end_h - g.start_h;
+    if (!half_pixel) {
+        roi_w = roi_w > 1 ? roi_w : (coord_t)1;
+        roi_h = roi_h > 1 ? roi_h : (coord_t)1;
+    }
+    g.bin_h = roi_h / (coord_t)OH;
+    g.bin_w = roi_w / (coord_t)OW;
+    if (sampling_ratio > 0) {
+        g.grid_h = g.grid_w = sampling_ratio;
+    } else { /* ceil, for finite values of any sign; huge ones are capped (the host refuses them) */
+        coord_t qh = roi_h / (coord_t)OH, qw = roi_w / (coord_t)OW;
+        qh = qh > (coord_t)1e6 ? (coord_t)1e6 : (qh < (coord_t)-1e6 ? (coord_t)-1e6 : qh);
+        qw = qw > (coord_t)1e6 ? (coord_t)1e6 : (qw < (coord_t)-1e6 ? (coord_t)-1e6 : qw);
+        g.grid_h = (int)qh;
+        g.grid_h += ((coord_t)g.grid_h < qh);
+        g.grid_w = (int)qw;
+        g.grid_w += ((coord_t)g.grid_w < qw);
+    }
+    g.count = g.grid_h * g.grid_w > 1 ? g.grid_h * g.grid_w : 1;
+    return g;
+}
+
+/* the four corners of a sample at (y, x): offsets (rows sy, columns sx apart) and weights; a
+ * sample outside [-1, H] x [-1, W] gets zero weights on pixel 0 (it contributes 0, still counts) */
+inline void ra_corners(coord_t y, coord_t x, int H, int W, long sy, long sx, long *p, acc_t *w) {
+    p[0] = p[1] = p[2] = p[3] = 0;
+    w[0] = w[1] = w[2] = w[3] = 0;
+    if (y < -1 || y > (coord_t)H || x < -1 || x > (coord_t)W) return;
+    y = y > 0 ? y : (coord_t)0;
+    x = x > 0 ? x : (coord_t)0;
+    int yl = (int)y, xl = (int)x, yh, xh;
+    if (yl >= H - 1) {
+        yl = yh = H - 1;
+        y = (coord_t)yl;
+    } else {
+        yh = yl + 1;
+    }
+    if (xl >= W - 1) {
+        xl = xh = W - 1;
+        x = (coord_t)xl;
+    } else {
+        xh = xl + 1;
+    }
+    coord_t ly = y - (coord_t)yl, lx = x - (coord_t)xl;
+    coord_t hy = 1 - ly, hx = 1 - lx;
+    w[0] = (acc_t)(hy * hx);
+    w[1] = (acc_t)(hy * lx);
+    w[2] = (acc_t)(ly * hx);
+    w[3] = (acc_t)(ly * lx);
+    p[0] = yl * sy + xl * sx;
+    p[1] = yl * sy + xh * sx;
+    p[2] = yh * sy + xl * sx;
+    p[3] = yh * sy + xh * sx;
+}
+
+/* sample (iy, ix) of bin (ph, pw), in SEMANTICS.md's order of operations */
+inline coord_t ra_sample_y(const ra_roi *g, int ph, int iy) {
+    return g->start_h + (coord_t)ph * g->bin_h + ((coord_t)iy + (coord_t)0.5) * g->bin_h / (coord_t)g->grid_h;
+}
+inline coord_t ra_sample_x(const ra_roi *g, int pw, int ix) {
+    return g->start_w + (coord_t)pw * g->bin_w + ((coord_t)ix + (coord_t)0.5) * g->bin_w / (coord_t)g->grid_w;
+}
+
 __kernel void roi_align(__global const X_PTR_T *restrict X, long x_off, long sxn, long sxc,
                         long sxh, long sxw, int N, int C, int H, int W,
                         __global const X_PTR_T *restrict rois, long r_off, long srr, long src,
@@ -32,70 +109,21 @@ __kernel void roi_align(__global const X_PTR_T *restrict X, long x_off, long sxn
     /* batch indices are validated on the host; clamp anyway so no read can leave X */
     long b = bidx[r];
     b = b < 0 ? 0 : (b >= N ? N - 1 : b);
-    __global const X_PTR_T *roi = rois + r_off + r * srr;
-    const coord_t off = half_pixel ? (coord_t)0.5 : (coord_t)0;
-    const coord_t start_w = (coord_t)LOAD_X(roi, 0) * spatial_scale - off;
-    const coord_t start_h = (coord_t)LOAD_X(roi, src) * spatial_scale - off;
-    const coord_t end_w = (coord_t)LOAD_X(roi, 2 * src) * spatial_scale - off;
-    const coord_t end_h = (coord_t)LOAD_X(roi, 3 * src) * spatial_scale - off;
-    coord_t roi_w = end_w - start_w, roi_h = end_h - start_h;
-    if (!half_pixel) {
-        roi_w = roi_w > 1 ? roi_w : (coord_t)1;
-        roi_h = roi_h > 1 ? roi_h : (coord_t)1;
-    }
-    const coord_t bin_h = roi_h / (coord_t)OH, bin_w = roi_w / (coord_t)OW;
-    int grid_h, grid_w;
-    if (sampling_ratio > 0) {
-        grid_h = grid_w = sampling_ratio;
-    } else { /* ceil, for finite values of any sign; huge ones are capped (the host caps rois) */
-        coord_t qh = roi_h / (coord_t)OH, qw = roi_w / (coord_t)OW;
-        qh = qh > (coord_t)1e6 ? (coord_t)1e6 : (qh < (coord_t)-1e6 ? (coord_t)-1e6 : qh);
-        qw = qw > (coord_t)1e6 ? (coord_t)1e6 : (qw < (coord_t)-1e6 ? (coord_t)-1e6 : qw);
-        grid_h = (int)qh;
-        grid_h += ((coord_t)grid_h < qh);
-        grid_w = (int)qw;
-        grid_w += ((coord_t)grid_w < qw);
-    }
-    const int count = grid_h * grid_w > 1 ? grid_h * grid_w : 1;
+    const ra_roi g = ra_roi_geometry(rois + r_off + r * srr, src, OH, OW, sampling_ratio,
+                                     spatial_scale, half_pixel);
 
     __global const X_PTR_T *xb = X + x_off + b * sxn;
     acc_t acc[CB];
     for (int k = 0; k < CB; k++) acc[k] = 0;
     int first = 1;
-    for (int iy = 0; iy < grid_h; iy++) {
-        coord_t y0 = start_h + (coord_t)ph * bin_h + ((coord_t)iy + (coord_t)0.5) * bin_h / (coord_t)grid_h;
-        for (int ix = 0; ix < grid_w; ix++) {
-            coord_t y = y0;
-            coord_t x = start_w + (coord_t)pw * bin_w + ((coord_t)ix + (coord_t)0.5) * bin_w / (coord_t)grid_w;
-            acc_t w1 = 0, w2 = 0, w3 = 0, w4 = 0;
-            long p1 = 0, p2 = 0, p3 = 0, p4 = 0;
-            if (!(y < -1 || y > (coord_t)H || x < -1 || x > (coord_t)W)) {
-                y = y > 0 ? y : (coord_t)0;
-                x = x > 0 ? x : (coord_t)0;
-                int yl = (int)y, xl = (int)x, yh, xh;
-                if (yl >= H - 1) {
-                    yl = yh = H - 1;
-                    y = (coord_t)yl;
-                } else {
-                    yh = yl + 1;
-                }
-                if (xl >= W - 1) {
-                    xl = xh = W - 1;
-                    x = (coord_t)xl;
-                } else {
-                    xh = xl + 1;
-                }
-                coord_t ly = y - (coord_t)yl, lx = x - (coord_t)xl;
-                coord_t hy = 1 - ly, hx = 1 - lx;
-                w1 = (acc_t)(hy * hx);
-                w2 = (acc_t)(hy * lx);
-                w3 = (acc_t)(ly * hx);
-                w4 = (acc_t)(ly * lx);
-                p1 = yl * sxh + xl * sxw;
-                p2 = yl * sxh + xh * sxw;
-                p3 = yh * sxh + xl * sxw;
-                p4 = yh * sxh + xh * sxw;
-            } /* else: a sample outside contributes 0 and still counts */
+    for (int iy = 0; iy < g.grid_h; iy++) {
+        const coord_t y = ra_sample_y(&g, ph, iy);
+        for (int ix = 0; ix < g.grid_w; ix++) {
+            long p[4];
+            acc_t w[4];
+            ra_corners(y, ra_sample_x(&g, pw, ix), H, W, sxh, sxw, p, w);
+            const acc_t w1 = w[0], w2 = w[1], w3 = w[2], w4 = w[3];
+            const long p1 = p[0], p2 = p[1], p3 = p[2], p4 = p[3];
             for (int k = 0; k < CB; k++) {
                 const int c = c0 + k < C ? c0 + k : C - 1;
                 __global const X_PTR_T *xc = xb + c * sxc;
@@ -122,7 +150,7 @@ __kernel void roi_align(__global const X_PTR_T *restrict X, long x_off, long sxn
     __global X_PTR_T *yb = Y + y_off + ((long)r * C) * OH * OW + bin;
     for (int k = 0; k < CB; k++) {
         if (c0 + k >= C) break;
-        acc_t v = mode == RA_AVG ? acc[k] / (acc_t)count : acc[k];
+        acc_t v = mode == RA_AVG ? acc[k] / (acc_t)g.count : acc[k];
         STORE_X(yb, (long)(c0 + k) * OH * OW, v);
     }
 }
@@ -168,69 +196,20 @@ __kernel void roi_align_cl(__global const X_T *restrict T, int N, int C, int C8,
     const int ph = bin / OW, pw = bin % OW;
     long b = bidx[r];
     b = b < 0 ? 0 : (b >= N ? N - 1 : b);
-    __global const X_PTR_T *roi = rois + r_off + r * srr;
-    const coord_t off = half_pixel ? (coord_t)0.5 : (coord_t)0;
-    const coord_t start_w = (coord_t)LOAD_X(roi, 0) * spatial_scale - off;
-    const coord_t start_h = (coord_t)LOAD_X(roi, src) * spatial_scale - off;
-    const coord_t end_w = (coord_t)LOAD_X(roi, 2 * src) * spatial_scale - off;
-    const coord_t end_h = (coord_t)LOAD_X(roi, 3 * src) * spatial_scale - off;
-    coord_t roi_w = end_w - start_w, roi_h = end_h - start_h;
-    if (!half_pixel) {
-        roi_w = roi_w > 1 ? roi_w : (coord_t)1;
-        roi_h = roi_h > 1 ? roi_h : (coord_t)1;
-    }
-    const coord_t bin_h = roi_h / (coord_t)OH, bin_w = roi_w / (coord_t)OW;
-    int grid_h, grid_w;
-    if (sampling_ratio > 0) {
-        grid_h = grid_w = sampling_ratio;
-    } else {
-        coord_t qh = roi_h / (coord_t)OH, qw = roi_w / (coord_t)OW;
-        qh = qh > (coord_t)1e6 ? (coord_t)1e6 : (qh < (coord_t)-1e6 ? (coord_t)-1e6 : qh);
-        qw = qw > (coord_t)1e6 ? (coord_t)1e6 : (qw < (coord_t)-1e6 ? (coord_t)-1e6 : qw);
-        grid_h = (int)qh;
-        grid_h += ((coord_t)grid_h < qh);
-        grid_w = (int)qw;
-        grid_w += ((coord_t)grid_w < qw);
-    }
-    const int count = grid_h * grid_w > 1 ? grid_h * grid_w : 1;
+    const ra_roi g = ra_roi_geometry(rois + r_off + r * srr, src, OH, OW, sampling_ratio,
+                                     spatial_scale, half_pixel);
     __global const X_T *tb = T + b * H * W * C8 + c0;
     accv acc[CG];
     for (int k = 0; k < CG; k++) acc[k] = (accv)0;
     int first = 1;
-    for (int iy = 0; iy < grid_h; iy++) {
-        coord_t y0 = start_h + (coord_t)ph * bin_h + ((coord_t)iy + (coord_t)0.5) * bin_h / (coord_t)grid_h;
-        for (int ix = 0; ix < grid_w; ix++) {
-            coord_t y = y0;
-            coord_t x = start_w + (coord_t)pw * bin_w + ((coord_t)ix + (coord_t)0.5) * bin_w / (coord_t)grid_w;
-            acc_t w1 = 0, w2 = 0, w3 = 0, w4 = 0;
-            long p1 = 0, p2 = 0, p3 = 0, p4 = 0;
-            if (!(y < -1 || y > (coord_t)H || x < -1 || x > (coord_t)W)) {
-                y = y > 0 ? y : (coord_t)0;
-                x = x > 0 ? x : (coord_t)0;
-                int yl = (int)y, xl = (int)x, yh, xh;
-                if (yl >= H - 1) {
-                    yl = yh = H - 1;
-                    y = (coord_t)yl;
-                } else {
-                    yh = yl + 1;
-                }
-                if (xl >= W - 1) {
-                    xl = xh = W - 1;
-                    x = (coord_t)xl;
-                } else {
-                    xh = xl + 1;
-                }
-                coord_t ly = y - (coord_t)yl, lx = x - (coord_t)xl;
-                coord_t hy = 1 - ly, hx = 1 - lx;
-                w1 = (acc_t)(hy * hx);
-                w2 = (acc_t)(hy * lx);
-                w3 = (acc_t)(ly * hx);
-                w4 = (acc_t)(ly * lx);
-                p1 = ((long)yl * W + xl) * C8;
-                p2 = ((long)yl * W + xh) * C8;
-                p3 = ((long)yh * W + xl) * C8;
-                p4 = ((long)yh * W + xh) * C8;
-            }
+    for (int iy = 0; iy < g.grid_h; iy++) {
+        const coord_t y = ra_sample_y(&g, ph, iy);
+        for (int ix = 0; ix < g.grid_w; ix++) {
+            long p[4];
+            acc_t w[4];
+            ra_corners(y, ra_sample_x(&g, pw, ix), H, W, (long)W * C8, C8, p, w);
+            const acc_t w1 = w[0], w2 = w[1], w3 = w[2], w4 = w[3];
+            const long p1 = p[0], p2 = p[1], p3 = p[2], p4 = p[3];
             /* the sample's geometry serves every channel block of this work-item */
             for (int k = 0; k < nb; k++) {
                 __global const X_T *t = tb + k * CB;
@@ -258,7 +237,7 @@ __kernel void roi_align_cl(__global const X_T *restrict T, int N, int C, int C8,
     __global X_PTR_T *yb = Y + y_off + ((long)r * C) * OH * OW + bin;
     const long ps = (long)OH * OW;
     for (int k = 0; k < nb; k++) {
-        accv a = mode == RA_AVG ? acc[k] / (acc_t)count : acc[k];
+        accv a = mode == RA_AVG ? acc[k] / (acc_t)g.count : acc[k];
         const int cb = c0 + k * CB;
 #define ST(j) if (cb + j < C) STORE_X(yb, (cb + j) * ps, a.s##j);
         ST(0) ST(1) ST(2) ST(3) ST(4) ST(5) ST(6) ST(7)
