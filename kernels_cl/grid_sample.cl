@@ -423,6 +423,25 @@ WK_VINLINE intv wk_axis_taps_v(coordv g, int d, int pad, int align, intv *idx, a
 
 #define LANES(M) M(0) M(1) M(2) M(3) M(4) M(5) M(6) M(7)
 
+/* Every combination of the taps of axes TOP..0 (TAPS per axis, the last axis varying fastest):
+ * its offset (from BASE), weight and mask, into OFF[k], WT[k], MASK[k] for k < COUNT. */
+#define WK_COMBINE_TAPS(COUNT, TOP, BASE, OFF, WT, MASK)                                    \
+    _Pragma("unroll") for (int k = 0; k < (COUNT); k++) {                                   \
+        int kk = k;                                                                         \
+        intv o = (BASE), m = (intv)-1;                                                      \
+        accv wt = (accv)1;                                                                  \
+        _Pragma("unroll") for (int a = (TOP); a >= 0; a--) {                                \
+            int j = kk % TAPS;                                                              \
+            kk /= TAPS;                                                                     \
+            o += idx[a][j] * xs[a];                                                         \
+            wt *= w[a][j];                                                                  \
+            m &= valid[a][j];                                                               \
+        }                                                                                   \
+        OFF[k] = o;                                                                         \
+        WT[k] = wt;                                                                         \
+        MASK[k] = CV(m, amaskv);                                                            \
+    }
+
 /* dims: in sizes (d1..dR) and X strides (elements) of the spatial axes, outermost first;
  * odims: output sizes; gstr: grid strides of the spatial axes; sgk: stride of grid's last axis. */
 /* restrict matters here (PoCL's cubic path runs 1.5x faster with it), but inlining a function
@@ -565,23 +584,7 @@ WK_VINLINE void gs_v_row(__global const X_PTR_T *WK_FN_RESTRICT X, long x_off, l
         intv roff[NR];
         accv rw[NR];
         amaskv rm[NR];
-#pragma unroll
-        for (int k = 0; k < NR; k++) {
-            int kk = k;
-            intv o = bx, m = (intv)-1;
-            accv wt = (accv)1;
-#pragma unroll
-            for (int a = R - 2; a >= 0; a--) {
-                int j = kk % TAPS;
-                kk /= TAPS;
-                o += idx[a][j] * xs[a];
-                wt *= w[a][j];
-                m &= valid[a][j];
-            }
-            roff[k] = o;
-            rw[k] = wt;
-            rm[k] = CV(m, amaskv);
-        }
+        WK_COMBINE_TAPS(NR, R - 2, bx, roff, rw, rm)
         for (int c = 0; c < C; c++) {
             __global const float *xc = (__global const float *)xn + c * sxc;
             accv acc = (accv)0;
@@ -621,23 +624,7 @@ WK_VINLINE void gs_v_row(__global const X_PTR_T *WK_FN_RESTRICT X, long x_off, l
     intv toff[NT];
     accv tw[NT];
     amaskv tm[NT];
-#pragma unroll
-    for (int k = 0; k < NT; k++) {
-        int kk = k;
-        intv o = (intv)0, m = (intv)-1;
-        accv wt = (accv)1;
-#pragma unroll
-        for (int a = R - 1; a >= 0; a--) {
-            int j = kk % TAPS;
-            kk /= TAPS;
-            o += idx[a][j] * xs[a];
-            wt *= w[a][j];
-            m &= valid[a][j];
-        }
-        toff[k] = o;
-        tw[k] = wt;
-        tm[k] = CV(m, amaskv);
-    }
+    WK_COMBINE_TAPS(NT, R - 1, (intv)0, toff, tw, tm)
     for (int c = 0; c < C; c++) {
         __global const X_PTR_T *xc = xn + c * sxc;
         accv acc = (accv)0;

@@ -17,6 +17,26 @@
 #define RA_MAX 1        /* ONNX: per sample the largest weighted corner, then the max */
 #define RA_MAX_INTERP 2 /* opt-in: per sample the interpolated value, then the max */
 
+/* add one sample (values v1..v4 at corner weights w1..w4) to ACC, scalar or vector of type T:
+ * avg sums the interpolated values; max keeps the largest per-sample value (the largest weighted
+ * corner, or the interpolated value for RA_MAX_INTERP); `first` marks the bin's first sample */
+#define RA_ACCUMULATE(T, ACC)                                                               \
+    if (mode == RA_AVG) {                                                                   \
+        ACC += w1 * v1 + w2 * v2 + w3 * v3 + w4 * v4;                                       \
+    } else {                                                                                \
+        T v_;                                                                               \
+        if (mode == RA_MAX) {                                                               \
+            T b_ = w2 * v2, c_ = w3 * v3, d_ = w4 * v4;                                     \
+            v_ = w1 * v1;                                                                   \
+            v_ = b_ > v_ ? b_ : v_;                                                         \
+            v_ = c_ > v_ ? c_ : v_;                                                         \
+            v_ = d_ > v_ ? d_ : v_;                                                         \
+        } else {                                                                            \
+            v_ = w1 * v1 + w2 * v2 + w3 * v3 + w4 * v4;                                     \
+        }                                                                                   \
+        ACC = first ? v_ : (v_ > ACC ? v_ : ACC);                                           \
+    }
+
 /* the geometry of ROI r: where its samples start, the bin sizes and the samples per bin */
 typedef struct {
     coord_t start_w, start_h, bin_w, bin_h;
@@ -128,21 +148,7 @@ __kernel void roi_align(__global const X_PTR_T *restrict X, long x_off, long sxn
                 const int c = c0 + k < C ? c0 + k : C - 1;
                 __global const X_PTR_T *xc = xb + c * sxc;
                 acc_t v1 = LOAD_X(xc, p1), v2 = LOAD_X(xc, p2), v3 = LOAD_X(xc, p3), v4 = LOAD_X(xc, p4);
-                if (mode == RA_AVG) {
-                    acc[k] += w1 * v1 + w2 * v2 + w3 * v3 + w4 * v4;
-                } else {
-                    acc_t v;
-                    if (mode == RA_MAX) {
-                        acc_t a = w1 * v1, bb = w2 * v2, cc = w3 * v3, d = w4 * v4;
-                        v = a;
-                        v = bb > v ? bb : v;
-                        v = cc > v ? cc : v;
-                        v = d > v ? d : v;
-                    } else {
-                        v = w1 * v1 + w2 * v2 + w3 * v3 + w4 * v4;
-                    }
-                    acc[k] = (first || v > acc[k]) ? v : acc[k];
-                }
+                RA_ACCUMULATE(acc_t, acc[k])
             }
             first = 0;
         }
@@ -215,21 +221,7 @@ __kernel void roi_align_cl(__global const X_T *restrict T, int N, int C, int C8,
                 __global const X_T *t = tb + k * CB;
                 accv v1 = LOAD_CB(t + p1), v2 = LOAD_CB(t + p2), v3 = LOAD_CB(t + p3),
                      v4 = LOAD_CB(t + p4);
-                if (mode == RA_AVG) {
-                    acc[k] += w1 * v1 + w2 * v2 + w3 * v3 + w4 * v4;
-                } else {
-                    accv v;
-                    if (mode == RA_MAX) {
-                        accv a = w1 * v1, bb = w2 * v2, cc = w3 * v3, d = w4 * v4;
-                        v = a;
-                        v = bb > v ? bb : v;
-                        v = cc > v ? cc : v;
-                        v = d > v ? d : v;
-                    } else {
-                        v = w1 * v1 + w2 * v2 + w3 * v3 + w4 * v4;
-                    }
-                    acc[k] = first ? v : (v > acc[k] ? v : acc[k]);
-                }
+                RA_ACCUMULATE(accv, acc[k])
             }
             first = 0;
         }
