@@ -1,0 +1,128 @@
+"""The conventions page (warpkit.geometry) checked against OpenCV, Pillow, scipy and GridSample."""
+
+from __future__ import annotations
+
+import math
+
+import cv2
+import numpy as np
+import pytest
+import scipy.ndimage as ndi
+from PIL import Image
+
+import warpkit
+from warpkit import geometry as g
+
+H, W = 24, 32
+IMG = np.random.default_rng(0).integers(0, 256, (H, W), dtype=np.uint8)
+
+# maps that put every destination pixel centre exactly on a source pixel centre, so that nearest
+# sampling is exact in every library and any convention mismatch shows as a shifted image
+EXACT = {
+    "translate": g.translation(3, -2),
+    "rot90": g.rotation(90, center=(11, 11)),
+    "rot180": g.rotation(180, center=(15.5, 11.5)),
+    "flip_h": g.flip("h", (W, H)),
+    "flip_v": g.flip("v", (W, H)),
+    "scale_half": g.scale(0.5, center=(4, 3)),  # sources at 2 x - 4: integers
+    "compose": g.compose(g.flip("h", (W, H)), g.translation(-1, 4), g.rotation(-90, center=(16, 12))),
+}
+
+
+def _cv2(m):
+    M = g.to_cv2(m)
+    warp = cv2.warpAffine if M.shape == (2, 3) else cv2.warpPerspective
+    return warp(IMG, M, (W, H), flags=cv2.INTER_NEAREST, borderMode=cv2.BORDER_CONSTANT, borderValue=0)
+
+
+@pytest.mark.parametrize("name", list(EXACT))
+def test_pillow_matches_opencv(name):
+    m = EXACT[name]
+    pil = Image.fromarray(IMG).transform((W, H), Image.Transform.AFFINE, g.to_pillow(m),
+                                         resample=Image.Resampling.NEAREST, fillcolor=0)
+    np.testing.assert_array_equal(np.asarray(pil), _cv2(m))
+
+
+@pytest.mark.parametrize("name", list(EXACT))
+def test_scipy_matches_opencv(name):
+    m = EXACT[name]
+    out = ndi.affine_transform(IMG, g.to_scipy(m), output_shape=(H, W), order=0, mode="constant", cval=0)
+    np.testing.assert_array_equal(out, _cv2(m))
+
+
+@pytest.mark.parametrize("align", [False, True])
+@pytest.mark.parametrize("name", list(EXACT))
+def test_theta_with_grid_sample_matches_opencv(name, align, queue):
+    m = EXACT[name]
+    theta = g.to_theta(m, (W, H), align_corners=align)[None].astype(np.float32)
+    grid = warpkit.affine_grid(theta, (1, 1, H, W), align, queue=queue)
+    out = warpkit.grid_sample(IMG[None, None].astype(np.float32), grid, "nearest", "zeros", align,
+                              queue=queue)[0, 0]
+    np.testing.assert_array_equal(out.astype(np.uint8), _cv2(m))
+
+
+def test_theta_matches_torch_affine_grid():
+    torch = pytest.importorskip("torch")
+    m = g.compose(g.rotation(17, center=(10, 7)), g.scale(1.3, 0.8), g.translation(2, 3))
+    for align in (False, True):
+        theta = g.to_theta(m, (W, H), align_corners=align)
+        grid_t = torch.nn.functional.affine_grid(torch.tensor(theta[None]), (1, 1, H, W),
+                                                 align_corners=align).numpy()
+        grid_w = warpkit.affine_grid(theta[None], (1, 1, H, W), align)
+        np.testing.assert_allclose(grid_w, grid_t, atol=1e-6)
+
+
+def test_rotation_is_opencv_and_counter_clockwise():
+    for deg, c in [(30, (10, 20)), (-75.5, (0, 0)), (90, (3.5, 7))]:
+        np.testing.assert_allclose(g.to_cv2(g.rotation(deg, c)), cv2.getRotationMatrix2D(c, deg, 1.0),
+                                   atol=1e-12)
+    # a point right of the centre moves up (y decreases) under a positive quarter turn
+    np.testing.assert_allclose(g.transform_points(g.rotation(90, (0, 0)), [[1, 0]]), [[0, -1]], atol=1e-12)
+
+
+def test_compose_applies_in_order():
+    a, b = g.translation(5, 0), g.scale(2)
+    np.testing.assert_allclose(g.transform_points(g.compose(a, b), [[1, 1]]), [[12, 2]])
+    np.testing.assert_allclose(g.transform_points(g.compose(b, a), [[1, 1]]), [[7, 2]])
+
+
+def test_round_trips():
+    m = g.compose(g.rotation(23, (5, 6)), g.shear(10, -5), g.scale(1.5, 0.7), g.translation(-3, 8))
+    np.testing.assert_allclose(g.from_cv2(g.to_cv2(m)), m, atol=1e-12)
+    np.testing.assert_allclose(g.from_pillow(g.to_pillow(m)), m, atol=1e-9)
+    np.testing.assert_allclose(g.from_theta(g.to_theta(m, (W, H)), (W, H)), m, atol=1e-9)
+    np.testing.assert_allclose(g.from_theta(g.to_theta(m, (W, H), (40, 30), True), (W, H), (40, 30), True),
+                               m, atol=1e-9)
+    np.testing.assert_allclose(g.invert(g.invert(m)), m, atol=1e-12)
+
+
+def test_points_fit():
+    src = [[0, 0], [10, 0], [0, 10], [10, 10]]
+    m = g.compose(g.rotation(12), g.translation(3, 4))
+    dst = g.transform_points(m, src)
+    np.testing.assert_allclose(g.affine_from_points(src[:3], dst[:3]), m, atol=1e-12)
+    p = g.perspective_from_points(src, [[0, 0], [10, 1], [1, 9], [12, 12]])
+    np.testing.assert_allclose(p / p[2, 2], cv2.getPerspectiveTransform(np.float32(src),
+                                                                       np.float32([[0, 0], [10, 1], [1, 9], [12, 12]])),
+                               atol=1e-6)
+    ph = Image.fromarray(IMG).transform((W, H), Image.Transform.PERSPECTIVE, g.to_pillow(p),
+                                        resample=Image.Resampling.NEAREST)
+    assert ph.size == (W, H)
+    assert not g.is_affine(p) and g.is_affine(m)
+
+
+@pytest.mark.parametrize("call,match", [
+    (lambda: g.invert(np.zeros((3, 3))), r"the matrix is singular"),
+    (lambda: g.to_cv2(np.zeros((2, 2))), r"a matrix must have shape \(3, 3\) or \(2, 3\), got \(2, 2\)"),
+    (lambda: g.flip("d", (3, 3)), r"direction must be 'h' or 'v', got 'd'"),
+    (lambda: g.to_theta(g.perspective_from_points([[0, 0], [1, 0], [0, 1], [1, 1]],
+                                                  [[0, 0], [1, 0], [0, 1], [2, 2]]), (4, 4)),
+     r"theta describes affine maps only"),
+    (lambda: g.from_pillow([1, 2, 3]), r"Pillow transform data has 6 \(affine\) or 8 \(perspective\) numbers, got 3"),
+    (lambda: g.affine_from_points([[0, 0], [1, 1], [2, 2]], [[0, 0], [1, 0], [0, 1]]), r"collinear"),
+    (lambda: g.rotation(math.nan) @ np.eye(3) if g.to_cv2(g.rotation(math.nan)) is None else g.to_cv2(g.rotation(math.nan)),
+     r"a matrix must be finite"),
+])
+def test_errors(call, match):
+    with pytest.raises(ValueError, match=match):
+        call()

@@ -1,0 +1,270 @@
+"""2-D geometry on the host: 3x3 pixel-space matrices, their builders, and converters to the
+conventions of OpenCV, Pillow, scipy and torch-style normalized ``theta``.
+
+Conventions (every function of warpkit that takes a matrix follows them)
+------------------------------------------------------------------------
+- **Pixel centres are at integer coordinates.** The top-left pixel's centre is ``(0, 0)``; the
+  image covers ``[-0.5, W - 0.5] x [-0.5, H - 0.5]``.
+- **x points right, y points down**, and points are ``(x, y)`` (column, row).
+- A matrix maps **source to destination** (``dst_from_src``), as OpenCV's ``warpAffine`` matrix
+  does: ``(x_dst, y_dst, w) = M @ (x_src, y_src, 1)``, then divide by ``w`` (``w == 1`` for affine
+  maps). Warps sample the source at ``inverse(M) @ (x_dst, y_dst, 1)``.
+- **Positive angles turn the picture counter-clockwise** on screen (as in OpenCV's
+  ``getRotationMatrix2D`` and Pillow's ``Image.rotate``).
+- ``compose(a, b, c)`` applies ``a`` first, then ``b``, then ``c`` (it returns ``c @ b @ a``).
+
+All matrices are float64 ``numpy`` arrays of shape (3, 3).
+
+Example:
+    >>> from warpkit import geometry as g
+    >>> m = g.compose(g.rotation(30, center=(320, 240)), g.translation(10, 0))
+    >>> g.to_cv2(m).shape
+    (2, 3)
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+
+import numpy as np
+
+__all__ = [
+    "affine_from_points",
+    "compose",
+    "flip",
+    "from_cv2",
+    "from_pillow",
+    "from_theta",
+    "identity",
+    "invert",
+    "is_affine",
+    "perspective_from_points",
+    "rotation",
+    "scale",
+    "shear",
+    "to_cv2",
+    "to_pillow",
+    "to_scipy",
+    "to_theta",
+    "transform_points",
+    "translation",
+]
+
+
+def _m(a) -> np.ndarray:
+    m = np.asarray(a, dtype=np.float64)
+    if m.shape == (2, 3):
+        m = np.vstack([m, [0.0, 0.0, 1.0]])
+    if m.shape != (3, 3):
+        raise ValueError(f"a matrix must have shape (3, 3) or (2, 3), got {m.shape}")
+    if not np.isfinite(m).all():
+        raise ValueError(f"a matrix must be finite, got {m.tolist()}")
+    return m
+
+
+def _about(m: np.ndarray, center: Sequence[float] | None) -> np.ndarray:
+    if center is None:
+        return m
+    cx, cy = (float(v) for v in center)
+    return translation(cx, cy) @ m @ translation(-cx, -cy)
+
+
+def identity() -> np.ndarray:
+    """The identity map."""
+    return np.eye(3)
+
+
+def translation(dx: float, dy: float) -> np.ndarray:
+    """Move the picture by ``(dx, dy)`` pixels (right and down)."""
+    m = np.eye(3)
+    m[0, 2], m[1, 2] = float(dx), float(dy)
+    return m
+
+
+def rotation(degrees: float, center: Sequence[float] | None = (0.0, 0.0)) -> np.ndarray:
+    """Turn the picture by ``degrees`` counter-clockwise on screen about ``center`` (x, y).
+
+    Equal to OpenCV's ``getRotationMatrix2D(center, degrees, 1)`` (as a 3x3 matrix).
+    """
+    deg = float(degrees)
+    if deg % 90 == 0:  # quarter turns exactly: cos(90 deg) is 6e-17 in floating point
+        c, s = [(1.0, 0.0), (0.0, 1.0), (-1.0, 0.0), (0.0, -1.0)][int(deg // 90) % 4]
+    else:
+        a = math.radians(deg)
+        c, s = math.cos(a), math.sin(a)
+    # y points down: a counter-clockwise turn on screen is x' = c x + s y, y' = -s x + c y
+    return _about(np.array([[c, s, 0.0], [-s, c, 0.0], [0.0, 0.0, 1.0]]), center)
+
+
+def scale(sx: float, sy: float | None = None, center: Sequence[float] | None = None) -> np.ndarray:
+    """Scale by ``sx`` horizontally and ``sy`` (default ``sx``) vertically about ``center``."""
+    sy = sx if sy is None else sy
+    return _about(np.diag([float(sx), float(sy), 1.0]), center)
+
+
+def shear(x_degrees: float, y_degrees: float = 0.0,
+          center: Sequence[float] | None = None) -> np.ndarray:
+    """Shear: x moves by ``tan(x_degrees) * y``, y by ``tan(y_degrees) * x``, about ``center``."""
+    m = np.eye(3)
+    m[0, 1] = math.tan(math.radians(float(x_degrees)))
+    m[1, 0] = math.tan(math.radians(float(y_degrees)))
+    return _about(m, center)
+
+
+def flip(direction: str, size: Sequence[int]) -> np.ndarray:
+    """Mirror an image of ``size = (W, H)``: ``"h"`` left-right, ``"v"`` top-bottom.
+
+    The flipped image covers the same pixels: pixel ``x`` moves to ``W - 1 - x``.
+    """
+    w, h = (int(v) for v in size)
+    if direction in ("h", "horizontal"):
+        return np.array([[-1.0, 0.0, w - 1.0], [0.0, 1.0, 0.0], [0.0, 0.0, 1.0]])
+    if direction in ("v", "vertical"):
+        return np.array([[1.0, 0.0, 0.0], [0.0, -1.0, h - 1.0], [0.0, 0.0, 1.0]])
+    raise ValueError(f"direction must be 'h' or 'v', got {direction!r}")
+
+
+def compose(*matrices) -> np.ndarray:
+    """The map that applies ``matrices[0]`` first, then ``matrices[1]``, and so on."""
+    out = np.eye(3)
+    for m in matrices:
+        out = _m(m) @ out
+    return out
+
+
+def invert(m) -> np.ndarray:
+    """The inverse map (``dst_from_src`` becomes ``src_from_dst``); a singular matrix raises."""
+    m = _m(m)
+    d = np.linalg.det(m)
+    if not np.isfinite(d) or abs(d) < 1e-12 * max(1.0, float(np.abs(m).max()) ** 3):
+        raise ValueError(f"the matrix is singular (determinant {d:.3g}) and has no inverse")
+    return np.linalg.inv(m)
+
+
+def is_affine(m) -> bool:
+    """Whether the last row is (0, 0, 1) (up to a common scale)."""
+    m = _m(m)
+    return bool(abs(m[2, 0]) < 1e-12 and abs(m[2, 1]) < 1e-12 and abs(m[2, 2] - 1) < 1e-12)
+
+
+def transform_points(m, points) -> np.ndarray:
+    """Apply ``m`` to ``(..., 2)`` points (x, y), with the perspective divide."""
+    m = _m(m)
+    p = np.asarray(points, dtype=np.float64)
+    h = p @ m[:, :2].T + m[:, 2]
+    return h[..., :2] / h[..., 2:3]
+
+
+def affine_from_points(src, dst) -> np.ndarray:
+    """The affine map taking three source points (x, y) to three destination points."""
+    src, dst = np.asarray(src, np.float64), np.asarray(dst, np.float64)
+    if src.shape != (3, 2) or dst.shape != (3, 2):
+        raise ValueError(f"affine_from_points needs 3 points each, got {src.shape} and {dst.shape}")
+    a = np.hstack([src, np.ones((3, 1))])
+    try:
+        sol = np.linalg.solve(a, dst)  # (3, 2)
+    except np.linalg.LinAlgError:
+        raise ValueError("the three source points are collinear") from None
+    return np.vstack([sol.T, [0.0, 0.0, 1.0]])
+
+
+def perspective_from_points(src, dst) -> np.ndarray:
+    """The homography taking four source points (x, y) to four destination points."""
+    src, dst = np.asarray(src, np.float64), np.asarray(dst, np.float64)
+    if src.shape != (4, 2) or dst.shape != (4, 2):
+        raise ValueError(f"perspective_from_points needs 4 points each, got {src.shape} and {dst.shape}")
+    rows, rhs = [], []
+    for (x, y), (u, v) in zip(src, dst):
+        rows.append([x, y, 1, 0, 0, 0, -u * x, -u * y])
+        rhs.append(u)
+        rows.append([0, 0, 0, x, y, 1, -v * x, -v * y])
+        rhs.append(v)
+    try:
+        h = np.linalg.solve(np.array(rows), np.array(rhs))
+    except np.linalg.LinAlgError:
+        raise ValueError("three of the four source points are collinear") from None
+    return np.append(h, 1.0).reshape(3, 3)
+
+
+# ---- converters ----------------------------------------------------------------------------
+
+def to_cv2(m) -> np.ndarray:
+    """OpenCV's matrix: the 2x3 ``M`` of ``cv2.warpAffine(img, M, ...)`` (affine maps), or the
+    3x3 of ``cv2.warpPerspective``. Same direction and pixel centres as warpkit."""
+    m = _m(m)
+    return m[:2].copy() if is_affine(m) else m.copy()
+
+
+def from_cv2(M) -> np.ndarray:
+    """warpkit's matrix from OpenCV's 2x3 (warpAffine) or 3x3 (warpPerspective) matrix, as used
+    without ``cv2.WARP_INVERSE_MAP``."""
+    return _m(M)
+
+
+# Pillow measures positions from the image's corner: its pixel centres are at k + 0.5.
+_TO_CORNER = translation(0.5, 0.5)
+
+
+def to_pillow(m) -> tuple[float, ...]:
+    """The ``data`` of Pillow's ``Image.transform(size, Image.AFFINE, data)`` (6 numbers) or
+    ``Image.PERSPECTIVE`` (8 numbers): the *inverse* map (output to input) in Pillow's
+    corner-based coordinates."""
+    m = _m(m)
+    inv = _TO_CORNER @ invert(m) @ invert(_TO_CORNER)
+    inv = inv / inv[2, 2]
+    if is_affine(m):
+        return tuple(float(v) for v in inv[:2].ravel())
+    return tuple(float(v) for v in inv.ravel()[:8])
+
+
+def from_pillow(data: Sequence[float]) -> np.ndarray:
+    """warpkit's matrix from Pillow's AFFINE (6 numbers) or PERSPECTIVE (8 numbers) data."""
+    d = [float(v) for v in data]
+    if len(d) == 6:
+        inv = np.array([d[0:3], d[3:6], [0.0, 0.0, 1.0]])
+    elif len(d) == 8:
+        inv = np.array([d[0:3], d[3:6], [d[6], d[7], 1.0]])
+    else:
+        raise ValueError(f"Pillow transform data has 6 (affine) or 8 (perspective) numbers, got {len(d)}")
+    return invert(invert(_TO_CORNER) @ inv @ _TO_CORNER)
+
+
+def to_scipy(m) -> np.ndarray:
+    """The homogeneous 3x3 ``matrix`` of ``scipy.ndimage.affine_transform(image, matrix)`` for an
+    HxW image: it maps output (row, col) to input (row, col), so the inverse map, axes swapped."""
+    swap = np.array([[0.0, 1.0, 0.0], [1.0, 0.0, 0.0], [0.0, 0.0, 1.0]])
+    return swap @ invert(m) @ swap
+
+
+def _normalizer(size: Sequence[int], align_corners: bool) -> np.ndarray:
+    """pixel (x, y) -> normalized [-1, 1] coordinates, as GridSample reads them."""
+    w, h = (int(v) for v in size)
+    if align_corners:
+        sx = 2.0 / (w - 1) if w > 1 else 0.0
+        sy = 2.0 / (h - 1) if h > 1 else 0.0
+        return np.array([[sx, 0.0, -1.0], [0.0, sy, -1.0], [0.0, 0.0, 1.0]])
+    return np.array([[2.0 / w, 0.0, 1.0 / w - 1.0], [0.0, 2.0 / h, 1.0 / h - 1.0], [0.0, 0.0, 1.0]])
+
+
+def to_theta(m, src_size: Sequence[int], dst_size: Sequence[int] | None = None,
+             align_corners: bool = False) -> np.ndarray:
+    """torch-style normalized ``theta`` (2x3) for :func:`warpkit.affine_grid` / ``F.affine_grid``:
+    it maps normalized output coordinates to normalized input coordinates (the inverse map).
+
+    Sizes are ``(W, H)``; ``dst_size`` defaults to ``src_size``.
+    """
+    m = _m(m)
+    if not is_affine(m):
+        raise ValueError("theta describes affine maps only; this matrix is a perspective map")
+    dst_size = src_size if dst_size is None else dst_size
+    t = _normalizer(src_size, align_corners) @ invert(m) @ invert(_normalizer(dst_size, align_corners))
+    return t[:2].copy()
+
+
+def from_theta(theta, src_size: Sequence[int], dst_size: Sequence[int] | None = None,
+               align_corners: bool = False) -> np.ndarray:
+    """warpkit's matrix from a normalized 2x3 ``theta`` (the inverse of :func:`to_theta`)."""
+    dst_size = src_size if dst_size is None else dst_size
+    t = _m(theta)
+    return invert(invert(_normalizer(src_size, align_corners)) @ t @ _normalizer(dst_size, align_corners))
