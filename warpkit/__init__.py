@@ -11,9 +11,11 @@ Example:
     (1, 3, 16, 16)
 """
 
+from . import geometry
 from .affine_grid import affine_grid
 from .grid_sample import grid_sample
 from .roi_align import roi_align
+from .warp import warp_affine, warp_perspective
 from .runtime import Runtime, clear_cache, get_runtime, list_devices, runtime_for_queue, set_device
 
 __version__ = "0.1.0"
@@ -28,4 +30,7 @@ __all__ = [
     "roi_align",
     "runtime_for_queue",
     "set_device",
+    "warp_affine",
+    "warp_perspective",
+    "geometry",
 ]

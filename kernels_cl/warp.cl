@@ -1,0 +1,158 @@
+/* Fused image warps: every output pixel computes its source position from a 3x3 matrix
+ * (src_from_dst, pixel centres at integers, x right, y down), with the perspective divide, and
+ * samples there. No grid is materialized.
+ *
+ * Images are (B, H, W, C) with C <= 4 channels innermost (any strides for the source; the output is
+ * contiguous). Storage type X_T / X_KIND (warpkit.h): uchar, ushort, int or float. Integer outputs
+ * round to nearest and saturate (images want that; ONNX's cast truncates instead).
+ *
+ * Specialised on MODE (nearest / linear / cubic); padding, fill and the supersampling factor are
+ * arguments. NDRange: (W_out, H_out, B).
+ */
+#include "warpkit.h"
+
+#define MODE_NEAREST 0
+#define MODE_LINEAR 1
+#define MODE_CUBIC 2
+#ifndef MODE
+#define MODE MODE_LINEAR
+#endif
+#define PAD_CONSTANT 0
+#define PAD_BORDER 1
+#define PAD_REFLECTION 2
+
+#if MODE == MODE_NEAREST
+#define TAPS 1
+#elif MODE == MODE_LINEAR
+#define TAPS 2
+#else
+#define TAPS 4
+#endif
+
+/* an integer tap on an axis of size d: the index to read, or -1 for the fill value. Reflection
+ * mirrors about the outer pixel edges (OpenCV's BORDER_REFLECT: ... 1 0 | 0 1 2 ... | d-1 d-2 ...). */
+inline int wp_tap(int i, int d, int pad) {
+    if (i >= 0 && i < d) return i;
+    if (pad == PAD_CONSTANT) return -1;
+    if (pad == PAD_BORDER) return i < 0 ? 0 : d - 1;
+    const int period = 2 * d;
+    int m = i % period;
+    m = m < 0 ? m + period : m;
+    return m < d ? m : period - 1 - m;
+}
+
+inline void wp_weights(float t, float *w) {
+#if MODE == MODE_NEAREST
+    w[0] = 1;
+#elif MODE == MODE_LINEAR
+    w[0] = 1 - t;
+    w[1] = t;
+#else
+    const float A = -0.75f;
+    float t1 = t + 1, s = 1 - t, s1 = 2 - t;
+    w[0] = ((A * t1 - 5 * A) * t1 + 8 * A) * t1 - 4 * A;
+    w[1] = ((A + 2) * t - (A + 3)) * t * t + 1;
+    w[2] = ((A + 2) * s - (A + 3)) * s * s + 1;
+    w[3] = ((A * s1 - 5 * A) * s1 + 8 * A) * s1 - 4 * A;
+#endif
+}
+
+/* round to nearest and saturate into the storage type */
+#if X_KIND == WK_INT
+#define STORE_PIX(p, i, v)                                                                  \
+    ((p)[i] = ((v) != (v))                  ? (X_T)0                                        \
+              : ((v) <= (float)(X_MIN)) ? (X_T)(X_MIN)                                      \
+              : ((v) >= (float)(X_MAX)) ? (X_T)(X_MAX)                                      \
+                                        : (X_T)wk_rint_f(v))
+#else
+#define STORE_PIX(p, i, v) ((p)[i] = (X_T)(v))
+#endif
+
+inline float wk_rint_f(float x) {
+    const float m = 8388608.0f;
+    float r = x >= 0 ? (x + m) - m : (x - m) + m;
+    return (x < m && x > -m) ? r : x;
+}
+
+/* M: B matrices of 9 floats (src_from_dst, row-major). fill: per-channel constant. ss: samples
+ * per axis (antialiasing by supersampling; 1 = none). */
+__kernel void warp(__global const X_T *restrict X, long x_off, long sxb, long sxy, long sxx, long sxc, int H,
+                   int W, int C, __global const float *restrict M, int per_image,
+                   __global X_T *restrict Y, int Ho, int Wo, int pad, float4 fill, int ss) {
+    const int xo = (int)get_global_id(0), yo = (int)get_global_id(1), b = (int)get_global_id(2);
+    if (xo >= Wo || yo >= Ho) return;
+    __global const float *m = M + (per_image ? b * 9 : 0);
+    const float fills[4] = {fill.s0, fill.s1, fill.s2, fill.s3};
+    __global const X_T *xb = X + x_off + b * sxb;
+    float acc[4] = {0, 0, 0, 0};
+    const float inv_ss = 1.0f / (float)ss;
+    for (int sy_ = 0; sy_ < ss; sy_++) {
+        for (int sx_ = 0; sx_ < ss; sx_++) {
+            /* sub-sample position inside the output pixel (its centre when ss == 1) */
+            const float px = (float)xo + ((float)sx_ + 0.5f) * inv_ss - 0.5f;
+            const float py = (float)yo + ((float)sy_ + 0.5f) * inv_ss - 0.5f;
+            const float den = m[6] * px + m[7] * py + m[8];
+            float x = (m[0] * px + m[1] * py + m[2]) / den;
+            float y = (m[3] * px + m[4] * py + m[5]) / den;
+            if (!(x == x && y == y) || !(den != 0)) { /* no source point: the fill value */
+                for (int c = 0; c < C; c++) acc[c] += pad == PAD_CONSTANT ? fills[c] : 0;
+                continue;
+            }
+            if (pad == PAD_REFLECTION) {
+                /* reflection repeats with period 2d: move into [0, 2d) (exact, a multiple of 2d) */
+                x = x < -4194304.0f ? -4194304.0f : (x > 4194304.0f ? 4194304.0f : x);
+                y = y < -4194304.0f ? -4194304.0f : (y > 4194304.0f ? 4194304.0f : y);
+                const float px2 = 2.0f * (float)W, py2 = 2.0f * (float)H;
+                float kx = (float)(int)(x / px2), ky = (float)(int)(y / py2);
+                kx -= (x < kx * px2);
+                ky -= (y < ky * py2);
+                x -= kx * px2;
+                y -= ky * py2;
+            } else {
+                /* far-away points give the same taps as these, and no int conversion overflows */
+                x = x < -8 ? -8 : (x > (float)W + 8 ? (float)W + 8 : x);
+                y = y < -8 ? -8 : (y > (float)H + 8 ? (float)H + 8 : y);
+            }
+#if MODE == MODE_NEAREST
+            const int x0 = (int)wk_rint_f(x), y0 = (int)wk_rint_f(y);
+            const float tx = 0, ty = 0;
+#else
+            int x0 = (int)x;
+            x0 -= (x < (float)x0);
+            int y0 = (int)y;
+            y0 -= (y < (float)y0);
+            const float tx = x - (float)x0, ty = y - (float)y0;
+#if MODE == MODE_CUBIC
+            x0 -= 1;
+            y0 -= 1;
+#endif
+#endif
+            float wx[TAPS], wy[TAPS];
+            wp_weights(tx, wx);
+            wp_weights(ty, wy);
+            int ix[TAPS], iy[TAPS];
+            for (int k = 0; k < TAPS; k++) {
+                ix[k] = wp_tap(x0 + k, W, pad);
+                iy[k] = wp_tap(y0 + k, H, pad);
+            }
+            for (int c = 0; c < C; c++) {
+                float v = 0;
+                for (int j = 0; j < TAPS; j++) {
+                    float row = 0;
+                    for (int k = 0; k < TAPS; k++) {
+                        const int inside = ix[k] >= 0 && iy[j] >= 0;
+                        const long o = (long)(iy[j] < 0 ? 0 : iy[j]) * sxy +
+                                       (long)(ix[k] < 0 ? 0 : ix[k]) * sxx + c * sxc;
+                        const float val = (float)xb[o];
+                        row += wx[k] * (inside ? val : fills[c]);
+                    }
+                    v += wy[j] * row;
+                }
+                acc[c] += v;
+            }
+        }
+    }
+    __global X_T *yp = Y + (((long)b * Ho + yo) * Wo + xo) * C;
+    const float norm = 1.0f / (float)(ss * ss);
+    for (int c = 0; c < C; c++) STORE_PIX(yp, c, acc[c] * norm);
+}

@@ -1,0 +1,271 @@
+"""Affine and perspective warps of Pillow images and arrays, as fused OpenCL kernels.
+
+Matrices follow :mod:`warpkit.geometry`: 3x3 (or 2x3) **destination-from-source** maps in pixel
+coordinates with pixel centres at integers, x right, y down — the convention of
+``cv2.warpAffine`` / ``cv2.warpPerspective`` without ``WARP_INVERSE_MAP``.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any, Literal
+
+import numpy as np
+import pyopencl as cl
+import pyopencl.array as cla
+from pyopencl import cltypes
+
+from . import geometry
+from ._memory import Output, operand, pick_runtime, round_up, to_device, wants_device_result
+from .runtime import launch
+
+__all__ = ["warp_affine", "warp_perspective", "INTERPOLATIONS", "PADDINGS"]
+
+INTERPOLATIONS = {"nearest": 0, "linear": 1, "bilinear": 1, "cubic": 2, "bicubic": 2}
+PADDINGS = {"constant": 0, "border": 1, "reflection": 2}
+Interpolation = Literal["nearest", "linear", "cubic"]
+Padding = Literal["constant", "border", "reflection"]
+
+_TYPES = {
+    np.dtype(np.uint8): ("WK_INT", "uchar", "0", "UCHAR_MAX"),
+    np.dtype(np.uint16): ("WK_INT", "ushort", "0", "USHRT_MAX"),
+    np.dtype(np.int32): ("WK_INT", "int", "INT_MIN", "INT_MAX"),
+    np.dtype(np.float32): ("WK_F32", "float", "0", "0"),
+}
+#: Pillow modes warped as they are: mode -> (dtype, channels)
+PIL_MODES = {"L": (np.uint8, 1), "LA": (np.uint8, 2), "RGB": (np.uint8, 3), "RGBA": (np.uint8, 4),
+             "I;16": (np.uint16, 1), "I": (np.int32, 1), "F": (np.float32, 1)}
+#: Pillow modes converted first (the result keeps the converted mode)
+PIL_CONVERT = {"1": "L", "P": "RGBA", "PA": "RGBA", "La": "LA", "RGBa": "RGBA", "RGBX": "RGBA"}
+_MAX_SS = 8
+
+
+def _choice(value: Any, table: dict, arg: str) -> int:
+    if not isinstance(value, str) or value not in table:
+        raise ValueError(f"{arg} must be one of {', '.join(map(repr, table))}; got {value!r}")
+    return table[value]
+
+
+def _as_image(image: Any):
+    """(array or device array, batch?, restore) for a Pillow image, numpy array or device array."""
+    try:
+        from PIL import Image
+    except ImportError:  # pragma: no cover - Pillow is a dependency
+        Image = None
+    if Image is not None and isinstance(image, Image.Image):
+        img = image
+        if img.mode in PIL_CONVERT:
+            target = PIL_CONVERT[img.mode]
+            if img.mode == "P" and "transparency" not in img.info:
+                target = "RGB"
+            img = img.convert(target)
+        if img.mode not in PIL_MODES:
+            raise TypeError(
+                f"image has Pillow mode {img.mode!r}; warpkit warps {', '.join(PIL_MODES)} (and "
+                f"converts {', '.join(PIL_CONVERT)}): convert it first, e.g. image.convert('RGB')"
+            )
+        dt, c = PIL_MODES[img.mode]
+        arr = np.asarray(img)
+        if arr.dtype != dt:  # I;16 comes as uint16 on little-endian, I as int32
+            arr = arr.astype(dt)
+        mode = img.mode
+        info = dict(img.info)
+
+        def restore(out: np.ndarray):
+            res = Image.fromarray(out if c > 1 else out.reshape(out.shape[:2]))
+            if res.mode != mode:  # Pillow infers L/LA/RGB/RGBA, I;16, I, F from the array
+                res = res.convert(mode)
+            res.info.update({k: v for k, v in info.items() if k in ("icc_profile", "dpi", "exif")})
+            return res
+
+        return arr, False, restore
+    op = operand(image, "image")
+    return (op.dev if op.dev is not None else op.host), None, None
+
+
+def _shape_hwc(arr) -> tuple[int, int, int, int, bool, tuple]:
+    """(B, H, W, C, batched, output shape builder) for HW, HWC or BHWC."""
+    s = tuple(arr.shape)
+    if len(s) == 2:
+        return 1, s[0], s[1], 1, False, lambda ho, wo: (ho, wo)
+    if len(s) == 3:
+        if s[2] > 4:
+            raise ValueError(f"image must be (H, W), (H, W, C) or (B, H, W, C) with C <= 4, got {s}")
+        return 1, s[0], s[1], s[2], False, lambda ho, wo: (ho, wo, s[2])
+    if len(s) == 4:
+        if s[3] > 4:
+            raise ValueError(f"image must be (H, W), (H, W, C) or (B, H, W, C) with C <= 4, got {s}")
+        return s[0], s[1], s[2], s[3], True, lambda ho, wo: (s[0], ho, wo, s[3])
+    raise ValueError(f"image must be (H, W), (H, W, C) or (B, H, W, C) with C <= 4, got {s}")
+
+
+def _matrices(matrix: Any, batch: int, batched: bool, arg: str) -> np.ndarray:
+    m = np.asarray(matrix, dtype=np.float64)
+    if m.ndim == 2:
+        return geometry._m(m)[None]
+    if m.ndim == 3 and batched and m.shape[0] == batch and m.shape[1:] in ((2, 3), (3, 3)):
+        return np.stack([geometry._m(x) for x in m])
+    want = "(3, 3) or (2, 3)" + (f", or ({batch}, 3, 3) / ({batch}, 2, 3) for this batch" if batched else "")
+    raise ValueError(f"{arg} must have shape {want}, got {m.shape}")
+
+
+def _supersampling(inv: np.ndarray, wo: int, ho: int) -> int:
+    """Samples per axis so that a shrinking warp averages about one source pixel per sample:
+    the largest local scale (source pixels per output pixel) over the output's corners and centre."""
+    worst = 1.0
+    for x, y in ((0, 0), (wo - 1, 0), (0, ho - 1), (wo - 1, ho - 1), ((wo - 1) / 2, (ho - 1) / 2)):
+        for m in inv:
+            d = m[2, 0] * x + m[2, 1] * y + m[2, 2]
+            if abs(d) < 1e-12:
+                continue
+            u = (m[0, 0] * x + m[0, 1] * y + m[0, 2]) / d
+            v = (m[1, 0] * x + m[1, 1] * y + m[1, 2]) / d
+            # Jacobian of the perspective map at (x, y)
+            j = np.array([[(m[0, 0] - u * m[2, 0]) / d, (m[0, 1] - u * m[2, 1]) / d],
+                          [(m[1, 0] - v * m[2, 0]) / d, (m[1, 1] - v * m[2, 1]) / d]])
+            worst = max(worst, float(np.linalg.svd(j, compute_uv=False)[0]))
+    return int(min(_MAX_SS, math.ceil(worst - 1e-9)))
+
+
+def _warp(image, matrix, size, interpolation, padding, fill, expand, antialias, queue, affine):
+    arg = "matrix" if affine else "homography"
+    mode_id = _choice(interpolation, INTERPOLATIONS, "interpolation")
+    pad_id = _choice(padding, PADDINGS, "padding")
+    arr, _, restore = _as_image(image)
+    dt = np.dtype(arr.dtype)
+    if dt not in _TYPES:
+        raise TypeError(f"image has dtype {dt}; warps take uint8, uint16, int32 or float32 images "
+                        "(convert other dtypes first)")
+    B, H, W, C, batched, out_shape = _shape_hwc(arr)
+    mats = _matrices(matrix, B, batched, arg)
+    if affine and not all(geometry.is_affine(m) for m in mats):
+        raise ValueError(f"{arg} is a perspective map (last row != (0, 0, 1)); use warp_perspective")
+    if expand:
+        corners = np.array([[-0.5, -0.5], [W - 0.5, -0.5], [-0.5, H - 0.5], [W - 0.5, H - 0.5]])
+        pts = np.concatenate([geometry.transform_points(m, corners) for m in mats])
+        if not np.isfinite(pts).all():
+            raise ValueError("expand=True needs the image to map to a finite region")
+        lo, hi = pts.min(0), pts.max(0)
+        wo, ho = (int(math.ceil(v - 1e-6)) for v in hi - lo)
+        shift = geometry.translation(-lo[0] - 0.5, -lo[1] - 0.5)
+        mats = np.stack([shift @ m for m in mats])
+        if size is not None:
+            raise ValueError("pass either size or expand=True, not both")
+    elif size is None:
+        wo, ho = W, H
+    else:
+        try:
+            wo, ho = (int(v) for v in size)
+        except (TypeError, ValueError):
+            raise ValueError(f"size must be (width, height), got {size!r}") from None
+    if wo < 1 or ho < 1 or wo > 1 << 16 or ho > 1 << 16:
+        raise ValueError(f"the output size must be between 1 and 65536 per axis, got {wo}x{ho}")
+    inv = np.stack([geometry.invert(m) for m in mats])
+    fills = np.zeros(4, np.float32)
+    f = np.atleast_1d(np.asarray(fill, dtype=np.float64))
+    if f.ndim != 1 or len(f) not in (1, C):
+        raise ValueError(f"fill must be a number or one per channel ({C}), got {fill!r}")
+    fills[:C] = np.broadcast_to(f, (C,))
+    ss = _supersampling(inv, wo, ho) if antialias else 1
+
+    rt = pick_runtime(queue, *([operand(arr, "image")] if isinstance(arr, cla.Array) else []))
+    src = operand(arr, "image")
+    on_dev = wants_device_result(src)
+    out = Output(rt, out_shape(ho, wo), dt, on_dev)
+    if B == 0 or C == 0 or H == 0 or W == 0:
+        if B and C and (H == 0 or W == 0):
+            raise ValueError(f"image has no pixels to sample: shape {tuple(arr.shape)}")
+        return out.result() if restore is None else restore(out.result())
+    for o, what in ((src, "the image"),):
+        if o.nbytes > rt.max_alloc:
+            raise ValueError(f"{what} ({o.nbytes} bytes) exceeds the device's maximum allocation "
+                             f"of {rt.max_alloc} bytes ({rt.name})")
+    xv = to_device(rt, src)
+    st = xv.strides
+    if len(st) == 2:
+        strides = (0, st[0], st[1], 0)
+    elif len(st) == 3:
+        strides = (0, st[0], st[1], st[2])
+    else:
+        strides = st
+    mbuf = cl.Buffer(rt.context, cl.mem_flags.READ_ONLY | cl.mem_flags.COPY_HOST_PTR,
+                     hostbuf=np.ascontiguousarray(inv.reshape(-1, 9), dtype=np.float32))
+    yv = out.view()
+    kind, ctype, lo_, hi_ = _TYPES[dt]
+    kernel = rt.kernel("warp.cl", {"MODE": mode_id, "X_KIND": kind, "X_T": ctype, "X_MIN": lo_,
+                                   "X_MAX": hi_}, "warp")
+    fill4 = np.zeros((), cltypes.float4)
+    fill4[()] = tuple(float(v) for v in fills)
+    kernel.set_args(
+        xv.buf, np.int64(xv.offset), *(np.int64(s) for s in strides), np.int32(H), np.int32(W),
+        np.int32(C), mbuf, np.int32(len(inv) > 1), yv.buf, np.int32(ho), np.int32(wo),
+        np.int32(pad_id), fill4, np.int32(ss),
+    )
+    launch(rt, kernel, (round_up(wo, 64), ho, B), (64, 1, 1))
+    out.finish(yv)
+    res = out.result()
+    return res if restore is None else restore(res)
+
+
+def warp_affine(
+    image: Any,
+    matrix: Any,
+    size: tuple[int, int] | None = None,
+    interpolation: Interpolation = "linear",
+    padding: Padding = "constant",
+    fill: float | tuple[float, ...] = 0,
+    expand: bool = False,
+    antialias: bool = False,
+    queue: cl.CommandQueue | None = None,
+) -> Any:
+    """Warp an image with an affine map.
+
+    Args:
+        image: a Pillow image (modes L, LA, RGB, RGBA, I;16, I, F; 1, P and PA are converted to L,
+            RGB(A)), or an array (H, W), (H, W, C) or a batch (B, H, W, C) with C <= 4, of uint8,
+            uint16, int32 or float32; numpy or ``pyopencl.array.Array``.
+        matrix: (3, 3) or (2, 3) destination-from-source map (see :mod:`warpkit.geometry`), or one
+            per image of a batch: (B, 3, 3) / (B, 2, 3).
+        size: output (width, height); default: the input's size.
+        interpolation: ``"nearest"``, ``"linear"`` or ``"cubic"`` (Keys, A = -0.75, as OpenCV).
+        padding: where the source is outside the image: ``"constant"`` (``fill``), ``"border"``
+            (the edge pixel, OpenCV's BORDER_REPLICATE) or ``"reflection"`` (mirrored about the
+            outer pixel edges, OpenCV's BORDER_REFLECT).
+        fill: the constant, a number or one per channel.
+        expand: make the output just large enough for the whole transformed image (and move it
+            there); not with ``size``.
+        antialias: for maps that shrink, average several samples per output pixel (as many per
+            axis as source pixels fall on one output pixel, at most 8), so that detail does not
+            alias.
+        queue: the ``pyopencl.CommandQueue`` to run on.
+
+    Returns:
+        The warped image: the same kind (Pillow image of the same mode, numpy or device array),
+        dtype and channel count. Integer results round to nearest and saturate.
+
+    Example:
+        >>> from warpkit import geometry as g
+        >>> out = warpkit.warp_affine(img, g.rotation(15, center=(w / 2 - 0.5, h / 2 - 0.5)))  # doctest: +SKIP
+    """
+    return _warp(image, matrix, size, interpolation, padding, fill, expand, antialias, queue, True)
+
+
+def warp_perspective(
+    image: Any,
+    homography: Any,
+    size: tuple[int, int] | None = None,
+    interpolation: Interpolation = "linear",
+    padding: Padding = "constant",
+    fill: float | tuple[float, ...] = 0,
+    expand: bool = False,
+    antialias: bool = False,
+    queue: cl.CommandQueue | None = None,
+) -> Any:
+    """Warp an image with a perspective map (a 3x3 homography, destination from source).
+
+    Arguments and result as :func:`warp_affine`; ``homography`` may be any invertible 3x3 matrix,
+    e.g. from :func:`warpkit.geometry.perspective_from_points`. Output pixels whose source lies
+    behind the camera (no finite source point) take the fill value.
+    """
+    return _warp(image, homography, size, interpolation, padding, fill, expand, antialias, queue,
+                 False)
