@@ -74,16 +74,19 @@ inline float wk_rint_f(float x) {
     return (x < m && x > -m) ? r : x;
 }
 
-/* M: B matrices of 9 floats (src_from_dst, row-major). fill: per-channel constant. ss: samples
+/* M: B matrices of 9 floats (src_from_dst, row-major), or one for all (per_image = 0).
+ * src_index: the source image of each output item when indexed (validated on the host). fill: per-channel constant. ss: samples
  * per axis (antialiasing by supersampling; 1 = none). */
 __kernel void warp(__global const X_T *restrict X, long x_off, long sxb, long sxy, long sxx, long sxc, int H,
                    int W, int C, __global const float *restrict M, int per_image,
+                   __global const int *restrict src_index, int indexed,
                    __global X_T *restrict Y, int Ho, int Wo, int pad, float4 fill, int ss) {
     const int xo = (int)get_global_id(0), yo = (int)get_global_id(1), b = (int)get_global_id(2);
     if (xo >= Wo || yo >= Ho) return;
     __global const float *m = M + (per_image ? b * 9 : 0);
     const float fills[4] = {fill.s0, fill.s1, fill.s2, fill.s3};
-    __global const X_T *xb = X + x_off + b * sxb;
+    /* output item b reads image src_index[b] (crops of many boxes) or image b */
+    __global const X_T *xb = X + x_off + (indexed ? (long)src_index[b] : (long)b) * sxb;
     float acc[4] = {0, 0, 0, 0};
     const float inv_ss = 1.0f / (float)ss;
     for (int sy_ = 0; sy_ < ss; sy_++) {

@@ -15,7 +15,7 @@ from . import geometry
 from .affine_grid import affine_grid
 from .grid_sample import grid_sample
 from .roi_align import roi_align
-from .warp import warp_affine, warp_perspective
+from .warp import crop_rois, warp_affine, warp_perspective
 from .runtime import Runtime, clear_cache, get_runtime, list_devices, runtime_for_queue, set_device
 
 __version__ = "0.1.0"
@@ -24,6 +24,7 @@ __all__ = [
     "Runtime",
     "affine_grid",
     "clear_cache",
+    "crop_rois",
     "get_runtime",
     "grid_sample",
     "list_devices",

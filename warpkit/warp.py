@@ -19,7 +19,7 @@ from . import geometry
 from ._memory import Output, operand, pick_runtime, round_up, to_device, wants_device_result
 from .runtime import launch
 
-__all__ = ["warp_affine", "warp_perspective", "INTERPOLATIONS", "PADDINGS"]
+__all__ = ["crop_rois", "warp_affine", "warp_perspective", "INTERPOLATIONS", "PADDINGS"]
 
 INTERPOLATIONS = {"nearest": 0, "linear": 1, "bilinear": 1, "cubic": 2, "bicubic": 2}
 PADDINGS = {"constant": 0, "border": 1, "reflection": 2}
@@ -127,7 +127,8 @@ def _supersampling(inv: np.ndarray, wo: int, ho: int) -> int:
     return int(min(_MAX_SS, math.ceil(worst - 1e-9)))
 
 
-def _warp(image, matrix, size, interpolation, padding, fill, expand, antialias, queue, affine):
+def _warp(image, matrix, size, interpolation, padding, fill, expand, antialias, queue, affine,
+          src_index=None):
     arg = "matrix" if affine else "homography"
     mode_id = _choice(interpolation, INTERPOLATIONS, "interpolation")
     pad_id = _choice(padding, PADDINGS, "padding")
@@ -137,7 +138,14 @@ def _warp(image, matrix, size, interpolation, padding, fill, expand, antialias, 
         raise TypeError(f"image has dtype {dt}; warps take uint8, uint16, int32 or float32 images "
                         "(convert other dtypes first)")
     B, H, W, C, batched, out_shape = _shape_hwc(arr)
-    mats = _matrices(matrix, B, batched, arg)
+    if src_index is not None:  # crops: one output item per matrix, each from image src_index[k]
+        K = len(src_index)
+        mats = np.asarray(matrix, np.float64).reshape(K, 3, 3)
+        hwc = (H, W, C) if arr.ndim != 2 else (H, W, 1)
+        out_shape = lambda ho, wo: (K, ho, wo, hwc[2]) if arr.ndim != 2 else (K, ho, wo)  # noqa: E731
+        restore = None
+    else:
+        mats = _matrices(matrix, B, batched, arg)
     if affine and not all(geometry.is_affine(m) for m in mats):
         raise ValueError(f"{arg} is a perspective map (last row != (0, 0, 1)); use warp_perspective")
     if expand:
@@ -172,7 +180,8 @@ def _warp(image, matrix, size, interpolation, padding, fill, expand, antialias, 
     src = operand(arr, "image")
     on_dev = wants_device_result(src)
     out = Output(rt, out_shape(ho, wo), dt, on_dev)
-    if B == 0 or C == 0 or H == 0 or W == 0:
+    items = B if src_index is None else len(src_index)
+    if items == 0 or C == 0 or H == 0 or W == 0:
         if B and C and (H == 0 or W == 0):
             raise ValueError(f"image has no pixels to sample: shape {tuple(arr.shape)}")
         return out.result() if restore is None else restore(out.result())
@@ -190,6 +199,8 @@ def _warp(image, matrix, size, interpolation, padding, fill, expand, antialias, 
         strides = st
     mbuf = cl.Buffer(rt.context, cl.mem_flags.READ_ONLY | cl.mem_flags.COPY_HOST_PTR,
                      hostbuf=np.ascontiguousarray(inv.reshape(-1, 9), dtype=np.float32))
+    idx = np.zeros(1, np.int32) if src_index is None else np.ascontiguousarray(src_index, np.int32)
+    ibuf = cl.Buffer(rt.context, cl.mem_flags.READ_ONLY | cl.mem_flags.COPY_HOST_PTR, hostbuf=idx)
     yv = out.view()
     kind, ctype, lo_, hi_ = _TYPES[dt]
     kernel = rt.kernel("warp.cl", {"MODE": mode_id, "X_KIND": kind, "X_T": ctype, "X_MIN": lo_,
@@ -198,10 +209,11 @@ def _warp(image, matrix, size, interpolation, padding, fill, expand, antialias, 
     fill4[()] = tuple(float(v) for v in fills)
     kernel.set_args(
         xv.buf, np.int64(xv.offset), *(np.int64(s) for s in strides), np.int32(H), np.int32(W),
-        np.int32(C), mbuf, np.int32(len(inv) > 1), yv.buf, np.int32(ho), np.int32(wo),
+        np.int32(C), mbuf, np.int32(len(inv) > 1), ibuf, np.int32(src_index is not None),
+        yv.buf, np.int32(ho), np.int32(wo),
         np.int32(pad_id), fill4, np.int32(ss),
     )
-    launch(rt, kernel, (round_up(wo, 64), ho, B), (64, 1, 1))
+    launch(rt, kernel, (round_up(wo, 64), ho, items), (64, 1, 1))
     out.finish(yv)
     res = out.result()
     return res if restore is None else restore(res)
@@ -269,3 +281,87 @@ def warp_perspective(
     """
     return _warp(image, homography, size, interpolation, padding, fill, expand, antialias, queue,
                  False)
+
+
+def crop_rois(
+    image: Any,
+    boxes: Any,
+    output_size: tuple[int, int],
+    batch_indices: Any = None,
+    interpolation: Interpolation = "linear",
+    padding: Padding = "constant",
+    fill: float | tuple[float, ...] = 0,
+    antialias: bool = False,
+    queue: cl.CommandQueue | None = None,
+) -> Any:
+    """Crop and resize many boxes into fixed-size patches, in one launch.
+
+    Args:
+        image: a Pillow image, an array (H, W) / (H, W, C), or a batch (B, H, W, C) with
+            ``batch_indices``; numpy or device array.
+        boxes: (K, 4) boxes ``[x1, y1, x2, y2]`` in **pixel-edge** coordinates: ``(0, 0, W, H)``
+            is the whole image, and a box the size of its output reproduces its pixels exactly.
+            Parts outside the image follow ``padding``.
+        output_size: (width, height) of every patch.
+        batch_indices: for a batch, the image of each box (K integers in [0, B)).
+        interpolation, padding, fill, antialias: as :func:`warp_affine`.
+
+    Returns:
+        (K, h, w[, C]) patches of the image's dtype (numpy or device array), or a list of K Pillow
+        images for a Pillow input.
+
+    Example:
+        >>> patches = warpkit.crop_rois(img, [[0, 0, 64, 64], [10, 20, 50, 40]], (32, 32))  # doctest: +SKIP
+    """
+    try:
+        wo, ho = (int(v) for v in output_size)
+    except (TypeError, ValueError):
+        raise ValueError(f"output_size must be (width, height), got {output_size!r}") from None
+    b = np.asarray(boxes, dtype=np.float64)
+    if b.ndim != 2 or b.shape[1] != 4:
+        raise ValueError(f"boxes must have shape (K, 4) as [x1, y1, x2, y2], got {b.shape}")
+    if not np.isfinite(b).all():
+        raise ValueError("boxes must be finite")
+    empty = np.argwhere((b[:, 2] == b[:, 0]) | (b[:, 3] == b[:, 1]))
+    if len(empty):
+        k = int(empty[0, 0])
+        raise ValueError(f"box {k} {b[k].tolist()} has no width or height")
+    pil = None
+    try:
+        from PIL import Image
+
+        if isinstance(image, Image.Image):
+            arr, _, restore_one = _as_image(image)
+            pil = restore_one
+            image = arr
+    except ImportError:  # pragma: no cover
+        pass
+    shape = tuple(image.shape)
+    K = b.shape[0]
+    if len(shape) == 4:
+        if batch_indices is None:
+            raise ValueError("a batch (B, H, W, C) needs batch_indices: the image of each box")
+        bi = np.asarray(batch_indices)
+        if bi.shape != (K,) or bi.dtype.kind not in "iu":
+            raise ValueError(f"batch_indices must be {K} integers, got {bi.shape} {bi.dtype}")
+        if K and (bi.min() < 0 or bi.max() >= shape[0]):
+            raise ValueError(f"batch_indices must be in [0, {shape[0]}), got {bi.min()}..{bi.max()}")
+    else:
+        if batch_indices is not None and np.any(np.asarray(batch_indices) != 0):
+            raise ValueError("batch_indices only apply to a batch (B, H, W, C)")
+        bi = np.zeros(K, np.int64)
+        image = image[None] if len(shape) == 3 else image[None, :, :, None]
+    # dst_from_src per box: edge coordinate e is pixel-centre coordinate e - 0.5
+    sx = wo / (b[:, 2] - b[:, 0])
+    sy = ho / (b[:, 3] - b[:, 1])
+    mats = np.zeros((K, 3, 3))
+    mats[:, 0, 0], mats[:, 1, 1], mats[:, 2, 2] = sx, sy, 1.0
+    mats[:, 0, 2] = (0.5 - b[:, 0]) * sx - 0.5
+    mats[:, 1, 2] = (0.5 - b[:, 1]) * sy - 0.5
+    out = _warp(image, mats, (wo, ho), interpolation, padding, fill, False, antialias, queue, True,
+                src_index=bi)
+    if len(shape) == 2 and not isinstance(out, cla.Array):
+        out = out.reshape(K, ho, wo)
+    if pil is not None:
+        return [pil(np.ascontiguousarray(p)) for p in out]
+    return out
