@@ -5,9 +5,14 @@ User errors exit with code 1 and a one-line message, never a traceback.
 
 from __future__ import annotations
 
+import functools
 import sys
 
 import typer
+
+from ._io import UserError
+from .imaging import crop as _crop
+from .imaging import warp as _warp
 
 app = typer.Typer(
     name="warpkit",
@@ -30,6 +35,23 @@ def _size(n: int) -> str:
             return f"{n:.0f} {unit}" if unit == "B" else f"{n:.1f} {unit}"
         n /= 1024
     return str(n)
+
+
+def _user_errors(fn):
+    """User errors end the command with exit code 1 and one line on stderr, no traceback."""
+
+    @functools.wraps(fn)
+    def wrapper(*args, **kwargs):
+        try:
+            return fn(*args, **kwargs)
+        except UserError as e:
+            fail(str(e))
+
+    return wrapper
+
+
+app.command("warp")(_user_errors(_warp))
+app.command("crop")(_user_errors(_crop))
 
 
 @app.command()

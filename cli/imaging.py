@@ -1,0 +1,259 @@
+"""``warpkit warp`` and ``warpkit crop``: warps and ROI crops of image files."""
+
+from __future__ import annotations
+
+import json
+import os
+from enum import Enum
+from pathlib import Path
+from typing import Optional
+
+import numpy as np
+import typer
+
+from ._io import UserError, expand_inputs, open_image, parse_size, save_atomic
+
+
+class Interp(str, Enum):
+    nearest = "nearest"
+    linear = "linear"
+    cubic = "cubic"
+
+
+class Pad(str, Enum):
+    constant = "constant"
+    border = "border"
+    reflection = "reflection"
+
+
+class Flip(str, Enum):
+    h = "h"
+    v = "v"
+
+
+def _fill(text: str | None):
+    if text is None:
+        return 0
+    try:
+        vals = [float(v) for v in text.replace(",", " ").split()]
+    except ValueError:
+        raise UserError(f"--fill must be a number or comma-separated numbers, got {text!r}") from None
+    if not vals:
+        raise UserError("--fill is empty")
+    return vals[0] if len(vals) == 1 else tuple(vals)
+
+
+def _fill_for(img, fill):
+    bands = len(img.getbands())
+    if isinstance(fill, tuple) and len(fill) != bands:
+        if img.mode in ("LA", "RGBA") and len(fill) == bands - 1:  # colour only: opaque
+            return fill + (255.0,)
+        raise UserError(f"--fill has {len(fill)} values, the image has {bands} channels")
+    return fill
+
+
+def _perspective(text: str):
+    from warpkit import geometry as g
+
+    points = text.split()
+    if len(points) != 4:
+        raise UserError("--perspective takes four point pairs x,y:u,v (source:destination)")
+    src, dst = [], []
+    for p in points:
+        try:
+            a, b = p.split(":")
+            src.append([float(v) for v in a.split(",")])
+            dst.append([float(v) for v in b.split(",")])
+        except ValueError:
+            raise UserError(f"--perspective pairs look like 10,20:12,18, got {p!r}") from None
+    try:
+        return g.perspective_from_points(src, dst)
+    except ValueError as e:
+        raise UserError(f"--perspective: {e}") from None
+
+
+def _matrix(text: str):
+    try:
+        numbers = [float(v) for v in text.replace(",", " ").split()]
+    except ValueError:
+        raise UserError(f"--matrix takes 6 or 9 numbers, got {text!r}") from None
+    if len(numbers) not in (6, 9):
+        raise UserError(f"--matrix takes 6 (affine) or 9 (perspective) numbers, got {len(numbers)}")
+    m = np.array(numbers, np.float64).reshape(-1, 3)
+    return np.vstack([m, [0, 0, 1]]) if m.shape[0] == 2 else m
+
+
+def build_matrix(size, rotate, scale, translate, shear, flip, matrix, perspective):
+    """The destination-from-source map the options describe, about the image centre:
+    flip, then scale, shear and rotation about the centre, then translation."""
+    from warpkit import geometry as g
+
+    w, h = size
+    simple = any(v is not None for v in (rotate, scale, translate, shear, flip))
+    if matrix is not None or perspective is not None:
+        if simple or (matrix is not None and perspective is not None):
+            raise UserError("--matrix and --perspective replace the other transform options")
+        return _matrix(matrix) if matrix is not None else _perspective(perspective)
+    c = ((w - 1) / 2, (h - 1) / 2)
+    steps = []
+    if flip is not None:
+        steps.append(g.flip(flip.value, (w, h)))
+    if scale is not None:
+        if scale <= 0:
+            raise UserError(f"--scale must be > 0, got {scale}")
+        steps.append(g.scale(scale, center=c))
+    if shear is not None:
+        steps.append(g.shear(shear, center=c))
+    if rotate is not None:
+        steps.append(g.rotation(rotate, center=c))
+    if translate is not None:
+        steps.append(g.translation(*translate))
+    return g.compose(*steps) if steps else g.identity()
+
+
+def _progress():
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
+
+    return Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
+                    transient=True, disable=not os.isatty(2))
+
+
+def _device(spec: str | None) -> None:
+    if spec is not None:
+        import warpkit
+
+        try:
+            warpkit.set_device(spec)
+        except (ValueError, RuntimeError) as e:
+            raise UserError(str(e)) from None
+
+
+def warp(
+    inputs: list[str] = typer.Argument(..., help="Image files, directories or glob patterns."),
+    output: Path = typer.Option(..., "-o", "--output",
+                                help="Output file (one input) or directory (several)."),
+    rotate: Optional[float] = typer.Option(None, help="Degrees, counter-clockwise, about the centre."),
+    scale: Optional[float] = typer.Option(None, help="Scale factor about the centre."),
+    translate: Optional[tuple[float, float]] = typer.Option(None, help="DX DY in pixels."),
+    shear: Optional[float] = typer.Option(None, help="Horizontal shear in degrees."),
+    flip: Optional[Flip] = typer.Option(None, help="Mirror: h (left-right) or v (top-bottom)."),
+    matrix: Optional[str] = typer.Option(
+        None, help="6 or 9 numbers, row by row ('1,0,5,0,1,0'): a destination-from-source matrix "
+                   "(OpenCV's convention)."),
+    perspective: Optional[str] = typer.Option(
+        None, help="Four point pairs 'x,y:u,v ...' mapping source points to destination points."),
+    size: Optional[str] = typer.Option(None, help="Output WxH (default: the input's size)."),
+    expand: bool = typer.Option(False, help="Grow the output to hold the whole warped image."),
+    interpolation: Interp = typer.Option(Interp.linear, help="Sampling."),
+    padding: Pad = typer.Option(Pad.constant, help="Outside the image."),
+    fill: Optional[str] = typer.Option(None, help="Constant for padding: 0, or 255,255,255."),
+    antialias: bool = typer.Option(False, help="Average several samples when shrinking."),
+    device: Optional[str] = typer.Option(None, help="OpenCL device (as WARPKIT_DEVICE)."),
+    overwrite: bool = typer.Option(False, help="Replace existing outputs (never an input)."),
+) -> None:
+    """Warp images: rotate, scale, shear, flip, translate, any affine or perspective matrix.
+
+    Positive --rotate turns the picture counter-clockwise about its centre (as Pillow and OpenCV);
+    without --size the output keeps the input's size.
+    """
+    import warpkit
+
+    files = expand_inputs(inputs)
+    out_size = parse_size(size)
+    if expand and out_size is not None:
+        raise UserError("pass either --size or --expand")
+    fill_v = _fill(fill)
+    many = len(files) > 1 or output.is_dir()
+    if many and output.exists() and not output.is_dir():
+        raise UserError(f"{output} is a file; several inputs need an output directory")
+    _device(device)
+    protected = {f.resolve() for f in files}
+    failures = 0
+    with _progress() as progress:
+        task = progress.add_task("warping", total=len(files))
+        for f in files:
+            try:
+                img = open_image(f)
+                m = build_matrix(img.size, rotate, scale, translate, shear, flip, matrix, perspective)
+                fn = warpkit.warp_affine if warpkit.geometry.is_affine(m) else warpkit.warp_perspective
+                res = fn(img, m, size=out_size, interpolation=interpolation.value,
+                         padding=padding.value, fill=_fill_for(img, fill_v), expand=expand,
+                         antialias=antialias)
+                res.info.update({k: v for k, v in img.info.items() if k in ("icc_profile", "exif", "dpi")})
+                dest = output / f.name if many else output
+                fmt = None if dest.suffix else img.format
+                save_atomic(res, dest, fmt, overwrite, protected)
+            except UserError as e:
+                if len(files) == 1:
+                    raise
+                failures += 1
+                typer.echo(f"warpkit: {f}: {e}", err=True)
+            except (OSError, ValueError, TypeError) as e:
+                if len(files) == 1:
+                    raise UserError(f"{f}: {e}") from None
+                failures += 1
+                typer.echo(f"warpkit: {f}: {e}", err=True)
+            progress.advance(task)
+    if failures:
+        raise UserError(f"{failures} of {len(files)} files failed")
+
+
+def crop(
+    input: Path = typer.Argument(..., help="The image file."),
+    output: Path = typer.Option(..., "-o", "--output", help="Output directory."),
+    box: Optional[list[str]] = typer.Option(None, help="x1,y1,x2,y2 in pixel-edge coordinates (repeatable)."),
+    boxes: Optional[Path] = typer.Option(None, help="A JSON file: a list of [x1, y1, x2, y2]."),
+    size: str = typer.Option(..., help="Patch size WxH."),
+    interpolation: Interp = typer.Option(Interp.linear, help="Sampling."),
+    padding: Pad = typer.Option(Pad.constant, help="Outside the image."),
+    fill: Optional[str] = typer.Option(None, help="Constant for padding."),
+    antialias: bool = typer.Option(False, help="Average several samples when shrinking."),
+    device: Optional[str] = typer.Option(None, help="OpenCL device (as WARPKIT_DEVICE)."),
+    overwrite: bool = typer.Option(False, help="Replace existing outputs."),
+) -> None:
+    """Crop boxes out of an image and resize each to --size: writes OUTPUT/<name>_<k>.<ext>.
+
+    Boxes are in pixel-edge coordinates: 0,0,W,H is the whole image, and a box the size of its
+    output reproduces the pixels exactly.
+    """
+    import warpkit
+
+    if not input.is_file():
+        raise UserError(f"input not found: {input}")
+    rects = []
+    for b in box or []:
+        try:
+            vals = [float(v) for v in b.split(",")]
+        except ValueError:
+            raise UserError(f"--box must be x1,y1,x2,y2, got {b!r}") from None
+        if len(vals) != 4:
+            raise UserError(f"--box must be x1,y1,x2,y2, got {b!r}")
+        rects.append(vals)
+    if boxes is not None:
+        try:
+            data = json.loads(boxes.read_text())
+            rects.extend([float(v) for v in r] for r in data)
+        except (OSError, ValueError, TypeError) as e:
+            raise UserError(f"--boxes {boxes}: expected a JSON list of [x1, y1, x2, y2] ({e})") from None
+    if not rects:
+        raise UserError("give at least one --box or --boxes")
+    if any(len(r) != 4 for r in rects):
+        raise UserError("every box needs 4 numbers x1, y1, x2, y2")
+    out_size = parse_size(size)
+    if output.exists() and not output.is_dir():
+        raise UserError(f"{output} is a file; crops go into a directory")
+    _device(device)
+    try:
+        img = open_image(input)
+        patches = warpkit.crop_rois(img, rects, out_size, interpolation=interpolation.value,
+                                    padding=padding.value, fill=_fill_for(img, _fill(fill)),
+                                    antialias=antialias)
+    except (OSError, ValueError, TypeError) as e:
+        raise UserError(f"{input}: {e}") from None
+    protected = {input.resolve()}
+    digits = len(str(len(patches) - 1))
+    for k, p in enumerate(patches):
+        p.info.update({k2: v for k2, v in img.info.items() if k2 in ("icc_profile", "dpi")})
+        save_atomic(p, output / f"{input.stem}_{k:0{digits}d}{input.suffix}", img.format,
+                    overwrite, protected)
+    typer.echo(f"{len(patches)} crops written to {output}")

@@ -1,0 +1,156 @@
+"""warpkit warp / crop on files: results, metadata, safety, batches, one-line errors."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+
+import numpy as np
+import pytest
+from PIL import Image, ImageCms
+from typer.testing import CliRunner
+
+import warpkit
+from warpkit import geometry as g
+from warpkit.cli.app import app
+
+runner = CliRunner()
+
+
+@pytest.fixture
+def photo(tmp_path):
+    rng = np.random.default_rng(0)
+    arr = rng.integers(0, 256, (48, 64, 3), dtype=np.uint8)
+    path = tmp_path / "photo.png"
+    Image.fromarray(arr).save(path)
+    return path, arr
+
+
+def _read(path):
+    with Image.open(path) as im:
+        return np.asarray(im)
+
+
+def _run(*args):
+    return runner.invoke(app, [str(a) for a in args])
+
+
+def test_rotate_matches_the_api(photo, tmp_path):
+    path, arr = photo
+    out = tmp_path / "out.png"
+    r = _run("warp", path, "-o", out, "--rotate", 30, "--interpolation", "cubic")
+    assert r.exit_code == 0, r.output
+    expected = warpkit.warp_affine(arr, g.rotation(30, (31.5, 23.5)), interpolation="cubic")
+    np.testing.assert_array_equal(_read(out), expected)
+    assert not [p for p in tmp_path.iterdir() if p.name.endswith(".tmp")]  # atomic: no leftovers
+
+
+def test_options_compose_about_the_centre(photo, tmp_path):
+    path, arr = photo
+    out = tmp_path / "o.png"
+    r = _run("warp", path, "-o", out, "--flip", "h", "--scale", 0.5, "--translate", 3, -2,
+             "--size", "40x30", "--padding", "border")
+    assert r.exit_code == 0, r.output
+    c = (31.5, 23.5)
+    m = g.compose(g.flip("h", (64, 48)), g.scale(0.5, center=c), g.translation(3, -2))
+    expected = warpkit.warp_affine(arr, m, size=(40, 30), padding="border")
+    np.testing.assert_array_equal(_read(out), expected)
+
+
+def test_matrix_and_perspective(photo, tmp_path):
+    path, arr = photo
+    r = _run("warp", path, "-o", tmp_path / "m.png", "--matrix", "1,0,5,0,1,-2")
+    assert r.exit_code == 0, r.output
+    np.testing.assert_array_equal(_read(tmp_path / "m.png"),
+                                  warpkit.warp_affine(arr, g.translation(5, -2)))
+    r = _run("warp", path, "-o", tmp_path / "p.png", "--perspective",
+             "0,0:2,1 63,0:60,0 0,47:0,47 63,47:63,45")
+    assert r.exit_code == 0, r.output
+
+
+def test_exif_orientation_applied_and_icc_kept(tmp_path):
+    arr = np.zeros((10, 20, 3), np.uint8)
+    arr[:, :10] = 255  # left half white
+    img = Image.fromarray(arr)
+    exif = img.getexif()
+    exif[0x0112] = 6  # rotated: viewers show it turned 90 degrees clockwise
+    icc = ImageCms.ImageCmsProfile(ImageCms.createProfile("sRGB")).tobytes()
+    src = tmp_path / "o.jpg"
+    img.save(src, exif=exif.tobytes(), icc_profile=icc, quality=100)
+    r = _run("warp", src, "-o", tmp_path / "w.jpg", "--scale", 1)
+    assert r.exit_code == 0, r.output
+    with Image.open(tmp_path / "w.jpg") as out:
+        assert out.size == (10, 20)  # the orientation was applied
+        assert out.info.get("icc_profile") == icc
+        assert out.getexif().get(0x0112, 1) == 1
+        assert out.format == "JPEG"
+
+
+def test_never_overwrites(photo, tmp_path):
+    path, _ = photo
+    r = _run("warp", path, "-o", path, "--rotate", 10, "--overwrite")
+    assert r.exit_code == 1 and "refusing to overwrite the input" in r.output
+    out = tmp_path / "x.png"
+    out.write_bytes(b"keep")
+    r = _run("warp", path, "-o", out, "--rotate", 10)
+    assert r.exit_code == 1 and "exists (pass --overwrite" in r.output
+    assert out.read_bytes() == b"keep"
+    assert _run("warp", path, "-o", out, "--rotate", 10, "--overwrite").exit_code == 0
+
+
+def test_batch_reports_bad_files_and_goes_on(photo, tmp_path):
+    path, _ = photo
+    d = tmp_path / "in"
+    d.mkdir()
+    shutil.copy(path, d / "a.png")
+    shutil.copy(path, d / "b.png")
+    (d / "c.png").write_text("not an image")
+    out = tmp_path / "out"
+    r = _run("warp", d, "-o", out, "--rotate", 5)
+    assert r.exit_code == 1
+    assert "c.png" in r.output and "1 of 3 files failed" in r.output
+    assert sorted(p.name for p in out.iterdir()) == ["a.png", "b.png"]
+
+
+@pytest.mark.parametrize("args,message", [
+    (["--size", "64by48"], "--size must look like 640x480"),
+    (["--matrix", "1,2,3"], "--matrix takes 6 (affine) or 9 (perspective) numbers, got 3"),
+    (["--rotate", "5", "--matrix", "1,0,0,0,1,0"], "--matrix and --perspective replace"),
+    (["--size", "10x10", "--expand"], "pass either --size or --expand"),
+    (["--fill", "1,2"], "--fill has 2 values, the image has 3 channels"),
+    (["--device", "no-such-device"], "no OpenCL device matches 'no-such-device'"),
+])
+def test_user_errors_are_one_line(photo, tmp_path, args, message):
+    path, _ = photo
+    r = _run("warp", path, "-o", tmp_path / "e.png", *args)
+    assert r.exit_code == 1, r.output
+    assert message in r.output and "Traceback" not in r.output
+
+
+def test_crop_boxes(photo, tmp_path):
+    path, arr = photo
+    boxes = tmp_path / "boxes.json"
+    boxes.write_text(json.dumps([[10, 5, 26, 21]]))
+    r = _run("crop", path, "--box", "0,0,16,16", "--boxes", boxes, "--size", "16x16", "-o", tmp_path / "c")
+    assert r.exit_code == 0, r.output
+    np.testing.assert_array_equal(_read(tmp_path / "c" / "photo_0.png"), arr[:16, :16])
+    np.testing.assert_array_equal(_read(tmp_path / "c" / "photo_1.png"), arr[5:21, 10:26])
+    r = _run("crop", path, "--size", "8x8", "-o", tmp_path / "c2")
+    assert r.exit_code == 1 and "give at least one --box or --boxes" in r.output
+
+
+def test_warp_as_a_real_subprocess(photo, tmp_path):
+    path, _ = photo
+    exe = shutil.which("warpkit")
+    r = subprocess.run([exe, "warp", str(path), "-o", str(tmp_path / "s.png"), "--rotate", "15",
+                        "--expand"], capture_output=True, text=True, timeout=120, cwd=tmp_path,
+                       env={**os.environ})
+    assert r.returncode == 0, r.stderr
+    with Image.open(tmp_path / "s.png") as im:
+        assert im.size[0] > 64
+    r = subprocess.run([exe, "warp", str(tmp_path / "missing.png"), "-o", str(tmp_path / "z.png")],
+                       capture_output=True, text=True, timeout=120, cwd=tmp_path)
+    assert r.returncode == 1 and r.stderr.strip() == "warpkit: error: input not found: " + str(
+        tmp_path / "missing.png")
