@@ -95,6 +95,14 @@ def save_atomic(img: Image.Image, dest: Path, fmt: str | None, overwrite: bool,
             kwargs.pop("exif", None)  # a format that cannot carry these: keep the pixels
             kwargs.pop("icc_profile", None)
             img.save(tmp, format=fmt, **kwargs)
+        # mkstemp makes the file 0600: give it the mode a plain open() would (or the old file's)
+        if dest.exists():
+            mode = dest.stat().st_mode & 0o777
+        else:
+            umask = os.umask(0)
+            os.umask(umask)
+            mode = 0o666 & ~umask
+        os.chmod(tmp, mode)
         os.replace(tmp, dest)
     except BaseException:
         if os.path.exists(tmp):

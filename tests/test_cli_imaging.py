@@ -45,6 +45,9 @@ def test_rotate_matches_the_api(photo, tmp_path):
     expected = warpkit.warp_affine(arr, g.rotation(30, (31.5, 23.5)), interpolation="cubic")
     np.testing.assert_array_equal(_read(out), expected)
     assert not [p for p in tmp_path.iterdir() if p.name.endswith(".tmp")]  # atomic: no leftovers
+    umask = os.umask(0)
+    os.umask(umask)
+    assert out.stat().st_mode & 0o777 == 0o666 & ~umask  # not mkstemp's 0600
 
 
 def test_options_compose_about_the_centre(photo, tmp_path):
