@@ -203,10 +203,27 @@ def _warp(image, matrix, size, interpolation, padding, fill, expand, antialias, 
     ibuf = cl.Buffer(rt.context, cl.mem_flags.READ_ONLY | cl.mem_flags.COPY_HOST_PTR, hostbuf=idx)
     yv = out.view()
     kind, ctype, lo_, hi_ = _TYPES[dt]
-    kernel = rt.kernel("warp.cl", {"MODE": mode_id, "X_KIND": kind, "X_T": ctype, "X_MIN": lo_,
-                                   "X_MAX": hi_}, "warp")
+    defines = {"MODE": mode_id, "X_KIND": kind, "X_T": ctype, "X_MIN": lo_, "X_MAX": hi_}
     fill4 = np.zeros((), cltypes.float4)
     fill4[()] = tuple(float(v) for v in fills)
+    buf_elems = xv.buf.size // dt.itemsize
+    if (mode_id != 2 and ss == 1 and dt in (np.dtype(np.uint8), np.dtype(np.float32))
+            and buf_elems >= 4):
+        # the 8-wide kernel (kernels_cl/warp.cl, warp_v)
+        kernel = rt.kernel("warp.cl", {**defines, "CH": C, "WK_U8": int(dt == np.uint8),
+                                       "WK_CPU": int(rt.kind == "CPU")}, "warp_v")
+        kernel.set_args(
+            xv.buf, np.int64(xv.offset), *(np.int64(s) for s in strides), np.int32(H),
+            np.int32(W), mbuf, np.int32(len(inv) > 1), ibuf, np.int32(src_index is not None),
+            np.int64(buf_elems - 4), yv.buf, np.int32(ho), np.int32(wo), np.int32(pad_id), fill4,
+        )
+        blocks = -(-wo // 8)
+        lx = min(64, max(8, 1 << (blocks - 1).bit_length()))
+        launch(rt, kernel, (round_up(blocks, lx), ho, items), (lx, 1, 1))
+        out.finish(yv)
+        res = out.result()
+        return res if restore is None else restore(res)
+    kernel = rt.kernel("warp.cl", defines, "warp")
     kernel.set_args(
         xv.buf, np.int64(xv.offset), *(np.int64(s) for s in strides), np.int32(H), np.int32(W),
         np.int32(C), mbuf, np.int32(len(inv) > 1), ibuf, np.int32(src_index is not None),
