@@ -93,7 +93,8 @@ def affine_grid(
                                           "WK_CPU": int(rt.kind == "CPU")}, "affine_grid")
     kernel.set_args(tv.buf, np.int64(tv.offset), *(np.int64(s) for s in tv.strides), yv.buf,
                     np.int32(D), np.int32(H), np.int32(W), np.int32(align))
-    lx = 16
-    launch(rt, kernel, (round_up(-(-W // 8), lx), D * H, dims[0]), (lx, 1, 1))
+    blocks = -(-W // 8)
+    lx = min(64, max(8, 1 << (blocks - 1).bit_length()))  # a work-group per row, up to 512
+    launch(rt, kernel, (round_up(blocks, lx), D * H, dims[0]), (lx, 1, 1))
     out.finish(yv)
     return out.result()

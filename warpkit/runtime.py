@@ -319,10 +319,8 @@ class Runtime:
         self.local_mem = e.local_mem
         self.max_work_group_size = int(self.device.max_work_group_size)
         self.compute_units = e.compute_units
-        #: host and device share memory: wrap numpy arrays instead of copying them
-        self.zero_copy = e.kind in ("CPU", "SIMULATOR") or bool(
-            getattr(self.device, "host_unified_memory", False) and e.kind == "CPU"
-        )
+        #: a CPU device (or the simulator) works in host memory: wrap numpy arrays, do not copy
+        self.zero_copy = e.kind in ("CPU", "SIMULATOR")
         self.reason = reason
         self._pid = os.getpid()
 
