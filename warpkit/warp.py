@@ -207,30 +207,25 @@ def _warp(image, matrix, size, interpolation, padding, fill, expand, antialias, 
     fill4 = np.zeros((), cltypes.float4)
     fill4[()] = tuple(float(v) for v in fills)
     buf_elems = xv.buf.size // dt.itemsize
+    common = (xv.buf, np.int64(xv.offset), *(np.int64(v) for v in strides), np.int32(H),
+              np.int32(W))
+    indexing = (mbuf, np.int32(len(inv) > 1), ibuf, np.int32(src_index is not None))
     if (mode_id != 2 and ss == 1 and dt in (np.dtype(np.uint8), np.dtype(np.float32))
             and buf_elems >= 4):
-        # the 8-wide kernel (kernels_cl/warp.cl, warp_v)
+        # the 8-wide kernel (kernels_cl/warp.cl, warp_v); channels are a build-time constant
         kernel = rt.kernel("warp.cl", {**defines, "CH": C, "WK_U8": int(dt == np.uint8),
                                        "WK_CPU": int(rt.kind == "CPU")}, "warp_v")
-        kernel.set_args(
-            xv.buf, np.int64(xv.offset), *(np.int64(s) for s in strides), np.int32(H),
-            np.int32(W), mbuf, np.int32(len(inv) > 1), ibuf, np.int32(src_index is not None),
-            np.int64(buf_elems - 4), yv.buf, np.int32(ho), np.int32(wo), np.int32(pad_id), fill4,
-        )
+        kernel.set_args(*common, *indexing, np.int64(buf_elems - 4), yv.buf, np.int32(ho),
+                        np.int32(wo), np.int32(pad_id), fill4)
         blocks = -(-wo // 8)
         lx = min(64, max(8, 1 << (blocks - 1).bit_length()))
-        launch(rt, kernel, (round_up(blocks, lx), ho, items), (lx, 1, 1))
-        out.finish(yv)
-        res = out.result()
-        return res if restore is None else restore(res)
-    kernel = rt.kernel("warp.cl", defines, "warp")
-    kernel.set_args(
-        xv.buf, np.int64(xv.offset), *(np.int64(s) for s in strides), np.int32(H), np.int32(W),
-        np.int32(C), mbuf, np.int32(len(inv) > 1), ibuf, np.int32(src_index is not None),
-        yv.buf, np.int32(ho), np.int32(wo),
-        np.int32(pad_id), fill4, np.int32(ss),
-    )
-    launch(rt, kernel, (round_up(wo, 64), ho, items), (64, 1, 1))
+        gsize, lsize = (round_up(blocks, lx), ho, items), (lx, 1, 1)
+    else:  # any dtype, cubic, supersampling: one output pixel per work-item
+        kernel = rt.kernel("warp.cl", defines, "warp")
+        kernel.set_args(*common, np.int32(C), *indexing, yv.buf, np.int32(ho), np.int32(wo),
+                        np.int32(pad_id), fill4, np.int32(ss))
+        gsize, lsize = (round_up(wo, 64), ho, items), (64, 1, 1)
+    launch(rt, kernel, gsize, lsize)
     out.finish(yv)
     res = out.result()
     return res if restore is None else restore(res)
