@@ -210,6 +210,10 @@ __kernel void warp_v(__global const X_T *restrict X, long x_off, long sxb, long 
     if (xo0 >= Wo) return;
     __global const float *m = M + (per_image ? b * 9 : 0);
     const long base = x_off + (indexed ? (long)src_index[b] : (long)b) * sxb;
+    __global const X_T *xb = X + base;
+    /* the last offset (from xb) where a 32-bit word read stays inside the buffer */
+    const long lr = x_last_word - base;
+    const int last_rel = lr > 2147483647L ? 2147483647 : (int)lr;
     const float8 px = (float8)(0, 1, 2, 3, 4, 5, 6, 7) + (float)xo0;
     const float py = (float)yo;
     const float8 den = m[6] * px + (m[7] * py + m[8]);
@@ -264,19 +268,19 @@ __kernel void warp_v(__global const X_T *restrict X, long x_off, long sxb, long 
 #else
         const float8 wy = j == 0 ? 1 - ty : ty;
 #endif
-        const long8 row = (long8)base + CV(iy, long8) * sxy;
+        const int8 row = iy * (int)sxy; /* in-image offsets fit an int (checked on the host) */
 #pragma unroll
         for (int k = 0; k < TAPS; k++) {
             const float8 w = wy * wxs[k];
             const int8 inside = iny & inxs[k] & ok;
-            const long8 off = row + CV(ixs[k], long8) * sxx;
+            const int8 off = row + ixs[k] * (int)sxx;
 #if X_KIND == WK_INT && CH > 1
             /* one 32-bit word per pixel; near the buffer's end read the last word and shift */
-            const long8 o4 = off < x_last_word ? off : (long8)x_last_word;
+            const int8 o4 = off < last_rel ? off : (int8)last_rel;
             const uint8 sh = CV((off - o4) * 8, uint8);
-            uint8 wd = (uint8)(LOAD_WORD(X + o4.s0), LOAD_WORD(X + o4.s1), LOAD_WORD(X + o4.s2),
-                               LOAD_WORD(X + o4.s3), LOAD_WORD(X + o4.s4), LOAD_WORD(X + o4.s5),
-                               LOAD_WORD(X + o4.s6), LOAD_WORD(X + o4.s7));
+            uint8 wd = (uint8)(LOAD_WORD(xb + o4.s0), LOAD_WORD(xb + o4.s1), LOAD_WORD(xb + o4.s2),
+                               LOAD_WORD(xb + o4.s3), LOAD_WORD(xb + o4.s4), LOAD_WORD(xb + o4.s5),
+                               LOAD_WORD(xb + o4.s6), LOAD_WORD(xb + o4.s7));
             wd >>= sh;
 #pragma unroll
             for (int c = 0; c < CH; c++) {
@@ -286,16 +290,29 @@ __kernel void warp_v(__global const X_T *restrict X, long x_off, long sxb, long 
 #else
 #pragma unroll
             for (int c = 0; c < CH; c++) {
-                const long8 oc = off + (long)c * sxc;
-                float8 v = (float8)((float)X[oc.s0], (float)X[oc.s1], (float)X[oc.s2], (float)X[oc.s3],
-                                    (float)X[oc.s4], (float)X[oc.s5], (float)X[oc.s6], (float)X[oc.s7]);
+                const int8 oc = off + c * (int)sxc;
+                float8 v = (float8)((float)xb[oc.s0], (float)xb[oc.s1], (float)xb[oc.s2], (float)xb[oc.s3],
+                                    (float)xb[oc.s4], (float)xb[oc.s5], (float)xb[oc.s6], (float)xb[oc.s7]);
                 acc[c] += w * (inside ? v : (float8)fills[c]);
             }
 #endif
         }
     }
     __global X_T *yp = Y + (((long)b * Ho + yo) * Wo + xo0) * CH;
+#if X_KIND == WK_INT
+    /* round to nearest and saturate as vectors, then store bytes (NaN cannot occur here: every
+     * sample is a finite mix of pixels and fill values) */
+    uchar8 q[CH];
+#pragma unroll
+    for (int c = 0; c < CH; c++) {
+        float8 r = wk_rint_v8(acc[c]);
+        r = r < 0 ? (float8)0 : (r > 255 ? (float8)255 : r);
+        q[c] = CV(CV(r, int8), uchar8);
+    }
+#define WST(p) _Pragma("unroll") for (int c = 0; c < CH; c++) yp[(p) * CH + c] = q[c].s##p;
+#else
 #define WST(p) _Pragma("unroll") for (int c = 0; c < CH; c++) STORE_PIX(yp, (p) * CH + c, acc[c].s##p);
+#endif
     if (nl == 8) {
         WST(0) WST(1) WST(2) WST(3) WST(4) WST(5) WST(6) WST(7)
     } else {
