@@ -174,11 +174,11 @@ __kernel void warp(__global const X_T *restrict X, long x_off, long sxb, long sx
 }
 
 /* ---- the fast path: 8 output pixels per work-item, as vectors ---------------------------------
- * For uint8 and float32 images with CH (1-4, compile time) channels, nearest or linear, no
+ * For uint8 and float32 images with CH (1-4, compile time) channels, every mode, no
  * supersampling. uint8 pixels of 2-4 channels are read as one 32-bit word per tap (clamped to stay
  * inside the buffer, then shifted), so a tap costs one load instead of CH.
  * NDRange: (ceil(W_out / 8), H_out, B). */
-#if MODE != MODE_CUBIC && (X_KIND == WK_F32 || (X_KIND == WK_INT && WK_U8))
+#if X_KIND == WK_F32 || (X_KIND == WK_INT && WK_U8)
 #ifndef CH
 #define CH 3
 #endif
@@ -190,9 +190,18 @@ typedef uint uint_u __attribute__((aligned(1)));
 #define LOAD_WORD(p) ((uint)(p)[0] | ((uint)(p)[1] << 8) | ((uint)(p)[2] << 16) | ((uint)(p)[3] << 24))
 #endif
 
+inline void wv_cubic(float8 t, float8 *w) {
+    const float A = -0.75f;
+    float8 t1 = t + 1, s = 1 - t, s1 = 2 - t;
+    w[0] = ((A * t1 - 5 * A) * t1 + 8 * A) * t1 - 4 * A;
+    w[1] = ((A + 2) * t - (A + 3)) * t * t + 1;
+    w[2] = ((A + 2) * s - (A + 3)) * s * s + 1;
+    w[3] = ((A * s1 - 5 * A) * s1 + 8 * A) * s1 - 4 * A;
+}
+
 inline int8 wv_tap(int8 i, int d, int pad, int8 *inside) {
     *inside = (i >= 0) & (i < d);
-    if (pad == PAD_REFLECTION) { /* i is in [-1, 2d]: one period folds it */
+    if (pad == PAD_REFLECTION) { /* i is in [-2, 2d + 2]: one period folds it */
         int8 m = i < 0 ? i + 2 * d : (i >= 2 * d ? i - 2 * d : i);
         m = m < d ? m : 2 * d - 1 - m;
         *inside = (int8)-1;
@@ -242,6 +251,13 @@ __kernel void warp_v(__global const X_T *restrict X, long x_off, long sxb, long 
     x0 += CV(x < CV(x0, float8), int8);
     y0 += CV(y < CV(y0, float8), int8);
     const float8 tx = x - CV(x0, float8), ty = y - CV(y0, float8);
+#if MODE == MODE_CUBIC
+    x0 -= 1; /* taps x0-1 .. x0+2 */
+    y0 -= 1;
+    float8 cwx[4], cwy[4];
+    wv_cubic(tx, cwx);
+    wv_cubic(ty, cwy);
+#endif
 #endif
     const int nl = Wo - xo0 < 8 ? Wo - xo0 : 8;
     const float fills[4] = {fill.s0, fill.s1, fill.s2, fill.s3};
@@ -255,8 +271,10 @@ __kernel void warp_v(__global const X_T *restrict X, long x_off, long sxb, long 
         ixs[k] = wv_tap(x0 + k, W, pad, &inxs[k]);
 #if MODE == MODE_NEAREST
         wxs[k] = (float8)1;
-#else
+#elif MODE == MODE_LINEAR
         wxs[k] = k == 0 ? 1 - tx : tx;
+#else
+        wxs[k] = cwx[k];
 #endif
     }
 #pragma unroll
@@ -265,8 +283,10 @@ __kernel void warp_v(__global const X_T *restrict X, long x_off, long sxb, long 
         const int8 iy = wv_tap(y0 + j, H, pad, &iny);
 #if MODE == MODE_NEAREST
         const float8 wy = (float8)1;
-#else
+#elif MODE == MODE_LINEAR
         const float8 wy = j == 0 ? 1 - ty : ty;
+#else
+        const float8 wy = cwy[j];
 #endif
         const int8 row = iy * (int)sxy; /* in-image offsets fit an int (checked on the host) */
 #pragma unroll

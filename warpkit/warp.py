@@ -211,7 +211,7 @@ def _warp(image, matrix, size, interpolation, padding, fill, expand, antialias, 
               np.int32(W))
     indexing = (mbuf, np.int32(len(inv) > 1), ibuf, np.int32(src_index is not None))
     span = sum((d - 1) * abs(v) for d, v in zip((H, W, C), strides[1:]))  # within one image
-    if (mode_id != 2 and ss == 1 and dt in (np.dtype(np.uint8), np.dtype(np.float32))
+    if (ss == 1 and dt in (np.dtype(np.uint8), np.dtype(np.float32))
             and buf_elems >= 4 and span < 2**31 - 4):
         # the 8-wide kernel (kernels_cl/warp.cl, warp_v); channels are a build-time constant
         kernel = rt.kernel("warp.cl", {**defines, "CH": C, "WK_U8": int(dt == np.uint8),
