@@ -186,7 +186,10 @@ __kernel void warp(__global const X_T *restrict X, long x_off, long sxb, long sx
 #if WK_CPU
 typedef uint uint_u __attribute__((aligned(1)));
 #define LOAD_WORD(p) (*(__global const uint_u *)(p))
+typedef ulong ulong_u __attribute__((aligned(1)));
+#define LOAD_QWORD(p) (*(__global const ulong_u *)(p))
 #else
+#define LOAD_QWORD(p) ((ulong)LOAD_WORD(p) | ((ulong)LOAD_WORD((p) + 4) << 32))
 #define LOAD_WORD(p) ((uint)(p)[0] | ((uint)(p)[1] << 8) | ((uint)(p)[2] << 16) | ((uint)(p)[3] << 24))
 #endif
 
@@ -289,6 +292,30 @@ __kernel void warp_v(__global const X_T *restrict X, long x_off, long sxb, long 
         const float8 wy = cwy[j];
 #endif
         const int8 row = iy * (int)sxy; /* in-image offsets fit an int (checked on the host) */
+#if MODE == MODE_LINEAR && X_KIND == WK_INT && CH > 1
+        /* both column taps of every lane adjacent in memory (the image's interior): one 8-byte
+         * read per lane gives both pixels */
+        const int8 adj = ixs[1] == ixs[0] + 1;
+        if ((adj.s0 & adj.s1 & adj.s2 & adj.s3 & adj.s4 & adj.s5 & adj.s6 & adj.s7) && sxx == CH &&
+            last_rel >= 4) {
+            const int8 off = row + ixs[0] * CH;
+            const int8 o8 = off < last_rel - 4 ? off : (int8)(last_rel - 4);
+            ulong8 qw = (ulong8)(LOAD_QWORD(xb + o8.s0), LOAD_QWORD(xb + o8.s1), LOAD_QWORD(xb + o8.s2),
+                                 LOAD_QWORD(xb + o8.s3), LOAD_QWORD(xb + o8.s4), LOAD_QWORD(xb + o8.s5),
+                                 LOAD_QWORD(xb + o8.s6), LOAD_QWORD(xb + o8.s7));
+            qw >>= CV((off - o8) * 8, ulong8);
+            const uint8 w0 = CV(qw, uint8), w1 = CV(qw >> (ulong)(8 * CH), uint8);
+            const float8 wa = wy * wxs[0], wb = wy * wxs[1];
+            const int8 ina = iny & inxs[0] & ok, inb = iny & inxs[1] & ok;
+#pragma unroll
+            for (int c = 0; c < CH; c++) {
+                const float8 va = CV((w0 >> (uint)(8 * c)) & 0xffu, float8);
+                const float8 vb = CV((w1 >> (uint)(8 * c)) & 0xffu, float8);
+                acc[c] += wa * (ina ? va : (float8)fills[c]) + wb * (inb ? vb : (float8)fills[c]);
+            }
+            continue;
+        }
+#endif
 #pragma unroll
         for (int k = 0; k < TAPS; k++) {
             const float8 w = wy * wxs[k];
