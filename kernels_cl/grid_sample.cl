@@ -341,7 +341,9 @@ WK_VINLINE coordv wk_reflect_v(coordv x, coord_t lo, coord_t hi) {
     coordv dx = below ? (coordv)lo - x : x - (coordv)hi;
     cmaskv outside = dx > 0;
     dx = outside ? dx : (coordv)0;
-    coordv q = dx / rng;
+    /* a reciprocal instead of a division: where it makes k one too small (dx an exact multiple
+     * of rng), r becomes rng and the parity flips, which lands on the same point */
+    coordv q = dx * ((coord_t)1 / rng);
     cmaskv big = q >= (coord_t)0x1p30f; /* beyond 2^30 a float is an even integer; a double may
                                            not be, but its reflection is noise anyway */
     intv ki = CV(big ? (coordv)0 : q, intv);
