@@ -12,12 +12,6 @@
 #ifndef R
 #define R 2
 #endif
-#define MODE_NEAREST 0
-#define MODE_LINEAR 1
-#define MODE_CUBIC 2
-#ifndef MODE
-#define MODE MODE_LINEAR
-#endif
 #ifndef PIX
 #define PIX 4
 #endif
@@ -25,14 +19,6 @@
 #define PAD_ZEROS 0
 #define PAD_BORDER 1
 #define PAD_REFLECTION 2
-
-#if MODE == MODE_NEAREST
-#define TAPS 1
-#elif MODE == MODE_LINEAR
-#define TAPS 2
-#else
-#define TAPS 4
-#endif
 
 /* TAPS^R: number of tap combinations per position */
 #if R == 1
@@ -70,15 +56,7 @@ inline coord_t wk_reflect(coord_t x, coord_t lo, coord_t hi) {
     return wk_minc(wk_maxc(res, lo), hi);
 }
 
-/* Keys cubic weights, A = -0.75 */
-inline void wk_cubic_weights(acc_t t, acc_t *w) {
-    const acc_t A = (acc_t)-0.75;
-    acc_t t1 = t + 1, s = 1 - t, s1 = 2 - t;
-    w[0] = ((A * t1 - 5 * A) * t1 + 8 * A) * t1 - 4 * A;
-    w[1] = ((A + 2) * t - (A + 3)) * t * t + 1;
-    w[2] = ((A + 2) * s - (A + 3)) * s * s + 1;
-    w[3] = ((A * s1 - 5 * A) * s1 + 8 * A) * s1 - 4 * A;
-}
+inline void wk_cubic_weights(acc_t t, acc_t *w) { WK_KEYS_WEIGHTS(acc_t, t, w); }
 
 /* integer tap i on an axis of size d: the memory index to read and whether it reads X (zeros
  * padding reads nothing outside). The index is always inside [0, d-1]. */
@@ -410,12 +388,7 @@ WK_VINLINE intv wk_axis_taps_v(coordv g, int d, int pad, int align, intv *idx, a
     idx[0] = wk_tap_v(x0, d, pad, lo, hi, &valid[0]);
     idx[1] = wk_tap_v(x0 + 1, d, pad, lo, hi, &valid[1]);
 #else
-    const acc_t A = (acc_t)-0.75;
-    accv t1 = t + 1, s = 1 - t, s1 = 2 - t;
-    w[0] = ((A * t1 - 5 * A) * t1 + 8 * A) * t1 - 4 * A;
-    w[1] = ((A + 2) * t - (A + 3)) * t * t + 1;
-    w[2] = ((A + 2) * s - (A + 3)) * s * s + 1;
-    w[3] = ((A * s1 - 5 * A) * s1 + 8 * A) * s1 - 4 * A;
+    WK_KEYS_WEIGHTS(acc_t, t, w);
 #pragma unroll
     for (int k = 0; k < 4; k++) idx[k] = wk_tap_v(x0 - 1 + k, d, pad, lo, hi, &valid[k]);
 #endif

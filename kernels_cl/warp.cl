@@ -11,23 +11,10 @@
  */
 #include "warpkit.h"
 
-#define MODE_NEAREST 0
-#define MODE_LINEAR 1
-#define MODE_CUBIC 2
-#ifndef MODE
-#define MODE MODE_LINEAR
-#endif
 #define PAD_CONSTANT 0
 #define PAD_BORDER 1
 #define PAD_REFLECTION 2
 
-#if MODE == MODE_NEAREST
-#define TAPS 1
-#elif MODE == MODE_LINEAR
-#define TAPS 2
-#else
-#define TAPS 4
-#endif
 
 /* an integer tap on an axis of size d: the index to read, or -1 for the fill value. Reflection
  * mirrors about the outer pixel edges (OpenCV's BORDER_REFLECT: ... 1 0 | 0 1 2 ... | d-1 d-2 ...). */
@@ -48,12 +35,7 @@ inline void wp_weights(float t, float *w) {
     w[0] = 1 - t;
     w[1] = t;
 #else
-    const float A = -0.75f;
-    float t1 = t + 1, s = 1 - t, s1 = 2 - t;
-    w[0] = ((A * t1 - 5 * A) * t1 + 8 * A) * t1 - 4 * A;
-    w[1] = ((A + 2) * t - (A + 3)) * t * t + 1;
-    w[2] = ((A + 2) * s - (A + 3)) * s * s + 1;
-    w[3] = ((A * s1 - 5 * A) * s1 + 8 * A) * s1 - 4 * A;
+    WK_KEYS_WEIGHTS(float, t, w);
 #endif
 }
 
@@ -193,15 +175,6 @@ typedef ulong ulong_u __attribute__((aligned(1)));
 #define LOAD_WORD(p) ((uint)(p)[0] | ((uint)(p)[1] << 8) | ((uint)(p)[2] << 16) | ((uint)(p)[3] << 24))
 #endif
 
-inline void wv_cubic(float8 t, float8 *w) {
-    const float A = -0.75f;
-    float8 t1 = t + 1, s = 1 - t, s1 = 2 - t;
-    w[0] = ((A * t1 - 5 * A) * t1 + 8 * A) * t1 - 4 * A;
-    w[1] = ((A + 2) * t - (A + 3)) * t * t + 1;
-    w[2] = ((A + 2) * s - (A + 3)) * s * s + 1;
-    w[3] = ((A * s1 - 5 * A) * s1 + 8 * A) * s1 - 4 * A;
-}
-
 inline int8 wv_tap(int8 i, int d, int pad, int8 *inside) {
     *inside = (i >= 0) & (i < d);
     if (pad == PAD_REFLECTION) { /* i is in [-2, 2d + 2]: one period folds it */
@@ -258,8 +231,8 @@ __kernel void warp_v(__global const X_T *restrict X, long x_off, long sxb, long 
     x0 -= 1; /* taps x0-1 .. x0+2 */
     y0 -= 1;
     float8 cwx[4], cwy[4];
-    wv_cubic(tx, cwx);
-    wv_cubic(ty, cwy);
+    WK_KEYS_WEIGHTS(float, tx, cwx);
+    WK_KEYS_WEIGHTS(float, ty, cwy);
 #endif
 #endif
     const int nl = Wo - xo0 < 8 ? Wo - xo0 : 8;

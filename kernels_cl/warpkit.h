@@ -148,6 +148,35 @@ inline ushort wk_float_to_bf16(float v) {
 #define STORE_G(p, i, v) ((p)[i] = (v))
 #endif
 
+/* ---- interpolation modes (grid_sample.cl, warp.cl) ------------------------------------------- */
+
+#define MODE_NEAREST 0
+#define MODE_LINEAR 1
+#define MODE_CUBIC 2
+#ifndef MODE
+#define MODE MODE_LINEAR
+#endif
+/* taps per axis */
+#if MODE == MODE_NEAREST
+#define TAPS 1
+#elif MODE == MODE_LINEAR
+#define TAPS 2
+#else
+#define TAPS 4
+#endif
+
+/* Keys cubic convolution weights (A = -0.75, as ONNX, PyTorch and OpenCV) of the 4 taps
+ * x0-1 .. x0+2 for the fraction t = x - x0; S is the scalar type, t and w[] may be vectors */
+#define WK_KEYS_WEIGHTS(S, t, w)                                                            \
+    do {                                                                                    \
+        const S A_ = (S)-0.75;                                                              \
+        const __typeof__(t) t1_ = (t) + 1, s_ = 1 - (t), s1_ = 2 - (t);                     \
+        (w)[0] = ((A_ * t1_ - 5 * A_) * t1_ + 8 * A_) * t1_ - 4 * A_;                       \
+        (w)[1] = ((A_ + 2) * (t) - (A_ + 3)) * (t) * (t) + 1;                               \
+        (w)[2] = ((A_ + 2) * s_ - (A_ + 3)) * s_ * s_ + 1;                                  \
+        (w)[3] = ((A_ * s1_ - 5 * A_) * s1_ + 8 * A_) * s1_ - 4 * A_;                       \
+    } while (0)
+
 /* ---- math helpers without builtin calls ----------------------------------------------------- */
 
 inline coord_t wk_minc(coord_t a, coord_t b) { return a < b ? a : b; }

@@ -75,3 +75,13 @@ def test_batch_needs_indices():
         warpkit.crop_rois(np.zeros((2, 8, 8, 3), np.uint8), [[0, 0, 4, 4]], (4, 4))
     with pytest.raises(ValueError, match=r"batch_indices must be in \[0, 2\)"):
         warpkit.crop_rois(np.zeros((2, 8, 8, 3), np.uint8), [[0, 0, 4, 4]], (4, 4), batch_indices=[2])
+
+
+def test_single_channel_shapes(queue):
+    img = np.arange(64, dtype=np.uint8).reshape(8, 8)
+    out = warpkit.crop_rois(img, [[0, 0, 4, 4]], (4, 4), queue=queue)
+    assert out.shape == (1, 4, 4)
+    np.testing.assert_array_equal(out[0], img[:4, :4])
+    outd = warpkit.crop_rois(cla.to_device(queue, img), [[0, 0, 4, 4]], (4, 4))
+    assert isinstance(outd, cla.Array) and outd.shape == (1, 4, 4)
+    np.testing.assert_array_equal(outd.get(), out)

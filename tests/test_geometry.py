@@ -120,8 +120,7 @@ def test_points_fit():
      r"theta describes affine maps only"),
     (lambda: g.from_pillow([1, 2, 3]), r"Pillow transform data has 6 \(affine\) or 8 \(perspective\) numbers, got 3"),
     (lambda: g.affine_from_points([[0, 0], [1, 1], [2, 2]], [[0, 0], [1, 0], [0, 1]]), r"collinear"),
-    (lambda: g.rotation(math.nan) @ np.eye(3) if g.to_cv2(g.rotation(math.nan)) is None else g.to_cv2(g.rotation(math.nan)),
-     r"a matrix must be finite"),
+    (lambda: g.to_cv2(g.rotation(math.nan)), r"a matrix must be finite"),
 ])
 def test_errors(call, match):
     with pytest.raises(ValueError, match=match):

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import contextlib
 import contextvars
+import functools
 import hashlib
 import os
 import threading
@@ -232,16 +233,10 @@ class _ProgramCache:
 
 _CACHE = _ProgramCache()
 _generation = 0
-_DIGESTS: dict[int, tuple[str, str]] = {}
-
-
+@functools.lru_cache(maxsize=64)
 def _digest(source: str) -> str:
-    hit = _DIGESTS.get(id(source))
-    if hit is not None and hit[0] is source:
-        return hit[1]
-    d = hashlib.sha256(source.encode()).hexdigest()
-    _DIGESTS[id(source)] = (source, d)
-    return d
+    """The cache key of a source text (hashed once, not on every launch)."""
+    return hashlib.sha256(source.encode()).hexdigest()
 
 
 class _ThreadKernels(threading.local):

@@ -13,6 +13,7 @@ from typing import Any, Literal
 import numpy as np
 import pyopencl as cl
 import pyopencl.array as cla
+from PIL import Image
 from pyopencl import cltypes
 
 from . import geometry
@@ -47,12 +48,9 @@ def _choice(value: Any, table: dict, arg: str) -> int:
 
 
 def _as_image(image: Any):
-    """(array or device array, batch?, restore) for a Pillow image, numpy array or device array."""
-    try:
-        from PIL import Image
-    except ImportError:  # pragma: no cover - Pillow is a dependency
-        Image = None
-    if Image is not None and isinstance(image, Image.Image):
+    """(array or device array, restore) for a Pillow image, numpy array or device array; restore
+    turns a result array back into a Pillow image of the input's mode (None for arrays)."""
+    if isinstance(image, Image.Image):
         img = image
         if img.mode in PIL_CONVERT:
             target = PIL_CONVERT[img.mode]
@@ -78,9 +76,9 @@ def _as_image(image: Any):
             res.info.update({k: v for k, v in info.items() if k in ("icc_profile", "dpi", "exif")})
             return res
 
-        return arr, False, restore
+        return arr, restore
     op = operand(image, "image")
-    return (op.dev if op.dev is not None else op.host), None, None
+    return (op.dev if op.dev is not None else op.host), None
 
 
 def _shape_hwc(arr) -> tuple[int, int, int, int, bool, tuple]:
@@ -132,7 +130,7 @@ def _warp(image, matrix, size, interpolation, padding, fill, expand, antialias, 
     arg = "matrix" if affine else "homography"
     mode_id = _choice(interpolation, INTERPOLATIONS, "interpolation")
     pad_id = _choice(padding, PADDINGS, "padding")
-    arr, _, restore = _as_image(image)
+    arr, restore = _as_image(image)
     dt = np.dtype(arr.dtype)
     if dt not in _TYPES:
         raise TypeError(f"image has dtype {dt}; warps take uint8, uint16, int32 or float32 images "
@@ -141,8 +139,7 @@ def _warp(image, matrix, size, interpolation, padding, fill, expand, antialias, 
     if src_index is not None:  # crops: one output item per matrix, each from image src_index[k]
         K = len(src_index)
         mats = np.asarray(matrix, np.float64).reshape(K, 3, 3)
-        hwc = (H, W, C) if arr.ndim != 2 else (H, W, 1)
-        out_shape = lambda ho, wo: (K, ho, wo, hwc[2]) if arr.ndim != 2 else (K, ho, wo)  # noqa: E731
+        out_shape = lambda ho, wo: (K, ho, wo, C)  # noqa: E731  (crop_rois passes BHWC)
         restore = None
     else:
         mats = _matrices(matrix, B, batched, arg)
@@ -339,16 +336,7 @@ def crop_rois(
     if len(empty):
         k = int(empty[0, 0])
         raise ValueError(f"box {k} {b[k].tolist()} has no width or height")
-    pil = None
-    try:
-        from PIL import Image
-
-        if isinstance(image, Image.Image):
-            arr, _, restore_one = _as_image(image)
-            pil = restore_one
-            image = arr
-    except ImportError:  # pragma: no cover
-        pass
+    image, pil = _as_image(image)  # pil: turns a patch back into a Pillow image, or None
     shape = tuple(image.shape)
     K = b.shape[0]
     if len(shape) == 4:
@@ -373,7 +361,7 @@ def crop_rois(
     mats[:, 1, 2] = (0.5 - b[:, 1]) * sy - 0.5
     out = _warp(image, mats, (wo, ho), interpolation, padding, fill, False, antialias, queue, True,
                 src_index=bi)
-    if len(shape) == 2 and not isinstance(out, cla.Array):
+    if len(shape) == 2:  # a single-channel (H, W) image gives (K, h, w) patches
         out = out.reshape(K, ho, wo)
     if pil is not None:
         return [pil(np.ascontiguousarray(p)) for p in out]
