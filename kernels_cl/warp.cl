@@ -39,13 +39,13 @@ inline void wp_weights(float t, float *w) {
 #endif
 }
 
-/* round to nearest and saturate into the storage type */
+/* round to nearest (halves up, as OpenCV and Pillow) and saturate into the storage type */
 #if X_KIND == WK_INT
 #define STORE_PIX(p, i, v)                                                                  \
     ((p)[i] = ((v) != (v))                  ? (X_T)0                                        \
               : ((v) <= (float)(X_MIN)) ? (X_T)(X_MIN)                                      \
               : ((v) >= (float)(X_MAX)) ? (X_T)(X_MAX)                                      \
-                                        : (X_T)wk_rint_f(v))
+                                        : (X_T)wp_round_half_up(v))
 #else
 #define STORE_PIX(p, i, v) ((p)[i] = (X_T)(v))
 #endif
@@ -67,6 +67,13 @@ inline float wk_rint_f(float x) {
     const float m = 8388608.0f;
     float r = x >= 0 ? (x + m) - m : (x - m) + m;
     return (x < m && x > -m) ? r : x;
+}
+
+/* floor(x + 0.5) for x inside the int range */
+inline int wp_round_half_up(float x) {
+    const float t = x + 0.5f;
+    const int i = (int)t;
+    return i - ((float)i > t);
 }
 
 /* M: B matrices of 9 floats (src_from_dst, row-major), or one for all (per_image = 0).
@@ -175,6 +182,15 @@ typedef ulong ulong_u __attribute__((aligned(1)));
 #define LOAD_WORD(p) ((uint)(p)[0] | ((uint)(p)[1] << 8) | ((uint)(p)[2] << 16) | ((uint)(p)[3] << 24))
 #endif
 
+/* channel c of packed uint8 pixels, as floats */
+#define WV_CH(w, c) CV(((w) >> (uint)(8 * (c))) & 0xffu, float8)
+
+/* a + (b - a) t, fused: the one linear mix of both 8-wide paths */
+inline float8 wv_lerp(float8 a, float8 b, float8 t) {
+#pragma OPENCL FP_CONTRACT ON
+    return (b - a) * t + a;
+}
+
 inline int8 wv_tap(int8 i, int d, int pad, int8 *inside) {
     *inside = (i >= 0) & (i < d);
     if (pad == PAD_REFLECTION) { /* i is in [-2, 2d + 2]: one period folds it */
@@ -187,12 +203,97 @@ inline int8 wv_tap(int8 i, int d, int pad, int8 *inside) {
     return i < 0 ? (int8)0 : (i > d - 1 ? (int8)(d - 1) : i);
 }
 
+#if WK_U8
+/* 8 uint8 pixels of CH channels (values in [0, 255]) to yp: 8 * CH bytes, nothing beyond */
+inline __attribute__((always_inline)) void wv_store8_u8(const int8 *q, __global uchar *yp) {
+#if WK_CPU && CH == 3
+    /* one 4-byte store per pixel in increasing order (each overwrites only the next pixel's
+     * first byte, which that pixel's own store then writes); the last pixel byte by byte, so
+     * nothing past this work-item's 24 bytes is touched */
+    typedef uint uint_us __attribute__((aligned(1)));
+    const uint8 px = CV(q[0] | (q[1] << 8) | (q[2] << 16), uint8);
+    *(__global uint_us *)(yp + 0) = px.s0;
+    *(__global uint_us *)(yp + 3) = px.s1;
+    *(__global uint_us *)(yp + 6) = px.s2;
+    *(__global uint_us *)(yp + 9) = px.s3;
+    *(__global uint_us *)(yp + 12) = px.s4;
+    *(__global uint_us *)(yp + 15) = px.s5;
+    *(__global uint_us *)(yp + 18) = px.s6;
+    yp[21] = (uchar)px.s7;
+    yp[22] = (uchar)(px.s7 >> 8);
+    yp[23] = (uchar)(px.s7 >> 16);
+#elif WK_CPU && CH == 4
+    typedef uint8 uint8_us __attribute__((aligned(1)));
+    *(__global uint8_us *)yp = CV(q[0] | (q[1] << 8) | (q[2] << 16) | (q[3] << 24), uint8);
+#elif WK_CPU && CH == 2
+    typedef ushort8 ushort8_us __attribute__((aligned(1)));
+    *(__global ushort8_us *)yp = CV(q[0] | (q[1] << 8), ushort8);
+#elif WK_CPU && CH == 1
+    typedef uchar8 uchar8_us __attribute__((aligned(1)));
+    *(__global uchar8_us *)yp = CV(q[0], uchar8);
+#else
+#pragma unroll
+    for (int c = 0; c < CH; c++) {
+        const uchar8 u = CV(q[c], uchar8);
+        yp[c] = u.s0; yp[CH + c] = u.s1; yp[2 * CH + c] = u.s2; yp[3 * CH + c] = u.s3;
+        yp[4 * CH + c] = u.s4; yp[5 * CH + c] = u.s5; yp[6 * CH + c] = u.s6; yp[7 * CH + c] = u.s7;
+    }
+#endif
+}
+
+#endif
+
+#if MODE == MODE_LINEAR && WK_U8
+/* the two pixels at o and o + CH, one 8-byte read (CH <= 3) or two 4-byte ones */
+#if CH <= 3
+#define WV_PAIR(o, lo, hi)                                                                    \
+    {                                                                                         \
+        const ulong8 q_ = (ulong8)(LOAD_QWORD(xb + (o).s0), LOAD_QWORD(xb + (o).s1),            \
+                                   LOAD_QWORD(xb + (o).s2), LOAD_QWORD(xb + (o).s3),            \
+                                   LOAD_QWORD(xb + (o).s4), LOAD_QWORD(xb + (o).s5),            \
+                                   LOAD_QWORD(xb + (o).s6), LOAD_QWORD(xb + (o).s7));           \
+        lo = CV(q_, uint8);                                                                   \
+        hi = CV(q_ >> (ulong)(8 * CH), uint8);                                                \
+    }
+#else
+#define WV_PAIR(o, lo, hi)                                                                    \
+    {                                                                                         \
+        lo = (uint8)(LOAD_WORD(xb + (o).s0), LOAD_WORD(xb + (o).s1), LOAD_WORD(xb + (o).s2),    \
+                     LOAD_WORD(xb + (o).s3), LOAD_WORD(xb + (o).s4), LOAD_WORD(xb + (o).s5),    \
+                     LOAD_WORD(xb + (o).s6), LOAD_WORD(xb + (o).s7));                         \
+        hi = (uint8)(LOAD_WORD(xb + (o).s0 + 4), LOAD_WORD(xb + (o).s1 + 4),                    \
+                     LOAD_WORD(xb + (o).s2 + 4), LOAD_WORD(xb + (o).s3 + 4),                    \
+                     LOAD_WORD(xb + (o).s4 + 4), LOAD_WORD(xb + (o).s5 + 4),                    \
+                     LOAD_WORD(xb + (o).s6 + 4), LOAD_WORD(xb + (o).s7 + 4));                   \
+    }
+#endif
+
+/* 8 output pixels whose bilinear taps are all inside the image (rows y0, y0 + 1 and at least two
+ * more bytes after the second tap of the lower row): no padding logic and no fills. The result is
+ * the same as the general path's (same weights, same rounding). */
+inline __attribute__((always_inline)) void wv_interior_linear_u8(__global const uchar *xb, int8 off, int sxy, float8 tx,
+                                  float8 ty, __global uchar *yp) {
+    uint8 a0, b0, a1, b1;
+    WV_PAIR(off, a0, b0);
+    const int8 off1 = off + sxy;
+    WV_PAIR(off1, a1, b1);
+    int8 q[CH];
+#pragma unroll
+    for (int c = 0; c < CH; c++) {
+        const float8 p00 = WV_CH(a0, c), p01 = WV_CH(b0, c), p10 = WV_CH(a1, c), p11 = WV_CH(b1, c);
+        q[c] = CV(wv_lerp(wv_lerp(p00, p01, tx), wv_lerp(p10, p11, tx), ty) + 0.5f, int8); /* halves up */
+    }
+    wv_store8_u8(q, yp);
+}
+#endif
+
 __kernel void warp_v(__global const X_T *restrict X, long x_off, long sxb, long sxy, long sxx,
                      long sxc, int H, int W, __global const float *restrict M, int per_image,
                      __global const int *restrict src_index, int indexed, long x_last_word,
-                     __global X_T *restrict Y, int Ho, int Wo, int pad, float4 fill) {
+                     __global X_T *restrict Y, int Ho, int Wo, int pad, float4 fill,
+                     int affine, int interior_ok) {
     const int xo0 = (int)get_global_id(0) * 8, yo = (int)get_global_id(1), b = (int)get_global_id(2);
-    if (xo0 >= Wo) return;
+    if (xo0 >= Wo || yo >= Ho) return;
     __global const float *m = M + (per_image ? b * 9 : 0);
     const long base = x_off + (indexed ? (long)src_index[b] : (long)b) * sxb;
     __global const X_T *xb = X + base;
@@ -201,10 +302,18 @@ __kernel void warp_v(__global const X_T *restrict X, long x_off, long sxb, long 
     const int last_rel = lr > 2147483647L ? 2147483647 : (int)lr;
     const float8 px = (float8)(0, 1, 2, 3, 4, 5, 6, 7) + (float)xo0;
     const float py = (float)yo;
-    const float8 den = m[6] * px + (m[7] * py + m[8]);
-    float8 x = (m[0] * px + (m[1] * py + m[2])) / den;
-    float8 y = (m[3] * px + (m[4] * py + m[5])) / den;
-    int8 ok = (x == x) & (y == y) & (den != 0);
+    float8 x, y;
+    int8 ok;
+    if (affine) { /* every matrix's last row is (0, 0, 1): no division */
+        x = m[0] * px + (m[1] * py + m[2]);
+        y = m[3] * px + (m[4] * py + m[5]);
+        ok = (x == x) & (y == y);
+    } else {
+        const float8 den = m[6] * px + (m[7] * py + m[8]);
+        x = (m[0] * px + (m[1] * py + m[2])) / den;
+        y = (m[3] * px + (m[4] * py + m[5])) / den;
+        ok = (x == x) & (y == y) & (den != 0);
+    }
     x = ok ? x : (float8)-8;
     y = ok ? y : (float8)-8;
     if (pad == PAD_REFLECTION) { /* into [0, 2d): the taps are then in [-1, 2d] */
@@ -220,6 +329,19 @@ __kernel void warp_v(__global const X_T *restrict X, long x_off, long sxb, long 
         x = x < -8 ? (float8)-8 : (x > (float)W + 8 ? (float8)((float)W + 8) : x);
         y = y < -8 ? (float8)-8 : (y > (float)H + 8 ? (float8)((float)H + 8) : y);
     }
+#if MODE == MODE_LINEAR && WK_U8
+    if (interior_ok && xo0 + 8 <= Wo) {
+        /* the interior: every lane's 2x2 taps inside the image, with a row below them (so an
+         * 8-byte read from the top-left tap stays in the buffer); no padding, no fills */
+        const int8 x0 = CV(x + 8.0f, int8) - 8, y0 = CV(y + 8.0f, int8) - 8; /* floor: x >= -8 */
+        const int8 in = ok & (x0 >= 0) & (x0 <= W - 2) & (y0 >= 0) & (y0 <= H - 3);
+        if (in.s0 & in.s1 & in.s2 & in.s3 & in.s4 & in.s5 & in.s6 & in.s7) {
+            wv_interior_linear_u8(xb, x0 * CH + y0 * (int)sxy, (int)sxy, x - CV(x0, float8),
+                                  y - CV(y0, float8), Y + (((long)b * Ho + yo) * Wo + xo0) * CH);
+            return;
+        }
+    }
+#endif
 #if MODE == MODE_NEAREST
     const int8 x0 = CV(wk_rint_v8(x), int8), y0 = CV(wk_rint_v8(y), int8);
 #else
@@ -239,6 +361,12 @@ __kernel void warp_v(__global const X_T *restrict X, long x_off, long sxb, long 
     const float fills[4] = {fill.s0, fill.s1, fill.s2, fill.s3};
     float8 acc[CH];
     for (int c = 0; c < CH; c++) acc[c] = (float8)0;
+    /* constant padding, and no lane has a tap inside the image: all fill (common around a
+     * rotated or shrunk image) */
+    const int8 out = ~ok | (x0 < 1 - TAPS) | (x0 > W - 1) | (y0 < 1 - TAPS) | (y0 > H - 1);
+    if (pad == PAD_CONSTANT && (out.s0 & out.s1 & out.s2 & out.s3 & out.s4 & out.s5 & out.s6 & out.s7)) {
+        for (int c = 0; c < CH; c++) acc[c] = (float8)fills[c];
+    } else {
     /* the column taps, once */
     int8 ixs[TAPS], inxs[TAPS];
     float8 wxs[TAPS];
@@ -247,24 +375,20 @@ __kernel void warp_v(__global const X_T *restrict X, long x_off, long sxb, long 
         ixs[k] = wv_tap(x0 + k, W, pad, &inxs[k]);
 #if MODE == MODE_NEAREST
         wxs[k] = (float8)1;
-#elif MODE == MODE_LINEAR
-        wxs[k] = k == 0 ? 1 - tx : tx;
-#else
+#elif MODE == MODE_CUBIC
         wxs[k] = cwx[k];
 #endif
     }
+#if MODE == MODE_LINEAR
+    float8 rowv[2][CH]; /* each row's horizontal mix */
+#endif
 #pragma unroll
     for (int j = 0; j < TAPS; j++) {
         int8 iny;
         const int8 iy = wv_tap(y0 + j, H, pad, &iny);
-#if MODE == MODE_NEAREST
-        const float8 wy = (float8)1;
-#elif MODE == MODE_LINEAR
-        const float8 wy = j == 0 ? 1 - ty : ty;
-#else
-        const float8 wy = cwy[j];
-#endif
         const int8 row = iy * (int)sxy; /* in-image offsets fit an int (checked on the host) */
+        float8 v[TAPS][CH]; /* this row's taps, fills substituted */
+        int fetched = 0;
 #if MODE == MODE_LINEAR && X_KIND == WK_INT && CH > 1
         /* both column taps of every lane adjacent in memory (the image's interior): one 8-byte
          * read per lane gives both pixels */
@@ -278,58 +402,78 @@ __kernel void warp_v(__global const X_T *restrict X, long x_off, long sxb, long 
                                  LOAD_QWORD(xb + o8.s6), LOAD_QWORD(xb + o8.s7));
             qw >>= CV((off - o8) * 8, ulong8);
             const uint8 w0 = CV(qw, uint8), w1 = CV(qw >> (ulong)(8 * CH), uint8);
-            const float8 wa = wy * wxs[0], wb = wy * wxs[1];
             const int8 ina = iny & inxs[0] & ok, inb = iny & inxs[1] & ok;
 #pragma unroll
             for (int c = 0; c < CH; c++) {
-                const float8 va = CV((w0 >> (uint)(8 * c)) & 0xffu, float8);
-                const float8 vb = CV((w1 >> (uint)(8 * c)) & 0xffu, float8);
-                acc[c] += wa * (ina ? va : (float8)fills[c]) + wb * (inb ? vb : (float8)fills[c]);
+                v[0][c] = ina ? WV_CH(w0, c) : (float8)fills[c];
+                v[1][c] = inb ? WV_CH(w1, c) : (float8)fills[c];
             }
-            continue;
+            fetched = 1;
         }
+#endif
+        if (!fetched) {
+#pragma unroll
+            for (int k = 0; k < TAPS; k++) {
+                const int8 inside = iny & inxs[k] & ok;
+                const int8 off = row + ixs[k] * (int)sxx;
+#if X_KIND == WK_INT && CH > 1
+                /* one 32-bit word per pixel; near the buffer's end read the last word and shift */
+                const int8 o4 = off < last_rel ? off : (int8)last_rel;
+                const uint8 sh = CV((off - o4) * 8, uint8);
+                uint8 wd = (uint8)(LOAD_WORD(xb + o4.s0), LOAD_WORD(xb + o4.s1), LOAD_WORD(xb + o4.s2),
+                                   LOAD_WORD(xb + o4.s3), LOAD_WORD(xb + o4.s4), LOAD_WORD(xb + o4.s5),
+                                   LOAD_WORD(xb + o4.s6), LOAD_WORD(xb + o4.s7));
+                wd >>= sh;
+#pragma unroll
+                for (int c = 0; c < CH; c++) v[k][c] = inside ? WV_CH(wd, c) : (float8)fills[c];
+#else
+#pragma unroll
+                for (int c = 0; c < CH; c++) {
+                    const int8 oc = off + c * (int)sxc;
+                    const float8 val = (float8)((float)xb[oc.s0], (float)xb[oc.s1], (float)xb[oc.s2],
+                                                (float)xb[oc.s3], (float)xb[oc.s4], (float)xb[oc.s5],
+                                                (float)xb[oc.s6], (float)xb[oc.s7]);
+                    v[k][c] = inside ? val : (float8)fills[c];
+                }
+#endif
+            }
+        }
+#if MODE == MODE_LINEAR
+        /* the same mixes as the interior path, so both give the same result */
+#pragma unroll
+        for (int c = 0; c < CH; c++) rowv[j][c] = wv_lerp(v[0][c], v[1][c], tx);
+#else
+#if MODE == MODE_NEAREST
+        const float8 wy = (float8)1;
+#else
+        const float8 wy = cwy[j];
 #endif
 #pragma unroll
         for (int k = 0; k < TAPS; k++) {
             const float8 w = wy * wxs[k];
-            const int8 inside = iny & inxs[k] & ok;
-            const int8 off = row + ixs[k] * (int)sxx;
-#if X_KIND == WK_INT && CH > 1
-            /* one 32-bit word per pixel; near the buffer's end read the last word and shift */
-            const int8 o4 = off < last_rel ? off : (int8)last_rel;
-            const uint8 sh = CV((off - o4) * 8, uint8);
-            uint8 wd = (uint8)(LOAD_WORD(xb + o4.s0), LOAD_WORD(xb + o4.s1), LOAD_WORD(xb + o4.s2),
-                               LOAD_WORD(xb + o4.s3), LOAD_WORD(xb + o4.s4), LOAD_WORD(xb + o4.s5),
-                               LOAD_WORD(xb + o4.s6), LOAD_WORD(xb + o4.s7));
-            wd >>= sh;
 #pragma unroll
-            for (int c = 0; c < CH; c++) {
-                float8 v = CV((wd >> (uint)(8 * c)) & 0xffu, float8);
-                acc[c] += w * (inside ? v : (float8)fills[c]);
-            }
-#else
-#pragma unroll
-            for (int c = 0; c < CH; c++) {
-                const int8 oc = off + c * (int)sxc;
-                float8 v = (float8)((float)xb[oc.s0], (float)xb[oc.s1], (float)xb[oc.s2], (float)xb[oc.s3],
-                                    (float)xb[oc.s4], (float)xb[oc.s5], (float)xb[oc.s6], (float)xb[oc.s7]);
-                acc[c] += w * (inside ? v : (float8)fills[c]);
-            }
-#endif
+            for (int c = 0; c < CH; c++) acc[c] += w * v[k][c];
         }
+#endif
     }
+#if MODE == MODE_LINEAR
+#pragma unroll
+    for (int c = 0; c < CH; c++) acc[c] = wv_lerp(rowv[0][c], rowv[1][c], ty);
+#endif
+    } /* not all fill */
     __global X_T *yp = Y + (((long)b * Ho + yo) * Wo + xo0) * CH;
 #if X_KIND == WK_INT
-    /* round to nearest and saturate as vectors, then store bytes (NaN cannot occur here: every
-     * sample is a finite mix of pixels and fill values) */
-    uchar8 q[CH];
+    /* round to nearest (halves up) and saturate as vectors, then store (NaN cannot occur here:
+     * every sample is a finite mix of pixels and fill values) */
+    int8 q[CH];
 #pragma unroll
-    for (int c = 0; c < CH; c++) {
-        float8 r = wk_rint_v8(acc[c]);
-        r = r < 0 ? (float8)0 : (r > 255 ? (float8)255 : r);
-        q[c] = CV(CV(r, int8), uchar8);
+    for (int c = 0; c < CH; c++)
+        q[c] = CV((acc[c] < 0 ? (float8)0 : (acc[c] > 255 ? (float8)255 : acc[c])) + 0.5f, int8);
+    if (nl == 8) {
+        wv_store8_u8(q, yp);
+        return;
     }
-#define WST(p) _Pragma("unroll") for (int c = 0; c < CH; c++) yp[(p) * CH + c] = q[c].s##p;
+#define WST(p) _Pragma("unroll") for (int c = 0; c < CH; c++) yp[(p) * CH + c] = (uchar)q[c].s##p;
 #else
 #define WST(p) _Pragma("unroll") for (int c = 0; c < CH; c++) STORE_PIX(yp, (p) * CH + c, acc[c].s##p);
 #endif

@@ -127,6 +127,49 @@ def test_antialias_averages_when_shrinking(queue):
     assert (plain == 0).all()  # every plain sample hits a black square
 
 
+@pytest.mark.parametrize("channels", [1, 2, 3, 4])
+@pytest.mark.parametrize("interp", list(INTERP))
+@pytest.mark.parametrize("pad", list(BORDER))
+def test_fast_paths_equal_the_general_path(channels, interp, pad, queue):
+    """Blocks of 8 pixels whose taps are all inside the image, or (constant padding) all outside,
+    take shortcuts in the 8-wide kernel; a source whose pixels are not packed (a channel view of a
+    wider device array, used in place) takes the general path for every block. Both give the
+    same bytes, widths not a multiple of 8 and a perspective map included."""
+    rng = np.random.default_rng([channels, len(interp), len(pad)])
+    wide = rng.integers(0, 256, (61, 83, channels + 1), dtype=np.uint8)
+    general_src = cla.to_device(queue, wide)[..., :channels]
+    packed_src = np.ascontiguousarray(wide[..., :channels])
+    c = (41, 30)
+    n_far = 0
+    for m in (g.compose(g.rotation(23, c), g.scale(0.7, center=c)),  # fill all around
+              g.compose(g.rotation(-9, c), g.scale(1.6, center=c)),  # mostly interior
+              g.perspective_from_points([[0, 0], [82, 0], [0, 60], [82, 60]],
+                                        [[5, 3], [70, 9], [2, 55], [80, 58]])):
+        kw = dict(size=(77, 59), interpolation=interp, padding=pad, queue=queue,
+                  fill=tuple(range(9, 9 + 40 * channels, 40)))
+        fast = warpkit.warp_perspective(packed_src, m, **kw)
+        ref = warpkit.warp_perspective(general_src, m, **kw).get()
+        np.testing.assert_array_equal(fast, ref)
+        if pad == "constant":  # pixels whose taps all fall outside are exactly the fill
+            yx = np.indices((59, 77)).reshape(2, -1).T.astype(np.float64)
+            src = g.transform_points(g.invert(m), yx[:, ::-1])
+            far = ((src < -2.5) | (src > np.array([83, 61]) + 1.5)).any(1).reshape(59, 77)
+            n_far += far.sum()
+            np.testing.assert_array_equal(fast.reshape(59, 77, channels)[far],
+                                          np.broadcast_to(kw["fill"], (far.sum(), channels)))
+    assert pad != "constant" or n_far > 1000
+
+
+def test_integer_halves_round_up(queue):
+    """A half-pixel shift between 0/1 columns gives exactly .5 everywhere: it rounds up, as in
+    OpenCV and Pillow, on the 8-wide kernel (uint8) and the per-pixel one (uint16)."""
+    for dtype in (np.uint8, np.uint16):
+        img = np.tile(np.array([0, 1], dtype), (9, 20))
+        out = warpkit.warp_affine(img, g.translation(-0.5, 0), size=(39, 9), padding="border",
+                                  queue=queue)
+        assert (out == 1).all(), dtype
+
+
 def test_device_image_stays_on_device(queue):
     img = np.random.default_rng(7).random((H, W, 3)).astype(np.float32)
     out = warpkit.warp_affine(cla.to_device(queue, img), MAP)

@@ -213,8 +213,12 @@ def _warp(image, matrix, size, interpolation, padding, fill, expand, antialias, 
         # the 8-wide kernel (kernels_cl/warp.cl, warp_v); channels are a build-time constant
         kernel = rt.kernel("warp.cl", {**defines, "CH": C, "WK_U8": int(dt == np.uint8),
                                        "WK_CPU": int(rt.kind == "CPU")}, "warp_v")
+        affine = bool((inv[:, 2, :2] == 0).all() and (inv[:, 2, 2] == 1).all())
+        # the interior path reads 8 bytes from a pixel's start: pixels are packed, rows go down
+        interior = strides[2] == C and strides[1] >= W * C and C <= 4
         kernel.set_args(*common, *indexing, np.int64(buf_elems - 4), yv.buf, np.int32(ho),
-                        np.int32(wo), np.int32(pad_id), fill4)
+                        np.int32(wo), np.int32(pad_id), fill4, np.int32(affine),
+                        np.int32(interior))
         blocks = -(-wo // 8)
         lx = min(64, max(8, 1 << (blocks - 1).bit_length()))
         gsize, lsize = (round_up(blocks, lx), ho, items), (lx, 1, 1)
