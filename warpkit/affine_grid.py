@@ -10,7 +10,7 @@ import pyopencl as cl
 from . import _dtypes
 from ._memory import Output, operand, pick_runtime, round_up, to_device, wants_device_result
 from .grid_sample import _check_align
-from .runtime import launch
+from .runtime import launch, set_args
 
 __all__ = ["affine_grid"]
 
@@ -91,7 +91,7 @@ def affine_grid(
     D, H, W = (1, *spatial) if r == 2 else spatial
     kernel = rt.kernel("affine_grid.cl", {"R": r, "G_KIND": st.kind, "COORD_DOUBLE": int(f64),
                                           "WK_CPU": int(rt.kind == "CPU")}, "affine_grid")
-    kernel.set_args(tv.buf, np.int64(tv.offset), *(np.int64(s) for s in tv.strides), yv.buf,
+    set_args(kernel, tv.buf, np.int64(tv.offset), *(np.int64(s) for s in tv.strides), yv.buf,
                     np.int32(D), np.int32(H), np.int32(W), np.int32(align))
     blocks = -(-W // 8)
     lx = min(64, max(8, 1 << (blocks - 1).bit_length()))  # a work-group per row, up to 512

@@ -11,7 +11,7 @@ from pyopencl import cltypes
 from . import _dtypes
 from ._memory import Operand, Output, meta_buffer, operand, pick_runtime, round_up, to_device
 from ._memory import wants_device_result
-from .runtime import launch
+from .runtime import launch, set_args
 
 __all__ = ["grid_sample", "MODES", "PADDINGS"]
 
@@ -145,7 +145,8 @@ def grid_sample(
             pix = _PIX[mode_id]
             kernel = rt.kernel("grid_sample.cl", {**defines, "PIX": pix}, "grid_sample")
             meta = meta_buffer(rt, [*in_dims, *xv.strides[2:], *out_dims, *gv.strides[1:-1]])
-            kernel.set_args(
+            set_args(
+                kernel,
                 *args, gv.buf, np.int64(g_off), np.int64(gv.strides[0]), np.int64(gv.strides[-1]),
                 yv.buf, np.int64(y_off), meta, np.int32(C), np.int64(out_sp), np.int32(pad_id),
                 np.int32(align),
@@ -170,7 +171,8 @@ def _launch_vector(rt, defines, x_args, in_dims, x_strides, gv, g_off, yv, y_off
     kernel = rt.kernel("grid_sample.cl", {**defines, "WK_CPU": int(rt.kind == "CPU"),
                                           "WK_SIM": int(rt.kind == "SIMULATOR"),
                                           "GRID_PACKED": packed}, "grid_sample_v")
-    kernel.set_args(
+    set_args(
+        kernel,
         *x_args, _pad4(in_dims, cltypes.int4), _pad4(x_strides, cltypes.int4),
         gv.buf, np.int64(g_off), np.int64(gv.strides[0]),
         _pad4(gv.strides[1:-1], cltypes.long4), np.int64(gv.strides[-1]),

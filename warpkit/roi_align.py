@@ -10,7 +10,7 @@ import pyopencl as cl
 from . import _dtypes
 from ._memory import Output, operand, pick_runtime, round_up, to_device, wants_device_result
 from .grid_sample import _check_choice
-from .runtime import launch
+from .runtime import launch, set_args
 
 __all__ = ["roi_align"]
 
@@ -161,16 +161,16 @@ def roi_align(
             cl.enqueue_fill_buffer(rt.queue, tmp, np.zeros(1, xo.dtype), 0,
                                    N * H * W * c8 * xo.dtype.itemsize)
         tk = rt.kernel("roi_align.cl", defines, "to_channels_last")
-        tk.set_args(xv.buf, np.int64(xv.offset), *(np.int64(s) for s in xv.strides), np.int32(C),
+        set_args(tk, xv.buf, np.int64(xv.offset), *(np.int64(s) for s in xv.strides), np.int32(C),
                     np.int32(c8), tmp)
         launch(rt, tk, (W, H, N * C), None)
         kernel = rt.kernel("roi_align.cl", defines, "roi_align_cl")
-        kernel.set_args(tmp, np.int32(N), np.int32(C), np.int32(c8), np.int32(H), np.int32(W),
+        set_args(kernel, tmp, np.int32(N), np.int32(C), np.int32(c8), np.int32(H), np.int32(W),
                         *geometry)
     else:
         gsize = (round_up(bins, lx), -(-C // _CB), R)
         kernel = rt.kernel("roi_align.cl", defines, "roi_align")
-        kernel.set_args(xv.buf, np.int64(xv.offset), *(np.int64(s) for s in xv.strides),
+        set_args(kernel, xv.buf, np.int64(xv.offset), *(np.int64(s) for s in xv.strides),
                         np.int32(N), np.int32(C), np.int32(H), np.int32(W), *geometry)
     launch(rt, kernel, gsize, (lx, 1, 1))
     out.finish(yv)

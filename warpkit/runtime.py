@@ -33,6 +33,7 @@ from dataclasses import dataclass, field
 from importlib import resources
 from typing import Any
 
+import numpy as np
 import pyopencl as cl
 
 __all__ = [
@@ -482,6 +483,20 @@ def profile() -> Iterator[Profile]:
         yield prof
     finally:
         _PROFILE.reset(token)
+
+
+def set_args(kernel: cl.Kernel, *args: Any) -> None:
+    """Set every argument of ``kernel``: buffers, and scalars as numpy scalars of the kernel's type.
+
+    The first call types the kernel's scalar arguments from the values given; pyopencl then packs
+    them all at once (~0.05 us each, against ~7 us per numpy scalar through its untyped path, which
+    made a 20-argument launch cost 0.15 ms).
+    """
+    if getattr(kernel, "_wk_typed", False) is False:
+        kernel.set_scalar_arg_dtypes(
+            [None if isinstance(a, cl.MemoryObjectHolder) else np.asarray(a).dtype for a in args])
+        kernel._wk_typed = True
+    kernel.set_args(*args)
 
 
 def launch(rt: Runtime, kernel: cl.Kernel, global_size: tuple[int, ...],

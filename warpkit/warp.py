@@ -18,7 +18,7 @@ from pyopencl import cltypes
 
 from . import geometry
 from ._memory import Output, operand, pick_runtime, round_up, to_device, wants_device_result
-from .runtime import launch
+from .runtime import launch, set_args
 
 __all__ = ["crop_rois", "warp_affine", "warp_perspective", "INTERPOLATIONS", "PADDINGS"]
 
@@ -216,7 +216,7 @@ def _warp(image, matrix, size, interpolation, padding, fill, expand, antialias, 
         affine = bool((inv[:, 2, :2] == 0).all() and (inv[:, 2, 2] == 1).all())
         # the interior path reads 8 bytes from a pixel's start: pixels are packed, rows go down
         interior = strides[2] == C and strides[1] >= W * C and C <= 4
-        kernel.set_args(*common, *indexing, np.int64(buf_elems - 4), yv.buf, np.int32(ho),
+        set_args(kernel, *common, *indexing, np.int64(buf_elems - 4), yv.buf, np.int32(ho),
                         np.int32(wo), np.int32(pad_id), fill4, np.int32(affine),
                         np.int32(interior))
         blocks = -(-wo // 8)
@@ -224,7 +224,7 @@ def _warp(image, matrix, size, interpolation, padding, fill, expand, antialias, 
         gsize, lsize = (round_up(blocks, lx), ho, items), (lx, 1, 1)
     else:  # any dtype, cubic, supersampling: one output pixel per work-item
         kernel = rt.kernel("warp.cl", defines, "warp")
-        kernel.set_args(*common, np.int32(C), *indexing, yv.buf, np.int32(ho), np.int32(wo),
+        set_args(kernel, *common, np.int32(C), *indexing, yv.buf, np.int32(ho), np.int32(wo),
                         np.int32(pad_id), fill4, np.int32(ss))
         gsize, lsize = (round_up(wo, 64), ho, items), (64, 1, 1)
     launch(rt, kernel, gsize, lsize)
