@@ -244,27 +244,28 @@ inline __attribute__((always_inline)) void wv_store8_u8(const int8 *q, __global 
 #endif
 
 #if MODE == MODE_LINEAR && WK_U8
-/* the two pixels at o and o + CH, one 8-byte read (CH <= 3) or two 4-byte ones */
+/* the two pixels at p + o and p + o + CH of every lane, one 8-byte read (CH <= 3) or two 4-byte
+ * ones; o is unsigned (interior offsets), which x86 turns into addresses at no cost */
 #if CH <= 3
-#define WV_PAIR(o, lo, hi)                                                                    \
+#define WV_PAIR(p, o, lo, hi)                                                                 \
     {                                                                                         \
-        const ulong8 q_ = (ulong8)(LOAD_QWORD(xb + (o).s0), LOAD_QWORD(xb + (o).s1),            \
-                                   LOAD_QWORD(xb + (o).s2), LOAD_QWORD(xb + (o).s3),            \
-                                   LOAD_QWORD(xb + (o).s4), LOAD_QWORD(xb + (o).s5),            \
-                                   LOAD_QWORD(xb + (o).s6), LOAD_QWORD(xb + (o).s7));           \
+        const ulong8 q_ = (ulong8)(LOAD_QWORD((p) + (o).s0), LOAD_QWORD((p) + (o).s1),          \
+                                   LOAD_QWORD((p) + (o).s2), LOAD_QWORD((p) + (o).s3),          \
+                                   LOAD_QWORD((p) + (o).s4), LOAD_QWORD((p) + (o).s5),          \
+                                   LOAD_QWORD((p) + (o).s6), LOAD_QWORD((p) + (o).s7));         \
         lo = CV(q_, uint8);                                                                   \
         hi = CV(q_ >> (ulong)(8 * CH), uint8);                                                \
     }
 #else
-#define WV_PAIR(o, lo, hi)                                                                    \
+#define WV_PAIR(p, o, lo, hi)                                                                 \
     {                                                                                         \
-        lo = (uint8)(LOAD_WORD(xb + (o).s0), LOAD_WORD(xb + (o).s1), LOAD_WORD(xb + (o).s2),    \
-                     LOAD_WORD(xb + (o).s3), LOAD_WORD(xb + (o).s4), LOAD_WORD(xb + (o).s5),    \
-                     LOAD_WORD(xb + (o).s6), LOAD_WORD(xb + (o).s7));                         \
-        hi = (uint8)(LOAD_WORD(xb + (o).s0 + 4), LOAD_WORD(xb + (o).s1 + 4),                    \
-                     LOAD_WORD(xb + (o).s2 + 4), LOAD_WORD(xb + (o).s3 + 4),                    \
-                     LOAD_WORD(xb + (o).s4 + 4), LOAD_WORD(xb + (o).s5 + 4),                    \
-                     LOAD_WORD(xb + (o).s6 + 4), LOAD_WORD(xb + (o).s7 + 4));                   \
+        lo = (uint8)(LOAD_WORD((p) + (o).s0), LOAD_WORD((p) + (o).s1), LOAD_WORD((p) + (o).s2), \
+                     LOAD_WORD((p) + (o).s3), LOAD_WORD((p) + (o).s4), LOAD_WORD((p) + (o).s5), \
+                     LOAD_WORD((p) + (o).s6), LOAD_WORD((p) + (o).s7));                       \
+        hi = (uint8)(LOAD_WORD((p) + 4 + (o).s0), LOAD_WORD((p) + 4 + (o).s1),                  \
+                     LOAD_WORD((p) + 4 + (o).s2), LOAD_WORD((p) + 4 + (o).s3),                  \
+                     LOAD_WORD((p) + 4 + (o).s4), LOAD_WORD((p) + 4 + (o).s5),                  \
+                     LOAD_WORD((p) + 4 + (o).s6), LOAD_WORD((p) + 4 + (o).s7));                 \
     }
 #endif
 
@@ -274,9 +275,9 @@ inline __attribute__((always_inline)) void wv_store8_u8(const int8 *q, __global 
 inline __attribute__((always_inline)) void wv_interior_linear_u8(__global const uchar *xb, int8 off, int sxy, float8 tx,
                                   float8 ty, __global uchar *yp) {
     uint8 a0, b0, a1, b1;
-    WV_PAIR(off, a0, b0);
-    const int8 off1 = off + sxy;
-    WV_PAIR(off1, a1, b1);
+    const uint8 uo = as_uint8(off);
+    WV_PAIR(xb, uo, a0, b0);
+    WV_PAIR(xb + sxy, uo, a1, b1); /* the row below: same offsets, another base */
     int8 q[CH];
 #pragma unroll
     for (int c = 0; c < CH; c++) {
