@@ -166,7 +166,7 @@ __kernel void warp(__global const X_T *restrict X, long x_off, long sxb, long sx
  * For uint8 and float32 images with CH (1-4, compile time) channels, every mode, no
  * supersampling. uint8 pixels of 2-4 channels are read as one 32-bit word per tap (clamped to stay
  * inside the buffer, then shifted), so a tap costs one load instead of CH.
- * NDRange: (ceil(W_out / 8), H_out, B). */
+ * NDRange: (64 per tile of blocks x rows (tw_log2), tile rows, B), work-groups of 64. */
 #if X_KIND == WK_F32 || (X_KIND == WK_INT && WK_U8)
 #ifndef CH
 #define CH 3
@@ -292,8 +292,12 @@ __kernel void warp_v(__global const X_T *restrict X, long x_off, long sxb, long 
                      long sxc, int H, int W, __global const float *restrict M, int per_image,
                      __global const int *restrict src_index, int indexed, long x_last_word,
                      __global X_T *restrict Y, int Ho, int Wo, int pad, float4 fill,
-                     int affine, int interior_ok) {
-    const int xo0 = (int)get_global_id(0) * 8, yo = (int)get_global_id(1), b = (int)get_global_id(2);
+                     int affine, int interior_ok, int tw_log2) {
+    /* a work-group of 64 covers 2^tw_log2 blocks of 8 pixels x 2^(6 - tw_log2) rows */
+    const int lid = (int)get_local_id(0);
+    const int xo0 = (((int)get_group_id(0) << tw_log2) + (lid & ((1 << tw_log2) - 1))) * 8;
+    const int yo = ((int)get_group_id(1) << (6 - tw_log2)) + (lid >> tw_log2);
+    const int b = (int)get_global_id(2);
     if (xo0 >= Wo || yo >= Ho) return;
     __global const float *m = M + (per_image ? b * 9 : 0);
     const long base = x_off + (indexed ? (long)src_index[b] : (long)b) * sxb;
