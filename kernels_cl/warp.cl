@@ -244,33 +244,22 @@ inline __attribute__((always_inline)) void wv_store8_u8(const int8 *q, __global 
 #endif
 
 #if MODE == MODE_LINEAR && WK_U8
-/* the two pixels at p + o and p + o + CH of every lane, one 8-byte read (CH <= 3) or two 4-byte
- * ones; o is unsigned (interior offsets), which x86 turns into addresses at no cost */
-#if CH <= 3
-#define WV_PAIR(p, o, lo, hi)                                                                 \
-    {                                                                                         \
-        const ulong8 q_ = (ulong8)(LOAD_QWORD((p) + (o).s0), LOAD_QWORD((p) + (o).s1),          \
-                                   LOAD_QWORD((p) + (o).s2), LOAD_QWORD((p) + (o).s3),          \
-                                   LOAD_QWORD((p) + (o).s4), LOAD_QWORD((p) + (o).s5),          \
-                                   LOAD_QWORD((p) + (o).s6), LOAD_QWORD((p) + (o).s7));         \
-        lo = CV(q_, uint8);                                                                   \
-        hi = CV(q_ >> (ulong)(8 * CH), uint8);                                                \
-    }
-#else
+/* the two pixels at p + o and p + o + CH of every lane, as two 4-byte reads (one 8-byte read was
+ * slower: LLVM loads it into a general register, then moves it twice); o is unsigned (interior
+ * offsets), which x86 turns into addresses at no cost */
 #define WV_PAIR(p, o, lo, hi)                                                                 \
     {                                                                                         \
         lo = (uint8)(LOAD_WORD((p) + (o).s0), LOAD_WORD((p) + (o).s1), LOAD_WORD((p) + (o).s2), \
                      LOAD_WORD((p) + (o).s3), LOAD_WORD((p) + (o).s4), LOAD_WORD((p) + (o).s5), \
                      LOAD_WORD((p) + (o).s6), LOAD_WORD((p) + (o).s7));                       \
-        hi = (uint8)(LOAD_WORD((p) + 4 + (o).s0), LOAD_WORD((p) + 4 + (o).s1),                  \
-                     LOAD_WORD((p) + 4 + (o).s2), LOAD_WORD((p) + 4 + (o).s3),                  \
-                     LOAD_WORD((p) + 4 + (o).s4), LOAD_WORD((p) + 4 + (o).s5),                  \
-                     LOAD_WORD((p) + 4 + (o).s6), LOAD_WORD((p) + 4 + (o).s7));                 \
+        hi = (uint8)(LOAD_WORD((p) + CH + (o).s0), LOAD_WORD((p) + CH + (o).s1),                  \
+                     LOAD_WORD((p) + CH + (o).s2), LOAD_WORD((p) + CH + (o).s3),                  \
+                     LOAD_WORD((p) + CH + (o).s4), LOAD_WORD((p) + CH + (o).s5),                  \
+                     LOAD_WORD((p) + CH + (o).s6), LOAD_WORD((p) + CH + (o).s7));                 \
     }
-#endif
 
-/* 8 output pixels whose bilinear taps are all inside the image (rows y0, y0 + 1 and at least two
- * more bytes after the second tap of the lower row): no padding logic and no fills. The result is
+/* 8 output pixels whose bilinear taps are all inside the image, with a row below them (so the
+ * 4-byte reads stay inside the buffer): no padding logic and no fills. The result is
  * the same as the general path's (same weights, same rounding). */
 inline __attribute__((always_inline)) void wv_interior_linear_u8(__global const uchar *xb, int8 off, int sxy, float8 tx,
                                   float8 ty, __global uchar *yp) {
@@ -393,55 +382,30 @@ __kernel void warp_v(__global const X_T *restrict X, long x_off, long sxb, long 
         const int8 iy = wv_tap(y0 + j, H, pad, &iny);
         const int8 row = iy * (int)sxy; /* in-image offsets fit an int (checked on the host) */
         float8 v[TAPS][CH]; /* this row's taps, fills substituted */
-        int fetched = 0;
-#if MODE == MODE_LINEAR && X_KIND == WK_INT && CH > 1
-        /* both column taps of every lane adjacent in memory (the image's interior): one 8-byte
-         * read per lane gives both pixels */
-        const int8 adj = ixs[1] == ixs[0] + 1;
-        if ((adj.s0 & adj.s1 & adj.s2 & adj.s3 & adj.s4 & adj.s5 & adj.s6 & adj.s7) && sxx == CH &&
-            last_rel >= 4) {
-            const int8 off = row + ixs[0] * CH;
-            const int8 o8 = off < last_rel - 4 ? off : (int8)(last_rel - 4);
-            ulong8 qw = (ulong8)(LOAD_QWORD(xb + o8.s0), LOAD_QWORD(xb + o8.s1), LOAD_QWORD(xb + o8.s2),
-                                 LOAD_QWORD(xb + o8.s3), LOAD_QWORD(xb + o8.s4), LOAD_QWORD(xb + o8.s5),
-                                 LOAD_QWORD(xb + o8.s6), LOAD_QWORD(xb + o8.s7));
-            qw >>= CV((off - o8) * 8, ulong8);
-            const uint8 w0 = CV(qw, uint8), w1 = CV(qw >> (ulong)(8 * CH), uint8);
-            const int8 ina = iny & inxs[0] & ok, inb = iny & inxs[1] & ok;
 #pragma unroll
-            for (int c = 0; c < CH; c++) {
-                v[0][c] = ina ? WV_CH(w0, c) : (float8)fills[c];
-                v[1][c] = inb ? WV_CH(w1, c) : (float8)fills[c];
-            }
-            fetched = 1;
-        }
-#endif
-        if (!fetched) {
-#pragma unroll
-            for (int k = 0; k < TAPS; k++) {
-                const int8 inside = iny & inxs[k] & ok;
-                const int8 off = row + ixs[k] * (int)sxx;
+        for (int k = 0; k < TAPS; k++) {
+            const int8 inside = iny & inxs[k] & ok;
+            const int8 off = row + ixs[k] * (int)sxx;
 #if X_KIND == WK_INT && CH > 1
-                /* one 32-bit word per pixel; near the buffer's end read the last word and shift */
-                const int8 o4 = off < last_rel ? off : (int8)last_rel;
-                const uint8 sh = CV((off - o4) * 8, uint8);
-                uint8 wd = (uint8)(LOAD_WORD(xb + o4.s0), LOAD_WORD(xb + o4.s1), LOAD_WORD(xb + o4.s2),
-                                   LOAD_WORD(xb + o4.s3), LOAD_WORD(xb + o4.s4), LOAD_WORD(xb + o4.s5),
-                                   LOAD_WORD(xb + o4.s6), LOAD_WORD(xb + o4.s7));
-                wd >>= sh;
+            /* one 32-bit word per pixel; near the buffer's end read the last word and shift */
+            const int8 o4 = off < last_rel ? off : (int8)last_rel;
+            const uint8 sh = CV((off - o4) * 8, uint8);
+            uint8 wd = (uint8)(LOAD_WORD(xb + o4.s0), LOAD_WORD(xb + o4.s1), LOAD_WORD(xb + o4.s2),
+                               LOAD_WORD(xb + o4.s3), LOAD_WORD(xb + o4.s4), LOAD_WORD(xb + o4.s5),
+                               LOAD_WORD(xb + o4.s6), LOAD_WORD(xb + o4.s7));
+            wd >>= sh;
 #pragma unroll
-                for (int c = 0; c < CH; c++) v[k][c] = inside ? WV_CH(wd, c) : (float8)fills[c];
+            for (int c = 0; c < CH; c++) v[k][c] = inside ? WV_CH(wd, c) : (float8)fills[c];
 #else
 #pragma unroll
-                for (int c = 0; c < CH; c++) {
-                    const int8 oc = off + c * (int)sxc;
-                    const float8 val = (float8)((float)xb[oc.s0], (float)xb[oc.s1], (float)xb[oc.s2],
-                                                (float)xb[oc.s3], (float)xb[oc.s4], (float)xb[oc.s5],
-                                                (float)xb[oc.s6], (float)xb[oc.s7]);
-                    v[k][c] = inside ? val : (float8)fills[c];
-                }
-#endif
+            for (int c = 0; c < CH; c++) {
+                const int8 oc = off + c * (int)sxc;
+                const float8 val = (float8)((float)xb[oc.s0], (float)xb[oc.s1], (float)xb[oc.s2],
+                                            (float)xb[oc.s3], (float)xb[oc.s4], (float)xb[oc.s5],
+                                            (float)xb[oc.s6], (float)xb[oc.s7]);
+                v[k][c] = inside ? val : (float8)fills[c];
             }
+#endif
         }
 #if MODE == MODE_LINEAR
         /* the same mixes as the interior path, so both give the same result */
