@@ -65,17 +65,21 @@ def profiling_queue(rt) -> cl.CommandQueue:
 
 def interleaved(fns: dict[str, Callable[[], float | None]], samples: int = 9,
                 warmup: int = 2) -> dict[str, tuple[float, float]]:
-    """Run each callable in turn (A B C A B C ...); return name -> (median, min) seconds.
+    """Run each callable in turn (A B C, B C A, C A B, ...); return name -> (median, min) seconds.
 
-    A callable may return its own measured time (e.g. a kernel's device time); otherwise its wall
-    time counts.
+    The order rotates every round, so that no peer always runs right after the same other one
+    (what ran before leaves caches, freed memory and sleeping threads behind: a call right after
+    a memory-hungry peer measured up to 2x slower). A callable may return its own measured time
+    (e.g. a kernel's device time); otherwise its wall time counts.
     """
     for _ in range(warmup):
         for f in fns.values():
             f()
     times: dict[str, list[float]] = {k: [] for k in fns}
-    for _ in range(samples):
-        for k, f in fns.items():
+    names = list(fns)
+    for i in range(samples):
+        for k in names[i % len(names):] + names[:i % len(names)]:
+            f = fns[k]
             t0 = time.perf_counter()
             r = f()
             dt = time.perf_counter() - t0

@@ -220,3 +220,53 @@ def test_oclgrind_harness_catches_invalid_access(oclgrind_queue, capfd):
     prg.k(q, (4,), None, buf)
     q.finish()
     assert "Invalid write" in capfd.readouterr().err
+
+
+def test_host_pool_recycles_only_unreferenced_memory():
+    """Large results reuse the memory of dropped ones, never of one a view still keeps alive."""
+    import gc
+
+    from warpkit._memory import HostPool
+
+    pool = HostPool(per_size=1)
+    a = pool.empty((1024, 1024), np.float32)
+    assert a.flags.c_contiguous and a.flags.writeable and a.dtype == np.float32
+    addr = a.ctypes.data
+    view = a[10:20, ::2]
+    del a
+    gc.collect()
+    b = pool.empty((1024, 1024), np.float32)
+    assert b.ctypes.data != addr  # the view still holds the first block
+    b[:] = 1
+    view[:] = 7
+    assert (b == 1).all()
+    del view, b
+    gc.collect()
+    assert pool.held_bytes == 4 << 20  # one block kept (per_size=1), the other freed
+    c = pool.empty((2048, 512), np.int32)  # same size, other shape and dtype
+    assert pool.held_bytes == 0 and c.shape == (2048, 512)
+    small = pool.empty((10,), np.uint8)  # small arrays come straight from numpy
+    assert small.base is None
+    del c
+    gc.collect()
+    pool.clear()
+    assert pool.held_bytes == 0
+
+
+def test_operator_results_use_the_pool_and_clear_cache_empties_it(queue):
+    import gc
+
+    from warpkit import _memory
+
+    img = np.zeros((600, 800, 3), np.uint8)
+    out = warpkit.warp_affine(img, np.eye(3), queue=queue)
+    addr = out.ctypes.data
+    del out
+    gc.collect()
+    assert _memory.HOST_POOL.held_bytes >= img.nbytes
+    again = warpkit.warp_affine(img + 5, np.eye(3), queue=queue)
+    assert again.ctypes.data == addr and (again == 5).all()
+    del again
+    gc.collect()
+    runtime.clear_cache()
+    assert _memory.HOST_POOL.held_bytes == 0

@@ -422,10 +422,14 @@ def runtime_for_queue(queue: cl.CommandQueue | None) -> Runtime:
 
 
 def clear_cache() -> None:
-    """Drop every cached program and per-queue runtime (the default device stays chosen)."""
+    """Drop every cached program, per-queue runtime and pooled result memory (the default device
+    stays chosen)."""
+    from . import _memory  # imports this module
+
     _CACHE.clear()
     with _default_lock:
         _queue_runtimes.clear()
+    _memory.HOST_POOL.clear()
 
 
 def _after_fork_in_child() -> None:
