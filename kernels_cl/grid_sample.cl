@@ -535,7 +535,8 @@ WK_VINLINE void gs_v_row(__global const X_PTR_T *WK_FN_RESTRICT X, long x_off, l
      * read them as one float2 / float4 per row instead of TAPS scalars, and give each of the TAPS
      * pixels the summed weight of the taps that landed on it (border and reflection can land two
      * taps on one pixel). */
-    if (xs[R - 1] == 1 && din[R - 1] >= TAPS) {
+    if (xs[R - 1] == 1 && din[R - 1] >= TAPS && xs[0] >= 0 && xs[R - 2] >= 0) {
+        /* (offsets are then >= 0, read as unsigned below) */
         const int dx = din[R - 1];
         intv bx = idx[R - 1][0];
 #pragma unroll
@@ -561,18 +562,21 @@ WK_VINLINE void gs_v_row(__global const X_PTR_T *WK_FN_RESTRICT X, long x_off, l
         amaskv rm[NR];
         WK_COMBINE_TAPS(NR, R - 2, bx, roff, rw, rm)
         for (int c = 0; c < C; c++) {
+#pragma OPENCL FP_CONTRACT ON
             __global const float *xc = (__global const float *)xn + c * sxc;
             accv acc = (accv)0;
 #pragma unroll
             for (int k = 0; k < NR; k++) {
                 intv o = roff[k];
 #if TAPS == 2
-                float2 q0 = *(__global const float2_u *)(xc + o.s0), q1 = *(__global const float2_u *)(xc + o.s1),
-                       q2 = *(__global const float2_u *)(xc + o.s2), q3 = *(__global const float2_u *)(xc + o.s3),
-                       q4 = *(__global const float2_u *)(xc + o.s4), q5 = *(__global const float2_u *)(xc + o.s5),
-                       q6 = *(__global const float2_u *)(xc + o.s6), q7 = *(__global const float2_u *)(xc + o.s7);
-                accv v0 = (float8)(q0.s0, q1.s0, q2.s0, q3.s0, q4.s0, q5.s0, q6.s0, q7.s0);
-                accv v1 = (float8)(q0.s1, q1.s1, q2.s1, q3.s1, q4.s1, q5.s1, q6.s1, q7.s1);
+                /* two 4-byte reads per lane from two bases with the same offsets (one 8-byte
+                 * read per lane needed a shuffle network to split; measured slower) */
+                const uint8 uo = as_uint8(o);
+                __global const float *xc1 = xc + 1;
+                accv v0 = (float8)(xc[uo.s0], xc[uo.s1], xc[uo.s2], xc[uo.s3], xc[uo.s4], xc[uo.s5],
+                                   xc[uo.s6], xc[uo.s7]);
+                accv v1 = (float8)(xc1[uo.s0], xc1[uo.s1], xc1[uo.s2], xc1[uo.s3], xc1[uo.s4],
+                                   xc1[uo.s5], xc1[uo.s6], xc1[uo.s7]);
                 accv rv = we[0] * (me[0] ? v0 : (accv)0) + we[1] * (me[1] ? v1 : (accv)0);
 #else
                 float4 q0 = *(__global const float4_u *)(xc + o.s0), q1 = *(__global const float4_u *)(xc + o.s1),

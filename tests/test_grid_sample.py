@@ -367,6 +367,22 @@ def test_strided_device_arrays(queue):
     np.testing.assert_array_equal(y.get(), ref)
 
 
+@pytest.mark.parametrize("mode", ["nearest", "linear", "cubic"])
+@pytest.mark.parametrize("r", [2, 3])
+def test_flipped_device_arrays(mode, r, queue):
+    """Negative strides on X's outer spatial axes (a flipped device view, used in place)."""
+    rng = np.random.default_rng([r, len(mode)])
+    X = rng.standard_normal((2, 3, *([6] * (r - 1)), 17)).astype(np.float32)
+    grid = rng.uniform(-1.2, 1.2, (2, *([5] * (r - 1)), 11, r)).astype(np.float32)
+    flip = (slice(None), slice(None), *([slice(None, None, -1)] * (r - 1)))
+    Xd = cla.to_device(queue, X)[flip]
+    assert min(Xd.strides) < 0
+    for pad in ("zeros", "border", "reflection"):
+        y = warpkit.grid_sample(Xd, cla.to_device(queue, grid), mode, pad)
+        ref = warpkit.grid_sample(np.ascontiguousarray(X[flip]), grid, mode, pad, queue=queue)
+        np.testing.assert_allclose(y.get(), ref, rtol=1e-5, atol=1e-5)
+
+
 def test_inputs_not_mutated(queue):
     rng = np.random.default_rng(6)
     X = rng.standard_normal((1, 2, 5, 5)).astype(np.float32)
