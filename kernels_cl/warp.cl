@@ -175,10 +175,7 @@ __kernel void warp(__global const X_T *restrict X, long x_off, long sxb, long sx
 #if WK_CPU
 typedef uint uint_u __attribute__((aligned(1)));
 #define LOAD_WORD(p) (*(__global const uint_u *)(p))
-typedef ulong ulong_u __attribute__((aligned(1)));
-#define LOAD_QWORD(p) (*(__global const ulong_u *)(p))
 #else
-#define LOAD_QWORD(p) ((ulong)LOAD_WORD(p) | ((ulong)LOAD_WORD((p) + 4) << 32))
 #define LOAD_WORD(p) ((uint)(p)[0] | ((uint)(p)[1] << 8) | ((uint)(p)[2] << 16) | ((uint)(p)[3] << 24))
 #endif
 
@@ -325,8 +322,8 @@ __kernel void warp_v(__global const X_T *restrict X, long x_off, long sxb, long 
     }
 #if MODE == MODE_LINEAR && WK_U8
     if (interior_ok && xo0 + 8 <= Wo) {
-        /* the interior: every lane's 2x2 taps inside the image, with a row below them (so an
-         * 8-byte read from the top-left tap stays in the buffer); no padding, no fills */
+        /* the interior: every lane's 2x2 taps inside the image, with a row below them (so the
+         * 4-byte reads of the right-hand taps stay in the buffer); no padding, no fills */
         const int8 x0 = CV(x + 8.0f, int8) - 8, y0 = CV(y + 8.0f, int8) - 8; /* floor: x >= -8 */
         const int8 in = ok & (x0 >= 0) & (x0 <= W - 2) & (y0 >= 0) & (y0 <= H - 3);
         if (in.s0 & in.s1 & in.s2 & in.s3 & in.s4 & in.s5 & in.s6 & in.s7) {

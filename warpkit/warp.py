@@ -236,7 +236,7 @@ def _warp(image, matrix, size, interpolation, padding, fill, expand, antialias, 
         kernel = rt.kernel("warp.cl", {**defines, "CH": C, "WK_U8": int(dt == np.uint8),
                                        "WK_CPU": int(rt.kind == "CPU")}, "warp_v")
         affine = bool((inv[:, 2, :2] == 0).all() and (inv[:, 2, 2] == 1).all())
-        # the interior path reads 8 bytes from a pixel's start: pixels are packed, rows go down
+        # the interior path reads 4 bytes from each tap's start: pixels are packed, rows go down
         interior = strides[2] == C and strides[1] >= W * C and C <= 4
         blocks = -(-wo // 8)
         # work-groups of 64 work-items: a row of 64 blocks (512 pixels) for wide outputs, tiles
