@@ -305,12 +305,6 @@ WK_VINLINE intv wk_clampv(intv v, int lo, int hi) {
     return v > hi ? (intv)hi : v;
 }
 
-WK_VINLINE coordv wk_rint_v(coordv x) {
-    coordv m = (coordv)WK_ROUND_MAGIC;
-    coordv r = x >= 0 ? (x + m) - m : (x - m) + m;
-    return (x < m && x > -m) ? r : x;
-}
-
 /* wk_reflect for 8 finite coordinates */
 WK_VINLINE coordv wk_reflect_v(coordv x, coord_t lo, coord_t hi) {
     coord_t rng = hi - lo;
@@ -360,7 +354,7 @@ WK_VINLINE intv wk_axis_taps_v(coordv g, int d, int pad, int align, intv *idx, a
     coordv x = align ? (g + 1) / 2 * (dd - 1) : ((g + 1) * dd - 1) / 2;
     cmaskv ok = x == x;
 #if MODE == MODE_NEAREST
-    x = wk_rint_v(x);
+    x = wk_rint_f8(x);
 #endif
     coord_t lo = align ? (coord_t)0 : (coord_t)-0.5;
     coord_t hi = align ? dd - 1 : dd - (coord_t)0.5;

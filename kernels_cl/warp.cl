@@ -57,18 +57,6 @@ inline void wp_weights(float t, float *w) {
 #define WK_U8 0 /* 1: X_T is uchar (one 32-bit word reads a pixel of up to 4 channels) */
 #endif
 
-inline float8 wk_rint_v8(float8 x) {
-    const float8 m = (float8)8388608.0f;
-    float8 r = x >= 0 ? (x + m) - m : (x - m) + m;
-    return (x < m && x > -m) ? r : x;
-}
-
-inline float wk_rint_f(float x) {
-    const float m = 8388608.0f;
-    float r = x >= 0 ? (x + m) - m : (x - m) + m;
-    return (x < m && x > -m) ? r : x;
-}
-
 /* floor(x + 0.5) for x inside the int range */
 inline int wp_round_half_up(float x) {
     const float t = x + 0.5f;
@@ -119,7 +107,7 @@ __kernel void warp(__global const X_T *restrict X, long x_off, long sxb, long sx
                 y = y < -8 ? -8 : (y > (float)H + 8 ? (float)H + 8 : y);
             }
 #if MODE == MODE_NEAREST
-            const int x0 = (int)wk_rint_f(x), y0 = (int)wk_rint_f(y);
+            const int x0 = (int)wk_rint(x), y0 = (int)wk_rint(y);
             const float tx = 0, ty = 0;
 #else
             int x0 = (int)x;
@@ -334,7 +322,7 @@ __kernel void warp_v(__global const X_T *restrict X, long x_off, long sxb, long 
     }
 #endif
 #if MODE == MODE_NEAREST
-    const int8 x0 = CV(wk_rint_v8(x), int8), y0 = CV(wk_rint_v8(y), int8);
+    const int8 x0 = CV(wk_rint_f8(x), int8), y0 = CV(wk_rint_f8(y), int8);
 #else
     int8 x0 = CV(x, int8), y0 = CV(y, int8);
     x0 += CV(x < CV(x0, float8), int8);

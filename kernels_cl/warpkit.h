@@ -200,5 +200,12 @@ inline coord_t wk_rint(coord_t x) {
     return (x < m && x > -m) ? r : x;
 }
 
+/* wk_rint for 8 floats (the 8-wide kernels compute coordinates in float) */
+inline float8 wk_rint_f8(float8 x) {
+    const float8 m = (float8)8388608.0f; /* 2^23 */
+    float8 r = x >= 0 ? (x + m) - m : (x - m) + m;
+    return (x < m && x > -m) ? r : x;
+}
+
 /* x is finite: NaN fails x == x, +-inf gives inf - inf = NaN */
 inline int wk_isfinite(coord_t x) { return (x - x) == (x - x); }

@@ -125,3 +125,23 @@ def test_points_fit():
 def test_errors(call, match):
     with pytest.raises(ValueError, match=match):
         call()
+
+
+def test_stacks_invert_and_check_at_once():
+    """invert / is_affine take (K, 3, 3) and (K, 2, 3) stacks; a singular member raises, naming
+    its determinant."""
+    rng = np.random.default_rng(11)
+    mats = rng.normal(size=(20, 3, 3))
+    inv = g.invert(mats)
+    np.testing.assert_allclose(inv, np.linalg.inv(mats), rtol=1e-9, atol=1e-12)
+    np.testing.assert_allclose(g.invert(mats[3]), np.linalg.inv(mats[3]), rtol=1e-9, atol=1e-12)
+    aff = mats[:, :2]
+    assert g.is_affine(aff) and not g.is_affine(mats)
+    np.testing.assert_allclose(g.invert(aff)[:, 2], np.broadcast_to([0, 0, 1], (20, 3)), atol=1e-12)
+    mats[7] = [[1, 2, 0], [2, 4, 0], [0, 0, 1]]
+    with pytest.raises(ValueError, match=r"the matrix is singular \(determinant 0\)"):
+        g.invert(mats)
+    with pytest.raises(ValueError, match=r"a matrix must have shape \(3, 3\) or \(2, 3\), or a stack"):
+        g.invert(np.zeros((2, 2, 3, 3)))
+    with pytest.raises(ValueError, match=r"a matrix must have shape \(3, 3\) or \(2, 3\), got \(4, 3, 3\)"):
+        g.rotation(10) @ g.compose(np.zeros((4, 3, 3)))

@@ -52,14 +52,19 @@ __all__ = [
 ]
 
 
-def _m(a) -> np.ndarray:
+def _m(a, stack: bool = False) -> np.ndarray:
+    """A (3, 3) float64 matrix from (3, 3) or (2, 3); with ``stack``, (K, 3, 3) from (K, 3, 3) or
+    (K, 2, 3) as well. Non-finite entries raise, naming the matrix."""
     m = np.asarray(a, dtype=np.float64)
-    if m.shape == (2, 3):
-        m = np.vstack([m, [0.0, 0.0, 1.0]])
-    if m.shape != (3, 3):
-        raise ValueError(f"a matrix must have shape (3, 3) or (2, 3), got {m.shape}")
+    ok = m.shape[-2:] in ((2, 3), (3, 3)) and (m.ndim == 2 or (stack and m.ndim == 3))
+    if not ok:
+        want = "(3, 3) or (2, 3)" + (", or a stack (K, 3, 3) / (K, 2, 3)" if stack else "")
+        raise ValueError(f"a matrix must have shape {want}, got {m.shape}")
+    if m.shape[-2] == 2:
+        m = np.concatenate([m, np.broadcast_to([0.0, 0.0, 1.0], (*m.shape[:-2], 1, 3))], axis=-2)
     if not np.isfinite(m).all():
-        raise ValueError(f"a matrix must be finite, got {m.tolist()}")
+        bad = m if m.ndim == 2 else m[np.argwhere(~np.isfinite(m).all(axis=(1, 2)))[0, 0]]
+        raise ValueError(f"a matrix must be finite, got {bad.tolist()}")
     return m
 
 
@@ -134,23 +139,32 @@ def compose(*matrices) -> np.ndarray:
 
 
 def invert(m) -> np.ndarray:
-    """The inverse map (``dst_from_src`` becomes ``src_from_dst``); a singular matrix raises."""
-    m = _m(m)
-    try:
-        inv = np.linalg.inv(m)
-    except np.linalg.LinAlgError:
-        inv = None
-    # translations of any size are fine; what matters is whether m @ inv gives back the identity
-    if inv is None or not np.isfinite(inv).all() or not np.allclose(m @ inv, np.eye(3), atol=1e-6):
-        raise ValueError(f"the matrix is singular (determinant {np.linalg.det(m):.3g}) and has no "
-                         "inverse")
+    """The inverse map (``dst_from_src`` becomes ``src_from_dst``); a singular matrix raises.
+
+    Also takes a stack (K, 3, 3) / (K, 2, 3) and inverts every matrix at once (the adjugate over
+    the determinant, without LAPACK: numpy's LAPACK calls wake OpenBLAS threads that then spin
+    beside the OpenCL device's).
+    """
+    m = _m(m, stack=True)
+    r0, r1, r2 = m[..., 0, :], m[..., 1, :], m[..., 2, :]
+    with np.errstate(all="ignore"):
+        adj = np.stack([np.cross(r1, r2), np.cross(r2, r0), np.cross(r0, r1)], axis=-1)
+        det = np.einsum("...i,...i->...", r0, adj[..., :, 0])
+        inv = adj / det[..., None, None]
+        # translations of any size are fine; what matters is whether m @ inv gives back the identity
+        good = np.isfinite(inv).all(axis=(-2, -1)) & np.isclose(
+            np.einsum("...ij,...jl->...il", m, inv), np.eye(3), rtol=1e-5, atol=1e-6).all(axis=(-2, -1))
+    if not good.all():
+        k = np.argwhere(~np.atleast_1d(good))[0, 0]
+        raise ValueError(f"the matrix is singular (determinant {np.atleast_1d(det)[k]:.3g}) and "
+                         "has no inverse")
     return inv
 
 
 def is_affine(m) -> bool:
-    """Whether the last row is (0, 0, 1) (up to a common scale)."""
-    m = _m(m)
-    return bool(abs(m[2, 0]) < 1e-12 and abs(m[2, 1]) < 1e-12 and abs(m[2, 2] - 1) < 1e-12)
+    """Whether the last row is (0, 0, 1) (up to a common scale); for a stack, of every matrix."""
+    m = _m(m, stack=True)
+    return bool((np.abs(m[..., 2, :] - [0.0, 0.0, 1.0]) < 1e-12).all())
 
 
 def transform_points(m, points) -> np.ndarray:

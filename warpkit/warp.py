@@ -102,31 +102,9 @@ def _matrices(matrix: Any, batch: int, batched: bool, arg: str) -> np.ndarray:
     if m.ndim == 2:
         return geometry._m(m)[None]
     if m.ndim == 3 and batched and m.shape[0] == batch and m.shape[1:] in ((2, 3), (3, 3)):
-        if m.shape[1] == 2:
-            m = np.concatenate([m, np.broadcast_to([[[0.0, 0.0, 1.0]]], (batch, 1, 3))], axis=1)
-        if not np.isfinite(m).all():
-            k = int(np.argwhere(~np.isfinite(m).all(axis=(1, 2)))[0, 0])
-            geometry._m(m[k])  # raises, naming the matrix's values
-        return m
+        return geometry._m(m, stack=True)
     want = "(3, 3) or (2, 3)" + (f", or ({batch}, 3, 3) / ({batch}, 2, 3) for this batch" if batched else "")
     raise ValueError(f"{arg} must have shape {want}, got {m.shape}")
-
-
-def _invert_all(mats: np.ndarray) -> np.ndarray:
-    """geometry.invert of every matrix of a (K, 3, 3) stack, at once (a batch of 64 took 1.6 ms
-    one by one); a singular one raises geometry.invert's error."""
-    # the adjugate over the determinant, with einsum: numpy's LAPACK/BLAS calls wake OpenBLAS
-    # threads that then spin beside the OpenCL device's
-    r0, r1, r2 = mats[:, 0], mats[:, 1], mats[:, 2]
-    with np.errstate(all="ignore"):
-        adj = np.stack([np.cross(r1, r2), np.cross(r2, r0), np.cross(r0, r1)], axis=2)
-        det = np.einsum("ki,ki->k", r0, adj[:, :, 0])
-        inv = adj / det[:, None, None]
-        good = np.isfinite(inv).all(axis=(1, 2)) & np.isclose(
-            np.einsum("kij,kjl->kil", mats, inv), np.eye(3), rtol=1e-5, atol=1e-6).all(axis=(1, 2))
-    if not good.all():  # one by one: raises on the first singular matrix
-        return np.stack([geometry.invert(m) for m in mats])
-    return inv
 
 
 def _supersampling(inv: np.ndarray, wo: int, ho: int) -> int:
@@ -165,7 +143,7 @@ def _warp(image, matrix, size, interpolation, padding, fill, expand, antialias, 
         restore = None
     else:
         mats = _matrices(matrix, B, batched, arg)
-    if affine and not (np.abs(mats[:, 2] - [0.0, 0.0, 1.0]) < 1e-12).all():
+    if affine and not geometry.is_affine(mats):
         raise ValueError(f"{arg} is a perspective map (last row != (0, 0, 1)); use warp_perspective")
     if expand:
         corners = np.array([[-0.5, -0.5], [W - 0.5, -0.5], [-0.5, H - 0.5], [W - 0.5, H - 0.5]])
@@ -175,7 +153,7 @@ def _warp(image, matrix, size, interpolation, padding, fill, expand, antialias, 
         lo, hi = pts.min(0), pts.max(0)
         wo, ho = (int(math.ceil(v - 1e-6)) for v in hi - lo)
         shift = geometry.translation(-lo[0] - 0.5, -lo[1] - 0.5)
-        mats = np.stack([shift @ m for m in mats])
+        mats = shift @ mats
         if size is not None:
             raise ValueError("pass either size or expand=True, not both")
     elif size is None:
@@ -187,7 +165,7 @@ def _warp(image, matrix, size, interpolation, padding, fill, expand, antialias, 
             raise ValueError(f"size must be (width, height), got {size!r}") from None
     if wo < 1 or ho < 1 or wo > 1 << 16 or ho > 1 << 16:
         raise ValueError(f"the output size must be between 1 and 65536 per axis, got {wo}x{ho}")
-    inv = _invert_all(mats)
+    inv = geometry.invert(mats)
     fills = np.zeros(4, np.float32)
     f = np.atleast_1d(np.asarray(fill, dtype=np.float64))
     if f.ndim != 1 or len(f) not in (1, C):
@@ -293,7 +271,8 @@ def warp_affine(
 
     Returns:
         The warped image: the same kind (Pillow image of the same mode, numpy or device array),
-        dtype and channel count. Integer results round to nearest and saturate.
+        dtype and channel count. Integer results round to nearest (halves up, as OpenCV and
+        Pillow) and saturate.
 
     Example:
         >>> from warpkit import geometry as g
