@@ -383,6 +383,27 @@ def test_flipped_device_arrays(mode, r, queue):
         np.testing.assert_allclose(y.get(), ref, rtol=1e-5, atol=1e-5)
 
 
+@pytest.mark.parametrize("mode,pad,align", list(itertools.product(MODES, PADS, [0, 1])))
+@pytest.mark.parametrize("r", [2, 3])
+def test_interior_blocks_match_general_path(mode, pad, align, r, queue):
+    """Blocks of 8 positions whose taps all lie inside X take a path without padding logic; it
+    must give the general path's results bit for bit. One position far outside in a block sends
+    that block down the general path: the other seven must not change."""
+    rng = np.random.default_rng([r, len(mode), len(pad), align])
+    X = rng.standard_normal((2, 3, *([9] * (r - 1)), 20)).astype(np.float32)
+    grid = rng.uniform(-0.6, 0.6, (2, *([3] * (r - 1)), 16, r)).astype(np.float32)
+    outside = grid.copy()
+    outside[..., 7, :] = 5.0  # the last lane of each block of 8
+    outside[..., 15, 0] = np.nan
+    kept = np.r_[0:7, 8:15]
+    for dtype in ([np.float32, np.uint8] if mode == "nearest" else [np.float32]):
+        Xt = (X * 40 + 100).astype(dtype) if dtype == np.uint8 else X
+        fast = warpkit.grid_sample(Xt, grid, mode, pad, bool(align), queue=queue)
+        general = warpkit.grid_sample(Xt, outside, mode, pad, bool(align), queue=queue)
+        np.testing.assert_array_equal(fast[..., kept], general[..., kept])
+        assert_close(fast, reference_grid_sample(Xt, grid, mode, pad, align), mode)
+
+
 def test_inputs_not_mutated(queue):
     rng = np.random.default_rng(6)
     X = rng.standard_normal((1, 2, 5, 5)).astype(np.float32)

@@ -10,7 +10,7 @@ from pyopencl import cltypes
 
 from . import _dtypes
 from ._memory import Operand, Output, meta_buffer, operand, pick_runtime, round_up, to_device
-from ._memory import wants_device_result
+from ._memory import streaming_output, wants_device_result
 from .runtime import launch, set_args
 
 __all__ = ["grid_sample", "MODES", "PADDINGS"]
@@ -177,7 +177,7 @@ def _launch_vector(rt, defines, x_args, in_dims, x_strides, gv, g_off, yv, y_off
         gv.buf, np.int64(g_off), np.int64(gv.strides[0]),
         _pad4(gv.strides[1:-1], cltypes.long4), np.int64(gv.strides[-1]),
         yv.buf, np.int64(y_off), np.int32(C), _pad4(out_dims, cltypes.int4),
-        np.int32(pad_id), np.int32(align),
+        np.int32(pad_id), np.int32(align), np.int32(streaming_output(yv)),
     )
     # a work-group covers one output row (up to 512 positions): measured best on PoCL
     blocks = -(-out_dims[-1] // 8)
