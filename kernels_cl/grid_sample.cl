@@ -679,27 +679,52 @@ WK_VINLINE void gs_v_row(__global const X_PTR_T *WK_FN_RESTRICT X, long x_off, l
             }
         }
     }
-#pragma unroll
-    for (int a = 0; a < R; a++) ok &= wk_axis_taps_v(gv[a], din[a], pad, align, idx[a], w[a], valid[a]);
-
 #if MODE == MODE_NEAREST || (WK_CPU && X_KIND == WK_F32 && R >= 2)
-    /* Interior blocks: every tap of all 8 positions lies inside X on every axis, so no padding
-     * rule applies (whichever was asked for): the taps follow from the coordinates directly and
-     * every mask is true. The arithmetic is the general path's, bit for bit. */
+    /* Whole-block shortcuts, each the general path's arithmetic bit for bit:
+     * - interior: every tap of the 8 positions lies inside X on every axis, so no padding rule
+     *   applies: the taps follow from the coordinates and every mask is true;
+     * - border (nearest, linear): the clamped coordinates give the taps directly (linear: a
+     *   position on the last pixel of an axis reads the pixel before it, masked);
+     * - zeros: no position has a tap inside X: the result is 0. */
     {
         coordv xa[R];
-        intv in = (intv)-1;
+        intv in = (intv)-1, fin = (intv)-1, out = (intv)0;
 #pragma unroll
         for (int a = 0; a < R; a++) {
-            xa[a] = wk_unnorm_v(gv[a], din[a], align);
+            const coord_t dd = (coord_t)din[a];
+            coordv x = wk_unnorm_v(gv[a], din[a], align);
 #if MODE == MODE_NEAREST
-            xa[a] = wk_rint_f8(xa[a]);
-            in &= (xa[a] >= 0) & (xa[a] <= (coord_t)(din[a] - 1));
+            x = wk_rint_f8(x);
+            out |= (x < 0) | (x > dd - 1);
 #elif MODE == MODE_LINEAR
-            in &= (xa[a] >= 0) & (xa[a] < (coord_t)(din[a] - 1));
+            out |= (x < -1) | (x >= dd);
 #else
-            in &= (xa[a] >= 1) & (xa[a] < (coord_t)(din[a] - 2));
+            out |= (x < -2) | (x >= dd + 1);
 #endif
+            fin &= x == x;
+#if MODE != MODE_CUBIC
+            if (pad == PAD_BORDER) x = wk_minv(wk_maxv(x, (coordv)0), (coordv)(dd - 1));
+#endif
+#if MODE == MODE_NEAREST
+            in &= (x >= 0) & (x <= dd - 1);
+#elif MODE == MODE_LINEAR
+            in &= (x >= 0) & (x < dd - 1);
+#else
+            in &= (x >= 1) & (x < dd - 2);
+#endif
+            xa[a] = x;
+        }
+        in &= fin;
+        if (pad == PAD_ZEROS && wk_all8(out & fin)) {
+#if MODE == MODE_NEAREST
+            gs_v_nearest(xn, sxc, C, (intv)0, (intv)0, (intv)-1, yrow, plane, nl, nt);
+#else
+            for (int c = 0; c < C; c++) {
+                __global X_PTR_T *yc = yrow + c * plane;
+                STORE_ACC(yc, (accv)0)
+            }
+#endif
+            return;
         }
 #if MODE == MODE_NEAREST
         if (wk_all8(in)) {
@@ -710,7 +735,9 @@ WK_VINLINE void gs_v_row(__global const X_PTR_T *WK_FN_RESTRICT X, long x_off, l
             return;
         }
 #else
-        if (wk_all8(in) && xs[R - 1] == 1 && xs[0] >= 0 && xs[R - 2] >= 0) {
+        const int rows_ok = xs[R - 1] == 1 && xs[0] >= 0 && xs[R - 2] >= 0;
+        const amaskv all = (amaskv)-1;
+        if (wk_all8(in) && rows_ok) {
 #pragma unroll
             for (int a = 0; a < R; a++) { /* coordinates >= 0: truncation is the floor */
                 const intv x0 = CV(xa[a], intv);
@@ -728,7 +755,6 @@ WK_VINLINE void gs_v_row(__global const X_PTR_T *WK_FN_RESTRICT X, long x_off, l
 #pragma unroll
                 for (int k = 0; k < TAPS; k++) valid[a][k] = (intv)-1;
             }
-            const amaskv all = (amaskv)-1;
 #if MODE == MODE_LINEAR
             intv poff[NP];
             accv pw[NP];
@@ -746,6 +772,41 @@ WK_VINLINE void gs_v_row(__global const X_PTR_T *WK_FN_RESTRICT X, long x_off, l
 #endif
             return;
         }
+#if MODE == MODE_LINEAR
+        if (pad == PAD_BORDER && wk_all8(fin) && rows_ok && din[R - 1] >= 2 && din[R - 2] >= 2) {
+            /* the general path's spans after the clamp: the pair from b = min(x0, d - 2) with
+             * weights (1 - t, t), t = x - b; pixel b is no tap when x = d - 1 */
+            accv wq[2][2];
+            amaskv mq[2];
+#pragma unroll
+            for (int a = R - 2; a < R; a++) {
+                const intv b = wk_clampv(CV(xa[a], intv), 0, din[a] - 2);
+                const accv t = CV(xa[a], accv) - CV(b, accv);
+                wq[a - (R - 2)][0] = 1 - t;
+                wq[a - (R - 2)][1] = t;
+                mq[a - (R - 2)] = CV(xa[a] < (coord_t)(din[a] - 1), amaskv);
+                idx[a][0] = b;
+            }
+#if R == 3 /* the outer axis: its two taps as the general path has them */
+            {
+                const intv x0 = CV(xa[0], intv);
+                const accv t = CV(xa[0], accv) - CV(x0, accv);
+                w[0][0] = 1 - t;
+                w[0][1] = t;
+                idx[0][0] = x0;
+                idx[0][1] = wk_clampv(x0 + 1, 0, din[0] - 1);
+                valid[0][0] = valid[0][1] = (intv)-1;
+            }
+#endif
+            intv poff[NP];
+            accv pw[NP];
+            amaskv pm[NP];
+            WK_COMBINE_TAPS(NP, R - 3, idx[R - 1][0] + idx[R - 2][0] * xs[R - 2], poff, pw, pm)
+            gs_v_quads(xn, sxc, C, xs[R - 2], poff, pw, pm, wq[1][0], wq[1][1], wq[0][0], wq[0][1],
+                       mq[1], all, mq[0], all, all, yrow, plane, nl, nt);
+            return;
+        }
+#endif
 #endif
     }
 #endif

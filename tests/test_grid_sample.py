@@ -385,22 +385,30 @@ def test_flipped_device_arrays(mode, r, queue):
 
 @pytest.mark.parametrize("mode,pad,align", list(itertools.product(MODES, PADS, [0, 1])))
 @pytest.mark.parametrize("r", [2, 3])
-def test_interior_blocks_match_general_path(mode, pad, align, r, queue):
-    """Blocks of 8 positions whose taps all lie inside X take a path without padding logic; it
-    must give the general path's results bit for bit. One position far outside in a block sends
-    that block down the general path: the other seven must not change."""
+def test_block_shortcuts_match_general_path(mode, pad, align, r, queue):
+    """Whole blocks of 8 positions take shortcuts (all taps inside X; clamped border blocks; zeros
+    blocks with no tap inside): they must give the general path's results bit for bit. A NaN
+    coordinate in the last lane of a block sends that block down the general path: the other
+    seven lanes must not change. Blocks: inside, mixed (edges and beyond), far outside."""
     rng = np.random.default_rng([r, len(mode), len(pad), align])
     X = rng.standard_normal((2, 3, *([9] * (r - 1)), 20)).astype(np.float32)
-    grid = rng.uniform(-0.6, 0.6, (2, *([3] * (r - 1)), 16, r)).astype(np.float32)
-    outside = grid.copy()
-    outside[..., 7, :] = 5.0  # the last lane of each block of 8
-    outside[..., 15, 0] = np.nan
-    kept = np.r_[0:7, 8:15]
+    lead = (2, *([3] * (r - 1)))
+    grid = np.concatenate([
+        rng.uniform(-0.6, 0.6, (*lead, 8, r)),
+        rng.uniform(-1.6, 1.6, (*lead, 8, r)),
+        rng.uniform(1.5, 3, (*lead, 8, r)) * rng.choice([-1, 1], (*lead, 8, r)),
+    ], axis=-2).astype(np.float32)
+    grid[..., 8, :] = 1.0  # on the edge (align_corners) or half a pixel beyond it
+    general = grid.copy()
+    general[..., 7::8, 0] = np.nan
+    kept = np.setdiff1d(np.arange(24), [7, 15, 23])
     for dtype in ([np.float32, np.uint8] if mode == "nearest" else [np.float32]):
         Xt = (X * 40 + 100).astype(dtype) if dtype == np.uint8 else X
         fast = warpkit.grid_sample(Xt, grid, mode, pad, bool(align), queue=queue)
-        general = warpkit.grid_sample(Xt, outside, mode, pad, bool(align), queue=queue)
-        np.testing.assert_array_equal(fast[..., kept], general[..., kept])
+        slow = warpkit.grid_sample(Xt, general, mode, pad, bool(align), queue=queue)
+        np.testing.assert_array_equal(fast[..., kept], slow[..., kept])
+        if dtype == np.float32:  # a NaN coordinate gives NaN, even where another axis is far out
+            assert np.isnan(slow[..., 7::8]).all()
         assert_close(fast, reference_grid_sample(Xt, grid, mode, pad, align), mode)
 
 
