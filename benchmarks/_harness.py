@@ -6,6 +6,7 @@ Every peer gets 2 threads. Ratios are peer time / warpkit time (> 1: warpkit is 
 from __future__ import annotations
 
 import os
+import random
 import statistics
 import time
 from collections.abc import Callable
@@ -65,20 +66,24 @@ def profiling_queue(rt) -> cl.CommandQueue:
 
 def interleaved(fns: dict[str, Callable[[], float | None]], samples: int = 9,
                 warmup: int = 2) -> dict[str, tuple[float, float]]:
-    """Run each callable in turn (A B C, B C A, C A B, ...); return name -> (median, min) seconds.
+    """Run each callable once per round, in a new shuffled order every round (seeded, so runs
+    repeat); return name -> (median, min) seconds.
 
-    The order rotates every round, so that no peer always runs right after the same other one
-    (what ran before leaves caches, freed memory and sleeping threads behind: a call right after
-    a memory-hungry peer measured up to 2x slower). A callable may return its own measured time
-    (e.g. a kernel's device time); otherwise its wall time counts.
+    What ran before leaves caches, freed memory and sleeping threads behind: a call right after
+    a memory-hungry peer measured up to 2x slower. A fixed or merely rotated order (A B C, B C A,
+    C A B: A still always follows C) would hand every call the same predecessor in every round;
+    shuffling gives each one a mix. A callable may return its own measured time (e.g. a
+    kernel's device time); otherwise its wall time counts.
     """
     for _ in range(warmup):
         for f in fns.values():
             f()
     times: dict[str, list[float]] = {k: [] for k in fns}
     names = list(fns)
+    order = random.Random(0)
     for i in range(samples):
-        for k in names[i % len(names):] + names[:i % len(names)]:
+        order.shuffle(names)
+        for k in names:
             f = fns[k]
             t0 = time.perf_counter()
             r = f()
