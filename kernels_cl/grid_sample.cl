@@ -292,6 +292,15 @@ inline acc_t lane8(accv v, int k) {
     return k == 0 ? v.s0 : k == 1 ? v.s1 : k == 2 ? v.s2 : k == 3 ? v.s3 : k == 4 ? v.s4
            : k == 5 ? v.s5 : k == 6 ? v.s6 : v.s7;
 }
+#if WK_CPU && defined(__clang__) && defined(__x86_64__)
+/* Non-temporal stores are weakly ordered: a work-group's last work-item (PoCL runs a group's
+ * work-items in order on one thread) fences them before the group is reported done. */
+#define WK_NT_FENCE(nt)                                                                       \
+    if ((nt) && get_local_id(0) == get_local_size(0) - 1 && get_local_id(1) == get_local_size(1) - 1) \
+        __builtin_ia32_sfence();
+#else
+#define WK_NT_FENCE(nt)
+#endif
 #if WK_CPU
 /* 8 floats at p; nt: non-temporal (past the caches, without first reading the lines in), where
  * p is 32-byte aligned. For large outputs that no cache can keep anyway: linear GridSample
@@ -886,17 +895,19 @@ __kernel void grid_sample_v(__global const X_PTR_T *restrict X, long x_off, long
     const int wo0 = (int)get_global_id(0) * 8;
     const int row = (int)get_global_id(1);
     const int n = (int)get_global_id(2);
-    if (wo0 >= Wout) return;
+    if (wo0 < Wout) {
 #if MODE == MODE_CUBIC
-    /* a (one-trip) loop around the body: PoCL 3.0 compiles the cubic body 1.5x faster inside one
-     * (and the linear and nearest bodies 1.2x slower) */
-    const int rows = R == 1 ? 1 : (R == 2 ? odims.s0 : odims.s0 * odims.s1);
-    for (int r = row; r < rows && r < row + 1; r++)
-        gs_v_row(X, x_off, sxn, sxc, in_dims, xstr, G, g_off, sgn, gstr, sgk, Y, y_off, C, odims,
-                 pad, align, nt, Wout, r, n, wo0);
+        /* a (one-trip) loop around the body: PoCL 3.0 compiles the cubic body 1.5x faster inside
+         * one (and the linear and nearest bodies 1.2x slower) */
+        const int rows = R == 1 ? 1 : (R == 2 ? odims.s0 : odims.s0 * odims.s1);
+        for (int r = row; r < rows && r < row + 1; r++)
+            gs_v_row(X, x_off, sxn, sxc, in_dims, xstr, G, g_off, sgn, gstr, sgk, Y, y_off, C,
+                     odims, pad, align, nt, Wout, r, n, wo0);
 #else
-    gs_v_row(X, x_off, sxn, sxc, in_dims, xstr, G, g_off, sgn, gstr, sgk, Y, y_off, C, odims, pad,
-             align, nt, Wout, row, n, wo0);
+        gs_v_row(X, x_off, sxn, sxc, in_dims, xstr, G, g_off, sgn, gstr, sgk, Y, y_off, C, odims,
+                 pad, align, nt, Wout, row, n, wo0);
 #endif
+    }
+    WK_NT_FENCE(nt);
 }
 #endif
