@@ -412,6 +412,27 @@ def test_block_shortcuts_match_general_path(mode, pad, align, r, queue):
         assert_close(fast, reference_grid_sample(Xt, grid, mode, pad, align), mode)
 
 
+@pytest.mark.parametrize("mode", MODES)
+def test_large_results_streamed_past_the_caches(mode, queue, monkeypatch):
+    """Results of STREAM_BYTES or more are written with non-temporal stores on CPU devices (and
+    with ordinary stores where a row is not 32-byte aligned): the same values either way, on the
+    host and on the device."""
+    from warpkit import _memory
+
+    rng = np.random.default_rng(len(mode))
+    X = rng.standard_normal((1, 2, 64, 64)).astype(np.float32)
+    grid = rng.uniform(-1.1, 1.1, (1, 1024, 1027, 2)).astype(np.float32)  # rows of 1027: unaligned
+    assert 2 * 1024 * 1027 * 4 >= _memory.STREAM_BYTES
+    streamed = warpkit.grid_sample(X, grid, mode, queue=queue)
+    on_device = warpkit.grid_sample(cla.to_device(queue, X), cla.to_device(queue, grid), mode).get()
+    aligned = warpkit.grid_sample(X, np.ascontiguousarray(grid[:, :, :1024]), mode, queue=queue)
+    monkeypatch.setattr(_memory, "STREAM_BYTES", 1 << 62)
+    plain = warpkit.grid_sample(X, grid, mode, queue=queue)
+    np.testing.assert_array_equal(streamed, plain)
+    np.testing.assert_array_equal(on_device, plain)
+    np.testing.assert_array_equal(aligned, plain[..., :1024])
+
+
 def test_inputs_not_mutated(queue):
     rng = np.random.default_rng(6)
     X = rng.standard_normal((1, 2, 5, 5)).astype(np.float32)

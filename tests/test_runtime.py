@@ -231,6 +231,7 @@ def test_host_pool_recycles_only_unreferenced_memory():
     pool = HostPool(per_size=1)
     a = pool.empty((1024, 1024), np.float32)
     assert a.flags.c_contiguous and a.flags.writeable and a.dtype == np.float32
+    assert a.ctypes.data % 64 == 0  # cache-line aligned: kernels may use aligned vector stores
     addr = a.ctypes.data
     view = a[10:20, ::2]
     del a
@@ -244,7 +245,7 @@ def test_host_pool_recycles_only_unreferenced_memory():
     gc.collect()
     assert pool.held_bytes == 4 << 20  # one block kept (per_size=1), the other freed
     c = pool.empty((2048, 512), np.int32)  # same size, other shape and dtype
-    assert pool.held_bytes == 0 and c.shape == (2048, 512)
+    assert pool.held_bytes == 0 and c.shape == (2048, 512) and c.ctypes.data % 64 == 0
     small = pool.empty((10,), np.uint8)  # small arrays come straight from numpy
     assert small.base is None
     del c
