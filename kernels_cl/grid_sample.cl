@@ -372,8 +372,6 @@ WK_VINLINE intv wk_tap_v(intv i, int d, int pad, coord_t lo, coord_t hi, intv *v
     return wk_clampv(CV(wk_reflect_v(CV(i, coordv), lo, hi), intv), 0, d - 1);
 }
 
-/* the taps of 8 positions on one axis; returns the lanes that are usable (not NaN, and not inf
- * under reflection) as -1, the others as 0 (their taps are harmless). */
 /* the source coordinates of 8 normalized grid values on an axis of size d */
 WK_VINLINE coordv wk_unnorm_v(coordv g, int d, int align) {
     const coord_t dd = (coord_t)d;
@@ -387,9 +385,11 @@ WK_VINLINE int wk_all8(intv m) {
     return (b.x & b.y) != 0;
 }
 
-WK_VINLINE intv wk_axis_taps_v(coordv g, int d, int pad, int align, intv *idx, accv *w, intv *valid) {
+/* the taps of 8 positions on one axis from their source coordinates x (wk_unnorm_v); returns the
+ * lanes that are usable (not NaN, and not inf under reflection) as -1, the others as 0 (their taps
+ * are harmless). */
+WK_VINLINE intv wk_axis_taps_v(coordv x, int d, int pad, int align, intv *idx, accv *w, intv *valid) {
     coord_t dd = (coord_t)d;
-    coordv x = wk_unnorm_v(g, d, align);
     cmaskv ok = x == x;
 #if MODE == MODE_NEAREST
     x = wk_rint_f8(x);
@@ -479,6 +479,14 @@ WK_VINLINE intv wk_span_v(const intv *idx, const intv *valid, const accv *w, int
         STORE8(yc, acc)                                                                       \
     } else {                                                                                  \
         _Pragma("unroll") for (int k_ = 0; k_ < 8; k_++) if (k_ < nl) STORE_X(yc, k_, lane8(acc, k_)); \
+    }
+
+/* channel c's results, NaN where the position was unusable (okm false) */
+#define STORE_CHANNEL(c, acc, okm)                                                            \
+    {                                                                                         \
+        const accv r_ = (okm) ? (acc) : (accv)NAN;                                            \
+        __global X_PTR_T *yc_ = yrow + (c) * plane;                                           \
+        STORE_ACC(yc_, r_)                                                                    \
     }
 
 /* restrict matters here (PoCL's cubic path runs 1.5x faster with it), but inlining a function
@@ -573,9 +581,7 @@ WK_VINLINE void gs_v_quads(__global const X_PTR_T *WK_FN_RESTRICT xn, long sxc, 
             acc += pw[k] * (pm[k] ? q : (accv)0);
 #endif
         }
-        acc = okm ? acc : (accv)NAN;
-        __global X_PTR_T *yc = yrow + c * plane;
-        STORE_ACC(yc, acc)
+        STORE_CHANNEL(c, acc, okm)
     }
 }
 #endif
@@ -620,9 +626,7 @@ WK_VINLINE void gs_v_rows(__global const X_PTR_T *WK_FN_RESTRICT xn, long sxc, i
 #endif
             acc += rw[k] * (rm[k] ? rv : (accv)0);
         }
-        acc = okm ? acc : (accv)NAN;
-        __global X_PTR_T *yc = yrow + c * plane;
-        STORE_ACC(yc, acc)
+        STORE_CHANNEL(c, acc, okm)
     }
 }
 #endif
@@ -654,7 +658,8 @@ WK_VINLINE void gs_v_row(__global const X_PTR_T *WK_FN_RESTRICT X, long x_off, l
     intv ok = (intv)-1;
     intv idx[R][TAPS], valid[R][TAPS];
     accv w[R][TAPS];
-    coordv gv[R]; /* gv[a]: the coordinate of X's spatial axis a (grid lists them innermost first) */
+    coordv gv[R]; /* gv[a]: the grid value for X's spatial axis a (the grid lists them innermost
+                   * first), then its source coordinate */
 #if WK_CPU && GRID_PACKED && G_KIND == WK_F32
     if (nl == 8) { /* the grid's last two axes are packed: 8 positions are 8*R consecutive floats */
         __global const float *gp = G + gbase + wo0 * R;
@@ -688,6 +693,14 @@ WK_VINLINE void gs_v_row(__global const X_PTR_T *WK_FN_RESTRICT X, long x_off, l
             }
         }
     }
+    /* from here on, source coordinates */
+#pragma unroll
+    for (int a = 0; a < R; a++) gv[a] = wk_unnorm_v(gv[a], din[a], align);
+#if WK_CPU && X_KIND == WK_F32 && R >= 2
+    /* X's innermost axis is contiguous and no stride is negative: the row paths' offsets are
+     * >= 0 (read as unsigned) */
+    const int rows_ok = xs[R - 1] == 1 && xs[0] >= 0 && xs[R - 2] >= 0;
+#endif
 #if MODE == MODE_NEAREST || (WK_CPU && X_KIND == WK_F32 && R >= 2)
     /* Whole-block shortcuts, each the general path's arithmetic bit for bit:
      * - interior: every tap of the 8 positions lies inside X on every axis, so no padding rule
@@ -701,7 +714,7 @@ WK_VINLINE void gs_v_row(__global const X_PTR_T *WK_FN_RESTRICT X, long x_off, l
 #pragma unroll
         for (int a = 0; a < R; a++) {
             const coord_t dd = (coord_t)din[a];
-            coordv x = wk_unnorm_v(gv[a], din[a], align);
+            coordv x = gv[a];
 #if MODE == MODE_NEAREST
             x = wk_rint_f8(x);
             out |= (x < 0) | (x > dd - 1);
@@ -728,10 +741,7 @@ WK_VINLINE void gs_v_row(__global const X_PTR_T *WK_FN_RESTRICT X, long x_off, l
 #if MODE == MODE_NEAREST
             gs_v_nearest(xn, sxc, C, (intv)0, (intv)0, (intv)-1, yrow, plane, nl, nt);
 #else
-            for (int c = 0; c < C; c++) {
-                __global X_PTR_T *yc = yrow + c * plane;
-                STORE_ACC(yc, (accv)0)
-            }
+            for (int c = 0; c < C; c++) STORE_CHANNEL(c, (accv)0, (amaskv)-1)
 #endif
             return;
         }
@@ -744,7 +754,6 @@ WK_VINLINE void gs_v_row(__global const X_PTR_T *WK_FN_RESTRICT X, long x_off, l
             return;
         }
 #else
-        const int rows_ok = xs[R - 1] == 1 && xs[0] >= 0 && xs[R - 2] >= 0;
         const amaskv all = (amaskv)-1;
         if (wk_all8(in) && rows_ok) {
 #pragma unroll
@@ -837,7 +846,7 @@ WK_VINLINE void gs_v_row(__global const X_PTR_T *WK_FN_RESTRICT X, long x_off, l
      * tap of a position lies in the TAPS pixels from bx = clamp(first tap, 0, d - TAPS) (see
      * wk_span_v): read them as one float4 (cubic) or a pair per row, and for linear with two
      * rows or more, the 2x2 pixels at bx + by * row stride as quads. */
-    if (xs[R - 1] == 1 && din[R - 1] >= TAPS && xs[0] >= 0 && xs[R - 2] >= 0) {
+    if (rows_ok && din[R - 1] >= TAPS) {
         accv we[TAPS];
         amaskv me[TAPS];
         const intv bx = wk_span_v(idx[R - 1], valid[R - 1], w[R - 1], din[R - 1], we, me);
@@ -879,9 +888,7 @@ WK_VINLINE void gs_v_row(__global const X_PTR_T *WK_FN_RESTRICT X, long x_off, l
                               LOAD_X(xc, o.s4), LOAD_X(xc, o.s5), LOAD_X(xc, o.s6), LOAD_X(xc, o.s7));
             acc += tw[k] * (tm[k] ? val : (accv)0);
         }
-        acc = okm ? acc : (accv)NAN;
-        __global X_PTR_T *yc = yrow + c * plane;
-        STORE_ACC(yc, acc)
+        STORE_CHANNEL(c, acc, okm)
     }
 #endif
 }
