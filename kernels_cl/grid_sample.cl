@@ -378,13 +378,6 @@ WK_VINLINE coordv wk_unnorm_v(coordv g, int d, int align) {
     return align ? (g + 1) / 2 * (dd - 1) : ((g + 1) * dd - 1) / 2;
 }
 
-/* whether all 8 lanes of a mask are true */
-WK_VINLINE int wk_all8(intv m) {
-    const int4 a = m.lo & m.hi;
-    const int2 b = a.lo & a.hi;
-    return (b.x & b.y) != 0;
-}
-
 /* the taps of 8 positions on one axis from their source coordinates x (wk_unnorm_v); returns the
  * lanes that are usable (not NaN, and not inf under reflection) as -1, the others as 0 (their taps
  * are harmless). */

@@ -243,13 +243,26 @@ inline __attribute__((always_inline)) void wv_store8_u8(const int8 *q, __global 
                      LOAD_WORD((p) + CH + (o).s6), LOAD_WORD((p) + CH + (o).s7));                 \
     }
 
-/* 8 output pixels whose bilinear taps are all inside the image, with a row below them (so the
- * 4-byte reads stay inside the buffer): no padding logic and no fills. The result is
- * the same as the general path's (same weights, same rounding). */
-inline __attribute__((always_inline)) void wv_interior_linear_u8(__global const uchar *xb, int8 off, int sxy, float8 tx,
-                                  float8 ty, __global uchar *yp) {
+/* whether the bilinear taps of all 8 lanes lie inside the image with a row below them (so the
+ * 4-byte reads stay inside the buffer): x in [0, W - 1), y in [0, H - 2) (floats compare exactly:
+ * W, H < 2^24, checked on the host; NaN fails). mono: the lanes come from an affine map, whose
+ * coordinates are monotonic along the row, so lanes 0 and 7 decide. */
+inline __attribute__((always_inline)) int wv_interior(float8 x, float8 y, int W, int H, int mono) {
+    const float xm = (float)(W - 1), ym = (float)(H - 2);
+    if (mono)
+        return (x.s0 >= 0) & (x.s0 < xm) & (x.s7 >= 0) & (x.s7 < xm) & (y.s0 >= 0) & (y.s0 < ym) &
+               (y.s7 >= 0) & (y.s7 < ym);
+    return wk_all8((x >= 0) & (x < xm) & (y >= 0) & (y < ym));
+}
+
+/* 8 output pixels whose taps are in the interior (wv_interior): no padding logic and no fills.
+ * The result is the same as the general path's (same taps, weights and rounding). */
+inline __attribute__((always_inline)) void wv_interior_linear_u8(__global const uchar *xb, float8 x, float8 y,
+                                                                 int sxy, __global uchar *yp) {
+    const int8 x0 = CV(x, int8), y0 = CV(y, int8); /* floor: x, y >= 0 */
+    const float8 tx = x - CV(x0, float8), ty = y - CV(y0, float8);
     uint8 a0, b0, a1, b1;
-    const uint8 uo = as_uint8(off);
+    const uint8 uo = as_uint8(x0 * CH + y0 * sxy);
     WV_PAIR(xb, uo, a0, b0);
     WV_PAIR(xb + sxy, uo, a1, b1); /* the row below: same offsets, another base */
     int8 q[CH];
@@ -283,16 +296,26 @@ __kernel void warp_v(__global const X_T *restrict X, long x_off, long sxb, long 
     const float py = (float)yo;
     float8 x, y;
     int8 ok;
-    if (affine) { /* every matrix's last row is (0, 0, 1): no division */
+    if (affine) { /* every last row is (0, 0, 1) and the entries are finite and at most 1e30 in
+                   * size (checked on the host): no division, every coordinate finite */
         x = m[0] * px + (m[1] * py + m[2]);
         y = m[3] * px + (m[4] * py + m[5]);
-        ok = (x == x) & (y == y);
+        ok = (int8)-1;
     } else {
         const float8 den = m[6] * px + (m[7] * py + m[8]);
         x = (m[0] * px + (m[1] * py + m[2])) / den;
         y = (m[3] * px + (m[4] * py + m[5])) / den;
         ok = (x == x) & (y == y) & (den != 0);
     }
+#if MODE == MODE_LINEAR && WK_U8
+    __global uchar *const yp8 = Y + (((long)b * Ho + yo) * Wo + xo0) * CH;
+    const int whole = interior_ok && xo0 + 8 <= Wo;
+    /* the interior, tested before any padding arithmetic (NaN lanes fail the test) */
+    if (whole && wv_interior(x, y, W, H, affine)) {
+        wv_interior_linear_u8(xb, x, y, (int)sxy, yp8);
+        return;
+    }
+#endif
     x = ok ? x : (float8)-8;
     y = ok ? y : (float8)-8;
     if (pad == PAD_REFLECTION) { /* into [0, 2d): the taps are then in [-1, 2d] */
@@ -304,23 +327,17 @@ __kernel void warp_v(__global const X_T *restrict X, long x_off, long sxb, long 
         ky += CV(y < ky * py2, float8);
         x -= kx * px2;
         y -= ky * py2;
+#if MODE == MODE_LINEAR && WK_U8
+        /* points outside that the period brings into the interior (mirrored borders) */
+        if (whole && wk_all8(ok) && wv_interior(x, y, W, H, 0)) {
+            wv_interior_linear_u8(xb, x, y, (int)sxy, yp8);
+            return;
+        }
+#endif
     } else {
         x = x < -8 ? (float8)-8 : (x > (float)W + 8 ? (float8)((float)W + 8) : x);
         y = y < -8 ? (float8)-8 : (y > (float)H + 8 ? (float8)((float)H + 8) : y);
     }
-#if MODE == MODE_LINEAR && WK_U8
-    if (interior_ok && xo0 + 8 <= Wo) {
-        /* the interior: every lane's 2x2 taps inside the image, with a row below them (so the
-         * 4-byte reads of the right-hand taps stay in the buffer); no padding, no fills */
-        const int8 x0 = CV(x + 8.0f, int8) - 8, y0 = CV(y + 8.0f, int8) - 8; /* floor: x >= -8 */
-        const int8 in = ok & (x0 >= 0) & (x0 <= W - 2) & (y0 >= 0) & (y0 <= H - 3);
-        if (in.s0 & in.s1 & in.s2 & in.s3 & in.s4 & in.s5 & in.s6 & in.s7) {
-            wv_interior_linear_u8(xb, x0 * CH + y0 * (int)sxy, (int)sxy, x - CV(x0, float8),
-                                  y - CV(y0, float8), Y + (((long)b * Ho + yo) * Wo + xo0) * CH);
-            return;
-        }
-    }
-#endif
 #if MODE == MODE_NEAREST
     const int8 x0 = CV(wk_rint_f8(x), int8), y0 = CV(wk_rint_f8(y), int8);
 #else

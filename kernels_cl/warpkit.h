@@ -209,3 +209,10 @@ inline float8 wk_rint_f8(float8 x) {
 
 /* x is finite: NaN fails x == x, +-inf gives inf - inf = NaN */
 inline int wk_isfinite(coord_t x) { return (x - x) == (x - x); }
+
+/* whether all 8 lanes of a mask are true */
+inline __attribute__((always_inline)) int wk_all8(int8 m) {
+    const int4 a = m.lo & m.hi;
+    const int2 b = a.lo & a.hi;
+    return (b.x & b.y) != 0;
+}

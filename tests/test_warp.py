@@ -160,6 +160,22 @@ def test_fast_paths_equal_the_general_path(channels, interp, pad, queue):
     assert pad != "constant" or n_far > 1000
 
 
+def test_interior_floor_just_below_an_integer(queue):
+    """Source rows y = k - 2^-22 lie just above row k - 1, whose floor a shortcut like
+    (int)(y + 8) - 8 gets wrong (y + 8 rounds up to k + 8 in float32). Here that would take rows
+    k and k + 1 with a weight of -2^-22 instead of rows k - 1 and k: row 3 mixes 0.5 and 0.5
+    (exactly 0.5, which rounds up to 1), the wrong taps give 0.4999999 (0). The interior path
+    (packed pixels) and the general one (a channel view, unpacked) must both give 1."""
+    img = np.tile(np.array([0, 1], np.uint8), (8, 12))
+    img[4] *= 2  # a row of 0/2: what the wrong taps would mix in
+    rgb = np.repeat(img[..., None], 4, axis=2)
+    m = g.translation(-0.5, 2.0**-22)  # source = output + (0.5, -2^-22): every x mixes 0 and 1
+    fast = warpkit.warp_affine(np.ascontiguousarray(rgb[..., :3]), m, queue=queue)
+    general = warpkit.warp_affine(cla.to_device(queue, rgb)[..., :3], m, queue=queue).get()
+    np.testing.assert_array_equal(fast, general)
+    assert (fast[1:5, :23] == 1).all(), fast[1:5, :23, 0]
+
+
 def test_integer_halves_round_up(queue):
     """A half-pixel shift between 0/1 columns gives exactly .5 everywhere: it rounds up, as in
     OpenCV and Pillow, on the 8-wide kernel (uint8) and the per-pixel one (uint16)."""

@@ -213,9 +213,14 @@ def _warp(image, matrix, size, interpolation, padding, fill, expand, antialias, 
         # the 8-wide kernel (kernels_cl/warp.cl, warp_v); channels are a build-time constant
         kernel = rt.kernel("warp.cl", {**defines, "CH": C, "WK_U8": int(dt == np.uint8),
                                        "WK_CPU": int(rt.kind == "CPU")}, "warp_v")
-        affine = bool((inv[:, 2, :2] == 0).all() and (inv[:, 2, 2] == 1).all())
-        # the interior path reads 4 bytes from each tap's start: pixels are packed, rows go down
-        interior = strides[2] == C and strides[1] >= W * C and C <= 4
+        # affine: no division, and entries small enough (in float32) that every source coordinate
+        # of an output pixel is finite, so the kernel skips its NaN checks
+        m32 = inv.astype(np.float32)
+        affine = bool((inv[:, 2, :2] == 0).all() and (inv[:, 2, 2] == 1).all()
+                      and (np.abs(m32) <= 1e30).all())
+        # the interior path reads 4 bytes from each tap's start: pixels are packed, rows go down;
+        # its bounds test compares float coordinates with W - 1 and H - 2, exact below 2^24
+        interior = strides[2] == C and strides[1] >= W * C and C <= 4 and max(H, W) < 1 << 24
         blocks = -(-wo // 8)
         # work-groups of 64 work-items: a row of 64 blocks (512 pixels) for wide outputs, tiles
         # of 8 blocks x 8 rows for narrow ones (measured: 1080p rows 5.3 vs tiles 5.7 ms;
