@@ -160,6 +160,24 @@ def test_fast_paths_equal_the_general_path(channels, interp, pad, queue):
     assert pad != "constant" or n_far > 1000
 
 
+@pytest.mark.parametrize("degrees,shape", [(0, 6), (3, 3), (15, 6), (3, None)])
+def test_every_work_group_shape_covers_the_output(degrees, shape, queue):
+    """The 8-wide kernel's work-groups are rows of 512 pixels, 64 x 8 or 32 x 16 tiles, chosen
+    from the map (warp._tile_log2); whichever it is, every output pixel is written and equals
+    OpenCV's (widths not a multiple of 8 or of the tile included)."""
+    from warpkit.warp import _tile_log2
+
+    w = 600 if shape else 203
+    img = np.random.default_rng(degrees).integers(0, 256, (50, w, 3), dtype=np.uint8)
+    c = ((w - 1) / 2, 24.5)
+    m = g.compose(g.rotation(degrees, c), g.scale(1.1, center=c))
+    blocks = -(-(w - 3) // 8)
+    assert _tile_log2(g.invert(m)[None], w - 3, 47, blocks) == (shape or 2)
+    out = warpkit.warp_affine(img, m, size=(w - 3, 47), fill=(9, 99, 199), queue=queue)
+    _close(out, _cv2(img, m, "linear", "constant", (9, 99, 199), size=(w - 3, 47)), "linear",
+           np.uint8)
+
+
 def test_interior_floor_just_below_an_integer(queue):
     """Source rows y = k - 2^-22 lie just above row k - 1, whose floor a shortcut like
     (int)(y + 8) - 8 gets wrong (y + 8 rounds up to k + 8 in float32). Here that would take rows

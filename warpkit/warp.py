@@ -125,6 +125,31 @@ def _supersampling(inv: np.ndarray, wo: int, ho: int) -> int:
     return int(min(_MAX_SS, math.ceil(worst - 1e-9)))
 
 
+def _tile_log2(inv: np.ndarray, wo: int, ho: int, blocks: int) -> int:
+    """The shape of the 8-wide kernel's work-groups of 64 work-items (blocks of 8 pixels): 2^t
+    blocks x 2^(6 - t) rows. Where the source reads go depends on the map, and so does which
+    shape the caches like (uint8 RGB, kernel ms, this repository's CPU, 1920x1080 at scale 1.1):
+
+        rotation       0     3     5     10    15    20    30    45
+        row of 512    2.8   8.4   4.6   4.8   4.3   4.1   6.5   6.7
+        64 x 8 tile   3.0   4.7   4.2   5.6   6.0   6.0   6.6   6.3
+
+    A row is fast where its source stays on one row (axis-aligned maps) or crosses source rows
+    every few pixels; where it drifts slowly across them (small rotations) every source row
+    it enters costs misses, up to twice the tile's time. Narrow outputs take 32 x 16 tiles
+    (64 x 224^2 batch 7.5 vs 8.0 ms with 64 x 8 tiles).
+    """
+    if blocks < 64:
+        return 2
+    # source rows crossed along 512 output pixels at the output's centre (median over a batch)
+    cx, cy = (wo - 1) / 2, (ho - 1) / 2
+    with np.errstate(all="ignore"):  # a perspective centre at infinity gives NaN: tiles
+        d = inv[:, 2, 0] * cx + inv[:, 2, 1] * cy + inv[:, 2, 2]
+        v = (inv[:, 1, 0] * cx + inv[:, 1, 1] * cy + inv[:, 1, 2]) / d
+        drift = float(np.median(np.abs((inv[:, 1, 0] - v * inv[:, 2, 0]) / d))) * 512
+    return 6 if drift < 2 or drift > 64 else 3
+
+
 def _warp(image, matrix, size, interpolation, padding, fill, expand, antialias, queue, affine,
           src_index=None):
     arg = "matrix" if affine else "homography"
@@ -222,10 +247,7 @@ def _warp(image, matrix, size, interpolation, padding, fill, expand, antialias, 
         # its bounds test compares float coordinates with W - 1 and H - 2, exact below 2^24
         interior = strides[2] == C and strides[1] >= W * C and C <= 4 and max(H, W) < 1 << 24
         blocks = -(-wo // 8)
-        # work-groups of 64 work-items: a row of 64 blocks (512 pixels) for wide outputs, tiles
-        # of 8 blocks x 8 rows for narrow ones (measured: 1080p rows 5.3 vs tiles 5.7 ms;
-        # 64 x 224^2 tiles 10.2 vs rows 11.3 ms)
-        tw_log2 = 6 if blocks >= 64 else 3
+        tw_log2 = _tile_log2(inv, wo, ho, blocks)
         tiles_x, th = -(-blocks >> tw_log2), 64 >> tw_log2
         gsize, lsize = (tiles_x * 64, -(-ho // th), items), (64, 1, 1)
         set_args(kernel, *common, *indexing, np.int64(buf_elems - 4), yv.buf, np.int32(ho),
