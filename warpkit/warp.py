@@ -240,9 +240,8 @@ def _warp(image, matrix, size, interpolation, padding, fill, expand, antialias, 
                                        "WK_CPU": int(rt.kind == "CPU")}, "warp_v")
         # affine: no division, and entries small enough (in float32) that every source coordinate
         # of an output pixel is finite, so the kernel skips its NaN checks
-        m32 = inv.astype(np.float32)
         affine = bool((inv[:, 2, :2] == 0).all() and (inv[:, 2, 2] == 1).all()
-                      and (np.abs(m32) <= 1e30).all())
+                      and (np.abs(inv) <= 1e30).all())
         # the interior path reads 4 bytes from each tap's start: pixels are packed, rows go down;
         # its bounds test compares float coordinates with W - 1 and H - 2, exact below 2^24
         interior = strides[2] == C and strides[1] >= W * C and C <= 4 and max(H, W) < 1 << 24
