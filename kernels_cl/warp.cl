@@ -307,12 +307,12 @@ __kernel void warp_v(__global const X_T *restrict X, long x_off, long sxb, long 
         y = (m[3] * px + (m[4] * py + m[5])) / den;
         ok = (x == x) & (y == y) & (den != 0);
     }
+    __global X_T *const yp = Y + (((long)b * Ho + yo) * Wo + xo0) * CH; /* this block's output */
 #if MODE == MODE_LINEAR && WK_U8
-    __global uchar *const yp8 = Y + (((long)b * Ho + yo) * Wo + xo0) * CH;
     const int whole = interior_ok && xo0 + 8 <= Wo;
     /* the interior, tested before any padding arithmetic (NaN lanes fail the test) */
     if (whole && wv_interior(x, y, W, H, affine)) {
-        wv_interior_linear_u8(xb, x, y, (int)sxy, yp8);
+        wv_interior_linear_u8(xb, x, y, (int)sxy, yp);
         return;
     }
 #endif
@@ -330,7 +330,7 @@ __kernel void warp_v(__global const X_T *restrict X, long x_off, long sxb, long 
 #if MODE == MODE_LINEAR && WK_U8
         /* points outside that the period brings into the interior (mirrored borders) */
         if (whole && wk_all8(ok) && wv_interior(x, y, W, H, 0)) {
-            wv_interior_linear_u8(xb, x, y, (int)sxy, yp8);
+            wv_interior_linear_u8(xb, x, y, (int)sxy, yp);
             return;
         }
 #endif
@@ -432,7 +432,6 @@ __kernel void warp_v(__global const X_T *restrict X, long x_off, long sxb, long 
     for (int c = 0; c < CH; c++) acc[c] = wv_lerp(rowv[0][c], rowv[1][c], ty);
 #endif
     } /* not all fill */
-    __global X_T *yp = Y + (((long)b * Ho + yo) * Wo + xo0) * CH;
 #if X_KIND == WK_INT
     /* round to nearest (halves up) and saturate as vectors, then store (NaN cannot occur here:
      * every sample is a finite mix of pixels and fill values) */
