@@ -127,6 +127,22 @@ def test_errors(call, match):
         call()
 
 
+def test_single_matrix_inverse_is_the_stack_inverse_bit_for_bit():
+    """A single matrix is inverted in Python floats, a stack with numpy: the same arithmetic, so
+    the same bits, and the same errors (singular, overflowing to a non-finite inverse)."""
+    rng = np.random.default_rng(5)
+    mats = rng.normal(size=(300, 3, 3)) * 10.0 ** rng.uniform(-4, 4, (300, 1, 1))
+    mats[::3, 2] = [0, 0, 1]
+    for m in mats:
+        assert np.array_equal(g.invert(m), g.invert(m[None])[0])
+        assert np.array_equal(g.invert(m[:2]), g.invert(m[None, :2])[0])
+    for bad, det in (([[1, 2, 0], [2, 4, 0], [0, 0, 1]], "0"), ([[1e200, 0, 0], [0, 1e200, 0], [0, 0, 1]], "inf"),
+                     ([[1e-200, 0, 0], [0, 1e-200, 0], [0, 0, 1]], "0")):
+        for m in (np.array(bad, float), np.array([bad], float)):
+            with pytest.raises(ValueError, match=rf"the matrix is singular \(determinant {det}\)"):
+                g.invert(m)
+
+
 def test_stacks_invert_and_check_at_once():
     """invert / is_affine take (K, 3, 3) and (K, 2, 3) stacks; a singular member raises, naming
     its determinant."""

@@ -178,6 +178,22 @@ def test_every_work_group_shape_covers_the_output(degrees, shape, queue):
            np.uint8)
 
 
+def test_work_group_shape_rule():
+    """_tile_log2: rows for axis-aligned maps and steep drifts, 64 x 8 tiles between, decided by
+    the batch's median drift; a perspective whose centre maps to infinity takes tiles."""
+    from warpkit.warp import _tile_log2
+
+    c = (959.5, 539.5)
+    rot = [g.invert(g.rotation(a, c)) for a in (0, 3, 15, 3, 3)]
+    assert [_tile_log2(m[None], 1920, 1080, 240) for m in rot[:3]] == [6, 3, 6]
+    assert _tile_log2(np.stack(rot), 1920, 1080, 240) == 3  # median of 0, 3, 15, 3, 3 degrees
+    assert _tile_log2(np.stack(rot[:4]), 1920, 1080, 240) == 3  # even count: mean of 3 and 3
+    assert _tile_log2(np.stack([rot[0], rot[2]]), 1920, 1080, 240) == 6
+    at_infinity = np.array([[1.0, 0, 0], [0, 1, 0], [-1, 0, 959.5]])  # w = 0 at x = 959.5
+    assert _tile_log2(at_infinity[None], 1920, 1080, 240) == 3
+    assert _tile_log2(rot[1][None], 200, 1080, 25) == 2  # narrow outputs: 32 x 16 tiles
+
+
 def test_interior_floor_just_below_an_integer(queue):
     """Source rows y = k - 2^-22 lie just above row k - 1, whose floor a shortcut like
     (int)(y + 8) - 8 gets wrong (y + 8 rounds up to k + 8 in float32). Here that would take rows

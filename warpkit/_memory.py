@@ -16,6 +16,7 @@ work had returned the previous result's pages to the system.
 
 from __future__ import annotations
 
+import math
 import threading
 import weakref
 from dataclasses import dataclass
@@ -52,7 +53,7 @@ class Operand:
 
     @property
     def nbytes(self) -> int:
-        return int(np.prod(self.shape, dtype=np.int64)) * self.dtype.itemsize
+        return math.prod(self.shape) * self.dtype.itemsize
 
 
 def operand(a: Any, name: str) -> Operand:
@@ -136,34 +137,36 @@ class HostPool:
     def __init__(self, max_bytes: int = 512 << 20, per_size: int = 2) -> None:
         self.max_bytes = max_bytes
         self.per_size = per_size
-        self._free: dict[int, list[bytearray]] = {}
+        self._free: dict[int, list[tuple[bytearray, int]]] = {}  # size -> [(memory, start)]
         self._held = 0
         self._lock = threading.Lock()
 
     def empty(self, shape: tuple[int, ...], dtype: np.dtype) -> np.ndarray:
         """An uninitialized C-contiguous array (recycled memory when a block of its size is free)."""
         dtype = np.dtype(dtype)
-        n = int(np.prod(shape, dtype=np.int64)) * dtype.itemsize
+        n = math.prod(shape) * dtype.itemsize
         if n < self.min_bytes:
             return np.empty(shape, dtype)
         with self._lock:
             blocks = self._free.get(n)
-            raw = blocks.pop() if blocks else None
-            if raw is not None:
+            entry = blocks.pop() if blocks else None
+            if entry is not None:
                 self._held -= n
-        if raw is None:
+        if entry is None:
             raw = bytearray(n + self.align)
-        block = np.frombuffer(raw, np.uint8)
-        weakref.finalize(block, self._give_back, raw).atexit = False
-        start = -block.ctypes.data % self.align
-        return block[start:start + n].view(dtype).reshape(shape)
+            start = -np.frombuffer(raw, np.uint8, 1).__array_interface__["data"][0] % self.align
+        else:
+            raw, start = entry
+        block = np.frombuffer(raw, dtype, n // dtype.itemsize, start)
+        weakref.finalize(block, self._give_back, raw, start).atexit = False
+        return block.reshape(shape)
 
-    def _give_back(self, raw: bytearray) -> None:
+    def _give_back(self, raw: bytearray, start: int) -> None:
         n = len(raw) - self.align
         with self._lock:
             blocks = self._free.setdefault(n, [])
             if len(blocks) < self.per_size and self._held + n <= self.max_bytes:
-                blocks.append(raw)
+                blocks.append((raw, start))
                 self._held += n
 
     def clear(self) -> None:

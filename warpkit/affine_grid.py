@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import numpy as np
@@ -79,7 +80,7 @@ def affine_grid(
         rt.require_fp64("AffineGrid with float64 theta")
     spatial = dims[2:]
     out_shape = (dims[0], *spatial, r)
-    nbytes = int(np.prod(out_shape)) * to.dtype.itemsize
+    nbytes = math.prod(out_shape) * to.dtype.itemsize
     if nbytes > rt.max_alloc:
         raise ValueError(f"the grid ({nbytes} bytes) exceeds the device's maximum allocation of "
                          f"{rt.max_alloc} bytes ({rt.name})")

@@ -138,37 +138,58 @@ def compose(*matrices) -> np.ndarray:
     return out
 
 
+def _adjugate(a, b, c, d, e, f, g, h, i):
+    """The adjugate's nine entries (row-major) and the determinant of ((a, b, c), (d, e, f),
+    (g, h, i)); the entries are floats or arrays of a stack's entries alike."""
+    ca, cb, cc = e * i - f * h, f * g - d * i, d * h - e * g
+    adj = (ca, c * h - b * i, b * f - c * e,
+           cb, a * i - c * g, c * d - a * f,
+           cc, b * g - a * h, a * e - b * d)
+    return adj, a * ca + b * cb + c * cc
+
+
+def _singular(det: float) -> ValueError:
+    return ValueError(f"the matrix is singular (determinant {det:.3g}) and has no inverse")
+
+
 def invert(m) -> np.ndarray:
     """The inverse map (``dst_from_src`` becomes ``src_from_dst``); a singular matrix raises.
 
     Also takes a stack (K, 3, 3) / (K, 2, 3) and inverts every matrix at once (the adjugate over
     the determinant, without LAPACK: numpy's LAPACK calls wake OpenBLAS threads that then spin
-    beside the OpenCL device's).
+    beside the OpenCL device's). A single matrix is inverted in Python floats, the same
+    arithmetic: numpy's per-call costs on 3x3 arrays were 0.1 ms of every warp.
     """
     m = _m(m, stack=True)
-    (a, b, c), (d, e, f), (g, h, i) = ((m[..., r, 0], m[..., r, 1], m[..., r, 2]) for r in range(3))
+    # translations of any size are fine; what matters is whether m @ inv gives back the identity
+    if m.ndim == 2:
+        rows = m.tolist()
+        adj, det = _adjugate(*rows[0], *rows[1], *rows[2])
+        if det == 0 or not math.isfinite(det):
+            raise _singular(det)
+        inv = [adj[0:3], adj[3:6], adj[6:9]]
+        inv = [[v / det for v in r] for r in inv]
+        for r in range(3):
+            for c in range(3):
+                p = rows[r][0] * inv[0][c] + rows[r][1] * inv[1][c] + rows[r][2] * inv[2][c]
+                tol = 1e-6 + 1e-5 * (r == c)
+                if not (math.isfinite(inv[r][c]) and abs(p - (r == c)) <= tol):
+                    raise _singular(det)
+        return np.array(inv)
     with np.errstate(all="ignore"):
-        # the cofactors, written out (np.cross took 0.1 ms of every warp's fixed cost)
-        ca, cb, cc = e * i - f * h, f * g - d * i, d * h - e * g
-        det = a * ca + b * cb + c * cc
-        adj = np.stack([ca, c * h - b * i, b * f - c * e,
-                        cb, a * i - c * g, c * d - a * f,
-                        cc, b * g - a * h, a * e - b * d], axis=-1)
-        inv = adj.reshape(m.shape) / det[..., None, None]
-        # translations of any size are fine; what matters is whether m @ inv gives back the identity
+        adj, det = _adjugate(*(m[..., r, c] for r in range(3) for c in range(3)))
+        inv = np.stack(adj, axis=-1).reshape(m.shape) / det[..., None, None]
         err = np.abs(np.einsum("...ij,...jl->...il", m, inv) - np.eye(3))
         good = np.isfinite(inv).all(axis=(-2, -1)) & (err <= 1e-6 + 1e-5 * np.eye(3)).all(axis=(-2, -1))
     if not good.all():
-        k = np.argwhere(~np.atleast_1d(good))[0, 0]
-        raise ValueError(f"the matrix is singular (determinant {np.atleast_1d(det)[k]:.3g}) and "
-                         "has no inverse")
+        raise _singular(det[np.argwhere(~good)[0, 0]])
     return inv
 
 
 def is_affine(m) -> bool:
     """Whether the last row is (0, 0, 1) (up to a common scale); for a stack, of every matrix."""
-    m = _m(m, stack=True)
-    return bool((np.abs(m[..., 2, :] - [0.0, 0.0, 1.0]) < 1e-12).all())
+    last = _m(m, stack=True)[..., 2, :].reshape(-1, 3).tolist()
+    return all(abs(x) < 1e-12 and abs(y) < 1e-12 and abs(w - 1) < 1e-12 for x, y, w in last)
 
 
 def transform_points(m, points) -> np.ndarray:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from typing import Any, Literal
 
 import numpy as np
@@ -118,7 +119,7 @@ def grid_sample(
     acc_double = coord_double or (xt.wide and rt.fp64)
 
     out = Output(rt, out_shape, xo.dtype, wants_device_result(xo, go))
-    out_sp = int(np.prod(out_dims, dtype=np.int64))
+    out_sp = math.prod(out_dims)
     if out_sp == 0 or N == 0 or C == 0:
         return out.result()
     if min(in_dims) == 0:
@@ -182,7 +183,7 @@ def _launch_vector(rt, defines, x_args, in_dims, x_strides, gv, g_off, yv, y_off
     # a work-group covers one output row (up to 512 positions): measured best on PoCL
     blocks = -(-out_dims[-1] // 8)
     lx = min(64, max(8, 1 << (blocks - 1).bit_length()))
-    rows = int(np.prod(out_dims[:-1], dtype=np.int64))
+    rows = math.prod(out_dims[:-1])
     launch(rt, kernel, (round_up(blocks, lx), rows, n), (lx, 1, 1))
 
 
