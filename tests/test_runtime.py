@@ -106,6 +106,50 @@ def test_program_cache_is_shared_and_clearable(queue):
     assert rt.program("grid_sample.cl", d) is not p1
 
 
+_K = "__kernel void k(__global int *a) { a[get_global_id(0)] = VALUE + (int)get_global_id(0); }"
+
+
+def _is_pocl(queue) -> bool:
+    return "portable computing language" in queue.device.platform.name.lower()
+
+
+def _run_k(prg, queue) -> list[int]:
+    a = np.zeros(4, np.int32)
+    buf = cl.Buffer(queue.context, cl.mem_flags.WRITE_ONLY, a.nbytes)
+    cl.Kernel(prg, "k")(queue, (4,), None, buf)
+    cl.enqueue_copy(queue, a, buf)
+    return a.tolist()
+
+
+def test_program_binaries_on_disk(queue, tmp_path, monkeypatch):
+    """On PoCL a built program's binary is kept on disk and the next build (another process, or
+    here a fresh program cache) is made from it; a stale or corrupt file is rebuilt from source
+    and replaced; WARPKIT_CACHE_DIR="" keeps nothing; clear_cache(disk=True) removes them."""
+    monkeypatch.setenv("WARPKIT_CACHE_DIR", str(tmp_path))
+    monkeypatch.setattr(runtime, "_WARM_BUILD_S", 1e9)  # save even after a cold compile
+    ctx, opts = queue.context, ("-DVALUE=7",)
+    path = runtime._binary_path(ctx, _K, opts)
+    if not _is_pocl(queue):
+        assert path is None  # only PoCL: other drivers keep their own binaries
+        return
+    assert path is not None and path.startswith(str(tmp_path))
+    first = runtime._ProgramCache().get(ctx, _K, opts)
+    assert first.get_info(cl.program_info.SOURCE) and os.path.getsize(path) > 0
+    again = runtime._ProgramCache().get(ctx, _K, opts)
+    assert not again.get_info(cl.program_info.SOURCE).strip("\0")  # made from the binary
+    assert _run_k(again, queue) == [7, 8, 9, 10]
+    assert runtime._binary_path(ctx, _K, ("-DVALUE=8",)) != path  # options are in the key
+    with open(path, "wb") as f:
+        f.write(b"not a binary")
+    rebuilt = runtime._ProgramCache().get(ctx, _K, opts)
+    assert rebuilt.get_info(cl.program_info.SOURCE) and _run_k(rebuilt, queue) == [7, 8, 9, 10]
+    assert os.path.getsize(path) > len(b"not a binary")  # replaced by the real binary
+    warpkit.clear_cache(disk=True)
+    assert not os.path.exists(path)
+    monkeypatch.setenv("WARPKIT_CACHE_DIR", "")
+    assert runtime.program_cache_dir() is None and runtime._binary_path(ctx, _K, opts) is None
+
+
 def test_program_cache_bounded():
     cache = runtime._ProgramCache(maxsize=2)
     rt = runtime.get_runtime()
