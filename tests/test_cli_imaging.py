@@ -157,3 +157,18 @@ def test_warp_as_a_real_subprocess(photo, tmp_path):
                        capture_output=True, text=True, timeout=120, cwd=tmp_path)
     assert r.returncode == 1 and r.stderr.strip() == "warpkit: error: input not found: " + str(
         tmp_path / "missing.png")
+
+
+def test_progress_bar_only_for_several_files_on_a_terminal(monkeypatch):
+    """The rich bar shows for several inputs on a terminal; one image (or no terminal) gets a
+    stand-in that does not import rich.progress (~25 ms of a one-image warp)."""
+    from warpkit.cli import imaging
+
+    monkeypatch.setattr(imaging.os, "isatty", lambda fd: True)
+    with imaging._progress(1) as p:
+        assert isinstance(p, imaging._NoProgress)
+        p.advance(p.add_task("warping", total=1))
+    bar = imaging._progress(3)
+    assert type(bar).__name__ == "Progress" and type(bar).__module__ == "rich.progress"
+    monkeypatch.setattr(imaging.os, "isatty", lambda fd: False)
+    assert isinstance(imaging._progress(3), imaging._NoProgress)
