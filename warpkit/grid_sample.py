@@ -97,8 +97,8 @@ def grid_sample(
     if xo.ndim < 3:
         raise ValueError(f"X must have rank >= 3 (N, C, D1, ...), got shape {xo.shape}")
     r = xo.ndim - 2
-    want = "(N, " + ", ".join(f"D{i + 1}_out" for i in range(r)) + f", {r})"
     if go.ndim != xo.ndim or go.shape[-1] != r:
+        want = "(N, " + ", ".join(f"D{i + 1}_out" for i in range(r)) + f", {r})"
         raise ValueError(
             f"grid must have shape {want} for a {xo.ndim}-D X of shape {xo.shape}, got {go.shape}"
         )
