@@ -275,11 +275,35 @@ inline __attribute__((always_inline)) void wv_interior_linear_u8(__global const 
 }
 #endif
 
+#if WK_CPU
+/* Prefetch the two source rows under the ends of the block at output (xo, yo) of an affine map
+ * (m): a row of output that drifts across source rows defeats the hardware prefetcher, and
+ * asking for a later block's rows (in the order PoCL runs a work-group's items) hides the misses:
+ * 1080p RGB at 15 degrees 4.6 -> 3.4 ms, a 64 x 224^2 batch 10.2 -> 7.6 ms. Prefetches never
+ * fault; the points are clamped only so the offsets stay in range. */
+inline __attribute__((always_inline)) void wv_prefetch(__global const uchar *xb, __global const float *m,
+                                                       float xo, float yo, int W, int H, int sxy) {
+    const float ax = m[0] * xo + (m[1] * yo + m[2]), ay = m[3] * xo + (m[4] * yo + m[5]);
+    const float bx = ax + 7.0f * m[0], by = ay + 7.0f * m[3];
+    const float wl = (float)(W - 1), hl = (float)(H - 2);
+#define WV_PF(px_, py_)                                                                      \
+    {                                                                                         \
+        const float cx = px_ < 0 ? 0 : (px_ > wl ? wl : px_), cy = py_ < 0 ? 0 : (py_ > hl ? hl : py_); \
+        __global const uchar *q = xb + (long)(int)cy * sxy + (int)cx * CH;                    \
+        __builtin_prefetch(q);                                                                \
+        __builtin_prefetch(q + sxy);                                                          \
+    }
+    WV_PF(ax, ay)
+    WV_PF(bx, by)
+#undef WV_PF
+}
+#endif
+
 __kernel void warp_v(__global const X_T *restrict X, long x_off, long sxb, long sxy, long sxx,
                      long sxc, int H, int W, __global const float *restrict M, int per_image,
                      __global const int *restrict src_index, int indexed, long x_last_word,
                      __global X_T *restrict Y, int Ho, int Wo, int pad, float4 fill,
-                     int affine, int interior_ok, int tw_log2) {
+                     int affine, int interior_ok, int tw_log2, int pf) {
     /* a work-group of 64 covers 2^tw_log2 blocks of 8 pixels x 2^(6 - tw_log2) rows */
     const int lid = (int)get_local_id(0);
     const int xo0 = (((int)get_group_id(0) << tw_log2) + (lid & ((1 << tw_log2) - 1))) * 8;
@@ -312,6 +336,10 @@ __kernel void warp_v(__global const X_T *restrict X, long x_off, long sxb, long 
     const int whole = interior_ok && xo0 + 8 <= Wo;
     /* the interior, tested before any padding arithmetic (NaN lanes fail the test) */
     if (whole && wv_interior(x, y, W, H, affine)) {
+#if WK_CPU
+        if (pf) /* affine maps only (host): the block pf blocks ahead on this row */
+            wv_prefetch((__global const uchar *)xb, m, (float)(xo0 + 8 * pf), py, W, H, (int)sxy);
+#endif
         wv_interior_linear_u8(xb, x, y, (int)sxy, yp);
         return;
     }

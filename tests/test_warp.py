@@ -163,35 +163,45 @@ def test_fast_paths_equal_the_general_path(channels, interp, pad, queue):
 @pytest.mark.parametrize("degrees,shape", [(0, 6), (3, 3), (15, 6), (3, None)])
 def test_every_work_group_shape_covers_the_output(degrees, shape, queue):
     """The 8-wide kernel's work-groups are rows of 512 pixels, 64 x 8 or 32 x 16 tiles, chosen
-    from the map (warp._tile_log2); whichever it is, every output pixel is written and equals
+    from the map (warp._schedule); whichever it is, every output pixel is written and equals
     OpenCV's (widths not a multiple of 8 or of the tile included)."""
-    from warpkit.warp import _tile_log2
+    from warpkit.warp import _schedule
 
     w = 600 if shape else 203
     img = np.random.default_rng(degrees).integers(0, 256, (50, w, 3), dtype=np.uint8)
     c = ((w - 1) / 2, 24.5)
     m = g.compose(g.rotation(degrees, c), g.scale(1.1, center=c))
     blocks = -(-(w - 3) // 8)
-    assert _tile_log2(g.invert(m)[None], w - 3, 47, blocks) == (shape or 2)
+    assert _schedule(g.invert(m)[None], w - 3, 47, blocks, True)[0] == (shape or 2)
     out = warpkit.warp_affine(img, m, size=(w - 3, 47), fill=(9, 99, 199), queue=queue)
     _close(out, _cv2(img, m, "linear", "constant", (9, 99, 199), size=(w - 3, 47)), "linear",
            np.uint8)
 
 
-def test_work_group_shape_rule():
-    """_tile_log2: rows for axis-aligned maps and steep drifts, 64 x 8 tiles between, decided by
-    the batch's median drift; a perspective whose centre maps to infinity takes tiles."""
-    from warpkit.warp import _tile_log2
+def test_schedule_rule():
+    """_schedule: rows for axis-aligned maps and steep drifts, 64 x 8 tiles between, decided by
+    the batch's median drift; a perspective whose centre maps to infinity takes tiles. Prefetch
+    for affine maps drifting 16-256 source rows per 512 pixels, not when magnifying."""
+    from warpkit.warp import _schedule
 
     c = (959.5, 539.5)
-    rot = [g.invert(g.rotation(a, c)) for a in (0, 3, 15, 3, 3)]
-    assert [_tile_log2(m[None], 1920, 1080, 240) for m in rot[:3]] == [6, 3, 6]
-    assert _tile_log2(np.stack(rot), 1920, 1080, 240) == 3  # median of 0, 3, 15, 3, 3 degrees
-    assert _tile_log2(np.stack(rot[:4]), 1920, 1080, 240) == 3  # even count: mean of 3 and 3
-    assert _tile_log2(np.stack([rot[0], rot[2]]), 1920, 1080, 240) == 6
+
+    def inv(a, s=1.1):
+        return g.invert(g.compose(g.rotation(a, c), g.scale(s, center=c)))
+
+    rot = [inv(a) for a in (0, 3, 15, 3, 3)]
+    assert [_schedule(m[None], 1920, 1080, 240, True) for m in rot[:3]] == [(6, 0), (3, 4), (6, 4)]
+    assert _schedule(np.stack(rot), 1920, 1080, 240, True) == (3, 4)  # median of 0, 3, 15, 3, 3
+    assert _schedule(np.stack(rot[:4]), 1920, 1080, 240, True) == (3, 4)  # even: mean of 3 and 3
+    assert _schedule(np.stack([rot[0], inv(30)]), 1920, 1080, 240, True) == (6, 4)  # mean 116
+    assert _schedule(rot[2][None], 1920, 1080, 240, False) == (6, 0)  # not affine: no prefetch
+    assert [_schedule(inv(a)[None], 1920, 1080, 240, True)[1] for a in (1, 30, 60, 90)] == [0, 4, 0, 0]
+    assert _schedule(inv(15, 2.0)[None], 1920, 1080, 240, True) == (6, 0)  # magnified
     at_infinity = np.array([[1.0, 0, 0], [0, 1, 0], [-1, 0, 959.5]])  # w = 0 at x = 959.5
-    assert _tile_log2(at_infinity[None], 1920, 1080, 240) == 3
-    assert _tile_log2(rot[1][None], 200, 1080, 25) == 2  # narrow outputs: 32 x 16 tiles
+    assert _schedule(at_infinity[None], 1920, 1080, 240, False) == (3, 0)
+    assert _schedule(rot[1][None], 200, 1080, 25, True) == (2, 4)  # narrow outputs: 32 x 16 tiles
+    mats = np.stack([inv(a) for a in np.linspace(-30, 30, 64)])  # a batch: every 4th is sampled
+    assert _schedule(mats, 224, 224, 28, True) == (2, 4)
 
 
 def test_interior_floor_just_below_an_integer(queue):

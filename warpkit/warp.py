@@ -125,10 +125,11 @@ def _supersampling(inv: np.ndarray, wo: int, ho: int) -> int:
     return int(min(_MAX_SS, math.ceil(worst - 1e-9)))
 
 
-def _tile_log2(inv: np.ndarray, wo: int, ho: int, blocks: int) -> int:
-    """The shape of the 8-wide kernel's work-groups of 64 work-items (blocks of 8 pixels): 2^t
-    blocks x 2^(6 - t) rows. Where the source reads go depends on the map, and so does which
-    shape the caches like (uint8 RGB, kernel ms, this repository's CPU, 1920x1080 at scale 1.1):
+def _schedule(inv: np.ndarray, wo: int, ho: int, blocks: int, affine: bool) -> tuple[int, int]:
+    """How the 8-wide kernel runs: (t, pf). Its work-groups of 64 work-items (blocks of 8 pixels)
+    are 2^t blocks x 2^(6 - t) rows; pf > 0 prefetches the source rows pf blocks ahead. Where the
+    source reads go depends on the map, and so does which shape the caches like (uint8 RGB,
+    kernel ms, this repository's CPU, 1920x1080 at scale 1.1):
 
         rotation       0     3     5     10    15    20    30    45
         row of 512    2.8   8.4   4.6   4.8   4.3   4.1   6.5   6.7
@@ -138,23 +139,42 @@ def _tile_log2(inv: np.ndarray, wo: int, ho: int, blocks: int) -> int:
     every few pixels; where it drifts slowly across them (small rotations) every source row
     it enters costs misses, up to twice the tile's time. Narrow outputs take 32 x 16 tiles
     (64 x 224^2 batch 7.5 vs 8.0 ms with 64 x 8 tiles).
+
+    Prefetching (uint8 RGB, kernel ms at 1080p, scale 1.1 unless noted, off -> on):
+
+        rotation    0     1     3     5     10    15    30    60    90    15 x2  0 x0.5
+                   2.8   3.4   4.1   4.9   5.0   4.6   5.8   5.2   3.7   3.7   2.2
+                   3.4   3.5   3.3   4.9   3.9   3.4   5.5   4.9   3.7   4.3   2.6
+
+    It pays where rows drift across source rows, 16 to 256 of them per 512 pixels (a block's
+    8 pixels then span at most 4 rows, which the two points at its ends cover), and costs where
+    the hardware prefetcher already follows (axis-aligned maps) or the source is read slower than
+    a pixel per pixel (magnification, x2). Affine maps only. For a batch, the medians over every
+    (K // 16)-th matrix.
     """
-    if blocks < 64:
-        return 2
-    # source rows crossed along 512 output pixels at the output's centre (median over a batch;
-    # Python floats: numpy's per-call costs on tiny arrays were 0.1 ms of a 1080p warp)
+    # at the output's centre: source rows crossed along 512 output pixels, and source pixels
+    # moved per output pixel (Python floats: numpy's per-call costs on tiny arrays were 0.1 ms)
     cx, cy = (wo - 1) / 2, (ho - 1) / 2
-    drifts = []
-    for (_, _, _), (a, b, c), (p, q, r) in inv.tolist():
+    drifts, steps = [], []
+    for (a0, b0, c0), (a, b, c), (p, q, r) in inv[:: max(1, len(inv) // 16)].tolist():
         d = p * cx + q * cy + r
-        if d == 0:  # a perspective centre at infinity: tiles
-            return 3
-        v = (a * cx + b * cy + c) / d
-        drifts.append(abs((a - v * p) / d) * 512)
-    drifts.sort()
-    k = len(drifts) // 2
-    drift = drifts[k] if len(drifts) % 2 else (drifts[k - 1] + drifts[k]) / 2
-    return 6 if drift < 2 or drift > 64 else 3
+        if d == 0:  # a perspective centre at infinity: tiles, no prefetch
+            return (2 if blocks < 64 else 3), 0
+        u, v = (a0 * cx + b0 * cy + c0) / d, (a * cx + b * cy + c) / d
+        dy = (a - v * p) / d
+        drifts.append(abs(dy) * 512)
+        steps.append(math.hypot((a0 - u * p) / d, dy))
+    drift, step = _median(drifts), _median(steps)
+    pf = 4 if affine and 16 <= drift <= 256 and step >= 0.75 else 0
+    if blocks < 64:
+        return 2, pf
+    return (6 if drift < 2 or drift > 64 else 3), pf
+
+
+def _median(values: list[float]) -> float:
+    values = sorted(values)
+    k = len(values) // 2
+    return values[k] if len(values) % 2 else (values[k - 1] + values[k]) / 2
 
 
 def _warp(image, matrix, size, interpolation, padding, fill, expand, antialias, queue, affine,
@@ -255,12 +275,12 @@ def _warp(image, matrix, size, interpolation, padding, fill, expand, antialias, 
         # its bounds test compares float coordinates with W - 1 and H - 2, exact below 2^24
         interior = strides[2] == C and strides[1] >= W * C and C <= 4 and max(H, W) < 1 << 24
         blocks = -(-wo // 8)
-        tw_log2 = _tile_log2(inv, wo, ho, blocks)
+        tw_log2, pf = _schedule(inv, wo, ho, blocks, affine)
         tiles_x, th = -(-blocks >> tw_log2), 64 >> tw_log2
         gsize, lsize = (tiles_x * 64, -(-ho // th), items), (64, 1, 1)
         set_args(kernel, *common, *indexing, np.int64(buf_elems - 4), yv.buf, np.int32(ho),
                  np.int32(wo), np.int32(pad_id), fill4, np.int32(affine), np.int32(interior),
-                 np.int32(tw_log2))
+                 np.int32(tw_log2), np.int32(pf))
     else:  # any dtype, cubic, supersampling: one output pixel per work-item
         kernel = rt.kernel("warp.cl", defines, "warp")
         set_args(kernel, *common, np.int32(C), *indexing, yv.buf, np.int32(ho), np.int32(wo),
