@@ -315,3 +315,35 @@ def test_operator_results_use_the_pool_and_clear_cache_empties_it(queue):
     gc.collect()
     runtime.clear_cache()
     assert _memory.HOST_POOL.held_bytes == 0
+
+
+@pytest.mark.parametrize("coherent", [True, False])
+def test_host_results_with_and_without_the_map(small_queue, coherent, monkeypatch):
+    """Where the device writes host-pointer buffers in place (Runtime.host_coherent, probed with
+    a fill), a host result is ready once its kernel's event completes; elsewhere it is mapped.
+    Both ways give the same results, for every operator's finish."""
+    rt = warpkit.runtime_for_queue(small_queue)
+    assert isinstance(rt.host_coherent, bool)
+    if rt.kind == "CPU":
+        assert rt.host_coherent  # PoCL works in the host memory itself
+    monkeypatch.setattr(rt, "_host_coherent", coherent)
+    rng = np.random.default_rng(3)
+    img = rng.integers(0, 256, (40, 50, 3), dtype=np.uint8)
+    m = warpkit.geometry.rotation(20, (24.5, 19.5))
+    X = rng.standard_normal((2, 3, 9, 11)).astype(np.float32)
+    grid = rng.uniform(-1.1, 1.1, (2, 5, 7, 2)).astype(np.float32)
+    theta = rng.standard_normal((2, 2, 3)).astype(np.float32)
+    rois = np.array([[0, 0, 8, 6], [2, 1, 10, 8]], np.float32)
+    got = [warpkit.warp_affine(img, m, queue=small_queue),
+           warpkit.grid_sample(X, grid, queue=small_queue),
+           warpkit.affine_grid(theta, (2, 3, 6, 5), queue=small_queue),
+           warpkit.roi_align(X, rois, np.array([0, 1]), output_height=3, output_width=3,
+                             queue=small_queue)]
+    monkeypatch.setattr(rt, "_host_coherent", not coherent)
+    want = [warpkit.warp_affine(img, m, queue=small_queue),
+            warpkit.grid_sample(X, grid, queue=small_queue),
+            warpkit.affine_grid(theta, (2, 3, 6, 5), queue=small_queue),
+            warpkit.roi_align(X, rois, np.array([0, 1]), output_height=3, output_width=3,
+                              queue=small_queue)]
+    for a, b in zip(got, want):
+        np.testing.assert_array_equal(a, b)

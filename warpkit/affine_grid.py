@@ -96,6 +96,6 @@ def affine_grid(
                     np.int32(D), np.int32(H), np.int32(W), np.int32(align))
     blocks = -(-W // 8)
     lx = min(64, max(8, 1 << (blocks - 1).bit_length()))  # a work-group per row, up to 512
-    launch(rt, kernel, (round_up(blocks, lx), D * H, dims[0]), (lx, 1, 1))
-    out.finish(yv)
+    ev = launch(rt, kernel, (round_up(blocks, lx), D * H, dims[0]), (lx, 1, 1))
+    out.finish(yv, ev)
     return out.result()

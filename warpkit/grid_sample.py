@@ -140,8 +140,8 @@ def grid_sample(
         args = (xv.buf, np.int64(x_off), np.int64(xv.strides[0]), np.int64(xv.strides[1]))
         plane_span = sum((d - 1) * abs(s) for d, s in zip(in_dims, xv.strides[2:]))
         if r <= 3 and not acc_double and plane_span < 2**31 and max(out_dims) < 2**31 - 8:
-            _launch_vector(rt, defines, args, in_dims, xv.strides[2:], gv, g_off, yv, y_off, C,
-                           out_dims, pad_id, align, n1 - n0)
+            ev = _launch_vector(rt, defines, args, in_dims, xv.strides[2:], gv, g_off, yv, y_off,
+                                C, out_dims, pad_id, align, n1 - n0)
         else:
             pix = _PIX[mode_id]
             kernel = rt.kernel("grid_sample.cl", {**defines, "PIX": pix}, "grid_sample")
@@ -152,8 +152,8 @@ def grid_sample(
                 yv.buf, np.int64(y_off), meta, np.int32(C), np.int64(out_sp), np.int32(pad_id),
                 np.int32(align),
             )
-            launch(rt, kernel, (round_up(-(-out_sp // pix), _LOCAL), n1 - n0), (_LOCAL, 1))
-        out.finish(yv)
+            ev = launch(rt, kernel, (round_up(-(-out_sp // pix), _LOCAL), n1 - n0), (_LOCAL, 1))
+        out.finish(yv, ev)
     return out.result()
 
 
@@ -165,7 +165,7 @@ def _pad4(values, dtype):
 
 
 def _launch_vector(rt, defines, x_args, in_dims, x_strides, gv, g_off, yv, y_off, C, out_dims,
-                   pad_id, align, n) -> None:
+                   pad_id, align, n) -> cl.Event:
     """The 8-wide kernel for ranks 1-3 (kernels_cl/grid_sample.cl, grid_sample_v)."""
     r = len(in_dims)
     packed = int(gv.strides[-1] == 1 and gv.strides[-2] == r)
@@ -184,7 +184,7 @@ def _launch_vector(rt, defines, x_args, in_dims, x_strides, gv, g_off, yv, y_off
     blocks = -(-out_dims[-1] // 8)
     lx = min(64, max(8, 1 << (blocks - 1).bit_length()))
     rows = math.prod(out_dims[:-1])
-    launch(rt, kernel, (round_up(blocks, lx), rows, n), (lx, 1, 1))
+    return launch(rt, kernel, (round_up(blocks, lx), rows, n), (lx, 1, 1))
 
 
 def _batches(rt, xo: Operand, go: Operand, out: Output, N: int) -> list[tuple[int, int]]:

@@ -172,8 +172,8 @@ def roi_align(
         kernel = rt.kernel("roi_align.cl", defines, "roi_align")
         set_args(kernel, xv.buf, np.int64(xv.offset), *(np.int64(s) for s in xv.strides),
                         np.int32(N), np.int32(C), np.int32(H), np.int32(W), *geometry)
-    launch(rt, kernel, gsize, (lx, 1, 1))
-    out.finish(yv)
+    ev = launch(rt, kernel, gsize, (lx, 1, 1))
+    out.finish(yv, ev)
     return out.result()
 
 

@@ -393,8 +393,26 @@ class Runtime:
         self.compute_units = e.compute_units
         #: a CPU device (or the simulator) works in host memory: wrap numpy arrays, do not copy
         self.zero_copy = e.kind in ("CPU", "SIMULATOR")
+        self._host_coherent: bool | None = None
         self.reason = reason
         self._pid = os.getpid()
+
+    @property
+    def host_coherent(self) -> bool:
+        """Whether the device works in a host-pointer buffer's own memory, so that the host sees
+        a finished command's writes without mapping the buffer (PoCL's CPU devices do; a device
+        that keeps a copy, as Oclgrind does, needs the map). Probed once, with a fill command."""
+        if self._host_coherent is None:
+            probe = np.zeros(64, np.uint8)
+            buf = cl.Buffer(self.context, cl.mem_flags.READ_WRITE | cl.mem_flags.USE_HOST_PTR,
+                            hostbuf=probe)
+            cl.enqueue_fill_buffer(self.queue, buf, np.uint8(0xA5), 0, probe.nbytes).wait()
+            self._host_coherent = bool((probe == 0xA5).all())
+            mapped, _ = cl.enqueue_map_buffer(self.queue, buf, cl.map_flags.READ, 0, probe.shape,
+                                              probe.dtype, is_blocking=True)
+            mapped.base.release(self.queue)
+            self.queue.finish()
+        return self._host_coherent
 
     def describe(self) -> str:
         caps = ["fp64" if self.fp64 else "no fp64"]

@@ -286,8 +286,8 @@ def _warp(image, matrix, size, interpolation, padding, fill, expand, antialias, 
         set_args(kernel, *common, np.int32(C), *indexing, yv.buf, np.int32(ho), np.int32(wo),
                         np.int32(pad_id), fill4, np.int32(ss))
         gsize, lsize = (round_up(wo, 64), ho, items), (64, 1, 1)
-    launch(rt, kernel, gsize, lsize)
-    out.finish(yv)
+    ev = launch(rt, kernel, gsize, lsize)
+    out.finish(yv, ev)
     res = out.result()
     return res if restore is None else restore(res)
 
