@@ -309,7 +309,11 @@ def _save_binary(path: str, binary: bytes) -> None:
         except OSError:
             os.unlink(tmp)
             raise
+
+
 _generation = 0
+
+
 @functools.lru_cache(maxsize=64)
 def _digest(source: str) -> str:
     """The cache key of a source text (hashed once, not on every launch)."""
@@ -400,8 +404,9 @@ class Runtime:
     @property
     def host_coherent(self) -> bool:
         """Whether the device works in a host-pointer buffer's own memory, so that the host sees
-        a finished command's writes without mapping the buffer (PoCL's CPU devices do; a device
-        that keeps a copy, as Oclgrind does, needs the map). Probed once, with a fill command."""
+        a finished command's writes without mapping the buffer (PoCL's CPU device and Oclgrind
+        do; a device that keeps its own copy needs the map). Probed once per runtime, with a fill
+        command on its queue."""
         if self._host_coherent is None:
             probe = np.zeros(64, np.uint8)
             buf = cl.Buffer(self.context, cl.mem_flags.READ_WRITE | cl.mem_flags.USE_HOST_PTR,
