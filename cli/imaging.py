@@ -6,7 +6,7 @@ import json
 import os
 from enum import Enum
 from pathlib import Path
-from typing import Optional
+from typing import Annotated, Optional
 
 import numpy as np
 import typer
@@ -29,6 +29,13 @@ class Pad(str, Enum):
 class Flip(str, Enum):
     h = "h"
     v = "v"
+
+
+# options both commands take, declared once
+InterpOption = Annotated[Interp, typer.Option(help="Sampling.")]
+PadOption = Annotated[Pad, typer.Option(help="Outside the image.")]
+AntialiasOption = Annotated[bool, typer.Option(help="Average several samples when shrinking.")]
+DeviceOption = Annotated[Optional[str], typer.Option(help="OpenCL device (as WARPKIT_DEVICE).")]
 
 
 def _fill(text: str | None):
@@ -164,11 +171,11 @@ def warp(
         None, help="Four point pairs 'x,y:u,v ...' mapping source points to destination points."),
     size: Optional[str] = typer.Option(None, help="Output WxH (default: the input's size)."),
     expand: bool = typer.Option(False, help="Grow the output to hold the whole warped image."),
-    interpolation: Interp = typer.Option(Interp.linear, help="Sampling."),
-    padding: Pad = typer.Option(Pad.constant, help="Outside the image."),
+    interpolation: InterpOption = Interp.linear,
+    padding: PadOption = Pad.constant,
     fill: Optional[str] = typer.Option(None, help="Constant for padding: 0, or 255,255,255."),
-    antialias: bool = typer.Option(False, help="Average several samples when shrinking."),
-    device: Optional[str] = typer.Option(None, help="OpenCL device (as WARPKIT_DEVICE)."),
+    antialias: AntialiasOption = False,
+    device: DeviceOption = None,
     overwrite: bool = typer.Option(False, help="Replace existing outputs (never an input)."),
 ) -> None:
     """Warp images: rotate, scale, shear, flip, translate, any affine or perspective matrix.
@@ -224,11 +231,11 @@ def crop(
     box: Optional[list[str]] = typer.Option(None, help="x1,y1,x2,y2 in pixel-edge coordinates (repeatable)."),
     boxes: Optional[Path] = typer.Option(None, help="A JSON file: a list of [x1, y1, x2, y2]."),
     size: str = typer.Option(..., help="Patch size WxH."),
-    interpolation: Interp = typer.Option(Interp.linear, help="Sampling."),
-    padding: Pad = typer.Option(Pad.constant, help="Outside the image."),
+    interpolation: InterpOption = Interp.linear,
+    padding: PadOption = Pad.constant,
     fill: Optional[str] = typer.Option(None, help="Constant for padding."),
-    antialias: bool = typer.Option(False, help="Average several samples when shrinking."),
-    device: Optional[str] = typer.Option(None, help="OpenCL device (as WARPKIT_DEVICE)."),
+    antialias: AntialiasOption = False,
+    device: DeviceOption = None,
     overwrite: bool = typer.Option(False, help="Replace existing outputs."),
 ) -> None:
     """Crop boxes out of an image and resize each to --size: writes OUTPUT/<name>_<k>.<ext>.

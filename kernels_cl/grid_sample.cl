@@ -246,7 +246,6 @@ __kernel void grid_sample(__global const X_PTR_T *restrict X, long x_off, long s
  * vectorize across work-items), then each channel gathers its taps. In-plane offsets fit an int
  * (checked on the host). NDRange: (ceil(W_out / 8), prod(other output axes), N). */
 
-#define CV(v, t) __builtin_convertvector(v, t)
 #define WK_VINLINE inline __attribute__((always_inline))
 #ifndef WK_SIM
 #define WK_SIM 0 /* 1: the Oclgrind simulator */

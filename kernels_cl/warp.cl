@@ -159,7 +159,6 @@ __kernel void warp(__global const X_T *restrict X, long x_off, long sxb, long sx
 #ifndef CH
 #define CH 3
 #endif
-#define CV(v, t) __builtin_convertvector(v, t)
 #if WK_CPU
 typedef uint uint_u __attribute__((aligned(1)));
 #define LOAD_WORD(p) (*(__global const uint_u *)(p))

@@ -210,6 +210,9 @@ inline float8 wk_rint_f8(float8 x) {
 /* x is finite: NaN fails x == x, +-inf gives inf - inf = NaN */
 inline int wk_isfinite(coord_t x) { return (x - x) == (x - x); }
 
+/* element-wise conversion between vector types of the same length (no builtin call) */
+#define CV(v, t) __builtin_convertvector(v, t)
+
 /* whether all 8 lanes of a mask are true */
 inline __attribute__((always_inline)) int wk_all8(int8 m) {
     const int4 a = m.lo & m.hi;

@@ -94,6 +94,18 @@ def test_round_trips():
     np.testing.assert_allclose(g.from_theta(g.to_theta(m, (W, H), (40, 30), True), (W, H), (40, 30), True),
                                m, atol=1e-9)
     np.testing.assert_allclose(g.invert(g.invert(m)), m, atol=1e-12)
+    np.testing.assert_allclose(g.from_scipy(g.to_scipy(m)), m, atol=1e-12)
+    np.testing.assert_allclose(g.from_scipy(g.to_scipy(m)[:2]), m, atol=1e-12)  # scipy's 2x3 form
+
+
+def test_from_scipy_reads_what_scipy_applies():
+    """A matrix written for scipy (output (row, col) -> input (row, col)) gives warpkit's map:
+    warping with it matches scipy's own result (nearest, exact pixel mapping)."""
+    sc = np.array([[1.0, 0.0, -2.0], [0.0, 1.0, 3.0], [0.0, 0.0, 1.0]])  # input = output + (-2, 3)
+    out = ndi.affine_transform(IMG, sc, output_shape=(H, W), order=0, mode="constant", cval=0)
+    m = g.from_scipy(sc)
+    np.testing.assert_allclose(m, g.translation(-3, 2), atol=1e-12)  # x moves -3, y moves +2
+    np.testing.assert_array_equal(out, _cv2(m))
 
 
 def test_points_fit():

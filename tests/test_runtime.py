@@ -95,6 +95,13 @@ def test_set_device_changes_default():
         runtime._default = old
 
 
+def test_import_leaves_pillow_alone():
+    """Pillow loads only for those who use it (15 ms of import time): a Pillow image can only
+    be passed in if the caller imported Pillow."""
+    r = _run_py("import sys, warpkit\nprint('PIL.Image' in sys.modules)")
+    assert r.returncode == 0 and r.stdout.strip() == "False", r.stderr
+
+
 def test_program_cache_is_shared_and_clearable(queue):
     rt = warpkit.runtime_for_queue(queue)
     d = {"R": 2, "MODE": 1}

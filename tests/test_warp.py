@@ -116,6 +116,37 @@ def test_expand_fits_the_whole_image(queue):
     assert (out == 200).all()
 
 
+def test_supersampling_is_the_largest_local_scale():
+    """_supersampling: samples per axis = ceil of the largest singular value of the map's
+    Jacobian over the output's corners and centre (closed form; checked against numpy's SVD),
+    capped at 8; the largest over a batch."""
+    from warpkit.warp import _supersampling
+
+    def by_svd(inv, wo, ho):
+        worst = 1.0
+        for m in inv:
+            for x, y in ((0, 0), (wo - 1, 0), (0, ho - 1), (wo - 1, ho - 1), ((wo - 1) / 2, (ho - 1) / 2)):
+                d = m[2, 0] * x + m[2, 1] * y + m[2, 2]
+                u, v = (m[0, 0] * x + m[0, 1] * y + m[0, 2]) / d, (m[1, 0] * x + m[1, 1] * y + m[1, 2]) / d
+                j = np.array([[(m[0, 0] - u * m[2, 0]) / d, (m[0, 1] - u * m[2, 1]) / d],
+                              [(m[1, 0] - v * m[2, 0]) / d, (m[1, 1] - v * m[2, 1]) / d]])
+                worst = max(worst, np.linalg.svd(j, compute_uv=False)[0])
+        return int(min(8, np.ceil(worst - 1e-9)))
+
+    c = (49.5, 29.5)
+    persp = g.perspective_from_points([[0, 0], [99, 0], [0, 59], [99, 59]],
+                                      [[10, 5], [80, 0], [0, 59], [99, 40]])
+    cases = [g.scale(0.3, center=c), g.compose(g.rotation(40, c), g.scale(0.45, 0.2, center=c)),
+             g.scale(2.0), persp, g.scale(0.05)]
+    for m in cases:
+        inv = g.invert(m)[None]
+        assert _supersampling(inv, 100, 60) == by_svd(inv, 100, 60)
+    assert _supersampling(g.invert(g.scale(0.3, center=c))[None], 100, 60) == 4
+    assert _supersampling(g.invert(g.scale(0.05))[None], 100, 60) == 8  # capped
+    batch = np.stack([g.invert(m) for m in cases[:3]])
+    assert _supersampling(batch, 100, 60) == by_svd(batch, 100, 60) == 5  # 1 / 0.2
+
+
 def test_antialias_averages_when_shrinking(queue):
     """A 1-pixel checkerboard shrunk 4x is mid-grey with antialiasing, and aliased without."""
     board = ((np.indices((64, 64)).sum(0) % 2) * 255).astype(np.uint8)

@@ -15,8 +15,8 @@ from . import geometry
 from .affine_grid import affine_grid
 from .grid_sample import grid_sample
 from .roi_align import roi_align
-from .warp import crop_rois, warp_affine, warp_perspective
 from .runtime import Runtime, clear_cache, get_runtime, list_devices, runtime_for_queue, set_device
+from .warp import crop_rois, warp_affine, warp_perspective
 
 __version__ = "0.1.0"
 
@@ -25,6 +25,7 @@ __all__ = [
     "affine_grid",
     "clear_cache",
     "crop_rois",
+    "geometry",
     "get_runtime",
     "grid_sample",
     "list_devices",
@@ -33,5 +34,4 @@ __all__ = [
     "set_device",
     "warp_affine",
     "warp_perspective",
-    "geometry",
 ]

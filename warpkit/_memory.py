@@ -137,7 +137,7 @@ class HostPool:
     def __init__(self, max_bytes: int = 512 << 20, per_size: int = 2) -> None:
         self.max_bytes = max_bytes
         self.per_size = per_size
-        self._free: dict[int, list[tuple[bytearray, int]]] = {}  # size -> [(memory, start)]
+        self._free: dict[int, list[tuple[bytearray, int]]] = {}  # size: [(memory, start)]
         self._held = 0
         self._lock = threading.Lock()
 
@@ -249,3 +249,9 @@ def meta_buffer(rt: Runtime, values: list[int]) -> cl.Buffer:
 
 def round_up(n: int, m: int) -> int:
     return (n + m - 1) // m * m
+
+
+def row_group(blocks: int) -> int:
+    """Work-group width for a row of ``blocks`` work-items (8 outputs each): the whole row, up to
+    64 items (512 outputs), a power of two of at least 8; measured best on PoCL."""
+    return min(64, max(8, 1 << (blocks - 1).bit_length()))

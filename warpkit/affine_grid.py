@@ -9,7 +9,8 @@ import numpy as np
 import pyopencl as cl
 
 from . import _dtypes
-from ._memory import Output, operand, pick_runtime, round_up, to_device, wants_device_result
+from ._memory import Output, operand, pick_runtime, round_up, row_group, to_device
+from ._memory import wants_device_result
 from .grid_sample import _check_align
 from .runtime import launch, set_args
 
@@ -93,9 +94,9 @@ def affine_grid(
     kernel = rt.kernel("affine_grid.cl", {"R": r, "G_KIND": st.kind, "COORD_DOUBLE": int(f64),
                                           "WK_CPU": int(rt.kind == "CPU")}, "affine_grid")
     set_args(kernel, tv.buf, np.int64(tv.offset), *(np.int64(s) for s in tv.strides), yv.buf,
-                    np.int32(D), np.int32(H), np.int32(W), np.int32(align))
+             np.int32(D), np.int32(H), np.int32(W), np.int32(align))
     blocks = -(-W // 8)
-    lx = min(64, max(8, 1 << (blocks - 1).bit_length()))  # a work-group per row, up to 512
+    lx = row_group(blocks)
     ev = launch(rt, kernel, (round_up(blocks, lx), D * H, dims[0]), (lx, 1, 1))
     out.finish(yv, ev)
     return out.result()

@@ -1,5 +1,5 @@
 """2-D geometry on the host: 3x3 pixel-space matrices, their builders, and converters to the
-conventions of OpenCV, Pillow, scipy and torch-style normalized ``theta``.
+conventions of OpenCV, Pillow, scipy and torch-style normalized ``theta`` (to and from each).
 
 Conventions (every function of warpkit that takes a matrix follows them)
 ------------------------------------------------------------------------
@@ -35,6 +35,7 @@ __all__ = [
     "flip",
     "from_cv2",
     "from_pillow",
+    "from_scipy",
     "from_theta",
     "identity",
     "invert",
@@ -161,14 +162,15 @@ def invert(m) -> np.ndarray:
     arithmetic: numpy's per-call costs on 3x3 arrays were 0.1 ms of every warp.
     """
     m = _m(m, stack=True)
+    if m.ndim == 3 and len(m) == 1:  # a batch of one: the single-matrix path
+        return invert(m[0])[None]
     # translations of any size are fine; what matters is whether m @ inv gives back the identity
     if m.ndim == 2:
         rows = m.tolist()
         adj, det = _adjugate(*rows[0], *rows[1], *rows[2])
         if det == 0 or not math.isfinite(det):
             raise _singular(det)
-        inv = [adj[0:3], adj[3:6], adj[6:9]]
-        inv = [[v / det for v in r] for r in inv]
+        inv = [[v / det for v in adj[k:k + 3]] for k in (0, 3, 6)]
         for r in range(3):
             for c in range(3):
                 p = rows[r][0] * inv[0][c] + rows[r][1] * inv[1][c] + rows[r][2] * inv[2][c]
@@ -187,7 +189,7 @@ def invert(m) -> np.ndarray:
 
 
 def is_affine(m) -> bool:
-    """Whether the last row is (0, 0, 1) (up to a common scale); for a stack, of every matrix."""
+    """Whether the last row is (0, 0, 1) (each entry within 1e-12); for a stack, of every matrix."""
     last = _m(m, stack=True)[..., 2, :].reshape(-1, 3).tolist()
     return all(abs(x) < 1e-12 and abs(y) < 1e-12 and abs(w - 1) < 1e-12 for x, y, w in last)
 
@@ -274,11 +276,20 @@ def from_pillow(data: Sequence[float]) -> np.ndarray:
     return invert(invert(_TO_CORNER) @ inv @ _TO_CORNER)
 
 
+# scipy orders axes (row, col): (y, x)
+_SWAP_XY = np.array([[0.0, 1.0, 0.0], [1.0, 0.0, 0.0], [0.0, 0.0, 1.0]])
+
+
 def to_scipy(m) -> np.ndarray:
     """The homogeneous 3x3 ``matrix`` of ``scipy.ndimage.affine_transform(image, matrix)`` for an
     HxW image: it maps output (row, col) to input (row, col), so the inverse map, axes swapped."""
-    swap = np.array([[0.0, 1.0, 0.0], [1.0, 0.0, 0.0], [0.0, 0.0, 1.0]])
-    return swap @ invert(m) @ swap
+    return _SWAP_XY @ invert(m) @ _SWAP_XY
+
+
+def from_scipy(matrix) -> np.ndarray:
+    """warpkit's matrix from scipy's ``affine_transform`` matrix (3x3, or its 2x3 top rows): the
+    inverse of :func:`to_scipy`."""
+    return invert(_SWAP_XY @ _m(matrix) @ _SWAP_XY)
 
 
 def _normalizer(size: Sequence[int], align_corners: bool) -> np.ndarray:

@@ -11,7 +11,7 @@ from pyopencl import cltypes
 
 from . import _dtypes
 from ._memory import Operand, Output, meta_buffer, operand, pick_runtime, round_up, to_device
-from ._memory import streaming_output, wants_device_result
+from ._memory import row_group, streaming_output, wants_device_result
 from .runtime import launch, set_args
 
 __all__ = ["grid_sample", "MODES", "PADDINGS"]
@@ -180,9 +180,8 @@ def _launch_vector(rt, defines, x_args, in_dims, x_strides, gv, g_off, yv, y_off
         yv.buf, np.int64(y_off), np.int32(C), _pad4(out_dims, cltypes.int4),
         np.int32(pad_id), np.int32(align), np.int32(streaming_output(yv)),
     )
-    # a work-group covers one output row (up to 512 positions): measured best on PoCL
     blocks = -(-out_dims[-1] // 8)
-    lx = min(64, max(8, 1 << (blocks - 1).bit_length()))
+    lx = row_group(blocks)
     rows = math.prod(out_dims[:-1])
     return launch(rt, kernel, (round_up(blocks, lx), rows, n), (lx, 1, 1))
 

@@ -162,16 +162,16 @@ def roi_align(
                                    N * H * W * c8 * xo.dtype.itemsize)
         tk = rt.kernel("roi_align.cl", defines, "to_channels_last")
         set_args(tk, xv.buf, np.int64(xv.offset), *(np.int64(s) for s in xv.strides), np.int32(C),
-                    np.int32(c8), tmp)
+                 np.int32(c8), tmp)
         launch(rt, tk, (W, H, N * C), None)
         kernel = rt.kernel("roi_align.cl", defines, "roi_align_cl")
         set_args(kernel, tmp, np.int32(N), np.int32(C), np.int32(c8), np.int32(H), np.int32(W),
-                        *geometry)
+                 *geometry)
     else:
         gsize = (round_up(bins, lx), -(-C // _CB), R)
         kernel = rt.kernel("roi_align.cl", defines, "roi_align")
         set_args(kernel, xv.buf, np.int64(xv.offset), *(np.int64(s) for s in xv.strides),
-                        np.int32(N), np.int32(C), np.int32(H), np.int32(W), *geometry)
+                 np.int32(N), np.int32(C), np.int32(H), np.int32(W), *geometry)
     ev = launch(rt, kernel, gsize, (lx, 1, 1))
     out.finish(yv, ev)
     return out.result()

@@ -413,10 +413,6 @@ class Runtime:
                             hostbuf=probe)
             cl.enqueue_fill_buffer(self.queue, buf, np.uint8(0xA5), 0, probe.nbytes).wait()
             self._host_coherent = bool((probe == 0xA5).all())
-            mapped, _ = cl.enqueue_map_buffer(self.queue, buf, cl.map_flags.READ, 0, probe.shape,
-                                              probe.dtype, is_blocking=True)
-            mapped.base.release(self.queue)
-            self.queue.finish()
         return self._host_coherent
 
     def describe(self) -> str:

@@ -8,12 +8,11 @@ coordinates with pixel centres at integers, x right, y down — the convention o
 from __future__ import annotations
 
 import math
+import sys
 from typing import Any, Literal
 
 import numpy as np
 import pyopencl as cl
-import pyopencl.array as cla
-from PIL import Image
 from pyopencl import cltypes
 
 from . import geometry
@@ -49,8 +48,10 @@ def _choice(value: Any, table: dict, arg: str) -> int:
 
 def _as_image(image: Any):
     """(array or device array, restore) for a Pillow image, numpy array or device array; restore
-    turns a result array back into a Pillow image of the input's mode (None for arrays)."""
-    if isinstance(image, Image.Image):
+    turns a result array back into a Pillow image of the input's mode (None for arrays).
+    Pillow is not imported for this (15 ms of ``import warpkit``): an image exists only if it was."""
+    Image = sys.modules.get("PIL.Image")
+    if Image is not None and isinstance(image, Image.Image):
         img = image
         if img.mode in PIL_CONVERT:
             target = PIL_CONVERT[img.mode]
@@ -109,19 +110,22 @@ def _matrices(matrix: Any, batch: int, batched: bool, arg: str) -> np.ndarray:
 
 def _supersampling(inv: np.ndarray, wo: int, ho: int) -> int:
     """Samples per axis so that a shrinking warp averages about one source pixel per sample:
-    the largest local scale (source pixels per output pixel) over the output's corners and centre."""
+    the largest local scale (source pixels per output pixel) over the output's corners and centre.
+    The local scale is the Jacobian's largest singular value, in closed form (no LAPACK call per
+    point: numpy's wake OpenBLAS threads, and a batch of 64 made 320 of them)."""
     worst = 1.0
-    for x, y in ((0, 0), (wo - 1, 0), (0, ho - 1), (wo - 1, ho - 1), ((wo - 1) / 2, (ho - 1) / 2)):
-        for m in inv:
-            d = m[2, 0] * x + m[2, 1] * y + m[2, 2]
+    for (m0, m1, m2), (m3, m4, m5), (m6, m7, m8) in inv.tolist():
+        for x, y in ((0, 0), (wo - 1, 0), (0, ho - 1), (wo - 1, ho - 1), ((wo - 1) / 2, (ho - 1) / 2)):
+            d = m6 * x + m7 * y + m8
             if abs(d) < 1e-12:
                 continue
-            u = (m[0, 0] * x + m[0, 1] * y + m[0, 2]) / d
-            v = (m[1, 0] * x + m[1, 1] * y + m[1, 2]) / d
-            # Jacobian of the perspective map at (x, y)
-            j = np.array([[(m[0, 0] - u * m[2, 0]) / d, (m[0, 1] - u * m[2, 1]) / d],
-                          [(m[1, 0] - v * m[2, 0]) / d, (m[1, 1] - v * m[2, 1]) / d]])
-            worst = max(worst, float(np.linalg.svd(j, compute_uv=False)[0]))
+            u, v = (m0 * x + m1 * y + m2) / d, (m3 * x + m4 * y + m5) / d
+            # the Jacobian (a b; c e) of the perspective map at (x, y)
+            a, b = (m0 - u * m6) / d, (m1 - u * m7) / d
+            c, e = (m3 - v * m6) / d, (m4 - v * m7) / d
+            q = a * a + b * b + c * c + e * e
+            det = a * e - b * c
+            worst = max(worst, math.sqrt((q + math.sqrt(max(q * q - 4 * det * det, 0.0))) / 2))
     return int(min(_MAX_SS, math.ceil(worst - 1e-9)))
 
 
@@ -217,7 +221,7 @@ def _warp(image, matrix, size, interpolation, padding, fill, expand, antialias, 
             raise ValueError(f"size must be (width, height), got {size!r}") from None
     if wo < 1 or ho < 1 or wo > 1 << 16 or ho > 1 << 16:
         raise ValueError(f"the output size must be between 1 and 65536 per axis, got {wo}x{ho}")
-    inv = geometry.invert(mats[0])[None] if len(mats) == 1 else geometry.invert(mats)
+    inv = geometry.invert(mats)
     if isinstance(fill, (int, float)):
         fills = [float(fill)] * C
     else:
@@ -227,19 +231,17 @@ def _warp(image, matrix, size, interpolation, padding, fill, expand, antialias, 
         fills = np.broadcast_to(f, (C,)).tolist()
     ss = _supersampling(inv, wo, ho) if antialias else 1
 
-    rt = pick_runtime(queue, *([operand(arr, "image")] if isinstance(arr, cla.Array) else []))
     src = operand(arr, "image")
-    on_dev = wants_device_result(src)
-    out = Output(rt, out_shape(ho, wo), dt, on_dev)
+    rt = pick_runtime(queue, src)
+    out = Output(rt, out_shape(ho, wo), dt, wants_device_result(src))
     items = B if src_index is None else len(src_index)
     if items == 0 or C == 0 or H == 0 or W == 0:
         if B and C and (H == 0 or W == 0):
             raise ValueError(f"image has no pixels to sample: shape {tuple(arr.shape)}")
         return out.result() if restore is None else restore(out.result())
-    for o, what in ((src, "the image"),):
-        if o.nbytes > rt.max_alloc:
-            raise ValueError(f"{what} ({o.nbytes} bytes) exceeds the device's maximum allocation "
-                             f"of {rt.max_alloc} bytes ({rt.name})")
+    if src.nbytes > rt.max_alloc:
+        raise ValueError(f"the image ({src.nbytes} bytes) exceeds the device's maximum allocation "
+                         f"of {rt.max_alloc} bytes ({rt.name})")
     xv = to_device(rt, src)
     st = xv.strides
     if len(st) == 2:
@@ -267,24 +269,24 @@ def _warp(image, matrix, size, interpolation, padding, fill, expand, antialias, 
         # the 8-wide kernel (kernels_cl/warp.cl, warp_v); channels are a build-time constant
         kernel = rt.kernel("warp.cl", {**defines, "CH": C, "WK_U8": int(dt == np.uint8),
                                        "WK_CPU": int(rt.kind == "CPU")}, "warp_v")
-        # affine: no division, and entries small enough (in float32) that every source coordinate
+        # finite_affine: no division, and entries small enough (in float32) that every source coordinate
         # of an output pixel is finite, so the kernel skips its NaN checks
-        affine = all(m[2] == [0.0, 0.0, 1.0] and max(map(abs, m[0] + m[1])) <= 1e30
-                     for m in inv.tolist())
+        finite_affine = all(m[2] == [0.0, 0.0, 1.0] and max(map(abs, m[0] + m[1])) <= 1e30
+                            for m in inv.tolist())
         # the interior path reads 4 bytes from each tap's start: pixels are packed, rows go down;
         # its bounds test compares float coordinates with W - 1 and H - 2, exact below 2^24
         interior = strides[2] == C and strides[1] >= W * C and C <= 4 and max(H, W) < 1 << 24
         blocks = -(-wo // 8)
-        tw_log2, pf = _schedule(inv, wo, ho, blocks, affine)
+        tw_log2, pf = _schedule(inv, wo, ho, blocks, finite_affine)
         tiles_x, th = -(-blocks >> tw_log2), 64 >> tw_log2
         gsize, lsize = (tiles_x * 64, -(-ho // th), items), (64, 1, 1)
         set_args(kernel, *common, *indexing, np.int64(buf_elems - 4), yv.buf, np.int32(ho),
-                 np.int32(wo), np.int32(pad_id), fill4, np.int32(affine), np.int32(interior),
+                 np.int32(wo), np.int32(pad_id), fill4, np.int32(finite_affine), np.int32(interior),
                  np.int32(tw_log2), np.int32(pf))
     else:  # any dtype, cubic, supersampling: one output pixel per work-item
         kernel = rt.kernel("warp.cl", defines, "warp")
         set_args(kernel, *common, np.int32(C), *indexing, yv.buf, np.int32(ho), np.int32(wo),
-                        np.int32(pad_id), fill4, np.int32(ss))
+                 np.int32(pad_id), fill4, np.int32(ss))
         gsize, lsize = (round_up(wo, 64), ho, items), (64, 1, 1)
     ev = launch(rt, kernel, gsize, lsize)
     out.finish(yv, ev)
