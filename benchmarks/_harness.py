@@ -1,6 +1,10 @@
 """Benchmark protocol of PERFORMANCE.md: peers in one process, interleaved, medians of >= 9.
 
-Every peer gets 2 threads. Ratios are peer time / warpkit time (> 1: warpkit is faster).
+Every peer gets 2 threads. Ratios are peer time / warpkit time (> 1: warpkit is faster), printed
+two ways: the ratio of the two medians, and in brackets the median of the per-round ratios (each
+round runs every callable once, so a round's two times share the machine's state of that moment).
+Shared machines here have slow phases lasting seconds; a phase that covers some rounds moves the
+medians of the two sides by different amounts but leaves most per-round ratios alone.
 """
 
 from __future__ import annotations
@@ -10,6 +14,7 @@ import random
 import statistics
 import time
 from collections.abc import Callable
+from dataclasses import dataclass
 
 import numpy as np
 import pyopencl as cl
@@ -64,10 +69,25 @@ def profiling_queue(rt) -> cl.CommandQueue:
                            properties=cl.command_queue_properties.PROFILING_ENABLE)
 
 
+@dataclass(frozen=True)
+class Timing:
+    """One callable's samples (seconds), in round order."""
+
+    samples: tuple[float, ...]
+
+    @property
+    def median(self) -> float:
+        return statistics.median(self.samples)
+
+    @property
+    def min(self) -> float:
+        return min(self.samples)
+
+
 def interleaved(fns: dict[str, Callable[[], float | None]], samples: int = 9,
-                warmup: int = 2) -> dict[str, tuple[float, float]]:
+                warmup: int = 2) -> dict[str, Timing]:
     """Run each callable once per round, in a new shuffled order every round (seeded, so runs
-    repeat); return name -> (median, min) seconds.
+    repeat); return name -> its :class:`Timing`.
 
     What ran before leaves caches, freed memory and sleeping threads behind: a call right after
     a memory-hungry peer measured up to 2x slower. A fixed or merely rotated order (A B C, B C A,
@@ -89,7 +109,37 @@ def interleaved(fns: dict[str, Callable[[], float | None]], samples: int = 9,
             r = f()
             dt = time.perf_counter() - t0
             times[k].append(r if isinstance(r, float) else dt)
-    return {k: (statistics.median(v), min(v)) for k, v in times.items()}
+    return {k: Timing(tuple(v)) for k, v in times.items()}
+
+
+def versus(ours: dict[str, Callable[[], float | None]], peers: dict[str, Callable[[], object]],
+           samples: int) -> list[list[str]]:
+    """Time warpkit's callables against each peer in a set of its own (``interleaved``), and
+    return a row per peer: peer, its time, warpkit's e2e and kernel times in that set, and the
+    peer / warpkit ratios (``ours`` holds "warpkit", the end-to-end call, and optionally
+    "warpkit kernel"). With no peer installed, one row of warpkit's own times.
+
+    Why a set per peer: a peer that runs 50-100 ms on one thread (Pillow's transform) leaves the
+    other core idle that long, and on the VMs here an idle core comes back
+    slowly: whatever 2-thread call follows runs up to 2x slower for a while, whoever made it
+    (OpenCV's 1080p warp went 6.2 -> 8.0 ms with Pillow in its set, warpkit's 3.4 -> 6.2 ms).
+    Pairing each peer with warpkit alone keeps every ratio to the two callables it compares.
+    """
+    kernel = "warpkit kernel" in ours
+    rows = []
+    for name, fn in (peers or {"-": None}).items():
+        res = interleaved({**ours, **({name: fn} if fn else {})}, samples=samples)
+        e2e, ker = res["warpkit"], res.get("warpkit kernel")
+        row = [name, ms(res[name]) if fn else "-", ms(e2e), ms(ker) if kernel else "-"]
+        row += [ratio(res[name], e2e) if fn else "-",
+                ratio(res[name], ker) if fn and kernel else "-"]
+        rows.append(row)
+    return rows
+
+
+#: the columns of :func:`versus`' rows
+VERSUS = ["peer", "peer time", "warpkit e2e", "warpkit kernel", "peer / warpkit e2e",
+          "peer / warpkit kernel"]
 
 
 def table(title: str, rows: list[list[str]], header: list[str]) -> str:
@@ -100,12 +150,18 @@ def table(title: str, rows: list[list[str]], header: list[str]) -> str:
     return "\n".join(out)
 
 
-def ms(t: tuple[float, float]) -> str:
-    return f"{t[0] * 1e3:.2f} (min {t[1] * 1e3:.2f})"
+def ms(t: Timing) -> str:
+    return f"{t.median * 1e3:.2f} (min {t.min * 1e3:.2f})"
 
 
-def ratio(peer: tuple[float, float], ours: tuple[float, float]) -> str:
-    return f"{peer[0] / ours[0]:.2f}x"
+def paired(peer: Timing, ours: Timing) -> float:
+    """The median over rounds of peer time / warpkit time."""
+    return statistics.median(p / o for p, o in zip(peer.samples, ours.samples))
+
+
+def ratio(peer: Timing, ours: Timing) -> str:
+    """``peer median / our median`` and, in brackets, the median of the per-round ratios."""
+    return f"{peer.median / ours.median:.2f}x ({paired(peer, ours):.2f}x)"
 
 
 def random_affine_grid(rng: np.random.Generator, n: int, h: int, w: int) -> np.ndarray:

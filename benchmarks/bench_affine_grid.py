@@ -15,7 +15,7 @@ from onnx import TensorProto, helper
 import warpkit
 from warpkit.runtime import profile
 
-from _harness import interleaved, ms, optional, ort_session, profiling_queue, ratio, set_threads, table
+from _harness import VERSUS, optional, ort_session, profiling_queue, set_threads, table, versus
 
 
 def main() -> None:
@@ -35,14 +35,14 @@ def main() -> None:
     print(f"warpkit device: {rt.describe()}")
     out_bytes = n * h * w * 2 * 4
 
-    fns = {"warpkit": lambda: warpkit.affine_grid(theta, size)}
 
     def kernel_time():
         with profile() as prof:
             warpkit.affine_grid(theta, size, queue=pq)
         return prof.kernel_seconds()
 
-    fns["warpkit kernel"] = kernel_time
+    ours = {"warpkit": lambda: warpkit.affine_grid(theta, size), "warpkit kernel": kernel_time}
+    fns = {}
     fns["floor: np.empty + fill"] = lambda: np.empty((n, h, w, 2), np.float32).fill(1.0)
     if torch is not None:
         tt = torch.from_numpy(theta)
@@ -57,11 +57,8 @@ def main() -> None:
         sess = ort_session(m.SerializeToString())
         sz = np.array(size, np.int64)
         fns["onnxruntime"] = lambda: sess.run(None, {"theta": theta, "size": sz})[0]
-    res = interleaved(fns, samples=args.samples)
-    ours = res["warpkit"]
-    rows = [[k, ms(v), ratio(v, ours) if k != "warpkit" else "1.00x"] for k, v in res.items()]
-    print(table(f"AffineGrid {n}x{h}x{w} float32 ({out_bytes / 1e6:.0f} MB out), ms",
-                rows, ["", "time", "time / warpkit e2e"]))
+    rows = versus(ours, fns, args.samples)
+    print(table(f"AffineGrid {n}x{h}x{w} float32 ({out_bytes / 1e6:.0f} MB out), ms", rows, VERSUS))
 
 
 if __name__ == "__main__":

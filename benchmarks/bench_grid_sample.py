@@ -17,8 +17,8 @@ from onnx import TensorProto, helper
 import warpkit
 from warpkit.runtime import profile
 
-from _harness import (interleaved, ms, optional, ort_session, profiling_queue, random_affine_grid,
-                      ratio, set_threads, table)
+from _harness import (VERSUS, optional, ort_session, profiling_queue, random_affine_grid,
+                      set_threads, table, versus)
 
 MODES = ["linear", "nearest", "cubic"]
 PADS = ["zeros", "border", "reflection"]
@@ -59,15 +59,15 @@ def main() -> None:
     rows = []
     for mode in args.modes.split(","):
         for pad in args.pads.split(","):
-            fns = {}
-            fns["warpkit"] = lambda: warpkit.grid_sample(X, grid, mode, pad)
 
             def kernel_time():
                 with profile() as prof:
                     warpkit.grid_sample(X, grid, mode, pad, queue=pq)
                 return prof.kernel_seconds()
 
-            fns["warpkit kernel"] = kernel_time
+            ours = {"warpkit": lambda: warpkit.grid_sample(X, grid, mode, pad),
+                    "warpkit kernel": kernel_time}
+            fns = {}
             if torch is not None:
                 tX, tg = torch.from_numpy(X), torch.from_numpy(grid)
                 tmode = {"linear": "bilinear", "cubic": "bicubic"}.get(mode, mode)
@@ -76,20 +76,10 @@ def main() -> None:
             if ort is not None:
                 sess = ort_session(ort_model(mode, pad, X.shape, grid.shape))
                 fns["onnxruntime"] = lambda: sess.run(None, {"X": X, "grid": grid})[0]
-            res = interleaved(fns, samples=args.samples)
-            ours = res["warpkit"]
-            row = [mode, pad, ms(ours), ms(res["warpkit kernel"])]
-            for peer in ("torch", "onnxruntime"):
-                if peer in res:
-                    row += [ms(res[peer]), ratio(res[peer], ours), ratio(res[peer], res["warpkit kernel"])]
-                else:
-                    row += ["-", "-", "-"]
-            rows.append(row)
-            print(" ".join(row), flush=True)
-    print(table("GridSample float32 %dx3x%dx%d" % (n, s, s), rows,
-                ["mode", "padding", "warpkit e2e", "warpkit kernel", "torch", "torch/warpkit e2e",
-                 "torch/kernel", "ORT", "ORT/warpkit e2e", "ORT/kernel"]))
-
+            for r in versus(ours, fns, args.samples):
+                rows.append([mode, pad, *r])
+                print(" | ".join(rows[-1]), flush=True)
+    print(table("GridSample float32 %dx3x%dx%d, ms" % (n, s, s), rows, ["mode", "padding", *VERSUS]))
 
 if __name__ == "__main__":
     main()

@@ -14,7 +14,7 @@ from onnx import TensorProto, helper
 import warpkit
 from warpkit.runtime import profile
 
-from _harness import interleaved, ms, optional, ort_session, profiling_queue, ratio, set_threads, table
+from _harness import VERSUS, optional, ort_session, profiling_queue, set_threads, table, versus
 
 
 def main() -> None:
@@ -42,14 +42,14 @@ def main() -> None:
     rows = []
     for mode in ("avg", "max"):
         kw = dict(mode=mode, output_height=7, output_width=7, sampling_ratio=2, spatial_scale=1.0)
-        fns = {"warpkit": lambda: warpkit.roi_align(X, rois, bidx, **kw)}
 
         def kernel_time():
             with profile() as prof:
                 warpkit.roi_align(X, rois, bidx, **kw, queue=pq)
             return prof.kernel_seconds()
 
-        fns["warpkit kernel"] = kernel_time
+        ours = {"warpkit": lambda: warpkit.roi_align(X, rois, bidx, **kw), "warpkit kernel": kernel_time}
+        fns = {}
         if ort is not None:
             node = helper.make_node("RoiAlign", ["X", "rois", "b"], ["Y"], **kw)
             g = helper.make_graph([node], "g", [
@@ -64,12 +64,9 @@ def main() -> None:
             tX = torch.from_numpy(X)
             boxes = torch.from_numpy(np.concatenate([bidx[:, None].astype(np.float32), rois], 1))
             fns["torchvision"] = lambda: tvops.roi_align(tX, boxes, (7, 7), 1.0, 2, True).numpy()
-        res = interleaved(fns, samples=args.samples)
-        ours = res["warpkit"]
-        for k, v in res.items():
-            rows.append([mode, k, ms(v), "1.00x" if k == "warpkit" else ratio(v, ours)])
+        rows += [[mode, *r] for r in versus(ours, fns, args.samples)]
     print(table(f"RoiAlign {N}x{C}x{H}x{W}, {R} ROIs, 7x7, sampling_ratio 2, ms", rows,
-                ["mode", "", "time", "time / warpkit e2e"]))
+                ["mode", *VERSUS]))
 
 
 if __name__ == "__main__":

@@ -12,7 +12,7 @@ import argparse
 
 import numpy as np
 
-from _harness import interleaved, ms, optional, profiling_queue, ratio, set_threads, table
+from _harness import VERSUS, optional, profiling_queue, set_threads, table, versus
 
 import warpkit
 from warpkit import geometry as g
@@ -38,14 +38,14 @@ def main() -> None:
     img = rng.integers(0, 256, (1080, 1920, 3), dtype=np.uint8)
     c = (959.5, 539.5)
     m = g.compose(g.rotation(15, c), g.scale(1.1, center=c))
-    fns = {"warpkit": lambda: warpkit.warp_affine(img, m)}
 
     def kernel_time():
         with profile() as prof:
             warpkit.warp_affine(img, m, queue=pq)
         return prof.kernel_seconds()
 
-    fns["warpkit kernel"] = kernel_time
+    ours = {"warpkit": lambda: warpkit.warp_affine(img, m), "warpkit kernel": kernel_time}
+    fns = {}
     if cv2 is not None:
         M = g.to_cv2(m)
         fns["cv2.warpAffine"] = lambda: cv2.warpAffine(img, M, (1920, 1080), flags=cv2.INTER_LINEAR,
@@ -64,15 +64,14 @@ def main() -> None:
             return y[0].permute(1, 2, 0).round().clamp(0, 255).to(torch.uint8).numpy()
 
         fns["torch float chain"] = torch_chain
-    res = interleaved(fns, samples=args.samples)
-    for k, v in res.items():
-        rows.append(["1920x1080x3", k, ms(v), "1.00x" if k == "warpkit" else ratio(v, res["warpkit"])])
+    rows += [["1920x1080x3", *r] for r in versus(ours, fns, args.samples)]
 
     # ---- batch
     batch = rng.integers(0, 256, (64, 224, 224, 3), dtype=np.uint8)
     mats = np.stack([g.compose(g.rotation(a, (111.5, 111.5)), g.scale(s, center=(111.5, 111.5)))
                      for a, s in zip(rng.uniform(-30, 30, 64), rng.uniform(0.8, 1.2, 64))])
-    fns = {"warpkit": lambda: warpkit.warp_affine(batch, mats)}
+    ours = {"warpkit": lambda: warpkit.warp_affine(batch, mats)}
+    fns = {}
     if cv2 is not None:
         Ms = [g.to_cv2(x) for x in mats]
         fns["cv2 loop"] = lambda: np.stack([cv2.warpAffine(b, M_, (224, 224)) for b, M_ in zip(batch, Ms)])
@@ -81,11 +80,8 @@ def main() -> None:
     fns["Pillow loop"] = lambda: np.stack([np.asarray(p.transform((224, 224), Image.Transform.AFFINE, d,
                                                                   Image.Resampling.BILINEAR))
                                            for p, d in zip(pils, datas)])
-    res = interleaved(fns, samples=args.samples)
-    for k, v in res.items():
-        rows.append(["64x224x224x3", k, ms(v), "1.00x" if k == "warpkit" else ratio(v, res["warpkit"])])
-    print(table("uint8 affine warps, bilinear, constant fill, ms", rows,
-                ["case", "", "time", "time / warpkit e2e"]))
+    rows += [["64x224x224x3", *r] for r in versus(ours, fns, args.samples)]
+    print(table("uint8 affine warps, bilinear, constant fill, ms", rows, ["case", *VERSUS]))
 
 
 if __name__ == "__main__":
