@@ -233,7 +233,8 @@ class Output:
 
 #: Results of at least this many bytes are written with non-temporal stores where a kernel can
 #: (CPU devices, 32-byte aligned rows): larger than any core's cache, so the stores go past the
-#: caches instead of first reading every line in (GridSample linear 1.14x, cubic 1.11x).
+#: caches instead of first reading every line in (GridSample linear 1.14x, cubic 1.11x; its
+#: nearest kernel keeps plain stores, see grid_sample_v).
 STREAM_BYTES = 8 << 20
 
 

@@ -169,11 +169,6 @@ def _launch_vector(rt, defines, x_args, in_dims, x_strides, gv, g_off, yv, y_off
     """The 8-wide kernel for ranks 1-3 (kernels_cl/grid_sample.cl, grid_sample_v)."""
     r = len(in_dims)
     packed = int(gv.strides[-1] == 1 and gv.strides[-2] == r)
-    # Non-temporal stores pay where the gathers are heavy (linear, cubic); nearest's few gathers
-    # keep up with plain stores, which measured faster on random affine grids (8x3x512x512 on
-    # PoCL 3.0, kernel ms, zeros / border / reflection: 4.26 -> 3.85, 5.59 -> 5.21, 6.18 -> 5.63;
-    # a pure rotation: 0 deg 4.2 -> 2.8, 28 deg 4.5 -> 3.9, but 5 deg 6.3 -> 8.2).
-    nt_mode = defines["MODE"] != MODES["nearest"]
     kernel = rt.kernel("grid_sample.cl", {**defines, "WK_CPU": int(rt.kind == "CPU"),
                                           "WK_SIM": int(rt.kind == "SIMULATOR"),
                                           "GRID_PACKED": packed}, "grid_sample_v")
@@ -183,7 +178,7 @@ def _launch_vector(rt, defines, x_args, in_dims, x_strides, gv, g_off, yv, y_off
         gv.buf, np.int64(g_off), np.int64(gv.strides[0]),
         _pad4(gv.strides[1:-1], cltypes.long4), np.int64(gv.strides[-1]),
         yv.buf, np.int64(y_off), np.int32(C), _pad4(out_dims, cltypes.int4),
-        np.int32(pad_id), np.int32(align), np.int32(streaming_output(yv) and nt_mode),
+        np.int32(pad_id), np.int32(align), np.int32(streaming_output(yv)),
     )
     blocks = -(-out_dims[-1] // 8)
     lx = row_group(blocks)
