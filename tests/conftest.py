@@ -78,6 +78,21 @@ def small_queue(request) -> cl.CommandQueue:
 
 
 @pytest.fixture
+def fresh_plans():
+    """For tests that change a device's capabilities or warpkit's thresholds: launch plans made
+    before (or during) the change must not be reused."""
+    from warpkit import runtime
+
+    def clear():
+        for plans in runtime._PLAN_CACHES:
+            plans.clear()
+
+    clear()
+    yield clear  # call it after each change
+    clear()
+
+
+@pytest.fixture
 def oclgrind_queue() -> cl.CommandQueue:
     """A queue on Oclgrind (fails under CI when it is missing, skips elsewhere)."""
     if not SIMS:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import itertools
+import sys
 
 import numpy as np
 import pyopencl.array as cla
@@ -413,7 +414,7 @@ def test_block_shortcuts_match_general_path(mode, pad, align, r, queue):
 
 
 @pytest.mark.parametrize("mode", ["linear", "cubic"])
-def test_large_results_streamed_past_the_caches(mode, queue, monkeypatch):
+def test_large_results_streamed_past_the_caches(mode, queue, monkeypatch, fresh_plans):
     """Linear and cubic results of STREAM_BYTES or more are written with non-temporal stores on
     CPU devices (and with ordinary stores where a row is not 32-byte aligned): the same values
     either way, on the host and on the device. (Nearest always writes plain stores.)"""
@@ -427,6 +428,7 @@ def test_large_results_streamed_past_the_caches(mode, queue, monkeypatch):
     on_device = warpkit.grid_sample(cla.to_device(queue, X), cla.to_device(queue, grid), mode).get()
     aligned = warpkit.grid_sample(X, np.ascontiguousarray(grid[:, :, :1024]), mode, queue=queue)
     monkeypatch.setattr(_memory, "STREAM_BYTES", 1 << 62)
+    fresh_plans()
     plain = warpkit.grid_sample(X, grid, mode, queue=queue)
     np.testing.assert_array_equal(streamed, plain)
     np.testing.assert_array_equal(on_device, plain)
@@ -443,21 +445,23 @@ def test_inputs_not_mutated(queue):
     np.testing.assert_array_equal(grid, g0)
 
 
-def test_split_to_fit_max_allocation(queue, monkeypatch):
+def test_split_to_fit_max_allocation(queue, monkeypatch, fresh_plans):
     rng = np.random.default_rng(7)
     X = rng.standard_normal((5, 2, 8, 8)).astype(np.float32)
     grid = rng.uniform(-1, 1, (5, 6, 6, 2)).astype(np.float32)
     full = warpkit.grid_sample(X, grid, queue=queue)
     rt = warpkit.runtime_for_queue(queue)
     monkeypatch.setattr(rt, "max_alloc", X[0].nbytes * 2)  # two batch items per buffer
+    fresh_plans()
     np.testing.assert_array_equal(warpkit.grid_sample(X, grid, queue=queue), full)
     monkeypatch.setattr(rt, "max_alloc", X[0].nbytes // 2)
+    fresh_plans()
     with pytest.raises(ValueError, match=r"one batch item needs a \d+-byte buffer, more than the "
                                          r"device's maximum allocation"):
         warpkit.grid_sample(X, grid, queue=queue)
 
 
-def test_float64_without_fp64_names_device(queue, monkeypatch):
+def test_float64_without_fp64_names_device(queue, monkeypatch, fresh_plans):
     rt = warpkit.runtime_for_queue(queue)
     monkeypatch.setattr(rt, "fp64", False)
     with pytest.raises(TypeError, match=r"needs double precision, but device .* has no cl_khr_fp64"):
@@ -494,3 +498,46 @@ F32 = np.float32
 def test_bad_input(X, grid, kw, exc, match):
     with pytest.raises(exc, match=match):
         warpkit.grid_sample(X, grid, **kw)
+
+
+def test_launch_plans_follow_layouts_not_data(queue, fresh_plans):
+    """A call reuses the launch plan of an earlier call with the same layouts and options: new
+    data gives new results, and any change of shape, strides, dtype, offset or option gets a plan
+    of its own."""
+    plans = sys.modules["warpkit.grid_sample"]._PLANS
+    rng = np.random.default_rng(11)
+    X = rng.standard_normal((2, 3, 9, 11)).astype(np.float32)
+    X2 = rng.standard_normal((2, 3, 9, 11)).astype(np.float32)
+    grid = rng.uniform(-1.2, 1.2, (2, 5, 7, 2)).astype(np.float32)
+    for data in (X, X2):  # one plan for both
+        assert_close(warpkit.grid_sample(data, grid, queue=queue),
+                     reference_grid_sample(data, grid, "linear", "zeros", 0), "linear")
+    assert len(plans) == 1
+    variants = [
+        (np.asfortranarray(X2), grid, "linear", False),  # strides
+        (X2.astype(np.float64), grid, "linear", False),  # dtype
+        (X2[:, :, :8], grid, "linear", False),  # shape
+        (X2, grid, "nearest", False),  # mode
+        (X2, grid, "linear", True),  # align_corners
+    ]
+    for i, (data, g, mode, align) in enumerate(variants):
+        y = warpkit.grid_sample(data, g, mode, align_corners=align, queue=queue)
+        assert y.dtype == data.dtype
+        assert_close(y, reference_grid_sample(data, g, mode, "zeros", int(align)), mode)
+        assert len(plans) == 2 + i
+    # device arrays: the offset into the buffer is part of the layout
+    both = cla.to_device(queue, np.concatenate([X, X2]))
+    for part, data in ((both[:2], X), (both[2:], X2)):
+        assert_close(warpkit.grid_sample(part, cla.to_device(queue, grid)).get(),
+                     reference_grid_sample(data, grid, "linear", "zeros", 0), "linear")
+
+
+def test_bad_input_refused_on_every_call(queue, fresh_plans):
+    """A refused call leaves no plan behind that a repeat could slip through."""
+    plans = sys.modules["warpkit.grid_sample"]._PLANS
+    X = np.zeros((2, 1, 4, 4), np.float32)
+    grid = np.zeros((3, 2, 2, 2), np.float32)
+    for _ in range(2):
+        with pytest.raises(ValueError, match="grid's batch size must equal X's"):
+            warpkit.grid_sample(X, grid, queue=queue)
+    assert len(plans) == 0

@@ -55,6 +55,16 @@ class Operand:
     def nbytes(self) -> int:
         return math.prod(self.shape) * self.dtype.itemsize
 
+    @property
+    def layout(self) -> tuple:
+        """What a launch plan depends on (see ``runtime.PlanCache``): shape, strides and dtype;
+        for a device array also its offset, queue and context. Not the data."""
+        if self.host is not None:
+            h = self.host
+            return (h.shape, h.strides, h.dtype)
+        d = self.dev
+        return ("device", d.shape, d.strides, d.dtype, d.offset, d.queue, d.context)
+
 
 def operand(a: Any, name: str) -> Operand:
     """Wrap an input; a non-array (list, scalar) goes through ``numpy.asarray``."""
@@ -108,14 +118,23 @@ def _c_strides(shape: tuple[int, ...]) -> tuple[int, ...]:
     return tuple(reversed(st))
 
 
-def to_device(rt: Runtime, op: Operand, host: np.ndarray | None = None) -> DeviceView:
-    """A read-only device view of ``op`` (or of ``host``, a slice of its host array)."""
-    if host is None and op.dev is not None:
+def device_layout(op: Operand, n: int | None = None) -> tuple[int, tuple[int, ...]]:
+    """The element offset and element strides of :func:`to_device`'s view of ``op``, without
+    making it (for launch plans); ``n``: the batch items of a host slice ``host[n0:n0 + n]``."""
+    if op.dev is not None:
         a = op.dev
         isz = a.dtype.itemsize
         if a.offset % isz or any(s % isz for s in a.strides):
             raise ValueError(f"{op.name} has strides or offset that are not whole elements")
-        return DeviceView(a.base_data, a.offset // isz, tuple(s // isz for s in a.strides))
+        return a.offset // isz, tuple(s // isz for s in a.strides)
+    shape = op.shape if n is None else (n, *op.shape[1:])
+    return 0, _c_strides(shape)
+
+
+def to_device(rt: Runtime, op: Operand, host: np.ndarray | None = None) -> DeviceView:
+    """A read-only device view of ``op`` (or of ``host``, a slice of its host array)."""
+    if host is None and op.dev is not None:
+        return DeviceView(op.dev.base_data, *device_layout(op))
     arr = op.host if host is None else host
     arr = np.ascontiguousarray(arr)
     flags = mf.READ_ONLY | (mf.USE_HOST_PTR if rt.zero_copy else mf.COPY_HOST_PTR)
@@ -238,9 +257,9 @@ class Output:
 STREAM_BYTES = 8 << 20
 
 
-def streaming_output(view: DeviceView) -> bool:
-    """Whether a kernel writing ``view`` should use non-temporal stores."""
-    return view.buf.size >= STREAM_BYTES
+def streaming_output(nbytes: int) -> bool:
+    """Whether a kernel writing a result of ``nbytes`` should use non-temporal stores."""
+    return nbytes >= STREAM_BYTES
 
 
 def meta_buffer(rt: Runtime, values: list[int]) -> cl.Buffer:

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import functools
 import math
+from dataclasses import dataclass
 from typing import Any, Literal
 
 import numpy as np
@@ -10,9 +12,9 @@ import pyopencl as cl
 from pyopencl import cltypes
 
 from . import _dtypes
-from ._memory import Operand, Output, meta_buffer, operand, pick_runtime, round_up, to_device
-from ._memory import row_group, streaming_output, wants_device_result
-from .runtime import launch, set_args
+from ._memory import Operand, Output, device_layout, meta_buffer, operand, pick_runtime, round_up
+from ._memory import row_group, streaming_output, to_device, wants_device_result
+from .runtime import PlanCache, Runtime, launch, set_args
 
 __all__ = ["grid_sample", "MODES", "PADDINGS"]
 
@@ -91,6 +93,57 @@ def grid_sample(
     mode_id = _check_choice(mode, MODES, "mode")
     pad_id = _check_choice(padding_mode, PADDINGS, "padding_mode")
     align = _check_align(align_corners)
+    rt = pick_runtime(queue, xo, go)
+    plan = _PLANS.get((rt, xo.layout, go.layout, mode_id, pad_id, align),
+                      lambda: _plan(rt, xo, go, mode_id, pad_id, align))
+    return plan.run(xo, go)
+
+
+@dataclass(frozen=True)
+class _Launch:
+    """One kernel launch of a plan: batch items [n0, n1), the kernel, its arguments with None where
+    the X, grid and Y buffers go (at ``slots``), and the work sizes."""
+
+    n0: int
+    n1: int
+    kernel: tuple  # Runtime.kernel's (source, sorted defines, name)
+    args: tuple
+    slots: tuple[int, int, int]
+    global_size: tuple[int, ...]
+    local_size: tuple[int, ...]
+
+
+@dataclass(frozen=True)
+class _Plan:
+    """Everything a call with these layouts and options needs but its arrays (PlanCache)."""
+
+    rt: Runtime
+    out_shape: tuple[int, ...]
+    dtype: np.dtype
+    on_device: bool
+    launches: tuple[_Launch, ...]
+
+    def run(self, xo: Operand, go: Operand) -> Any:
+        rt = self.rt
+        out = Output(rt, self.out_shape, self.dtype, self.on_device)
+        for ln in self.launches:
+            xv = to_device(rt, xo, None if xo.dev is not None else xo.host[ln.n0:ln.n1])
+            gv = to_device(rt, go, None if go.dev is not None else go.host[ln.n0:ln.n1])
+            yv = out.view(None if out.on_device else out.host[ln.n0:ln.n1])
+            args = list(ln.args)
+            ix, ig, iy = ln.slots
+            args[ix], args[ig], args[iy] = xv.buf, gv.buf, yv.buf
+            kernel = rt.kernel(*ln.kernel)
+            set_args(kernel, *args)
+            out.finish(yv, launch(rt, kernel, ln.global_size, ln.local_size))
+        return out.result()
+
+
+_PLANS = PlanCache()
+
+
+def _plan(rt: Runtime, xo: Operand, go: Operand, mode_id: int, pad_id: int, align: int) -> _Plan:
+    """Check a call's layouts and options (before anything is launched) and plan its launches."""
     xt = _dtypes.value_type(xo.dtype, "X")
     gt = _dtypes.coord_type(go.dtype, "grid")
 
@@ -111,17 +164,17 @@ def grid_sample(
     out_dims = go.shape[1:-1]
     out_shape = (N, C, *out_dims)
 
-    rt = pick_runtime(queue, xo, go)
     coord_double = xt.kind == "WK_F64" or gt.kind == "WK_F64"
     if coord_double:
         rt.require_fp64(f"GridSample with {_dtypes.dtype_name(xo.dtype)} X and "
                         f"{_dtypes.dtype_name(go.dtype)} grid")
     acc_double = coord_double or (xt.wide and rt.fp64)
 
-    out = Output(rt, out_shape, xo.dtype, wants_device_result(xo, go))
+    on_device = wants_device_result(xo, go)
+    plan = functools.partial(_Plan, rt, out_shape, xo.dtype, on_device)
     out_sp = math.prod(out_dims)
     if out_sp == 0 or N == 0 or C == 0:
-        return out.result()
+        return plan(())
     if min(in_dims) == 0:
         raise ValueError(f"X's spatial dimensions must be >= 1 to sample from, got {in_dims}")
     if max(in_dims) >= 2**31 - 8:
@@ -129,32 +182,37 @@ def grid_sample(
 
     defines = {"R": r, "MODE": mode_id, "COORD_DOUBLE": int(coord_double),
                "ACC_DOUBLE": int(acc_double), **xt.defines("X"), "G_KIND": gt.kind}
-    for n0, n1 in _batches(rt, xo, go, out, N):
-        xv = to_device(rt, xo, None if xo.dev is not None else xo.host[n0:n1])
-        gv = to_device(rt, go, None if go.dev is not None else go.host[n0:n1])
-        yv = out.view(None if out.on_device else out.host[n0:n1])
-        # device arrays are not split: index them from n0
-        x_off = xv.offset + (n0 * xv.strides[0] if xo.dev is not None else 0)
-        g_off = gv.offset + (n0 * gv.strides[0] if go.dev is not None else 0)
-        y_off = yv.offset + (n0 * C * out_sp if out.on_device else 0)
-        args = (xv.buf, np.int64(x_off), np.int64(xv.strides[0]), np.int64(xv.strides[1]))
-        plane_span = sum((d - 1) * abs(s) for d, s in zip(in_dims, xv.strides[2:]))
+    out_item = C * out_sp * xo.dtype.itemsize  # bytes of Y per batch item
+    launches = []
+    for n0, n1 in _batches(rt, xo, go, out_item, on_device, N):
+        # device arrays are not split: they are indexed from n0
+        x_off, xs = device_layout(xo, n1 - n0)
+        g_off, gs = device_layout(go, n1 - n0)
+        if xo.dev is not None:
+            x_off += n0 * xs[0]
+        if go.dev is not None:
+            g_off += n0 * gs[0]
+        y_off = n0 * C * out_sp if on_device else 0
+        y_bytes = out_item * (N if on_device else n1 - n0)
+        x_args = (None, np.int64(x_off), np.int64(xs[0]), np.int64(xs[1]))
+        plane_span = sum((d - 1) * abs(s) for d, s in zip(in_dims, xs[2:]))
         if r <= 3 and not acc_double and plane_span < 2**31 and max(out_dims) < 2**31 - 8:
-            ev = _launch_vector(rt, defines, args, in_dims, xv.strides[2:], gv, g_off, yv, y_off,
-                                C, out_dims, pad_id, align, n1 - n0)
+            launches.append(_vector_launch(rt, defines, x_args, in_dims, xs[2:], gs, g_off, y_off,
+                                           y_bytes, C, out_dims, pad_id, align, n0, n1))
         else:
             pix = _PIX[mode_id]
-            kernel = rt.kernel("grid_sample.cl", {**defines, "PIX": pix}, "grid_sample")
-            meta = meta_buffer(rt, [*in_dims, *xv.strides[2:], *out_dims, *gv.strides[1:-1]])
-            set_args(
-                kernel,
-                *args, gv.buf, np.int64(g_off), np.int64(gv.strides[0]), np.int64(gv.strides[-1]),
-                yv.buf, np.int64(y_off), meta, np.int32(C), np.int64(out_sp), np.int32(pad_id),
-                np.int32(align),
-            )
-            ev = launch(rt, kernel, (round_up(-(-out_sp // pix), _LOCAL), n1 - n0), (_LOCAL, 1))
-        out.finish(yv, ev)
-    return out.result()
+            meta = meta_buffer(rt, [*in_dims, *xs[2:], *out_dims, *gs[1:-1]])
+            args = (*x_args, None, np.int64(g_off), np.int64(gs[0]), np.int64(gs[-1]), None,
+                    np.int64(y_off), meta, np.int32(C), np.int64(out_sp), np.int32(pad_id),
+                    np.int32(align))
+            kernel = ("grid_sample.cl", _sorted({**defines, "PIX": pix}), "grid_sample")
+            launches.append(_Launch(n0, n1, kernel, args, (0, 4, 8),
+                                    (round_up(-(-out_sp // pix), _LOCAL), n1 - n0), (_LOCAL, 1)))
+    return plan(tuple(launches))
+
+
+def _sorted(defines: dict[str, Any]) -> tuple:
+    return tuple(sorted(defines.items()))
 
 
 def _pad4(values, dtype):
@@ -164,30 +222,32 @@ def _pad4(values, dtype):
     return v
 
 
-def _launch_vector(rt, defines, x_args, in_dims, x_strides, gv, g_off, yv, y_off, C, out_dims,
-                   pad_id, align, n) -> cl.Event:
+def _vector_launch(rt, defines, x_args, in_dims, x_strides, g_strides, g_off, y_off, y_bytes, C,
+                   out_dims, pad_id, align, n0, n1) -> _Launch:
     """The 8-wide kernel for ranks 1-3 (kernels_cl/grid_sample.cl, grid_sample_v)."""
     r = len(in_dims)
-    packed = int(gv.strides[-1] == 1 and gv.strides[-2] == r)
-    kernel = rt.kernel("grid_sample.cl", {**defines, "WK_CPU": int(rt.kind == "CPU"),
-                                          "WK_SIM": int(rt.kind == "SIMULATOR"),
-                                          "GRID_PACKED": packed}, "grid_sample_v")
-    set_args(
-        kernel,
+    packed = int(g_strides[-1] == 1 and g_strides[-2] == r)
+    kernel = ("grid_sample.cl", _sorted({**defines, "WK_CPU": int(rt.kind == "CPU"),
+                                         "WK_SIM": int(rt.kind == "SIMULATOR"),
+                                         "GRID_PACKED": packed}), "grid_sample_v")
+    args = (
         *x_args, _pad4(in_dims, cltypes.int4), _pad4(x_strides, cltypes.int4),
-        gv.buf, np.int64(g_off), np.int64(gv.strides[0]),
-        _pad4(gv.strides[1:-1], cltypes.long4), np.int64(gv.strides[-1]),
-        yv.buf, np.int64(y_off), np.int32(C), _pad4(out_dims, cltypes.int4),
-        np.int32(pad_id), np.int32(align), np.int32(streaming_output(yv)),
+        None, np.int64(g_off), np.int64(g_strides[0]),
+        _pad4(g_strides[1:-1], cltypes.long4), np.int64(g_strides[-1]),
+        None, np.int64(y_off), np.int32(C), _pad4(out_dims, cltypes.int4),
+        np.int32(pad_id), np.int32(align), np.int32(streaming_output(y_bytes)),
     )
     blocks = -(-out_dims[-1] // 8)
     lx = row_group(blocks)
     rows = math.prod(out_dims[:-1])
-    return launch(rt, kernel, (round_up(blocks, lx), rows, n), (lx, 1, 1))
+    return _Launch(n0, n1, kernel, args, (0, 6, 11), (round_up(blocks, lx), rows, n1 - n0),
+                   (lx, 1, 1))
 
 
-def _batches(rt, xo: Operand, go: Operand, out: Output, N: int) -> list[tuple[int, int]]:
-    """Split N so that every buffer created for a chunk fits the device's allocation limit."""
+def _batches(rt: Runtime, xo: Operand, go: Operand, out_item: int, out_on_device: bool,
+             N: int) -> list[tuple[int, int]]:
+    """Split N so that every buffer created for a chunk fits the device's allocation limit
+    (``out_item``: the result's bytes per batch item)."""
     per = []
     for o in (xo, go):
         if o.dev is None:
@@ -195,12 +255,12 @@ def _batches(rt, xo: Operand, go: Operand, out: Output, N: int) -> list[tuple[in
         elif o.dev.nbytes > rt.max_alloc:  # cannot happen for a real allocation, but be exact
             raise ValueError(f"{o.name} ({o.dev.nbytes} bytes) exceeds the device's maximum "
                              f"allocation of {rt.max_alloc} bytes")
-    if out.on_device:
-        if out.dev.nbytes > rt.max_alloc:
-            raise ValueError(f"the output ({out.dev.nbytes} bytes) exceeds the device's maximum "
+    if out_on_device:
+        if out_item * N > rt.max_alloc:
+            raise ValueError(f"the output ({out_item * N} bytes) exceeds the device's maximum "
                              f"allocation of {rt.max_alloc} bytes; pass host arrays to split it")
     else:
-        per.append(out.host.nbytes // max(N, 1))
+        per.append(out_item)
     biggest = max(per) if per else 0
     if biggest > rt.max_alloc:
         raise ValueError(

@@ -42,6 +42,7 @@ import pyopencl as cl
 
 __all__ = [
     "DeviceEntry",
+    "PlanCache",
     "Runtime",
     "clear_cache",
     "get_runtime",
@@ -330,6 +331,45 @@ class _ThreadKernels(threading.local):
 
 
 _KERNELS = _ThreadKernels()
+
+
+class PlanCache:
+    """An operator's launch plans: what follows from its inputs' layouts and options alone (the
+    checks, the kernel variant, the scalar arguments, the work sizes), computed once per layout.
+
+    A call then only wraps its arrays in buffers and launches: a small GridSample spent ~60% of
+    its host time redoing that work (86 -> 53 us per 1x3x64x64 call on PoCL). ``make`` runs
+    unlocked, so two threads may both make a plan; either result is the same. A ``make`` that
+    raises caches nothing: bad input is refused on every call. The key must hold every value a
+    plan depends on, the runtime included (its device and queue).
+    """
+
+    def __init__(self, maxsize: int = 64) -> None:
+        self.maxsize = maxsize
+        self._plans: dict[Any, Any] = {}
+        self._lock = threading.Lock()
+        _PLAN_CACHES.append(self)
+
+    def get(self, key: Any, make: Any) -> Any:
+        """The plan for ``key``, made by ``make()`` when there is none."""
+        plan = self._plans.get(key)
+        if plan is None:
+            plan = make()
+            with self._lock:
+                self._plans[key] = plan
+                while len(self._plans) > self.maxsize:  # drop the oldest
+                    del self._plans[next(iter(self._plans))]
+        return plan
+
+    def clear(self) -> None:
+        with self._lock:
+            self._plans.clear()
+
+    def __len__(self) -> int:
+        return len(self._plans)
+
+
+_PLAN_CACHES: list[PlanCache] = []
 _SOURCES: dict[str, str] = {}
 _SOURCES_LOCK = threading.Lock()
 
@@ -426,16 +466,21 @@ class Runtime:
         opts = tuple(f"-D{k}={v}" for k, v in sorted((defines or {}).items()))
         return _CACHE.get(self.context, load_source(source_name), opts)
 
-    def kernel(self, source_name: str, defines: dict[str, Any] | None, name: str) -> cl.Kernel:
-        """A kernel object of the cached program, reused within the calling thread."""
+    def kernel(self, source_name: str, defines: dict[str, Any] | tuple | None,
+               name: str) -> cl.Kernel:
+        """A kernel object of the cached program, reused within the calling thread.
+
+        ``defines`` is a dict, or the ``tuple(sorted(defines.items()))`` of one (what a launch
+        plan keeps, to skip the sort on every call)."""
         tk = _KERNELS
         if tk.generation != _generation:
             tk.kernels.clear()
             tk.generation = _generation
-        key = (self.context.int_ptr, source_name, tuple(sorted((defines or {}).items())), name)
+        dk = defines if isinstance(defines, tuple) else tuple(sorted((defines or {}).items()))
+        key = (self.context.int_ptr, source_name, dk, name)
         k = tk.kernels.get(key)
         if k is None:
-            k = cl.Kernel(self.program(source_name, defines), name)
+            k = cl.Kernel(self.program(source_name, dict(dk)), name)
             tk.kernels[key] = k
             while len(tk.kernels) > 128:
                 tk.kernels.popitem(last=False)
@@ -517,7 +562,7 @@ def runtime_for_queue(queue: cl.CommandQueue | None) -> Runtime:
 
 
 def clear_cache(disk: bool = False) -> None:
-    """Drop every cached program, per-queue runtime and pooled result memory (the default device
+    """Drop every cached program, launch plan, per-queue runtime and pooled result memory (the default device
     stays chosen); with ``disk=True`` also the program binaries kept on disk (see
     :func:`program_cache_dir`)."""
     from . import _memory  # imports this module
@@ -530,6 +575,8 @@ def clear_cache(disk: bool = False) -> None:
         shutil.rmtree(os.path.join(d, "programs"), ignore_errors=True)
     with _default_lock:
         _queue_runtimes.clear()
+    for plans in _PLAN_CACHES:
+        plans.clear()
     _memory.HOST_POOL.clear()
 
 
@@ -539,7 +586,10 @@ def _after_fork_in_child() -> None:
     use, where the device's driver can run in a forked child (see :func:`_check_fork_safe`)."""
     global _default, _CACHE, _default_lock, _forked_after_use, _KERNELS
     _orphans.append((_default, list(_CACHE._progs.values()), list(_queue_runtimes.values()),
-                     _KERNELS))
+                     _KERNELS, [dict(plans._plans) for plans in _PLAN_CACHES]))
+    for plans in _PLAN_CACHES:  # they hold the parent's runtimes and buffers
+        plans._plans = {}
+        plans._lock = threading.Lock()
     _default = None
     _CACHE = _ProgramCache(_CACHE.maxsize)
     _KERNELS = _ThreadKernels()
