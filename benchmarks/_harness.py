@@ -19,6 +19,8 @@ from dataclasses import dataclass
 import numpy as np
 import pyopencl as cl
 
+from warpkit.runtime import profile
+
 THREADS = 2
 
 
@@ -135,6 +137,19 @@ def versus(ours: dict[str, Callable[[], float | None]], peers: dict[str, Callabl
                 ratio(res[name], ker) if fn and kernel else "-"]
         rows.append(row)
     return rows
+
+
+def warpkit_calls(run: Callable[[cl.CommandQueue | None], object],
+                  pq: cl.CommandQueue) -> dict[str, Callable[[], float | None]]:
+    """``versus``' ``ours`` for one warpkit call: end to end (``run(None)``, the default queue)
+    and its kernel time (``run(pq)`` on a profiling queue: OpenCL event times)."""
+
+    def kernel_time() -> float:
+        with profile() as prof:
+            run(pq)
+        return prof.kernel_seconds()
+
+    return {"warpkit": lambda: run(None), "warpkit kernel": kernel_time}
 
 
 #: the columns of :func:`versus`' rows

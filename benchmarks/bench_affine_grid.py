@@ -13,9 +13,9 @@ import numpy as np
 from onnx import TensorProto, helper
 
 import warpkit
-from warpkit.runtime import profile
 
-from _harness import VERSUS, optional, ort_session, profiling_queue, set_threads, table, versus
+from _harness import (VERSUS, optional, ort_session, profiling_queue, set_threads, table, versus,
+                      warpkit_calls)
 
 
 def main() -> None:
@@ -35,13 +35,7 @@ def main() -> None:
     print(f"warpkit device: {rt.describe()}")
     out_bytes = n * h * w * 2 * 4
 
-
-    def kernel_time():
-        with profile() as prof:
-            warpkit.affine_grid(theta, size, queue=pq)
-        return prof.kernel_seconds()
-
-    ours = {"warpkit": lambda: warpkit.affine_grid(theta, size), "warpkit kernel": kernel_time}
+    ours = warpkit_calls(lambda q: warpkit.affine_grid(theta, size, queue=q), pq)
     fns = {}
     fns["floor: np.empty + fill"] = lambda: np.empty((n, h, w, 2), np.float32).fill(1.0)
     if torch is not None:

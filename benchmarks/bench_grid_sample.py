@@ -15,10 +15,9 @@ import numpy as np
 from onnx import TensorProto, helper
 
 import warpkit
-from warpkit.runtime import profile
 
 from _harness import (VERSUS, optional, ort_session, profiling_queue, random_affine_grid,
-                      set_threads, table, versus)
+                      set_threads, table, versus, warpkit_calls)
 
 MODES = ["linear", "nearest", "cubic"]
 PADS = ["zeros", "border", "reflection"]
@@ -59,14 +58,7 @@ def main() -> None:
     rows = []
     for mode in args.modes.split(","):
         for pad in args.pads.split(","):
-
-            def kernel_time():
-                with profile() as prof:
-                    warpkit.grid_sample(X, grid, mode, pad, queue=pq)
-                return prof.kernel_seconds()
-
-            ours = {"warpkit": lambda: warpkit.grid_sample(X, grid, mode, pad),
-                    "warpkit kernel": kernel_time}
+            ours = warpkit_calls(lambda q: warpkit.grid_sample(X, grid, mode, pad, queue=q), pq)
             fns = {}
             if torch is not None:
                 tX, tg = torch.from_numpy(X), torch.from_numpy(grid)
@@ -79,7 +71,9 @@ def main() -> None:
             for r in versus(ours, fns, args.samples):
                 rows.append([mode, pad, *r])
                 print(" | ".join(rows[-1]), flush=True)
-    print(table("GridSample float32 %dx3x%dx%d, ms" % (n, s, s), rows, ["mode", "padding", *VERSUS]))
+    print(table("GridSample float32 %dx3x%dx%d, ms" % (n, s, s), rows,
+                ["mode", "padding", *VERSUS]))
+
 
 if __name__ == "__main__":
     main()

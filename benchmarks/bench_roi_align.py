@@ -12,9 +12,9 @@ import numpy as np
 from onnx import TensorProto, helper
 
 import warpkit
-from warpkit.runtime import profile
 
-from _harness import VERSUS, optional, ort_session, profiling_queue, set_threads, table, versus
+from _harness import (VERSUS, optional, ort_session, profiling_queue, set_threads, table, versus,
+                      warpkit_calls)
 
 
 def main() -> None:
@@ -42,13 +42,7 @@ def main() -> None:
     rows = []
     for mode in ("avg", "max"):
         kw = dict(mode=mode, output_height=7, output_width=7, sampling_ratio=2, spatial_scale=1.0)
-
-        def kernel_time():
-            with profile() as prof:
-                warpkit.roi_align(X, rois, bidx, **kw, queue=pq)
-            return prof.kernel_seconds()
-
-        ours = {"warpkit": lambda: warpkit.roi_align(X, rois, bidx, **kw), "warpkit kernel": kernel_time}
+        ours = warpkit_calls(lambda q: warpkit.roi_align(X, rois, bidx, **kw, queue=q), pq)
         fns = {}
         if ort is not None:
             node = helper.make_node("RoiAlign", ["X", "rois", "b"], ["Y"], **kw)

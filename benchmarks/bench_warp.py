@@ -12,11 +12,11 @@ import argparse
 
 import numpy as np
 
-from _harness import VERSUS, optional, profiling_queue, set_threads, table, versus
+from _harness import (VERSUS, optional, profiling_queue, set_threads, table, versus,
+                      warpkit_calls)
 
 import warpkit
 from warpkit import geometry as g
-from warpkit.runtime import profile
 
 
 def main() -> None:
@@ -38,13 +38,7 @@ def main() -> None:
     img = rng.integers(0, 256, (1080, 1920, 3), dtype=np.uint8)
     c = (959.5, 539.5)
     m = g.compose(g.rotation(15, c), g.scale(1.1, center=c))
-
-    def kernel_time():
-        with profile() as prof:
-            warpkit.warp_affine(img, m, queue=pq)
-        return prof.kernel_seconds()
-
-    ours = {"warpkit": lambda: warpkit.warp_affine(img, m), "warpkit kernel": kernel_time}
+    ours = warpkit_calls(lambda q: warpkit.warp_affine(img, m, queue=q), pq)
     fns = {}
     if cv2 is not None:
         M = g.to_cv2(m)

@@ -182,7 +182,8 @@ def invert(m) -> np.ndarray:
         adj, det = _adjugate(*(m[..., r, c] for r in range(3) for c in range(3)))
         inv = np.stack(adj, axis=-1).reshape(m.shape) / det[..., None, None]
         err = np.abs(np.einsum("...ij,...jl->...il", m, inv) - np.eye(3))
-        good = np.isfinite(inv).all(axis=(-2, -1)) & (err <= 1e-6 + 1e-5 * np.eye(3)).all(axis=(-2, -1))
+        good = (np.isfinite(inv).all(axis=(-2, -1))
+                & (err <= 1e-6 + 1e-5 * np.eye(3)).all(axis=(-2, -1)))
     if not good.all():
         raise _singular(det[np.argwhere(~good)[0, 0]])
     return inv

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import functools
 import math
 from dataclasses import dataclass
 from typing import Any, Literal
@@ -102,13 +101,12 @@ def grid_sample(
 @dataclass(frozen=True)
 class _Launch:
     """One kernel launch of a plan: batch items [n0, n1), the kernel, its arguments with None where
-    the X, grid and Y buffers go (at ``slots``), and the work sizes."""
+    the X, grid and Y buffers go (in that order), and the work sizes."""
 
     n0: int
     n1: int
     kernel: tuple  # Runtime.kernel's (source, sorted defines, name)
     args: tuple
-    slots: tuple[int, int, int]
     global_size: tuple[int, ...]
     local_size: tuple[int, ...]
 
@@ -130,11 +128,9 @@ class _Plan:
             xv = to_device(rt, xo, None if xo.dev is not None else xo.host[ln.n0:ln.n1])
             gv = to_device(rt, go, None if go.dev is not None else go.host[ln.n0:ln.n1])
             yv = out.view(None if out.on_device else out.host[ln.n0:ln.n1])
-            args = list(ln.args)
-            ix, ig, iy = ln.slots
-            args[ix], args[ig], args[iy] = xv.buf, gv.buf, yv.buf
+            bufs = iter((xv.buf, gv.buf, yv.buf))
             kernel = rt.kernel(*ln.kernel)
-            set_args(kernel, *args)
+            set_args(kernel, *(next(bufs) if a is None else a for a in ln.args))
             out.finish(yv, launch(rt, kernel, ln.global_size, ln.local_size))
         return out.result()
 
@@ -171,10 +167,9 @@ def _plan(rt: Runtime, xo: Operand, go: Operand, mode_id: int, pad_id: int, alig
     acc_double = coord_double or (xt.wide and rt.fp64)
 
     on_device = wants_device_result(xo, go)
-    plan = functools.partial(_Plan, rt, out_shape, xo.dtype, on_device)
     out_sp = math.prod(out_dims)
     if out_sp == 0 or N == 0 or C == 0:
-        return plan(())
+        return _Plan(rt, out_shape, xo.dtype, on_device, ())
     if min(in_dims) == 0:
         raise ValueError(f"X's spatial dimensions must be >= 1 to sample from, got {in_dims}")
     if max(in_dims) >= 2**31 - 8:
@@ -206,9 +201,9 @@ def _plan(rt: Runtime, xo: Operand, go: Operand, mode_id: int, pad_id: int, alig
                     np.int64(y_off), meta, np.int32(C), np.int64(out_sp), np.int32(pad_id),
                     np.int32(align))
             kernel = ("grid_sample.cl", _sorted({**defines, "PIX": pix}), "grid_sample")
-            launches.append(_Launch(n0, n1, kernel, args, (0, 4, 8),
+            launches.append(_Launch(n0, n1, kernel, args,
                                     (round_up(-(-out_sp // pix), _LOCAL), n1 - n0), (_LOCAL, 1)))
-    return plan(tuple(launches))
+    return _Plan(rt, out_shape, xo.dtype, on_device, tuple(launches))
 
 
 def _sorted(defines: dict[str, Any]) -> tuple:
@@ -240,8 +235,7 @@ def _vector_launch(rt, defines, x_args, in_dims, x_strides, g_strides, g_off, y_
     blocks = -(-out_dims[-1] // 8)
     lx = row_group(blocks)
     rows = math.prod(out_dims[:-1])
-    return _Launch(n0, n1, kernel, args, (0, 6, 11), (round_up(blocks, lx), rows, n1 - n0),
-                   (lx, 1, 1))
+    return _Launch(n0, n1, kernel, args, (round_up(blocks, lx), rows, n1 - n0), (lx, 1, 1))
 
 
 def _batches(rt: Runtime, xo: Operand, go: Operand, out_item: int, out_on_device: bool,

@@ -339,10 +339,10 @@ class PlanCache:
 
     A call then only wraps its arrays in buffers and launches (GridSample on PoCL, in one process
     against the code before plans: 1x3x64x64 nearest 145 -> 102 us per call, linear 206 -> 159
-    us; 8x3x512x512 0.15-0.2 ms less). ``make`` runs
-    unlocked, so two threads may both make a plan; either result is the same. A ``make`` that
-    raises caches nothing: bad input is refused on every call. The key must hold every value a
-    plan depends on, the runtime included (its device and queue).
+    us; 8x3x512x512 0.15-0.2 ms less). ``make`` runs unlocked, so two threads may both make a
+    plan; either result is the same. A ``make`` that raises caches nothing: bad input is refused
+    on every call. The key must hold every value a plan depends on, the runtime included (its
+    device and queue).
     """
 
     def __init__(self, maxsize: int = 64) -> None:
@@ -365,6 +365,12 @@ class PlanCache:
     def clear(self) -> None:
         with self._lock:
             self._plans.clear()
+
+    def _forget(self) -> dict:
+        """In a forked child: start empty without releasing anything (another thread may have
+        held the lock at fork time); returns the parent's plans, to be kept, never released."""
+        plans, self._plans, self._lock = self._plans, {}, threading.Lock()
+        return plans
 
     def __len__(self) -> int:
         return len(self._plans)
@@ -587,10 +593,7 @@ def _after_fork_in_child() -> None:
     use, where the device's driver can run in a forked child (see :func:`_check_fork_safe`)."""
     global _default, _CACHE, _default_lock, _forked_after_use, _KERNELS
     _orphans.append((_default, list(_CACHE._progs.values()), list(_queue_runtimes.values()),
-                     _KERNELS, [dict(plans._plans) for plans in _PLAN_CACHES]))
-    for plans in _PLAN_CACHES:  # they hold the parent's runtimes and buffers
-        plans._plans = {}
-        plans._lock = threading.Lock()
+                     _KERNELS, [plans._forget() for plans in _PLAN_CACHES]))
     _default = None
     _CACHE = _ProgramCache(_CACHE.maxsize)
     _KERNELS = _ThreadKernels()

@@ -126,8 +126,9 @@ def _supersampling(inv: np.ndarray, wo: int, ho: int) -> int:
     The local scale is the Jacobian's largest singular value, in closed form (no LAPACK call per
     point: numpy's wake OpenBLAS threads, and a batch of 64 made 320 of them)."""
     worst = 1.0
+    points = ((0, 0), (wo - 1, 0), (0, ho - 1), (wo - 1, ho - 1), ((wo - 1) / 2, (ho - 1) / 2))
     for m in inv.tolist():
-        for x, y in ((0, 0), (wo - 1, 0), (0, ho - 1), (wo - 1, ho - 1), ((wo - 1) / 2, (ho - 1) / 2)):
+        for x, y in points:
             j = _jacobian(m, x, y)
             if j is None:
                 continue
@@ -277,8 +278,8 @@ def _warp(image, matrix, size, interpolation, padding, fill, expand, antialias, 
         # the 8-wide kernel (kernels_cl/warp.cl, warp_v); channels are a build-time constant
         kernel = rt.kernel("warp.cl", {**defines, "CH": C, "WK_U8": int(dt == np.uint8),
                                        "WK_CPU": int(rt.kind == "CPU")}, "warp_v")
-        # finite_affine: no division, and entries small enough (in float32) that every source coordinate
-        # of an output pixel is finite, so the kernel skips its NaN checks
+        # finite_affine: no division, and entries small enough (in float32) that every source
+        # coordinate of an output pixel is finite, so the kernel skips its NaN checks
         finite_affine = all(m[2] == [0.0, 0.0, 1.0] and max(map(abs, m[0] + m[1])) <= 1e30
                             for m in inv.tolist())
         # the interior path reads 4 bytes from each tap's start: pixels are packed, rows go down;
