@@ -137,9 +137,10 @@ def onnx_cast(y: np.ndarray, dtype: np.dtype) -> np.ndarray:
         return (y != 0) & ~np.isnan(y)
     info = np.iinfo(dtype)
     t = np.trunc(np.nan_to_num(y, nan=0.0))
-    out = np.where(t <= info.min, info.min, np.where(t >= float(info.max), info.max, 0))
+    # the limits as scalars of the dtype: numpy >= 2.5 refuses a Python int past int64 in np.where
+    lo, hi, zero = dtype.type(info.min), dtype.type(info.max), dtype.type(0)
+    res = np.where(t <= info.min, lo, np.where(t >= float(info.max), hi, zero))
     inside = (t > info.min) & (t < float(info.max))
-    res = out.astype(dtype)
     res[inside] = t[inside].astype(dtype)
     return res
 
