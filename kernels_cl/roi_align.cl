@@ -188,7 +188,7 @@ typedef float8 float8_u __attribute__((aligned(4)));
 #endif
 typedef float8 accv;
 
-__kernel void roi_align_cl(__global const X_T *restrict T, int N, int C, int C8, int H, int W,
+__kernel void roi_align_cl(__global const X_PTR_T *restrict T, int N, int C, int C8, int H, int W,
                            __global const X_PTR_T *restrict rois, long r_off, long srr, long src,
                            __global const long *restrict bidx,
                            __global X_PTR_T *restrict Y, long y_off, int OH, int OW,
@@ -204,7 +204,7 @@ __kernel void roi_align_cl(__global const X_T *restrict T, int N, int C, int C8,
     b = b < 0 ? 0 : (b >= N ? N - 1 : b);
     const ra_roi g = ra_roi_geometry(rois + r_off + r * srr, src, OH, OW, sampling_ratio,
                                      spatial_scale, half_pixel);
-    __global const X_T *tb = T + b * H * W * C8 + c0;
+    __global const X_PTR_T *tb = T + b * H * W * C8 + c0;
     accv acc[CG];
     for (int k = 0; k < CG; k++) acc[k] = (accv)0;
     int first = 1;
@@ -218,7 +218,7 @@ __kernel void roi_align_cl(__global const X_T *restrict T, int N, int C, int C8,
             const long p1 = p[0], p2 = p[1], p3 = p[2], p4 = p[3];
             /* the sample's geometry serves every channel block of this work-item */
             for (int k = 0; k < nb; k++) {
-                __global const X_T *t = tb + k * CB;
+                __global const X_PTR_T *t = tb + k * CB;
                 accv v1 = LOAD_CB(t + p1), v2 = LOAD_CB(t + p2), v3 = LOAD_CB(t + p3),
                      v4 = LOAD_CB(t + p4);
                 RA_ACCUMULATE(accv, acc[k])
