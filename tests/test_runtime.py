@@ -324,6 +324,28 @@ def test_operator_results_use_the_pool_and_clear_cache_empties_it(queue):
     assert _memory.HOST_POOL.held_bytes == 0
 
 
+def _every_operator(q: cl.CommandQueue) -> list[np.ndarray]:
+    """One small call of each operator on ``q`` (the same inputs every time): host inputs, and a
+    device X for GridSample and RoiAlign (12 channels: RoiAlign's channels-last path too)."""
+    import pyopencl.array as cla
+
+    rng = np.random.default_rng(5)
+    img = rng.integers(0, 256, (40, 50, 3), dtype=np.uint8)
+    m = warpkit.geometry.rotation(20, (24.5, 19.5))
+    X = rng.standard_normal((2, 12, 9, 11)).astype(np.float32)
+    grid = rng.uniform(-1.1, 1.1, (2, 5, 7, 2)).astype(np.float32)
+    theta = rng.standard_normal((2, 2, 3)).astype(np.float32)
+    rois = np.array([[0, 0, 8, 6], [2, 1, 10, 8]], np.float32)
+    bidx = np.array([0, 1])
+    Xd = cla.to_device(q, X)
+    return [warpkit.warp_affine(img, m, queue=q),
+            warpkit.grid_sample(X, grid, "cubic", "reflection", queue=q),
+            warpkit.grid_sample(Xd, grid, queue=q).get(),
+            warpkit.affine_grid(theta, (2, 3, 6, 5), queue=q),
+            warpkit.roi_align(X, rois, bidx, output_height=3, output_width=3, queue=q),
+            warpkit.roi_align(Xd, rois, bidx, output_height=3, output_width=3, queue=q).get()]
+
+
 @pytest.mark.parametrize("coherent", [True, False])
 def test_host_results_with_and_without_the_map(small_queue, coherent, monkeypatch):
     """Where the device writes host-pointer buffers in place (Runtime.host_coherent, probed with
@@ -334,23 +356,73 @@ def test_host_results_with_and_without_the_map(small_queue, coherent, monkeypatc
     if rt.kind == "CPU":
         assert rt.host_coherent  # PoCL works in the host memory itself
     monkeypatch.setattr(rt, "_host_coherent", coherent)
-    rng = np.random.default_rng(3)
-    img = rng.integers(0, 256, (40, 50, 3), dtype=np.uint8)
-    m = warpkit.geometry.rotation(20, (24.5, 19.5))
+    got = _every_operator(small_queue)
+    monkeypatch.setattr(rt, "_host_coherent", not coherent)
+    for a, b in zip(got, _every_operator(small_queue)):
+        np.testing.assert_array_equal(a, b)
+
+
+def test_device_results_reuse_pooled_memory_and_overwrite_it(small_queue):
+    """A dropped device result's memory serves the next result of its size; every element of
+    the new result is written (the recycled memory is poisoned first); clear_cache gives it back."""
+    import gc
+
+    import pyopencl.array as cla
+
+    rng = np.random.default_rng(11)
     X = rng.standard_normal((2, 3, 9, 11)).astype(np.float32)
     grid = rng.uniform(-1.1, 1.1, (2, 5, 7, 2)).astype(np.float32)
-    theta = rng.standard_normal((2, 2, 3)).astype(np.float32)
-    rois = np.array([[0, 0, 8, 6], [2, 1, 10, 8]], np.float32)
-    got = [warpkit.warp_affine(img, m, queue=small_queue),
-           warpkit.grid_sample(X, grid, queue=small_queue),
-           warpkit.affine_grid(theta, (2, 3, 6, 5), queue=small_queue),
-           warpkit.roi_align(X, rois, np.array([0, 1]), output_height=3, output_width=3,
-                             queue=small_queue)]
-    monkeypatch.setattr(rt, "_host_coherent", not coherent)
-    want = [warpkit.warp_affine(img, m, queue=small_queue),
-            warpkit.grid_sample(X, grid, queue=small_queue),
-            warpkit.affine_grid(theta, (2, 3, 6, 5), queue=small_queue),
-            warpkit.roi_align(X, rois, np.array([0, 1]), output_height=3, output_width=3,
-                              queue=small_queue)]
-    for a, b in zip(got, want):
+    Xd, gd = cla.to_device(small_queue, X), cla.to_device(small_queue, grid)
+    first = warpkit.grid_sample(Xd, gd, queue=small_queue)
+    ptr = first.base_data.int_ptr
+    first.fill(np.nan)
+    del first
+    gc.collect()
+    rt = warpkit.runtime_for_queue(small_queue)
+    assert rt._pool.held_blocks >= 1
+    again = warpkit.grid_sample(Xd, gd, mode="cubic", queue=small_queue)
+    assert again.base_data.int_ptr == ptr
+    np.testing.assert_array_equal(again.get(), warpkit.grid_sample(X, grid, mode="cubic",
+                                                                   queue=small_queue))
+    del again
+    gc.collect()
+    runtime.clear_cache()
+    assert rt._pool.held_blocks == 0
+
+
+def test_pool_holds_at_most_its_cap(queue, monkeypatch):
+    import gc
+
+    rt = warpkit.runtime_for_queue(queue)
+    monkeypatch.setattr(rt, "POOL_HELD_BYTES", 1 << 20)
+    bufs = [rt.allocate(600 << 10) for _ in range(3)]
+    del bufs
+    gc.collect()
+    pool = rt._pool
+    assert pool.managed_bytes - pool.active_bytes >= 3 * (600 << 10)  # held for reuse
+    keep = rt.allocate(100)  # over the cap: what is held goes back first
+    assert pool.managed_bytes - pool.active_bytes <= 1 << 20
+    del keep
+
+
+def test_out_of_order_queues_get_fresh_buffers(queue):
+    """The pool's reuse relies on in-order execution; an out-of-order queue bypasses it."""
+    props = cl.command_queue_properties
+    if not queue.device.queue_properties & props.OUT_OF_ORDER_EXEC_MODE_ENABLE:
+        pytest.skip(f"{queue.device.name} has no out-of-order queues")
+    ooo = cl.CommandQueue(queue.context, queue.device, properties=props.OUT_OF_ORDER_EXEC_MODE_ENABLE)
+    rt = warpkit.runtime_for_queue(ooo)
+    buf = rt.allocate(1000)
+    assert type(buf) is cl.Buffer and rt._pool is None
+
+
+def test_copying_path_matches_zero_copy(small_queue, monkeypatch, fresh_plans):
+    """GPUs copy numpy data into pooled device memory and results back out; CPU devices wrap host
+    memory. Forcing the copying path on every device gives identical results, for every operator
+    and for mixed host and device inputs."""
+    rt = warpkit.runtime_for_queue(small_queue)
+    want = _every_operator(small_queue)
+    monkeypatch.setattr(rt, "zero_copy", False)
+    fresh_plans()
+    for a, b in zip(_every_operator(small_queue), want):
         np.testing.assert_array_equal(a, b)

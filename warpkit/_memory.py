@@ -6,7 +6,8 @@ result when every array input was on the host, else a ``pyopencl.array.Array`` t
 device (no hidden host round trip).
 
 On a CPU device a contiguous numpy array is wrapped in a ``CL_MEM_USE_HOST_PTR`` buffer, which PoCL
-uses in place: no copy in, no copy out. On other devices numpy data is copied.
+uses in place: no copy in, no copy out. On other devices numpy data is copied, into and out of
+device memory from the runtime's pool (``Runtime.allocate``), as are device results.
 
 Large host results come from a small pool of recycled blocks (:class:`HostPool`): fresh memory
 costs a page fault per 4 KiB page on first write, and faults taken by several device threads at
@@ -137,8 +138,12 @@ def to_device(rt: Runtime, op: Operand, host: np.ndarray | None = None) -> Devic
         return DeviceView(op.dev.base_data, *device_layout(op))
     arr = op.host if host is None else host
     arr = np.ascontiguousarray(arr)
-    flags = mf.READ_ONLY | (mf.USE_HOST_PTR if rt.zero_copy else mf.COPY_HOST_PTR)
-    buf = cl.Buffer(rt.context, flags, hostbuf=arr)
+    if rt.zero_copy:
+        buf = cl.Buffer(rt.context, mf.READ_ONLY | mf.USE_HOST_PTR, hostbuf=arr)
+    else:  # pooled device memory (Runtime.allocate); pyopencl keeps arr alive until the copy ends
+        buf = rt.allocate(arr.nbytes)
+        if arr.nbytes:
+            cl.enqueue_copy(rt.queue, buf, arr, is_blocking=False)
     return DeviceView(buf, 0, _c_strides(arr.shape), keep=arr)
 
 
@@ -210,7 +215,7 @@ class Output:
         self.dtype = np.dtype(dtype)
         self.on_device = on_device
         if on_device:
-            self.dev = cla.empty(rt.queue, shape, self.dtype)
+            self.dev = cla.empty(rt.queue, shape, self.dtype, allocator=rt.allocate)
             self.host = None
         else:
             self.dev = None
@@ -225,7 +230,7 @@ class Output:
         if self.rt.zero_copy:
             buf = cl.Buffer(self.rt.context, mf.WRITE_ONLY | mf.USE_HOST_PTR, hostbuf=h)
         else:
-            buf = cl.Buffer(self.rt.context, mf.WRITE_ONLY, size=max(h.nbytes, 1))
+            buf = self.rt.allocate(h.nbytes)
         return DeviceView(buf, 0, _c_strides(h.shape), keep=h)
 
     def finish(self, view: DeviceView, done: cl.Event) -> None:

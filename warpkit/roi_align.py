@@ -156,7 +156,7 @@ def roi_align(
     if C >= _CB and not f64 and N * H * W * c8 * xo.dtype.itemsize <= rt.max_alloc:
         gsize = (round_up(bins, lx), -(-C // (_CB * _CG)), R)
         # channels last: one pass over X makes every corner read CB consecutive channels
-        tmp = cl.Buffer(rt.context, cl.mem_flags.READ_WRITE, N * H * W * c8 * xo.dtype.itemsize)
+        tmp = rt.allocate(N * H * W * c8 * xo.dtype.itemsize)
         if c8 != C:  # the padding channels are read (and ignored): make them zeros, not garbage
             cl.enqueue_fill_buffer(rt.queue, tmp, np.zeros(1, xo.dtype), 0,
                                    N * H * W * c8 * xo.dtype.itemsize)
