@@ -193,3 +193,13 @@ def random_affine_grid(rng: np.random.Generator, n: int, h: int, w: int) -> np.n
         t = rng.uniform(-0.1, 0.1, 2)
         out[i] = base @ m.T + t
     return out
+
+
+def roi_case(rng: np.random.Generator, n: int = 2, c: int = 256, size: int = 64, r: int = 1000):
+    """RoiAlign's benchmark inputs: X (n, c, size, size) float32, ``r`` ROIs of 4-32 pixels a
+    side inside the image, and their batch indices."""
+    X = rng.standard_normal((n, c, size, size)).astype(np.float32)
+    xy = rng.uniform(0, size - 8, (r, 2))
+    wh = rng.uniform(4, 32, (r, 2))
+    rois = np.concatenate([xy, np.minimum(xy + wh, size)], 1).astype(np.float32)
+    return X, rois, rng.integers(0, n, r).astype(np.int64)

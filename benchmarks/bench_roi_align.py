@@ -13,8 +13,8 @@ from onnx import TensorProto, helper
 
 import warpkit
 
-from _harness import (VERSUS, optional, ort_session, profiling_queue, set_threads, table, versus,
-                      warpkit_calls)
+from _harness import (VERSUS, optional, ort_session, profiling_queue, roi_case, set_threads, table,
+                      versus, warpkit_calls)
 
 
 def main() -> None:
@@ -30,12 +30,8 @@ def main() -> None:
         print(f"[skip] torchvision is not usable here ({type(e).__name__}): its column is left out")
         tvops = None
     rng = np.random.default_rng(0)
-    N, C, H, W, R = 2, 256, 64, 64, 1000
-    X = rng.standard_normal((N, C, H, W)).astype(np.float32)
-    xy = rng.uniform(0, 56, (R, 2))
-    wh = rng.uniform(4, 32, (R, 2))
-    rois = np.concatenate([xy, np.minimum(xy + wh, 64)], 1).astype(np.float32)
-    bidx = rng.integers(0, N, R).astype(np.int64)
+    X, rois, bidx = roi_case(rng)
+    (N, C, H, W), R = X.shape, len(rois)
     rt = warpkit.get_runtime()
     pq = profiling_queue(rt)
     print(f"warpkit device: {rt.describe()}")
