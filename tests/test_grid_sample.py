@@ -71,6 +71,28 @@ def test_small_conformance_oclgrind(mode, pad, align, small_queue):
 
 
 @pytest.mark.parametrize("mode,pad,align", list(itertools.product(MODES, PADS, [0, 1])))
+def test_gpu_kernel_choice_on_every_device(mode, pad, align, small_queue, monkeypatch, fresh_plans):
+    """GPUs run the general kernel, one output position per work-item, for ranks 1-3 too (CPUs
+    the 8-wide vector kernel). The same choice forced on every device: launch plans name the
+    general kernel, and results match the reference, for float32 and for a few other dtypes."""
+    mod = sys.modules["warpkit.grid_sample"]
+    monkeypatch.setattr(mod, "_VECTOR_KINDS", ())
+    fresh_plans()
+    for r in (1, 2, 3):
+        rng = np.random.default_rng([r, 8, MODES.index(mode), PADS.index(pad), align])
+        X, grid = _random_case(rng, r, c=3, lo=-2.5, hi=2.5, in_max=5, out_max=4)
+        y = warpkit.grid_sample(X, grid, mode, pad, align, queue=small_queue)
+        assert_close(y, reference_grid_sample(X, grid, mode, pad, align), mode, f"r={r}")
+    names = {ln.kernel[2] for plan in mod._PLANS._plans.values() for ln in plan.launches}
+    assert names == {"grid_sample"}
+    Xh = X.astype(np.float16)
+    y = warpkit.grid_sample(Xh, grid.astype(np.float16), mode, pad, align, queue=small_queue)
+    ref = reference_grid_sample(Xh.astype(np.float32), grid.astype(np.float16).astype(np.float32),
+                                mode, pad, align)
+    assert_close(y, ref.astype(np.float16), mode, "float16")
+
+
+@pytest.mark.parametrize("mode,pad,align", list(itertools.product(MODES, PADS, [0, 1])))
 def test_against_onnxruntime_2d(mode, pad, align, queue):
     rng = np.random.default_rng([2, MODES.index(mode), PADS.index(pad), align, 99])
     X = rng.standard_normal((2, 3, 17, 23)).astype(np.float32)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import itertools
+import sys
 
 import numpy as np
 import pyopencl.array as cla
@@ -86,6 +87,23 @@ def test_small_cases_on_every_device(mode, ctm, small_queue):
                  coordinate_transformation_mode=ctm)
     y = warpkit.roi_align(X, rois, bidx, **attrs, queue=small_queue)
     assert_close(y, reference_roi_align(X, rois, bidx, **attrs), "linear", "reference")
+
+
+@pytest.mark.parametrize("cg", [1, 2, 8])
+def test_channel_vectors_per_work_item(cg, small_queue, monkeypatch):
+    """The channels-last kernel with 1 channel vector per work-item (what GPUs run), 2, and 8
+    (CPUs); 37 channels: several work-items per ROI bin and a partial last vector."""
+    monkeypatch.setattr(sys.modules["warpkit.roi_align"], "_CG", {})
+    monkeypatch.setitem(sys.modules["warpkit.roi_align"]._CG,
+                        warpkit.runtime_for_queue(small_queue).kind, cg)
+    rng = np.random.default_rng(cg)
+    X = rng.standard_normal((2, 37, 7, 9)).astype(np.float32)
+    rois = _rois(rng, 5, 7, 9, 1.0)
+    bidx = rng.integers(0, 2, 5)
+    for mode in ("avg", "max"):
+        attrs = dict(mode=mode, output_height=2, output_width=3, sampling_ratio=2)
+        y = warpkit.roi_align(X, rois, bidx, **attrs, queue=small_queue)
+        assert_close(y, reference_roi_align(X, rois, bidx, **attrs), "linear", f"CG={cg}")
 
 
 @pytest.mark.parametrize("dtype", [np.float16, BF16, np.float64], ids=["float16", "bfloat16", "float64"])

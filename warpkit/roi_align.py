@@ -18,7 +18,10 @@ _MODES = {"avg": 0, "max": 1}
 _CTM = {"half_pixel": 1, "output_half_pixel": 0}
 _MAX_METHODS = {"onnx": 1, "interpolate": 2}
 _CB = 8  # channels per work-item (per vector in the channels-last path)
-_CG = 8  # channel vectors per work-item in the channels-last path
+#: channel vectors per work-item in the channels-last path: on a CPU one sample's geometry then
+#: serves 64 channels; a GPU does better with more, lighter work-items (H100, 2x256x64x64 with
+#: 1000 ROIs: 0.87 ms with 8, 0.80 with 1)
+_CG = {"CPU": 8, "SIMULATOR": 8}
 _MAX_SAMPLES = 1 << 20  # per bin, with adaptive sampling
 
 
@@ -143,8 +146,9 @@ def roi_align(
         to_device(rt, ro)
     bv = to_device(rt, operand(np.ascontiguousarray(bh, dtype=np.int64), "batch_indices"))
     yv = out.view()
+    cg = _CG.get(rt.kind, 1)
     defines = {**st.defines("X"), "COORD_DOUBLE": int(f64), "ACC_DOUBLE": int(f64), "CB": _CB,
-               "CG": _CG, "WK_CPU": int(rt.kind == "CPU")}
+               "CG": cg, "WK_CPU": int(rt.kind == "CPU")}
     ct = np.float64 if f64 else np.float32
     geometry = (rv.buf, np.int64(rv.offset), np.int64(rv.strides[0]), np.int64(rv.strides[1]),
                 bv.buf, yv.buf, np.int64(yv.offset), np.int32(oh), np.int32(ow), np.int32(sr),
@@ -154,7 +158,7 @@ def roi_align(
     c8 = -(-C // _CB) * _CB
     # (not for float64: PoCL 3.0 cannot reload double8 programs from its cache)
     if C >= _CB and not f64 and N * H * W * c8 * xo.dtype.itemsize <= rt.max_alloc:
-        gsize = (round_up(bins, lx), -(-C // (_CB * _CG)), R)
+        gsize = (round_up(bins, lx), -(-C // (_CB * cg)), R)
         # channels last: one pass over X makes every corner read CB consecutive channels
         tmp = rt.allocate(N * H * W * c8 * xo.dtype.itemsize)
         if c8 != C:  # the padding channels are read (and ignored): make them zeros, not garbage
