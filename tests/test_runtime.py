@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import os
 import subprocess
 import sys
@@ -429,3 +430,25 @@ def test_copying_path_matches_zero_copy(small_queue, monkeypatch, fresh_plans):
     fresh_plans()
     for a, b in zip(_every_operator(small_queue), want):
         np.testing.assert_array_equal(a, b)
+
+
+@pytest.mark.parametrize("shape", [(2, 3, 4), (1, 1, 1), (5,), (), (7, 1, 3, 2), (0, 3), (2, 0, 4)])
+def test_device_results_are_ordinary_pyopencl_arrays(shape, queue):
+    """Device results are made through pyopencl's fast constructor: every attribute equals what
+    the public constructor gives, and the array works as any other."""
+    import pyopencl.array as cla
+
+    from warpkit._memory import device_empty
+
+    rt = warpkit.runtime_for_queue(queue)
+    for dtype in (np.dtype(np.float32), np.dtype(np.uint16)):
+        got = device_empty(rt, tuple(np.int64(d) for d in shape), dtype)
+        want = cla.empty(queue, shape, dtype, allocator=rt.allocate)
+        for attr in ("shape", "strides", "dtype", "nbytes", "size", "offset", "queue", "context"):
+            assert getattr(got, attr) == getattr(want, attr), attr
+        assert type(got.shape[0] if shape else 0) is int
+        assert (got.flags.c_contiguous, got.flags.f_contiguous) == \
+            (want.flags.c_contiguous, want.flags.f_contiguous)
+        host = np.arange(math.prod(shape), dtype=dtype).reshape(shape)
+        got.set(host)
+        np.testing.assert_array_equal(got.get(), host)
