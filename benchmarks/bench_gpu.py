@@ -36,71 +36,75 @@ from warpkit import geometry as geo
 from warpkit.runtime import profile
 
 
-def _ms(samples) -> float:
-    return samples.median * 1e3
+class Case:
+    """One case: warpkit's call and torch's, each given the same host arrays, timed three ways
+    (device call, kernel, numpy end to end) in one interleaved set; ``row`` runs it."""
 
-
-class Peers:
-    """The callables of one case and the table row they make."""
-
-    def __init__(self, pq: cl.CommandQueue, torch) -> None:
-        self.pq, self.torch = pq, torch
+    def __init__(self, name: str, pq: cl.CommandQueue, torch) -> None:
+        self.name, self.pq, self.torch = name, pq, torch
         self.fns: dict = {}
+        self.ours_dev = self.theirs_dev = None
 
-    def ours(self, device_call, e2e_call) -> None:
+    def ours(self, fn, *host: np.ndarray) -> None:
+        """warpkit's ``fn(*arrays)`` (it names the profiling queue ``self.pq``)."""
         pq = self.pq
+        dev = [cla.to_device(pq, a) for a in host]
+        self.ours_dev = lambda: fn(*dev)
 
         def wall():
             t0 = time.perf_counter()
-            device_call()
+            fn(*dev)
             pq.finish()
             return time.perf_counter() - t0
 
         def kernel():
             with profile() as prof:
-                device_call()
+                fn(*dev)
             return prof.kernel_seconds()
 
-        self.fns.update({"wk device": wall, "wk kernel": kernel, "wk e2e": e2e_call})
+        self.fns.update({"wk device": wall, "wk kernel": kernel, "wk e2e": lambda: fn(*host)})
 
-    def theirs(self, device_call, e2e_call) -> None:
+    def theirs(self, fn, *host: np.ndarray) -> None:
+        """torch's ``fn(*tensors)`` on CUDA (nothing without a CUDA torch)."""
         torch = self.torch
         if torch is None:
             return
+        cuda = lambda a: torch.from_numpy(a).to("cuda")  # noqa: E731
+        dev = [cuda(a) for a in host]
+        self.theirs_dev = lambda: fn(*dev)
 
         def wall():
             t0 = time.perf_counter()
-            device_call()
+            fn(*dev)
             torch.cuda.synchronize()
             return time.perf_counter() - t0
 
         def kernel():
             a, b = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
             a.record()
-            device_call()
+            fn(*dev)
             b.record()
             b.synchronize()
             return a.elapsed_time(b) * 1e-3
 
-        self.fns.update({"torch device": wall, "torch kernel": kernel, "torch e2e": e2e_call})
+        self.fns.update({"torch device": wall, "torch kernel": kernel,
+                         "torch e2e": lambda: fn(*map(cuda, host)).cpu().numpy()})
 
     def row(self, samples: int) -> list[str]:
+        diff = "-"
+        if self.theirs_dev is not None:
+            a = np.asarray(self.ours_dev().get(), np.float64)
+            diff = f"{np.max(np.abs(a - self.theirs_dev().cpu().numpy())):.1e}"
         res = interleaved(self.fns, samples=samples)
-        out = []
+        out = [self.name, diff]
         for part in ("device", "kernel", "e2e"):
-            ours = res[f"wk {part}"]
-            if f"torch {part}" in res:
-                theirs = res[f"torch {part}"]
-                out.append(f"{_ms(ours):.3f} / {_ms(theirs):.3f} = "
-                           f"**{theirs.median / ours.median:.2f}x**")
-            else:
-                out.append(f"{_ms(ours):.3f}")
+            ours, theirs = res[f"wk {part}"], res.get(f"torch {part}")
+            cell = f"{ours.median * 1e3:.3f}"
+            if theirs is not None:
+                cell += f" / {theirs.median * 1e3:.3f} = **{theirs.median / ours.median:.2f}x**"
+            out.append(cell)
+        print(" | ".join(out), flush=True)
         return out
-
-
-def _diff(a, b) -> str:
-    a, b = np.asarray(a, np.float64), np.asarray(b, np.float64)
-    return f"{np.max(np.abs(a - b)):.1e}"
 
 
 def main() -> None:
@@ -111,119 +115,71 @@ def main() -> None:
     args = ap.parse_args()
     rt = warpkit.set_device(args.device) if args.device else warpkit.get_runtime()
     pq = profiling_queue(rt)
+    torch = F = tvops = None
     try:
-        import torch
-        import torch.nn.functional as F
+        import torch as t
 
-        if not torch.cuda.is_available():
+        if not t.cuda.is_available():
             raise ImportError("no CUDA device")
-        dev = torch.device("cuda")
+        torch, F = t, t.nn.functional
         print(f"torch {torch.__version__} on {torch.cuda.get_device_name()}")
     except ImportError as e:
         print(f"[skip] torch CUDA peer: {e}")
-        torch = None
+    if torch is not None:
+        try:
+            import torchvision.ops as tvops
+        except Exception as e:  # a torchvision built for another torch fails in odd ways
+            print(f"[skip] torchvision: {type(e).__name__}: {e}")
     print(f"warpkit device: {rt.describe()} ({rt.reason})")
     print(f"medians of {args.samples} interleaved rounds; cells: warpkit / torch ms = torch/warpkit")
     rng = np.random.default_rng(0)
     rows, header = [], ["case", "max |wk - torch|", "device call", "kernel", "e2e numpy"]
     tmode = {"linear": "bilinear", "cubic": "bicubic", "nearest": "nearest"}
 
-    def case(name, p, ours_dev, ref):
-        diff = _diff(ours_dev().get(), ref()) if torch is not None else "-"
-        rows.append([name, diff, *p.row(args.samples)])
-        print(" | ".join(rows[-1]), flush=True)
-
-    # ---- GridSample 2-D
     for n in ((8,) if args.quick else (8, 64)):
         X = rng.standard_normal((n, 3, 512, 512)).astype(np.float32)
         grid = random_affine_grid(rng, n, 512, 512)
-        Xd, gd = cla.to_device(pq, X), cla.to_device(pq, grid)
-        tX = tg = None
-        if torch is not None:
-            tX, tg = torch.from_numpy(X).to(dev), torch.from_numpy(grid).to(dev)
         for mode in ("linear", "nearest", "cubic"):
             for pad in ("zeros", "border", "reflection"):
-                p = Peers(pq, torch)
-                dcall = lambda m=mode, pd=pad: warpkit.grid_sample(Xd, gd, m, pd, queue=pq)
-                p.ours(dcall, lambda m=mode, pd=pad: warpkit.grid_sample(X, grid, m, pd, queue=pq))
-                tcall = lambda m=tmode[mode], pd=pad: F.grid_sample(tX, tg, m, pd,
-                                                                   align_corners=False)
-                p.theirs(tcall, lambda m=tmode[mode], pd=pad: F.grid_sample(
-                    torch.from_numpy(X).to(dev), torch.from_numpy(grid).to(dev), m, pd,
-                    align_corners=False).cpu().numpy())
-                case(f"GridSample {n}x3x512² {mode} {pad}", p, dcall,
-                     lambda: tcall().cpu().numpy())
-        del Xd, gd, tX, tg
-    if args.quick:
-        print(table("warpkit (OpenCL) vs torch (CUDA), ms", rows, header))
-        return
+                c = Case(f"GridSample {n}x3x512² {mode} {pad}", pq, torch)
+                c.ours(lambda x, g, m=mode, p=pad: warpkit.grid_sample(x, g, m, p, queue=pq),
+                       X, grid)
+                c.theirs(lambda x, g, m=tmode[mode], p=pad: F.grid_sample(
+                    x, g, m, p, align_corners=False), X, grid)
+                rows.append(c.row(args.samples))
+    if not args.quick:
+        X = rng.standard_normal((4, 8, 64, 64, 64)).astype(np.float32)
+        theta = np.tile(np.array([[0.9, 0.1, 0, 0.05], [-0.1, 0.9, 0.05, 0], [0, 0.02, 1.1, 0]],
+                                 np.float32), (4, 1, 1))
+        grid = warpkit.affine_grid(theta, (4, 8, 64, 64, 64))
+        c = Case("GridSample 3-D 4x8x64³ linear zeros", pq, torch)
+        c.ours(lambda x, g: warpkit.grid_sample(x, g, queue=pq), X, grid)
+        c.theirs(lambda x, g: F.grid_sample(x, g, align_corners=False), X, grid)
+        rows.append(c.row(args.samples))
 
-    # ---- GridSample 3-D
-    X = rng.standard_normal((4, 8, 64, 64, 64)).astype(np.float32)
-    theta = np.tile(np.array([[0.9, 0.1, 0, 0.05], [-0.1, 0.9, 0.05, 0], [0, 0.02, 1.1, 0]],
-                             np.float32), (4, 1, 1))
-    grid = warpkit.affine_grid(theta, (4, 8, 64, 64, 64))
-    Xd, gd = cla.to_device(pq, X), cla.to_device(pq, grid)
-    p = Peers(pq, torch)
-    dcall = lambda: warpkit.grid_sample(Xd, gd, queue=pq)
-    p.ours(dcall, lambda: warpkit.grid_sample(X, grid, queue=pq))
-    if torch is not None:
-        tX, tg = torch.from_numpy(X).to(dev), torch.from_numpy(grid).to(dev)
-        tcall = lambda: F.grid_sample(tX, tg, "bilinear", "zeros", align_corners=False)
-        p.theirs(tcall, lambda: F.grid_sample(torch.from_numpy(X).to(dev),
-                                              torch.from_numpy(grid).to(dev), "bilinear", "zeros",
-                                              align_corners=False).cpu().numpy())
-    case("GridSample 3-D 4x8x64³ linear zeros", p, dcall, lambda: tcall().cpu().numpy())
+        theta = np.stack([geo.to_theta(geo.rotation(a, (255.5, 255.5)), (512, 512))[:2]
+                          for a in rng.uniform(-30, 30, 64)]).astype(np.float32)
+        size = (64, 3, 512, 512)
+        c = Case("AffineGrid 64x512²", pq, torch)
+        c.ours(lambda t: warpkit.affine_grid(t, size, queue=pq), theta)
+        c.theirs(lambda t: F.affine_grid(t, size, align_corners=False), theta)
+        rows.append(c.row(args.samples))
 
-    # ---- AffineGrid
-    theta = np.stack([geo.to_theta(geo.rotation(a, (255.5, 255.5)), (512, 512))[:2]
-                      for a in rng.uniform(-30, 30, 64)]).astype(np.float32)
-    td = cla.to_device(pq, theta)
-    size = (64, 3, 512, 512)
-    p = Peers(pq, torch)
-    dcall = lambda: warpkit.affine_grid(td, size, queue=pq)
-    p.ours(dcall, lambda: warpkit.affine_grid(theta, size, queue=pq))
-    if torch is not None:
-        tt = torch.from_numpy(theta).to(dev)
-        tcall = lambda: F.affine_grid(tt, size, align_corners=False)
-        p.theirs(tcall, lambda: F.affine_grid(torch.from_numpy(theta).to(dev), size,
-                                              align_corners=False).cpu().numpy())
-    case("AffineGrid 64x512²", p, dcall, lambda: tcall().cpu().numpy())
-
-    # ---- RoiAlign (bench_roi_align's case)
-    X, rois, bidx = roi_case(rng)
-    (N, C, H, W), R = X.shape, len(rois)
-    Xd, rd, bd = (cla.to_device(pq, a) for a in (X, rois, bidx))
-    kw = dict(mode="avg", output_height=7, output_width=7, sampling_ratio=2, spatial_scale=1.0)
-    p = Peers(pq, torch)
-    dcall = lambda: warpkit.roi_align(Xd, rd, bd, **kw, queue=pq)
-    p.ours(dcall, lambda: warpkit.roi_align(X, rois, bidx, **kw, queue=pq))
-    try:
-        import torchvision.ops as tvops
-    except Exception as e:
-        print(f"[skip] torchvision: {type(e).__name__}")
-        tvops = None
-    if torch is not None and tvops is not None:
+        X, rois, bidx = roi_case(rng)
+        (N, C, H, W), R = X.shape, len(rois)
+        kw = dict(mode="avg", output_height=7, output_width=7, sampling_ratio=2)
+        c = Case(f"RoiAlign avg {N}x{C}x{H}x{W}, {R} ROIs (torchvision)", pq,
+                 torch if tvops is not None else None)
+        c.ours(lambda x, r, b: warpkit.roi_align(x, r, b, **kw, queue=pq), X, rois, bidx)
         boxes = np.concatenate([bidx[:, None].astype(np.float32), rois], 1)
-        tX, tb = torch.from_numpy(X).to(dev), torch.from_numpy(boxes).to(dev)
-        tcall = lambda: tvops.roi_align(tX, tb, (7, 7), 1.0, 2, True)
-        p.theirs(tcall, lambda: tvops.roi_align(torch.from_numpy(X).to(dev),
-                                                torch.from_numpy(boxes).to(dev), (7, 7), 1.0, 2,
-                                                True).cpu().numpy())
-        case(f"RoiAlign avg {N}x{C}x{H}x{W}, {R} ROIs (torchvision)", p, dcall,
-             lambda: tcall().cpu().numpy())
-    else:
-        rows.append(["RoiAlign avg", "-", *Peers.row(p, args.samples)])
+        c.theirs(lambda x, bx: tvops.roi_align(x, bx, (7, 7), 1.0, 2, True), X, boxes)
+        rows.append(c.row(args.samples))
 
-    # ---- warp_affine, warpkit alone
-    img = rng.integers(0, 256, (1080, 1920, 3), dtype=np.uint8)
-    imgd = cla.to_device(pq, img)
-    c = (959.5, 539.5)
-    m = geo.compose(geo.rotation(15, c), geo.scale(1.1, center=c))
-    p = Peers(pq, None)
-    p.ours(lambda: warpkit.warp_affine(imgd, m, queue=pq),
-           lambda: warpkit.warp_affine(img, m, queue=pq))
-    rows.append(["warp_affine uint8 1080p RGB linear (warpkit alone)", "-", *p.row(args.samples)])
+        img = rng.integers(0, 256, (1080, 1920, 3), dtype=np.uint8)
+        m = geo.compose(geo.rotation(15, (959.5, 539.5)), geo.scale(1.1, center=(959.5, 539.5)))
+        c = Case("warp_affine uint8 1080p RGB linear (warpkit alone)", pq, None)
+        c.ours(lambda im: warpkit.warp_affine(im, m, queue=pq), img)
+        rows.append(c.row(args.samples))
     print(table("warpkit (OpenCL) vs torch (CUDA), ms", rows, header))
 
 

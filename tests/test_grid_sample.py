@@ -74,9 +74,9 @@ def test_small_conformance_oclgrind(mode, pad, align, small_queue):
 def test_gpu_kernel_choice_on_every_device(mode, pad, align, small_queue, monkeypatch, fresh_plans):
     """GPUs run the general kernel, one output position per work-item, for ranks 1-3 too (CPUs
     the 8-wide vector kernel). The same choice forced on every device: launch plans name the
-    general kernel, and results match the reference, for float32 and for a few other dtypes."""
+    general kernel, and results match the reference, for float32 and float16."""
     mod = sys.modules["warpkit.grid_sample"]
-    monkeypatch.setattr(mod, "_VECTOR_KINDS", ())
+    monkeypatch.setattr(warpkit.runtime_for_queue(small_queue), "cpu_like", False)
     fresh_plans()
     for r in (1, 2, 3):
         rng = np.random.default_rng([r, 8, MODES.index(mode), PADS.index(pad), align])

@@ -93,9 +93,7 @@ def test_small_cases_on_every_device(mode, ctm, small_queue):
 def test_channel_vectors_per_work_item(cg, small_queue, monkeypatch):
     """The channels-last kernel with 1 channel vector per work-item (what GPUs run), 2, and 8
     (CPUs); 37 channels: several work-items per ROI bin and a partial last vector."""
-    monkeypatch.setattr(sys.modules["warpkit.roi_align"], "_CG", {})
-    monkeypatch.setitem(sys.modules["warpkit.roi_align"]._CG,
-                        warpkit.runtime_for_queue(small_queue).kind, cg)
+    monkeypatch.setattr(sys.modules["warpkit.roi_align"], "_channel_vectors", lambda rt: cg)
     rng = np.random.default_rng(cg)
     X = rng.standard_normal((2, 37, 7, 9)).astype(np.float32)
     rois = _rois(rng, 5, 7, 9, 1.0)

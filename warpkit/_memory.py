@@ -140,10 +140,12 @@ def to_device(rt: Runtime, op: Operand, host: np.ndarray | None = None) -> Devic
     arr = np.ascontiguousarray(arr)
     if rt.zero_copy:
         buf = cl.Buffer(rt.context, mf.READ_ONLY | mf.USE_HOST_PTR, hostbuf=arr)
-    else:  # pooled device memory (Runtime.allocate); pyopencl keeps arr alive until the copy ends
+    else:  # pooled device memory (Runtime.allocate)
         buf = rt.allocate(arr.nbytes)
         if arr.nbytes:
-            cl.enqueue_copy(rt.queue, buf, arr, is_blocking=False)
+            # blocking: a non-blocking copy's event (pyopencl's NannyEvent, which keeps arr
+            # alive) waits for the copy when released, and does so holding the GIL
+            cl.enqueue_copy(rt.queue, buf, arr, is_blocking=True)
     return DeviceView(buf, 0, _c_strides(arr.shape), keep=arr)
 
 

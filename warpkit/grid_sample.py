@@ -27,9 +27,6 @@ Padding = Literal["zeros", "border", "reflection"]
 
 _LOCAL = 64  # work-group size (PERFORMANCE.md item 4)
 _PIX = {0: 8, 1: 4, 2: 2}  # output positions per work-item of the general kernel on CPUs, by mode
-#: device kinds that run the 8-wide vector kernel; the others (GPUs) run the general kernel with
-#: one output position per work-item (see _vector_kernel)
-_VECTOR_KINDS = ("CPU", "SIMULATOR")
 
 
 def _check_choice(value: Any, table: dict[str, int], arg: str) -> int:
@@ -198,7 +195,7 @@ def _plan(rt: Runtime, xo: Operand, go: Operand, mode_id: int, pad_id: int, alig
             launches.append(_vector_launch(rt, defines, x_args, in_dims, xs[2:], gs, g_off, y_off,
                                            y_bytes, C, out_dims, pad_id, align, n0, n1))
         else:
-            pix = _PIX[mode_id] if rt.kind in _VECTOR_KINDS else 1
+            pix = _PIX[mode_id] if rt.cpu_like else 1  # GPUs: see _vector_kernel
             meta = meta_buffer(rt, [*in_dims, *xs[2:], *out_dims, *gs[1:-1]])
             args = (*x_args, None, np.int64(g_off), np.int64(gs[0]), np.int64(gs[-1]), None,
                     np.int64(y_off), meta, np.int32(C), np.int64(out_sp), np.int32(pad_id),
@@ -212,12 +209,13 @@ def _plan(rt: Runtime, xo: Operand, go: Operand, mode_id: int, pad_id: int, alig
 def _vector_kernel(rt: Runtime, r: int, acc_double: bool, plane_span: int, out_dims) -> bool:
     """Whether grid_sample_v (8 outputs per work-item, float math, int offsets) takes a launch.
 
-    Its explicit vectors are for CPU devices, where PoCL does not vectorize across work-items.
+    Its explicit vectors are for CPU devices (Runtime.cpu_like), where PoCL does not vectorize
+    across work-items.
     A GPU vectorizes across work-items itself: there the general kernel with one output per
     work-item ran faster in every case measured on an H100 (NVIDIA OpenCL, 64x3x512x512 float32
     kernel times: linear 0.58 -> 0.34 ms, nearest border 0.48 -> 0.30, cubic 3.80 -> 0.88; 3-D
     4x8x64^3 linear 0.31 -> 0.07)."""
-    return (rt.kind in _VECTOR_KINDS and r <= 3 and not acc_double and plane_span < 2**31
+    return (rt.cpu_like and r <= 3 and not acc_double and plane_span < 2**31
             and max(out_dims) < 2**31 - 8)
 
 

@@ -442,8 +442,12 @@ class Runtime:
         self.local_mem = e.local_mem
         self.max_work_group_size = int(self.device.max_work_group_size)
         self.compute_units = e.compute_units
-        #: a CPU device (or the simulator) works in host memory: wrap numpy arrays, do not copy
-        self.zero_copy = e.kind in ("CPU", "SIMULATOR")
+        #: the device runs work-items as loops on host cores (PoCL's CPU device; Oclgrind, which
+        #: simulates one): kernels take their CPU-shaped variants (explicit 8-wide vectors, several
+        #: channel blocks per work-item); other devices (GPUs) get one item of work per work-item
+        self.cpu_like = e.kind in ("CPU", "SIMULATOR")
+        #: the device works in host memory: wrap numpy arrays, do not copy
+        self.zero_copy = self.cpu_like
         self._host_coherent: bool | None = None
         self.reason = reason
         self._pid = os.getpid()
