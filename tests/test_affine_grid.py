@@ -94,6 +94,15 @@ def test_device_arrays(queue):
     np.testing.assert_array_equal(y.get(), warpkit.affine_grid(theta, (3, 1, 8, 9), queue=queue))
 
 
+def test_non_native_byte_order(queue):
+    theta = _theta(np.random.default_rng(2), 2, 2, np.float32)
+    big = theta.astype(theta.dtype.newbyteorder(">" if np.little_endian else "<"))
+    y = warpkit.affine_grid(big, (2, 1, 6, 7), queue=queue)
+    assert y.dtype == np.float32 and y.dtype.isnative
+    np.testing.assert_array_equal(y, warpkit.affine_grid(theta, (2, 1, 6, 7), queue=queue))
+
+
+
 def test_feeds_grid_sample(queue):
     """An identity theta with align_corners reproduces X through grid_sample."""
     X = np.random.default_rng(2).standard_normal((2, 3, 6, 7)).astype(np.float32)

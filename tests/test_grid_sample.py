@@ -361,6 +361,21 @@ def test_non_contiguous_numpy(queue):
                                               mode, "reflection", 0), mode)
 
 
+@pytest.mark.parametrize("dtype", ["f4", "f8", "i2", "u2"])
+def test_non_native_byte_order(dtype, queue):
+    """Big-endian arrays (on x86) are read as their values; the result is X's dtype in native order."""
+    rng = np.random.default_rng(31)
+    X = (rng.standard_normal((2, 3, 7, 9)) * 50).astype(dtype)
+    grid = rng.uniform(-1.1, 1.1, (2, 4, 5, 2)).astype(np.float32)
+    swapped = lambda a: a.astype(a.dtype.newbyteorder(">" if np.little_endian else "<"))
+    assert not swapped(X).dtype.isnative
+    for mode in MODES:
+        y = warpkit.grid_sample(swapped(X), swapped(grid), mode, "border", queue=queue)
+        assert y.dtype == X.dtype and y.dtype.isnative
+        np.testing.assert_array_equal(y, warpkit.grid_sample(X, grid, mode, "border", queue=queue))
+
+
+
 def test_device_arrays_stay_on_device(small_queue):
     rng = np.random.default_rng(4)
     X = rng.standard_normal((2, 3, 8, 10)).astype(np.float32)

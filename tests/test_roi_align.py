@@ -150,6 +150,19 @@ def test_device_arrays_and_many_batches(queue):
     assert_close(ref, reference_roi_align(X, rois, bidx, output_height=4, output_width=4), "linear")
 
 
+def test_non_native_byte_order(queue):
+    rng = np.random.default_rng(12)
+    X = rng.standard_normal((2, 5, 12, 12)).astype(np.float32)
+    rois = _rois(rng, 6, 12, 12, 1.0)
+    bidx = rng.integers(0, 2, 6)
+    big = lambda a: a.astype(a.dtype.newbyteorder(">" if np.little_endian else "<"))
+    y = warpkit.roi_align(big(X), big(rois), big(bidx), output_height=3, output_width=3, queue=queue)
+    assert y.dtype == np.float32 and y.dtype.isnative
+    np.testing.assert_array_equal(
+        y, warpkit.roi_align(X, rois, bidx, output_height=3, output_width=3, queue=queue))
+
+
+
 def test_empty(queue):
     X = np.zeros((1, 3, 4, 4), np.float32)
     y = warpkit.roi_align(X, np.zeros((0, 4), np.float32), np.zeros(0, np.int64), queue=queue)

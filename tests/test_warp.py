@@ -100,6 +100,19 @@ def test_pillow_modes(mode, queue):
     assert (a[:3] == 0).all() and (a[:, :2] == 0).all()
 
 
+@pytest.mark.parametrize("mode,order", [("I;16B", ">u2"), ("I;16L", "<u2"), ("I;16N", "=u2")])
+def test_pillow_16_bit_byte_orders(mode, order, queue):
+    """16-bit images with an explicit byte order (big-endian TIFFs open as I;16B) keep their mode
+    and values."""
+    a = np.random.default_rng(15).integers(0, 65536, (H, W), dtype=np.uint16)
+    img = Image.frombuffer(mode, (W, H), a.astype(order).tobytes(), "raw", mode, 0, 1)
+    out = warpkit.warp_affine(img, g.translation(2, 3), interpolation="nearest", queue=queue)
+    assert out.mode == mode and out.size == img.size
+    b = np.asarray(out).astype(np.uint16)
+    np.testing.assert_array_equal(b[3:, 2:], a[:-3, :-2])
+    assert (b[:3] == 0).all() and (b[:, :2] == 0).all()
+
+
 def test_pillow_transform_agrees(queue):
     """Pillow's own affine transform, from the converter, lands on the same pixels."""
     img = Image.fromarray(np.random.default_rng(6).integers(0, 256, (H, W), dtype=np.uint8))
@@ -274,6 +287,15 @@ def test_non_contiguous_and_inputs_untouched(queue):
     out = warpkit.warp_affine(img, MAP, queue=queue)
     np.testing.assert_array_equal(out, warpkit.warp_affine(np.ascontiguousarray(img), MAP, queue=queue))
     np.testing.assert_array_equal(img, before)
+
+
+def test_non_native_byte_order(queue):
+    """A big-endian 16-bit image (as FITS and some TIFF readers give) warps as its values."""
+    img = np.random.default_rng(9).integers(0, 65536, (H, W, 3), dtype=np.uint16)
+    out = warpkit.warp_affine(img.astype(">u2" if np.little_endian else "<u2"), MAP, queue=queue)
+    assert out.dtype == np.uint16 and out.dtype.isnative
+    np.testing.assert_array_equal(out, warpkit.warp_affine(img, MAP, queue=queue))
+
 
 
 @pytest.mark.parametrize("call,exc,match", [

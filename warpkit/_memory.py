@@ -68,7 +68,9 @@ class Operand:
 
 
 def operand(a: Any, name: str) -> Operand:
-    """Wrap an input; a non-array (list, scalar) goes through ``numpy.asarray``."""
+    """Wrap an input; a non-array (list, scalar) goes through ``numpy.asarray``, and a host array
+    in non-native byte order (``'>f4'`` on x86, from FITS files or network buffers) is converted
+    to native order, a copy: kernels read native values, and results come in native order."""
     if isinstance(a, cla.Array):
         return Operand(name, None, a)
     if isinstance(a, cl.MemoryObjectHolder):
@@ -77,6 +79,8 @@ def operand(a: Any, name: str) -> Operand:
         arr = np.asarray(a)
     except Exception as e:  # ragged lists and the like
         raise TypeError(f"{name} must be array-like, got {type(a).__name__}: {e}") from None
+    if not arr.dtype.isnative and arr.dtype.fields is None:
+        arr = arr.astype(arr.dtype.newbyteorder("="))
     return Operand(name, arr, None)
 
 

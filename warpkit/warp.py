@@ -34,7 +34,11 @@ _TYPES = {
 }
 #: Pillow modes warped as they are: mode -> (dtype, channels)
 PIL_MODES = {"L": (np.uint8, 1), "LA": (np.uint8, 2), "RGB": (np.uint8, 3), "RGBA": (np.uint8, 4),
-             "I;16": (np.uint16, 1), "I": (np.int32, 1), "F": (np.float32, 1)}
+             "I;16": (np.uint16, 1), "I;16L": (np.uint16, 1), "I;16B": (np.uint16, 1),
+             "I;16N": (np.uint16, 1), "I": (np.int32, 1), "F": (np.float32, 1)}
+#: 16-bit modes with an explicit byte order (big-endian TIFFs open as I;16B): warped as native
+#: uint16 and given back in their own order
+_PIL_ORDERED = {"I;16L": "<u2", "I;16B": ">u2", "I;16N": "=u2"}
 #: Pillow modes converted first (the result keeps the converted mode)
 PIL_CONVERT = {"1": "L", "P": "RGBA", "PA": "RGBA", "La": "LA", "RGBa": "RGBA", "RGBX": "RGBA"}
 _MAX_SS = 8
@@ -71,9 +75,14 @@ def _as_image(image: Any):
         info = dict(img.info)
 
         def restore(out: np.ndarray):
-            res = Image.fromarray(out if c > 1 else out.reshape(out.shape[:2]))
-            if res.mode != mode:  # Pillow infers L/LA/RGB/RGBA, I;16, I, F from the array
-                res = res.convert(mode)
+            if mode in _PIL_ORDERED:  # Pillow cannot convert to these modes: build it in place
+                raw = np.ascontiguousarray(out, _PIL_ORDERED[mode])
+                res = Image.frombuffer(mode, (raw.shape[1], raw.shape[0]), raw.tobytes(), "raw",
+                                       mode, 0, 1)
+            else:
+                res = Image.fromarray(out if c > 1 else out.reshape(out.shape[:2]))
+                if res.mode != mode:  # Pillow infers L/LA/RGB/RGBA, I;16, I, F from the array
+                    res = res.convert(mode)
             res.info.update({k: v for k, v in info.items() if k in ("icc_profile", "dpi", "exif")})
             return res
 
