@@ -63,6 +63,10 @@ def test_device_batch(queue):
     (dict(boxes=[[0, 0, 5]], output_size=(4, 4)), r"boxes must have shape \(K, 4\)"),
     (dict(boxes=[[0, 0, 0, 5]], output_size=(4, 4)), r"box 0 \[0.0, 0.0, 0.0, 5.0\] has no width or height"),
     (dict(boxes=[[0, 0, np.inf, 5]], output_size=(4, 4)), r"boxes must be finite"),
+    (dict(boxes=[[0, 0, 4, 4], [5, 5, 2, 3]], output_size=(4, 4)),
+     r"box 1 \[5.0, 5.0, 2.0, 3.0\] has x2 < x1 or y2 < y1; boxes are corners \[x1, y1, x2, y2\] "
+     r"\(for \[x, y, width, height\] boxes add x and y"),
+    (dict(boxes=[[0, 4, 4, 1]], output_size=(4, 4)), r"box 0 .* has x2 < x1 or y2 < y1"),
     (dict(boxes=[[0, 0, 4, 4]], output_size=(4,)), r"output_size must be \(width, height\)"),
 ])
 def test_bad_input(kw, match):

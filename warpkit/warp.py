@@ -395,7 +395,7 @@ def crop_rois(
             ``batch_indices``; numpy or device array.
         boxes: (K, 4) boxes ``[x1, y1, x2, y2]`` in **pixel-edge** coordinates: ``(0, 0, W, H)``
             is the whole image, and a box the size of its output reproduces its pixels exactly.
-            Parts outside the image follow ``padding``.
+            Parts outside the image follow ``padding``. ``x2 > x1`` and ``y2 > y1``.
         output_size: (width, height) of every patch.
         batch_indices: for a batch, the image of each box (K integers in [0, B)).
         interpolation, padding, fill, antialias: as :func:`warp_affine`.
@@ -420,6 +420,14 @@ def crop_rois(
     if len(empty):
         k = int(empty[0, 0])
         raise ValueError(f"box {k} {b[k].tolist()} has no width or height")
+    # an inverted box would crop mirrored: most often an [x, y, width, height] box (COCO's)
+    inverted = np.argwhere((b[:, 2] < b[:, 0]) | (b[:, 3] < b[:, 1]))
+    if len(inverted):
+        k = int(inverted[0, 0])
+        raise ValueError(
+            f"box {k} {b[k].tolist()} has x2 < x1 or y2 < y1; boxes are corners [x1, y1, x2, y2] "
+            "(for [x, y, width, height] boxes add x and y to width and height; to mirror, use "
+            "warp_affine with geometry.flip)")
     image, pil = _as_image(image)  # pil: turns a patch back into a Pillow image, or None
     shape = tuple(image.shape)
     K = b.shape[0]
