@@ -328,10 +328,30 @@ def test_non_native_byte_order(queue):
      r"image has Pillow mode 'CMYK'; warpkit warps L, LA, RGB"),
     (lambda: warpkit.warp_affine(np.zeros((4, 4), np.uint8), np.eye(3), size=(4, 4), expand=True),
      ValueError, r"pass either size or expand=True, not both"),
+    (lambda: warpkit.warp_affine(np.zeros((4, 4, 3), np.uint8), np.eye(3), fill="white"), ValueError,
+     r"fill must be a number or one per channel \(3\), got 'white'"),
+    (lambda: warpkit.warp_affine(np.zeros((4, 4), np.uint8), "abc"), ValueError,
+     r"matrix must be a matrix of numbers, got str"),
+    (lambda: warpkit.warp_perspective(np.zeros((4, 4), np.uint8), [[1, 0, 0], [0, 1]]), ValueError,
+     r"homography must be a matrix of numbers, got list"),
 ])
 def test_bad_input(call, exc, match):
     with pytest.raises(exc, match=match):
         call()
+
+
+def test_output_beyond_max_allocation_refused(queue, monkeypatch):
+    """An output larger than one device allocation is refused before anything is allocated,
+    naming its shape, size and the device's limit (not an OpenCL error from a buffer)."""
+    rt = warpkit.runtime_for_queue(queue)
+    monkeypatch.setattr(rt, "max_alloc", 10_000)
+    img = np.zeros((8, 8, 3), np.uint8)
+    assert warpkit.warp_affine(img, np.eye(3), size=(40, 80), queue=queue).shape == (80, 40, 3)
+    with pytest.raises(ValueError, match=r"the output \(90x40x3 uint8, 10800 bytes\) exceeds the "
+                                         r"device's maximum allocation of 10000 bytes \("):
+        warpkit.warp_affine(img, np.eye(3), size=(40, 90), queue=queue)
+    with pytest.raises(ValueError, match=r"the output \(3x40x40x3 uint8, 14400 bytes\) exceeds"):
+        warpkit.crop_rois(img, [[0, 0, 4, 4]] * 3, (40, 40), queue=queue)
 
 
 @pytest.mark.parametrize("interp,pad", list(itertools.product(INTERP, BORDER)))

@@ -108,7 +108,10 @@ def _shape_hwc(arr) -> tuple[int, int, int, int, bool, tuple]:
 
 
 def _matrices(matrix: Any, batch: int, batched: bool, arg: str) -> np.ndarray:
-    m = np.asarray(matrix, dtype=np.float64)
+    try:
+        m = np.asarray(matrix, dtype=np.float64)
+    except (TypeError, ValueError) as e:
+        raise ValueError(f"{arg} must be a matrix of numbers, got {type(matrix).__name__} ({e})") from None
     if m.ndim == 2:
         return geometry._m(m)[None]
     if m.ndim == 3 and batched and m.shape[0] == batch and m.shape[1:] in ((2, 3), (3, 3)):
@@ -243,15 +246,24 @@ def _warp(image, matrix, size, interpolation, padding, fill, expand, antialias, 
     if isinstance(fill, (int, float)):
         fills = [float(fill)] * C
     else:
-        f = np.atleast_1d(np.asarray(fill, dtype=np.float64))
-        if f.ndim != 1 or len(f) not in (1, C):
+        try:
+            f = np.atleast_1d(np.asarray(fill, dtype=np.float64))
+        except (TypeError, ValueError):
+            f = None
+        if f is None or f.ndim != 1 or len(f) not in (1, C):
             raise ValueError(f"fill must be a number or one per channel ({C}), got {fill!r}")
         fills = np.broadcast_to(f, (C,)).tolist()
     ss = _supersampling(inv, wo, ho) if antialias else 1
 
     src = operand(arr, "image")
     rt = pick_runtime(queue, src)
-    out = Output(rt, out_shape(ho, wo), dt, wants_device_result(src))
+    shape = out_shape(ho, wo)
+    out_bytes = math.prod(shape) * dt.itemsize
+    if out_bytes > rt.max_alloc:  # checked before the result is allocated
+        raise ValueError(f"the output ({'x'.join(map(str, shape))} {dt}, {out_bytes} bytes) exceeds "
+                         f"the device's maximum allocation of {rt.max_alloc} bytes ({rt.name}); "
+                         "ask for a smaller output or split the call")
+    out = Output(rt, shape, dt, wants_device_result(src))
     items = B if src_index is None else len(src_index)
     if items == 0 or C == 0 or H == 0 or W == 0:
         if B and C and (H == 0 or W == 0):
