@@ -451,3 +451,42 @@ def test_device_results_are_ordinary_pyopencl_arrays(shape, queue):
         host = np.arange(math.prod(shape), dtype=dtype).reshape(shape)
         got.set(host)
         np.testing.assert_array_equal(got.get(), host)
+
+
+def _misaligned(a: np.ndarray, offset: int) -> np.ndarray:
+    """A C-contiguous copy of ``a`` whose data starts ``offset`` bytes past a 128-byte boundary."""
+    raw = np.zeros(a.nbytes + 256, np.uint8)
+    start = (-raw.ctypes.data) % 128 + offset
+    out = raw[start:start + a.nbytes].view(a.dtype).reshape(a.shape)
+    out[...] = a
+    return out
+
+
+@pytest.mark.parametrize("offset", [1, 4, 12, 20, 36])
+def test_host_memory_at_any_alignment(offset, queue):
+    """numpy gives 16-byte aligned memory (views: any element boundary), and a CPU device reads
+    it in place through host-pointer buffers, below the 128 bytes OpenCL promises its own
+    buffers: no kernel may use aligned vector accesses on it (PoCL faults on an aligned float8
+    store to a 16-byte aligned host pointer). Sizes take every operator's 8-wide paths."""
+    rng = np.random.default_rng(17)
+    X = rng.standard_normal((2, 3, 40, 72)).astype(np.float32)
+    grid = rng.uniform(-1.1, 1.1, (2, 24, 64, 2)).astype(np.float32)
+    img = rng.integers(0, 256, (61, 83, 3), dtype=np.uint8)
+    theta = rng.standard_normal((2, 2, 3)).astype(np.float32)
+    rois = np.array([[0, 0, 30, 20], [5, 3, 70, 39], [-4, -2, 9, 50]], np.float32)
+    bidx = np.array([0, 1, 1])
+    m = warpkit.geometry.rotation(21, (41, 30))
+    f = offset - offset % 4 or 4  # float arrays start on a float boundary
+
+    def calls(a):
+        return [*(warpkit.grid_sample(a(X, f), a(grid, f), mode, "border", queue=queue)
+                  for mode in ("linear", "nearest", "cubic")),
+                *(warpkit.warp_affine(a(img, offset), m, interpolation=i, queue=queue)
+                  for i in ("nearest", "linear", "cubic")),
+                warpkit.warp_affine(a(img[..., :1], offset), m, queue=queue),
+                warpkit.affine_grid(a(theta, f), (2, 1, 24, 64), queue=queue),
+                warpkit.roi_align(a(X, f), a(rois, f), bidx, output_height=5, output_width=5,
+                                  queue=queue)]
+
+    for got, want in zip(calls(_misaligned), calls(lambda a, _: np.ascontiguousarray(a))):
+        np.testing.assert_array_equal(got, want)
