@@ -161,7 +161,8 @@ def warp(
                                 help="Output file (one input) or directory (several)."),
     rotate: Optional[float] = typer.Option(None, help="Degrees, counter-clockwise, about the centre."),
     scale: Optional[float] = typer.Option(None, help="Scale factor about the centre."),
-    translate: Optional[tuple[float, float]] = typer.Option(None, help="DX DY in pixels."),
+    translate: Optional[tuple[float, float]] = typer.Option(
+        None, metavar="DX DY", help="Shift in pixels, two numbers: --translate 12 -4."),
     shear: Optional[float] = typer.Option(None, help="Horizontal shear in degrees."),
     flip: Optional[Flip] = typer.Option(None, help="Mirror: h (left-right) or v (top-bottom)."),
     matrix: Optional[str] = typer.Option(

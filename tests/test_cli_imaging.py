@@ -50,6 +50,15 @@ def test_rotate_matches_the_api(photo, tmp_path):
     assert out.stat().st_mode & 0o777 == 0o666 & ~umask  # not mkstemp's 0600
 
 
+def test_help_shows_how_to_give_two_numbers():
+    """--translate takes two numbers; its help says so rather than typer's '<float,float>...',
+    which reads as one comma-separated value (the form --fill and --box take)."""
+    r = runner.invoke(app, ["warp", "--help"], env={"COLUMNS": "200"})
+    assert r.exit_code == 0
+    line = next(ln for ln in r.output.splitlines() if "--translate" in ln)
+    assert "DX DY" in line and "<float,float>" not in line
+
+
 def test_options_compose_about_the_centre(photo, tmp_path):
     path, arr = photo
     out = tmp_path / "o.png"
