@@ -7,6 +7,11 @@ import numpy as np
 from oracles import BF16
 
 
+def foreign_byte_order(a: np.ndarray) -> np.ndarray:
+    """A copy of ``a`` in the byte order this machine does not use (big-endian on x86)."""
+    return a.astype(a.dtype.newbyteorder(">" if np.little_endian else "<"))
+
+
 def ulp_distance_16(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     """Distance in units in the last place between two float16 or bfloat16 arrays (NaN == NaN)."""
     ia = np.asarray(a).view(np.int16).astype(np.int32)

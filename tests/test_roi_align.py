@@ -10,7 +10,7 @@ import pyopencl.array as cla
 import pytest
 
 import warpkit
-from helpers import assert_close
+from helpers import assert_close, foreign_byte_order
 from oracles import backend_cases, BF16, ort_roi_align, reference_roi_align
 
 
@@ -155,12 +155,11 @@ def test_non_native_byte_order(queue):
     X = rng.standard_normal((2, 5, 12, 12)).astype(np.float32)
     rois = _rois(rng, 6, 12, 12, 1.0)
     bidx = rng.integers(0, 2, 6)
-    big = lambda a: a.astype(a.dtype.newbyteorder(">" if np.little_endian else "<"))
-    y = warpkit.roi_align(big(X), big(rois), big(bidx), output_height=3, output_width=3, queue=queue)
+    f = foreign_byte_order
+    y = warpkit.roi_align(f(X), f(rois), f(bidx), output_height=3, output_width=3, queue=queue)
     assert y.dtype == np.float32 and y.dtype.isnative
     np.testing.assert_array_equal(
         y, warpkit.roi_align(X, rois, bidx, output_height=3, output_width=3, queue=queue))
-
 
 
 def test_empty(queue):

@@ -490,3 +490,37 @@ def test_host_memory_at_any_alignment(offset, queue):
 
     for got, want in zip(calls(_misaligned), calls(lambda a, _: np.ascontiguousarray(a))):
         np.testing.assert_array_equal(got, want)
+
+
+def test_every_operator_refuses_buffers_beyond_one_allocation(queue, monkeypatch, fresh_plans):
+    """Each operator checks its buffers against the device's allocation limit before anything is
+    allocated or launched, with one message naming the buffer, its size, the limit and the device
+    (GridSample splits host batches instead; a device output it cannot split)."""
+    import pyopencl.array as cla
+
+    rt = warpkit.runtime_for_queue(queue)
+    X = np.zeros((1, 4, 16, 16), np.float32)  # 4096 bytes
+    Xd = cla.to_device(queue, X)
+    monkeypatch.setattr(rt, "max_alloc", 3000)
+    fresh_plans()
+    limit = rf"exceeds the device's maximum allocation of 3000 bytes \({rt.name}\)"
+    calls = [
+        (lambda: warpkit.warp_affine(np.zeros((60, 60), np.uint8), np.eye(3), queue=queue),
+         "the 60x60 uint8 output"),
+        (lambda: warpkit.warp_affine(np.zeros((60, 60), np.uint8), np.eye(3), size=(8, 8),
+                                     queue=queue), "the image"),
+        (lambda: warpkit.affine_grid(np.zeros((1, 2, 3), np.float32), (1, 1, 20, 20), queue=queue),
+         "the grid"),
+        (lambda: warpkit.roi_align(X, np.zeros((1, 4), np.float32), np.zeros(1, np.int64),
+                                   queue=queue), "X"),
+        (lambda: warpkit.roi_align(X[:, :, :8], np.zeros((40, 4), np.float32),
+                                   np.zeros(40, np.int64), output_height=3, output_width=3,
+                                   queue=queue), "the output"),
+        (lambda: warpkit.grid_sample(Xd, np.zeros((1, 2, 2, 2), np.float32)), "X"),
+        (lambda: warpkit.grid_sample(Xd[:, :, :8, :8], np.zeros((1, 20, 20, 2), np.float32)),
+         "the output"),
+    ]
+    for call, what in calls:
+        with pytest.raises(ValueError, match=rf"^{what} \(\d+ bytes\) {limit}"):
+            call()
+            pytest.fail(f"{what}: not refused")

@@ -289,6 +289,14 @@ def streaming_output(nbytes: int) -> bool:
     return nbytes >= STREAM_BYTES
 
 
+def check_allocation(rt: Runtime, nbytes: int, what: str, hint: str = "") -> None:
+    """Refuse, before anything is allocated or launched, a buffer larger than one allocation of
+    the device (``what``: the buffer, as the message names it; ``hint``: what to do instead)."""
+    if nbytes > rt.max_alloc:
+        raise ValueError(f"{what} ({nbytes} bytes) exceeds the device's maximum allocation of "
+                         f"{rt.max_alloc} bytes ({rt.name})" + (f"; {hint}" if hint else ""))
+
+
 def meta_buffer(rt: Runtime, values: list[int]) -> cl.Buffer:
     arr = np.asarray(values if values else [0], dtype=np.int64)
     return cl.Buffer(rt.context, mf.READ_ONLY | mf.COPY_HOST_PTR, hostbuf=arr)

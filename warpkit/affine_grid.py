@@ -10,7 +10,7 @@ import pyopencl as cl
 
 from . import _dtypes
 from ._memory import Output, operand, pick_runtime, round_up, row_group, to_device
-from ._memory import wants_device_result
+from ._memory import check_allocation, wants_device_result
 from .grid_sample import _check_align
 from .runtime import launch, set_args
 
@@ -82,9 +82,7 @@ def affine_grid(
     spatial = dims[2:]
     out_shape = (dims[0], *spatial, r)
     nbytes = math.prod(out_shape) * to.dtype.itemsize
-    if nbytes > rt.max_alloc:
-        raise ValueError(f"the grid ({nbytes} bytes) exceeds the device's maximum allocation of "
-                         f"{rt.max_alloc} bytes ({rt.name})")
+    check_allocation(rt, nbytes, "the grid")
     out = Output(rt, out_shape, to.dtype, wants_device_result(to))
     if nbytes == 0:
         return out.result()

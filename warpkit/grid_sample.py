@@ -11,8 +11,9 @@ import pyopencl as cl
 from pyopencl import cltypes
 
 from . import _dtypes
-from ._memory import Operand, Output, device_layout, meta_buffer, operand, pick_runtime, round_up
-from ._memory import row_group, streaming_output, to_device, wants_device_result
+from ._memory import Operand, Output, check_allocation, device_layout, meta_buffer, operand
+from ._memory import pick_runtime, round_up, row_group, streaming_output, to_device
+from ._memory import wants_device_result
 from .runtime import PlanCache, Runtime, launch, set_args
 
 __all__ = ["grid_sample", "MODES", "PADDINGS"]
@@ -259,13 +260,10 @@ def _batches(rt: Runtime, xo: Operand, go: Operand, out_item: int, out_on_device
     for o in (xo, go):
         if o.dev is None:
             per.append(o.nbytes // max(N, 1))
-        elif o.dev.nbytes > rt.max_alloc:  # cannot happen for a real allocation, but be exact
-            raise ValueError(f"{o.name} ({o.dev.nbytes} bytes) exceeds the device's maximum "
-                             f"allocation of {rt.max_alloc} bytes")
+        else:  # cannot be too large for a real allocation, but be exact
+            check_allocation(rt, o.dev.nbytes, o.name)
     if out_on_device:
-        if out_item * N > rt.max_alloc:
-            raise ValueError(f"the output ({out_item * N} bytes) exceeds the device's maximum "
-                             f"allocation of {rt.max_alloc} bytes; pass host arrays to split it")
+        check_allocation(rt, out_item * N, "the output", "pass host arrays to split it")
     else:
         per.append(out_item)
     biggest = max(per) if per else 0

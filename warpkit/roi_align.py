@@ -8,7 +8,8 @@ import numpy as np
 import pyopencl as cl
 
 from . import _dtypes
-from ._memory import Output, operand, pick_runtime, round_up, to_device, wants_device_result
+from ._memory import Output, check_allocation, operand, pick_runtime, round_up, to_device
+from ._memory import wants_device_result
 from .grid_sample import _check_choice
 from .runtime import launch, set_args
 
@@ -137,12 +138,8 @@ def roi_align(
         return out.result()
     if N == 0 or H == 0 or W == 0:
         raise ValueError(f"X must have N, H and W >= 1 to pool from, got shape {xo.shape}")
-    for o in (xo,):
-        if o.nbytes > rt.max_alloc:
-            raise ValueError(f"{o.name} ({o.nbytes} bytes) exceeds the device's maximum allocation "
-                             f"of {rt.max_alloc} bytes ({rt.name})")
-    if R * C * oh * ow * xo.dtype.itemsize > rt.max_alloc:
-        raise ValueError(f"the output exceeds the device's maximum allocation of {rt.max_alloc} bytes")
+    check_allocation(rt, xo.nbytes, "X")
+    check_allocation(rt, R * C * oh * ow * xo.dtype.itemsize, "the output")
 
     xv = to_device(rt, xo)
     rv = to_device(rt, operand(rh, "rois")) if ro.dev is None or ro.dtype != xo.dtype else \

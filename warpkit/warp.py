@@ -16,7 +16,8 @@ import pyopencl as cl
 from pyopencl import cltypes
 
 from . import geometry
-from ._memory import Output, operand, pick_runtime, round_up, to_device, wants_device_result
+from ._memory import Output, check_allocation, operand, pick_runtime, round_up, to_device
+from ._memory import wants_device_result
 from .runtime import launch, set_args
 
 __all__ = ["crop_rois", "warp_affine", "warp_perspective", "INTERPOLATIONS", "PADDINGS"]
@@ -111,7 +112,8 @@ def _matrices(matrix: Any, batch: int, batched: bool, arg: str) -> np.ndarray:
     try:
         m = np.asarray(matrix, dtype=np.float64)
     except (TypeError, ValueError) as e:
-        raise ValueError(f"{arg} must be a matrix of numbers, got {type(matrix).__name__} ({e})") from None
+        raise ValueError(
+            f"{arg} must be a matrix of numbers, got {type(matrix).__name__} ({e})") from None
     if m.ndim == 2:
         return geometry._m(m)[None]
     if m.ndim == 3 and batched and m.shape[0] == batch and m.shape[1:] in ((2, 3), (3, 3)):
@@ -258,20 +260,16 @@ def _warp(image, matrix, size, interpolation, padding, fill, expand, antialias, 
     src = operand(arr, "image")
     rt = pick_runtime(queue, src)
     shape = out_shape(ho, wo)
-    out_bytes = math.prod(shape) * dt.itemsize
-    if out_bytes > rt.max_alloc:  # checked before the result is allocated
-        raise ValueError(f"the output ({'x'.join(map(str, shape))} {dt}, {out_bytes} bytes) exceeds "
-                         f"the device's maximum allocation of {rt.max_alloc} bytes ({rt.name}); "
-                         "ask for a smaller output or split the call")
+    check_allocation(rt, math.prod(shape) * dt.itemsize,
+                     f"the {'x'.join(map(str, shape))} {dt} output",
+                     "ask for a smaller output or split the call")
     out = Output(rt, shape, dt, wants_device_result(src))
     items = B if src_index is None else len(src_index)
     if items == 0 or C == 0 or H == 0 or W == 0:
         if B and C and (H == 0 or W == 0):
             raise ValueError(f"image has no pixels to sample: shape {tuple(arr.shape)}")
         return out.result() if restore is None else restore(out.result())
-    if src.nbytes > rt.max_alloc:
-        raise ValueError(f"the image ({src.nbytes} bytes) exceeds the device's maximum allocation "
-                         f"of {rt.max_alloc} bytes ({rt.name})")
+    check_allocation(rt, src.nbytes, "the image")
     xv = to_device(rt, src)
     st = xv.strides
     if len(st) == 2:
@@ -428,14 +426,13 @@ def crop_rois(
         raise ValueError(f"boxes must have shape (K, 4) as [x1, y1, x2, y2], got {b.shape}")
     if not np.isfinite(b).all():
         raise ValueError("boxes must be finite")
-    empty = np.argwhere((b[:, 2] == b[:, 0]) | (b[:, 3] == b[:, 1]))
-    if len(empty):
-        k = int(empty[0, 0])
-        raise ValueError(f"box {k} {b[k].tolist()} has no width or height")
-    # an inverted box would crop mirrored: most often an [x, y, width, height] box (COCO's)
-    inverted = np.argwhere((b[:, 2] < b[:, 0]) | (b[:, 3] < b[:, 1]))
-    if len(inverted):
-        k = int(inverted[0, 0])
+    extent = np.minimum(b[:, 2] - b[:, 0], b[:, 3] - b[:, 1])
+    bad = np.flatnonzero(extent <= 0)
+    if len(bad):
+        k = int(bad[0])
+        if extent[k] == 0:
+            raise ValueError(f"box {k} {b[k].tolist()} has no width or height")
+        # it would crop mirrored: most often an [x, y, width, height] box (COCO's)
         raise ValueError(
             f"box {k} {b[k].tolist()} has x2 < x1 or y2 < y1; boxes are corners [x1, y1, x2, y2] "
             "(for [x, y, width, height] boxes add x and y to width and height; to mirror, use "
