@@ -11,8 +11,9 @@ Example:
     (1, 3, 16, 16)
 """
 
-from . import geometry
+from . import augment, geometry
 from .affine_grid import affine_grid
+from .augment import RandomAffine
 from .grid_sample import grid_sample
 from .roi_align import roi_align
 from .runtime import Runtime, clear_cache, get_runtime, list_devices, runtime_for_queue, set_device
@@ -21,8 +22,10 @@ from .warp import crop_rois, warp_affine, warp_perspective
 __version__ = "0.1.0"
 
 __all__ = [
+    "RandomAffine",
     "Runtime",
     "affine_grid",
+    "augment",
     "clear_cache",
     "crop_rois",
     "geometry",

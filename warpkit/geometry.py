@@ -48,6 +48,7 @@ __all__ = [
     "to_pillow",
     "to_scipy",
     "to_theta",
+    "transform_boxes",
     "transform_points",
     "translation",
 ]
@@ -201,6 +202,64 @@ def transform_points(m, points) -> np.ndarray:
     p = np.asarray(points, dtype=np.float64)
     h = p @ m[:, :2].T + m[:, 2]
     return h[..., :2] / h[..., 2:3]
+
+
+def transform_boxes(m, boxes, batch_indices=None, clip: Sequence[int] | None = None) -> np.ndarray:
+    """The boxes that enclose ``boxes`` after the map ``m``: what a box annotation becomes when its
+    image is warped with ``m`` (e.g. by :class:`warpkit.augment.RandomAffine`).
+
+    Boxes are ``[x1, y1, x2, y2]`` in **pixel-edge** coordinates, as :func:`warpkit.crop_rois`
+    takes them: ``(0, 0, W, H)`` is a whole W x H image. Their four corners are mapped (edge
+    coordinate ``e`` is pixel-centre coordinate ``e - 0.5``) and enclosed again, so a rotated box
+    grows to the axis-aligned box around it.
+
+    Args:
+        m: a (3, 3) / (2, 3) map, or a stack (B, 3, 3) / (B, 2, 3) with ``batch_indices``.
+        boxes: (K, 4) or (4,) boxes.
+        batch_indices: for a stack, the matrix of each box (K integers in [0, B)).
+        clip: ``(W, H)``: clip the results to that output image (a box that leaves it entirely
+            keeps zero width or height; drop those yourself).
+
+    Returns:
+        float64 boxes of the shape given.
+
+    Example:
+        >>> from warpkit import geometry as g
+        >>> g.transform_boxes(g.flip("h", (100, 50)), [10, 0, 30, 20]).tolist()
+        [70.0, 0.0, 90.0, 20.0]
+    """
+    b = np.asarray(boxes, dtype=np.float64)
+    if b.shape[-1:] != (4,) or b.ndim not in (1, 2):
+        raise ValueError(f"boxes must have shape (K, 4) or (4,) as [x1, y1, x2, y2], got {b.shape}")
+    if not np.isfinite(b).all():
+        raise ValueError("boxes must be finite")
+    bb = b.reshape(-1, 4)
+    mm = _m(m, stack=True)
+    if mm.ndim == 3:
+        bi = np.asarray(batch_indices if batch_indices is not None else [None])
+        if (bi.shape != (len(bb),) or bi.dtype.kind not in "iu"
+                or (len(bi) and (bi.min() < 0 or bi.max() >= len(mm)))):
+            raise ValueError(f"a stack of {len(mm)} matrices needs batch_indices: {len(bb)} "
+                             f"integers in [0, {len(mm)}), one per box; got {batch_indices!r}")
+        per = mm[bi]
+    else:
+        if batch_indices is not None:
+            raise ValueError("batch_indices only apply to a stack of matrices (B, 3, 3)")
+        per = np.broadcast_to(mm, (len(bb), 3, 3))
+    # the corners in pixel-centre coordinates, homogeneous: (K, 4 corners, 3)
+    xs, ys = bb[:, [0, 2, 0, 2]] - 0.5, bb[:, [1, 1, 3, 3]] - 0.5
+    h = np.einsum("kij,kcj->kci", per, np.stack([xs, ys, np.ones_like(xs)], axis=-1))
+    behind = ~(h[..., 2] > 0).all(axis=1)
+    if behind.any():
+        k = int(np.flatnonzero(behind)[0])
+        raise ValueError(f"box {k} {bb[k].tolist()} has a corner the perspective map sends to "
+                         "infinity or behind the camera")
+    p = h[..., :2] / h[..., 2:3] + 0.5
+    out = np.concatenate([p.min(axis=1), p.max(axis=1)], axis=1)
+    if clip is not None:
+        w, hh = (float(v) for v in clip)
+        out = np.clip(out, 0.0, [w, hh, w, hh])
+    return out.reshape(b.shape)
 
 
 def affine_from_points(src, dst) -> np.ndarray:

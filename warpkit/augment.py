@@ -1,0 +1,266 @@
+"""Random geometric augmentation for training loops: one random affine map per image, drawn on the
+host from a seeded generator, and a whole batch warped in one launch.
+
+Conventions are :mod:`warpkit.geometry`'s: pixel centres at integers, x right, y down, matrices map
+source to destination, positive angles turn the picture counter-clockwise. Every random map is
+built about the image centre ``c = ((W - 1) / 2, (H - 1) / 2)`` and applies, in this order:
+
+1. the flips (left-right with probability ``hflip``, top-bottom with ``vflip``), about ``c``;
+2. the scale, then the shear, then the rotation, about ``c``;
+3. the translation, then the move of ``c`` to the output's centre (when ``size`` differs).
+
+So a map without translation keeps the image centre where it was (or puts it at the output's
+centre), and the matrices it returns give the boxes and keypoints of the warped images through
+:func:`warpkit.geometry.transform_boxes` and :func:`warpkit.geometry.transform_points`.
+
+Example:
+    >>> import numpy as np
+    >>> from warpkit.augment import RandomAffine
+    >>> aug = RandomAffine(degrees=15, translate=0.1, scale=(0.9, 1.1), hflip=0.5,
+    ...                    padding="reflection")
+    >>> batch = np.zeros((32, 224, 224, 3), np.uint8)
+    >>> out, mats = aug(batch, rng=0, return_matrices=True)     # doctest: +SKIP
+    >>> out.shape, mats.shape                                   # doctest: +SKIP
+    ((32, 224, 224, 3), (32, 3, 3))
+"""
+
+from __future__ import annotations
+
+import math
+import numbers
+import sys
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+import pyopencl as cl
+
+from .warp import INTERPOLATIONS, PADDINGS, Interpolation, Padding, _choice, warp_affine
+
+__all__ = ["RandomAffine"]
+
+Range = float | tuple[float, float]
+
+
+def _number(v: Any, arg: str) -> float:
+    if isinstance(v, bool) or not isinstance(v, numbers.Real) or not math.isfinite(float(v)):
+        raise ValueError(f"{arg} must be finite numbers, got {v!r}")
+    return float(v)
+
+
+def _range(value: Any, arg: str, symmetric: bool, lo: float, hi: float, n: int = 2) -> tuple:
+    """``value`` as ``n // 2`` (low, high) pairs inside [lo, hi]; with ``symmetric``, a number ``v``
+    means (-v, v), otherwise (v, v)."""
+    if isinstance(value, numbers.Real) and not isinstance(value, bool):
+        v = _number(value, arg)
+        if symmetric and v < 0:
+            raise ValueError(f"{arg} as one number is a bound of (-{arg}, {arg}): it must be >= 0, "
+                             f"got {v}")
+        vals = [-v, v] if symmetric else [v, v]
+        vals += [0.0, 0.0] * (n // 2 - 1)
+    elif isinstance(value, Sequence) and not isinstance(value, str) and len(value) in (2, n):
+        vals = [_number(v, arg) for v in value] + [0.0, 0.0] * ((n - len(value)) // 2)
+    else:
+        forms = "a number or (low, high)" + (" or (x_low, x_high, y_low, y_high)" if n == 4 else "")
+        raise ValueError(f"{arg} must be {forms}, got {value!r}")
+    pairs = tuple((vals[k], vals[k + 1]) for k in range(0, n, 2))
+    for a, b in pairs:
+        if a > b:
+            raise ValueError(f"{arg} must have low <= high, got {value!r}")
+        if a < lo or b > hi:
+            raise ValueError(f"{arg} must lie in [{lo:g}, {hi:g}], got {value!r}")
+    return pairs
+
+
+def _generator(rng: Any) -> np.random.Generator:
+    if rng is None or (isinstance(rng, numbers.Integral) and not isinstance(rng, bool)):
+        return np.random.default_rng(rng)
+    if isinstance(rng, np.random.Generator):
+        return rng
+    raise TypeError(f"rng must be None, an int seed or a numpy.random.Generator, got "
+                    f"{type(rng).__name__}")
+
+
+class RandomAffine:
+    """Warp each image with its own random affine map (rotation, scale, shear, translation, flips).
+
+    The maps are drawn on the host (numpy, float64) and a batch (B, H, W, C) is warped in one
+    launch with :func:`warpkit.warp_affine`; the same ``rng`` seed gives the same maps, so a batch
+    can be replayed. See the module docstring for the order the parts apply in.
+
+    Args:
+        degrees: rotation in degrees, counter-clockwise: ``d`` draws from (-d, d), or (low, high).
+        translate: the largest shift as a fraction of the image's width and height: ``f`` or
+            (fx, fy); the shift is drawn from (-fx * W, fx * W) x (-fy * H, fy * H) pixels.
+        scale: the zoom factor, (low, high) > 0, or one number for a fixed zoom.
+        shear: shear angles in degrees (see :func:`warpkit.geometry.shear`): ``s`` draws the x
+            shear from (-s, s); (low, high) the x shear; (x_low, x_high, y_low, y_high) both.
+            Each within (-89, 89).
+        hflip, vflip: the probabilities of a left-right and a top-bottom flip.
+        size: the output (width, height); default: each input's size. The input's centre lands
+            on the output's centre.
+        interpolation, padding, fill, antialias: as :func:`warpkit.warp_affine`.
+
+    Example:
+        >>> aug = RandomAffine(degrees=10, scale=(0.8, 1.2), padding="border")
+        >>> mats = aug.sample(4, (640, 480), rng=7)       # (4, 3, 3), no device needed
+        >>> out = aug(images, rng=7)                       # doctest: +SKIP
+    """
+
+    def __init__(
+        self,
+        degrees: Range = 0.0,
+        translate: float | tuple[float, float] = 0.0,
+        scale: Range = 1.0,
+        shear: float | Sequence[float] = 0.0,
+        hflip: float = 0.0,
+        vflip: float = 0.0,
+        size: tuple[int, int] | None = None,
+        interpolation: Interpolation = "linear",
+        padding: Padding = "constant",
+        fill: float | tuple[float, ...] = 0,
+        antialias: bool = False,
+    ) -> None:
+        self.degrees = _range(degrees, "degrees", True, -math.inf, math.inf)[0]
+        if isinstance(translate, numbers.Real) and not isinstance(translate, bool):
+            translate = (translate, translate)
+        if not (isinstance(translate, Sequence) and len(translate) == 2):
+            raise ValueError(f"translate must be a fraction f or (fx, fy), got {translate!r}")
+        self.translate = tuple(_number(v, "translate") for v in translate)
+        if min(self.translate) < 0:
+            raise ValueError(f"translate must be >= 0 (fractions of the size), got {translate!r}")
+        self.scale = _range(scale, "scale", False, 0.0, math.inf)[0]
+        if self.scale[0] <= 0:
+            raise ValueError(f"scale must be > 0, got {scale!r}")
+        self.shear = _range(shear, "shear", True, -89.0, 89.0, 4)
+        self.hflip = _number(hflip, "hflip")
+        self.vflip = _number(vflip, "vflip")
+        for name, p in (("hflip", self.hflip), ("vflip", self.vflip)):
+            if not 0 <= p <= 1:
+                raise ValueError(f"{name} is a probability: it must be in [0, 1], got {p}")
+        if size is not None:
+            try:
+                w, h = (int(v) for v in size)
+            except (TypeError, ValueError):
+                raise ValueError(f"size must be (width, height), got {size!r}") from None
+            if w < 1 or h < 1:
+                raise ValueError(f"size must be positive (width, height), got {size!r}")
+            size = (w, h)
+        self.size = size
+        _choice(interpolation, INTERPOLATIONS, "interpolation")
+        _choice(padding, PADDINGS, "padding")
+        self.interpolation, self.padding, self.fill = interpolation, padding, fill
+        self.antialias = bool(antialias)
+
+    def __repr__(self) -> str:
+        parts = [f"degrees={self.degrees}", f"translate={self.translate}", f"scale={self.scale}",
+                 f"shear={self.shear}", f"hflip={self.hflip}", f"vflip={self.vflip}",
+                 f"size={self.size}", f"interpolation={self.interpolation!r}",
+                 f"padding={self.padding!r}", f"fill={self.fill!r}", f"antialias={self.antialias}"]
+        return f"RandomAffine({', '.join(parts)})"
+
+    def _draw(self, n: int, rng: np.random.Generator) -> np.ndarray:
+        """n parameter rows (angle, scale, shear x, shear y, tx, ty as fractions, hflip, vflip),
+        drawn in a fixed order so that a seed replays them."""
+        p = np.empty((n, 8))
+        p[:, 0] = rng.uniform(*self.degrees, n)
+        p[:, 1] = rng.uniform(*self.scale, n)
+        p[:, 2] = rng.uniform(*self.shear[0], n)
+        p[:, 3] = rng.uniform(*self.shear[1], n)
+        p[:, 4] = rng.uniform(-self.translate[0], self.translate[0], n)
+        p[:, 5] = rng.uniform(-self.translate[1], self.translate[1], n)
+        p[:, 6] = rng.random(n) < self.hflip
+        p[:, 7] = rng.random(n) < self.vflip
+        return p
+
+    def _build(self, p: np.ndarray, size: tuple[int, int]) -> np.ndarray:
+        """(n, 3, 3) destination-from-source maps for images of ``size`` = (W, H)."""
+        w, h = size
+        wo, ho = self.size or size
+        a = np.radians(p[:, 0])
+        c, s = np.cos(a), np.sin(a)
+        tx, ty = np.tan(np.radians(p[:, 2])), np.tan(np.radians(p[:, 3]))
+        k = p[:, 1]
+        fx, fy = np.where(p[:, 6] > 0, -1.0, 1.0), np.where(p[:, 7] > 0, -1.0, 1.0)
+        # linear part: rotation @ shear @ scale @ flip (geometry.rotation, .shear, .scale, .flip)
+        rot = np.stack([np.stack([c, s], -1), np.stack([-s, c], -1)], -2)
+        she = np.stack([np.stack([np.ones_like(tx), tx], -1), np.stack([ty, np.ones_like(ty)], -1)], -2)
+        lin = rot @ she * (k[:, None] * np.stack([fx, fy], -1))[:, None, :]
+        m = np.zeros((len(p), 3, 3))
+        m[:, :2, :2] = lin
+        m[:, 2, 2] = 1.0
+        # about the centre: x -> lin (x - c_in) + c_out + shift
+        cin = np.array([(w - 1) / 2, (h - 1) / 2])
+        cout = np.array([(wo - 1) / 2, (ho - 1) / 2])
+        shift = p[:, 4:6] * np.array([w, h])
+        m[:, :2, 2] = cout + shift - lin @ cin
+        return m
+
+    def sample(self, n: int, size: tuple[int, int], rng: Any = None) -> np.ndarray:
+        """n random maps (n, 3, 3) for images of ``size`` = (width, height), without warping.
+
+        ``rng``: None (fresh entropy), an int seed, or a ``numpy.random.Generator`` (advanced)."""
+        if isinstance(n, bool) or not isinstance(n, numbers.Integral) or n < 0:
+            raise ValueError(f"n must be a count >= 0, got {n!r}")
+        try:
+            w, h = (int(v) for v in size)
+        except (TypeError, ValueError):
+            raise ValueError(f"size must be (width, height), got {size!r}") from None
+        return self._build(self._draw(int(n), _generator(rng)), (w, h))
+
+    def __call__(self, images: Any, rng: Any = None, return_matrices: bool = False,
+                 queue: cl.CommandQueue | None = None) -> Any:
+        """Warp ``images`` with fresh random maps.
+
+        Args:
+            images: a Pillow image or an array (H, W) / (H, W, C): one map; a batch (B, H, W, C)
+                (numpy or device array): one map per image, one launch; or a list of any of
+                these (sizes may differ): one map per item.
+            rng: None, an int seed or a ``numpy.random.Generator``.
+            return_matrices: also return the maps: (3, 3) for one image, (B, 3, 3) for a batch, a
+                list for a list.
+            queue: the ``pyopencl.CommandQueue`` to run on.
+
+        Returns:
+            The warped images, of the kind, dtype and mode given (a list for a list), or
+            ``(images, matrices)`` with ``return_matrices``.
+        """
+        gen = _generator(rng)
+        if isinstance(images, (list, tuple)):
+            params = self._draw(len(images), gen)
+            outs, mats = [], []
+            for i, img in enumerate(images):
+                _, size, batched = _layout(img, f"images[{i}]")
+                if batched:
+                    raise ValueError(f"images[{i}] is a batch {tuple(img.shape)}: a list holds "
+                                     "single images; pass a batch on its own")
+                m = self._build(params[i:i + 1], size)[0]
+                outs.append(self._warp(img, m, queue))
+                mats.append(m)
+            return (outs, mats) if return_matrices else outs
+        b, size, batched = _layout(images, "images")
+        m = self._build(self._draw(b, gen), size)
+        if not batched:
+            m = m[0]
+        out = self._warp(images, m, queue)
+        return (out, m) if return_matrices else out
+
+    def _warp(self, image: Any, m: np.ndarray, queue: cl.CommandQueue | None) -> Any:
+        return warp_affine(image, m, self.size, self.interpolation, self.padding, self.fill,
+                           antialias=self.antialias, queue=queue)
+
+
+def _layout(image: Any, arg: str) -> tuple[int, tuple[int, int], bool]:
+    """(maps needed, (W, H), batched) of a Pillow image or an (H, W), (H, W, C) or (B, H, W, C)
+    array, read from its size alone (warp_affine checks the rest)."""
+    Image = sys.modules.get("PIL.Image")
+    if Image is not None and isinstance(image, Image.Image):
+        return 1, image.size, False
+    shape = getattr(image, "shape", None)
+    if shape is None or len(shape) not in (2, 3, 4):
+        got = type(image).__name__ + ("" if shape is None else f" of shape {tuple(shape)}")
+        raise ValueError(f"{arg} must be a Pillow image, an array (H, W), (H, W, C) or a batch "
+                         f"(B, H, W, C), or a list of images; got {got}")
+    if len(shape) == 4:
+        return int(shape[0]), (int(shape[2]), int(shape[1])), True
+    return 1, (int(shape[1]), int(shape[0])), False
