@@ -126,7 +126,6 @@ def test_pillow_images_lists_and_device_arrays(queue):
 
 def test_boxes_follow_the_warped_image(queue):
     """A box's transform encloses its warped pixels: the bounding box of a warped mask."""
-    rng = np.random.default_rng(9)
     h, w = 80, 120
     boxes = np.array([[10, 20, 40, 50], [60, 5, 110, 30], [30, 55, 95, 78]], np.float64)
     masks = np.zeros((3, h, w, 1), np.uint8)
