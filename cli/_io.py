@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import glob
+import json
 import os
 import tempfile
 from pathlib import Path
@@ -108,6 +109,23 @@ def save_atomic(img: Image.Image, dest: Path, fmt: str | None, overwrite: bool,
             os.umask(umask)
             mode = 0o666 & ~umask
         os.chmod(tmp, mode)
+        os.replace(tmp, dest)
+    except BaseException:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+        raise
+
+
+def save_json_atomic(data, dest: Path) -> None:
+    """Write JSON via a temporary file and a rename, as save_atomic does for images."""
+    dest.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{dest.name}.", suffix=".tmp", dir=dest.parent)
+    try:
+        with os.fdopen(fd, "w") as fh:
+            json.dump(data, fh, indent=1)
+        umask = os.umask(0)
+        os.umask(umask)
+        os.chmod(tmp, 0o666 & ~umask)
         os.replace(tmp, dest)
     except BaseException:
         if os.path.exists(tmp):

@@ -11,6 +11,7 @@ import sys
 import typer
 
 from ._io import UserError
+from .imaging import augment as _augment
 from .imaging import crop as _crop
 from .imaging import warp as _warp
 
@@ -52,6 +53,7 @@ def _user_errors(fn):
 
 app.command("warp")(_user_errors(_warp))
 app.command("crop")(_user_errors(_crop))
+app.command("augment")(_user_errors(_augment))
 
 
 @app.command()

@@ -1,4 +1,5 @@
-"""``warpkit warp`` and ``warpkit crop``: warps and ROI crops of image files."""
+"""``warpkit warp``, ``warpkit crop`` and ``warpkit augment``: warps, ROI crops and random
+augmentation of image files."""
 
 from __future__ import annotations
 
@@ -11,7 +12,7 @@ from typing import Annotated, Optional
 import numpy as np
 import typer
 
-from ._io import UserError, expand_inputs, open_image, parse_size, save_atomic
+from ._io import UserError, expand_inputs, open_image, parse_size, save_atomic, save_json_atomic
 
 
 class Interp(str, Enum):
@@ -155,6 +156,36 @@ def _device(spec: str | None) -> None:
             raise UserError(str(e)) from None
 
 
+def _save(res, img, dest: Path, overwrite: bool, protected: set[Path]) -> None:
+    """Write a result with its input's metadata, in the input's format unless dest names one."""
+    res.info.update({k: v for k, v in img.info.items() if k in ("icc_profile", "exif", "dpi")})
+    save_atomic(res, dest, None if dest.suffix else img.format, overwrite, protected)
+
+
+def _each_file(files: list[Path], label: str, one) -> None:
+    """Run one(file) for every file under a progress bar. With several files a failure is
+    reported on its own line and the rest go on; the command then fails with the count."""
+    failures = 0
+    with _progress(len(files)) as progress:
+        task = progress.add_task(label, total=len(files))
+        for f in files:
+            try:
+                one(f)
+            except UserError as e:
+                if len(files) == 1:
+                    raise
+                failures += 1
+                typer.echo(f"warpkit: {f}: {e}", err=True)
+            except (OSError, ValueError, TypeError) as e:
+                if len(files) == 1:
+                    raise UserError(f"{f}: {e}") from None
+                failures += 1
+                typer.echo(f"warpkit: {f}: {e}", err=True)
+            progress.advance(task)
+    if failures:
+        raise UserError(f"{failures} of {len(files)} files failed")
+
+
 def warp(
     inputs: list[str] = typer.Argument(..., help="Image files, directories or glob patterns."),
     output: Path = typer.Option(..., "-o", "--output",
@@ -196,34 +227,17 @@ def warp(
         raise UserError(f"{output} is a file; several inputs need an output directory")
     _device(device)
     protected = {f.resolve() for f in files}
-    failures = 0
-    with _progress(len(files)) as progress:
-        task = progress.add_task("warping", total=len(files))
-        for f in files:
-            try:
-                img = open_image(f)
-                m = build_matrix(img.size, rotate, scale, translate, shear, flip, matrix, perspective)
-                fn = warpkit.warp_affine if warpkit.geometry.is_affine(m) else warpkit.warp_perspective
-                res = fn(img, m, size=out_size, interpolation=interpolation.value,
-                         padding=padding.value, fill=_fill_for(img, fill_v), expand=expand,
-                         antialias=antialias)
-                res.info.update({k: v for k, v in img.info.items() if k in ("icc_profile", "exif", "dpi")})
-                dest = output / f.name if many else output
-                fmt = None if dest.suffix else img.format
-                save_atomic(res, dest, fmt, overwrite, protected)
-            except UserError as e:
-                if len(files) == 1:
-                    raise
-                failures += 1
-                typer.echo(f"warpkit: {f}: {e}", err=True)
-            except (OSError, ValueError, TypeError) as e:
-                if len(files) == 1:
-                    raise UserError(f"{f}: {e}") from None
-                failures += 1
-                typer.echo(f"warpkit: {f}: {e}", err=True)
-            progress.advance(task)
-    if failures:
-        raise UserError(f"{failures} of {len(files)} files failed")
+
+    def one(f: Path) -> None:
+        img = open_image(f)
+        m = build_matrix(img.size, rotate, scale, translate, shear, flip, matrix, perspective)
+        fn = warpkit.warp_affine if warpkit.geometry.is_affine(m) else warpkit.warp_perspective
+        res = fn(img, m, size=out_size, interpolation=interpolation.value, padding=padding.value,
+                 fill=_fill_for(img, fill_v), expand=expand, antialias=antialias)
+        dest = output / f.name if many else output
+        _save(res, img, dest, overwrite, protected)
+
+    _each_file(files, "warping", one)
 
 
 def crop(
@@ -285,3 +299,96 @@ def crop(
         save_atomic(p, output / f"{input.stem}_{k:0{digits}d}{input.suffix}", img.format,
                     overwrite, protected)
     typer.echo(f"{len(patches)} crops written to {output}")
+
+
+def _numbers(text: str | None, option: str, counts: tuple[int, ...]):
+    """None, one number, or a tuple of ``counts`` numbers from '0.8,1.2'."""
+    if text is None:
+        return None
+    try:
+        vals = [float(v) for v in text.replace(",", " ").split()]
+    except ValueError:
+        vals = []
+    if len(vals) not in counts:
+        forms = " or ".join(",".join(["N"] * n) for n in counts)
+        raise UserError(f"{option} must be {forms}, got {text!r}")
+    return vals[0] if len(vals) == 1 else tuple(vals)
+
+
+def augment(
+    inputs: list[str] = typer.Argument(..., help="Image files, directories or glob patterns."),
+    output: Path = typer.Option(..., "-o", "--output", help="Output directory."),
+    copies: int = typer.Option(1, min=1, help="Random warps per input."),
+    seed: Optional[int] = typer.Option(
+        None, help="Replay a run: each input's warps follow from the seed and its file name."),
+    degrees: Optional[str] = typer.Option(None, metavar="D|LO,HI",
+                                          help="Rotation: D for (-D, D), or LO,HI degrees."),
+    translate: Optional[str] = typer.Option(
+        None, metavar="F|FX,FY", help="Largest shift, a fraction of the size: F or FX,FY."),
+    scale: Optional[str] = typer.Option(None, metavar="LO,HI|S",
+                                        help="Zoom: LO,HI, or one fixed factor."),
+    shear: Optional[str] = typer.Option(
+        None, metavar="S|LO,HI", help="Horizontal shear: S for (-S, S), or LO,HI degrees."),
+    hflip: float = typer.Option(0.0, help="Probability of a left-right flip."),
+    vflip: float = typer.Option(0.0, help="Probability of a top-bottom flip."),
+    size: Optional[str] = typer.Option(None, help="Output WxH (default: the input's size)."),
+    interpolation: InterpOption = Interp.linear,
+    padding: PadOption = Pad.reflection,
+    fill: Optional[str] = typer.Option(None, help="Constant for --padding constant."),
+    antialias: AntialiasOption = False,
+    matrices: Optional[Path] = typer.Option(
+        None, help="Also write a JSON file: each output's source file and 3x3 "
+                   "destination-from-source matrix (to move annotations with it)."),
+    device: DeviceOption = None,
+    overwrite: bool = typer.Option(False, help="Replace existing outputs (never an input)."),
+) -> None:
+    """Random affine warps of images for a training set: writes OUTPUT/<name>_aug<k>.<ext>.
+
+    Each copy gets its own rotation, shift, zoom, shear and flips, about the image centre.
+    Without --seed a seed is drawn and printed, so that the run can be replayed.
+    """
+    import zlib
+
+    import warpkit
+
+    files = expand_inputs(inputs)
+    if output.exists() and not output.is_dir():
+        raise UserError(f"{output} is a file; augmented copies go into a directory")
+    try:
+        ranges = {"degrees": degrees, "translate": translate, "scale": scale, "shear": shear}
+        given = {k: _numbers(v, f"--{k}", (1, 2)) for k, v in ranges.items() if v is not None}
+        aug = warpkit.RandomAffine(
+            **given, hflip=hflip, vflip=vflip, size=parse_size(size),
+            interpolation=interpolation.value, padding=padding.value, antialias=antialias)
+    except ValueError as e:  # RandomAffine's messages start with the argument's name
+        raise UserError(f"--{e}") from None
+    fill_v = _fill(fill)
+    protected = {f.resolve() for f in files}
+    if matrices is not None:
+        if matrices.resolve() in protected:
+            raise UserError(f"refusing to overwrite the input {matrices}")
+        if matrices.exists() and not overwrite:
+            raise UserError(f"{matrices} exists (pass --overwrite to replace it)")
+    if seed is None:
+        seed = int(np.random.SeedSequence().generate_state(1)[0] & 0x7FFFFFFF)
+    _device(device)
+    digits = len(str(copies - 1))
+    record: dict[str, dict] = {}
+
+    def one(f: Path) -> None:
+        img = open_image(f)
+        aug.fill = _fill_for(img, fill_v)
+        # the input's own stream: its warps do not depend on the other inputs
+        rng = np.random.default_rng([seed, zlib.crc32(f.name.encode())])
+        outs, mats = aug([img] * copies, rng=rng, return_matrices=True)
+        for k, (res, m) in enumerate(zip(outs, mats)):
+            dest = output / f"{f.stem}_aug{k:0{digits}d}{f.suffix}"
+            _save(res, img, dest, overwrite, protected)
+            record[dest.name] = {"source": str(f), "matrix": np.round(m, 12).tolist()}
+
+    try:
+        _each_file(files, "augmenting", one)
+    finally:
+        if matrices is not None and record:
+            save_json_atomic(record, matrices)
+    typer.echo(f"{len(record)} images written to {output} (seed {seed})")

@@ -181,3 +181,74 @@ def test_progress_bar_only_for_several_files_on_a_terminal(monkeypatch):
     assert type(bar).__name__ == "Progress" and type(bar).__module__ == "rich.progress"
     monkeypatch.setattr(imaging.os, "isatty", lambda fd: False)
     assert isinstance(imaging._progress(3), imaging._NoProgress)
+
+
+def test_augment_writes_copies_that_replay_and_records_their_maps(photo, tmp_path):
+    path, arr = photo
+    d = tmp_path / "in"
+    d.mkdir()
+    shutil.copy(path, d / "a.png")
+    shutil.copy(path, d / "b.png")
+    args = ["--copies", 3, "--degrees", 20, "--scale", "0.9,1.1", "--translate", "0.05",
+            "--shear", "-5,5", "--hflip", 0.5, "--padding", "border", "--seed", 7]
+    r = _run("augment", d, "-o", tmp_path / "out", *args, "--matrices", tmp_path / "m.json")
+    assert r.exit_code == 0, r.output
+    assert "6 images written" in r.output and "(seed 7)" in r.output
+    names = sorted(p.name for p in (tmp_path / "out").iterdir())
+    assert names == [f"{s}_aug{k}.png" for s in "ab" for k in range(3)]
+    record = json.loads((tmp_path / "m.json").read_text())
+    assert sorted(record) == names
+    for name in names:  # each output is the API's warp with the recorded map
+        m = np.array(record[name]["matrix"])
+        assert record[name]["source"].endswith(name[0] + ".png")
+        ref = warpkit.warp_affine(arr, m, padding="border")
+        assert np.abs(_read(tmp_path / "out" / name).astype(int) - ref).max() <= 1
+    # an input's maps follow from the seed and its name alone: b alone gives b's maps again
+    r = _run("augment", d / "b.png", "-o", tmp_path / "again", *args, "--matrices", tmp_path / "b.json")
+    assert r.exit_code == 0, r.output
+    again = json.loads((tmp_path / "b.json").read_text())
+    for k in range(3):
+        assert again[f"b_aug{k}.png"]["matrix"] == record[f"b_aug{k}.png"]["matrix"]
+    assert record["a_aug0.png"]["matrix"] != record["b_aug0.png"]["matrix"]
+    # no seed: one is drawn, printed, and replays the run
+    r = _run("augment", path, "-o", tmp_path / "s1", "--degrees", 30)
+    seed = r.output.split("(seed ")[1].split(")")[0]
+    assert _run("augment", path, "-o", tmp_path / "s2", "--degrees", 30, "--seed", seed).exit_code == 0
+    np.testing.assert_array_equal(_read(tmp_path / "s1" / "photo_aug0.png"),
+                                  _read(tmp_path / "s2" / "photo_aug0.png"))
+
+
+def test_augment_is_safe_and_reports(photo, tmp_path):
+    path, _ = photo
+    out = tmp_path / "out"
+    assert _run("augment", path, "-o", out, "--degrees", 10, "--seed", 1).exit_code == 0
+    before = (out / "photo_aug0.png").read_bytes()
+    r = _run("augment", path, "-o", out, "--degrees", 40, "--seed", 2)
+    assert r.exit_code == 1 and "exists (pass --overwrite" in r.output
+    assert (out / "photo_aug0.png").read_bytes() == before
+    r = _run("augment", path, "-o", out, "--seed", 1, "--matrices", path)
+    assert r.exit_code == 1 and "refusing to overwrite the input" in r.output
+    d = tmp_path / "in"
+    d.mkdir()
+    shutil.copy(path, d / "a.png")
+    (d / "c.png").write_text("not an image")
+    r = _run("augment", d, "-o", tmp_path / "o2", "--degrees", 5)
+    assert r.exit_code == 1 and "c.png" in r.output and "1 of 2 files failed" in r.output
+    assert (tmp_path / "o2" / "a_aug0.png").exists()
+
+
+@pytest.mark.parametrize("args,message", [
+    (["--degrees", "5,1"], "--degrees must have low <= high"),
+    (["--degrees", "a"], "--degrees must be N or N,N, got 'a'"),
+    (["--scale", "0"], "--scale must be > 0"),
+    (["--translate", "1,2,3"], "--translate must be N or N,N"),
+    (["--shear", "95"], r"--shear must lie in [-89, 89]"),
+    (["--hflip", "2"], "--hflip is a probability"),
+    (["--size", "0x5"], "--size must be at least 1x1"),
+    (["--copies", "0"], "Invalid value for '--copies'"),
+])
+def test_augment_user_errors_are_one_line(photo, tmp_path, args, message):
+    path, _ = photo
+    r = _run("augment", path, "-o", tmp_path / "e", *args)
+    assert r.exit_code != 0, r.output
+    assert message in r.output and "Traceback" not in r.output

@@ -184,7 +184,8 @@ class RandomAffine:
         fx, fy = np.where(p[:, 6] > 0, -1.0, 1.0), np.where(p[:, 7] > 0, -1.0, 1.0)
         # linear part: rotation @ shear @ scale @ flip (geometry.rotation, .shear, .scale, .flip)
         rot = np.stack([np.stack([c, s], -1), np.stack([-s, c], -1)], -2)
-        she = np.stack([np.stack([np.ones_like(tx), tx], -1), np.stack([ty, np.ones_like(ty)], -1)], -2)
+        one = np.ones_like(tx)
+        she = np.stack([np.stack([one, tx], -1), np.stack([ty, one], -1)], -2)
         lin = rot @ she * (k[:, None] * np.stack([fx, fy], -1))[:, None, :]
         m = np.zeros((len(p), 3, 3))
         m[:, :2, :2] = lin
