@@ -44,7 +44,7 @@ Range = float | tuple[float, float]
 
 def _number(v: Any, arg: str) -> float:
     if isinstance(v, bool) or not isinstance(v, numbers.Real) or not math.isfinite(float(v)):
-        raise ValueError(f"{arg} must be finite numbers, got {v!r}")
+        raise ValueError(f"{arg} must be a finite number, got {v!r}")
     return float(v)
 
 
