@@ -74,7 +74,6 @@ def save_atomic(img: Image.Image, dest: Path, fmt: str | None, overwrite: bool,
         raise UserError(f"refusing to overwrite the input {dest}")
     if dest.exists() and not overwrite:
         raise UserError(f"{dest} exists (pass --overwrite to replace it)")
-    dest.parent.mkdir(parents=True, exist_ok=True)
     kwargs = {}
     for k in ("icc_profile", "exif", "dpi"):
         if k in img.info:
@@ -92,15 +91,26 @@ def save_atomic(img: Image.Image, dest: Path, fmt: str | None, overwrite: bool,
         kwargs["quality"] = 95
     elif fmt.upper() == "JPEG":
         kwargs["quality"] = 95
-    fd, tmp = tempfile.mkstemp(prefix=f".{dest.name}.", suffix=".tmp", dir=dest.parent)
-    os.close(fd)
-    try:
+
+    def write(tmp: str) -> None:
         try:
             img.save(tmp, format=fmt, **kwargs)
         except (OSError, ValueError, TypeError):
             kwargs.pop("exif", None)  # a format that cannot carry these: keep the pixels
             kwargs.pop("icc_profile", None)
             img.save(tmp, format=fmt, **kwargs)
+
+    _replace_atomically(dest, write)
+
+
+def _replace_atomically(dest: Path, write) -> None:
+    """write(path) into a temporary file beside dest, then rename it over dest: a crash never
+    leaves a half-written file."""
+    dest.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{dest.name}.", suffix=".tmp", dir=dest.parent)
+    os.close(fd)
+    try:
+        write(tmp)
         # mkstemp makes the file 0600: give it the mode a plain open() would (or the old file's)
         if dest.exists():
             mode = dest.stat().st_mode & 0o777
@@ -117,20 +127,12 @@ def save_atomic(img: Image.Image, dest: Path, fmt: str | None, overwrite: bool,
 
 
 def save_json_atomic(data, dest: Path) -> None:
-    """Write JSON via a temporary file and a rename, as save_atomic does for images."""
-    dest.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{dest.name}.", suffix=".tmp", dir=dest.parent)
-    try:
-        with os.fdopen(fd, "w") as fh:
+    """Write JSON atomically, as save_atomic writes images."""
+    def write(tmp: str) -> None:
+        with open(tmp, "w") as fh:
             json.dump(data, fh, indent=1)
-        umask = os.umask(0)
-        os.umask(umask)
-        os.chmod(tmp, 0o666 & ~umask)
-        os.replace(tmp, dest)
-    except BaseException:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-        raise
+
+    _replace_atomically(dest, write)
 
 
 def parse_size(text: str | None) -> tuple[int, int] | None:

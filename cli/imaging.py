@@ -171,14 +171,9 @@ def _each_file(files: list[Path], label: str, one) -> None:
         for f in files:
             try:
                 one(f)
-            except UserError as e:
+            except (UserError, OSError, ValueError, TypeError) as e:
                 if len(files) == 1:
-                    raise
-                failures += 1
-                typer.echo(f"warpkit: {f}: {e}", err=True)
-            except (OSError, ValueError, TypeError) as e:
-                if len(files) == 1:
-                    raise UserError(f"{f}: {e}") from None
+                    raise e if isinstance(e, UserError) else UserError(f"{f}: {e}") from None
                 failures += 1
                 typer.echo(f"warpkit: {f}: {e}", err=True)
             progress.advance(task)

@@ -252,3 +252,18 @@ def test_augment_user_errors_are_one_line(photo, tmp_path, args, message):
     r = _run("augment", path, "-o", tmp_path / "e", *args)
     assert r.exit_code != 0, r.output
     assert message in r.output and "Traceback" not in r.output
+
+
+def test_a_failed_write_leaves_the_old_file_and_no_temporary(tmp_path):
+    from warpkit.cli._io import save_json_atomic
+
+    dest = tmp_path / "maps.json"
+    save_json_atomic({"a": 1}, dest)
+    assert json.loads(dest.read_text()) == {"a": 1}
+    umask = os.umask(0)
+    os.umask(umask)
+    assert dest.stat().st_mode & 0o777 == 0o666 & ~umask  # not mkstemp's 0600
+    with pytest.raises(TypeError):
+        save_json_atomic({"a": object()}, dest)  # fails halfway through json.dump
+    assert json.loads(dest.read_text()) == {"a": 1}
+    assert [p.name for p in tmp_path.iterdir()] == ["maps.json"]
