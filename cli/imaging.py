@@ -39,16 +39,24 @@ AntialiasOption = Annotated[bool, typer.Option(help="Average several samples whe
 DeviceOption = Annotated[Optional[str], typer.Option(help="OpenCL device (as WARPKIT_DEVICE).")]
 
 
-def _fill(text: str | None):
-    if text is None:
-        return 0
+def _numbers(text: str, option: str, counts: tuple[int, ...] = (), forms: str = ""):
+    """The numbers of an option's text ('0.8,1.2' or '0.8 1.2'): one number, or a tuple of
+    several; ``counts``: how many may come (default: one or more)."""
     try:
         vals = [float(v) for v in text.replace(",", " ").split()]
     except ValueError:
-        raise UserError(f"--fill must be a number or comma-separated numbers, got {text!r}") from None
-    if not vals:
-        raise UserError("--fill is empty")
+        vals = []
+    if not vals or (counts and len(vals) not in counts):
+        forms = (forms or " or ".join(",".join(["N"] * n) for n in counts)
+                 or "comma-separated numbers")
+        raise UserError(f"{option} must be {forms}, got {text!r}")
     return vals[0] if len(vals) == 1 else tuple(vals)
+
+
+def _fill(text: str | None):
+    if text is None:
+        return 0
+    return _numbers(text, "--fill", forms="a number or comma-separated numbers")
 
 
 def _fill_for(img, fill):
@@ -81,12 +89,7 @@ def _perspective(text: str):
 
 
 def _matrix(text: str):
-    try:
-        numbers = [float(v) for v in text.replace(",", " ").split()]
-    except ValueError:
-        raise UserError(f"--matrix takes 6 or 9 numbers, got {text!r}") from None
-    if len(numbers) not in (6, 9):
-        raise UserError(f"--matrix takes 6 (affine) or 9 (perspective) numbers, got {len(numbers)}")
+    numbers = _numbers(text, "--matrix", (6, 9), "6 (affine) or 9 (perspective) numbers")
     m = np.array(numbers, np.float64).reshape(-1, 3)
     return np.vstack([m, [0, 0, 1]]) if m.shape[0] == 2 else m
 
@@ -294,20 +297,6 @@ def crop(
         save_atomic(p, output / f"{input.stem}_{k:0{digits}d}{input.suffix}", img.format,
                     overwrite, protected)
     typer.echo(f"{len(patches)} crops written to {output}")
-
-
-def _numbers(text: str | None, option: str, counts: tuple[int, ...]):
-    """None, one number, or a tuple of ``counts`` numbers from '0.8,1.2'."""
-    if text is None:
-        return None
-    try:
-        vals = [float(v) for v in text.replace(",", " ").split()]
-    except ValueError:
-        vals = []
-    if len(vals) not in counts:
-        forms = " or ".join(",".join(["N"] * n) for n in counts)
-        raise UserError(f"{option} must be {forms}, got {text!r}")
-    return vals[0] if len(vals) == 1 else tuple(vals)
 
 
 def augment(

@@ -33,6 +33,17 @@ def _read(path):
         return np.asarray(im)
 
 
+def _folder(tmp_path, photo_path, names, bad=None):
+    """tmp_path/in holding copies of the photo under ``names``, and a broken image ``bad``."""
+    d = tmp_path / "in"
+    d.mkdir()
+    for name in names:
+        shutil.copy(photo_path, d / name)
+    if bad is not None:
+        (d / bad).write_text("not an image")
+    return d
+
+
 def _run(*args):
     return runner.invoke(app, [str(a) for a in args])
 
@@ -114,11 +125,7 @@ def test_never_overwrites(photo, tmp_path):
 
 def test_batch_reports_bad_files_and_goes_on(photo, tmp_path):
     path, _ = photo
-    d = tmp_path / "in"
-    d.mkdir()
-    shutil.copy(path, d / "a.png")
-    shutil.copy(path, d / "b.png")
-    (d / "c.png").write_text("not an image")
+    d = _folder(tmp_path, path, ["a.png", "b.png"], bad="c.png")
     out = tmp_path / "out"
     r = _run("warp", d, "-o", out, "--rotate", 5)
     assert r.exit_code == 1
@@ -128,7 +135,8 @@ def test_batch_reports_bad_files_and_goes_on(photo, tmp_path):
 
 @pytest.mark.parametrize("args,message", [
     (["--size", "64by48"], "--size must look like 640x480"),
-    (["--matrix", "1,2,3"], "--matrix takes 6 (affine) or 9 (perspective) numbers, got 3"),
+    (["--matrix", "1,2,3"], "--matrix must be 6 (affine) or 9 (perspective) numbers, got '1,2,3'"),
+    (["--fill", "red"], "--fill must be a number or comma-separated numbers, got 'red'"),
     (["--rotate", "5", "--matrix", "1,0,0,0,1,0"], "--matrix and --perspective replace"),
     (["--size", "10x10", "--expand"], "pass either --size or --expand"),
     (["--fill", "1,2"], "--fill has 2 values, the image has 3 channels"),
@@ -185,10 +193,7 @@ def test_progress_bar_only_for_several_files_on_a_terminal(monkeypatch):
 
 def test_augment_writes_copies_that_replay_and_records_their_maps(photo, tmp_path):
     path, arr = photo
-    d = tmp_path / "in"
-    d.mkdir()
-    shutil.copy(path, d / "a.png")
-    shutil.copy(path, d / "b.png")
+    d = _folder(tmp_path, path, ["a.png", "b.png"])
     args = ["--copies", 3, "--degrees", 20, "--scale", "0.9,1.1", "--translate", "0.05",
             "--shear", "-5,5", "--hflip", 0.5, "--padding", "border", "--seed", 7]
     r = _run("augment", d, "-o", tmp_path / "out", *args, "--matrices", tmp_path / "m.json")
@@ -228,10 +233,7 @@ def test_augment_is_safe_and_reports(photo, tmp_path):
     assert (out / "photo_aug0.png").read_bytes() == before
     r = _run("augment", path, "-o", out, "--seed", 1, "--matrices", path)
     assert r.exit_code == 1 and "refusing to overwrite the input" in r.output
-    d = tmp_path / "in"
-    d.mkdir()
-    shutil.copy(path, d / "a.png")
-    (d / "c.png").write_text("not an image")
+    d = _folder(tmp_path, path, ["a.png"], bad="c.png")
     r = _run("augment", d, "-o", tmp_path / "o2", "--degrees", 5)
     assert r.exit_code == 1 and "c.png" in r.output and "1 of 2 files failed" in r.output
     assert (tmp_path / "o2" / "a_aug0.png").exists()

@@ -35,7 +35,8 @@ from typing import Any
 import numpy as np
 import pyopencl as cl
 
-from .warp import INTERPOLATIONS, PADDINGS, Interpolation, Padding, _choice, warp_affine
+from .warp import INTERPOLATIONS, PADDINGS, Interpolation, Padding, _choice, _shape_hwc
+from .warp import _width_height, warp_affine
 
 __all__ = ["RandomAffine"]
 
@@ -139,10 +140,7 @@ class RandomAffine:
             if not 0 <= p <= 1:
                 raise ValueError(f"{name} is a probability: it must be in [0, 1], got {p}")
         if size is not None:
-            try:
-                w, h = (int(v) for v in size)
-            except (TypeError, ValueError):
-                raise ValueError(f"size must be (width, height), got {size!r}") from None
+            w, h = _width_height(size, "size")
             if w < 1 or h < 1:
                 raise ValueError(f"size must be positive (width, height), got {size!r}")
             size = (w, h)
@@ -203,11 +201,7 @@ class RandomAffine:
         ``rng``: None (fresh entropy), an int seed, or a ``numpy.random.Generator`` (advanced)."""
         if isinstance(n, bool) or not isinstance(n, numbers.Integral) or n < 0:
             raise ValueError(f"n must be a count >= 0, got {n!r}")
-        try:
-            w, h = (int(v) for v in size)
-        except (TypeError, ValueError):
-            raise ValueError(f"size must be (width, height), got {size!r}") from None
-        return self._build(self._draw(int(n), _generator(rng)), (w, h))
+        return self._build(self._draw(int(n), _generator(rng)), _width_height(size, "size"))
 
     def __call__(self, images: Any, rng: Any = None, return_matrices: bool = False,
                  queue: cl.CommandQueue | None = None) -> Any:
@@ -253,15 +247,13 @@ class RandomAffine:
 
 def _layout(image: Any, arg: str) -> tuple[int, tuple[int, int], bool]:
     """(maps needed, (W, H), batched) of a Pillow image or an (H, W), (H, W, C) or (B, H, W, C)
-    array, read from its size alone (warp_affine checks the rest)."""
+    array, from its size alone (``_as_image`` would convert a Pillow image only to be converted
+    again by the warp)."""
     Image = sys.modules.get("PIL.Image")
     if Image is not None and isinstance(image, Image.Image):
         return 1, image.size, False
-    shape = getattr(image, "shape", None)
-    if shape is None or len(shape) not in (2, 3, 4):
-        got = type(image).__name__ + ("" if shape is None else f" of shape {tuple(shape)}")
+    if not hasattr(image, "shape"):
         raise ValueError(f"{arg} must be a Pillow image, an array (H, W), (H, W, C) or a batch "
-                         f"(B, H, W, C), or a list of images; got {got}")
-    if len(shape) == 4:
-        return int(shape[0]), (int(shape[2]), int(shape[1])), True
-    return 1, (int(shape[1]), int(shape[0])), False
+                         f"(B, H, W, C), or a list of images; got {type(image).__name__}")
+    b, h, w, _, batched, _ = _shape_hwc(image)
+    return b, (w, h), batched

@@ -204,6 +204,32 @@ def transform_points(m, points) -> np.ndarray:
     return h[..., :2] / h[..., 2:3]
 
 
+def _boxes_array(boxes, single: bool = False) -> np.ndarray:
+    """``boxes`` as float64 [x1, y1, x2, y2] rows, (K, 4) (or (4,) with ``single``), all finite;
+    the one check of box arguments (``transform_boxes``, ``warpkit.crop_rois``)."""
+    try:
+        b = np.asarray(boxes, dtype=np.float64)
+    except (TypeError, ValueError):
+        raise ValueError(f"boxes must be numbers [x1, y1, x2, y2], got {boxes!r}") from None
+    if b.shape[-1:] != (4,) or b.ndim not in ((1, 2) if single else (2,)):
+        raise ValueError(f"boxes must have shape (K, 4){' or (4,)' if single else ''} as "
+                         f"[x1, y1, x2, y2], got {b.shape}")
+    if not np.isfinite(b).all():
+        raise ValueError("boxes must be finite")
+    return b
+
+
+def _batch_index_array(batch_indices, k: int, b: int) -> np.ndarray:
+    """``batch_indices`` checked as k integers in [0, b), one per box."""
+    bi = np.asarray(batch_indices)
+    if bi.shape != (k,) or bi.dtype.kind not in "iu":
+        raise ValueError(f"batch_indices must be {k} integers, one per box, got {bi.shape} "
+                         f"{bi.dtype}")
+    if k and (bi.min() < 0 or bi.max() >= b):
+        raise ValueError(f"batch_indices must be in [0, {b}), got {bi.min()}..{bi.max()}")
+    return bi
+
+
 def transform_boxes(m, boxes, batch_indices=None, clip: Sequence[int] | None = None) -> np.ndarray:
     """The boxes that enclose ``boxes`` after the map ``m``: what a box annotation becomes when its
     image is warped with ``m`` (e.g. by :class:`warpkit.augment.RandomAffine`).
@@ -228,20 +254,14 @@ def transform_boxes(m, boxes, batch_indices=None, clip: Sequence[int] | None = N
         >>> g.transform_boxes(g.flip("h", (100, 50)), [10, 0, 30, 20]).tolist()
         [70.0, 0.0, 90.0, 20.0]
     """
-    b = np.asarray(boxes, dtype=np.float64)
-    if b.shape[-1:] != (4,) or b.ndim not in (1, 2):
-        raise ValueError(f"boxes must have shape (K, 4) or (4,) as [x1, y1, x2, y2], got {b.shape}")
-    if not np.isfinite(b).all():
-        raise ValueError("boxes must be finite")
+    b = _boxes_array(boxes, single=True)
     bb = b.reshape(-1, 4)
     mm = _m(m, stack=True)
     if mm.ndim == 3:
-        bi = np.asarray(batch_indices if batch_indices is not None else [None])
-        if (bi.shape != (len(bb),) or bi.dtype.kind not in "iu"
-                or (len(bi) and (bi.min() < 0 or bi.max() >= len(mm)))):
-            raise ValueError(f"a stack of {len(mm)} matrices needs batch_indices: {len(bb)} "
-                             f"integers in [0, {len(mm)}), one per box; got {batch_indices!r}")
-        per = mm[bi]
+        if batch_indices is None:
+            raise ValueError(f"a stack of {len(mm)} matrices needs batch_indices: the matrix of "
+                             "each box")
+        per = mm[_batch_index_array(batch_indices, len(bb), len(mm))]
     else:
         if batch_indices is not None:
             raise ValueError("batch_indices only apply to a stack of matrices (B, 3, 3)")

@@ -108,6 +108,15 @@ def _shape_hwc(arr) -> tuple[int, int, int, int, bool, tuple]:
     raise ValueError(f"image must be (H, W), (H, W, C) or (B, H, W, C) with C <= 4, got {s}")
 
 
+def _width_height(value: Any, arg: str) -> tuple[int, int]:
+    """A (width, height) argument as two ints, or a ValueError naming it."""
+    try:
+        w, h = (int(v) for v in value)
+    except (TypeError, ValueError):
+        raise ValueError(f"{arg} must be (width, height), got {value!r}") from None
+    return w, h
+
+
 def _matrices(matrix: Any, batch: int, batched: bool, arg: str) -> np.ndarray:
     try:
         m = np.asarray(matrix, dtype=np.float64)
@@ -238,10 +247,7 @@ def _warp(image, matrix, size, interpolation, padding, fill, expand, antialias, 
     elif size is None:
         wo, ho = W, H
     else:
-        try:
-            wo, ho = (int(v) for v in size)
-        except (TypeError, ValueError):
-            raise ValueError(f"size must be (width, height), got {size!r}") from None
+        wo, ho = _width_height(size, "size")
     if wo < 1 or ho < 1 or wo > 1 << 16 or ho > 1 << 16:
         raise ValueError(f"the output size must be between 1 and 65536 per axis, got {wo}x{ho}")
     inv = geometry.invert(mats)
@@ -417,15 +423,8 @@ def crop_rois(
     Example:
         >>> patches = warpkit.crop_rois(img, [[0, 0, 64, 64], [10, 20, 50, 40]], (32, 32))  # doctest: +SKIP
     """
-    try:
-        wo, ho = (int(v) for v in output_size)
-    except (TypeError, ValueError):
-        raise ValueError(f"output_size must be (width, height), got {output_size!r}") from None
-    b = np.asarray(boxes, dtype=np.float64)
-    if b.ndim != 2 or b.shape[1] != 4:
-        raise ValueError(f"boxes must have shape (K, 4) as [x1, y1, x2, y2], got {b.shape}")
-    if not np.isfinite(b).all():
-        raise ValueError("boxes must be finite")
+    wo, ho = _width_height(output_size, "output_size")
+    b = geometry._boxes_array(boxes)
     extent = np.minimum(b[:, 2] - b[:, 0], b[:, 3] - b[:, 1])
     bad = np.flatnonzero(extent <= 0)
     if len(bad):
@@ -443,11 +442,7 @@ def crop_rois(
     if len(shape) == 4:
         if batch_indices is None:
             raise ValueError("a batch (B, H, W, C) needs batch_indices: the image of each box")
-        bi = np.asarray(batch_indices)
-        if bi.shape != (K,) or bi.dtype.kind not in "iu":
-            raise ValueError(f"batch_indices must be {K} integers, got {bi.shape} {bi.dtype}")
-        if K and (bi.min() < 0 or bi.max() >= shape[0]):
-            raise ValueError(f"batch_indices must be in [0, {shape[0]}), got {bi.min()}..{bi.max()}")
+        bi = geometry._batch_index_array(batch_indices, K, shape[0])
     else:
         if batch_indices is not None and np.any(np.asarray(batch_indices) != 0):
             raise ValueError("batch_indices only apply to a batch (B, H, W, C)")
