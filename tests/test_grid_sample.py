@@ -291,6 +291,31 @@ def test_huge_coordinates(mode, pad, align, small_queue):
             assert np.isin(y, X).all()
 
 
+@pytest.mark.parametrize("mode,pad,align", list(itertools.product(MODES, PADS, [0, 1])))
+def test_slanted_rows_with_extremes_below(mode, pad, align, queue):
+    """Rows that cross source rows, with NaN and huge coordinates where the CPU kernel looks ahead
+    (a row's two ends, and the first position of blocks several rows further down): the results
+    stay the reference's (the look-ahead only prefetches)."""
+    rng = np.random.default_rng(7)
+    X = rng.standard_normal((2, 3, 24, 40)).astype(np.float32)
+    theta = np.array([[[np.cos(a), -np.sin(a), 0.05], [np.sin(a), np.cos(a), -0.1]]
+                      for a in np.deg2rad([20, -35])], np.float32)
+    grid = np.array(warpkit.affine_grid(theta, (2, 3, 16, 41), align_corners=bool(align),
+                                        queue=queue))
+    for (n, r, c), v in zip(itertools.product([0, 1], [7, 8, 10, 15], [0, 8, 16, 40]),
+                            itertools.cycle([np.nan, 1e30, -1e30, 3e9, -3e9])):
+        grid[n, r, c, (r + c) % 2] = v
+    y = warpkit.grid_sample(X, grid, mode, pad, align, queue=queue)
+    nan = np.isnan(grid).any(-1)  # NaN gives NaN (SEMANTICS.md); the reference cannot take it
+    expected = reference_grid_sample(X, np.where(nan[..., None], 0, grid), mode, pad, align)
+    expected[np.broadcast_to(nan[:, None], expected.shape)] = np.nan
+    if pad == "reflection":  # reflecting 1e30 in float32 says only that the result is in range
+        huge = np.broadcast_to((np.abs(grid) > 1e9).any(-1)[:, None], y.shape)
+        assert (np.abs(y[huge]) <= np.abs(X).max() * (1 if mode != "cubic" else 2)).all()
+        y, expected = np.where(huge, 0, y), np.where(huge, 0, expected)
+    assert_close(y, expected, mode, "slanted")
+
+
 @pytest.mark.parametrize("mode,pad", list(itertools.product(MODES, PADS)))
 def test_non_finite_coordinates(mode, pad, small_queue):
     X = np.arange(1, 13, dtype=np.float32).reshape(1, 1, 3, 4)
