@@ -70,10 +70,16 @@ inline int wk_tap(int i, int d, int pad, coord_t lo, coord_t hi, int *valid) {
     return wk_clampi((int)wk_reflect((coord_t)i, lo, hi), 0, d - 1);
 }
 
+/* the source coordinate of a normalized grid value on an axis of size d (wk_unnorm_v: 8 of them) */
+inline coord_t wk_unnorm(coord_t g, int d, int align) {
+    const coord_t dd = (coord_t)d;
+    return align ? (g + 1) / 2 * (dd - 1) : ((g + 1) * dd - 1) / 2;
+}
+
 /* Per-axis taps of one position. Returns 0 when the position is NaN (or inf under reflection). */
 inline int wk_axis_taps(coord_t g, int d, int pad, int align, int *idx, acc_t *w, int *valid) {
     coord_t dd = (coord_t)d;
-    coord_t x = align ? (g + 1) / 2 * (dd - 1) : ((g + 1) * dd - 1) / 2;
+    coord_t x = wk_unnorm(g, d, align);
     if (x != x) return 0;
 #if MODE == MODE_NEAREST
     x = wk_rint(x);
@@ -644,11 +650,9 @@ WK_VINLINE void gs_v_prefetch_below(__global const float *xn, long sxc, int C, c
     const float dy = (g[2 * (Wout - 1) + 1] - g[1]) * (float)din[0]; /* 2 x source rows */
     if (!(dy >= 4.0f || dy <= -4.0f) || row + GS_PF_ROWS >= Hout) return;
     __global const float *q = g + GS_PF_ROWS * sgh + 2 * wo0;
-    const float wl = (float)(din[1] - 1), hl = (float)(din[0] - 1);
-    float x = align ? (q[0] + 1) / 2 * wl : ((q[0] + 1) * (float)din[1] - 1) / 2;
-    float y = align ? (q[1] + 1) / 2 * hl : ((q[1] + 1) * (float)din[0] - 1) / 2;
-    x = x > 0 ? (x < wl ? x : wl) : 0; /* NaN -> 0 */
-    y = y > 0 ? (y < hl ? y : hl) : 0;
+    /* clamped into X (NaN -> 0): any strides then give an address inside it */
+    const coord_t x = wk_minc(wk_maxc(wk_unnorm(q[0], din[1], align), 0), din[1] - 1);
+    const coord_t y = wk_minc(wk_maxc(wk_unnorm(q[1], din[0], align), 0), din[0] - 1);
     __global const float *p = xn + (long)(int)y * xs[0] + (long)(int)x * xs[1];
     for (int c = 0; c < C && c < 4; c++) __builtin_prefetch(p + c * sxc);
 }
@@ -717,9 +721,8 @@ WK_VINLINE void gs_v_row(__global const X_PTR_T *WK_FN_RESTRICT X, long x_off, l
         }
     }
 #if GS_PREFETCH
-    if (xs[0] >= 0 && xs[1] >= 0)
-        gs_v_prefetch_below((__global const float *)xn, sxc, C, din, xs, G + gbase, gstr.s0, Wout,
-                            wo0, row, odims.s0, align);
+    gs_v_prefetch_below((__global const float *)xn, sxc, C, din, xs, G + gbase, gstr.s0, Wout, wo0,
+                        row, odims.s0, align);
 #endif
     /* from here on, source coordinates */
 #pragma unroll
