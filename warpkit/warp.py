@@ -308,8 +308,12 @@ def _warp(image, matrix, size, interpolation, padding, fill, expand, antialias, 
         finite_affine = all(m[2] == [0.0, 0.0, 1.0] and max(map(abs, m[0] + m[1])) <= 1e30
                             for m in inv.tolist())
         # the interior path reads 4 bytes from each tap's start: pixels are packed, rows go down;
-        # its bounds test compares float coordinates with W - 1 and H - 2, exact below 2^24
-        interior = strides[2] == C and strides[1] >= W * C and C <= 4 and max(H, W) < 1 << 24
+        # its bounds test compares float coordinates with W - 1 and H - 2, exact below 2^24.
+        # Its last read starts at pixel (W - 1) of row H - 2 and ends 4 - C bytes past that
+        # pixel: inside the image only if the last row holds that many (row stride + C >= 4;
+        # a 1-channel image 2 pixels wide read past its end)
+        interior = (strides[2] == C and strides[1] >= W * C and strides[1] + C >= 4 and C <= 4
+                    and max(H, W) < 1 << 24)
         blocks = -(-wo // 8)
         tw_log2, pf = _schedule(inv, wo, ho, blocks, finite_affine)
         tiles_x, th = -(-blocks >> tw_log2), 64 >> tw_log2

@@ -1,0 +1,209 @@
+"""Every operator and fast path on inputs and results that touch unreadable pages (guardpage.py).
+
+Run as ``python tests/guard_cases.py FAMILY`` (test_guard_pages.py does, in a subprocess, so a
+fault fails that test instead of killing the test run). Each case is computed once on ordinary
+memory, then with every array input and the result placed against a guard page (after the last
+byte, before the first byte, and as a strided view with gaps between rows), and the results must
+be identical. Before each case its name is printed, so a crash names the case that faulted.
+"""
+
+from __future__ import annotations
+
+import itertools
+import os
+import sys
+
+import numpy as np
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import guardpage  # noqa: E402
+
+import warpkit  # noqa: E402
+from warpkit import _memory  # noqa: E402
+from warpkit import geometry as g  # noqa: E402
+
+BF16 = np.dtype("bfloat16") if hasattr(np, "bfloat16") else None
+try:
+    import ml_dtypes
+
+    BF16 = np.dtype(ml_dtypes.bfloat16)
+except ImportError:  # pragma: no cover
+    pass
+
+PLACEMENTS = ("end", "start", "view")
+_pool_empty = _memory.HOST_POOL.empty
+failures: list[str] = []
+
+
+def place(a, where):
+    if not isinstance(a, np.ndarray):
+        return a
+    if where == "view":
+        return guardpage.guarded_view(a, True)
+    return guardpage.guarded(a, where == "end")
+
+
+def results_at(where):
+    """Results of every operator placed against a guard page too (they come from HOST_POOL)."""
+    if where is None:
+        _memory.HOST_POOL.empty = _pool_empty
+    else:
+        _memory.HOST_POOL.empty = lambda shape, dtype: guardpage.guarded_empty(
+            shape, dtype, at_end=where != "start")
+
+
+def same(a, b) -> bool:
+    a, b = np.asarray(a), np.asarray(b)
+    if a.shape != b.shape or a.dtype != b.dtype:
+        return False
+    return bool(np.array_equal(a.view(np.uint8), b.view(np.uint8)))
+
+
+def run(name, fn, *arrays, **kw):
+    print("CASE", name, flush=True)
+    results_at(None)
+    ref = fn(*arrays, **kw)
+    for where in PLACEMENTS:
+        results_at(where)
+        got = fn(*(place(a, where) for a in arrays), **kw)
+        results_at(None)
+        if not same(got, ref):
+            failures.append(f"{name} [{where}]")
+            print("MISMATCH", name, where, flush=True)
+        del got
+        guardpage.release()
+
+
+def image(shape, dtype, rng):
+    if np.dtype(dtype).kind not in "iu":
+        return rng.standard_normal(shape).astype(dtype) * 100
+    info = np.iinfo(dtype)
+    return rng.integers(info.min, int(info.max) + 1, shape, dtype=dtype)
+
+
+def warp_family():
+    rng = np.random.default_rng(0)
+    forms = [lambda h, w: (h, w), lambda h, w: (h, w, 1), lambda h, w: (h, w, 2),
+             lambda h, w: (h, w, 3), lambda h, w: (h, w, 4), lambda h, w: (2, h, w, 3)]
+    heights = (1, 2, 3, 4, 5, 9)
+
+    def maps(w, h):
+        c = ((w - 1) / 2, (h - 1) / 2)
+        return {"identity": g.identity(), "magnify-x": g.scale(8, 1),
+                "rot30": g.rotation(30, c), "shrink": g.scale(0.4, center=c),
+                "shift": g.translation(-0.5, -0.25),
+                "persp": np.array([[1, 0.1, 0], [0.05, 1, 0], [0.01, 0.02, 1]])}
+
+    dtypes = (np.uint8, np.uint16, np.int32, np.float32)
+    modes = ("nearest", "linear", "cubic")
+    pads = ("constant", "border", "reflection")
+    for k, (dt, form, mode, pad) in enumerate(itertools.product(dtypes, forms, modes, pads)):
+        # uint8 and float32 have the 8-wide kernel and its fast paths: every map at every width
+        every_map = dt in (np.uint8, np.float32)
+        for w in range(1, 18):
+            h = heights[(w + k) % len(heights)]
+            shape = form(h, w)
+            img = image(shape, dt, rng)
+            all_maps = list(maps(w, h).items())
+            for j, (name_m, m) in enumerate(all_maps if every_map else [all_maps[(w + k) % 6]]):
+                fn = warpkit.warp_perspective if name_m == "persp" else warpkit.warp_affine
+                size = [None, (8, h), (3 * w + 1, h + 2), (17, 3)][(w + 2 * k + j) % 4]
+                aa = (w + k + j) % 3 == 0
+                run(f"warp {np.dtype(dt)} {shape} {mode} {pad} {name_m} size={size} aa={aa}",
+                    fn, img, m, size=size, interpolation=mode, padding=pad, fill=7,
+                    antialias=aa)
+
+
+def crop_family():
+    rng = np.random.default_rng(1)
+    for dt, c, mode, pad in itertools.product((np.uint8, np.float32), (None, 1, 3, 4),
+                                              ("nearest", "linear", "cubic"),
+                                              ("constant", "border", "reflection")):
+        for w in (1, 2, 3, 7, 9, 17):
+            h = 1 + w % 5
+            shape = (h, w) if c is None else (h, w, c)
+            img = image(shape, dt, rng)
+            boxes = np.array([[0, 0, w, h], [-2, -1, w / 2, h + 3], [w + 1, h + 1, w + 5, h + 4],
+                              [0.3, 0.2, 0.9, 0.8]], np.float64)
+            for size in ((1, 1), (8, 3), (9, 5)):
+                run(f"crop {np.dtype(dt)} {shape} {mode} {pad} size={size}", warpkit.crop_rois,
+                    img, boxes, size, interpolation=mode, padding=pad, fill=3)
+    batch = image((3, 4, 5, 3), np.uint8, rng)
+    run("crop batch", warpkit.crop_rois, batch, np.array([[0, 0, 5, 4], [1, 1, 3, 3]]), (8, 8),
+        batch_indices=np.array([2, 0]))
+
+
+def grid_sample_family():
+    rng = np.random.default_rng(2)
+    dtypes = [np.float32, np.float16, np.float64, np.uint8, np.int32, np.int64, np.bool_]
+    if BF16 is not None:
+        dtypes.append(BF16)
+    for k, (dt, mode, pad, align) in enumerate(itertools.product(
+            dtypes, ("nearest", "linear", "cubic"), ("zeros", "border", "reflection"), (0, 1))):
+        for rank, sizes in ((1, [(w,) for w in (1, 2, 3, 9, 17)]),
+                            (2, [(h, w) for w in range(1, 18) for h in (1 + (w % 4),)]),
+                            (3, [(1, 1, 1), (2, 3, 5), (3, 2, 9)])):
+            if rank != 2 and dt not in (np.float32, np.int32):
+                continue
+            if rank == 2 and dt not in (np.float32,) and sizes and len(sizes) > 6:
+                sizes = sizes[::4]
+            for s in sizes:
+                c = 1 + (sum(s) + k) % 4
+                n = 1 + (sum(s) % 2)
+                X = image((n, c, *s), dt, rng) if dt != np.bool_ else rng.random((n, c, *s)) > 0.5
+                out = tuple(1 + (v * 3 + k) % 11 for v in s)
+                for gdt in (np.float32, np.float64) if rank == 2 else (np.float32,):
+                    grid = rng.uniform(-1.3, 1.3, (n, *out, rank)).astype(gdt)
+                    grid.reshape(-1, rank)[::5] = 1.0  # exact edges
+                    run(f"grid_sample {np.dtype(dt)} X{X.shape} grid{grid.shape} {np.dtype(gdt)} "
+                        f"{mode} {pad} align={align}", warpkit.grid_sample, X, grid, mode=mode,
+                        padding_mode=pad, align_corners=align)
+    # the CPU fast paths: 2-D float32, packed float32 grid, wide rows (prefetch, whole blocks)
+    for mode, pad in itertools.product(("nearest", "linear", "cubic"),
+                                       ("zeros", "border", "reflection")):
+        X = image((2, 3, 13, 40), np.float32, rng)
+        theta = np.array([[[0.9, -0.3, 0.05], [0.3, 0.9, 0.0]]] * 2, np.float32)
+        grid = warpkit.affine_grid(theta, (2, 3, 24, 70))
+        run(f"grid_sample fast {mode} {pad}", warpkit.grid_sample, X, grid, mode=mode,
+            padding_mode=pad)
+
+
+def affine_grid_family():
+    rng = np.random.default_rng(3)
+    for dt in (np.float32, np.float16, np.float64) + ((BF16,) if BF16 is not None else ()):
+        for align in (0, 1):
+            for size in ((1, 1, 1, 1), (2, 3, 5, 7), (1, 1, 3, 17), (2, 1, 2, 3, 9)):
+                r = len(size) - 2
+                theta = rng.standard_normal((size[0], r, r + 1)).astype(dt)
+                run(f"affine_grid {np.dtype(dt)} {size} align={align}",
+                    lambda t, **kw: warpkit.affine_grid(t, size, **kw), theta,
+                    align_corners=align)
+
+
+def roi_align_family():
+    rng = np.random.default_rng(4)
+    dtypes = [np.float32, np.float16, np.float64] + ([BF16] if BF16 is not None else [])
+    for dt, mode, sr, half in itertools.product(dtypes, ("avg", "max"), (0, 2),
+                                                ("half_pixel", "output_half_pixel")):
+        for c in (1, 2, 3, 7, 8, 9, 16):
+            h, w = 1 + c % 5, 1 + (3 * c) % 9
+            X = rng.standard_normal((2, c, h, w)).astype(dt)
+            rois = np.array([[0, 0, w, h], [-2, -1, w / 2, h + 2], [w - 1, h - 1, w + 3, h + 1],
+                             [0.5, 0.5, 0.7, 0.9]], dt)
+            bi = np.array([0, 1, 1, 0], np.int64)
+            run(f"roi_align {np.dtype(dt)} C={c} {h}x{w} {mode} sr={sr} {half}",
+                warpkit.roi_align, X, rois, bi, mode=mode, output_height=1 + c % 3,
+                output_width=2 + c % 4, sampling_ratio=sr, coordinate_transformation_mode=half)
+
+
+FAMILIES = {"warp": warp_family, "crop": crop_family, "grid_sample": grid_sample_family,
+            "affine_grid": affine_grid_family, "roi_align": roi_align_family}
+
+if __name__ == "__main__":
+    if len(sys.argv) > 2:
+        warpkit.set_device(sys.argv[2])
+    FAMILIES[sys.argv[1]]()
+    if failures:
+        print(f"{len(failures)} cases differ on guarded memory:", *failures[:50], sep="\n")
+        sys.exit(1)
+    print("ALL OK", flush=True)
