@@ -28,24 +28,34 @@ inline int wp_tap(int i, int d, int pad) {
     return m < d ? m : period - 1 - m;
 }
 
-inline void wp_weights(float t, float *w) {
+/* the weights of the general kernel, in acc_t (double for int32 images where the device has
+ * fp64: 1 - t in float is inexact for tiny t, which moves a value of 2^31 by 2) */
+inline void wp_weights(float t, acc_t *w) {
 #if MODE == MODE_NEAREST
     w[0] = 1;
 #elif MODE == MODE_LINEAR
-    w[0] = 1 - t;
-    w[1] = t;
+    w[0] = (acc_t)1 - (acc_t)t;
+    w[1] = (acc_t)t;
 #else
-    WK_KEYS_WEIGHTS(float, t, w);
+    const acc_t ta = (acc_t)t;
+    WK_KEYS_WEIGHTS(acc_t, ta, w);
 #endif
+}
+
+/* floor(x + 0.5) for x inside the long range */
+inline long wp_round_half_up_acc(acc_t x) {
+    const acc_t t = x + (acc_t)0.5;
+    const long i = (long)t;
+    return i - ((acc_t)i > t);
 }
 
 /* round to nearest (halves up, as OpenCV and Pillow) and saturate into the storage type */
 #if X_KIND == WK_INT
 #define STORE_PIX(p, i, v)                                                                  \
     ((p)[i] = ((v) != (v))                  ? (X_T)0                                        \
-              : ((v) <= (float)(X_MIN)) ? (X_T)(X_MIN)                                      \
-              : ((v) >= (float)(X_MAX)) ? (X_T)(X_MAX)                                      \
-                                        : (X_T)wp_round_half_up(v))
+              : ((v) <= (acc_t)(X_MIN)) ? (X_T)(X_MIN)                                      \
+              : ((v) >= (acc_t)(X_MAX)) ? (X_T)(X_MAX)                                      \
+                                        : (X_T)wp_round_half_up_acc(v))
 #else
 #define STORE_PIX(p, i, v) ((p)[i] = (X_T)(v))
 #endif
@@ -57,27 +67,32 @@ inline void wp_weights(float t, float *w) {
 #define WK_U8 0 /* 1: X_T is uchar (one 32-bit word reads a pixel of up to 4 channels) */
 #endif
 
-/* floor(x + 0.5) for x inside the int range */
-inline int wp_round_half_up(float x) {
-    const float t = x + 0.5f;
-    const int i = (int)t;
-    return i - ((float)i > t);
-}
 
 /* M: B matrices of 9 floats (src_from_dst, row-major), or one for all (per_image = 0).
- * src_index: the source image of each output item when indexed (validated on the host). fill: per-channel constant. ss: samples
- * per axis (antialiasing by supersampling; 1 = none). */
+ * src_index: the source image of each output item when indexed (validated on the host).
+ * fill: per-channel constant; ifill: the same, for integer images (rounded and saturated on the
+ * host, exact where a float is not: int32 above 2^24). ss: samples per axis (antialiasing by
+ * supersampling; 1 = none). */
 __kernel void warp(__global const X_T *restrict X, long x_off, long sxb, long sxy, long sxx, long sxc, int H,
                    int W, int C, __global const float *restrict M, int per_image,
                    __global const int *restrict src_index, int indexed,
-                   __global X_T *restrict Y, int Ho, int Wo, int pad, float4 fill, int ss) {
+                   __global X_T *restrict Y, int Ho, int Wo, int pad, float4 fill, int4 ifill, int ss) {
     const int xo = (int)get_global_id(0), yo = (int)get_global_id(1), b = (int)get_global_id(2);
     if (xo >= Wo || yo >= Ho) return;
     __global const float *m = M + (per_image ? b * 9 : 0);
-    const float fills[4] = {fill.s0, fill.s1, fill.s2, fill.s3};
+#if X_KIND == WK_INT
+    const acc_t fills[4] = {(acc_t)ifill.s0, (acc_t)ifill.s1, (acc_t)ifill.s2, (acc_t)ifill.s3};
+#else
+    const acc_t fills[4] = {fill.s0, fill.s1, fill.s2, fill.s3};
+#endif
+#if MODE == MODE_NEAREST && X_KIND == WK_INT
+    /* without supersampling nearest copies the pixel itself: exact for every integer */
+    const int ifills[4] = {ifill.s0, ifill.s1, ifill.s2, ifill.s3};
+    X_T raw[4] = {0, 0, 0, 0};
+#endif
     /* output item b reads image src_index[b] (crops of many boxes) or image b */
     __global const X_T *xb = X + x_off + (indexed ? (long)src_index[b] : (long)b) * sxb;
-    float acc[4] = {0, 0, 0, 0};
+    acc_t acc[4] = {0, 0, 0, 0};
     const float inv_ss = 1.0f / (float)ss;
     for (int sy_ = 0; sy_ < ss; sy_++) {
         for (int sx_ = 0; sx_ < ss; sx_++) {
@@ -89,6 +104,9 @@ __kernel void warp(__global const X_T *restrict X, long x_off, long sxb, long sx
             float y = (m[3] * px + m[4] * py + m[5]) / den;
             if (!(x == x && y == y) || !(den != 0)) { /* no source point: the fill value */
                 for (int c = 0; c < C; c++) acc[c] += pad == PAD_CONSTANT ? fills[c] : 0;
+#if MODE == MODE_NEAREST && X_KIND == WK_INT
+                for (int c = 0; c < C; c++) raw[c] = pad == PAD_CONSTANT ? (X_T)ifills[c] : 0;
+#endif
                 continue;
             }
             if (pad == PAD_REFLECTION) {
@@ -120,7 +138,7 @@ __kernel void warp(__global const X_T *restrict X, long x_off, long sxb, long sx
             y0 -= 1;
 #endif
 #endif
-            float wx[TAPS], wy[TAPS];
+            acc_t wx[TAPS], wy[TAPS];
             wp_weights(tx, wx);
             wp_weights(ty, wy);
             int ix[TAPS], iy[TAPS];
@@ -129,15 +147,18 @@ __kernel void warp(__global const X_T *restrict X, long x_off, long sxb, long sx
                 iy[k] = wp_tap(y0 + k, H, pad);
             }
             for (int c = 0; c < C; c++) {
-                float v = 0;
+                acc_t v = 0;
                 for (int j = 0; j < TAPS; j++) {
-                    float row = 0;
+                    acc_t row = 0;
                     for (int k = 0; k < TAPS; k++) {
                         const int inside = ix[k] >= 0 && iy[j] >= 0;
                         const long o = (long)(iy[j] < 0 ? 0 : iy[j]) * sxy +
                                        (long)(ix[k] < 0 ? 0 : ix[k]) * sxx + c * sxc;
-                        const float val = (float)xb[o];
-                        row += wx[k] * (inside ? val : fills[c]);
+                        const X_T px_ = xb[o];
+#if MODE == MODE_NEAREST && X_KIND == WK_INT
+                        raw[c] = inside ? px_ : (X_T)ifills[c];
+#endif
+                        row += wx[k] * (inside ? (acc_t)px_ : fills[c]);
                     }
                     v += wy[j] * row;
                 }
@@ -146,7 +167,13 @@ __kernel void warp(__global const X_T *restrict X, long x_off, long sxb, long sx
         }
     }
     __global X_T *yp = Y + (((long)b * Ho + yo) * Wo + xo) * C;
-    const float norm = 1.0f / (float)(ss * ss);
+#if MODE == MODE_NEAREST && X_KIND == WK_INT
+    if (ss == 1) {
+        for (int c = 0; c < C; c++) yp[c] = raw[c];
+        return;
+    }
+#endif
+    const acc_t norm = (acc_t)1 / (acc_t)(ss * ss);
     for (int c = 0; c < C; c++) STORE_PIX(yp, c, acc[c] * norm);
 }
 

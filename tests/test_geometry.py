@@ -132,7 +132,8 @@ def test_points_fit():
      r"theta describes affine maps only"),
     (lambda: g.from_pillow([1, 2, 3]), r"Pillow transform data has 6 \(affine\) or 8 \(perspective\) numbers, got 3"),
     (lambda: g.affine_from_points([[0, 0], [1, 1], [2, 2]], [[0, 0], [1, 0], [0, 1]]), r"collinear"),
-    (lambda: g.to_cv2(g.rotation(math.nan)), r"a matrix must be finite"),
+    (lambda: g.to_cv2(g.rotation(math.nan)), r"degrees must be a finite number, got nan"),
+        (lambda: g.to_cv2(np.full((2, 3), math.inf)), r"a matrix must be finite"),
 ])
 def test_errors(call, match):
     with pytest.raises(ValueError, match=match):

@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 
@@ -70,10 +71,25 @@ def _m(a, stack: bool = False) -> np.ndarray:
     return m
 
 
+def _number(value: Any, arg: str) -> float:
+    """A finite number, or a ValueError naming the argument."""
+    try:
+        v = float(value)
+    except (TypeError, ValueError):
+        v = math.nan
+    if isinstance(value, (str, bytes)) or not math.isfinite(v):
+        raise ValueError(f"{arg} must be a finite number, got {value!r}")
+    return v
+
+
 def _about(m: np.ndarray, center: Sequence[float] | None) -> np.ndarray:
     if center is None:
         return m
-    cx, cy = (float(v) for v in center)
+    try:
+        cx, cy = center
+    except (TypeError, ValueError):
+        raise ValueError(f"center must be (x, y), got {center!r}") from None
+    cx, cy = _number(cx, "center x"), _number(cy, "center y")
     return translation(cx, cy) @ m @ translation(-cx, -cy)
 
 
@@ -85,7 +101,7 @@ def identity() -> np.ndarray:
 def translation(dx: float, dy: float) -> np.ndarray:
     """Move the picture by ``(dx, dy)`` pixels (right and down)."""
     m = np.eye(3)
-    m[0, 2], m[1, 2] = float(dx), float(dy)
+    m[0, 2], m[1, 2] = _number(dx, "dx"), _number(dy, "dy")
     return m
 
 
@@ -94,7 +110,7 @@ def rotation(degrees: float, center: Sequence[float] | None = (0.0, 0.0)) -> np.
 
     Equal to OpenCV's ``getRotationMatrix2D(center, degrees, 1)`` (as a 3x3 matrix).
     """
-    deg = float(degrees)
+    deg = _number(degrees, "degrees")
     if deg % 90 == 0:  # quarter turns exactly: cos(90 deg) is 6e-17 in floating point
         c, s = [(1.0, 0.0), (0.0, 1.0), (-1.0, 0.0), (0.0, -1.0)][int(deg // 90) % 4]
     else:
@@ -106,16 +122,17 @@ def rotation(degrees: float, center: Sequence[float] | None = (0.0, 0.0)) -> np.
 
 def scale(sx: float, sy: float | None = None, center: Sequence[float] | None = None) -> np.ndarray:
     """Scale by ``sx`` horizontally and ``sy`` (default ``sx``) vertically about ``center``."""
-    sy = sx if sy is None else sy
-    return _about(np.diag([float(sx), float(sy), 1.0]), center)
+    sx = _number(sx, "sx")
+    sy = sx if sy is None else _number(sy, "sy")
+    return _about(np.diag([sx, sy, 1.0]), center)
 
 
 def shear(x_degrees: float, y_degrees: float = 0.0,
           center: Sequence[float] | None = None) -> np.ndarray:
     """Shear: x moves by ``tan(x_degrees) * y``, y by ``tan(y_degrees) * x``, about ``center``."""
     m = np.eye(3)
-    m[0, 1] = math.tan(math.radians(float(x_degrees)))
-    m[1, 0] = math.tan(math.radians(float(y_degrees)))
+    m[0, 1] = math.tan(math.radians(_number(x_degrees, "x_degrees")))
+    m[1, 0] = math.tan(math.radians(_number(y_degrees, "y_degrees")))
     return _about(m, center)
 
 
@@ -208,7 +225,10 @@ def _boxes_array(boxes, single: bool = False) -> np.ndarray:
     """``boxes`` as float64 [x1, y1, x2, y2] rows, (K, 4) (or (4,) with ``single``), all finite;
     the one check of box arguments (``transform_boxes``, ``warpkit.crop_rois``)."""
     try:
-        b = np.asarray(boxes, dtype=np.float64)
+        raw = np.asarray(boxes)
+        if raw.dtype.kind not in "iuf":  # strings ("0088" would read as 0, 0, 8, 8), objects
+            raise TypeError
+        b = raw.astype(np.float64)
     except (TypeError, ValueError):
         raise ValueError(f"boxes must be numbers [x1, y1, x2, y2], got {boxes!r}") from None
     if b.shape[-1:] != (4,) or b.ndim not in ((1, 2) if single else (2,)):

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from typing import Any, Literal
 
 import numpy as np
@@ -19,7 +20,8 @@ _MODES = {"avg": 0, "max": 1}
 _CTM = {"half_pixel": 1, "output_half_pixel": 0}
 _MAX_METHODS = {"onnx": 1, "interpolate": 2}
 _CB = 8  # channels per work-item (per vector in the channels-last path)
-_MAX_SAMPLES = 1 << 20  # per bin, with adaptive sampling
+_MAX_SAMPLES = 1 << 20  # per bin, adaptive or explicit (2^16 per axis ran for minutes)
+_MAX_BINS = (1 << 31) - 1  # per box: bin indices are ints in the kernel
 
 
 def _channel_vectors(rt) -> int:
@@ -92,6 +94,12 @@ def roi_align(
     oh = _positive_int(output_height, "output_height", 1)
     ow = _positive_int(output_width, "output_width", 1)
     sr = _positive_int(sampling_ratio, "sampling_ratio", 0)
+    if sr * sr > _MAX_SAMPLES:  # the adaptive count has the same limit (_check_sample_counts)
+        raise ValueError(f"sampling_ratio must be at most {math.isqrt(_MAX_SAMPLES)} "
+                         f"({_MAX_SAMPLES} samples per bin), got {sr}")
+    if oh * ow > _MAX_BINS:
+        raise ValueError(f"output_height * output_width must be at most {_MAX_BINS} bins per "
+                         f"box, got {oh} * {ow}")
     try:
         scale = float(spatial_scale)
     except (TypeError, ValueError):
@@ -133,13 +141,17 @@ def roi_align(
     if R and sr == 0:
         _check_sample_counts(rh, scale, half, oh, ow, np.float64 if f64 else np.float32)
 
-    out = Output(rt, (R, C, oh, ow), xo.dtype, wants_device_result(xo, ro, bo))
+    # every size is checked before anything is allocated
+    out_shape = (R, C, oh, ow)
+    check_allocation(rt, math.prod(out_shape) * xo.dtype.itemsize,
+                     f"the {'x'.join(map(str, out_shape))} {xo.dtype} output",
+                     "pool fewer boxes or bins per call")
+    if R and C and (N == 0 or H == 0 or W == 0):
+        raise ValueError(f"X must have N, H and W >= 1 to pool from, got shape {xo.shape}")
+    out = Output(rt, out_shape, xo.dtype, wants_device_result(xo, ro, bo))
     if R == 0 or C == 0:
         return out.result()
-    if N == 0 or H == 0 or W == 0:
-        raise ValueError(f"X must have N, H and W >= 1 to pool from, got shape {xo.shape}")
     check_allocation(rt, xo.nbytes, "X")
-    check_allocation(rt, R * C * oh * ow * xo.dtype.itemsize, "the output")
 
     xv = to_device(rt, xo)
     rv = to_device(rt, operand(rh, "rois")) if ro.dev is None or ro.dtype != xo.dtype else \

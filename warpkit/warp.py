@@ -43,6 +43,7 @@ _PIL_ORDERED = {"I;16L": "<u2", "I;16B": ">u2", "I;16N": "=u2"}
 #: Pillow modes converted first (the result keeps the converted mode)
 PIL_CONVERT = {"1": "L", "P": "RGBA", "PA": "RGBA", "La": "LA", "RGBa": "RGBA", "RGBX": "RGBA"}
 _MAX_SS = 8
+_MAX_COORD = 1 << 24  # box coordinates: float32 positions are whole pixels up to here
 
 
 def _choice(value: Any, table: dict, arg: str) -> int:
@@ -109,12 +110,56 @@ def _shape_hwc(arr) -> tuple[int, int, int, int, bool, tuple]:
 
 
 def _width_height(value: Any, arg: str) -> tuple[int, int]:
-    """A (width, height) argument as two ints, or a ValueError naming it."""
+    """A (width, height) argument as two whole numbers, or a ValueError naming it."""
     try:
-        w, h = (int(v) for v in value)
+        vals = [float(v) for v in value]
     except (TypeError, ValueError):
-        raise ValueError(f"{arg} must be (width, height), got {value!r}") from None
-    return w, h
+        vals = []
+    if len(vals) != 2 or not all(math.isfinite(v) and v == int(v) for v in vals):
+        raise ValueError(f"{arg} must be (width, height), two whole numbers, got {value!r}")
+    return int(vals[0]), int(vals[1])
+
+
+def _fills(fill: Any, channels: int, dt: np.dtype) -> list[float]:
+    """One fill value per channel. For integer images the fill is rounded (halves up) and
+    saturated into the dtype first, as OpenCV does, so that it interpolates like a pixel."""
+    f = None
+    if fill is not None and not isinstance(fill, (str, bytes)):
+        try:
+            f = np.atleast_1d(np.asarray(fill, dtype=np.float64))
+        except (TypeError, ValueError):
+            f = None
+    if f is None or f.ndim != 1 or len(f) not in (1, channels):
+        raise ValueError(f"fill must be a number or one per channel ({channels}), got {fill!r}")
+    f = np.broadcast_to(f, (channels,))
+    if dt.kind in "iu":
+        if np.isnan(f).any():
+            raise ValueError(f"fill must be a number for a {dt} image, got NaN")
+        info = np.iinfo(dt)
+        f = np.clip(np.floor(f + 0.5), info.min, info.max)
+    return f.tolist()
+
+
+def _expand_canvas(mats: np.ndarray, W: int, H: int) -> tuple[int, int, np.ndarray]:
+    """(width, height, shift) of the smallest canvas that holds every map's whole image."""
+    corners = np.array([[-0.5, -0.5], [W - 0.5, -0.5], [-0.5, H - 0.5], [W - 0.5, H - 0.5]])
+    # a homography sends the line where its denominator is 0 (its horizon) to infinity; if
+    # that line crosses the image, no finite canvas holds the result
+    den = np.concatenate([corners @ m[2, :2] + m[2, 2] for m in mats])
+    if not ((den > 0).all() or (den < 0).all()):
+        raise ValueError(
+            "expand=True: the homography sends part of the image to infinity (its horizon "
+            "crosses the image), so no finite canvas holds it; pass size= for a fixed output")
+    pts = np.concatenate([geometry.transform_points(m, corners) for m in mats])
+    if not np.isfinite(pts).all():
+        raise ValueError("expand=True needs the image to map to a finite region")
+    lo, hi = pts.min(0), pts.max(0)
+    span = hi - lo
+    if (span > 1 << 16).any():
+        raise ValueError(f"expand=True: the warped image spans {span[0]:.0f}x{span[1]:.0f} "
+                         "pixels, beyond the 65536 per axis an output may have")
+    wo, ho = (int(math.ceil(v - 1e-6)) for v in span)
+    return max(wo, 1), max(ho, 1), geometry.translation(-lo[0] - 0.5, -lo[1] - 0.5)
 
 
 def _matrices(matrix: Any, batch: int, batched: bool, arg: str) -> np.ndarray:
@@ -224,6 +269,8 @@ def _warp(image, matrix, size, interpolation, padding, fill, expand, antialias, 
         raise TypeError(f"image has dtype {dt}; warps take uint8, uint16, int32 or float32 images "
                         "(convert other dtypes first)")
     B, H, W, C, batched, out_shape = _shape_hwc(arr)
+    if H == 0 or W == 0:
+        raise ValueError(f"image has no pixels to sample: shape {tuple(arr.shape)}")
     if src_index is not None:  # crops: one output item per matrix, each from image src_index[k]
         K = len(src_index)
         mats = np.asarray(matrix, np.float64).reshape(K, 3, 3)
@@ -234,16 +281,10 @@ def _warp(image, matrix, size, interpolation, padding, fill, expand, antialias, 
     if affine and not geometry.is_affine(mats):
         raise ValueError(f"{arg} is a perspective map (last row != (0, 0, 1)); use warp_perspective")
     if expand:
-        corners = np.array([[-0.5, -0.5], [W - 0.5, -0.5], [-0.5, H - 0.5], [W - 0.5, H - 0.5]])
-        pts = np.concatenate([geometry.transform_points(m, corners) for m in mats])
-        if not np.isfinite(pts).all():
-            raise ValueError("expand=True needs the image to map to a finite region")
-        lo, hi = pts.min(0), pts.max(0)
-        wo, ho = (int(math.ceil(v - 1e-6)) for v in hi - lo)
-        shift = geometry.translation(-lo[0] - 0.5, -lo[1] - 0.5)
-        mats = shift @ mats
         if size is not None:
             raise ValueError("pass either size or expand=True, not both")
+        wo, ho, shift = _expand_canvas(mats, W, H)
+        mats = shift @ mats
     elif size is None:
         wo, ho = W, H
     else:
@@ -251,16 +292,7 @@ def _warp(image, matrix, size, interpolation, padding, fill, expand, antialias, 
     if wo < 1 or ho < 1 or wo > 1 << 16 or ho > 1 << 16:
         raise ValueError(f"the output size must be between 1 and 65536 per axis, got {wo}x{ho}")
     inv = geometry.invert(mats)
-    if isinstance(fill, (int, float)):
-        fills = [float(fill)] * C
-    else:
-        try:
-            f = np.atleast_1d(np.asarray(fill, dtype=np.float64))
-        except (TypeError, ValueError):
-            f = None
-        if f is None or f.ndim != 1 or len(f) not in (1, C):
-            raise ValueError(f"fill must be a number or one per channel ({C}), got {fill!r}")
-        fills = np.broadcast_to(f, (C,)).tolist()
+    fills = _fills(fill, C, dt)
     ss = _supersampling(inv, wo, ho) if antialias else 1
 
     src = operand(arr, "image")
@@ -271,9 +303,7 @@ def _warp(image, matrix, size, interpolation, padding, fill, expand, antialias, 
                      "ask for a smaller output or split the call")
     out = Output(rt, shape, dt, wants_device_result(src))
     items = B if src_index is None else len(src_index)
-    if items == 0 or C == 0 or H == 0 or W == 0:
-        if B and C and (H == 0 or W == 0):
-            raise ValueError(f"image has no pixels to sample: shape {tuple(arr.shape)}")
+    if items == 0 or C == 0:
         return out.result() if restore is None else restore(out.result())
     check_allocation(rt, src.nbytes, "the image")
     xv = to_device(rt, src)
@@ -322,9 +352,14 @@ def _warp(image, matrix, size, interpolation, padding, fill, expand, antialias, 
                  np.int32(wo), np.int32(pad_id), fill4, np.int32(finite_affine), np.int32(interior),
                  np.int32(tw_log2), np.int32(pf))
     else:  # any dtype, cubic, supersampling: one output pixel per work-item
-        kernel = rt.kernel("warp.cl", defines, "warp")
+        # int32 values need more than a float's 24 bits: accumulate in double where the device
+        # has it (nearest without supersampling copies pixels, exact everywhere)
+        acc_double = int(dt == np.dtype(np.int32) and rt.fp64)
+        kernel = rt.kernel("warp.cl", {**defines, "ACC_DOUBLE": acc_double}, "warp")
+        ifill4 = np.zeros((), cltypes.int4)
+        ifill4[()] = tuple(int(v) if dt.kind in "iu" else 0 for v in (*fills, *[0] * (4 - C)))
         set_args(kernel, *common, np.int32(C), *indexing, yv.buf, np.int32(ho), np.int32(wo),
-                 np.int32(pad_id), fill4, np.int32(ss))
+                 np.int32(pad_id), fill4, ifill4, np.int32(ss))
         gsize, lsize = (round_up(wo, 64), ho, items), (64, 1, 1)
     ev = launch(rt, kernel, gsize, lsize)
     out.finish(yv, ev)
@@ -429,6 +464,11 @@ def crop_rois(
     """
     wo, ho = _width_height(output_size, "output_size")
     b = geometry._boxes_array(boxes)
+    far = np.flatnonzero(np.abs(b).max(axis=1, initial=0) > _MAX_COORD)
+    if len(far):
+        k = int(far[0])
+        raise ValueError(f"box {k} {b[k].tolist()} reaches beyond {_MAX_COORD} pixels, where "
+                         "float32 positions no longer tell pixels apart")
     extent = np.minimum(b[:, 2] - b[:, 0], b[:, 3] - b[:, 1])
     bad = np.flatnonzero(extent <= 0)
     if len(bad):
