@@ -81,7 +81,7 @@ ERRORS = [
      r"output_height \* output_width must be at most 2147483647 bins per box"),
     (lambda: warpkit.roi_align(X1, np.repeat(BOX, 1000, 0), np.zeros(1000, np.int64),
                                output_height=2 ** 20, output_width=2 ** 10), ValueError,
-     r"the 1000x1x1048576x1024 float32 output \(4398046511104 bytes\) exceeds the device's "
+     r"the 1000x1x1048576x1024 float32 output \(4294967296000 bytes\) exceeds the device's "
      r"maximum allocation"),
     (lambda: _roi(sampling_ratio=-1), ValueError, r"sampling_ratio must be an integer >= 0"),
     (lambda: _roi(output_width=1.5), ValueError, r"output_width must be an integer >= 1"),
