@@ -5,9 +5,13 @@ from __future__ import annotations
 import glob
 import json
 import os
+import re
+import sys
 import tempfile
+import warnings
 from pathlib import Path
 
+import numpy as np
 from PIL import Image, ImageOps
 
 IMAGE_SUFFIXES = {".png", ".jpg", ".jpeg", ".tif", ".tiff", ".bmp", ".webp", ".gif", ".ppm",
@@ -46,15 +50,125 @@ def expand_inputs(inputs: list[str]) -> list[Path]:
     return unique
 
 
-def open_image(path: Path) -> Image.Image:
-    """Open an image with its EXIF orientation applied (the picture as viewers show it)."""
-    with Image.open(path) as src:
-        src.load()
-        fmt = src.format
-        info = dict(src.info)
-        img = ImageOps.exif_transpose(src)
-        if img is src:
-            img = src.copy()
+#: Pillow's own default: it warns above 89,478,485 pixels and refuses above twice that
+DEFAULT_MAX_PIXELS = 2 * 89_478_485
+_notes: set[str] = set()
+
+
+def note_once(text: str) -> None:
+    """A remark on stderr, once per run however many files it concerns."""
+    if text not in _notes:
+        _notes.add(text)
+        print(f"warpkit: note: {text}", file=sys.stderr)
+
+
+def set_max_pixels(limit: int) -> None:
+    """Refuse images of more than ``limit`` pixels (0: no limit): a small file can declare a
+    huge image (a decompression bomb)."""
+    if limit < 0:
+        raise UserError(f"--max-pixels must be >= 0 (0: no limit), got {limit}")
+    Image.MAX_IMAGE_PIXELS = limit or None
+
+
+class DeepImage:
+    """A 16-bit colour image (RGB or RGBA), which Pillow would read as 8 bits per channel:
+    kept as a (H, W, C) uint16 array, read and written through OpenCV."""
+
+    def __init__(self, array: np.ndarray, fmt: str | None, info: dict | None = None):
+        self.array = array
+        self.format = fmt
+        self.info = dict(info or {})
+
+    @property
+    def size(self) -> tuple[int, int]:
+        return self.array.shape[1], self.array.shape[0]
+
+    @property
+    def mode(self) -> str:
+        return "RGBA;16" if self.array.shape[2] == 4 else "RGB;16"
+
+    def getbands(self) -> tuple[str, ...]:
+        return tuple("RGBA"[: self.array.shape[2]])
+
+
+def _rawmode(img: Image.Image) -> str:
+    """The raw mode of a file's first tile (``'RGB;16B'`` for a 16-bit RGB PNG)."""
+    try:
+        args = img.tile[0].args if hasattr(img.tile[0], "args") else img.tile[0][3]
+    except (IndexError, AttributeError):
+        return ""
+    if isinstance(args, tuple):
+        args = args[0] if args else ""
+    return args if isinstance(args, str) else ""
+
+
+#: Pillow's ImageOps.exif_transpose, as numpy operations on (H, W, C) arrays
+_ORIENT = {2: lambda a: a[:, ::-1], 3: lambda a: a[::-1, ::-1], 4: lambda a: a[::-1],
+           5: lambda a: a.transpose(1, 0, 2), 6: lambda a: np.rot90(a, -1),
+           7: lambda a: a[::-1, ::-1].transpose(1, 0, 2), 8: lambda a: np.rot90(a, 1)}
+
+
+def _open_deep(path: Path, src: Image.Image) -> DeepImage:
+    try:
+        import cv2
+    except ImportError:
+        raise UserError(
+            f"{path}: a 16-bit {src.mode} image, which Pillow reads as 8 bits per channel; "
+            "install opencv-python-headless (pip install 'warpkit[formats]') to keep its depth"
+        ) from None
+    data = np.fromfile(path, np.uint8)
+    arr = cv2.imdecode(data, cv2.IMREAD_UNCHANGED)
+    if arr is None or arr.dtype != np.uint16 or arr.ndim != 3 or arr.shape[2] not in (3, 4):
+        raise UserError(f"{path}: cannot read this 16-bit {src.mode} image")
+    arr = arr[..., [2, 1, 0, 3][: arr.shape[2]]]  # OpenCV's BGR(A) to RGB(A)
+    orient = src.getexif().get(0x0112)
+    if orient in _ORIENT:
+        arr = _ORIENT[orient](arr)
+    info = {k: src.info[k] for k in ("dpi",) if k in src.info}
+    return DeepImage(np.ascontiguousarray(arr), src.format, info)
+
+
+def open_image(path: Path) -> Image.Image | DeepImage:
+    """Open an image with its EXIF orientation applied (the picture as viewers show it).
+
+    Refused, each with one line: a file Pillow cannot read, one over the pixel limit
+    (:func:`set_max_pixels`), and animations or multi-page files (several frames). 16-bit
+    colour comes back as a :class:`DeepImage`; CMYK and other colour spaces are converted to
+    RGB, with a note."""
+    try:
+        with warnings.catch_warnings():
+            # over the limit is an error, never a warning that leaks to the terminal
+            warnings.simplefilter("error", Image.DecompressionBombWarning)
+            with Image.open(path) as src:
+                frames = getattr(src, "n_frames", 1)
+                if frames > 1:
+                    raise UserError(
+                        f"{path}: has {frames} frames (an animation or a multi-page file); "
+                        "warpkit warps single images: extract the frames first")
+                if src.mode in ("RGB", "RGBA") and ";16" in _rawmode(src):
+                    return _open_deep(path, src)
+                src.load()
+                fmt = src.format
+                info = dict(src.info)
+                img = ImageOps.exif_transpose(src)
+                if img is src:
+                    img = src.copy()
+    except UserError:
+        raise
+    except (Image.DecompressionBombError, Image.DecompressionBombWarning) as e:
+        found = re.search(r"\((\d+) pixels\)", str(e))
+        size = f"{int(found[1])} pixels" if found else "its size"
+        raise UserError(f"{path}: refused as a possible decompression bomb: {size}, over the "
+                        f"limit of {Image.MAX_IMAGE_PIXELS} (--max-pixels; 0: no limit, for "
+                        "trusted files)") from None
+    except OSError as e:
+        raise UserError(f"{path}: cannot read the image ({e.strerror or e})") from None
+    except Exception as e:  # Pillow's plugins raise SyntaxError, struct.error, ... on bad files
+        raise UserError(f"{path}: cannot read the image ({type(e).__name__}: {e})") from None
+    if img.mode in ("CMYK", "YCbCr", "LAB", "HSV"):
+        note_once(f"{img.mode} images are converted to RGB")
+        img = img.convert("RGB")
+        info.pop("icc_profile", None)  # it describes the old colour space
     img.format = fmt
     for k in ("icc_profile", "dpi"):
         if k in info:
@@ -65,15 +179,43 @@ def open_image(path: Path) -> Image.Image:
     return img
 
 
+def save_deep_atomic(img: DeepImage, dest: Path, fmt: str | None, overwrite: bool,
+                     protected: set[Path]) -> None:
+    """Write a 16-bit colour image (PNG or TIFF) as :func:`save_atomic` writes others."""
+    check_dest(dest, overwrite, protected)
+    ext = dest.suffix.lower() or {"PNG": ".png", "TIFF": ".tif"}.get((fmt or "").upper(), "")
+    if ext not in (".png", ".tif", ".tiff"):
+        raise UserError(f"{dest}: {ext or 'this format'} cannot hold 16-bit colour; write "
+                        ".png or .tif")
+    import cv2
+
+    arr = img.array[..., [2, 1, 0, 3][: img.array.shape[2]]]
+    ok, data = cv2.imencode(ext, np.ascontiguousarray(arr))
+    if not ok:
+        raise UserError(f"{dest}: OpenCV could not encode the image")
+
+    def write(tmp: str) -> None:
+        with open(tmp, "wb") as fh:
+            fh.write(data.tobytes())
+
+    _replace_atomically(dest, write)
+
+
+def check_dest(dest: Path, overwrite: bool, protected: set[Path]) -> None:
+    """Refuse to write over an input, or over an existing file without overwrite."""
+    if dest.resolve() in protected:
+        raise UserError(f"refusing to overwrite the input {dest}")
+    if dest.is_dir():
+        raise UserError(f"{dest} is a directory")
+    if dest.exists() and not overwrite:
+        raise UserError(f"{dest} exists (pass --overwrite to replace it)")
+
+
 def save_atomic(img: Image.Image, dest: Path, fmt: str | None, overwrite: bool,
                 protected: set[Path]) -> None:
     """Write via a temporary file in the destination's directory, then rename: a crash never
     leaves a half-written file. Never writes over an input; an existing file only with overwrite."""
-    dest_r = dest.resolve()
-    if dest_r in protected:
-        raise UserError(f"refusing to overwrite the input {dest}")
-    if dest.exists() and not overwrite:
-        raise UserError(f"{dest} exists (pass --overwrite to replace it)")
+    check_dest(dest, overwrite, protected)
     kwargs = {}
     for k in ("icc_profile", "exif", "dpi"):
         if k in img.info:
@@ -141,8 +283,10 @@ def parse_size(text: str | None) -> tuple[int, int] | None:
     try:
         w, h = text.lower().split("x")
         size = int(w), int(h)
+        if max(size) > 1 << 16:
+            raise ValueError
     except ValueError:
-        raise UserError(f"--size must look like 640x480, got {text!r}") from None
+        raise UserError(f"--size must look like 640x480 (at most 65536 per side), got {text!r}") from None
     if min(size) < 1:
         raise UserError(f"--size must be at least 1x1, got {text!r}")
     return size

@@ -4,6 +4,7 @@ augmentation of image files."""
 from __future__ import annotations
 
 import json
+import math
 import os
 from enum import Enum
 from pathlib import Path
@@ -12,7 +13,8 @@ from typing import Annotated, Optional
 import numpy as np
 import typer
 
-from ._io import UserError, expand_inputs, open_image, parse_size, save_atomic, save_json_atomic
+from ._io import DEFAULT_MAX_PIXELS, DeepImage, UserError, expand_inputs, open_image, parse_size
+from ._io import check_dest, save_atomic, save_deep_atomic, save_json_atomic, set_max_pixels
 
 
 class Interp(str, Enum):
@@ -37,6 +39,9 @@ InterpOption = Annotated[Interp, typer.Option(help="Sampling.")]
 PadOption = Annotated[Pad, typer.Option(help="Outside the image.")]
 AntialiasOption = Annotated[bool, typer.Option(help="Average several samples when shrinking.")]
 DeviceOption = Annotated[Optional[str], typer.Option(help="OpenCL device (as WARPKIT_DEVICE).")]
+MaxPixelsOption = Annotated[int, typer.Option(
+    help="Refuse images of more pixels than this (a small file can declare a huge image); "
+         "0: no limit.")]
 
 
 def _numbers(text: str, option: str, counts: tuple[int, ...] = (), forms: str = ""):
@@ -46,7 +51,7 @@ def _numbers(text: str, option: str, counts: tuple[int, ...] = (), forms: str = 
         vals = [float(v) for v in text.replace(",", " ").split()]
     except ValueError:
         vals = []
-    if not vals or (counts and len(vals) not in counts):
+    if not vals or (counts and len(vals) not in counts) or not all(map(math.isfinite, vals)):
         forms = (forms or " or ".join(",".join(["N"] * n) for n in counts)
                  or "comma-separated numbers")
         raise UserError(f"{option} must be {forms}, got {text!r}")
@@ -62,8 +67,8 @@ def _fill(text: str | None):
 def _fill_for(img, fill):
     bands = len(img.getbands())
     if isinstance(fill, tuple) and len(fill) != bands:
-        if img.mode in ("LA", "RGBA") and len(fill) == bands - 1:  # colour only: opaque
-            return fill + (255.0,)
+        if img.mode in ("LA", "RGBA", "RGBA;16") and len(fill) == bands - 1:  # colour: opaque
+            return fill + (65535.0 if isinstance(img, DeepImage) else 255.0,)
         raise UserError(f"--fill has {len(fill)} values, the image has {bands} channels")
     return fill
 
@@ -99,6 +104,10 @@ def build_matrix(size, rotate, scale, translate, shear, flip, matrix, perspectiv
     flip, then scale, shear and rotation about the centre, then translation."""
     from warpkit import geometry as g
 
+    for name, v in (("--rotate", rotate), ("--scale", scale), ("--shear", shear),
+                    ("--translate", translate)):
+        if v is not None and not all(map(math.isfinite, v if isinstance(v, tuple) else [v])):
+            raise UserError(f"{name} must be finite, got {v}")
     w, h = size
     simple = any(v is not None for v in (rotate, scale, translate, shear, flip))
     if matrix is not None or perspective is not None:
@@ -159,10 +168,30 @@ def _device(spec: str | None) -> None:
             raise UserError(str(e)) from None
 
 
+def _pixels(img):
+    """What the warps take: the Pillow image, or a 16-bit colour image's array."""
+    return img.array if isinstance(img, DeepImage) else img
+
+
 def _save(res, img, dest: Path, overwrite: bool, protected: set[Path]) -> None:
     """Write a result with its input's metadata, in the input's format unless dest names one."""
+    fmt = None if dest.suffix else img.format
+    if isinstance(img, DeepImage):
+        save_deep_atomic(DeepImage(res, img.format, img.info), dest, fmt, overwrite, protected)
+        return
     res.info.update({k: v for k, v in img.info.items() if k in ("icc_profile", "exif", "dpi")})
-    save_atomic(res, dest, None if dest.suffix else img.format, overwrite, protected)
+    save_atomic(res, dest, fmt, overwrite, protected)
+
+
+def _message(e: Exception) -> str:
+    """One line for a failure: the text of a user error or an OS error, else its type too."""
+    if isinstance(e, UserError):
+        return str(e)
+    if isinstance(e, OSError) and e.strerror:
+        return f"{e.strerror}" + (f": {e.filename}" if e.filename else "")
+    if isinstance(e, (ValueError, TypeError)):
+        return str(e)
+    return f"{type(e).__name__}: {e}"
 
 
 def _each_file(files: list[Path], label: str, one) -> None:
@@ -174,20 +203,34 @@ def _each_file(files: list[Path], label: str, one) -> None:
         for f in files:
             try:
                 one(f)
-            except (UserError, OSError, ValueError, TypeError) as e:
+            except Exception as e:  # any one file's failure: one line, and the batch goes on
+                msg = _message(e)
+                if not msg.startswith(str(f)):
+                    msg = f"{f}: {msg}"
                 if len(files) == 1:
-                    raise e if isinstance(e, UserError) else UserError(f"{f}: {e}") from None
+                    raise UserError(msg) from None
                 failures += 1
-                typer.echo(f"warpkit: {f}: {e}", err=True)
+                typer.echo(f"warpkit: {msg}", err=True)
             progress.advance(task)
     if failures:
         raise UserError(f"{failures} of {len(files)} files failed")
 
 
+def _unique_outputs(pairs) -> None:
+    """Refuse, before anything is written, two inputs that would write the same output."""
+    seen: dict[Path, Path] = {}
+    for src, dest in pairs:
+        other = seen.setdefault(dest, src)
+        if other != src:
+            raise UserError(f"{other} and {src} would both be written to {dest}; rename one "
+                            "or process them in separate runs")
+
+
 def warp(
     inputs: list[str] = typer.Argument(..., help="Image files, directories or glob patterns."),
-    output: Path = typer.Option(..., "-o", "--output",
-                                help="Output file (one input) or directory (several)."),
+    output: str = typer.Option(..., "-o", "--output",
+                               help="Output file (one input) or directory (several, or a path "
+                                    "ending in /)."),
     rotate: Optional[float] = typer.Option(None, help="Degrees, counter-clockwise, about the centre."),
     scale: Optional[float] = typer.Option(None, help="Scale factor about the centre."),
     translate: Optional[tuple[float, float]] = typer.Option(
@@ -207,6 +250,7 @@ def warp(
     antialias: AntialiasOption = False,
     device: DeviceOption = None,
     overwrite: bool = typer.Option(False, help="Replace existing outputs (never an input)."),
+    max_pixels: MaxPixelsOption = DEFAULT_MAX_PIXELS,
 ) -> None:
     """Warp images: rotate, scale, shear, flip, translate, any affine or perspective matrix.
 
@@ -220,9 +264,15 @@ def warp(
     if expand and out_size is not None:
         raise UserError("pass either --size or --expand")
     fill_v = _fill(fill)
-    many = len(files) > 1 or output.is_dir()
+    set_max_pixels(max_pixels)
+    build_matrix((2, 2), rotate, scale, translate, shear, flip, matrix, perspective)  # checks
+    as_dir = output.endswith(("/", os.sep))
+    output = Path(output)
+    many = len(files) > 1 or output.is_dir() or as_dir
     if many and output.exists() and not output.is_dir():
         raise UserError(f"{output} is a file; several inputs need an output directory")
+    dests = {f: output / f.name if many else output for f in files}
+    _unique_outputs(dests.items())
     _device(device)
     protected = {f.resolve() for f in files}
 
@@ -230,10 +280,10 @@ def warp(
         img = open_image(f)
         m = build_matrix(img.size, rotate, scale, translate, shear, flip, matrix, perspective)
         fn = warpkit.warp_affine if warpkit.geometry.is_affine(m) else warpkit.warp_perspective
-        res = fn(img, m, size=out_size, interpolation=interpolation.value, padding=padding.value,
-                 fill=_fill_for(img, fill_v), expand=expand, antialias=antialias)
-        dest = output / f.name if many else output
-        _save(res, img, dest, overwrite, protected)
+        res = fn(_pixels(img), m, size=out_size, interpolation=interpolation.value,
+                 padding=padding.value, fill=_fill_for(img, fill_v), expand=expand,
+                 antialias=antialias)
+        _save(res, img, dests[f], overwrite, protected)
 
     _each_file(files, "warping", one)
 
@@ -250,6 +300,7 @@ def crop(
     antialias: AntialiasOption = False,
     device: DeviceOption = None,
     overwrite: bool = typer.Option(False, help="Replace existing outputs."),
+    max_pixels: MaxPixelsOption = DEFAULT_MAX_PIXELS,
 ) -> None:
     """Crop boxes out of an image and resize each to --size: writes OUTPUT/<name>_<k>.<ext>.
 
@@ -260,43 +311,51 @@ def crop(
 
     if not input.is_file():
         raise UserError(f"input not found: {input}")
-    rects = []
-    for b in box or []:
-        try:
-            vals = [float(v) for v in b.split(",")]
-        except ValueError:
-            raise UserError(f"--box must be x1,y1,x2,y2, got {b!r}") from None
-        if len(vals) != 4:
-            raise UserError(f"--box must be x1,y1,x2,y2, got {b!r}")
-        rects.append(vals)
+    rects = [list(_numbers(b, "--box", (4,), "x1,y1,x2,y2")) for b in box or []]
     if boxes is not None:
-        try:
-            data = json.loads(boxes.read_text())
-            rects.extend([float(v) for v in r] for r in data)
-        except (OSError, ValueError, TypeError) as e:
-            raise UserError(f"--boxes {boxes}: expected a JSON list of [x1, y1, x2, y2] ({e})") from None
+        rects.extend(_boxes_file(boxes))
     if not rects:
         raise UserError("give at least one --box or --boxes")
-    if any(len(r) != 4 for r in rects):
-        raise UserError("every box needs 4 numbers x1, y1, x2, y2")
     out_size = parse_size(size)
+    fill_v = _fill(fill)
+    set_max_pixels(max_pixels)
     if output.exists() and not output.is_dir():
         raise UserError(f"{output} is a file; crops go into a directory")
-    _device(device)
-    try:
-        img = open_image(input)
-        patches = warpkit.crop_rois(img, rects, out_size, interpolation=interpolation.value,
-                                    padding=padding.value, fill=_fill_for(img, _fill(fill)),
-                                    antialias=antialias)
-    except (OSError, ValueError, TypeError) as e:
-        raise UserError(f"{input}: {e}") from None
     protected = {input.resolve()}
-    digits = len(str(len(patches) - 1))
-    for k, p in enumerate(patches):
-        p.info.update({k2: v for k2, v in img.info.items() if k2 in ("icc_profile", "dpi")})
-        save_atomic(p, output / f"{input.stem}_{k:0{digits}d}{input.suffix}", img.format,
-                    overwrite, protected)
+    digits = len(str(len(rects) - 1))
+    dests = [output / f"{input.stem}_{k:0{digits}d}{input.suffix}" for k in range(len(rects))]
+    for dest in dests:  # every output is checked before any is written
+        check_dest(dest, overwrite, protected)
+    _device(device)
+    img = open_image(input)
+    try:
+        patches = warpkit.crop_rois(_pixels(img), rects, out_size,
+                                    interpolation=interpolation.value, padding=padding.value,
+                                    fill=_fill_for(img, fill_v), antialias=antialias)
+    except (ValueError, TypeError) as e:
+        raise UserError(f"{input}: {e}") from None
+    for p, dest in zip(patches, dests):
+        try:
+            _save(p, img, dest, overwrite, protected)
+        except OSError as e:  # unwritable directory, full disk: one line
+            raise UserError(f"{dest}: {_message(e)}") from None
     typer.echo(f"{len(patches)} crops written to {output}")
+
+
+def _boxes_file(path: Path) -> list[list[float]]:
+    """The boxes of a --boxes JSON file: a list of [x1, y1, x2, y2] lists of numbers."""
+    try:
+        data = json.loads(path.read_text())
+    except (OSError, ValueError) as e:
+        raise UserError(f"--boxes {path}: {_message(e)}") from None
+    ok = isinstance(data, list) and all(
+        isinstance(r, list) and len(r) == 4
+        and all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in r)
+        for r in data)
+    if not ok:
+        raise UserError(f"--boxes {path}: expected a JSON list of [x1, y1, x2, y2] lists of "
+                        "numbers")
+    return [[float(v) for v in r] for r in data]
 
 
 def augment(
@@ -325,6 +384,7 @@ def augment(
                    "destination-from-source matrix (to move annotations with it)."),
     device: DeviceOption = None,
     overwrite: bool = typer.Option(False, help="Replace existing outputs (never an input)."),
+    max_pixels: MaxPixelsOption = DEFAULT_MAX_PIXELS,
 ) -> None:
     """Random affine warps of images for a training set: writes OUTPUT/<name>_aug<k>.<ext>.
 
@@ -347,7 +407,12 @@ def augment(
     except ValueError as e:  # RandomAffine's messages start with the argument's name
         raise UserError(f"--{e}") from None
     fill_v = _fill(fill)
+    set_max_pixels(max_pixels)
     protected = {f.resolve() for f in files}
+    digits = len(str(copies - 1))
+    dests = {f: [output / f"{f.stem}_aug{k:0{digits}d}{f.suffix}" for k in range(copies)]
+             for f in files}
+    _unique_outputs((f, d) for f, ds in dests.items() for d in ds)
     if matrices is not None:
         if matrices.resolve() in protected:
             raise UserError(f"refusing to overwrite the input {matrices}")
@@ -356,7 +421,6 @@ def augment(
     if seed is None:
         seed = int(np.random.SeedSequence().generate_state(1)[0] & 0x7FFFFFFF)
     _device(device)
-    digits = len(str(copies - 1))
     record: dict[str, dict] = {}
 
     def one(f: Path) -> None:
@@ -364,9 +428,8 @@ def augment(
         aug.fill = _fill_for(img, fill_v)
         # the input's own stream: its warps do not depend on the other inputs
         rng = np.random.default_rng([seed, zlib.crc32(f.name.encode())])
-        outs, mats = aug([img] * copies, rng=rng, return_matrices=True)
-        for k, (res, m) in enumerate(zip(outs, mats)):
-            dest = output / f"{f.stem}_aug{k:0{digits}d}{f.suffix}"
+        outs, mats = aug([_pixels(img)] * copies, rng=rng, return_matrices=True)
+        for res, m, dest in zip(outs, mats, dests[f]):
             _save(res, img, dest, overwrite, protected)
             record[dest.name] = {"source": str(f), "matrix": np.round(m, 12).tolist()}
 
