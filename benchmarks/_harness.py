@@ -1,4 +1,4 @@
-"""Benchmark protocol of PERFORMANCE.md: peers in one process, interleaved, medians of >= 9.
+"""Benchmark protocol of docs/performance.md: peers in one process, interleaved, medians of >= 9.
 
 Every peer gets 2 threads. Ratios are peer time / warpkit time (> 1: warpkit is faster), printed
 two ways: the ratio of the two medians, and in brackets the median of the per-round ratios (each

@@ -2,7 +2,7 @@
 
 For NVIDIA machines, where both run. Cases:
 
-- GridSample float32 8x3x512x512 (PERFORMANCE.md's case) and 64x3x512x512 (enough work to fill a
+- GridSample float32 8x3x512x512 (docs/performance.md's case) and 64x3x512x512 (enough work to fill a
   large GPU), random affine grids, every mode and padding; 3-D linear 4x8x64^3;
 - AffineGrid 64x3x512x512; RoiAlign (bench_roi_align's case) against torchvision.ops.roi_align;
 - warp_affine uint8 1080p RGB, warpkit alone (no CUDA peer with the same semantics is installed).

@@ -1,4 +1,4 @@
-/* ONNX AffineGrid (opset 20): normalized sampling grids from affine matrices (SEMANTICS.md).
+/* ONNX AffineGrid (opset 20): normalized sampling grids from affine matrices (docs/semantics.md).
  *
  * theta (N, R, R+1) (any strides) and the contiguous output (N, [D,] H, W, R) have one storage
  * type (G_KIND in warpkit.h); math in coord_t (double for float64). One work-item writes 8 consecutive

@@ -1,4 +1,4 @@
-/* ONNX GridSample for any spatial rank R, every mode, padding and dtype (rules: SEMANTICS.md).
+/* ONNX GridSample for any spatial rank R, every mode, padding and dtype (rules: docs/semantics.md).
  *
  * Specialised at build time on what changes the inner loop: R, MODE and the storage/compute types
  * (warpkit.h). Padding, align_corners, sizes and strides are arguments.
@@ -31,7 +31,7 @@
 #define NT 0 /* computed per combination for higher ranks */
 #endif
 
-/* reflect x into [lo, hi] (SEMANTICS.md step 3); x finite. A size-1 axis with align_corners
+/* reflect x into [lo, hi] (docs/semantics.md step 3); x finite. A size-1 axis with align_corners
  * (rng == 0) gives 0. The result is clamped into [lo, hi] so that no rounding can leave it. */
 inline coord_t wk_reflect(coord_t x, coord_t lo, coord_t hi) {
     coord_t rng = hi - lo;

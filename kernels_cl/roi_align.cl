@@ -1,4 +1,4 @@
-/* ONNX RoiAlign (opsets 10, 16, 22), exactly as SEMANTICS.md orders the float math.
+/* ONNX RoiAlign (opsets 10, 16, 22), exactly as docs/semantics.md orders the float math.
  *
  * One work-item computes one output bin (ph, pw) of one ROI for CB consecutive channels: the
  * sample positions and corner weights are computed once and applied to every channel.
@@ -106,7 +106,7 @@ inline void ra_corners(coord_t y, coord_t x, int H, int W, long sy, long sx, lon
     p[3] = yh * sy + xh * sx;
 }
 
-/* sample (iy, ix) of bin (ph, pw), in SEMANTICS.md's order of operations */
+/* sample (iy, ix) of bin (ph, pw), in docs/semantics.md's order of operations */
 inline coord_t ra_sample_y(const ra_roi *g, int ph, int iy) {
     return g->start_h + (coord_t)ph * g->bin_h + ((coord_t)iy + (coord_t)0.5) * g->bin_h / (coord_t)g->grid_h;
 }

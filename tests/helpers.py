@@ -1,4 +1,4 @@
-"""Comparison helpers with SEMANTICS.md's per-dtype tolerances."""
+"""Comparison helpers with docs/semantics.md's per-dtype tolerances."""
 
 from __future__ import annotations
 
@@ -24,7 +24,7 @@ def ulp_distance_16(a: np.ndarray, b: np.ndarray) -> np.ndarray:
 
 
 def assert_close(y, ref, mode: str = "linear", what: str = "") -> None:
-    """Compare a result to an oracle already in the result's dtype, with SEMANTICS.md's tolerance."""
+    """Compare a result to an oracle already in the result's dtype, with docs/semantics.md's tolerance."""
     y = np.asarray(y)
     ref = np.asarray(ref)
     assert y.shape == ref.shape, f"{what}: shape {y.shape} != {ref.shape}"

@@ -1,7 +1,7 @@
 """Oracles nobody here wrote: the ONNX reference implementation and ONNX Runtime.
 
 The reference is used through ``onnx.reference.ReferenceEvaluator`` with the documented
-deviations of SEMANTICS.md applied by a subclass (each marked **[decision]** there):
+deviations of docs/semantics.md applied by a subclass (each marked **[decision]** there):
 
 - float64 X or grid: coordinates kept in float64 (the reference stores them in float32);
 - cubic + border: no clamp of the coordinate before the taps (ORT and PyTorch; each tap is clamped);
@@ -42,7 +42,7 @@ _ONNX_TYPES = {
 
 
 class GridSample(_RefGridSample):
-    """The ONNX reference GridSample with SEMANTICS.md's documented deviations."""
+    """The ONNX reference GridSample with docs/semantics.md's documented deviations."""
 
     _wide_weights = False  # float32 coordinates, float64 weights (32/64-bit integer X)
 
@@ -130,7 +130,7 @@ def ort_grid_sample(X, grid, mode="linear", padding_mode="zeros", align_corners=
 
 
 def onnx_cast(y: np.ndarray, dtype: np.dtype) -> np.ndarray:
-    """SEMANTICS.md's float -> integer/bool cast: truncate, saturate, NaN -> 0; bool: nonzero."""
+    """docs/semantics.md's float -> integer/bool cast: truncate, saturate, NaN -> 0; bool: nonzero."""
     dtype = np.dtype(dtype)
     y = np.asarray(y, np.float64)
     if dtype == np.bool_:

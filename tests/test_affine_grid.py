@@ -49,7 +49,7 @@ def test_against_reference_and_ort(size, align, small_queue):
     assert y.shape == (size[0], *size[2:], len(size) - 2) and y.dtype == np.float32
     ref = reference_affine_grid(theta, size, align)
     np.testing.assert_allclose(y, ref, rtol=1e-5, atol=1e-6)
-    if 1 not in size[2:]:  # ORT puts a size-1 axis at +1 (SEMANTICS.md follows the reference: -1)
+    if 1 not in size[2:]:  # ORT puts a size-1 axis at +1 (docs/semantics.md follows the reference: -1)
         np.testing.assert_allclose(y, ort_affine_grid(theta, size, align), rtol=1e-5, atol=1e-6)
 
 

@@ -1,4 +1,4 @@
-"""GridSample against the ONNX backend cases, the ONNX reference, ONNX Runtime and SEMANTICS.md."""
+"""GridSample against the ONNX backend cases, the ONNX reference, ONNX Runtime and docs/semantics.md."""
 
 from __future__ import annotations
 
@@ -306,7 +306,7 @@ def test_slanted_rows_with_extremes_below(mode, pad, align, queue):
                             itertools.cycle([np.nan, 1e30, -1e30, 3e9, -3e9])):
         grid[n, r, c, (r + c) % 2] = v
     y = warpkit.grid_sample(X, grid, mode, pad, align, queue=queue)
-    nan = np.isnan(grid).any(-1)  # NaN gives NaN (SEMANTICS.md); the reference cannot take it
+    nan = np.isnan(grid).any(-1)  # NaN gives NaN (docs/semantics.md); the reference cannot take it
     expected = reference_grid_sample(X, np.where(nan[..., None], 0, grid), mode, pad, align)
     expected[np.broadcast_to(nan[:, None], expected.shape)] = np.nan
     if pad == "reflection":  # reflecting 1e30 in float32 says only that the result is in range

@@ -515,7 +515,7 @@ def test_every_operator_refuses_buffers_beyond_one_allocation(queue, monkeypatch
                                    queue=queue), "X"),
         (lambda: warpkit.roi_align(X[:, :, :8], np.zeros((40, 4), np.float32),
                                    np.zeros(40, np.int64), output_height=3, output_width=3,
-                                   queue=queue), "the output"),
+                                   queue=queue), "the 40x4x3x3 float32 output"),
         (lambda: warpkit.grid_sample(Xd, np.zeros((1, 2, 2, 2), np.float32)), "X"),
         (lambda: warpkit.grid_sample(Xd[:, :, :8, :8], np.zeros((1, 20, 20, 2), np.float32)),
          "the output"),

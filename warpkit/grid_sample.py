@@ -26,7 +26,7 @@ PADDINGS = {"zeros": 0, "border": 1, "reflection": 2}
 Mode = Literal["linear", "bilinear", "nearest", "cubic", "bicubic"]
 Padding = Literal["zeros", "border", "reflection"]
 
-_LOCAL = 64  # work-group size (PERFORMANCE.md item 4)
+_LOCAL = 64  # work-group size (docs/performance.md, "Work sizes")
 _PIX = {0: 8, 1: 4, 2: 2}  # output positions per work-item of the general kernel on CPUs, by mode
 
 
@@ -80,7 +80,7 @@ def grid_sample(
         Integer and bool outputs are computed in floating point and cast as ONNX Cast does
         (truncate toward zero, saturate, NaN -> 0; bool: nonzero -> True). A NaN coordinate gives
         NaN (0 for integers); infinities act as far-away points under zeros/border padding and
-        as NaN under reflection. The full rules are in SEMANTICS.md.
+        as NaN under reflection. The full rules are in docs/semantics.md.
 
     Example:
         >>> import numpy as np, warpkit

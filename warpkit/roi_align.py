@@ -77,7 +77,7 @@ def roi_align(
         Pixel centres sit at integer coordinates after the half-pixel shift; a sample at
         ``y < -1``, ``y > H``, ``x < -1`` or ``x > W`` contributes 0 and still counts. A reversed
         box (x2 < x1) with half_pixel samples mirrored. All geometry is float32 (float64 for
-        float64 X) in the order SEMANTICS.md gives.
+        float64 X) in the order docs/semantics.md gives.
 
     Example:
         >>> X = np.arange(16, dtype=np.float32).reshape(1, 1, 4, 4)
