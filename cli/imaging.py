@@ -13,20 +13,16 @@ from typing import Annotated, Optional
 import numpy as np
 import typer
 
+from warpkit._options import INTERPOLATIONS, PADDINGS
+
 from ._io import DEFAULT_MAX_PIXELS, DeepImage, UserError, expand_inputs, open_image, parse_size
 from ._io import check_dest, save_atomic, save_deep_atomic, save_json_atomic, set_max_pixels
 
 
-class Interp(str, Enum):
-    nearest = "nearest"
-    linear = "linear"
-    cubic = "cubic"
-
-
-class Pad(str, Enum):
-    constant = "constant"
-    border = "border"
-    reflection = "reflection"
+# the choices come from warpkit's one table of options (canonical names; the API also takes
+# the aliases)
+Interp = Enum("Interp", {k: k for k in INTERPOLATIONS}, type=str)
+Pad = Enum("Pad", {k: k for k in PADDINGS}, type=str)
 
 
 class Flip(str, Enum):

@@ -8,6 +8,7 @@
  * every channel.
  */
 #include "warpkit.h"
+#include "sampling.h"
 
 #ifndef R
 #define R 2
@@ -16,9 +17,18 @@
 #define PIX 4
 #endif
 
-#define PAD_ZEROS 0
-#define PAD_BORDER 1
-#define PAD_REFLECTION 2
+/* padding_mode (the coordinate pre-pass; numbered by warpkit/_options.py); taps pad with
+ * sampling.h's modes (wk_tap_pad) */
+#define PAD_ZEROS GS_PAD_ZEROS
+#define PAD_BORDER GS_PAD_BORDER
+#define PAD_REFLECTION GS_PAD_REFLECTION
+
+/* the tap padding of a padding_mode: reflection mirrors taps about the outer edges
+ * (align_corners=0: lo = -0.5, hi = d - 0.5) or the edge pixels' centres (align_corners=1) */
+inline int wk_tap_pad(int pad, int align) {
+    return pad == PAD_REFLECTION ? (align ? WK_PAD_REFLECT_101 : WK_PAD_REFLECT)
+                                 : (pad == PAD_BORDER ? WK_PAD_BORDER : WK_PAD_ZEROS);
+}
 
 /* TAPS^R: number of tap combinations per position */
 #if R == 1
@@ -56,19 +66,6 @@ inline coord_t wk_reflect(coord_t x, coord_t lo, coord_t hi) {
     return wk_minc(wk_maxc(res, lo), hi);
 }
 
-inline void wk_cubic_weights(acc_t t, acc_t *w) { WK_KEYS_WEIGHTS(acc_t, t, w); }
-
-/* integer tap i on an axis of size d: the memory index to read and whether it reads X (zeros
- * padding reads nothing outside). The index is always inside [0, d-1]. */
-inline int wk_tap(int i, int d, int pad, coord_t lo, coord_t hi, int *valid) {
-    if (pad == PAD_ZEROS) {
-        *valid = (i >= 0) & (i < d);
-        return wk_clampi(i, 0, d - 1);
-    }
-    *valid = 1;
-    if (pad == PAD_BORDER) return wk_clampi(i, 0, d - 1);
-    return wk_clampi((int)wk_reflect((coord_t)i, lo, hi), 0, d - 1);
-}
 
 /* the source coordinate of a normalized grid value on an axis of size d (wk_unnorm_v: 8 of them) */
 inline coord_t wk_unnorm(coord_t g, int d, int align) {
@@ -100,23 +97,17 @@ inline int wk_axis_taps(coord_t g, int d, int pad, int align, int *idx, acc_t *w
     /* Far-away coordinates give the same taps as these (all outside under zeros, all on the edge
      * under border), and keep every int conversion below in range: 1e30 or inf never reaches one. */
     x = wk_minc(wk_maxc(x, (coord_t)-4), dd + 3);
+    const int tp = wk_tap_pad(pad, align);
 #if MODE == MODE_NEAREST
-    idx[0] = wk_tap((int)x, d, pad, lo, hi, &valid[0]);
-    w[0] = 1;
+    const int first = (int)x;
+    wk_tap_weights(0, w);
 #else
-    int x0 = wk_floori(x);
+    const int x0 = wk_floori(x);
     /* weights in acc_t: double for wide integers, even with float coordinates */
-    acc_t t = (acc_t)x - (acc_t)x0;
-#if MODE == MODE_LINEAR
-    w[0] = 1 - t;
-    w[1] = t;
-    idx[0] = wk_tap(x0, d, pad, lo, hi, &valid[0]);
-    idx[1] = wk_tap(x0 + 1, d, pad, lo, hi, &valid[1]);
-#else
-    wk_cubic_weights(t, w);
-    for (int k = 0; k < 4; k++) idx[k] = wk_tap(x0 - 1 + k, d, pad, lo, hi, &valid[k]);
+    wk_tap_weights((acc_t)x - (acc_t)x0, w);
+    const int first = MODE == MODE_CUBIC ? x0 - 1 : x0;
 #endif
-#endif
+    for (int k = 0; k < TAPS; k++) idx[k] = wk_pad_tap(first + k, d, tp, &valid[k]);
     return 1;
 }
 
@@ -359,22 +350,9 @@ WK_VINLINE coordv wk_reflect_v(coordv x, coord_t lo, coord_t hi) {
     return WK_SELECT(x, res, outside);
 }
 
+/* after the coordinate pre-pass a tap is at most 2 outside [0, d - 1], within one mirror period */
 WK_VINLINE intv wk_tap_v(intv i, int d, int pad, coord_t lo, coord_t hi, intv *valid) {
-    if (pad == PAD_ZEROS) {
-        *valid = (i >= 0) & (i < d);
-        return wk_clampv(i, 0, d - 1);
-    }
-    *valid = (intv)-1;
-    if (pad == PAD_BORDER) return wk_clampv(i, 0, d - 1);
-    if (d >= 3) {
-        /* after the coordinate pre-pass a tap is at most 2 outside: one mirror suffices
-         * (align_corners=0 mirrors about -0.5 and d-0.5, align_corners=1 about 0 and d-1) */
-        const int off = lo == (coord_t)0 ? 0 : 1;
-        intv m = i < 0 ? -i - off : i;
-        m = m > d - 1 ? (intv)(2 * d - 2 + off) - m : m;
-        return wk_clampv(m, 0, d - 1);
-    }
-    return wk_clampv(CV(wk_reflect_v(CV(i, coordv), lo, hi), intv), 0, d - 1);
+    return wk_pad_tap8(i, d, wk_tap_pad(pad, lo == (coord_t)0), valid);
 }
 
 /* the source coordinates of 8 normalized grid values on an axis of size d */

@@ -10,37 +10,12 @@
  * arguments. NDRange: (W_out, H_out, B).
  */
 #include "warpkit.h"
+#include "sampling.h"
 
-#define PAD_CONSTANT 0
-#define PAD_BORDER 1
-#define PAD_REFLECTION 2
-
-
-/* an integer tap on an axis of size d: the index to read, or -1 for the fill value. Reflection
- * mirrors about the outer pixel edges (OpenCV's BORDER_REFLECT: ... 1 0 | 0 1 2 ... | d-1 d-2 ...). */
-inline int wp_tap(int i, int d, int pad) {
-    if (i >= 0 && i < d) return i;
-    if (pad == PAD_CONSTANT) return -1;
-    if (pad == PAD_BORDER) return i < 0 ? 0 : d - 1;
-    const int period = 2 * d;
-    int m = i % period;
-    m = m < 0 ? m + period : m;
-    return m < d ? m : period - 1 - m;
-}
-
-/* the weights of the general kernel, in acc_t (double for int32 images where the device has
- * fp64: 1 - t in float is inexact for tiny t, which moves a value of 2^31 by 2) */
-inline void wp_weights(float t, acc_t *w) {
-#if MODE == MODE_NEAREST
-    w[0] = 1;
-#elif MODE == MODE_LINEAR
-    w[0] = (acc_t)1 - (acc_t)t;
-    w[1] = (acc_t)t;
-#else
-    const acc_t ta = (acc_t)t;
-    WK_KEYS_WEIGHTS(acc_t, ta, w);
-#endif
-}
+/* pad: sampling.h's modes, WK_PAD_ZEROS being the constant fill */
+#define PAD_CONSTANT WK_PAD_ZEROS
+#define PAD_BORDER WK_PAD_BORDER
+#define WP_REFLECTING(pad) ((pad) >= WK_PAD_REFLECT)
 
 /* floor(x + 0.5) for x inside the long range */
 inline long wp_round_half_up_acc(acc_t x) {
@@ -109,51 +84,33 @@ __kernel void warp(__global const X_T *restrict X, long x_off, long sxb, long sx
 #endif
                 continue;
             }
-            if (pad == PAD_REFLECTION) {
-                /* reflection repeats with period 2d: move into [0, 2d) (exact, a multiple of 2d) */
-                x = x < -4194304.0f ? -4194304.0f : (x > 4194304.0f ? 4194304.0f : x);
-                y = y < -4194304.0f ? -4194304.0f : (y > 4194304.0f ? 4194304.0f : y);
-                const float px2 = 2.0f * (float)W, py2 = 2.0f * (float)H;
-                float kx = (float)(int)(x / px2), ky = (float)(int)(y / py2);
-                kx -= (x < kx * px2);
-                ky -= (y < ky * py2);
-                x -= kx * px2;
-                y -= ky * py2;
+            if (WP_REFLECTING(pad)) { /* reflections repeat: one period holds every tap */
+                x = wk_fold(x, W, pad);
+                y = wk_fold(y, H, pad);
             } else {
                 /* far-away points give the same taps as these, and no int conversion overflows */
                 x = x < -8 ? -8 : (x > (float)W + 8 ? (float)W + 8 : x);
                 y = y < -8 ? -8 : (y > (float)H + 8 ? (float)H + 8 : y);
             }
-#if MODE == MODE_NEAREST
-            const int x0 = (int)wk_rint(x), y0 = (int)wk_rint(y);
-            const float tx = 0, ty = 0;
-#else
-            int x0 = (int)x;
-            x0 -= (x < (float)x0);
-            int y0 = (int)y;
-            y0 -= (y < (float)y0);
-            const float tx = x - (float)x0, ty = y - (float)y0;
-#if MODE == MODE_CUBIC
-            x0 -= 1;
-            y0 -= 1;
-#endif
-#endif
+            float tx, ty;
+            const int x0 = wk_first_tap(x, &tx), y0 = wk_first_tap(y, &ty);
+            /* weights in acc_t (double for int32 images where the device has fp64: 1 - t in
+             * float is inexact for tiny t, which moves a value of 2^31 by 2) */
             acc_t wx[TAPS], wy[TAPS];
-            wp_weights(tx, wx);
-            wp_weights(ty, wy);
-            int ix[TAPS], iy[TAPS];
+            wk_tap_weights((acc_t)tx, wx);
+            wk_tap_weights((acc_t)ty, wy);
+            int ix[TAPS], iy[TAPS], inx[TAPS], iny[TAPS];
             for (int k = 0; k < TAPS; k++) {
-                ix[k] = wp_tap(x0 + k, W, pad);
-                iy[k] = wp_tap(y0 + k, H, pad);
+                ix[k] = wk_pad_tap(x0 + k, W, pad, &inx[k]);
+                iy[k] = wk_pad_tap(y0 + k, H, pad, &iny[k]);
             }
             for (int c = 0; c < C; c++) {
                 acc_t v = 0;
                 for (int j = 0; j < TAPS; j++) {
                     acc_t row = 0;
                     for (int k = 0; k < TAPS; k++) {
-                        const int inside = ix[k] >= 0 && iy[j] >= 0;
-                        const long o = (long)(iy[j] < 0 ? 0 : iy[j]) * sxy +
-                                       (long)(ix[k] < 0 ? 0 : ix[k]) * sxx + c * sxc;
+                        const int inside = inx[k] && iny[j];
+                        const long o = (long)iy[j] * sxy + (long)ix[k] * sxx + c * sxc;
                         const X_T px_ = xb[o];
 #if MODE == MODE_NEAREST && X_KIND == WK_INT
                         raw[c] = inside ? px_ : (X_T)ifills[c];
@@ -202,17 +159,6 @@ inline float8 wv_lerp(float8 a, float8 b, float8 t) {
     return (b - a) * t + a;
 }
 
-inline int8 wv_tap(int8 i, int d, int pad, int8 *inside) {
-    *inside = (i >= 0) & (i < d);
-    if (pad == PAD_REFLECTION) { /* i is in [-2, 2d + 2]: one period folds it */
-        int8 m = i < 0 ? i + 2 * d : (i >= 2 * d ? i - 2 * d : i);
-        m = m < d ? m : 2 * d - 1 - m;
-        *inside = (int8)-1;
-        return m < 0 ? (int8)0 : (m > d - 1 ? (int8)(d - 1) : m);
-    }
-    if (pad == PAD_BORDER) *inside = (int8)-1;
-    return i < 0 ? (int8)0 : (i > d - 1 ? (int8)(d - 1) : i);
-}
 
 #if WK_U8
 /* 8 uint8 pixels of CH channels (values in [0, 255]) to yp: 8 * CH bytes, nothing beyond */
@@ -372,15 +318,9 @@ __kernel void warp_v(__global const X_T *restrict X, long x_off, long sxb, long 
 #endif
     x = ok ? x : (float8)-8;
     y = ok ? y : (float8)-8;
-    if (pad == PAD_REFLECTION) { /* into [0, 2d): the taps are then in [-1, 2d] */
-        x = x < -4194304.0f ? (float8)-4194304.0f : (x > 4194304.0f ? (float8)4194304.0f : x);
-        y = y < -4194304.0f ? (float8)-4194304.0f : (y > 4194304.0f ? (float8)4194304.0f : y);
-        const float px2 = 2.0f * (float)W, py2 = 2.0f * (float)H;
-        float8 kx = CV(CV(x / px2, int8), float8), ky = CV(CV(y / py2, int8), float8);
-        kx += CV(x < kx * px2, float8); /* true is -1 */
-        ky += CV(y < ky * py2, float8);
-        x -= kx * px2;
-        y -= ky * py2;
+    if (WP_REFLECTING(pad)) { /* into one period [0, p): the taps are then in [-1, p + 2] */
+        x = wk_fold8(x, W, pad);
+        y = wk_fold8(y, H, pad);
 #if MODE == MODE_LINEAR && WK_U8
         /* points outside that the period brings into the interior (mirrored borders) */
         if (whole && wk_all8(ok) && wv_interior(x, y, W, H, 0)) {
@@ -422,7 +362,7 @@ __kernel void warp_v(__global const X_T *restrict X, long x_off, long sxb, long 
     float8 wxs[TAPS];
 #pragma unroll
     for (int k = 0; k < TAPS; k++) {
-        ixs[k] = wv_tap(x0 + k, W, pad, &inxs[k]);
+        ixs[k] = wk_pad_tap8(x0 + k, W, pad, &inxs[k]);
 #if MODE == MODE_NEAREST
         wxs[k] = (float8)1;
 #elif MODE == MODE_CUBIC
@@ -435,7 +375,7 @@ __kernel void warp_v(__global const X_T *restrict X, long x_off, long sxb, long 
 #pragma unroll
     for (int j = 0; j < TAPS; j++) {
         int8 iny;
-        const int8 iy = wv_tap(y0 + j, H, pad, &iny);
+        const int8 iy = wk_pad_tap8(y0 + j, H, pad, &iny);
         const int8 row = iy * (int)sxy; /* in-image offsets fit an int (checked on the host) */
         float8 v[TAPS][CH]; /* this row's taps, fills substituted */
 #pragma unroll

@@ -150,9 +150,11 @@ inline ushort wk_float_to_bf16(float v) {
 
 /* ---- interpolation modes (grid_sample.cl, warp.cl) ------------------------------------------- */
 
-#define MODE_NEAREST 0
-#define MODE_LINEAR 1
-#define MODE_CUBIC 2
+/* MODE_NEAREST, MODE_LINEAR, MODE_CUBIC: numbered by warpkit/_options.py, which every build
+ * passes as -D defines (Runtime.program) */
+#ifndef MODE_NEAREST
+#error "build through warpkit's Runtime.program, which defines the option numbers"
+#endif
 #ifndef MODE
 #define MODE MODE_LINEAR
 #endif

@@ -96,7 +96,7 @@ def warp_family():
 
     dtypes = (np.uint8, np.uint16, np.int32, np.float32)
     modes = ("nearest", "linear", "cubic")
-    pads = ("constant", "border", "reflection")
+    pads = ("constant", "border", "reflection", "reflect_101")
     for k, (dt, form, mode, pad) in enumerate(itertools.product(dtypes, forms, modes, pads)):
         # uint8 and float32 have the 8-wide kernel and its fast paths: every map at every width
         every_map = dt in (np.uint8, np.float32)

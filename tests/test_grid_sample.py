@@ -548,7 +548,7 @@ F32 = np.float32
     (np.zeros((2, 1, 4, 4), F32), np.zeros((3, 3, 3, 2), F32), {}, ValueError,
      r"grid's batch size must equal X's: X has N=2, grid has 3"),
     (np.zeros((1, 1, 4, 4), F32), np.zeros((1, 3, 3, 2), F32), {"mode": "bilinearr"}, ValueError,
-     r"mode must be one of 'linear', 'bilinear', 'nearest', 'cubic', 'bicubic'; got 'bilinearr'"),
+     r"mode must be one of 'nearest', 'linear', 'cubic' \(or 'bilinear', 'bicubic'\); got 'bilinearr'"),
     (np.zeros((1, 1, 4, 4), F32), np.zeros((1, 3, 3, 2), F32), {"padding_mode": "mirror"}, ValueError,
      r"padding_mode must be one of 'zeros', 'border', 'reflection'; got 'mirror'"),
     (np.zeros((1, 1, 4, 4), F32), np.zeros((1, 3, 3, 2), F32), {"align_corners": 2}, ValueError,

@@ -17,7 +17,7 @@ from helpers import foreign_byte_order
 
 INTERP = {"nearest": cv2.INTER_NEAREST, "linear": cv2.INTER_LINEAR, "cubic": cv2.INTER_CUBIC}
 BORDER = {"constant": cv2.BORDER_CONSTANT, "border": cv2.BORDER_REPLICATE,
-          "reflection": cv2.BORDER_REFLECT}
+          "reflection": cv2.BORDER_REFLECT, "reflect_101": cv2.BORDER_REFLECT_101}
 H, W = 37, 53
 CENTER = ((W - 1) / 2, (H - 1) / 2)
 MAP = g.compose(g.rotation(17, CENTER), g.scale(1.15, 0.9, CENTER), g.translation(3.3, -2.1))
@@ -301,9 +301,10 @@ def test_non_native_byte_order(queue):
 
 @pytest.mark.parametrize("call,exc,match", [
     (lambda: warpkit.warp_affine(np.zeros((4, 4), np.uint8), np.eye(3), interpolation="area"), ValueError,
-     r"interpolation must be one of 'nearest', 'linear', 'bilinear', 'cubic', 'bicubic'; got 'area'"),
+     r"interpolation must be one of 'nearest', 'linear', 'cubic' \(or 'bilinear', 'bicubic'\); got 'area'"),
     (lambda: warpkit.warp_affine(np.zeros((4, 4), np.uint8), np.eye(3), padding="wrap"), ValueError,
-     r"padding must be one of 'constant', 'border', 'reflection'; got 'wrap'"),
+     r"padding must be one of 'constant', 'border', 'reflection', 'reflect_101' \(or 'zeros', "
+     r"'replicate', 'edge', 'reflect', 'symmetric', 'reflect101', 'mirror'\); got 'wrap'"),
     (lambda: warpkit.warp_affine(np.zeros((4, 4), np.uint8), [[1, 0, 0], [0, 1, 0], [1e-3, 0, 1]]),
      ValueError, r"matrix is a perspective map .* use warp_perspective"),
     (lambda: warpkit.warp_affine(np.zeros((4, 4), np.uint8), [[1, 2, 0], [2, 4, 0], [0, 0, 1]]), ValueError,
@@ -369,3 +370,74 @@ def test_small_and_extreme_maps_every_device(interp, pad, small_queue):
                               padding=pad, fill=7, queue=small_queue)
     _close(out, _cv2(img, g.rotation(33, (1.5, 1)), interp, pad, 7, size=(5, 3)), interp, np.uint8,
            "small", g.rotation(33, (1.5, 1)))
+
+
+def _mirror(i, d, pad):
+    """OpenCV's BORDER_REFLECT / BORDER_REFLECT_101 index of tap i (numpy arrays)."""
+    p = 2 * d if pad == "reflection" else 2 * d - 2
+    if p == 0:
+        return np.zeros_like(i)
+    m = np.mod(i, p)
+    return np.where(m < d, m, p - 1 - m + (pad == "reflect_101"))
+
+
+def _oracle(img, m, size, interp, pad):
+    """The warp in float64: taps, Keys weights (A = -0.75) and mirrored indices, rounded halves up."""
+    wo, ho = size
+    h, w = img.shape[:2]
+    xs, ys = np.meshgrid(np.arange(wo, dtype=np.float64), np.arange(ho, dtype=np.float64))
+    src = g.transform_points(g.invert(m), np.stack([xs, ys], -1))
+    x, y = src[..., 0], src[..., 1]
+    if interp == "nearest":
+        return img[_mirror(np.rint(y).astype(int), h, pad), _mirror(np.rint(x).astype(int), w, pad)]
+
+    def weights(t):
+        if interp == "linear":
+            return [(0, 1 - t), (1, t)]
+        a = -0.75
+        out = []
+        for k in (-1, 0, 1, 2):
+            s = np.abs(t - k)
+            out.append((k, np.where(s <= 1, ((a + 2) * s - (a + 3)) * s * s + 1,
+                                    np.where(s < 2, ((a * s - 5 * a) * s + 8 * a) * s - 4 * a, 0))))
+        return out
+
+    x0, y0 = np.floor(x), np.floor(y)
+    acc = np.zeros((ho, wo, img.shape[2]))
+    for j, wy in weights(y - y0):
+        for k, wx in weights(x - x0):
+            px = img[_mirror(y0.astype(int) + j, h, pad), _mirror(x0.astype(int) + k, w, pad)]
+            acc += (wy * wx)[..., None] * px
+    return np.clip(np.floor(acc + 0.5), 0, np.iinfo(img.dtype).max)
+
+
+@pytest.mark.parametrize("interp", list(INTERP))
+@pytest.mark.parametrize("w,h", [(1, 1), (1, 5), (2, 2), (2, 7), (3, 1), (9, 4)])
+@pytest.mark.parametrize("pad", ["reflection", "reflect_101"])
+def test_reflections_on_tiny_axes(interp, w, h, pad, queue):
+    """The mirror periods 2d and 2d - 2 (0 on a 1-pixel axis), far outside the image too, on
+    both the 8-wide path (uint8) and the general one (uint16), against a float64 oracle (OpenCV's
+    cubic warps are off on axes narrower than the 4-tap footprint: 202 levels on a 1x5 image)."""
+    rng = np.random.default_rng([w, h])
+    for dtype in (np.uint8, np.uint16):
+        img = rng.integers(0, 250, (h, w, 3)).astype(dtype)
+        m = g.compose(g.rotation(23, ((w - 1) / 2, (h - 1) / 2)), g.scale(0.37),
+                      g.translation(0.3, -0.2))
+        out = warpkit.warp_affine(img, m, size=(19, 11), interpolation=interp, padding=pad,
+                                  queue=queue)
+        ref = _oracle(img, m, (19, 11), interp, pad)
+        assert np.abs(out.astype(np.float64) - ref).max() <= (0 if interp == "nearest" else 1), \
+            f"{interp} {pad} {w}x{h} {dtype}"
+
+
+@pytest.mark.parametrize("alias,name", [("zeros", "constant"), ("replicate", "border"),
+                                        ("edge", "border"), ("reflect", "reflection"),
+                                        ("symmetric", "reflection"), ("mirror", "reflect_101"),
+                                        ("reflect101", "reflect_101"), ("bilinear", "linear"),
+                                        ("bicubic", "cubic")])
+def test_aliases_are_the_canonical_options(alias, name, queue):
+    img = np.random.default_rng(0).integers(0, 255, (20, 30, 3), dtype=np.uint8)
+    m = g.rotation(40, (14.5, 9.5))
+    key = "interpolation" if name in ("linear", "cubic") else "padding"
+    out = warpkit.warp_affine(img, m, queue=queue, **{key: alias})
+    np.testing.assert_array_equal(out, warpkit.warp_affine(img, m, queue=queue, **{key: name}))

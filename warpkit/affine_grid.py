@@ -9,9 +9,9 @@ import numpy as np
 import pyopencl as cl
 
 from . import _dtypes
+from ._checks import check_align
 from ._memory import Output, operand, pick_runtime, round_up, row_group, to_device
 from ._memory import check_allocation, wants_device_result
-from .grid_sample import _check_align
 from .runtime import launch, set_args
 
 __all__ = ["affine_grid"]
@@ -67,7 +67,7 @@ def affine_grid(
     to = operand(theta, "theta")
     st = _dtypes.coord_type(to.dtype, "theta")
     dims = _check_size(size)
-    align = _check_align(align_corners)
+    align = check_align(align_corners)
     r = len(dims) - 2
     if to.shape != (dims[0], r, r + 1):
         want = "(N, 2, 3)" if r == 2 else "(N, 3, 4)"

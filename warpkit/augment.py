@@ -35,32 +35,28 @@ from typing import Any
 import numpy as np
 import pyopencl as cl
 
-from .warp import INTERPOLATIONS, PADDINGS, Interpolation, Padding, _choice, _shape_hwc
-from .warp import _width_height, warp_affine
+from ._checks import choice, number, width_height
+from ._images import shape_hwc
+from ._options import INTERPOLATION_ALIASES, INTERPOLATIONS, PADDING_ALIASES, PADDINGS
+from .warp import Interpolation, Padding, warp_affine
 
 __all__ = ["RandomAffine"]
 
 Range = float | tuple[float, float]
 
 
-def _number(v: Any, arg: str) -> float:
-    if isinstance(v, bool) or not isinstance(v, numbers.Real) or not math.isfinite(float(v)):
-        raise ValueError(f"{arg} must be a finite number, got {v!r}")
-    return float(v)
-
-
 def _range(value: Any, arg: str, symmetric: bool, lo: float, hi: float, n: int = 2) -> tuple:
     """``value`` as ``n // 2`` (low, high) pairs inside [lo, hi]; with ``symmetric``, a number ``v``
     means (-v, v), otherwise (v, v)."""
     if isinstance(value, numbers.Real) and not isinstance(value, bool):
-        v = _number(value, arg)
+        v = number(value, arg)
         if symmetric and v < 0:
             raise ValueError(f"{arg} as one number is a bound of (-{arg}, {arg}): it must be >= 0, "
                              f"got {v}")
         vals = [-v, v] if symmetric else [v, v]
         vals += [0.0, 0.0] * (n // 2 - 1)
     elif isinstance(value, Sequence) and not isinstance(value, str) and len(value) in (2, n):
-        vals = [_number(v, arg) for v in value] + [0.0, 0.0] * ((n - len(value)) // 2)
+        vals = [number(v, arg) for v in value] + [0.0, 0.0] * ((n - len(value)) // 2)
     else:
         forms = "a number or (low, high)" + (" or (x_low, x_high, y_low, y_high)" if n == 4 else "")
         raise ValueError(f"{arg} must be {forms}, got {value!r}")
@@ -127,26 +123,26 @@ class RandomAffine:
             translate = (translate, translate)
         if not (isinstance(translate, Sequence) and len(translate) == 2):
             raise ValueError(f"translate must be a fraction f or (fx, fy), got {translate!r}")
-        self.translate = tuple(_number(v, "translate") for v in translate)
+        self.translate = tuple(number(v, "translate") for v in translate)
         if min(self.translate) < 0:
             raise ValueError(f"translate must be >= 0 (fractions of the size), got {translate!r}")
         self.scale = _range(scale, "scale", False, 0.0, math.inf)[0]
         if self.scale[0] <= 0:
             raise ValueError(f"scale must be > 0, got {scale!r}")
         self.shear = _range(shear, "shear", True, -89.0, 89.0, 4)
-        self.hflip = _number(hflip, "hflip")
-        self.vflip = _number(vflip, "vflip")
+        self.hflip = number(hflip, "hflip")
+        self.vflip = number(vflip, "vflip")
         for name, p in (("hflip", self.hflip), ("vflip", self.vflip)):
             if not 0 <= p <= 1:
                 raise ValueError(f"{name} is a probability: it must be in [0, 1], got {p}")
         if size is not None:
-            w, h = _width_height(size, "size")
+            w, h = width_height(size, "size")
             if w < 1 or h < 1:
                 raise ValueError(f"size must be positive (width, height), got {size!r}")
             size = (w, h)
         self.size = size
-        _choice(interpolation, INTERPOLATIONS, "interpolation")
-        _choice(padding, PADDINGS, "padding")
+        choice(interpolation, INTERPOLATIONS, "interpolation", INTERPOLATION_ALIASES)
+        choice(padding, PADDINGS, "padding", PADDING_ALIASES)
         self.interpolation, self.padding, self.fill = interpolation, padding, fill
         self.antialias = bool(antialias)
 
@@ -201,7 +197,7 @@ class RandomAffine:
         ``rng``: None (fresh entropy), an int seed, or a ``numpy.random.Generator`` (advanced)."""
         if isinstance(n, bool) or not isinstance(n, numbers.Integral) or n < 0:
             raise ValueError(f"n must be a count >= 0, got {n!r}")
-        return self._build(self._draw(int(n), _generator(rng)), _width_height(size, "size"))
+        return self._build(self._draw(int(n), _generator(rng)), width_height(size, "size"))
 
     def __call__(self, images: Any, rng: Any = None, return_matrices: bool = False,
                  queue: cl.CommandQueue | None = None) -> Any:
@@ -247,7 +243,7 @@ class RandomAffine:
 
 def _layout(image: Any, arg: str) -> tuple[int, tuple[int, int], bool]:
     """(maps needed, (W, H), batched) of a Pillow image or an (H, W), (H, W, C) or (B, H, W, C)
-    array, from its size alone (``_as_image`` would convert a Pillow image only to be converted
+    array, from its size alone (``as_image`` would convert a Pillow image only to be converted
     again by the warp)."""
     Image = sys.modules.get("PIL.Image")
     if Image is not None and isinstance(image, Image.Image):
@@ -255,5 +251,5 @@ def _layout(image: Any, arg: str) -> tuple[int, tuple[int, int], bool]:
     if not hasattr(image, "shape"):
         raise ValueError(f"{arg} must be a Pillow image, an array (H, W), (H, W, C) or a batch "
                          f"(B, H, W, C), or a list of images; got {type(image).__name__}")
-    b, h, w, _, batched, _ = _shape_hwc(image)
+    b, h, w, _, batched, _ = shape_hwc(image)
     return b, (w, h), batched

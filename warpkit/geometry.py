@@ -26,9 +26,10 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from typing import Any
 
 import numpy as np
+
+from ._checks import batch_index_array, boxes_array, matrix3, number
 
 __all__ = [
     "affine_from_points",
@@ -55,31 +56,6 @@ __all__ = [
 ]
 
 
-def _m(a, stack: bool = False) -> np.ndarray:
-    """A (3, 3) float64 matrix from (3, 3) or (2, 3); with ``stack``, (K, 3, 3) from (K, 3, 3) or
-    (K, 2, 3) as well. Non-finite entries raise, naming the matrix."""
-    m = np.asarray(a, dtype=np.float64)
-    ok = m.shape[-2:] in ((2, 3), (3, 3)) and (m.ndim == 2 or (stack and m.ndim == 3))
-    if not ok:
-        want = "(3, 3) or (2, 3)" + (", or a stack (K, 3, 3) / (K, 2, 3)" if stack else "")
-        raise ValueError(f"a matrix must have shape {want}, got {m.shape}")
-    if m.shape[-2] == 2:
-        m = np.concatenate([m, np.broadcast_to([0.0, 0.0, 1.0], (*m.shape[:-2], 1, 3))], axis=-2)
-    if not np.isfinite(m).all():
-        bad = m if m.ndim == 2 else m[np.argwhere(~np.isfinite(m).all(axis=(1, 2)))[0, 0]]
-        raise ValueError(f"a matrix must be finite, got {bad.tolist()}")
-    return m
-
-
-def _number(value: Any, arg: str) -> float:
-    """A finite number, or a ValueError naming the argument."""
-    try:
-        v = float(value)
-    except (TypeError, ValueError):
-        v = math.nan
-    if isinstance(value, (str, bytes)) or not math.isfinite(v):
-        raise ValueError(f"{arg} must be a finite number, got {value!r}")
-    return v
 
 
 def _about(m: np.ndarray, center: Sequence[float] | None) -> np.ndarray:
@@ -89,7 +65,7 @@ def _about(m: np.ndarray, center: Sequence[float] | None) -> np.ndarray:
         cx, cy = center
     except (TypeError, ValueError):
         raise ValueError(f"center must be (x, y), got {center!r}") from None
-    cx, cy = _number(cx, "center x"), _number(cy, "center y")
+    cx, cy = number(cx, "center x"), number(cy, "center y")
     return translation(cx, cy) @ m @ translation(-cx, -cy)
 
 
@@ -101,7 +77,7 @@ def identity() -> np.ndarray:
 def translation(dx: float, dy: float) -> np.ndarray:
     """Move the picture by ``(dx, dy)`` pixels (right and down)."""
     m = np.eye(3)
-    m[0, 2], m[1, 2] = _number(dx, "dx"), _number(dy, "dy")
+    m[0, 2], m[1, 2] = number(dx, "dx"), number(dy, "dy")
     return m
 
 
@@ -110,7 +86,7 @@ def rotation(degrees: float, center: Sequence[float] | None = (0.0, 0.0)) -> np.
 
     Equal to OpenCV's ``getRotationMatrix2D(center, degrees, 1)`` (as a 3x3 matrix).
     """
-    deg = _number(degrees, "degrees")
+    deg = number(degrees, "degrees")
     if deg % 90 == 0:  # quarter turns exactly: cos(90 deg) is 6e-17 in floating point
         c, s = [(1.0, 0.0), (0.0, 1.0), (-1.0, 0.0), (0.0, -1.0)][int(deg // 90) % 4]
     else:
@@ -122,8 +98,8 @@ def rotation(degrees: float, center: Sequence[float] | None = (0.0, 0.0)) -> np.
 
 def scale(sx: float, sy: float | None = None, center: Sequence[float] | None = None) -> np.ndarray:
     """Scale by ``sx`` horizontally and ``sy`` (default ``sx``) vertically about ``center``."""
-    sx = _number(sx, "sx")
-    sy = sx if sy is None else _number(sy, "sy")
+    sx = number(sx, "sx")
+    sy = sx if sy is None else number(sy, "sy")
     return _about(np.diag([sx, sy, 1.0]), center)
 
 
@@ -131,8 +107,8 @@ def shear(x_degrees: float, y_degrees: float = 0.0,
           center: Sequence[float] | None = None) -> np.ndarray:
     """Shear: x moves by ``tan(x_degrees) * y``, y by ``tan(y_degrees) * x``, about ``center``."""
     m = np.eye(3)
-    m[0, 1] = math.tan(math.radians(_number(x_degrees, "x_degrees")))
-    m[1, 0] = math.tan(math.radians(_number(y_degrees, "y_degrees")))
+    m[0, 1] = math.tan(math.radians(number(x_degrees, "x_degrees")))
+    m[1, 0] = math.tan(math.radians(number(y_degrees, "y_degrees")))
     return _about(m, center)
 
 
@@ -153,7 +129,7 @@ def compose(*matrices) -> np.ndarray:
     """The map that applies ``matrices[0]`` first, then ``matrices[1]``, and so on."""
     out = np.eye(3)
     for m in matrices:
-        out = _m(m) @ out
+        out = matrix3(m) @ out
     return out
 
 
@@ -179,7 +155,7 @@ def invert(m) -> np.ndarray:
     beside the OpenCL device's). A single matrix is inverted in Python floats, the same
     arithmetic: numpy's per-call costs on 3x3 arrays were 0.1 ms of every warp.
     """
-    m = _m(m, stack=True)
+    m = matrix3(m, stack=True)
     if m.ndim == 3 and len(m) == 1:  # a batch of one: the single-matrix path
         return invert(m[0])[None]
     # translations of any size are fine; what matters is whether m @ inv gives back the identity
@@ -209,45 +185,18 @@ def invert(m) -> np.ndarray:
 
 def is_affine(m) -> bool:
     """Whether the last row is (0, 0, 1) (each entry within 1e-12); for a stack, of every matrix."""
-    last = _m(m, stack=True)[..., 2, :].reshape(-1, 3).tolist()
+    last = matrix3(m, stack=True)[..., 2, :].reshape(-1, 3).tolist()
     return all(abs(x) < 1e-12 and abs(y) < 1e-12 and abs(w - 1) < 1e-12 for x, y, w in last)
 
 
 def transform_points(m, points) -> np.ndarray:
     """Apply ``m`` to ``(..., 2)`` points (x, y), with the perspective divide."""
-    m = _m(m)
+    m = matrix3(m)
     p = np.asarray(points, dtype=np.float64)
     h = p @ m[:, :2].T + m[:, 2]
     return h[..., :2] / h[..., 2:3]
 
 
-def _boxes_array(boxes, single: bool = False) -> np.ndarray:
-    """``boxes`` as float64 [x1, y1, x2, y2] rows, (K, 4) (or (4,) with ``single``), all finite;
-    the one check of box arguments (``transform_boxes``, ``warpkit.crop_rois``)."""
-    try:
-        raw = np.asarray(boxes)
-        if raw.dtype.kind not in "iuf":  # strings ("0088" would read as 0, 0, 8, 8), objects
-            raise TypeError
-        b = raw.astype(np.float64)
-    except (TypeError, ValueError):
-        raise ValueError(f"boxes must be numbers [x1, y1, x2, y2], got {boxes!r}") from None
-    if b.shape[-1:] != (4,) or b.ndim not in ((1, 2) if single else (2,)):
-        raise ValueError(f"boxes must have shape (K, 4){' or (4,)' if single else ''} as "
-                         f"[x1, y1, x2, y2], got {b.shape}")
-    if not np.isfinite(b).all():
-        raise ValueError("boxes must be finite")
-    return b
-
-
-def _batch_index_array(batch_indices, k: int, b: int) -> np.ndarray:
-    """``batch_indices`` checked as k integers in [0, b), one per box."""
-    bi = np.asarray(batch_indices)
-    if bi.shape != (k,) or bi.dtype.kind not in "iu":
-        raise ValueError(f"batch_indices must be {k} integers, one per box, got {bi.shape} "
-                         f"{bi.dtype}")
-    if k and (bi.min() < 0 or bi.max() >= b):
-        raise ValueError(f"batch_indices must be in [0, {b}), got {bi.min()}..{bi.max()}")
-    return bi
 
 
 def transform_boxes(m, boxes, batch_indices=None, clip: Sequence[int] | None = None) -> np.ndarray:
@@ -274,14 +223,14 @@ def transform_boxes(m, boxes, batch_indices=None, clip: Sequence[int] | None = N
         >>> g.transform_boxes(g.flip("h", (100, 50)), [10, 0, 30, 20]).tolist()
         [70.0, 0.0, 90.0, 20.0]
     """
-    b = _boxes_array(boxes, single=True)
+    b = boxes_array(boxes, single=True)
     bb = b.reshape(-1, 4)
-    mm = _m(m, stack=True)
+    mm = matrix3(m, stack=True)
     if mm.ndim == 3:
         if batch_indices is None:
             raise ValueError(f"a stack of {len(mm)} matrices needs batch_indices: the matrix of "
                              "each box")
-        per = mm[_batch_index_array(batch_indices, len(bb), len(mm))]
+        per = mm[batch_index_array(batch_indices, len(bb), len(mm))]
     else:
         if batch_indices is not None:
             raise ValueError("batch_indices only apply to a stack of matrices (B, 3, 3)")
@@ -338,14 +287,14 @@ def perspective_from_points(src, dst) -> np.ndarray:
 def to_cv2(m) -> np.ndarray:
     """OpenCV's matrix: the 2x3 ``M`` of ``cv2.warpAffine(img, M, ...)`` (affine maps), or the
     3x3 of ``cv2.warpPerspective``. Same direction and pixel centres as warpkit."""
-    m = _m(m)
+    m = matrix3(m)
     return m[:2].copy() if is_affine(m) else m.copy()
 
 
 def from_cv2(M) -> np.ndarray:
     """warpkit's matrix from OpenCV's 2x3 (warpAffine) or 3x3 (warpPerspective) matrix, as used
     without ``cv2.WARP_INVERSE_MAP``."""
-    return _m(M)
+    return matrix3(M)
 
 
 # Pillow measures positions from the image's corner: its pixel centres are at k + 0.5.
@@ -356,7 +305,7 @@ def to_pillow(m) -> tuple[float, ...]:
     """The ``data`` of Pillow's ``Image.transform(size, Image.AFFINE, data)`` (6 numbers) or
     ``Image.PERSPECTIVE`` (8 numbers): the *inverse* map (output to input) in Pillow's
     corner-based coordinates."""
-    m = _m(m)
+    m = matrix3(m)
     inv = _TO_CORNER @ invert(m) @ invert(_TO_CORNER)
     inv = inv / inv[2, 2]
     if is_affine(m):
@@ -389,7 +338,7 @@ def to_scipy(m) -> np.ndarray:
 def from_scipy(matrix) -> np.ndarray:
     """warpkit's matrix from scipy's ``affine_transform`` matrix (3x3, or its 2x3 top rows): the
     inverse of :func:`to_scipy`."""
-    return invert(_SWAP_XY @ _m(matrix) @ _SWAP_XY)
+    return invert(_SWAP_XY @ matrix3(matrix) @ _SWAP_XY)
 
 
 def _normalizer(size: Sequence[int], align_corners: bool) -> np.ndarray:
@@ -409,7 +358,7 @@ def to_theta(m, src_size: Sequence[int], dst_size: Sequence[int] | None = None,
 
     Sizes are ``(W, H)``; ``dst_size`` defaults to ``src_size``.
     """
-    m = _m(m)
+    m = matrix3(m)
     if not is_affine(m):
         raise ValueError("theta describes affine maps only; this matrix is a perspective map")
     dst_size = src_size if dst_size is None else dst_size
@@ -421,5 +370,5 @@ def from_theta(theta, src_size: Sequence[int], dst_size: Sequence[int] | None = 
                align_corners: bool = False) -> np.ndarray:
     """warpkit's matrix from a normalized 2x3 ``theta`` (the inverse of :func:`to_theta`)."""
     dst_size = src_size if dst_size is None else dst_size
-    t = _m(theta)
+    t = matrix3(theta)
     return invert(invert(_normalizer(src_size, align_corners)) @ t @ _normalizer(dst_size, align_corners))

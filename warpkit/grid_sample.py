@@ -11,6 +11,8 @@ import pyopencl as cl
 from pyopencl import cltypes
 
 from . import _dtypes
+from ._checks import check_align, choice
+from ._options import GRID_PADDINGS, INTERPOLATION_ALIASES, INTERPOLATIONS
 from ._memory import Operand, Output, check_allocation, device_layout, meta_buffer, operand
 from ._memory import pick_runtime, round_up, row_group, streaming_output, to_device
 from ._memory import wants_device_result
@@ -18,10 +20,9 @@ from .runtime import PlanCache, Runtime, launch, set_args
 
 __all__ = ["grid_sample", "MODES", "PADDINGS"]
 
-#: accepted mode names (ONNX opset 20+ spelling first, opset 16 / contrib spelling second)
-MODES = {"linear": 1, "bilinear": 1, "nearest": 0, "cubic": 2, "bicubic": 2}
-#: accepted padding modes
-PADDINGS = {"zeros": 0, "border": 1, "reflection": 2}
+#: mode names (ONNX opset 20 spelling; opset 16's bilinear and bicubic are aliases) and paddings
+MODES = INTERPOLATIONS
+PADDINGS = GRID_PADDINGS
 
 Mode = Literal["linear", "bilinear", "nearest", "cubic", "bicubic"]
 Padding = Literal["zeros", "border", "reflection"]
@@ -29,21 +30,6 @@ Padding = Literal["zeros", "border", "reflection"]
 _LOCAL = 64  # work-group size (docs/performance.md, "Work sizes")
 _PIX = {0: 8, 1: 4, 2: 2}  # output positions per work-item of the general kernel on CPUs, by mode
 
-
-def _check_choice(value: Any, table: dict[str, int], arg: str) -> int:
-    if isinstance(value, bytes):
-        value = value.decode()
-    if not isinstance(value, str) or value not in table:
-        raise ValueError(f"{arg} must be one of {', '.join(map(repr, table))}; got {value!r}")
-    return table[value]
-
-
-def _check_align(align_corners: Any) -> int:
-    if isinstance(align_corners, (bool, np.bool_)):
-        return int(align_corners)
-    if isinstance(align_corners, (int, np.integer)) and int(align_corners) in (0, 1):
-        return int(align_corners)
-    raise ValueError(f"align_corners must be a bool or 0/1, got {align_corners!r}")
 
 
 def grid_sample(
@@ -90,9 +76,9 @@ def grid_sample(
         array([[[[7.5]]]], dtype=float32)
     """
     xo, go = operand(X, "X"), operand(grid, "grid")
-    mode_id = _check_choice(mode, MODES, "mode")
-    pad_id = _check_choice(padding_mode, PADDINGS, "padding_mode")
-    align = _check_align(align_corners)
+    mode_id = choice(mode, MODES, "mode", INTERPOLATION_ALIASES)
+    pad_id = choice(padding_mode, PADDINGS, "padding_mode")
+    align = check_align(align_corners)
     rt = pick_runtime(queue, xo, go)
     plan = _PLANS.get((rt, xo.layout, go.layout, mode_id, pad_id, align),
                       lambda: _plan(rt, xo, go, mode_id, pad_id, align))

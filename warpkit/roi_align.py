@@ -9,9 +9,9 @@ import numpy as np
 import pyopencl as cl
 
 from . import _dtypes
+from ._checks import choice, count
 from ._memory import Output, check_allocation, operand, pick_runtime, round_up, to_device
 from ._memory import wants_device_result
-from .grid_sample import _check_choice
 from .runtime import launch, set_args
 
 __all__ = ["roi_align"]
@@ -30,11 +30,6 @@ def _channel_vectors(rt) -> int:
     2x256x64x64 with 1000 ROIs: 0.87 ms with 8, 0.80 with 1)."""
     return 8 if rt.cpu_like else 1
 
-
-def _positive_int(v: Any, arg: str, minimum: int) -> int:
-    if isinstance(v, (bool, np.bool_)) or not isinstance(v, (int, np.integer)) or v < minimum:
-        raise ValueError(f"{arg} must be an integer >= {minimum}, got {v!r}")
-    return int(v)
 
 
 def roi_align(
@@ -87,13 +82,13 @@ def roi_align(
                  [10.5, 12.5]]]], dtype=float32)
     """
     xo, ro, bo = operand(X, "X"), operand(rois, "rois"), operand(batch_indices, "batch_indices")
-    mode_id = _check_choice(mode, _MODES, "mode")
-    half = _check_choice(coordinate_transformation_mode, _CTM, "coordinate_transformation_mode")
+    mode_id = choice(mode, _MODES, "mode")
+    half = choice(coordinate_transformation_mode, _CTM, "coordinate_transformation_mode")
     if mode_id == 1:
-        mode_id = _check_choice(max_method, _MAX_METHODS, "max_method")
-    oh = _positive_int(output_height, "output_height", 1)
-    ow = _positive_int(output_width, "output_width", 1)
-    sr = _positive_int(sampling_ratio, "sampling_ratio", 0)
+        mode_id = choice(max_method, _MAX_METHODS, "max_method")
+    oh = count(output_height, "output_height", 1)
+    ow = count(output_width, "output_width", 1)
+    sr = count(sampling_ratio, "sampling_ratio", 0)
     if sr * sr > _MAX_SAMPLES:  # the adaptive count has the same limit (_check_sample_counts)
         raise ValueError(f"sampling_ratio must be at most {math.isqrt(_MAX_SAMPLES)} "
                          f"({_MAX_SAMPLES} samples per bin), got {sr}")

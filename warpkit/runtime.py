@@ -40,6 +40,8 @@ from typing import Any
 import numpy as np
 import pyopencl as cl
 
+from ._options import KERNEL_DEFINES
+
 __all__ = [
     "DeviceEntry",
     "PlanCache",
@@ -511,8 +513,10 @@ class Runtime:
         return f"{self.name} on {self.platform} ({self.kind}, {', '.join(caps)})"
 
     def program(self, source_name: str, defines: dict[str, Any] | None = None) -> cl.Program:
-        """The built program for ``kernels_cl/<source_name>`` with ``-D`` defines, cached."""
-        opts = tuple(f"-D{k}={v}" for k, v in sorted((defines or {}).items()))
+        """The built program for ``kernels_cl/<source_name>`` with ``-D`` defines (and the option
+        numbers of ``_options.KERNEL_DEFINES``), cached."""
+        merged = {**KERNEL_DEFINES, **(defines or {})}
+        opts = tuple(f"-D{k}={v}" for k, v in sorted(merged.items()))
         return _CACHE.get(self.context, load_source(source_name), opts)
 
     def kernel(self, source_name: str, defines: dict[str, Any] | tuple | None,

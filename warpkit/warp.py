@@ -8,7 +8,6 @@ coordinates with pixel centres at integers, x right, y down — the convention o
 from __future__ import annotations
 
 import math
-import sys
 from typing import Any, Literal
 
 import numpy as np
@@ -16,16 +15,17 @@ import pyopencl as cl
 from pyopencl import cltypes
 
 from . import geometry
+from ._checks import batch_index_array, boxes_array, choice, matrix3, width_height
+from ._images import as_image, shape_hwc
+from ._options import INTERPOLATION_ALIASES, INTERPOLATIONS, PADDING_ALIASES, PADDINGS
 from ._memory import Output, check_allocation, operand, pick_runtime, round_up, to_device
 from ._memory import wants_device_result
 from .runtime import launch, set_args
 
 __all__ = ["crop_rois", "warp_affine", "warp_perspective", "INTERPOLATIONS", "PADDINGS"]
 
-INTERPOLATIONS = {"nearest": 0, "linear": 1, "bilinear": 1, "cubic": 2, "bicubic": 2}
-PADDINGS = {"constant": 0, "border": 1, "reflection": 2}
 Interpolation = Literal["nearest", "linear", "cubic"]
-Padding = Literal["constant", "border", "reflection"]
+Padding = Literal["constant", "border", "reflection", "reflect_101"]
 
 _TYPES = {
     np.dtype(np.uint8): ("WK_INT", "uchar", "0", "UCHAR_MAX"),
@@ -33,91 +33,11 @@ _TYPES = {
     np.dtype(np.int32): ("WK_INT", "int", "INT_MIN", "INT_MAX"),
     np.dtype(np.float32): ("WK_F32", "float", "0", "0"),
 }
-#: Pillow modes warped as they are: mode -> (dtype, channels)
-PIL_MODES = {"L": (np.uint8, 1), "LA": (np.uint8, 2), "RGB": (np.uint8, 3), "RGBA": (np.uint8, 4),
-             "I;16": (np.uint16, 1), "I;16L": (np.uint16, 1), "I;16B": (np.uint16, 1),
-             "I;16N": (np.uint16, 1), "I": (np.int32, 1), "F": (np.float32, 1)}
-#: 16-bit modes with an explicit byte order (big-endian TIFFs open as I;16B): warped as native
-#: uint16 and given back in their own order
-_PIL_ORDERED = {"I;16L": "<u2", "I;16B": ">u2", "I;16N": "=u2"}
-#: Pillow modes converted first (the result keeps the converted mode)
-PIL_CONVERT = {"1": "L", "P": "RGBA", "PA": "RGBA", "La": "LA", "RGBa": "RGBA", "RGBX": "RGBA"}
 _MAX_SS = 8
 _MAX_COORD = 1 << 24  # box coordinates: float32 positions are whole pixels up to here
 
 
-def _choice(value: Any, table: dict, arg: str) -> int:
-    if not isinstance(value, str) or value not in table:
-        raise ValueError(f"{arg} must be one of {', '.join(map(repr, table))}; got {value!r}")
-    return table[value]
 
-
-def _as_image(image: Any):
-    """(array or device array, restore) for a Pillow image, numpy array or device array; restore
-    turns a result array back into a Pillow image of the input's mode (None for arrays).
-    Pillow is not imported for this (15 ms of ``import warpkit``): an image exists only if it was."""
-    Image = sys.modules.get("PIL.Image")
-    if Image is not None and isinstance(image, Image.Image):
-        img = image
-        if img.mode in PIL_CONVERT:
-            target = PIL_CONVERT[img.mode]
-            if img.mode == "P" and "transparency" not in img.info:
-                target = "RGB"
-            img = img.convert(target)
-        if img.mode not in PIL_MODES:
-            raise TypeError(
-                f"image has Pillow mode {img.mode!r}; warpkit warps {', '.join(PIL_MODES)} (and "
-                f"converts {', '.join(PIL_CONVERT)}): convert it first, e.g. image.convert('RGB')"
-            )
-        dt, c = PIL_MODES[img.mode]
-        arr = np.asarray(img)
-        if arr.dtype != dt:  # I;16 comes as uint16 on little-endian, I as int32
-            arr = arr.astype(dt)
-        mode = img.mode
-        info = dict(img.info)
-
-        def restore(out: np.ndarray):
-            if mode in _PIL_ORDERED:  # Pillow cannot convert to these modes: build it in place
-                raw = np.ascontiguousarray(out, _PIL_ORDERED[mode])
-                res = Image.frombuffer(mode, (raw.shape[1], raw.shape[0]), raw.tobytes(), "raw",
-                                       mode, 0, 1)
-            else:
-                res = Image.fromarray(out if c > 1 else out.reshape(out.shape[:2]))
-                if res.mode != mode:  # Pillow infers L/LA/RGB/RGBA, I;16, I, F from the array
-                    res = res.convert(mode)
-            res.info.update({k: v for k, v in info.items() if k in ("icc_profile", "dpi", "exif")})
-            return res
-
-        return arr, restore
-    op = operand(image, "image")
-    return (op.dev if op.dev is not None else op.host), None
-
-
-def _shape_hwc(arr) -> tuple[int, int, int, int, bool, tuple]:
-    """(B, H, W, C, batched, output shape builder) for HW, HWC or BHWC."""
-    s = tuple(arr.shape)
-    if len(s) == 2:
-        return 1, s[0], s[1], 1, False, lambda ho, wo: (ho, wo)
-    if len(s) == 3:
-        if s[2] > 4:
-            raise ValueError(f"image must be (H, W), (H, W, C) or (B, H, W, C) with C <= 4, got {s}")
-        return 1, s[0], s[1], s[2], False, lambda ho, wo: (ho, wo, s[2])
-    if len(s) == 4:
-        if s[3] > 4:
-            raise ValueError(f"image must be (H, W), (H, W, C) or (B, H, W, C) with C <= 4, got {s}")
-        return s[0], s[1], s[2], s[3], True, lambda ho, wo: (s[0], ho, wo, s[3])
-    raise ValueError(f"image must be (H, W), (H, W, C) or (B, H, W, C) with C <= 4, got {s}")
-
-
-def _width_height(value: Any, arg: str) -> tuple[int, int]:
-    """A (width, height) argument as two whole numbers, or a ValueError naming it."""
-    try:
-        vals = [float(v) for v in value]
-    except (TypeError, ValueError):
-        vals = []
-    if len(vals) != 2 or not all(math.isfinite(v) and v == int(v) for v in vals):
-        raise ValueError(f"{arg} must be (width, height), two whole numbers, got {value!r}")
-    return int(vals[0]), int(vals[1])
 
 
 def _fills(fill: Any, channels: int, dt: np.dtype) -> list[float]:
@@ -169,9 +89,9 @@ def _matrices(matrix: Any, batch: int, batched: bool, arg: str) -> np.ndarray:
         raise ValueError(
             f"{arg} must be a matrix of numbers, got {type(matrix).__name__} ({e})") from None
     if m.ndim == 2:
-        return geometry._m(m)[None]
+        return matrix3(m)[None]
     if m.ndim == 3 and batched and m.shape[0] == batch and m.shape[1:] in ((2, 3), (3, 3)):
-        return geometry._m(m, stack=True)
+        return matrix3(m, stack=True)
     want = "(3, 3) or (2, 3)" + (f", or ({batch}, 3, 3) / ({batch}, 2, 3) for this batch" if batched else "")
     raise ValueError(f"{arg} must have shape {want}, got {m.shape}")
 
@@ -261,14 +181,14 @@ def _median(values: list[float]) -> float:
 def _warp(image, matrix, size, interpolation, padding, fill, expand, antialias, queue, affine,
           src_index=None):
     arg = "matrix" if affine else "homography"
-    mode_id = _choice(interpolation, INTERPOLATIONS, "interpolation")
-    pad_id = _choice(padding, PADDINGS, "padding")
-    arr, restore = _as_image(image)
+    mode_id = choice(interpolation, INTERPOLATIONS, "interpolation", INTERPOLATION_ALIASES)
+    pad_id = choice(padding, PADDINGS, "padding", PADDING_ALIASES)
+    arr, restore = as_image(image)
     dt = np.dtype(arr.dtype)
     if dt not in _TYPES:
         raise TypeError(f"image has dtype {dt}; warps take uint8, uint16, int32 or float32 images "
                         "(convert other dtypes first)")
-    B, H, W, C, batched, out_shape = _shape_hwc(arr)
+    B, H, W, C, batched, out_shape = shape_hwc(arr)
     if H == 0 or W == 0:
         raise ValueError(f"image has no pixels to sample: shape {tuple(arr.shape)}")
     if src_index is not None:  # crops: one output item per matrix, each from image src_index[k]
@@ -288,7 +208,7 @@ def _warp(image, matrix, size, interpolation, padding, fill, expand, antialias, 
     elif size is None:
         wo, ho = W, H
     else:
-        wo, ho = _width_height(size, "size")
+        wo, ho = width_height(size, "size")
     if wo < 1 or ho < 1 or wo > 1 << 16 or ho > 1 << 16:
         raise ValueError(f"the output size must be between 1 and 65536 per axis, got {wo}x{ho}")
     inv = geometry.invert(mats)
@@ -462,8 +382,8 @@ def crop_rois(
     Example:
         >>> patches = warpkit.crop_rois(img, [[0, 0, 64, 64], [10, 20, 50, 40]], (32, 32))  # doctest: +SKIP
     """
-    wo, ho = _width_height(output_size, "output_size")
-    b = geometry._boxes_array(boxes)
+    wo, ho = width_height(output_size, "output_size")
+    b = boxes_array(boxes)
     far = np.flatnonzero(np.abs(b).max(axis=1, initial=0) > _MAX_COORD)
     if len(far):
         k = int(far[0])
@@ -480,13 +400,13 @@ def crop_rois(
             f"box {k} {b[k].tolist()} has x2 < x1 or y2 < y1; boxes are corners [x1, y1, x2, y2] "
             "(for [x, y, width, height] boxes add x and y to width and height; to mirror, use "
             "warp_affine with geometry.flip)")
-    image, pil = _as_image(image)  # pil: turns a patch back into a Pillow image, or None
+    image, pil = as_image(image)  # pil: turns a patch back into a Pillow image, or None
     shape = tuple(image.shape)
     K = b.shape[0]
     if len(shape) == 4:
         if batch_indices is None:
             raise ValueError("a batch (B, H, W, C) needs batch_indices: the image of each box")
-        bi = geometry._batch_index_array(batch_indices, K, shape[0])
+        bi = batch_index_array(batch_indices, K, shape[0])
     else:
         if batch_indices is not None and np.any(np.asarray(batch_indices) != 0):
             raise ValueError("batch_indices only apply to a batch (B, H, W, C)")
