@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pathlib
+
 import unittest
 import warnings
 
@@ -134,3 +136,14 @@ def test_run_node_uses_opset_version():
     y10 = WarpkitBackend.run_node(node, [X, rois, b], opset_version=10)[0]
     y22 = WarpkitBackend.run_node(node, [X, rois, b])[0]
     assert y10.shape == y22.shape == (1, 1, 1, 1) and y10.item() != y22.item()
+
+
+def test_operator_table_in_the_guide_is_the_registry():
+    """The ONNX operators are written once: where each is defined. The guide's table and the
+    backend's messages come from that registry."""
+    from warpkit import _onnx_ops
+
+    guide = (pathlib.Path(__file__).parent.parent / "docs" / "guide.md").read_text()
+    assert _onnx_ops.markdown_table() in guide
+    assert {(op.domain, op.op_type) for op in _onnx_ops.ONNX_OPS.values()} == {
+        ("", "GridSample"), ("com.microsoft", "GridSample"), ("", "AffineGrid"), ("", "RoiAlign")}

@@ -27,7 +27,7 @@ import numpy as np
 import pyopencl as cl
 import pyopencl.array as cla
 
-from .runtime import Runtime, runtime_for_queue
+from .runtime import Runtime, register_cache, runtime_for_queue
 
 mf = cl.mem_flags
 
@@ -210,6 +210,7 @@ class HostPool:
 
 
 HOST_POOL = HostPool()
+register_cache(HOST_POOL.clear)
 
 
 def device_empty(rt: Runtime, shape: tuple[int, ...], dtype: np.dtype) -> cla.Array:

@@ -10,6 +10,7 @@ import pyopencl as cl
 
 from . import _dtypes
 from ._checks import check_align
+from ._onnx_ops import OnnxNode, onnx_op
 from ._memory import Output, operand, pick_runtime, round_up, row_group, to_device
 from ._memory import check_allocation, wants_device_result
 from .runtime import launch, set_args
@@ -98,3 +99,12 @@ def affine_grid(
     ev = launch(rt, kernel, (round_up(blocks, lx), D * H, dims[0]), (lx, 1, 1))
     out.finish(yv, ev)
     return out.result()
+
+
+@onnx_op("AffineGrid", (20,))
+def _onnx(node: OnnxNode, inputs: list, version: int, domain: str) -> list:
+    node.only({"align_corners"})
+    theta, size = inputs
+    size = size.get() if hasattr(size, "get") else np.asarray(size)
+    return [affine_grid(theta, size.astype(np.int64),
+                        align_corners=int(node.attrs.get("align_corners", 0)))]

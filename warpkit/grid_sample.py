@@ -12,6 +12,7 @@ from pyopencl import cltypes
 
 from . import _dtypes
 from ._checks import check_align, choice
+from ._onnx_ops import OnnxNode, onnx_op
 from ._options import GRID_PADDINGS, INTERPOLATION_ALIASES, INTERPOLATIONS
 from ._memory import Operand, Output, check_allocation, device_layout, meta_buffer, operand
 from ._memory import pick_runtime, round_up, row_group, streaming_output, to_device
@@ -123,6 +124,17 @@ class _Plan:
 
 
 _PLANS = PlanCache()
+
+
+@onnx_op("GridSample", (16, 20, 22), defaults="mode: `bilinear` (16), `linear` (20+)")
+@onnx_op("GridSample", (1,), domain="com.microsoft", defaults="mode: `bilinear`")
+def _onnx(node: OnnxNode, inputs: list, version: int, domain: str) -> list:
+    node.only({"mode", "padding_mode", "align_corners"})
+    default_mode = "linear" if domain == "" and version >= 20 else "bilinear"
+    X, grid = inputs
+    return [grid_sample(X, grid, mode=node.text("mode", default_mode),
+                        padding_mode=node.text("padding_mode", "zeros"),
+                        align_corners=int(node.attrs.get("align_corners", 0)))]
 
 
 def _plan(rt: Runtime, xo: Operand, go: Operand, mode_id: int, pad_id: int, align: int) -> _Plan:

@@ -1,17 +1,8 @@
 """An ONNX backend (``onnx.backend.base.Backend``) that runs GridSample, AffineGrid and RoiAlign.
 
 Models made of these operators run on warpkit's OpenCL device, each attribute's default taken from
-the opset the model imports:
-
-========================  ================  =====================================================
-operator                  opsets            defaults that depend on the opset
-========================  ================  =====================================================
-GridSample                16, 20, 22        mode: ``bilinear`` (16), ``linear`` (20+)
-com.microsoft GridSample  1                 mode: ``bilinear``
-AffineGrid                20
-RoiAlign                  10, 16, 22        opset 10 has no coordinate_transformation_mode and
-                                            behaves as ``output_half_pixel``; 16+: ``half_pixel``
-========================  ================  =====================================================
+the opset the model imports. The operators, their opsets and those defaults are registered where
+each operator is defined (``warpkit._onnx_ops``); docs/guide.md lists them.
 
 Example:
     >>> from warpkit.onnx_backend import WarpkitBackend
@@ -23,88 +14,32 @@ ONNX's own runner works with it: ``onnx.backend.test.BackendTest(WarpkitBackend,
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from typing import Any
 
-import numpy as np
 import onnx
 from onnx import numpy_helper
 from onnx.backend.base import Backend, BackendRep, Device, DeviceType, namedtupledict
 
-from .affine_grid import affine_grid
-from .grid_sample import grid_sample
-from .roi_align import roi_align
+# the operators register themselves (_onnx_ops.onnx_op) when warpkit's package imports them
+from ._onnx_ops import ONNX_OPS, OnnxNode, describe
 
 __all__ = ["WarpkitBackend", "WarpkitRep", "prepare", "run_model", "run_node", "supports_device"]
 
 _LATEST = 22
 
 
-def _attrs(node: onnx.NodeProto) -> dict[str, Any]:
-    return {a.name: onnx.helper.get_attribute_value(a) for a in node.attribute}
+def _node(node: onnx.NodeProto) -> OnnxNode:
+    return OnnxNode(node.op_type, node.name,
+                    {a.name: onnx.helper.get_attribute_value(a) for a in node.attribute})
 
 
-def _str(v: Any) -> str:
-    return v.decode() if isinstance(v, bytes) else str(v)
-
-
-def _grid_sample(node, inputs, version: int, domain: str):
-    if domain == "com.microsoft":
-        default_mode = "bilinear"
-    else:
-        if version < 16:
-            raise NotImplementedError(f"GridSample does not exist in opset {version} (16+)")
-        default_mode = "linear" if version >= 20 else "bilinear"
-    a = _attrs(node)
-    _only(node, a, {"mode", "padding_mode", "align_corners"})
-    X, grid = inputs
-    return [grid_sample(X, grid, mode=_str(a.get("mode", default_mode)),
-                        padding_mode=_str(a.get("padding_mode", "zeros")),
-                        align_corners=int(a.get("align_corners", 0)))]
-
-
-def _affine_grid(node, inputs, version: int, domain: str):
-    if version < 20:
-        raise NotImplementedError(f"AffineGrid does not exist in opset {version} (20+)")
-    a = _attrs(node)
-    _only(node, a, {"align_corners"})
-    theta, size = inputs
-    size = size.get() if hasattr(size, "get") else np.asarray(size)
-    return [affine_grid(theta, size.astype(np.int64), align_corners=int(a.get("align_corners", 0)))]
-
-
-def _roi_align(node, inputs, version: int, domain: str):
-    if version < 10:
-        raise NotImplementedError(f"RoiAlign does not exist in opset {version} (10+)")
-    a = _attrs(node)
-    allowed = {"mode", "output_height", "output_width", "sampling_ratio", "spatial_scale"}
-    if version >= 16:
-        allowed.add("coordinate_transformation_mode")
-    _only(node, a, allowed)
-    ctm = _str(a.get("coordinate_transformation_mode",
-                     "half_pixel" if version >= 16 else "output_half_pixel"))
-    X, rois, batch_indices = inputs
-    return [roi_align(X, rois, batch_indices, mode=_str(a.get("mode", "avg")),
-                      output_height=int(a.get("output_height", 1)),
-                      output_width=int(a.get("output_width", 1)),
-                      sampling_ratio=int(a.get("sampling_ratio", 0)),
-                      spatial_scale=float(a.get("spatial_scale", 1.0)),
-                      coordinate_transformation_mode=ctm)]
-
-
-def _only(node: onnx.NodeProto, attrs: dict, allowed: set[str]) -> None:
-    extra = sorted(set(attrs) - allowed)
-    if extra:
-        raise ValueError(f"{node.op_type} node {node.name!r} has attributes this opset does not "
-                         f"define: {', '.join(extra)}")
-
-
-_OPS: dict[tuple[str, str], Callable] = {
-    ("", "GridSample"): _grid_sample,
-    ("com.microsoft", "GridSample"): _grid_sample,
-    ("", "AffineGrid"): _affine_grid,
-    ("", "RoiAlign"): _roi_align,
-}
+def _run(dom: str, node: onnx.NodeProto, inputs: list, version: int) -> list:
+    op = ONNX_OPS[(dom, node.op_type)]
+    if version < op.opsets[0]:
+        raise NotImplementedError(f"{node.op_type} does not exist in opset {version} "
+                                  f"({op.opsets[0]}+)")
+    return op.run(_node(node), inputs, version, dom)
 
 
 def _domain(d: str) -> str:
@@ -119,13 +54,10 @@ class WarpkitRep(BackendRep):
         self.opsets = {_domain(o.domain): o.version for o in model.opset_import}
         unsupported = sorted({f"{n.domain + '.' if n.domain else ''}{n.op_type}"
                               for n in self.graph.node
-                              if (_domain(n.domain), n.op_type) not in _OPS})
+                              if (_domain(n.domain), n.op_type) not in ONNX_OPS})
         if unsupported:
-            raise NotImplementedError(
-                "warpkit's ONNX backend runs GridSample (opsets 16, 20, 22, com.microsoft 1), "
-                "AffineGrid (20) and RoiAlign (10, 16, 22); this model also uses: "
-                + ", ".join(unsupported)
-            )
+            raise NotImplementedError(f"warpkit's ONNX backend runs {describe()}; this model "
+                                      f"also uses: {', '.join(unsupported)}")
         self.initializers = {t.name: numpy_helper.to_array(t) for t in self.graph.initializer}
         self.input_names = [i.name for i in self.graph.input if i.name not in self.initializers]
         self.output_names = [o.name for o in self.graph.output]
@@ -147,10 +79,9 @@ class WarpkitRep(BackendRep):
         env = {**self.initializers, **feeds}
         for node in self.graph.node:
             dom = _domain(node.domain)
-            fn = _OPS[(dom, node.op_type)]
             version = self.opsets.get(dom, _LATEST if dom == "" else 1)
             args = [env[name] for name in node.input if name]
-            for name, value in zip(node.output, fn(node, args, version, dom)):
+            for name, value in zip(node.output, _run(dom, node, args, version)):
                 env[name] = value
         return namedtupledict("Outputs", self.output_names)(*[env[n] for n in self.output_names])
 
@@ -160,7 +91,7 @@ class WarpkitBackend(Backend):
 
     @classmethod
     def is_compatible(cls, model: onnx.ModelProto, device: str = "CPU", **kwargs: Any) -> bool:
-        return all((_domain(n.domain), n.op_type) in _OPS for n in model.graph.node)
+        return all((_domain(n.domain), n.op_type) in ONNX_OPS for n in model.graph.node)
 
     @classmethod
     def prepare(cls, model: onnx.ModelProto, device: str = "CPU", **kwargs: Any) -> WarpkitRep:
@@ -177,10 +108,11 @@ class WarpkitBackend(Backend):
                  outputs_info: Any = None, **kwargs: Any) -> tuple[Any, ...]:
         """Run one node; ``opset_version`` (default 22) picks the attribute defaults."""
         dom = _domain(node.domain)
-        if (dom, node.op_type) not in _OPS:
-            raise NotImplementedError(f"warpkit's ONNX backend does not run {node.op_type}")
+        if (dom, node.op_type) not in ONNX_OPS:
+            raise NotImplementedError(f"warpkit's ONNX backend does not run {node.op_type}; "
+                                      f"it runs {describe()}")
         version = int(kwargs.get("opset_version", _LATEST if dom == "" else 1))
-        return tuple(_OPS[(dom, node.op_type)](node, list(inputs), version, dom))
+        return tuple(_run(dom, node, list(inputs), version))
 
     @classmethod
     def supports_device(cls, device: str) -> bool:

@@ -10,6 +10,7 @@ import pyopencl as cl
 
 from . import _dtypes
 from ._checks import choice, count
+from ._onnx_ops import OnnxNode, onnx_op
 from ._memory import Output, check_allocation, operand, pick_runtime, round_up, to_device
 from ._memory import wants_device_result
 from .runtime import launch, set_args
@@ -186,6 +187,27 @@ def roi_align(
     ev = launch(rt, kernel, gsize, (lx, 1, 1))
     out.finish(yv, ev)
     return out.result()
+
+
+
+@onnx_op("RoiAlign", (10, 16, 22),
+         defaults="opset 10 has no coordinate_transformation_mode and behaves as "
+                  "`output_half_pixel`; 16+: `half_pixel`")
+def _onnx(node: OnnxNode, inputs: list, version: int, domain: str) -> list:
+    allowed = {"mode", "output_height", "output_width", "sampling_ratio", "spatial_scale"}
+    if version >= 16:
+        allowed.add("coordinate_transformation_mode")
+    node.only(allowed)
+    a = node.attrs
+    X, rois, batch_indices = inputs
+    return [roi_align(X, rois, batch_indices, mode=node.text("mode", "avg"),
+                      output_height=int(a.get("output_height", 1)),
+                      output_width=int(a.get("output_width", 1)),
+                      sampling_ratio=int(a.get("sampling_ratio", 0)),
+                      spatial_scale=float(a.get("spatial_scale", 1.0)),
+                      coordinate_transformation_mode=node.text(
+                          "coordinate_transformation_mode",
+                          "half_pixel" if version >= 16 else "output_half_pixel"))]
 
 
 def _check_sample_counts(rois: np.ndarray, scale: float, half: int, oh: int, ow: int, ct) -> None:

@@ -619,8 +619,6 @@ def clear_cache(disk: bool = False) -> None:
     (host results' and device buffers', see :meth:`Runtime.allocate`; the default device stays
     chosen); with ``disk=True`` also the program binaries kept on disk (see
     :func:`program_cache_dir`)."""
-    from . import _memory  # imports this module
-
     _CACHE.clear()
     d = program_cache_dir()
     if disk and d is not None:
@@ -634,7 +632,18 @@ def clear_cache(disk: bool = False) -> None:
         _queue_runtimes.clear()
     for plans in _PLAN_CACHES:
         plans.clear()
-    _memory.HOST_POOL.clear()
+    for clear in _CLEARED_CACHES:
+        clear()
+
+
+#: what clear_cache() empties besides programs, plans and device pools (register_cache)
+_CLEARED_CACHES: list = []
+
+
+def register_cache(clear) -> None:
+    """Have :func:`clear_cache` call ``clear()``: modules with caches of their own register
+    them here (the host result pool, ...), so that this module imports none of them."""
+    _CLEARED_CACHES.append(clear)
 
 
 def _after_fork_in_child() -> None:
