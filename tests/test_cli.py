@@ -46,3 +46,19 @@ def test_installed_command_runs_from_any_directory(tmp_path):
                        env={**os.environ, "COLUMNS": "200"})
     assert r.returncode == 0, r.stderr
     assert "OpenCL devices" in r.stdout and "default: " in r.stdout
+
+
+def test_installed_warp_is_silent_on_a_warm_start(tmp_path):
+    """A second run, with every cache warm (PoCL's, warpkit's binaries, pyopencl's invokers),
+    writes the file and nothing on stderr: no library warning reaches the user."""
+    from PIL import Image
+
+    exe = shutil.which("warpkit")
+    Image.new("RGB", (64, 48), (10, 20, 30)).save(tmp_path / "in.png")
+    for _ in range(2):
+        r = subprocess.run([exe, "warp", "in.png", "-o", "out.png", "--rotate", "15",
+                            "--overwrite"], cwd=tmp_path, capture_output=True, text=True,
+                           timeout=120)
+        assert r.returncode == 0, r.stderr
+        assert r.stderr == ""
+    assert (tmp_path / "out.png").is_file()

@@ -18,16 +18,19 @@ work had returned the previous result's pages to the system.
 from __future__ import annotations
 
 import math
+import sys
 import threading
 import weakref
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pyopencl as cl
-import pyopencl.array as cla
 
 from .runtime import Runtime, register_cache, runtime_for_queue
+
+if TYPE_CHECKING:
+    import pyopencl.array as cla
 
 mf = cl.mem_flags
 
@@ -71,7 +74,10 @@ def operand(a: Any, name: str) -> Operand:
     """Wrap an input; a non-array (list, scalar) goes through ``numpy.asarray``, and a host array
     in non-native byte order (``'>f4'`` on x86, from FITS files or network buffers) is converted
     to native order, a copy: kernels read native values, and results come in native order."""
-    if isinstance(a, cla.Array):
+    # pyopencl.array is imported only where device arrays are used (its import takes ~50 ms of
+    # a command's start): an input can be one only if that module is loaded
+    cla = sys.modules.get("pyopencl.array")
+    if cla is not None and isinstance(a, cla.Array):
         return Operand(name, None, a)
     if isinstance(a, cl.MemoryObjectHolder):
         raise TypeError(f"{name} must be a numpy or pyopencl.array.Array, got a raw pyopencl Buffer")
@@ -217,6 +223,8 @@ def device_empty(rt: Runtime, shape: tuple[int, ...], dtype: np.dtype) -> cla.Ar
     """``cla.empty(rt.queue, shape, dtype, allocator=rt.allocate)``, made through pyopencl's fast
     constructor where it has one: ~2 us against ~15 (the public one validates the shape with a
     dozen numpy calls), for a result whose shape warpkit computed itself."""
+    import pyopencl.array as cla
+
     shape = tuple(int(d) for d in shape)
     size = math.prod(shape)
     if size:

@@ -101,7 +101,10 @@ class RandomAffine:
     Example:
         >>> aug = RandomAffine(degrees=10, scale=(0.8, 1.2), padding="border")
         >>> mats = aug.sample(4, (640, 480), rng=7)       # (4, 3, 3), no device needed
+        >>> images = [np.zeros((480, 640, 3), np.uint8)] * 4
         >>> out = aug(images, rng=7)                       # doctest: +SKIP
+        >>> [o.shape for o in out] == [(480, 640, 3)] * 4  # doctest: +SKIP
+        True
     """
 
     def __init__(

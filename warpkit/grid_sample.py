@@ -8,7 +8,6 @@ from typing import Any, Literal
 
 import numpy as np
 import pyopencl as cl
-from pyopencl import cltypes
 
 from . import _dtypes
 from ._checks import check_align, choice
@@ -17,7 +16,7 @@ from ._options import GRID_PADDINGS, INTERPOLATION_ALIASES, INTERPOLATIONS
 from ._memory import Operand, Output, check_allocation, device_layout, meta_buffer, operand
 from ._memory import pick_runtime, round_up, row_group, streaming_output, to_device
 from ._memory import wants_device_result
-from .runtime import PlanCache, Runtime, launch, set_args
+from .runtime import PlanCache, Runtime, launch, set_args, vec4
 
 __all__ = ["grid_sample", "MODES", "PADDINGS"]
 
@@ -222,13 +221,6 @@ def _sorted(defines: dict[str, Any]) -> tuple:
     return tuple(sorted(defines.items()))
 
 
-def _pad4(values, dtype):
-    """An OpenCL int4/long4 argument (cltypes' make_* helpers eval code on every call)."""
-    v = np.zeros((), dtype)
-    v[()] = tuple(values) + (0,) * (4 - len(values))
-    return v
-
-
 def _vector_launch(rt, defines, x_args, in_dims, x_strides, g_strides, g_off, y_off, y_bytes, C,
                    out_dims, pad_id, align, n0, n1) -> _Launch:
     """The 8-wide kernel for ranks 1-3 (kernels_cl/grid_sample.cl, grid_sample_v)."""
@@ -238,10 +230,10 @@ def _vector_launch(rt, defines, x_args, in_dims, x_strides, g_strides, g_off, y_
                                          "WK_SIM": int(rt.kind == "SIMULATOR"),
                                          "GRID_PACKED": packed}), "grid_sample_v")
     args = (
-        *x_args, _pad4(in_dims, cltypes.int4), _pad4(x_strides, cltypes.int4),
+        *x_args, vec4(in_dims, np.int32), vec4(x_strides, np.int32),
         None, np.int64(g_off), np.int64(g_strides[0]),
-        _pad4(g_strides[1:-1], cltypes.long4), np.int64(g_strides[-1]),
-        None, np.int64(y_off), np.int32(C), _pad4(out_dims, cltypes.int4),
+        vec4(g_strides[1:-1], np.int64), np.int64(g_strides[-1]),
+        None, np.int64(y_off), np.int32(C), vec4(out_dims, np.int32),
         np.int32(pad_id), np.int32(align), np.int32(streaming_output(y_bytes)),
     )
     blocks = -(-out_dims[-1] // 8)

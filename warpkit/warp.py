@@ -12,7 +12,6 @@ from typing import Any, Literal
 
 import numpy as np
 import pyopencl as cl
-from pyopencl import cltypes
 
 from . import geometry
 from ._checks import batch_index_array, boxes_array, choice, matrix3, width_height
@@ -20,19 +19,16 @@ from ._images import as_image, shape_hwc
 from ._options import INTERPOLATION_ALIASES, INTERPOLATIONS, PADDING_ALIASES, PADDINGS
 from ._memory import Output, check_allocation, operand, pick_runtime, round_up, to_device
 from ._memory import wants_device_result
-from .runtime import launch, set_args
+from ._dtypes import VALUE_TYPES
+from .runtime import launch, set_args, vec4
 
 __all__ = ["crop_rois", "warp_affine", "warp_perspective", "INTERPOLATIONS", "PADDINGS"]
 
 Interpolation = Literal["nearest", "linear", "cubic"]
 Padding = Literal["constant", "border", "reflection", "reflect_101"]
 
-_TYPES = {
-    np.dtype(np.uint8): ("WK_INT", "uchar", "0", "UCHAR_MAX"),
-    np.dtype(np.uint16): ("WK_INT", "ushort", "0", "USHRT_MAX"),
-    np.dtype(np.int32): ("WK_INT", "int", "INT_MIN", "INT_MAX"),
-    np.dtype(np.float32): ("WK_F32", "float", "0", "0"),
-}
+#: the dtypes warps take (their storage types: _dtypes.VALUE_TYPES)
+WARP_DTYPES = (np.dtype(np.uint8), np.dtype(np.uint16), np.dtype(np.int32), np.dtype(np.float32))
 _MAX_SS = 8
 _MAX_COORD = 1 << 24  # box coordinates: float32 positions are whole pixels up to here
 
@@ -185,7 +181,7 @@ def _warp(image, matrix, size, interpolation, padding, fill, expand, antialias, 
     pad_id = choice(padding, PADDINGS, "padding", PADDING_ALIASES)
     arr, restore = as_image(image)
     dt = np.dtype(arr.dtype)
-    if dt not in _TYPES:
+    if dt not in WARP_DTYPES:
         raise TypeError(f"image has dtype {dt}; warps take uint8, uint16, int32 or float32 images "
                         "(convert other dtypes first)")
     B, H, W, C, batched, out_shape = shape_hwc(arr)
@@ -239,10 +235,8 @@ def _warp(image, matrix, size, interpolation, padding, fill, expand, antialias, 
     idx = np.zeros(1, np.int32) if src_index is None else np.ascontiguousarray(src_index, np.int32)
     ibuf = cl.Buffer(rt.context, cl.mem_flags.READ_ONLY | cl.mem_flags.COPY_HOST_PTR, hostbuf=idx)
     yv = out.view()
-    kind, ctype, lo_, hi_ = _TYPES[dt]
-    defines = {"MODE": mode_id, "X_KIND": kind, "X_T": ctype, "X_MIN": lo_, "X_MAX": hi_}
-    fill4 = np.zeros((), cltypes.float4)
-    fill4[()] = (*fills, *[0.0] * (4 - C))
+    defines = {"MODE": mode_id, **VALUE_TYPES[dt].defines("X")}
+    fill4 = vec4(fills, np.float32)
     buf_elems = xv.buf.size // dt.itemsize
     common = (xv.buf, np.int64(xv.offset), *(np.int64(v) for v in strides), np.int32(H),
               np.int32(W))
@@ -276,8 +270,7 @@ def _warp(image, matrix, size, interpolation, padding, fill, expand, antialias, 
         # has it (nearest without supersampling copies pixels, exact everywhere)
         acc_double = int(dt == np.dtype(np.int32) and rt.fp64)
         kernel = rt.kernel("warp.cl", {**defines, "ACC_DOUBLE": acc_double}, "warp")
-        ifill4 = np.zeros((), cltypes.int4)
-        ifill4[()] = tuple(int(v) if dt.kind in "iu" else 0 for v in (*fills, *[0] * (4 - C)))
+        ifill4 = vec4([int(v) if dt.kind in "iu" else 0 for v in fills], np.int32)
         set_args(kernel, *common, np.int32(C), *indexing, yv.buf, np.int32(ho), np.int32(wo),
                  np.int32(pad_id), fill4, ifill4, np.int32(ss))
         gsize, lsize = (round_up(wo, 64), ho, items), (64, 1, 1)
@@ -325,8 +318,15 @@ def warp_affine(
         Pillow) and saturate.
 
     Example:
+        >>> import numpy as np, warpkit
         >>> from warpkit import geometry as g
-        >>> out = warpkit.warp_affine(img, g.rotation(15, center=(w / 2 - 0.5, h / 2 - 0.5)))  # doctest: +SKIP
+        >>> img = np.zeros((480, 640, 3), np.uint8)
+        >>> h, w = img.shape[:2]
+        >>> m = g.rotation(15, center=((w - 1) / 2, (h - 1) / 2))   # pixel centres at integers
+        >>> warpkit.warp_affine(img, m, interpolation="cubic").shape   # doctest: +SKIP
+        (480, 640, 3)
+        >>> warpkit.warp_affine(img, m, expand=True).shape             # doctest: +SKIP
+        (630, 743, 3)
     """
     return _warp(image, matrix, size, interpolation, padding, fill, expand, antialias, queue, True)
 
@@ -380,7 +380,13 @@ def crop_rois(
         images for a Pillow input.
 
     Example:
+        >>> import numpy as np, warpkit
+        >>> img = np.arange(64 * 64, dtype=np.float32).reshape(64, 64)
         >>> patches = warpkit.crop_rois(img, [[0, 0, 64, 64], [10, 20, 50, 40]], (32, 32))  # doctest: +SKIP
+        >>> patches.shape                                              # doctest: +SKIP
+        (2, 32, 32)
+        >>> warpkit.crop_rois(img, [[0, 0, 2, 1]], (2, 1))             # doctest: +SKIP
+        array([[[0., 1.]]], dtype=float32)
     """
     wo, ho = width_height(output_size, "output_size")
     b = boxes_array(boxes)

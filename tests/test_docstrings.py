@@ -1,0 +1,50 @@
+"""The examples in the docstrings run: those that need no device as plain doctests, and those
+marked ``# doctest: +SKIP`` (they launch kernels) here on the default device."""
+
+from __future__ import annotations
+
+import doctest
+import importlib
+
+import numpy as np
+import pytest
+
+import warpkit
+
+MODULES = ["warpkit", "warpkit.geometry", "warpkit.augment", "warpkit.warp",
+           "warpkit.grid_sample", "warpkit.affine_grid", "warpkit.roi_align", "warpkit.runtime",
+           "warpkit.onnx_backend", "warpkit._options"]
+#: examples left out here, and why: a model file nobody has; changing the default device
+NOT_RUN = ('onnx.load("model.onnx")', "rep.run(", 'set_device("pocl")')
+FLAGS = doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE
+
+
+def _tests(name):
+    pytest.importorskip("onnx") if name.endswith("onnx_backend") else None
+    module = importlib.import_module(name)
+    return doctest.DocTestFinder(exclude_empty=True).find(
+        module, extraglobs={"np": np, "warpkit": warpkit})
+
+
+@pytest.mark.parametrize("name", MODULES)
+def test_device_free_examples(name):
+    runner = doctest.DocTestRunner(optionflags=FLAGS)
+    for t in _tests(name):
+        runner.run(t)
+    assert runner.summarize(verbose=False).failed == 0
+
+
+@pytest.mark.parametrize("name", MODULES)
+def test_every_example_on_the_device(name):
+    runner = doctest.DocTestRunner(optionflags=FLAGS)
+    ran = 0
+    for t in _tests(name):
+        for ex in t.examples:
+            if any(s in ex.source for s in NOT_RUN):
+                ex.options[doctest.SKIP] = True
+            elif ex.options.pop(doctest.SKIP, None):
+                ran += 1
+        runner.run(t)
+    assert runner.summarize(verbose=False).failed == 0
+    if name in ("warpkit.warp", "warpkit.grid_sample", "warpkit.roi_align"):
+        assert ran  # the kernel examples did run
