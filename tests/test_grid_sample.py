@@ -83,7 +83,7 @@ def test_gpu_kernel_choice_on_every_device(mode, pad, align, small_queue, monkey
         X, grid = _random_case(rng, r, c=3, lo=-2.5, hi=2.5, in_max=5, out_max=4)
         y = warpkit.grid_sample(X, grid, mode, pad, align, queue=small_queue)
         assert_close(y, reference_grid_sample(X, grid, mode, pad, align), mode, f"r={r}")
-    names = {ln.kernel[2] for plan in mod._PLANS._plans.values() for ln in plan.launches}
+    names = {ln.variant.entry for plan in mod._PLANS._plans.values() for ln in plan.launches}
     assert names == {"grid_sample"}
     Xh = X.astype(np.float16)
     y = warpkit.grid_sample(Xh, grid.astype(np.float16), mode, pad, align, queue=small_queue)

@@ -11,9 +11,10 @@ import pyopencl as cl
 from . import _dtypes
 from ._checks import check_align
 from ._onnx_ops import OnnxNode, onnx_op
-from ._memory import Output, operand, pick_runtime, round_up, row_group, to_device
-from ._memory import check_allocation, wants_device_result
-from .runtime import launch, set_args
+from ._memory import check_allocation, device_layout, operand, pick_runtime, round_up, row_group
+from ._memory import wants_device_result
+from ._op import Arg, Launch, Plan, Variant
+from .runtime import PlanCache, Runtime
 
 __all__ = ["affine_grid"]
 
@@ -66,7 +67,7 @@ def affine_grid(
                [-0.5,  0.5]], dtype=float32)
     """
     to = operand(theta, "theta")
-    st = _dtypes.coord_type(to.dtype, "theta")
+    _dtypes.coord_type(to.dtype, "theta")
     dims = _check_size(size)
     align = check_align(align_corners)
     r = len(dims) - 2
@@ -77,28 +78,37 @@ def affine_grid(
             f"{len(dims)} ({dims}), got {to.shape}"
         )
     rt = pick_runtime(queue, to)
+    plan = _PLANS.get((rt, to.layout, dims, align), lambda: _plan(rt, to, dims, align))
+    return plan.run({"theta": to})
+
+
+_PLANS = PlanCache()
+
+
+def _plan(rt: Runtime, to, dims: tuple[int, ...], align: int) -> Plan:
+    st = _dtypes.coord_type(to.dtype, "theta")
     f64 = st.kind == "WK_F64"
     if f64:
         rt.require_fp64("AffineGrid with float64 theta")
+    r = len(dims) - 2
     spatial = dims[2:]
     out_shape = (dims[0], *spatial, r)
     nbytes = math.prod(out_shape) * to.dtype.itemsize
     check_allocation(rt, nbytes, "the grid")
-    out = Output(rt, out_shape, to.dtype, wants_device_result(to))
+    on_device = wants_device_result(to)
     if nbytes == 0:
-        return out.result()
-    tv = to_device(rt, to)
-    yv = out.view()
+        return Plan(rt, out_shape, to.dtype, on_device)
+    t_off, t_strides = device_layout(to)
     D, H, W = (1, *spatial) if r == 2 else spatial
-    kernel = rt.kernel("affine_grid.cl", {"R": r, "G_KIND": st.kind, "COORD_DOUBLE": int(f64),
-                                          "WK_CPU": int(rt.kind == "CPU")}, "affine_grid")
-    set_args(kernel, tv.buf, np.int64(tv.offset), *(np.int64(s) for s in tv.strides), yv.buf,
-             np.int32(D), np.int32(H), np.int32(W), np.int32(align))
+    variant = Variant.of("affine_grid.cl", "affine_grid", R=r, G_KIND=st.kind,
+                         COORD_DOUBLE=int(f64), WK_CPU=int(rt.kind == "CPU"))
     blocks = -(-W // 8)
     lx = row_group(blocks)
-    ev = launch(rt, kernel, (round_up(blocks, lx), D * H, dims[0]), (lx, 1, 1))
-    out.finish(yv, ev)
-    return out.result()
+    args = (Arg("theta"), np.int64(t_off), *(np.int64(s) for s in t_strides), Arg("Y"),
+            np.int32(D), np.int32(H), np.int32(W), np.int32(align))
+    return Plan(rt, out_shape, to.dtype, on_device,
+                (Launch(variant, args, (round_up(blocks, lx), D * H, dims[0]), (lx, 1, 1)),))
+
 
 
 @onnx_op("AffineGrid", (20,))

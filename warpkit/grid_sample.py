@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
 from typing import Any, Literal
 
 import numpy as np
@@ -13,10 +12,10 @@ from . import _dtypes
 from ._checks import check_align, choice
 from ._onnx_ops import OnnxNode, onnx_op
 from ._options import GRID_PADDINGS, INTERPOLATION_ALIASES, INTERPOLATIONS
-from ._memory import Operand, Output, check_allocation, device_layout, meta_buffer, operand
-from ._memory import pick_runtime, round_up, row_group, streaming_output, to_device
-from ._memory import wants_device_result
-from .runtime import PlanCache, Runtime, launch, set_args, vec4
+from ._memory import Operand, check_allocation, device_layout, meta_buffer, operand
+from ._memory import pick_runtime, round_up, row_group, streaming_output, wants_device_result
+from ._op import Arg, Launch, Plan, Variant
+from .runtime import PlanCache, Runtime, vec4
 
 __all__ = ["grid_sample", "MODES", "PADDINGS"]
 
@@ -82,44 +81,7 @@ def grid_sample(
     rt = pick_runtime(queue, xo, go)
     plan = _PLANS.get((rt, xo.layout, go.layout, mode_id, pad_id, align),
                       lambda: _plan(rt, xo, go, mode_id, pad_id, align))
-    return plan.run(xo, go)
-
-
-@dataclass(frozen=True)
-class _Launch:
-    """One kernel launch of a plan: batch items [n0, n1), the kernel, its arguments with None where
-    the X, grid and Y buffers go (in that order), and the work sizes."""
-
-    n0: int
-    n1: int
-    kernel: tuple  # Runtime.kernel's (source, sorted defines, name)
-    args: tuple
-    global_size: tuple[int, ...]
-    local_size: tuple[int, ...]
-
-
-@dataclass(frozen=True)
-class _Plan:
-    """Everything a call with these layouts and options needs but its arrays (PlanCache)."""
-
-    rt: Runtime
-    out_shape: tuple[int, ...]
-    dtype: np.dtype
-    on_device: bool
-    launches: tuple[_Launch, ...]
-
-    def run(self, xo: Operand, go: Operand) -> Any:
-        rt = self.rt
-        out = Output(rt, self.out_shape, self.dtype, self.on_device)
-        for ln in self.launches:
-            xv = to_device(rt, xo, None if xo.dev is not None else xo.host[ln.n0:ln.n1])
-            gv = to_device(rt, go, None if go.dev is not None else go.host[ln.n0:ln.n1])
-            yv = out.view(None if out.on_device else out.host[ln.n0:ln.n1])
-            bufs = iter((xv.buf, gv.buf, yv.buf))
-            kernel = rt.kernel(*ln.kernel)
-            set_args(kernel, *(next(bufs) if a is None else a for a in ln.args))
-            out.finish(yv, launch(rt, kernel, ln.global_size, ln.local_size))
-        return out.result()
+    return plan.run({"X": xo, "grid": go})
 
 
 _PLANS = PlanCache()
@@ -136,7 +98,7 @@ def _onnx(node: OnnxNode, inputs: list, version: int, domain: str) -> list:
                         align_corners=int(node.attrs.get("align_corners", 0)))]
 
 
-def _plan(rt: Runtime, xo: Operand, go: Operand, mode_id: int, pad_id: int, align: int) -> _Plan:
+def _plan(rt: Runtime, xo: Operand, go: Operand, mode_id: int, pad_id: int, align: int) -> Plan:
     """Check a call's layouts and options (before anything is launched) and plan its launches."""
     xt = _dtypes.value_type(xo.dtype, "X")
     gt = _dtypes.coord_type(go.dtype, "grid")
@@ -167,7 +129,7 @@ def _plan(rt: Runtime, xo: Operand, go: Operand, mode_id: int, pad_id: int, alig
     on_device = wants_device_result(xo, go)
     out_sp = math.prod(out_dims)
     if out_sp == 0 or N == 0 or C == 0:
-        return _Plan(rt, out_shape, xo.dtype, on_device, ())
+        return Plan(rt, out_shape, xo.dtype, on_device)
     if min(in_dims) == 0:
         raise ValueError(f"X's spatial dimensions must be >= 1 to sample from, got {in_dims}")
     if max(in_dims) >= 2**31 - 8:
@@ -187,7 +149,7 @@ def _plan(rt: Runtime, xo: Operand, go: Operand, mode_id: int, pad_id: int, alig
             g_off += n0 * gs[0]
         y_off = n0 * C * out_sp if on_device else 0
         y_bytes = out_item * (N if on_device else n1 - n0)
-        x_args = (None, np.int64(x_off), np.int64(xs[0]), np.int64(xs[1]))
+        x_args = (Arg("X"), np.int64(x_off), np.int64(xs[0]), np.int64(xs[1]))
         plane_span = sum((d - 1) * abs(s) for d, s in zip(in_dims, xs[2:]))
         if _vector_kernel(rt, r, acc_double, plane_span, out_dims):
             launches.append(_vector_launch(rt, defines, x_args, in_dims, xs[2:], gs, g_off, y_off,
@@ -195,13 +157,13 @@ def _plan(rt: Runtime, xo: Operand, go: Operand, mode_id: int, pad_id: int, alig
         else:
             pix = _PIX[mode_id] if rt.cpu_like else 1  # GPUs: see _vector_kernel
             meta = meta_buffer(rt, [*in_dims, *xs[2:], *out_dims, *gs[1:-1]])
-            args = (*x_args, None, np.int64(g_off), np.int64(gs[0]), np.int64(gs[-1]), None,
-                    np.int64(y_off), meta, np.int32(C), np.int64(out_sp), np.int32(pad_id),
-                    np.int32(align))
-            kernel = ("grid_sample.cl", _sorted({**defines, "PIX": pix}), "grid_sample")
-            launches.append(_Launch(n0, n1, kernel, args,
-                                    (round_up(-(-out_sp // pix), _LOCAL), n1 - n0), (_LOCAL, 1)))
-    return _Plan(rt, out_shape, xo.dtype, on_device, tuple(launches))
+            args = (*x_args, Arg("grid"), np.int64(g_off), np.int64(gs[0]), np.int64(gs[-1]),
+                    Arg("Y"), np.int64(y_off), meta, np.int32(C), np.int64(out_sp),
+                    np.int32(pad_id), np.int32(align))
+            variant = Variant.of("grid_sample.cl", "grid_sample", **defines, PIX=pix)
+            launches.append(Launch(variant, args, (round_up(-(-out_sp // pix), _LOCAL), n1 - n0),
+                                   (_LOCAL, 1), (n0, n1)))
+    return Plan(rt, out_shape, xo.dtype, on_device, tuple(launches))
 
 
 def _vector_kernel(rt: Runtime, r: int, acc_double: bool, plane_span: int, out_dims) -> bool:
@@ -217,29 +179,25 @@ def _vector_kernel(rt: Runtime, r: int, acc_double: bool, plane_span: int, out_d
             and max(out_dims) < 2**31 - 8)
 
 
-def _sorted(defines: dict[str, Any]) -> tuple:
-    return tuple(sorted(defines.items()))
-
-
 def _vector_launch(rt, defines, x_args, in_dims, x_strides, g_strides, g_off, y_off, y_bytes, C,
-                   out_dims, pad_id, align, n0, n1) -> _Launch:
+                   out_dims, pad_id, align, n0, n1) -> Launch:
     """The 8-wide kernel for ranks 1-3 (kernels_cl/grid_sample.cl, grid_sample_v)."""
     r = len(in_dims)
     packed = int(g_strides[-1] == 1 and g_strides[-2] == r)
-    kernel = ("grid_sample.cl", _sorted({**defines, "WK_CPU": int(rt.kind == "CPU"),
-                                         "WK_SIM": int(rt.kind == "SIMULATOR"),
-                                         "GRID_PACKED": packed}), "grid_sample_v")
+    variant = Variant.of("grid_sample.cl", "grid_sample_v", **defines,
+                         WK_CPU=int(rt.kind == "CPU"), WK_SIM=int(rt.kind == "SIMULATOR"),
+                         GRID_PACKED=packed)
     args = (
         *x_args, vec4(in_dims, np.int32), vec4(x_strides, np.int32),
-        None, np.int64(g_off), np.int64(g_strides[0]),
+        Arg("grid"), np.int64(g_off), np.int64(g_strides[0]),
         vec4(g_strides[1:-1], np.int64), np.int64(g_strides[-1]),
-        None, np.int64(y_off), np.int32(C), vec4(out_dims, np.int32),
+        Arg("Y"), np.int64(y_off), np.int32(C), vec4(out_dims, np.int32),
         np.int32(pad_id), np.int32(align), np.int32(streaming_output(y_bytes)),
     )
     blocks = -(-out_dims[-1] // 8)
     lx = row_group(blocks)
     rows = math.prod(out_dims[:-1])
-    return _Launch(n0, n1, kernel, args, (round_up(blocks, lx), rows, n1 - n0), (lx, 1, 1))
+    return Launch(variant, args, (round_up(blocks, lx), rows, n1 - n0), (lx, 1, 1), (n0, n1))
 
 
 def _batches(rt: Runtime, xo: Operand, go: Operand, out_item: int, out_on_device: bool,

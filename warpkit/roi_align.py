@@ -11,9 +11,10 @@ import pyopencl as cl
 from . import _dtypes
 from ._checks import choice, count
 from ._onnx_ops import OnnxNode, onnx_op
-from ._memory import Output, check_allocation, operand, pick_runtime, round_up, to_device
+from ._memory import Operand, check_allocation, device_layout, operand, pick_runtime, round_up
 from ._memory import wants_device_result
-from .runtime import launch, set_args
+from ._op import Arg, Launch, Plan, Scratch, Variant
+from .runtime import PlanCache, Runtime
 
 __all__ = ["roi_align"]
 
@@ -137,6 +138,25 @@ def roi_align(
     if R and sr == 0:
         _check_sample_counts(rh, scale, half, oh, ow, np.float64 if f64 else np.float32)
 
+    # the boxes and indices as checked on the host (device rois of X's dtype stay there)
+    rop = ro if ro.dev is not None and ro.dtype == xo.dtype else operand(rh, "rois")
+    bop = operand(np.ascontiguousarray(bh, dtype=np.int64), "batch_indices")
+    key = (rt, xo.layout, rop.layout, bop.layout, wants_device_result(xo, ro, bo), mode_id, half,
+           oh, ow, sr, scale)
+    plan = _PLANS.get(key, lambda: _plan(rt, xo, rop, wants_device_result(xo, ro, bo), mode_id,
+                                         half, oh, ow, sr, scale))
+    return plan.run({"X": xo, "rois": rop, "batch_indices": bop})
+
+
+_PLANS = PlanCache()
+
+
+def _plan(rt: Runtime, xo: Operand, rop: Operand, on_device: bool, mode_id: int, half: int,
+          oh: int, ow: int, sr: int, scale: float) -> Plan:
+    N, C, H, W = xo.shape
+    R = rop.shape[0]
+    st = _dtypes.coord_type(xo.dtype, "X")
+    f64 = st.kind == "WK_F64"
     # every size is checked before anything is allocated
     out_shape = (R, C, oh, ow)
     check_allocation(rt, math.prod(out_shape) * xo.dtype.itemsize,
@@ -144,50 +164,40 @@ def roi_align(
                      "pool fewer boxes or bins per call")
     if R and C and (N == 0 or H == 0 or W == 0):
         raise ValueError(f"X must have N, H and W >= 1 to pool from, got shape {xo.shape}")
-    out = Output(rt, out_shape, xo.dtype, wants_device_result(xo, ro, bo))
     if R == 0 or C == 0:
-        return out.result()
+        return Plan(rt, out_shape, xo.dtype, on_device)
     check_allocation(rt, xo.nbytes, "X")
-
-    xv = to_device(rt, xo)
-    rv = to_device(rt, operand(rh, "rois")) if ro.dev is None or ro.dtype != xo.dtype else \
-        to_device(rt, ro)
-    bv = to_device(rt, operand(np.ascontiguousarray(bh, dtype=np.int64), "batch_indices"))
-    yv = out.view()
+    x_off, xs = device_layout(xo)
+    r_off, rs = device_layout(rop)
     cg = _channel_vectors(rt)
     defines = {**st.defines("X"), "COORD_DOUBLE": int(f64), "ACC_DOUBLE": int(f64), "CB": _CB,
                "CG": cg, "WK_CPU": int(rt.kind == "CPU")}
     ct = np.float64 if f64 else np.float32
-    geometry = (rv.buf, np.int64(rv.offset), np.int64(rv.strides[0]), np.int64(rv.strides[1]),
-                bv.buf, yv.buf, np.int64(yv.offset), np.int32(oh), np.int32(ow), np.int32(sr),
-                ct(scale), np.int32(half), np.int32(mode_id))
+    geometry = (Arg("rois"), np.int64(r_off), np.int64(rs[0]), np.int64(rs[1]),
+                Arg("batch_indices"), Arg("Y"), np.int64(0), np.int32(oh), np.int32(ow),
+                np.int32(sr), ct(scale), np.int32(half), np.int32(mode_id))
+    x_args = (Arg("X"), np.int64(x_off), *(np.int64(v) for v in xs))
     bins = oh * ow
     lx = bins if bins <= 256 else 64
     c8 = -(-C // _CB) * _CB
     t_bytes = N * H * W * c8 * xo.dtype.itemsize  # X transposed to channels last, padded to c8
     # (not for float64: PoCL 3.0 cannot reload double8 programs from its cache)
     if C >= _CB and not f64 and t_bytes <= rt.max_alloc:
-        gsize = (round_up(bins, lx), -(-C // (_CB * cg)), R)
-        # channels last: one pass over X makes every corner read CB consecutive channels
-        tmp = rt.allocate(t_bytes)
-        if c8 != C:  # the padding channels are read (and ignored): make them zeros, not garbage
-            cl.enqueue_fill_buffer(rt.queue, tmp, np.zeros(1, xo.dtype), 0, t_bytes)
-        tk = rt.kernel("roi_align.cl", defines, "to_channels_last")
-        set_args(tk, xv.buf, np.int64(xv.offset), *(np.int64(s) for s in xv.strides), np.int32(C),
-                 np.int32(c8), tmp)
-        launch(rt, tk, (W, H, N * C), None)
-        kernel = rt.kernel("roi_align.cl", defines, "roi_align_cl")
-        set_args(kernel, tmp, np.int32(N), np.int32(C), np.int32(c8), np.int32(H), np.int32(W),
-                 *geometry)
-    else:
-        gsize = (round_up(bins, lx), -(-C // _CB), R)
-        kernel = rt.kernel("roi_align.cl", defines, "roi_align")
-        set_args(kernel, xv.buf, np.int64(xv.offset), *(np.int64(s) for s in xv.strides),
-                 np.int32(N), np.int32(C), np.int32(H), np.int32(W), *geometry)
-    ev = launch(rt, kernel, gsize, (lx, 1, 1))
-    out.finish(yv, ev)
-    return out.result()
-
+        # channels last: one pass over X makes every corner read CB consecutive channels; the
+        # padding channels are read (and ignored): zeros, not garbage
+        tmp = Scratch("channels_last", t_bytes, zero=c8 != C)
+        transpose = Launch(Variant.of("roi_align.cl", "to_channels_last", **defines),
+                           (*x_args, np.int32(C), np.int32(c8), Arg(tmp.name)), (W, H, N * C),
+                           None)
+        pool = Launch(Variant.of("roi_align.cl", "roi_align_cl", **defines),
+                      (Arg(tmp.name), np.int32(N), np.int32(C), np.int32(c8), np.int32(H),
+                       np.int32(W), *geometry),
+                      (round_up(bins, lx), -(-C // (_CB * cg)), R), (lx, 1, 1))
+        return Plan(rt, out_shape, xo.dtype, on_device, (transpose, pool), (tmp,))
+    pool = Launch(Variant.of("roi_align.cl", "roi_align", **defines),
+                  (*x_args, np.int32(N), np.int32(C), np.int32(H), np.int32(W), *geometry),
+                  (round_up(bins, lx), -(-C // _CB), R), (lx, 1, 1))
+    return Plan(rt, out_shape, xo.dtype, on_device, (pool,))
 
 
 @onnx_op("RoiAlign", (10, 16, 22),

@@ -8,6 +8,7 @@ coordinates with pixel centres at integers, x right, y down — the convention o
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 from typing import Any, Literal
 
 import numpy as np
@@ -17,10 +18,11 @@ from . import geometry
 from ._checks import batch_index_array, boxes_array, choice, matrix3, width_height
 from ._images import as_image, shape_hwc
 from ._options import INTERPOLATION_ALIASES, INTERPOLATIONS, PADDING_ALIASES, PADDINGS
-from ._memory import Output, check_allocation, operand, pick_runtime, round_up, to_device
-from ._memory import wants_device_result
 from ._dtypes import VALUE_TYPES
-from .runtime import launch, set_args, vec4
+from ._memory import Operand, check_allocation, device_layout, operand, pick_runtime, round_up
+from ._memory import wants_device_result
+from ._op import Arg, Launch, Plan, Variant
+from .runtime import PlanCache, Runtime, vec4
 
 __all__ = ["crop_rois", "warp_affine", "warp_perspective", "INTERPOLATIONS", "PADDINGS"]
 
@@ -213,71 +215,95 @@ def _warp(image, matrix, size, interpolation, padding, fill, expand, antialias, 
 
     src = operand(arr, "image")
     rt = pick_runtime(queue, src)
-    shape = out_shape(ho, wo)
-    check_allocation(rt, math.prod(shape) * dt.itemsize,
-                     f"the {'x'.join(map(str, shape))} {dt} output",
-                     "ask for a smaller output or split the call")
-    out = Output(rt, shape, dt, wants_device_result(src))
-    items = B if src_index is None else len(src_index)
-    if items == 0 or C == 0:
-        return out.result() if restore is None else restore(out.result())
-    check_allocation(rt, src.nbytes, "the image")
-    xv = to_device(rt, src)
-    st = xv.strides
-    if len(st) == 2:
-        strides = (0, st[0], st[1], 0)
-    elif len(st) == 3:
-        strides = (0, st[0], st[1], st[2])
-    else:
-        strides = st
-    mbuf = cl.Buffer(rt.context, cl.mem_flags.READ_ONLY | cl.mem_flags.COPY_HOST_PTR,
-                     hostbuf=np.ascontiguousarray(inv.reshape(-1, 9), dtype=np.float32))
+    spec = _WarpSpec(out_shape(ho, wo), B if src_index is None else len(src_index), H, W, C, wo,
+                     ho, len(inv) > 1, src_index is not None, mode_id, pad_id, ss)
+    # what the kernel takes from the maps' values: whether they are affine with entries small
+    # enough (in float32) that every source coordinate is finite, so the kernel skips its NaN
+    # checks, and the work split and prefetch distance (_schedule)
+    finite_affine = all(m[2] == [0.0, 0.0, 1.0] and max(map(abs, m[0] + m[1])) <= 1e30
+                        for m in inv.tolist())
+    tw_log2, pf = _schedule(inv, wo, ho, -(-wo // 8), finite_affine)
+    plan = _PLANS.get((rt, src.layout, wants_device_result(src), spec, tw_log2),
+                      lambda: _warp_plan(rt, src, spec, tw_log2))
     idx = np.zeros(1, np.int32) if src_index is None else np.ascontiguousarray(src_index, np.int32)
-    ibuf = cl.Buffer(rt.context, cl.mem_flags.READ_ONLY | cl.mem_flags.COPY_HOST_PTR, hostbuf=idx)
-    yv = out.view()
-    defines = {"MODE": mode_id, **VALUE_TYPES[dt].defines("X")}
-    fill4 = vec4(fills, np.float32)
-    buf_elems = xv.buf.size // dt.itemsize
-    common = (xv.buf, np.int64(xv.offset), *(np.int64(v) for v in strides), np.int32(H),
-              np.int32(W))
-    indexing = (mbuf, np.int32(len(inv) > 1), ibuf, np.int32(src_index is not None))
-    span = sum((d - 1) * abs(v) for d, v in zip((H, W, C), strides[1:]))  # within one image
-    if (ss == 1 and dt in (np.dtype(np.uint8), np.dtype(np.float32))
-            and buf_elems >= 4 and span < 2**31 - 4):
+    ro = cl.mem_flags.READ_ONLY | cl.mem_flags.COPY_HOST_PTR
+    values = {
+        "M": cl.Buffer(rt.context, ro, hostbuf=np.ascontiguousarray(inv.reshape(-1, 9),
+                                                                    dtype=np.float32)),
+        "index": cl.Buffer(rt.context, ro, hostbuf=idx),
+        "fill": vec4(fills, np.float32),
+        "ifill": vec4([int(v) if dt.kind in "iu" else 0 for v in fills], np.int32),
+        "affine": np.int32(finite_affine), "pf": np.int32(pf)}
+    res = plan.run({"X": src}, values)
+    return res if restore is None else restore(res)
+
+
+@dataclass(frozen=True)
+class _WarpSpec:
+    """What a warp's plan depends on besides the image's layout and the runtime."""
+
+    out_shape: tuple[int, ...]
+    items: int  # output images (the batch, or one per crop box)
+    H: int
+    W: int
+    C: int
+    wo: int
+    ho: int
+    per_image: bool  # a matrix per item (else one for all)
+    indexed: bool  # item k reads image index[k] (crops)
+    mode: int
+    pad: int
+    ss: int  # samples per axis (antialiasing)
+
+
+_PLANS = PlanCache()
+
+
+def _warp_plan(rt: Runtime, src: Operand, w: _WarpSpec, tw_log2: int) -> Plan:
+    dt = np.dtype(src.dtype)
+    on_device = wants_device_result(src)
+    check_allocation(rt, math.prod(w.out_shape) * dt.itemsize,
+                     f"the {'x'.join(map(str, w.out_shape))} {dt} output",
+                     "ask for a smaller output or split the call")
+    if w.items == 0 or w.C == 0:
+        return Plan(rt, w.out_shape, dt, on_device)
+    check_allocation(rt, src.nbytes, "the image")
+    x_off, st = device_layout(src)
+    strides = {2: lambda: (0, st[0], st[1], 0), 3: lambda: (0, *st)}.get(len(st), lambda: st)()
+    # the array's last element + 1: word reads (uint8) are clamped to end inside it
+    extent = x_off + sum((d - 1) * v for d, v in zip(src.shape, st) if v > 0) + 1
+    defines = {"MODE": w.mode, **VALUE_TYPES[dt].defines("X")}
+    common = (Arg("X"), np.int64(x_off), *(np.int64(v) for v in strides), np.int32(w.H),
+              np.int32(w.W))
+    indexing = (Arg("M"), np.int32(w.per_image), Arg("index"), np.int32(w.indexed))
+    span = sum((d - 1) * abs(v) for d, v in zip((w.H, w.W, w.C), strides[1:]))  # one image
+    if (w.ss == 1 and dt in (np.dtype(np.uint8), np.dtype(np.float32))
+            and extent >= 4 and span < 2**31 - 4):
         # the 8-wide kernel (kernels_cl/warp.cl, warp_v); channels are a build-time constant
-        kernel = rt.kernel("warp.cl", {**defines, "CH": C, "WK_U8": int(dt == np.uint8),
-                                       "WK_CPU": int(rt.kind == "CPU")}, "warp_v")
-        # finite_affine: no division, and entries small enough (in float32) that every source
-        # coordinate of an output pixel is finite, so the kernel skips its NaN checks
-        finite_affine = all(m[2] == [0.0, 0.0, 1.0] and max(map(abs, m[0] + m[1])) <= 1e30
-                            for m in inv.tolist())
+        variant = Variant.of("warp.cl", "warp_v", **defines, CH=w.C, WK_U8=int(dt == np.uint8),
+                             WK_CPU=int(rt.kind == "CPU"))
         # the interior path reads 4 bytes from each tap's start: pixels are packed, rows go down;
         # its bounds test compares float coordinates with W - 1 and H - 2, exact below 2^24.
         # Its last read starts at pixel (W - 1) of row H - 2 and ends 4 - C bytes past that
         # pixel: inside the image only if the last row holds that many (row stride + C >= 4;
         # a 1-channel image 2 pixels wide read past its end)
-        interior = (strides[2] == C and strides[1] >= W * C and strides[1] + C >= 4 and C <= 4
-                    and max(H, W) < 1 << 24)
-        blocks = -(-wo // 8)
-        tw_log2, pf = _schedule(inv, wo, ho, blocks, finite_affine)
+        interior = (strides[2] == w.C and strides[1] >= w.W * w.C and strides[1] + w.C >= 4
+                    and w.C <= 4 and max(w.H, w.W) < 1 << 24)
+        blocks = -(-w.wo // 8)  # of 8 output pixels
         tiles_x, th = -(-blocks >> tw_log2), 64 >> tw_log2
-        gsize, lsize = (tiles_x * 64, -(-ho // th), items), (64, 1, 1)
-        set_args(kernel, *common, *indexing, np.int64(buf_elems - 4), yv.buf, np.int32(ho),
-                 np.int32(wo), np.int32(pad_id), fill4, np.int32(finite_affine), np.int32(interior),
-                 np.int32(tw_log2), np.int32(pf))
+        args = (*common, *indexing, np.int64(extent - 4), Arg("Y"), np.int32(w.ho),
+                np.int32(w.wo), np.int32(w.pad), Arg("fill"), Arg("affine"), np.int32(interior),
+                np.int32(tw_log2), Arg("pf"))
+        gsize = (tiles_x * 64, -(-w.ho // th), w.items)
     else:  # any dtype, cubic, supersampling: one output pixel per work-item
         # int32 values need more than a float's 24 bits: accumulate in double where the device
         # has it (nearest without supersampling copies pixels, exact everywhere)
         acc_double = int(dt == np.dtype(np.int32) and rt.fp64)
-        kernel = rt.kernel("warp.cl", {**defines, "ACC_DOUBLE": acc_double}, "warp")
-        ifill4 = vec4([int(v) if dt.kind in "iu" else 0 for v in fills], np.int32)
-        set_args(kernel, *common, np.int32(C), *indexing, yv.buf, np.int32(ho), np.int32(wo),
-                 np.int32(pad_id), fill4, ifill4, np.int32(ss))
-        gsize, lsize = (round_up(wo, 64), ho, items), (64, 1, 1)
-    ev = launch(rt, kernel, gsize, lsize)
-    out.finish(yv, ev)
-    res = out.result()
-    return res if restore is None else restore(res)
+        variant = Variant.of("warp.cl", "warp", **defines, ACC_DOUBLE=acc_double)
+        args = (*common, np.int32(w.C), *indexing, Arg("Y"), np.int32(w.ho), np.int32(w.wo),
+                np.int32(w.pad), Arg("fill"), Arg("ifill"), np.int32(w.ss))
+        gsize = (round_up(w.wo, 64), w.ho, w.items)
+    return Plan(rt, w.out_shape, dt, on_device, (Launch(variant, args, gsize, (64, 1, 1)),))
 
 
 def warp_affine(

@@ -1,0 +1,130 @@
+"""The skeleton every operator follows: validated inputs -> a cached plan per layout -> launch.
+
+An operator function checks its arguments, picks the runtime, and asks its :class:`PlanCache`
+for the plan of these layouts and options. A plan is made once per layout: every check that
+depends only on shapes, strides, dtypes and options, the kernel variants, their scalar arguments
+and work sizes. A call then binds its arrays (and the few values that depend on the data, such
+as a warp's matrices) and launches::
+
+    def my_op(X, ..., queue=None):
+        xo = operand(X, "X")                        # 1. inputs, checked
+        rt = pick_runtime(queue, xo)
+        plan = _PLANS.get((rt, xo.layout, opts), lambda: _plan(rt, xo, opts))   # 2. the plan
+        return plan.run({"X": xo})                  # 3. buffers bound, kernels launched
+
+The plan's launches name what they take per call with :class:`Arg`: ``Arg("X")`` is the buffer
+of the operand called X, ``Arg("Y")`` the result's, and any other name a value passed to
+:meth:`Plan.run` or a scratch buffer the plan declares.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, NamedTuple
+
+import numpy as np
+import pyopencl as cl
+
+from ._memory import Operand, Output, to_device
+from .runtime import Runtime, launch, set_args
+
+
+@dataclass(frozen=True)
+class Variant:
+    """A kernel variant: its source file, its entry point and its build defines. Frozen and
+    hashable: programs are built and kernel objects kept once per variant (Runtime.kernel),
+    the way pyopencl's memoized kernel getters take the variant as their arguments."""
+
+    source: str
+    entry: str
+    defines: tuple[tuple[str, Any], ...]
+
+    @classmethod
+    def of(cls, source: str, entry: str, **defines: Any) -> Variant:
+        return cls(source, entry, tuple(sorted(defines.items())))
+
+    def kernel(self, rt: Runtime) -> cl.Kernel:
+        return rt.kernel(self.source, self.defines, self.entry)
+
+
+class Arg(NamedTuple):
+    """A kernel argument bound per call: an operand's buffer ("X"), the result's ("Y"), a
+    scratch buffer of the plan, or a value given to :meth:`Plan.run`."""
+
+    name: str
+
+
+@dataclass(frozen=True)
+class Launch:
+    """One kernel launch of a plan. ``batch``: host operands and a host result are bound as
+    their slice ``[n0:n1]`` along the first axis (plans split batches too large for one buffer);
+    device arrays are bound whole and indexed through the launch's offsets."""
+
+    variant: Variant
+    args: tuple
+    global_size: tuple[int, ...]
+    local_size: tuple[int, ...] | None
+    batch: tuple[int, int] | None = None
+
+    def __post_init__(self) -> None:
+        # where the per-call arguments go, found once (a call only fills them in)
+        slots = tuple((i, a.name) for i, a in enumerate(self.args) if isinstance(a, Arg))
+        object.__setattr__(self, "slots", slots)
+
+
+@dataclass(frozen=True)
+class Scratch:
+    """A device buffer the launches of one call share (``zero``: filled with zeros first)."""
+
+    name: str
+    nbytes: int
+    zero: bool = False
+
+
+@dataclass(frozen=True)
+class Plan:
+    """Everything a call with these layouts and options needs but its arrays."""
+
+    rt: Runtime
+    out_shape: tuple[int, ...]
+    dtype: np.dtype
+    on_device: bool
+    launches: tuple[Launch, ...] = ()
+    scratch: tuple[Scratch, ...] = ()
+
+    def run(self, operands: dict[str, Operand], values: dict[str, Any] | None = None) -> Any:
+        """Bind ``operands`` (by name) and ``values`` to the launches, run them in order, and
+        return the result (numpy or a device array, as the plan was made for)."""
+        rt = self.rt
+        out = Output(rt, self.out_shape, self.dtype, self.on_device)
+        bound: dict[Any, Any] = dict(values or {})
+        for s in self.scratch:
+            buf = rt.allocate(s.nbytes)
+            if s.zero:
+                cl.enqueue_fill_buffer(rt.queue, buf, np.zeros(1, np.uint8), 0, s.nbytes)
+            bound[s.name] = buf
+        for ln in self.launches:
+            args = list(ln.args)
+            yv = None
+            for i, name in ln.slots:
+                if name == "Y":
+                    h = None if out.on_device or ln.batch is None else out.host[slice(*ln.batch)]
+                    yv = out.view(h)
+                    args[i] = yv.buf
+                elif name in bound:
+                    args[i] = bound[name]
+                else:  # an operand's view serves every launch of the same slice; it keeps a
+                    key = (name, ln.batch)  # host array's memory alive
+                    view = bound.get(key)
+                    if view is None:
+                        op = operands[name]
+                        host = None if op.dev is not None or ln.batch is None else \
+                            op.host[slice(*ln.batch)]
+                        view = bound[key] = to_device(rt, op, host)
+                    args[i] = view.buf
+            kernel = ln.variant.kernel(rt)
+            set_args(kernel, *args)
+            ev = launch(rt, kernel, ln.global_size, ln.local_size)
+            if yv is not None:
+                out.finish(yv, ev)
+        return out.result()
