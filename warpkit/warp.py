@@ -328,8 +328,10 @@ def warp_affine(
         size: output (width, height); default: the input's size.
         interpolation: ``"nearest"``, ``"linear"`` or ``"cubic"`` (Keys, A = -0.75, as OpenCV).
         padding: where the source is outside the image: ``"constant"`` (``fill``), ``"border"``
-            (the edge pixel, OpenCV's BORDER_REPLICATE) or ``"reflection"`` (mirrored about the
-            outer pixel edges, OpenCV's BORDER_REFLECT).
+            (the edge pixel, OpenCV's BORDER_REPLICATE), ``"reflection"`` (mirrored about the
+            outer pixel edges, OpenCV's BORDER_REFLECT) or ``"reflect_101"`` (mirrored about
+            the edge pixels' centres, OpenCV's BORDER_REFLECT_101). Aliases such as ``"zeros"``,
+            ``"reflect"`` and ``"mirror"`` are accepted (docs/guide.md lists them).
         fill: the constant, a number or one per channel.
         expand: make the output just large enough for the whole transformed image (and move it
             there); not with ``size``.
