@@ -350,10 +350,6 @@ WK_VINLINE coordv wk_reflect_v(coordv x, coord_t lo, coord_t hi) {
     return WK_SELECT(x, res, outside);
 }
 
-/* after the coordinate pre-pass a tap is at most 2 outside [0, d - 1], within one mirror period */
-WK_VINLINE intv wk_tap_v(intv i, int d, int pad, coord_t lo, coord_t hi, intv *valid) {
-    return wk_pad_tap8(i, d, wk_tap_pad(pad, lo == (coord_t)0), valid);
-}
 
 /* the source coordinates of 8 normalized grid values on an axis of size d */
 WK_VINLINE coordv wk_unnorm_v(coordv g, int d, int align) {
@@ -384,8 +380,10 @@ WK_VINLINE intv wk_axis_taps_v(coordv x, int d, int pad, int align, intv *idx, a
     }
     x = wk_minv(wk_maxv(x, (coordv)-4), (coordv)(dd + 3));
     intv x0 = CV(x, intv);
+    /* after the pre-pass a tap is at most 2 outside [0, d - 1] */
+    const int tp = wk_tap_pad(pad, align);
 #if MODE == MODE_NEAREST
-    idx[0] = wk_tap_v(x0, d, pad, lo, hi, &valid[0]);
+    idx[0] = wk_pad_tap8_near(x0, d, tp, &valid[0]);
     w[0] = (accv)1;
 #else
     x0 += CV(x < CV(x0, coordv), intv); /* floor: true is -1 */
@@ -393,12 +391,12 @@ WK_VINLINE intv wk_axis_taps_v(coordv x, int d, int pad, int align, intv *idx, a
 #if MODE == MODE_LINEAR
     w[0] = 1 - t;
     w[1] = t;
-    idx[0] = wk_tap_v(x0, d, pad, lo, hi, &valid[0]);
-    idx[1] = wk_tap_v(x0 + 1, d, pad, lo, hi, &valid[1]);
+    idx[0] = wk_pad_tap8_near(x0, d, tp, &valid[0]);
+    idx[1] = wk_pad_tap8_near(x0 + 1, d, tp, &valid[1]);
 #else
     WK_KEYS_WEIGHTS(acc_t, t, w);
 #pragma unroll
-    for (int k = 0; k < 4; k++) idx[k] = wk_tap_v(x0 - 1 + k, d, pad, lo, hi, &valid[k]);
+    for (int k = 0; k < 4; k++) idx[k] = wk_pad_tap8_near(x0 - 1 + k, d, tp, &valid[k]);
 #endif
 #endif
     return CV(ok, intv);
