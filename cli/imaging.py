@@ -13,7 +13,7 @@ from typing import Annotated, Optional
 import numpy as np
 import typer
 
-from warpkit._options import INTERPOLATIONS, PADDINGS
+from warpkit.warp import INTERPOLATIONS, PADDINGS
 
 from ._io import DEFAULT_MAX_PIXELS, DeepImage, UserError, expand_inputs, open_image, parse_size
 from ._io import check_dest, save_atomic, save_deep_atomic, save_json_atomic, set_max_pixels

@@ -62,3 +62,21 @@ def test_installed_warp_is_silent_on_a_warm_start(tmp_path):
         assert r.returncode == 0, r.stderr
         assert r.stderr == ""
     assert (tmp_path / "out.png").is_file()
+
+
+def test_the_checkout_imports_like_the_installed_package():
+    """`python -m pytest` from the repository root imports the checkout's warpkit/ (the current
+    directory comes first on sys.path): it must find cli/ and kernels_cl/, which sit beside it
+    there and inside it once installed."""
+    import pathlib
+    import sys
+
+    root = pathlib.Path(__file__).resolve().parent.parent
+    code = ("import warpkit, warpkit.cli.app, importlib.resources as r, pathlib; "
+            "print(pathlib.Path(warpkit.__file__).resolve().parent.parent); "
+            "print(r.files('warpkit.kernels_cl').joinpath('sampling.h').is_file())")
+    r = subprocess.run([sys.executable, "-c", code], cwd=root, capture_output=True, text=True,
+                       timeout=120)
+    assert r.returncode == 0, r.stderr
+    where, found = r.stdout.split()
+    assert pathlib.Path(where) == root and found == "True"
