@@ -35,10 +35,11 @@ from typing import Any
 import numpy as np
 import pyopencl as cl
 
-from ._checks import choice, number, width_height
-from ._images import shape_hwc
-from ._options import INTERPOLATION_ALIASES, INTERPOLATIONS, PADDING_ALIASES, PADDINGS
-from .warp import Interpolation, Padding, warp_affine
+from .._checks import choice, number, width_height
+from .._images import shape_hwc
+from .._options import INTERPOLATION_ALIASES, INTERPOLATIONS, PADDING_ALIASES, PADDINGS
+from ..warp import Interpolation, Padding, warp_affine
+from ._pipeline import Compose, Transform, plain
 
 __all__ = ["RandomAffine"]
 
@@ -78,7 +79,7 @@ def _generator(rng: Any) -> np.random.Generator:
                     f"{type(rng).__name__}")
 
 
-class RandomAffine:
+class RandomAffine(Transform):
     """Warp each image with its own random affine map (rotation, scale, shear, translation, flips).
 
     The maps are drawn on the host (numpy, float64) and a batch (B, H, W, C) is warped in one
@@ -120,7 +121,9 @@ class RandomAffine:
         padding: Padding = "constant",
         fill: float | tuple[float, ...] = 0,
         antialias: bool = False,
+        p: float = 1.0,
     ) -> None:
+        super().__init__(p)
         self.degrees = _range(degrees, "degrees", True, -math.inf, math.inf)[0]
         if isinstance(translate, numbers.Real) and not isinstance(translate, bool):
             translate = (translate, translate)
@@ -149,12 +152,26 @@ class RandomAffine:
         self.interpolation, self.padding, self.fill = interpolation, padding, fill
         self.antialias = bool(antialias)
 
-    def __repr__(self) -> str:
-        parts = [f"degrees={self.degrees}", f"translate={self.translate}", f"scale={self.scale}",
-                 f"shear={self.shear}", f"hflip={self.hflip}", f"vflip={self.vflip}",
-                 f"size={self.size}", f"interpolation={self.interpolation!r}",
-                 f"padding={self.padding!r}", f"fill={self.fill!r}", f"antialias={self.antialias}"]
-        return f"RandomAffine({', '.join(parts)})"
+    def config(self) -> dict:
+        return {"degrees": list(self.degrees), "translate": list(self.translate),
+                "scale": list(self.scale), "shear": [v for pair in self.shear for v in pair],
+                "hflip": self.hflip, "vflip": self.vflip,
+                "size": None if self.size is None else list(self.size),
+                "interpolation": self.interpolation, "padding": self.padding, "fill": plain(self.fill),
+                "antialias": self.antialias}
+
+    # as a pipeline transform (warpkit.augment.Compose): one parameter row per sample
+    _KEYS = ("angle", "scale", "shear_x", "shear_y", "translate_x", "translate_y", "hflip",
+             "vflip")
+
+    def draw(self, rng: np.random.Generator, size: tuple[int, int]) -> dict:
+        row = self._draw(1, rng)[0]
+        return {k: (bool(v) if k in ("hflip", "vflip") else float(v))
+                for k, v in zip(self._KEYS, row)}
+
+    def map(self, params: dict, size: tuple[int, int]) -> tuple[np.ndarray, tuple[int, int]]:
+        row = np.array([[float(params[k]) for k in self._KEYS]])
+        return self._build(row, size)[0], tuple(self.size or size)
 
     def _draw(self, n: int, rng: np.random.Generator) -> np.ndarray:
         """n parameter rows (angle, scale, shear x, shear y, tx, ty as fractions, hflip, vflip),
@@ -202,9 +219,11 @@ class RandomAffine:
             raise ValueError(f"n must be a count >= 0, got {n!r}")
         return self._build(self._draw(int(n), _generator(rng)), width_height(size, "size"))
 
-    def __call__(self, images: Any, rng: Any = None, return_matrices: bool = False,
-                 queue: cl.CommandQueue | None = None) -> Any:
-        """Warp ``images`` with fresh random maps.
+    def __call__(self, images: Any = None, rng: Any = None, return_matrices: bool = False,
+                 queue: cl.CommandQueue | None = None, **targets: Any) -> Any:
+        """Warp ``images`` with fresh random maps; or, called with the keywords of a pipeline
+        (``image=``, ``mask=``, ``boxes=``, ..., ``seed=``), as ``Compose([self])`` with this
+        transform's interpolation, padding, fill and antialiasing.
 
         Args:
             images: a Pillow image or an array (H, W) / (H, W, C): one map; a batch (B, H, W, C)
@@ -219,6 +238,10 @@ class RandomAffine:
             The warped images, of the kind, dtype and mode given (a list for a list), or
             ``(images, matrices)`` with ``return_matrices``.
         """
+        if targets or images is None:
+            pipe = Compose([self], interpolation=self.interpolation, padding=self.padding,
+                           fill=self.fill, antialias=self.antialias)
+            return pipe(**targets, queue=queue)
         gen = _generator(rng)
         if isinstance(images, (list, tuple)):
             params = self._draw(len(images), gen)

@@ -1,0 +1,328 @@
+"""The augmentation pipeline: each transform's map against geometry's builders, numpy and OpenCV;
+one resampling per pipeline (and its sharpness against resampling step by step); masks, boxes and
+keypoints against warped masks and blobs; reproducibility across batches and processes;
+serialisation; bad arguments."""
+
+from __future__ import annotations
+
+import json
+import multiprocessing as mp
+
+import cv2
+import numpy as np
+import pytest
+
+import warpkit
+from warpkit import geometry as g
+from warpkit.augment import (CenterCrop, Compose, OneOf, Pad, RandomAffine, RandomCrop,
+                             RandomHorizontalFlip, RandomPerspective, RandomResizedCrop,
+                             RandomRotate90, RandomRotation, RandomVerticalFlip, Resize, stream)
+
+RNG = np.random.default_rng(0)
+IMG = RNG.integers(0, 256, (48, 64, 3), dtype=np.uint8)
+
+
+def _one(t, img=IMG, queue=None, **kw):
+    """The transform applied alone (p forced to 1), nearest sampling: pixels move exactly."""
+    t.p = 1.0
+    return Compose([t], interpolation="nearest", **kw)(image=img, seed=1, queue=queue)
+
+
+def test_flips_and_quarter_turns_are_exact(queue):
+    np.testing.assert_array_equal(_one(RandomHorizontalFlip(), queue=queue)["image"],
+                                  IMG[:, ::-1])
+    np.testing.assert_array_equal(_one(RandomVerticalFlip(), queue=queue)["image"], IMG[::-1])
+    for k in range(4):
+        out = _one(RandomRotate90(turns=[k]), queue=queue)
+        np.testing.assert_array_equal(out["image"], np.rot90(IMG, k))  # counter-clockwise
+        assert out["size"] == (np.rot90(IMG, k).shape[1], np.rot90(IMG, k).shape[0])
+
+
+def test_crops_and_pad_are_exact_slices(queue):
+    out = _one(CenterCrop((30, 20)), queue=queue)["image"]
+    np.testing.assert_array_equal(out, IMG[14:34, 17:47])
+    out = _one(RandomCrop(16), queue=queue)
+    x, y = out["params"]["steps"][0]["x"], out["params"]["steps"][0]["y"]
+    np.testing.assert_array_equal(out["image"], IMG[y:y + 16, x:x + 16])
+    padded = _one(Pad((2, 3, 4, 5)), queue=queue, fill=9)["image"]
+    assert padded.shape == (48 + 8, 64 + 6, 3)
+    np.testing.assert_array_equal(padded[3:51, 2:66], IMG)
+    assert (padded[:3] == 9).all() and (padded[:, :2] == 9).all()
+    big = _one(RandomCrop((80, 60)), queue=queue, fill=7)  # larger than the image: padded
+    bx, by = big["params"]["steps"][0]["x"], big["params"]["steps"][0]["y"]
+    assert -16 <= bx <= 0 and -12 <= by <= 0
+    np.testing.assert_array_equal(big["image"][-by:-by + 48, -bx:-bx + 64], IMG)
+
+
+@pytest.mark.parametrize("kw,out", [({"size": (96, 40)}, (96, 40)), ({"size": 32}, (32, 32)),
+                                    ({"shorter": 24}, (32, 24)), ({"longer": 128}, (128, 96))])
+def test_resize_matches_opencv(kw, out, queue):
+    res = Compose([Resize(**kw)], padding="border")(image=IMG, seed=0, queue=queue)
+    assert res["size"] == out
+    ref = cv2.resize(IMG, out, interpolation=cv2.INTER_LINEAR)
+    assert np.abs(res["image"].astype(int) - ref).max() <= 1
+
+
+def test_rotation_matches_opencv(queue):
+    t = RandomRotation(30)
+    res = Compose([t])(image=IMG, seed=4, queue=queue)
+    angle = res["params"]["steps"][0]["angle"]
+    assert -30 <= angle <= 30
+    M = cv2.getRotationMatrix2D((31.5, 23.5), angle, 1.0)
+    np.testing.assert_allclose(res["matrix"][:2], M, atol=1e-12)
+    ref = cv2.warpAffine(IMG, M, (64, 48), flags=cv2.INTER_LINEAR)
+    assert np.abs(res["image"].astype(int) - ref).max() <= 1
+    grown = Compose([RandomRotation((90, 90), expand=True)])(image=IMG, seed=0, queue=queue)
+    assert grown["size"] == (48, 64)
+
+
+def test_resized_crop_is_the_crop_resized(queue):
+    t = RandomResizedCrop(40, scale=(0.2, 0.6))
+    res = Compose([t], padding="border")(image=IMG, seed=3, queue=queue)
+    x, y, w, h = res["params"]["steps"][0]["box"]
+    assert 0 <= x <= 64 - w and 0 <= y <= 48 - h
+    assert 0.2 * 64 * 48 * 0.8 <= w * h <= 0.6 * 64 * 48 * 1.2
+    ref = cv2.resize(IMG[y:y + h, x:x + w], (40, 40), interpolation=cv2.INTER_LINEAR)
+    # away from the crop's edges (where warpkit reads the real pixels beyond it, OpenCV
+    # replicates the crop's border)
+    assert np.abs(res["image"][3:-3, 3:-3].astype(int) - ref[3:-3, 3:-3]).max() <= 1
+
+
+def test_resized_crop_falls_back_to_the_centre():
+    t = RandomResizedCrop(32, scale=(1.0, 1.0), ratio=(4.0, 5.0))  # impossible: 10 tries fail
+    assert t.draw(stream(0), (64, 48))["box"] == [0, 16, 64, 16]
+
+
+def test_perspective_moves_the_corners_it_drew():
+    t = RandomPerspective(0.4, p=1)
+    p = t.params(stream(5), (64, 48))
+    m, out = t.map(p, (64, 48))
+    src = np.array([[-0.5, -0.5], [63.5, -0.5], [63.5, 47.5], [-0.5, 47.5]])
+    np.testing.assert_allclose(g.transform_points(m, src), src + np.array(p["shifts"]), atol=1e-9)
+    assert out == (64, 48)
+    assert (np.abs(p["shifts"]) <= np.array([0.4 * 32, 0.4 * 24])).all()
+
+
+def test_random_affine_map_is_geometry_builders():
+    t = RandomAffine(degrees=20, translate=0.1, scale=(0.8, 1.2), shear=(-5, 5), hflip=1.0)
+    p = t.draw(stream(2), (64, 48))
+    c = (31.5, 23.5)
+    ref = g.compose(g.flip("h", (64, 48)), g.scale(p["scale"], center=c),
+                    g.shear(p["shear_x"], p["shear_y"], center=c), g.rotation(p["angle"], c),
+                    g.translation(p["translate_x"] * 64, p["translate_y"] * 48))
+    np.testing.assert_allclose(t.map(p, (64, 48))[0], ref, atol=1e-9)
+
+
+def test_a_pipeline_resamples_once(queue):
+    aug = Compose([Resize((80, 60)), RandomRotation(20), RandomAffine(scale=(0.9, 1.1)),
+                   RandomPerspective(0.2, p=1), RandomHorizontalFlip()], padding="reflect_101")
+    out = aug(image=IMG, seed=11, queue=queue)
+    again = warpkit.warp_perspective(IMG, out["matrix"], size=out["size"], padding="reflect_101",
+                                     queue=queue)
+    np.testing.assert_array_equal(out["image"], again)
+
+
+def _psnr(a, b):
+    return 10 * np.log10(255.0 ** 2 / np.mean((a.astype(np.float64) - b) ** 2))
+
+
+def test_resampling_once_is_sharper_than_step_by_step(queue):
+    """PSNR against a float64 single-map oracle (SciPy, cubic): the pipeline's one resampling
+    against the same maps applied one warp at a time."""
+    from scipy import ndimage
+
+    yy, xx = np.mgrid[0:96, 0:128]
+    img = (127.5 + 60 * np.sin(xx / 3.1) * np.cos(yy / 4.3) + 60 * np.sin((xx + yy) / 5.7))
+    img = np.clip(img, 0, 255).astype(np.uint8)
+    steps = [Resize((112, 84)), RandomRotation(25), RandomAffine(scale=(0.85, 1.15), shear=8),
+             RandomRotation(25), Resize((96, 72))]
+    aug = Compose(steps, interpolation="linear", padding="border")
+    out = aug(image=img, seed=21, queue=queue)
+    oracle = ndimage.affine_transform(img.astype(np.float64), g.to_scipy(out["matrix"]),
+                                      output_shape=out["image"].shape, order=3, mode="nearest")
+    chained, size = img, (128, 96)
+    for t, p in zip(steps, out["params"]["steps"]):
+        m, size = t.transform(p, size)
+        chained = warpkit.warp_perspective(chained, m, size=size, padding="border", queue=queue)
+    inner = (slice(8, -8), slice(8, -8))
+    once, step = _psnr(out["image"][inner], oracle[inner]), _psnr(chained[inner], oracle[inner])
+    assert once > step + 3, (once, step)
+
+
+def _blob_image(points, size=(64, 48)):
+    img = np.zeros((size[1], size[0]), np.float32)
+    yy, xx = np.mgrid[0:size[1], 0:size[0]]
+    for x, y in points:
+        img += np.exp(-((xx - x) ** 2 + (yy - y) ** 2) / (2 * 1.5 ** 2))
+    return img
+
+
+def test_boxes_follow_the_warped_mask(queue):
+    aug = Compose([RandomRotation(25), RandomAffine(scale=(0.8, 1.1), translate=0.05)],
+                  interpolation="nearest")
+    boxes = np.array([[10, 8, 30, 20], [35, 25, 55, 44]], np.float64)
+    for seed in range(6):
+        mask = np.zeros((48, 64), np.uint8)
+        for k, (x1, y1, x2, y2) in enumerate(boxes.astype(int)):
+            mask[y1:y2, x1:x2] = k + 1
+        out = aug(image=IMG, mask=mask, boxes=boxes, labels=[1, 2], seed=seed, queue=queue)
+        for b, lab in zip(out["boxes"], out["labels"]):
+            ys, xs = np.nonzero(out["mask"] == lab)
+            ref = [xs.min(), ys.min(), xs.max() + 1, ys.max() + 1]  # pixel edges
+            assert np.abs(np.array(b) - ref).max() <= 1.0 + 1e-9, (seed, b, ref)
+
+
+def test_keypoints_follow_warped_blobs(queue):
+    pts = np.array([[20.0, 15.0], [40.0, 30.0]])
+    aug = Compose([RandomRotation(30), RandomAffine(scale=(0.9, 1.1), translate=0.05)])
+    for seed in range(4):
+        blobs = _blob_image(pts)
+        out = aug(image=blobs, keypoints=pts, seed=seed, queue=queue)
+        img = out["image"]
+        for x, y in out["keypoints"]:
+            xi, yi = int(round(x)), int(round(y))
+            win = img[yi - 5:yi + 6, xi - 5:xi + 6].astype(np.float64)
+            yy, xx = np.mgrid[yi - 5:yi + 6, xi - 5:xi + 6]
+            cx, cy = (win * xx).sum() / win.sum(), (win * yy).sum() / win.sum()
+            assert abs(cx - x) <= 0.5 and abs(cy - y) <= 0.5, (seed, (x, y), (cx, cy))
+
+
+def test_keypoint_angles_and_scales_turn_with_the_map():
+    aug = Compose([RandomRotation((90, 90)), Resize((128, 96))])
+    out = aug(mask=np.zeros((48, 64), np.uint8), keypoints=[[32, 24, 0.0, 1.0]], seed=0)
+    (x, y, a, s), = out["keypoints"]
+    assert abs(a - 90) < 1e-9 and abs(s - 2.0) < 1e-9  # 90 degrees ccw, then twice as large
+
+
+def test_boxes_leaving_the_image_are_dropped_with_their_labels():
+    aug = Compose([Pad((0, 0, 64, 0)), CenterCrop((64, 48))], min_visibility=0.5)
+    # the crop keeps the right half of the padded canvas: x in [32, 96)
+    out = aug(mask=np.zeros((48, 64), np.uint8),
+              boxes=[[0, 0, 10, 10], [20, 0, 40, 10], [50, 5, 60, 15]], labels=["a", "b", "c"],
+              seed=0)
+    assert out["labels"] == ["c"]
+    np.testing.assert_allclose(out["boxes"], [[18, 5, 28, 15]])
+    keep_any = Compose([Pad((0, 0, 64, 0)), CenterCrop((64, 48))])(
+        mask=np.zeros((48, 64), np.uint8), boxes=[[20, 0, 40, 10]], labels=[1], seed=0)
+    np.testing.assert_allclose(keep_any["boxes"], [[0, 0, 8, 10]])
+
+
+@pytest.mark.parametrize("fmt,box", [("coco", [10, 8, 20, 12]), ("pascal_voc", [10, 8, 30, 20]),
+                                     ("yolo", [20 / 64, 14 / 48, 20 / 64, 12 / 48])])
+def test_box_formats(fmt, box):
+    aug = Compose([RandomHorizontalFlip(p=1)], box_format=fmt)
+    out = aug(mask=np.zeros((48, 64), np.uint8), boxes=[box], seed=0)
+    ref = {"coco": [34, 8, 20, 12], "pascal_voc": [34, 8, 54, 20],
+           "yolo": [44 / 64, 14 / 48, 20 / 64, 12 / 48]}[fmt]
+    np.testing.assert_allclose(out["boxes"], [ref], atol=1e-12)
+
+
+def test_invisible_keypoints_are_dropped_or_flagged():
+    kp = [[5, 5], [60, 40]]
+    crop = [CenterCrop((32, 24))]
+    assert len(Compose(crop)(mask=np.zeros((48, 64), np.uint8), keypoints=kp,
+                             seed=0)["keypoints"]) == 0
+    out = Compose(crop, remove_invisible=False)(mask=np.zeros((48, 64), np.uint8), keypoints=kp,
+                                                seed=0)
+    assert out["keypoints"].shape == (2, 2) and not out["keypoints_visible"].any()
+
+
+@pytest.mark.parametrize("dtype", [np.bool_, np.uint8, np.int64, np.uint16, np.int32])
+def test_masks_keep_their_dtype_and_pad_like_the_image(dtype, queue):
+    mask = (np.arange(48 * 64).reshape(48, 64) % 5).astype(dtype)
+    shift = [Pad((4, 0, 0, 0)), CenterCrop((64, 48))]  # moves the image 2 px right
+    const = Compose(shift, mask_fill=3)(image=IMG, mask=mask, seed=0, queue=queue)
+    assert const["mask"].dtype == mask.dtype
+    assert (const["mask"][:, :2] == mask.dtype.type(3)).all()
+    np.testing.assert_array_equal(const["mask"][:, 2:], mask[:, :62])
+    refl = Compose(shift, padding="reflection")(image=IMG, mask=mask, seed=0, queue=queue)
+    np.testing.assert_array_equal(refl["mask"][:, :2], mask[:, 1::-1])
+    multi = Compose(shift)(mask=np.stack([mask, mask], -1), seed=0, queue=queue)
+    assert multi["mask"].shape == (48, 64, 2)
+
+
+def test_a_sample_is_the_same_alone_in_a_batch_and_in_a_list(queue):
+    aug = Compose([RandomResizedCrop(32), RandomHorizontalFlip(), RandomAffine(degrees=10)])
+    batch = np.stack([IMG, IMG[::-1], IMG[:, ::-1]])
+    together = aug(image=batch, seed=5, index=10, epoch=2, queue=queue)
+    assert together["image"].shape == (3, 32, 32, 3)
+    for i in range(3):
+        alone = aug(image=batch[i], seed=5, index=10 + i, epoch=2, queue=queue)
+        np.testing.assert_array_equal(alone["image"], together["image"][i])
+    listed = aug(image=[batch[2], batch[0]], seed=5, index=[12, 10], epoch=2, queue=queue)
+    np.testing.assert_array_equal(listed["image"][0], together["image"][2])
+    other_epoch = aug(image=batch[0], seed=5, index=10, epoch=3, queue=queue)
+    assert not np.array_equal(other_epoch["image"], together["image"][0])
+
+
+def _params_in_child(args):
+    from warpkit.augment import Compose as C
+
+    d, indices = args
+    aug = C.from_dict(d)
+    return [aug.sample((64, 48), seed=9, index=i, epoch=1) for i in indices]
+
+
+@pytest.mark.parametrize("method", ["spawn", "forkserver"])
+def test_parameters_do_not_depend_on_workers(method):
+    aug = Compose([RandomResizedCrop(32), RandomRotation(20), OneOf([RandomHorizontalFlip(),
+                                                                      RandomRotate90()])])
+    here = [aug.sample((64, 48), seed=9, index=i, epoch=1) for i in range(8)]
+    with mp.get_context(method).Pool(2) as pool:
+        split = pool.map(_params_in_child, [(aug.to_dict(), [0, 2, 4, 6]),
+                                            (aug.to_dict(), [1, 3, 5, 7])])
+    there = [None] * 8
+    there[0::2], there[1::2] = split
+    assert json.dumps(here) == json.dumps(there)
+
+
+def test_pipelines_serialise_to_json_and_back(queue):
+    aug = Compose([RandomResizedCrop((40, 30), scale=(0.3, 1)), OneOf([RandomRotate90(p=2 / 3),
+                                                                       RandomVerticalFlip()]),
+                   RandomPerspective(0.3), Pad(2), RandomAffine(degrees=5, shear=3, p=0.7)],
+                  padding="mirror", fill=(1, 2, 3), box_format="coco", min_area=4)
+    back = Compose.from_dict(json.loads(json.dumps(aug.to_dict())))
+    assert back.to_dict() == aug.to_dict()
+    a = aug(image=IMG, seed=3, queue=queue)
+    b = back(image=IMG, seed=3, queue=queue)
+    np.testing.assert_array_equal(a["image"], b["image"])
+    c = back.replay(json.loads(json.dumps(a["params"])), image=IMG, queue=queue)
+    np.testing.assert_array_equal(a["image"], c["image"])
+
+
+def test_p_zero_and_one():
+    never = Compose([RandomHorizontalFlip(p=0.0)])
+    always = Compose([RandomHorizontalFlip(p=1.0)])
+    for i in range(10):
+        np.testing.assert_array_equal(never.map(never.sample((64, 48), 0, i), (64, 48))[0],
+                                      np.eye(3))
+        np.testing.assert_array_equal(always.map(always.sample((64, 48), 0, i), (64, 48))[0],
+                                      g.flip("h", (64, 48)))
+
+
+@pytest.mark.parametrize("call,exc,match", [
+    (lambda: Compose([1]), TypeError, r"transforms must be a list of warpkit.augment transforms"),
+    (lambda: Compose([], box_format="xywh"), ValueError, r"box_format must be one of 'xyxy'"),
+    (lambda: Compose([], padding="wrap"), ValueError, r"padding must be one of 'constant'"),
+    (lambda: RandomHorizontalFlip(p=1.5), ValueError, r"p is a probability: .* got 1.5"),
+    (lambda: Resize(), ValueError, r"Resize takes one of size=, shorter= or longer="),
+    (lambda: Resize(size=(0, 10)), ValueError, r"size must be an int \(a square\) or \(width"),
+    (lambda: CenterCrop(10.5), ValueError, r"size must be an int \(a square\)"),
+    (lambda: RandomResizedCrop(8, scale=(0.5, 0.1)), ValueError, r"scale must be \(low, high\)"),
+    (lambda: RandomRotation("x"), ValueError, r"degrees must be a number or \(low, high\)"),
+    (lambda: RandomPerspective(1.5), ValueError, r"distortion_scale must be in \[0, 1\]"),
+    (lambda: Pad(-1), ValueError, r"padding must be whole pixels >= 0"),
+    (lambda: OneOf([RandomHorizontalFlip(p=0)]), ValueError, r"OneOf needs a transform with p > 0"),
+    (lambda: stream(-1), ValueError, r"seed must be an integer >= 0, got -1"),
+    (lambda: Compose([])(), ValueError, r"give image= or mask="),
+    (lambda: Compose([])(image=np.zeros((2, 4, 4, 3), np.uint8), boxes=[[0, 0, 1, 1]]),
+     ValueError, r"boxes for 2 samples must be a sequence of 2"),
+    (lambda: Compose([])(mask=np.zeros((4, 4), np.float32)), TypeError,
+     r"mask must hold integers or bools"),
+    (lambda: Compose([])(mask=np.zeros((4, 4), np.uint8), boxes=[[0, 0, 1, 1]], labels=[1, 2]),
+     ValueError, r"labels must have one entry per box: 1 boxes, 2 labels"),
+    (lambda: Compose.from_dict({"type": "Nope"}), ValueError, r"a transform must be a dict"),
+])
+def test_bad_arguments(call, exc, match):
+    with pytest.raises(exc, match=match):
+        call()

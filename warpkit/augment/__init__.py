@@ -1,0 +1,28 @@
+"""Geometric augmentation for training loops.
+
+Transforms draw their parameters as plain data from a per-sample stream keyed on ``(seed,
+epoch, index)`` and contribute a 3x3 map; :class:`Compose` multiplies the maps and resamples each
+image once (a batch in one launch), moving masks, boxes and keypoints with the same map.
+
+Example:
+    >>> import numpy as np
+    >>> from warpkit.augment import Compose, RandomAffine, RandomHorizontalFlip, RandomResizedCrop
+    >>> aug = Compose([RandomResizedCrop(224), RandomHorizontalFlip(),
+    ...                RandomAffine(degrees=15, scale=(0.9, 1.1))], padding="reflect_101")
+    >>> p = aug.sample((640, 480), seed=0, index=3)        # plain data, no device needed
+    >>> aug.map(p, (640, 480))[1]
+    (224, 224)
+    >>> out = aug(image=np.zeros((480, 640, 3), np.uint8), seed=0, index=3)  # doctest: +SKIP
+    >>> out["image"].shape                                                 # doctest: +SKIP
+    (224, 224, 3)
+"""
+
+from ._affine import RandomAffine
+from ._pipeline import Compose, OneOf, Transform, stream
+from ._transforms import (CenterCrop, Pad, RandomCrop, RandomHorizontalFlip, RandomPerspective,
+                          RandomResizedCrop, RandomRotate90, RandomRotation, RandomVerticalFlip,
+                          Resize)
+
+__all__ = ["CenterCrop", "Compose", "OneOf", "Pad", "RandomAffine", "RandomCrop",
+           "RandomHorizontalFlip", "RandomPerspective", "RandomResizedCrop", "RandomRotate90",
+           "RandomRotation", "RandomVerticalFlip", "Resize", "Transform", "stream"]

@@ -1,0 +1,296 @@
+"""Augmentation pipelines: geometric transforms that draw their parameters as plain data and
+contribute 3x3 maps; :class:`Compose` multiplies the maps and resamples each image once, and
+moves masks, boxes and keypoints with the same map.
+
+Conventions are :mod:`warpkit.geometry`'s: pixel centres at integers, x right, y down, maps go
+from source to destination. Boxes are pixel-edge corners by default (``box_format``), keypoints
+are (x, y) positions with pixel centres at integers, optionally followed by an angle (degrees,
+counter-clockwise on screen as :func:`warpkit.geometry.rotation`) and a scale.
+
+Randomness: every sample draws from its own counter-based stream (Philox) keyed on
+``(seed, epoch, index)``, so a sample's augmentation is the same alone or inside any batch, with
+any number of DataLoader workers, under fork, spawn or forkserver.
+"""
+
+from __future__ import annotations
+
+import numbers
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from .. import geometry
+from .._checks import choice, number
+from .._options import INTERPOLATION_ALIASES, INTERPOLATIONS, PADDING_ALIASES, PADDINGS
+
+__all__ = ["Compose", "OneOf", "Transform", "stream"]
+
+#: transform classes by name, for Compose.from_dict (every subclass registers itself)
+_REGISTRY: dict[str, type] = {}
+
+
+def stream(seed: int, epoch: int = 0, index: int = 0) -> np.random.Generator:
+    """The random stream of one sample: a Philox generator keyed on ``(seed, epoch, index)``.
+
+    Example:
+        >>> a = stream(7, epoch=2, index=5).random(3)
+        >>> bool((a == stream(7, epoch=2, index=5).random(3)).all())
+        True
+    """
+    key = []
+    for name, v in (("seed", seed), ("epoch", epoch), ("index", index)):
+        if isinstance(v, bool) or not isinstance(v, numbers.Integral) or v < 0:
+            raise ValueError(f"{name} must be an integer >= 0, got {v!r}")
+        key.append(int(v))
+    return np.random.Generator(np.random.Philox(np.random.SeedSequence(key)))
+
+
+def plain(value: Any) -> Any:
+    """A number or a sequence of numbers as JSON's plain data (a list)."""
+    if isinstance(value, (str, bytes)) or not isinstance(value, (Sequence, np.ndarray)):
+        return float(value) if isinstance(value, np.generic) else value
+    return [plain(v) for v in value]
+
+
+def probability(p: Any, arg: str = "p") -> float:
+    v = number(p, arg)
+    if not 0 <= v <= 1:
+        raise ValueError(f"{arg} is a probability: it must be in [0, 1], got {p!r}")
+    return v
+
+
+def size_arg(value: Any, arg: str) -> tuple[int, int]:
+    """warpkit's one size convention: an int for a square, else (width, height)."""
+    if isinstance(value, numbers.Integral) and not isinstance(value, bool):
+        value = (value, value)
+    try:
+        w, h = (int(v) for v in value)
+        ok = all(float(v) == int(v) for v in value)
+    except (TypeError, ValueError):
+        ok = False
+    if not ok or w < 1 or h < 1:
+        raise ValueError(f"{arg} must be an int (a square) or (width, height) of whole numbers "
+                         f">= 1, got {value!r}")
+    return w, h
+
+
+class Transform:
+    """A geometric transform: :meth:`draw` draws its parameters (plain data: numbers, lists,
+    dicts) from a sample's stream and :meth:`map` turns them into a 3x3 destination-from-source
+    matrix and the output size (width, height). ``p`` is the probability that it applies.
+
+    A new transform is a subclass with those two methods and :meth:`config` (its constructor's
+    arguments, for :meth:`to_dict`); it registers itself for :meth:`Compose.from_dict`.
+    """
+
+    def __init__(self, p: float = 1.0) -> None:
+        self.p = probability(p)
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        _REGISTRY[cls.__name__] = cls
+
+    # -- to override -------------------------------------------------------------------------
+    def draw(self, rng: np.random.Generator, size: tuple[int, int]) -> dict:
+        """The random parameters for an input of ``size`` = (width, height)."""
+        return {}
+
+    def map(self, params: dict, size: tuple[int, int]) -> tuple[np.ndarray, tuple[int, int]]:
+        """(3x3 destination-from-source matrix, output (width, height)) for these parameters."""
+        raise NotImplementedError
+
+    def config(self) -> dict:
+        """The constructor's arguments as plain data (``p`` is added by :meth:`to_dict`)."""
+        return {}
+
+    # -- shared --------------------------------------------------------------------------------
+    def params(self, rng: np.random.Generator, size: tuple[int, int]) -> dict:
+        """Whether it applies (drawn first, always) and its parameters (drawn always, so that
+        the transforms after it draw the same numbers either way)."""
+        applied = bool(rng.random() < self.p)
+        return {"applied": applied, **self.draw(rng, size)}
+
+    def transform(self, params: dict, size: tuple[int, int]) -> tuple[np.ndarray, tuple[int, int]]:
+        if not params.get("applied", True):
+            return np.eye(3), size
+        return self.map(params, size)
+
+    def to_dict(self) -> dict:
+        return {"type": type(self).__name__, "p": self.p, **self.config()}
+
+    def __repr__(self) -> str:
+        args = ", ".join(f"{k}={v!r}" for k, v in {**self.config(), "p": self.p}.items())
+        return f"{type(self).__name__}({args})"
+
+
+def _from_dict(d: dict) -> Transform:
+    if not isinstance(d, dict) or d.get("type") not in _REGISTRY:
+        raise ValueError(f"a transform must be a dict with a 'type' among "
+                         f"{', '.join(sorted(_REGISTRY))}; got {d!r}")
+    kwargs = {k: v for k, v in d.items() if k != "type"}
+    cls = _REGISTRY[d["type"]]
+    if "transforms" in kwargs:
+        kwargs["transforms"] = [_from_dict(t) for t in kwargs["transforms"]]
+    return cls(**kwargs)
+
+
+class OneOf(Transform):
+    """Apply one of ``transforms``, chosen with probabilities proportional to their ``p``
+    (as albumentations' OneOf); the whole applies with probability ``p``."""
+
+    def __init__(self, transforms: Sequence[Transform], p: float = 1.0) -> None:
+        super().__init__(p)
+        self.transforms = _transform_list(transforms)
+        w = np.array([t.p for t in self.transforms], np.float64)
+        if w.sum() <= 0:
+            raise ValueError("OneOf needs a transform with p > 0")
+        self._weights = w / w.sum()
+
+    def draw(self, rng, size):
+        k = int(rng.choice(len(self.transforms), p=self._weights))
+        return {"choice": k, "params": self.transforms[k].draw(rng, size)}
+
+    def map(self, params, size):
+        return self.transforms[params["choice"]].map(params["params"], size)
+
+    def config(self):
+        return {"transforms": [t.to_dict() for t in self.transforms]}
+
+
+def _transform_list(transforms: Any) -> list[Transform]:
+    if not isinstance(transforms, Sequence) or not all(isinstance(t, Transform)
+                                                        for t in transforms):
+        raise TypeError(f"transforms must be a list of warpkit.augment transforms, got "
+                        f"{transforms!r}")
+    return list(transforms)
+
+
+BOX_FORMATS = ("xyxy", "pascal_voc", "coco", "yolo")
+
+
+class Compose(Transform):
+    """A pipeline: the transforms' maps multiplied into one, and each image resampled once.
+
+    Args:
+        transforms: the transforms, applied in order.
+        interpolation, padding, fill, antialias: of the one resampling (as
+            :func:`warpkit.warp_perspective`).
+        mask_fill: what masks read outside the image under constant padding (other paddings
+            apply to masks as to the image).
+        box_format: ``"xyxy"`` (pixel-edge corners, warpkit's), ``"pascal_voc"`` (the same),
+            ``"coco"`` (x, y, width, height) or ``"yolo"`` (centre x, centre y, width, height,
+            as fractions of the image).
+        min_visibility, min_area: boxes keeping less than this fraction of their mapped area
+            inside the output, or less than this many square pixels, are dropped with their
+            labels.
+        remove_invisible: drop keypoints that leave the output (else keep them and report
+            ``"keypoints_visible"``).
+
+    Calling it: ``out = pipeline(image=..., mask=..., boxes=..., labels=..., keypoints=...,
+    seed=..., index=..., epoch=...)`` returns a dict with the keys given plus ``"matrix"``
+    (the 3x3 map of each sample, destination from source), ``"size"`` and ``"params"``
+    (plain data: :meth:`replay` applies them again). ``image`` is a Pillow image, an array
+    (H, W) / (H, W, C), a batch (B, H, W, C) or a list of images; a batch or list gets a
+    sample each (indices ``index``, ``index + 1``, ... or a sequence), and its targets are
+    lists, one per sample.
+
+    Example:
+        >>> import numpy as np
+        >>> from warpkit.augment import Compose, RandomHorizontalFlip, RandomResizedCrop
+        >>> aug = Compose([RandomResizedCrop(224), RandomHorizontalFlip()], padding="reflect_101")
+        >>> img = np.zeros((480, 640, 3), np.uint8)
+        >>> out = aug(image=img, boxes=[[10, 20, 200, 300]], labels=[3], seed=0, index=7)  # doctest: +SKIP
+        >>> out["image"].shape, out["matrix"].shape                                     # doctest: +SKIP
+        ((224, 224, 3), (3, 3))
+    """
+
+    def __init__(self, transforms: Sequence[Transform], p: float = 1.0,
+                 interpolation: str = "linear", padding: str = "constant",
+                 fill: float | Sequence[float] = 0, mask_fill: float = 0,
+                 antialias: bool = False, box_format: str = "xyxy", min_visibility: float = 0.0,
+                 min_area: float = 0.0, remove_invisible: bool = True) -> None:
+        super().__init__(p)
+        self.transforms = _transform_list(transforms)
+        choice(interpolation, INTERPOLATIONS, "interpolation", INTERPOLATION_ALIASES)
+        choice(padding, PADDINGS, "padding", PADDING_ALIASES)
+        if box_format not in BOX_FORMATS:
+            raise ValueError(f"box_format must be one of {', '.join(map(repr, BOX_FORMATS))}; "
+                             f"got {box_format!r}")
+        self.interpolation, self.padding, self.fill = interpolation, padding, fill
+        self.mask_fill = number(mask_fill, "mask_fill")
+        self.antialias = bool(antialias)
+        self.box_format = box_format
+        self.min_visibility = probability(min_visibility, "min_visibility")
+        self.min_area = number(min_area, "min_area")
+        self.remove_invisible = bool(remove_invisible)
+
+    def config(self) -> dict:
+        return {"transforms": [t.to_dict() for t in self.transforms],
+                "interpolation": self.interpolation, "padding": self.padding,
+                "fill": plain(self.fill), "mask_fill": self.mask_fill,
+                "antialias": self.antialias,
+                "box_format": self.box_format, "min_visibility": self.min_visibility,
+                "min_area": self.min_area, "remove_invisible": self.remove_invisible}
+
+    @classmethod
+    def from_dict(cls, d: dict) -> Transform:
+        """A pipeline (or any transform) from :meth:`to_dict`'s plain data (JSON)."""
+        return _from_dict(d)
+
+    def draw(self, rng, size):
+        steps = []
+        for t in self.transforms:
+            p = t.params(rng, size)
+            steps.append(p)
+            size = t.transform(p, size)[1]
+        return {"steps": steps}
+
+    def map(self, params, size):
+        m = np.eye(3)
+        for t, p in zip(self.transforms, params["steps"]):
+            mt, size = t.transform(p, size)
+            m = mt @ m
+        return m, size
+
+    def sample(self, size: tuple[int, int], seed: int, index: int = 0,
+               epoch: int = 0) -> dict:
+        """The parameters of one sample, without touching any image."""
+        return self.params(stream(seed, epoch, index), size_arg(size, "size"))
+
+    def replay(self, params: Any, **targets: Any) -> dict:
+        """Apply parameters from an earlier call's ``out["params"]`` to these targets."""
+        return self(params=params, **targets)
+
+    def __call__(self, image: Any = None, mask: Any = None, boxes: Any = None,
+                 labels: Any = None, keypoints: Any = None, seed: int | None = None,
+                 index: int | Sequence[int] = 0, epoch: int = 0, params: Any = None,
+                 queue: Any = None) -> dict:
+        from ._targets import apply
+
+        return apply(self, image=image, mask=mask, boxes=boxes, labels=labels,
+                     keypoints=keypoints, seed=seed, index=index, epoch=epoch, params=params,
+                     queue=queue)
+
+
+def identity_size(size: tuple[int, int]) -> tuple[np.ndarray, tuple[int, int]]:
+    return np.eye(3), size
+
+
+def crop_map(x0: float, y0: float, w: float, h: float, out: tuple[int, int]) -> np.ndarray:
+    """The map that takes the pixel-edge box (x0, y0, w, h) of the source onto an output of
+    ``out`` = (width, height): edge coordinate e goes to (e - x0) * scale."""
+    sx, sy = out[0] / w, out[1] / h
+    m = np.eye(3)
+    m[0, 0], m[1, 1] = sx, sy
+    m[0, 2] = (0.5 - x0) * sx - 0.5  # pixel centres: x' = (x + 0.5 - x0) * sx - 0.5
+    m[1, 2] = (0.5 - y0) * sy - 0.5
+    return m
+
+
+def about_centres(m2: np.ndarray, size: tuple[int, int], out: tuple[int, int]) -> np.ndarray:
+    """The 3x3 map applying the linear part ``m2`` about the input's centre, which lands on the
+    output's centre."""
+    cin = ((size[0] - 1) / 2, (size[1] - 1) / 2)
+    cout = ((out[0] - 1) / 2, (out[1] - 1) / 2)
+    return geometry.translation(*cout) @ m2 @ geometry.translation(-cin[0], -cin[1])

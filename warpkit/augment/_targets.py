@@ -1,0 +1,225 @@
+"""What a pipeline call does with each target: one resampling per image (a batch in one launch),
+masks with nearest sampling and the image's padding, boxes and keypoints through the same map."""
+
+from __future__ import annotations
+
+import math
+import sys
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from .. import geometry
+from ..warp import warp_perspective
+from ._pipeline import stream
+
+#: mask dtypes warped as they are; others go through int32 when their values fit
+_MASK_NATIVE = (np.dtype(np.uint8), np.dtype(np.uint16), np.dtype(np.int32))
+
+
+def _layout(x: Any, what: str) -> tuple[str, list[tuple[int, int]]]:
+    """("single" | "batch" | "list", the (width, height) of each sample)."""
+    Image = sys.modules.get("PIL.Image")
+    if Image is not None and isinstance(x, Image.Image):
+        return "single", [x.size]
+    if isinstance(x, (list, tuple)):
+        sizes = [_layout(item, f"{what}[{i}]") for i, item in enumerate(x)]
+        if any(kind != "single" for kind, _ in sizes):
+            raise ValueError(f"{what} as a list holds single images (each (H, W) or (H, W, C))")
+        return "list", [s[0] for _, s in sizes]
+    shape = getattr(x, "shape", None)
+    if shape is None:
+        raise TypeError(f"{what} must be a Pillow image, an array or a list of them, got "
+                        f"{type(x).__name__}")
+    if len(shape) in (2, 3):
+        return "single", [(int(shape[1]), int(shape[0]))]
+    if len(shape) == 4:
+        return "batch", [(int(shape[2]), int(shape[1]))] * int(shape[0])
+    raise ValueError(f"{what} must be (H, W), (H, W, C) or a batch (B, H, W, C), got {shape}")
+
+
+def _per_sample(value: Any, kind: str, n: int, what: str) -> list:
+    """A target as one entry per sample (a batch's or list's targets come as sequences)."""
+    if value is None:
+        return [None] * n
+    if kind == "single":
+        return [value]
+    if kind == "batch" and what == "mask" and hasattr(value, "shape"):
+        return list(value)
+    if not isinstance(value, Sequence) or len(value) != n:
+        raise ValueError(f"{what} for {n} samples must be a sequence of {n}, one per sample")
+    return list(value)
+
+
+def apply(pipe, *, image, mask, boxes, labels, keypoints, seed, index, epoch, params,
+          queue) -> dict:
+    if image is None and mask is None:
+        raise ValueError("give image= or mask= (the sizes come from them)")
+    ref = image if image is not None else mask
+    kind, sizes = _layout(ref, "image" if image is not None else "mask")
+    n = len(sizes)
+    if params is None:
+        if seed is None:
+            seed = int(np.random.SeedSequence().generate_state(1)[0])
+        if isinstance(index, Sequence):
+            idx = [int(i) for i in index]
+            if len(idx) != n:
+                raise ValueError(f"index has {len(idx)} entries for {n} samples")
+        else:
+            idx = [int(index) + i for i in range(n)]
+        plist = [pipe.params(stream(seed, epoch, i), s) for i, s in zip(idx, sizes)]
+    else:
+        plist = [params] if kind == "single" else list(params)
+        if len(plist) != n:
+            raise ValueError(f"params has {len(plist)} entries for {n} samples")
+    maps = [pipe.transform(p, s) for p, s in zip(plist, sizes)]
+    mats = np.stack([m for m, _ in maps])
+    outs = [o for _, o in maps]
+    out: dict[str, Any] = {}
+    common = dict(interpolation=pipe.interpolation, padding=pipe.padding, fill=pipe.fill,
+                  antialias=pipe.antialias, queue=queue)
+    if image is not None:
+        out["image"] = _warp_all(image, kind, mats, outs, common)
+    if mask is not None:
+        mask_opts = dict(interpolation="nearest", padding=pipe.padding,
+                         fill=pipe.mask_fill if _constant(pipe.padding) else 0, queue=queue)
+        out["mask"] = _warp_all(mask, kind, mats, outs, mask_opts, as_mask=True)
+    if boxes is not None:
+        blist = _per_sample(boxes, kind, n, "boxes")
+        llist = _per_sample(labels, kind, n, "labels")
+        moved = [_boxes(pipe, b, lab, m, s, o) for b, lab, m, s, o in
+                 zip(blist, llist, mats, sizes, outs)]
+        out["boxes"] = moved[0][0] if kind == "single" else [b for b, _ in moved]
+        if labels is not None:
+            out["labels"] = moved[0][1] if kind == "single" else [lab for _, lab in moved]
+    elif labels is not None:
+        out["labels"] = labels
+    if keypoints is not None:
+        klist = _per_sample(keypoints, kind, n, "keypoints")
+        moved = [_keypoints(k, m, o) for k, m, o in zip(klist, mats, outs)]
+        if pipe.remove_invisible:
+            kept = [k[v] for k, v in moved]
+            out["keypoints"] = kept[0] if kind == "single" else kept
+        else:
+            out["keypoints"] = moved[0][0] if kind == "single" else [k for k, _ in moved]
+            out["keypoints_visible"] = moved[0][1] if kind == "single" else \
+                [v for _, v in moved]
+    single = kind == "single"
+    out["matrix"] = mats[0] if single else mats
+    out["size"] = outs[0] if single else outs
+    out["params"] = plist[0] if single else plist
+    if params is None:
+        out["seed"] = seed
+    return out
+
+
+def _constant(padding: str) -> bool:
+    return padding in ("constant", "zeros")
+
+
+def _warp_all(x, kind, mats, outs, opts, as_mask: bool = False):
+    """One warp for a single image or a uniform batch (one launch), one per item of a list."""
+    if kind == "batch" and len(set(outs)) == 1:
+        return _warp(x, mats, outs[0], opts, as_mask)
+    if kind == "single":
+        return _warp(x, mats[0], outs[0], opts, as_mask)
+    items = list(x)
+    return [_warp(item, m, o, opts, as_mask) for item, m, o in zip(items, mats, outs)]
+
+
+def _warp(x, m, size, opts, as_mask):
+    if not as_mask:
+        return warp_perspective(x, m, size=size, **opts)
+    a = np.asarray(x)
+    dt = a.dtype
+    if dt == np.bool_:
+        work = a.astype(np.uint8)
+    elif dt in _MASK_NATIVE:
+        work = a
+    elif dt.kind in "iu":
+        if a.size and (a.min() < -2**31 or a.max() > 2**31 - 1):
+            raise ValueError(f"mask values must fit int32 to be warped, got {a.min()}..{a.max()}")
+        work = a.astype(np.int32)
+    else:
+        raise TypeError(f"mask must hold integers or bools (labels), got {dt}")
+    res = warp_perspective(work, m, size=size, **opts)
+    return res.astype(dt) if res.dtype != dt else res
+
+
+# -- boxes -------------------------------------------------------------------------------------
+
+def _to_xyxy(b: np.ndarray, fmt: str, size) -> np.ndarray:
+    if fmt in ("xyxy", "pascal_voc"):
+        return b.copy()
+    x, y, w, h = b.T
+    if fmt == "coco":
+        return np.stack([x, y, x + w, y + h], 1)
+    W, H = size  # yolo: centre and size as fractions of the image
+    return np.stack([(x - w / 2) * W, (y - h / 2) * H, (x + w / 2) * W, (y + h / 2) * H], 1)
+
+
+def _from_xyxy(b: np.ndarray, fmt: str, size) -> np.ndarray:
+    if fmt in ("xyxy", "pascal_voc"):
+        return b
+    x1, y1, x2, y2 = b.T
+    if fmt == "coco":
+        return np.stack([x1, y1, x2 - x1, y2 - y1], 1)
+    W, H = size
+    return np.stack([(x1 + x2) / 2 / W, (y1 + y2) / 2 / H, (x2 - x1) / W, (y2 - y1) / H], 1)
+
+
+def _boxes(pipe, boxes, labels, m, size, out):
+    b = np.asarray(boxes, dtype=np.float64).reshape(-1, 4)
+    if labels is not None and len(labels) != len(b):
+        raise ValueError(f"labels must have one entry per box: {len(b)} boxes, "
+                         f"{len(labels)} labels")
+    if not len(b):
+        return b, labels
+    mapped = geometry.transform_boxes(m, _to_xyxy(b, pipe.box_format, size))
+    clipped = mapped.copy()
+    clipped[:, [0, 2]] = np.clip(mapped[:, [0, 2]], 0, out[0])
+    clipped[:, [1, 3]] = np.clip(mapped[:, [1, 3]], 0, out[1])
+    area = np.prod(mapped[:, 2:] - mapped[:, :2], axis=1)
+    inside = np.prod(np.maximum(clipped[:, 2:] - clipped[:, :2], 0), axis=1)
+    keep = (inside > 0) & (inside >= pipe.min_area) & (inside >= pipe.min_visibility * area)
+    kept = _from_xyxy(clipped[keep], pipe.box_format, out)
+    if labels is None:
+        return kept, None
+    if isinstance(labels, np.ndarray):
+        return kept, labels[keep]
+    return kept, [lab for lab, k in zip(labels, keep) if k]
+
+
+# -- keypoints ---------------------------------------------------------------------------------
+
+def _keypoints(kp, m, out):
+    """(moved keypoints, visible): x, y through the map; an angle column (degrees,
+    counter-clockwise) turns with the map's local rotation, a scale column scales with its
+    local scale (the square root of the Jacobian's determinant)."""
+    k = np.array(kp, dtype=np.float64).reshape(len(kp), -1) if len(kp) else \
+        np.zeros((0, 2))
+    if k.shape[1] < 2:
+        raise ValueError(f"keypoints must be (N, 2+) rows (x, y[, angle, scale]), got {k.shape}")
+    res = k.copy()
+    res[:, :2] = geometry.transform_points(m, k[:, :2])
+    if k.shape[1] > 2:
+        for r in range(len(k)):
+            j = _jacobian(m, k[r, 0], k[r, 1])
+            a = math.radians(k[r, 2])
+            d = j @ np.array([math.cos(a), -math.sin(a)])  # screen angles: y points down
+            res[r, 2] = math.degrees(math.atan2(-d[1], d[0]))
+            if k.shape[1] > 3:
+                res[r, 3] = k[r, 3] * math.sqrt(abs(np.linalg.det(j)))
+    x, y = res[:, 0], res[:, 1]
+    visible = (x >= -0.5) & (x < out[0] - 0.5) & (y >= -0.5) & (y < out[1] - 0.5)
+    return res, visible
+
+
+def _jacobian(m: np.ndarray, x: float, y: float) -> np.ndarray:
+    """The derivative of the map at source point (x, y)."""
+    w = m[2, 0] * x + m[2, 1] * y + m[2, 2]
+    u = (m[0, 0] * x + m[0, 1] * y + m[0, 2]) / w
+    v = (m[1, 0] * x + m[1, 1] * y + m[1, 2]) / w
+    return np.array([[m[0, 0] - u * m[2, 0], m[0, 1] - u * m[2, 1]],
+                     [m[1, 0] - v * m[2, 0], m[1, 1] - v * m[2, 1]]]) / w

@@ -1,0 +1,268 @@
+"""The geometric transforms of a pipeline. Each draws plain-data parameters and contributes one
+3x3 map (destination from source) and an output size; :class:`~warpkit.augment.Compose` multiplies
+the maps and resamples once."""
+
+from __future__ import annotations
+
+import math
+import numbers
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from .. import geometry
+from .._checks import number
+from ._pipeline import Transform, about_centres, crop_map, size_arg
+
+__all__ = ["CenterCrop", "Pad", "RandomCrop", "RandomHorizontalFlip", "RandomPerspective",
+           "RandomResizedCrop", "RandomRotate90", "RandomRotation", "RandomVerticalFlip",
+           "Resize"]
+
+
+def _pair(value: Any, arg: str, lo: float = -math.inf, hi: float = math.inf,
+          symmetric: bool = False) -> tuple[float, float]:
+    """(low, high) from a pair, or from one number v: (-v, v) if symmetric, else (v, v)."""
+    if isinstance(value, numbers.Real) and not isinstance(value, bool):
+        v = number(value, arg)
+        pair = (-abs(v), abs(v)) if symmetric else (v, v)
+    elif isinstance(value, Sequence) and not isinstance(value, str) and len(value) == 2:
+        pair = (number(value[0], arg), number(value[1], arg))
+    else:
+        raise ValueError(f"{arg} must be a number or (low, high), got {value!r}")
+    if pair[0] > pair[1] or pair[0] < lo or pair[1] > hi:
+        raise ValueError(f"{arg} must be (low, high) with low <= high inside [{lo:g}, {hi:g}], "
+                         f"got {value!r}")
+    return pair
+
+
+class RandomHorizontalFlip(Transform):
+    """Mirror left-right with probability ``p`` (pixel x goes to W - 1 - x)."""
+
+    def __init__(self, p: float = 0.5) -> None:
+        super().__init__(p)
+
+    def map(self, params, size):
+        return geometry.flip("h", size), size
+
+
+class RandomVerticalFlip(Transform):
+    """Mirror top-bottom with probability ``p``."""
+
+    def __init__(self, p: float = 0.5) -> None:
+        super().__init__(p)
+
+    def map(self, params, size):
+        return geometry.flip("v", size), size
+
+
+class RandomRotate90(Transform):
+    """Turn by k quarter turns counter-clockwise, k drawn from {0, 1, 2, 3} (or ``turns``);
+    odd k swap the width and height."""
+
+    def __init__(self, p: float = 0.5, turns: Sequence[int] = (0, 1, 2, 3)) -> None:
+        super().__init__(p)
+        self.turns = [int(k) % 4 for k in turns]
+        if not self.turns:
+            raise ValueError("turns must hold at least one number of quarter turns")
+
+    def draw(self, rng, size):
+        return {"k": self.turns[int(rng.integers(len(self.turns)))]}
+
+    def map(self, params, size):
+        k = params["k"] % 4
+        out = size if k % 2 == 0 else (size[1], size[0])
+        return about_centres(geometry.rotation(90 * k), size, out), out
+
+    def config(self):
+        return {"turns": self.turns}
+
+
+class RandomRotation(Transform):
+    """Rotate by an angle drawn from ``degrees`` (d: (-d, d); or (low, high)), counter-clockwise,
+    about the image centre. ``expand``: the output grows to hold the whole turned image."""
+
+    def __init__(self, degrees: float | Sequence[float], p: float = 1.0,
+                 expand: bool = False) -> None:
+        super().__init__(p)
+        self.degrees = _pair(degrees, "degrees", symmetric=True)
+        self.expand = bool(expand)
+
+    def draw(self, rng, size):
+        return {"angle": float(rng.uniform(*self.degrees))}
+
+    def map(self, params, size):
+        r = geometry.rotation(params["angle"])
+        out = size
+        if self.expand:
+            a = math.radians(params["angle"])
+            c, s = abs(math.cos(a)), abs(math.sin(a))
+            out = (max(1, math.ceil(size[0] * c + size[1] * s - 1e-6)),
+                   max(1, math.ceil(size[0] * s + size[1] * c - 1e-6)))
+        return about_centres(r, size, out), out
+
+    def config(self):
+        return {"degrees": list(self.degrees), "expand": self.expand}
+
+
+class RandomPerspective(Transform):
+    """Move each corner inwards by up to ``distortion_scale`` of half the width and height (as
+    torchvision's RandomPerspective) and map the image by the homography between them."""
+
+    def __init__(self, distortion_scale: float = 0.5, p: float = 0.5) -> None:
+        super().__init__(p)
+        self.distortion_scale = number(distortion_scale, "distortion_scale")
+        if not 0 <= self.distortion_scale <= 1:
+            raise ValueError(f"distortion_scale must be in [0, 1], got {distortion_scale!r}")
+
+    def draw(self, rng, size):
+        w, h = size
+        dx, dy = self.distortion_scale * w / 2, self.distortion_scale * h / 2
+        u = rng.uniform(0, 1, (4, 2)) * [dx, dy]
+        # corners (edge coordinates) top-left, top-right, bottom-right, bottom-left, inwards
+        sign = np.array([[1, 1], [-1, 1], [-1, -1], [1, -1]])
+        return {"shifts": (u * sign).tolist()}
+
+    def map(self, params, size):
+        w, h = size
+        src = np.array([[-0.5, -0.5], [w - 0.5, -0.5], [w - 0.5, h - 0.5], [-0.5, h - 0.5]])
+        dst = src + np.array(params["shifts"])
+        return geometry.perspective_from_points(src, dst), size
+
+    def config(self):
+        return {"distortion_scale": self.distortion_scale}
+
+
+class Resize(Transform):
+    """Resize to ``size`` (an int for a square, or (width, height)), or so that the ``shorter``
+    or the ``longer`` side has that many pixels, keeping the aspect ratio."""
+
+    def __init__(self, size: Any = None, shorter: int | None = None, longer: int | None = None,
+                 p: float = 1.0) -> None:
+        super().__init__(p)
+        given = [v is not None for v in (size, shorter, longer)]
+        if sum(given) != 1:
+            raise ValueError("Resize takes one of size=, shorter= or longer=")
+        self.size = None if size is None else size_arg(size, "size")
+        self.shorter = None if shorter is None else size_arg(shorter, "shorter")[0]
+        self.longer = None if longer is None else size_arg(longer, "longer")[0]
+
+    def _out(self, size):
+        if self.size is not None:
+            return self.size
+        w, h = size
+        side = self.shorter if self.shorter is not None else self.longer
+        ref = min(w, h) if self.shorter is not None else max(w, h)
+        return max(1, round(w * side / ref)), max(1, round(h * side / ref))
+
+    def map(self, params, size):
+        out = self._out(size)
+        return crop_map(0, 0, size[0], size[1], out), out
+
+    def config(self):
+        return {k: v for k, v in (("size", self.size and list(self.size)),
+                                  ("shorter", self.shorter), ("longer", self.longer))
+                if v is not None}
+
+
+class CenterCrop(Transform):
+    """The centre ``size`` of the image (an int for a square, or (width, height)); a crop larger
+    than the image pads it (the pipeline's padding)."""
+
+    def __init__(self, size: Any, p: float = 1.0) -> None:
+        super().__init__(p)
+        self.size = size_arg(size, "size")
+
+    def map(self, params, size):
+        w, h = self.size
+        x0, y0 = round((size[0] - w) / 2), round((size[1] - h) / 2)  # as torchvision
+        return crop_map(x0, y0, w, h, self.size), self.size
+
+    def config(self):
+        return {"size": list(self.size)}
+
+
+class RandomCrop(Transform):
+    """A ``size`` crop at a random whole-pixel position; a crop larger than the image places the
+    image at a random position inside it, the rest padded (the pipeline's padding)."""
+
+    def __init__(self, size: Any, p: float = 1.0) -> None:
+        super().__init__(p)
+        self.size = size_arg(size, "size")
+
+    def draw(self, rng, size):
+        w, h = self.size
+        lo_x, hi_x = sorted((0, size[0] - w))
+        lo_y, hi_y = sorted((0, size[1] - h))
+        return {"x": int(rng.integers(lo_x, hi_x + 1)), "y": int(rng.integers(lo_y, hi_y + 1))}
+
+    def map(self, params, size):
+        return crop_map(params["x"], params["y"], *self.size, self.size), self.size
+
+    def config(self):
+        return {"size": list(self.size)}
+
+
+class RandomResizedCrop(Transform):
+    """torchvision's RandomResizedCrop: a box of a random ``scale`` of the area and aspect
+    ``ratio`` (ten tries, then the centre crop the ratio allows), resized to ``size``."""
+
+    def __init__(self, size: Any, scale: Sequence[float] = (0.08, 1.0),
+                 ratio: Sequence[float] = (3 / 4, 4 / 3), p: float = 1.0) -> None:
+        super().__init__(p)
+        self.size = size_arg(size, "size")
+        self.scale = _pair(scale, "scale", 0, 1)
+        self.ratio = _pair(ratio, "ratio", 1e-6)
+        if self.scale[1] <= 0:
+            raise ValueError(f"scale must reach above 0, got {scale!r}")
+
+    def draw(self, rng, size):
+        W, H = size
+        area = W * H
+        log_r = (math.log(self.ratio[0]), math.log(self.ratio[1]))
+        for _ in range(10):
+            target = area * rng.uniform(*self.scale)
+            aspect = math.exp(rng.uniform(*log_r))
+            w = int(round(math.sqrt(target * aspect)))
+            h = int(round(math.sqrt(target / aspect)))
+            if 0 < w <= W and 0 < h <= H:
+                return {"box": [int(rng.integers(0, W - w + 1)), int(rng.integers(0, H - h + 1)),
+                                w, h]}
+        in_ratio = W / H
+        if in_ratio < self.ratio[0]:
+            w, h = W, int(round(W / self.ratio[0]))
+        elif in_ratio > self.ratio[1]:
+            w, h = int(round(H * self.ratio[1])), H
+        else:
+            w, h = W, H
+        return {"box": [(W - w) // 2, (H - h) // 2, w, h]}
+
+    def map(self, params, size):
+        x0, y0, w, h = params["box"]
+        return crop_map(x0, y0, w, h, self.size), self.size
+
+    def config(self):
+        return {"size": list(self.size), "scale": list(self.scale), "ratio": list(self.ratio)}
+
+
+class Pad(Transform):
+    """Add ``padding`` pixels around the image: one number for every side, (x, y), or (left,
+    top, right, bottom); the border follows the pipeline's padding."""
+
+    def __init__(self, padding: Any, p: float = 1.0) -> None:
+        super().__init__(p)
+        v = [padding] if isinstance(padding, numbers.Integral) else list(padding)
+        if len(v) not in (1, 2, 4) or any(isinstance(x, bool) or not isinstance(x, numbers.Integral)
+                                           or x < 0 for x in v):
+            raise ValueError(f"padding must be whole pixels >= 0: n, (x, y) or (left, top, "
+                             f"right, bottom), got {padding!r}")
+        v = [int(x) for x in v]
+        self.padding = v * 4 if len(v) == 1 else (v * 2 if len(v) == 2 else v)
+
+    def map(self, params, size):
+        left, top, right, bottom = self.padding
+        out = (size[0] + left + right, size[1] + top + bottom)
+        return geometry.translation(left, top), out
+
+    def config(self):
+        return {"padding": self.padding}
