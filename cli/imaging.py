@@ -378,14 +378,18 @@ def augment(
     matrices: Optional[Path] = typer.Option(
         None, help="Also write a JSON file: each output's source file and 3x3 "
                    "destination-from-source matrix (to move annotations with it)."),
+    pipeline: Optional[Path] = typer.Option(
+        None, help="A JSON pipeline (warpkit.augment's Compose.to_dict) to run instead of the "
+                   "random affine options; its own interpolation, padding and fill apply."),
     device: DeviceOption = None,
     overwrite: bool = typer.Option(False, help="Replace existing outputs (never an input)."),
     max_pixels: MaxPixelsOption = DEFAULT_MAX_PIXELS,
 ) -> None:
     """Random affine warps of images for a training set: writes OUTPUT/<name>_aug<k>.<ext>.
 
-    Each copy gets its own rotation, shift, zoom, shear and flips, about the image centre.
-    Without --seed a seed is drawn and printed, so that the run can be replayed.
+    Each copy gets its own rotation, shift, zoom, shear and flips, about the image centre, or
+    runs the --pipeline file. Without --seed a seed is drawn and printed, so that the run can be
+    replayed.
     """
     import zlib
 
@@ -394,14 +398,20 @@ def augment(
     files = expand_inputs(inputs)
     if output.exists() and not output.is_dir():
         raise UserError(f"{output} is a file; augmented copies go into a directory")
-    try:
-        ranges = {"degrees": degrees, "translate": translate, "scale": scale, "shear": shear}
-        given = {k: _numbers(v, f"--{k}", (1, 2)) for k, v in ranges.items() if v is not None}
-        aug = warpkit.RandomAffine(
-            **given, hflip=hflip, vflip=vflip, size=parse_size(size),
-            interpolation=interpolation.value, padding=padding.value, antialias=antialias)
-    except ValueError as e:  # RandomAffine's messages start with the argument's name
-        raise UserError(f"--{e}") from None
+    ranges = {"degrees": degrees, "translate": translate, "scale": scale, "shear": shear}
+    if pipeline is not None:
+        if any(v is not None for v in ranges.values()) or hflip or vflip or size:
+            raise UserError("--pipeline replaces --degrees, --translate, --scale, --shear, "
+                            "--hflip, --vflip and --size")
+        aug = _load_pipeline(pipeline)
+    else:
+        try:
+            given = {k: _numbers(v, f"--{k}", (1, 2)) for k, v in ranges.items() if v is not None}
+            aug = warpkit.RandomAffine(
+                **given, hflip=hflip, vflip=vflip, size=parse_size(size),
+                interpolation=interpolation.value, padding=padding.value, antialias=antialias)
+        except ValueError as e:  # RandomAffine's messages start with the argument's name
+            raise UserError(f"--{e}") from None
     fill_v = _fill(fill)
     set_max_pixels(max_pixels)
     protected = {f.resolve() for f in files}
@@ -421,9 +431,20 @@ def augment(
 
     def one(f: Path) -> None:
         img = open_image(f)
+        name_key = zlib.crc32(f.name.encode())
+        if pipeline is not None:
+            # copy k of a file: the pipeline's stream (seed, epoch k, index: the file name's
+            # CRC), so a file's copies do not depend on the other inputs
+            for k, dest in enumerate(dests[f]):
+                res = aug(image=_pixels(img), seed=seed, epoch=k, index=name_key)
+                _save(res["image"], img, dest, overwrite, protected)
+                record[dest.name] = {"source": str(f),
+                                     "matrix": np.round(res["matrix"], 12).tolist(),
+                                     "params": res["params"]}
+            return
         aug.fill = _fill_for(img, fill_v)
         # the input's own stream: its warps do not depend on the other inputs
-        rng = np.random.default_rng([seed, zlib.crc32(f.name.encode())])
+        rng = np.random.default_rng([seed, name_key])
         outs, mats = aug([_pixels(img)] * copies, rng=rng, return_matrices=True)
         for res, m, dest in zip(outs, mats, dests[f]):
             _save(res, img, dest, overwrite, protected)
@@ -435,3 +456,13 @@ def augment(
         if matrices is not None and record:
             save_json_atomic(record, matrices)
     typer.echo(f"{len(record)} images written to {output} (seed {seed})")
+
+
+def _load_pipeline(path: Path):
+    """A serialised pipeline (JSON of Compose.to_dict), or a one-line error."""
+    from warpkit.augment import Compose
+
+    try:
+        return Compose.from_dict(json.loads(path.read_text()))
+    except (OSError, ValueError, TypeError) as e:
+        raise UserError(f"--pipeline {path}: {_message(e)}") from None

@@ -326,3 +326,37 @@ def test_p_zero_and_one():
 def test_bad_arguments(call, exc, match):
     with pytest.raises(exc, match=match):
         call()
+
+
+def test_cli_runs_a_serialised_pipeline(tmp_path):
+    """`warpkit augment --pipeline` writes what the pipeline gives in Python for the stream
+    (seed, epoch = copy, index = CRC of the file name), with the parameters in --matrices."""
+    import zlib
+
+    from PIL import Image
+    from typer.testing import CliRunner
+
+    from warpkit.cli.app import app
+
+    aug = Compose([RandomResizedCrop((40, 30)), RandomHorizontalFlip(), RandomAffine(degrees=9)],
+                  padding="reflect_101")
+    (tmp_path / "aug.json").write_text(json.dumps(aug.to_dict()))
+    Image.fromarray(IMG).save(tmp_path / "a.png")
+    r = CliRunner().invoke(app, ["augment", str(tmp_path / "a.png"), "-o", str(tmp_path / "out"),
+                                 "--copies", "2", "--seed", "5", "--pipeline",
+                                 str(tmp_path / "aug.json"), "--matrices",
+                                 str(tmp_path / "maps.json")])
+    assert r.exit_code == 0, r.output
+    maps = json.loads((tmp_path / "maps.json").read_text())
+    for k in range(2):
+        ref = aug(image=IMG, seed=5, epoch=k, index=zlib.crc32(b"a.png"))
+        with Image.open(tmp_path / "out" / f"a_aug{k}.png") as im:
+            np.testing.assert_array_equal(np.asarray(im), ref["image"])
+        assert maps[f"a_aug{k}.png"]["params"] == json.loads(json.dumps(ref["params"]))
+    (tmp_path / "bad.json").write_text('{"type": "Compose", "transforms": [{"type": "Nope"}]}')
+    r = CliRunner().invoke(app, ["augment", str(tmp_path / "a.png"), "-o", str(tmp_path / "o2"),
+                                 "--pipeline", str(tmp_path / "bad.json")])
+    assert r.exit_code == 1 and "--pipeline" in r.output and "'type'" in r.output
+    r = CliRunner().invoke(app, ["augment", str(tmp_path / "a.png"), "-o", str(tmp_path / "o3"),
+                                 "--pipeline", str(tmp_path / "aug.json"), "--degrees", "5"])
+    assert r.exit_code == 1 and "--pipeline replaces" in r.output
