@@ -18,11 +18,11 @@ Example:
 """
 
 from ._affine import RandomAffine
-from ._pipeline import Compose, OneOf, Transform, stream
+from ._pipeline import Compose, OneOf, Transform, collate, stream
 from ._transforms import (CenterCrop, Pad, RandomCrop, RandomHorizontalFlip, RandomPerspective,
                           RandomResizedCrop, RandomRotate90, RandomRotation, RandomVerticalFlip,
                           Resize)
 
 __all__ = ["CenterCrop", "Compose", "OneOf", "Pad", "RandomAffine", "RandomCrop",
            "RandomHorizontalFlip", "RandomPerspective", "RandomResizedCrop", "RandomRotate90",
-           "RandomRotation", "RandomVerticalFlip", "Resize", "Transform", "stream"]
+           "RandomRotation", "RandomVerticalFlip", "Resize", "Transform", "collate", "stream"]

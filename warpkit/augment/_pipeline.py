@@ -15,6 +15,7 @@ any number of DataLoader workers, under fork, spawn or forkserver.
 from __future__ import annotations
 
 import numbers
+import sys
 from collections.abc import Sequence
 from typing import Any
 
@@ -24,7 +25,7 @@ from .. import geometry
 from .._checks import choice, number
 from .._options import INTERPOLATION_ALIASES, INTERPOLATIONS, PADDING_ALIASES, PADDINGS
 
-__all__ = ["Compose", "OneOf", "Transform", "stream"]
+__all__ = ["Compose", "OneOf", "Transform", "collate", "stream"]
 
 #: transform classes by name, for Compose.from_dict (every subclass registers itself)
 _REGISTRY: dict[str, type] = {}
@@ -294,3 +295,31 @@ def about_centres(m2: np.ndarray, size: tuple[int, int], out: tuple[int, int]) -
     cin = ((size[0] - 1) / 2, (size[1] - 1) / 2)
     cout = ((out[0] - 1) / 2, (out[1] - 1) / 2)
     return geometry.translation(*cout) @ m2 @ geometry.translation(-cin[0], -cin[1])
+
+
+def collate(samples: Sequence[Any]) -> Any:
+    """A DataLoader ``collate_fn`` for images of different sizes and their targets: samples
+    (dicts, tuples or single values) become one dict / tuple of lists, where arrays (numpy or
+    torch) of one shape are stacked into a batch and the rest (ragged images, boxes, labels)
+    stay lists, one entry per sample. The result goes to a pipeline in one call:
+    ``pipeline(image=batch["image"], boxes=batch["boxes"], index=batch["index"], ...)``."""
+    if not samples:
+        return samples
+    first = samples[0]
+    if isinstance(first, dict):
+        return {k: _stack([s[k] for s in samples]) for k in first}
+    if isinstance(first, tuple):
+        return tuple(_stack(list(col)) for col in zip(*samples))
+    return _stack(list(samples))
+
+
+def _stack(items: list) -> Any:
+    shapes = {getattr(x, "shape", None) for x in items}
+    if len(shapes) != 1 or None in shapes:
+        return items
+    if all(isinstance(x, np.ndarray) for x in items):
+        return np.stack(items)
+    torch = sys.modules.get("torch")
+    if torch is not None and all(isinstance(x, torch.Tensor) for x in items):
+        return torch.stack(items)
+    return items

@@ -45,15 +45,59 @@ def _per_sample(value: Any, kind: str, n: int, what: str) -> list:
         return [None] * n
     if kind == "single":
         return [value]
-    if kind == "batch" and what == "mask" and hasattr(value, "shape"):
-        return list(value)
+    if kind == "batch" and hasattr(value, "shape") and (what == "mask" or
+                                                         len(value) == n and value.ndim == 3):
+        return list(value)  # a mask batch, or an (B, N, 4|2+) array of boxes / keypoints
     if not isinstance(value, Sequence) or len(value) != n:
         raise ValueError(f"{what} for {n} samples must be a sequence of {n}, one per sample")
     return list(value)
 
 
+def _torch_in(x: Any, what: str, channels_first: bool):
+    """(numpy view, True) of a CPU torch tensor ((C, H, W) / (B, C, H, W) images become HWC /
+    BHWC views: no copy), or (x, False) for anything else."""
+    torch = sys.modules.get("torch")
+    if torch is None or not isinstance(x, torch.Tensor):
+        return x, False
+    if x.device.type != "cpu":
+        raise TypeError(f"{what} is a torch tensor on {x.device}; warpkit takes CPU tensors "
+                        "(or pyopencl arrays for data on an OpenCL device)")
+    a = x.detach().numpy()
+    if channels_first:
+        if a.ndim not in (3, 4):
+            raise ValueError(f"{what} as a torch tensor must be (C, H, W) or (B, C, H, W), got "
+                             f"{tuple(a.shape)}")
+        a = np.moveaxis(a, -3, -1)
+    return a, True
+
+
+def _torch_out(x: Any, channels_first: bool):
+    """A result array as a torch tensor viewing it ((…, C, H, W) for images), or a list of them."""
+    import torch
+
+    if isinstance(x, list):
+        return [_torch_out(item, channels_first) for item in x]
+    a = np.asarray(x)
+    return torch.from_numpy(np.moveaxis(a, -1, -3) if channels_first else a)
+
+
 def apply(pipe, *, image, mask, boxes, labels, keypoints, seed, index, epoch, params,
           queue) -> dict:
+    image, image_torch = _torch_in(image, "image", True)
+    mask, mask_torch = _torch_in(mask, "mask", False)
+    boxes, boxes_torch = _torch_in(boxes, "boxes", False)
+    keypoints, keypoints_torch = _torch_in(keypoints, "keypoints", False)
+    out = _apply(pipe, image=image, mask=mask, boxes=boxes, labels=labels, keypoints=keypoints,
+                 seed=seed, index=index, epoch=epoch, params=params, queue=queue)
+    for key, flag, chw in (("image", image_torch, True), ("mask", mask_torch, False),
+                           ("boxes", boxes_torch, False), ("keypoints", keypoints_torch, False)):
+        if flag and key in out:
+            out[key] = _torch_out(out[key], chw)
+    return out
+
+
+def _apply(pipe, *, image, mask, boxes, labels, keypoints, seed, index, epoch, params,
+           queue) -> dict:
     if image is None and mask is None:
         raise ValueError("give image= or mask= (the sizes come from them)")
     ref = image if image is not None else mask
@@ -121,17 +165,25 @@ def _constant(padding: str) -> bool:
 def _warp_all(x, kind, mats, outs, opts, as_mask: bool = False):
     """One warp for a single image or a uniform batch (one launch), one per item of a list."""
     if kind == "batch" and len(set(outs)) == 1:
-        return _warp(x, mats, outs[0], opts, as_mask)
+        return _warp(x, mats, outs[0], opts, as_mask, batched=True)
     if kind == "single":
         return _warp(x, mats[0], outs[0], opts, as_mask)
     items = list(x)
     return [_warp(item, m, o, opts, as_mask) for item, m, o in zip(items, mats, outs)]
 
 
-def _warp(x, m, size, opts, as_mask):
+def _warp(x, m, size, opts, as_mask, batched=False):
     if not as_mask:
         return warp_perspective(x, m, size=size, **opts)
     a = np.asarray(x)
+    plain = a.ndim == (3 if batched else 2)  # no channel axis: (H, W) or (B, H, W)
+    if plain:
+        a = a[..., None]
+    if a.shape[-1] > 4:  # the warps take up to 4 channels: masks of more, 4 at a time
+        parts = [_warp(a[..., k:k + 4], m, size, opts, True, batched)
+                 for k in range(0, a.shape[-1], 4)]
+        res = np.concatenate([p if p.ndim == a.ndim else p[..., None] for p in parts], -1)
+        return res[..., 0] if plain else res
     dt = a.dtype
     if dt == np.bool_:
         work = a.astype(np.uint8)
@@ -144,7 +196,10 @@ def _warp(x, m, size, opts, as_mask):
     else:
         raise TypeError(f"mask must hold integers or bools (labels), got {dt}")
     res = warp_perspective(work, m, size=size, **opts)
-    return res.astype(dt) if res.dtype != dt else res
+    res = res.astype(dt) if res.dtype != dt else res
+    if res.ndim == a.ndim - 1:  # a one-channel (H, W, 1) comes back as (H, W)
+        res = res[..., None]
+    return res[..., 0] if plain else res
 
 
 # -- boxes -------------------------------------------------------------------------------------
