@@ -17,6 +17,44 @@
 #define PAD_BORDER WK_PAD_BORDER
 #define WP_REFLECTING(pad) ((pad) >= WK_PAD_REFLECT)
 
+/* Y_NORM 1: the result is the model's input, made in the same pass: each sample v becomes
+ * v * yscale[c] + ybias[c] (the host folds (v / peak - mean) / std into these), integer sources
+ * clamped to their range first but not rounded, stored as float (Y_HALF 0) or float16 (Y_HALF 1,
+ * vstore_half: no cl_khr_fp16 needed), channels innermost (Y_CHW 0) or as planes (Y_CHW 1). */
+#ifndef Y_NORM
+#define Y_NORM 0
+#endif
+#ifndef Y_CHW
+#define Y_CHW 0
+#endif
+#ifndef Y_HALF
+#define Y_HALF 0
+#endif
+#if Y_NORM
+#if Y_HALF
+#define Y_PTR_T half
+#define Y_STORE1(i, v) vstore_half_rte((v), 0, Y + (i))
+#define Y_STORE8(i, v) vstore_half8_rte((v), 0, Y + (i))
+#else
+#define Y_PTR_T float
+#define Y_STORE1(i, v) (Y[i] = (v))
+#define Y_STORE8(i, v) vstore8((v), 0, Y + (i))
+#endif
+/* element (b, c, y, x) of the result, C_ channels */
+#if Y_CHW
+#define Y_AT(b, c, y, x, C_) ((((long)(b) * (C_) + (c)) * Ho + (y)) * Wo + (x))
+#else
+#define Y_AT(b, c, y, x, C_) ((((long)(b) * Ho + (y)) * Wo + (x)) * (C_) + (c))
+#endif
+#if X_KIND == WK_INT
+#define Y_CLAMP(v) ((v) < (float)(X_MIN) ? (float)(X_MIN) : ((v) > (float)(X_MAX) ? (float)(X_MAX) : (v)))
+#else
+#define Y_CLAMP(v) (v)
+#endif
+#else
+#define Y_PTR_T X_T
+#endif
+
 /* floor(x + 0.5) for x inside the long range */
 inline long wp_round_half_up_acc(acc_t x) {
     const acc_t t = x + (acc_t)0.5;
@@ -51,7 +89,8 @@ inline long wp_round_half_up_acc(acc_t x) {
 __kernel void warp(__global const X_T *restrict X, long x_off, long sxb, long sxy, long sxx, long sxc, int H,
                    int W, int C, __global const float *restrict M, int per_image,
                    __global const int *restrict src_index, int indexed,
-                   __global X_T *restrict Y, int Ho, int Wo, int pad, float4 fill, int4 ifill, int ss) {
+                   __global Y_PTR_T *restrict Y, int Ho, int Wo, int pad, float4 fill, int4 ifill, int ss,
+                   float4 yscale, float4 ybias) {
     const int xo = (int)get_global_id(0), yo = (int)get_global_id(1), b = (int)get_global_id(2);
     if (xo >= Wo || yo >= Ho) return;
     __global const float *m = M + (per_image ? b * 9 : 0);
@@ -123,15 +162,30 @@ __kernel void warp(__global const X_T *restrict X, long x_off, long sxb, long sx
             }
         }
     }
+#if Y_NORM
+    {
+        const float ys[4] = {yscale.s0, yscale.s1, yscale.s2, yscale.s3};
+        const float yb[4] = {ybias.s0, ybias.s1, ybias.s2, ybias.s3};
+        const acc_t inv = (acc_t)1 / (acc_t)(ss * ss);
+        for (int c = 0; c < C; c++) {
+            const float v = (float)(acc[c] * inv);
+            Y_STORE1(Y_AT(b, c, yo, xo, C), Y_CLAMP(v) * ys[c] + yb[c]);
+        }
+        return;
+    }
+#else
     __global X_T *yp = Y + (((long)b * Ho + yo) * Wo + xo) * C;
-#if MODE == MODE_NEAREST && X_KIND == WK_INT
+#endif
+#if MODE == MODE_NEAREST && X_KIND == WK_INT && !Y_NORM
     if (ss == 1) {
         for (int c = 0; c < C; c++) yp[c] = raw[c];
         return;
     }
 #endif
+#if !Y_NORM
     const acc_t norm = (acc_t)1 / (acc_t)(ss * ss);
     for (int c = 0; c < C; c++) STORE_PIX(yp, c, acc[c] * norm);
+#endif
 }
 
 /* ---- the fast path: 8 output pixels per work-item, as vectors ---------------------------------
@@ -229,22 +283,32 @@ inline __attribute__((always_inline)) int wv_interior(float8 x, float8 y, int W,
 
 /* 8 output pixels whose taps are in the interior (wv_interior): no padding logic and no fills.
  * The result is the same as the general path's (same taps, weights and rounding). */
-inline __attribute__((always_inline)) void wv_interior_linear_u8(__global const uchar *xb, float8 x, float8 y,
-                                                                 int sxy, __global uchar *yp) {
+inline __attribute__((always_inline)) void wv_interior_linear_u8_values(__global const uchar *xb, float8 x,
+                                                                        float8 y, int sxy, float8 *v) {
     const int8 x0 = CV(x, int8), y0 = CV(y, int8); /* floor: x, y >= 0 */
     const float8 tx = x - CV(x0, float8), ty = y - CV(y0, float8);
     uint8 a0, b0, a1, b1;
     const uint8 uo = as_uint8(x0 * CH + y0 * sxy);
     WV_PAIR(xb, uo, a0, b0);
     WV_PAIR(xb + sxy, uo, a1, b1); /* the row below: same offsets, another base */
-    int8 q[CH];
 #pragma unroll
     for (int c = 0; c < CH; c++) {
         const float8 p00 = WV_CH(a0, c), p01 = WV_CH(b0, c), p10 = WV_CH(a1, c), p11 = WV_CH(b1, c);
-        q[c] = CV(wv_lerp(wv_lerp(p00, p01, tx), wv_lerp(p10, p11, tx), ty) + 0.5f, int8); /* halves up */
+        v[c] = wv_lerp(wv_lerp(p00, p01, tx), wv_lerp(p10, p11, tx), ty);
     }
+}
+
+#if !Y_NORM
+inline __attribute__((always_inline)) void wv_interior_linear_u8(__global const uchar *xb, float8 x, float8 y,
+                                                                 int sxy, __global uchar *yp) {
+    float8 v[CH];
+    wv_interior_linear_u8_values(xb, x, y, sxy, v);
+    int8 q[CH];
+#pragma unroll
+    for (int c = 0; c < CH; c++) q[c] = CV(v[c] + 0.5f, int8); /* halves up */
     wv_store8_u8(q, yp);
 }
+#endif
 #endif
 
 #if WK_CPU
@@ -271,11 +335,35 @@ inline __attribute__((always_inline)) void wv_prefetch(__global const uchar *xb,
 }
 #endif
 
+#if Y_NORM
+/* the nl (<= 8) pixels of a block as the model's input (see Y_NORM) */
+inline __attribute__((always_inline)) void wv_store_norm(const float8 *v, __global Y_PTR_T *Y, int b, int yo,
+                                                         int xo0, int nl, int Ho, int Wo, float4 yscale,
+                                                         float4 ybias) {
+    const float ys[4] = {yscale.s0, yscale.s1, yscale.s2, yscale.s3};
+    const float yb[4] = {ybias.s0, ybias.s1, ybias.s2, ybias.s3};
+#pragma unroll
+    for (int c = 0; c < CH; c++) {
+        const float8 r = Y_CLAMP(v[c]) * ys[c] + yb[c];
+#if Y_CHW
+        if (nl == 8) {
+            Y_STORE8(Y_AT(b, c, yo, xo0, CH), r); /* 8 neighbours of one plane */
+            continue;
+        }
+#endif
+        float lanes[8];
+        vstore8(r, 0, lanes);
+        for (int k = 0; k < nl; k++) Y_STORE1(Y_AT(b, c, yo, xo0 + k, CH), lanes[k]);
+    }
+}
+#endif
+
 __kernel void warp_v(__global const X_T *restrict X, long x_off, long sxb, long sxy, long sxx,
                      long sxc, int H, int W, __global const float *restrict M, int per_image,
                      __global const int *restrict src_index, int indexed, long x_last_word,
-                     __global X_T *restrict Y, int Ho, int Wo, int pad, float4 fill,
-                     int affine, int interior_ok, int tw_log2, int pf) {
+                     __global Y_PTR_T *restrict Y, int Ho, int Wo, int pad, float4 fill,
+                     int affine, int interior_ok, int tw_log2, int pf, float4 yscale,
+                     float4 ybias) {
     /* a work-group of 64 covers 2^tw_log2 blocks of 8 pixels x 2^(6 - tw_log2) rows */
     const int lid = (int)get_local_id(0);
     const int xo0 = (((int)get_group_id(0) << tw_log2) + (lid & ((1 << tw_log2) - 1))) * 8;
@@ -303,7 +391,17 @@ __kernel void warp_v(__global const X_T *restrict X, long x_off, long sxb, long 
         y = (m[3] * px + (m[4] * py + m[5])) / den;
         ok = (x == x) & (y == y) & (den != 0);
     }
+#if Y_NORM
+#define WV_INTERIOR(xb, x, y, sxy)                                                             \
+    {                                                                                         \
+        float8 v_[CH];                                                                        \
+        wv_interior_linear_u8_values(xb, x, y, sxy, v_);                                      \
+        wv_store_norm(v_, Y, b, yo, xo0, 8, Ho, Wo, yscale, ybias);                           \
+    }
+#else
     __global X_T *const yp = Y + (((long)b * Ho + yo) * Wo + xo0) * CH; /* this block's output */
+#define WV_INTERIOR(xb, x, y, sxy) wv_interior_linear_u8(xb, x, y, sxy, yp)
+#endif
 #if MODE == MODE_LINEAR && WK_U8
     const int whole = interior_ok && xo0 + 8 <= Wo;
     /* the interior, tested before any padding arithmetic (NaN lanes fail the test) */
@@ -312,7 +410,7 @@ __kernel void warp_v(__global const X_T *restrict X, long x_off, long sxb, long 
         if (pf) /* affine maps only (host): the block pf blocks ahead on this row */
             wv_prefetch((__global const uchar *)xb, m, (float)(xo0 + 8 * pf), py, W, H, (int)sxy);
 #endif
-        wv_interior_linear_u8(xb, x, y, (int)sxy, yp);
+        WV_INTERIOR(xb, x, y, (int)sxy);
         return;
     }
 #endif
@@ -324,7 +422,7 @@ __kernel void warp_v(__global const X_T *restrict X, long x_off, long sxb, long 
 #if MODE == MODE_LINEAR && WK_U8
         /* points outside that the period brings into the interior (mirrored borders) */
         if (whole && wk_all8(ok) && wv_interior(x, y, W, H, 0)) {
-            wv_interior_linear_u8(xb, x, y, (int)sxy, yp);
+            WV_INTERIOR(xb, x, y, (int)sxy);
             return;
         }
 #endif
@@ -426,6 +524,11 @@ __kernel void warp_v(__global const X_T *restrict X, long x_off, long sxb, long 
     for (int c = 0; c < CH; c++) acc[c] = wv_lerp(rowv[0][c], rowv[1][c], ty);
 #endif
     } /* not all fill */
+#if Y_NORM
+    wv_store_norm(acc, Y, b, yo, xo0, nl, Ho, Wo, yscale, ybias);
+    return;
+#endif
+#if !Y_NORM
 #if X_KIND == WK_INT
     /* round to nearest (halves up) and saturate as vectors, then store (NaN cannot occur here:
      * every sample is a finite mix of pixels and fill values) */
@@ -453,5 +556,7 @@ __kernel void warp_v(__global const X_T *restrict X, long x_off, long sxb, long 
         if (nl > 6) { WST(6) }
     }
 #undef WST
+#endif /* !Y_NORM */
+#undef WV_INTERIOR
 }
 #endif

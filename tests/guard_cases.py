@@ -114,6 +114,26 @@ def warp_family():
                     antialias=aa)
 
 
+def model_input_family():
+    """The warps' normalised float32 / float16 outputs, channels last and first: every store path
+    of the fused normalisation (8-wide interior, 8-wide general, partial blocks, general kernel)."""
+    rng = np.random.default_rng(5)
+    for k, (dt, c, mode, odt, layout) in enumerate(itertools.product(
+            (np.uint8, np.float32, np.uint16), (None, 1, 3, 4), ("nearest", "linear", "cubic"),
+            ("float32", "float16"), ("HWC", "CHW"))):
+        pad = ("constant", "reflect_101")[k % 2]
+        for w in (1, 2, 9, 17):
+            h = 1 + (w * 3) % 7
+            shape = (h, w) if c is None else (h, w, c)
+            img = image(shape, dt, rng)
+            for j, m in enumerate((g.scale(8, 1), g.rotation(20, ((w - 1) / 2, (h - 1) / 2)))):
+                size = [(8, h), (3 * w + 1, h + 2)][(w + j) % 2]
+                run(f"model input {np.dtype(dt)} {shape} {mode} {pad} {odt} {layout} map{j} "
+                    f"size={size}", warpkit.warp_affine, img, m, size=size, interpolation=mode,
+                    padding=pad, output_dtype=odt, mean=0.5, std=0.25, layout=layout,
+                    antialias=(w + j) % 3 == 0)
+
+
 def crop_family():
     rng = np.random.default_rng(1)
     for dt, c, mode, pad in itertools.product((np.uint8, np.float32), (None, 1, 3, 4),
@@ -196,7 +216,7 @@ def roi_align_family():
                 output_width=2 + c % 4, sampling_ratio=sr, coordinate_transformation_mode=half)
 
 
-FAMILIES = {"warp": warp_family, "crop": crop_family, "grid_sample": grid_sample_family,
+FAMILIES = {"warp": warp_family, "model_input": model_input_family, "crop": crop_family, "grid_sample": grid_sample_family,
             "affine_grid": affine_grid_family, "roi_align": roi_align_family}
 
 if __name__ == "__main__":

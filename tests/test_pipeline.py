@@ -360,3 +360,20 @@ def test_cli_runs_a_serialised_pipeline(tmp_path):
     r = CliRunner().invoke(app, ["augment", str(tmp_path / "a.png"), "-o", str(tmp_path / "o3"),
                                  "--pipeline", str(tmp_path / "aug.json"), "--degrees", "5"])
     assert r.exit_code == 1 and "--pipeline replaces" in r.output
+
+
+def test_pipeline_gives_the_tensor_a_model_eats(queue):
+    mean, std = (0.485, 0.456, 0.406), (0.229, 0.224, 0.225)
+    plain = Compose([RandomResizedCrop(32), RandomHorizontalFlip()])
+    fused = Compose([RandomResizedCrop(32), RandomHorizontalFlip()], output_dtype="float32",
+                    mean=mean, std=std, layout="CHW")
+    batch = np.stack([IMG, IMG[::-1]])
+    a = plain(image=batch, seed=2, queue=queue)["image"]
+    b = fused(image=batch, seed=2, queue=queue)["image"]
+    assert b.shape == (2, 3, 32, 32) and b.dtype == np.float32
+    ref = ((a / 255.0 - mean) / std).transpose(0, 3, 1, 2)
+    assert np.abs(b - ref).max() <= 0.5 / 255 / min(std) + 1e-6
+    torch = pytest.importorskip("torch")
+    t = fused(image=torch.from_numpy(batch).permute(0, 3, 1, 2), seed=2, queue=queue)["image"]
+    assert isinstance(t, torch.Tensor) and t.shape == (2, 3, 32, 32)
+    np.testing.assert_array_equal(t.numpy(), b)

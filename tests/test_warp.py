@@ -441,3 +441,61 @@ def test_aliases_are_the_canonical_options(alias, name, queue):
     key = "interpolation" if name in ("linear", "cubic") else "padding"
     out = warpkit.warp_affine(img, m, queue=queue, **{key: alias})
     np.testing.assert_array_equal(out, warpkit.warp_affine(img, m, queue=queue, **{key: name}))
+
+
+MEAN, STD = [0.485, 0.456, 0.406], [0.229, 0.224, 0.225]
+
+
+@pytest.mark.parametrize("interp", list(INTERP))
+@pytest.mark.parametrize("pad", ["constant", "reflect_101"])
+@pytest.mark.parametrize("odt", ["float32", "float16"])
+def test_model_input_is_the_warp_normalised(interp, pad, odt, small_queue):
+    """output_dtype/mean/std/layout: the warp's own samples, normalised and laid out in the same
+    pass. Against warping to uint8 and normalising after: nearest exactly, linear and cubic
+    within the half level the fused path does not round away (plus float16's rounding)."""
+    rng = np.random.default_rng(len(interp) + len(pad))
+    img = rng.integers(0, 256, (21, 30, 3), dtype=np.uint8)
+    m = g.compose(g.rotation(17, (14.5, 10)), g.scale(1.2, center=(14.5, 10)))
+    ref8 = warpkit.warp_affine(img, m, interpolation=interp, padding=pad, queue=small_queue)
+    ref = ((ref8 / 255.0 - MEAN) / STD).transpose(2, 0, 1)
+    out = warpkit.warp_affine(img, m, interpolation=interp, padding=pad, output_dtype=odt,
+                              mean=MEAN, std=STD, layout="CHW", queue=small_queue)
+    assert out.dtype == np.dtype(odt) and out.shape == (3, 21, 30)
+    tol = (0 if interp == "nearest" else 0.5 / 255 / min(STD)) + \
+        (2.0 ** -10 * 3 if odt == "float16" else 1e-6)
+    assert np.abs(out.astype(np.float64) - ref).max() <= tol
+    hwc = warpkit.warp_affine(img, m, interpolation=interp, padding=pad, output_dtype=odt,
+                              mean=MEAN, std=STD, queue=small_queue)
+    np.testing.assert_array_equal(hwc.transpose(2, 0, 1), out)
+
+
+def test_model_input_batches_gray_and_float(queue):
+    rng = np.random.default_rng(4)
+    batch = rng.integers(0, 256, (3, 20, 27, 3), dtype=np.uint8)
+    mats = np.stack([g.rotation(a, (13, 9.5)) for a in (5, 15, 40)])
+    out = warpkit.warp_affine(batch, mats, output_dtype="float32", layout="CHW", queue=queue)
+    ref = warpkit.warp_affine(batch, mats, queue=queue).transpose(0, 3, 1, 2) / 255.0
+    assert out.shape == (3, 3, 20, 27) and np.abs(out - ref).max() <= 0.5 / 255 + 1e-6
+    gray = rng.integers(0, 65536, (11, 13), dtype=np.uint16)
+    o = warpkit.warp_affine(gray, g.identity(), output_dtype="float32", layout="CHW",
+                            antialias=True, queue=queue)
+    np.testing.assert_allclose(o, gray[None] / 65535.0, rtol=1e-6)
+    f = rng.standard_normal((9, 10, 2)).astype(np.float32)
+    o = warpkit.warp_affine(f, g.identity(), output_dtype="float16", mean=[1, 2], std=[2, 4],
+                            queue=queue)
+    np.testing.assert_allclose(o.astype(np.float32), ((f - [1, 2]) / [2, 4]).astype(np.float16),
+                               rtol=1e-3, atol=1e-3)
+
+
+@pytest.mark.parametrize("kw,match", [
+    ({"output_dtype": "int8"}, r"output_dtype must be the image's dtype \(uint8\), float32 or "
+                               r"float16, got 'int8'"),
+    ({"layout": "NCHW"}, r"layout must be 'HWC' or 'CHW', got 'NCHW'"),
+    ({"layout": "CHW"}, r"pass output_dtype='float32' or 'float16'"),
+    ({"output_dtype": "float32", "std": 0}, r"std must be > 0"),
+    ({"output_dtype": "float32", "mean": [1, 2]}, r"mean must be a finite number or one per "
+                                                  r"channel \(3\)"),
+])
+def test_model_input_errors(kw, match):
+    with pytest.raises(ValueError, match=match):
+        warpkit.warp_affine(np.zeros((4, 4, 3), np.uint8), g.identity(), **kw)

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from collections.abc import Sequence
 from typing import Any, Literal
 
 import numpy as np
@@ -176,8 +177,53 @@ def _median(values: list[float]) -> float:
     return values[k] if len(values) % 2 else (values[k - 1] + values[k]) / 2
 
 
+#: output_dtype values that make the model's input (normalised floats) in the warp's pass
+_FLOAT_OUT = {np.dtype(np.float32): 0, np.dtype(np.float16): 1}
+#: the value of a full-scale pixel of each dtype, which normalisation divides by
+_PEAK = {np.dtype(np.uint8): 255.0, np.dtype(np.uint16): 65535.0, np.dtype(np.int32): 1.0,
+         np.dtype(np.float32): 1.0}
+
+
+def _output(dt: np.dtype, channels: int, output_dtype: Any, mean: Any, std: Any,
+            layout: Any) -> tuple[np.dtype | None, bool, list[float], list[float]]:
+    """(float output dtype or None for a plain warp, channels first, scale, bias per channel)."""
+    if layout not in ("HWC", "CHW"):
+        raise ValueError(f"layout must be 'HWC' or 'CHW', got {layout!r}")
+    try:
+        odt = dt if output_dtype is None else np.dtype(output_dtype)
+    except TypeError:
+        odt = None
+    if odt is None or (odt != dt and odt not in _FLOAT_OUT):
+        raise ValueError(f"output_dtype must be the image's dtype ({dt}), float32 or float16, "
+                         f"got {output_dtype!r}")
+    plain = odt == dt and mean is None and std is None and layout == "HWC"
+    if plain:
+        return None, False, [], []
+    if odt not in _FLOAT_OUT:
+        raise ValueError("mean, std and layout='CHW' make the model's input: pass "
+                         "output_dtype='float32' or 'float16'")
+
+    def per_channel(v, default, arg):
+        v = default if v is None else v
+        try:
+            a = np.broadcast_to(np.asarray(v, np.float64).reshape(-1), (channels,))
+        except (TypeError, ValueError):
+            a = None
+        if a is None or not np.isfinite(a).all():
+            raise ValueError(f"{arg} must be a finite number or one per channel ({channels}), "
+                             f"got {v!r}")
+        return a
+
+    m = per_channel(mean, 0.0, "mean")
+    sd = per_channel(std, 1.0, "std")
+    if (sd <= 0).any():
+        raise ValueError(f"std must be > 0, got {std!r}")
+    peak = _PEAK[dt]
+    return odt, layout == "CHW", (1 / (peak * sd)).tolist(), (-m / sd).tolist()
+
+
 def _warp(image, matrix, size, interpolation, padding, fill, expand, antialias, queue, affine,
-          src_index=None):
+          src_index=None, output_dtype=None, mean=None, std=None, layout="HWC"):
     arg = "matrix" if affine else "homography"
     mode_id = choice(interpolation, INTERPOLATIONS, "interpolation", INTERPOLATION_ALIASES)
     pad_id = choice(padding, PADDINGS, "padding", PADDING_ALIASES)
@@ -213,10 +259,17 @@ def _warp(image, matrix, size, interpolation, padding, fill, expand, antialias, 
     fills = _fills(fill, C, dt)
     ss = _supersampling(inv, wo, ho) if antialias else 1
 
+    y_dtype, y_chw, yscale, ybias = _output(dt, C, output_dtype, mean, std, layout)
+    shape = out_shape(ho, wo)
+    if y_dtype is not None:
+        restore = None  # the model's input: an array, not a picture
+        if y_chw:  # channels first: (C, H, W) or (B, C, H, W); an (H, W) image has one channel
+            shape = (*(shape[:1] if len(shape) == 4 else ()), C, ho, wo)
     src = operand(arr, "image")
     rt = pick_runtime(queue, src)
-    spec = _WarpSpec(out_shape(ho, wo), B if src_index is None else len(src_index), H, W, C, wo,
-                     ho, len(inv) > 1, src_index is not None, mode_id, pad_id, ss)
+    spec = _WarpSpec(shape, B if src_index is None else len(src_index), H, W, C, wo,
+                     ho, len(inv) > 1, src_index is not None, mode_id, pad_id, ss,
+                     None if y_dtype is None else str(y_dtype), y_chw)
     # what the kernel takes from the maps' values: whether they are affine with entries small
     # enough (in float32) that every source coordinate is finite, so the kernel skips its NaN
     # checks, and the work split and prefetch distance (_schedule)
@@ -233,7 +286,8 @@ def _warp(image, matrix, size, interpolation, padding, fill, expand, antialias, 
         "index": cl.Buffer(rt.context, ro, hostbuf=idx),
         "fill": vec4(fills, np.float32),
         "ifill": vec4([int(v) if dt.kind in "iu" else 0 for v in fills], np.int32),
-        "affine": np.int32(finite_affine), "pf": np.int32(pf)}
+        "affine": np.int32(finite_affine), "pf": np.int32(pf),
+        "yscale": vec4(yscale, np.float32), "ybias": vec4(ybias, np.float32)}
     res = plan.run({"X": src}, values)
     return res if restore is None else restore(res)
 
@@ -254,6 +308,8 @@ class _WarpSpec:
     mode: int
     pad: int
     ss: int  # samples per axis (antialiasing)
+    y_dtype: str | None = None  # float32 / float16: the model's input (normalised), else None
+    y_chw: bool = False  # that input's channels first
 
 
 _PLANS = PlanCache()
@@ -261,18 +317,21 @@ _PLANS = PlanCache()
 
 def _warp_plan(rt: Runtime, src: Operand, w: _WarpSpec, tw_log2: int) -> Plan:
     dt = np.dtype(src.dtype)
+    ydt = dt if w.y_dtype is None else np.dtype(w.y_dtype)
     on_device = wants_device_result(src)
-    check_allocation(rt, math.prod(w.out_shape) * dt.itemsize,
-                     f"the {'x'.join(map(str, w.out_shape))} {dt} output",
+    check_allocation(rt, math.prod(w.out_shape) * ydt.itemsize,
+                     f"the {'x'.join(map(str, w.out_shape))} {ydt} output",
                      "ask for a smaller output or split the call")
     if w.items == 0 or w.C == 0:
-        return Plan(rt, w.out_shape, dt, on_device)
+        return Plan(rt, w.out_shape, ydt, on_device)
     check_allocation(rt, src.nbytes, "the image")
     x_off, st = device_layout(src)
     strides = {2: lambda: (0, st[0], st[1], 0), 3: lambda: (0, *st)}.get(len(st), lambda: st)()
     # the array's last element + 1: word reads (uint8) are clamped to end inside it
     extent = x_off + sum((d - 1) * v for d, v in zip(src.shape, st) if v > 0) + 1
     defines = {"MODE": w.mode, **VALUE_TYPES[dt].defines("X")}
+    if w.y_dtype is not None:
+        defines.update(Y_NORM=1, Y_CHW=int(w.y_chw), Y_HALF=_FLOAT_OUT[ydt])
     common = (Arg("X"), np.int64(x_off), *(np.int64(v) for v in strides), np.int32(w.H),
               np.int32(w.W))
     indexing = (Arg("M"), np.int32(w.per_image), Arg("index"), np.int32(w.indexed))
@@ -293,7 +352,7 @@ def _warp_plan(rt: Runtime, src: Operand, w: _WarpSpec, tw_log2: int) -> Plan:
         tiles_x, th = -(-blocks >> tw_log2), 64 >> tw_log2
         args = (*common, *indexing, np.int64(extent - 4), Arg("Y"), np.int32(w.ho),
                 np.int32(w.wo), np.int32(w.pad), Arg("fill"), Arg("affine"), np.int32(interior),
-                np.int32(tw_log2), Arg("pf"))
+                np.int32(tw_log2), Arg("pf"), Arg("yscale"), Arg("ybias"))
         gsize = (tiles_x * 64, -(-w.ho // th), w.items)
     else:  # any dtype, cubic, supersampling: one output pixel per work-item
         # int32 values need more than a float's 24 bits: accumulate in double where the device
@@ -301,9 +360,10 @@ def _warp_plan(rt: Runtime, src: Operand, w: _WarpSpec, tw_log2: int) -> Plan:
         acc_double = int(dt == np.dtype(np.int32) and rt.fp64)
         variant = Variant.of("warp.cl", "warp", **defines, ACC_DOUBLE=acc_double)
         args = (*common, np.int32(w.C), *indexing, Arg("Y"), np.int32(w.ho), np.int32(w.wo),
-                np.int32(w.pad), Arg("fill"), Arg("ifill"), np.int32(w.ss))
+                np.int32(w.pad), Arg("fill"), Arg("ifill"), np.int32(w.ss), Arg("yscale"),
+                Arg("ybias"))
         gsize = (round_up(w.wo, 64), w.ho, w.items)
-    return Plan(rt, w.out_shape, dt, on_device, (Launch(variant, args, gsize, (64, 1, 1)),))
+    return Plan(rt, w.out_shape, ydt, on_device, (Launch(variant, args, gsize, (64, 1, 1)),))
 
 
 def warp_affine(
@@ -316,6 +376,10 @@ def warp_affine(
     expand: bool = False,
     antialias: bool = False,
     queue: cl.CommandQueue | None = None,
+    output_dtype: Any = None,
+    mean: float | Sequence[float] | None = None,
+    std: float | Sequence[float] | None = None,
+    layout: Literal["HWC", "CHW"] = "HWC",
 ) -> Any:
     """Warp an image with an affine map.
 
@@ -339,6 +403,11 @@ def warp_affine(
             axis as source pixels fall on one output pixel, at most 8), so that detail does not
             alias.
         queue: the ``pyopencl.CommandQueue`` to run on.
+        output_dtype, mean, std, layout: make the model's input in the same pass: with
+            ``output_dtype`` float32 or float16 each sample becomes ``(v / peak - mean) / std``
+            (peak: 255 for uint8, 65535 for uint16, 1 otherwise; integer images clamped to their
+            range but not rounded), per channel; ``layout="CHW"`` writes channels first,
+            (C, H, W) or (B, C, H, W). The result is then an array, also for a Pillow input.
 
     Returns:
         The warped image: the same kind (Pillow image of the same mode, numpy or device array),
@@ -356,7 +425,8 @@ def warp_affine(
         >>> warpkit.warp_affine(img, m, expand=True).shape             # doctest: +SKIP
         (630, 743, 3)
     """
-    return _warp(image, matrix, size, interpolation, padding, fill, expand, antialias, queue, True)
+    return _warp(image, matrix, size, interpolation, padding, fill, expand, antialias, queue, True,
+                 output_dtype=output_dtype, mean=mean, std=std, layout=layout)
 
 
 def warp_perspective(
@@ -369,6 +439,10 @@ def warp_perspective(
     expand: bool = False,
     antialias: bool = False,
     queue: cl.CommandQueue | None = None,
+    output_dtype: Any = None,
+    mean: float | Sequence[float] | None = None,
+    std: float | Sequence[float] | None = None,
+    layout: Literal["HWC", "CHW"] = "HWC",
 ) -> Any:
     """Warp an image with a perspective map (a 3x3 homography, destination from source).
 
@@ -377,7 +451,7 @@ def warp_perspective(
     behind the camera (no finite source point) take the fill value.
     """
     return _warp(image, homography, size, interpolation, padding, fill, expand, antialias, queue,
-                 False)
+                 False, output_dtype=output_dtype, mean=mean, std=std, layout=layout)
 
 
 def crop_rois(

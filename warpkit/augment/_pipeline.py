@@ -187,6 +187,9 @@ class Compose(Transform):
             labels.
         remove_invisible: drop keypoints that leave the output (else keep them and report
             ``"keypoints_visible"``).
+        output_dtype, mean, std, layout: the tensor a model eats, made by the warp itself
+            (see :func:`warpkit.warp_affine`): e.g. ``output_dtype="float32", mean=(0.485,
+            0.456, 0.406), std=(0.229, 0.224, 0.225), layout="CHW"``. Masks keep their dtype.
 
     Calling it: ``out = pipeline(image=..., mask=..., boxes=..., labels=..., keypoints=...,
     seed=..., index=..., epoch=...)`` returns a dict with the keys given plus ``"matrix"``
@@ -210,7 +213,9 @@ class Compose(Transform):
                  interpolation: str = "linear", padding: str = "constant",
                  fill: float | Sequence[float] = 0, mask_fill: float = 0,
                  antialias: bool = False, box_format: str = "xyxy", min_visibility: float = 0.0,
-                 min_area: float = 0.0, remove_invisible: bool = True) -> None:
+                 min_area: float = 0.0, remove_invisible: bool = True,
+                 output_dtype: str | None = None, mean: Any = None, std: Any = None,
+                 layout: str = "HWC") -> None:
         super().__init__(p)
         self.transforms = _transform_list(transforms)
         choice(interpolation, INTERPOLATIONS, "interpolation", INTERPOLATION_ALIASES)
@@ -225,6 +230,12 @@ class Compose(Transform):
         self.min_visibility = probability(min_visibility, "min_visibility")
         self.min_area = number(min_area, "min_area")
         self.remove_invisible = bool(remove_invisible)
+        if layout not in ("HWC", "CHW"):
+            raise ValueError(f"layout must be 'HWC' or 'CHW', got {layout!r}")
+        if output_dtype not in (None, "uint8", "float32", "float16"):
+            raise ValueError(f"output_dtype must be None (the image's), 'uint8', 'float32' or "
+                             f"'float16', got {output_dtype!r}")
+        self.output_dtype, self.mean, self.std, self.layout = output_dtype, mean, std, layout
 
     def config(self) -> dict:
         return {"transforms": [t.to_dict() for t in self.transforms],
@@ -232,7 +243,9 @@ class Compose(Transform):
                 "fill": plain(self.fill), "mask_fill": self.mask_fill,
                 "antialias": self.antialias,
                 "box_format": self.box_format, "min_visibility": self.min_visibility,
-                "min_area": self.min_area, "remove_invisible": self.remove_invisible}
+                "min_area": self.min_area, "remove_invisible": self.remove_invisible,
+                "output_dtype": self.output_dtype, "mean": plain(self.mean),
+                "std": plain(self.std), "layout": self.layout}
 
     @classmethod
     def from_dict(cls, d: dict) -> Transform:

@@ -89,7 +89,8 @@ def apply(pipe, *, image, mask, boxes, labels, keypoints, seed, index, epoch, pa
     keypoints, keypoints_torch = _torch_in(keypoints, "keypoints", False)
     out = _apply(pipe, image=image, mask=mask, boxes=boxes, labels=labels, keypoints=keypoints,
                  seed=seed, index=index, epoch=epoch, params=params, queue=queue)
-    for key, flag, chw in (("image", image_torch, True), ("mask", mask_torch, False),
+    image_hwc = pipe.layout == "HWC"
+    for key, flag, chw in (("image", image_torch, image_hwc), ("mask", mask_torch, False),
                            ("boxes", boxes_torch, False), ("keypoints", keypoints_torch, False)):
         if flag and key in out:
             out[key] = _torch_out(out[key], chw)
@@ -124,7 +125,9 @@ def _apply(pipe, *, image, mask, boxes, labels, keypoints, seed, index, epoch, p
     common = dict(interpolation=pipe.interpolation, padding=pipe.padding, fill=pipe.fill,
                   antialias=pipe.antialias, queue=queue)
     if image is not None:
-        out["image"] = _warp_all(image, kind, mats, outs, common)
+        model_input = dict(output_dtype=pipe.output_dtype, mean=pipe.mean, std=pipe.std,
+                           layout=pipe.layout)
+        out["image"] = _warp_all(image, kind, mats, outs, {**common, **model_input})
     if mask is not None:
         mask_opts = dict(interpolation="nearest", padding=pipe.padding,
                          fill=pipe.mask_fill if _constant(pipe.padding) else 0, queue=queue)

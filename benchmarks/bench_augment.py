@@ -1,0 +1,179 @@
+"""Augmentation pipelines: RandomResizedCrop(224) + horizontal flip + RandomAffine(15 degrees,
+scale 0.9-1.1) + normalisation to float32 CHW, on a ragged list of 64 photos of 400-640 px,
+without and with targets (a mask, 10 boxes, 17 keypoints per image); images/s.
+
+warpkit per batch (one pipeline call for the list) and per sample (64 calls); albumentations 2 in
+one process and in 2 worker processes (each holding the photos, results sent back as a
+DataLoader's are); kornia 0.9 on the CPU, one call per photo (its batches need one size).
+torchvision's v2 transforms are not a peer here: torchvision from PyPI does not load beside this
+torch build. warpkit normalises inside the warp kernel (float32, channels first) and stacks the
+64 results; a ragged list is still warped one launch per photo.
+
+    python benchmarks/bench_augment.py [--samples 5]
+"""
+
+from __future__ import annotations
+
+import argparse
+import multiprocessing as mp
+
+import numpy as np
+
+from _harness import interleaved, optional, set_threads, table
+
+MEAN = np.array([0.485, 0.456, 0.406], np.float32)
+STD = np.array([0.229, 0.224, 0.225], np.float32)
+N = 64
+
+
+def photos(seed: int = 0):
+    """64 photos of 400-640 px per side (smooth content, like a photo's), each with a mask, 10
+    boxes and 17 keypoints."""
+    rng = np.random.default_rng(seed)
+    data = []
+    for _ in range(N):
+        h, w = rng.integers(400, 641, 2)
+        yy, xx = np.mgrid[0:h, 0:w]
+        base = np.sin(xx / rng.uniform(5, 40)) * np.cos(yy / rng.uniform(5, 40))
+        img = np.clip(128 + 100 * base[..., None] * rng.uniform(0.3, 1, 3), 0, 255)
+        img = img.astype(np.uint8)
+        mask = (base > 0.3).astype(np.uint8)
+        x1 = rng.uniform(0, w * 0.7, 10)
+        y1 = rng.uniform(0, h * 0.7, 10)
+        boxes = np.stack([x1, y1, x1 + rng.uniform(10, w * 0.3, 10),
+                          y1 + rng.uniform(10, h * 0.3, 10)], 1)
+        kps = np.stack([rng.uniform(0, w - 1, 17), rng.uniform(0, h - 1, 17)], 1)
+        data.append((img, mask, boxes, list(range(10)), kps))
+    return data
+
+
+def warpkit_runs(data, targets: bool):
+    from warpkit.augment import Compose, RandomAffine, RandomHorizontalFlip, RandomResizedCrop
+
+    pipe = Compose([RandomResizedCrop(224), RandomHorizontalFlip(),
+                    RandomAffine(degrees=15, scale=(0.9, 1.1))], output_dtype="float32",
+                   mean=MEAN.tolist(), std=STD.tolist(), layout="CHW")
+    images = [d[0] for d in data]
+    kw = {}
+    if targets:
+        kw = dict(mask=[d[1] for d in data], boxes=[d[2] for d in data],
+                  labels=[d[3] for d in data], keypoints=[d[4] for d in data])
+    epoch = [0]
+
+    def per_batch():
+        epoch[0] += 1
+        out = pipe(image=images, seed=0, epoch=epoch[0], index=0, **kw)
+        return np.stack(out["image"])
+
+    def per_sample():
+        epoch[0] += 1
+        outs = []
+        for i, d in enumerate(data):
+            t = dict(mask=d[1], boxes=d[2], labels=d[3], keypoints=d[4]) if targets else {}
+            outs.append(pipe(image=d[0], seed=0, epoch=epoch[0], index=i, **t)["image"])
+        return np.stack(outs)
+
+    return per_batch, per_sample
+
+
+def albumentations_pipeline(targets: bool):
+    import albumentations as A
+
+    steps = [A.RandomResizedCrop(size=(224, 224)), A.HorizontalFlip(),
+             A.Affine(rotate=(-15, 15), scale=(0.9, 1.1)),
+             A.Normalize(mean=MEAN.tolist(), std=STD.tolist())]
+    if not targets:
+        return A.Compose(steps)
+    return A.Compose(steps, bbox_params=A.BboxParams(format="pascal_voc",
+                                                     label_fields=["labels"]),
+                     keypoint_params=A.KeypointParams(format="xy", remove_invisible=True))
+
+
+def albumentations_one(pipe, d, targets: bool):
+    img, mask, boxes, labels, kps = d
+    if targets:
+        h, w = img.shape[:2]
+        b = np.clip(boxes, 0, [w, h, w, h])
+        r = pipe(image=img, mask=mask, bboxes=b, labels=labels, keypoints=kps)
+    else:
+        r = pipe(image=img)
+    return np.ascontiguousarray(r["image"].transpose(2, 0, 1))  # float32 CHW
+
+
+_WORKER = {}
+
+
+def _init_worker(targets: bool) -> None:
+    import cv2
+
+    cv2.setNumThreads(1)
+    _WORKER["data"] = photos()
+    _WORKER["pipe"] = albumentations_pipeline(targets)
+    _WORKER["targets"] = targets
+
+
+def _albumentations_item(i: int) -> np.ndarray:
+    return albumentations_one(_WORKER["pipe"], _WORKER["data"][i], _WORKER["targets"])
+
+
+def kornia_run(data, targets: bool):
+    import kornia.augmentation as K
+    import torch
+
+    keys = ["input", "mask", "bbox_xyxy", "keypoints"] if targets else ["input"]
+    aug = K.AugmentationSequential(
+        K.RandomResizedCrop((224, 224)), K.RandomHorizontalFlip(),
+        K.RandomAffine(degrees=15, scale=(0.9, 1.1)),
+        K.Normalize(mean=torch.tensor(MEAN), std=torch.tensor(STD)), data_keys=keys)
+    tensors = []
+    for img, mask, boxes, _, kps in data:
+        t = [torch.from_numpy(img).permute(2, 0, 1)[None].float() / 255]
+        if targets:
+            t += [torch.from_numpy(mask)[None, None].float(),
+                  torch.from_numpy(boxes)[None].float(), torch.from_numpy(kps)[None].float()]
+        tensors.append(t)
+
+    def run():
+        outs = [aug(*t) for t in tensors]
+        return torch.cat([o[0] if isinstance(o, list) else o for o in outs])
+
+    return run
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--samples", type=int, default=5)
+    args = ap.parse_args()
+    set_threads()
+    data = photos()
+    have_alb = optional("albumentations") is not None
+    have_kornia = optional("kornia") is not None
+    rows = []
+    for targets in (False, True):
+        per_batch, per_sample = warpkit_runs(data, targets)
+        fns = {"warpkit per batch": per_batch, "warpkit per sample": per_sample}
+        pool = None
+        if have_alb:
+            pipe = albumentations_pipeline(targets)
+            fns["albumentations, 1 process"] = lambda: [albumentations_one(pipe, d, targets)
+                                                        for d in data]
+            pool = mp.get_context("spawn").Pool(2, initializer=_init_worker,
+                                                initargs=(targets,))
+            fns["albumentations, 2 workers"] = lambda: pool.map(_albumentations_item, range(N),
+                                                                chunksize=8)
+        if have_kornia:
+            fns["kornia, per photo"] = kornia_run(data, targets)
+        res = interleaved(fns, samples=args.samples, warmup=1)
+        if pool is not None:
+            pool.close()
+        best = res["warpkit per batch"].median
+        for name, t in res.items():
+            rows.append(["with targets" if targets else "images only", name,
+                         f"{N / t.median:.0f}", f"{t.median * 1e3:.0f}",
+                         f"{t.median / best:.2f}x"])
+    print(table("Augmentation pipeline, 64 ragged photos 400-640 px -> float32 CHW 224x224",
+                rows, ["case", "who", "images/s", "ms per 64", "time / warpkit per batch"]))
+
+
+if __name__ == "__main__":
+    main()
