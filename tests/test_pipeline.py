@@ -377,3 +377,19 @@ def test_pipeline_gives_the_tensor_a_model_eats(queue):
     t = fused(image=torch.from_numpy(batch).permute(0, 3, 1, 2), seed=2, queue=queue)["image"]
     assert isinstance(t, torch.Tensor) and t.shape == (2, 3, 32, 32)
     np.testing.assert_array_equal(t.numpy(), b)
+
+
+def test_a_ragged_list_is_warped_as_each_alone(queue):
+    """Lists of images and masks of different sizes run back to back with one wait: the same
+    pixels as one call per sample."""
+    rng = np.random.default_rng(8)
+    imgs = [rng.integers(0, 255, (40 + i, 50 + 2 * i, 3), dtype=np.uint8) for i in range(5)]
+    masks = [rng.random((40 + i, 50 + 2 * i)) > 0.5 for i in range(5)]
+    aug = Compose([RandomResizedCrop(32), RandomHorizontalFlip(), RandomAffine(degrees=9)],
+                  output_dtype="float16", layout="CHW")
+    out = aug(image=imgs, mask=masks, seed=1, queue=queue)
+    for i in range(5):
+        one = aug(image=imgs[i], mask=masks[i], seed=1, index=i, queue=queue)
+        np.testing.assert_array_equal(one["image"], out["image"][i])
+        np.testing.assert_array_equal(one["mask"], out["mask"][i])
+        assert out["mask"][i].dtype == np.bool_ and out["image"][i].shape == (3, 32, 32)

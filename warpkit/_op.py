@@ -92,9 +92,13 @@ class Plan:
     launches: tuple[Launch, ...] = ()
     scratch: tuple[Scratch, ...] = ()
 
-    def run(self, operands: dict[str, Operand], values: dict[str, Any] | None = None) -> Any:
+    def run(self, operands: dict[str, Operand], values: dict[str, Any] | None = None,
+            pending: list | None = None) -> Any:
         """Bind ``operands`` (by name) and ``values`` to the launches, run them in order, and
-        return the result (numpy or a device array, as the plan was made for)."""
+        return the result (numpy or a device array, as the plan was made for). With
+        ``pending`` (a list), the waits for host results are appended to it instead of done:
+        the result is valid once every one of them has been called (several calls then run
+        back to back, with one wait at the end)."""
         rt = self.rt
         out = Output(rt, self.out_shape, self.dtype, self.on_device)
         bound: dict[Any, Any] = dict(values or {})
@@ -126,5 +130,8 @@ class Plan:
             set_args(kernel, *args)
             ev = launch(rt, kernel, ln.global_size, ln.local_size)
             if yv is not None:
-                out.finish(yv, ev)
+                if pending is None:
+                    out.finish(yv, ev)
+                else:
+                    pending.append(lambda out=out, yv=yv, ev=ev: out.finish(yv, ev))
         return out.result()

@@ -11,7 +11,7 @@ from typing import Any
 import numpy as np
 
 from .. import geometry
-from ..warp import warp_perspective
+from ..warp import warp_each, warp_perspective
 from ._pipeline import stream
 
 #: mask dtypes warped as they are; others go through int32 when their values fit
@@ -172,7 +172,25 @@ def _warp_all(x, kind, mats, outs, opts, as_mask: bool = False):
     if kind == "single":
         return _warp(x, mats[0], outs[0], opts, as_mask)
     items = list(x)
+    if not as_mask:  # launched back to back, one wait at the end
+        return warp_each(items, mats, outs, **opts)
+    prepared = [_mask_work(np.asarray(item)) for item in items]
+    if all(p is not None for p in prepared):  # the usual masks: back to back too
+        res = warp_each([w for w, _ in prepared], mats, outs, **opts)
+        return [back(r) for r, (_, back) in zip(res, prepared)]
     return [_warp(item, m, o, opts, as_mask) for item, m, o in zip(items, mats, outs)]
+
+
+def _mask_work(a: np.ndarray):
+    """(the array the warp takes, the function giving the mask back) for a mask (H, W) or
+    (H, W, K <= 4) of a dtype the warps take or bool; None for the rest (_warp handles them)."""
+    if a.ndim not in (2, 3) or (a.ndim == 3 and a.shape[2] > 4):
+        return None
+    if a.dtype == np.bool_:
+        return a.view(np.uint8), lambda r: r.astype(np.bool_)
+    if a.dtype in _MASK_NATIVE:
+        return a, lambda r: r
+    return None
 
 
 def _warp(x, m, size, opts, as_mask, batched=False):
