@@ -63,7 +63,7 @@ def warpkit_runs(data, targets: bool):
     def per_batch():
         epoch[0] += 1
         out = pipe(image=images, seed=0, epoch=epoch[0], index=0, **kw)
-        return np.stack(out["image"])
+        return np.asarray(out["image"])
 
     def per_sample():
         epoch[0] += 1

@@ -388,6 +388,7 @@ def test_a_ragged_list_is_warped_as_each_alone(queue):
     aug = Compose([RandomResizedCrop(32), RandomHorizontalFlip(), RandomAffine(degrees=9)],
                   output_dtype="float16", layout="CHW")
     out = aug(image=imgs, mask=masks, seed=1, queue=queue)
+    assert isinstance(out["image"], np.ndarray) and out["image"].shape == (5, 3, 32, 32)
     for i in range(5):
         one = aug(image=imgs[i], mask=masks[i], seed=1, index=i, queue=queue)
         np.testing.assert_array_equal(one["image"], out["image"][i])

@@ -197,7 +197,8 @@ class Compose(Transform):
     (plain data: :meth:`replay` applies them again). ``image`` is a Pillow image, an array
     (H, W) / (H, W, C), a batch (B, H, W, C) or a list of images; a batch or list gets a
     sample each (indices ``index``, ``index + 1``, ... or a sequence), and its targets are
-    lists, one per sample.
+    lists, one per sample. A list of images whose outputs all have one size comes back as one
+    (B, ...) array.
 
     Example:
         >>> import numpy as np

@@ -128,6 +128,10 @@ def _apply(pipe, *, image, mask, boxes, labels, keypoints, seed, index, epoch, p
         model_input = dict(output_dtype=pipe.output_dtype, mean=pipe.mean, std=pipe.std,
                            layout=pipe.layout)
         out["image"] = _warp_all(image, kind, mats, outs, {**common, **model_input})
+        if kind == "list" and len(set(outs)) == 1 and all(isinstance(r, np.ndarray)
+                                                           for r in out["image"]):
+            # ragged inputs, one output size (RandomResizedCrop(224) over photos): one batch
+            out["image"] = np.stack(out["image"])
     if mask is not None:
         mask_opts = dict(interpolation="nearest", padding=pipe.padding,
                          fill=pipe.mask_fill if _constant(pipe.padding) else 0, queue=queue)
