@@ -22,13 +22,7 @@ import warpkit  # noqa: E402
 from warpkit import _memory  # noqa: E402
 from warpkit import geometry as g  # noqa: E402
 
-BF16 = np.dtype("bfloat16") if hasattr(np, "bfloat16") else None
-try:
-    import ml_dtypes
-
-    BF16 = np.dtype(ml_dtypes.bfloat16)
-except ImportError:  # pragma: no cover
-    pass
+from warpkit._dtypes import BFLOAT16 as BF16  # noqa: E402
 
 PLACEMENTS = ("end", "start", "view")
 _pool_empty = _memory.HOST_POOL.empty
@@ -155,9 +149,7 @@ def crop_family():
 
 def grid_sample_family():
     rng = np.random.default_rng(2)
-    dtypes = [np.float32, np.float16, np.float64, np.uint8, np.int32, np.int64, np.bool_]
-    if BF16 is not None:
-        dtypes.append(BF16)
+    dtypes = [np.float32, np.float16, np.float64, np.uint8, np.int32, np.int64, np.bool_, BF16]
     for k, (dt, mode, pad, align) in enumerate(itertools.product(
             dtypes, ("nearest", "linear", "cubic"), ("zeros", "border", "reflection"), (0, 1))):
         for rank, sizes in ((1, [(w,) for w in (1, 2, 3, 9, 17)]),
@@ -190,7 +182,7 @@ def grid_sample_family():
 
 def affine_grid_family():
     rng = np.random.default_rng(3)
-    for dt in (np.float32, np.float16, np.float64) + ((BF16,) if BF16 is not None else ()):
+    for dt in (np.float32, np.float16, np.float64, BF16):
         for align in (0, 1):
             for size in ((1, 1, 1, 1), (2, 3, 5, 7), (1, 1, 3, 17), (2, 1, 2, 3, 9)):
                 r = len(size) - 2
@@ -202,7 +194,7 @@ def affine_grid_family():
 
 def roi_align_family():
     rng = np.random.default_rng(4)
-    dtypes = [np.float32, np.float16, np.float64] + ([BF16] if BF16 is not None else [])
+    dtypes = [np.float32, np.float16, np.float64, BF16]
     for dt, mode, sr, half in itertools.product(dtypes, ("avg", "max"), (0, 2),
                                                 ("half_pixel", "output_half_pixel")):
         for c in (1, 2, 3, 7, 8, 9, 16):

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import errno
 import hashlib
+import re
 import shutil
 import struct
 import warnings
@@ -54,7 +55,7 @@ def _one_line_error(r, pattern):
     assert r.exit_code == 1, r.output
     lines = r.output.strip().splitlines()
     assert "Traceback" not in r.output
-    assert any(__import__("re").search(pattern, ln) for ln in lines), r.output
+    assert any(re.search(pattern, ln) for ln in lines), r.output
 
 
 def test_batch_with_a_bomb_a_corrupt_file_and_an_unwritable_output(photo, tmp_path):

@@ -239,6 +239,12 @@ def test_masks_keep_their_dtype_and_pad_like_the_image(dtype, queue):
     np.testing.assert_array_equal(refl["mask"][:, :2], mask[:, 1::-1])
     multi = Compose(shift)(mask=np.stack([mask, mask], -1), seed=0, queue=queue)
     assert multi["mask"].shape == (48, 64, 2)
+    six = np.stack([mask, ~mask if dtype == np.bool_ else mask + 1] * 3, -1)  # > 4 channels
+    many = Compose([RandomRotation(20)])(mask=six, seed=3, queue=queue)["mask"]
+    assert many.shape == (48, 64, 6) and many.dtype == mask.dtype
+    for k in range(6):
+        one = Compose([RandomRotation(20)])(mask=six[..., k], seed=3, queue=queue)["mask"]
+        np.testing.assert_array_equal(many[..., k], one)
 
 
 def test_a_sample_is_the_same_alone_in_a_batch_and_in_a_list(queue):
@@ -308,7 +314,8 @@ def test_p_zero_and_one():
     (lambda: Resize(), ValueError, r"Resize takes one of size=, shorter= or longer="),
     (lambda: Resize(size=(0, 10)), ValueError, r"size must be an int \(a square\) or \(width"),
     (lambda: CenterCrop(10.5), ValueError, r"size must be an int \(a square\)"),
-    (lambda: RandomResizedCrop(8, scale=(0.5, 0.1)), ValueError, r"scale must be \(low, high\)"),
+    (lambda: RandomResizedCrop(8, scale=(0.5, 0.1)), ValueError, r"scale must have low <= high"),
+    (lambda: RandomResizedCrop(8, scale=(0.5, 1.5)), ValueError, r"scale must lie in \[0, 1\]"),
     (lambda: RandomRotation("x"), ValueError, r"degrees must be a number or \(low, high\)"),
     (lambda: RandomPerspective(1.5), ValueError, r"distortion_scale must be in \[0, 1\]"),
     (lambda: Pad(-1), ValueError, r"padding must be whole pixels >= 0"),

@@ -59,7 +59,3 @@ def choice(value: Any, table: dict[str, int], arg: str,
     also = f" (or {', '.join(map(repr, aliases))})" if aliases else ""
     raise ValueError(f"{arg} must be one of {names}{also}; got {value!r}")
 
-
-def canonical(value: str, table: dict[str, int], aliases: dict[str, str] | None = None) -> str:
-    """The canonical name of an accepted name or alias."""
-    return (aliases or {}).get(value, value) if value not in table else value

@@ -184,16 +184,23 @@ _PEAK = {np.dtype(np.uint8): 255.0, np.dtype(np.uint16): 65535.0, np.dtype(np.in
          np.dtype(np.float32): 1.0}
 
 
-def _output(dt: np.dtype, channels: int, output_dtype: Any, mean: Any, std: Any,
-            layout: Any) -> tuple[np.dtype | None, bool, list[float], list[float]]:
-    """(float output dtype or None for a plain warp, channels first, scale, bias per channel)."""
+def check_model_input(output_dtype: Any, layout: Any) -> np.dtype | None:
+    """The checks of ``output_dtype`` and ``layout`` that need no image (a pipeline makes them
+    when it is built): the dtype (None: the image's) or a ValueError naming the argument."""
     if layout not in ("HWC", "CHW"):
         raise ValueError(f"layout must be 'HWC' or 'CHW', got {layout!r}")
     try:
-        odt = dt if output_dtype is None else np.dtype(output_dtype)
+        return None if output_dtype is None else np.dtype(output_dtype)
     except TypeError:
-        odt = None
-    if odt is None or (odt != dt and odt not in _FLOAT_OUT):
+        raise ValueError(f"output_dtype must be None or the image's dtype, float32 or float16, "
+                         f"got {output_dtype!r}") from None
+
+
+def _output(dt: np.dtype, channels: int, output_dtype: Any, mean: Any, std: Any,
+            layout: Any) -> tuple[np.dtype | None, bool, list[float], list[float]]:
+    """(float output dtype or None for a plain warp, channels first, scale, bias per channel)."""
+    odt = check_model_input(output_dtype, layout) or dt
+    if odt != dt and odt not in _FLOAT_OUT:
         raise ValueError(f"output_dtype must be the image's dtype ({dt}), float32 or float16, "
                          f"got {output_dtype!r}")
     plain = odt == dt and mean is None and std is None and layout == "HWC"
@@ -222,8 +229,11 @@ def _output(dt: np.dtype, channels: int, output_dtype: Any, mean: Any, std: Any,
     return odt, layout == "CHW", (1 / (peak * sd)).tolist(), (-m / sd).tolist()
 
 
-def _warp(image, matrix, size, interpolation, padding, fill, expand, antialias, queue, affine,
-          src_index=None, output_dtype=None, mean=None, std=None, layout="HWC", pending=None):
+def _warp(image, matrix, size=None, interpolation="linear", padding="constant", fill=0,
+          expand=False, antialias=False, queue=None, affine=True, src_index=None,
+          output_dtype=None, mean=None, std=None, layout="HWC", pending=None):
+    """warp_affine (affine) and warp_perspective, with their arguments and defaults; crops
+    (src_index: the image of each output item) and pending waits (warp_each) besides."""
     arg = "matrix" if affine else "homography"
     mode_id = choice(interpolation, INTERPOLATIONS, "interpolation", INTERPOLATION_ALIASES)
     pad_id = choice(padding, PADDINGS, "padding", PADDING_ALIASES)
@@ -267,8 +277,8 @@ def _warp(image, matrix, size, interpolation, padding, fill, expand, antialias, 
             shape = (*(shape[:1] if len(shape) == 4 else ()), C, ho, wo)
     src = operand(arr, "image")
     rt = pick_runtime(queue, src)
-    spec = _WarpSpec(shape, B if src_index is None else len(src_index), H, W, C, wo,
-                     ho, len(inv) > 1, src_index is not None, mode_id, pad_id, ss,
+    spec = _WarpSpec(shape, B if src_index is None else len(src_index), wo, ho, len(inv) > 1,
+                     src_index is not None, mode_id, pad_id, ss,
                      None if y_dtype is None else str(y_dtype), y_chw)
     # what the kernel takes from the maps' values: whether they are affine with entries small
     # enough (in float32) that every source coordinate is finite, so the kernel skips its NaN
@@ -300,12 +310,7 @@ def warp_each(images: Sequence[Any], homographies: Sequence[Any],
     :func:`warp_perspective` would one by one, but launched back to back with one wait at the
     end (a ragged batch of 64 224x224 crops: one wait instead of 64)."""
     pending: list = []
-    results = [_warp(img, m, size, options.get("interpolation", "linear"),
-                     options.get("padding", "constant"), options.get("fill", 0), False,
-                     options.get("antialias", False), options.get("queue"), False,
-                     output_dtype=options.get("output_dtype"), mean=options.get("mean"),
-                     std=options.get("std"), layout=options.get("layout", "HWC"),
-                     pending=pending)
+    results = [_warp(img, m, size, affine=False, pending=pending, **options)
                for img, m, size in zip(images, homographies, sizes)]
     for wait in pending:
         wait()
@@ -314,13 +319,10 @@ def warp_each(images: Sequence[Any], homographies: Sequence[Any],
 
 @dataclass(frozen=True)
 class _WarpSpec:
-    """What a warp's plan depends on besides the image's layout and the runtime."""
+    """What a warp's plan depends on besides the image's layout (its H, W, C) and the runtime."""
 
     out_shape: tuple[int, ...]
     items: int  # output images (the batch, or one per crop box)
-    H: int
-    W: int
-    C: int
     wo: int
     ho: int
     per_image: bool  # a matrix per item (else one for all)
@@ -339,10 +341,11 @@ def _warp_plan(rt: Runtime, src: Operand, w: _WarpSpec, tw_log2: int) -> Plan:
     dt = np.dtype(src.dtype)
     ydt = dt if w.y_dtype is None else np.dtype(w.y_dtype)
     on_device = wants_device_result(src)
+    _, H, W, C, _, _ = shape_hwc(src)
     check_allocation(rt, math.prod(w.out_shape) * ydt.itemsize,
                      f"the {'x'.join(map(str, w.out_shape))} {ydt} output",
                      "ask for a smaller output or split the call")
-    if w.items == 0 or w.C == 0:
+    if w.items == 0 or C == 0:
         return Plan(rt, w.out_shape, ydt, on_device)
     check_allocation(rt, src.nbytes, "the image")
     x_off, st = device_layout(src)
@@ -352,22 +355,22 @@ def _warp_plan(rt: Runtime, src: Operand, w: _WarpSpec, tw_log2: int) -> Plan:
     defines = {"MODE": w.mode, **VALUE_TYPES[dt].defines("X")}
     if w.y_dtype is not None:
         defines.update(Y_NORM=1, Y_CHW=int(w.y_chw), Y_HALF=_FLOAT_OUT[ydt])
-    common = (Arg("X"), np.int64(x_off), *(np.int64(v) for v in strides), np.int32(w.H),
-              np.int32(w.W))
+    common = (Arg("X"), np.int64(x_off), *(np.int64(v) for v in strides), np.int32(H),
+              np.int32(W))
     indexing = (Arg("M"), np.int32(w.per_image), Arg("index"), np.int32(w.indexed))
-    span = sum((d - 1) * abs(v) for d, v in zip((w.H, w.W, w.C), strides[1:]))  # one image
+    span = sum((d - 1) * abs(v) for d, v in zip((H, W, C), strides[1:]))  # one image
     if (w.ss == 1 and dt in (np.dtype(np.uint8), np.dtype(np.float32))
             and extent >= 4 and span < 2**31 - 4):
         # the 8-wide kernel (kernels_cl/warp.cl, warp_v); channels are a build-time constant
-        variant = Variant.of("warp.cl", "warp_v", **defines, CH=w.C, WK_U8=int(dt == np.uint8),
+        variant = Variant.of("warp.cl", "warp_v", **defines, CH=C, WK_U8=int(dt == np.uint8),
                              WK_CPU=int(rt.kind == "CPU"))
         # the interior path reads 4 bytes from each tap's start: pixels are packed, rows go down;
         # its bounds test compares float coordinates with W - 1 and H - 2, exact below 2^24.
         # Its last read starts at pixel (W - 1) of row H - 2 and ends 4 - C bytes past that
         # pixel: inside the image only if the last row holds that many (row stride + C >= 4;
         # a 1-channel image 2 pixels wide read past its end)
-        interior = (strides[2] == w.C and strides[1] >= w.W * w.C and strides[1] + w.C >= 4
-                    and w.C <= 4 and max(w.H, w.W) < 1 << 24)
+        interior = (strides[2] == C and strides[1] >= W * C and strides[1] + C >= 4
+                    and C <= 4 and max(H, W) < 1 << 24)
         blocks = -(-w.wo // 8)  # of 8 output pixels
         tiles_x, th = -(-blocks >> tw_log2), 64 >> tw_log2
         args = (*common, *indexing, np.int64(extent - 4), Arg("Y"), np.int32(w.ho),
@@ -379,7 +382,7 @@ def _warp_plan(rt: Runtime, src: Operand, w: _WarpSpec, tw_log2: int) -> Plan:
         # has it (nearest without supersampling copies pixels, exact everywhere)
         acc_double = int(dt == np.dtype(np.int32) and rt.fp64)
         variant = Variant.of("warp.cl", "warp", **defines, ACC_DOUBLE=acc_double)
-        args = (*common, np.int32(w.C), *indexing, Arg("Y"), np.int32(w.ho), np.int32(w.wo),
+        args = (*common, np.int32(C), *indexing, Arg("Y"), np.int32(w.ho), np.int32(w.wo),
                 np.int32(w.pad), Arg("fill"), Arg("ifill"), np.int32(w.ss), Arg("yscale"),
                 Arg("ybias"))
         gsize = (round_up(w.wo, 64), w.ho, w.items)

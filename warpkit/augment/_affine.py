@@ -39,35 +39,11 @@ from .._checks import choice, number, width_height
 from .._images import shape_hwc
 from .._options import INTERPOLATION_ALIASES, INTERPOLATIONS, PADDING_ALIASES, PADDINGS
 from ..warp import Interpolation, Padding, warp_affine
-from ._pipeline import Compose, Transform, plain
+from ._pipeline import Compose, Transform, plain, probability, size_arg, value_range
 
 __all__ = ["RandomAffine"]
 
 Range = float | tuple[float, float]
-
-
-def _range(value: Any, arg: str, symmetric: bool, lo: float, hi: float, n: int = 2) -> tuple:
-    """``value`` as ``n // 2`` (low, high) pairs inside [lo, hi]; with ``symmetric``, a number ``v``
-    means (-v, v), otherwise (v, v)."""
-    if isinstance(value, numbers.Real) and not isinstance(value, bool):
-        v = number(value, arg)
-        if symmetric and v < 0:
-            raise ValueError(f"{arg} as one number is a bound of (-{arg}, {arg}): it must be >= 0, "
-                             f"got {v}")
-        vals = [-v, v] if symmetric else [v, v]
-        vals += [0.0, 0.0] * (n // 2 - 1)
-    elif isinstance(value, Sequence) and not isinstance(value, str) and len(value) in (2, n):
-        vals = [number(v, arg) for v in value] + [0.0, 0.0] * ((n - len(value)) // 2)
-    else:
-        forms = "a number or (low, high)" + (" or (x_low, x_high, y_low, y_high)" if n == 4 else "")
-        raise ValueError(f"{arg} must be {forms}, got {value!r}")
-    pairs = tuple((vals[k], vals[k + 1]) for k in range(0, n, 2))
-    for a, b in pairs:
-        if a > b:
-            raise ValueError(f"{arg} must have low <= high, got {value!r}")
-        if a < lo or b > hi:
-            raise ValueError(f"{arg} must lie in [{lo:g}, {hi:g}], got {value!r}")
-    return pairs
 
 
 def _generator(rng: Any) -> np.random.Generator:
@@ -124,7 +100,7 @@ class RandomAffine(Transform):
         p: float = 1.0,
     ) -> None:
         super().__init__(p)
-        self.degrees = _range(degrees, "degrees", True, -math.inf, math.inf)[0]
+        self.degrees = value_range(degrees, "degrees", True, -math.inf, math.inf)[0]
         if isinstance(translate, numbers.Real) and not isinstance(translate, bool):
             translate = (translate, translate)
         if not (isinstance(translate, Sequence) and len(translate) == 2):
@@ -132,21 +108,13 @@ class RandomAffine(Transform):
         self.translate = tuple(number(v, "translate") for v in translate)
         if min(self.translate) < 0:
             raise ValueError(f"translate must be >= 0 (fractions of the size), got {translate!r}")
-        self.scale = _range(scale, "scale", False, 0.0, math.inf)[0]
+        self.scale = value_range(scale, "scale", False, 0.0, math.inf)[0]
         if self.scale[0] <= 0:
             raise ValueError(f"scale must be > 0, got {scale!r}")
-        self.shear = _range(shear, "shear", True, -89.0, 89.0, 4)
-        self.hflip = number(hflip, "hflip")
-        self.vflip = number(vflip, "vflip")
-        for name, p in (("hflip", self.hflip), ("vflip", self.vflip)):
-            if not 0 <= p <= 1:
-                raise ValueError(f"{name} is a probability: it must be in [0, 1], got {p}")
-        if size is not None:
-            w, h = width_height(size, "size")
-            if w < 1 or h < 1:
-                raise ValueError(f"size must be positive (width, height), got {size!r}")
-            size = (w, h)
-        self.size = size
+        self.shear = value_range(shear, "shear", True, -89.0, 89.0, 4)
+        self.hflip = probability(hflip, "hflip")
+        self.vflip = probability(vflip, "vflip")
+        self.size = None if size is None else size_arg(size, "size")
         choice(interpolation, INTERPOLATIONS, "interpolation", INTERPOLATION_ALIASES)
         choice(padding, PADDINGS, "padding", PADDING_ALIASES)
         self.interpolation, self.padding, self.fill = interpolation, padding, fill

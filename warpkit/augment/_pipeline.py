@@ -22,8 +22,9 @@ from typing import Any
 import numpy as np
 
 from .. import geometry
-from .._checks import choice, number
+from .._checks import choice, number, width_height
 from .._options import INTERPOLATION_ALIASES, INTERPOLATIONS, PADDING_ALIASES, PADDINGS
+from ..warp import check_model_input
 
 __all__ = ["Compose", "OneOf", "Transform", "collate", "stream"]
 
@@ -61,16 +62,40 @@ def probability(p: Any, arg: str = "p") -> float:
     return v
 
 
+def value_range(value: Any, arg: str, symmetric: bool, lo: float, hi: float, n: int = 2) -> tuple:
+    """``value`` as ``n // 2`` (low, high) pairs inside [lo, hi]; with ``symmetric``, a number ``v``
+    means (-v, v), otherwise (v, v). The one parser of every transform's ranges."""
+    if isinstance(value, numbers.Real) and not isinstance(value, bool):
+        v = number(value, arg)
+        if symmetric and v < 0:
+            raise ValueError(f"{arg} as one number is a bound of (-{arg}, {arg}): it must be >= 0, "
+                             f"got {v}")
+        vals = [-v, v] if symmetric else [v, v]
+        vals += [0.0, 0.0] * (n // 2 - 1)
+    elif isinstance(value, Sequence) and not isinstance(value, str) and len(value) in (2, n):
+        vals = [number(v, arg) for v in value] + [0.0, 0.0] * ((n - len(value)) // 2)
+    else:
+        forms = "a number or (low, high)" + (" or (x_low, x_high, y_low, y_high)" if n == 4 else "")
+        raise ValueError(f"{arg} must be {forms}, got {value!r}")
+    pairs = tuple((vals[k], vals[k + 1]) for k in range(0, n, 2))
+    for a, b in pairs:
+        if a > b:
+            raise ValueError(f"{arg} must have low <= high, got {value!r}")
+        if a < lo or b > hi:
+            raise ValueError(f"{arg} must lie in [{lo:g}, {hi:g}], got {value!r}")
+    return pairs
+
+
 def size_arg(value: Any, arg: str) -> tuple[int, int]:
-    """warpkit's one size convention: an int for a square, else (width, height)."""
-    if isinstance(value, numbers.Integral) and not isinstance(value, bool):
-        value = (value, value)
+    """warpkit's one size convention: an int for a square, else (width, height) as
+    :func:`warpkit._checks.width_height` reads it; both at least 1."""
+    pair = (value, value) if isinstance(value, numbers.Integral) and \
+        not isinstance(value, bool) else value
     try:
-        w, h = (int(v) for v in value)
-        ok = all(float(v) == int(v) for v in value)
-    except (TypeError, ValueError):
-        ok = False
-    if not ok or w < 1 or h < 1:
+        w, h = width_height(pair, arg)
+    except ValueError:
+        w = h = 0
+    if w < 1 or h < 1:
         raise ValueError(f"{arg} must be an int (a square) or (width, height) of whole numbers "
                          f">= 1, got {value!r}")
     return w, h
@@ -231,11 +256,7 @@ class Compose(Transform):
         self.min_visibility = probability(min_visibility, "min_visibility")
         self.min_area = number(min_area, "min_area")
         self.remove_invisible = bool(remove_invisible)
-        if layout not in ("HWC", "CHW"):
-            raise ValueError(f"layout must be 'HWC' or 'CHW', got {layout!r}")
-        if output_dtype not in (None, "uint8", "float32", "float16"):
-            raise ValueError(f"output_dtype must be None (the image's), 'uint8', 'float32' or "
-                             f"'float16', got {output_dtype!r}")
+        check_model_input(output_dtype, layout)  # the rest needs the image: warp_perspective
         self.output_dtype, self.mean, self.std, self.layout = output_dtype, mean, std, layout
 
     def config(self) -> dict:
@@ -286,10 +307,6 @@ class Compose(Transform):
         return apply(self, image=image, mask=mask, boxes=boxes, labels=labels,
                      keypoints=keypoints, seed=seed, index=index, epoch=epoch, params=params,
                      queue=queue)
-
-
-def identity_size(size: tuple[int, int]) -> tuple[np.ndarray, tuple[int, int]]:
-    return np.eye(3), size
 
 
 def crop_map(x0: float, y0: float, w: float, h: float, out: tuple[int, int]) -> np.ndarray:

@@ -170,31 +170,36 @@ def _constant(padding: str) -> bool:
 
 
 def _warp_all(x, kind, mats, outs, opts, as_mask: bool = False):
-    """One warp for a single image or a uniform batch (one launch), one per item of a list."""
+    """One warp for a single image or a uniform batch (one launch); a list's items launched
+    back to back with one wait (masks of more than 4 channels item by item)."""
     if kind == "batch" and len(set(outs)) == 1:
         return _warp(x, mats, outs[0], opts, as_mask, batched=True)
     if kind == "single":
         return _warp(x, mats[0], outs[0], opts, as_mask)
     items = list(x)
-    if not as_mask:  # launched back to back, one wait at the end
+    if not as_mask:
         return warp_each(items, mats, outs, **opts)
-    prepared = [_mask_work(np.asarray(item)) for item in items]
-    if all(p is not None for p in prepared):  # the usual masks: back to back too
-        res = warp_each([w for w, _ in prepared], mats, outs, **opts)
-        return [back(r) for r, (_, back) in zip(res, prepared)]
-    return [_warp(item, m, o, opts, as_mask) for item, m, o in zip(items, mats, outs)]
+    arrays = [np.asarray(item) for item in items]
+    if any(a.ndim == 3 and a.shape[2] > 4 for a in arrays):
+        return [_warp(a, m, o, opts, True) for a, m, o in zip(arrays, mats, outs)]
+    prepared = [_mask_work(a) for a in arrays]
+    res = warp_each([w for w, _ in prepared], mats, outs, **opts)
+    return [back(r) for r, (_, back) in zip(res, prepared)]
 
 
 def _mask_work(a: np.ndarray):
-    """(the array the warp takes, the function giving the mask back) for a mask (H, W) or
-    (H, W, K <= 4) of a dtype the warps take or bool; None for the rest (_warp handles them)."""
-    if a.ndim not in (2, 3) or (a.ndim == 3 and a.shape[2] > 4):
-        return None
-    if a.dtype == np.bool_:
-        return a.view(np.uint8), lambda r: r.astype(np.bool_)
-    if a.dtype in _MASK_NATIVE:
+    """(the array the warps take, the function giving a warped one back in the mask's dtype):
+    bool as uint8, uint8/uint16/int32 as they are, other integers as int32 when they fit."""
+    dt = a.dtype
+    if dt == np.bool_:
+        return a.view(np.uint8), lambda r: r.view(np.bool_)
+    if dt in _MASK_NATIVE:
         return a, lambda r: r
-    return None
+    if dt.kind not in "iu":
+        raise TypeError(f"mask must hold integers or bools (labels), got {dt}")
+    if a.size and (a.min() < -2**31 or a.max() > 2**31 - 1):
+        raise ValueError(f"mask values must fit int32 to be warped, got {a.min()}..{a.max()}")
+    return a.astype(np.int32), lambda r: r.astype(dt)
 
 
 def _warp(x, m, size, opts, as_mask, batched=False):
@@ -207,23 +212,12 @@ def _warp(x, m, size, opts, as_mask, batched=False):
     if a.shape[-1] > 4:  # the warps take up to 4 channels: masks of more, 4 at a time
         parts = [_warp(a[..., k:k + 4], m, size, opts, True, batched)
                  for k in range(0, a.shape[-1], 4)]
-        res = np.concatenate([p if p.ndim == a.ndim else p[..., None] for p in parts], -1)
-        return res[..., 0] if plain else res
-    dt = a.dtype
-    if dt == np.bool_:
-        work = a.astype(np.uint8)
-    elif dt in _MASK_NATIVE:
-        work = a
-    elif dt.kind in "iu":
-        if a.size and (a.min() < -2**31 or a.max() > 2**31 - 1):
-            raise ValueError(f"mask values must fit int32 to be warped, got {a.min()}..{a.max()}")
-        work = a.astype(np.int32)
+        res = np.concatenate(parts, -1)
     else:
-        raise TypeError(f"mask must hold integers or bools (labels), got {dt}")
-    res = warp_perspective(work, m, size=size, **opts)
-    res = res.astype(dt) if res.dtype != dt else res
-    if res.ndim == a.ndim - 1:  # a one-channel (H, W, 1) comes back as (H, W)
-        res = res[..., None]
+        work, back = _mask_work(a)
+        res = back(warp_perspective(work, m, size=size, **opts))
+        if res.ndim == a.ndim - 1:  # a one-channel (H, W, 1) comes back as (H, W)
+            res = res[..., None]
     return res[..., 0] if plain else res
 
 

@@ -13,27 +13,11 @@ import numpy as np
 
 from .. import geometry
 from .._checks import number
-from ._pipeline import Transform, about_centres, crop_map, size_arg
+from ._pipeline import Transform, about_centres, crop_map, size_arg, value_range
 
 __all__ = ["CenterCrop", "Pad", "RandomCrop", "RandomHorizontalFlip", "RandomPerspective",
            "RandomResizedCrop", "RandomRotate90", "RandomRotation", "RandomVerticalFlip",
            "Resize"]
-
-
-def _pair(value: Any, arg: str, lo: float = -math.inf, hi: float = math.inf,
-          symmetric: bool = False) -> tuple[float, float]:
-    """(low, high) from a pair, or from one number v: (-v, v) if symmetric, else (v, v)."""
-    if isinstance(value, numbers.Real) and not isinstance(value, bool):
-        v = number(value, arg)
-        pair = (-abs(v), abs(v)) if symmetric else (v, v)
-    elif isinstance(value, Sequence) and not isinstance(value, str) and len(value) == 2:
-        pair = (number(value[0], arg), number(value[1], arg))
-    else:
-        raise ValueError(f"{arg} must be a number or (low, high), got {value!r}")
-    if pair[0] > pair[1] or pair[0] < lo or pair[1] > hi:
-        raise ValueError(f"{arg} must be (low, high) with low <= high inside [{lo:g}, {hi:g}], "
-                         f"got {value!r}")
-    return pair
 
 
 class RandomHorizontalFlip(Transform):
@@ -85,7 +69,7 @@ class RandomRotation(Transform):
     def __init__(self, degrees: float | Sequence[float], p: float = 1.0,
                  expand: bool = False) -> None:
         super().__init__(p)
-        self.degrees = _pair(degrees, "degrees", symmetric=True)
+        self.degrees = value_range(degrees, "degrees", True, -math.inf, math.inf)[0]
         self.expand = bool(expand)
 
     def draw(self, rng, size):
@@ -211,8 +195,8 @@ class RandomResizedCrop(Transform):
                  ratio: Sequence[float] = (3 / 4, 4 / 3), p: float = 1.0) -> None:
         super().__init__(p)
         self.size = size_arg(size, "size")
-        self.scale = _pair(scale, "scale", 0, 1)
-        self.ratio = _pair(ratio, "ratio", 1e-6)
+        self.scale = value_range(scale, "scale", False, 0, 1)[0]
+        self.ratio = value_range(ratio, "ratio", False, 1e-6, math.inf)[0]
         if self.scale[1] <= 0:
             raise ValueError(f"scale must reach above 0, got {scale!r}")
 
