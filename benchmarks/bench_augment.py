@@ -6,8 +6,8 @@ warpkit per batch (one pipeline call for the list) and per sample (64 calls); al
 one process and in 2 worker processes (each holding the photos, results sent back as a
 DataLoader's are); kornia 0.9 on the CPU, one call per photo (its batches need one size).
 torchvision's v2 transforms are not a peer here: torchvision from PyPI does not load beside this
-torch build. warpkit normalises inside the warp kernel (float32, channels first) and stacks the
-64 results; a ragged list is still warped one launch per photo.
+torch build. warpkit normalises inside the warp kernel (float32, channels first); the ragged
+list is packed into one buffer and warped in one launch (warp.warp_batch), masks in a second.
 
     python benchmarks/bench_augment.py [--samples 5]
 """

@@ -81,19 +81,43 @@ inline long wp_round_half_up_acc(acc_t x) {
 #endif
 
 
+/* RAGGED 1: the items are images of different sizes packed in one buffer (a ragged batch in one
+ * launch): item b's image starts at element rag[4b] (after x_off), is rag[4b+1] rows of rag[4b+2]
+ * pixels, rows rag[4b+3] elements apart, channels packed (validated on the host). The kernels'
+ * H, W and sxy arguments are then unused; WK_ITEM sets this item's base, H, W and sxy. */
+#ifndef RAGGED
+#define RAGGED 0
+#endif
+#if RAGGED
+#define WK_RAG_PARAM , __global const long *restrict rag
+#define WK_ITEM(base)                                                                         \
+    const long4 rg_ = vload4(b, rag);                                                         \
+    const long base = x_off + rg_.s0;                                                         \
+    const int H = (int)rg_.s1, W = (int)rg_.s2;                                               \
+    const long sxy = rg_.s3
+#else
+#define WK_RAG_PARAM
+/* item b reads image src_index[b] (crops of many boxes) or image b */
+#define WK_ITEM(base)                                                                         \
+    const long base = x_off + (indexed ? (long)src_index[b] : (long)b) * sxb;                 \
+    const int H = H_, W = W_;                                                                 \
+    const long sxy = sxy_
+#endif
+
 /* M: B matrices of 9 floats (src_from_dst, row-major), or one for all (per_image = 0).
  * src_index: the source image of each output item when indexed (validated on the host).
  * fill: per-channel constant; ifill: the same, for integer images (rounded and saturated on the
- * host, exact where a float is not: int32 above 2^24). ss: samples per axis (antialiasing by
- * supersampling; 1 = none). */
-__kernel void warp(__global const X_T *restrict X, long x_off, long sxb, long sxy, long sxx, long sxc, int H,
-                   int W, int C, __global const float *restrict M, int per_image,
+ * host, exact where a float is not: int32 above 2^24). ssv: samples per axis (antialiasing by
+ * supersampling; 1 = none), per matrix. */
+__kernel void warp(__global const X_T *restrict X, long x_off, long sxb, long sxy_, long sxx, long sxc, int H_,
+                   int W_, int C, __global const float *restrict M, int per_image,
                    __global const int *restrict src_index, int indexed,
-                   __global Y_PTR_T *restrict Y, int Ho, int Wo, int pad, float4 fill, int4 ifill, int ss,
-                   float4 yscale, float4 ybias) {
+                   __global Y_PTR_T *restrict Y, int Ho, int Wo, int pad, float4 fill, int4 ifill,
+                   __global const int *restrict ssv, float4 yscale, float4 ybias WK_RAG_PARAM) {
     const int xo = (int)get_global_id(0), yo = (int)get_global_id(1), b = (int)get_global_id(2);
     if (xo >= Wo || yo >= Ho) return;
     __global const float *m = M + (per_image ? b * 9 : 0);
+    const int ss = ssv[per_image ? b : 0];
 #if X_KIND == WK_INT
     const acc_t fills[4] = {(acc_t)ifill.s0, (acc_t)ifill.s1, (acc_t)ifill.s2, (acc_t)ifill.s3};
 #else
@@ -104,8 +128,8 @@ __kernel void warp(__global const X_T *restrict X, long x_off, long sxb, long sx
     const int ifills[4] = {ifill.s0, ifill.s1, ifill.s2, ifill.s3};
     X_T raw[4] = {0, 0, 0, 0};
 #endif
-    /* output item b reads image src_index[b] (crops of many boxes) or image b */
-    __global const X_T *xb = X + x_off + (indexed ? (long)src_index[b] : (long)b) * sxb;
+    WK_ITEM(base);
+    __global const X_T *xb = X + base;
     acc_t acc[4] = {0, 0, 0, 0};
     const float inv_ss = 1.0f / (float)ss;
     for (int sy_ = 0; sy_ < ss; sy_++) {
@@ -358,12 +382,12 @@ inline __attribute__((always_inline)) void wv_store_norm(const float8 *v, __glob
 }
 #endif
 
-__kernel void warp_v(__global const X_T *restrict X, long x_off, long sxb, long sxy, long sxx,
-                     long sxc, int H, int W, __global const float *restrict M, int per_image,
+__kernel void warp_v(__global const X_T *restrict X, long x_off, long sxb, long sxy_, long sxx,
+                     long sxc, int H_, int W_, __global const float *restrict M, int per_image,
                      __global const int *restrict src_index, int indexed, long x_last_word,
                      __global Y_PTR_T *restrict Y, int Ho, int Wo, int pad, float4 fill,
                      int affine, int interior_ok, int tw_log2, int pf, float4 yscale,
-                     float4 ybias) {
+                     float4 ybias WK_RAG_PARAM) {
     /* a work-group of 64 covers 2^tw_log2 blocks of 8 pixels x 2^(6 - tw_log2) rows */
     const int lid = (int)get_local_id(0);
     const int xo0 = (((int)get_group_id(0) << tw_log2) + (lid & ((1 << tw_log2) - 1))) * 8;
@@ -371,7 +395,7 @@ __kernel void warp_v(__global const X_T *restrict X, long x_off, long sxb, long 
     const int b = (int)get_global_id(2);
     if (xo0 >= Wo || yo >= Ho) return;
     __global const float *m = M + (per_image ? b * 9 : 0);
-    const long base = x_off + (indexed ? (long)src_index[b] : (long)b) * sxb;
+    WK_ITEM(base);
     __global const X_T *xb = X + base;
     /* the last offset (from xb) where a 32-bit word read stays inside the buffer */
     const long lr = x_last_word - base;

@@ -134,7 +134,7 @@ def test_expand_fits_the_whole_image(queue):
 def test_supersampling_is_the_largest_local_scale():
     """_supersampling: samples per axis = ceil of the largest singular value of the map's
     Jacobian over the output's corners and centre (closed form; checked against numpy's SVD),
-    capped at 8; the largest over a batch."""
+    capped at 8; one per map of a batch."""
     from warpkit.warp import _supersampling
 
     def by_svd(inv, wo, ho):
@@ -155,11 +155,12 @@ def test_supersampling_is_the_largest_local_scale():
              g.scale(2.0), persp, g.scale(0.05)]
     for m in cases:
         inv = g.invert(m)[None]
-        assert _supersampling(inv, 100, 60) == by_svd(inv, 100, 60)
-    assert _supersampling(g.invert(g.scale(0.3, center=c))[None], 100, 60) == 4
-    assert _supersampling(g.invert(g.scale(0.05))[None], 100, 60) == 8  # capped
+        assert _supersampling(inv, 100, 60) == [by_svd(inv, 100, 60)]
+    assert _supersampling(g.invert(g.scale(0.3, center=c))[None], 100, 60) == [4]
+    assert _supersampling(g.invert(g.scale(0.05))[None], 100, 60) == [8]  # capped
+    # one per map of a batch, so that an image is sampled the same alone or in any batch
     batch = np.stack([g.invert(m) for m in cases[:3]])
-    assert _supersampling(batch, 100, 60) == by_svd(batch, 100, 60) == 5  # 1 / 0.2
+    assert _supersampling(batch, 100, 60) == [by_svd(m[None], 100, 60) for m in batch] == [4, 5, 1]
 
 
 def test_antialias_averages_when_shrinking(queue):
@@ -499,3 +500,81 @@ def test_model_input_batches_gray_and_float(queue):
 def test_model_input_errors(kw, match):
     with pytest.raises(ValueError, match=match):
         warpkit.warp_affine(np.zeros((4, 4, 3), np.uint8), g.identity(), **kw)
+
+
+def _ragged(rng, dtype, channels, n=6):
+    """n images of 1-60 px per side (1-pixel rows and columns included)."""
+    out = []
+    for k in range(n):
+        h, w = (1, int(rng.integers(1, 60))) if k == 1 else rng.integers(1, 60, 2)
+        shape = (int(h), int(w)) if channels is None else (int(h), int(w), channels)
+        out.append((rng.random(shape) * 250).astype(dtype))
+    return out
+
+
+@pytest.mark.parametrize("dtype,channels", [(np.uint8, 3), (np.uint8, 1), (np.uint8, None),
+                                            (np.float32, 4), (np.uint16, 2), (np.int32, 3)])
+@pytest.mark.parametrize("interp", list(INTERP))
+def test_ragged_batch_is_one_launch_and_each_alone(dtype, channels, interp, small_queue,
+                                                   monkeypatch):
+    """warp_batch: images of different sizes packed into one buffer and warped in one launch,
+    pixel for pixel what each image gives alone; every padding, the model-input stores too
+    (and on Oclgrind no read leaves the packed buffer)."""
+    from warpkit import _op
+    from warpkit.warp import warp_batch
+
+    rng = np.random.default_rng(channels or 0)
+    imgs = _ragged(rng, dtype, channels)
+    mats = [g.compose(g.rotation(float(rng.uniform(-40, 40)), (5, 5)),
+                      g.scale(float(rng.uniform(0.6, 1.8)))) for _ in imgs]
+    mats[2] = g.perspective_from_points([[0, 0], [9, 0], [0, 9], [9, 9]],
+                                        [[1, 0], [8, 1], [0, 9], [9, 7]])
+    launches = []
+    real = _op.launch
+    monkeypatch.setattr(_op, "launch", lambda *a: launches.append(1) or real(*a))
+    for pad in ("constant", "border", "reflection", "reflect_101"):
+        for extra in ({}, {"output_dtype": "float32", "layout": "CHW", "mean": 0.4}):
+            kw = dict(interpolation=interp, padding=pad, fill=9, queue=small_queue, **extra)
+            launches.clear()
+            out = warp_batch(imgs, mats, (23, 17), **kw)
+            assert len(launches) == 1
+            each = [warpkit.warp_perspective(i, m, size=(23, 17), **kw) for i, m in zip(imgs, mats)]
+            np.testing.assert_array_equal(out, np.stack(each))
+
+
+def test_ragged_batch_antialias_and_kinds(queue):
+    """With antialias each map keeps its own samples per axis; images needing none run in the
+    supersampling kernel beside those that do, equal to the 8-wide one up to float rounding.
+    Pillow lists give Pillow images; device arrays are warped one by one and stacked."""
+    from warpkit.warp import warp_batch
+
+    rng = np.random.default_rng(3)
+    imgs = _ragged(rng, np.float32, 3)
+    mats = [g.scale(s) for s in (0.3, 1.5, 0.5, 1.0, 2.0, 0.25)]
+    out = warp_batch(imgs, mats, (20, 12), antialias=True, queue=queue)
+    for i, m, o in zip(imgs, mats, out):
+        np.testing.assert_allclose(o, warpkit.warp_perspective(i, m, size=(20, 12), antialias=True,
+                                                               queue=queue), rtol=1e-5, atol=1e-3)
+    pil = [Image.fromarray(rng.integers(0, 255, (9 + k, 7, 3), dtype=np.uint8)) for k in range(3)]
+    res = warp_batch(pil, [g.identity()] * 3, (7, 9), queue=queue)
+    assert [r.size for r in res] == [(7, 9)] * 3 and res[0].mode == "RGB"
+    np.testing.assert_array_equal(np.asarray(res[0]), np.asarray(pil[0]))
+    dev = [cla.to_device(queue, i) for i in imgs[:2]]
+    d = warp_batch(dev, mats[:2], (20, 12), queue=queue)
+    assert isinstance(d, cla.Array) and d.shape == (2, 12, 20, 3)
+    np.testing.assert_array_equal(d.get(), warp_batch(imgs[:2], mats[:2], (20, 12), queue=queue))
+
+
+@pytest.mark.parametrize("images,mats,size,match", [
+    ([], [], (4, 4), r"images is an empty list"),
+    ([np.zeros((4, 4, 3), np.uint8), np.zeros((4, 4, 1), np.uint8)], [np.eye(3)] * 2, (4, 4),
+     r"images of a batch must share their dtype and channels, got uint8 \(1,\), uint8 \(3,\)"),
+    ([np.zeros((4, 4), np.uint8)] * 2, [np.eye(3)] * 3, (4, 4), r"homographies must have shape"),
+    ([np.zeros((4, 4), np.uint8)] * 2, [np.eye(3)] * 2, None, r"a ragged batch needs size="),
+    ([np.zeros((4, 0), np.uint8)] * 2, [np.eye(3)] * 2, (4, 4), r"image 0 has no pixels"),
+])
+def test_ragged_batch_errors(images, mats, size, match):
+    from warpkit.warp import warp_batch
+
+    with pytest.raises(ValueError, match=match):
+        warp_batch(images, mats, size)

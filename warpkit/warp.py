@@ -21,7 +21,7 @@ from ._images import as_image, shape_hwc
 from ._options import INTERPOLATION_ALIASES, INTERPOLATIONS, PADDING_ALIASES, PADDINGS
 from ._dtypes import VALUE_TYPES
 from ._memory import Operand, check_allocation, device_layout, operand, pick_runtime, round_up
-from ._memory import wants_device_result
+from ._memory import HOST_POOL, wants_device_result
 from ._op import Arg, Launch, Plan, Variant
 from .runtime import PlanCache, Runtime, vec4
 
@@ -107,14 +107,16 @@ def _jacobian(m: list[list[float]], x: float, y: float) -> tuple[float, float, f
     return (m0 - u * m6) / d, (m1 - u * m7) / d, (m3 - v * m6) / d, (m4 - v * m7) / d
 
 
-def _supersampling(inv: np.ndarray, wo: int, ho: int) -> int:
-    """Samples per axis so that a shrinking warp averages about one source pixel per sample:
-    the largest local scale (source pixels per output pixel) over the output's corners and centre.
+def _supersampling(inv: np.ndarray, wo: int, ho: int) -> list[int]:
+    """Samples per axis, per map, so that a shrinking warp averages about one source pixel per
+    sample: the largest local scale (source pixels per output pixel) over the output's corners
+    and centre. Each map has its own, so an image is warped the same alone or in any batch.
     The local scale is the Jacobian's largest singular value, in closed form (no LAPACK call per
     point: numpy's wake OpenBLAS threads, and a batch of 64 made 320 of them)."""
-    worst = 1.0
     points = ((0, 0), (wo - 1, 0), (0, ho - 1), (wo - 1, ho - 1), ((wo - 1) / 2, (ho - 1) / 2))
+    counts = []
     for m in inv.tolist():
+        worst = 1.0
         for x, y in points:
             j = _jacobian(m, x, y)
             if j is None:
@@ -123,7 +125,8 @@ def _supersampling(inv: np.ndarray, wo: int, ho: int) -> int:
             q = a * a + b * b + c * c + e * e
             det = a * e - b * c
             worst = max(worst, math.sqrt((q + math.sqrt(max(q * q - 4 * det * det, 0.0))) / 2))
-    return int(min(_MAX_SS, math.ceil(worst - 1e-9)))
+        counts.append(int(min(_MAX_SS, math.ceil(worst - 1e-9))))
+    return counts
 
 
 def _schedule(inv: np.ndarray, wo: int, ho: int, blocks: int, affine: bool) -> tuple[int, int]:
@@ -231,21 +234,35 @@ def _output(dt: np.dtype, channels: int, output_dtype: Any, mean: Any, std: Any,
 
 def _warp(image, matrix, size=None, interpolation="linear", padding="constant", fill=0,
           expand=False, antialias=False, queue=None, affine=True, src_index=None,
-          output_dtype=None, mean=None, std=None, layout="HWC", pending=None):
+          output_dtype=None, mean=None, std=None, layout="HWC", pending=None, ragged=False):
     """warp_affine (affine) and warp_perspective, with their arguments and defaults; crops
-    (src_index: the image of each output item) and pending waits (warp_each) besides."""
+    (src_index: the image of each output item), ragged batches (image: a list of host arrays of
+    one dtype and channel count, packed into one buffer, matrix (B, 3, 3)) and pending waits
+    (warp_each) besides."""
     arg = "matrix" if affine else "homography"
     mode_id = choice(interpolation, INTERPOLATIONS, "interpolation", INTERPOLATION_ALIASES)
     pad_id = choice(padding, PADDINGS, "padding", PADDING_ALIASES)
-    arr, restore = as_image(image)
+    if ragged:
+        shapes = [shape_hwc(a) for a in image]
+        arr, restore = image[0], None
+    else:
+        arr, restore = as_image(image)
+        shapes = [shape_hwc(arr)]
     dt = np.dtype(arr.dtype)
     if dt not in WARP_DTYPES:
         raise TypeError(f"image has dtype {dt}; warps take uint8, uint16, int32 or float32 images "
                         "(convert other dtypes first)")
-    B, H, W, C, batched, out_shape = shape_hwc(arr)
-    if H == 0 or W == 0:
-        raise ValueError(f"image has no pixels to sample: shape {tuple(arr.shape)}")
-    if src_index is not None:  # crops: one output item per matrix, each from image src_index[k]
+    B, H, W, C, batched, out_shape = shapes[0]
+    for k, (_, h, w, _, _, _) in enumerate(shapes):
+        if h == 0 or w == 0:
+            what = f"image {k}" if ragged else "image"
+            raise ValueError(f"{what} has no pixels to sample: shape "
+                             f"{tuple((image[k] if ragged else arr).shape)}")
+    if ragged:  # one output item per image, a matrix each
+        B = len(image)
+        mats = matrix3(np.asarray(matrix, np.float64), stack=True)
+        out_shape = lambda ho, wo: (B, ho, wo, C)  # noqa: E731  ((H, W) images: see the end)
+    elif src_index is not None:  # crops: one output item per matrix, each from image src_index[k]
         K = len(src_index)
         mats = np.asarray(matrix, np.float64).reshape(K, 3, 3)
         out_shape = lambda ho, wo: (K, ho, wo, C)  # noqa: E731  (crop_rois passes BHWC)
@@ -257,9 +274,13 @@ def _warp(image, matrix, size=None, interpolation="linear", padding="constant", 
     if expand:
         if size is not None:
             raise ValueError("pass either size or expand=True, not both")
+        if ragged:
+            raise ValueError("expand=True is not for ragged batches: pass size=")
         wo, ho, shift = _expand_canvas(mats, W, H)
         mats = shift @ mats
     elif size is None:
+        if ragged:
+            raise ValueError("a ragged batch needs size= (its images differ in size)")
         wo, ho = W, H
     else:
         wo, ho = width_height(size, "size")
@@ -267,7 +288,7 @@ def _warp(image, matrix, size=None, interpolation="linear", padding="constant", 
         raise ValueError(f"the output size must be between 1 and 65536 per axis, got {wo}x{ho}")
     inv = geometry.invert(mats)
     fills = _fills(fill, C, dt)
-    ss = _supersampling(inv, wo, ho) if antialias else 1
+    ss = _supersampling(inv, wo, ho) if antialias else [1] * len(inv)
 
     y_dtype, y_chw, yscale, ybias = _output(dt, C, output_dtype, mean, std, layout)
     shape = out_shape(ho, wo)
@@ -275,18 +296,31 @@ def _warp(image, matrix, size=None, interpolation="linear", padding="constant", 
         restore = None  # the model's input: an array, not a picture
         if y_chw:  # channels first: (C, H, W) or (B, C, H, W); an (H, W) image has one channel
             shape = (*(shape[:1] if len(shape) == 4 else ()), C, ho, wo)
-    src = operand(arr, "image")
+    extra: dict[str, Any] = {}
+    if ragged:
+        packed, rag = _pack(image, C)
+        src = operand(packed, "image")
+        n = len(packed) * C
+        # the 32-bit word reads of uint8 pixels: the last start inside the buffer, and whether
+        # the interior path's reads (4 bytes from a tap) stay inside each image (_warp_plan)
+        fits = all(h < 1 << 24 and w < 1 << 24 and h * w * C < 2**31 - 4 and w * C + C >= 4
+                   for _, h, w, _, _, _ in shapes)
+        extra = {"last_word": np.int64(n - 4), "interior": np.int32(fits and n >= 4)}
+        layout_key: Any = ("ragged", dt, C)
+    else:
+        src = operand(arr, "image")
+        layout_key = src.layout
     rt = pick_runtime(queue, src)
     spec = _WarpSpec(shape, B if src_index is None else len(src_index), wo, ho, len(inv) > 1,
-                     src_index is not None, mode_id, pad_id, ss,
-                     None if y_dtype is None else str(y_dtype), y_chw)
+                     src_index is not None, mode_id, pad_id, max(ss) > 1,
+                     None if y_dtype is None else str(y_dtype), y_chw, ragged)
     # what the kernel takes from the maps' values: whether they are affine with entries small
     # enough (in float32) that every source coordinate is finite, so the kernel skips its NaN
     # checks, and the work split and prefetch distance (_schedule)
     finite_affine = all(m[2] == [0.0, 0.0, 1.0] and max(map(abs, m[0] + m[1])) <= 1e30
                         for m in inv.tolist())
     tw_log2, pf = _schedule(inv, wo, ho, -(-wo // 8), finite_affine)
-    plan = _PLANS.get((rt, src.layout, wants_device_result(src), spec, tw_log2),
+    plan = _PLANS.get((rt, layout_key, wants_device_result(src), spec, tw_log2),
                       lambda: _warp_plan(rt, src, spec, tw_log2))
     idx = np.zeros(1, np.int32) if src_index is None else np.ascontiguousarray(src_index, np.int32)
     ro = cl.mem_flags.READ_ONLY | cl.mem_flags.COPY_HOST_PTR
@@ -296,9 +330,15 @@ def _warp(image, matrix, size=None, interpolation="linear", padding="constant", 
         "index": cl.Buffer(rt.context, ro, hostbuf=idx),
         "fill": vec4(fills, np.float32),
         "ifill": vec4([int(v) if dt.kind in "iu" else 0 for v in fills], np.int32),
+        "ss": cl.Buffer(rt.context, ro, hostbuf=np.asarray(ss, np.int32)),
         "affine": np.int32(finite_affine), "pf": np.int32(pf),
-        "yscale": vec4(yscale, np.float32), "ybias": vec4(ybias, np.float32)}
+        "yscale": vec4(yscale, np.float32), "ybias": vec4(ybias, np.float32), **extra}
+    if ragged:
+        check_allocation(rt, src.nbytes, "the packed images")
+        values["rag"] = cl.Buffer(rt.context, ro, hostbuf=rag)
     res = plan.run({"X": src}, values, pending)
+    if ragged and arr.ndim == 2 and not y_chw:  # (H, W) images give (B, ho, wo), as stacked
+        res = res.reshape(res.shape[:3])
     if pending is not None:  # the result once the pending waits are done
         return lambda: res if restore is None else restore(res)
     return res if restore is None else restore(res)
@@ -317,6 +357,68 @@ def warp_each(images: Sequence[Any], homographies: Sequence[Any],
     return [r() for r in results]
 
 
+def warp_batch(images: Sequence[Any], homographies: Any, size: tuple[int, int],
+               **options: Any) -> Any:
+    """Warp a ragged batch (a list of images of different sizes, one channel count and dtype)
+    to one output size, each image with its own homography, in **one launch**: the images are
+    packed into one buffer and each output item reads its own. The result is one array
+    (B, ho, wo, C) (or what ``output_dtype``/``layout`` make), as :func:`warp_perspective` of
+    each image stacked. Lists of device arrays, or of images that differ in dtype or channels,
+    are warped one by one (back to back, one wait) and stacked; lists of Pillow images give a
+    list of Pillow images.
+
+    Example:
+        >>> import numpy as np
+        >>> from warpkit.warp import warp_batch
+        >>> photos = [np.zeros((480, 640, 3), np.uint8), np.zeros((500, 400, 3), np.uint8)]
+        >>> warp_batch(photos, [np.eye(3)] * 2, (224, 224)).shape  # doctest: +SKIP
+        (2, 224, 224, 3)
+    """
+    images = list(images)
+    if not images:
+        raise ValueError("images is an empty list")
+    mats = _matrices(homographies, len(images), True, "homographies")
+    if len(mats) != len(images):
+        raise ValueError(f"homographies has {len(mats)} maps for {len(images)} images")
+    first = [as_image(img) for img in images]
+    arrays = [a for a, _ in first]
+    restores = [r for _, r in first]
+    kinds = {(str(a.dtype), a.ndim, tuple(a.shape[2:])) for a in arrays}
+    if len(kinds) > 1:
+        raise ValueError("images of a batch must share their dtype and channels, got "
+                         + ", ".join(f"{d} {s or '(H, W)'}" for d, _, s in sorted(kinds)))
+    if arrays[0].ndim not in (2, 3):
+        raise ValueError(f"images must be (H, W) or (H, W, C) each, got {arrays[0].shape}")
+    packable = all(isinstance(a, np.ndarray) for a in arrays)
+    if not packable or any(r is not None for r in restores):
+        res = warp_each(images, mats, [size] * len(images), **options)
+        return res if any(r is not None for r in restores) else _stack(res)
+    return _warp(arrays, mats, size, affine=False, ragged=True, **options)
+
+
+def _stack(results: list) -> Any:
+    """One (B, ...) array of same-shaped results (numpy or device arrays)."""
+    if all(isinstance(r, np.ndarray) for r in results):
+        return np.stack(results)
+    import pyopencl.array as cla
+
+    return cla.stack(results, queue=results[0].queue)
+
+
+def _pack(arrays: list[np.ndarray], C: int) -> tuple[np.ndarray, np.ndarray]:
+    """The images of a ragged batch in one (pixels, C) buffer (recycled memory for large ones),
+    and per image the (offset, H, W, row stride) the kernels read, in elements."""
+    sizes = [a.shape[0] * a.shape[1] for a in arrays]
+    packed = HOST_POOL.empty((sum(sizes), C), arrays[0].dtype)
+    rag = np.empty((len(arrays), 4), np.int64)
+    start = 0
+    for k, (a, n) in enumerate(zip(arrays, sizes)):
+        packed[start:start + n] = a.reshape(n, C)
+        rag[k] = (start * C, a.shape[0], a.shape[1], a.shape[1] * C)
+        start += n
+    return packed, rag
+
+
 @dataclass(frozen=True)
 class _WarpSpec:
     """What a warp's plan depends on besides the image's layout (its H, W, C) and the runtime."""
@@ -329,9 +431,10 @@ class _WarpSpec:
     indexed: bool  # item k reads image index[k] (crops)
     mode: int
     pad: int
-    ss: int  # samples per axis (antialiasing)
+    supersample: bool  # antialiasing: some map has more than one sample per axis
     y_dtype: str | None = None  # float32 / float16: the model's input (normalised), else None
     y_chw: bool = False  # that input's channels first
+    ragged: bool = False  # items are images of their own sizes packed in one buffer (warp_batch)
 
 
 _PLANS = PlanCache()
@@ -341,7 +444,11 @@ def _warp_plan(rt: Runtime, src: Operand, w: _WarpSpec, tw_log2: int) -> Plan:
     dt = np.dtype(src.dtype)
     ydt = dt if w.y_dtype is None else np.dtype(w.y_dtype)
     on_device = wants_device_result(src)
-    _, H, W, C, _, _ = shape_hwc(src)
+    if w.ragged:  # packed (total,) or (total, C): sizes, offsets, extent and interior per call
+        C = src.shape[1] if src.ndim == 2 else 1
+        H = W = 0
+    else:
+        _, H, W, C, _, _ = shape_hwc(src)
     check_allocation(rt, math.prod(w.out_shape) * ydt.itemsize,
                      f"the {'x'.join(map(str, w.out_shape))} {ydt} output",
                      "ask for a smaller output or split the call")
@@ -349,18 +456,24 @@ def _warp_plan(rt: Runtime, src: Operand, w: _WarpSpec, tw_log2: int) -> Plan:
         return Plan(rt, w.out_shape, ydt, on_device)
     check_allocation(rt, src.nbytes, "the image")
     x_off, st = device_layout(src)
-    strides = {2: lambda: (0, st[0], st[1], 0), 3: lambda: (0, *st)}.get(len(st), lambda: st)()
-    # the array's last element + 1: word reads (uint8) are clamped to end inside it
-    extent = x_off + sum((d - 1) * v for d, v in zip(src.shape, st) if v > 0) + 1
-    defines = {"MODE": w.mode, **VALUE_TYPES[dt].defines("X")}
+    if w.ragged:
+        strides = (0, 0, C, 1)
+        extent = None  # the packed buffer's length differs per call: last_word is an Arg
+    else:
+        strides = {2: lambda: (0, st[0], st[1], 0), 3: lambda: (0, *st)}.get(len(st), lambda: st)()
+        # the array's last element + 1: word reads (uint8) are clamped to end inside it
+        extent = x_off + sum((d - 1) * v for d, v in zip(src.shape, st) if v > 0) + 1
+    defines = {"MODE": w.mode, **VALUE_TYPES[dt].defines("X"), "RAGGED": int(w.ragged)}
     if w.y_dtype is not None:
         defines.update(Y_NORM=1, Y_CHW=int(w.y_chw), Y_HALF=_FLOAT_OUT[ydt])
     common = (Arg("X"), np.int64(x_off), *(np.int64(v) for v in strides), np.int32(H),
               np.int32(W))
     indexing = (Arg("M"), np.int32(w.per_image), Arg("index"), np.int32(w.indexed))
+    ragged = (Arg("rag"),) if w.ragged else ()
     span = sum((d - 1) * abs(v) for d, v in zip((H, W, C), strides[1:]))  # one image
-    if (w.ss == 1 and dt in (np.dtype(np.uint8), np.dtype(np.float32))
-            and extent >= 4 and span < 2**31 - 4):
+    # (packed images: warp_batch checks each one's span, and that the buffer holds a word)
+    if (not w.supersample and dt in (np.dtype(np.uint8), np.dtype(np.float32))
+            and (w.ragged or extent >= 4) and span < 2**31 - 4):
         # the 8-wide kernel (kernels_cl/warp.cl, warp_v); channels are a build-time constant
         variant = Variant.of("warp.cl", "warp_v", **defines, CH=C, WK_U8=int(dt == np.uint8),
                              WK_CPU=int(rt.kind == "CPU"))
@@ -369,13 +482,15 @@ def _warp_plan(rt: Runtime, src: Operand, w: _WarpSpec, tw_log2: int) -> Plan:
         # Its last read starts at pixel (W - 1) of row H - 2 and ends 4 - C bytes past that
         # pixel: inside the image only if the last row holds that many (row stride + C >= 4;
         # a 1-channel image 2 pixels wide read past its end)
-        interior = (strides[2] == C and strides[1] >= W * C and strides[1] + C >= 4
-                    and C <= 4 and max(H, W) < 1 << 24)
+        interior = Arg("interior") if w.ragged else np.int32(
+            strides[2] == C and strides[1] >= W * C and strides[1] + C >= 4 and C <= 4
+            and max(H, W) < 1 << 24)
         blocks = -(-w.wo // 8)  # of 8 output pixels
         tiles_x, th = -(-blocks >> tw_log2), 64 >> tw_log2
-        args = (*common, *indexing, np.int64(extent - 4), Arg("Y"), np.int32(w.ho),
-                np.int32(w.wo), np.int32(w.pad), Arg("fill"), Arg("affine"), np.int32(interior),
-                np.int32(tw_log2), Arg("pf"), Arg("yscale"), Arg("ybias"))
+        last_word = Arg("last_word") if w.ragged else np.int64(extent - 4)
+        args = (*common, *indexing, last_word, Arg("Y"), np.int32(w.ho),
+                np.int32(w.wo), np.int32(w.pad), Arg("fill"), Arg("affine"), interior,
+                np.int32(tw_log2), Arg("pf"), Arg("yscale"), Arg("ybias"), *ragged)
         gsize = (tiles_x * 64, -(-w.ho // th), w.items)
     else:  # any dtype, cubic, supersampling: one output pixel per work-item
         # int32 values need more than a float's 24 bits: accumulate in double where the device
@@ -383,8 +498,8 @@ def _warp_plan(rt: Runtime, src: Operand, w: _WarpSpec, tw_log2: int) -> Plan:
         acc_double = int(dt == np.dtype(np.int32) and rt.fp64)
         variant = Variant.of("warp.cl", "warp", **defines, ACC_DOUBLE=acc_double)
         args = (*common, np.int32(C), *indexing, Arg("Y"), np.int32(w.ho), np.int32(w.wo),
-                np.int32(w.pad), Arg("fill"), Arg("ifill"), np.int32(w.ss), Arg("yscale"),
-                Arg("ybias"))
+                np.int32(w.pad), Arg("fill"), Arg("ifill"), Arg("ss"), Arg("yscale"),
+                Arg("ybias"), *ragged)
         gsize = (round_up(w.wo, 64), w.ho, w.items)
     return Plan(rt, w.out_shape, ydt, on_device, (Launch(variant, args, gsize, (64, 1, 1)),))
 

@@ -11,7 +11,7 @@ from typing import Any
 import numpy as np
 
 from .. import geometry
-from ..warp import warp_each, warp_perspective
+from ..warp import warp_batch, warp_each, warp_perspective
 from ._pipeline import stream
 
 #: mask dtypes warped as they are; others go through int32 when their values fit
@@ -128,10 +128,6 @@ def _apply(pipe, *, image, mask, boxes, labels, keypoints, seed, index, epoch, p
         model_input = dict(output_dtype=pipe.output_dtype, mean=pipe.mean, std=pipe.std,
                            layout=pipe.layout)
         out["image"] = _warp_all(image, kind, mats, outs, {**common, **model_input})
-        if kind == "list" and len(set(outs)) == 1 and all(isinstance(r, np.ndarray)
-                                                           for r in out["image"]):
-            # ragged inputs, one output size (RandomResizedCrop(224) over photos): one batch
-            out["image"] = np.stack(out["image"])
     if mask is not None:
         mask_opts = dict(interpolation="nearest", padding=pipe.padding,
                          fill=pipe.mask_fill if _constant(pipe.padding) else 0, queue=queue)
@@ -139,8 +135,7 @@ def _apply(pipe, *, image, mask, boxes, labels, keypoints, seed, index, epoch, p
     if boxes is not None:
         blist = _per_sample(boxes, kind, n, "boxes")
         llist = _per_sample(labels, kind, n, "labels")
-        moved = [_boxes(pipe, b, lab, m, s, o) for b, lab, m, s, o in
-                 zip(blist, llist, mats, sizes, outs)]
+        moved = _boxes(pipe, blist, llist, mats, sizes, outs)
         out["boxes"] = moved[0][0] if kind == "single" else [b for b, _ in moved]
         if labels is not None:
             out["labels"] = moved[0][1] if kind == "single" else [lab for _, lab in moved]
@@ -170,21 +165,37 @@ def _constant(padding: str) -> bool:
 
 
 def _warp_all(x, kind, mats, outs, opts, as_mask: bool = False):
-    """One warp for a single image or a uniform batch (one launch); a list's items launched
-    back to back with one wait (masks of more than 4 channels item by item)."""
+    """One warp for a single image or a uniform batch (one launch). A list whose outputs share
+    one size (RandomResizedCrop(224) over photos) gives one (B, ...) array, in one launch
+    (warp_batch); a list of Pillow images a list of them; other lists are launched back to back
+    with one wait (masks of more than 4 channels item by item)."""
     if kind == "batch" and len(set(outs)) == 1:
         return _warp(x, mats, outs[0], opts, as_mask, batched=True)
     if kind == "single":
         return _warp(x, mats[0], outs[0], opts, as_mask)
     items = list(x)
+    # one output array: one output size, and items of one kind (channels, dtype)
+    one = len(set(outs)) == 1 and len({_kind(item) for item in items}) == 1
     if not as_mask:
-        return warp_each(items, mats, outs, **opts)
+        return warp_batch(items, mats, outs[0], **opts) if one else \
+            warp_each(items, mats, outs, **opts)
     arrays = [np.asarray(item) for item in items]
     if any(a.ndim == 3 and a.shape[2] > 4 for a in arrays):
-        return [_warp(a, m, o, opts, True) for a, m, o in zip(arrays, mats, outs)]
+        res = [_warp(a, m, o, opts, True) for a, m, o in zip(arrays, mats, outs)]
+        return np.stack(res) if one else res
     prepared = [_mask_work(a) for a in arrays]
+    if one:
+        return prepared[0][1](warp_batch([w for w, _ in prepared], mats, outs[0], **opts))
     res = warp_each([w for w, _ in prepared], mats, outs, **opts)
     return [back(r) for r, (_, back) in zip(res, prepared)]
+
+
+def _kind(item: Any) -> tuple:
+    """What items must share to be stacked: their type, dtype, and shape past (H, W)."""
+    shape = getattr(item, "shape", None)
+    if shape is None:  # a Pillow image
+        return type(item), getattr(item, "mode", None)
+    return type(item), str(item.dtype), tuple(shape[2:])
 
 
 def _mask_work(a: np.ndarray):
@@ -243,26 +254,37 @@ def _from_xyxy(b: np.ndarray, fmt: str, size) -> np.ndarray:
     return np.stack([(x1 + x2) / 2 / W, (y1 + y2) / 2 / H, (x2 - x1) / W, (y2 - y1) / H], 1)
 
 
-def _boxes(pipe, boxes, labels, m, size, out):
-    b = np.asarray(boxes, dtype=np.float64).reshape(-1, 4)
-    if labels is not None and len(labels) != len(b):
-        raise ValueError(f"labels must have one entry per box: {len(b)} boxes, "
-                         f"{len(labels)} labels")
-    if not len(b):
-        return b, labels
-    mapped = geometry.transform_boxes(m, _to_xyxy(b, pipe.box_format, size))
-    clipped = mapped.copy()
-    clipped[:, [0, 2]] = np.clip(mapped[:, [0, 2]], 0, out[0])
-    clipped[:, [1, 3]] = np.clip(mapped[:, [1, 3]], 0, out[1])
+def _boxes(pipe, blist, llist, mats, sizes, outs) -> list:
+    """[(kept boxes, kept labels)] per sample: every sample's boxes mapped in one call (its own
+    matrix each), clipped to its output, and dropped below min_visibility / min_area."""
+    arrays = []
+    for b, lab in zip(blist, llist):
+        a = np.asarray(b, dtype=np.float64).reshape(-1, 4)
+        if lab is not None and len(lab) != len(a):
+            raise ValueError(f"labels must have one entry per box: {len(a)} boxes, "
+                             f"{len(lab)} labels")
+        arrays.append(a)
+    counts = [len(a) for a in arrays]
+    if not sum(counts):
+        return list(zip(arrays, llist))
+    which = np.repeat(np.arange(len(arrays)), counts)
+    xyxy = np.concatenate([_to_xyxy(a, pipe.box_format, s) for a, s in zip(arrays, sizes)])
+    mapped = geometry.transform_boxes(mats, xyxy, batch_indices=which)
+    lim = np.tile(np.asarray(outs, dtype=np.float64)[which], 2)  # (W, H, W, H) per box
+    clipped = np.clip(mapped, 0, lim)
     area = np.prod(mapped[:, 2:] - mapped[:, :2], axis=1)
     inside = np.prod(np.maximum(clipped[:, 2:] - clipped[:, :2], 0), axis=1)
     keep = (inside > 0) & (inside >= pipe.min_area) & (inside >= pipe.min_visibility * area)
-    kept = _from_xyxy(clipped[keep], pipe.box_format, out)
-    if labels is None:
-        return kept, None
-    if isinstance(labels, np.ndarray):
-        return kept, labels[keep]
-    return kept, [lab for lab, k in zip(labels, keep) if k]
+    res = []
+    for k, lo, hi in zip(range(len(arrays)), np.cumsum([0] + counts), np.cumsum(counts)):
+        kp = keep[lo:hi]
+        kept = _from_xyxy(clipped[lo:hi][kp], pipe.box_format, outs[k])
+        labels = llist[k]
+        if labels is not None:
+            labels = labels[kp] if isinstance(labels, np.ndarray) else \
+                [lab for lab, c in zip(labels, kp) if c]
+        res.append((kept, labels))
+    return res
 
 
 # -- keypoints ---------------------------------------------------------------------------------
