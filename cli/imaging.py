@@ -15,6 +15,7 @@ import typer
 
 from warpkit.warp import INTERPOLATIONS, PADDINGS
 
+from .coco import CocoSet
 from ._io import DEFAULT_MAX_PIXELS, DeepImage, UserError, expand_inputs, open_image, parse_size
 from ._io import check_dest, save_atomic, save_deep_atomic, save_json_atomic, set_max_pixels
 
@@ -167,6 +168,11 @@ def _device(spec: str | None) -> None:
 def _pixels(img):
     """What the warps take: the Pillow image, or a 16-bit colour image's array."""
     return img.array if isinstance(img, DeepImage) else img
+
+
+def _wh(image) -> tuple[int, int]:
+    """(width, height) of a Pillow image or an (H, W, ...) array."""
+    return tuple(image.size) if not hasattr(image, "shape") else (image.shape[1], image.shape[0])
 
 
 def _save(res, img, dest: Path, overwrite: bool, protected: set[Path]) -> None:
@@ -381,6 +387,12 @@ def augment(
     pipeline: Optional[Path] = typer.Option(
         None, help="A JSON pipeline (warpkit.augment's Compose.to_dict) to run instead of the "
                    "random affine options; its own interpolation, padding and fill apply."),
+    annotations: Optional[Path] = typer.Option(
+        None, help="A COCO dataset (JSON) of the inputs: its boxes, polygon and RLE masks and "
+                   "keypoints are moved with each copy into --annotations-output."),
+    annotations_output: Optional[Path] = typer.Option(
+        None, help="Where the augmented COCO dataset goes (default: "
+                   "OUTPUT/<annotations name>_aug.json)."),
     device: DeviceOption = None,
     overwrite: bool = typer.Option(False, help="Replace existing outputs (never an input)."),
     max_pixels: MaxPixelsOption = DEFAULT_MAX_PIXELS,
@@ -389,7 +401,7 @@ def augment(
 
     Each copy gets its own rotation, shift, zoom, shear and flips, about the image centre, or
     runs the --pipeline file. Without --seed a seed is drawn and printed, so that the run can be
-    replayed.
+    replayed. With --annotations the COCO objects of each input move with its copies.
     """
     import zlib
 
@@ -419,11 +431,22 @@ def augment(
     dests = {f: [output / f"{f.stem}_aug{k:0{digits}d}{f.suffix}" for k in range(copies)]
              for f in files}
     _unique_outputs((f, d) for f, ds in dests.items() for d in ds)
-    if matrices is not None:
-        if matrices.resolve() in protected:
-            raise UserError(f"refusing to overwrite the input {matrices}")
-        if matrices.exists() and not overwrite:
-            raise UserError(f"{matrices} exists (pass --overwrite to replace it)")
+    coco = None
+    if annotations is not None:
+        coco = CocoSet(annotations)
+        protected.add(annotations.resolve())
+        annotations_output = annotations_output or output / f"{annotations.stem}_aug.json"
+        if (pipeline.padding if pipeline is not None else padding.value) not in ("constant", "zeros"):
+            typer.echo("warpkit: note: with padding other than constant, objects mirrored or "
+                       "repeated into the border are not annotated (pass --padding constant "
+                       "for detection and segmentation sets)", err=True)
+    for extra in (matrices, annotations_output):
+        if extra is None:
+            continue
+        if extra.resolve() in protected:
+            raise UserError(f"refusing to overwrite the input {extra}")
+        if extra.exists() and not overwrite:
+            raise UserError(f"{extra} exists (pass --overwrite to replace it)")
     if seed is None:
         seed = int(np.random.SeedSequence().generate_state(1)[0] & 0x7FFFFFFF)
     _device(device)
@@ -431,31 +454,41 @@ def augment(
 
     def one(f: Path) -> None:
         img = open_image(f)
+        pixels = _pixels(img)
+        entry = None if coco is None else coco.entry(f, _wh(pixels))
         name_key = zlib.crc32(f.name.encode())
         if pipeline is not None:
             # copy k of a file: the pipeline's stream (seed, epoch k, index: the file name's
             # CRC), so a file's copies do not depend on the other inputs
-            for k, dest in enumerate(dests[f]):
-                res = aug(image=_pixels(img), seed=seed, epoch=k, index=name_key)
-                _save(res["image"], img, dest, overwrite, protected)
-                record[dest.name] = {"source": str(f),
-                                     "matrix": np.round(res["matrix"], 12).tolist(),
-                                     "params": res["params"]}
-            return
-        aug.fill = _fill_for(img, fill_v)
-        # the input's own stream: its warps do not depend on the other inputs
-        rng = np.random.default_rng([seed, name_key])
-        outs, mats = aug([_pixels(img)] * copies, rng=rng, return_matrices=True)
-        for res, m, dest in zip(outs, mats, dests[f]):
+            copies_made = []
+            for k in range(copies):
+                res = aug(image=pixels, seed=seed, epoch=k, index=name_key)
+                copies_made.append((res["image"], res["matrix"], res["size"],
+                                    {"params": res["params"]}))
+        else:
+            aug.fill = _fill_for(img, fill_v)
+            # the input's own stream: its warps do not depend on the other inputs
+            rng = np.random.default_rng([seed, name_key])
+            outs, mats = aug([pixels] * copies, rng=rng, return_matrices=True)
+            copies_made = [(r, m, _wh(r), {}) for r, m in zip(outs, mats)]
+        for (res, m, out_size, extra), dest in zip(copies_made, dests[f]):
+            moved = None if entry is None else coco.move(
+                entry, m, out_size, getattr(aug, "min_visibility", 0.0),
+                getattr(aug, "min_area", 0.0))
             _save(res, img, dest, overwrite, protected)
-            record[dest.name] = {"source": str(f), "matrix": np.round(m, 12).tolist()}
+            record[dest.name] = {"source": str(f), "matrix": np.round(m, 12).tolist(), **extra}
+            if entry is not None:
+                coco.add(entry, dest, m, out_size, moved)
 
     try:
         _each_file(files, "augmenting", one)
     finally:
         if matrices is not None and record:
             save_json_atomic(record, matrices)
-    typer.echo(f"{len(record)} images written to {output} (seed {seed})")
+        if coco is not None and record:
+            save_json_atomic(coco.out, annotations_output)
+    typer.echo(f"{len(record)} images written to {output} (seed {seed})"
+               + (f", annotations to {annotations_output}" if coco is not None else ""))
 
 
 def _load_pipeline(path: Path):

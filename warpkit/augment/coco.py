@@ -1,0 +1,310 @@
+"""COCO annotations through a warp: boxes, polygon and RLE masks, and keypoints.
+
+When an image is warped with a 3x3 map (the ``"matrix"`` a pipeline returns, or any
+destination-from-source map of :mod:`warpkit.geometry`), :func:`transform_annotations` gives its
+COCO object annotations for the warped image: polygons mapped vertex by vertex and clipped to
+the output; RLE masks (compressed or not) decoded, warped with nearest sampling and encoded
+again; keypoints mapped, and those that leave the output unlabelled; every ``bbox`` and ``area``
+recomputed from what is left, and objects that are left with nothing dropped.
+
+Conventions (those of the COCO format):
+
+- ``bbox`` ``[x, y, width, height]`` and polygon vertices are in **pixel-edge** coordinates:
+  ``(0, 0)`` is the top-left corner of the first pixel and ``(W, H)`` the bottom-right corner of
+  the last. warpkit's maps have pixel centres at integers, so a vertex ``e`` is mapped as
+  ``m(e - 0.5) + 0.5``.
+- ``keypoints`` ``[x, y, v, ...]`` are **pixel indices** (centres at integers; ``v`` 0 = not
+  labelled, 1 = labelled but hidden, 2 = visible), mapped as they are; a labelled keypoint that
+  leaves the output becomes ``0, 0, 0``, as COCO writes unlabelled ones.
+- RLE ``counts`` run down the columns (column-major), starting with a run of zeros.
+
+Example:
+    >>> from warpkit import geometry as g
+    >>> from warpkit.augment.coco import transform_annotations
+    >>> ann = {"id": 1, "image_id": 1, "category_id": 3, "bbox": [10, 10, 20, 10],
+    ...        "segmentation": [[10, 10, 30, 10, 30, 20, 10, 20]], "area": 200.0, "iscrowd": 0}
+    >>> out = transform_annotations([ann], g.flip("h", (100, 50)), (100, 50), (100, 50))
+    >>> out[0]["bbox"], out[0]["area"]
+    ([70.0, 10.0, 20.0, 10.0], 200.0)
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import numpy as np
+
+from .. import geometry
+from .._checks import matrix3
+
+__all__ = ["rle_decode", "rle_encode", "transform_annotations"]
+
+
+# -- RLE ---------------------------------------------------------------------------------------
+
+def _counts_from_string(s: str) -> list[int]:
+    """COCO's compressed counts (maskApi's rleFrString): 5 bits per character, offset 48, runs
+    after the second stored as differences from the run two before."""
+    counts: list[int] = []
+    p = 0
+    while p < len(s):
+        x = k = 0
+        more = True
+        while more:
+            if p >= len(s):
+                raise ValueError("RLE counts string ends inside a number")
+            c = ord(s[p]) - 48
+            x |= (c & 0x1F) << (5 * k)
+            more = bool(c & 0x20)
+            p += 1
+            k += 1
+            if not more and c & 0x10:
+                x |= -1 << (5 * k)
+        if len(counts) > 2:
+            x += counts[-2]
+        counts.append(x)
+    return counts
+
+
+def _counts_to_string(counts: Sequence[int]) -> str:
+    """The inverse of :func:`_counts_from_string` (maskApi's rleToString)."""
+    out = []
+    for i, x in enumerate(counts):
+        x = int(x)
+        if i > 2:
+            x -= int(counts[i - 2])
+        more = True
+        while more:
+            c = x & 0x1F
+            x >>= 5
+            more = x != -1 if c & 0x10 else x != 0
+            if more:
+                c |= 0x20
+            out.append(chr(c + 48))
+    return "".join(out)
+
+
+def rle_decode(rle: dict) -> np.ndarray:
+    """A COCO RLE (``{"size": [h, w], "counts": str | list}``) as an (h, w) bool mask.
+
+    Example:
+        >>> rle_decode({"size": [2, 3], "counts": [1, 2, 3]}).astype(int).tolist()
+        [[0, 1, 0], [1, 0, 0]]
+    """
+    try:
+        h, w = (int(v) for v in rle["size"])
+        counts = rle["counts"]
+    except (KeyError, TypeError, ValueError):
+        raise ValueError(f"an RLE mask is {{'size': [h, w], 'counts': ...}}, got {rle!r:.80}") \
+            from None
+    if isinstance(counts, (bytes, str)):
+        counts = _counts_from_string(counts.decode() if isinstance(counts, bytes) else counts)
+    runs = np.asarray(counts, dtype=np.int64)
+    if h < 0 or w < 0 or runs.ndim != 1 or (runs < 0).any() or runs.sum() != h * w:
+        raise ValueError(f"RLE counts must be runs that add up to h * w = {h * w}, got "
+                         f"{int(runs.sum()) if runs.ndim == 1 else runs.shape} for size "
+                         f"[{h}, {w}]")
+    values = np.arange(len(runs)) % 2 == 1  # runs alternate 0, 1, 0, ...
+    flat = np.repeat(values, runs)
+    return flat.reshape(w, h).T
+
+
+def rle_encode(mask: np.ndarray, compressed: bool = True) -> dict:
+    """An (h, w) mask (nonzero = inside) as a COCO RLE; ``compressed``: counts as COCO's string
+    (as pycocotools writes them), else as a list of ints.
+
+    Example:
+        >>> import numpy as np
+        >>> rle_encode(np.array([[0, 1, 0], [1, 0, 0]]), compressed=False)
+        {'size': [2, 3], 'counts': [1, 2, 3]}
+    """
+    m = np.asarray(mask)
+    if m.ndim != 2:
+        raise ValueError(f"mask must be (h, w), got shape {m.shape}")
+    flat = (m != 0).T.reshape(-1)
+    change = np.flatnonzero(flat[1:] != flat[:-1]) + 1
+    edges = np.concatenate([[0], change, [flat.size]])
+    runs = np.diff(edges).tolist()
+    if flat.size and flat[0]:
+        runs = [0] + runs
+    counts: Any = _counts_to_string(runs) if compressed else runs
+    return {"size": [int(m.shape[0]), int(m.shape[1])], "counts": counts}
+
+
+# -- geometry ----------------------------------------------------------------------------------
+
+def _clip_polygon(pts: np.ndarray, W: float, H: float) -> np.ndarray:
+    """The part of a polygon inside [0, W] x [0, H] (Sutherland-Hodgman; a convex window keeps
+    every polygon's inside exactly, concave ones included)."""
+    for axis, limit, keep_below in ((0, 0.0, False), (0, W, True), (1, 0.0, False),
+                                    (1, H, True)):
+        if not len(pts):
+            break
+        res = []
+        prev = pts[-1]
+        for cur in pts:
+            cin = cur[axis] <= limit if keep_below else cur[axis] >= limit
+            pin = prev[axis] <= limit if keep_below else prev[axis] >= limit
+            if cin != pin:  # the edge crosses the line: its crossing point
+                t = (limit - prev[axis]) / (cur[axis] - prev[axis])
+                res.append(prev + t * (cur - prev))
+            if cin:
+                res.append(cur)
+            prev = cur
+        pts = np.array(res, dtype=np.float64).reshape(-1, 2)
+    return pts
+
+
+def _area(pts: np.ndarray) -> float:
+    """A simple polygon's area (the shoelace formula)."""
+    if len(pts) < 3:
+        return 0.0
+    x, y = pts[:, 0], pts[:, 1]
+    return float(abs(np.dot(x, np.roll(y, -1)) - np.dot(y, np.roll(x, -1))) / 2)
+
+
+def _map_edges(m: np.ndarray, pts: np.ndarray) -> np.ndarray:
+    """Pixel-edge points through a pixel-centre map."""
+    return geometry.transform_points(m, pts - 0.5) + 0.5
+
+
+def _box_of(pts: np.ndarray) -> list[float]:
+    lo, hi = pts.min(0), pts.max(0)
+    return [float(lo[0]), float(lo[1]), float(hi[0] - lo[0]), float(hi[1] - lo[1])]
+
+
+def _mask_box(mask: np.ndarray) -> list[float]:
+    ys, xs = np.nonzero(mask.any(1))[0], np.nonzero(mask.any(0))[0]
+    return [float(xs[0]), float(ys[0]), float(xs[-1] + 1 - xs[0]), float(ys[-1] + 1 - ys[0])]
+
+
+def _default_warp_mask(mask: np.ndarray, m: np.ndarray, size: tuple[int, int]) -> np.ndarray:
+    from ..warp import warp_perspective
+
+    return warp_perspective(mask.astype(np.uint8), m, size=size, interpolation="nearest",
+                            padding="constant", fill=0) != 0
+
+
+def transform_annotations(
+    annotations: Sequence[dict],
+    matrix: Any,
+    size: tuple[int, int],
+    out_size: tuple[int, int],
+    *,
+    min_visibility: float = 0.0,
+    min_area: float = 0.0,
+    warp_mask: Callable[[np.ndarray, np.ndarray, tuple[int, int]], np.ndarray] | None = None,
+) -> list[dict]:
+    """COCO object annotations of a (width, height) ``size`` image, for that image warped with
+    ``matrix`` (3x3 destination-from-source, pixel centres at integers) to ``out_size``.
+
+    Every other key of an annotation is kept (``id`` and ``image_id`` too: renumber them as the
+    new dataset needs). An object is dropped when what is left inside the output covers less
+    than ``min_visibility`` of its mapped area or less than ``min_area`` pixels, or nothing.
+
+    Args:
+        annotations: COCO annotation dicts (``bbox``, optional ``segmentation`` as polygons or
+            RLE, ``keypoints``, ``num_keypoints``, ``area``).
+        matrix: the warp's map.
+        size, out_size: the source image's and the output's (width, height).
+        min_visibility, min_area: as :class:`warpkit.augment.Compose`'s.
+        warp_mask: ``f(mask, matrix, out_size) -> mask`` for RLE masks; default
+            :func:`warpkit.warp_perspective` with nearest sampling and zeros outside.
+
+    Returns:
+        The moved annotations, in order, without the dropped ones: ``bbox`` the enclosing box
+        of the mask or polygons left (of the mapped box corners for an object without
+        ``segmentation``), ``area`` the mask's pixels or the polygons' area (for an object
+        without ``segmentation``, its area scaled by its box's change), polygons in the same
+        nesting, RLE masks in the same form (compressed or not).
+    """
+    m = matrix3(np.asarray(matrix, dtype=np.float64))
+    W, H = (int(v) for v in size)
+    Wo, Ho = (int(v) for v in out_size)
+    warp_mask = warp_mask or _default_warp_mask
+    out = []
+    for k, ann in enumerate(annotations):
+        if not isinstance(ann, dict):
+            raise ValueError(f"annotations[{k}] must be a dict, got {type(ann).__name__}")
+        new = dict(ann)
+        seg = ann.get("segmentation")
+        if isinstance(seg, dict) or (isinstance(seg, list) and seg and isinstance(seg[0], dict)):
+            rle = seg if isinstance(seg, dict) else seg[0]
+            src = rle_decode(rle)
+            if src.shape != (H, W):
+                raise ValueError(f"annotation {ann.get('id', k)}: its RLE mask is "
+                                 f"{src.shape[1]}x{src.shape[0]}, the image {W}x{H}")
+            full = float(src.sum()) * abs(_det(m, src))
+            moved = np.asarray(warp_mask(src, m, (Wo, Ho)), dtype=bool)
+            area = float(moved.sum())
+            if not _kept(area, full, min_visibility, min_area):
+                continue
+            enc = rle_encode(moved, compressed=isinstance(rle["counts"], (str, bytes)))
+            new["segmentation"] = enc if isinstance(seg, dict) else [enc]
+            new["bbox"], new["area"] = _mask_box(moved), area
+        elif isinstance(seg, list) and seg:
+            polys, area, full = [], 0.0, 0.0
+            for p in seg:
+                pts = np.asarray(p, dtype=np.float64).reshape(-1, 2)
+                mapped = _map_edges(m, pts)
+                full += _area(mapped)
+                clipped = _clip_polygon(mapped, Wo, Ho)
+                a = _area(clipped)
+                if a > 0:
+                    polys.append(clipped)
+                    area += a
+            if not polys or not _kept(area, full, min_visibility, min_area):
+                continue
+            new["segmentation"] = [[round(float(v), 3) for v in p.reshape(-1)] for p in polys]
+            new["bbox"], new["area"] = _box_of(np.concatenate(polys)), area
+        elif "bbox" in ann:
+            x, y, w, h = (float(v) for v in ann["bbox"])
+            box = geometry.transform_boxes(m, [x, y, x + w, y + h])
+            clipped = np.clip(box, 0, [Wo, Ho, Wo, Ho])
+            full = (box[2] - box[0]) * (box[3] - box[1])
+            inside = max(clipped[2] - clipped[0], 0) * max(clipped[3] - clipped[1], 0)
+            if not _kept(inside, full, min_visibility, min_area):
+                continue
+            new["bbox"] = [float(clipped[0]), float(clipped[1]), float(clipped[2] - clipped[0]),
+                           float(clipped[3] - clipped[1])]
+            if "area" in ann and w * h > 0:
+                new["area"] = float(ann["area"]) * inside / (w * h)
+        else:
+            raise ValueError(f"annotation {ann.get('id', k)} has neither bbox nor segmentation")
+        if "bbox" in new:
+            new["bbox"] = [round(v, 3) for v in new["bbox"]]
+        if ann.get("keypoints"):
+            new["keypoints"], new["num_keypoints"] = _keypoints(ann["keypoints"], m, Wo, Ho)
+        out.append(new)
+    return out
+
+
+def _kept(inside: float, full: float, min_visibility: float, min_area: float) -> bool:
+    return inside > 0 and inside >= min_area and inside >= min_visibility * full
+
+
+def _det(m: np.ndarray, mask: np.ndarray) -> float:
+    """The map's area scale at the mask's centre (exact for affine maps)."""
+    ys, xs = np.nonzero(mask)
+    if not len(xs):
+        return 1.0
+    x, y = xs.mean(), ys.mean()
+    w = m[2, 0] * x + m[2, 1] * y + m[2, 2]
+    u = (m[0, 0] * x + m[0, 1] * y + m[0, 2]) / w
+    v = (m[1, 0] * x + m[1, 1] * y + m[1, 2]) / w
+    j = np.array([[m[0, 0] - u * m[2, 0], m[0, 1] - u * m[2, 1]],
+                  [m[1, 0] - v * m[2, 0], m[1, 1] - v * m[2, 1]]]) / w
+    return float(np.linalg.det(j))
+
+
+def _keypoints(kps: Sequence[float], m: np.ndarray, Wo: int, Ho: int) -> tuple[list, int]:
+    k = np.asarray(kps, dtype=np.float64).reshape(-1, 3)
+    labelled = k[:, 2] > 0
+    xy = geometry.transform_points(m, k[:, :2])
+    inside = ((xy[:, 0] >= -0.5) & (xy[:, 0] < Wo - 0.5) & (xy[:, 1] >= -0.5)
+              & (xy[:, 1] < Ho - 0.5))
+    keep = labelled & inside
+    res = np.where(keep[:, None], np.column_stack([xy, k[:, 2]]), 0.0)
+    flat = [round(float(v), 3) if i % 3 < 2 else int(v) for i, v in enumerate(res.reshape(-1))]
+    return flat, int(keep.sum())
