@@ -436,7 +436,7 @@ def augment(
         coco = CocoSet(annotations)
         protected.add(annotations.resolve())
         annotations_output = annotations_output or output / f"{annotations.stem}_aug.json"
-        if (pipeline.padding if pipeline is not None else padding.value) not in ("constant", "zeros"):
+        if getattr(aug, "padding", padding.value) not in ("constant", "zeros"):
             typer.echo("warpkit: note: with padding other than constant, objects mirrored or "
                        "repeated into the border are not annotated (pass --padding constant "
                        "for detection and segmentation sets)", err=True)

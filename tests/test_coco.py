@@ -213,3 +213,31 @@ def test_augment_coco_errors_are_one_line(tmp_path):
                             str(tmp_path / "coco.json"), "--annotations-output",
                             str(tmp_path / "coco.json")])
     assert r.exit_code == 1 and "refusing to overwrite the input" in r.output
+
+
+def test_augment_with_a_pipeline_moves_the_dataset(tmp_path):
+    """--pipeline with --annotations: the pipeline's min_visibility applies, and its padding
+    decides the note about unannotated mirrored objects."""
+    from warpkit.augment import Compose, RandomAffine, RandomResizedCrop
+
+    src, data = _coco_files(tmp_path)
+    pipe = tmp_path / "aug.json"
+    for padding, note in (("constant", False), ("reflect_101", True)):
+        aug = Compose([RandomResizedCrop(48, scale=(0.5, 1)), RandomAffine(degrees=10)],
+                      padding=padding, min_visibility=0.3)
+        pipe.write_text(json.dumps(aug.to_dict()))
+        out = tmp_path / f"out_{padding}"
+        r = runner.invoke(app, ["augment", str(src / "a.png"), "-o", str(out), "--copies", "3",
+                                "--seed", "1", "--pipeline", str(pipe), "--annotations",
+                                str(tmp_path / "coco.json")])
+        assert r.exit_code == 0, r.output
+        assert ("objects mirrored or repeated into the border are not annotated" in r.output) \
+            == note
+        res = json.loads((out / "coco_aug.json").read_text())
+        for img in res["images"]:
+            assert (img["width"], img["height"]) == (48, 48)
+            source = [a for a in data["annotations"] if a["image_id"] == img["source_id"]]
+            expect = transform_annotations(source, np.array(img["matrix"]), (96, 64), (48, 48),
+                                           min_visibility=0.3)
+            got = [a for a in res["annotations"] if a["image_id"] == img["id"]]
+            assert [a["bbox"] for a in got] == [a["bbox"] for a in expect]
