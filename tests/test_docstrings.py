@@ -14,7 +14,7 @@ import warpkit
 MODULES = ["warpkit", "warpkit.geometry", "warpkit.augment", "warpkit.warp",
            "warpkit.grid_sample", "warpkit.affine_grid", "warpkit.roi_align", "warpkit.runtime",
            "warpkit.onnx_backend", "warpkit._options", "warpkit.augment._pipeline",
-           "warpkit.augment._affine", "warpkit.augment._transforms"]
+           "warpkit.augment._affine", "warpkit.augment._transforms", "warpkit.augment.coco"]
 #: examples left out here, and why: a model file nobody has; changing the default device
 NOT_RUN = ('onnx.load("model.onnx")', "rep.run(", 'set_device("pocl")')
 FLAGS = doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE
