@@ -104,6 +104,81 @@ inline long wp_round_half_up_acc(acc_t x) {
     const long sxy = sxy_
 #endif
 
+/* COORD: where each output pixel's source position comes from.
+ *  COORD_MATRIX: M, a 3x3 src_from_dst map per item (or one for all), with the perspective divide.
+ *  COORD_MAP: absolute source positions per output pixel (OpenCV's remap): MX and MY, planes
+ *    of Ho * Wo floats (map_xy 0), or MX one (Ho, Wo, 2) array of (x, y) (map_xy 1), starting
+ *    mx_off / my_off elements in; item b's start map_item * b elements further (0: one map for
+ *    every item). NaN or infinite: no source (the fill).
+ *  COORD_FIELD: a chain of nf coarse displacement fields between nf + 1 projective maps: per
+ *    item, q = M_0 p, then for each field k: q += D_k(q), q = M_{k+1} q (with the perspective
+ *    divide at each map). D_k is field k's (Hf, Wf, 2) grid of displacements, sampled at grid
+ *    coordinates q (the host folds the grid's scale into the maps and stores the displacements
+ *    in grid units), clamped to the grid's border, bilinear or Keys cubic (FI's 4th entry).
+ *    FI holds (offset into FLD in floats, Wf, Hf, cubic) per item and field. The full-resolution
+ *    map is never made. */
+#define COORD_MATRIX 0
+#define COORD_MAP 1
+#define COORD_FIELD 2
+#ifndef COORD
+#define COORD COORD_MATRIX
+#endif
+#if COORD == COORD_MAP
+#define WK_COORD_PARAM                                                                       \
+    , __global const float *restrict MX, __global const float *restrict MY, long mx_off, long my_off, \
+        long map_item, int map_xy
+#define WK_SOURCE(px, py, b, m)                                                               \
+    wk_map_source((int)(px), (int)(py), MX + mx_off + (b) * map_item, MY + my_off + (b) * map_item, Wo, map_xy)
+/* the source position of output pixel (xo, yo) */
+inline float2 wk_map_source(int xo, int yo, __global const float *mx, __global const float *my, int Wo,
+                            int map_xy) {
+    const long i = (long)yo * Wo + xo;
+    return map_xy ? vload2(i, mx) : (float2)(mx[i], my[i]);
+}
+#elif COORD == COORD_FIELD
+#define WK_COORD_PARAM , __global const float *restrict FLD, __global const int *restrict FI, int nf
+#define WK_SOURCE(px, py, b, m) wk_field_source((px), (py), (m), FLD, FI + (b) * nf * 4, nf)
+inline float2 wk_project(__global const float *m, float2 q) {
+    const float den = m[6] * q.x + m[7] * q.y + m[8];
+    return (float2)(m[0] * q.x + m[1] * q.y + m[2], m[3] * q.x + m[4] * q.y + m[5]) / den;
+}
+/* the displacement of field f (wf x hf grid of (dx, dy)) at grid point g, clamped to the grid */
+inline float2 wk_field_at(__global const float *f, int wf, int hf, int cubic, float2 g) {
+    const float gx = g.x < 0 ? 0 : (g.x > (float)(wf - 1) ? (float)(wf - 1) : g.x);
+    const float gy = g.y < 0 ? 0 : (g.y > (float)(hf - 1) ? (float)(hf - 1) : g.y);
+    const int x0 = wk_mini((int)gx, wf - 2), y0 = wk_mini((int)gy, hf - 2);
+    const float tx = gx - (float)x0, ty = gy - (float)y0;
+    if (!cubic) {
+        const float2 a = vload2((long)y0 * wf + x0, f), b2 = vload2((long)y0 * wf + x0 + 1, f);
+        const float2 c = vload2((long)(y0 + 1) * wf + x0, f), d = vload2((long)(y0 + 1) * wf + x0 + 1, f);
+        return (a + (b2 - a) * tx) + ((c + (d - c) * tx) - (a + (b2 - a) * tx)) * ty;
+    }
+    float wx[4], wy[4];
+    WK_KEYS_WEIGHTS(float, tx, wx);
+    WK_KEYS_WEIGHTS(float, ty, wy);
+    float2 acc = (float2)(0, 0);
+    for (int j = 0; j < 4; j++) {
+        const int yy = wk_clampi(y0 - 1 + j, 0, hf - 1);
+        float2 row = (float2)(0, 0);
+        for (int k = 0; k < 4; k++) row += wx[k] * vload2((long)yy * wf + wk_clampi(x0 - 1 + k, 0, wf - 1), f);
+        acc += wy[j] * row;
+    }
+    return acc;
+}
+/* the source position of output point (px, py) through the chain (m: the item's nf + 1 maps) */
+inline float2 wk_field_source(float px, float py, __global const float *m, __global const float *fld,
+                              __global const int *fi, int nf) {
+    float2 q = wk_project(m, (float2)(px, py));
+    for (int k = 0; k < nf; k++) {
+        q += wk_field_at(fld + fi[4 * k], fi[4 * k + 1], fi[4 * k + 2], fi[4 * k + 3], q);
+        q = wk_project(m + 9 * (k + 1), q);
+    }
+    return q;
+}
+#else
+#define WK_COORD_PARAM
+#endif
+
 /* M: B matrices of 9 floats (src_from_dst, row-major), or one for all (per_image = 0).
  * src_index: the source image of each output item when indexed (validated on the host).
  * fill: per-channel constant; ifill: the same, for integer images (rounded and saturated on the
@@ -113,10 +188,14 @@ __kernel void warp(__global const X_T *restrict X, long x_off, long sxb, long sx
                    int W_, int C, __global const float *restrict M, int per_image,
                    __global const int *restrict src_index, int indexed,
                    __global Y_PTR_T *restrict Y, int Ho, int Wo, int pad, float4 fill, int4 ifill,
-                   __global const int *restrict ssv, float4 yscale, float4 ybias WK_RAG_PARAM) {
+                   __global const int *restrict ssv, float4 yscale, float4 ybias WK_RAG_PARAM WK_COORD_PARAM) {
     const int xo = (int)get_global_id(0), yo = (int)get_global_id(1), b = (int)get_global_id(2);
     if (xo >= Wo || yo >= Ho) return;
+#if COORD == COORD_FIELD
+    __global const float *m = M + (per_image ? b * 9 * (nf + 1) : 0);
+#else
     __global const float *m = M + (per_image ? b * 9 : 0);
+#endif
     const int ss = ssv[per_image ? b : 0];
 #if X_KIND == WK_INT
     const acc_t fills[4] = {(acc_t)ifill.s0, (acc_t)ifill.s1, (acc_t)ifill.s2, (acc_t)ifill.s3};
@@ -137,9 +216,16 @@ __kernel void warp(__global const X_T *restrict X, long x_off, long sxb, long sx
             /* sub-sample position inside the output pixel (its centre when ss == 1) */
             const float px = (float)xo + ((float)sx_ + 0.5f) * inv_ss - 0.5f;
             const float py = (float)yo + ((float)sy_ + 0.5f) * inv_ss - 0.5f;
+#if COORD == COORD_MATRIX
             const float den = m[6] * px + m[7] * py + m[8];
             float x = (m[0] * px + m[1] * py + m[2]) / den;
             float y = (m[3] * px + m[4] * py + m[5]) / den;
+#else
+            const float2 src_ = WK_SOURCE(px, py, b, m);
+            /* NaN and infinite positions have no source point (finite: the tap arithmetic) */
+            const float den = src_.x > -1e30f && src_.x < 1e30f && src_.y > -1e30f && src_.y < 1e30f;
+            float x = src_.x, y = src_.y;
+#endif
             if (!(x == x && y == y) || !(den != 0)) { /* no source point: the fill value */
                 for (int c = 0; c < C; c++) acc[c] += pad == PAD_CONSTANT ? fills[c] : 0;
 #if MODE == MODE_NEAREST && X_KIND == WK_INT
@@ -387,14 +473,18 @@ __kernel void warp_v(__global const X_T *restrict X, long x_off, long sxb, long 
                      __global const int *restrict src_index, int indexed, long x_last_word,
                      __global Y_PTR_T *restrict Y, int Ho, int Wo, int pad, float4 fill,
                      int affine, int interior_ok, int tw_log2, int pf, float4 yscale,
-                     float4 ybias WK_RAG_PARAM) {
+                     float4 ybias WK_RAG_PARAM WK_COORD_PARAM) {
     /* a work-group of 64 covers 2^tw_log2 blocks of 8 pixels x 2^(6 - tw_log2) rows */
     const int lid = (int)get_local_id(0);
     const int xo0 = (((int)get_group_id(0) << tw_log2) + (lid & ((1 << tw_log2) - 1))) * 8;
     const int yo = ((int)get_group_id(1) << (6 - tw_log2)) + (lid >> tw_log2);
     const int b = (int)get_global_id(2);
     if (xo0 >= Wo || yo >= Ho) return;
+#if COORD == COORD_FIELD
+    __global const float *m = M + (per_image ? b * 9 * (nf + 1) : 0);
+#else
     __global const float *m = M + (per_image ? b * 9 : 0);
+#endif
     WK_ITEM(base);
     __global const X_T *xb = X + base;
     /* the last offset (from xb) where a 32-bit word read stays inside the buffer */
@@ -404,6 +494,47 @@ __kernel void warp_v(__global const X_T *restrict X, long x_off, long sxb, long 
     const float py = (float)yo;
     float8 x, y;
     int8 ok;
+#if COORD == COORD_MAP
+    {   /* 8 neighbours of the map's row (the last block's lanes past Wo repeat its last pixel) */
+        const long i0 = (long)yo * Wo + xo0;
+        __global const float *mx = MX + mx_off + b * map_item, *my = MY + my_off + b * map_item;
+        if (xo0 + 8 <= Wo) {
+            if (map_xy) {
+                const float16 v = vload16(0, mx + 2 * i0);
+                x = v.even;
+                y = v.odd;
+            } else {
+                x = vload8(0, mx + i0);
+                y = vload8(0, my + i0);
+            }
+        } else {
+            float xs[8], ys[8];
+            for (int k = 0; k < 8; k++) {
+                const float2 q = wk_map_source(xo0 + k < Wo ? xo0 + k : Wo - 1, yo, mx, my, Wo, map_xy);
+                xs[k] = q.x;
+                ys[k] = q.y;
+            }
+            x = vload8(0, xs);
+            y = vload8(0, ys);
+        }
+        /* finite: +-inf would pass the NaN test and overflow the tap arithmetic */
+        ok = (x > -1e30f) & (x < 1e30f) & (y > -1e30f) & (y < 1e30f);
+    }
+#elif COORD == COORD_FIELD
+    {   /* lane by lane (the last block's lanes past Wo repeat its last pixel) */
+        float xs[8], ys[8];
+        for (int k = 0; k < 8; k++) {
+            const int xk = xo0 + k < Wo ? xo0 + k : Wo - 1;
+            const float2 q = WK_SOURCE((float)xk, py, b, m);
+            xs[k] = q.x;
+            ys[k] = q.y;
+        }
+        x = vload8(0, xs);
+        y = vload8(0, ys);
+        /* finite: +-inf would pass the NaN test and overflow the tap arithmetic */
+        ok = (x > -1e30f) & (x < 1e30f) & (y > -1e30f) & (y < 1e30f);
+    }
+#else
     if (affine) { /* every last row is (0, 0, 1) and the entries are finite and at most 1e30 in
                    * size (checked on the host): no division, every coordinate finite */
         x = m[0] * px + (m[1] * py + m[2]);
@@ -415,6 +546,7 @@ __kernel void warp_v(__global const X_T *restrict X, long x_off, long sxb, long 
         y = (m[3] * px + (m[4] * py + m[5])) / den;
         ok = (x == x) & (y == y) & (den != 0);
     }
+#endif
 #if Y_NORM
 #define WV_INTERIOR(xb, x, y, sxy)                                                             \
     {                                                                                         \
@@ -425,6 +557,28 @@ __kernel void warp_v(__global const X_T *restrict X, long x_off, long sxb, long 
 #else
     __global X_T *const yp = Y + (((long)b * Ho + yo) * Wo + xo0) * CH; /* this block's output */
 #define WV_INTERIOR(xb, x, y, sxy) wv_interior_linear_u8(xb, x, y, sxy, yp)
+#endif
+#if MODE == MODE_NEAREST && WK_U8 && !Y_NORM
+    /* nearest, every lane's pixel inside the image: copy the pixels as 32-bit words (clamped
+     * to end inside the buffer, then shifted), no padding and no float round trip */
+    if (interior_ok && xo0 + 8 <= Wo) {
+        const float8 xc = x < -8 ? (float8)-8 : (x > (float)W + 8 ? (float8)((float)W + 8) : x);
+        const float8 yc = y < -8 ? (float8)-8 : (y > (float)H + 8 ? (float8)((float)H + 8) : y);
+        const int8 ix = CV(wk_rint_f8(xc), int8), iy = CV(wk_rint_f8(yc), int8);
+        if (wk_all8(ok & (ix >= 0) & (ix < W) & (iy >= 0) & (iy < H))) {
+            const int8 off = iy * (int)sxy + ix * CH;
+            const int8 o4 = off < last_rel ? off : (int8)last_rel;
+            const uint8 wd = (uint8)(LOAD_WORD(xb + o4.s0), LOAD_WORD(xb + o4.s1), LOAD_WORD(xb + o4.s2),
+                                     LOAD_WORD(xb + o4.s3), LOAD_WORD(xb + o4.s4), LOAD_WORD(xb + o4.s5),
+                                     LOAD_WORD(xb + o4.s6), LOAD_WORD(xb + o4.s7)) >>
+                             CV((off - o4) * 8, uint8);
+            int8 q[CH];
+#pragma unroll
+            for (int c = 0; c < CH; c++) q[c] = CV((wd >> (uint)(8 * c)) & 0xffu, int8);
+            wv_store8_u8(q, yp);
+            return;
+        }
+    }
 #endif
 #if MODE == MODE_LINEAR && WK_U8
     const int whole = interior_ok && xo0 + 8 <= Wo;

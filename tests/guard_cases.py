@@ -208,7 +208,39 @@ def roi_align_family():
                 output_width=2 + c % 4, sampling_ratio=sr, coordinate_transformation_mode=half)
 
 
-FAMILIES = {"warp": warp_family, "model_input": model_input_family, "crop": crop_family, "grid_sample": grid_sample_family,
+def remap_family():
+    """remap: the image and both maps against guard pages (planes and one (Ho, Wo, 2) array,
+    one map for a batch and one per image), every width of output up to 17 (full and partial
+    8-pixel blocks), positions inside, outside, NaN and at the last pixel."""
+    rng = np.random.default_rng(11)
+    dtypes = (np.uint8, np.uint16, np.float32)
+    for k, (dt, c, mode, pad) in enumerate(itertools.product(
+            dtypes, (None, 1, 3, 4), ("nearest", "linear", "cubic"),
+            ("constant", "border", "reflection", "reflect_101"))):
+        for wo in (1, 7, 8, 9, 17):
+            h, w = 1 + (wo + k) % 5, 1 + (wo * 3 + k) % 9
+            shape = (h, w) if c is None else (h, w, c)
+            ho = 1 + (wo + k) % 4
+            mx = rng.uniform(-2, w + 1, (ho, wo)).astype(np.float32)
+            my = rng.uniform(-2, h + 1, (ho, wo)).astype(np.float32)
+            mx[0, -1], my[0, -1] = w - 1, h - 1  # the last pixel, whose word read is clamped
+            if wo > 2:
+                mx[-1, 1] = np.nan
+            img = image(shape, dt, rng)
+            name = f"remap {np.dtype(dt)} {shape} {mode} {pad} out {wo}x{ho}"
+            kw = dict(interpolation=mode, padding=pad, fill=5)
+            if k % 2:
+                run(name + " xy", lambda i, m: warpkit.remap(i, m, **kw), img,
+                    np.stack([mx, my], -1))
+            else:
+                run(name, lambda i, a, b: warpkit.remap(i, a, b, **kw), img, mx, my)
+            if k % 5 == 0 and c is not None:
+                batch = np.stack([img, img[::-1]])
+                per = np.stack([mx, mx[::-1]]), np.stack([my, my])
+                run(name + " batch", lambda i, a, b: warpkit.remap(i, a, b, **kw), batch, *per)
+
+
+FAMILIES = {"remap": remap_family, "warp": warp_family, "model_input": model_input_family, "crop": crop_family, "grid_sample": grid_sample_family,
             "affine_grid": affine_grid_family, "roi_align": roi_align_family}
 
 if __name__ == "__main__":

@@ -544,7 +544,8 @@ def test_ragged_batch_is_one_launch_and_each_alone(dtype, channels, interp, smal
 
 def test_ragged_batch_antialias_and_kinds(queue):
     """With antialias each map keeps its own samples per axis; images needing none run in the
-    supersampling kernel beside those that do, equal to the 8-wide one up to float rounding.
+    supersampling kernel beside those that do, equal to the 8-wide one up to float rounding
+    (values up to 250: a few units of 2^-16 of them).
     Pillow lists give Pillow images; device arrays are warped one by one and stacked."""
     from warpkit.warp import warp_batch
 
@@ -554,7 +555,7 @@ def test_ragged_batch_antialias_and_kinds(queue):
     out = warp_batch(imgs, mats, (20, 12), antialias=True, queue=queue)
     for i, m, o in zip(imgs, mats, out):
         np.testing.assert_allclose(o, warpkit.warp_perspective(i, m, size=(20, 12), antialias=True,
-                                                               queue=queue), rtol=1e-5, atol=1e-3)
+                                                               queue=queue), rtol=0, atol=5e-3)
     pil = [Image.fromarray(rng.integers(0, 255, (9 + k, 7, 3), dtype=np.uint8)) for k in range(3)]
     res = warp_batch(pil, [g.identity()] * 3, (7, 9), queue=queue)
     assert [r.size for r in res] == [(7, 9)] * 3 and res[0].mode == "RGB"

@@ -26,6 +26,7 @@ from . import augment, geometry  # noqa: E402
 from .affine_grid import affine_grid  # noqa: E402
 from .augment import RandomAffine  # noqa: E402
 from .grid_sample import grid_sample  # noqa: E402
+from .remap import remap, undistort  # noqa: E402
 from .roi_align import roi_align  # noqa: E402
 from .runtime import Runtime, clear_cache, get_runtime, list_devices, runtime_for_queue, set_device  # noqa: E402,E501
 from .warp import crop_rois, warp_affine, warp_perspective  # noqa: E402
@@ -43,9 +44,11 @@ __all__ = [
     "get_runtime",
     "grid_sample",
     "list_devices",
+    "remap",
     "roi_align",
     "runtime_for_queue",
     "set_device",
+    "undistort",
     "warp_affine",
     "warp_perspective",
 ]

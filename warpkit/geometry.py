@@ -53,6 +53,8 @@ __all__ = [
     "transform_boxes",
     "transform_points",
     "translation",
+    "distort_points",
+    "undistort_maps",
 ]
 
 
@@ -372,3 +374,67 @@ def from_theta(theta, src_size: Sequence[int], dst_size: Sequence[int] | None = 
     dst_size = src_size if dst_size is None else dst_size
     t = matrix3(theta)
     return invert(invert(_normalizer(src_size, align_corners)) @ t @ _normalizer(dst_size, align_corners))
+
+
+# -- camera lens models ------------------------------------------------------------------------
+
+def _camera(camera_matrix, dist_coeffs) -> tuple[np.ndarray, np.ndarray]:
+    """(K, the 12 coefficients k1 k2 p1 p2 k3 k4 k5 k6 s1 s2 s3 s4, zero-padded), checked."""
+    K = np.asarray(camera_matrix, dtype=np.float64)
+    if K.shape != (3, 3) or not np.isfinite(K).all() or K[0, 0] == 0 or K[1, 1] == 0:
+        raise ValueError(f"camera_matrix must be a finite 3x3 [[fx, 0, cx], [0, fy, cy], "
+                         f"[0, 0, 1]] with fx, fy != 0, got {np.asarray(camera_matrix).tolist()}")
+    d = np.asarray(dist_coeffs if dist_coeffs is not None else [], dtype=np.float64).reshape(-1)
+    if len(d) not in (0, 4, 5, 8, 12) or not np.isfinite(d).all():
+        raise ValueError("dist_coeffs must be 4, 5, 8 or 12 finite numbers (k1, k2, p1, p2[, k3"
+                         f"[, k4, k5, k6[, s1, s2, s3, s4]]]), got {len(d)}"
+                         + (" (14: the tilted-sensor model is not supported)" if len(d) == 14
+                            else ""))
+    return K, np.concatenate([d, np.zeros(12 - len(d))])
+
+
+def distort_points(camera_matrix, dist_coeffs, points, new_camera_matrix=None) -> np.ndarray:
+    """Where the lens puts ``points`` of the ideal (undistorted) image: (..., 2) pixel positions
+    of the image ``new_camera_matrix`` (default ``camera_matrix``) sees to those of the distorted
+    image, OpenCV's model (radial k1..k6, tangential p1 p2, thin prism s1..s4), in float64.
+
+    Example:
+        >>> from warpkit import geometry as g
+        >>> K = [[500, 0, 320], [0, 500, 240], [0, 0, 1]]
+        >>> g.distort_points(K, [-0.2, 0, 0, 0], [[320, 240], [570, 240]]).round(3).tolist()
+        [[320.0, 240.0], [520.0, 240.0]]
+    """
+    K, d = _camera(camera_matrix, dist_coeffs)
+    Kn = K if new_camera_matrix is None else _camera(new_camera_matrix, None)[0]
+    k1, k2, p1, p2, k3, k4, k5, k6, s1, s2, s3, s4 = d
+    p = np.asarray(points, dtype=np.float64)
+    h = p @ invert(Kn)[:, :2].T + invert(Kn)[:, 2]
+    x, y = h[..., 0] / h[..., 2], h[..., 1] / h[..., 2]
+    r2 = x * x + y * y
+    kr = (1 + ((k3 * r2 + k2) * r2 + k1) * r2) / (1 + ((k6 * r2 + k5) * r2 + k4) * r2)
+    xd = x * kr + 2 * p1 * x * y + p2 * (r2 + 2 * x * x) + s1 * r2 + s2 * r2 * r2
+    yd = y * kr + p1 * (r2 + 2 * y * y) + 2 * p2 * x * y + s3 * r2 + s4 * r2 * r2
+    return np.stack([K[0, 0] * xd + K[0, 2], K[1, 1] * yd + K[1, 2]], axis=-1)
+
+
+def undistort_maps(camera_matrix, dist_coeffs, size: Sequence[int],
+                   new_camera_matrix=None) -> tuple[np.ndarray, np.ndarray]:
+    """The maps that undo lens distortion, as ``cv2.initUndistortRectifyMap(K, dist, None,
+    new_K, size, cv2.CV_32FC1)``: for each pixel of the (width, height) undistorted output, its
+    position in the distorted image (:func:`distort_points`), as float32 (Ho, Wo) ``map_x`` and
+    ``map_y`` for :func:`warpkit.remap`. ``new_camera_matrix`` (default ``camera_matrix``) is the
+    output's camera (``cv2.getOptimalNewCameraMatrix`` makes one that keeps every pixel).
+
+    Example:
+        >>> from warpkit import geometry as g
+        >>> K = [[500, 0, 319.5], [0, 500, 239.5], [0, 0, 1]]
+        >>> mx, my = g.undistort_maps(K, [-0.2, 0.05, 0, 0], (640, 480))
+        >>> mx.shape, mx.dtype.name
+        ((480, 640), 'float32')
+    """
+    w, h = (int(v) for v in size)
+    if w < 1 or h < 1:
+        raise ValueError(f"size must be a positive (width, height), got {tuple(size)}")
+    ys, xs = np.mgrid[0:h, 0:w].astype(np.float64)
+    src = distort_points(camera_matrix, dist_coeffs, np.stack([xs, ys], -1), new_camera_matrix)
+    return src[..., 0].astype(np.float32), src[..., 1].astype(np.float32)

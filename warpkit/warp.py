@@ -232,13 +232,41 @@ def _output(dt: np.dtype, channels: int, output_dtype: Any, mean: Any, std: Any,
     return odt, layout == "CHW", (1 / (peak * sd)).tolist(), (-m / sd).tolist()
 
 
+COORD_MATRIX, COORD_MAP, COORD_FIELD = 0, 1, 2  # kernels_cl/warp.cl's COORD
+
+
+@dataclass(frozen=True)
+class Coords:
+    """Source positions that are not one matrix per item (kernels_cl/warp.cl, COORD):
+
+    - ``COORD_MAP``: absolute positions per output pixel, ``mx`` and ``my`` operands (float32,
+      C-contiguous; ``map_xy``: ``mx`` is one (..., Ho, Wo, 2) array and ``my`` the same),
+      ``map_item`` floats apart per item (0: one map for all).
+    - ``COORD_FIELD``: per item (or one for all), ``chain`` (n, nf + 1, 3, 3) src_from_dst maps
+      around nf coarse displacement fields, the grid scales folded in; ``fields`` all fields'
+      (dx, dy) in grid units, flat float32; ``fi`` (n, nf, 4) int32 (offset in floats, Wf, Hf,
+      cubic) per item and field.
+    """
+
+    kind: int
+    mx: Any = None
+    my: Any = None
+    map_item: int = 0
+    map_xy: bool = False
+    chain: Any = None
+    fields: Any = None
+    fi: Any = None
+
+
 def _warp(image, matrix, size=None, interpolation="linear", padding="constant", fill=0,
           expand=False, antialias=False, queue=None, affine=True, src_index=None,
-          output_dtype=None, mean=None, std=None, layout="HWC", pending=None, ragged=False):
+          output_dtype=None, mean=None, std=None, layout="HWC", pending=None, ragged=False,
+          coords=None):
     """warp_affine (affine) and warp_perspective, with their arguments and defaults; crops
     (src_index: the image of each output item), ragged batches (image: a list of host arrays of
-    one dtype and channel count, packed into one buffer, matrix (B, 3, 3)) and pending waits
-    (warp_each) besides."""
+    one dtype and channel count, packed into one buffer, matrix (B, 3, 3)), source positions
+    from maps or displacement fields instead of ``matrix`` (coords: :class:`Coords`; remap and
+    the non-linear transforms) and pending waits (warp_each) besides."""
     arg = "matrix" if affine else "homography"
     mode_id = choice(interpolation, INTERPOLATIONS, "interpolation", INTERPOLATION_ALIASES)
     pad_id = choice(padding, PADDINGS, "padding", PADDING_ALIASES)
@@ -262,6 +290,8 @@ def _warp(image, matrix, size=None, interpolation="linear", padding="constant", 
         B = len(image)
         mats = matrix3(np.asarray(matrix, np.float64), stack=True)
         out_shape = lambda ho, wo: (B, ho, wo, C)  # noqa: E731  ((H, W) images: see the end)
+    elif coords is not None:  # the positions come from maps or fields, checked by the caller
+        mats = np.eye(3)[None]
     elif src_index is not None:  # crops: one output item per matrix, each from image src_index[k]
         K = len(src_index)
         mats = np.asarray(matrix, np.float64).reshape(K, 3, 3)
@@ -274,7 +304,7 @@ def _warp(image, matrix, size=None, interpolation="linear", padding="constant", 
     if expand:
         if size is not None:
             raise ValueError("pass either size or expand=True, not both")
-        if ragged:
+        if ragged or coords is not None:
             raise ValueError("expand=True is not for ragged batches: pass size=")
         wo, ho, shift = _expand_canvas(mats, W, H)
         mats = shift @ mats
@@ -287,8 +317,20 @@ def _warp(image, matrix, size=None, interpolation="linear", padding="constant", 
     if wo < 1 or ho < 1 or wo > 1 << 16 or ho > 1 << 16:
         raise ValueError(f"the output size must be between 1 and 65536 per axis, got {wo}x{ho}")
     inv = geometry.invert(mats)
+    kind = COORD_MATRIX if coords is None else coords.kind
+    if kind == COORD_FIELD:  # the chain's maps; supersampling from their product
+        chain = np.asarray(coords.chain, np.float64)
+        inv = chain.reshape(-1, 3, 3)
+        outer = [np.linalg.multi_dot(c[::-1]) if len(c) > 1 else c[0] for c in chain]
+        ss = _supersampling(np.stack(outer), wo, ho) if antialias else [1] * len(chain)
+    elif kind == COORD_MAP:
+        if antialias:
+            raise ValueError("antialias needs positions between pixels, which a per-pixel map "
+                             "does not give (shrink with a matrix or a field instead)")
+        ss = [1]
+    else:
+        ss = _supersampling(inv, wo, ho) if antialias else [1] * len(inv)
     fills = _fills(fill, C, dt)
-    ss = _supersampling(inv, wo, ho) if antialias else [1] * len(inv)
 
     y_dtype, y_chw, yscale, ybias = _output(dt, C, output_dtype, mean, std, layout)
     shape = out_shape(ho, wo)
@@ -311,15 +353,20 @@ def _warp(image, matrix, size=None, interpolation="linear", padding="constant", 
         src = operand(arr, "image")
         layout_key = src.layout
     rt = pick_runtime(queue, src)
-    spec = _WarpSpec(shape, B if src_index is None else len(src_index), wo, ho, len(inv) > 1,
+    spec = _WarpSpec(shape, B if src_index is None else len(src_index), wo, ho, len(ss) > 1,
                      src_index is not None, mode_id, pad_id, max(ss) > 1,
-                     None if y_dtype is None else str(y_dtype), y_chw, ragged)
-    # what the kernel takes from the maps' values: whether they are affine with entries small
-    # enough (in float32) that every source coordinate is finite, so the kernel skips its NaN
-    # checks, and the work split and prefetch distance (_schedule)
-    finite_affine = all(m[2] == [0.0, 0.0, 1.0] and max(map(abs, m[0] + m[1])) <= 1e30
-                        for m in inv.tolist())
-    tw_log2, pf = _schedule(inv, wo, ho, -(-wo // 8), finite_affine)
+                     None if y_dtype is None else str(y_dtype), y_chw, ragged, kind)
+    if kind == COORD_MATRIX:
+        # what the kernel takes from the maps' values: whether they are affine with entries
+        # small enough (in float32) that every source coordinate is finite, so the kernel skips
+        # its NaN checks, and the work split and prefetch distance (_schedule)
+        finite_affine = all(m[2] == [0.0, 0.0, 1.0] and max(map(abs, m[0] + m[1])) <= 1e30
+                            for m in inv.tolist())
+        tw_log2, pf = _schedule(inv, wo, ho, -(-wo // 8), finite_affine)
+    else:  # positions per pixel: tiles of 32 x 16 (narrow) or 128 x 4 (1080p remap: linear
+        # 3.9 ms against 5.3 with 64 x 8 and 4.1 with rows of 512), no prefetch
+        finite_affine, pf = False, 0
+        tw_log2 = 2 if -(-wo // 8) < 64 else 4
     plan = _PLANS.get((rt, layout_key, wants_device_result(src), spec, tw_log2),
                       lambda: _warp_plan(rt, src, spec, tw_log2))
     idx = np.zeros(1, np.int32) if src_index is None else np.ascontiguousarray(src_index, np.int32)
@@ -336,7 +383,19 @@ def _warp(image, matrix, size=None, interpolation="linear", padding="constant", 
     if ragged:
         check_allocation(rt, src.nbytes, "the packed images")
         values["rag"] = cl.Buffer(rt.context, ro, hostbuf=rag)
-    res = plan.run({"X": src}, values, pending)
+    operands = {"X": src}
+    if kind == COORD_MAP:
+        operands.update(MX=coords.mx, MY=coords.my)
+        values.update(mx_off=np.int64(device_layout(coords.mx)[0]),
+                      my_off=np.int64(device_layout(coords.my)[0]),
+                      map_item=np.int64(coords.map_item), map_xy=np.int32(coords.map_xy))
+    elif kind == COORD_FIELD:
+        values.update(FLD=cl.Buffer(rt.context, ro, hostbuf=np.ascontiguousarray(
+                          coords.fields, np.float32)),
+                      FI=cl.Buffer(rt.context, ro, hostbuf=np.ascontiguousarray(
+                          coords.fi, np.int32)),
+                      nf=np.int32(coords.fi.shape[1]))
+    res = plan.run(operands, values, pending)
     if ragged and arr.ndim == 2 and not y_chw:  # (H, W) images give (B, ho, wo), as stacked
         res = res.reshape(res.shape[:3])
     if pending is not None:  # the result once the pending waits are done
@@ -435,6 +494,7 @@ class _WarpSpec:
     y_dtype: str | None = None  # float32 / float16: the model's input (normalised), else None
     y_chw: bool = False  # that input's channels first
     ragged: bool = False  # items are images of their own sizes packed in one buffer (warp_batch)
+    coord: int = COORD_MATRIX  # where source positions come from (Coords)
 
 
 _PLANS = PlanCache()
@@ -463,13 +523,18 @@ def _warp_plan(rt: Runtime, src: Operand, w: _WarpSpec, tw_log2: int) -> Plan:
         strides = {2: lambda: (0, st[0], st[1], 0), 3: lambda: (0, *st)}.get(len(st), lambda: st)()
         # the array's last element + 1: word reads (uint8) are clamped to end inside it
         extent = x_off + sum((d - 1) * v for d, v in zip(src.shape, st) if v > 0) + 1
-    defines = {"MODE": w.mode, **VALUE_TYPES[dt].defines("X"), "RAGGED": int(w.ragged)}
+    defines = {"MODE": w.mode, **VALUE_TYPES[dt].defines("X"), "RAGGED": int(w.ragged),
+               "COORD": w.coord}
     if w.y_dtype is not None:
         defines.update(Y_NORM=1, Y_CHW=int(w.y_chw), Y_HALF=_FLOAT_OUT[ydt])
     common = (Arg("X"), np.int64(x_off), *(np.int64(v) for v in strides), np.int32(H),
               np.int32(W))
     indexing = (Arg("M"), np.int32(w.per_image), Arg("index"), np.int32(w.indexed))
     ragged = (Arg("rag"),) if w.ragged else ()
+    ragged += {COORD_MATRIX: (),
+               COORD_MAP: (Arg("MX"), Arg("MY"), Arg("mx_off"), Arg("my_off"), Arg("map_item"),
+                           Arg("map_xy")),
+               COORD_FIELD: (Arg("FLD"), Arg("FI"), Arg("nf"))}[w.coord]
     span = sum((d - 1) * abs(v) for d, v in zip((H, W, C), strides[1:]))  # one image
     # (packed images: warp_batch checks each one's span, and that the buffer holds a word)
     if (not w.supersample and dt in (np.dtype(np.uint8), np.dtype(np.float32))
