@@ -114,7 +114,8 @@ inline long wp_round_half_up_acc(acc_t x) {
  *    item, q = M_0 p, then for each field k: q += D_k(q), q = M_{k+1} q (with the perspective
  *    divide at each map). D_k is field k's (Hf, Wf, 2) grid of displacements, sampled at grid
  *    coordinates q (the host folds the grid's scale into the maps and stores the displacements
- *    in grid units), clamped to the grid's border, bilinear or Keys cubic (FI's 4th entry).
+ *    in grid units), clamped to the grid's border, bilinear or Catmull-Rom cubic (FI's 4th
+ *    entry).
  *    FI holds (offset into FLD in floats, Wf, Hf, cubic) per item and field. The full-resolution
  *    map is never made. */
 #define COORD_MATRIX 0
@@ -154,8 +155,8 @@ inline float2 wk_field_at(__global const float *f, int wf, int hf, int cubic, fl
         return (a + (b2 - a) * tx) + ((c + (d - c) * tx) - (a + (b2 - a) * tx)) * ty;
     }
     float wx[4], wy[4];
-    WK_KEYS_WEIGHTS(float, tx, wx);
-    WK_KEYS_WEIGHTS(float, ty, wy);
+    WK_CUBIC_WEIGHTS(float, -0.5f, tx, wx);
+    WK_CUBIC_WEIGHTS(float, -0.5f, ty, wy);
     float2 acc = (float2)(0, 0);
     for (int j = 0; j < 4; j++) {
         const int yy = wk_clampi(y0 - 1 + j, 0, hf - 1);

@@ -240,7 +240,28 @@ def remap_family():
                 run(name + " batch", lambda i, a, b: warpkit.remap(i, a, b, **kw), batch, *per)
 
 
-FAMILIES = {"remap": remap_family, "warp": warp_family, "model_input": model_input_family, "crop": crop_family, "grid_sample": grid_sample_family,
+def fields_family():
+    """The non-linear transforms' displacement fields in the warp kernels (both kernels: uint8
+    and float32 8-wide, uint16 and antialiasing general), every width of output up to 17."""
+    from warpkit.augment import Compose, ElasticTransform, GridDistortion, ThinPlateSpline
+
+    rng = np.random.default_rng(13)
+    steps = [ElasticTransform(alpha=80, sigma=3, p=1), GridDistortion(p=1),
+             ThinPlateSpline(p=1)]
+    for k, (dt, c, mode, pad) in enumerate(itertools.product(
+            (np.uint8, np.uint16, np.float32), (None, 3, 4), ("nearest", "linear", "cubic"),
+            ("constant", "reflect_101"))):
+        t = steps[k % 3]
+        for w in (1, 8, 9, 17):
+            h = 1 + (w + k) % 6
+            shape = (h, w) if c is None else (h, w, c)
+            img = image(shape, dt, rng)
+            pipe = Compose([t], interpolation=mode, padding=pad, fill=3, antialias=k % 4 == 0)
+            run(f"fields {type(t).__name__} {np.dtype(dt)} {shape} {mode} {pad}",
+                lambda i: pipe(image=i, seed=k)["image"], img)
+
+
+FAMILIES = {"fields": fields_family, "remap": remap_family, "warp": warp_family, "model_input": model_input_family, "crop": crop_family, "grid_sample": grid_sample_family,
             "affine_grid": affine_grid_family, "roi_align": roi_align_family}
 
 if __name__ == "__main__":

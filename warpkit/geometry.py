@@ -402,7 +402,7 @@ def distort_points(camera_matrix, dist_coeffs, points, new_camera_matrix=None) -
         >>> from warpkit import geometry as g
         >>> K = [[500, 0, 320], [0, 500, 240], [0, 0, 1]]
         >>> g.distort_points(K, [-0.2, 0, 0, 0], [[320, 240], [570, 240]]).round(3).tolist()
-        [[320.0, 240.0], [520.0, 240.0]]
+        [[320.0, 240.0], [557.5, 240.0]]
     """
     K, d = _camera(camera_matrix, dist_coeffs)
     Kn = K if new_camera_matrix is None else _camera(new_camera_matrix, None)[0]

@@ -18,11 +18,13 @@ Example:
 """
 
 from ._affine import RandomAffine
+from ._nonlinear import ElasticTransform, GridDistortion, OpticalDistortion, ThinPlateSpline
 from ._pipeline import Compose, OneOf, Transform, collate, stream
 from ._transforms import (CenterCrop, Pad, RandomCrop, RandomHorizontalFlip, RandomPerspective,
                           RandomResizedCrop, RandomRotate90, RandomRotation, RandomVerticalFlip,
                           Resize)
 
-__all__ = ["CenterCrop", "Compose", "OneOf", "Pad", "RandomAffine", "RandomCrop",
+__all__ = ["CenterCrop", "Compose", "ElasticTransform", "GridDistortion", "OneOf",
+           "OpticalDistortion", "Pad", "RandomAffine", "RandomCrop", "ThinPlateSpline",
            "RandomHorizontalFlip", "RandomPerspective", "RandomResizedCrop", "RandomRotate90",
            "RandomRotation", "RandomVerticalFlip", "Resize", "Transform", "collate", "stream"]

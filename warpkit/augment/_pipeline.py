@@ -142,6 +142,12 @@ class Transform:
             return np.eye(3), size
         return self.map(params, size)
 
+    def stages(self, params: dict, size: tuple[int, int]) -> tuple[list, tuple[int, int]]:
+        """(the maps and displacement fields this applies, in order; output size): one 3x3
+        matrix for a projective transform, a ``Field`` for a non-linear one."""
+        m, out = self.transform(params, size)
+        return [m], out
+
     def to_dict(self) -> dict:
         return {"type": type(self).__name__, "p": self.p, **self.config()}
 
@@ -179,6 +185,12 @@ class OneOf(Transform):
 
     def map(self, params, size):
         return self.transforms[params["choice"]].map(params["params"], size)
+
+    def stages(self, params, size):
+        if not params.get("applied", True):
+            return [np.eye(3)], size
+        t = self.transforms[params["choice"]]
+        return t.stages({"applied": True, **params["params"]}, size)
 
     def config(self):
         return {"transforms": [t.to_dict() for t in self.transforms]}
@@ -283,11 +295,26 @@ class Compose(Transform):
         return {"steps": steps}
 
     def map(self, params, size):
+        """The product of the transforms' maps (a non-linear transform's field counts as the
+        identity: :meth:`stages` has it) and the output size."""
         m = np.eye(3)
         for t, p in zip(self.transforms, params["steps"]):
             mt, size = t.transform(p, size)
             m = mt @ m
         return m, size
+
+    def stages(self, params, size):
+        """The chain ``[M_0, F_1, M_1, ..., F_n, M_n]``: matrices between non-linear fields
+        multiplied together (``[M]`` for a projective pipeline), and the output size."""
+        from ._fields import merge
+
+        if not params.get("applied", True):
+            return [np.eye(3)], size
+        found: list = []
+        for t, p in zip(self.transforms, params["steps"]):
+            st, size = t.stages(p, size)
+            found += st
+        return merge(found), size
 
     def sample(self, size: tuple[int, int], seed: int, index: int = 0,
                epoch: int = 0) -> dict:

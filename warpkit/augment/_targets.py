@@ -11,7 +11,9 @@ from typing import Any
 import numpy as np
 
 from .. import geometry
-from ..warp import warp_batch, warp_each, warp_perspective
+from ..warp import Coords, warp_batch, warp_each, warp_perspective
+from ..warp import _warp as warp_by
+from ._fields import chain_coords, fields_of, forward_points, projective_part
 from ._pipeline import stream
 
 #: mask dtypes warped as they are; others go through int32 when their values fit
@@ -118,24 +120,29 @@ def _apply(pipe, *, image, mask, boxes, labels, keypoints, seed, index, epoch, p
         plist = [params] if kind == "single" else list(params)
         if len(plist) != n:
             raise ValueError(f"params has {len(plist)} entries for {n} samples")
-    maps = [pipe.transform(p, s) for p, s in zip(plist, sizes)]
-    mats = np.stack([m for m, _ in maps])
-    outs = [o for _, o in maps]
+    staged = [pipe.stages(p, s) for p, s in zip(plist, sizes)]
+    chains = [c for c, _ in staged]
+    outs = [o for _, o in staged]
+    mats = np.stack([projective_part(c) for c in chains])
+    # the fields of non-linear transforms, or None for projective pipelines (one matrix each)
+    fielded = chains if any(len(c) > 1 for c in chains) else None
     out: dict[str, Any] = {}
     common = dict(interpolation=pipe.interpolation, padding=pipe.padding, fill=pipe.fill,
                   antialias=pipe.antialias, queue=queue)
     if image is not None:
         model_input = dict(output_dtype=pipe.output_dtype, mean=pipe.mean, std=pipe.std,
                            layout=pipe.layout)
-        out["image"] = _warp_all(image, kind, mats, outs, {**common, **model_input})
+        out["image"] = _warp_all(image, kind, mats, outs, {**common, **model_input},
+                                 chains=fielded)
     if mask is not None:
         mask_opts = dict(interpolation="nearest", padding=pipe.padding,
                          fill=pipe.mask_fill if _constant(pipe.padding) else 0, queue=queue)
-        out["mask"] = _warp_all(mask, kind, mats, outs, mask_opts, as_mask=True)
+        out["mask"] = _warp_all(mask, kind, mats, outs, mask_opts, as_mask=True,
+                                chains=fielded)
     if boxes is not None:
         blist = _per_sample(boxes, kind, n, "boxes")
         llist = _per_sample(labels, kind, n, "labels")
-        moved = _boxes(pipe, blist, llist, mats, sizes, outs)
+        moved = _boxes(pipe, blist, llist, mats, sizes, outs, fielded)
         out["boxes"] = moved[0][0] if kind == "single" else [b for b, _ in moved]
         if labels is not None:
             out["labels"] = moved[0][1] if kind == "single" else [lab for _, lab in moved]
@@ -143,7 +150,8 @@ def _apply(pipe, *, image, mask, boxes, labels, keypoints, seed, index, epoch, p
         out["labels"] = labels
     if keypoints is not None:
         klist = _per_sample(keypoints, kind, n, "keypoints")
-        moved = [_keypoints(k, m, o) for k, m, o in zip(klist, mats, outs)]
+        moved = [_keypoints(k, m if fielded is None else c, o)
+                 for k, m, c, o in zip(klist, mats, chains, outs)]
         if pipe.remove_invisible:
             kept = [k[v] for k, v in moved]
             out["keypoints"] = kept[0] if kind == "single" else kept
@@ -164,11 +172,21 @@ def _constant(padding: str) -> bool:
     return padding in ("constant", "zeros")
 
 
-def _warp_all(x, kind, mats, outs, opts, as_mask: bool = False):
+def _warp_all(x, kind, mats, outs, opts, as_mask: bool = False, chains=None):
     """One warp for a single image or a uniform batch (one launch). A list whose outputs share
     one size (RandomResizedCrop(224) over photos) gives one (B, ...) array, in one launch
     (warp_batch); a list of Pillow images a list of them; other lists are launched back to back
-    with one wait (masks of more than 4 channels item by item)."""
+    with one wait (masks of more than 4 channels item by item). With ``chains`` (pipelines with
+    non-linear transforms), the maps and fields of each sample (lists: one launch per item)."""
+    if chains is not None:
+        if kind == "batch" and len(set(outs)) == 1:
+            return _warp(x, chain_coords(chains), outs[0], opts, as_mask, batched=True)
+        if kind == "single":
+            return _warp(x, chain_coords(chains), outs[0], opts, as_mask)
+        res = [_warp(item, chain_coords([c]), o, opts, as_mask)
+               for item, c, o in zip(list(x), chains, outs)]
+        one = len(set(outs)) == 1 and len({_kind(r) for r in res}) == 1
+        return np.stack(res) if one and all(isinstance(r, np.ndarray) for r in res) else res
     if kind == "batch" and len(set(outs)) == 1:
         return _warp(x, mats, outs[0], opts, as_mask, batched=True)
     if kind == "single":
@@ -213,9 +231,16 @@ def _mask_work(a: np.ndarray):
     return a.astype(np.int32), lambda r: r.astype(dt)
 
 
+def _sample(x, m, size, opts):
+    """warp_perspective by the matrix ``m``, or by the maps and fields of ``m`` (Coords)."""
+    if isinstance(m, Coords):
+        return warp_by(x, None, size, affine=False, coords=m, **opts)
+    return warp_perspective(x, m, size=size, **opts)
+
+
 def _warp(x, m, size, opts, as_mask, batched=False):
     if not as_mask:
-        return warp_perspective(x, m, size=size, **opts)
+        return _sample(x, m, size, opts)
     a = np.asarray(x)
     plain = a.ndim == (3 if batched else 2)  # no channel axis: (H, W) or (B, H, W)
     if plain:
@@ -226,7 +251,7 @@ def _warp(x, m, size, opts, as_mask, batched=False):
         res = np.concatenate(parts, -1)
     else:
         work, back = _mask_work(a)
-        res = back(warp_perspective(work, m, size=size, **opts))
+        res = back(_sample(work, m, size, opts))
         if res.ndim == a.ndim - 1:  # a one-channel (H, W, 1) comes back as (H, W)
             res = res[..., None]
     return res[..., 0] if plain else res
@@ -254,9 +279,11 @@ def _from_xyxy(b: np.ndarray, fmt: str, size) -> np.ndarray:
     return np.stack([(x1 + x2) / 2 / W, (y1 + y2) / 2 / H, (x2 - x1) / W, (y2 - y1) / H], 1)
 
 
-def _boxes(pipe, blist, llist, mats, sizes, outs) -> list:
+def _boxes(pipe, blist, llist, mats, sizes, outs, chains=None) -> list:
     """[(kept boxes, kept labels)] per sample: every sample's boxes mapped in one call (its own
-    matrix each), clipped to its output, and dropped below min_visibility / min_area."""
+    matrix each), clipped to its output, and dropped below min_visibility / min_area. Through
+    non-linear fields (``chains``), a box becomes the box around its mapped outline (points
+    along its edges, :func:`_outline`)."""
     arrays = []
     for b, lab in zip(blist, llist):
         a = np.asarray(b, dtype=np.float64).reshape(-1, 4)
@@ -270,10 +297,16 @@ def _boxes(pipe, blist, llist, mats, sizes, outs) -> list:
     which = np.repeat(np.arange(len(arrays)), counts)
     xyxy = np.concatenate([_to_xyxy(a, pipe.box_format, s) for a, s in zip(arrays, sizes)])
     mapped = geometry.transform_boxes(mats, xyxy, batch_indices=which)
+    if chains is not None:
+        for k, c in enumerate(chains):
+            rows = np.flatnonzero(which == k)
+            if len(rows) and fields_of(c):
+                mapped[rows] = _outline(c, xyxy[rows])
     lim = np.tile(np.asarray(outs, dtype=np.float64)[which], 2)  # (W, H, W, H) per box
     clipped = np.clip(mapped, 0, lim)
     area = np.prod(mapped[:, 2:] - mapped[:, :2], axis=1)
     inside = np.prod(np.maximum(clipped[:, 2:] - clipped[:, :2], 0), axis=1)
+    inside[~np.isfinite(inside)] = 0  # a box none of whose outline was found
     keep = (inside > 0) & (inside >= pipe.min_area) & (inside >= pipe.min_visibility * area)
     res = []
     for k, lo, hi in zip(range(len(arrays)), np.cumsum([0] + counts), np.cumsum(counts)):
@@ -287,17 +320,41 @@ def _boxes(pipe, blist, llist, mats, sizes, outs) -> list:
     return res
 
 
+#: points per box edge that a non-linear map moves to find the box around the mapped outline
+OUTLINE_POINTS = 16
+
+
+def _outline(chain: list, xyxy: np.ndarray) -> np.ndarray:
+    """Pixel-edge boxes (K, 4) -> the boxes around their outlines mapped forward through a chain
+    with fields (OUTLINE_POINTS per edge, corners included); NaN where no point was found."""
+    t = np.linspace(0, 1, OUTLINE_POINTS + 1)[:-1]
+    x1, y1, x2, y2 = (xyxy[:, i:i + 1] - 0.5 for i in range(4))  # edges -> centre coordinates
+    xs = np.concatenate([x1 + (x2 - x1) * t, np.broadcast_to(x2, (len(xyxy), len(t))),
+                         x2 + (x1 - x2) * t, np.broadcast_to(x1, (len(xyxy), len(t)))], 1)
+    ys = np.concatenate([np.broadcast_to(y1, (len(xyxy), len(t))), y1 + (y2 - y1) * t,
+                         np.broadcast_to(y2, (len(xyxy), len(t))), y2 + (y1 - y2) * t], 1)
+    pts, _ = forward_points(chain, np.stack([xs, ys], -1).reshape(-1, 2))
+    pts = pts.reshape(len(xyxy), -1, 2)
+    with np.errstate(invalid="ignore"):
+        lo, hi = np.nanmin(pts, axis=1), np.nanmax(pts, axis=1)  # all-NaN rows stay NaN
+    return np.concatenate([lo + 0.5, hi + 0.5], 1)
+
+
 # -- keypoints ---------------------------------------------------------------------------------
 
 def _keypoints(kp, m, out):
     """(moved keypoints, visible): x, y through the map; an angle column (degrees,
     counter-clockwise) turns with the map's local rotation, a scale column scales with its
-    local scale (the square root of the Jacobian's determinant)."""
+    local scale (the square root of the Jacobian's determinant). ``m`` is a matrix, or a chain
+    with non-linear fields (points found by Newton's method; the ones not found are
+    invisible)."""
     k = np.array(kp, dtype=np.float64).reshape(len(kp), -1) if len(kp) else \
         np.zeros((0, 2))
     if k.shape[1] < 2:
         raise ValueError(f"keypoints must be (N, 2+) rows (x, y[, angle, scale]), got {k.shape}")
     res = k.copy()
+    if isinstance(m, list):
+        return _keypoints_chain(k, res, m, out)
     res[:, :2] = geometry.transform_points(m, k[:, :2])
     if k.shape[1] > 2:
         for r in range(len(k)):
@@ -309,6 +366,25 @@ def _keypoints(kp, m, out):
                 res[r, 3] = k[r, 3] * math.sqrt(abs(np.linalg.det(j)))
     x, y = res[:, 0], res[:, 1]
     visible = (x >= -0.5) & (x < out[0] - 0.5) & (y >= -0.5) & (y < out[1] - 0.5)
+    return res, visible
+
+
+def _keypoints_chain(k: np.ndarray, res: np.ndarray, chain: list, out):
+    """_keypoints through a chain with fields: the Jacobian from moving points 0.25 px away."""
+    moved, found = forward_points(chain, k[:, :2])
+    res[:, :2] = moved
+    if k.shape[1] > 2 and len(k):
+        h = 0.25
+        jx = (forward_points(chain, k[:, :2] + [h, 0])[0] - forward_points(chain, k[:, :2] - [h, 0])[0]) / (2 * h)
+        jy = (forward_points(chain, k[:, :2] + [0, h])[0] - forward_points(chain, k[:, :2] - [0, h])[0]) / (2 * h)
+        a = np.radians(k[:, 2])
+        d = jx * np.cos(a)[:, None] - jy * np.sin(a)[:, None]  # screen angles: y points down
+        res[:, 2] = np.degrees(np.arctan2(-d[:, 1], d[:, 0]))
+        if k.shape[1] > 3:
+            res[:, 3] = k[:, 3] * np.sqrt(np.abs(jx[:, 0] * jy[:, 1] - jx[:, 1] * jy[:, 0]))
+    x, y = res[:, 0], res[:, 1]
+    with np.errstate(invalid="ignore"):
+        visible = found & (x >= -0.5) & (x < out[0] - 0.5) & (y >= -0.5) & (y < out[1] - 0.5)
     return res, visible
 
 

@@ -1,0 +1,239 @@
+"""Non-linear transforms: fields evaluated in the warp kernel against a float64 host oracle,
+against albumentations' maps, folded with projective maps in one resampling, and the targets
+they move (blobs' centroids and bounding boxes)."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+import warpkit
+from warpkit import _op
+from warpkit.augment import (Compose, ElasticTransform, GridDistortion, OneOf,
+                             OpticalDistortion, RandomAffine, RandomHorizontalFlip,
+                             RandomResizedCrop, ThinPlateSpline)
+from warpkit.augment._fields import forward_points, inverse_points
+from warpkit.augment._nonlinear import _tps_eval, _tps_fit
+
+NONLINEAR = [ElasticTransform(alpha=250, sigma=9, p=1), GridDistortion(p=1),
+             OpticalDistortion(distort_limit=0.3, p=1), ThinPlateSpline(p=1)]
+IDS = [type(t).__name__ for t in NONLINEAR]
+
+
+def _photo(h=90, w=120, c=3, seed=0):
+    yy, xx = np.mgrid[0:h, 0:w]
+    rng = np.random.default_rng(seed)
+    base = np.sin(xx / 5.0) * np.cos(yy / 7.0)
+    return np.clip(128 + 100 * base[..., None] * rng.uniform(0.4, 1, c), 0, 255).astype(np.uint8)
+
+
+def _oracle(img, chain, out_size, **kw):
+    """The float64 chain evaluated per pixel on the host, sampled by remap."""
+    wo, ho = out_size
+    ys, xs = np.mgrid[0:ho, 0:wo].astype(np.float64)
+    src = inverse_points(chain, np.stack([xs, ys], -1))
+    return warpkit.remap(img, src[..., 0].astype(np.float32), src[..., 1].astype(np.float32),
+                         **kw)
+
+
+@pytest.mark.parametrize("t", NONLINEAR, ids=IDS)
+@pytest.mark.parametrize("interp", ["nearest", "linear", "cubic"])
+def test_kernel_fields_match_the_host_chain(t, interp, small_queue, monkeypatch):
+    """A field between projective maps (crop and rotation before, flip after) in one launch:
+    within 1 level of the float64 chain evaluated per pixel (the kernel works in float32); on
+    Oclgrind too."""
+    img = _photo(40, 52)
+    pipe = Compose([RandomAffine(degrees=12, scale=(0.9, 1.1)), t, RandomHorizontalFlip(p=1)],
+                   interpolation=interp, padding="reflect_101")
+    launches = []
+    real = _op.launch
+    monkeypatch.setattr(_op, "launch", lambda *a: launches.append(1) or real(*a))
+    out = pipe(image=img, seed=4, queue=small_queue)
+    assert len(launches) == 1
+    chain, size = pipe.stages(out["params"], (52, 40))
+    assert len(chain) == 3 and size == (52, 40)
+    ref = _oracle(img, chain, size, interpolation=interp, padding="reflect_101",
+                  queue=small_queue)
+    diff = np.abs(out["image"].astype(int) - ref)
+    assert diff.max() <= (255 if interp == "nearest" else 1)
+    # nearest: a position on a pixel boundary may round either way in float32
+    assert (diff > 1).mean() <= (0.01 if interp == "nearest" else 0)
+
+
+def test_optical_distortion_is_albumentations_camera_model():
+    """OpticalDistortion's field reproduces albumentations' per-pixel camera map (focal (W, H),
+    k1 = k2 = k, OpenCV's centred new camera) within 0.002 px."""
+    F = pytest.importorskip("albumentations.augmentations.geometric.functional")
+    for W, H in ((224, 224), (640, 480), (100, 60)):
+        ys, xs = np.mgrid[0:H, 0:W].astype(np.float64)
+        for k in (-0.3, 0.05, 0.3):
+            mx, my = F.get_camera_matrix_distortion_maps((H, W), k)
+            f = OpticalDistortion().field({"k": k}, (W, H))
+            src = inverse_points([np.eye(3), f, np.eye(3)], np.stack([xs, ys], -1))
+            assert np.abs(src[..., 0] - mx).max() < 2e-3
+            assert np.abs(src[..., 1] - my).max() < 2e-3
+
+
+def test_thin_plate_spline_passes_its_control_points():
+    """The spline takes each control point (output) to its moved position (source), and the
+    field is within 0.07 px of the exact spline everywhere."""
+    t = ThinPlateSpline(scale_range=(0.3, 0.3), num_control_points=3)
+    W, H = 256, 192
+    params = t.draw(np.random.default_rng(1), (W, H))
+    f = t.field(params, (W, H))
+    g = np.linspace(0, 1, 3)
+    ctrl = np.stack(np.meshgrid(g, g), -1).reshape(-1, 2)
+    moved = ctrl + np.asarray(params["moves"])
+    w = _tps_fit(ctrl, moved)
+    np.testing.assert_allclose(_tps_eval(ctrl, w, ctrl), moved, atol=1e-9)
+    ys, xs = np.mgrid[0:H, 0:W].astype(np.float64)
+    src = inverse_points([np.eye(3), f, np.eye(3)], np.stack([xs, ys], -1))
+    exact = _tps_eval(ctrl, w, np.stack([xs / W, ys / H], -1)) * [W, H]
+    assert np.abs(src - exact).max() < 0.07
+
+
+def test_grid_distortion_is_piecewise_linear_per_axis():
+    """Each output column reads one source column (x depends on x only), cell edges move by
+    the drawn steps, the image's ends stay (normalized) and the map is linear inside cells."""
+    t = GridDistortion(num_steps=4, distort_limit=0.4)
+    W, H = 101, 61
+    p = t.draw(np.random.default_rng(2), (W, H))
+    f = t.field(p, (W, H))
+    ys, xs = np.mgrid[0:H, 0:W].astype(np.float64)
+    src = inverse_points([np.eye(3), f, np.eye(3)], np.stack([xs, ys], -1))
+    assert np.ptp(src[..., 0], axis=0).max() < 1e-9 and np.ptp(src[..., 1], axis=1).max() < 1e-9
+    sx = src[0, :, 0]
+    assert abs(sx[0]) < 1e-9 and abs(sx[-1] - (W - 1)) < 1e-9
+    widths = (1 + np.asarray(p["steps_x"])) / (1 + np.asarray(p["steps_x"])).sum() * (W - 1)
+    edges = np.concatenate([[0], np.cumsum(widths)])
+    np.testing.assert_allclose(sx[::25], edges, atol=1e-9)
+    assert np.abs(np.diff(sx[:26], 2)).max() < 1e-9  # straight inside the first cell
+
+
+def test_elastic_statistics_match_albumentations_away_from_the_borders():
+    """Displacement magnitude (std) within 15% of albumentations' for the same alpha and sigma
+    (away from its replicate-padded borders); the same seed gives the same field."""
+    F = pytest.importorskip("albumentations.augmentations.geometric.functional")
+    W, H = 320, 240
+    ys, xs = np.mgrid[0:H, 0:W].astype(np.float64)
+    pts = np.stack([xs, ys], -1)
+    for alpha, sigma in ((120, 6), (300, 10), (50, 20)):
+        m = int(3 * sigma)
+        theirs = np.mean([np.std(F.generate_displacement_fields(
+            (H, W), alpha, sigma, False, (0, 0), np.random.default_rng(s), "gaussian")[0]
+            [m:-m, m:-m]) for s in range(6)])
+        t = ElasticTransform(alpha=alpha, sigma=sigma)
+        ours = np.mean([np.std((inverse_points([np.eye(3), t.field({"seed": s}, (W, H)),
+                                                 np.eye(3)], pts) - pts)[m:-m, m:-m, 0])
+                        for s in range(6)])
+        assert abs(ours / theirs - 1) < 0.15, (alpha, sigma, ours, theirs)
+    f1, f2 = (ElasticTransform(alpha=50, sigma=5).field({"seed": 9}, (W, H)) for _ in range(2))
+    np.testing.assert_array_equal(f1.disp, f2.disp)
+
+
+def _blobs(h, w):
+    """5 discs: their label mask, centres and bounding boxes; masks of those boxes and of small
+    discs at the centres."""
+    centres = [(0.25 * w, 0.3 * h), (0.7 * w, 0.25 * h), (0.5 * w, 0.55 * h),
+               (0.2 * w, 0.75 * h), (0.8 * w, 0.75 * h)]
+    yy, xx = np.mgrid[0:h, 0:w]
+    mask = np.zeros((h, w), np.uint8)
+    for k, (cx, cy) in enumerate(centres, 1):
+        mask[(xx - cx) ** 2 + (yy - cy) ** 2 <= (0.07 * min(h, w)) ** 2] = k
+    dots = np.zeros_like(mask)  # small discs (radius 3): their centroids follow the map
+    for k, (cx, cy) in enumerate(centres, 1):
+        dots[(xx - cx) ** 2 + (yy - cy) ** 2 <= 9] = k
+    boxes = []
+    rects = np.zeros_like(mask)
+    for k in range(1, 6):
+        ys, xs = np.nonzero(mask == k)
+        boxes.append([xs.min(), ys.min(), xs.max() + 1, ys.max() + 1])
+        rects[ys.min():ys.max() + 1, xs.min():xs.max() + 1] = k
+    return np.dstack([mask, rects, dots]), np.array(centres), np.array(boxes, float)
+
+
+@pytest.mark.parametrize("t", NONLINEAR, ids=IDS)
+def test_targets_follow_the_warped_blobs(t, queue):
+    """Masks warp with the same map; keypoints (found by Newton's method on the inverse map)
+    land within 0.5 px of the warped discs' centroids, and boxes (from their mapped outlines)
+    within 1 px of the bounding boxes of the warped box-shaped masks."""
+    h, w = 160, 200
+    masks, centres, boxes = _blobs(h, w)
+    pipe = Compose([RandomAffine(degrees=10), t], padding="constant", min_visibility=0.0)
+    out = pipe(image=np.dstack([masks[..., 0] * 40] * 3), mask=masks, keypoints=centres,
+               boxes=boxes, labels=list(range(1, 6)), seed=3, queue=queue)
+    rects, dots = out["mask"][..., 1], out["mask"][..., 2]
+    chain, _ = pipe.stages(out["params"], (w, h))
+    for k, label in enumerate(out["labels"]):
+        ys, xs = np.nonzero(rects == label)
+        assert len(xs) > 20
+        ref_box = [xs.min(), ys.min(), xs.max() + 1, ys.max() + 1]
+        assert np.abs(out["boxes"][k] - ref_box).max() <= 1.0, (label, out["boxes"][k], ref_box)
+    kp = out["keypoints"]
+    assert len(kp) >= 3
+    for label in range(1, 6):
+        ys, xs = np.nonzero(dots == label)
+        centre, found = forward_points(chain, centres[label - 1:label])
+        if not len(xs):
+            continue
+        assert found.all() and np.hypot(*(centre[0] - [xs.mean(), ys.mean()])) <= 0.5
+        assert np.min(np.hypot(*(kp - centre[0]).T)) < 1e-3  # the keypoint is there
+
+
+def test_points_that_do_not_converge_are_invisible(queue):
+    """A field that folds every column onto source column 0: source points at x = 0 are found,
+    points at x = 10 have no output position (not found: NaN, and invisible as keypoints)."""
+    from warpkit.augment._fields import Field
+
+    disp = np.zeros((2, 2, 2))
+    disp[:, 1, 0] = -49.0  # source x = x - x = 0 everywhere
+    chain = [np.eye(3), Field(disp, (50, 40), cubic=False), np.diag([0.5, 0.5, 1.0])]
+    pts, found = forward_points(chain, np.array([[0.0, 10.0], [10.0, 10.0]]))
+    assert found.tolist() == [True, False] and np.isnan(pts[1]).all()
+    assert np.isfinite(pts[0]).all()
+
+
+def test_batches_lists_replay_and_json(queue):
+    """Per-sample fields in a (B, H, W, C) batch (one launch, samples without the field get a
+    zero one), ragged lists, replay of the params and JSON round trips; each sample equals
+    itself alone."""
+    rng = np.random.default_rng(5)
+    batch = np.stack([_photo(48, 64, seed=s) for s in range(4)])
+    pipe = Compose([OneOf([ElasticTransform(alpha=100, sigma=6), GridDistortion()]),
+                    ElasticTransform(alpha=60, sigma=8, p=0.5), RandomResizedCrop(32)],
+                   padding="border")
+    out = pipe(image=batch, seed=2, index=10, queue=queue)
+    assert out["image"].shape == (4, 32, 32, 3)
+    for k in range(4):
+        one = pipe(image=batch[k], seed=2, index=10 + k, queue=queue)
+        np.testing.assert_array_equal(one["image"], out["image"][k])
+    again = pipe.replay(out["params"], image=batch, queue=queue)
+    np.testing.assert_array_equal(again["image"], out["image"])
+    clone = Compose.from_dict(json.loads(json.dumps(pipe.to_dict())))
+    np.testing.assert_array_equal(clone(image=batch, seed=2, index=10, queue=queue)["image"],
+                                  out["image"])
+    json.dumps(out["params"])  # plain data
+    ragged = [rng.integers(0, 255, (30 + 5 * k, 40, 3), dtype=np.uint8) for k in range(3)]
+    lst = pipe(image=ragged, mask=[r[..., 0] > 128 for r in ragged], seed=1, queue=queue)
+    assert lst["image"].shape == (3, 32, 32, 3) and lst["mask"].shape == (3, 32, 32)
+    for k in range(3):
+        one = pipe(image=ragged[k], mask=ragged[k][..., 0] > 128, seed=1, index=k, queue=queue)
+        np.testing.assert_array_equal(one["image"], lst["image"][k])
+        np.testing.assert_array_equal(one["mask"], lst["mask"][k])
+
+
+@pytest.mark.parametrize("make,match", [
+    (lambda: ElasticTransform(alpha=-1), r"alpha must be >= 0 and sigma > 0"),
+    (lambda: ElasticTransform(sigma=0), r"alpha must be >= 0 and sigma > 0"),
+    (lambda: ElasticTransform(noise_distribution="poisson"), r"noise_distribution must be"),
+    (lambda: GridDistortion(num_steps=0), r"num_steps must be an int >= 1"),
+    (lambda: GridDistortion(distort_limit=2), r"distort_limit must lie in \[-1, 1\]"),
+    (lambda: OpticalDistortion(distort_limit=(0.2, 0.1)), r"distort_limit must have low <= high"),
+    (lambda: ThinPlateSpline(num_control_points=1), r"num_control_points must be an int >= 2"),
+    (lambda: ThinPlateSpline(scale_range=(0.5, 2)), r"scale_range must lie in \[0, 1\]"),
+])
+def test_bad_arguments(make, match):
+    with pytest.raises(ValueError, match=match):
+        make()

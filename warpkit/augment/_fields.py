@@ -1,0 +1,247 @@
+"""Non-linear transforms as coarse displacement fields, evaluated inside the warp kernel.
+
+A non-linear transform gives a :class:`Field`: displacements (dx, dy) in pixels on a coarse
+grid spread evenly over its frame (corners on the corner pixels' centres), meaning "the output
+pixel at p reads its input at p + D(p)" (the direction a kernel evaluates), with D interpolated
+between grid points bilinearly or by Catmull-Rom cubic convolution. A pipeline's stages are then a
+chain ``[M_0, F_1, M_1, ..., F_n, M_n]`` of projective maps (destination from source, as
+everywhere in warpkit) around fields; :func:`chain_coords` turns a batch of chains into the
+kernel's arguments (grid scales folded into the maps), so an image is still resampled once, in
+one launch, and the full-resolution map is never made. Points move forward through a chain by
+Newton's method on the inverse map (:func:`forward_points`).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+from .. import geometry
+from ..warp import COORD_FIELD, Coords
+
+#: Newton iterations for moving points forward through a chain, and the residual (pixels) below
+#: which a point counts as found
+NEWTON_STEPS = 30
+NEWTON_TOLERANCE = 1e-3
+
+
+@dataclass(frozen=True)
+class Field:
+    """Displacements ``disp`` (Hf, Wf, 2), in pixels, on a grid over a frame of ``size`` =
+    (width, height), ``margin`` grid points beyond each edge: grid point (i, j) sits at pixel
+    position ((j - margin) * (W - 1) / (Wf - 1 - 2 * margin), likewise for i). ``cubic``:
+    Catmull-Rom interpolation between grid points (smooth; a margin of 1 gives the edge cells
+    their outer taps, keeping the third-order accuracy there), else bilinear (piecewise linear,
+    exact for GridDistortion)."""
+
+    disp: np.ndarray
+    size: tuple[int, int]
+    cubic: bool = True
+    margin: int = 0
+
+    def scale(self) -> tuple[float, float]:
+        """Grid units per pixel along x and y (grid coordinate = pixel * scale + margin)."""
+        hf, wf = self.disp.shape[:2]
+        W, H = self.size
+        m2 = 2 * self.margin
+        return (wf - 1 - m2) / max(W - 1, 1), (hf - 1 - m2) / max(H - 1, 1)
+
+    def grid(self) -> np.ndarray:
+        """The 3x3 map from pixel positions to grid coordinates."""
+        sx, sy = self.scale()
+        return np.array([[sx, 0, self.margin], [0, sy, self.margin], [0, 0, 1.0]])
+
+
+def grid_points(size: tuple[int, int], shape: tuple[int, int],
+                margin: int = 0) -> tuple[np.ndarray, np.ndarray]:
+    """The pixel positions (xs, ys), each (Hf, Wf), of a field's grid of ``shape`` = (Hf, Wf)
+    (``margin`` points beyond each edge included) over a frame of ``size`` = (width, height)."""
+    hf, wf = shape
+    W, H = size
+    step_x = max(W - 1, 1) / (wf - 1 - 2 * margin)
+    step_y = max(H - 1, 1) / (hf - 1 - 2 * margin)
+    return np.meshgrid((np.arange(wf) - margin) * step_x, (np.arange(hf) - margin) * step_y)
+
+
+def grid_shape(size: tuple[int, int], step: float, most: int = 512,
+               margin: int = 0) -> tuple[int, int]:
+    """(Hf, Wf) of a grid with points about ``step`` pixels apart over the frame (at least 2
+    at least one interval, at most ``most`` of them per axis), plus ``margin`` points
+    beyond each edge."""
+    W, H = size
+    return tuple(min(most, max(1, math.ceil((n - 1) / step))) + 1 + 2 * margin for n in (H, W))
+
+
+def _keys(t: np.ndarray) -> list[np.ndarray]:
+    """Catmull-Rom weights (Keys, A = -0.5, as the kernels' fields: exact for quadratics) of
+    taps -1..2."""
+    A = -0.5
+    t1, s, s1 = t + 1, 1 - t, 2 - t
+    return [((A * t1 - 5 * A) * t1 + 8 * A) * t1 - 4 * A, ((A + 2) * t - (A + 3)) * t * t + 1,
+            ((A + 2) * s - (A + 3)) * s * s + 1, ((A * s1 - 5 * A) * s1 + 8 * A) * s1 - 4 * A]
+
+
+def field_at(f: Field, pts: np.ndarray) -> np.ndarray:
+    """D at pixel positions ``pts`` (..., 2), in float64, as the kernel evaluates it (grid
+    coordinates clamped to the grid, taps clamped to its border)."""
+    bad = ~np.isfinite(pts).all(-1)  # diverged points stay NaN
+    if bad.any():
+        res = field_at(f, np.where(bad[..., None], 0.0, pts))
+        res[bad] = np.nan
+        return res
+    sx, sy = f.scale()
+    d = f.disp
+    hf, wf = d.shape[:2]
+    gx = np.clip(pts[..., 0] * sx + f.margin, 0, wf - 1)
+    gy = np.clip(pts[..., 1] * sy + f.margin, 0, hf - 1)
+    x0 = np.minimum(np.floor(gx).astype(np.int64), wf - 2)
+    y0 = np.minimum(np.floor(gy).astype(np.int64), hf - 2)
+    tx, ty = (gx - x0)[..., None], (gy - y0)[..., None]
+    if not f.cubic:
+        a, b = d[y0, x0], d[y0, x0 + 1]
+        c, e = d[y0 + 1, x0], d[y0 + 1, x0 + 1]
+        top = a + (b - a) * tx
+        return top + ((c + (e - c) * tx) - top) * ty
+    wx, wy = _keys(tx), _keys(ty)
+    acc = 0.0
+    for j in range(4):
+        yy = np.clip(y0 - 1 + j, 0, hf - 1)
+        row = sum(wx[k] * d[yy, np.clip(x0 - 1 + k, 0, wf - 1)] for k in range(4))
+        acc = acc + wy[j] * row
+    return acc
+
+
+def merge(stages: list) -> list:
+    """A chain with adjacent matrices multiplied, and starting and ending with a matrix."""
+    out: list = [np.eye(3)]
+    for s in stages:
+        if isinstance(s, Field):
+            out += [s, np.eye(3)]
+        else:
+            out[-1] = np.asarray(s, np.float64) @ out[-1]
+    return out
+
+
+def fields_of(chain: list) -> list[Field]:
+    return [s for s in chain if isinstance(s, Field)]
+
+
+def projective_part(chain: list) -> np.ndarray:
+    """The product of a chain's matrices (its map with the fields left out)."""
+    m = np.eye(3)
+    for s in chain:
+        if not isinstance(s, Field):
+            m = s @ m
+    return m
+
+
+def _project(m: np.ndarray, q: np.ndarray) -> np.ndarray:
+    with np.errstate(all="ignore"):  # points that diverged (NaN, inf) stay so
+        h = q @ m[:, :2].T + m[:, 2]
+        return h[..., :2] / h[..., 2:3]
+
+
+def inverse_points(chain: list, pts: np.ndarray) -> np.ndarray:
+    """Output positions to source positions through a chain (what the kernel samples)."""
+    q = np.asarray(pts, np.float64)
+    for s in reversed(chain):
+        if isinstance(s, Field):
+            q = q + field_at(s, q)
+        else:
+            q = _project(geometry.invert(s), q)
+    return q
+
+
+def forward_points(chain: list, pts: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Source positions to output positions: (positions, found) where ``found`` marks the points
+    for which Newton's method on :func:`inverse_points` converged (within
+    ``NEWTON_TOLERANCE`` px); the others are NaN. Starts from the chain's projective part."""
+    src = np.asarray(pts, np.float64).reshape(-1, 2)
+    if not fields_of(chain):
+        return geometry.transform_points(projective_part(chain), src), np.ones(len(src), bool)
+    p = geometry.transform_points(projective_part(chain), src)
+    h = 1e-3
+    done = np.zeros(len(src), bool)
+    for _ in range(NEWTON_STEPS):
+        with np.errstate(all="ignore"):
+            f = inverse_points(chain, p) - src
+        err = np.hypot(f[:, 0], f[:, 1])
+        done = np.isfinite(err) & (err < NEWTON_TOLERANCE)
+        if done.all():
+            break
+        jx = (inverse_points(chain, p + [h, 0]) - inverse_points(chain, p - [h, 0])) / (2 * h)
+        jy = (inverse_points(chain, p + [0, h]) - inverse_points(chain, p - [0, h])) / (2 * h)
+        det = jx[:, 0] * jy[:, 1] - jy[:, 0] * jx[:, 1]
+        with np.errstate(divide="ignore", invalid="ignore"):
+            dx = (f[:, 0] * jy[:, 1] - jy[:, 0] * f[:, 1]) / det
+            dy = (jx[:, 0] * f[:, 1] - f[:, 0] * jx[:, 1]) / det
+        step = np.stack([dx, dy], 1)
+        step[done] = 0
+        p = p - step
+    p[~done] = np.nan
+    return p, done
+
+
+def chain_coords(chains: list[list]) -> Coords:
+    """The kernel's arguments (kernels_cl/warp.cl, COORD_FIELD) for one chain per item (or one
+    for all): src_from_dst maps in grid units around the fields, last field first; items with
+    fewer fields get zero fields, so every item has the batch's largest count."""
+    nf = max(len(fields_of(c)) for c in chains)
+    blocks, fi, mats = [], [], []
+    offset = 0
+    for chain in chains:
+        fields = fields_of(chain)
+        inv = [geometry.invert(s) for s in chain if not isinstance(s, Field)]  # n + 1 maps
+        grid = [f.grid() for f in fields]
+        # the kernel's A_0 = G_n M_n^-1, A_k = G_{n-k} M_{n-k}^-1 G_{n-k+1}^-1, last M_0^-1 G_1^-1
+        n = len(fields)
+        a = []
+        for k in range(n + 1):
+            m = inv[n - k]
+            if k > 0:
+                m = m @ np.linalg.inv(grid[n - k])
+            if k < n:
+                m = grid[n - k - 1] @ m
+            a.append(m)
+        for f in reversed(fields):
+            sx, sy = f.scale()
+            disp = (f.disp * [sx, sy]).astype(np.float32)
+            blocks.append(disp.reshape(-1))
+            hf, wf = disp.shape[:2]
+            fi.append((offset, wf, hf, int(f.cubic)))
+            offset += disp.size
+        for _ in range(nf - n):  # no displacement: a 2x2 grid of zeros, identity maps
+            blocks.append(np.zeros(8, np.float32))
+            fi.append((offset, 2, 2, 0))
+            offset += 8
+            a.append(np.eye(3))
+        mats.append(np.stack(a))
+    return Coords(COORD_FIELD, chain=np.stack(mats),
+                  fields=np.concatenate(blocks) if blocks else np.zeros(1, np.float32),
+                  fi=np.asarray(fi, np.int32).reshape(len(chains), nf, 4))
+
+
+def gaussian_blur(a: np.ndarray, sigma: tuple[float, float]) -> np.ndarray:
+    """Separable Gaussian smoothing of the first two axes by (sigma along axis 0, along axis 1)
+    (edges mirrored about the outer samples), in float64."""
+    out = np.asarray(a, np.float64)
+    for axis, sg in enumerate(sigma):
+        n = out.shape[axis]
+        if sg <= 0 or n < 2:
+            continue
+        r = max(1, int(math.ceil(4 * sg)))  # OpenCV's float kernels reach 4 sigma
+        x = np.arange(-r, r + 1, dtype=np.float64)
+        k = np.exp(-0.5 * (x / sg) ** 2)
+        k /= k.sum()
+        # sample i + t for t in [-r, r], mirrored into [0, n - 1] (period 2n - 2)
+        idx = np.arange(n)[:, None] + np.arange(-r, r + 1)[None]
+        period = 2 * n - 2
+        idx = np.abs(((idx % period) + period) % period)
+        idx = np.where(idx > n - 1, period - idx, idx)
+        taken = np.take(out, idx.reshape(-1), axis=axis)
+        shape = list(out.shape)
+        shape[axis:axis + 1] = [n, 2 * r + 1]
+        out = np.tensordot(taken.reshape(shape), k, axes=([axis + 1], [0]))
+    return out
