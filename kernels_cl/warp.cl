@@ -140,8 +140,8 @@ inline float2 wk_map_source(int xo, int yo, __global const float *mx, __global c
 #define WK_COORD_PARAM , __global const float *restrict FLD, __global const int *restrict FI, int nf
 #define WK_SOURCE(px, py, b, m) wk_field_source((px), (py), (m), FLD, FI + (b) * nf * 4, nf)
 inline float2 wk_project(__global const float *m, float2 q) {
-    const float den = m[6] * q.x + m[7] * q.y + m[8];
-    return (float2)(m[0] * q.x + m[1] * q.y + m[2], m[3] * q.x + m[4] * q.y + m[5]) / den;
+    const float den = m[6] * q.x + (m[7] * q.y + m[8]);
+    return (float2)(m[0] * q.x + (m[1] * q.y + m[2]), m[3] * q.x + (m[4] * q.y + m[5])) / den;
 }
 /* the displacement of field f (wf x hf grid of (dx, dy)) at grid point g, clamped to the grid */
 inline float2 wk_field_at(__global const float *f, int wf, int hf, int cubic, float2 g) {
@@ -175,6 +175,89 @@ inline float2 wk_field_source(float px, float py, __global const float *m, __glo
         q = wk_project(m + 9 * (k + 1), q);
     }
     return q;
+}
+/* ---- the same, 8 output pixels at once (warp_v): vector arithmetic, gathered grid taps ---- */
+inline __attribute__((always_inline)) void wk_project8(__global const float *m, float8 *qx, float8 *qy) {
+    const float8 nx = m[0] * *qx + (m[1] * *qy + m[2]), ny = m[3] * *qx + (m[4] * *qy + m[5]);
+    if (m[6] == 0 && m[7] == 0 && m[8] == 1) { /* affine: no division (x / 1 is exact) */
+        *qx = nx;
+        *qy = ny;
+        return;
+    }
+    const float8 den = m[6] * *qx + (m[7] * *qy + m[8]);
+    *qx = nx / den;
+    *qy = ny / den;
+}
+/* the (dx, dy) of 8 grid points at float offsets off (each lane's pair) */
+#define WK_GATHER2(f, off, vx, vy)                                                             \
+    {                                                                                           \
+        const float2 g0_ = vload2(0, (f) + (off).s0), g1_ = vload2(0, (f) + (off).s1);          \
+        const float2 g2_ = vload2(0, (f) + (off).s2), g3_ = vload2(0, (f) + (off).s3);          \
+        const float2 g4_ = vload2(0, (f) + (off).s4), g5_ = vload2(0, (f) + (off).s5);          \
+        const float2 g6_ = vload2(0, (f) + (off).s6), g7_ = vload2(0, (f) + (off).s7);          \
+        vx = (float8)(g0_.x, g1_.x, g2_.x, g3_.x, g4_.x, g5_.x, g6_.x, g7_.x);                  \
+        vy = (float8)(g0_.y, g1_.y, g2_.y, g3_.y, g4_.y, g5_.y, g6_.y, g7_.y);                  \
+    }
+/* q += D(q) for 8 lanes: wk_field_at's arithmetic in vectors (NaN lanes read grid point 0 and
+ * stay NaN) */
+inline __attribute__((always_inline)) void wk_field_add8(__global const float *f, int wf, int hf, int cubic,
+                                                         float8 *qx, float8 *qy) {
+    const float wm = (float)(wf - 1), hm = (float)(hf - 1);
+    const float8 gx = *qx > 0 ? (*qx < wm ? *qx : (float8)wm) : (float8)0;
+    const float8 gy = *qy > 0 ? (*qy < hm ? *qy : (float8)hm) : (float8)0;
+    int8 x0 = CV(gx, int8), y0 = CV(gy, int8);
+    x0 = x0 < wf - 2 ? x0 : (int8)(wf - 2);
+    y0 = y0 < hf - 2 ? y0 : (int8)(hf - 2);
+    const float8 tx = gx - CV(x0, float8), ty = gy - CV(y0, float8);
+    float8 dx, dy;
+    if (!cubic) {
+        const int8 o = (y0 * wf + x0) * 2;
+        float8 ax, ay, bx, by, cx, cy, ex, ey;
+        WK_GATHER2(f, o, ax, ay);
+        WK_GATHER2(f, o + 2, bx, by);
+        WK_GATHER2(f, o + 2 * wf, cx, cy);
+        WK_GATHER2(f, o + 2 * wf + 2, ex, ey);
+        const float8 tx_ = ax + (bx - ax) * tx, ty_ = ay + (by - ay) * tx;
+        dx = tx_ + ((cx + (ex - cx) * tx) - tx_) * ty;
+        dy = ty_ + ((cy + (ey - cy) * tx) - ty_) * ty;
+    } else {
+        float8 wx[4], wy[4];
+        WK_CUBIC_WEIGHTS(float, -0.5f, tx, wx);
+        WK_CUBIC_WEIGHTS(float, -0.5f, ty, wy);
+        dx = (float8)0;
+        dy = (float8)0;
+        for (int j = 0; j < 4; j++) {
+            int8 yy = y0 - 1 + j;
+            yy = yy < 0 ? (int8)0 : (yy > hf - 1 ? (int8)(hf - 1) : yy);
+            float8 rx = (float8)0, ry = (float8)0;
+            for (int k = 0; k < 4; k++) {
+                int8 xx = x0 - 1 + k;
+                xx = xx < 0 ? (int8)0 : (xx > wf - 1 ? (int8)(wf - 1) : xx);
+                const int8 o = (yy * wf + xx) * 2;
+                float8 vx, vy;
+                WK_GATHER2(f, o, vx, vy);
+                rx += wx[k] * vx;
+                ry += wx[k] * vy;
+            }
+            dx += wy[j] * rx;
+            dy += wy[j] * ry;
+        }
+    }
+    *qx += dx;
+    *qy += dy;
+}
+inline __attribute__((always_inline)) void wk_field_source8(float8 px, float py, __global const float *m,
+                                                            __global const float *fld,
+                                                            __global const int *fi, int nf, float8 *x,
+                                                            float8 *y) {
+    float8 qx = px, qy = (float8)py;
+    wk_project8(m, &qx, &qy);
+    for (int k = 0; k < nf; k++) {
+        wk_field_add8(fld + fi[4 * k], fi[4 * k + 1], fi[4 * k + 2], fi[4 * k + 3], &qx, &qy);
+        wk_project8(m + 9 * (k + 1), &qx, &qy);
+    }
+    *x = qx;
+    *y = qy;
 }
 #else
 #define WK_COORD_PARAM
@@ -522,16 +605,9 @@ __kernel void warp_v(__global const X_T *restrict X, long x_off, long sxb, long 
         ok = (x > -1e30f) & (x < 1e30f) & (y > -1e30f) & (y < 1e30f);
     }
 #elif COORD == COORD_FIELD
-    {   /* lane by lane (the last block's lanes past Wo repeat its last pixel) */
-        float xs[8], ys[8];
-        for (int k = 0; k < 8; k++) {
-            const int xk = xo0 + k < Wo ? xo0 + k : Wo - 1;
-            const float2 q = WK_SOURCE((float)xk, py, b, m);
-            xs[k] = q.x;
-            ys[k] = q.y;
-        }
-        x = vload8(0, xs);
-        y = vload8(0, ys);
+    {   /* the last block's lanes past Wo repeat its last pixel */
+        const float8 pxc = px < (float)(Wo - 1) ? px : (float8)(Wo - 1);
+        wk_field_source8(pxc, py, m, FLD, FI + b * nf * 4, nf, &x, &y);
         /* finite: +-inf would pass the NaN test and overflow the tap arithmetic */
         ok = (x > -1e30f) & (x < 1e30f) & (y > -1e30f) & (y < 1e30f);
     }

@@ -408,8 +408,11 @@ def distort_points(camera_matrix, dist_coeffs, points, new_camera_matrix=None) -
     Kn = K if new_camera_matrix is None else _camera(new_camera_matrix, None)[0]
     k1, k2, p1, p2, k3, k4, k5, k6, s1, s2, s3, s4 = d
     p = np.asarray(points, dtype=np.float64)
-    h = p @ invert(Kn)[:, :2].T + invert(Kn)[:, 2]
-    x, y = h[..., 0] / h[..., 2], h[..., 1] / h[..., 2]
+    ik = invert(Kn)
+    px, py = p[..., 0], p[..., 1]  # elementwise: a matmul would wake OpenBLAS's threads
+    w = ik[2, 0] * px + ik[2, 1] * py + ik[2, 2]
+    x = (ik[0, 0] * px + ik[0, 1] * py + ik[0, 2]) / w
+    y = (ik[1, 0] * px + ik[1, 1] * py + ik[1, 2]) / w
     r2 = x * x + y * y
     kr = (1 + ((k3 * r2 + k2) * r2 + k1) * r2) / (1 + ((k6 * r2 + k5) * r2 + k4) * r2)
     xd = x * kr + 2 * p1 * x * y + p2 * (r2 + 2 * x * x) + s1 * r2 + s2 * r2 * r2

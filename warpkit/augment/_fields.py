@@ -53,6 +53,44 @@ class Field:
         sx, sy = self.scale()
         return np.array([[sx, 0, self.margin], [0, sy, self.margin], [0, 0, 1.0]])
 
+    def refined(self, step: float) -> Field:
+        """This field, if cubic, sampled (Catmull-Rom, in float64) on a grid about ``step``
+        pixels apart and made bilinear: what the kernel evaluates fastest (4 taps per pixel
+        instead of 16; 512x384 RGB: 1.4 against 3.8 ms), within h^2 / 8 of the field's second
+        derivative (a few hundredths of a pixel at 4 px for the smooth transforms). Separable:
+        two small matrix products."""
+        if not self.cubic:
+            return self
+        shape = grid_shape(self.size, step)
+        sx, sy = self.scale()
+        xs, ys = (v[0] if k == 0 else v[:, 0]
+                  for k, v in enumerate(grid_points(self.size, shape)))
+        disp = _apply_taps(self.disp, *_catmull_rom_taps(self.disp.shape[0], ys * sy + self.margin),
+                           axis=0)
+        disp = _apply_taps(disp, *_catmull_rom_taps(self.disp.shape[1], xs * sx + self.margin),
+                           axis=1)
+        return Field(disp, self.size, cubic=False)
+
+
+def _catmull_rom_taps(n: int, g: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(indices, weights), each (len(g), 4), of field_at's cubic interpolation at grid
+    coordinates ``g`` (coordinates clamped to [0, n - 1], taps to the grid)."""
+    g = np.clip(g, 0, n - 1)
+    x0 = np.minimum(np.floor(g).astype(np.int64), max(n - 2, 0))
+    idx = np.clip(x0[:, None] + np.arange(-1, 3), 0, n - 1)
+    return idx, np.stack(_keys(g - x0), 1)
+
+
+def _apply_taps(a: np.ndarray, idx: np.ndarray, w: np.ndarray, axis: int) -> np.ndarray:
+    """out[i] = sum_t w[i, t] * a[idx[i, t]] along ``axis``: a banded linear map as tap sums
+    (no BLAS call: numpy's would wake OpenBLAS threads, 20x slower here beside PoCL's)."""
+    shape = [1] * a.ndim
+    shape[axis] = len(idx)
+    out = 0.0
+    for t in range(idx.shape[1]):
+        out = out + w[:, t].reshape(shape) * np.take(a, idx[:, t], axis=axis)
+    return out
+
 
 def grid_points(size: tuple[int, int], shape: tuple[int, int],
                 margin: int = 0) -> tuple[np.ndarray, np.ndarray]:
@@ -138,9 +176,12 @@ def projective_part(chain: list) -> np.ndarray:
 
 
 def _project(m: np.ndarray, q: np.ndarray) -> np.ndarray:
+    """m applied to (..., 2) points, elementwise (a matmul would wake OpenBLAS's threads)."""
+    x, y = q[..., 0], q[..., 1]
     with np.errstate(all="ignore"):  # points that diverged (NaN, inf) stay so
-        h = q @ m[:, :2].T + m[:, 2]
-        return h[..., :2] / h[..., 2:3]
+        w = m[2, 0] * x + m[2, 1] * y + m[2, 2]
+        return np.stack([(m[0, 0] * x + m[0, 1] * y + m[0, 2]) / w,
+                         (m[1, 0] * x + m[1, 1] * y + m[1, 2]) / w], -1)
 
 
 def inverse_points(chain: list, pts: np.ndarray) -> np.ndarray:
@@ -160,8 +201,8 @@ def forward_points(chain: list, pts: np.ndarray) -> tuple[np.ndarray, np.ndarray
     ``NEWTON_TOLERANCE`` px); the others are NaN. Starts from the chain's projective part."""
     src = np.asarray(pts, np.float64).reshape(-1, 2)
     if not fields_of(chain):
-        return geometry.transform_points(projective_part(chain), src), np.ones(len(src), bool)
-    p = geometry.transform_points(projective_part(chain), src)
+        return _project(projective_part(chain), src), np.ones(len(src), bool)
+    p = _project(projective_part(chain), src)
     h = 1e-3
     done = np.zeros(len(src), bool)
     for _ in range(NEWTON_STEPS):
@@ -224,24 +265,20 @@ def chain_coords(chains: list[list]) -> Coords:
 
 
 def gaussian_blur(a: np.ndarray, sigma: tuple[float, float]) -> np.ndarray:
-    """Separable Gaussian smoothing of the first two axes by (sigma along axis 0, along axis 1)
-    (edges mirrored about the outer samples), in float64."""
+    """Gaussian smoothing of the first two axes by (sigma along axis 0, along axis 1), edges
+    mirrored about the outer samples (scipy's "mirror", OpenCV's REFLECT_101), kernels reaching
+    4 sigma as OpenCV's for floats; in float64."""
     out = np.asarray(a, np.float64)
     for axis, sg in enumerate(sigma):
         n = out.shape[axis]
         if sg <= 0 or n < 2:
             continue
-        r = max(1, int(math.ceil(4 * sg)))  # OpenCV's float kernels reach 4 sigma
-        x = np.arange(-r, r + 1, dtype=np.float64)
-        k = np.exp(-0.5 * (x / sg) ** 2)
+        r = max(1, int(math.ceil(4 * sg)))
+        t = np.arange(-r, r + 1)
+        k = np.exp(-0.5 * (t / sg) ** 2)
         k /= k.sum()
-        # sample i + t for t in [-r, r], mirrored into [0, n - 1] (period 2n - 2)
-        idx = np.arange(n)[:, None] + np.arange(-r, r + 1)[None]
         period = 2 * n - 2
-        idx = np.abs(((idx % period) + period) % period)
+        idx = (np.arange(n)[:, None] + t[None]) % period  # sample i + t, mirrored
         idx = np.where(idx > n - 1, period - idx, idx)
-        taken = np.take(out, idx.reshape(-1), axis=axis)
-        shape = list(out.shape)
-        shape[axis:axis + 1] = [n, 2 * r + 1]
-        out = np.tensordot(taken.reshape(shape), k, axes=([axis + 1], [0]))
+        out = _apply_taps(out, idx, np.broadcast_to(k, idx.shape), axis)
     return out
