@@ -211,12 +211,41 @@ inline __attribute__((always_inline)) void wk_field_add8(__global const float *f
     const float8 tx = gx - CV(x0, float8), ty = gy - CV(y0, float8);
     float8 dx, dy;
     if (!cubic) {
-        const int8 o = (y0 * wf + x0) * 2;
         float8 ax, ay, bx, by, cx, cy, ex, ey;
-        WK_GATHER2(f, o, ax, ay);
-        WK_GATHER2(f, o + 2, bx, by);
-        WK_GATHER2(f, o + 2 * wf, cx, cy);
-        WK_GATHER2(f, o + 2 * wf + 2, ex, ey);
+        const int a = x0.s0 < x0.s7 ? x0.s0 : x0.s7; /* rows go left to right, or right to left */
+        const int8 dxi = x0 - a;
+        if (wk_all8((y0 == y0.s0) & (dxi >= 0) & (dxi <= 4))) {
+            /* the common case: one grid row, at most 5 cells (grids 2 px apart and more): 12
+             * loads for the block, then a choice per lane instead of 32 gathers */
+            __global const float *r0 = f + ((long)y0.s0 * wf) * 2, *r1 = r0 + 2 * wf;
+            float2 p[6], q[6];
+#pragma unroll
+            for (int k = 0; k < 6; k++) {
+                const int c = a + k < wf ? a + k : wf - 1;
+                p[k] = vload2(c, r0);
+                q[k] = vload2(c, r1);
+            }
+            ax = (float8)p[0].x; ay = (float8)p[0].y; bx = (float8)p[1].x; by = (float8)p[1].y;
+            cx = (float8)q[0].x; cy = (float8)q[0].y; ex = (float8)q[1].x; ey = (float8)q[1].y;
+#pragma unroll
+            for (int k = 1; k < 5; k++) {
+                const int8 s = dxi == k;
+                ax = s ? (float8)p[k].x : ax;
+                ay = s ? (float8)p[k].y : ay;
+                bx = s ? (float8)p[k + 1].x : bx;
+                by = s ? (float8)p[k + 1].y : by;
+                cx = s ? (float8)q[k].x : cx;
+                cy = s ? (float8)q[k].y : cy;
+                ex = s ? (float8)q[k + 1].x : ex;
+                ey = s ? (float8)q[k + 1].y : ey;
+            }
+        } else {
+            const int8 o = (y0 * wf + x0) * 2;
+            WK_GATHER2(f, o, ax, ay);
+            WK_GATHER2(f, o + 2, bx, by);
+            WK_GATHER2(f, o + 2 * wf, cx, cy);
+            WK_GATHER2(f, o + 2 * wf + 2, ex, ey);
+        }
         const float8 tx_ = ax + (bx - ax) * tx, ty_ = ay + (by - ay) * tx;
         dx = tx_ + ((cx + (ex - cx) * tx) - tx_) * ty;
         dy = ty_ + ((cy + (ey - cy) * tx) - ty_) * ty;

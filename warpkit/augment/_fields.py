@@ -65,8 +65,9 @@ class Field:
         sx, sy = self.scale()
         xs, ys = (v[0] if k == 0 else v[:, 0]
                   for k, v in enumerate(grid_points(self.size, shape)))
-        disp = _apply_taps(self.disp, *_catmull_rom_taps(self.disp.shape[0], ys * sy + self.margin),
-                           axis=0)
+        # in float32, as the kernel reads it (the resampling's error is far above its rounding)
+        disp = _apply_taps(self.disp.astype(np.float32),
+                           *_catmull_rom_taps(self.disp.shape[0], ys * sy + self.margin), axis=0)
         disp = _apply_taps(disp, *_catmull_rom_taps(self.disp.shape[1], xs * sx + self.margin),
                            axis=1)
         return Field(disp, self.size, cubic=False)
@@ -86,9 +87,12 @@ def _apply_taps(a: np.ndarray, idx: np.ndarray, w: np.ndarray, axis: int) -> np.
     (no BLAS call: numpy's would wake OpenBLAS threads, 20x slower here beside PoCL's)."""
     shape = [1] * a.ndim
     shape[axis] = len(idx)
-    out = 0.0
-    for t in range(idx.shape[1]):
-        out = out + w[:, t].reshape(shape) * np.take(a, idx[:, t], axis=axis)
+    w = w.astype(a.dtype)
+    out = w[:, 0].reshape(shape) * np.take(a, idx[:, 0], axis=axis)
+    for t in range(1, idx.shape[1]):
+        tap = np.take(a, idx[:, t], axis=axis)
+        tap *= w[:, t].reshape(shape)
+        out += tap
     return out
 
 
