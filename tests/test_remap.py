@@ -94,6 +94,16 @@ def test_forms_batches_devices_and_nan(queue):
     assert f.shape == (3, 9, 10) and np.abs(f - one[0].transpose(2, 0, 1) / 255).max() <= 0.5 / 255
 
 
+def test_torch_tensors_in_and_out(queue):
+    torch = pytest.importorskip("torch")
+    img = np.random.default_rng(4).integers(0, 255, (12, 16, 3), dtype=np.uint8)
+    mx, my = _maps(10, 9, 16, 12)
+    out = warpkit.remap(torch.from_numpy(img), torch.from_numpy(mx), torch.from_numpy(my),
+                        queue=queue)
+    assert isinstance(out, torch.Tensor) and out.shape == (9, 10, 3)
+    np.testing.assert_array_equal(out.numpy(), warpkit.remap(img, mx, my, queue=queue))
+
+
 @pytest.mark.parametrize("call,exc,match", [
     (lambda i: warpkit.remap(i, np.zeros((4, 5))), ValueError,
      r"map_x without map_y must be \(Ho, Wo, 2\)"),

@@ -8,6 +8,7 @@ destination-from-source matrices of :mod:`warpkit.geometry`.
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Sequence
 from typing import Any, Literal
 
@@ -51,7 +52,8 @@ def remap(
 
     Args:
         image: as :func:`warpkit.warp_affine` takes it (Pillow, numpy or device array; (H, W),
-            (H, W, C) or a batch (B, H, W, C), C <= 4; uint8, uint16, int32 or float32).
+            (H, W, C) or a batch (B, H, W, C), C <= 4; uint8, uint16, int32 or float32), or a
+            CPU torch tensor of those shapes (a tensor comes back; maps may be tensors too).
         map_x: the source x of each output pixel, (Ho, Wo); or both coordinates as one
             (Ho, Wo, 2) array of (x, y) with ``map_y`` None. For a batch, one map for every
             image or one per image: (B, Ho, Wo) / (B, Ho, Wo, 2). float32 (other numbers are
@@ -74,6 +76,11 @@ def remap(
         >>> warpkit.remap(img, xs[:, ::-1], ys)[0].tolist()     # a left-right mirror  # doctest: +SKIP
         [3.0, 2.0, 1.0, 0.0]
     """
+    torch = sys.modules.get("torch")
+    if torch is not None and isinstance(image, torch.Tensor):  # CPU tensors: (H, W[, C]) views
+        res = remap(image.numpy(), map_x, map_y, interpolation, padding, fill, queue,
+                    output_dtype, mean, std, layout)
+        return torch.from_numpy(res)
     arr, _ = as_image(image)
     batched = len(arr.shape) == 4
     mx = _map_operand(map_x, "map_x")
