@@ -288,7 +288,7 @@ inline acc_t lane8(accv v, int k) {
     return k == 0 ? v.s0 : k == 1 ? v.s1 : k == 2 ? v.s2 : k == 3 ? v.s3 : k == 4 ? v.s4
            : k == 5 ? v.s5 : k == 6 ? v.s6 : v.s7;
 }
-#if WK_CPU && defined(__clang__) && defined(__x86_64__)
+#if WK_CPU && WK_BUILTINS && defined(__clang__) && defined(__x86_64__)
 /* Non-temporal stores are weakly ordered: a work-group's last work-item (PoCL runs a group's
  * work-items in order on one thread) fences them before the group is reported done. */
 #define WK_NT_FENCE(nt)                                                                       \
@@ -302,7 +302,7 @@ inline acc_t lane8(accv v, int k) {
  * p is 32-byte aligned. For large outputs that no cache can keep anyway: linear GridSample
  * 1.14x, cubic 1.11x (8x3x512x512 on PoCL 3.0). */
 WK_VINLINE void wk_store8f(__global float *p, float8 v, int nt) {
-#if defined(__clang__)
+#if WK_BUILTINS && defined(__clang__)
     if (nt && ((ulong)p & 31) == 0) {
         __builtin_nontemporal_store(v, (__global float8 *)p);
         return;
@@ -605,7 +605,7 @@ WK_VINLINE void gs_v_rows(__global const X_PTR_T *WK_FN_RESTRICT xn, long sxc, i
 }
 #endif
 
-#define GS_PREFETCH (WK_CPU && R == 2 && GRID_PACKED && G_KIND == WK_F32 && X_KIND == WK_F32 && \
+#define GS_PREFETCH (WK_CPU && WK_BUILTINS && R == 2 && GRID_PACKED && G_KIND == WK_F32 && X_KIND == WK_F32 && \
                      MODE != MODE_CUBIC)
 #if GS_PREFETCH
 /* How far ahead to prefetch, in output rows (measured best from 5 to 8 on PoCL 3.0). */

@@ -534,7 +534,7 @@ inline __attribute__((always_inline)) void wv_interior_linear_u8(__global const 
 #endif
 #endif
 
-#if WK_CPU
+#if WK_CPU && WK_BUILTINS
 /* Prefetch the two source rows under the ends of the block at output (xo, yo) of an affine map
  * (m): a row of output that drifts across source rows defeats the hardware prefetcher, and
  * asking for a later block's rows (in the order PoCL runs a work-group's items) hides the misses:
@@ -690,7 +690,7 @@ __kernel void warp_v(__global const X_T *restrict X, long x_off, long sxb, long 
     const int whole = interior_ok && xo0 + 8 <= Wo;
     /* the interior, tested before any padding arithmetic (NaN lanes fail the test) */
     if (whole && wv_interior(x, y, W, H, affine)) {
-#if WK_CPU
+#if WK_CPU && WK_BUILTINS
         if (pf) /* affine maps only (host): the block pf blocks ahead on this row */
             wv_prefetch((__global const uchar *)xb, m, (float)(xo0 + 8 * pf), py, W, H, (int)sxy);
 #endif

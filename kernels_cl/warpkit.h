@@ -158,6 +158,14 @@ inline ushort wk_float_to_bf16(float v) {
 #ifndef MODE
 #define MODE MODE_LINEAR
 #endif
+/* WK_BUILTINS 1: the compiler turns clang's target builtins (prefetch, non-temporal stores, x86
+ * fences) into native code. Decided on the host (Runtime.llvm_builtins): PoCL's CPU device. Other
+ * implementations may reject them while building (Mesa's rusticl translates to SPIR-V, which has
+ * no prefetch, and its failed build ends the process): never assumed. */
+#ifndef WK_BUILTINS
+#define WK_BUILTINS 0
+#endif
+
 /* taps per axis */
 #if MODE == MODE_NEAREST
 #define TAPS 1
@@ -215,8 +223,14 @@ inline float8 wk_rint_f8(float8 x) {
 /* x is finite: NaN fails x == x, +-inf gives inf - inf = NaN */
 inline int wk_isfinite(coord_t x) { return (x - x) == (x - x); }
 
-/* element-wise conversion between vector types of the same length (no builtin call) */
+/* element-wise conversion between vector types of the same length: clang's frontend builtin
+ * (inline, no library call: PoCL does not inline convert_*), else OpenCL's convert_<type>, the
+ * same rounding (toward zero from float to int) */
+#if defined(__clang__)
 #define CV(v, t) __builtin_convertvector(v, t)
+#else
+#define CV(v, t) convert_##t(v)
+#endif
 
 /* whether all 8 lanes of a mask are true */
 inline __attribute__((always_inline)) int wk_all8(int8 m) {

@@ -450,6 +450,11 @@ class Runtime:
         self.cpu_like = e.kind in ("CPU", "SIMULATOR")
         #: the device works in host memory: wrap numpy arrays, do not copy
         self.zero_copy = self.cpu_like
+        #: kernels may use clang's target builtins (prefetch, non-temporal stores): PoCL's CPU
+        #: device, which compiles them natively; other compilers may reject them at build time,
+        #: and a failing build can end the process (Mesa's rusticl), so nothing else gets them
+        self.llvm_builtins = (e.kind == "CPU"
+                              and "portable computing language" in e.platform.lower())
         self._host_coherent: bool | None = None
         self.reason = reason
         self._pid = os.getpid()
@@ -515,7 +520,7 @@ class Runtime:
     def program(self, source_name: str, defines: dict[str, Any] | None = None) -> cl.Program:
         """The built program for ``kernels_cl/<source_name>`` with ``-D`` defines (and the option
         numbers of ``_options.KERNEL_DEFINES``), cached."""
-        merged = {**KERNEL_DEFINES, **(defines or {})}
+        merged = {**KERNEL_DEFINES, "WK_BUILTINS": int(self.llvm_builtins), **(defines or {})}
         opts = tuple(f"-D{k}={v}" for k, v in sorted(merged.items()))
         return _CACHE.get(self.context, load_source(source_name), opts)
 

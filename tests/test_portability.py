@@ -1,0 +1,78 @@
+"""What every OpenCL implementation can build: target builtins only where the host allows them.
+
+Mesa's rusticl translates OpenCL C to SPIR-V, which has no prefetch: a kernel that calls
+``__builtin_prefetch`` fails to build there, and that failure ends the process (exit status 8)
+instead of raising. So every ``__builtin_`` in ``kernels_cl/`` must sit under a preprocessor
+condition on ``WK_BUILTINS``, which the host sets only for PoCL's CPU device
+(``Runtime.llvm_builtins``).
+"""
+
+from __future__ import annotations
+
+import pathlib
+import re
+
+import pyopencl as cl
+
+import warpkit
+
+KERNELS = pathlib.Path(warpkit.__file__).resolve().parent.parent / "kernels_cl"
+if not KERNELS.is_dir():  # an installed package keeps them inside
+    KERNELS = pathlib.Path(warpkit.__file__).resolve().parent / "kernels_cl"
+
+
+def _unguarded_builtins(text: str) -> list[str]:
+    """Lines using a ``__builtin_`` outside any #if whose condition names WK_BUILTINS (directly or
+    through a macro defined with it); clang's frontend builtin ``__builtin_convertvector`` may
+    instead sit under ``defined(__clang__)`` (with a standard fallback beside it)."""
+    guards = {"WK_BUILTINS"}
+    for name, body in re.findall(r"#define\s+(\w+)\s+\(([^\n]*(?:\\\n[^\n]*)*)", text):
+        if "WK_BUILTINS" in body:
+            guards.add(name)
+    stack: list[tuple[bool, bool]] = []  # (WK_BUILTINS holds, __clang__ holds) per level
+    bad = []
+    for n, line in enumerate(text.splitlines(), 1):
+        s = line.strip()
+
+        def cond(s=s):
+            return (any(re.search(rf"\b{g}\b", s) for g in guards),
+                    "defined(__clang__)" in s and "!defined" not in s)
+
+        if s.startswith(("#if", "#ifdef", "#ifndef")):
+            stack.append(cond())
+        elif s.startswith("#elif") and stack:
+            stack[-1] = cond()
+        elif s.startswith("#else") and stack:
+            stack[-1] = (False, False)  # the branch where the guard does not hold
+        elif s.startswith("#endif") and stack:
+            stack.pop()
+        elif "__builtin_" in line and not s.startswith(("/*", "*", "//")):
+            target = any(b for b, _ in stack)
+            frontend = "__builtin_convertvector" in line and any(c for _, c in stack)
+            if not (target or frontend):
+                bad.append(f"{n}: {s}")
+    return bad
+
+
+def test_every_target_builtin_is_behind_wk_builtins():
+    sources = sorted(KERNELS.glob("*.cl")) + sorted(KERNELS.glob("*.h"))
+    assert sources
+    found = {p.name: _unguarded_builtins(p.read_text()) for p in sources}
+    assert not any(found.values()), found
+    # the checker finds what it must
+    assert _unguarded_builtins("#if WK_CPU\n__builtin_prefetch(p);\n#endif\n")
+    assert not _unguarded_builtins("#if WK_CPU && WK_BUILTINS\n__builtin_prefetch(p);\n#endif\n")
+    assert _unguarded_builtins("#if WK_BUILTINS\n#else\n__builtin_prefetch(p);\n#endif\n")
+
+
+def test_builtins_only_on_pocls_cpu_device(queue):
+    """The host's decision: PoCL's CPU device compiles them natively; Oclgrind and any other
+    implementation do not get them."""
+    rt = warpkit.runtime_for_queue(queue)
+    pocl_cpu = (queue.device.type & cl.device_type.CPU
+                and "portable computing language" in queue.device.platform.name.lower())
+    assert rt.llvm_builtins == bool(pocl_cpu)
+    opts = rt.program("warp.cl", {"MODE": 1, "X_T": "uchar", "X_KIND": "WK_INT", "X_MIN": 0,
+                                  "X_MAX": "UCHAR_MAX", "CH": 3}).get_build_info(
+        queue.device, cl.program_build_info.OPTIONS)
+    assert f"-DWK_BUILTINS={int(bool(pocl_cpu))}" in opts
