@@ -579,3 +579,48 @@ def test_ragged_batch_errors(images, mats, size, match):
 
     with pytest.raises(ValueError, match=match):
         warp_batch(images, mats, size)
+
+
+def test_back_to_back_warps_keep_their_inputs_alive(queue):
+    """warp_each launches without waiting: the temporaries its calls make (a Pillow image's
+    array, a contiguous copy of a strided view) must live until the kernels have read them. The
+    queue is held back by a user event while freed memory is reused and overwritten."""
+    import gc
+
+    import pyopencl as cl
+    from PIL import Image
+
+    from warpkit.warp import warp_each
+
+    rng = np.random.default_rng(9)
+    arrays = [rng.integers(0, 255, (40, 60, 3), dtype=np.uint8) for _ in range(4)]
+    strided = np.zeros((40, 120, 3), np.uint8)
+    strided[:, ::2] = arrays[2]
+    inputs = [Image.fromarray(arrays[0]), Image.fromarray(arrays[1]),
+              strided[:, ::2],  # not contiguous: the call copies it
+              arrays[3]]
+    gate = cl.UserEvent(queue.context)
+    cl.enqueue_marker(queue, wait_for=[gate])  # the in-order queue waits here
+    real = warp_each.__globals__["_warp"]
+    calls = []
+
+    def warp_then_clobber(*a, **kw):
+        r = real(*a, **kw)
+        gc.collect()
+        for _ in range(8):  # reuse freed blocks of these sizes, with junk
+            np.full(40 * 60 * 3, 0xEE, np.uint8)
+            np.full((40, 60, 3), 0xEE, np.uint8)
+        calls.append(1)
+        if len(calls) == len(inputs):  # every kernel queued: let them run
+            gate.set_status(cl.command_execution_status.COMPLETE)
+        return r
+
+    warp_each.__globals__["_warp"] = warp_then_clobber
+    try:
+        outs = warp_each(inputs, [g.identity()] * 4, [(60, 40)] * 4, queue=queue)
+    finally:
+        warp_each.__globals__["_warp"] = real
+        if len(calls) < len(inputs):
+            gate.set_status(cl.command_execution_status.COMPLETE)
+    for a, o in zip(arrays, outs):
+        np.testing.assert_array_equal(np.asarray(o), a)

@@ -132,6 +132,8 @@ class Plan:
             if yv is not None:
                 if pending is None:
                     out.finish(yv, ev)
-                else:
-                    pending.append(lambda out=out, yv=yv, ev=ev: out.finish(yv, ev))
+                else:  # the bound views keep their host arrays (and temporary copies) alive
+                    # until the kernels reading them are done: a host-pointer buffer's memory
+                    # belongs to its numpy array, which nothing else may hold
+                    pending.append(lambda out=out, yv=yv, ev=ev, keep=bound: out.finish(yv, ev))
         return out.result()
