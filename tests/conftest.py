@@ -34,10 +34,17 @@ _QUEUES: dict[str, cl.CommandQueue] = {}
 _INVALID = re.compile(r"Invalid (read|write)")
 
 
+_CONTEXTS: list = []
+
+
 def _queue(entry) -> cl.CommandQueue:
     q = _QUEUES.get(entry.index)
     if q is None:
-        q = _QUEUES[entry.index] = cl.CommandQueue(cl.Context([entry.device]))
+        # the context is kept with the queue: on some implementations (Intel's CPU runtime) a
+        # queue alone does not keep its context alive
+        ctx = cl.Context([entry.device])
+        q = _QUEUES[entry.index] = cl.CommandQueue(ctx)
+        _CONTEXTS.append(ctx)
     return q
 
 

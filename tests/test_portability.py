@@ -76,3 +76,25 @@ def test_builtins_only_on_pocls_cpu_device(queue):
                                   "X_MAX": "UCHAR_MAX", "CH": 3}).get_build_info(
         queue.device, cl.program_build_info.OPTIONS)
     assert f"-DWK_BUILTINS={int(bool(pocl_cpu))}" in opts
+
+
+def test_a_queue_whose_context_is_gone_gets_a_clear_error(queue):
+    """Intel's CPU runtime frees a context whose last pyopencl.Context was released even while a
+    queue uses it; reading ``queue.context`` then fails. warpkit names the cause."""
+    import pytest
+
+    from warpkit.runtime import Runtime
+
+    class Orphan:
+        device = queue.device
+
+        @property
+        def context(self):
+            raise cl.LogicError("clRetainContext failed: INVALID_CONTEXT")
+
+    with pytest.raises(RuntimeError, match=r"the context of this queue is gone \(clRetainContext "
+                                           r"failed: INVALID_CONTEXT\): keep a reference to the "
+                                           r"pyopencl.Context"):
+        Runtime(Orphan())
+    rt = Runtime(queue, context=queue.context)  # given explicitly, it is held
+    assert rt.context == queue.context

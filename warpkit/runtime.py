@@ -420,6 +420,20 @@ def _check_fork_safe(entry: DeviceEntry) -> None:
         )
 
 
+def _context_of(queue: cl.CommandQueue) -> cl.Context:
+    """The queue's context, or a clear error where it is gone: OpenCL frees a context when the
+    last pyopencl.Context holding it is released, and some implementations (Intel's CPU runtime)
+    do not count a queue as holding it, so ``CommandQueue(Context(...))`` loses it at once."""
+    try:
+        return queue.context
+    except cl.Error as err:
+        raise RuntimeError(
+            f"the context of this queue is gone ({err}): keep a reference to the "
+            "pyopencl.Context the queue was made with for as long as you use the queue (on "
+            "some OpenCL implementations, Intel's CPU runtime among them, a queue does not "
+            "keep its context alive)") from None
+
+
 class Runtime:
     """A queue on one device, its capabilities, and access to cached programs.
 
@@ -427,13 +441,15 @@ class Runtime:
     :func:`runtime_for_queue` (a queue of your own).
     """
 
-    def __init__(self, queue: cl.CommandQueue, reason: str = "given queue") -> None:
+    def __init__(self, queue: cl.CommandQueue, reason: str = "given queue",
+                 context: cl.Context | None = None) -> None:
         global _opencl_used
         e = _entry(-1, -1, queue.device)
         _check_fork_safe(e)
         _opencl_used = True
         self.queue = queue
-        self.context: cl.Context = queue.context
+        #: held for the runtime's life: a queue does not keep its context alive everywhere
+        self.context: cl.Context = context if context is not None else _context_of(queue)
         self.device: cl.Device = queue.device
         self.name = e.name
         self.platform = e.platform
@@ -565,7 +581,7 @@ def _make_runtime(spec: str | None) -> Runtime:
     entry, why = choose_device(spec)
     _check_fork_safe(entry)
     ctx = cl.Context([entry.device])
-    rt = Runtime(cl.CommandQueue(ctx), reason=why)
+    rt = Runtime(cl.CommandQueue(ctx), reason=why, context=ctx)
     rt.index = entry.index  # type: ignore[attr-defined]
     return rt
 
