@@ -114,10 +114,9 @@ inline long wp_round_half_up_acc(acc_t x) {
  *    item, q = M_0 p, then for each field k: q += D_k(q), q = M_{k+1} q (with the perspective
  *    divide at each map). D_k is field k's (Hf, Wf, 2) grid of displacements, sampled at grid
  *    coordinates q (the host folds the grid's scale into the maps and stores the displacements
- *    in grid units), clamped to the grid's border, bilinear or Catmull-Rom cubic (FI's 4th
- *    entry).
- *    FI holds (offset into FLD in floats, Wf, Hf, cubic) per item and field. The full-resolution
- *    map is never made. */
+ *    in grid units), clamped to the grid's border, bilinearly (smooth fields come resampled to a
+ *    grid fine enough for that: augment/_fields.py, Field.refined). FI holds (offset into FLD in
+ *    floats, Wf, Hf) per item and field. The full-resolution map is never made. */
 #define COORD_MATRIX 0
 #define COORD_MAP 1
 #define COORD_FIELD 2
@@ -138,40 +137,27 @@ inline float2 wk_map_source(int xo, int yo, __global const float *mx, __global c
 }
 #elif COORD == COORD_FIELD
 #define WK_COORD_PARAM , __global const float *restrict FLD, __global const int *restrict FI, int nf
-#define WK_SOURCE(px, py, b, m) wk_field_source((px), (py), (m), FLD, FI + (b) * nf * 4, nf)
+#define WK_SOURCE(px, py, b, m) wk_field_source((px), (py), (m), FLD, FI + (b) * nf * 3, nf)
 inline float2 wk_project(__global const float *m, float2 q) {
     const float den = m[6] * q.x + (m[7] * q.y + m[8]);
     return (float2)(m[0] * q.x + (m[1] * q.y + m[2]), m[3] * q.x + (m[4] * q.y + m[5])) / den;
 }
 /* the displacement of field f (wf x hf grid of (dx, dy)) at grid point g, clamped to the grid */
-inline float2 wk_field_at(__global const float *f, int wf, int hf, int cubic, float2 g) {
+inline float2 wk_field_at(__global const float *f, int wf, int hf, float2 g) {
     const float gx = g.x < 0 ? 0 : (g.x > (float)(wf - 1) ? (float)(wf - 1) : g.x);
     const float gy = g.y < 0 ? 0 : (g.y > (float)(hf - 1) ? (float)(hf - 1) : g.y);
     const int x0 = wk_mini((int)gx, wf - 2), y0 = wk_mini((int)gy, hf - 2);
     const float tx = gx - (float)x0, ty = gy - (float)y0;
-    if (!cubic) {
-        const float2 a = vload2((long)y0 * wf + x0, f), b2 = vload2((long)y0 * wf + x0 + 1, f);
-        const float2 c = vload2((long)(y0 + 1) * wf + x0, f), d = vload2((long)(y0 + 1) * wf + x0 + 1, f);
-        return (a + (b2 - a) * tx) + ((c + (d - c) * tx) - (a + (b2 - a) * tx)) * ty;
-    }
-    float wx[4], wy[4];
-    WK_CUBIC_WEIGHTS(float, -0.5f, tx, wx);
-    WK_CUBIC_WEIGHTS(float, -0.5f, ty, wy);
-    float2 acc = (float2)(0, 0);
-    for (int j = 0; j < 4; j++) {
-        const int yy = wk_clampi(y0 - 1 + j, 0, hf - 1);
-        float2 row = (float2)(0, 0);
-        for (int k = 0; k < 4; k++) row += wx[k] * vload2((long)yy * wf + wk_clampi(x0 - 1 + k, 0, wf - 1), f);
-        acc += wy[j] * row;
-    }
-    return acc;
+    const float2 a = vload2((long)y0 * wf + x0, f), b2 = vload2((long)y0 * wf + x0 + 1, f);
+    const float2 c = vload2((long)(y0 + 1) * wf + x0, f), d = vload2((long)(y0 + 1) * wf + x0 + 1, f);
+    return (a + (b2 - a) * tx) + ((c + (d - c) * tx) - (a + (b2 - a) * tx)) * ty;
 }
 /* the source position of output point (px, py) through the chain (m: the item's nf + 1 maps) */
 inline float2 wk_field_source(float px, float py, __global const float *m, __global const float *fld,
                               __global const int *fi, int nf) {
     float2 q = wk_project(m, (float2)(px, py));
     for (int k = 0; k < nf; k++) {
-        q += wk_field_at(fld + fi[4 * k], fi[4 * k + 1], fi[4 * k + 2], fi[4 * k + 3], q);
+        q += wk_field_at(fld + fi[3 * k], fi[3 * k + 1], fi[3 * k + 2], q);
         q = wk_project(m + 9 * (k + 1), q);
     }
     return q;
@@ -200,7 +186,7 @@ inline __attribute__((always_inline)) void wk_project8(__global const float *m, 
     }
 /* q += D(q) for 8 lanes: wk_field_at's arithmetic in vectors (NaN lanes read grid point 0 and
  * stay NaN) */
-inline __attribute__((always_inline)) void wk_field_add8(__global const float *f, int wf, int hf, int cubic,
+inline __attribute__((always_inline)) void wk_field_add8(__global const float *f, int wf, int hf,
                                                          float8 *qx, float8 *qy) {
     const float wm = (float)(wf - 1), hm = (float)(hf - 1);
     const float8 gx = *qx > 0 ? (*qx < wm ? *qx : (float8)wm) : (float8)0;
@@ -209,71 +195,44 @@ inline __attribute__((always_inline)) void wk_field_add8(__global const float *f
     x0 = x0 < wf - 2 ? x0 : (int8)(wf - 2);
     y0 = y0 < hf - 2 ? y0 : (int8)(hf - 2);
     const float8 tx = gx - CV(x0, float8), ty = gy - CV(y0, float8);
-    float8 dx, dy;
-    if (!cubic) {
-        float8 ax, ay, bx, by, cx, cy, ex, ey;
-        const int a = x0.s0 < x0.s7 ? x0.s0 : x0.s7; /* rows go left to right, or right to left */
-        const int8 dxi = x0 - a;
-        if (wk_all8((y0 == y0.s0) & (dxi >= 0) & (dxi <= 4))) {
-            /* the common case: one grid row, at most 5 cells (grids 2 px apart and more): 12
-             * loads for the block, then a choice per lane instead of 32 gathers */
-            __global const float *r0 = f + ((long)y0.s0 * wf) * 2, *r1 = r0 + 2 * wf;
-            float2 p[6], q[6];
+    float8 ax, ay, bx, by, cx, cy, ex, ey; /* the cell's corners: a b above, c e below */
+    const int a = x0.s0 < x0.s7 ? x0.s0 : x0.s7; /* rows go left to right, or right to left */
+    const int8 dxi = x0 - a;
+    if (wk_all8((y0 == y0.s0) & (dxi >= 0) & (dxi <= 4))) {
+        /* the common case: one grid row, at most 5 cells (grids 2 px apart and more): 12
+         * loads for the block, then a choice per lane instead of 32 gathers */
+        __global const float *r0 = f + ((long)y0.s0 * wf) * 2, *r1 = r0 + 2 * wf;
+        float2 p[6], q[6];
 #pragma unroll
-            for (int k = 0; k < 6; k++) {
-                const int c = a + k < wf ? a + k : wf - 1;
-                p[k] = vload2(c, r0);
-                q[k] = vload2(c, r1);
-            }
-            ax = (float8)p[0].x; ay = (float8)p[0].y; bx = (float8)p[1].x; by = (float8)p[1].y;
-            cx = (float8)q[0].x; cy = (float8)q[0].y; ex = (float8)q[1].x; ey = (float8)q[1].y;
-#pragma unroll
-            for (int k = 1; k < 5; k++) {
-                const int8 s = dxi == k;
-                ax = s ? (float8)p[k].x : ax;
-                ay = s ? (float8)p[k].y : ay;
-                bx = s ? (float8)p[k + 1].x : bx;
-                by = s ? (float8)p[k + 1].y : by;
-                cx = s ? (float8)q[k].x : cx;
-                cy = s ? (float8)q[k].y : cy;
-                ex = s ? (float8)q[k + 1].x : ex;
-                ey = s ? (float8)q[k + 1].y : ey;
-            }
-        } else {
-            const int8 o = (y0 * wf + x0) * 2;
-            WK_GATHER2(f, o, ax, ay);
-            WK_GATHER2(f, o + 2, bx, by);
-            WK_GATHER2(f, o + 2 * wf, cx, cy);
-            WK_GATHER2(f, o + 2 * wf + 2, ex, ey);
+        for (int k = 0; k < 6; k++) {
+            const int c = a + k < wf ? a + k : wf - 1;
+            p[k] = vload2(c, r0);
+            q[k] = vload2(c, r1);
         }
-        const float8 tx_ = ax + (bx - ax) * tx, ty_ = ay + (by - ay) * tx;
-        dx = tx_ + ((cx + (ex - cx) * tx) - tx_) * ty;
-        dy = ty_ + ((cy + (ey - cy) * tx) - ty_) * ty;
+        ax = (float8)p[0].x; ay = (float8)p[0].y; bx = (float8)p[1].x; by = (float8)p[1].y;
+        cx = (float8)q[0].x; cy = (float8)q[0].y; ex = (float8)q[1].x; ey = (float8)q[1].y;
+#pragma unroll
+        for (int k = 1; k < 5; k++) {
+            const int8 s = dxi == k;
+            ax = s ? (float8)p[k].x : ax;
+            ay = s ? (float8)p[k].y : ay;
+            bx = s ? (float8)p[k + 1].x : bx;
+            by = s ? (float8)p[k + 1].y : by;
+            cx = s ? (float8)q[k].x : cx;
+            cy = s ? (float8)q[k].y : cy;
+            ex = s ? (float8)q[k + 1].x : ex;
+            ey = s ? (float8)q[k + 1].y : ey;
+        }
     } else {
-        float8 wx[4], wy[4];
-        WK_CUBIC_WEIGHTS(float, -0.5f, tx, wx);
-        WK_CUBIC_WEIGHTS(float, -0.5f, ty, wy);
-        dx = (float8)0;
-        dy = (float8)0;
-        for (int j = 0; j < 4; j++) {
-            int8 yy = y0 - 1 + j;
-            yy = yy < 0 ? (int8)0 : (yy > hf - 1 ? (int8)(hf - 1) : yy);
-            float8 rx = (float8)0, ry = (float8)0;
-            for (int k = 0; k < 4; k++) {
-                int8 xx = x0 - 1 + k;
-                xx = xx < 0 ? (int8)0 : (xx > wf - 1 ? (int8)(wf - 1) : xx);
-                const int8 o = (yy * wf + xx) * 2;
-                float8 vx, vy;
-                WK_GATHER2(f, o, vx, vy);
-                rx += wx[k] * vx;
-                ry += wx[k] * vy;
-            }
-            dx += wy[j] * rx;
-            dy += wy[j] * ry;
-        }
+        const int8 o = (y0 * wf + x0) * 2;
+        WK_GATHER2(f, o, ax, ay);
+        WK_GATHER2(f, o + 2, bx, by);
+        WK_GATHER2(f, o + 2 * wf, cx, cy);
+        WK_GATHER2(f, o + 2 * wf + 2, ex, ey);
     }
-    *qx += dx;
-    *qy += dy;
+    const float8 top_x = ax + (bx - ax) * tx, top_y = ay + (by - ay) * tx;
+    *qx += top_x + ((cx + (ex - cx) * tx) - top_x) * ty;
+    *qy += top_y + ((cy + (ey - cy) * tx) - top_y) * ty;
 }
 inline __attribute__((always_inline)) void wk_field_source8(float8 px, float py, __global const float *m,
                                                             __global const float *fld,
@@ -282,7 +241,7 @@ inline __attribute__((always_inline)) void wk_field_source8(float8 px, float py,
     float8 qx = px, qy = (float8)py;
     wk_project8(m, &qx, &qy);
     for (int k = 0; k < nf; k++) {
-        wk_field_add8(fld + fi[4 * k], fi[4 * k + 1], fi[4 * k + 2], fi[4 * k + 3], &qx, &qy);
+        wk_field_add8(fld + fi[3 * k], fi[3 * k + 1], fi[3 * k + 2], &qx, &qy);
         wk_project8(m + 9 * (k + 1), &qx, &qy);
     }
     *x = qx;
@@ -636,7 +595,7 @@ __kernel void warp_v(__global const X_T *restrict X, long x_off, long sxb, long 
 #elif COORD == COORD_FIELD
     {   /* the last block's lanes past Wo repeat its last pixel */
         const float8 pxc = px < (float)(Wo - 1) ? px : (float8)(Wo - 1);
-        wk_field_source8(pxc, py, m, FLD, FI + b * nf * 4, nf, &x, &y);
+        wk_field_source8(pxc, py, m, FLD, FI + b * nf * 3, nf, &x, &y);
         /* finite: +-inf would pass the NaN test and overflow the tap arithmetic */
         ok = (x > -1e30f) & (x < 1e30f) & (y > -1e30f) & (y < 1e30f);
     }

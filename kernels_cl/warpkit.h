@@ -175,14 +175,11 @@ inline ushort wk_float_to_bf16(float v) {
 #define TAPS 4
 #endif
 
-/* Keys cubic convolution weights of the 4 taps x0-1 .. x0+2 for the fraction t = x - x0, with
- * the parameter A; S is the scalar type, t and w[] may be vectors. Images use A = -0.75 (as
- * ONNX, PyTorch and OpenCV: WK_KEYS_WEIGHTS); displacement fields A = -0.5 (Catmull-Rom, the
- * one Keys kernel exact for quadratics: third-order accurate for smooth fields) */
-#define WK_KEYS_WEIGHTS(S, t, w) WK_CUBIC_WEIGHTS(S, -0.75, t, w)
-#define WK_CUBIC_WEIGHTS(S, A, t, w)                                                        \
+/* Keys cubic convolution weights (A = -0.75, as ONNX, PyTorch and OpenCV) of the 4 taps
+ * x0-1 .. x0+2 for the fraction t = x - x0; S is the scalar type, t and w[] may be vectors */
+#define WK_KEYS_WEIGHTS(S, t, w)                                                            \
     do {                                                                                    \
-        const S A_ = (S)(A);                                                                \
+        const S A_ = (S)-0.75;                                                                \
         const __typeof__(t) t1_ = (t) + 1, s_ = 1 - (t), s1_ = 2 - (t);                     \
         (w)[0] = ((A_ * t1_ - 5 * A_) * t1_ + 8 * A_) * t1_ - 4 * A_;                       \
         (w)[1] = ((A_ + 2) * (t) - (A_ + 3)) * (t) * (t) + 1;                               \

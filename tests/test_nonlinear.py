@@ -14,7 +14,7 @@ from warpkit import _op
 from warpkit.augment import (Compose, ElasticTransform, GridDistortion, OneOf,
                              OpticalDistortion, RandomAffine, RandomHorizontalFlip,
                              RandomResizedCrop, ThinPlateSpline)
-from warpkit.augment._fields import forward_points, inverse_points
+from warpkit.augment._fields import fields_of, forward_points, inverse_points
 from warpkit.augment._nonlinear import _tps_eval, _tps_fit
 
 NONLINEAR = [ElasticTransform(alpha=250, sigma=9, p=1), GridDistortion(p=1),
@@ -189,7 +189,7 @@ def test_points_that_do_not_converge_are_invisible(queue):
 
     disp = np.zeros((2, 2, 2))
     disp[:, 1, 0] = -49.0  # source x = x - x = 0 everywhere
-    chain = [np.eye(3), Field(disp, (50, 40), cubic=False), np.diag([0.5, 0.5, 1.0])]
+    chain = [np.eye(3), Field(disp, (50, 40)), np.diag([0.5, 0.5, 1.0])]
     pts, found = forward_points(chain, np.array([[0.0, 10.0], [10.0, 10.0]]))
     assert found.tolist() == [True, False] and np.isnan(pts[1]).all()
     assert np.isfinite(pts[0]).all()
@@ -206,6 +206,9 @@ def test_batches_lists_replay_and_json(queue):
                    padding="border")
     out = pipe(image=batch, seed=2, index=10, queue=queue)
     assert out["image"].shape == (4, 32, 32, 3)
+    # the samples differ in their number of fields: the batch pads some with zero fields
+    counts = [len(fields_of(pipe.stages(p, (64, 48))[0])) for p in out["params"]]
+    assert sorted(set(counts)) == [1, 2], counts
     for k in range(4):
         one = pipe(image=batch[k], seed=2, index=10 + k, queue=queue)
         np.testing.assert_array_equal(one["image"], out["image"][k])

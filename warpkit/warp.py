@@ -244,8 +244,8 @@ class Coords:
       ``map_item`` floats apart per item (0: one map for all).
     - ``COORD_FIELD``: per item (or one for all), ``chain`` (n, nf + 1, 3, 3) src_from_dst maps
       around nf coarse displacement fields, the grid scales folded in; ``fields`` all fields'
-      (dx, dy) in grid units, flat float32; ``fi`` (n, nf, 4) int32 (offset in floats, Wf, Hf,
-      cubic) per item and field.
+      (dx, dy) in grid units, flat float32; ``fi`` (n, nf, 3) int32 (offset in floats, Wf, Hf)
+      per item and field.
     """
 
     kind: int

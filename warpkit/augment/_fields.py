@@ -3,7 +3,8 @@
 A non-linear transform gives a :class:`Field`: displacements (dx, dy) in pixels on a coarse
 grid spread evenly over its frame (corners on the corner pixels' centres), meaning "the output
 pixel at p reads its input at p + D(p)" (the direction a kernel evaluates), with D interpolated
-between grid points bilinearly or by Catmull-Rom cubic convolution. A pipeline's stages are then a
+bilinearly between grid points (smooth fields are first resampled by Catmull-Rom onto a grid fine
+enough for that: :func:`smooth_field`). A pipeline's stages are then a
 chain ``[M_0, F_1, M_1, ..., F_n, M_n]`` of projective maps (destination from source, as
 everywhere in warpkit) around fields; :func:`chain_coords` turns a batch of chains into the
 kernel's arguments (grid scales folded into the maps), so an image is still resampled once, in
@@ -30,52 +31,54 @@ NEWTON_TOLERANCE = 1e-3
 @dataclass(frozen=True)
 class Field:
     """Displacements ``disp`` (Hf, Wf, 2), in pixels, on a grid over a frame of ``size`` =
-    (width, height), ``margin`` grid points beyond each edge: grid point (i, j) sits at pixel
-    position ((j - margin) * (W - 1) / (Wf - 1 - 2 * margin), likewise for i). ``cubic``:
-    Catmull-Rom interpolation between grid points (smooth; a margin of 1 gives the edge cells
-    their outer taps, keeping the third-order accuracy there), else bilinear (piecewise linear,
-    exact for GridDistortion)."""
+    (width, height), interpolated bilinearly (piecewise linear: exact for GridDistortion; smooth
+    fields come from :func:`smooth_field`); grid point (i, j) sits at pixel position
+    (j * (W - 1) / (Wf - 1), i * (H - 1) / (Hf - 1))."""
 
     disp: np.ndarray
     size: tuple[int, int]
-    cubic: bool = True
-    margin: int = 0
 
     def scale(self) -> tuple[float, float]:
-        """Grid units per pixel along x and y (grid coordinate = pixel * scale + margin)."""
+        """Grid units per pixel along x and y."""
         hf, wf = self.disp.shape[:2]
         W, H = self.size
-        m2 = 2 * self.margin
-        return (wf - 1 - m2) / max(W - 1, 1), (hf - 1 - m2) / max(H - 1, 1)
+        return (wf - 1) / max(W - 1, 1), (hf - 1) / max(H - 1, 1)
 
     def grid(self) -> np.ndarray:
         """The 3x3 map from pixel positions to grid coordinates."""
         sx, sy = self.scale()
-        return np.array([[sx, 0, self.margin], [0, sy, self.margin], [0, 0, 1.0]])
+        return np.diag([sx, sy, 1.0])
 
-    def refined(self, step: float) -> Field:
-        """This field, if cubic, sampled (Catmull-Rom, in float64) on a grid about ``step``
-        pixels apart and made bilinear: what the kernel evaluates fastest (4 taps per pixel
-        instead of 16; 512x384 RGB: 1.4 against 3.8 ms), within h^2 / 8 of the field's second
-        derivative (a few hundredths of a pixel at 4 px for the smooth transforms). Separable:
-        two small matrix products."""
-        if not self.cubic:
-            return self
-        shape = grid_shape(self.size, step)
-        sx, sy = self.scale()
-        xs, ys = (v[0] if k == 0 else v[:, 0]
-                  for k, v in enumerate(grid_points(self.size, shape)))
-        # in float32, as the kernel reads it (the resampling's error is far above its rounding)
-        disp = _apply_taps(self.disp.astype(np.float32),
-                           *_catmull_rom_taps(self.disp.shape[0], ys * sy + self.margin), axis=0)
-        disp = _apply_taps(disp, *_catmull_rom_taps(self.disp.shape[1], xs * sx + self.margin),
-                           axis=1)
-        return Field(disp, self.size, cubic=False)
+
+def smooth_field(coarse: np.ndarray, size: tuple[int, int], step: float,
+                 margin: int = 1) -> Field:
+    """A smooth field given on a coarse grid (``coarse`` (Hc, Wc, 2), ``margin`` points beyond
+    each edge of the frame, as :func:`grid_points` places them) as the kernel's bilinear
+    :class:`Field`: sampled by Catmull-Rom (Keys, A = -0.5, exact for quadratics; the margin
+    gives the edge cells their outer taps) on a grid about ``step`` pixels apart. Bilinear
+    interpolation there is within h^2 / 8 of the field's second derivative (hundredths of a pixel
+    at 2-4 px for the smooth transforms) and costs the kernel 4 grid taps per pixel instead of
+    16 (512x384 RGB: 1.4 against 3.8 ms). Separable, in float32 as the kernel reads it."""
+    hc, wc = coarse.shape[:2]
+    fine = grid_shape(size, step)
+    at = [_axis_positions(n, k) for n, k in zip((size[1], size[0]), fine)]
+    # coarse grid coordinate of a pixel position: pixel * (points - 1 - 2 margin) / extent + margin
+    gy = at[0] * (hc - 1 - 2 * margin) / max(size[1] - 1, 1) + margin
+    gx = at[1] * (wc - 1 - 2 * margin) / max(size[0] - 1, 1) + margin
+    disp = _apply_taps(coarse.astype(np.float32), *_catmull_rom_taps(hc, gy), axis=0)
+    disp = _apply_taps(disp, *_catmull_rom_taps(wc, gx), axis=1)
+    return Field(disp, size)
+
+
+def _axis_positions(extent: int, n: int, margin: int = 0) -> np.ndarray:
+    """Pixel positions of n grid points over [0, extent - 1], ``margin`` of them beyond each
+    end."""
+    return (np.arange(n) - margin) * (max(extent - 1, 1) / (n - 1 - 2 * margin))
 
 
 def _catmull_rom_taps(n: int, g: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """(indices, weights), each (len(g), 4), of field_at's cubic interpolation at grid
-    coordinates ``g`` (coordinates clamped to [0, n - 1], taps to the grid)."""
+    """(indices, weights), each (len(g), 4), of Catmull-Rom interpolation at grid coordinates
+    ``g`` (coordinates clamped to [0, n - 1], taps to the grid)."""
     g = np.clip(g, 0, n - 1)
     x0 = np.minimum(np.floor(g).astype(np.int64), max(n - 2, 0))
     idx = np.clip(x0[:, None] + np.arange(-1, 3), 0, n - 1)
@@ -98,13 +101,10 @@ def _apply_taps(a: np.ndarray, idx: np.ndarray, w: np.ndarray, axis: int) -> np.
 
 def grid_points(size: tuple[int, int], shape: tuple[int, int],
                 margin: int = 0) -> tuple[np.ndarray, np.ndarray]:
-    """The pixel positions (xs, ys), each (Hf, Wf), of a field's grid of ``shape`` = (Hf, Wf)
+    """The pixel positions (xs, ys), each (Hf, Wf), of a grid of ``shape`` = (Hf, Wf)
     (``margin`` points beyond each edge included) over a frame of ``size`` = (width, height)."""
-    hf, wf = shape
-    W, H = size
-    step_x = max(W - 1, 1) / (wf - 1 - 2 * margin)
-    step_y = max(H - 1, 1) / (hf - 1 - 2 * margin)
-    return np.meshgrid((np.arange(wf) - margin) * step_x, (np.arange(hf) - margin) * step_y)
+    return np.meshgrid(_axis_positions(size[0], shape[1], margin),
+                       _axis_positions(size[1], shape[0], margin))
 
 
 def grid_shape(size: tuple[int, int], step: float, most: int = 512,
@@ -117,8 +117,7 @@ def grid_shape(size: tuple[int, int], step: float, most: int = 512,
 
 
 def _keys(t: np.ndarray) -> list[np.ndarray]:
-    """Catmull-Rom weights (Keys, A = -0.5, as the kernels' fields: exact for quadratics) of
-    taps -1..2."""
+    """Catmull-Rom weights (Keys, A = -0.5: exact for quadratics) of taps -1..2."""
     A = -0.5
     t1, s, s1 = t + 1, 1 - t, 2 - t
     return [((A * t1 - 5 * A) * t1 + 8 * A) * t1 - 4 * A, ((A + 2) * t - (A + 3)) * t * t + 1,
@@ -127,7 +126,7 @@ def _keys(t: np.ndarray) -> list[np.ndarray]:
 
 def field_at(f: Field, pts: np.ndarray) -> np.ndarray:
     """D at pixel positions ``pts`` (..., 2), in float64, as the kernel evaluates it (grid
-    coordinates clamped to the grid, taps clamped to its border)."""
+    coordinates clamped to the grid, bilinear)."""
     bad = ~np.isfinite(pts).all(-1)  # diverged points stay NaN
     if bad.any():
         res = field_at(f, np.where(bad[..., None], 0.0, pts))
@@ -136,23 +135,15 @@ def field_at(f: Field, pts: np.ndarray) -> np.ndarray:
     sx, sy = f.scale()
     d = f.disp
     hf, wf = d.shape[:2]
-    gx = np.clip(pts[..., 0] * sx + f.margin, 0, wf - 1)
-    gy = np.clip(pts[..., 1] * sy + f.margin, 0, hf - 1)
+    gx = np.clip(pts[..., 0] * sx, 0, wf - 1)
+    gy = np.clip(pts[..., 1] * sy, 0, hf - 1)
     x0 = np.minimum(np.floor(gx).astype(np.int64), wf - 2)
     y0 = np.minimum(np.floor(gy).astype(np.int64), hf - 2)
     tx, ty = (gx - x0)[..., None], (gy - y0)[..., None]
-    if not f.cubic:
-        a, b = d[y0, x0], d[y0, x0 + 1]
-        c, e = d[y0 + 1, x0], d[y0 + 1, x0 + 1]
-        top = a + (b - a) * tx
-        return top + ((c + (e - c) * tx) - top) * ty
-    wx, wy = _keys(tx), _keys(ty)
-    acc = 0.0
-    for j in range(4):
-        yy = np.clip(y0 - 1 + j, 0, hf - 1)
-        row = sum(wx[k] * d[yy, np.clip(x0 - 1 + k, 0, wf - 1)] for k in range(4))
-        acc = acc + wy[j] * row
-    return acc
+    a, b = d[y0, x0], d[y0, x0 + 1]
+    c, e = d[y0 + 1, x0], d[y0 + 1, x0 + 1]
+    top = a + (b - a) * tx
+    return top + ((c + (e - c) * tx) - top) * ty
 
 
 def merge(stages: list) -> list:
@@ -179,15 +170,6 @@ def projective_part(chain: list) -> np.ndarray:
     return m
 
 
-def _project(m: np.ndarray, q: np.ndarray) -> np.ndarray:
-    """m applied to (..., 2) points, elementwise (a matmul would wake OpenBLAS's threads)."""
-    x, y = q[..., 0], q[..., 1]
-    with np.errstate(all="ignore"):  # points that diverged (NaN, inf) stay so
-        w = m[2, 0] * x + m[2, 1] * y + m[2, 2]
-        return np.stack([(m[0, 0] * x + m[0, 1] * y + m[0, 2]) / w,
-                         (m[1, 0] * x + m[1, 1] * y + m[1, 2]) / w], -1)
-
-
 def inverse_points(chain: list, pts: np.ndarray) -> np.ndarray:
     """Output positions to source positions through a chain (what the kernel samples)."""
     q = np.asarray(pts, np.float64)
@@ -195,7 +177,7 @@ def inverse_points(chain: list, pts: np.ndarray) -> np.ndarray:
         if isinstance(s, Field):
             q = q + field_at(s, q)
         else:
-            q = _project(geometry.invert(s), q)
+            q = geometry.transform_points(geometry.invert(s), q)
     return q
 
 
@@ -205,8 +187,8 @@ def forward_points(chain: list, pts: np.ndarray) -> tuple[np.ndarray, np.ndarray
     ``NEWTON_TOLERANCE`` px); the others are NaN. Starts from the chain's projective part."""
     src = np.asarray(pts, np.float64).reshape(-1, 2)
     if not fields_of(chain):
-        return _project(projective_part(chain), src), np.ones(len(src), bool)
-    p = _project(projective_part(chain), src)
+        return geometry.transform_points(projective_part(chain), src), np.ones(len(src), bool)
+    p = geometry.transform_points(projective_part(chain), src)
     h = 1e-3
     done = np.zeros(len(src), bool)
     for _ in range(NEWTON_STEPS):
@@ -255,17 +237,17 @@ def chain_coords(chains: list[list]) -> Coords:
             disp = (f.disp * [sx, sy]).astype(np.float32)
             blocks.append(disp.reshape(-1))
             hf, wf = disp.shape[:2]
-            fi.append((offset, wf, hf, int(f.cubic)))
+            fi.append((offset, wf, hf))
             offset += disp.size
         for _ in range(nf - n):  # no displacement: a 2x2 grid of zeros, identity maps
             blocks.append(np.zeros(8, np.float32))
-            fi.append((offset, 2, 2, 0))
+            fi.append((offset, 2, 2))
             offset += 8
             a.append(np.eye(3))
         mats.append(np.stack(a))
     return Coords(COORD_FIELD, chain=np.stack(mats),
                   fields=np.concatenate(blocks) if blocks else np.zeros(1, np.float32),
-                  fi=np.asarray(fi, np.int32).reshape(len(chains), nf, 4))
+                  fi=np.asarray(fi, np.int32).reshape(len(chains), nf, 3))
 
 
 def gaussian_blur(a: np.ndarray, sigma: tuple[float, float]) -> np.ndarray:

@@ -16,7 +16,7 @@ import numpy as np
 
 from .. import geometry
 from .._checks import number
-from ._fields import Field, gaussian_blur, grid_points, grid_shape
+from ._fields import Field, gaussian_blur, grid_points, grid_shape, smooth_field
 from ._pipeline import Transform, value_range
 
 __all__ = ["ElasticTransform", "GridDistortion", "OpticalDistortion", "ThinPlateSpline"]
@@ -107,7 +107,7 @@ class ElasticTransform(FieldTransform):
         disp = self.alpha * smooth / math.sqrt(sx * sy)
         if k == 1:
             disp = np.concatenate([disp, disp], -1)
-        return Field(disp, size, cubic=True, margin=1).refined(max(2.0, min(4.0, self.sigma / 2)))
+        return smooth_field(disp, size, max(2.0, min(4.0, self.sigma / 2)))
 
     def config(self):
         return {"alpha": self.alpha, "sigma": self.sigma, "same_dxdy": self.same_dxdy,
@@ -153,7 +153,7 @@ class GridDistortion(FieldTransform):
         dx = self._positions(params["steps_x"], max(W - 1, 1)) - xs
         dy = self._positions(params["steps_y"], max(H - 1, 1)) - ys
         disp = np.stack(np.broadcast_arrays(dx[None, :], dy[:, None]), -1)
-        return Field(disp, size, cubic=False)
+        return Field(disp, size)
 
     def config(self):
         return {"num_steps": self.num_steps, "distort_limit": list(self.distort_limit),
@@ -185,8 +185,7 @@ class OpticalDistortion(FieldTransform):
         xs, ys = grid_points(size, grid_shape(size, _smooth_step(size), most=1024, margin=1),
                              margin=1)
         src = geometry.distort_points(K, [k, k, 0, 0, 0], np.stack([xs, ys], -1), Kn)
-        coarse = Field(src - np.stack([xs, ys], -1), size, cubic=True, margin=1)
-        return coarse.refined(max(2.0, _smooth_step(size) / 2))
+        return smooth_field(src - np.stack([xs, ys], -1), size, max(2.0, _smooth_step(size) / 2))
 
     def config(self):
         return {"distort_limit": list(self.distort_limit)}
@@ -228,8 +227,8 @@ class ThinPlateSpline(FieldTransform):
                              margin=1)
         pts = np.stack([xs / max(W, 1), ys / max(H, 1)], -1)
         src = _tps_eval(ctrl, weights, pts) * [W, H]
-        coarse = Field(src - np.stack([xs, ys], -1), size, cubic=True, margin=1)
-        return coarse.refined(2.0)  # r^2 log r bends sharply at the control points
+        # r^2 log r bends sharply at the control points: a finer grid for the kernel
+        return smooth_field(src - np.stack([xs, ys], -1), size, 2.0)
 
     def config(self):
         return {"scale_range": list(self.scale_range),

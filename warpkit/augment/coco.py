@@ -37,6 +37,7 @@ import numpy as np
 
 from .. import geometry
 from .._checks import matrix3
+from ._targets import _jacobian
 
 __all__ = ["rle_decode", "rle_encode", "transform_annotations"]
 
@@ -289,13 +290,7 @@ def _det(m: np.ndarray, mask: np.ndarray) -> float:
     ys, xs = np.nonzero(mask)
     if not len(xs):
         return 1.0
-    x, y = xs.mean(), ys.mean()
-    w = m[2, 0] * x + m[2, 1] * y + m[2, 2]
-    u = (m[0, 0] * x + m[0, 1] * y + m[0, 2]) / w
-    v = (m[1, 0] * x + m[1, 1] * y + m[1, 2]) / w
-    j = np.array([[m[0, 0] - u * m[2, 0], m[0, 1] - u * m[2, 1]],
-                  [m[1, 0] - v * m[2, 0], m[1, 1] - v * m[2, 1]]]) / w
-    return float(np.linalg.det(j))
+    return float(np.linalg.det(_jacobian(m, xs.mean(), ys.mean())))
 
 
 def _keypoints(kps: Sequence[float], m: np.ndarray, Wo: int, Ho: int) -> tuple[list, int]:
