@@ -1,13 +1,14 @@
-"""Non-linear warps: warpkit's ElasticTransform, GridDistortion, OpticalDistortion and
-ThinPlateSpline (coarse fields upsampled in the warp kernel) against albumentations' transforms of
-the same names and parameters (per image in one process, and in 2 worker processes), kornia's
-elastic transform (CPU, a batch), and warpkit.remap against cv2.remap with a precomputed map.
+"""Non-linear warps: warpkit's ElasticTransform, GridDistortion, OpticalDistortion,
+ThinPlateSpline and PiecewiseAffine (coarse fields upsampled in the warp kernel) against
+albumentations' transforms of the same names and parameters (per image in one process, and in 2
+worker processes), kornia's elastic transform (CPU, a batch), and warpkit.remap against
+cv2.remap with a precomputed map.
 
 Inputs: 32 photos of 512x384 RGB uint8 (smooth content, like a photo's); each library draws its
 own random parameters, with the same ranges. Times are per 32 images, end to end (parameters,
 field, warp).
 
-    python benchmarks/bench_nonlinear.py [--samples 9]
+    python benchmarks/bench_nonlinear.py [--samples 9] [--only PiecewiseAffine ...] [--no-remap]
 """
 
 from __future__ import annotations
@@ -27,7 +28,11 @@ CASES = {
     "GridDistortion": dict(num_steps=5, distort_limit=(-0.3, 0.3)),
     "OpticalDistortion": dict(distort_limit=(-0.3, 0.3)),
     "ThinPlateSpline": dict(scale_range=(0.2, 0.4), num_control_points=4),
+    "PiecewiseAffine": dict(scale=(0.03, 0.05), nb_rows=4, nb_cols=4),
 }
+#: albumentations' PiecewiseAffine loops over pixels in Python (seconds per image): it runs on
+#: the first SLOW_N photos, 3 rounds; the times are scaled to 32 images
+SLOW = {"PiecewiseAffine": 2}
 
 
 def photos(seed: int = 0) -> np.ndarray:
@@ -113,13 +118,17 @@ def remap_runs():
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--samples", type=int, default=9)
+    ap.add_argument("--only", nargs="*", choices=sorted(CASES), help="these transforms only")
+    ap.add_argument("--no-remap", action="store_true", help="skip the remap comparison")
     args = ap.parse_args()
     set_threads()
-    data = photos()
+    full = photos()
     have_alb = optional("albumentations") is not None
     have_kornia = optional("kornia") is not None
     rows = []
-    for name in CASES:
+    for name in args.only or CASES:
+        n = SLOW.get(name, N)
+        data = full[:n]
         per_image, per_batch = warpkit_runs(name, data)
         fns = {"warpkit per image": per_image, "warpkit per batch": per_batch}
         pool = None
@@ -128,19 +137,21 @@ def main() -> None:
             fns["albumentations, 1 process"] = lambda pipe=pipe: [pipe(image=img)["image"]
                                                                   for img in data]
             pool = mp.get_context("spawn").Pool(2, initializer=_init_worker, initargs=(name,))
-            fns["albumentations, 2 workers"] = lambda pool=pool: pool.map(
-                _albumentations_item, range(N), chunksize=4)
+            fns["albumentations, 2 workers"] = lambda pool=pool, n=n: pool.map(
+                _albumentations_item, range(n), chunksize=max(1, n // 8))
         if have_kornia and name == "ElasticTransform":
             fns["kornia, a batch"] = kornia_elastic(data)
-        res = interleaved(fns, samples=args.samples, warmup=1)
+        res = interleaved(fns, samples=args.samples if n == N else 3, warmup=1)
         if pool is not None:
             pool.close()
         ref = res["warpkit per image"].median
         for who, t in res.items():
-            rows.append([name, who, f"{N / t.median:.0f}", f"{t.median * 1e3:.1f}",
+            rows.append([name, who, f"{n / t.median:.1f}", f"{t.median * N / n * 1e3:.1f}",
                          f"{t.median / ref:.2f}x"])
     print(table(f"Non-linear transforms, {N} photos {W}x{H} RGB uint8", rows,
                 ["transform", "who", "images/s", "ms per 32", "time / warpkit per image"]))
+    if args.no_remap:
+        return
     res = interleaved(remap_runs(), samples=args.samples, warmup=1)
     ref = res["warpkit.remap"].median
     print(table("remap, 1920x1080 RGB uint8, bilinear, a precomputed float32 map",

@@ -251,15 +251,16 @@ def remap_family():
 def fields_family():
     """The non-linear transforms' displacement fields in the warp kernels (both kernels: uint8
     and float32 8-wide, uint16 and antialiasing general), every width of output up to 17."""
-    from warpkit.augment import Compose, ElasticTransform, GridDistortion, ThinPlateSpline
+    from warpkit.augment import (Compose, ElasticTransform, GridDistortion, PiecewiseAffine,
+                                 ThinPlateSpline)
 
     rng = np.random.default_rng(13)
     steps = [ElasticTransform(alpha=80, sigma=3, p=1), GridDistortion(p=1),
-             ThinPlateSpline(p=1)]
+             ThinPlateSpline(p=1), PiecewiseAffine(scale=0.1, p=1)]
     for k, (dt, c, mode, pad) in enumerate(itertools.product(
             (np.uint8, np.uint16, np.float32), (None, 3, 4), ("nearest", "linear", "cubic"),
             ("constant", "reflect_101"))):
-        t = steps[k % 3]
+        t = steps[k % len(steps)]
         for w in (1, 8, 9, 17):
             h = 1 + (w + k) % 6
             shape = (h, w) if c is None else (h, w, c)

@@ -12,13 +12,14 @@ import pytest
 import warpkit
 from warpkit import _op
 from warpkit.augment import (Compose, ElasticTransform, GridDistortion, OneOf,
-                             OpticalDistortion, RandomAffine, RandomHorizontalFlip,
-                             RandomResizedCrop, ThinPlateSpline)
+                             OpticalDistortion, PiecewiseAffine, RandomAffine,
+                             RandomHorizontalFlip, RandomResizedCrop, ThinPlateSpline)
 from warpkit.augment._fields import fields_of, forward_points, inverse_points
 from warpkit.augment._nonlinear import _tps_eval, _tps_fit
 
 NONLINEAR = [ElasticTransform(alpha=250, sigma=9, p=1), GridDistortion(p=1),
-             OpticalDistortion(distort_limit=0.3, p=1), ThinPlateSpline(p=1)]
+             OpticalDistortion(distort_limit=0.3, p=1), ThinPlateSpline(p=1),
+             PiecewiseAffine(scale=0.08, nb_rows=(3, 5), p=1)]
 IDS = [type(t).__name__ for t in NONLINEAR]
 
 
@@ -110,6 +111,41 @@ def test_grid_distortion_is_piecewise_linear_per_axis():
     edges = np.concatenate([[0], np.cumsum(widths)])
     np.testing.assert_allclose(sx[::25], edges, atol=1e-9)
     assert np.abs(np.diff(sx[:26], 2)).max() < 1e-9  # straight inside the first cell
+
+
+def test_piecewise_affine_maps_each_triangle_affinely():
+    """Every pixel reads from the affine map of its triangle (cells cut top-left to
+    bottom-right), solved here from the triangle's three moved corners: exactly (in float32)
+    away from the diagonals, within 0.25 px in the field's grid cells that a diagonal crosses (where the
+    kernel's bilinear interpolation rounds the crease); the control points land on their moved
+    (clipped) positions."""
+    t = PiecewiseAffine(scale=0.1, nb_rows=(3, 5), nb_cols=(3, 5))
+    for W, H, seed in ((120, 80, 0), (97, 131, 1), (40, 30, 2)):
+        p = t.draw(np.random.default_rng(seed), (W, H))
+        rows, cols = p["rows"], p["cols"]
+        cx, cy = np.linspace(0, W - 1, cols), np.linspace(0, H - 1, rows)
+        ctrl = np.stack(np.meshgrid(cx, cy), -1)
+        moved = np.clip(ctrl + np.reshape(p["moves"], (rows, cols, 2)), 0, [W - 1, H - 1])
+        f = t.field(p, (W, H))
+        chain = [np.eye(3), f, np.eye(3)]
+        np.testing.assert_allclose(inverse_points(chain, ctrl), moved, atol=1e-4)
+        ys, xs = np.mgrid[0:H, 0:W].astype(np.float64)
+        src = inverse_points(chain, np.stack([xs, ys], -1))
+        i = np.minimum(np.searchsorted(cy, ys, "right") - 1, rows - 2)
+        j = np.minimum(np.searchsorted(cx, xs, "right") - 1, cols - 2)
+        u, v = (ys - cy[i]) / (cy[i + 1] - cy[i]), (xs - cx[j]) / (cx[j + 1] - cx[j])
+        below = u > v
+        # the third corner: (i+1, j) below the diagonal, (i, j+1) above it
+        ti, tj = np.where(below, i + 1, i), np.where(below, j, j + 1)
+        corners = [(i, j), (ti, tj), (i + 1, j + 1)]
+        A = np.stack([np.stack([cx[b], cy[a], np.ones_like(xs)], -1) for a, b in corners], -2)
+        B = np.stack([moved[a, b] for a, b in corners], -2)
+        affine = np.linalg.solve(A, B)  # (H, W, 3, 2): [x y 1] @ affine = source
+        exact = np.einsum("hwk,hwkc->hwc", np.stack([xs, ys, np.ones_like(xs)], -1), affine)
+        err = np.abs(src - exact).max(-1)
+        ry, rx = (np.array(f.disp.shape[:2]) - 1) / [rows - 1, cols - 1]  # grid cells per cell
+        crossed = np.abs(u - v) <= 1 / rx + 1 / ry
+        assert err[~crossed].max() < 1e-4 and err.max() < 0.25, (err[~crossed].max(), err.max())
 
 
 def test_elastic_statistics_match_albumentations_away_from_the_borders():
@@ -236,6 +272,9 @@ def test_batches_lists_replay_and_json(queue):
     (lambda: OpticalDistortion(distort_limit=(0.2, 0.1)), r"distort_limit must have low <= high"),
     (lambda: ThinPlateSpline(num_control_points=1), r"num_control_points must be an int >= 2"),
     (lambda: ThinPlateSpline(scale_range=(0.5, 2)), r"scale_range must lie in \[0, 1\]"),
+    (lambda: PiecewiseAffine(nb_rows=1), r"nb_rows must be an int >= 2 or \(low, high\)"),
+    (lambda: PiecewiseAffine(nb_cols=(5, 3)), r"nb_cols must be an int >= 2"),
+    (lambda: PiecewiseAffine(scale=-0.1), r"scale must lie in \[0, inf\]"),
 ])
 def test_bad_arguments(make, match):
     with pytest.raises(ValueError, match=match):

@@ -18,13 +18,15 @@ Example:
 """
 
 from ._affine import RandomAffine
-from ._nonlinear import ElasticTransform, GridDistortion, OpticalDistortion, ThinPlateSpline
+from ._nonlinear import (ElasticTransform, GridDistortion, OpticalDistortion, PiecewiseAffine,
+                         ThinPlateSpline)
 from ._pipeline import Compose, OneOf, Transform, collate, stream
 from ._transforms import (CenterCrop, Pad, RandomCrop, RandomHorizontalFlip, RandomPerspective,
                           RandomResizedCrop, RandomRotate90, RandomRotation, RandomVerticalFlip,
                           Resize)
 
 __all__ = ["CenterCrop", "Compose", "ElasticTransform", "GridDistortion", "OneOf",
-           "OpticalDistortion", "Pad", "RandomAffine", "RandomCrop", "ThinPlateSpline",
+           "OpticalDistortion", "Pad", "PiecewiseAffine", "RandomAffine", "RandomCrop",
+           "ThinPlateSpline",
            "RandomHorizontalFlip", "RandomPerspective", "RandomResizedCrop", "RandomRotate90",
            "RandomRotation", "RandomVerticalFlip", "Resize", "Transform", "collate", "stream"]

@@ -65,9 +65,20 @@ def smooth_field(coarse: np.ndarray, size: tuple[int, int], step: float,
     # coarse grid coordinate of a pixel position: pixel * (points - 1 - 2 margin) / extent + margin
     gy = at[0] * (hc - 1 - 2 * margin) / max(size[1] - 1, 1) + margin
     gx = at[1] * (wc - 1 - 2 * margin) / max(size[0] - 1, 1) + margin
-    disp = _apply_taps(coarse.astype(np.float32), *_catmull_rom_taps(hc, gy), axis=0)
-    disp = _apply_taps(disp, *_catmull_rom_taps(wc, gx), axis=1)
-    return Field(disp, size)
+    disp = _apply_taps(_planes(coarse, np.float32), *_catmull_rom_taps(hc, gy), axis=1)
+    disp = _apply_taps(disp, *_catmull_rom_taps(wc, gx), axis=2)
+    return Field(_interleaved(disp), size)
+
+
+def _planes(a: np.ndarray, dtype) -> np.ndarray:
+    """(H, W, k) as (k, H, W): numpy's elementwise loops over a last axis of 2 are ~15x slower
+    than over a row."""
+    return np.moveaxis(np.asarray(a, dtype), -1, 0)
+
+
+def _interleaved(planes: np.ndarray) -> np.ndarray:
+    """(k, H, W) back to a contiguous (H, W, k)."""
+    return np.stack(list(planes), -1)
 
 
 def _axis_positions(extent: int, n: int, margin: int = 0) -> np.ndarray:
@@ -233,10 +244,10 @@ def chain_coords(chains: list[list]) -> Coords:
                 m = grid[n - k - 1] @ m
             a.append(m)
         for f in reversed(fields):
-            sx, sy = f.scale()
-            disp = (f.disp * [sx, sy]).astype(np.float32)
-            blocks.append(disp.reshape(-1))
-            hf, wf = disp.shape[:2]
+            hf, wf = f.disp.shape[:2]
+            disp = f.disp.astype(np.float32).reshape(-1)
+            disp *= np.tile(np.asarray(f.scale(), np.float32), hf * wf)  # a flat loop: fast
+            blocks.append(disp)
             fi.append((offset, wf, hf))
             offset += disp.size
         for _ in range(nf - n):  # no displacement: a 2x2 grid of zeros, identity maps
@@ -254,8 +265,8 @@ def gaussian_blur(a: np.ndarray, sigma: tuple[float, float]) -> np.ndarray:
     """Gaussian smoothing of the first two axes by (sigma along axis 0, along axis 1), edges
     mirrored about the outer samples (scipy's "mirror", OpenCV's REFLECT_101), kernels reaching
     4 sigma as OpenCV's for floats; in float64."""
-    out = np.asarray(a, np.float64)
-    for axis, sg in enumerate(sigma):
+    out = _planes(a, np.float64)
+    for axis, sg in enumerate(sigma, 1):
         n = out.shape[axis]
         if sg <= 0 or n < 2:
             continue
@@ -267,4 +278,4 @@ def gaussian_blur(a: np.ndarray, sigma: tuple[float, float]) -> np.ndarray:
         idx = (np.arange(n)[:, None] + t[None]) % period  # sample i + t, mirrored
         idx = np.where(idx > n - 1, period - idx, idx)
         out = _apply_taps(out, idx, np.broadcast_to(k, idx.shape), axis)
-    return out
+    return _interleaved(out)
