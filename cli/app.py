@@ -92,6 +92,51 @@ def devices() -> None:
 
 
 @app.command()
+def check(device: str = typer.Option(None, "--device", "-d",
+                                     help="the device to check: P:D, P or a name substring "
+                                          "(as WARPKIT_DEVICE); default: the default device"),
+          verbose: bool = typer.Option(False, "--verbose", "-v",
+                                       help="also list every failing case")) -> None:
+    """Check this device: ONNX's node cases and seeded differential cases of every operator and
+    dtype, against expected results shipped with warpkit. Exit 1 on any failure."""
+    from rich.console import Console
+    from rich.table import Table
+
+    import warpkit
+
+    try:
+        report = warpkit.check(device)
+    except (ValueError, RuntimeError) as e:  # no such device, no OpenCL
+        fail(str(e).splitlines()[0])
+    console = Console()
+    if not console.is_terminal:
+        console = Console(width=140)
+    typer.echo(f"device: {report.device}")
+    for k, v in report.capabilities.items():
+        typer.echo(f"  {k}: {v}")
+    table = Table(title="warpkit self-check")
+    for col in ("result", "operator", "dtype", "cases", "passed", "worst error / tolerance",
+                "source"):
+        table.add_column(col)
+    for r in report.rows:
+        passed = f"{r.passed}" + (f" ({r.refused} refused: no fp64)" if r.refused else "")
+        table.add_row("PASS" if r.ok else "[bold red]FAIL[/]", r.op, r.dtype, str(r.cases), passed,
+                      f"{r.worst:.2f}", r.source)
+    console.print(table)
+    failures = report.failures
+    for f in failures if verbose else failures[:10]:
+        typer.echo(f"  {f}")
+    if len(failures) > 10 and not verbose:
+        typer.echo(f"  ... {len(failures) - 10} more (--verbose lists them)")
+    total = sum(r.cases for r in report.rows)
+    if failures:
+        typer.echo(f"warpkit: check failed: {len(failures)} of {total} cases on {report.device}",
+                   err=True)
+        raise typer.Exit(1)
+    typer.echo(f"all {total} cases passed ({report.seconds:.1f} s)")
+
+
+@app.command()
 def version() -> None:
     """Print warpkit's version."""
     import warpkit

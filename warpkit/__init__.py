@@ -23,6 +23,7 @@ if not _os.path.isdir(_os.path.join(_os.path.dirname(_os.path.abspath(__file__))
 del _os, _top
 
 from . import augment, geometry  # noqa: E402
+from ._selfcheck import CheckReport, check  # noqa: E402
 from .affine_grid import affine_grid  # noqa: E402
 from .augment import RandomAffine  # noqa: E402
 from .grid_sample import grid_sample  # noqa: E402
@@ -34,10 +35,12 @@ from .warp import crop_rois, warp_affine, warp_perspective  # noqa: E402
 __version__ = "0.1.0"
 
 __all__ = [
+    "CheckReport",
     "RandomAffine",
     "Runtime",
     "affine_grid",
     "augment",
+    "check",
     "clear_cache",
     "crop_rois",
     "geometry",
