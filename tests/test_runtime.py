@@ -524,3 +524,32 @@ def test_every_operator_refuses_buffers_beyond_one_allocation(queue, monkeypatch
         with pytest.raises(ValueError, match=rf"^{what} \(\d+ bytes\) {limit}"):
             call()
             pytest.fail(f"{what}: not refused")
+
+
+def test_device_results_return_without_waiting(queue):
+    """A call on device arrays only queues its kernels: with the queue held by a user event it
+    returns at once, its result carrying the kernel's event (not complete yet); released, the
+    result is right. A training step's calls stay queued the same way."""
+    import pyopencl.array as cla
+
+    rng = np.random.default_rng(3)
+    X = rng.standard_normal((2, 3, 16, 16)).astype(np.float32)
+    grid = rng.uniform(-1, 1, (2, 8, 8, 2)).astype(np.float32)
+    img = rng.integers(0, 256, (20, 30, 3), dtype=np.uint8)
+    xd, gd, imd = (cla.to_device(queue, a) for a in (X, grid, img))
+    queue.finish()
+    gate = cl.UserEvent(queue.context)
+    cl.enqueue_marker(queue, wait_for=[gate])  # the in-order queue waits here
+    try:
+        y = warpkit.grid_sample(xd, gd, "cubic", "border", 0)
+        w = warpkit.warp_affine(imd, [[1, 0.2, 1], [0.1, 1, 2]], (24, 18))
+        for r in (y, w):
+            assert isinstance(r, cla.Array) and r.events
+            assert r.events[-1].command_execution_status != \
+                cl.command_execution_status.COMPLETE
+    finally:
+        gate.set_status(cl.command_execution_status.COMPLETE)
+    np.testing.assert_array_equal(y.get(), warpkit.grid_sample(X, grid, "cubic", "border", 0,
+                                                               queue=queue))
+    np.testing.assert_array_equal(w.get(), warpkit.warp_affine(img, [[1, 0.2, 1], [0.1, 1, 2]],
+                                                               (24, 18), queue=queue))

@@ -270,6 +270,9 @@ class Output:
         (Runtime.host_coherent: no map and unmap commands, 30-40 us of a small warp), map for
         other zero-copy devices, else read back."""
         if self.on_device:
+            # no wait: the result carries its event, as pyopencl's own arrays do (get(),
+            # finish() and pyopencl operations on other queues wait for it)
+            self.dev.add_event(done)
             return
         q = self.rt.queue
         h = view.keep
