@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import functools
 import sys
+from typing import Optional
 
 import typer
 
@@ -57,8 +58,20 @@ app.command("augment")(_user_errors(_augment))
 
 
 @app.command()
-def devices() -> None:
+def devices(scheduler: Optional[str] = typer.Option(
+        None, help="A Dask scheduler's address: list the device each of its workers uses "
+                   "(as the --engine dask runs give them)")) -> None:
     """List OpenCL platforms and devices, their capabilities, and which one is the default and why."""
+    if scheduler is not None:
+        from warpkit import dist
+
+        try:
+            found = dist.worker_devices(scheduler=scheduler)
+        except (ValueError, OSError, ImportError, TimeoutError) as e:
+            fail(str(e).splitlines()[0] if str(e) else type(e).__name__)
+        for addr, dev in sorted(found.items()):
+            typer.echo(f"{addr}: {dev}")
+        return
     from rich.console import Console
     from rich.table import Table
 

@@ -6,9 +6,10 @@ from __future__ import annotations
 import json
 import math
 import os
+from dataclasses import dataclass
 from enum import Enum
 from pathlib import Path
-from typing import Annotated, Optional
+from typing import Annotated, Any, Optional
 
 import numpy as np
 import typer
@@ -39,6 +40,23 @@ DeviceOption = Annotated[Optional[str], typer.Option(help="OpenCL device (as WAR
 MaxPixelsOption = Annotated[int, typer.Option(
     help="Refuse images of more pixels than this (a small file can declare a huge image); "
          "0: no limit.")]
+
+
+class Engine(str, Enum):
+    local = "local"
+    dask = "dask"
+
+
+EngineOption = Annotated[Engine, typer.Option(
+    help="local: this process; dask: a Dask cluster (pip install 'warpkit[dask]'), one OpenCL "
+         "device per worker, outputs already written are skipped (restartable).")]
+SchedulerOption = Annotated[Optional[str], typer.Option(
+    help="--engine dask: the scheduler's address (tcp://host:8786); default: a local cluster.")]
+WorkersOption = Annotated[Optional[int], typer.Option(
+    min=1, help="--engine dask: worker processes of the local cluster (default: 2).")]
+ManifestOption = Annotated[Optional[Path], typer.Option(
+    help="--engine dask: the JSON-lines record of every file (default: "
+         "OUTPUT/warpkit-manifest.jsonl).")]
 
 
 def _numbers(text: str, option: str, counts: tuple[int, ...] = (), forms: str = ""):
@@ -114,7 +132,7 @@ def build_matrix(size, rotate, scale, translate, shear, flip, matrix, perspectiv
     c = ((w - 1) / 2, (h - 1) / 2)
     steps = []
     if flip is not None:
-        steps.append(g.flip(flip.value, (w, h)))
+        steps.append(g.flip(getattr(flip, "value", flip), (w, h)))
     if scale is not None:
         if scale <= 0:
             raise UserError(f"--scale must be > 0, got {scale}")
@@ -228,6 +246,206 @@ def _unique_outputs(pairs) -> None:
                             "or process them in separate runs")
 
 
+# ---- the per-file work: picklable jobs, so that Dask workers (warpkit.dist) run this code ----
+
+@dataclass(frozen=True)
+class _SamplingJob:
+    """The options every resampling command shares."""
+
+    interpolation: str = "linear"
+    padding: str = "constant"
+    fill: Any = 0
+    antialias: bool = False
+    overwrite: bool = False
+    max_pixels: int = DEFAULT_MAX_PIXELS
+
+
+@dataclass(frozen=True)
+class WarpJob(_SamplingJob):
+    """One file's warp as ``warpkit warp`` does it (options already checked by the command)."""
+
+    rotate: float | None = None
+    scale: float | None = None
+    translate: tuple[float, float] | None = None
+    shear: float | None = None
+    flip: str | None = None
+    matrix: str | None = None
+    perspective: str | None = None
+    size: tuple[int, int] | None = None
+    expand: bool = False
+
+    def check(self) -> None:
+        if self.expand and self.size is not None:
+            raise UserError("pass either --size or --expand")
+        build_matrix((2, 2), self.rotate, self.scale, self.translate, self.shear, self.flip,
+                     self.matrix, self.perspective)
+
+    def __call__(self, src: Path, dests: list[Path], protected: set[Path]) -> list[dict]:
+        import warpkit
+
+        set_max_pixels(self.max_pixels)
+        img = open_image(src)
+        m = build_matrix(img.size, self.rotate, self.scale, self.translate, self.shear,
+                         self.flip, self.matrix, self.perspective)
+        fn = warpkit.warp_affine if warpkit.geometry.is_affine(m) else warpkit.warp_perspective
+        res = fn(_pixels(img), m, size=self.size, interpolation=self.interpolation,
+                 padding=self.padding, fill=_fill_for(img, self.fill), expand=self.expand,
+                 antialias=self.antialias)
+        _save(res, img, dests[0], self.overwrite, protected)
+        return [{"source": str(src), "output": str(dests[0]), "matrix": _rounded(m)}]
+
+
+@dataclass(frozen=True)
+class CropJob(_SamplingJob):
+    """One file's crops as ``warpkit crop`` does them: ``boxes`` for every file, or
+    ``boxes_by_name`` (file name -> boxes) where each file has its own; each patch resized to
+    ``size`` (w, h)."""
+
+    size: tuple[int, int] | None = None
+    boxes: tuple = ()
+    boxes_by_name: dict | None = None
+
+    def rects(self, src: Path) -> list:
+        if self.boxes_by_name is None:
+            return list(self.boxes)
+        if src.name not in self.boxes_by_name:
+            raise UserError(f"{src}: no boxes for {src.name} in --boxes")
+        return self.boxes_by_name[src.name]
+
+    def dests(self, src: Path, output: Path) -> list[Path]:
+        """The outputs; none for a file without boxes (which then fails alone, when run)."""
+        if self.boxes_by_name is not None and src.name not in self.boxes_by_name:
+            return []
+        n = len(self.rects(src))
+        digits = len(str(max(n - 1, 0)))
+        return [output / f"{src.stem}_{k:0{digits}d}{src.suffix}" for k in range(n)]
+
+    def __call__(self, src: Path, dests: list[Path], protected: set[Path]) -> list[dict]:
+        import warpkit
+
+        set_max_pixels(self.max_pixels)
+        rects = self.rects(src)
+        for dest in dests:  # every output is checked before any is written
+            check_dest(dest, self.overwrite, protected)
+        img = open_image(src)
+        try:
+            patches = warpkit.crop_rois(_pixels(img), rects, self.size,
+                                        interpolation=self.interpolation, padding=self.padding,
+                                        fill=_fill_for(img, self.fill), antialias=self.antialias)
+        except (ValueError, TypeError) as e:
+            raise UserError(f"{src}: {e}") from None
+        out = []
+        for p, dest, box in zip(patches, dests, rects):
+            try:
+                _save(p, img, dest, self.overwrite, protected)
+            except OSError as e:  # unwritable directory, full disk: one line
+                raise UserError(f"{dest}: {_message(e)}") from None
+            out.append({"source": str(src), "output": str(dest), "box": list(box)})
+        return out
+
+
+@dataclass(frozen=True)
+class AugmentJob:
+    """One file's augmented copies as ``warpkit augment`` makes them: copy k follows from
+    (seed, the file name's CRC, k) alone, whichever process makes it and whatever else runs."""
+
+    copies: int
+    seed: int
+    pipeline: dict | None = None  #: a Compose.to_dict(), or None: RandomAffine(**affine)
+    affine: dict | None = None
+    fill: Any = 0
+    overwrite: bool = False
+    max_pixels: int = DEFAULT_MAX_PIXELS
+
+    def transform(self):
+        import warpkit
+        from warpkit.augment import Compose
+
+        if self.pipeline is not None:
+            return Compose.from_dict(self.pipeline)
+        return warpkit.RandomAffine(**self.affine)
+
+    def dests(self, src: Path, output: Path) -> list[Path]:
+        digits = len(str(self.copies - 1))
+        return [output / f"{src.stem}_aug{k:0{digits}d}{src.suffix}" for k in range(self.copies)]
+
+    def make(self, img, name: str, aug=None) -> list[tuple]:
+        """The copies of an opened image: (result, matrix, size, extra record fields)."""
+        import zlib
+
+        aug = aug if aug is not None else self.transform()
+        pixels = _pixels(img)
+        name_key = zlib.crc32(name.encode())
+        if self.pipeline is not None:
+            # copy k of a file: the pipeline's stream (seed, epoch k, index: the file name's
+            # CRC), so a file's copies do not depend on the other inputs
+            made = []
+            for k in range(self.copies):
+                res = aug(image=pixels, seed=self.seed, epoch=k, index=name_key)
+                made.append((res["image"], res["matrix"], res["size"], {"params": res["params"]}))
+            return made
+        aug.fill = _fill_for(img, self.fill)
+        # the input's own stream: its warps do not depend on the other inputs
+        rng = np.random.default_rng([self.seed, name_key])
+        outs, mats = aug([pixels] * self.copies, rng=rng, return_matrices=True)
+        return [(r, m, _wh(r), {}) for r, m in zip(outs, mats)]
+
+    def __call__(self, src: Path, dests: list[Path], protected: set[Path]) -> list[dict]:
+        set_max_pixels(self.max_pixels)
+        img = open_image(src)
+        out = []
+        for (res, m, _, extra), dest in zip(self.make(img, src.name), dests):
+            _save(res, img, dest, self.overwrite, protected)
+            out.append({"source": str(src), "output": str(dest), "matrix": _rounded(m), **extra})
+        return out
+
+
+def _rounded(m) -> list:
+    return np.round(np.asarray(m, np.float64), 12).tolist()
+
+
+def _tasks(files: list[Path], dests_of) -> list[tuple[Path, list[Path]]]:
+    """(input, its outputs) for every file; two inputs writing one output are refused before
+    anything is written."""
+    tasks = [(f, dests_of(f)) for f in files]
+    _unique_outputs((f, d) for f, ds in tasks for d in ds)
+    return tasks
+
+
+def _run_tasks(job, tasks, label: str, device: str | None, engine: "Engine",
+               scheduler: str | None, workers: int | None, manifest: Path | None,
+               output: Path, records: list | None = None) -> list[dict]:
+    """Run a job over its tasks here (one file after another) or on a Dask cluster; either
+    way a failing file is reported on its own line and the rest go on. The records of the
+    outputs written go into ``records`` (also when some files fail) and are returned."""
+    records = [] if records is None else records
+    if engine == Engine.dask:
+        from warpkit import dist
+
+        try:
+            summary = dist.run(job, tasks, scheduler=scheduler, n_workers=workers,
+                               device=device, manifest=manifest or output / dist.MANIFEST,
+                               progress=label)
+        except (ValueError, OSError, ImportError, TimeoutError) as e:
+            raise UserError(_message(e)) from None
+        records.extend(summary.records)
+        for f in summary.failures:
+            typer.echo(f"warpkit: {f}", err=True)
+        typer.echo(summary.describe(), err=True)
+        if summary.failures:
+            raise UserError(f"{len(summary.failures)} of {len(tasks)} files failed")
+        return records
+    if scheduler is not None or workers is not None:
+        raise UserError("--scheduler and --workers need --engine dask")
+    _device(device)
+    protected = {f.resolve() for f, _ in tasks}
+    outputs = dict(tasks)
+    _each_file([f for f, _ in tasks], label,
+               lambda f: records.extend(job(f, outputs[f], protected)))
+    return records
+
+
+
 def warp(
     inputs: list[str] = typer.Argument(..., help="Image files, directories or glob patterns."),
     output: str = typer.Option(..., "-o", "--output",
@@ -253,48 +471,41 @@ def warp(
     device: DeviceOption = None,
     overwrite: bool = typer.Option(False, help="Replace existing outputs (never an input)."),
     max_pixels: MaxPixelsOption = DEFAULT_MAX_PIXELS,
+    engine: EngineOption = Engine.local,
+    scheduler: SchedulerOption = None,
+    workers: WorkersOption = None,
+    manifest: ManifestOption = None,
 ) -> None:
     """Warp images: rotate, scale, shear, flip, translate, any affine or perspective matrix.
 
     Positive --rotate turns the picture counter-clockwise about its centre (as Pillow and OpenCV);
     without --size the output keeps the input's size.
     """
-    import warpkit
-
     files = expand_inputs(inputs)
-    out_size = parse_size(size)
-    if expand and out_size is not None:
-        raise UserError("pass either --size or --expand")
-    fill_v = _fill(fill)
+    job = WarpJob(rotate=rotate, scale=scale, translate=translate, shear=shear,
+                  flip=flip.value if flip is not None else None, matrix=matrix,
+                  perspective=perspective, size=parse_size(size), expand=expand,
+                  interpolation=interpolation.value, padding=padding.value, fill=_fill(fill),
+                  antialias=antialias, overwrite=overwrite, max_pixels=max_pixels)
+    job.check()
     set_max_pixels(max_pixels)
-    build_matrix((2, 2), rotate, scale, translate, shear, flip, matrix, perspective)  # checks
     as_dir = output.endswith(("/", os.sep))
     output = Path(output)
-    many = len(files) > 1 or output.is_dir() or as_dir
+    many = len(files) > 1 or output.is_dir() or as_dir or engine == Engine.dask
     if many and output.exists() and not output.is_dir():
         raise UserError(f"{output} is a file; several inputs need an output directory")
-    dests = {f: output / f.name if many else output for f in files}
-    _unique_outputs(dests.items())
-    _device(device)
-    protected = {f.resolve() for f in files}
-
-    def one(f: Path) -> None:
-        img = open_image(f)
-        m = build_matrix(img.size, rotate, scale, translate, shear, flip, matrix, perspective)
-        fn = warpkit.warp_affine if warpkit.geometry.is_affine(m) else warpkit.warp_perspective
-        res = fn(_pixels(img), m, size=out_size, interpolation=interpolation.value,
-                 padding=padding.value, fill=_fill_for(img, fill_v), expand=expand,
-                 antialias=antialias)
-        _save(res, img, dests[f], overwrite, protected)
-
-    _each_file(files, "warping", one)
+    tasks = _tasks(files, lambda f: [output / f.name if many else output])
+    _run_tasks(job, tasks, "warping", device, engine, scheduler, workers, manifest,
+               output if many else output.parent)
 
 
 def crop(
-    input: Path = typer.Argument(..., help="The image file."),
+    inputs: list[str] = typer.Argument(..., help="Image files, directories or glob patterns."),
     output: Path = typer.Option(..., "-o", "--output", help="Output directory."),
     box: Optional[list[str]] = typer.Option(None, help="x1,y1,x2,y2 in pixel-edge coordinates (repeatable)."),
-    boxes: Optional[Path] = typer.Option(None, help="A JSON file: a list of [x1, y1, x2, y2]."),
+    boxes: Optional[Path] = typer.Option(
+        None, help="A JSON file: a list of [x1, y1, x2, y2] (for every input), or an object "
+                   "mapping file names to such lists."),
     size: str = typer.Option(..., help="Patch size WxH."),
     interpolation: InterpOption = Interp.linear,
     padding: PadOption = Pad.constant,
@@ -303,61 +514,68 @@ def crop(
     device: DeviceOption = None,
     overwrite: bool = typer.Option(False, help="Replace existing outputs."),
     max_pixels: MaxPixelsOption = DEFAULT_MAX_PIXELS,
+    engine: EngineOption = Engine.local,
+    scheduler: SchedulerOption = None,
+    workers: WorkersOption = None,
+    manifest: ManifestOption = None,
 ) -> None:
-    """Crop boxes out of an image and resize each to --size: writes OUTPUT/<name>_<k>.<ext>.
+    """Crop boxes out of images and resize each to --size: writes OUTPUT/<name>_<k>.<ext>.
 
     Boxes are in pixel-edge coordinates: 0,0,W,H is the whole image, and a box the size of its
     output reproduces the pixels exactly.
     """
-    import warpkit
-
-    if not input.is_file():
-        raise UserError(f"input not found: {input}")
+    files = expand_inputs(inputs)
     rects = [list(_numbers(b, "--box", (4,), "x1,y1,x2,y2")) for b in box or []]
+    by_name = None
     if boxes is not None:
-        rects.extend(_boxes_file(boxes))
-    if not rects:
+        given = _boxes_file(boxes)
+        if isinstance(given, dict):
+            if rects:
+                raise UserError("--box and a --boxes object (boxes per file) do not mix")
+            by_name = given
+        else:
+            rects.extend(given)
+    if not rects and by_name is None:
         raise UserError("give at least one --box or --boxes")
-    out_size = parse_size(size)
-    fill_v = _fill(fill)
+    job = CropJob(size=parse_size(size), boxes=tuple(map(tuple, rects)), boxes_by_name=by_name,
+                  interpolation=interpolation.value, padding=padding.value, fill=_fill(fill),
+                  antialias=antialias, overwrite=overwrite, max_pixels=max_pixels)
     set_max_pixels(max_pixels)
     if output.exists() and not output.is_dir():
         raise UserError(f"{output} is a file; crops go into a directory")
-    protected = {input.resolve()}
-    digits = len(str(len(rects) - 1))
-    dests = [output / f"{input.stem}_{k:0{digits}d}{input.suffix}" for k in range(len(rects))]
-    for dest in dests:  # every output is checked before any is written
-        check_dest(dest, overwrite, protected)
-    _device(device)
-    img = open_image(input)
-    try:
-        patches = warpkit.crop_rois(_pixels(img), rects, out_size,
-                                    interpolation=interpolation.value, padding=padding.value,
-                                    fill=_fill_for(img, fill_v), antialias=antialias)
-    except (ValueError, TypeError) as e:
-        raise UserError(f"{input}: {e}") from None
-    for p, dest in zip(patches, dests):
-        try:
-            _save(p, img, dest, overwrite, protected)
-        except OSError as e:  # unwritable directory, full disk: one line
-            raise UserError(f"{dest}: {_message(e)}") from None
-    typer.echo(f"{len(patches)} crops written to {output}")
+    tasks = _tasks(files, lambda f: job.dests(f, output))
+    protected = {f.resolve() for f in files}
+    if engine == Engine.local and len(files) == 1:  # every output checked before any is written
+        for dest in tasks[0][1]:
+            check_dest(dest, overwrite, protected)
+    records = _run_tasks(job, tasks, "cropping", device, engine, scheduler, workers, manifest,
+                         output)
+    typer.echo(f"{len(records)} crops written to {output}")
 
 
-def _boxes_file(path: Path) -> list[list[float]]:
-    """The boxes of a --boxes JSON file: a list of [x1, y1, x2, y2] lists of numbers."""
+def _boxes_file(path: Path) -> list[list[float]] | dict[str, list[list[float]]]:
+    """The boxes of a --boxes JSON file: a list of [x1, y1, x2, y2] lists of numbers, or an
+    object mapping file names to such lists."""
     try:
         data = json.loads(path.read_text())
     except (OSError, ValueError) as e:
         raise UserError(f"--boxes {path}: {_message(e)}") from None
-    ok = isinstance(data, list) and all(
-        isinstance(r, list) and len(r) == 4
-        and all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in r)
-        for r in data)
-    if not ok:
-        raise UserError(f"--boxes {path}: expected a JSON list of [x1, y1, x2, y2] lists of "
-                        "numbers")
-    return [[float(v) for v in r] for r in data]
+
+    def rects(v) -> list[list[float]] | None:
+        ok = isinstance(v, list) and all(
+            isinstance(r, list) and len(r) == 4
+            and all(isinstance(x, (int, float)) and not isinstance(x, bool) for x in r)
+            for r in v)
+        return [[float(x) for x in r] for r in v] if ok else None
+
+    if isinstance(data, dict):  # a file listed with no boxes is a mistake, not a no-op
+        out = {str(k): rects(v) for k, v in data.items()}
+        if out and all(v for v in out.values()):
+            return out
+    elif rects(data) is not None:
+        return rects(data)
+    raise UserError(f"--boxes {path}: expected a JSON list of [x1, y1, x2, y2] lists of "
+                    "numbers, or an object mapping file names to non-empty such lists")
 
 
 def augment(
@@ -396,6 +614,10 @@ def augment(
     device: DeviceOption = None,
     overwrite: bool = typer.Option(False, help="Replace existing outputs (never an input)."),
     max_pixels: MaxPixelsOption = DEFAULT_MAX_PIXELS,
+    engine: EngineOption = Engine.local,
+    scheduler: SchedulerOption = None,
+    workers: WorkersOption = None,
+    manifest: ManifestOption = None,
 ) -> None:
     """Random affine warps of images for a training set: writes OUTPUT/<name>_aug<k>.<ext>.
 
@@ -403,14 +625,13 @@ def augment(
     runs the --pipeline file. Without --seed a seed is drawn and printed, so that the run can be
     replayed. With --annotations the COCO objects of each input move with its copies.
     """
-    import zlib
-
     import warpkit
 
     files = expand_inputs(inputs)
     if output.exists() and not output.is_dir():
         raise UserError(f"{output} is a file; augmented copies go into a directory")
     ranges = {"degrees": degrees, "translate": translate, "scale": scale, "shear": shear}
+    affine = None
     if pipeline is not None:
         if any(v is not None for v in ranges.values()) or hflip or vflip or size:
             raise UserError("--pipeline replaces --degrees, --translate, --scale, --shear, "
@@ -419,20 +640,26 @@ def augment(
     else:
         try:
             given = {k: _numbers(v, f"--{k}", (1, 2)) for k, v in ranges.items() if v is not None}
-            aug = warpkit.RandomAffine(
-                **given, hflip=hflip, vflip=vflip, size=parse_size(size),
-                interpolation=interpolation.value, padding=padding.value, antialias=antialias)
+            affine = dict(**given, hflip=hflip, vflip=vflip, size=parse_size(size),
+                          interpolation=interpolation.value, padding=padding.value,
+                          antialias=antialias)
+            aug = warpkit.RandomAffine(**affine)
         except ValueError as e:  # RandomAffine's messages start with the argument's name
             raise UserError(f"--{e}") from None
-    fill_v = _fill(fill)
+    if seed is None:
+        seed = int(np.random.SeedSequence().generate_state(1)[0] & 0x7FFFFFFF)
+    job = AugmentJob(copies=copies, seed=seed,
+                     pipeline=aug.to_dict() if pipeline is not None else None, affine=affine,
+                     fill=_fill(fill), overwrite=overwrite, max_pixels=max_pixels)
     set_max_pixels(max_pixels)
     protected = {f.resolve() for f in files}
-    digits = len(str(copies - 1))
-    dests = {f: [output / f"{f.stem}_aug{k:0{digits}d}{f.suffix}" for k in range(copies)]
-             for f in files}
-    _unique_outputs((f, d) for f, ds in dests.items() for d in ds)
+    tasks = _tasks(files, lambda f: job.dests(f, output))
+    dests = dict(tasks)
     coco = None
     if annotations is not None:
+        if engine == Engine.dask:
+            raise UserError("--annotations runs with --engine local (the dataset is built in "
+                            "one process)")
         coco = CocoSet(annotations)
         protected.add(annotations.resolve())
         annotations_output = annotations_output or output / f"{annotations.stem}_aug.json"
@@ -447,46 +674,37 @@ def augment(
             raise UserError(f"refusing to overwrite the input {extra}")
         if extra.exists() and not overwrite:
             raise UserError(f"{extra} exists (pass --overwrite to replace it)")
-    if seed is None:
-        seed = int(np.random.SeedSequence().generate_state(1)[0] & 0x7FFFFFFF)
-    _device(device)
     record: dict[str, dict] = {}
+    if coco is None:
+        done: list[dict] = []
+        try:
+            _run_tasks(job, tasks, "augmenting", device, engine, scheduler, workers, manifest,
+                       output, done)
+        finally:
+            for r in done:
+                record[Path(r["output"]).name] = {k: v for k, v in r.items() if k != "output"}
+            if matrices is not None and record:
+                save_json_atomic(record, matrices)
+    else:
+        _device(device)
 
-    def one(f: Path) -> None:
-        img = open_image(f)
-        pixels = _pixels(img)
-        entry = None if coco is None else coco.entry(f, _wh(pixels))
-        name_key = zlib.crc32(f.name.encode())
-        if pipeline is not None:
-            # copy k of a file: the pipeline's stream (seed, epoch k, index: the file name's
-            # CRC), so a file's copies do not depend on the other inputs
-            copies_made = []
-            for k in range(copies):
-                res = aug(image=pixels, seed=seed, epoch=k, index=name_key)
-                copies_made.append((res["image"], res["matrix"], res["size"],
-                                    {"params": res["params"]}))
-        else:
-            aug.fill = _fill_for(img, fill_v)
-            # the input's own stream: its warps do not depend on the other inputs
-            rng = np.random.default_rng([seed, name_key])
-            outs, mats = aug([pixels] * copies, rng=rng, return_matrices=True)
-            copies_made = [(r, m, _wh(r), {}) for r, m in zip(outs, mats)]
-        for (res, m, out_size, extra), dest in zip(copies_made, dests[f]):
-            moved = None if entry is None else coco.move(
-                entry, m, out_size, getattr(aug, "min_visibility", 0.0),
-                getattr(aug, "min_area", 0.0))
-            _save(res, img, dest, overwrite, protected)
-            record[dest.name] = {"source": str(f), "matrix": np.round(m, 12).tolist(), **extra}
-            if entry is not None:
+        def one(f: Path) -> None:
+            img = open_image(f)
+            entry = coco.entry(f, _wh(_pixels(img)))
+            for (res, m, out_size, extra), dest in zip(job.make(img, f.name, aug), dests[f]):
+                moved = coco.move(entry, m, out_size, getattr(aug, "min_visibility", 0.0),
+                                  getattr(aug, "min_area", 0.0))
+                _save(res, img, dest, overwrite, protected)
+                record[dest.name] = {"source": str(f), "matrix": _rounded(m), **extra}
                 coco.add(entry, dest, m, out_size, moved)
 
-    try:
-        _each_file(files, "augmenting", one)
-    finally:
-        if matrices is not None and record:
-            save_json_atomic(record, matrices)
-        if coco is not None and record:
-            save_json_atomic(coco.out, annotations_output)
+        try:
+            _each_file(files, "augmenting", one)
+        finally:
+            if matrices is not None and record:
+                save_json_atomic(record, matrices)
+            if record:
+                save_json_atomic(coco.out, annotations_output)
     typer.echo(f"{len(record)} images written to {output} (seed {seed})"
                + (f", annotations to {annotations_output}" if coco is not None else ""))
 
