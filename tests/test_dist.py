@@ -162,6 +162,8 @@ def test_cli_engine_dask(photos, tmp_path):
     r = _cli("warp", photos / "p00.png", "-o", tmp_path / "x.png", "--scheduler",
              "tcp://127.0.0.1:1")
     assert r.exit_code == 1 and "--scheduler and --workers need --engine dask" in r.output
+    r = _cli("warp", photos, "-o", tmp_path / "o2", "--engine", "dask", "--device", "no-such")
+    assert r.exit_code == 1 and "no OpenCL device matches 'no-such'" in r.output
     r = _cli("augment", photos, "-o", tmp_path / "aug", "--engine", "dask", "--annotations",
              tmp_path / "coco.json")
     assert r.exit_code == 1 and "--annotations runs with --engine local" in r.output
@@ -175,3 +177,30 @@ def test_devices_of_a_scheduler(client):
     r = _cli("devices", "--scheduler", client.scheduler.address)
     assert r.exit_code == 0, r.output
     assert r.output.count("tcp://127.0.0.1") == 2 and "compute units" in r.output
+
+
+def test_devices_are_claimed_once_each(tmp_path, monkeypatch):
+    """Workers of one node claim distinct devices from a list (a lock file each), and share only
+    when they outnumber them."""
+    monkeypatch.setattr(dist, "_lock_dir", lambda: str(tmp_path))
+    first, lock1 = dist._claim(["0:0", "0:1"])
+    second, lock2 = dist._claim(["0:0", "0:1"])
+    third, lock3 = dist._claim(["0:0", "0:1"])
+    assert (first, second) == ("0:0", "0:1") and lock1 and lock2
+    assert third in ("0:0", "0:1") and lock3 is None
+    lock1.close()  # a worker gone: its device is free again
+    again, lock4 = dist._claim(["0:0", "0:1"])
+    assert again == "0:0" and lock4
+    lock2.close()
+    lock4.close()
+
+
+def test_explicit_device_mapping(client, photos, tmp_path):
+    """devices= as a mapping: each named worker gets its device (here both the CPU device)."""
+    from warpkit.runtime import choose_device
+
+    spec = choose_device(None)[0].index
+    names = [w["name"] for w in client.scheduler_info()["workers"].values()]
+    s = dist.warp_files(photos, tmp_path / "o", scale=0.5, client=client,
+                        devices={str(n): spec for n in names})
+    assert s.ok and all(dev.startswith(spec) for dev in s.workers.values()), s.describe()

@@ -13,8 +13,9 @@ byte for byte what ``warpkit warp/crop/augment`` writes in one process::
 
 **Devices.** A worker plugin (:class:`DevicePlugin`) gives each worker process its OpenCL context
 once, before its first task: ``device=`` names one device for every worker (as
-``WARPKIT_DEVICE``); ``devices=`` lists several (a node's GPUs) and each worker claims a free one
-with a lock file, sharing only when there are more workers than devices; by default a node with
+``WARPKIT_DEVICE``); ``devices=`` maps worker names (or addresses) to devices, or lists several
+(a node's GPUs) from which each worker claims a free one with a lock file, sharing only when
+there are more workers than devices; by default a node with
 several GPUs is shared out the same way, else each worker takes the default device. Several
 workers on one CPU device split its cores: PoCL's threads are capped at cores / workers on that
 host, so that they do not oversubscribe them.
@@ -110,10 +111,13 @@ class DevicePlugin(_WorkerPlugin):
 
     name = "warpkit-device"
 
-    def __init__(self, device: str | None = None, devices: Sequence[str] | None = None,
+    def __init__(self, device: str | None = None,
+                 devices: Sequence[str] | dict[str, str] | None = None,
                  cpu_threads: dict[str, int] | None = None) -> None:
         self.device = device
-        self.devices = list(devices) if devices else None
+        #: a worker name or address -> its device, or devices to claim from
+        self.mapping = dict(devices) if isinstance(devices, dict) else None
+        self.devices = list(devices) if devices and self.mapping is None else None
         self.cpu_threads = cpu_threads or {}  # host -> PoCL threads per worker
         self._lock = None
         self.description = ""
@@ -128,6 +132,8 @@ class DevicePlugin(_WorkerPlugin):
         from warpkit.runtime import list_devices
 
         spec = self.device
+        if self.mapping is not None:
+            spec = self.mapping.get(str(worker.name), self.mapping.get(worker.address, spec))
         devices = self.devices
         if spec is None and devices is None:
             gpus = [e.index for e in list_devices() if e.kind == "GPU"]
@@ -175,7 +181,7 @@ def _run_chunk(job, chunk: list[tuple[str, list[str], bool]]) -> list[dict]:
 
 # ---- the client side -------------------------------------------------------------------------
 
-def _client(client, scheduler: str | None, n_workers: int | None):
+def _client(client, scheduler: str | None, n_workers: int | None, device: str | None = None):
     """(client, what to close) for the arguments: a given client, a scheduler's address, or a
     local cluster of ``n_workers`` processes (default 2) on 127.0.0.1 without a dashboard."""
     try:
@@ -185,6 +191,10 @@ def _client(client, scheduler: str | None, n_workers: int | None):
             from None
     if client is not None:
         return client, []
+    if scheduler is None and device is not None:  # a local cluster: check the spec here first
+        from .runtime import choose_device
+
+        choose_device(device)
     if scheduler is not None:
         if n_workers is not None:
             raise ValueError("pass a scheduler address or a number of local workers, not both")
@@ -219,7 +229,7 @@ def _cpu_threads(client) -> dict[str, int]:
 
 def run(job, tasks: Sequence[tuple[Path, list[Path]]], *, client=None,
         scheduler: str | None = None, n_workers: int | None = None, device: str | None = None,
-        devices: Sequence[str] | None = None, manifest: str | os.PathLike | None = None,
+        devices: Sequence[str] | dict[str, str] | None = None, manifest: str | os.PathLike | None = None,
         chunk: int | None = None, progress: str | None = None) -> Summary:
     """Run a job (one of :mod:`warpkit.cli.imaging`'s) over (input, outputs) tasks on a Dask
     cluster. The building block of :func:`warp_files`, :func:`crop_files` and
@@ -251,7 +261,7 @@ def run(job, tasks: Sequence[tuple[Path, list[Path]]], *, client=None,
         for d in dests[:1]:
             Path(d).parent.mkdir(parents=True, exist_ok=True)
     manifest.parent.mkdir(parents=True, exist_ok=True)
-    c, close = _client(client, scheduler, n_workers)
+    c, close = _client(client, scheduler, n_workers, device)
     try:
         _setup_workers(c, device, devices)
         summary.workers = c.run(_worker_device)
