@@ -553,3 +553,55 @@ def test_device_results_return_without_waiting(queue):
                                                                queue=queue))
     np.testing.assert_array_equal(w.get(), warpkit.warp_affine(img, [[1, 0.2, 1], [0.1, 1, 2]],
                                                                (24, 18), queue=queue))
+
+
+def test_device_calls_take_the_short_path(queue, monkeypatch):
+    """A plan whose arrays are all on the device binds their buffers directly (no views, no
+    Output): the path that keeps a call's host work low; its results equal the host path's."""
+    import pyopencl.array as cla
+
+    from warpkit import _op
+
+    rng = np.random.default_rng(4)
+    X = rng.standard_normal((2, 3, 9, 11)).astype(np.float32)
+    grid = rng.uniform(-1.2, 1.2, (2, 5, 6, 2)).astype(np.float32)
+    rois = np.array([[0, 0, 5, 5], [1, 2, 8, 7]], np.float32)
+    want_g = warpkit.grid_sample(X, grid, "cubic", "reflection", 1, queue=queue)
+    want_r = warpkit.roi_align(X, rois, [0, 1], output_height=3, output_width=2, queue=queue)
+    xd, gd, rd = (cla.to_device(queue, a) for a in (X, grid, rois))
+    bd = cla.to_device(queue, np.array([0, 1], np.int64))
+
+    def no_output(*a, **k):
+        raise AssertionError("the generic path ran")
+
+    with monkeypatch.context() as m:
+        m.setattr(_op, "Output", no_output)
+        y = warpkit.grid_sample(xd[1:], gd[1:], "cubic", "reflection", 1)  # offsets into buffers
+    np.testing.assert_array_equal(y.get(), want_g[1:])
+    # RoiAlign's scratch buffer (channels last) on the short path; its batch indices are read
+    # on the host (validated there), so that call is generic; with scratch, still equal
+    r = warpkit.roi_align(xd, rd, bd, output_height=3, output_width=2)
+    np.testing.assert_array_equal(r.get(), want_r)
+
+
+def test_short_path_rebinds_arguments_when_plans_alternate(queue):
+    """Plans of different shapes share a kernel: each call sets what the kernel last had from
+    another plan (or from the generic path); only a repeat of the same launch sets just its
+    buffers. Alternating calls stay right."""
+    import pyopencl.array as cla
+
+    rng = np.random.default_rng(6)
+    cases = []
+    for shape, gshape in (((1, 2, 7, 9), (1, 4, 5, 2)), ((2, 2, 5, 6), (2, 3, 8, 2))):
+        X = rng.standard_normal(shape).astype(np.float32)
+        grid = rng.uniform(-1.1, 1.1, gshape).astype(np.float32)
+        cases.append((X, grid, cla.to_device(queue, X), cla.to_device(queue, grid),
+                      warpkit.grid_sample(X, grid, "linear", "border", 0, queue=queue)))
+    for k in range(6):
+        X, grid, xd, gd, want = cases[k % 2]
+        if k == 3:  # the generic path in between, on the same kernel
+            np.testing.assert_array_equal(
+                warpkit.grid_sample(X, grid, "linear", "border", 0, queue=queue), want)
+        for _ in range(2):
+            y = warpkit.grid_sample(xd, gd, "linear", "border", 0)
+            np.testing.assert_array_equal(y.get(), want)

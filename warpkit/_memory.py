@@ -219,16 +219,22 @@ HOST_POOL = HostPool()
 register_cache(HOST_POOL.clear)
 
 
-def device_empty(rt: Runtime, shape: tuple[int, ...], dtype: np.dtype) -> cla.Array:
+def device_sizes(shape: tuple[int, ...], dtype: np.dtype) -> tuple:
+    """(shape as ints, element count, byte strides) of a C-contiguous array."""
+    shape = tuple(int(d) for d in shape)
+    return shape, math.prod(shape), tuple(s * dtype.itemsize for s in _c_strides(shape))
+
+
+def device_empty(rt: Runtime, shape: tuple[int, ...], dtype: np.dtype,
+                 sizes: tuple | None = None) -> cla.Array:
     """``cla.empty(rt.queue, shape, dtype, allocator=rt.allocate)``, made through pyopencl's fast
     constructor where it has one: ~2 us against ~15 (the public one validates the shape with a
-    dozen numpy calls), for a result whose shape warpkit computed itself."""
+    dozen numpy calls), for a result whose shape warpkit computed itself (``sizes``: its
+    :func:`device_sizes`, when the caller keeps them)."""
     import pyopencl.array as cla
 
-    shape = tuple(int(d) for d in shape)
-    size = math.prod(shape)
+    shape, size, strides = sizes if sizes is not None else device_sizes(shape, dtype)
     if size:
-        strides = tuple(s * dtype.itemsize for s in _c_strides(shape))
         try:
             return cla.Array(None, shape, dtype, allocator=rt.allocate, strides=strides,
                              _fast=True, _size=size, _context=rt.context, _queue=rt.queue)

@@ -25,7 +25,7 @@ from typing import Any, NamedTuple
 import numpy as np
 import pyopencl as cl
 
-from ._memory import Operand, Output, to_device
+from ._memory import Operand, Output, device_empty, device_sizes, to_device
 from .runtime import Runtime, launch, set_args
 
 
@@ -70,6 +70,7 @@ class Launch:
         # where the per-call arguments go, found once (a call only fills them in)
         slots = tuple((i, a.name) for i, a in enumerate(self.args) if isinstance(a, Arg))
         object.__setattr__(self, "slots", slots)
+        object.__setattr__(self, "writes_y", any(name == "Y" for _, name in slots))
 
 
 @dataclass(frozen=True)
@@ -100,13 +101,11 @@ class Plan:
         the result is valid once every one of them has been called (several calls then run
         back to back, with one wait at the end)."""
         rt = self.rt
+        if self.on_device and all(op.dev is not None for op in operands.values()):
+            return self._run_on_device(operands, values)
         out = Output(rt, self.out_shape, self.dtype, self.on_device)
         bound: dict[Any, Any] = dict(values or {})
-        for s in self.scratch:
-            buf = rt.allocate(s.nbytes)
-            if s.zero:
-                cl.enqueue_fill_buffer(rt.queue, buf, np.zeros(1, np.uint8), 0, s.nbytes)
-            bound[s.name] = buf
+        bound.update(self._scratch())
         for ln in self.launches:
             args = list(ln.args)
             yv = None
@@ -137,3 +136,46 @@ class Plan:
                     # belongs to its numpy array, which nothing else may hold
                     pending.append(lambda out=out, yv=yv, ev=ev, keep=bound: out.finish(yv, ev))
         return out.result()
+
+    def _scratch(self) -> dict[str, Any]:
+        """The call's scratch buffers (pooled; zero-filled first where asked)."""
+        bound = {}
+        for s in self.scratch:
+            buf = self.rt.allocate(s.nbytes)
+            if s.zero:
+                cl.enqueue_fill_buffer(self.rt.queue, buf, np.zeros(1, np.uint8), 0, s.nbytes)
+            bound[s.name] = buf
+        return bound
+
+    def _run_on_device(self, operands: dict[str, Operand], values: dict[str, Any] | None) -> Any:
+        """:meth:`run` where every array is on the device: no views to make (the plan holds
+        their offsets and strides, which its key fixed), a result array made from sizes
+        computed once, the buffers bound by name. The host work of a cached call (GridSample:
+        ~36 -> ~20 us on PoCL); nothing waits, the result carries its last kernel's event."""
+        rt = self.rt
+        shape = self.out_shape
+        sizes = self.__dict__.get("_out_sizes")
+        if sizes is None:
+            sizes = device_sizes(shape, self.dtype)
+            object.__setattr__(self, "_out_sizes", sizes)
+        y = device_empty(rt, shape, self.dtype, sizes)
+        ybuf = y.base_data
+        other = {**(values or {}), **self._scratch()} if values or self.scratch else {}
+        for ln in self.launches:
+            kernel = ln.variant.kernel(rt)  # this thread's
+            bufs = [ybuf if name == "Y" else operands[name].dev.base_data if name in operands
+                    else other[name] for _, name in ln.slots]
+            if getattr(kernel, "_wk_bound", None) is ln:
+                # its other arguments are this launch's already: set only the buffers
+                for (i, _), buf in zip(ln.slots, bufs):
+                    kernel.set_arg(i, buf)
+            else:
+                args = list(ln.args)
+                for (i, _), buf in zip(ln.slots, bufs):
+                    args[i] = buf
+                set_args(kernel, *args)
+                kernel._wk_bound = ln
+            ev = launch(rt, kernel, ln.global_size, ln.local_size)
+            if ln.writes_y:
+                y.add_event(ev)
+        return y
