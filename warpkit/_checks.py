@@ -43,6 +43,8 @@ def count(v: Any, arg: str, minimum: int) -> int:
 
 
 def check_align(align_corners: Any) -> int:
+    if type(align_corners) in (int, bool) and align_corners in (0, 1):  # the common case, fast
+        return int(align_corners)
     if isinstance(align_corners, (bool, np.bool_)):
         return int(align_corners)
     if isinstance(align_corners, (int, np.integer)) and int(align_corners) in (0, 1):

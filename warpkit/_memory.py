@@ -99,7 +99,10 @@ def pick_runtime(queue: cl.CommandQueue | None, *ops: Operand) -> Runtime:
             raise ValueError("a pyopencl array input has no queue; pass queue=")
     rt = runtime_for_queue(queue)
     for o in ops:
-        if o.dev is not None and o.dev.context != rt.context:
+        if o.dev is None:
+            continue
+        ctx = o.dev.context
+        if ctx is not rt.context and ctx != rt.context:
             raise ValueError(
                 f"{o.name} lives in another OpenCL context than the queue the operation runs on; "
                 "copy it to that context first"
