@@ -165,8 +165,13 @@ class Plan:
             kernel = ln.variant.kernel(rt)  # this thread's
             bufs = [ybuf if name == "Y" else operands[name].dev.base_data if name in operands
                     else other[name] for _, name in ln.slots]
-            if getattr(kernel, "_wk_bound", None) is ln:
-                # its other arguments are this launch's already: set only the buffers
+            only_bufs = ln.__dict__.get("_only_bufs")  # a name's kind is the same every call
+            if only_bufs is None:
+                only_bufs = all(isinstance(b, cl.MemoryObjectHolder) for b in bufs)
+                object.__setattr__(ln, "_only_bufs", only_bufs)
+            if only_bufs and getattr(kernel, "_wk_bound", None) is ln:
+                # its other arguments are this launch's already: set only the buffers (a
+                # scalar set alone takes pyopencl's untyped path, ~7 us: those go all at once)
                 for (i, _), buf in zip(ln.slots, bufs):
                     kernel.set_arg(i, buf)
             else:

@@ -157,9 +157,13 @@ def invert(m) -> np.ndarray:
     beside the OpenCL device's). A single matrix is inverted in Python floats, the same
     arithmetic: numpy's per-call costs on 3x3 arrays were 0.1 ms of every warp.
     """
-    m = matrix3(m, stack=True)
+    return _invert_checked(matrix3(m, stack=True))
+
+
+def _invert_checked(m: np.ndarray) -> np.ndarray:
+    """:func:`invert` of what :func:`matrix3` returned (float64, finite, (3, 3) or (K, 3, 3))."""
     if m.ndim == 3 and len(m) == 1:  # a batch of one: the single-matrix path
-        return invert(m[0])[None]
+        return _invert_checked(m[0])[None]
     # translations of any size are fine; what matters is whether m @ inv gives back the identity
     if m.ndim == 2:
         rows = m.tolist()

@@ -7,6 +7,8 @@ coordinates with pixel centres at integers, x right, y down — the convention o
 
 from __future__ import annotations
 
+import functools
+
 import math
 from dataclasses import dataclass
 from collections.abc import Sequence
@@ -42,6 +44,18 @@ _MAX_COORD = 1 << 24  # box coordinates: float32 positions are whole pixels up t
 def _fills(fill: Any, channels: int, dt: np.dtype) -> list[float]:
     """One fill value per channel. For integer images the fill is rounded (halves up) and
     saturated into the dtype first, as OpenCV does, so that it interpolates like a pixel."""
+    plain = (fill,) if type(fill) in (int, float) else fill if type(fill) in (tuple, list) \
+        else None
+    if plain is not None and len(plain) in (1, channels) and \
+            all(type(v) in (int, float) for v in plain):  # the common case, without numpy
+        vals = [float(v) for v in plain] * (channels if len(plain) == 1 else 1)
+        if dt.kind not in "iu":
+            return vals
+        if any(math.isnan(v) for v in vals):
+            raise ValueError(f"fill must be a number for a {dt} image, got NaN")
+        lo, hi = _int_range(dt)
+        return [min(max(float(math.floor(v + 0.5)) if math.isfinite(v) else v, lo), hi)
+                for v in vals]
     f = None
     if fill is not None and not isinstance(fill, (str, bytes)):
         try:
@@ -57,6 +71,12 @@ def _fills(fill: Any, channels: int, dt: np.dtype) -> list[float]:
         info = np.iinfo(dt)
         f = np.clip(np.floor(f + 0.5), info.min, info.max)
     return f.tolist()
+
+
+@functools.lru_cache(maxsize=None)
+def _int_range(dt: np.dtype) -> tuple[float, float]:
+    info = np.iinfo(dt)
+    return float(info.min), float(info.max)
 
 
 def _expand_canvas(mats: np.ndarray, W: int, H: int) -> tuple[int, int, np.ndarray]:
@@ -294,12 +314,14 @@ def _warp(image, matrix, size=None, interpolation="linear", padding="constant", 
         mats = np.eye(3)[None]
     elif src_index is not None:  # crops: one output item per matrix, each from image src_index[k]
         K = len(src_index)
-        mats = np.asarray(matrix, np.float64).reshape(K, 3, 3)
+        mats = matrix3(np.asarray(matrix, np.float64).reshape(K, 3, 3), stack=True)
         out_shape = lambda ho, wo: (K, ho, wo, C)  # noqa: E731  (crop_rois passes BHWC)
         restore = None
     else:
         mats = _matrices(matrix, B, batched, arg)
-    if affine and not geometry.is_affine(mats):
+    # mats are checked (matrix3): geometry.is_affine and invert without checking them again
+    if affine and not all(abs(x) < 1e-12 and abs(y) < 1e-12 and abs(w - 1) < 1e-12
+                          for x, y, w in mats.reshape(-1, 3, 3)[:, 2].tolist()):
         raise ValueError(f"{arg} is a perspective map (last row != (0, 0, 1)); use warp_perspective")
     if expand:
         if size is not None:
@@ -316,7 +338,7 @@ def _warp(image, matrix, size=None, interpolation="linear", padding="constant", 
         wo, ho = width_height(size, "size")
     if wo < 1 or ho < 1 or wo > 1 << 16 or ho > 1 << 16:
         raise ValueError(f"the output size must be between 1 and 65536 per axis, got {wo}x{ho}")
-    inv = geometry.invert(mats)
+    inv = geometry._invert_checked(mats)
     kind = COORD_MATRIX if coords is None else coords.kind
     if kind == COORD_FIELD:  # the chain's maps; supersampling from their product
         chain = np.asarray(coords.chain, np.float64)
