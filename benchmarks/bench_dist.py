@@ -29,7 +29,7 @@ import numpy as np
 from PIL import Image
 
 from warpkit import dist
-from warpkit.cli.imaging import AugmentJob, WarpJob, _each_file, _tasks
+from warpkit.cli.imaging import AugmentJob, Engine, WarpJob, _run_tasks, _tasks
 
 
 @dataclasses.dataclass(frozen=True)
@@ -53,10 +53,9 @@ def photos(d: Path, n: int) -> list[Path]:
     return out
 
 
-def local(job, tasks) -> None:
-    outputs = dict(tasks)
-    protected = {f.resolve() for f, _ in tasks}
-    _each_file([f for f, _ in tasks], "", lambda f: job(f, outputs[f], protected))
+def local(job, tasks, out) -> None:
+    """The command line's own single-process loop."""
+    _run_tasks(job, tasks, "", None, Engine.local, None, None, None, out)
 
 
 def main() -> None:
@@ -94,10 +93,10 @@ def main() -> None:
                     t0 = time.perf_counter()
                     if who == "single process":
                         out.mkdir()
-                        local(job, tasks)
+                        local(job, tasks, out)
                     else:
                         n = 1 if "1 worker" in who else 2
-                        s = dist.run(job, tasks, client=clusters[n][1])
+                        s = dist.run(job, tasks, out, client=clusters[n][1])
                         assert s.ok, s.describe()
                     if r:
                         times.setdefault(who, []).append(time.perf_counter() - t0)
@@ -113,7 +112,7 @@ def main() -> None:
             ts = []
             for _ in range(args.rounds):
                 t0 = time.perf_counter()
-                dist.run(NoopJob(), tasks, client=clusters[n][1])
+                dist.run(NoopJob(), tasks, out, client=clusters[n][1])
                 ts.append(time.perf_counter() - t0)
                 shutil.rmtree(out)
             overhead.append((n, statistics.median(ts) / len(files)))

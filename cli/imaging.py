@@ -214,6 +214,12 @@ def _message(e: Exception) -> str:
     return f"{type(e).__name__}: {e}"
 
 
+def file_message(f: Path | str, e: Exception) -> str:
+    """One line for one file's failure, naming the file (both engines report these)."""
+    msg = _message(e)
+    return msg if msg.startswith(str(f)) else f"{f}: {msg}"
+
+
 def _each_file(files: list[Path], label: str, one) -> None:
     """Run one(file) for every file under a progress bar. With several files a failure is
     reported on its own line and the rest go on; the command then fails with the count."""
@@ -224,9 +230,7 @@ def _each_file(files: list[Path], label: str, one) -> None:
             try:
                 one(f)
             except Exception as e:  # any one file's failure: one line, and the batch goes on
-                msg = _message(e)
-                if not msg.startswith(str(f)):
-                    msg = f"{f}: {msg}"
+                msg = file_message(f, e)
                 if len(files) == 1:
                     raise UserError(msg) from None
                 failures += 1
@@ -423,9 +427,8 @@ def _run_tasks(job, tasks, label: str, device: str | None, engine: "Engine",
         from warpkit import dist
 
         try:
-            summary = dist.run(job, tasks, scheduler=scheduler, n_workers=workers,
-                               device=device, manifest=manifest or output / dist.MANIFEST,
-                               progress=label)
+            summary = dist.run(job, tasks, output, scheduler=scheduler, n_workers=workers,
+                               device=device, manifest=manifest, progress=label)
         except (ValueError, OSError, ImportError, TimeoutError) as e:
             raise UserError(_message(e)) from None
         records.extend(summary.records)
@@ -544,10 +547,6 @@ def crop(
     if output.exists() and not output.is_dir():
         raise UserError(f"{output} is a file; crops go into a directory")
     tasks = _tasks(files, lambda f: job.dests(f, output))
-    protected = {f.resolve() for f in files}
-    if engine == Engine.local and len(files) == 1:  # every output checked before any is written
-        for dest in tasks[0][1]:
-            check_dest(dest, overwrite, protected)
     records = _run_tasks(job, tasks, "cropping", device, engine, scheduler, workers, manifest,
                          output)
     typer.echo(f"{len(records)} crops written to {output}")

@@ -84,3 +84,33 @@ def test_cli_check(monkeypatch):
     res = runner.invoke(app, ["check"])
     assert res.exit_code == 1
     assert "FAIL" in res.output and "check failed" in res.output
+
+
+def test_compare_applies_the_documented_tolerances():
+    """The one definition of docs/semantics.md's tolerances (the suite's assert_close and
+    warpkit check both use it): just inside passes, just outside fails, NaN equals NaN."""
+    import ml_dtypes
+    import numpy as np
+
+    from warpkit._selfcheck import compare
+
+    ref = np.array([0.0, 100.0, np.nan], np.float32)
+    assert compare(ref + np.float32(9e-4), ref, "linear")[0] <= 1  # 1e-5 * 100 abs + rel
+    assert compare(ref + np.float32(3e-3), ref, "linear")[0] > 1
+    assert compare(ref + np.float32(1e-6), ref, "nearest")[0] > 1  # nearest: exact
+    assert compare(ref.copy(), ref, "nearest")[0] == 0
+    r64 = np.array([1.0, -3.0])
+    assert compare(r64 * (1 + 5e-11), r64, "linear")[0] <= 1
+    assert compare(r64 + 1e-9, r64, "nearest")[0] > 1
+    h = np.array([1.0, 2.0], np.float16)
+    one_ulp = np.array([1.0 + 2 ** -10, 2.0], np.float16)
+    two_ulps = np.array([1.0 + 2 ** -9, 2.0], np.float16)
+    assert compare(one_ulp, h, "linear")[0] == 1 and compare(two_ulps, h, "linear")[0] == 2
+    b = h.astype(ml_dtypes.bfloat16)
+    assert compare(b, b, "cubic")[0] == 0
+    i = np.array([10, 200], np.uint8)
+    assert compare(i + np.uint8(1), i, "linear")[0] == 1
+    assert compare(i + np.uint8(2), i, "linear")[0] == 2
+    assert compare(i + np.uint8(2), i, "linear", int_tol=2)[0] == 1
+    assert compare(i + np.uint8(1), i, "nearest")[0] > 1
+    assert compare(i, i.astype(np.int16), "linear")[0] == np.inf  # dtype differs

@@ -33,6 +33,7 @@ so they do not depend on the partitioning or on the number of workers.
 
 from __future__ import annotations
 
+import collections
 import dataclasses
 import fcntl
 import json
@@ -106,6 +107,10 @@ def _claim(specs: Sequence[str]) -> tuple[str, Any]:
     return specs[os.getpid() % len(specs)], None
 
 
+#: the device spec a plugin last gave this worker process (None: the default rules)
+_APPLIED: str | None = None
+
+
 class DevicePlugin(_WorkerPlugin):
     """Gives a Dask worker its OpenCL device once, before its first task (see the module)."""
 
@@ -123,8 +128,7 @@ class DevicePlugin(_WorkerPlugin):
         self.description = ""
 
     def setup(self, worker) -> None:
-        host = worker.address.split("://")[-1].rsplit(":", 1)[0]
-        threads = self.cpu_threads.get(host)
+        threads = self.cpu_threads.get(_host(worker.address))
         if threads:  # before OpenCL starts in this process: PoCL reads these once
             os.environ["POCL_MAX_PTHREAD_COUNT"] = str(threads)
             os.environ["POCL_CPU_MAX_CU_NUM"] = str(threads)
@@ -140,7 +144,11 @@ class DevicePlugin(_WorkerPlugin):
             devices = gpus if len(gpus) > 1 else None
         if spec is None and devices:
             spec, self._lock = _claim(devices)
-        rt = warpkit.set_device(spec) if spec is not None else warpkit.get_runtime()
+        global _APPLIED
+        # a new spec (this plugin registered again with another device) makes a new default
+        # runtime; the same one keeps the runtime and its built kernels
+        rt = warpkit.get_runtime() if spec == _APPLIED else warpkit.set_device(spec)
+        _APPLIED = spec
         self.description = f"{rt.index if hasattr(rt, 'index') else ''} {rt.name} on " \
             f"{rt.platform}, {rt.compute_units} compute units".strip()
 
@@ -155,24 +163,25 @@ def _worker_device(dask_worker) -> str:
     return getattr(plugin, "description", "") or "no warpkit device yet"
 
 
-def _run_chunk(job, chunk: list[tuple[str, list[str], bool]]) -> list[dict]:
-    """Run a job on a chunk of files in a worker; a failing file is a record, not an error."""
+def _run_chunk(job, chunk: list[tuple[str, list[str]]]) -> list[dict]:
+    """Run a job on a chunk of files in a worker; a failing file is a record, not an error.
+    Files are written whole, replacing what an earlier attempt left (outputs are
+    deterministic, and a task retried after its worker died may find its own there); files
+    whose outputs all existed were skipped before (unless overwrite)."""
     from distributed import get_worker
 
-    from .cli.imaging import _message
+    from .cli.imaging import file_message
 
     worker = get_worker().address
+    job = dataclasses.replace(job, overwrite=True)
     out = []
-    for src, dests, redo in chunk:
-        j = dataclasses.replace(job, overwrite=True) if redo else job
+    for src, dests in chunk:
         t0 = time.perf_counter()
         try:
-            records = j(Path(src), [Path(d) for d in dests], {Path(src).resolve()})
+            records = job(Path(src), [Path(d) for d in dests], {Path(src).resolve()})
             status, error = "done", None
         except Exception as e:  # noqa: BLE001 - any one file's failure is reported, the rest go on
-            records, status, error = [], "failed", _message(e)
-            if not error.startswith(src):
-                error = f"{src}: {error}"
+            records, status, error = [], "failed", file_message(src, e)
         out.append({"source": src, "outputs": dests, "status": status, "error": error,
                     "worker": worker, "seconds": round(time.perf_counter() - t0, 4),
                     "records": records})
@@ -208,31 +217,32 @@ def _client(client, scheduler: str | None, n_workers: int | None, device: str | 
     return c, [c, cluster]
 
 
+def _host(address: str) -> str:
+    """The host of a worker address (tcp://10.0.0.5:40123 -> 10.0.0.5)."""
+    return address.split("://")[-1].rsplit(":", 1)[0]
+
+
 def _cores() -> int:
     return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
 
 
 def _cpu_threads(client) -> dict[str, int]:
     """PoCL threads per worker on each host: its cores shared by its workers."""
-    info = client.scheduler_info()["workers"]
-    per_host: dict[str, int] = {}
-    for addr in info:
-        host = addr.split("://")[-1].rsplit(":", 1)[0]
-        per_host[host] = per_host.get(host, 0) + 1
+    workers = client.scheduler_info()["workers"]
+    per_host = collections.Counter(_host(addr) for addr in workers)
     cores = client.run(_cores)
-    out = {}
-    for addr in info:
-        host = addr.split("://")[-1].rsplit(":", 1)[0]
-        out[host] = max(1, (cores.get(addr) or 1) // per_host[host])
-    return out
+    return {_host(addr): max(1, (cores.get(addr) or 1) // per_host[_host(addr)])
+            for addr in workers}
 
 
-def run(job, tasks: Sequence[tuple[Path, list[Path]]], *, client=None,
+def run(job, tasks: Sequence[tuple[Path, list[Path]]], output: str | os.PathLike, *,
+        client=None,
         scheduler: str | None = None, n_workers: int | None = None, device: str | None = None,
         devices: Sequence[str] | dict[str, str] | None = None, manifest: str | os.PathLike | None = None,
         chunk: int | None = None, progress: str | None = None) -> Summary:
     """Run a job (one of :mod:`warpkit.cli.imaging`'s) over (input, outputs) tasks on a Dask
-    cluster. The building block of :func:`warp_files`, :func:`crop_files` and
+    cluster, the manifest in ``output`` (a directory) unless ``manifest`` names it. The
+    building block of :func:`warp_files`, :func:`crop_files` and
     :func:`augment_files` (and of the command line's ``--engine dask``)."""
     t0 = time.perf_counter()
     inputs = {Path(src).resolve() for src, _ in tasks}
@@ -240,10 +250,7 @@ def run(job, tasks: Sequence[tuple[Path, list[Path]]], *, client=None,
         for d in dests:
             if Path(d).resolve() in inputs:
                 raise ValueError(f"refusing to overwrite the input {d}")
-    if manifest is None:  # beside the first output
-        first = next((Path(ds[0]) for _, ds in tasks if ds), Path(MANIFEST))
-        manifest = first.parent / MANIFEST
-    manifest = Path(manifest)
+    manifest = Path(manifest) if manifest is not None else Path(output) / MANIFEST
     summary = Summary(total=len(tasks), manifest=str(manifest))
     todo = []
     skipped = []
@@ -253,11 +260,9 @@ def run(job, tasks: Sequence[tuple[Path, list[Path]]], *, client=None,
             skipped.append({"source": str(src), "outputs": [str(d) for d in dests],
                             "status": "skipped", "error": None, "worker": None, "records": []})
         else:
-            # written whole, replacing what an earlier attempt left: outputs are deterministic,
-            # and a task retried after its worker died may find its own outputs there
-            todo.append((str(src), [str(d) for d in dests], True))
+            todo.append((str(src), [str(d) for d in dests]))
     summary.skipped = len(skipped)
-    for _, dests, _ in todo:
+    for _, dests in todo:
         for d in dests[:1]:
             Path(d).parent.mkdir(parents=True, exist_ok=True)
     manifest.parent.mkdir(parents=True, exist_ok=True)
@@ -286,7 +291,7 @@ def run(job, tasks: Sequence[tuple[Path, list[Path]]], *, client=None,
                     results = [{"source": src, "outputs": dests, "status": "lost",
                                 "error": f"{src}: lost ({type(e).__name__}: {e})",
                                 "worker": None, "records": []}
-                               for src, dests, _ in futures[fut]]
+                               for src, dests in futures[fut]]
                 for r in results:
                     mf.write(json.dumps(r) + "\n")
                     if r["status"] == "done":
@@ -371,8 +376,7 @@ def warp_files(inputs, output: str | os.PathLike, *, overwrite: bool = False, **
     job = WarpJob(**options, overwrite=overwrite)
     _checked(job.check)
     out = Path(output)
-    eng.setdefault("manifest", out / MANIFEST)
-    return run(job, _tasks(_files(inputs), lambda f: [out / f.name]), **eng)
+    return run(job, _tasks(_files(inputs), lambda f: [out / f.name]), out, **eng)
 
 
 def crop_files(inputs, output: str | os.PathLike, boxes, size: tuple[int, int], *,
@@ -392,8 +396,7 @@ def crop_files(inputs, output: str | os.PathLike, boxes, size: tuple[int, int], 
         job = CropJob(size=tuple(size), boxes=tuple(tuple(map(float, b)) for b in boxes),
                       overwrite=overwrite, **options)
     out = Path(output)
-    eng.setdefault("manifest", out / MANIFEST)
-    return run(job, _tasks(_files(inputs), lambda f: job.dests(f, out)), **eng)
+    return run(job, _tasks(_files(inputs), lambda f: job.dests(f, out)), out, **eng)
 
 
 def augment_files(inputs, output: str | os.PathLike, *, copies: int = 1, seed: int = 0,
@@ -426,8 +429,7 @@ def augment_files(inputs, output: str | os.PathLike, *, copies: int = 1, seed: i
     if not isinstance(copies, int) or copies < 1:
         raise ValueError(f"copies must be an int >= 1, got {copies!r}")
     out = Path(output)
-    eng.setdefault("manifest", out / MANIFEST)
-    return run(job, _tasks(_files(inputs), lambda f: job.dests(f, out)), **eng)
+    return run(job, _tasks(_files(inputs), lambda f: job.dests(f, out)), out, **eng)
 
 
 def _checked(fn) -> None:

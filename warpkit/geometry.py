@@ -191,7 +191,12 @@ def _invert_checked(m: np.ndarray) -> np.ndarray:
 
 def is_affine(m) -> bool:
     """Whether the last row is (0, 0, 1) (each entry within 1e-12); for a stack, of every matrix."""
-    last = matrix3(m, stack=True)[..., 2, :].reshape(-1, 3).tolist()
+    return _is_affine_checked(matrix3(m, stack=True))
+
+
+def _is_affine_checked(m: np.ndarray) -> bool:
+    """:func:`is_affine` of what :func:`matrix3` returned."""
+    last = m[..., 2, :].reshape(-1, 3).tolist()
     return all(abs(x) < 1e-12 and abs(y) < 1e-12 and abs(w - 1) < 1e-12 for x, y, w in last)
 
 

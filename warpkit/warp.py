@@ -8,7 +8,6 @@ coordinates with pixel centres at integers, x right, y down — the convention o
 from __future__ import annotations
 
 import functools
-
 import math
 from dataclasses import dataclass
 from collections.abc import Sequence
@@ -44,33 +43,28 @@ _MAX_COORD = 1 << 24  # box coordinates: float32 positions are whole pixels up t
 def _fills(fill: Any, channels: int, dt: np.dtype) -> list[float]:
     """One fill value per channel. For integer images the fill is rounded (halves up) and
     saturated into the dtype first, as OpenCV does, so that it interpolates like a pixel."""
-    plain = (fill,) if type(fill) in (int, float) else fill if type(fill) in (tuple, list) \
-        else None
-    if plain is not None and len(plain) in (1, channels) and \
-            all(type(v) in (int, float) for v in plain):  # the common case, without numpy
-        vals = [float(v) for v in plain] * (channels if len(plain) == 1 else 1)
-        if dt.kind not in "iu":
-            return vals
-        if any(math.isnan(v) for v in vals):
-            raise ValueError(f"fill must be a number for a {dt} image, got NaN")
-        lo, hi = _int_range(dt)
-        return [min(max(float(math.floor(v + 0.5)) if math.isfinite(v) else v, lo), hi)
-                for v in vals]
-    f = None
-    if fill is not None and not isinstance(fill, (str, bytes)):
+    if type(fill) in (int, float):  # the common cases without numpy (16 us of a small warp)
+        vals: list | None = [float(fill)]
+    elif type(fill) in (tuple, list) and all(type(v) in (int, float) for v in fill):
+        vals = [float(v) for v in fill]
+    elif fill is None or isinstance(fill, (str, bytes)):
+        vals = None
+    else:
         try:
-            f = np.atleast_1d(np.asarray(fill, dtype=np.float64))
+            f = np.asarray(fill, dtype=np.float64)
+            vals = f.reshape(-1).tolist() if f.ndim <= 1 else None
         except (TypeError, ValueError):
-            f = None
-    if f is None or f.ndim != 1 or len(f) not in (1, channels):
+            vals = None
+    if vals is None or len(vals) not in (1, channels):
         raise ValueError(f"fill must be a number or one per channel ({channels}), got {fill!r}")
-    f = np.broadcast_to(f, (channels,))
-    if dt.kind in "iu":
-        if np.isnan(f).any():
-            raise ValueError(f"fill must be a number for a {dt} image, got NaN")
-        info = np.iinfo(dt)
-        f = np.clip(np.floor(f + 0.5), info.min, info.max)
-    return f.tolist()
+    vals = vals * (channels // len(vals))
+    if dt.kind not in "iu":
+        return vals
+    if any(math.isnan(v) for v in vals):
+        raise ValueError(f"fill must be a number for a {dt} image, got NaN")
+    lo, hi = _int_range(dt)
+    return [min(max(float(math.floor(v + 0.5)) if math.isfinite(v) else v, lo), hi)
+            for v in vals]
 
 
 @functools.lru_cache(maxsize=None)
@@ -319,9 +313,8 @@ def _warp(image, matrix, size=None, interpolation="linear", padding="constant", 
         restore = None
     else:
         mats = _matrices(matrix, B, batched, arg)
-    # mats are checked (matrix3): geometry.is_affine and invert without checking them again
-    if affine and not all(abs(x) < 1e-12 and abs(y) < 1e-12 and abs(w - 1) < 1e-12
-                          for x, y, w in mats.reshape(-1, 3, 3)[:, 2].tolist()):
+    # mats are checked (matrix3): is_affine and invert without checking them again
+    if affine and not geometry._is_affine_checked(mats):
         raise ValueError(f"{arg} is a perspective map (last row != (0, 0, 1)); use warp_perspective")
     if expand:
         if size is not None:
