@@ -13,6 +13,9 @@
 #ifndef CB
 #define CB 8
 #endif
+#ifndef BI_T
+#define BI_T long /* the batch indices' type */
+#endif
 #define RA_AVG 0
 #define RA_MAX 1        /* ONNX: per sample the largest weighted corner, then the max */
 #define RA_MAX_INTERP 2 /* opt-in: per sample the interpolated value, then the max */
@@ -37,10 +40,17 @@
         ACC = first ? v_ : (v_ > ACC ? v_ : ACC);                                           \
     }
 
-/* the geometry of ROI r: where its samples start, the bin sizes and the samples per bin */
+#ifndef RA_MAX_SAMPLES
+#define RA_MAX_SAMPLES (1 << 20) /* per bin: the host's limit (roi_align._MAX_SAMPLES) */
+#endif
+
+/* the geometry of ROI r: where its samples start, the bin sizes and the samples per bin;
+ * `refused`: a box the host refuses (not finite, or more than RA_MAX_SAMPLES samples per bin).
+ * Boxes from a host array were refused before the launch; device boxes are not read back (that
+ * would make the call wait), so the kernel refuses them itself: their bins become NaN. */
 typedef struct {
     coord_t start_w, start_h, bin_w, bin_h;
-    int grid_h, grid_w, count;
+    int grid_h, grid_w, count, refused;
 } ra_roi;
 
 inline ra_roi ra_roi_geometry(__global const X_PTR_T *roi, long src, int OH, int OW,
@@ -51,6 +61,12 @@ inline ra_roi ra_roi_geometry(__global const X_PTR_T *roi, long src, int OH, int
     g.start_h = (coord_t)LOAD_X(roi, src) * spatial_scale - off;
     const coord_t end_w = (coord_t)LOAD_X(roi, 2 * src) * spatial_scale - off;
     const coord_t end_h = (coord_t)LOAD_X(roi, 3 * src) * spatial_scale - off;
+    g.refused = !(isfinite((coord_t)LOAD_X(roi, 0)) && isfinite((coord_t)LOAD_X(roi, src)) &&
+                  isfinite((coord_t)LOAD_X(roi, 2 * src)) && isfinite((coord_t)LOAD_X(roi, 3 * src)));
+    if (g.refused) {
+        g.grid_h = g.grid_w = g.count = 1;
+        return g;
+    }
     coord_t roi_w = end_w - g.start_w, roi_h = end_h - g.start_h;
     if (!half_pixel) {
         roi_w = roi_w > 1 ? roi_w : (coord_t)1;
@@ -60,15 +76,19 @@ inline ra_roi ra_roi_geometry(__global const X_PTR_T *roi, long src, int OH, int
     g.bin_w = roi_w / (coord_t)OW;
     if (sampling_ratio > 0) {
         g.grid_h = g.grid_w = sampling_ratio;
-    } else { /* ceil, for finite values of any sign; huge ones are capped (the host refuses them) */
+    } else { /* ceil, for finite values of any sign; huge ones are capped above the limit (so
+              * that a capped axis is refused whatever the other's count) */
+        const coord_t cap = (coord_t)(2 * RA_MAX_SAMPLES);
         coord_t qh = roi_h / (coord_t)OH, qw = roi_w / (coord_t)OW;
-        qh = qh > (coord_t)1e6 ? (coord_t)1e6 : (qh < (coord_t)-1e6 ? (coord_t)-1e6 : qh);
-        qw = qw > (coord_t)1e6 ? (coord_t)1e6 : (qw < (coord_t)-1e6 ? (coord_t)-1e6 : qw);
+        qh = qh > cap ? cap : (qh < -cap ? -cap : qh);
+        qw = qw > cap ? cap : (qw < -cap ? -cap : qw);
         g.grid_h = (int)qh;
         g.grid_h += ((coord_t)g.grid_h < qh);
         g.grid_w = (int)qw;
         g.grid_w += ((coord_t)g.grid_w < qw);
     }
+    g.refused = g.grid_h > 0 && g.grid_w > 0 && (long)g.grid_h * g.grid_w > RA_MAX_SAMPLES;
+    if (g.refused) g.grid_h = g.grid_w = 1;
     g.count = g.grid_h * g.grid_w > 1 ? g.grid_h * g.grid_w : 1;
     return g;
 }
@@ -117,7 +137,7 @@ inline coord_t ra_sample_x(const ra_roi *g, int pw, int ix) {
 __kernel void roi_align(__global const X_PTR_T *restrict X, long x_off, long sxn, long sxc,
                         long sxh, long sxw, int N, int C, int H, int W,
                         __global const X_PTR_T *restrict rois, long r_off, long srr, long src,
-                        __global const long *restrict bidx,
+                        __global const BI_T *restrict bidx, long b_off, long sb,
                         __global X_PTR_T *restrict Y, long y_off, int OH, int OW, int sampling_ratio,
                         coord_t spatial_scale, int half_pixel, int mode) {
     const int bin = (int)get_global_id(0);
@@ -126,11 +146,14 @@ __kernel void roi_align(__global const X_PTR_T *restrict X, long x_off, long sxn
     if (c0 >= C || bin >= OH * OW) return;
     const int ph = bin / OW, pw = bin % OW;
 
-    /* batch indices are validated on the host; clamp anyway so no read can leave X */
-    long b = bidx[r];
-    b = b < 0 ? 0 : (b >= N ? N - 1 : b);
     const ra_roi g = ra_roi_geometry(rois + r_off + r * srr, src, OH, OW, sampling_ratio,
                                      spatial_scale, half_pixel);
+    const long b = (long)bidx[b_off + r * sb];
+    __global X_PTR_T *yb = Y + y_off + ((long)r * C) * OH * OW + bin;
+    if (g.refused || b < 0 || b >= N) { /* nothing read: the bins are NaN */
+        for (int k = 0; k < CB && c0 + k < C; k++) STORE_X(yb, (long)(c0 + k) * OH * OW, (acc_t)NAN);
+        return;
+    }
 
     __global const X_PTR_T *xb = X + x_off + b * sxn;
     acc_t acc[CB];
@@ -153,7 +176,6 @@ __kernel void roi_align(__global const X_PTR_T *restrict X, long x_off, long sxn
             first = 0;
         }
     }
-    __global X_PTR_T *yb = Y + y_off + ((long)r * C) * OH * OW + bin;
     for (int k = 0; k < CB; k++) {
         if (c0 + k >= C) break;
         acc_t v = mode == RA_AVG ? acc[k] / (acc_t)g.count : acc[k];
@@ -190,7 +212,7 @@ typedef float8 accv;
 
 __kernel void roi_align_cl(__global const X_PTR_T *restrict T, int N, int C, int C8, int H, int W,
                            __global const X_PTR_T *restrict rois, long r_off, long srr, long src,
-                           __global const long *restrict bidx,
+                           __global const BI_T *restrict bidx, long b_off, long sb,
                            __global X_PTR_T *restrict Y, long y_off, int OH, int OW,
                            int sampling_ratio, coord_t spatial_scale, int half_pixel, int mode) {
     const int bin = (int)get_global_id(0);
@@ -200,10 +222,15 @@ __kernel void roi_align_cl(__global const X_PTR_T *restrict T, int N, int C, int
     /* this work-item's channel blocks: up to CG blocks of CB channels */
     const int nb = (C - c0 + CB - 1) / CB < CG ? (C - c0 + CB - 1) / CB : CG;
     const int ph = bin / OW, pw = bin % OW;
-    long b = bidx[r];
-    b = b < 0 ? 0 : (b >= N ? N - 1 : b);
     const ra_roi g = ra_roi_geometry(rois + r_off + r * srr, src, OH, OW, sampling_ratio,
                                      spatial_scale, half_pixel);
+    const long b = (long)bidx[b_off + r * sb];
+    __global X_PTR_T *yb = Y + y_off + ((long)r * C) * OH * OW + bin;
+    const long ps = (long)OH * OW;
+    if (g.refused || b < 0 || b >= N) { /* nothing read: the bins are NaN */
+        for (int c = c0; c < C && c < c0 + nb * CB; c++) STORE_X(yb, c * ps, (acc_t)NAN);
+        return;
+    }
     __global const X_PTR_T *tb = T + b * H * W * C8 + c0;
     accv acc[CG];
     for (int k = 0; k < CG; k++) acc[k] = (accv)0;
@@ -226,8 +253,6 @@ __kernel void roi_align_cl(__global const X_PTR_T *restrict T, int N, int C, int
             first = 0;
         }
     }
-    __global X_PTR_T *yb = Y + y_off + ((long)r * C) * OH * OW + bin;
-    const long ps = (long)OH * OW;
     for (int k = 0; k < nb; k++) {
         accv a = mode == RA_AVG ? acc[k] / (acc_t)g.count : acc[k];
         const int cb = c0 + k * CB;

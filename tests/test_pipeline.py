@@ -247,6 +247,33 @@ def test_masks_keep_their_dtype_and_pad_like_the_image(dtype, queue):
         np.testing.assert_array_equal(many[..., k], one)
 
 
+@pytest.mark.parametrize("dtype", [np.bool_, np.uint8, np.uint16, np.int32])
+def test_device_masks_stay_on_the_device(dtype, queue):
+    """Masks given as pyopencl arrays (single, batch, list; with or without a channel axis) come
+    back as device arrays of their dtype, equal to the host result; other dtypes and more than 4
+    channels are refused clearly (a device mask's values are not read back)."""
+    import pyopencl.array as cla
+
+    rng = np.random.default_rng(21)
+    masks = rng.integers(0, 5, (3, 30, 40)).astype(dtype)
+    pipe = Compose([RandomAffine(degrees=25, scale=(0.7, 1.3), p=1.0)], mask_fill=2)
+    imgs = rng.integers(0, 256, (3, 30, 40, 3), dtype=np.uint8)  # the layout: (B, H, W) masks
+    for m, im in ((masks, imgs), (masks[0], imgs[0]), (masks[..., None], None),
+                  (list(masks[:2]), list(imgs[:2]))):
+        dev = [cla.to_device(queue, x) for x in m] if isinstance(m, list) else \
+            cla.to_device(queue, m)
+        got = pipe(image=im, mask=dev, seed=4, queue=queue)["mask"]
+        want = pipe(image=im, mask=m, seed=4, queue=queue)["mask"]
+        for gi, wi in (zip(got, want) if isinstance(m, list) else [(got, want)]):
+            assert isinstance(gi, cla.Array) and gi.dtype == dtype and gi.shape == wi.shape
+            np.testing.assert_array_equal(gi.get(), wi)
+    with pytest.raises(TypeError, match="a mask on the device must be bool, uint8, uint16 or "
+                                        "int32.*got int64"):
+        pipe(mask=cla.to_device(queue, masks[0].astype(np.int64)), seed=0, queue=queue)
+    with pytest.raises(ValueError, match="a mask on the device may have at most 4 channels, got 5"):
+        pipe(mask=cla.to_device(queue, np.zeros((30, 40, 5), dtype)), seed=0, queue=queue)
+
+
 def test_a_sample_is_the_same_alone_in_a_batch_and_in_a_list(queue):
     aug = Compose([RandomResizedCrop(32), RandomHorizontalFlip(), RandomAffine(degrees=10)])
     batch = np.stack([IMG, IMG[::-1], IMG[:, ::-1]])

@@ -6,6 +6,7 @@ import itertools
 import sys
 
 import numpy as np
+import pyopencl as cl
 import pyopencl.array as cla
 import pytest
 
@@ -151,6 +152,71 @@ def test_device_arrays_and_many_batches(queue):
     assert isinstance(y, cla.Array)
     np.testing.assert_array_equal(y.get(), ref)
     assert_close(ref, reference_roi_align(X, rois, bidx, output_height=4, output_width=4), "linear")
+
+
+@pytest.mark.parametrize("index_dtype", [np.int64, np.int32, np.uint8, np.uint64])
+def test_device_boxes_are_not_read_back(index_dtype, small_queue):
+    """Boxes and batch indices on the device (any integer dtype, strided, at an offset) are used
+    where they are: the call takes the short path, waits for nothing, and equals the host call."""
+    from warpkit import _op
+
+    queue = small_queue
+    rng = np.random.default_rng(13)
+    X = rng.standard_normal((3, 10, 9, 11)).astype(np.float32)
+    rois = _rois(rng, 5, 9, 11, 1.0)
+    bidx = rng.integers(0, 3, 5)
+    want = warpkit.roi_align(X, rois, bidx, output_height=3, output_width=2, queue=queue)
+    bpad = np.zeros(12, index_dtype)
+    bpad[2::2] = bidx  # indices every other element, after an offset
+    xd, rd = cla.to_device(queue, X), cla.to_device(queue, rois)
+    bd = cla.to_device(queue, bpad)[2::2]
+    assert bd.offset and bd.strides[0] == 2 * bd.dtype.itemsize
+    queue.finish()
+    gate = cl.UserEvent(queue.context)
+    cl.enqueue_marker(queue, wait_for=[gate])  # the in-order queue waits here
+    run = _op.Plan.run
+    generic = []
+
+    def watch(plan, operands, values=None, pending=None):
+        generic.append(not all(op.dev is not None for op in operands.values()))
+        return run(plan, operands, values, pending)
+
+    _op.Plan.run = watch
+    try:
+        y = warpkit.roi_align(xd, rd, bd, output_height=3, output_width=2)
+        assert y.events[-1].command_execution_status != cl.command_execution_status.COMPLETE
+    finally:
+        _op.Plan.run = run
+        gate.set_status(cl.command_execution_status.COMPLETE)
+    assert generic == [False]
+    np.testing.assert_array_equal(y.get(), want)
+
+
+def test_device_boxes_the_host_refuses_give_nan_bins(small_queue):
+    """What the host refuses with a ValueError (a non-finite box, a batch index outside [0, N),
+    adaptive sampling past the limit) gives NaN bins when the boxes are on the device, which are
+    not read back; the other boxes are unaffected, and nothing is read outside X."""
+    queue = small_queue
+    rng = np.random.default_rng(14)
+    X = rng.standard_normal((2, 9, 8, 8)).astype(np.float32)
+    good = np.array([[0, 0, 5, 5], [1, 2, 7, 6]], np.float32)
+    bad = np.array([[0, np.nan, 3, 3], [0, 0, 3, np.inf], [1, 1, 4, 4], [1, 1, 4, 4],
+                    [0, 0, 3e9, 4], [0, 0, 4, 3e9]], np.float32)
+    bad_idx = [0, 1, 2, -1, 0, 1]
+    for i in range(len(bad)):
+        with pytest.raises(ValueError, match="rois must be finite|batch_indices must be in|"
+                                             "samples per bin"):
+            warpkit.roi_align(X, bad[i:i + 1], bad_idx[i:i + 1], queue=queue)
+    rois = np.concatenate([good[:1], bad, good[1:]])
+    bidx = np.array([1, *bad_idx, 0], np.int64)
+    for oh, ow in ((2, 3), (1, 1)):
+        y = warpkit.roi_align(cla.to_device(queue, X), cla.to_device(queue, rois),
+                              cla.to_device(queue, bidx), output_height=oh,
+                              output_width=ow).get()
+        assert np.isnan(y[1:-1]).all()
+        np.testing.assert_array_equal(
+            y[[0, -1]], warpkit.roi_align(X, good, [1, 0], output_height=oh, output_width=ow,
+                                          queue=queue))
 
 
 def test_non_native_byte_order(queue):

@@ -529,30 +529,55 @@ def test_every_operator_refuses_buffers_beyond_one_allocation(queue, monkeypatch
 def test_device_results_return_without_waiting(queue):
     """A call on device arrays only queues its kernels: with the queue held by a user event it
     returns at once, its result carrying the kernel's event (not complete yet); released, the
-    result is right. A training step's calls stay queued the same way."""
+    result is right. Every operator, a warp, and a training step's augmentation pipeline (an
+    elastic stage included) stay queued the same way."""
     import pyopencl.array as cla
+
+    from warpkit import augment
 
     rng = np.random.default_rng(3)
     X = rng.standard_normal((2, 3, 16, 16)).astype(np.float32)
     grid = rng.uniform(-1, 1, (2, 8, 8, 2)).astype(np.float32)
     img = rng.integers(0, 256, (20, 30, 3), dtype=np.uint8)
-    xd, gd, imd = (cla.to_device(queue, a) for a in (X, grid, img))
+    theta = rng.uniform(-1, 1, (2, 2, 3)).astype(np.float32)
+    rois = np.array([[0, 0, 9, 9], [3, 2, 15, 12]], np.float32)
+    bidx = np.array([1, 0], np.int64)
+    batch = rng.integers(0, 256, (3, 24, 32, 3), dtype=np.uint8)
+    masks = rng.integers(0, 4, (3, 24, 32), dtype=np.uint8)
+    pipe = augment.Compose([augment.RandomAffine(degrees=20, scale=(0.8, 1.2), p=1.0),
+                            augment.ElasticTransform(alpha=30, sigma=5, p=1.0),
+                            augment.RandomHorizontalFlip(p=0.5)])
+    dev = [cla.to_device(queue, a) for a in (X, grid, img, theta, rois, bidx, batch, masks)]
+    xd, gd, imd, td, rd, bd, batch_d, masks_d = dev
     queue.finish()
     gate = cl.UserEvent(queue.context)
     cl.enqueue_marker(queue, wait_for=[gate])  # the in-order queue waits here
     try:
-        y = warpkit.grid_sample(xd, gd, "cubic", "border", 0)
-        w = warpkit.warp_affine(imd, [[1, 0.2, 1], [0.1, 1, 2]], (24, 18))
-        for r in (y, w):
-            assert isinstance(r, cla.Array) and r.events
+        got = {
+            "grid_sample": warpkit.grid_sample(xd, gd, "cubic", "border", 0),
+            "warp_affine": warpkit.warp_affine(imd, [[1, 0.2, 1], [0.1, 1, 2]], (24, 18)),
+            "affine_grid": warpkit.affine_grid(td, (2, 3, 5, 7)),
+            "roi_align": warpkit.roi_align(xd, rd, bd, output_height=2, output_width=2),
+        }
+        step = pipe(image=batch_d, mask=masks_d, seed=5)
+        got.update({"image": step["image"], "mask": step["mask"]})
+        for name, r in got.items():
+            assert isinstance(r, cla.Array) and r.events, name
             assert r.events[-1].command_execution_status != \
-                cl.command_execution_status.COMPLETE
+                cl.command_execution_status.COMPLETE, f"{name} waited"
     finally:
         gate.set_status(cl.command_execution_status.COMPLETE)
-    np.testing.assert_array_equal(y.get(), warpkit.grid_sample(X, grid, "cubic", "border", 0,
-                                                               queue=queue))
-    np.testing.assert_array_equal(w.get(), warpkit.warp_affine(img, [[1, 0.2, 1], [0.1, 1, 2]],
-                                                               (24, 18), queue=queue))
+    host_step = pipe(image=batch, mask=masks, seed=5, queue=queue)
+    want = {
+        "grid_sample": warpkit.grid_sample(X, grid, "cubic", "border", 0, queue=queue),
+        "warp_affine": warpkit.warp_affine(img, [[1, 0.2, 1], [0.1, 1, 2]], (24, 18), queue=queue),
+        "affine_grid": warpkit.affine_grid(theta, (2, 3, 5, 7), queue=queue),
+        "roi_align": warpkit.roi_align(X, rois, bidx, output_height=2, output_width=2,
+                                       queue=queue),
+        "image": host_step["image"], "mask": host_step["mask"],
+    }
+    for name, r in got.items():
+        np.testing.assert_array_equal(r.get(), np.asarray(want[name]), err_msg=name)
 
 
 def test_device_calls_take_the_short_path(queue, monkeypatch):
@@ -577,10 +602,9 @@ def test_device_calls_take_the_short_path(queue, monkeypatch):
     with monkeypatch.context() as m:
         m.setattr(_op, "Output", no_output)
         y = warpkit.grid_sample(xd[1:], gd[1:], "cubic", "reflection", 1)  # offsets into buffers
+        # RoiAlign with its scratch buffer (channels last): device boxes are not read back
+        r = warpkit.roi_align(xd, rd, bd, output_height=3, output_width=2)
     np.testing.assert_array_equal(y.get(), want_g[1:])
-    # RoiAlign's scratch buffer (channels last) on the short path; its batch indices are read
-    # on the host (validated there), so that call is generic; with scratch, still equal
-    r = warpkit.roi_align(xd, rd, bd, output_height=3, output_width=2)
     np.testing.assert_array_equal(r.get(), want_r)
 
 

@@ -25,7 +25,7 @@ from typing import Any, NamedTuple
 import numpy as np
 import pyopencl as cl
 
-from ._memory import Operand, Output, device_empty, device_sizes, to_device
+from ._memory import DeviceResults, Operand, Output, to_device
 from .runtime import Runtime, launch, set_args
 
 
@@ -95,7 +95,7 @@ class Plan:
 
     def __post_init__(self) -> None:
         # a device result's shape, element count and strides, for every call
-        object.__setattr__(self, "out_sizes", device_sizes(self.out_shape, np.dtype(self.dtype)))
+        object.__setattr__(self, "results", DeviceResults(self.out_shape, self.dtype))
 
     def run(self, operands: dict[str, Operand], values: dict[str, Any] | None = None,
             pending: list | None = None) -> Any:
@@ -157,7 +157,7 @@ class Plan:
         computed once, the buffers bound by name. The host work of a cached call (GridSample:
         ~36 -> ~20 us on PoCL); nothing waits, the result carries its last kernel's event."""
         rt = self.rt
-        y = device_empty(rt, self.out_shape, self.dtype, self.out_sizes)
+        y = self.results.new(rt)
         ybuf = y.base_data
         other = {**(values or {}), **self._scratch()} if values or self.scratch else {}
         for ln in self.launches:

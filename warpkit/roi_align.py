@@ -125,6 +125,10 @@ def roi_align(
     if f64:
         rt.require_fp64("RoiAlign with float64 X")
 
+    if ro.dev is not None and bo.dev is not None and ro.dtype == xo.dtype:
+        # boxes and indices on the device are not read back (the call would wait for them):
+        # the kernel refuses what the host would, as NaN bins (docs/guide.md, RoiAlign)
+        return _run(rt, xo, ro, bo, mode_id, half, oh, ow, sr, scale)
     # rois and batch indices are small: check them on the host (a device copy is read back)
     rh = ro.host if ro.host is not None else ro.dev.get()
     bh = bo.host if bo.host is not None else bo.dev.get()
@@ -141,18 +145,27 @@ def roi_align(
     # the boxes and indices as checked on the host (device rois of X's dtype stay there)
     rop = ro if ro.dev is not None and ro.dtype == xo.dtype else operand(rh, "rois")
     bop = operand(np.ascontiguousarray(bh, dtype=np.int64), "batch_indices")
-    key = (rt, xo.layout, rop.layout, bop.layout, wants_device_result(xo, ro, bo), mode_id, half,
-           oh, ow, sr, scale)
-    plan = _PLANS.get(key, lambda: _plan(rt, xo, rop, wants_device_result(xo, ro, bo), mode_id,
-                                         half, oh, ow, sr, scale))
+    return _run(rt, xo, rop, bop, mode_id, half, oh, ow, sr, scale,
+                wants_device_result(xo, ro, bo))
+
+
+def _run(rt: Runtime, xo: Operand, rop: Operand, bop: Operand, mode_id: int, half: int, oh: int,
+         ow: int, sr: int, scale: float, on_device: bool = True) -> Any:
+    key = (rt, xo.layout, rop.layout, bop.layout, on_device, mode_id, half, oh, ow, sr, scale)
+    plan = _PLANS.get(key, lambda: _plan(rt, xo, rop, bop, on_device, mode_id, half, oh, ow, sr,
+                                         scale))
     return plan.run({"X": xo, "rois": rop, "batch_indices": bop})
 
 
 _PLANS = PlanCache()
 
+#: OpenCL C types of batch indices, by numpy dtype
+_INDEX_TYPES = {"int8": "char", "uint8": "uchar", "int16": "short", "uint16": "ushort",
+                "int32": "int", "uint32": "uint", "int64": "long", "uint64": "ulong"}
 
-def _plan(rt: Runtime, xo: Operand, rop: Operand, on_device: bool, mode_id: int, half: int,
-          oh: int, ow: int, sr: int, scale: float) -> Plan:
+
+def _plan(rt: Runtime, xo: Operand, rop: Operand, bop: Operand, on_device: bool, mode_id: int,
+          half: int, oh: int, ow: int, sr: int, scale: float) -> Plan:
     N, C, H, W = xo.shape
     R = rop.shape[0]
     st = _dtypes.coord_type(xo.dtype, "X")
@@ -169,12 +182,14 @@ def _plan(rt: Runtime, xo: Operand, rop: Operand, on_device: bool, mode_id: int,
     check_allocation(rt, xo.nbytes, "X")
     x_off, xs = device_layout(xo)
     r_off, rs = device_layout(rop)
+    b_off, bs = device_layout(bop)
     cg = _channel_vectors(rt)
     defines = {**st.defines("X"), "COORD_DOUBLE": int(f64), "ACC_DOUBLE": int(f64), "CB": _CB,
-               "CG": cg, "WK_CPU": int(rt.kind == "CPU")}
+               "CG": cg, "WK_CPU": int(rt.kind == "CPU"), "RA_MAX_SAMPLES": _MAX_SAMPLES,
+               "BI_T": _INDEX_TYPES[np.dtype(bop.dtype).name]}
     ct = np.float64 if f64 else np.float32
     geometry = (Arg("rois"), np.int64(r_off), np.int64(rs[0]), np.int64(rs[1]),
-                Arg("batch_indices"), Arg("Y"), np.int64(0), np.int32(oh), np.int32(ow),
+                Arg("batch_indices"), np.int64(b_off), np.int64(bs[0]), Arg("Y"), np.int64(0), np.int32(oh), np.int32(ow),
                 np.int32(sr), ct(scale), np.int32(half), np.int32(mode_id))
     x_args = (Arg("X"), np.int64(x_off), *(np.int64(v) for v in xs))
     bins = oh * ow

@@ -197,6 +197,8 @@ def _warp_all(x, kind, mats, outs, opts, as_mask: bool = False, chains=None):
     if not as_mask:
         return warp_batch(items, mats, outs[0], **opts) if one else \
             warp_each(items, mats, outs, **opts)
+    if any(_on_device(item) for item in items):  # device masks stay there, one call each
+        return [_warp(item, m, o, opts, True) for item, m, o in zip(items, mats, outs)]
     arrays = [np.asarray(item) for item in items]
     if any(a.ndim == 3 and a.shape[2] > 4 for a in arrays):
         res = [_warp(a, m, o, opts, True) for a, m, o in zip(arrays, mats, outs)]
@@ -216,9 +218,15 @@ def _kind(item: Any) -> tuple:
     return type(item), str(item.dtype), tuple(shape[2:])
 
 
-def _mask_work(a: np.ndarray):
+def _on_device(x: Any) -> bool:
+    cla = sys.modules.get("pyopencl.array")
+    return cla is not None and isinstance(x, cla.Array)
+
+
+def _mask_work(a: Any):
     """(the array the warps take, the function giving a warped one back in the mask's dtype):
-    bool as uint8, uint8/uint16/int32 as they are, other integers as int32 when they fit."""
+    bool as uint8, uint8/uint16/int32 as they are, other integers as int32 when they fit (on
+    the host: a device mask's values are not read back, so it must have one of those dtypes)."""
     dt = a.dtype
     if dt == np.bool_:
         return a.view(np.uint8), lambda r: r.view(np.bool_)
@@ -226,6 +234,10 @@ def _mask_work(a: np.ndarray):
         return a, lambda r: r
     if dt.kind not in "iu":
         raise TypeError(f"mask must hold integers or bools (labels), got {dt}")
+    if _on_device(a):
+        raise TypeError(f"a mask on the device must be bool, uint8, uint16 or int32 (its values "
+                        f"are not read back to check they fit), got {dt}: convert it first, "
+                        f"e.g. mask.astype(numpy.int32)")
     if a.size and (a.min() < -2**31 or a.max() > 2**31 - 1):
         raise ValueError(f"mask values must fit int32 to be warped, got {a.min()}..{a.max()}")
     return a.astype(np.int32), lambda r: r.astype(dt)
@@ -241,11 +253,14 @@ def _sample(x, m, size, opts):
 def _warp(x, m, size, opts, as_mask, batched=False):
     if not as_mask:
         return _sample(x, m, size, opts)
-    a = np.asarray(x)
+    a = x if _on_device(x) else np.asarray(x)
     plain = a.ndim == (3 if batched else 2)  # no channel axis: (H, W) or (B, H, W)
     if plain:
-        a = a[..., None]
+        a = a.reshape(*a.shape, 1)
     if a.shape[-1] > 4:  # the warps take up to 4 channels: masks of more, 4 at a time
+        if _on_device(a):
+            raise ValueError(f"a mask on the device may have at most 4 channels, got "
+                             f"{a.shape[-1]}: warp it in parts of 4")
         parts = [_warp(a[..., k:k + 4], m, size, opts, True, batched)
                  for k in range(0, a.shape[-1], 4)]
         res = np.concatenate(parts, -1)
@@ -253,8 +268,8 @@ def _warp(x, m, size, opts, as_mask, batched=False):
         work, back = _mask_work(a)
         res = back(_sample(work, m, size, opts))
         if res.ndim == a.ndim - 1:  # a one-channel (H, W, 1) comes back as (H, W)
-            res = res[..., None]
-    return res[..., 0] if plain else res
+            res = res.reshape(*res.shape, 1)
+    return res.reshape(res.shape[:-1]) if plain else res
 
 
 # -- boxes -------------------------------------------------------------------------------------
