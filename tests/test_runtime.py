@@ -629,3 +629,32 @@ def test_short_path_rebinds_arguments_when_plans_alternate(queue):
         for _ in range(2):
             y = warpkit.grid_sample(xd, gd, "linear", "border", 0)
             np.testing.assert_array_equal(y.get(), want)
+
+
+def test_device_results_from_the_template_are_whole_arrays(queue):
+    """A plan's later device results copy the first one's attributes: each has its own buffer and
+    event list, its flags computed afresh, and everything else as pyopencl's constructor makes it."""
+    import pyopencl.array as cla
+
+    from warpkit._memory import DeviceResults
+
+    rt = warpkit.runtime.runtime_for_queue(queue)
+    maker = DeviceResults((2, 3, 5), np.dtype(np.float32))
+    first, second, third = maker.new(rt), maker.new(rt), maker.new(rt)
+    ref = cla.empty(queue, (2, 3, 5), np.float32)
+    for a in (first, second, third):
+        assert type(a) is cla.Array
+        for name in ("shape", "strides", "dtype", "size", "nbytes", "offset", "queue", "context"):
+            assert getattr(a, name) == getattr(ref, name), name
+        assert a.flags.c_contiguous and a.events == []
+    assert len({id(a.base_data) for a in (first, second, third)}) == 3
+    assert second.events is not third.events
+    ev = cl.enqueue_marker(queue)
+    second.add_event(ev)
+    assert third.events == [] and second.events == [ev]
+    for k, a in enumerate((first, second, third)):
+        a.fill(np.float32(k))
+    np.testing.assert_array_equal(second.get(), np.full((2, 3, 5), 1, np.float32))
+    np.testing.assert_array_equal(third.get(), np.full((2, 3, 5), 2, np.float32))
+    empty = DeviceResults((0, 4), np.dtype(np.uint8))  # nothing to allocate: no template
+    assert empty.new(rt).shape == (0, 4) and empty.new(rt).size == 0

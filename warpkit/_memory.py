@@ -92,17 +92,21 @@ def operand(a: Any, name: str) -> Operand:
 
 def pick_runtime(queue: cl.CommandQueue | None, *ops: Operand) -> Runtime:
     """The queue to run on: ``queue`` if given, else a device input's queue, else the default."""
-    dev_queues = [o.dev.queue for o in ops if o.dev is not None]
-    if queue is None and dev_queues:
-        queue = dev_queues[0]
-        if queue is None:
-            raise ValueError("a pyopencl array input has no queue; pass queue=")
+    if queue is None:
+        for o in ops:
+            if o.dev is not None:
+                queue = o.dev.queue
+                if queue is None:
+                    raise ValueError("a pyopencl array input has no queue; pass queue=")
+                break
     rt = runtime_for_queue(queue)
+    rctx = rt.context
     for o in ops:
-        if o.dev is None:
+        d = o.dev
+        if d is None:
             continue
-        ctx = o.dev.context
-        if ctx is not rt.context and ctx != rt.context:
+        ctx = d.context
+        if ctx is not rctx and ctx != rctx:
             raise ValueError(
                 f"{o.name} lives in another OpenCL context than the queue the operation runs on; "
                 "copy it to that context first"

@@ -101,31 +101,33 @@ def roi_align(
         scale = float(spatial_scale)
     except (TypeError, ValueError):
         raise ValueError(f"spatial_scale must be a number, got {spatial_scale!r}") from None
-    if not np.isfinite(scale):
+    if not math.isfinite(scale):
         raise ValueError(f"spatial_scale must be finite, got {spatial_scale!r}")
 
-    st = _dtypes.coord_type(xo.dtype, "X")
-    if xo.ndim != 4:
-        raise ValueError(f"X must have shape (N, C, H, W), got {xo.shape}")
-    if ro.ndim != 2 or ro.shape[1] != 4:
-        raise ValueError(f"rois must have shape (R, 4), got {ro.shape}")
-    if bo.ndim != 1 or bo.shape[0] != ro.shape[0]:
+    x_dtype, r_dtype, b_dtype = xo.dtype, ro.dtype, bo.dtype
+    x_shape, r_shape, b_shape = xo.shape, ro.shape, bo.shape
+    st = _dtypes.coord_type(x_dtype, "X")
+    if len(x_shape) != 4:
+        raise ValueError(f"X must have shape (N, C, H, W), got {x_shape}")
+    if len(r_shape) != 2 or r_shape[1] != 4:
+        raise ValueError(f"rois must have shape (R, 4), got {r_shape}")
+    if len(b_shape) != 1 or b_shape[0] != r_shape[0]:
         raise ValueError(
-            f"batch_indices must have shape (R,) = ({ro.shape[0]},) to match rois, got {bo.shape}"
+            f"batch_indices must have shape (R,) = ({r_shape[0]},) to match rois, got {b_shape}"
         )
-    if np.dtype(bo.dtype).kind not in "iu":
-        raise TypeError(f"batch_indices must be integers, got {bo.dtype}")
-    if ro.dtype != xo.dtype:
-        _dtypes.coord_type(ro.dtype, "rois")
-    N, C, H, W = xo.shape
-    R = ro.shape[0]
+    if b_dtype.kind not in "iu":
+        raise TypeError(f"batch_indices must be integers, got {b_dtype}")
+    if r_dtype != x_dtype:
+        _dtypes.coord_type(r_dtype, "rois")
+    N, C, H, W = x_shape
+    R = r_shape[0]
 
     rt = pick_runtime(queue, xo, ro, bo)
     f64 = st.kind == "WK_F64"
     if f64:
         rt.require_fp64("RoiAlign with float64 X")
 
-    if ro.dev is not None and bo.dev is not None and ro.dtype == xo.dtype:
+    if ro.dev is not None and bo.dev is not None and r_dtype == x_dtype:
         # boxes and indices on the device are not read back (the call would wait for them):
         # the kernel refuses what the host would, as NaN bins (docs/guide.md, RoiAlign)
         return _run(rt, xo, ro, bo, mode_id, half, oh, ow, sr, scale)

@@ -619,9 +619,11 @@ def runtime_for_queue(queue: cl.CommandQueue | None) -> Runtime:
     """The runtime for a user's queue (or the default runtime when ``queue`` is None)."""
     if queue is None:
         return get_runtime()
+    d = _default
+    if d is not None and d.queue is queue:  # the common case first
+        return d
     if not isinstance(queue, cl.CommandQueue):
         raise TypeError(f"queue must be a pyopencl.CommandQueue or None, got {type(queue).__name__}")
-    d = _default
     if d is not None and d.queue == queue:
         return d
     key = queue.int_ptr
