@@ -52,9 +52,6 @@ def check_align(align_corners: Any) -> int:
     raise ValueError(f"align_corners must be a bool or 0/1, got {align_corners!r}")
 
 
-_LAST_ROW = np.array([[0.0, 0.0, 1.0]])
-
-
 def matrix3(a, stack: bool = False) -> np.ndarray:
     """A (3, 3) float64 matrix from (3, 3) or (2, 3); with ``stack``, (K, 3, 3) from (K, 3, 3) or
     (K, 2, 3) as well. Non-finite entries raise, naming the matrix."""
@@ -63,9 +60,14 @@ def matrix3(a, stack: bool = False) -> np.ndarray:
     if not ok:
         want = "(3, 3) or (2, 3)" + (", or a stack (K, 3, 3) / (K, 2, 3)" if stack else "")
         raise ValueError(f"a matrix must have shape {want}, got {m.shape}")
-    if m.shape[-2] == 2 and m.ndim == 2:  # one matrix: no broadcast_to (13 us of a warp)
-        m = np.concatenate([m, _LAST_ROW])
-    elif m.shape[-2] == 2:
+    if m.ndim == 2:  # one matrix, in Python floats (numpy's per-call costs: 4 us of a warp)
+        rows = m.tolist()
+        if len(rows) == 2:
+            rows.append([0.0, 0.0, 1.0])
+        if not all(map(math.isfinite, rows[0] + rows[1] + rows[2])):
+            raise ValueError(f"a matrix must be finite, got {rows}")
+        return np.array(rows)
+    if m.shape[-2] == 2:
         m = np.concatenate([m, np.broadcast_to([0.0, 0.0, 1.0], (*m.shape[:-2], 1, 3))], axis=-2)
     if not np.isfinite(m).all():
         bad = m if m.ndim == 2 else m[np.argwhere(~np.isfinite(m).all(axis=(1, 2)))[0, 0]]

@@ -169,23 +169,35 @@ class Plan:
         other = {**(values or {}), **self._scratch()} if values or self.scratch else {}
         for ln in self.launches:
             kernel = ln.variant.kernel(rt)  # this thread's
-            bufs = [ybuf if name == "Y" else operands[name].dev.base_data if name in operands
+            vals = [ybuf if name == "Y" else operands[name].dev.base_data if name in operands
                     else other[name] for _, name in ln.slots]
-            only_bufs = ln.__dict__.get("_only_bufs")  # a name's kind is the same every call
-            if only_bufs is None:
-                only_bufs = all(isinstance(b, cl.MemoryObjectHolder) for b in bufs)
-                object.__setattr__(ln, "_only_bufs", only_bufs)
-            if only_bufs and getattr(kernel, "_wk_bound", None) is ln:
-                # its other arguments are this launch's already: set only the buffers (a
-                # scalar set alone takes pyopencl's untyped path, ~7 us: those go all at once)
-                for (i, _), buf in zip(ln.slots, bufs):
-                    kernel.set_arg(i, buf)
+            is_buf = ln.__dict__.get("_is_buf")  # a name's kind is the same every call
+            if is_buf is None:
+                is_buf = tuple(isinstance(v, cl.MemoryObjectHolder) for v in vals)
+                is_buf = None if all(is_buf) else is_buf  # None: buffers only
+                object.__setattr__(ln, "_is_buf", is_buf or ())
+            scalars = [v for v, b in zip(vals, is_buf) if not b] if is_buf else None
+            if getattr(kernel, "_wk_bound", None) is ln and (
+                    scalars is None or all(a is b for a, b in zip(scalars, kernel._wk_scalars))):
+                # its other arguments, and these values (the same objects: callers keep the
+                # values that do not change, such as a warp's fill), are set already: set only
+                # the buffers (a scalar set alone takes pyopencl's untyped path, ~7 us: those go
+                # all at once). Buffers are set every call: the kernel holds no reference to
+                # them, so an old one may be gone and a new one reuse its address
+                if is_buf:
+                    for (i, _), v, b in zip(ln.slots, vals, is_buf):
+                        if b:
+                            kernel.set_arg(i, v)
+                else:
+                    for (i, _), v in zip(ln.slots, vals):
+                        kernel.set_arg(i, v)
             else:
                 args = list(ln.args)
-                for (i, _), buf in zip(ln.slots, bufs):
-                    args[i] = buf
+                for (i, _), v in zip(ln.slots, vals):
+                    args[i] = v
                 set_args(kernel, *args)
                 kernel._wk_bound = ln
+                kernel._wk_scalars = scalars
             ev = enqueue(rt.queue, kernel, ln.global_size, ln.local_size)
             if profiling is not None:
                 profiling.events.append((kernel.function_name, ev))

@@ -145,6 +145,9 @@ def _adjugate(a, b, c, d, e, f, g, h, i):
     return adj, a * ca + b * cb + c * cc
 
 
+_IDENTITY_ROWS = ((1.0, 0.0, 0.0), (0.0, 1.0, 0.0), (0.0, 0.0, 1.0))
+
+
 def _singular(det: float) -> ValueError:
     return ValueError(f"the matrix is singular (determinant {det:.3g}) and has no inverse")
 
@@ -162,22 +165,24 @@ def invert(m) -> np.ndarray:
 
 def _invert_checked(m: np.ndarray) -> np.ndarray:
     """:func:`invert` of what :func:`matrix3` returned (float64, finite, (3, 3) or (K, 3, 3))."""
-    if m.ndim == 3 and len(m) == 1:  # a batch of one: the single-matrix path
-        return _invert_checked(m[0])[None]
     # translations of any size are fine; what matters is whether m @ inv gives back the identity
-    if m.ndim == 2:
+    if m.ndim == 2 or len(m) == 1:  # one matrix (or a batch of one): in Python floats
         rows = m.tolist()
+        if m.ndim == 3:
+            rows = rows[0]
         adj, det = _adjugate(*rows[0], *rows[1], *rows[2])
         if det == 0 or not math.isfinite(det):
             raise _singular(det)
-        inv = [[v / det for v in adj[k:k + 3]] for k in (0, 3, 6)]
-        for r in range(3):
-            for c in range(3):
-                p = rows[r][0] * inv[0][c] + rows[r][1] * inv[1][c] + rows[r][2] * inv[2][c]
-                tol = 1e-6 + 1e-5 * (r == c)
-                if not (math.isfinite(inv[r][c]) and abs(p - (r == c)) <= tol):
-                    raise _singular(det)
-        return np.array(inv)
+        i0, i1, i2, i3, i4, i5, i6, i7, i8 = inv = [v / det for v in adj]
+        if not all(map(math.isfinite, inv)):
+            raise _singular(det)
+        for (a, b, c), (e0, e1, e2) in zip(rows, _IDENTITY_ROWS):
+            if not (abs(a * i0 + b * i3 + c * i6 - e0) <= 1e-6 + 1e-5 * e0
+                    and abs(a * i1 + b * i4 + c * i7 - e1) <= 1e-6 + 1e-5 * e1
+                    and abs(a * i2 + b * i5 + c * i8 - e2) <= 1e-6 + 1e-5 * e2):
+                raise _singular(det)
+        out = np.array(inv).reshape(3, 3)
+        return out if m.ndim == 2 else out[None]
     with np.errstate(all="ignore"):
         adj, det = _adjugate(*(m[..., r, c] for r in range(3) for c in range(3)))
         inv = np.stack(adj, axis=-1).reshape(m.shape) / det[..., None, None]

@@ -384,17 +384,16 @@ def _warp(image, matrix, size=None, interpolation="linear", padding="constant", 
         tw_log2 = 2 if -(-wo // 8) < 64 else 4
     plan = _PLANS.get((rt, layout_key, wants_device_result(src), spec, tw_log2),
                       lambda: _warp_plan(rt, src, spec, tw_log2))
-    idx = np.zeros(1, np.int32) if src_index is None else np.ascontiguousarray(src_index, np.int32)
     ro = cl.mem_flags.READ_ONLY | cl.mem_flags.COPY_HOST_PTR
+    fixed = (rt, tuple(fills), dt.kind in "iu", tuple(yscale), tuple(ybias), tuple(ss))
     values = {
+        **_FIXED.get(fixed, lambda: _fixed_values(*fixed)),
         "M": cl.Buffer(rt.context, ro, hostbuf=np.ascontiguousarray(inv.reshape(-1, 9),
                                                                     dtype=np.float32)),
-        "index": cl.Buffer(rt.context, ro, hostbuf=idx),
-        "fill": vec4(fills, np.float32),
-        "ifill": vec4([int(v) if dt.kind in "iu" else 0 for v in fills], np.int32),
-        "ss": cl.Buffer(rt.context, ro, hostbuf=np.asarray(ss, np.int32)),
-        "affine": np.int32(finite_affine), "pf": np.int32(pf),
-        "yscale": vec4(yscale, np.float32), "ybias": vec4(ybias, np.float32), **extra}
+        "affine": _INT32[finite_affine], "pf": _INT32[pf], **extra}
+    if src_index is not None:
+        values["index"] = cl.Buffer(rt.context, ro,
+                                    hostbuf=np.ascontiguousarray(src_index, np.int32))
     if ragged:
         check_allocation(rt, src.nbytes, "the packed images")
         values["rag"] = cl.Buffer(rt.context, ro, hostbuf=rag)
@@ -513,6 +512,22 @@ class _WarpSpec:
 
 
 _PLANS = PlanCache()
+
+#: a warp's values that follow from its options (fill, normalisation, samples per map): made
+#: once, the same objects every call, so that a cached call sets only its buffers and matrix
+#: (Plan._run_on_device); the buffers are read-only in the kernel, shared by every call
+_FIXED = PlanCache(maxsize=256)
+_INT32 = tuple(np.int32(v) for v in range(8))
+
+
+def _fixed_values(rt: Runtime, fills: tuple, int_image: bool, yscale: tuple, ybias: tuple,
+                  ss: tuple) -> dict[str, Any]:
+    ro = cl.mem_flags.READ_ONLY | cl.mem_flags.COPY_HOST_PTR
+    return {"index": cl.Buffer(rt.context, ro, hostbuf=np.zeros(1, np.int32)),
+            "fill": vec4(fills, np.float32),
+            "ifill": vec4([int(v) if int_image else 0 for v in fills], np.int32),
+            "ss": cl.Buffer(rt.context, ro, hostbuf=np.asarray(ss, np.int32)),
+            "yscale": vec4(yscale, np.float32), "ybias": vec4(ybias, np.float32)}
 
 
 def _warp_plan(rt: Runtime, src: Operand, w: _WarpSpec, tw_log2: int) -> Plan:
