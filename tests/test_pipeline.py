@@ -6,6 +6,7 @@ serialisation; bad arguments."""
 from __future__ import annotations
 
 import json
+import math
 import multiprocessing as mp
 
 import cv2
@@ -294,6 +295,42 @@ def _params_in_child(args):
     d, indices = args
     aug = C.from_dict(d)
     return [aug.sample((64, 48), seed=9, index=i, epoch=1) for i in indices]
+
+
+def test_draws_are_numpys_calls_one_by_one():
+    """Parameters drawn in one generator call equal what numpy's uniform / random calls, one
+    per value, give from the same stream: a seed replays the same augmentation as when each
+    value was its own call (RandomAffine's 8 columns, RandomResizedCrop's scale and ratio)."""
+    from warpkit.augment import stream
+
+    aff = RandomAffine(degrees=(-30, 10), translate=(0.1, 0.2), scale=(0.8, 1.2),
+                       shear=(5, 10), hflip=0.3, vflip=0.6)
+    for n in (1, 5):
+        rng, ref = stream(4, 2, n), stream(4, 2, n)
+        got = aff._draw(n, rng)
+        want = np.empty((n, 8))
+        for k, (lo, hi) in enumerate([aff.degrees, aff.scale, *aff.shear,
+                                      (-aff.translate[0], aff.translate[0]),
+                                      (-aff.translate[1], aff.translate[1])]):
+            want[:, k] = ref.uniform(lo, hi, n)
+        want[:, 6] = ref.random(n) < 0.3
+        want[:, 7] = ref.random(n) < 0.6
+        np.testing.assert_array_equal(got, want)
+        assert rng.random() == ref.random()  # the same amount of the stream used
+    crop = RandomResizedCrop(32, scale=(0.01, 1.0), ratio=(0.1, 10.0))
+    for i in range(50):
+        rng, ref = stream(5, 0, i), stream(5, 0, i)
+        box = crop.draw(rng, (64, 48))["box"]
+        for _ in range(10):  # torchvision's algorithm with numpy's calls
+            target = 64 * 48 * ref.uniform(0.01, 1.0)
+            aspect = math.exp(ref.uniform(math.log(0.1), math.log(10.0)))
+            w, h = round(math.sqrt(target * aspect)), round(math.sqrt(target / aspect))
+            if 0 < w <= 64 and 0 < h <= 48:
+                assert box == [int(ref.integers(0, 64 - w + 1)), int(ref.integers(0, 48 - h + 1)),
+                               w, h]
+                break
+        else:
+            assert box[2:] != [0, 0]
 
 
 @pytest.mark.parametrize("method", ["spawn", "forkserver"])

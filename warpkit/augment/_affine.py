@@ -159,15 +159,18 @@ class RandomAffine(Transform):
     def _draw(self, n: int, rng: np.random.Generator) -> np.ndarray:
         """n parameter rows (angle, scale, shear x, shear y, tx, ty as fractions, hflip, vflip),
         drawn in a fixed order so that a seed replays them."""
+        # one call for the 8 columns: the doubles that 8 calls (6 uniform, 2 random) took, in
+        # the same order, and uniform(lo, hi) is lo + (hi - lo) * u in numpy too (a sample's
+        # parameters cost 8 generator calls, ~15 us, before)
+        u = rng.random(8 * n).reshape(8, n)
+        lo = np.array([self.degrees[0], self.scale[0], self.shear[0][0], self.shear[1][0],
+                       -self.translate[0], -self.translate[1]])
+        hi = np.array([self.degrees[1], self.scale[1], self.shear[0][1], self.shear[1][1],
+                       self.translate[0], self.translate[1]])
         p = np.empty((n, 8))
-        p[:, 0] = rng.uniform(*self.degrees, n)
-        p[:, 1] = rng.uniform(*self.scale, n)
-        p[:, 2] = rng.uniform(*self.shear[0], n)
-        p[:, 3] = rng.uniform(*self.shear[1], n)
-        p[:, 4] = rng.uniform(-self.translate[0], self.translate[0], n)
-        p[:, 5] = rng.uniform(-self.translate[1], self.translate[1], n)
-        p[:, 6] = rng.random(n) < self.hflip
-        p[:, 7] = rng.random(n) < self.vflip
+        p[:, :6] = (lo[:, None] + (hi - lo)[:, None] * u[:6]).T
+        p[:, 6] = u[6] < self.hflip
+        p[:, 7] = u[7] < self.vflip
         return p
 
     def _build(self, p: np.ndarray, size: tuple[int, int]) -> np.ndarray:

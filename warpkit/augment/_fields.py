@@ -170,10 +170,10 @@ def field_at(f: Field, pts: np.ndarray) -> np.ndarray:
 
 def merge(stages: list) -> list:
     """A chain with adjacent matrices multiplied, and starting and ending with a matrix."""
-    out: list = [np.eye(3)]
+    out: list = [geometry.identity()]
     for s in stages:
         if isinstance(s, Field):
-            out += [s, np.eye(3)]
+            out += [s, geometry.identity()]
         else:
             out[-1] = np.asarray(s, np.float64) @ out[-1]
     return out
@@ -185,7 +185,7 @@ def fields_of(chain: list) -> list[Field]:
 
 def projective_part(chain: list) -> np.ndarray:
     """The product of a chain's matrices (its map with the fields left out)."""
-    m = np.eye(3)
+    m = geometry.identity()
     for s in chain:
         if not isinstance(s, Field):
             m = s @ m
@@ -265,7 +265,7 @@ def chain_coords(chains: list[list]) -> Coords:
             blocks.append(np.zeros(8, np.float32))
             fi.append((offset, 2, 2))
             offset += 8
-            a.append(np.eye(3))
+            a.append(geometry.identity())
         mats.append(np.stack(a))
     return Coords(COORD_FIELD, chain=np.stack(mats),
                   fields=np.concatenate(blocks) if blocks else np.zeros(1, np.float32),

@@ -29,14 +29,14 @@ class FieldTransform(Transform):
     subclasses give :meth:`field`; its matrix is the identity."""
 
     def map(self, params, size):
-        return np.eye(3), size
+        return geometry.identity(), size
 
     def field(self, params: dict, size: tuple[int, int]) -> Field:
         raise NotImplementedError
 
     def stages(self, params, size):
         if not params.get("applied", True):
-            return [np.eye(3)], size
+            return [geometry.identity()], size
         return [self.field(params, size)], size
 
 

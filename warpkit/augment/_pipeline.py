@@ -139,7 +139,7 @@ class Transform:
 
     def transform(self, params: dict, size: tuple[int, int]) -> tuple[np.ndarray, tuple[int, int]]:
         if not params.get("applied", True):
-            return np.eye(3), size
+            return geometry.identity(), size
         return self.map(params, size)
 
     def stages(self, params: dict, size: tuple[int, int]) -> tuple[list, tuple[int, int]]:
@@ -188,7 +188,7 @@ class OneOf(Transform):
 
     def stages(self, params, size):
         if not params.get("applied", True):
-            return [np.eye(3)], size
+            return [geometry.identity()], size
         t = self.transforms[params["choice"]]
         return t.stages({"applied": True, **params["params"]}, size)
 
@@ -297,7 +297,7 @@ class Compose(Transform):
     def map(self, params, size):
         """The product of the transforms' maps (a non-linear transform's field counts as the
         identity: :meth:`stages` has it) and the output size."""
-        m = np.eye(3)
+        m = geometry.identity()
         for t, p in zip(self.transforms, params["steps"]):
             mt, size = t.transform(p, size)
             m = mt @ m
@@ -309,7 +309,7 @@ class Compose(Transform):
         from ._fields import merge
 
         if not params.get("applied", True):
-            return [np.eye(3)], size
+            return [geometry.identity()], size
         found: list = []
         for t, p in zip(self.transforms, params["steps"]):
             st, size = t.stages(p, size)
@@ -340,7 +340,7 @@ def crop_map(x0: float, y0: float, w: float, h: float, out: tuple[int, int]) -> 
     """The map that takes the pixel-edge box (x0, y0, w, h) of the source onto an output of
     ``out`` = (width, height): edge coordinate e goes to (e - x0) * scale."""
     sx, sy = out[0] / w, out[1] / h
-    m = np.eye(3)
+    m = geometry.identity()
     m[0, 0], m[1, 1] = sx, sy
     m[0, 2] = (0.5 - x0) * sx - 0.5  # pixel centres: x' = (x + 0.5 - x0) * sx - 0.5
     m[1, 2] = (0.5 - y0) * sy - 0.5

@@ -204,9 +204,10 @@ class RandomResizedCrop(Transform):
         W, H = size
         area = W * H
         log_r = (math.log(self.ratio[0]), math.log(self.ratio[1]))
-        for _ in range(10):
-            target = area * rng.uniform(*self.scale)
-            aspect = math.exp(rng.uniform(*log_r))
+        (s0, s1), (r0, r1) = self.scale, log_r
+        for _ in range(10):  # uniform(a, b) as numpy computes it, without its per-call cost
+            target = area * (s0 + (s1 - s0) * rng.random())
+            aspect = math.exp(r0 + (r1 - r0) * rng.random())
             w = int(round(math.sqrt(target * aspect)))
             h = int(round(math.sqrt(target / aspect)))
             if 0 < w <= W and 0 < h <= H:
