@@ -62,7 +62,8 @@ inline ra_roi ra_roi_geometry(__global const X_PTR_T *roi, long src, int OH, int
     const coord_t end_w = (coord_t)LOAD_X(roi, 2 * src) * spatial_scale - off;
     const coord_t end_h = (coord_t)LOAD_X(roi, 3 * src) * spatial_scale - off;
     g.refused = !(isfinite((coord_t)LOAD_X(roi, 0)) && isfinite((coord_t)LOAD_X(roi, src)) &&
-                  isfinite((coord_t)LOAD_X(roi, 2 * src)) && isfinite((coord_t)LOAD_X(roi, 3 * src)));
+                  isfinite((coord_t)LOAD_X(roi, 2 * src)) &&
+                  isfinite((coord_t)LOAD_X(roi, 3 * src)));
     if (g.refused) {
         g.grid_h = g.grid_w = g.count = 1;
         return g;
@@ -151,7 +152,8 @@ __kernel void roi_align(__global const X_PTR_T *restrict X, long x_off, long sxn
     const long b = (long)bidx[b_off + r * sb];
     __global X_PTR_T *yb = Y + y_off + ((long)r * C) * OH * OW + bin;
     if (g.refused || b < 0 || b >= N) { /* nothing read: the bins are NaN */
-        for (int k = 0; k < CB && c0 + k < C; k++) STORE_X(yb, (long)(c0 + k) * OH * OW, (acc_t)NAN);
+        for (int k = 0; k < CB && c0 + k < C; k++)
+            STORE_X(yb, (long)(c0 + k) * OH * OW, (acc_t)NAN);
         return;
     }
 

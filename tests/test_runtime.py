@@ -634,7 +634,8 @@ def test_short_path_rebinds_arguments_when_plans_alternate(queue):
 
 def test_device_results_from_the_template_are_whole_arrays(queue):
     """A plan's later device results copy the first one's attributes: each has its own buffer and
-    event list, its flags computed afresh, and everything else as pyopencl's constructor makes it."""
+    event list, its flags computed afresh, and everything else as pyopencl's constructor makes
+    it."""
     import pyopencl.array as cla
 
     from warpkit._memory import DeviceResults

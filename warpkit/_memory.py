@@ -255,9 +255,9 @@ class DeviceResults:
 
     The first is made by :func:`device_empty`; later ones copy its attributes (a pyopencl Array
     keeps them all in its ``__dict__``) with a new buffer from the pool, an empty event list and
-    no cached flags: ~0.7 us against ~2.5 for pyopencl's fast constructor, of a call's ~20 us
-    host work. Where the first array is not laid out that way (a pyopencl whose Array changed),
-    every call goes through :func:`device_empty`."""
+    no cached flags: 1.7 us with the pool's buffer against 2.9 for pyopencl's fast constructor,
+    of a GridSample call's 12 us host work. Where the first array is not laid out that way (a
+    pyopencl whose Array changed), every call goes through :func:`device_empty`."""
 
     __slots__ = ("shape", "dtype", "sizes", "nbytes", "_attrs")
 

@@ -160,8 +160,9 @@ class Plan:
     def _run_on_device(self, operands: dict[str, Operand], values: dict[str, Any] | None) -> Any:
         """:meth:`run` where every array is on the device: no views to make (the plan holds
         their offsets and strides, which its key fixed), a result array made from sizes
-        computed once, the buffers bound by name. The host work of a cached call (GridSample:
-        ~36 -> ~20 us on PoCL); nothing waits, the result carries its last kernel's event."""
+        computed once, the buffers bound by name. The host work of a cached call (GridSample on
+        PoCL: 37 us before this path, 12 us now, benchmarks/bench_host.py); nothing waits, the
+        result carries its last kernel's event."""
         rt = self.rt
         profiling = _PROFILE.get()  # launch()'s record, inlined with its enqueue
         y = self.results.new(rt)
@@ -173,9 +174,9 @@ class Plan:
                     else other[name] for _, name in ln.slots]
             is_buf = ln.__dict__.get("_is_buf")  # a name's kind is the same every call
             if is_buf is None:
-                is_buf = tuple(isinstance(v, cl.MemoryObjectHolder) for v in vals)
-                is_buf = None if all(is_buf) else is_buf  # None: buffers only
-                object.__setattr__(ln, "_is_buf", is_buf or ())
+                kinds = tuple(isinstance(v, cl.MemoryObjectHolder) for v in vals)
+                is_buf = () if all(kinds) else kinds  # (): buffers only
+                object.__setattr__(ln, "_is_buf", is_buf)
             scalars = [v for v, b in zip(vals, is_buf) if not b] if is_buf else None
             if getattr(kernel, "_wk_bound", None) is ln and (
                     scalars is None or all(a is b for a, b in zip(scalars, kernel._wk_scalars))):

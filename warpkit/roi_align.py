@@ -191,8 +191,9 @@ def _plan(rt: Runtime, xo: Operand, rop: Operand, bop: Operand, on_device: bool,
                "BI_T": _INDEX_TYPES[np.dtype(bop.dtype).name]}
     ct = np.float64 if f64 else np.float32
     geometry = (Arg("rois"), np.int64(r_off), np.int64(rs[0]), np.int64(rs[1]),
-                Arg("batch_indices"), np.int64(b_off), np.int64(bs[0]), Arg("Y"), np.int64(0), np.int32(oh), np.int32(ow),
-                np.int32(sr), ct(scale), np.int32(half), np.int32(mode_id))
+                Arg("batch_indices"), np.int64(b_off), np.int64(bs[0]), Arg("Y"), np.int64(0),
+                np.int32(oh), np.int32(ow), np.int32(sr), ct(scale), np.int32(half),
+                np.int32(mode_id))
     x_args = (Arg("X"), np.int64(x_off), *(np.int64(v) for v in xs))
     bins = oh * ow
     lx = bins if bins <= 256 else 64
