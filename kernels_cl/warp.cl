@@ -115,7 +115,7 @@ inline long wp_round_half_up_acc(acc_t x) {
  *    divide at each map). D_k is field k's (Hf, Wf, 2) grid of displacements, sampled at grid
  *    coordinates q (the host folds the grid's scale into the maps and stores the displacements
  *    in grid units), clamped to the grid's border, bilinearly (smooth fields come resampled to a
- *    grid fine enough for that: augment/_fields.py, Field.refined). FI holds (offset into FLD in
+ *    grid fine enough for that: augment/_fields.py, smooth_field). FI holds (offset into FLD in
  *    floats, Wf, Hf) per item and field. The full-resolution map is never made. */
 #define COORD_MATRIX 0
 #define COORD_MAP 1

@@ -179,7 +179,7 @@ inline ushort wk_float_to_bf16(float v) {
  * x0-1 .. x0+2 for the fraction t = x - x0; S is the scalar type, t and w[] may be vectors */
 #define WK_KEYS_WEIGHTS(S, t, w)                                                            \
     do {                                                                                    \
-        const S A_ = (S)-0.75;                                                                \
+        const S A_ = (S)-0.75;                                                              \
         const __typeof__(t) t1_ = (t) + 1, s_ = 1 - (t), s1_ = 2 - (t);                     \
         (w)[0] = ((A_ * t1_ - 5 * A_) * t1_ + 8 * A_) * t1_ - 4 * A_;                       \
         (w)[1] = ((A_ + 2) * (t) - (A_ + 3)) * (t) * (t) + 1;                               \

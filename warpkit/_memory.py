@@ -70,14 +70,19 @@ class Operand:
         return ("device", d.shape, d.strides, d.dtype, d.offset, d.queue, d.context)
 
 
+def is_device_array(a: Any) -> bool:
+    """Whether ``a`` is a ``pyopencl.array.Array``. pyopencl.array is imported only where device
+    arrays are used (its import takes ~50 ms of a command's start): an input can be one only if
+    that module is loaded."""
+    cla = sys.modules.get("pyopencl.array")
+    return cla is not None and isinstance(a, cla.Array)
+
+
 def operand(a: Any, name: str) -> Operand:
     """Wrap an input; a non-array (list, scalar) goes through ``numpy.asarray``, and a host array
     in non-native byte order (``'>f4'`` on x86, from FITS files or network buffers) is converted
     to native order, a copy: kernels read native values, and results come in native order."""
-    # pyopencl.array is imported only where device arrays are used (its import takes ~50 ms of
-    # a command's start): an input can be one only if that module is loaded
-    cla = sys.modules.get("pyopencl.array")
-    if cla is not None and isinstance(a, cla.Array):
+    if is_device_array(a):
         return Operand(name, None, a)
     if isinstance(a, cl.MemoryObjectHolder):
         raise TypeError(f"{name} must be a numpy or pyopencl.array.Array, got a raw pyopencl Buffer")
@@ -259,44 +264,32 @@ class DeviceResults:
     of a GridSample call's 12 us host work. Where the first array is not laid out that way (a
     pyopencl whose Array changed), every call goes through :func:`device_empty`."""
 
-    __slots__ = ("shape", "dtype", "sizes", "nbytes", "_attrs")
+    __slots__ = ("shape", "dtype", "sizes", "nbytes", "_template")
 
     def __init__(self, shape: tuple[int, ...], dtype: np.dtype) -> None:
         self.shape, self.dtype = shape, np.dtype(dtype)
         self.sizes = device_sizes(shape, self.dtype)
         self.nbytes = self.sizes[1] * self.dtype.itemsize
-        self._attrs: dict | None = None
+        self._template: tuple[type, dict] | None = None  # (pyopencl's Array, its attributes)
 
     def new(self, rt: Runtime) -> cla.Array:
-        attrs = self._attrs
-        if attrs is not None:
-            y = _ARRAY_NEW(_ARRAY)
+        if self._template is not None:
+            cls, attrs = self._template
+            y = cls.__new__(cls)
             d = attrs.copy()
             d["base_data"] = rt.allocate(self.nbytes)
             d["events"] = []
             y.__dict__ = d
             return y
+        import pyopencl.array as cla
+
         y = device_empty(rt, self.shape, self.dtype, self.sizes)
         d = getattr(y, "__dict__", None)
-        if (self.nbytes and type(y) is _array_class() and d is not None
-                and {"base_data", "events", "_flags", "queue"} <= d.keys() and d["offset"] == 0
-                and d["queue"] is rt.queue):
-            d = dict(d, base_data=None, events=None, _flags=None)
-            self._attrs = d
+        if (self.nbytes and type(y) is cla.Array and d is not None
+                and {"base_data", "events", "_flags", "queue", "offset"} <= d.keys()
+                and d["offset"] == 0 and d["queue"] is rt.queue):
+            self._template = (cla.Array, dict(d, base_data=None, events=None, _flags=None))
         return y
-
-
-def _array_class() -> type:
-    global _ARRAY, _ARRAY_NEW
-    import pyopencl.array as cla
-
-    _ARRAY = cla.Array
-    _ARRAY_NEW = cla.Array.__new__
-    return _ARRAY
-
-
-_ARRAY: type | None = None
-_ARRAY_NEW: Any = None
 
 
 class Output:

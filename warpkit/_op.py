@@ -26,9 +26,7 @@ import numpy as np
 import pyopencl as cl
 
 from ._memory import DeviceResults, Operand, Output, to_device
-from .runtime import _PROFILE, Runtime, launch, set_args
-
-enqueue = cl.enqueue_nd_range_kernel
+from .runtime import Runtime, launch, set_args
 
 
 @dataclass(frozen=True)
@@ -164,7 +162,6 @@ class Plan:
         PoCL: 37 us before this path, 12 us now, benchmarks/bench_host.py); nothing waits, the
         result carries its last kernel's event."""
         rt = self.rt
-        profiling = _PROFILE.get()  # launch()'s record, inlined with its enqueue
         y = self.results.new(rt)
         ybuf = y.base_data
         other = {**(values or {}), **self._scratch()} if values or self.scratch else {}
@@ -199,9 +196,7 @@ class Plan:
                 set_args(kernel, *args)
                 kernel._wk_bound = ln
                 kernel._wk_scalars = scalars
-            ev = enqueue(rt.queue, kernel, ln.global_size, ln.local_size)
-            if profiling is not None:
-                profiling.events.append((kernel.function_name, ev))
+            ev = launch(rt, kernel, ln.global_size, ln.local_size)
             if ln.writes_y:
                 y.add_event(ev)
         return y

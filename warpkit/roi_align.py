@@ -130,7 +130,7 @@ def roi_align(
     if ro.dev is not None and bo.dev is not None and r_dtype == x_dtype:
         # boxes and indices on the device are not read back (the call would wait for them):
         # the kernel refuses what the host would, as NaN bins (docs/guide.md, RoiAlign)
-        return _run(rt, xo, ro, bo, mode_id, half, oh, ow, sr, scale)
+        return _run(rt, xo, ro, bo, mode_id, half, oh, ow, sr, scale, True)
     # rois and batch indices are small: check them on the host (a device copy is read back)
     rh = ro.host if ro.host is not None else ro.dev.get()
     bh = bo.host if bo.host is not None else bo.dev.get()
@@ -152,7 +152,7 @@ def roi_align(
 
 
 def _run(rt: Runtime, xo: Operand, rop: Operand, bop: Operand, mode_id: int, half: int, oh: int,
-         ow: int, sr: int, scale: float, on_device: bool = True) -> Any:
+         ow: int, sr: int, scale: float, on_device: bool) -> Any:
     key = (rt, xo.layout, rop.layout, bop.layout, on_device, mode_id, half, oh, ow, sr, scale)
     plan = _PLANS.get(key, lambda: _plan(rt, xo, rop, bop, on_device, mode_id, half, oh, ow, sr,
                                          scale))

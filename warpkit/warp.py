@@ -390,7 +390,7 @@ def _warp(image, matrix, size=None, interpolation="linear", padding="constant", 
         **_FIXED.get(fixed, lambda: _fixed_values(*fixed)),
         "M": cl.Buffer(rt.context, ro, hostbuf=np.ascontiguousarray(inv.reshape(-1, 9),
                                                                     dtype=np.float32)),
-        "affine": _INT32[finite_affine], "pf": _INT32[pf], **extra}
+        "affine": _int32(finite_affine), "pf": _int32(pf), **extra}
     if src_index is not None:
         values["index"] = cl.Buffer(rt.context, ro,
                                     hostbuf=np.ascontiguousarray(src_index, np.int32))
@@ -517,7 +517,14 @@ _PLANS = PlanCache()
 #: once, the same objects every call, so that a cached call sets only its buffers and matrix
 #: (Plan._run_on_device); the buffers are read-only in the kernel, shared by every call
 _FIXED = PlanCache(maxsize=256)
-_INT32 = tuple(np.int32(v) for v in range(8))
+_INT32: dict[int, np.int32] = {}
+
+
+def _int32(v: int) -> np.int32:
+    """One np.int32 object per value (the short path compares the values it set by identity)."""
+    v = int(v)
+    got = _INT32.get(v)
+    return got if got is not None else _INT32.setdefault(v, np.int32(v))
 
 
 def _fixed_values(rt: Runtime, fills: tuple, int_image: bool, yscale: tuple, ybias: tuple,

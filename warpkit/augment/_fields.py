@@ -276,9 +276,8 @@ def gaussian_blur(a: np.ndarray, sigma: tuple[float, float]) -> np.ndarray:
     """Gaussian smoothing of the first two axes by (sigma along axis 0, along axis 1), edges
     mirrored about the outer samples (scipy's "mirror", OpenCV's REFLECT_101, numpy.pad's
     "reflect"), kernels of OpenCV's size for floats (8 sigma + 1 taps, rounded to odd: about 4
-    sigma each side); in float64. Each axis is padded
-    once and its taps summed over shifted views (a gather per tap took 4x longer: 0.8 ms of an
-    elastic field)."""
+    sigma each side); in float64. Each axis is padded once and its taps summed over shifted views
+    (a gather per tap took 4x longer: 0.8 ms of an elastic field)."""
     out = _planes(a, np.float64)
     for axis, sg in enumerate(sigma, 1):
         n = out.shape[axis]

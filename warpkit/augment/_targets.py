@@ -11,6 +11,7 @@ from typing import Any
 import numpy as np
 
 from .. import geometry
+from .._memory import is_device_array
 from ..warp import Coords, warp_batch, warp_each, warp_perspective
 from ..warp import _warp as warp_by
 from ._fields import chain_coords, fields_of, forward_points, projective_part
@@ -197,7 +198,7 @@ def _warp_all(x, kind, mats, outs, opts, as_mask: bool = False, chains=None):
     if not as_mask:
         return warp_batch(items, mats, outs[0], **opts) if one else \
             warp_each(items, mats, outs, **opts)
-    if any(_on_device(item) for item in items):  # device masks stay there, one call each
+    if any(is_device_array(item) for item in items):  # device masks stay there, one call each
         return [_warp(item, m, o, opts, True) for item, m, o in zip(items, mats, outs)]
     arrays = [np.asarray(item) for item in items]
     if any(a.ndim == 3 and a.shape[2] > 4 for a in arrays):
@@ -218,11 +219,6 @@ def _kind(item: Any) -> tuple:
     return type(item), str(item.dtype), tuple(shape[2:])
 
 
-def _on_device(x: Any) -> bool:
-    cla = sys.modules.get("pyopencl.array")
-    return cla is not None and isinstance(x, cla.Array)
-
-
 def _mask_work(a: Any):
     """(the array the warps take, the function giving a warped one back in the mask's dtype):
     bool as uint8, uint8/uint16/int32 as they are, other integers as int32 when they fit (on
@@ -234,7 +230,7 @@ def _mask_work(a: Any):
         return a, lambda r: r
     if dt.kind not in "iu":
         raise TypeError(f"mask must hold integers or bools (labels), got {dt}")
-    if _on_device(a):
+    if is_device_array(a):
         raise TypeError(f"a mask on the device must be bool, uint8, uint16 or int32 (its values "
                         f"are not read back to check they fit), got {dt}: convert it first, "
                         f"e.g. mask.astype(numpy.int32)")
@@ -253,12 +249,12 @@ def _sample(x, m, size, opts):
 def _warp(x, m, size, opts, as_mask, batched=False):
     if not as_mask:
         return _sample(x, m, size, opts)
-    a = x if _on_device(x) else np.asarray(x)
+    a = x if is_device_array(x) else np.asarray(x)
     plain = a.ndim == (3 if batched else 2)  # no channel axis: (H, W) or (B, H, W)
     if plain:
         a = a.reshape(*a.shape, 1)
     if a.shape[-1] > 4:  # the warps take up to 4 channels: masks of more, 4 at a time
-        if _on_device(a):
+        if is_device_array(a):
             raise ValueError(f"a mask on the device may have at most 4 channels, got "
                              f"{a.shape[-1]}: warp it in parts of 4")
         parts = [_warp(a[..., k:k + 4], m, size, opts, True, batched)
