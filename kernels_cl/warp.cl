@@ -110,13 +110,19 @@ inline long wp_round_half_up_acc(acc_t x) {
  *    of Ho * Wo floats (map_xy 0), or MX one (Ho, Wo, 2) array of (x, y) (map_xy 1), starting
  *    mx_off / my_off elements in; item b's start map_item * b elements further (0: one map for
  *    every item). NaN or infinite: no source (the fill).
- *  COORD_FIELD: a chain of nf coarse displacement fields between nf + 1 projective maps: per
- *    item, q = M_0 p, then for each field k: q += D_k(q), q = M_{k+1} q (with the perspective
- *    divide at each map). D_k is field k's (Hf, Wf, 2) grid of displacements, sampled at grid
- *    coordinates q (the host folds the grid's scale into the maps and stores the displacements
- *    in grid units), clamped to the grid's border, bilinearly (smooth fields come resampled to a
- *    grid fine enough for that: augment/_fields.py, smooth_field). FI holds (offset into FLD in
- *    floats, Wf, Hf) per item and field. The full-resolution map is never made. */
+ *  COORD_FIELD: a chain of nf non-linear stages between nf + 1 projective maps: per item,
+ *    q = M_0 p, then for each stage k: q = S_k(q), q = M_{k+1} q (with the perspective divide
+ *    at each map). The host folds each stage's frame into the maps around it. FI holds (offset
+ *    into FLD in floats, a, b) per item and stage, and the pair says the stage's kind:
+ *    - a >= 2, b >= 2: a coarse displacement field, q += D(q), D an (Hf = b, Wf = a, 2) grid of
+ *      displacements in grid units, sampled at grid coordinates q, clamped to the grid's border,
+ *      bilinearly (smooth fields come resampled to a grid fine enough for that:
+ *      augment/_fields.py, smooth_field);
+ *    - a >= 2, b <= -2: a field per axis, q.x += Dx(q.x), q.y += Dy(q.y): a points of Dx, then
+ *      -b of Dy, in grid units, clamped and linear between points (GridDistortion);
+ *    - a == 0: a lens, q = distort(q) in normalised camera coordinates: OpenCV's model with
+ *      (k1, k2, p1, p2, k3, k4, k5, k6, s1, s2, s3, s4) from FLD.
+ *    The full-resolution map is never made. */
 #define COORD_MATRIX 0
 #define COORD_MAP 1
 #define COORD_FIELD 2
@@ -142,22 +148,45 @@ inline float2 wk_project(__global const float *m, float2 q) {
     const float den = m[6] * q.x + (m[7] * q.y + m[8]);
     return (float2)(m[0] * q.x + (m[1] * q.y + m[2]), m[3] * q.x + (m[4] * q.y + m[5])) / den;
 }
+/* g clamped to [0, hi] (NaN: 0, so an index made from it stays in range) */
+inline float wk_clamp_grid(float g, float hi) { return g > 0 ? (g < hi ? g : hi) : 0; }
 /* the displacement of field f (wf x hf grid of (dx, dy)) at grid point g, clamped to the grid */
 inline float2 wk_field_at(__global const float *f, int wf, int hf, float2 g) {
-    const float gx = g.x < 0 ? 0 : (g.x > (float)(wf - 1) ? (float)(wf - 1) : g.x);
-    const float gy = g.y < 0 ? 0 : (g.y > (float)(hf - 1) ? (float)(hf - 1) : g.y);
+    const float gx = wk_clamp_grid(g.x, (float)(wf - 1)), gy = wk_clamp_grid(g.y, (float)(hf - 1));
     const int x0 = wk_mini((int)gx, wf - 2), y0 = wk_mini((int)gy, hf - 2);
     const float tx = gx - (float)x0, ty = gy - (float)y0;
     const float2 a = vload2((long)y0 * wf + x0, f), b2 = vload2((long)y0 * wf + x0 + 1, f);
     const float2 c = vload2((long)(y0 + 1) * wf + x0, f), d = vload2((long)(y0 + 1) * wf + x0 + 1, f);
     return (a + (b2 - a) * tx) + ((c + (d - c) * tx) - (a + (b2 - a) * tx)) * ty;
 }
+/* a per-axis field's (dx, dy) at grid point g: wf points of dx, then hf of dy */
+inline float2 wk_axis_at(__global const float *f, int wf, int hf, float2 g) {
+    const float gx = wk_clamp_grid(g.x, (float)(wf - 1)), gy = wk_clamp_grid(g.y, (float)(hf - 1));
+    const int x0 = wk_mini((int)gx, wf - 2), y0 = wk_mini((int)gy, hf - 2);
+    __global const float *fy = f + wf;
+    return (float2)(f[x0] + (f[x0 + 1] - f[x0]) * (gx - (float)x0),
+                    fy[y0] + (fy[y0 + 1] - fy[y0]) * (gy - (float)y0));
+}
+/* the lens (c: OpenCV's 12 coefficients) at normalised camera coordinates q */
+inline float2 wk_lens(__global const float *c, float2 q) {
+    const float x = q.x, y = q.y, r2 = x * x + y * y, xy = x * y;
+    const float kr = (1 + ((c[4] * r2 + c[1]) * r2 + c[0]) * r2) / (1 + ((c[7] * r2 + c[6]) * r2 + c[5]) * r2);
+    return (float2)(x * kr + (2 * c[2] * xy + c[3] * (r2 + 2 * x * x) + (c[8] + c[9] * r2) * r2),
+                    y * kr + (c[2] * (r2 + 2 * y * y) + 2 * c[3] * xy + (c[10] + c[11] * r2) * r2));
+}
 /* the source position of output point (px, py) through the chain (m: the item's nf + 1 maps) */
 inline float2 wk_field_source(float px, float py, __global const float *m, __global const float *fld,
                               __global const int *fi, int nf) {
     float2 q = wk_project(m, (float2)(px, py));
     for (int k = 0; k < nf; k++) {
-        q += wk_field_at(fld + fi[3 * k], fi[3 * k + 1], fi[3 * k + 2], q);
+        __global const float *f = fld + fi[3 * k];
+        const int a = fi[3 * k + 1], b = fi[3 * k + 2];
+        if (a == 0)
+            q = wk_lens(f, q);
+        else if (b < 0)
+            q += wk_axis_at(f, a, -b, q);
+        else
+            q += wk_field_at(f, a, b, q);
         q = wk_project(m + 9 * (k + 1), q);
     }
     return q;
@@ -184,17 +213,23 @@ inline __attribute__((always_inline)) void wk_project8(__global const float *m, 
         vx = (float8)(g0_.x, g1_.x, g2_.x, g3_.x, g4_.x, g5_.x, g6_.x, g7_.x);                  \
         vy = (float8)(g0_.y, g1_.y, g2_.y, g3_.y, g4_.y, g5_.y, g6_.y, g7_.y);                  \
     }
+/* grid coordinates g of an axis of n points: each lane's cell (clamped to the grid; NaN: cell
+ * 0) and its offset there, as wk_field_at takes them */
+inline __attribute__((always_inline)) void wk_cell8(float8 g, int n, int8 *i0, float8 *t) {
+    const float hi = (float)(n - 1);
+    const float8 gc = g > 0 ? (g < hi ? g : (float8)hi) : (float8)0;
+    const int8 i = CV(gc, int8);
+    *i0 = i < n - 2 ? i : (int8)(n - 2);
+    *t = gc - CV(*i0, float8);
+}
 /* q += D(q) for 8 lanes: wk_field_at's arithmetic in vectors (NaN lanes read grid point 0 and
  * stay NaN) */
 inline __attribute__((always_inline)) void wk_field_add8(__global const float *f, int wf, int hf,
                                                          float8 *qx, float8 *qy) {
-    const float wm = (float)(wf - 1), hm = (float)(hf - 1);
-    const float8 gx = *qx > 0 ? (*qx < wm ? *qx : (float8)wm) : (float8)0;
-    const float8 gy = *qy > 0 ? (*qy < hm ? *qy : (float8)hm) : (float8)0;
-    int8 x0 = CV(gx, int8), y0 = CV(gy, int8);
-    x0 = x0 < wf - 2 ? x0 : (int8)(wf - 2);
-    y0 = y0 < hf - 2 ? y0 : (int8)(hf - 2);
-    const float8 tx = gx - CV(x0, float8), ty = gy - CV(y0, float8);
+    int8 x0, y0;
+    float8 tx, ty;
+    wk_cell8(*qx, wf, &x0, &tx);
+    wk_cell8(*qy, hf, &y0, &ty);
     float8 ax, ay, bx, by, cx, cy, ex, ey; /* the cell's corners: a b above, c e below */
     const int a = x0.s0 < x0.s7 ? x0.s0 : x0.s7; /* rows go left to right, or right to left */
     const int8 dxi = x0 - a;
@@ -234,6 +269,39 @@ inline __attribute__((always_inline)) void wk_field_add8(__global const float *f
     *qx += top_x + ((cx + (ex - cx) * tx) - top_x) * ty;
     *qy += top_y + ((cy + (ey - cy) * tx) - top_y) * ty;
 }
+/* 8 lanes' values f[i] of a table (the same cell in every lane, common: 1 load) */
+inline __attribute__((always_inline)) float8 wk_take8(__global const float *f, int8 i) {
+    if (wk_all8(i == i.s0)) return (float8)f[i.s0];
+    return (float8)(f[i.s0], f[i.s1], f[i.s2], f[i.s3], f[i.s4], f[i.s5], f[i.s6], f[i.s7]);
+}
+/* q += D(q) for 8 lanes of a per-axis field (wk_axis_at) */
+inline __attribute__((always_inline)) void wk_axis_add8(__global const float *f, int wf, int hf, float8 *qx,
+                                                        float8 *qy) {
+    int8 x0, y0;
+    float8 tx, ty;
+    wk_cell8(*qx, wf, &x0, &tx);
+    wk_cell8(*qy, hf, &y0, &ty);
+    __global const float *fy = f + wf;
+    const float8 ax = wk_take8(f, x0), bx = wk_take8(f + 1, x0);
+    const float8 ay = wk_take8(fy, y0), by = wk_take8(fy + 1, y0);
+    *qx += ax + (bx - ax) * tx;
+    *qy += ay + (by - ay) * ty;
+}
+/* q = distort(q) for 8 lanes (wk_lens; the rational, tangential and prism parts only where
+ * their coefficients are given: x / 1 and x + 0 are exact, so the result is wk_lens's) */
+inline __attribute__((always_inline)) void wk_lens8(__global const float *c, float8 *qx, float8 *qy) {
+    const float8 x = *qx, y = *qy, r2 = x * x + y * y;
+    float8 kr = 1 + ((c[4] * r2 + c[1]) * r2 + c[0]) * r2;
+    if (c[5] != 0 || c[6] != 0 || c[7] != 0)
+        kr /= 1 + ((c[7] * r2 + c[6]) * r2 + c[5]) * r2;
+    *qx = x * kr;
+    *qy = y * kr;
+    if (c[2] != 0 || c[3] != 0 || c[8] != 0 || c[9] != 0 || c[10] != 0 || c[11] != 0) {
+        const float8 xy = x * y;
+        *qx += 2 * c[2] * xy + c[3] * (r2 + 2 * x * x) + (c[8] + c[9] * r2) * r2;
+        *qy += c[2] * (r2 + 2 * y * y) + 2 * c[3] * xy + (c[10] + c[11] * r2) * r2;
+    }
+}
 inline __attribute__((always_inline)) void wk_field_source8(float8 px, float py, __global const float *m,
                                                             __global const float *fld,
                                                             __global const int *fi, int nf, float8 *x,
@@ -241,7 +309,14 @@ inline __attribute__((always_inline)) void wk_field_source8(float8 px, float py,
     float8 qx = px, qy = (float8)py;
     wk_project8(m, &qx, &qy);
     for (int k = 0; k < nf; k++) {
-        wk_field_add8(fld + fi[3 * k], fi[3 * k + 1], fi[3 * k + 2], &qx, &qy);
+        __global const float *f = fld + fi[3 * k];
+        const int a = fi[3 * k + 1], b = fi[3 * k + 2];
+        if (a == 0)
+            wk_lens8(f, &qx, &qy);
+        else if (b < 0)
+            wk_axis_add8(f, a, -b, &qx, &qy);
+        else
+            wk_field_add8(f, a, b, &qx, &qy);
         wk_project8(m + 9 * (k + 1), &qx, &qy);
     }
     *x = qx;

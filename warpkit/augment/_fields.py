@@ -1,16 +1,20 @@
-"""Non-linear transforms as coarse displacement fields, evaluated inside the warp kernel.
+"""Non-linear transforms as stages evaluated inside the warp kernel.
 
-A non-linear transform gives a :class:`Field`: displacements (dx, dy) in pixels on a coarse
-grid spread evenly over its frame (corners on the corner pixels' centres), meaning "the output
-pixel at p reads its input at p + D(p)" (the direction a kernel evaluates), with D interpolated
-bilinearly between grid points (smooth fields are first resampled by Catmull-Rom onto a grid fine
-enough for that: :func:`smooth_field`). A pipeline's stages are then a
-chain ``[M_0, F_1, M_1, ..., F_n, M_n]`` of projective maps (destination from source, as
-everywhere in warpkit) around fields; :func:`chain_coords` turns a batch of chains into the
-kernel's arguments (grid scales folded into the maps), so an image is still resampled once, in
-one launch, and the full-resolution map is never made. Points move forward through a chain by
-Newton's method on the inverse map (:func:`forward_points`).
-"""
+A non-linear transform gives a stage (:class:`NonLinear`) that says where the output pixel at p
+reads its input (the direction a kernel evaluates):
+
+- :class:`Field`: p + D(p), displacements (dx, dy) in pixels on a coarse grid spread evenly
+  over its frame (corners on the corner pixels' centres), interpolated bilinearly (smooth fields
+  are first resampled by Catmull-Rom onto a grid fine enough for that: :func:`smooth_field`);
+- :class:`AxisField`: a displacement per axis, x's depending on x only and y's on y only,
+  linear between points (GridDistortion);
+- :class:`Lens`: OpenCV's camera model, evaluated per pixel.
+
+A pipeline's stages are then a chain ``[M_0, F_1, M_1, ..., F_n, M_n]`` of projective maps
+(destination from source, as everywhere in warpkit) around stages; :func:`chain_coords` turns a
+batch of chains into the kernel's arguments (each stage's frame folded into the maps), so an
+image is still resampled once, in one launch, and the full-resolution map is never made. Points
+move forward through a chain by Newton's method on the inverse map (:func:`forward_points`)."""
 
 from __future__ import annotations
 
@@ -29,12 +33,50 @@ NEWTON_STEPS = 30
 NEWTON_TOLERANCE = 1e-3
 
 
+class NonLinear:
+    """A non-linear stage of a chain: how a source position follows from an output position,
+    in a frame of its own that the maps around it are folded with (:func:`chain_coords`)."""
+
+    def frame(self) -> np.ndarray:
+        """The 3x3 map from pixel positions into the stage's frame."""
+        raise NotImplementedError
+
+    def unframe(self) -> np.ndarray:
+        """The 3x3 map from the stage's frame back to pixel positions."""
+        return geometry.invert(self.frame())
+
+    def apply(self, pts: np.ndarray) -> np.ndarray:
+        """The stage at pixel positions ``pts`` (..., 2), in float64, as the kernel evaluates
+        it: the positions it reads from."""
+        raise NotImplementedError
+
+    def kernel_data(self) -> tuple[np.ndarray, int, int]:
+        """(values in the stage's frame as float32, a, b): the kernel's FLD block and FI pair
+        (kernels_cl/warp.cl, COORD_FIELD)."""
+        raise NotImplementedError
+
+
+def _grid_scale(size: tuple[int, int], wf: int, hf: int) -> tuple[float, float]:
+    """Grid units per pixel along x and y of a grid of wf x hf points over a frame of ``size``
+    (corners on the corner pixels' centres)."""
+    W, H = size
+    return (wf - 1) / max(W - 1, 1), (hf - 1) / max(H - 1, 1)
+
+
+def _clamped_cells(g: np.ndarray, n: int) -> tuple[np.ndarray, np.ndarray]:
+    """Grid coordinates ``g`` clamped to [0, n - 1]: (each one's cell, its offset in the cell),
+    as the kernel takes them."""
+    g = np.clip(g, 0, n - 1)
+    i = np.minimum(np.floor(g).astype(np.int64), n - 2)
+    return i, g - i
+
+
 @dataclass(frozen=True)
-class Field:
+class Field(NonLinear):
     """Displacements ``disp`` (Hf, Wf, 2), in pixels, on a grid over a frame of ``size`` =
-    (width, height), interpolated bilinearly (piecewise linear: exact for GridDistortion; smooth
-    fields come from :func:`smooth_field`); grid point (i, j) sits at pixel position
-    (j * (W - 1) / (Wf - 1), i * (H - 1) / (Hf - 1))."""
+    (width, height), interpolated bilinearly (smooth fields come from :func:`smooth_field`);
+    grid point (i, j) sits at pixel position (j * (W - 1) / (Wf - 1), i * (H - 1) / (Hf - 1)).
+    A position p reads from p + D(p)."""
 
     disp: np.ndarray
     size: tuple[int, int]
@@ -42,13 +84,95 @@ class Field:
     def scale(self) -> tuple[float, float]:
         """Grid units per pixel along x and y."""
         hf, wf = self.disp.shape[:2]
-        W, H = self.size
-        return (wf - 1) / max(W - 1, 1), (hf - 1) / max(H - 1, 1)
+        return _grid_scale(self.size, wf, hf)
 
-    def grid(self) -> np.ndarray:
-        """The 3x3 map from pixel positions to grid coordinates."""
+    def frame(self) -> np.ndarray:
         sx, sy = self.scale()
         return np.diag([sx, sy, 1.0])
+
+    def apply(self, pts):
+        sx, sy = self.scale()
+        d = self.disp
+        hf, wf = d.shape[:2]
+        x0, tx = _clamped_cells(pts[..., 0] * sx, wf)
+        y0, ty = _clamped_cells(pts[..., 1] * sy, hf)
+        tx, ty = tx[..., None], ty[..., None]
+        a, b = d[y0, x0], d[y0, x0 + 1]
+        c, e = d[y0 + 1, x0], d[y0 + 1, x0 + 1]
+        top = a + (b - a) * tx
+        return pts + (top + ((c + (e - c) * tx) - top) * ty)
+
+    def kernel_data(self):
+        hf, wf = self.disp.shape[:2]
+        disp = self.disp.astype(np.float32).reshape(-1)
+        disp *= np.tile(np.asarray(self.scale(), np.float32), hf * wf)  # a flat loop: fast
+        return disp, wf, hf
+
+
+@dataclass(frozen=True)
+class AxisField(NonLinear):
+    """A displacement per axis: ``dx`` (Wf,) pixels along x on points evenly over the frame's
+    width, depending on x only, and ``dy`` (Hf,) along y on points over its height, each linear
+    between points (GridDistortion's map, exactly): p reads from (x + Dx(x), y + Dy(y))."""
+
+    dx: np.ndarray
+    dy: np.ndarray
+    size: tuple[int, int]
+
+    def scale(self) -> tuple[float, float]:
+        return _grid_scale(self.size, len(self.dx), len(self.dy))
+
+    def frame(self) -> np.ndarray:
+        sx, sy = self.scale()
+        return np.diag([sx, sy, 1.0])
+
+    def apply(self, pts):
+        sx, sy = self.scale()
+        out = np.array(pts, np.float64)
+        for axis, (table, s) in enumerate(((self.dx, sx), (self.dy, sy))):
+            t = np.asarray(table, np.float64)
+            i, f = _clamped_cells(out[..., axis] * s, len(t))
+            out[..., axis] += t[i] + (t[i + 1] - t[i]) * f
+        return out
+
+    def kernel_data(self):
+        sx, sy = self.scale()
+        data = np.concatenate([np.asarray(self.dx, np.float64) * sx,
+                               np.asarray(self.dy, np.float64) * sy]).astype(np.float32)
+        return data, len(self.dx), -len(self.dy)
+
+
+@dataclass(frozen=True)
+class Lens(NonLinear):
+    """A lens, OpenCV's camera model: the output is the view of ``new_camera`` (3x3) without
+    distortion, read from the distorted image of ``camera`` with ``coeffs`` (k1, k2, p1, p2,
+    k3, k4, k5, k6, s1, s2, s3, s4; :func:`warpkit.geometry.distort_points`), evaluated per
+    pixel in the kernel."""
+
+    camera: np.ndarray
+    coeffs: np.ndarray
+    new_camera: np.ndarray
+
+    def frame(self) -> np.ndarray:
+        return geometry.invert(self.new_camera)
+
+    def unframe(self) -> np.ndarray:
+        K = self.camera  # OpenCV's model ignores the distorted camera's skew
+        return np.array([[K[0, 0], 0, K[0, 2]], [0, K[1, 1], K[1, 2]], [0, 0, 1]])
+
+    def apply(self, pts):
+        return geometry.distort_points(self.camera, self.coeffs, pts, self.new_camera)
+
+    def kernel_data(self):
+        return np.asarray(self.coeffs, np.float32), 0, 0
+
+
+def lens(camera_matrix, dist_coeffs, new_camera_matrix=None) -> Lens:
+    """A :class:`Lens` from a camera matrix and 4 to 12 coefficients (checked by
+    :func:`warpkit.geometry.distort_points`'s rules)."""
+    K, d = geometry._camera(camera_matrix, dist_coeffs)
+    Kn = K if new_camera_matrix is None else geometry._camera(new_camera_matrix, None)[0]
+    return Lens(K, d, Kn)
 
 
 def smooth_field(coarse: np.ndarray, size: tuple[int, int], step: float,
@@ -146,48 +270,38 @@ def _keys(t: np.ndarray) -> list[np.ndarray]:
             ((A + 2) * s - (A + 3)) * s * s + 1, ((A * s1 - 5 * A) * s1 + 8 * A) * s1 - 4 * A]
 
 
-def field_at(f: Field, pts: np.ndarray) -> np.ndarray:
-    """D at pixel positions ``pts`` (..., 2), in float64, as the kernel evaluates it (grid
-    coordinates clamped to the grid, bilinear)."""
+def field_at(f: NonLinear, pts: np.ndarray) -> np.ndarray:
+    """Where stage ``f`` reads for pixel positions ``pts`` (..., 2), in float64, as the kernel
+    evaluates it; points that are not finite stay NaN."""
+    pts = np.asarray(pts, np.float64)
     bad = ~np.isfinite(pts).all(-1)  # diverged points stay NaN
     if bad.any():
-        res = field_at(f, np.where(bad[..., None], 0.0, pts))
+        res = f.apply(np.where(bad[..., None], 0.0, pts))
         res[bad] = np.nan
         return res
-    sx, sy = f.scale()
-    d = f.disp
-    hf, wf = d.shape[:2]
-    gx = np.clip(pts[..., 0] * sx, 0, wf - 1)
-    gy = np.clip(pts[..., 1] * sy, 0, hf - 1)
-    x0 = np.minimum(np.floor(gx).astype(np.int64), wf - 2)
-    y0 = np.minimum(np.floor(gy).astype(np.int64), hf - 2)
-    tx, ty = (gx - x0)[..., None], (gy - y0)[..., None]
-    a, b = d[y0, x0], d[y0, x0 + 1]
-    c, e = d[y0 + 1, x0], d[y0 + 1, x0 + 1]
-    top = a + (b - a) * tx
-    return top + ((c + (e - c) * tx) - top) * ty
+    return f.apply(pts)
 
 
 def merge(stages: list) -> list:
     """A chain with adjacent matrices multiplied, and starting and ending with a matrix."""
     out: list = [geometry.identity()]
     for s in stages:
-        if isinstance(s, Field):
+        if isinstance(s, NonLinear):
             out += [s, geometry.identity()]
         else:
             out[-1] = np.asarray(s, np.float64) @ out[-1]
     return out
 
 
-def fields_of(chain: list) -> list[Field]:
-    return [s for s in chain if isinstance(s, Field)]
+def fields_of(chain: list) -> list[NonLinear]:
+    return [s for s in chain if isinstance(s, NonLinear)]
 
 
 def projective_part(chain: list) -> np.ndarray:
     """The product of a chain's matrices (its map with the fields left out)."""
     m = geometry.identity()
     for s in chain:
-        if not isinstance(s, Field):
+        if not isinstance(s, NonLinear):
             m = s @ m
     return m
 
@@ -196,8 +310,8 @@ def inverse_points(chain: list, pts: np.ndarray) -> np.ndarray:
     """Output positions to source positions through a chain (what the kernel samples)."""
     q = np.asarray(pts, np.float64)
     for s in reversed(chain):
-        if isinstance(s, Field):
-            q = q + field_at(s, q)
+        if isinstance(s, NonLinear):
+            q = field_at(s, q)
         else:
             q = geometry.transform_points(geometry.invert(s), q)
     return q
@@ -242,25 +356,23 @@ def chain_coords(chains: list[list]) -> Coords:
     offset = 0
     for chain in chains:
         fields = fields_of(chain)
-        inv = [geometry.invert(s) for s in chain if not isinstance(s, Field)]  # n + 1 maps
-        grid = [f.grid() for f in fields]
-        # the kernel's A_0 = G_n M_n^-1, A_k = G_{n-k} M_{n-k}^-1 G_{n-k+1}^-1, last M_0^-1 G_1^-1
+        inv = [geometry.invert(s) for s in chain if not isinstance(s, NonLinear)]  # n + 1 maps
+        # the kernel's A_0 = G_n M_n^-1, A_k = G_{n-k} M_{n-k}^-1 U_{n-k+1}, last M_0^-1 U_1,
+        # with G a stage's frame() and U its unframe()
         n = len(fields)
         a = []
         for k in range(n + 1):
             m = inv[n - k]
             if k > 0:
-                m = m @ np.linalg.inv(grid[n - k])
+                m = m @ fields[n - k].unframe()
             if k < n:
-                m = grid[n - k - 1] @ m
+                m = fields[n - k - 1].frame() @ m
             a.append(m)
         for f in reversed(fields):
-            hf, wf = f.disp.shape[:2]
-            disp = f.disp.astype(np.float32).reshape(-1)
-            disp *= np.tile(np.asarray(f.scale(), np.float32), hf * wf)  # a flat loop: fast
-            blocks.append(disp)
-            fi.append((offset, wf, hf))
-            offset += disp.size
+            data, fa, fb = f.kernel_data()
+            blocks.append(data)
+            fi.append((offset, fa, fb))
+            offset += data.size
         for _ in range(nf - n):  # no displacement: a 2x2 grid of zeros, identity maps
             blocks.append(np.zeros(8, np.float32))
             fi.append((offset, 2, 2))
