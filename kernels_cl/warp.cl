@@ -122,10 +122,15 @@ inline long wp_round_half_up_acc(acc_t x) {
  *      -b of Dy, in grid units, clamped and linear between points (GridDistortion);
  *    - a == 0: a lens, q = distort(q) in normalised camera coordinates: OpenCV's model with
  *      (k1, k2, p1, p2, k3, k4, k5, k6, s1, s2, s3, s4) from FLD.
- *    The full-resolution map is never made. */
+ *    The full-resolution map is never made.
+ *  COORD_AXES: a map whose x depends on the output column only and y on the row only (a chain
+ *    of axis-aligned maps and per-axis fields, evaluated on the host): AX holds per item Wo
+ *    source x positions, then Ho source y positions, ax_item floats apart per item (0: one
+ *    for all); finite and within 1e30 (checked on the host). */
 #define COORD_MATRIX 0
 #define COORD_MAP 1
 #define COORD_FIELD 2
+#define COORD_AXES 3
 #ifndef COORD
 #define COORD COORD_MATRIX
 #endif
@@ -140,6 +145,12 @@ inline float2 wk_map_source(int xo, int yo, __global const float *mx, __global c
                             int map_xy) {
     const long i = (long)yo * Wo + xo;
     return map_xy ? vload2(i, mx) : (float2)(mx[i], my[i]);
+}
+#elif COORD == COORD_AXES
+#define WK_COORD_PARAM , __global const float *restrict AX, long ax_item
+#define WK_SOURCE(px, py, b, m) wk_axes_source((int)(px), (int)(py), AX + (b) * ax_item, Wo)
+inline float2 wk_axes_source(int xo, int yo, __global const float *ax, int Wo) {
+    return (float2)(ax[xo], ax[Wo + yo]);
 }
 #elif COORD == COORD_FIELD
 #define WK_COORD_PARAM , __global const float *restrict FLD, __global const int *restrict FI, int nf
@@ -666,6 +677,19 @@ __kernel void warp_v(__global const X_T *restrict X, long x_off, long sxb, long 
         }
         /* finite: +-inf would pass the NaN test and overflow the tap arithmetic */
         ok = (x > -1e30f) & (x < 1e30f) & (y > -1e30f) & (y < 1e30f);
+    }
+#elif COORD == COORD_AXES
+    {   /* the last block's lanes past Wo repeat its last column */
+        __global const float *ax = AX + b * ax_item;
+        if (xo0 + 8 <= Wo) {
+            x = vload8(0, ax + xo0);
+        } else {
+            float xs[8];
+            for (int k = 0; k < 8; k++) xs[k] = ax[xo0 + k < Wo ? xo0 + k : Wo - 1];
+            x = vload8(0, xs);
+        }
+        y = (float8)ax[Wo + yo];
+        ok = (int8)-1;
     }
 #elif COORD == COORD_FIELD
     {   /* the last block's lanes past Wo repeat its last pixel */

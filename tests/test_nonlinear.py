@@ -13,7 +13,10 @@ import warpkit
 from warpkit import _op
 from warpkit.augment import (Compose, ElasticTransform, GridDistortion, OneOf,
                              OpticalDistortion, PiecewiseAffine, RandomAffine,
-                             RandomHorizontalFlip, RandomResizedCrop, ThinPlateSpline)
+                             RandomHorizontalFlip, RandomResizedCrop, RandomVerticalFlip,
+                             ThinPlateSpline)
+from warpkit.augment import _targets
+from warpkit.warp import COORD_AXES, COORD_FIELD
 from warpkit.augment._fields import fields_of, forward_points, inverse_points
 from warpkit.augment._nonlinear import _tps_eval, _tps_fit
 
@@ -61,6 +64,51 @@ def test_kernel_fields_match_the_host_chain(t, interp, small_queue, monkeypatch)
     assert diff.max() <= (255 if interp == "nearest" else 1)
     # nearest: a position on a pixel boundary may round either way in float32
     assert (diff > 1).mean() <= (0.01 if interp == "nearest" else 0)
+
+
+def _kinds_used(monkeypatch) -> list:
+    """The coordinate kinds the pipeline's warps take (recorded as they are made)."""
+    kinds = []
+    real = _targets.chain_coords
+
+    def spy(*a, **k):
+        c = real(*a, **k)
+        kinds.append(c.kind)
+        return c
+
+    monkeypatch.setattr(_targets, "chain_coords", spy)
+    return kinds
+
+
+@pytest.mark.parametrize("interp", ["nearest", "linear", "cubic"])
+def test_separable_chains_read_per_axis_tables(interp, small_queue, monkeypatch):
+    """A chain of axis-aligned maps and GridDistortion (crop, flips) is sampled from a source x
+    per output column and a y per row, computed on the host in float64: within 1 level of the
+    float64 chain per pixel, a batch in one launch with an image's mask; a rotation in the
+    batch, or supersampling, takes the stages' path."""
+    img = np.stack([_photo(40, 52, seed=s) for s in range(3)])
+    mask = (img[..., 0] > 128).astype(np.uint8)
+    pipe = Compose([RandomResizedCrop((48, 36), scale=(0.5, 1)), GridDistortion(p=1),
+                    RandomHorizontalFlip(), RandomVerticalFlip()], interpolation=interp,
+                   padding="reflect_101")
+    kinds = _kinds_used(monkeypatch)
+    out = pipe(image=img, mask=mask, seed=5, queue=small_queue)
+    assert kinds == [COORD_AXES, COORD_AXES]  # the image and the mask
+    for k in range(3):
+        chain, size = pipe.stages(out["params"][k], (52, 40))
+        ref = _oracle(img[k], chain, size, interpolation=interp, padding="reflect_101",
+                      queue=small_queue)
+        diff = np.abs(out["image"][k].astype(int) - ref)
+        assert diff.max() <= (255 if interp == "nearest" else 1)
+        assert (diff > 1).mean() <= (0.01 if interp == "nearest" else 0)
+        mref = _oracle(mask[k], chain, size, interpolation="nearest", padding="reflect_101",
+                       queue=small_queue)
+        assert (out["mask"][k] != mref).mean() <= 0.01
+    kinds.clear()
+    Compose([GridDistortion(p=1), RandomAffine(degrees=10, p=1)])(image=img, seed=1,
+                                                                 queue=small_queue)
+    Compose([GridDistortion(p=1)], antialias=True)(image=img, seed=1, queue=small_queue)
+    assert kinds == [COORD_FIELD, COORD_FIELD]
 
 
 @pytest.mark.parametrize("t", NONLINEAR, ids=IDS)

@@ -246,7 +246,7 @@ def _output(dt: np.dtype, channels: int, output_dtype: Any, mean: Any, std: Any,
     return odt, layout == "CHW", (1 / (peak * sd)).tolist(), (-m / sd).tolist()
 
 
-COORD_MATRIX, COORD_MAP, COORD_FIELD = 0, 1, 2  # kernels_cl/warp.cl's COORD
+COORD_MATRIX, COORD_MAP, COORD_FIELD, COORD_AXES = 0, 1, 2, 3  # kernels_cl/warp.cl's COORD
 
 
 @dataclass(frozen=True)
@@ -260,6 +260,8 @@ class Coords:
       around nf coarse displacement fields, the grid scales folded in; ``fields`` all fields'
       (dx, dy) in grid units, flat float32; ``fi`` (n, nf, 3) int32 (offset in floats, Wf, Hf)
       per item and field.
+    - ``COORD_AXES``: a map separable per axis, ``axes`` (n, Wo + Ho) float32 per item (or
+      (1, Wo + Ho) for all): each output column's source x, then each row's source y, finite.
     """
 
     kind: int
@@ -270,6 +272,7 @@ class Coords:
     chain: Any = None
     fields: Any = None
     fi: Any = None
+    axes: Any = None
 
 
 def _warp(image, matrix, size=None, interpolation="linear", padding="constant", fill=0,
@@ -338,7 +341,10 @@ def _warp(image, matrix, size=None, interpolation="linear", padding="constant", 
         inv = chain.reshape(-1, 3, 3)
         outer = [np.linalg.multi_dot(c[::-1]) if len(c) > 1 else c[0] for c in chain]
         ss = _supersampling(np.stack(outer), wo, ho) if antialias else [1] * len(chain)
-    elif kind == COORD_MAP:
+    elif kind in (COORD_MAP, COORD_AXES):
+        if kind == COORD_AXES and coords.axes.shape[-1] != wo + ho:  # what the kernel reads
+            raise ValueError(f"the axes' tables must hold {wo} + {ho} positions, got "
+                             f"{coords.axes.shape[-1]}")
         if antialias:
             raise ValueError("antialias needs positions between pixels, which a per-pixel map "
                              "does not give (shrink with a matrix or a field instead)")
@@ -403,6 +409,10 @@ def _warp(image, matrix, size=None, interpolation="linear", padding="constant", 
         values.update(mx_off=np.int64(device_layout(coords.mx)[0]),
                       my_off=np.int64(device_layout(coords.my)[0]),
                       map_item=np.int64(coords.map_item), map_xy=np.int32(coords.map_xy))
+    elif kind == COORD_AXES:
+        values.update(AX=cl.Buffer(rt.context, ro, hostbuf=np.ascontiguousarray(
+                          coords.axes, np.float32)),
+                      ax_item=np.int64(wo + ho if len(coords.axes) > 1 else 0))
     elif kind == COORD_FIELD:
         values.update(FLD=cl.Buffer(rt.context, ro, hostbuf=np.ascontiguousarray(
                           coords.fields, np.float32)),
@@ -571,7 +581,8 @@ def _warp_plan(rt: Runtime, src: Operand, w: _WarpSpec, tw_log2: int) -> Plan:
     ragged += {COORD_MATRIX: (),
                COORD_MAP: (Arg("MX"), Arg("MY"), Arg("mx_off"), Arg("my_off"), Arg("map_item"),
                            Arg("map_xy")),
-               COORD_FIELD: (Arg("FLD"), Arg("FI"), Arg("nf"))}[w.coord]
+               COORD_FIELD: (Arg("FLD"), Arg("FI"), Arg("nf")),
+               COORD_AXES: (Arg("AX"), Arg("ax_item"))}[w.coord]
     span = sum((d - 1) * abs(v) for d, v in zip((H, W, C), strides[1:]))  # one image
     # (packed images: warp_batch checks each one's span, and that the buffer holds a word)
     if (not w.supersample and dt in (np.dtype(np.uint8), np.dtype(np.float32))

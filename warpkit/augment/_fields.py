@@ -25,7 +25,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .. import geometry
-from ..warp import COORD_FIELD, Coords
+from ..warp import COORD_AXES, COORD_FIELD, Coords
 
 #: Newton iterations for moving points forward through a chain, and the residual (pixels) below
 #: which a point counts as found
@@ -347,10 +347,50 @@ def forward_points(chain: list, pts: np.ndarray) -> tuple[np.ndarray, np.ndarray
     return p, done
 
 
-def chain_coords(chains: list[list]) -> Coords:
-    """The kernel's arguments (kernels_cl/warp.cl, COORD_FIELD) for one chain per item (or one
-    for all): src_from_dst maps in grid units around the fields, last field first; items with
-    fewer fields get zero fields, so every item has the batch's largest count."""
+def _separable(chain: list) -> bool:
+    """Whether a chain's source x depends on the output x only and y on y only: axis-aligned
+    affine maps (scales, flips, shifts, axis-aligned crops) and per-axis fields."""
+    for s in chain:
+        if isinstance(s, NonLinear):
+            if not isinstance(s, AxisField):
+                return False
+        elif s[0, 1] != 0 or s[1, 0] != 0 or s[2, 0] != 0 or s[2, 1] != 0 or s[2, 2] != 1:
+            return False
+    return True
+
+
+def axes_coords(chains: list[list], size: tuple[int, int]) -> Coords | None:
+    """The kernel's arguments (kernels_cl/warp.cl, COORD_AXES) for chains that are all
+    :func:`_separable`, with a (width, height) output: each output column's source x and each
+    row's source y, from the float64 chain (a table read per block of 8 pixels instead of the
+    stages' arithmetic: GridDistortion 0.55 -> 0.33 ms per 512x384 RGB image). None where a
+    chain is not separable or a position is not finite (the stages' path handles those)."""
+    if not all(_separable(c) for c in chains):
+        return None
+    wo, ho = size
+    pts = np.zeros((wo + ho, 2))
+    pts[:wo, 0] = np.arange(wo)
+    pts[wo:, 1] = np.arange(ho)
+    tables = np.empty((len(chains), wo + ho))
+    for k, chain in enumerate(chains):
+        src = inverse_points(chain, pts)
+        tables[k, :wo] = src[:wo, 0]
+        tables[k, wo:] = src[wo:, 1]
+    if not (np.abs(tables) <= 1e30).all():  # NaN fails too
+        return None
+    return Coords(COORD_AXES, axes=tables.astype(np.float32))
+
+
+def chain_coords(chains: list[list], size: tuple[int, int] | None = None) -> Coords:
+    """The kernel's arguments for one chain per item (or one for all): with an output ``size``,
+    per-axis tables where every chain is separable (:func:`axes_coords`); otherwise
+    (kernels_cl/warp.cl, COORD_FIELD) src_from_dst maps in each stage's frame around the
+    stages, last stage first; items with fewer stages get zero fields, so every item has the
+    batch's largest count."""
+    if size is not None:
+        axes = axes_coords(chains, size)
+        if axes is not None:
+            return axes
     nf = max(len(fields_of(c)) for c in chains)
     blocks, fi, mats = [], [], []
     offset = 0

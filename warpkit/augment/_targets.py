@@ -180,11 +180,15 @@ def _warp_all(x, kind, mats, outs, opts, as_mask: bool = False, chains=None):
     with one wait (masks of more than 4 channels item by item). With ``chains`` (pipelines with
     non-linear transforms), the maps and fields of each sample (lists: one launch per item)."""
     if chains is not None:
+        # per-axis tables hold positions at pixel centres: not with supersampling
+        def coords(cs, size):
+            return chain_coords(cs, None if opts.get("antialias") else size)
+
         if kind == "batch" and len(set(outs)) == 1:
-            return _warp(x, chain_coords(chains), outs[0], opts, as_mask, batched=True)
+            return _warp(x, coords(chains, outs[0]), outs[0], opts, as_mask, batched=True)
         if kind == "single":
-            return _warp(x, chain_coords(chains), outs[0], opts, as_mask)
-        res = [_warp(item, chain_coords([c]), o, opts, as_mask)
+            return _warp(x, coords(chains, outs[0]), outs[0], opts, as_mask)
+        res = [_warp(item, coords([c], o), o, opts, as_mask)
                for item, c, o in zip(list(x), chains, outs)]
         one = len(set(outs)) == 1 and len({_kind(r) for r in res}) == 1
         return np.stack(res) if one and all(isinstance(r, np.ndarray) for r in res) else res
