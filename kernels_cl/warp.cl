@@ -298,16 +298,18 @@ inline __attribute__((always_inline)) void wk_axis_add8(__global const float *f,
     *qx += ax + (bx - ax) * tx;
     *qy += ay + (by - ay) * ty;
 }
-/* q = distort(q) for 8 lanes (wk_lens; the rational, tangential and prism parts only where
- * their coefficients are given: x / 1 and x + 0 are exact, so the result is wk_lens's) */
-inline __attribute__((always_inline)) void wk_lens8(__global const float *c, float8 *qx, float8 *qy) {
+/* q = distort(q) for 8 lanes (wk_lens; the rational part only where parts & 1, the tangential
+ * and prism parts where parts & 2, as the host says where their coefficients are not all 0:
+ * x / 1 and x + 0 are exact, so the result is wk_lens's) */
+inline __attribute__((always_inline)) void wk_lens8(__global const float *c, int parts, float8 *qx,
+                                                    float8 *qy) {
     const float8 x = *qx, y = *qy, r2 = x * x + y * y;
     float8 kr = 1 + ((c[4] * r2 + c[1]) * r2 + c[0]) * r2;
-    if (c[5] != 0 || c[6] != 0 || c[7] != 0)
+    if (parts & 1)
         kr /= 1 + ((c[7] * r2 + c[6]) * r2 + c[5]) * r2;
     *qx = x * kr;
     *qy = y * kr;
-    if (c[2] != 0 || c[3] != 0 || c[8] != 0 || c[9] != 0 || c[10] != 0 || c[11] != 0) {
+    if (parts & 2) {
         const float8 xy = x * y;
         *qx += 2 * c[2] * xy + c[3] * (r2 + 2 * x * x) + (c[8] + c[9] * r2) * r2;
         *qy += c[2] * (r2 + 2 * y * y) + 2 * c[3] * xy + (c[10] + c[11] * r2) * r2;
@@ -323,7 +325,7 @@ inline __attribute__((always_inline)) void wk_field_source8(float8 px, float py,
         __global const float *f = fld + fi[3 * k];
         const int a = fi[3 * k + 1], b = fi[3 * k + 2];
         if (a == 0)
-            wk_lens8(f, &qx, &qy);
+            wk_lens8(f, b, &qx, &qy);
         else if (b < 0)
             wk_axis_add8(f, a, -b, &qx, &qy);
         else

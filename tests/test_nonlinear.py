@@ -129,6 +129,34 @@ def test_kernel_positions_match_the_host_stages(t, queue):
     assert np.abs(out["image"][inside] - src[inside]).max() < 2e-3
 
 
+@pytest.mark.parametrize("scale", [1, 1024], ids=["float32", "int32"])  # the 8-wide kernel, and
+# the one with a pixel per item (int32 coordinates in 1/1024 px, rounded)
+@pytest.mark.parametrize("coeffs", [[-0.2, 0.05, 0, 0], [-0.2, 0.05, 0.01, -0.02, 0.01],
+                                    [0.1, -0.05, 0.003, -0.002, 0.01, 0.05, -0.02, 0.01,
+                                     0.002, -0.001, 0.003, 0.001]],
+                         ids=["radial", "tangential", "rational-prism"])
+def test_lens_stage_reads_where_opencv_model_says(coeffs, scale, small_queue):
+    """A lens between maps, every part of OpenCV's model (radial, tangential, rational, thin
+    prism): a float32 image of its own coordinates gives back geometry.distort_points'
+    positions to 2e-3 px, on Oclgrind too."""
+    from warpkit.augment._fields import chain_coords, lens
+    from warpkit.warp import _warp as warp_by
+
+    W, H = 64, 48
+    K = [[70.0, 0, 31.0], [0, 66.0, 24.5], [0, 0, 1]]
+    Kn = [[60.0, 0, 32.0], [0, 58.0, 23.0], [0, 0, 1]]
+    chain = [np.eye(3), lens(K, coeffs, Kn), np.eye(3)]
+    ys, xs = np.mgrid[0:H, 0:W].astype(np.float32)
+    ramp = np.stack([xs, ys], -1) * scale
+    out = warp_by(ramp.astype(np.float32 if scale == 1 else np.int32), None, (W, H),
+                  affine=False, coords=chain_coords([chain]), padding="border",
+                  queue=small_queue)
+    src = warpkit.geometry.distort_points(K, coeffs, np.stack([xs, ys], -1), Kn)
+    inside = (src >= 0).all(-1) & (src[..., 0] <= W - 1) & (src[..., 1] <= H - 1)
+    assert inside.mean() > 0.5
+    assert np.abs(out[inside] / scale - src[inside]).max() < 2e-3
+
+
 def test_optical_distortion_is_albumentations_camera_model():
     """OpticalDistortion's lens reproduces albumentations' per-pixel camera map (focal (W, H),
     k1 = k2 = k, OpenCV's centred new camera) to their maps' float32 rounding."""

@@ -167,7 +167,10 @@ class Lens(NonLinear):
         return geometry.distort_points(self.camera, self.coeffs, pts, self.new_camera)
 
     def kernel_data(self):
-        return np.asarray(self.coeffs, np.float32), 0, 0
+        c = np.asarray(self.coeffs, np.float32)
+        # which parts the kernel evaluates: 1 the rational (k4..k6), 2 tangential and prism
+        parts = int(c[5:8].any()) | 2 * int(c[[2, 3, 8, 9, 10, 11]].any())
+        return c, 0, parts
 
 
 def lens(camera_matrix, dist_coeffs, new_camera_matrix=None) -> Lens:
