@@ -1,8 +1,8 @@
 """Non-linear warps: warpkit's ElasticTransform, GridDistortion, OpticalDistortion,
-ThinPlateSpline and PiecewiseAffine (coarse fields upsampled in the warp kernel) against
+ThinPlateSpline and PiecewiseAffine (stages evaluated in the warp kernel) against
 albumentations' transforms of the same names and parameters (per image in one process, and in 2
-worker processes), kornia's elastic transform (CPU, a batch), and warpkit.remap against
-cv2.remap with a precomputed map.
+worker processes), kornia's elastic transform (CPU, a batch), warpkit.remap against cv2.remap
+with a precomputed map, and warpkit.undistort against cv2.undistort.
 
 Inputs: 32 photos of 512x384 RGB uint8 (smooth content, like a photo's); each library draws its
 own random parameters, with the same ranges. Times are per 32 images, end to end (parameters,
@@ -115,6 +115,19 @@ def remap_runs():
             "cv2.remap": lambda: cv2.remap(img, mx, my, cv2.INTER_LINEAR)}
 
 
+def undistort_runs():
+    import cv2
+
+    import warpkit
+
+    rng = np.random.default_rng(2)
+    img = rng.integers(0, 256, (1080, 1920, 3), dtype=np.uint8)
+    K = np.array([[1400.0, 0, 959.5], [0, 1400.0, 539.5], [0, 0, 1]])
+    d = np.array([-0.28, 0.09, 0.001, -0.002])
+    return {"warpkit.undistort": lambda: warpkit.undistort(img, K, d),
+            "cv2.undistort": lambda: cv2.undistort(img, K, d)}
+
+
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--samples", type=int, default=9)
@@ -155,6 +168,11 @@ def main() -> None:
     res = interleaved(remap_runs(), samples=args.samples, warmup=1)
     ref = res["warpkit.remap"].median
     print(table("remap, 1920x1080 RGB uint8, bilinear, a precomputed float32 map",
+                [[who, f"{t.median * 1e3:.2f}", f"{t.median / ref:.2f}x"]
+                 for who, t in res.items()], ["who", "ms", "time / warpkit"]))
+    res = interleaved(undistort_runs(), samples=args.samples, warmup=1)
+    ref = res["warpkit.undistort"].median
+    print(table("undistort, 1920x1080 RGB uint8, bilinear, k1 k2 p1 p2 (no map given)",
                 [[who, f"{t.median * 1e3:.2f}", f"{t.median / ref:.2f}x"]
                  for who, t in res.items()], ["who", "ms", "time / warpkit"]))
 

@@ -122,7 +122,8 @@ inline long wp_round_half_up_acc(acc_t x) {
  *      -b of Dy, in grid units, clamped and linear between points (GridDistortion);
  *    - a == 0: a lens, q = distort(q) in normalised camera coordinates: OpenCV's model with
  *      (k1, k2, p1, p2, k3, k4, k5, k6, s1, s2, s3, s4) from FLD.
- *    The full-resolution map is never made.
+ *    The maps and FI are per item, or one chain for every item (per_image 0). The
+ *    full-resolution map is never made.
  *  COORD_AXES: a map whose x depends on the output column only and y on the row only (a chain
  *    of axis-aligned maps and per-axis fields, evaluated on the host): AX holds per item Wo
  *    source x positions, then Ho source y positions, ax_item floats apart per item (0: one
@@ -154,7 +155,7 @@ inline float2 wk_axes_source(int xo, int yo, __global const float *ax, int Wo) {
 }
 #elif COORD == COORD_FIELD
 #define WK_COORD_PARAM , __global const float *restrict FLD, __global const int *restrict FI, int nf
-#define WK_SOURCE(px, py, b, m) wk_field_source((px), (py), (m), FLD, FI + (b) * nf * 3, nf)
+#define WK_SOURCE(px, py, b, m) wk_field_source((px), (py), (m), FLD, FI + (per_image ? (b) : 0) * nf * 3, nf)
 inline float2 wk_project(__global const float *m, float2 q) {
     const float den = m[6] * q.x + (m[7] * q.y + m[8]);
     return (float2)(m[0] * q.x + (m[1] * q.y + m[2]), m[3] * q.x + (m[4] * q.y + m[5])) / den;
@@ -696,7 +697,7 @@ __kernel void warp_v(__global const X_T *restrict X, long x_off, long sxb, long 
 #elif COORD == COORD_FIELD
     {   /* the last block's lanes past Wo repeat its last pixel */
         const float8 pxc = px < (float)(Wo - 1) ? px : (float8)(Wo - 1);
-        wk_field_source8(pxc, py, m, FLD, FI + b * nf * 3, nf, &x, &y);
+        wk_field_source8(pxc, py, m, FLD, FI + (per_image ? b : 0) * nf * 3, nf, &x, &y);
         /* finite: +-inf would pass the NaN test and overflow the tap arithmetic */
         ok = (x > -1e30f) & (x < 1e30f) & (y > -1e30f) & (y < 1e30f);
     }

@@ -112,21 +112,25 @@ def test_separable_chains_read_per_axis_tables(interp, small_queue, monkeypatch)
 
 
 @pytest.mark.parametrize("t", NONLINEAR, ids=IDS)
-def test_kernel_positions_match_the_host_stages(t, queue):
-    """Where the kernel reads, to a thousandth of a pixel: a float32 image of its own (x, y)
+@pytest.mark.parametrize("rotated", [False, True], ids=["alone", "rotated"])
+@pytest.mark.parametrize("scale", [1, 1024], ids=["float32", "int32"])
+def test_kernel_positions_match_the_host_stages(t, rotated, scale, queue):
+    """Where the kernel reads, to a thousandth of a pixel: an image of its own (x, y)
     coordinates, warped linearly, gives back the positions the float64 host chain computes
-    (inside the image, where linear interpolation of a ramp is exact)."""
+    (inside the image, where linear interpolation of a ramp is exact). Alone, GridDistortion
+    reads per-axis tables; after a rotation, its stage; float32 takes the 8-wide kernel, int32
+    (coordinates in 1/1024 px, rounded) the one with a pixel per item."""
     W, H = 96, 72
     ys, xs = np.mgrid[0:H, 0:W].astype(np.float32)
-    ramp = np.stack([xs, ys], -1)
-    pipe = Compose([t])
+    ramp = (np.stack([xs, ys], -1) * scale).astype(np.float32 if scale == 1 else np.int32)
+    pipe = Compose([RandomAffine(degrees=(7, 7), p=1), t] if rotated else [t])
     out = pipe(image=ramp, seed=3, queue=queue)
     chain, _ = pipe.stages(out["params"], (W, H))
     src = inverse_points(chain, np.stack([xs, ys], -1).astype(np.float64))
     inside = (src[..., 0] >= 0) & (src[..., 0] <= W - 1) & (src[..., 1] >= 0) & \
         (src[..., 1] <= H - 1)
     assert inside.mean() > 0.5
-    assert np.abs(out["image"][inside] - src[inside]).max() < 2e-3
+    assert np.abs(out["image"][inside] / scale - src[inside]).max() < 2e-3
 
 
 @pytest.mark.parametrize("scale", [1, 1024], ids=["float32", "int32"])  # the 8-wide kernel, and

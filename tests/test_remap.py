@@ -152,6 +152,27 @@ def test_undistort_matches_opencv(dist, queue):
     assert np.abs(out.astype(int) - cv2.undistort(img, K, d))[inside].max() <= 1
 
 
+def test_undistort_batch_takes_one_lens_for_every_image(small_queue):
+    """A batch is undistorted in one launch with one lens shared by its images (one chain read
+    for every item, nothing past it: on Oclgrind too), each as undistorted alone; coordinates
+    given for neither every item nor one for all are refused before any launch."""
+    from warpkit.augment._fields import chain_coords, lens
+    from warpkit.warp import _warp
+
+    rng = np.random.default_rng(4)
+    batch = rng.integers(0, 256, (3, 24, 32, 3), dtype=np.uint8)
+    Ks = K * [[0.1], [0.1], [1]]  # the same camera for a 32x24 image
+    d = [-0.25, 0.07, 0.001, -0.002]
+    out = warpkit.undistort(batch, Ks, d, queue=small_queue)
+    for k in range(3):
+        np.testing.assert_array_equal(out[k], warpkit.undistort(batch[k], Ks, d,
+                                                                queue=small_queue))
+    eye = np.eye(3)
+    two = chain_coords([[eye, lens(Ks, d), eye]] * 2)
+    with pytest.raises(ValueError, match="for each of the 3 items or one for all, got 2"):
+        _warp(batch, None, (32, 24), affine=False, coords=two, queue=small_queue)
+
+
 def test_distort_points_inverts_opencv_undistort_points():
     d = np.array([-0.25, 0.08, 0.001, -0.001, -0.01])
     pts = np.array([[10.0, 12.0], [300.0, 20.0], [160.0, 120.0], [40.0, 200.0]])

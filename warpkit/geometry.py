@@ -415,6 +415,12 @@ def _camera(camera_matrix, dist_coeffs) -> tuple[np.ndarray, np.ndarray]:
     return K, np.concatenate([d, np.zeros(12 - len(d))])
 
 
+def _lens(camera_matrix, dist_coeffs, new_camera_matrix) -> tuple[np.ndarray, ...]:
+    """(K, the 12 coefficients, the output's camera: K where not given), checked."""
+    K, d = _camera(camera_matrix, dist_coeffs)
+    return K, d, K if new_camera_matrix is None else _camera(new_camera_matrix, None)[0]
+
+
 def distort_points(camera_matrix, dist_coeffs, points, new_camera_matrix=None) -> np.ndarray:
     """Where the lens puts ``points`` of the ideal (undistorted) image: (..., 2) pixel positions
     of the image ``new_camera_matrix`` (default ``camera_matrix``) sees to those of the distorted
@@ -426,8 +432,7 @@ def distort_points(camera_matrix, dist_coeffs, points, new_camera_matrix=None) -
         >>> g.distort_points(K, [-0.2, 0, 0, 0], [[320, 240], [570, 240]]).round(3).tolist()
         [[320.0, 240.0], [557.5, 240.0]]
     """
-    K, d = _camera(camera_matrix, dist_coeffs)
-    Kn = K if new_camera_matrix is None else _camera(new_camera_matrix, None)[0]
+    K, d, Kn = _lens(camera_matrix, dist_coeffs, new_camera_matrix)
     k1, k2, p1, p2, k3, k4, k5, k6, s1, s2, s3, s4 = d
     ideal = transform_points(invert(Kn), points)  # normalised camera coordinates
     x, y = ideal[..., 0], ideal[..., 1]

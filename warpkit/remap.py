@@ -110,8 +110,9 @@ def undistort(image: Any, camera_matrix: Any, dist_coeffs: Any, new_camera_matri
               size: tuple[int, int] | None = None, interpolation: Interpolation = "linear",
               padding: Padding = "constant", fill: float | tuple[float, ...] = 0,
               queue: Any = None) -> Any:
-    """Remove lens distortion (``cv2.undistort``): the maps of
-    :func:`warpkit.geometry.undistort_maps`, sampled by :func:`remap`.
+    """Remove lens distortion (``cv2.undistort``): the map of
+    :func:`warpkit.geometry.undistort_maps`, evaluated per pixel inside the warp kernel (in
+    float32, from the camera model) instead of made on the host; a batch takes one lens.
 
     Example:
         >>> import numpy as np, warpkit
@@ -120,10 +121,12 @@ def undistort(image: Any, camera_matrix: Any, dist_coeffs: Any, new_camera_matri
         >>> warpkit.undistort(img, K, [-0.2, 0.05, 0, 0]).shape   # doctest: +SKIP
         (480, 640, 3)
     """
-    from .geometry import undistort_maps
+    from .augment._fields import chain_coords, lens
 
     if size is None:
         _, H, W, _, _, _ = shape_hwc(as_image(image)[0])
         size = (W, H)
-    mx, my = undistort_maps(camera_matrix, dist_coeffs, size, new_camera_matrix)
-    return remap(image, mx, my, interpolation, padding, fill, queue=queue)
+    stage = lens(camera_matrix, dist_coeffs, new_camera_matrix)
+    eye = np.eye(3)
+    return _warp(image, None, size, interpolation, padding, fill, queue=queue, affine=False,
+                 coords=chain_coords([[eye, stage, eye]]))

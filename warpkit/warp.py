@@ -257,9 +257,10 @@ class Coords:
       C-contiguous; ``map_xy``: ``mx`` is one (..., Ho, Wo, 2) array and ``my`` the same),
       ``map_item`` floats apart per item (0: one map for all).
     - ``COORD_FIELD``: per item (or one for all), ``chain`` (n, nf + 1, 3, 3) src_from_dst maps
-      around nf coarse displacement fields, the grid scales folded in; ``fields`` all fields'
-      (dx, dy) in grid units, flat float32; ``fi`` (n, nf, 3) int32 (offset in floats, Wf, Hf)
-      per item and field.
+      around nf non-linear stages, each stage's frame folded in; ``fields`` all stages' values
+      in their frames, flat float32; ``fi`` (n, nf, 3) int32 (offset in floats, and the pair
+      that gives the stage's kind and size: kernels_cl/warp.cl, COORD_FIELD) per item and
+      stage.
     - ``COORD_AXES``: a map separable per axis, ``axes`` (n, Wo + Ho) float32 per item (or
       (1, Wo + Ho) for all): each output column's source x, then each row's source y, finite.
     """
@@ -336,6 +337,11 @@ def _warp(image, matrix, size=None, interpolation="linear", padding="constant", 
         raise ValueError(f"the output size must be between 1 and 65536 per axis, got {wo}x{ho}")
     inv = geometry._invert_checked(mats)
     kind = COORD_MATRIX if coords is None else coords.kind
+    if kind in (COORD_FIELD, COORD_AXES):  # per item or one for all: what the kernel indexes
+        n = len(coords.chain if kind == COORD_FIELD else coords.axes)
+        if n not in (1, B) or (kind == COORD_FIELD and coords.fi.shape[0] != n):
+            raise ValueError(f"the coordinates must be given for each of the {B} items or one "
+                             f"for all, got {n}")
     if kind == COORD_FIELD:  # the chain's maps; supersampling from their product
         chain = np.asarray(coords.chain, np.float64)
         inv = chain.reshape(-1, 3, 3)

@@ -71,8 +71,21 @@ def _clamped_cells(g: np.ndarray, n: int) -> tuple[np.ndarray, np.ndarray]:
     return i, g - i
 
 
+class _OnGrid(NonLinear):
+    """A stage given on points spread evenly over its frame (corners on the corner pixels'
+    centres): its frame is the grid's coordinates."""
+
+    def scale(self) -> tuple[float, float]:
+        """Grid units per pixel along x and y."""
+        raise NotImplementedError
+
+    def frame(self) -> np.ndarray:
+        sx, sy = self.scale()
+        return np.diag([sx, sy, 1.0])
+
+
 @dataclass(frozen=True)
-class Field(NonLinear):
+class Field(_OnGrid):
     """Displacements ``disp`` (Hf, Wf, 2), in pixels, on a grid over a frame of ``size`` =
     (width, height), interpolated bilinearly (smooth fields come from :func:`smooth_field`);
     grid point (i, j) sits at pixel position (j * (W - 1) / (Wf - 1), i * (H - 1) / (Hf - 1)).
@@ -82,13 +95,8 @@ class Field(NonLinear):
     size: tuple[int, int]
 
     def scale(self) -> tuple[float, float]:
-        """Grid units per pixel along x and y."""
         hf, wf = self.disp.shape[:2]
         return _grid_scale(self.size, wf, hf)
-
-    def frame(self) -> np.ndarray:
-        sx, sy = self.scale()
-        return np.diag([sx, sy, 1.0])
 
     def apply(self, pts):
         sx, sy = self.scale()
@@ -110,7 +118,7 @@ class Field(NonLinear):
 
 
 @dataclass(frozen=True)
-class AxisField(NonLinear):
+class AxisField(_OnGrid):
     """A displacement per axis: ``dx`` (Wf,) pixels along x on points evenly over the frame's
     width, depending on x only, and ``dy`` (Hf,) along y on points over its height, each linear
     between points (GridDistortion's map, exactly): p reads from (x + Dx(x), y + Dy(y))."""
@@ -121,10 +129,6 @@ class AxisField(NonLinear):
 
     def scale(self) -> tuple[float, float]:
         return _grid_scale(self.size, len(self.dx), len(self.dy))
-
-    def frame(self) -> np.ndarray:
-        sx, sy = self.scale()
-        return np.diag([sx, sy, 1.0])
 
     def apply(self, pts):
         out = np.array(pts, np.float64)
@@ -176,9 +180,7 @@ class Lens(NonLinear):
 def lens(camera_matrix, dist_coeffs, new_camera_matrix=None) -> Lens:
     """A :class:`Lens` from a camera matrix and 4 to 12 coefficients (checked by
     :func:`warpkit.geometry.distort_points`'s rules)."""
-    K, d = geometry._camera(camera_matrix, dist_coeffs)
-    Kn = K if new_camera_matrix is None else geometry._camera(new_camera_matrix, None)[0]
-    return Lens(K, d, Kn)
+    return Lens(*geometry._lens(camera_matrix, dist_coeffs, new_camera_matrix))
 
 
 def smooth_field(coarse: np.ndarray, size: tuple[int, int], step: float,
@@ -276,7 +278,7 @@ def _keys(t: np.ndarray) -> list[np.ndarray]:
             ((A + 2) * s - (A + 3)) * s * s + 1, ((A * s1 - 5 * A) * s1 + 8 * A) * s1 - 4 * A]
 
 
-def field_at(f: NonLinear, pts: np.ndarray) -> np.ndarray:
+def stage_at(f: NonLinear, pts: np.ndarray) -> np.ndarray:
     """Where stage ``f`` reads for pixel positions ``pts`` (..., 2), in float64, as the kernel
     evaluates it; points that are not finite stay NaN."""
     pts = np.asarray(pts, np.float64)
@@ -317,7 +319,7 @@ def inverse_points(chain: list, pts: np.ndarray) -> np.ndarray:
     q = np.asarray(pts, np.float64)
     for s in reversed(chain):
         if isinstance(s, NonLinear):
-            q = field_at(s, q)
+            q = stage_at(s, q)
         else:
             q = geometry.transform_points(geometry.invert(s), q)
     return q

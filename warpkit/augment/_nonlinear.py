@@ -1,8 +1,8 @@
 """Non-linear transforms: elastic deformation, grid and lens distortion, thin-plate splines.
 
-Each gives a coarse displacement field (:class:`~warpkit.augment._fields.Field`) that the warp
-kernel upsamples while it samples, folded with the pipeline's projective maps into the same
-launch. Parameters follow albumentations' transforms of the same names; where warpkit's
+Each gives a non-linear stage (:mod:`warpkit.augment._fields`: a coarse displacement field, a
+displacement per axis or a lens) that the warp kernel evaluates while it samples, folded with the
+pipeline's projective maps into the same launch. Parameters follow albumentations' transforms of the same names; where warpkit's
 semantics differ, the class says so (docs/guide.md has the table). Parameters are plain data: a
 field is regenerated from the integer ``seed`` it records, so replays and JSON need no arrays.
 """
@@ -17,7 +17,8 @@ import numpy as np
 
 from .. import geometry
 from .._checks import number
-from ._fields import AxisField, Field, gaussian_blur, grid_points, grid_shape, lens, smooth_field
+from ._fields import (AxisField, Field, NonLinear, gaussian_blur, grid_points, grid_shape, lens,
+                      smooth_field)
 from ._pipeline import Transform, value_range
 
 __all__ = ["ElasticTransform", "GridDistortion", "OpticalDistortion", "PiecewiseAffine",
@@ -25,13 +26,13 @@ __all__ = ["ElasticTransform", "GridDistortion", "OpticalDistortion", "Piecewise
 
 
 class FieldTransform(Transform):
-    """A transform whose map is a displacement field (the output keeps the input's size):
+    """A transform whose map is a non-linear stage (the output keeps the input's size):
     subclasses give :meth:`field`; its matrix is the identity."""
 
     def map(self, params, size):
         return geometry.identity(), size
 
-    def field(self, params: dict, size: tuple[int, int]) -> Field:
+    def field(self, params: dict, size: tuple[int, int]) -> NonLinear:
         raise NotImplementedError
 
     def stages(self, params, size):
@@ -121,8 +122,9 @@ class GridDistortion(FieldTransform):
     cells per axis, each cell's width (height) scaled by 1 + U(``distort_limit``), the cells
     rescaled to span the image again (``normalized``), and each output column (row) read from
     its position in the stretched cells: a piecewise-linear map per axis, which the kernel
-    evaluates exactly (a displacement per axis, linear between the cell edges). Cells are equal over the pixel centres' span
-    [0, W - 1] (albumentations gives the last cell the remainder of W // num_steps)."""
+    evaluates exactly (a displacement per axis, linear between the cell edges). Cells are equal
+    over the pixel centres' span [0, W - 1] (albumentations gives the last cell the remainder of
+    W // num_steps)."""
 
     def __init__(self, num_steps: int = 5, distort_limit: Any = (-0.3, 0.3),
                  normalized: bool = True, p: float = 0.5) -> None:
@@ -165,7 +167,7 @@ class OpticalDistortion(FieldTransform):
     focal lengths (W, H) and principal point (W / 2, H / 2), radial coefficients k1 = k2 = k,
     k drawn from ``distort_limit``; the output is the undistorted view (negative k: barrel
     distortion removed, the middle magnified). The camera model is evaluated per pixel in the
-    kernel (in float32: within 0.001 px of OpenCV's float64 map for ``|k| <= 0.3``).
+    kernel (in float32: within 1e-4 px of OpenCV's float64 map for ``|k| <= 0.3``).
     ``geometry.undistort_maps`` and ``warpkit.undistort`` do the same for a real camera."""
 
     def __init__(self, distort_limit: Any = (-0.05, 0.05), p: float = 0.5) -> None:

@@ -143,8 +143,9 @@ class Transform:
         return self.map(params, size)
 
     def stages(self, params: dict, size: tuple[int, int]) -> tuple[list, tuple[int, int]]:
-        """(the maps and displacement fields this applies, in order; output size): one 3x3
-        matrix for a projective transform, a ``Field`` for a non-linear one."""
+        """(the maps and non-linear stages this applies, in order; output size): one 3x3
+        matrix for a projective transform, a stage (``_fields.NonLinear``) for a non-linear
+        one."""
         m, out = self.transform(params, size)
         return [m], out
 
