@@ -128,6 +128,9 @@ inline long wp_round_half_up_acc(acc_t x) {
  *    of axis-aligned maps and per-axis fields, evaluated on the host): AX holds per item Wo
  *    source x positions, then Ho source y positions, ax_item floats apart per item (0: one
  *    for all); finite and within 1e30 (checked on the host). */
+#ifndef WV_BLOCKS
+#define WV_BLOCKS 1 /* warp_v: blocks of 8 output pixels per work-item, side by side on a row */
+#endif
 #define COORD_MATRIX 0
 #define COORD_MAP 1
 #define COORD_FIELD 2
@@ -316,25 +319,41 @@ inline __attribute__((always_inline)) void wk_lens8(__global const float *c, int
         *qy += c[2] * (r2 + 2 * y * y) + 2 * c[3] * xy + (c[10] + c[11] * r2) * r2;
     }
 }
-inline __attribute__((always_inline)) void wk_field_source8(float8 px, float py, __global const float *m,
+/* the source positions of WV_BLOCKS blocks of 8 output points (px[j], py) through the chain: the
+ * blocks' stages are independent chains of dependent arithmetic, and taking them side by side
+ * lets the core overlap them */
+inline __attribute__((always_inline)) void wk_field_source8(const float8 *px, float py, __global const float *m,
                                                             __global const float *fld,
                                                             __global const int *fi, int nf, float8 *x,
                                                             float8 *y) {
-    float8 qx = px, qy = (float8)py;
-    wk_project8(m, &qx, &qy);
+    float8 qx[WV_BLOCKS], qy[WV_BLOCKS];
+#pragma unroll
+    for (int j = 0; j < WV_BLOCKS; j++) {
+        qx[j] = px[j];
+        qy[j] = (float8)py;
+        wk_project8(m, &qx[j], &qy[j]);
+    }
     for (int k = 0; k < nf; k++) {
         __global const float *f = fld + fi[3 * k];
         const int a = fi[3 * k + 1], b = fi[3 * k + 2];
-        if (a == 0)
-            wk_lens8(f, b, &qx, &qy);
-        else if (b < 0)
-            wk_axis_add8(f, a, -b, &qx, &qy);
-        else
-            wk_field_add8(f, a, b, &qx, &qy);
-        wk_project8(m + 9 * (k + 1), &qx, &qy);
+        if (a == 0) {
+#pragma unroll
+            for (int j = 0; j < WV_BLOCKS; j++) wk_lens8(f, b, &qx[j], &qy[j]);
+        } else if (b < 0) {
+#pragma unroll
+            for (int j = 0; j < WV_BLOCKS; j++) wk_axis_add8(f, a, -b, &qx[j], &qy[j]);
+        } else {
+#pragma unroll
+            for (int j = 0; j < WV_BLOCKS; j++) wk_field_add8(f, a, b, &qx[j], &qy[j]);
+        }
+#pragma unroll
+        for (int j = 0; j < WV_BLOCKS; j++) wk_project8(m + 9 * (k + 1), &qx[j], &qy[j]);
     }
-    *x = qx;
-    *y = qy;
+#pragma unroll
+    for (int j = 0; j < WV_BLOCKS; j++) {
+        x[j] = qx[j];
+        y[j] = qy[j];
+    }
 }
 #else
 #define WK_COORD_PARAM
@@ -463,7 +482,9 @@ __kernel void warp(__global const X_T *restrict X, long x_off, long sxb, long sx
  * For uint8 and float32 images with CH (1-4, compile time) channels, every mode, no
  * supersampling. uint8 pixels of 2-4 channels are read as one 32-bit word per tap (clamped to stay
  * inside the buffer, then shifted), so a tap costs one load instead of CH.
- * NDRange: (64 per tile of blocks x rows (tw_log2), tile rows, B), work-groups of 64. */
+ * NDRange: (64 per tile of blocks x rows (tw_log2), tile rows, B), work-groups of 64; each
+ * work-item takes WV_BLOCKS blocks side by side on its row (their positions are computed
+ * together, then each block is sampled: wv_sample). */
 #if X_KIND == WK_F32 || (X_KIND == WK_INT && WK_U8)
 #ifndef CH
 #define CH 3
@@ -629,91 +650,13 @@ inline __attribute__((always_inline)) void wv_store_norm(const float8 *v, __glob
 }
 #endif
 
-__kernel void warp_v(__global const X_T *restrict X, long x_off, long sxb, long sxy_, long sxx,
-                     long sxc, int H_, int W_, __global const float *restrict M, int per_image,
-                     __global const int *restrict src_index, int indexed, long x_last_word,
-                     __global Y_PTR_T *restrict Y, int Ho, int Wo, int pad, float4 fill,
-                     int affine, int interior_ok, int tw_log2, int pf, float4 yscale,
-                     float4 ybias WK_RAG_PARAM WK_COORD_PARAM) {
-    /* a work-group of 64 covers 2^tw_log2 blocks of 8 pixels x 2^(6 - tw_log2) rows */
-    const int lid = (int)get_local_id(0);
-    const int xo0 = (((int)get_group_id(0) << tw_log2) + (lid & ((1 << tw_log2) - 1))) * 8;
-    const int yo = ((int)get_group_id(1) << (6 - tw_log2)) + (lid >> tw_log2);
-    const int b = (int)get_global_id(2);
-    if (xo0 >= Wo || yo >= Ho) return;
-#if COORD == COORD_FIELD
-    __global const float *m = M + (per_image ? b * 9 * (nf + 1) : 0);
-#else
-    __global const float *m = M + (per_image ? b * 9 : 0);
-#endif
-    WK_ITEM(base);
-    __global const X_T *xb = X + base;
-    /* the last offset (from xb) where a 32-bit word read stays inside the buffer */
-    const long lr = x_last_word - base;
-    const int last_rel = lr > 2147483647L ? 2147483647 : (int)lr;
-    const float8 px = (float8)(0, 1, 2, 3, 4, 5, 6, 7) + (float)xo0;
-    const float py = (float)yo;
-    float8 x, y;
-    int8 ok;
-#if COORD == COORD_MAP
-    {   /* 8 neighbours of the map's row (the last block's lanes past Wo repeat its last pixel) */
-        const long i0 = (long)yo * Wo + xo0;
-        __global const float *mx = MX + mx_off + b * map_item, *my = MY + my_off + b * map_item;
-        if (xo0 + 8 <= Wo) {
-            if (map_xy) {
-                const float16 v = vload16(0, mx + 2 * i0);
-                x = v.even;
-                y = v.odd;
-            } else {
-                x = vload8(0, mx + i0);
-                y = vload8(0, my + i0);
-            }
-        } else {
-            float xs[8], ys[8];
-            for (int k = 0; k < 8; k++) {
-                const float2 q = wk_map_source(xo0 + k < Wo ? xo0 + k : Wo - 1, yo, mx, my, Wo, map_xy);
-                xs[k] = q.x;
-                ys[k] = q.y;
-            }
-            x = vload8(0, xs);
-            y = vload8(0, ys);
-        }
-        /* finite: +-inf would pass the NaN test and overflow the tap arithmetic */
-        ok = (x > -1e30f) & (x < 1e30f) & (y > -1e30f) & (y < 1e30f);
-    }
-#elif COORD == COORD_AXES
-    {   /* the last block's lanes past Wo repeat its last column */
-        __global const float *ax = AX + b * ax_item;
-        if (xo0 + 8 <= Wo) {
-            x = vload8(0, ax + xo0);
-        } else {
-            float xs[8];
-            for (int k = 0; k < 8; k++) xs[k] = ax[xo0 + k < Wo ? xo0 + k : Wo - 1];
-            x = vload8(0, xs);
-        }
-        y = (float8)ax[Wo + yo];
-        ok = (int8)-1;
-    }
-#elif COORD == COORD_FIELD
-    {   /* the last block's lanes past Wo repeat its last pixel */
-        const float8 pxc = px < (float)(Wo - 1) ? px : (float8)(Wo - 1);
-        wk_field_source8(pxc, py, m, FLD, FI + (per_image ? b : 0) * nf * 3, nf, &x, &y);
-        /* finite: +-inf would pass the NaN test and overflow the tap arithmetic */
-        ok = (x > -1e30f) & (x < 1e30f) & (y > -1e30f) & (y < 1e30f);
-    }
-#else
-    if (affine) { /* every last row is (0, 0, 1) and the entries are finite and at most 1e30 in
-                   * size (checked on the host): no division, every coordinate finite */
-        x = m[0] * px + (m[1] * py + m[2]);
-        y = m[3] * px + (m[4] * py + m[5]);
-        ok = (int8)-1;
-    } else {
-        const float8 den = m[6] * px + (m[7] * py + m[8]);
-        x = (m[0] * px + (m[1] * py + m[2])) / den;
-        y = (m[3] * px + (m[4] * py + m[5])) / den;
-        ok = (x == x) & (y == y) & (den != 0);
-    }
-#endif
+/* the 8 output pixels of the block at (xo0, yo) of item b, from their source positions (x, y)
+ * (ok: lanes with a source) */
+inline __attribute__((always_inline)) void wv_sample(
+    __global const X_T *xb, float8 x, float8 y, int8 ok, int W, int H, long sxy, long sxx, long sxc,
+    int last_rel, __global Y_PTR_T *Y, int b, int yo, int xo0, int Ho, int Wo, int pad, float4 fill,
+    int affine, int interior_ok, int pf, __global const float *m, float py, float4 yscale,
+    float4 ybias) {
 #if Y_NORM
 #define WV_INTERIOR(xb, x, y, sxy)                                                             \
     {                                                                                         \
@@ -903,5 +846,116 @@ __kernel void warp_v(__global const X_T *restrict X, long x_off, long sxb, long 
 #undef WST
 #endif /* !Y_NORM */
 #undef WV_INTERIOR
+}
+
+__kernel void warp_v(__global const X_T *restrict X, long x_off, long sxb, long sxy_, long sxx,
+                     long sxc, int H_, int W_, __global const float *restrict M, int per_image,
+                     __global const int *restrict src_index, int indexed, long x_last_word,
+                     __global Y_PTR_T *restrict Y, int Ho, int Wo, int pad, float4 fill,
+                     int affine, int interior_ok, int tw_log2, int pf, float4 yscale,
+                     float4 ybias WK_RAG_PARAM WK_COORD_PARAM) {
+    /* a work-group of 64 covers 2^tw_log2 x WV_BLOCKS blocks of 8 pixels x 2^(6 - tw_log2) rows */
+    const int lid = (int)get_local_id(0);
+    const int xo0 = (((int)get_group_id(0) << tw_log2) + (lid & ((1 << tw_log2) - 1))) * (8 * WV_BLOCKS);
+    const int yo = ((int)get_group_id(1) << (6 - tw_log2)) + (lid >> tw_log2);
+    const int b = (int)get_global_id(2);
+    if (xo0 >= Wo || yo >= Ho) return;
+#if COORD == COORD_FIELD
+    __global const float *m = M + (per_image ? b * 9 * (nf + 1) : 0);
+#else
+    __global const float *m = M + (per_image ? b * 9 : 0);
+#endif
+    WK_ITEM(base);
+    __global const X_T *xb = X + base;
+    /* the last offset (from xb) where a 32-bit word read stays inside the buffer */
+    const long lr = x_last_word - base;
+    const int last_rel = lr > 2147483647L ? 2147483647 : (int)lr;
+    const float py = (float)yo;
+    float8 xs[WV_BLOCKS], ys[WV_BLOCKS];
+    int8 oks[WV_BLOCKS];
+#if COORD == COORD_FIELD
+    {   /* the last block's lanes past Wo repeat its last pixel */
+        float8 pxs[WV_BLOCKS];
+#pragma unroll
+        for (int j = 0; j < WV_BLOCKS; j++) {
+            const float8 px = (float8)(0, 1, 2, 3, 4, 5, 6, 7) + (float)(xo0 + 8 * j);
+            pxs[j] = px < (float)(Wo - 1) ? px : (float8)(Wo - 1);
+        }
+        wk_field_source8(pxs, py, m, FLD, FI + (per_image ? b : 0) * nf * 3, nf, xs, ys);
+#pragma unroll
+        for (int j = 0; j < WV_BLOCKS; j++) /* finite: +-inf would pass the NaN test and
+                                             * overflow the tap arithmetic */
+            oks[j] = (xs[j] > -1e30f) & (xs[j] < 1e30f) & (ys[j] > -1e30f) & (ys[j] < 1e30f);
+    }
+#else
+#pragma unroll
+    for (int j = 0; j < WV_BLOCKS; j++) {
+        const int xo = xo0 + 8 * j;
+        const float8 px = (float8)(0, 1, 2, 3, 4, 5, 6, 7) + (float)xo;
+        float8 x, y;
+        int8 ok;
+#if COORD == COORD_MAP
+        {   /* 8 neighbours of the map's row (the last block's lanes past Wo repeat its last pixel) */
+            const long i0 = (long)yo * Wo + xo;
+            __global const float *mx = MX + mx_off + b * map_item, *my = MY + my_off + b * map_item;
+            if (xo + 8 <= Wo) {
+                if (map_xy) { /* two vload8: a float16 value is no AVX2 register */
+                    const float8 lo = vload8(0, mx + 2 * i0), hi = vload8(1, mx + 2 * i0);
+                    x = (float8)(lo.even, hi.even);
+                    y = (float8)(lo.odd, hi.odd);
+                } else {
+                    x = vload8(0, mx + i0);
+                    y = vload8(0, my + i0);
+                }
+            } else {
+                float xl[8], yl[8];
+                for (int k = 0; k < 8; k++) {
+                    const float2 q = wk_map_source(xo + k < Wo ? xo + k : Wo - 1, yo, mx, my, Wo, map_xy);
+                    xl[k] = q.x;
+                    yl[k] = q.y;
+                }
+                x = vload8(0, xl);
+                y = vload8(0, yl);
+            }
+            /* finite: +-inf would pass the NaN test and overflow the tap arithmetic */
+            ok = (x > -1e30f) & (x < 1e30f) & (y > -1e30f) & (y < 1e30f);
+        }
+#elif COORD == COORD_AXES
+        {   /* the last block's lanes past Wo repeat its last column */
+            __global const float *ax = AX + b * ax_item;
+            if (xo + 8 <= Wo) {
+                x = vload8(0, ax + xo);
+            } else {
+                float xl[8];
+                for (int k = 0; k < 8; k++) xl[k] = ax[xo + k < Wo ? xo + k : Wo - 1];
+                x = vload8(0, xl);
+            }
+            y = (float8)ax[Wo + yo];
+            ok = (int8)-1;
+        }
+#else
+        if (affine) { /* every last row is (0, 0, 1) and the entries are finite and at most 1e30
+                       * in size (checked on the host): no division, every coordinate finite */
+            x = m[0] * px + (m[1] * py + m[2]);
+            y = m[3] * px + (m[4] * py + m[5]);
+            ok = (int8)-1;
+        } else {
+            const float8 den = m[6] * px + (m[7] * py + m[8]);
+            x = (m[0] * px + (m[1] * py + m[2])) / den;
+            y = (m[3] * px + (m[4] * py + m[5])) / den;
+            ok = (x == x) & (y == y) & (den != 0);
+        }
+#endif
+        xs[j] = x;
+        ys[j] = y;
+        oks[j] = ok;
+    }
+#endif
+#pragma unroll
+    for (int j = 0; j < WV_BLOCKS; j++) {
+        if (j > 0 && xo0 + 8 * j >= Wo) break;
+        wv_sample(xb, xs[j], ys[j], oks[j], W, H, sxy, sxx, sxc, last_rel, Y, b, yo, xo0 + 8 * j, Ho,
+                  Wo, pad, fill, affine, interior_ok, pf, m, py, yscale, ybias);
+    }
 }
 #endif

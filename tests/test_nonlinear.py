@@ -14,7 +14,7 @@ from warpkit import _op
 from warpkit.augment import (Compose, ElasticTransform, GridDistortion, OneOf,
                              OpticalDistortion, PiecewiseAffine, RandomAffine,
                              RandomHorizontalFlip, RandomResizedCrop, RandomVerticalFlip,
-                             ThinPlateSpline)
+                             Resize, ThinPlateSpline)
 from warpkit.augment import _targets
 from warpkit.warp import COORD_AXES, COORD_FIELD
 from warpkit.augment._fields import fields_of, forward_points, inverse_points
@@ -109,6 +109,38 @@ def test_separable_chains_read_per_axis_tables(interp, small_queue, monkeypatch)
                                                                  queue=small_queue)
     Compose([GridDistortion(p=1)], antialias=True)(image=img, seed=1, queue=small_queue)
     assert kinds == [COORD_FIELD, COORD_FIELD]
+
+
+@pytest.mark.parametrize("wo", [1, 5, 8, 9, 17, 31, 33, 47])
+@pytest.mark.parametrize("t", [OpticalDistortion(distort_limit=0.3, p=1), GridDistortion(p=1)],
+                         ids=["stages", "axes"])
+def test_every_column_of_a_work_item_blocks(t, wo, small_queue, monkeypatch):
+    """The 8-wide kernel takes 2 (stages) or 4 (per-axis tables) blocks of 8 pixels per work-item:
+    at widths that end inside a work-item's first, second or last block, every column is written
+    and reads where the host chain says (an image of its own coordinates, constant fill), and
+    the remap of the same positions (maps: 2 blocks per item) gives the same image."""
+    W, H = 40, 30
+    ys, xs = np.mgrid[0:H, 0:W].astype(np.float32)
+    ramp = np.stack([xs, ys], -1)
+    kinds = _kinds_used(monkeypatch)
+    pipe = Compose([Resize((wo, 11)), t], padding="constant", fill=-7.0)
+    out = pipe(image=ramp, seed=2, queue=small_queue)
+    assert kinds == [COORD_FIELD if isinstance(t, OpticalDistortion) else COORD_AXES]
+    chain, size = pipe.stages(out["params"], (W, H))
+    assert size == (wo, 11) and out["image"].shape == (11, wo, 2)
+    oy, ox = np.mgrid[0:11, 0:wo].astype(np.float64)
+    src = inverse_points(chain, np.stack([ox, oy], -1))
+    inside = (src[..., 0] >= 0) & (src[..., 0] <= W - 1) & (src[..., 1] >= 0) & \
+        (src[..., 1] <= H - 1)
+    far = (src[..., 0] < -1.01) | (src[..., 0] > W + 0.01) | (src[..., 1] < -1.01) | \
+        (src[..., 1] > H + 0.01)
+    assert np.abs(out["image"][inside] - src[inside]).max(initial=0) < 2e-3
+    assert (out["image"][far] == -7.0).all()
+    again = warpkit.remap(ramp, src[..., 0].astype(np.float32), src[..., 1].astype(np.float32),
+                          padding="constant", fill=-7.0, queue=small_queue)
+    assert np.abs(again[inside] - src[inside]).max(initial=0) < 2e-3
+    assert (again[far] == -7.0).all()
+    assert np.abs(again - out["image"]).max() < 1e-2  # everywhere, the border's mixes too
 
 
 @pytest.mark.parametrize("t", NONLINEAR, ids=IDS)
