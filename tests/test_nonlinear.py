@@ -111,6 +111,31 @@ def test_separable_chains_read_per_axis_tables(interp, small_queue, monkeypatch)
     assert kinds == [COORD_FIELD, COORD_FIELD]
 
 
+def test_batch_axes_tables_equal_each_items():
+    """Per-axis tables made for a batch at once (a stage at a time over the items, one
+    interpolation for all) equal the tables made item by item; fields of other lengths, and
+    chains of other structures, in one batch too."""
+    from warpkit.augment._fields import axes_coords
+    from warpkit.augment._pipeline import stream
+
+    size = (120, 90)
+    pipes = [Compose([RandomResizedCrop((64, 48), scale=(0.5, 1)), GridDistortion(p=1),
+                      RandomHorizontalFlip(), RandomVerticalFlip()]),
+             Compose([RandomResizedCrop((64, 48), scale=(0.5, 1)),
+                      GridDistortion(num_steps=9, distort_limit=0.5, p=1),
+                      RandomHorizontalFlip(), RandomVerticalFlip()]),
+             Compose([GridDistortion(p=1), RandomResizedCrop((64, 48), scale=(0.5, 1))])]
+    batches = [[0] * 8, [0, 1] * 4, [0, 2] * 4]  # one pipeline; two field lengths; two shapes
+    for picks in batches:
+        chains = [pipes[p].stages(pipes[p].params(stream(3, 0, i), size), size)[0]
+                  for i, p in enumerate(picks)]
+        together = axes_coords(chains, (64, 48)).axes
+        alone = np.concatenate([axes_coords([c], (64, 48)).axes for c in chains])
+        assert together.shape == (8, 64 + 48)
+        np.testing.assert_allclose(together, alone, rtol=0, atol=1e-5)
+        assert np.ptp(together[:, :64], axis=0).max() > 1  # the items differ
+
+
 @pytest.mark.parametrize("wo", [1, 5, 8, 9, 17, 31, 33, 47])
 @pytest.mark.parametrize("t", [OpticalDistortion(distort_limit=0.3, p=1), GridDistortion(p=1)],
                          ids=["stages", "axes"])

@@ -345,8 +345,11 @@ def _warp(image, matrix, size=None, interpolation="linear", padding="constant", 
     if kind == COORD_FIELD:  # the chain's maps; supersampling from their product
         chain = np.asarray(coords.chain, np.float64)
         inv = chain.reshape(-1, 3, 3)
-        outer = [np.linalg.multi_dot(c[::-1]) if len(c) > 1 else c[0] for c in chain]
-        ss = _supersampling(np.stack(outer), wo, ho) if antialias else [1] * len(chain)
+        if antialias:
+            outer = [np.linalg.multi_dot(c[::-1]) if len(c) > 1 else c[0] for c in chain]
+            ss = _supersampling(np.stack(outer), wo, ho)
+        else:
+            ss = [1] * len(chain)
     elif kind in (COORD_MAP, COORD_AXES):
         if kind == COORD_AXES and coords.axes.shape[-1] != wo + ho:  # what the kernel reads
             raise ValueError(f"the axes' tables must hold {wo} + {ho} positions, got "
@@ -382,7 +385,8 @@ def _warp(image, matrix, size=None, interpolation="linear", padding="constant", 
     rt = pick_runtime(queue, src)
     spec = _WarpSpec(shape, B if src_index is None else len(src_index), wo, ho, len(ss) > 1,
                      src_index is not None, mode_id, pad_id, max(ss) > 1,
-                     None if y_dtype is None else str(y_dtype), y_chw, ragged, kind)
+                     None if y_dtype is None else str(y_dtype), y_chw, ragged, kind,
+                     _blocks(coords))
     if kind == COORD_MATRIX:
         # what the kernel takes from the maps' values: whether they are affine with entries
         # small enough (in float32) that every source coordinate is finite, so the kernel skips
@@ -525,6 +529,7 @@ class _WarpSpec:
     y_chw: bool = False  # that input's channels first
     ragged: bool = False  # items are images of their own sizes packed in one buffer (warp_batch)
     coord: int = COORD_MATRIX  # where source positions come from (Coords)
+    blocks: int = 1  # warp_v's blocks of 8 pixels per work-item (_blocks)
 
 
 _PLANS = PlanCache()
@@ -553,14 +558,19 @@ def _fixed_values(rt: Runtime, fills: tuple, int_image: bool, yscale: tuple, ybi
             "yscale": vec4(yscale, np.float32), "ybias": vec4(ybias, np.float32)}
 
 
-#: warp_v's blocks of 8 output pixels per work-item, by where positions come from. A block's
-#: positions are a chain of dependent arithmetic (a lens: ~15 operations in a row) that the core
-#: cannot overlap with the next work-item's, which comes after the block's hundreds of sampling
-#: instructions; blocks side by side in one work-item overlap their chains (512x384 RGB, kernel
-#: ms with 1 / 2 / 4 blocks: lens 0.53 / 0.43 / 0.39, a bilinear field 0.91 / 0.75 / 0.78,
-#: per-axis tables 0.31 / 0.29 / 0.26, a remap 1080p 4.45 / 4.21). Matrices keep 1: their
-#: positions are 2 operations, and the prefetch distance is tuned in blocks of one.
-_BLOCKS = {COORD_MATRIX: 1, COORD_MAP: 2, COORD_FIELD: 2, COORD_AXES: 4}
+def _blocks(coords: Coords | None) -> int:
+    """warp_v's blocks of 8 output pixels per work-item, by where positions come from. A block's
+    positions are a chain of dependent arithmetic (a lens: ~15 operations in a row) that the
+    core cannot overlap with the next work-item's, which comes after the block's hundreds of
+    sampling instructions; blocks side by side in one work-item overlap their chains (512x384
+    RGB, kernel ms with 1 / 2 / 4 blocks: lens 0.53 / 0.43 / 0.39, a bilinear field 0.91 / 0.75
+    / 0.78, per-axis tables 0.31 / 0.29 / 0.26, a remap 1080p 4.45 / 4.21). Matrices keep 1:
+    their positions are 2 operations, and the prefetch distance is tuned in blocks of one."""
+    if coords is None:
+        return 1
+    if coords.kind == COORD_FIELD:  # lenses only (FI's a == 0): 4; a grid's taps fill 2
+        return 4 if not coords.fi[..., 1].any() else 2
+    return 4 if coords.kind == COORD_AXES else 2
 
 
 def _warp_plan(rt: Runtime, src: Operand, w: _WarpSpec, tw_log2: int) -> Plan:
@@ -604,7 +614,7 @@ def _warp_plan(rt: Runtime, src: Operand, w: _WarpSpec, tw_log2: int) -> Plan:
     if (not w.supersample and dt in (np.dtype(np.uint8), np.dtype(np.float32))
             and (w.ragged or extent >= 4) and span < 2**31 - 4):
         # the 8-wide kernel (kernels_cl/warp.cl, warp_v); channels are a build-time constant
-        nb = _BLOCKS[w.coord]
+        nb = w.blocks
         variant = Variant.of("warp.cl", "warp_v", **defines, CH=C, WK_U8=int(dt == np.uint8),
                              WK_CPU=int(rt.kind == "CPU"), WV_BLOCKS=nb)
         # the interior path reads 4 bytes from each tap's start: pixels are packed, rows go down;
