@@ -136,6 +136,26 @@ def test_batch_axes_tables_equal_each_items():
         assert np.ptp(together[:, :64], axis=0).max() > 1  # the items differ
 
 
+def test_batch_stage_maps_equal_each_items():
+    """The kernel's maps and stage tables made for a batch at once (stacked inversions and
+    products over the items) equal those made chain by chain, to float64 rounding."""
+    from warpkit.augment._fields import chain_coords
+    from warpkit.augment._pipeline import stream
+
+    size = (200, 150)
+    for pipe in [Compose([RandomAffine(degrees=10, p=1), OpticalDistortion(distort_limit=0.3, p=1),
+                          RandomHorizontalFlip()]),
+                 Compose([ElasticTransform(p=1), RandomAffine(degrees=5, p=1),
+                          ThinPlateSpline(p=1), OpticalDistortion(p=1)])]:
+        chains = [pipe.stages(pipe.params(stream(1, 0, i), size), size)[0] for i in range(8)]
+        together = chain_coords(chains)
+        alone = [chain_coords([c]) for c in chains]
+        np.testing.assert_allclose(together.chain, np.concatenate([a.chain for a in alone]),
+                                   rtol=1e-12, atol=1e-12)
+        assert (together.fields == np.concatenate([a.fields for a in alone])).all()
+        assert (together.fi[..., 1:] == np.concatenate([a.fi for a in alone])[..., 1:]).all()
+
+
 @pytest.mark.parametrize("wo", [1, 5, 8, 9, 17, 31, 33, 47])
 @pytest.mark.parametrize("t", [OpticalDistortion(distort_limit=0.3, p=1), GridDistortion(p=1)],
                          ids=["stages", "axes"])

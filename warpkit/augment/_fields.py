@@ -395,6 +395,14 @@ def _along_all(fields: list[AxisField], axis: int, v: np.ndarray) -> np.ndarray:
     return v + np.interp(g, np.arange(B * n), t.reshape(-1))
 
 
+def _stack_frames(stages: tuple) -> np.ndarray:
+    """The stages' frame() maps as a (B, 3, 3) stack; lenses' (their output cameras, inverted)
+    in one stacked inversion."""
+    if all(isinstance(s, Lens) for s in stages):
+        return geometry.invert(np.stack([s.new_camera for s in stages]))
+    return np.stack([s.frame() for s in stages])
+
+
 def axes_coords(chains: list[list], size: tuple[int, int]) -> Coords | None:
     """The kernel's arguments (kernels_cl/warp.cl, COORD_AXES) for chains that are all
     :func:`_separable`, with a (width, height) output: each output column's source x and each
@@ -451,19 +459,40 @@ def chain_coords(chains: list[list], size: tuple[int, int] | None = None) -> Coo
     nf = max(len(fields_of(c)) for c in chains)
     blocks, fi, mats = [], [], []
     offset = 0
-    for chain, inv in zip(chains, _inverses(chains)):  # inv: the n + 1 maps, inverted
-        fields = fields_of(chain)
-        # the kernel's A_0 = G_n M_n^-1, A_k = G_{n-k} M_{n-k}^-1 U_{n-k+1}, last M_0^-1 U_1,
-        # with G a stage's frame() and U its unframe()
-        n = len(fields)
-        a = []
+    invs = _inverses(chains)
+    # the kernel's A_0 = G_n M_n^-1, A_k = G_{n-k} M_{n-k}^-1 U_{n-k+1}, last M_0^-1 U_1, with G
+    # a stage's frame() and U its unframe(): for chains of one structure as stacks over the
+    # batch, else chain by chain
+    stacked = None
+    if len(chains) >= 4 and len({tuple(isinstance(s, NonLinear) for s in c) for c in chains}) == 1:
+        per = list(zip(*(fields_of(c) for c in chains)))  # stage k of every chain
+        frames = [_stack_frames(st) for st in per]
+        unframes = [np.stack([f.unframe() for f in st]) for st in per]
+        mstack = [np.stack(ms) for ms in zip(*invs)]
+        n = len(per)
+        stacked = []
         for k in range(n + 1):
-            m = inv[n - k]
+            m = mstack[n - k]
             if k > 0:
-                m = m @ fields[n - k].unframe()
+                m = np.einsum("bij,bjk->bik", m, unframes[n - k])
             if k < n:
-                m = fields[n - k - 1].frame() @ m
-            a.append(m)
+                m = np.einsum("bij,bjk->bik", frames[n - k - 1], m)
+            stacked.append(m)
+        stacked = np.stack(stacked, axis=1)  # (B, n + 1, 3, 3)
+    for item, (chain, inv) in enumerate(zip(chains, invs)):  # inv: the n + 1 maps, inverted
+        fields = fields_of(chain)
+        n = len(fields)
+        if stacked is not None:
+            a = list(stacked[item])
+        else:
+            a = []
+            for k in range(n + 1):
+                m = inv[n - k]
+                if k > 0:
+                    m = m @ fields[n - k].unframe()
+                if k < n:
+                    m = fields[n - k - 1].frame() @ m
+                a.append(m)
         for f in reversed(fields):
             data, fa, fb = f.kernel_data()
             blocks.append(data)
