@@ -951,7 +951,8 @@ __kernel void warp_v(__global const X_T *restrict X, long x_off, long sxb, long 
         oks[j] = ok;
     }
 #endif
-#pragma unroll
+    /* one copy of the sampling code (not unrolled: 4 copies made the build 4x longer) */
+#pragma unroll 1
     for (int j = 0; j < WV_BLOCKS; j++) {
         if (j > 0 && xo0 + 8 * j >= Wo) break;
         wv_sample(xb, xs[j], ys[j], oks[j], W, H, sxy, sxx, sxc, last_rel, Y, b, yo, xo0 + 8 * j, Ho,
