@@ -138,6 +138,12 @@ inline long wp_round_half_up_acc(acc_t x) {
 #ifndef COORD
 #define COORD COORD_MATRIX
 #endif
+/* 3x3 maps in M per item: a chain's nf + 1 around its stages, else one */
+#if COORD == COORD_FIELD
+#define WK_MAPS_PER_ITEM (nf + 1)
+#else
+#define WK_MAPS_PER_ITEM 1
+#endif
 #if COORD == COORD_MAP
 #define WK_COORD_PARAM                                                                       \
     , __global const float *restrict MX, __global const float *restrict MY, long mx_off, long my_off, \
@@ -371,11 +377,7 @@ __kernel void warp(__global const X_T *restrict X, long x_off, long sxb, long sx
                    __global const int *restrict ssv, float4 yscale, float4 ybias WK_RAG_PARAM WK_COORD_PARAM) {
     const int xo = (int)get_global_id(0), yo = (int)get_global_id(1), b = (int)get_global_id(2);
     if (xo >= Wo || yo >= Ho) return;
-#if COORD == COORD_FIELD
-    __global const float *m = M + (per_image ? b * 9 * (nf + 1) : 0);
-#else
-    __global const float *m = M + (per_image ? b * 9 : 0);
-#endif
+    __global const float *m = M + (per_image ? b * WK_MAPS_PER_ITEM * 9 : 0);
     const int ss = ssv[per_image ? b : 0];
 #if X_KIND == WK_INT
     const acc_t fills[4] = {(acc_t)ifill.s0, (acc_t)ifill.s1, (acc_t)ifill.s2, (acc_t)ifill.s3};
@@ -860,11 +862,7 @@ __kernel void warp_v(__global const X_T *restrict X, long x_off, long sxb, long 
     const int yo = ((int)get_group_id(1) << (6 - tw_log2)) + (lid >> tw_log2);
     const int b = (int)get_global_id(2);
     if (xo0 >= Wo || yo >= Ho) return;
-#if COORD == COORD_FIELD
-    __global const float *m = M + (per_image ? b * 9 * (nf + 1) : 0);
-#else
-    __global const float *m = M + (per_image ? b * 9 : 0);
-#endif
+    __global const float *m = M + (per_image ? b * WK_MAPS_PER_ITEM * 9 : 0);
     WK_ITEM(base);
     __global const X_T *xb = X + base;
     /* the last offset (from xb) where a 32-bit word read stays inside the buffer */
@@ -951,7 +949,8 @@ __kernel void warp_v(__global const X_T *restrict X, long x_off, long sxb, long 
         oks[j] = ok;
     }
 #endif
-    /* one copy of the sampling code (not unrolled: 4 copies made the build 4x longer) */
+    /* one copy of the sampling code: unrolled, its 2-4 copies made every build that much longer
+     * (Mesa rusticl's CI subset 6 -> 11 min) and the kernel no faster */
 #pragma unroll 1
     for (int j = 0; j < WV_BLOCKS; j++) {
         if (j > 0 && xo0 + 8 * j >= Wo) break;

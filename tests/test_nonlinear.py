@@ -138,22 +138,37 @@ def test_batch_axes_tables_equal_each_items():
 
 def test_batch_stage_maps_equal_each_items():
     """The kernel's maps and stage tables made for a batch at once (stacked inversions and
-    products over the items) equal those made chain by chain, to float64 rounding."""
+    products over the items) equal those made chain by chain, to float64 rounding; in a batch
+    of chains of other structures, a chain with fewer stages gets identity maps and zero
+    fields after its own."""
     from warpkit.augment._fields import chain_coords
     from warpkit.augment._pipeline import stream
 
     size = (200, 150)
-    for pipe in [Compose([RandomAffine(degrees=10, p=1), OpticalDistortion(distort_limit=0.3, p=1),
-                          RandomHorizontalFlip()]),
-                 Compose([ElasticTransform(p=1), RandomAffine(degrees=5, p=1),
-                          ThinPlateSpline(p=1), OpticalDistortion(p=1)])]:
-        chains = [pipe.stages(pipe.params(stream(1, 0, i), size), size)[0] for i in range(8)]
+    pipes = [Compose([RandomAffine(degrees=10, p=1), OpticalDistortion(distort_limit=0.3, p=1),
+                      RandomHorizontalFlip()]),
+             Compose([ElasticTransform(p=1), RandomAffine(degrees=5, p=1),
+                      ThinPlateSpline(p=1), OpticalDistortion(p=1)])]
+    for picks in ([0] * 8, [1] * 8, [0, 1] * 4):
+        chains = [pipes[p].stages(pipes[p].params(stream(1, 0, i), size), size)[0]
+                  for i, p in enumerate(picks)]
         together = chain_coords(chains)
-        alone = [chain_coords([c]) for c in chains]
-        np.testing.assert_allclose(together.chain, np.concatenate([a.chain for a in alone]),
-                                   rtol=1e-12, atol=1e-12)
-        assert (together.fields == np.concatenate([a.fields for a in alone])).all()
-        assert (together.fi[..., 1:] == np.concatenate([a.fi for a in alone])[..., 1:]).all()
+        nf = together.fi.shape[1]
+        for k, c in enumerate(chains):
+            alone = chain_coords([c])
+            n = alone.fi.shape[1]
+            np.testing.assert_allclose(together.chain[k, :n + 1], alone.chain[0], rtol=1e-12,
+                                       atol=1e-12)
+            assert (together.chain[k, n + 1:] == np.eye(3)).all()
+            assert (together.fi[k, :n, 1:] == alone.fi[0, :, 1:]).all()
+            assert (together.fi[k, n:, 1:] == 2).all()  # a 2x2 grid of zero displacements
+            sizes = [f.kernel_data()[0].size for f in reversed(fields_of(c))] + [8] * (nf - n)
+            got = [together.fields[o:o + z] for (o, _, _), z in zip(together.fi[k], sizes)]
+            want = [alone.fields[o:o + z] for (o, _, _), z in zip(alone.fi[0], sizes)]
+            for g, w in zip(got, want):
+                assert (g == w).all()
+            assert all((g == 0).all() for g in got[n:])
+        assert nf == max(len(fields_of(c)) for c in chains)
 
 
 @pytest.mark.parametrize("wo", [1, 5, 8, 9, 17, 31, 33, 47])

@@ -394,8 +394,9 @@ def _warp(image, matrix, size=None, interpolation="linear", padding="constant", 
         finite_affine = all(m[2] == [0.0, 0.0, 1.0] and max(map(abs, m[0] + m[1])) <= 1e30
                             for m in inv.tolist())
         tw_log2, pf = _schedule(inv, wo, ho, -(-wo // 8), finite_affine)
-    else:  # positions per pixel: tiles of 32 x 16 (narrow) or 128 x 4 (1080p remap: linear
-        # 3.9 ms against 5.3 with 64 x 8 and 4.1 with rows of 512), no prefetch
+    else:  # positions per pixel: tiles of 4 x 16 (narrow) or 16 x 4 work-items (1080p remap,
+        # a block each: linear 3.9 ms against 5.3 with 8 x 8 and 4.1 with rows of 64), each
+        # work-item spec.blocks blocks of 8 pixels wide; no prefetch
         finite_affine, pf = False, 0
         tw_log2 = 2 if -(-wo // 8) < 64 else 4
     plan = _PLANS.get((rt, layout_key, wants_device_result(src), spec, tw_log2),
@@ -614,9 +615,8 @@ def _warp_plan(rt: Runtime, src: Operand, w: _WarpSpec, tw_log2: int) -> Plan:
     if (not w.supersample and dt in (np.dtype(np.uint8), np.dtype(np.float32))
             and (w.ragged or extent >= 4) and span < 2**31 - 4):
         # the 8-wide kernel (kernels_cl/warp.cl, warp_v); channels are a build-time constant
-        nb = w.blocks
         variant = Variant.of("warp.cl", "warp_v", **defines, CH=C, WK_U8=int(dt == np.uint8),
-                             WK_CPU=int(rt.kind == "CPU"), WV_BLOCKS=nb)
+                             WK_CPU=int(rt.kind == "CPU"), WV_BLOCKS=w.blocks)
         # the interior path reads 4 bytes from each tap's start: pixels are packed, rows go down;
         # its bounds test compares float coordinates with W - 1 and H - 2, exact below 2^24.
         # Its last read starts at pixel (W - 1) of row H - 2 and ends 4 - C bytes past that
@@ -625,7 +625,7 @@ def _warp_plan(rt: Runtime, src: Operand, w: _WarpSpec, tw_log2: int) -> Plan:
         interior = Arg("interior") if w.ragged else np.int32(
             strides[2] == C and strides[1] >= W * C and strides[1] + C >= 4 and C <= 4
             and max(H, W) < 1 << 24)
-        blocks = -(-w.wo // (8 * nb))  # of 8 output pixels
+        blocks = -(-w.wo // (8 * w.blocks))  # work-items along a row
         tiles_x, th = -(-blocks >> tw_log2), 64 >> tw_log2
         last_word = Arg("last_word") if w.ragged else np.int64(extent - 4)
         args = (*common, *indexing, last_word, Arg("Y"), np.int32(w.ho),

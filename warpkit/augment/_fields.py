@@ -33,6 +33,12 @@ NEWTON_STEPS = 30
 NEWTON_TOLERANCE = 1e-3
 
 
+def _stack(arrays) -> np.ndarray:
+    """np.stack of a sequence of arrays, without its per-call checks for one (a chain alone:
+    every image called by itself makes several)."""
+    return np.asarray(arrays[0])[None] if len(arrays) == 1 else np.stack(arrays)
+
+
 class NonLinear:
     """A non-linear stage of a chain: how a source position follows from an output position,
     in a frame of its own that the maps around it are folded with (:func:`chain_coords`)."""
@@ -44,6 +50,19 @@ class NonLinear:
     def unframe(self) -> np.ndarray:
         """The 3x3 map from the stage's frame back to pixel positions."""
         return geometry.invert(self.frame())
+
+    @classmethod
+    def frames(cls, stages: tuple) -> np.ndarray:
+        """:meth:`frame` of several stages of this class, as a (B, 3, 3) stack."""
+        return _stack([s.frame() for s in stages])
+
+    @classmethod
+    def unframes(cls, stages: tuple) -> np.ndarray:
+        """:meth:`unframe` of several stages of this class, as a (B, 3, 3) stack: where the
+        class keeps the inverse of its frame, one stacked inversion."""
+        if cls.unframe is NonLinear.unframe:
+            return geometry.invert(cls.frames(stages))
+        return _stack([s.unframe() for s in stages])
 
     def apply(self, pts: np.ndarray) -> np.ndarray:
         """The stage at pixel positions ``pts`` (..., 2), in float64, as the kernel evaluates
@@ -162,6 +181,10 @@ class Lens(NonLinear):
 
     def frame(self) -> np.ndarray:
         return geometry.invert(self.new_camera)
+
+    @classmethod
+    def frames(cls, stages: tuple) -> np.ndarray:
+        return geometry.invert(_stack([s.new_camera for s in stages]))
 
     def unframe(self) -> np.ndarray:
         K = self.camera  # OpenCV's model ignores the distorted camera's skew
@@ -367,21 +390,20 @@ def _separable(chain: list) -> bool:
     return True
 
 
-def _inverses(chains: list[list]) -> list[list[np.ndarray]]:
-    """Each chain's projective maps, inverted (src_from_dst), in order. Chains of one structure
-    (a batch through one pipeline) are inverted a position at a time, as stacks: the same
-    arithmetic as one by one (geometry.invert), without its per-matrix host costs (32 chains
-    of 2 maps: 0.6 -> 0.1 ms)."""
-    shapes = {tuple(isinstance(s, NonLinear) for s in c) for c in chains}
-    if len(chains) < 4 or len(shapes) != 1:
-        return [[geometry.invert(s) for s in c if not isinstance(s, NonLinear)] for c in chains]
-    at = [j for j, stage in enumerate(shapes.pop()) if not stage]
-    stacks = [geometry.invert(np.stack([np.asarray(c[j], np.float64) for c in chains]))
-              for j in at]
-    return [list(ms) for ms in zip(*stacks)] if stacks else [[] for _ in chains]
+def _one_structure(chains: list[list]) -> bool:
+    """Whether the chains have their maps and stages at the same positions (a batch through one
+    pipeline): then they are evaluated a position at a time, as stacks over the items."""
+    return len({tuple(isinstance(s, NonLinear) for s in c) for c in chains}) == 1
 
 
-def _along_all(fields: list[AxisField], axis: int, v: np.ndarray) -> np.ndarray:
+def _stacked_inverses(chains: list[list]) -> list[np.ndarray]:
+    """Chains of :func:`_one_structure`'s projective maps, inverted (src_from_dst): per map
+    position, a (B, 3, 3) stack (geometry.invert's arithmetic, in one call per position)."""
+    at = [j for j, s in enumerate(chains[0]) if not isinstance(s, NonLinear)]
+    return [geometry.invert(_stack([c[j] for c in chains])) for j in at]
+
+
+def _along_all(fields: tuple, axis: int, v: np.ndarray) -> np.ndarray:
     """:meth:`AxisField.along` of each item's field on its row of ``v`` (B, n): for fields of
     one table length and frame, in one interpolation over the batch (the same arithmetic)."""
     tables = [f.dy if axis else f.dx for f in fields]
@@ -395,12 +417,22 @@ def _along_all(fields: list[AxisField], axis: int, v: np.ndarray) -> np.ndarray:
     return v + np.interp(g, np.arange(B * n), t.reshape(-1))
 
 
-def _stack_frames(stages: tuple) -> np.ndarray:
-    """The stages' frame() maps as a (B, 3, 3) stack; lenses' (their output cameras, inverted)
-    in one stacked inversion."""
-    if all(isinstance(s, Lens) for s in stages):
-        return geometry.invert(np.stack([s.new_camera for s in stages]))
-    return np.stack([s.frame() for s in stages])
+def _axes_tables(chains: list[list], wo: int, ho: int) -> np.ndarray:
+    """(B, wo + ho): each output column's source x, then each row's source y, of separable
+    chains of one structure; inverse_points along each axis alone (a chain of 1-D maps; 2-D
+    points took 4x longer), a position at a time over the batch."""
+    B = len(chains)
+    x = np.broadcast_to(np.arange(wo, dtype=np.float64), (B, wo))
+    y = np.broadcast_to(np.arange(ho, dtype=np.float64), (B, ho))
+    inverses = _stacked_inverses(chains)
+    for at in reversed(list(zip(*chains))):  # every chain's stage at one position
+        if isinstance(at[0], NonLinear):
+            x, y = _along_all(at, 0, x), _along_all(at, 1, y)
+        else:
+            m = inverses.pop()
+            x = m[:, 0, 0, None] * x + m[:, 0, 2, None]
+            y = m[:, 1, 1, None] * y + m[:, 1, 2, None]
+    return np.concatenate([x, y], axis=1)
 
 
 def axes_coords(chains: list[list], size: tuple[int, int]) -> Coords | None:
@@ -409,102 +441,74 @@ def axes_coords(chains: list[list], size: tuple[int, int]) -> Coords | None:
     row's source y, from the float64 chain (a table read per block of 8 pixels instead of the
     stages' arithmetic: GridDistortion 0.55 -> 0.33 ms per 512x384 RGB image). None where a
     chain is not separable or a position is not finite (the stages' path handles those).
-    Chains of one structure (a batch through one pipeline) are evaluated a stage at a time
-    over the whole batch (32 GridDistortions: 1.5 -> 0.3 ms)."""
+    A batch through one pipeline is evaluated as stacks (32 GridDistortions: 1.5 -> 0.95 ms)."""
     if not all(_separable(c) for c in chains):
         return None
     wo, ho = size
-    invs = _inverses(chains)
-    if len({tuple(isinstance(s, NonLinear) for s in c) for c in chains}) == 1:
-        stages = list(zip(*chains))  # position j: every chain's stage there
-        x = np.broadcast_to(np.arange(wo, dtype=np.float64), (len(chains), wo))
-        y = np.broadcast_to(np.arange(ho, dtype=np.float64), (len(chains), ho))
-        for at in reversed(stages):
-            if isinstance(at[0], AxisField):
-                x, y = _along_all(at, 0, x), _along_all(at, 1, y)
-            else:
-                m = np.stack([inv.pop() for inv in invs])
-                x = m[:, 0, 0, None] * x + m[:, 0, 2, None]
-                y = m[:, 1, 1, None] * y + m[:, 1, 2, None]
-        tables = np.concatenate([x, y], axis=1)
+    if _one_structure(chains):
+        tables = _axes_tables(chains, wo, ho)
     else:
-        tables = np.empty((len(chains), wo + ho))
-        cols, rows = np.arange(wo, dtype=np.float64), np.arange(ho, dtype=np.float64)
-        for k, (chain, inv) in enumerate(zip(chains, invs)):
-            # inverse_points along each axis alone (a chain of 1-D maps; 2-D points: 4x longer)
-            x, y = cols, rows
-            for s in reversed(chain):
-                if isinstance(s, AxisField):
-                    x, y = s.along(0, x), s.along(1, y)
-                else:
-                    m = inv.pop()
-                    x, y = m[0, 0] * x + m[0, 2], m[1, 1] * y + m[1, 2]
-            tables[k, :wo] = x
-            tables[k, wo:] = y
+        tables = np.concatenate([_axes_tables([c], wo, ho) for c in chains])
     if not (np.abs(tables) <= 1e30).all():  # NaN fails too
         return None
     return Coords(COORD_AXES, axes=tables.astype(np.float32))
+
+
+def _stage_maps(chains: list[list]) -> np.ndarray:
+    """(B, n + 1, 3, 3): the kernel's maps of chains of one structure with n stages, src_from_dst
+    in each stage's frame: A_0 = G_n M_n^-1, A_k = G_{n-k} M_{n-k}^-1 U_{n-k+1}, last
+    M_0^-1 U_1, with G a stage's frame() and U its unframe(); a position at a time over the
+    batch (32 lenses: 1.6 -> 0.8 ms; a chain alone: 71 -> 84 us)."""
+    inverses = _stacked_inverses(chains)
+    per = list(zip(*(fields_of(c) for c in chains)))  # every chain's stage k
+    same = [len({type(s) for s in st}) == 1 for st in per]
+    frames = [type(st[0]).frames(st) if one else NonLinear.frames(st)
+              for st, one in zip(per, same)]
+    unframes = [type(st[0]).unframes(st) if one else _stack([s.unframe() for s in st])
+                for st, one in zip(per, same)]
+    n = len(per)
+    maps = []
+    for k in range(n + 1):
+        m = inverses[n - k]
+        if k > 0:
+            m = m @ unframes[n - k]
+        if k < n:
+            m = frames[n - k - 1] @ m
+        maps.append(m)
+    return np.stack(maps, axis=1)
 
 
 def chain_coords(chains: list[list], size: tuple[int, int] | None = None) -> Coords:
     """The kernel's arguments for one chain per item (or one for all): with an output ``size``,
     per-axis tables where every chain is separable (:func:`axes_coords`); otherwise
     (kernels_cl/warp.cl, COORD_FIELD) src_from_dst maps in each stage's frame around the
-    stages, last stage first; items with fewer stages get zero fields, so every item has the
-    batch's largest count."""
+    stages (:func:`_stage_maps`), last stage first; items with fewer stages get zero fields
+    and identity maps, so every item has the batch's largest count."""
     if size is not None:
         axes = axes_coords(chains, size)
         if axes is not None:
             return axes
     nf = max(len(fields_of(c)) for c in chains)
-    blocks, fi, mats = [], [], []
+    if _one_structure(chains):  # every chain has nf stages
+        maps = _stage_maps(chains)
+    else:  # identity maps after a chain's own
+        maps = np.stack([np.concatenate([m, np.broadcast_to(geometry.identity(),
+                                                            (nf + 1 - len(m), 3, 3))])
+                         for m in (_stage_maps([c])[0] for c in chains)])
+    blocks, fi = [], []
     offset = 0
-    invs = _inverses(chains)
-    # the kernel's A_0 = G_n M_n^-1, A_k = G_{n-k} M_{n-k}^-1 U_{n-k+1}, last M_0^-1 U_1, with G
-    # a stage's frame() and U its unframe(): for chains of one structure as stacks over the
-    # batch, else chain by chain
-    stacked = None
-    if len(chains) >= 4 and len({tuple(isinstance(s, NonLinear) for s in c) for c in chains}) == 1:
-        per = list(zip(*(fields_of(c) for c in chains)))  # stage k of every chain
-        frames = [_stack_frames(st) for st in per]
-        unframes = [np.stack([f.unframe() for f in st]) for st in per]
-        mstack = [np.stack(ms) for ms in zip(*invs)]
-        n = len(per)
-        stacked = []
-        for k in range(n + 1):
-            m = mstack[n - k]
-            if k > 0:
-                m = np.einsum("bij,bjk->bik", m, unframes[n - k])
-            if k < n:
-                m = np.einsum("bij,bjk->bik", frames[n - k - 1], m)
-            stacked.append(m)
-        stacked = np.stack(stacked, axis=1)  # (B, n + 1, 3, 3)
-    for item, (chain, inv) in enumerate(zip(chains, invs)):  # inv: the n + 1 maps, inverted
+    for chain in chains:
         fields = fields_of(chain)
-        n = len(fields)
-        if stacked is not None:
-            a = list(stacked[item])
-        else:
-            a = []
-            for k in range(n + 1):
-                m = inv[n - k]
-                if k > 0:
-                    m = m @ fields[n - k].unframe()
-                if k < n:
-                    m = fields[n - k - 1].frame() @ m
-                a.append(m)
         for f in reversed(fields):
             data, fa, fb = f.kernel_data()
             blocks.append(data)
             fi.append((offset, fa, fb))
             offset += data.size
-        for _ in range(nf - n):  # no displacement: a 2x2 grid of zeros, identity maps
+        for _ in range(nf - len(fields)):  # no displacement: a 2x2 grid of zeros
             blocks.append(np.zeros(8, np.float32))
             fi.append((offset, 2, 2))
             offset += 8
-            a.append(geometry.identity())
-        mats.append(np.stack(a))
-    return Coords(COORD_FIELD, chain=np.stack(mats),
+    return Coords(COORD_FIELD, chain=maps,
                   fields=np.concatenate(blocks) if blocks else np.zeros(1, np.float32),
                   fi=np.asarray(fi, np.int32).reshape(len(chains), nf, 3))
 
