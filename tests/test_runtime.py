@@ -9,6 +9,7 @@ import subprocess
 import sys
 import tempfile
 import threading
+from types import SimpleNamespace
 
 import numpy as np
 import pyopencl as cl
@@ -660,3 +661,45 @@ def test_device_results_from_the_template_are_whole_arrays(queue):
     np.testing.assert_array_equal(third.get(), np.full((2, 3, 5), 2, np.float32))
     empty = DeviceResults((0, 4), np.dtype(np.uint8))  # nothing to allocate: no template
     assert empty.new(rt).shape == (0, 4) and empty.new(rt).size == 0
+
+
+@pytest.mark.parametrize("cpus, allowed, env, pinned", [
+    (4, {0, 1, 2, 3}, {}, True),
+    (4, {0, 1, 2, 3}, {"POCL_MAX_PTHREAD_COUNT": "4"}, True),
+    (4, {0, 1, 2, 3}, {"POCL_AFFINITY": "0"}, False),  # the user's choice stands
+    (4, {0, 1, 2, 3}, {"POCL_MAX_PTHREAD_COUNT": "2"}, False),  # processes sharing a host
+    (4, {0, 1, 2, 3}, {"POCL_CPU_MAX_CU_NUM": "1"}, False),
+    (4, {2, 3}, {}, False),  # a cpuset without CPU 0: thread 0 could not be pinned there
+    (1, {0}, {}, False),
+])
+def test_pocl_threads_pinned_only_where_safe(monkeypatch, cpus, allowed, env, pinned):
+    monkeypatch.setattr(os, "cpu_count", lambda: cpus)
+    monkeypatch.setattr(os, "sched_getaffinity", lambda pid: set(allowed), raising=False)
+    for var in ("POCL_AFFINITY", "POCL_MAX_PTHREAD_COUNT", "POCL_CPU_MAX_CU_NUM"):
+        monkeypatch.delenv(var, raising=False)
+    for var, value in env.items():
+        monkeypatch.setenv(var, value)
+    assert runtime._pin_pocl_threads() is pinned
+    assert os.environ.get("POCL_AFFINITY") == ("1" if pinned else env.get("POCL_AFFINITY"))
+
+
+def test_dask_workers_with_thread_counts_are_never_pinned(monkeypatch):
+    """A worker given PoCL threads of its own unpins them, even under a parent that pinned."""
+    from warpkit import dist
+
+    # the device it would then choose is not what this test is about: nothing is switched
+    chosen = []
+    monkeypatch.setattr(warpkit, "set_device", lambda spec: chosen.append(spec) or SimpleNamespace(
+        index="0:0", name="cpu", platform="p", compute_units=1))
+    monkeypatch.setattr(dist, "_APPLIED", object())
+    monkeypatch.setenv("POCL_AFFINITY", "1")
+    for var in ("POCL_MAX_PTHREAD_COUNT", "POCL_CPU_MAX_CU_NUM"):
+        monkeypatch.delenv(var, raising=False)
+
+    class Worker:
+        address, name = "tcp://127.0.0.1:4000", "w0"
+
+    dist.DevicePlugin(device="cpu", cpu_threads={"127.0.0.1": 1}).setup(Worker())
+    assert chosen == ["cpu"]
+    assert os.environ["POCL_AFFINITY"] == "0"
+    assert os.environ["POCL_MAX_PTHREAD_COUNT"] == "1"
