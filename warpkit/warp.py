@@ -309,7 +309,7 @@ def _warp(image, matrix, size=None, interpolation="linear", padding="constant", 
         mats = matrix3(np.asarray(matrix, np.float64), stack=True)
         out_shape = lambda ho, wo: (B, ho, wo, C)  # noqa: E731  ((H, W) images: see the end)
     elif coords is not None:  # the positions come from maps or fields, checked by the caller
-        mats = np.eye(3)[None]
+        mats = _NO_MAP
     elif src_index is not None:  # crops: one output item per matrix, each from image src_index[k]
         K = len(src_index)
         mats = matrix3(np.asarray(matrix, np.float64).reshape(K, 3, 3), stack=True)
@@ -335,7 +335,7 @@ def _warp(image, matrix, size=None, interpolation="linear", padding="constant", 
         wo, ho = width_height(size, "size")
     if wo < 1 or ho < 1 or wo > 1 << 16 or ho > 1 << 16:
         raise ValueError(f"the output size must be between 1 and 65536 per axis, got {wo}x{ho}")
-    inv = geometry._invert_checked(mats)
+    inv = mats if coords is not None else geometry._invert_checked(mats)
     kind = COORD_MATRIX if coords is None else coords.kind
     if kind in (COORD_FIELD, COORD_AXES):  # per item or one for all: what the kernel indexes
         n = len(coords.chain if kind == COORD_FIELD else coords.axes)
@@ -403,11 +403,11 @@ def _warp(image, matrix, size=None, interpolation="linear", padding="constant", 
                       lambda: _warp_plan(rt, src, spec, tw_log2))
     ro = cl.mem_flags.READ_ONLY | cl.mem_flags.COPY_HOST_PTR
     fixed = (rt, tuple(fills), dt.kind in "iu", tuple(yscale), tuple(ybias), tuple(ss))
-    values = {
-        **_FIXED.get(fixed, lambda: _fixed_values(*fixed)),
-        "M": cl.Buffer(rt.context, ro, hostbuf=np.ascontiguousarray(inv.reshape(-1, 9),
-                                                                    dtype=np.float32)),
-        "affine": _int32(finite_affine), "pf": _int32(pf), **extra}
+    values = {**_FIXED.get(fixed, lambda: _fixed_values(*fixed)),
+              "affine": _int32(finite_affine), "pf": _int32(pf), **extra}
+    if kind in (COORD_MATRIX, COORD_FIELD):  # per-pixel maps and tables: the fixed identity
+        values["M"] = cl.Buffer(rt.context, ro, hostbuf=np.ascontiguousarray(
+            inv.reshape(-1, 9), dtype=np.float32))
     if src_index is not None:
         values["index"] = cl.Buffer(rt.context, ro,
                                     hostbuf=np.ascontiguousarray(src_index, np.int32))
@@ -539,6 +539,9 @@ _PLANS = PlanCache()
 #: once, the same objects every call, so that a cached call sets only its buffers and matrix
 #: (Plan._run_on_device); the buffers are read-only in the kernel, shared by every call
 _FIXED = PlanCache(maxsize=256)
+#: the matrix of positions from per-pixel maps or per-axis tables: the identity (read-only)
+_NO_MAP = np.eye(3)[None]
+_NO_MAP.flags.writeable = False
 _INT32: dict[int, np.int32] = {}
 
 
@@ -553,6 +556,7 @@ def _fixed_values(rt: Runtime, fills: tuple, int_image: bool, yscale: tuple, ybi
                   ss: tuple) -> dict[str, Any]:
     ro = cl.mem_flags.READ_ONLY | cl.mem_flags.COPY_HOST_PTR
     return {"index": cl.Buffer(rt.context, ro, hostbuf=np.zeros(1, np.int32)),
+            "M": cl.Buffer(rt.context, ro, hostbuf=_NO_MAP.reshape(9).astype(np.float32)),
             "fill": vec4(fills, np.float32),
             "ifill": vec4([int(v) if int_image else 0 for v in fills], np.int32),
             "ss": cl.Buffer(rt.context, ro, hostbuf=np.asarray(ss, np.int32)),

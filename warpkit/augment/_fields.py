@@ -33,6 +33,12 @@ NEWTON_STEPS = 30
 NEWTON_TOLERANCE = 1e-3
 
 
+def _inverse(m: np.ndarray) -> np.ndarray:
+    """geometry.invert of a (B, 3, 3) float64 stack made here from the stages' own matrices
+    (already checked finite): the same arithmetic, without checking its argument again."""
+    return geometry._invert_checked(m)
+
+
 def _stack(arrays) -> np.ndarray:
     """np.stack of a sequence of arrays, without its per-call checks for one (a chain alone:
     every image called by itself makes several)."""
@@ -61,7 +67,7 @@ class NonLinear:
         """:meth:`unframe` of several stages of this class, as a (B, 3, 3) stack: where the
         class keeps the inverse of its frame, one stacked inversion."""
         if cls.unframe is NonLinear.unframe:
-            return geometry.invert(cls.frames(stages))
+            return _inverse(cls.frames(stages))
         return _stack([s.unframe() for s in stages])
 
     def apply(self, pts: np.ndarray) -> np.ndarray:
@@ -184,7 +190,7 @@ class Lens(NonLinear):
 
     @classmethod
     def frames(cls, stages: tuple) -> np.ndarray:
-        return geometry.invert(_stack([s.new_camera for s in stages]))
+        return _inverse(_stack([s.new_camera for s in stages]))
 
     def unframe(self) -> np.ndarray:
         K = self.camera  # OpenCV's model ignores the distorted camera's skew
@@ -400,39 +406,50 @@ def _stacked_inverses(chains: list[list]) -> list[np.ndarray]:
     """Chains of :func:`_one_structure`'s projective maps, inverted (src_from_dst): per map
     position, a (B, 3, 3) stack (geometry.invert's arithmetic, in one call per position)."""
     at = [j for j, s in enumerate(chains[0]) if not isinstance(s, NonLinear)]
-    return [geometry.invert(_stack([c[j] for c in chains])) for j in at]
+    return [_inverse(_stack([c[j] for c in chains])) for j in at]
 
 
 def _along_all(fields: tuple, axis: int, v: np.ndarray) -> np.ndarray:
-    """:meth:`AxisField.along` of each item's field on its row of ``v`` (B, n): for fields of
-    one table length and frame, in one interpolation over the batch (the same arithmetic)."""
+    """:meth:`AxisField.along` of each item's field on its row of ``v`` (B, n) (or one row for
+    all, (1, n)): for fields of one table length and frame, in one interpolation over the batch
+    (the same arithmetic)."""
     tables = [f.dy if axis else f.dx for f in fields]
     if len({len(t) for t in tables}) != 1 or len({f.size for f in fields}) != 1:
+        v = np.broadcast_to(v, (len(fields), v.shape[-1]))
         return np.stack([f.along(axis, r) for f, r in zip(fields, v)])
-    t = np.asarray(tables, np.float64)
-    B, n = t.shape
+    B, n = len(tables), len(tables[0])
+    g = v * fields[0].scale()[axis]
+    if B == 1:  # np.interp holds the end values outside the table: the clamp itself
+        return v + np.interp(g, np.arange(n), tables[0])
     # one np.interp over every item's table laid end to end: item k's grid coordinates, clamped
     # to its own points (never between two items' tables), shifted to its place (k n)
-    g = np.clip(v * fields[0].scale()[axis], 0, n - 1) + (n * np.arange(B))[:, None]
-    return v + np.interp(g, np.arange(B * n), t.reshape(-1))
+    np.maximum(g, 0, out=g)
+    np.minimum(g, n - 1, out=g)
+    g = g + (n * np.arange(B))[:, None]
+    return v + np.interp(g, np.arange(B * n), np.asarray(tables, np.float64).reshape(-1))
 
 
 def _axes_tables(chains: list[list], wo: int, ho: int) -> np.ndarray:
-    """(B, wo + ho): each output column's source x, then each row's source y, of separable
-    chains of one structure; inverse_points along each axis alone (a chain of 1-D maps; 2-D
-    points took 4x longer), a position at a time over the batch."""
-    B = len(chains)
-    x = np.broadcast_to(np.arange(wo, dtype=np.float64), (B, wo))
-    y = np.broadcast_to(np.arange(ho, dtype=np.float64), (B, ho))
-    inverses = _stacked_inverses(chains)
+    """(B, wo + ho) float32: each output column's source x, then each row's source y, of
+    separable chains of one structure; inverse_points along each axis alone (a chain of 1-D
+    maps; 2-D points took 4x longer), a position at a time over the batch (the positions start
+    as one row for all items, which the first stage of each item's own widens)."""
+    x = np.arange(wo, dtype=np.float64)[None]
+    y = np.arange(ho, dtype=np.float64)[None]
     for at in reversed(list(zip(*chains))):  # every chain's stage at one position
         if isinstance(at[0], NonLinear):
             x, y = _along_all(at, 0, x), _along_all(at, 1, y)
-        else:
-            m = inverses.pop()
-            x = m[:, 0, 0, None] * x + m[:, 0, 2, None]
-            y = m[:, 1, 1, None] * y + m[:, 1, 2, None]
-    return np.concatenate([x, y], axis=1)
+        else:  # axis-aligned maps (_separable): inverted along each axis, (p - shift) / scale
+            m = _stack(at)
+            sx, sy = m[:, 0, 0, None], m[:, 1, 1, None]
+            if not (sx.all() and sy.all()):
+                geometry.invert(m)  # raises: singular
+            x = (x - m[:, 0, 2, None]) / sx
+            y = (y - m[:, 1, 2, None]) / sy
+    out = np.empty((len(chains), wo + ho), np.float32)
+    out[:, :wo] = x
+    out[:, wo:] = y
+    return out
 
 
 def axes_coords(chains: list[list], size: tuple[int, int]) -> Coords | None:
@@ -449,9 +466,9 @@ def axes_coords(chains: list[list], size: tuple[int, int]) -> Coords | None:
         tables = _axes_tables(chains, wo, ho)
     else:
         tables = np.concatenate([_axes_tables([c], wo, ho) for c in chains])
-    if not (np.abs(tables) <= 1e30).all():  # NaN fails too
+    if not (np.abs(tables) <= 1e30).all():  # NaN (and past float32's range: inf) fails too
         return None
-    return Coords(COORD_AXES, axes=tables.astype(np.float32))
+    return Coords(COORD_AXES, axes=tables)
 
 
 def _stage_maps(chains: list[list]) -> np.ndarray:
