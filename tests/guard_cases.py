@@ -35,6 +35,7 @@ PLACEMENTS = ("end", "start", "view")
 _pool_empty = _memory.HOST_POOL.empty
 failures: list[str] = []
 EVERY = int(os.environ.get("WARPKIT_GUARD_EVERY", "1"))
+counts = [0, 0]  # cases run, cases met
 
 
 def place(a, where):
@@ -62,8 +63,10 @@ def same(a, b) -> bool:
 
 
 def run(name, fn, *arrays, **kw):
+    counts[1] += 1
     if EVERY > 1 and zlib.crc32(name.encode()) % EVERY:
         return
+    counts[0] += 1
     print("CASE", name, flush=True)
     results_at(None)
     ref = fn(*arrays, **kw)
@@ -290,4 +293,5 @@ if __name__ == "__main__":
     if failures:
         print(f"{len(failures)} cases differ on guarded memory:", *failures[:50], sep="\n")
         sys.exit(1)
+    print(f"RAN {counts[0]} OF {counts[1]} CASES", flush=True)
     print("ALL OK", flush=True)
