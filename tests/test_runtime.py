@@ -683,6 +683,44 @@ def test_pocl_threads_pinned_only_where_safe(monkeypatch, cpus, allowed, env, pi
     assert os.environ.get("POCL_AFFINITY") == ("1" if pinned else env.get("POCL_AFFINITY"))
 
 
+def test_pinning_is_set_for_the_platforms_look_only(monkeypatch):
+    """PoCL reads POCL_AFFINITY while list_devices looks at the platforms; afterwards it is gone
+    again, so child processes do not inherit it, and the pinning happened."""
+    seen = []
+
+    def platforms():
+        seen.append(os.environ.get("POCL_AFFINITY"))
+        return []
+
+    monkeypatch.setattr(runtime, "_pin_pocl_threads",
+                        lambda: os.environ.__setitem__("POCL_AFFINITY", "1") or True)
+    monkeypatch.delenv("POCL_AFFINITY", raising=False)
+    monkeypatch.setattr(cl, "get_platforms", platforms)
+    assert runtime.list_devices() == []
+    assert seen == ["1"] and "POCL_AFFINITY" not in os.environ
+
+
+@pytest.mark.skipif(not any("portable computing" in e.platform.lower() for e in REAL),
+                    reason="PoCL's own threads")
+def test_pocl_threads_are_pinned_in_a_fresh_process():
+    """In a fresh process on this host (every CPU allowed), PoCL's worker threads end up each
+    on one CPU, and the environment holds no POCL_AFFINITY afterwards."""
+    if len(os.sched_getaffinity(0)) < 2 or os.sched_getaffinity(0) != set(
+            range(os.cpu_count() or 0)):
+        pytest.skip("pinned only where the process may run on every CPU")
+    code = ("import glob, os, warpkit; warpkit.list_devices(); "
+            "print(sorted(open(t).read().split('Cpus_allowed_list:')[1].split()[0] "
+            "for t in glob.glob('/proc/self/task/*/status'))); "
+            "print(os.environ.get('POCL_AFFINITY'))")
+    env = {k: v for k, v in os.environ.items()
+           if k not in ("POCL_AFFINITY", "POCL_MAX_PTHREAD_COUNT", "POCL_CPU_MAX_CU_NUM")}
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         env=env, timeout=120).stdout.split("\n")
+    singles = [a for a in eval(out[0]) if a.isdigit()]  # noqa: S307 (our own print)
+    assert sorted(singles) == [str(i) for i in range(os.cpu_count())]
+    assert out[1] == "None"
+
+
 def test_dask_workers_with_thread_counts_are_never_pinned(monkeypatch):
     """A worker given PoCL threads of its own unpins them, even under a parent that pinned."""
     from warpkit import dist

@@ -120,14 +120,17 @@ def _pin_pocl_threads() -> bool:
     """Have PoCL pin its CPU device's worker threads, thread i to CPU i (``POCL_AFFINITY=1``),
     where that is safe: this process may run on every CPU, PoCL starts one thread per CPU (no
     ``POCL_MAX_PTHREAD_COUNT`` / ``POCL_CPU_MAX_CU_NUM`` below it) and nobody set
-    ``POCL_AFFINITY``. Returns whether it set it. PoCL reads it once, when its device starts:
-    warpkit calls this before its first look at the platforms.
+    ``POCL_AFFINITY``. Returns whether it set it. PoCL reads it once, when its device starts
+    (its threads are made and pinned by ``get_devices``): :func:`list_devices` sets it around its
+    look at the platforms and then takes it back, so that no child process inherits it (one told
+    to start fewer threads would pin them all to the first CPUs); a child that uses warpkit
+    decides for itself.
 
     Why: unpinned, the scheduler left both worker threads of a 2-CPU host on one CPU in 5 of 8
     processes, for the whole process (a 512x384 lens warp's kernel: median 0.69 ms instead of
-    0.35); pinned, 1 of 8 (0.58, a noisy run). With fewer threads than CPUs (several processes
-    sharing a host, :mod:`warpkit.dist`'s ``cpu_threads``) every process would pin to the same
-    first CPUs, hence the conditions. ``POCL_AFFINITY=0`` keeps PoCL's default.
+    0.35); pinned, 13 processes of 14 had 0.34-0.43 ms. With fewer threads than CPUs (several
+    processes sharing a host, :mod:`warpkit.dist`'s ``cpu_threads``) every process would pin to
+    the same first CPUs, hence the conditions. ``POCL_AFFINITY=0`` keeps PoCL's default.
     """
     if "POCL_AFFINITY" in os.environ or not hasattr(os, "sched_getaffinity"):
         return False
@@ -147,19 +150,23 @@ def list_devices() -> list[DeviceEntry]:
     Returns an empty list when no OpenCL platform is installed (install ``warpkit[pocl]`` for a
     CPU device from pip).
     """
-    _pin_pocl_threads()
+    pinned = _pin_pocl_threads()
     try:
-        platforms = cl.get_platforms()
-    except cl.LogicError:  # CL_PLATFORM_NOT_FOUND_KHR: no ICD at all
-        return []
-    out = []
-    for pi, p in enumerate(platforms):
         try:
-            devs = p.get_devices()
-        except cl.Error:
-            continue
-        out.extend(_entry(pi, di, d) for di, d in enumerate(devs))
-    return out
+            platforms = cl.get_platforms()
+        except cl.LogicError:  # CL_PLATFORM_NOT_FOUND_KHR: no ICD at all
+            return []
+        out = []
+        for pi, p in enumerate(platforms):
+            try:
+                devs = p.get_devices()
+            except cl.Error:
+                continue
+            out.extend(_entry(pi, di, d) for di, d in enumerate(devs))
+        return out
+    finally:
+        if pinned:  # read by now: not for child processes (see _pin_pocl_threads)
+            os.environ.pop("POCL_AFFINITY", None)
 
 
 def _match(entries: list[DeviceEntry], spec: str) -> DeviceEntry:
