@@ -132,8 +132,8 @@ class DevicePlugin(_WorkerPlugin):
         if threads:  # before OpenCL starts in this process: PoCL reads these once
             os.environ["POCL_MAX_PTHREAD_COUNT"] = str(threads)
             os.environ["POCL_CPU_MAX_CU_NUM"] = str(threads)
-            # never pinned (inherited from a parent that pinned its own): every worker of the
-            # host would put its threads on the same first CPUs
+            # never pinned (a POCL_AFFINITY=1 from the environment the worker was started
+            # with): every worker of the host would put its threads on the same first CPUs
             os.environ["POCL_AFFINITY"] = "0"
         import warpkit
         from warpkit.runtime import list_devices
