@@ -176,3 +176,18 @@ def test_stacks_invert_and_check_at_once():
         g.invert(np.zeros((2, 2, 3, 3)))
     with pytest.raises(ValueError, match=r"a matrix must have shape \(3, 3\) or \(2, 3\), got \(4, 3, 3\)"):
         g.rotation(10) @ g.compose(np.zeros((4, 3, 3)))
+
+
+def test_a_stack_of_one_matrix_repeated_inverts_as_each():
+    """A stack of one matrix repeated (a pipeline's identities, one camera for a batch) is
+    inverted once and repeated: the same values as each alone, a writable array of its own,
+    and a singular one still raises."""
+    m = g.rotation(20, (3, 4)) @ g.scale(1.5, 0.5)
+    inv = g.invert(np.stack([m] * 5))
+    assert inv.shape == (5, 3, 3) and inv.flags.writeable and inv.flags.owndata
+    for k in range(5):
+        np.testing.assert_array_equal(inv[k], g.invert(m))
+    inv[0, 0, 0] = 9  # one item's inverse is not another's
+    assert inv[1, 0, 0] != 9
+    with pytest.raises(ValueError, match=r"the matrix is singular \(determinant 0\)"):
+        g.invert(np.zeros((3, 3, 3)) + [[1, 2, 0], [2, 4, 0], [0, 0, 1]])

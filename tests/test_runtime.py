@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import math
 import os
 import re
@@ -663,6 +664,18 @@ def test_device_results_from_the_template_are_whole_arrays(queue):
     assert empty.new(rt).shape == (0, 4) and empty.new(rt).size == 0
 
 
+POCL_VARS = ("POCL_AFFINITY", "POCL_MAX_PTHREAD_COUNT", "POCL_CPU_MAX_CU_NUM")
+
+
+def _without_pocl_vars(monkeypatch) -> None:
+    """None of PoCL's thread settings in os.environ for this test, and the session's own back
+    after it (monkeypatch restores a variable only if it held one when first touched: set
+    first, so that what the code under test sets is undone too)."""
+    for var in POCL_VARS:
+        monkeypatch.setenv(var, "")
+        monkeypatch.delenv(var)
+
+
 @pytest.mark.parametrize("cpus, allowed, env, pinned", [
     (4, {0, 1, 2, 3}, {}, True),
     (4, {0, 1, 2, 3}, {"POCL_MAX_PTHREAD_COUNT": "4"}, True),
@@ -675,8 +688,7 @@ def test_device_results_from_the_template_are_whole_arrays(queue):
 def test_pocl_threads_pinned_only_where_safe(monkeypatch, cpus, allowed, env, pinned):
     monkeypatch.setattr(os, "cpu_count", lambda: cpus)
     monkeypatch.setattr(os, "sched_getaffinity", lambda pid: set(allowed), raising=False)
-    for var in ("POCL_AFFINITY", "POCL_MAX_PTHREAD_COUNT", "POCL_CPU_MAX_CU_NUM"):
-        monkeypatch.delenv(var, raising=False)
+    _without_pocl_vars(monkeypatch)
     for var, value in env.items():
         monkeypatch.setenv(var, value)
     assert runtime._pin_pocl_threads() is pinned
@@ -694,7 +706,7 @@ def test_pinning_is_set_for_the_platforms_look_only(monkeypatch):
 
     monkeypatch.setattr(runtime, "_pin_pocl_threads",
                         lambda: os.environ.__setitem__("POCL_AFFINITY", "1") or True)
-    monkeypatch.delenv("POCL_AFFINITY", raising=False)
+    _without_pocl_vars(monkeypatch)
     monkeypatch.setattr(cl, "get_platforms", platforms)
     assert runtime.list_devices() == []
     assert seen == ["1"] and "POCL_AFFINITY" not in os.environ
@@ -708,17 +720,16 @@ def test_pocl_threads_are_pinned_in_a_fresh_process():
     if len(os.sched_getaffinity(0)) < 2 or os.sched_getaffinity(0) != set(
             range(os.cpu_count() or 0)):
         pytest.skip("pinned only where the process may run on every CPU")
-    code = ("import glob, os, warpkit; warpkit.list_devices(); "
-            "print(sorted(open(t).read().split('Cpus_allowed_list:')[1].split()[0] "
-            "for t in glob.glob('/proc/self/task/*/status'))); "
-            "print(os.environ.get('POCL_AFFINITY'))")
-    env = {k: v for k, v in os.environ.items()
-           if k not in ("POCL_AFFINITY", "POCL_MAX_PTHREAD_COUNT", "POCL_CPU_MAX_CU_NUM")}
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                         env=env, timeout=120).stdout.split("\n")
-    singles = [a for a in eval(out[0]) if a.isdigit()]  # noqa: S307 (our own print)
-    assert sorted(singles) == [str(i) for i in range(os.cpu_count())]
-    assert out[1] == "None"
+    code = ("import glob, json, os, warpkit; warpkit.list_devices(); "
+            "print(json.dumps([[open(t).read().split('Cpus_allowed_list:')[1].split()[0] "
+            "for t in glob.glob('/proc/self/task/*/status')], "
+            "os.environ.get('POCL_AFFINITY')]))")
+    env = {k: v for k, v in os.environ.items() if k not in POCL_VARS}
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          env=env, timeout=120)
+    cpus, left = json.loads(proc.stdout.strip().splitlines()[-1])
+    assert sorted(c for c in cpus if c.isdigit()) == [str(i) for i in range(os.cpu_count())]
+    assert left is None
 
 
 def test_dask_workers_with_thread_counts_are_never_pinned(monkeypatch):
@@ -730,9 +741,8 @@ def test_dask_workers_with_thread_counts_are_never_pinned(monkeypatch):
     monkeypatch.setattr(warpkit, "set_device", lambda spec: chosen.append(spec) or SimpleNamespace(
         index="0:0", name="cpu", platform="p", compute_units=1))
     monkeypatch.setattr(dist, "_APPLIED", object())
+    _without_pocl_vars(monkeypatch)
     monkeypatch.setenv("POCL_AFFINITY", "1")
-    for var in ("POCL_MAX_PTHREAD_COUNT", "POCL_CPU_MAX_CU_NUM"):
-        monkeypatch.delenv(var, raising=False)
 
     class Worker:
         address, name = "tcp://127.0.0.1:4000", "w0"

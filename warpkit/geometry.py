@@ -186,6 +186,8 @@ def _invert_checked(m: np.ndarray) -> np.ndarray:
                 raise _singular(det)
         out = np.array(inv).reshape(3, 3)
         return out if m.ndim == 2 else out[None]
+    if (m == m[:1]).all():  # one matrix repeated (a pipeline's identities, one camera): once
+        return np.repeat(_invert_checked(m[:1]), len(m), axis=0)
     with np.errstate(all="ignore"):
         adj, det = _adjugate(*(m[..., r, c] for r in range(3) for c in range(3)))
         inv = np.stack(adj, axis=-1).reshape(m.shape) / det[..., None, None]
@@ -402,17 +404,22 @@ def from_theta(theta, src_size: Sequence[int], dst_size: Sequence[int] | None = 
 
 def _camera(camera_matrix, dist_coeffs) -> tuple[np.ndarray, np.ndarray]:
     """(K, the 12 coefficients k1 k2 p1 p2 k3 k4 k5 k6 s1 s2 s3 s4, zero-padded), checked."""
+    # checked in Python floats (numpy's per-call costs on 9 and 12 numbers: 3/4 of a lens's
+    # making, which every OpticalDistortion sample pays)
     K = np.asarray(camera_matrix, dtype=np.float64)
-    if K.shape != (3, 3) or not np.isfinite(K).all() or K[0, 0] == 0 or K[1, 1] == 0:
+    k = K.tolist() if K.shape == (3, 3) else None
+    if k is None or not all(map(math.isfinite, k[0] + k[1] + k[2])) or k[0][0] == 0 \
+            or k[1][1] == 0:
         raise ValueError(f"camera_matrix must be a finite 3x3 [[fx, 0, cx], [0, fy, cy], "
                          f"[0, 0, 1]] with fx, fy != 0, got {np.asarray(camera_matrix).tolist()}")
-    d = np.asarray(dist_coeffs if dist_coeffs is not None else [], dtype=np.float64).reshape(-1)
-    if len(d) not in (0, 4, 5, 8, 12) or not np.isfinite(d).all():
+    d = [] if dist_coeffs is None else \
+        np.asarray(dist_coeffs, dtype=np.float64).reshape(-1).tolist()
+    if len(d) not in (0, 4, 5, 8, 12) or not all(map(math.isfinite, d)):
         raise ValueError("dist_coeffs must be 4, 5, 8 or 12 finite numbers (k1, k2, p1, p2[, k3"
                          f"[, k4, k5, k6[, s1, s2, s3, s4]]]), got {len(d)}"
                          + (" (14: the tilted-sensor model is not supported)" if len(d) == 14
                             else ""))
-    return K, np.concatenate([d, np.zeros(12 - len(d))])
+    return K, np.array(d + [0.0] * (12 - len(d)))
 
 
 def _lens(camera_matrix, dist_coeffs, new_camera_matrix) -> tuple[np.ndarray, ...]:

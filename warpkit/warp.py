@@ -405,7 +405,7 @@ def _warp(image, matrix, size=None, interpolation="linear", padding="constant", 
     fixed = (rt, tuple(fills), dt.kind in "iu", tuple(yscale), tuple(ybias), tuple(ss))
     values = {**_FIXED.get(fixed, lambda: _fixed_values(*fixed)),
               "affine": _int32(finite_affine), "pf": _int32(pf), **extra}
-    if kind in (COORD_MATRIX, COORD_FIELD):  # per-pixel maps and tables: the fixed identity
+    if kind in (COORD_MATRIX, COORD_FIELD):  # else (maps, tables) _fixed_values' identity
         values["M"] = cl.Buffer(rt.context, ro, hostbuf=np.ascontiguousarray(
             inv.reshape(-1, 9), dtype=np.float32))
     if src_index is not None:

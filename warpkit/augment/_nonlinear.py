@@ -17,7 +17,7 @@ import numpy as np
 
 from .. import geometry
 from .._checks import number
-from ._fields import (AxisField, Field, Lens, NonLinear, gaussian_blur, grid_points, grid_shape,
+from ._fields import (AxisField, Field, NonLinear, gaussian_blur, grid_points, grid_shape, lens,
                       smooth_field)
 from ._pipeline import Transform, value_range
 
@@ -179,14 +179,10 @@ class OpticalDistortion(FieldTransform):
 
     def field(self, params, size):
         W, H = size
-        k = number(params["k"], "k")
-        # OpenCV's default new camera for initUndistortRectifyMap: the principal point centred.
-        # Made here without lens()'s checks of the matrices (W, H >= 1: they hold), which were
-        # a tenth of a call's host time
-        coeffs = np.zeros(12)
-        coeffs[:2] = k
-        return Lens(np.array([[W, 0, W / 2], [0, H, H / 2], [0, 0, 1.0]]), coeffs,
-                    np.array([[W, 0, (W - 1) / 2], [0, H, (H - 1) / 2], [0, 0, 1.0]]))
+        k = params["k"]
+        # OpenCV's default new camera for initUndistortRectifyMap: the principal point centred
+        return lens([[W, 0, W / 2], [0, H, H / 2], [0, 0, 1]], [k, k, 0, 0, 0],
+                    [[W, 0, (W - 1) / 2], [0, H, (H - 1) / 2], [0, 0, 1]])
 
     def config(self):
         return {"distort_limit": list(self.distort_limit)}
