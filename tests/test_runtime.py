@@ -284,7 +284,7 @@ def test_host_pool_recycles_only_unreferenced_memory():
 
     from warpkit._memory import HostPool
 
-    pool = HostPool(per_size=1)
+    pool = HostPool(size_bytes=4 << 20, min_blocks=1)
     a = pool.empty((1024, 1024), np.float32)
     assert a.flags.c_contiguous and a.flags.writeable and a.dtype == np.float32
     assert a.ctypes.data % 64 == 0  # cache-line aligned: kernels may use aligned vector stores
@@ -299,7 +299,7 @@ def test_host_pool_recycles_only_unreferenced_memory():
     assert (b == 1).all()
     del view, b
     gc.collect()
-    assert pool.held_bytes == 4 << 20  # one block kept (per_size=1), the other freed
+    assert pool.held_bytes == 4 << 20  # one block kept (4 MiB of a size), the other freed
     c = pool.empty((2048, 512), np.int32)  # same size, other shape and dtype
     assert pool.held_bytes == 0 and c.shape == (2048, 512) and c.ctypes.data % 64 == 0
     small = pool.empty((10,), np.uint8)  # small arrays come straight from numpy
@@ -751,3 +751,30 @@ def test_dask_workers_with_thread_counts_are_never_pinned(monkeypatch):
     assert chosen == ["cpu"]
     assert os.environ["POCL_AFFINITY"] == "0"
     assert os.environ["POCL_MAX_PTHREAD_COUNT"] == "1"
+
+
+def test_host_pool_takes_back_a_batch_of_results_of_one_size():
+    """Results kept while more are made (a batch warped image by image, then stacked) all come
+    back to the pool, and the next batch is made of the same, already faulted-in, memory."""
+    import gc
+
+    from warpkit._memory import HostPool
+
+    pool = HostPool()
+    shape = (384, 512, 3)  # 576 KiB: below 1 MiB, above malloc's give-back threshold
+    batch = [pool.empty(shape, np.uint8) for _ in range(40)]
+    addrs = {a.ctypes.data for a in batch}
+    assert len(addrs) == 40
+    del batch
+    gc.collect()
+    assert pool.held_bytes == 40 * math.prod(shape)
+    again = [pool.empty(shape, np.uint8) for _ in range(40)]
+    assert {a.ctypes.data for a in again} == addrs and pool.held_bytes == 0
+    del again
+    gc.collect()
+    small = HostPool(size_bytes=3 * math.prod(shape))  # 3 blocks of a size at most
+    kept = [small.empty(shape, np.uint8) for _ in range(5)]
+    del kept
+    gc.collect()
+    assert small.held_bytes == 3 * math.prod(shape)
+    assert HostPool().empty((100, 100), np.uint8).base is None  # 10 KB: malloc's
