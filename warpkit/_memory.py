@@ -185,7 +185,8 @@ class HostPool:
     #: (a batch warped image by image) came from fresh pages: malloc gives blocks this size
     #: back to the system when they are freed (glibc's mmap and trim thresholds start at
     #: 128 KiB), so the next result's kernel faulted its pages in: 32 GridDistortions of
-    #: 512x384 RGB kept in a list took 0.75 ms each against 0.65 ms from recycled blocks
+    #: 512x384 RGB kept in a list took 0.91 ms each against 0.70 ms from recycled blocks (one
+    #: process, interleaved)
     min_bytes = 64 << 10
     align = 64  # bytes: a cache line, so that kernels can use aligned (and non-temporal) stores
 
