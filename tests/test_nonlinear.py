@@ -148,10 +148,16 @@ def test_batch_stage_maps_equal_each_items():
     pipes = [Compose([RandomAffine(degrees=10, p=1), OpticalDistortion(distort_limit=0.3, p=1),
                       RandomHorizontalFlip()]),
              Compose([ElasticTransform(p=1), RandomAffine(degrees=5, p=1),
-                      ThinPlateSpline(p=1), OpticalDistortion(p=1)])]
-    for picks in ([0] * 8, [1] * 8, [0, 1] * 4):
+                      ThinPlateSpline(p=1), OpticalDistortion(p=1)]),
+             # one structure, stages of two classes at one position (each class's own
+             # stacked frames where they are alone; NonLinear's, stage by stage, here)
+             Compose([RandomAffine(degrees=5, p=1),
+                      OneOf([ElasticTransform(p=1), OpticalDistortion(distort_limit=0.3, p=1)])])]
+    for picks in ([0] * 8, [1] * 8, [0, 1] * 4, [2] * 8):
         chains = [pipes[p].stages(pipes[p].params(stream(1, 0, i), size), size)[0]
                   for i, p in enumerate(picks)]
+        if picks[0] == 2:
+            assert len({type(f) for c in chains for f in fields_of(c)}) == 2
         together = chain_coords(chains)
         nf = together.fi.shape[1]
         for k, c in enumerate(chains):
