@@ -273,6 +273,28 @@ def test_optical_distortion_is_albumentations_camera_model():
             assert np.abs(src[..., 1] - my).max() < 1e-4
 
 
+def test_optical_distortion_lens_is_the_checked_camera_models():
+    """OpticalDistortion's lens (its cameras made once per size) is the lens the general,
+    checked constructor makes of the same cameras and coefficients; the shared cameras are
+    read-only, and a replayed k that is not a finite number is refused by name."""
+    from warpkit.augment._fields import lens
+
+    for W, H in ((512, 384), (7, 5)):
+        for k in (-0.3, 0.0, 0.21):
+            f = OpticalDistortion().field({"k": k}, (W, H))
+            ref = lens([[W, 0, W / 2], [0, H, H / 2], [0, 0, 1]], [k, k, 0, 0, 0],
+                       [[W, 0, (W - 1) / 2], [0, H, (H - 1) / 2], [0, 0, 1]])
+            for a, b in ((f.camera, ref.camera), (f.coeffs, ref.coeffs),
+                         (f.new_camera, ref.new_camera)):
+                assert a.dtype == b.dtype and a.shape == b.shape and (a == b).all()
+            assert f.kernel_data()[2] == ref.kernel_data()[2]
+            with pytest.raises(ValueError):
+                f.camera[0, 0] = 1.0
+    for bad in (float("nan"), "0.1", None):
+        with pytest.raises(ValueError, match="k must be a finite number"):
+            OpticalDistortion().field({"k": bad}, (64, 48))
+
+
 def test_thin_plate_spline_passes_its_control_points():
     """The spline takes each control point (output) to its moved position (source), and the
     field is within 0.1 px of the exact spline everywhere."""
