@@ -188,3 +188,8 @@ def test_distort_points_inverts_opencv_undistort_points():
 def test_bad_cameras(K_, d, match):
     with pytest.raises(ValueError, match=match):
         g.undistort_maps(K_, d, (10, 10))
+
+
+def test_a_bad_new_camera_is_named():
+    with pytest.raises(ValueError, match=r"^new_camera_matrix must be a finite 3x3"):
+        g.undistort_maps(K, [0.1] * 4, (10, 10), new_camera_matrix=np.eye(3) * [0, 1, 1])

@@ -402,16 +402,23 @@ def from_theta(theta, src_size: Sequence[int], dst_size: Sequence[int] | None = 
 
 # -- camera lens models ------------------------------------------------------------------------
 
-def _camera(camera_matrix, dist_coeffs) -> tuple[np.ndarray, np.ndarray]:
-    """(K, the 12 coefficients k1 k2 p1 p2 k3 k4 k5 k6 s1 s2 s3 s4, zero-padded), checked."""
-    # checked in Python floats (numpy's per-call costs on 9 and 12 numbers: 3/4 of a lens's
+def _camera(camera_matrix, arg: str = "camera_matrix") -> np.ndarray:
+    """A camera matrix as float64 (3, 3), checked; ``arg`` names it in the error."""
+    # checked in Python floats (numpy's per-call costs on 9 numbers were most of a lens's
     # making, which every OpticalDistortion sample pays)
     K = np.asarray(camera_matrix, dtype=np.float64)
     k = K.tolist() if K.shape == (3, 3) else None
     if k is None or not all(map(math.isfinite, k[0] + k[1] + k[2])) or k[0][0] == 0 \
             or k[1][1] == 0:
-        raise ValueError(f"camera_matrix must be a finite 3x3 [[fx, 0, cx], [0, fy, cy], "
+        raise ValueError(f"{arg} must be a finite 3x3 [[fx, 0, cx], [0, fy, cy], "
                          f"[0, 0, 1]] with fx, fy != 0, got {np.asarray(camera_matrix).tolist()}")
+    return K
+
+
+def _lens(camera_matrix, dist_coeffs, new_camera_matrix) -> tuple[np.ndarray, ...]:
+    """(K, the 12 coefficients k1 k2 p1 p2 k3 k4 k5 k6 s1 s2 s3 s4, zero-padded, the output's
+    camera: K where not given), checked."""
+    K = _camera(camera_matrix)
     d = [] if dist_coeffs is None else \
         np.asarray(dist_coeffs, dtype=np.float64).reshape(-1).tolist()
     if len(d) not in (0, 4, 5, 8, 12) or not all(map(math.isfinite, d)):
@@ -419,13 +426,8 @@ def _camera(camera_matrix, dist_coeffs) -> tuple[np.ndarray, np.ndarray]:
                          f"[, k4, k5, k6[, s1, s2, s3, s4]]]), got {len(d)}"
                          + (" (14: the tilted-sensor model is not supported)" if len(d) == 14
                             else ""))
-    return K, np.array(d + [0.0] * (12 - len(d)))
-
-
-def _lens(camera_matrix, dist_coeffs, new_camera_matrix) -> tuple[np.ndarray, ...]:
-    """(K, the 12 coefficients, the output's camera: K where not given), checked."""
-    K, d = _camera(camera_matrix, dist_coeffs)
-    return K, d, K if new_camera_matrix is None else _camera(new_camera_matrix, None)[0]
+    Kn = K if new_camera_matrix is None else _camera(new_camera_matrix, "new_camera_matrix")
+    return K, np.array(d + [0.0] * (12 - len(d))), Kn
 
 
 def distort_points(camera_matrix, dist_coeffs, points, new_camera_matrix=None) -> np.ndarray:

@@ -9,7 +9,6 @@ field is regenerated from the integer ``seed`` it records, so replays and JSON n
 
 from __future__ import annotations
 
-import functools
 import math
 import numbers
 from typing import Any
@@ -18,7 +17,7 @@ import numpy as np
 
 from .. import geometry
 from .._checks import number
-from ._fields import (AxisField, Field, Lens, NonLinear, gaussian_blur, grid_points, grid_shape,
+from ._fields import (AxisField, Field, NonLinear, gaussian_blur, grid_points, grid_shape, lens,
                       smooth_field)
 from ._pipeline import Transform, value_range
 
@@ -179,25 +178,14 @@ class OpticalDistortion(FieldTransform):
         return {"k": float(rng.uniform(*self.distort_limit))}
 
     def field(self, params, size):
-        k = number(params["k"], "k")  # replayed parameters may have been edited
-        K, Kn = _optical_cameras(*size)
-        return Lens(K, np.array([k, k] + [0.0] * 10), Kn)
+        W, H = size
+        k = number(params["k"], "k")  # a replayed k may have been edited
+        # OpenCV's default new camera for initUndistortRectifyMap: the principal point centred
+        return lens([[W, 0, W / 2], [0, H, H / 2], [0, 0, 1]], [k, k, 0, 0, 0],
+                    [[W, 0, (W - 1) / 2], [0, H, (H - 1) / 2], [0, 0, 1]])
 
     def config(self):
         return {"distort_limit": list(self.distort_limit)}
-
-
-@functools.lru_cache(maxsize=64)
-def _optical_cameras(W: int, H: int) -> tuple[np.ndarray, np.ndarray]:
-    """OpticalDistortion's cameras for a W x H image, made once per size (read-only): focal
-    lengths (W, H) with the principal point at (W / 2, H / 2), and OpenCV's default new camera
-    for initUndistortRectifyMap, the principal point centred. Checking them per sample, as
-    :func:`warpkit.augment._fields.lens` does for any camera, was 9 of its 10 us."""
-    K = np.array([[W, 0, W / 2], [0, H, H / 2], [0, 0, 1]], np.float64)
-    Kn = np.array([[W, 0, (W - 1) / 2], [0, H, (H - 1) / 2], [0, 0, 1]], np.float64)
-    K.setflags(write=False)
-    Kn.setflags(write=False)
-    return K, Kn
 
 
 class ThinPlateSpline(FieldTransform):
