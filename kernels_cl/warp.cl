@@ -632,8 +632,8 @@ inline __attribute__((always_inline)) void wv_prefetch(__global const uchar *xb,
 /* Positions from maps and fields: prefetch the source WV_AHEAD rows below the ends (a, b) of a
  * work-item's blocks (0: none). An output row on a curved map crosses source rows, which
  * defeats the hardware prefetcher as an affine map's drift does; the work-items WV_AHEAD output
- * rows below (two work-groups of 4 rows later) read about there, a map's vertical scale being
- * near 1. uint8 RGB, OpenCL profile, one process, interleaved: 32 lenses of 512x384, kernel
+ * rows below (two work-groups later where they are 4 rows tall, later in the same one where 16:
+ * warp._warp's tw_log2) read about there, a map's vertical scale being near 1. uint8 RGB, OpenCL profile, one process, interleaved: 32 lenses of 512x384, kernel
  * ms: k = -0.3 16.5 -> 12.5, k = 0.3 14.1 -> 12.6, k = 0 11.5 -> 12.1; 32 elastic fields 26.9
  * -> 24.3; a 1080p remap 5.3 -> 4.4. 16 rows ahead did the same within noise; 8 points of the
  * span with the row below each cost more than they saved; float32 images gained in one case
