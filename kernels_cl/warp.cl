@@ -606,58 +606,40 @@ inline __attribute__((always_inline)) void wv_interior_linear_u8(__global const 
 #endif
 
 #if WK_CPU && WK_BUILTINS
+/* Prefetch the source pixel at (px, py) and, with rows 2, the one below it (a bilinear tap's
+ * two rows). Prefetches never fault; the point is clamped into the image (NaN to 0) only so
+ * that the offsets stay in range. */
+inline __attribute__((always_inline)) void wv_prefetch_at(__global const uchar *xb, float px, float py, int W,
+                                                          int H, long sxy, int rows) {
+    const float wl = (float)(W - 1), hl = (float)(H - rows > 0 ? H - rows : 0);
+    px = px > 0 ? (px < wl ? px : wl) : 0;
+    py = py > 0 ? (py < hl ? py : hl) : 0;
+    __global const uchar *q = xb + (long)(int)py * sxy + (int)px * CH;
+    __builtin_prefetch(q);
+    if (rows == 2) __builtin_prefetch(q + sxy);
+}
+
 /* Prefetch the two source rows under the ends of the block at output (xo, yo) of an affine map
  * (m): a row of output that drifts across source rows defeats the hardware prefetcher, and
  * asking for a later block's rows (in the order PoCL runs a work-group's items) hides the misses:
- * 1080p RGB at 15 degrees 4.6 -> 3.4 ms, a 64 x 224^2 batch 10.2 -> 7.6 ms. Prefetches never
- * fault; the points are clamped only so the offsets stay in range. */
+ * 1080p RGB at 15 degrees 4.6 -> 3.4 ms, a 64 x 224^2 batch 10.2 -> 7.6 ms. */
 inline __attribute__((always_inline)) void wv_prefetch(__global const uchar *xb, __global const float *m,
                                                        float xo, float yo, int W, int H, int sxy) {
     const float ax = m[0] * xo + (m[1] * yo + m[2]), ay = m[3] * xo + (m[4] * yo + m[5]);
-    const float bx = ax + 7.0f * m[0], by = ay + 7.0f * m[3];
-    const float wl = (float)(W - 1), hl = (float)(H - 2);
-#define WV_PF(px_, py_)                                                                      \
-    {                                                                                         \
-        const float cx = px_ < 0 ? 0 : (px_ > wl ? wl : px_), cy = py_ < 0 ? 0 : (py_ > hl ? hl : py_); \
-        __global const uchar *q = xb + (long)(int)cy * sxy + (int)cx * CH;                    \
-        __builtin_prefetch(q);                                                                \
-        __builtin_prefetch(q + sxy);                                                          \
-    }
-    WV_PF(ax, ay)
-    WV_PF(bx, by)
-#undef WV_PF
+    wv_prefetch_at(xb, ax, ay, W, H, sxy, 2);
+    wv_prefetch_at(xb, ax + 7.0f * m[0], ay + 7.0f * m[3], W, H, sxy, 2);
 }
 #endif
 
-/* Positions from maps and fields: prefetch the source WV_AHEAD rows below the ends (a, b) of a
- * work-item's blocks (0: none). An output row on a curved map crosses source rows, which
- * defeats the hardware prefetcher as an affine map's drift does; the work-items WV_AHEAD output
- * rows below (two work-groups later where they are 4 rows tall, later in the same one where 16:
- * warp._warp's tw_log2) read about there, a map's vertical scale being near 1. uint8 RGB, OpenCL profile, one process, interleaved: 32 lenses of 512x384, kernel
- * ms: k = -0.3 16.5 -> 12.5, k = 0.3 14.1 -> 12.6, k = 0 11.5 -> 12.1; 32 elastic fields 26.9
- * -> 24.3; a 1080p remap 5.3 -> 4.4. 16 rows ahead did the same within noise; 8 points of the
- * span with the row below each cost more than they saved; float32 images gained in one case
- * and lost in another, and are left out. */
-#ifndef WV_AHEAD
-#define WV_AHEAD 8
-#endif
-#if WK_CPU && WK_BUILTINS
-/* positions outside the image and NaN are clamped into it: the address stays inside the image
- * (a prefetch never faults, but its address is computed in range all the same) */
-inline __attribute__((always_inline)) void wv_prefetch_ahead(__global const X_T *xb, float ax, float ay,
-                                                             float bx, float by, int W, int H, long sxy,
-                                                             long sxx) {
-    const float wl = (float)(W - 1), hl = (float)(H - 1);
-    ay += (float)WV_AHEAD;
-    by += (float)WV_AHEAD;
-    ax = ax > 0 ? (ax < wl ? ax : wl) : 0;
-    ay = ay > 0 ? (ay < hl ? ay : hl) : 0;
-    bx = bx > 0 ? (bx < wl ? bx : wl) : 0;
-    by = by > 0 ? (by < hl ? by : hl) : 0;
-    __builtin_prefetch(xb + (long)(int)ay * sxy + (long)(int)ax * sxx);
-    __builtin_prefetch(xb + (long)(int)by * sxy + (long)(int)bx * sxx);
-}
-#endif
+/* Positions from maps and fields (uint8): each work-item prefetches the source under its first
+ * and last positions WV_AHEAD rows below. An output row on a curved map crosses source rows,
+ * which defeats the hardware prefetcher as an affine map's drift does; the work-items WV_AHEAD
+ * output rows below (two work-groups later where they are 4 rows tall, later in the same one
+ * where 16: warp._warp's tw_log2) read about there, these maps' vertical scale being near 1.
+ * 32 lenses of 512x384 RGB, kernel ms: k = -0.3 16.5 -> 12.5, k = 0 11.5 -> 12.1; a 1080p
+ * remap 5.3 -> 4.4 (docs/performance.md, the uint8 warp kernel, has the rest and what was
+ * not kept). Per-axis tables read straight rows, which the hardware prefetcher follows. */
+#define WV_AHEAD 8.0f
 
 #if Y_NORM
 /* the nl (<= 8) pixels of a block as the model's input (see Y_NORM) */
@@ -979,10 +961,11 @@ __kernel void warp_v(__global const X_T *restrict X, long x_off, long sxb, long 
         oks[j] = ok;
     }
 #endif
-#if WK_CPU && WK_BUILTINS && WK_U8 && WV_AHEAD > 0 && (COORD == COORD_FIELD || COORD == COORD_MAP)
-    /* positions from maps and fields, uint8: the source under this work-item's ends, WV_AHEAD
-     * rows below (per-axis tables read straight rows, which the hardware prefetcher follows) */
-    wv_prefetch_ahead(xb, xs[0].s0, ys[0].s0, xs[WV_BLOCKS - 1].s7, ys[WV_BLOCKS - 1].s7, W, H, sxy, sxx);
+#if WK_CPU && WK_BUILTINS && WK_U8 && (COORD == COORD_FIELD || COORD == COORD_MAP)
+    /* the source under this work-item's ends, WV_AHEAD rows below (see WV_AHEAD) */
+    wv_prefetch_at((__global const uchar *)xb, xs[0].s0, ys[0].s0 + WV_AHEAD, W, H, sxy, 1);
+    wv_prefetch_at((__global const uchar *)xb, xs[WV_BLOCKS - 1].s7, ys[WV_BLOCKS - 1].s7 + WV_AHEAD, W, H,
+                   sxy, 1);
 #endif
     /* one copy of the sampling code: unrolled, its 2-4 copies made every build that much longer
      * (Mesa rusticl's CI subset 6 -> 11 min) and the kernel no faster */
