@@ -10,8 +10,8 @@ be identical. Before each case its name is printed, so a crash names the case th
 (a fixed sample spread over every loop of a family, where a stride would fall in step with one;
 the inputs drawn are the same either way). The default, 1, runs them all: CI runs every
 case on PoCL, a quarter of them on Intel's runtime and a sixth on Mesa's rusticl, whose launches
-cost ~2 ms each (its own per-launch work, not the kernels): beside the README's suite on a host of
-2 cores, more made CI's run too long.
+cost ~2 ms each (its own per-launch work, not the kernels): those jobs run side by side on a host
+of 2 cores after the README's suite, and more cases made CI's run too long.
 """
 
 from __future__ import annotations
