@@ -149,6 +149,7 @@ def _adjugate(a, b, c, d, e, f, g, h, i):
 
 
 _IDENTITY_ROWS = ((1.0, 0.0, 0.0), (0.0, 1.0, 0.0), (0.0, 0.0, 1.0))
+_IDENTITY_LISTS = [list(r) for r in _IDENTITY_ROWS]
 
 
 def _singular(det: float) -> ValueError:
@@ -173,6 +174,8 @@ def _invert_checked(m: np.ndarray) -> np.ndarray:
         rows = m.tolist()
         if m.ndim == 3:
             rows = rows[0]
+        if rows == _IDENTITY_LISTS:  # a pipeline's maps around a stage alone: its own inverse
+            return m.copy()
         adj, det = _adjugate(*rows[0], *rows[1], *rows[2])
         if det == 0 or not math.isfinite(det):
             raise _singular(det)

@@ -170,6 +170,10 @@ class AxisField(_OnGrid):
         return data, len(self.dx), -len(self.dy)
 
 
+_FOCAL_CENTRE = np.array([[1.0, 0.0, 1.0], [0.0, 1.0, 1.0], [0.0, 0.0, 0.0]])
+_LAST_ROW = np.array([[0.0, 0.0, 0.0], [0.0, 0.0, 0.0], [0.0, 0.0, 1.0]])
+
+
 @dataclass(frozen=True)
 class Lens(NonLinear):
     """A lens, OpenCV's camera model: the output is the view of ``new_camera`` (3x3) without
@@ -193,12 +197,8 @@ class Lens(NonLinear):
 
     @classmethod
     def unframes(cls, stages: tuple) -> np.ndarray:
-        K = _stack([s.camera for s in stages])
-        out = np.zeros_like(K)  # OpenCV's model ignores the distorted camera's skew
-        out[:, 0, 0], out[:, 0, 2] = K[:, 0, 0], K[:, 0, 2]
-        out[:, 1, 1], out[:, 1, 2] = K[:, 1, 1], K[:, 1, 2]
-        out[:, 2, 2] = 1
-        return out
+        # OpenCV's model ignores the distorted camera's skew: (fx, 0, cx; 0, fy, cy; 0, 0, 1)
+        return _stack([s.camera for s in stages]) * _FOCAL_CENTRE + _LAST_ROW
 
     def apply(self, pts):
         return geometry.distort_points(self.camera, self.coeffs, pts, self.new_camera)
@@ -447,6 +447,8 @@ def _axes_tables(chains: list[list], wo: int, ho: int) -> np.ndarray:
             x, y = _along_all(at, 0, x), _along_all(at, 1, y)
         else:  # axis-aligned maps (_separable): inverted along each axis, (p - shift) / scale
             m = _stack(at)
+            if (m == geometry._IDENTITY).all():  # the maps around a stage alone: x stays x
+                continue
             sx, sy = m[:, 0, 0, None], m[:, 1, 1, None]
             if not (sx.all() and sy.all()):
                 raise geometry._singular(0.0)  # a scale of 0 along an axis
@@ -489,15 +491,15 @@ def _stage_maps(chains: list[list]) -> np.ndarray:
     frames = [kind.frames(st) for kind, st in zip(kinds, per)]
     unframes = [kind.unframes(st) for kind, st in zip(kinds, per)]
     n = len(per)
-    maps = []
+    maps = np.empty((len(chains), n + 1, 3, 3))
     for k in range(n + 1):
         m = inverses[n - k]
         if k > 0:
             m = m @ unframes[n - k]
         if k < n:
             m = frames[n - k - 1] @ m
-        maps.append(m)
-    return np.stack(maps, axis=1)
+        maps[:, k] = m
+    return maps
 
 
 def chain_coords(chains: list[list], size: tuple[int, int] | None = None) -> Coords:

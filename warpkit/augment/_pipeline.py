@@ -25,6 +25,7 @@ from .. import geometry
 from .._checks import choice, number, width_height
 from .._options import INTERPOLATION_ALIASES, INTERPOLATIONS, PADDING_ALIASES, PADDINGS
 from ..warp import check_model_input
+from ._fields import merge
 
 __all__ = ["Compose", "OneOf", "Transform", "collate", "stream"]
 
@@ -307,8 +308,6 @@ class Compose(Transform):
     def stages(self, params, size):
         """The chain ``[M_0, F_1, M_1, ..., F_n, M_n]``: matrices between non-linear fields
         multiplied together (``[M]`` for a projective pipeline), and the output size."""
-        from ._fields import merge
-
         if not params.get("applied", True):
             return [geometry.identity()], size
         found: list = []

@@ -14,7 +14,7 @@ from .. import geometry
 from .._memory import is_device_array
 from ..warp import Coords, warp_batch, warp_each, warp_perspective
 from ..warp import _warp as warp_by
-from ._fields import chain_coords, fields_of, forward_points, projective_part
+from ._fields import _stack, chain_coords, fields_of, forward_points, projective_part
 from ._pipeline import stream
 
 #: mask dtypes warped as they are; others go through int32 when their values fit
@@ -124,7 +124,7 @@ def _apply(pipe, *, image, mask, boxes, labels, keypoints, seed, index, epoch, p
     staged = [pipe.stages(p, s) for p, s in zip(plist, sizes)]
     chains = [c for c, _ in staged]
     outs = [o for _, o in staged]
-    mats = np.stack([projective_part(c) for c in chains])
+    mats = _stack([projective_part(c) for c in chains])
     # the fields of non-linear transforms, or None for projective pipelines (one matrix each)
     fielded = chains if any(len(c) > 1 for c in chains) else None
     out: dict[str, Any] = {}
