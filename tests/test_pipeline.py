@@ -465,3 +465,32 @@ def test_a_ragged_list_is_warped_as_each_alone(queue):
         np.testing.assert_array_equal(one["image"], out["image"][i])
         np.testing.assert_array_equal(one["mask"], out["mask"][i])
         assert out["mask"][i].dtype == np.bool_ and out["image"][i].shape == (3, 32, 32)
+
+
+def test_sample_streams_are_numpys_seed_sequence_streams():
+    """A pipeline call's per-sample streams (its own port of numpy's SeedSequence hashing, one
+    re-keyed generator) give exactly stream()'s numbers, which numpy's SeedSequence and Philox
+    make: small and large keys (several 32-bit words each), numpy integers, a call's params."""
+    from warpkit.augment import stream
+    from warpkit.augment._pipeline import _philox_key, sample_streams
+
+    rng = np.random.default_rng(11)
+    keys = [[0, 0, 0], [0, 3, 7], [2**32 - 1, 2**32, 2**32 + 1], [2**64 - 1, 1, 2**40 + 3],
+            [2**200 + 5, 2**33, 7]]
+    keys += [list(map(int, rng.integers(0, 2**62, 3))) for _ in range(100)]
+    keys += [list(map(int, rng.integers(0, 2**20, 3))) for _ in range(100)]
+    for key in keys:
+        want = np.random.SeedSequence(key).generate_state(2, np.uint64).tolist()
+        assert list(_philox_key(key)) == want, key
+    seed, epoch = 2**40 + 9, np.int64(3)
+    got = [g.random(4).tolist() + g.normal(size=2).tolist() + [int(g.integers(0, 9))]
+           for g in sample_streams(seed, epoch, [0, 1, 2**33, 5])]
+    want = [[*r.random(4).tolist(), *r.normal(size=2).tolist(), int(r.integers(0, 9))]
+            for r in (stream(seed, int(epoch), i) for i in [0, 1, 2**33, 5])]
+    assert got == want
+    pipe = Compose([RandomAffine(degrees=30, scale=(0.8, 1.2)), RandomResizedCrop(16)])
+    img = np.zeros((24, 32, 3), np.uint8)
+    batch = pipe(image=np.stack([img] * 3), seed=seed, index=[4, 9, 2**35])["params"]
+    assert batch == [pipe.sample((32, 24), seed, index=i) for i in [4, 9, 2**35]]
+    with pytest.raises(ValueError, match=r"index must be an integer >= 0, got -1"):
+        list(sample_streams(1, 0, [0, -1]))

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import numbers
 import sys
+import threading
 from collections.abc import Sequence
 from typing import Any
 
@@ -41,12 +42,84 @@ def stream(seed: int, epoch: int = 0, index: int = 0) -> np.random.Generator:
         >>> bool((a == stream(7, epoch=2, index=5).random(3)).all())
         True
     """
+    key = _key_entropy(seed, epoch, index)
+    return np.random.Generator(np.random.Philox(np.random.SeedSequence(key)))
+
+
+def _key_entropy(seed: Any, epoch: Any, index: Any) -> list[int]:
+    """``[seed, epoch, index]`` checked: integers >= 0."""
     key = []
     for name, v in (("seed", seed), ("epoch", epoch), ("index", index)):
-        if isinstance(v, bool) or not isinstance(v, numbers.Integral) or v < 0:
+        if type(v) is not int and (isinstance(v, bool) or not isinstance(v, numbers.Integral)) \
+                or v < 0:
             raise ValueError(f"{name} must be an integer >= 0, got {v!r}")
         key.append(int(v))
-    return np.random.Generator(np.random.Philox(np.random.SeedSequence(key)))
+    return key
+
+
+# numpy's SeedSequence (O'Neill's seed_seq hashing, pool of 4 uint32 words), for _philox_key
+_M32 = 0xFFFFFFFF
+_INIT_A, _MULT_A, _INIT_B, _MULT_B = 0x43B0D7E5, 0x931E8875, 0x8B51F9DD, 0x58F38DED
+_MIX_L, _MIX_R = 0xCA01F9DD, 0x4973F715
+
+
+def _philox_key(entropy: list[int]) -> tuple[int, int]:
+    """``numpy.random.SeedSequence(entropy).generate_state(2, numpy.uint64)`` (the key
+    ``Philox(SeedSequence(entropy))`` takes) for integers >= 0, in Python ints: numpy's object,
+    its arrays and its Philox cost ~75 us a sample right after a kernel (10% of a 32-image
+    OpticalDistortion batch), this ~20 (tests/test_pipeline.py checks it against numpy)."""
+    words = []  # each integer as little-endian uint32 words, 0 as one
+    for n in entropy:
+        words.append(n & _M32)
+        n >>= 32
+        while n:
+            words.append(n & _M32)
+            n >>= 32
+    h = _INIT_A
+    pool = []
+    for i in range(4):  # the pool, then every word mixed into every other
+        v = ((words[i] if i < len(words) else 0) ^ h) & _M32
+        h = (h * _MULT_A) & _M32
+        v = (v * h) & _M32
+        pool.append(v ^ (v >> 16))
+    for i in range(len(words) if len(words) > 4 else 4):
+        src = pool[i] if i < 4 else words[i]
+        for j in range(4):
+            if i == j:
+                continue
+            v = (src ^ h) & _M32
+            h = (h * _MULT_A) & _M32
+            v = (v * h) & _M32
+            r = (_MIX_L * pool[j] - _MIX_R * (v ^ (v >> 16))) & _M32
+            pool[j] = r ^ (r >> 16)
+    out = []
+    h = _INIT_B
+    for v in pool:  # generate_state: 4 uint32 words, read as 2 uint64 (little-endian)
+        v = (v ^ h) & _M32
+        h = (h * _MULT_B) & _M32
+        v = (v * h) & _M32
+        out.append(v ^ (v >> 16))
+    return out[0] | out[1] << 32, out[2] | out[3] << 32
+
+
+_LOCAL = threading.local()
+_ZEROS4 = np.zeros(4, np.uint64)
+
+
+def sample_streams(seed: int, epoch: int, indices: Sequence[int]):
+    """The streams of samples ``indices``, one after another (each is :func:`stream`'s, the
+    same numbers): one generator of this thread re-keyed per sample, so each is valid until
+    the next is taken (a transform's ``draw`` uses it and lets it go)."""
+    gen = getattr(_LOCAL, "gen", None)
+    if gen is None:
+        gen = _LOCAL.gen = np.random.Generator(np.random.Philox(0))
+    bits = gen.bit_generator
+    for index in indices:
+        k0, k1 = _philox_key(_key_entropy(seed, epoch, index))
+        bits.state = {"bit_generator": "Philox",
+                      "state": {"counter": _ZEROS4, "key": np.array((k0, k1), np.uint64)},
+                      "buffer": _ZEROS4, "buffer_pos": 4, "has_uint32": 0, "uinteger": 0}
+        yield gen
 
 
 def plain(value: Any) -> Any:
@@ -120,7 +193,8 @@ class Transform:
 
     # -- to override -------------------------------------------------------------------------
     def draw(self, rng: np.random.Generator, size: tuple[int, int]) -> dict:
-        """The random parameters for an input of ``size`` = (width, height)."""
+        """The random parameters for an input of ``size`` = (width, height), drawn from ``rng``
+        (valid during this call only: keep the numbers, not the generator)."""
         return {}
 
     def map(self, params: dict, size: tuple[int, int]) -> tuple[np.ndarray, tuple[int, int]]:

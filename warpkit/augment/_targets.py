@@ -15,7 +15,7 @@ from .._memory import is_device_array
 from ..warp import Coords, warp_batch, warp_each, warp_perspective
 from ..warp import _warp as warp_by
 from ._fields import _stack, chain_coords, fields_of, forward_points, projective_part
-from ._pipeline import stream
+from ._pipeline import sample_streams
 
 #: mask dtypes warped as they are; others go through int32 when their values fit
 _MASK_NATIVE = (np.dtype(np.uint8), np.dtype(np.uint16), np.dtype(np.int32))
@@ -116,7 +116,7 @@ def _apply(pipe, *, image, mask, boxes, labels, keypoints, seed, index, epoch, p
                 raise ValueError(f"index has {len(idx)} entries for {n} samples")
         else:
             idx = [int(index) + i for i in range(n)]
-        plist = [pipe.params(stream(seed, epoch, i), s) for i, s in zip(idx, sizes)]
+        plist = [pipe.params(rng, s) for rng, s in zip(sample_streams(seed, epoch, idx), sizes)]
     else:
         plist = [params] if kind == "single" else list(params)
         if len(plist) != n:
