@@ -468,9 +468,10 @@ def test_a_ragged_list_is_warped_as_each_alone(queue):
 
 
 def test_sample_streams_are_numpys_seed_sequence_streams():
-    """A pipeline call's per-sample streams (its own port of numpy's SeedSequence hashing, one
-    re-keyed generator) give exactly stream()'s numbers, which numpy's SeedSequence and Philox
-    make: small and large keys (several 32-bit words each), numpy integers, a call's params."""
+    """stream() and a pipeline call's per-sample streams (warpkit's port of numpy's SeedSequence
+    hashing; one re-keyed generator per call) give exactly the numbers of numpy's
+    Philox(SeedSequence([seed, epoch, index])): small and large keys (integers of several 32-bit
+    words), numpy integers, a call's params."""
     from warpkit.augment import stream
     from warpkit.augment._pipeline import _philox_key, sample_streams
 
@@ -485,9 +486,14 @@ def test_sample_streams_are_numpys_seed_sequence_streams():
     seed, epoch = 2**40 + 9, np.int64(3)
     got = [g.random(4).tolist() + g.normal(size=2).tolist() + [int(g.integers(0, 9))]
            for g in sample_streams(seed, epoch, [0, 1, 2**33, 5])]
+    numpys = [np.random.Generator(np.random.Philox(np.random.SeedSequence([seed, 3, i])))
+              for i in [0, 1, 2**33, 5]]
     want = [[*r.random(4).tolist(), *r.normal(size=2).tolist(), int(r.integers(0, 9))]
-            for r in (stream(seed, int(epoch), i) for i in [0, 1, 2**33, 5])]
+            for r in numpys]
     assert got == want
+    alone = [stream(seed, epoch, i) for i in [0, 1, 2**33, 5]]
+    assert [[*r.random(4).tolist(), *r.normal(size=2).tolist(), int(r.integers(0, 9))]
+            for r in alone] == want
     pipe = Compose([RandomAffine(degrees=30, scale=(0.8, 1.2)), RandomResizedCrop(16)])
     img = np.zeros((24, 32, 3), np.uint8)
     batch = pipe(image=np.stack([img] * 3), seed=seed, index=[4, 9, 2**35])["params"]

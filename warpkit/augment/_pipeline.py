@@ -35,23 +35,26 @@ _REGISTRY: dict[str, type] = {}
 
 
 def stream(seed: int, epoch: int = 0, index: int = 0) -> np.random.Generator:
-    """The random stream of one sample: a Philox generator keyed on ``(seed, epoch, index)``.
+    """The random stream of one sample: a Philox generator keyed on ``(seed, epoch, index)``,
+    the numbers of numpy's ``Philox(SeedSequence([seed, epoch, index]))``.
 
     Example:
         >>> a = stream(7, epoch=2, index=5).random(3)
         >>> bool((a == stream(7, epoch=2, index=5).random(3)).all())
         True
     """
-    key = _key_entropy(seed, epoch, index)
-    return np.random.Generator(np.random.Philox(np.random.SeedSequence(key)))
+    bits = np.random.Philox(0)
+    _rekey(bits, seed, epoch, index)
+    return np.random.Generator(bits)
 
 
 def _key_entropy(seed: Any, epoch: Any, index: Any) -> list[int]:
     """``[seed, epoch, index]`` checked: integers >= 0."""
     key = []
     for name, v in (("seed", seed), ("epoch", epoch), ("index", index)):
-        if type(v) is not int and (isinstance(v, bool) or not isinstance(v, numbers.Integral)) \
-                or v < 0:
+        # a plain int skips the abstract-class checks; numpy integers pass them, bools do not
+        integral = type(v) is int or (isinstance(v, numbers.Integral) and not isinstance(v, bool))
+        if not integral or v < 0:
             raise ValueError(f"{name} must be an integer >= 0, got {v!r}")
         key.append(int(v))
     return key
@@ -106,6 +109,15 @@ _LOCAL = threading.local()
 _ZEROS4 = np.zeros(4, np.uint64)
 
 
+def _rekey(bits: np.random.Philox, seed: Any, epoch: Any, index: Any) -> None:
+    """Set ``bits`` to the start of the stream of ``(seed, epoch, index)``: Philox keyed as
+    ``Philox(SeedSequence([seed, epoch, index]))`` keys it, counter and buffers at zero."""
+    k0, k1 = _philox_key(_key_entropy(seed, epoch, index))
+    bits.state = {"bit_generator": "Philox",
+                  "state": {"counter": _ZEROS4, "key": np.array((k0, k1), np.uint64)},
+                  "buffer": _ZEROS4, "buffer_pos": 4, "has_uint32": 0, "uinteger": 0}
+
+
 def sample_streams(seed: int, epoch: int, indices: Sequence[int]):
     """The streams of samples ``indices``, one after another (each is :func:`stream`'s, the
     same numbers): one generator of this thread re-keyed per sample, so each is valid until
@@ -113,12 +125,8 @@ def sample_streams(seed: int, epoch: int, indices: Sequence[int]):
     gen = getattr(_LOCAL, "gen", None)
     if gen is None:
         gen = _LOCAL.gen = np.random.Generator(np.random.Philox(0))
-    bits = gen.bit_generator
     for index in indices:
-        k0, k1 = _philox_key(_key_entropy(seed, epoch, index))
-        bits.state = {"bit_generator": "Philox",
-                      "state": {"counter": _ZEROS4, "key": np.array((k0, k1), np.uint64)},
-                      "buffer": _ZEROS4, "buffer_pos": 4, "has_uint32": 0, "uinteger": 0}
+        _rekey(gen.bit_generator, seed, epoch, index)
         yield gen
 
 
