@@ -38,7 +38,7 @@
 #else
 #define Y_PTR_T float
 #define Y_STORE1(i, v) (Y[i] = (v))
-#define Y_STORE8(i, v) vstore8((v), 0, Y + (i))
+#define Y_STORE8(i, v) WK_STORE8((v), Y + (i))
 #endif
 /* element (b, c, y, x) of the result, C_ channels */
 #if Y_CHW
@@ -91,7 +91,7 @@ inline long wp_round_half_up_acc(acc_t x) {
 #if RAGGED
 #define WK_RAG_PARAM , __global const long *restrict rag
 #define WK_ITEM(base)                                                                         \
-    const long4 rg_ = vload4(b, rag);                                                         \
+    const long4 rg_ = (long4)(rag[4 * b], rag[4 * b + 1], rag[4 * b + 2], rag[4 * b + 3]);   \
     const long base = x_off + rg_.s0;                                                         \
     const int H = (int)rg_.s1, W = (int)rg_.s2;                                               \
     const long sxy = rg_.s3
@@ -154,7 +154,7 @@ inline long wp_round_half_up_acc(acc_t x) {
 inline float2 wk_map_source(int xo, int yo, __global const float *mx, __global const float *my, int Wo,
                             int map_xy) {
     const long i = (long)yo * Wo + xo;
-    return map_xy ? vload2(i, mx) : (float2)(mx[i], my[i]);
+    return map_xy ? WK_LOAD2(mx + 2 * i) : (float2)(mx[i], my[i]);
 }
 #elif COORD == COORD_AXES
 #define WK_COORD_PARAM , __global const float *restrict AX, long ax_item
@@ -176,8 +176,8 @@ inline float2 wk_field_at(__global const float *f, int wf, int hf, float2 g) {
     const float gx = wk_clamp_grid(g.x, (float)(wf - 1)), gy = wk_clamp_grid(g.y, (float)(hf - 1));
     const int x0 = wk_mini((int)gx, wf - 2), y0 = wk_mini((int)gy, hf - 2);
     const float tx = gx - (float)x0, ty = gy - (float)y0;
-    const float2 a = vload2((long)y0 * wf + x0, f), b2 = vload2((long)y0 * wf + x0 + 1, f);
-    const float2 c = vload2((long)(y0 + 1) * wf + x0, f), d = vload2((long)(y0 + 1) * wf + x0 + 1, f);
+    __global const float *r0 = f + 2 * ((long)y0 * wf + x0), *r1 = r0 + 2 * wf;
+    const float2 a = WK_LOAD2(r0), b2 = WK_LOAD2(r0 + 2), c = WK_LOAD2(r1), d = WK_LOAD2(r1 + 2);
     return (a + (b2 - a) * tx) + ((c + (d - c) * tx) - (a + (b2 - a) * tx)) * ty;
 }
 /* a per-axis field's (dx, dy) at grid point g: wf points of dx, then hf of dy */
@@ -227,10 +227,10 @@ inline __attribute__((always_inline)) void wk_project8(__global const float *m, 
 /* the (dx, dy) of 8 grid points at float offsets off (each lane's pair) */
 #define WK_GATHER2(f, off, vx, vy)                                                             \
     {                                                                                           \
-        const float2 g0_ = vload2(0, (f) + (off).s0), g1_ = vload2(0, (f) + (off).s1);          \
-        const float2 g2_ = vload2(0, (f) + (off).s2), g3_ = vload2(0, (f) + (off).s3);          \
-        const float2 g4_ = vload2(0, (f) + (off).s4), g5_ = vload2(0, (f) + (off).s5);          \
-        const float2 g6_ = vload2(0, (f) + (off).s6), g7_ = vload2(0, (f) + (off).s7);          \
+        const float2 g0_ = WK_LOAD2((f) + (off).s0), g1_ = WK_LOAD2((f) + (off).s1);          \
+        const float2 g2_ = WK_LOAD2((f) + (off).s2), g3_ = WK_LOAD2((f) + (off).s3);          \
+        const float2 g4_ = WK_LOAD2((f) + (off).s4), g5_ = WK_LOAD2((f) + (off).s5);          \
+        const float2 g6_ = WK_LOAD2((f) + (off).s6), g7_ = WK_LOAD2((f) + (off).s7);          \
         vx = (float8)(g0_.x, g1_.x, g2_.x, g3_.x, g4_.x, g5_.x, g6_.x, g7_.x);                  \
         vy = (float8)(g0_.y, g1_.y, g2_.y, g3_.y, g4_.y, g5_.y, g6_.y, g7_.y);                  \
     }
@@ -262,8 +262,8 @@ inline __attribute__((always_inline)) void wk_field_add8(__global const float *f
 #pragma unroll
         for (int k = 0; k < 6; k++) {
             const int c = a + k < wf ? a + k : wf - 1;
-            p[k] = vload2(c, r0);
-            q[k] = vload2(c, r1);
+            p[k] = WK_LOAD2(r0 + 2 * c);
+            q[k] = WK_LOAD2(r1 + 2 * c);
         }
         ax = (float8)p[0].x; ay = (float8)p[0].y; bx = (float8)p[1].x; by = (float8)p[1].y;
         cx = (float8)q[0].x; cy = (float8)q[0].y; ex = (float8)q[1].x; ey = (float8)q[1].y;
@@ -658,7 +658,7 @@ inline __attribute__((always_inline)) void wv_store_norm(const float8 *v, __glob
         }
 #endif
         float lanes[8];
-        vstore8(r, 0, lanes);
+        WK_STORE8(r, lanes);
         for (int k = 0; k < nl; k++) Y_STORE1(Y_AT(b, c, yo, xo0 + k, CH), lanes[k]);
     }
 }
@@ -909,13 +909,13 @@ __kernel void warp_v(__global const X_T *restrict X, long x_off, long sxb, long 
             const long i0 = (long)yo * Wo + xo;
             __global const float *mx = MX + mx_off + b * map_item, *my = MY + my_off + b * map_item;
             if (xo + 8 <= Wo) {
-                if (map_xy) { /* two vload8: a float16 value is no AVX2 register */
-                    const float8 lo = vload8(0, mx + 2 * i0), hi = vload8(1, mx + 2 * i0);
+                if (map_xy) { /* two loads of 8: a float16 value is no AVX2 register */
+                    const float8 lo = WK_LOAD8(mx + 2 * i0), hi = WK_LOAD8(mx + 2 * i0 + 8);
                     x = (float8)(lo.even, hi.even);
                     y = (float8)(lo.odd, hi.odd);
                 } else {
-                    x = vload8(0, mx + i0);
-                    y = vload8(0, my + i0);
+                    x = WK_LOAD8(mx + i0);
+                    y = WK_LOAD8(my + i0);
                 }
             } else {
                 float xl[8], yl[8];
@@ -924,8 +924,8 @@ __kernel void warp_v(__global const X_T *restrict X, long x_off, long sxb, long 
                     xl[k] = q.x;
                     yl[k] = q.y;
                 }
-                x = vload8(0, xl);
-                y = vload8(0, yl);
+                x = WK_LOAD8(xl);
+                y = WK_LOAD8(yl);
             }
             /* finite: +-inf would pass the NaN test and overflow the tap arithmetic */
             ok = (x > -1e30f) & (x < 1e30f) & (y > -1e30f) & (y < 1e30f);
@@ -934,11 +934,11 @@ __kernel void warp_v(__global const X_T *restrict X, long x_off, long sxb, long 
         {   /* the last block's lanes past Wo repeat its last column */
             __global const float *ax = AX + b * ax_item;
             if (xo + 8 <= Wo) {
-                x = vload8(0, ax + xo);
+                x = WK_LOAD8(ax + xo);
             } else {
                 float xl[8];
                 for (int k = 0; k < 8; k++) xl[k] = ax[xo + k < Wo ? xo + k : Wo - 1];
-                x = vload8(0, xl);
+                x = WK_LOAD8(xl);
             }
             y = (float8)ax[Wo + yo];
             ok = (int8)-1;

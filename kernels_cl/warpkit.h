@@ -63,6 +63,18 @@ typedef float acc_t;
 
 /* ---- storage loads and stores ------------------------------------------------------------- */
 
+/* vloadn / vstoren as element accesses: PoCL 3.0 calls its vload2, vload4 and vload8 out of
+ * line, and a call spills every live vector register around it (the field kernel had 528 such
+ * calls). The compiler merges the elements into one vector access. */
+#define WK_LOAD2(p) ((float2)((p)[0], (p)[1]))
+#define WK_LOAD8(p) ((float8)((p)[0], (p)[1], (p)[2], (p)[3], (p)[4], (p)[5], (p)[6], (p)[7]))
+#define WK_STORE8(v, p)                                                                       \
+    {                                                                                         \
+        const float8 v_ = (v);                                                                \
+        (p)[0] = v_.s0; (p)[1] = v_.s1; (p)[2] = v_.s2; (p)[3] = v_.s3;                       \
+        (p)[4] = v_.s4; (p)[5] = v_.s5; (p)[6] = v_.s6; (p)[7] = v_.s7;                       \
+    }
+
 /* a pointer type for X storage: half for F16 (only used through vload_half/vstore_half, which are
  * core OpenCL and need no cl_khr_fp16) */
 #if X_KIND == WK_F16
