@@ -20,7 +20,7 @@
 /* Y_NORM 1: the result is the model's input, made in the same pass: each sample v becomes
  * v * yscale[c] + ybias[c] (the host folds (v / peak - mean) / std into these), integer sources
  * clamped to their range first but not rounded, stored as float (Y_HALF 0) or float16 (Y_HALF 1,
- * vstore_half: no cl_khr_fp16 needed), channels innermost (Y_CHW 0) or as planes (Y_CHW 1). */
+ * written as its bits: no cl_khr_fp16 needed), channels innermost (Y_CHW 0) or as planes (Y_CHW 1). */
 #ifndef Y_NORM
 #define Y_NORM 0
 #endif
@@ -33,8 +33,14 @@
 #if Y_NORM
 #if Y_HALF
 #define Y_PTR_T half
-#define Y_STORE1(i, v) vstore_half_rte((v), 0, Y + (i))
-#define Y_STORE8(i, v) vstore_half8_rte((v), 0, Y + (i))
+#define Y_STORE1(i, v) WK_STORE_HALF(Y, i, v)
+#define Y_STORE8(i, v)                                                                        \
+    {                                                                                         \
+        const uint8 h_ = wk_half_bits8(v);                                                    \
+        __global ushort *q_ = (__global ushort *)(Y + (i));                                   \
+        q_[0] = h_.s0; q_[1] = h_.s1; q_[2] = h_.s2; q_[3] = h_.s3;                           \
+        q_[4] = h_.s4; q_[5] = h_.s5; q_[6] = h_.s6; q_[7] = h_.s7;                           \
+    }
 #else
 #define Y_PTR_T float
 #define Y_STORE1(i, v) (Y[i] = (v))

@@ -75,8 +75,36 @@ typedef float acc_t;
         (p)[4] = v_.s4; (p)[5] = v_.s5; (p)[6] = v_.s6; (p)[7] = v_.s7;                       \
     }
 
-/* a pointer type for X storage: half for F16 (only used through vload_half/vstore_half, which are
- * core OpenCL and need no cl_khr_fp16) */
+/* half <-> float from their bits, as vload_half and vstore_half_rte give them (PoCL 3.0 calls
+ * those out of line: a model's float16 input took 10% longer to write than float32). Every half
+ * is a float; a float rounds to the nearest half, ties to even, overflows to infinity, and NaN
+ * stays NaN (quiet, its payload's top bits kept, as x86's F16C and ARM convert). */
+inline float wk_half_to_float(ushort h) {
+    const uint s = (uint)(h & 0x8000u) << 16, e = (h >> 10) & 0x1fu, m = h & 0x3ffu;
+    if (e == 0) /* zero and subnormals: m 2^-24, exact */
+        return as_float(s | as_uint((float)m * 5.9604644775390625e-8f));
+    return as_float(s | (e == 31 ? 0x7f800000u : (e + 112) << 23) | (m << 13));
+}
+/* 8 floats as half bits, rounded to nearest even */
+inline uint8 wk_half_bits8(float8 v) {
+    const uint8 b = as_uint8(v), a = b & 0x7fffffffu;
+    /* below 2^-14 (half subnormals and zero): adding 0.5 rounds to a multiple of 2^-24, the
+     * subnormals' step, in the float add itself */
+    const uint8 sub = as_uint8(as_float8(a) + 0.5f) - 0x3f000000u;
+    /* normal: the exponent rebiased (-112 << 23), the dropped 13 bits rounded to even; a carry
+     * out of the mantissa raises the exponent, to infinity from 65520 up */
+    const uint8 nor = (a + 0xc8000fffu + ((a >> 13) & 1u)) >> 13;
+    uint8 h = a < 0x38800000u ? sub : nor;
+    h = a >= 0x47800000u ? (uint8)0x7c00u : h; /* 65536 and up, infinity */
+    h = a > 0x7f800000u ? (0x7e00u | ((a >> 13) & 0x3ffu)) : h; /* NaN */
+    return ((b >> 16) & 0x8000u) | h;
+}
+inline ushort wk_float_to_half(float v) { return (ushort)wk_half_bits8((float8)v).s0; }
+/* store v as half at p[i] (a float; doubles keep vstore_half_rte, which rounds them once) */
+#define WK_STORE_HALF(p, i, v) (((__global ushort *)(p))[i] = wk_float_to_half((float)(v)))
+
+/* a pointer type for X storage: half for F16 (read and written as its bits, above: no
+ * cl_khr_fp16) */
 #if X_KIND == WK_F16
 #define X_PTR_T half
 #else
@@ -103,7 +131,7 @@ inline ushort wk_float_to_bf16(float v) {
 
 /* load element i of X as acc_t */
 #if X_KIND == WK_F16
-#define LOAD_X(p, i) ((acc_t)vload_half((i), (p)))
+#define LOAD_X(p, i) ((acc_t)wk_half_to_float(((__global const ushort *)(p))[i]))
 #elif X_KIND == WK_BF16
 #define LOAD_X(p, i) ((acc_t)wk_bf16_to_float((p)[i]))
 #elif X_KIND == WK_BOOL
@@ -114,7 +142,11 @@ inline ushort wk_float_to_bf16(float v) {
 
 /* store acc_t v to element i of Y; integers truncate toward zero and saturate, NaN -> 0 (ONNX Cast) */
 #if X_KIND == WK_F16
-#define STORE_X(p, i, v) vstore_half_rte((v), (i), (p))
+#if ACC_DOUBLE
+#define STORE_X(p, i, v) vstore_half_rte((v), (i), (p)) /* a double rounded once */
+#else
+#define STORE_X(p, i, v) WK_STORE_HALF(p, i, v)
+#endif
 #elif X_KIND == WK_BF16
 #define STORE_X(p, i, v) ((p)[i] = wk_float_to_bf16((float)(v)))
 #elif X_KIND == WK_BOOL
@@ -144,7 +176,7 @@ inline ushort wk_float_to_bf16(float v) {
 
 /* load element i of a coordinate tensor as coord_t */
 #if G_KIND == WK_F16
-#define LOAD_G(p, i) ((coord_t)vload_half((i), (p)))
+#define LOAD_G(p, i) ((coord_t)wk_half_to_float(((__global const ushort *)(p))[i]))
 #elif G_KIND == WK_BF16
 #define LOAD_G(p, i) ((coord_t)wk_bf16_to_float((p)[i]))
 #else
@@ -153,7 +185,11 @@ inline ushort wk_float_to_bf16(float v) {
 
 /* store coord_t v as element i of a coordinate-typed output */
 #if G_KIND == WK_F16
-#define STORE_G(p, i, v) vstore_half_rte((v), (i), (p))
+#if COORD_DOUBLE
+#define STORE_G(p, i, v) vstore_half_rte((v), (i), (p)) /* a double rounded once */
+#else
+#define STORE_G(p, i, v) WK_STORE_HALF(p, i, v)
+#endif
 #elif G_KIND == WK_BF16
 #define STORE_G(p, i, v) ((p)[i] = wk_float_to_bf16((float)(v)))
 #else

@@ -12,9 +12,12 @@ from __future__ import annotations
 import pathlib
 import re
 
+import numpy as np
 import pyopencl as cl
 
 import warpkit
+from warpkit._options import KERNEL_DEFINES
+from warpkit.runtime import load_source
 
 KERNELS = pathlib.Path(warpkit.__file__).resolve().parent.parent / "kernels_cl"
 if not KERNELS.is_dir():  # an installed package keeps them inside
@@ -98,3 +101,65 @@ def test_a_queue_whose_context_is_gone_gets_a_clear_error(queue):
         Runtime(Orphan())
     rt = Runtime(queue, context=queue.context)  # given explicitly, it is held
     assert rt.context == queue.context
+
+
+_HALF_KERNELS = r"""
+__kernel void to_float(__global const ushort *h, __global float *f) {
+    const int i = get_global_id(0);
+    f[i] = wk_half_to_float(h[i]);
+}
+__kernel void to_half(__global const float *f, __global ushort *h) {
+    const int i = get_global_id(0);
+    h[i] = wk_float_to_half(f[i]);
+}
+"""
+
+
+def _half_boundaries() -> np.ndarray:
+    """Floats where rounding to half is decided: every finite half, the midpoints between
+    neighbours (ties, to even) and the floats one step either side of them, the overflow
+    threshold, subnormals, infinities and NaNs of both signs."""
+    h = np.arange(0x7c00, dtype=np.uint16).view(np.float16).astype(np.float32)
+    mid = (h[:-1].astype(np.float64) + h[1:]) / 2
+    mid = mid.astype(np.float32)
+    around = np.concatenate([h, mid, np.nextafter(mid, np.float32(0)),
+                             np.nextafter(mid, np.float32(np.inf)),
+                             np.float32([65504, 65519.996, 65520, 65536, 1e30, np.inf, np.nan,
+                                         1e-45, 2.0**-25, 2.0**-24, 2.0**-14])])
+    bits = np.concatenate([around.view(np.uint32), np.uint32([0x7f800001, 0x7fffffff])])
+    return np.concatenate([bits, bits | np.uint32(0x80000000)]).view(np.float32)
+
+
+def test_half_conversions_match_numpy_bit_for_bit(queue):
+    """float16 data is read and written from its bits (kernels_cl/warpkit.h: no cl_khr_fp16,
+    and no out-of-line vload_half / vstore_half_rte): every half to float, and every rounding
+    boundary to half, as numpy converts them; NaN stays NaN with its sign."""
+    ctx = queue.context
+    defines = "".join(f"#define {k} {v}\n" for k, v in KERNEL_DEFINES.items())
+    prg = cl.Program(ctx, defines + load_source("warpkit.h") + _HALF_KERNELS).build()
+    mf = cl.mem_flags
+
+    def run(kernel, x, out_dtype):
+        out = np.empty(len(x), out_dtype)
+        dst = cl.Buffer(ctx, mf.WRITE_ONLY, out.nbytes)
+        kernel(queue, (len(x),), None, cl.Buffer(ctx, mf.READ_ONLY | mf.COPY_HOST_PTR,
+                                                 hostbuf=x), dst)
+        cl.enqueue_copy(queue, out, dst)
+        return out
+
+    halves = np.arange(1 << 16, dtype=np.uint16)
+    got = run(prg.to_float, halves, np.float32)
+    want = halves.view(np.float16).astype(np.float32)
+    nan = np.isnan(want)
+    assert (got.view(np.uint32)[~nan] == want.view(np.uint32)[~nan]).all()
+    assert np.isnan(got[nan]).all() and (np.signbit(got[nan]) == np.signbit(want[nan])).all()
+
+    floats = _half_boundaries()
+    got = run(prg.to_half, floats, np.uint16)
+    with np.errstate(over="ignore", invalid="ignore"):
+        want = floats.astype(np.float16).view(np.uint16)
+    nan = np.isnan(floats)
+    bad = np.flatnonzero((got != want) & ~nan)
+    assert not len(bad), [(float(floats[i]), hex(got[i]), hex(want[i])) for i in bad[:5]]
+    back = got[nan].view(np.float16)
+    assert np.isnan(back).all() and (np.signbit(back) == np.signbit(floats[nan])).all()
