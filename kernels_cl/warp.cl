@@ -34,17 +34,11 @@
 #if Y_HALF
 #define Y_PTR_T half
 #define Y_STORE1(i, v) WK_STORE_HALF(Y, i, v)
-#define Y_STORE8(i, v)                                                                        \
-    {                                                                                         \
-        const uint8 h_ = wk_half_bits8(v);                                                    \
-        __global ushort *q_ = (__global ushort *)(Y + (i));                                   \
-        q_[0] = h_.s0; q_[1] = h_.s1; q_[2] = h_.s2; q_[3] = h_.s3;                           \
-        q_[4] = h_.s4; q_[5] = h_.s5; q_[6] = h_.s6; q_[7] = h_.s7;                           \
-    }
+#define Y_STORE8(i, v) WK_STORE8(uint8, wk_half_bits8(v), (__global ushort *)(Y + (i)))
 #else
 #define Y_PTR_T float
 #define Y_STORE1(i, v) (Y[i] = (v))
-#define Y_STORE8(i, v) WK_STORE8((v), Y + (i))
+#define Y_STORE8(i, v) WK_STORE8(float8, (v), Y + (i))
 #endif
 /* element (b, c, y, x) of the result, C_ channels */
 #if Y_CHW
@@ -664,7 +658,7 @@ inline __attribute__((always_inline)) void wv_store_norm(const float8 *v, __glob
         }
 #endif
         float lanes[8];
-        WK_STORE8(r, lanes);
+        WK_STORE8(float8, r, lanes);
         for (int k = 0; k < nl; k++) Y_STORE1(Y_AT(b, c, yo, xo0 + k, CH), lanes[k]);
     }
 }

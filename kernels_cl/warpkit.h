@@ -68,40 +68,45 @@ typedef float acc_t;
  * calls). The compiler merges the elements into one vector access. */
 #define WK_LOAD2(p) ((float2)((p)[0], (p)[1]))
 #define WK_LOAD8(p) ((float8)((p)[0], (p)[1], (p)[2], (p)[3], (p)[4], (p)[5], (p)[6], (p)[7]))
-#define WK_STORE8(v, p)                                                                       \
+#define WK_STORE8(T, v, p) /* the 8 lanes of v (a T) to p[0..7] */                         \
     {                                                                                         \
-        const float8 v_ = (v);                                                                \
+        const T v_ = (v);                                                                     \
         (p)[0] = v_.s0; (p)[1] = v_.s1; (p)[2] = v_.s2; (p)[3] = v_.s3;                       \
         (p)[4] = v_.s4; (p)[5] = v_.s5; (p)[6] = v_.s6; (p)[7] = v_.s7;                       \
     }
 
 /* half <-> float from their bits, as vload_half and vstore_half_rte give them (PoCL 3.0 calls
- * those out of line: a model's float16 input took 10% longer to write than float32). Every half
- * is a float; a float rounds to the nearest half, ties to even, overflows to infinity, and NaN
- * stays NaN (quiet, its payload's top bits kept, as x86's F16C and ARM convert). */
+ * those out of line, a spill of every live vector register each). Every half is a float; a
+ * float rounds to the nearest half, ties to even, overflows to infinity, and NaN stays NaN
+ * (quiet, its payload's top bits kept, as x86's F16C and ARM convert). */
 inline float wk_half_to_float(ushort h) {
     const uint s = (uint)(h & 0x8000u) << 16, e = (h >> 10) & 0x1fu, m = h & 0x3ffu;
     if (e == 0) /* zero and subnormals: m 2^-24, exact */
         return as_float(s | as_uint((float)m * 5.9604644775390625e-8f));
     return as_float(s | (e == 31 ? 0x7f800000u : (e + 112) << 23) | (m << 13));
 }
-/* 8 floats as half bits, rounded to nearest even */
-inline uint8 wk_half_bits8(float8 v) {
-    const uint8 b = as_uint8(v), a = b & 0x7fffffffu;
-    /* below 2^-14 (half subnormals and zero): adding 0.5 rounds to a multiple of 2^-24, the
-     * subnormals' step, in the float add itself */
-    const uint8 sub = as_uint8(as_float8(a) + 0.5f) - 0x3f000000u;
-    /* normal: the exponent rebiased (-112 << 23), the dropped 13 bits rounded to even; a carry
-     * out of the mantissa raises the exponent, to infinity from 65520 up */
-    const uint8 nor = (a + 0xc8000fffu + ((a >> 13) & 1u)) >> 13;
-    uint8 h = a < 0x38800000u ? sub : nor;
-    h = a >= 0x47800000u ? (uint8)0x7c00u : h; /* 65536 and up, infinity */
-    h = a > 0x7f800000u ? (0x7e00u | ((a >> 13) & 0x3ffu)) : h; /* NaN */
-    return ((b >> 16) & 0x8000u) | h;
-}
-inline ushort wk_float_to_half(float v) { return (ushort)wk_half_bits8((float8)v).s0; }
-/* store v as half at p[i] (a float; doubles keep vstore_half_rte, which rounds them once) */
-#define WK_STORE_HALF(p, i, v) (((__global ushort *)(p))[i] = wk_float_to_half((float)(v)))
+/* name(v): the half bits of float (FT) v, in a UT of as many lanes; one recipe for one value
+ * (STORE_X, STORE_G) and for 8 (the warp's float16 model input):
+ * - below 2^-14 (half subnormals and zero): adding 0.5 rounds to a multiple of 2^-24, the
+ *   subnormals' step, in the float add itself;
+ * - normal: the exponent rebiased (-112 << 23), the dropped 13 bits rounded to even; a carry
+ *   out of the mantissa raises the exponent, to infinity from 65520 up. */
+#define WK_HALF_BITS_FN(name, FT, UT)                                                         \
+    inline UT name(FT v) {                                                                    \
+        const UT b = as_##UT(v), a = b & 0x7fffffffu;                                         \
+        const UT sub = as_##UT(as_##FT(a) + 0.5f) - 0x3f000000u;                              \
+        const UT nor = (a + 0xc8000fffu + ((a >> 13) & 1u)) >> 13;                            \
+        UT h = a < 0x38800000u ? sub : nor;                                                   \
+        h = a >= 0x47800000u ? (UT)0x7c00u : h;                        /* 65536 and up */     \
+        h = a > 0x7f800000u ? (UT)(0x7e00u | ((a >> 13) & 0x3ffu)) : h; /* NaN */             \
+        return ((b >> 16) & 0x8000u) | h;                                                     \
+    }
+WK_HALF_BITS_FN(wk_half_bits, float, uint)
+WK_HALF_BITS_FN(wk_half_bits8, float8, uint8)
+/* element i of half data at p as a float; v stored there as half (a float: doubles keep
+ * vstore_half_rte, which rounds them once) */
+#define WK_LOAD_HALF(p, i) wk_half_to_float(((__global const ushort *)(p))[i])
+#define WK_STORE_HALF(p, i, v) (((__global ushort *)(p))[i] = (ushort)wk_half_bits((float)(v)))
 
 /* a pointer type for X storage: half for F16 (read and written as its bits, above: no
  * cl_khr_fp16) */
@@ -131,7 +136,7 @@ inline ushort wk_float_to_bf16(float v) {
 
 /* load element i of X as acc_t */
 #if X_KIND == WK_F16
-#define LOAD_X(p, i) ((acc_t)wk_half_to_float(((__global const ushort *)(p))[i]))
+#define LOAD_X(p, i) ((acc_t)WK_LOAD_HALF(p, i))
 #elif X_KIND == WK_BF16
 #define LOAD_X(p, i) ((acc_t)wk_bf16_to_float((p)[i]))
 #elif X_KIND == WK_BOOL
@@ -176,7 +181,7 @@ inline ushort wk_float_to_bf16(float v) {
 
 /* load element i of a coordinate tensor as coord_t */
 #if G_KIND == WK_F16
-#define LOAD_G(p, i) ((coord_t)wk_half_to_float(((__global const ushort *)(p))[i]))
+#define LOAD_G(p, i) ((coord_t)WK_LOAD_HALF(p, i))
 #elif G_KIND == WK_BF16
 #define LOAD_G(p, i) ((coord_t)wk_bf16_to_float((p)[i]))
 #else

@@ -110,7 +110,11 @@ __kernel void to_float(__global const ushort *h, __global float *f) {
 }
 __kernel void to_half(__global const float *f, __global ushort *h) {
     const int i = get_global_id(0);
-    h[i] = wk_float_to_half(f[i]);
+    h[i] = (ushort)wk_half_bits(f[i]);
+}
+__kernel void to_half8(__global const float *f, __global ushort *h) { /* 8 values a work-item */
+    const int i = 8 * get_global_id(0);
+    WK_STORE8(uint8, wk_half_bits8(WK_LOAD8(f + i)), h + i);
 }
 """
 
@@ -133,17 +137,18 @@ def _half_boundaries() -> np.ndarray:
 def test_half_conversions_match_numpy_bit_for_bit(queue):
     """float16 data is read and written from its bits (kernels_cl/warpkit.h: no cl_khr_fp16,
     and no out-of-line vload_half / vstore_half_rte): every half to float, and every rounding
-    boundary to half, as numpy converts them; NaN stays NaN with its sign."""
+    boundary to half one value and 8 at a time (the warp's stores of a model's input), as numpy
+    converts them; NaN stays NaN with its sign."""
     ctx = queue.context
     defines = "".join(f"#define {k} {v}\n" for k, v in KERNEL_DEFINES.items())
     prg = cl.Program(ctx, defines + load_source("warpkit.h") + _HALF_KERNELS).build()
     mf = cl.mem_flags
 
-    def run(kernel, x, out_dtype):
+    def run(kernel, x, out_dtype, per_item=1):
         out = np.empty(len(x), out_dtype)
         dst = cl.Buffer(ctx, mf.WRITE_ONLY, out.nbytes)
-        kernel(queue, (len(x),), None, cl.Buffer(ctx, mf.READ_ONLY | mf.COPY_HOST_PTR,
-                                                 hostbuf=x), dst)
+        kernel(queue, (len(x) // per_item,), None,
+               cl.Buffer(ctx, mf.READ_ONLY | mf.COPY_HOST_PTR, hostbuf=x), dst)
         cl.enqueue_copy(queue, out, dst)
         return out
 
@@ -155,11 +160,13 @@ def test_half_conversions_match_numpy_bit_for_bit(queue):
     assert np.isnan(got[nan]).all() and (np.signbit(got[nan]) == np.signbit(want[nan])).all()
 
     floats = _half_boundaries()
-    got = run(prg.to_half, floats, np.uint16)
+    floats = np.concatenate([floats, np.zeros(-len(floats) % 8, np.float32)])  # blocks of 8
     with np.errstate(over="ignore", invalid="ignore"):
         want = floats.astype(np.float16).view(np.uint16)
     nan = np.isnan(floats)
-    bad = np.flatnonzero((got != want) & ~nan)
-    assert not len(bad), [(float(floats[i]), hex(got[i]), hex(want[i])) for i in bad[:5]]
-    back = got[nan].view(np.float16)
-    assert np.isnan(back).all() and (np.signbit(back) == np.signbit(floats[nan])).all()
+    assert nan.sum() == 6  # three NaNs of each sign
+    for got in (run(prg.to_half, floats, np.uint16), run(prg.to_half8, floats, np.uint16, 8)):
+        bad = np.flatnonzero((got != want) & ~nan)
+        assert not len(bad), [(float(floats[i]), hex(got[i]), hex(want[i])) for i in bad[:5]]
+        back = got[nan].view(np.float16)
+        assert np.isnan(back).all() and (np.signbit(back) == np.signbit(floats[nan])).all()
