@@ -77,6 +77,9 @@ def identity() -> np.ndarray:
 
 
 _IDENTITY = np.eye(3)
+# shared (pipelines' chains hold it where no map was multiplied in, and skip its arithmetic by
+# identity: `m is _IDENTITY`): read-only, so that no caller can change it for everyone
+_IDENTITY.flags.writeable = False
 
 
 def translation(dx: float, dy: float) -> np.ndarray:

@@ -11,7 +11,7 @@ import functools
 import math
 from dataclasses import dataclass
 from collections.abc import Sequence
-from typing import Any, Literal
+from typing import Any, Literal, NamedTuple
 
 import numpy as np
 import pyopencl as cl
@@ -249,9 +249,9 @@ def _output(dt: np.dtype, channels: int, output_dtype: Any, mean: Any, std: Any,
 COORD_MATRIX, COORD_MAP, COORD_FIELD, COORD_AXES = 0, 1, 2, 3  # kernels_cl/warp.cl's COORD
 
 
-@dataclass(frozen=True)
-class Coords:
-    """Source positions that are not one matrix per item (kernels_cl/warp.cl, COORD):
+class Coords(NamedTuple):
+    """Source positions that are not one matrix per item (kernels_cl/warp.cl, COORD) (a named
+    tuple: a frozen dataclass took 3 us of every non-linear pipeline call to make):
 
     - ``COORD_MAP``: absolute positions per output pixel, ``mx`` and ``my`` operands (float32,
       C-contiguous; ``map_xy``: ``mx`` is one (..., Ho, Wo, 2) array and ``my`` the same),

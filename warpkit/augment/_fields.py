@@ -324,12 +324,20 @@ def stage_at(f: NonLinear, pts: np.ndarray) -> np.ndarray:
     return f.apply(pts)
 
 
+#: the identity map where a chain has no matrix to multiply in (read-only and shared: the chain
+#: functions skip it by identity, `s is _I`, which saves a pipeline call its arithmetic)
+_I = geometry._IDENTITY
+
+
 def merge(stages: list) -> list:
-    """A chain with adjacent matrices multiplied, and starting and ending with a matrix."""
-    out: list = [geometry.identity()]
+    """A chain with adjacent matrices multiplied, and starting and ending with a matrix (``_I``
+    where there is none)."""
+    out: list = [_I]
     for s in stages:
         if isinstance(s, NonLinear):
-            out += [s, geometry.identity()]
+            out += [s, _I]
+        elif out[-1] is _I:
+            out[-1] = np.array(s, np.float64)
         else:
             out[-1] = np.asarray(s, np.float64) @ out[-1]
     return out
@@ -340,12 +348,13 @@ def fields_of(chain: list) -> list[NonLinear]:
 
 
 def projective_part(chain: list) -> np.ndarray:
-    """The product of a chain's matrices (its map with the fields left out)."""
-    m = geometry.identity()
+    """The product of a chain's matrices (its map with the fields left out): a new array, or one
+    of the chain's own where only it is not the identity."""
+    m = None
     for s in chain:
-        if not isinstance(s, NonLinear):
-            m = s @ m
-    return m
+        if s is not _I and not isinstance(s, NonLinear):
+            m = s if m is None else s @ m
+    return geometry.identity() if m is None else m
 
 
 def inverse_points(chain: list, pts: np.ndarray) -> np.ndarray:
@@ -354,7 +363,7 @@ def inverse_points(chain: list, pts: np.ndarray) -> np.ndarray:
     for s in reversed(chain):
         if isinstance(s, NonLinear):
             q = stage_at(s, q)
-        else:
+        elif s is not _I:
             q = geometry.transform_points(geometry.invert(s), q)
     return q
 
@@ -396,7 +405,8 @@ def _separable(chain: list) -> bool:
         if isinstance(s, NonLinear):
             if not isinstance(s, AxisField):
                 return False
-        elif s[0, 1] != 0 or s[1, 0] != 0 or s[2, 0] != 0 or s[2, 1] != 0 or s[2, 2] != 1:
+        elif s is not _I and (s[0, 1] != 0 or s[1, 0] != 0 or s[2, 0] != 0 or s[2, 1] != 0
+                              or s[2, 2] != 1):
             return False
     return True
 
@@ -404,7 +414,8 @@ def _separable(chain: list) -> bool:
 def _one_structure(chains: list[list]) -> bool:
     """Whether the chains have their maps and stages at the same positions (a batch through one
     pipeline): then they are evaluated a position at a time, as stacks over the items."""
-    return len({tuple(isinstance(s, NonLinear) for s in c) for c in chains}) == 1
+    return len(chains) == 1 or \
+        len({tuple(isinstance(s, NonLinear) for s in c) for c in chains}) == 1
 
 
 def _stacked_inverses(chains: list[list]) -> list[np.ndarray]:
@@ -412,7 +423,8 @@ def _stacked_inverses(chains: list[list]) -> list[np.ndarray]:
     position, a (B, 3, 3) stack (geometry.invert's arithmetic, in one call per position, without
     checking again matrices the stages made and checked)."""
     at = [j for j, s in enumerate(chains[0]) if not isinstance(s, NonLinear)]
-    return [geometry._invert_checked(_stack([c[j] for c in chains])) for j in at]
+    return [_I if all(c[j] is _I for c in chains)
+            else geometry._invert_checked(_stack([c[j] for c in chains])) for j in at]
 
 
 def _along_all(fields: tuple, axis: int, v: np.ndarray) -> np.ndarray:
@@ -445,10 +457,10 @@ def _axes_tables(chains: list[list], wo: int, ho: int) -> np.ndarray:
     for at in reversed(list(zip(*chains))):  # every chain's stage at one position
         if isinstance(at[0], NonLinear):
             x, y = _along_all(at, 0, x), _along_all(at, 1, y)
+        elif all(s is _I for s in at):  # the maps around a stage alone: x stays x
+            continue
         else:  # axis-aligned maps (_separable): inverted along each axis, (p - shift) / scale
             m = _stack(at)
-            if (m == geometry._IDENTITY).all():  # the maps around a stage alone: x stays x
-                continue
             sx, sy = m[:, 0, 0, None], m[:, 1, 1, None]
             if not (sx.all() and sy.all()):
                 raise geometry._singular(0.0)  # a scale of 0 along an axis
@@ -474,7 +486,8 @@ def axes_coords(chains: list[list], size: tuple[int, int]) -> Coords | None:
         tables = _axes_tables(chains, wo, ho)
     else:
         tables = np.concatenate([_axes_tables([c], wo, ho) for c in chains])
-    if not (np.abs(tables) <= 1e30).all():  # NaN (and past float32's range: inf) fails too
+    # NaN fails too (and past float32's range: inf)
+    if not (-1e30 <= tables.min() and tables.max() <= 1e30):
         return None
     return Coords(COORD_AXES, axes=tables)
 
@@ -495,9 +508,9 @@ def _stage_maps(chains: list[list]) -> np.ndarray:
     for k in range(n + 1):
         m = inverses[n - k]
         if k > 0:
-            m = m @ unframes[n - k]
+            m = unframes[n - k] if m is _I else m @ unframes[n - k]
         if k < n:
-            m = frames[n - k - 1] @ m
+            m = frames[n - k - 1] if m is _I else frames[n - k - 1] @ m
         maps[:, k] = m
     return maps
 
