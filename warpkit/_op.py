@@ -115,15 +115,15 @@ class Plan:
         bound: dict[Any, Any] = dict(values or {})
         bound.update(self._scratch())
         for ln in self.launches:
-            args = list(ln.args)
+            vals = []
             yv = None
-            for i, name in ln.slots:
+            for _, name in ln.slots:
                 if name == "Y":
                     h = None if out.on_device or ln.batch is None else out.host[slice(*ln.batch)]
                     yv = out.view(h)
-                    args[i] = yv.buf
+                    vals.append(yv.buf)
                 elif name in bound:
-                    args[i] = bound[name]
+                    vals.append(bound[name])
                 else:  # an operand's view serves every launch of the same slice; it keeps a
                     key = (name, ln.batch)  # host array's memory alive
                     view = bound.get(key)
@@ -132,9 +132,9 @@ class Plan:
                         host = None if op.dev is not None or ln.batch is None else \
                             op.host[slice(*ln.batch)]
                         view = bound[key] = to_device(rt, op, host)
-                    args[i] = view.buf
+                    vals.append(view.buf)
             kernel = ln.variant.kernel(rt)
-            set_args(kernel, *args)
+            _bind(kernel, ln, vals)
             ev = launch(rt, kernel, ln.global_size, ln.local_size)
             if yv is not None:
                 if pending is None:
@@ -167,36 +167,41 @@ class Plan:
         other = {**(values or {}), **self._scratch()} if values or self.scratch else {}
         for ln in self.launches:
             kernel = ln.variant.kernel(rt)  # this thread's
-            vals = [ybuf if name == "Y" else operands[name].dev.base_data if name in operands
-                    else other[name] for _, name in ln.slots]
-            is_buf = ln.__dict__.get("_is_buf")  # a name's kind is the same every call
-            if is_buf is None:
-                kinds = tuple(isinstance(v, cl.MemoryObjectHolder) for v in vals)
-                is_buf = () if all(kinds) else kinds  # (): buffers only
-                object.__setattr__(ln, "_is_buf", is_buf)
-            scalars = [v for v, b in zip(vals, is_buf) if not b] if is_buf else None
-            if getattr(kernel, "_wk_bound", None) is ln and (
-                    scalars is None or all(a is b for a, b in zip(scalars, kernel._wk_scalars))):
-                # its other arguments, and these values (the same objects: callers keep the
-                # values that do not change, such as a warp's fill), are set already: set only
-                # the buffers (a scalar set alone takes pyopencl's untyped path, ~7 us: those go
-                # all at once). Buffers are set every call: the kernel holds no reference to
-                # them, so an old one may be gone and a new one reuse its address
-                if is_buf:
-                    for (i, _), v, b in zip(ln.slots, vals, is_buf):
-                        if b:
-                            kernel.set_arg(i, v)
-                else:
-                    for (i, _), v in zip(ln.slots, vals):
-                        kernel.set_arg(i, v)
-            else:
-                args = list(ln.args)
-                for (i, _), v in zip(ln.slots, vals):
-                    args[i] = v
-                set_args(kernel, *args)
-                kernel._wk_bound = ln
-                kernel._wk_scalars = scalars
+            _bind(kernel, ln, [ybuf if name == "Y" else operands[name].dev.base_data
+                               if name in operands else other[name] for _, name in ln.slots])
             ev = launch(rt, kernel, ln.global_size, ln.local_size)
             if ln.writes_y:
                 y.add_event(ev)
         return y
+
+
+def _bind(kernel: cl.Kernel, ln: Launch, vals: list) -> None:
+    """Set the per-call arguments ``vals`` (one per slot of ``ln``) of ``kernel``, and the
+    launch's fixed ones where the kernel last ran another launch."""
+    is_buf = ln.__dict__.get("_is_buf")  # a name's kind is the same every call
+    if is_buf is None:
+        kinds = tuple(isinstance(v, cl.MemoryObjectHolder) for v in vals)
+        is_buf = () if all(kinds) else kinds  # (): buffers only
+        object.__setattr__(ln, "_is_buf", is_buf)
+    scalars = [v for v, b in zip(vals, is_buf) if not b] if is_buf else None
+    if getattr(kernel, "_wk_bound", None) is ln and (
+            scalars is None or all(a is b for a, b in zip(scalars, kernel._wk_scalars))):
+        # its other arguments, and these values (the same objects: callers keep the values
+        # that do not change, such as a warp's fill), are set already: set only the buffers (a
+        # scalar set alone takes pyopencl's untyped path, ~7 us: those go all at once). Buffers
+        # are set every call: the kernel holds no reference to them, so an old one may be gone
+        # and a new one reuse its address
+        if is_buf:
+            for (i, _), v, b in zip(ln.slots, vals, is_buf):
+                if b:
+                    kernel.set_arg(i, v)
+        else:
+            for (i, _), v in zip(ln.slots, vals):
+                kernel.set_arg(i, v)
+    else:
+        args = list(ln.args)
+        for (i, _), v in zip(ln.slots, vals):
+            args[i] = v
+        set_args(kernel, *args)
+        kernel._wk_bound = ln
+        kernel._wk_scalars = scalars

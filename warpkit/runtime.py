@@ -793,7 +793,7 @@ def set_args(kernel: cl.Kernel, *args: Any) -> None:
             [None if isinstance(a, cl.MemoryObjectHolder) else np.asarray(a).dtype for a in args])
         kernel._wk_typed = True
     kernel.set_args(*args)
-    kernel._wk_bound = None  # whose arguments these are: see _op.Plan._run_on_device
+    kernel._wk_bound = None  # whose arguments these are: see _op._bind
 
 
 def launch(rt: Runtime, kernel: cl.Kernel, global_size: tuple[int, ...],

@@ -417,19 +417,19 @@ def _warp(image, matrix, size=None, interpolation="linear", padding="constant", 
     operands = {"X": src}
     if kind == COORD_MAP:
         operands.update(MX=coords.mx, MY=coords.my)
-        values.update(mx_off=np.int64(device_layout(coords.mx)[0]),
-                      my_off=np.int64(device_layout(coords.my)[0]),
-                      map_item=np.int64(coords.map_item), map_xy=np.int32(coords.map_xy))
+        values.update(mx_off=_int64(device_layout(coords.mx)[0]),
+                      my_off=_int64(device_layout(coords.my)[0]),
+                      map_item=_int64(coords.map_item), map_xy=_int32(coords.map_xy))
     elif kind == COORD_AXES:
         values.update(AX=cl.Buffer(rt.context, ro, hostbuf=np.ascontiguousarray(
                           coords.axes, np.float32)),
-                      ax_item=np.int64(wo + ho if len(coords.axes) > 1 else 0))
+                      ax_item=_int64(wo + ho if len(coords.axes) > 1 else 0))
     elif kind == COORD_FIELD:
         values.update(FLD=cl.Buffer(rt.context, ro, hostbuf=np.ascontiguousarray(
                           coords.fields, np.float32)),
                       FI=cl.Buffer(rt.context, ro, hostbuf=np.ascontiguousarray(
                           coords.fi, np.int32)),
-                      nf=np.int32(coords.fi.shape[1]))
+                      nf=_int32(coords.fi.shape[1]))
     res = plan.run(operands, values, pending)
     if ragged and arr.ndim == 2 and not y_chw:  # (H, W) images give (B, ho, wo), as stacked
         res = res.reshape(res.shape[:3])
@@ -542,14 +542,28 @@ _FIXED = PlanCache(maxsize=256)
 #: the matrix of positions from per-pixel maps or per-axis tables: the identity (read-only)
 _NO_MAP = np.eye(3)[None]
 _NO_MAP.flags.writeable = False
-_INT32: dict[int, np.int32] = {}
+_SCALARS: dict[tuple[type, int], Any] = {}
 
 
 def _int32(v: int) -> np.int32:
-    """One np.int32 object per value (the short path compares the values it set by identity)."""
-    v = int(v)
-    got = _INT32.get(v)
-    return got if got is not None else _INT32.setdefault(v, np.int32(v))
+    """One np.int32 object per value (the short path compares the values it set by identity:
+    _op._bind)."""
+    return _scalar(np.int32, v)
+
+
+def _int64(v: int) -> np.int64:
+    """One np.int64 object per value, as :func:`_int32`."""
+    return _scalar(np.int64, v)
+
+
+def _scalar(t: type, v: int) -> Any:
+    key = (t, int(v))
+    got = _SCALARS.get(key)
+    if got is None:
+        if len(_SCALARS) > 4096:  # offsets and sizes of many layouts: start again
+            _SCALARS.clear()
+        got = _SCALARS.setdefault(key, t(key[1]))
+    return got
 
 
 def _fixed_values(rt: Runtime, fills: tuple, int_image: bool, yscale: tuple, ybias: tuple,
