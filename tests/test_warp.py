@@ -624,3 +624,25 @@ def test_back_to_back_warps_keep_their_inputs_alive(queue):
             gate.set_status(cl.command_execution_status.COMPLETE)
     for a, o in zip(arrays, outs):
         np.testing.assert_array_equal(np.asarray(o), a)
+
+
+def test_options_made_once_follow_every_call():
+    """A warp's option values (fill per channel, normalisation) are made once per hashable set
+    of options and image kind: a later call with other options gets its own, equal options of
+    other types give the same result, and a bad option raises on every call, not only the
+    first."""
+    img = np.full((6, 7, 3), 100, np.uint8)
+    m = g.translation(20, 0)  # the whole output is fill
+    for fill in (0, (255, 0, 7), 0.0, 3, np.float32(3), (255, 0, 7)):
+        out = warpkit.warp_affine(img, m[:2], fill=fill)
+        want = np.broadcast_to(np.round(np.asarray(fill, np.float64)), (3,))
+        assert (out == want.astype(np.uint8)).all(), fill
+    y = warpkit.warp_affine(img, m[:2], fill=1, output_dtype="float32", mean=0.5, std=0.25)
+    assert np.allclose(y, (1 / 255 - 0.5) / 0.25)
+    y = warpkit.warp_affine(img, m[:2], fill=1, output_dtype="float32", mean=0.0, std=1.0)
+    assert np.allclose(y, 1 / 255)
+    for _ in range(2):
+        with pytest.raises(ValueError, match="fill must be a number or one per channel"):
+            warpkit.warp_affine(img, m[:2], fill=(1, 2))
+        with pytest.raises(ValueError, match="std must be > 0"):
+            warpkit.warp_affine(img, m[:2], output_dtype="float32", std=0.0)

@@ -27,6 +27,9 @@ def number(value: Any, arg: str) -> float:
 
 def width_height(value: Any, arg: str) -> tuple[int, int]:
     """A (width, height) argument as two whole numbers, or a ValueError naming it."""
+    if type(value) is tuple and len(value) == 2 and type(value[0]) is int \
+            and type(value[1]) is int:  # what pipelines pass every call
+        return value
     try:
         vals = [float(v) for v in value]
     except (TypeError, ValueError):

@@ -138,8 +138,8 @@ class GridDistortion(FieldTransform):
     def draw(self, rng, size):
         lo, hi = self.distort_limit
         n = self.num_steps
-        return {"steps_x": rng.uniform(lo, hi, n).tolist(),
-                "steps_y": rng.uniform(lo, hi, n).tolist()}
+        steps = rng.uniform(lo, hi, 2 * n).tolist()  # the numbers of two draws of n, in one
+        return {"steps_x": steps[:n], "steps_y": steps[n:]}
 
     def _displacements(self, steps: list[float], extent: float) -> np.ndarray:
         """How far the n + 1 cell edges of the output read from their own positions, over
