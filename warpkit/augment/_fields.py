@@ -190,15 +190,27 @@ class Lens(NonLinear):
 
     @classmethod
     def frames(cls, stages: tuple) -> np.ndarray:
-        return geometry._invert_checked(_stack([s.new_camera for s in stages]))
+        if len(stages) == 1:  # one image's call: its cameras' frames made once (_per_camera)
+            return _per_camera(_FRAMES, stages[0].new_camera, cls._frames)
+        return cls._frames(_stack([s.new_camera for s in stages]))
+
+    @staticmethod
+    def _frames(new_cameras: np.ndarray) -> np.ndarray:
+        return geometry._invert_checked(new_cameras)
 
     def unframe(self) -> np.ndarray:
         return type(self).unframes((self,))[0]
 
     @classmethod
     def unframes(cls, stages: tuple) -> np.ndarray:
+        if len(stages) == 1:
+            return _per_camera(_UNFRAMES, stages[0].camera, cls._unframes)
+        return cls._unframes(_stack([s.camera for s in stages]))
+
+    @staticmethod
+    def _unframes(cameras: np.ndarray) -> np.ndarray:
         # OpenCV's model ignores the distorted camera's skew: (fx, 0, cx; 0, fy, cy; 0, 0, 1)
-        return _stack([s.camera for s in stages]) * _FOCAL_CENTRE + _LAST_ROW
+        return cameras * _FOCAL_CENTRE + _LAST_ROW
 
     def apply(self, pts):
         return geometry.distort_points(self.camera, self.coeffs, pts, self.new_camera)
@@ -209,6 +221,25 @@ class Lens(NonLinear):
         # which parts the kernel evaluates: 1 the rational (k4..k6), 2 tangential and prism
         parts = int(any(v[5:8])) | 2 * int(any(v[2:4] + v[8:]))
         return c, 0, parts
+
+
+#: Lens frames of one camera matrix (its bytes): a transform's cameras are the same for every
+#: image of a size, and their inversion and stacking took ~10 us of each OpticalDistortion call
+_FRAMES: dict[bytes, np.ndarray] = {}
+_UNFRAMES: dict[bytes, np.ndarray] = {}
+
+
+def _per_camera(cache: dict, camera: np.ndarray, make) -> np.ndarray:
+    """``make(camera[None])`` (a (1, 3, 3) stack), made once per camera and kept read-only."""
+    key = camera.tobytes()
+    got = cache.get(key)
+    if got is None:
+        got = make(camera[None])
+        got.flags.writeable = False
+        if len(cache) >= 64:
+            cache.clear()
+        cache[key] = got
+    return got
 
 
 def lens(camera_matrix, dist_coeffs, new_camera_matrix=None) -> Lens:

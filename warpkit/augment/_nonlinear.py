@@ -9,6 +9,7 @@ field is regenerated from the integer ``seed`` it records, so replays and JSON n
 
 from __future__ import annotations
 
+import functools
 import math
 import numbers
 from typing import Any
@@ -178,14 +179,22 @@ class OpticalDistortion(FieldTransform):
         return {"k": float(rng.uniform(*self.distort_limit))}
 
     def field(self, params, size):
-        W, H = size
         k = number(params["k"], "k")  # a replayed k may have been edited
-        # OpenCV's default new camera for initUndistortRectifyMap: the principal point centred
-        return lens([[W, 0, W / 2], [0, H, H / 2], [0, 0, 1]], [k, k, 0, 0, 0],
-                    [[W, 0, (W - 1) / 2], [0, H, (H - 1) / 2], [0, 0, 1]])
+        camera, new_camera = _optical_cameras(*size)
+        return lens(camera, [k, k, 0, 0, 0], new_camera)
 
     def config(self):
         return {"distort_limit": list(self.distort_limit)}
+
+
+@functools.lru_cache(maxsize=64)
+def _optical_cameras(W: int, H: int) -> tuple[np.ndarray, np.ndarray]:
+    """OpticalDistortion's camera of a W x H image and OpenCV's default new camera for
+    initUndistortRectifyMap (the principal point centred), made once per size (read-only)."""
+    K = np.array([[W, 0, W / 2], [0, H, H / 2], [0, 0, 1]], np.float64)
+    Kn = np.array([[W, 0, (W - 1) / 2], [0, H, (H - 1) / 2], [0, 0, 1]], np.float64)
+    K.flags.writeable = Kn.flags.writeable = False
+    return K, Kn
 
 
 class ThinPlateSpline(FieldTransform):
