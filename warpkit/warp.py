@@ -601,7 +601,7 @@ def _blocks(coords: Coords | None) -> int:
     if coords is None:
         return 1
     if coords.kind == COORD_FIELD:  # lenses only (FI's a == 0): 4; a grid's taps fill 2
-        return 4 if not coords.fi[..., 1].any() else 2
+        return 4 if not np.count_nonzero(coords.fi[..., 1]) else 2
     return 4 if coords.kind == COORD_AXES else 2
 
 
