@@ -462,13 +462,13 @@ def _along_all(fields: tuple, axis: int, v: np.ndarray) -> np.ndarray:
     """:meth:`AxisField.along` of each item's field on its row of ``v`` (B, n) (or one row for
     all, (1, n)): for fields of one table length and frame, in one interpolation over the batch
     (the same arithmetic)."""
+    if len(fields) == 1:  # one image's call
+        return fields[0].along(axis, v)
     tables = [f.dy if axis else f.dx for f in fields]
     if len({len(t) for t in tables}) != 1 or len({f.size for f in fields}) != 1:
         v = np.broadcast_to(v, (len(fields), v.shape[-1]))
         return np.stack([f.along(axis, r) for f, r in zip(fields, v)])
     B, n = len(tables), len(tables[0])
-    if B == 1:
-        return fields[0].along(axis, v)
     g = v * fields[0].scale()[axis]
     # one np.interp over every item's table laid end to end: item k's grid coordinates, clamped
     # to its own points (never between two items' tables), shifted to its place (k n)
