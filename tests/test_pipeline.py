@@ -476,7 +476,7 @@ def test_sample_streams_are_numpys_seed_sequence_streams():
     from warpkit.augment._pipeline import _philox_key, sample_streams
 
     rng = np.random.default_rng(11)
-    # 3 words, 4 (the unrolled path's longest), 5, 7 and 23 (past the precomputed constants)
+    # 3 words (zero-padded to 4), 4, 5, 7 and 23 (past the precomputed hash constants)
     keys = [[0, 0, 0], [0, 3, 7], [2**32 + 7, 5, 9], [2**32 - 1, 2**32, 2**32 + 1],
             [2**64 - 1, 1, 2**40 + 3], [2**200 + 5, 2**33, 7], [2**640 + 1, 2**40, 3]]
     keys += [list(map(int, rng.integers(0, 2**62, 3))) for _ in range(100)]

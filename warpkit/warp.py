@@ -297,11 +297,6 @@ def _warp(image, matrix, size=None, interpolation="linear", padding="constant", 
     arg = "matrix" if affine else "homography"
     mode_id = choice(interpolation, INTERPOLATIONS, "interpolation", INTERPOLATION_ALIASES)
     pad_id = choice(padding, PADDINGS, "padding", PADDING_ALIASES)
-    try:  # the options' values per image kind, made once (a pipeline passes the same each call)
-        okey = (fill, output_dtype, mean, std, layout)
-        hash(okey)
-    except TypeError:  # lists and arrays: made each call
-        okey = None
     if ragged:
         shapes = [shape_hwc(a) for a in image]
         arr, restore = image[0], None
@@ -374,8 +369,11 @@ def _warp(image, matrix, size=None, interpolation="linear", padding="constant", 
         ss = [1]
     else:
         ss = _supersampling(inv, wo, ho) if antialias else [1] * len(inv)
-    fills, (y_dtype, y_chw, yscale, ybias) = _values_of_options(okey, C, dt) if okey is not None else \
-        (_fills(fill, C, dt), _output(dt, C, output_dtype, mean, std, layout))
+    try:  # made once per set of options and image kind (a pipeline passes the same each call)
+        fills, out = _values_of_options((fill, output_dtype, mean, std, layout), C, dt)
+    except TypeError:  # unhashable options (lists, arrays): made each call
+        fills, out = _fills(fill, C, dt), _output(dt, C, output_dtype, mean, std, layout)
+    y_dtype, y_chw, yscale, ybias = out
     shape = out_shape(ho, wo)
     if y_dtype is not None:
         restore = None  # the model's input: an array, not a picture
@@ -555,28 +553,20 @@ _FIXED = PlanCache(maxsize=256)
 #: the matrix of positions from per-pixel maps or per-axis tables: the identity (read-only)
 _NO_MAP = np.eye(3)[None]
 _NO_MAP.flags.writeable = False
-_SCALARS: dict[tuple[type, int], Any] = {}
-
-
 def _int32(v: int) -> np.int32:
     """One np.int32 object per value (the short path compares the values it set by identity:
     _op._bind)."""
-    return _scalar(np.int32, v)
+    return _scalar(np.int32, int(v))
 
 
 def _int64(v: int) -> np.int64:
     """One np.int64 object per value, as :func:`_int32`."""
-    return _scalar(np.int64, v)
+    return _scalar(np.int64, int(v))
 
 
+@functools.lru_cache(maxsize=4096)
 def _scalar(t: type, v: int) -> Any:
-    key = (t, int(v))
-    got = _SCALARS.get(key)
-    if got is None:
-        if len(_SCALARS) > 4096:  # offsets and sizes of many layouts: start again
-            _SCALARS.clear()
-        got = _SCALARS.setdefault(key, t(key[1]))
-    return got
+    return t(v)
 
 
 def _fixed_values(rt: Runtime, fills: tuple, int_image: bool, yscale: tuple, ybias: tuple,

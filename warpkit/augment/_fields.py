@@ -190,8 +190,8 @@ class Lens(NonLinear):
 
     @classmethod
     def frames(cls, stages: tuple) -> np.ndarray:
-        if len(stages) == 1:  # one image's call: its cameras' frames made once (_per_camera)
-            return _per_camera(_FRAMES, stages[0].new_camera, cls._frames)
+        if len(stages) == 1:  # one image's call: made once per camera (_per_camera)
+            return _per_camera(stages[0].new_camera.tobytes(), cls._frames)
         return cls._frames(_stack([s.new_camera for s in stages]))
 
     @staticmethod
@@ -204,7 +204,7 @@ class Lens(NonLinear):
     @classmethod
     def unframes(cls, stages: tuple) -> np.ndarray:
         if len(stages) == 1:
-            return _per_camera(_UNFRAMES, stages[0].camera, cls._unframes)
+            return _per_camera(stages[0].camera.tobytes(), cls._unframes)
         return cls._unframes(_stack([s.camera for s in stages]))
 
     @staticmethod
@@ -223,23 +223,14 @@ class Lens(NonLinear):
         return c, 0, parts
 
 
-#: Lens frames of one camera matrix (its bytes): a transform's cameras are the same for every
-#: image of a size, and their inversion and stacking took ~10 us of each OpticalDistortion call
-_FRAMES: dict[bytes, np.ndarray] = {}
-_UNFRAMES: dict[bytes, np.ndarray] = {}
-
-
-def _per_camera(cache: dict, camera: np.ndarray, make) -> np.ndarray:
-    """``make(camera[None])`` (a (1, 3, 3) stack), made once per camera and kept read-only."""
-    key = camera.tobytes()
-    got = cache.get(key)
-    if got is None:
-        got = make(camera[None])
-        got.flags.writeable = False
-        if len(cache) >= 64:
-            cache.clear()
-        cache[key] = got
-    return got
+@functools.lru_cache(maxsize=128)
+def _per_camera(camera: bytes, make) -> np.ndarray:
+    """``make`` (Lens._frames or Lens._unframes) of one camera matrix, given as its float64
+    bytes, as a read-only (1, 3, 3) stack: a transform's cameras are the same for every image of
+    a size, and inverting and stacking them took ~10 us of each OpticalDistortion call."""
+    out = make(np.frombuffer(camera).reshape(1, 3, 3))
+    out.flags.writeable = False
+    return out
 
 
 def lens(camera_matrix, dist_coeffs, new_camera_matrix=None) -> Lens:
@@ -452,7 +443,7 @@ def _one_structure(chains: list[list]) -> bool:
 def _stacked_inverses(chains: list[list]) -> list[np.ndarray]:
     """Chains of :func:`_one_structure`'s projective maps, inverted (src_from_dst): per map
     position, a (B, 3, 3) stack (geometry.invert's arithmetic, in one call per position, without
-    checking again matrices the stages made and checked)."""
+    checking again matrices the stages made and checked), or ``_I`` where every chain has it."""
     at = [j for j, s in enumerate(chains[0]) if not isinstance(s, NonLinear)]
     return [_I if all(c[j] is _I for c in chains)
             else geometry._invert_checked(_stack([c[j] for c in chains])) for j in at]

@@ -84,8 +84,8 @@ def _philox_key(entropy: list[int]) -> tuple[int, int]:
     """``numpy.random.SeedSequence(entropy).generate_state(2, numpy.uint64)`` (the key
     ``Philox(SeedSequence(entropy))`` takes) for integers >= 0, in Python ints: numpy's object,
     its arrays and its Philox cost ~75 us a sample right after a kernel (10% of a 32-image
-    OpticalDistortion batch), this ~6-10 (tests/test_pipeline.py checks it against numpy).
-    Hash k XORs constant k and multiplies by constant k + 1 (_HA)."""
+    OpticalDistortion batch), this ~9 (tests/test_pipeline.py checks it against numpy).
+    Hash k XORs constant k and multiplies by constant k + 1 (_HA, _HB)."""
     words = []  # each integer as little-endian uint32 words, 0 as one
     for n in entropy:
         words.append(n & _M32)
@@ -93,8 +93,7 @@ def _philox_key(entropy: list[int]) -> tuple[int, int]:
         while n:
             words.append(n & _M32)
             n >>= 32
-    if len(words) <= 4:  # seed, epoch and index below 2^32: the mixing written out
-        return _philox_key4(*words, *(0,) * (4 - len(words)))
+    words += [0] * (4 - len(words))
     a = _HA if len(words) <= 12 else _hash_constants(4 + 12 + 4 * (len(words) - 4), _INIT_A,
                                                        _MULT_A)
     pool = []
@@ -111,41 +110,11 @@ def _philox_key(entropy: list[int]) -> tuple[int, int]:
             k += 1
             r = (_MIX_L * pool[j] - _MIX_R * (v ^ (v >> 16))) & _M32
             pool[j] = r ^ (r >> 16)
-    return _generate2(*pool)
-
-
-def _philox_key4(w0: int, w1: int, w2: int, w3: int) -> tuple[int, int]:
-    """:func:`_philox_key` of 4 words or fewer (zero-padded), the loops unrolled: 10 -> 6 us,
-    and every sample of a pipeline call pays it."""
-    a, M, L, R = _HA, _M32, _MIX_L, _MIX_R
-    v = ((w0 ^ a[0]) * a[1]) & M; p0 = v ^ (v >> 16)  # noqa: E702
-    v = ((w1 ^ a[1]) * a[2]) & M; p1 = v ^ (v >> 16)  # noqa: E702
-    v = ((w2 ^ a[2]) * a[3]) & M; p2 = v ^ (v >> 16)  # noqa: E702
-    v = ((w3 ^ a[3]) * a[4]) & M; p3 = v ^ (v >> 16)  # noqa: E702
-    # pool word i's hash mixed into each other word j, i = 0..3 in turn
-    v = ((p0 ^ a[4]) * a[5]) & M; r = (L * p1 - R * (v ^ (v >> 16))) & M; p1 = r ^ (r >> 16)  # noqa: E702
-    v = ((p0 ^ a[5]) * a[6]) & M; r = (L * p2 - R * (v ^ (v >> 16))) & M; p2 = r ^ (r >> 16)  # noqa: E702
-    v = ((p0 ^ a[6]) * a[7]) & M; r = (L * p3 - R * (v ^ (v >> 16))) & M; p3 = r ^ (r >> 16)  # noqa: E702
-    v = ((p1 ^ a[7]) * a[8]) & M; r = (L * p0 - R * (v ^ (v >> 16))) & M; p0 = r ^ (r >> 16)  # noqa: E702
-    v = ((p1 ^ a[8]) * a[9]) & M; r = (L * p2 - R * (v ^ (v >> 16))) & M; p2 = r ^ (r >> 16)  # noqa: E702
-    v = ((p1 ^ a[9]) * a[10]) & M; r = (L * p3 - R * (v ^ (v >> 16))) & M; p3 = r ^ (r >> 16)  # noqa: E702
-    v = ((p2 ^ a[10]) * a[11]) & M; r = (L * p0 - R * (v ^ (v >> 16))) & M; p0 = r ^ (r >> 16)  # noqa: E702
-    v = ((p2 ^ a[11]) * a[12]) & M; r = (L * p1 - R * (v ^ (v >> 16))) & M; p1 = r ^ (r >> 16)  # noqa: E702
-    v = ((p2 ^ a[12]) * a[13]) & M; r = (L * p3 - R * (v ^ (v >> 16))) & M; p3 = r ^ (r >> 16)  # noqa: E702
-    v = ((p3 ^ a[13]) * a[14]) & M; r = (L * p0 - R * (v ^ (v >> 16))) & M; p0 = r ^ (r >> 16)  # noqa: E702
-    v = ((p3 ^ a[14]) * a[15]) & M; r = (L * p1 - R * (v ^ (v >> 16))) & M; p1 = r ^ (r >> 16)  # noqa: E702
-    v = ((p3 ^ a[15]) * a[16]) & M; r = (L * p2 - R * (v ^ (v >> 16))) & M; p2 = r ^ (r >> 16)  # noqa: E702
-    return _generate2(p0, p1, p2, p3)
-
-
-def _generate2(p0: int, p1: int, p2: int, p3: int) -> tuple[int, int]:
-    """generate_state of the pool: 4 uint32 words, read as 2 uint64 (little-endian)."""
-    b, M = _HB, _M32
-    v = ((p0 ^ b[0]) * b[1]) & M; o0 = v ^ (v >> 16)  # noqa: E702
-    v = ((p1 ^ b[1]) * b[2]) & M; o1 = v ^ (v >> 16)  # noqa: E702
-    v = ((p2 ^ b[2]) * b[3]) & M; o2 = v ^ (v >> 16)  # noqa: E702
-    v = ((p3 ^ b[3]) * b[4]) & M; o3 = v ^ (v >> 16)  # noqa: E702
-    return o0 | o1 << 32, o2 | o3 << 32
+    out = []
+    for i, v in enumerate(pool):  # generate_state: 4 uint32 words, read as 2 uint64
+        v = ((v ^ _HB[i]) * _HB[i + 1]) & _M32
+        out.append(v ^ (v >> 16))
+    return out[0] | out[1] << 32, out[2] | out[3] << 32
 
 
 _LOCAL = threading.local()
