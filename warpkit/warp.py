@@ -553,6 +553,8 @@ _FIXED = PlanCache(maxsize=256)
 #: the matrix of positions from per-pixel maps or per-axis tables: the identity (read-only)
 _NO_MAP = np.eye(3)[None]
 _NO_MAP.flags.writeable = False
+
+
 def _int32(v: int) -> np.int32:
     """One np.int32 object per value (the short path compares the values it set by identity:
     _op._bind)."""

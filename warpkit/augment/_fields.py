@@ -190,9 +190,7 @@ class Lens(NonLinear):
 
     @classmethod
     def frames(cls, stages: tuple) -> np.ndarray:
-        if len(stages) == 1:  # one image's call: made once per camera (_per_camera)
-            return _per_camera(stages[0].new_camera.tobytes(), cls._frames)
-        return cls._frames(_stack([s.new_camera for s in stages]))
+        return _of_cameras([s.new_camera for s in stages], cls._frames)
 
     @staticmethod
     def _frames(new_cameras: np.ndarray) -> np.ndarray:
@@ -203,9 +201,7 @@ class Lens(NonLinear):
 
     @classmethod
     def unframes(cls, stages: tuple) -> np.ndarray:
-        if len(stages) == 1:
-            return _per_camera(stages[0].camera.tobytes(), cls._unframes)
-        return cls._unframes(_stack([s.camera for s in stages]))
+        return _of_cameras([s.camera for s in stages], cls._unframes)
 
     @staticmethod
     def _unframes(cameras: np.ndarray) -> np.ndarray:
@@ -223,10 +219,18 @@ class Lens(NonLinear):
         return c, 0, parts
 
 
+def _of_cameras(cameras: list[np.ndarray], make) -> np.ndarray:
+    """``make`` (Lens._frames or Lens._unframes) of the stacked camera matrices; one image's
+    call (one camera) takes it from :func:`_per_camera`."""
+    if len(cameras) == 1:
+        return _per_camera(cameras[0].tobytes(), make)
+    return make(_stack(cameras))
+
+
 @functools.lru_cache(maxsize=128)
 def _per_camera(camera: bytes, make) -> np.ndarray:
-    """``make`` (Lens._frames or Lens._unframes) of one camera matrix, given as its float64
-    bytes, as a read-only (1, 3, 3) stack: a transform's cameras are the same for every image of
+    """``make`` of one camera matrix, given as its float64 bytes (lens() makes them float64), as
+    a read-only (1, 3, 3) stack: a transform's cameras are the same for every image of
     a size, and inverting and stacking them took ~10 us of each OpticalDistortion call."""
     out = make(np.frombuffer(camera).reshape(1, 3, 3))
     out.flags.writeable = False
