@@ -9,7 +9,8 @@ outputs from oracles nobody here wrote, so that a user's device is checked witho
   equivalent grid (pixel centres on integers: align_corners=1).
 
     python tests/make_selfcheck_cases.py          # rewrite the shipped file
-    python tests/make_selfcheck_cases.py --check  # exit 1 if the shipped file differs
+    python tests/make_selfcheck_cases.py --check  # exit 1 if the shipped file differs beyond
+                                                  # the documented tolerances
 
 The test suite runs ``--check``, so the shipped data cannot drift from its oracles.
 """
@@ -206,19 +207,46 @@ def build() -> bytes:
     return buf.getvalue()
 
 
-def _same(a: bytes, b: bytes) -> bool:
-    """Equal contents (npz archives carry timestamps)."""
-    za, zb = np.load(io.BytesIO(a)), np.load(io.BytesIO(b))
-    return sorted(za.files) == sorted(zb.files) and all(
-        za[f].dtype == zb[f].dtype and np.array_equal(za[f], zb[f], equal_nan=za[f].dtype.kind == "f")
-        for f in za.files)
+def differences(shipped: bytes, rebuilt: bytes) -> list[str]:
+    """What differs between two builds of the cases beyond docs/semantics.md's tolerances
+    (warpkit's own ``compare``): the case list and every integer input exactly, float arrays
+    within their dtype's tolerance. numpy picks other SIMD kernels on other CPUs, so the
+    ONNX reference's float64 results move by an ulp or two from one machine to the next; a
+    byte-for-byte comparison would fail the suite on every CPU but the builder's."""
+    from warpkit._selfcheck import compare
+
+    za, zb = np.load(io.BytesIO(shipped)), np.load(io.BytesIO(rebuilt))
+    if sorted(za.files) != sorted(zb.files):
+        return [f"arrays {sorted(set(za.files) ^ set(zb.files))} are in one build only"]
+    if str(za["meta"]) != str(zb["meta"]):
+        return ["the case list (names, options, dtypes) differs"]
+    dtypes = {}
+    for k, m in enumerate(json.loads(str(za["meta"]))):
+        dtypes[f"c{k}_out"] = m["dtype"]
+        dtypes.update((f"c{k}_i{i}", d) for i, d in enumerate(m["inputs"]))
+    out = []
+    for f, dt in dtypes.items():
+        a, b = za[f], zb[f]
+        if dt == "bfloat16":
+            a, b = a.view(BF16), b.view(BF16)
+        if a.dtype != b.dtype or a.shape != b.shape:
+            out.append(f"{f}: {a.dtype}{a.shape} against {b.dtype}{b.shape}")
+            continue
+        exact = a.dtype.kind in "iub" and not f.endswith("_out")  # seeded integer inputs
+        err, tol = (0.0 if np.array_equal(a, b) else np.inf, "exact") if exact else \
+            compare(a, b, "linear")
+        if err > 1:
+            out.append(f"{f}: {err:.3g} x the tolerance ({tol})")
+    return out
 
 
 def main() -> int:
     data = build()
     if "--check" in sys.argv:
-        if not OUT.exists() or not _same(OUT.read_bytes(), data):
+        diff = differences(OUT.read_bytes(), data) if OUT.exists() else ["it is missing"]
+        if diff:
             print(f"{OUT} differs from its oracles: rerun python tests/make_selfcheck_cases.py")
+            print("\n".join(diff[:20]))
             return 1
         print(f"{OUT}: up to date")
         return 0

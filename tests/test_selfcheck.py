@@ -24,6 +24,45 @@ def test_shipped_cases_are_what_the_oracles_give():
     assert proc.returncode == 0, proc.stdout + proc.stderr
 
 
+def _npz(arrays: dict) -> bytes:
+    import io
+
+    import numpy as np
+
+    buf = io.BytesIO()
+    np.savez_compressed(buf, **arrays)
+    return buf.getvalue()
+
+
+def test_rebuilt_cases_compare_within_the_documented_tolerances():
+    """Another CPU's numpy gives the ONNX reference's float64 results an ulp or two apart (its
+    SIMD kernels differ): that passes; a real drift (an output beyond its dtype's tolerance, an
+    integer input, a changed case list) fails, each naming the array."""
+    import io
+
+    import numpy as np
+
+    from make_selfcheck_cases import OUT, differences
+
+    shipped = OUT.read_bytes()
+    z = np.load(io.BytesIO(shipped))
+    arrays = {f: z[f] for f in z.files}
+    assert differences(shipped, _npz(arrays)) == []
+    f64 = next(f for f in z.files if f.endswith("_out") and z[f].dtype == np.float64
+               and z[f].size and np.abs(z[f]).max() > 0)
+    ulps = dict(arrays, **{f64: np.nextafter(np.nextafter(z[f64], np.inf), np.inf)})
+    assert differences(shipped, _npz(ulps)) == []  # two ulps: another CPU's numpy
+    drift = dict(arrays, **{f64: z[f64] * (1 + 1e-7)})
+    assert [d.split(":")[0] for d in differences(shipped, _npz(drift))] == [f64]
+    ints = next(f for f in z.files if "_i" in f and z[f].dtype.kind in "iu" and z[f].size)
+    flipped = z[ints].copy()
+    flipped.reshape(-1)[0] += 1
+    assert [d.split(":")[0] for d in differences(shipped, _npz(dict(arrays, **{ints: flipped})))] \
+        == [ints]
+    fewer = {f: a for f, a in arrays.items() if f != f64}
+    assert differences(shipped, _npz(fewer))
+
+
 def test_every_operator_and_dtype_passes(small_queue):
     report = warpkit.check(queue=small_queue)
     assert report.ok, str(report)
