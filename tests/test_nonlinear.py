@@ -491,3 +491,32 @@ def test_batches_lists_replay_and_json(queue):
 def test_bad_arguments(make, match):
     with pytest.raises(ValueError, match=match):
         make()
+
+
+@pytest.mark.parametrize("t", NONLINEAR, ids=IDS)
+@pytest.mark.parametrize("form", ["ragged list", "same-size list", "batch"])
+def test_calls_mixing_samples_with_and_without_a_field(t, form, queue):
+    """A common recipe: a crop, a rotation and a non-linear stage that applies to some samples
+    only (p=0.5), over a ragged list, a list of one size and a (B, H, W, C) batch, with every
+    target: no sample's missing field breaks the call (a list item without one was launched
+    with an empty field table: INVALID_BUFFER_SIZE), and each sample equals itself alone."""
+    half = Compose.from_dict({**t.to_dict(), "p": 0.5})
+    pipe = Compose([RandomResizedCrop(24, scale=(0.5, 1)), RandomAffine(degrees=15), half])
+    sizes = [(40 + 6 * k, 52 - 4 * k) for k in range(6)] if form == "ragged list" \
+        else [(44, 48)] * 6
+    imgs = [_photo(h, w, seed=k) for k, (h, w) in enumerate(sizes)]
+    x = np.stack(imgs) if form == "batch" else imgs
+    masks = [(im[..., 0] > 128).astype(np.uint8) for im in imgs]
+    boxes = [[[4.0, 5.0, 30.0, 33.0]] for _ in imgs]
+    kps = [[[10.0, 12.0], [20.0, 25.0]] for _ in imgs]
+    out = pipe(image=x, mask=np.stack(masks) if form == "batch" else masks, boxes=boxes,
+               labels=[[1]] * 6, keypoints=kps, seed=0, queue=queue)
+    applied = [p["steps"][2]["applied"] for p in out["params"]]
+    assert any(applied) and not all(applied), applied  # the call mixes both kinds of sample
+    for k in range(6):
+        one = pipe(image=imgs[k], mask=masks[k], boxes=boxes[k], labels=[1],
+                   keypoints=kps[k], seed=0, index=k, queue=queue)
+        np.testing.assert_array_equal(out["image"][k], one["image"])
+        np.testing.assert_array_equal(out["mask"][k], one["mask"])
+        np.testing.assert_allclose(out["boxes"][k], one["boxes"], atol=1e-9)
+        np.testing.assert_allclose(out["keypoints"][k], one["keypoints"], atol=1e-9)

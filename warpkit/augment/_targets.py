@@ -188,8 +188,10 @@ def _warp_all(x, kind, mats, outs, opts, as_mask: bool = False, chains=None):
             return _warp(x, coords(chains, outs[0]), outs[0], opts, as_mask, batched=True)
         if kind == "single":
             return _warp(x, coords(chains, outs[0]), outs[0], opts, as_mask)
-        res = [_warp(item, coords([c], o), o, opts, as_mask)
-               for item, c, o in zip(list(x), chains, outs)]
+        # an item whose chain has no field (its transform not applied) takes its matrix: a
+        # field launch needs at least one stage
+        res = [_warp(item, coords([c], o) if len(c) > 1 else m, o, opts, as_mask)
+               for item, c, m, o in zip(list(x), chains, mats, outs)]
         one = len(set(outs)) == 1 and len({_kind(r) for r in res}) == 1
         return np.stack(res) if one and all(isinstance(r, np.ndarray) for r in res) else res
     if kind == "batch" and len(set(outs)) == 1:
