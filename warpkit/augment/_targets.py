@@ -4,6 +4,7 @@ masks with nearest sampling and the image's padding, boxes and keypoints through
 from __future__ import annotations
 
 import math
+import numbers
 import sys
 from collections.abc import Sequence
 from typing import Any
@@ -43,24 +44,113 @@ def _layout(x: Any, what: str) -> tuple[str, list[tuple[int, int]]]:
 
 
 def _per_sample(value: Any, kind: str, n: int, what: str) -> list:
-    """A target as one entry per sample (a batch's or list's targets come as sequences)."""
+    """A target as one entry per sample: a batch's or list's targets come as a sequence of n,
+    or as an array whose first axis is the sample's (what :func:`collate` makes of equal
+    counts: (B, N, 4) boxes, (B, N) labels)."""
     if value is None:
         return [None] * n
     if kind == "single":
         return [value]
-    if kind == "batch" and hasattr(value, "shape") and (what == "mask" or
-                                                         len(value) == n and value.ndim == 3):
-        return list(value)  # a mask batch, or an (B, N, 4|2+) array of boxes / keypoints
+    if hasattr(value, "shape") and getattr(value, "ndim", 0) >= 1 and len(value) == n:
+        return list(value)
     if not isinstance(value, Sequence) or len(value) != n:
-        raise ValueError(f"{what} for {n} samples must be a sequence of {n}, one per sample")
+        got = f"shape {tuple(value.shape)}" if hasattr(value, "shape") else \
+            f"{len(value)} entries" if isinstance(value, Sequence) else type(value).__name__
+        raise ValueError(f"{what} for {n} samples must be a sequence of {n}, one per sample "
+                         f"(or an array of {n} along its first axis), got {got}")
     return list(value)
+
+
+def _indices(index: Any, n: int) -> list[int]:
+    """The stream index of each of n samples: ``index``, ``index + 1``, ... for an integer,
+    else one per sample from any 1-D sequence of integers (a list, a numpy array, a torch
+    tensor: what a DataLoader's default collate gives)."""
+    if isinstance(index, numbers.Integral) and not isinstance(index, bool):
+        return [int(index) + i for i in range(n)]
+    if isinstance(index, (str, bytes, bool)) or not hasattr(index, "__len__"):
+        raise ValueError(f"index must be an integer >= 0 or one per sample, got {index!r}")
+    try:
+        a = np.asarray(index)
+    except (TypeError, ValueError, RuntimeError):
+        a = np.asarray([], np.float64)
+    if a.ndim == 0 and a.dtype.kind in "iu":
+        return [int(a) + i for i in range(n)]
+    if a.ndim != 1 or (a.size and a.dtype.kind not in "iu"):
+        raise ValueError(f"index must be an integer >= 0 or a 1-D sequence of integers, one "
+                         f"per sample; got {type(index).__name__} of shape {a.shape}, "
+                         f"{a.dtype}")
+    if len(a) != n:
+        raise ValueError(f"index has {len(a)} entries for {n} samples")
+    return a.tolist()
+
+
+def _hw(x: Any) -> tuple[int, int]:
+    """(height, width) of a Pillow image or an (H, W, ...) array."""
+    shape = getattr(x, "shape", None)
+    return (x.size[1], x.size[0]) if shape is None else (int(shape[0]), int(shape[1]))
+
+
+def _check_masks(mask: Any, kind: str, sizes: list[tuple[int, int]]) -> None:
+    """Refuse masks that are not one per image, each the size of its image (they would be
+    warped with another image's map, or cut off)."""
+    if kind == "batch":
+        shape = tuple(getattr(mask, "shape", ()))
+        B, (w, h) = len(sizes), sizes[0]
+        if len(shape) not in (3, 4) or shape[:3] != (B, h, w):
+            raise ValueError(f"mask for a batch of {B} {h}x{w} images must be (B, H, W) or "
+                             f"(B, H, W, C) = ({B}, {h}, {w}, ...), got {_shape_of(mask)}")
+        return
+    items = [mask] if kind == "single" else mask
+    if kind == "list" and (not isinstance(mask, Sequence) and not hasattr(mask, "shape")
+                           or len(mask) != len(sizes)):
+        got = len(mask) if hasattr(mask, "__len__") else type(mask).__name__
+        raise ValueError(f"mask for a list of {len(sizes)} images must be a list of "
+                         f"{len(sizes)} masks, one per image, got {got}")
+    for k, (m, (w, h)) in enumerate(zip(items, sizes)):
+        if _hw(m) != (h, w):
+            where = "" if kind == "single" else f"[{k}]"
+            raise ValueError(f"mask{where} must have its image's height and width ({h}, {w}), "
+                             f"got {_shape_of(m)}")
+
+
+def _shape_of(x: Any) -> str:
+    shape = getattr(x, "shape", None)
+    if shape is not None:
+        return f"shape {tuple(shape)}"
+    return f"a {x.size[0]}x{x.size[1]} Pillow image" if hasattr(x, "size") else \
+        type(x).__name__
+
+
+def _check_mask_fill(fill: float, dtype: np.dtype) -> None:
+    """Refuse a mask_fill that the mask's dtype cannot hold: it would wrap (200 in int8 is
+    -56) or saturate onto another label (3e9 in uint32 was 2^31 - 1)."""
+    if dtype == np.bool_:
+        if fill not in (0, 1):
+            raise ValueError(f"mask_fill must be 0 or 1 (False or True) for a bool mask, got "
+                             f"{fill!r}")
+        return
+    if dtype.kind not in "iu":
+        return  # refused as a mask dtype by _mask_work
+    info, i32 = np.iinfo(dtype), np.iinfo(np.int32)
+    lo, hi = (info.min, info.max) if dtype in _MASK_NATIVE else \
+        (max(info.min, i32.min), min(info.max, i32.max))  # warped as int32 (_mask_work)
+    if not (math.isfinite(fill) and fill == int(fill) and lo <= fill <= hi):
+        through = "" if dtype in _MASK_NATIVE else ", warped as int32"
+        raise ValueError(f"mask_fill must be a whole number that the mask's {dtype} holds "
+                         f"({lo}..{hi}{through}), got {fill!r}")
 
 
 def _torch_in(x: Any, what: str, channels_first: bool):
     """(numpy view, True) of a CPU torch tensor ((C, H, W) / (B, C, H, W) images become HWC /
-    BHWC views: no copy), or (x, False) for anything else."""
+    BHWC views: no copy) or of a list of them (a list of views), or (x, False) for anything
+    else."""
     torch = sys.modules.get("torch")
-    if torch is None or not isinstance(x, torch.Tensor):
+    if torch is None:
+        return x, False
+    if isinstance(x, (list, tuple)) and x and all(isinstance(t, torch.Tensor) for t in x):
+        # a list of tensors (what collate gives for ragged ones): each taken as one tensor is
+        return [_torch_in(t, f"{what}[{k}]", channels_first)[0] for k, t in enumerate(x)], True
+    if not isinstance(x, torch.Tensor):
         return x, False
     if x.device.type != "cpu":
         raise TypeError(f"{what} is a torch tensor on {x.device}; warpkit takes CPU tensors "
@@ -107,15 +197,17 @@ def _apply(pipe, *, image, mask, boxes, labels, keypoints, seed, index, epoch, p
     ref = image if image is not None else mask
     kind, sizes = _layout(ref, "image" if image is not None else "mask")
     n = len(sizes)
+    for k, (w, h) in enumerate(sizes):
+        if w < 1 or h < 1:
+            what = "image" if image is not None else "mask"
+            raise ValueError(f"{what}{'' if kind == 'single' else f'[{k}]'} has no pixels to "
+                             f"sample: {w}x{h}")
+    if image is not None and mask is not None:
+        _check_masks(mask, kind, sizes)
     if params is None:
         if seed is None:
             seed = int(np.random.SeedSequence().generate_state(1)[0])
-        if isinstance(index, Sequence):
-            idx = [int(i) for i in index]
-            if len(idx) != n:
-                raise ValueError(f"index has {len(idx)} entries for {n} samples")
-        else:
-            idx = [int(index) + i for i in range(n)]
+        idx = _indices(index, n)
         plist = [pipe.params(rng, s) for rng, s in zip(sample_streams(seed, epoch, idx), sizes)]
     else:
         plist = [params] if kind == "single" else list(params)
@@ -136,6 +228,9 @@ def _apply(pipe, *, image, mask, boxes, labels, keypoints, seed, index, epoch, p
         out["image"] = _warp_all(image, kind, mats, outs, {**common, **model_input},
                                  chains=fielded)
     if mask is not None:
+        if _constant(pipe.padding):
+            for item in ([mask] if kind != "list" else mask):
+                _check_mask_fill(pipe.mask_fill, _dtype_of(item))
         mask_opts = dict(interpolation="nearest", padding=pipe.padding,
                          fill=pipe.mask_fill if _constant(pipe.padding) else 0, queue=queue)
         out["mask"] = _warp_all(mask, kind, mats, outs, mask_opts, as_mask=True,
@@ -215,6 +310,12 @@ def _warp_all(x, kind, mats, outs, opts, as_mask: bool = False, chains=None):
         return prepared[0][1](warp_batch([w for w, _ in prepared], mats, outs[0], **opts))
     res = warp_each([w for w, _ in prepared], mats, outs, **opts)
     return [back(r) for r, (_, back) in zip(res, prepared)]
+
+
+def _dtype_of(x: Any) -> np.dtype:
+    """An array's dtype, or a Pillow image's as numpy reads it."""
+    dt = getattr(x, "dtype", None)
+    return np.dtype(dt) if dt is not None else np.asarray(x).dtype
 
 
 def _kind(item: Any) -> tuple:

@@ -220,6 +220,9 @@ class RandomResizedCrop(Transform):
             w, h = int(round(H * self.ratio[1])), H
         else:
             w, h = W, H
+        # an extreme ratio rounds a side to 0 (or past the image): at least one pixel, at most
+        # the image
+        w, h = min(max(w, 1), W), min(max(h, 1), H)
         return {"box": [(W - w) // 2, (H - h) // 2, w, h]}
 
     def map(self, params, size):

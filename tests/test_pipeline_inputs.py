@@ -1,0 +1,149 @@
+"""What a pipeline call takes as it comes from a data loader, and what it refuses before any
+launch: collate's own output, index arrays and tensors, lists of channels-first tensors,
+masks that do not fit their images, fills a mask cannot hold, images without pixels and
+extreme crop ratios."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from warpkit.augment import Compose, RandomAffine, RandomResizedCrop, collate
+
+RNG = np.random.default_rng(3)
+
+
+def _photos(n=4, c=3):
+    return [RNG.integers(0, 256, (30 + 3 * k, 40 + 2 * k, c), dtype=np.uint8) for k in range(n)]
+
+
+PIPE = Compose([RandomResizedCrop(24, scale=(0.6, 1)), RandomAffine(degrees=10)],
+               min_visibility=0.0)
+
+
+def test_collate_output_goes_to_the_pipeline_whatever_the_counts(queue):
+    """Equal box counts: collate stacks them into (B, N, 4) and the labels into (B, N); the
+    pipeline takes that as one entry per sample (it refused its own collate's output), the same
+    as the lists it gives for unequal counts."""
+    photos = _photos()
+    boxes = [np.array([[2.0, 3.0, 20.0, 25.0], [5.0, 5.0, 30.0, 28.0]]) for _ in photos]
+    labels = [np.array([1, 2]) for _ in photos]
+    batch = collate([{"image": p, "boxes": b, "labels": lab, "index": k}
+                     for k, (p, b, lab) in enumerate(zip(photos, boxes, labels))])
+    assert isinstance(batch["boxes"], np.ndarray) and batch["boxes"].shape == (4, 2, 4)
+    out = PIPE(image=batch["image"], boxes=batch["boxes"], labels=batch["labels"],
+               index=batch["index"], seed=5, queue=queue)
+    ref = PIPE(image=photos, boxes=boxes, labels=labels, seed=5, queue=queue)
+    for k in range(4):
+        np.testing.assert_array_equal(out["boxes"][k], ref["boxes"][k])
+        np.testing.assert_array_equal(out["labels"][k], ref["labels"][k])
+    np.testing.assert_array_equal(out["image"], ref["image"])
+
+
+@pytest.mark.parametrize("make", [np.array, lambda v: np.array(v, np.int32), list, tuple])
+def test_index_as_any_1d_integer_sequence(make, queue):
+    photos = _photos()
+    ref = PIPE(image=photos, index=[7, 3, 9, 1], seed=2, queue=queue)
+    out = PIPE(image=photos, index=make([7, 3, 9, 1]), seed=2, queue=queue)
+    np.testing.assert_array_equal(out["image"], ref["image"])
+    assert out["params"] == ref["params"]
+    one = PIPE(image=photos[0], index=np.int64(7), seed=2, queue=queue)
+    assert one["params"] == ref["params"][0]
+    start = PIPE(image=photos, index=np.array(7), seed=2, queue=queue)  # a 0-d array: a start
+    assert start["params"][1] == PIPE(image=photos[1], index=8, seed=2, queue=queue)["params"]
+
+
+@pytest.mark.parametrize("index,match", [
+    (np.array([[1, 2], [3, 4]]), r"a 1-D sequence of integers.*shape \(2, 2\)"),
+    ([1.5, 2, 3, 4], r"a 1-D sequence of integers.*float64"),
+    (np.array([1, 2, 3]), r"index has 3 entries for 4 samples"),
+    ("0123", r"index must be an integer >= 0 or one per sample"),
+    ([0, -1, 2, 3], r"index must be an integer >= 0, got -1"),
+])
+def test_index_refused(index, match):
+    with pytest.raises(ValueError, match=match):
+        PIPE(image=_photos(), index=index, seed=2)
+
+
+def test_torch_index_and_lists_of_channels_first_tensors(queue):
+    """What a DataLoader's collate gives: the index as a tensor, ragged images as a list of
+    (C, H, W) tensors; each tensor in the list is taken as a tensor alone is (it was read as
+    (H, W, C): "C <= 4, got (3, 32, 40)"), and the results come back as tensors."""
+    torch = pytest.importorskip("torch")
+    photos = _photos()
+    chw = [torch.from_numpy(p).permute(2, 0, 1) for p in photos]
+    masks = [torch.from_numpy((p[..., 0] > 128).astype(np.uint8)) for p in photos]
+    out = PIPE(image=chw, mask=masks, index=torch.arange(4), seed=4, queue=queue)
+    ref = PIPE(image=photos, mask=[m.numpy() for m in masks], seed=4, queue=queue)
+    assert isinstance(out["image"], torch.Tensor) and tuple(out["image"].shape) == (4, 3, 24, 24)
+    np.testing.assert_array_equal(out["image"].permute(0, 2, 3, 1).numpy(), ref["image"])
+    assert isinstance(out["mask"], torch.Tensor)
+    np.testing.assert_array_equal(out["mask"].numpy(), ref["mask"])
+    batch = collate([{"image": t, "index": k} for k, t in enumerate(chw)])
+    again = PIPE(image=batch["image"], index=torch.tensor(batch["index"]), seed=4, queue=queue)
+    np.testing.assert_array_equal(again["image"].numpy(), out["image"].numpy())
+
+
+@pytest.mark.parametrize("image,mask,match", [
+    (np.zeros((20, 30, 3), np.uint8), np.zeros((20, 31), np.uint8),
+     r"mask must have its image's height and width \(20, 30\), got shape \(20, 31\)"),
+    (np.zeros((20, 30, 3), np.uint8), np.zeros((30, 20, 1), np.uint8),
+     r"mask must have its image's height and width"),
+    ([np.zeros((20, 30, 3), np.uint8)] * 3, [np.zeros((20, 30), np.uint8)] * 2,
+     r"mask for a list of 3 images must be a list of 3 masks, one per image, got 2"),
+    ([np.zeros((20, 30, 3), np.uint8)] * 2, [np.zeros((20, 30), np.uint8)] * 3,
+     r"mask for a list of 2 images must be a list of 2 masks, one per image, got 3"),
+    ([np.zeros((20, 30, 3), np.uint8), np.zeros((22, 30, 3), np.uint8)],
+     [np.zeros((20, 30), np.uint8), np.zeros((20, 30), np.uint8)],
+     r"mask\[1\] must have its image's height and width \(22, 30\), got shape \(20, 30\)"),
+    (np.zeros((2, 20, 30, 3), np.uint8), np.zeros((3, 20, 30), np.uint8),
+     r"mask for a batch of 2 20x30 images must be \(B, H, W\).*got shape \(3, 20, 30\)"),
+    (np.zeros((2, 20, 30, 3), np.uint8), np.zeros((20, 30), np.uint8),
+     r"mask for a batch of 2"),
+])
+def test_masks_that_do_not_fit_their_images_are_refused(image, mask, match):
+    """albumentations refuses these too; warpkit warped them with another size's map or
+    truncated the list."""
+    with pytest.raises(ValueError, match=match):
+        PIPE(image=image, mask=mask, seed=0)
+
+
+@pytest.mark.parametrize("dtype,fill,ok", [
+    (np.int8, 200, False), (np.int8, -128, True), (np.uint32, 3e9, False),
+    (np.uint32, 2**31 - 1, True), (np.bool_, 255, False), (np.bool_, 1, True),
+    (np.uint8, 0.5, False), (np.uint8, 255, True), (np.int16, -1, True), (np.uint16, -1, False),
+])
+def test_mask_fill_must_fit_the_mask(dtype, fill, ok, queue):
+    """A mask_fill the mask cannot hold wrapped (200 in int8 gave -56) or saturated onto
+    another label (3e9 in uint32 gave 2^31 - 1): refused, naming the range; one that fits
+    reaches the pixels outside the image exactly."""
+    pipe = Compose([RandomAffine(degrees=0, translate=(0.4, 0.4))], mask_fill=fill)
+    img, mask = np.zeros((20, 30, 3), np.uint8), np.zeros((20, 30), dtype)
+    if not ok:
+        with pytest.raises(ValueError, match=rf"mask_fill must be .*{dtype.__name__}"):
+            pipe(image=img, mask=mask, seed=0, queue=queue)
+        return
+    out = pipe(image=img, mask=mask, seed=0, queue=queue)["mask"]
+    assert out.dtype == dtype and set(np.unique(out).tolist()) == {0, dtype(fill).item()}
+
+
+@pytest.mark.parametrize("shape", [(0, 0, 3), (0, 5, 3), (5, 0)])
+def test_images_without_pixels_are_refused(shape):
+    with pytest.raises(ValueError, match=r"image has no pixels to sample"):
+        Compose([RandomResizedCrop(16)])(image=np.zeros(shape, np.uint8), seed=0)
+    with pytest.raises(ValueError, match=r"image\[1\] has no pixels to sample: 5x0"):
+        Compose([RandomResizedCrop(16)])(image=[np.zeros((4, 4), np.uint8),
+                                                np.zeros((0, 5), np.uint8)], seed=0)
+
+
+@pytest.mark.parametrize("ratio", [(1e-6, 1e-6), (1e6, 1e6)])
+def test_extreme_crop_ratios_keep_at_least_one_pixel(ratio, queue):
+    """No try fits such a ratio, and the fallback's side rounded to 0 (ZeroDivisionError):
+    the fallback box keeps at least one pixel and stays inside the image."""
+    t = RandomResizedCrop(16, ratio=ratio)
+    for size in ((30, 20), (1, 1), (7, 300)):
+        x0, y0, w, h = t.draw(np.random.default_rng(0), size)["box"]
+        assert 1 <= w <= size[0] and 1 <= h <= size[1] and x0 >= 0 and y0 >= 0
+        assert x0 + w <= size[0] and y0 + h <= size[1]
+    out = Compose([t])(image=np.zeros((20, 30, 3), np.uint8), seed=0, queue=queue)
+    assert out["image"].shape == (16, 16, 3)
