@@ -110,13 +110,13 @@ def test_masks_that_do_not_fit_their_images_are_refused(image, mask, match):
 
 @pytest.mark.parametrize("dtype,fill,ok", [
     (np.int8, 200, False), (np.int8, -128, True), (np.uint32, 3e9, False),
-    (np.uint32, 2**31 - 1, True), (np.bool_, 255, False), (np.bool_, 1, True),
+    (np.uint32, 2**31 - 1, True), (np.bool_, 255, True),
     (np.uint8, 0.5, False), (np.uint8, 255, True), (np.int16, -1, True), (np.uint16, -1, False),
 ])
 def test_mask_fill_must_fit_the_mask(dtype, fill, ok, queue):
     """A mask_fill the mask cannot hold wrapped (200 in int8 gave -56) or saturated onto
     another label (3e9 in uint32 gave 2^31 - 1): refused, naming the range; one that fits
-    reaches the pixels outside the image exactly."""
+    reaches the pixels outside the image exactly (bool masks: nonzero is True)."""
     pipe = Compose([RandomAffine(degrees=0, translate=(0.4, 0.4))], mask_fill=fill)
     img, mask = np.zeros((20, 30, 3), np.uint8), np.zeros((20, 30), dtype)
     if not ok:

@@ -33,6 +33,7 @@ from ._checks import batch_index_array, boxes_array, matrix3, number
 
 __all__ = [
     "affine_from_points",
+    "clipped_bounds",
     "compose",
     "flip",
     "from_cv2",
@@ -244,8 +245,9 @@ def transform_boxes(m, boxes, batch_indices=None, clip: Sequence[int] | None = N
         m: a (3, 3) / (2, 3) map, or a stack (B, 3, 3) / (B, 2, 3) with ``batch_indices``.
         boxes: (K, 4) or (4,) boxes.
         batch_indices: for a stack, the matrix of each box (K integers in [0, B)).
-        clip: ``(W, H)``: clip the results to that output image (a box that leaves it entirely
-            keeps zero width or height; drop those yourself).
+        clip: ``(W, H)`` (or (K, 2), one per box): the box around the part of the mapped
+            outline inside that output image (:func:`clipped_bounds`; a box that leaves it entirely is clipped to zero
+            width or height: drop those yourself).
 
     Returns:
         float64 boxes of the shape given.
@@ -278,9 +280,90 @@ def transform_boxes(m, boxes, batch_indices=None, clip: Sequence[int] | None = N
     p = h[..., :2] / h[..., 2:3] + 0.5
     out = np.concatenate([p.min(axis=1), p.max(axis=1)], axis=1)
     if clip is not None:
-        w, hh = (float(v) for v in clip)
-        out = np.clip(out, 0.0, [w, hh, w, hh])
+        # the box around the part of the mapped quadrilateral inside the image: a rotated box
+        # cut by the border is not the clipped box around it (that is loose by the corner cut
+        # off)
+        corners = p[:, [0, 1, 3, 2]]  # in order around the box
+        out = clipped_bounds(corners, np.asarray(clip, np.float64), fallback=out)
     return out.reshape(b.shape)
+
+
+def clipped_bounds(polygons, size, fallback=None) -> np.ndarray:
+    """The box ``[x1, y1, x2, y2]`` around the part of each polygon inside its image
+    ``[0, W] x [0, H]`` (pixel-edge coordinates): what a box annotation becomes when its
+    outline, mapped, is cut by the image border.
+
+    Args:
+        polygons: (K, P, 2) vertices in order around each polygon (NaN vertices are skipped).
+        size: ``(W, H)`` for all, or (K, 2) one per polygon.
+        fallback: (K, 4) boxes clipped to the image where a polygon has nothing inside it
+            (default: NaN).
+
+    Example:
+        >>> import numpy as np
+        >>> diamond = np.array([[[5.0, -5.0], [15.0, 5.0], [5.0, 15.0], [-5.0, 5.0]]])
+        >>> clipped_bounds(diamond, (10, 10)).tolist()   # the clipped box around it: 0..10
+        [[0.0, 0.0, 10.0, 10.0]]
+        >>> clipped_bounds(diamond, (4, 4)).tolist()     # only its middle is inside
+        [[0.0, 0.0, 4.0, 4.0]]
+    """
+    p = np.asarray(polygons, np.float64)
+    K = len(p)
+    lim = np.broadcast_to(np.asarray(size, np.float64), (K, 2))
+    W, H = lim[:, :1], lim[:, 1:]
+    x, y = _filled(p[..., 0], p[..., 1])
+    x2, y2 = np.roll(x, -1, 1), np.roll(y, -1, 1)
+    dx, dy = x2 - x, y2 - y
+    xs, ys, ok = [x], [y], [(x >= 0) & (x <= W) & (y >= 0) & (y <= H)]  # vertices inside
+    with np.errstate(divide="ignore", invalid="ignore"):
+        for c in (np.zeros_like(W), W):  # where each edge crosses x = 0 and x = W
+            t = (c - x) / dx
+            yc = y + t * dy
+            xs.append(np.broadcast_to(c, x.shape))
+            ys.append(yc)
+            ok.append((t >= 0) & (t <= 1) & (yc >= 0) & (yc <= H))
+        for c in (np.zeros_like(H), H):  # and y = 0, y = H
+            t = (c - y) / dy
+            xc = x + t * dx
+            xs.append(xc)
+            ys.append(np.broadcast_to(c, y.shape))
+            ok.append((t >= 0) & (t <= 1) & (xc >= 0) & (xc <= W))
+        for cx, cy in ((0, 0), (1, 0), (0, 1), (1, 1)):  # the image's corners inside a polygon
+            px, py = W * cx, H * cy
+            crosses = ((y > py) != (y2 > py)) & (px < x + (py - y) * dx / dy)
+            xs.append(px)
+            ys.append(py)
+            ok.append(np.count_nonzero(crosses, axis=1, keepdims=True) % 2 == 1)
+    X = np.concatenate([np.broadcast_to(a, (K, np.shape(a)[1])) for a in xs], 1)
+    Y = np.concatenate([np.broadcast_to(a, (K, np.shape(a)[1])) for a in ys], 1)
+    OK = np.concatenate(ok, 1)
+    found = OK.any(1)
+    out = np.full((K, 4), np.nan)
+    out[found] = np.stack([np.where(OK, X, np.inf).min(1), np.where(OK, Y, np.inf).min(1),
+                           np.where(OK, X, -np.inf).max(1), np.where(OK, Y, -np.inf).max(1)],
+                          1)[found]
+    if fallback is not None:
+        fb = np.asarray(fallback, np.float64).reshape(K, 4)
+        out[~found] = np.clip(fb[~found], 0.0, np.tile(lim[~found], 2))
+    return out
+
+
+def _filled(x: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Polygon vertices with the NaN ones (points a non-linear map did not find) replaced by
+    the vertex before them, around the polygon: the polygon of the vertices found."""
+    bad = ~(np.isfinite(x) & np.isfinite(y))
+    if not bad.any():
+        return x, y
+    P = x.shape[1]
+    idx = np.where(bad, -1, np.arange(P))
+    last = np.maximum.accumulate(idx, axis=1)
+    # before the first vertex found: the last one found (around the polygon)
+    wrap = np.maximum.accumulate(idx, axis=1)[:, -1:]
+    last = np.where(last < 0, wrap, last)
+    rows = np.arange(len(x))[:, None]
+    x, y = x[rows, np.maximum(last, 0)], y[rows, np.maximum(last, 0)]
+    none = last < 0  # a polygon with no vertex found stays NaN
+    return np.where(none, np.nan, x), np.where(none, np.nan, y)
 
 
 def affine_from_points(src, dst) -> np.ndarray:

@@ -122,12 +122,12 @@ def _shape_of(x: Any) -> str:
 
 
 def _check_mask_fill(fill: float, dtype: np.dtype) -> None:
-    """Refuse a mask_fill that the mask's dtype cannot hold: it would wrap (200 in int8 is
-    -56) or saturate onto another label (3e9 in uint32 was 2^31 - 1)."""
-    if dtype == np.bool_:
-        if fill not in (0, 1):
-            raise ValueError(f"mask_fill must be 0 or 1 (False or True) for a bool mask, got "
-                             f"{fill!r}")
+    """Refuse a mask_fill that an integer mask's dtype cannot hold: it would wrap (200 in int8
+    is -56) or saturate onto another label (3e9 in uint32 was 2^31 - 1). Bool masks take any
+    number (nonzero: True)."""
+    if dtype == np.bool_:  # nonzero is True, as numpy casts
+        if not math.isfinite(fill):
+            raise ValueError(f"mask_fill must be a finite number for a bool mask, got {fill!r}")
         return
     if dtype.kind not in "iu":
         return  # refused as a mask dtype by _mask_work
@@ -414,14 +414,26 @@ def _boxes(pipe, blist, llist, mats, sizes, outs, chains=None) -> list:
         return list(zip(arrays, llist))
     which = np.repeat(np.arange(len(arrays)), counts)
     xyxy = np.concatenate([_to_xyxy(a, pipe.box_format, s) for a, s in zip(arrays, sizes)])
+    lim = np.asarray(outs, dtype=np.float64)[which]  # (W, H) per box
     mapped = geometry.transform_boxes(mats, xyxy, batch_indices=which)
+    # where the border cuts a box, the box around the part of its mapped outline inside the
+    # output (clipping the box around the whole outline is loose by a rotated box's corner)
+    clipped = mapped.copy()
+    border = np.flatnonzero(((mapped[:, :2] < 0) | (mapped[:, 2:] > lim)).any(1))
+    if len(border):
+        clipped[border] = geometry.transform_boxes(mats, xyxy[border],
+                                                   batch_indices=which[border],
+                                                   clip=lim[border])
     if chains is not None:
         for k, c in enumerate(chains):
             rows = np.flatnonzero(which == k)
             if len(rows) and fields_of(c):
-                mapped[rows] = _outline(c, xyxy[rows])
-    lim = np.tile(np.asarray(outs, dtype=np.float64)[which], 2)  # (W, H, W, H) per box
-    clipped = np.clip(mapped, 0, lim)
+                outline = _outline(c, xyxy[rows])
+                with np.errstate(invalid="ignore"):  # all-NaN outlines stay NaN
+                    mapped[rows] = np.concatenate([np.nanmin(outline, 1),
+                                                   np.nanmax(outline, 1)], 1)
+                clipped[rows] = geometry.clipped_bounds(outline, lim[rows],
+                                                        fallback=mapped[rows])
     area = np.prod(mapped[:, 2:] - mapped[:, :2], axis=1)
     inside = np.prod(np.maximum(clipped[:, 2:] - clipped[:, :2], 0), axis=1)
     inside[~np.isfinite(inside)] = 0  # a box none of whose outline was found
@@ -443,8 +455,9 @@ OUTLINE_POINTS = 16
 
 
 def _outline(chain: list, xyxy: np.ndarray) -> np.ndarray:
-    """Pixel-edge boxes (K, 4) -> the boxes around their outlines mapped forward through a chain
-    with fields (OUTLINE_POINTS per edge, corners included); NaN where no point was found."""
+    """Pixel-edge boxes (K, 4) -> their outlines mapped forward through a chain with fields,
+    (K, 4 * OUTLINE_POINTS, 2) pixel-edge points in order around each box (corners included);
+    NaN where a point was not found."""
     t = np.linspace(0, 1, OUTLINE_POINTS + 1)[:-1]
     x1, y1, x2, y2 = (xyxy[:, i:i + 1] - 0.5 for i in range(4))  # edges -> centre coordinates
     xs = np.concatenate([x1 + (x2 - x1) * t, np.broadcast_to(x2, (len(xyxy), len(t))),
@@ -452,10 +465,7 @@ def _outline(chain: list, xyxy: np.ndarray) -> np.ndarray:
     ys = np.concatenate([np.broadcast_to(y1, (len(xyxy), len(t))), y1 + (y2 - y1) * t,
                          np.broadcast_to(y2, (len(xyxy), len(t))), y2 + (y1 - y2) * t], 1)
     pts, _ = forward_points(chain, np.stack([xs, ys], -1).reshape(-1, 2))
-    pts = pts.reshape(len(xyxy), -1, 2)
-    with np.errstate(invalid="ignore"):
-        lo, hi = np.nanmin(pts, axis=1), np.nanmax(pts, axis=1)  # all-NaN rows stay NaN
-    return np.concatenate([lo + 0.5, hi + 0.5], 1)
+    return pts.reshape(len(xyxy), -1, 2) + 0.5
 
 
 # -- keypoints ---------------------------------------------------------------------------------
