@@ -61,14 +61,17 @@ class CocoSet:
         return e
 
     def move(self, entry: dict, matrix: np.ndarray, out_size: tuple[int, int],
-             min_visibility: float = 0.0, min_area: float = 0.0) -> list[dict]:
-        """``entry``'s objects for its image warped with ``matrix`` to ``out_size`` (made
-        before the copy is written, so that a bad annotation fails the file, not the dataset)."""
+             min_visibility: float = 0.0, min_area: float = 0.0,
+             chain: list | None = None) -> list[dict]:
+        """``entry``'s objects for its image warped with ``matrix`` (or through ``chain``, a
+        pipeline's with non-linear stages) to ``out_size`` (made before the copy is written, so
+        that a bad annotation fails the file, not the dataset)."""
         from warpkit.augment.coco import transform_annotations
 
         src_size = (int(entry["width"]), int(entry["height"]))
         return transform_annotations(self.objects.get(entry["id"], []), matrix, src_size,
-                                     out_size, min_visibility=min_visibility, min_area=min_area)
+                                     out_size, min_visibility=min_visibility, min_area=min_area,
+                                     chain=chain)
 
     def add(self, entry: dict, dest: Path, matrix: np.ndarray, out_size: tuple[int, int],
             moved: list[dict]) -> None:

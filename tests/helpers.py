@@ -40,3 +40,31 @@ def assert_close(y, ref, mode: str = "linear", what: str = "", int_tol: float = 
     assert y.dtype == ref.dtype, f"{what}: dtype {y.dtype} != {ref.dtype}"
     err, tol = compare(y, ref, mode, int_tol)
     assert err <= 1, f"{what}: {err:.3g} x the tolerance ({tol})"
+
+
+#: address space a warpkit process with PoCL started needs beside its data (measured ~550 MiB
+#: with two PoCL threads), and the most the memory tests let a case take beyond it
+BASE_ADDRESS_SPACE = 1 << 30
+SPARE_ADDRESS_SPACE = 768 << 20
+
+
+def run_limited(code: str, extra: int = SPARE_ADDRESS_SPACE, timeout: float = 120,
+                cwd: str | None = None) -> "subprocess.CompletedProcess":
+    """Run Python ``code`` in a subprocess whose address space is limited (RLIMIT_AS) to what
+    warpkit needs plus ``extra`` bytes: a case that allocates far more fails there with a
+    MemoryError instead of swapping the machine. PoCL's threads (each with its stack and malloc
+    arena) are capped, so that the limit does not depend on the CPU's core count."""
+    import os
+    import resource
+    import subprocess
+    import sys
+
+    limit = BASE_ADDRESS_SPACE + extra
+
+    def cap() -> None:
+        resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
+
+    env = dict(os.environ, POCL_MAX_PTHREAD_COUNT="2", POCL_CPU_MAX_CU_NUM="2",
+               MALLOC_ARENA_MAX="2", OMP_NUM_THREADS="1", OPENBLAS_NUM_THREADS="1")
+    return subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          timeout=timeout, preexec_fn=cap, env=env, cwd=cwd)

@@ -241,3 +241,138 @@ def test_augment_with_a_pipeline_moves_the_dataset(tmp_path):
                                            min_visibility=0.3)
             got = [a for a in res["annotations"] if a["image_id"] == img["id"]]
             assert [a["bbox"] for a in got] == [a["bbox"] for a in expect]
+
+
+def _strong_fields():
+    from warpkit.augment import ElasticTransform, GridDistortion, OpticalDistortion
+
+    return [GridDistortion(num_steps=4, distort_limit=(0.4, 0.5), p=1),
+            OpticalDistortion(distort_limit=(0.6, 0.7), p=1),
+            ElasticTransform(alpha=400, sigma=12, p=1)]
+
+
+@pytest.mark.parametrize("field", _strong_fields(), ids=lambda t: type(t).__name__)
+def test_objects_follow_non_linear_pipelines(field, queue):
+    """With a non-linear stage, objects move through the same chain as the pixels (they were
+    moved by the projective part only): polygons (edges cut every ~2 px), RLE masks and boxes
+    against the object masks the pipeline itself warps, keypoints where the chain sends
+    them."""
+    from warpkit.augment import Compose, RandomAffine
+    from warpkit.augment._fields import inverse_points
+
+    pipe = Compose([RandomAffine(degrees=10, p=1), field])
+    data = _dataset()
+    out = pipe(image=np.zeros((64, 96, 3), np.uint8), seed=2, queue=queue)
+    chain, size = pipe.stages(out["params"], (96, 64))
+    moved = transform_annotations(data["annotations"], out["matrix"], (96, 64), size,
+                                  chain=chain)
+    by_id = {a["id"]: a for a in moved}
+    for ann in data["annotations"][:3]:
+        src = _to_mask(ann, 96, 64) if "segmentation" in ann else None
+        if src is None:  # the box-only object: its box as a mask
+            x, y, w, h = (int(v) for v in ann["bbox"])
+            src = np.zeros((64, 96), np.uint8)
+            src[y:y + h, x:x + w] = 1
+        warped = pipe.replay(out["params"], mask=src, queue=queue)["mask"].astype(bool)
+        mine = by_id[ann["id"]]
+        ys, xs = np.nonzero(warped)
+        ref = [xs.min(), ys.min(), xs.max() + 1, ys.max() + 1]
+        x, y, w, h = mine["bbox"]
+        assert np.abs(np.array([x, y, x + w, y + h]) - ref).max() <= 1.5, (ann["id"], ref,
+                                                                            mine["bbox"])
+        if "segmentation" in ann:
+            mk = _to_mask(mine, *size).astype(bool)
+            assert (mk & warped).sum() / (mk | warped).sum() >= 0.85
+    person = by_id[4]
+    src_k = np.array(data["annotations"][3]["keypoints"], float).reshape(-1, 3)
+    k = np.array(person["keypoints"], float).reshape(-1, 3)
+    for r in range(4):
+        if k[r, 2] > 0:  # where the kernel reads for the moved point: the original point
+            back = inverse_points(chain, k[r:r + 1, :2])[0]
+            np.testing.assert_allclose(back, src_k[r, :2], atol=0.01)
+
+
+def test_augment_moves_annotations_through_a_non_linear_pipeline(tmp_path):
+    """`warpkit augment --pipeline P --annotations`, P with a non-linear stage: the written
+    picture's object and its annotation agree (the annotation followed the projective part
+    only, exit 0)."""
+    from warpkit.augment import Compose, OpticalDistortion
+
+    src, data = _coco_files(tmp_path)
+    pipe = tmp_path / "aug.json"  # a strong lens: object 1, near a corner, moves 3 px
+    pipe.write_text(json.dumps(Compose([OpticalDistortion(distort_limit=(0.6, 0.7),
+                                                          p=1)]).to_dict()))
+    out = tmp_path / "out"
+    r = runner.invoke(app, ["augment", str(src / "a.png"), "-o", str(out), "--copies", "3",
+                            "--seed", "4", "--pipeline", str(pipe), "--annotations",
+                            str(tmp_path / "coco.json")])
+    assert r.exit_code == 0, r.output
+    res = COCO(str(out / "coco_aug.json"))
+    for img in res.dataset["images"]:
+        pixels = np.asarray(Image.open(out / img["file_name"]))[..., 0] > 200
+        obj = [a for a in res.loadAnns(res.getAnnIds(imgIds=[img["id"]]))
+               if a["category_id"] == 1 and not a["iscrowd"]]
+        mk = res.annToMask(obj[0]).astype(bool)
+        assert (mk & pixels).sum() / (mk | pixels).sum() >= 0.85
+        ys, xs = np.nonzero(pixels)
+        x, y, w, h = obj[0]["bbox"]
+        # the painted polygon's thin tips fall under the threshold: 2 px (it was 3 px off)
+        assert np.abs(np.array([x, y, x + w, y + h])
+                      - [xs.min(), ys.min(), xs.max() + 1, ys.max() + 1]).max() <= 2.0
+
+
+def test_every_rle_of_an_object_moves(queue):
+    """A segmentation that is a list of RLEs (pycocotools merges them) kept only its first:
+    each moves, the area and box are their union's."""
+    left, right = np.zeros((64, 96), np.uint8), np.zeros((64, 96), np.uint8)
+    left[10:30, 5:25] = 1
+    right[30:50, 60:90] = 1
+    ann = {"id": 1, "image_id": 1, "category_id": 1, "iscrowd": 1, "area": 800.0,
+           "bbox": [5, 10, 85, 40], "segmentation": [rle_encode(left), rle_encode(right)]}
+    m = g.flip("h", (96, 64))
+    out = transform_annotations([ann], m, (96, 64), (96, 64))[0]
+    assert len(out["segmentation"]) == 2
+    np.testing.assert_array_equal(rle_decode(out["segmentation"][0]), left[:, ::-1] > 0)
+    np.testing.assert_array_equal(rle_decode(out["segmentation"][1]), right[:, ::-1] > 0)
+    assert out["area"] == 400 + 600 and out["bbox"] == [6.0, 10.0, 85.0, 40.0]
+    # pycocotools' own reading of such an object: the merge of its RLEs
+    merged = mask_api.decode(mask_api.merge([{**r, "counts": r["counts"].encode()}
+                                             for r in out["segmentation"]]))
+    np.testing.assert_array_equal(merged, (left | right)[:, ::-1])
+
+
+@pytest.mark.parametrize("m,area", [
+    (g.rotation(45, (49.5, 29.5)), 400.0),  # the box around it doubles; the object does not
+    (g.scale(2.0, center=(49.5, 29.5)), 1600.0),
+    (g.compose(g.rotation(45, (49.5, 29.5)), g.translation(-40, 0)), None),
+])
+def test_a_box_only_objects_area_follows_the_map(m, area):
+    """A box-only object's area scales by the map's area change and the visible part of its
+    box (it scaled by the box's growth: 400 -> 800 under a 45-degree turn)."""
+    ann = {"id": 1, "image_id": 1, "category_id": 1, "area": 400.0, "bbox": [40, 20, 20, 20]}
+    out = transform_annotations([ann], m, (100, 60), (100, 60))[0]
+    if area is not None:
+        assert out["area"] == pytest.approx(area, rel=1e-9)
+    else:  # half of the turned box is cut off by the left border
+        x, y, w, h = out["bbox"]
+        assert x == 0 and out["area"] == pytest.approx(400 * w * h / 800, rel=1e-4)
+        assert 0 < out["area"] < 400
+
+
+def test_a_huge_declared_rle_is_refused_before_it_is_decoded():
+    """An RLE declaring 60000 x 60000 with a 7-character counts string (3.4 GB decoded) is
+    refused by its size against the image's before anything is decoded, under an
+    address-space limit (a regression fails with MemoryError instead of swapping)."""
+    from helpers import run_limited
+
+    code = ("from warpkit.augment.coco import _counts_to_string, transform_annotations\n"
+            "rle = {'size': [60000, 60000], 'counts': _counts_to_string([1, 3599999998, 1])}\n"
+            "assert len(rle['counts']) <= 12, rle\n"
+            "ann = {'id': 3, 'bbox': [0, 0, 1, 1], 'segmentation': rle}\n"
+            "try:\n"
+            "    transform_annotations([ann], [[1, 0, 0], [0, 1, 0], [0, 0, 1]], (64, 48), (64, 48))\n"
+            "except ValueError as e:\n"
+            "    print(e)\n")
+    r = run_limited(code, extra=256 << 20)
+    assert r.returncode == 0, r.stderr[-2000:]
+    assert "annotation 3: its RLE mask is 60000x60000, the image 64x48" in r.stdout

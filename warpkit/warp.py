@@ -449,6 +449,13 @@ def _warp(image, matrix, size=None, interpolation="linear", padding="constant", 
     return res if restore is None else restore(res)
 
 
+def warp_by_coords(image: Any, coords: Coords, size: tuple[int, int], **options: Any) -> Any:
+    """Warp by source positions that are not one matrix per item (:class:`Coords`: maps,
+    non-linear chains, per-axis tables), with :func:`warp_perspective`'s options: the engine
+    behind pipelines with non-linear stages and ``remap``."""
+    return _warp(image, None, size, affine=False, coords=coords, **options)
+
+
 def warp_each(images: Sequence[Any], homographies: Sequence[Any],
               sizes: Sequence[tuple[int, int]], **options: Any) -> list:
     """Warp each image of a list (sizes may differ) with its own map and output size, as

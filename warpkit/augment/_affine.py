@@ -238,19 +238,33 @@ class RandomAffine(Transform):
                     raise ValueError(f"images[{i}] is a batch {tuple(img.shape)}: a list holds "
                                      "single images; pass a batch on its own")
                 m = self._build(params[i:i + 1], size)[0]
-                outs.append(self._warp(img, m, queue))
+                outs.append(self.warp(img, m, queue))
                 mats.append(m)
             return (outs, mats) if return_matrices else outs
         b, size, batched = _layout(images, "images")
         m = self._build(self._draw(b, gen), size)
         if not batched:
             m = m[0]
-        out = self._warp(images, m, queue)
+        out = self.warp(images, m, queue)
         return (out, m) if return_matrices else out
 
-    def _warp(self, image: Any, m: np.ndarray, queue: cl.CommandQueue | None) -> Any:
-        return warp_affine(image, m, self.size, self.interpolation, self.padding, self.fill,
-                           antialias=self.antialias, queue=queue)
+    def matrices(self, n: int, size: tuple[int, int], rng: Any = None) -> np.ndarray:
+        """(n, 3, 3): the maps that a call on a list of n images of ``size`` = (width, height)
+        draws from ``rng`` (an int seed or a Generator), to warp one at a time with
+        :meth:`warp` (n copies of a large image need not be held at once).
+
+        Example:
+            >>> t = RandomAffine(degrees=10)
+            >>> t.matrices(4, (640, 480), rng=0).shape
+            (4, 3, 3)
+        """
+        return self._build(self._draw(int(n), _generator(rng)), tuple(size))
+
+    def warp(self, image: Any, matrix: np.ndarray, queue: cl.CommandQueue | None = None) -> Any:
+        """``image`` warped by one of :meth:`matrices` with this transform's output size,
+        interpolation, padding, fill and antialiasing."""
+        return warp_affine(image, matrix, self.size, self.interpolation, self.padding,
+                           self.fill, antialias=self.antialias, queue=queue)
 
 
 def _layout(image: Any, arg: str) -> tuple[int, tuple[int, int], bool]:

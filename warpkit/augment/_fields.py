@@ -424,6 +424,16 @@ def forward_points(chain: list, pts: np.ndarray) -> tuple[np.ndarray, np.ndarray
     return p, done
 
 
+def forward_jacobians(chain: list, pts: np.ndarray, h: float = 0.25
+                      ) -> tuple[np.ndarray, np.ndarray]:
+    """The derivative of a chain's forward map at source positions ``pts`` (N, 2), by central
+    differences ``h`` px apart: (d/dx, d/dy), each (N, 2); NaN where a point was not found."""
+    p = np.asarray(pts, np.float64).reshape(-1, 2)
+    jx = (forward_points(chain, p + [h, 0])[0] - forward_points(chain, p - [h, 0])[0]) / (2 * h)
+    jy = (forward_points(chain, p + [0, h])[0] - forward_points(chain, p - [0, h])[0]) / (2 * h)
+    return jx, jy
+
+
 def _separable(chain: list) -> bool:
     """Whether a chain's source x depends on the output x only and y on y only: axis-aligned
     affine maps (scales, flips, shifts, axis-aligned crops) and per-axis fields."""

@@ -13,9 +13,9 @@ import numpy as np
 
 from .. import geometry
 from .._memory import is_device_array
-from ..warp import Coords, warp_batch, warp_each, warp_perspective
-from ..warp import _warp as warp_by
-from ._fields import _stack, chain_coords, fields_of, forward_points, projective_part
+from ..warp import Coords, warp_batch, warp_by_coords, warp_each, warp_perspective
+from ._fields import (_stack, chain_coords, fields_of, forward_jacobians, forward_points,
+                      projective_part)
 from ._pipeline import sample_streams
 
 #: mask dtypes warped as they are; others go through int32 when their values fit
@@ -349,7 +349,7 @@ def _mask_work(a: Any):
 def _sample(x, m, size, opts):
     """warp_perspective by the matrix ``m``, or by the maps and fields of ``m`` (Coords)."""
     if isinstance(m, Coords):
-        return warp_by(x, None, size, affine=False, coords=m, **opts)
+        return warp_by_coords(x, m, size, **opts)
     return warp_perspective(x, m, size=size, **opts)
 
 
@@ -502,9 +502,7 @@ def _keypoints_chain(k: np.ndarray, res: np.ndarray, chain: list, out):
     moved, found = forward_points(chain, k[:, :2])
     res[:, :2] = moved
     if k.shape[1] > 2 and len(k):
-        h = 0.25
-        jx = (forward_points(chain, k[:, :2] + [h, 0])[0] - forward_points(chain, k[:, :2] - [h, 0])[0]) / (2 * h)
-        jy = (forward_points(chain, k[:, :2] + [0, h])[0] - forward_points(chain, k[:, :2] - [0, h])[0]) / (2 * h)
+        jx, jy = forward_jacobians(chain, k[:, :2])
         a = np.radians(k[:, 2])
         d = jx * np.cos(a)[:, None] - jy * np.sin(a)[:, None]  # screen angles: y points down
         res[:, 2] = np.degrees(np.arctan2(-d[:, 1], d[:, 0]))

@@ -180,11 +180,77 @@ def _mask_box(mask: np.ndarray) -> list[float]:
     return [float(xs[0]), float(ys[0]), float(xs[-1] + 1 - xs[0]), float(ys[-1] + 1 - ys[0])]
 
 
-def _default_warp_mask(mask: np.ndarray, m: np.ndarray, size: tuple[int, int]) -> np.ndarray:
+def _default_warp_mask(mask: np.ndarray, m: Any, size: tuple[int, int]) -> np.ndarray:
+    """A mask warped with nearest sampling and zeros outside, by a matrix or a chain."""
     from ..warp import warp_perspective
 
+    if isinstance(m, list):  # a chain with non-linear stages
+        from ..warp import warp_by_coords
+        from ._fields import chain_coords
+
+        return warp_by_coords(mask.astype(np.uint8), chain_coords([m], size), size,
+                              interpolation="nearest", padding="constant", fill=0) != 0
     return warp_perspective(mask.astype(np.uint8), m, size=size, interpolation="nearest",
                             padding="constant", fill=0) != 0
+
+
+class _Map:
+    """How annotations move: by a 3x3 matrix, or by a chain with non-linear stages (points by
+    Newton's method, :func:`warpkit.augment._fields.forward_points`). Points are pixel-edge
+    coordinates (COCO's)."""
+
+    def __init__(self, matrix: np.ndarray, chain: list | None) -> None:
+        from ._fields import fields_of
+
+        self.m = matrix
+        self.chain = chain if chain is not None and fields_of(chain) else None
+
+    def points(self, pts: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """(moved pixel-edge points, found)."""
+        if self.chain is None:
+            return _map_edges(self.m, pts), np.ones(len(pts), bool)
+        from ._fields import forward_points
+
+        moved, found = forward_points(self.chain, pts - 0.5)
+        return moved + 0.5, found
+
+    def outline(self, pts: np.ndarray) -> np.ndarray:
+        """A closed polygon's vertices moved, its edges first cut every ~2 px where the map
+        bends them (a chain); the points not found are left out."""
+        if self.chain is None:
+            return _map_edges(self.m, pts)
+        nxt = np.roll(pts, -1, 0)
+        steps = np.maximum(1, np.ceil(np.hypot(*(nxt - pts).T) / 2)).astype(np.int64)
+        edge = np.repeat(np.arange(len(pts)), steps)
+        t = (np.arange(steps.sum()) - np.repeat(np.cumsum(steps) - steps, steps)) / \
+            np.repeat(steps, steps)
+        dense = pts[edge] + t[:, None] * (nxt - pts)[edge]
+        moved, found = self.points(dense)
+        return moved[found]
+
+    def det(self, x: float, y: float) -> float:
+        """The map's area scale at pixel-centre position (x, y) (1 where it is not found)."""
+        if self.chain is None:
+            return float(np.linalg.det(_jacobian(self.m, x, y)))
+        from ._fields import forward_jacobians
+
+        jx, jy = forward_jacobians(self.chain, np.array([[x, y]]))
+        d = float(jx[0, 0] * jy[0, 1] - jx[0, 1] * jy[0, 0])
+        return d if np.isfinite(d) else 1.0
+
+    def warp(self, warp_mask, src: np.ndarray, size: tuple[int, int]) -> np.ndarray:
+        return np.asarray(warp_mask(src, self.m if self.chain is None else self.chain, size),
+                          dtype=bool)
+
+
+def _rle_size(rle: Any, k: Any) -> tuple[int, int]:
+    """An RLE's declared (h, w), read before anything is decoded."""
+    try:
+        h, w = (int(v) for v in rle["size"])
+    except (KeyError, TypeError, ValueError):
+        raise ValueError(f"annotation {k}: an RLE mask is {{'size': [h, w], 'counts': ...}}, "
+                         f"got {rle!r:.80}") from None
+    return h, w
 
 
 def transform_annotations(
@@ -195,7 +261,8 @@ def transform_annotations(
     *,
     min_visibility: float = 0.0,
     min_area: float = 0.0,
-    warp_mask: Callable[[np.ndarray, np.ndarray, tuple[int, int]], np.ndarray] | None = None,
+    warp_mask: Callable[[np.ndarray, Any, tuple[int, int]], np.ndarray] | None = None,
+    chain: list | None = None,
 ) -> list[dict]:
     """COCO object annotations of a (width, height) ``size`` image, for that image warped with
     ``matrix`` (3x3 destination-from-source, pixel centres at integers) to ``out_size``.
@@ -205,22 +272,29 @@ def transform_annotations(
     than ``min_visibility`` of its mapped area or less than ``min_area`` pixels, or nothing.
 
     Args:
-        annotations: COCO annotation dicts (``bbox``, optional ``segmentation`` as polygons or
-            RLE, ``keypoints``, ``num_keypoints``, ``area``).
+        annotations: COCO annotation dicts (``bbox``, optional ``segmentation`` as polygons,
+            an RLE or a list of RLEs, ``keypoints``, ``num_keypoints``, ``area``).
         matrix: the warp's map.
         size, out_size: the source image's and the output's (width, height).
         min_visibility, min_area: as :class:`warpkit.augment.Compose`'s.
-        warp_mask: ``f(mask, matrix, out_size) -> mask`` for RLE masks; default
-            :func:`warpkit.warp_perspective` with nearest sampling and zeros outside.
+        warp_mask: ``f(mask, map, out_size) -> mask`` for RLE masks (``map`` is ``matrix``, or
+            ``chain`` where one is given); default :func:`warpkit.warp_perspective` (or the
+            chain's warp) with nearest sampling and zeros outside.
+        chain: for a pipeline with non-linear transforms, its chain
+            (``pipeline.stages(out["params"], size)[0]``, whose projective part is ``matrix``):
+            objects then move through the same fields as the image (polygon edges cut every
+            ~2 px so that they bend with it; points the map does not find are left out).
 
     Returns:
-        The moved annotations, in order, without the dropped ones: ``bbox`` the enclosing box
-        of the mask or polygons left (of the mapped box corners for an object without
-        ``segmentation``), ``area`` the mask's pixels or the polygons' area (for an object
-        without ``segmentation``, its area scaled by its box's change), polygons in the same
-        nesting, RLE masks in the same form (compressed or not).
+        The moved annotations, in order, without the dropped ones: ``bbox`` the box around the
+        mask or polygons left (for an object without ``segmentation``, around the part of its
+        moved box outline inside the output), ``area`` the mask's pixels or the polygons' area
+        (for an object without ``segmentation``, its area times the map's local area change
+        and the visible fraction of its box), polygons in the same nesting, RLE masks in the
+        same form (compressed or not; a list of RLEs each moved).
     """
     m = matrix3(np.asarray(matrix, dtype=np.float64))
+    mp = _Map(m, chain)
     W, H = (int(v) for v in size)
     Wo, Ho = (int(v) for v in out_size)
     warp_mask = warp_mask or _default_warp_mask
@@ -229,26 +303,36 @@ def transform_annotations(
         if not isinstance(ann, dict):
             raise ValueError(f"annotations[{k}] must be a dict, got {type(ann).__name__}")
         new = dict(ann)
+        name = ann.get("id", k)
         seg = ann.get("segmentation")
         if isinstance(seg, dict) or (isinstance(seg, list) and seg and isinstance(seg[0], dict)):
-            rle = seg if isinstance(seg, dict) else seg[0]
-            src = rle_decode(rle)
-            if src.shape != (H, W):
-                raise ValueError(f"annotation {ann.get('id', k)}: its RLE mask is "
-                                 f"{src.shape[1]}x{src.shape[0]}, the image {W}x{H}")
-            full = float(src.sum()) * abs(_det(m, src))
-            moved = np.asarray(warp_mask(src, m, (Wo, Ho)), dtype=bool)
-            area = float(moved.sum())
+            rles = [seg] if isinstance(seg, dict) else seg
+            for rle in rles:  # the declared size first: a few bytes can declare 60000 x 60000
+                if not isinstance(rle, dict):
+                    raise ValueError(f"annotation {name}: its segmentation mixes RLE masks and "
+                                     f"polygons")
+                if _rle_size(rle, name) != (H, W):
+                    h, w = _rle_size(rle, name)
+                    raise ValueError(f"annotation {name}: its RLE mask is {w}x{h}, the image "
+                                     f"{W}x{H}")
+            srcs = [rle_decode(rle) for rle in rles]
+            union = np.logical_or.reduce(srcs)
+            ys, xs = np.nonzero(union)
+            full = float(len(xs)) * abs(mp.det(xs.mean(), ys.mean()) if len(xs) else 1.0)
+            moved = [mp.warp(warp_mask, src, (Wo, Ho)) for src in srcs]
+            covered = np.logical_or.reduce(moved)
+            area = float(covered.sum())
             if not _kept(area, full, min_visibility, min_area):
                 continue
-            enc = rle_encode(moved, compressed=isinstance(rle["counts"], (str, bytes)))
-            new["segmentation"] = enc if isinstance(seg, dict) else [enc]
-            new["bbox"], new["area"] = _mask_box(moved), area
+            enc = [rle_encode(mv, compressed=isinstance(rle["counts"], (str, bytes)))
+                   for mv, rle in zip(moved, rles)]
+            new["segmentation"] = enc[0] if isinstance(seg, dict) else enc
+            new["bbox"], new["area"] = _mask_box(covered), area
         elif isinstance(seg, list) and seg:
             polys, area, full = [], 0.0, 0.0
             for p in seg:
                 pts = np.asarray(p, dtype=np.float64).reshape(-1, 2)
-                mapped = _map_edges(m, pts)
+                mapped = mp.outline(pts)
                 full += _area(mapped)
                 clipped = _clip_polygon(mapped, Wo, Ho)
                 a = _area(clipped)
@@ -261,22 +345,31 @@ def transform_annotations(
             new["bbox"], new["area"] = _box_of(np.concatenate(polys)), area
         elif "bbox" in ann:
             x, y, w, h = (float(v) for v in ann["bbox"])
-            box = geometry.transform_boxes(m, [x, y, x + w, y + h])
-            clipped = np.clip(box, 0, [Wo, Ho, Wo, Ho])
-            full = (box[2] - box[0]) * (box[3] - box[1])
-            inside = max(clipped[2] - clipped[0], 0) * max(clipped[3] - clipped[1], 0)
+            corners = np.array([[x, y], [x + w, y], [x + w, y + h], [x, y + h]])
+            outline = mp.outline(corners)
+            if not len(outline):
+                continue
+            lo, hi = outline.min(0), outline.max(0)
+            box = geometry.clipped_bounds(outline[None], (Wo, Ho),
+                                          fallback=[[*lo, *hi]])[0]
+            full = float(np.prod(hi - lo))
+            inside = max(box[2] - box[0], 0) * max(box[3] - box[1], 0)
             if not _kept(inside, full, min_visibility, min_area):
                 continue
-            new["bbox"] = [float(clipped[0]), float(clipped[1]), float(clipped[2] - clipped[0]),
-                           float(clipped[3] - clipped[1])]
-            if "area" in ann and w * h > 0:
-                new["area"] = float(ann["area"]) * inside / (w * h)
+            new["bbox"] = [float(box[0]), float(box[1]), float(box[2] - box[0]),
+                           float(box[3] - box[1])]
+            if "area" in ann and full > 0:
+                # the object's own area, scaled as the map scales areas there, times the
+                # fraction of its box left inside (not the box's growth: a box turned 45
+                # degrees encloses twice its area)
+                scale = abs(mp.det(x + w / 2 - 0.5, y + h / 2 - 0.5))
+                new["area"] = float(ann["area"]) * scale * inside / full
         else:
-            raise ValueError(f"annotation {ann.get('id', k)} has neither bbox nor segmentation")
+            raise ValueError(f"annotation {name} has neither bbox nor segmentation")
         if "bbox" in new:
             new["bbox"] = [round(v, 3) for v in new["bbox"]]
         if ann.get("keypoints"):
-            new["keypoints"], new["num_keypoints"] = _keypoints(ann["keypoints"], m, Wo, Ho)
+            new["keypoints"], new["num_keypoints"] = _keypoints(ann["keypoints"], mp, Wo, Ho)
         out.append(new)
     return out
 
@@ -285,20 +378,14 @@ def _kept(inside: float, full: float, min_visibility: float, min_area: float) ->
     return inside > 0 and inside >= min_area and inside >= min_visibility * full
 
 
-def _det(m: np.ndarray, mask: np.ndarray) -> float:
-    """The map's area scale at the mask's centre (exact for affine maps)."""
-    ys, xs = np.nonzero(mask)
-    if not len(xs):
-        return 1.0
-    return float(np.linalg.det(_jacobian(m, xs.mean(), ys.mean())))
-
-
-def _keypoints(kps: Sequence[float], m: np.ndarray, Wo: int, Ho: int) -> tuple[list, int]:
+def _keypoints(kps: Sequence[float], mp: _Map, Wo: int, Ho: int) -> tuple[list, int]:
     k = np.asarray(kps, dtype=np.float64).reshape(-1, 3)
     labelled = k[:, 2] > 0
-    xy = geometry.transform_points(m, k[:, :2])
-    inside = ((xy[:, 0] >= -0.5) & (xy[:, 0] < Wo - 0.5) & (xy[:, 1] >= -0.5)
-              & (xy[:, 1] < Ho - 0.5))
+    xy, found = mp.points(k[:, :2] + 0.5)  # pixel indices: centres at integers
+    xy -= 0.5
+    with np.errstate(invalid="ignore"):
+        inside = found & ((xy[:, 0] >= -0.5) & (xy[:, 0] < Wo - 0.5) & (xy[:, 1] >= -0.5)
+                          & (xy[:, 1] < Ho - 0.5))
     keep = labelled & inside
     res = np.where(keep[:, None], np.column_stack([xy, k[:, 2]]), 0.0)
     flat = [round(float(v), 3) if i % 3 < 2 else int(v) for i, v in enumerate(res.reshape(-1))]
