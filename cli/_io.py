@@ -10,6 +10,7 @@ import sys
 import tempfile
 import warnings
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 from PIL import Image, ImageOps
@@ -245,11 +246,39 @@ def save_atomic(img: Image.Image, dest: Path, fmt: str | None, overwrite: bool,
     _replace_atomically(dest, write)
 
 
+def _temporary_prefix(dest: Path) -> str:
+    return f".{dest.name}."
+
+
+def remove_stale_temporaries(dests: list[Path]) -> int:
+    """Remove the temporary files an interrupted write of ``dests`` left (a killed process or
+    Dask worker: ``.<name>.<random>.tmp`` beside each, :func:`save_atomic`'s naming); returns
+    how many. Call it before the outputs are written again."""
+    removed = 0
+    for dest in dests:
+        prefix = _temporary_prefix(dest)
+        try:
+            names = [e.name for e in os.scandir(dest.parent)
+                     if e.name.startswith(prefix) and e.name.endswith(".tmp") and e.is_file()]
+        except (FileNotFoundError, NotADirectoryError):
+            continue
+        for name in names:
+            # the random part mkstemp adds: 8 characters of letters, digits and "_"
+            middle = name[len(prefix):-len(".tmp")]
+            if re.fullmatch(r"[A-Za-z0-9_]{8}", middle):
+                try:
+                    os.unlink(dest.parent / name)
+                    removed += 1
+                except FileNotFoundError:
+                    pass
+    return removed
+
+
 def _replace_atomically(dest: Path, write) -> None:
     """write(path) into a temporary file beside dest, then rename it over dest: a crash never
     leaves a half-written file."""
     dest.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{dest.name}.", suffix=".tmp", dir=dest.parent)
+    fd, tmp = tempfile.mkstemp(prefix=_temporary_prefix(dest), suffix=".tmp", dir=dest.parent)
     os.close(fd)
     try:
         write(tmp)
@@ -266,6 +295,19 @@ def _replace_atomically(dest: Path, write) -> None:
         if os.path.exists(tmp):
             os.unlink(tmp)
         raise
+
+
+def read_json(path: Path, option: str) -> Any:
+    """A JSON file an option names, or a one-line error naming the option (unreadable, not
+    JSON, or nested too deeply for Python's parser)."""
+    try:
+        return json.loads(path.read_text())
+    except OSError as e:
+        raise UserError(f"{option} {path}: {e.strerror or e}") from None
+    except RecursionError:
+        raise UserError(f"{option} {path}: nested too deeply to be read") from None
+    except ValueError as e:
+        raise UserError(f"{option} {path}: not valid JSON ({e})") from None
 
 
 def save_json_atomic(data, dest: Path) -> None:

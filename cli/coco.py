@@ -8,24 +8,25 @@ dataset keeps ``info``, ``licenses`` and ``categories`` and numbers images and a
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-from ._io import UserError
+from ._io import UserError, read_json
+
+
+def _check_id(v: Any, where: str) -> None:
+    """COCO's ids are integers (strings are taken too)."""
+    if isinstance(v, bool) or not isinstance(v, (int, str)):
+        raise UserError(f"{where} must be an integer or a string, got {v!r:.60}")
 
 
 class CocoSet:
     """The input dataset, indexed, and the output dataset as it grows."""
 
     def __init__(self, path: Path) -> None:
-        try:
-            data = json.loads(path.read_text())
-        except (OSError, ValueError) as e:
-            raise UserError(f"--annotations {path}: {e.strerror if isinstance(e, OSError) else e}") \
-                from None
+        data = read_json(path, "--annotations")
         if not isinstance(data, dict) or not isinstance(data.get("images"), list) \
                 or not isinstance(data.get("annotations", []), list):
             raise UserError(f"--annotations {path}: not a COCO dataset (a JSON object with an "
@@ -36,11 +37,21 @@ class CocoSet:
             if not isinstance(entry, dict) or not {"id", "file_name", "width", "height"} <= set(entry):
                 raise UserError(f"--annotations {path}: images[{k}] needs id, file_name, width "
                                 "and height")
-            self.by_name.setdefault(Path(str(entry["file_name"])).name, []).append(entry)
+            _check_id(entry["id"], f"--annotations {path}: images[{k}].id")
+            for key in ("width", "height"):
+                v = entry[key]
+                if isinstance(v, bool) or not isinstance(v, int) or v < 1:
+                    raise UserError(f"--annotations {path}: images[{k}].{key} must be a whole "
+                                    f"number >= 1, got {v!r}")
+            if not isinstance(entry["file_name"], str):
+                raise UserError(f"--annotations {path}: images[{k}].file_name must be a string, "
+                                f"got {entry['file_name']!r}")
+            self.by_name.setdefault(Path(entry["file_name"]).name, []).append(entry)
         self.objects: dict[Any, list[dict]] = {}
         for k, ann in enumerate(data.get("annotations", [])):
             if not isinstance(ann, dict) or "image_id" not in ann:
                 raise UserError(f"--annotations {path}: annotations[{k}] needs an image_id")
+            _check_id(ann["image_id"], f"--annotations {path}: annotations[{k}].image_id")
             self.objects.setdefault(ann["image_id"], []).append(ann)
         self.out: dict[str, Any] = {k: v for k, v in data.items()
                                     if k not in ("images", "annotations")}

@@ -3,7 +3,6 @@ augmentation of image files."""
 
 from __future__ import annotations
 
-import json
 import math
 import os
 from dataclasses import dataclass
@@ -18,7 +17,8 @@ from warpkit.warp import INTERPOLATIONS, PADDINGS
 
 from .coco import CocoSet
 from ._io import DEFAULT_MAX_PIXELS, DeepImage, UserError, expand_inputs, open_image, parse_size
-from ._io import check_dest, save_atomic, save_deep_atomic, save_json_atomic, set_max_pixels
+from ._io import (check_dest, read_json, remove_stale_temporaries, save_atomic, save_deep_atomic,
+                  save_json_atomic, set_max_pixels)
 
 
 # the choices come from warpkit's one table of options (canonical names; the API also takes
@@ -447,6 +447,8 @@ def _run_tasks(job, tasks, label: str, device: str | None, engine: "Engine",
     _device(device)
     protected = {f.resolve() for f, _ in tasks}
     outputs = dict(tasks)
+    # what an interrupted earlier run left half-written for these outputs
+    remove_stale_temporaries([d for _, ds in tasks for d in ds])
     _each_file([f for f, _ in tasks], label,
                lambda f: records.extend(job(f, outputs[f], protected)))
     return records
@@ -559,10 +561,7 @@ def crop(
 def _boxes_file(path: Path) -> list[list[float]] | dict[str, list[list[float]]]:
     """The boxes of a --boxes JSON file: a list of [x1, y1, x2, y2] lists of numbers, or an
     object mapping file names to such lists."""
-    try:
-        data = json.loads(path.read_text())
-    except (OSError, ValueError) as e:
-        raise UserError(f"--boxes {path}: {_message(e)}") from None
+    data = read_json(path, "--boxes")
 
     def rects(v) -> list[list[float]] | None:
         ok = isinstance(v, list) and all(
@@ -670,13 +669,17 @@ def augment(
             typer.echo("warpkit: note: with padding other than constant, objects mirrored or "
                        "repeated into the border are not annotated (pass --padding constant "
                        "for detection and segmentation sets)", err=True)
-    for extra in (matrices, annotations_output):
-        if extra is None:
-            continue
-        if extra.resolve() in protected:
-            raise UserError(f"refusing to overwrite the input {extra}")
-        if extra.exists() and not overwrite:
-            raise UserError(f"{extra} exists (pass --overwrite to replace it)")
+    inputs = {f.resolve(): "the input" for f in files}
+    for option, path in (("--pipeline", pipeline), ("--annotations", annotations)):
+        if path is not None:
+            inputs[path.resolve()] = f"the input {option} file"
+    sides = [("--matrices", matrices, True), ("--annotations-output", annotations_output, True)]
+    if engine == Engine.dask:
+        from warpkit.dist import MANIFEST
+
+        sides.append(("--manifest", manifest or output / MANIFEST, False))
+    check_side_outputs([(o, p, r) for o, p, r in sides if p is not None], inputs,
+                       {d.resolve() for _, ds in tasks for d in ds}, overwrite)
     record: dict[str, dict] = {}
     if coco is None:
         done: list[dict] = []
@@ -704,6 +707,7 @@ def augment(
                 record[dest.name] = {"source": str(f), "matrix": _rounded(m), **extra}
                 coco.add(entry, dest, m, out_size, moved)
 
+        remove_stale_temporaries([d for _, ds in tasks for d in ds])
         try:
             _each_file(files, "augmenting", one)
         finally:
@@ -715,11 +719,56 @@ def augment(
                + (f", annotations to {annotations_output}" if coco is not None else ""))
 
 
+def check_side_outputs(sides: list[tuple[str, Path, bool]], inputs: dict[Path, str],
+                       outputs: set[Path], overwrite: bool) -> None:
+    """Refuse, before anything is written, a side output (``(option, path, replaces)``: the
+    matrices, the dataset, the manifest) that names an input (``inputs``: resolved path -> what
+    it is, the pipeline and annotation files too), one of the run's images (``outputs``,
+    resolved), another side output, a directory or a path under a file; one that ``replaces``
+    its file must not exist unless ``overwrite`` (the manifest is appended to)."""
+    seen: dict[Path, str] = {}
+    for option, path, replaces in sides:
+        where = path.resolve()
+        if where in inputs:
+            raise UserError(f"{option} {path}: refusing to overwrite {inputs[where]}")
+        if where in outputs:
+            raise UserError(f"{option} {path} is also one of the images this run writes")
+        if where in seen:
+            raise UserError(f"{seen[where]} and {option} name the same file {path}")
+        seen[where] = option
+        if path.is_dir():
+            raise UserError(f"{option} {path} is a directory")
+        for parent in path.parents:  # the first that exists must be a directory
+            if parent.exists():
+                if not parent.is_dir():
+                    raise UserError(f"{option} {path}: {parent} is a file, not a directory")
+                break
+        if replaces and path.exists() and not overwrite:
+            raise UserError(f"{option} {path} exists (pass --overwrite to replace it)")
+
+
 def _load_pipeline(path: Path):
-    """A serialised pipeline (JSON of Compose.to_dict), or a one-line error."""
+    """A serialised pipeline (JSON of Compose.to_dict) that writes image files, or a one-line
+    error."""
     from warpkit.augment import Compose
 
+    data = read_json(path, "--pipeline")
     try:
-        return Compose.from_dict(json.loads(path.read_text()))
-    except (OSError, ValueError, TypeError) as e:
+        aug = Compose.from_dict(data)
+    except (ValueError, TypeError) as e:
         raise UserError(f"--pipeline {path}: {_message(e)}") from None
+    except RecursionError:
+        raise UserError(f"--pipeline {path}: transforms nested too deeply") from None
+    if not isinstance(aug, Compose):
+        raise UserError(f"--pipeline {path}: the top level must be a Compose (it sets the "
+                        f"pipeline's interpolation, padding and fill), got {type(aug).__name__}: "
+                        f"save Compose([...]).to_dict()")
+    tensor = {k: v for k, v in (("output_dtype", aug.output_dtype), ("mean", aug.mean),
+                                ("std", aug.std)) if v is not None}
+    if aug.layout != "HWC":
+        tensor["layout"] = aug.layout
+    if tensor:
+        given = ", ".join(f"{k}={v!r}" for k, v in tensor.items())
+        raise UserError(f"--pipeline {path}: {given} make a model's tensor; the command writes "
+                        "image files: leave output_dtype, mean, std and layout unset")
+    return aug

@@ -49,7 +49,7 @@ SPARE_ADDRESS_SPACE = 768 << 20
 
 
 def run_limited(code: str, extra: int = SPARE_ADDRESS_SPACE, timeout: float = 120,
-                cwd: str | None = None) -> "subprocess.CompletedProcess":
+                cwd: str | None = None):
     """Run Python ``code`` in a subprocess whose address space is limited (RLIMIT_AS) to what
     warpkit needs plus ``extra`` bytes: a case that allocates far more fails there with a
     MemoryError instead of swapping the machine. PoCL's threads (each with its stack and malloc

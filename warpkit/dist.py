@@ -248,12 +248,16 @@ def run(job, tasks: Sequence[tuple[Path, list[Path]]], output: str | os.PathLike
     building block of :func:`warp_files`, :func:`crop_files` and
     :func:`augment_files` (and of the command line's ``--engine dask``)."""
     t0 = time.perf_counter()
+    if chunk is not None and (isinstance(chunk, bool) or not isinstance(chunk, int)
+                              or chunk < 1):
+        raise ValueError(f"chunk (files per task) must be an int >= 1, got {chunk!r}")
     inputs = {Path(src).resolve() for src, _ in tasks}
     for src, dests in tasks:  # never an input overwritten, checked once here
         for d in dests:
             if Path(d).resolve() in inputs:
                 raise ValueError(f"refusing to overwrite the input {d}")
     manifest = Path(manifest) if manifest is not None else Path(output) / MANIFEST
+    _check_manifest(manifest, inputs, {Path(d).resolve() for _, ds in tasks for d in ds})
     summary = Summary(total=len(tasks), manifest=str(manifest))
     todo = []
     skipped = []
@@ -265,10 +269,16 @@ def run(job, tasks: Sequence[tuple[Path, list[Path]]], output: str | os.PathLike
         else:
             todo.append((str(src), [str(d) for d in dests]))
     summary.skipped = len(skipped)
+    from .cli._io import remove_stale_temporaries
+
     for _, dests in todo:
         for d in dests[:1]:
             Path(d).parent.mkdir(parents=True, exist_ok=True)
+        # what a killed worker left half-written for these outputs: removed before they are
+        # written again (nothing of this run is writing yet)
+        remove_stale_temporaries([Path(d) for d in dests])
     manifest.parent.mkdir(parents=True, exist_ok=True)
+    _end_line(manifest)
     c, close = _client(client, scheduler, n_workers, device)
     try:
         _setup_workers(c, device, devices)
@@ -313,6 +323,40 @@ def run(job, tasks: Sequence[tuple[Path, list[Path]]], output: str | os.PathLike
             obj.close()
     summary.seconds = time.perf_counter() - t0
     return summary
+
+
+def _check_manifest(manifest: Path, inputs: set[Path], outputs: set[Path]) -> None:
+    """The manifest is an output like the others: never an input, an output or a
+    directory."""
+    where = manifest.resolve()
+    if where in inputs:
+        raise ValueError(f"refusing to append the manifest to the input {manifest}")
+    if where in outputs:
+        raise ValueError(f"the manifest {manifest} is also one of the run's outputs")
+    if manifest.is_dir():
+        raise ValueError(f"the manifest {manifest} is a directory")
+    for parent in manifest.parents:
+        if parent.exists():
+            if not parent.is_dir():
+                raise ValueError(f"the manifest {manifest} cannot be written: {parent} is a file")
+            break
+
+
+def _end_line(manifest: Path) -> None:
+    """A manifest whose last record was cut off (a killed run) gets a newline first, so that
+    the next record starts a line of its own instead of being glued to the broken one."""
+    try:
+        with open(manifest, "rb") as fh:
+            fh.seek(0, os.SEEK_END)
+            if fh.tell() == 0:
+                return
+            fh.seek(-1, os.SEEK_END)
+            last = fh.read(1)
+    except FileNotFoundError:
+        return
+    if last != b"\n":
+        with open(manifest, "a") as fh:
+            fh.write("\n")
 
 
 def worker_devices(client=None, scheduler: str | None = None, device: str | None = None,

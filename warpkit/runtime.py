@@ -201,8 +201,12 @@ def _match(entries: list[DeviceEntry], spec: str) -> DeviceEntry:
 
 
 def choose_device(spec: str | None = None) -> tuple[DeviceEntry, str]:
-    """The device a spec (or, with ``None``, the environment and defaults) selects, and why."""
+    """The device a spec (or, with ``None`` or a blank spec, the environment and defaults)
+    selects, and why. A blank spec is unset, as a blank ``WARPKIT_DEVICE`` is: as a name
+    substring it would match every device, and pick the first listed (a simulator, say)."""
     entries = list_devices()
+    if spec is not None and not spec.strip():
+        spec = None
     if spec is None:
         env = os.environ.get("WARPKIT_DEVICE", "").strip()
         if env:
@@ -634,8 +638,9 @@ def get_runtime() -> Runtime:
 def set_device(spec: str | None) -> Runtime:
     """Make the device ``spec`` selects the default and return its runtime.
 
-    ``spec`` is ``"P:D"``, ``"P"`` or a name substring as for ``WARPKIT_DEVICE``; ``None``
-    re-applies the environment and default rules.
+    ``spec`` is ``"P:D"``, ``"P"`` or a name substring as for ``WARPKIT_DEVICE``; ``None`` (or
+    a blank string, as a blank ``WARPKIT_DEVICE``) re-applies the environment and default
+    rules.
 
     Example:
         >>> warpkit.set_device("pocl")     # doctest: +SKIP
