@@ -48,18 +48,28 @@ BASE_ADDRESS_SPACE = 1 << 30
 SPARE_ADDRESS_SPACE = 768 << 20
 
 
+def peak_address_space(code: str, cwd: str | None = None) -> int:
+    """The peak address space (VmPeak, bytes) of Python ``code`` run as :func:`run_limited`
+    runs it, without a limit: the baseline of a memory test on this machine."""
+    r = run_limited(code + "\nprint('VmPeak', open('/proc/self/status').read()"
+                           ".split('VmPeak:')[1].split()[0])\n", extra=16 << 30, cwd=cwd,
+                    base=0)
+    assert r.returncode == 0, r.stderr[-3000:]
+    return int(r.stdout.split("VmPeak")[-1].split()[0]) * 1024
+
+
 def run_limited(code: str, extra: int = SPARE_ADDRESS_SPACE, timeout: float = 120,
-                cwd: str | None = None):
-    """Run Python ``code`` in a subprocess whose address space is limited (RLIMIT_AS) to what
-    warpkit needs plus ``extra`` bytes: a case that allocates far more fails there with a
-    MemoryError instead of swapping the machine. PoCL's threads (each with its stack and malloc
+                cwd: str | None = None, base: int = BASE_ADDRESS_SPACE):
+    """Run Python ``code`` in a subprocess whose address space is limited (RLIMIT_AS) to
+    ``base`` (what warpkit needs) plus ``extra`` bytes: a case that allocates far more fails
+    there with a MemoryError instead of swapping the machine. PoCL's threads (each with its stack and malloc
     arena) are capped, so that the limit does not depend on the CPU's core count."""
     import os
     import resource
     import subprocess
     import sys
 
-    limit = BASE_ADDRESS_SPACE + extra
+    limit = base + extra
 
     def cap() -> None:
         resource.setrlimit(resource.RLIMIT_AS, (limit, limit))

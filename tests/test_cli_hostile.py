@@ -263,3 +263,176 @@ def test_a_16_bit_png_round_trip_hashes_inputs(tmp_path):
     with Image.open(tmp_path / "o.png") as im:
         np.testing.assert_array_equal(np.asarray(im), a)
     assert _hashes([src]) == before
+
+
+def _aug_setup(tmp_path):
+    """Two photos, a pipeline file and a COCO file of them."""
+    import json
+
+    from warpkit.augment import Compose, RandomAffine
+
+    src = tmp_path / "in"
+    src.mkdir()
+    rng = np.random.default_rng(1)
+    for name in ("a.png", "b.png"):
+        Image.fromarray(rng.integers(0, 256, (24, 32, 3), dtype=np.uint8)).save(src / name)
+    pipe = tmp_path / "aug.json"
+    pipe.write_text(json.dumps(Compose([RandomAffine(degrees=10)]).to_dict()))
+    coco = tmp_path / "coco.json"
+    coco.write_text(json.dumps({
+        "images": [{"id": 1, "file_name": "a.png", "width": 32, "height": 24},
+                   {"id": 2, "file_name": "b.png", "width": 32, "height": 24}],
+        "annotations": [{"id": 1, "image_id": 1, "category_id": 1, "bbox": [2, 2, 10, 8],
+                         "area": 80}],
+        "categories": [{"id": 1, "name": "x"}]}))
+    return src, pipe, coco
+
+
+@pytest.mark.parametrize("case", ["same file", "an image output", "the pipeline file",
+                                  "the annotations file", "an input image", "under a file",
+                                  "a directory"])
+def test_side_outputs_are_checked_before_anything_is_written(tmp_path, case):
+    """--matrices and --annotations-output against every input (the pipeline and annotation
+    files too), every image output and each other, and against directories and paths under a
+    file, before anything is written, --overwrite or not (they replaced one another, the user's
+    pipeline, or failed with a traceback after every image was written)."""
+    src, pipe, coco = _aug_setup(tmp_path)
+    out = tmp_path / "out"
+    (tmp_path / "dir").mkdir()
+    (tmp_path / "file").write_text("x")
+    matrices, dataset = tmp_path / "m.json", tmp_path / "d.json"
+    pattern = {"same file": r"--matrices and --annotations-output name the same file",
+               "an image output": r"--matrices .*a_aug1.png is also one of the images",
+               "the pipeline file": r"--matrices .*aug.json: refusing to overwrite the input "
+                                    r"--pipeline file",
+               "the annotations file": r"--matrices .*coco.json: refusing to overwrite the "
+                                       r"input --annotations file",
+               "an input image": r"--matrices .*b.png: refusing to overwrite the input",
+               "under a file": r"--matrices .*: .*file is a file, not a directory",
+               "a directory": r"--matrices .*dir is a directory"}[case]
+    matrices = {"same file": dataset, "an image output": out / "a_aug1.png",
+                "the pipeline file": pipe, "the annotations file": coco,
+                "an input image": src / "b.png", "under a file": tmp_path / "file" / "m.json",
+                "a directory": tmp_path / "dir"}[case]
+    before = _hashes([src / "a.png", src / "b.png", pipe, coco])
+    r = _run("augment", src, "-o", out, "--copies", 2, "--seed", 1, "--pipeline", pipe,
+             "--annotations", coco, "--annotations-output", dataset, "--matrices", matrices,
+             "--overwrite")
+    _one_line_error(r, pattern)
+    assert not out.exists() and not dataset.exists()
+    assert _hashes([src / "a.png", src / "b.png", pipe, coco]) == before
+    if case in ("under a file", "a directory"):  # the same without --annotations
+        r = _run("augment", src, "-o", out, "--copies", 2, "--seed", 1, "--degrees", 5,
+                 "--annotations-output" if case == "a directory" else "--matrices",
+                 matrices)
+        assert r.exit_code == 1 and not out.exists(), r.output
+
+
+def test_the_manifest_is_checked_like_every_output(photo, tmp_path):
+    """--engine dask --manifest naming an input appended JSON lines to the image; naming an
+    output or a directory is refused too, before a cluster starts."""
+    path, _ = photo
+    before = _hashes([path])
+    for manifest, pattern in ((path, r"refusing to append the manifest to the input"),
+                              (tmp_path / "out" / "photo.png", r"is also one of the run's "
+                                                               r"outputs"),
+                              (tmp_path, r"the manifest .* is a directory")):
+        r = _run("warp", path, "-o", tmp_path / "out/", "--rotate", 5, "--engine", "dask",
+                 "--manifest", manifest)
+        _one_line_error(r, pattern)
+    assert _hashes([path]) == before
+    r = _run("augment", path, "-o", tmp_path / "aug", "--engine", "dask", "--manifest",
+             path, "--degrees", 5)
+    _one_line_error(r, r"--manifest .*photo.png: refusing to overwrite the input")
+    assert _hashes([path]) == before
+
+
+@pytest.mark.parametrize("spec,pattern", [
+    ({"type": "RandomAffine", "degrees": 10, "p": 1.0},
+     r"the top level must be a Compose .* got RandomAffine"),
+    ("float32", r"output_dtype='float32' make a model's tensor; the command writes image files"),
+    ("CHW", r"layout='CHW' make a model's tensor"),
+])
+def test_pipeline_files_that_cannot_write_images_are_refused_when_loaded(photo, tmp_path, spec,
+                                                                         pattern):
+    """A valid to_dict() that makes tensors, or a lone transform, failed every file with an
+    AttributeError; now one sentence when the file is loaded."""
+    import json
+
+    from warpkit.augment import Compose, RandomAffine
+
+    if spec == "float32":
+        spec = Compose([RandomAffine(degrees=3)], output_dtype="float32").to_dict()
+    elif spec == "CHW":
+        spec = Compose([RandomAffine(degrees=3)], layout="CHW").to_dict()
+    (tmp_path / "p.json").write_text(json.dumps(spec))
+    r = _run("augment", photo[0], "-o", tmp_path / "out", "--pipeline", tmp_path / "p.json")
+    _one_line_error(r, pattern)
+    assert not (tmp_path / "out").exists()
+
+
+@pytest.mark.parametrize("option", ["--pipeline", "--annotations", "--boxes"])
+def test_json_nested_too_deeply_is_one_line(photo, tmp_path, option):
+    deep = tmp_path / "deep.json"
+    deep.write_text("[" * 100_000 + "]" * 100_000)
+    cmd = ["crop", photo[0], "-o", tmp_path / "out", "--size", "4x4", "--boxes", deep] \
+        if option == "--boxes" else ["augment", photo[0], "-o", tmp_path / "out", option, deep]
+    _one_line_error(_run(*cmd), rf"{option} .*deep.json: nested too deeply to be read")
+
+
+@pytest.mark.parametrize("where,value,pattern", [
+    ("image_id", [1], r"annotations\[0\].image_id must be an integer or a string, got \[1\]"),
+    ("image_id", {"a": 1}, r"annotations\[0\].image_id must be an integer or a string"),
+    ("id", [1], r"images\[0\].id must be an integer or a string"),
+    ("width", "32", r"images\[0\].width must be a whole number >= 1, got '32'"),
+    ("file_name", 7, r"images\[0\].file_name must be a string, got 7"),
+])
+def test_malformed_coco_fields_are_one_line(tmp_path, where, value, pattern):
+    import json
+
+    src, _, coco = _aug_setup(tmp_path)
+    data = json.loads(coco.read_text())
+    (data["annotations"][0] if where == "image_id" else data["images"][0])[where] = value
+    coco.write_text(json.dumps(data))
+    r = _run("augment", src / "a.png", "-o", tmp_path / "out", "--annotations", coco)
+    _one_line_error(r, pattern)
+
+
+def test_stale_temporaries_of_the_runs_outputs_are_removed(photo, tmp_path):
+    """A killed run leaves .<output>.<8 chars>.tmp beside an output; the next run of the same
+    outputs removes them, and only them."""
+    path, _ = photo
+    out = tmp_path / "out"
+    out.mkdir()
+    stale = [out / ".photo.png.ab12_x9z.tmp", out / ".photo_aug0.png.k3j4h5g6.tmp"]
+    kept = [out / ".other.png.ab12_x9z.tmp", out / ".photo.png.notmine.tmp", out / "photo.tmp"]
+    for p in stale + kept:
+        p.write_bytes(b"partial")
+    assert _run("warp", path, "-o", out / "photo.png", "--rotate", 3).exit_code == 0
+    assert not stale[0].exists() and stale[1].exists()
+    assert _run("augment", path, "-o", out, "--degrees", 3).exit_code == 0
+    assert not stale[1].exists() and all(p.exists() for p in kept)
+
+
+def test_augment_copies_are_written_as_they_are_made(tmp_path):
+    """--copies N held every copy of a file before writing the first (2000x1500: 985 MiB for
+    64); now a copy is written as it is made: 24 copies of a 9 MB image run within 100 MB of
+    the address space one copy takes (holding them all takes 216 MB more)."""
+    import os
+
+    from helpers import peak_address_space, run_limited
+
+    Image.fromarray(np.zeros((1500, 2000, 3), np.uint8)).save(tmp_path / "big.bmp")
+    code = ("import sys\n"
+            "from warpkit.cli.app import main\n"
+            "sys.argv = ['warpkit', 'augment', 'big.bmp', '-o', 'out{n}', '--copies', '{n}',"
+            " '--seed', '1', '--degrees', '5']\n"
+            "try:\n"
+            "    main()\n"
+            "except SystemExit as e:\n"
+            "    assert not e.code, e.code\n")
+    one = peak_address_space(code.format(n=1), cwd=str(tmp_path))
+    r = run_limited(code.format(n=24), extra=100 << 20, base=one, cwd=str(tmp_path),
+                    timeout=300)
+    assert r.returncode == 0, r.stdout + r.stderr[-3000:]
+    assert len(os.listdir(tmp_path / "out24")) == 24

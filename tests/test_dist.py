@@ -211,3 +211,32 @@ def test_explicit_device_mapping(client):
     assert found[by_name[names[1]]].startswith(default + " "), found
     again = dist.worker_devices(client)
     assert all(dev.startswith(default + " ") for dev in again.values()), again
+
+
+@pytest.mark.parametrize("chunk", [0, -1, 2.5, True])
+def test_chunk_must_be_a_whole_number_of_files(client, photos, tmp_path, chunk):
+    """chunk=-1 did nothing and reported success."""
+    with pytest.raises(ValueError, match=r"chunk \(files per task\) must be an int >= 1"):
+        dist.warp_files(photos, tmp_path / "out", rotate=5, client=client, chunk=chunk)
+    assert not (tmp_path / "out").exists()
+
+
+def test_a_rerun_after_a_cut_off_manifest_and_a_killed_write(client, photos, tmp_path):
+    """A run killed mid-write leaves a manifest whose last line is cut off and a temporary
+    file beside an output: the rerun starts its records on a new line (they were glued to the
+    broken one) and removes the temporaries of its own outputs (nothing else did)."""
+    out = tmp_path / "out"
+    out.mkdir()
+    manifest = out / dist.MANIFEST
+    manifest.write_text('{"source": "a", "status": "done"}\n{"source": "in/p0')
+    stale = out / ".p03.png.x1y2z3w4.tmp"
+    stale.write_bytes(b"half an image")
+    s = dist.warp_files(photos, out, rotate=5, client=client)
+    assert s.ok and s.done == 11, s.describe()
+    lines = manifest.read_text().splitlines()
+    assert lines[1] == '{"source": "in/p0'
+    records = [json.loads(x) for x in lines[2:]]
+    assert len(records) == 11 and all(r["status"] == "done" for r in records)
+    assert not stale.exists()
+    assert sorted(p.name for p in out.iterdir()) == sorted([dist.MANIFEST] + [
+        p.name for p in photos.iterdir()])
