@@ -487,6 +487,14 @@ def test_batches_lists_replay_and_json(queue):
     (lambda: PiecewiseAffine(nb_rows=1), r"nb_rows must be an int >= 2 or \(low, high\)"),
     (lambda: PiecewiseAffine(nb_cols=(5, 3)), r"nb_cols must be an int >= 2"),
     (lambda: PiecewiseAffine(scale=-0.1), r"scale must lie in \[0, inf\]"),
+    (lambda: ElasticTransform(sigma=1e9), r"sigma must be at most 10000 pixels"),
+    (lambda: GridDistortion(num_steps=10**7), r"num_steps must be at most 1024"),
+    (lambda: ThinPlateSpline(num_control_points=100),
+     r"num_control_points must be at most 16"),
+    (lambda: PiecewiseAffine(nb_rows=20000, nb_cols=20000), r"nb_rows must be at most 128"),
+    (lambda: PiecewiseAffine(nb_cols=(4, 129)), r"nb_cols must be at most 128"),
+    (lambda: Compose.from_dict({"type": "Compose", "transforms": [
+        {"type": "ElasticTransform", "sigma": 1e9}]}), r"sigma must be at most 10000"),
 ])
 def test_bad_arguments(make, match):
     with pytest.raises(ValueError, match=match):
@@ -520,3 +528,36 @@ def test_calls_mixing_samples_with_and_without_a_field(t, form, queue):
         np.testing.assert_array_equal(out["mask"][k], one["mask"])
         np.testing.assert_allclose(out["boxes"][k], one["boxes"], atol=1e-9)
         np.testing.assert_allclose(out["keypoints"][k], one["keypoints"], atol=1e-9)
+
+
+def test_work_bounds_hold_under_an_address_space_limit():
+    """Every parameter that sizes a non-linear transform's work is bounded, in the constructor
+    and in from_dict (sigma=1e9 on a 40x32 image wanted 24 GB, nb_rows=nb_cols=20000 22 GB,
+    num_control_points=100 3.1 GB and 27 s, num_steps=1e7 2.1 GB): the bombs are refused
+    and the largest allowed values run, within 512 MiB of address space beyond warpkit's own
+    (the spline's distances are taken in runs)."""
+    from helpers import run_limited
+
+    code = """
+import numpy as np
+from warpkit.augment import (Compose, ElasticTransform, GridDistortion, PiecewiseAffine,
+                             ThinPlateSpline)
+bombs = [("ElasticTransform", {"sigma": 1e9}), ("PiecewiseAffine", {"nb_rows": 20000,
+         "nb_cols": 20000}), ("ThinPlateSpline", {"num_control_points": 100}),
+         ("GridDistortion", {"num_steps": 10**7})]
+for name, kw in bombs:
+    try:
+        Compose.from_dict({"type": "Compose", "transforms": [{"type": name, **kw}]})
+        raise SystemExit(f"{name} {kw} was taken")
+    except ValueError as e:
+        assert "at most" in str(e), e
+for t, hw in ((ElasticTransform(sigma=10000, p=1), (32, 40)),
+              (PiecewiseAffine(nb_rows=128, nb_cols=128, p=1), (512, 512)),
+              (ThinPlateSpline(num_control_points=16, p=1), (1536, 1536)),
+              (GridDistortion(num_steps=1024, p=1), (512, 512))):
+    out = Compose([t])(image=np.zeros((*hw, 3), np.uint8), seed=0)["image"]
+    assert out.shape == (*hw, 3)
+print("ok")
+"""
+    r = run_limited(code, extra=512 << 20, timeout=300)
+    assert r.returncode == 0 and r.stdout.strip() == "ok", r.stdout + r.stderr[-3000:]

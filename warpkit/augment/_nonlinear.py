@@ -56,6 +56,25 @@ def _smooth_step(size: tuple[int, int]) -> float:
     return min(8.0, max(1.0, min(size) / 32))
 
 
+#: the largest values of the parameters that size a transform's work (its grids, its draws,
+#: its linear system): past them a field costs gigabytes and seconds per image (sigma=1e9 on a
+#: 40x32 image wanted 24 GB), far beyond what any augmentation uses
+MAX_SIGMA = 10_000.0
+MAX_NUM_STEPS = 1024
+MAX_CONTROL_POINTS = 16
+MAX_GRID_LINES = 128
+
+
+def _bounded_int(value: Any, arg: str, lo: int, hi: int) -> int:
+    """An int in [lo, hi], or an error naming the argument and the limit."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < lo:
+        raise ValueError(f"{arg} must be an int >= {lo}, got {value!r}")
+    if value > hi:
+        raise ValueError(f"{arg} must be at most {hi} (it sizes the transform's work), got "
+                         f"{value!r}")
+    return int(value)
+
+
 def _seed(rng: np.random.Generator) -> int:
     return int(rng.integers(0, 2**63 - 1))
 
@@ -82,6 +101,9 @@ class ElasticTransform(FieldTransform):
         if self.alpha < 0 or self.sigma <= 0:
             raise ValueError(f"alpha must be >= 0 and sigma > 0, got alpha={alpha!r}, "
                              f"sigma={sigma!r}")
+        if self.sigma > MAX_SIGMA:
+            raise ValueError(f"sigma must be at most {MAX_SIGMA:g} pixels (it sizes the "
+                             f"smoothing's work), got {sigma!r}")
         if noise_distribution not in ("gaussian", "uniform"):
             raise ValueError(f"noise_distribution must be 'gaussian' or 'uniform', got "
                              f"{noise_distribution!r}")
@@ -130,9 +152,7 @@ class GridDistortion(FieldTransform):
     def __init__(self, num_steps: int = 5, distort_limit: Any = (-0.3, 0.3),
                  normalized: bool = True, p: float = 0.5) -> None:
         super().__init__(p)
-        if isinstance(num_steps, bool) or not isinstance(num_steps, int) or num_steps < 1:
-            raise ValueError(f"num_steps must be an int >= 1, got {num_steps!r}")
-        self.num_steps = num_steps
+        self.num_steps = _bounded_int(num_steps, "num_steps", 1, MAX_NUM_STEPS)
         self.distort_limit = value_range(distort_limit, "distort_limit", True, -1, 1)[0]
         self.normalized = bool(normalized)
 
@@ -210,11 +230,8 @@ class ThinPlateSpline(FieldTransform):
                  p: float = 0.5) -> None:
         super().__init__(p)
         self.scale_range = value_range(scale_range, "scale_range", False, 0, 1)[0]
-        if isinstance(num_control_points, bool) or not isinstance(num_control_points, int) \
-                or num_control_points < 2:
-            raise ValueError(f"num_control_points must be an int >= 2, got "
-                             f"{num_control_points!r}")
-        self.num_control_points = num_control_points
+        self.num_control_points = _bounded_int(num_control_points, "num_control_points", 2,
+                                               MAX_CONTROL_POINTS)
 
     def draw(self, rng, size):
         s = float(rng.uniform(*self.scale_range)) / 10
@@ -242,13 +259,16 @@ class ThinPlateSpline(FieldTransform):
 
 
 def _count_range(value: Any, arg: str) -> tuple[int, int]:
-    """An int, or (low, high) ints, each at least 2."""
+    """An int, or (low, high) ints, each in [2, MAX_GRID_LINES]."""
     pair = (value, value) if isinstance(value, numbers.Integral) else value
     if isinstance(value, bool) or not isinstance(pair, (tuple, list)) or len(pair) != 2 or \
             any(isinstance(v, bool) or not isinstance(v, numbers.Integral) for v in pair) or \
             not 2 <= pair[0] <= pair[1]:
         raise ValueError(f"{arg} must be an int >= 2 or (low, high) ints with 2 <= low <= high, "
                          f"got {value!r}")
+    if pair[1] > MAX_GRID_LINES:
+        raise ValueError(f"{arg} must be at most {MAX_GRID_LINES} (it sizes the transform's "
+                         f"work), got {value!r}")
     return int(pair[0]), int(pair[1])
 
 
@@ -340,12 +360,18 @@ def _tps_fit(ctrl: np.ndarray, target: np.ndarray) -> np.ndarray:
 
 
 def _tps_eval(ctrl: np.ndarray, w: np.ndarray, pts: np.ndarray) -> np.ndarray:
+    """The spline at ``pts`` (..., 2), in runs of points whose (points, controls) distances
+    take at most 16 MiB (a grid over a large image times 256 controls would take gigabytes)."""
     n = len(ctrl)
     flat = pts.reshape(-1, 2)
-    dx, dy = flat[:, :1] - ctrl[:, 0], flat[:, 1:] - ctrl[:, 1]
-    r2 = dx * dx + dy * dy
-    # einsum, not @: a matmul would wake OpenBLAS's threads (10x slower beside PoCL's)
-    out = (np.einsum("pk,kc->pc", _tps_kernel(r2), w[:n]) + w[n]
-           + flat[:, :1] * w[n + 1] + flat[:, 1:] * w[n + 2])
+    out = np.empty_like(flat)
+    run = max(1, (2 << 20) // n)
+    for a in range(0, len(flat), run):
+        f = flat[a:a + run]
+        dx, dy = f[:, :1] - ctrl[:, 0], f[:, 1:] - ctrl[:, 1]
+        r2 = dx * dx + dy * dy
+        # einsum, not @: a matmul would wake OpenBLAS's threads (10x slower beside PoCL's)
+        out[a:a + run] = (np.einsum("pk,kc->pc", _tps_kernel(r2), w[:n]) + w[n]
+                          + f[:, :1] * w[n + 1] + f[:, 1:] * w[n + 2])
     return out.reshape(pts.shape)
 
