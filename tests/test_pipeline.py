@@ -537,3 +537,27 @@ def test_boxes_cut_by_the_border_are_tight(nonlinear, queue):
     assert np.percentile(inside, 95) <= 1.0
     assert np.median(at_border) <= 0.75 and np.percentile(at_border, 95) <= 1.5, \
         (np.median(at_border), np.percentile(at_border, 95))
+
+
+@pytest.mark.parametrize("dtype", [np.uint8, np.float32])
+def test_tiny_images_alone_and_in_a_batch(dtype, queue):
+    """What the guide says of tiny images: without antialias a sample is bit-identical alone
+    and in a batch from 1x2 pixels up, and for every integer image; a 1x1 float image under
+    linear or cubic sampling within a few float32 ulps (the kernel is built for the call's
+    shape, and the compiler folds a one-pixel image's arithmetic its own way)."""
+    rng = np.random.default_rng(2)
+    for trial in range(36):
+        hw = [(1, 1), (1, 2), (2, 1), (2, 2)][trial % 4]
+        interp = ["nearest", "linear", "cubic"][(trial // 4) % 3]
+        pad = ["constant", "reflect_101", "replicate"][trial // 12]
+        x = rng.integers(0, 255, (4, *hw, 3)).astype(dtype)
+        pipe = Compose([RandomAffine(degrees=180, scale=(0.2, 3), translate=(0.3, 0.3)),
+                        Resize((int(rng.integers(1, 9)), int(rng.integers(1, 9))))],
+                       interpolation=interp, padding=pad)
+        out = pipe(image=x, seed=trial, queue=queue)["image"]
+        for k in range(4):
+            one = pipe(image=x[k], seed=trial, index=k, queue=queue)["image"]
+            if hw == (1, 1) and dtype == np.float32 and interp != "nearest":
+                np.testing.assert_allclose(one, out[k], rtol=1e-5, atol=1e-5)
+            else:
+                np.testing.assert_array_equal(one, out[k], err_msg=f"{hw} {interp} {pad}")
