@@ -147,3 +147,12 @@ def test_extreme_crop_ratios_keep_at_least_one_pixel(ratio, queue):
         assert x0 + w <= size[0] and y0 + h <= size[1]
     out = Compose([t])(image=np.zeros((20, 30, 3), np.uint8), seed=0, queue=queue)
     assert out["image"].shape == (16, 16, 3)
+
+
+def test_a_batch_takes_its_masks_as_a_list_too(queue):
+    imgs = np.stack(_photos(3, 3)[:1] * 3)
+    masks = [(im[..., 0] > 100).astype(np.uint8) for im in imgs]
+    ref = PIPE(image=imgs, mask=np.stack(masks), seed=1, queue=queue)["mask"]
+    np.testing.assert_array_equal(PIPE(image=imgs, mask=masks, seed=1, queue=queue)["mask"], ref)
+    with pytest.raises(ValueError, match=r"mask for a batch of 3 images must be a list of 3"):
+        PIPE(image=imgs, mask=masks[:2], seed=1)

@@ -93,18 +93,18 @@ def _hw(x: Any) -> tuple[int, int]:
 def _check_masks(mask: Any, kind: str, sizes: list[tuple[int, int]]) -> None:
     """Refuse masks that are not one per image, each the size of its image (they would be
     warped with another image's map, or cut off)."""
-    if kind == "batch":
-        shape = tuple(getattr(mask, "shape", ()))
+    if kind == "batch" and hasattr(mask, "shape"):
+        shape = tuple(mask.shape)
         B, (w, h) = len(sizes), sizes[0]
         if len(shape) not in (3, 4) or shape[:3] != (B, h, w):
             raise ValueError(f"mask for a batch of {B} {h}x{w} images must be (B, H, W) or "
                              f"(B, H, W, C) = ({B}, {h}, {w}, ...), got {_shape_of(mask)}")
         return
     items = [mask] if kind == "single" else mask
-    if kind == "list" and (not isinstance(mask, Sequence) and not hasattr(mask, "shape")
-                           or len(mask) != len(sizes)):
+    if kind != "single" and (not isinstance(mask, Sequence) and not hasattr(mask, "shape")
+                             or len(mask) != len(sizes)):
         got = len(mask) if hasattr(mask, "__len__") else type(mask).__name__
-        raise ValueError(f"mask for a list of {len(sizes)} images must be a list of "
+        raise ValueError(f"mask for a {kind} of {len(sizes)} images must be a list of "
                          f"{len(sizes)} masks, one per image, got {got}")
     for k, (m, (w, h)) in enumerate(zip(items, sizes)):
         if _hw(m) != (h, w):
