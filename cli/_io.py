@@ -212,6 +212,34 @@ def check_dest(dest: Path, overwrite: bool, protected: set[Path]) -> None:
         raise UserError(f"{dest} exists (pass --overwrite to replace it)")
 
 
+def check_side_outputs(sides: list[tuple[str, Path, bool]], inputs: dict[Path, str],
+                       outputs: set[Path], overwrite: bool) -> None:
+    """Refuse, before anything is written, a side output (``(option, path, replaces)``: the
+    matrices, the dataset, the manifest) that names an input (``inputs``: resolved path -> what
+    it is, the pipeline and annotation files too), one of the run's images (``outputs``,
+    resolved), another side output, a directory or a path under a file; one that ``replaces``
+    its file must not exist unless ``overwrite`` (the manifest is appended to)."""
+    seen: dict[Path, str] = {}
+    for option, path, replaces in sides:
+        where = path.resolve()
+        if where in inputs:
+            raise UserError(f"{option} {path}: refusing to overwrite {inputs[where]}")
+        if where in outputs:
+            raise UserError(f"{option} {path} is also one of the images this run writes")
+        if where in seen:
+            raise UserError(f"{seen[where]} and {option} name the same file {path}")
+        seen[where] = option
+        if path.is_dir():
+            raise UserError(f"{option} {path} is a directory")
+        for parent in path.parents:  # the first that exists must be a directory
+            if parent.exists():
+                if not parent.is_dir():
+                    raise UserError(f"{option} {path}: {parent} is a file, not a directory")
+                break
+        if replaces and path.exists() and not overwrite:
+            raise UserError(f"{option} {path} exists (pass --overwrite to replace it)")
+
+
 def save_atomic(img: Image.Image, dest: Path, fmt: str | None, overwrite: bool,
                 protected: set[Path]) -> None:
     """Write via a temporary file in the destination's directory, then rename: a crash never

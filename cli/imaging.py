@@ -17,8 +17,8 @@ from warpkit.warp import INTERPOLATIONS, PADDINGS
 
 from .coco import CocoSet
 from ._io import DEFAULT_MAX_PIXELS, DeepImage, UserError, expand_inputs, open_image, parse_size
-from ._io import (check_dest, read_json, remove_stale_temporaries, save_atomic, save_deep_atomic,
-                  save_json_atomic, set_max_pixels)
+from ._io import (check_dest, check_side_outputs, read_json, remove_stale_temporaries,
+                  save_atomic, save_deep_atomic, save_json_atomic, set_max_pixels)
 
 
 # the choices come from warpkit's one table of options (canonical names; the API also takes
@@ -717,34 +717,6 @@ def augment(
                 save_json_atomic(coco.out, annotations_output)
     typer.echo(f"{len(record)} images written to {output} (seed {seed})"
                + (f", annotations to {annotations_output}" if coco is not None else ""))
-
-
-def check_side_outputs(sides: list[tuple[str, Path, bool]], inputs: dict[Path, str],
-                       outputs: set[Path], overwrite: bool) -> None:
-    """Refuse, before anything is written, a side output (``(option, path, replaces)``: the
-    matrices, the dataset, the manifest) that names an input (``inputs``: resolved path -> what
-    it is, the pipeline and annotation files too), one of the run's images (``outputs``,
-    resolved), another side output, a directory or a path under a file; one that ``replaces``
-    its file must not exist unless ``overwrite`` (the manifest is appended to)."""
-    seen: dict[Path, str] = {}
-    for option, path, replaces in sides:
-        where = path.resolve()
-        if where in inputs:
-            raise UserError(f"{option} {path}: refusing to overwrite {inputs[where]}")
-        if where in outputs:
-            raise UserError(f"{option} {path} is also one of the images this run writes")
-        if where in seen:
-            raise UserError(f"{seen[where]} and {option} name the same file {path}")
-        seen[where] = option
-        if path.is_dir():
-            raise UserError(f"{option} {path} is a directory")
-        for parent in path.parents:  # the first that exists must be a directory
-            if parent.exists():
-                if not parent.is_dir():
-                    raise UserError(f"{option} {path}: {parent} is a file, not a directory")
-                break
-        if replaces and path.exists() and not overwrite:
-            raise UserError(f"{option} {path} exists (pass --overwrite to replace it)")
 
 
 def _load_pipeline(path: Path):

@@ -333,10 +333,10 @@ def test_the_manifest_is_checked_like_every_output(photo, tmp_path):
     output or a directory is refused too, before a cluster starts."""
     path, _ = photo
     before = _hashes([path])
-    for manifest, pattern in ((path, r"refusing to append the manifest to the input"),
-                              (tmp_path / "out" / "photo.png", r"is also one of the run's "
-                                                               r"outputs"),
-                              (tmp_path, r"the manifest .* is a directory")):
+    for manifest, pattern in ((path, r"manifest .*photo.png: refusing to overwrite the input"),
+                              (tmp_path / "out" / "photo.png", r"is also one of the images "
+                                                               r"this run writes"),
+                              (tmp_path, r"manifest .* is a directory")):
         r = _run("warp", path, "-o", tmp_path / "out/", "--rotate", 5, "--engine", "dask",
                  "--manifest", manifest)
         _one_line_error(r, pattern)

@@ -541,10 +541,11 @@ def test_boxes_cut_by_the_border_are_tight(nonlinear, queue):
 
 @pytest.mark.parametrize("dtype", [np.uint8, np.float32])
 def test_tiny_images_alone_and_in_a_batch(dtype, queue):
-    """What the guide says of tiny images: without antialias a sample is bit-identical alone
-    and in a batch from 1x2 pixels up, and for every integer image; a 1x1 float image under
-    linear or cubic sampling within a few float32 ulps (the kernel is built for the call's
-    shape, and the compiler folds a one-pixel image's arithmetic its own way)."""
+    """What the guide says of tiny images: without antialias an integer image is bit-identical
+    alone and in a batch; a float image of 1 or 2 pixels under linear or cubic sampling is
+    within a few float32 ulps (the kernel is built for the call's shape, and the compiler folds
+    such an image's arithmetic its own way: here only 1x1 images differed, but that is the
+    compiler's choice on this CPU, so the test allows 1x2 and 2x1 the same)."""
     rng = np.random.default_rng(2)
     for trial in range(36):
         hw = [(1, 1), (1, 2), (2, 1), (2, 2)][trial % 4]
@@ -557,7 +558,7 @@ def test_tiny_images_alone_and_in_a_batch(dtype, queue):
         out = pipe(image=x, seed=trial, queue=queue)["image"]
         for k in range(4):
             one = pipe(image=x[k], seed=trial, index=k, queue=queue)["image"]
-            if hw == (1, 1) and dtype == np.float32 and interp != "nearest":
+            if min(hw) == 1 and dtype == np.float32 and interp != "nearest":
                 np.testing.assert_allclose(one, out[k], rtol=1e-5, atol=1e-5)
             else:
                 np.testing.assert_array_equal(one, out[k], err_msg=f"{hw} {interp} {pad}")

@@ -257,7 +257,13 @@ def run(job, tasks: Sequence[tuple[Path, list[Path]]], output: str | os.PathLike
             if Path(d).resolve() in inputs:
                 raise ValueError(f"refusing to overwrite the input {d}")
     manifest = Path(manifest) if manifest is not None else Path(output) / MANIFEST
-    _check_manifest(manifest, inputs, {Path(d).resolve() for _, ds in tasks for d in ds})
+    from .cli._io import UserError, check_side_outputs, remove_stale_temporaries
+
+    try:  # the manifest is an output like the others (appended to, so it may exist)
+        check_side_outputs([("manifest", manifest, False)], dict.fromkeys(inputs, "the input"),
+                           {Path(d).resolve() for _, ds in tasks for d in ds}, overwrite=True)
+    except UserError as e:
+        raise ValueError(str(e)) from None
     summary = Summary(total=len(tasks), manifest=str(manifest))
     todo = []
     skipped = []
@@ -269,8 +275,6 @@ def run(job, tasks: Sequence[tuple[Path, list[Path]]], output: str | os.PathLike
         else:
             todo.append((str(src), [str(d) for d in dests]))
     summary.skipped = len(skipped)
-    from .cli._io import remove_stale_temporaries
-
     for _, dests in todo:
         for d in dests[:1]:
             Path(d).parent.mkdir(parents=True, exist_ok=True)
@@ -323,23 +327,6 @@ def run(job, tasks: Sequence[tuple[Path, list[Path]]], output: str | os.PathLike
             obj.close()
     summary.seconds = time.perf_counter() - t0
     return summary
-
-
-def _check_manifest(manifest: Path, inputs: set[Path], outputs: set[Path]) -> None:
-    """The manifest is an output like the others: never an input, an output or a
-    directory."""
-    where = manifest.resolve()
-    if where in inputs:
-        raise ValueError(f"refusing to append the manifest to the input {manifest}")
-    if where in outputs:
-        raise ValueError(f"the manifest {manifest} is also one of the run's outputs")
-    if manifest.is_dir():
-        raise ValueError(f"the manifest {manifest} is a directory")
-    for parent in manifest.parents:
-        if parent.exists():
-            if not parent.is_dir():
-                raise ValueError(f"the manifest {manifest} cannot be written: {parent} is a file")
-            break
 
 
 def _end_line(manifest: Path) -> None:

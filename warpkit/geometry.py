@@ -246,8 +246,8 @@ def transform_boxes(m, boxes, batch_indices=None, clip: Sequence[int] | None = N
         boxes: (K, 4) or (4,) boxes.
         batch_indices: for a stack, the matrix of each box (K integers in [0, B)).
         clip: ``(W, H)`` (or (K, 2), one per box): the box around the part of the mapped
-            outline inside that output image (:func:`clipped_bounds`; a box that leaves it entirely is clipped to zero
-            width or height: drop those yourself).
+            outline inside that output image (:func:`clipped_bounds`); a box that leaves it
+            entirely is clipped to zero width or height: drop those yourself.
 
     Returns:
         float64 boxes of the shape given.
@@ -358,8 +358,7 @@ def _filled(x: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     idx = np.where(bad, -1, np.arange(P))
     last = np.maximum.accumulate(idx, axis=1)
     # before the first vertex found: the last one found (around the polygon)
-    wrap = np.maximum.accumulate(idx, axis=1)[:, -1:]
-    last = np.where(last < 0, wrap, last)
+    last = np.where(last < 0, last[:, -1:], last)
     rows = np.arange(len(x))[:, None]
     x, y = x[rows, np.maximum(last, 0)], y[rows, np.maximum(last, 0)]
     none = last < 0  # a polygon with no vertex found stays NaN

@@ -72,7 +72,8 @@ def _indices(index: Any, n: int) -> list[int]:
     try:
         a = np.asarray(index)
     except (TypeError, ValueError, RuntimeError):
-        a = np.asarray([], np.float64)
+        raise ValueError(f"index must be an integer >= 0 or a 1-D sequence of integers, one "
+                         f"per sample; got {type(index).__name__}") from None
     if a.ndim == 0 and a.dtype.kind in "iu":
         return [int(a) + i for i in range(n)]
     if a.ndim != 1 or (a.size and a.dtype.kind not in "iu"):
