@@ -33,6 +33,7 @@ from ._checks import batch_index_array, boxes_array, matrix3, number
 
 __all__ = [
     "affine_from_points",
+    "box_corners",
     "clipped_bounds",
     "compose",
     "flip",
@@ -232,6 +233,38 @@ def transform_points(m, points) -> np.ndarray:
 
 
 
+def box_corners(m, boxes, batch_indices=None) -> np.ndarray:
+    """The four corners of each pixel-edge box ``[x1, y1, x2, y2]`` through the map ``m``, in
+    order around the box ((x1, y1), (x2, y1), (x2, y2), (x1, y2)): (K, 4, 2), pixel-edge
+    coordinates. ``m`` and ``batch_indices`` as :func:`transform_boxes` takes them.
+
+    Example:
+        >>> from warpkit import geometry as g
+        >>> g.box_corners(g.translation(5, 0), [[0, 0, 2, 1]]).tolist()
+        [[[5.0, 0.0], [7.0, 0.0], [7.0, 1.0], [5.0, 1.0]]]
+    """
+    bb = boxes_array(boxes, single=True).reshape(-1, 4)
+    mm = matrix3(m, stack=True)
+    if mm.ndim == 3:
+        if batch_indices is None:
+            raise ValueError(f"a stack of {len(mm)} matrices needs batch_indices: the matrix of "
+                             "each box")
+        per = mm[batch_index_array(batch_indices, len(bb), len(mm))]
+    else:
+        if batch_indices is not None:
+            raise ValueError("batch_indices only apply to a stack of matrices (B, 3, 3)")
+        per = np.broadcast_to(mm, (len(bb), 3, 3))
+    # the corners in pixel-centre coordinates, homogeneous: (K, 4 corners, 3)
+    xs, ys = bb[:, [0, 2, 2, 0]] - 0.5, bb[:, [1, 1, 3, 3]] - 0.5
+    h = np.einsum("kij,kcj->kci", per, np.stack([xs, ys, np.ones_like(xs)], axis=-1))
+    behind = ~(h[..., 2] > 0).all(axis=1)
+    if behind.any():
+        k = int(np.flatnonzero(behind)[0])
+        raise ValueError(f"box {k} {bb[k].tolist()} has a corner the perspective map sends to "
+                         "infinity or behind the camera")
+    return h[..., :2] / h[..., 2:3] + 0.5
+
+
 def transform_boxes(m, boxes, batch_indices=None, clip: Sequence[int] | None = None) -> np.ndarray:
     """The boxes that enclose ``boxes`` after the map ``m``: what a box annotation becomes when its
     image is warped with ``m`` (e.g. by :class:`warpkit.augment.RandomAffine`).
@@ -258,40 +291,29 @@ def transform_boxes(m, boxes, batch_indices=None, clip: Sequence[int] | None = N
         [70.0, 0.0, 90.0, 20.0]
     """
     b = boxes_array(boxes, single=True)
-    bb = b.reshape(-1, 4)
-    mm = matrix3(m, stack=True)
-    if mm.ndim == 3:
-        if batch_indices is None:
-            raise ValueError(f"a stack of {len(mm)} matrices needs batch_indices: the matrix of "
-                             "each box")
-        per = mm[batch_index_array(batch_indices, len(bb), len(mm))]
-    else:
-        if batch_indices is not None:
-            raise ValueError("batch_indices only apply to a stack of matrices (B, 3, 3)")
-        per = np.broadcast_to(mm, (len(bb), 3, 3))
-    # the corners in pixel-centre coordinates, homogeneous: (K, 4 corners, 3)
-    xs, ys = bb[:, [0, 2, 0, 2]] - 0.5, bb[:, [1, 1, 3, 3]] - 0.5
-    h = np.einsum("kij,kcj->kci", per, np.stack([xs, ys, np.ones_like(xs)], axis=-1))
-    behind = ~(h[..., 2] > 0).all(axis=1)
-    if behind.any():
-        k = int(np.flatnonzero(behind)[0])
-        raise ValueError(f"box {k} {bb[k].tolist()} has a corner the perspective map sends to "
-                         "infinity or behind the camera")
-    p = h[..., :2] / h[..., 2:3] + 0.5
-    out = np.concatenate([p.min(axis=1), p.max(axis=1)], axis=1)
+    p = box_corners(m, b, batch_indices)
     if clip is not None:
         # the box around the part of the mapped quadrilateral inside the image: a rotated box
         # cut by the border is not the clipped box around it (that is loose by the corner cut
         # off)
-        corners = p[:, [0, 1, 3, 2]]  # in order around the box
-        out = clipped_bounds(corners, np.asarray(clip, np.float64), fallback=out)
+        out = clipped_bounds(p, np.asarray(clip, np.float64), fallback=_bounds(p))
+    else:
+        out = _bounds(p)
     return out.reshape(b.shape)
+
+
+def _bounds(p: np.ndarray) -> np.ndarray:
+    """(K, 4) boxes around (K, P, 2) points."""
+    return np.concatenate([p.min(axis=1), p.max(axis=1)], axis=1)
 
 
 def clipped_bounds(polygons, size, fallback=None) -> np.ndarray:
     """The box ``[x1, y1, x2, y2]`` around the part of each polygon inside its image
     ``[0, W] x [0, H]`` (pixel-edge coordinates): what a box annotation becomes when its
     outline, mapped, is cut by the image border.
+
+    Exact for convex polygons (a box through a projective map); for others (a box's outline
+    through a non-linear map) a box around the part inside, which may be a little loose.
 
     Args:
         polygons: (K, P, 2) vertices in order around each polygon (NaN vertices are skipped).
@@ -310,59 +332,61 @@ def clipped_bounds(polygons, size, fallback=None) -> np.ndarray:
     p = np.asarray(polygons, np.float64)
     K = len(p)
     lim = np.broadcast_to(np.asarray(size, np.float64), (K, 2))
-    W, H = lim[:, :1], lim[:, 1:]
-    x, y = _filled(p[..., 0], p[..., 1])
-    x2, y2 = np.roll(x, -1, 1), np.roll(y, -1, 1)
-    dx, dy = x2 - x, y2 - y
-    xs, ys, ok = [x], [y], [(x >= 0) & (x <= W) & (y >= 0) & (y <= H)]  # vertices inside
-    with np.errstate(divide="ignore", invalid="ignore"):
-        for c in (np.zeros_like(W), W):  # where each edge crosses x = 0 and x = W
-            t = (c - x) / dx
-            yc = y + t * dy
-            xs.append(np.broadcast_to(c, x.shape))
-            ys.append(yc)
-            ok.append((t >= 0) & (t <= 1) & (yc >= 0) & (yc <= H))
-        for c in (np.zeros_like(H), H):  # and y = 0, y = H
-            t = (c - y) / dy
-            xc = x + t * dx
-            xs.append(xc)
-            ys.append(np.broadcast_to(c, y.shape))
-            ok.append((t >= 0) & (t <= 1) & (xc >= 0) & (xc <= W))
-        for cx, cy in ((0, 0), (1, 0), (0, 1), (1, 1)):  # the image's corners inside a polygon
-            px, py = W * cx, H * cy
-            crosses = ((y > py) != (y2 > py)) & (px < x + (py - y) * dx / dy)
-            xs.append(px)
-            ys.append(py)
-            ok.append(np.count_nonzero(crosses, axis=1, keepdims=True) % 2 == 1)
-    X = np.concatenate([np.broadcast_to(a, (K, np.shape(a)[1])) for a in xs], 1)
-    Y = np.concatenate([np.broadcast_to(a, (K, np.shape(a)[1])) for a in ys], 1)
-    OK = np.concatenate(ok, 1)
-    found = OK.any(1)
-    out = np.full((K, 4), np.nan)
-    out[found] = np.stack([np.where(OK, X, np.inf).min(1), np.where(OK, Y, np.inf).min(1),
-                           np.where(OK, X, -np.inf).max(1), np.where(OK, Y, -np.inf).max(1)],
-                          1)[found]
-    if fallback is not None:
-        fb = np.asarray(fallback, np.float64).reshape(K, 4)
-        out[~found] = np.clip(fb[~found], 0.0, np.tile(lim[~found], 2))
+    if not np.isfinite(p).all():
+        p = _filled(p)
+    out = np.concatenate([p.min(1), p.max(1)], 1)
+    inside = (out[:, :2] >= 0).all(1) & (out[:, 2:] <= lim).all(1)  # NaN: not inside
+    if inside.all():
+        return out
+    # the polygons the border cuts (or that lie outside it): all of them, or some
+    cut = slice(None) if not inside.any() else np.flatnonzero(~inside)
+    out[cut] = _cut_bounds(p[cut, :, 0], p[cut, :, 1], lim[cut, :1], lim[cut, 1:])
+    missed = np.isnan(out[:, 0])
+    if fallback is not None and missed.any():
+        fb = np.asarray(fallback, np.float64).reshape(K, 4)[missed]
+        out[missed] = np.clip(fb, 0.0, np.tile(lim[missed], 2))
     return out
 
 
-def _filled(x: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Polygon vertices with the NaN ones (points a non-linear map did not find) replaced by
-    the vertex before them, around the polygon: the polygon of the vertices found."""
-    bad = ~(np.isfinite(x) & np.isfinite(y))
-    if not bad.any():
-        return x, y
-    P = x.shape[1]
-    idx = np.where(bad, -1, np.arange(P))
+def _cut_bounds(x: np.ndarray, y: np.ndarray, W: np.ndarray, H: np.ndarray) -> np.ndarray:
+    """clipped_bounds of (K, P) polygons that the border of their (K, 1) W x H images cuts;
+    NaN where nothing is inside. Each axis's extent is that of the polygon's part between the
+    other axis's two border lines (its vertices there and its edges' crossings of the lines),
+    cut to [0, W] or [0, H]: exact for convex polygons, where projecting commutes with
+    cutting by a slab; a box around the part inside, perhaps a little loose, for others."""
+    Q = np.stack([x, y], 1)  # (K, 2, P): the x row, the y row
+    D = np.roll(Q, -1, 2) - Q  # each edge
+    lim = np.concatenate([W, H], 1)[..., None]  # (K, 2, 1)
+    O, DO, limO = Q[:, ::-1], D[:, ::-1], lim[:, ::-1]  # the other axis's
+    between = (O >= 0) & (O <= limO)
+    lines = np.stack([np.zeros_like(limO), limO], 2)  # (K, 2, 2, 1): its two border lines
+    with np.errstate(divide="ignore", invalid="ignore"):
+        t = (lines - O[:, :, None]) / DO[:, :, None]
+        at = Q[:, :, None] + t * D[:, :, None]  # where each edge crosses each line
+        crosses = (t >= 0) & (t <= 1)
+    lo = np.minimum(np.where(between, Q, np.inf).min(2),
+                    np.where(crosses, at, np.inf).min((2, 3)))
+    hi = np.maximum(np.where(between, Q, -np.inf).max(2),
+                    np.where(crosses, at, -np.inf).max((2, 3)))
+    lo = np.maximum(lo, 0.0)
+    hi = np.minimum(hi, lim[..., 0])
+    out = np.concatenate([lo, hi], 1)
+    out[~(lo <= hi).all(1)] = np.nan
+    return out
+
+
+def _filled(p: np.ndarray) -> np.ndarray:
+    """(K, P, 2) polygon vertices with the NaN ones (points a non-linear map did not find)
+    replaced by the vertex before them, around the polygon: the polygon of the vertices found
+    (one with none found stays NaN)."""
+    bad = ~np.isfinite(p).all(2)
+    idx = np.where(bad, -1, np.arange(p.shape[1]))
     last = np.maximum.accumulate(idx, axis=1)
     # before the first vertex found: the last one found (around the polygon)
     last = np.where(last < 0, last[:, -1:], last)
-    rows = np.arange(len(x))[:, None]
-    x, y = x[rows, np.maximum(last, 0)], y[rows, np.maximum(last, 0)]
-    none = last < 0  # a polygon with no vertex found stays NaN
-    return np.where(none, np.nan, x), np.where(none, np.nan, y)
+    out = p[np.arange(len(p))[:, None], np.maximum(last, 0)]
+    out[last < 0] = np.nan
+    return out
 
 
 def affine_from_points(src, dst) -> np.ndarray:

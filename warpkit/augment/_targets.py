@@ -416,15 +416,11 @@ def _boxes(pipe, blist, llist, mats, sizes, outs, chains=None) -> list:
     which = np.repeat(np.arange(len(arrays)), counts)
     xyxy = np.concatenate([_to_xyxy(a, pipe.box_format, s) for a, s in zip(arrays, sizes)])
     lim = np.asarray(outs, dtype=np.float64)[which]  # (W, H) per box
-    mapped = geometry.transform_boxes(mats, xyxy, batch_indices=which)
     # where the border cuts a box, the box around the part of its mapped outline inside the
     # output (clipping the box around the whole outline is loose by a rotated box's corner)
-    clipped = mapped.copy()
-    border = np.flatnonzero(((mapped[:, :2] < 0) | (mapped[:, 2:] > lim)).any(1))
-    if len(border):
-        clipped[border] = geometry.transform_boxes(mats, xyxy[border],
-                                                   batch_indices=which[border],
-                                                   clip=lim[border])
+    corners = geometry.box_corners(mats, xyxy, batch_indices=which)
+    mapped = np.concatenate([corners.min(1), corners.max(1)], 1)
+    clipped = geometry.clipped_bounds(corners, lim, fallback=mapped)
     if chains is not None:
         for k, c in enumerate(chains):
             rows = np.flatnonzero(which == k)
