@@ -339,8 +339,11 @@ def clipped_bounds(polygons, size, fallback=None) -> np.ndarray:
     if inside.all():
         return out
     # the polygons the border cuts (or that lie outside it): all of them, or some
-    cut = slice(None) if not inside.any() else np.flatnonzero(~inside)
-    out[cut] = _cut_bounds(p[cut, :, 0], p[cut, :, 1], lim[cut, :1], lim[cut, 1:])
+    if inside.any():
+        cut = np.flatnonzero(~inside)
+        out[cut] = _cut_bounds(p[cut], lim[cut])
+    else:
+        out = _cut_bounds(p, lim)
     missed = np.isnan(out[:, 0])
     if fallback is not None and missed.any():
         fb = np.asarray(fallback, np.float64).reshape(K, 4)[missed]
@@ -348,15 +351,15 @@ def clipped_bounds(polygons, size, fallback=None) -> np.ndarray:
     return out
 
 
-def _cut_bounds(x: np.ndarray, y: np.ndarray, W: np.ndarray, H: np.ndarray) -> np.ndarray:
-    """clipped_bounds of (K, P) polygons that the border of their (K, 1) W x H images cuts;
-    NaN where nothing is inside. Each axis's extent is that of the polygon's part between the
+def _cut_bounds(p: np.ndarray, size: np.ndarray) -> np.ndarray:
+    """clipped_bounds of (K, P, 2) polygons that the border of their images ((K, 2) sizes)
+    cuts; NaN where nothing is inside. Each axis's extent is that of the polygon's part between the
     other axis's two border lines (its vertices there and its edges' crossings of the lines),
     cut to [0, W] or [0, H]: exact for convex polygons, where projecting commutes with
     cutting by a slab; a box around the part inside, perhaps a little loose, for others."""
-    Q = np.stack([x, y], 1)  # (K, 2, P): the x row, the y row
+    Q = p.transpose(0, 2, 1)  # (K, 2, P): the x row, the y row
     D = np.roll(Q, -1, 2) - Q  # each edge
-    lim = np.concatenate([W, H], 1)[..., None]  # (K, 2, 1)
+    lim = np.asarray(size)[..., None]  # (K, 2, 1)
     O, DO, limO = Q[:, ::-1], D[:, ::-1], lim[:, ::-1]  # the other axis's
     between = (O >= 0) & (O <= limO)
     lines = np.stack([np.zeros_like(limO), limO], 2)  # (K, 2, 2, 1): its two border lines
