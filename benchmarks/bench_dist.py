@@ -29,7 +29,8 @@ import numpy as np
 from PIL import Image
 
 from warpkit import dist
-from warpkit.cli.imaging import AugmentJob, Engine, WarpJob, _run_tasks, _tasks
+from warpkit.files import AugmentJob, WarpJob, run_local
+from warpkit.files import tasks as _tasks
 
 
 @dataclasses.dataclass(frozen=True)
@@ -55,7 +56,7 @@ def photos(d: Path, n: int) -> list[Path]:
 
 def local(job, tasks, out) -> None:
     """The command line's own single-process loop."""
-    _run_tasks(job, tasks, "", None, Engine.local, None, None, None, out)
+    run_local(job, tasks, "")
 
 
 def main() -> None:

@@ -11,7 +11,8 @@ from typing import Optional
 
 import typer
 
-from ._io import UserError
+from warpkit.fileio import UserError
+
 from .imaging import augment as _augment
 from .imaging import crop as _crop
 from .imaging import warp as _warp

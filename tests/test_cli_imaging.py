@@ -179,16 +179,16 @@ def test_warp_as_a_real_subprocess(photo, tmp_path):
 def test_progress_bar_only_for_several_files_on_a_terminal(monkeypatch):
     """The rich bar shows for several inputs on a terminal; one image (or no terminal) gets a
     stand-in that does not import rich.progress (~25 ms of a one-image warp)."""
-    from warpkit.cli import imaging
+    from warpkit import files
 
-    monkeypatch.setattr(imaging.os, "isatty", lambda fd: True)
-    with imaging._progress(1) as p:
-        assert isinstance(p, imaging._NoProgress)
+    monkeypatch.setattr(files.os, "isatty", lambda fd: True)
+    with files.progress(1) as p:
+        assert isinstance(p, files.NoProgress)
         p.advance(p.add_task("warping", total=1))
-    bar = imaging._progress(3)
+    bar = files.progress(3)
     assert type(bar).__name__ == "Progress" and type(bar).__module__ == "rich.progress"
-    monkeypatch.setattr(imaging.os, "isatty", lambda fd: False)
-    assert isinstance(imaging._progress(3), imaging._NoProgress)
+    monkeypatch.setattr(files.os, "isatty", lambda fd: False)
+    assert isinstance(files.progress(3), files.NoProgress)
 
 
 def test_augment_writes_copies_that_replay_and_records_their_maps(photo, tmp_path):
@@ -257,7 +257,7 @@ def test_augment_user_errors_are_one_line(photo, tmp_path, args, message):
 
 
 def test_a_failed_write_leaves_the_old_file_and_no_temporary(tmp_path):
-    from warpkit.cli._io import save_json_atomic
+    from warpkit.fileio import save_json_atomic
 
     dest = tmp_path / "maps.json"
     save_json_atomic({"a": 1}, dest)

@@ -24,7 +24,7 @@ from distributed import Client, LocalCluster  # noqa: E402
 
 from warpkit import dist  # noqa: E402
 from warpkit.cli.app import app  # noqa: E402
-from warpkit.cli.imaging import WarpJob  # noqa: E402
+from warpkit.files import WarpJob  # noqa: E402
 
 runner = CliRunner()
 
@@ -130,7 +130,7 @@ def test_a_killed_worker_and_the_rerun(photos, tmp_path):
     for i in range(2):
         (photos / f"p{i:02d}.png").rename(photos / f"k{i:02d}.png")
     out = tmp_path / "out"
-    from warpkit.cli.imaging import _tasks
+    from warpkit.files import tasks as _tasks
 
     files = sorted(photos.iterdir())
     tasks = _tasks(files, lambda f: [out / f.name])

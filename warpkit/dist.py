@@ -1,7 +1,7 @@
 """Warp, crop and augment many files on a Dask cluster, one OpenCL device per worker.
 
 ``pip install 'warpkit[dask]'``. The per-file work is the command line's own (the picklable jobs
-of :mod:`warpkit.cli.imaging`), so workers need nothing but warpkit installed, and the outputs are
+of :mod:`warpkit.files`), so workers need nothing but warpkit installed, and the outputs are
 byte for byte what ``warpkit warp/crop/augment`` writes in one process::
 
     from warpkit import dist
@@ -46,6 +46,13 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+
+from .augment import RandomAffine
+from .fileio import (DEFAULT_MAX_PIXELS, UserError, check_side_outputs, expand_inputs,
+                     remove_stale_temporaries)
+from .files import AugmentJob, CropJob, WarpJob, file_message
+from .files import progress as progress_bar
+from .files import tasks as files_tasks
 
 MANIFEST = "warpkit-manifest.jsonl"
 
@@ -173,8 +180,6 @@ def _run_chunk(job, chunk: list[tuple[str, list[str]]]) -> list[dict]:
     whose outputs all existed were skipped before (unless overwrite)."""
     from distributed import get_worker
 
-    from .cli.imaging import file_message
-
     worker = get_worker().address
     job = dataclasses.replace(job, overwrite=True)
     out = []
@@ -243,7 +248,7 @@ def run(job, tasks: Sequence[tuple[Path, list[Path]]], output: str | os.PathLike
         scheduler: str | None = None, n_workers: int | None = None, device: str | None = None,
         devices: Sequence[str] | dict[str, str] | None = None, manifest: str | os.PathLike | None = None,
         chunk: int | None = None, progress: str | None = None) -> Summary:
-    """Run a job (one of :mod:`warpkit.cli.imaging`'s) over (input, outputs) tasks on a Dask
+    """Run a job (one of :mod:`warpkit.files`') over (input, outputs) tasks on a Dask
     cluster, the manifest in ``output`` (a directory) unless ``manifest`` names it. The
     building block of :func:`warp_files`, :func:`crop_files` and
     :func:`augment_files` (and of the command line's ``--engine dask``)."""
@@ -257,7 +262,6 @@ def run(job, tasks: Sequence[tuple[Path, list[Path]]], output: str | os.PathLike
             if Path(d).resolve() in inputs:
                 raise ValueError(f"refusing to overwrite the input {d}")
     manifest = Path(manifest) if manifest is not None else Path(output) / MANIFEST
-    from .cli._io import UserError, check_side_outputs, remove_stale_temporaries
 
     try:  # the manifest is an output like the others (appended to, so it may exist)
         check_side_outputs([("manifest", manifest, False)], dict.fromkeys(inputs, "the input"),
@@ -292,10 +296,8 @@ def run(job, tasks: Sequence[tuple[Path, list[Path]]], output: str | os.PathLike
         chunks = [todo[i:i + size] for i in range(0, len(todo), size)]
         from distributed import as_completed
 
-        from .cli.imaging import _progress
-
         futures = {c.submit(_run_chunk, job, ch, pure=False): ch for ch in chunks}
-        with open(manifest, "a") as mf, _progress(len(tasks) if progress else 0) as bar:
+        with open(manifest, "a") as mf, progress_bar(len(tasks) if progress else 0) as bar:
             task = bar.add_task(progress or "", total=len(tasks))
             for rec in skipped:
                 mf.write(json.dumps(rec) + "\n")
@@ -365,8 +367,6 @@ def _setup_workers(c, device, devices) -> None:
 
 
 def _files(inputs: str | os.PathLike | Iterable) -> list[Path]:
-    from .cli._io import UserError, expand_inputs
-
     items = [inputs] if isinstance(inputs, (str, os.PathLike)) else list(inputs)
     try:
         return expand_inputs([str(i) for i in items])
@@ -375,11 +375,8 @@ def _files(inputs: str | os.PathLike | Iterable) -> list[Path]:
 
 
 def _tasks(files: list[Path], dests_of) -> list[tuple[Path, list[Path]]]:
-    from .cli._io import UserError
-    from .cli.imaging import _tasks as tasks_of
-
     try:
-        return tasks_of(files, dests_of)
+        return files_tasks(files, dests_of)
     except UserError as e:
         raise ValueError(str(e)) from None
 
@@ -404,8 +401,6 @@ def warp_files(inputs, output: str | os.PathLike, *, overwrite: bool = False, **
         >>> s.done, s.failed
         (200, 0)
     """
-    from .cli.imaging import WarpJob
-
     eng = _engine(options)
     job = WarpJob(**options, overwrite=overwrite)
     _checked(job.check)
@@ -419,8 +414,6 @@ def crop_files(inputs, output: str | os.PathLike, boxes, size: tuple[int, int], 
     a dict mapping file names to their own boxes; each patch resized to ``size`` (w, h) and
     written as ``output/<name>_<k>.<ext>``. Options: ``interpolation``, ``padding``, ``fill``,
     ``antialias``, ``max_pixels`` and the engine's (see :func:`warp_files`)."""
-    from .cli.imaging import CropJob
-
     eng = _engine(options)
     if isinstance(boxes, dict):
         job = CropJob(size=tuple(size), boxes_by_name={str(k): [list(map(float, b)) for b in v]
@@ -442,11 +435,6 @@ def augment_files(inputs, output: str | os.PathLike, *, copies: int = 1, seed: i
     RandomAffine's options (``degrees``, ``translate``, ``scale``, ``shear``, ``hflip``,
     ``vflip``, ``size``, ``interpolation``, ``padding``, ``antialias``), with the command's
     default padding, ``"reflection"``. Engine options as :func:`warp_files`. ``summary.records`` holds each output's matrix (and pipeline params)."""
-    import warpkit
-
-    from .cli._io import DEFAULT_MAX_PIXELS
-    from .cli.imaging import AugmentJob
-
     eng = _engine(options)
     if pipeline is not None:
         if options:
@@ -457,7 +445,7 @@ def augment_files(inputs, output: str | os.PathLike, *, copies: int = 1, seed: i
         job.transform()  # a bad pipeline fails here, not in every worker
     else:
         options.setdefault("padding", "reflection")  # the command's default
-        warpkit.RandomAffine(**options)  # a bad option fails here, with RandomAffine's message
+        RandomAffine(**options)  # a bad option fails here, with RandomAffine's message
         job = AugmentJob(copies=copies, seed=seed, affine=dict(options), fill=fill,
                          overwrite=overwrite, max_pixels=max_pixels or DEFAULT_MAX_PIXELS)
     if not isinstance(copies, int) or copies < 1:
@@ -467,8 +455,6 @@ def augment_files(inputs, output: str | os.PathLike, *, copies: int = 1, seed: i
 
 
 def _checked(fn) -> None:
-    from .cli._io import UserError
-
     try:
         fn()
     except UserError as e:

@@ -1,0 +1,445 @@
+"""File jobs: warp, crop and augment image files as ``warpkit warp/crop/augment`` do.
+
+The command line parses its options into a job (:class:`WarpJob`, :class:`CropJob`,
+:class:`AugmentJob`: frozen, picklable dataclasses) and runs it over (input, outputs) tasks,
+here with :func:`run_local` or on a Dask cluster with :func:`warpkit.dist.run`; either way the
+work on each file is the job's own ``__call__``. A failure a user can fix raises
+:class:`~warpkit.fileio.UserError`, reported in one line per file.
+
+Example:
+    >>> from pathlib import Path
+    >>> from warpkit.files import WarpJob, run_local, tasks
+    >>> job = WarpJob(rotate=15, padding="reflection")
+    >>> todo = tasks([Path("a.jpg")], lambda f: [Path("out") / f.name])   # doctest: +SKIP
+    >>> records = run_local(job, todo, "warping")                           # doctest: +SKIP
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import sys
+import zlib
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Callable
+
+import numpy as np
+
+from . import geometry as g
+from .runtime import set_device
+from .augment import Compose, RandomAffine
+from .warp import crop_rois, warp_affine, warp_perspective
+from .fileio import (DEFAULT_MAX_PIXELS, CocoSet, DeepImage, UserError, check_dest, open_image,
+                     remove_stale_temporaries, save_atomic, save_deep_atomic, save_json_atomic,
+                     set_max_pixels)
+
+
+def numbers(text: str, option: str, counts: tuple[int, ...] = (), forms: str = ""):
+    """The numbers of an option's text ('0.8,1.2' or '0.8 1.2'): one number, or a tuple of
+    several; ``counts``: how many may come (default: one or more)."""
+    try:
+        vals = [float(v) for v in text.replace(",", " ").split()]
+    except ValueError:
+        vals = []
+    if not vals or (counts and len(vals) not in counts) or not all(map(math.isfinite, vals)):
+        forms = (forms or " or ".join(",".join(["N"] * n) for n in counts)
+                 or "comma-separated numbers")
+        raise UserError(f"{option} must be {forms}, got {text!r}")
+    return vals[0] if len(vals) == 1 else tuple(vals)
+
+
+def parse_fill(text: str | None):
+    """The fill an option's text gives: 0 when unset, a number, or one per channel."""
+    if text is None:
+        return 0
+    return numbers(text, "--fill", forms="a number or comma-separated numbers")
+
+
+def fill_for(img, fill):
+    bands = len(img.getbands())
+    if isinstance(fill, tuple) and len(fill) != bands:
+        if img.mode in ("LA", "RGBA", "RGBA;16") and len(fill) == bands - 1:  # colour: opaque
+            return fill + (65535.0 if isinstance(img, DeepImage) else 255.0,)
+        raise UserError(f"--fill has {len(fill)} values, the image has {bands} channels")
+    return fill
+
+
+def _perspective(text: str):
+    points = text.split()
+    if len(points) != 4:
+        raise UserError("--perspective takes four point pairs x,y:u,v (source:destination)")
+    src, dst = [], []
+    for p in points:
+        try:
+            a, b = p.split(":")
+            src.append([float(v) for v in a.split(",")])
+            dst.append([float(v) for v in b.split(",")])
+        except ValueError:
+            raise UserError(f"--perspective pairs look like 10,20:12,18, got {p!r}") from None
+    try:
+        return g.perspective_from_points(src, dst)
+    except ValueError as e:
+        raise UserError(f"--perspective: {e}") from None
+
+
+def _matrix(text: str):
+    vals = numbers(text, "--matrix", (6, 9), "6 (affine) or 9 (perspective) numbers")
+    m = np.array(vals, np.float64).reshape(-1, 3)
+    return np.vstack([m, [0, 0, 1]]) if m.shape[0] == 2 else m
+
+
+def build_matrix(size, rotate, scale, translate, shear, flip, matrix, perspective):
+    """The destination-from-source map the options describe, about the image centre:
+    flip, then scale, shear and rotation about the centre, then translation."""
+    for name, v in (("--rotate", rotate), ("--scale", scale), ("--shear", shear),
+                    ("--translate", translate)):
+        if v is not None and not all(map(math.isfinite, v if isinstance(v, tuple) else [v])):
+            raise UserError(f"{name} must be finite, got {v}")
+    w, h = size
+    simple = any(v is not None for v in (rotate, scale, translate, shear, flip))
+    if matrix is not None or perspective is not None:
+        if simple or (matrix is not None and perspective is not None):
+            raise UserError("--matrix and --perspective replace the other transform options")
+        return _matrix(matrix) if matrix is not None else _perspective(perspective)
+    c = ((w - 1) / 2, (h - 1) / 2)
+    steps = []
+    if flip is not None:
+        steps.append(g.flip(getattr(flip, "value", flip), (w, h)))
+    if scale is not None:
+        if scale <= 0:
+            raise UserError(f"--scale must be > 0, got {scale}")
+        steps.append(g.scale(scale, center=c))
+    if shear is not None:
+        steps.append(g.shear(shear, center=c))
+    if rotate is not None:
+        steps.append(g.rotation(rotate, center=c))
+    if translate is not None:
+        steps.append(g.translation(*translate))
+    return g.compose(*steps) if steps else g.identity()
+
+
+class NoProgress:
+    """Stands in for the bar where there is none to show (rich.progress takes ~25 ms to import:
+    5% of a one-image warp)."""
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc) -> None:
+        return None
+
+    def add_task(self, *args, **kwargs) -> int:
+        return 0
+
+    def advance(self, task: int) -> None:
+        return None
+
+
+def progress(total: int):
+    """A rich progress bar on a terminal for several files."""
+    if total < 2 or not os.isatty(2):
+        return NoProgress()
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
+
+    return Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
+                    transient=True)
+
+
+def use_device(spec: str | None) -> None:
+    if spec is not None:
+        try:
+            set_device(spec)
+        except (ValueError, RuntimeError) as e:
+            raise UserError(str(e)) from None
+
+
+def pixels(img):
+    """What the warps take: the Pillow image, or a 16-bit colour image's array."""
+    return img.array if isinstance(img, DeepImage) else img
+
+
+def width_height(image) -> tuple[int, int]:
+    """(width, height) of a Pillow image or an (H, W, ...) array."""
+    return tuple(image.size) if not hasattr(image, "shape") else (image.shape[1], image.shape[0])
+
+
+def save(res, img, dest: Path, overwrite: bool, protected: set[Path]) -> None:
+    """Write a result with its input's metadata, in the input's format unless dest names one."""
+    fmt = None if dest.suffix else img.format
+    if isinstance(img, DeepImage):
+        save_deep_atomic(DeepImage(res, img.format, img.info), dest, fmt, overwrite, protected)
+        return
+    res.info.update({k: v for k, v in img.info.items() if k in ("icc_profile", "exif", "dpi")})
+    save_atomic(res, dest, fmt, overwrite, protected)
+
+
+def message(e: Exception) -> str:
+    """One line for a failure: the text of a user error or an OS error, else its type too."""
+    if isinstance(e, UserError):
+        return str(e)
+    if isinstance(e, OSError) and e.strerror:
+        return f"{e.strerror}" + (f": {e.filename}" if e.filename else "")
+    if isinstance(e, (ValueError, TypeError)):
+        return str(e)
+    return f"{type(e).__name__}: {e}"
+
+
+def file_message(f: Path | str, e: Exception) -> str:
+    """One line for one file's failure, naming the file (both engines report these)."""
+    msg = message(e)
+    return msg if msg.startswith(str(f)) else f"{f}: {msg}"
+
+
+def each_file(files: list[Path], label: str, one: Callable[[Path], Any],
+              report: Callable[[str], None] | None = None) -> None:
+    """Run one(file) for every file under a progress bar. With several files a failure is
+    reported on its own line (``report``, default: standard error) and the rest go on; then a
+    :class:`UserError` gives the count."""
+    report = report or _report
+    failures = 0
+    with progress(len(files)) as bar:
+        task = bar.add_task(label, total=len(files))
+        for f in files:
+            try:
+                one(f)
+            except Exception as e:  # any one file's failure: one line, and the batch goes on
+                msg = file_message(f, e)
+                if len(files) == 1:
+                    raise UserError(msg) from None
+                failures += 1
+                report(f"warpkit: {msg}")
+            bar.advance(task)
+    if failures:
+        raise UserError(f"{failures} of {len(files)} files failed")
+
+
+def unique_outputs(pairs) -> None:
+    """Refuse, before anything is written, two inputs that would write the same output."""
+    seen: dict[Path, Path] = {}
+    for src, dest in pairs:
+        other = seen.setdefault(dest, src)
+        if other != src:
+            raise UserError(f"{other} and {src} would both be written to {dest}; rename one "
+                            "or process them in separate runs")
+
+
+# ---- the per-file work: picklable jobs, so that Dask workers (warpkit.dist) run this code ----
+
+@dataclass(frozen=True)
+class _SamplingJob:
+    """The options every resampling command shares."""
+
+    interpolation: str = "linear"
+    padding: str = "constant"
+    fill: Any = 0
+    antialias: bool = False
+    overwrite: bool = False
+    max_pixels: int = DEFAULT_MAX_PIXELS
+
+
+@dataclass(frozen=True)
+class WarpJob(_SamplingJob):
+    """One file's warp as ``warpkit warp`` does it (options already checked by the command)."""
+
+    rotate: float | None = None
+    scale: float | None = None
+    translate: tuple[float, float] | None = None
+    shear: float | None = None
+    flip: str | None = None
+    matrix: str | None = None
+    perspective: str | None = None
+    size: tuple[int, int] | None = None
+    expand: bool = False
+
+    def check(self) -> None:
+        if self.expand and self.size is not None:
+            raise UserError("pass either --size or --expand")
+        build_matrix((2, 2), self.rotate, self.scale, self.translate, self.shear, self.flip,
+                     self.matrix, self.perspective)
+
+    def __call__(self, src: Path, dests: list[Path], protected: set[Path]) -> list[dict]:
+        set_max_pixels(self.max_pixels)
+        img = open_image(src)
+        m = build_matrix(img.size, self.rotate, self.scale, self.translate, self.shear,
+                         self.flip, self.matrix, self.perspective)
+        fn = warp_affine if g.is_affine(m) else warp_perspective
+        res = fn(pixels(img), m, size=self.size, interpolation=self.interpolation,
+                 padding=self.padding, fill=fill_for(img, self.fill), expand=self.expand,
+                 antialias=self.antialias)
+        save(res, img, dests[0], self.overwrite, protected)
+        return [{"source": str(src), "output": str(dests[0]), "matrix": rounded(m)}]
+
+
+@dataclass(frozen=True)
+class CropJob(_SamplingJob):
+    """One file's crops as ``warpkit crop`` does them: ``boxes`` for every file, or
+    ``boxes_by_name`` (file name -> boxes) where each file has its own; each patch resized to
+    ``size`` (w, h)."""
+
+    size: tuple[int, int] | None = None
+    boxes: tuple = ()
+    boxes_by_name: dict | None = None
+
+    def rects(self, src: Path) -> list:
+        if self.boxes_by_name is None:
+            return list(self.boxes)
+        if src.name not in self.boxes_by_name:
+            raise UserError(f"{src}: no boxes for {src.name} in --boxes")
+        return self.boxes_by_name[src.name]
+
+    def dests(self, src: Path, output: Path) -> list[Path]:
+        """The outputs; none for a file without boxes (which then fails alone, when run)."""
+        if self.boxes_by_name is not None and src.name not in self.boxes_by_name:
+            return []
+        n = len(self.rects(src))
+        digits = len(str(max(n - 1, 0)))
+        return [output / f"{src.stem}_{k:0{digits}d}{src.suffix}" for k in range(n)]
+
+    def __call__(self, src: Path, dests: list[Path], protected: set[Path]) -> list[dict]:
+        set_max_pixels(self.max_pixels)
+        rects = self.rects(src)
+        for dest in dests:  # every output is checked before any is written
+            check_dest(dest, self.overwrite, protected)
+        img = open_image(src)
+        try:
+            patches = crop_rois(pixels(img), rects, self.size,
+                                        interpolation=self.interpolation, padding=self.padding,
+                                        fill=fill_for(img, self.fill), antialias=self.antialias)
+        except (ValueError, TypeError) as e:
+            raise UserError(f"{src}: {e}") from None
+        out = []
+        for p, dest, box in zip(patches, dests, rects):
+            try:
+                save(p, img, dest, self.overwrite, protected)
+            except OSError as e:  # unwritable directory, full disk: one line
+                raise UserError(f"{dest}: {message(e)}") from None
+            out.append({"source": str(src), "output": str(dest), "box": list(box)})
+        return out
+
+
+@dataclass(frozen=True)
+class AugmentJob:
+    """One file's augmented copies as ``warpkit augment`` makes them: copy k follows from
+    (seed, the file name's CRC, k) alone, whichever process makes it and whatever else runs."""
+
+    copies: int
+    seed: int
+    pipeline: dict | None = None  #: a Compose.to_dict(), or None: RandomAffine(**affine)
+    affine: dict | None = None
+    fill: Any = 0
+    overwrite: bool = False
+    max_pixels: int = DEFAULT_MAX_PIXELS
+
+    def transform(self):
+        if self.pipeline is not None:
+            return Compose.from_dict(self.pipeline)
+        return RandomAffine(**self.affine)
+
+    def dests(self, src: Path, output: Path) -> list[Path]:
+        digits = len(str(self.copies - 1))
+        return [output / f"{src.stem}_aug{k:0{digits}d}{src.suffix}" for k in range(self.copies)]
+
+    def make(self, img, name: str, aug=None):
+        """The copies of an opened image, one at a time as they are made (a file's copies are
+        never all held: 64 copies of a 2000x1500 photo are 550 MiB): (result, matrix, size,
+        extra record fields)."""
+        aug = aug if aug is not None else self.transform()
+        px = pixels(img)
+        name_key = zlib.crc32(name.encode())
+        if self.pipeline is not None:
+            # copy k of a file: the pipeline's stream (seed, epoch k, index: the file name's
+            # CRC), so a file's copies do not depend on the other inputs
+            for k in range(self.copies):
+                res = aug(image=px, seed=self.seed, epoch=k, index=name_key)
+                yield res["image"], res["matrix"], res["size"], {"params": res["params"]}
+            return
+        aug.fill = fill_for(img, self.fill)
+        # the input's own stream: its warps do not depend on the other inputs
+        rng = np.random.default_rng([self.seed, name_key])
+        for m in aug.matrices(self.copies, width_height(px), rng):
+            res = aug.warp(px, m)
+            yield res, m, width_height(res), {}
+
+    def __call__(self, src: Path, dests: list[Path], protected: set[Path]) -> list[dict]:
+        set_max_pixels(self.max_pixels)
+        for dest in dests:  # every output is checked before any is written
+            check_dest(dest, self.overwrite, protected)
+        img = open_image(src)
+        out = []
+        for (res, m, _, extra), dest in zip(self.make(img, src.name), dests):
+            save(res, img, dest, self.overwrite, protected)
+            out.append({"source": str(src), "output": str(dest), "matrix": rounded(m), **extra})
+        return out
+
+
+def rounded(m) -> list:
+    return np.round(np.asarray(m, np.float64), 12).tolist()
+
+
+def tasks(files: list[Path], dests_of) -> list[tuple[Path, list[Path]]]:
+    """(input, its outputs) for every file; two inputs writing one output are refused before
+    anything is written."""
+    tasks = [(f, dests_of(f)) for f in files]
+    unique_outputs((f, d) for f, ds in tasks for d in ds)
+    return tasks
+
+
+def run_local(job, tasks: list[tuple[Path, list[Path]]], label: str,
+              device: str | None = None, records: list | None = None,
+              report: Callable[[str], None] | None = None) -> list[dict]:
+    """Run a job over its tasks in this process, one file after another, under a progress bar:
+    a failing file is reported on its own line (``report``, default: standard error) and the
+    rest go on. The records of the outputs written go into ``records`` (also when some files
+    fail) and are returned; the run then raises a :class:`UserError` with the count."""
+    records = [] if records is None else records
+    use_device(device)
+    protected = {f.resolve() for f, _ in tasks}
+    outputs = dict(tasks)
+    # what an interrupted earlier run left half-written for these outputs
+    remove_stale_temporaries([d for _, ds in tasks for d in ds])
+    each_file([f for f, _ in tasks], label,
+              lambda f: records.extend(job(f, outputs[f], protected)), report)
+    return records
+
+
+def augment_annotated(job: AugmentJob, tasks: list[tuple[Path, list[Path]]], coco: CocoSet,
+                      annotations_output: Path, matrices: Path | None = None,
+                      device: str | None = None,
+                      report: Callable[[str], None] | None = None) -> dict[str, dict]:
+    """:func:`run_local` for an augment job whose inputs have COCO annotations: each copy's
+    objects move with it (through a pipeline's non-linear stages too) into ``coco``'s output
+    dataset, written to ``annotations_output`` with whatever was made, also when some files
+    fail. Returns each output's record (source, matrix, params), by output name."""
+    use_device(device)
+    aug = job.transform()
+    protected = {f.resolve() for f, _ in tasks} | {coco.path.resolve()}
+    dests = dict(tasks)
+    record: dict[str, dict] = {}
+
+    def one(f: Path) -> None:
+        img = open_image(f)
+        size = width_height(pixels(img))
+        entry = coco.entry(f, size)
+        for (res, m, out_size, extra), dest in zip(job.make(img, f.name, aug), dests[f]):
+            # a pipeline's non-linear stages move the objects as they move the pixels
+            chain = aug.stages(extra["params"], size)[0] if "params" in extra else None
+            moved = coco.move(entry, m, out_size, getattr(aug, "min_visibility", 0.0),
+                              getattr(aug, "min_area", 0.0), chain)
+            save(res, img, dest, job.overwrite, protected)
+            record[dest.name] = {"source": str(f), "matrix": rounded(m), **extra}
+            coco.add(entry, dest, m, out_size, moved)
+
+    remove_stale_temporaries([d for _, ds in tasks for d in ds])
+    try:
+        each_file([f for f, _ in tasks], "augmenting", one, report)
+    finally:
+        if matrices is not None and record:
+            save_json_atomic(record, matrices)
+        if record:
+            save_json_atomic(coco.out, annotations_output)
+    return record
+
+
+def _report(line: str) -> None:
+    print(line, file=sys.stderr)
