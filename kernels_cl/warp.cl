@@ -113,15 +113,16 @@ inline long wp_round_half_up_acc(acc_t x) {
  *  COORD_FIELD: a chain of nf non-linear stages between nf + 1 projective maps: per item,
  *    q = M_0 p, then for each stage k: q = S_k(q), q = M_{k+1} q (with the perspective divide
  *    at each map). The host folds each stage's frame into the maps around it. FI holds (offset
- *    into FLD in floats, a, b) per item and stage, and the pair says the stage's kind:
- *    - a >= 2, b >= 2: a coarse displacement field, q += D(q), D an (Hf = b, Wf = a, 2) grid of
+ *    into FLD in floats, kind, a, b) per item and stage; the kinds (STAGE_*) come from the
+ *    host's option table:
+ *    - STAGE_FIELD: a coarse displacement field, q += D(q), D an (Hf = b, Wf = a, 2) grid of
  *      displacements in grid units, sampled at grid coordinates q, clamped to the grid's border,
  *      bilinearly (smooth fields come resampled to a grid fine enough for that:
  *      augment/_fields.py, smooth_field);
- *    - a >= 2, b <= -2: a field per axis, q.x += Dx(q.x), q.y += Dy(q.y): a points of Dx, then
- *      -b of Dy, in grid units, clamped and linear between points (GridDistortion);
- *    - a == 0: a lens, q = distort(q) in normalised camera coordinates: OpenCV's model with
- *      (k1, k2, p1, p2, k3, k4, k5, k6, s1, s2, s3, s4) from FLD.
+ *    - STAGE_AXES: a field per axis, q.x += Dx(q.x), q.y += Dy(q.y): a points of Dx, then
+ *      b of Dy, in grid units, clamped and linear between points (GridDistortion);
+ *    - STAGE_LENS: a lens, q = distort(q) in normalised camera coordinates: OpenCV's model with
+ *      (k1, k2, p1, p2, k3, k4, k5, k6, s1, s2, s3, s4) from FLD; b says which parts apply.
  *    The maps and FI are per item, or one chain for every item (per_image 0). The
  *    full-resolution map is never made.
  *  COORD_AXES: a map whose x depends on the output column only and y on the row only (a chain
@@ -131,10 +132,9 @@ inline long wp_round_half_up_acc(acc_t x) {
 #ifndef WV_BLOCKS
 #define WV_BLOCKS 1 /* warp_v: blocks of 8 output pixels per work-item, side by side on a row */
 #endif
-#define COORD_MATRIX 0
-#define COORD_MAP 1
-#define COORD_FIELD 2
-#define COORD_AXES 3
+#if !defined(COORD_MATRIX) || !defined(STAGE_LENS)
+#error "the coordinate sources and stage kinds come from warpkit's option table (-D defines)"
+#endif
 #ifndef COORD
 #define COORD COORD_MATRIX
 #endif
@@ -164,7 +164,7 @@ inline float2 wk_axes_source(int xo, int yo, __global const float *ax, int Wo) {
 }
 #elif COORD == COORD_FIELD
 #define WK_COORD_PARAM , __global const float *restrict FLD, __global const int *restrict FI, int nf
-#define WK_SOURCE(px, py, b, m) wk_field_source((px), (py), (m), FLD, FI + (per_image ? (b) : 0) * nf * 3, nf)
+#define WK_SOURCE(px, py, b, m) wk_field_source((px), (py), (m), FLD, FI + (per_image ? (b) : 0) * nf * 4, nf)
 inline float2 wk_project(__global const float *m, float2 q) {
     const float den = m[6] * q.x + (m[7] * q.y + m[8]);
     return (float2)(m[0] * q.x + (m[1] * q.y + m[2]), m[3] * q.x + (m[4] * q.y + m[5])) / den;
@@ -200,12 +200,12 @@ inline float2 wk_field_source(float px, float py, __global const float *m, __glo
                               __global const int *fi, int nf) {
     float2 q = wk_project(m, (float2)(px, py));
     for (int k = 0; k < nf; k++) {
-        __global const float *f = fld + fi[3 * k];
-        const int a = fi[3 * k + 1], b = fi[3 * k + 2];
-        if (a == 0)
+        __global const float *f = fld + fi[4 * k];
+        const int kind = fi[4 * k + 1], a = fi[4 * k + 2], b = fi[4 * k + 3];
+        if (kind == STAGE_LENS)
             q = wk_lens(f, q);
-        else if (b < 0)
-            q += wk_axis_at(f, a, -b, q);
+        else if (kind == STAGE_AXES)
+            q += wk_axis_at(f, a, b, q);
         else
             q += wk_field_at(f, a, b, q);
         q = wk_project(m + 9 * (k + 1), q);
@@ -340,14 +340,14 @@ inline __attribute__((always_inline)) void wk_field_source8(const float8 *px, fl
         wk_project8(m, &qx[j], &qy[j]);
     }
     for (int k = 0; k < nf; k++) {
-        __global const float *f = fld + fi[3 * k];
-        const int a = fi[3 * k + 1], b = fi[3 * k + 2];
-        if (a == 0) {
+        __global const float *f = fld + fi[4 * k];
+        const int kind = fi[4 * k + 1], a = fi[4 * k + 2], b = fi[4 * k + 3];
+        if (kind == STAGE_LENS) {
 #pragma unroll
             for (int j = 0; j < WV_BLOCKS; j++) wk_lens8(f, b, &qx[j], &qy[j]);
-        } else if (b < 0) {
+        } else if (kind == STAGE_AXES) {
 #pragma unroll
-            for (int j = 0; j < WV_BLOCKS; j++) wk_axis_add8(f, a, -b, &qx[j], &qy[j]);
+            for (int j = 0; j < WV_BLOCKS; j++) wk_axis_add8(f, a, b, &qx[j], &qy[j]);
         } else {
 #pragma unroll
             for (int j = 0; j < WV_BLOCKS; j++) wk_field_add8(f, a, b, &qx[j], &qy[j]);
@@ -891,7 +891,7 @@ __kernel void warp_v(__global const X_T *restrict X, long x_off, long sxb, long 
             const float8 px = (float8)(0, 1, 2, 3, 4, 5, 6, 7) + (float)(xo0 + 8 * j);
             pxs[j] = px < (float)(Wo - 1) ? px : (float8)(Wo - 1);
         }
-        wk_field_source8(pxs, py, m, FLD, FI + (per_image ? b : 0) * nf * 3, nf, xs, ys);
+        wk_field_source8(pxs, py, m, FLD, FI + (per_image ? b : 0) * nf * 4, nf, xs, ys);
 #pragma unroll
         for (int j = 0; j < WV_BLOCKS; j++) /* finite: +-inf would pass the NaN test and
                                              * overflow the tap arithmetic */

@@ -258,7 +258,7 @@ def test_objects_follow_non_linear_pipelines(field, queue):
     against the object masks the pipeline itself warps, keypoints where the chain sends
     them."""
     from warpkit.augment import Compose, RandomAffine
-    from warpkit.augment._fields import inverse_points
+    from warpkit.engine.chain import inverse_points
 
     pipe = Compose([RandomAffine(degrees=10, p=1), field])
     data = _dataset()

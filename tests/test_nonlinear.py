@@ -15,9 +15,10 @@ from warpkit.augment import (Compose, ElasticTransform, GridDistortion, OneOf,
                              OpticalDistortion, PiecewiseAffine, RandomAffine,
                              RandomHorizontalFlip, RandomResizedCrop, RandomVerticalFlip,
                              Resize, ThinPlateSpline)
-from warpkit.augment import _targets
-from warpkit.warp import COORD_AXES, COORD_FIELD
-from warpkit.augment._fields import fields_of, forward_points, inverse_points
+from warpkit.augment import _executor
+from warpkit._options import STAGE_KINDS
+from warpkit.engine import COORD_AXES, COORD_FIELD
+from warpkit.engine.chain import fields_of, forward_points, inverse_points
 from warpkit.augment._nonlinear import _tps_eval, _tps_fit
 
 NONLINEAR = [ElasticTransform(alpha=250, sigma=9, p=1), GridDistortion(p=1),
@@ -69,14 +70,14 @@ def test_kernel_fields_match_the_host_chain(t, interp, small_queue, monkeypatch)
 def _kinds_used(monkeypatch) -> list:
     """The coordinate kinds the pipeline's warps take (recorded as they are made)."""
     kinds = []
-    real = _targets.chain_coords
+    real = _executor.chain_coords
 
     def spy(*a, **k):
         c = real(*a, **k)
         kinds.append(c.kind)
         return c
 
-    monkeypatch.setattr(_targets, "chain_coords", spy)
+    monkeypatch.setattr(_executor, "chain_coords", spy)
     return kinds
 
 
@@ -115,8 +116,8 @@ def test_batch_axes_tables_equal_each_items():
     """Per-axis tables made for a batch at once (a stage at a time over the items, one
     interpolation for all) equal the tables made item by item; fields of other lengths, and
     chains of other structures, in one batch too."""
-    from warpkit.augment._fields import axes_coords
-    from warpkit.augment._pipeline import stream
+    from warpkit.engine.chain import axes_coords
+    from warpkit.augment import stream
 
     size = (120, 90)
     pipes = [Compose([RandomResizedCrop((64, 48), scale=(0.5, 1)), GridDistortion(p=1),
@@ -141,8 +142,8 @@ def test_batch_stage_maps_equal_each_items():
     products over the items) equal those made chain by chain, to float64 rounding; in a batch
     of chains of other structures, a chain with fewer stages gets identity maps and zero
     fields after its own."""
-    from warpkit.augment._fields import chain_coords
-    from warpkit.augment._pipeline import stream
+    from warpkit.engine.chain import chain_coords
+    from warpkit.augment import stream
 
     size = (200, 150)
     pipes = [Compose([RandomAffine(degrees=10, p=1), OpticalDistortion(distort_limit=0.3, p=1),
@@ -167,10 +168,11 @@ def test_batch_stage_maps_equal_each_items():
                                        atol=1e-12)
             assert (together.chain[k, n + 1:] == np.eye(3)).all()
             assert (together.fi[k, :n, 1:] == alone.fi[0, :, 1:]).all()
-            assert (together.fi[k, n:, 1:] == 2).all()  # a 2x2 grid of zero displacements
+            # a 2x2 grid of zero displacements
+            assert (together.fi[k, n:, 1:] == [STAGE_KINDS["field"], 2, 2]).all()
             sizes = [f.kernel_data()[0].size for f in reversed(fields_of(c))] + [8] * (nf - n)
-            got = [together.fields[o:o + z] for (o, _, _), z in zip(together.fi[k], sizes)]
-            want = [alone.fields[o:o + z] for (o, _, _), z in zip(alone.fi[0], sizes)]
+            got = [together.fields[o:o + z] for (o, *_), z in zip(together.fi[k], sizes)]
+            want = [alone.fields[o:o + z] for (o, *_), z in zip(alone.fi[0], sizes)]
             for g, w in zip(got, want):
                 assert (g == w).all()
             assert all((g == 0).all() for g in got[n:])
@@ -241,8 +243,9 @@ def test_lens_stage_reads_where_opencv_model_says(coeffs, scale, small_queue):
     """A lens between maps, every part of OpenCV's model (radial, tangential, rational, thin
     prism): a float32 image of its own coordinates gives back geometry.distort_points'
     positions to 2e-3 px, on Oclgrind too."""
-    from warpkit.augment._fields import chain_coords, lens
-    from warpkit.warp import _warp as warp_by
+    from warpkit.engine import Sampling, warp_by
+    from warpkit.engine.chain import chain_coords
+    from warpkit.engine.stages import lens
 
     W, H = 64, 48
     K = [[70.0, 0, 31.0], [0, 66.0, 24.5], [0, 0, 1]]
@@ -251,7 +254,7 @@ def test_lens_stage_reads_where_opencv_model_says(coeffs, scale, small_queue):
     ys, xs = np.mgrid[0:H, 0:W].astype(np.float32)
     ramp = np.stack([xs, ys], -1) * scale
     out = warp_by(ramp.astype(np.float32 if scale == 1 else np.int32), None, (W, H),
-                  affine=False, coords=chain_coords([chain]), padding="border",
+                  Sampling.of(padding="border"), affine=False, coords=chain_coords([chain]),
                   queue=small_queue)
     src = warpkit.geometry.distort_points(K, coeffs, np.stack([xs, ys], -1), Kn)
     inside = (src >= 0).all(-1) & (src[..., 0] <= W - 1) & (src[..., 1] <= H - 1)
@@ -433,7 +436,7 @@ def test_targets_follow_the_warped_blobs(t, queue):
 def test_points_that_do_not_converge_are_invisible(queue):
     """A field that folds every column onto source column 0: source points at x = 0 are found,
     points at x = 10 have no output position (not found: NaN, and invisible as keypoints)."""
-    from warpkit.augment._fields import Field
+    from warpkit.engine.stages import Field
 
     disp = np.zeros((2, 2, 2))
     disp[:, 1, 0] = -49.0  # source x = x - x = 0 everywhere

@@ -473,7 +473,7 @@ def test_sample_streams_are_numpys_seed_sequence_streams():
     Philox(SeedSequence([seed, epoch, index])): small and large keys (integers of several 32-bit
     words), numpy integers, a call's params."""
     from warpkit.augment import stream
-    from warpkit.augment._pipeline import _philox_key, sample_streams
+    from warpkit.augment._streams import philox_key as _philox_key, sample_streams
 
     rng = np.random.default_rng(11)
     # 3 words (zero-padded to 4), 4, 5, 7 and 23 (past the precomputed hash constants)

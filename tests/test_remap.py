@@ -156,8 +156,9 @@ def test_undistort_batch_takes_one_lens_for_every_image(small_queue):
     """A batch is undistorted in one launch with one lens shared by its images (one chain read
     for every item, nothing past it: on Oclgrind too), each as undistorted alone; coordinates
     given for neither every item nor one for all are refused before any launch."""
-    from warpkit.augment._fields import chain_coords, lens
-    from warpkit.warp import _warp
+    from warpkit.engine.chain import chain_coords
+    from warpkit.engine.stages import lens
+    from warpkit.engine import warp_by
 
     rng = np.random.default_rng(4)
     batch = rng.integers(0, 256, (3, 24, 32, 3), dtype=np.uint8)
@@ -170,7 +171,7 @@ def test_undistort_batch_takes_one_lens_for_every_image(small_queue):
     eye = np.eye(3)
     two = chain_coords([[eye, lens(Ks, d), eye]] * 2)
     with pytest.raises(ValueError, match="for each of the 3 items or one for all, got 2"):
-        _warp(batch, None, (32, 24), affine=False, coords=two, queue=small_queue)
+        warp_by(batch, None, (32, 24), affine=False, coords=two, queue=small_queue)
 
 
 def test_distort_points_inverts_opencv_undistort_points():

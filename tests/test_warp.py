@@ -135,7 +135,7 @@ def test_supersampling_is_the_largest_local_scale():
     """_supersampling: samples per axis = ceil of the largest singular value of the map's
     Jacobian over the output's corners and centre (closed form; checked against numpy's SVD),
     capped at 8; one per map of a batch."""
-    from warpkit.warp import _supersampling
+    from warpkit.engine.coords import supersampling as _supersampling
 
     def by_svd(inv, wo, ho):
         worst = 1.0
@@ -212,7 +212,7 @@ def test_every_work_group_shape_covers_the_output(degrees, shape, queue):
     """The 8-wide kernel's work-groups are rows of 512 pixels, 64 x 8 or 32 x 16 tiles, chosen
     from the map (warp._schedule); whichever it is, every output pixel is written and equals
     OpenCV's (widths not a multiple of 8 or of the tile included)."""
-    from warpkit.warp import _schedule
+    from warpkit.engine.coords import schedule as _schedule
 
     w = 600 if shape else 203
     img = np.random.default_rng(degrees).integers(0, 256, (50, w, 3), dtype=np.uint8)
@@ -229,7 +229,7 @@ def test_schedule_rule():
     """_schedule: rows for axis-aligned maps and steep drifts, 64 x 8 tiles between, decided by
     the batch's median drift; a perspective whose centre maps to infinity takes tiles. Prefetch
     for affine maps drifting 16-256 source rows per 512 pixels, not when magnifying."""
-    from warpkit.warp import _schedule
+    from warpkit.engine.coords import schedule as _schedule
 
     c = (959.5, 539.5)
 
@@ -601,7 +601,9 @@ def test_back_to_back_warps_keep_their_inputs_alive(queue):
               arrays[3]]
     gate = cl.UserEvent(queue.context)
     cl.enqueue_marker(queue, wait_for=[gate])  # the in-order queue waits here
-    real = warp_each.__globals__["_warp"]
+    from warpkit.engine import core
+
+    real = core.warp_by
     calls = []
 
     def warp_then_clobber(*a, **kw):
@@ -615,11 +617,11 @@ def test_back_to_back_warps_keep_their_inputs_alive(queue):
             gate.set_status(cl.command_execution_status.COMPLETE)
         return r
 
-    warp_each.__globals__["_warp"] = warp_then_clobber
+    core.warp_by = warp_then_clobber
     try:
         outs = warp_each(inputs, [g.identity()] * 4, [(60, 40)] * 4, queue=queue)
     finally:
-        warp_each.__globals__["_warp"] = real
+        core.warp_by = real
         if len(calls) < len(inputs):
             gate.set_status(cl.command_execution_status.COMPLETE)
     for a, o in zip(arrays, outs):

@@ -15,7 +15,7 @@ Aliases (accepted wherever the canonical name is, and documented in docs/guide.m
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, NamedTuple
 
 #: interpolation names -> MODE (kernels: MODE_NEAREST, MODE_LINEAR, MODE_CUBIC)
 INTERPOLATIONS = {"nearest": 0, "linear": 1, "cubic": 2}
@@ -31,6 +31,13 @@ PADDING_ALIASES = {"zeros": "constant", "replicate": "border", "edge": "border",
 #: the outer edges with align_corners=0, about the edge pixels' centres with align_corners=1)
 GRID_PADDINGS = {"zeros": 0, "border": 1, "reflection": 2}
 
+#: where a warp's source positions come from (kernels_cl/warp.cl, COORD): one 3x3 map per item,
+#: a per-pixel map (remap), a chain of non-linear stages between maps, per-axis tables
+COORD_SOURCES = {"matrix": 0, "map": 1, "field": 2, "axes": 3}
+#: the kinds of non-linear stage in a chain (COORD_FIELD; warp.cl reads each stage's kind from
+#: FI): a coarse displacement field, a displacement per axis (GridDistortion), a camera lens
+STAGE_KINDS = {"field": 0, "axes": 1, "lens": 2}
+
 #: the numbers every kernel build gets: the kernels name options, the table numbers them
 KERNEL_DEFINES = {
     "MODE_NEAREST": INTERPOLATIONS["nearest"],
@@ -43,6 +50,8 @@ KERNEL_DEFINES = {
     "GS_PAD_ZEROS": GRID_PADDINGS["zeros"],
     "GS_PAD_BORDER": GRID_PADDINGS["border"],
     "GS_PAD_REFLECTION": GRID_PADDINGS["reflection"],
+    **{f"COORD_{k.upper()}": v for k, v in COORD_SOURCES.items()},
+    **{f"STAGE_{k.upper()}": v for k, v in STAGE_KINDS.items()},
 }
 
 
@@ -59,3 +68,51 @@ def choice(value: Any, table: dict[str, int], arg: str,
     also = f" (or {', '.join(map(repr, aliases))})" if aliases else ""
     raise ValueError(f"{arg} must be one of {names}{also}; got {value!r}")
 
+
+
+class Sampling(NamedTuple):
+    """How a warp samples its source: the four options that every resampling call shares
+    (``warp_*``, ``crop_rois``, ``remap``, ``Compose``, ``RandomAffine`` and the file jobs),
+    checked once where they are given (:meth:`of`) and passed on as one value.
+
+    ``interpolation`` and ``padding`` keep the names they were given (an alias stays an alias,
+    so that a pipeline's ``to_dict`` writes what its author wrote); :attr:`mode` and
+    :attr:`pad` are the kernels' numbers. ``fill`` is checked against each image's channels and
+    dtype when it is warped.
+
+    Example:
+        >>> s = Sampling.of("bicubic", "mirror", fill=(0, 0, 0))
+        >>> s.mode == INTERPOLATIONS["cubic"], s.pad == PADDINGS["reflect_101"], s.constant
+        (True, True, False)
+        >>> s._replace(interpolation="nearest").mode
+        0
+    """
+
+    interpolation: str = "linear"
+    padding: str = "constant"
+    fill: Any = 0
+    antialias: bool = False
+
+    @classmethod
+    def of(cls, interpolation: Any = "linear", padding: Any = "constant", fill: Any = 0,
+           antialias: Any = False) -> "Sampling":
+        """The options, with ``interpolation`` and ``padding`` checked (a ValueError names the
+        argument); ``antialias`` as a bool."""
+        choice(interpolation, INTERPOLATIONS, "interpolation", INTERPOLATION_ALIASES)
+        choice(padding, PADDINGS, "padding", PADDING_ALIASES)
+        return cls(interpolation, padding, fill, bool(antialias))
+
+    @property
+    def mode(self) -> int:
+        """The interpolation's number (MODE)."""
+        return choice(self.interpolation, INTERPOLATIONS, "interpolation", INTERPOLATION_ALIASES)
+
+    @property
+    def pad(self) -> int:
+        """The padding's number (the kernels' tap padding)."""
+        return choice(self.padding, PADDINGS, "padding", PADDING_ALIASES)
+
+    @property
+    def constant(self) -> bool:
+        """Whether the outside is the fill (padding ``constant`` or its alias ``zeros``)."""
+        return self.pad == PADDINGS["constant"]

@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 
@@ -75,18 +76,18 @@ def _about(m: np.ndarray, center: Sequence[float] | None) -> np.ndarray:
 
 def identity() -> np.ndarray:
     """The identity map (a new array each call)."""
-    return _IDENTITY.copy()  # np.eye(3) takes 5x as long; pipelines make several per sample
+    return IDENTITY.copy()  # np.eye(3) takes 5x as long; pipelines make several per sample
 
 
-_IDENTITY = np.eye(3)
+IDENTITY = np.eye(3)
 # shared (pipelines' chains hold it where no map was multiplied in, and skip its arithmetic by
-# identity: `m is _IDENTITY`): read-only, so that no caller can change it for everyone
-_IDENTITY.flags.writeable = False
+# identity: `m is IDENTITY`): read-only, so that no caller can change it for everyone
+IDENTITY.flags.writeable = False
 
 
 def translation(dx: float, dy: float) -> np.ndarray:
     """Move the picture by ``(dx, dy)`` pixels (right and down)."""
-    m = _IDENTITY.copy()
+    m = IDENTITY.copy()
     m[0, 2], m[1, 2] = number(dx, "dx"), number(dy, "dy")
     return m
 
@@ -116,7 +117,7 @@ def scale(sx: float, sy: float | None = None, center: Sequence[float] | None = N
 def shear(x_degrees: float, y_degrees: float = 0.0,
           center: Sequence[float] | None = None) -> np.ndarray:
     """Shear: x moves by ``tan(x_degrees) * y``, y by ``tan(y_degrees) * x``, about ``center``."""
-    m = _IDENTITY.copy()
+    m = IDENTITY.copy()
     m[0, 1] = math.tan(math.radians(number(x_degrees, "x_degrees")))
     m[1, 0] = math.tan(math.radians(number(y_degrees, "y_degrees")))
     return _about(m, center)
@@ -137,7 +138,7 @@ def flip(direction: str, size: Sequence[int]) -> np.ndarray:
 
 def compose(*matrices) -> np.ndarray:
     """The map that applies ``matrices[0]`` first, then ``matrices[1]``, and so on."""
-    out = _IDENTITY.copy()
+    out = IDENTITY.copy()
     for m in matrices:
         out = matrix3(m) @ out
     return out
@@ -157,7 +158,7 @@ _IDENTITY_ROWS = ((1.0, 0.0, 0.0), (0.0, 1.0, 0.0), (0.0, 0.0, 1.0))
 _IDENTITY_LISTS = [list(r) for r in _IDENTITY_ROWS]
 
 
-def _singular(det: float) -> ValueError:
+def singular_error(det: float) -> ValueError:
     return ValueError(f"the matrix is singular (determinant {det:.3g}) and has no inverse")
 
 
@@ -169,10 +170,10 @@ def invert(m) -> np.ndarray:
     beside the OpenCL device's). A single matrix is inverted in Python floats, the same
     arithmetic: numpy's per-call costs on 3x3 arrays were 0.1 ms of every warp.
     """
-    return _invert_checked(matrix3(m, stack=True))
+    return invert_checked(matrix3(m, stack=True))
 
 
-def _invert_checked(m: np.ndarray) -> np.ndarray:
+def invert_checked(m: np.ndarray) -> np.ndarray:
     """:func:`invert` of what :func:`matrix3` returned (float64, finite, (3, 3) or (K, 3, 3))."""
     # translations of any size are fine; what matters is whether m @ inv gives back the identity
     if m.ndim == 2 or len(m) == 1:  # one matrix (or a batch of one): in Python floats
@@ -183,19 +184,19 @@ def _invert_checked(m: np.ndarray) -> np.ndarray:
             return m.copy()
         adj, det = _adjugate(*rows[0], *rows[1], *rows[2])
         if det == 0 or not math.isfinite(det):
-            raise _singular(det)
+            raise singular_error(det)
         i0, i1, i2, i3, i4, i5, i6, i7, i8 = inv = [v / det for v in adj]
         if not all(map(math.isfinite, inv)):
-            raise _singular(det)
+            raise singular_error(det)
         for (a, b, c), (e0, e1, e2) in zip(rows, _IDENTITY_ROWS):
             if not (abs(a * i0 + b * i3 + c * i6 - e0) <= 1e-6 + 1e-5 * e0
                     and abs(a * i1 + b * i4 + c * i7 - e1) <= 1e-6 + 1e-5 * e1
                     and abs(a * i2 + b * i5 + c * i8 - e2) <= 1e-6 + 1e-5 * e2):
-                raise _singular(det)
+                raise singular_error(det)
         out = np.array(inv).reshape(3, 3)
         return out if m.ndim == 2 else out[None]
     if (m == m[:1]).all():  # one matrix repeated (a pipeline's identities, one camera): once
-        return np.repeat(_invert_checked(m[:1]), len(m), axis=0)
+        return np.repeat(invert_checked(m[:1]), len(m), axis=0)
     with np.errstate(all="ignore"):
         adj, det = _adjugate(*(m[..., r, c] for r in range(3) for c in range(3)))
         inv = np.stack(adj, axis=-1).reshape(m.shape) / det[..., None, None]
@@ -203,16 +204,16 @@ def _invert_checked(m: np.ndarray) -> np.ndarray:
         good = (np.isfinite(inv).all(axis=(-2, -1))
                 & (err <= 1e-6 + 1e-5 * np.eye(3)).all(axis=(-2, -1)))
     if not good.all():
-        raise _singular(det[np.argwhere(~good)[0, 0]])
+        raise singular_error(det[np.argwhere(~good)[0, 0]])
     return inv
 
 
 def is_affine(m) -> bool:
     """Whether the last row is (0, 0, 1) (each entry within 1e-12); for a stack, of every matrix."""
-    return _is_affine_checked(matrix3(m, stack=True))
+    return is_affine_checked(matrix3(m, stack=True))
 
 
-def _is_affine_checked(m: np.ndarray) -> bool:
+def is_affine_checked(m: np.ndarray) -> bool:
     """:func:`is_affine` of what :func:`matrix3` returned."""
     last = m[..., 2, :].reshape(-1, 3).tolist()
     return all(abs(x) < 1e-12 and abs(y) < 1e-12 and abs(w - 1) < 1e-12 for x, y, w in last)
@@ -231,6 +232,19 @@ def transform_points(m, points) -> np.ndarray:
                          (m[1, 0] * x + m[1, 1] * y + m[1, 2]) / w], -1)
 
 
+
+
+def jacobian(m: Any, x: float, y: float) -> tuple[float, float, float, float] | None:
+    """The Jacobian (a, b; c, e) of the projective map ``m`` (3x3: an array, or nested lists,
+    which the warps pass: numpy's per-call costs on tiny arrays add up over a batch) at the
+    point (x, y): how far the mapped point moves per unit step along x (a, c) and y (b, e);
+    None where the point maps to infinity. (Not in ``__all__``: warpkit's own helper.)"""
+    (m0, m1, m2), (m3, m4, m5), (m6, m7, m8) = m
+    d = m6 * x + m7 * y + m8
+    if abs(d) < 1e-12:
+        return None
+    u, v = (m0 * x + m1 * y + m2) / d, (m3 * x + m4 * y + m5) / d
+    return (m0 - u * m6) / d, (m1 - u * m7) / d, (m3 - v * m6) / d, (m4 - v * m7) / d
 
 
 def box_corners(m, boxes, batch_indices=None) -> np.ndarray:
@@ -530,7 +544,7 @@ def _camera(camera_matrix, arg: str = "camera_matrix") -> np.ndarray:
     return K
 
 
-def _lens(camera_matrix, dist_coeffs, new_camera_matrix) -> tuple[np.ndarray, ...]:
+def lens_parts(camera_matrix, dist_coeffs, new_camera_matrix) -> tuple[np.ndarray, ...]:
     """(K, the 12 coefficients k1 k2 p1 p2 k3 k4 k5 k6 s1 s2 s3 s4, zero-padded, the output's
     camera: K where not given), checked."""
     K = _camera(camera_matrix)
@@ -556,7 +570,7 @@ def distort_points(camera_matrix, dist_coeffs, points, new_camera_matrix=None) -
         >>> g.distort_points(K, [-0.2, 0, 0, 0], [[320, 240], [570, 240]]).round(3).tolist()
         [[320.0, 240.0], [557.5, 240.0]]
     """
-    K, d, Kn = _lens(camera_matrix, dist_coeffs, new_camera_matrix)
+    K, d, Kn = lens_parts(camera_matrix, dist_coeffs, new_camera_matrix)
     k1, k2, p1, p2, k3, k4, k5, k6, s1, s2, s3, s4 = d
     ideal = transform_points(invert(Kn), points)  # normalised camera coordinates
     x, y = ideal[..., 0], ideal[..., 1]

@@ -16,7 +16,11 @@ import numpy as np
 
 from ._images import as_image, shape_hwc
 from ._memory import operand
-from .warp import COORD_MAP, Coords, Interpolation, Padding, _warp
+from ._options import Sampling
+from .engine import COORD_MAP, Coords, ModelInput, warp_by
+from .engine.chain import chain_coords
+from .engine.stages import lens
+from .warp import Interpolation, Padding
 
 __all__ = ["remap", "undistort"]
 
@@ -102,8 +106,8 @@ def remap(
         raise ValueError(f"the maps have no output pixels: shape {tuple(mx.shape)}")
     item = ho * wo * (2 if xy else 1) if per_item else 0
     coords = Coords(COORD_MAP, mx=mx, my=my, map_item=item, map_xy=xy)
-    return _warp(image, None, (wo, ho), interpolation, padding, fill, queue=queue, affine=False,
-                 output_dtype=output_dtype, mean=mean, std=std, layout=layout, coords=coords)
+    return warp_by(image, None, (wo, ho), Sampling.of(interpolation, padding, fill), queue=queue,
+                   affine=False, model=ModelInput(output_dtype, mean, std, layout), coords=coords)
 
 
 def undistort(image: Any, camera_matrix: Any, dist_coeffs: Any, new_camera_matrix: Any = None,
@@ -121,12 +125,10 @@ def undistort(image: Any, camera_matrix: Any, dist_coeffs: Any, new_camera_matri
         >>> warpkit.undistort(img, K, [-0.2, 0.05, 0, 0]).shape   # doctest: +SKIP
         (480, 640, 3)
     """
-    from .augment._fields import chain_coords, lens
-
     if size is None:
         _, H, W, _, _, _ = shape_hwc(as_image(image)[0])
         size = (W, H)
     stage = lens(camera_matrix, dist_coeffs, new_camera_matrix)
     eye = np.eye(3)
-    return _warp(image, None, size, interpolation, padding, fill, queue=queue, affine=False,
-                 coords=chain_coords([[eye, stage, eye]]))
+    return warp_by(image, None, size, Sampling.of(interpolation, padding, fill), queue=queue,
+                   affine=False, coords=chain_coords([[eye, stage, eye]]))

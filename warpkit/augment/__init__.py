@@ -20,7 +20,9 @@ Example:
 from ._affine import RandomAffine
 from ._nonlinear import (ElasticTransform, GridDistortion, OpticalDistortion, PiecewiseAffine,
                          ThinPlateSpline)
-from ._pipeline import Compose, OneOf, Transform, collate, stream
+from ._base import OneOf, Transform
+from ._compose import Compose, collate
+from ._streams import stream
 from ._transforms import (CenterCrop, Pad, RandomCrop, RandomHorizontalFlip, RandomPerspective,
                           RandomResizedCrop, RandomRotate90, RandomRotation, RandomVerticalFlip,
                           Resize)

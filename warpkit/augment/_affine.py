@@ -35,11 +35,13 @@ from typing import Any
 import numpy as np
 import pyopencl as cl
 
-from .._checks import choice, number, width_height
+from .._checks import number, width_height
 from .._images import shape_hwc
-from .._options import INTERPOLATION_ALIASES, INTERPOLATIONS, PADDING_ALIASES, PADDINGS
-from ..warp import Interpolation, Padding, warp_affine
-from ._pipeline import Compose, Transform, plain, probability, size_arg, value_range
+from .._options import Sampling
+from ..engine import warp_by
+from ..warp import Interpolation, Padding
+from ._base import Resampling, Transform, probability, size_arg, value_range
+from ._compose import Compose
 
 __all__ = ["RandomAffine"]
 
@@ -55,7 +57,7 @@ def _generator(rng: Any) -> np.random.Generator:
                     f"{type(rng).__name__}")
 
 
-class RandomAffine(Transform):
+class RandomAffine(Resampling, Transform):
     """Warp each image with its own random affine map (rotation, scale, shear, translation, flips).
 
     The maps are drawn on the host (numpy, float64) and a batch (B, H, W, C) is warped in one
@@ -115,18 +117,14 @@ class RandomAffine(Transform):
         self.hflip = probability(hflip, "hflip")
         self.vflip = probability(vflip, "vflip")
         self.size = None if size is None else size_arg(size, "size")
-        choice(interpolation, INTERPOLATIONS, "interpolation", INTERPOLATION_ALIASES)
-        choice(padding, PADDINGS, "padding", PADDING_ALIASES)
-        self.interpolation, self.padding, self.fill = interpolation, padding, fill
-        self.antialias = bool(antialias)
+        self.sampling = Sampling.of(interpolation, padding, fill, antialias)
 
     def config(self) -> dict:
         return {"degrees": list(self.degrees), "translate": list(self.translate),
                 "scale": list(self.scale), "shear": [v for pair in self.shear for v in pair],
                 "hflip": self.hflip, "vflip": self.vflip,
                 "size": None if self.size is None else list(self.size),
-                "interpolation": self.interpolation, "padding": self.padding, "fill": plain(self.fill),
-                "antialias": self.antialias}
+                **self.sampling_config()}
 
     # as a pipeline transform (warpkit.augment.Compose): one parameter row per sample
     _KEYS = ("angle", "scale", "shear_x", "shear_y", "translate_x", "translate_y", "hflip",
@@ -225,8 +223,7 @@ class RandomAffine(Transform):
             ``(images, matrices)`` with ``return_matrices``.
         """
         if targets or images is None:
-            pipe = Compose([self], interpolation=self.interpolation, padding=self.padding,
-                           fill=self.fill, antialias=self.antialias)
+            pipe = Compose([self], **self.sampling._asdict())
             return pipe(**targets, queue=queue)
         gen = _generator(rng)
         if isinstance(images, (list, tuple)):
@@ -263,8 +260,7 @@ class RandomAffine(Transform):
     def warp(self, image: Any, matrix: np.ndarray, queue: cl.CommandQueue | None = None) -> Any:
         """``image`` warped by one of :meth:`matrices` with this transform's output size,
         interpolation, padding, fill and antialiasing."""
-        return warp_affine(image, matrix, self.size, self.interpolation, self.padding,
-                           self.fill, antialias=self.antialias, queue=queue)
+        return warp_by(image, matrix, self.size, self.sampling, queue=queue)
 
 
 def _layout(image: Any, arg: str) -> tuple[int, tuple[int, int], bool]:

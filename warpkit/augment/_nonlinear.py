@@ -18,9 +18,9 @@ import numpy as np
 
 from .. import geometry
 from .._checks import number
-from ._fields import (AxisField, Field, NonLinear, gaussian_blur, grid_points, grid_shape, lens,
-                      smooth_field)
-from ._pipeline import Transform, value_range
+from ..engine.stages import (AxisField, Field, NonLinear, gaussian_blur, grid_points, grid_shape,
+                             lens, smooth_field)
+from ._base import Transform, value_range
 
 __all__ = ["ElasticTransform", "GridDistortion", "OpticalDistortion", "PiecewiseAffine",
            "ThinPlateSpline"]

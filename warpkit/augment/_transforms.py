@@ -13,7 +13,7 @@ import numpy as np
 
 from .. import geometry
 from .._checks import number
-from ._pipeline import Transform, about_centres, crop_map, size_arg, value_range
+from ._base import Transform, about_centres, crop_map, size_arg, value_range
 
 __all__ = ["CenterCrop", "Pad", "RandomCrop", "RandomHorizontalFlip", "RandomPerspective",
            "RandomResizedCrop", "RandomRotate90", "RandomRotation", "RandomVerticalFlip",

@@ -37,7 +37,10 @@ import numpy as np
 
 from .. import geometry
 from .._checks import matrix3
-from ._targets import _jacobian
+from .._options import Sampling
+from ..engine import warp_by, warp_by_coords
+from ..engine.chain import chain_coords, fields_of, forward_jacobians, forward_points
+from ._targets import from_xyxy, in_output, jacobian, kept
 
 __all__ = ["rle_decode", "rle_encode", "transform_annotations"]
 
@@ -180,28 +183,23 @@ def _mask_box(mask: np.ndarray) -> list[float]:
     return [float(xs[0]), float(ys[0]), float(xs[-1] + 1 - xs[0]), float(ys[-1] + 1 - ys[0])]
 
 
+#: how masks are warped: nearest, zeros outside
+_NEAREST = Sampling("nearest", "constant", 0)
+
+
 def _default_warp_mask(mask: np.ndarray, m: Any, size: tuple[int, int]) -> np.ndarray:
     """A mask warped with nearest sampling and zeros outside, by a matrix or a chain."""
-    from ..warp import warp_perspective
-
     if isinstance(m, list):  # a chain with non-linear stages
-        from ..warp import warp_by_coords
-        from ._fields import chain_coords
-
-        return warp_by_coords(mask.astype(np.uint8), chain_coords([m], size), size,
-                              interpolation="nearest", padding="constant", fill=0) != 0
-    return warp_perspective(mask.astype(np.uint8), m, size=size, interpolation="nearest",
-                            padding="constant", fill=0) != 0
+        return warp_by_coords(mask.astype(np.uint8), chain_coords([m], size), size, _NEAREST) != 0
+    return warp_by(mask.astype(np.uint8), m, size, _NEAREST, affine=False) != 0
 
 
 class _Map:
     """How annotations move: by a 3x3 matrix, or by a chain with non-linear stages (points by
-    Newton's method, :func:`warpkit.augment._fields.forward_points`). Points are pixel-edge
+    Newton's method, :func:`warpkit.engine.chain.forward_points`). Points are pixel-edge
     coordinates (COCO's)."""
 
     def __init__(self, matrix: np.ndarray, chain: list | None) -> None:
-        from ._fields import fields_of
-
         self.m = matrix
         self.chain = chain if chain is not None and fields_of(chain) else None
 
@@ -209,8 +207,6 @@ class _Map:
         """(moved pixel-edge points, found)."""
         if self.chain is None:
             return _map_edges(self.m, pts), np.ones(len(pts), bool)
-        from ._fields import forward_points
-
         moved, found = forward_points(self.chain, pts - 0.5)
         return moved + 0.5, found
 
@@ -231,9 +227,7 @@ class _Map:
     def det(self, x: float, y: float) -> float:
         """The map's area scale at pixel-centre position (x, y) (1 where it is not found)."""
         if self.chain is None:
-            return float(np.linalg.det(_jacobian(self.m, x, y)))
-        from ._fields import forward_jacobians
-
+            return float(np.linalg.det(jacobian(self.m, x, y)))
         jx, jy = forward_jacobians(self.chain, np.array([[x, y]]))
         d = float(jx[0, 0] * jy[0, 1] - jx[0, 1] * jy[0, 0])
         return d if np.isfinite(d) else 1.0
@@ -322,7 +316,7 @@ def transform_annotations(
             moved = [mp.warp(warp_mask, src, (Wo, Ho)) for src in srcs]
             covered = np.logical_or.reduce(moved)
             area = float(covered.sum())
-            if not _kept(area, full, min_visibility, min_area):
+            if not kept(area, full, min_visibility, min_area):
                 continue
             enc = [rle_encode(mv, compressed=isinstance(rle["counts"], (str, bytes)))
                    for mv, rle in zip(moved, rles)]
@@ -339,7 +333,7 @@ def transform_annotations(
                 if a > 0:
                     polys.append(clipped)
                     area += a
-            if not polys or not _kept(area, full, min_visibility, min_area):
+            if not polys or not kept(area, full, min_visibility, min_area):
                 continue
             new["segmentation"] = [[round(float(v), 3) for v in p.reshape(-1)] for p in polys]
             new["bbox"], new["area"] = _box_of(np.concatenate(polys)), area
@@ -354,10 +348,9 @@ def transform_annotations(
                                           fallback=[[*lo, *hi]])[0]
             full = float(np.prod(hi - lo))
             inside = max(box[2] - box[0], 0) * max(box[3] - box[1], 0)
-            if not _kept(inside, full, min_visibility, min_area):
+            if not kept(inside, full, min_visibility, min_area):
                 continue
-            new["bbox"] = [float(box[0]), float(box[1]), float(box[2] - box[0]),
-                           float(box[3] - box[1])]
+            new["bbox"] = [float(v) for v in from_xyxy(box[None], "coco", (Wo, Ho))[0]]
             if "area" in ann and full > 0:
                 # the object's own area, scaled as the map scales areas there, times the
                 # fraction of its box left inside (not the box's growth: a box turned 45
@@ -374,18 +367,13 @@ def transform_annotations(
     return out
 
 
-def _kept(inside: float, full: float, min_visibility: float, min_area: float) -> bool:
-    return inside > 0 and inside >= min_area and inside >= min_visibility * full
-
-
 def _keypoints(kps: Sequence[float], mp: _Map, Wo: int, Ho: int) -> tuple[list, int]:
     k = np.asarray(kps, dtype=np.float64).reshape(-1, 3)
     labelled = k[:, 2] > 0
     xy, found = mp.points(k[:, :2] + 0.5)  # pixel indices: centres at integers
     xy -= 0.5
     with np.errstate(invalid="ignore"):
-        inside = found & ((xy[:, 0] >= -0.5) & (xy[:, 0] < Wo - 0.5) & (xy[:, 1] >= -0.5)
-                          & (xy[:, 1] < Ho - 0.5))
+        inside = found & in_output(xy[:, 0], xy[:, 1], (Wo, Ho))
     keep = labelled & inside
     res = np.where(keep[:, None], np.column_stack([xy, k[:, 2]]), 0.0)
     flat = [round(float(v), 3) if i % 3 < 2 else int(v) for i, v in enumerate(res.reshape(-1))]

@@ -1,0 +1,230 @@
+"""The transform base classes and the argument rules every transform shares.
+
+A transform draws its parameters as plain data from a sample's stream (:meth:`Transform.draw`)
+and turns them into geometry (:meth:`Transform.map`: a 3x3 destination-from-source matrix, or
+:meth:`Transform.stages` for a non-linear stage); :class:`~warpkit.augment.Compose` strings them
+together and runs them (:mod:`._executor`).
+
+Conventions are :mod:`warpkit.geometry`'s: pixel centres at integers, x right, y down, maps go
+from source to destination; sizes are (width, height)."""
+
+from __future__ import annotations
+
+import numbers
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from .. import geometry
+from .._checks import number, width_height
+from .._options import Sampling
+
+#: transform classes by name, for Compose.from_dict (every subclass registers itself)
+_REGISTRY: dict[str, type] = {}
+
+
+def plain(value: Any) -> Any:
+    """A number or a sequence of numbers as JSON's plain data (a list)."""
+    if isinstance(value, (str, bytes)) or not isinstance(value, (Sequence, np.ndarray)):
+        return float(value) if isinstance(value, np.generic) else value
+    return [plain(v) for v in value]
+
+
+def probability(p: Any, arg: str = "p") -> float:
+    v = number(p, arg)
+    if not 0 <= v <= 1:
+        raise ValueError(f"{arg} is a probability: it must be in [0, 1], got {p!r}")
+    return v
+
+
+def value_range(value: Any, arg: str, symmetric: bool, lo: float, hi: float, n: int = 2) -> tuple:
+    """``value`` as ``n // 2`` (low, high) pairs inside [lo, hi]; with ``symmetric``, a number ``v``
+    means (-v, v), otherwise (v, v). The one parser of every transform's ranges."""
+    if isinstance(value, numbers.Real) and not isinstance(value, bool):
+        v = number(value, arg)
+        if symmetric and v < 0:
+            raise ValueError(f"{arg} as one number is a bound of (-{arg}, {arg}): it must be >= 0, "
+                             f"got {v}")
+        vals = [-v, v] if symmetric else [v, v]
+        vals += [0.0, 0.0] * (n // 2 - 1)
+    elif isinstance(value, Sequence) and not isinstance(value, str) and len(value) in (2, n):
+        vals = [number(v, arg) for v in value] + [0.0, 0.0] * ((n - len(value)) // 2)
+    else:
+        forms = "a number or (low, high)" + (" or (x_low, x_high, y_low, y_high)" if n == 4 else "")
+        raise ValueError(f"{arg} must be {forms}, got {value!r}")
+    pairs = tuple((vals[k], vals[k + 1]) for k in range(0, n, 2))
+    for a, b in pairs:
+        if a > b:
+            raise ValueError(f"{arg} must have low <= high, got {value!r}")
+        if a < lo or b > hi:
+            raise ValueError(f"{arg} must lie in [{lo:g}, {hi:g}], got {value!r}")
+    return pairs
+
+
+def size_arg(value: Any, arg: str) -> tuple[int, int]:
+    """warpkit's one size convention: an int for a square, else (width, height) as
+    :func:`warpkit._checks.width_height` reads it; both at least 1."""
+    pair = (value, value) if isinstance(value, numbers.Integral) and \
+        not isinstance(value, bool) else value
+    try:
+        w, h = width_height(pair, arg)
+    except ValueError:
+        w = h = 0
+    if w < 1 or h < 1:
+        raise ValueError(f"{arg} must be an int (a square) or (width, height) of whole numbers "
+                         f">= 1, got {value!r}")
+    return w, h
+
+
+class Transform:
+    """A geometric transform: :meth:`draw` draws its parameters (plain data: numbers, lists,
+    dicts) from a sample's stream and :meth:`map` turns them into a 3x3 destination-from-source
+    matrix and the output size (width, height). ``p`` is the probability that it applies.
+
+    A new transform is a subclass with those two methods and :meth:`config` (its constructor's
+    arguments, for :meth:`to_dict`); it registers itself for :meth:`Compose.from_dict`.
+    """
+
+    def __init__(self, p: float = 1.0) -> None:
+        self.p = probability(p)
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        _REGISTRY[cls.__name__] = cls
+
+    # -- to override -------------------------------------------------------------------------
+    def draw(self, rng: np.random.Generator, size: tuple[int, int]) -> dict:
+        """The random parameters for an input of ``size`` = (width, height), drawn from ``rng``
+        (valid during this call only: keep the numbers, not the generator)."""
+        return {}
+
+    def map(self, params: dict, size: tuple[int, int]) -> tuple[np.ndarray, tuple[int, int]]:
+        """(3x3 destination-from-source matrix, output (width, height)) for these parameters."""
+        raise NotImplementedError
+
+    def config(self) -> dict:
+        """The constructor's arguments as plain data (``p`` is added by :meth:`to_dict`)."""
+        return {}
+
+    # -- shared --------------------------------------------------------------------------------
+    def params(self, rng: np.random.Generator, size: tuple[int, int]) -> dict:
+        """Whether it applies (drawn first, always) and its parameters (drawn always, so that
+        the transforms after it draw the same numbers either way)."""
+        applied = bool(rng.random() < self.p)
+        return {"applied": applied, **self.draw(rng, size)}
+
+    def transform(self, params: dict, size: tuple[int, int]) -> tuple[np.ndarray, tuple[int, int]]:
+        if not params.get("applied", True):
+            return geometry.identity(), size
+        return self.map(params, size)
+
+    def stages(self, params: dict, size: tuple[int, int]) -> tuple[list, tuple[int, int]]:
+        """(the maps and non-linear stages this applies, in order; output size): one 3x3
+        matrix for a projective transform, a stage (``_fields.NonLinear``) for a non-linear
+        one."""
+        m, out = self.transform(params, size)
+        return [m], out
+
+    def to_dict(self) -> dict:
+        return {"type": type(self).__name__, "p": self.p, **self.config()}
+
+    def __repr__(self) -> str:
+        args = ", ".join(f"{k}={v!r}" for k, v in {**self.config(), "p": self.p}.items())
+        return f"{type(self).__name__}({args})"
+
+
+def from_dict(d: dict) -> Transform:
+    if not isinstance(d, dict) or d.get("type") not in _REGISTRY:
+        raise ValueError(f"a transform must be a dict with a 'type' among "
+                         f"{', '.join(sorted(_REGISTRY))}; got {d!r}")
+    kwargs = {k: v for k, v in d.items() if k != "type"}
+    cls = _REGISTRY[d["type"]]
+    if "transforms" in kwargs:
+        kwargs["transforms"] = [from_dict(t) for t in kwargs["transforms"]]
+    return cls(**kwargs)
+
+
+class OneOf(Transform):
+    """Apply one of ``transforms``, chosen with probabilities proportional to their ``p``
+    (as albumentations' OneOf); the whole applies with probability ``p``."""
+
+    def __init__(self, transforms: Sequence[Transform], p: float = 1.0) -> None:
+        super().__init__(p)
+        self.transforms = transform_list(transforms)
+        w = np.array([t.p for t in self.transforms], np.float64)
+        if w.sum() <= 0:
+            raise ValueError("OneOf needs a transform with p > 0")
+        self._weights = w / w.sum()
+
+    def draw(self, rng, size):
+        k = int(rng.choice(len(self.transforms), p=self._weights))
+        return {"choice": k, "params": self.transforms[k].draw(rng, size)}
+
+    def map(self, params, size):
+        return self.transforms[params["choice"]].map(params["params"], size)
+
+    def stages(self, params, size):
+        if not params.get("applied", True):
+            return [geometry.identity()], size
+        t = self.transforms[params["choice"]]
+        return t.stages({"applied": True, **params["params"]}, size)
+
+    def config(self):
+        return {"transforms": [t.to_dict() for t in self.transforms]}
+
+
+def transform_list(transforms: Any) -> list[Transform]:
+    if not isinstance(transforms, Sequence) or not all(isinstance(t, Transform)
+                                                        for t in transforms):
+        raise TypeError(f"transforms must be a list of warpkit.augment transforms, got "
+                        f"{transforms!r}")
+    return list(transforms)
+
+
+def crop_map(x0: float, y0: float, w: float, h: float, out: tuple[int, int]) -> np.ndarray:
+    """The map that takes the pixel-edge box (x0, y0, w, h) of the source onto an output of
+    ``out`` = (width, height): edge coordinate e goes to (e - x0) * scale."""
+    sx, sy = out[0] / w, out[1] / h
+    m = geometry.identity()
+    m[0, 0], m[1, 1] = sx, sy
+    m[0, 2] = (0.5 - x0) * sx - 0.5  # pixel centres: x' = (x + 0.5 - x0) * sx - 0.5
+    m[1, 2] = (0.5 - y0) * sy - 0.5
+    return m
+
+
+def about_centres(m2: np.ndarray, size: tuple[int, int], out: tuple[int, int]) -> np.ndarray:
+    """The 3x3 map applying the linear part ``m2`` about the input's centre, which lands on the
+    output's centre."""
+    cin = ((size[0] - 1) / 2, (size[1] - 1) / 2)
+    cout = ((out[0] - 1) / 2, (out[1] - 1) / 2)
+    return geometry.translation(*cout) @ m2 @ geometry.translation(-cin[0], -cin[1])
+
+
+def _sampling_option(name: str) -> property:
+    def get(self) -> Any:
+        return getattr(self.sampling, name)
+
+    def put(self, value: Any) -> None:
+        self.sampling = Sampling.of(**{**self.sampling._asdict(), name: value})
+
+    return property(get, put, doc=f"The resampling's {name} (of :attr:`sampling`).")
+
+
+class Resampling:
+    """A transform that resamples images itself (:class:`~warpkit.augment.Compose`,
+    :class:`~warpkit.augment.RandomAffine`): its ``interpolation``, ``padding``, ``fill`` and
+    ``antialias`` are one :class:`~warpkit._options.Sampling` value, :attr:`sampling`, checked
+    when set and passed to the warps as it is."""
+
+    sampling: Sampling = Sampling()
+    interpolation = _sampling_option("interpolation")
+    padding = _sampling_option("padding")
+    fill = _sampling_option("fill")
+    antialias = _sampling_option("antialias")
+
+    def sampling_config(self) -> dict:
+        """The four options as plain data, for :meth:`Transform.config`."""
+        s = self.sampling
+        return {"interpolation": s.interpolation, "padding": s.padding, "fill": plain(s.fill),
+                "antialias": s.antialias}

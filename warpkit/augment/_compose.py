@@ -1,0 +1,180 @@
+"""Pipelines: :class:`Compose` multiplies its transforms' maps (and strings their non-linear
+stages into one chain), resamples each image once and moves masks, boxes and keypoints with the
+same map (:mod:`._executor`); :func:`collate` batches a DataLoader's samples for it.
+
+Boxes are pixel-edge corners by default (``box_format``), keypoints are (x, y) positions with
+pixel centres at integers, optionally followed by an angle (degrees, counter-clockwise on
+screen as :func:`warpkit.geometry.rotation`) and a scale.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from .. import geometry
+from .._checks import number
+from .._options import Sampling
+from ..engine import check_model_input
+from ..engine.chain import merge
+from ._base import (Resampling, Transform, from_dict, plain, probability, size_arg,
+                    transform_list)
+from ._executor import apply
+from ._streams import stream
+
+__all__ = ["BOX_FORMATS", "Compose", "collate"]
+
+BOX_FORMATS = ("xyxy", "pascal_voc", "coco", "yolo")
+
+
+class Compose(Resampling, Transform):
+    """A pipeline: the transforms' maps multiplied into one, and each image resampled once.
+
+    Args:
+        transforms: the transforms, applied in order.
+        interpolation, padding, fill, antialias: of the one resampling (as
+            :func:`warpkit.warp_perspective`).
+        mask_fill: what masks read outside the image under constant padding (other paddings
+            apply to masks as to the image).
+        box_format: ``"xyxy"`` (pixel-edge corners, warpkit's), ``"pascal_voc"`` (the same),
+            ``"coco"`` (x, y, width, height) or ``"yolo"`` (centre x, centre y, width, height,
+            as fractions of the image).
+        min_visibility, min_area: boxes keeping less than this fraction of their mapped area
+            inside the output, or less than this many square pixels, are dropped with their
+            labels.
+        remove_invisible: drop keypoints that leave the output (else keep them and report
+            ``"keypoints_visible"``).
+        output_dtype, mean, std, layout: the tensor a model eats, made by the warp itself
+            (see :func:`warpkit.warp_affine`): e.g. ``output_dtype="float32", mean=(0.485,
+            0.456, 0.406), std=(0.229, 0.224, 0.225), layout="CHW"``. Masks keep their dtype.
+
+    Calling it: ``out = pipeline(image=..., mask=..., boxes=..., labels=..., keypoints=...,
+    seed=..., index=..., epoch=...)`` returns a dict with the keys given plus ``"matrix"``
+    (the 3x3 map of each sample, destination from source), ``"size"`` and ``"params"``
+    (plain data: :meth:`replay` applies them again). ``image`` is a Pillow image, an array
+    (H, W) / (H, W, C), a batch (B, H, W, C) or a list of images; a batch or list gets a
+    sample each (indices ``index``, ``index + 1``, ... or a sequence), and its targets are
+    lists, one per sample. A list of images whose outputs all have one size comes back as one
+    (B, ...) array.
+
+    Example:
+        >>> import numpy as np
+        >>> from warpkit.augment import Compose, RandomHorizontalFlip, RandomResizedCrop
+        >>> aug = Compose([RandomResizedCrop(224), RandomHorizontalFlip()], padding="reflect_101")
+        >>> img = np.zeros((480, 640, 3), np.uint8)
+        >>> out = aug(image=img, boxes=[[10, 20, 200, 300]], labels=[3], seed=0, index=7)  # doctest: +SKIP
+        >>> out["image"].shape, out["matrix"].shape                                     # doctest: +SKIP
+        ((224, 224, 3), (3, 3))
+    """
+
+    def __init__(self, transforms: Sequence[Transform], p: float = 1.0,
+                 interpolation: str = "linear", padding: str = "constant",
+                 fill: float | Sequence[float] = 0, mask_fill: float = 0,
+                 antialias: bool = False, box_format: str = "xyxy", min_visibility: float = 0.0,
+                 min_area: float = 0.0, remove_invisible: bool = True,
+                 output_dtype: str | None = None, mean: Any = None, std: Any = None,
+                 layout: str = "HWC") -> None:
+        super().__init__(p)
+        self.transforms = transform_list(transforms)
+        self.sampling = Sampling.of(interpolation, padding, fill, antialias)
+        if box_format not in BOX_FORMATS:
+            raise ValueError(f"box_format must be one of {', '.join(map(repr, BOX_FORMATS))}; "
+                             f"got {box_format!r}")
+        self.mask_fill = number(mask_fill, "mask_fill")
+        self.box_format = box_format
+        self.min_visibility = probability(min_visibility, "min_visibility")
+        self.min_area = number(min_area, "min_area")
+        self.remove_invisible = bool(remove_invisible)
+        check_model_input(output_dtype, layout)  # the rest needs the image: the warp checks it
+        self.output_dtype, self.mean, self.std, self.layout = output_dtype, mean, std, layout
+
+    def config(self) -> dict:
+        return {"transforms": [t.to_dict() for t in self.transforms],
+                "interpolation": self.interpolation, "padding": self.padding,
+                "fill": plain(self.fill), "mask_fill": self.mask_fill,
+                "antialias": self.antialias,
+                "box_format": self.box_format, "min_visibility": self.min_visibility,
+                "min_area": self.min_area, "remove_invisible": self.remove_invisible,
+                "output_dtype": self.output_dtype, "mean": plain(self.mean),
+                "std": plain(self.std), "layout": self.layout}
+
+    @classmethod
+    def from_dict(cls, d: dict) -> Transform:
+        """A pipeline (or any transform) from :meth:`to_dict`'s plain data (JSON)."""
+        return from_dict(d)
+
+    def draw(self, rng, size):
+        steps = []
+        for t in self.transforms:
+            p = t.params(rng, size)
+            steps.append(p)
+            size = t.transform(p, size)[1]
+        return {"steps": steps}
+
+    def map(self, params, size):
+        """The product of the transforms' maps (a non-linear transform's field counts as the
+        identity: :meth:`stages` has it) and the output size."""
+        m = geometry.identity()
+        for t, p in zip(self.transforms, params["steps"]):
+            mt, size = t.transform(p, size)
+            m = mt @ m
+        return m, size
+
+    def stages(self, params, size):
+        """The chain ``[M_0, F_1, M_1, ..., F_n, M_n]``: matrices between non-linear fields
+        multiplied together (``[M]`` for a projective pipeline), and the output size."""
+        if not params.get("applied", True):
+            return [geometry.identity()], size
+        found: list = []
+        for t, p in zip(self.transforms, params["steps"]):
+            st, size = t.stages(p, size)
+            found += st
+        return merge(found), size
+
+    def sample(self, size: tuple[int, int], seed: int, index: int = 0,
+               epoch: int = 0) -> dict:
+        """The parameters of one sample, without touching any image."""
+        return self.params(stream(seed, epoch, index), size_arg(size, "size"))
+
+    def replay(self, params: Any, **targets: Any) -> dict:
+        """Apply parameters from an earlier call's ``out["params"]`` to these targets."""
+        return self(params=params, **targets)
+
+    def __call__(self, image: Any = None, mask: Any = None, boxes: Any = None,
+                 labels: Any = None, keypoints: Any = None, seed: int | None = None,
+                 index: int | Sequence[int] = 0, epoch: int = 0, params: Any = None,
+                 queue: Any = None) -> dict:
+        return apply(self, image=image, mask=mask, boxes=boxes, labels=labels,
+                     keypoints=keypoints, seed=seed, index=index, epoch=epoch, params=params,
+                     queue=queue)
+
+
+def collate(samples: Sequence[Any]) -> Any:
+    """A DataLoader ``collate_fn`` for images of different sizes and their targets: samples
+    (dicts, tuples or single values) become one dict / tuple of lists, where arrays (numpy or
+    torch) of one shape are stacked into a batch and the rest (ragged images, boxes, labels)
+    stay lists, one entry per sample. The result goes to a pipeline in one call:
+    ``pipeline(image=batch["image"], boxes=batch["boxes"], index=batch["index"], ...)``."""
+    if not samples:
+        return samples
+    first = samples[0]
+    if isinstance(first, dict):
+        return {k: _batched([s[k] for s in samples]) for k in first}
+    if isinstance(first, tuple):
+        return tuple(_batched(list(col)) for col in zip(*samples))
+    return _batched(list(samples))
+
+
+def _batched(items: list) -> Any:
+    shapes = {getattr(x, "shape", None) for x in items}
+    if len(shapes) != 1 or None in shapes:
+        return items
+    if all(isinstance(x, np.ndarray) for x in items):
+        return np.stack(items)
+    torch = sys.modules.get("torch")
+    if torch is not None and all(isinstance(x, torch.Tensor) for x in items):
+        return torch.stack(items)
+    return items

@@ -1,0 +1,387 @@
+"""What a pipeline call does (:func:`apply`): the inputs read (single images, batches, lists,
+torch tensors), each sample's parameters drawn from its stream, then one resampling per image
+(a batch in one launch), masks with nearest sampling and the image's padding, and boxes and
+keypoints moved by the same map under the target rules of :mod:`._targets`."""
+
+from __future__ import annotations
+
+import math
+import numbers
+import sys
+from collections.abc import Sequence
+from typing import Any, NamedTuple
+
+import numpy as np
+
+from .._memory import is_device_array
+from .._options import Sampling
+from ..engine import PLAIN, Coords, ModelInput, warp_batch, warp_by, warp_by_coords, warp_each
+from ..engine.chain import chain_coords, projective_part
+from ..engine.inputs import stack
+from ._streams import sample_streams
+from ._targets import move_boxes, move_keypoints
+
+
+class _Opts(NamedTuple):
+    """How one target is warped: the sampling, the model's input (images only), the queue."""
+
+    sampling: Sampling
+    model: ModelInput = PLAIN
+    queue: Any = None
+
+    def kw(self) -> dict:
+        return {"queue": self.queue, "model": self.model}
+
+
+#: mask dtypes warped as they are; others go through int32 when their values fit
+_MASK_NATIVE = (np.dtype(np.uint8), np.dtype(np.uint16), np.dtype(np.int32))
+
+
+def _layout(x: Any, what: str) -> tuple[str, list[tuple[int, int]]]:
+    """("single" | "batch" | "list", the (width, height) of each sample)."""
+    Image = sys.modules.get("PIL.Image")
+    if Image is not None and isinstance(x, Image.Image):
+        return "single", [x.size]
+    if isinstance(x, (list, tuple)):
+        sizes = [_layout(item, f"{what}[{i}]") for i, item in enumerate(x)]
+        if any(kind != "single" for kind, _ in sizes):
+            raise ValueError(f"{what} as a list holds single images (each (H, W) or (H, W, C))")
+        return "list", [s[0] for _, s in sizes]
+    shape = getattr(x, "shape", None)
+    if shape is None:
+        raise TypeError(f"{what} must be a Pillow image, an array or a list of them, got "
+                        f"{type(x).__name__}")
+    if len(shape) in (2, 3):
+        return "single", [(int(shape[1]), int(shape[0]))]
+    if len(shape) == 4:
+        return "batch", [(int(shape[2]), int(shape[1]))] * int(shape[0])
+    raise ValueError(f"{what} must be (H, W), (H, W, C) or a batch (B, H, W, C), got {shape}")
+
+
+def _per_sample(value: Any, kind: str, n: int, what: str) -> list:
+    """A target as one entry per sample: a batch's or list's targets come as a sequence of n,
+    or as an array whose first axis is the sample's (what :func:`collate` makes of equal
+    counts: (B, N, 4) boxes, (B, N) labels)."""
+    if value is None:
+        return [None] * n
+    if kind == "single":
+        return [value]
+    if hasattr(value, "shape") and getattr(value, "ndim", 0) >= 1 and len(value) == n:
+        return list(value)
+    if not isinstance(value, Sequence) or len(value) != n:
+        got = f"shape {tuple(value.shape)}" if hasattr(value, "shape") else \
+            f"{len(value)} entries" if isinstance(value, Sequence) else type(value).__name__
+        raise ValueError(f"{what} for {n} samples must be a sequence of {n}, one per sample "
+                         f"(or an array of {n} along its first axis), got {got}")
+    return list(value)
+
+
+def _indices(index: Any, n: int) -> list[int]:
+    """The stream index of each of n samples: ``index``, ``index + 1``, ... for an integer,
+    else one per sample from any 1-D sequence of integers (a list, a numpy array, a torch
+    tensor: what a DataLoader's default collate gives)."""
+    if isinstance(index, numbers.Integral) and not isinstance(index, bool):
+        return [int(index) + i for i in range(n)]
+    if isinstance(index, (str, bytes, bool)) or not hasattr(index, "__len__"):
+        raise ValueError(f"index must be an integer >= 0 or one per sample, got {index!r}")
+    try:
+        a = np.asarray(index)
+    except (TypeError, ValueError, RuntimeError):
+        raise ValueError(f"index must be an integer >= 0 or a 1-D sequence of integers, one "
+                         f"per sample; got {type(index).__name__}") from None
+    if a.ndim == 0 and a.dtype.kind in "iu":
+        return [int(a) + i for i in range(n)]
+    if a.ndim != 1 or (a.size and a.dtype.kind not in "iu"):
+        raise ValueError(f"index must be an integer >= 0 or a 1-D sequence of integers, one "
+                         f"per sample; got {type(index).__name__} of shape {a.shape}, "
+                         f"{a.dtype}")
+    if len(a) != n:
+        raise ValueError(f"index has {len(a)} entries for {n} samples")
+    return a.tolist()
+
+
+def _hw(x: Any) -> tuple[int, int]:
+    """(height, width) of a Pillow image or an (H, W, ...) array."""
+    shape = getattr(x, "shape", None)
+    return (x.size[1], x.size[0]) if shape is None else (int(shape[0]), int(shape[1]))
+
+
+def _check_masks(mask: Any, kind: str, sizes: list[tuple[int, int]]) -> None:
+    """Refuse masks that are not one per image, each the size of its image (they would be
+    warped with another image's map, or cut off)."""
+    if kind == "batch" and hasattr(mask, "shape"):
+        shape = tuple(mask.shape)
+        B, (w, h) = len(sizes), sizes[0]
+        if len(shape) not in (3, 4) or shape[:3] != (B, h, w):
+            raise ValueError(f"mask for a batch of {B} {h}x{w} images must be (B, H, W) or "
+                             f"(B, H, W, C) = ({B}, {h}, {w}, ...), got {_shape_of(mask)}")
+        return
+    items = [mask] if kind == "single" else mask
+    if kind != "single" and (not isinstance(mask, Sequence) and not hasattr(mask, "shape")
+                             or len(mask) != len(sizes)):
+        got = len(mask) if hasattr(mask, "__len__") else type(mask).__name__
+        raise ValueError(f"mask for a {kind} of {len(sizes)} images must be a list of "
+                         f"{len(sizes)} masks, one per image, got {got}")
+    for k, (m, (w, h)) in enumerate(zip(items, sizes)):
+        if _hw(m) != (h, w):
+            where = "" if kind == "single" else f"[{k}]"
+            raise ValueError(f"mask{where} must have its image's height and width ({h}, {w}), "
+                             f"got {_shape_of(m)}")
+
+
+def _shape_of(x: Any) -> str:
+    shape = getattr(x, "shape", None)
+    if shape is not None:
+        return f"shape {tuple(shape)}"
+    return f"a {x.size[0]}x{x.size[1]} Pillow image" if hasattr(x, "size") else \
+        type(x).__name__
+
+
+def _check_mask_fill(fill: float, dtype: np.dtype) -> None:
+    """Refuse a mask_fill that an integer mask's dtype cannot hold: it would wrap (200 in int8
+    is -56) or saturate onto another label (3e9 in uint32 was 2^31 - 1). Bool masks take any
+    number (nonzero: True)."""
+    if dtype == np.bool_:  # nonzero is True, as numpy casts
+        if not math.isfinite(fill):
+            raise ValueError(f"mask_fill must be a finite number for a bool mask, got {fill!r}")
+        return
+    if dtype.kind not in "iu":
+        return  # refused as a mask dtype by _mask_work
+    info, i32 = np.iinfo(dtype), np.iinfo(np.int32)
+    lo, hi = (info.min, info.max) if dtype in _MASK_NATIVE else \
+        (max(info.min, i32.min), min(info.max, i32.max))  # warped as int32 (_mask_work)
+    if not (math.isfinite(fill) and fill == int(fill) and lo <= fill <= hi):
+        through = "" if dtype in _MASK_NATIVE else ", warped as int32"
+        raise ValueError(f"mask_fill must be a whole number that the mask's {dtype} holds "
+                         f"({lo}..{hi}{through}), got {fill!r}")
+
+
+def _torch_in(x: Any, what: str, channels_first: bool):
+    """(numpy view, True) of a CPU torch tensor ((C, H, W) / (B, C, H, W) images become HWC /
+    BHWC views: no copy) or of a list of them (a list of views), or (x, False) for anything
+    else."""
+    torch = sys.modules.get("torch")
+    if torch is None:
+        return x, False
+    if isinstance(x, (list, tuple)) and x and all(isinstance(t, torch.Tensor) for t in x):
+        # a list of tensors (what collate gives for ragged ones): each taken as one tensor is
+        return [_torch_in(t, f"{what}[{k}]", channels_first)[0] for k, t in enumerate(x)], True
+    if not isinstance(x, torch.Tensor):
+        return x, False
+    if x.device.type != "cpu":
+        raise TypeError(f"{what} is a torch tensor on {x.device}; warpkit takes CPU tensors "
+                        "(or pyopencl arrays for data on an OpenCL device)")
+    a = x.detach().numpy()
+    if channels_first:
+        if a.ndim not in (3, 4):
+            raise ValueError(f"{what} as a torch tensor must be (C, H, W) or (B, C, H, W), got "
+                             f"{tuple(a.shape)}")
+        a = np.moveaxis(a, -3, -1)
+    return a, True
+
+
+def _torch_out(x: Any, channels_first: bool):
+    """A result array as a torch tensor viewing it ((…, C, H, W) for images), or a list of them."""
+    import torch
+
+    if isinstance(x, list):
+        return [_torch_out(item, channels_first) for item in x]
+    a = np.asarray(x)
+    return torch.from_numpy(np.moveaxis(a, -1, -3) if channels_first else a)
+
+
+def apply(pipe, *, image, mask, boxes, labels, keypoints, seed, index, epoch, params,
+          queue) -> dict:
+    image, image_torch = _torch_in(image, "image", True)
+    mask, mask_torch = _torch_in(mask, "mask", False)
+    boxes, boxes_torch = _torch_in(boxes, "boxes", False)
+    keypoints, keypoints_torch = _torch_in(keypoints, "keypoints", False)
+    out = _apply(pipe, image=image, mask=mask, boxes=boxes, labels=labels, keypoints=keypoints,
+                 seed=seed, index=index, epoch=epoch, params=params, queue=queue)
+    image_hwc = pipe.layout == "HWC"
+    for key, flag, chw in (("image", image_torch, image_hwc), ("mask", mask_torch, False),
+                           ("boxes", boxes_torch, False), ("keypoints", keypoints_torch, False)):
+        if flag and key in out:
+            out[key] = _torch_out(out[key], chw)
+    return out
+
+
+def _apply(pipe, *, image, mask, boxes, labels, keypoints, seed, index, epoch, params,
+           queue) -> dict:
+    if image is None and mask is None:
+        raise ValueError("give image= or mask= (the sizes come from them)")
+    ref = image if image is not None else mask
+    kind, sizes = _layout(ref, "image" if image is not None else "mask")
+    n = len(sizes)
+    for k, (w, h) in enumerate(sizes):
+        if w < 1 or h < 1:
+            what = "image" if image is not None else "mask"
+            raise ValueError(f"{what}{'' if kind == 'single' else f'[{k}]'} has no pixels to "
+                             f"sample: {w}x{h}")
+    if image is not None and mask is not None:
+        _check_masks(mask, kind, sizes)
+    if params is None:
+        if seed is None:
+            seed = int(np.random.SeedSequence().generate_state(1)[0])
+        idx = _indices(index, n)
+        plist = [pipe.params(rng, s) for rng, s in zip(sample_streams(seed, epoch, idx), sizes)]
+    else:
+        plist = [params] if kind == "single" else list(params)
+        if len(plist) != n:
+            raise ValueError(f"params has {len(plist)} entries for {n} samples")
+    staged = [pipe.stages(p, s) for p, s in zip(plist, sizes)]
+    chains = [c for c, _ in staged]
+    outs = [o for _, o in staged]
+    mats = stack([projective_part(c) for c in chains])
+    # the fields of non-linear transforms, or None for projective pipelines (one matrix each)
+    fielded = chains if any(len(c) > 1 for c in chains) else None
+    out: dict[str, Any] = {}
+    if image is not None:
+        model = ModelInput(pipe.output_dtype, pipe.mean, pipe.std, pipe.layout)
+        out["image"] = _warp_all(image, kind, mats, outs, _Opts(pipe.sampling, model, queue),
+                                 chains=fielded)
+    if mask is not None:
+        constant = pipe.sampling.constant
+        if constant:
+            for item in ([mask] if kind != "list" else mask):
+                _check_mask_fill(pipe.mask_fill, _dtype_of(item))
+        mask_opts = _Opts(pipe.sampling._replace(interpolation="nearest", antialias=False,
+                                                 fill=pipe.mask_fill if constant else 0),
+                          queue=queue)
+        out["mask"] = _warp_all(mask, kind, mats, outs, mask_opts, as_mask=True,
+                                chains=fielded)
+    if boxes is not None:
+        blist = _per_sample(boxes, kind, n, "boxes")
+        llist = _per_sample(labels, kind, n, "labels")
+        moved = move_boxes(pipe, blist, llist, mats, sizes, outs, fielded)
+        out["boxes"] = moved[0][0] if kind == "single" else [b for b, _ in moved]
+        if labels is not None:
+            out["labels"] = moved[0][1] if kind == "single" else [lab for _, lab in moved]
+    elif labels is not None:
+        out["labels"] = labels
+    if keypoints is not None:
+        klist = _per_sample(keypoints, kind, n, "keypoints")
+        moved = [move_keypoints(k, m if fielded is None else c, o)
+                 for k, m, c, o in zip(klist, mats, chains, outs)]
+        if pipe.remove_invisible:
+            kept = [k[v] for k, v in moved]
+            out["keypoints"] = kept[0] if kind == "single" else kept
+        else:
+            out["keypoints"] = moved[0][0] if kind == "single" else [k for k, _ in moved]
+            out["keypoints_visible"] = moved[0][1] if kind == "single" else \
+                [v for _, v in moved]
+    single = kind == "single"
+    out["matrix"] = mats[0] if single else mats
+    out["size"] = outs[0] if single else outs
+    out["params"] = plist[0] if single else plist
+    if params is None:
+        out["seed"] = seed
+    return out
+
+
+def _warp_all(x, kind, mats, outs, opts, as_mask: bool = False, chains=None):
+    """One warp for a single image or a uniform batch (one launch). A list whose outputs share
+    one size (RandomResizedCrop(224) over photos) gives one (B, ...) array, in one launch
+    (warp_batch); a list of Pillow images a list of them; other lists are launched back to back
+    with one wait (masks of more than 4 channels item by item). With ``chains`` (pipelines with
+    non-linear transforms), the maps and fields of each sample (lists: one launch per item)."""
+    if chains is not None:
+        # per-axis tables hold positions at pixel centres: not with supersampling
+        def coords(cs, size):
+            return chain_coords(cs, None if opts.sampling.antialias else size)
+
+        if kind == "batch" and len(set(outs)) == 1:
+            return _warp(x, coords(chains, outs[0]), outs[0], opts, as_mask, batched=True)
+        if kind == "single":
+            return _warp(x, coords(chains, outs[0]), outs[0], opts, as_mask)
+        # an item whose chain has no field (its transform not applied) takes its matrix: a
+        # field launch needs at least one stage
+        res = [_warp(item, coords([c], o) if len(c) > 1 else m, o, opts, as_mask)
+               for item, c, m, o in zip(list(x), chains, mats, outs)]
+        one = len(set(outs)) == 1 and len({_kind(r) for r in res}) == 1
+        return np.stack(res) if one and all(isinstance(r, np.ndarray) for r in res) else res
+    if kind == "batch" and len(set(outs)) == 1:
+        return _warp(x, mats, outs[0], opts, as_mask, batched=True)
+    if kind == "single":
+        return _warp(x, mats[0], outs[0], opts, as_mask)
+    items = list(x)
+    # one output array: one output size, and items of one kind (channels, dtype)
+    one = len(set(outs)) == 1 and len({_kind(item) for item in items}) == 1
+    if not as_mask:
+        return warp_batch(items, mats, outs[0], opts.sampling, **opts.kw()) if one else \
+            warp_each(items, mats, outs, opts.sampling, **opts.kw())
+    if any(is_device_array(item) for item in items):  # device masks stay there, one call each
+        return [_warp(item, m, o, opts, True) for item, m, o in zip(items, mats, outs)]
+    arrays = [np.asarray(item) for item in items]
+    if any(a.ndim == 3 and a.shape[2] > 4 for a in arrays):
+        res = [_warp(a, m, o, opts, True) for a, m, o in zip(arrays, mats, outs)]
+        return np.stack(res) if one else res
+    prepared = [_mask_work(a) for a in arrays]
+    if one:
+        return prepared[0][1](warp_batch([w for w, _ in prepared], mats, outs[0],
+                                         opts.sampling, **opts.kw()))
+    res = warp_each([w for w, _ in prepared], mats, outs, opts.sampling, **opts.kw())
+    return [back(r) for r, (_, back) in zip(res, prepared)]
+
+
+def _dtype_of(x: Any) -> np.dtype:
+    """An array's dtype, or a Pillow image's as numpy reads it."""
+    dt = getattr(x, "dtype", None)
+    return np.dtype(dt) if dt is not None else np.asarray(x).dtype
+
+
+def _kind(item: Any) -> tuple:
+    """What items must share to be stacked: their type, dtype, and shape past (H, W)."""
+    shape = getattr(item, "shape", None)
+    if shape is None:  # a Pillow image
+        return type(item), getattr(item, "mode", None)
+    return type(item), str(item.dtype), tuple(shape[2:])
+
+
+def _mask_work(a: Any):
+    """(the array the warps take, the function giving a warped one back in the mask's dtype):
+    bool as uint8, uint8/uint16/int32 as they are, other integers as int32 when they fit (on
+    the host: a device mask's values are not read back, so it must have one of those dtypes)."""
+    dt = a.dtype
+    if dt == np.bool_:
+        return a.view(np.uint8), lambda r: r.view(np.bool_)
+    if dt in _MASK_NATIVE:
+        return a, lambda r: r
+    if dt.kind not in "iu":
+        raise TypeError(f"mask must hold integers or bools (labels), got {dt}")
+    if is_device_array(a):
+        raise TypeError(f"a mask on the device must be bool, uint8, uint16 or int32 (its values "
+                        f"are not read back to check they fit), got {dt}: convert it first, "
+                        f"e.g. mask.astype(numpy.int32)")
+    if a.size and (a.min() < -2**31 or a.max() > 2**31 - 1):
+        raise ValueError(f"mask values must fit int32 to be warped, got {a.min()}..{a.max()}")
+    return a.astype(np.int32), lambda r: r.astype(dt)
+
+
+def _sample(x, m, size, opts: _Opts):
+    """A perspective warp by the matrix ``m``, or by the maps and fields of ``m`` (Coords)."""
+    if isinstance(m, Coords):
+        return warp_by_coords(x, m, size, opts.sampling, **opts.kw())
+    return warp_by(x, m, size, opts.sampling, affine=False, **opts.kw())
+
+
+def _warp(x, m, size, opts, as_mask, batched=False):
+    if not as_mask:
+        return _sample(x, m, size, opts)
+    a = x if is_device_array(x) else np.asarray(x)
+    plain = a.ndim == (3 if batched else 2)  # no channel axis: (H, W) or (B, H, W)
+    if plain:
+        a = a.reshape(*a.shape, 1)
+    if a.shape[-1] > 4:  # the warps take up to 4 channels: masks of more, 4 at a time
+        if is_device_array(a):
+            raise ValueError(f"a mask on the device may have at most 4 channels, got "
+                             f"{a.shape[-1]}: warp it in parts of 4")
+        parts = [_warp(a[..., k:k + 4], m, size, opts, True, batched)
+                 for k in range(0, a.shape[-1], 4)]
+        res = np.concatenate(parts, -1)
+    else:
+        work, back = _mask_work(a)
+        res = back(_sample(work, m, size, opts))
+        if res.ndim == a.ndim - 1:  # a one-channel (H, W, 1) comes back as (H, W)
+            res = res.reshape(*res.shape, 1)
+    return res.reshape(res.shape[:-1]) if plain else res

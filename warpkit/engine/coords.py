@@ -1,0 +1,156 @@
+"""Where a warp reads: the coordinate sources besides one matrix per item (:class:`Coords`), the
+maps' local scale (supersampling), the canvas that ``expand`` makes, and how the 8-wide kernel
+is scheduled for a map."""
+
+from __future__ import annotations
+
+import math
+from typing import Any, NamedTuple
+
+import numpy as np
+
+from .. import geometry
+from .._options import COORD_SOURCES, STAGE_KINDS
+
+COORD_MATRIX, COORD_MAP, COORD_FIELD, COORD_AXES = (
+    COORD_SOURCES[k] for k in ("matrix", "map", "field", "axes"))
+
+#: the most samples per axis that antialiasing takes
+MAX_SS = 8
+
+
+class Coords(NamedTuple):
+    """Source positions that are not one matrix per item (kernels_cl/warp.cl, COORD) (a named
+    tuple: a frozen dataclass took 3 us of every non-linear pipeline call to make):
+
+    - ``COORD_MAP``: absolute positions per output pixel, ``mx`` and ``my`` operands (float32,
+      C-contiguous; ``map_xy``: ``mx`` is one (..., Ho, Wo, 2) array and ``my`` the same),
+      ``map_item`` floats apart per item (0: one map for all).
+    - ``COORD_FIELD``: per item (or one for all), ``chain`` (n, nf + 1, 3, 3) src_from_dst maps
+      around nf non-linear stages, each stage's frame folded in; ``fields`` all stages' values
+      in their frames, flat float32; ``fi`` (n, nf, 4) int32 per item and stage: the offset in
+      floats, the stage's kind (``STAGE_KINDS``) and its two sizes (kernels_cl/warp.cl,
+      COORD_FIELD).
+    - ``COORD_AXES``: a map separable per axis, ``axes`` (n, Wo + Ho) float32 per item (or
+      (1, Wo + Ho) for all): each output column's source x, then each row's source y, finite.
+    """
+
+    kind: int
+    mx: Any = None
+    my: Any = None
+    map_item: int = 0
+    map_xy: bool = False
+    chain: Any = None
+    fields: Any = None
+    fi: Any = None
+    axes: Any = None
+
+
+def expand_canvas(mats: np.ndarray, W: int, H: int) -> tuple[int, int, np.ndarray]:
+    """(width, height, shift) of the smallest canvas that holds every map's whole image."""
+    corners = np.array([[-0.5, -0.5], [W - 0.5, -0.5], [-0.5, H - 0.5], [W - 0.5, H - 0.5]])
+    # a homography sends the line where its denominator is 0 (its horizon) to infinity; if
+    # that line crosses the image, no finite canvas holds the result
+    den = np.concatenate([corners @ m[2, :2] + m[2, 2] for m in mats])
+    if not ((den > 0).all() or (den < 0).all()):
+        raise ValueError(
+            "expand=True: the homography sends part of the image to infinity (its horizon "
+            "crosses the image), so no finite canvas holds it; pass size= for a fixed output")
+    pts = np.concatenate([geometry.transform_points(m, corners) for m in mats])
+    if not np.isfinite(pts).all():
+        raise ValueError("expand=True needs the image to map to a finite region")
+    lo, hi = pts.min(0), pts.max(0)
+    span = hi - lo
+    if (span > 1 << 16).any():
+        raise ValueError(f"expand=True: the warped image spans {span[0]:.0f}x{span[1]:.0f} "
+                         "pixels, beyond the 65536 per axis an output may have")
+    wo, ho = (int(math.ceil(v - 1e-6)) for v in span)
+    return max(wo, 1), max(ho, 1), geometry.translation(-lo[0] - 0.5, -lo[1] - 0.5)
+
+
+def supersampling(inv: np.ndarray, wo: int, ho: int) -> list[int]:
+    """Samples per axis, per map, so that a shrinking warp averages about one source pixel per
+    sample: the largest local scale (source pixels per output pixel) over the output's corners
+    and centre. Each map has its own, so an image is warped the same alone or in any batch.
+    The local scale is the Jacobian's largest singular value, in closed form (no LAPACK call per
+    point: numpy's wake OpenBLAS threads, and a batch of 64 made 320 of them)."""
+    points = ((0, 0), (wo - 1, 0), (0, ho - 1), (wo - 1, ho - 1), ((wo - 1) / 2, (ho - 1) / 2))
+    counts = []
+    for m in inv.tolist():
+        worst = 1.0
+        for x, y in points:
+            j = geometry.jacobian(m, x, y)
+            if j is None:
+                continue
+            a, b, c, e = j
+            q = a * a + b * b + c * c + e * e
+            det = a * e - b * c
+            worst = max(worst, math.sqrt((q + math.sqrt(max(q * q - 4 * det * det, 0.0))) / 2))
+        counts.append(int(min(MAX_SS, math.ceil(worst - 1e-9))))
+    return counts
+
+
+def schedule(inv: np.ndarray, wo: int, ho: int, blocks: int, affine: bool) -> tuple[int, int]:
+    """How the 8-wide kernel runs: (t, pf). Its work-groups of 64 work-items (blocks of 8 pixels)
+    are 2^t blocks x 2^(6 - t) rows; pf > 0 prefetches the source rows pf blocks ahead. Where the
+    source reads go depends on the map, and so does which shape the caches like (uint8 RGB,
+    kernel ms, this repository's CPU, 1920x1080 at scale 1.1):
+
+        rotation       0     3     5     10    15    20    30    45
+        row of 512    2.8   8.4   4.6   4.8   4.3   4.1   6.5   6.7
+        64 x 8 tile   3.0   4.7   4.2   5.6   6.0   6.0   6.6   6.3
+
+    A row is fast where its source stays on one row (axis-aligned maps) or crosses source rows
+    every few pixels; where it drifts slowly across them (small rotations) every source row
+    it enters costs misses, up to twice the tile's time. Narrow outputs take 32 x 16 tiles
+    (64 x 224^2 batch 7.5 vs 8.0 ms with 64 x 8 tiles).
+
+    Prefetching (uint8 RGB, kernel ms at 1080p, scale 1.1 unless noted, off -> on):
+
+        rotation    0     1     3     5     10    15    30    60    90    15 x2  0 x0.5
+                   2.8   3.4   4.1   4.9   5.0   4.6   5.8   5.2   3.7   3.7   2.2
+                   3.4   3.5   3.3   4.9   3.9   3.4   5.5   4.9   3.7   4.3   2.6
+
+    It pays where rows drift across source rows, 16 to 256 of them per 512 pixels (a block's
+    8 pixels then span at most 4 rows, which the two points at its ends cover), and costs where
+    the hardware prefetcher already follows (axis-aligned maps) or the source is read slower than
+    a pixel per pixel (magnification, x2). Affine maps only. For a batch, the medians over every
+    (K // 16)-th matrix.
+    """
+    # at the output's centre: source rows crossed along 512 output pixels, and source pixels
+    # moved per output pixel (Python floats: numpy's per-call costs on tiny arrays were 0.1 ms)
+    drifts, steps = [], []
+    for m in inv[:: max(1, len(inv) // 16)].tolist():
+        j = geometry.jacobian(m, (wo - 1) / 2, (ho - 1) / 2)
+        if j is None:  # a perspective centre at infinity: tiles, no prefetch
+            return (2 if blocks < 64 else 3), 0
+        dx, dy = j[0], j[2]  # source x and y moved per output pixel along a row
+        drifts.append(abs(dy) * 512)
+        steps.append(math.hypot(dx, dy))
+    drift, step = _median(drifts), _median(steps)
+    pf = 4 if affine and 16 <= drift <= 256 and step >= 0.75 else 0
+    if blocks < 64:
+        return 2, pf
+    return (6 if drift < 2 or drift > 64 else 3), pf
+
+
+def _median(values: list[float]) -> float:
+    """statistics.median without importing statistics (6.5 ms of ``import warpkit``)."""
+    values = sorted(values)
+    k = len(values) // 2
+    return values[k] if len(values) % 2 else (values[k - 1] + values[k]) / 2
+
+
+def blocks(coords: Coords | None) -> int:
+    """warp_v's blocks of 8 output pixels per work-item, by where positions come from. A block's
+    positions are a chain of dependent arithmetic (a lens: ~15 operations in a row) that the
+    core cannot overlap with the next work-item's, which comes after the block's hundreds of
+    sampling instructions; blocks side by side in one work-item overlap their chains (512x384
+    RGB, kernel ms with 1 / 2 / 4 blocks: lens 0.53 / 0.43 / 0.39, a bilinear field 0.91 / 0.75
+    / 0.78, per-axis tables 0.31 / 0.29 / 0.26, a remap 1080p 4.45 / 4.21). Matrices keep 1:
+    their positions are 2 operations, and the prefetch distance is tuned in blocks of one."""
+    if coords is None:
+        return 1
+    if coords.kind == COORD_FIELD:  # lenses only: 4; a grid's taps fill 2
+        return 4 if (coords.fi[..., 1] == STAGE_KINDS["lens"]).all() else 2
+    return 4 if coords.kind == COORD_AXES else 2

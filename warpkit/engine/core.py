@@ -1,0 +1,293 @@
+"""The warp engine's entry points: :func:`warp_by` (one call: the input, the maps, the output,
+the plan), and the batch forms built on it."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any, Callable
+
+import numpy as np
+import pyopencl as cl
+
+from .. import geometry
+from .._checks import matrix3, width_height
+from .._images import as_image, shape_hwc
+from .._memory import check_allocation, device_layout, operand, pick_runtime, wants_device_result
+from .._options import Sampling
+from .coords import (COORD_AXES, COORD_FIELD, COORD_MAP, COORD_MATRIX, Coords, blocks,
+                     expand_canvas, schedule, supersampling)
+from .inputs import WARP_DTYPES, matrices, pack, stack
+from .output import PLAIN, ModelInput, fills as fills_of, model_output, values_of_options
+from .plan import FIXED, NO_MAP, PLANS, WarpSpec, fixed_values, int32, int64, warp_plan
+
+#: the default options: linear, constant 0, no antialiasing
+LINEAR = Sampling()
+
+
+def warp_by(image: Any, matrix: Any, size: Any = None, sampling: Sampling = LINEAR, *,
+            expand: bool = False, queue: Any = None, affine: bool = True,
+            model: ModelInput = PLAIN, src_index: Any = None, ragged: bool = False,
+            coords: Coords | None = None, pending: list | None = None) -> Any:
+    """warp_affine (``affine``) and warp_perspective with ``sampling`` (checked by
+    :meth:`Sampling.of`) and ``model`` (the model's input); besides: crops (``src_index``: the
+    image of each output item), ragged batches (``image``: a list of host arrays of one dtype
+    and channel count, packed into one buffer, ``matrix`` (B, 3, 3)), source positions from
+    maps or displacement fields instead of ``matrix`` (``coords``: remap and the non-linear
+    transforms), and ``pending`` waits (:func:`warp_each`: the result comes as a function to
+    call once they are done)."""
+    src = _Input(image, matrix, affine, src_index, ragged, coords)
+    wo, ho, mats = _output_size(src, size, expand, ragged or coords is not None)
+    inv, ss, kind = _positions(src.mats if mats is None else mats, coords, wo, ho, src.B,
+                               sampling.antialias)
+    try:  # made once per set of options and image kind (a pipeline passes the same each call)
+        fills, out = values_of_options((sampling.fill, *model), src.C, src.dt)
+    except TypeError:  # unhashable options (lists, arrays): made each call
+        fills, out = fills_of(sampling.fill, src.C, src.dt), model_output(src.dt, src.C, *model)
+    y_dtype, y_chw, yscale, ybias = out
+    shape = src.out_shape(ho, wo)
+    restore = src.restore
+    if y_dtype is not None:
+        restore = None  # the model's input: an array, not a picture
+        if y_chw:  # channels first: (C, H, W) or (B, C, H, W); an (H, W) image has one channel
+            shape = (*(shape[:1] if len(shape) == 4 else ()), src.C, ho, wo)
+    x, layout_key, extra = src.operand()
+    rt = pick_runtime(queue, x)
+    spec = WarpSpec(shape, src.B if src_index is None else len(src_index), wo, ho, len(ss) > 1,
+                    src_index is not None, sampling.mode, sampling.pad, max(ss) > 1,
+                    None if y_dtype is None else str(y_dtype), y_chw, ragged, kind,
+                    blocks(coords))
+    finite_affine, tw_log2, pf = _work_split(kind, inv, wo, ho)
+    plan = PLANS.get((rt, layout_key, wants_device_result(x), spec, tw_log2),
+                     lambda: warp_plan(rt, x, spec, tw_log2))
+    fixed = (rt, tuple(fills), src.dt.kind in "iu", tuple(yscale), tuple(ybias), tuple(ss))
+    values = {**FIXED.get(fixed, lambda: fixed_values(*fixed)),
+              "affine": int32(finite_affine), "pf": int32(pf), **extra}
+    operands = {"X": x}
+    _bind_positions(rt, values, operands, kind, inv, coords, wo, ho)
+    ro = cl.mem_flags.READ_ONLY | cl.mem_flags.COPY_HOST_PTR
+    if src_index is not None:
+        values["index"] = cl.Buffer(rt.context, ro,
+                                    hostbuf=np.ascontiguousarray(src_index, np.int32))
+    if ragged:
+        check_allocation(rt, x.nbytes, "the packed images")
+        values["rag"] = cl.Buffer(rt.context, ro, hostbuf=src.rag)
+    res = plan.run(operands, values, pending)
+    if ragged and src.arr.ndim == 2 and not y_chw:  # (H, W) images give (B, ho, wo), as stacked
+        res = res.reshape(res.shape[:3])
+    if pending is not None:  # the result once the pending waits are done
+        return lambda: res if restore is None else restore(res)
+    return res if restore is None else restore(res)
+
+
+class _Input:
+    """A warp's input, checked: the image (or a ragged batch's list of them) and its layout,
+    and the matrices of its output items (none where ``coords`` gives the positions)."""
+
+    def __init__(self, image: Any, matrix: Any, affine: bool, src_index: Any, ragged: bool,
+                 coords: Coords | None) -> None:
+        arg = "matrix" if affine else "homography"
+        self.image, self.ragged = image, ragged
+        if ragged:
+            shapes = [shape_hwc(a) for a in image]
+            self.arr, self.restore = image[0], None
+        else:
+            self.arr, self.restore = as_image(image)
+            shapes = [shape_hwc(self.arr)]
+        self.shapes = shapes
+        self.dt = dt = np.dtype(self.arr.dtype)
+        if dt not in WARP_DTYPES:
+            raise TypeError(f"image has dtype {dt}; warps take uint8, uint16, int32 or float32 "
+                            "images (convert other dtypes first)")
+        B, self.H, self.W, C, batched, out_shape = shapes[0]
+        self.C = C
+        for k, (_, h, w, _, _, _) in enumerate(shapes):
+            if h == 0 or w == 0:
+                what = f"image {k}" if ragged else "image"
+                raise ValueError(f"{what} has no pixels to sample: shape "
+                                 f"{tuple((image[k] if ragged else self.arr).shape)}")
+        if ragged:  # one output item per image, a matrix each
+            B = len(image)
+            mats = matrix3(np.asarray(matrix, np.float64), stack=True)
+            out_shape = lambda ho, wo: (B, ho, wo, C)  # noqa: E731  ((H, W) images: see warp_by)
+        elif coords is not None:  # the positions come from maps or fields, checked by the caller
+            mats = NO_MAP
+        elif src_index is not None:  # crops: one output item per matrix, from image src_index[k]
+            K = len(src_index)
+            mats = matrix3(np.asarray(matrix, np.float64).reshape(K, 3, 3), stack=True)
+            out_shape = lambda ho, wo: (K, ho, wo, C)  # noqa: E731  (crop_rois passes BHWC)
+            self.restore = None
+        else:
+            mats = matrices(matrix, B, batched, arg)
+        # mats are checked (matrix3): is_affine and invert without checking them again
+        if affine and not geometry.is_affine_checked(mats):
+            raise ValueError(f"{arg} is a perspective map (last row != (0, 0, 1)); use "
+                             "warp_perspective")
+        self.B, self.mats, self.out_shape = B, mats, out_shape
+
+    def operand(self) -> tuple[Any, Any, dict]:
+        """(the image operand, its layout's key for the plan cache, the ragged batch's extra
+        values)."""
+        if not self.ragged:
+            src = operand(self.arr, "image")
+            return src, src.layout, {}
+        packed, self.rag = pack(self.image, self.C)
+        n = len(packed) * self.C
+        # the 32-bit word reads of uint8 pixels: the last start inside the buffer, and whether
+        # the interior path's reads (4 bytes from a tap) stay inside each image (warp_plan)
+        fits = all(h < 1 << 24 and w < 1 << 24 and h * w * c < 2**31 - 4 and w * c + c >= 4
+                   for _, h, w, c, _, _ in self.shapes)
+        extra = {"last_word": np.int64(n - 4), "interior": np.int32(fits and n >= 4)}
+        return operand(packed, "image"), ("ragged", self.dt, self.C), extra
+
+
+def _output_size(src: _Input, size: Any, expand: bool,
+                 no_expand: bool) -> tuple[int, int, np.ndarray | None]:
+    """(width, height) of the output, and the matrices shifted onto an ``expand`` canvas (None:
+    as they are)."""
+    mats = None
+    if expand:
+        if size is not None:
+            raise ValueError("pass either size or expand=True, not both")
+        if no_expand:
+            raise ValueError("expand=True is not for ragged batches: pass size=")
+        wo, ho, shift = expand_canvas(src.mats, src.W, src.H)
+        mats = shift @ src.mats
+    elif size is None:
+        if src.ragged:
+            raise ValueError("a ragged batch needs size= (its images differ in size)")
+        wo, ho = src.W, src.H
+    else:
+        wo, ho = width_height(size, "size")
+    if wo < 1 or ho < 1 or wo > 1 << 16 or ho > 1 << 16:
+        raise ValueError(f"the output size must be between 1 and 65536 per axis, got {wo}x{ho}")
+    return wo, ho, mats
+
+
+def _positions(mats: np.ndarray, coords: Coords | None, wo: int, ho: int, B: int,
+               antialias: bool) -> tuple[np.ndarray, list[int], int]:
+    """(the src_from_dst maps the kernel takes, samples per axis per map, the coordinate
+    source)."""
+    inv = mats if coords is not None else geometry.invert_checked(mats)
+    kind = COORD_MATRIX if coords is None else coords.kind
+    if kind in (COORD_FIELD, COORD_AXES):  # per item or one for all: what the kernel indexes
+        n = len(coords.chain if kind == COORD_FIELD else coords.axes)
+        if n not in (1, B) or (kind == COORD_FIELD and coords.fi.shape[0] != n):
+            raise ValueError(f"the coordinates must be given for each of the {B} items or one "
+                             f"for all, got {n}")
+    if kind == COORD_FIELD:  # the chain's maps; supersampling from their product
+        chain = np.asarray(coords.chain, np.float64)
+        inv = chain.reshape(-1, 3, 3)
+        if antialias:
+            outer = [np.linalg.multi_dot(c[::-1]) if len(c) > 1 else c[0] for c in chain]
+            ss = supersampling(np.stack(outer), wo, ho)
+        else:
+            ss = [1] * len(chain)
+    elif kind in (COORD_MAP, COORD_AXES):
+        if kind == COORD_AXES and coords.axes.shape[-1] != wo + ho:  # what the kernel reads
+            raise ValueError(f"the axes' tables must hold {wo} + {ho} positions, got "
+                             f"{coords.axes.shape[-1]}")
+        if antialias:
+            raise ValueError("antialias needs positions between pixels, which a per-pixel map "
+                             "does not give (shrink with a matrix or a field instead)")
+        ss = [1]
+    else:
+        ss = supersampling(inv, wo, ho) if antialias else [1] * len(inv)
+    return inv, ss, kind
+
+
+def _work_split(kind: int, inv: np.ndarray, wo: int, ho: int) -> tuple[bool, int, int]:
+    """(whether every map is affine with every source coordinate finite in float32, so that
+    the kernel skips its NaN checks; the work-groups' shape, log2 of their width in blocks;
+    the prefetch distance)."""
+    if kind == COORD_MATRIX:
+        finite_affine = all(m[2] == [0.0, 0.0, 1.0] and max(map(abs, m[0] + m[1])) <= 1e30
+                            for m in inv.tolist())
+        return (finite_affine, *schedule(inv, wo, ho, -(-wo // 8), finite_affine))
+    # positions per pixel: tiles of 4 x 16 (narrow) or 16 x 4 work-items, each work-item
+    # WarpSpec.blocks blocks of 8 pixels wide (docs/performance.md); no prefetch
+    return False, 2 if -(-wo // 8) < 64 else 4, 0
+
+
+def _bind_positions(rt, values: dict, operands: dict, kind: int, inv: np.ndarray,
+                    coords: Coords | None, wo: int, ho: int) -> None:
+    """The kernel's values and operands for where positions come from: the maps (matrices and
+    chains; else fixed_values' identity), per-pixel maps, per-axis tables, the stages."""
+    ro = cl.mem_flags.READ_ONLY | cl.mem_flags.COPY_HOST_PTR
+    if kind in (COORD_MATRIX, COORD_FIELD):
+        values["M"] = cl.Buffer(rt.context, ro, hostbuf=np.ascontiguousarray(
+            inv.reshape(-1, 9), dtype=np.float32))
+    if kind == COORD_MAP:
+        operands.update(MX=coords.mx, MY=coords.my)
+        values.update(mx_off=int64(device_layout(coords.mx)[0]),
+                      my_off=int64(device_layout(coords.my)[0]),
+                      map_item=int64(coords.map_item), map_xy=int32(coords.map_xy))
+    elif kind == COORD_AXES:
+        values.update(AX=cl.Buffer(rt.context, ro, hostbuf=np.ascontiguousarray(
+                          coords.axes, np.float32)),
+                      ax_item=int64(wo + ho if len(coords.axes) > 1 else 0))
+    elif kind == COORD_FIELD:
+        values.update(FLD=cl.Buffer(rt.context, ro, hostbuf=np.ascontiguousarray(
+                          coords.fields, np.float32)),
+                      FI=cl.Buffer(rt.context, ro, hostbuf=np.ascontiguousarray(
+                          coords.fi, np.int32)),
+                      nf=int32(coords.fi.shape[1]))
+
+
+def warp_by_coords(image: Any, coords: Coords, size: tuple[int, int],
+                   sampling: Sampling = LINEAR, **options: Any) -> Any:
+    """Warp by source positions that are not one matrix per item (:class:`Coords`: maps,
+    non-linear chains, per-axis tables), with :func:`warp_by`'s options (``queue``,
+    ``model``): the engine behind pipelines with non-linear stages and ``remap``."""
+    return warp_by(image, None, size, sampling, affine=False, coords=coords, **options)
+
+
+def warp_each(images: Sequence[Any], homographies: Sequence[Any],
+              sizes: Sequence[tuple[int, int]], sampling: Sampling = LINEAR,
+              **options: Any) -> list:
+    """Warp each image of a list (sizes may differ) with its own map and output size, as
+    :func:`warp_by` would one by one (perspective maps allowed), but launched back to back with
+    one wait at the end (a ragged batch of crops: one wait instead of one per image)."""
+    pending: list[Callable] = []
+    results = [warp_by(img, m, size, sampling, affine=False, pending=pending, **options)
+               for img, m, size in zip(images, homographies, sizes)]
+    for wait in pending:
+        wait()
+    return [r() for r in results]
+
+
+def warp_batch(images: Sequence[Any], homographies: Any, size: tuple[int, int],
+               sampling: Sampling = LINEAR, **options: Any) -> Any:
+    """Warp a ragged batch (a list of images of different sizes, one channel count and dtype)
+    to one output size, each image with its own homography, in **one launch**: the images are
+    packed into one buffer and each output item reads its own. The result is one array
+    (B, ho, wo, C) (or what ``model`` makes), as :func:`warp_by` of each image stacked. Lists
+    of device arrays, or of images that differ in dtype or channels, are warped one by one
+    (back to back, one wait) and stacked; lists of Pillow images give a list of Pillow images.
+
+    Example:
+        >>> import numpy as np
+        >>> from warpkit.engine import warp_batch
+        >>> photos = [np.zeros((480, 640, 3), np.uint8), np.zeros((500, 400, 3), np.uint8)]
+        >>> warp_batch(photos, [np.eye(3)] * 2, (224, 224)).shape  # doctest: +SKIP
+        (2, 224, 224, 3)
+    """
+    images = list(images)
+    if not images:
+        raise ValueError("images is an empty list")
+    mats = matrices(homographies, len(images), True, "homographies")
+    if len(mats) != len(images):
+        raise ValueError(f"homographies has {len(mats)} maps for {len(images)} images")
+    first = [as_image(img) for img in images]
+    arrays = [a for a, _ in first]
+    restores = [r for _, r in first]
+    kinds = {(str(a.dtype), a.ndim, tuple(a.shape[2:])) for a in arrays}
+    if len(kinds) > 1:
+        raise ValueError("images of a batch must share their dtype and channels, got "
+                         + ", ".join(f"{d} {s or '(H, W)'}" for d, _, s in sorted(kinds)))
+    if arrays[0].ndim not in (2, 3):
+        raise ValueError(f"images must be (H, W) or (H, W, C) each, got {arrays[0].shape}")
+    packable = all(isinstance(a, np.ndarray) for a in arrays)
+    if not packable or any(r is not None for r in restores):
+        res = warp_each(images, mats, [size] * len(images), sampling, **options)
+        return res if any(r is not None for r in restores) else stack(res)
+    return warp_by(arrays, mats, size, sampling, affine=False, ragged=True, **options)

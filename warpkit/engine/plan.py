@@ -1,0 +1,151 @@
+"""A warp's plan: the kernel variant, its arguments and its launch for one kind of call
+(:class:`WarpSpec` and the image's layout), cached; and the values that follow from the options,
+made once."""
+
+from __future__ import annotations
+
+import functools
+import math
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import pyopencl as cl
+
+from .._dtypes import VALUE_TYPES
+from .._images import shape_hwc
+from .._memory import Operand, check_allocation, device_layout, round_up, wants_device_result
+from .._op import Arg, Launch, Plan, Variant
+from ..runtime import PlanCache, Runtime, vec4
+from .coords import COORD_AXES, COORD_FIELD, COORD_MAP, COORD_MATRIX
+from .output import FLOAT_OUT
+
+@dataclass(frozen=True)
+class WarpSpec:
+    """What a warp's plan depends on besides the image's layout (its H, W, C) and the runtime."""
+
+    out_shape: tuple[int, ...]
+    items: int  # output images (the batch, or one per crop box)
+    wo: int
+    ho: int
+    per_image: bool  # a matrix per item (else one for all)
+    indexed: bool  # item k reads image index[k] (crops)
+    mode: int
+    pad: int
+    supersample: bool  # antialiasing: some map has more than one sample per axis
+    y_dtype: str | None = None  # float32 / float16: the model's input (normalised), else None
+    y_chw: bool = False  # that input's channels first
+    ragged: bool = False  # items are images of their own sizes packed in one buffer (warp_batch)
+    coord: int = COORD_MATRIX  # where source positions come from (Coords)
+    blocks: int = 1  # warp_v's blocks of 8 pixels per work-item (blocks)
+
+
+PLANS = PlanCache()
+
+
+#: a warp's values that follow from its options (fill, normalisation, samples per map): made
+#: once, the same objects every call, so that a cached call sets only its buffers and matrix
+#: (Plan._run_on_device); the buffers are read-only in the kernel, shared by every call
+FIXED = PlanCache(maxsize=256)
+
+
+#: the matrix of positions from per-pixel maps or per-axis tables: the identity (read-only)
+NO_MAP = np.eye(3)[None]
+NO_MAP.flags.writeable = False
+
+
+def int32(v: int) -> np.int32:
+    """One np.int32 object per value (the short path compares the values it set by identity:
+    _op._bind)."""
+    return _scalar(np.int32, int(v))
+
+
+def int64(v: int) -> np.int64:
+    """One np.int64 object per value, as :func:`int32`."""
+    return _scalar(np.int64, int(v))
+
+
+@functools.lru_cache(maxsize=4096)
+def _scalar(t: type, v: int) -> Any:
+    return t(v)
+
+
+def fixed_values(rt: Runtime, fills: tuple, int_image: bool, yscale: tuple, ybias: tuple,
+                  ss: tuple) -> dict[str, Any]:
+    ro = cl.mem_flags.READ_ONLY | cl.mem_flags.COPY_HOST_PTR
+    return {"index": cl.Buffer(rt.context, ro, hostbuf=np.zeros(1, np.int32)),
+            "M": cl.Buffer(rt.context, ro, hostbuf=NO_MAP.reshape(9).astype(np.float32)),
+            "fill": vec4(fills, np.float32),
+            "ifill": vec4([int(v) if int_image else 0 for v in fills], np.int32),
+            "ss": cl.Buffer(rt.context, ro, hostbuf=np.asarray(ss, np.int32)),
+            "yscale": vec4(yscale, np.float32), "ybias": vec4(ybias, np.float32)}
+
+
+def warp_plan(rt: Runtime, src: Operand, w: WarpSpec, tw_log2: int) -> Plan:
+    dt = np.dtype(src.dtype)
+    ydt = dt if w.y_dtype is None else np.dtype(w.y_dtype)
+    on_device = wants_device_result(src)
+    if w.ragged:  # packed (total,) or (total, C): sizes, offsets, extent and interior per call
+        C = src.shape[1] if src.ndim == 2 else 1
+        H = W = 0
+    else:
+        _, H, W, C, _, _ = shape_hwc(src)
+    check_allocation(rt, math.prod(w.out_shape) * ydt.itemsize,
+                     f"the {'x'.join(map(str, w.out_shape))} {ydt} output",
+                     "ask for a smaller output or split the call")
+    if w.items == 0 or C == 0:
+        return Plan(rt, w.out_shape, ydt, on_device)
+    check_allocation(rt, src.nbytes, "the image")
+    x_off, st = device_layout(src)
+    if w.ragged:
+        strides = (0, 0, C, 1)
+        extent = None  # the packed buffer's length differs per call: last_word is an Arg
+    else:
+        strides = {2: lambda: (0, st[0], st[1], 0), 3: lambda: (0, *st)}.get(len(st), lambda: st)()
+        # the array's last element + 1: word reads (uint8) are clamped to end inside it
+        extent = x_off + sum((d - 1) * v for d, v in zip(src.shape, st) if v > 0) + 1
+    defines = {"MODE": w.mode, **VALUE_TYPES[dt].defines("X"), "RAGGED": int(w.ragged),
+               "COORD": w.coord}
+    if w.y_dtype is not None:
+        defines.update(Y_NORM=1, Y_CHW=int(w.y_chw), Y_HALF=FLOAT_OUT[ydt])
+    common = (Arg("X"), np.int64(x_off), *(np.int64(v) for v in strides), np.int32(H),
+              np.int32(W))
+    indexing = (Arg("M"), np.int32(w.per_image), Arg("index"), np.int32(w.indexed))
+    ragged = (Arg("rag"),) if w.ragged else ()
+    ragged += {COORD_MATRIX: (),
+               COORD_MAP: (Arg("MX"), Arg("MY"), Arg("mx_off"), Arg("my_off"), Arg("map_item"),
+                           Arg("map_xy")),
+               COORD_FIELD: (Arg("FLD"), Arg("FI"), Arg("nf")),
+               COORD_AXES: (Arg("AX"), Arg("ax_item"))}[w.coord]
+    span = sum((d - 1) * abs(v) for d, v in zip((H, W, C), strides[1:]))  # one image
+    # (packed images: warp_batch checks each one's span, and that the buffer holds a word)
+    if (not w.supersample and dt in (np.dtype(np.uint8), np.dtype(np.float32))
+            and (w.ragged or extent >= 4) and span < 2**31 - 4):
+        # the 8-wide kernel (kernels_cl/warp.cl, warp_v); channels are a build-time constant
+        variant = Variant.of("warp.cl", "warp_v", **defines, CH=C, WK_U8=int(dt == np.uint8),
+                             WK_CPU=int(rt.kind == "CPU"), WV_BLOCKS=w.blocks)
+        # the interior path reads 4 bytes from each tap's start: pixels are packed, rows go down;
+        # its bounds test compares float coordinates with W - 1 and H - 2, exact below 2^24.
+        # Its last read starts at pixel (W - 1) of row H - 2 and ends 4 - C bytes past that
+        # pixel: inside the image only if the last row holds that many (row stride + C >= 4;
+        # a 1-channel image 2 pixels wide read past its end)
+        interior = Arg("interior") if w.ragged else np.int32(
+            strides[2] == C and strides[1] >= W * C and strides[1] + C >= 4 and C <= 4
+            and max(H, W) < 1 << 24)
+        blocks = -(-w.wo // (8 * w.blocks))  # work-items along a row
+        tiles_x, th = -(-blocks >> tw_log2), 64 >> tw_log2
+        last_word = Arg("last_word") if w.ragged else np.int64(extent - 4)
+        args = (*common, *indexing, last_word, Arg("Y"), np.int32(w.ho),
+                np.int32(w.wo), np.int32(w.pad), Arg("fill"), Arg("affine"), interior,
+                np.int32(tw_log2), Arg("pf"), Arg("yscale"), Arg("ybias"), *ragged)
+        gsize = (tiles_x * 64, -(-w.ho // th), w.items)
+    else:  # any dtype, cubic, supersampling: one output pixel per work-item
+        # int32 values need more than a float's 24 bits: accumulate in double where the device
+        # has it (nearest without supersampling copies pixels, exact everywhere)
+        acc_double = int(dt == np.dtype(np.int32) and rt.fp64)
+        variant = Variant.of("warp.cl", "warp", **defines, ACC_DOUBLE=acc_double)
+        args = (*common, np.int32(C), *indexing, Arg("Y"), np.int32(w.ho), np.int32(w.wo),
+                np.int32(w.pad), Arg("fill"), Arg("ifill"), Arg("ss"), Arg("yscale"),
+                Arg("ybias"), *ragged)
+        gsize = (round_up(w.wo, 64), w.ho, w.items)
+    return Plan(rt, w.out_shape, ydt, on_device, (Launch(variant, args, gsize, (64, 1, 1)),))
