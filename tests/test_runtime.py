@@ -18,7 +18,7 @@ import pytest
 
 import warpkit
 from conftest import REAL, SIMS
-from warpkit import runtime
+from warpkit import devices, programs, runtime
 
 
 def _run_py(code: str, env: dict | None = None, timeout: int = 120) -> subprocess.CompletedProcess:
@@ -35,8 +35,8 @@ def test_import_touches_no_opencl():
         "def boom(*a, **k): raise SystemExit('OpenCL touched at import')\n"
         "cl.get_platforms = boom\n"
         "cl.Context = boom\n"
-        "import warpkit, warpkit.runtime as r\n"
-        "assert r._default is None and not r._opencl_used\n"
+        "import warpkit, warpkit.runtime as r, warpkit.devices as d\n"
+        "assert r._default is None and not d._opencl_used\n"
         "print('ok')\n"
     )
     r = _run_py(code)
@@ -147,7 +147,7 @@ def test_program_cache_is_shared_and_clearable(queue):
     assert rt.program("grid_sample.cl", dict(d)) is p1
     assert rt.program("grid_sample.cl", {"R": 2, "MODE": 0}) is not p1
     warpkit.clear_cache()
-    assert len(runtime._CACHE) == 0
+    assert len(programs._CACHE) == 0
     assert rt.program("grid_sample.cl", d) is not p1
 
 
@@ -171,32 +171,32 @@ def test_program_binaries_on_disk(queue, tmp_path, monkeypatch):
     here a fresh program cache) is made from it; a stale or corrupt file is rebuilt from source
     and replaced; WARPKIT_CACHE_DIR="" keeps nothing; clear_cache(disk=True) removes them."""
     monkeypatch.setenv("WARPKIT_CACHE_DIR", str(tmp_path))
-    monkeypatch.setattr(runtime, "_WARM_BUILD_S", 1e9)  # save even after a cold compile
+    monkeypatch.setattr(programs, "_WARM_BUILD_S", 1e9)  # save even after a cold compile
     ctx, opts = queue.context, ("-DVALUE=7",)
-    path = runtime._binary_path(ctx, _K, opts)
+    path = programs._binary_path(ctx, _K, opts)
     if not _is_pocl(queue):
         assert path is None  # only PoCL: other drivers keep their own binaries
         return
     assert path is not None and path.startswith(str(tmp_path))
-    first = runtime._ProgramCache().get(ctx, _K, opts)
+    first = programs.ProgramCache().get(ctx, _K, opts)
     assert first.get_info(cl.program_info.SOURCE) and os.path.getsize(path) > 0
-    again = runtime._ProgramCache().get(ctx, _K, opts)
+    again = programs.ProgramCache().get(ctx, _K, opts)
     assert not again.get_info(cl.program_info.SOURCE).strip("\0")  # made from the binary
     assert _run_k(again, queue) == [7, 8, 9, 10]
-    assert runtime._binary_path(ctx, _K, ("-DVALUE=8",)) != path  # options are in the key
+    assert programs._binary_path(ctx, _K, ("-DVALUE=8",)) != path  # options are in the key
     with open(path, "wb") as f:
         f.write(b"not a binary")
-    rebuilt = runtime._ProgramCache().get(ctx, _K, opts)
+    rebuilt = programs.ProgramCache().get(ctx, _K, opts)
     assert rebuilt.get_info(cl.program_info.SOURCE) and _run_k(rebuilt, queue) == [7, 8, 9, 10]
     assert os.path.getsize(path) > len(b"not a binary")  # replaced by the real binary
     warpkit.clear_cache(disk=True)
     assert not os.path.exists(path)
     monkeypatch.setenv("WARPKIT_CACHE_DIR", "")
-    assert runtime.program_cache_dir() is None and runtime._binary_path(ctx, _K, opts) is None
+    assert programs.program_cache_dir() is None and programs._binary_path(ctx, _K, opts) is None
 
 
 def test_program_cache_bounded():
-    cache = runtime._ProgramCache(maxsize=2)
+    cache = programs.ProgramCache(maxsize=2)
     rt = runtime.get_runtime()
     for i in range(4):
         cache.get(rt.context, f"__kernel void k{i}(__global int *a) {{ a[0] = {i}; }}", ())
@@ -725,7 +725,7 @@ def test_pocl_threads_pinned_only_where_safe(monkeypatch, cpus, allowed, env, pi
     _without_pocl_vars(monkeypatch)
     for var, value in env.items():
         monkeypatch.setenv(var, value)
-    assert runtime._pin_pocl_threads() is pinned
+    assert devices._pin_pocl_threads() is pinned
     assert os.environ.get("POCL_AFFINITY") == ("1" if pinned else env.get("POCL_AFFINITY"))
 
 
@@ -738,11 +738,11 @@ def test_pinning_is_set_for_the_platforms_look_only(monkeypatch):
         seen.append(os.environ.get("POCL_AFFINITY"))
         return []
 
-    monkeypatch.setattr(runtime, "_pin_pocl_threads",
+    monkeypatch.setattr(devices, "_pin_pocl_threads",
                         lambda: os.environ.__setitem__("POCL_AFFINITY", "1") or True)
     _without_pocl_vars(monkeypatch)
     monkeypatch.setattr(cl, "get_platforms", platforms)
-    assert runtime.list_devices() == []
+    assert devices.list_devices() == []
     assert seen == ["1"] and "POCL_AFFINITY" not in os.environ
 
 

@@ -26,7 +26,8 @@ import numpy as np
 import pyopencl as cl
 
 from ._memory import DeviceResults, Operand, Output, to_device
-from .runtime import Runtime, launch, set_args
+from .programs import bind
+from .runtime import Runtime, launch
 
 
 @dataclass(frozen=True)
@@ -134,7 +135,7 @@ class Plan:
                         view = bound[key] = to_device(rt, op, host)
                     vals.append(view.buf)
             kernel = ln.variant.kernel(rt)
-            _bind(kernel, ln, vals)
+            bind(kernel, ln, vals)
             ev = launch(rt, kernel, ln.global_size, ln.local_size)
             if yv is not None:
                 if pending is None:
@@ -167,41 +168,9 @@ class Plan:
         other = {**(values or {}), **self._scratch()} if values or self.scratch else {}
         for ln in self.launches:
             kernel = ln.variant.kernel(rt)  # this thread's
-            _bind(kernel, ln, [ybuf if name == "Y" else operands[name].dev.base_data
+            bind(kernel, ln, [ybuf if name == "Y" else operands[name].dev.base_data
                                if name in operands else other[name] for _, name in ln.slots])
             ev = launch(rt, kernel, ln.global_size, ln.local_size)
             if ln.writes_y:
                 y.add_event(ev)
         return y
-
-
-def _bind(kernel: cl.Kernel, ln: Launch, vals: list) -> None:
-    """Set the per-call arguments ``vals`` (one per slot of ``ln``) of ``kernel``, and the
-    launch's fixed ones where the kernel last ran another launch."""
-    is_buf = ln.__dict__.get("_is_buf")  # a name's kind is the same every call
-    if is_buf is None:
-        kinds = tuple(isinstance(v, cl.MemoryObjectHolder) for v in vals)
-        is_buf = () if all(kinds) else kinds  # (): buffers only
-        object.__setattr__(ln, "_is_buf", is_buf)
-    scalars = [v for v, b in zip(vals, is_buf) if not b] if is_buf else None
-    if getattr(kernel, "_wk_bound", None) is ln and (
-            scalars is None or all(a is b for a, b in zip(scalars, kernel._wk_scalars))):
-        # its other arguments, and these values (the same objects: callers keep the values
-        # that do not change, such as a warp's fill), are set already: set only the buffers (a
-        # scalar set alone takes pyopencl's untyped path, ~7 us: those go all at once). Buffers
-        # are set every call: the kernel holds no reference to them, so an old one may be gone
-        # and a new one reuse its address
-        if is_buf:
-            for (i, _), v, b in zip(ln.slots, vals, is_buf):
-                if b:
-                    kernel.set_arg(i, v)
-        else:
-            for (i, _), v in zip(ln.slots, vals):
-                kernel.set_arg(i, v)
-    else:
-        args = list(ln.args)
-        for (i, _), v in zip(ln.slots, vals):
-            args[i] = v
-        set_args(kernel, *args)
-        kernel._wk_bound = ln
-        kernel._wk_scalars = scalars

@@ -129,13 +129,17 @@ def _allclose_error(y: np.ndarray, ref: np.ndarray, rtol: float, atol: float) ->
 
 
 def _run(op: str, inputs: list, kwargs: dict, queue) -> np.ndarray:
-    import warpkit
+    from .affine_grid import affine_grid
+    from .grid_sample import grid_sample
+    from .roi_align import roi_align
+    from .warp import warp_affine
 
     if op == "warp_affine":
         kw = dict(kwargs)
         kw["size"] = tuple(kw["size"])
-        return warpkit.warp_affine(*inputs, **kw, queue=queue)
-    return getattr(warpkit, op)(*inputs, **kwargs, queue=queue)
+        return warp_affine(*inputs, **kw, queue=queue)
+    ops = {"grid_sample": grid_sample, "affine_grid": affine_grid, "roi_align": roi_align}
+    return ops[op](*inputs, **kwargs, queue=queue)
 
 
 def check(device: str | None = None, queue=None) -> CheckReport:
@@ -155,10 +159,10 @@ def check(device: str | None = None, queue=None) -> CheckReport:
     """
     import pyopencl as cl
 
-    from .runtime import _make_runtime, runtime_for_queue
+    from .runtime import make_runtime, runtime_for_queue
 
     t0 = time.perf_counter()
-    rt = _make_runtime(device) if queue is None else runtime_for_queue(queue)
+    rt = make_runtime(device) if queue is None else runtime_for_queue(queue)
     queue = rt.queue
     dev = rt.device
     caps = {"platform": f"{rt.platform} ({dev.platform.version.strip()})",

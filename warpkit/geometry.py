@@ -61,8 +61,6 @@ __all__ = [
 ]
 
 
-
-
 def _about(m: np.ndarray, center: Sequence[float] | None) -> np.ndarray:
     if center is None:
         return m
@@ -232,12 +230,8 @@ def transform_points(m, points) -> np.ndarray:
                          (m[1, 0] * x + m[1, 1] * y + m[1, 2]) / w], -1)
 
 
-
-
 def jacobian(m: Any, x: float, y: float) -> tuple[float, float, float, float] | None:
-    """The Jacobian (a, b; c, e) of the projective map ``m`` (3x3: an array, or nested lists,
-    which the warps pass: numpy's per-call costs on tiny arrays add up over a batch) at the
-    point (x, y): how far the mapped point moves per unit step along x (a, c) and y (b, e);
+    """The Jacobian (a, b; c, e) of the 3x3 map ``m`` (array or nested lists) at point (x, y);
     None where the point maps to infinity. (Not in ``__all__``: warpkit's own helper.)"""
     (m0, m1, m2), (m3, m4, m5), (m6, m7, m8) = m
     d = m6 * x + m7 * y + m8
