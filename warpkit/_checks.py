@@ -63,7 +63,7 @@ def matrix3(a, stack: bool = False) -> np.ndarray:
     if not ok:
         want = "(3, 3) or (2, 3)" + (", or a stack (K, 3, 3) / (K, 2, 3)" if stack else "")
         raise ValueError(f"a matrix must have shape {want}, got {m.shape}")
-    if m.ndim == 2:  # one matrix, in Python floats (numpy's per-call costs: 4 us of a warp)
+    if m.ndim == 2:  # one matrix, in Python floats (numpy's per-call costs outweigh the work)
         rows = m.tolist()
         if len(rows) == 2:
             rows.append([0.0, 0.0, 1.0])

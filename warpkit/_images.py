@@ -23,7 +23,7 @@ PIL_CONVERT = {"1": "L", "P": "RGBA", "PA": "RGBA", "La": "LA", "RGBa": "RGBA", 
 def as_image(image: Any):
     """(array or device array, restore) for a Pillow image, numpy array or device array; restore
     turns a result array back into a Pillow image of the input's mode (None for arrays).
-    Pillow is not imported for this (15 ms of ``import warpkit``): an image exists only if it was."""
+    Pillow is not imported for this (it would weigh on ``import warpkit``): an image exists only if it was."""
     Image = sys.modules.get("PIL.Image")
     if Image is not None and isinstance(image, Image.Image):
         img = image

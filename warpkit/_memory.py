@@ -11,8 +11,8 @@ device memory from the runtime's pool (``Runtime.allocate``), as are device resu
 
 Host results of 64 KiB and up come from a pool of recycled blocks (:class:`HostPool`): fresh
 memory costs a page fault per 4 KiB page on first write, and faults taken by several device
-threads at once serialize in the kernel; a 1080p RGB warp spent 3-5 ms of its 5 ms that way
-whenever other work had returned the previous result's pages to the system.
+threads at once serialize in the kernel, and a large warp could spend most of its time that
+way whenever other work had returned the previous result's pages to the system.
 """
 
 from __future__ import annotations
@@ -72,7 +72,7 @@ class Operand:
 
 def is_device_array(a: Any) -> bool:
     """Whether ``a`` is a ``pyopencl.array.Array``. pyopencl.array is imported only where device
-    arrays are used (its import takes ~50 ms of a command's start): an input can be one only if
+    arrays are used (its import is a large share of a command's start): an input can be one only if
     that module is loaded."""
     cla = sys.modules.get("pyopencl.array")
     return cla is not None and isinstance(a, cla.Array)
@@ -184,9 +184,7 @@ class HostPool:
     #: smaller results come from malloc. Larger ones kept by the caller while more are made
     #: (a batch warped image by image) got fresh pages from malloc (glibc maps blocks over
     #: 128 KiB and gives them back when they are freed), and each kernel faulted its pages in.
-    #: One process, interleaved, the results of a round kept: 32 GridDistortions of 512x384
-    #: RGB 0.91 -> 0.70 ms each from recycled blocks; 64 warp_affine of 224x224 RGB (147 KiB)
-    #: 277 -> 232 us, of 160x160 (75 KiB) 210 -> 185 us, of 128x128 (48 KiB) 181 either way
+    #: Recycled blocks pay from about 64 KiB up (docs/performance.md has the measurements)
     min_bytes = 64 << 10
     align = 64  # bytes: a cache line, so that kernels can use aligned (and non-temporal) stores
 
@@ -217,8 +215,8 @@ class HostPool:
         else:
             raw, start = entry
         block = np.frombuffer(raw, dtype, n // dtype.itemsize, start)
-        # a weak reference whose callback gives the memory back (weakref.finalize did the same
-        # in ~6 us a call, for its registry and exit hooks): the pool holds the reference
+        # a weak reference whose callback gives the memory back (weakref.finalize would do the
+        # same, slower, for its registry and exit hooks): the pool holds the reference
         ref = weakref.ref(block, self._give_back)
         self._refs[id(ref)] = (ref, raw, start)  # (arrays cannot be hashed: nor their refs)
         return block.reshape(shape)
@@ -256,8 +254,8 @@ def device_sizes(shape: tuple[int, ...], dtype: np.dtype) -> tuple:
 def device_empty(rt: Runtime, shape: tuple[int, ...], dtype: np.dtype,
                  sizes: tuple | None = None) -> cla.Array:
     """``cla.empty(rt.queue, shape, dtype, allocator=rt.allocate)``, made through pyopencl's fast
-    constructor where it has one: ~2 us against ~15 (the public one validates the shape with a
-    dozen numpy calls), for a result whose shape warpkit computed itself (``sizes``: its
+    constructor where it has one (the public one validates the shape with a dozen numpy
+    calls), for a result whose shape warpkit computed itself (``sizes``: its
     :func:`device_sizes`, when the caller keeps them)."""
     import pyopencl.array as cla
 
@@ -276,8 +274,7 @@ class DeviceResults:
 
     The first is made by :func:`device_empty`; later ones copy its attributes (a pyopencl Array
     keeps them all in its ``__dict__``) with a new buffer from the pool, an empty event list and
-    no cached flags: 1.7 us with the pool's buffer against 2.9 for pyopencl's fast constructor,
-    of a GridSample call's 12 us host work. Where the first array is not laid out that way (a
+    no cached flags: cheaper than pyopencl's fast constructor, on every call. Where the first array is not laid out that way (a
     pyopencl whose Array changed), every call goes through :func:`device_empty`."""
 
     __slots__ = ("shape", "dtype", "sizes", "nbytes", "_template")
@@ -338,7 +335,7 @@ class Output:
     def finish(self, view: DeviceView, done: cl.Event) -> None:
         """Make a host slice's data visible on the host once ``done`` (the last command writing
         it) has finished: wait for it where the device writes the host memory itself
-        (Runtime.host_coherent: no map and unmap commands, 30-40 us of a small warp), map for
+        (Runtime.host_coherent: no map and unmap commands, which cost a small warp dearly), map for
         other zero-copy devices, else read back."""
         if self.on_device:
             # no wait: the result carries its event, as pyopencl's own arrays do (get(),

@@ -159,9 +159,9 @@ class Plan:
     def _run_on_device(self, operands: dict[str, Operand], values: dict[str, Any] | None) -> Any:
         """:meth:`run` where every array is on the device: no views to make (the plan holds
         their offsets and strides, which its key fixed), a result array made from sizes
-        computed once, the buffers bound by name. The host work of a cached call (GridSample on
-        PoCL: 37 us before this path, 12 us now, benchmarks/bench_host.py); nothing waits, the
-        result carries its last kernel's event."""
+        computed once, the buffers bound by name: a cached call's host work is a fraction of the
+        general path's (benchmarks/bench_host.py measures it); nothing waits, the result carries
+        its last kernel's event."""
         rt = self.rt
         y = self.results.new(rt)
         ybuf = y.base_data

@@ -153,9 +153,10 @@ def check(device: str | None = None, queue=None) -> CheckReport:
 
     Example:
         >>> report = warpkit.check()          # doctest: +SKIP
-        >>> report.ok, len(report.rows)
-        (True, 17)
-        >>> print(report)                     # a line per operator and dtype, worst errors
+        >>> report.ok                         # doctest: +SKIP
+        True
+        >>> print(report)                     # doctest: +SKIP
+        device: ...
     """
     import pyopencl as cl
 

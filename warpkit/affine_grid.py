@@ -22,7 +22,7 @@ __all__ = ["affine_grid"]
 def _check_size(size: Any) -> tuple[int, ...]:
     if type(size) in (tuple, list) and len(size) in (4, 5) and \
             all(type(v) is int and v >= 0 for v in size):
-        return tuple(size)  # the common case, without numpy's ~8 us per call
+        return tuple(size)  # the common case, without numpy's per-call overhead
     try:
         arr = np.asarray(size)
     except Exception:

@@ -7,11 +7,17 @@ work on each file is the job's own ``__call__``. A failure a user can fix raises
 :class:`~warpkit.fileio.UserError`, reported in one line per file.
 
 Example:
+    >>> import tempfile
     >>> from pathlib import Path
+    >>> from PIL import Image
     >>> from warpkit.files import WarpJob, run_local, tasks
-    >>> job = WarpJob(rotate=15, padding="reflection")
-    >>> todo = tasks([Path("a.jpg")], lambda f: [Path("out") / f.name])   # doctest: +SKIP
-    >>> records = run_local(job, todo, "warping")                           # doctest: +SKIP
+    >>> d = Path(tempfile.mkdtemp())
+    >>> Image.fromarray(np.zeros((48, 64, 3), np.uint8)).save(d / "a.png")
+    >>> (d / "out").mkdir()
+    >>> todo = tasks([d / "a.png"], lambda f: [d / "out" / f.name])
+    >>> records = run_local(WarpJob(rotate=15), todo, "warping")            # doctest: +SKIP
+    >>> [Path(r["output"]).name for r in records]                           # doctest: +SKIP
+    ['a.png']
 """
 
 from __future__ import annotations
@@ -120,8 +126,8 @@ def build_matrix(size, rotate, scale, translate, shear, flip, matrix, perspectiv
 
 
 class NoProgress:
-    """Stands in for the bar where there is none to show (rich.progress takes ~25 ms to import:
-    5% of a one-image warp)."""
+    """Stands in for the bar where there is none to show (rich.progress is slow to import, a
+    visible share of a one-image warp)."""
 
     def __enter__(self):
         return self

@@ -74,7 +74,7 @@ def _about(m: np.ndarray, center: Sequence[float] | None) -> np.ndarray:
 
 def identity() -> np.ndarray:
     """The identity map (a new array each call)."""
-    return IDENTITY.copy()  # np.eye(3) takes 5x as long; pipelines make several per sample
+    return IDENTITY.copy()  # cheaper than np.eye(3); pipelines make several per sample
 
 
 IDENTITY = np.eye(3)
@@ -166,7 +166,7 @@ def invert(m) -> np.ndarray:
     Also takes a stack (K, 3, 3) / (K, 2, 3) and inverts every matrix at once (the adjugate over
     the determinant, without LAPACK: numpy's LAPACK calls wake OpenBLAS threads that then spin
     beside the OpenCL device's). A single matrix is inverted in Python floats, the same
-    arithmetic: numpy's per-call costs on 3x3 arrays were 0.1 ms of every warp.
+    arithmetic: numpy's per-call costs on 3x3 arrays outweigh the work.
     """
     return invert_checked(matrix3(m, stack=True))
 
@@ -220,7 +220,7 @@ def is_affine_checked(m: np.ndarray) -> bool:
 def transform_points(m, points) -> np.ndarray:
     """Apply ``m`` to ``(..., 2)`` points (x, y), with the perspective divide (points on the
     map's horizon come out infinite or NaN). Elementwise: a matrix product would wake
-    OpenBLAS's threads, which beside PoCL's made a 1 ms field take 20 ms."""
+    OpenBLAS's threads, which fight PoCL's for the cores."""
     m = matrix3(m)
     p = np.asarray(points, dtype=np.float64)
     x, y = p[..., 0], p[..., 1]

@@ -76,15 +76,15 @@ _CACHE = ProgramCache()
 
 
 #: A source build faster than this was served from the driver's own cache, so its binary is
-#: ready to fetch (1 ms); after a real compile, fetching it would compile more (0.6 s on PoCL 3.0).
+#: ready to fetch at once; after a real compile, fetching it would compile more (on PoCL 3.0).
 _WARM_BUILD_S = 0.25
 
 
 def _build(ctx: cl.Context, source: str, options: tuple[str, ...]) -> cl.Program:
     """Build ``source``; on PoCL, from the binary saved on disk by an earlier process if any.
 
-    PoCL caches compiled sources itself, but a build that hits its cache still costs ~45 ms (the
-    source is hashed and the module reloaded); a program made from its binary builds in ~4 ms.
+    PoCL caches compiled sources itself, but a build that hits its cache still hashes the source
+    and reloads the module; a program made from its binary builds about ten times faster.
     pyopencl keeps no binaries for PoCL (it counts on that cache), so warpkit keeps them, keyed on
     the platform and device (name, vendor and versions), the source and the options.
     """
@@ -162,7 +162,7 @@ def _digest(source: str) -> str:
 
 class _ThreadKernels(threading.local):
     """Kernel objects per thread: a kernel's arguments are state, so threads must not share one,
-    and making one per call costs pyopencl ~0.4 ms."""
+    and making one per call is costly in pyopencl."""
 
     def __init__(self) -> None:
         self.generation = -1
@@ -206,7 +206,7 @@ def program(ctx: cl.Context, source_name: str, options: tuple[str, ...]) -> cl.P
 def kernel(ctx: cl.Context, source_name: str, dk: tuple, name: str, make) -> cl.Kernel:
     """A kernel object of a cached program, reused within the calling thread (a kernel's
     arguments are state, so threads must not share one, and making one per call costs pyopencl
-    ~0.4 ms). ``dk``: the program's defines as a sorted tuple; ``make(dict(dk))``: its program,
+    dearly). ``dk``: the program's defines as a sorted tuple; ``make(dict(dk))``: its program,
     where this thread has no kernel for it."""
     tk = _KERNELS
     if tk.generation != _generation:
@@ -236,8 +236,7 @@ def set_args(kernel: cl.Kernel, *args: Any) -> None:
     """Set every argument of ``kernel``: buffers, and scalars as numpy scalars of the kernel's type.
 
     The first call types the kernel's scalar arguments from the values given; pyopencl then packs
-    them all at once (~0.05 us each, against ~7 us per numpy scalar through its untyped path, which
-    made a 20-argument launch cost 0.15 ms).
+    them all at once, far cheaper than one numpy scalar at a time through its untyped path.
     """
     if getattr(kernel, "_wk_typed", False) is False:
         kernel.set_scalar_arg_dtypes(
@@ -262,7 +261,7 @@ def bind(kernel: cl.Kernel, ln: Any, vals: list) -> None:
             scalars is None or all(a is b for a, b in zip(scalars, kernel._wk_scalars))):
         # its other arguments, and these values (the same objects: callers keep the values
         # that do not change, such as a warp's fill), are set already: set only the buffers (a
-        # scalar set alone takes pyopencl's untyped path, ~7 us: those go all at once). Buffers
+        # scalar set alone takes pyopencl's slow untyped path: those go all at once). Buffers
         # are set every call: the kernel holds no reference to them, so an old one may be gone
         # and a new one reuse its address
         if is_buf:

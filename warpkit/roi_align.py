@@ -28,8 +28,8 @@ _MAX_BINS = (1 << 31) - 1  # per box: bin indices are ints in the kernel
 
 def _channel_vectors(rt) -> int:
     """Channel vectors (of _CB) per work-item in the channels-last path. On a CPU one sample's
-    geometry then serves 64 channels; a GPU does better with more, lighter work-items (H100,
-    2x256x64x64 with 1000 ROIs: 0.87 ms with 8, 0.80 with 1)."""
+    geometry then serves 64 channels; a GPU does better with more, lighter work-items (measured
+    on an H100: docs/performance.md)."""
     return 8 if rt.cpu_like else 1
 
 

@@ -54,9 +54,8 @@ class PlanCache:
     """An operator's launch plans: what follows from its inputs' layouts and options alone (the
     checks, the kernel variant, the scalar arguments, the work sizes), computed once per layout.
 
-    A call then only wraps its arrays in buffers and launches (GridSample on PoCL, in one process
-    against the code before plans: 1x3x64x64 nearest 145 -> 102 us per call, linear 206 -> 159
-    us; 8x3x512x512 0.15-0.2 ms less). ``make`` runs unlocked, so two threads may both make a
+    A call then only wraps its arrays in buffers and launches (benchmarks/bench_host.py
+    measures what that saves). ``make`` runs unlocked, so two threads may both make a
     plan; either result is the same. A ``make`` that raises caches nothing: bad input is refused
     on every call. The key must hold every value a plan depends on, the runtime included (its
     device and queue).
@@ -174,8 +173,8 @@ class Runtime:
 
         Memory goes back to the pool when the buffer (or the array holding it) is dropped, and the
         next allocation of a similar size reuses it. Fresh memory is slow to come by: PoCL's first
-        write to each page of a new buffer takes a page fault (a 64x3x512x512 GridSample into a
-        new device array ran 2.6x slower than into recycled memory), and a GPU driver allocates and
+        write to each page of a new buffer takes a page fault (a large GridSample into a new
+        device array ran far slower than into recycled memory), and a GPU driver allocates and
         frees device memory on the call's critical path.
 
         Reuse is safe on an in-order queue: a later command that gets the memory runs after every
@@ -397,7 +396,7 @@ _VEC4: dict[np.dtype, np.dtype] = {}
 def vec4(values: Any, base: Any) -> np.ndarray:
     """An OpenCL 4-vector argument (``float4``, ``int4``, ``long4``) from up to 4 values (the rest
     0): a 0-d array of pyopencl.cltypes' layout, made without importing cltypes (its import
-    brings pyopencl.tools and pytools: ~50 ms of every command's start)."""
+    brings pyopencl.tools and pytools, a large share of every command's start)."""
     base = np.dtype(base)
     dt = _VEC4.get(base)
     if dt is None:

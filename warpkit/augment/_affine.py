@@ -136,8 +136,8 @@ class RandomAffine(Resampling, Transform):
                 for k, v in zip(self._KEYS, row)}
 
     def map(self, params: dict, size: tuple[int, int]) -> tuple[np.ndarray, tuple[int, int]]:
-        """One sample's map in Python floats (``_build``'s numpy calls cost ~80 us for one row):
-        the same matrix as ``_build``."""
+        """One sample's map in Python floats (``_build``'s numpy calls are made for many rows
+        and cost more than the arithmetic for one): the same matrix as ``_build``."""
         w, h = size
         wo, ho = self.size or size
         a = math.radians(params["angle"])
@@ -158,8 +158,8 @@ class RandomAffine(Resampling, Transform):
         """n parameter rows (angle, scale, shear x, shear y, tx, ty as fractions, hflip, vflip),
         drawn in a fixed order so that a seed replays them."""
         # one call for the 8 columns: the doubles that 8 calls (6 uniform, 2 random) took, in
-        # the same order, and uniform(lo, hi) is lo + (hi - lo) * u in numpy too (a sample's
-        # parameters cost 8 generator calls, ~15 us, before)
+        # the same order, and uniform(lo, hi) is lo + (hi - lo) * u in numpy too (one generator
+        # call instead of 8: each has a fixed cost)
         u = rng.random(8 * n).reshape(8, n)
         lo = np.array([self.degrees[0], self.scale[0], self.shear[0][0], self.shear[1][0],
                        -self.translate[0], -self.translate[1]])

@@ -64,8 +64,8 @@ _HB = _hash_constants(4, _INIT_B, _MULT_B)
 def philox_key(entropy: list[int]) -> tuple[int, int]:
     """``numpy.random.SeedSequence(entropy).generate_state(2, numpy.uint64)`` (the key
     ``Philox(SeedSequence(entropy))`` takes) for integers >= 0, in Python ints: numpy's object,
-    its arrays and its Philox cost ~75 us a sample right after a kernel (10% of a 32-image
-    OpticalDistortion batch), this ~9 (tests/test_pipeline.py checks it against numpy).
+    its arrays and its Philox cost several times as much per sample, a visible share of a
+    pipeline's host work (tests/test_pipeline.py checks this against numpy).
     Hash k XORs constant k and multiplies by constant k + 1 (_HA, _HB)."""
     words = []  # each integer as little-endian uint32 words, 0 as one
     for n in entropy:
@@ -106,7 +106,7 @@ def _rekey(bits: np.random.Philox, seed: Any, epoch: Any, index: Any) -> None:
     """Set ``bits`` to the start of the stream of ``(seed, epoch, index)``: Philox keyed as
     ``Philox(SeedSequence([seed, epoch, index]))`` keys it, counter and buffers at zero."""
     # Python ints, which Philox's state setter takes as numpy's own arrays (it reads them by
-    # index): 4.5 -> 1.8 us
+    # index) without converting arrays first
     bits.state = {"bit_generator": "Philox",
                   "state": {"counter": _ZEROS4, "key": philox_key(_key_entropy(seed, epoch,
                                                                                 index))},

@@ -190,9 +190,9 @@ def axes_coords(chains: list[list], size: tuple[int, int]) -> Coords | None:
     """The kernel's arguments (kernels_cl/warp.cl, COORD_AXES) for chains that are all
     :func:`_separable`, with a (width, height) output: each output column's source x and each
     row's source y, from the float64 chain (a table read per block of 8 pixels instead of the
-    stages' arithmetic: GridDistortion 0.55 -> 0.33 ms per 512x384 RGB image). None where a
+    stages' arithmetic: docs/performance.md). None where a
     chain is not separable or a position is not finite (the stages' path handles those).
-    A batch through one pipeline is evaluated as stacks (32 GridDistortions: 1.5 -> 0.95 ms)."""
+    A batch through one pipeline is evaluated as stacks, one numpy call per position."""
     if not all(_separable(c) for c in chains):
         return None
     wo, ho = size
@@ -210,7 +210,7 @@ def _stage_maps(chains: list[list]) -> np.ndarray:
     """(B, n + 1, 3, 3): the kernel's maps of chains of one structure with n stages, src_from_dst
     in each stage's frame: A_0 = G_n M_n^-1, A_k = G_{n-k} M_{n-k}^-1 U_{n-k+1}, last
     M_0^-1 U_1, with G a stage's frame() and U its unframe(); a position at a time over the
-    batch (32 lenses: 1.6 -> 0.8 ms; a chain alone: 71 -> 84 us)."""
+    batch (one numpy call per position instead of per chain)."""
     inverses = _stacked_inverses(chains)
     per = list(zip(*(fields_of(c) for c in chains)))  # every chain's stage k
     # a class's own stacked frames where stage k is of one class, else NonLinear's

@@ -21,7 +21,7 @@ MAX_SS = 8
 
 class Coords(NamedTuple):
     """Source positions that are not one matrix per item (kernels_cl/warp.cl, COORD) (a named
-    tuple: a frozen dataclass took 3 us of every non-linear pipeline call to make):
+    tuple: cheaper to make than a frozen dataclass, and every non-linear call makes one):
 
     - ``COORD_MAP``: absolute positions per output pixel, ``mx`` and ``my`` operands (float32,
       C-contiguous; ``map_xy``: ``mx`` is one (..., Ho, Wo, 2) array and ``my`` the same),
@@ -93,32 +93,23 @@ def supersampling(inv: np.ndarray, wo: int, ho: int) -> list[int]:
 def schedule(inv: np.ndarray, wo: int, ho: int, blocks: int, affine: bool) -> tuple[int, int]:
     """How the 8-wide kernel runs: (t, pf). Its work-groups of 64 work-items (blocks of 8 pixels)
     are 2^t blocks x 2^(6 - t) rows; pf > 0 prefetches the source rows pf blocks ahead. Where the
-    source reads go depends on the map, and so does which shape the caches like (uint8 RGB,
-    kernel ms, this repository's CPU, 1920x1080 at scale 1.1):
+    source reads go depends on the map, and so does which shape the caches like (the
+    measurements behind these rules are in docs/performance.md, "Why the warp kernel is
+    scheduled so"):
 
-        rotation       0     3     5     10    15    20    30    45
-        row of 512    2.8   8.4   4.6   4.8   4.3   4.1   6.5   6.7
-        64 x 8 tile   3.0   4.7   4.2   5.6   6.0   6.0   6.6   6.3
+    - a row of 512 pixels is fast where its source stays on one row (axis-aligned maps) or
+      crosses source rows every few pixels; where it drifts slowly across them (small rotations)
+      every source row it enters costs misses, and 64 x 8 tiles do better. Narrow outputs take
+      32 x 16 tiles.
+    - prefetching pays where rows drift across source rows, 16 to 256 of them per 512 pixels (a
+      block's 8 pixels then span at most 4 rows, which the two points at its ends cover), and
+      costs where the hardware prefetcher already follows (axis-aligned maps) or the source is
+      read slower than a pixel per pixel (magnification). Affine maps only.
 
-    A row is fast where its source stays on one row (axis-aligned maps) or crosses source rows
-    every few pixels; where it drifts slowly across them (small rotations) every source row
-    it enters costs misses, up to twice the tile's time. Narrow outputs take 32 x 16 tiles
-    (64 x 224^2 batch 7.5 vs 8.0 ms with 64 x 8 tiles).
-
-    Prefetching (uint8 RGB, kernel ms at 1080p, scale 1.1 unless noted, off -> on):
-
-        rotation    0     1     3     5     10    15    30    60    90    15 x2  0 x0.5
-                   2.8   3.4   4.1   4.9   5.0   4.6   5.8   5.2   3.7   3.7   2.2
-                   3.4   3.5   3.3   4.9   3.9   3.4   5.5   4.9   3.7   4.3   2.6
-
-    It pays where rows drift across source rows, 16 to 256 of them per 512 pixels (a block's
-    8 pixels then span at most 4 rows, which the two points at its ends cover), and costs where
-    the hardware prefetcher already follows (axis-aligned maps) or the source is read slower than
-    a pixel per pixel (magnification, x2). Affine maps only. For a batch, the medians over every
-    (K // 16)-th matrix.
+    For a batch, the medians over every (K // 16)-th matrix.
     """
     # at the output's centre: source rows crossed along 512 output pixels, and source pixels
-    # moved per output pixel (Python floats: numpy's per-call costs on tiny arrays were 0.1 ms)
+    # moved per output pixel (Python floats: numpy's per-call costs on tiny arrays dominate)
     drifts, steps = [], []
     for m in inv[:: max(1, len(inv) // 16)].tolist():
         j = geometry.jacobian(m, (wo - 1) / 2, (ho - 1) / 2)
@@ -135,7 +126,7 @@ def schedule(inv: np.ndarray, wo: int, ho: int, blocks: int, affine: bool) -> tu
 
 
 def _median(values: list[float]) -> float:
-    """statistics.median without importing statistics (6.5 ms of ``import warpkit``)."""
+    """statistics.median without importing statistics (slow to import)."""
     values = sorted(values)
     k = len(values) // 2
     return values[k] if len(values) % 2 else (values[k - 1] + values[k]) / 2
@@ -145,10 +136,9 @@ def blocks(coords: Coords | None) -> int:
     """warp_v's blocks of 8 output pixels per work-item, by where positions come from. A block's
     positions are a chain of dependent arithmetic (a lens: ~15 operations in a row) that the
     core cannot overlap with the next work-item's, which comes after the block's hundreds of
-    sampling instructions; blocks side by side in one work-item overlap their chains (512x384
-    RGB, kernel ms with 1 / 2 / 4 blocks: lens 0.53 / 0.43 / 0.39, a bilinear field 0.91 / 0.75
-    / 0.78, per-axis tables 0.31 / 0.29 / 0.26, a remap 1080p 4.45 / 4.21). Matrices keep 1:
-    their positions are 2 operations, and the prefetch distance is tuned in blocks of one."""
+    sampling instructions; blocks side by side in one work-item overlap their chains
+    (docs/performance.md). Matrices keep 1: their positions are 2 operations, and the prefetch
+    distance is tuned in blocks of one."""
     if coords is None:
         return 1
     if coords.kind == COORD_FIELD:  # lenses only: 4; a grid's taps fill 2

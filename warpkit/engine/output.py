@@ -26,7 +26,7 @@ PLAIN = ModelInput()
 def fills(fill: Any, channels: int, dt: np.dtype) -> list[float]:
     """One fill value per channel. For integer images the fill is rounded (halves up) and
     saturated into the dtype first, as OpenCV does, so that it interpolates like a pixel."""
-    if type(fill) in (int, float):  # the common cases without numpy (16 us of a small warp)
+    if type(fill) in (int, float):  # the common cases without numpy's per-call overhead
         vals: list | None = [float(fill)]
     elif type(fill) in (tuple, list) and all(type(v) in (int, float) for v in fill):
         vals = [float(v) for v in fill]
@@ -53,7 +53,7 @@ def fills(fill: Any, channels: int, dt: np.dtype) -> list[float]:
 @functools.lru_cache(maxsize=256)
 def values_of_options(okey: tuple, channels: int, dt: np.dtype) -> tuple:
     """(fills, model_output) of hashable options ``okey`` = (fill, output_dtype, mean, std,
-    layout): ~8 us of every call, the same for every image of a kind. Errors are not cached:
+    layout): made once, the same for every image of a kind. Errors are not cached:
     each call with bad options raises again."""
     fill, output_dtype, mean, std, layout = okey
     return fills(fill, channels, dt), model_output(dt, channels, output_dtype, mean, std, layout)

@@ -200,7 +200,7 @@ class Lens(NonLinear):
 
     def kernel_data(self):
         c = np.asarray(self.coeffs, np.float32)
-        v = c.tolist()  # 12 numbers: Python's any() is 10 us a lens faster than numpy's
+        v = c.tolist()  # 12 numbers: Python's any() beats numpy's on so few
         # which parts the kernel evaluates: 1 the rational (k4..k6), 2 tangential and prism
         parts = int(any(v[5:8])) | 2 * int(any(v[2:4] + v[8:]))
         return c, STAGE_LENS, 0, parts
@@ -218,7 +218,7 @@ def _of_cameras(cameras: list[np.ndarray], make) -> np.ndarray:
 def _per_camera(camera: bytes, make) -> np.ndarray:
     """``make`` of one camera matrix, given as its float64 bytes (lens() makes them float64), as
     a read-only (1, 3, 3) stack: a transform's cameras are the same for every image of
-    a size, and inverting and stacking them took ~10 us of each OpticalDistortion call."""
+    a size, so each OpticalDistortion call need not invert and stack them again."""
     out = make(np.frombuffer(camera).reshape(1, 3, 3))
     out.flags.writeable = False
     return out
@@ -238,11 +238,11 @@ def smooth_field(coarse: np.ndarray, size: tuple[int, int], step: float,
     gives the edge cells their outer taps) on a grid about ``step`` pixels apart. Bilinear
     interpolation there is within h^2 / 8 of the field's second derivative (hundredths of a pixel
     at 2-4 px for the smooth transforms) and costs the kernel 4 grid taps per pixel instead of
-    16 (512x384 RGB: 1.4 against 3.8 ms). Separable, in float32 as the kernel reads it."""
+    16. Separable, in float32 as the kernel reads it."""
     hc, wc = coarse.shape[:2]
     rows, cols = _resampling_taps(hc, wc, tuple(size), float(step), margin)
     # both passes gather whole rows (along axis 1): the columns' pass on the transposed planes
-    # (a gather along the last axis took 1.6x as long); the last transpose interleaves (dx, dy)
+    # (a gather along the last axis is slower); the last transpose interleaves (dx, dy)
     disp = _apply_taps(_planes(coarse, np.float32), *rows, axis=1)
     disp = _apply_taps(np.ascontiguousarray(disp.transpose(0, 2, 1)), *cols, axis=1)
     return Field(np.ascontiguousarray(disp.transpose(2, 1, 0)), size)
@@ -251,7 +251,7 @@ def smooth_field(coarse: np.ndarray, size: tuple[int, int], step: float,
 @functools.lru_cache(maxsize=64)
 def _resampling_taps(hc: int, wc: int, size: tuple[int, int], step: float, margin: int):
     """:func:`smooth_field`'s Catmull-Rom taps (rows, columns): the same for every field of a
-    transform on images of one size (0.1 ms per field to make)."""
+    transform on images of one size (made once, not per field)."""
     fine = grid_shape(size, step)
     at = [_axis_positions(n, k) for n, k in zip((size[1], size[0]), fine)]
     # coarse grid coordinate of a pixel position: pixel * (points - 1 - 2 margin) / extent + margin
@@ -261,7 +261,7 @@ def _resampling_taps(hc: int, wc: int, size: tuple[int, int], step: float, margi
 
 
 def _planes(a: np.ndarray, dtype) -> np.ndarray:
-    """(H, W, k) as (k, H, W): numpy's elementwise loops over a last axis of 2 are ~15x slower
+    """(H, W, k) as (k, H, W): numpy's elementwise loops over a last axis of 2 are far slower
     than over a row."""
     return np.moveaxis(np.asarray(a, dtype), -1, 0)
 
@@ -288,7 +288,7 @@ def _catmull_rom_taps(n: int, g: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 
 def _apply_taps(a: np.ndarray, idx: np.ndarray, w: np.ndarray, axis: int) -> np.ndarray:
     """out[i] = sum_t w[i, t] * a[idx[i, t]] along ``axis``: a banded linear map as tap sums
-    (no BLAS call: numpy's would wake OpenBLAS threads, 20x slower here beside PoCL's)."""
+    (no BLAS call: numpy's would wake OpenBLAS threads, which fight PoCL's for the cores)."""
     shape = [1] * a.ndim
     shape[axis] = len(idx)
     w = w.astype(a.dtype)
@@ -342,7 +342,7 @@ def gaussian_blur(a: np.ndarray, sigma: tuple[float, float]) -> np.ndarray:
     mirrored about the outer samples (scipy's "mirror", OpenCV's REFLECT_101, numpy.pad's
     "reflect"), kernels of OpenCV's size for floats (8 sigma + 1 taps, rounded to odd: about 4
     sigma each side); in float64. Each axis is padded once and its taps summed over shifted views
-    (a gather per tap took 4x longer: 0.8 ms of an elastic field)."""
+    (a gather per tap took several times as long)."""
     out = _planes(a, np.float64)
     for axis, sg in enumerate(sigma, 1):
         n = out.shape[axis]
