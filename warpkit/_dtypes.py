@@ -20,10 +20,6 @@ class StorageType:
     hi: str = "0"
     wide: bool = False  # 32/64-bit integer: accumulate in double where the device has fp64
 
-    @property
-    def is_float(self) -> bool:
-        return self.kind in ("WK_F16", "WK_BF16", "WK_F32", "WK_F64")
-
     def defines(self, prefix: str = "X") -> dict[str, str]:
         d = {f"{prefix}_KIND": self.kind, f"{prefix}_T": self.cl}
         if self.kind == "WK_INT":

@@ -257,20 +257,9 @@ def warp_each(images: Sequence[Any], homographies: Sequence[Any],
 
 def warp_batch(images: Sequence[Any], homographies: Any, size: tuple[int, int],
                sampling: Sampling = LINEAR, **options: Any) -> Any:
-    """Warp a ragged batch (a list of images of different sizes, one channel count and dtype)
-    to one output size, each image with its own homography, in **one launch**: the images are
-    packed into one buffer and each output item reads its own. The result is one array
-    (B, ho, wo, C) (or what ``model`` makes), as :func:`warp_by` of each image stacked. Lists
-    of device arrays, or of images that differ in dtype or channels, are warped one by one
-    (back to back, one wait) and stacked; lists of Pillow images give a list of Pillow images.
-
-    Example:
-        >>> import numpy as np
-        >>> from warpkit.engine import warp_batch
-        >>> photos = [np.zeros((480, 640, 3), np.uint8), np.zeros((500, 400, 3), np.uint8)]
-        >>> warp_batch(photos, [np.eye(3)] * 2, (224, 224)).shape  # doctest: +SKIP
-        (2, 224, 224, 3)
-    """
+    """:func:`warpkit.warp.warp_batch` with a checked ``sampling`` (its example and rules): a
+    ragged batch packed into one buffer and warped in one launch, or warped one by one and
+    stacked where it cannot be packed (device arrays, mixed kinds, Pillow images)."""
     images = list(images)
     if not images:
         raise ValueError("images is an empty list")
