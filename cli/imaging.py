@@ -11,7 +11,7 @@ from typing import Annotated, Optional
 import numpy as np
 import typer
 
-from warpkit._options import INTERPOLATIONS, PADDINGS
+from warpkit._options import INTERPOLATIONS, PADDINGS, Sampling
 from warpkit.augment import Compose, RandomAffine
 from warpkit.fileio import (DEFAULT_MAX_PIXELS, CocoSet, UserError, check_side_outputs,
                             expand_inputs, parse_size, read_json, save_json_atomic,
@@ -130,8 +130,9 @@ def warp(
     job = WarpJob(rotate=rotate, scale=scale, translate=translate, shear=shear,
                   flip=flip.value if flip is not None else None, matrix=matrix,
                   perspective=perspective, size=parse_size(size), expand=expand,
-                  interpolation=interpolation.value, padding=padding.value, fill=parse_fill(fill),
-                  antialias=antialias, overwrite=overwrite, max_pixels=max_pixels)
+                  sampling=Sampling.of(interpolation.value, padding.value, parse_fill(fill),
+                                       antialias),
+                  overwrite=overwrite, max_pixels=max_pixels)
     job.check()
     set_max_pixels(max_pixels)
     as_dir = output.endswith(("/", os.sep))
@@ -183,8 +184,9 @@ def crop(
     if not rects and by_name is None:
         raise UserError("give at least one --box or --boxes")
     job = CropJob(size=parse_size(size), boxes=tuple(map(tuple, rects)), boxes_by_name=by_name,
-                  interpolation=interpolation.value, padding=padding.value, fill=parse_fill(fill),
-                  antialias=antialias, overwrite=overwrite, max_pixels=max_pixels)
+                  sampling=Sampling.of(interpolation.value, padding.value, parse_fill(fill),
+                                       antialias),
+                  overwrite=overwrite, max_pixels=max_pixels)
     set_max_pixels(max_pixels)
     if output.exists() and not output.is_dir():
         raise UserError(f"{output} is a file; crops go into a directory")

@@ -80,3 +80,19 @@ def test_the_checkout_imports_like_the_installed_package():
     assert r.returncode == 0, r.stderr
     where, found = r.stdout.split()
     assert pathlib.Path(where) == root and found == "True"
+
+
+def test_every_subpackage_is_installed():
+    """A plain `pip install .` ships the packages pyproject.toml lists: every directory of the
+    library with an __init__.py must be among them (a new one left out installs a package that
+    cannot import itself)."""
+    import pathlib
+    import re
+
+    root = pathlib.Path(__file__).resolve().parent.parent
+    text = (root / "pyproject.toml").read_text()  # (tomllib is Python 3.11+)
+    listed = set(re.findall(r'"([\w.]+)"', re.search(r"^packages = \[(.*?)\]", text,
+                                                       re.M | re.S).group(1)))
+    found = {".".join(("warpkit", *p.parent.relative_to(root / "warpkit").parts)).rstrip(".")
+             for p in (root / "warpkit").rglob("__init__.py")}
+    assert found <= listed, sorted(found - listed)

@@ -47,6 +47,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from ._options import Sampling
 from .augment import RandomAffine
 from .fileio import (DEFAULT_MAX_PIXELS, UserError, check_side_outputs, expand_inputs,
                      remove_stale_temporaries)
@@ -381,6 +382,12 @@ def _tasks(files: list[Path], dests_of) -> list[tuple[Path, list[Path]]]:
         raise ValueError(str(e)) from None
 
 
+def _sampling(kw: dict) -> Sampling:
+    """The command's sampling options taken out of ``kw``, checked."""
+    return Sampling.of(*(kw.pop(k, d) for k, d in (
+        ("interpolation", "linear"), ("padding", "constant"), ("fill", 0), ("antialias", False))))
+
+
 def _engine(kw: dict) -> dict:
     return {k: kw.pop(k) for k in ("client", "scheduler", "n_workers", "device", "devices",
                                    "manifest", "chunk", "progress") if k in kw}
@@ -402,7 +409,8 @@ def warp_files(inputs, output: str | os.PathLike, *, overwrite: bool = False, **
         (200, 0)
     """
     eng = _engine(options)
-    job = WarpJob(**options, overwrite=overwrite)
+    sampling = _sampling(options)
+    job = WarpJob(**options, sampling=sampling, overwrite=overwrite)
     _checked(job.check)
     out = Path(output)
     return run(job, _tasks(_files(inputs), lambda f: [out / f.name]), out, **eng)
@@ -415,6 +423,7 @@ def crop_files(inputs, output: str | os.PathLike, boxes, size: tuple[int, int], 
     written as ``output/<name>_<k>.<ext>``. Options: ``interpolation``, ``padding``, ``fill``,
     ``antialias``, ``max_pixels`` and the engine's (see :func:`warp_files`)."""
     eng = _engine(options)
+    options["sampling"] = _sampling(options)
     if isinstance(boxes, dict):
         job = CropJob(size=tuple(size), boxes_by_name={str(k): [list(map(float, b)) for b in v]
                                                         for k, v in boxes.items()},

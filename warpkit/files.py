@@ -35,7 +35,9 @@ import numpy as np
 from . import geometry as g
 from .runtime import set_device
 from .augment import Compose, RandomAffine
-from .warp import crop_rois, warp_affine, warp_perspective
+from ._options import Sampling
+from .engine import warp_by
+from .warp import crop_rois
 from .fileio import (DEFAULT_MAX_PIXELS, CocoSet, DeepImage, UserError, check_dest, open_image,
                      remove_stale_temporaries, save_atomic, save_deep_atomic, save_json_atomic,
                      set_max_pixels)
@@ -60,6 +62,10 @@ def parse_fill(text: str | None):
     if text is None:
         return 0
     return numbers(text, "--fill", forms="a number or comma-separated numbers")
+
+
+def _filled(sampling: Sampling, img) -> Sampling:
+    return sampling._replace(fill=fill_for(img, sampling.fill))
 
 
 def fill_for(img, fill):
@@ -234,12 +240,11 @@ def unique_outputs(pairs) -> None:
 
 @dataclass(frozen=True)
 class _SamplingJob:
-    """The options every resampling command shares."""
+    """The options every resampling command shares: how to sample (one checked
+    :class:`~warpkit._options.Sampling`; its fill gets an alpha value for images with one,
+    :func:`fill_for`), whether to replace outputs, the largest image read."""
 
-    interpolation: str = "linear"
-    padding: str = "constant"
-    fill: Any = 0
-    antialias: bool = False
+    sampling: Sampling = Sampling()
     overwrite: bool = False
     max_pixels: int = DEFAULT_MAX_PIXELS
 
@@ -269,10 +274,8 @@ class WarpJob(_SamplingJob):
         img = open_image(src)
         m = build_matrix(img.size, self.rotate, self.scale, self.translate, self.shear,
                          self.flip, self.matrix, self.perspective)
-        fn = warp_affine if g.is_affine(m) else warp_perspective
-        res = fn(pixels(img), m, size=self.size, interpolation=self.interpolation,
-                 padding=self.padding, fill=fill_for(img, self.fill), expand=self.expand,
-                 antialias=self.antialias)
+        res = warp_by(pixels(img), m, self.size, _filled(self.sampling, img), expand=self.expand,
+                      affine=g.is_affine(m))
         save(res, img, dests[0], self.overwrite, protected)
         return [{"source": str(src), "output": str(dests[0]), "matrix": rounded(m)}]
 
@@ -309,9 +312,8 @@ class CropJob(_SamplingJob):
             check_dest(dest, self.overwrite, protected)
         img = open_image(src)
         try:
-            patches = crop_rois(pixels(img), rects, self.size,
-                                        interpolation=self.interpolation, padding=self.padding,
-                                        fill=fill_for(img, self.fill), antialias=self.antialias)
+            patches = crop_rois(pixels(img), rects, self.size, None,
+                                *_filled(self.sampling, img))
         except (ValueError, TypeError) as e:
             raise UserError(f"{src}: {e}") from None
         out = []
