@@ -86,6 +86,30 @@ class Timing:
         return min(self.samples)
 
 
+def one_thread(fn: Callable[[], object]) -> Callable[[], object]:
+    """``fn`` with OpenCV on one thread (restored after), as one worker process of a pool runs
+    it: the measurement behind :func:`ideal_scaling`."""
+    import cv2
+
+    def run():
+        n = cv2.getNumThreads()
+        cv2.setNumThreads(1)
+        try:
+            return fn()
+        finally:
+            cv2.setNumThreads(n)
+
+    return run
+
+
+def ideal_scaling(t: Timing, cores: int = THREADS) -> Timing:
+    """A one-thread peer's time as ``cores`` worker processes would give it with perfect scaling
+    and free transfer of the results: each sample divided by ``cores``. Never measured, and a
+    bound no real pool reaches (a DataLoader's workers pickle every result back through a pipe):
+    the peer's best case, so that a ratio against it is not inflated by the pool's overhead."""
+    return Timing(tuple(s / cores for s in t.samples))
+
+
 def interleaved(fns: dict[str, Callable[[], float | None]], samples: int = 9,
                 warmup: int = 2) -> dict[str, Timing]:
     """Run each callable once per round, in a new shuffled order every round (seeded, so runs

@@ -384,8 +384,7 @@ def _tasks(files: list[Path], dests_of) -> list[tuple[Path, list[Path]]]:
 
 def _sampling(kw: dict) -> Sampling:
     """The command's sampling options taken out of ``kw``, checked."""
-    return Sampling.of(*(kw.pop(k, d) for k, d in (
-        ("interpolation", "linear"), ("padding", "constant"), ("fill", 0), ("antialias", False))))
+    return Sampling.of(**{k: kw.pop(k) for k in Sampling._fields if k in kw})
 
 
 def _engine(kw: dict) -> dict:

@@ -171,7 +171,7 @@ def pixels(img):
     return img.array if isinstance(img, DeepImage) else img
 
 
-def width_height(image) -> tuple[int, int]:
+def image_size(image) -> tuple[int, int]:
     """(width, height) of a Pillow image or an (H, W, ...) array."""
     return tuple(image.size) if not hasattr(image, "shape") else (image.shape[1], image.shape[0])
 
@@ -365,9 +365,9 @@ class AugmentJob:
         aug.fill = fill_for(img, self.fill)
         # the input's own stream: its warps do not depend on the other inputs
         rng = np.random.default_rng([self.seed, name_key])
-        for m in aug.matrices(self.copies, width_height(px), rng):
+        for m in aug.matrices(self.copies, image_size(px), rng):
             res = aug.warp(px, m)
-            yield res, m, width_height(res), {}
+            yield res, m, image_size(res), {}
 
     def __call__(self, src: Path, dests: list[Path], protected: set[Path]) -> list[dict]:
         set_max_pixels(self.max_pixels)
@@ -427,7 +427,7 @@ def augment_annotated(job: AugmentJob, tasks: list[tuple[Path, list[Path]]], coc
 
     def one(f: Path) -> None:
         img = open_image(f)
-        size = width_height(pixels(img))
+        size = image_size(pixels(img))
         entry = coco.entry(f, size)
         for (res, m, out_size, extra), dest in zip(job.make(img, f.name, aug), dests[f]):
             # a pipeline's non-linear stages move the objects as they move the pixels
