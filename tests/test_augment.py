@@ -185,7 +185,7 @@ def test_transform_boxes_exact_cases():
     (lambda: RandomAffine().sample(2, (10, 10), rng="seed"), TypeError, "rng must be None, an int seed"),
     (lambda: RandomAffine().sample(-1, (10, 10)), ValueError, "n must be a count >= 0"),
     (lambda: RandomAffine().sample(2, 10), ValueError, r"size must be \(width, height\)"),
-    (lambda: RandomAffine()(object()), ValueError, "images must be a Pillow image, an array"),
+    (lambda: RandomAffine()(object()), TypeError, "images must be a Pillow image, an array"),
     (lambda: RandomAffine()([np.zeros((2, 4, 4, 3), np.uint8)]), ValueError, r"images\[0\] is a batch"),
     (lambda: g.transform_boxes(g.identity(), [1, 2, 3]), ValueError, r"boxes must have shape \(K, 4\)"),
     (lambda: g.transform_boxes(g.identity(), [0, 0, math.inf, 1]), ValueError, "boxes must be finite"),

@@ -117,7 +117,6 @@ def test_batch_axes_tables_equal_each_items():
     interpolation for all) equal the tables made item by item; fields of other lengths, and
     chains of other structures, in one batch too."""
     from warpkit.engine.chain import axes_coords
-    from warpkit.augment import stream
 
     size = (120, 90)
     pipes = [Compose([RandomResizedCrop((64, 48), scale=(0.5, 1)), GridDistortion(p=1),
@@ -128,7 +127,7 @@ def test_batch_axes_tables_equal_each_items():
              Compose([GridDistortion(p=1), RandomResizedCrop((64, 48), scale=(0.5, 1))])]
     batches = [[0] * 8, [0, 1] * 4, [0, 2] * 4]  # one pipeline; two field lengths; two shapes
     for picks in batches:
-        chains = [pipes[p].stages(pipes[p].params(stream(3, 0, i), size), size)[0]
+        chains = [pipes[p].stages(pipes[p].sample(size, 3, i), size)[0]
                   for i, p in enumerate(picks)]
         together = axes_coords(chains, (64, 48)).axes
         alone = np.concatenate([axes_coords([c], (64, 48)).axes for c in chains])
@@ -143,7 +142,6 @@ def test_batch_stage_maps_equal_each_items():
     of chains of other structures, a chain with fewer stages gets identity maps and zero
     fields after its own."""
     from warpkit.engine.chain import chain_coords
-    from warpkit.augment import stream
 
     size = (200, 150)
     pipes = [Compose([RandomAffine(degrees=10, p=1), OpticalDistortion(distort_limit=0.3, p=1),
@@ -155,7 +153,7 @@ def test_batch_stage_maps_equal_each_items():
              Compose([RandomAffine(degrees=5, p=1),
                       OneOf([ElasticTransform(p=1), OpticalDistortion(distort_limit=0.3, p=1)])])]
     for picks in ([0] * 8, [1] * 8, [0, 1] * 4, [2] * 8):
-        chains = [pipes[p].stages(pipes[p].params(stream(1, 0, i), size), size)[0]
+        chains = [pipes[p].stages(pipes[p].sample(size, 1, i), size)[0]
                   for i, p in enumerate(picks)]
         if picks[0] == 2:
             assert len({type(f) for c in chains for f in fields_of(c)}) == 2

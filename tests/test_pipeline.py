@@ -96,7 +96,7 @@ def test_resized_crop_falls_back_to_the_centre():
 
 def test_perspective_moves_the_corners_it_drew():
     t = RandomPerspective(0.4, p=1)
-    p = t.params(stream(5), (64, 48))
+    p = t.draw(stream(5), (64, 48))
     m, out = t.map(p, (64, 48))
     src = np.array([[-0.5, -0.5], [63.5, -0.5], [63.5, 47.5], [-0.5, 47.5]])
     np.testing.assert_allclose(g.transform_points(m, src), src + np.array(p["shifts"]), atol=1e-9)
@@ -143,7 +143,7 @@ def test_resampling_once_is_sharper_than_step_by_step(queue):
                                       output_shape=out["image"].shape, order=3, mode="nearest")
     chained, size = img, (128, 96)
     for t, p in zip(steps, out["params"]["steps"]):
-        m, size = t.transform(p, size)
+        (m,), size = t.stages(p, size)
         chained = warpkit.warp_perspective(chained, m, size=size, padding="border", queue=queue)
     inner = (slice(8, -8), slice(8, -8))
     once, step = _psnr(out["image"][inner], oracle[inner]), _psnr(chained[inner], oracle[inner])
@@ -562,3 +562,18 @@ def test_tiny_images_alone_and_in_a_batch(dtype, queue):
                 np.testing.assert_allclose(one, out[k], rtol=1e-5, atol=1e-5)
             else:
                 np.testing.assert_array_equal(one, out[k], err_msg=f"{hw} {interp} {pad}")
+
+
+def test_old_verbs_warn_and_agree():
+    """``params``/``transform`` (before the verbs were named once) still work for a release,
+    with a DeprecationWarning naming the replacement, and give what ``draw``/``stages`` give."""
+    t = RandomAffine(degrees=20, p=0.5)
+    with pytest.warns(DeprecationWarning, match=r"Transform\.draw\(rng, size\) or Compose"):
+        p = t.params(stream(3, 0, 1), (64, 48))
+    rng = stream(3, 0, 1)
+    assert p == {"applied": bool(rng.random() < 0.5), **t.draw(rng, (64, 48))}
+    with pytest.warns(DeprecationWarning, match=r"Transform\.stages"):
+        m, size = t.transform(p, (64, 48))
+    (ref,), ref_size = t.stages(p, (64, 48))
+    np.testing.assert_array_equal(m, ref)
+    assert size == ref_size

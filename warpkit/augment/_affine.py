@@ -28,7 +28,6 @@ from __future__ import annotations
 
 import math
 import numbers
-import sys
 from collections.abc import Sequence
 from typing import Any
 
@@ -36,12 +35,12 @@ import numpy as np
 import pyopencl as cl
 
 from .._checks import number, width_height
-from .._images import shape_hwc
 from .._options import Sampling
 from ..engine import warp_by
 from ..warp import Interpolation, Padding
 from ._base import Resampling, Transform, probability, size_arg, value_range
 from ._compose import Compose
+from ._executor import layout
 
 __all__ = ["RandomAffine"]
 
@@ -226,21 +225,17 @@ class RandomAffine(Resampling, Transform):
             pipe = Compose([self], **self.sampling._asdict())
             return pipe(**targets, queue=queue)
         gen = _generator(rng)
-        if isinstance(images, (list, tuple)):
+        kind, sizes = layout(images, "images")
+        if kind == "list":
             params = self._draw(len(images), gen)
             outs, mats = [], []
-            for i, img in enumerate(images):
-                _, size, batched = _layout(img, f"images[{i}]")
-                if batched:
-                    raise ValueError(f"images[{i}] is a batch {tuple(img.shape)}: a list holds "
-                                     "single images; pass a batch on its own")
+            for i, (img, size) in enumerate(zip(images, sizes)):
                 m = self._build(params[i:i + 1], size)[0]
                 outs.append(self.warp(img, m, queue))
                 mats.append(m)
             return (outs, mats) if return_matrices else outs
-        b, size, batched = _layout(images, "images")
-        m = self._build(self._draw(b, gen), size)
-        if not batched:
+        m = self._build(self._draw(len(sizes), gen), sizes[0])
+        if kind == "single":
             m = m[0]
         out = self.warp(images, m, queue)
         return (out, m) if return_matrices else out
@@ -262,16 +257,3 @@ class RandomAffine(Resampling, Transform):
         interpolation, padding, fill and antialiasing."""
         return warp_by(image, matrix, self.size, self.sampling, queue=queue)
 
-
-def _layout(image: Any, arg: str) -> tuple[int, tuple[int, int], bool]:
-    """(maps needed, (W, H), batched) of a Pillow image or an (H, W), (H, W, C) or (B, H, W, C)
-    array, from its size alone (``as_image`` would convert a Pillow image only to be converted
-    again by the warp)."""
-    Image = sys.modules.get("PIL.Image")
-    if Image is not None and isinstance(image, Image.Image):
-        return 1, image.size, False
-    if not hasattr(image, "shape"):
-        raise ValueError(f"{arg} must be a Pillow image, an array (H, W), (H, W, C) or a batch "
-                         f"(B, H, W, C), or a list of images; got {type(image).__name__}")
-    b, h, w, _, batched, _ = shape_hwc(image)
-    return b, (w, h), batched

@@ -11,6 +11,7 @@ from source to destination; sizes are (width, height)."""
 from __future__ import annotations
 
 import numbers
+import warnings
 from collections.abc import Sequence
 from typing import Any
 
@@ -78,12 +79,26 @@ def size_arg(value: Any, arg: str) -> tuple[int, int]:
 
 
 class Transform:
-    """A geometric transform: :meth:`draw` draws its parameters (plain data: numbers, lists,
-    dicts) from a sample's stream and :meth:`map` turns them into a 3x3 destination-from-source
-    matrix and the output size (width, height). ``p`` is the probability that it applies.
+    """A geometric transform: two verbs a subclass writes, one a caller uses.
 
-    A new transform is a subclass with those two methods and :meth:`config` (its constructor's
-    arguments, for :meth:`to_dict`); it registers itself for :meth:`Compose.from_dict`.
+    A subclass writes :meth:`draw` (its random parameters as plain data: numbers, lists, dicts,
+    drawn from a sample's stream) and :meth:`map` (those parameters as a 3x3
+    destination-from-source matrix and the output size (width, height)); a non-linear one
+    returns its stage from :meth:`stages` instead (see ``FieldTransform``). :meth:`config` gives
+    its constructor's arguments, for :meth:`to_dict`; it registers itself for
+    :meth:`Compose.from_dict`.
+
+    A caller uses :meth:`stages`: parameters as the chain of maps and non-linear stages the warp
+    runs, and the output size. (:meth:`Compose.sample` draws a pipeline's parameters from a
+    sample's seeded stream, with whether each step applied, drawn with its probability ``p``.)
+
+    Example:
+        >>> from warpkit.augment import RandomHorizontalFlip, stream
+        >>> t = RandomHorizontalFlip()
+        >>> params = t.draw(stream(seed=0), (64, 48))
+        >>> chain, size = t.stages(params, (64, 48))
+        >>> chain[0][0].tolist(), size
+        ([-1.0, 0.0, 63.0], (64, 48))
     """
 
     def __init__(self, p: float = 1.0) -> None:
@@ -93,38 +108,41 @@ class Transform:
         super().__init_subclass__(**kwargs)
         _REGISTRY[cls.__name__] = cls
 
-    # -- to override -------------------------------------------------------------------------
+    # -- what a subclass writes ------------------------------------------------------------
     def draw(self, rng: np.random.Generator, size: tuple[int, int]) -> dict:
         """The random parameters for an input of ``size`` = (width, height), drawn from ``rng``
         (valid during this call only: keep the numbers, not the generator)."""
         return {}
 
     def map(self, params: dict, size: tuple[int, int]) -> tuple[np.ndarray, tuple[int, int]]:
-        """(3x3 destination-from-source matrix, output (width, height)) for these parameters."""
+        """(3x3 destination-from-source matrix, output (width, height)) for these parameters
+        (those of :meth:`draw`; whether the transform applied is not its concern)."""
         raise NotImplementedError
 
     def config(self) -> dict:
         """The constructor's arguments as plain data (``p`` is added by :meth:`to_dict`)."""
         return {}
 
-    # -- shared --------------------------------------------------------------------------------
+    # -- what a caller uses ----------------------------------------------------------------
+    def stages(self, params: dict, size: tuple[int, int]) -> tuple[list, tuple[int, int]]:
+        """(the maps and non-linear stages these parameters apply, in order; output size): one
+        3x3 matrix for a projective transform, a stage (:class:`~warpkit.engine.stages.NonLinear`)
+        for a non-linear one; the identity where the transform did not apply."""
+        m, out = map_step(self, params, size)
+        return [m], out
+
+    # -- deprecated names (gone in 0.3) ----------------------------------------------------
     def params(self, rng: np.random.Generator, size: tuple[int, int]) -> dict:
-        """Whether it applies (drawn first, always) and its parameters (drawn always, so that
-        the transforms after it draw the same numbers either way)."""
-        applied = bool(rng.random() < self.p)
-        return {"applied": applied, **self.draw(rng, size)}
+        """Deprecated: :meth:`draw` (the parameters) or :meth:`Compose.sample` (a pipeline's,
+        seeded, with whether each step applied)."""
+        _renamed("Transform.params(rng, size)",
+                 "Transform.draw(rng, size) or Compose.sample(size, seed, index, epoch)")
+        return draw_step(self, rng, size)
 
     def transform(self, params: dict, size: tuple[int, int]) -> tuple[np.ndarray, tuple[int, int]]:
-        if not params.get("applied", True):
-            return geometry.identity(), size
-        return self.map(params, size)
-
-    def stages(self, params: dict, size: tuple[int, int]) -> tuple[list, tuple[int, int]]:
-        """(the maps and non-linear stages this applies, in order; output size): one 3x3
-        matrix for a projective transform, a stage (``_fields.NonLinear``) for a non-linear
-        one."""
-        m, out = self.transform(params, size)
-        return [m], out
+        """Deprecated: :meth:`stages` (its chain is ``[matrix]`` for a projective transform)."""
+        _renamed("Transform.transform(params, size)", "Transform.stages(params, size)")
+        return map_step(self, params, size)
 
     def to_dict(self) -> dict:
         return {"type": type(self).__name__, "p": self.p, **self.config()}
@@ -132,6 +150,28 @@ class Transform:
     def __repr__(self) -> str:
         args = ", ".join(f"{k}={v!r}" for k, v in {**self.config(), "p": self.p}.items())
         return f"{type(self).__name__}({args})"
+
+
+def draw_step(t: Transform, rng: np.random.Generator, size: tuple[int, int]) -> dict:
+    """One step's recorded parameters: whether ``t`` applies (drawn first, always) and its
+    parameters (drawn always, so that the transforms after it draw the same numbers either
+    way)."""
+    applied = bool(rng.random() < t.p)
+    return {"applied": applied, **t.draw(rng, size)}
+
+
+def map_step(t: Transform, params: dict, size: tuple[int, int]) -> tuple[np.ndarray,
+                                                                          tuple[int, int]]:
+    """``t``'s matrix and output size for one step's recorded parameters: the identity and the
+    same size where it did not apply."""
+    if not params.get("applied", True):
+        return geometry.identity(), size
+    return t.map(params, size)
+
+
+def _renamed(old: str, new: str) -> None:
+    warnings.warn(f"{old} is deprecated and goes in warpkit 0.3: use {new}",
+                  DeprecationWarning, stacklevel=3)
 
 
 def from_dict(d: dict) -> Transform:

@@ -20,8 +20,8 @@ from .._checks import number
 from .._options import Sampling
 from ..engine import check_model_input
 from ..engine.chain import merge
-from ._base import (Resampling, Transform, from_dict, plain, probability, size_arg,
-                    transform_list)
+from ._base import (Resampling, Transform, draw_step, from_dict, map_step, plain, probability,
+                    size_arg, transform_list)
 from ._executor import apply
 from ._streams import stream
 
@@ -109,9 +109,9 @@ class Compose(Resampling, Transform):
     def draw(self, rng, size):
         steps = []
         for t in self.transforms:
-            p = t.params(rng, size)
+            p = draw_step(t, rng, size)
             steps.append(p)
-            size = t.transform(p, size)[1]
+            size = map_step(t, p, size)[1]
         return {"steps": steps}
 
     def map(self, params, size):
@@ -119,7 +119,7 @@ class Compose(Resampling, Transform):
         identity: :meth:`stages` has it) and the output size."""
         m = geometry.identity()
         for t, p in zip(self.transforms, params["steps"]):
-            mt, size = t.transform(p, size)
+            mt, size = map_step(t, p, size)
             m = mt @ m
         return m, size
 
@@ -136,8 +136,9 @@ class Compose(Resampling, Transform):
 
     def sample(self, size: tuple[int, int], seed: int, index: int = 0,
                epoch: int = 0) -> dict:
-        """The parameters of one sample, without touching any image."""
-        return self.params(stream(seed, epoch, index), size_arg(size, "size"))
+        """The parameters of one sample of an input of ``size`` = (width, height), as a call
+        draws them from its ``(seed, epoch, index)`` stream, without touching any image."""
+        return draw_step(self, stream(seed, epoch, index), size_arg(size, "size"))
 
     def replay(self, params: Any, **targets: Any) -> dict:
         """Apply parameters from an earlier call's ``out["params"]`` to these targets."""

@@ -18,6 +18,7 @@ from .._options import Sampling
 from ..engine import PLAIN, Coords, ModelInput, warp_batch, warp_by, warp_by_coords, warp_each
 from ..engine.chain import chain_coords, projective_part
 from ..engine.inputs import stack
+from ._base import draw_step
 from ._streams import sample_streams
 from ._targets import move_boxes, move_keypoints
 
@@ -37,25 +38,37 @@ class _Opts(NamedTuple):
 _MASK_NATIVE = (np.dtype(np.uint8), np.dtype(np.uint16), np.dtype(np.int32))
 
 
-def _layout(x: Any, what: str) -> tuple[str, list[tuple[int, int]]]:
-    """("single" | "batch" | "list", the (width, height) of each sample)."""
+def layout(x: Any, what: str) -> tuple[str, list[tuple[int, int]]]:
+    """("single" | "batch" | "list", the (width, height) of each sample) of a Pillow image, an
+    array (H, W) / (H, W, C), a batch (B, H, W, C) or a list of single images, from shapes alone
+    (the warp converts and checks the pixels); the one reader of what a call was given."""
     Image = sys.modules.get("PIL.Image")
     if Image is not None and isinstance(x, Image.Image):
         return "single", [x.size]
     if isinstance(x, (list, tuple)):
-        sizes = [_layout(item, f"{what}[{i}]") for i, item in enumerate(x)]
-        if any(kind != "single" for kind, _ in sizes):
-            raise ValueError(f"{what} as a list holds single images (each (H, W) or (H, W, C))")
-        return "list", [s[0] for _, s in sizes]
+        sizes = []
+        for i, item in enumerate(x):
+            kind, size = layout(item, f"{what}[{i}]")
+            if kind != "single":
+                raise ValueError(f"{what}[{i}] is a {kind} {_shape(item)}: a list holds single "
+                                 f"images (each (H, W) or (H, W, C)); pass a batch on its own")
+            sizes += size
+        return "list", sizes
     shape = getattr(x, "shape", None)
     if shape is None:
-        raise TypeError(f"{what} must be a Pillow image, an array or a list of them, got "
-                        f"{type(x).__name__}")
+        raise TypeError(f"{what} must be a Pillow image, an array (H, W), (H, W, C) or a batch "
+                        f"(B, H, W, C), or a list of images; got {type(x).__name__}")
     if len(shape) in (2, 3):
         return "single", [(int(shape[1]), int(shape[0]))]
     if len(shape) == 4:
         return "batch", [(int(shape[2]), int(shape[1]))] * int(shape[0])
-    raise ValueError(f"{what} must be (H, W), (H, W, C) or a batch (B, H, W, C), got {shape}")
+    raise ValueError(f"{what} must be (H, W), (H, W, C) or a batch (B, H, W, C), got "
+                     f"{_shape(x)}")
+
+
+def _shape(x: Any) -> str:
+    shape = getattr(x, "shape", None)
+    return f"of {len(x)} images" if shape is None else str(tuple(int(n) for n in shape))
 
 
 def _per_sample(value: Any, kind: str, n: int, what: str) -> list:
@@ -211,7 +224,7 @@ def _apply(pipe, *, image, mask, boxes, labels, keypoints, seed, index, epoch, p
     if image is None and mask is None:
         raise ValueError("give image= or mask= (the sizes come from them)")
     ref = image if image is not None else mask
-    kind, sizes = _layout(ref, "image" if image is not None else "mask")
+    kind, sizes = layout(ref, "image" if image is not None else "mask")
     n = len(sizes)
     for k, (w, h) in enumerate(sizes):
         if w < 1 or h < 1:
@@ -224,7 +237,7 @@ def _apply(pipe, *, image, mask, boxes, labels, keypoints, seed, index, epoch, p
         if seed is None:
             seed = int(np.random.SeedSequence().generate_state(1)[0])
         idx = _indices(index, n)
-        plist = [pipe.params(rng, s) for rng, s in zip(sample_streams(seed, epoch, idx), sizes)]
+        plist = [draw_step(pipe, rng, s) for rng, s in zip(sample_streams(seed, epoch, idx), sizes)]
     else:
         plist = [params] if kind == "single" else list(params)
         if len(plist) != n:
