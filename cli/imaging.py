@@ -219,6 +219,7 @@ def _boxes_file(path: Path) -> list[list[float]] | dict[str, list[list[float]]]:
 
 
 def augment(
+    ctx: typer.Context,
     inputs: list[str] = typer.Argument(..., help="Image files, directories or glob patterns."),
     output: Path = typer.Option(..., "-o", "--output", help="Output directory."),
     copies: int = typer.Option(1, min=1, help="Random warps per input."),
@@ -244,7 +245,8 @@ def augment(
                    "destination-from-source matrix (to move annotations with it)."),
     pipeline: Optional[Path] = typer.Option(
         None, help="A JSON pipeline (warpkit.augment's Compose.to_dict) to run instead of the "
-                   "random affine options; its own interpolation, padding and fill apply."),
+                   "random affine options; its own interpolation, padding, fill and antialias "
+                   "apply (those options are refused beside it)."),
     annotations: Optional[Path] = typer.Option(
         None, help="A COCO dataset (JSON) of the inputs: its boxes, polygon and RLE masks and "
                    "keypoints are moved with each copy into --annotations-output."),
@@ -274,6 +276,9 @@ def augment(
         if any(v is not None for v in ranges.values()) or hflip or vflip or size:
             raise UserError("--pipeline replaces --degrees, --translate, --scale, --shear, "
                             "--hflip, --vflip and --size")
+        _refuse_given(ctx, ("interpolation", "padding", "fill", "antialias"),
+                      f"the pipeline file {pipeline} sets its own {{}}: edit it there (it would "
+                      f"be ignored here)")
         aug = _load_pipeline(pipeline)
     else:
         try:
@@ -321,6 +326,18 @@ def augment(
         written = len(record)
     typer.echo(f"{written} images written to {output} (seed {seed})"
                + (f", annotations to {annotations_output}" if coco is not None else ""))
+
+
+def _refuse_given(ctx: typer.Context, names: tuple[str, ...], why: str) -> None:
+    """A UserError naming the options among ``names`` given on the command line (or from the
+    environment), which something else overrides: an option that is silently ignored reads as
+    applied."""
+    given = [n for n in names
+             if getattr(ctx.get_parameter_source(n), "name", "DEFAULT")
+             not in ("DEFAULT", "DEFAULT_MAP")]
+    if given:
+        opts = ", ".join(f"--{n.replace('_', '-')}" for n in given)
+        raise UserError(f"{opts}: " + why.format(" and ".join(given)))
 
 
 def _check_augment_outputs(files, todo, output, pipeline, annotations, matrices,
