@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 import torch
 
-from warpkit.augment import Compose
+from warpkit.augment import Compose, RepeatedSampleWarning
 
 
 def photo(i: int) -> np.ndarray:
@@ -24,11 +26,33 @@ class Photos(torch.utils.data.Dataset):
     def __len__(self) -> int:
         return self.n
 
-    def __getitem__(self, i: int):
+    def __getitem__(self, i):
         if self.pipeline is None:  # raw samples: the main process augments whole batches
             return {"image": photo(i), "index": i}
+        return self.augment(i, self.epoch), i
+
+    def augment(self, i: int, epoch: int) -> torch.Tensor:
         if self._pipe is None:
             self._pipe = Compose.from_dict(self.pipeline)
         out = self._pipe(image=torch.from_numpy(photo(i)).permute(2, 0, 1), seed=self.seed,
-                         epoch=self.epoch, index=i)
-        return out["image"], i
+                         epoch=epoch, index=i)
+        return out["image"]
+
+
+class KeyedPhotos(Photos):
+    """Indexed by warpkit.augment.EpochSampler's (index, epoch) keys: the epoch comes with each
+    index, so persistent workers see it change."""
+
+    def __getitem__(self, key):
+        i, epoch = key
+        return self.augment(i, epoch), i, epoch
+
+
+class WatchedPhotos(Photos):
+    """Photos that also say whether the sample's call warned that it repeated one."""
+
+    def __getitem__(self, i: int):
+        with warnings.catch_warnings(record=True) as seen:
+            warnings.simplefilter("always", RepeatedSampleWarning)
+            image = self.augment(i, self.epoch)
+        return image, i, any(issubclass(w.category, RepeatedSampleWarning) for w in seen)

@@ -10,9 +10,9 @@ import pytest
 
 torch = pytest.importorskip("torch")
 
-from _augment_data import Photos, photo  # noqa: E402
-from warpkit.augment import (Compose, RandomAffine, RandomHorizontalFlip,  # noqa: E402
-                             RandomResizedCrop, collate)
+from _augment_data import KeyedPhotos, Photos, WatchedPhotos, photo  # noqa: E402
+from warpkit.augment import (Compose, EpochSampler, RandomAffine,  # noqa: E402
+                             RandomHorizontalFlip, RandomResizedCrop, collate)
 
 PIPE = Compose([RandomResizedCrop(32, scale=(0.3, 1.0)), RandomHorizontalFlip(),
                 RandomAffine(degrees=10)], padding="reflect_101")
@@ -38,6 +38,68 @@ def test_workers_do_not_change_the_samples():
         assert torch.equal(alone[i], spawned[i]), i
     direct = PIPE(image=torch.from_numpy(photo(5)).permute(2, 0, 1), seed=3, index=5)["image"]
     assert torch.equal(direct, alone[5])
+
+
+def _persistent(ds, **kw):
+    return torch.utils.data.DataLoader(ds, batch_size=4, num_workers=2,
+                                       multiprocessing_context="spawn", persistent_workers=True,
+                                       **kw)
+
+
+def test_the_epoch_reaches_persistent_workers_with_the_index():
+    """EpochSampler hands each sample (index, epoch): with persistent workers, epoch 1 is not
+    epoch 0 again, and every sample is the one a direct call with that epoch gives."""
+    loader = _persistent(KeyedPhotos(8, PIPE.to_dict()), sampler=EpochSampler(8))
+    epochs = []
+    for _ in range(2):
+        got = {}
+        for images, idx, ep in loader:
+            got.update({(i, e): img for img, i, e in zip(images, idx.tolist(), ep.tolist())})
+        epochs.append(got)
+    assert sorted(epochs[0]) == [(i, 0) for i in range(8)]
+    assert sorted(epochs[1]) == [(i, 1) for i in range(8)]
+    for (i, e), img in [*epochs[0].items(), *epochs[1].items()]:
+        ref = PIPE(image=torch.from_numpy(photo(i)).permute(2, 0, 1), seed=3, index=i, epoch=e)
+        assert torch.equal(img, ref["image"]), (i, e)
+    assert sum(torch.equal(epochs[0][i, 0], epochs[1][i, 1]) for i in range(8)) == 0
+
+
+def test_an_epoch_set_in_the_parent_that_never_arrives_warns():
+    """The trap EpochSampler avoids: the epoch set on the dataset in the parent never reaches
+    persistent workers, so epoch 1 repeats epoch 0; the workers say so
+    (RepeatedSampleWarning) instead of training on repeats in silence."""
+    ds = WatchedPhotos(8, PIPE.to_dict())
+    loader = _persistent(ds)
+    first = [w for _, _, warned in loader for w in warned.tolist()]
+    ds.epoch = 1  # what a training loop does; the workers keep their copy's epoch 0
+    second = [w for _, _, warned in loader for w in warned.tolist()]
+    assert not any(first)
+    assert any(second)
+
+
+def test_epoch_sampler_passes_and_checks_epochs():
+    class Dist:  # a DistributedSampler's interface
+        def __init__(self):
+            self.epochs = []
+
+        def set_epoch(self, e):
+            self.epochs.append(e)
+
+        def __iter__(self):
+            return iter([2, 0])
+
+        def __len__(self):
+            return 2
+
+    s = EpochSampler(Dist(), epoch=5)
+    assert len(s) == 2 and list(s) == [(2, 5), (0, 5)]
+    s.set_epoch(9)
+    assert list(s) == [(2, 9), (0, 9)] and s.sampler.epochs == [5, 9]
+    assert list(s)[0].epoch == 10
+    with pytest.raises(ValueError, match="epoch must be an integer >= 0, got -1"):
+        s.set_epoch(-1)
+    with pytest.raises(TypeError, match="sampler must be a count or an iterable"):
+        EpochSampler(2.5)
 
 
 def test_per_batch_in_the_main_process_after_collation():

@@ -189,10 +189,40 @@ def test_keypoints_follow_warped_blobs(queue):
 
 
 def test_keypoint_angles_and_scales_turn_with_the_map():
-    aug = Compose([RandomRotation((90, 90)), Resize((128, 96))])
+    aug = Compose([RandomRotation((90, 90)), Resize((128, 96))], keypoint_format="xyas")
     out = aug(mask=np.zeros((48, 64), np.uint8), keypoints=[[32, 24, 0.0, 1.0]], seed=0)
     (x, y, a, s), = out["keypoints"]
     assert abs(a - 90) < 1e-9 and abs(s - 2.0) < 1e-9  # 90 degrees ccw, then twice as large
+
+
+@pytest.mark.parametrize("fmt,row", [
+    ("xy", [32, 24]), ("yx", [24, 32]), ("xya", [32, 24, 10.0]), ("xys", [32, 24, 3.0]),
+    ("xyas", [32, 24, 10.0, 3.0]), ("xysa", [32, 24, 3.0, 10.0]), ("xyz", [32, 24, 7.0])])
+def test_keypoint_formats_name_their_columns(fmt, row):
+    """albumentations' keypoint formats: each column moves as its letter says through a 90
+    degree turn and a 2x resize (x, y by the matrix; a + 90; s x 2; z unchanged)."""
+    aug = Compose([RandomRotation((90, 90), expand=True), Resize((96, 128))],
+                  keypoint_format=fmt)
+    out = aug(mask=np.zeros((48, 64), np.uint8), keypoints=[row], seed=0)
+    (x, y), = g.transform_points(out["matrix"], [[32, 24]])
+    want = {"x": x, "y": y, "a": 100.0, "s": 6.0, "z": 7.0}
+    np.testing.assert_allclose(out["keypoints"], [[want[c] for c in fmt]], atol=1e-9)
+    assert Compose.from_dict(aug.to_dict()).keypoint_format == fmt
+
+
+def test_a_visibility_column_is_not_read_as_an_angle():
+    """COCO keypoints (x, y, v): in the default "xy" format a third column is refused, with
+    how to pass an angle and what to do with v, instead of being turned as an angle."""
+    aug = Compose([RandomRotation((90, 90))])
+    with pytest.raises(ValueError, match=r"keypoint_format='xy' must be rows of 2 columns.*"
+                                         r"got shape \(2, 3\).*'xya'.*COCO's v"):
+        aug(mask=np.zeros((48, 64), np.uint8), keypoints=[[32, 24, 2], [3, 4, 1]], seed=0)
+    with pytest.raises(ValueError, match=r"keypoints\[1\] in keypoint_format='xya' must be rows "
+                                         r"of 3 columns"):
+        Compose([RandomRotation(5)], keypoint_format="xya")(
+            mask=np.zeros((2, 48, 64), np.uint8), keypoints=[[[1, 2, 0]], [[1, 2]]], seed=0)
+    with pytest.raises(ValueError, match="keypoint_format must be one of 'xy', 'yx'"):
+        Compose([], keypoint_format="xyv")
 
 
 def test_boxes_leaving_the_image_are_dropped_with_their_labels():
@@ -431,6 +461,17 @@ def test_cli_runs_a_serialised_pipeline(tmp_path):
     r = CliRunner().invoke(app, ["augment", str(tmp_path / "a.png"), "-o", str(tmp_path / "o3"),
                                  "--pipeline", str(tmp_path / "aug.json"), "--degrees", "5"])
     assert r.exit_code == 1 and "--pipeline replaces" in r.output
+    # the pipeline's own sampling options: the command line's are refused, not ignored
+    for extra, named in ((["--padding", "reflection"], "--padding"),
+                         (["--fill", "3", "--interpolation", "cubic"], "--interpolation, --fill"),
+                         (["--no-antialias"], "--antialias")):
+        r = CliRunner().invoke(app, ["augment", str(tmp_path / "a.png"), "-o",
+                                     str(tmp_path / "o4"), "--pipeline",
+                                     str(tmp_path / "aug.json"), *extra])
+        assert r.exit_code == 1 and r.output.startswith(f"warpkit: error: {named}: the pipeline "
+                                                        "file"), r.output
+        assert "sets its own" in r.output and len(r.output.strip().splitlines()) == 1
+        assert not (tmp_path / "o4").exists()
 
 
 def test_pipeline_gives_the_tensor_a_model_eats(queue):

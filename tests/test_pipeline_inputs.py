@@ -156,3 +156,63 @@ def test_a_batch_takes_its_masks_as_a_list_too(queue):
     np.testing.assert_array_equal(PIPE(image=imgs, mask=masks, seed=1, queue=queue)["mask"], ref)
     with pytest.raises(ValueError, match=r"mask for a batch of 3 images must be a list of 3"):
         PIPE(image=imgs, mask=masks[:2], seed=1)
+
+
+def test_several_masks_of_one_image_move_as_one_mask_each(queue):
+    """``masks=[...]``: every mask of an image (any integer or bool dtype, with or without
+    channels, a torch tensor too) comes back in its own kind, dtype and shape, equal to the
+    same mask given alone as ``mask=``; a batch takes one list per image (lengths may differ)."""
+    img = _photos(1)[0]
+    h, w = img.shape[:2]
+    masks = [RNG.integers(0, 2, (h, w), dtype=np.uint8), RNG.integers(-5, 9, (h, w, 3)).astype(np.int16),
+             RNG.random((h, w)) > 0.3, RNG.integers(0, 7, (h, w, 6)).astype(np.int32)]
+    pipe = Compose([RandomAffine(degrees=30, scale=(0.7, 1.3))], mask_fill=1)
+    out = pipe(image=img, masks=masks, seed=3, queue=queue)
+    assert len(out["masks"]) == 4
+    for got, m in zip(out["masks"], masks):
+        alone = pipe(image=img, mask=m, seed=3, queue=queue)["mask"]
+        assert got.dtype == m.dtype and got.shape == alone.shape
+        np.testing.assert_array_equal(got, alone)
+    batch = np.stack([img, img])
+    res = pipe(image=batch, masks=[masks[:1], masks[1:3]], seed=4, queue=queue)["masks"]
+    assert [len(g) for g in res] == [1, 2]
+    np.testing.assert_array_equal(
+        res[1][1], pipe(image=img, mask=masks[2], seed=4, index=1, queue=queue)["mask"])
+    torch = pytest.importorskip("torch")
+    t = pipe(image=img, masks=[torch.from_numpy(masks[0])], seed=3, queue=queue)["masks"][0]
+    assert isinstance(t, torch.Tensor)
+    np.testing.assert_array_equal(t.numpy(), out["masks"][0])
+
+
+@pytest.mark.parametrize("call,err,match", [
+    (lambda m: PIPE(image=_photos(1)[0], mask=[m, m], seed=0), ValueError,
+     r"mask for a single image is one array .* got a list of 2: pass several masks of one "
+     r"image as masks=\[\.\.\.\]"),
+    (lambda m: PIPE(image=_photos(1)[0], masks=m, seed=0), ValueError,
+     r"masks must be a list of masks of its image"),
+    (lambda m: PIPE(image=_photos(1)[0], masks=[m[:5]], seed=0), ValueError,
+     r"masks\[0\] must have its image's height and width \(30, 40\), got shape \(5, 40\)"),
+    (lambda m: PIPE(image=_photos(2), masks=[[m]], seed=0), ValueError,
+     r"masks for a list of 2 images must be a list of 2 lists of masks"),
+    (lambda m: PIPE(image=_photos(1)[0], masks=[m, 3], seed=0), TypeError,
+     r"masks\[1\] must be an array"),
+])
+def test_mask_lists_are_refused_where_they_do_not_fit(call, err, match):
+    with pytest.raises(err, match=match):
+        call(np.zeros((30, 40), np.uint8))
+
+
+def test_labels_come_back_as_they_came():
+    """Labels as a torch tensor come back as one tensor of the kept boxes' labels (not a list
+    of 0-d tensors), a numpy array as an array, a list as a list."""
+    torch = pytest.importorskip("torch")
+    pipe = Compose([RandomAffine(translate=(0.5, 0.5))], min_visibility=0.9)
+    boxes = [[1, 2, 12, 12], [3, 4, 30, 25], [20, 10, 39, 29]]
+    ref = pipe(image=_photos(1)[0], boxes=boxes, labels=[7, 8, 9], seed=2)["labels"]
+    assert 0 < len(ref) < 3  # some dropped
+    for labels, kind in ((torch.tensor([7, 8, 9]), torch.Tensor), (np.array([7, 8, 9]), np.ndarray)):
+        got = pipe(image=_photos(1)[0], boxes=boxes, labels=labels, seed=2)["labels"]
+        assert isinstance(got, kind) and got.tolist() == ref
+    batch = pipe(image=np.stack([_photos(1)[0]] * 2), boxes=[boxes, boxes],
+                 labels=torch.tensor([[7, 8, 9], [7, 8, 9]]), seed=2)["labels"]
+    assert all(isinstance(t, torch.Tensor) and t.ndim == 1 for t in batch)

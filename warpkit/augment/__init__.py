@@ -22,13 +22,14 @@ from ._nonlinear import (ElasticTransform, GridDistortion, OpticalDistortion, Pi
                          ThinPlateSpline)
 from ._base import OneOf, Transform
 from ._compose import Compose, collate
+from ._epochs import EpochSampler, RepeatedSampleWarning, SampleKey
 from ._streams import stream
 from ._transforms import (CenterCrop, Pad, RandomCrop, RandomHorizontalFlip, RandomPerspective,
                           RandomResizedCrop, RandomRotate90, RandomRotation, RandomVerticalFlip,
                           Resize)
 
-__all__ = ["CenterCrop", "Compose", "ElasticTransform", "GridDistortion", "OneOf",
-           "OpticalDistortion", "Pad", "PiecewiseAffine", "RandomAffine", "RandomCrop",
-           "ThinPlateSpline",
+__all__ = ["CenterCrop", "Compose", "ElasticTransform", "EpochSampler", "GridDistortion",
+           "OneOf", "OpticalDistortion", "Pad", "PiecewiseAffine", "RandomAffine", "RandomCrop",
            "RandomHorizontalFlip", "RandomPerspective", "RandomResizedCrop", "RandomRotate90",
-           "RandomRotation", "RandomVerticalFlip", "Resize", "Transform", "collate", "stream"]
+           "RandomRotation", "RandomVerticalFlip", "RepeatedSampleWarning", "Resize",
+           "SampleKey", "ThinPlateSpline", "Transform", "collate", "stream"]

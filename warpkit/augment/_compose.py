@@ -23,6 +23,7 @@ from ..engine.chain import merge
 from ._base import (Resampling, Transform, draw_step, from_dict, map_step, plain, probability,
                     size_arg, transform_list)
 from ._executor import apply
+from ._targets import KEYPOINT_FORMATS
 from ._streams import stream
 
 __all__ = ["BOX_FORMATS", "Compose", "collate"]
@@ -47,18 +48,25 @@ class Compose(Resampling, Transform):
             labels.
         remove_invisible: drop keypoints that leave the output (else keep them and report
             ``"keypoints_visible"``).
+        keypoint_format: the keypoints' columns, as albumentations names them: ``"xy"``,
+            ``"yx"``, ``"xya"`` / ``"xys"`` / ``"xyas"`` / ``"xysa"`` (``a`` an angle in degrees,
+            counter-clockwise, that turns with the map; ``s`` a scale that scales with it) or
+            ``"xyz"`` (``z`` passes through). Rows of another length are refused.
         output_dtype, mean, std, layout: the tensor a model eats, made by the warp itself
             (see :func:`warpkit.warp_affine`): e.g. ``output_dtype="float32", mean=(0.485,
             0.456, 0.406), std=(0.229, 0.224, 0.225), layout="CHW"``. Masks keep their dtype.
 
-    Calling it: ``out = pipeline(image=..., mask=..., boxes=..., labels=..., keypoints=...,
-    seed=..., index=..., epoch=...)`` returns a dict with the keys given plus ``"matrix"``
+    Calling it: ``out = pipeline(image=..., mask=..., masks=..., boxes=..., labels=...,
+    keypoints=..., seed=..., index=..., epoch=...)`` returns a dict with the keys given plus
+    ``"matrix"``
     (the 3x3 map of each sample, destination from source), ``"size"`` and ``"params"``
     (plain data: :meth:`replay` applies them again). ``image`` is a Pillow image, an array
     (H, W) / (H, W, C), a batch (B, H, W, C) or a list of images; a batch or list gets a
     sample each (indices ``index``, ``index + 1``, ... or a sequence), and its targets are
     lists, one per sample. A list of images whose outputs all have one size comes back as one
-    (B, ...) array.
+    (B, ...) array. ``mask`` is one mask per image; ``masks`` a list of masks per image
+    (instance masks, several label maps), each moved as ``mask`` is. Labels come back as they
+    came: an array or a tensor indexed by the boxes kept, a sequence as a list.
 
     Example:
         >>> import numpy as np
@@ -75,7 +83,7 @@ class Compose(Resampling, Transform):
                  fill: float | Sequence[float] = 0, mask_fill: float = 0,
                  antialias: bool = False, box_format: str = "xyxy", min_visibility: float = 0.0,
                  min_area: float = 0.0, remove_invisible: bool = True,
-                 output_dtype: str | None = None, mean: Any = None, std: Any = None,
+                 keypoint_format: str = "xy", output_dtype: str | None = None, mean: Any = None, std: Any = None,
                  layout: str = "HWC") -> None:
         super().__init__(p)
         self.transforms = transform_list(transforms)
@@ -88,6 +96,10 @@ class Compose(Resampling, Transform):
         self.min_visibility = probability(min_visibility, "min_visibility")
         self.min_area = number(min_area, "min_area")
         self.remove_invisible = bool(remove_invisible)
+        if keypoint_format not in KEYPOINT_FORMATS:
+            raise ValueError(f"keypoint_format must be one of "
+                             f"{', '.join(map(repr, KEYPOINT_FORMATS))}; got {keypoint_format!r}")
+        self.keypoint_format = keypoint_format
         check_model_input(output_dtype, layout)  # the rest needs the image: the warp checks it
         self.output_dtype, self.mean, self.std, self.layout = output_dtype, mean, std, layout
 
@@ -98,6 +110,7 @@ class Compose(Resampling, Transform):
                 "antialias": self.antialias,
                 "box_format": self.box_format, "min_visibility": self.min_visibility,
                 "min_area": self.min_area, "remove_invisible": self.remove_invisible,
+                "keypoint_format": self.keypoint_format,
                 "output_dtype": self.output_dtype, "mean": plain(self.mean),
                 "std": plain(self.std), "layout": self.layout}
 
@@ -147,8 +160,8 @@ class Compose(Resampling, Transform):
     def __call__(self, image: Any = None, mask: Any = None, boxes: Any = None,
                  labels: Any = None, keypoints: Any = None, seed: int | None = None,
                  index: int | Sequence[int] = 0, epoch: int = 0, params: Any = None,
-                 queue: Any = None) -> dict:
-        return apply(self, image=image, mask=mask, boxes=boxes, labels=labels,
+                 queue: Any = None, masks: Any = None) -> dict:
+        return apply(self, image=image, mask=mask, masks=masks, boxes=boxes, labels=labels,
                      keypoints=keypoints, seed=seed, index=index, epoch=epoch, params=params,
                      queue=queue)
 

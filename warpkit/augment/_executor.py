@@ -19,8 +19,9 @@ from ..engine import PLAIN, Coords, ModelInput, warp_batch, warp_by, warp_by_coo
 from ..engine.chain import chain_coords, projective_part
 from ..engine.inputs import stack
 from ._base import draw_step
+from ._epochs import note_draws
 from ._streams import sample_streams
-from ._targets import move_boxes, move_keypoints
+from ._targets import keypoint_rows, move_boxes, move_keypoints
 
 
 class _Opts(NamedTuple):
@@ -129,6 +130,9 @@ def _check_masks(mask: Any, kind: str, sizes: list[tuple[int, int]]) -> None:
             raise ValueError(f"mask for a batch of {B} {h}x{w} images must be (B, H, W) or "
                              f"(B, H, W, C) = ({B}, {h}, {w}, ...), got {_shape_of(mask)}")
         return
+    if kind == "single" and isinstance(mask, (list, tuple)):
+        raise ValueError(f"mask for a single image is one array (H, W) or (H, W, C), got a list "
+                         f"of {len(mask)}: pass several masks of one image as masks=[...]")
     items = [mask] if kind == "single" else mask
     if kind != "single" and (not isinstance(mask, Sequence) and not hasattr(mask, "shape")
                              or len(mask) != len(sizes)):
@@ -140,6 +144,62 @@ def _check_masks(mask: Any, kind: str, sizes: list[tuple[int, int]]) -> None:
             where = "" if kind == "single" else f"[{k}]"
             raise ValueError(f"mask{where} must have its image's height and width ({h}, {w}), "
                              f"got {_shape_of(m)}")
+
+
+def _mask_groups(masks: Any, kind: str, sizes: list[tuple[int, int]]) -> list[list]:
+    """``masks=`` as one list of masks per sample (a single image's: a list; a batch's or a
+    list's: a list of such lists), each mask of its image's height and width."""
+    groups = [masks] if kind == "single" else masks
+    if kind != "single" and (not isinstance(masks, Sequence) or len(masks) != len(sizes)):
+        got = len(masks) if hasattr(masks, "__len__") else type(masks).__name__
+        raise ValueError(f"masks for a {kind} of {len(sizes)} images must be a list of "
+                         f"{len(sizes)} lists of masks, one per image, got {got}")
+    for k, (group, (w, h)) in enumerate(zip(groups, sizes)):
+        where = "masks" if kind == "single" else f"masks[{k}]"
+        if not isinstance(group, (list, tuple)):
+            raise ValueError(f"{where} must be a list of masks of its image (each (H, W) or "
+                             f"(H, W, C)), got {_shape_of(group)}")
+        for j, m in enumerate(group):
+            if not hasattr(m, "shape") and not hasattr(m, "size"):
+                raise TypeError(f"{where}[{j}] must be an array, a tensor or a Pillow image, "
+                                f"got {type(m).__name__}")
+            if _hw(m) != (h, w):
+                raise ValueError(f"{where}[{j}] must have its image's height and width "
+                                 f"({h}, {w}), got {_shape_of(m)}")
+    return [list(g) for g in groups]
+
+
+def _warp_group(group: list, m, size, chain, opts, fill) -> list:
+    """One sample's masks moved by its map (or chain), each back in its own kind, dtype and
+    shape: masks of one dtype go through the warp together, as the channels of one mask."""
+    arrays, torch_flags = [], []
+    for j, item in enumerate(group):
+        a, flag = _torch_in(item, f"masks[{j}]", False)
+        a = a if is_device_array(a) else np.asarray(a)
+        if fill is not None:
+            _check_mask_fill(fill, _dtype_of(a))
+        arrays.append(a)
+        torch_flags.append(flag)
+    res: list = [None] * len(arrays)
+    by_dtype: dict = {}
+    for j, a in enumerate(arrays):
+        by_dtype.setdefault((str(a.dtype), is_device_array(a)), []).append(j)
+    for (_, on_device), js in by_dtype.items():
+        if on_device:  # device masks stay there: one call each
+            for j in js:
+                res[j] = _warp_all(arrays[j], "single", [m], [size], opts, True,
+                                   None if chain is None else [chain])
+            continue
+        parts = [arrays[j].reshape(*arrays[j].shape[:2], -1) for j in js]
+        both = _warp_all(np.concatenate(parts, 2), "single", [m], [size], opts, True,
+                         None if chain is None else [chain])
+        both = both.reshape(*both.shape[:2], -1)
+        at = 0
+        for j, part in zip(js, parts):
+            r = both[..., at:at + part.shape[2]]
+            at += part.shape[2]
+            res[j] = r.reshape(r.shape[:2]) if arrays[j].ndim == 2 else r
+    return [_torch_out(r, False) if flag else r for r, flag in zip(res, torch_flags)]
 
 
 def _shape_of(x: Any) -> str:
@@ -203,14 +263,15 @@ def _torch_out(x: Any, channels_first: bool):
     return torch.from_numpy(np.moveaxis(a, -1, -3) if channels_first else a)
 
 
-def apply(pipe, *, image, mask, boxes, labels, keypoints, seed, index, epoch, params,
-          queue) -> dict:
+def apply(pipe, *, image, mask, masks=None, boxes, labels, keypoints, seed, index, epoch,
+          params, queue) -> dict:
     image, image_torch = _torch_in(image, "image", True)
     mask, mask_torch = _torch_in(mask, "mask", False)
     boxes, boxes_torch = _torch_in(boxes, "boxes", False)
     keypoints, keypoints_torch = _torch_in(keypoints, "keypoints", False)
-    out = _apply(pipe, image=image, mask=mask, boxes=boxes, labels=labels, keypoints=keypoints,
-                 seed=seed, index=index, epoch=epoch, params=params, queue=queue)
+    out = _apply(pipe, image=image, mask=mask, masks=masks, boxes=boxes, labels=labels,
+                 keypoints=keypoints, seed=seed, index=index, epoch=epoch, params=params,
+                 queue=queue)
     image_hwc = pipe.layout == "HWC"
     for key, flag, chw in (("image", image_torch, image_hwc), ("mask", mask_torch, False),
                            ("boxes", boxes_torch, False), ("keypoints", keypoints_torch, False)):
@@ -219,10 +280,11 @@ def apply(pipe, *, image, mask, boxes, labels, keypoints, seed, index, epoch, pa
     return out
 
 
-def _apply(pipe, *, image, mask, boxes, labels, keypoints, seed, index, epoch, params,
+def _apply(pipe, *, image, mask, masks, boxes, labels, keypoints, seed, index, epoch, params,
            queue) -> dict:
     if image is None and mask is None:
-        raise ValueError("give image= or mask= (the sizes come from them)")
+        raise ValueError("give image= or mask= (the sizes come from them)"
+                         + ("; masks= moves with them" if masks is not None else ""))
     ref = image if image is not None else mask
     kind, sizes = layout(ref, "image" if image is not None else "mask")
     n = len(sizes)
@@ -233,10 +295,17 @@ def _apply(pipe, *, image, mask, boxes, labels, keypoints, seed, index, epoch, p
                              f"sample: {w}x{h}")
     if image is not None and mask is not None:
         _check_masks(mask, kind, sizes)
+    mask_groups = None if masks is None else _mask_groups(masks, kind, sizes)
+    klist = None if keypoints is None else \
+        [keypoint_rows(k, pipe.keypoint_format, "keypoints" if kind == "single" else
+                       f"keypoints[{i}]")
+         for i, k in enumerate(_per_sample(keypoints, kind, n, "keypoints"))]
     if params is None:
+        idx = _indices(index, n)
         if seed is None:
             seed = int(np.random.SeedSequence().generate_state(1)[0])
-        idx = _indices(index, n)
+        else:
+            note_draws(seed, epoch, idx)
         plist = [draw_step(pipe, rng, s) for rng, s in zip(sample_streams(seed, epoch, idx), sizes)]
     else:
         plist = [params] if kind == "single" else list(params)
@@ -253,16 +322,21 @@ def _apply(pipe, *, image, mask, boxes, labels, keypoints, seed, index, epoch, p
         model = ModelInput(pipe.output_dtype, pipe.mean, pipe.std, pipe.layout)
         out["image"] = _warp_all(image, kind, mats, outs, _Opts(pipe.sampling, model, queue),
                                  chains=fielded)
+    constant = pipe.sampling.constant
+    mask_opts = _Opts(pipe.sampling._replace(interpolation="nearest", antialias=False,
+                                             fill=pipe.mask_fill if constant else 0),
+                      queue=queue)
     if mask is not None:
-        constant = pipe.sampling.constant
         if constant:
             for item in ([mask] if kind != "list" else mask):
                 _check_mask_fill(pipe.mask_fill, _dtype_of(item))
-        mask_opts = _Opts(pipe.sampling._replace(interpolation="nearest", antialias=False,
-                                                 fill=pipe.mask_fill if constant else 0),
-                          queue=queue)
         out["mask"] = _warp_all(mask, kind, mats, outs, mask_opts, as_mask=True,
                                 chains=fielded)
+    if mask_groups is not None:
+        res = [_warp_group(g, mats[k], outs[k], None if fielded is None else chains[k],
+                           mask_opts, pipe.mask_fill if constant else None)
+               for k, g in enumerate(mask_groups)]
+        out["masks"] = res[0] if kind == "single" else res
     if boxes is not None:
         blist = _per_sample(boxes, kind, n, "boxes")
         llist = _per_sample(labels, kind, n, "labels")
@@ -272,9 +346,8 @@ def _apply(pipe, *, image, mask, boxes, labels, keypoints, seed, index, epoch, p
             out["labels"] = moved[0][1] if kind == "single" else [lab for _, lab in moved]
     elif labels is not None:
         out["labels"] = labels
-    if keypoints is not None:
-        klist = _per_sample(keypoints, kind, n, "keypoints")
-        moved = [move_keypoints(k, m if fielded is None else c, o)
+    if klist is not None:
+        moved = [move_keypoints(k, m if fielded is None else c, o, pipe.keypoint_format)
                  for k, m, c, o in zip(klist, mats, chains, outs)]
         if pipe.remove_invisible:
             kept = [k[v] for k, v in moved]

@@ -5,6 +5,8 @@ through a map or a chain with non-linear stages."""
 from __future__ import annotations
 
 import math
+import sys
+from typing import Any
 
 import numpy as np
 
@@ -94,12 +96,19 @@ def move_boxes(pipe, blist, llist, mats, sizes, outs, chains=None) -> list:
     for k, lo, hi in zip(range(len(arrays)), np.cumsum([0] + counts), np.cumsum(counts)):
         kp = keep[lo:hi]
         boxes = from_xyxy(clipped[lo:hi][kp], pipe.box_format, outs[k])
-        labels = llist[k]
-        if labels is not None:
-            labels = labels[kp] if isinstance(labels, np.ndarray) else \
-                [lab for lab, c in zip(labels, kp) if c]
-        res.append((boxes, labels))
+        res.append((boxes, None if llist[k] is None else select(llist[k], kp)))
     return res
+
+
+def select(labels: Any, keep: np.ndarray) -> Any:
+    """The labels of the kept targets, of the kind they came as: a numpy array or a torch
+    tensor (on its device) indexed by ``keep``, any other sequence as a list."""
+    if isinstance(labels, np.ndarray):
+        return labels[keep]
+    torch = sys.modules.get("torch")
+    if torch is not None and isinstance(labels, torch.Tensor):
+        return labels[torch.from_numpy(np.asarray(keep, bool)).to(labels.device)]
+    return [lab for lab, c in zip(labels, keep) if c]
 
 
 #: points per box edge that a non-linear map moves to find the box around the mapped outline
@@ -120,41 +129,61 @@ def _outline(chain: list, xyxy: np.ndarray) -> np.ndarray:
     return pts.reshape(len(xyxy), -1, 2) + 0.5
 
 
-def move_keypoints(kp, m, out):
-    """(moved keypoints, visible): x, y through the map; an angle column (degrees,
-    counter-clockwise) turns with the map's local rotation, a scale column scales with its
-    local scale (the square root of the Jacobian's determinant). ``m`` is a matrix, or a chain
-    with non-linear fields (points found by Newton's method; the ones not found are
-    invisible)."""
-    k = np.array(kp, dtype=np.float64).reshape(len(kp), -1) if len(kp) else \
-        np.zeros((0, 2))
-    if k.shape[1] < 2:
-        raise ValueError(f"keypoints must be (N, 2+) rows (x, y[, angle, scale]), got {k.shape}")
+#: albumentations' keypoint formats: the letters name the columns (x, y; a: an angle in
+#: degrees; s: a scale; z: a depth that passes through unchanged)
+KEYPOINT_FORMATS = ("xy", "yx", "xya", "xys", "xyas", "xysa", "xyz")
+
+
+def keypoint_rows(kp: Any, fmt: str, what: str = "keypoints") -> np.ndarray:
+    """``kp`` as float64 rows of ``fmt``'s columns; a row of another length is refused (a third
+    column is not taken for an angle unless the format says so)."""
+    n = len(fmt)
+    k = np.array(kp, dtype=np.float64) if len(kp) else np.zeros((0, n))
+    if k.ndim != 2 or k.shape[1] != n:
+        cols = k.shape[1] if k.ndim == 2 else None
+        hint = ""
+        if cols == 3 and fmt == "xy":
+            hint = (": for an angle column pass keypoint_format='xya', a scale 'xys', a depth "
+                    "'xyz'; a visibility flag (COCO's v) is not a coordinate: pass "
+                    "keypoints[:, :2] (remove_invisible=False keeps the rows in order, with "
+                    "out['keypoints_visible'])")
+        raise ValueError(f"{what} in keypoint_format={fmt!r} must be rows of {n} columns "
+                         f"({', '.join(fmt)}), got shape {k.shape}{hint}")
+    return k
+
+
+def move_keypoints(kp, m, out, fmt: str = "xy"):
+    """(moved keypoints, visible) of rows in ``fmt`` (:data:`KEYPOINT_FORMATS`): x, y through
+    the map; an angle column (degrees, counter-clockwise) turns with the map's local rotation,
+    a scale column scales with its local scale (the square root of the Jacobian's determinant).
+    ``m`` is a matrix, or a chain with non-linear fields (points found by Newton's method; the
+    ones not found are invisible)."""
+    k = keypoint_rows(kp, fmt)
+    ix, iy, ia, isc = (fmt.find(c) for c in "xyas")
     res = k.copy()
+    xy = k[:, [ix, iy]]
+    turns = ia >= 0 or isc >= 0
     if isinstance(m, list):
-        return _keypoints_chain(k, res, m, out)
-    res[:, :2] = geometry.transform_points(m, k[:, :2])
-    if k.shape[1] > 2:
-        for r in range(len(k)):
-            j = jacobian(m, k[r, 0], k[r, 1])
-            a = math.radians(k[r, 2])
-            d = j @ np.array([math.cos(a), -math.sin(a)])  # screen angles: y points down
-            res[r, 2] = math.degrees(math.atan2(-d[1], d[0]))
-            if k.shape[1] > 3:
-                res[r, 3] = k[r, 3] * math.sqrt(abs(np.linalg.det(j)))
-    return res, in_output(res[:, 0], res[:, 1], out)
-
-
-def _keypoints_chain(k: np.ndarray, res: np.ndarray, chain: list, out):
-    """move_keypoints through a chain with fields: the Jacobian from moving points 0.25 px away."""
-    moved, found = forward_points(chain, k[:, :2])
-    res[:, :2] = moved
-    if k.shape[1] > 2 and len(k):
-        jx, jy = forward_jacobians(chain, k[:, :2])
-        a = np.radians(k[:, 2])
-        d = jx * np.cos(a)[:, None] - jy * np.sin(a)[:, None]  # screen angles: y points down
-        res[:, 2] = np.degrees(np.arctan2(-d[:, 1], d[:, 0]))
-        if k.shape[1] > 3:
-            res[:, 3] = k[:, 3] * np.sqrt(np.abs(jx[:, 0] * jy[:, 1] - jx[:, 1] * jy[:, 0]))
+        moved, visible = forward_points(m, xy)
+        if turns and len(k):
+            jx, jy = forward_jacobians(m, xy)
+            if ia >= 0:
+                a = np.radians(k[:, ia])
+                d = jx * np.cos(a)[:, None] - jy * np.sin(a)[:, None]  # screen angles: y down
+                res[:, ia] = np.degrees(np.arctan2(-d[:, 1], d[:, 0]))
+            if isc >= 0:
+                res[:, isc] = k[:, isc] * np.sqrt(np.abs(jx[:, 0] * jy[:, 1] -
+                                                         jx[:, 1] * jy[:, 0]))
+    else:
+        moved, visible = geometry.transform_points(m, xy), True
+        for r in range(len(k)) if turns else ():
+            j = jacobian(m, xy[r, 0], xy[r, 1])
+            if ia >= 0:
+                a = math.radians(k[r, ia])
+                d = j @ np.array([math.cos(a), -math.sin(a)])  # screen angles: y points down
+                res[r, ia] = math.degrees(math.atan2(-d[1], d[0]))
+            if isc >= 0:
+                res[r, isc] = k[r, isc] * math.sqrt(abs(np.linalg.det(j)))
+    res[:, ix], res[:, iy] = moved[:, 0], moved[:, 1]
     with np.errstate(invalid="ignore"):
-        return res, found & in_output(res[:, 0], res[:, 1], out)
+        return res, visible & in_output(moved[:, 0], moved[:, 1], out)
