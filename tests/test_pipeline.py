@@ -220,7 +220,10 @@ def test_a_visibility_column_is_not_read_as_an_angle():
     with pytest.raises(ValueError, match=r"keypoints\[1\] in keypoint_format='xya' must be rows "
                                          r"of 3 columns"):
         Compose([RandomRotation(5)], keypoint_format="xya")(
-            mask=np.zeros((2, 48, 64), np.uint8), keypoints=[[[1, 2, 0]], [[1, 2]]], seed=0)
+            mask=[np.zeros((48, 64), np.uint8)] * 2, keypoints=[[[1, 2, 0]], [[1, 2]]], seed=0)
+    with pytest.raises(ValueError, match=r"keypoints in keypoint_format='xy' must be rows of 2 "
+                                         r"numbers"):
+        aug(mask=np.zeros((48, 64), np.uint8), keypoints=[[1, 2], [3]], seed=0)
     with pytest.raises(ValueError, match="keypoint_format must be one of 'xy', 'yx'"):
         Compose([], keypoint_format="xyv")
 

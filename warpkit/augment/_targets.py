@@ -138,7 +138,11 @@ def keypoint_rows(kp: Any, fmt: str, what: str = "keypoints") -> np.ndarray:
     """``kp`` as float64 rows of ``fmt``'s columns; a row of another length is refused (a third
     column is not taken for an angle unless the format says so)."""
     n = len(fmt)
-    k = np.array(kp, dtype=np.float64) if len(kp) else np.zeros((0, n))
+    try:
+        k = np.array(kp, dtype=np.float64) if len(kp) else np.zeros((0, n))
+    except (TypeError, ValueError):  # rows of different lengths, or not numbers
+        raise ValueError(f"{what} in keypoint_format={fmt!r} must be rows of {n} numbers "
+                         f"({', '.join(fmt)}), got {kp!r:.200}") from None
     if k.ndim != 2 or k.shape[1] != n:
         cols = k.shape[1] if k.ndim == 2 else None
         hint = ""
