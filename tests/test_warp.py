@@ -542,6 +542,50 @@ def test_ragged_batch_is_one_launch_and_each_alone(dtype, channels, interp, smal
             np.testing.assert_array_equal(out, np.stack(each))
 
 
+@pytest.mark.parametrize("pad", ["constant", "border", "reflection", "reflect_101"])
+def test_ragged_batch_packs_only_what_each_output_reads(pad, small_queue, monkeypatch):
+    """Crops inside larger images (a RandomResizedCrop's maps): the packed buffer holds each
+    image's region the output can read, not the whole image, and every output is what the
+    image gives alone (on Oclgrind no read leaves the smaller buffer); a map that reaches past
+    the border under a folding padding keeps its whole image."""
+    from warpkit.engine import inputs
+    from warpkit.warp import warp_batch
+
+    rng = np.random.default_rng(5)
+    imgs = [(rng.random((40 + 7 * k, 50 + 5 * k, 3)) * 250).astype(np.uint8) for k in range(4)]
+    mats = [g.compose(g.translation(-12.0 - k, -9.0 + k), g.rotation(10.0 * k, (20, 15)),
+                      g.scale(1.3)) for k in range(4)]
+    mats.append(g.translation(5, 3))  # reaches past the top-left corner
+    imgs.append((rng.random((30, 30, 3)) * 250).astype(np.uint8))
+    packed = []
+    real = inputs.pack
+    monkeypatch.setattr(inputs, "pack",
+                        lambda a, c, r=None: packed.append(real(a, c, r)[0].shape[0]) or
+                        real(a, c, r))
+    from warpkit.engine import core
+    monkeypatch.setattr(core, "pack", inputs.pack)
+    for interp in INTERP:
+        kw = dict(interpolation=interp, padding=pad, fill=9, queue=small_queue)
+        out = warp_batch(imgs, mats, (19, 13), **kw)
+        each = [warpkit.warp_perspective(i, m, size=(19, 13), **kw) for i, m in zip(imgs, mats)]
+        np.testing.assert_array_equal(out, np.stack(each))
+    whole = sum(a.shape[0] * a.shape[1] for a in imgs)
+    # the folding paddings keep the last image whole, and any that a rotation takes past a border
+    assert packed and max(packed) < whole * (0.6 if pad in ("constant", "border") else 0.8), \
+        (packed, whole)
+    # the region's bounds: output 10 x 8 of a shift by (-20, -10), linear reach 3 and the 7
+    # columns the kernel's last block computes past the right edge
+    (box,) = inputs.read_regions(np.linalg.inv(g.translation(-20, -10))[None], 10, 8,
+                                 [(50, 60)], clamped=False)
+    assert box.tolist() == [16, 6, 40, 21]
+    (box,) = inputs.read_regions(np.linalg.inv(g.translation(5, 3))[None], 10, 8, [(50, 60)],
+                                 clamped=False)
+    assert box.tolist() == [0, 0, 59, 49]  # folded taps: the whole image
+    (box,) = inputs.read_regions(np.linalg.inv(g.translation(5, 3))[None], 10, 8, [(50, 60)],
+                                 clamped=True)
+    assert box.tolist() == [0, 0, 15, 8]
+
+
 def test_ragged_batch_antialias_and_kinds(queue):
     """With antialias each map keeps its own samples per axis; images needing none run in the
     supersampling kernel beside those that do, equal to the 8-wide one up to float rounding

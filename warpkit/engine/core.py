@@ -13,15 +13,20 @@ from .. import geometry
 from .._checks import matrix3, width_height
 from .._images import as_image, shape_hwc
 from .._memory import check_allocation, device_layout, operand, pick_runtime, wants_device_result
-from .._options import Sampling
+from .._options import PADDINGS, Sampling
 from .coords import (COORD_AXES, COORD_FIELD, COORD_MAP, COORD_MATRIX, Coords, blocks,
                      expand_canvas, schedule, supersampling)
-from .inputs import WARP_DTYPES, matrices, pack, stack
+from .inputs import WARP_DTYPES, matrices, pack, read_regions, stack
 from .output import PLAIN, ModelInput, fills as fills_of, model_output, values_of_options
 from .plan import FIXED, NO_MAP, PLANS, WarpSpec, fixed_values, int32, int64, warp_plan
 
 #: the default options: linear, constant 0, no antialiasing
 LINEAR = Sampling()
+
+
+#: paddings under which a tap outside the image reads its nearest edge pixel (the constant one
+#: reads it too, then weighs it out): a region clipped to the image holds every such read
+CLAMPED_PADS = (PADDINGS["constant"], PADDINGS["border"])
 
 
 def warp_by(image: Any, matrix: Any, size: Any = None, sampling: Sampling = LINEAR, *,
@@ -50,7 +55,11 @@ def warp_by(image: Any, matrix: Any, size: Any = None, sampling: Sampling = LINE
         restore = None  # the model's input: an array, not a picture
         if y_chw:  # channels first: (C, H, W) or (B, C, H, W); an (H, W) image has one channel
             shape = (*(shape[:1] if len(shape) == 4 else ()), src.C, ho, wo)
-    x, layout_key, extra = src.operand()
+    # a ragged batch on matrices packs only the pixels each output can read (a crop's region)
+    regions = read_regions(inv, wo, ho, [(h, w) for _, h, w, _, _, _ in src.shapes],
+                           sampling.pad in CLAMPED_PADS) \
+        if ragged and kind == COORD_MATRIX else None
+    x, layout_key, extra = src.operand(regions)
     rt = pick_runtime(queue, x)
     spec = WarpSpec(shape, src.B if src_index is None else len(src_index), wo, ho, len(ss) > 1,
                     src_index is not None, sampling.mode, sampling.pad, max(ss) > 1,
@@ -124,18 +133,21 @@ class _Input:
                              "warp_perspective")
         self.B, self.mats, self.out_shape = B, mats, out_shape
 
-    def operand(self) -> tuple[Any, Any, dict]:
+    def operand(self, regions: np.ndarray | None = None) -> tuple[Any, Any, dict]:
         """(the image operand, its layout's key for the plan cache, the ragged batch's extra
-        values)."""
+        values); a ragged batch's images packed whole, or only their ``regions``."""
         if not self.ragged:
             src = operand(self.arr, "image")
             return src, src.layout, {}
-        packed, self.rag = pack(self.image, self.C)
+        packed, self.rag = pack(self.image, self.C, regions)
         n = len(packed) * self.C
         # the 32-bit word reads of uint8 pixels: the last start inside the buffer, and whether
-        # the interior path's reads (4 bytes from a tap) stay inside each image (warp_plan)
-        fits = all(h < 1 << 24 and w < 1 << 24 and h * w * c < 2**31 - 4 and w * c + c >= 4
-                   for _, h, w, c, _, _ in self.shapes)
+        # the interior path's reads (4 bytes from a tap) stay inside each image's packed rows
+        # (warp_plan)
+        widths = [w for _, _, w, _, _, _ in self.shapes] if regions is None else \
+            (regions[:, 2] - regions[:, 0] + 1).tolist()
+        fits = all(h < 1 << 24 and w < 1 << 24 and h * w * c < 2**31 - 4 and rw * c + c >= 4
+                   for (_, h, w, c, _, _), rw in zip(self.shapes, widths))
         extra = {"last_word": np.int64(n - 4), "interior": np.int32(fits and n >= 4)}
         return operand(packed, "image"), ("ragged", self.dt, self.C), extra
 
