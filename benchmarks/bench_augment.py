@@ -97,7 +97,9 @@ def albumentations_one(pipe, d, targets: bool):
         r = pipe(image=img, mask=mask, bboxes=b, labels=labels, keypoints=kps)
     else:
         r = pipe(image=img)
-    return np.ascontiguousarray(r["image"].transpose(2, 0, 1))  # float32 CHW
+    # float32 CHW as ToTensorV2 gives it: a view, no copy (the peer's best case; warpkit's
+    # kernel stores channels first)
+    return r["image"].transpose(2, 0, 1)
 
 
 def kornia_run(data, targets: bool):

@@ -621,3 +621,17 @@ def test_old_verbs_warn_and_agree():
     (ref,), ref_size = t.stages(p, (64, 48))
     np.testing.assert_array_equal(m, ref)
     assert size == ref_size
+
+
+def test_a_lone_random_affine_takes_composes_target_options():
+    """RandomAffine called with pipeline keywords runs as Compose([it]); the target options a
+    port needs (keypoint_format, box_format, ...) reach that pipeline instead of being refused
+    as unknown targets."""
+    t = RandomAffine(degrees=(90, 90))
+    kw = dict(mask=np.zeros((48, 64), np.uint8), keypoints=[[10, 20, 30.0]],
+              boxes=[[1, 2, 10, 12]], seed=0)
+    out = t(keypoint_format="xya", box_format="coco", **kw)
+    ref = Compose([t], keypoint_format="xya", box_format="coco")(**kw)
+    np.testing.assert_array_equal(out["keypoints"], ref["keypoints"])
+    np.testing.assert_array_equal(out["boxes"], ref["boxes"])
+    assert abs(out["keypoints"][0][2] - 120) < 1e-9

@@ -193,7 +193,7 @@ def test_several_masks_of_one_image_move_as_one_mask_each(queue):
     (lambda m: PIPE(image=_photos(1)[0], masks=[m[:5]], seed=0), ValueError,
      r"masks\[0\] must have its image's height and width \(30, 40\), got shape \(5, 40\)"),
     (lambda m: PIPE(image=_photos(2), masks=[[m]], seed=0), ValueError,
-     r"masks for a list of 2 images must be a list of 2 lists of masks"),
+     r"masks for 2 samples must be a sequence of 2, one per sample"),
     (lambda m: PIPE(image=_photos(1)[0], masks=[m, 3], seed=0), TypeError,
      r"masks\[1\] must be an array"),
 ])
@@ -216,3 +216,22 @@ def test_labels_come_back_as_they_came():
     batch = pipe(image=np.stack([_photos(1)[0]] * 2), boxes=[boxes, boxes],
                  labels=torch.tensor([[7, 8, 9], [7, 8, 9]]), seed=2)["labels"]
     assert all(isinstance(t, torch.Tensor) and t.ndim == 1 for t in batch)
+
+
+@pytest.mark.parametrize("targets,match", [
+    (dict(boxes=[[0, 0, 5, 5]], labels=[1, 2]), r"labels must have one entry per box: 1 boxes, 2"),
+    (dict(boxes=[[0, 0, 5, 5, 1]]), r"boxes must be rows of 4 numbers"),
+    (dict(boxes=[[[0, 0, 5, 5]], [[0, 0, 5]]]), r"boxes\[1\] must be rows of 4 numbers"),
+    (dict(keypoints=[[1, 2, 3]]), r"keypoints in keypoint_format='xy' must be rows of 2"),
+    (dict(masks=[np.zeros((3, 3), np.uint8)]), r"masks\[0\] must have its image's height"),
+])
+def test_bad_targets_are_refused_before_any_launch(targets, match, monkeypatch):
+    """Targets are checked on the host before the image is warped (no kernel runs for a call
+    that fails)."""
+    from warpkit import _op
+
+    monkeypatch.setattr(_op, "launch", lambda *a: pytest.fail("a kernel ran"))
+    batch = "boxes" in targets and isinstance(targets["boxes"][0][0], list)
+    image = np.zeros((2, 30, 40, 3), np.uint8) if batch else np.zeros((30, 40, 3), np.uint8)
+    with pytest.raises(ValueError, match=match):
+        PIPE(image=image, seed=0, **targets)

@@ -557,13 +557,16 @@ def test_ragged_batch_packs_only_what_each_output_reads(pad, small_queue, monkey
                       g.scale(1.3)) for k in range(4)]
     mats.append(g.translation(5, 3))  # reaches past the top-left corner
     imgs.append((rng.random((30, 30, 3)) * 250).astype(np.uint8))
-    packed = []
-    real = inputs.pack
-    monkeypatch.setattr(inputs, "pack",
-                        lambda a, c, r=None: packed.append(real(a, c, r)[0].shape[0]) or
-                        real(a, c, r))
     from warpkit.engine import core
-    monkeypatch.setattr(core, "pack", inputs.pack)
+
+    packed = []
+
+    def spy(arrays, channels, regions=None):
+        res = inputs.pack(arrays, channels, regions)
+        packed.append(res[0].shape[0])
+        return res
+
+    monkeypatch.setattr(core, "pack", spy)
     for interp in INTERP:
         kw = dict(interpolation=interp, padding=pad, fill=9, queue=small_queue)
         out = warp_batch(imgs, mats, (19, 13), **kw)
@@ -584,6 +587,34 @@ def test_ragged_batch_packs_only_what_each_output_reads(pad, small_queue, monkey
     (box,) = inputs.read_regions(np.linalg.inv(g.translation(5, 3))[None], 10, 8, [(50, 60)],
                                  clamped=True)
     assert box.tolist() == [0, 0, 15, 8]
+
+
+def test_packing_threads_survive_a_fork():
+    """A large ragged batch is packed by a thread pool; a child forked after the parent used
+    it packs with a pool of its own (the parent's threads do not exist there: it would hang)."""
+    import multiprocessing as mp
+
+    from warpkit.engine import inputs
+
+    if "fork" not in mp.get_all_start_methods():
+        pytest.skip("no fork on this platform")
+    imgs = [np.full((700, 800, 3), k, np.uint8) for k in range(8)]  # 13 MB: threaded
+    packed, _ = inputs.pack(imgs, 3)
+    assert packed[::560000, 0].tolist() == list(range(8))
+    child = mp.get_context("fork").Process(target=_pack_in_child, args=(imgs,))
+    child.start()
+    child.join(60)
+    if child.is_alive():
+        child.kill()
+        pytest.fail("packing in a forked child hung")
+    assert child.exitcode == 0
+
+
+def _pack_in_child(imgs):
+    from warpkit.engine import inputs
+
+    packed, _ = inputs.pack(imgs, 3)
+    raise SystemExit(0 if packed[::560000, 0].tolist() == list(range(8)) else 1)
 
 
 def test_ragged_batch_antialias_and_kinds(queue):

@@ -26,6 +26,7 @@ Example:
 
 from __future__ import annotations
 
+import inspect
 import math
 import numbers
 from collections.abc import Sequence
@@ -41,6 +42,11 @@ from ..warp import Interpolation, Padding
 from ._base import Resampling, Transform, probability, size_arg, value_range
 from ._compose import Compose
 from ._executor import layout
+
+#: Compose's options for the targets and the model's input, which a pipeline call of a lone
+#: RandomAffine passes on (its own sampling options are the resampling's)
+_TARGET_OPTIONS = frozenset(inspect.signature(Compose).parameters) - \
+    {"transforms", "p", *Sampling._fields}
 
 __all__ = ["RandomAffine"]
 
@@ -206,7 +212,8 @@ class RandomAffine(Resampling, Transform):
                  queue: cl.CommandQueue | None = None, **targets: Any) -> Any:
         """Warp ``images`` with fresh random maps; or, called with the keywords of a pipeline
         (``image=``, ``mask=``, ``boxes=``, ..., ``seed=``), as ``Compose([self])`` with this
-        transform's interpolation, padding, fill and antialiasing.
+        transform's interpolation, padding, fill and antialiasing; Compose's target options
+        (``keypoint_format=``, ``box_format=``, ``min_visibility=``, ...) go to that pipeline.
 
         Args:
             images: a Pillow image or an array (H, W) / (H, W, C): one map; a batch (B, H, W, C)
@@ -222,7 +229,8 @@ class RandomAffine(Resampling, Transform):
             ``(images, matrices)`` with ``return_matrices``.
         """
         if targets or images is None:
-            pipe = Compose([self], **self.sampling._asdict())
+            options = {k: targets.pop(k) for k in list(targets) if k in _TARGET_OPTIONS}
+            pipe = Compose([self], **self.sampling._asdict(), **options)
             return pipe(**targets, queue=queue)
         gen = _generator(rng)
         kind, sizes = layout(images, "images")

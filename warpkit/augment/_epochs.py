@@ -114,7 +114,7 @@ def note_draws(seed: int, epoch: int, indices: Sequence[int]) -> None:
                 f"should have changed (persistent_workers=True keeps the dataset the workers "
                 f"copied, so an epoch set on it in the parent never arrives), pass it with "
                 f"warpkit.augment.EpochSampler; if the repeat is meant, filter "
-                f"warpkit.augment.RepeatedSampleWarning", RepeatedSampleWarning, stacklevel=4)
+                f"warpkit.augment.RepeatedSampleWarning", RepeatedSampleWarning, stacklevel=5)  # the pipeline call
             return
         if len(_SEEN) < _ALL or (index * 0x9E3779B97F4A7C15) & _M64 < 1 << 60:
             if len(_SEEN) >= 4 * _ALL:

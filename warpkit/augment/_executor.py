@@ -21,7 +21,7 @@ from ..engine.inputs import stack
 from ._base import draw_step
 from ._epochs import note_draws
 from ._streams import sample_streams
-from ._targets import keypoint_rows, move_boxes, move_keypoints
+from ._targets import box_rows, keypoint_rows, move_boxes, move_keypoints
 
 
 class _Opts(NamedTuple):
@@ -139,22 +139,23 @@ def _check_masks(mask: Any, kind: str, sizes: list[tuple[int, int]]) -> None:
         got = len(mask) if hasattr(mask, "__len__") else type(mask).__name__
         raise ValueError(f"mask for a {kind} of {len(sizes)} images must be a list of "
                          f"{len(sizes)} masks, one per image, got {got}")
-    for k, (m, (w, h)) in enumerate(zip(items, sizes)):
-        if _hw(m) != (h, w):
-            where = "" if kind == "single" else f"[{k}]"
-            raise ValueError(f"mask{where} must have its image's height and width ({h}, {w}), "
-                             f"got {_shape_of(m)}")
+    for k, (m, size) in enumerate(zip(items, sizes)):
+        _check_size(m, size, "mask" if kind == "single" else f"mask[{k}]")
+
+
+def _check_size(m: Any, size: tuple[int, int], where: str) -> None:
+    """Refuse a mask whose height and width are not its image's ``size`` = (width, height)."""
+    w, h = size
+    if _hw(m) != (h, w):
+        raise ValueError(f"{where} must have its image's height and width ({h}, {w}), got "
+                         f"{_shape_of(m)}")
 
 
 def _mask_groups(masks: Any, kind: str, sizes: list[tuple[int, int]]) -> list[list]:
     """``masks=`` as one list of masks per sample (a single image's: a list; a batch's or a
     list's: a list of such lists), each mask of its image's height and width."""
-    groups = [masks] if kind == "single" else masks
-    if kind != "single" and (not isinstance(masks, Sequence) or len(masks) != len(sizes)):
-        got = len(masks) if hasattr(masks, "__len__") else type(masks).__name__
-        raise ValueError(f"masks for a {kind} of {len(sizes)} images must be a list of "
-                         f"{len(sizes)} lists of masks, one per image, got {got}")
-    for k, (group, (w, h)) in enumerate(zip(groups, sizes)):
+    groups = _per_sample(masks, kind, len(sizes), "masks")
+    for k, (group, size) in enumerate(zip(groups, sizes)):
         where = "masks" if kind == "single" else f"masks[{k}]"
         if not isinstance(group, (list, tuple)):
             raise ValueError(f"{where} must be a list of masks of its image (each (H, W) or "
@@ -163,9 +164,7 @@ def _mask_groups(masks: Any, kind: str, sizes: list[tuple[int, int]]) -> list[li
             if not hasattr(m, "shape") and not hasattr(m, "size"):
                 raise TypeError(f"{where}[{j}] must be an array, a tensor or a Pillow image, "
                                 f"got {type(m).__name__}")
-            if _hw(m) != (h, w):
-                raise ValueError(f"{where}[{j}] must have its image's height and width "
-                                 f"({h}, {w}), got {_shape_of(m)}")
+            _check_size(m, size, f"{where}[{j}]")
     return [list(g) for g in groups]
 
 
@@ -191,8 +190,8 @@ def _warp_group(group: list, m, size, chain, opts, fill) -> list:
                                    None if chain is None else [chain])
             continue
         parts = [arrays[j].reshape(*arrays[j].shape[:2], -1) for j in js]
-        both = _warp_all(np.concatenate(parts, 2), "single", [m], [size], opts, True,
-                         None if chain is None else [chain])
+        both = _warp_all(parts[0] if len(parts) == 1 else np.concatenate(parts, 2), "single",
+                         [m], [size], opts, True, None if chain is None else [chain])
         both = both.reshape(*both.shape[:2], -1)
         at = 0
         for j, part in zip(js, parts):
@@ -300,6 +299,14 @@ def _apply(pipe, *, image, mask, masks, boxes, labels, keypoints, seed, index, e
         [keypoint_rows(k, pipe.keypoint_format, "keypoints" if kind == "single" else
                        f"keypoints[{i}]")
          for i, k in enumerate(_per_sample(keypoints, kind, n, "keypoints"))]
+    if boxes is not None:
+        blist = [box_rows(b, "boxes" if kind == "single" else f"boxes[{i}]")
+                 for i, b in enumerate(_per_sample(boxes, kind, n, "boxes"))]
+        llist = _per_sample(labels, kind, n, "labels")
+        for b, lab in zip(blist, llist):
+            if lab is not None and len(lab) != len(b):
+                raise ValueError(f"labels must have one entry per box: {len(b)} boxes, "
+                                 f"{len(lab)} labels")
     if params is None:
         idx = _indices(index, n)
         if seed is None:
@@ -338,8 +345,6 @@ def _apply(pipe, *, image, mask, masks, boxes, labels, keypoints, seed, index, e
                for k, g in enumerate(mask_groups)]
         out["masks"] = res[0] if kind == "single" else res
     if boxes is not None:
-        blist = _per_sample(boxes, kind, n, "boxes")
-        llist = _per_sample(labels, kind, n, "labels")
         moved = move_boxes(pipe, blist, llist, mats, sizes, outs, fielded)
         out["boxes"] = moved[0][0] if kind == "single" else [b for b, _ in moved]
         if labels is not None:

@@ -55,18 +55,25 @@ def jacobian(m: np.ndarray, x: float, y: float) -> np.ndarray:
     return np.full((2, 2), np.nan) if j is None else np.array(j).reshape(2, 2)
 
 
+def box_rows(boxes: Any, what: str = "boxes") -> np.ndarray:
+    """Boxes as float64 rows of 4 (their format's numbers), checked before any launch."""
+    try:
+        a = np.asarray(boxes, dtype=np.float64)
+    except (TypeError, ValueError):
+        a = None
+    if a is None or a.size % 4 or (a.ndim > 1 and a.shape[-1] != 4):
+        raise ValueError(f"{what} must be rows of 4 numbers (box_format's), got "
+                         f"{boxes!r:.200}")
+    return a.reshape(-1, 4)
+
+
 def move_boxes(pipe, blist, llist, mats, sizes, outs, chains=None) -> list:
-    """[(kept boxes, kept labels)] per sample: every sample's boxes mapped in one call (its own
+    """[(kept boxes, kept labels)] per sample, of :func:`box_rows` (``blist``) and their labels,
+    one per box (both checked by the caller): every sample's boxes mapped in one call (its own
     matrix each), clipped to its output, and dropped below min_visibility / min_area. Through
     non-linear fields (``chains``), a box becomes the box around its mapped outline (points
     along its edges, :func:`_outline`)."""
-    arrays = []
-    for b, lab in zip(blist, llist):
-        a = np.asarray(b, dtype=np.float64).reshape(-1, 4)
-        if lab is not None and len(lab) != len(a):
-            raise ValueError(f"labels must have one entry per box: {len(a)} boxes, "
-                             f"{len(lab)} labels")
-        arrays.append(a)
+    arrays = blist
     counts = [len(a) for a in arrays]
     if not sum(counts):
         return list(zip(arrays, llist))
@@ -156,13 +163,12 @@ def keypoint_rows(kp: Any, fmt: str, what: str = "keypoints") -> np.ndarray:
     return k
 
 
-def move_keypoints(kp, m, out, fmt: str = "xy"):
-    """(moved keypoints, visible) of rows in ``fmt`` (:data:`KEYPOINT_FORMATS`): x, y through
+def move_keypoints(k: np.ndarray, m, out, fmt: str = "xy"):
+    """(moved keypoints, visible) of :func:`keypoint_rows` in ``fmt``: x, y through
     the map; an angle column (degrees, counter-clockwise) turns with the map's local rotation,
     a scale column scales with its local scale (the square root of the Jacobian's determinant).
     ``m`` is a matrix, or a chain with non-linear fields (points found by Newton's method; the
     ones not found are invisible)."""
-    k = keypoint_rows(kp, fmt)
     ix, iy, ia, isc = (fmt.find(c) for c in "xyas")
     res = k.copy()
     xy = k[:, [ix, iy]]

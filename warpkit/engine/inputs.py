@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import os
 import threading
-from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 import numpy as np
@@ -142,6 +141,8 @@ def _copiers() -> int:
     n = min(4, len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity")
             else os.cpu_count() or 1)
     if n > 1 and _COPY_POOL[0] != os.getpid():
+        from concurrent.futures import ThreadPoolExecutor  # not at import: the CLI's start
+
         with _COPY_LOCK:
             if _COPY_POOL[0] != os.getpid():
                 _COPY_POOL[1] = ThreadPoolExecutor(n, thread_name_prefix="warpkit-pack")
