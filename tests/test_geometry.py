@@ -191,3 +191,18 @@ def test_a_stack_of_one_matrix_repeated_inverts_as_each():
     assert inv[1, 0, 0] != 9
     with pytest.raises(ValueError, match=r"the matrix is singular \(determinant 0\)"):
         g.invert(np.zeros((3, 3, 3)) + [[1, 2, 0], [2, 4, 0], [0, 0, 1]])
+
+
+def test_points_of_a_stack_go_through_their_own_matrix():
+    rng = np.random.default_rng(5)
+    mats = np.stack([g.rotation(a, (3, 4)) @ g.translation(1, 2) for a in (10, 20, 30)])
+    mats[1, 2, :2] = (1e-3, -2e-3)  # one perspective map
+    pts = rng.uniform(-50, 50, (11, 2))
+    which = rng.integers(0, 3, 11)
+    got = g.transform_points(mats, pts, batch_indices=which)
+    for k in range(11):
+        assert got[k].tobytes() == g.transform_points(mats[which[k]], pts[k:k + 1])[0].tobytes()
+    with pytest.raises(ValueError, match="batch_indices must be 11 integers"):
+        g.transform_points(mats, pts, batch_indices=which[:5])
+    with pytest.raises(ValueError, match="only apply to a stack"):
+        g.transform_points(mats[0], pts, batch_indices=which)

@@ -228,6 +228,25 @@ def test_a_visibility_column_is_not_read_as_an_angle():
         Compose([], keypoint_format="xyv")
 
 
+def test_a_batchs_keypoints_move_as_each_samples_would():
+    """The whole batch's keypoints go through one elementwise pass (each point its sample's
+    matrix): the same bits as moving each sample's keypoints through its own matrix."""
+    from warpkit.augment._targets import move_keypoint_lists, move_keypoints
+
+    rng = np.random.default_rng(3)
+    mats = np.stack([g.perspective_from_points(
+        [[0, 0], [99, 0], [99, 79], [0, 79]],
+        np.array([[0, 0], [99, 0], [99, 79], [0, 79]]) + rng.normal(0, 6, (4, 2)))
+        for _ in range(6)])
+    outs = [(100, 80), (64, 64), (100, 80), (32, 48), (100, 80), (1, 1)]
+    klist = [rng.uniform(-20, 120, (n, 3)) for n in (5, 0, 17, 1, 9, 3)]
+    together = move_keypoint_lists(klist, mats, None, outs, "xyz")
+    for (k, v), kp, m, o in zip(together, klist, mats, outs):
+        k1, v1 = move_keypoints(kp, m, o, "xyz")
+        assert k.tobytes() == k1.tobytes() and np.array_equal(v, v1)
+    assert sum(v.sum() for _, v in together) not in (0, sum(len(k) for k in klist))
+
+
 def test_boxes_leaving_the_image_are_dropped_with_their_labels():
     aug = Compose([Pad((0, 0, 64, 0)), CenterCrop((64, 48))], min_visibility=0.5)
     # the crop keeps the right half of the padded canvas: x in [32, 96)

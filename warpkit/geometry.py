@@ -217,17 +217,40 @@ def is_affine_checked(m: np.ndarray) -> bool:
     return all(abs(x) < 1e-12 and abs(y) < 1e-12 and abs(w - 1) < 1e-12 for x, y, w in last)
 
 
-def transform_points(m, points) -> np.ndarray:
+def transform_points(m, points, batch_indices=None) -> np.ndarray:
     """Apply ``m`` to ``(..., 2)`` points (x, y), with the perspective divide (points on the
     map's horizon come out infinite or NaN). Elementwise: a matrix product would wake
-    OpenBLAS's threads, which fight PoCL's for the cores."""
-    m = matrix3(m)
+    OpenBLAS's threads, which fight PoCL's for the cores.
+
+    ``m`` is a (3, 3) / (2, 3) map, or a stack (B, 3, 3) / (B, 2, 3) with ``batch_indices``:
+    then ``points`` is (K, 2) and point k goes through matrix ``batch_indices[k]`` (the points
+    of a whole batch in one call, each exactly as it would be through its own matrix).
+
+    Example:
+        >>> from warpkit import geometry as g
+        >>> g.transform_points(g.translation(5, 1), [[0, 0], [2, 3]]).tolist()
+        [[5.0, 1.0], [7.0, 4.0]]
+        >>> stack = np.stack([g.translation(5, 0), g.scale(2)])
+        >>> g.transform_points(stack, [[1, 1], [1, 1]], batch_indices=[0, 1]).tolist()
+        [[6.0, 1.0], [2.0, 2.0]]
+    """
     p = np.asarray(points, dtype=np.float64)
+    if batch_indices is None:
+        e = matrix3(m)
+    else:
+        mm = matrix3(m, stack=True)
+        if mm.ndim != 3:
+            raise ValueError("batch_indices only apply to a stack of matrices (B, 3, 3)")
+        if p.ndim != 2 or p.shape[1] != 2:
+            raise ValueError(f"points with batch_indices must be (K, 2), got {p.shape}")
+        # entry (i, j) of each point's matrix: the same operations, element by element, as
+        # one matrix's scalars would take
+        e = mm[batch_index_array(batch_indices, len(p), len(mm))].transpose(1, 2, 0)
     x, y = p[..., 0], p[..., 1]
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
-        w = m[2, 0] * x + m[2, 1] * y + m[2, 2]
-        return np.stack([(m[0, 0] * x + m[0, 1] * y + m[0, 2]) / w,
-                         (m[1, 0] * x + m[1, 1] * y + m[1, 2]) / w], -1)
+        w = e[2][0] * x + e[2][1] * y + e[2][2]
+        return np.stack([(e[0][0] * x + e[0][1] * y + e[0][2]) / w,
+                         (e[1][0] * x + e[1][1] * y + e[1][2]) / w], -1)
 
 
 def jacobian(m: Any, x: float, y: float) -> tuple[float, float, float, float] | None:

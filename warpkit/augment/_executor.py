@@ -15,13 +15,14 @@ import numpy as np
 
 from .._memory import is_device_array
 from .._options import Sampling
+from .._threads import pool
 from ..engine import PLAIN, Coords, ModelInput, warp_batch, warp_by, warp_by_coords, warp_each
 from ..engine.chain import chain_coords, projective_part
 from ..engine.inputs import stack
 from ._base import draw_step
 from ._epochs import note_draws
 from ._streams import sample_streams
-from ._targets import box_rows, keypoint_rows, move_boxes, move_keypoints
+from ._targets import box_rows, keypoint_rows, move_boxes, move_keypoint_lists
 
 
 class _Opts(NamedTuple):
@@ -324,19 +325,31 @@ def _apply(pipe, *, image, mask, masks, boxes, labels, keypoints, seed, index, e
     mats = stack([projective_part(c) for c in chains])
     # the fields of non-linear transforms, or None for projective pipelines (one matrix each)
     fielded = chains if any(len(c) > 1 for c in chains) else None
+    constant = pipe.sampling.constant
+    if mask is not None and constant:  # before any launch
+        for item in ([mask] if kind != "list" else mask):
+            _check_mask_fill(pipe.mask_fill, _dtype_of(item))
     out: dict[str, Any] = {}
+    # boxes and keypoints move on the host while the kernels run: on a helper thread for a
+    # batch whose images are warped (numpy's small operations hold the GIL only briefly, the
+    # waits for the kernels release it)
+    targets = (blist if boxes is not None else None, llist if boxes is not None else None,
+               labels, klist)
+    moving = moved = None
+    if n >= _TARGETS_APART and (image is not None or mask is not None) and \
+            (boxes is not None or klist is not None):
+        moving = pool("targets", 1).submit(_move_targets, pipe, kind, *targets, mats, sizes,
+                                           outs, fielded)
+    else:
+        moved = _move_targets(pipe, kind, *targets, mats, sizes, outs, fielded)
     if image is not None:
         model = ModelInput(pipe.output_dtype, pipe.mean, pipe.std, pipe.layout)
         out["image"] = _warp_all(image, kind, mats, outs, _Opts(pipe.sampling, model, queue),
                                  chains=fielded)
-    constant = pipe.sampling.constant
     mask_opts = _Opts(pipe.sampling._replace(interpolation="nearest", antialias=False,
                                              fill=pipe.mask_fill if constant else 0),
                       queue=queue)
     if mask is not None:
-        if constant:
-            for item in ([mask] if kind != "list" else mask):
-                _check_mask_fill(pipe.mask_fill, _dtype_of(item))
         out["mask"] = _warp_all(mask, kind, mats, outs, mask_opts, as_mask=True,
                                 chains=fielded)
     if mask_groups is not None:
@@ -344,7 +357,27 @@ def _apply(pipe, *, image, mask, masks, boxes, labels, keypoints, seed, index, e
                            mask_opts, pipe.mask_fill if constant else None)
                for k, g in enumerate(mask_groups)]
         out["masks"] = res[0] if kind == "single" else res
-    if boxes is not None:
+    out.update(moved if moving is None else moving.result())
+    single = kind == "single"
+    out["matrix"] = mats[0] if single else mats
+    out["size"] = outs[0] if single else outs
+    out["params"] = plist[0] if single else plist
+    if params is None:
+        out["seed"] = seed
+    return out
+
+
+#: batches of at least this many samples move their boxes and keypoints on a helper thread
+#: while their images are warped (for fewer, the hand-over costs more than it hides)
+_TARGETS_APART = 8
+
+
+def _move_targets(pipe, kind: str, blist, llist, labels, klist, mats, sizes, outs,
+                  fielded) -> dict:
+    """The moved boxes (with their labels; or the labels as given, without boxes) and
+    keypoints of a call, as its result holds them."""
+    out: dict[str, Any] = {}
+    if blist is not None:
         moved = move_boxes(pipe, blist, llist, mats, sizes, outs, fielded)
         out["boxes"] = moved[0][0] if kind == "single" else [b for b, _ in moved]
         if labels is not None:
@@ -352,8 +385,7 @@ def _apply(pipe, *, image, mask, masks, boxes, labels, keypoints, seed, index, e
     elif labels is not None:
         out["labels"] = labels
     if klist is not None:
-        moved = [move_keypoints(k, m if fielded is None else c, o, pipe.keypoint_format)
-                 for k, m, c, o in zip(klist, mats, chains, outs)]
+        moved = move_keypoint_lists(klist, mats, fielded, outs, pipe.keypoint_format)
         if pipe.remove_invisible:
             kept = [k[v] for k, v in moved]
             out["keypoints"] = kept[0] if kind == "single" else kept
@@ -361,12 +393,6 @@ def _apply(pipe, *, image, mask, masks, boxes, labels, keypoints, seed, index, e
             out["keypoints"] = moved[0][0] if kind == "single" else [k for k, _ in moved]
             out["keypoints_visible"] = moved[0][1] if kind == "single" else \
                 [v for _, v in moved]
-    single = kind == "single"
-    out["matrix"] = mats[0] if single else mats
-    out["size"] = outs[0] if single else outs
-    out["params"] = plist[0] if single else plist
-    if params is None:
-        out["seed"] = seed
     return out
 
 

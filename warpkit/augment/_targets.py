@@ -163,6 +163,29 @@ def keypoint_rows(kp: Any, fmt: str, what: str = "keypoints") -> np.ndarray:
     return k
 
 
+def move_keypoint_lists(klist: list, mats: np.ndarray, chains: list | None, outs: list,
+                        fmt: str = "xy") -> list:
+    """[(moved keypoints, visible)] per sample of a batch, of :func:`keypoint_rows` (``klist``):
+    positions through each sample's matrix in one elementwise pass over the whole batch (each
+    value the same operations as :func:`move_keypoints` makes, so the same bits); samples with
+    non-linear fields (``chains``) or formats with an angle or a scale column one by one."""
+    if chains is not None or "a" in fmt or "s" in fmt:
+        return [move_keypoints(k, m if chains is None else c, o, fmt)
+                for k, m, c, o in zip(klist, mats, chains or mats, outs)]
+    counts = [len(k) for k in klist]
+    ix, iy = fmt.find("x"), fmt.find("y")
+    allk = np.concatenate(klist) if len(klist) > 1 else klist[0]
+    which = np.repeat(np.arange(len(klist)), counts)
+    moved = geometry.transform_points(mats, allk[:, [ix, iy]], batch_indices=which)
+    res = allk.copy()
+    res[:, ix], res[:, iy] = moved[:, 0], moved[:, 1]
+    lim = np.asarray(outs, dtype=np.float64)[which]  # (W, H) per keypoint
+    with np.errstate(invalid="ignore"):
+        visible = in_output(moved[:, 0], moved[:, 1], (lim[:, 0], lim[:, 1]))
+    ends = np.cumsum(counts)
+    return [(res[hi - n:hi], visible[hi - n:hi]) for n, hi in zip(counts, ends)]
+
+
 def move_keypoints(k: np.ndarray, m, out, fmt: str = "xy"):
     """(moved keypoints, visible) of :func:`keypoint_rows` in ``fmt``: x, y through
     the map; an angle column (degrees, counter-clockwise) turns with the map's local rotation,

@@ -3,14 +3,13 @@ buffer."""
 
 from __future__ import annotations
 
-import os
-import threading
 from typing import Any
 
 import numpy as np
 
 from .._checks import matrix3
 from .._memory import HOST_POOL
+from .._threads import cores, pool
 
 #: the dtypes warps take (their storage types: _dtypes.VALUE_TYPES)
 WARP_DTYPES = (np.dtype(np.uint8), np.dtype(np.uint16), np.dtype(np.int32), np.dtype(np.float32))
@@ -119,9 +118,11 @@ def pack(arrays: list[np.ndarray], C: int,
                     a[y0:y1 + 1, x0:x1 + 1].reshape(y1 - y0 + 1, w, C)
             rag[k] = ((start - y0 * w - x0) * C, a.shape[0], a.shape[1], w * C)
 
-    threads = _copiers() if total * C * packed.itemsize >= _THREADED_BYTES else 1
+    threads = min(_MAX_COPIERS, cores()) if total * C * packed.itemsize >= _THREADED_BYTES \
+        else 1
     if threads > 1 and len(arrays) > 1:  # numpy copies without the GIL: the cores share it
-        list(_COPY_POOL[1].map(copy, [range(t, len(arrays), threads) for t in range(threads)]))
+        copiers = pool("pack", threads)
+        list(copiers.map(copy, [range(t, len(arrays), threads) for t in range(threads)]))
     else:
         copy(range(len(arrays)))
     return packed, rag
@@ -130,21 +131,5 @@ def pack(arrays: list[np.ndarray], C: int,
 #: a batch this large is copied by several threads (a row-by-row copy of regions runs at
 #: about half a contiguous copy's speed on one core)
 _THREADED_BYTES = 4 << 20
-#: (the process it was made in, the threads that copy images into a packed buffer)
-_COPY_POOL: list = [None, None]
-_COPY_LOCK = threading.Lock()
-
-
-def _copiers() -> int:
-    """How many threads pack a large batch (up to 4, one per core this process may use),
-    their pool made once per process (a forked child makes its own)."""
-    n = min(4, len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity")
-            else os.cpu_count() or 1)
-    if n > 1 and _COPY_POOL[0] != os.getpid():
-        from concurrent.futures import ThreadPoolExecutor  # not at import: the CLI's start
-
-        with _COPY_LOCK:
-            if _COPY_POOL[0] != os.getpid():
-                _COPY_POOL[1] = ThreadPoolExecutor(n, thread_name_prefix="warpkit-pack")
-                _COPY_POOL[0] = os.getpid()
-    return n
+#: threads that pack a large batch: up to 4, one per core this process may use
+_MAX_COPIERS = 4
