@@ -16,10 +16,12 @@ list is packed into one buffer and warped in one launch (warp.warp_batch), masks
 from __future__ import annotations
 
 import argparse
+import time
 
 import numpy as np
 
-from _harness import ideal_scaling, interleaved, one_thread, optional, set_threads, table
+from _harness import (THREADS, Timing, ideal_scaling, interleaved, one_thread, optional,
+                      set_threads, table)
 
 MEAN = np.array([0.485, 0.456, 0.406], np.float32)
 STD = np.array([0.229, 0.224, 0.225], np.float32)
@@ -73,7 +75,84 @@ def warpkit_runs(data, targets: bool):
             outs.append(pipe(image=d[0], seed=0, epoch=epoch[0], index=i, **t)["image"])
         return np.stack(outs)
 
-    return per_batch, per_sample
+    def raw_warp():
+        """The same batch's warp alone, its maps made beforehand (what the pipeline adds to a
+        warp is drawing, maps and targets)."""
+        return warp_batch(images, mats, (224, 224), output_dtype="float32",
+                          mean=MEAN.tolist(), std=STD.tolist(), layout="CHW")
+
+    def streamed():
+        """Per batch through warpkit.augment.batches, 4 batches a round with one prepared ahead
+        (the host work of batch k + 1 beside the wait for batch k's kernel); time per batch."""
+        epoch[0] += 1
+        t0 = time.perf_counter()
+        for out in batches([{"image": images, **kw}] * 4, pipe, seed=0, epoch=epoch[0]):
+            np.asarray(out["image"])
+        return (time.perf_counter() - t0) / 4
+
+    from warpkit.augment import batches
+    from warpkit.warp import warp_batch
+
+    mats = pipe(image=images, seed=0)["matrix"]
+    return per_batch, per_sample, raw_warp, streamed
+
+
+def device_host_work(data):
+    """The pipeline on the device path (a uniform (64, 480, 640, 3) batch as a pyopencl array
+    in, a device float32 CHW batch out): the host's time per call (nothing waits) and the call
+    with its kernel finished. On a GPU the first is the host work per batch."""
+    import pyopencl.array as cla
+
+    import warpkit
+    from warpkit.augment import Compose, RandomAffine, RandomHorizontalFlip, RandomResizedCrop
+
+    pipe = Compose([RandomResizedCrop(224), RandomHorizontalFlip(),
+                    RandomAffine(degrees=15, scale=(0.9, 1.1))], output_dtype="float32",
+                   mean=MEAN.tolist(), std=STD.tolist(), layout="CHW")
+    q = warpkit.get_runtime().queue
+    batch = cla.to_device(q, np.stack([d[0][:400, :400] for d in data]))
+    calls = [0]
+
+    def host_only():
+        calls[0] += 1
+        t0 = time.perf_counter()
+        out = pipe(image=batch, seed=0, index=64 * calls[0])
+        dt = time.perf_counter() - t0
+        out["image"].finish()
+        return dt
+
+    def finished():
+        calls[0] += 1
+        pipe(image=batch, seed=0, index=64 * calls[0])["image"].finish()
+
+    return host_only, finished
+
+
+def albumentations_loader(pipe, data, targets: bool, batches: int):
+    """albumentations in a real torch DataLoader, 2 worker processes (fork), persistent, batches
+    of 64 sent back through shared memory as a DataLoader does: seconds per batch in a steady
+    stream (its workers run ahead, so it is timed alone, not interleaved)."""
+    import torch
+
+    class Photos(torch.utils.data.Dataset):
+        def __len__(self):
+            return N * (batches + 2)
+
+        def __getitem__(self, i):
+            return torch.from_numpy(albumentations_one(pipe, data[i % N], targets))
+
+    loader = torch.utils.data.DataLoader(Photos(), batch_size=N, num_workers=THREADS,
+                                         persistent_workers=True,
+                                         multiprocessing_context="fork")
+    it = iter(loader)
+    next(it)
+    next(it)  # workers started, the stream running
+    t0 = time.perf_counter()
+    for _ in range(batches):
+        next(it)
+    dt = (time.perf_counter() - t0) / batches
+    del it, loader
+    return dt
 
 
 def albumentations_pipeline(targets: bool):
@@ -134,10 +213,14 @@ def main() -> None:
     data = photos()
     have_alb = optional("albumentations") is not None
     have_kornia = optional("kornia") is not None
+    have_torch = optional("torch") is not None
     rows = []
     for targets in (False, True):
-        per_batch, per_sample = warpkit_runs(data, targets)
-        fns = {"warpkit per batch": per_batch, "warpkit per sample": per_sample}
+        per_batch, per_sample, raw_warp, streamed = warpkit_runs(data, targets)
+        fns = {"warpkit per batch": per_batch, "warpkit per sample": per_sample,
+               "warpkit per batch, batches() one ahead": streamed}
+        if not targets:
+            fns["warpkit raw warp_batch, maps made beforehand"] = raw_warp
         if have_alb:
             pipe = albumentations_pipeline(targets)
             fns["albumentations, 1 process"] = lambda: [albumentations_one(pipe, d, targets)
@@ -149,13 +232,22 @@ def main() -> None:
         if have_alb:
             res["albumentations, 2 ideal cores"] = ideal_scaling(
                 res.pop("albumentations, 1 thread"))
+        if have_alb and have_torch:
+            res["albumentations, DataLoader 2 workers (alone)"] = Timing(tuple(
+                albumentations_loader(pipe, data, targets, 6) for _ in range(2)))
         best = res["warpkit per batch"].median
         for name, t in res.items():
             rows.append(["with targets" if targets else "images only", name,
-                         f"{N / t.median:.0f}", f"{t.median * 1e3:.0f}",
+                         f"{N / t.median:.0f}", f"{t.median * 1e3:.1f}",
                          f"{t.median / best:.2f}x"])
     print(table("Augmentation pipeline, 64 ragged photos 400-640 px -> float32 CHW 224x224",
                 rows, ["case", "who", "images/s", "ms per 64", "time / warpkit per batch"]))
+    host_only, finished = device_host_work(data)
+    dev = interleaved({"host work per call": host_only, "call + kernel": finished},
+                      samples=args.samples * 2)
+    print(table("The device path: a (64, 400, 400, 3) pyopencl batch in, float32 CHW out",
+                [[k, f"{t.median * 1e6:.0f}", f"{t.min * 1e6:.0f}"] for k, t in dev.items()],
+                ["", "us (median)", "us (min)"]))
 
 
 if __name__ == "__main__":

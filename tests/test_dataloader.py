@@ -12,7 +12,8 @@ torch = pytest.importorskip("torch")
 
 from _augment_data import KeyedPhotos, Photos, WatchedPhotos, photo  # noqa: E402
 from warpkit.augment import (Compose, EpochSampler, RandomAffine,  # noqa: E402
-                             RandomHorizontalFlip, RandomResizedCrop, collate)
+                             RandomHorizontalFlip, RandomResizedCrop, batches,
+                             collate)
 
 PIPE = Compose([RandomResizedCrop(32, scale=(0.3, 1.0)), RandomHorizontalFlip(),
                 RandomAffine(degrees=10)], padding="reflect_101")
@@ -113,6 +114,33 @@ def test_per_batch_in_the_main_process_after_collation():
         out = PIPE(image=batch["image"], seed=3, index=list(batch["index"]))
         for img, i in zip(out["image"], batch["index"]):
             np.testing.assert_array_equal(img, PIPE(image=photo(i), seed=3, index=i)["image"])
+
+
+def test_batches_ahead_of_a_training_loop():
+    """warpkit.augment.batches over a real DataLoader (workers load, the main process augments
+    a batch ahead of the loop, shuffled): each sample as if augmented alone, every epoch its
+    own, into a model's step."""
+    ds = Photos(12, None)
+    loader = torch.utils.data.DataLoader(ds, batch_size=4, collate_fn=collate, num_workers=2,
+                                         multiprocessing_context="spawn", shuffle=True,
+                                         persistent_workers=True)
+    model = torch.nn.Conv2d(3, 4, 3)
+    opt = torch.optim.SGD(model.parameters(), lr=0.01)
+    seen = {}
+    for epoch in range(2):
+        for batch in batches(loader, PIPE, seed=3, epoch=epoch):
+            x = torch.from_numpy(np.ascontiguousarray(batch["image"].transpose(0, 3, 1, 2)))
+            loss = model(x.float() / 255).square().mean()
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+            for img, i in zip(batch["image"], batch["index"]):
+                seen[epoch, int(i)] = img
+    assert len(seen) == 24
+    for (epoch, i), img in seen.items():
+        np.testing.assert_array_equal(
+            img, PIPE(image=photo(i), seed=3, index=i, epoch=epoch)["image"])
+    assert any(not np.array_equal(seen[0, i], seen[1, i]) for i in range(12))
 
 
 def _forked_child(q):

@@ -536,7 +536,7 @@ def test_sample_streams_are_numpys_seed_sequence_streams():
     Philox(SeedSequence([seed, epoch, index])): small and large keys (integers of several 32-bit
     words), numpy integers, a call's params."""
     from warpkit.augment import stream
-    from warpkit.augment._streams import philox_key as _philox_key, sample_streams
+    from warpkit.augment._streams import philox_key as _philox_key, philox_keys, sample_streams
 
     rng = np.random.default_rng(11)
     # 3 words (zero-padded to 4), 4, 5, 7 and 23 (past the precomputed hash constants)
@@ -547,6 +547,12 @@ def test_sample_streams_are_numpys_seed_sequence_streams():
     for key in keys:
         want = np.random.SeedSequence(key).generate_state(2, np.uint64).tolist()
         assert list(_philox_key(key)) == want, key
+    # a batch's keys hashed together (indices below 2**32 as numpy lanes, the rest alone)
+    for seed, epoch in [(0, 0), (5, 2**32 + 1), (2**63, 7)]:
+        idx = [0, 1, 2**32 - 1, 2**32, 2**70, *map(int, rng.integers(0, 2**32, 50))]
+        assert philox_keys(seed, epoch, idx) == [
+            tuple(np.random.SeedSequence([seed, epoch, i]).generate_state(2, np.uint64).tolist())
+            for i in idx]
     seed, epoch = 2**40 + 9, np.int64(3)
     got = [g.random(4).tolist() + g.normal(size=2).tolist() + [int(g.integers(0, 9))]
            for g in sample_streams(seed, epoch, [0, 1, 2**33, 5])]

@@ -308,7 +308,8 @@ class DeviceResults:
 class Output:
     """The result array: a device array, or a host array with the buffer the kernel writes into."""
 
-    def __init__(self, rt: Runtime, shape: tuple[int, ...], dtype: np.dtype, on_device: bool):
+    def __init__(self, rt: Runtime, shape: tuple[int, ...], dtype: np.dtype, on_device: bool,
+                 host: np.ndarray | None = None):
         self.rt = rt
         self.shape = shape
         self.dtype = np.dtype(dtype)
@@ -316,9 +317,9 @@ class Output:
         if on_device:
             self.dev = device_empty(rt, shape, self.dtype)
             self.host = None
-        else:
+        else:  # the caller's array (checked by it: C-contiguous, this shape and dtype)
             self.dev = None
-            self.host = HOST_POOL.empty(shape, self.dtype)
+            self.host = HOST_POOL.empty(shape, self.dtype) if host is None else host
 
     def view(self, host_slice: np.ndarray | None = None) -> DeviceView:
         """A writable view; for a host result, of ``host_slice`` (a contiguous part of it)."""

@@ -99,12 +99,13 @@ class Plan:
         object.__setattr__(self, "results", DeviceResults(self.out_shape, self.dtype))
 
     def run(self, operands: dict[str, Operand], values: dict[str, Any] | None = None,
-            pending: list | None = None) -> Any:
+            pending: list | None = None, out: np.ndarray | None = None) -> Any:
         """Bind ``operands`` (by name) and ``values`` to the launches, run them in order, and
         return the result (numpy or a device array, as the plan was made for). With
         ``pending`` (a list), the waits for host results are appended to it instead of done:
         the result is valid once every one of them has been called (several calls then run
-        back to back, with one wait at the end)."""
+        back to back, with one wait at the end). ``out``: a host result's array, given by the
+        caller (checked by it: C-contiguous, the result's shape and dtype)."""
         rt = self.rt
         if self.on_device:
             for op in operands.values():
@@ -112,7 +113,7 @@ class Plan:
                     break
             else:
                 return self._run_on_device(operands, values)
-        out = Output(rt, self.out_shape, self.dtype, self.on_device)
+        out = Output(rt, self.out_shape, self.dtype, self.on_device, out)
         bound: dict[Any, Any] = dict(values or {})
         bound.update(self._scratch())
         for ln in self.launches:

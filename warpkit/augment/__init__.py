@@ -23,6 +23,7 @@ from ._nonlinear import (ElasticTransform, GridDistortion, OpticalDistortion, Pi
 from ._base import OneOf, Transform
 from ._compose import Compose, collate
 from ._epochs import EpochSampler, RepeatedSampleWarning, SampleKey
+from ._prefetch import batches
 from ._streams import stream
 from ._transforms import (CenterCrop, Pad, RandomCrop, RandomHorizontalFlip, RandomPerspective,
                           RandomResizedCrop, RandomRotate90, RandomRotation, RandomVerticalFlip,
@@ -32,4 +33,4 @@ __all__ = ["CenterCrop", "Compose", "ElasticTransform", "EpochSampler", "GridDis
            "OneOf", "OpticalDistortion", "Pad", "PiecewiseAffine", "RandomAffine", "RandomCrop",
            "RandomHorizontalFlip", "RandomPerspective", "RandomResizedCrop", "RandomRotate90",
            "RandomRotation", "RandomVerticalFlip", "RepeatedSampleWarning", "Resize",
-           "SampleKey", "ThinPlateSpline", "Transform", "collate", "stream"]
+           "SampleKey", "ThinPlateSpline", "Transform", "batches", "collate", "stream"]

@@ -11,13 +11,14 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from .. import geometry
 from .._checks import number
 from .._options import Sampling
+from .._threads import pool
 from ..engine import check_model_input
 from ..engine.chain import merge
 from ._base import (Resampling, Transform, draw_step, from_dict, map_step, plain, probability,
@@ -25,6 +26,9 @@ from ._base import (Resampling, Transform, draw_step, from_dict, map_step, plain
 from ._executor import apply
 from ._targets import KEYPOINT_FORMATS
 from ._streams import stream
+
+if TYPE_CHECKING:  # not at import: concurrent.futures costs the command's start
+    from concurrent.futures import Future
 
 __all__ = ["BOX_FORMATS", "Compose", "collate"]
 
@@ -66,7 +70,11 @@ class Compose(Resampling, Transform):
     lists, one per sample. A list of images whose outputs all have one size comes back as one
     (B, ...) array. ``mask`` is one mask per image; ``masks`` a list of masks per image
     (instance masks, several label maps), each moved as ``mask`` is. Labels come back as they
-    came: an array or a tensor indexed by the boxes kept, a sequence as a list.
+    came: an array or a tensor indexed by the boxes kept, a sequence as a list. ``out``: an
+    array (or a CPU torch tensor) the image's result is written into and returned as
+    ``out["image"]``, in place of a new one:
+    exactly the result's shape and dtype, C-contiguous ((B, C, H, W) float32 for a batch to
+    ``layout="CHW"``); a pinned tensor takes the batch with no copy on its way to a GPU.
 
     Example:
         >>> import numpy as np
@@ -160,10 +168,28 @@ class Compose(Resampling, Transform):
     def __call__(self, image: Any = None, mask: Any = None, boxes: Any = None,
                  labels: Any = None, keypoints: Any = None, seed: int | None = None,
                  index: int | Sequence[int] = 0, epoch: int = 0, params: Any = None,
-                 queue: Any = None, masks: Any = None) -> dict:
+                 queue: Any = None, masks: Any = None, out: Any = None) -> dict:
         return apply(self, image=image, mask=mask, masks=masks, boxes=boxes, labels=labels,
                      keypoints=keypoints, seed=seed, index=index, epoch=epoch, params=params,
-                     queue=queue)
+                     queue=queue, out=out)
+
+    def submit(self, **call: Any) -> Future:
+        """Start a call (:meth:`__call__`'s keywords) on warpkit's augmentation thread and
+        return at once: a ``concurrent.futures.Future`` whose ``result()`` is the call's dict
+        (or raises its error). Calls submitted from one thread run in order, one at a time; the
+        host prepares the next batch while this one's kernels run, and a training step runs
+        beside both. The arrays given must not change until the result is taken.
+
+        Example:
+            >>> import numpy as np
+            >>> from warpkit.augment import Compose, RandomResizedCrop
+            >>> aug = Compose([RandomResizedCrop(32)])
+            >>> batch = np.zeros((8, 48, 64, 3), np.uint8)
+            >>> pending = aug.submit(image=batch, seed=0, index=0)    # doctest: +SKIP
+            >>> pending.result()["image"].shape                       # doctest: +SKIP
+            (8, 32, 32, 3)
+        """
+        return pool("augment", 1).submit(self.__call__, **call)
 
 
 def collate(samples: Sequence[Any]) -> Any:

@@ -26,14 +26,23 @@ from ._targets import box_rows, keypoint_rows, move_boxes, move_keypoint_lists
 
 
 class _Opts(NamedTuple):
-    """How one target is warped: the sampling, the model's input (images only), the queue."""
+    """How one target is warped: the sampling, the model's input (images only), the queue, the
+    array the result goes into (images only)."""
 
     sampling: Sampling
     model: ModelInput = PLAIN
     queue: Any = None
+    out: Any = None
 
     def kw(self) -> dict:
-        return {"queue": self.queue, "model": self.model}
+        return {"queue": self.queue, "model": self.model} if self.out is None else \
+            {"queue": self.queue, "model": self.model, "into": self.out}
+
+    def one_array(self) -> None:
+        """Refuse ``out`` where the result is not one array (a list of several sizes)."""
+        if self.out is not None:
+            raise ValueError("out= takes a result that is one array: a single image, a batch, "
+                             "or a list whose outputs share one size; this call gives a list")
 
 
 #: mask dtypes warped as they are; others go through int32 when their values fit
@@ -264,24 +273,42 @@ def _torch_out(x: Any, channels_first: bool):
 
 
 def apply(pipe, *, image, mask, masks=None, boxes, labels, keypoints, seed, index, epoch,
-          params, queue) -> dict:
+          params, queue, out=None) -> dict:
     image, image_torch = _torch_in(image, "image", True)
+    given = out
+    if out is not None:
+        out = _out_array(out, image)
     mask, mask_torch = _torch_in(mask, "mask", False)
     boxes, boxes_torch = _torch_in(boxes, "boxes", False)
     keypoints, keypoints_torch = _torch_in(keypoints, "keypoints", False)
-    out = _apply(pipe, image=image, mask=mask, masks=masks, boxes=boxes, labels=labels,
+    res = _apply(pipe, image=image, mask=mask, masks=masks, boxes=boxes, labels=labels,
                  keypoints=keypoints, seed=seed, index=index, epoch=epoch, params=params,
-                 queue=queue)
+                 queue=queue, into=out)
     image_hwc = pipe.layout == "HWC"
     for key, flag, chw in (("image", image_torch, image_hwc), ("mask", mask_torch, False),
                            ("boxes", boxes_torch, False), ("keypoints", keypoints_torch, False)):
-        if flag and key in out:
-            out[key] = _torch_out(out[key], chw)
+        if flag and key in res:
+            res[key] = _torch_out(res[key], chw)
+    if given is not None:  # written in place: the object given
+        res["image"] = given
+    return res
+
+
+def _out_array(out: Any, image: Any) -> np.ndarray:
+    """``out=`` as a numpy array: a CPU torch tensor as its view (the same memory)."""
+    if image is None:
+        raise ValueError("out= is where the image's result goes: give image= as well")
+    torch = sys.modules.get("torch")
+    if torch is not None and isinstance(out, torch.Tensor):
+        if out.device.type != "cpu":
+            raise ValueError(f"out must be a numpy array or a CPU torch tensor, got a tensor "
+                             f"on {out.device}")
+        return out.detach().numpy()
     return out
 
 
 def _apply(pipe, *, image, mask, masks, boxes, labels, keypoints, seed, index, epoch, params,
-           queue) -> dict:
+           queue, into=None) -> dict:
     if image is None and mask is None:
         raise ValueError("give image= or mask= (the sizes come from them)"
                          + ("; masks= moves with them" if masks is not None else ""))
@@ -344,7 +371,7 @@ def _apply(pipe, *, image, mask, masks, boxes, labels, keypoints, seed, index, e
         moved = _move_targets(pipe, kind, *targets, mats, sizes, outs, fielded)
     if image is not None:
         model = ModelInput(pipe.output_dtype, pipe.mean, pipe.std, pipe.layout)
-        out["image"] = _warp_all(image, kind, mats, outs, _Opts(pipe.sampling, model, queue),
+        out["image"] = _warp_all(image, kind, mats, outs, _Opts(pipe.sampling, model, queue, into),
                                  chains=fielded)
     mask_opts = _Opts(pipe.sampling._replace(interpolation="nearest", antialias=False,
                                              fill=pipe.mask_fill if constant else 0),
@@ -413,6 +440,7 @@ def _warp_all(x, kind, mats, outs, opts, as_mask: bool = False, chains=None):
             return _warp(x, coords(chains, outs[0]), outs[0], opts, as_mask)
         # an item whose chain has no field (its transform not applied) takes its matrix: a
         # field launch needs at least one stage
+        opts.one_array()
         res = [_warp(item, coords([c], o) if len(c) > 1 else m, o, opts, as_mask)
                for item, c, m, o in zip(list(x), chains, mats, outs)]
         one = len(set(outs)) == 1 and len({_kind(r) for r in res}) == 1
@@ -425,6 +453,8 @@ def _warp_all(x, kind, mats, outs, opts, as_mask: bool = False, chains=None):
     # one output array: one output size, and items of one kind (channels, dtype)
     one = len(set(outs)) == 1 and len({_kind(item) for item in items}) == 1
     if not as_mask:
+        if not one:
+            opts.one_array()
         return warp_batch(items, mats, outs[0], opts.sampling, **opts.kw()) if one else \
             warp_each(items, mats, outs, opts.sampling, **opts.kw())
     if any(is_device_array(item) for item in items):  # device masks stay there, one call each

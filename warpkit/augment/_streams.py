@@ -12,7 +12,7 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["philox_key", "sample_streams", "stream"]
+__all__ = ["philox_key", "philox_keys", "sample_streams", "stream"]
 
 
 def stream(seed: int, epoch: int = 0, index: int = 0) -> np.random.Generator:
@@ -65,16 +65,48 @@ def philox_key(entropy: list[int]) -> tuple[int, int]:
     """``numpy.random.SeedSequence(entropy).generate_state(2, numpy.uint64)`` (the key
     ``Philox(SeedSequence(entropy))`` takes) for integers >= 0, in Python ints: numpy's object,
     its arrays and its Philox cost several times as much per sample, a visible share of a
-    pipeline's host work (tests/test_pipeline.py checks this against numpy).
-    Hash k XORs constant k and multiplies by constant k + 1 (_HA, _HB)."""
+    pipeline's host work (tests/test_pipeline.py checks this against numpy)."""
     words = []  # each integer as little-endian uint32 words, 0 as one
     for n in entropy:
+        words += _words(n)
+    k0, k1 = _hash(words)
+    return int(k0), int(k1)
+
+
+def philox_keys(seed: int, epoch: int, indices: Sequence[int]) -> list[tuple[int, int]]:
+    """:func:`philox_key` of ``[seed, epoch, i]`` for every ``i`` of ``indices`` (integers
+    >= 0), the batch's indices below 2**32 hashed together as numpy arrays (the same
+    operations on uint64 lanes, masked to 32 bits as the Python ints are)."""
+    small = [k for k, i in enumerate(indices) if i < 1 << 32]
+    keys: list = [None] * len(indices)
+    if len(small) > 1:
+        idx = np.array([indices[k] for k in small], np.uint64)
+        k0, k1 = _hash(_words(seed) + _words(epoch) + [idx])
+        for k, a, b in zip(small, k0.tolist(), k1.tolist()):
+            keys[k] = (a, b)
+    for k, i in enumerate(indices):
+        if keys[k] is None:
+            keys[k] = philox_key([seed, epoch, i])
+    return keys
+
+
+def _words(n: int) -> list[int]:
+    """A non-negative integer as SeedSequence reads it: little-endian uint32 words, 0 as one."""
+    words = [n & _M32]
+    n >>= 32
+    while n:
         words.append(n & _M32)
         n >>= 32
-        while n:
-            words.append(n & _M32)
-            n >>= 32
-    words += [0] * (4 - len(words))
+    return words
+
+
+def _hash(words: list) -> tuple:
+    """SeedSequence's hash of entropy ``words`` (uint32 values as Python ints, or uint64
+    arrays of one length: a word per sample), then generate_state's 4 words read as 2
+    uint64 (Python ints, or arrays). Hash k XORs constant k and multiplies by constant k + 1
+    (_HA, _HB); every product of two 32-bit values fits 64 bits, and subtraction that wraps in
+    uint64 leaves the same low 32 bits as the Python ints' negative result."""
+    words = words + [0] * (4 - len(words))
     a = _HA if len(words) <= 12 else _hash_constants(4 + 12 + 4 * (len(words) - 4), _INIT_A,
                                                        _MULT_A)
     pool = []
@@ -102,14 +134,16 @@ _LOCAL = threading.local()
 _ZEROS4 = (0, 0, 0, 0)
 
 
-def _rekey(bits: np.random.Philox, seed: Any, epoch: Any, index: Any) -> None:
+def _rekey(bits: np.random.Philox, seed: Any, epoch: Any, index: Any,
+           key: tuple[int, int] | None = None) -> None:
     """Set ``bits`` to the start of the stream of ``(seed, epoch, index)``: Philox keyed as
-    ``Philox(SeedSequence([seed, epoch, index]))`` keys it, counter and buffers at zero."""
+    ``Philox(SeedSequence([seed, epoch, index]))`` keys it (``key``: that key, computed
+    already), counter and buffers at zero."""
+    if key is None:
+        key = philox_key(_key_entropy(seed, epoch, index))
     # Python ints, which Philox's state setter takes as numpy's own arrays (it reads them by
     # index) without converting arrays first
-    bits.state = {"bit_generator": "Philox",
-                  "state": {"counter": _ZEROS4, "key": philox_key(_key_entropy(seed, epoch,
-                                                                                index))},
+    bits.state = {"bit_generator": "Philox", "state": {"counter": _ZEROS4, "key": key},
                   "buffer": _ZEROS4, "buffer_pos": 4, "has_uint32": 0, "uinteger": 0}
 
 
@@ -120,6 +154,9 @@ def sample_streams(seed: int, epoch: int, indices: Sequence[int]):
     gen = getattr(_LOCAL, "gen", None)
     if gen is None:
         gen = _LOCAL.gen = np.random.Generator(np.random.Philox(0))
-    for index in indices:
-        _rekey(gen.bit_generator, seed, epoch, index)
+    for index in indices:  # checked before any key is made
+        _key_entropy(seed, epoch, index)
+    for index, key in zip(indices, philox_keys(int(seed), int(epoch),
+                                                [int(i) for i in indices])):
+        _rekey(gen.bit_generator, seed, epoch, index, key)
         yield gen

@@ -32,14 +32,16 @@ CLAMPED_PADS = (PADDINGS["constant"], PADDINGS["border"])
 def warp_by(image: Any, matrix: Any, size: Any = None, sampling: Sampling = LINEAR, *,
             expand: bool = False, queue: Any = None, affine: bool = True,
             model: ModelInput = PLAIN, src_index: Any = None, ragged: bool = False,
-            coords: Coords | None = None, pending: list | None = None) -> Any:
+            coords: Coords | None = None, pending: list | None = None,
+            into: np.ndarray | None = None) -> Any:
     """warp_affine (``affine``) and warp_perspective with ``sampling`` (checked by
     :meth:`Sampling.of`) and ``model`` (the model's input); besides: crops (``src_index``: the
     image of each output item), ragged batches (``image``: a list of host arrays of one dtype
     and channel count, packed into one buffer, ``matrix`` (B, 3, 3)), source positions from
     maps or displacement fields instead of ``matrix`` (``coords``: remap and the non-linear
     transforms), and ``pending`` waits (:func:`warp_each`: the result comes as a function to
-    call once they are done)."""
+    call once they are done); ``into``: a host array the result is written into (the kernel
+    writes it in place on CPU devices), of exactly the result's shape and dtype."""
     src = _Input(image, matrix, affine, src_index, ragged, coords)
     wo, ho, mats = _output_size(src, size, expand, ragged or coords is not None)
     inv, ss, kind = _positions(src.mats if mats is None else mats, coords, wo, ho, src.B,
@@ -80,12 +82,34 @@ def warp_by(image: Any, matrix: Any, size: Any = None, sampling: Sampling = LINE
     if ragged:
         check_allocation(rt, x.nbytes, "the packed images")
         values["rag"] = cl.Buffer(rt.context, ro, hostbuf=src.rag)
-    res = plan.run(operands, values, pending)
-    if ragged and src.arr.ndim == 2 and not y_chw:  # (H, W) images give (B, ho, wo), as stacked
+    squeeze = ragged and src.arr.ndim == 2 and not y_chw  # (H, W) images: (B, ho, wo), stacked
+    if into is not None:
+        into = _result_array(into, shape[:3] if squeeze else shape, y_dtype or src.dt,
+                             restore is not None or wants_device_result(x)).reshape(shape)
+    res = plan.run(operands, values, pending, into)
+    if squeeze:
         res = res.reshape(res.shape[:3])
     if pending is not None:  # the result once the pending waits are done
         return lambda: res if restore is None else restore(res)
     return res if restore is None else restore(res)
+
+
+def _result_array(out: Any, shape: tuple[int, ...], dtype: Any, refused: bool) -> np.ndarray:
+    """``out`` checked as the array a result is written into: a writable C-contiguous numpy
+    array of the result's ``shape`` and ``dtype`` (``refused``: the result is not a host array,
+    but a Pillow image or a device array)."""
+    dtype = np.dtype(dtype)
+    if refused:
+        raise ValueError("out= takes host arrays: this result is a Pillow image or a device "
+                         "array (pass numpy input, or no out=)")
+    if not isinstance(out, np.ndarray) or out.shape != shape or out.dtype != dtype or \
+            not out.flags.c_contiguous or not out.flags.writeable:
+        got = f"{type(out).__name__}" if not isinstance(out, np.ndarray) else \
+            f"{out.dtype} {out.shape}" + ("" if out.flags.c_contiguous else ", not contiguous") + \
+            ("" if out.flags.writeable else ", read-only")
+        raise ValueError(f"out must be a writable C-contiguous {dtype} array of shape {shape} "
+                         f"(the result's), got {got}")
+    return out
 
 
 class _Input:
@@ -289,6 +313,8 @@ def warp_batch(images: Sequence[Any], homographies: Any, size: tuple[int, int],
         raise ValueError(f"images must be (H, W) or (H, W, C) each, got {arrays[0].shape}")
     packable = all(isinstance(a, np.ndarray) for a in arrays)
     if not packable or any(r is not None for r in restores):
+        if options.pop("into", None) is not None:  # Pillow images or device arrays
+            _result_array(None, (), np.uint8, True)
         res = warp_each(images, mats, [size] * len(images), sampling, **options)
         return res if any(r is not None for r in restores) else stack(res)
     return warp_by(arrays, mats, size, sampling, affine=False, ragged=True, **options)
