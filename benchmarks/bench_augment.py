@@ -6,6 +6,10 @@ warpkit per batch (one pipeline call for the list) and per sample (64 calls); al
 one process (OpenCV on 2 threads), and on 2 ideal cores: its time with OpenCV on one thread,
 halved (perfect scaling over 2 worker processes, with no cost to send the results back: its
 best case; a real pool pickles 38 MB of float32 per batch back to the parent); kornia 0.9 on the CPU, one call per photo (its batches need one size).
+Besides: warpkit through warpkit.augment.batches (one batch prepared ahead), the raw warp of
+the same batch with its maps made beforehand (what the pipeline adds to a warp), albumentations
+in a real torch DataLoader with 2 workers (timed alone: its workers run ahead), and the device
+path's host work per call (a pyopencl batch in and out).
 torchvision's v2 transforms are not a peer here: torchvision from PyPI does not load beside this
 torch build. warpkit normalises inside the warp kernel (float32, channels first); the ragged
 list is packed into one buffer and warped in one launch (warp.warp_batch), masks in a second.
