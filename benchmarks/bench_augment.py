@@ -132,6 +132,14 @@ def device_host_work(data):
     return host_only, finished
 
 
+def one_cv2_thread(_worker: int) -> None:
+    """A DataLoader worker's init: OpenCV on one thread (2 workers on 2 cores; OpenCV's own
+    threads in each would fight over them), albumentations' best setup in a pool."""
+    import cv2
+
+    cv2.setNumThreads(1)
+
+
 def albumentations_loader(pipe, data, targets: bool, batches: int):
     """albumentations in a real torch DataLoader, 2 worker processes (fork), persistent, batches
     of 64 sent back through shared memory as a DataLoader does: seconds per batch in a steady
@@ -146,7 +154,7 @@ def albumentations_loader(pipe, data, targets: bool, batches: int):
             return torch.from_numpy(albumentations_one(pipe, data[i % N], targets))
 
     loader = torch.utils.data.DataLoader(Photos(), batch_size=N, num_workers=THREADS,
-                                         persistent_workers=True,
+                                         persistent_workers=True, worker_init_fn=one_cv2_thread,
                                          multiprocessing_context="fork")
     it = iter(loader)
     next(it)

@@ -24,7 +24,8 @@ import time
 import numpy as np
 
 from _harness import THREADS, optional, set_threads, table
-from bench_augment import MEAN, STD, albumentations_one, albumentations_pipeline, photos
+from bench_augment import (MEAN, STD, albumentations_one, albumentations_pipeline,
+                           one_cv2_thread, photos)
 
 BATCH = 32
 
@@ -115,7 +116,8 @@ def main() -> None:
     if optional("albumentations") is not None:
         alb = torch.utils.data.DataLoader(
             Raw(data, albumentations_pipeline(False)), batch_size=BATCH, shuffle=True,
-            num_workers=THREADS, multiprocessing_context="spawn", persistent_workers=True)
+            num_workers=THREADS, multiprocessing_context="spawn", persistent_workers=True,
+            worker_init_fn=one_cv2_thread)
 
         def alb_loop():
             waited = 0.0

@@ -59,13 +59,20 @@ def test_out_into_a_torch_tensor(queue):
     ([[0.0]], "got list"),
 ])
 def test_a_wrong_out_is_refused_before_any_launch(bad, why, queue, monkeypatch):
-    import warpkit.runtime as rt
+    from warpkit import _op
 
-    launched = []
-    monkeypatch.setattr(rt, "launch", lambda *a, **k: launched.append(a))
+    class Launched(Exception):
+        pass
+
+    def spy(*a, **k):
+        raise Launched
+
+    monkeypatch.setattr(_op, "launch", spy)
+    images = [_photo(i) for i in range(5)]
     with pytest.raises(ValueError, match=why):
-        PIPE(image=[_photo(i) for i in range(5)], seed=1, queue=queue, out=bad)
-    assert not launched
+        PIPE(image=images, seed=1, queue=queue, out=bad)
+    with pytest.raises(Launched):  # the spy sees launches: a right out gets that far
+        PIPE(image=images, seed=1, queue=queue, out=np.empty((5, 3, 24, 24), np.float32))
 
 
 def test_out_needs_one_result_array(queue):

@@ -48,6 +48,7 @@ from pathlib import Path
 from typing import Any
 
 from ._options import Sampling
+from ._threads import cores as host_cores
 from .augment import RandomAffine
 from .fileio import (DEFAULT_MAX_PIXELS, UserError, check_side_outputs, expand_inputs,
                      remove_stale_temporaries)
@@ -231,15 +232,11 @@ def _host(address: str) -> str:
     return address.split("://")[-1].rsplit(":", 1)[0]
 
 
-def _cores() -> int:
-    return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
-
-
 def _cpu_threads(client) -> dict[str, int]:
     """PoCL threads per worker on each host: its cores shared by its workers."""
     workers = client.scheduler_info()["workers"]
     per_host = collections.Counter(_host(addr) for addr in workers)
-    cores = client.run(_cores)
+    cores = client.run(host_cores)
     return {_host(addr): max(1, (cores.get(addr) or 1) // per_host[_host(addr)])
             for addr in workers}
 

@@ -217,6 +217,19 @@ def is_affine_checked(m: np.ndarray) -> bool:
     return all(abs(x) < 1e-12 and abs(y) < 1e-12 and abs(w - 1) < 1e-12 for x, y, w in last)
 
 
+def _each(mm: np.ndarray, batch_indices: Any, k: int, item: str) -> np.ndarray:
+    """(k, 3, 3): the map of each of k items, from one map (checked by matrix3) or a stack
+    indexed by ``batch_indices``."""
+    if mm.ndim == 3:
+        if batch_indices is None:
+            raise ValueError(f"a stack of {len(mm)} matrices needs batch_indices: the matrix of "
+                             f"each {item}")
+        return mm[batch_index_array(batch_indices, k, len(mm))]
+    if batch_indices is not None:
+        raise ValueError("batch_indices only apply to a stack of matrices (B, 3, 3)")
+    return np.broadcast_to(mm, (k, 3, 3))
+
+
 def transform_points(m, points, batch_indices=None) -> np.ndarray:
     """Apply ``m`` to ``(..., 2)`` points (x, y), with the perspective divide (points on the
     map's horizon come out infinite or NaN). Elementwise: a matrix product would wake
@@ -238,14 +251,11 @@ def transform_points(m, points, batch_indices=None) -> np.ndarray:
     if batch_indices is None:
         e = matrix3(m)
     else:
-        mm = matrix3(m, stack=True)
-        if mm.ndim != 3:
-            raise ValueError("batch_indices only apply to a stack of matrices (B, 3, 3)")
         if p.ndim != 2 or p.shape[1] != 2:
             raise ValueError(f"points with batch_indices must be (K, 2), got {p.shape}")
         # entry (i, j) of each point's matrix: the same operations, element by element, as
         # one matrix's scalars would take
-        e = mm[batch_index_array(batch_indices, len(p), len(mm))].transpose(1, 2, 0)
+        e = _each(matrix3(m, stack=True), batch_indices, len(p), "point").transpose(1, 2, 0)
     x, y = p[..., 0], p[..., 1]
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
         w = e[2][0] * x + e[2][1] * y + e[2][2]
@@ -275,16 +285,7 @@ def box_corners(m, boxes, batch_indices=None) -> np.ndarray:
         [[[5.0, 0.0], [7.0, 0.0], [7.0, 1.0], [5.0, 1.0]]]
     """
     bb = boxes_array(boxes, single=True).reshape(-1, 4)
-    mm = matrix3(m, stack=True)
-    if mm.ndim == 3:
-        if batch_indices is None:
-            raise ValueError(f"a stack of {len(mm)} matrices needs batch_indices: the matrix of "
-                             "each box")
-        per = mm[batch_index_array(batch_indices, len(bb), len(mm))]
-    else:
-        if batch_indices is not None:
-            raise ValueError("batch_indices only apply to a stack of matrices (B, 3, 3)")
-        per = np.broadcast_to(mm, (len(bb), 3, 3))
+    per = _each(matrix3(m, stack=True), batch_indices, len(bb), "box")
     # the corners in pixel-centre coordinates, homogeneous: (K, 4 corners, 3)
     xs, ys = bb[:, [0, 2, 2, 0]] - 0.5, bb[:, [1, 1, 3, 3]] - 0.5
     h = np.einsum("kij,kcj->kci", per, np.stack([xs, ys, np.ones_like(xs)], axis=-1))

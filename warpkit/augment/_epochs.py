@@ -12,7 +12,9 @@ import numbers
 import sys
 import warnings
 from collections.abc import Iterable, Iterator, Sequence
-from typing import Any, NamedTuple
+from typing import NamedTuple
+
+from .._checks import count
 
 __all__ = ["EpochSampler", "RepeatedSampleWarning", "SampleKey"]
 
@@ -27,12 +29,6 @@ class SampleKey(NamedTuple):
 class RepeatedSampleWarning(RuntimeWarning):
     """A DataLoader worker augmented the same ``(seed, epoch, index)`` twice: it got the same
     augmentation again, most often because the epoch did not reach the worker."""
-
-
-def _count(value: Any, arg: str) -> int:
-    if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < 0:
-        raise ValueError(f"{arg} must be an integer >= 0, got {value!r}")
-    return int(value)
 
 
 class EpochSampler:
@@ -65,17 +61,17 @@ class EpochSampler:
 
     def __init__(self, sampler: Iterable[int] | int, epoch: int = 0) -> None:
         if isinstance(sampler, numbers.Integral) and not isinstance(sampler, bool):
-            sampler = range(_count(sampler, "sampler"))
+            sampler = range(count(sampler, "sampler", 0))
         elif not isinstance(sampler, Iterable):
             raise TypeError(f"sampler must be a count or an iterable of indices (a torch "
                             f"sampler), got {type(sampler).__name__}")
         self.sampler = sampler
-        self.epoch = _count(epoch, "epoch")  #: the epoch of the pass under way (or the next)
+        self.epoch = count(epoch, "epoch", 0)  #: the epoch of the pass under way (or the next)
         self._next = self.epoch
 
     def set_epoch(self, epoch: int) -> None:
         """The epoch of the next pass (and of the wrapped sampler's, where it has epochs)."""
-        self._next = self.epoch = _count(epoch, "epoch")
+        self._next = self.epoch = count(epoch, "epoch", 0)
 
     def __iter__(self) -> Iterator[SampleKey]:
         epoch = self.epoch = self._next

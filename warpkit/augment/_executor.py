@@ -15,7 +15,6 @@ import numpy as np
 
 from .._memory import is_device_array
 from .._options import Sampling
-from .._threads import pool
 from ..engine import PLAIN, Coords, ModelInput, warp_batch, warp_by, warp_by_coords, warp_each
 from ..engine.chain import chain_coords, projective_part
 from ..engine.inputs import stack
@@ -35,8 +34,8 @@ class _Opts(NamedTuple):
     out: Any = None
 
     def kw(self) -> dict:
-        return {"queue": self.queue, "model": self.model} if self.out is None else \
-            {"queue": self.queue, "model": self.model, "into": self.out}
+        kw = {"queue": self.queue, "model": self.model}
+        return kw if self.out is None else {**kw, "into": self.out}
 
     def one_array(self) -> None:
         """Refuse ``out`` where the result is not one array (a list of several sizes)."""
@@ -327,6 +326,7 @@ def _apply(pipe, *, image, mask, masks, boxes, labels, keypoints, seed, index, e
         [keypoint_rows(k, pipe.keypoint_format, "keypoints" if kind == "single" else
                        f"keypoints[{i}]")
          for i, k in enumerate(_per_sample(keypoints, kind, n, "keypoints"))]
+    blist = llist = None
     if boxes is not None:
         blist = [box_rows(b, "boxes" if kind == "single" else f"boxes[{i}]")
                  for i, b in enumerate(_per_sample(boxes, kind, n, "boxes"))]
@@ -357,22 +357,10 @@ def _apply(pipe, *, image, mask, masks, boxes, labels, keypoints, seed, index, e
         for item in ([mask] if kind != "list" else mask):
             _check_mask_fill(pipe.mask_fill, _dtype_of(item))
     out: dict[str, Any] = {}
-    # boxes and keypoints move on the host while the kernels run: on a helper thread for a
-    # batch whose images are warped (numpy's small operations hold the GIL only briefly, the
-    # waits for the kernels release it)
-    targets = (blist if boxes is not None else None, llist if boxes is not None else None,
-               labels, klist)
-    moving = moved = None
-    if n >= _TARGETS_APART and (image is not None or mask is not None) and \
-            (boxes is not None or klist is not None):
-        moving = pool("targets", 1).submit(_move_targets, pipe, kind, *targets, mats, sizes,
-                                           outs, fielded)
-    else:
-        moved = _move_targets(pipe, kind, *targets, mats, sizes, outs, fielded)
     if image is not None:
         model = ModelInput(pipe.output_dtype, pipe.mean, pipe.std, pipe.layout)
-        out["image"] = _warp_all(image, kind, mats, outs, _Opts(pipe.sampling, model, queue, into),
-                                 chains=fielded)
+        out["image"] = _warp_all(image, kind, mats, outs,
+                                 _Opts(pipe.sampling, model, queue, into), chains=fielded)
     mask_opts = _Opts(pipe.sampling._replace(interpolation="nearest", antialias=False,
                                              fill=pipe.mask_fill if constant else 0),
                       queue=queue)
@@ -384,7 +372,8 @@ def _apply(pipe, *, image, mask, masks, boxes, labels, keypoints, seed, index, e
                            mask_opts, pipe.mask_fill if constant else None)
                for k, g in enumerate(mask_groups)]
         out["masks"] = res[0] if kind == "single" else res
-    out.update(moved if moving is None else moving.result())
+    out.update(_move_targets(pipe, kind, blist, llist, labels, klist, mats, sizes, outs,
+                             fielded))
     single = kind == "single"
     out["matrix"] = mats[0] if single else mats
     out["size"] = outs[0] if single else outs
@@ -392,11 +381,6 @@ def _apply(pipe, *, image, mask, masks, boxes, labels, keypoints, seed, index, e
     if params is None:
         out["seed"] = seed
     return out
-
-
-#: batches of at least this many samples move their boxes and keypoints on a helper thread
-#: while their images are warped (for fewer, the hand-over costs more than it hides)
-_TARGETS_APART = 8
 
 
 def _move_targets(pipe, kind: str, blist, llist, labels, klist, mats, sizes, outs,

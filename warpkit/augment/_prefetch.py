@@ -5,14 +5,13 @@ kernels of batch k + 1 run while the loop trains on batch k."""
 from __future__ import annotations
 
 import queue
-import sys
 import threading
 from collections.abc import Iterable, Iterator
 from typing import Any
 
 import numpy as np
 
-from ._epochs import _count
+from .._checks import count
 
 __all__ = ["batches"]
 
@@ -59,8 +58,8 @@ def batches(loader: Iterable, pipeline: Any, *, seed: int, epoch: int = 0,
     if isinstance(prefetch, bool) or not isinstance(prefetch, int) or prefetch < 1:
         raise ValueError(f"prefetch must be an integer >= 1 (batches ready ahead), got "
                          f"{prefetch!r}")
-    _count(seed, "seed")
-    _count(epoch, "epoch")
+    count(seed, "seed", 0)
+    count(epoch, "epoch", 0)
     return _Prefetched(loader, pipeline, seed, epoch, prefetch)
 
 
@@ -181,9 +180,7 @@ def _epoch_of(value: Any) -> int:
     """A batch's epoch: one number, or one per sample that are all the same."""
     if isinstance(value, (int, np.integer)) and not isinstance(value, bool):
         return int(value)
-    torch = sys.modules.get("torch")
-    a = np.asarray(value.cpu().numpy() if torch is not None and isinstance(value, torch.Tensor)
-                   else value)
+    a = np.asarray(value)  # a list, a numpy array or a CPU torch tensor (collate's)
     if a.ndim != 1 or not a.size or a.dtype.kind not in "iu" or (a != a[0]).any():
         raise ValueError(f"a batch's 'epoch' must be one integer, or one per sample all equal "
                          f"(a batch is augmented under one epoch), got {value!r:.100}")

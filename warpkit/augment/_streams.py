@@ -25,7 +25,7 @@ def stream(seed: int, epoch: int = 0, index: int = 0) -> np.random.Generator:
         True
     """
     bits = np.random.Philox(0)
-    _rekey(bits, seed, epoch, index)
+    _rekey(bits, philox_key(_key_entropy(seed, epoch, index)))
     return np.random.Generator(bits)
 
 
@@ -134,13 +134,9 @@ _LOCAL = threading.local()
 _ZEROS4 = (0, 0, 0, 0)
 
 
-def _rekey(bits: np.random.Philox, seed: Any, epoch: Any, index: Any,
-           key: tuple[int, int] | None = None) -> None:
-    """Set ``bits`` to the start of the stream of ``(seed, epoch, index)``: Philox keyed as
-    ``Philox(SeedSequence([seed, epoch, index]))`` keys it (``key``: that key, computed
-    already), counter and buffers at zero."""
-    if key is None:
-        key = philox_key(_key_entropy(seed, epoch, index))
+def _rekey(bits: np.random.Philox, key: tuple[int, int]) -> None:
+    """Set ``bits`` to the start of the stream whose key is ``key`` (:func:`philox_key`'s):
+    Philox keyed as ``Philox(SeedSequence(entropy))`` keys it, counter and buffers at zero."""
     # Python ints, which Philox's state setter takes as numpy's own arrays (it reads them by
     # index) without converting arrays first
     bits.state = {"bit_generator": "Philox", "state": {"counter": _ZEROS4, "key": key},
@@ -154,9 +150,9 @@ def sample_streams(seed: int, epoch: int, indices: Sequence[int]):
     gen = getattr(_LOCAL, "gen", None)
     if gen is None:
         gen = _LOCAL.gen = np.random.Generator(np.random.Philox(0))
-    for index in indices:  # checked before any key is made
-        _key_entropy(seed, epoch, index)
-    for index, key in zip(indices, philox_keys(int(seed), int(epoch),
-                                                [int(i) for i in indices])):
-        _rekey(gen.bit_generator, seed, epoch, index, key)
-        yield gen
+    # every key checked (and made Python ints) before any is hashed
+    checked = [_key_entropy(seed, epoch, index) for index in indices]
+    if checked:
+        for key in philox_keys(checked[0][0], checked[0][1], [k[2] for k in checked]):
+            _rekey(gen.bit_generator, key)
+            yield gen

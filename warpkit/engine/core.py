@@ -84,8 +84,10 @@ def warp_by(image: Any, matrix: Any, size: Any = None, sampling: Sampling = LINE
         values["rag"] = cl.Buffer(rt.context, ro, hostbuf=src.rag)
     squeeze = ragged and src.arr.ndim == 2 and not y_chw  # (H, W) images: (B, ho, wo), stacked
     if into is not None:
-        into = _result_array(into, shape[:3] if squeeze else shape, y_dtype or src.dt,
-                             restore is not None or wants_device_result(x)).reshape(shape)
+        if restore is not None or wants_device_result(x):
+            _not_into()
+        into = _result_array(into, shape[:3] if squeeze else shape,
+                             y_dtype or src.dt).reshape(shape)
     res = plan.run(operands, values, pending, into)
     if squeeze:
         res = res.reshape(res.shape[:3])
@@ -94,14 +96,16 @@ def warp_by(image: Any, matrix: Any, size: Any = None, sampling: Sampling = LINE
     return res if restore is None else restore(res)
 
 
-def _result_array(out: Any, shape: tuple[int, ...], dtype: Any, refused: bool) -> np.ndarray:
+def _not_into() -> None:
+    """Refuse ``out=`` for a result that is not a host array."""
+    raise ValueError("out= takes host arrays: this result is a Pillow image or a device "
+                     "array (pass numpy input, or no out=)")
+
+
+def _result_array(out: Any, shape: tuple[int, ...], dtype: Any) -> np.ndarray:
     """``out`` checked as the array a result is written into: a writable C-contiguous numpy
-    array of the result's ``shape`` and ``dtype`` (``refused``: the result is not a host array,
-    but a Pillow image or a device array)."""
+    array of the result's ``shape`` and ``dtype``."""
     dtype = np.dtype(dtype)
-    if refused:
-        raise ValueError("out= takes host arrays: this result is a Pillow image or a device "
-                         "array (pass numpy input, or no out=)")
     if not isinstance(out, np.ndarray) or out.shape != shape or out.dtype != dtype or \
             not out.flags.c_contiguous or not out.flags.writeable:
         got = f"{type(out).__name__}" if not isinstance(out, np.ndarray) else \
@@ -314,7 +318,7 @@ def warp_batch(images: Sequence[Any], homographies: Any, size: tuple[int, int],
     packable = all(isinstance(a, np.ndarray) for a in arrays)
     if not packable or any(r is not None for r in restores):
         if options.pop("into", None) is not None:  # Pillow images or device arrays
-            _result_array(None, (), np.uint8, True)
+            _not_into()
         res = warp_each(images, mats, [size] * len(images), sampling, **options)
         return res if any(r is not None for r in restores) else stack(res)
     return warp_by(arrays, mats, size, sampling, affine=False, ragged=True, **options)
