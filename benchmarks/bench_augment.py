@@ -133,8 +133,9 @@ def device_host_work(data):
 
 
 def one_cv2_thread(_worker: int) -> None:
-    """A DataLoader worker's init: OpenCV on one thread (2 workers on 2 cores; OpenCV's own
-    threads in each would fight over them), albumentations' best setup in a pool."""
+    """A spawned DataLoader worker's init: OpenCV on one thread (2 workers on 2 cores; OpenCV's
+    own threads in each would fight over them), albumentations' best setup in a pool. (Not for
+    forked workers: OpenCV's thread pool does not survive a fork, and resizing it there hangs.)"""
     import cv2
 
     cv2.setNumThreads(1)
@@ -153,12 +154,19 @@ def albumentations_loader(pipe, data, targets: bool, batches: int):
         def __getitem__(self, i):
             return torch.from_numpy(albumentations_one(pipe, data[i % N], targets))
 
+    import cv2
+
+    # forked workers inherit OpenCV on one thread (2 workers on 2 cores: OpenCV's own threads in
+    # each would fight over them); the parent's setting comes back once they run
+    threads = cv2.getNumThreads()
+    cv2.setNumThreads(1)
     loader = torch.utils.data.DataLoader(Photos(), batch_size=N, num_workers=THREADS,
-                                         persistent_workers=True, worker_init_fn=one_cv2_thread,
+                                         persistent_workers=True,
                                          multiprocessing_context="fork")
     it = iter(loader)
     next(it)
     next(it)  # workers started, the stream running
+    cv2.setNumThreads(threads)
     t0 = time.perf_counter()
     for _ in range(batches):
         next(it)
