@@ -39,7 +39,7 @@ from .._checks import number, width_height
 from .._options import Sampling
 from ..engine import warp_by
 from ..warp import Interpolation, Padding
-from ._base import Resampling, Transform, probability, size_arg, value_range
+from ._base import Resampling, Transform, probability, row_maps, size_arg, value_range
 from ._compose import Compose
 from ._executor import layout
 
@@ -136,13 +136,30 @@ class RandomAffine(Resampling, Transform):
              "vflip")
 
     def draw(self, rng: np.random.Generator, size: tuple[int, int]) -> dict:
-        row = self._draw(1, rng)[0]
-        return {k: (bool(v) if k in ("hflip", "vflip") else float(v))
-                for k, v in zip(self._KEYS, row)}
+        return self._record(self._draw(1, rng)[0].tolist())
+
+    def _record(self, row: list[float]) -> dict:
+        """A parameter row as the recorded dict: the flips as bools, the rest floats."""
+        return {k: (bool(v) if k in ("hflip", "vflip") else v) for k, v in zip(self._KEYS, row)}
+
+    def draw_lanes(self, lanes, sizes):
+        # a row of 8 doubles per sample, in draw's order
+        return [self._record(row) for row in self._params(lanes.random(k=8).T).tolist()]
+
+    def out_size(self, params, size):
+        return self.size or size
 
     def map(self, params: dict, size: tuple[int, int]) -> tuple[np.ndarray, tuple[int, int]]:
         """One sample's map in Python floats (``_build``'s numpy calls are made for many rows
         and cost more than the arithmetic for one): the same matrix as ``_build``."""
+        row, out = self._row(params, size)
+        return np.array(row).reshape(3, 3), out
+
+    def maps(self, plist, sizes):
+        return row_maps(plist, sizes, self._row)
+
+    def _row(self, params: dict, size: tuple[int, int]) -> tuple[list[float], tuple[int, int]]:
+        """:meth:`map`'s nine entries (row-major) and output size."""
         w, h = size
         wo, ho = self.size or size
         a = math.radians(params["angle"])
@@ -157,7 +174,7 @@ class RandomAffine(Resampling, Transform):
         cx, cy = (w - 1) / 2, (h - 1) / 2
         ox = (wo - 1) / 2 + params["translate_x"] * w - (l00 * cx + l01 * cy)
         oy = (ho - 1) / 2 + params["translate_y"] * h - (l10 * cx + l11 * cy)
-        return np.array([[l00, l01, ox], [l10, l11, oy], [0.0, 0.0, 1.0]]), (wo, ho)
+        return [l00, l01, ox, l10, l11, oy, 0.0, 0.0, 1.0], (wo, ho)
 
     def _draw(self, n: int, rng: np.random.Generator) -> np.ndarray:
         """n parameter rows (angle, scale, shear x, shear y, tx, ty as fractions, hflip, vflip),
@@ -165,7 +182,11 @@ class RandomAffine(Resampling, Transform):
         # one call for the 8 columns: the doubles that 8 calls (6 uniform, 2 random) took, in
         # the same order, and uniform(lo, hi) is lo + (hi - lo) * u in numpy too (one generator
         # call instead of 8: each has a fixed cost)
-        u = rng.random(8 * n).reshape(8, n)
+        return self._params(rng.random(8 * n).reshape(8, n))
+
+    def _params(self, u: np.ndarray) -> np.ndarray:
+        """(n, 8) parameter rows from (8, n) uniform doubles (a column per sample)."""
+        n = u.shape[1]
         lo = np.array([self.degrees[0], self.scale[0], self.shear[0][0], self.shear[1][0],
                        -self.translate[0], -self.translate[1]])
         hi = np.array([self.degrees[1], self.scale[1], self.shear[0][1], self.shear[1][1],

@@ -123,6 +123,32 @@ class Transform:
         """The constructor's arguments as plain data (``p`` is added by :meth:`to_dict`)."""
         return {}
 
+    def out_size(self, params: dict, size: tuple[int, int]) -> tuple[int, int]:
+        """The output (width, height) for these parameters: :meth:`map`'s, which a transform
+        whose size is known without building the matrix answers more cheaply."""
+        return self.map(params, size)[1]
+
+    def maps(self, plist: list[dict], sizes: list[tuple[int, int]]
+             ) -> tuple[np.ndarray, list[tuple[int, int]]] | None:
+        """A batch's maps at once: (n, 3, 3) and the output sizes for the recorded parameters
+        ``plist`` of inputs of ``sizes``, each :meth:`stages`' one matrix; None where a
+        sample's chain has a non-linear stage (then only :meth:`stages` describes it)."""
+        mats, outs = [], []
+        for p, s in zip(plist, sizes):
+            chain, out = self.stages(p, s)
+            if len(chain) != 1 or not isinstance(chain[0], np.ndarray):
+                return None
+            mats.append(chain[0])
+            outs.append(out)
+        return (np.stack(mats) if mats else np.zeros((0, 3, 3))), outs
+
+    def draw_lanes(self, lanes: Any, sizes: list[tuple[int, int]]) -> list[dict]:
+        """:meth:`draw` for a whole batch at once: the same parameters, sample by sample, as
+        :meth:`draw` on each sample's stream, drawn from the batch's streams side by side
+        (:class:`~warpkit.augment._lanes.Lanes`). A transform that draws nothing needs none; one
+        that draws without writing this is drawn sample by sample (see :func:`lanes_ok`)."""
+        return [{} for _ in sizes]
+
     # -- what a caller uses ----------------------------------------------------------------
     def stages(self, params: dict, size: tuple[int, int]) -> tuple[list, tuple[int, int]]:
         """(the maps and non-linear stages these parameters apply, in order; output size): one
@@ -158,6 +184,32 @@ def draw_step(t: Transform, rng: np.random.Generator, size: tuple[int, int]) -> 
     way)."""
     applied = bool(rng.random() < t.p)
     return {"applied": applied, **t.draw(rng, size)}
+
+
+def _owner(cls: type, name: str) -> type:
+    return next(c for c in cls.__mro__ if name in vars(c))
+
+
+def lanes_ok(t: Transform) -> bool:
+    """Whether ``t`` draws a batch at once with the numbers of its per-sample :meth:`draw`:
+    it draws nothing, or the class that wrote its ``draw`` wrote its ``draw_lanes`` too (a
+    subclass that changes ``draw`` alone is drawn sample by sample); a pipeline's transforms
+    all do."""
+    cls = type(t)
+    if _owner(cls, "draw") not in (Transform, _owner(cls, "draw_lanes")):
+        return False
+    return all(lanes_ok(c) for c in getattr(t, "transforms", ()))
+
+
+def draw_step_lanes(t: Transform, lanes: Any, sizes: list[tuple[int, int]]) -> list[dict]:
+    """:func:`draw_step` for a batch's samples at once (``t`` passes :func:`lanes_ok`)."""
+    applied = (lanes.random() < t.p).tolist()
+    return [{"applied": a, **p} for a, p in zip(applied, t.draw_lanes(lanes, sizes))]
+
+
+def step_size(t: Transform, params: dict, size: tuple[int, int]) -> tuple[int, int]:
+    """The output size of one step's recorded parameters (``size`` where it did not apply)."""
+    return t.out_size(params, size) if params.get("applied", True) else size
 
 
 def map_step(t: Transform, params: dict, size: tuple[int, int]) -> tuple[np.ndarray,
@@ -225,12 +277,32 @@ def transform_list(transforms: Any) -> list[Transform]:
 def crop_map(x0: float, y0: float, w: float, h: float, out: tuple[int, int]) -> np.ndarray:
     """The map that takes the pixel-edge box (x0, y0, w, h) of the source onto an output of
     ``out`` = (width, height): edge coordinate e goes to (e - x0) * scale."""
+    return np.array(crop_row(x0, y0, w, h, out)).reshape(3, 3)
+
+
+def crop_row(x0: float, y0: float, w: float, h: float, out: tuple[int, int]) -> list[float]:
+    """:func:`crop_map`'s nine entries (row-major) in Python floats."""
     sx, sy = out[0] / w, out[1] / h
-    m = geometry.identity()
-    m[0, 0], m[1, 1] = sx, sy
-    m[0, 2] = (0.5 - x0) * sx - 0.5  # pixel centres: x' = (x + 0.5 - x0) * sx - 0.5
-    m[1, 2] = (0.5 - y0) * sy - 0.5
-    return m
+    # pixel centres: x' = (x + 0.5 - x0) * sx - 0.5
+    return [sx, 0.0, (0.5 - x0) * sx - 0.5, 0.0, sy, (0.5 - y0) * sy - 0.5, 0.0, 0.0, 1.0]
+
+
+#: the identity's nine entries, for :func:`row_maps`
+_IDENTITY_ROW = [1.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 1.0]
+
+
+def row_maps(plist: list[dict], sizes: list[tuple[int, int]], row: Any
+             ) -> tuple[np.ndarray, list[tuple[int, int]]]:
+    """:meth:`Transform.maps` from ``row(params, size)``: one applied sample's nine entries
+    (Python floats, the same arithmetic as its :meth:`~Transform.map`) and output size; the
+    identity and the input's size where a step did not apply. One array for the batch instead
+    of a small one per sample."""
+    rows, outs = [], []
+    for p, s in zip(plist, sizes):
+        r, o = row(p, s) if p.get("applied", True) else (_IDENTITY_ROW, s)
+        rows.append(r)
+        outs.append(o)
+    return np.array(rows, np.float64).reshape(-1, 3, 3), outs
 
 
 def about_centres(m2: np.ndarray, size: tuple[int, int], out: tuple[int, int]) -> np.ndarray:

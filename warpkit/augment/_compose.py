@@ -21,8 +21,8 @@ from .._options import Sampling
 from .._threads import pool
 from ..engine import check_model_input
 from ..engine.chain import merge
-from ._base import (Resampling, Transform, draw_step, from_dict, map_step, plain, probability,
-                    size_arg, transform_list)
+from ._base import (Resampling, Transform, draw_step, draw_step_lanes, from_dict, map_step,
+                    plain, probability, size_arg, step_size, transform_list)
 from ._executor import apply
 from ._targets import KEYPOINT_FORMATS
 from ._streams import stream
@@ -132,8 +132,17 @@ class Compose(Resampling, Transform):
         for t in self.transforms:
             p = draw_step(t, rng, size)
             steps.append(p)
-            size = map_step(t, p, size)[1]
+            size = step_size(t, p, size)
         return {"steps": steps}
+
+    def draw_lanes(self, lanes, sizes):
+        steps: list[list] = [[] for _ in sizes]
+        for t in self.transforms:
+            drawn = draw_step_lanes(t, lanes, sizes)
+            for row, p in zip(steps, drawn):
+                row.append(p)
+            sizes = [step_size(t, p, s) for p, s in zip(drawn, sizes)]
+        return [{"steps": row} for row in steps]
 
     def map(self, params, size):
         """The product of the transforms' maps (a non-linear transform's field counts as the
@@ -143,6 +152,27 @@ class Compose(Resampling, Transform):
             mt, size = map_step(t, p, size)
             m = mt @ m
         return m, size
+
+    def maps(self, plist, sizes):
+        """The batch's maps: each transform's for the samples where the pipeline applied,
+        multiplied in order (one (n, 3, 3) product a transform, as :meth:`stages` multiplies
+        each sample's: the same numbers); None if a transform has a non-linear stage."""
+        on = [k for k, p in enumerate(plist) if p.get("applied", True)]
+        mats = np.tile(geometry.IDENTITY, (len(plist), 1, 1))
+        outs = list(sizes)
+        cur = [sizes[k] for k in on]
+        acc = None
+        for j, t in enumerate(self.transforms):
+            got = t.maps([plist[k]["steps"][j] for k in on], cur)
+            if got is None:
+                return None
+            m, cur = got
+            acc = m if acc is None else m @ acc
+        if acc is not None:
+            mats[on] = acc
+        for k, o in zip(on, cur):
+            outs[k] = o
+        return mats, outs
 
     def stages(self, params, size):
         """The chain ``[M_0, F_1, M_1, ..., F_n, M_n]``: matrices between non-linear fields

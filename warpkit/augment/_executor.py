@@ -18,9 +18,8 @@ from .._options import Sampling
 from ..engine import PLAIN, Coords, ModelInput, warp_batch, warp_by, warp_by_coords, warp_each
 from ..engine.chain import chain_coords, projective_part
 from ..engine.inputs import stack
-from ._base import draw_step
 from ._epochs import note_draws
-from ._streams import sample_streams
+from ._lanes import draw_samples
 from ._targets import box_rows, keypoint_rows, move_boxes, move_keypoint_lists
 
 
@@ -341,17 +340,23 @@ def _apply(pipe, *, image, mask, masks, boxes, labels, keypoints, seed, index, e
             seed = int(np.random.SeedSequence().generate_state(1)[0])
         else:
             note_draws(seed, epoch, idx)
-        plist = [draw_step(pipe, rng, s) for rng, s in zip(sample_streams(seed, epoch, idx), sizes)]
+        plist = draw_samples(pipe, seed, epoch, idx, sizes)
     else:
         plist = [params] if kind == "single" else list(params)
         if len(plist) != n:
             raise ValueError(f"params has {len(plist)} entries for {n} samples")
-    staged = [pipe.stages(p, s) for p, s in zip(plist, sizes)]
-    chains = [c for c, _ in staged]
-    outs = [o for _, o in staged]
-    mats = stack([projective_part(c) for c in chains])
-    # the fields of non-linear transforms, or None for projective pipelines (one matrix each)
-    fielded = chains if any(len(c) > 1 for c in chains) else None
+    # projective pipelines: the batch's maps as one array; else each sample's chain, and the
+    # fields of its non-linear transforms (fielded: None for one matrix each)
+    fielded = None
+    batched = pipe.maps(plist, sizes)
+    if batched is not None:
+        mats, outs = batched
+    else:
+        staged = [pipe.stages(p, s) for p, s in zip(plist, sizes)]
+        chains = [c for c, _ in staged]
+        outs = [o for _, o in staged]
+        mats = stack([projective_part(c) for c in chains])
+        fielded = chains if any(len(c) > 1 for c in chains) else None
     constant = pipe.sampling.constant
     if mask is not None and constant:  # before any launch
         for item in ([mask] if kind != "list" else mask):
@@ -368,7 +373,7 @@ def _apply(pipe, *, image, mask, masks, boxes, labels, keypoints, seed, index, e
         out["mask"] = _warp_all(mask, kind, mats, outs, mask_opts, as_mask=True,
                                 chains=fielded)
     if mask_groups is not None:
-        res = [_warp_group(g, mats[k], outs[k], None if fielded is None else chains[k],
+        res = [_warp_group(g, mats[k], outs[k], None if fielded is None else fielded[k],
                            mask_opts, pipe.mask_fill if constant else None)
                for k, g in enumerate(mask_groups)]
         out["masks"] = res[0] if kind == "single" else res

@@ -150,9 +150,15 @@ def sample_streams(seed: int, epoch: int, indices: Sequence[int]):
     gen = getattr(_LOCAL, "gen", None)
     if gen is None:
         gen = _LOCAL.gen = np.random.Generator(np.random.Philox(0))
-    # every key checked (and made Python ints) before any is hashed
+    for key in checked_keys(seed, epoch, indices):
+        _rekey(gen.bit_generator, key)
+        yield gen
+
+
+def checked_keys(seed: int, epoch: int, indices: Sequence[int]) -> list[tuple[int, int]]:
+    """The Philox keys of samples ``indices``, every ``(seed, epoch, index)`` checked (and made
+    Python ints) before any is hashed."""
     checked = [_key_entropy(seed, epoch, index) for index in indices]
-    if checked:
-        for key in philox_keys(checked[0][0], checked[0][1], [k[2] for k in checked]):
-            _rekey(gen.bit_generator, key)
-            yield gen
+    if not checked:
+        return []
+    return philox_keys(checked[0][0], checked[0][1], [k[2] for k in checked])

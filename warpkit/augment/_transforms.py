@@ -13,7 +13,7 @@ import numpy as np
 
 from .. import geometry
 from .._checks import number
-from ._base import Transform, about_centres, crop_map, size_arg, value_range
+from ._base import Transform, about_centres, crop_map, crop_row, row_maps, size_arg, value_range
 
 __all__ = ["CenterCrop", "Pad", "RandomCrop", "RandomHorizontalFlip", "RandomPerspective",
            "RandomResizedCrop", "RandomRotate90", "RandomRotation", "RandomVerticalFlip",
@@ -29,6 +29,13 @@ class RandomHorizontalFlip(Transform):
     def map(self, params, size):
         return geometry.flip("h", size), size
 
+    def out_size(self, params, size):
+        return size
+
+    def maps(self, plist, sizes):
+        return row_maps(plist, sizes, lambda p, s: ([-1.0, 0.0, s[0] - 1.0, 0.0, 1.0, 0.0,
+                                                     0.0, 0.0, 1.0], s))
+
 
 class RandomVerticalFlip(Transform):
     """Mirror top-bottom with probability ``p``."""
@@ -38,6 +45,13 @@ class RandomVerticalFlip(Transform):
 
     def map(self, params, size):
         return geometry.flip("v", size), size
+
+    def out_size(self, params, size):
+        return size
+
+    def maps(self, plist, sizes):
+        return row_maps(plist, sizes, lambda p, s: ([1.0, 0.0, 0.0, 0.0, -1.0, s[1] - 1.0,
+                                                     0.0, 0.0, 1.0], s))
 
 
 class RandomRotate90(Transform):
@@ -52,6 +66,9 @@ class RandomRotate90(Transform):
 
     def draw(self, rng, size):
         return {"k": self.turns[int(rng.integers(len(self.turns)))]}
+
+    def draw_lanes(self, lanes, sizes):
+        return [{"k": self.turns[k]} for k in lanes.integers(0, len(self.turns)).tolist()]
 
     def map(self, params, size):
         k = params["k"] % 4
@@ -74,6 +91,9 @@ class RandomRotation(Transform):
 
     def draw(self, rng, size):
         return {"angle": float(rng.uniform(*self.degrees))}
+
+    def draw_lanes(self, lanes, sizes):
+        return [{"angle": a} for a in lanes.uniform(*self.degrees).tolist()]
 
     def map(self, params, size):
         r = geometry.rotation(params["angle"])
@@ -143,6 +163,9 @@ class Resize(Transform):
         out = self._out(size)
         return crop_map(0, 0, size[0], size[1], out), out
 
+    def out_size(self, params, size):
+        return self._out(size)
+
     def config(self):
         return {k: v for k, v in (("size", self.size and list(self.size)),
                                   ("shorter", self.shorter), ("longer", self.longer))
@@ -162,6 +185,9 @@ class CenterCrop(Transform):
         x0, y0 = round((size[0] - w) / 2), round((size[1] - h) / 2)  # as torchvision
         return crop_map(x0, y0, w, h, self.size), self.size
 
+    def out_size(self, params, size):
+        return self.size
+
     def config(self):
         return {"size": list(self.size)}
 
@@ -179,6 +205,17 @@ class RandomCrop(Transform):
         lo_x, hi_x = sorted((0, size[0] - w))
         lo_y, hi_y = sorted((0, size[1] - h))
         return {"x": int(rng.integers(lo_x, hi_x + 1)), "y": int(rng.integers(lo_y, hi_y + 1))}
+
+    def draw_lanes(self, lanes, sizes):
+        w, h = self.size
+        dx = np.array([s[0] for s in sizes]) - w
+        dy = np.array([s[1] for s in sizes]) - h
+        x = lanes.integers(np.minimum(dx, 0), np.maximum(dx, 0) + 1)
+        y = lanes.integers(np.minimum(dy, 0), np.maximum(dy, 0) + 1)
+        return [{"x": a, "y": b} for a, b in zip(x.tolist(), y.tolist())]
+
+    def out_size(self, params, size):
+        return self.size
 
     def map(self, params, size):
         return crop_map(params["x"], params["y"], *self.size, self.size), self.size
@@ -213,6 +250,43 @@ class RandomResizedCrop(Transform):
             if 0 < w <= W and 0 < h <= H:
                 return {"box": [int(rng.integers(0, W - w + 1)), int(rng.integers(0, H - h + 1)),
                                 w, h]}
+        return self._fallback(W, H)
+
+    def draw_lanes(self, lanes, sizes):
+        """:meth:`draw` for a batch: each sample's tries' doubles read ahead (two a try), its
+        first fitting try found (the same operations on the same doubles: sqrt and rounding
+        are exact in numpy as in Python, exp is Python's own), then the doubles of the tries
+        made drawn and the box's position drawn."""
+        n = len(sizes)
+        W = np.array([s[0] for s in sizes], np.int64)
+        H = np.array([s[1] for s in sizes], np.int64)
+        (s0, s1) = self.scale
+        r0, r1 = math.log(self.ratio[0]), math.log(self.ratio[1])
+        u = lanes.ahead(20)
+        tries = np.full(n, 10)  # the try that fitted, 10 for none
+        w, h = np.ones(n, np.int64), np.ones(n, np.int64)
+        todo = np.arange(n)
+        for k in range(10):
+            target = (W[todo] * H[todo]) * (s0 + (s1 - s0) * u[todo, 2 * k])
+            aspect = np.array([math.exp(v) for v in (r0 + (r1 - r0) * u[todo, 2 * k + 1]).tolist()])
+            tw, th = np.rint(np.sqrt(target * aspect)), np.rint(np.sqrt(target / aspect))
+            fit = (tw > 0) & (tw <= W[todo]) & (th > 0) & (th <= H[todo])
+            done = todo[fit]
+            tries[done] = k
+            w[done], h[done] = tw[fit], th[fit]
+            todo = todo[~fit]
+            if not len(todo):
+                break
+        lanes.skip(np.minimum(2 * tries + 2, 20))
+        fitted = tries < 10
+        x = lanes.integers(0, W - w + 1, fitted).tolist()
+        y = lanes.integers(0, H - h + 1, fitted).tolist()
+        w, h = w.tolist(), h.tolist()
+        return [{"box": [x[i], y[i], w[i], h[i]]} if fitted[i] else self._fallback(*sizes[i])
+                for i in range(n)]
+
+    def _fallback(self, W: int, H: int) -> dict:
+        """The centre crop the ratio allows, where ten tries found no box."""
         in_ratio = W / H
         if in_ratio < self.ratio[0]:
             w, h = W, int(round(W / self.ratio[0]))
@@ -228,6 +302,12 @@ class RandomResizedCrop(Transform):
     def map(self, params, size):
         x0, y0, w, h = params["box"]
         return crop_map(x0, y0, w, h, self.size), self.size
+
+    def out_size(self, params, size):
+        return self.size
+
+    def maps(self, plist, sizes):
+        return row_maps(plist, sizes, lambda p, s: (crop_row(*p["box"], self.size), self.size))
 
     def config(self):
         return {"size": list(self.size), "scale": list(self.scale), "ratio": list(self.ratio)}

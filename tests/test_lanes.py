@@ -1,0 +1,156 @@
+"""A batch's parameters drawn side by side (warpkit.augment._lanes): every call the very numbers
+of numpy's own generator on each sample's stream, every pipeline's recorded parameters the same
+dicts as drawn sample by sample, and the batch's maps as one array the same matrices as each
+sample's chain. All comparisons are between two computations made in this run (integers, or
+doubles from the same integers by the same IEEE operations)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from warpkit.augment import (CenterCrop, Compose, ElasticTransform, OneOf, Pad, RandomAffine,
+                             RandomCrop, RandomHorizontalFlip, RandomPerspective,
+                             RandomResizedCrop, RandomRotate90, RandomRotation,
+                             RandomVerticalFlip, Resize, stream)
+from warpkit.augment._base import lanes_ok
+from warpkit.augment._lanes import LANES_FROM, Lanes, draw_samples, philox_blocks
+from warpkit.augment._streams import philox_keys
+from warpkit.engine.chain import projective_part
+
+
+def test_blocks_are_numpys_philox():
+    keys = philox_keys(11, 3, list(range(6)) + [2**40])
+    k = np.array(keys, np.uint64)
+    got = philox_blocks(k[:, 0], k[:, 1], 1, 5)
+    for lane, key in enumerate(keys):
+        bits = np.random.Philox(key=np.array(key, np.uint64))
+        np.testing.assert_array_equal(got[lane], bits.random_raw(20))
+    # a later counter: blocks 6 and 7 of each stream
+    later = philox_blocks(k[:, 0], k[:, 1], 6, 2)
+    bits = np.random.Philox(key=np.array(keys[0], np.uint64))
+    bits.random_raw(20)
+    np.testing.assert_array_equal(later[0], bits.random_raw(8))
+
+
+def test_every_call_is_the_generators_call_lane_by_lane():
+    """Random calls on random subsets of lanes, with the 32-bit path's kept halves, Lemire's
+    rejections (spans near 2**32) and streams read past their first blocks."""
+    rs = np.random.default_rng(0)
+    idx = rs.integers(0, 2**36, 40).tolist()
+    lanes = Lanes(philox_keys(3, 1, idx))
+    gens = [stream(3, 1, i) for i in idx]
+    rejected = 0
+    for _ in range(300):
+        where = rs.random(40) < 0.7
+        op = int(rs.integers(5))
+        if op == 0:
+            got = lanes.random(where)
+            want = [g.random() if w else 0.0 for g, w in zip(gens, where)]
+        elif op == 1:
+            got = lanes.random(where, k=3)
+            want = [g.random(3) if w else np.zeros(3) for g, w in zip(gens, where)]
+        elif op == 2:
+            got = lanes.uniform(-2.5, 7.0, where)
+            want = [g.uniform(-2.5, 7.0) if w else -2.5 for g, w in zip(gens, where)]
+        else:
+            lo = rs.integers(-50, 50, 40)
+            span = rs.integers(1, 3, 40) if op == 3 else rs.integers(2**31, 2**32 - 2, 40)
+            got = lanes.integers(lo, lo + span, where)
+            want = [g.integers(a, a + s) if w else a for g, a, s, w in zip(gens, lo, span, where)]
+            rejected += op == 4
+        np.testing.assert_array_equal(np.asarray(got), np.asarray(want))
+    assert rejected > 20
+    for g, tail in zip(gens, lanes.random()):  # every stream used exactly as much
+        assert g.random() == tail
+
+
+def test_reading_ahead_then_skipping_is_drawing():
+    idx = [5, 6, 7]
+    lanes, plain = Lanes(philox_keys(1, 0, idx)), Lanes(philox_keys(1, 0, idx))
+    ahead = lanes.ahead(6)
+    np.testing.assert_array_equal(ahead, plain.random(k=6)[:, :6])
+    lanes.skip(np.array([6, 6, 6]))
+    np.testing.assert_array_equal(lanes.random(), plain.random())
+
+
+def test_integers_refuses_spans_it_does_not_draw():
+    lanes = Lanes(philox_keys(0, 0, [0, 1]))
+    with pytest.raises(ValueError, match="low < high"):
+        lanes.integers(5, 5)
+    with pytest.raises(ValueError, match="2\\*\\*32"):
+        lanes.integers(0, 2**33)
+
+
+PIPELINES = [
+    Compose([RandomResizedCrop(224), RandomHorizontalFlip(),
+             RandomAffine(degrees=15, scale=(0.9, 1.1))]),
+    # extreme ratios: many tries, some samples fall back to the centre crop
+    Compose([RandomResizedCrop(32, scale=(0.9, 1.0), ratio=(0.05, 20)), RandomVerticalFlip(0.3),
+             RandomRotate90(), RandomRotation(30, p=0.5), RandomCrop(20, p=0.7),
+             Resize(shorter=17), CenterCrop(12), Pad(2)], p=0.9),
+    Compose([Compose([RandomResizedCrop((64, 48), scale=(0.01, 0.02), ratio=(5, 6)),
+                      RandomAffine(degrees=5, translate=0.1, shear=(1, 2, 3, 4), hflip=0.5,
+                                   vflip=0.5, size=(30, 20))], p=0.5),
+             RandomCrop(100), RandomRotation((10, 40), expand=True)]),
+]
+
+
+@pytest.mark.parametrize("pipe", PIPELINES)
+def test_a_batch_draws_what_each_sample_draws(pipe):
+    assert lanes_ok(pipe)
+    rs = np.random.default_rng(1)
+    for _ in range(8):
+        n = int(rs.integers(1, 70))
+        sizes = [(int(rs.integers(1, 700)), int(rs.integers(1, 700))) for _ in range(n)]
+        idx = rs.integers(0, 2**40, n).tolist()
+        together = draw_samples(pipe, 5, 3, idx, sizes, lanes=True)
+        alone = [pipe.sample(s, 5, i, 3) for s, i in zip(sizes, idx)]
+        assert repr(together) == repr(alone)  # the same values and the same Python types
+
+
+@pytest.mark.parametrize("pipe", PIPELINES)
+def test_a_batchs_maps_are_each_samples_chain(pipe):
+    rs = np.random.default_rng(2)
+    sizes = [(int(rs.integers(1, 700)), int(rs.integers(1, 700))) for _ in range(30)]
+    plist = draw_samples(pipe, 1, 0, list(range(30)), sizes)
+    mats, outs = pipe.maps(plist, sizes)
+    for k, (p, s) in enumerate(zip(plist, sizes)):
+        chain, out = pipe.stages(p, s)
+        np.testing.assert_array_equal(mats[k], projective_part(chain))
+        assert outs[k] == out
+
+
+def test_what_cannot_draw_a_batch_at_once_draws_sample_by_sample():
+    class MyAffine(RandomAffine):  # draw changed, draw_lanes inherited: not trusted
+        def draw(self, rng, size):
+            return {**super().draw(rng, size), "angle": 0.0}
+
+    for t in (OneOf([RandomHorizontalFlip()]), ElasticTransform(), RandomPerspective(),
+              MyAffine(), Compose([RandomHorizontalFlip(), OneOf([RandomVerticalFlip()])])):
+        assert not lanes_ok(t)
+    pipe = Compose([RandomResizedCrop(16), MyAffine(degrees=30)])
+    sizes = [(40, 30)] * LANES_FROM
+    got = draw_samples(pipe, 0, 0, list(range(LANES_FROM)), sizes)
+    assert all(p["steps"][1]["angle"] == 0.0 for p in got)
+    assert got == [pipe.sample((40, 30), 0, i) for i in range(LANES_FROM)]
+    # a non-linear stage: no one array of maps
+    field = Compose([ElasticTransform(p=1)])
+    assert field.maps(draw_samples(field, 0, 0, [0, 1], [(20, 20)] * 2), [(20, 20)] * 2) is None
+
+
+def test_a_large_batch_is_each_sample_alone(queue):
+    """Through the whole call: a batch above LANES_FROM gives each sample's image, map and
+    parameters as that sample called alone."""
+    pipe = PIPELINES[0]
+    rs = np.random.default_rng(3)
+    images = [rs.integers(0, 256, (int(rs.integers(40, 90)), int(rs.integers(40, 90)), 3),
+                          np.uint8) for _ in range(LANES_FROM + 4)]
+    small = Compose(pipe.transforms[1:], output_dtype="float32")
+    small.transforms.insert(0, RandomResizedCrop(24))
+    together = small(image=images, seed=8, index=100, epoch=1, queue=queue)
+    for k, img in enumerate(images):
+        alone = small(image=img, seed=8, index=100 + k, epoch=1, queue=queue)
+        np.testing.assert_array_equal(alone["image"], together["image"][k])
+        np.testing.assert_array_equal(alone["matrix"], together["matrix"][k])
+        assert alone["params"] == together["params"][k]
