@@ -11,6 +11,7 @@
  */
 #include "warpkit.h"
 #include "sampling.h"
+#include "colour.h"
 
 /* pad: sampling.h's modes, WK_PAD_ZEROS being the constant fill */
 #define PAD_CONSTANT WK_PAD_ZEROS
@@ -374,7 +375,8 @@ __kernel void warp(__global const X_T *restrict X, long x_off, long sxb, long sx
                    int W_, int C, __global const float *restrict M, int per_image,
                    __global const int *restrict src_index, int indexed,
                    __global Y_PTR_T *restrict Y, int Ho, int Wo, int pad, float4 fill, int4 ifill,
-                   __global const int *restrict ssv, float4 yscale, float4 ybias WK_RAG_PARAM WK_COORD_PARAM) {
+                   __global const int *restrict ssv, float4 yscale, float4 ybias WK_RAG_PARAM WK_COORD_PARAM
+                   WK_COLOUR_PARAM) {
     const int xo = (int)get_global_id(0), yo = (int)get_global_id(1), b = (int)get_global_id(2);
     if (xo >= Wo || yo >= Ho) return;
     __global const float *m = M + (per_image ? b * WK_MAPS_PER_ITEM * 9 : 0);
@@ -454,6 +456,15 @@ __kernel void warp(__global const X_T *restrict X, long x_off, long sxb, long sx
             }
         }
     }
+#if COLOUR
+    {   /* the pixel's colour (the general kernel: supersampled, cubic, any dtype) */
+        const acc_t n_ = (acc_t)1 / (acc_t)(ss * ss);
+        float cv_[4];
+        for (int c = 0; c < C; c++) cv_[c] = (float)(acc[c] * n_);
+        wk_colour1(cv_, C, WK_COL_OF(b));
+        for (int c = 0; c < C; c++) acc[c] = (acc_t)cv_[c] * (acc_t)(ss * ss);
+    }
+#endif
 #if Y_NORM
     {
         const float ys[4] = {yscale.s0, yscale.s1, yscale.s2, yscale.s3};
@@ -468,7 +479,7 @@ __kernel void warp(__global const X_T *restrict X, long x_off, long sxb, long sx
 #else
     __global X_T *yp = Y + (((long)b * Ho + yo) * Wo + xo) * C;
 #endif
-#if MODE == MODE_NEAREST && X_KIND == WK_INT && !Y_NORM
+#if MODE == MODE_NEAREST && X_KIND == WK_INT && !Y_NORM && !COLOUR
     if (ss == 1) {
         for (int c = 0; c < C; c++) yp[c] = raw[c];
         return;
@@ -496,6 +507,17 @@ typedef uint uint_u __attribute__((aligned(1)));
 #define LOAD_WORD(p) (*(__global const uint_u *)(p))
 #else
 #define LOAD_WORD(p) ((uint)(p)[0] | ((uint)(p)[1] << 8) | ((uint)(p)[2] << 16) | ((uint)(p)[3] << 24))
+#endif
+
+/* an item's colour operations (colour.h) through the 8-wide path */
+#if COLOUR
+#define WV_COL_PARAM , __global const float *col
+#define WV_COL_ARG , col
+#define WV_COLOUR(v) wk_colour8(v, CH, col)
+#else
+#define WV_COL_PARAM
+#define WV_COL_ARG
+#define WV_COLOUR(v)
 #endif
 
 /* channel c of packed uint8 pixels, as floats */
@@ -594,9 +616,10 @@ inline __attribute__((always_inline)) void wv_interior_linear_u8_values(__global
 
 #if !Y_NORM
 inline __attribute__((always_inline)) void wv_interior_linear_u8(__global const uchar *xb, float8 x, float8 y,
-                                                                 int sxy, __global uchar *yp) {
+                                                                 int sxy, __global uchar *yp WV_COL_PARAM) {
     float8 v[CH];
     wv_interior_linear_u8_values(xb, x, y, sxy, v);
+    WV_COLOUR(v);
     int8 q[CH];
 #pragma unroll
     for (int c = 0; c < CH; c++) q[c] = CV(v[c] + 0.5f, int8); /* halves up */
@@ -670,19 +693,20 @@ inline __attribute__((always_inline)) void wv_sample(
     __global const X_T *xb, float8 x, float8 y, int8 ok, int W, int H, long sxy, long sxx, long sxc,
     int last_rel, __global Y_PTR_T *Y, int b, int yo, int xo0, int Ho, int Wo, int pad, float4 fill,
     int affine, int interior_ok, int pf, __global const float *m, float py, float4 yscale,
-    float4 ybias) {
+    float4 ybias WV_COL_PARAM) {
 #if Y_NORM
 #define WV_INTERIOR(xb, x, y, sxy)                                                             \
     {                                                                                         \
         float8 v_[CH];                                                                        \
         wv_interior_linear_u8_values(xb, x, y, sxy, v_);                                      \
+        WV_COLOUR(v_);                                                                        \
         wv_store_norm(v_, Y, b, yo, xo0, 8, Ho, Wo, yscale, ybias);                           \
     }
 #else
     __global X_T *const yp = Y + (((long)b * Ho + yo) * Wo + xo0) * CH; /* this block's output */
-#define WV_INTERIOR(xb, x, y, sxy) wv_interior_linear_u8(xb, x, y, sxy, yp)
+#define WV_INTERIOR(xb, x, y, sxy) wv_interior_linear_u8(xb, x, y, sxy, yp WV_COL_ARG)
 #endif
-#if MODE == MODE_NEAREST && WK_U8 && !Y_NORM
+#if MODE == MODE_NEAREST && WK_U8 && !Y_NORM && !COLOUR
     /* nearest, every lane's pixel inside the image: copy the pixels as 32-bit words (clamped
      * to end inside the buffer, then shifted), no padding and no float round trip */
     if (interior_ok && xo0 + 8 <= Wo) {
@@ -826,6 +850,7 @@ inline __attribute__((always_inline)) void wv_sample(
     for (int c = 0; c < CH; c++) acc[c] = wv_lerp(rowv[0][c], rowv[1][c], ty);
 #endif
     } /* not all fill */
+    WV_COLOUR(acc);
 #if Y_NORM
     wv_store_norm(acc, Y, b, yo, xo0, nl, Ho, Wo, yscale, ybias);
     return;
@@ -867,7 +892,7 @@ __kernel void warp_v(__global const X_T *restrict X, long x_off, long sxb, long 
                      __global const int *restrict src_index, int indexed, long x_last_word,
                      __global Y_PTR_T *restrict Y, int Ho, int Wo, int pad, float4 fill,
                      int affine, int interior_ok, int tw_log2, int pf, float4 yscale,
-                     float4 ybias WK_RAG_PARAM WK_COORD_PARAM) {
+                     float4 ybias WK_RAG_PARAM WK_COORD_PARAM WK_COLOUR_PARAM) {
     /* a work-group of 64 covers 2^tw_log2 x WV_BLOCKS blocks of 8 pixels x 2^(6 - tw_log2) rows */
     const int lid = (int)get_local_id(0);
     const int xo0 = (((int)get_group_id(0) << tw_log2) + (lid & ((1 << tw_log2) - 1))) * (8 * WV_BLOCKS);
@@ -875,6 +900,9 @@ __kernel void warp_v(__global const X_T *restrict X, long x_off, long sxb, long 
     const int b = (int)get_global_id(2);
     if (xo0 >= Wo || yo >= Ho) return;
     __global const float *m = M + (per_image ? b * WK_MAPS_PER_ITEM * 9 : 0);
+#if COLOUR
+    __global const float *col = WK_COL_OF(b);
+#endif
     WK_ITEM(base);
     __global const X_T *xb = X + base;
     /* the last offset (from xb) where a 32-bit word read stays inside the buffer */
@@ -973,7 +1001,7 @@ __kernel void warp_v(__global const X_T *restrict X, long x_off, long sxb, long 
     for (int j = 0; j < WV_BLOCKS; j++) {
         if (j > 0 && xo0 + 8 * j >= Wo) break;
         wv_sample(xb, xs[j], ys[j], oks[j], W, H, sxy, sxx, sxc, last_rel, Y, b, yo, xo0 + 8 * j, Ho,
-                  Wo, pad, fill, affine, interior_ok, pf, m, py, yscale, ybias);
+                  Wo, pad, fill, affine, interior_ok, pf, m, py, yscale, ybias WV_COL_ARG);
     }
 }
 #endif

@@ -1,8 +1,11 @@
-"""Geometric augmentation for training loops.
+"""Augmentation for training loops: geometry and colour in one pass.
 
 Transforms draw their parameters as plain data from a per-sample stream keyed on ``(seed,
 epoch, index)`` and contribute a 3x3 map; :class:`Compose` multiplies the maps and resamples each
-image once (a batch in one launch), moving masks, boxes and keypoints with the same map.
+image once (a batch in one launch), moving masks, boxes and keypoints with the same map. Colour
+transforms (albumentations' names: ``RandomBrightnessContrast``, ``RandomGamma``, ``ToGray``,
+``RGBShift``, ``ChannelShuffle``, ``InvertImg``, ``Solarize``, ``Posterize``) run inside that
+resampling, on each pixel before it is stored.
 
 Example:
     >>> import numpy as np
@@ -21,6 +24,8 @@ from ._affine import RandomAffine
 from ._nonlinear import (ElasticTransform, GridDistortion, OpticalDistortion, PiecewiseAffine,
                          ThinPlateSpline)
 from ._base import OneOf, Transform
+from ._colour import (ChannelShuffle, InvertImg, Posterize, RandomBrightnessContrast,
+                      RandomGamma, RGBShift, Solarize, ToGray)
 from ._compose import Compose, collate
 from ._epochs import EpochSampler, RepeatedSampleWarning, SampleKey
 from ._prefetch import batches
@@ -29,7 +34,8 @@ from ._transforms import (CenterCrop, Pad, RandomCrop, RandomHorizontalFlip, Ran
                           RandomResizedCrop, RandomRotate90, RandomRotation, RandomVerticalFlip,
                           Resize)
 
-__all__ = ["CenterCrop", "Compose", "ElasticTransform", "EpochSampler", "GridDistortion",
+__all__ = ["CenterCrop", "ChannelShuffle", "Compose", "InvertImg", "Posterize",
+           "RandomBrightnessContrast", "RandomGamma", "RGBShift", "Solarize", "ToGray", "ElasticTransform", "EpochSampler", "GridDistortion",
            "OneOf", "OpticalDistortion", "Pad", "PiecewiseAffine", "RandomAffine", "RandomCrop",
            "RandomHorizontalFlip", "RandomPerspective", "RandomResizedCrop", "RandomRotate90",
            "RandomRotation", "RandomVerticalFlip", "RepeatedSampleWarning", "Resize",

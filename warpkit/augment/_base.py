@@ -142,6 +142,11 @@ class Transform:
             outs.append(out)
         return (np.stack(mats) if mats else np.zeros((0, 3, 3))), outs
 
+    def colour_ops(self, params: dict, channels: int, peak: float) -> list[list[float]]:
+        """The colour operations these parameters apply in the warp's kernel (see
+        :mod:`warpkit.augment._colour`): none for a geometric transform."""
+        return []
+
     def draw_lanes(self, lanes: Any, sizes: list[tuple[int, int]]) -> list[dict]:
         """:meth:`draw` for a whole batch at once: the same parameters, sample by sample, as
         :meth:`draw` on each sample's stream, drawn from the batch's streams side by side
@@ -207,6 +212,11 @@ def draw_step_lanes(t: Transform, lanes: Any, sizes: list[tuple[int, int]]) -> l
     return [{"applied": a, **p} for a, p in zip(applied, t.draw_lanes(lanes, sizes))]
 
 
+def step_colour(t: Transform, params: dict, channels: int, peak: float) -> list:
+    """One step's colour operations: none where it did not apply."""
+    return t.colour_ops(params, channels, peak) if params.get("applied", True) else []
+
+
 def step_size(t: Transform, params: dict, size: tuple[int, int]) -> tuple[int, int]:
     """The output size of one step's recorded parameters (``size`` where it did not apply)."""
     return t.out_size(params, size) if params.get("applied", True) else size
@@ -255,6 +265,9 @@ class OneOf(Transform):
 
     def map(self, params, size):
         return self.transforms[params["choice"]].map(params["params"], size)
+
+    def colour_ops(self, params, channels, peak):
+        return step_colour(self.transforms[params["choice"]], params["params"], channels, peak)
 
     def stages(self, params, size):
         if not params.get("applied", True):

@@ -19,6 +19,7 @@ from ..engine import PLAIN, Coords, ModelInput, warp_batch, warp_by, warp_by_coo
 from ..engine.chain import chain_coords, projective_part
 from ..engine.inputs import stack
 from ._epochs import note_draws
+from ._colour import colour_program
 from ._lanes import draw_samples
 from ._targets import box_rows, keypoint_rows, move_boxes, move_keypoint_lists
 
@@ -31,10 +32,17 @@ class _Opts(NamedTuple):
     model: ModelInput = PLAIN
     queue: Any = None
     out: Any = None
+    colour: Any = None  # each sample's colour operations (images only; _colour.py)
 
     def kw(self) -> dict:
         kw = {"queue": self.queue, "model": self.model}
+        if self.colour is not None:
+            kw["colour"] = self.colour
         return kw if self.out is None else {**kw, "into": self.out}
+
+    def item(self, k: int) -> _Opts:
+        """These options for sample k warped alone (its colour operations)."""
+        return self if self.colour is None else self._replace(colour=self.colour[k:k + 1])
 
     def one_array(self) -> None:
         """Refuse ``out`` where the result is not one array (a list of several sizes)."""
@@ -364,8 +372,11 @@ def _apply(pipe, *, image, mask, masks, boxes, labels, keypoints, seed, index, e
     out: dict[str, Any] = {}
     if image is not None:
         model = ModelInput(pipe.output_dtype, pipe.mean, pipe.std, pipe.layout)
+        channels, dtype = _channels_dtype(image, kind)
+        colour = colour_program(pipe, plist, channels, dtype)
         out["image"] = _warp_all(image, kind, mats, outs,
-                                 _Opts(pipe.sampling, model, queue, into), chains=fielded)
+                                 _Opts(pipe.sampling, model, queue, into, colour),
+                                 chains=fielded)
     mask_opts = _Opts(pipe.sampling._replace(interpolation="nearest", antialias=False,
                                              fill=pipe.mask_fill if constant else 0),
                       queue=queue)
@@ -430,8 +441,8 @@ def _warp_all(x, kind, mats, outs, opts, as_mask: bool = False, chains=None):
         # an item whose chain has no field (its transform not applied) takes its matrix: a
         # field launch needs at least one stage
         opts.one_array()
-        res = [_warp(item, coords([c], o) if len(c) > 1 else m, o, opts, as_mask)
-               for item, c, m, o in zip(list(x), chains, mats, outs)]
+        res = [_warp(item, coords([c], o) if len(c) > 1 else m, o, opts.item(k), as_mask)
+               for k, (item, c, m, o) in enumerate(zip(list(x), chains, mats, outs))]
         one = len(set(outs)) == 1 and len({_kind(r) for r in res}) == 1
         return np.stack(res) if one and all(isinstance(r, np.ndarray) for r in res) else res
     if kind == "batch" and len(set(outs)) == 1:
@@ -458,6 +469,18 @@ def _warp_all(x, kind, mats, outs, opts, as_mask: bool = False, chains=None):
                                          opts.sampling, **opts.kw()))
     res = warp_each([w for w, _ in prepared], mats, outs, opts.sampling, **opts.kw())
     return [back(r) for r, (_, back) in zip(res, prepared)]
+
+
+def _channels_dtype(image: Any, kind: str) -> tuple[int, np.dtype]:
+    """The channels and dtype of a call's images (a list's first; a Pillow image as numpy
+    reads it)."""
+    first = image[0] if kind == "list" else image
+    shape = getattr(first, "shape", None)
+    if shape is None:  # Pillow
+        a = np.asarray(first)
+        return (a.shape[2] if a.ndim == 3 else 1), a.dtype
+    per_item = len(shape) - (1 if kind == "batch" else 0)
+    return (shape[-1] if per_item == 3 else 1), _dtype_of(first)
 
 
 def _dtype_of(x: Any) -> np.dtype:

@@ -33,7 +33,7 @@ def warp_by(image: Any, matrix: Any, size: Any = None, sampling: Sampling = LINE
             expand: bool = False, queue: Any = None, affine: bool = True,
             model: ModelInput = PLAIN, src_index: Any = None, ragged: bool = False,
             coords: Coords | None = None, pending: list | None = None,
-            into: np.ndarray | None = None) -> Any:
+            into: np.ndarray | None = None, colour: np.ndarray | None = None) -> Any:
     """warp_affine (``affine``) and warp_perspective with ``sampling`` (checked by
     :meth:`Sampling.of`) and ``model`` (the model's input); besides: crops (``src_index``: the
     image of each output item), ragged batches (``image``: a list of host arrays of one dtype
@@ -41,7 +41,9 @@ def warp_by(image: Any, matrix: Any, size: Any = None, sampling: Sampling = LINE
     maps or displacement fields instead of ``matrix`` (``coords``: remap and the non-linear
     transforms), and ``pending`` waits (:func:`warp_each`: the result comes as a function to
     call once they are done); ``into``: a host array the result is written into (the kernel
-    writes it in place on CPU devices), of exactly the result's shape and dtype."""
+    writes it in place on CPU devices), of exactly the result's shape and dtype; ``colour``:
+    each output item's colour operations, (items, k * COLOUR_WORDS) float32 (kernels_cl/colour.h,
+    made by :mod:`warpkit.augment._colour`), applied to the resampled pixels before the store."""
     src = _Input(image, matrix, affine, src_index, ragged, coords)
     wo, ho, mats = _output_size(src, size, expand, ragged or coords is not None)
     inv, ss, kind = _positions(src.mats if mats is None else mats, coords, wo, ho, src.B,
@@ -63,10 +65,12 @@ def warp_by(image: Any, matrix: Any, size: Any = None, sampling: Sampling = LINE
         if ragged and kind == COORD_MATRIX else None
     x, layout_key, extra = src.operand(regions)
     rt = pick_runtime(queue, x)
-    spec = WarpSpec(shape, src.B if src_index is None else len(src_index), wo, ho, len(ss) > 1,
+    items = src.B if src_index is None else len(src_index)
+    ops = 0 if colour is None else _colour_ops(colour, items, src.dt)
+    spec = WarpSpec(shape, items, wo, ho, len(ss) > 1,
                     src_index is not None, sampling.mode, sampling.pad, max(ss) > 1,
                     None if y_dtype is None else str(y_dtype), y_chw, ragged, kind,
-                    blocks(coords))
+                    blocks(coords), ops)
     finite_affine, tw_log2, pf = _work_split(kind, inv, wo, ho)
     plan = PLANS.get((rt, layout_key, wants_device_result(x), spec, tw_log2),
                      lambda: warp_plan(rt, x, spec, tw_log2))
@@ -79,6 +83,8 @@ def warp_by(image: Any, matrix: Any, size: Any = None, sampling: Sampling = LINE
     if src_index is not None:
         values["index"] = cl.Buffer(rt.context, ro,
                                     hostbuf=np.ascontiguousarray(src_index, np.int32))
+    if ops:
+        values["COL"] = cl.Buffer(rt.context, ro, hostbuf=colour)
     if ragged:
         check_allocation(rt, x.nbytes, "the packed images")
         values["rag"] = cl.Buffer(rt.context, ro, hostbuf=src.rag)
@@ -94,6 +100,24 @@ def warp_by(image: Any, matrix: Any, size: Any = None, sampling: Sampling = LINE
     if pending is not None:  # the result once the pending waits are done
         return lambda: res if restore is None else restore(res)
     return res if restore is None else restore(res)
+
+
+#: floats per colour operation (kernels_cl/colour.h, WK_COL_WORDS)
+COLOUR_WORDS = 12
+
+
+def _colour_ops(colour: np.ndarray, items: int, dt: np.dtype) -> int:
+    """The colour operations per item of ``colour`` (checked: a C-contiguous float32
+    (items, k * COLOUR_WORDS) array, k >= 1, for a uint8, uint16 or float32 image)."""
+    if dt not in (np.dtype(np.uint8), np.dtype(np.uint16), np.dtype(np.float32)):
+        raise TypeError(f"colour transforms take uint8, uint16 or float32 images, got {dt}")
+    if not (isinstance(colour, np.ndarray) and colour.dtype == np.float32 and colour.ndim == 2
+            and colour.flags.c_contiguous and colour.shape[0] == items
+            and colour.shape[1] >= COLOUR_WORDS and colour.shape[1] % COLOUR_WORDS == 0):
+        raise ValueError(f"colour must be a C-contiguous float32 array ({items}, k * "
+                         f"{COLOUR_WORDS}), got {getattr(colour, 'dtype', type(colour))} "
+                         f"{getattr(colour, 'shape', '')}")
+    return colour.shape[1] // COLOUR_WORDS
 
 
 def _not_into() -> None:
@@ -288,8 +312,10 @@ def warp_each(images: Sequence[Any], homographies: Sequence[Any],
     :func:`warp_by` would one by one (perspective maps allowed), but launched back to back with
     one wait at the end (a ragged batch of crops: one wait instead of one per image)."""
     pending: list[Callable] = []
-    results = [warp_by(img, m, size, sampling, affine=False, pending=pending, **options)
-               for img, m, size in zip(images, homographies, sizes)]
+    colour = options.pop("colour", None)  # a row per image
+    results = [warp_by(img, m, size, sampling, affine=False, pending=pending, **options,
+                       **({} if colour is None else {"colour": colour[k:k + 1]}))
+               for k, (img, m, size) in enumerate(zip(images, homographies, sizes))]
     for wait in pending:
         wait()
     return [r() for r in results]

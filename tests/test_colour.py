@@ -1,0 +1,207 @@
+"""Colour transforms inside the warp (warpkit.augment._colour, kernels_cl/colour.h) against
+albumentations 2.0.8 itself with fixed parameters, on scikit-image's photos, uint8 and float32;
+fused with geometry and the model's input as applying them in sequence would give; per sample in
+batches and lists; targets untouched; replay and serialisation; refusals."""
+
+from __future__ import annotations
+
+import os
+import warnings
+
+import numpy as np
+import pytest
+
+from warpkit import augment as W
+
+os.environ.setdefault("NO_ALBUMENTATIONS_UPDATE", "1")  # no network check at import
+with warnings.catch_warnings():
+    warnings.simplefilter("ignore")
+    import albumentations as A
+    from albumentations.augmentations.pixel import functional as AF
+    import skimage.data
+
+PHOTOS = [skimage.data.astronaut(), skimage.data.coffee(), skimage.data.chelsea()[:, :449]]
+
+#: (warpkit transform, albumentations transform), fixed parameters, p = 1
+FIXED = [
+    (W.RandomBrightnessContrast((0.15, 0.15), (0.3, 0.3), p=1),
+     A.RandomBrightnessContrast((0.15, 0.15), (0.3, 0.3), p=1)),
+    (W.RandomBrightnessContrast((-0.2, -0.2), (-0.4, -0.4), p=1),
+     A.RandomBrightnessContrast((-0.2, -0.2), (-0.4, -0.4), p=1)),
+    (W.RandomGamma((70, 70), p=1), A.RandomGamma((70, 70), p=1)),
+    (W.RandomGamma((150, 150), p=1), A.RandomGamma((150, 150), p=1)),
+    (W.ToGray(p=1), A.ToGray(p=1)),
+    (W.RGBShift((10, 10), (-15, -15), (30, 30), p=1), A.RGBShift((10, 10), (-15, -15), (30, 30), p=1)),
+    (W.InvertImg(p=1), A.InvertImg(p=1)),
+    (W.Solarize((0.4, 0.4), p=1), A.Solarize((0.4, 0.4), p=1)),
+    (W.Posterize(3, p=1), A.Posterize(3, p=1)),
+    (W.Posterize([(2, 2), (5, 5), (7, 7)], p=1), A.Posterize([(2, 2), (5, 5), (7, 7)], p=1)),
+]
+
+
+def _levels(x: np.ndarray) -> np.ndarray:
+    """An image in levels of 255 (float images are [0, 1])."""
+    return x.astype(np.float64) * (255.0 if x.dtype == np.float32 else 1.0)
+
+
+def _albu(t, image):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return t(image=image)["image"]
+
+
+@pytest.mark.parametrize("dtype", [np.uint8, np.float32])
+@pytest.mark.parametrize("pair", FIXED, ids=[f"{type(w).__name__}{k}" for k, (w, _) in
+                                             enumerate(FIXED)])
+def test_fixed_parameters_are_albumentations(pair, dtype, queue):
+    """Within 1 level of albumentations (uint8: its lookup tables, truncation included; float32:
+    its arithmetic, in float32 both), on three photos."""
+    ours, theirs = pair
+    for photo in PHOTOS:
+        img = photo if dtype == np.uint8 else photo.astype(np.float32) / 255
+        got = W.Compose([ours])(image=img, seed=0, queue=queue)["image"]
+        want = _albu(theirs, img)
+        assert got.dtype == want.dtype and got.shape == want.shape
+        diff = np.abs(_levels(got) - _levels(want))
+        assert diff.max() <= 1.0 + 1e-3, (diff.max(), (diff > 1).mean())
+        assert (diff > 0.5 + 1e-3).mean() < 0.001  # almost everywhere the same level
+        assert not np.array_equal(got, img) or isinstance(ours, W.ToGray)
+
+
+def test_channel_shuffle_is_albumentations_with_the_recorded_order(queue):
+    photo = PHOTOS[1]
+    pipe = W.Compose([W.ChannelShuffle(p=1)])
+    seen = set()
+    for seed in range(12):
+        out = pipe(image=photo, seed=seed, queue=queue)
+        order = np.argsort(out["params"]["steps"][0]["keys"][:3], kind="stable").tolist()
+        seen.add(tuple(order))
+        np.testing.assert_array_equal(out["image"], AF.channel_shuffle(photo, order))
+    assert len(seen) >= 4  # the order is drawn
+
+
+@pytest.mark.parametrize("channels", [1, 2, 4])
+def test_other_channel_counts(channels, queue):
+    img = PHOTOS[0][..., :channels] if channels < 4 else \
+        np.dstack([PHOTOS[0], PHOTOS[0][::-1, :, :1]])
+    img = np.ascontiguousarray(img)
+    for ours, theirs in FIXED[:2] + FIXED[6:8]:
+        got = W.Compose([ours])(image=img, seed=0, queue=queue)["image"]
+        want = _albu(theirs, img).reshape(got.shape)
+        assert np.abs(_levels(got) - _levels(want)).max() <= 1
+    gray = W.Compose([W.ToGray(p=1)])(image=img, seed=0, queue=queue)["image"]
+    if channels < 3:  # nothing to mix
+        np.testing.assert_array_equal(gray, img.reshape(gray.shape))
+    else:  # RGB mixed, alpha kept
+        np.testing.assert_array_equal(gray[..., 3], img[..., 3])
+        assert (gray[..., 0] == gray[..., 2]).all()
+
+
+def test_uint16_and_the_general_kernel(queue):
+    """uint16 levels (peak 65535) and cubic sampling go through the one-pixel kernel."""
+    img16 = (PHOTOS[1].astype(np.uint16) * 257)
+    inv = W.Compose([W.InvertImg(p=1)])(image=img16, seed=0, queue=queue)["image"]
+    np.testing.assert_array_equal(inv, 65535 - img16)
+    pipe = W.Compose([W.RandomGamma((80, 80), p=1)], interpolation="cubic")
+    got = pipe(image=PHOTOS[1], seed=0, queue=queue)["image"]
+    want = _albu(A.RandomGamma((80, 80), p=1), PHOTOS[1])
+    assert np.abs(got.astype(int) - want).max() <= 1
+
+
+def test_fused_with_geometry_and_the_model_input_is_the_sequence(queue):
+    """Colour in the warp gives what the geometric result, then the colour, then the
+    normalisation give one after another (the resampled value is rounded to a level first, as
+    a uint8 intermediate would be)."""
+    photos = [PHOTOS[0], PHOTOS[1], PHOTOS[2]]
+    geo = [W.RandomResizedCrop(96), W.RandomHorizontalFlip(), W.RandomAffine(degrees=10)]
+    colour = [W.RandomBrightnessContrast(p=1), W.RandomGamma(p=1), W.ToGray(p=0.5)]
+    mean, std = (0.485, 0.456, 0.406), (0.229, 0.224, 0.225)
+    fused = W.Compose(geo + colour, output_dtype="float32", mean=mean, std=std, layout="CHW")
+    plain = W.Compose(geo)  # the colour steps draw after the geometric ones: the same maps
+    out = fused(image=photos, seed=4, index=0, queue=queue)
+    base = plain(image=photos, seed=4, index=0, queue=queue)
+    assert out["image"].shape == (3, 3, 96, 96)
+    for k, p in enumerate(out["params"]):
+        step = {s: p["steps"][3 + i] for i, s in enumerate(("bc", "gamma", "gray"))}
+        x = base["image"][k].astype(np.float32)
+        x = np.floor(np.clip(x * step["bc"]["alpha"] + step["bc"]["beta"] * 255, 0, 255))
+        x = np.floor((x / 255) ** step["gamma"]["gamma"] * 255)
+        if step["gray"]["applied"]:
+            x = np.repeat(np.floor(x @ np.array([0.299, 0.587, 0.114]) + 0.5)[..., None], 3, -1)
+        want = ((x / 255 - mean) / std).transpose(2, 0, 1)
+        # a level's worth of the model's input, where float32 rounding put a value on the
+        # other side of a level
+        diff = np.abs(out["image"][k] - want) * np.array(std)[:, None, None] * 255
+        assert diff.max() <= 1.0 + 1e-3 and (diff > 1e-3).mean() < 0.001
+
+
+def test_each_sample_alone_in_a_batch_and_in_a_list(queue):
+    pipe = W.Compose([W.RandomResizedCrop(40), W.RandomBrightnessContrast(p=0.7),
+                      W.RGBShift(p=0.7), W.Solarize((0.3, 0.9), p=0.5)])
+    batch = np.stack([p[:300, :400] for p in PHOTOS])
+    together = pipe(image=batch, seed=2, index=5, queue=queue)
+    listed = pipe(image=list(PHOTOS), seed=2, index=5, queue=queue)
+    for k in range(3):
+        alone = pipe(image=batch[k], seed=2, index=5 + k, queue=queue)
+        np.testing.assert_array_equal(alone["image"], together["image"][k])
+        alone = pipe(image=PHOTOS[k], seed=2, index=5 + k, queue=queue)
+        np.testing.assert_array_equal(alone["image"], listed["image"][k])
+    assert len({repr(p["steps"][1]) for p in together["params"]}) == 3  # drawn per sample
+
+
+def test_targets_are_untouched_and_params_replay(queue):
+    mask = (PHOTOS[0][..., 0] > 128).astype(np.uint8)
+    boxes, kps = [[10, 20, 200, 300]], [[50.0, 60.0]]
+    geo = [W.RandomResizedCrop(64), W.RandomAffine(degrees=20)]
+    colour = W.Compose(geo + [W.InvertImg(p=1), W.Posterize(2, p=1)])
+    plain = W.Compose(geo)
+    a = colour(image=PHOTOS[0], mask=mask, boxes=boxes, keypoints=kps, seed=1, queue=queue)
+    b = plain(image=PHOTOS[0], mask=mask, boxes=boxes, keypoints=kps, seed=1, queue=queue)
+    for key in ("mask", "boxes", "keypoints", "matrix"):
+        np.testing.assert_array_equal(a[key], b[key])
+    assert not np.array_equal(a["image"], b["image"])
+    again = colour.replay(a["params"], image=PHOTOS[0], queue=queue)
+    np.testing.assert_array_equal(again["image"], a["image"])
+    back = W.Compose.from_dict(colour.to_dict())
+    np.testing.assert_array_equal(back(image=PHOTOS[0], seed=1, queue=queue)["image"], a["image"])
+
+
+def test_serialised_transforms_keep_their_parameters():
+    for t in [W.RandomBrightnessContrast(0.1, (-0.3, 0.2), p=0.4), W.RandomGamma((60, 90)),
+              W.ToGray(p=0.2), W.RGBShift(5, (0, 30), 0.1), W.ChannelShuffle(p=0.3),
+              W.InvertImg(p=0.1), W.Solarize((0.2, 0.6)), W.Posterize((3, 5)),
+              W.Posterize([(1, 2), (3, 4), (5, 6)])]:
+        back = W.Compose.from_dict(W.Compose([t]).to_dict()).transforms[0]
+        assert repr(back) == repr(t)
+
+
+def test_small_cases_on_every_device_and_oclgrind(small_queue):
+    """Every operation through both kernels (8-wide linear uint8 and float32; the one-pixel
+    kernel under cubic) on a small image, every access checked under Oclgrind."""
+    img = PHOTOS[1][100:117, 200:219].copy()
+    ops = [W.RandomBrightnessContrast(p=1), W.RandomGamma(p=1), W.ToGray(p=1), W.RGBShift(p=1),
+           W.ChannelShuffle(p=1), W.InvertImg(p=1), W.Solarize(p=1), W.Posterize(p=1)]
+    for interpolation in ("linear", "cubic"):
+        for im in (img, img.astype(np.float32) / 255):
+            pipe = W.Compose([W.RandomAffine(degrees=30, size=(21, 13))] + ops,
+                             interpolation=interpolation)
+            out = pipe(image=im, seed=3, queue=small_queue)["image"]
+            assert out.shape == (13, 21, 3) and np.isfinite(out.astype(np.float64)).all()
+
+
+def test_refused_arguments():
+    with pytest.raises(ValueError, match="brightness_by_max=False.*mean"):
+        W.RandomBrightnessContrast(brightness_by_max=False)
+    with pytest.raises(ValueError, match="ensure_safe_range"):
+        W.RandomBrightnessContrast(ensure_safe_range=True)
+    with pytest.raises(ValueError, match="weighted_average.*'pca'"):
+        W.ToGray(method="pca")
+    with pytest.raises(ValueError, match="num_output_channels=3.*1"):
+        W.ToGray(num_output_channels=1)
+    with pytest.raises(ValueError, match="num_bits.*\\[1, 7\\].*8"):
+        W.Posterize(8)
+    with pytest.raises(ValueError, match="gamma_limit must be > 0"):
+        W.RandomGamma((0, 10))
+    with pytest.raises(TypeError, match="colour transforms take uint8, uint16 or float32 "
+                                        "images, got int32"):
+        W.Compose([W.InvertImg(p=1)])(image=np.zeros((4, 4, 3), np.int32), seed=0)

@@ -1,0 +1,290 @@
+"""Pointwise colour transforms, under albumentations 2.0.8's names and parameters, evaluated
+inside the warp's kernel on each resampled pixel (``kernels_cl/colour.h``): no pass over memory
+of their own, no intermediate uint8 image, and the model's normalisation and layout after them
+in the same store.
+
+A colour transform draws its parameters from the sample's stream like any transform (recorded in
+``out["params"]``, replayable), contributes the identity map, and gives the kernel its colour
+operations (:meth:`ColourTransform.colour_ops`). Masks, boxes and keypoints are untouched.
+
+Units and rounding (as albumentations): uint8 images work in levels 0-255 (the resampled value
+rounded once, each operation's result truncated to a level, as albumentations' uint8 lookup
+tables do), uint16 in levels 0-65535, float32 images in [0, 1] (each result clipped there).
+Colour applies to the whole resampled image, the constant fill included (albumentations leaves
+a border that a later geometric transform adds as it is).
+
+Example:
+    >>> import numpy as np
+    >>> from warpkit.augment import Compose, RandomBrightnessContrast, RandomResizedCrop
+    >>> aug = Compose([RandomResizedCrop(64), RandomBrightnessContrast(p=1)])
+    >>> out = aug(image=np.full((80, 90, 3), 100, np.uint8), seed=0)     # doctest: +SKIP
+    >>> out["image"].shape, round(out["params"]["steps"][1]["alpha"], 3)  # doctest: +SKIP
+    ((64, 64, 3), 1.174)
+"""
+
+from __future__ import annotations
+
+import math
+import numbers
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from .. import geometry
+from ._base import Transform, row_maps, value_range
+
+__all__ = ["ChannelShuffle", "ColourTransform", "InvertImg", "Posterize", "RGBShift",
+           "RandomBrightnessContrast", "RandomGamma", "Solarize", "ToGray", "colour_program"]
+
+#: floats per operation and the operation codes (kernels_cl/colour.h)
+WORDS = 12
+AFFINE, GAMMA, GRAY, SHUFFLE, SOLARIZE, POSTERIZE = 1, 2, 3, 4, 5, 6
+
+_IDENTITY_ROW = [1.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 1.0]
+
+
+def peak_of(dtype: Any) -> float:
+    """The largest value of an image of ``dtype`` as colour reads it: 255 for uint8, 65535 for
+    uint16, 1 for float32 (albumentations' float images lie in [0, 1])."""
+    dt = np.dtype(dtype)
+    if dt == np.uint8:
+        return 255.0
+    if dt == np.uint16:
+        return 65535.0
+    if dt == np.float32:
+        return 1.0
+    raise TypeError(f"colour transforms take uint8, uint16 or float32 images, got {dt}")
+
+
+def _signed(value: Any, arg: str) -> tuple[float, float]:
+    """albumentations' limit: ``x`` means (-x, x); a pair is (low, high)."""
+    return value_range(value, arg, True, -math.inf, math.inf)[0]
+
+
+class ColourTransform(Transform):
+    """A pointwise colour transform: no geometry (the identity map, the same size), and the
+    kernel operations for its recorded parameters (:meth:`colour_ops`)."""
+
+    def map(self, params, size):
+        return geometry.identity(), size
+
+    def out_size(self, params, size):
+        return size
+
+    def maps(self, plist, sizes):
+        return row_maps(plist, sizes, lambda p, s: (_IDENTITY_ROW, s))
+
+    def colour_ops(self, params: dict, channels: int, peak: float) -> list[list[float]]:
+        """The operations (code, values...) for these parameters on an image of ``channels``
+        channels whose values reach ``peak`` (:func:`peak_of`)."""
+        raise NotImplementedError
+
+
+def _affine(a: Sequence[float], b: Sequence[float]) -> list[float]:
+    a, b = list(a) + [1.0] * (4 - len(a)), list(b) + [0.0] * (4 - len(b))
+    return [AFFINE, *a[:4], *b[:4]]
+
+
+class RandomBrightnessContrast(ColourTransform):
+    """albumentations' RandomBrightnessContrast: ``v * alpha + beta * peak`` with
+    ``alpha = 1 + uniform(contrast_limit)`` and ``beta = uniform(brightness_limit)``.
+
+    ``brightness_by_max=False`` (beta times the image's mean) and ``ensure_safe_range=True`` are
+    refused: warpkit does not compute the resampled image's mean yet.
+
+    Example:
+        >>> t = RandomBrightnessContrast(brightness_limit=(0.1, 0.1), contrast_limit=0, p=1)
+        >>> t.colour_ops({"alpha": 1.0, "beta": 0.1}, 3, 255.0)[0][:2]
+        [1, 1.0]
+    """
+
+    def __init__(self, brightness_limit: Any = (-0.2, 0.2), contrast_limit: Any = (-0.2, 0.2),
+                 brightness_by_max: bool = True, ensure_safe_range: bool = False,
+                 p: float = 0.5) -> None:
+        super().__init__(p)
+        if not brightness_by_max:
+            raise ValueError("RandomBrightnessContrast(brightness_by_max=False) scales by the "
+                             "image's mean, which warpkit does not compute yet: use "
+                             "brightness_by_max=True")
+        if ensure_safe_range:
+            raise ValueError("RandomBrightnessContrast(ensure_safe_range=True) is not supported: "
+                             "use ensure_safe_range=False")
+        self.brightness_limit = _signed(brightness_limit, "brightness_limit")
+        self.contrast_limit = _signed(contrast_limit, "contrast_limit")
+
+    def draw(self, rng, size):
+        # albumentations' order: alpha, then beta
+        alpha = 1.0 + float(rng.uniform(*self.contrast_limit))
+        return {"alpha": alpha, "beta": float(rng.uniform(*self.brightness_limit))}
+
+    def colour_ops(self, params, channels, peak):
+        a = params["alpha"]
+        return [_affine([a] * 4, [params["beta"] * peak] * 4)]
+
+    def config(self):
+        return {"brightness_limit": list(self.brightness_limit),
+                "contrast_limit": list(self.contrast_limit), "brightness_by_max": True,
+                "ensure_safe_range": False}
+
+
+class RandomGamma(ColourTransform):
+    """albumentations' RandomGamma: ``peak * (v / peak) ** (g / 100)``, g from ``gamma_limit``
+    (a number ``x`` means (-x, x) as albumentations reads it)."""
+
+    def __init__(self, gamma_limit: Any = (80, 120), p: float = 0.5) -> None:
+        super().__init__(p)
+        self.gamma_limit = _signed(gamma_limit, "gamma_limit")
+        if self.gamma_limit[0] <= 0:
+            raise ValueError(f"gamma_limit must be > 0 (percent), got {gamma_limit!r}")
+
+    def draw(self, rng, size):
+        return {"gamma": float(rng.uniform(*self.gamma_limit)) / 100.0}
+
+    def colour_ops(self, params, channels, peak):
+        return [[GAMMA, params["gamma"]]]
+
+    def config(self):
+        return {"gamma_limit": list(self.gamma_limit)}
+
+
+class ToGray(ColourTransform):
+    """albumentations' ToGray with ``method="weighted_average"`` (OpenCV's
+    0.299 R + 0.587 G + 0.114 B) into each of the 3 channels (``num_output_channels=3``);
+    other channels (alpha) stay. Images of one or two channels are left as they are."""
+
+    def __init__(self, num_output_channels: int = 3, method: str = "weighted_average",
+                 p: float = 0.5) -> None:
+        super().__init__(p)
+        if method != "weighted_average":
+            raise ValueError(f"ToGray supports method='weighted_average', got {method!r}")
+        if num_output_channels != 3:
+            raise ValueError(f"ToGray supports num_output_channels=3 (the image keeps its "
+                             f"channels), got {num_output_channels!r}")
+        self.num_output_channels, self.method = 3, method
+
+    def colour_ops(self, params, channels, peak):
+        return [[GRAY, 0.299, 0.587, 0.114]] if channels >= 3 else []
+
+    def config(self):
+        return {"num_output_channels": 3, "method": self.method}
+
+
+class RGBShift(ColourTransform):
+    """albumentations' RGBShift: a shift per channel drawn from each limit (limits above 1 are
+    levels of 255, as albumentations reads them; else fractions of the peak)."""
+
+    def __init__(self, r_shift_limit: Any = (-20, 20), g_shift_limit: Any = (-20, 20),
+                 b_shift_limit: Any = (-20, 20), p: float = 0.5) -> None:
+        super().__init__(p)
+        self.r_shift_limit = _signed(r_shift_limit, "r_shift_limit")
+        self.g_shift_limit = _signed(g_shift_limit, "g_shift_limit")
+        self.b_shift_limit = _signed(b_shift_limit, "b_shift_limit")
+
+    def _fractions(self) -> list[tuple[float, float]]:
+        return [(lo / 255.0, hi / 255.0) if abs(lo) > 1 or abs(hi) > 1 else (lo, hi)
+                for lo, hi in (self.r_shift_limit, self.g_shift_limit, self.b_shift_limit)]
+
+    def draw(self, rng, size):
+        return {"shift": [float(rng.uniform(lo, hi)) for lo, hi in self._fractions()]}
+
+    def colour_ops(self, params, channels, peak):
+        return [_affine([1.0] * 4, [s * peak for s in params["shift"][:channels]])]
+
+    def config(self):
+        return {"r_shift_limit": list(self.r_shift_limit),
+                "g_shift_limit": list(self.g_shift_limit),
+                "b_shift_limit": list(self.b_shift_limit)}
+
+
+class ChannelShuffle(ColourTransform):
+    """albumentations' ChannelShuffle: the channels in a random order (``keys``: four uniform
+    numbers drawn; the order of the first C of them is the permutation of C channels)."""
+
+    def draw(self, rng, size):
+        return {"keys": rng.random(4).tolist()}
+
+    def colour_ops(self, params, channels, peak):
+        order = np.argsort(params["keys"][:channels], kind="stable").tolist()
+        return [[SHUFFLE, *order]] if channels > 1 else []
+
+
+class InvertImg(ColourTransform):
+    """albumentations' InvertImg: ``peak - v``."""
+
+    def colour_ops(self, params, channels, peak):
+        return [_affine([-1.0] * 4, [peak] * 4)]
+
+
+class Solarize(ColourTransform):
+    """albumentations' Solarize: values at or above ``threshold * peak`` become ``peak - v``,
+    the threshold drawn from ``threshold_range`` (in [0, 1])."""
+
+    def __init__(self, threshold_range: Sequence[float] = (0.5, 0.5), p: float = 0.5) -> None:
+        super().__init__(p)
+        self.threshold_range = value_range(threshold_range, "threshold_range", False, 0.0, 1.0)[0]
+
+    def draw(self, rng, size):
+        return {"threshold": float(rng.uniform(*self.threshold_range))}
+
+    def colour_ops(self, params, channels, peak):
+        return [[SOLARIZE, params["threshold"] * peak]]
+
+    def config(self):
+        return {"threshold_range": list(self.threshold_range)}
+
+
+class Posterize(ColourTransform):
+    """albumentations' Posterize: keep the ``num_bits`` high bits of each 8-bit level (float
+    images as levels of 255); ``num_bits`` a number, (low, high) drawn per sample, or one such
+    range per channel."""
+
+    def __init__(self, num_bits: Any = 4, p: float = 0.5) -> None:
+        super().__init__(p)
+        ranges = num_bits if isinstance(num_bits, list) and num_bits and \
+            not isinstance(num_bits[0], numbers.Real) else [num_bits]
+        self.per_channel = len(ranges) > 1 or (isinstance(num_bits, list) and ranges is num_bits)
+        self.num_bits = [self._range(r) for r in ranges]
+
+    @staticmethod
+    def _range(r: Any) -> tuple[int, int]:
+        lo, hi = (r, r) if isinstance(r, numbers.Integral) else tuple(r)
+        if not (isinstance(lo, numbers.Integral) and isinstance(hi, numbers.Integral)
+                and 1 <= lo <= hi <= 7):
+            raise ValueError(f"num_bits must be whole numbers of bits in [1, 7], got {r!r}")
+        return int(lo), int(hi)
+
+    def draw(self, rng, size):
+        return {"num_bits": [int(rng.integers(lo, hi + 1)) for lo, hi in self.num_bits]}
+
+    def colour_ops(self, params, channels, peak):
+        bits = params["num_bits"]
+        bits = bits * 4 if len(bits) == 1 else bits + [8] * (4 - len(bits))
+        return [[POSTERIZE, *map(float, bits[:4])]]
+
+    def config(self):
+        nb = [list(r) for r in self.num_bits]
+        return {"num_bits": nb if self.per_channel else nb[0]}
+
+
+def colour_program(pipe: Transform, plist: list[dict], channels: int,
+                   dtype: Any) -> np.ndarray | None:
+    """Each sample's colour operations as the kernel reads them, (n, k * WORDS) float32 (k
+    the most a sample has; a shorter list ends with code 0), or None where no sample has any."""
+    if not _has_colour(pipe):
+        return None
+    peak = peak_of(dtype)
+    ops = [pipe.colour_ops(p, channels, peak) for p in plist]
+    k = max(len(o) for o in ops)
+    if k == 0:
+        return None
+    out = np.zeros((len(plist), k * WORDS), np.float32)
+    for i, sample in enumerate(ops):
+        for j, op in enumerate(sample):
+            out[i, j * WORDS:j * WORDS + len(op)] = op
+    return out
+
+
+def _has_colour(t: Transform) -> bool:
+    return isinstance(t, ColourTransform) or any(_has_colour(c)
+                                                 for c in getattr(t, "transforms", ()))
