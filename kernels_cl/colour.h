@@ -2,8 +2,10 @@
  * item's colour operations before the store (the model's normalisation, the rounding), so an
  * augmentation's colour costs no pass over memory of its own.
  *
- * COLOUR: the operations per item (0: none). COL holds, per item, COLOUR operations of
- * WK_COL_WORDS floats each: the operation's code, then its values; code 0 ends the list.
+ * COLOUR 1: the kernel takes COL and ncol. COL holds, per item, ncol operations of
+ * WK_COL_WORDS floats each: the operation's code, then its values; code 0 ends the list (the
+ * count is an argument, not a build option: a batch's longest list changes with the draws,
+ * one build serves them all).
  * Values are in the image's units, 0 .. WK_PEAK (255 for uint8, 65535 for uint16, 1 for float
  * images, which the operations clip to [0, 1] as albumentations does). Integer images work in
  * whole levels as 8-bit lookup tables do: the resampled value is rounded (halves up) once, and
@@ -30,7 +32,7 @@
 #define WK_COL_POSTERIZE 6
 
 #if COLOUR
-#define WK_COLOUR_PARAM , __global const float *restrict COL
+#define WK_COLOUR_PARAM , __global const float *restrict COL, int ncol
 #if X_KIND == WK_INT
 #define WK_COL_INT 1
 #define WK_PEAK ((float)(X_MAX))
@@ -44,8 +46,8 @@
 
 inline float8 wk_col_clip(float8 v) { return clamp(v, (float8)0.0f, (float8)WK_PEAK); }
 
-/* the C (<= 4) channels v[0 .. C - 1] of 8 pixels through the operations at op */
-inline __attribute__((always_inline)) void wk_colour8(float8 *v, int C, __global const float *op) {
+/* the C (<= 4) channels v[0 .. C - 1] of 8 pixels through the n operations at op */
+inline __attribute__((always_inline)) void wk_colour8(float8 *v, int C, __global const float *op, int n) {
     for (int c = 0; c < C; c++) {
 #if WK_COL_INT
         v[c] = floor(wk_col_clip(v[c]) + 0.5f);
@@ -53,7 +55,7 @@ inline __attribute__((always_inline)) void wk_colour8(float8 *v, int C, __global
         v[c] = wk_col_clip(v[c]);
 #endif
     }
-    for (int k = 0; k < COLOUR; k++, op += WK_COL_WORDS) {
+    for (int k = 0; k < n; k++, op += WK_COL_WORDS) {
         const int code = (int)op[0];
         if (code == 0) break;
         if (code == WK_COL_AFFINE) {
@@ -93,13 +95,13 @@ inline __attribute__((always_inline)) void wk_colour8(float8 *v, int C, __global
 }
 
 /* the same for one pixel (the general kernel): its channels in lane 0 */
-inline void wk_colour1(float *v, int C, __global const float *op) {
+inline void wk_colour1(float *v, int C, __global const float *op, int n) {
     float8 w[4];
     for (int c = 0; c < C; c++) w[c] = (float8)v[c];
-    wk_colour8(w, C, op);
+    wk_colour8(w, C, op, n);
     for (int c = 0; c < C; c++) v[c] = w[c].s0;
 }
-#define WK_COL_OF(b) (COL + (long)(b) * COLOUR * WK_COL_WORDS)
+#define WK_COL_OF(b) (COL + (long)(b) * ncol * WK_COL_WORDS)
 #else
 #define WK_COLOUR_PARAM
 #endif

@@ -461,7 +461,7 @@ __kernel void warp(__global const X_T *restrict X, long x_off, long sxb, long sx
         const acc_t n_ = (acc_t)1 / (acc_t)(ss * ss);
         float cv_[4];
         for (int c = 0; c < C; c++) cv_[c] = (float)(acc[c] * n_);
-        wk_colour1(cv_, C, WK_COL_OF(b));
+        wk_colour1(cv_, C, WK_COL_OF(b), ncol);
         for (int c = 0; c < C; c++) acc[c] = (acc_t)cv_[c] * (acc_t)(ss * ss);
     }
 #endif
@@ -511,9 +511,9 @@ typedef uint uint_u __attribute__((aligned(1)));
 
 /* an item's colour operations (colour.h) through the 8-wide path */
 #if COLOUR
-#define WV_COL_PARAM , __global const float *col
-#define WV_COL_ARG , col
-#define WV_COLOUR(v) wk_colour8(v, CH, col)
+#define WV_COL_PARAM , __global const float *col, int ncol
+#define WV_COL_ARG , col, ncol
+#define WV_COLOUR(v) wk_colour8(v, CH, col, ncol)
 #else
 #define WV_COL_PARAM
 #define WV_COL_ARG

@@ -65,7 +65,7 @@ def test_fixed_parameters_are_albumentations(pair, dtype, queue):
         diff = np.abs(_levels(got) - _levels(want))
         assert diff.max() <= 1.0 + 1e-3, (diff.max(), (diff > 1).mean())
         assert (diff > 0.5 + 1e-3).mean() < 0.001  # almost everywhere the same level
-        assert not np.array_equal(got, img) or isinstance(ours, W.ToGray)
+        assert not np.array_equal(got, img)  # the transform did something
 
 
 def test_channel_shuffle_is_albumentations_with_the_recorded_order(queue):
@@ -176,17 +176,25 @@ def test_serialised_transforms_keep_their_parameters():
 
 
 def test_small_cases_on_every_device_and_oclgrind(small_queue):
-    """Every operation through both kernels (8-wide linear uint8 and float32; the one-pixel
-    kernel under cubic) on a small image, every access checked under Oclgrind."""
+    """Every operation through both kernels (8-wide, uint8 and float32; the one-pixel kernel
+    under cubic) after a rotation, on each device CI runs and on Oclgrind (every access
+    checked): the geometric result of the same device, then albumentations with the recorded
+    parameters, within 1 level."""
     img = PHOTOS[1][100:117, 200:219].copy()
-    ops = [W.RandomBrightnessContrast(p=1), W.RandomGamma(p=1), W.ToGray(p=1), W.RGBShift(p=1),
-           W.ChannelShuffle(p=1), W.InvertImg(p=1), W.Solarize(p=1), W.Posterize(p=1)]
+    pairs = [(w, a) for w, a in FIXED if not isinstance(w, W.Posterize)][::2] + FIXED[-1:]
+    geo = W.RandomAffine(degrees=30, size=(21, 13))
     for interpolation in ("linear", "cubic"):
         for im in (img, img.astype(np.float32) / 255):
-            pipe = W.Compose([W.RandomAffine(degrees=30, size=(21, 13))] + ops,
-                             interpolation=interpolation)
-            out = pipe(image=im, seed=3, queue=small_queue)["image"]
-            assert out.shape == (13, 21, 3) and np.isfinite(out.astype(np.float64)).all()
+            base = W.Compose([geo], interpolation=interpolation)(
+                image=im, seed=3, queue=small_queue)["image"]
+            # colour reads float values clipped to [0, 1] (cubic overshoots at the border)
+            base = np.clip(base, 0, 1) if base.dtype == np.float32 else base
+            for ours, theirs in pairs:
+                out = W.Compose([geo, ours], interpolation=interpolation)(
+                    image=im, seed=3, queue=small_queue)["image"]
+                want = _albu(theirs, base)
+                assert out.shape == (13, 21, 3)
+                assert np.abs(_levels(out) - _levels(want)).max() <= 1 + 1e-3, ours
 
 
 def test_refused_arguments():

@@ -9,7 +9,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from warpkit.augment import (CenterCrop, Compose, ElasticTransform, OneOf, Pad, RandomAffine,
+from warpkit.augment import (CenterCrop, ChannelShuffle, Compose, InvertImg, Posterize,
+                             RandomBrightnessContrast, RandomGamma, RGBShift, Solarize, ToGray, ElasticTransform, OneOf, Pad, RandomAffine,
                              RandomCrop, RandomHorizontalFlip, RandomPerspective,
                              RandomResizedCrop, RandomRotate90, RandomRotation,
                              RandomVerticalFlip, Resize, stream)
@@ -93,6 +94,11 @@ PIPELINES = [
                       RandomAffine(degrees=5, translate=0.1, shear=(1, 2, 3, 4), hflip=0.5,
                                    vflip=0.5, size=(30, 20))], p=0.5),
              RandomCrop(100), RandomRotation((10, 40), expand=True)]),
+    # colour steps draw side by side too (ToGray and InvertImg draw only whether they apply)
+    Compose([RandomResizedCrop(24), RandomBrightnessContrast(p=0.7), RandomGamma(p=0.5),
+             ToGray(p=0.3), RGBShift(p=0.6), ChannelShuffle(p=0.5), InvertImg(p=0.2),
+             Solarize((0.2, 0.8), p=0.4), Posterize((2, 6), p=0.5),
+             Posterize([(1, 3), (4, 5), (6, 7)], p=0.5)]),
 ]
 
 

@@ -131,16 +131,14 @@ class Transform:
     def maps(self, plist: list[dict], sizes: list[tuple[int, int]]
              ) -> tuple[np.ndarray, list[tuple[int, int]]] | None:
         """A batch's maps at once: (n, 3, 3) and the output sizes for the recorded parameters
-        ``plist`` of inputs of ``sizes``, each :meth:`stages`' one matrix; None where a
-        sample's chain has a non-linear stage (then only :meth:`stages` describes it)."""
-        mats, outs = [], []
-        for p, s in zip(plist, sizes):
-            chain, out = self.stages(p, s)
-            if len(chain) != 1 or not isinstance(chain[0], np.ndarray):
-                return None
-            mats.append(chain[0])
-            outs.append(out)
-        return (np.stack(mats) if mats else np.zeros((0, 3, 3))), outs
+        ``plist`` of inputs of ``sizes`` (each sample's :func:`map_step`); None for a
+        transform with stages of its own (non-linear, or choosing among others), which only
+        :meth:`stages` describes: nothing is built for it here."""
+        if type(self).stages is not Transform.stages:
+            return None
+        steps = [map_step(self, p, s) for p, s in zip(plist, sizes)]
+        return (np.stack([m for m, _ in steps]) if steps else np.zeros((0, 3, 3))), \
+            [o for _, o in steps]
 
     def colour_ops(self, params: dict, channels: int, peak: float) -> list[list[float]]:
         """The colour operations these parameters apply in the warp's kernel (see
@@ -301,7 +299,7 @@ def crop_row(x0: float, y0: float, w: float, h: float, out: tuple[int, int]) -> 
 
 
 #: the identity's nine entries, for :func:`row_maps`
-_IDENTITY_ROW = [1.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 1.0]
+IDENTITY_ROW = [1.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 1.0]
 
 
 def row_maps(plist: list[dict], sizes: list[tuple[int, int]], row: Any
@@ -312,7 +310,7 @@ def row_maps(plist: list[dict], sizes: list[tuple[int, int]], row: Any
     of a small one per sample."""
     rows, outs = [], []
     for p, s in zip(plist, sizes):
-        r, o = row(p, s) if p.get("applied", True) else (_IDENTITY_ROW, s)
+        r, o = row(p, s) if p.get("applied", True) else (IDENTITY_ROW, s)
         rows.append(r)
         outs.append(o)
     return np.array(rows, np.float64).reshape(-1, 3, 3), outs

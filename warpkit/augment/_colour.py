@@ -9,7 +9,8 @@ operations (:meth:`ColourTransform.colour_ops`). Masks, boxes and keypoints are 
 
 Units and rounding (as albumentations): uint8 images work in levels 0-255 (the resampled value
 rounded once, each operation's result truncated to a level, as albumentations' uint8 lookup
-tables do), uint16 in levels 0-65535, float32 images in [0, 1] (each result clipped there).
+tables do), uint16 in levels 0-65535, float32 images in [0, 1] (the resampled value enters clipped there,
+and each result is clipped there).
 Colour applies to the whole resampled image, the constant fill included (albumentations leaves
 a border that a later geometric transform adds as it is).
 
@@ -32,30 +33,14 @@ from typing import Any
 import numpy as np
 
 from .. import geometry
-from ._base import Transform, row_maps, value_range
+from ..engine.core import COLOUR_WORDS as WORDS, colour_peak
+from ._base import IDENTITY_ROW, Transform, row_maps, value_range
 
 __all__ = ["ChannelShuffle", "ColourTransform", "InvertImg", "Posterize", "RGBShift",
            "RandomBrightnessContrast", "RandomGamma", "Solarize", "ToGray", "colour_program"]
 
-#: floats per operation and the operation codes (kernels_cl/colour.h)
-WORDS = 12
+#: the operation codes (kernels_cl/colour.h)
 AFFINE, GAMMA, GRAY, SHUFFLE, SOLARIZE, POSTERIZE = 1, 2, 3, 4, 5, 6
-
-_IDENTITY_ROW = [1.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 1.0]
-
-
-def peak_of(dtype: Any) -> float:
-    """The largest value of an image of ``dtype`` as colour reads it: 255 for uint8, 65535 for
-    uint16, 1 for float32 (albumentations' float images lie in [0, 1])."""
-    dt = np.dtype(dtype)
-    if dt == np.uint8:
-        return 255.0
-    if dt == np.uint16:
-        return 65535.0
-    if dt == np.float32:
-        return 1.0
-    raise TypeError(f"colour transforms take uint8, uint16 or float32 images, got {dt}")
-
 
 def _signed(value: Any, arg: str) -> tuple[float, float]:
     """albumentations' limit: ``x`` means (-x, x); a pair is (low, high)."""
@@ -73,11 +58,11 @@ class ColourTransform(Transform):
         return size
 
     def maps(self, plist, sizes):
-        return row_maps(plist, sizes, lambda p, s: (_IDENTITY_ROW, s))
+        return row_maps(plist, sizes, lambda p, s: (IDENTITY_ROW, s))
 
     def colour_ops(self, params: dict, channels: int, peak: float) -> list[list[float]]:
         """The operations (code, values...) for these parameters on an image of ``channels``
-        channels whose values reach ``peak`` (:func:`peak_of`)."""
+        channels whose values reach ``peak`` (``engine.core.colour_peak``)."""
         raise NotImplementedError
 
 
@@ -118,6 +103,11 @@ class RandomBrightnessContrast(ColourTransform):
         alpha = 1.0 + float(rng.uniform(*self.contrast_limit))
         return {"alpha": alpha, "beta": float(rng.uniform(*self.brightness_limit))}
 
+    def draw_lanes(self, lanes, sizes):
+        alpha = (1.0 + lanes.uniform(*self.contrast_limit)).tolist()
+        beta = lanes.uniform(*self.brightness_limit).tolist()
+        return [{"alpha": a, "beta": b} for a, b in zip(alpha, beta)]
+
     def colour_ops(self, params, channels, peak):
         a = params["alpha"]
         return [_affine([a] * 4, [params["beta"] * peak] * 4)]
@@ -140,6 +130,9 @@ class RandomGamma(ColourTransform):
 
     def draw(self, rng, size):
         return {"gamma": float(rng.uniform(*self.gamma_limit)) / 100.0}
+
+    def draw_lanes(self, lanes, sizes):
+        return [{"gamma": g} for g in (lanes.uniform(*self.gamma_limit) / 100.0).tolist()]
 
     def colour_ops(self, params, channels, peak):
         return [[GAMMA, params["gamma"]]]
@@ -188,6 +181,10 @@ class RGBShift(ColourTransform):
     def draw(self, rng, size):
         return {"shift": [float(rng.uniform(lo, hi)) for lo, hi in self._fractions()]}
 
+    def draw_lanes(self, lanes, sizes):
+        shifts = np.stack([lanes.uniform(lo, hi) for lo, hi in self._fractions()], 1)
+        return [{"shift": row} for row in shifts.tolist()]
+
     def colour_ops(self, params, channels, peak):
         return [_affine([1.0] * 4, [s * peak for s in params["shift"][:channels]])]
 
@@ -203,6 +200,9 @@ class ChannelShuffle(ColourTransform):
 
     def draw(self, rng, size):
         return {"keys": rng.random(4).tolist()}
+
+    def draw_lanes(self, lanes, sizes):
+        return [{"keys": row} for row in lanes.random(k=4).tolist()]
 
     def colour_ops(self, params, channels, peak):
         order = np.argsort(params["keys"][:channels], kind="stable").tolist()
@@ -227,6 +227,9 @@ class Solarize(ColourTransform):
     def draw(self, rng, size):
         return {"threshold": float(rng.uniform(*self.threshold_range))}
 
+    def draw_lanes(self, lanes, sizes):
+        return [{"threshold": t} for t in lanes.uniform(*self.threshold_range).tolist()]
+
     def colour_ops(self, params, channels, peak):
         return [[SOLARIZE, params["threshold"] * peak]]
 
@@ -241,10 +244,10 @@ class Posterize(ColourTransform):
 
     def __init__(self, num_bits: Any = 4, p: float = 0.5) -> None:
         super().__init__(p)
-        ranges = num_bits if isinstance(num_bits, list) and num_bits and \
-            not isinstance(num_bits[0], numbers.Real) else [num_bits]
-        self.per_channel = len(ranges) > 1 or (isinstance(num_bits, list) and ranges is num_bits)
-        self.num_bits = [self._range(r) for r in ranges]
+        # a list of ranges is one per channel; a number or one (low, high) is for all
+        self.per_channel = isinstance(num_bits, list) and bool(num_bits) and \
+            not isinstance(num_bits[0], numbers.Real)
+        self.num_bits = [self._range(r) for r in (num_bits if self.per_channel else [num_bits])]
 
     @staticmethod
     def _range(r: Any) -> tuple[int, int]:
@@ -256,6 +259,10 @@ class Posterize(ColourTransform):
 
     def draw(self, rng, size):
         return {"num_bits": [int(rng.integers(lo, hi + 1)) for lo, hi in self.num_bits]}
+
+    def draw_lanes(self, lanes, sizes):
+        bits = np.stack([lanes.integers(lo, hi + 1) for lo, hi in self.num_bits], 1)
+        return [{"num_bits": row} for row in bits.tolist()]
 
     def colour_ops(self, params, channels, peak):
         bits = params["num_bits"]
@@ -273,7 +280,7 @@ def colour_program(pipe: Transform, plist: list[dict], channels: int,
     the most a sample has; a shorter list ends with code 0), or None where no sample has any."""
     if not _has_colour(pipe):
         return None
-    peak = peak_of(dtype)
+    peak = colour_peak(dtype)
     ops = [pipe.colour_ops(p, channels, peak) for p in plist]
     k = max(len(o) for o in ops)
     if k == 0:

@@ -113,9 +113,6 @@ class Lanes:
         self._pos[rows] += k
         return self._words[rows[:, None], cols]
 
-    def _all(self, where: np.ndarray | None) -> np.ndarray:
-        return np.ones(self.n, bool) if where is None else where
-
     def random(self, where: np.ndarray | None = None, k: int = 1) -> np.ndarray:
         """``Generator.random()`` per lane ((lanes,) float64), or ``random(k)`` with ``k``
         ((lanes, k)); lanes outside ``where`` get 0 and draw nothing."""
@@ -162,7 +159,7 @@ class Lanes:
                  where: np.ndarray | None = None) -> np.ndarray:
         """``Generator.integers(low, high)`` (int64, ``high`` excluded) per lane; bounds per
         lane or shared, each range below 2**32 - 1 values (the 32-bit path)."""
-        where = self._all(where)
+        where = np.ones(self.n, bool) if where is None else where
         low = np.broadcast_to(np.asarray(low, np.int64), (self.n,))
         span = np.broadcast_to(np.asarray(high, np.int64), (self.n,)) - low - 1
         if (span[where] < 0).any() or (span[where] >= 0xFFFFFFFF).any():
@@ -176,7 +173,9 @@ class Lanes:
         m = np.zeros(self.n, np.uint64)
         m[draw] = self._u32(draw) * excl[draw]
         threshold = (_M32 - span.astype(np.uint64)) % excl
-        again = draw & ((m & _M32) < excl) & ((m & _M32) < threshold)
+        # numpy tests m's low half against excl first, then the threshold; the threshold is
+        # below excl, so one test decides
+        again = draw & ((m & _M32) < threshold)
         while again.any():
             m[again] = self._u32(again) * excl[again]
             again &= (m & _M32) < threshold

@@ -70,7 +70,7 @@ def warp_by(image: Any, matrix: Any, size: Any = None, sampling: Sampling = LINE
     spec = WarpSpec(shape, items, wo, ho, len(ss) > 1,
                     src_index is not None, sampling.mode, sampling.pad, max(ss) > 1,
                     None if y_dtype is None else str(y_dtype), y_chw, ragged, kind,
-                    blocks(coords), ops)
+                    blocks(coords), ops > 0)
     finite_affine, tw_log2, pf = _work_split(kind, inv, wo, ho)
     plan = PLANS.get((rt, layout_key, wants_device_result(x), spec, tw_log2),
                      lambda: warp_plan(rt, x, spec, tw_log2))
@@ -85,6 +85,7 @@ def warp_by(image: Any, matrix: Any, size: Any = None, sampling: Sampling = LINE
                                     hostbuf=np.ascontiguousarray(src_index, np.int32))
     if ops:
         values["COL"] = cl.Buffer(rt.context, ro, hostbuf=colour)
+        values["ncol"] = int32(ops)
     if ragged:
         check_allocation(rt, x.nbytes, "the packed images")
         values["rag"] = cl.Buffer(rt.context, ro, hostbuf=src.rag)
@@ -105,12 +106,24 @@ def warp_by(image: Any, matrix: Any, size: Any = None, sampling: Sampling = LINE
 #: floats per colour operation (kernels_cl/colour.h, WK_COL_WORDS)
 COLOUR_WORDS = 12
 
+#: the image dtypes colour operations take, and the value each reaches (kernels_cl/colour.h:
+#: levels of uint8 and uint16, float images in [0, 1] as albumentations has them)
+COLOUR_PEAKS = {np.dtype(np.uint8): 255.0, np.dtype(np.uint16): 65535.0,
+                np.dtype(np.float32): 1.0}
+
+
+def colour_peak(dtype: Any) -> float:
+    """The largest value colour operations give an image of ``dtype`` (refused: other dtypes)."""
+    dt = np.dtype(dtype)
+    if dt not in COLOUR_PEAKS:
+        raise TypeError(f"colour transforms take uint8, uint16 or float32 images, got {dt}")
+    return COLOUR_PEAKS[dt]
+
 
 def _colour_ops(colour: np.ndarray, items: int, dt: np.dtype) -> int:
     """The colour operations per item of ``colour`` (checked: a C-contiguous float32
-    (items, k * COLOUR_WORDS) array, k >= 1, for a uint8, uint16 or float32 image)."""
-    if dt not in (np.dtype(np.uint8), np.dtype(np.uint16), np.dtype(np.float32)):
-        raise TypeError(f"colour transforms take uint8, uint16 or float32 images, got {dt}")
+    (items, k * COLOUR_WORDS) array, k >= 1, for an image dtype of COLOUR_PEAKS)."""
+    colour_peak(dt)
     if not (isinstance(colour, np.ndarray) and colour.dtype == np.float32 and colour.ndim == 2
             and colour.flags.c_contiguous and colour.shape[0] == items
             and colour.shape[1] >= COLOUR_WORDS and colour.shape[1] % COLOUR_WORDS == 0):

@@ -38,7 +38,7 @@ class WarpSpec:
     ragged: bool = False  # items are images of their own sizes packed in one buffer (warp_batch)
     coord: int = COORD_MATRIX  # where source positions come from (Coords)
     blocks: int = 1  # warp_v's blocks of 8 pixels per work-item (blocks)
-    colour: int = 0  # colour operations per item (kernels_cl/colour.h), 0: none
+    colour: bool = False  # colour operations per item (kernels_cl/colour.h)
 
 
 PLANS = PlanCache()
@@ -110,7 +110,7 @@ def warp_plan(rt: Runtime, src: Operand, w: WarpSpec, tw_log2: int) -> Plan:
     if w.y_dtype is not None:
         defines.update(Y_NORM=1, Y_CHW=int(w.y_chw), Y_HALF=FLOAT_OUT[ydt])
     if w.colour:
-        defines["COLOUR"] = w.colour
+        defines["COLOUR"] = 1
     common = (Arg("X"), np.int64(x_off), *(np.int64(v) for v in strides), np.int32(H),
               np.int32(W))
     indexing = (Arg("M"), np.int32(w.per_image), Arg("index"), np.int32(w.indexed))
@@ -120,8 +120,8 @@ def warp_plan(rt: Runtime, src: Operand, w: WarpSpec, tw_log2: int) -> Plan:
                            Arg("map_xy")),
                COORD_FIELD: (Arg("FLD"), Arg("FI"), Arg("nf")),
                COORD_AXES: (Arg("AX"), Arg("ax_item"))}[w.coord]
-    if w.colour:  # each item's colour operations (kernels_cl/colour.h)
-        ragged += (Arg("COL"),)
+    if w.colour:  # each item's colour operations and their count (kernels_cl/colour.h)
+        ragged += (Arg("COL"), Arg("ncol"))
     span = sum((d - 1) * abs(v) for d, v in zip((H, W, C), strides[1:]))  # one image
     # (packed images: warp_batch checks each one's span, and that the buffer holds a word)
     if (not w.supersample and dt in (np.dtype(np.uint8), np.dtype(np.float32))
