@@ -19,6 +19,19 @@
  *   WK_COL_SHUFFLE    channel c = channel w[1 + c]
  *   WK_COL_SOLARIZE   v >= w[1] ? peak - v : v
  *   WK_COL_POSTERIZE  level of channel c with its low bits cleared: keep w[1 + c] high bits of 8
+ *   WK_COL_CONTRAST   v = w[1] v + (1 - w[1]) mean, mean: the image's gray mean as it enters the
+ *                     operation (a whole-image value: never in the warp's own list; the host
+ *                     starts a pass of colour_pass.cl at it); w[1] = 0: the mean rounded
+ *   WK_COL_SATURATE   v = w[1] v + w[2] gray (w[2] = 1 - w[1]), rounded to the nearest level
+ *                     (OpenCV's addWeighted); 3 channels or more
+ *   WK_COL_HUE        the hue turned by w[1] turns through OpenCV's HSV: uint8 levels as its 8-bit
+ *                     conversion (H in [0, 180), the shifted hue truncated as albumentations'
+ *                     table), floats as its float conversion (degrees)
+ *   WK_COL_HSV        albumentations' HueSaturationValue on 8-bit HSV: H + w[1] modulo 180
+ *                     (truncated), S + w[2] (S = 0 stays), V + w[3], each clipped to a level
+ *                     (float images as levels of 255, rounded in and out); 1 channel: V only
+ *   WK_COL_AFFINE_MEAN channel c = clip(w[1 + c] * v + w[5 + c] * mean of every channel) (a
+ *                     whole-image value, as WK_COL_CONTRAST's)
  */
 #ifndef COLOUR
 #define COLOUR 0
@@ -30,6 +43,11 @@
 #define WK_COL_SHUFFLE 4
 #define WK_COL_SOLARIZE 5
 #define WK_COL_POSTERIZE 6
+#define WK_COL_CONTRAST 7
+#define WK_COL_SATURATE 8
+#define WK_COL_HUE 9
+#define WK_COL_HSV 10
+#define WK_COL_AFFINE_MEAN 11
 
 #if COLOUR
 #define WK_COLOUR_PARAM , __global const float *restrict COL, int ncol
@@ -46,8 +64,118 @@
 
 inline float8 wk_col_clip(float8 v) { return clamp(v, (float8)0.0f, (float8)WK_PEAK); }
 
-/* the C (<= 4) channels v[0 .. C - 1] of 8 pixels through the n operations at op */
-inline __attribute__((always_inline)) void wk_colour8(float8 *v, int C, __global const float *op, int n) {
+/* OpenCV's weighted gray (0.299 R + 0.587 G + 0.114 B): uint8 levels in its fixed point
+ * (weights of 2^-14, rounded: exact in float), other integers rounded to a level */
+inline float8 wk_gray8(const float8 *v) {
+#if WK_COL_INT
+    if (WK_PEAK == 255.0f)
+        return floor((4899.0f * v[0] + 9617.0f * v[1] + 1868.0f * v[2] + 8192.0f) * (1.0f / 16384.0f));
+    return wk_col_clip(floor(0.299f * v[0] + 0.587f * v[1] + 0.114f * v[2] + 0.5f));
+#else
+    return 0.299f * v[0] + 0.587f * v[1] + 0.114f * v[2];
+#endif
+}
+
+/* OpenCV's HSV to RGB (cv::HSV2RGB_native): h in sixths of a turn [0, 6), s and v in [0, 1];
+ * r, g, b in v's units */
+inline void wk_hsv_rgb8(float8 h, float8 s, float8 v, float8 *r, float8 *g, float8 *b) {
+    h = h < 0.0f ? h + 6.0f : h;
+    h = h >= 6.0f ? h - 6.0f : h;
+    const float8 sec = floor(h), f = h - sec;
+    const float8 p = v * (1.0f - s), q = v * (1.0f - s * f), t = v * (1.0f - s * (1.0f - f));
+    const int8 k = convert_int8(sec);
+    float8 rr = (k == 0 || k == 5) ? v : (k == 1 ? q : (k == 4 ? t : p));
+    float8 gg = (k == 1 || k == 2) ? v : (k == 0 ? t : (k == 3 ? q : p));
+    float8 bb = (k == 3 || k == 4) ? v : (k == 2 ? t : (k == 5 ? q : p));
+    const int8 grey = s == 0.0f;
+    *r = grey ? v : rr;
+    *g = grey ? v : gg;
+    *b = grey ? v : bb;
+}
+
+/* OpenCV's 8-bit RGB to HSV (cv::RGB2HSV_b, its fixed-point tables): levels in, H in [0, 180),
+ * S and V levels */
+inline void wk_rgb_hsv8_u8(float8 r_, float8 g_, float8 b_, float8 *H, float8 *S, float8 *V) {
+    const int8 r = convert_int8(r_), g = convert_int8(g_), b = convert_int8(b_);
+    const int8 v = max(r, max(g, b)), d = v - min(r, min(g, b));
+    const int8 one = (int8)1;
+    /* the tables: round((255 << 12) / v) and round((180 << 12) / (6 d)), 0 where v or d is 0 */
+    const int8 vs = max(v, one), ds = max(d, one);
+    const int8 sdiv = v > 0 ? (2 * 1044480 + vs) / (2 * vs) : (int8)0;
+    const int8 hdiv = d > 0 ? (2 * 122880 + ds) / (2 * ds) : (int8)0;
+    const int8 hp = v == r ? g - b : (v == g ? b - r + 2 * d : r - g + 4 * d);
+    /* (x + 2^11) >> 12, rounding down for negatives too */
+    int8 h = ((hp * hdiv + 2048 + 1048576) >> 12) - 256;
+    h = h < 0 ? h + 180 : h;
+    *H = convert_float8(h);
+    *S = convert_float8((d * sdiv + 2048) >> 12);
+    *V = convert_float8(v);
+}
+
+/* 8-bit HSV back to RGB levels (cv::HSV2RGB_b: through floats, truncated, as OpenCV 5 does;
+ * OpenCV 4 rounded, a level apart) */
+inline void wk_hsv_rgb8_u8(float8 H, float8 S, float8 V, float8 *r, float8 *g, float8 *b) {
+    wk_hsv_rgb8(H * (6.0f / 180.0f), S * (1.0f / 255.0f), V * (1.0f / 255.0f), r, g, b);
+    *r = clamp(floor(*r * 255.0f), 0.0f, 255.0f);
+    *g = clamp(floor(*g * 255.0f), 0.0f, 255.0f);
+    *b = clamp(floor(*b * 255.0f), 0.0f, 255.0f);
+}
+
+/* the hue turned by `turn` of a turn (ColorJitter) */
+inline void wk_hue8(float8 *v, float turn) {
+#if WK_COL_INT
+    /* levels of the image's peak as 8-bit levels (uint8: themselves) */
+    const float k = 255.0f / WK_PEAK;
+    float8 H, S, V;
+    wk_rgb_hsv8_u8(v[0] * k, v[1] * k, v[2] * k, &H, &S, &V);
+    float8 h = H + 180.0f * turn;
+    h = h - 180.0f * floor(h * (1.0f / 180.0f));
+    h = floor(h >= 180.0f ? h - 180.0f : h);
+    wk_hsv_rgb8_u8(h, S, V, &v[0], &v[1], &v[2]);
+    for (int c = 0; c < 3; c++) v[c] = v[c] / k;
+#else
+    /* cv::RGB2HSV_f: degrees, with its FLT_EPSILON */
+    const float8 r = v[0], g = v[1], b = v[2];
+    const float8 mx = fmax(r, fmax(g, b)), d = mx - fmin(r, fmin(g, b));
+    const float8 s = d / (fabs(mx) + FLT_EPSILON), dd = 60.0f / (d + FLT_EPSILON);
+    float8 h = mx == r ? (g - b) * dd : (mx == g ? (b - r) * dd + 120.0f : (r - g) * dd + 240.0f);
+    h = h < 0.0f ? h + 360.0f : h;
+    h = h + 360.0f * turn;
+    h = h - 360.0f * floor(h * (1.0f / 360.0f));
+    wk_hsv_rgb8(h * (1.0f / 60.0f), s, mx, &v[0], &v[1], &v[2]);
+#endif
+}
+
+/* albumentations' HueSaturationValue on 8-bit HSV (its float images through levels of 255) */
+inline void wk_hsv_shift8(float8 *v, int C, float dh, float ds, float dv) {
+    const float k = 255.0f / WK_PEAK;
+    float8 l[3];
+    for (int c = 0; c < 3 && c < C; c++) {
+#if WK_COL_INT
+        l[c] = v[c] * k;
+#else
+        l[c] = clamp(rint(v[c] * 255.0f), 0.0f, 255.0f);
+#endif
+    }
+    if (C < 3) { /* gray: through RGB and back, only the value moves */
+        l[0] = clamp(l[0] + dv, 0.0f, 255.0f);
+    } else {
+        float8 H, S, V;
+        wk_rgb_hsv8_u8(l[0], l[1], l[2], &H, &S, &V);
+        float8 h = H + dh;
+        h = floor(h - 180.0f * floor(h * (1.0f / 180.0f)));
+        h = h >= 180.0f ? h - 180.0f : h;
+        S = S == 0.0f ? S : clamp(S + ds, 0.0f, 255.0f);
+        V = clamp(V + dv, 0.0f, 255.0f);
+        wk_hsv_rgb8_u8(h, S, V, &l[0], &l[1], &l[2]);
+    }
+    for (int c = 0; c < 3 && c < C; c++) v[c] = l[c] / k;
+}
+
+/* the C (<= 4) channels v[0 .. C - 1] of 8 pixels through the n operations at op (mean: the
+ * image's gray mean and the mean of all its values, for the whole-image operations) */
+inline __attribute__((always_inline)) void wk_colour8(float8 *v, int C, __global const float *op, int n,
+                                                       float2 mean) {
     for (int c = 0; c < C; c++) {
 #if WK_COL_INT
         v[c] = floor(wk_col_clip(v[c]) + 0.5f);
@@ -74,6 +202,32 @@ inline __attribute__((always_inline)) void wk_colour8(float8 *v, int C, __global
                 v[1] = y;
                 v[2] = y;
             }
+        } else if (code == WK_COL_CONTRAST) {
+            const float f = op[1];
+#if WK_COL_INT
+            const float8 m = (float8)(f == 0.0f ? floor(mean.x + 0.5f) : (1.0f - f) * mean.x);
+#else
+            const float8 m = (float8)((1.0f - f) * mean.x);
+#endif
+            for (int c = 0; c < C; c++) v[c] = WK_COL_LEVEL(wk_col_clip(f * v[c] + m));
+        } else if (code == WK_COL_SATURATE) {
+            if (C >= 3) {
+                /* OpenCV's addWeighted: v f + (y (1 - f)), one rounding for the sum */
+                const float8 y = op[2] * wk_gray8(v);
+                for (int c = 0; c < 3; c++) {
+#if WK_COL_INT
+                    v[c] = wk_col_clip(rint(fma(v[c], (float8)op[1], y)));
+#else
+                    v[c] = wk_col_clip(fma(v[c], (float8)op[1], y));
+#endif
+                }
+            }
+        } else if (code == WK_COL_HUE) {
+            if (C >= 3) wk_hue8(v, op[1]);
+        } else if (code == WK_COL_HSV) {
+            wk_hsv_shift8(v, C, op[1], op[2], op[3]);
+        } else if (code == WK_COL_AFFINE_MEAN) {
+            for (int c = 0; c < C; c++) v[c] = WK_COL_LEVEL(wk_col_clip(op[1 + c] * v[c] + op[5 + c] * mean.y));
         } else if (code == WK_COL_SHUFFLE) {
             float8 s[4];
             for (int c = 0; c < C; c++) s[c] = v[c];
@@ -95,10 +249,10 @@ inline __attribute__((always_inline)) void wk_colour8(float8 *v, int C, __global
 }
 
 /* the same for one pixel (the general kernel): its channels in lane 0 */
-inline void wk_colour1(float *v, int C, __global const float *op, int n) {
+inline void wk_colour1(float *v, int C, __global const float *op, int n, float2 mean) {
     float8 w[4];
     for (int c = 0; c < C; c++) w[c] = (float8)v[c];
-    wk_colour8(w, C, op, n);
+    wk_colour8(w, C, op, n, mean);
     for (int c = 0; c < C; c++) v[c] = w[c].s0;
 }
 #define WK_COL_OF(b) (COL + (long)(b) * ncol * WK_COL_WORDS)

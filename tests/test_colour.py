@@ -36,7 +36,23 @@ FIXED = [
     (W.Solarize((0.4, 0.4), p=1), A.Solarize((0.4, 0.4), p=1)),
     (W.Posterize(3, p=1), A.Posterize(3, p=1)),
     (W.Posterize([(2, 2), (5, 5), (7, 7)], p=1), A.Posterize([(2, 2), (5, 5), (7, 7)], p=1)),
+    (W.RandomBrightnessContrast((0.2, 0.2), (0.25, 0.25), brightness_by_max=False, p=1),
+     A.RandomBrightnessContrast((0.2, 0.2), (0.25, 0.25), brightness_by_max=False, p=1)),
 ]
+
+#: ColorJitter's factors alone, then together (each drawn order replayed in albumentations),
+#: and HueSaturationValue: (warpkit, albumentations, whether hue moves: OpenCV's 8-bit HSV)
+JITTER = [(dict(brightness=(1.3, 1.3), contrast=0, saturation=0, hue=0), False),
+          (dict(brightness=0, contrast=(0.6, 0.6), saturation=0, hue=0), False),
+          (dict(brightness=0, contrast=(1.45, 1.45), saturation=0, hue=0), False),
+          (dict(brightness=0, contrast=0, saturation=(0.3, 0.3), hue=0), False),
+          (dict(brightness=0, contrast=0, saturation=(1.6, 1.6), hue=0), False),
+          (dict(brightness=0, contrast=0, saturation=0, hue=(0.1, 0.1)), True),
+          (dict(brightness=0, contrast=0, saturation=0, hue=(-0.37, -0.37)), True),
+          (dict(brightness=(0.7, 0.7), contrast=(1.4, 1.4), saturation=(0.5, 0.5),
+                hue=(-0.2, -0.2)), True)]
+HSV = [((15, 15), (-25, -25), (12, 12)), ((-7.5, -7.5), (25, 25), (-12, -12)),
+       ((100, 100), (0, 0), (0, 0))]
 
 
 def _levels(x: np.ndarray) -> np.ndarray:
@@ -66,6 +82,120 @@ def test_fixed_parameters_are_albumentations(pair, dtype, queue):
         assert diff.max() <= 1.0 + 1e-3, (diff.max(), (diff > 1).mean())
         assert (diff > 0.5 + 1e-3).mean() < 0.001  # almost everywhere the same level
         assert not np.array_equal(got, img)  # the transform did something
+
+
+def _jitter_albu(params: dict):
+    """albumentations' ColorJitter with warpkit's recorded factors and order."""
+    t = A.ColorJitter(p=1)
+    t.get_params = lambda: {k: params[k] for k in ("brightness", "contrast", "saturation",
+                                                   "hue", "order")}
+    return t
+
+
+def _close(got, want, hue: bool) -> None:
+    """Within 1 level, the same level almost everywhere; through OpenCV's 8-bit HSV within 2
+    levels on 99% of pixels (its conversions round in fixed point; OpenCV 4 and 5 round its
+    way back differently)."""
+    assert got.dtype == want.dtype and got.shape == want.shape
+    diff = np.abs(_levels(got) - _levels(want))
+    if hue:
+        assert (diff > 2 + 1e-3).mean() < 0.01 and diff.max() <= 8, (diff.max(), (diff > 2).mean())
+    else:
+        assert diff.max() <= 1.0 + 1e-3, (diff.max(), (diff > 1).mean())
+        assert (diff > 0.5 + 1e-3).mean() < 0.001
+
+
+@pytest.mark.parametrize("dtype", [np.uint8, np.float32])
+@pytest.mark.parametrize("case", range(len(JITTER)))
+def test_color_jitter_is_albumentations(case, dtype, queue):
+    """Each factor alone, then all four in drawn orders: the contrast's mean is the gray mean
+    of the image as that step finds it (after the steps the order puts before it)."""
+    kw, hue = JITTER[case]
+    pipe = W.Compose([W.ColorJitter(**kw, p=1)])
+    orders = set()
+    for k, photo in enumerate(PHOTOS):
+        img = photo if dtype == np.uint8 else photo.astype(np.float32) / 255
+        for seed in range(3 if case == len(JITTER) - 1 else 1):
+            out = pipe(image=img, seed=seed, index=k, queue=queue)
+            params = out["params"]["steps"][0]
+            orders.add(tuple(params["order"]))
+            _close(out["image"], _albu(_jitter_albu(params), img), hue)
+            assert not np.array_equal(out["image"], img)
+    assert case < len(JITTER) - 1 or len(orders) >= 3
+
+
+@pytest.mark.parametrize("dtype", [np.uint8, np.float32])
+@pytest.mark.parametrize("limits", HSV, ids=str)
+def test_hue_saturation_value_is_albumentations(limits, dtype, queue):
+    for photo in PHOTOS:
+        img = photo if dtype == np.uint8 else photo.astype(np.float32) / 255
+        got = W.Compose([W.HueSaturationValue(*limits, p=1)])(image=img, seed=0,
+                                                             queue=queue)["image"]
+        _close(got, _albu(A.HueSaturationValue(*limits, p=1), img), True)
+        assert not np.array_equal(got, img)
+
+
+@pytest.mark.parametrize("dtype", [np.uint8, np.float32])
+def test_jitter_and_hsv_on_one_channel(dtype, queue):
+    """A 1-channel image: ColorJitter's brightness and contrast (its mean: the image's own),
+    HueSaturationValue's value shift; saturation and hue leave it."""
+    gray = np.ascontiguousarray(PHOTOS[1][..., 1])
+    img = gray if dtype == np.uint8 else gray.astype(np.float32) / 255
+    pipe = W.Compose([W.ColorJitter((0.8, 0.8), (1.3, 1.3), (0.2, 0.2), (0.3, 0.3), p=1)])
+    out = pipe(image=img, seed=1, queue=queue)
+    _close(out["image"], _albu(_jitter_albu(out["params"]["steps"][0]), img), False)
+    got = W.Compose([W.HueSaturationValue(0, 0, (-20, -20), p=1)])(image=img, seed=0,
+                                                                  queue=queue)["image"]
+    _close(got, _albu(A.HueSaturationValue(0, 0, (-20, -20), p=1), img), False)
+
+
+def test_whole_image_passes_in_a_batch_fused_with_the_model_input(queue):
+    """Two contrasts in one pipeline (two passes after the warp), in a batch and a ragged list
+    of samples whose steps differ (some apply nothing): each sample as the geometric result,
+    then albumentations' steps with the recorded parameters, then the normalisation; and each
+    sample the same alone."""
+    geo = [W.RandomResizedCrop(72), W.RandomHorizontalFlip()]
+    colour = [W.ColorJitter(0.4, 0.4, 0.4, 0.1, p=0.7), W.ToGray(p=0.3),
+              W.RandomBrightnessContrast(0.2, 0.2, brightness_by_max=False, p=0.7)]
+    mean, std = (0.485, 0.456, 0.406), (0.229, 0.224, 0.225)
+    fused = W.Compose(geo + colour, output_dtype="float32", mean=mean, std=std, layout="CHW")
+    plain = W.Compose(geo)
+    photos = [p[:300, :400] for p in PHOTOS] * 3
+    for images in (np.stack(photos), photos):
+        out = fused(image=images, seed=7, queue=queue)
+        base = plain(image=images, seed=7, queue=queue)["image"]
+        for k, p in enumerate(out["params"]):
+            jit, gray, bc = p["steps"][2:]
+            x = base[k]
+            if jit["applied"]:
+                x = _albu(_jitter_albu(jit["params"] if "params" in jit else jit), x)
+            if gray["applied"]:
+                x = _albu(A.ToGray(p=1), x)
+            if bc["applied"]:
+                t = A.RandomBrightnessContrast(brightness_by_max=False, p=1)
+                x = t.apply(x, alpha=bc["alpha"], beta=bc["beta"] * x.mean())
+            want = ((x / 255 - mean) / std).transpose(2, 0, 1)
+            diff = np.abs(out["image"][k] - want) * np.array(std)[:, None, None] * 255
+            hue = jit["applied"] and jit["hue"] != 0
+            assert diff.max() <= (8 if hue else 1) + 1e-3
+            assert (diff > 2 + 1e-3).mean() < 0.01
+            alone = fused(image=photos[k], seed=7, index=k, queue=queue)["image"]
+            np.testing.assert_array_equal(alone, out["image"][k])
+        assert {len([s for s in p["steps"][2:] if s["applied"]]) for p in out["params"]} \
+            >= {1, 2}
+
+
+def test_colour_passes_split_at_whole_image_operations():
+    from warpkit.engine.core import COLOUR_WORDS, colour_passes
+    ops = np.zeros((3, 4, COLOUR_WORDS), np.float32)
+    ops[0, :3, 0] = [1, 7, 2]      # affine | contrast, gamma
+    ops[1, :4, 0] = [7, 11, 3, 1]  # (nothing) | contrast | mean shift, gray, affine
+    ops[2, :1, 0] = [5]            # solarize
+    ops[..., 1] = np.arange(12).reshape(3, 4)
+    parts = colour_passes(ops.reshape(3, -1))
+    codes = [p.reshape(3, -1, COLOUR_WORDS)[..., 0].tolist() for p in parts]
+    assert codes == [[[1], [0], [5]], [[7, 2], [7, 0], [0, 0]], [[0, 0, 0], [11, 3, 1], [0, 0, 0]]]
+    assert parts[1].reshape(3, -1, COLOUR_WORDS)[0, 1, 1] == 2  # values travel with their code
 
 
 def test_channel_shuffle_is_albumentations_with_the_recorded_order(queue):
@@ -168,6 +298,9 @@ def test_targets_are_untouched_and_params_replay(queue):
 
 def test_serialised_transforms_keep_their_parameters():
     for t in [W.RandomBrightnessContrast(0.1, (-0.3, 0.2), p=0.4), W.RandomGamma((60, 90)),
+              W.RandomBrightnessContrast(brightness_by_max=False),
+              W.ColorJitter(0.4, (0.5, 1.5), 0, (-0.1, 0.2), p=0.8),
+              W.HueSaturationValue(10, (-5, 20), 3, p=0.3),
               W.ToGray(p=0.2), W.RGBShift(5, (0, 30), 0.1), W.ChannelShuffle(p=0.3),
               W.InvertImg(p=0.1), W.Solarize((0.2, 0.6)), W.Posterize((3, 5)),
               W.Posterize([(1, 2), (3, 4), (5, 6)])]:
@@ -195,11 +328,20 @@ def test_small_cases_on_every_device_and_oclgrind(small_queue):
                 want = _albu(theirs, base)
                 assert out.shape == (13, 21, 3)
                 assert np.abs(_levels(out) - _levels(want)).max() <= 1 + 1e-3, ours
+            # the passes after the warp (the contrast's mean) and OpenCV's HSV
+            jitter = W.ColorJitter(**JITTER[-1][0], p=1)
+            out = W.Compose([geo, jitter], interpolation=interpolation)(
+                image=im, seed=3, queue=small_queue)
+            want = _albu(_jitter_albu(out["params"]["steps"][1]), base)
+            assert np.abs(_levels(out["image"]) - _levels(want)).max() <= 8
+            out = W.Compose([geo, W.HueSaturationValue(*HSV[0], p=1)],
+                            interpolation=interpolation)(image=im, seed=3,
+                                                         queue=small_queue)["image"]
+            want = _albu(A.HueSaturationValue(*HSV[0], p=1), base)
+            assert np.abs(_levels(out) - _levels(want)).max() <= 8
 
 
 def test_refused_arguments():
-    with pytest.raises(ValueError, match="brightness_by_max=False.*mean"):
-        W.RandomBrightnessContrast(brightness_by_max=False)
     with pytest.raises(ValueError, match="ensure_safe_range"):
         W.RandomBrightnessContrast(ensure_safe_range=True)
     with pytest.raises(ValueError, match="weighted_average.*'pca'"):
@@ -210,6 +352,17 @@ def test_refused_arguments():
         W.Posterize(8)
     with pytest.raises(ValueError, match="gamma_limit must be > 0"):
         W.RandomGamma((0, 10))
+    with pytest.raises(ValueError, match="hue must be in \\[0, 0.5\\].*0.7"):
+        W.ColorJitter(hue=0.7)
+    with pytest.raises(ValueError, match="contrast must be >= 0.*-0.1"):
+        W.ColorJitter(contrast=-0.1)
+    rgba = np.zeros((8, 8, 4), np.uint8)
+    for t in (W.ColorJitter(p=1), W.HueSaturationValue(p=1)):
+        with pytest.raises(TypeError, match=f"{type(t).__name__} takes images of 1 or 3 "
+                                            "channels.*got 4"):
+            W.Compose([t])(image=rgba, seed=0)
+        with pytest.raises(TypeError, match="uint8 or float32"):
+            W.Compose([t])(image=np.zeros((8, 8, 3), np.uint16), seed=0)
     with pytest.raises(TypeError, match="colour transforms take uint8, uint16 or float32 "
                                         "images, got int32"):
         W.Compose([W.InvertImg(p=1)])(image=np.zeros((4, 4, 3), np.int32), seed=0)

@@ -3,9 +3,10 @@
 Transforms draw their parameters as plain data from a per-sample stream keyed on ``(seed,
 epoch, index)`` and contribute a 3x3 map; :class:`Compose` multiplies the maps and resamples each
 image once (a batch in one launch), moving masks, boxes and keypoints with the same map. Colour
-transforms (albumentations' names: ``RandomBrightnessContrast``, ``RandomGamma``, ``ToGray``,
-``RGBShift``, ``ChannelShuffle``, ``InvertImg``, ``Solarize``, ``Posterize``) run inside that
-resampling, on each pixel before it is stored.
+transforms (albumentations' names: ``ColorJitter``, ``HueSaturationValue``,
+``RandomBrightnessContrast``, ``RandomGamma``, ``ToGray``, ``RGBShift``, ``ChannelShuffle``,
+``InvertImg``, ``Solarize``, ``Posterize``) run inside that resampling, on each pixel before it is
+stored (a contrast on the image's mean in a pass after it, on the device).
 
 Example:
     >>> import numpy as np
@@ -24,8 +25,8 @@ from ._affine import RandomAffine
 from ._nonlinear import (ElasticTransform, GridDistortion, OpticalDistortion, PiecewiseAffine,
                          ThinPlateSpline)
 from ._base import OneOf, Transform
-from ._colour import (ChannelShuffle, InvertImg, Posterize, RandomBrightnessContrast,
-                      RandomGamma, RGBShift, Solarize, ToGray)
+from ._colour import (ChannelShuffle, ColorJitter, HueSaturationValue, InvertImg, Posterize,
+                      RandomBrightnessContrast, RandomGamma, RGBShift, Solarize, ToGray)
 from ._compose import Compose, collate
 from ._epochs import EpochSampler, RepeatedSampleWarning, SampleKey
 from ._prefetch import batches
@@ -34,9 +35,10 @@ from ._transforms import (CenterCrop, Pad, RandomCrop, RandomHorizontalFlip, Ran
                           RandomResizedCrop, RandomRotate90, RandomRotation, RandomVerticalFlip,
                           Resize)
 
-__all__ = ["CenterCrop", "ChannelShuffle", "Compose", "InvertImg", "Posterize",
-           "RandomBrightnessContrast", "RandomGamma", "RGBShift", "Solarize", "ToGray", "ElasticTransform", "EpochSampler", "GridDistortion",
-           "OneOf", "OpticalDistortion", "Pad", "PiecewiseAffine", "RandomAffine", "RandomCrop",
+__all__ = ["batches", "CenterCrop", "ChannelShuffle", "collate", "ColorJitter", "Compose",
+           "ElasticTransform", "EpochSampler", "GridDistortion", "HueSaturationValue",
+           "InvertImg", "OneOf", "OpticalDistortion", "Pad", "PiecewiseAffine", "Posterize",
+           "RandomAffine", "RandomBrightnessContrast", "RandomCrop", "RandomGamma",
            "RandomHorizontalFlip", "RandomPerspective", "RandomResizedCrop", "RandomRotate90",
-           "RandomRotation", "RandomVerticalFlip", "RepeatedSampleWarning", "Resize",
-           "SampleKey", "ThinPlateSpline", "Transform", "batches", "collate", "stream"]
+           "RandomRotation", "RandomVerticalFlip", "RepeatedSampleWarning", "Resize", "RGBShift",
+           "SampleKey", "Solarize", "stream", "ThinPlateSpline", "ToGray", "Transform"]

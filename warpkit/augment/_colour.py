@@ -36,15 +36,39 @@ from .. import geometry
 from ..engine.core import COLOUR_WORDS as WORDS, colour_peak
 from ._base import IDENTITY_ROW, Transform, row_maps, value_range
 
-__all__ = ["ChannelShuffle", "ColourTransform", "InvertImg", "Posterize", "RGBShift",
-           "RandomBrightnessContrast", "RandomGamma", "Solarize", "ToGray", "colour_program"]
+__all__ = ["ChannelShuffle", "ColorJitter", "ColourTransform", "HueSaturationValue", "InvertImg",
+           "Posterize", "RGBShift", "RandomBrightnessContrast", "RandomGamma", "Solarize", "ToGray",
+           "colour_program"]
 
 #: the operation codes (kernels_cl/colour.h)
-AFFINE, GAMMA, GRAY, SHUFFLE, SOLARIZE, POSTERIZE = 1, 2, 3, 4, 5, 6
+(AFFINE, GAMMA, GRAY, SHUFFLE, SOLARIZE, POSTERIZE, CONTRAST, SATURATE, HUE, HSV,
+ AFFINE_MEAN) = range(1, 12)
 
 def _signed(value: Any, arg: str) -> tuple[float, float]:
     """albumentations' limit: ``x`` means (-x, x); a pair is (low, high)."""
     return value_range(value, arg, True, -math.inf, math.inf)[0]
+
+
+def _factor(value: Any, arg: str) -> tuple[float, float]:
+    """ColorJitter's multiplicative factor: ``x`` means (max(0, 1 - x), 1 + x); a pair is
+    (low, high), both >= 0."""
+    if isinstance(value, numbers.Real) and not isinstance(value, bool):
+        if value < 0:
+            raise ValueError(f"{arg} must be >= 0 as a single number, got {value!r}")
+        return max(0.0, 1.0 - float(value)), 1.0 + float(value)
+    return value_range(value, arg, False, 0.0, math.inf)[0]
+
+
+def _one_or_three(name: str, channels: int) -> None:
+    if channels not in (1, 3):
+        raise TypeError(f"{name} takes images of 1 or 3 channels (as albumentations), got "
+                        f"{channels} channels")
+
+
+def _eight_bit(name: str, peak: float) -> None:
+    if peak not in (255.0, 1.0):
+        raise TypeError(f"{name} takes uint8 or float32 images (as albumentations), got an "
+                        f"image whose values reach {peak:g}")
 
 
 class ColourTransform(Transform):
@@ -73,10 +97,11 @@ def _affine(a: Sequence[float], b: Sequence[float]) -> list[float]:
 
 class RandomBrightnessContrast(ColourTransform):
     """albumentations' RandomBrightnessContrast: ``v * alpha + beta * peak`` with
-    ``alpha = 1 + uniform(contrast_limit)`` and ``beta = uniform(brightness_limit)``.
+    ``alpha = 1 + uniform(contrast_limit)`` and ``beta = uniform(brightness_limit)``;
+    ``brightness_by_max=False``: ``beta`` times the mean of the image's values as this step
+    finds it instead of the peak (computed on the device, in a pass after the warp).
 
-    ``brightness_by_max=False`` (beta times the image's mean) and ``ensure_safe_range=True`` are
-    refused: warpkit does not compute the resampled image's mean yet.
+    ``ensure_safe_range=True`` is refused.
 
     Example:
         >>> t = RandomBrightnessContrast(brightness_limit=(0.1, 0.1), contrast_limit=0, p=1)
@@ -88,15 +113,12 @@ class RandomBrightnessContrast(ColourTransform):
                  brightness_by_max: bool = True, ensure_safe_range: bool = False,
                  p: float = 0.5) -> None:
         super().__init__(p)
-        if not brightness_by_max:
-            raise ValueError("RandomBrightnessContrast(brightness_by_max=False) scales by the "
-                             "image's mean, which warpkit does not compute yet: use "
-                             "brightness_by_max=True")
         if ensure_safe_range:
             raise ValueError("RandomBrightnessContrast(ensure_safe_range=True) is not supported: "
                              "use ensure_safe_range=False")
         self.brightness_limit = _signed(brightness_limit, "brightness_limit")
         self.contrast_limit = _signed(contrast_limit, "contrast_limit")
+        self.brightness_by_max = bool(brightness_by_max)
 
     def draw(self, rng, size):
         # albumentations' order: alpha, then beta
@@ -109,13 +131,15 @@ class RandomBrightnessContrast(ColourTransform):
         return [{"alpha": a, "beta": b} for a, b in zip(alpha, beta)]
 
     def colour_ops(self, params, channels, peak):
-        a = params["alpha"]
-        return [_affine([a] * 4, [params["beta"] * peak] * 4)]
+        a, b = params["alpha"], params["beta"]
+        if self.brightness_by_max:
+            return [_affine([a] * 4, [b * peak] * 4)]
+        return [[AFFINE_MEAN, *[a] * 4, *[b] * 4]]
 
     def config(self):
         return {"brightness_limit": list(self.brightness_limit),
-                "contrast_limit": list(self.contrast_limit), "brightness_by_max": True,
-                "ensure_safe_range": False}
+                "contrast_limit": list(self.contrast_limit),
+                "brightness_by_max": self.brightness_by_max, "ensure_safe_range": False}
 
 
 class RandomGamma(ColourTransform):
@@ -272,6 +296,124 @@ class Posterize(ColourTransform):
     def config(self):
         nb = [list(r) for r in self.num_bits]
         return {"num_bits": nb if self.per_channel else nb[0]}
+
+
+class ColorJitter(ColourTransform):
+    """albumentations' ColorJitter: brightness, contrast, saturation and hue factors drawn per
+    sample, applied in an order drawn per sample (recorded as ``order``: 0 brightness,
+    1 contrast, 2 saturation, 3 hue), with torchvision's formulas on OpenCV's conversions as
+    albumentations applies them:
+
+    - brightness: ``v * b``;
+    - contrast: ``v * c + mean * (1 - c)``, ``mean`` the gray mean of the image as this step
+      finds it (computed on the device, in a pass after the warp: the mean needs the whole
+      image);
+    - saturation: ``v * s + gray * (1 - s)`` (OpenCV's addWeighted, rounded);
+    - hue: the hue turned by ``h`` turns in OpenCV's HSV (uint8: its 8-bit HSV, hue in
+      [0, 180)).
+
+    ``brightness``, ``contrast``, ``saturation``: ``x`` means (max(0, 1 - x), 1 + x), or a pair;
+    ``hue``: ``x`` means (-x, x), or a pair in [-0.5, 0.5]. Images of 1 or 3 channels, uint8 or
+    float32 (saturation and hue leave a 1-channel image as it is).
+
+    Example:
+        >>> t = ColorJitter(brightness=0.4, contrast=0.4, saturation=0.4, hue=0.1, p=0.8)
+        >>> t.brightness, t.hue
+        ((0.6, 1.4), (-0.1, 0.1))
+    """
+
+    def __init__(self, brightness: Any = (0.8, 1.2), contrast: Any = (0.8, 1.2),
+                 saturation: Any = (0.8, 1.2), hue: Any = (-0.5, 0.5), p: float = 0.5) -> None:
+        super().__init__(p)
+        self.brightness = _factor(brightness, "brightness")
+        self.contrast = _factor(contrast, "contrast")
+        self.saturation = _factor(saturation, "saturation")
+        if isinstance(hue, numbers.Real) and not isinstance(hue, bool):
+            if not 0 <= hue <= 0.5:
+                raise ValueError(f"hue must be in [0, 0.5] as a single number, got {hue!r}")
+            hue = (-float(hue), float(hue))
+        self.hue = value_range(hue, "hue", False, -0.5, 0.5)[0]
+
+    def _ranges(self) -> list[tuple[float, float]]:
+        return [self.brightness, self.contrast, self.saturation, self.hue]
+
+    def draw(self, rng, size):
+        f = [float(rng.uniform(lo, hi)) for lo, hi in self._ranges()]
+        order = np.argsort(rng.random(4), kind="stable").tolist()
+        return {"brightness": f[0], "contrast": f[1], "saturation": f[2], "hue": f[3],
+                "order": order}
+
+    def draw_lanes(self, lanes, sizes):
+        f = np.stack([lanes.uniform(lo, hi) for lo, hi in self._ranges()], 1).tolist()
+        orders = np.argsort(lanes.random(k=4), axis=1, kind="stable").tolist()
+        return [{"brightness": b, "contrast": c, "saturation": s, "hue": h, "order": o}
+                for (b, c, s, h), o in zip(f, orders)]
+
+    def colour_ops(self, params, channels, peak):
+        _one_or_three("ColorJitter", channels)
+        _eight_bit("ColorJitter", peak)
+        ops = []
+        for i in params["order"]:
+            if i == 0 and params["brightness"] != 1:
+                ops.append(_affine([params["brightness"]] * 4, [0.0] * 4))
+            elif i == 1 and params["contrast"] != 1:
+                ops.append([CONTRAST, params["contrast"]])
+            elif i == 2 and params["saturation"] != 1 and channels == 3:
+                ops.append([SATURATE, params["saturation"], 1.0 - params["saturation"]])
+            elif i == 3 and params["hue"] != 0 and channels == 3:
+                ops.append([HUE, params["hue"]])
+        return ops
+
+    def config(self):
+        return {"brightness": list(self.brightness), "contrast": list(self.contrast),
+                "saturation": list(self.saturation), "hue": list(self.hue)}
+
+
+class HueSaturationValue(ColourTransform):
+    """albumentations' HueSaturationValue: shifts drawn from each limit (``x`` means (-x, x)),
+    added in OpenCV's 8-bit HSV: the hue in its units (180 a turn, modulo 180, truncated as
+    albumentations' table), the saturation and value in levels (each shift truncated to a whole
+    level; a gray pixel's saturation stays 0). Float images go through levels of 255 (rounded
+    in and out), as albumentations does; a 1-channel image gets the value shift only.
+
+    Example:
+        >>> t = HueSaturationValue(hue_shift_limit=10, sat_shift_limit=(-20, 20), p=1)
+        >>> t.colour_ops({"hue_shift": 4.5, "sat_shift": -7.8, "val_shift": 2.2}, 3, 255.0)
+        [[10, 4.5, -7.0, 2.0]]
+    """
+
+    def __init__(self, hue_shift_limit: Any = (-20, 20), sat_shift_limit: Any = (-30, 30),
+                 val_shift_limit: Any = (-20, 20), p: float = 0.5) -> None:
+        super().__init__(p)
+        self.hue_shift_limit = _signed(hue_shift_limit, "hue_shift_limit")
+        self.sat_shift_limit = _signed(sat_shift_limit, "sat_shift_limit")
+        self.val_shift_limit = _signed(val_shift_limit, "val_shift_limit")
+
+    def _ranges(self) -> list[tuple[float, float]]:
+        return [self.hue_shift_limit, self.sat_shift_limit, self.val_shift_limit]
+
+    def draw(self, rng, size):
+        h, s, v = (float(rng.uniform(lo, hi)) for lo, hi in self._ranges())
+        return {"hue_shift": h, "sat_shift": s, "val_shift": v}
+
+    def draw_lanes(self, lanes, sizes):
+        f = np.stack([lanes.uniform(lo, hi) for lo, hi in self._ranges()], 1).tolist()
+        return [{"hue_shift": h, "sat_shift": s, "val_shift": v} for h, s, v in f]
+
+    def colour_ops(self, params, channels, peak):
+        _one_or_three("HueSaturationValue", channels)
+        _eight_bit("HueSaturationValue", peak)
+        h, s, v = params["hue_shift"], params["sat_shift"], params["val_shift"]
+        if channels == 1:
+            h = s = 0.0
+        if h == 0 and s == 0 and v == 0:
+            return []
+        return [[HSV, h, float(math.trunc(s)), float(math.trunc(v))]]
+
+    def config(self):
+        return {"hue_shift_limit": list(self.hue_shift_limit),
+                "sat_shift_limit": list(self.sat_shift_limit),
+                "val_shift_limit": list(self.val_shift_limit)}
 
 
 def colour_program(pipe: Transform, plist: list[dict], channels: int,

@@ -66,11 +66,11 @@ def warp_by(image: Any, matrix: Any, size: Any = None, sampling: Sampling = LINE
     x, layout_key, extra = src.operand(regions)
     rt = pick_runtime(queue, x)
     items = src.B if src_index is None else len(src_index)
-    ops = 0 if colour is None else _colour_ops(colour, items, src.dt)
+    passes = [] if colour is None else colour_passes(_colour_ops(colour, items, src.dt))
     spec = WarpSpec(shape, items, wo, ho, len(ss) > 1,
                     src_index is not None, sampling.mode, sampling.pad, max(ss) > 1,
                     None if y_dtype is None else str(y_dtype), y_chw, ragged, kind,
-                    blocks(coords), ops > 0)
+                    blocks(coords), bool(passes), len(passes) - 1 if passes else 0)
     finite_affine, tw_log2, pf = _work_split(kind, inv, wo, ho)
     plan = PLANS.get((rt, layout_key, wants_device_result(x), spec, tw_log2),
                      lambda: warp_plan(rt, x, spec, tw_log2))
@@ -83,9 +83,9 @@ def warp_by(image: Any, matrix: Any, size: Any = None, sampling: Sampling = LINE
     if src_index is not None:
         values["index"] = cl.Buffer(rt.context, ro,
                                     hostbuf=np.ascontiguousarray(src_index, np.int32))
-    if ops:
-        values["COL"] = cl.Buffer(rt.context, ro, hostbuf=colour)
-        values["ncol"] = int32(ops)
+    for k, prog in enumerate(passes):  # the warp's operations, then each colour pass's
+        values[f"COL{k or ''}"] = cl.Buffer(rt.context, ro, hostbuf=prog)
+        values[f"ncol{k or ''}"] = int32(prog.shape[1] // COLOUR_WORDS)
     if ragged:
         check_allocation(rt, x.nbytes, "the packed images")
         values["rag"] = cl.Buffer(rt.context, ro, hostbuf=src.rag)
@@ -120,9 +120,36 @@ def colour_peak(dtype: Any) -> float:
     return COLOUR_PEAKS[dt]
 
 
-def _colour_ops(colour: np.ndarray, items: int, dt: np.dtype) -> int:
-    """The colour operations per item of ``colour`` (checked: a C-contiguous float32
-    (items, k * COLOUR_WORDS) array, k >= 1, for an image dtype of COLOUR_PEAKS)."""
+#: colour operations that need the whole image as they find it (kernels_cl/colour.h: the
+#: contrast on the gray mean, the shift by the mean): each starts a pass of
+#: kernels_cl/colour_pass.cl after the warp
+COLOUR_WHOLE = (7, 11)
+
+
+def colour_passes(colour: np.ndarray) -> list[np.ndarray]:
+    """Each item's operations (``colour``, (items, k * COLOUR_WORDS)) split into the warp's own
+    and those of each colour pass after it (one pass per operation of COLOUR_WHOLE, which starts
+    it): a list of (items, k_i * COLOUR_WORDS) float32 arrays, each item's list ending early
+    with code 0."""
+    n, k = colour.shape[0], colour.shape[1] // COLOUR_WORDS
+    ops = colour.reshape(n, k, COLOUR_WORDS)
+    codes = ops[:, :, 0]
+    live = np.cumprod(codes != 0, axis=1).astype(bool)  # code 0 ends a list
+    seg = np.cumsum(np.isin(codes, COLOUR_WHOLE) & live, axis=1)
+    out = []
+    for s in range(int(seg.max()) + 1):
+        take = live & (seg == s)
+        m = max(int(take.sum(1).max()), 1)
+        order = np.argsort(~take, axis=1, kind="stable")[:, :m]  # each item's, to the front
+        part = np.take_along_axis(ops, order[:, :, None], 1)
+        part[~np.take_along_axis(take, order, 1)] = 0
+        out.append(np.ascontiguousarray(part.reshape(n, m * COLOUR_WORDS), np.float32))
+    return out
+
+
+def _colour_ops(colour: np.ndarray, items: int, dt: np.dtype) -> np.ndarray:
+    """``colour`` checked: a C-contiguous float32 (items, k * COLOUR_WORDS) array, k >= 1,
+    for an image dtype of COLOUR_PEAKS."""
     colour_peak(dt)
     if not (isinstance(colour, np.ndarray) and colour.dtype == np.float32 and colour.ndim == 2
             and colour.flags.c_contiguous and colour.shape[0] == items
@@ -130,7 +157,7 @@ def _colour_ops(colour: np.ndarray, items: int, dt: np.dtype) -> int:
         raise ValueError(f"colour must be a C-contiguous float32 array ({items}, k * "
                          f"{COLOUR_WORDS}), got {getattr(colour, 'dtype', type(colour))} "
                          f"{getattr(colour, 'shape', '')}")
-    return colour.shape[1] // COLOUR_WORDS
+    return colour
 
 
 def _not_into() -> None:

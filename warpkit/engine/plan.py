@@ -15,7 +15,7 @@ import pyopencl as cl
 from .._dtypes import VALUE_TYPES
 from .._images import shape_hwc
 from .._memory import Operand, check_allocation, device_layout, round_up, wants_device_result
-from .._op import Arg, Launch, Plan, Variant
+from .._op import Arg, Launch, Plan, Scratch, Variant
 from ..runtime import PlanCache, Runtime, vec4
 from .coords import COORD_AXES, COORD_FIELD, COORD_MAP, COORD_MATRIX
 from .output import FLOAT_OUT
@@ -39,6 +39,7 @@ class WarpSpec:
     coord: int = COORD_MATRIX  # where source positions come from (Coords)
     blocks: int = 1  # warp_v's blocks of 8 pixels per work-item (blocks)
     colour: bool = False  # colour operations per item (kernels_cl/colour.h)
+    colour_passes: int = 0  # colour passes after the warp (kernels_cl/colour_pass.cl)
 
 
 PLANS = PlanCache()
@@ -107,8 +108,10 @@ def warp_plan(rt: Runtime, src: Operand, w: WarpSpec, tw_log2: int) -> Plan:
         extent = x_off + sum((d - 1) * v for d, v in zip(src.shape, st) if v > 0) + 1
     defines = {"MODE": w.mode, **VALUE_TYPES[dt].defines("X"), "RAGGED": int(w.ragged),
                "COORD": w.coord}
-    if w.y_dtype is not None:
-        defines.update(Y_NORM=1, Y_CHW=int(w.y_chw), Y_HALF=FLOAT_OUT[ydt])
+    store = {} if w.y_dtype is None else \
+        {"Y_NORM": 1, "Y_CHW": int(w.y_chw), "Y_HALF": FLOAT_OUT[ydt]}
+    if not w.colour_passes:  # else the warp stores the image as it is, the last pass the result
+        defines.update(store)
     if w.colour:
         defines["COLOUR"] = 1
     common = (Arg("X"), np.int64(x_off), *(np.int64(v) for v in strides), np.int32(H),
@@ -122,6 +125,7 @@ def warp_plan(rt: Runtime, src: Operand, w: WarpSpec, tw_log2: int) -> Plan:
                COORD_AXES: (Arg("AX"), Arg("ax_item"))}[w.coord]
     if w.colour:  # each item's colour operations and their count (kernels_cl/colour.h)
         ragged += (Arg("COL"), Arg("ncol"))
+    y_arg = "S0" if w.colour_passes else "Y"
     span = sum((d - 1) * abs(v) for d, v in zip((H, W, C), strides[1:]))  # one image
     # (packed images: warp_batch checks each one's span, and that the buffer holds a word)
     if (not w.supersample and dt in (np.dtype(np.uint8), np.dtype(np.float32))
@@ -140,7 +144,7 @@ def warp_plan(rt: Runtime, src: Operand, w: WarpSpec, tw_log2: int) -> Plan:
         blocks = -(-w.wo // (8 * w.blocks))  # work-items along a row
         tiles_x, th = -(-blocks >> tw_log2), 64 >> tw_log2
         last_word = Arg("last_word") if w.ragged else np.int64(extent - 4)
-        args = (*common, *indexing, last_word, Arg("Y"), np.int32(w.ho),
+        args = (*common, *indexing, last_word, Arg(y_arg), np.int32(w.ho),
                 np.int32(w.wo), np.int32(w.pad), Arg("fill"), Arg("affine"), interior,
                 np.int32(tw_log2), Arg("pf"), Arg("yscale"), Arg("ybias"), *ragged)
         gsize = (tiles_x * 64, -(-w.ho // th), w.items)
@@ -149,8 +153,42 @@ def warp_plan(rt: Runtime, src: Operand, w: WarpSpec, tw_log2: int) -> Plan:
         # has it (nearest without supersampling copies pixels, exact everywhere)
         acc_double = int(dt == np.dtype(np.int32) and rt.fp64)
         variant = Variant.of("warp.cl", "warp", **defines, ACC_DOUBLE=acc_double)
-        args = (*common, np.int32(C), *indexing, Arg("Y"), np.int32(w.ho), np.int32(w.wo),
+        args = (*common, np.int32(C), *indexing, Arg(y_arg), np.int32(w.ho), np.int32(w.wo),
                 np.int32(w.pad), Arg("fill"), Arg("ifill"), Arg("ss"), Arg("yscale"),
                 Arg("ybias"), *ragged)
         gsize = (round_up(w.wo, 64), w.ho, w.items)
-    return Plan(rt, w.out_shape, ydt, on_device, (Launch(variant, args, gsize, (64, 1, 1)),))
+    warp = Launch(variant, args, gsize, (64, 1, 1))
+    if not w.colour_passes:
+        return Plan(rt, w.out_shape, ydt, on_device, (warp,))
+    launches, scratch = _colour_passes(w, dt, C, store)
+    return Plan(rt, w.out_shape, ydt, on_device, (warp, *launches), scratch)
+
+
+#: colour_mean's work-groups per item: row bands summed side by side (a single image's pass
+#: spreads over the cores)
+MEAN_BANDS = 16
+
+
+def _colour_passes(w: WarpSpec, dt: np.dtype, C: int, store: dict) -> tuple[tuple, tuple]:
+    """The launches and scratch buffers of the colour passes after a warp (colour_pass.cl):
+    the warp's image in S0, each pass reading the last one's image (S0, S1, S0, ...) and
+    writing the next, the last one the result."""
+    bands = min(MEAN_BANDS, w.ho)
+    image = w.items * w.ho * w.wo * C * dt.itemsize
+    scratch = (Scratch("S0", image), Scratch("P", w.items * bands * 8))
+    if w.colour_passes > 1:
+        scratch += (Scratch("S1", image),)
+    dims = (np.int32(w.ho), np.int32(w.wo), np.int32(C))
+    launches = []
+    for k in range(1, w.colour_passes + 1):
+        src = f"S{(k - 1) % 2}"
+        last = k == w.colour_passes
+        defines = {**VALUE_TYPES[dt].defines("X"), **(store if last else {})}
+        mean = Variant.of("colour_pass.cl", "colour_mean", **defines)
+        apply = Variant.of("colour_pass.cl", "colour_apply", **defines)
+        launches += [Launch(mean, (Arg(src), *dims, Arg("P")), (64, bands, w.items), (64, 1, 1)),
+                     Launch(apply, (Arg(src), *dims, Arg("P"), np.int32(bands),
+                                    Arg("Y" if last else f"S{k % 2}"), Arg("yscale"),
+                                    Arg("ybias"), Arg(f"COL{k}"), Arg(f"ncol{k}")),
+                            (round_up(w.wo, 64), w.ho, w.items), (64, 1, 1))]
+    return tuple(launches), scratch
