@@ -12,7 +12,7 @@ import numpy as np
 import typer
 
 from warpkit._options import INTERPOLATIONS, PADDINGS, Sampling
-from warpkit.augment import Compose, RandomAffine
+from warpkit.augment import Compose, RandomAffine, from_albumentations
 from warpkit.fileio import (DEFAULT_MAX_PIXELS, CocoSet, UserError, check_side_outputs,
                             expand_inputs, parse_size, read_json, save_json_atomic,
                             set_max_pixels)
@@ -244,7 +244,8 @@ def augment(
         None, help="Also write a JSON file: each output's source file and 3x3 "
                    "destination-from-source matrix (to move annotations with it)."),
     pipeline: Optional[Path] = typer.Option(
-        None, help="A JSON pipeline (warpkit.augment's Compose.to_dict) to run instead of the "
+        None, help="A JSON pipeline (warpkit.augment's Compose.to_dict, or albumentations' "
+                   "A.save / A.to_dict, converted by from_albumentations) to run instead of the "
                    "random affine options; its own interpolation, padding, fill and antialias "
                    "apply (those options are refused beside it)."),
     annotations: Optional[Path] = typer.Option(
@@ -357,11 +358,13 @@ def _check_augment_outputs(files, todo, output, pipeline, annotations, matrices,
                        {d.resolve() for _, ds in todo for d in ds}, overwrite)
 
 def _load_pipeline(path: Path):
-    """A serialised pipeline (JSON of Compose.to_dict) that writes image files, or a one-line
-    error."""
+    """A serialised pipeline (JSON of Compose.to_dict, or of albumentations' A.save) that writes
+    image files, or a one-line error."""
     data = read_json(path, "--pipeline")
+    albumentations = isinstance(data, dict) and (
+        "__version__" in data or "__class_fullname__" in data.get("transform", data))
     try:
-        aug = Compose.from_dict(data)
+        aug = from_albumentations(data) if albumentations else Compose.from_dict(data)
     except (ValueError, TypeError) as e:
         raise UserError(f"--pipeline {path}: {message(e)}") from None
     except RecursionError:
@@ -376,6 +379,8 @@ def _load_pipeline(path: Path):
         tensor["layout"] = aug.layout
     if tensor:
         given = ", ".join(f"{k}={v!r}" for k, v in tensor.items())
+        what = "Normalize and ToTensorV2" if albumentations else \
+            "output_dtype, mean, std and layout"
         raise UserError(f"--pipeline {path}: {given} make a model's tensor; the command writes "
-                        "image files: leave output_dtype, mean, std and layout unset")
+                        f"image files: leave {what} out")
     return aug

@@ -22,6 +22,7 @@ Example:
 """
 
 from ._affine import RandomAffine
+from ._albumentations import from_albumentations
 from ._nonlinear import (ElasticTransform, GridDistortion, OpticalDistortion, PiecewiseAffine,
                          ThinPlateSpline)
 from ._base import OneOf, Transform
@@ -36,7 +37,7 @@ from ._transforms import (CenterCrop, Pad, RandomCrop, RandomHorizontalFlip, Ran
                           Resize)
 
 __all__ = ["batches", "CenterCrop", "ChannelShuffle", "collate", "ColorJitter", "Compose",
-           "ElasticTransform", "EpochSampler", "GridDistortion", "HueSaturationValue",
+           "ElasticTransform", "EpochSampler", "from_albumentations", "GridDistortion", "HueSaturationValue",
            "InvertImg", "OneOf", "OpticalDistortion", "Pad", "PiecewiseAffine", "Posterize",
            "RandomAffine", "RandomBrightnessContrast", "RandomCrop", "RandomGamma",
            "RandomHorizontalFlip", "RandomPerspective", "RandomResizedCrop", "RandomRotate90",

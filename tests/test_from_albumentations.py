@@ -1,0 +1,166 @@
+"""from_albumentations (warpkit.augment._albumentations): albumentations 2.0.8 pipelines, their
+to_dict() and their saved JSON become warpkit pipelines of the same transforms and parameters
+(checked against albumentations itself on the same photos), or are refused by name; the CLI's
+--pipeline takes such a file."""
+
+from __future__ import annotations
+
+import json
+import os
+import warnings
+
+import numpy as np
+import pytest
+from PIL import Image
+from typer.testing import CliRunner
+
+from warpkit import augment as W
+from warpkit.cli.app import app
+
+os.environ.setdefault("NO_ALBUMENTATIONS_UPDATE", "1")
+with warnings.catch_warnings():
+    warnings.simplefilter("ignore")
+    import albumentations as A
+    from albumentations.pytorch import ToTensorV2
+    import skimage.data
+
+PHOTO = skimage.data.coffee()
+
+
+def _quiet(fn, *a, **k):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return fn(*a, **k)
+
+
+def test_a_classification_recipe_ports_with_its_parameters(queue, tmp_path):
+    recipe = _quiet(A.Compose, [
+        A.RandomResizedCrop(size=(224, 160), scale=(0.3, 1.0)), A.HorizontalFlip(p=0.5),
+        A.OneOf([A.ColorJitter(0.4, 0.4, 0.4, 0.1, p=1), A.ToGray(p=0.5)], p=0.8),
+        A.HueSaturationValue(10, 15, 10, p=0.3), A.RGBShift(p=0.2),
+        A.Normalize(mean=(0.5, 0.4, 0.3), std=(0.2, 0.25, 0.3)), ToTensorV2()],
+        bbox_params=A.BboxParams(format="coco", label_fields=["labels"], min_visibility=0.2,
+                                 min_area=4), seed=1)
+    got = W.from_albumentations(recipe)
+    names = [type(t).__name__ for t in got.transforms]
+    assert names == ["RandomResizedCrop", "RandomHorizontalFlip", "OneOf",
+                     "HueSaturationValue", "RGBShift"]
+    crop, flip, one, hsv, _ = got.transforms
+    assert crop.size == (160, 224) and crop.scale == (0.3, 1.0)  # (height, width) -> (w, h)
+    assert flip.p == 0.5 and one.p == 0.8
+    jitter, gray = one.transforms
+    assert (jitter.brightness, jitter.hue, jitter.p) == ((0.6, 1.4), (-0.1, 0.1), 1)
+    assert gray.p == 0.5 and hsv.hue_shift_limit == (-10, 10) and hsv.p == 0.3
+    assert (got.output_dtype, got.mean, got.std, got.layout) == \
+        ("float32", [0.5, 0.4, 0.3], [0.2, 0.25, 0.3], "CHW")
+    assert (got.box_format, got.min_visibility, got.min_area) == ("coco", 0.2, 4)
+    # the same from to_dict() and from the JSON albumentations saves
+    _quiet(A.save, recipe, str(tmp_path / "a.json"))
+    for form in (_quiet(A.to_dict, recipe), str(tmp_path / "a.json"), tmp_path / "a.json"):
+        assert W.from_albumentations(form).to_dict() == got.to_dict()
+    out = got(image=PHOTO, boxes=[[10, 20, 200, 150]], labels=[3], seed=0, queue=queue)
+    assert out["image"].shape == (3, 224, 160) and out["image"].dtype == np.float32
+
+
+PORTED = [A.ColorJitter((1.2, 1.2), (0.7, 0.7), (1.3, 1.3), (0.05, 0.05), p=1),
+          A.HueSaturationValue((12, 12), (-20, -20), (8, 8), p=1),
+          A.RandomBrightnessContrast((0.1, 0.1), (0.2, 0.2), p=1),
+          A.RandomGamma((120, 120), p=1), A.ToGray(p=1), A.RGBShift((9, 9), (-4, -4), (0, 0), p=1),
+          A.InvertImg(p=1), A.Solarize((0.6, 0.6), p=1), A.Posterize(5, p=1),
+          A.HorizontalFlip(p=1), A.VerticalFlip(p=1), A.Resize(150, 210),
+          A.CenterCrop(100, 200)]
+
+
+@pytest.mark.parametrize("theirs", PORTED, ids=lambda t: type(t).__name__)
+def test_each_ported_transform_gives_albumentations_result(theirs, queue):
+    """Deterministic parameters: the port's output is albumentations' within 1 level (2 on 1%
+    through OpenCV's 8-bit HSV), ColorJitter's order replayed."""
+    ours = W.from_albumentations(_quiet(A.Compose, [theirs]))
+    out = ours(image=PHOTO, seed=0, queue=queue)
+    if isinstance(theirs, A.ColorJitter):
+        p = out["params"]["steps"][0]
+        theirs = A.ColorJitter(p=1)
+        theirs.get_params = lambda: {k: p[k] for k in ("brightness", "contrast", "saturation",
+                                                      "hue", "order")}
+    want = _quiet(A.Compose([theirs]), image=PHOTO)["image"]
+    assert out["image"].shape == want.shape
+    diff = np.abs(out["image"].astype(int) - want)
+    assert (diff > 2).mean() < 0.01 and diff.max() <= 8
+    if not isinstance(theirs, (A.ColorJitter, A.HueSaturationValue, A.Resize)):
+        assert diff.max() <= 1
+
+
+@pytest.mark.parametrize("transforms,kw,pattern", [
+    ([A.Blur(p=1)], {}, r"albumentations' Blur has no warpkit equivalent yet; supported: "
+                        r"CenterCrop, ChannelShuffle, ColorJitter, .*VerticalFlip"),
+    ([A.OneOf([A.HorizontalFlip(), A.MedianBlur()])], {}, r"MedianBlur has no warpkit"),
+    ([A.RandomResizedCrop(size=(32, 32), interpolation=3)], {},
+     r"RandomResizedCrop\(interpolation=3\) is not supported: warpkit takes 0 \(nearest\)"),
+    ([A.Resize(40, 40, interpolation=2), A.RandomResizedCrop(size=(32, 32))], {},
+     r"RandomResizedCrop sets interpolation='linear' but Resize sets interpolation='cubic'"),
+    ([A.RandomResizedCrop(size=(32, 32), mask_interpolation=1)], {},
+     r"mask_interpolation=1\) is not supported"),
+    ([A.ElasticTransform(border_mode=3)], {}, r"border_mode=3\) is not supported"),
+    ([A.RandomCrop(40, 40, pad_if_needed=True)], {}, r"RandomCrop\(pad_if_needed=True\)"),
+    ([A.RandomBrightnessContrast(ensure_safe_range=True)], {}, r"ensure_safe_range=True"),
+    ([A.Normalize(max_pixel_value=1.0)], {}, r"Normalize\(max_pixel_value=1.0\) is not "
+                                            r"supported: warpkit takes max_pixel_value=255.0"),
+    ([A.Normalize(normalization="image")], {}, r"normalization='image'"),
+    ([A.Normalize(), A.HorizontalFlip()], {}, r"HorizontalFlip after Normalize"),
+    ([A.HorizontalFlip()], {"bbox_params": A.BboxParams(format="pascal_voc", clip=True)},
+     r"BboxParams\(clip=True\) is not supported"),
+    ([A.HorizontalFlip()], {"bbox_params": A.BboxParams(format="pascal_voc",
+                                                        label_fields=["a", "b"])},
+     r"one label field"),
+    ([A.HorizontalFlip()], {"keypoint_params": A.KeypointParams(format="xyas")},
+     r"KeypointParams\(format='xyas'\) is not supported"),
+    ([A.HorizontalFlip()], {"additional_targets": {"image2": "image"}},
+     r"additional_targets=...\) is not supported yet"),
+], ids=lambda v: v if isinstance(v, str) and len(v) < 3 else None)
+def test_refused_by_name(transforms, kw, pattern):
+    with pytest.raises(ValueError, match=pattern):
+        W.from_albumentations(_quiet(A.Compose, transforms, **kw))
+
+
+def test_unknown_parameters_and_inputs_are_refused():
+    d = _quiet(A.to_dict, _quiet(A.Compose, [A.HorizontalFlip()]))
+    d["transform"]["transforms"][0]["flavour"] = 1
+    with pytest.raises(ValueError, match="HorizontalFlip: parameters warpkit does not know: "
+                                         "flavour"):
+        W.from_albumentations(d)
+    with pytest.raises(TypeError, match="takes an albumentations Compose.*got int"):
+        W.from_albumentations(3)
+    with pytest.raises(ValueError, match="takes a Compose, got 'HorizontalFlip'"):
+        W.from_albumentations({"__class_fullname__": "HorizontalFlip", "p": 1})
+
+
+def _read(path) -> np.ndarray:
+    with Image.open(path) as im:
+        return np.asarray(im)
+
+
+def test_the_cli_takes_an_albumentations_file(tmp_path):
+    Image.fromarray(PHOTO[:200, :300]).save(tmp_path / "a.png")
+    _quiet(A.save, _quiet(A.Compose, [A.HorizontalFlip(p=1), A.ColorJitter(p=1),
+                                      A.CenterCrop(100, 120)]), str(tmp_path / "aug.json"))
+    runner = CliRunner()
+    r = runner.invoke(app, ["augment", str(tmp_path / "a.png"), "-o", str(tmp_path / "out"),
+                            "--copies", "2", "--seed", "3", "--pipeline",
+                            str(tmp_path / "aug.json")])
+    assert r.exit_code == 0, r.output
+    outs = sorted((tmp_path / "out").iterdir())
+    a, b = (_read(p) for p in outs)
+    assert len(outs) == 2 and a.shape == (100, 120, 3)
+    assert not np.array_equal(a, b)  # each copy its own jitter
+    spec = json.loads((tmp_path / "aug.json").read_text())
+    spec["transform"]["transforms"].append({"__class_fullname__": "Normalize"})
+    (tmp_path / "n.json").write_text(json.dumps(spec))
+    r = runner.invoke(app, ["augment", str(tmp_path / "a.png"), "-o", str(tmp_path / "o2"),
+                            "--pipeline", str(tmp_path / "n.json")])
+    assert r.exit_code == 1 and "Traceback" not in r.output
+    assert "leave Normalize and ToTensorV2 out" in r.output and len(r.output.strip().splitlines()) == 1
+    spec["transform"]["transforms"][-1] = {"__class_fullname__": "MotionBlur"}
+    (tmp_path / "m.json").write_text(json.dumps(spec))
+    r = runner.invoke(app, ["augment", str(tmp_path / "a.png"), "-o", str(tmp_path / "o3"),
+                            "--pipeline", str(tmp_path / "m.json")])
+    assert r.exit_code == 1 and "MotionBlur has no warpkit equivalent" in r.output

@@ -1,0 +1,371 @@
+"""A one-line port from albumentations: :func:`from_albumentations` turns an albumentations 2.0.8
+pipeline (a ``Compose``, the dict of ``A.to_dict``, or the JSON file of ``A.save``) into a
+warpkit :class:`Compose` of the same transforms.
+
+Every transform and parameter is taken as albumentations gives it or refused by name: a
+transform warpkit does not have raises a ``ValueError`` that names it and lists what is
+supported; a parameter warpkit cannot honour (a value other than the one warpkit implements)
+raises one that names the transform, the parameter and the value. Nothing is dropped silently.
+
+Pipeline-wide settings in warpkit are per transform in albumentations: the interpolation, the
+border mode and fill of the geometric transforms (one resampling: they must agree), and
+``Normalize`` (the model's input, made in the same store: the last transform, or before
+``ToTensorV2``, which makes the layout channels-first; the result stays a numpy array).
+
+Example:
+    >>> import albumentations as A                                       # doctest: +SKIP
+    >>> from warpkit.augment import from_albumentations
+    >>> aug = from_albumentations(A.Compose([A.HorizontalFlip(), A.ColorJitter(p=0.8)]))  # doctest: +SKIP
+    >>> [type(t).__name__ for t in aug.transforms]                           # doctest: +SKIP
+    ['RandomHorizontalFlip', 'ColorJitter']
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+from typing import Any, Callable
+
+from . import _colour as C
+from . import _nonlinear as N
+from . import _transforms as T
+from ._base import OneOf, Transform
+from ._compose import Compose
+
+__all__ = ["from_albumentations", "SUPPORTED"]
+
+#: OpenCV's interpolation codes, as albumentations stores them
+_INTERPOLATIONS = {0: "nearest", 1: "linear", 2: "cubic"}
+#: OpenCV's border modes (BORDER_WRAP has no warpkit padding)
+_BORDERS = {0: "constant", 1: "border", 2: "reflection", 4: "reflect_101"}
+#: albumentations' box formats -> warpkit's
+_BOX_FORMATS = {"pascal_voc": "pascal_voc", "coco": "coco", "yolo": "yolo"}
+
+
+class _Args:
+    """One albumentations transform's parameters, taken one by one; what is left at the end is
+    refused by name."""
+
+    def __init__(self, name: str, d: dict) -> None:
+        self.name = name
+        self.d = {k: v for k, v in d.items() if k not in ("__class_fullname__", "strict")}
+
+    def take(self, key: str, default: Any = None) -> Any:
+        return self.d.pop(key, default)
+
+    def only(self, key: str, *allowed: Any, why: str = "") -> Any:
+        """The parameter, refused unless it is one of ``allowed`` (absent: the first)."""
+        value = self.d.pop(key, allowed[0])
+        if not any(_same(value, a) for a in allowed):
+            want = " or ".join(repr(a) for a in allowed)
+            raise ValueError(f"{self.name}({key}={value!r}) is not supported: warpkit takes "
+                             f"{key}={want}{why}")
+        return value
+
+    def done(self) -> None:
+        if self.d:
+            raise ValueError(f"{self.name}: parameters warpkit does not know: "
+                             f"{', '.join(sorted(self.d))}")
+
+
+def _same(a: Any, b: Any) -> bool:
+    if isinstance(a, (list, tuple)) and isinstance(b, (list, tuple)):
+        return len(a) == len(b) and all(_same(x, y) for x, y in zip(a, b))
+    if isinstance(a, (int, float)) and isinstance(b, (int, float)) and \
+            not isinstance(a, bool) and not isinstance(b, bool):
+        return math.isclose(a, b, rel_tol=1e-12, abs_tol=1e-12)
+    return a == b
+
+
+class _Pipeline:
+    """The pipeline-wide settings gathered from the transforms (they must agree)."""
+
+    def __init__(self) -> None:
+        self.settings: dict[str, tuple[Any, str]] = {}
+        self.model: dict[str, Any] = {}
+
+    def setting(self, key: str, value: Any, who: str) -> None:
+        if key in self.settings and not _same(self.settings[key][0], value):
+            old, by = self.settings[key]
+            raise ValueError(f"{who} sets {key}={value!r} but {by} sets {key}={old!r}: a "
+                             f"warpkit pipeline resamples once, with one {key}")
+        self.settings[key] = (value, who)
+
+    def resampling(self, a: _Args, mask: bool = True, border: bool = True) -> None:
+        """A geometric transform's interpolation, mask interpolation, border mode and fills."""
+        code = a.take("interpolation", 1)
+        if code not in _INTERPOLATIONS:
+            raise ValueError(f"{a.name}(interpolation={code!r}) is not supported: warpkit "
+                             f"takes 0 (nearest), 1 (linear) or 2 (cubic)")
+        self.setting("interpolation", _INTERPOLATIONS[code], a.name)
+        if mask:
+            a.only("mask_interpolation", 0, why=" (masks are resampled nearest)")
+        if border:
+            mode = a.take("border_mode", 0)
+            if mode not in _BORDERS:
+                raise ValueError(f"{a.name}(border_mode={mode!r}) is not supported: warpkit "
+                                 f"takes 0 (constant), 1 (replicate), 2 (reflect) or 4 "
+                                 f"(reflect_101)")
+            self.setting("padding", _BORDERS[mode], a.name)
+            fill = a.take("fill", 0.0)
+            fill_mask = a.take("fill_mask", 0.0)
+            if mode == 0:
+                self.setting("fill", fill, a.name)
+                self.setting("mask_fill", fill_mask, a.name)
+
+
+def _colour(cls: type, *keys: str) -> Callable[[_Args, _Pipeline], Transform]:
+    """A colour transform whose parameters are albumentations' own."""
+    def build(a: _Args, pipe: _Pipeline) -> Transform:
+        return cls(**{k: a.take(k) for k in keys if k in a.d}, p=a.take("p", 0.5))
+    return build
+
+
+def _rgb_shift(a: _Args, pipe: _Pipeline) -> Transform:
+    # albumentations 2 makes RGBShift an additive noise, constant over the image, uniform
+    a.only("noise_type", "uniform")
+    a.only("spatial_mode", "constant", why=" (one shift per channel)")
+    a.take("noise_params")  # made from the limits
+    a.take("approximation")  # no effect on a constant shift
+    return _colour(C.RGBShift, "r_shift_limit", "g_shift_limit", "b_shift_limit")(a, pipe)
+
+
+def _keypoints_exact(a: _Args) -> None:
+    """albumentations' keypoint_remapping_method: warpkit moves keypoints through the field's
+    exact inverse, which both of its methods approximate."""
+    a.only("keypoint_remapping_method", "mask", "direct")
+
+
+def _flip(cls: type) -> Callable[[_Args, _Pipeline], Transform]:
+    return lambda a, pipe: cls(p=a.take("p", 0.5))
+
+
+def _hw(a: _Args, key: str = "size") -> tuple[int, int]:
+    """albumentations' (height, width) as warpkit's (width, height)."""
+    if key == "size":
+        h, w = a.take("size")
+    else:
+        h, w = a.take("height"), a.take("width")
+    return int(w), int(h)
+
+
+def _random_resized_crop(a: _Args, pipe: _Pipeline) -> Transform:
+    pipe.resampling(a, border=False)
+    a.only("area_for_downscale", None, why=" (antialias=True on the Compose shrinks smoothly)")
+    return T.RandomResizedCrop(_hw(a), scale=a.take("scale", (0.08, 1.0)),
+                               ratio=a.take("ratio", (0.75, 4 / 3)), p=a.take("p", 1.0))
+
+
+def _resize(a: _Args, pipe: _Pipeline) -> Transform:
+    pipe.resampling(a, border=False)
+    a.only("area_for_downscale", None, why=" (antialias=True on the Compose shrinks smoothly)")
+    return T.Resize(_hw(a, "height"), p=a.take("p", 1.0))
+
+
+def _crop(cls: type) -> Callable[[_Args, _Pipeline], Transform]:
+    def build(a: _Args, pipe: _Pipeline) -> Transform:
+        a.only("pad_if_needed", False, why=" (a crop larger than the image reads the padding)")
+        for k in ("pad_position", "border_mode", "fill", "fill_mask"):  # for pad_if_needed
+            a.take(k)
+        return cls(_hw(a, "height"), p=a.take("p", 1.0))
+    return build
+
+
+def _rotate90(a: _Args, pipe: _Pipeline) -> Transform:
+    return T.RandomRotate90(p=a.take("p", 0.5))
+
+
+def _elastic(a: _Args, pipe: _Pipeline) -> Transform:
+    pipe.resampling(a)
+    _keypoints_exact(a)
+    a.only("approximate", False, True)
+    return N.ElasticTransform(alpha=a.take("alpha", 1.0), sigma=a.take("sigma", 50.0),
+                              same_dxdy=a.take("same_dxdy", False),
+                              noise_distribution=a.take("noise_distribution", "gaussian"),
+                              p=a.take("p", 0.5))
+
+
+def _grid_distortion(a: _Args, pipe: _Pipeline) -> Transform:
+    pipe.resampling(a)
+    _keypoints_exact(a)
+    return N.GridDistortion(num_steps=a.take("num_steps", 5),
+                            distort_limit=a.take("distort_limit", (-0.3, 0.3)),
+                            normalized=a.take("normalized", True), p=a.take("p", 0.5))
+
+
+def _optical_distortion(a: _Args, pipe: _Pipeline) -> Transform:
+    pipe.resampling(a)
+    _keypoints_exact(a)
+    a.only("mode", "camera", why=" (OpenCV's camera model)")
+    return N.OpticalDistortion(distort_limit=a.take("distort_limit", (-0.05, 0.05)),
+                               p=a.take("p", 0.5))
+
+
+def _normalize(a: _Args, pipe: _Pipeline) -> None:
+    a.only("normalization", "standard")
+    a.only("max_pixel_value", 255.0, why=" (uint8 images; float images are taken as [0, 1])")
+    if not _same(a.take("p", 1.0), 1.0):
+        raise ValueError("Normalize(p < 1) is not supported: the model's input is made for "
+                         "every sample")
+    pipe.model.update(output_dtype="float32", mean=list(a.take("mean", (0.485, 0.456, 0.406))),
+                      std=list(a.take("std", (0.229, 0.224, 0.225))))
+
+
+def _to_tensor(a: _Args, pipe: _Pipeline) -> None:
+    a.only("transpose_mask", False, why=" (masks stay (H, W))")
+    a.take("p")
+    pipe.model["layout"] = "CHW"
+
+
+#: albumentations' name -> how to make warpkit's transform (None: a pipeline setting)
+SUPPORTED: dict[str, Callable[[_Args, _Pipeline], Transform | None]] = {
+    "ColorJitter": _colour(C.ColorJitter, "brightness", "contrast", "saturation", "hue"),
+    "HueSaturationValue": _colour(C.HueSaturationValue, "hue_shift_limit", "sat_shift_limit",
+                                  "val_shift_limit"),
+    "RandomBrightnessContrast": _colour(C.RandomBrightnessContrast, "brightness_limit",
+                                        "contrast_limit", "brightness_by_max",
+                                        "ensure_safe_range"),
+    "RandomGamma": _colour(C.RandomGamma, "gamma_limit"),
+    "ToGray": _colour(C.ToGray, "num_output_channels", "method"),
+    "RGBShift": _rgb_shift,
+    "ChannelShuffle": _colour(C.ChannelShuffle),
+    "InvertImg": _colour(C.InvertImg),
+    "Solarize": _colour(C.Solarize, "threshold_range"),
+    "Posterize": _colour(C.Posterize, "num_bits"),
+    "HorizontalFlip": _flip(T.RandomHorizontalFlip),
+    "VerticalFlip": _flip(T.RandomVerticalFlip),
+    "RandomRotate90": _rotate90,
+    "RandomResizedCrop": _random_resized_crop,
+    "Resize": _resize,
+    "CenterCrop": _crop(T.CenterCrop),
+    "RandomCrop": _crop(T.RandomCrop),
+    "ElasticTransform": _elastic,
+    "GridDistortion": _grid_distortion,
+    "OpticalDistortion": _optical_distortion,
+    "Normalize": _normalize,
+    "ToTensorV2": _to_tensor,
+}
+
+
+def from_albumentations(pipeline: Any) -> Compose:
+    """A warpkit :class:`Compose` from an albumentations 2.0.8 pipeline: an ``A.Compose``, the
+    dict of ``A.to_dict`` (or its ``"transform"``), or the path of a JSON file ``A.save``
+    wrote. Refuses, by name, transforms and parameters warpkit cannot honour.
+
+    Example:
+        >>> spec = {"transform": {"__class_fullname__": "Compose", "transforms": [
+        ...     {"__class_fullname__": "HorizontalFlip", "p": 0.5},
+        ...     {"__class_fullname__": "ColorJitter", "brightness": [0.6, 1.4], "p": 0.8}]}}
+        >>> aug = from_albumentations(spec)
+        >>> [type(t).__name__ for t in aug.transforms], aug.transforms[1].brightness
+        (['RandomHorizontalFlip', 'ColorJitter'], (0.6, 1.4))
+    """
+    d = _as_dict(pipeline)
+    d = d.get("transform", d)
+    if d.get("__class_fullname__") != "Compose":
+        raise ValueError(f"from_albumentations takes a Compose, got "
+                         f"{d.get('__class_fullname__', type(pipeline).__name__)!r}")
+    a = _Args("Compose", d)
+    pipe = _Pipeline()
+    transforms = _transforms(a.take("transforms", []), pipe, top=True)
+    kw: dict[str, Any] = {"p": a.take("p", 1.0)}
+    kw.update(_box_params(a.take("bbox_params")))
+    kw.update(_keypoint_params(a.take("keypoint_params")))
+    if a.take("additional_targets") or {}:
+        raise ValueError("Compose(additional_targets=...) is not supported yet: pass each "
+                         "target by warpkit's names (image=, mask=, masks=, boxes=, keypoints=)")
+    for k in ("is_check_shapes", "seed", "save_applied_params", "mask_interpolation",
+              "return_params", "processors", "strict"):
+        a.take(k)
+    a.done()
+    kw.update({k: v for k, (v, _) in pipe.settings.items()})
+    kw.update(pipe.model)
+    return Compose(transforms, **kw)
+
+
+def _as_dict(pipeline: Any) -> dict:
+    if isinstance(pipeline, dict):
+        return pipeline
+    if isinstance(pipeline, (str, os.PathLike)):
+        with open(pipeline, encoding="utf-8") as f:
+            try:
+                return json.load(f)
+            except json.JSONDecodeError as e:
+                raise ValueError(f"{pipeline}: not an albumentations JSON file ({e})") from None
+    if type(pipeline).__module__.startswith("albumentations"):
+        import albumentations as A
+        return A.to_dict(pipeline)
+    raise TypeError(f"from_albumentations takes an albumentations Compose, its to_dict() or the "
+                    f"path of its JSON, got {type(pipeline).__name__}")
+
+
+def _transforms(items: list, pipe: _Pipeline, top: bool) -> list[Transform]:
+    out: list[Transform] = []
+    model_at = None
+    for k, item in enumerate(items):
+        name = item.get("__class_fullname__", "?").rsplit(".", 1)[-1]
+        a = _Args(name, item)
+        if name == "OneOf":
+            inner = _transforms(a.take("transforms", []), pipe, top=False)
+            t = OneOf(inner, p=a.take("p", 0.5))
+        elif name in SUPPORTED:
+            if name in ("Normalize", "ToTensorV2"):
+                if not top:
+                    raise ValueError(f"{name} inside OneOf is not supported: the model's input "
+                                     f"is one for the pipeline")
+                model_at = k if name == "Normalize" else model_at
+            elif model_at is not None:
+                raise ValueError(f"{name} after Normalize is not supported: warpkit makes the "
+                                 f"model's input last, in the same store")
+            t = SUPPORTED[name](a, pipe)
+        else:
+            raise ValueError(f"albumentations' {name} has no warpkit equivalent yet; supported: "
+                             f"{', '.join(sorted([*SUPPORTED, 'OneOf']))}")
+        a.done()
+        if t is not None:
+            out.append(t)
+    return out
+
+
+def _box_params(bp: dict | None) -> dict:
+    if not bp:
+        return {}
+    a = _Args("BboxParams", bp)
+    fmt = a.take("format", "pascal_voc")
+    if fmt not in _BOX_FORMATS:
+        raise ValueError(f"BboxParams(format={fmt!r}) is not supported: warpkit takes "
+                         f"{', '.join(map(repr, _BOX_FORMATS))}")
+    fields = a.take("label_fields") or []
+    if len(fields) > 1:
+        raise ValueError(f"BboxParams(label_fields={fields!r}): warpkit carries one label "
+                         f"field (passed as labels=)")
+    kw = {"box_format": _BOX_FORMATS[fmt], "min_visibility": a.take("min_visibility", 0.0),
+          "min_area": a.take("min_area", 0.0)}
+    a.only("min_width", 0.0)
+    a.only("min_height", 0.0)
+    a.only("clip", False)
+    a.only("max_accept_ratio", None)
+    a.only("filter_invalid_bboxes", False)
+    a.take("check_each_transform")
+    a.done()
+    return kw
+
+
+def _keypoint_params(kp: dict | None) -> dict:
+    if not kp:
+        return {}
+    a = _Args("KeypointParams", kp)
+    fmt = a.take("format", "xy")
+    if fmt not in ("xy", "yx"):
+        raise ValueError(f"KeypointParams(format={fmt!r}) is not supported: warpkit takes "
+                         f"'xy' or 'yx' from albumentations")
+    fields = a.take("label_fields") or []
+    if fields:
+        raise ValueError(f"KeypointParams(label_fields={fields!r}) is not supported yet: "
+                         f"keypoints come back in order, with remove_invisible=False")
+    kw = {"keypoint_format": fmt, "remove_invisible": bool(a.take("remove_invisible", True))}
+    a.take("angle_in_degrees")
+    a.take("check_each_transform")
+    a.done()
+    return kw
