@@ -93,6 +93,14 @@ inline void wk_hsv_rgb8(float8 h, float8 s, float8 v, float8 *r, float8 *g, floa
     *b = grey ? v : bb;
 }
 
+/* a / b for 0 <= a, 0 < b below 2^24: the float quotient, corrected by one either way (vector
+ * integer division has no SIMD instruction on CPUs) */
+inline int8 wk_idiv8(int8 a, int8 b) {
+    int8 q = convert_int8(convert_float8(a) / convert_float8(b));
+    q = q * b > a ? q - 1 : q;
+    return (q + 1) * b <= a ? q + 1 : q;
+}
+
 /* OpenCV's 8-bit RGB to HSV (cv::RGB2HSV_b, its fixed-point tables): levels in, H in [0, 180),
  * S and V levels */
 inline void wk_rgb_hsv8_u8(float8 r_, float8 g_, float8 b_, float8 *H, float8 *S, float8 *V) {
@@ -101,8 +109,8 @@ inline void wk_rgb_hsv8_u8(float8 r_, float8 g_, float8 b_, float8 *H, float8 *S
     const int8 one = (int8)1;
     /* the tables: round((255 << 12) / v) and round((180 << 12) / (6 d)), 0 where v or d is 0 */
     const int8 vs = max(v, one), ds = max(d, one);
-    const int8 sdiv = v > 0 ? (2 * 1044480 + vs) / (2 * vs) : (int8)0;
-    const int8 hdiv = d > 0 ? (2 * 122880 + ds) / (2 * ds) : (int8)0;
+    const int8 sdiv = v > 0 ? wk_idiv8(2 * 1044480 + vs, 2 * vs) : (int8)0;
+    const int8 hdiv = d > 0 ? wk_idiv8(2 * 122880 + ds, 2 * ds) : (int8)0;
     const int8 hp = v == r ? g - b : (v == g ? b - r + 2 * d : r - g + 4 * d);
     /* (x + 2^11) >> 12, rounding down for negatives too */
     int8 h = ((hp * hdiv + 2048 + 1048576) >> 12) - 256;

@@ -6,46 +6,63 @@
  *                 P[2 (b * G + g)] and the next;
  *   colour_apply  applies each item's next operations with that mean to every pixel, and stores
  *                 the result (another such pass's input, or the model's input: store.h).
- * NDRange: colour_mean (64, G, B) in work-groups of 64; colour_apply (Wo rounded up to 64, Ho, B).
+ * NDRange: colour_mean (64, G, B), colour_apply (Wo / 8 rounded up to 64, Ho, B), in work-groups
+ * of 64; 8 pixels of a row per work-item.
  */
 #define COLOUR 1
+/* CH: the channels, a build-time constant (the channel loops unroll, the pixels stay in
+ * registers); the kernels' C argument is CH */
+#ifndef CH
+#define CH 3
+#endif
 #include "warpkit.h"
 #include "colour.h"
 #include "store.h"
 
-/* pixel i's C channels as colour operations take them (colour.h: integer levels rounded,
- * floats clipped to [0, 1]) */
-inline void cp_load(__global const X_T *S, long i, int C, float *v) {
+/* 8 pixels of row y from x0 (n of them: the rest repeat the last) as colour operations take
+ * them (colour.h: integer levels rounded, floats clipped to [0, 1]), channel c in v[c] */
+inline void cp_load8(__global const X_T *S, long row, int x0, int n, float8 *v) {
+    const int C = CH;
+    __global const X_T *p = S + (row + x0) * C;
+    float l[32];
+    if (n == 8) { /* one contiguous run of 8 C values */
+        for (int k = 0; k < 8 * C; k++) l[k] = (float)p[k];
+    } else {
+        for (int k = 0; k < 8; k++)
+            for (int c = 0; c < C; c++) l[k * C + c] = (float)p[(k < n ? k : n - 1) * C + c];
+    }
     for (int c = 0; c < C; c++) {
-        const float x = (float)S[i + c];
+        const float8 x = clamp((float8)(l[c], l[C + c], l[2 * C + c], l[3 * C + c], l[4 * C + c],
+                                        l[5 * C + c], l[6 * C + c], l[7 * C + c]),
+                               0.0f, WK_PEAK);
 #if WK_COL_INT
-        v[c] = floor(clamp(x, 0.0f, WK_PEAK) + 0.5f);
+        v[c] = floor(x + 0.5f);
 #else
-        v[c] = clamp(x, 0.0f, WK_PEAK);
+        v[c] = x;
 #endif
     }
 }
 
-__kernel void colour_mean(__global const X_T *restrict S, int Ho, int Wo, int C,
+__kernel void colour_mean(__global const X_T *restrict S, int Ho, int Wo, int C_,
                           __global float *restrict P) {
+    const int C = CH;
     const int lid = (int)get_local_id(0), g = (int)get_group_id(1), G = (int)get_num_groups(1);
     const int b = (int)get_global_id(2);
     __local float2 part[64];
-    float2 sum = 0.0f;
+    float8 gray = 0.0f, all = 0.0f;
     for (int y = g; y < Ho; y += G) {
-        for (int x = lid; x < Wo; x += 64) {
-            float v[4];
-            cp_load(S, (((long)b * Ho + y) * Wo + x) * C, C, v);
-            if (C >= 3) {
-                float8 w[3] = {(float8)v[0], (float8)v[1], (float8)v[2]};
-                sum.x += wk_gray8(w).s0;
-            } else {
-                sum.x += v[0];
-            }
-            for (int c = 0; c < C; c++) sum.y += v[c];
+        for (int x = 8 * lid; x < Wo; x += 512) {
+            const int n = min(8, Wo - x);
+            float8 v[4];
+            cp_load8(S, ((long)b * Ho + y) * Wo, x, n, v);
+            const int8 live = (int8)(0, 1, 2, 3, 4, 5, 6, 7) < n;
+            gray += live ? (C >= 3 ? wk_gray8(v) : v[0]) : 0.0f;
+            for (int c = 0; c < C; c++) all += live ? v[c] : 0.0f;
         }
     }
-    part[lid] = sum;
+    const float4 g4 = gray.lo + gray.hi, a4 = all.lo + all.hi;
+    const float2 g2 = g4.lo + g4.hi, a2 = a4.lo + a4.hi;
+    part[lid] = (float2)(g2.x + g2.y, a2.x + a2.y);
     barrier(CLK_LOCAL_MEM_FENCE);
     for (int s = 32; s > 0; s >>= 1) {
         if (lid < s) part[lid] += part[lid + s];
@@ -54,25 +71,43 @@ __kernel void colour_mean(__global const X_T *restrict S, int Ho, int Wo, int C,
     if (lid == 0) vstore2(part[0], (long)b * G + g, P);
 }
 
-__kernel void colour_apply(__global const X_T *restrict S, int Ho, int Wo, int C,
+/* 8 pixels per work-item along a row */
+__kernel void colour_apply(__global const X_T *restrict S, int Ho, int Wo, int C_,
                            __global const float *restrict P, int G, __global Y_PTR_T *restrict Y,
                            float4 yscale, float4 ybias, __global const float *restrict COL,
                            int ncol) {
-    const int xo = (int)get_global_id(0), yo = (int)get_global_id(1), b = (int)get_global_id(2);
-    if (xo >= Wo) return;
+    const int C = CH;
+    const int xo = 8 * (int)get_global_id(0), yo = (int)get_global_id(1), b = (int)get_global_id(2);
+    if (xo >= Wo || yo >= Ho) return;
     float2 sum = 0.0f;
     for (int g = 0; g < G; g++) sum += vload2((long)b * G + g, P);
-    const float n = (float)Ho * (float)Wo;
-    const float2 mean = sum / (float2)(n, n * (float)C);
-    const long i = (((long)b * Ho + yo) * Wo + xo) * C;
-    float v[4];
-    cp_load(S, i, C, v);
-    wk_colour1(v, C, WK_COL_OF(b), ncol, mean);
+    const float np = (float)Ho * (float)Wo;
+    const float2 mean = sum / (float2)(np, np * (float)C);
+    const int n = min(8, Wo - xo);
+    const long row = ((long)b * Ho + yo) * Wo;
+    float8 v[4];
+    cp_load8(S, row, xo, n, v);
+    wk_colour8(v, C, WK_COL_OF(b), ncol, mean);
 #if Y_NORM
     const float ys[4] = {yscale.s0, yscale.s1, yscale.s2, yscale.s3};
     const float yb[4] = {ybias.s0, ybias.s1, ybias.s2, ybias.s3};
-    for (int c = 0; c < C; c++) Y_STORE1(Y_AT(b, c, yo, xo, C), Y_CLAMP(v[c]) * ys[c] + yb[c]);
-#else
-    for (int c = 0; c < C; c++) STORE_PIX(Y, i + c, (acc_t)v[c]);
 #endif
+    for (int c = 0; c < C; c++) {
+#if Y_NORM
+        const float8 y = Y_CLAMP(v[c]) * ys[c] + yb[c];
+#if Y_CHW && !Y_HALF
+        if (n == 8) { /* a plane's 8 neighbours */
+            vstore8(y, 0, Y + Y_AT(b, c, yo, xo, C));
+            continue;
+        }
+#endif
+        float l[8];
+        vstore8(y, 0, l);
+        for (int k = 0; k < n; k++) Y_STORE1(Y_AT(b, c, yo, xo + k, C), l[k]);
+#else
+        float l[8];
+        vstore8(v[c], 0, l);
+        for (int k = 0; k < n; k++) STORE_PIX(Y, (row + xo + k) * C + c, (acc_t)l[k]);
+#endif
+    }
 }

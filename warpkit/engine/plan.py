@@ -183,12 +183,12 @@ def _colour_passes(w: WarpSpec, dt: np.dtype, C: int, store: dict) -> tuple[tupl
     for k in range(1, w.colour_passes + 1):
         src = f"S{(k - 1) % 2}"
         last = k == w.colour_passes
-        defines = {**VALUE_TYPES[dt].defines("X"), **(store if last else {})}
+        defines = {**VALUE_TYPES[dt].defines("X"), **(store if last else {}), "CH": C}
         mean = Variant.of("colour_pass.cl", "colour_mean", **defines)
         apply = Variant.of("colour_pass.cl", "colour_apply", **defines)
         launches += [Launch(mean, (Arg(src), *dims, Arg("P")), (64, bands, w.items), (64, 1, 1)),
                      Launch(apply, (Arg(src), *dims, Arg("P"), np.int32(bands),
                                     Arg("Y" if last else f"S{k % 2}"), Arg("yscale"),
                                     Arg("ybias"), Arg(f"COL{k}"), Arg(f"ncol{k}")),
-                            (round_up(w.wo, 64), w.ho, w.items), (64, 1, 1))]
+                            (round_up(-(-w.wo // 8), 64), w.ho, w.items), (64, 1, 1))]
     return tuple(launches), scratch
