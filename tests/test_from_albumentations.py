@@ -21,7 +21,6 @@ os.environ.setdefault("NO_ALBUMENTATIONS_UPDATE", "1")
 with warnings.catch_warnings():
     warnings.simplefilter("ignore")
     import albumentations as A
-    from albumentations.pytorch import ToTensorV2
     import skimage.data
 
 PHOTO = skimage.data.coffee()
@@ -38,10 +37,14 @@ def test_a_classification_recipe_ports_with_its_parameters(queue, tmp_path):
         A.RandomResizedCrop(size=(224, 160), scale=(0.3, 1.0)), A.HorizontalFlip(p=0.5),
         A.OneOf([A.ColorJitter(0.4, 0.4, 0.4, 0.1, p=1), A.ToGray(p=0.5)], p=0.8),
         A.HueSaturationValue(10, 15, 10, p=0.3), A.RGBShift(p=0.2),
-        A.Normalize(mean=(0.5, 0.4, 0.3), std=(0.2, 0.25, 0.3)), ToTensorV2()],
+        A.Normalize(mean=(0.5, 0.4, 0.3), std=(0.2, 0.25, 0.3))],
         bbox_params=A.BboxParams(format="coco", label_fields=["labels"], min_visibility=0.2,
                                  min_area=4), seed=1)
-    got = W.from_albumentations(recipe)
+    # ToTensorV2 as A.to_dict writes it (albumentations.pytorch needs torch, optional here)
+    spec = _quiet(A.to_dict, recipe)
+    spec["transform"]["transforms"].append({"__class_fullname__": "ToTensorV2", "p": 1.0,
+                                            "transpose_mask": False})
+    got = W.from_albumentations(spec)
     names = [type(t).__name__ for t in got.transforms]
     assert names == ["RandomResizedCrop", "RandomHorizontalFlip", "OneOf",
                      "HueSaturationValue", "RGBShift"]
@@ -54,10 +57,12 @@ def test_a_classification_recipe_ports_with_its_parameters(queue, tmp_path):
     assert (got.output_dtype, got.mean, got.std, got.layout) == \
         ("float32", [0.5, 0.4, 0.3], [0.2, 0.25, 0.3], "CHW")
     assert (got.box_format, got.min_visibility, got.min_area) == ("coco", 0.2, 4)
-    # the same from to_dict() and from the JSON albumentations saves
+    # the same from the Compose, its to_dict() and the JSON albumentations saves
     _quiet(A.save, recipe, str(tmp_path / "a.json"))
-    for form in (_quiet(A.to_dict, recipe), str(tmp_path / "a.json"), tmp_path / "a.json"):
-        assert W.from_albumentations(form).to_dict() == got.to_dict()
+    want = {**got.to_dict(), "layout": "HWC"}
+    for form in (recipe, _quiet(A.to_dict, recipe), str(tmp_path / "a.json"),
+                 tmp_path / "a.json"):
+        assert W.from_albumentations(form).to_dict() == want
     out = got(image=PHOTO, boxes=[[10, 20, 200, 150]], labels=[3], seed=0, queue=queue)
     assert out["image"].shape == (3, 224, 160) and out["image"].dtype == np.float32
 
