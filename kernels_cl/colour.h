@@ -129,31 +129,6 @@ inline void wk_hsv_rgb8_u8(float8 H, float8 S, float8 V, float8 *r, float8 *g, f
     *b = clamp(floor(*b * 255.0f), 0.0f, 255.0f);
 }
 
-/* the hue turned by `turn` of a turn (ColorJitter) */
-inline void wk_hue8(float8 *v, float turn) {
-#if WK_COL_INT
-    /* levels of the image's peak as 8-bit levels (uint8: themselves) */
-    const float k = 255.0f / WK_PEAK;
-    float8 H, S, V;
-    wk_rgb_hsv8_u8(v[0] * k, v[1] * k, v[2] * k, &H, &S, &V);
-    float8 h = H + 180.0f * turn;
-    h = h - 180.0f * floor(h * (1.0f / 180.0f));
-    h = floor(h >= 180.0f ? h - 180.0f : h);
-    wk_hsv_rgb8_u8(h, S, V, &v[0], &v[1], &v[2]);
-    for (int c = 0; c < 3; c++) v[c] = v[c] / k;
-#else
-    /* cv::RGB2HSV_f: degrees, with its FLT_EPSILON */
-    const float8 r = v[0], g = v[1], b = v[2];
-    const float8 mx = fmax(r, fmax(g, b)), d = mx - fmin(r, fmin(g, b));
-    const float8 s = d / (fabs(mx) + FLT_EPSILON), dd = 60.0f / (d + FLT_EPSILON);
-    float8 h = mx == r ? (g - b) * dd : (mx == g ? (b - r) * dd + 120.0f : (r - g) * dd + 240.0f);
-    h = h < 0.0f ? h + 360.0f : h;
-    h = h + 360.0f * turn;
-    h = h - 360.0f * floor(h * (1.0f / 360.0f));
-    wk_hsv_rgb8(h * (1.0f / 60.0f), s, mx, &v[0], &v[1], &v[2]);
-#endif
-}
-
 /* albumentations' HueSaturationValue on 8-bit HSV (its float images through levels of 255) */
 inline void wk_hsv_shift8(float8 *v, int C, float dh, float ds, float dv) {
     const float k = 255.0f / WK_PEAK;
@@ -178,6 +153,25 @@ inline void wk_hsv_shift8(float8 *v, int C, float dh, float ds, float dv) {
         wk_hsv_rgb8_u8(h, S, V, &l[0], &l[1], &l[2]);
     }
     for (int c = 0; c < 3 && c < C; c++) v[c] = l[c] / k;
+}
+
+/* the hue turned by `turn` of a turn (ColorJitter): integer images through OpenCV's 8-bit HSV,
+ * as HueSaturationValue's hue shift (albumentations' table is the same), floats through its
+ * float HSV (degrees) */
+inline void wk_hue8(float8 *v, float turn) {
+#if WK_COL_INT
+    wk_hsv_shift8(v, 3, 180.0f * turn, 0.0f, 0.0f);
+#else
+    /* cv::RGB2HSV_f: degrees, with its FLT_EPSILON */
+    const float8 r = v[0], g = v[1], b = v[2];
+    const float8 mx = fmax(r, fmax(g, b)), d = mx - fmin(r, fmin(g, b));
+    const float8 s = d / (fabs(mx) + FLT_EPSILON), dd = 60.0f / (d + FLT_EPSILON);
+    float8 h = mx == r ? (g - b) * dd : (mx == g ? (b - r) * dd + 120.0f : (r - g) * dd + 240.0f);
+    h = h < 0.0f ? h + 360.0f : h;
+    h = h + 360.0f * turn;
+    h = h - 360.0f * floor(h * (1.0f / 360.0f));
+    wk_hsv_rgb8(h * (1.0f / 60.0f), s, mx, &v[0], &v[1], &v[2]);
+#endif
 }
 
 /* the C (<= 4) channels v[0 .. C - 1] of 8 pixels through the n operations at op (mean: the

@@ -11,7 +11,7 @@
  */
 #define COLOUR 1
 /* CH: the channels, a build-time constant (the channel loops unroll, the pixels stay in
- * registers); the kernels' C argument is CH */
+ * registers) */
 #ifndef CH
 #define CH 3
 #endif
@@ -43,7 +43,7 @@ inline void cp_load8(__global const X_T *S, long row, int x0, int n, float8 *v) 
     }
 }
 
-__kernel void colour_mean(__global const X_T *restrict S, int Ho, int Wo, int C_,
+__kernel void colour_mean(__global const X_T *restrict S, int Ho, int Wo,
                           __global float *restrict P) {
     const int C = CH;
     const int lid = (int)get_local_id(0), g = (int)get_group_id(1), G = (int)get_num_groups(1);
@@ -72,7 +72,7 @@ __kernel void colour_mean(__global const X_T *restrict S, int Ho, int Wo, int C_
 }
 
 /* 8 pixels per work-item along a row */
-__kernel void colour_apply(__global const X_T *restrict S, int Ho, int Wo, int C_,
+__kernel void colour_apply(__global const X_T *restrict S, int Ho, int Wo,
                            __global const float *restrict P, int G, __global Y_PTR_T *restrict Y,
                            float4 yscale, float4 ybias, __global const float *restrict COL,
                            int ncol) {

@@ -168,7 +168,7 @@ def test_whole_image_passes_in_a_batch_fused_with_the_model_input(queue):
             jit, gray, bc = p["steps"][2:]
             x = base[k]
             if jit["applied"]:
-                x = _albu(_jitter_albu(jit["params"] if "params" in jit else jit), x)
+                x = _albu(_jitter_albu(jit), x)
             if gray["applied"]:
                 x = _albu(A.ToGray(p=1), x)
             if bc["applied"]:
@@ -183,6 +183,21 @@ def test_whole_image_passes_in_a_batch_fused_with_the_model_input(queue):
             np.testing.assert_array_equal(alone, out["image"][k])
         assert {len([s for s in p["steps"][2:] if s["applied"]]) for p in out["params"]} \
             >= {1, 2}
+
+
+def test_passes_on_device_arrays(queue):
+    """A batch already on the device goes through the passes after the warp (the plan's device
+    path binds its scratch buffers by name) and gives the host batch's result."""
+    import pyopencl.array as cla
+
+    batch = np.stack([p[:200, :300] for p in PHOTOS])
+    pipe = W.Compose([W.RandomResizedCrop(48), W.ColorJitter(0.4, 0.4, 0.4, 0.1, p=1)],
+                     output_dtype="float32", mean=(0.5,) * 3, std=(0.25,) * 3, layout="CHW")
+    host = pipe(image=batch, seed=3, queue=queue)
+    dev = pipe(image=cla.to_device(queue, batch), seed=3, queue=queue)
+    assert isinstance(dev["image"], cla.Array)
+    np.testing.assert_array_equal(dev["image"].get(), host["image"])
+    assert all(p["steps"][1]["contrast"] != 1 for p in host["params"])  # a pass each
 
 
 def test_colour_passes_split_at_whole_image_operations():

@@ -121,6 +121,8 @@ def test_each_ported_transform_gives_albumentations_result(theirs, queue):
      r"KeypointParams\(format='xyas'\) is not supported"),
     ([A.HorizontalFlip()], {"additional_targets": {"image2": "image"}},
      r"additional_targets=...\) is not supported yet"),
+    ([A.RandomResizedCrop(size=(32, 32))], {"mask_interpolation": 1},  # set on each transform
+     r"RandomResizedCrop\(mask_interpolation=1\)"),
 ], ids=lambda v: v if isinstance(v, str) and len(v) < 3 else None)
 def test_refused_by_name(transforms, kw, pattern):
     with pytest.raises(ValueError, match=pattern):
@@ -135,6 +137,14 @@ def test_unknown_parameters_and_inputs_are_refused():
         W.from_albumentations(d)
     with pytest.raises(TypeError, match="takes an albumentations Compose.*got int"):
         W.from_albumentations(3)
+    d = _quiet(A.to_dict, _quiet(A.Compose, [A.HorizontalFlip()]))
+    d["transform"]["mask_interpolation"] = 2  # a hand-written dict may carry Compose's own
+    with pytest.raises(ValueError, match="Compose\\(mask_interpolation=2\\) is not supported"):
+        W.from_albumentations(d)
+    d["transform"]["mask_interpolation"] = None
+    d["transform"]["seed"] = 137
+    with pytest.raises(ValueError, match="Compose\\(seed=...\\) is not kept.*pass seed= there"):
+        W.from_albumentations(d)
     with pytest.raises(ValueError, match="takes a Compose, got 'HorizontalFlip'"):
         W.from_albumentations({"__class_fullname__": "HorizontalFlip", "p": 1})
 

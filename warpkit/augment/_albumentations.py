@@ -39,8 +39,8 @@ __all__ = ["from_albumentations", "SUPPORTED"]
 _INTERPOLATIONS = {0: "nearest", 1: "linear", 2: "cubic"}
 #: OpenCV's border modes (BORDER_WRAP has no warpkit padding)
 _BORDERS = {0: "constant", 1: "border", 2: "reflection", 4: "reflect_101"}
-#: albumentations' box formats -> warpkit's
-_BOX_FORMATS = {"pascal_voc": "pascal_voc", "coco": "coco", "yolo": "yolo"}
+#: albumentations' box formats warpkit has, under the same names
+_BOX_FORMATS = ("pascal_voc", "coco", "yolo")
 
 
 class _Args:
@@ -92,15 +92,14 @@ class _Pipeline:
                              f"warpkit pipeline resamples once, with one {key}")
         self.settings[key] = (value, who)
 
-    def resampling(self, a: _Args, mask: bool = True, border: bool = True) -> None:
+    def resampling(self, a: _Args, border: bool = True) -> None:
         """A geometric transform's interpolation, mask interpolation, border mode and fills."""
         code = a.take("interpolation", 1)
         if code not in _INTERPOLATIONS:
             raise ValueError(f"{a.name}(interpolation={code!r}) is not supported: warpkit "
                              f"takes 0 (nearest), 1 (linear) or 2 (cubic)")
         self.setting("interpolation", _INTERPOLATIONS[code], a.name)
-        if mask:
-            a.only("mask_interpolation", 0, why=" (masks are resampled nearest)")
+        a.only("mask_interpolation", 0, why=" (masks are resampled nearest)")
         if border:
             mode = a.take("border_mode", 0)
             if mode not in _BORDERS:
@@ -141,12 +140,10 @@ def _flip(cls: type) -> Callable[[_Args, _Pipeline], Transform]:
     return lambda a, pipe: cls(p=a.take("p", 0.5))
 
 
-def _hw(a: _Args, key: str = "size") -> tuple[int, int]:
-    """albumentations' (height, width) as warpkit's (width, height)."""
-    if key == "size":
-        h, w = a.take("size")
-    else:
-        h, w = a.take("height"), a.take("width")
+def _hw(a: _Args) -> tuple[int, int]:
+    """albumentations' (height, width) (``size``, or ``height`` and ``width``) as warpkit's
+    (width, height)."""
+    h, w = a.take("size") if "size" in a.d else (a.take("height"), a.take("width"))
     return int(w), int(h)
 
 
@@ -160,7 +157,7 @@ def _random_resized_crop(a: _Args, pipe: _Pipeline) -> Transform:
 def _resize(a: _Args, pipe: _Pipeline) -> Transform:
     pipe.resampling(a, border=False)
     a.only("area_for_downscale", None, why=" (antialias=True on the Compose shrinks smoothly)")
-    return T.Resize(_hw(a, "height"), p=a.take("p", 1.0))
+    return T.Resize(_hw(a), p=a.take("p", 1.0))
 
 
 def _crop(cls: type) -> Callable[[_Args, _Pipeline], Transform]:
@@ -168,7 +165,7 @@ def _crop(cls: type) -> Callable[[_Args, _Pipeline], Transform]:
         a.only("pad_if_needed", False, why=" (a crop larger than the image reads the padding)")
         for k in ("pad_position", "border_mode", "fill", "fill_mask"):  # for pad_if_needed
             a.take(k)
-        return cls(_hw(a, "height"), p=a.take("p", 1.0))
+        return cls(_hw(a), p=a.take("p", 1.0))
     return build
 
 
@@ -275,8 +272,11 @@ def from_albumentations(pipeline: Any) -> Compose:
     if a.take("additional_targets") or {}:
         raise ValueError("Compose(additional_targets=...) is not supported yet: pass each "
                          "target by warpkit's names (image=, mask=, masks=, boxes=, keypoints=)")
-    for k in ("is_check_shapes", "seed", "save_applied_params", "mask_interpolation",
-              "return_params", "processors", "strict"):
+    if a.take("seed") is not None:
+        raise ValueError("Compose(seed=...) is not kept: warpkit draws from (seed, epoch, index) "
+                         "given to each call; pass seed= there")
+    a.only("mask_interpolation", None, 0, why=" (masks are resampled nearest)")
+    for k in ("is_check_shapes", "save_applied_params", "return_params"):  # checks, reports
         a.take(k)
     a.done()
     kw.update({k: v for k, (v, _) in pipe.settings.items()})
@@ -340,7 +340,7 @@ def _box_params(bp: dict | None) -> dict:
     if len(fields) > 1:
         raise ValueError(f"BboxParams(label_fields={fields!r}): warpkit carries one label "
                          f"field (passed as labels=)")
-    kw = {"box_format": _BOX_FORMATS[fmt], "min_visibility": a.take("min_visibility", 0.0),
+    kw = {"box_format": fmt, "min_visibility": a.take("min_visibility", 0.0),
           "min_area": a.take("min_area", 0.0)}
     a.only("min_width", 0.0)
     a.only("min_height", 0.0)

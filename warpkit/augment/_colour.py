@@ -33,16 +33,17 @@ from typing import Any
 import numpy as np
 
 from .. import geometry
-from ..engine.core import COLOUR_WORDS as WORDS, colour_peak
+from ..engine.core import (COL_AFFINE as AFFINE, COL_AFFINE_MEAN as AFFINE_MEAN,
+                           COL_CONTRAST as CONTRAST, COL_GAMMA as GAMMA, COL_GRAY as GRAY,
+                           COL_HSV as HSV, COL_HUE as HUE, COL_POSTERIZE as POSTERIZE,
+                           COL_SATURATE as SATURATE, COL_SHUFFLE as SHUFFLE,
+                           COL_SOLARIZE as SOLARIZE, COLOUR_WORDS as WORDS, colour_peak)
 from ._base import IDENTITY_ROW, Transform, row_maps, value_range
 
 __all__ = ["ChannelShuffle", "ColorJitter", "ColourTransform", "HueSaturationValue", "InvertImg",
            "Posterize", "RGBShift", "RandomBrightnessContrast", "RandomGamma", "Solarize", "ToGray",
            "colour_program"]
 
-#: the operation codes (kernels_cl/colour.h)
-(AFFINE, GAMMA, GRAY, SHUFFLE, SOLARIZE, POSTERIZE, CONTRAST, SATURATE, HUE, HSV,
- AFFINE_MEAN) = range(1, 12)
 
 def _signed(value: Any, arg: str) -> tuple[float, float]:
     """albumentations' limit: ``x`` means (-x, x); a pair is (low, high)."""

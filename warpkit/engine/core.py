@@ -120,10 +120,13 @@ def colour_peak(dtype: Any) -> float:
     return COLOUR_PEAKS[dt]
 
 
-#: colour operations that need the whole image as they find it (kernels_cl/colour.h: the
-#: contrast on the gray mean, the shift by the mean): each starts a pass of
-#: kernels_cl/colour_pass.cl after the warp
-COLOUR_WHOLE = (7, 11)
+#: the colour operations' codes (kernels_cl/colour.h's WK_COL_*)
+(COL_AFFINE, COL_GAMMA, COL_GRAY, COL_SHUFFLE, COL_SOLARIZE, COL_POSTERIZE, COL_CONTRAST,
+ COL_SATURATE, COL_HUE, COL_HSV, COL_AFFINE_MEAN) = range(1, 12)
+
+#: colour operations that need the whole image as they find it (the contrast on the gray mean,
+#: the shift by the mean): each starts a pass of kernels_cl/colour_pass.cl after the warp
+COLOUR_WHOLE = (COL_CONTRAST, COL_AFFINE_MEAN)
 
 
 def colour_passes(colour: np.ndarray) -> list[np.ndarray]:

@@ -178,7 +178,7 @@ def _colour_passes(w: WarpSpec, dt: np.dtype, C: int, store: dict) -> tuple[tupl
     scratch = (Scratch("S0", image), Scratch("P", w.items * bands * 8))
     if w.colour_passes > 1:
         scratch += (Scratch("S1", image),)
-    dims = (np.int32(w.ho), np.int32(w.wo), np.int32(C))
+    dims = (np.int32(w.ho), np.int32(w.wo))
     launches = []
     for k in range(1, w.colour_passes + 1):
         src = f"S{(k - 1) % 2}"
