@@ -78,11 +78,18 @@ __kernel void colour_apply(__global const X_T *restrict S, int Ho, int Wo,
                            int ncol) {
     const int C = CH;
     const int xo = 8 * (int)get_global_id(0), yo = (int)get_global_id(1), b = (int)get_global_id(2);
+    /* the item's means, summed once per work-group (a sum per work-item costs more than the
+     * operations on CPUs: the work-item loop keeps it) */
+    __local float2 total;
+    if (get_local_id(0) == 0) {
+        float2 sum = 0.0f;
+        for (int g = 0; g < G; g++) sum += vload2((long)b * G + g, P);
+        total = sum;
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
     if (xo >= Wo || yo >= Ho) return;
-    float2 sum = 0.0f;
-    for (int g = 0; g < G; g++) sum += vload2((long)b * G + g, P);
     const float np = (float)Ho * (float)Wo;
-    const float2 mean = sum / (float2)(np, np * (float)C);
+    const float2 mean = total / (float2)(np, np * (float)C);
     const int n = min(8, Wo - xo);
     const long row = ((long)b * Ho + yo) * Wo;
     float8 v[4];
