@@ -32,6 +32,19 @@
  *                     (float images as levels of 255, rounded in and out); 1 channel: V only
  *   WK_COL_AFFINE_MEAN channel c = clip(w[1 + c] * v + w[5 + c] * mean of every channel) (a
  *                     whole-image value, as WK_COL_CONTRAST's)
+ *   WK_COL_NOISE      v + n, n = w[5] + w[4] z, z a standard normal of the pixel (per channel, or
+ *                     channel 0's for all where w[6] = 0), clipped; integers add n truncated
+ *                     toward zero (albumentations' GaussNoise). z comes from Philox-4x32-10 keyed
+ *                     on the sample (w[1 .. 3]: 24 + 24 + 16 bits) and the pixel's position in
+ *                     the output (wk_normal4): the same numbers alone, in any batch, on any
+ *                     device. w[7], w[8] > 0: drawn on a coarser grid of w[7] x w[8] points and
+ *                     resized linearly (OpenCV's INTER_LINEAR) onto the output
+ *   WK_COL_HOLE       pixels of the rectangle [x1, x2) x [y1, y2) of the output, xk = round(w[k] *
+ *                     Wo) (w[1 .. 4]: x1, y1, x2, y2 as fractions of the image they were drawn on;
+ *                     Ho for y), take the fill w[5 + c] (w[9] = 0), or a uniform random level
+ *                     per pixel and channel (w[9] = 1: Philox keyed on w[10], w[11] and the hole)
+ *
+ * The 8 pixels' position: row at.y, columns at.x .. at.x + 7 of an output of dims = (Wo, Ho).
  */
 #ifndef COLOUR
 #define COLOUR 0
@@ -48,6 +61,8 @@
 #define WK_COL_HUE 9
 #define WK_COL_HSV 10
 #define WK_COL_AFFINE_MEAN 11
+#define WK_COL_NOISE 12
+#define WK_COL_HOLE 13
 
 #if COLOUR
 #define WK_COLOUR_PARAM , __global const float *restrict COL, int ncol
@@ -174,10 +189,84 @@ inline void wk_hue8(float8 *v, float turn) {
 #endif
 }
 
+/* Philox-4x32-10 (Salmon et al., Random123) on 8 counters at once: the block of counter
+ * (c0, c1, c2, 0) under key (k0, k1) in o[0 .. 3] */
+inline void wk_philox8(uint8 c0, uint8 c1, uint8 c2, uint k0, uint k1, uint8 *o) {
+    uint8 c3 = (uint8)0;
+    for (int r = 0; r < 10; r++) {
+        const uint8 hi0 = mul_hi((uint8)0xD2511F53u, c0), lo0 = (uint8)0xD2511F53u * c0;
+        const uint8 hi1 = mul_hi((uint8)0xCD9E8D57u, c2), lo1 = (uint8)0xCD9E8D57u * c2;
+        c0 = hi1 ^ c1 ^ k0;
+        c1 = lo1;
+        c2 = hi0 ^ c3 ^ k1;
+        c3 = lo0;
+        k0 += 0x9E3779B9u;
+        k1 += 0xBB67AE85u;
+    }
+    o[0] = c0;
+    o[1] = c1;
+    o[2] = c2;
+    o[3] = c3;
+}
+
+/* a uniform number in (0, 1] from a word's 24 high bits */
+inline float8 wk_unit8(uint8 w) { return convert_float8((w >> 8) + 1u) * (1.0f / 16777216.0f); }
+
+/* the sample's key from an operation's three words (exact integers below 2^24, 2^24, 2^16) */
+inline uint2 wk_key(__global const float *w) {
+    const uint a = (uint)w[0], b = (uint)w[1], c = (uint)w[2];
+    return (uint2)(a | ((c & 0xFFu) << 24), b | ((c >> 8) << 24));
+}
+
+/* four standard normals per point (x, y) under key (Box-Muller on one Philox block: words 0
+ * and 1 give z[0], z[1], words 2 and 3 give z[2], z[3]) */
+inline void wk_normal4(int8 x, int8 y, uint2 key, float8 *z) {
+    uint8 o[4];
+    wk_philox8(as_uint8(x), as_uint8(y), (uint8)0, key.x, key.y, o);
+    for (int k = 0; k < 4; k += 2) {
+        const float8 r = sqrt(-2.0f * log(wk_unit8(o[k])));
+        const float8 t = 6.2831853f * wk_unit8(o[k + 1]);
+        z[k] = r * cos(t);
+        z[k + 1] = r * sin(t);
+    }
+}
+
+/* WK_COL_NOISE's normals at the 8 pixels: on the output's grid, or on a coarse grid of
+ * g = (width, height) points resized linearly onto dims (OpenCV's INTER_LINEAR: half-pixel
+ * centres, the edge points held) */
+inline void wk_noise_z(int2 at, int2 dims, uint2 key, float2 g, float8 *z) {
+    const int8 x = (int8)(0, 1, 2, 3, 4, 5, 6, 7) + at.x;
+    if (g.x <= 0.0f) {
+        wk_normal4(x, (int8)at.y, key, z);
+        return;
+    }
+    const float8 fx = (convert_float8(x) + 0.5f) * (g.x / (float)dims.x) - 0.5f;
+    const float fy = ((float)at.y + 0.5f) * (g.y / (float)dims.y) - 0.5f;
+    const int gw = (int)g.x, gh = (int)g.y;
+    int8 x0 = convert_int8(floor(fx));
+    float8 ax = fx - convert_float8(x0);
+    ax = x0 < 0 ? 0.0f : (x0 >= gw - 1 ? 0.0f : ax);
+    x0 = clamp(x0, 0, gw - 1);
+    const int8 x1 = min(x0 + 1, gw - 1);
+    int y0 = (int)floor(fy);
+    float ay = fy - (float)y0;
+    if (y0 < 0) { y0 = 0; ay = 0.0f; }
+    if (y0 >= gh - 1) { y0 = gh - 1; ay = 0.0f; }
+    const int y1 = min(y0 + 1, gh - 1);
+    float8 z00[4], z01[4], z10[4], z11[4];
+    wk_normal4(x0, (int8)y0, key, z00);
+    wk_normal4(x1, (int8)y0, key, z01);
+    wk_normal4(x0, (int8)y1, key, z10);
+    wk_normal4(x1, (int8)y1, key, z11);
+    for (int k = 0; k < 4; k++)
+        z[k] = (z00[k] * (1.0f - ax) + z01[k] * ax) * (1.0f - ay) + (z10[k] * (1.0f - ax) + z11[k] * ax) * ay;
+}
+
 /* the C (<= 4) channels v[0 .. C - 1] of 8 pixels through the n operations at op (mean: the
- * image's gray mean and the mean of all its values, for the whole-image operations) */
+ * image's gray mean and the mean of all its values, for the whole-image operations; at, dims:
+ * where the pixels are, for the operations that depend on it) */
 inline __attribute__((always_inline)) void wk_colour8(float8 *v, int C, __global const float *op, int n,
-                                                       float2 mean) {
+                                                       float2 mean, int2 at, int2 dims) {
     for (int c = 0; c < C; c++) {
 #if WK_COL_INT
         v[c] = floor(wk_col_clip(v[c]) + 0.5f);
@@ -230,6 +319,44 @@ inline __attribute__((always_inline)) void wk_colour8(float8 *v, int C, __global
             wk_hsv_shift8(v, C, op[1], op[2], op[3]);
         } else if (code == WK_COL_AFFINE_MEAN) {
             for (int c = 0; c < C; c++) v[c] = WK_COL_LEVEL(wk_col_clip(op[1 + c] * v[c] + op[5 + c] * mean.y));
+        } else if (code == WK_COL_NOISE) {
+            float8 z[4];
+            wk_noise_z(at, dims, wk_key(op + 1), (float2)(op[7], op[8]), z);
+            const int per_channel = op[6] != 0.0f;
+            for (int c = 0; c < C; c++) {
+                const float8 n = op[5] + op[4] * z[per_channel ? c : 0];
+#if WK_COL_INT
+                v[c] = wk_col_clip(v[c] + trunc(n));
+#else
+                v[c] = wk_col_clip(v[c] + n);
+#endif
+            }
+        } else if (code == WK_COL_HOLE) {
+            /* the products rounded apart from the sums (never fused: the host rounds as this) */
+            const float4 e = vload4(0, op + 1) * (float4)((float)dims.x, (float)dims.y, (float)dims.x, (float)dims.y);
+            const float4 r = floor(e + 0.5f);
+            const float x1 = r.x, y1 = r.y, x2 = r.z, y2 = r.w;
+            const float8 px = (float8)(0, 1, 2, 3, 4, 5, 6, 7) + (float)at.x;
+            const float py = (float)at.y;
+            if (py >= y1 && py < y2) {
+                const int8 in = px >= x1 && px < x2;
+                if (op[9] == 0.0f) {
+                    for (int c = 0; c < C; c++) v[c] = in ? (float8)wk_col_clip((float8)op[5 + c]) : v[c];
+                } else { /* a random level per pixel and channel, keyed on the hole */
+                    uint8 o[4];
+                    const uint tag = (uint)(x1 + 65536.0f * y1) ^ ((uint)(x2 + 65536.0f * y2) * 0x9E3779B9u);
+                    wk_philox8(as_uint8(convert_int8(px)), (uint8)at.y, (uint8)tag, (uint)op[10], (uint)op[11], o);
+                    for (int c = 0; c < C; c++) {
+                        const float8 u = convert_float8(o[c] >> 8) * (1.0f / 16777216.0f); /* [0, 1) */
+#if WK_COL_INT
+                        const float8 r = floor(u * (WK_PEAK + 1.0f));
+#else
+                        const float8 r = u * WK_PEAK;
+#endif
+                        v[c] = in ? r : v[c];
+                    }
+                }
+            }
         } else if (code == WK_COL_SHUFFLE) {
             float8 s[4];
             for (int c = 0; c < C; c++) s[c] = v[c];
@@ -251,10 +378,11 @@ inline __attribute__((always_inline)) void wk_colour8(float8 *v, int C, __global
 }
 
 /* the same for one pixel (the general kernel): its channels in lane 0 */
-inline void wk_colour1(float *v, int C, __global const float *op, int n, float2 mean) {
+inline void wk_colour1(float *v, int C, __global const float *op, int n, float2 mean, int2 at,
+                       int2 dims) {
     float8 w[4];
     for (int c = 0; c < C; c++) w[c] = (float8)v[c];
-    wk_colour8(w, C, op, n, mean);
+    wk_colour8(w, C, op, n, mean, at, dims);
     for (int c = 0; c < C; c++) v[c] = w[c].s0;
 }
 #define WK_COL_OF(b) (COL + (long)(b) * ncol * WK_COL_WORDS)

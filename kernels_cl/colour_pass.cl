@@ -94,7 +94,7 @@ __kernel void colour_apply(__global const X_T *restrict S, int Ho, int Wo,
     const long row = ((long)b * Ho + yo) * Wo;
     float8 v[4];
     cp_load8(S, row, xo, n, v);
-    wk_colour8(v, C, WK_COL_OF(b), ncol, mean);
+    wk_colour8(v, C, WK_COL_OF(b), ncol, mean, (int2)(xo, yo), (int2)(Wo, Ho));
 #if Y_NORM
     const float ys[4] = {yscale.s0, yscale.s1, yscale.s2, yscale.s3};
     const float yb[4] = {ybias.s0, ybias.s1, ybias.s2, ybias.s3};

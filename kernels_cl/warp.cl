@@ -406,7 +406,7 @@ __kernel void warp(__global const X_T *restrict X, long x_off, long sxb, long sx
         const acc_t n_ = (acc_t)1 / (acc_t)(ss * ss);
         float cv_[4];
         for (int c = 0; c < C; c++) cv_[c] = (float)(acc[c] * n_);
-        wk_colour1(cv_, C, WK_COL_OF(b), ncol, (float2)0.0f);
+        wk_colour1(cv_, C, WK_COL_OF(b), ncol, (float2)0.0f, (int2)(xo, yo), (int2)(Wo, Ho));
         for (int c = 0; c < C; c++) acc[c] = (acc_t)cv_[c] * (acc_t)(ss * ss);
     }
 #endif
@@ -458,7 +458,7 @@ typedef uint uint_u __attribute__((aligned(1)));
 #if COLOUR
 #define WV_COL_PARAM , __global const float *col, int ncol
 #define WV_COL_ARG , col, ncol
-#define WV_COLOUR(v) wk_colour8(v, CH, col, ncol, (float2)0.0f)
+#define WV_COLOUR(v) wk_colour8(v, CH, col, ncol, (float2)0.0f, (int2)(xo0, yo), (int2)(Wo, Ho))
 #else
 #define WV_COL_PARAM
 #define WV_COL_ARG
@@ -561,7 +561,8 @@ inline __attribute__((always_inline)) void wv_interior_linear_u8_values(__global
 
 #if !Y_NORM
 inline __attribute__((always_inline)) void wv_interior_linear_u8(__global const uchar *xb, float8 x, float8 y,
-                                                                 int sxy, __global uchar *yp WV_COL_PARAM) {
+                                                                 int sxy, __global uchar *yp, int xo0, int yo,
+                                                                 int Wo, int Ho WV_COL_PARAM) {
     float8 v[CH];
     wv_interior_linear_u8_values(xb, x, y, sxy, v);
     WV_COLOUR(v);
@@ -649,7 +650,7 @@ inline __attribute__((always_inline)) void wv_sample(
     }
 #else
     __global X_T *const yp = Y + (((long)b * Ho + yo) * Wo + xo0) * CH; /* this block's output */
-#define WV_INTERIOR(xb, x, y, sxy) wv_interior_linear_u8(xb, x, y, sxy, yp WV_COL_ARG)
+#define WV_INTERIOR(xb, x, y, sxy) wv_interior_linear_u8(xb, x, y, sxy, yp, xo0, yo, Wo, Ho WV_COL_ARG)
 #endif
 #if MODE == MODE_NEAREST && WK_U8 && !Y_NORM && !COLOUR
     /* nearest, every lane's pixel inside the image: copy the pixels as 32-bit words (clamped

@@ -35,12 +35,14 @@ import numpy as np
 from .. import geometry
 from ..engine.core import (COL_AFFINE as AFFINE, COL_AFFINE_MEAN as AFFINE_MEAN,
                            COL_CONTRAST as CONTRAST, COL_GAMMA as GAMMA, COL_GRAY as GRAY,
-                           COL_HSV as HSV, COL_HUE as HUE, COL_POSTERIZE as POSTERIZE,
+                           COL_HSV as HSV, COL_HUE as HUE, COL_NOISE as NOISE,
+                           COL_POSTERIZE as POSTERIZE,
                            COL_SATURATE as SATURATE, COL_SHUFFLE as SHUFFLE,
                            COL_SOLARIZE as SOLARIZE, COLOUR_WORDS as WORDS, colour_peak)
 from ._base import IDENTITY_ROW, Transform, row_maps, value_range
 
-__all__ = ["ChannelShuffle", "ColorJitter", "ColourTransform", "HueSaturationValue", "InvertImg",
+__all__ = ["ChannelShuffle", "ColorJitter", "ColourTransform", "GaussNoise", "HueSaturationValue",
+           "InvertImg",
            "Posterize", "RGBShift", "RandomBrightnessContrast", "RandomGamma", "Solarize", "ToGray",
            "colour_program"]
 
@@ -415,6 +417,82 @@ class HueSaturationValue(ColourTransform):
         return {"hue_shift_limit": list(self.hue_shift_limit),
                 "sat_shift_limit": list(self.sat_shift_limit),
                 "val_shift_limit": list(self.val_shift_limit)}
+
+
+#: a sample's key for the kernel's counter-based generator: three words drawn from its stream
+#: (24, 24 and 16 bits: exact in the float32 operation words; 64 bits of Philox key)
+KEY_WORDS = (1 << 24, 1 << 24, 1 << 16)
+
+
+def draw_key(rng) -> list[int]:
+    """A sample's generator key (:data:`KEY_WORDS`) from its stream."""
+    return [int(rng.integers(0, n)) for n in KEY_WORDS]
+
+
+def draw_keys(lanes) -> list[list[int]]:
+    """:func:`draw_key` for every lane: the same words, call for call."""
+    return np.stack([lanes.integers(0, n) for n in KEY_WORDS], 1).tolist()
+
+
+class GaussNoise(ColourTransform):
+    """albumentations' GaussNoise: a normal noise of standard deviation ``std`` and mean
+    ``mean`` (fractions of the peak: 255 for uint8, 1 for float images), each drawn per sample
+    from ``std_range`` and ``mean_range``, added to every pixel (``per_channel``: a number per
+    channel, else one per pixel for all channels), clipped; uint8 adds it truncated toward zero
+    as albumentations does. ``noise_scale_factor`` < 1 draws the noise on a grid that much
+    smaller and resizes it linearly (coarser grain).
+
+    The noise comes from a counter-based generator in the kernel (Philox-4x32-10), keyed on the
+    sample's stream (``key``, recorded) and the pixel's position in the output: the same alone,
+    in any batch, on any device, and never stored. It is drawn on the output's pixels (a warp
+    after it does not move it); albumentations draws it with OpenCV's generator, so the two
+    agree in distribution, not pixel for pixel.
+
+    Example:
+        >>> t = GaussNoise(std_range=(0.1, 0.1), p=1)
+        >>> t.colour_ops({"std": 0.1, "mean": 0.0, "key": [1, 2, 3]}, 3, 255.0)[0][4]
+        25.5
+    """
+
+    def __init__(self, std_range: Any = (0.2, 0.44), mean_range: Any = (0.0, 0.0),
+                 per_channel: bool = True, noise_scale_factor: float = 1.0,
+                 p: float = 0.5) -> None:
+        super().__init__(p)
+        self.std_range = value_range(std_range, "std_range", False, 0.0, 1.0)[0]
+        self.mean_range = value_range(mean_range, "mean_range", False, -1.0, 1.0)[0]
+        self.per_channel = bool(per_channel)
+        f = float(noise_scale_factor)
+        if not 0 < f <= 1:
+            raise ValueError(f"noise_scale_factor must be in (0, 1], got {noise_scale_factor!r}")
+        self.noise_scale_factor = f
+
+    def draw(self, rng, size):
+        # albumentations' order: the deviation, the mean, then the generator's seed
+        std, mean = float(rng.uniform(*self.std_range)), float(rng.uniform(*self.mean_range))
+        return {"std": std, "mean": mean, "key": draw_key(rng), **self._grid(size)}
+
+    def draw_lanes(self, lanes, sizes):
+        std, mean = lanes.uniform(*self.std_range).tolist(), lanes.uniform(*self.mean_range).tolist()
+        return [{"std": s, "mean": m, "key": k, **self._grid(z)}
+                for s, m, k, z in zip(std, mean, draw_keys(lanes), sizes)]
+
+    def _grid(self, size) -> dict:
+        """The coarse grid's size (albumentations': int(side * factor), at least 1)."""
+        if self.noise_scale_factor == 1:
+            return {}
+        return {"grid": [max(1, int(size[0] * self.noise_scale_factor)),
+                         max(1, int(size[1] * self.noise_scale_factor))]}
+
+    def colour_ops(self, params, channels, peak):
+        if channels > 4:
+            raise TypeError(f"GaussNoise takes images of at most 4 channels, got {channels}")
+        grid = params.get("grid", [0, 0])
+        return [[NOISE, *map(float, params["key"]), params["std"] * peak,
+                 params["mean"] * peak, float(self.per_channel), *map(float, grid)]]
+
+    def config(self):
+        return {"std_range": list(self.std_range), "mean_range": list(self.mean_range),
+                "per_channel": self.per_channel, "noise_scale_factor": self.noise_scale_factor}
 
 
 def colour_program(pipe: Transform, plist: list[dict], channels: int,

@@ -20,6 +20,7 @@ from ..engine.chain import chain_coords, projective_part
 from ..engine.inputs import stack
 from ._epochs import note_draws
 from ._colour import colour_program
+from ._dropout import hole_mask, in_holes, output_holes
 from ._lanes import draw_samples
 from ._targets import box_rows, keypoint_rows, move_boxes, move_keypoint_lists
 
@@ -365,6 +366,7 @@ def _apply(pipe, *, image, mask, masks, boxes, labels, keypoints, seed, index, e
         outs = [o for _, o in staged]
         mats = stack([projective_part(c) for c in chains])
         fielded = chains if any(len(c) > 1 for c in chains) else None
+    holes = _holes(pipe, plist, outs, mask, mask_groups, kind)
     constant = pipe.sampling.constant
     if mask is not None and constant:  # before any launch
         for item in ([mask] if kind != "list" else mask):
@@ -388,8 +390,10 @@ def _apply(pipe, *, image, mask, masks, boxes, labels, keypoints, seed, index, e
                            mask_opts, pipe.mask_fill if constant else None)
                for k, g in enumerate(mask_groups)]
         out["masks"] = res[0] if kind == "single" else res
+    if holes is not None:
+        _fill_mask_holes(out, kind, holes)
     out.update(_move_targets(pipe, kind, blist, llist, labels, klist, mats, sizes, outs,
-                             fielded))
+                             fielded, holes))
     single = kind == "single"
     out["matrix"] = mats[0] if single else mats
     out["size"] = outs[0] if single else outs
@@ -399,13 +403,65 @@ def _apply(pipe, *, image, mask, masks, boxes, labels, keypoints, seed, index, e
     return out
 
 
+def _holes(pipe, plist: list, outs: list, mask, mask_groups, kind: str) -> list | None:
+    """Each sample's dropout holes in its output ([(rectangles, fill_mask)], None where the
+    whole call has none), checked against the masks they fill before any launch."""
+    holes = [output_holes(pipe, p, o) for p, o in zip(plist, outs)]
+    if not any(holes):
+        return None
+    if any(fm is not None for h in holes for _, fm in h):
+        items = [] if mask is None else ([mask] if kind != "list" else list(mask))
+        items += [m for g in (mask_groups or []) for m in g]
+        for m in items:
+            if not isinstance(m, np.ndarray) and not _is_torch(m):
+                raise ValueError(f"dropout's fill_mask fills masks held on the host (numpy "
+                                 f"or torch), got {type(m).__name__}: pass the masks as "
+                                 f"numpy arrays, or fill_mask=None")
+    return holes
+
+
+def _is_torch(x: Any) -> bool:
+    torch = sys.modules.get("torch")
+    return torch is not None and isinstance(x, torch.Tensor)
+
+
+def _fill_mask_holes(out: dict, kind: str, holes: list) -> None:
+    """The dropout holes filled with their fill_mask in the call's warped masks (in place)."""
+    def fill(m: Any, sample: list) -> None:
+        if _is_torch(m):
+            m = m.numpy()  # a view of the CPU tensor the warp made
+        for rects, value in sample:
+            if value is None:
+                continue
+            v = np.asarray(value, m.dtype if m.dtype != np.bool_ else np.float64)
+            if v.ndim and (m.ndim < 3 or v.size != m.shape[2]):
+                raise ValueError(f"fill_mask has {v.size} values for a mask of "
+                                 f"{m.shape[2] if m.ndim == 3 else 1} channels")
+            for x1, y1, x2, y2 in rects.tolist():
+                m[max(y1, 0):max(y2, 0), max(x1, 0):max(x2, 0)] = v
+
+    single = kind == "single"
+    if "mask" in out:
+        res = out["mask"]
+        for k, sample in enumerate(holes):
+            fill(res if single else res[k], sample)
+    if "masks" in out:
+        for k, group in enumerate([out["masks"]] if single else out["masks"]):
+            for m in group:
+                fill(m, holes[k])
+
+
 def _move_targets(pipe, kind: str, blist, llist, labels, klist, mats, sizes, outs,
-                  fielded) -> dict:
+                  fielded, holes=None) -> dict:
     """The moved boxes (with their labels; or the labels as given, without boxes) and
-    keypoints of a call, as its result holds them."""
+    keypoints of a call, as its result holds them; ``holes``: each sample's dropout holes
+    (boxes measured past them, keypoints in them invisible)."""
     out: dict[str, Any] = {}
     if blist is not None:
-        moved = move_boxes(pipe, blist, llist, mats, sizes, outs, fielded)
+        masks = None if holes is None else \
+            [hole_mask(np.concatenate([r for r, _ in h]), o) if h else None
+             for h, o in zip(holes, outs)]
+        moved = move_boxes(pipe, blist, llist, mats, sizes, outs, fielded, masks)
         out["boxes"] = moved[0][0] if kind == "single" else [b for b, _ in moved]
         if labels is not None:
             out["labels"] = moved[0][1] if kind == "single" else [lab for _, lab in moved]
@@ -413,6 +469,10 @@ def _move_targets(pipe, kind: str, blist, llist, labels, klist, mats, sizes, out
         out["labels"] = labels
     if klist is not None:
         moved = move_keypoint_lists(klist, mats, fielded, outs, pipe.keypoint_format)
+        if holes is not None:
+            ix, iy = pipe.keypoint_format.find("x"), pipe.keypoint_format.find("y")
+            moved = [(k, v & ~in_holes(k[:, ix], k[:, iy], np.concatenate([r for r, _ in h])))
+                     if h and len(k) else (k, v) for (k, v), h in zip(moved, holes)]
         if pipe.remove_invisible:
             kept = [k[v] for k, v in moved]
             out["keypoints"] = kept[0] if kind == "single" else kept

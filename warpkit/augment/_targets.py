@@ -11,6 +11,7 @@ from typing import Any
 import numpy as np
 
 from .. import geometry
+from ._dropout import boxes_past_holes
 from ..engine.chain import fields_of, forward_jacobians, forward_points
 
 
@@ -67,12 +68,14 @@ def box_rows(boxes: Any, what: str = "boxes") -> np.ndarray:
     return a.reshape(-1, 4)
 
 
-def move_boxes(pipe, blist, llist, mats, sizes, outs, chains=None) -> list:
+def move_boxes(pipe, blist, llist, mats, sizes, outs, chains=None, holes=None) -> list:
     """[(kept boxes, kept labels)] per sample, of :func:`box_rows` (``blist``) and their labels,
     one per box (both checked by the caller): every sample's boxes mapped in one call (its own
     matrix each), clipped to its output, and dropped below min_visibility / min_area. Through
     non-linear fields (``chains``), a box becomes the box around its mapped outline (points
-    along its edges, :func:`_outline`)."""
+    along its edges, :func:`_outline`). ``holes``: per sample, None or the (H, W) bool mask of
+    the output's dropout holes: a box keeps the fraction they leave of it, shrunk to that part
+    (:func:`~warpkit.augment._dropout.boxes_past_holes`)."""
     arrays = blist
     counts = [len(a) for a in arrays]
     if not sum(counts):
@@ -98,6 +101,11 @@ def move_boxes(pipe, blist, llist, mats, sizes, outs, chains=None) -> list:
     area = np.prod(mapped[:, 2:] - mapped[:, :2], axis=1)
     inside = np.prod(np.maximum(clipped[:, 2:] - clipped[:, :2], 0), axis=1)
     inside[~np.isfinite(inside)] = 0  # a box none of whose outline was found
+    for k, m in enumerate(holes or ()):
+        rows = np.flatnonzero(which == k)
+        if m is not None and len(rows):
+            frac, clipped[rows] = boxes_past_holes(clipped[rows], m)
+            inside[rows] *= frac
     keep = kept(inside, area, pipe.min_visibility, pipe.min_area)
     res = []
     for k, lo, hi in zip(range(len(arrays)), np.cumsum([0] + counts), np.cumsum(counts)):

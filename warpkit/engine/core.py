@@ -122,7 +122,7 @@ def colour_peak(dtype: Any) -> float:
 
 #: the colour operations' codes (kernels_cl/colour.h's WK_COL_*)
 (COL_AFFINE, COL_GAMMA, COL_GRAY, COL_SHUFFLE, COL_SOLARIZE, COL_POSTERIZE, COL_CONTRAST,
- COL_SATURATE, COL_HUE, COL_HSV, COL_AFFINE_MEAN) = range(1, 12)
+ COL_SATURATE, COL_HUE, COL_HSV, COL_AFFINE_MEAN, COL_NOISE, COL_HOLE) = range(1, 14)
 
 #: colour operations that need the whole image as they find it (the contrast on the gray mean,
 #: the shift by the mean): each starts a pass of kernels_cl/colour_pass.cl after the warp

@@ -1,0 +1,281 @@
+"""Dropout under albumentations 2.0.8's names and parameters: rectangles of the output filled
+in the warp's kernel (a colour operation of ``kernels_cl/colour.h``: no pass of their own), the
+same rectangles in the masks (``fill_mask``), keypoints inside them invisible, boxes measured
+by what the holes leave of them.
+
+Conventions: a hole is ``[x1, y1, x2, y2]`` in pixels of the image as the transform finds it
+(x2 and y2 excluded), drawn as albumentations draws it. Holes are made in the **output**: a
+geometric transform after the dropout does not move them (put dropout after the geometry, as
+recipes do); where the output's size differs from the size they were drawn on, they are scaled
+to it (each edge rounded to the nearest pixel).
+
+Example:
+    >>> import numpy as np
+    >>> from warpkit.augment import CoarseDropout, Compose
+    >>> aug = Compose([CoarseDropout(num_holes_range=(2, 2), fill=0, p=1)])
+    >>> out = aug(image=np.full((40, 50, 3), 200, np.uint8), seed=0)           # doctest: +SKIP
+    >>> len(out["params"]["steps"][0]["holes"]), bool((out["image"] == 0).all(2).any())  # doctest: +SKIP
+    (2, True)
+"""
+
+from __future__ import annotations
+
+import math
+import numbers
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from .._checks import number
+from ..engine.core import COL_HOLE as HOLE
+from ._base import Transform, value_range
+from ._colour import ColourTransform, draw_key
+
+__all__ = ["CoarseDropout", "Erasing", "boxes_past_holes", "hole_mask", "in_holes", "output_holes"]
+
+#: fills of albumentations' dropout that warpkit makes (its inpainting ones are refused)
+RANDOM_FILLS = ("random", "random_uniform")
+
+
+def _fill(fill: Any, arg: str) -> Any:
+    """A dropout fill: a number, one number per channel, or "random" / "random_uniform"."""
+    if isinstance(fill, str):
+        if fill not in RANDOM_FILLS:
+            raise ValueError(f"{arg} must be a number, a sequence of numbers per channel, "
+                             f"'random' or 'random_uniform' (inpainting is not supported), "
+                             f"got {fill!r}")
+        return fill
+    if isinstance(fill, numbers.Real) and not isinstance(fill, bool):
+        return number(fill, arg)
+    if isinstance(fill, Sequence) and 1 <= len(fill) <= 4:
+        return [number(v, arg) for v in fill]
+    raise ValueError(f"{arg} must be a number or 1-4 numbers (one per channel), got {fill!r}")
+
+
+def _mask_fill(fill: Any) -> Any:
+    if fill is None:
+        return None
+    if isinstance(fill, str):
+        raise ValueError(f"fill_mask must be None, a number or one number per channel, got "
+                         f"{fill!r}")
+    return _fill(fill, "fill_mask")
+
+
+class _Dropout(ColourTransform):
+    """Rectangles of the output filled with ``fill`` (and ``fill_mask`` in the masks)."""
+
+    def __init__(self, fill: Any, fill_mask: Any, p: float) -> None:
+        super().__init__(p)
+        self.fill = _fill(fill, "fill")
+        self.fill_mask = _mask_fill(fill_mask)
+
+    def _holes(self, rng, size) -> list[list[int]]:
+        raise NotImplementedError
+
+    def draw(self, rng, size):
+        holes = self._holes(rng, size)
+        params: dict[str, Any] = {"holes": holes, "size": [int(size[0]), int(size[1])]}
+        if self.fill == "random":
+            params["key"] = draw_key(rng)[:2]
+        elif self.fill == "random_uniform":  # a colour per hole: levels picked per channel
+            params["colours"] = rng.random((len(holes), 4)).tolist()
+        return params
+
+    def colour_ops(self, params, channels, peak):
+        if channels > 4:
+            raise TypeError(f"{type(self).__name__} takes images of at most 4 channels, got "
+                            f"{channels}")
+        w, h = params["size"]
+        ops = []
+        for k, (x1, y1, x2, y2) in enumerate(params["holes"]):
+            mode, key = 0.0, [0.0, 0.0]
+            if self.fill == "random":
+                mode, key = 1.0, list(map(float, params["key"]))
+                fills = [0.0] * 4
+            elif self.fill == "random_uniform":
+                u = params["colours"][k]
+                fills = [math.floor(c * (peak + 1)) if peak > 1 else c * peak for c in u]
+            else:
+                fills = _per_channel(self.fill, channels, "fill")
+            ops.append([HOLE, x1 / w, y1 / h, x2 / w, y2 / h, *fills, mode, *key])
+        return ops
+
+    def config(self):
+        return {"fill": self.fill, "fill_mask": self.fill_mask}
+
+
+def _per_channel(fill: Any, channels: int, arg: str) -> list[float]:
+    """A fill as four values: a number for every channel, or one per channel (as many as the
+    image has, as albumentations requires)."""
+    if isinstance(fill, list):
+        if len(fill) != channels:
+            raise ValueError(f"{arg} has {len(fill)} values for an image of {channels} channels")
+        return fill + [0.0] * (4 - len(fill))
+    return [float(fill)] * 4
+
+
+class CoarseDropout(_Dropout):
+    """albumentations' CoarseDropout: ``num_holes_range`` holes, each of a height and width
+    from ``hole_height_range`` / ``hole_width_range`` (fractions of the image's side when the
+    range's high end is below 1, else pixels), anywhere inside the image, filled with ``fill``
+    (a number, one per channel, ``"random"``: a random level per pixel, ``"random_uniform"``:
+    a random colour per hole); masks get ``fill_mask`` (None: untouched).
+
+    Example:
+        >>> t = CoarseDropout(num_holes_range=(1, 3), hole_height_range=(8, 16),
+        ...                   hole_width_range=(8, 16), fill=0, fill_mask=255, p=1)
+        >>> len(t.draw(np.random.default_rng(0), (64, 64))["holes"]) in (1, 2, 3)
+        True
+    """
+
+    def __init__(self, num_holes_range: Any = (1, 2), hole_height_range: Any = (0.1, 0.2),
+                 hole_width_range: Any = (0.1, 0.2), fill: Any = 0, fill_mask: Any = None,
+                 p: float = 0.5) -> None:
+        super().__init__(fill, fill_mask, p)
+        lo, hi = value_range(num_holes_range, "num_holes_range", False, 1, math.inf)[0]
+        if lo != int(lo) or hi != int(hi):
+            raise ValueError(f"num_holes_range must be whole numbers, got {num_holes_range!r}")
+        self.num_holes_range = (int(lo), int(hi))
+        self.hole_height_range = self._side(hole_height_range, "hole_height_range")
+        self.hole_width_range = self._side(hole_width_range, "hole_width_range")
+        if (self.hole_height_range[1] >= 1) != (self.hole_width_range[1] >= 1):
+            raise ValueError("hole_height_range and hole_width_range must both be fractions "
+                             "(below 1) or both pixels")
+
+    @staticmethod
+    def _side(r: Any, arg: str) -> tuple[float, float]:
+        lo, hi = value_range(r, arg, False, 0.0, math.inf)[0]
+        if hi >= 1 and (lo != int(lo) or hi != int(hi) or lo < 1):
+            raise ValueError(f"{arg} in pixels must be whole numbers >= 1, got {r!r}")
+        if hi < 1 and lo <= 0:
+            raise ValueError(f"{arg} as fractions must be in (0, 1), got {r!r}")
+        return lo, hi
+
+    def _holes(self, rng, size):
+        w, h = size
+        # albumentations' draws, in its order: the count, the heights, the widths, the corners
+        n = int(rng.integers(self.num_holes_range[0], self.num_holes_range[1] + 1))
+        (hl, hh), (wl, wh) = self.hole_height_range, self.hole_width_range
+        if hh >= 1:
+            hs = rng.integers(int(hl), int(min(hh, h)) + 1, size=n)
+            ws = rng.integers(int(wl), int(min(wh, w)) + 1, size=n)
+        else:
+            hs = (h * rng.uniform(hl, hh, size=n)).astype(int)
+            ws = (w * rng.uniform(wl, wh, size=n)).astype(int)
+        y0 = rng.integers(0, h - hs + 1, size=n)
+        x0 = rng.integers(0, w - ws + 1, size=n)
+        return np.stack([x0, y0, x0 + ws, y0 + hs], -1).tolist()
+
+    def config(self):
+        return {"num_holes_range": list(self.num_holes_range),
+                "hole_height_range": list(self.hole_height_range),
+                "hole_width_range": list(self.hole_width_range), **super().config()}
+
+
+class Erasing(_Dropout):
+    """albumentations' Erasing (torchvision's RandomErasing): one rectangle of an area drawn
+    from ``scale`` (fractions of the image's area) and an aspect ratio (width / height) from
+    ``ratio``, both limited to what fits the image, filled as :class:`CoarseDropout` fills.
+
+    Example:
+        >>> t = Erasing(scale=(0.1, 0.1), ratio=(1, 1), p=1)
+        >>> x1, y1, x2, y2 = t.draw(np.random.default_rng(0), (100, 100))["holes"][0]
+        >>> (x2 - x1, y2 - y1)
+        (32, 32)
+    """
+
+    def __init__(self, scale: Any = (0.02, 0.33), ratio: Any = (0.3, 3.3), fill: Any = 0,
+                 fill_mask: Any = None, p: float = 0.5) -> None:
+        super().__init__(fill, fill_mask, p)
+        self.scale = value_range(scale, "scale", False, 0.0, math.inf)[0]
+        self.ratio = value_range(ratio, "ratio", False, 0.0, math.inf)[0]
+        if self.ratio[0] <= 0:
+            raise ValueError(f"ratio must be > 0, got {ratio!r}")
+
+    def _holes(self, rng, size):
+        w, h = size
+        area = w * h
+        lo, hi = area * self.scale[0], area * self.scale[1]
+        r_lo, r_hi = self.ratio
+        # the largest area whose rectangle fits for some ratio (albumentations' derivation)
+        top = min(hi, min(r_lo * h * h, r_hi * h * h), min(w * w / r_lo, w * w / r_hi))
+        if top < lo:
+            return []
+        a = float(rng.uniform(lo, top))
+        r_max, r_min = min(r_hi, w * w / a), max(r_lo, a / (h * h))
+        if r_min > r_max:
+            return []
+        r = float(rng.uniform(r_min, r_max))
+        eh, ew = round(math.sqrt(a / r)), round(math.sqrt(a * r))
+        y0 = int(rng.integers(0, h - eh + 1))
+        x0 = int(rng.integers(0, w - ew + 1))
+        return [[x0, y0, x0 + ew, y0 + eh]]
+
+    def config(self):
+        return {"scale": list(self.scale), "ratio": list(self.ratio), **super().config()}
+
+
+def hole_mask(rects: np.ndarray, out: tuple[int, int]) -> np.ndarray:
+    """(H, W) bool: the output pixels that ``rects`` (output pixels, x2/y2 excluded) cover."""
+    m = np.zeros((out[1], out[0]), bool)
+    for x1, y1, x2, y2 in rects.tolist():
+        m[max(y1, 0):max(y2, 0), max(x1, 0):max(x2, 0)] = True
+    return m
+
+
+def in_holes(x: np.ndarray, y: np.ndarray, rects: np.ndarray) -> np.ndarray:
+    """Which points (pixel centres at integers) lie in a filled pixel of ``rects``: pixel i
+    spans [i - 0.5, i + 0.5)."""
+    x, y = x[:, None] + 0.5, y[:, None] + 0.5
+    r = rects[None].astype(np.float64)
+    return ((x >= r[..., 0]) & (x < r[..., 2]) & (y >= r[..., 1]) & (y < r[..., 3])).any(1)
+
+
+def boxes_past_holes(xyxy: np.ndarray, mask: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(the fraction of each box (K, 4 pixel edges, inside the output) that the holes of
+    ``mask`` leave, the boxes shrunk to the part they leave), as albumentations measures them:
+    over the whole pixels of each box's truncated edges; a side moves in only where the holes
+    cover whole rows or columns of the box there."""
+    frac = np.ones(len(xyxy))
+    out = xyxy.copy()
+    for i, (x1, y1, x2, y2) in enumerate(xyxy.astype(np.int64).tolist()):
+        region = mask[max(y1, 0):max(y2, 0), max(x1, 0):max(x2, 0)]
+        if not region.size or not region.any():
+            continue
+        visible = ~region
+        frac[i] = visible.sum() / region.size
+        if not visible.any():
+            continue
+        cols, rows = np.flatnonzero(visible.any(0)), np.flatnonzero(visible.any(1))
+        if cols[0] > 0:
+            out[i, 0] = x1 + cols[0]
+        if rows[0] > 0:
+            out[i, 1] = y1 + rows[0]
+        if cols[-1] < region.shape[1] - 1:
+            out[i, 2] = x1 + cols[-1] + 1
+        if rows[-1] < region.shape[0] - 1:
+            out[i, 3] = y1 + rows[-1] + 1
+    return frac, out
+
+
+def output_holes(t: Transform, params: dict, out: tuple[int, int]) -> list[tuple[np.ndarray, Any]]:
+    """The holes a sample's recorded parameters make, as the kernel makes them: [(rectangles
+    (n, 4) int64 in output pixels, x2/y2 excluded, the transform's fill_mask)] for each applied
+    dropout step of ``t`` (a pipeline, a OneOf or one transform)."""
+    if not params.get("applied", True):
+        return []
+    if isinstance(t, _Dropout):
+        if not params["holes"]:
+            return []
+        w, h = params["size"]
+        f = np.asarray(params["holes"], np.float64) / np.array([w, h, w, h])
+        # the kernel's rounding: float32 fractions times the output's side, halves up
+        scaled = f.astype(np.float32) * np.array([out[0], out[1]] * 2, np.float32)
+        rects = np.floor(scaled + np.float32(0.5)).astype(np.int64)
+        return [(rects, t.fill_mask)]
+    if "steps" in params:
+        return [h for c, p in zip(t.transforms, params["steps"]) for h in output_holes(c, p, out)]
+    if "choice" in params:
+        return output_holes(t.transforms[params["choice"]], params["params"], out)
+    return []
