@@ -243,11 +243,12 @@ inline void wk_noise_z(int2 at, int2 dims, uint2 key, float2 g, float8 *z) {
     const float8 fx = (convert_float8(x) + 0.5f) * (g.x / (float)dims.x) - 0.5f;
     const float fy = ((float)at.y + 0.5f) * (g.y / (float)dims.y) - 0.5f;
     const int gw = (int)g.x, gh = (int)g.y;
-    int8 x0 = convert_int8(floor(fx));
-    float8 ax = fx - convert_float8(x0);
-    ax = x0 < 0 ? 0.0f : (x0 >= gw - 1 ? 0.0f : ax);
-    x0 = clamp(x0, 0, gw - 1);
-    const int8 x1 = min(x0 + 1, gw - 1);
+    const float8 fl = floor(fx);
+    int8 x0 = convert_int8(fl);
+    const int8 low = x0 < (int8)0, high = x0 >= (int8)(gw - 1);
+    const float8 ax = select(fx - fl, (float8)0.0f, low | high);
+    x0 = select(select(x0, (int8)0, low), (int8)(gw - 1), high);
+    const int8 x1 = select(x0 + (int8)1, x0, x0 >= (int8)(gw - 1));
     int y0 = (int)floor(fy);
     float ay = fy - (float)y0;
     if (y0 < 0) { y0 = 0; ay = 0.0f; }

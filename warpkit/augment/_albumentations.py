@@ -28,6 +28,7 @@ import os
 from typing import Any, Callable
 
 from . import _colour as C
+from . import _dropout as D
 from . import _nonlinear as N
 from . import _transforms as T
 from ._base import OneOf, Transform
@@ -230,6 +231,11 @@ SUPPORTED: dict[str, Callable[[_Args, _Pipeline], Transform | None]] = {
     "InvertImg": _colour(C.InvertImg),
     "Solarize": _colour(C.Solarize, "threshold_range"),
     "Posterize": _colour(C.Posterize, "num_bits"),
+    "GaussNoise": _colour(C.GaussNoise, "std_range", "mean_range", "per_channel",
+                          "noise_scale_factor"),
+    "CoarseDropout": _colour(D.CoarseDropout, "num_holes_range", "hole_height_range",
+                             "hole_width_range", "fill", "fill_mask"),
+    "Erasing": _colour(D.Erasing, "scale", "ratio", "fill", "fill_mask"),
     "HorizontalFlip": _flip(T.RandomHorizontalFlip),
     "VerticalFlip": _flip(T.RandomVerticalFlip),
     "RandomRotate90": _rotate90,

@@ -53,13 +53,13 @@ def _fill(fill: Any, arg: str) -> Any:
     raise ValueError(f"{arg} must be a number or 1-4 numbers (one per channel), got {fill!r}")
 
 
-def _mask_fill(fill: Any) -> Any:
+def _mask_fill(fill: Any, arg: str) -> Any:
     if fill is None:
         return None
     if isinstance(fill, str):
-        raise ValueError(f"fill_mask must be None, a number or one number per channel, got "
+        raise ValueError(f"{arg} must be None, a number or one number per channel, got "
                          f"{fill!r}")
-    return _fill(fill, "fill_mask")
+    return _fill(fill, arg)
 
 
 class _Dropout(ColourTransform):
@@ -67,8 +67,9 @@ class _Dropout(ColourTransform):
 
     def __init__(self, fill: Any, fill_mask: Any, p: float) -> None:
         super().__init__(p)
-        self.fill = _fill(fill, "fill")
-        self.fill_mask = _mask_fill(fill_mask)
+        name = type(self).__name__
+        self.fill = _fill(fill, f"{name}'s fill")
+        self.fill_mask = _mask_fill(fill_mask, f"{name}'s fill_mask")
 
     def _holes(self, rng, size) -> list[list[int]]:
         raise NotImplementedError
