@@ -14,7 +14,8 @@ A third table times colour in the pass (issue 42's benchmark): RandomResizedCrop
 ColorJitter(0.4, 0.4, 0.4, 0.1, p=0.8) + ToGray(p=0.2) to float32 CHW, against the same
 pipeline without the colour steps and against albumentations (one process, and 2 ideal cores);
 ColorJitter's contrast takes the passes after the warp (the image's mean), so the table also
-times it without the contrast.
+times it without the contrast. A fourth times GaussNoise(p=0.5) + CoarseDropout(1-4 holes,
+p=0.5) after the same geometry, made in the warp's store, against albumentations.
 torchvision's v2 transforms are not a peer here: torchvision from PyPI does not load beside this
 torch build. warpkit normalises inside the warp kernel (float32, channels first); the ragged
 list is packed into one buffer and warped in one launch (warp.warp_batch), masks in a second.
@@ -265,10 +266,43 @@ def colour_runs(data, have_alb: bool) -> dict:
     return fns
 
 
+def noise_runs(data, have_alb: bool) -> dict:
+    """Noise and dropout in the pass: warpkit with and without them, albumentations in one
+    process and on one thread."""
+    from warpkit.augment import (CoarseDropout, Compose, GaussNoise, RandomHorizontalFlip,
+                                 RandomResizedCrop)
+
+    model = dict(output_dtype="float32", mean=MEAN.tolist(), std=STD.tolist(), layout="CHW")
+    geometry = [RandomResizedCrop(224), RandomHorizontalFlip()]
+    extra = [GaussNoise(p=0.5), CoarseDropout(num_holes_range=(1, 4), p=0.5)]
+    images = [d[0] for d in data]
+    epoch = [0]
+
+    def call(pipe):
+        def run():
+            epoch[0] += 1
+            return pipe(image=images, seed=0, epoch=epoch[0])["image"]
+        return run
+
+    fns = {"warpkit, geometry, noise and dropout": call(Compose(geometry + extra, **model)),
+           "warpkit, geometry alone": call(Compose(geometry, **model))}
+    if have_alb:
+        import albumentations as A
+
+        pipe = A.Compose([A.RandomResizedCrop(size=(224, 224)), A.HorizontalFlip(),
+                          A.GaussNoise(p=0.5), A.CoarseDropout(num_holes_range=(1, 4), p=0.5),
+                          A.Normalize(mean=MEAN.tolist(), std=STD.tolist())])
+        fns["albumentations, 1 process"] = lambda: [pipe(image=i)["image"].transpose(2, 0, 1)
+                                                    for i in images]
+        fns["albumentations, 1 thread"] = one_thread(fns["albumentations, 1 process"])
+    return fns
+
+
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--samples", type=int, default=5)
-    ap.add_argument("--colour-only", action="store_true", help="only the colour table")
+    ap.add_argument("--colour-only", action="store_true",
+                    help="only the colour, noise and dropout tables")
     args = ap.parse_args()
     set_threads()
     data = photos()
@@ -276,6 +310,7 @@ def main() -> None:
     if not args.colour_only:
         pipelines(data, args, have_alb)
     colour_table(data, args, have_alb)
+    noise_table(data, args, have_alb)
     if not args.colour_only:
         device_table(data, args)
 
@@ -324,6 +359,18 @@ def colour_table(data, args, have_alb: bool) -> None:
                 [[k, f"{N / t.median:.0f}", f"{t.median * 1e3:.1f}", f"{t.median / best:.2f}x"]
                  for k, t in res.items()],
                 ["who", "images/s", "ms per 64", "time / warpkit with colour"]))
+
+
+def noise_table(data, args, have_alb: bool) -> None:
+    res = interleaved(noise_runs(data, have_alb), samples=args.samples, warmup=1)
+    if have_alb:
+        res["albumentations, 2 ideal cores"] = ideal_scaling(res.pop("albumentations, 1 thread"))
+    best = res["warpkit, geometry, noise and dropout"].median
+    print(table("Noise and dropout in the pass: RandomResizedCrop(224) + flip + GaussNoise(p=0.5) "
+                "+ CoarseDropout(1-4 holes, p=0.5), 64 ragged photos -> float32 CHW",
+                [[k, f"{N / t.median:.0f}", f"{t.median * 1e3:.1f}", f"{t.median / best:.2f}x"]
+                 for k, t in res.items()],
+                ["who", "images/s", "ms per 64", "time / warpkit with them"]))
 
 
 def device_table(data, args) -> None:
