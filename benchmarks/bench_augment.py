@@ -231,16 +231,15 @@ def kornia_run(data, targets: bool):
     return run
 
 
-def colour_runs(data, have_alb: bool) -> dict:
-    """The colour table's callables: warpkit with and without the colour steps (one call per
-    batch), albumentations in one process and on one thread (for 2 ideal cores)."""
-    from warpkit.augment import (ColorJitter, Compose, RandomHorizontalFlip, RandomResizedCrop,
-                                 ToGray)
+def pass_runs(data, warpkit_steps: dict, albumentations_steps) -> dict:
+    """A table's callables after RandomResizedCrop(224) + flip, to the normalised float32 CHW
+    input: warpkit with each list of ``warpkit_steps`` (one call per batch), and, where
+    ``albumentations_steps`` makes a list (None: not installed), albumentations with it in one
+    process and on one thread (for 2 ideal cores)."""
+    from warpkit.augment import Compose, RandomHorizontalFlip, RandomResizedCrop
 
     model = dict(output_dtype="float32", mean=MEAN.tolist(), std=STD.tolist(), layout="CHW")
     geometry = [RandomResizedCrop(224), RandomHorizontalFlip()]
-    colour = [ColorJitter(0.4, 0.4, 0.4, 0.1, p=0.8), ToGray(p=0.2)]
-    no_contrast = [ColorJitter(0.4, 0, 0.4, 0.1, p=0.8), ToGray(p=0.2)]
     images = [d[0] for d in data]
     epoch = [0]
 
@@ -250,52 +249,43 @@ def colour_runs(data, have_alb: bool) -> dict:
             return pipe(image=images, seed=0, epoch=epoch[0])["image"]
         return run
 
-    fns = {"warpkit, geometry and colour": call(Compose(geometry + colour, **model)),
-           "warpkit, the same without the contrast (one pass)":
-               call(Compose(geometry + no_contrast, **model)),
-           "warpkit, geometry alone": call(Compose(geometry, **model))}
-    if have_alb:
+    fns = {name: call(Compose(geometry + steps, **model)) for name, steps in warpkit_steps.items()}
+    if albumentations_steps is not None:
         import albumentations as A
 
         pipe = A.Compose([A.RandomResizedCrop(size=(224, 224)), A.HorizontalFlip(),
-                          A.ColorJitter(0.4, 0.4, 0.4, 0.1, p=0.8), A.ToGray(p=0.2),
+                          *albumentations_steps(A),
                           A.Normalize(mean=MEAN.tolist(), std=STD.tolist())])
         fns["albumentations, 1 process"] = lambda: [pipe(image=i)["image"].transpose(2, 0, 1)
                                                     for i in images]
         fns["albumentations, 1 thread"] = one_thread(fns["albumentations, 1 process"])
     return fns
+
+
+def colour_runs(data, have_alb: bool) -> dict:
+    """The colour table: warpkit with and without the colour steps (and without the contrast,
+    whose mean takes the passes after the warp), albumentations."""
+    from warpkit.augment import ColorJitter, ToGray
+
+    return pass_runs(data, {
+        "warpkit, geometry and colour": [ColorJitter(0.4, 0.4, 0.4, 0.1, p=0.8), ToGray(p=0.2)],
+        "warpkit, the same without the contrast (one pass)":
+            [ColorJitter(0.4, 0, 0.4, 0.1, p=0.8), ToGray(p=0.2)],
+        "warpkit, geometry alone": []},
+        (lambda A: [A.ColorJitter(0.4, 0.4, 0.4, 0.1, p=0.8), A.ToGray(p=0.2)])
+        if have_alb else None)
 
 
 def noise_runs(data, have_alb: bool) -> dict:
-    """Noise and dropout in the pass: warpkit with and without them, albumentations in one
-    process and on one thread."""
-    from warpkit.augment import (CoarseDropout, Compose, GaussNoise, RandomHorizontalFlip,
-                                 RandomResizedCrop)
+    """Noise and dropout in the pass: warpkit with and without them, albumentations."""
+    from warpkit.augment import CoarseDropout, GaussNoise
 
-    model = dict(output_dtype="float32", mean=MEAN.tolist(), std=STD.tolist(), layout="CHW")
-    geometry = [RandomResizedCrop(224), RandomHorizontalFlip()]
-    extra = [GaussNoise(p=0.5), CoarseDropout(num_holes_range=(1, 4), p=0.5)]
-    images = [d[0] for d in data]
-    epoch = [0]
-
-    def call(pipe):
-        def run():
-            epoch[0] += 1
-            return pipe(image=images, seed=0, epoch=epoch[0])["image"]
-        return run
-
-    fns = {"warpkit, geometry, noise and dropout": call(Compose(geometry + extra, **model)),
-           "warpkit, geometry alone": call(Compose(geometry, **model))}
-    if have_alb:
-        import albumentations as A
-
-        pipe = A.Compose([A.RandomResizedCrop(size=(224, 224)), A.HorizontalFlip(),
-                          A.GaussNoise(p=0.5), A.CoarseDropout(num_holes_range=(1, 4), p=0.5),
-                          A.Normalize(mean=MEAN.tolist(), std=STD.tolist())])
-        fns["albumentations, 1 process"] = lambda: [pipe(image=i)["image"].transpose(2, 0, 1)
-                                                    for i in images]
-        fns["albumentations, 1 thread"] = one_thread(fns["albumentations, 1 process"])
-    return fns
+    return pass_runs(data, {
+        "warpkit, geometry, noise and dropout":
+            [GaussNoise(p=0.5), CoarseDropout(num_holes_range=(1, 4), p=0.5)],
+        "warpkit, geometry alone": []},
+        (lambda A: [A.GaussNoise(p=0.5), A.CoarseDropout(num_holes_range=(1, 4), p=0.5)])
+        if have_alb else None)
 
 
 def main() -> None:
