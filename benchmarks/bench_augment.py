@@ -299,8 +299,12 @@ def main() -> None:
     have_alb = optional("albumentations") is not None
     if not args.colour_only:
         pipelines(data, args, have_alb)
-    colour_table(data, args, have_alb)
-    noise_table(data, args, have_alb)
+    pass_table(colour_runs(data, have_alb), "warpkit, geometry and colour",
+               "Colour in the pass: RandomResizedCrop(224) + flip + ColorJitter(0.4, 0.4, 0.4, "
+               "0.1, p=0.8) + ToGray(p=0.2), 64 ragged photos -> float32 CHW", args)
+    pass_table(noise_runs(data, have_alb), "warpkit, geometry, noise and dropout",
+               "Noise and dropout in the pass: RandomResizedCrop(224) + flip + GaussNoise(p=0.5) "
+               "+ CoarseDropout(1-4 holes, p=0.5), 64 ragged photos -> float32 CHW", args)
     if not args.colour_only:
         device_table(data, args)
 
@@ -339,28 +343,16 @@ def pipelines(data, args, have_alb: bool) -> None:
                 rows, ["case", "who", "images/s", "ms per 64", "time / warpkit per batch"]))
 
 
-def colour_table(data, args, have_alb: bool) -> None:
-    res = interleaved(colour_runs(data, have_alb), samples=args.samples, warmup=1)
-    if have_alb:
+def pass_table(runs: dict, first: str, title: str, args) -> None:
+    """A table of :func:`pass_runs`' callables, each against ``first`` (warpkit's full run),
+    albumentations on one thread turned into 2 ideal cores."""
+    res = interleaved(runs, samples=args.samples, warmup=1)
+    if "albumentations, 1 thread" in res:
         res["albumentations, 2 ideal cores"] = ideal_scaling(res.pop("albumentations, 1 thread"))
-    best = res["warpkit, geometry and colour"].median
-    print(table("Colour in the pass: RandomResizedCrop(224) + flip + ColorJitter(0.4, 0.4, 0.4, "
-                "0.1, p=0.8) + ToGray(p=0.2), 64 ragged photos -> float32 CHW",
-                [[k, f"{N / t.median:.0f}", f"{t.median * 1e3:.1f}", f"{t.median / best:.2f}x"]
-                 for k, t in res.items()],
-                ["who", "images/s", "ms per 64", "time / warpkit with colour"]))
-
-
-def noise_table(data, args, have_alb: bool) -> None:
-    res = interleaved(noise_runs(data, have_alb), samples=args.samples, warmup=1)
-    if have_alb:
-        res["albumentations, 2 ideal cores"] = ideal_scaling(res.pop("albumentations, 1 thread"))
-    best = res["warpkit, geometry, noise and dropout"].median
-    print(table("Noise and dropout in the pass: RandomResizedCrop(224) + flip + GaussNoise(p=0.5) "
-                "+ CoarseDropout(1-4 holes, p=0.5), 64 ragged photos -> float32 CHW",
-                [[k, f"{N / t.median:.0f}", f"{t.median * 1e3:.1f}", f"{t.median / best:.2f}x"]
-                 for k, t in res.items()],
-                ["who", "images/s", "ms per 64", "time / warpkit with them"]))
+    best = res[first].median
+    print(table(title, [[k, f"{N / t.median:.0f}", f"{t.median * 1e3:.1f}",
+                         f"{t.median / best:.2f}x"] for k, t in res.items()],
+                ["who", "images/s", "ms per 64", f"time / {first}"]))
 
 
 def device_table(data, args) -> None:

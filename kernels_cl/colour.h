@@ -375,7 +375,8 @@ inline __attribute__((always_inline)) void wk_colour8(float8 *v, int C, __global
                     for (int c = 0; c < C; c++) v[c] = in ? (float8)wk_col_clip((float8)op[5 + c]) : v[c];
                 } else { /* a random level per pixel and channel, keyed on the hole */
                     uint8 o[4];
-                    const uint tag = (uint)(x1 + 65536.0f * y1) ^ ((uint)(x2 + 65536.0f * y2) * 0x9E3779B9u);
+                    /* in integers: a float sum past 2^32 has no defined conversion to uint */
+                    const uint tag = ((uint)x1 ^ ((uint)y1 << 16)) ^ (((uint)x2 ^ ((uint)y2 << 16)) * 0x9E3779B9u);
                     wk_philox8(as_uint8(convert_int8(px)), (uint8)at.y, (uint8)tag, (uint)op[10], (uint)op[11], o);
                     for (int c = 0; c < C; c++) {
                         const float8 u = convert_float8(o[c] >> 8) * (1.0f / 16777216.0f); /* [0, 1) */

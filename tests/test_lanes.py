@@ -9,11 +9,13 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from warpkit.augment import (CenterCrop, ChannelShuffle, Compose, InvertImg, Posterize,
-                             RandomBrightnessContrast, RandomGamma, RGBShift, Solarize, ToGray, ElasticTransform, OneOf, Pad, RandomAffine,
-                             RandomCrop, RandomHorizontalFlip, RandomPerspective,
-                             RandomResizedCrop, RandomRotate90, RandomRotation,
-                             RandomVerticalFlip, Resize, stream)
+from warpkit.augment import (CenterCrop, ChannelShuffle, CoarseDropout, ColorJitter, Compose,
+                             ElasticTransform, Erasing, GaussNoise, HueSaturationValue,
+                             InvertImg, OneOf, Pad, Posterize, RandomAffine,
+                             RandomBrightnessContrast, RandomCrop, RandomGamma,
+                             RandomHorizontalFlip, RandomPerspective, RandomResizedCrop,
+                             RandomRotate90, RandomRotation, RandomVerticalFlip, Resize, RGBShift,
+                             Solarize, ToGray, stream)
 from warpkit.augment._base import lanes_ok
 from warpkit.augment._lanes import LANES_FROM, Lanes, draw_samples, philox_blocks
 from warpkit.augment._streams import philox_keys
@@ -99,6 +101,10 @@ PIPELINES = [
              ToGray(p=0.3), RGBShift(p=0.6), ChannelShuffle(p=0.5), InvertImg(p=0.2),
              Solarize((0.2, 0.8), p=0.4), Posterize((2, 6), p=0.5),
              Posterize([(1, 3), (4, 5), (6, 7)], p=0.5)]),
+    # the colour transforms with an order, shifts or a generator key, a coarse noise grid
+    Compose([RandomResizedCrop(24), ColorJitter(0.4, 0.4, 0.4, 0.1, p=0.8),
+             HueSaturationValue(p=0.6), GaussNoise(p=0.5),
+             GaussNoise((0.1, 0.3), (-0.1, 0.1), noise_scale_factor=0.3, p=0.5)]),
 ]
 
 
@@ -133,6 +139,7 @@ def test_what_cannot_draw_a_batch_at_once_draws_sample_by_sample():
             return {**super().draw(rng, size), "angle": 0.0}
 
     for t in (OneOf([RandomHorizontalFlip()]), ElasticTransform(), RandomPerspective(),
+              CoarseDropout(), Erasing(),  # a count of holes each: drawn sample by sample
               MyAffine(), Compose([RandomHorizontalFlip(), OneOf([RandomVerticalFlip()])])):
         assert not lanes_ok(t)
     pipe = Compose([RandomResizedCrop(16), MyAffine(degrees=30)])

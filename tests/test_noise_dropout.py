@@ -254,6 +254,35 @@ def test_holes_scale_to_an_output_of_another_size(queue):
     np.testing.assert_array_equal(out["mask"] == 1, want)
 
 
+@pytest.mark.parametrize("shape", [(60, 70), (60, 70, 2), (60, 70, 4)], ids=str)
+@pytest.mark.parametrize("dtype", [np.uint8, np.uint16, np.float32])
+def test_other_channel_counts_and_dtypes(shape, dtype, queue):
+    """Gray, two-channel and RGBA images, uint8, uint16 and float32: dropout pixel for pixel
+    as albumentations' own (a fill per channel), the noise's law in the image's units (uint16:
+    levels of 65535, truncated toward zero as uint8)."""
+    peak = {np.uint8: 255, np.uint16: 65535, np.float32: 1.0}[dtype]
+    rng = np.random.default_rng(0)
+    img = (rng.uniform(0.3, 0.7, shape) * peak).astype(dtype)
+    channels = shape[2] if len(shape) == 3 else 1
+    fill = [peak * (k + 1) / 8 for k in range(channels)]
+    fill = [dtype(v) for v in fill] if dtype != np.float32 else fill
+    fill = [float(v) for v in fill]
+    out = W.Compose([W.CoarseDropout(num_holes_range=(3, 3), fill=fill if channels > 1 else fill[0],
+                                     p=1)])(image=img, seed=1, queue=queue)
+    holes = _holes(out)
+    want = AD.cutout(img, holes, tuple(fill) if channels > 1 else fill[0], np.random.default_rng(0))
+    np.testing.assert_array_equal(out["image"], want)
+    noisy = W.Compose([W.GaussNoise(std_range=(0.05, 0.05), p=1)])(image=img, seed=2,
+                                                                    queue=queue)["image"]
+    assert noisy.shape == img.shape and noisy.dtype == img.dtype
+    added = noisy.astype(np.float64) - img
+    # 0.05 of the peak, truncated for integers (which loses ~0.3 of a level in deviation only
+    # at uint8 scale: within 2%)
+    assert abs(added.std() / (0.05 * peak) - 1) < 0.03 and abs(added.mean()) < 0.01 * peak
+    if channels > 1:  # per channel: the channels' noise differs
+        assert not np.array_equal(added[..., 0], added[..., 1])
+
+
 def test_small_cases_on_every_device_and_oclgrind(small_queue):
     """Noise (fine and coarse grids, per channel or not) and holes (constant and random fills)
     after a rotation, on each device CI runs and on Oclgrind: the same numbers as the default
@@ -263,7 +292,7 @@ def test_small_cases_on_every_device_and_oclgrind(small_queue):
     cases = [W.GaussNoise(p=1), W.GaussNoise(per_channel=False, noise_scale_factor=0.3, p=1),
              W.CoarseDropout(num_holes_range=(2, 2), hole_height_range=(3, 6),
                              hole_width_range=(3, 6), fill=(5, 6, 7), p=1),
-             W.Erasing(scale=(0.2, 0.2), fill="random", p=1)]
+             W.Erasing(scale=(0.1, 0.2), fill="random", p=1)]
     for interpolation in ("linear", "cubic"):
         for im in (img, img.astype(np.float32) / 255):
             for t in cases:
@@ -273,6 +302,9 @@ def test_small_cases_on_every_device_and_oclgrind(small_queue):
                 tol = 1 if im.dtype == np.uint8 else 1e-5
                 assert out.shape == (13, 21, 3)
                 assert np.abs(out.astype(np.float64) - ref).max() <= tol, t
+                base = W.Compose([geo], interpolation=interpolation)(
+                    image=im, seed=3, queue=small_queue)["image"]
+                assert (out != base).any(), t  # it did something on this device
 
 
 def test_serialised_and_ported():
@@ -313,9 +345,34 @@ def test_refused_arguments(queue):
         W.CoarseDropout(num_holes_range=(1.5, 2))
     with pytest.raises(ValueError, match="fill has 2 values for an image of 3 channels"):
         W.Compose([W.Erasing(fill=[1, 2], p=1)])(image=PHOTO, seed=0, queue=queue)
+    drop = W.Compose([W.CoarseDropout(num_holes_range=(1, 1), fill_mask=(1, 2), p=1)])
+    with pytest.raises(ValueError, match="fill_mask has 2 values for a mask of 1 channels"):
+        drop(image=PHOTO, mask=np.zeros(PHOTO.shape[:2], np.uint8), seed=0, queue=queue)
+    import pyopencl.array as cla
+    device_mask = cla.to_device(queue, np.zeros(PHOTO.shape[:2], np.uint8))
+    with pytest.raises(ValueError, match="fill_mask fills masks held on the host.*got Array"):
+        W.Compose([W.CoarseDropout(fill_mask=1, p=1)])(image=PHOTO, mask=device_mask, seed=0,
+                                                       queue=queue)
     with pytest.raises(TypeError, match="GaussNoise takes images of at most 4 channels"):
         W.GaussNoise(p=1).colour_ops({"std": 0.1, "mean": 0, "key": [0, 0, 0]}, 5, 255.0)
     with pytest.raises(ValueError, match="albumentations|CoarseDropout"):
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             W.from_albumentations(A.Compose([A.CoarseDropout(fill="inpaint_telea")]))
+
+
+def test_holes_inside_oneof_and_nested_pipelines(queue):
+    """A dropout chosen by a OneOf inside a nested Compose fills the mask and hides keypoints
+    as at the top level (the holes come from each applied step, at any depth)."""
+    img = np.full((40, 50, 3), 9, np.uint8)
+    drop = W.CoarseDropout(num_holes_range=(2, 2), hole_height_range=(10, 10),
+                           hole_width_range=(10, 10), fill=200, fill_mask=5, p=1)
+    pipe = W.Compose([W.Compose([W.OneOf([drop], p=1)])], remove_invisible=False)
+    kps = np.stack(np.meshgrid(np.arange(50.0), np.arange(40.0)), -1).reshape(-1, 2)
+    out = pipe(image=img, mask=np.zeros((40, 50), np.uint8), keypoints=kps, seed=0, queue=queue)
+    holes = out["params"]["steps"][0]["steps"][0]["params"]["holes"]
+    assert len(holes) == 2
+    filled = out["image"][..., 0] == 200
+    np.testing.assert_array_equal(out["mask"] == 5, filled)
+    # a keypoint at a pixel centre is hidden exactly where that pixel was filled
+    np.testing.assert_array_equal(~out["keypoints_visible"], filled.ravel())

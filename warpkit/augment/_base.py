@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import numbers
 import warnings
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from typing import Any
 
 import numpy as np
@@ -142,8 +142,15 @@ class Transform:
 
     def colour_ops(self, params: dict, channels: int, peak: float) -> list[list[float]]:
         """The colour operations these parameters apply in the warp's kernel (see
-        :mod:`warpkit.augment._colour`): none for a geometric transform."""
+        :mod:`warpkit.augment._colour`): none for a geometric transform. Called on each step
+        :meth:`applied_steps` gives."""
         return []
+
+    def applied_steps(self, params: dict) -> Iterator[tuple[Transform, dict]]:
+        """The single transforms that applied, in order, each with its own parameters (a
+        pipeline or a OneOf gives those inside it): what colour and dropout read."""
+        if params.get("applied", True):
+            yield self, params
 
     def draw_lanes(self, lanes: Any, sizes: list[tuple[int, int]]) -> list[dict]:
         """:meth:`draw` for a whole batch at once: the same parameters, sample by sample, as
@@ -210,11 +217,6 @@ def draw_step_lanes(t: Transform, lanes: Any, sizes: list[tuple[int, int]]) -> l
     return [{"applied": a, **p} for a, p in zip(applied, t.draw_lanes(lanes, sizes))]
 
 
-def step_colour(t: Transform, params: dict, channels: int, peak: float) -> list:
-    """One step's colour operations: none where it did not apply."""
-    return t.colour_ops(params, channels, peak) if params.get("applied", True) else []
-
-
 def step_size(t: Transform, params: dict, size: tuple[int, int]) -> tuple[int, int]:
     """The output size of one step's recorded parameters (``size`` where it did not apply)."""
     return t.out_size(params, size) if params.get("applied", True) else size
@@ -264,8 +266,9 @@ class OneOf(Transform):
     def map(self, params, size):
         return self.transforms[params["choice"]].map(params["params"], size)
 
-    def colour_ops(self, params, channels, peak):
-        return step_colour(self.transforms[params["choice"]], params["params"], channels, peak)
+    def applied_steps(self, params):
+        if params.get("applied", True):
+            yield from self.transforms[params["choice"]].applied_steps(params["params"])
 
     def stages(self, params, size):
         if not params.get("applied", True):
@@ -275,6 +278,11 @@ class OneOf(Transform):
 
     def config(self):
         return {"transforms": [t.to_dict() for t in self.transforms]}
+
+
+def contains(t: Transform, cls: type) -> bool:
+    """Whether ``t`` is, or holds at any depth, a transform of class ``cls``."""
+    return isinstance(t, cls) or any(contains(c, cls) for c in getattr(t, "transforms", ()))
 
 
 def transform_list(transforms: Any) -> list[Transform]:

@@ -39,7 +39,7 @@ from ..engine.core import (COL_AFFINE as AFFINE, COL_AFFINE_MEAN as AFFINE_MEAN,
                            COL_POSTERIZE as POSTERIZE,
                            COL_SATURATE as SATURATE, COL_SHUFFLE as SHUFFLE,
                            COL_SOLARIZE as SOLARIZE, COLOUR_WORDS as WORDS, colour_peak)
-from ._base import IDENTITY_ROW, Transform, row_maps, value_range
+from ._base import IDENTITY_ROW, Transform, contains, row_maps, value_range
 
 __all__ = ["ChannelShuffle", "ColorJitter", "ColourTransform", "GaussNoise", "HueSaturationValue",
            "InvertImg",
@@ -499,10 +499,11 @@ def colour_program(pipe: Transform, plist: list[dict], channels: int,
                    dtype: Any) -> np.ndarray | None:
     """Each sample's colour operations as the kernel reads them, (n, k * WORDS) float32 (k
     the most a sample has; a shorter list ends with code 0), or None where no sample has any."""
-    if not _has_colour(pipe):
+    if not contains(pipe, ColourTransform):
         return None
     peak = colour_peak(dtype)
-    ops = [pipe.colour_ops(p, channels, peak) for p in plist]
+    ops = [[op for t, q in pipe.applied_steps(p) for op in t.colour_ops(q, channels, peak)]
+           for p in plist]
     k = max(len(o) for o in ops)
     if k == 0:
         return None
@@ -512,7 +513,3 @@ def colour_program(pipe: Transform, plist: list[dict], channels: int,
             out[i, j * WORDS:j * WORDS + len(op)] = op
     return out
 
-
-def _has_colour(t: Transform) -> bool:
-    return isinstance(t, ColourTransform) or any(_has_colour(c)
-                                                 for c in getattr(t, "transforms", ()))

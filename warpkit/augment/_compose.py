@@ -22,7 +22,7 @@ from .._threads import pool
 from ..engine import check_model_input
 from ..engine.chain import merge
 from ._base import (Resampling, Transform, draw_step, draw_step_lanes, from_dict, map_step,
-                    plain, probability, size_arg, step_colour, step_size, transform_list)
+                    plain, probability, size_arg, step_size, transform_list)
 from ._executor import apply
 from ._targets import KEYPOINT_FORMATS
 from ._streams import stream
@@ -153,11 +153,10 @@ class Compose(Resampling, Transform):
             m = mt @ m
         return m, size
 
-    def colour_ops(self, params, channels, peak):
-        if not params.get("applied", True):
-            return []
-        return [op for t, p in zip(self.transforms, params["steps"])
-                for op in step_colour(t, p, channels, peak)]
+    def applied_steps(self, params):
+        if params.get("applied", True):
+            for t, p in zip(self.transforms, params["steps"]):
+                yield from t.applied_steps(p)
 
     def maps(self, plist, sizes):
         """The batch's maps: each transform's for the samples where the pipeline applied,

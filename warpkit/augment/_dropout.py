@@ -29,10 +29,11 @@ import numpy as np
 
 from .._checks import number
 from ..engine.core import COL_HOLE as HOLE
-from ._base import Transform, value_range
+from ._base import Transform, contains, value_range
 from ._colour import ColourTransform, draw_key
 
-__all__ = ["CoarseDropout", "Erasing", "boxes_past_holes", "hole_mask", "in_holes", "output_holes"]
+__all__ = ["CoarseDropout", "Erasing", "boxes_past_holes", "has_dropout", "hole_mask", "in_holes",
+           "output_holes"]
 
 #: fills of albumentations' dropout that warpkit makes (its inpainting ones are refused)
 RANDOM_FILLS = ("random", "random_uniform")
@@ -260,23 +261,21 @@ def boxes_past_holes(xyxy: np.ndarray, mask: np.ndarray) -> tuple[np.ndarray, np
     return frac, out
 
 
+def has_dropout(t: Transform) -> bool:
+    """Whether a pipeline holds a dropout step (else a call skips reading holes)."""
+    return contains(t, _Dropout)
+
+
 def output_holes(t: Transform, params: dict, out: tuple[int, int]) -> list[tuple[np.ndarray, Any]]:
     """The holes a sample's recorded parameters make, as the kernel makes them: [(rectangles
     (n, 4) int64 in output pixels, x2/y2 excluded, the transform's fill_mask)] for each applied
-    dropout step of ``t`` (a pipeline, a OneOf or one transform)."""
-    if not params.get("applied", True):
-        return []
-    if isinstance(t, _Dropout):
-        if not params["holes"]:
-            return []
-        w, h = params["size"]
-        f = np.asarray(params["holes"], np.float64) / np.array([w, h, w, h])
-        # the kernel's rounding: float32 fractions times the output's side, halves up
-        scaled = f.astype(np.float32) * np.array([out[0], out[1]] * 2, np.float32)
-        rects = np.floor(scaled + np.float32(0.5)).astype(np.int64)
-        return [(rects, t.fill_mask)]
-    if "steps" in params:
-        return [h for c, p in zip(t.transforms, params["steps"]) for h in output_holes(c, p, out)]
-    if "choice" in params:
-        return output_holes(t.transforms[params["choice"]], params["params"], out)
-    return []
+    dropout step of ``t`` (a pipeline, a OneOf or one transform) that drew any."""
+    res = []
+    for step, p in t.applied_steps(params):
+        if isinstance(step, _Dropout) and p["holes"]:
+            w, h = p["size"]
+            f = np.asarray(p["holes"], np.float64) / np.array([w, h, w, h])
+            # the kernel's rounding: float32 fractions times the output's side, halves up
+            scaled = f.astype(np.float32) * np.array([out[0], out[1]] * 2, np.float32)
+            res.append((np.floor(scaled + np.float32(0.5)).astype(np.int64), step.fill_mask))
+    return res

@@ -20,7 +20,7 @@ from ..engine.chain import chain_coords, projective_part
 from ..engine.inputs import stack
 from ._epochs import note_draws
 from ._colour import colour_program
-from ._dropout import hole_mask, in_holes, output_holes
+from ._dropout import has_dropout, hole_mask, in_holes, output_holes
 from ._lanes import draw_samples
 from ._targets import box_rows, keypoint_rows, move_boxes, move_keypoint_lists
 
@@ -405,18 +405,28 @@ def _apply(pipe, *, image, mask, masks, boxes, labels, keypoints, seed, index, e
 
 def _holes(pipe, plist: list, outs: list, mask, mask_groups, kind: str) -> list | None:
     """Each sample's dropout holes in its output ([(rectangles, fill_mask)], None where the
-    whole call has none), checked against the masks they fill before any launch."""
+    whole call has none), checked against the masks they fill before any launch: masks on
+    the host, and a fill_mask of one value per channel as many as each mask has."""
+    if not has_dropout(pipe):
+        return None
     holes = [output_holes(pipe, p, o) for p, o in zip(plist, outs)]
     if not any(holes):
         return None
+    fills = {len(fm) for h in holes for _, fm in h if isinstance(fm, list)}
     if any(fm is not None for h in holes for _, fm in h):
         items = [] if mask is None else ([mask] if kind != "list" else list(mask))
+        per_item = [kind == "batch"] * len(items)  # a batch's mask has its samples first
         items += [m for g in (mask_groups or []) for m in g]
-        for m in items:
+        for m, batched in zip(items, per_item + [False] * (len(items) - len(per_item))):
             if not isinstance(m, np.ndarray) and not _is_torch(m):
-                raise ValueError(f"dropout's fill_mask fills masks held on the host (numpy "
-                                 f"or torch), got {type(m).__name__}: pass the masks as "
-                                 f"numpy arrays, or fill_mask=None")
+                raise ValueError(f"dropout's fill_mask fills masks held on the host: numpy "
+                                 f"arrays or torch tensors, got {type(m).__name__} (or pass "
+                                 f"fill_mask=None)")
+            channels = m.shape[-1] if m.ndim == 3 + batched else 1
+            for n in fills:
+                if n != channels:
+                    raise ValueError(f"fill_mask has {n} values for a mask of {channels} "
+                                     f"channels")
     return holes
 
 
@@ -426,7 +436,8 @@ def _is_torch(x: Any) -> bool:
 
 
 def _fill_mask_holes(out: dict, kind: str, holes: list) -> None:
-    """The dropout holes filled with their fill_mask in the call's warped masks (in place)."""
+    """The dropout holes filled with their fill_mask in the call's warped masks (in place;
+    checked by :func:`_holes`)."""
     def fill(m: Any, sample: list) -> None:
         if _is_torch(m):
             m = m.numpy()  # a view of the CPU tensor the warp made
@@ -434,9 +445,6 @@ def _fill_mask_holes(out: dict, kind: str, holes: list) -> None:
             if value is None:
                 continue
             v = np.asarray(value, m.dtype if m.dtype != np.bool_ else np.float64)
-            if v.ndim and (m.ndim < 3 or v.size != m.shape[2]):
-                raise ValueError(f"fill_mask has {v.size} values for a mask of "
-                                 f"{m.shape[2] if m.ndim == 3 else 1} channels")
             for x1, y1, x2, y2 in rects.tolist():
                 m[max(y1, 0):max(y2, 0), max(x1, 0):max(x2, 0)] = v
 
