@@ -288,11 +288,22 @@ def noise_runs(data, have_alb: bool) -> dict:
         if have_alb else None)
 
 
+def blur_runs(data, have_alb: bool) -> dict:
+    """GaussianBlur's pass: warpkit with and without it (p=1 and p=0.5), albumentations."""
+    from warpkit.augment import GaussianBlur
+
+    return pass_runs(data, {
+        "warpkit, geometry and blur": [GaussianBlur(p=0.5)],
+        "warpkit, geometry and blur on every sample": [GaussianBlur(p=1)],
+        "warpkit, geometry alone": []},
+        (lambda A: [A.GaussianBlur(p=0.5)]) if have_alb else None)
+
+
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--samples", type=int, default=5)
     ap.add_argument("--colour-only", action="store_true",
-                    help="only the colour, noise and dropout tables")
+                    help="only the colour, noise, dropout and blur tables")
     args = ap.parse_args()
     set_threads()
     data = photos()
@@ -305,6 +316,9 @@ def main() -> None:
     pass_table(noise_runs(data, have_alb), "warpkit, geometry, noise and dropout",
                "Noise and dropout in the pass: RandomResizedCrop(224) + flip + GaussNoise(p=0.5) "
                "+ CoarseDropout(1-4 holes, p=0.5), 64 ragged photos -> float32 CHW", args)
+    pass_table(blur_runs(data, have_alb), "warpkit, geometry and blur",
+               "Blur after the warp: RandomResizedCrop(224) + flip + GaussianBlur(sigma 0.5-3, "
+               "p=0.5), 64 ragged photos -> float32 CHW", args)
     if not args.colour_only:
         device_table(data, args)
 

@@ -43,6 +43,12 @@
  *                     Wo) (w[1 .. 4]: x1, y1, x2, y2 as fractions of the image they were drawn on;
  *                     Ho for y), take the fill w[5 + c] (w[9] = 0), or a uniform random level
  *                     per pixel and channel (w[9] = 1: Philox keyed on w[10], w[11] and the hole)
+ *   WK_COL_BLUR       a separable symmetric filter of radius r = w[1] (albumentations'
+ *                     GaussianBlur: OpenCV's sepFilter2D, edges reflected without repeating the
+ *                     edge pixel), the weights of offsets 0 .. r in w[2 ..] and in words 1 .. 11
+ *                     of the WK_COL_DATA operations after it. A whole-image operation: it starts
+ *                     a pass of colour_pass.cl, which filters; here it is no operation
+ *   WK_COL_DATA       values of the operation before it (no operation)
  *
  * The 8 pixels' position: row at.y, columns at.x .. at.x + 7 of an output of dims = (Wo, Ho).
  */
@@ -63,6 +69,8 @@
 #define WK_COL_AFFINE_MEAN 11
 #define WK_COL_NOISE 12
 #define WK_COL_HOLE 13
+#define WK_COL_BLUR 14
+#define WK_COL_DATA 15
 
 #if COLOUR
 #define WK_COLOUR_PARAM , __global const float *restrict COL, int ncol

@@ -1,19 +1,28 @@
 /* A colour pass after the warp: for the operations that need the whole image (colour.h's
- * WK_COL_CONTRAST: the image's gray mean as the operation finds it), the warp stores each item
- * with the operations before that one, in the image's storage type (B, Ho, Wo, C) (exact: every
- * colour result is a level of an integer image, a float of a float one); then
- *   colour_mean   sums each item's gray values and all its values, a row band per work-group:
- *                 P[2 (b * G + g)] and the next;
- *   colour_apply  applies each item's next operations with that mean to every pixel, and stores
- *                 the result (another such pass's input, or the model's input: store.h).
- * NDRange: colour_mean (64, G, B), colour_apply (Wo / 8 rounded up to 64, Ho, B), in work-groups
- * of 64; 8 pixels of a row per work-item.
+ * WK_COL_CONTRAST: the image's gray mean as the operation finds it; WK_COL_BLUR: each pixel's
+ * neighbours), the warp stores each item with the operations before that one, in the image's
+ * storage type (B, Ho, Wo, C) (exact: every colour result is a level of an integer image, a
+ * float of a float one); then
+ *   colour_mean       sums each item's gray values and all its values, a row band per
+ *                     work-group: P[2 (b * G + g)] and the next (items whose pass starts with a
+ *                     mean's operation; the others skip it);
+ *   colour_blur_rows  (BLUR 1) filters each row of the items whose pass starts with WK_COL_BLUR
+ *                     into T, float, planar (B, C, Ho, Wp), Wp = Wo rounded up to 8;
+ *   colour_apply      filters T's columns (those items) or reads the image (the others),
+ *                     applies each item's next operations with its mean to every pixel, and
+ *                     stores the result (another such pass's input, or the model's input:
+ *                     store.h).
+ * NDRange: colour_mean (64, G, B), colour_blur_rows and colour_apply (Wo / 8 rounded up to 64,
+ * Ho, B), in work-groups of 64; 8 pixels of a row per work-item.
  */
 #define COLOUR 1
 /* CH: the channels, a build-time constant (the channel loops unroll, the pixels stay in
  * registers) */
 #ifndef CH
 #define CH 3
+#endif
+#ifndef BLUR
+#define BLUR 0
 #endif
 #include "warpkit.h"
 #include "colour.h"
@@ -43,11 +52,138 @@ inline void cp_load8(__global const X_T *S, long row, int x0, int n, float8 *v) 
     }
 }
 
+/* does the item's pass start with an operation on the image's mean */
+inline int cp_wants_mean(__global const float *op) {
+    const int code = (int)op[0];
+    return code == WK_COL_CONTRAST || code == WK_COL_AFFINE_MEAN;
+}
+
+#if BLUR
+/* the largest radius a blur takes (warpkit.augment.GaussianBlur refuses larger ones) */
+#define CP_RMAX 127
+
+/* OpenCV's BORDER_REFLECT_101 (the edge pixel not repeated), any distance: an index in [0, n)
+ * (each turn brings i nearer: no division, a rare path) */
+inline int cp_reflect(int i, int n) {
+    if (n == 1) return 0;
+    while (i < 0 || i >= n) i = i < 0 ? -i : 2 * (n - 1) - i;
+    return i;
+}
+
+/* the filter's weights in order (colour.h's WK_COL_BLUR): words 2 .. 11 of the operation, then
+ * words 1 .. 11 of each WK_COL_DATA operation after it */
+#define CP_NEXT_WEIGHT(w, left) \
+    do { \
+        (w)++; \
+        if (--(left) == 0) { \
+            (w)++; \
+            (left) = WK_COL_WORDS - 1; \
+        } \
+    } while (0)
+
+/* the weights of offsets -r .. r at K[-r .. r] (K = h + r + pad; h: 2 (r + pad) + 1 floats, the
+ * pad's zeros around them); the radius r */
+inline int cp_weights(__global const float *op, __local float *h, int pad) {
+    const int r = (int)op[1];
+    for (int j = 0; j < 2 * (r + pad) + 1; j++) h[j] = 0.0f;
+    __global const float *w = op + 2;
+    int left = WK_COL_WORDS - 2;
+    for (int j = 0; j <= r; j++) {
+        h[pad + r + j] = *w;
+        h[pad + r - j] = *w;
+        CP_NEXT_WEIGHT(w, left);
+    }
+    return r;
+}
+
+/* a stored value as the colour operations take it (colour.h: an integer image's are levels
+ * already; floats clipped to [0, 1]) */
+inline float cp_level1(X_T x) {
+#if WK_COL_INT
+    return (float)x;
+#else
+    const float f = (float)x;
+    return f < 0.0f ? 0.0f : (f > 1.0f ? 1.0f : f);
+#endif
+}
+
+/* each row of the items whose pass starts with WK_COL_BLUR, filtered: T (B, C, Ho, Wp). Each
+ * input pixel of the 8 outputs' window is read once and weighs all 8: input x0 + m (x0 = xo - r)
+ * is offset m - r - k from output xo + k, weight W[m].sk (the work-group's table, from the
+ * kernel padded with 7 zeros each side) */
+__kernel void colour_blur_rows(__global const X_T *restrict S, int Ho, int Wo,
+                               __global float *restrict T, int Wp,
+                               __global const float *restrict COL, int ncol) {
+    const int C = CH;
+    const int xo = 8 * (int)get_global_id(0), yo = (int)get_global_id(1), b = (int)get_global_id(2);
+    __global const float *op = WK_COL_OF(b);
+    if ((int)op[0] != WK_COL_BLUR) return; /* the whole work-group: one item */
+    __local float K[2 * (CP_RMAX + 7) + 1];
+    __local float8 W[2 * CP_RMAX + 8];
+    const int r = (int)op[1], L = 2 * r + 8;
+    if (get_local_id(0) == 0) {
+        cp_weights(op, K, 7);
+        for (int m = 0; m < L; m++) {
+            __local const float *k = K + 2 * r + 7 - m;
+            W[m] = (float8)(k[0], k[1], k[2], k[3], k[4], k[5], k[6], k[7]);
+        }
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+    if (xo >= Wo || yo >= Ho) return;
+    __global const X_T *src = S + ((long)b * Ho + yo) * Wo * C;
+    float8 acc[4];
+    for (int c = 0; c < C; c++) acc[c] = 0.0f;
+    const int x0 = xo - r;
+    const int inside = x0 >= 0 && x0 + L <= Wo;
+    for (int m = 0; m < L; m++) {
+        const int x = inside ? x0 + m : cp_reflect(x0 + m, Wo);
+        const float8 wv = W[m];
+        for (int c = 0; c < C; c++) acc[c] += cp_level1(src[x * C + c]) * wv;
+    }
+    __global float *t = T + (long)b * C * Ho * Wp + (long)yo * Wp + xo;
+    for (int c = 0; c < C; c++) *(__global float8 *)(t + (long)c * Ho * Wp) = acc[c];
+}
+
+/* the 8 pixels from xo of row yo filtered along the columns of T (H: the weights of offsets
+ * 0 .. r): the item's blurred pixels (integer images rounded to the nearest level, as OpenCV
+ * stores them) */
+inline void cp_blur_cols(__global const float *T, int Wp, int Ho, int b, int xo, int yo, int r,
+                         __local const float *H, float8 *v) {
+    const int C = CH;
+    __global const float *t = T + (long)b * C * Ho * Wp + xo;
+    const long plane = (long)Ho * Wp;
+    for (int c = 0; c < C; c++) v[c] = H[0] * *(__global const float8 *)(t + c * plane + (long)yo * Wp);
+    const int inside = yo - r >= 0 && yo + r < Ho;
+    for (int j = 1; j <= r; j++) {
+        const int ya = inside ? yo - j : cp_reflect(yo - j, Ho);
+        const int yb = inside ? yo + j : cp_reflect(yo + j, Ho);
+        const float k = H[j];
+        for (int c = 0; c < C; c++) {
+            __global const float *tc = t + c * plane;
+            v[c] += k * (*(__global const float8 *)(tc + (long)ya * Wp) +
+                         *(__global const float8 *)(tc + (long)yb * Wp));
+        }
+    }
+    for (int c = 0; c < C; c++) {
+#if WK_COL_INT
+        v[c] = clamp(rint(v[c]), 0.0f, WK_PEAK);
+#else
+        v[c] = clamp(v[c], 0.0f, WK_PEAK);
+#endif
+    }
+}
+#define BLUR_PARAM , __global const float *restrict T, int Wp
+#else
+#define BLUR_PARAM
+#endif
+
 __kernel void colour_mean(__global const X_T *restrict S, int Ho, int Wo,
-                          __global float *restrict P) {
+                          __global float *restrict P, __global const float *restrict COL,
+                          int ncol) {
     const int C = CH;
     const int lid = (int)get_local_id(0), g = (int)get_group_id(1), G = (int)get_num_groups(1);
     const int b = (int)get_global_id(2);
+    if (!cp_wants_mean(WK_COL_OF(b))) return; /* the whole work-group: one item */
     __local float2 part[64];
     float8 gray = 0.0f, all = 0.0f;
     for (int y = g; y < Ho; y += G) {
@@ -75,16 +211,25 @@ __kernel void colour_mean(__global const X_T *restrict S, int Ho, int Wo,
 __kernel void colour_apply(__global const X_T *restrict S, int Ho, int Wo,
                            __global const float *restrict P, int G, __global Y_PTR_T *restrict Y,
                            float4 yscale, float4 ybias, __global const float *restrict COL,
-                           int ncol) {
+                           int ncol BLUR_PARAM) {
     const int C = CH;
     const int xo = 8 * (int)get_global_id(0), yo = (int)get_global_id(1), b = (int)get_global_id(2);
     /* the item's means, summed once per work-group (a sum per work-item costs more than the
      * operations on CPUs: the work-item loop keeps it) */
+    __global const float *op = WK_COL_OF(b);
     __local float2 total;
+#if BLUR
+    __local float K[2 * CP_RMAX + 1]; /* a blur's weights, offsets -r .. r */
+    const int blur = (int)op[0] == WK_COL_BLUR, r = blur ? (int)op[1] : 0;
+#endif
     if (get_local_id(0) == 0) {
         float2 sum = 0.0f;
-        for (int g = 0; g < G; g++) sum += vload2((long)b * G + g, P);
+        if (cp_wants_mean(op)) /* (P holds no sums for the others) */
+            for (int g = 0; g < G; g++) sum += vload2((long)b * G + g, P);
         total = sum;
+#if BLUR
+        if (blur) cp_weights(op, K, 0);
+#endif
     }
     barrier(CLK_LOCAL_MEM_FENCE);
     if (xo >= Wo || yo >= Ho) return;
@@ -93,8 +238,13 @@ __kernel void colour_apply(__global const X_T *restrict S, int Ho, int Wo,
     const int n = min(8, Wo - xo);
     const long row = ((long)b * Ho + yo) * Wo;
     float8 v[4];
-    cp_load8(S, row, xo, n, v);
-    wk_colour8(v, C, WK_COL_OF(b), ncol, mean, (int2)(xo, yo), (int2)(Wo, Ho));
+#if BLUR
+    if (blur)
+        cp_blur_cols(T, Wp, Ho, b, xo, yo, r, K + r, v);
+    else
+#endif
+        cp_load8(S, row, xo, n, v);
+    wk_colour8(v, C, op, ncol, mean, (int2)(xo, yo), (int2)(Wo, Ho));
 #if Y_NORM
     const float ys[4] = {yscale.s0, yscale.s1, yscale.s2, yscale.s3};
     const float yb[4] = {ybias.s0, ybias.s1, ybias.s2, ybias.s3};

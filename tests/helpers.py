@@ -78,3 +78,24 @@ def run_limited(code: str, extra: int = SPARE_ADDRESS_SPACE, timeout: float = 12
                MALLOC_ARENA_MAX="2", OMP_NUM_THREADS="1", OPENBLAS_NUM_THREADS="1")
     return subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                           timeout=timeout, preexec_fn=cap, env=env, cwd=cwd)
+
+
+def check_small_cases(img: np.ndarray, geo, cases: list, queue) -> None:
+    """Each of ``cases`` (a list of colour steps) after ``geo`` (a geometric step giving a
+    21 x 13 output), linear and cubic (the 8-wide kernel and the one-pixel kernel), on ``img``
+    (uint8) and on it as float32: on ``queue`` (each device CI runs, Oclgrind) the default
+    device's numbers within a level (1e-5 for floats), and the steps changed the image there."""
+    from warpkit import augment as W
+
+    for interpolation in ("linear", "cubic"):
+        for im in (img, img.astype(np.float32) / 255):
+            base = W.Compose([geo], interpolation=interpolation)(image=im, seed=3,
+                                                                  queue=queue)["image"]
+            for steps in cases:
+                pipe = W.Compose([geo, *steps], interpolation=interpolation)
+                out = pipe(image=im, seed=3, queue=queue)["image"]
+                ref = pipe(image=im, seed=3)["image"]
+                tol = 1 if im.dtype == np.uint8 else 1e-5
+                assert out.shape == (13, 21, 3)
+                assert np.abs(out.astype(np.float64) - ref).max() <= tol, steps
+                assert (out != base).any(), steps  # it did something on this device

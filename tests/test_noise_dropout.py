@@ -14,6 +14,8 @@ import pytest
 
 from warpkit import augment as W
 
+from helpers import check_small_cases
+
 os.environ.setdefault("NO_ALBUMENTATIONS_UPDATE", "1")  # no network check at import
 with warnings.catch_warnings():
     warnings.simplefilter("ignore")
@@ -293,18 +295,7 @@ def test_small_cases_on_every_device_and_oclgrind(small_queue):
              W.CoarseDropout(num_holes_range=(2, 2), hole_height_range=(3, 6),
                              hole_width_range=(3, 6), fill=(5, 6, 7), p=1),
              W.Erasing(scale=(0.1, 0.2), fill="random", p=1)]
-    for interpolation in ("linear", "cubic"):
-        for im in (img, img.astype(np.float32) / 255):
-            for t in cases:
-                pipe = W.Compose([geo, t], interpolation=interpolation)
-                out = pipe(image=im, seed=3, queue=small_queue)["image"]
-                ref = pipe(image=im, seed=3)["image"]
-                tol = 1 if im.dtype == np.uint8 else 1e-5
-                assert out.shape == (13, 21, 3)
-                assert np.abs(out.astype(np.float64) - ref).max() <= tol, t
-                base = W.Compose([geo], interpolation=interpolation)(
-                    image=im, seed=3, queue=small_queue)["image"]
-                assert (out != base).any(), t  # it did something on this device
+    check_small_cases(img, geo, [[t] for t in cases], small_queue)
 
 
 def test_serialised_and_ported():

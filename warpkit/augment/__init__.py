@@ -26,8 +26,9 @@ from ._albumentations import from_albumentations
 from ._nonlinear import (ElasticTransform, GridDistortion, OpticalDistortion, PiecewiseAffine,
                          ThinPlateSpline)
 from ._base import OneOf, Transform
-from ._colour import (ChannelShuffle, ColorJitter, GaussNoise, HueSaturationValue, InvertImg,
-                      Posterize, RandomBrightnessContrast, RandomGamma, RGBShift, Solarize, ToGray)
+from ._colour import (ChannelShuffle, ColorJitter, GaussianBlur, GaussNoise, HueSaturationValue,
+                      InvertImg, Posterize, RandomBrightnessContrast, RandomGamma, RGBShift,
+                      Solarize, ToGray)
 from ._dropout import CoarseDropout, Erasing
 from ._compose import Compose, collate
 from ._epochs import EpochSampler, RepeatedSampleWarning, SampleKey
@@ -38,7 +39,8 @@ from ._transforms import (CenterCrop, Pad, RandomCrop, RandomHorizontalFlip, Ran
                           Resize)
 
 __all__ = ["batches", "CenterCrop", "ChannelShuffle", "CoarseDropout", "collate", "ColorJitter",
-           "Compose", "ElasticTransform", "EpochSampler", "Erasing", "GaussNoise", "from_albumentations", "GridDistortion", "HueSaturationValue",
+           "Compose", "ElasticTransform", "EpochSampler", "Erasing", "GaussianBlur", "GaussNoise", "from_albumentations",
+           "GridDistortion", "HueSaturationValue",
            "InvertImg", "OneOf", "OpticalDistortion", "Pad", "PiecewiseAffine", "Posterize",
            "RandomAffine", "RandomBrightnessContrast", "RandomCrop", "RandomGamma",
            "RandomHorizontalFlip", "RandomPerspective", "RandomResizedCrop", "RandomRotate90",

@@ -233,6 +233,7 @@ SUPPORTED: dict[str, Callable[[_Args, _Pipeline], Transform | None]] = {
     "Posterize": _colour(C.Posterize, "num_bits"),
     "GaussNoise": _colour(C.GaussNoise, "std_range", "mean_range", "per_channel",
                           "noise_scale_factor"),
+    "GaussianBlur": _colour(C.GaussianBlur, "blur_limit", "sigma_limit"),
     "CoarseDropout": _colour(D.CoarseDropout, "num_holes_range", "hole_height_range",
                              "hole_width_range", "fill", "fill_mask"),
     "Erasing": _colour(D.Erasing, "scale", "ratio", "fill", "fill_mask"),

@@ -34,14 +34,15 @@ import numpy as np
 
 from .. import geometry
 from ..engine.core import (COL_AFFINE as AFFINE, COL_AFFINE_MEAN as AFFINE_MEAN,
-                           COL_CONTRAST as CONTRAST, COL_GAMMA as GAMMA, COL_GRAY as GRAY,
+                           COL_BLUR as BLUR, COL_CONTRAST as CONTRAST, COL_DATA as DATA, COL_GAMMA as GAMMA, COL_GRAY as GRAY,
                            COL_HSV as HSV, COL_HUE as HUE, COL_NOISE as NOISE,
                            COL_POSTERIZE as POSTERIZE,
                            COL_SATURATE as SATURATE, COL_SHUFFLE as SHUFFLE,
                            COL_SOLARIZE as SOLARIZE, COLOUR_WORDS as WORDS, colour_peak)
 from ._base import IDENTITY_ROW, Transform, contains, row_maps, value_range
 
-__all__ = ["ChannelShuffle", "ColorJitter", "ColourTransform", "GaussNoise", "HueSaturationValue",
+__all__ = ["ChannelShuffle", "ColorJitter", "ColourTransform", "GaussNoise", "GaussianBlur",
+           "HueSaturationValue",
            "InvertImg",
            "Posterize", "RGBShift", "RandomBrightnessContrast", "RandomGamma", "Solarize", "ToGray",
            "colour_program"]
@@ -493,6 +494,91 @@ class GaussNoise(ColourTransform):
     def config(self):
         return {"std_range": list(self.std_range), "mean_range": list(self.mean_range),
                 "per_channel": self.per_channel, "noise_scale_factor": self.noise_scale_factor}
+
+
+def gaussian_kernel(sigma: float, ksize: int) -> np.ndarray:
+    """albumentations' 1-D Gaussian kernel (float64, normalised): ``ksize`` taps (0: from sigma,
+    ``int(sigma * 3.5) * 2 + 1``, as Pillow; even sizes one more), ``exp(-x^2 / (2 sigma^2))``
+    at the whole offsets from the centre; sigma 0: the identity (one tap)."""
+    size = int(sigma * 3.5) * 2 + 1 if ksize == 0 else int(ksize)
+    size += size % 2 == 0
+    if sigma <= 0:
+        return np.ones(1)
+    x = np.arange(-(size // 2), size // 2 + 1, dtype=np.float64)
+    k = np.exp(-0.5 * (x / sigma) ** 2)
+    return k / k.sum()
+
+
+def _non_negative(value: Any, arg: str, integer: bool = False) -> tuple[float, float]:
+    """albumentations' non-negative range: ``x`` means (0, x); a pair is (low, high)."""
+    if isinstance(value, numbers.Real) and not isinstance(value, bool):
+        value = (0, value)
+    pair = value_range(value, arg, False, 0.0, math.inf)[0]
+    if integer and not all(float(v).is_integer() for v in pair):
+        raise ValueError(f"{arg} must be whole numbers, got {value!r}")
+    return (int(pair[0]), int(pair[1])) if integer else pair
+
+
+#: the largest radius of GaussianBlur's kernel (kernels_cl/colour_pass.cl's CP_RMAX)
+MAX_BLUR_RADIUS = 127
+
+
+class GaussianBlur(ColourTransform):
+    """albumentations' GaussianBlur: a separable Gaussian filter on the resampled image, sigma
+    drawn from ``sigma_limit`` and the kernel's size from ``blur_limit`` (0: from sigma,
+    ``int(sigma * 3.5) * 2 + 1`` as Pillow; an even size is one more; a number ``x`` means
+    (0, x) for either), edges reflected without repeating the edge pixel (OpenCV's default).
+
+    It runs on the device in a pass after the warp (kernels_cl/colour_pass.cl: the rows, then
+    the columns with the operations after it), on the image as the steps before it left it:
+    integer images are rounded to the nearest level as OpenCV stores them; float images are
+    clipped to [0, 1] on the way in, as every colour operation does. A sigma drawn as 0 leaves
+    the image as it is. Kernels of up to 255 taps (a radius of 127: sigma up to 36 when the
+    size comes from sigma) are taken; ranges that can reach more are refused.
+
+    Example:
+        >>> t = GaussianBlur(sigma_limit=(1.0, 1.0), p=1)
+        >>> ops = t.colour_ops({"sigma": 1.0, "ksize": 0}, 3, 255.0)
+        >>> ops[0][:2], round(ops[0][2], 4)   # the code, the radius, the centre's weight
+        ([14, 3.0], 0.3991)
+    """
+
+    def __init__(self, blur_limit: Any = 0, sigma_limit: Any = (0.5, 3.0),
+                 p: float = 0.5) -> None:
+        super().__init__(p)
+        self.blur_limit = _non_negative(blur_limit, "blur_limit", integer=True)
+        self.sigma_limit = _non_negative(sigma_limit, "sigma_limit")
+        lo, hi = self.blur_limit
+        largest = max(hi + (hi % 2 == 0), int(self.sigma_limit[1] * 3.5) * 2 + 1 if lo == 0 else 0)
+        if largest // 2 > MAX_BLUR_RADIUS:
+            raise ValueError(f"GaussianBlur's kernel can reach {largest} taps (blur_limit="
+                             f"{list(self.blur_limit)}, sigma_limit={list(self.sigma_limit)}); "
+                             f"warpkit filters up to {2 * MAX_BLUR_RADIUS + 1} taps (a radius "
+                             f"of {MAX_BLUR_RADIUS}, sigma up to 36 from blur_limit 0)")
+
+    def draw(self, rng, size):
+        # albumentations' order: sigma, then the size
+        sigma = float(rng.uniform(*self.sigma_limit))
+        return {"sigma": sigma, "ksize": int(rng.integers(self.blur_limit[0],
+                                                          self.blur_limit[1] + 1))}
+
+    def draw_lanes(self, lanes, sizes):
+        sigma = lanes.uniform(*self.sigma_limit).tolist()
+        ksize = lanes.integers(self.blur_limit[0], self.blur_limit[1] + 1).tolist()
+        return [{"sigma": s, "ksize": k} for s, k in zip(sigma, ksize)]
+
+    def colour_ops(self, params, channels, peak):
+        k = gaussian_kernel(params["sigma"], params["ksize"])
+        r = len(k) // 2
+        if r == 0:
+            return []
+        half = k[r:].astype(np.float32).tolist()  # offsets 0 .. r (the kernel is symmetric)
+        first, rest = half[:WORDS - 2], half[WORDS - 2:]
+        return [[BLUR, float(r), *first]] + [[DATA, *rest[i:i + WORDS - 1]]
+                                            for i in range(0, len(rest), WORDS - 1)]
+
+    def config(self):
+        return {"blur_limit": list(self.blur_limit), "sigma_limit": list(self.sigma_limit)}
 
 
 def colour_program(pipe: Transform, plist: list[dict], channels: int,

@@ -18,7 +18,8 @@ from .coords import (COORD_AXES, COORD_FIELD, COORD_MAP, COORD_MATRIX, Coords, b
                      expand_canvas, schedule, supersampling)
 from .inputs import WARP_DTYPES, matrices, pack, read_regions, stack
 from .output import PLAIN, ModelInput, fills as fills_of, model_output, values_of_options
-from .plan import FIXED, NO_MAP, PLANS, WarpSpec, fixed_values, int32, int64, warp_plan
+from .plan import (FIXED, NO_MAP, PASS_BLUR, PASS_MEAN, PLANS, WarpSpec, fixed_values, int32,
+                   int64, warp_plan)
 
 #: the default options: linear, constant 0, no antialiasing
 LINEAR = Sampling()
@@ -70,7 +71,7 @@ def warp_by(image: Any, matrix: Any, size: Any = None, sampling: Sampling = LINE
     spec = WarpSpec(shape, items, wo, ho, len(ss) > 1,
                     src_index is not None, sampling.mode, sampling.pad, max(ss) > 1,
                     None if y_dtype is None else str(y_dtype), y_chw, ragged, kind,
-                    blocks(coords), bool(passes), len(passes) - 1 if passes else 0)
+                    blocks(coords), bool(passes), pass_kinds(passes))
     finite_affine, tw_log2, pf = _work_split(kind, inv, wo, ho)
     plan = PLANS.get((rt, layout_key, wants_device_result(x), spec, tw_log2),
                      lambda: warp_plan(rt, x, spec, tw_log2))
@@ -122,11 +123,22 @@ def colour_peak(dtype: Any) -> float:
 
 #: the colour operations' codes (kernels_cl/colour.h's WK_COL_*)
 (COL_AFFINE, COL_GAMMA, COL_GRAY, COL_SHUFFLE, COL_SOLARIZE, COL_POSTERIZE, COL_CONTRAST,
- COL_SATURATE, COL_HUE, COL_HSV, COL_AFFINE_MEAN, COL_NOISE, COL_HOLE) = range(1, 14)
+ COL_SATURATE, COL_HUE, COL_HSV, COL_AFFINE_MEAN, COL_NOISE, COL_HOLE, COL_BLUR,
+ COL_DATA) = range(1, 16)
 
-#: colour operations that need the whole image as they find it (the contrast on the gray mean,
-#: the shift by the mean): each starts a pass of kernels_cl/colour_pass.cl after the warp
-COLOUR_WHOLE = (COL_CONTRAST, COL_AFFINE_MEAN)
+#: colour operations on the image's mean as they find it (the contrast on the gray mean, the
+#: shift by the mean)
+COLOUR_MEAN = (COL_CONTRAST, COL_AFFINE_MEAN)
+
+#: colour operations that need the whole image as they find it (its mean; the blur: each
+#: pixel's neighbours): each starts a pass of kernels_cl/colour_pass.cl after the warp
+COLOUR_WHOLE = (*COLOUR_MEAN, COL_BLUR)
+
+def pass_kinds(passes: list[np.ndarray]) -> tuple[int, ...]:
+    """The kind (:data:`PASS_MEAN` | :data:`PASS_BLUR`) of each colour pass after the warp
+    (``passes``: :func:`colour_passes`'s list, the warp's own operations first)."""
+    return tuple(PASS_MEAN * bool(np.isin(p[:, 0], COLOUR_MEAN).any())
+                 | PASS_BLUR * bool((p[:, 0] == COL_BLUR).any()) for p in passes[1:])
 
 
 def colour_passes(colour: np.ndarray) -> list[np.ndarray]:

@@ -20,6 +20,11 @@ from ..runtime import PlanCache, Runtime, vec4
 from .coords import COORD_AXES, COORD_FIELD, COORD_MAP, COORD_MATRIX
 from .output import FLOAT_OUT
 
+#: what a colour pass does besides its pointwise operations (WarpSpec.colour_passes): some item
+#: starts it with an operation on the mean (the mean's launch), with a blur (the rows' launch)
+PASS_MEAN, PASS_BLUR = 1, 2
+
+
 @dataclass(frozen=True)
 class WarpSpec:
     """What a warp's plan depends on besides the image's layout (its H, W, C) and the runtime."""
@@ -39,7 +44,9 @@ class WarpSpec:
     coord: int = COORD_MATRIX  # where source positions come from (Coords)
     blocks: int = 1  # warp_v's blocks of 8 pixels per work-item (blocks)
     colour: bool = False  # colour operations per item (kernels_cl/colour.h)
-    colour_passes: int = 0  # colour passes after the warp (kernels_cl/colour_pass.cl)
+    # the colour passes after the warp (kernels_cl/colour_pass.cl): each one's kind
+    # (engine.core.PASS_MEAN | PASS_BLUR)
+    colour_passes: tuple[int, ...] = ()
 
 
 PLANS = PlanCache()
@@ -172,23 +179,37 @@ MEAN_BANDS = 16
 def _colour_passes(w: WarpSpec, dt: np.dtype, C: int, store: dict) -> tuple[tuple, tuple]:
     """The launches and scratch buffers of the colour passes after a warp (colour_pass.cl):
     the warp's image in S0, each pass reading the last one's image (S0, S1, S0, ...) and
-    writing the next, the last one the result."""
+    writing the next, the last one the result; a pass with a mean's operation sums the means
+    first (P), one with a blur filters the rows first (T)."""
     bands = min(MEAN_BANDS, w.ho)
     image = w.items * w.ho * w.wo * C * dt.itemsize
+    wp = round_up(w.wo, 8)  # T's rows: whole vectors of 8
     scratch = (Scratch("S0", image), Scratch("P", w.items * bands * 8))
-    if w.colour_passes > 1:
+    if len(w.colour_passes) > 1:
         scratch += (Scratch("S1", image),)
+    if any(kind & PASS_BLUR for kind in w.colour_passes):
+        scratch += (Scratch("T", w.items * C * w.ho * wp * 4),)
     dims = (np.int32(w.ho), np.int32(w.wo))
+    rows = (round_up(-(-w.wo // 8), 64), w.ho, w.items)
     launches = []
-    for k in range(1, w.colour_passes + 1):
-        src = f"S{(k - 1) % 2}"
-        last = k == w.colour_passes
-        defines = {**VALUE_TYPES[dt].defines("X"), **(store if last else {}), "CH": C}
-        mean = Variant.of("colour_pass.cl", "colour_mean", **defines)
+    for k, kind in enumerate(w.colour_passes, 1):
+        src, col = f"S{(k - 1) % 2}", (Arg(f"COL{k}"), Arg(f"ncol{k}"))
+        last = k == len(w.colour_passes)
+        blur = bool(kind & PASS_BLUR)
+        defines = {**VALUE_TYPES[dt].defines("X"), **(store if last else {}), "CH": C,
+                   "BLUR": int(blur)}
+        if kind & PASS_MEAN:
+            mean = Variant.of("colour_pass.cl", "colour_mean", **defines)
+            launches.append(Launch(mean, (Arg(src), *dims, Arg("P"), *col), (64, bands, w.items),
+                                   (64, 1, 1)))
+        if blur:
+            filt = Variant.of("colour_pass.cl", "colour_blur_rows", **defines)
+            launches.append(Launch(filt, (Arg(src), *dims, Arg("T"), np.int32(wp), *col), rows,
+                                   (64, 1, 1)))
         apply = Variant.of("colour_pass.cl", "colour_apply", **defines)
-        launches += [Launch(mean, (Arg(src), *dims, Arg("P")), (64, bands, w.items), (64, 1, 1)),
-                     Launch(apply, (Arg(src), *dims, Arg("P"), np.int32(bands),
-                                    Arg("Y" if last else f"S{k % 2}"), Arg("yscale"),
-                                    Arg("ybias"), Arg(f"COL{k}"), Arg(f"ncol{k}")),
-                            (round_up(-(-w.wo // 8), 64), w.ho, w.items), (64, 1, 1))]
+        launches.append(Launch(apply, (Arg(src), *dims, Arg("P"), np.int32(bands),
+                                       Arg("Y" if last else f"S{k % 2}"), Arg("yscale"),
+                                       Arg("ybias"), *col,
+                                       *((Arg("T"), np.int32(wp)) if blur else ())),
+                               rows, (64, 1, 1)))
     return tuple(launches), scratch
