@@ -49,6 +49,10 @@
  *                     of the WK_COL_DATA operations after it. A whole-image operation: it starts
  *                     a pass of colour_pass.cl, which filters; here it is no operation
  *   WK_COL_DATA       values of the operation before it (no operation)
+ *   WK_COL_MOTION     albumentations' MotionBlur: the mean of n = w[1] taps, each of weight w[2],
+ *                     at offsets (dx, dy) from the pixel (the pairs from w[3], continued in the
+ *                     WK_COL_DATA operations after it), edges reflected as WK_COL_BLUR's. A
+ *                     whole-image operation as WK_COL_BLUR (colour_pass.cl's colour_apply)
  *
  * The 8 pixels' position: row at.y, columns at.x .. at.x + 7 of an output of dims = (Wo, Ho).
  */
@@ -71,6 +75,7 @@
 #define WK_COL_HOLE 13
 #define WK_COL_BLUR 14
 #define WK_COL_DATA 15
+#define WK_COL_MOTION 16
 
 #if COLOUR
 #define WK_COLOUR_PARAM , __global const float *restrict COL, int ncol

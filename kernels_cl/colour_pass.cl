@@ -1,6 +1,6 @@
 /* A colour pass after the warp: for the operations that need the whole image (colour.h's
- * WK_COL_CONTRAST: the image's gray mean as the operation finds it; WK_COL_BLUR: each pixel's
- * neighbours), the warp stores each item with the operations before that one, in the image's
+ * WK_COL_CONTRAST: the image's gray mean as the operation finds it; WK_COL_BLUR, WK_COL_MOTION:
+ * each pixel's neighbours), the warp stores each item with the operations before that one, in the image's
  * storage type (B, Ho, Wo, C) (exact: every colour result is a level of an integer image, a
  * float of a float one); then
  *   colour_mean       sums each item's gray values and all its values, a row band per
@@ -8,7 +8,8 @@
  *                     mean's operation; the others skip it);
  *   colour_blur_rows  (BLUR 1) filters each row of the items whose pass starts with WK_COL_BLUR
  *                     into T, float, planar (B, C, Ho, Wp), Wp = Wo rounded up to 8;
- *   colour_apply      filters T's columns (those items) or reads the image (the others),
+ *   colour_apply      filters T's columns (those items), filters the image with a few taps
+ *                     (MOTION 1: items whose pass starts with WK_COL_MOTION) or reads it,
  *                     applies each item's next operations with its mean to every pixel, and
  *                     stores the result (another such pass's input, or the model's input:
  *                     store.h).
@@ -23,6 +24,9 @@
 #endif
 #ifndef BLUR
 #define BLUR 0
+#endif
+#ifndef MOTION
+#define MOTION 0
 #endif
 #include "warpkit.h"
 #include "colour.h"
@@ -58,10 +62,7 @@ inline int cp_wants_mean(__global const float *op) {
     return code == WK_COL_CONTRAST || code == WK_COL_AFFINE_MEAN;
 }
 
-#if BLUR
-/* the largest radius a blur takes (warpkit.augment.GaussianBlur refuses larger ones) */
-#define CP_RMAX 127
-
+#if BLUR || MOTION
 /* OpenCV's BORDER_REFLECT_101 (the edge pixel not repeated), any distance: an index in [0, n)
  * (each turn brings i nearer: no division, a rare path) */
 inline int cp_reflect(int i, int n) {
@@ -70,8 +71,9 @@ inline int cp_reflect(int i, int n) {
     return i;
 }
 
-/* the filter's weights in order (colour.h's WK_COL_BLUR): words 2 .. 11 of the operation, then
- * words 1 .. 11 of each WK_COL_DATA operation after it */
+/* an operation's values in order past its own words (colour.h's WK_COL_BLUR, WK_COL_MOTION):
+ * its words to the 11th, then words 1 .. 11 of each WK_COL_DATA operation after it (left: the
+ * words still to come in the current operation) */
 #define CP_NEXT_WEIGHT(w, left) \
     do { \
         (w)++; \
@@ -80,6 +82,73 @@ inline int cp_reflect(int i, int n) {
             (left) = WK_COL_WORDS - 1; \
         } \
     } while (0)
+
+/* a stored value as the colour operations take it (colour.h: an integer image's are levels
+ * already; floats clipped to [0, 1]) */
+inline float cp_level1(X_T x) {
+#if WK_COL_INT
+    return (float)x;
+#else
+    const float f = (float)x;
+    return f < 0.0f ? 0.0f : (f > 1.0f ? 1.0f : f);
+#endif
+}
+
+/* the pixels x0 .. x0 + 7 of row y as cp_level1 gives them, those outside the image reflected,
+ * channel c in v[c] */
+inline void cp_tap8(__global const X_T *S, long row, int x0, int Wo, float8 *v) {
+    const int C = CH;
+    const int inside = x0 >= 0 && x0 + 8 <= Wo;
+    float l[32];
+    for (int k = 0; k < 8; k++) {
+        const int x = inside ? x0 + k : cp_reflect(x0 + k, Wo);
+        for (int c = 0; c < C; c++) l[k * C + c] = cp_level1(S[(row + x) * C + c]);
+    }
+    for (int c = 0; c < C; c++)
+        v[c] = (float8)(l[c], l[C + c], l[2 * C + c], l[3 * C + c], l[4 * C + c], l[5 * C + c],
+                        l[6 * C + c], l[7 * C + c]);
+}
+
+/* a filter's result as OpenCV stores it: integer images rounded to the nearest level */
+inline void cp_filtered8(float8 *v) {
+    const int C = CH;
+    for (int c = 0; c < C; c++) {
+#if WK_COL_INT
+        v[c] = clamp(rint(v[c]), 0.0f, WK_PEAK);
+#else
+        v[c] = clamp(v[c], 0.0f, WK_PEAK);
+#endif
+    }
+}
+#endif
+
+#if MOTION
+/* albumentations' MotionBlur (OpenCV's filter2D with its line kernel) of the 8 pixels from xo of
+ * row yo: op (WK_COL_MOTION) holds the taps' count n, their weight, then n (dx, dy) offsets */
+inline void cp_motion8(__global const X_T *S, int Ho, int Wo, int b, int xo, int yo,
+                       __global const float *op, float8 *v) {
+    const int C = CH;
+    const int n = (int)op[1];
+    const float w = op[2];
+    __global const float *t = op + 3;
+    int left = WK_COL_WORDS - 3;
+    for (int c = 0; c < C; c++) v[c] = 0.0f;
+    for (int i = 0; i < n; i++) {
+        const int dx = (int)*t;
+        CP_NEXT_WEIGHT(t, left);
+        const int dy = (int)*t;
+        CP_NEXT_WEIGHT(t, left);
+        float8 p[4];
+        cp_tap8(S, ((long)b * Ho + cp_reflect(yo + dy, Ho)) * Wo, xo + dx, Wo, p);
+        for (int c = 0; c < C; c++) v[c] += w * p[c];
+    }
+    cp_filtered8(v);
+}
+#endif
+
+#if BLUR
+/* the largest radius a blur takes (warpkit.augment.GaussianBlur refuses larger ones) */
+#define CP_RMAX 127
 
 /* the weights of offsets -r .. r at K[-r .. r] (K = h + r + pad; h: 2 (r + pad) + 1 floats, the
  * pad's zeros around them); the radius r */
@@ -94,17 +163,6 @@ inline int cp_weights(__global const float *op, __local float *h, int pad) {
         CP_NEXT_WEIGHT(w, left);
     }
     return r;
-}
-
-/* a stored value as the colour operations take it (colour.h: an integer image's are levels
- * already; floats clipped to [0, 1]) */
-inline float cp_level1(X_T x) {
-#if WK_COL_INT
-    return (float)x;
-#else
-    const float f = (float)x;
-    return f < 0.0f ? 0.0f : (f > 1.0f ? 1.0f : f);
-#endif
 }
 
 /* each row of the items whose pass starts with WK_COL_BLUR, filtered: T (B, C, Ho, Wp). Each
@@ -164,13 +222,7 @@ inline void cp_blur_cols(__global const float *T, int Wp, int Ho, int b, int xo,
                          *(__global const float8 *)(tc + (long)yb * Wp));
         }
     }
-    for (int c = 0; c < C; c++) {
-#if WK_COL_INT
-        v[c] = clamp(rint(v[c]), 0.0f, WK_PEAK);
-#else
-        v[c] = clamp(v[c], 0.0f, WK_PEAK);
-#endif
-    }
+    cp_filtered8(v);
 }
 #define BLUR_PARAM , __global const float *restrict T, int Wp
 #else
@@ -241,6 +293,11 @@ __kernel void colour_apply(__global const X_T *restrict S, int Ho, int Wo,
 #if BLUR
     if (blur)
         cp_blur_cols(T, Wp, Ho, b, xo, yo, r, K + r, v);
+    else
+#endif
+#if MOTION
+    if ((int)op[0] == WK_COL_MOTION)
+        cp_motion8(S, Ho, Wo, b, xo, yo, op, v);
     else
 #endif
         cp_load8(S, row, xo, n, v);

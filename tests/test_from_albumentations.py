@@ -175,8 +175,8 @@ def test_the_cli_takes_an_albumentations_file(tmp_path):
                             "--pipeline", str(tmp_path / "n.json")])
     assert r.exit_code == 1 and "Traceback" not in r.output
     assert "leave Normalize and ToTensorV2 out" in r.output and len(r.output.strip().splitlines()) == 1
-    spec["transform"]["transforms"][-1] = {"__class_fullname__": "MotionBlur"}
+    spec["transform"]["transforms"][-1] = {"__class_fullname__": "MedianBlur"}
     (tmp_path / "m.json").write_text(json.dumps(spec))
     r = runner.invoke(app, ["augment", str(tmp_path / "a.png"), "-o", str(tmp_path / "o3"),
                             "--pipeline", str(tmp_path / "m.json")])
-    assert r.exit_code == 1 and "MotionBlur has no warpkit equivalent" in r.output
+    assert r.exit_code == 1 and "MedianBlur has no warpkit equivalent" in r.output

@@ -11,8 +11,8 @@ import pytest
 
 from warpkit.augment import (CenterCrop, ChannelShuffle, CoarseDropout, ColorJitter, Compose,
                              ElasticTransform, Erasing, GaussianBlur, GaussNoise,
-                             HueSaturationValue, InvertImg, OneOf, Pad, Posterize, RandomAffine,
-                             RandomBrightnessContrast, RandomCrop, RandomGamma,
+                             HueSaturationValue, InvertImg, MotionBlur, OneOf, Pad, Posterize,
+                             RandomAffine, RandomBrightnessContrast, RandomCrop, RandomGamma,
                              RandomHorizontalFlip, RandomPerspective, RandomResizedCrop,
                              RandomRotate90, RandomRotation, RandomVerticalFlip, Resize, RGBShift,
                              Solarize, ToGray, stream)
@@ -105,7 +105,8 @@ PIPELINES = [
     Compose([RandomResizedCrop(24), ColorJitter(0.4, 0.4, 0.4, 0.1, p=0.8),
              HueSaturationValue(p=0.6), GaussNoise(p=0.5),
              GaussNoise((0.1, 0.3), (-0.1, 0.1), noise_scale_factor=0.3, p=0.5),
-             GaussianBlur(p=0.5), GaussianBlur((3, 8), (0.1, 2), p=0.5)]),
+             GaussianBlur(p=0.5), GaussianBlur((3, 8), (0.1, 2), p=0.5), MotionBlur(p=0.5),
+             MotionBlur((5, 5), allow_shifted=False, p=0.5)]),
 ]
 
 

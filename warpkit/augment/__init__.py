@@ -27,8 +27,8 @@ from ._nonlinear import (ElasticTransform, GridDistortion, OpticalDistortion, Pi
                          ThinPlateSpline)
 from ._base import OneOf, Transform
 from ._colour import (ChannelShuffle, ColorJitter, GaussianBlur, GaussNoise, HueSaturationValue,
-                      InvertImg, Posterize, RandomBrightnessContrast, RandomGamma, RGBShift,
-                      Solarize, ToGray)
+                      InvertImg, MotionBlur, Posterize, RandomBrightnessContrast, RandomGamma,
+                      RGBShift, Solarize, ToGray)
 from ._dropout import CoarseDropout, Erasing
 from ._compose import Compose, collate
 from ._epochs import EpochSampler, RepeatedSampleWarning, SampleKey
@@ -39,9 +39,9 @@ from ._transforms import (CenterCrop, Pad, RandomCrop, RandomHorizontalFlip, Ran
                           Resize)
 
 __all__ = ["batches", "CenterCrop", "ChannelShuffle", "CoarseDropout", "collate", "ColorJitter",
-           "Compose", "ElasticTransform", "EpochSampler", "Erasing", "GaussianBlur", "GaussNoise", "from_albumentations",
-           "GridDistortion", "HueSaturationValue",
-           "InvertImg", "OneOf", "OpticalDistortion", "Pad", "PiecewiseAffine", "Posterize",
+           "Compose", "ElasticTransform", "EpochSampler", "Erasing", "GaussianBlur", "GaussNoise",
+           "from_albumentations", "GridDistortion", "HueSaturationValue", "InvertImg",
+           "MotionBlur", "OneOf", "OpticalDistortion", "Pad", "PiecewiseAffine", "Posterize",
            "RandomAffine", "RandomBrightnessContrast", "RandomCrop", "RandomGamma",
            "RandomHorizontalFlip", "RandomPerspective", "RandomResizedCrop", "RandomRotate90",
            "RandomRotation", "RandomVerticalFlip", "RepeatedSampleWarning", "Resize", "RGBShift",

@@ -234,6 +234,8 @@ SUPPORTED: dict[str, Callable[[_Args, _Pipeline], Transform | None]] = {
     "GaussNoise": _colour(C.GaussNoise, "std_range", "mean_range", "per_channel",
                           "noise_scale_factor"),
     "GaussianBlur": _colour(C.GaussianBlur, "blur_limit", "sigma_limit"),
+    "MotionBlur": _colour(C.MotionBlur, "blur_limit", "allow_shifted", "angle_range",
+                          "direction_range"),
     "CoarseDropout": _colour(D.CoarseDropout, "num_holes_range", "hole_height_range",
                              "hole_width_range", "fill", "fill_mask"),
     "Erasing": _colour(D.Erasing, "scale", "ratio", "fill", "fill_mask"),

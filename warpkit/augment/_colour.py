@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import math
 import numbers
+import warnings
 from collections.abc import Sequence
 from typing import Any
 
@@ -34,7 +35,8 @@ import numpy as np
 
 from .. import geometry
 from ..engine.core import (COL_AFFINE as AFFINE, COL_AFFINE_MEAN as AFFINE_MEAN,
-                           COL_BLUR as BLUR, COL_CONTRAST as CONTRAST, COL_DATA as DATA, COL_GAMMA as GAMMA, COL_GRAY as GRAY,
+                           COL_BLUR as BLUR, COL_CONTRAST as CONTRAST, COL_DATA as DATA,
+                           COL_MOTION as MOTION, COL_GAMMA as GAMMA, COL_GRAY as GRAY,
                            COL_HSV as HSV, COL_HUE as HUE, COL_NOISE as NOISE,
                            COL_POSTERIZE as POSTERIZE,
                            COL_SATURATE as SATURATE, COL_SHUFFLE as SHUFFLE,
@@ -42,7 +44,7 @@ from ..engine.core import (COL_AFFINE as AFFINE, COL_AFFINE_MEAN as AFFINE_MEAN,
 from ._base import IDENTITY_ROW, Transform, contains, row_maps, value_range
 
 __all__ = ["ChannelShuffle", "ColorJitter", "ColourTransform", "GaussNoise", "GaussianBlur",
-           "HueSaturationValue",
+           "HueSaturationValue", "MotionBlur",
            "InvertImg",
            "Posterize", "RGBShift", "RandomBrightnessContrast", "RandomGamma", "Solarize", "ToGray",
            "colour_program"]
@@ -519,6 +521,16 @@ def _non_negative(value: Any, arg: str, integer: bool = False) -> tuple[float, f
     return (int(pair[0]), int(pair[1])) if integer else pair
 
 
+def _with_data(head: list[float], values: list[float]) -> list[list[float]]:
+    """An operation (``head``: its code and first words) whose ``values`` follow its own words
+    and continue in WK_COL_DATA operations after it (kernels_cl/colour_pass.cl reads them in
+    order)."""
+    first = WORDS - len(head)
+    rest = values[first:]
+    return [head + values[:first]] + [[DATA, *rest[i:i + WORDS - 1]]
+                                      for i in range(0, len(rest), WORDS - 1)]
+
+
 #: the largest radius of GaussianBlur's kernel (kernels_cl/colour_pass.cl's CP_RMAX)
 MAX_BLUR_RADIUS = 127
 
@@ -572,13 +584,115 @@ class GaussianBlur(ColourTransform):
         r = len(k) // 2
         if r == 0:
             return []
-        half = k[r:].astype(np.float32).tolist()  # offsets 0 .. r (the kernel is symmetric)
-        first, rest = half[:WORDS - 2], half[WORDS - 2:]
-        return [[BLUR, float(r), *first]] + [[DATA, *rest[i:i + WORDS - 1]]
-                                            for i in range(0, len(rest), WORDS - 1)]
+        # the weights of offsets 0 .. r (the kernel is symmetric)
+        return _with_data([BLUR, float(r)], k[r:].astype(np.float32).tolist())
 
     def config(self):
         return {"blur_limit": list(self.blur_limit), "sigma_limit": list(self.sigma_limit)}
+
+
+def _kernel_sizes(value: Any, arg: str) -> tuple[int, int]:
+    """albumentations' blur_limit for the box-like blurs: ``x`` means (3, x); sizes below 3 are
+    raised to 3 and even ones to the next odd size, with albumentations' warning."""
+    lo, hi = (3, value) if isinstance(value, numbers.Real) and not isinstance(value, bool) \
+        else _non_negative(value, arg, integer=True)
+    if not float(hi).is_integer() or lo > hi:
+        raise ValueError(f"{arg} must be whole numbers (low, high), low <= high, got {value!r}")
+    lo, hi = int(lo), int(hi)
+    fixed = max(3, lo), max(3, hi)
+    fixed = tuple(v if v % 2 else v + 1 for v in fixed)
+    if fixed != (lo, hi):
+        warnings.warn(f"{arg}: kernel sizes must be odd and at least 3; range {(lo, hi)} "
+                      f"adjusted to {fixed} (as albumentations does)", UserWarning, stacklevel=3)
+    return fixed
+
+
+def motion_taps(ksize: int, angle: float, direction: float,
+                shift: Sequence[float] | None) -> np.ndarray:
+    """albumentations' motion kernel as taps: the (dx, dy) offsets from the centre of the
+    points of a line of ``ksize`` samples at ``angle`` degrees, its extent biased by
+    ``direction`` in [-1, 1] and moved by ``shift`` (two numbers in [-1, 1], times a quarter of
+    the size) where drawn, each point rounded to the grid (OpenCV's filter2D then averages them:
+    every tap weighs the same)."""
+    direction = float(np.clip(direction, -1.0, 1.0))
+    centre, half = ksize // 2, ksize // 2
+    t0, t1 = float(-half), float(half)
+    if direction < 0:
+        t1 = half * (1 - abs(direction))
+    elif direction > 0:
+        t0 = -half * (1 - direction)
+    t = np.linspace(t0, t1, ksize)
+    rad = np.deg2rad(angle)
+    x, y = centre + np.cos(rad) * t, centre + np.sin(rad) * t
+    if shift is not None:
+        x, y = x + shift[0] * half / 2, y + shift[1] * half / 2
+    x = np.clip(np.round(x), 0, ksize - 1).astype(int)
+    y = np.clip(np.round(y), 0, ksize - 1).astype(int)
+    points = np.unique(np.column_stack([y, x]), axis=0)  # row by row, as the kernel's order
+    return points[:, ::-1] - centre
+
+
+class MotionBlur(ColourTransform):
+    """albumentations' MotionBlur: the mean along a line through each pixel. The kernel's size
+    is an odd number drawn from ``blur_limit`` (``x`` means (3, x); sizes below 3 or even are
+    adjusted as albumentations adjusts them, with its warning), the line's angle from
+    ``angle_range`` (degrees), its bias forward or backward from ``direction_range`` (-1 .. 1),
+    and with ``allow_shifted`` a shift of the line off the centre; the line's points rounded to
+    the kernel's grid weigh the same (:func:`motion_taps`). Edges are reflected as OpenCV's
+    filter2D reflects them.
+
+    It runs on the device in a pass after the warp, on the image as the steps before it left it
+    (as :class:`GaussianBlur`: the taps in colour_pass.cl's colour_apply, the operations after
+    it in the same launch).
+
+    Example:
+        >>> t = MotionBlur(blur_limit=(5, 5), angle_range=(0, 0), direction_range=(0, 0),
+        ...                allow_shifted=False, p=1)
+        >>> motion_taps(5, 0.0, 0.0, None)[:, 0].tolist()   # a horizontal line of 5
+        [-2, -1, 0, 1, 2]
+    """
+
+    def __init__(self, blur_limit: Any = (3, 7), allow_shifted: bool = True,
+                 angle_range: Any = (0, 360), direction_range: Any = (-1.0, 1.0),
+                 p: float = 0.5) -> None:
+        super().__init__(p)
+        self.blur_limit = _kernel_sizes(blur_limit, "blur_limit")
+        self.allow_shifted = bool(allow_shifted)
+        self.angle_range = value_range(angle_range, "angle_range", False, 0.0, 360.0)[0]
+        self.direction_range = value_range(direction_range, "direction_range", False,
+                                           -1.0, 1.0)[0]
+
+    def draw(self, rng, size):
+        # albumentations' order: the size, the angle, the direction, then the shift
+        lo, hi = self.blur_limit
+        ksize = lo if lo == hi else lo + 2 * int(rng.integers(0, (hi - lo) // 2 + 1))
+        p = {"ksize": ksize, "angle": float(rng.uniform(*self.angle_range)),
+             "direction": float(rng.uniform(*self.direction_range))}
+        if self.allow_shifted:
+            p["shift"] = [float(rng.uniform(-1, 1)), float(rng.uniform(-1, 1))]
+        return p
+
+    def draw_lanes(self, lanes, sizes):
+        lo, hi = self.blur_limit
+        n = len(sizes)
+        ksize = [lo] * n if lo == hi else (lo + 2 * lanes.integers(0, (hi - lo) // 2 + 1)).tolist()
+        angle = lanes.uniform(*self.angle_range).tolist()
+        direction = lanes.uniform(*self.direction_range).tolist()
+        shift = np.stack([lanes.uniform(-1, 1), lanes.uniform(-1, 1)], 1).tolist() \
+            if self.allow_shifted else [None] * n
+        return [{"ksize": k, "angle": a, "direction": d, **({"shift": s} if s else {})}
+                for k, a, d, s in zip(ksize, angle, direction, shift)]
+
+    def colour_ops(self, params, channels, peak):
+        taps = motion_taps(params["ksize"], params["angle"], params["direction"],
+                           params.get("shift"))
+        weight = float(np.float32(1) / np.float32(len(taps)))  # albumentations' float32 kernel
+        return _with_data([MOTION, float(len(taps)), weight], taps.ravel().astype(float).tolist())
+
+    def config(self):
+        return {"blur_limit": list(self.blur_limit), "allow_shifted": self.allow_shifted,
+                "angle_range": list(self.angle_range),
+                "direction_range": list(self.direction_range)}
 
 
 def colour_program(pipe: Transform, plist: list[dict], channels: int,

@@ -18,7 +18,7 @@ from .coords import (COORD_AXES, COORD_FIELD, COORD_MAP, COORD_MATRIX, Coords, b
                      expand_canvas, schedule, supersampling)
 from .inputs import WARP_DTYPES, matrices, pack, read_regions, stack
 from .output import PLAIN, ModelInput, fills as fills_of, model_output, values_of_options
-from .plan import (FIXED, NO_MAP, PASS_BLUR, PASS_MEAN, PLANS, WarpSpec, fixed_values, int32,
+from .plan import (FIXED, NO_MAP, PASS_BLUR, PASS_MEAN, PASS_MOTION, PLANS, WarpSpec, fixed_values, int32,
                    int64, warp_plan)
 
 #: the default options: linear, constant 0, no antialiasing
@@ -124,21 +124,24 @@ def colour_peak(dtype: Any) -> float:
 #: the colour operations' codes (kernels_cl/colour.h's WK_COL_*)
 (COL_AFFINE, COL_GAMMA, COL_GRAY, COL_SHUFFLE, COL_SOLARIZE, COL_POSTERIZE, COL_CONTRAST,
  COL_SATURATE, COL_HUE, COL_HSV, COL_AFFINE_MEAN, COL_NOISE, COL_HOLE, COL_BLUR,
- COL_DATA) = range(1, 16)
+ COL_DATA, COL_MOTION) = range(1, 17)
 
 #: colour operations on the image's mean as they find it (the contrast on the gray mean, the
 #: shift by the mean)
 COLOUR_MEAN = (COL_CONTRAST, COL_AFFINE_MEAN)
 
-#: colour operations that need the whole image as they find it (its mean; the blur: each
+#: colour operations that need the whole image as they find it (its mean; the blurs: each
 #: pixel's neighbours): each starts a pass of kernels_cl/colour_pass.cl after the warp
-COLOUR_WHOLE = (*COLOUR_MEAN, COL_BLUR)
+COLOUR_WHOLE = (*COLOUR_MEAN, COL_BLUR, COL_MOTION)
+
 
 def pass_kinds(passes: list[np.ndarray]) -> tuple[int, ...]:
-    """The kind (:data:`PASS_MEAN` | :data:`PASS_BLUR`) of each colour pass after the warp
-    (``passes``: :func:`colour_passes`'s list, the warp's own operations first)."""
+    """The kind (:data:`PASS_MEAN` | :data:`PASS_BLUR` | :data:`PASS_MOTION`) of each colour pass
+    after the warp (``passes``: :func:`colour_passes`'s list, the warp's own operations
+    first)."""
     return tuple(PASS_MEAN * bool(np.isin(p[:, 0], COLOUR_MEAN).any())
-                 | PASS_BLUR * bool((p[:, 0] == COL_BLUR).any()) for p in passes[1:])
+                 | PASS_BLUR * bool((p[:, 0] == COL_BLUR).any())
+                 | PASS_MOTION * bool((p[:, 0] == COL_MOTION).any()) for p in passes[1:])
 
 
 def colour_passes(colour: np.ndarray) -> list[np.ndarray]:

@@ -21,8 +21,9 @@ from .coords import COORD_AXES, COORD_FIELD, COORD_MAP, COORD_MATRIX
 from .output import FLOAT_OUT
 
 #: what a colour pass does besides its pointwise operations (WarpSpec.colour_passes): some item
-#: starts it with an operation on the mean (the mean's launch), with a blur (the rows' launch)
-PASS_MEAN, PASS_BLUR = 1, 2
+#: starts it with an operation on the mean (the mean's launch), with a Gaussian blur (the rows'
+#: launch), with a motion blur (taps in colour_apply)
+PASS_MEAN, PASS_BLUR, PASS_MOTION = 1, 2, 4
 
 
 @dataclass(frozen=True)
@@ -180,7 +181,7 @@ def _colour_passes(w: WarpSpec, dt: np.dtype, C: int, store: dict) -> tuple[tupl
     """The launches and scratch buffers of the colour passes after a warp (colour_pass.cl):
     the warp's image in S0, each pass reading the last one's image (S0, S1, S0, ...) and
     writing the next, the last one the result; a pass with a mean's operation sums the means
-    first (P), one with a blur filters the rows first (T)."""
+    first (P), one with a Gaussian blur filters the rows first (T)."""
     bands = min(MEAN_BANDS, w.ho)
     image = w.items * w.ho * w.wo * C * dt.itemsize
     wp = round_up(w.wo, 8)  # T's rows: whole vectors of 8
@@ -197,7 +198,7 @@ def _colour_passes(w: WarpSpec, dt: np.dtype, C: int, store: dict) -> tuple[tupl
         last = k == len(w.colour_passes)
         blur = bool(kind & PASS_BLUR)
         defines = {**VALUE_TYPES[dt].defines("X"), **(store if last else {}), "CH": C,
-                   "BLUR": int(blur)}
+                   "BLUR": int(blur), "MOTION": int(bool(kind & PASS_MOTION))}
         if kind & PASS_MEAN:
             mean = Variant.of("colour_pass.cl", "colour_mean", **defines)
             launches.append(Launch(mean, (Arg(src), *dims, Arg("P"), *col), (64, bands, w.items),
