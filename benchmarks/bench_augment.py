@@ -15,7 +15,8 @@ ColorJitter(0.4, 0.4, 0.4, 0.1, p=0.8) + ToGray(p=0.2) to float32 CHW, against t
 pipeline without the colour steps and against albumentations (one process, and 2 ideal cores);
 ColorJitter's contrast takes the passes after the warp (the image's mean), so the table also
 times it without the contrast. A fourth times GaussNoise(p=0.5) + CoarseDropout(1-4 holes,
-p=0.5) after the same geometry, made in the warp's store, against albumentations.
+p=0.5) after the same geometry, made in the warp's store, against albumentations; a fifth
+GaussianBlur(p=0.5) (a pass after the warp), with each blur on every sample beside it.
 torchvision's v2 transforms are not a peer here: torchvision from PyPI does not load beside this
 torch build. warpkit normalises inside the warp kernel (float32, channels first); the ragged
 list is packed into one buffer and warped in one launch (warp.warp_batch), masks in a second.
@@ -289,12 +290,14 @@ def noise_runs(data, have_alb: bool) -> dict:
 
 
 def blur_runs(data, have_alb: bool) -> dict:
-    """GaussianBlur's pass: warpkit with and without it (p=1 and p=0.5), albumentations."""
-    from warpkit.augment import GaussianBlur
+    """GaussianBlur's pass: warpkit with and without it (p=0.5, and p=1; MotionBlur at p=1),
+    albumentations."""
+    from warpkit.augment import GaussianBlur, MotionBlur
 
     return pass_runs(data, {
         "warpkit, geometry and blur": [GaussianBlur(p=0.5)],
         "warpkit, geometry and blur on every sample": [GaussianBlur(p=1)],
+        "warpkit, geometry and MotionBlur on every sample": [MotionBlur(p=1)],
         "warpkit, geometry alone": []},
         (lambda A: [A.GaussianBlur(p=0.5)]) if have_alb else None)
 
