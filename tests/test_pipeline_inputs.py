@@ -84,6 +84,26 @@ def test_torch_index_and_lists_of_channels_first_tensors(queue):
     np.testing.assert_array_equal(again["image"].numpy(), out["image"].numpy())
 
 
+def test_channels_last_torch_tensors_are_refused_with_the_fix(queue):
+    """torch.from_numpy(photo) without a permute is (H, W, C): refused before any launch with
+    what to do, for one image, a batch and a list; the permuted tensor then works."""
+    torch = pytest.importorskip("torch")
+    photo = _photos()[0]
+    hwc = torch.from_numpy(photo)
+    with pytest.raises(ValueError, match=r"image as a torch tensor is taken channels first.*"
+                                         r"\(30, 40, 3\), looks channels last \(3 channels after "
+                                         r"30 rows\): pass tensor.permute\(2, 0, 1\)"):
+        PIPE(image=hwc, seed=0, queue=queue)
+    with pytest.raises(ValueError, match=r"\(2, 30, 40, 3\), looks channels last.*"
+                                         r"permute\(0, 3, 1, 2\)"):
+        PIPE(image=torch.stack([hwc, hwc]), seed=0, queue=queue)
+    with pytest.raises(ValueError, match=r"image\[1\] as a torch tensor.*looks channels last"):
+        PIPE(image=[hwc.permute(2, 0, 1), hwc], seed=0, queue=queue)
+    out = PIPE(image=hwc.permute(2, 0, 1), seed=0, queue=queue)["image"]
+    np.testing.assert_array_equal(out.permute(1, 2, 0).numpy(),
+                                  PIPE(image=photo, seed=0, queue=queue)["image"])
+
+
 @pytest.mark.parametrize("image,mask,match", [
     (np.zeros((20, 30, 3), np.uint8), np.zeros((20, 31), np.uint8),
      r"mask must have its image's height and width \(20, 30\), got shape \(20, 31\)"),

@@ -265,6 +265,13 @@ def _torch_in(x: Any, what: str, channels_first: bool):
         if a.ndim not in (3, 4):
             raise ValueError(f"{what} as a torch tensor must be (C, H, W) or (B, C, H, W), got "
                              f"{tuple(a.shape)}")
+        if a.shape[-1] <= 4 < a.shape[-3]:  # (H, W, C) as torch.from_numpy gives a photo
+            order = "(2, 0, 1)" if a.ndim == 3 else "(0, 3, 1, 2)"
+            raise ValueError(
+                f"{what} as a torch tensor is taken channels first, (C, H, W) or (B, C, H, W); "
+                f"this one, {tuple(a.shape)}, looks channels last ({a.shape[-1]} channels "
+                f"after {a.shape[-3]} rows): pass tensor.permute{order}, or the numpy array "
+                f"itself, which warpkit takes as (H, W, C)")
         a = np.moveaxis(a, -3, -1)
     return a, True
 
