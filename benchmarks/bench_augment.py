@@ -232,11 +232,12 @@ def kornia_run(data, targets: bool):
     return run
 
 
-def pass_runs(data, warpkit_steps: dict, albumentations_steps) -> dict:
+def pass_runs(data, warpkit_steps: dict, albumentations_steps, also: dict | None = None) -> dict:
     """A table's callables after RandomResizedCrop(224) + flip, to the normalised float32 CHW
     input: warpkit with each list of ``warpkit_steps`` (one call per batch), and, where
     ``albumentations_steps`` makes a list (None: not installed), albumentations with it in one
-    process and on one thread (for 2 ideal cores)."""
+    process and on one thread (for 2 ideal cores); ``also``: more albumentations peers, a
+    name (the warpkit row they match) -> a maker of their steps."""
     from warpkit.augment import Compose, RandomHorizontalFlip, RandomResizedCrop
 
     model = dict(output_dtype="float32", mean=MEAN.tolist(), std=STD.tolist(), layout="CHW")
@@ -251,15 +252,19 @@ def pass_runs(data, warpkit_steps: dict, albumentations_steps) -> dict:
         return run
 
     fns = {name: call(Compose(geometry + steps, **model)) for name, steps in warpkit_steps.items()}
-    if albumentations_steps is not None:
-        import albumentations as A
+    if albumentations_steps is None:
+        return fns
+    import albumentations as A
 
-        pipe = A.Compose([A.RandomResizedCrop(size=(224, 224)), A.HorizontalFlip(),
-                          *albumentations_steps(A),
+    # the peer of warpkit row "warpkit, X" is "albumentations, ... (X)"
+    for suffix, steps in {"": albumentations_steps,
+                          **{f" ({k.removeprefix('warpkit, ')})": v
+                             for k, v in (also or {}).items()}}.items():
+        pipe = A.Compose([A.RandomResizedCrop(size=(224, 224)), A.HorizontalFlip(), *steps(A),
                           A.Normalize(mean=MEAN.tolist(), std=STD.tolist())])
-        fns["albumentations, 1 process"] = lambda: [pipe(image=i)["image"].transpose(2, 0, 1)
-                                                    for i in images]
-        fns["albumentations, 1 thread"] = one_thread(fns["albumentations, 1 process"])
+        one = (lambda p: lambda: [p(image=i)["image"].transpose(2, 0, 1) for i in images])(pipe)
+        fns[f"albumentations, 1 process{suffix}"] = one
+        fns[f"albumentations, 1 thread{suffix}"] = one_thread(one)
     return fns
 
 
@@ -291,7 +296,7 @@ def noise_runs(data, have_alb: bool) -> dict:
 
 def blur_runs(data, have_alb: bool) -> dict:
     """GaussianBlur's pass: warpkit with and without it (p=0.5, and p=1; MotionBlur at p=1),
-    albumentations."""
+    albumentations doing the same (each p=1 row has its own albumentations peer)."""
     from warpkit.augment import GaussianBlur, MotionBlur
 
     return pass_runs(data, {
@@ -299,7 +304,9 @@ def blur_runs(data, have_alb: bool) -> dict:
         "warpkit, geometry and blur on every sample": [GaussianBlur(p=1)],
         "warpkit, geometry and MotionBlur on every sample": [MotionBlur(p=1)],
         "warpkit, geometry alone": []},
-        (lambda A: [A.GaussianBlur(p=0.5)]) if have_alb else None)
+        (lambda A: [A.GaussianBlur(p=0.5)]) if have_alb else None,
+        {"warpkit, geometry and blur on every sample": lambda A: [A.GaussianBlur(p=1)],
+         "warpkit, geometry and MotionBlur on every sample": lambda A: [A.MotionBlur(p=1)]})
 
 
 def main() -> None:
@@ -362,14 +369,21 @@ def pipelines(data, args, have_alb: bool) -> None:
 
 def pass_table(runs: dict, first: str, title: str, args) -> None:
     """A table of :func:`pass_runs`' callables, each against ``first`` (warpkit's full run),
-    albumentations on one thread turned into 2 ideal cores."""
+    albumentations on one thread turned into 2 ideal cores; an albumentations row made for
+    another warpkit row (its name in parentheses) is also timed against that row."""
     res = interleaved(runs, samples=args.samples, warmup=1)
-    if "albumentations, 1 thread" in res:
-        res["albumentations, 2 ideal cores"] = ideal_scaling(res.pop("albumentations, 1 thread"))
+    for key in [k for k in res if k.startswith("albumentations, 1 thread")]:
+        res[key.replace("1 thread", "2 ideal cores")] = ideal_scaling(res.pop(key))
     best = res[first].median
-    print(table(title, [[k, f"{N / t.median:.0f}", f"{t.median * 1e3:.1f}",
-                         f"{t.median / best:.2f}x"] for k, t in res.items()],
-                ["who", "images/s", "ms per 64", f"time / {first}"]))
+    rows = []
+    for k, t in res.items():
+        own = "warpkit, " + k[k.find("(") + 1:-1] if k.startswith("albumentations") and "(" in k \
+            else first
+        rows.append([k, f"{N / t.median:.0f}", f"{t.median * 1e3:.1f}", f"{t.median / best:.2f}x",
+                     f"{t.median / res[own].median:.2f}x" if k.startswith("albumentations")
+                     else ""])
+    print(table(title, rows, ["who", "images/s", "ms per 64", f"time / {first}",
+                              "time / the warpkit run it matches"]))
 
 
 def device_table(data, args) -> None:

@@ -1,8 +1,8 @@
 /* A colour pass after the warp: for the operations that need the whole image (colour.h's
  * WK_COL_CONTRAST: the image's gray mean as the operation finds it; WK_COL_BLUR, WK_COL_MOTION:
- * each pixel's neighbours), the warp stores each item with the operations before that one, in the image's
- * storage type (B, Ho, Wo, C) (exact: every colour result is a level of an integer image, a
- * float of a float one); then
+ * each pixel's neighbours), the warp stores each item with the operations before that one, in
+ * the image's storage type (B, Ho, Wo, C) (exact: every colour result is a level of an integer
+ * image, a float of a float one); then
  *   colour_mean       sums each item's gray values and all its values, a row band per
  *                     work-group: P[2 (b * G + g)] and the next (items whose pass starts with a
  *                     mean's operation; the others skip it);
@@ -74,7 +74,7 @@ inline int cp_reflect(int i, int n) {
 /* an operation's values in order past its own words (colour.h's WK_COL_BLUR, WK_COL_MOTION):
  * its words to the 11th, then words 1 .. 11 of each WK_COL_DATA operation after it (left: the
  * words still to come in the current operation) */
-#define CP_NEXT_WEIGHT(w, left) \
+#define CP_NEXT_WORD(w, left) \
     do { \
         (w)++; \
         if (--(left) == 0) { \
@@ -135,9 +135,9 @@ inline void cp_motion8(__global const X_T *S, int Ho, int Wo, int b, int xo, int
     for (int c = 0; c < C; c++) v[c] = 0.0f;
     for (int i = 0; i < n; i++) {
         const int dx = (int)*t;
-        CP_NEXT_WEIGHT(t, left);
+        CP_NEXT_WORD(t, left);
         const int dy = (int)*t;
-        CP_NEXT_WEIGHT(t, left);
+        CP_NEXT_WORD(t, left);
         float8 p[4];
         cp_tap8(S, ((long)b * Ho + cp_reflect(yo + dy, Ho)) * Wo, xo + dx, Wo, p);
         for (int c = 0; c < C; c++) v[c] += w * p[c];
@@ -147,8 +147,11 @@ inline void cp_motion8(__global const X_T *S, int Ho, int Wo, int b, int xo, int
 #endif
 
 #if BLUR
-/* the largest radius a blur takes (warpkit.augment.GaussianBlur refuses larger ones) */
-#define CP_RMAX 127
+/* CP_RMAX: the largest radius a blur takes, set by the host (engine.plan.MAX_BLUR_RADIUS; the
+ * host refuses operations with larger ones before any launch) */
+#ifndef CP_RMAX
+#error "CP_RMAX must be defined"
+#endif
 
 /* the weights of offsets -r .. r at K[-r .. r] (K = h + r + pad; h: 2 (r + pad) + 1 floats, the
  * pad's zeros around them); the radius r */
@@ -160,7 +163,7 @@ inline int cp_weights(__global const float *op, __local float *h, int pad) {
     for (int j = 0; j <= r; j++) {
         h[pad + r + j] = *w;
         h[pad + r - j] = *w;
-        CP_NEXT_WEIGHT(w, left);
+        CP_NEXT_WORD(w, left);
     }
     return r;
 }

@@ -302,6 +302,43 @@ def test_motion_blur_arguments_as_albumentations():
     assert back.config() == t.config()
 
 
+def test_engine_refuses_filters_it_cannot_read(queue):
+    """The engine's colour operations come from any caller: a blur's radius past its tables, a
+    tap count or radius that is not whole, and values that run past the operations that hold
+    them are refused before any launch (the kernel would read or write past its arrays)."""
+    from warpkit.engine.core import (COL_BLUR, COL_DATA, COL_MOTION, COLOUR_WORDS, warp_by)
+    from warpkit.engine.plan import MAX_BLUR_RADIUS
+
+    img = CHELSEA[:20, :30].copy()
+
+    def ops(*rows):
+        out = np.zeros((1, COLOUR_WORDS * len(rows)), np.float32)
+        for j, row in enumerate(rows):
+            out[0, j * COLOUR_WORDS:j * COLOUR_WORDS + len(row)] = row
+        return out
+
+    def warp(colour):
+        return warp_by(img, np.eye(3), (30, 20), queue=queue, colour=colour)
+
+    data = [COL_DATA] + [0.01] * 11
+    for colour, match in [
+            (ops([COL_BLUR, MAX_BLUR_RADIUS + 1]), r"COL_BLUR's radius must be a whole number in "
+                                                   r"\[0, 127\], got 128"),
+            (ops([COL_BLUR, 2.5, 0.4, 0.2, 0.1]), r"radius must be a whole number.*got 2.5"),
+            (ops([COL_BLUR, 10, 0.2]), r"COL_BLUR's radius 10 needs 11 values, its own words "
+                                       r"and 1 COL_DATA operations after it"),
+            (ops([COL_BLUR, 30, 0.2], data, [1, 1, 1, 1, 1]), r"radius 30 needs 31 values"),
+            (ops([COL_MOTION, 5, 0.2, 0, 0]), r"COL_MOTION's tap count 5 needs 10 values"),
+            (ops([COL_MOTION, -1, 0.2]), r"tap count must be a whole number.*got -1")]:
+        with pytest.raises(ValueError, match=match):
+            warp(colour)
+    # the same operations with their values in place are taken
+    half = gaussian_kernel(3.0, 0)[10:].astype(np.float32).tolist()
+    out = warp(ops([COL_BLUR, 10, *half[:10]], [COL_DATA, half[10]]))
+    k = AB.create_gaussian_kernel_1d(3.0, 0)
+    assert np.abs(out.astype(int) - cv2.sepFilter2D(img, -1, kernelX=k, kernelY=k)).max() <= 1
+
+
 def test_small_cases_on_every_device_and_oclgrind(small_queue):
     """After a rotation, both kernels' paths (8-wide and the one-pixel kernel under cubic),
     uint8 and float32, a radius past the 21 x 13 output and a small one, before and after a

@@ -41,6 +41,7 @@ from ..engine.core import (COL_AFFINE as AFFINE, COL_AFFINE_MEAN as AFFINE_MEAN,
                            COL_POSTERIZE as POSTERIZE,
                            COL_SATURATE as SATURATE, COL_SHUFFLE as SHUFFLE,
                            COL_SOLARIZE as SOLARIZE, COLOUR_WORDS as WORDS, colour_peak)
+from ..engine.plan import MAX_BLUR_RADIUS
 from ._base import IDENTITY_ROW, Transform, contains, row_maps, value_range
 
 __all__ = ["ChannelShuffle", "ColorJitter", "ColourTransform", "GaussNoise", "GaussianBlur",
@@ -531,10 +532,6 @@ def _with_data(head: list[float], values: list[float]) -> list[list[float]]:
                                       for i in range(0, len(rest), WORDS - 1)]
 
 
-#: the largest radius of GaussianBlur's kernel (kernels_cl/colour_pass.cl's CP_RMAX)
-MAX_BLUR_RADIUS = 127
-
-
 class GaussianBlur(ColourTransform):
     """albumentations' GaussianBlur: a separable Gaussian filter on the resampled image, sigma
     drawn from ``sigma_limit`` and the kernel's size from ``blur_limit`` (0: from sigma,
@@ -594,11 +591,8 @@ class GaussianBlur(ColourTransform):
 def _kernel_sizes(value: Any, arg: str) -> tuple[int, int]:
     """albumentations' blur_limit for the box-like blurs: ``x`` means (3, x); sizes below 3 are
     raised to 3 and even ones to the next odd size, with albumentations' warning."""
-    lo, hi = (3, value) if isinstance(value, numbers.Real) and not isinstance(value, bool) \
-        else _non_negative(value, arg, integer=True)
-    if not float(hi).is_integer() or lo > hi:
-        raise ValueError(f"{arg} must be whole numbers (low, high), low <= high, got {value!r}")
-    lo, hi = int(lo), int(hi)
+    number = isinstance(value, numbers.Real) and not isinstance(value, bool)
+    lo, hi = _non_negative((3, value) if number else value, arg, integer=True)
     fixed = max(3, lo), max(3, hi)
     fixed = tuple(v if v % 2 else v + 1 for v in fixed)
     if fixed != (lo, hi):
@@ -614,8 +608,8 @@ def motion_taps(ksize: int, angle: float, direction: float,
     ``direction`` in [-1, 1] and moved by ``shift`` (two numbers in [-1, 1], times a quarter of
     the size) where drawn, each point rounded to the grid (OpenCV's filter2D then averages them:
     every tap weighs the same)."""
-    direction = float(np.clip(direction, -1.0, 1.0))
-    centre, half = ksize // 2, ksize // 2
+    direction = min(max(float(direction), -1.0), 1.0)
+    half = ksize // 2  # also the centre
     t0, t1 = float(-half), float(half)
     if direction < 0:
         t1 = half * (1 - abs(direction))
@@ -623,13 +617,13 @@ def motion_taps(ksize: int, angle: float, direction: float,
         t0 = -half * (1 - direction)
     t = np.linspace(t0, t1, ksize)
     rad = np.deg2rad(angle)
-    x, y = centre + np.cos(rad) * t, centre + np.sin(rad) * t
+    x, y = half + np.cos(rad) * t, half + np.sin(rad) * t
     if shift is not None:
         x, y = x + shift[0] * half / 2, y + shift[1] * half / 2
-    x = np.clip(np.round(x), 0, ksize - 1).astype(int)
-    y = np.clip(np.round(y), 0, ksize - 1).astype(int)
-    points = np.unique(np.column_stack([y, x]), axis=0)  # row by row, as the kernel's order
-    return points[:, ::-1] - centre
+    x = np.clip(np.round(x), 0, ksize - 1).astype(np.int64)
+    y = np.clip(np.round(y), 0, ksize - 1).astype(np.int64)
+    cells = np.unique(y * ksize + x)  # each point once, row by row as the kernel's order
+    return np.stack([cells % ksize, cells // ksize], 1) - half
 
 
 class MotionBlur(ColourTransform):

@@ -18,8 +18,8 @@ from .coords import (COORD_AXES, COORD_FIELD, COORD_MAP, COORD_MATRIX, Coords, b
                      expand_canvas, schedule, supersampling)
 from .inputs import WARP_DTYPES, matrices, pack, read_regions, stack
 from .output import PLAIN, ModelInput, fills as fills_of, model_output, values_of_options
-from .plan import (FIXED, NO_MAP, PASS_BLUR, PASS_MEAN, PASS_MOTION, PLANS, WarpSpec, fixed_values, int32,
-                   int64, warp_plan)
+from .plan import (FIXED, MAX_BLUR_RADIUS, NO_MAP, PASS_BLUR, PASS_MEAN, PASS_MOTION, PLANS,
+                   WarpSpec, fixed_values, int32, int64, warp_plan)
 
 #: the default options: linear, constant 0, no antialiasing
 LINEAR = Sampling()
@@ -175,7 +175,30 @@ def _colour_ops(colour: np.ndarray, items: int, dt: np.dtype) -> np.ndarray:
         raise ValueError(f"colour must be a C-contiguous float32 array ({items}, k * "
                          f"{COLOUR_WORDS}), got {getattr(colour, 'dtype', type(colour))} "
                          f"{getattr(colour, 'shape', '')}")
+    _check_filters(colour.reshape(items, -1, COLOUR_WORDS))
     return colour
+
+
+def _check_filters(ops: np.ndarray) -> None:
+    """The blurs' operations (``ops``: (items, k, COLOUR_WORDS)) as colour_pass.cl reads them, or
+    a ValueError before any launch: a whole radius up to MAX_BLUR_RADIUS (its tables' size), a
+    whole tap count, and their values inside the COL_DATA operations that follow (the kernel
+    reads that many words past the operation)."""
+    codes = ops[:, :, 0]
+    k = codes.shape[1]
+    for i, j in zip(*np.nonzero((codes == COL_BLUR) | (codes == COL_MOTION))):
+        blur = codes[i, j] == COL_BLUR
+        count = float(ops[i, j, 1])
+        name = "COL_BLUR's radius" if blur else "COL_MOTION's tap count"
+        if not (count.is_integer() and 0 <= count <= (MAX_BLUR_RADIUS if blur else 2**24)):
+            raise ValueError(f"colour[{i}]'s operation {j}: {name} must be a whole number in "
+                             f"[0, {MAX_BLUR_RADIUS if blur else 2**24}], got {count:g}")
+        values, own = (int(count) + 1, COLOUR_WORDS - 2) if blur else \
+            (2 * int(count), COLOUR_WORDS - 3)
+        data = -(-max(values - own, 0) // (COLOUR_WORDS - 1))
+        if j + data >= k or not (codes[i, j + 1:j + 1 + data] == COL_DATA).all():
+            raise ValueError(f"colour[{i}]'s operation {j}: {name} {count:g} needs {values} "
+                             f"values, its own words and {data} COL_DATA operations after it")
 
 
 def _not_into() -> None:

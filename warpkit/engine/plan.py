@@ -25,6 +25,10 @@ from .output import FLOAT_OUT
 #: launch), with a motion blur (taps in colour_apply)
 PASS_MEAN, PASS_BLUR, PASS_MOTION = 1, 2, 4
 
+#: the largest radius of a blur operation (kernels_cl/colour_pass.cl's CP_RMAX: its work-group
+#: tables are this size; engine.core refuses larger radii before any launch)
+MAX_BLUR_RADIUS = 127
+
 
 @dataclass(frozen=True)
 class WarpSpec:
@@ -46,7 +50,7 @@ class WarpSpec:
     blocks: int = 1  # warp_v's blocks of 8 pixels per work-item (blocks)
     colour: bool = False  # colour operations per item (kernels_cl/colour.h)
     # the colour passes after the warp (kernels_cl/colour_pass.cl): each one's kind
-    # (engine.core.PASS_MEAN | PASS_BLUR)
+    # (PASS_MEAN | PASS_BLUR | PASS_MOTION)
     colour_passes: tuple[int, ...] = ()
 
 
@@ -198,7 +202,8 @@ def _colour_passes(w: WarpSpec, dt: np.dtype, C: int, store: dict) -> tuple[tupl
         last = k == len(w.colour_passes)
         blur = bool(kind & PASS_BLUR)
         defines = {**VALUE_TYPES[dt].defines("X"), **(store if last else {}), "CH": C,
-                   "BLUR": int(blur), "MOTION": int(bool(kind & PASS_MOTION))}
+                   "BLUR": int(blur), "MOTION": int(bool(kind & PASS_MOTION)),
+                   **({"CP_RMAX": MAX_BLUR_RADIUS} if blur else {})}
         if kind & PASS_MEAN:
             mean = Variant.of("colour_pass.cl", "colour_mean", **defines)
             launches.append(Launch(mean, (Arg(src), *dims, Arg("P"), *col), (64, bands, w.items),
