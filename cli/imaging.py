@@ -284,7 +284,8 @@ def augment(
     else:
         try:
             given = {k: numbers(v, f"--{k}", (1, 2)) for k, v in ranges.items() if v is not None}
-            affine = dict(**given, hflip=hflip, vflip=vflip, size=parse_size(size),
+            wh = parse_size(size)  # WxH on the command line; warpkit.augment takes (h, w)
+            affine = dict(**given, hflip=hflip, vflip=vflip, size=wh and wh[::-1],
                           interpolation=interpolation.value, padding=padding.value,
                           antialias=antialias)
             aug = RandomAffine(**affine)

@@ -32,7 +32,7 @@ def test_maps_are_geometry_compositions(deg, scale, shear, hf, vf):
     w, h = 100, 60
     aug = RandomAffine(degrees=(deg, deg), scale=scale, shear=(shear[0], shear[0], shear[1], shear[1]),
                        hflip=hf, vflip=vf)
-    m = aug.sample(3, (w, h), rng=0)
+    m = aug.sample(3, (h, w), rng=0)
     c = _centre(w, h)
     parts = [g.flip("h", (w, h))] * int(hf) + [g.flip("v", (w, h))] * int(vf)
     ref = g.compose(*parts, g.scale(scale, center=c), g.shear(*shear, center=c), g.rotation(deg, c))
@@ -41,8 +41,8 @@ def test_maps_are_geometry_compositions(deg, scale, shear, hf, vf):
 
 
 def test_output_size_puts_the_centre_at_the_output_centre():
-    aug = RandomAffine(degrees=40, scale=(0.5, 2), shear=10, hflip=0.5, vflip=0.5, size=(64, 32))
-    m = aug.sample(50, (300, 200), rng=1)
+    aug = RandomAffine(degrees=40, scale=(0.5, 2), shear=10, hflip=0.5, vflip=0.5, size=(32, 64))
+    m = aug.sample(50, (200, 300), rng=1)
     for k in range(50):
         np.testing.assert_allclose(g.transform_points(m[k], _centre(300, 200)), _centre(64, 32),
                                    atol=1e-9)
@@ -50,22 +50,22 @@ def test_output_size_puts_the_centre_at_the_output_centre():
 
 def test_draws_stay_in_their_ranges_and_cover_them():
     n, w, h = 4000, 200, 100
-    ang = RandomAffine(degrees=(-10, 25)).sample(n, (w, h), rng=2)
+    ang = RandomAffine(degrees=(-10, 25)).sample(n, (h, w), rng=2)
     a = np.degrees(np.arctan2(ang[:, 0, 1], ang[:, 0, 0]))  # rotation(d) = [[c, s], [-s, c]]
     assert a.min() >= -10 and a.max() <= 25 and a.min() < -9.9 and a.max() > 24.9
-    sc = RandomAffine(scale=(0.8, 1.25)).sample(n, (w, h), rng=3)
+    sc = RandomAffine(scale=(0.8, 1.25)).sample(n, (h, w), rng=3)
     s = np.sqrt(np.linalg.det(sc[:, :2, :2]))
     assert s.min() >= 0.8 and s.max() <= 1.25 and s.min() < 0.801 and s.max() > 1.249
-    tr = RandomAffine(translate=(0.1, 0.3)).sample(n, (w, h), rng=4)
+    tr = RandomAffine(translate=(0.1, 0.3)).sample(n, (h, w), rng=4)
     np.testing.assert_array_equal(tr[:, :2, :2], np.broadcast_to(np.eye(2), (n, 2, 2)))
     dx, dy = tr[:, 0, 2], tr[:, 1, 2]
     assert np.abs(dx).max() <= 20 and np.abs(dy).max() <= 30
     assert np.abs(dx).max() > 19.9 and np.abs(dy).max() > 29.9 and dx.min() < 0 < dx.max()
-    sh = RandomAffine(shear=15).sample(n, (w, h), rng=5)
+    sh = RandomAffine(shear=15).sample(n, (h, w), rng=5)
     xs = np.degrees(np.arctan(sh[:, 0, 1]))
     assert np.abs(xs).max() <= 15 and np.abs(xs).max() > 14.9
     np.testing.assert_array_equal(sh[:, 1, 0], 0)  # the y shear stays 0
-    fl = RandomAffine(hflip=0.3).sample(n, (w, h), rng=6)
+    fl = RandomAffine(hflip=0.3).sample(n, (h, w), rng=6)
     flipped = fl[:, 0, 0] < 0
     # binomial(4000, 0.3): mean 1200, sd 29; the seed makes this deterministic
     assert 1100 < flipped.sum() < 1300
@@ -74,13 +74,13 @@ def test_draws_stay_in_their_ranges_and_cover_them():
 
 def test_a_seed_replays_and_a_generator_moves_on():
     aug = RandomAffine(degrees=20, translate=0.1, scale=(0.9, 1.1), shear=5, hflip=0.5)
-    np.testing.assert_array_equal(aug.sample(8, (50, 40), rng=11), aug.sample(8, (50, 40), rng=11))
-    assert not np.array_equal(aug.sample(8, (50, 40), rng=11), aug.sample(8, (50, 40), rng=12))
+    np.testing.assert_array_equal(aug.sample(8, (40, 50), rng=11), aug.sample(8, (40, 50), rng=11))
+    assert not np.array_equal(aug.sample(8, (40, 50), rng=11), aug.sample(8, (40, 50), rng=12))
     gen = np.random.default_rng(11)
-    first, second = aug.sample(8, (50, 40), rng=gen), aug.sample(8, (50, 40), rng=gen)
-    np.testing.assert_array_equal(first, aug.sample(8, (50, 40), rng=11))
+    first, second = aug.sample(8, (40, 50), rng=gen), aug.sample(8, (40, 50), rng=gen)
+    np.testing.assert_array_equal(first, aug.sample(8, (40, 50), rng=11))
     assert not np.array_equal(first, second)
-    assert aug.sample(0, (50, 40), rng=0).shape == (0, 3, 3)
+    assert aug.sample(0, (40, 50), rng=0).shape == (0, 3, 3)
 
 
 def test_a_batch_gets_one_map_each_and_matches_opencv(queue):
@@ -90,7 +90,7 @@ def test_a_batch_gets_one_map_each_and_matches_opencv(queue):
                        padding="reflection")
     out, mats = aug(batch, rng=3, return_matrices=True, queue=queue)
     assert out.shape == batch.shape and out.dtype == np.uint8 and mats.shape == (6, 3, 3)
-    np.testing.assert_array_equal(mats, aug.sample(6, (57, 41), rng=3))
+    np.testing.assert_array_equal(mats, aug.sample(6, (41, 57), rng=3))
     np.testing.assert_array_equal(out, aug(batch, rng=3, queue=queue))
     for i in range(6):
         np.testing.assert_array_equal(
@@ -104,7 +104,7 @@ def test_pillow_images_lists_and_device_arrays(queue):
     rng = np.random.default_rng(8)
     rgb = Image.fromarray(rng.integers(0, 256, (30, 40, 3), dtype=np.uint8))
     gray = Image.fromarray(rng.integers(0, 256, (25, 20), dtype=np.uint8))
-    aug = RandomAffine(degrees=30, size=(32, 24), fill=200)
+    aug = RandomAffine(degrees=30, size=(24, 32), fill=200)
     out, m = aug(rgb, rng=1, return_matrices=True, queue=queue)
     assert isinstance(out, Image.Image) and out.mode == "RGB" and out.size == (32, 24)
     assert m.shape == (3, 3)
@@ -178,13 +178,13 @@ def test_transform_boxes_exact_cases():
     (lambda: RandomAffine(translate=(0.1, 0.2, 0.3)), ValueError, r"translate must be a fraction f or \(fx, fy\)"),
     (lambda: RandomAffine(hflip=1.5), ValueError, r"hflip is a probability: it must be in \[0, 1\]"),
     (lambda: RandomAffine(vflip=True), ValueError, "vflip must be a finite number"),
-    (lambda: RandomAffine(size=(0, 5)), ValueError, r"size must be an int \(a square\) or \(width, height\) of whole numbers >= 1, got \(0, 5\)"),
-    (lambda: RandomAffine(size="big"), ValueError, r"size must be an int \(a square\) or \(width, height\) of whole numbers >= 1, got .big."),
+    (lambda: RandomAffine(size=(0, 5)), ValueError, r"size must be an int \(a square\) or \(height, width\) of whole numbers >= 1, got \(0, 5\)"),
+    (lambda: RandomAffine(size="big"), ValueError, r"size must be an int \(a square\) or \(height, width\) of whole numbers >= 1, got .big."),
     (lambda: RandomAffine(interpolation="area"), ValueError, "interpolation must be one of 'nearest'"),
     (lambda: RandomAffine(padding="wrap"), ValueError, "padding must be one of 'constant'"),
     (lambda: RandomAffine().sample(2, (10, 10), rng="seed"), TypeError, "rng must be None, an int seed"),
     (lambda: RandomAffine().sample(-1, (10, 10)), ValueError, "n must be a count >= 0"),
-    (lambda: RandomAffine().sample(2, 10), ValueError, r"size must be \(width, height\)"),
+    (lambda: RandomAffine().sample(2, (10,)), ValueError, r"size must be an int \(a square\) or \(height, width\)"),
     (lambda: RandomAffine()(object()), TypeError, "images must be a Pillow image, an array"),
     (lambda: RandomAffine()([np.zeros((2, 4, 4, 3), np.uint8)]), ValueError, r"images\[0\] is a batch"),
     (lambda: g.transform_boxes(g.identity(), [1, 2, 3]), ValueError, r"boxes must have shape \(K, 4\)"),

@@ -344,7 +344,7 @@ def test_small_cases_on_every_device_and_oclgrind(small_queue):
     uint8 and float32, a radius past the 21 x 13 output and a small one, before and after a
     mean's pass, motion blurs (one past the output) and one followed by a Gaussian one: the default device's numbers, and the blur did something on this device."""
     img = ASTRONAUT[100:117, 150:169].copy()
-    geo = W.RandomAffine(degrees=30, size=(21, 13))
+    geo = W.RandomAffine(degrees=30, size=(13, 21))
     cases = [[W.GaussianBlur(**_blur(0.8))], [W.GaussianBlur(**_blur(5.0))],
              [W.RandomBrightnessContrast(brightness_by_max=False, p=1),
               W.GaussianBlur(**_blur(1.2, 5)), W.ColorJitter(0.2, 0.3, 0.2, 0, p=1)],

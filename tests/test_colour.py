@@ -330,7 +330,7 @@ def test_small_cases_on_every_device_and_oclgrind(small_queue):
     parameters, within 1 level."""
     img = PHOTOS[1][100:117, 200:219].copy()
     pairs = [(w, a) for w, a in FIXED if not isinstance(w, W.Posterize)][::2] + FIXED[-1:]
-    geo = W.RandomAffine(degrees=30, size=(21, 13))
+    geo = W.RandomAffine(degrees=30, size=(13, 21))
     for interpolation in ("linear", "cubic"):
         for im in (img, img.astype(np.float32) / 255):
             base = W.Compose([geo], interpolation=interpolation)(

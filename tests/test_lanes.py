@@ -92,9 +92,9 @@ PIPELINES = [
     Compose([RandomResizedCrop(32, scale=(0.9, 1.0), ratio=(0.05, 20)), RandomVerticalFlip(0.3),
              RandomRotate90(), RandomRotation(30, p=0.5), RandomCrop(20, p=0.7),
              Resize(shorter=17), CenterCrop(12), Pad(2)], p=0.9),
-    Compose([Compose([RandomResizedCrop((64, 48), scale=(0.01, 0.02), ratio=(5, 6)),
+    Compose([Compose([RandomResizedCrop((48, 64), scale=(0.01, 0.02), ratio=(5, 6)),
                       RandomAffine(degrees=5, translate=0.1, shear=(1, 2, 3, 4), hflip=0.5,
-                                   vflip=0.5, size=(30, 20))], p=0.5),
+                                   vflip=0.5, size=(20, 30))], p=0.5),
              RandomCrop(100), RandomRotation((10, 40), expand=True)]),
     # colour steps draw side by side too (ToGray and InvertImg draw only whether they apply)
     Compose([RandomResizedCrop(24), RandomBrightnessContrast(p=0.7), RandomGamma(p=0.5),
@@ -119,7 +119,7 @@ def test_a_batch_draws_what_each_sample_draws(pipe):
         sizes = [(int(rs.integers(1, 700)), int(rs.integers(1, 700))) for _ in range(n)]
         idx = rs.integers(0, 2**40, n).tolist()
         together = draw_samples(pipe, 5, 3, idx, sizes, lanes=True)
-        alone = [pipe.sample(s, 5, i, 3) for s, i in zip(sizes, idx)]
+        alone = [pipe.sample(s[::-1], 5, i, 3) for s, i in zip(sizes, idx)]
         assert repr(together) == repr(alone)  # the same values and the same Python types
 
 
@@ -148,7 +148,7 @@ def test_what_cannot_draw_a_batch_at_once_draws_sample_by_sample():
     sizes = [(40, 30)] * LANES_FROM
     got = draw_samples(pipe, 0, 0, list(range(LANES_FROM)), sizes)
     assert all(p["steps"][1]["angle"] == 0.0 for p in got)
-    assert got == [pipe.sample((40, 30), 0, i) for i in range(LANES_FROM)]
+    assert got == [pipe.sample((30, 40), 0, i) for i in range(LANES_FROM)]
     # a non-linear stage: no one array of maps
     field = Compose([ElasticTransform(p=1)])
     assert field.maps(draw_samples(field, 0, 0, [0, 1], [(20, 20)] * 2), [(20, 20)] * 2) is None

@@ -246,7 +246,7 @@ def test_holes_scale_to_an_output_of_another_size(queue):
     mask = np.zeros((100, 200), np.uint8)
     pipe = W.Compose([W.CoarseDropout(num_holes_range=(1, 1), hole_height_range=(20, 20),
                                       hole_width_range=(30, 30), fill=200, fill_mask=1, p=1),
-                      W.Resize((50, 25))])
+                      W.Resize((25, 50))])
     out = pipe(image=img, mask=mask, seed=0, queue=queue)
     x1, y1, x2, y2 = _holes(out)[0]
     want = np.zeros((25, 50), bool)
@@ -290,7 +290,7 @@ def test_small_cases_on_every_device_and_oclgrind(small_queue):
     after a rotation, on each device CI runs and on Oclgrind: the same numbers as the default
     device (the generator is integer arithmetic; Box-Muller within float rounding)."""
     img = PHOTO[100:117, 200:219].copy()
-    geo = W.RandomAffine(degrees=30, size=(21, 13))
+    geo = W.RandomAffine(degrees=30, size=(13, 21))
     cases = [W.GaussNoise(p=1), W.GaussNoise(per_channel=False, noise_scale_factor=0.3, p=1),
              W.CoarseDropout(num_holes_range=(2, 2), hole_height_range=(3, 6),
                              hole_width_range=(3, 6), fill=(5, 6, 7), p=1),

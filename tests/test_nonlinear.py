@@ -89,7 +89,7 @@ def test_separable_chains_read_per_axis_tables(interp, small_queue, monkeypatch)
     batch, or supersampling, takes the stages' path."""
     img = np.stack([_photo(40, 52, seed=s) for s in range(3)])
     mask = (img[..., 0] > 128).astype(np.uint8)
-    pipe = Compose([RandomResizedCrop((48, 36), scale=(0.5, 1)), GridDistortion(p=1),
+    pipe = Compose([RandomResizedCrop((36, 48), scale=(0.5, 1)), GridDistortion(p=1),
                     RandomHorizontalFlip(), RandomVerticalFlip()], interpolation=interp,
                    padding="reflect_101")
     kinds = _kinds_used(monkeypatch)
@@ -119,15 +119,15 @@ def test_batch_axes_tables_equal_each_items():
     from warpkit.engine.chain import axes_coords
 
     size = (120, 90)
-    pipes = [Compose([RandomResizedCrop((64, 48), scale=(0.5, 1)), GridDistortion(p=1),
+    pipes = [Compose([RandomResizedCrop((48, 64), scale=(0.5, 1)), GridDistortion(p=1),
                       RandomHorizontalFlip(), RandomVerticalFlip()]),
-             Compose([RandomResizedCrop((64, 48), scale=(0.5, 1)),
+             Compose([RandomResizedCrop((48, 64), scale=(0.5, 1)),
                       GridDistortion(num_steps=9, distort_limit=0.5, p=1),
                       RandomHorizontalFlip(), RandomVerticalFlip()]),
-             Compose([GridDistortion(p=1), RandomResizedCrop((64, 48), scale=(0.5, 1))])]
+             Compose([GridDistortion(p=1), RandomResizedCrop((48, 64), scale=(0.5, 1))])]
     batches = [[0] * 8, [0, 1] * 4, [0, 2] * 4]  # one pipeline; two field lengths; two shapes
     for picks in batches:
-        chains = [pipes[p].stages(pipes[p].sample(size, 3, i), size)[0]
+        chains = [pipes[p].stages(pipes[p].sample(size[::-1], 3, i), size)[0]
                   for i, p in enumerate(picks)]
         together = axes_coords(chains, (64, 48)).axes
         alone = np.concatenate([axes_coords([c], (64, 48)).axes for c in chains])
@@ -153,7 +153,7 @@ def test_batch_stage_maps_equal_each_items():
              Compose([RandomAffine(degrees=5, p=1),
                       OneOf([ElasticTransform(p=1), OpticalDistortion(distort_limit=0.3, p=1)])])]
     for picks in ([0] * 8, [1] * 8, [0, 1] * 4, [2] * 8):
-        chains = [pipes[p].stages(pipes[p].sample(size, 1, i), size)[0]
+        chains = [pipes[p].stages(pipes[p].sample(size[::-1], 1, i), size)[0]
                   for i, p in enumerate(picks)]
         if picks[0] == 2:
             assert len({type(f) for c in chains for f in fields_of(c)}) == 2
@@ -189,7 +189,7 @@ def test_every_column_of_a_work_item_blocks(t, wo, small_queue, monkeypatch):
     ys, xs = np.mgrid[0:H, 0:W].astype(np.float32)
     ramp = np.stack([xs, ys], -1)
     kinds = _kinds_used(monkeypatch)
-    pipe = Compose([Resize((wo, 11)), t], padding="constant", fill=-7.0)
+    pipe = Compose([Resize((11, wo)), t], padding="constant", fill=-7.0)
     out = pipe(image=ramp, seed=2, queue=small_queue)
     assert kinds == [COORD_FIELD if isinstance(t, OpticalDistortion) else COORD_AXES]
     chain, size = pipe.stages(out["params"], (W, H))

@@ -40,7 +40,7 @@ def test_flips_and_quarter_turns_are_exact(queue):
 
 
 def test_crops_and_pad_are_exact_slices(queue):
-    out = _one(CenterCrop((30, 20)), queue=queue)["image"]
+    out = _one(CenterCrop((20, 30)), queue=queue)["image"]
     np.testing.assert_array_equal(out, IMG[14:34, 17:47])
     out = _one(RandomCrop(16), queue=queue)
     x, y = out["params"]["steps"][0]["x"], out["params"]["steps"][0]["y"]
@@ -49,13 +49,13 @@ def test_crops_and_pad_are_exact_slices(queue):
     assert padded.shape == (48 + 8, 64 + 6, 3)
     np.testing.assert_array_equal(padded[3:51, 2:66], IMG)
     assert (padded[:3] == 9).all() and (padded[:, :2] == 9).all()
-    big = _one(RandomCrop((80, 60)), queue=queue, fill=7)  # larger than the image: padded
+    big = _one(RandomCrop((60, 80)), queue=queue, fill=7)  # larger than the image: padded
     bx, by = big["params"]["steps"][0]["x"], big["params"]["steps"][0]["y"]
     assert -16 <= bx <= 0 and -12 <= by <= 0
     np.testing.assert_array_equal(big["image"][-by:-by + 48, -bx:-bx + 64], IMG)
 
 
-@pytest.mark.parametrize("kw,out", [({"size": (96, 40)}, (96, 40)), ({"size": 32}, (32, 32)),
+@pytest.mark.parametrize("kw,out", [({"size": (40, 96)}, (96, 40)), ({"size": 32}, (32, 32)),
                                     ({"shorter": 24}, (32, 24)), ({"longer": 128}, (128, 96))])
 def test_resize_matches_opencv(kw, out, queue):
     res = Compose([Resize(**kw)], padding="border")(image=IMG, seed=0, queue=queue)
@@ -115,7 +115,7 @@ def test_random_affine_map_is_geometry_builders():
 
 
 def test_a_pipeline_resamples_once(queue):
-    aug = Compose([Resize((80, 60)), RandomRotation(20), RandomAffine(scale=(0.9, 1.1)),
+    aug = Compose([Resize((60, 80)), RandomRotation(20), RandomAffine(scale=(0.9, 1.1)),
                    RandomPerspective(0.2, p=1), RandomHorizontalFlip()], padding="reflect_101")
     out = aug(image=IMG, seed=11, queue=queue)
     again = warpkit.warp_perspective(IMG, out["matrix"], size=out["size"], padding="reflect_101",
@@ -135,8 +135,8 @@ def test_resampling_once_is_sharper_than_step_by_step(queue):
     yy, xx = np.mgrid[0:96, 0:128]
     img = (127.5 + 60 * np.sin(xx / 3.1) * np.cos(yy / 4.3) + 60 * np.sin((xx + yy) / 5.7))
     img = np.clip(img, 0, 255).astype(np.uint8)
-    steps = [Resize((112, 84)), RandomRotation(25), RandomAffine(scale=(0.85, 1.15), shear=8),
-             RandomRotation(25), Resize((96, 72))]
+    steps = [Resize((84, 112)), RandomRotation(25), RandomAffine(scale=(0.85, 1.15), shear=8),
+             RandomRotation(25), Resize((72, 96))]
     aug = Compose(steps, interpolation="linear", padding="border")
     out = aug(image=img, seed=21, queue=queue)
     oracle = ndimage.affine_transform(img.astype(np.float64), g.to_scipy(out["matrix"]),
@@ -189,7 +189,7 @@ def test_keypoints_follow_warped_blobs(queue):
 
 
 def test_keypoint_angles_and_scales_turn_with_the_map():
-    aug = Compose([RandomRotation((90, 90)), Resize((128, 96))], keypoint_format="xyas")
+    aug = Compose([RandomRotation((90, 90)), Resize((96, 128))], keypoint_format="xyas")
     out = aug(mask=np.zeros((48, 64), np.uint8), keypoints=[[32, 24, 0.0, 1.0]], seed=0)
     (x, y, a, s), = out["keypoints"]
     assert abs(a - 90) < 1e-9 and abs(s - 2.0) < 1e-9  # 90 degrees ccw, then twice as large
@@ -201,7 +201,7 @@ def test_keypoint_angles_and_scales_turn_with_the_map():
 def test_keypoint_formats_name_their_columns(fmt, row):
     """albumentations' keypoint formats: each column moves as its letter says through a 90
     degree turn and a 2x resize (x, y by the matrix; a + 90; s x 2; z unchanged)."""
-    aug = Compose([RandomRotation((90, 90), expand=True), Resize((96, 128))],
+    aug = Compose([RandomRotation((90, 90), expand=True), Resize((128, 96))],
                   keypoint_format=fmt)
     out = aug(mask=np.zeros((48, 64), np.uint8), keypoints=[row], seed=0)
     (x, y), = g.transform_points(out["matrix"], [[32, 24]])
@@ -248,14 +248,14 @@ def test_a_batchs_keypoints_move_as_each_samples_would():
 
 
 def test_boxes_leaving_the_image_are_dropped_with_their_labels():
-    aug = Compose([Pad((0, 0, 64, 0)), CenterCrop((64, 48))], min_visibility=0.5)
+    aug = Compose([Pad((0, 0, 64, 0)), CenterCrop((48, 64))], min_visibility=0.5)
     # the crop keeps the right half of the padded canvas: x in [32, 96)
     out = aug(mask=np.zeros((48, 64), np.uint8),
               boxes=[[0, 0, 10, 10], [20, 0, 40, 10], [50, 5, 60, 15]], labels=["a", "b", "c"],
               seed=0)
     assert out["labels"] == ["c"]
     np.testing.assert_allclose(out["boxes"], [[18, 5, 28, 15]])
-    keep_any = Compose([Pad((0, 0, 64, 0)), CenterCrop((64, 48))])(
+    keep_any = Compose([Pad((0, 0, 64, 0)), CenterCrop((48, 64))])(
         mask=np.zeros((48, 64), np.uint8), boxes=[[20, 0, 40, 10]], labels=[1], seed=0)
     np.testing.assert_allclose(keep_any["boxes"], [[0, 0, 8, 10]])
 
@@ -272,7 +272,7 @@ def test_box_formats(fmt, box):
 
 def test_invisible_keypoints_are_dropped_or_flagged():
     kp = [[5, 5], [60, 40]]
-    crop = [CenterCrop((32, 24))]
+    crop = [CenterCrop((24, 32))]
     assert len(Compose(crop)(mask=np.zeros((48, 64), np.uint8), keypoints=kp,
                              seed=0)["keypoints"]) == 0
     out = Compose(crop, remove_invisible=False)(mask=np.zeros((48, 64), np.uint8), keypoints=kp,
@@ -283,7 +283,7 @@ def test_invisible_keypoints_are_dropped_or_flagged():
 @pytest.mark.parametrize("dtype", [np.bool_, np.uint8, np.int64, np.uint16, np.int32])
 def test_masks_keep_their_dtype_and_pad_like_the_image(dtype, queue):
     mask = (np.arange(48 * 64).reshape(48, 64) % 5).astype(dtype)
-    shift = [Pad((4, 0, 0, 0)), CenterCrop((64, 48))]  # moves the image 2 px right
+    shift = [Pad((4, 0, 0, 0)), CenterCrop((48, 64))]  # moves the image 2 px right
     const = Compose(shift, mask_fill=3)(image=IMG, mask=mask, seed=0, queue=queue)
     assert const["mask"].dtype == mask.dtype
     assert (const["mask"][:, :2] == mask.dtype.type(3)).all()
@@ -346,7 +346,7 @@ def _params_in_child(args):
 
     d, indices = args
     aug = C.from_dict(d)
-    return [aug.sample((64, 48), seed=9, index=i, epoch=1) for i in indices]
+    return [aug.sample((48, 64), seed=9, index=i, epoch=1) for i in indices]
 
 
 def test_draws_are_numpys_calls_one_by_one():
@@ -389,7 +389,7 @@ def test_draws_are_numpys_calls_one_by_one():
 def test_parameters_do_not_depend_on_workers(method):
     aug = Compose([RandomResizedCrop(32), RandomRotation(20), OneOf([RandomHorizontalFlip(),
                                                                       RandomRotate90()])])
-    here = [aug.sample((64, 48), seed=9, index=i, epoch=1) for i in range(8)]
+    here = [aug.sample((48, 64), seed=9, index=i, epoch=1) for i in range(8)]
     with mp.get_context(method).Pool(2) as pool:
         split = pool.map(_params_in_child, [(aug.to_dict(), [0, 2, 4, 6]),
                                             (aug.to_dict(), [1, 3, 5, 7])])
@@ -399,7 +399,7 @@ def test_parameters_do_not_depend_on_workers(method):
 
 
 def test_pipelines_serialise_to_json_and_back(queue):
-    aug = Compose([RandomResizedCrop((40, 30), scale=(0.3, 1)), OneOf([RandomRotate90(p=2 / 3),
+    aug = Compose([RandomResizedCrop((30, 40), scale=(0.3, 1)), OneOf([RandomRotate90(p=2 / 3),
                                                                        RandomVerticalFlip()]),
                    RandomPerspective(0.3), Pad(2), RandomAffine(degrees=5, shear=3, p=0.7)],
                   padding="mirror", fill=(1, 2, 3), box_format="coco", min_area=4)
@@ -416,9 +416,9 @@ def test_p_zero_and_one():
     never = Compose([RandomHorizontalFlip(p=0.0)])
     always = Compose([RandomHorizontalFlip(p=1.0)])
     for i in range(10):
-        np.testing.assert_array_equal(never.map(never.sample((64, 48), 0, i), (64, 48))[0],
+        np.testing.assert_array_equal(never.map(never.sample((48, 64), 0, i), (64, 48))[0],
                                       np.eye(3))
-        np.testing.assert_array_equal(always.map(always.sample((64, 48), 0, i), (64, 48))[0],
+        np.testing.assert_array_equal(always.map(always.sample((48, 64), 0, i), (64, 48))[0],
                                       g.flip("h", (64, 48)))
 
 
@@ -427,8 +427,8 @@ def test_p_zero_and_one():
     (lambda: Compose([], box_format="xywh"), ValueError, r"box_format must be one of 'xyxy'"),
     (lambda: Compose([], padding="wrap"), ValueError, r"padding must be one of 'constant'"),
     (lambda: RandomHorizontalFlip(p=1.5), ValueError, r"p is a probability: .* got 1.5"),
-    (lambda: Resize(), ValueError, r"Resize takes one of size=, shorter= or longer="),
-    (lambda: Resize(size=(0, 10)), ValueError, r"size must be an int \(a square\) or \(width"),
+    (lambda: Resize(), ValueError, r"Resize takes one of size= \(or height= and width=\), shorter= or longer="),
+    (lambda: Resize(size=(0, 10)), ValueError, r"size must be an int \(a square\) or \(height"),
     (lambda: CenterCrop(10.5), ValueError, r"size must be an int \(a square\)"),
     (lambda: RandomResizedCrop(8, scale=(0.5, 0.1)), ValueError, r"scale must have low <= high"),
     (lambda: RandomResizedCrop(8, scale=(0.5, 1.5)), ValueError, r"scale must lie in \[0, 1\]"),
@@ -461,7 +461,7 @@ def test_cli_runs_a_serialised_pipeline(tmp_path):
 
     from warpkit.cli.app import app
 
-    aug = Compose([RandomResizedCrop((40, 30)), RandomHorizontalFlip(), RandomAffine(degrees=9)],
+    aug = Compose([RandomResizedCrop((30, 40)), RandomHorizontalFlip(), RandomAffine(degrees=9)],
                   padding="reflect_101")
     (tmp_path / "aug.json").write_text(json.dumps(aug.to_dict()))
     Image.fromarray(IMG).save(tmp_path / "a.png")
@@ -567,7 +567,7 @@ def test_sample_streams_are_numpys_seed_sequence_streams():
     pipe = Compose([RandomAffine(degrees=30, scale=(0.8, 1.2)), RandomResizedCrop(16)])
     img = np.zeros((24, 32, 3), np.uint8)
     batch = pipe(image=np.stack([img] * 3), seed=seed, index=[4, 9, 2**35])["params"]
-    assert batch == [pipe.sample((32, 24), seed, index=i) for i in [4, 9, 2**35]]
+    assert batch == [pipe.sample((24, 32), seed, index=i) for i in [4, 9, 2**35]]
     with pytest.raises(ValueError, match=r"index must be an integer >= 0, got -1"):
         list(sample_streams(1, 0, [0, -1]))
 

@@ -11,7 +11,7 @@ import numpy as np
 from ._options import choice
 
 __all__ = ["batch_index_array", "boxes_array", "check_align", "choice", "count", "matrix3",
-           "number", "width_height"]
+           "flag", "number", "width_height"]
 
 
 def number(value: Any, arg: str) -> float:
@@ -37,6 +37,13 @@ def width_height(value: Any, arg: str) -> tuple[int, int]:
     if len(vals) != 2 or not all(math.isfinite(v) and v == int(v) for v in vals):
         raise ValueError(f"{arg} must be (width, height), two whole numbers, got {value!r}")
     return int(vals[0]), int(vals[1])
+
+
+def flag(v: Any, arg: str) -> bool:
+    """A True/False argument (a bool or numpy bool), or a ValueError naming it."""
+    if not isinstance(v, (bool, np.bool_)):
+        raise ValueError(f"{arg} must be True or False, got {v!r}")
+    return bool(v)
 
 
 def count(v: Any, arg: str, minimum: int) -> int:

@@ -365,7 +365,8 @@ class AugmentJob:
         aug.fill = fill_for(img, self.fill)
         # the input's own stream: its warps do not depend on the other inputs
         rng = np.random.default_rng([self.seed, name_key])
-        for m in aug.matrices(self.copies, image_size(px), rng):
+        w, h = image_size(px)
+        for m in aug.matrices(self.copies, (h, w), rng):
             res = aug.warp(px, m)
             yield res, m, image_size(res), {}
 

@@ -8,14 +8,19 @@ transforms (albumentations' names: ``ColorJitter``, ``HueSaturationValue``,
 ``InvertImg``, ``Solarize``, ``Posterize``) run inside that resampling, on each pixel before it is
 stored (a contrast on the image's mean in a pass after it, on the device).
 
+Sizes are (height, width), as ``image.shape[:2]`` and as albumentations, torchvision and kornia
+take them: ``RandomResizedCrop((224, 160))`` gives images 224 high and 160 wide. (The warp
+functions of :mod:`warpkit` keep OpenCV's and Pillow's (width, height), and so do a call's
+``out["matrix"]`` and ``out["size"]``, which are that warp's arguments.)
+
 Example:
     >>> import numpy as np
     >>> from warpkit.augment import Compose, RandomAffine, RandomHorizontalFlip, RandomResizedCrop
     >>> aug = Compose([RandomResizedCrop(224), RandomHorizontalFlip(),
     ...                RandomAffine(degrees=15, scale=(0.9, 1.1))], padding="reflect_101")
-    >>> p = aug.sample((640, 480), seed=0, index=3)        # plain data, no device needed
-    >>> aug.map(p, (640, 480))[1]
-    (224, 224)
+    >>> p = aug.sample((480, 640), seed=0, index=3)  # (height, width): plain data, no device
+    >>> [type(t).__name__ for t, _ in aug.applied_steps(p)][0]
+    'RandomResizedCrop'
     >>> out = aug(image=np.zeros((480, 640, 3), np.uint8), seed=0, index=3)  # doctest: +SKIP
     >>> out["image"].shape                                                 # doctest: +SKIP
     (224, 224, 3)

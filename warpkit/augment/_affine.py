@@ -35,11 +35,11 @@ from typing import Any
 import numpy as np
 import pyopencl as cl
 
-from .._checks import number, width_height
+from .._checks import number
 from .._options import Sampling
 from ..engine import warp_by
 from ..warp import Interpolation, Padding
-from ._base import Resampling, Transform, probability, row_maps, size_arg, value_range
+from ._base import Resampling, Transform, probability, row_maps, size_arg, size_hw, value_range
 from ._compose import Compose
 from ._executor import layout
 
@@ -78,13 +78,13 @@ class RandomAffine(Resampling, Transform):
             shear from (-s, s); (low, high) the x shear; (x_low, x_high, y_low, y_high) both.
             Each within (-89, 89).
         hflip, vflip: the probabilities of a left-right and a top-bottom flip.
-        size: the output (width, height); default: each input's size. The input's centre lands
-            on the output's centre.
+        size: the output (height, width) (an int: a square); default: each input's size. The
+            input's centre lands on the output's centre.
         interpolation, padding, fill, antialias: as :func:`warpkit.warp_affine`.
 
     Example:
         >>> aug = RandomAffine(degrees=10, scale=(0.8, 1.2), padding="border")
-        >>> mats = aug.sample(4, (640, 480), rng=7)       # (4, 3, 3), no device needed
+        >>> mats = aug.sample(4, (480, 640), rng=7)       # (4, 3, 3), no device needed
         >>> images = [np.zeros((480, 640, 3), np.uint8)] * 4
         >>> out = aug(images, rng=7)                       # doctest: +SKIP
         >>> [o.shape for o in out] == [(480, 640, 3)] * 4  # doctest: +SKIP
@@ -128,7 +128,7 @@ class RandomAffine(Resampling, Transform):
         return {"degrees": list(self.degrees), "translate": list(self.translate),
                 "scale": list(self.scale), "shear": [v for pair in self.shear for v in pair],
                 "hflip": self.hflip, "vflip": self.vflip,
-                "size": None if self.size is None else list(self.size),
+                "size": None if self.size is None else size_hw(self.size),
                 **self.sampling_config()}
 
     # as a pipeline transform (warpkit.augment.Compose): one parameter row per sample
@@ -222,12 +222,13 @@ class RandomAffine(Resampling, Transform):
         return m
 
     def sample(self, n: int, size: tuple[int, int], rng: Any = None) -> np.ndarray:
-        """n random maps (n, 3, 3) for images of ``size`` = (width, height), without warping.
+        """n random maps (n, 3, 3) for images of ``size`` = (height, width) (``image.shape[:2]``),
+        without warping.
 
         ``rng``: None (fresh entropy), an int seed, or a ``numpy.random.Generator`` (advanced)."""
         if isinstance(n, bool) or not isinstance(n, numbers.Integral) or n < 0:
             raise ValueError(f"n must be a count >= 0, got {n!r}")
-        return self._build(self._draw(int(n), _generator(rng)), width_height(size, "size"))
+        return self._build(self._draw(int(n), _generator(rng)), size_arg(size, "size"))
 
     def __call__(self, images: Any = None, rng: Any = None, return_matrices: bool = False,
                  queue: cl.CommandQueue | None = None, **targets: Any) -> Any:
@@ -270,16 +271,16 @@ class RandomAffine(Resampling, Transform):
         return (out, m) if return_matrices else out
 
     def matrices(self, n: int, size: tuple[int, int], rng: Any = None) -> np.ndarray:
-        """(n, 3, 3): the maps that a call on a list of n images of ``size`` = (width, height)
-        draws from ``rng`` (an int seed or a Generator), to warp one at a time with
-        :meth:`warp` (n copies of a large image need not be held at once).
+        """(n, 3, 3): the maps that a call on a list of n images of ``size`` = (height, width)
+        (``image.shape[:2]``) draws from ``rng`` (an int seed or a Generator), to warp one at a
+        time with :meth:`warp` (n copies of a large image need not be held at once).
 
         Example:
             >>> t = RandomAffine(degrees=10)
-            >>> t.matrices(4, (640, 480), rng=0).shape
+            >>> t.matrices(4, (480, 640), rng=0).shape
             (4, 3, 3)
         """
-        return self._build(self._draw(int(n), _generator(rng)), tuple(size))
+        return self._build(self._draw(int(n), _generator(rng)), size_arg(size, "size"))
 
     def warp(self, image: Any, matrix: np.ndarray, queue: cl.CommandQueue | None = None) -> Any:
         """``image`` warped by one of :meth:`matrices` with this transform's output size,

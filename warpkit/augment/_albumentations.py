@@ -41,7 +41,7 @@ _INTERPOLATIONS = {0: "nearest", 1: "linear", 2: "cubic"}
 #: OpenCV's border modes (BORDER_WRAP has no warpkit padding)
 _BORDERS = {0: "constant", 1: "border", 2: "reflection", 4: "reflect_101"}
 #: albumentations' box formats warpkit has, under the same names
-_BOX_FORMATS = ("pascal_voc", "coco", "yolo")
+_BOX_FORMATS = ("pascal_voc", "coco", "yolo", "albumentations")
 
 
 class _Args:
@@ -142,10 +142,10 @@ def _flip(cls: type) -> Callable[[_Args, _Pipeline], Transform]:
 
 
 def _hw(a: _Args) -> tuple[int, int]:
-    """albumentations' (height, width) (``size``, or ``height`` and ``width``) as warpkit's
-    (width, height)."""
+    """albumentations' (height, width) (``size``, or ``height`` and ``width``), the order
+    warpkit.augment takes too."""
     h, w = a.take("size") if "size" in a.d else (a.take("height"), a.take("width"))
-    return int(w), int(h)
+    return int(h), int(w)
 
 
 def _random_resized_crop(a: _Args, pipe: _Pipeline) -> Transform:
@@ -304,7 +304,15 @@ def _as_dict(pipeline: Any) -> dict:
                 raise ValueError(f"{pipeline}: not an albumentations JSON file ({e})") from None
     if type(pipeline).__module__.startswith("albumentations"):
         import albumentations as A
-        return A.to_dict(pipeline)
+        d = A.to_dict(pipeline)
+        # albumentations 2.0.8's to_dict leaves BboxParams' filter_invalid_bboxes out: read it
+        # off the live pipeline
+        bp = d.get("transform", {}).get("bbox_params")
+        proc = getattr(pipeline, "processors", {}).get("bboxes")
+        if isinstance(bp, dict) and proc is not None:
+            bp.setdefault("filter_invalid_bboxes",
+                          bool(getattr(proc.params, "filter_invalid_bboxes", False)))
+        return d
     raise TypeError(f"from_albumentations takes an albumentations Compose, its to_dict() or the "
                     f"path of its JSON, got {type(pipeline).__name__}")
 
@@ -350,12 +358,11 @@ def _box_params(bp: dict | None) -> dict:
         raise ValueError(f"BboxParams(label_fields={fields!r}): warpkit carries one label "
                          f"field (passed as labels=)")
     kw = {"box_format": fmt, "min_visibility": a.take("min_visibility", 0.0),
-          "min_area": a.take("min_area", 0.0)}
+          "min_area": a.take("min_area", 0.0), "clip_boxes": a.take("clip", False),
+          "filter_invalid_boxes": a.take("filter_invalid_bboxes", False)}
     a.only("min_width", 0.0)
     a.only("min_height", 0.0)
-    a.only("clip", False)
     a.only("max_accept_ratio", None)
-    a.only("filter_invalid_bboxes", False)
     a.take("check_each_transform")
     a.done()
     return kw

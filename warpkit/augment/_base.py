@@ -6,7 +6,10 @@ and turns them into geometry (:meth:`Transform.map`: a 3x3 destination-from-sour
 together and runs them (:mod:`._executor`).
 
 Conventions are :mod:`warpkit.geometry`'s: pixel centres at integers, x right, y down, maps go
-from source to destination; sizes are (width, height)."""
+from source to destination. Sizes a user passes (a transform's output size, ``Compose.sample``'s
+input size) are (height, width), as ``image.shape[:2]``; the maps and the methods a transform
+writes (:meth:`Transform.draw`, :meth:`Transform.map`, ...) work in (width, height), the order of
+x and y in the matrices."""
 
 from __future__ import annotations
 
@@ -64,18 +67,40 @@ def value_range(value: Any, arg: str, symmetric: bool, lo: float, hi: float, n: 
 
 
 def size_arg(value: Any, arg: str) -> tuple[int, int]:
-    """warpkit's one size convention: an int for a square, else (width, height) as
-    :func:`warpkit._checks.width_height` reads it; both at least 1."""
+    """A size as warpkit.augment takes it, (height, width) as ``image.shape[:2]`` and as
+    albumentations, torchvision and kornia take it (an int: a square), returned as the (width,
+    height) that the transforms' maps work in (:mod:`warpkit.geometry`'s order); both >= 1."""
     pair = (value, value) if isinstance(value, numbers.Integral) and \
         not isinstance(value, bool) else value
     try:
-        w, h = width_height(pair, arg)
+        h, w = width_height(pair, arg)  # two whole numbers, here (height, width)
     except ValueError:
-        w = h = 0
+        h = w = 0
     if w < 1 or h < 1:
-        raise ValueError(f"{arg} must be an int (a square) or (width, height) of whole numbers "
+        raise ValueError(f"{arg} must be an int (a square) or (height, width) of whole numbers "
                          f">= 1, got {value!r}")
     return w, h
+
+
+def size_hw(size: tuple[int, int]) -> list[int]:
+    """A (width, height) size as a transform's :meth:`Transform.config` writes it: [height,
+    width], the order its constructor takes."""
+    return [size[1], size[0]]
+
+
+def size_given(size: Any, height: Any, width: Any) -> Any:
+    """``size`` (height, width), or albumentations' ``height=`` and ``width=`` keywords: exactly
+    one of the two forms."""
+    if height is None and width is None:
+        if size is None:
+            raise ValueError("give the size as size=(height, width) (an int: a square) or as "
+                             "height= and width=")
+        return size
+    if size is not None or height is None or width is None:
+        raise ValueError(f"give the size as size=(height, width) or as both height= and width=, "
+                         f"not both forms; got size={size!r}, height={height!r}, "
+                         f"width={width!r}")
+    return (height, width)
 
 
 class Transform:
@@ -181,6 +206,18 @@ class Transform:
         return map_step(self, params, size)
 
     def to_dict(self) -> dict:
+        """The transform as plain data (JSON) for :meth:`Compose.from_dict`, with the format
+        it is written in (``"format": 2``: sizes as (height, width)).
+
+        Example:
+            >>> from warpkit.augment import CenterCrop
+            >>> CenterCrop((224, 160)).to_dict()
+            {'type': 'CenterCrop', 'format': 2, 'p': 1.0, 'size': [224, 160]}
+        """
+        return {"type": type(self).__name__, "format": DICT_FORMAT, **self.data()}
+
+    def data(self) -> dict:
+        """:meth:`to_dict` without its format (a pipeline's steps inherit their pipeline's)."""
         return {"type": type(self).__name__, "p": self.p, **self.config()}
 
     def __repr__(self) -> str:
@@ -236,14 +273,32 @@ def _renamed(old: str, new: str) -> None:
                   DeprecationWarning, stacklevel=3)
 
 
-def from_dict(d: dict) -> Transform:
+#: the format :meth:`Transform.to_dict` writes: 2 since warpkit.augment's sizes are (height,
+#: width); a dict without ``"format"`` is of format 1, written when they were (width, height)
+DICT_FORMAT = 2
+
+
+def from_dict(d: dict, fmt: int | None = None) -> Transform:
+    """A transform from :meth:`Transform.to_dict`'s data. A dict of format 1 (no ``"format"``
+    key: written when sizes were (width, height)) whose sizes are not square is refused, naming
+    them, rather than read with width and height swapped."""
     if not isinstance(d, dict) or d.get("type") not in _REGISTRY:
         raise ValueError(f"a transform must be a dict with a 'type' among "
                          f"{', '.join(sorted(_REGISTRY))}; got {d!r}")
-    kwargs = {k: v for k, v in d.items() if k != "type"}
+    kwargs = {k: v for k, v in d.items() if k not in ("type", "format")}
+    fmt = d.get("format", fmt if fmt is not None else 1)
+    if fmt not in (1, DICT_FORMAT):
+        raise ValueError(f"{d['type']}: format must be 1 or {DICT_FORMAT}, got {fmt!r}")
     cls = _REGISTRY[d["type"]]
+    if fmt == 1 and "size" in kwargs and kwargs["size"] is not None \
+            and not isinstance(kwargs["size"], numbers.Integral) and len(set(kwargs["size"])) > 1:
+        raise ValueError(
+            f"{d['type']} size={kwargs['size']!r}: this pipeline data has no \"format\", so "
+            f"it was written when warpkit.augment's sizes were (width, height); sizes are "
+            f"(height, width) now. Swap each non-square size and add \"format\": {DICT_FORMAT} "
+            f"at the top (or save the pipeline again)")
     if "transforms" in kwargs:
-        kwargs["transforms"] = [from_dict(t) for t in kwargs["transforms"]]
+        kwargs["transforms"] = [from_dict(t, fmt) for t in kwargs["transforms"]]
     return cls(**kwargs)
 
 
@@ -277,7 +332,7 @@ class OneOf(Transform):
         return t.stages({"applied": True, **params["params"]}, size)
 
     def config(self):
-        return {"transforms": [t.to_dict() for t in self.transforms]}
+        return {"transforms": [t.data() for t in self.transforms]}
 
 
 def contains(t: Transform, cls: type) -> bool:

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from .. import geometry
-from .._checks import number
+from .._checks import flag, number
 from .._options import Sampling
 from .._threads import pool
 from ..engine import check_model_input
@@ -32,7 +32,7 @@ if TYPE_CHECKING:  # not at import: concurrent.futures costs the command's start
 
 __all__ = ["BOX_FORMATS", "Compose", "collate"]
 
-BOX_FORMATS = ("xyxy", "pascal_voc", "coco", "yolo")
+BOX_FORMATS = ("xyxy", "pascal_voc", "coco", "yolo", "albumentations")
 
 
 class Compose(Resampling, Transform):
@@ -45,8 +45,16 @@ class Compose(Resampling, Transform):
         mask_fill: what masks read outside the image under constant padding (other paddings
             apply to masks as to the image).
         box_format: ``"xyxy"`` (pixel-edge corners, warpkit's), ``"pascal_voc"`` (the same),
-            ``"coco"`` (x, y, width, height) or ``"yolo"`` (centre x, centre y, width, height,
-            as fractions of the image).
+            ``"coco"`` (x, y, width, height), ``"yolo"`` (centre x, centre y, width, height,
+            as fractions of the image) or ``"albumentations"`` (the corners as fractions of
+            the image). Boxes are checked before any launch, as albumentations checks them: a
+            box without a width or height (``x2 <= x1``: often a COCO box given as xyxy), or
+            reaching outside its image (a normalised box with values outside [0, 1]: often
+            pixel boxes given as yolo), is refused with a message that says so.
+        clip_boxes: clip the boxes to their image first (albumentations' ``BboxParams(clip=
+            True)``) instead of refusing those that reach outside.
+        filter_invalid_boxes: drop boxes without a width or height (after clipping) with their
+            labels (albumentations' ``filter_invalid_bboxes``) instead of refusing them.
         min_visibility, min_area: boxes keeping less than this fraction of their mapped area
             inside the output, or less than this many square pixels, are dropped with their
             labels.
@@ -63,7 +71,8 @@ class Compose(Resampling, Transform):
     Calling it: ``out = pipeline(image=..., mask=..., masks=..., boxes=..., labels=...,
     keypoints=..., seed=..., index=..., epoch=...)`` returns a dict with the keys given plus
     ``"matrix"``
-    (the 3x3 map of each sample, destination from source), ``"size"`` and ``"params"``
+    (the 3x3 map of each sample, destination from source), ``"size"`` (its output's (width,
+    height): with the matrix, :func:`warpkit.warp_perspective`'s arguments) and ``"params"``
     (plain data: :meth:`replay` applies them again). ``image`` is a Pillow image, an array
     (H, W) / (H, W, C), a batch (B, H, W, C) or a list of images; a batch or list gets a
     sample each (indices ``index``, ``index + 1``, ... or a sequence), and its targets are
@@ -92,7 +101,8 @@ class Compose(Resampling, Transform):
                  antialias: bool = False, box_format: str = "xyxy", min_visibility: float = 0.0,
                  min_area: float = 0.0, remove_invisible: bool = True,
                  keypoint_format: str = "xy", output_dtype: str | None = None, mean: Any = None, std: Any = None,
-                 layout: str = "HWC") -> None:
+                 layout: str = "HWC", clip_boxes: bool = False,
+                 filter_invalid_boxes: bool = False) -> None:
         super().__init__(p)
         self.transforms = transform_list(transforms)
         self.sampling = Sampling.of(interpolation, padding, fill, antialias)
@@ -103,6 +113,8 @@ class Compose(Resampling, Transform):
         self.box_format = box_format
         self.min_visibility = probability(min_visibility, "min_visibility")
         self.min_area = number(min_area, "min_area")
+        self.clip_boxes = flag(clip_boxes, "clip_boxes")
+        self.filter_invalid_boxes = flag(filter_invalid_boxes, "filter_invalid_boxes")
         self.remove_invisible = bool(remove_invisible)
         if keypoint_format not in KEYPOINT_FORMATS:
             raise ValueError(f"keypoint_format must be one of "
@@ -112,12 +124,14 @@ class Compose(Resampling, Transform):
         self.output_dtype, self.mean, self.std, self.layout = output_dtype, mean, std, layout
 
     def config(self) -> dict:
-        return {"transforms": [t.to_dict() for t in self.transforms],
+        return {"transforms": [t.data() for t in self.transforms],
                 "interpolation": self.interpolation, "padding": self.padding,
                 "fill": plain(self.fill), "mask_fill": self.mask_fill,
                 "antialias": self.antialias,
                 "box_format": self.box_format, "min_visibility": self.min_visibility,
-                "min_area": self.min_area, "remove_invisible": self.remove_invisible,
+                "min_area": self.min_area, "clip_boxes": self.clip_boxes,
+                "filter_invalid_boxes": self.filter_invalid_boxes,
+                "remove_invisible": self.remove_invisible,
                 "keypoint_format": self.keypoint_format,
                 "output_dtype": self.output_dtype, "mean": plain(self.mean),
                 "std": plain(self.std), "layout": self.layout}
@@ -192,8 +206,9 @@ class Compose(Resampling, Transform):
 
     def sample(self, size: tuple[int, int], seed: int, index: int = 0,
                epoch: int = 0) -> dict:
-        """The parameters of one sample of an input of ``size`` = (width, height), as a call
-        draws them from its ``(seed, epoch, index)`` stream, without touching any image."""
+        """The parameters of one sample of an input of ``size`` = (height, width)
+        (``image.shape[:2]``), as a call draws them from its ``(seed, epoch, index)`` stream,
+        without touching any image."""
         return draw_step(self, stream(seed, epoch, index), size_arg(size, "size"))
 
     def replay(self, params: Any, **targets: Any) -> dict:

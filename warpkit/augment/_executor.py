@@ -22,7 +22,7 @@ from ._epochs import note_draws
 from ._colour import colour_program
 from ._dropout import has_dropout, hole_mask, in_holes, output_holes
 from ._lanes import draw_samples
-from ._targets import box_rows, keypoint_rows, move_boxes, move_keypoint_lists
+from ._targets import box_rows, check_boxes, keypoint_rows, move_boxes, move_keypoint_lists
 
 
 class _Opts(NamedTuple):
@@ -350,6 +350,9 @@ def _apply(pipe, *, image, mask, masks, boxes, labels, keypoints, seed, index, e
             if lab is not None and len(lab) != len(b):
                 raise ValueError(f"labels must have one entry per box: {len(b)} boxes, "
                                  f"{len(lab)} labels")
+        blist, llist = check_boxes(
+            blist, llist, pipe.box_format, sizes, pipe.clip_boxes, pipe.filter_invalid_boxes,
+            ["boxes" if kind == "single" else f"boxes[{i}]" for i in range(n)])
     if params is None:
         idx = _indices(index, n)
         if seed is None:

@@ -15,26 +15,117 @@ from ._dropout import boxes_past_holes
 from ..engine.chain import fields_of, forward_jacobians, forward_points
 
 
+#: box formats whose numbers are fractions of the image's width and height
+NORMALISED_FORMATS = ("yolo", "albumentations")
+#: how far past the image (a fraction of its side) a box may reach and still count as inside:
+#: albumentations' closeness to 0 and 1 (numpy's isclose)
+EDGE_TOLERANCE = 1e-5
+
+
 def to_xyxy(b: np.ndarray, fmt: str, size) -> np.ndarray:
-    """(N, 4) boxes of ``box_format`` ``fmt`` as pixel-edge corners (x1, y1, x2, y2)."""
+    """(N, 4) boxes of ``box_format`` ``fmt`` as pixel-edge corners (x1, y1, x2, y2); ``size``
+    the image's (width, height), or one per box as an (N, 2) array."""
     if fmt in ("xyxy", "pascal_voc"):
         return b.copy()
     x, y, w, h = b.T
     if fmt == "coco":
         return np.stack([x, y, x + w, y + h], 1)
-    W, H = size  # yolo: centre and size as fractions of the image
+    W, H = np.asarray(size, dtype=np.float64).T
+    if fmt == "albumentations":  # corners as fractions of the image
+        return np.stack([x * W, y * H, w * W, h * H], 1)
+    # yolo: centre and size as fractions of the image
     return np.stack([(x - w / 2) * W, (y - h / 2) * H, (x + w / 2) * W, (y + h / 2) * H], 1)
 
 
 def from_xyxy(b: np.ndarray, fmt: str, size) -> np.ndarray:
-    """(N, 4) pixel-edge corners as boxes of ``box_format`` ``fmt``."""
+    """(N, 4) pixel-edge corners as boxes of ``box_format`` ``fmt`` (``size`` as
+    :func:`to_xyxy`'s)."""
     if fmt in ("xyxy", "pascal_voc"):
         return b
     x1, y1, x2, y2 = b.T
     if fmt == "coco":
         return np.stack([x1, y1, x2 - x1, y2 - y1], 1)
-    W, H = size
+    W, H = np.asarray(size, dtype=np.float64).T
+    if fmt == "albumentations":
+        return np.stack([x1 / W, y1 / H, x2 / W, y2 / H], 1)
     return np.stack([(x1 + x2) / 2 / W, (y1 + y2) / 2 / H, (x2 - x1) / W, (y2 - y1) / H], 1)
+
+
+_CORNERS = ("x1", "y1", "x2", "y2")
+
+
+def check_boxes(blist: list, llist: list, fmt: str, sizes: list, clip: bool,
+                filter_invalid: bool, names: list[str]) -> tuple[list, list]:
+    """Each sample's boxes (:func:`box_rows`) checked against its input's (width, height),
+    before any launch, as albumentations' ``BboxParams`` checks them: finite; a positive width
+    and height (``x2 > x1``, ``y2 > y1``); inside the image (to :data:`EDGE_TOLERANCE`). With
+    ``clip``, boxes are clipped to the image first; with ``filter_invalid``, a box without a
+    width or height (after clipping) is dropped with its label instead of refused. Returns the
+    boxes and labels to move: new arrays where any changed, the caller's untouched. ``names``:
+    each sample's boxes argument, for the messages."""
+    counts = [len(a) for a in blist]
+    if not sum(counts):
+        return blist, llist
+    which = np.repeat(np.arange(len(blist)), counts)
+    first = np.cumsum([0] + counts)
+    raw = np.concatenate(blist)
+    wh = np.asarray(sizes, dtype=np.float64)[which]
+
+    def where(j: int) -> str:
+        k = int(which[j])
+        return f"{names[k]}[{j - first[k]}] {raw[j].tolist()}"
+
+    bad = np.flatnonzero(~np.isfinite(raw).all(1))
+    if len(bad):
+        raise ValueError(f"{where(bad[0])}: boxes must be finite numbers")
+    xyxy = to_xyxy(raw, fmt, wh)
+    lim = np.concatenate([wh, wh], 1)
+    frac = xyxy / lim
+    outside = (frac < -EDGE_TOLERANCE) | (frac > 1 + EDGE_TOLERANCE)
+    was_empty = (xyxy[:, 2] <= xyxy[:, 0]) | (xyxy[:, 3] <= xyxy[:, 1])
+    if clip:
+        xyxy = np.clip(xyxy, 0, lim)
+    elif outside.any():
+        j, c = (int(v[0]) for v in np.nonzero(outside))
+        W, H = (int(v) for v in wh[j])
+        if fmt in NORMALISED_FORMATS:
+            raise ValueError(
+                f"{where(j)}: box_format={fmt!r} boxes are fractions of the image, its "
+                f"corners in [0, 1]; this one's {_CORNERS[c]} is {frac[j, c]:.6g} of the "
+                f"{W}x{H} image (pixel boxes given as {fmt}? or pass clip_boxes=True to clip "
+                f"boxes to the image, as albumentations' BboxParams(clip=True))")
+        raise ValueError(
+            f"{where(j)} reaches outside the {W}x{H} image ({_CORNERS[c]} = "
+            f"{xyxy[j, c]:.6g}, the image spans [0, {W if c % 2 == 0 else H}]): pass "
+            f"clip_boxes=True to clip boxes to the image, as albumentations' "
+            f"BboxParams(clip=True)")
+    empty = (xyxy[:, 2] <= xyxy[:, 0]) | (xyxy[:, 3] <= xyxy[:, 1])
+    if empty.any() and not filter_invalid:
+        j = int(np.flatnonzero(empty)[0])
+        c = 0 if xyxy[j, 2] <= xyxy[j, 0] else 1
+        if not was_empty[j]:  # emptied by the clipping
+            raise ValueError(f"{where(j)} lies outside the image: clipped to it, it has no "
+                             f"{'width' if c == 0 else 'height'} (filter_invalid_boxes=True "
+                             f"drops such boxes)")
+        if fmt in ("xyxy", "pascal_voc"):
+            raise ValueError(
+                f"{where(j)} has {_CORNERS[c + 2]} <= {_CORNERS[c]}: box_format={fmt!r} boxes "
+                f"are corners [x1, y1, x2, y2] with x2 > x1 and y2 > y1 (a COCO box [x, y, "
+                f"width, height] needs box_format='coco'; filter_invalid_boxes=True drops "
+                f"such boxes)")
+        raise ValueError(f"{where(j)} has no {'width' if c == 0 else 'height'}: "
+                         f"box_format={fmt!r} boxes need a positive width and height "
+                         f"(filter_invalid_boxes=True drops such boxes)")
+    if not clip and not empty.any():
+        return blist, llist
+    keep = ~empty
+    fixed = from_xyxy(xyxy, fmt, wh)
+    boxes, labels = [], []
+    for k, lo, hi in zip(range(len(blist)), first[:-1], first[1:]):
+        kp = keep[lo:hi]
+        boxes.append(fixed[lo:hi][kp])
+        labels.append(llist[k] if llist[k] is None or kp.all() else select(llist[k], kp))
+    return boxes, labels
 
 
 def kept(inside, full, min_visibility: float, min_area: float):

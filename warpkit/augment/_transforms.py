@@ -13,7 +13,8 @@ import numpy as np
 
 from .. import geometry
 from .._checks import number
-from ._base import Transform, about_centres, crop_map, crop_row, row_maps, size_arg, value_range
+from ._base import (Transform, about_centres, crop_map, crop_row, row_maps, size_arg, size_given,
+                    size_hw, value_range)
 
 __all__ = ["CenterCrop", "Pad", "RandomCrop", "RandomHorizontalFlip", "RandomPerspective",
            "RandomResizedCrop", "RandomRotate90", "RandomRotation", "RandomVerticalFlip",
@@ -138,15 +139,24 @@ class RandomPerspective(Transform):
 
 
 class Resize(Transform):
-    """Resize to ``size`` (an int for a square, or (width, height)), or so that the ``shorter``
-    or the ``longer`` side has that many pixels, keeping the aspect ratio."""
+    """Resize to ``size`` = (height, width) (an int: a square; or albumentations' ``height=``
+    and ``width=``), or so that the ``shorter`` or the ``longer`` side has that many pixels,
+    keeping the aspect ratio.
+
+    Example:
+        >>> Resize((224, 160)).out_size({}, (640, 480))   # (height, width) in; maps: (w, h)
+        (160, 224)
+    """
 
     def __init__(self, size: Any = None, shorter: int | None = None, longer: int | None = None,
-                 p: float = 1.0) -> None:
+                 p: float = 1.0, *, height: int | None = None, width: int | None = None) -> None:
         super().__init__(p)
+        if height is not None or width is not None:
+            size = size_given(size, height, width)
         given = [v is not None for v in (size, shorter, longer)]
         if sum(given) != 1:
-            raise ValueError("Resize takes one of size=, shorter= or longer=")
+            raise ValueError("Resize takes one of size= (or height= and width=), shorter= or "
+                             "longer=")
         self.size = None if size is None else size_arg(size, "size")
         self.shorter = None if shorter is None else size_arg(shorter, "shorter")[0]
         self.longer = None if longer is None else size_arg(longer, "longer")[0]
@@ -167,18 +177,19 @@ class Resize(Transform):
         return self._out(size)
 
     def config(self):
-        return {k: v for k, v in (("size", self.size and list(self.size)),
+        return {k: v for k, v in (("size", self.size and size_hw(self.size)),
                                   ("shorter", self.shorter), ("longer", self.longer))
                 if v is not None}
 
 
 class CenterCrop(Transform):
-    """The centre ``size`` of the image (an int for a square, or (width, height)); a crop larger
-    than the image pads it (the pipeline's padding)."""
+    """The centre ``size`` = (height, width) of the image (an int: a square; or albumentations'
+    ``height=`` and ``width=``); a crop larger than the image pads it (the pipeline's padding)."""
 
-    def __init__(self, size: Any, p: float = 1.0) -> None:
+    def __init__(self, size: Any = None, p: float = 1.0, *, height: int | None = None,
+                 width: int | None = None) -> None:
         super().__init__(p)
-        self.size = size_arg(size, "size")
+        self.size = size_arg(size_given(size, height, width), "size")
 
     def map(self, params, size):
         w, h = self.size
@@ -189,16 +200,18 @@ class CenterCrop(Transform):
         return self.size
 
     def config(self):
-        return {"size": list(self.size)}
+        return {"size": size_hw(self.size)}
 
 
 class RandomCrop(Transform):
-    """A ``size`` crop at a random whole-pixel position; a crop larger than the image places the
-    image at a random position inside it, the rest padded (the pipeline's padding)."""
+    """A ``size`` = (height, width) crop (an int: a square; or albumentations' ``height=`` and
+    ``width=``) at a random whole-pixel position; a crop larger than the image places the image
+    at a random position inside it, the rest padded (the pipeline's padding)."""
 
-    def __init__(self, size: Any, p: float = 1.0) -> None:
+    def __init__(self, size: Any = None, p: float = 1.0, *, height: int | None = None,
+                 width: int | None = None) -> None:
         super().__init__(p)
-        self.size = size_arg(size, "size")
+        self.size = size_arg(size_given(size, height, width), "size")
 
     def draw(self, rng, size):
         w, h = self.size
@@ -221,12 +234,21 @@ class RandomCrop(Transform):
         return crop_map(params["x"], params["y"], *self.size, self.size), self.size
 
     def config(self):
-        return {"size": list(self.size)}
+        return {"size": size_hw(self.size)}
 
 
 class RandomResizedCrop(Transform):
-    """torchvision's RandomResizedCrop: a box of a random ``scale`` of the area and aspect
-    ``ratio`` (ten tries, then the centre crop the ratio allows), resized to ``size``."""
+    """torchvision's and albumentations' RandomResizedCrop: a box of a random ``scale`` of the
+    area and aspect ``ratio`` = width / height (ten tries, then the centre crop the ratio
+    allows), resized to ``size`` = (height, width) (an int: a square).
+
+    Example:
+        >>> from warpkit.augment import Compose
+        >>> aug = Compose([RandomResizedCrop((224, 160))])
+        >>> out = aug(image=np.zeros((480, 640, 3), np.uint8), seed=0)  # doctest: +SKIP
+        >>> out["image"].shape                                          # doctest: +SKIP
+        (224, 160, 3)
+    """
 
     def __init__(self, size: Any, scale: Sequence[float] = (0.08, 1.0),
                  ratio: Sequence[float] = (3 / 4, 4 / 3), p: float = 1.0) -> None:
@@ -310,7 +332,7 @@ class RandomResizedCrop(Transform):
         return row_maps(plist, sizes, lambda p, s: (crop_row(*p["box"], self.size), self.size))
 
     def config(self):
-        return {"size": list(self.size), "scale": list(self.scale), "ratio": list(self.ratio)}
+        return {"size": size_hw(self.size), "scale": list(self.scale), "ratio": list(self.ratio)}
 
 
 class Pad(Transform):
