@@ -5,8 +5,12 @@ epoch, index)`` and contribute a 3x3 map; :class:`Compose` multiplies the maps a
 image once (a batch in one launch), moving masks, boxes and keypoints with the same map. Colour
 transforms (albumentations' names: ``ColorJitter``, ``HueSaturationValue``,
 ``RandomBrightnessContrast``, ``RandomGamma``, ``ToGray``, ``RGBShift``, ``ChannelShuffle``,
-``InvertImg``, ``Solarize``, ``Posterize``) run inside that resampling, on each pixel before it is
-stored (a contrast on the image's mean in a pass after it, on the device).
+``InvertImg``, ``Solarize``, ``Posterize``; noise, dropout and blur) run inside that
+resampling, on each pixel before it is stored (a contrast on the image's mean in a pass after
+it, on the device). albumentations'
+geometric transforms come under their own names and parameters too (``Affine``,
+``ShiftScaleRotate``, ``Rotate``, ``SafeRotate``, ``HorizontalFlip``, ``VerticalFlip``,
+``Transpose``, ``D4``).
 
 Sizes are (height, width), as ``image.shape[:2]`` and as albumentations, torchvision and kornia
 take them: ``RandomResizedCrop((224, 160))`` gives images 224 high and 160 wide. (The warp
@@ -27,6 +31,8 @@ Example:
 """
 
 from ._affine import RandomAffine
+from ._geometric import (D4, Affine, HorizontalFlip, Rotate, SafeRotate, ShiftScaleRotate,
+                         Transpose, VerticalFlip)
 from ._albumentations import from_albumentations
 from ._nonlinear import (ElasticTransform, GridDistortion, OpticalDistortion, PiecewiseAffine,
                          ThinPlateSpline)
@@ -43,7 +49,8 @@ from ._transforms import (CenterCrop, Pad, RandomCrop, RandomHorizontalFlip, Ran
                           RandomResizedCrop, RandomRotate90, RandomRotation, RandomVerticalFlip,
                           Resize)
 
-__all__ = ["batches", "CenterCrop", "ChannelShuffle", "CoarseDropout", "collate", "ColorJitter",
+__all__ = ["Affine", "batches", "CenterCrop", "D4", "HorizontalFlip", "Rotate", "SafeRotate",
+           "ShiftScaleRotate", "Transpose", "VerticalFlip", "ChannelShuffle", "CoarseDropout", "collate", "ColorJitter",
            "Compose", "ElasticTransform", "EpochSampler", "Erasing", "GaussianBlur", "GaussNoise",
            "from_albumentations", "GridDistortion", "HueSaturationValue", "InvertImg",
            "MotionBlur", "OneOf", "OpticalDistortion", "Pad", "PiecewiseAffine", "Posterize",

@@ -29,6 +29,7 @@ from typing import Any, Callable
 
 from . import _colour as C
 from . import _dropout as D
+from . import _geometric as G
 from . import _nonlinear as N
 from . import _transforms as T
 from ._base import OneOf, Transform
@@ -217,7 +218,35 @@ def _to_tensor(a: _Args, pipe: _Pipeline) -> None:
 
 
 #: albumentations' name -> how to make warpkit's transform (None: a pipeline setting)
+_RESAMPLING_KEYS = ("interpolation", "mask_interpolation", "border_mode", "fill", "fill_mask")
+
+
+def _resampled(cls: type, *keys: str, p: float = 0.5, internal: tuple = ()
+               ) -> Callable[[_Args, _Pipeline], Transform]:
+    """An albumentations-named geometric transform: its own parameters ``keys``, and the
+    resampling it sets, which the pipeline takes (checked there against the others'); the
+    ``internal`` keys albumentations' to_dict writes from its base class are dropped."""
+    def build(a: _Args, pipe: _Pipeline) -> Transform:
+        given = {k: a.d[k] for k in _RESAMPLING_KEYS if k in a.d}
+        pipe.resampling(a)
+        for k in internal:
+            a.take(k)
+        return cls(**{k: a.take(k) for k in keys if k in a.d}, **given, p=a.take("p", p))
+    return build
+
+
 SUPPORTED: dict[str, Callable[[_Args, _Pipeline], Transform | None]] = {
+    "Affine": _resampled(G.Affine, "scale", "translate_percent", "translate_px", "rotate",
+                         "shear", "fit_output", "keep_ratio", "rotate_method",
+                         "balanced_scale"),
+    "ShiftScaleRotate": _resampled(G.ShiftScaleRotate, "shift_limit_x", "shift_limit_y",
+                                   "scale_limit", "rotate_limit", "rotate_method"),
+    "Rotate": _resampled(G.Rotate, "limit", "crop_border", "rotate_method"),
+    "SafeRotate": _resampled(G.SafeRotate, "limit", "rotate_method", internal=(
+        "balanced_scale", "fit_output", "keep_ratio", "rotate", "scale", "shear",
+        "translate_percent", "translate_px")),
+    "Transpose": lambda a, pipe: G.Transpose(p=a.take("p", 0.5)),
+    "D4": lambda a, pipe: G.D4(p=a.take("p", 1.0)),
     "ColorJitter": _colour(C.ColorJitter, "brightness", "contrast", "saturation", "hue"),
     "HueSaturationValue": _colour(C.HueSaturationValue, "hue_shift_limit", "sat_shift_limit",
                                   "val_shift_limit"),

@@ -29,7 +29,9 @@ _REGISTRY: dict[str, type] = {}
 
 
 def plain(value: Any) -> Any:
-    """A number or a sequence of numbers as JSON's plain data (a list)."""
+    """A number, a sequence of numbers or a dict of them as JSON's plain data (lists)."""
+    if isinstance(value, dict):
+        return {k: plain(v) for k, v in value.items()}
     if isinstance(value, (str, bytes)) or not isinstance(value, (Sequence, np.ndarray)):
         return float(value) if isinstance(value, np.generic) else value
     return [plain(v) for v in value]
@@ -146,6 +148,13 @@ class Transform:
 
     def config(self) -> dict:
         """The constructor's arguments as plain data (``p`` is added by :meth:`to_dict`)."""
+        return {}
+
+    def settings(self) -> dict:
+        """The pipeline-wide resampling settings this transform sets (albumentations' per-
+        transform ``interpolation``, ``border_mode``, ``fill``, ``fill_mask``), as
+        :class:`~warpkit.augment.Compose`'s keywords (``interpolation``, ``padding``, ``fill``,
+        ``mask_fill``): none for warpkit's own transforms, whose pipeline sets them."""
         return {}
 
     def out_size(self, params: dict, size: tuple[int, int]) -> tuple[int, int]:

@@ -17,7 +17,7 @@ import numpy as np
 
 from .. import geometry
 from .._checks import flag, number
-from .._options import Sampling
+from .._options import INTERPOLATION_ALIASES, PADDING_ALIASES, Sampling
 from .._threads import pool
 from ..engine import check_model_input
 from ..engine.chain import merge
@@ -35,15 +35,52 @@ __all__ = ["BOX_FORMATS", "Compose", "collate"]
 BOX_FORMATS = ("xyxy", "pascal_voc", "coco", "yolo", "albumentations")
 
 
+def pipeline_settings(transforms: list, given: dict) -> dict:
+    """The pipeline's resampling settings: those ``given`` to the Compose, and those its
+    transforms set (:meth:`Transform.settings`, at any depth); two that disagree are a
+    ValueError naming both."""
+    found = {k: (v, "Compose") for k, v in given.items()}
+
+    def walk(ts):
+        for t in ts:
+            for k, v in t.settings().items():
+                if k in found and not _same(found[k][0], v):
+                    old, who = found[k]
+                    raise ValueError(
+                        f"{type(t).__name__} sets {k}={v!r} but {who} sets {k}={old!r}: a "
+                        f"warpkit pipeline resamples once, with one {k}")
+                found.setdefault(k, (v, type(t).__name__))
+            walk(getattr(t, "transforms", ()))
+
+    walk(transforms)
+    return {k: v for k, (v, _) in found.items()}
+
+
+def _same(a: Any, b: Any) -> bool:
+    if isinstance(a, (list, tuple, np.ndarray)) or isinstance(b, (list, tuple, np.ndarray)):
+        a, b = np.ravel(a), np.ravel(b)
+        return a.shape == b.shape and bool(np.all(a == b))
+    if isinstance(a, str) or isinstance(b, str):  # names and their aliases
+        return _canonical(a) == _canonical(b)
+    return a == b
+
+
+def _canonical(v: Any) -> Any:
+    return INTERPOLATION_ALIASES.get(v, PADDING_ALIASES.get(v, v))
+
+
 class Compose(Resampling, Transform):
     """A pipeline: the transforms' maps multiplied into one, and each image resampled once.
 
     Args:
         transforms: the transforms, applied in order.
         interpolation, padding, fill, antialias: of the one resampling (as
-            :func:`warpkit.warp_perspective`).
+            :func:`warpkit.warp_perspective`); default ``"linear"``, ``"constant"``, 0, or
+            what the transforms set (albumentations-named ones take ``interpolation``,
+            ``border_mode``, ``fill``: a pipeline resamples once, so two that disagree, or
+            one that disagrees with a value given here, are refused naming both).
         mask_fill: what masks read outside the image under constant padding (other paddings
-            apply to masks as to the image).
+            apply to masks as to the image); default 0 or a transform's ``fill_mask``.
         box_format: ``"xyxy"`` (pixel-edge corners, warpkit's), ``"pascal_voc"`` (the same),
             ``"coco"`` (x, y, width, height), ``"yolo"`` (centre x, centre y, width, height,
             as fractions of the image) or ``"albumentations"`` (the corners as fractions of
@@ -96,8 +133,8 @@ class Compose(Resampling, Transform):
     """
 
     def __init__(self, transforms: Sequence[Transform], p: float = 1.0,
-                 interpolation: str = "linear", padding: str = "constant",
-                 fill: float | Sequence[float] = 0, mask_fill: float = 0,
+                 interpolation: str | None = None, padding: str | None = None,
+                 fill: float | Sequence[float] | None = None, mask_fill: float | None = None,
                  antialias: bool = False, box_format: str = "xyxy", min_visibility: float = 0.0,
                  min_area: float = 0.0, remove_invisible: bool = True,
                  keypoint_format: str = "xy", output_dtype: str | None = None, mean: Any = None, std: Any = None,
@@ -105,6 +142,13 @@ class Compose(Resampling, Transform):
                  filter_invalid_boxes: bool = False) -> None:
         super().__init__(p)
         self.transforms = transform_list(transforms)
+        given = {"interpolation": interpolation, "padding": padding, "fill": fill,
+                 "mask_fill": mask_fill}
+        chosen = pipeline_settings(self.transforms, {k: v for k, v in given.items()
+                                                     if v is not None})
+        interpolation, padding, fill, mask_fill = (chosen.get(k, d) for k, d in (
+            ("interpolation", "linear"), ("padding", "constant"), ("fill", 0),
+            ("mask_fill", 0)))
         self.sampling = Sampling.of(interpolation, padding, fill, antialias)
         if box_format not in BOX_FORMATS:
             raise ValueError(f"box_format must be one of {', '.join(map(repr, BOX_FORMATS))}; "

@@ -1,0 +1,207 @@
+"""albumentations' geometric transforms under their own names (warpkit.augment._geometric):
+with fixed parameters each gives albumentations 2.0.8's image (within 1 level), output size,
+boxes (within 0.5 px, away from the border) and keypoints; their resampling arguments become
+the pipeline's, and disagreeing ones are refused."""
+
+from __future__ import annotations
+
+import os
+import warnings
+
+import cv2
+import numpy as np
+import pytest
+
+from warpkit import augment as W
+
+os.environ.setdefault("NO_ALBUMENTATIONS_UPDATE", "1")
+with warnings.catch_warnings():
+    warnings.simplefilter("ignore")
+    import albumentations as A
+    import skimage.data
+
+PHOTO = skimage.data.coffee()[::2, ::2].copy()  # 200 x 300 RGB
+BOXES = [[100.0, 60.0, 170.0, 130.0], [140.5, 80.25, 160.0, 110.0]]
+POINTS = [[150.0, 100.0], [120.5, 70.25]]
+
+
+def _theirs(t, image=PHOTO):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        recipe = A.Compose([t], bbox_params=A.BboxParams(format="pascal_voc",
+                                                         label_fields=["labels"]),
+                           keypoint_params=A.KeypointParams(format="xy", remove_invisible=False))
+        return recipe(image=image, bboxes=BOXES, labels=[0, 1], keypoints=POINTS)
+
+
+def _ours(t, queue, image=PHOTO):
+    return W.Compose([t], remove_invisible=False)(image=image, boxes=BOXES, labels=[0, 1],
+                                                  keypoints=POINTS, seed=0, queue=queue)
+
+
+def _same(ours, theirs, levels=1):
+    assert ours["image"].shape == theirs["image"].shape
+    diff = np.abs(ours["image"].astype(int) - theirs["image"])
+    assert diff.max() <= levels, diff.max()
+    np.testing.assert_allclose(ours["keypoints"], theirs["keypoints"], atol=2e-3)
+    assert list(ours["labels"]) == list(theirs["labels"])
+    np.testing.assert_allclose(ours["boxes"], np.asarray(theirs["bboxes"]).reshape(-1, 4),
+                               atol=0.5)
+
+
+CASES = [
+    ("rotate, scale per axis, shear x and y, pixels",
+     dict(rotate=17.0, scale={"x": 1.1, "y": 0.9}, shear={"x": 5.0, "y": -3.0},
+          translate_px={"x": 7, "y": -4})),
+    ("translate_percent truncated to pixels", dict(translate_percent={"x": 0.13, "y": -0.07},
+                                                   rotate=-8.0)),
+    ("a number shears both axes", dict(shear=6.0, scale=0.8)),
+    ("fit_output", dict(rotate=30.0, scale=1.2, fit_output=True)),
+    ("reflect_101", dict(rotate=12.0, scale=0.7, border_mode=cv2.BORDER_REFLECT_101)),
+    ("replicate, nearest", dict(rotate=-21.0, border_mode=cv2.BORDER_REPLICATE,
+                                interpolation=cv2.INTER_NEAREST)),
+    ("constant with a fill", dict(rotate=40.0, fill=(10, 200, 30))),
+]
+
+
+@pytest.mark.parametrize("kw", [c[1] for c in CASES], ids=[c[0] for c in CASES])
+def test_affine_equals_albumentations(kw, queue):
+    ours = _ours(W.Affine(**kw, p=1), queue)
+    theirs = _theirs(A.Affine(**kw, p=1))
+    if kw.get("border_mode", 0) not in (0, 1):
+        # reflections: albumentations adds a mirrored copy of each box and keypoint that the
+        # reflected picture shows; warpkit moves the targets given (the image is compared)
+        ours = {**ours, "boxes": ours["boxes"][:0], "labels": [], "keypoints": []}
+        theirs = {**theirs, "bboxes": [], "labels": [], "keypoints": []}
+    if kw.get("fit_output"):
+        # albumentations places its boxes' output by flooring the corners of its box matrix,
+        # not of the image's: here 1 px lower than its own image and keypoints. warpkit moves
+        # boxes with the image's map: they agree with the keypoints' shift
+        shift = np.asarray(theirs["bboxes"]) - ours["boxes"]
+        np.testing.assert_allclose(shift, [[0, -1, 0, -1]] * 2, atol=1e-4)
+        theirs = {**theirs, "bboxes": ours["boxes"]}
+    _same(ours, theirs)
+
+
+@pytest.mark.parametrize("t,a", [
+    (lambda: W.ShiftScaleRotate(shift_limit=(0.05, 0.05), scale_limit=(0.1, 0.1),
+                                rotate_limit=(20, 20), p=1),
+     lambda: A.ShiftScaleRotate(shift_limit=(0.05, 0.05), scale_limit=(0.1, 0.1),
+                                rotate_limit=(20, 20), p=1)),
+    (lambda: W.ShiftScaleRotate(shift_limit_x=(-0.1, -0.1), shift_limit_y=(0.02, 0.02),
+                                scale_limit=(-0.2, -0.2), rotate_limit=(-33, -33), p=1),
+     lambda: A.ShiftScaleRotate(shift_limit_x=(-0.1, -0.1), shift_limit_y=(0.02, 0.02),
+                                scale_limit=(-0.2, -0.2), rotate_limit=(-33, -33), p=1)),
+    (lambda: W.Rotate(limit=(25, 25), p=1), lambda: A.Rotate(limit=(25, 25), p=1)),
+    (lambda: W.Rotate(limit=(-35, -35), crop_border=True, p=1),
+     lambda: A.Rotate(limit=(-35, -35), crop_border=True, p=1)),
+    (lambda: W.SafeRotate(limit=(30, 30), p=1), lambda: A.SafeRotate(limit=(30, 30), p=1)),
+    (lambda: W.SafeRotate(limit=(-100, -100), p=1), lambda: A.SafeRotate(limit=(-100, -100), p=1)),
+    (lambda: W.Transpose(p=1), lambda: A.Transpose(p=1)),
+    (lambda: W.HorizontalFlip(p=1), lambda: A.HorizontalFlip(p=1)),
+    (lambda: W.VerticalFlip(p=1), lambda: A.VerticalFlip(p=1)),
+], ids=["ShiftScaleRotate", "ShiftScaleRotate per axis", "Rotate", "Rotate crop_border",
+        "SafeRotate", "SafeRotate past 90", "Transpose", "HorizontalFlip", "VerticalFlip"])
+def test_named_transforms_equal_albumentations(t, a, queue):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # ShiftScaleRotate: "use Affine"
+        theirs = _theirs(a())
+    _same(_ours(t(), queue), theirs)
+
+
+def test_d4_elements_are_albumentations_own(queue):
+    img = PHOTO[:40, :70]
+    seen = set()
+    for seed in range(40):
+        out = W.Compose([W.D4()])(image=img, seed=seed, queue=queue)
+        name = out["params"]["steps"][0]["element"]
+        seen.add(name)
+        want = A.D4(p=1).apply(img, group_element=name)
+        np.testing.assert_array_equal(out["image"], want)
+    assert seen == set(W._geometric.D4_ELEMENTS)  # all eight drawn
+
+
+def test_draws_follow_albumentations_rules():
+    """A 2-tuple shears x and y (each drawn, negated as albumentations does); a number is a
+    fixed value for Affine and a symmetric range for ShiftScaleRotate / Rotate; balanced_scale
+    draws below and above 1 alike; keep_ratio uses one scale."""
+    size = (300, 200)
+    draws = [W.Affine(shear=(2, 5)).draw(np.random.default_rng(i), size) for i in range(200)]
+    sx = np.array([d["shear"] for d in draws])
+    assert (sx <= -2).all() and (sx >= -5).all() and (sx[:, 0] != sx[:, 1]).all()
+    assert {tuple(W.Affine(rotate=10, scale=0.8).draw(np.random.default_rng(i), size)["scale"])
+            for i in range(5)} == {(0.8, 0.8)}
+    rot = [W.Rotate(limit=20).draw(np.random.default_rng(i), size)["angle"] for i in range(300)]
+    assert min(rot) < -15 and max(rot) > 15 and max(map(abs, rot)) <= 20
+    bal = np.array([W.Affine(scale=(0.5, 4), balanced_scale=True)
+                    .draw(np.random.default_rng(i), size)["scale"] for i in range(400)])
+    below = (bal < 1).mean()
+    assert 0.4 < below < 0.6  # plain uniform(0.5, 4) is below 1 one time in seven
+    kr = W.Affine(scale=(0.5, 2), keep_ratio=True).draw(np.random.default_rng(3), size)
+    assert kr["scale"][0] == kr["scale"][1]
+    px = [W.Affine(translate_px=(-3, 3)).draw(np.random.default_rng(i), size)["translate"]
+          for i in range(200)]
+    assert {v for p in px for v in p} == set(range(-3, 4))
+
+
+def test_their_resampling_becomes_the_pipelines():
+    aug = W.Compose([W.Affine(rotate=5, border_mode=cv2.BORDER_REFLECT_101,
+                              interpolation=cv2.INTER_CUBIC),
+                     W.Rotate(limit=3, border_mode="reflect_101", interpolation=2)])
+    assert (aug.padding, aug.interpolation) == ("reflect_101", "cubic")
+    again = W.Compose.from_dict(aug.to_dict())
+    assert again.to_dict() == aug.to_dict()
+    filled = W.Compose([W.SafeRotate(fill=(1, 2, 3), fill_mask=5)])
+    assert (filled.fill, filled.mask_fill) == ((1, 2, 3), 5.0)
+    assert W.Compose([W.Affine(border_mode=4)], padding="mirror").padding == "mirror"  # alias
+
+
+@pytest.mark.parametrize("call,match", [
+    (lambda: W.Compose([W.Affine(border_mode=4), W.Rotate(border_mode=1)]),
+     r"Rotate sets padding='border' but Affine sets padding='reflect_101': a warpkit pipeline "
+     r"resamples once, with one padding"),
+    (lambda: W.Compose([W.Affine(border_mode=4)], padding="constant"),
+     r"Affine sets padding='reflect_101' but Compose sets padding='constant'"),
+    (lambda: W.Compose([W.OneOf([W.Affine(interpolation=0), W.SafeRotate()])]),
+     r"SafeRotate sets interpolation='linear' but Affine sets interpolation='nearest'"),
+    (lambda: W.Compose([W.Affine(fill=3), W.Rotate(fill=4)]), r"Rotate sets fill=4 but Affine"),
+    (lambda: W.Affine(border_mode=3), r"border_mode must be one of 0 \('constant'\), 1 "
+                                      r"\('border'\), 2 \('reflection'\), 4 \('reflect_101'\), "
+                                      r"got 3"),
+    (lambda: W.Affine(mask_interpolation=1), r"Affine\(mask_interpolation=1\) is not supported"),
+    (lambda: W.Affine(rotate_method="ellipse"), r"rotate_method='ellipse' is not supported"),
+    (lambda: W.Affine(translate_percent=0.1, translate_px=3), r"not both"),
+    (lambda: W.Affine(translate_px=1.5), r"translate_px is whole pixels"),
+    (lambda: W.Affine(scale={"z": 1}), r"scale as a dict takes the keys 'x' and/or 'y'"),
+    (lambda: W.Affine(scale=(0.5, 2), keep_ratio=True, shear=0) and
+     W.Affine(scale={"x": (0.5, 2), "y": 1}, keep_ratio=True), r"keep_ratio=True needs one"),
+    (lambda: W.ShiftScaleRotate(shift_limit=2), r"shift_limit_x must lie in \[-1, 1\]"),
+    (lambda: W.Rotate(crop_border="yes"), r"crop_border must be True or False"),
+])
+def test_bad_arguments_are_refused(call, match):
+    with pytest.raises(ValueError, match=match):
+        call()
+
+
+def test_from_albumentations_maps_them(queue):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        recipe = A.Compose([A.Affine(rotate=(12, 12), shear={"x": (4, 4), "y": (0, 0)},
+                                     scale=(0.9, 0.9), border_mode=cv2.BORDER_REFLECT_101, p=1),
+                            A.ShiftScaleRotate(p=0.3, border_mode=cv2.BORDER_REFLECT_101),
+                            A.Rotate(limit=10, border_mode=cv2.BORDER_REFLECT_101),
+                            A.SafeRotate(border_mode=cv2.BORDER_REFLECT_101), A.Transpose(),
+                            A.D4(p=0.2)])
+    ours = W.from_albumentations(recipe)
+    assert [type(t).__name__ for t in ours.transforms] == \
+        ["Affine", "ShiftScaleRotate", "Rotate", "SafeRotate", "Transpose", "D4"]
+    assert ours.padding == "reflect_101"
+    assert [t.p for t in ours.transforms] == [1, 0.3, 0.5, 0.5, 0.5, 0.2]
+    one = W.from_albumentations(A.Compose([A.Affine(rotate=(12, 12), scale=(0.9, 0.9), p=1)]))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        want = A.Compose([A.Affine(rotate=(12, 12), scale=(0.9, 0.9), p=1)])(image=PHOTO)
+    got = one(image=PHOTO, seed=0, queue=queue)
+    assert np.abs(got["image"].astype(int) - want["image"]).max() <= 1
+    with pytest.raises(ValueError, match=r"rotate_method='ellipse' is not supported"):
+        W.from_albumentations(A.Compose([A.Affine(rotate_method="ellipse")]))

@@ -1,0 +1,394 @@
+"""albumentations' geometric transforms under their own names and parameters: ``Affine``,
+``ShiftScaleRotate``, ``Rotate``, ``SafeRotate``, ``HorizontalFlip``, ``VerticalFlip``,
+``Transpose`` and ``D4``, so that a recipe ports by changing its import.
+
+Each builds albumentations 2.0.8's matrix from the same parameters (:func:`affine_matrix` is its
+``create_affine_transformation_matrix``: scale, rotation, shear and translation about the
+image's centre, pixel centres at integers, source to destination), and its output size
+(``fit_output``, ``crop_border``, SafeRotate's shrink back to the input size). Their draws come
+from the sample's stream, as every warpkit transform's, so they replay from (seed, epoch,
+index); with fixed parameters (a range of one value) the result is albumentations' own.
+
+albumentations sets the resampling per transform (``interpolation``, ``border_mode``, ``fill``,
+``fill_mask``); a warpkit pipeline resamples once, so these become the pipeline's
+(:meth:`Transform.settings`): two transforms that set them differently are refused, naming
+both (see :class:`~warpkit.augment.Compose`)."""
+
+from __future__ import annotations
+
+import math
+import numbers
+from typing import Any
+
+import numpy as np
+
+from .. import geometry
+from .._checks import flag, number
+from ._base import Transform, plain, value_range
+from ._transforms import RandomHorizontalFlip, RandomVerticalFlip
+
+__all__ = ["Affine", "D4", "HorizontalFlip", "Rotate", "SafeRotate", "ShiftScaleRotate",
+           "Transpose", "VerticalFlip"]
+
+#: OpenCV's interpolation and border codes that albumentations takes, as warpkit's names
+INTERPOLATION_CODES = {0: "nearest", 1: "linear", 2: "cubic"}
+BORDER_CODES = {0: "constant", 1: "border", 2: "reflection", 4: "reflect_101"}
+
+
+def affine_matrix(translate: tuple[float, float], shear: tuple[float, float],
+                  scale: tuple[float, float], rotate: float,
+                  centre: tuple[float, float]) -> np.ndarray:
+    """albumentations' ``create_affine_transformation_matrix``: about ``centre``, scale, then
+    rotate ``rotate`` degrees (counter-clockwise on the screen), then shear (x and y angles in
+    degrees, as albumentations applies them: ``tan`` of each off the diagonal), then translate
+    by ``translate`` pixels. The same float64 operations in the same order."""
+    r = np.deg2rad(rotate % 360)
+    sx, sy = np.deg2rad(shear[0]), np.deg2rad(shear[1])
+    shift_tl = np.array([[1, 0, -centre[0]], [0, 1, -centre[1]], [0, 0, 1]])
+    m_scale = np.array([[scale[0], 0, 0], [0, scale[1], 0], [0, 0, 1]])
+    m_rot = np.array([[np.cos(r), np.sin(r), 0], [-np.sin(r), np.cos(r), 0], [0, 0, 1]])
+    m_shear = np.array([[1, np.tan(sx), 0], [np.tan(sy), 1, 0], [0, 0, 1]])
+    m_move = np.array([[1, 0, translate[0]], [0, 1, translate[1]], [0, 0, 1]])
+    shift_c = np.array([[1, 0, centre[0]], [0, 1, centre[1]], [0, 0, 1]])
+    m = shift_c @ m_move @ m_shear @ m_rot @ m_scale @ shift_tl
+    m[2] = [0, 0, 1]
+    return m
+
+
+def _centre(size: tuple[int, int]) -> tuple[float, float]:
+    return size[0] / 2 - 0.5, size[1] / 2 - 0.5
+
+
+def _fit(m: np.ndarray, size: tuple[int, int]) -> tuple[np.ndarray, tuple[int, int]]:
+    """albumentations' ``fit_output``: the output that holds the image's corners (its
+    ``compute_affine_warp_output_shape``, which maps the corner points (0, 0) ... (W, H))."""
+    w, h = size
+    c = np.array([[0, 0, 1], [w, 0, 1], [w, h, 1], [0, h, 1]]) @ m.T
+    c = c[:, :2] / c[:, 2:]
+    lo, hi = np.floor(c.min(0)).astype(int), np.ceil(c.max(0)).astype(int)
+    out = (int(np.ceil(hi[0] - lo[0] + 1)), int(np.ceil(hi[1] - lo[1] + 1)))
+    return np.array([[1, 0, -lo[0]], [0, 1, -lo[1]], [0, 0, 1]]) @ m, out
+
+
+def _axes(value: Any, arg: str, default: float, symmetric: bool = False
+          ) -> tuple[tuple[float, float], tuple[float, float]]:
+    """albumentations' per-axis argument: a number (one value: both axes, fixed; with
+    ``symmetric``, the range (-v, v)), (low, high) (both axes, drawn each) or a dict with "x"
+    and/or "y" (each a number or a range; a missing axis is ``default``)."""
+    if isinstance(value, dict):
+        if not set(value) & {"x", "y"} or set(value) - {"x", "y"}:
+            raise ValueError(f"{arg} as a dict takes the keys 'x' and/or 'y', got {value!r}")
+        return tuple(value_range(value.get(k, default), f"{arg}[{k!r}]", symmetric,
+                                 -math.inf, math.inf)[0] for k in ("x", "y"))
+    r = value_range(value, arg, symmetric, -math.inf, math.inf)[0]
+    return r, r
+
+
+class _Resampled(Transform):
+    """A transform with albumentations' per-transform resampling arguments, which become the
+    pipeline's (:meth:`settings`)."""
+
+    def _resampling(self, interpolation: Any, mask_interpolation: Any, border_mode: Any,
+                    fill: Any, fill_mask: Any) -> None:
+        self.interpolation = _code(interpolation, INTERPOLATION_CODES, "interpolation")
+        if _code(mask_interpolation, INTERPOLATION_CODES, "mask_interpolation") != "nearest":
+            raise ValueError(f"{type(self).__name__}(mask_interpolation={mask_interpolation!r}) "
+                             f"is not supported: masks are resampled nearest (0)")
+        self.mask_interpolation = mask_interpolation
+        self.border_mode = _code(border_mode, BORDER_CODES, "border_mode")
+        self.fill, self.fill_mask = fill, number(fill_mask, "fill_mask")
+        self._given = {"interpolation": interpolation, "mask_interpolation": mask_interpolation,
+                       "border_mode": border_mode, "fill": fill, "fill_mask": fill_mask}
+
+    def settings(self) -> dict:
+        s = {"interpolation": self.interpolation, "padding": self.border_mode}
+        if self.border_mode == "constant":
+            s.update(fill=self.fill, mask_fill=self.fill_mask)
+        return s
+
+    def resampling_config(self) -> dict:
+        return {k: plain(v) for k, v in self._given.items()}
+
+
+def _code(value: Any, table: dict[int, str], arg: str) -> str:
+    """An OpenCV code (albumentations' way) or warpkit's name for it."""
+    if isinstance(value, numbers.Integral) and not isinstance(value, bool) and value in table:
+        return table[int(value)]
+    if isinstance(value, str) and value in table.values():
+        return value
+    raise ValueError(f"{arg} must be one of "
+                     f"{', '.join(f'{k} ({v!r})' for k, v in table.items())}, got {value!r}")
+
+
+class Affine(_Resampled):
+    """albumentations' Affine: scale, rotate, shear and translate about the image's centre.
+
+    Args (albumentations 2.0.8's):
+        scale: the zoom: a number (fixed), (low, high) (x and y drawn each, unless
+            ``keep_ratio``), or {"x": ..., "y": ...}.
+        translate_percent: the shift as a fraction of the width / height (a number is a fixed
+            shift; (low, high) draws; a dict per axis), truncated to whole pixels as
+            albumentations does; or ``translate_px``: whole pixels, drawn inclusive. Not both.
+        rotate: degrees counter-clockwise: a number (fixed) or (low, high).
+        shear: degrees: a number (fixed, x and y), (low, high) (x **and** y drawn each), or a
+            dict per axis. As albumentations, the drawn angle is negated.
+        fit_output: grow the output to hold the whole warped image.
+        keep_ratio: one scale for both axes (x's).
+        rotate_method: ``"largest_box"`` (boxes become the box around their mapped outline);
+            ``"ellipse"`` is refused (warpkit moves boxes by their outline).
+        balanced_scale: draw the zoom from below 1 or above 1 with equal odds.
+        interpolation, mask_interpolation, border_mode, fill, fill_mask: OpenCV's codes (or
+            warpkit's names); they become the pipeline's one resampling.
+        p: the probability (0.5, as albumentations).
+
+    Example:
+        >>> import cv2, numpy as np
+        >>> from warpkit.augment import Affine, Compose
+        >>> aug = Compose([Affine(rotate=(-15, 15), shear=(-5, 5), scale=(0.9, 1.1),
+        ...                       border_mode=cv2.BORDER_REFLECT_101, p=1)])
+        >>> aug.padding
+        'reflect_101'
+    """
+
+    def __init__(self, scale: Any = (1.0, 1.0), translate_percent: Any = None,
+                 translate_px: Any = None, rotate: Any = 0.0, shear: Any = (0.0, 0.0),
+                 interpolation: Any = 1, mask_interpolation: Any = 0, fit_output: bool = False,
+                 keep_ratio: bool = False, rotate_method: str = "largest_box",
+                 balanced_scale: bool = False, border_mode: Any = 0, fill: Any = 0,
+                 fill_mask: Any = 0, p: float = 0.5) -> None:
+        super().__init__(p)
+        self._scale = _axes(scale, "scale", 1.0)
+        if translate_percent is not None and translate_px is not None:
+            raise ValueError("give translate_percent or translate_px, not both")
+        self.translate_percent, self.translate_px = translate_percent, translate_px
+        if translate_px is not None:
+            self._move = _axes(translate_px, "translate_px", 0)
+            if any(v != int(v) for r in self._move for v in r):
+                raise ValueError(f"translate_px is whole pixels, got {translate_px!r}")
+        else:
+            self._move = _axes(0.0 if translate_percent is None else translate_percent,
+                               "translate_percent", 0.0)
+        self._rotate = value_range(rotate, "rotate", False, -math.inf, math.inf)[0]
+        self._shear = _axes(shear, "shear", 0.0)
+        self.fit_output = flag(fit_output, "fit_output")
+        self.keep_ratio = flag(keep_ratio, "keep_ratio")
+        self.balanced_scale = flag(balanced_scale, "balanced_scale")
+        if self.keep_ratio and self._scale[0] != self._scale[1]:
+            raise ValueError(f"keep_ratio=True needs one scale range for x and y, got {scale!r}")
+        if rotate_method != "largest_box":
+            raise ValueError(f"rotate_method={rotate_method!r} is not supported: warpkit moves "
+                             f"boxes as the box around their mapped outline ('largest_box')")
+        self.rotate_method = rotate_method
+        self._args = {"scale": scale, "translate_percent": translate_percent,
+                      "translate_px": translate_px, "rotate": rotate, "shear": shear}
+        self._resampling(interpolation, mask_interpolation, border_mode, fill, fill_mask)
+
+    def _draw_scale(self, rng) -> list[float]:
+        out = []
+        for lo, hi in self._scale:
+            if self.balanced_scale:
+                parts = [r for r in ((lo, 1.0) if lo < 1 else None,
+                                     (1.0, hi) if hi > 1 else None) if r is not None]
+                if not parts:
+                    out.append(1.0)
+                    continue
+                lo, hi = parts[int(rng.integers(len(parts)))]
+            out.append(lo + (hi - lo) * rng.random())
+        if self.keep_ratio:
+            out[1] = out[0]
+        return out
+
+    def draw(self, rng, size):
+        w, h = size
+        if self.translate_px is not None:
+            move = [int(rng.integers(int(lo), int(hi) + 1)) for lo, hi in self._move]
+        else:  # a fraction of the side, truncated to whole pixels (albumentations' int())
+            move = [int((lo + (hi - lo) * rng.random()) * side)
+                    for (lo, hi), side in zip(self._move, (w, h))]
+        shear = [-(lo + (hi - lo) * rng.random()) for lo, hi in self._shear]
+        scale = self._draw_scale(rng)
+        lo, hi = self._rotate
+        return {"translate": move, "shear": shear, "scale": scale,
+                "rotate": lo + (hi - lo) * rng.random()}
+
+    def map(self, params, size):
+        m = affine_matrix(params["translate"], params["shear"], params["scale"],
+                          params["rotate"], _centre(size))
+        return _fit(m, size) if self.fit_output else (m, size)
+
+    def config(self):
+        return {**{k: plain(v) for k, v in self._args.items()}, "fit_output": self.fit_output, "keep_ratio": self.keep_ratio,
+                "rotate_method": self.rotate_method, "balanced_scale": self.balanced_scale,
+                **self.resampling_config()}
+
+
+class ShiftScaleRotate(Affine):
+    """albumentations' ShiftScaleRotate, its Affine with ``translate_percent`` from
+    ``shift_limit`` (per axis: ``shift_limit_x``, ``shift_limit_y``), ``scale`` 1 +
+    ``scale_limit`` (x and y drawn each, as albumentations 2.0.8 does) and ``rotate`` from
+    ``rotate_limit``; a number ``v`` is the range (-v, v)."""
+
+    def __init__(self, shift_limit: Any = (-0.0625, 0.0625), scale_limit: Any = (-0.1, 0.1),
+                 rotate_limit: Any = (-45, 45), interpolation: Any = 1, border_mode: Any = 0,
+                 shift_limit_x: Any = None, shift_limit_y: Any = None,
+                 rotate_method: str = "largest_box", mask_interpolation: Any = 0,
+                 fill: Any = 0, fill_mask: Any = 0, p: float = 0.5) -> None:
+        sym = {k: value_range(v, k, True, -math.inf, math.inf)[0] for k, v in
+               (("shift_limit_x", shift_limit if shift_limit_x is None else shift_limit_x),
+                ("shift_limit_y", shift_limit if shift_limit_y is None else shift_limit_y),
+                ("scale_limit", scale_limit), ("rotate_limit", rotate_limit))}
+        for k in ("shift_limit_x", "shift_limit_y"):
+            if min(sym[k]) < -1 or max(sym[k]) > 1:
+                raise ValueError(f"{k} must lie in [-1, 1], got {sym[k]}")
+        sc = tuple(1.0 + v for v in sym["scale_limit"])
+        if sc[0] < 0:
+            raise ValueError(f"scale_limit must keep 1 + scale_limit >= 0, got {scale_limit!r}")
+        super().__init__(scale=sc, translate_percent={"x": sym["shift_limit_x"],
+                                                      "y": sym["shift_limit_y"]},
+                         rotate=sym["rotate_limit"], interpolation=interpolation,
+                         mask_interpolation=mask_interpolation, rotate_method=rotate_method,
+                         border_mode=border_mode, fill=fill, fill_mask=fill_mask, p=p)
+        self._own = {"shift_limit_x": list(sym["shift_limit_x"]),
+                     "shift_limit_y": list(sym["shift_limit_y"]),
+                     "scale_limit": list(sym["scale_limit"]),
+                     "rotate_limit": list(sym["rotate_limit"]), "rotate_method": rotate_method}
+
+    def config(self):
+        return {**self._own, **self.resampling_config()}
+
+
+class Rotate(_Resampled):
+    """albumentations' Rotate: an angle from ``limit`` (a number ``v``: (-v, v)) about the
+    centre, the output the input's size; ``crop_border`` crops it to the largest upright
+    rectangle inside the rotated image (albumentations' rule, which rounds its corners
+    inwards)."""
+
+    def __init__(self, limit: Any = (-90, 90), interpolation: Any = 1, border_mode: Any = 0,
+                 rotate_method: str = "largest_box", crop_border: bool = False,
+                 mask_interpolation: Any = 0, fill: Any = 0, fill_mask: Any = 0,
+                 p: float = 0.5) -> None:
+        super().__init__(p)
+        self.limit = value_range(limit, "limit", True, -math.inf, math.inf)[0]
+        self.crop_border = flag(crop_border, "crop_border")
+        if rotate_method != "largest_box":
+            raise ValueError(f"rotate_method={rotate_method!r} is not supported: warpkit moves "
+                             f"boxes as the box around their mapped outline ('largest_box')")
+        self._resampling(interpolation, mask_interpolation, border_mode, fill, fill_mask)
+
+    def draw(self, rng, size):
+        lo, hi = self.limit
+        return {"angle": lo + (hi - lo) * rng.random()}
+
+    def map(self, params, size):
+        m = affine_matrix((0, 0), (0, 0), (1, 1), params["angle"], _centre(size))
+        if not self.crop_border:
+            return m, size
+        x0, x1, y0, y1 = _largest_rect(size, params["angle"])
+        return geometry.translation(-x0, -y0) @ m, (x1 - x0, y1 - y0)
+
+    def config(self):
+        return {"limit": list(self.limit), "crop_border": self.crop_border,
+                "rotate_method": "largest_box", **self.resampling_config()}
+
+
+def _largest_rect(size: tuple[int, int], angle: float) -> tuple[int, int, int, int]:
+    """albumentations' ``_rotated_rect_with_max_area``: (x_min, x_max, y_min, y_max) of the
+    largest upright rectangle inside the image rotated by ``angle`` degrees."""
+    width, height = size
+    a = math.radians(angle)
+    wide = width >= height
+    long_side, short_side = (width, height) if wide else (height, width)
+    sin_a, cos_a = abs(math.sin(a)), abs(math.cos(a))
+    if short_side <= 2.0 * sin_a * cos_a * long_side or abs(sin_a - cos_a) < 1e-10:
+        x = 0.5 * short_side
+        wr, hr = (x / sin_a, x / cos_a) if wide else (x / cos_a, x / sin_a)
+    else:
+        cos_2a = cos_a * cos_a - sin_a * sin_a
+        wr, hr = (width * cos_a - height * sin_a) / cos_2a, \
+            (height * cos_a - width * sin_a) / cos_2a
+    x0, x1 = max(0, int(width / 2 - wr / 2)), min(width, int(width / 2 + wr / 2))
+    y0, y1 = max(0, int(height / 2 - hr / 2)), min(height, int(height / 2 + hr / 2))
+    if x1 <= x0 or y1 <= y0:  # an angle whose rectangle rounds to nothing
+        raise ValueError(f"Rotate(crop_border=True): at {angle:.6g} degrees a {width}x{height} "
+                         f"image leaves no upright rectangle")
+    return x0, x1, y0, y1
+
+
+class SafeRotate(Rotate):
+    """albumentations' SafeRotate: an angle from ``limit`` about the centre, the whole rotated
+    image shrunk back into the input's size (each axis on its own: the aspect changes)."""
+
+    def __init__(self, limit: Any = (-90, 90), interpolation: Any = 1, border_mode: Any = 0,
+                 rotate_method: str = "largest_box", mask_interpolation: Any = 0,
+                 fill: Any = 0, fill_mask: Any = 0, p: float = 0.5) -> None:
+        super().__init__(limit, interpolation, border_mode, rotate_method, False,
+                         mask_interpolation, fill, fill_mask, p)
+
+    def map(self, params, size):
+        w, h = size
+        cx, cy = _centre(size)
+        a = math.radians(params["angle"])
+        # cv2.getRotationMatrix2D(centre, angle, 1), its canvas, then the scale back
+        c, s = math.cos(a), math.sin(a)
+        r = np.array([[c, s, (1 - c) * cx - s * cy], [-s, c, s * cx + (1 - c) * cy], [0, 0, 1]])
+        new_w, new_h = int(h * abs(s) + w * abs(c)), int(h * abs(c) + w * abs(s))
+        r[0, 2] += new_w / 2 - cx
+        r[1, 2] += new_h / 2 - cy
+        return np.diag([w / new_w, h / new_h, 1.0]) @ r, size
+
+    def config(self):
+        return {"limit": list(self.limit), "rotate_method": "largest_box",
+                **self.resampling_config()}
+
+
+class HorizontalFlip(RandomHorizontalFlip):
+    """albumentations' HorizontalFlip (``p=0.5``): :class:`RandomHorizontalFlip`."""
+
+
+class VerticalFlip(RandomVerticalFlip):
+    """albumentations' VerticalFlip (``p=0.5``): :class:`RandomVerticalFlip`."""
+
+
+#: D4's elements as albumentations names them, with their 2x2 linear parts (x' = a x + b y,
+#: y' = c x + d y about the centres) and whether they swap width and height
+D4_ELEMENTS = {"e": ((1, 0, 0, 1), False), "r90": ((0, 1, -1, 0), True),
+               "r180": ((-1, 0, 0, -1), False), "r270": ((0, -1, 1, 0), True),
+               "v": ((1, 0, 0, -1), False), "hvt": ((0, -1, -1, 0), True),
+               "h": ((-1, 0, 0, 1), False), "t": ((0, 1, 1, 0), True)}
+
+
+def _symmetry(name: str, size: tuple[int, int]) -> tuple[np.ndarray, tuple[int, int]]:
+    (a, b, c, d), swap = D4_ELEMENTS[name]
+    w, h = size
+    out = (h, w) if swap else size
+    lin = np.array([[a, b, 0], [c, d, 0], [0, 0, 1]], np.float64)
+    cin = geometry.translation(-(w - 1) / 2, -(h - 1) / 2)
+    cout = geometry.translation((out[0] - 1) / 2, (out[1] - 1) / 2)
+    return cout @ lin @ cin, out
+
+
+class Transpose(Transform):
+    """albumentations' Transpose (``p=0.5``): rows become columns (pixel (x, y) goes to
+    (y, x)); the output is H wide and W high."""
+
+    def __init__(self, p: float = 0.5) -> None:
+        super().__init__(p)
+
+    def map(self, params, size):
+        return _symmetry("t", size)
+
+
+class D4(Transform):
+    """albumentations' D4 (``p=1``): one of the square's 8 symmetries, each as likely:
+    ``e`` (none), ``r90``, ``r180``, ``r270`` (turns counter-clockwise, as ``np.rot90``),
+    ``v``, ``h`` (flips), ``t`` (transpose), ``hvt`` (the transpose about the other
+    diagonal)."""
+
+    def __init__(self, p: float = 1.0) -> None:
+        super().__init__(p)
+
+    def draw(self, rng, size):
+        return {"element": list(D4_ELEMENTS)[int(rng.integers(len(D4_ELEMENTS)))]}
+
+    def map(self, params, size):
+        return _symmetry(params["element"], size)
