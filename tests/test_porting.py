@@ -247,3 +247,47 @@ def _quiet_alb(recipe, **call):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         return recipe(**call)
+
+
+def test_boxes_needing_nothing_are_passed_on_as_given():
+    """Checking costs no copies: boxes inside their images go on as the caller's arrays (with
+    clip_boxes too), and filtering alone keeps the rows it keeps as given (no round trip
+    through corners: yolo numbers stay bit for bit)."""
+    from warpkit.augment._targets import check_boxes
+    inside = [np.array([[0.5, 0.5, 0.2, 0.3]]), np.array([[0.1, 0.9, 0.2, 0.2]])]
+    labels = [[1], [2]]
+    for clip in (False, True):
+        got, lab = check_boxes(inside, labels, "yolo", [(300, 200), (77, 51)], clip, False,
+                               False)
+        assert got is inside and lab is labels
+    rows = np.array([[0.3, 0.7, 0.1, 0.3], [0.5, 0.5, 0.0, 0.2]])
+    (kept,), (lab,) = check_boxes([rows], [["a", "b"]], "yolo", [(77, 51)], False, True, True)
+    assert kept.tolist() == [[0.3, 0.7, 0.1, 0.3]] and lab == ["a"]
+
+
+def test_a_steps_own_resampling_options_are_the_pipelines(queue):
+    """RandomAffine(padding=...) inside a Compose used to be ignored (the pipeline padded with
+    zeros): the options given to it are now the pipeline's, defaults are not, and a
+    disagreement is refused."""
+    img = np.full((40, 60, 3), 200, np.uint8)
+    pipe = W.Compose([W.RandomAffine(degrees=(30, 30), padding="border", antialias=True)])
+    assert (pipe.padding, pipe.antialias, pipe.interpolation) == ("border", True, "linear")
+    assert pipe(image=img, seed=0, queue=queue)["image"].min() == 200  # no zeros at the corners
+    assert W.Compose([W.RandomAffine(degrees=5)], padding="reflect_101").padding == "reflect_101"
+    with pytest.raises(ValueError, match=r"RandomAffine sets padding='border' but Compose sets "
+                                         r"padding='constant'"):
+        W.Compose([W.RandomAffine(padding="border")], padding="constant")
+    d = pipe.to_dict()
+    assert d["transforms"][0]["padding"] == "border" and "fill" not in d["transforms"][0]
+    assert W.Compose.from_dict(d).to_dict() == d
+
+
+def test_format_1_steps_keep_the_resampling_they_had():
+    """Format-1 data wrote a nested RandomAffine's options, which its pipeline ignored: they
+    stay ignored (the pipeline's own apply); a RandomAffine alone keeps its own."""
+    old = {"type": "Compose", "padding": "reflect_101", "transforms": [
+        {"type": "RandomAffine", "degrees": [-5, 5], "padding": "constant",
+         "interpolation": "linear", "fill": 0, "antialias": False}]}
+    assert W.Compose.from_dict(old).padding == "reflect_101"
+    alone = W.Compose.from_dict({"type": "RandomAffine", "padding": "border"})
+    assert alone.padding == "border"

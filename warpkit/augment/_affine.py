@@ -80,7 +80,10 @@ class RandomAffine(Resampling, Transform):
         hflip, vflip: the probabilities of a left-right and a top-bottom flip.
         size: the output (height, width) (an int: a square); default: each input's size. The
             input's centre lands on the output's centre.
-        interpolation, padding, fill, antialias: as :func:`warpkit.warp_affine`.
+        interpolation, padding, fill, antialias: as :func:`warpkit.warp_affine` (default
+            linear, constant, 0, no antialiasing). In a pipeline, those given here become the
+            pipeline's one resampling (one that disagrees with another step's or the
+            Compose's is refused, naming both).
 
     Example:
         >>> aug = RandomAffine(degrees=10, scale=(0.8, 1.2), padding="border")
@@ -100,10 +103,10 @@ class RandomAffine(Resampling, Transform):
         hflip: float = 0.0,
         vflip: float = 0.0,
         size: tuple[int, int] | None = None,
-        interpolation: Interpolation = "linear",
-        padding: Padding = "constant",
-        fill: float | tuple[float, ...] = 0,
-        antialias: bool = False,
+        interpolation: Interpolation | None = None,
+        padding: Padding | None = None,
+        fill: float | tuple[float, ...] | None = None,
+        antialias: bool | None = None,
         p: float = 1.0,
     ) -> None:
         super().__init__(p)
@@ -122,14 +125,19 @@ class RandomAffine(Resampling, Transform):
         self.hflip = probability(hflip, "hflip")
         self.vflip = probability(vflip, "vflip")
         self.size = None if size is None else size_arg(size, "size")
-        self.sampling = Sampling.of(interpolation, padding, fill, antialias)
+        self.set_sampling(interpolation=interpolation, padding=padding, fill=fill,
+                          antialias=antialias)
 
     def config(self) -> dict:
         return {"degrees": list(self.degrees), "translate": list(self.translate),
                 "scale": list(self.scale), "shear": [v for pair in self.shear for v in pair],
                 "hflip": self.hflip, "vflip": self.vflip,
                 "size": None if self.size is None else size_hw(self.size),
-                **self.sampling_config()}
+                **self.sampling_config(given_only=True)}
+
+    def settings(self) -> dict:
+        """The options given to it: in a pipeline they are the pipeline's one resampling."""
+        return {k: getattr(self.sampling, k) for k in self.given_options}
 
     # as a pipeline transform (warpkit.augment.Compose): one parameter row per sample
     _KEYS = ("angle", "scale", "shear_x", "shear_y", "translate_x", "translate_y", "hflip",

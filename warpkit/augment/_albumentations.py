@@ -23,7 +23,6 @@ Example:
 from __future__ import annotations
 
 import json
-import math
 import os
 from typing import Any, Callable
 
@@ -32,15 +31,11 @@ from . import _dropout as D
 from . import _geometric as G
 from . import _nonlinear as N
 from . import _transforms as T
-from ._base import OneOf, Transform
+from ._base import OneOf, Transform, merge_setting, same_value
 from ._compose import Compose
 
 __all__ = ["from_albumentations", "SUPPORTED"]
 
-#: OpenCV's interpolation codes, as albumentations stores them
-_INTERPOLATIONS = {0: "nearest", 1: "linear", 2: "cubic"}
-#: OpenCV's border modes (BORDER_WRAP has no warpkit padding)
-_BORDERS = {0: "constant", 1: "border", 2: "reflection", 4: "reflect_101"}
 #: albumentations' box formats warpkit has, under the same names
 _BOX_FORMATS = ("pascal_voc", "coco", "yolo", "albumentations")
 
@@ -59,7 +54,7 @@ class _Args:
     def only(self, key: str, *allowed: Any, why: str = "") -> Any:
         """The parameter, refused unless it is one of ``allowed`` (absent: the first)."""
         value = self.d.pop(key, allowed[0])
-        if not any(_same(value, a) for a in allowed):
+        if not any(same_value(value, a) for a in allowed):
             want = " or ".join(repr(a) for a in allowed)
             raise ValueError(f"{self.name}({key}={value!r}) is not supported: warpkit takes "
                              f"{key}={want}{why}")
@@ -71,15 +66,6 @@ class _Args:
                              f"{', '.join(sorted(self.d))}")
 
 
-def _same(a: Any, b: Any) -> bool:
-    if isinstance(a, (list, tuple)) and isinstance(b, (list, tuple)):
-        return len(a) == len(b) and all(_same(x, y) for x, y in zip(a, b))
-    if isinstance(a, (int, float)) and isinstance(b, (int, float)) and \
-            not isinstance(a, bool) and not isinstance(b, bool):
-        return math.isclose(a, b, rel_tol=1e-12, abs_tol=1e-12)
-    return a == b
-
-
 class _Pipeline:
     """The pipeline-wide settings gathered from the transforms (they must agree)."""
 
@@ -88,27 +74,23 @@ class _Pipeline:
         self.model: dict[str, Any] = {}
 
     def setting(self, key: str, value: Any, who: str) -> None:
-        if key in self.settings and not _same(self.settings[key][0], value):
-            old, by = self.settings[key]
-            raise ValueError(f"{who} sets {key}={value!r} but {by} sets {key}={old!r}: a "
-                             f"warpkit pipeline resamples once, with one {key}")
-        self.settings[key] = (value, who)
+        merge_setting(self.settings, key, value, who)
 
     def resampling(self, a: _Args, border: bool = True) -> None:
         """A geometric transform's interpolation, mask interpolation, border mode and fills."""
         code = a.take("interpolation", 1)
-        if code not in _INTERPOLATIONS:
+        if code not in G.INTERPOLATION_CODES:
             raise ValueError(f"{a.name}(interpolation={code!r}) is not supported: warpkit "
                              f"takes 0 (nearest), 1 (linear) or 2 (cubic)")
-        self.setting("interpolation", _INTERPOLATIONS[code], a.name)
+        self.setting("interpolation", G.INTERPOLATION_CODES[code], a.name)
         a.only("mask_interpolation", 0, why=" (masks are resampled nearest)")
         if border:
             mode = a.take("border_mode", 0)
-            if mode not in _BORDERS:
+            if mode not in G.BORDER_CODES:
                 raise ValueError(f"{a.name}(border_mode={mode!r}) is not supported: warpkit "
                                  f"takes 0 (constant), 1 (replicate), 2 (reflect) or 4 "
                                  f"(reflect_101)")
-            self.setting("padding", _BORDERS[mode], a.name)
+            self.setting("padding", G.BORDER_CODES[mode], a.name)
             fill = a.take("fill", 0.0)
             fill_mask = a.take("fill_mask", 0.0)
             if mode == 0:
@@ -204,7 +186,7 @@ def _optical_distortion(a: _Args, pipe: _Pipeline) -> Transform:
 def _normalize(a: _Args, pipe: _Pipeline) -> None:
     a.only("normalization", "standard")
     a.only("max_pixel_value", 255.0, why=" (uint8 images; float images are taken as [0, 1])")
-    if not _same(a.take("p", 1.0), 1.0):
+    if not same_value(a.take("p", 1.0), 1.0):
         raise ValueError("Normalize(p < 1) is not supported: the model's input is made for "
                          "every sample")
     pipe.model.update(output_dtype="float32", mean=list(a.take("mean", (0.485, 0.456, 0.406))),

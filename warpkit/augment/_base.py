@@ -13,6 +13,7 @@ x and y in the matrices."""
 
 from __future__ import annotations
 
+import math
 import numbers
 import warnings
 from collections.abc import Iterator, Sequence
@@ -22,7 +23,7 @@ import numpy as np
 
 from .. import geometry
 from .._checks import number, width_height
-from .._options import Sampling
+from .._options import INTERPOLATION_ALIASES, PADDING_ALIASES, Sampling
 
 #: transform classes by name, for Compose.from_dict (every subclass registers itself)
 _REGISTRY: dict[str, type] = {}
@@ -35,6 +36,35 @@ def plain(value: Any) -> Any:
     if isinstance(value, (str, bytes)) or not isinstance(value, (Sequence, np.ndarray)):
         return float(value) if isinstance(value, np.generic) else value
     return [plain(v) for v in value]
+
+
+def same_value(a: Any, b: Any) -> bool:
+    """Whether two settings or parameter values are the same: sequences item by item, numbers
+    to 1e-12 (JSON round trips), an option's alias as its name (``"mirror"`` is
+    ``"reflect_101"``)."""
+    if isinstance(a, (list, tuple, np.ndarray)) and isinstance(b, (list, tuple, np.ndarray)):
+        return len(a) == len(b) and all(same_value(x, y) for x, y in zip(a, b))
+    if isinstance(a, numbers.Real) and isinstance(b, numbers.Real) and \
+            not isinstance(a, bool) and not isinstance(b, bool):
+        return math.isclose(a, b, rel_tol=1e-12, abs_tol=1e-12)
+    if isinstance(a, str) and isinstance(b, str):
+        return _canonical(a) == _canonical(b)
+    return a == b
+
+
+def _canonical(name: str) -> str:
+    return INTERPOLATION_ALIASES.get(name, PADDING_ALIASES.get(name, name))
+
+
+def merge_setting(found: dict, key: str, value: Any, who: str) -> None:
+    """Record that ``who`` sets the pipeline-wide ``key`` to ``value`` in ``found`` (key ->
+    (value, who)); a different value already there is a ValueError naming both: a pipeline
+    resamples once."""
+    if key in found and not same_value(found[key][0], value):
+        old, by = found[key]
+        raise ValueError(f"{who} sets {key}={value!r} but {by} sets {key}={old!r}: a warpkit "
+                         f"pipeline resamples once, with one {key}")
+    found.setdefault(key, (value, who))
 
 
 def probability(p: Any, arg: str = "p") -> float:
@@ -287,10 +317,12 @@ def _renamed(old: str, new: str) -> None:
 DICT_FORMAT = 2
 
 
-def from_dict(d: dict, fmt: int | None = None) -> Transform:
-    """A transform from :meth:`Transform.to_dict`'s data. A dict of format 1 (no ``"format"``
-    key: written when sizes were (width, height)) whose sizes are not square is refused, naming
-    them, rather than read with width and height swapped."""
+def from_dict(d: dict, fmt: int | None = None, nested: bool = False) -> Transform:
+    """A transform from :meth:`Transform.to_dict`'s data (``fmt``, ``nested``: a pipeline's
+    step, of its pipeline's format). A dict of format 1 (no ``"format"`` key: written when sizes
+    were (width, height)) whose sizes are not square is refused, naming them, rather than read
+    with width and height swapped; its steps' own resampling options, which pipelines ignored
+    then, are left out."""
     if not isinstance(d, dict) or d.get("type") not in _REGISTRY:
         raise ValueError(f"a transform must be a dict with a 'type' among "
                          f"{', '.join(sorted(_REGISTRY))}; got {d!r}")
@@ -306,8 +338,11 @@ def from_dict(d: dict, fmt: int | None = None) -> Transform:
             f"it was written when warpkit.augment's sizes were (width, height); sizes are "
             f"(height, width) now. Swap each non-square size and add \"format\": {DICT_FORMAT} "
             f"at the top (or save the pipeline again)")
+    if fmt == 1 and nested and issubclass(cls, Resampling):
+        # written when a pipeline ignored its steps' own resampling options: still ignored
+        kwargs = {k: v for k, v in kwargs.items() if k not in Sampling._fields}
     if "transforms" in kwargs:
-        kwargs["transforms"] = [from_dict(t, fmt) for t in kwargs["transforms"]]
+        kwargs["transforms"] = [from_dict(t, fmt, True) for t in kwargs["transforms"]]
     return cls(**kwargs)
 
 
@@ -402,6 +437,7 @@ def _sampling_option(name: str) -> property:
 
     def put(self, value: Any) -> None:
         self.sampling = Sampling.of(**{**self.sampling._asdict(), name: value})
+        self.given_options = self.given_options | {name}
 
     return property(get, put, doc=f"The resampling's {name} (of :attr:`sampling`).")
 
@@ -413,13 +449,22 @@ class Resampling:
     when set and passed to the warps as it is."""
 
     sampling: Sampling = Sampling()
+    #: the options set explicitly (given to the constructor, or set as attributes); the others
+    #: are :class:`~warpkit._options.Sampling`'s defaults
+    given_options: frozenset = frozenset()
     interpolation = _sampling_option("interpolation")
     padding = _sampling_option("padding")
     fill = _sampling_option("fill")
     antialias = _sampling_option("antialias")
 
-    def sampling_config(self) -> dict:
-        """The four options as plain data, for :meth:`Transform.config`."""
-        s = self.sampling
-        return {"interpolation": s.interpolation, "padding": s.padding, "fill": plain(s.fill),
-                "antialias": s.antialias}
+    def set_sampling(self, **options: Any) -> None:
+        """:attr:`sampling` from the options given (None: not given, the default)."""
+        given = {k: v for k, v in options.items() if v is not None}
+        self.sampling = Sampling.of(**given)
+        self.given_options = frozenset(given)
+
+    def sampling_config(self, given_only: bool = False) -> dict:
+        """The four options as plain data, for :meth:`Transform.config` (``given_only``: those
+        set explicitly)."""
+        s = self.sampling._asdict()
+        return {k: plain(v) for k, v in s.items() if not given_only or k in self.given_options}

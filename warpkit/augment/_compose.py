@@ -17,12 +17,12 @@ import numpy as np
 
 from .. import geometry
 from .._checks import flag, number
-from .._options import INTERPOLATION_ALIASES, PADDING_ALIASES, Sampling
+from .._options import Sampling
 from .._threads import pool
 from ..engine import check_model_input
 from ..engine.chain import merge
 from ._base import (Resampling, Transform, draw_step, draw_step_lanes, from_dict, map_step,
-                    plain, probability, size_arg, step_size, transform_list)
+                    merge_setting, plain, probability, size_arg, step_size, transform_list)
 from ._executor import apply
 from ._targets import KEYPOINT_FORMATS
 from ._streams import stream
@@ -44,29 +44,11 @@ def pipeline_settings(transforms: list, given: dict) -> dict:
     def walk(ts):
         for t in ts:
             for k, v in t.settings().items():
-                if k in found and not _same(found[k][0], v):
-                    old, who = found[k]
-                    raise ValueError(
-                        f"{type(t).__name__} sets {k}={v!r} but {who} sets {k}={old!r}: a "
-                        f"warpkit pipeline resamples once, with one {k}")
-                found.setdefault(k, (v, type(t).__name__))
+                merge_setting(found, k, v, type(t).__name__)
             walk(getattr(t, "transforms", ()))
 
     walk(transforms)
     return {k: v for k, (v, _) in found.items()}
-
-
-def _same(a: Any, b: Any) -> bool:
-    if isinstance(a, (list, tuple, np.ndarray)) or isinstance(b, (list, tuple, np.ndarray)):
-        a, b = np.ravel(a), np.ravel(b)
-        return a.shape == b.shape and bool(np.all(a == b))
-    if isinstance(a, str) or isinstance(b, str):  # names and their aliases
-        return _canonical(a) == _canonical(b)
-    return a == b
-
-
-def _canonical(v: Any) -> Any:
-    return INTERPOLATION_ALIASES.get(v, PADDING_ALIASES.get(v, v))
 
 
 class Compose(Resampling, Transform):
@@ -75,10 +57,11 @@ class Compose(Resampling, Transform):
     Args:
         transforms: the transforms, applied in order.
         interpolation, padding, fill, antialias: of the one resampling (as
-            :func:`warpkit.warp_perspective`); default ``"linear"``, ``"constant"``, 0, or
-            what the transforms set (albumentations-named ones take ``interpolation``,
-            ``border_mode``, ``fill``: a pipeline resamples once, so two that disagree, or
-            one that disagrees with a value given here, are refused naming both).
+            :func:`warpkit.warp_perspective`); default ``"linear"``, ``"constant"``, 0, no
+            antialiasing, or what the transforms set (albumentations-named ones take
+            ``interpolation``, ``border_mode``, ``fill``; RandomAffine the options given to
+            it): a pipeline resamples once, so two that disagree, or one that disagrees with
+            a value given here, are refused naming both.
         mask_fill: what masks read outside the image under constant padding (other paddings
             apply to masks as to the image); default 0 or a transform's ``fill_mask``.
         box_format: ``"xyxy"`` (pixel-edge corners, warpkit's), ``"pascal_voc"`` (the same),
@@ -135,7 +118,7 @@ class Compose(Resampling, Transform):
     def __init__(self, transforms: Sequence[Transform], p: float = 1.0,
                  interpolation: str | None = None, padding: str | None = None,
                  fill: float | Sequence[float] | None = None, mask_fill: float | None = None,
-                 antialias: bool = False, box_format: str = "xyxy", min_visibility: float = 0.0,
+                 antialias: bool | None = None, box_format: str = "xyxy", min_visibility: float = 0.0,
                  min_area: float = 0.0, remove_invisible: bool = True,
                  keypoint_format: str = "xy", output_dtype: str | None = None, mean: Any = None, std: Any = None,
                  layout: str = "HWC", clip_boxes: bool = False,
@@ -143,12 +126,12 @@ class Compose(Resampling, Transform):
         super().__init__(p)
         self.transforms = transform_list(transforms)
         given = {"interpolation": interpolation, "padding": padding, "fill": fill,
-                 "mask_fill": mask_fill}
+                 "antialias": antialias, "mask_fill": mask_fill}
         chosen = pipeline_settings(self.transforms, {k: v for k, v in given.items()
                                                      if v is not None})
-        interpolation, padding, fill, mask_fill = (chosen.get(k, d) for k, d in (
+        interpolation, padding, fill, antialias, mask_fill = (chosen.get(k, d) for k, d in (
             ("interpolation", "linear"), ("padding", "constant"), ("fill", 0),
-            ("mask_fill", 0)))
+            ("antialias", False), ("mask_fill", 0)))
         self.sampling = Sampling.of(interpolation, padding, fill, antialias)
         if box_format not in BOX_FORMATS:
             raise ValueError(f"box_format must be one of {', '.join(map(repr, BOX_FORMATS))}; "

@@ -352,7 +352,7 @@ def _apply(pipe, *, image, mask, masks, boxes, labels, keypoints, seed, index, e
                                  f"{len(lab)} labels")
         blist, llist = check_boxes(
             blist, llist, pipe.box_format, sizes, pipe.clip_boxes, pipe.filter_invalid_boxes,
-            ["boxes" if kind == "single" else f"boxes[{i}]" for i in range(n)])
+            kind == "single")
     if params is None:
         idx = _indices(index, n)
         if seed is None:

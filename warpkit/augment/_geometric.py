@@ -24,7 +24,7 @@ import numpy as np
 
 from .. import geometry
 from .._checks import flag, number
-from ._base import Transform, plain, value_range
+from ._base import Transform, about_centres, plain, value_range
 from ._transforms import RandomHorizontalFlip, RandomVerticalFlip
 
 __all__ = ["Affine", "D4", "HorizontalFlip", "Rotate", "SafeRotate", "ShiftScaleRotate",
@@ -66,7 +66,7 @@ def _fit(m: np.ndarray, size: tuple[int, int]) -> tuple[np.ndarray, tuple[int, i
     c = np.array([[0, 0, 1], [w, 0, 1], [w, h, 1], [0, h, 1]]) @ m.T
     c = c[:, :2] / c[:, 2:]
     lo, hi = np.floor(c.min(0)).astype(int), np.ceil(c.max(0)).astype(int)
-    out = (int(np.ceil(hi[0] - lo[0] + 1)), int(np.ceil(hi[1] - lo[1] + 1)))
+    out = (int(hi[0] - lo[0] + 1), int(hi[1] - lo[1] + 1))
     return np.array([[1, 0, -lo[0]], [0, 1, -lo[1]], [0, 0, 1]]) @ m, out
 
 
@@ -89,12 +89,16 @@ class _Resampled(Transform):
     pipeline's (:meth:`settings`)."""
 
     def _resampling(self, interpolation: Any, mask_interpolation: Any, border_mode: Any,
-                    fill: Any, fill_mask: Any) -> None:
+                    fill: Any, fill_mask: Any, rotate_method: str = "largest_box") -> None:
+        """The resampling arguments, and albumentations' ``rotate_method`` for the boxes."""
+        if rotate_method != "largest_box":
+            raise ValueError(f"rotate_method={rotate_method!r} is not supported: warpkit moves "
+                             f"boxes as the box around their mapped outline ('largest_box')")
+        self.rotate_method = rotate_method
         self.interpolation = _code(interpolation, INTERPOLATION_CODES, "interpolation")
         if _code(mask_interpolation, INTERPOLATION_CODES, "mask_interpolation") != "nearest":
             raise ValueError(f"{type(self).__name__}(mask_interpolation={mask_interpolation!r}) "
                              f"is not supported: masks are resampled nearest (0)")
-        self.mask_interpolation = mask_interpolation
         self.border_mode = _code(border_mode, BORDER_CODES, "border_mode")
         self.fill, self.fill_mask = fill, number(fill_mask, "fill_mask")
         self._given = {"interpolation": interpolation, "mask_interpolation": mask_interpolation,
@@ -175,13 +179,10 @@ class Affine(_Resampled):
         self.balanced_scale = flag(balanced_scale, "balanced_scale")
         if self.keep_ratio and self._scale[0] != self._scale[1]:
             raise ValueError(f"keep_ratio=True needs one scale range for x and y, got {scale!r}")
-        if rotate_method != "largest_box":
-            raise ValueError(f"rotate_method={rotate_method!r} is not supported: warpkit moves "
-                             f"boxes as the box around their mapped outline ('largest_box')")
-        self.rotate_method = rotate_method
         self._args = {"scale": scale, "translate_percent": translate_percent,
                       "translate_px": translate_px, "rotate": rotate, "shear": shear}
-        self._resampling(interpolation, mask_interpolation, border_mode, fill, fill_mask)
+        self._resampling(interpolation, mask_interpolation, border_mode, fill, fill_mask,
+                         rotate_method)
 
     def _draw_scale(self, rng) -> list[float]:
         out = []
@@ -217,9 +218,9 @@ class Affine(_Resampled):
         return _fit(m, size) if self.fit_output else (m, size)
 
     def config(self):
-        return {**{k: plain(v) for k, v in self._args.items()}, "fit_output": self.fit_output, "keep_ratio": self.keep_ratio,
-                "rotate_method": self.rotate_method, "balanced_scale": self.balanced_scale,
-                **self.resampling_config()}
+        return {**{k: plain(v) for k, v in self._args.items()}, "fit_output": self.fit_output,
+                "keep_ratio": self.keep_ratio, "rotate_method": self.rotate_method,
+                "balanced_scale": self.balanced_scale, **self.resampling_config()}
 
 
 class ShiftScaleRotate(Affine):
@@ -270,10 +271,8 @@ class Rotate(_Resampled):
         super().__init__(p)
         self.limit = value_range(limit, "limit", True, -math.inf, math.inf)[0]
         self.crop_border = flag(crop_border, "crop_border")
-        if rotate_method != "largest_box":
-            raise ValueError(f"rotate_method={rotate_method!r} is not supported: warpkit moves "
-                             f"boxes as the box around their mapped outline ('largest_box')")
-        self._resampling(interpolation, mask_interpolation, border_mode, fill, fill_mask)
+        self._resampling(interpolation, mask_interpolation, border_mode, fill, fill_mask,
+                         rotate_method)
 
     def draw(self, rng, size):
         lo, hi = self.limit
@@ -288,7 +287,7 @@ class Rotate(_Resampled):
 
     def config(self):
         return {"limit": list(self.limit), "crop_border": self.crop_border,
-                "rotate_method": "largest_box", **self.resampling_config()}
+                "rotate_method": self.rotate_method, **self.resampling_config()}
 
 
 def _largest_rect(size: tuple[int, int], angle: float) -> tuple[int, int, int, int]:
@@ -337,7 +336,7 @@ class SafeRotate(Rotate):
         return np.diag([w / new_w, h / new_h, 1.0]) @ r, size
 
     def config(self):
-        return {"limit": list(self.limit), "rotate_method": "largest_box",
+        return {"limit": list(self.limit), "rotate_method": self.rotate_method,
                 **self.resampling_config()}
 
 
@@ -359,12 +358,9 @@ D4_ELEMENTS = {"e": ((1, 0, 0, 1), False), "r90": ((0, 1, -1, 0), True),
 
 def _symmetry(name: str, size: tuple[int, int]) -> tuple[np.ndarray, tuple[int, int]]:
     (a, b, c, d), swap = D4_ELEMENTS[name]
-    w, h = size
-    out = (h, w) if swap else size
+    out = (size[1], size[0]) if swap else size
     lin = np.array([[a, b, 0], [c, d, 0], [0, 0, 1]], np.float64)
-    cin = geometry.translation(-(w - 1) / 2, -(h - 1) / 2)
-    cout = geometry.translation((out[0] - 1) / 2, (out[1] - 1) / 2)
-    return cout @ lin @ cin, out
+    return about_centres(lin, size, out), out
 
 
 class Transpose(Transform):

@@ -55,14 +55,14 @@ _CORNERS = ("x1", "y1", "x2", "y2")
 
 
 def check_boxes(blist: list, llist: list, fmt: str, sizes: list, clip: bool,
-                filter_invalid: bool, names: list[str]) -> tuple[list, list]:
+                filter_invalid: bool, single: bool) -> tuple[list, list]:
     """Each sample's boxes (:func:`box_rows`) checked against its input's (width, height),
     before any launch, as albumentations' ``BboxParams`` checks them: finite; a positive width
     and height (``x2 > x1``, ``y2 > y1``); inside the image (to :data:`EDGE_TOLERANCE`). With
     ``clip``, boxes are clipped to the image first; with ``filter_invalid``, a box without a
     width or height (after clipping) is dropped with its label instead of refused. Returns the
-    boxes and labels to move: new arrays where any changed, the caller's untouched. ``names``:
-    each sample's boxes argument, for the messages."""
+    boxes and labels to move: new arrays where any changed, the caller's untouched. ``single``:
+    the call's boxes are one image's (the messages say ``boxes[j]``, else ``boxes[k][j]``)."""
     counts = [len(a) for a in blist]
     if not sum(counts):
         return blist, llist
@@ -73,7 +73,7 @@ def check_boxes(blist: list, llist: list, fmt: str, sizes: list, clip: bool,
 
     def where(j: int) -> str:
         k = int(which[j])
-        return f"{names[k]}[{j - first[k]}] {raw[j].tolist()}"
+        return f"boxes{'' if single else f'[{k}]'}[{j - first[k]}] {raw[j].tolist()}"
 
     bad = np.flatnonzero(~np.isfinite(raw).all(1))
     if len(bad):
@@ -82,9 +82,11 @@ def check_boxes(blist: list, llist: list, fmt: str, sizes: list, clip: bool,
     lim = np.concatenate([wh, wh], 1)
     frac = xyxy / lim
     outside = (frac < -EDGE_TOLERANCE) | (frac > 1 + EDGE_TOLERANCE)
-    was_empty = (xyxy[:, 2] <= xyxy[:, 0]) | (xyxy[:, 3] <= xyxy[:, 1])
-    if clip:
+    given_empty = empty = (xyxy[:, 2] <= xyxy[:, 0]) | (xyxy[:, 3] <= xyxy[:, 1])
+    clipped = clip and bool(outside.any())
+    if clipped:
         xyxy = np.clip(xyxy, 0, lim)
+        empty = (xyxy[:, 2] <= xyxy[:, 0]) | (xyxy[:, 3] <= xyxy[:, 1])
     elif outside.any():
         j, c = (int(v[0]) for v in np.nonzero(outside))
         W, H = (int(v) for v in wh[j])
@@ -99,11 +101,10 @@ def check_boxes(blist: list, llist: list, fmt: str, sizes: list, clip: bool,
             f"{xyxy[j, c]:.6g}, the image spans [0, {W if c % 2 == 0 else H}]): pass "
             f"clip_boxes=True to clip boxes to the image, as albumentations' "
             f"BboxParams(clip=True)")
-    empty = (xyxy[:, 2] <= xyxy[:, 0]) | (xyxy[:, 3] <= xyxy[:, 1])
     if empty.any() and not filter_invalid:
         j = int(np.flatnonzero(empty)[0])
         c = 0 if xyxy[j, 2] <= xyxy[j, 0] else 1
-        if not was_empty[j]:  # emptied by the clipping
+        if not given_empty[j]:  # emptied by the clipping
             raise ValueError(f"{where(j)} lies outside the image: clipped to it, it has no "
                              f"{'width' if c == 0 else 'height'} (filter_invalid_boxes=True "
                              f"drops such boxes)")
@@ -116,10 +117,10 @@ def check_boxes(blist: list, llist: list, fmt: str, sizes: list, clip: bool,
         raise ValueError(f"{where(j)} has no {'width' if c == 0 else 'height'}: "
                          f"box_format={fmt!r} boxes need a positive width and height "
                          f"(filter_invalid_boxes=True drops such boxes)")
-    if not clip and not empty.any():
+    if not clipped and not empty.any():
         return blist, llist
     keep = ~empty
-    fixed = from_xyxy(xyxy, fmt, wh)
+    fixed = from_xyxy(xyxy, fmt, wh) if clipped else raw  # rows only dropped: as given
     boxes, labels = [], []
     for k, lo, hi in zip(range(len(blist)), first[:-1], first[1:]):
         kp = keep[lo:hi]
