@@ -168,7 +168,7 @@ def test_their_resampling_becomes_the_pipelines():
     (lambda: W.Affine(border_mode=3), r"border_mode must be one of 0 \('constant'\), 1 "
                                       r"\('border'\), 2 \('reflection'\), 4 \('reflect_101'\), "
                                       r"got 3"),
-    (lambda: W.Affine(mask_interpolation=1), r"Affine\(mask_interpolation=1\) is not supported"),
+    (lambda: W.Affine(mask_interpolation=3), r"mask_interpolation must be one of 0 \('nearest'\)"),
     (lambda: W.Affine(rotate_method="ellipse"), r"rotate_method='ellipse' is not supported"),
     (lambda: W.Affine(translate_percent=0.1, translate_px=3), r"not both"),
     (lambda: W.Affine(translate_px=1.5), r"translate_px is whole pixels"),

@@ -104,8 +104,8 @@ def test_each_ported_transform_gives_albumentations_result(theirs, queue):
      r"RandomResizedCrop\(interpolation=3\) is not supported: warpkit takes 0 \(nearest\)"),
     ([A.Resize(40, 40, interpolation=2), A.RandomResizedCrop(size=(32, 32))], {},
      r"RandomResizedCrop sets interpolation='linear' but Resize sets interpolation='cubic'"),
-    ([A.RandomResizedCrop(size=(32, 32), mask_interpolation=1)], {},
-     r"mask_interpolation=1\) is not supported"),
+    ([A.RandomResizedCrop(size=(32, 32), mask_interpolation=3)], {},
+     r"mask_interpolation=3\) is not supported"),
     ([A.ElasticTransform(border_mode=3)], {}, r"border_mode=3\) is not supported"),
     ([A.RandomCrop(40, 40, pad_if_needed=True)], {}, r"RandomCrop\(pad_if_needed=True\)"),
     ([A.RandomBrightnessContrast(ensure_safe_range=True)], {}, r"ensure_safe_range=True"),
@@ -113,17 +113,17 @@ def test_each_ported_transform_gives_albumentations_result(theirs, queue):
                                             r"supported: warpkit takes max_pixel_value=255.0"),
     ([A.Normalize(normalization="image")], {}, r"normalization='image'"),
     ([A.Normalize(), A.HorizontalFlip()], {}, r"HorizontalFlip after Normalize"),
-    ([A.HorizontalFlip()], {"bbox_params": A.BboxParams(format="pascal_voc", min_width=5)},
-     r"BboxParams\(min_width=5\) is not supported"),
+    ([A.HorizontalFlip()], {"keypoint_params": A.KeypointParams(format="xya",
+                                                                angle_in_degrees=False)},
+     r"KeypointParams\(angle_in_degrees=False\) is not supported"),
     ([A.HorizontalFlip()], {"bbox_params": A.BboxParams(format="pascal_voc",
-                                                        label_fields=["a", "b"])},
-     r"one label field"),
-    ([A.HorizontalFlip()], {"keypoint_params": A.KeypointParams(format="xyas")},
-     r"KeypointParams\(format='xyas'\) is not supported"),
-    ([A.HorizontalFlip()], {"additional_targets": {"image2": "image"}},
-     r"additional_targets=...\) is not supported yet"),
-    ([A.RandomResizedCrop(size=(32, 32))], {"mask_interpolation": 1},  # set on each transform
-     r"RandomResizedCrop\(mask_interpolation=1\)"),
+                                                        label_fields=["image"])},
+     r"label_fields: 'image' is a call's own keyword"),
+    ([A.HorizontalFlip()], {"additional_targets": {"vol": "volume"}},
+     r"additional_targets\['vol'\] must be one of 'image', 'mask', 'masks', 'bboxes', "
+     r"'keypoints', got 'volume'"),
+    ([A.Affine(mask_interpolation=2)], {"mask_interpolation": 3},  # overrides each transform's
+     r"Compose\(mask_interpolation=3\) is not supported"),
 ], ids=lambda v: v if isinstance(v, str) and len(v) < 3 else None)
 def test_refused_by_name(transforms, kw, pattern):
     with pytest.raises(ValueError, match=pattern):
@@ -139,8 +139,8 @@ def test_unknown_parameters_and_inputs_are_refused():
     with pytest.raises(TypeError, match="takes an albumentations Compose.*got int"):
         W.from_albumentations(3)
     d = _quiet(A.to_dict, _quiet(A.Compose, [A.HorizontalFlip()]))
-    d["transform"]["mask_interpolation"] = 2  # a hand-written dict may carry Compose's own
-    with pytest.raises(ValueError, match="Compose\\(mask_interpolation=2\\) is not supported"):
+    d["transform"]["mask_interpolation"] = 3  # a hand-written dict may carry Compose's own
+    with pytest.raises(ValueError, match="Compose\\(mask_interpolation=3\\) is not supported"):
         W.from_albumentations(d)
     d["transform"]["mask_interpolation"] = None
     d["transform"]["seed"] = 137

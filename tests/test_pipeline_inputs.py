@@ -240,7 +240,7 @@ def test_labels_come_back_as_they_came():
 
 @pytest.mark.parametrize("targets,match", [
     (dict(boxes=[[0, 0, 5, 5]], labels=[1, 2]), r"labels must have one entry per box: 1 boxes, 2"),
-    (dict(boxes=[[0, 0, 5, 5, 1]]), r"boxes must be rows of 4 numbers"),
+    (dict(boxes=[[0, 0, 5]]), r"boxes must be rows of 4 numbers"),
     (dict(boxes=[[[0, 0, 5, 5]], [[0, 0, 5]]]), r"boxes\[1\] must be rows of 4 numbers"),
     (dict(keypoints=[[1, 2, 3]]), r"keypoints in keypoint_format='xy' must be rows of 2"),
     (dict(masks=[np.zeros((3, 3), np.uint8)]), r"masks\[0\] must have its image's height"),

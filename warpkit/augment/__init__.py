@@ -42,6 +42,7 @@ from ._colour import (ChannelShuffle, ColorJitter, GaussianBlur, GaussNoise, Hue
                       RGBShift, Solarize, ToGray)
 from ._dropout import CoarseDropout, Erasing
 from ._compose import Compose, collate
+from ._params import BboxParams, KeypointParams
 from ._epochs import EpochSampler, RepeatedSampleWarning, SampleKey
 from ._prefetch import batches
 from ._streams import stream
@@ -49,7 +50,7 @@ from ._transforms import (CenterCrop, Pad, RandomCrop, RandomHorizontalFlip, Ran
                           RandomResizedCrop, RandomRotate90, RandomRotation, RandomVerticalFlip,
                           Resize)
 
-__all__ = ["Affine", "batches", "CenterCrop", "D4", "HorizontalFlip", "Rotate", "SafeRotate",
+__all__ = ["Affine", "batches", "BboxParams", "CenterCrop", "KeypointParams", "D4", "HorizontalFlip", "Rotate", "SafeRotate",
            "ShiftScaleRotate", "Transpose", "VerticalFlip", "ChannelShuffle", "CoarseDropout", "collate", "ColorJitter",
            "Compose", "ElasticTransform", "EpochSampler", "Erasing", "GaussianBlur", "GaussNoise",
            "from_albumentations", "GridDistortion", "HueSaturationValue", "InvertImg",

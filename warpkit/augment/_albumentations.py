@@ -36,10 +36,6 @@ from ._compose import Compose
 
 __all__ = ["from_albumentations", "SUPPORTED"]
 
-#: albumentations' box formats warpkit has, under the same names
-_BOX_FORMATS = ("pascal_voc", "coco", "yolo", "albumentations")
-
-
 class _Args:
     """One albumentations transform's parameters, taken one by one; what is left at the end is
     refused by name."""
@@ -69,9 +65,10 @@ class _Args:
 class _Pipeline:
     """The pipeline-wide settings gathered from the transforms (they must agree)."""
 
-    def __init__(self) -> None:
+    def __init__(self, mask_code: int | None = None) -> None:
         self.settings: dict[str, tuple[Any, str]] = {}
         self.model: dict[str, Any] = {}
+        self.mask_code = mask_code  # Compose(mask_interpolation=...): every transform's
 
     def setting(self, key: str, value: Any, who: str) -> None:
         merge_setting(self.settings, key, value, who)
@@ -83,7 +80,13 @@ class _Pipeline:
             raise ValueError(f"{a.name}(interpolation={code!r}) is not supported: warpkit "
                              f"takes 0 (nearest), 1 (linear) or 2 (cubic)")
         self.setting("interpolation", G.INTERPOLATION_CODES[code], a.name)
-        a.only("mask_interpolation", 0, why=" (masks are resampled nearest)")
+        mcode = a.take("mask_interpolation", 0)
+        if self.mask_code is not None:  # Compose's overrides each transform's
+            mcode = self.mask_code
+        if mcode not in G.INTERPOLATION_CODES:
+            raise ValueError(f"{a.name}(mask_interpolation={mcode!r}) is not supported: "
+                             f"warpkit takes 0 (nearest), 1 (linear) or 2 (cubic)")
+        self.setting("mask_interpolation", G.INTERPOLATION_CODES[mcode], a.name)
         if border:
             mode = a.take("border_mode", 0)
             if mode not in G.BORDER_CODES:
@@ -210,6 +213,8 @@ def _resampled(cls: type, *keys: str, p: float = 0.5, internal: tuple = ()
     ``internal`` keys albumentations' to_dict writes from its base class are dropped."""
     def build(a: _Args, pipe: _Pipeline) -> Transform:
         given = {k: a.d[k] for k in _RESAMPLING_KEYS if k in a.d}
+        if pipe.mask_code is not None:
+            given["mask_interpolation"] = pipe.mask_code
         pipe.resampling(a)
         for k in internal:
             a.take(k)
@@ -283,19 +288,28 @@ def from_albumentations(pipeline: Any) -> Compose:
     if d.get("__class_fullname__") != "Compose":
         raise ValueError(f"from_albumentations takes a Compose, got "
                          f"{d.get('__class_fullname__', type(pipeline).__name__)!r}")
+    strict = d.get("strict", False)  # (_Args drops the transforms' own strict)
     a = _Args("Compose", d)
-    pipe = _Pipeline()
+    mask_code = a.take("mask_interpolation")
+    if mask_code is not None and mask_code not in G.INTERPOLATION_CODES:
+        raise ValueError(f"Compose(mask_interpolation={mask_code!r}) is not supported: warpkit "
+                         f"takes 0 (nearest), 1 (linear) or 2 (cubic)")
+    pipe = _Pipeline(mask_code)
+    if mask_code is not None:
+        pipe.setting("mask_interpolation", G.INTERPOLATION_CODES[mask_code], "Compose")
     transforms = _transforms(a.take("transforms", []), pipe, top=True)
     kw: dict[str, Any] = {"p": a.take("p", 1.0)}
-    kw.update(_box_params(a.take("bbox_params")))
-    kw.update(_keypoint_params(a.take("keypoint_params")))
-    if a.take("additional_targets") or {}:
-        raise ValueError("Compose(additional_targets=...) is not supported yet: pass each "
-                         "target by warpkit's names (image=, mask=, masks=, boxes=, keypoints=)")
+    for key in ("bbox_params", "keypoint_params"):
+        value = a.take(key)
+        if value:
+            kw[key] = value  # checked by BboxParams / KeypointParams, by name
+    targets = a.take("additional_targets") or {}
+    if targets:
+        kw["additional_targets"] = targets
     if a.take("seed") is not None:
         raise ValueError("Compose(seed=...) is not kept: warpkit draws from (seed, epoch, index) "
                          "given to each call; pass seed= there")
-    a.only("mask_interpolation", None, 0, why=" (masks are resampled nearest)")
+    kw["strict"] = bool(strict)
     for k in ("is_check_shapes", "save_applied_params", "return_params"):  # checks, reports
         a.take(k)
     a.done()
@@ -323,6 +337,10 @@ def _as_dict(pipeline: Any) -> dict:
         if isinstance(bp, dict) and proc is not None:
             bp.setdefault("filter_invalid_bboxes",
                           bool(getattr(proc.params, "filter_invalid_bboxes", False)))
+        # and Compose's strict and mask_interpolation too
+        for key in ("strict", "mask_interpolation"):
+            if getattr(pipeline, key, None) is not None:
+                d.get("transform", {}).setdefault(key, getattr(pipeline, key))
         return d
     raise TypeError(f"from_albumentations takes an albumentations Compose, its to_dict() or the "
                     f"path of its JSON, got {type(pipeline).__name__}")
@@ -354,45 +372,3 @@ def _transforms(items: list, pipe: _Pipeline, top: bool) -> list[Transform]:
         if t is not None:
             out.append(t)
     return out
-
-
-def _box_params(bp: dict | None) -> dict:
-    if not bp:
-        return {}
-    a = _Args("BboxParams", bp)
-    fmt = a.take("format", "pascal_voc")
-    if fmt not in _BOX_FORMATS:
-        raise ValueError(f"BboxParams(format={fmt!r}) is not supported: warpkit takes "
-                         f"{', '.join(map(repr, _BOX_FORMATS))}")
-    fields = a.take("label_fields") or []
-    if len(fields) > 1:
-        raise ValueError(f"BboxParams(label_fields={fields!r}): warpkit carries one label "
-                         f"field (passed as labels=)")
-    kw = {"box_format": fmt, "min_visibility": a.take("min_visibility", 0.0),
-          "min_area": a.take("min_area", 0.0), "clip_boxes": a.take("clip", False),
-          "filter_invalid_boxes": a.take("filter_invalid_bboxes", False)}
-    a.only("min_width", 0.0)
-    a.only("min_height", 0.0)
-    a.only("max_accept_ratio", None)
-    a.take("check_each_transform")
-    a.done()
-    return kw
-
-
-def _keypoint_params(kp: dict | None) -> dict:
-    if not kp:
-        return {}
-    a = _Args("KeypointParams", kp)
-    fmt = a.take("format", "xy")
-    if fmt not in ("xy", "yx"):
-        raise ValueError(f"KeypointParams(format={fmt!r}) is not supported: warpkit takes "
-                         f"'xy' or 'yx' from albumentations")
-    fields = a.take("label_fields") or []
-    if fields:
-        raise ValueError(f"KeypointParams(label_fields={fields!r}) is not supported yet: "
-                         f"keypoints come back in order, with remove_invisible=False")
-    kw = {"keypoint_format": fmt, "remove_invisible": bool(a.take("remove_invisible", True))}
-    a.take("angle_in_degrees")
-    a.take("check_each_transform")
-    a.done()
-    return kw

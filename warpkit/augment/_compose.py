@@ -24,7 +24,8 @@ from ..engine.chain import merge
 from ._base import (Resampling, Transform, draw_step, draw_step_lanes, from_dict, map_step,
                     merge_setting, plain, probability, size_arg, step_size, transform_list)
 from ._executor import apply
-from ._targets import KEYPOINT_FORMATS
+from ._params import (BOX_FORMATS, BUILT_IN, KEYPOINT_FORMATS, BboxParams, KeypointParams,
+                      additional, _names)
 from ._streams import stream
 
 if TYPE_CHECKING:  # not at import: concurrent.futures costs the command's start
@@ -32,19 +33,42 @@ if TYPE_CHECKING:  # not at import: concurrent.futures costs the command's start
 
 __all__ = ["BOX_FORMATS", "Compose", "collate"]
 
-BOX_FORMATS = ("xyxy", "pascal_voc", "coco", "yolo", "albumentations")
+#: the box and keypoint arguments of a Compose, and their defaults; albumentations' BboxParams /
+#: KeypointParams give them too (one way or the other)
+_BOX_ARGS = {"box_format": "xyxy", "label_fields": ("labels",), "min_visibility": 0.0,
+             "min_area": 0.0, "min_width": 0.0, "min_height": 0.0, "max_accept_ratio": None,
+             "clip_boxes": False, "filter_invalid_boxes": False}
+_KEYPOINT_ARGS = {"keypoint_format": "xy", "keypoint_label_fields": (),
+                  "remove_invisible": True}
 
 
-def pipeline_settings(transforms: list, given: dict) -> dict:
+def _target_args(given: dict, params: Any, cls: type, defaults: dict) -> dict:
+    """The box (or keypoint) arguments of a Compose: from ``params`` (a BboxParams /
+    KeypointParams, warpkit's or albumentations', or its dict) or from those given one by one
+    (None: not given), never both."""
+    named = {k: v for k, v in given.items() if v is not None}
+    if params is None:
+        return {**defaults, **named}
+    if named:
+        arg = "bbox_params" if cls is BboxParams else "keypoint_params"
+        raise ValueError(f"give {arg}= or {', '.join(f'{k}=' for k in named)}, not both: "
+                         f"{arg} sets them")
+    return cls.of(params).compose_args()
+
+
+def pipeline_settings(transforms: list, given: dict, overrides: tuple = ()) -> dict:
     """The pipeline's resampling settings: those ``given`` to the Compose, and those its
     transforms set (:meth:`Transform.settings`, at any depth); two that disagree are a
-    ValueError naming both."""
+    ValueError naming both. The keys in ``overrides``, given, replace the transforms' (as
+    albumentations' Compose(mask_interpolation=...) does)."""
     found = {k: (v, "Compose") for k, v in given.items()}
+    skip = {k for k in overrides if k in given}
 
     def walk(ts):
         for t in ts:
             for k, v in t.settings().items():
-                merge_setting(found, k, v, type(t).__name__)
+                if k not in skip:
+                    merge_setting(found, k, v, type(t).__name__)
             walk(getattr(t, "transforms", ()))
 
     walk(transforms)
@@ -78,12 +102,35 @@ class Compose(Resampling, Transform):
         min_visibility, min_area: boxes keeping less than this fraction of their mapped area
             inside the output, or less than this many square pixels, are dropped with their
             labels.
+        min_width, min_height, max_accept_ratio: albumentations' further box filters: a box
+            narrower or lower than this in output pixels, or with an aspect ratio (max(w / h,
+            h / w)) above this, is dropped with its labels.
+        label_fields: the names of the fields that hold one label per box (default
+            ``["labels"]``): a call passes each by its name and gets each back filtered in step
+            with the boxes.
         remove_invisible: drop keypoints that leave the output (else keep them and report
             ``"keypoints_visible"``).
         keypoint_format: the keypoints' columns, as albumentations names them: ``"xy"``,
             ``"yx"``, ``"xya"`` / ``"xys"`` / ``"xyas"`` / ``"xysa"`` (``a`` an angle in degrees,
             counter-clockwise, that turns with the map; ``s`` a scale that scales with it) or
             ``"xyz"`` (``z`` passes through). Rows of another length are refused.
+        keypoint_label_fields: the names of the fields with one label per keypoint, filtered in
+            step with them (with ``remove_invisible``).
+        bbox_params, keypoint_params: the box and keypoint arguments above as albumentations
+            gives them: a :class:`BboxParams` / :class:`KeypointParams` (warpkit's or
+            albumentations' own) or a dict of its arguments; not together with those
+            arguments.
+        additional_targets: albumentations' further targets, name -> kind (``{"image2":
+            "image", "depth": "mask", "instances": "masks", "boxes2": "bboxes",
+            "points2": "keypoints"}``): a call passes each by its name, and each is moved by
+            the same map as its kind (of the same size as the image). Extra boxes and
+            keypoints carry no label fields.
+        mask_interpolation: how masks are resampled: ``"nearest"`` (default: labels stay
+            labels), ``"linear"`` or ``"cubic"`` (float masks: heatmaps, soft labels, depth;
+            integer masks round). albumentations-named transforms set it too (they must
+            agree); given here, it overrides theirs, as albumentations' Compose does.
+        strict: refuse a call's keywords that are none of its targets (else they come back
+            untouched, as albumentations' ``strict=False`` passes them).
         output_dtype, mean, std, layout: the tensor a model eats, made by the warp itself
             (see :func:`warpkit.warp_affine`): e.g. ``output_dtype="float32", mean=(0.485,
             0.456, 0.406), std=(0.229, 0.224, 0.225), layout="CHW"``. Masks keep their dtype.
@@ -93,7 +140,11 @@ class Compose(Resampling, Transform):
     ``"matrix"``
     (the 3x3 map of each sample, destination from source), ``"size"`` (its output's (width,
     height): with the matrix, :func:`warpkit.warp_perspective`'s arguments) and ``"params"``
-    (plain data: :meth:`replay` applies them again). ``image`` is a Pillow image, an array
+    (plain data: :meth:`replay` applies them again). albumentations' names work as they are:
+    ``bboxes=`` for ``boxes=`` (the result says ``"bboxes"``), each label field by its name
+    (``class_labels=``), the additional targets by theirs, and other keywords come back as
+    given. Box rows may carry label columns after their 4 numbers, as albumentations'
+    (``[x1, y1, x2, y2, class_id]``). ``image`` is a Pillow image, an array
     (H, W) / (H, W, C), a batch (B, H, W, C) or a list of images; a batch or list gets a
     sample each (indices ``index``, ``index + 1``, ... or a sequence), and its targets are
     lists, one per sample. A list of images whose outputs all have one size comes back as one
@@ -118,35 +169,75 @@ class Compose(Resampling, Transform):
     def __init__(self, transforms: Sequence[Transform], p: float = 1.0,
                  interpolation: str | None = None, padding: str | None = None,
                  fill: float | Sequence[float] | None = None, mask_fill: float | None = None,
-                 antialias: bool | None = None, box_format: str = "xyxy", min_visibility: float = 0.0,
-                 min_area: float = 0.0, remove_invisible: bool = True,
-                 keypoint_format: str = "xy", output_dtype: str | None = None, mean: Any = None, std: Any = None,
-                 layout: str = "HWC", clip_boxes: bool = False,
-                 filter_invalid_boxes: bool = False) -> None:
+                 antialias: bool | None = None, box_format: str | None = None,
+                 min_visibility: float | None = None, min_area: float | None = None,
+                 remove_invisible: bool | None = None, keypoint_format: str | None = None,
+                 output_dtype: str | None = None, mean: Any = None, std: Any = None,
+                 layout: str = "HWC", clip_boxes: bool | None = None,
+                 filter_invalid_boxes: bool | None = None, *,
+                 label_fields: Sequence[str] | None = None,
+                 min_width: float | None = None, min_height: float | None = None,
+                 max_accept_ratio: float | None = None,
+                 keypoint_label_fields: Sequence[str] | None = None,
+                 bbox_params: Any = None, keypoint_params: Any = None,
+                 additional_targets: dict[str, str] | None = None,
+                 mask_interpolation: str | None = None, strict: bool = False) -> None:
         super().__init__(p)
         self.transforms = transform_list(transforms)
         given = {"interpolation": interpolation, "padding": padding, "fill": fill,
-                 "antialias": antialias, "mask_fill": mask_fill}
+                 "antialias": antialias, "mask_fill": mask_fill,
+                 "mask_interpolation": mask_interpolation}
         chosen = pipeline_settings(self.transforms, {k: v for k, v in given.items()
-                                                     if v is not None})
-        interpolation, padding, fill, antialias, mask_fill = (chosen.get(k, d) for k, d in (
-            ("interpolation", "linear"), ("padding", "constant"), ("fill", 0),
-            ("antialias", False), ("mask_fill", 0)))
+                                                     if v is not None},
+                                   overrides=("mask_interpolation",))
+        interpolation, padding, fill, antialias, mask_fill, mask_interpolation = (
+            chosen.get(k, d) for k, d in (
+                ("interpolation", "linear"), ("padding", "constant"), ("fill", 0),
+                ("antialias", False), ("mask_fill", 0), ("mask_interpolation", "nearest")))
         self.sampling = Sampling.of(interpolation, padding, fill, antialias)
-        if box_format not in BOX_FORMATS:
+        # masks: the image's padding, their own interpolation (checked as the image's is)
+        self.mask_interpolation = Sampling.of(mask_interpolation, "constant", 0,
+                                              False).interpolation
+        boxes = _target_args({"box_format": box_format, "label_fields": label_fields,
+                              "min_visibility": min_visibility, "min_area": min_area,
+                              "min_width": min_width, "min_height": min_height,
+                              "max_accept_ratio": max_accept_ratio, "clip_boxes": clip_boxes,
+                              "filter_invalid_boxes": filter_invalid_boxes},
+                             bbox_params, BboxParams, _BOX_ARGS)
+        points = _target_args({"keypoint_format": keypoint_format,
+                               "keypoint_label_fields": keypoint_label_fields,
+                               "remove_invisible": remove_invisible},
+                              keypoint_params, KeypointParams, _KEYPOINT_ARGS)
+        if boxes["box_format"] not in BOX_FORMATS:
             raise ValueError(f"box_format must be one of {', '.join(map(repr, BOX_FORMATS))}; "
-                             f"got {box_format!r}")
+                             f"got {boxes['box_format']!r}")
+        self.box_format = boxes["box_format"]
         self.mask_fill = number(mask_fill, "mask_fill")
-        self.box_format = box_format
-        self.min_visibility = probability(min_visibility, "min_visibility")
-        self.min_area = number(min_area, "min_area")
-        self.clip_boxes = flag(clip_boxes, "clip_boxes")
-        self.filter_invalid_boxes = flag(filter_invalid_boxes, "filter_invalid_boxes")
-        self.remove_invisible = bool(remove_invisible)
-        if keypoint_format not in KEYPOINT_FORMATS:
+        self.min_visibility = probability(boxes["min_visibility"], "min_visibility")
+        # the filters as BboxParams checks them (numbers >= 0, a ratio >= 1)
+        checked = BboxParams("xyxy", min_area=boxes["min_area"], min_width=boxes["min_width"],
+                             min_height=boxes["min_height"],
+                             max_accept_ratio=boxes["max_accept_ratio"])
+        self.min_area, self.min_width, self.min_height, self.max_accept_ratio = (
+            checked.min_area, checked.min_width, checked.min_height, checked.max_accept_ratio)
+        self.clip_boxes = flag(boxes["clip_boxes"], "clip_boxes")
+        self.filter_invalid_boxes = flag(boxes["filter_invalid_boxes"], "filter_invalid_boxes")
+        self.remove_invisible = bool(points["remove_invisible"])
+        if points["keypoint_format"] not in KEYPOINT_FORMATS:
             raise ValueError(f"keypoint_format must be one of "
-                             f"{', '.join(map(repr, KEYPOINT_FORMATS))}; got {keypoint_format!r}")
-        self.keypoint_format = keypoint_format
+                             f"{', '.join(map(repr, KEYPOINT_FORMATS))}; got "
+                             f"{points['keypoint_format']!r}")
+        self.keypoint_format = points["keypoint_format"]
+        self.label_fields = _names(boxes["label_fields"], "label_fields")
+        self.keypoint_label_fields = _names(points["keypoint_label_fields"],
+                                            "keypoint_label_fields")
+        self.additional_targets = additional(additional_targets)
+        names = [*self.label_fields, *self.keypoint_label_fields, *self.additional_targets]
+        twice = sorted({n for n in names if names.count(n) > 1})
+        if twice:
+            raise ValueError(f"{', '.join(map(repr, twice))} names two targets (label_fields, "
+                             f"keypoint_label_fields and additional_targets name one each)")
+        self.strict = flag(strict, "strict")
         check_model_input(output_dtype, layout)  # the rest needs the image: the warp checks it
         self.output_dtype, self.mean, self.std, self.layout = output_dtype, mean, std, layout
 
@@ -154,14 +245,24 @@ class Compose(Resampling, Transform):
         return {"transforms": [t.data() for t in self.transforms],
                 "interpolation": self.interpolation, "padding": self.padding,
                 "fill": plain(self.fill), "mask_fill": self.mask_fill,
-                "antialias": self.antialias,
-                "box_format": self.box_format, "min_visibility": self.min_visibility,
-                "min_area": self.min_area, "clip_boxes": self.clip_boxes,
+                "antialias": self.antialias, "mask_interpolation": self.mask_interpolation,
+                "box_format": self.box_format, "label_fields": list(self.label_fields),
+                "min_visibility": self.min_visibility, "min_area": self.min_area,
+                "min_width": self.min_width, "min_height": self.min_height,
+                "max_accept_ratio": self.max_accept_ratio, "clip_boxes": self.clip_boxes,
                 "filter_invalid_boxes": self.filter_invalid_boxes,
                 "remove_invisible": self.remove_invisible,
                 "keypoint_format": self.keypoint_format,
+                "keypoint_label_fields": list(self.keypoint_label_fields),
+                "additional_targets": dict(self.additional_targets), "strict": self.strict,
                 "output_dtype": self.output_dtype, "mean": plain(self.mean),
                 "std": plain(self.std), "layout": self.layout}
+
+    def call_keys(self) -> tuple[str, ...]:
+        """The names a call takes as targets: the built-in ones, the label fields and the
+        additional targets (what :func:`batches` hands over from a loader's batch)."""
+        return (*BUILT_IN, *self.label_fields, *self.keypoint_label_fields,
+                *self.additional_targets)
 
     @classmethod
     def from_dict(cls, d: dict) -> Transform:
@@ -245,9 +346,11 @@ class Compose(Resampling, Transform):
     def __call__(self, image: Any = None, mask: Any = None, boxes: Any = None,
                  labels: Any = None, keypoints: Any = None, seed: int | None = None,
                  index: int | Sequence[int] = 0, epoch: int = 0, params: Any = None,
-                 queue: Any = None, masks: Any = None, out: Any = None) -> dict:
-        return apply(self, image=image, mask=mask, masks=masks, boxes=boxes, labels=labels,
-                     keypoints=keypoints, seed=seed, index=index, epoch=epoch, params=params,
+                 queue: Any = None, masks: Any = None, out: Any = None, bboxes: Any = None,
+                 **targets: Any) -> dict:
+        given = {"image": image, "mask": mask, "masks": masks, "boxes": boxes,
+                 "bboxes": bboxes, "labels": labels, "keypoints": keypoints, **targets}
+        return apply(self, given, seed=seed, index=index, epoch=epoch, params=params,
                      queue=queue, out=out)
 
     def submit(self, **call: Any) -> Future:

@@ -22,7 +22,9 @@ from ._epochs import note_draws
 from ._colour import colour_program
 from ._dropout import has_dropout, hole_mask, in_holes, output_holes
 from ._lanes import draw_samples
-from ._targets import box_rows, check_boxes, keypoint_rows, move_boxes, move_keypoint_lists
+from ._params import Targets
+from ._targets import (box_rows, check_boxes, keypoint_rows, move_boxes, move_keypoint_lists,
+                       select)
 
 
 class _Opts(NamedTuple):
@@ -137,27 +139,28 @@ def _hw(x: Any) -> tuple[int, int]:
     return (x.size[1], x.size[0]) if shape is None else (int(shape[0]), int(shape[1]))
 
 
-def _check_masks(mask: Any, kind: str, sizes: list[tuple[int, int]]) -> None:
+def _check_masks(mask: Any, kind: str, sizes: list[tuple[int, int]], what: str = "mask"
+                 ) -> None:
     """Refuse masks that are not one per image, each the size of its image (they would be
     warped with another image's map, or cut off)."""
     if kind == "batch" and hasattr(mask, "shape"):
         shape = tuple(mask.shape)
         B, (w, h) = len(sizes), sizes[0]
         if len(shape) not in (3, 4) or shape[:3] != (B, h, w):
-            raise ValueError(f"mask for a batch of {B} {h}x{w} images must be (B, H, W) or "
+            raise ValueError(f"{what} for a batch of {B} {h}x{w} images must be (B, H, W) or "
                              f"(B, H, W, C) = ({B}, {h}, {w}, ...), got {_shape_of(mask)}")
         return
     if kind == "single" and isinstance(mask, (list, tuple)):
-        raise ValueError(f"mask for a single image is one array (H, W) or (H, W, C), got a list "
+        raise ValueError(f"{what} for a single image is one array (H, W) or (H, W, C), got a list "
                          f"of {len(mask)}: pass several masks of one image as masks=[...]")
     items = [mask] if kind == "single" else mask
     if kind != "single" and (not isinstance(mask, Sequence) and not hasattr(mask, "shape")
                              or len(mask) != len(sizes)):
         got = len(mask) if hasattr(mask, "__len__") else type(mask).__name__
-        raise ValueError(f"mask for a {kind} of {len(sizes)} images must be a list of "
+        raise ValueError(f"{what} for a {kind} of {len(sizes)} images must be a list of "
                          f"{len(sizes)} masks, one per image, got {got}")
     for k, (m, size) in enumerate(zip(items, sizes)):
-        _check_size(m, size, "mask" if kind == "single" else f"mask[{k}]")
+        _check_size(m, size, what if kind == "single" else f"{what}[{k}]")
 
 
 def _check_size(m: Any, size: tuple[int, int], where: str) -> None:
@@ -168,12 +171,13 @@ def _check_size(m: Any, size: tuple[int, int], where: str) -> None:
                          f"{_shape_of(m)}")
 
 
-def _mask_groups(masks: Any, kind: str, sizes: list[tuple[int, int]]) -> list[list]:
+def _mask_groups(masks: Any, kind: str, sizes: list[tuple[int, int]], what: str = "masks"
+                 ) -> list[list]:
     """``masks=`` as one list of masks per sample (a single image's: a list; a batch's or a
     list's: a list of such lists), each mask of its image's height and width."""
-    groups = _per_sample(masks, kind, len(sizes), "masks")
+    groups = _per_sample(masks, kind, len(sizes), what)
     for k, (group, size) in enumerate(zip(groups, sizes)):
-        where = "masks" if kind == "single" else f"masks[{k}]"
+        where = what if kind == "single" else f"{what}[{k}]"
         if not isinstance(group, (list, tuple)):
             raise ValueError(f"{where} must be a list of masks of its image (each (H, W) or "
                              f"(H, W, C)), got {_shape_of(group)}")
@@ -286,25 +290,25 @@ def _torch_out(x: Any, channels_first: bool):
     return torch.from_numpy(np.moveaxis(a, -1, -3) if channels_first else a)
 
 
-def apply(pipe, *, image, mask, masks=None, boxes, labels, keypoints, seed, index, epoch,
-          params, queue, out=None) -> dict:
-    image, image_torch = _torch_in(image, "image", True)
-    given = out
-    if out is not None:
-        out = _out_array(out, image)
-    mask, mask_torch = _torch_in(mask, "mask", False)
-    boxes, boxes_torch = _torch_in(boxes, "boxes", False)
-    keypoints, keypoints_torch = _torch_in(keypoints, "keypoints", False)
-    res = _apply(pipe, image=image, mask=mask, masks=masks, boxes=boxes, labels=labels,
-                 keypoints=keypoints, seed=seed, index=index, epoch=epoch, params=params,
-                 queue=queue, into=out)
-    image_hwc = pipe.layout == "HWC"
-    for key, flag, chw in (("image", image_torch, image_hwc), ("mask", mask_torch, False),
-                           ("boxes", boxes_torch, False), ("keypoints", keypoints_torch, False)):
-        if flag and key in res:
-            res[key] = _torch_out(res[key], chw)
-    if given is not None:  # written in place: the object given
-        res["image"] = given
+def apply(pipe, given: dict, *, seed, index, epoch, params, queue, out=None) -> dict:
+    """A pipeline call: ``given`` its targets by name (the call's own keywords and the others
+    it was passed), the rest its options."""
+    t = Targets(pipe, given)
+    torch_keys: dict[str, bool] = {}  # the targets given as torch tensors: -> channels first
+    for group, chw in ((t.images, True), (t.masks, False), (t.boxes, False),
+                       (t.keypoints, False)):
+        for name, value in group.items():
+            group[name], flag = _torch_in(value, name, chw)
+            if flag:
+                torch_keys[name] = chw and pipe.layout == "HWC"
+    into = None if out is None else _out_array(out, t.images.get("image"))
+    res = _apply(pipe, t, seed=seed, index=index, epoch=epoch, params=params, queue=queue,
+                 into=into)
+    for name, chw in torch_keys.items():
+        res[name] = _torch_out(res[name], chw)
+    if out is not None:  # written in place: the object given
+        res["image"] = out
+    res.update(t.passed)
     return res
 
 
@@ -321,38 +325,49 @@ def _out_array(out: Any, image: Any) -> np.ndarray:
     return out
 
 
-def _apply(pipe, *, image, mask, masks, boxes, labels, keypoints, seed, index, epoch, params,
-           queue, into=None) -> dict:
-    if image is None and mask is None:
+def _apply(pipe, t: Targets, *, seed, index, epoch, params, queue, into=None) -> dict:
+    ref_name = next(iter(t.images), None) or next(iter(t.masks), None)
+    if ref_name is None:
         raise ValueError("give image= or mask= (the sizes come from them)"
-                         + ("; masks= moves with them" if masks is not None else ""))
-    ref = image if image is not None else mask
-    kind, sizes = layout(ref, "image" if image is not None else "mask")
+                         + ("; masks= moves with them" if t.mask_lists else ""))
+    ref = t.images.get(ref_name, t.masks.get(ref_name))
+    kind, sizes = layout(ref, ref_name)
     n = len(sizes)
+    single = kind == "single"
     for k, (w, h) in enumerate(sizes):
         if w < 1 or h < 1:
-            what = "image" if image is not None else "mask"
-            raise ValueError(f"{what}{'' if kind == 'single' else f'[{k}]'} has no pixels to "
+            raise ValueError(f"{ref_name}{'' if single else f'[{k}]'} has no pixels to "
                              f"sample: {w}x{h}")
-    if image is not None and mask is not None:
-        _check_masks(mask, kind, sizes)
-    mask_groups = None if masks is None else _mask_groups(masks, kind, sizes)
-    klist = None if keypoints is None else \
-        [keypoint_rows(k, pipe.keypoint_format, "keypoints" if kind == "single" else
-                       f"keypoints[{i}]")
-         for i, k in enumerate(_per_sample(keypoints, kind, n, "keypoints"))]
-    blist = llist = None
-    if boxes is not None:
-        blist = [box_rows(b, "boxes" if kind == "single" else f"boxes[{i}]")
-                 for i, b in enumerate(_per_sample(boxes, kind, n, "boxes"))]
-        llist = _per_sample(labels, kind, n, "labels")
-        for b, lab in zip(blist, llist):
-            if lab is not None and len(lab) != len(b):
-                raise ValueError(f"labels must have one entry per box: {len(b)} boxes, "
-                                 f"{len(lab)} labels")
-        blist, llist = check_boxes(
-            blist, llist, pipe.box_format, sizes, pipe.clip_boxes, pipe.filter_invalid_boxes,
-            kind == "single")
+    for name, x in t.images.items():
+        if name != ref_name and layout(x, name) != (kind, sizes):
+            raise ValueError(f"{name} must be laid out as {ref_name} is (a {kind} of the same "
+                             f"sizes: it is moved by the same maps), got {_shape_of(x)}")
+    for name, m in t.masks.items():
+        if name != ref_name:
+            _check_masks(m, kind, sizes, name)
+    groups = {name: _mask_groups(v, kind, sizes, name) for name, v in t.mask_lists.items()}
+    klists = {name: [keypoint_rows(k, pipe.keypoint_format, name if single else f"{name}[{i}]")
+                     for i, k in enumerate(_per_sample(v, kind, n, name))]
+              for name, v in t.keypoints.items()}
+    kfields = _fields(t.keypoint_fields, kind, n, [len(k) for k in klists.get("keypoints", ())],
+                      "keypoint")
+    boxes = {}  # name -> (each sample's rows, each sample's labels or None, extra columns)
+    main = t.main_boxes()
+    for name, v in t.boxes.items():
+        rows = [box_rows(b, name if single else f"{name}[{i}]")
+                for i, b in enumerate(_per_sample(v, kind, n, name))]
+        extra = max((r.shape[1] - 4 for r in rows), default=0)
+        if any(r.shape[1] - 4 != extra for r in rows):
+            raise ValueError(f"{name}: every sample's rows must have the same columns, got "
+                             f"{sorted({r.shape[1] for r in rows})}")
+        fields = _fields(t.box_fields if name == main else {}, kind, n,
+                         [len(r) for r in rows], "box")
+        if extra:  # albumentations' [x1, y1, x2, y2, label, ...]: carried as a field
+            fields = [{**(f or {}), _EXTRA: r[:, 4:]} for f, r in zip(fields, rows)]
+            rows = [np.ascontiguousarray(r[:, :4]) for r in rows]
+        rows, fields = check_boxes(rows, fields, pipe.box_format, sizes, pipe.clip_boxes,
+                                   pipe.filter_invalid_boxes, single, name)
+        boxes[name] = (rows, fields, extra)
     if params is None:
         idx = _indices(index, n)
         if seed is None:
@@ -361,7 +376,7 @@ def _apply(pipe, *, image, mask, masks, boxes, labels, keypoints, seed, index, e
             note_draws(seed, epoch, idx)
         plist = draw_samples(pipe, seed, epoch, idx, sizes)
     else:
-        plist = [params] if kind == "single" else list(params)
+        plist = [params] if single else list(params)
         if len(plist) != n:
             raise ValueError(f"params has {len(plist)} entries for {n} samples")
     # projective pipelines: the batch's maps as one array; else each sample's chain, and the
@@ -376,35 +391,48 @@ def _apply(pipe, *, image, mask, masks, boxes, labels, keypoints, seed, index, e
         outs = [o for _, o in staged]
         mats = stack([projective_part(c) for c in chains])
         fielded = chains if any(len(c) > 1 for c in chains) else None
-    holes = _holes(pipe, plist, outs, mask, mask_groups, kind)
+    holes = _holes(pipe, plist, outs, t.masks, groups, kind)
     constant = pipe.sampling.constant
-    if mask is not None and constant:  # before any launch
-        for item in ([mask] if kind != "list" else mask):
-            _check_mask_fill(pipe.mask_fill, _dtype_of(item))
+    if constant:  # before any launch
+        for m in t.masks.values():
+            for item in ([m] if kind != "list" else m):
+                _check_mask_fill(pipe.mask_fill, _dtype_of(item))
     out: dict[str, Any] = {}
-    if image is not None:
-        model = ModelInput(pipe.output_dtype, pipe.mean, pipe.std, pipe.layout)
-        channels, dtype = _channels_dtype(image, kind)
+    model = ModelInput(pipe.output_dtype, pipe.mean, pipe.std, pipe.layout)
+    for name, x in t.images.items():
+        channels, dtype = _channels_dtype(x, kind)
         colour = colour_program(pipe, plist, channels, dtype)
-        out["image"] = _warp_all(image, kind, mats, outs,
-                                 _Opts(pipe.sampling, model, queue, into, colour),
-                                 chains=fielded)
-    mask_opts = _Opts(pipe.sampling._replace(interpolation="nearest", antialias=False,
+        out[name] = _warp_all(x, kind, mats, outs,
+                              _Opts(pipe.sampling, model, queue,
+                                    into if name == "image" else None, colour),
+                              chains=fielded)
+    mask_opts = _Opts(pipe.sampling._replace(interpolation=pipe.mask_interpolation,
+                                             antialias=False,
                                              fill=pipe.mask_fill if constant else 0),
                       queue=queue)
-    if mask is not None:
-        out["mask"] = _warp_all(mask, kind, mats, outs, mask_opts, as_mask=True,
-                                chains=fielded)
-    if mask_groups is not None:
-        res = [_warp_group(g, mats[k], outs[k], None if fielded is None else fielded[k],
+    for name, m in t.masks.items():
+        out[name] = _warp_all(m, kind, mats, outs, mask_opts, as_mask=True, chains=fielded)
+    for name, g in groups.items():
+        res = [_warp_group(grp, mats[k], outs[k], None if fielded is None else fielded[k],
                            mask_opts, pipe.mask_fill if constant else None)
-               for k, g in enumerate(mask_groups)]
-        out["masks"] = res[0] if kind == "single" else res
+               for k, grp in enumerate(g)]
+        out[name] = res[0] if single else res
     if holes is not None:
-        _fill_mask_holes(out, kind, holes)
-    out.update(_move_targets(pipe, kind, blist, llist, labels, klist, mats, sizes, outs,
-                             fielded, holes))
-    single = kind == "single"
+        _fill_mask_holes(out, kind, holes, [*t.masks, *groups])
+    hole_masks = None if holes is None else \
+        [hole_mask(np.concatenate([r for r, _ in h]), o) if h else None
+         for h, o in zip(holes, outs)]
+    for name, (rows, fields, extra) in boxes.items():
+        moved = move_boxes(pipe, rows, fields, mats, sizes, outs, fielded, hole_masks)
+        kept = [b if not extra else np.concatenate([b, f.pop(_EXTRA)], 1) for b, f in moved]
+        out[name] = kept[0] if single else kept
+        if name == main:
+            for field in t.box_fields:
+                got = [f[field] for _, f in moved]
+                out[field] = got[0] if single else got
+    for name, klist in klists.items():
+        _move_keypoints(pipe, out, name, klist, kfields if name == "keypoints" else None,
+                        t.keypoint_fields, mats, outs, fielded, holes, single)
     out["matrix"] = mats[0] if single else mats
     out["size"] = outs[0] if single else outs
     out["params"] = plist[0] if single else plist
@@ -413,7 +441,53 @@ def _apply(pipe, *, image, mask, masks, boxes, labels, keypoints, seed, index, e
     return out
 
 
-def _holes(pipe, plist: list, outs: list, mask, mask_groups, kind: str) -> list | None:
+#: the label field that carries box rows' columns past the 4 numbers
+_EXTRA = "\0columns"
+
+
+def _fields(given: dict, kind: str, n: int, counts: list[int], what: str) -> list:
+    """The label fields of a call's boxes or keypoints as one dict (field -> labels) per
+    sample (None where there are none), each field one label per target of its sample."""
+    if not given:
+        return [None] * n
+    per = {name: _per_sample(v, kind, n, name) for name, v in given.items()}
+    for name, labels in per.items():
+        for k, (lab, c) in enumerate(zip(labels, counts)):
+            if lab is not None and (not hasattr(lab, "__len__") or len(lab) != c):
+                got = len(lab) if hasattr(lab, "__len__") else type(lab).__name__
+                where = "" if kind == "single" else f" (sample {k})"
+                plural = "boxes" if what == "box" else f"{what}s"
+                raise ValueError(f"{name} must have one entry per {what}{where}: {c} {plural}, "
+                                 f"{got} {name}")
+    return [{name: per[name][k] for name in per} for k in range(n)]
+
+
+def _move_keypoints(pipe, out: dict, name: str, klist: list, fields, field_names, mats, outs,
+                    fielded, holes, single: bool) -> None:
+    """One keypoints target moved into ``out`` (and its label fields, in step with it; without
+    remove_invisible, all of them and ``<name>_visible``)."""
+    moved = move_keypoint_lists(klist, mats, fielded, outs, pipe.keypoint_format)
+    if holes is not None:
+        ix, iy = pipe.keypoint_format.find("x"), pipe.keypoint_format.find("y")
+        moved = [(k, v & ~in_holes(k[:, ix], k[:, iy], np.concatenate([r for r, _ in h])))
+                 if h and len(k) else (k, v) for (k, v), h in zip(moved, holes)]
+    if pipe.remove_invisible:
+        kept = [k[v] for k, v in moved]
+        out[name] = kept[0] if single else kept
+        for field in field_names if fields is not None else ():
+            got = [select(f[field], np.broadcast_to(v, len(k)))
+                   for f, (k, v) in zip(fields, moved)]
+            out[field] = got[0] if single else got
+    else:
+        out[name] = moved[0][0] if single else [k for k, _ in moved]
+        vis = "keypoints_visible" if name == "keypoints" else f"{name}_visible"
+        out[vis] = moved[0][1] if single else [v for _, v in moved]
+        for field in field_names if fields is not None else ():
+            got = [f[field] for f in fields]
+            out[field] = got[0] if single else got
+
+
+def _holes(pipe, plist: list, outs: list, masks: dict, groups: dict, kind: str) -> list | None:
     """Each sample's dropout holes in its output ([(rectangles, fill_mask)], None where the
     whole call has none), checked against the masks they fill before any launch: masks on
     the host, and a fill_mask of one value per channel as many as each mask has."""
@@ -424,10 +498,11 @@ def _holes(pipe, plist: list, outs: list, mask, mask_groups, kind: str) -> list 
         return None
     fills = {len(fm) for h in holes for _, fm in h if isinstance(fm, list)}
     if any(fm is not None for h in holes for _, fm in h):
-        items = [] if mask is None else ([mask] if kind != "list" else list(mask))
-        per_item = [kind == "batch"] * len(items)  # a batch's mask has its samples first
-        items += [m for g in (mask_groups or []) for m in g]
-        for m, batched in zip(items, per_item + [False] * (len(items) - len(per_item))):
+        items = []  # (a mask, whether its first axis is the batch's)
+        for m in masks.values():
+            items += [(x, False) for x in m] if kind == "list" else [(m, kind == "batch")]
+        items += [(m, False) for g in groups.values() for grp in g for m in grp]
+        for m, batched in items:
             if not isinstance(m, np.ndarray) and not _is_torch(m):
                 raise ValueError(f"dropout's fill_mask fills masks held on the host: numpy "
                                  f"arrays or torch tensors, got {type(m).__name__} (or pass "
@@ -445,9 +520,9 @@ def _is_torch(x: Any) -> bool:
     return torch is not None and isinstance(x, torch.Tensor)
 
 
-def _fill_mask_holes(out: dict, kind: str, holes: list) -> None:
-    """The dropout holes filled with their fill_mask in the call's warped masks (in place;
-    checked by :func:`_holes`)."""
+def _fill_mask_holes(out: dict, kind: str, holes: list, names: list) -> None:
+    """The dropout holes filled with their fill_mask in the call's warped masks (``names``:
+    the mask targets and lists of masks; in place; checked by :func:`_holes`)."""
     def fill(m: Any, sample: list) -> None:
         if _is_torch(m):
             m = m.numpy()  # a view of the CPU tensor the warp made
@@ -459,46 +534,12 @@ def _fill_mask_holes(out: dict, kind: str, holes: list) -> None:
                 m[max(y1, 0):max(y2, 0), max(x1, 0):max(x2, 0)] = v
 
     single = kind == "single"
-    if "mask" in out:
-        res = out["mask"]
+    for name in names:
+        res = out[name]
         for k, sample in enumerate(holes):
-            fill(res if single else res[k], sample)
-    if "masks" in out:
-        for k, group in enumerate([out["masks"]] if single else out["masks"]):
-            for m in group:
-                fill(m, holes[k])
-
-
-def _move_targets(pipe, kind: str, blist, llist, labels, klist, mats, sizes, outs,
-                  fielded, holes=None) -> dict:
-    """The moved boxes (with their labels; or the labels as given, without boxes) and
-    keypoints of a call, as its result holds them; ``holes``: each sample's dropout holes
-    (boxes measured past them, keypoints in them invisible)."""
-    out: dict[str, Any] = {}
-    if blist is not None:
-        masks = None if holes is None else \
-            [hole_mask(np.concatenate([r for r, _ in h]), o) if h else None
-             for h, o in zip(holes, outs)]
-        moved = move_boxes(pipe, blist, llist, mats, sizes, outs, fielded, masks)
-        out["boxes"] = moved[0][0] if kind == "single" else [b for b, _ in moved]
-        if labels is not None:
-            out["labels"] = moved[0][1] if kind == "single" else [lab for _, lab in moved]
-    elif labels is not None:
-        out["labels"] = labels
-    if klist is not None:
-        moved = move_keypoint_lists(klist, mats, fielded, outs, pipe.keypoint_format)
-        if holes is not None:
-            ix, iy = pipe.keypoint_format.find("x"), pipe.keypoint_format.find("y")
-            moved = [(k, v & ~in_holes(k[:, ix], k[:, iy], np.concatenate([r for r, _ in h])))
-                     if h and len(k) else (k, v) for (k, v), h in zip(moved, holes)]
-        if pipe.remove_invisible:
-            kept = [k[v] for k, v in moved]
-            out["keypoints"] = kept[0] if kind == "single" else kept
-        else:
-            out["keypoints"] = moved[0][0] if kind == "single" else [k for k, _ in moved]
-            out["keypoints_visible"] = moved[0][1] if kind == "single" else \
-                [v for _, v in moved]
-    return out
+            item = res if single else res[k]
+            for m in item if isinstance(item, list) else [item]:
+                fill(m, sample)
 
 
 def _warp_all(x, kind, mats, outs, opts, as_mask: bool = False, chains=None):
@@ -577,15 +618,19 @@ def _kind(item: Any) -> tuple:
 
 def _mask_work(a: Any):
     """(the array the warps take, the function giving a warped one back in the mask's dtype):
-    bool as uint8, uint8/uint16/int32 as they are, other integers as int32 when they fit (on
-    the host: a device mask's values are not read back, so it must have one of those dtypes)."""
+    bool as uint8, uint8/uint16/int32/float32 as they are, other integers as int32 when they
+    fit, float16/float64 as float32 (on the host: a device mask's values are not read back, so
+    it must have one of those dtypes)."""
     dt = a.dtype
     if dt == np.bool_:
         return a.view(np.uint8), lambda r: r.view(np.bool_)
-    if dt in _MASK_NATIVE:
+    if dt in _MASK_NATIVE or dt == np.float32:
         return a, lambda r: r
+    if dt.kind == "f" and not is_device_array(a):  # heatmaps, depth: resampled in float32
+        return a.astype(np.float32), lambda r: r.astype(dt)
     if dt.kind not in "iu":
-        raise TypeError(f"mask must hold integers or bools (labels), got {dt}")
+        raise TypeError(f"mask must hold integers, bools (labels) or floats (heatmaps, depth), "
+                        f"got {dt}")
     if is_device_array(a):
         raise TypeError(f"a mask on the device must be bool, uint8, uint16 or int32 (its values "
                         f"are not read back to check they fit), got {dt}: convert it first, "

@@ -96,16 +96,16 @@ class _Resampled(Transform):
                              f"boxes as the box around their mapped outline ('largest_box')")
         self.rotate_method = rotate_method
         self.interpolation = _code(interpolation, INTERPOLATION_CODES, "interpolation")
-        if _code(mask_interpolation, INTERPOLATION_CODES, "mask_interpolation") != "nearest":
-            raise ValueError(f"{type(self).__name__}(mask_interpolation={mask_interpolation!r}) "
-                             f"is not supported: masks are resampled nearest (0)")
+        self.mask_interpolation = _code(mask_interpolation, INTERPOLATION_CODES,
+                                        "mask_interpolation")
         self.border_mode = _code(border_mode, BORDER_CODES, "border_mode")
         self.fill, self.fill_mask = fill, number(fill_mask, "fill_mask")
         self._given = {"interpolation": interpolation, "mask_interpolation": mask_interpolation,
                        "border_mode": border_mode, "fill": fill, "fill_mask": fill_mask}
 
     def settings(self) -> dict:
-        s = {"interpolation": self.interpolation, "padding": self.border_mode}
+        s = {"interpolation": self.interpolation, "padding": self.border_mode,
+             "mask_interpolation": self.mask_interpolation}
         if self.border_mode == "constant":
             s.update(fill=self.fill, mask_fill=self.fill_mask)
         return s

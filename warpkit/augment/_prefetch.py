@@ -28,8 +28,9 @@ def batches(loader: Iterable, pipeline: Any, *, seed: int, epoch: int = 0,
     A batch is what a DataLoader with ``collate_fn=warpkit.augment.collate`` gives (any
     iterable of such batches will do):
 
-    - a dict: its ``image``, ``mask``, ``masks``, ``boxes``, ``labels`` and ``keypoints`` go to
-      the pipeline; the result is the pipeline's dict with the batch's other keys beside it;
+    - a dict: its targets (``image``, ``mask``, ``masks``, ``boxes`` or ``bboxes``,
+      ``keypoints``, the pipeline's label fields and additional targets) go to the pipeline;
+      the result is the pipeline's dict with the batch's other keys beside it;
     - a tuple or list of columns (``(images, classes)``): the first is the images; the result
       is the same columns with the images augmented;
     - the images alone (a batch array or tensor, or a list of images): the augmented images.
@@ -143,10 +144,11 @@ def _augment(item: Any, pipeline: Any, seed: int, epoch: int, start: int) -> tup
             raise ValueError(f"a batch given as a dict needs an 'image' (or 'mask') entry, got "
                              f"keys {sorted(item)}")
         n = _samples(item["image"] if "image" in item else item["mask"])
-        call = {k: item[k] for k in _CALL_KEYS if k in item}
+        keys = pipeline.call_keys() if hasattr(pipeline, "call_keys") else _CALL_KEYS
+        call = {k: item[k] for k in keys if k in item}
         out = pipeline(**call, seed=seed, epoch=_epoch_of(item.get("epoch", epoch)),
                        index=item.get("index", start))
-        rest = {k: v for k, v in item.items() if k not in _CALL_KEYS and k not in out}
+        rest = {k: v for k, v in item.items() if k not in call and k not in out}
         return {**rest, **out}, n
     if isinstance(item, (tuple, list)) and item and _is_column(item):
         n = _samples(item[0])

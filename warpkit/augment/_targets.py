@@ -55,14 +55,15 @@ _CORNERS = ("x1", "y1", "x2", "y2")
 
 
 def check_boxes(blist: list, llist: list, fmt: str, sizes: list, clip: bool,
-                filter_invalid: bool, single: bool) -> tuple[list, list]:
+                filter_invalid: bool, single: bool, name: str = "boxes") -> tuple[list, list]:
     """Each sample's boxes (:func:`box_rows`) checked against its input's (width, height),
     before any launch, as albumentations' ``BboxParams`` checks them: finite; a positive width
     and height (``x2 > x1``, ``y2 > y1``); inside the image (to :data:`EDGE_TOLERANCE`). With
     ``clip``, boxes are clipped to the image first; with ``filter_invalid``, a box without a
     width or height (after clipping) is dropped with its label instead of refused. Returns the
     boxes and labels to move: new arrays where any changed, the caller's untouched. ``single``:
-    the call's boxes are one image's (the messages say ``boxes[j]``, else ``boxes[k][j]``)."""
+    the call's boxes are one image's (the messages say ``boxes[j]``, else ``boxes[k][j]``, with
+    ``name`` for ``boxes``)."""
     counts = [len(a) for a in blist]
     if not sum(counts):
         return blist, llist
@@ -73,7 +74,7 @@ def check_boxes(blist: list, llist: list, fmt: str, sizes: list, clip: bool,
 
     def where(j: int) -> str:
         k = int(which[j])
-        return f"boxes{'' if single else f'[{k}]'}[{j - first[k]}] {raw[j].tolist()}"
+        return f"{name}{'' if single else f'[{k}]'}[{j - first[k]}] {raw[j].tolist()}"
 
     bad = np.flatnonzero(~np.isfinite(raw).all(1))
     if len(bad):
@@ -149,14 +150,18 @@ def jacobian(m: np.ndarray, x: float, y: float) -> np.ndarray:
 
 
 def box_rows(boxes: Any, what: str = "boxes") -> np.ndarray:
-    """Boxes as float64 rows of 4 (their format's numbers), checked before any launch."""
+    """Boxes as float64 rows of 4 (their format's numbers), checked before any launch; rows of
+    more columns (albumentations' ``[x1, y1, x2, y2, class_id, ...]``) keep the rest after the
+    4."""
     try:
         a = np.asarray(boxes, dtype=np.float64)
     except (TypeError, ValueError):
         a = None
+    if a is not None and a.ndim == 2 and a.shape[1] > 4:
+        return a
     if a is None or a.size % 4 or (a.ndim > 1 and a.shape[-1] != 4):
-        raise ValueError(f"{what} must be rows of 4 numbers (box_format's), got "
-                         f"{boxes!r:.200}")
+        raise ValueError(f"{what} must be rows of 4 numbers (box_format's; label columns after "
+                         f"them are numbers too), got {boxes!r:.200}")
     return a.reshape(-1, 4)
 
 
@@ -199,6 +204,13 @@ def move_boxes(pipe, blist, llist, mats, sizes, outs, chains=None, holes=None) -
             frac, clipped[rows] = boxes_past_holes(clipped[rows], m)
             inside[rows] *= frac
     keep = kept(inside, area, pipe.min_visibility, pipe.min_area)
+    if pipe.min_width or pipe.min_height or pipe.max_accept_ratio is not None:
+        # albumentations' BboxParams: the kept box's sides in output pixels, and its shape
+        bw, bh = (np.maximum(clipped[:, 2 + i] - clipped[:, i], 0) for i in (0, 1))
+        keep &= (bw >= pipe.min_width) & (bh >= pipe.min_height)
+        if pipe.max_accept_ratio is not None:
+            with np.errstate(divide="ignore", invalid="ignore"):
+                keep &= np.maximum(bw / bh, bh / bw) <= pipe.max_accept_ratio
     res = []
     for k, lo, hi in zip(range(len(arrays)), np.cumsum([0] + counts), np.cumsum(counts)):
         kp = keep[lo:hi]
@@ -209,7 +221,10 @@ def move_boxes(pipe, blist, llist, mats, sizes, outs, chains=None, holes=None) -
 
 def select(labels: Any, keep: np.ndarray) -> Any:
     """The labels of the kept targets, of the kind they came as: a numpy array or a torch
-    tensor (on its device) indexed by ``keep``, any other sequence as a list."""
+    tensor (on its device) indexed by ``keep``, any other sequence as a list; a dict of label
+    fields each so (None stays None)."""
+    if isinstance(labels, dict):
+        return {k: None if v is None else select(v, keep) for k, v in labels.items()}
     if isinstance(labels, np.ndarray):
         return labels[keep]
     torch = sys.modules.get("torch")
@@ -236,9 +251,6 @@ def _outline(chain: list, xyxy: np.ndarray) -> np.ndarray:
     return pts.reshape(len(xyxy), -1, 2) + 0.5
 
 
-#: albumentations' keypoint formats: the letters name the columns (x, y; a: an angle in
-#: degrees; s: a scale; z: a depth that passes through unchanged)
-KEYPOINT_FORMATS = ("xy", "yx", "xya", "xys", "xyas", "xysa", "xyz")
 
 
 def keypoint_rows(kp: Any, fmt: str, what: str = "keypoints") -> np.ndarray:
