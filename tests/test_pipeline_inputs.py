@@ -68,7 +68,7 @@ def test_index_refused(index, match):
 def test_torch_index_and_lists_of_channels_first_tensors(queue):
     """What a DataLoader's collate gives: the index as a tensor, ragged images as a list of
     (C, H, W) tensors; each tensor in the list is taken as a tensor alone is (it was read as
-    (H, W, C): "C <= 4, got (3, 32, 40)"), and the results come back as tensors."""
+    (H, W, C)), and the results come back as tensors."""
     torch = pytest.importorskip("torch")
     photos = _photos()
     chw = [torch.from_numpy(p).permute(2, 0, 1) for p in photos]

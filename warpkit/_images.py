@@ -74,4 +74,4 @@ def shape_hwc(arr) -> tuple[int, int, int, int, bool, tuple]:
         if s[3] > 4:
             raise ValueError(f"image must be (H, W), (H, W, C) or (B, H, W, C) with C <= 4, got {s}")
         return s[0], s[1], s[2], s[3], True, lambda ho, wo: (s[0], ho, wo, s[3])
-    raise ValueError(f"image must be (H, W), (H, W, C) or (B, H, W, C) with C <= 4, got {s}")
+    raise ValueError(f"image must be (H, W), (H, W, C) or (B, H, W, C), got {s}")

@@ -56,7 +56,7 @@ def remap(
 
     Args:
         image: as :func:`warpkit.warp_affine` takes it (Pillow, numpy or device array; (H, W),
-            (H, W, C) or a batch (B, H, W, C), C <= 4; uint8, uint16, int32 or float32), or a
+            (H, W, C) or a batch (B, H, W, C); uint8, uint16, int32 or float32), or a
             CPU torch tensor of those shapes (a tensor comes back; maps may be tensors too).
         map_x: the source x of each output pixel, (Ho, Wo); or both coordinates as one
             (Ho, Wo, 2) array of (x, y) with ``map_y`` None. For a batch, one map for every

@@ -546,7 +546,7 @@ def _warp_all(x, kind, mats, outs, opts, as_mask: bool = False, chains=None):
     """One warp for a single image or a uniform batch (one launch). A list whose outputs share
     one size (RandomResizedCrop(224) over photos) gives one (B, ...) array, in one launch
     (warp_batch); a list of Pillow images a list of them; other lists are launched back to back
-    with one wait (masks of more than 4 channels item by item). With ``chains`` (pipelines with
+    with one wait. With ``chains`` (pipelines with
     non-linear transforms), the maps and fields of each sample (lists: one launch per item)."""
     if chains is not None:
         # per-axis tables hold positions at pixel centres: not with supersampling
@@ -579,9 +579,6 @@ def _warp_all(x, kind, mats, outs, opts, as_mask: bool = False, chains=None):
     if any(is_device_array(item) for item in items):  # device masks stay there, one call each
         return [_warp(item, m, o, opts, True) for item, m, o in zip(items, mats, outs)]
     arrays = [np.asarray(item) for item in items]
-    if any(a.ndim == 3 and a.shape[2] > 4 for a in arrays):
-        res = [_warp(a, m, o, opts, True) for a, m, o in zip(arrays, mats, outs)]
-        return np.stack(res) if one else res
     prepared = [_mask_work(a) for a in arrays]
     if one:
         return prepared[0][1](warp_batch([w for w, _ in prepared], mats, outs[0],
@@ -654,16 +651,11 @@ def _warp(x, m, size, opts, as_mask, batched=False):
     plain = a.ndim == (3 if batched else 2)  # no channel axis: (H, W) or (B, H, W)
     if plain:
         a = a.reshape(*a.shape, 1)
-    if a.shape[-1] > 4:  # the warps take up to 4 channels: masks of more, 4 at a time
-        if is_device_array(a):
-            raise ValueError(f"a mask on the device may have at most 4 channels, got "
-                             f"{a.shape[-1]}: warp it in parts of 4")
-        parts = [_warp(a[..., k:k + 4], m, size, opts, True, batched)
-                 for k in range(0, a.shape[-1], 4)]
-        res = np.concatenate(parts, -1)
-    else:
-        work, back = _mask_work(a)
-        res = back(_sample(work, m, size, opts))
-        if res.ndim == a.ndim - 1:  # a one-channel (H, W, 1) comes back as (H, W)
-            res = res.reshape(*res.shape, 1)
+    if a.shape[-1] > 4 and is_device_array(a):  # (the engine splits host arrays' channels)
+        raise ValueError(f"a mask on the device may have at most 4 channels, got "
+                         f"{a.shape[-1]}: warp it in parts of 4")
+    work, back = _mask_work(a)
+    res = back(_sample(work, m, size, opts))
+    if res.ndim == a.ndim - 1:  # a one-channel (H, W, 1) comes back as (H, W)
+        res = res.reshape(*res.shape, 1)
     return res.reshape(res.shape[:-1]) if plain else res

@@ -44,7 +44,13 @@ def warp_by(image: Any, matrix: Any, size: Any = None, sampling: Sampling = LINE
     call once they are done); ``into``: a host array the result is written into (the kernel
     writes it in place on CPU devices), of exactly the result's shape and dtype; ``colour``:
     each output item's colour operations, (items, k * COLOUR_WORDS) float32 (kernels_cl/colour.h,
-    made by :mod:`warpkit.augment._colour`), applied to the resampled pixels before the store."""
+    made by :mod:`warpkit.augment._colour`), applied to the resampled pixels before the store.
+    Images of more than 4 channels are warped 4 channels at a time (:func:`_warp_wide`)."""
+    wide = _wide_channels(image, ragged)
+    if wide:
+        return _warp_wide(image, matrix, size, sampling, wide, expand=expand, queue=queue,
+                          affine=affine, model=model, src_index=src_index, ragged=ragged,
+                          coords=coords, pending=pending, into=into, colour=colour)
     src = _Input(image, matrix, affine, src_index, ragged, coords)
     wo, ho, mats = _output_size(src, size, expand, ragged or coords is not None)
     inv, ss, kind = _positions(src.mats if mats is None else mats, coords, wo, ho, src.B,
@@ -102,6 +108,70 @@ def warp_by(image: Any, matrix: Any, size: Any = None, sampling: Sampling = LINE
     if pending is not None:  # the result once the pending waits are done
         return lambda: res if restore is None else restore(res)
     return res if restore is None else restore(res)
+
+
+#: the most channels one launch samples (the kernels' pixels are vectors of 4)
+GROUP = 4
+
+
+def _wide_channels(image: Any, ragged: bool) -> int:
+    """The channels of an image (or a ragged list's first) that has more than :data:`GROUP`,
+    else 0; such an image on the device is refused (its channels are not split there)."""
+    first = image[0] if ragged and isinstance(image, (list, tuple)) and image else image
+    shape = getattr(first, "shape", None)
+    if shape is None or len(shape) < 3 or shape[-1] <= GROUP:
+        return 0
+    if not isinstance(first, np.ndarray):
+        raise ValueError(f"an image on the device may have at most {GROUP} channels, got "
+                         f"{tuple(shape)}: warp it {GROUP} channels at a time, or from the host")
+    return int(shape[-1])
+
+
+def _warp_wide(image: Any, matrix: Any, size: Any, sampling: Sampling, channels: int, *,
+               model: ModelInput, pending: list | None, into: Any, colour: Any,
+               ragged: bool, **options: Any) -> Any:
+    """:func:`warp_by` of a host image of more than 4 channels (multispectral bands, RGB and
+    depth): each group of 4 channels (the last of what is left) is a strided view of the image
+    (no copy), launched back to back with the same maps and one wait, and the groups' results
+    are joined into one result of all the channels (channels last, or first for the model's
+    input). The fill, mean and std are checked against every channel, and each group takes its
+    own."""
+    if colour is not None:
+        raise ValueError(f"colour transforms take images of 1 to {GROUP} channels, got "
+                         f"{channels}")
+    dt = np.dtype((image[0] if ragged else image).dtype)
+    fill = fills_of(sampling.fill, channels, dt)  # checked for every channel, then split
+    y_dtype, y_chw, _, _ = model_output(dt, channels, *model)
+
+    def part(v: Any, lo: int, hi: int) -> Any:
+        """A per-channel value's share of channels [lo, hi): a number stays a number."""
+        a = None if v is None or isinstance(v, str) else np.asarray(v, np.float64).reshape(-1)
+        return v if a is None or a.size == 1 else a[lo:hi].tolist()
+
+    waits: list = [] if pending is None else pending
+    parts = []
+    for lo in range(0, channels, GROUP):
+        hi = min(lo + GROUP, channels)
+        sub = [a[..., lo:hi] for a in image] if ragged else image[..., lo:hi]
+        parts.append(warp_by(sub, matrix, size, sampling._replace(fill=fill[lo:hi]),
+                             model=model._replace(mean=part(model.mean, lo, hi),
+                                                  std=part(model.std, lo, hi)),
+                             pending=waits, ragged=ragged, **options))
+
+    def joined() -> np.ndarray:
+        res = [r() for r in parts]
+        axis = -3 if y_dtype is not None and y_chw else -1
+        if into is None:
+            return np.concatenate(res, axis)
+        shape = list(res[0].shape)
+        shape[axis] = channels
+        return np.concatenate(res, axis, out=_result_array(into, tuple(shape), res[0].dtype))
+
+    if pending is not None:
+        return joined
+    for wait in waits:
+        wait()
+    return joined()
 
 
 #: floats per colour operation (kernels_cl/colour.h, WK_COL_WORDS)

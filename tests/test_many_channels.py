@@ -1,0 +1,124 @@
+"""Images of more than 4 channels (multispectral bands, RGB + depth stacks): every warp and
+pipeline takes them, 4 channels at a time from strided views of the image, and each channel
+comes out as it does in an image of 4 or fewer (bit for bit), as OpenCV's per-channel warp
+(within 1 level) and as albumentations' (within 1 level)."""
+
+from __future__ import annotations
+
+import os
+import warnings
+
+import cv2
+import numpy as np
+import pytest
+
+import warpkit
+from warpkit import augment as W
+
+os.environ.setdefault("NO_ALBUMENTATIONS_UPDATE", "1")
+with warnings.catch_warnings():
+    warnings.simplefilter("ignore")
+    import skimage.data
+
+RGB = skimage.data.astronaut()[::4, ::4]  # 128 x 128
+# 7 bands: the photo, its negative, and a gradient (a stand-in for near infrared)
+BANDS = np.concatenate([RGB, 255 - RGB, np.linspace(0, 255, 128 * 128, dtype=np.float64)
+                        .reshape(128, 128, 1).astype(np.uint8)], -1)
+M = np.array([[0.9, 0.2, 3.0], [-0.1, 1.1, -2.0]])
+
+
+def _groups(x):
+    return [np.ascontiguousarray(x[..., k:k + 4]) for k in range(0, x.shape[-1], 4)]
+
+
+@pytest.mark.parametrize("interpolation", ["nearest", "linear", "cubic"])
+def test_each_channel_as_in_a_narrow_image(interpolation, queue):
+    got = warpkit.warp_affine(BANDS, M, size=(110, 90), interpolation=interpolation,
+                              padding="reflect_101", queue=queue)
+    assert got.shape == (90, 110, 7) and got.dtype == np.uint8
+    parts = [warpkit.warp_affine(g, M, size=(110, 90), interpolation=interpolation,
+                                 padding="reflect_101", queue=queue) for g in _groups(BANDS)]
+    np.testing.assert_array_equal(got, np.concatenate(parts, -1))
+    flags = {"nearest": cv2.INTER_NEAREST, "linear": cv2.INTER_LINEAR,
+             "cubic": cv2.INTER_CUBIC}[interpolation]
+    ref = np.stack([cv2.warpAffine(np.ascontiguousarray(BANDS[..., c]), M, (110, 90),
+                                   flags=flags, borderMode=cv2.BORDER_REFLECT_101)
+                    for c in range(7)], -1)
+    diff = np.abs(got.astype(int) - ref)
+    if interpolation == "nearest":  # ties at half pixels may round the other way
+        assert (diff > 0).mean() < 1e-3
+    else:
+        assert diff.max() <= 1
+
+
+def test_batch_to_the_model_input_with_a_value_per_channel(queue):
+    """A (B, H, W, 6) float batch to float32 CHW, with 6 means and stds and a fill per channel:
+    each group of channels takes its own; a pipeline's out= takes the joined result."""
+    batch = np.stack([BANDS[..., :6], BANDS[::-1, :, 1:7]]).astype(np.float32) / 255
+    mats = np.stack([np.vstack([M, [0, 0, 1]]), np.eye(3)])
+    mean, std = [0.1, 0.2, 0.3, 0.4, 0.5, 0.6], [0.5, 0.6, 0.7, 0.8, 0.9, 1.0]
+    fill = [0.0, 0.1, 0.2, 0.3, 0.4, 0.5]
+    got = warpkit.warp_perspective(batch, mats, size=(80, 64), fill=fill, output_dtype="float32",
+                                   mean=mean, std=std, layout="CHW", queue=queue)
+    assert got.shape == (2, 6, 64, 80)
+    for lo, hi in ((0, 4), (4, 6)):
+        part = warpkit.warp_perspective(np.ascontiguousarray(batch[..., lo:hi]), mats,
+                                        size=(80, 64), fill=fill[lo:hi], output_dtype="float32",
+                                        mean=mean[lo:hi], std=std[lo:hi], layout="CHW",
+                                        queue=queue)
+        np.testing.assert_array_equal(got[:, lo:hi], part)
+    aug = W.Compose([W.Resize((64, 80))], output_dtype="float32", mean=mean, std=std,
+                    layout="CHW")
+    buf = np.empty((2, 6, 64, 80), np.float32)
+    res = aug(image=batch, out=buf, seed=0, queue=queue)
+    assert res["image"] is buf
+    np.testing.assert_array_equal(buf, aug(image=batch, seed=0, queue=queue)["image"])
+
+
+def test_a_fill_must_have_one_value_per_channel():
+    with pytest.raises(ValueError, match=r"fill must be a number or one per channel \(7\)"):
+        warpkit.warp_affine(BANDS, M, fill=(1, 2, 3))
+    with pytest.raises(ValueError, match=r"mean must be a finite number or one per channel "
+                                         r"\(7\)"):
+        warpkit.warp_affine(BANDS, M, output_dtype="float32", mean=[0.5] * 3)
+
+
+def test_pipelines_take_many_channels(queue):
+    """A pipeline over a ragged list of 7-band images, with a 6-channel float mask: one array
+    out, each channel as the same pipeline gives it for its group of channels alone."""
+    aug = W.Compose([W.RandomResizedCrop(64), W.Affine(rotate=(-20, 20), p=1)],
+                    mask_interpolation="linear")
+    photos = [BANDS, BANDS[:100, :120].copy(), BANDS[10:, 5:].copy()]
+    heat = [p[..., :6].astype(np.float32) / 255 for p in photos]
+    out = aug(image=photos, mask=heat, seed=4, index=0, queue=queue)
+    assert out["image"].shape == (3, 64, 64, 7) and out["mask"].shape == (3, 64, 64, 6)
+    for k, grp in enumerate(_groups(np.stack([p[:64, :64] for p in photos]))):  # (shapes)
+        lo = 4 * k
+        alone = aug(image=[np.ascontiguousarray(p[..., lo:lo + grp.shape[-1]]) for p in photos],
+                    seed=4, index=0, queue=queue)["image"]
+        np.testing.assert_array_equal(out["image"][..., lo:lo + grp.shape[-1]], alone)
+    alone = aug(image=photos, mask=[np.ascontiguousarray(h[..., 4:]) for h in heat], seed=4,
+                index=0, queue=queue)["mask"]
+    np.testing.assert_array_equal(out["mask"][..., 4:], alone)
+
+
+def test_as_albumentations_does(queue):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        import albumentations as A
+        t = dict(rotate=(15, 15), scale=(1.1, 1.1), translate_px={"x": 4, "y": -6}, p=1)
+        theirs = A.Compose([A.Affine(**t)])(image=BANDS)["image"]
+    ours = W.Compose([W.Affine(**t)])(image=BANDS, seed=0, queue=queue)["image"]
+    assert ours.shape == theirs.shape and np.abs(ours.astype(int) - theirs).max() <= 1
+
+
+def test_colour_and_device_images_are_refused():
+    with pytest.raises(ValueError, match=r"colour transforms take images of 1 to 4 channels, "
+                                         r"got 7"):
+        W.Compose([W.RandomBrightnessContrast(p=1)])(image=BANDS, seed=0)
+    import pyopencl.array as cla
+
+    rt = warpkit.runtime.get_runtime()
+    dev = cla.to_device(rt.queue, np.ascontiguousarray(BANDS))
+    with pytest.raises(ValueError, match=r"an image on the device may have at most 4 channels"):
+        warpkit.warp_affine(dev, M)
