@@ -10,7 +10,9 @@ resampling, on each pixel before it is stored (a contrast on the image's mean in
 it, on the device). albumentations'
 geometric transforms come under their own names and parameters too (``Affine``,
 ``ShiftScaleRotate``, ``Rotate``, ``SafeRotate``, ``HorizontalFlip``, ``VerticalFlip``,
-``Transpose``, ``D4``).
+``Transpose``, ``D4``; the letterbox's ``LongestMaxSize``, ``SmallestMaxSize``,
+``RandomScale``, ``PadIfNeeded``), and so are its ``BboxParams``, ``KeypointParams`` and call
+keywords.
 
 Sizes are (height, width), as ``image.shape[:2]`` and as albumentations, torchvision and kornia
 take them: ``RandomResizedCrop((224, 160))`` gives images 224 high and 160 wide. (The warp
@@ -31,8 +33,9 @@ Example:
 """
 
 from ._affine import RandomAffine
-from ._geometric import (D4, Affine, HorizontalFlip, Rotate, SafeRotate, ShiftScaleRotate,
-                         Transpose, VerticalFlip)
+from ._geometric import (D4, Affine, HorizontalFlip, LongestMaxSize, PadIfNeeded, RandomScale,
+                         Rotate, SafeRotate, ShiftScaleRotate, SmallestMaxSize, Transpose,
+                         VerticalFlip)
 from ._albumentations import from_albumentations
 from ._nonlinear import (ElasticTransform, GridDistortion, OpticalDistortion, PiecewiseAffine,
                          ThinPlateSpline)
@@ -50,7 +53,8 @@ from ._transforms import (CenterCrop, Pad, RandomCrop, RandomHorizontalFlip, Ran
                           RandomResizedCrop, RandomRotate90, RandomRotation, RandomVerticalFlip,
                           Resize)
 
-__all__ = ["Affine", "batches", "BboxParams", "CenterCrop", "KeypointParams", "D4", "HorizontalFlip", "Rotate", "SafeRotate",
+__all__ = ["Affine", "batches", "BboxParams", "CenterCrop", "KeypointParams", "LongestMaxSize",
+           "PadIfNeeded", "RandomScale", "SmallestMaxSize", "D4", "HorizontalFlip", "Rotate", "SafeRotate",
            "ShiftScaleRotate", "Transpose", "VerticalFlip", "ChannelShuffle", "CoarseDropout", "collate", "ColorJitter",
            "Compose", "ElasticTransform", "EpochSampler", "Erasing", "GaussianBlur", "GaussNoise",
            "from_albumentations", "GridDistortion", "HueSaturationValue", "InvertImg",

@@ -73,20 +73,11 @@ class _Pipeline:
     def setting(self, key: str, value: Any, who: str) -> None:
         merge_setting(self.settings, key, value, who)
 
-    def resampling(self, a: _Args, border: bool = True) -> None:
-        """A geometric transform's interpolation, mask interpolation, border mode and fills."""
-        code = a.take("interpolation", 1)
-        if code not in G.INTERPOLATION_CODES:
-            raise ValueError(f"{a.name}(interpolation={code!r}) is not supported: warpkit "
-                             f"takes 0 (nearest), 1 (linear) or 2 (cubic)")
-        self.setting("interpolation", G.INTERPOLATION_CODES[code], a.name)
-        mcode = a.take("mask_interpolation", 0)
-        if self.mask_code is not None:  # Compose's overrides each transform's
-            mcode = self.mask_code
-        if mcode not in G.INTERPOLATION_CODES:
-            raise ValueError(f"{a.name}(mask_interpolation={mcode!r}) is not supported: "
-                             f"warpkit takes 0 (nearest), 1 (linear) or 2 (cubic)")
-        self.setting("mask_interpolation", G.INTERPOLATION_CODES[mcode], a.name)
+    def resampling(self, a: _Args, border: bool = True, interpolations: bool = True) -> None:
+        """A geometric transform's interpolation, mask interpolation, border mode and fills
+        (those it has: a resize has no border, a pad no interpolation)."""
+        if interpolations:
+            self._interpolations(a)
         if border:
             mode = a.take("border_mode", 0)
             if mode not in G.BORDER_CODES:
@@ -99,6 +90,20 @@ class _Pipeline:
             if mode == 0:
                 self.setting("fill", fill, a.name)
                 self.setting("mask_fill", fill_mask, a.name)
+
+    def _interpolations(self, a: _Args) -> None:
+        code = a.take("interpolation", 1)
+        if code not in G.INTERPOLATION_CODES:
+            raise ValueError(f"{a.name}(interpolation={code!r}) is not supported: warpkit "
+                             f"takes 0 (nearest), 1 (linear) or 2 (cubic)")
+        self.setting("interpolation", G.INTERPOLATION_CODES[code], a.name)
+        mcode = a.take("mask_interpolation", 0)
+        if self.mask_code is not None:  # Compose's overrides each transform's
+            mcode = self.mask_code
+        if mcode not in G.INTERPOLATION_CODES:
+            raise ValueError(f"{a.name}(mask_interpolation={mcode!r}) is not supported: "
+                             f"warpkit takes 0 (nearest), 1 (linear) or 2 (cubic)")
+        self.setting("mask_interpolation", G.INTERPOLATION_CODES[mcode], a.name)
 
 
 def _colour(cls: type, *keys: str) -> Callable[[_Args, _Pipeline], Transform]:
@@ -206,16 +211,18 @@ def _to_tensor(a: _Args, pipe: _Pipeline) -> None:
 _RESAMPLING_KEYS = ("interpolation", "mask_interpolation", "border_mode", "fill", "fill_mask")
 
 
-def _resampled(cls: type, *keys: str, p: float = 0.5, internal: tuple = ()
+def _resampled(cls: type, *keys: str, p: float = 0.5, internal: tuple = (),
+               border: bool = True, interpolations: bool = True
                ) -> Callable[[_Args, _Pipeline], Transform]:
     """An albumentations-named geometric transform: its own parameters ``keys``, and the
-    resampling it sets, which the pipeline takes (checked there against the others'); the
+    resampling it sets (``border``: a border mode and fills; ``interpolations``: the image's
+    and the masks'), which the pipeline takes (checked there against the others'); the
     ``internal`` keys albumentations' to_dict writes from its base class are dropped."""
     def build(a: _Args, pipe: _Pipeline) -> Transform:
         given = {k: a.d[k] for k in _RESAMPLING_KEYS if k in a.d}
-        if pipe.mask_code is not None:
+        if pipe.mask_code is not None and interpolations:
             given["mask_interpolation"] = pipe.mask_code
-        pipe.resampling(a)
+        pipe.resampling(a, border, interpolations)
         for k in internal:
             a.take(k)
         return cls(**{k: a.take(k) for k in keys if k in a.d}, **given, p=a.take("p", p))
@@ -232,6 +239,14 @@ SUPPORTED: dict[str, Callable[[_Args, _Pipeline], Transform | None]] = {
     "SafeRotate": _resampled(G.SafeRotate, "limit", "rotate_method", internal=(
         "balanced_scale", "fit_output", "keep_ratio", "rotate", "scale", "shear",
         "translate_percent", "translate_px")),
+    "LongestMaxSize": _resampled(G.LongestMaxSize, "max_size", "max_size_hw",
+                                 "area_for_downscale", p=1.0, border=False),
+    "SmallestMaxSize": _resampled(G.SmallestMaxSize, "max_size", "max_size_hw",
+                                  "area_for_downscale", p=1.0, border=False),
+    "RandomScale": _resampled(G.RandomScale, "scale_limit", "area_for_downscale", border=False),
+    "PadIfNeeded": _resampled(G.PadIfNeeded, "min_height", "min_width", "pad_height_divisor",
+                              "pad_width_divisor", "position", p=1.0, interpolations=False,
+                              internal=("padding",)),
     "Transpose": lambda a, pipe: G.Transpose(p=a.take("p", 0.5)),
     "D4": lambda a, pipe: G.D4(p=a.take("p", 1.0)),
     "ColorJitter": _colour(C.ColorJitter, "brightness", "contrast", "saturation", "hue"),

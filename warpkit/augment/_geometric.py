@@ -24,11 +24,12 @@ import numpy as np
 
 from .. import geometry
 from .._checks import flag, number
-from ._base import Transform, about_centres, plain, value_range
+from ._base import Transform, about_centres, crop_map, plain, value_range
 from ._transforms import RandomHorizontalFlip, RandomVerticalFlip
 
-__all__ = ["Affine", "D4", "HorizontalFlip", "Rotate", "SafeRotate", "ShiftScaleRotate",
-           "Transpose", "VerticalFlip"]
+__all__ = ["Affine", "D4", "HorizontalFlip", "LongestMaxSize", "PadIfNeeded", "RandomScale",
+           "Rotate", "SafeRotate", "ShiftScaleRotate", "SmallestMaxSize", "Transpose",
+           "VerticalFlip"]
 
 #: OpenCV's interpolation and border codes that albumentations takes, as warpkit's names
 INTERPOLATION_CODES = {0: "nearest", 1: "linear", 2: "cubic"}
@@ -95,19 +96,33 @@ class _Resampled(Transform):
             raise ValueError(f"rotate_method={rotate_method!r} is not supported: warpkit moves "
                              f"boxes as the box around their mapped outline ('largest_box')")
         self.rotate_method = rotate_method
+        self._interpolations(interpolation, mask_interpolation)
+        self._border(border_mode, fill, fill_mask)
+
+    def _interpolations(self, interpolation: Any, mask_interpolation: Any) -> None:
+        """The interpolations of a transform that resamples (all but the pads)."""
         self.interpolation = _code(interpolation, INTERPOLATION_CODES, "interpolation")
         self.mask_interpolation = _code(mask_interpolation, INTERPOLATION_CODES,
                                         "mask_interpolation")
+        self._given = {**getattr(self, "_given", {}), "interpolation": interpolation,
+                       "mask_interpolation": mask_interpolation}
+
+    def _border(self, border_mode: Any, fill: Any, fill_mask: Any) -> None:
+        """The border of a transform that reads outside the image (all but the resizes)."""
         self.border_mode = _code(border_mode, BORDER_CODES, "border_mode")
         self.fill, self.fill_mask = fill, number(fill_mask, "fill_mask")
-        self._given = {"interpolation": interpolation, "mask_interpolation": mask_interpolation,
-                       "border_mode": border_mode, "fill": fill, "fill_mask": fill_mask}
+        self._given = {**getattr(self, "_given", {}), "border_mode": border_mode, "fill": fill,
+                       "fill_mask": fill_mask}
 
     def settings(self) -> dict:
-        s = {"interpolation": self.interpolation, "padding": self.border_mode,
-             "mask_interpolation": self.mask_interpolation}
-        if self.border_mode == "constant":
-            s.update(fill=self.fill, mask_fill=self.fill_mask)
+        s = {}
+        if "interpolation" in self._given:
+            s.update(interpolation=self.interpolation,
+                     mask_interpolation=self.mask_interpolation)
+        if "border_mode" in self._given:
+            s["padding"] = self.border_mode
+            if self.border_mode == "constant":
+                s.update(fill=self.fill, mask_fill=self.fill_mask)
         return s
 
     def resampling_config(self) -> dict:
@@ -388,3 +403,222 @@ class D4(Transform):
 
     def map(self, params, size):
         return _symmetry(params["element"], size)
+
+
+# ---- sizing and letterbox (detection recipes) ----------------------------------------------
+
+def _no_area(value: Any, name: str) -> None:
+    if value is not None:
+        raise ValueError(f"{name}(area_for_downscale={value!r}) is not supported: "
+                         f"antialias=True on the Compose shrinks smoothly")
+
+
+def _resized(size: tuple[int, int], scale: float, rounding: Any = round
+             ) -> tuple[np.ndarray, tuple[int, int]]:
+    """The map and output of a resize by ``scale`` (each side ``rounding(side * scale)``, at
+    least 1, as albumentations sizes it), pixel edges onto pixel edges."""
+    w, h = size
+    out = (max(1, int(rounding(w * scale))), max(1, int(rounding(h * scale))))
+    return crop_map(0, 0, w, h, out), out
+
+
+class _MaxSize(_Resampled):
+    """albumentations' MaxSizeTransform: a resize keeping the aspect, its scale from
+    ``max_size`` (an int, or a list to choose from per sample) against one side, or from
+    ``max_size_hw`` = (height, width), either None."""
+
+    _side = staticmethod(max)  # which side max_size sets
+    _both = staticmethod(min)  # how max_size_hw's two scales combine
+
+    def __init__(self, max_size: int | list[int] | None = None,
+                 max_size_hw: tuple[int | None, int | None] | None = None,
+                 interpolation: Any = 1, mask_interpolation: Any = 0,
+                 area_for_downscale: str | None = None, p: float = 1.0) -> None:
+        super().__init__(p)
+        name = type(self).__name__
+        if (max_size is None) == (max_size_hw is None):
+            raise ValueError(f"{name} takes max_size or max_size_hw, one of the two; got "
+                             f"max_size={max_size!r}, max_size_hw={max_size_hw!r}")
+        sizes = [max_size] if isinstance(max_size, numbers.Integral) else max_size
+        if max_size is not None and (not isinstance(sizes, (list, tuple)) or not sizes or any(
+                isinstance(v, bool) or not isinstance(v, numbers.Integral) or v < 1
+                for v in sizes)):
+            raise ValueError(f"{name} max_size must be an int >= 1 or a list of them, got "
+                             f"{max_size!r}")
+        if max_size_hw is not None and (
+                not isinstance(max_size_hw, (list, tuple)) or len(max_size_hw) != 2
+                or all(v is None for v in max_size_hw)
+                or any(v is not None and (isinstance(v, bool) or not isinstance(
+                    v, numbers.Integral) or v < 1) for v in max_size_hw)):
+            raise ValueError(f"{name} max_size_hw must be (height, width), ints >= 1 or None "
+                             f"(not both), got {max_size_hw!r}")
+        self.max_size = None if max_size is None else \
+            (int(max_size) if isinstance(max_size, numbers.Integral) else [int(v) for v in sizes])
+        self.max_size_hw = None if max_size_hw is None else \
+            tuple(None if v is None else int(v) for v in max_size_hw)
+        self._interpolations(interpolation, mask_interpolation)
+        _no_area(area_for_downscale, name)
+
+    def draw(self, rng, size):
+        if isinstance(self.max_size, list):  # albumentations' choice, from the stream
+            return {"max_size": self.max_size[int(rng.integers(len(self.max_size)))]}
+        return {}
+
+    def _scale(self, params: dict, size: tuple[int, int]) -> float:
+        w, h = size
+        if self.max_size is not None:
+            return params.get("max_size", self.max_size) / self._side(h, w)
+        mh, mw = self.max_size_hw
+        if mh is not None and mw is not None:
+            return self._both(mh / h, mw / w)
+        return mh / h if mh is not None else mw / w
+
+    def map(self, params, size):
+        return _resized(size, self._scale(params, size))
+
+    def config(self):
+        return {"max_size": self.max_size,
+                "max_size_hw": None if self.max_size_hw is None else list(self.max_size_hw),
+                **self.resampling_config()}
+
+
+class LongestMaxSize(_MaxSize):
+    """albumentations' LongestMaxSize: the longest side becomes ``max_size`` (an int, or a
+    list: one chosen per sample), or the image fits inside ``max_size_hw`` = (height, width)
+    (either None: that side alone), the aspect kept; sides round as albumentations rounds them.
+    With :class:`PadIfNeeded`, the YOLO letterbox in one resampling.
+
+    Example:
+        >>> from warpkit.augment import Compose, LongestMaxSize, PadIfNeeded
+        >>> letterbox = Compose([LongestMaxSize(max_size=640),
+        ...                      PadIfNeeded(640, 640, border_mode=0, fill=114)])
+        >>> letterbox.map(letterbox.sample((480, 800), seed=0), (800, 480))[1]  # (w, h)
+        (640, 640)
+    """
+
+
+class SmallestMaxSize(_MaxSize):
+    """albumentations' SmallestMaxSize: the shortest side becomes ``max_size`` (or the image
+    covers ``max_size_hw`` = (height, width)), the aspect kept.
+
+    Example:
+        >>> SmallestMaxSize(max_size=256).map({}, (640, 480))[1]  # (w, h) in and out
+        (341, 256)
+    """
+
+    _side = staticmethod(min)
+    _both = staticmethod(max)
+
+
+class RandomScale(_Resampled):
+    """albumentations' RandomScale: both sides scaled by one factor drawn from
+    ``1 + scale_limit`` (a number v: (1 - v, 1 + v)); each side ``int(side * factor)``, as
+    albumentations truncates it.
+
+    Example:
+        >>> t = RandomScale(scale_limit=(0.5, 0.5), p=1)
+        >>> t.map({"scale": 1.5}, (640, 480))[1]
+        (960, 720)
+    """
+
+    def __init__(self, scale_limit: Any = (-0.1, 0.1), interpolation: Any = 1,
+                 mask_interpolation: Any = 0, area_for_downscale: str | None = None,
+                 p: float = 0.5) -> None:
+        super().__init__(p)
+        self.scale_limit = value_range(scale_limit, "scale_limit", True, -1, math.inf)[0]
+        if self.scale_limit[0] <= -1:
+            raise ValueError(f"scale_limit must keep 1 + scale_limit above 0, got "
+                             f"{scale_limit!r}")
+        self._interpolations(interpolation, mask_interpolation)
+        _no_area(area_for_downscale, "RandomScale")
+
+    def draw(self, rng, size):
+        lo, hi = self.scale_limit
+        return {"scale": float(rng.uniform(1 + lo, 1 + hi))}
+
+    def map(self, params, size):
+        return _resized(size, params["scale"], int)
+
+    def config(self):
+        return {"scale_limit": list(self.scale_limit), **self.resampling_config()}
+
+
+#: PadIfNeeded's positions: where the image sits in the padded output
+PAD_POSITIONS = ("center", "top_left", "top_right", "bottom_left", "bottom_right", "random")
+
+
+def _pad_to(side: int, minimum: int | None, divisor: int | None) -> tuple[int, int]:
+    """albumentations' padding of one side: (before, after) to reach ``minimum``, or the next
+    multiple of ``divisor``."""
+    if minimum is not None:
+        if side < minimum:
+            before = int((minimum - side) / 2.0)
+            return before, minimum - side - before
+        return 0, 0
+    rest = side % divisor
+    if rest:
+        return (divisor - rest) // 2, divisor - rest - (divisor - rest) // 2
+    return 0, 0
+
+
+class PadIfNeeded(_Resampled):
+    """albumentations' PadIfNeeded: pad to at least ``min_height`` x ``min_width``, or to the
+    next multiples of ``pad_height_divisor`` / ``pad_width_divisor`` (one of the two per axis),
+    the image at ``position`` (``"center"``, a corner, or ``"random"``: drawn per sample). The
+    padding is the pipeline's (``border_mode``, ``fill``, ``fill_mask``); a pad is a shift, so
+    after a resize it is still one resampling.
+
+    Example:
+        >>> PadIfNeeded(min_height=64, min_width=64, border_mode=0).map({}, (50, 30))
+        (array([[ 1.,  0.,  7.],
+               [ 0.,  1., 17.],
+               [ 0.,  0.,  1.]]), (64, 64))
+    """
+
+    def __init__(self, min_height: int | None = 1024, min_width: int | None = 1024,
+                 pad_height_divisor: int | None = None, pad_width_divisor: int | None = None,
+                 position: str = "center", border_mode: Any = 0, fill: Any = 0,
+                 fill_mask: Any = 0, p: float = 1.0) -> None:
+        super().__init__(p)
+        for a, b, an, bn in ((min_height, pad_height_divisor, "min_height", "pad_height_divisor"),
+                             (min_width, pad_width_divisor, "min_width", "pad_width_divisor")):
+            if (a is None) == (b is None):
+                raise ValueError(f"PadIfNeeded takes {an} or {bn}, one of the two; got "
+                                 f"{an}={a!r}, {bn}={b!r}")
+            for v, n in ((a, an), (b, bn)):
+                if v is not None and (isinstance(v, bool) or not isinstance(v, numbers.Integral)
+                                      or v < 1):
+                    raise ValueError(f"PadIfNeeded {n} must be an int >= 1, got {v!r}")
+        if position not in PAD_POSITIONS:
+            raise ValueError(f"PadIfNeeded position must be one of "
+                             f"{', '.join(map(repr, PAD_POSITIONS))}; got {position!r}")
+        self.min_height, self.min_width = min_height, min_width
+        self.pad_height_divisor, self.pad_width_divisor = pad_height_divisor, pad_width_divisor
+        self.position = position
+        self._border(border_mode, fill, fill_mask)
+
+    def _pads(self, size: tuple[int, int]) -> tuple[tuple[int, int], tuple[int, int]]:
+        """((left, right), (top, bottom)) centred, as albumentations computes them."""
+        return (_pad_to(size[0], self.min_width, self.pad_width_divisor),
+                _pad_to(size[1], self.min_height, self.pad_height_divisor))
+
+    def draw(self, rng, size):
+        if self.position != "random":
+            return {}
+        (left, right), (top, bottom) = self._pads(size)
+        return {"top": int(rng.integers(0, top + bottom + 1)),
+                "left": int(rng.integers(0, left + right + 1))}
+
+    def map(self, params, size):
+        (left, right), (top, bottom) = self._pads(size)
+        tw, th = left + right, top + bottom
+        x, y = {"center": (left, top), "top_left": (0, 0), "top_right": (tw, 0),
+                "bottom_left": (0, th), "bottom_right": (tw, th),
+                "random": (params.get("left", 0), params.get("top", 0))}[self.position]
+        return geometry.translation(x, y), (size[0] + tw, size[1] + th)
+
+    def config(self):
+        return {"min_height": self.min_height, "min_width": self.min_width,
+                "pad_height_divisor": self.pad_height_divisor,
+                "pad_width_divisor": self.pad_width_divisor, "position": self.position,
+                **self.resampling_config()}
