@@ -122,3 +122,20 @@ def test_colour_and_device_images_are_refused():
     dev = cla.to_device(rt.queue, np.ascontiguousarray(BANDS))
     with pytest.raises(ValueError, match=r"an image on the device may have at most 4 channels"):
         warpkit.warp_affine(dev, M)
+
+
+def test_remap_and_crops_take_many_channels(queue):
+    """remap (per-pixel maps) and crop_rois (crops of one image, indexed items) split the
+    channels the same way."""
+    mx, my = np.meshgrid(np.arange(30, dtype=np.float32) * 1.3 + 2,
+                         np.arange(20, dtype=np.float32) * 1.1 + 1)
+    got = warpkit.remap(BANDS, mx, my, queue=queue)
+    assert got.shape == (20, 30, 7)
+    np.testing.assert_array_equal(
+        got, np.concatenate([warpkit.remap(g, mx, my, queue=queue) for g in _groups(BANDS)], -1))
+    rois = [[2, 3, 30, 25], [5, 5, 100, 90]]
+    got = warpkit.crop_rois(BANDS, rois, output_size=(16, 12), queue=queue)
+    assert got.shape == (2, 12, 16, 7)
+    np.testing.assert_array_equal(got, np.concatenate(
+        [warpkit.crop_rois(g, rois, output_size=(16, 12), queue=queue) for g in _groups(BANDS)],
+        -1))
