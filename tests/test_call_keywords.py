@@ -112,6 +112,14 @@ def test_box_rows_with_label_columns(queue):
     np.testing.assert_allclose(ours["bboxes"][:, :4], np.asarray(theirs["bboxes"])[:, :4],
                                atol=0.5)
     assert ours["bboxes"][:, 4:].tolist() == [[0, 100], [1, 101], [3, 103]]
+    # a batch where one image has no boxes: its empty rows take the others' columns
+    batch = W.Compose(_geometry(W), bbox_params=W.BboxParams(format="coco",
+                                                             min_visibility=0.5))(
+        image=np.stack([PHOTO, PHOTO]), bboxes=[coco, []], seed=0, queue=queue)
+    np.testing.assert_array_equal(batch["bboxes"][0], ours["bboxes"])
+    assert batch["bboxes"][1].shape == (0, 6)
+    with pytest.raises(ValueError, match=r"every sample's rows must have the same columns"):
+        W.Compose([])(image=np.stack([PHOTO, PHOTO]), bboxes=[coco, BOXES], seed=0)
 
 
 @pytest.mark.parametrize("params", [dict(min_width=82), dict(min_height=120),

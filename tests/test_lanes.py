@@ -16,6 +16,8 @@ from warpkit.augment import (CenterCrop, ChannelShuffle, CoarseDropout, ColorJit
                              RandomHorizontalFlip, RandomPerspective, RandomResizedCrop,
                              RandomRotate90, RandomRotation, RandomVerticalFlip, Resize, RGBShift,
                              Solarize, ToGray, stream)
+from warpkit.augment import (D4, Affine, LongestMaxSize, PadIfNeeded, RandomScale, Rotate,
+                             SmallestMaxSize)
 from warpkit.augment._base import lanes_ok
 from warpkit.augment._lanes import LANES_FROM, Lanes, draw_samples, philox_blocks
 from warpkit.augment._streams import philox_keys
@@ -107,6 +109,15 @@ PIPELINES = [
              GaussNoise((0.1, 0.3), (-0.1, 0.1), noise_scale_factor=0.3, p=0.5),
              GaussianBlur(p=0.5), GaussianBlur((3, 8), (0.1, 2), p=0.5), MotionBlur(p=0.5),
              MotionBlur((5, 5), allow_shifted=False, p=0.5)]),
+    # albumentations' names: Affine (percent and pixel shifts, balanced scales, keep_ratio),
+    # Rotate, D4 and the letterbox's sizing, with choices and random positions
+    Compose([LongestMaxSize(max_size=[24, 32, 40]), RandomScale(0.3),
+             Affine(scale=(0.5, 1.5), translate_percent=(-0.1, 0.2), rotate=(-30, 30),
+                    shear=(-5, 5), balanced_scale=True, p=0.7),
+             Affine(translate_px={"x": (-3, 4), "y": 2}, scale=(0.9, 1.1), keep_ratio=True),
+             Rotate(20, p=0.6), D4(), PadIfNeeded(48, 40, position="random"),
+             SmallestMaxSize(max_size_hw=(30, None)),
+             PadIfNeeded(None, None, pad_height_divisor=8, pad_width_divisor=16)]),
 ]
 
 

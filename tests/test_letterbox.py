@@ -139,7 +139,8 @@ def test_one_padding_per_pipeline():
 
 @pytest.mark.parametrize("call,pattern", [
     (lambda: W.LongestMaxSize(), r"LongestMaxSize takes max_size or max_size_hw"),
-    (lambda: W.LongestMaxSize(max_size=0), r"max_size must be an int >= 1"),
+    (lambda: W.LongestMaxSize(max_size=0), r"LongestMaxSize max_size must be an integer >= 1"),
+    (lambda: W.SmallestMaxSize(max_size_hw=(0, 9)), r"max_size_hw must be an integer >= 1"),
     (lambda: W.SmallestMaxSize(max_size_hw=(None, None)), r"max_size_hw must be \(height, width\)"),
     (lambda: W.LongestMaxSize(max_size=9, area_for_downscale="image"),
      r"area_for_downscale='image'\) is not supported"),

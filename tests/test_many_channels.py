@@ -92,11 +92,10 @@ def test_pipelines_take_many_channels(queue):
     heat = [p[..., :6].astype(np.float32) / 255 for p in photos]
     out = aug(image=photos, mask=heat, seed=4, index=0, queue=queue)
     assert out["image"].shape == (3, 64, 64, 7) and out["mask"].shape == (3, 64, 64, 6)
-    for k, grp in enumerate(_groups(np.stack([p[:64, :64] for p in photos]))):  # (shapes)
-        lo = 4 * k
-        alone = aug(image=[np.ascontiguousarray(p[..., lo:lo + grp.shape[-1]]) for p in photos],
-                    seed=4, index=0, queue=queue)["image"]
-        np.testing.assert_array_equal(out["image"][..., lo:lo + grp.shape[-1]], alone)
+    for lo, hi in ((0, 4), (4, 7)):
+        alone = aug(image=[np.ascontiguousarray(p[..., lo:hi]) for p in photos], seed=4,
+                    index=0, queue=queue)["image"]
+        np.testing.assert_array_equal(out["image"][..., lo:hi], alone)
     alone = aug(image=photos, mask=[np.ascontiguousarray(h[..., 4:]) for h in heat], seed=4,
                 index=0, queue=queue)["mask"]
     np.testing.assert_array_equal(out["mask"][..., 4:], alone)

@@ -22,10 +22,9 @@ from .._threads import pool
 from ..engine import check_model_input
 from ..engine.chain import merge
 from ._base import (Resampling, Transform, draw_step, draw_step_lanes, from_dict, map_step,
-                    merge_setting, plain, probability, size_arg, step_size, transform_list)
+                    merge_setting, plain, size_arg, step_size, transform_list)
 from ._executor import apply
-from ._params import (BOX_FORMATS, BUILT_IN, KEYPOINT_FORMATS, BboxParams, KeypointParams,
-                      additional, _names)
+from ._params import BOX_FORMATS, BUILT_IN, BboxParams, KeypointParams, additional
 from ._streams import stream
 
 if TYPE_CHECKING:  # not at import: concurrent.futures costs the command's start
@@ -33,27 +32,35 @@ if TYPE_CHECKING:  # not at import: concurrent.futures costs the command's start
 
 __all__ = ["BOX_FORMATS", "Compose", "collate"]
 
-#: the box and keypoint arguments of a Compose, and their defaults; albumentations' BboxParams /
-#: KeypointParams give them too (one way or the other)
-_BOX_ARGS = {"box_format": "xyxy", "label_fields": ("labels",), "min_visibility": 0.0,
-             "min_area": 0.0, "min_width": 0.0, "min_height": 0.0, "max_accept_ratio": None,
-             "clip_boxes": False, "filter_invalid_boxes": False}
-_KEYPOINT_ARGS = {"keypoint_format": "xy", "keypoint_label_fields": (),
-                  "remove_invisible": True}
+#: a Compose's box and keypoint arguments -> BboxParams' / KeypointParams' names for them
+_BOX_ARGS = {"box_format": "format", "label_fields": "label_fields",
+             "min_visibility": "min_visibility", "min_area": "min_area",
+             "min_width": "min_width", "min_height": "min_height",
+             "max_accept_ratio": "max_accept_ratio", "clip_boxes": "clip",
+             "filter_invalid_boxes": "filter_invalid_bboxes"}
+_KEYPOINT_ARGS = {"keypoint_format": "format", "keypoint_label_fields": "label_fields",
+                  "remove_invisible": "remove_invisible"}
 
 
-def _target_args(given: dict, params: Any, cls: type, defaults: dict) -> dict:
-    """The box (or keypoint) arguments of a Compose: from ``params`` (a BboxParams /
-    KeypointParams, warpkit's or albumentations', or its dict) or from those given one by one
-    (None: not given), never both."""
+def _target_params(given: dict, params: Any, cls: type, names: dict, defaults: dict) -> Any:
+    """A Compose's box (or keypoint) settings as one BboxParams (KeypointParams), which
+    checks them: ``params`` (warpkit's, albumentations' or its dict), or the arguments given
+    one by one (None: not given; ``defaults`` the Compose's own defaults), never both."""
     named = {k: v for k, v in given.items() if v is not None}
     if params is None:
-        return {**defaults, **named}
+        try:
+            return cls(**{names[k]: v for k, v in {**defaults, **named}.items()})
+        except ValueError as e:  # the message names the argument as the Compose took it
+            msg = str(e)
+            for ours, theirs in names.items():
+                if msg.startswith((theirs + " ", theirs + ":")):
+                    raise ValueError(ours + msg[len(theirs):]) from None
+            raise
     if named:
         arg = "bbox_params" if cls is BboxParams else "keypoint_params"
         raise ValueError(f"give {arg}= or {', '.join(f'{k}=' for k in named)}, not both: "
                          f"{arg} sets them")
-    return cls.of(params).compose_args()
+    return cls.of(params)
 
 
 def pipeline_settings(transforms: list, given: dict, overrides: tuple = ()) -> dict:
@@ -198,39 +205,23 @@ class Compose(Resampling, Transform):
         # masks: the image's padding, their own interpolation (checked as the image's is)
         self.mask_interpolation = Sampling.of(mask_interpolation, "constant", 0,
                                               False).interpolation
-        boxes = _target_args({"box_format": box_format, "label_fields": label_fields,
+        box = _target_params({"box_format": box_format, "label_fields": label_fields,
                               "min_visibility": min_visibility, "min_area": min_area,
                               "min_width": min_width, "min_height": min_height,
                               "max_accept_ratio": max_accept_ratio, "clip_boxes": clip_boxes,
                               "filter_invalid_boxes": filter_invalid_boxes},
-                             bbox_params, BboxParams, _BOX_ARGS)
-        points = _target_args({"keypoint_format": keypoint_format,
-                               "keypoint_label_fields": keypoint_label_fields,
-                               "remove_invisible": remove_invisible},
-                              keypoint_params, KeypointParams, _KEYPOINT_ARGS)
-        if boxes["box_format"] not in BOX_FORMATS:
-            raise ValueError(f"box_format must be one of {', '.join(map(repr, BOX_FORMATS))}; "
-                             f"got {boxes['box_format']!r}")
-        self.box_format = boxes["box_format"]
+                             bbox_params, BboxParams, _BOX_ARGS,
+                             {"box_format": "xyxy", "label_fields": ("labels",)})
+        point = _target_params({"keypoint_format": keypoint_format,
+                                "keypoint_label_fields": keypoint_label_fields,
+                                "remove_invisible": remove_invisible},
+                               keypoint_params, KeypointParams, _KEYPOINT_ARGS, {})
         self.mask_fill = number(mask_fill, "mask_fill")
-        self.min_visibility = probability(boxes["min_visibility"], "min_visibility")
-        # the filters as BboxParams checks them (numbers >= 0, a ratio >= 1)
-        checked = BboxParams("xyxy", min_area=boxes["min_area"], min_width=boxes["min_width"],
-                             min_height=boxes["min_height"],
-                             max_accept_ratio=boxes["max_accept_ratio"])
-        self.min_area, self.min_width, self.min_height, self.max_accept_ratio = (
-            checked.min_area, checked.min_width, checked.min_height, checked.max_accept_ratio)
-        self.clip_boxes = flag(boxes["clip_boxes"], "clip_boxes")
-        self.filter_invalid_boxes = flag(boxes["filter_invalid_boxes"], "filter_invalid_boxes")
-        self.remove_invisible = bool(points["remove_invisible"])
-        if points["keypoint_format"] not in KEYPOINT_FORMATS:
-            raise ValueError(f"keypoint_format must be one of "
-                             f"{', '.join(map(repr, KEYPOINT_FORMATS))}; got "
-                             f"{points['keypoint_format']!r}")
-        self.keypoint_format = points["keypoint_format"]
-        self.label_fields = _names(boxes["label_fields"], "label_fields")
-        self.keypoint_label_fields = _names(points["keypoint_label_fields"],
-                                            "keypoint_label_fields")
+        (self.box_format, self.label_fields, self.min_visibility, self.min_area,
+         self.min_width, self.min_height, self.max_accept_ratio, self.clip_boxes,
+         self.filter_invalid_boxes) = (getattr(box, k) for k in _BOX_ARGS.values())
+        self.keypoint_format, self.keypoint_label_fields, self.remove_invisible = (
+            getattr(point, k) for k in _KEYPOINT_ARGS.values())
         self.additional_targets = additional(additional_targets)
         names = [*self.label_fields, *self.keypoint_label_fields, *self.additional_targets]
         twice = sorted({n for n in names if names.count(n) > 1})

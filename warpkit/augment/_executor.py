@@ -356,14 +356,16 @@ def _apply(pipe, t: Targets, *, seed, index, epoch, params, queue, into=None) ->
     for name, v in t.boxes.items():
         rows = [box_rows(b, name if single else f"{name}[{i}]")
                 for i, b in enumerate(_per_sample(v, kind, n, name))]
-        extra = max((r.shape[1] - 4 for r in rows), default=0)
-        if any(r.shape[1] - 4 != extra for r in rows):
+        widths = {r.shape[1] for r in rows if len(r)}  # (a sample without boxes has 4)
+        if len(widths) > 1:
             raise ValueError(f"{name}: every sample's rows must have the same columns, got "
-                             f"{sorted({r.shape[1] for r in rows})}")
+                             f"{sorted(widths)}")
+        extra = widths.pop() - 4 if widths else 0
         fields = _fields(t.box_fields if name == main else {}, kind, n,
                          [len(r) for r in rows], "box")
         if extra:  # albumentations' [x1, y1, x2, y2, label, ...]: carried as a field
-            fields = [{**(f or {}), _EXTRA: r[:, 4:]} for f, r in zip(fields, rows)]
+            fields = [{**(f or {}), _EXTRA: r[:, 4:].reshape(len(r), extra)}
+                      for f, r in zip(fields, rows)]
             rows = [np.ascontiguousarray(r[:, :4]) for r in rows]
         rows, fields = check_boxes(rows, fields, pipe.box_format, sizes, pipe.clip_boxes,
                                    pipe.filter_invalid_boxes, single, name)
@@ -431,8 +433,8 @@ def _apply(pipe, t: Targets, *, seed, index, epoch, params, queue, into=None) ->
                 got = [f[field] for _, f in moved]
                 out[field] = got[0] if single else got
     for name, klist in klists.items():
-        _move_keypoints(pipe, out, name, klist, kfields if name == "keypoints" else None,
-                        t.keypoint_fields, mats, outs, fielded, holes, single)
+        _move_keypoints(pipe, out, name, klist, kfields if name == "keypoints" else [None] * n,
+                        mats, outs, fielded, holes, single)
     out["matrix"] = mats[0] if single else mats
     out["size"] = outs[0] if single else outs
     out["params"] = plist[0] if single else plist
@@ -462,29 +464,26 @@ def _fields(given: dict, kind: str, n: int, counts: list[int], what: str) -> lis
     return [{name: per[name][k] for name in per} for k in range(n)]
 
 
-def _move_keypoints(pipe, out: dict, name: str, klist: list, fields, field_names, mats, outs,
+def _move_keypoints(pipe, out: dict, name: str, klist: list, fields: list, mats, outs,
                     fielded, holes, single: bool) -> None:
-    """One keypoints target moved into ``out`` (and its label fields, in step with it; without
-    remove_invisible, all of them and ``<name>_visible``)."""
+    """One keypoints target moved into ``out`` with its label fields (:func:`_fields`), in
+    step with it; without remove_invisible, all of them and ``<name>_visible``."""
     moved = move_keypoint_lists(klist, mats, fielded, outs, pipe.keypoint_format)
     if holes is not None:
         ix, iy = pipe.keypoint_format.find("x"), pipe.keypoint_format.find("y")
         moved = [(k, v & ~in_holes(k[:, ix], k[:, iy], np.concatenate([r for r, _ in h])))
                  if h and len(k) else (k, v) for (k, v), h in zip(moved, holes)]
     if pipe.remove_invisible:
-        kept = [k[v] for k, v in moved]
-        out[name] = kept[0] if single else kept
-        for field in field_names if fields is not None else ():
-            got = [select(f[field], np.broadcast_to(v, len(k)))
-                   for f, (k, v) in zip(fields, moved)]
-            out[field] = got[0] if single else got
+        points = [k[v] for k, v in moved]
+        fields = [None if f is None else select(f, v) for f, (_, v) in zip(fields, moved)]
     else:
-        out[name] = moved[0][0] if single else [k for k, _ in moved]
+        points = [k for k, _ in moved]
         vis = "keypoints_visible" if name == "keypoints" else f"{name}_visible"
         out[vis] = moved[0][1] if single else [v for _, v in moved]
-        for field in field_names if fields is not None else ():
-            got = [f[field] for f in fields]
-            out[field] = got[0] if single else got
+    out[name] = points[0] if single else points
+    for field in fields[0] or ():
+        got = [f[field] for f in fields]
+        out[field] = got[0] if single else got
 
 
 def _holes(pipe, plist: list, outs: list, masks: dict, groups: dict, kind: str) -> list | None:

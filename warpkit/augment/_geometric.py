@@ -23,7 +23,7 @@ from typing import Any
 import numpy as np
 
 from .. import geometry
-from .._checks import flag, number
+from .._checks import count, flag, number
 from ._base import Transform, about_centres, crop_map, plain, value_range
 from ._transforms import RandomHorizontalFlip, RandomVerticalFlip
 
@@ -89,6 +89,10 @@ class _Resampled(Transform):
     """A transform with albumentations' per-transform resampling arguments, which become the
     pipeline's (:meth:`settings`)."""
 
+    #: the resampling arguments as given (replaced, never changed in place): which the
+    #: transform has (a resize no border, a pad no interpolation) and what config writes
+    _given: dict = {}
+
     def _resampling(self, interpolation: Any, mask_interpolation: Any, border_mode: Any,
                     fill: Any, fill_mask: Any, rotate_method: str = "largest_box") -> None:
         """The resampling arguments, and albumentations' ``rotate_method`` for the boxes."""
@@ -104,14 +108,14 @@ class _Resampled(Transform):
         self.interpolation = _code(interpolation, INTERPOLATION_CODES, "interpolation")
         self.mask_interpolation = _code(mask_interpolation, INTERPOLATION_CODES,
                                         "mask_interpolation")
-        self._given = {**getattr(self, "_given", {}), "interpolation": interpolation,
+        self._given = {**self._given, "interpolation": interpolation,
                        "mask_interpolation": mask_interpolation}
 
     def _border(self, border_mode: Any, fill: Any, fill_mask: Any) -> None:
         """The border of a transform that reads outside the image (all but the resizes)."""
         self.border_mode = _code(border_mode, BORDER_CODES, "border_mode")
         self.fill, self.fill_mask = fill, number(fill_mask, "fill_mask")
-        self._given = {**getattr(self, "_given", {}), "border_mode": border_mode, "fill": fill,
+        self._given = {**self._given, "border_mode": border_mode, "fill": fill,
                        "fill_mask": fill_mask}
 
     def settings(self) -> dict:
@@ -227,6 +231,34 @@ class Affine(_Resampled):
         return {"translate": move, "shear": shear, "scale": scale,
                 "rotate": lo + (hi - lo) * rng.random()}
 
+    def draw_lanes(self, lanes, sizes):
+        """:meth:`draw` for a batch: each number drawn for every sample in the same order."""
+        if self.translate_px is not None:
+            move = [lanes.integers(int(lo), int(hi) + 1) for lo, hi in self._move]
+        else:
+            side = np.array(sizes, np.float64).T
+            move = [((lo + (hi - lo) * lanes.random()) * s).astype(np.int64)
+                    for (lo, hi), s in zip(self._move, side)]
+        shear = [-(lo + (hi - lo) * lanes.random()) for lo, hi in self._shear]
+        scale = []
+        for lo, hi in self._scale:
+            if self.balanced_scale:
+                parts = [r for r in ((lo, 1.0) if lo < 1 else None,
+                                     (1.0, hi) if hi > 1 else None) if r is not None]
+                if not parts:
+                    scale.append(np.ones(len(sizes)))
+                    continue
+                pick = np.asarray(parts)[lanes.integers(0, len(parts))]
+                lo, hi = pick[:, 0], pick[:, 1]
+            scale.append(lo + (hi - lo) * lanes.random())
+        if self.keep_ratio:
+            scale[1] = scale[0]
+        lo, hi = self._rotate
+        rotate = (lo + (hi - lo) * lanes.random()).tolist()
+        move, shear, scale = (np.stack(v, 1).tolist() for v in (move, shear, scale))
+        return [{"translate": m, "shear": sh, "scale": sc, "rotate": r}
+                for m, sh, sc, r in zip(move, shear, scale, rotate)]
+
     def map(self, params, size):
         m = affine_matrix(params["translate"], params["shear"], params["scale"],
                           params["rotate"], _centre(size))
@@ -292,6 +324,9 @@ class Rotate(_Resampled):
     def draw(self, rng, size):
         lo, hi = self.limit
         return {"angle": lo + (hi - lo) * rng.random()}
+
+    def draw_lanes(self, lanes, sizes):
+        return [{"angle": a} for a in lanes.uniform(*self.limit).tolist()]
 
     def map(self, params, size):
         m = affine_matrix((0, 0), (0, 0), (1, 1), params["angle"], _centre(size))
@@ -401,6 +436,10 @@ class D4(Transform):
     def draw(self, rng, size):
         return {"element": list(D4_ELEMENTS)[int(rng.integers(len(D4_ELEMENTS)))]}
 
+    def draw_lanes(self, lanes, sizes):
+        names = list(D4_ELEMENTS)
+        return [{"element": names[k]} for k in lanes.integers(0, len(names)).tolist()]
+
     def map(self, params, size):
         return _symmetry(params["element"], size)
 
@@ -439,23 +478,19 @@ class _MaxSize(_Resampled):
         if (max_size is None) == (max_size_hw is None):
             raise ValueError(f"{name} takes max_size or max_size_hw, one of the two; got "
                              f"max_size={max_size!r}, max_size_hw={max_size_hw!r}")
-        sizes = [max_size] if isinstance(max_size, numbers.Integral) else max_size
-        if max_size is not None and (not isinstance(sizes, (list, tuple)) or not sizes or any(
-                isinstance(v, bool) or not isinstance(v, numbers.Integral) or v < 1
-                for v in sizes)):
-            raise ValueError(f"{name} max_size must be an int >= 1 or a list of them, got "
-                             f"{max_size!r}")
-        if max_size_hw is not None and (
-                not isinstance(max_size_hw, (list, tuple)) or len(max_size_hw) != 2
-                or all(v is None for v in max_size_hw)
-                or any(v is not None and (isinstance(v, bool) or not isinstance(
-                    v, numbers.Integral) or v < 1) for v in max_size_hw)):
-            raise ValueError(f"{name} max_size_hw must be (height, width), ints >= 1 or None "
+        if isinstance(max_size, (list, tuple)):
+            if not max_size:
+                raise ValueError(f"{name} max_size must be an int or a list of them, got []")
+            self.max_size = [count(v, f"{name} max_size", 1) for v in max_size]
+        else:
+            self.max_size = None if max_size is None else count(max_size, f"{name} max_size", 1)
+        if max_size_hw is not None and (not isinstance(max_size_hw, (list, tuple))
+                                        or len(max_size_hw) != 2
+                                        or all(v is None for v in max_size_hw)):
+            raise ValueError(f"{name} max_size_hw must be (height, width), each an int or None "
                              f"(not both), got {max_size_hw!r}")
-        self.max_size = None if max_size is None else \
-            (int(max_size) if isinstance(max_size, numbers.Integral) else [int(v) for v in sizes])
         self.max_size_hw = None if max_size_hw is None else \
-            tuple(None if v is None else int(v) for v in max_size_hw)
+            tuple(None if v is None else count(v, f"{name} max_size_hw", 1) for v in max_size_hw)
         self._interpolations(interpolation, mask_interpolation)
         _no_area(area_for_downscale, name)
 
@@ -463,6 +498,12 @@ class _MaxSize(_Resampled):
         if isinstance(self.max_size, list):  # albumentations' choice, from the stream
             return {"max_size": self.max_size[int(rng.integers(len(self.max_size)))]}
         return {}
+
+    def draw_lanes(self, lanes, sizes):
+        if isinstance(self.max_size, list):
+            return [{"max_size": self.max_size[k]}
+                    for k in lanes.integers(0, len(self.max_size)).tolist()]
+        return [{} for _ in sizes]
 
     def _scale(self, params: dict, size: tuple[int, int]) -> float:
         w, h = size
@@ -536,6 +577,10 @@ class RandomScale(_Resampled):
         lo, hi = self.scale_limit
         return {"scale": float(rng.uniform(1 + lo, 1 + hi))}
 
+    def draw_lanes(self, lanes, sizes):
+        lo, hi = self.scale_limit
+        return [{"scale": s} for s in lanes.uniform(1 + lo, 1 + hi).tolist()]
+
     def map(self, params, size):
         return _resized(size, params["scale"], int)
 
@@ -586,9 +631,8 @@ class PadIfNeeded(_Resampled):
                 raise ValueError(f"PadIfNeeded takes {an} or {bn}, one of the two; got "
                                  f"{an}={a!r}, {bn}={b!r}")
             for v, n in ((a, an), (b, bn)):
-                if v is not None and (isinstance(v, bool) or not isinstance(v, numbers.Integral)
-                                      or v < 1):
-                    raise ValueError(f"PadIfNeeded {n} must be an int >= 1, got {v!r}")
+                if v is not None:
+                    count(v, f"PadIfNeeded {n}", 1)
         if position not in PAD_POSITIONS:
             raise ValueError(f"PadIfNeeded position must be one of "
                              f"{', '.join(map(repr, PAD_POSITIONS))}; got {position!r}")
@@ -608,6 +652,14 @@ class PadIfNeeded(_Resampled):
         (left, right), (top, bottom) = self._pads(size)
         return {"top": int(rng.integers(0, top + bottom + 1)),
                 "left": int(rng.integers(0, left + right + 1))}
+
+    def draw_lanes(self, lanes, sizes):
+        if self.position != "random":
+            return [{} for _ in sizes]
+        pads = np.array([[sum(p) for p in self._pads(s)] for s in sizes])  # (w, h) per sample
+        top = lanes.integers(0, pads[:, 1] + 1).tolist()
+        left = lanes.integers(0, pads[:, 0] + 1).tolist()
+        return [{"top": t, "left": x} for t, x in zip(top, left)]
 
     def map(self, params, size):
         (left, right), (top, bottom) = self._pads(size)

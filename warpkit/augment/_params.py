@@ -6,6 +6,7 @@ own names, ``additional_targets``)."""
 
 from __future__ import annotations
 
+import inspect
 import keyword
 import math
 from collections.abc import Mapping, Sequence
@@ -87,10 +88,7 @@ class BboxParams:
                  min_height: float = 0.0, check_each_transform: bool = True, clip: bool = False,
                  filter_invalid_bboxes: bool = False,
                  max_accept_ratio: float | None = None) -> None:
-        if format not in BOX_FORMATS:
-            raise ValueError(f"BboxParams format must be one of "
-                             f"{', '.join(map(repr, BOX_FORMATS))}; got {format!r}")
-        self.format = format
+        self.format = _format(format, BOX_FORMATS, "box")
         self.label_fields = _names(label_fields, "label_fields")
         self.min_area = _at_least(min_area, "min_area", 0)
         self.min_visibility = _at_least(min_visibility, "min_visibility", 0, 1)
@@ -107,14 +105,6 @@ class BboxParams:
         """A BboxParams from one of warpkit's or albumentations' (its attributes), or from a
         dict of its arguments (albumentations' to_dict); unknown keys are refused by name."""
         return _params_of(cls, value, "bbox_params")
-
-    def compose_args(self) -> dict:
-        """The :class:`~warpkit.augment.Compose` arguments these parameters stand for."""
-        return {"box_format": self.format, "label_fields": self.label_fields,
-                "min_area": self.min_area, "min_visibility": self.min_visibility,
-                "min_width": self.min_width, "min_height": self.min_height,
-                "max_accept_ratio": self.max_accept_ratio, "clip_boxes": self.clip,
-                "filter_invalid_boxes": self.filter_invalid_bboxes}
 
     def __repr__(self) -> str:
         return _repr(self)
@@ -146,10 +136,7 @@ class KeypointParams:
     def __init__(self, format: str = "xy", label_fields: Sequence[str] | None = None,
                  remove_invisible: bool = True, angle_in_degrees: bool = True,
                  check_each_transform: bool = True) -> None:
-        if format not in KEYPOINT_FORMATS:
-            raise ValueError(f"KeypointParams format must be one of "
-                             f"{', '.join(map(repr, KEYPOINT_FORMATS))}; got {format!r}")
-        self.format = format
+        self.format = _format(format, KEYPOINT_FORMATS, "keypoint")
         self.label_fields = _names(label_fields, "label_fields")
         self.remove_invisible = flag(remove_invisible, "remove_invisible")
         if not flag(angle_in_degrees, "angle_in_degrees"):
@@ -163,12 +150,15 @@ class KeypointParams:
         """As :meth:`BboxParams.of`."""
         return _params_of(cls, value, "keypoint_params")
 
-    def compose_args(self) -> dict:
-        return {"keypoint_format": self.format, "keypoint_label_fields": self.label_fields,
-                "remove_invisible": self.remove_invisible}
-
     def __repr__(self) -> str:
         return _repr(self)
+
+
+def _format(value: Any, formats: tuple, what: str) -> str:
+    if value not in formats:
+        raise ValueError(f"{what}_format must be one of {', '.join(map(repr, formats))}; got "
+                         f"{value!r}")
+    return value
 
 
 def _at_least(value: Any, arg: str, lo: float, hi: float = math.inf) -> float:
@@ -182,7 +172,6 @@ def _at_least(value: Any, arg: str, lo: float, hi: float = math.inf) -> float:
 def _params_of(cls: type, value: Any, arg: str) -> Any:
     if isinstance(value, cls):
         return value
-    import inspect
     keys = [k for k in inspect.signature(cls.__init__).parameters if k != "self"]
     if isinstance(value, Mapping):
         given = {k: v for k, v in value.items() if k != "__class_fullname__"}

@@ -131,11 +131,12 @@ def _warp_wide(image: Any, matrix: Any, size: Any, sampling: Sampling, channels:
                model: ModelInput, pending: list | None, into: Any, colour: Any,
                ragged: bool, **options: Any) -> Any:
     """:func:`warp_by` of a host image of more than 4 channels (multispectral bands, RGB and
-    depth): each group of 4 channels (the last of what is left) is a strided view of the image
-    (no copy), launched back to back with the same maps and one wait, and the groups' results
-    are joined into one result of all the channels (channels last, or first for the model's
-    input). The fill, mean and std are checked against every channel, and each group takes its
-    own."""
+    depth): each group of 4 channels (the last of what is left) is warped from a view of the
+    image (gathered into a contiguous buffer as any strided host array is: together, one copy
+    of the image), the groups launched back to back with the same maps and one wait, and their
+    results joined into one result of all the channels (channels last, or first for the
+    model's input: a second copy, of the output). The fill, mean and std are checked against
+    every channel, and each group takes its own."""
     if colour is not None:
         raise ValueError(f"colour transforms take images of 1 to {GROUP} channels, got "
                          f"{channels}")
