@@ -143,6 +143,13 @@ def _code(value: Any, table: dict[int, str], arg: str) -> str:
                      f"{', '.join(f'{k} ({v!r})' for k, v in table.items())}, got {value!r}")
 
 
+def _balanced(lo: float, hi: float) -> list[tuple[float, float]]:
+    """albumentations' balanced_scale: the parts of a zoom range below 1 and above 1, one
+    drawn first with equal odds (none: the zoom is 1)."""
+    return [r for r in ((lo, 1.0) if lo < 1 else None, (1.0, hi) if hi > 1 else None)
+            if r is not None]
+
+
 class Affine(_Resampled):
     """albumentations' Affine: scale, rotate, shear and translate about the image's centre.
 
@@ -207,8 +214,7 @@ class Affine(_Resampled):
         out = []
         for lo, hi in self._scale:
             if self.balanced_scale:
-                parts = [r for r in ((lo, 1.0) if lo < 1 else None,
-                                     (1.0, hi) if hi > 1 else None) if r is not None]
+                parts = _balanced(lo, hi)
                 if not parts:
                     out.append(1.0)
                     continue
@@ -243,8 +249,7 @@ class Affine(_Resampled):
         scale = []
         for lo, hi in self._scale:
             if self.balanced_scale:
-                parts = [r for r in ((lo, 1.0) if lo < 1 else None,
-                                     (1.0, hi) if hi > 1 else None) if r is not None]
+                parts = _balanced(lo, hi)
                 if not parts:
                     scale.append(np.ones(len(sizes)))
                     continue
