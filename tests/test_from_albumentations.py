@@ -97,7 +97,7 @@ def test_each_ported_transform_gives_albumentations_result(theirs, queue):
 
 @pytest.mark.parametrize("transforms,kw,pattern", [
     ([A.Blur(p=1)], {}, r"albumentations' Blur has no warpkit equivalent yet; supported: "
-                        r"Affine, CenterCrop, ChannelShuffle, CoarseDropout, .*GaussNoise, .*"
+                        r"Affine, .*CenterCrop, ChannelShuffle, CoarseDropout, .*GaussNoise, .*"
                         r"VerticalFlip"),
     ([A.OneOf([A.HorizontalFlip(), A.MedianBlur()])], {}, r"MedianBlur has no warpkit"),
     ([A.RandomResizedCrop(size=(32, 32), interpolation=3)], {},

@@ -11,8 +11,10 @@ it, on the device). albumentations'
 geometric transforms come under their own names and parameters too (``Affine``,
 ``ShiftScaleRotate``, ``Rotate``, ``SafeRotate``, ``HorizontalFlip``, ``VerticalFlip``,
 ``Transpose``, ``D4``; the letterbox's ``LongestMaxSize``, ``SmallestMaxSize``,
-``RandomScale``, ``PadIfNeeded``), and so are its ``BboxParams``, ``KeypointParams`` and call
-keywords.
+``RandomScale``, ``PadIfNeeded``; the crops that keep objects, ``BBoxSafeRandomCrop``,
+``RandomSizedBBoxSafeCrop``, ``AtLeastOneBBoxRandomCrop``, ``CropNonEmptyMaskIfExists``, with
+torchvision's ``RandomIoUCrop`` and ``RandomZoomOut``), and so are its ``BboxParams``,
+``KeypointParams`` and call keywords.
 
 Sizes are (height, width), as ``image.shape[:2]`` and as albumentations, torchvision and kornia
 take them: ``RandomResizedCrop((224, 160))`` gives images 224 high and 160 wide. (The warp
@@ -44,6 +46,8 @@ from ._colour import (ChannelShuffle, ColorJitter, GaussianBlur, GaussNoise, Hue
                       InvertImg, MotionBlur, Posterize, RandomBrightnessContrast, RandomGamma,
                       RGBShift, Solarize, ToGray)
 from ._dropout import CoarseDropout, Erasing
+from ._objects import (AtLeastOneBBoxRandomCrop, BBoxSafeRandomCrop, CropNonEmptyMaskIfExists,
+                       RandomIoUCrop, RandomSizedBBoxSafeCrop, RandomZoomOut)
 from ._compose import Compose, collate
 from ._params import BboxParams, KeypointParams
 from ._epochs import EpochSampler, RepeatedSampleWarning, SampleKey
@@ -53,7 +57,8 @@ from ._transforms import (CenterCrop, Pad, RandomCrop, RandomHorizontalFlip, Ran
                           RandomResizedCrop, RandomRotate90, RandomRotation, RandomVerticalFlip,
                           Resize)
 
-__all__ = ["Affine", "batches", "BboxParams", "CenterCrop", "KeypointParams", "LongestMaxSize",
+__all__ = ["Affine", "AtLeastOneBBoxRandomCrop", "BBoxSafeRandomCrop", "CropNonEmptyMaskIfExists",
+           "RandomIoUCrop", "RandomSizedBBoxSafeCrop", "RandomZoomOut", "batches", "BboxParams", "CenterCrop", "KeypointParams", "LongestMaxSize",
            "PadIfNeeded", "RandomScale", "SmallestMaxSize", "D4", "HorizontalFlip", "Rotate", "SafeRotate",
            "ShiftScaleRotate", "Transpose", "VerticalFlip", "ChannelShuffle", "CoarseDropout", "collate", "ColorJitter",
            "Compose", "ElasticTransform", "EpochSampler", "Erasing", "GaussianBlur", "GaussNoise",

@@ -30,6 +30,7 @@ from . import _colour as C
 from . import _dropout as D
 from . import _geometric as G
 from . import _nonlinear as N
+from . import _objects as O
 from . import _transforms as T
 from ._base import OneOf, Transform, merge_setting, same_value
 from ._compose import Compose
@@ -247,6 +248,16 @@ SUPPORTED: dict[str, Callable[[_Args, _Pipeline], Transform | None]] = {
     "PadIfNeeded": _resampled(G.PadIfNeeded, "min_height", "min_width", "pad_height_divisor",
                               "pad_width_divisor", "position", p=1.0, interpolations=False,
                               internal=("padding",)),
+    "BBoxSafeRandomCrop": _resampled(O.BBoxSafeRandomCrop, "erosion_rate", p=1.0,
+                                     border=False, interpolations=False),
+    "RandomSizedBBoxSafeCrop": _resampled(O.RandomSizedBBoxSafeCrop, "height", "width",
+                                          "erosion_rate", p=1.0, border=False),
+    "AtLeastOneBBoxRandomCrop": _resampled(O.AtLeastOneBBoxRandomCrop, "height", "width",
+                                           "erosion_factor", p=1.0, border=False,
+                                           interpolations=False),
+    "CropNonEmptyMaskIfExists": _resampled(O.CropNonEmptyMaskIfExists, "height", "width",
+                                           "ignore_values", "ignore_channels", p=1.0,
+                                           border=False, interpolations=False),
     "Transpose": lambda a, pipe: G.Transpose(p=a.take("p", 0.5)),
     "D4": lambda a, pipe: G.D4(p=a.take("p", 1.0)),
     "ColorJitter": _colour(C.ColorJitter, "brightness", "contrast", "saturation", "hue"),

@@ -216,6 +216,16 @@ class Transform:
         if params.get("applied", True):
             yield self, params
 
+    #: the targets :meth:`draw_seen` reads (``"boxes"``, ``"masks"``): none for a transform
+    #: whose draw needs the input's size alone
+    reads: frozenset = frozenset()
+
+    def draw_seen(self, rng: np.random.Generator, size: tuple[int, int], seen: Any) -> dict:
+        """:meth:`draw` for a transform whose parameters depend on the sample's targets
+        (:attr:`reads`): ``seen`` (:class:`~warpkit.augment._targets.Seen`) holds them as this
+        step's input has them. A pipeline passes them on to its transforms."""
+        return self.draw(rng, size)
+
     def draw_lanes(self, lanes: Any, sizes: list[tuple[int, int]]) -> list[dict]:
         """:meth:`draw` for a whole batch at once: the same parameters, sample by sample, as
         :meth:`draw` on each sample's stream, drawn from the batch's streams side by side
@@ -264,12 +274,25 @@ class Transform:
         return f"{type(self).__name__}({args})"
 
 
-def draw_step(t: Transform, rng: np.random.Generator, size: tuple[int, int]) -> dict:
+def draw_step(t: Transform, rng: np.random.Generator, size: tuple[int, int],
+              seen: Any = None) -> dict:
     """One step's recorded parameters: whether ``t`` applies (drawn first, always) and its
     parameters (drawn always, so that the transforms after it draw the same numbers either
-    way)."""
+    way). ``seen``: the sample's targets (:class:`~warpkit.augment._targets.Seen`), for a
+    transform whose draw reads them (:func:`reads`)."""
     applied = bool(rng.random() < t.p)
+    if seen is not None and reads(t):
+        return {"applied": applied, **t.draw_seen(rng, size, seen)}
     return {"applied": applied, **t.draw(rng, size)}
+
+
+def reads(t: Transform) -> frozenset:
+    """The targets ``t``'s draw reads (``"boxes"``, ``"masks"``), at any depth: none for a
+    transform whose parameters depend on the image's size alone."""
+    found = t.reads
+    for c in getattr(t, "transforms", ()):
+        found = found | reads(c)
+    return found
 
 
 def _owner(cls: type, name: str) -> type:
@@ -282,7 +305,7 @@ def lanes_ok(t: Transform) -> bool:
     subclass that changes ``draw`` alone is drawn sample by sample); a pipeline's transforms
     all do."""
     cls = type(t)
-    if _owner(cls, "draw") not in (Transform, _owner(cls, "draw_lanes")):
+    if _owner(cls, "draw") not in (Transform, _owner(cls, "draw_lanes")) or t.reads:
         return False
     return all(lanes_ok(c) for c in getattr(t, "transforms", ()))
 
@@ -359,8 +382,18 @@ class OneOf(Transform):
         self._weights = w / w.sum()
 
     def draw(self, rng, size):
+        return self.draw_seen(rng, size, None)
+
+    def draw_seen(self, rng, size, seen):
         k = int(rng.choice(len(self.transforms), p=self._weights))
-        return {"choice": k, "params": self.transforms[k].draw(rng, size)}
+        t = self.transforms[k]
+        drawn = t.draw(rng, size) if seen is None or not reads(t) else \
+            t.draw_seen(rng, size, seen)
+        return {"choice": k, "params": drawn}
+
+    @property
+    def reads(self) -> frozenset:  # type: ignore[override]
+        return frozenset().union(*(reads(t) for t in self.transforms))
 
     def map(self, params, size):
         return self.transforms[params["choice"]].map(params["params"], size)

@@ -22,10 +22,11 @@ from .._threads import pool
 from ..engine import check_model_input
 from ..engine.chain import merge
 from ._base import (Resampling, Transform, draw_step, draw_step_lanes, from_dict, map_step,
-                    merge_setting, plain, size_arg, step_size, transform_list)
+                    merge_setting, plain, reads, size_arg, step_size, transform_list)
 from ._executor import apply
 from ._params import BOX_FORMATS, BUILT_IN, BboxParams, KeypointParams, additional
 from ._streams import stream
+from ._targets import Seen, box_rows, to_xyxy
 
 if TYPE_CHECKING:  # not at import: concurrent.futures costs the command's start
     from concurrent.futures import Future
@@ -261,12 +262,25 @@ class Compose(Resampling, Transform):
         return from_dict(d)
 
     def draw(self, rng, size):
+        return self.draw_seen(rng, size, None)
+
+    def draw_seen(self, rng, size, seen):
+        """Each step drawn in turn; ``seen`` (the sample's targets, or None) carried past each
+        step while a later one reads it."""
         steps = []
-        for t in self.transforms:
-            p = draw_step(t, rng, size)
+        last = max((j for j, t in enumerate(self.transforms) if reads(t)), default=-1) \
+            if seen is not None else -1
+        for j, t in enumerate(self.transforms):
+            p = draw_step(t, rng, size, seen if j <= last else None)
             steps.append(p)
+            if j < last:
+                seen = seen.after(t, p, size)
             size = step_size(t, p, size)
         return {"steps": steps}
+
+    @property
+    def reads(self) -> frozenset:  # type: ignore[override]
+        return frozenset().union(*(reads(t) for t in self.transforms))
 
     def draw_lanes(self, lanes, sizes):
         steps: list[list] = [[] for _ in sizes]
@@ -324,11 +338,19 @@ class Compose(Resampling, Transform):
         return merge(found), size
 
     def sample(self, size: tuple[int, int], seed: int, index: int = 0,
-               epoch: int = 0) -> dict:
+               epoch: int = 0, *, boxes: Any = None, mask: Any = None) -> dict:
         """The parameters of one sample of an input of ``size`` = (height, width)
         (``image.shape[:2]``), as a call draws them from its ``(seed, epoch, index)`` stream,
-        without touching any image."""
-        return draw_step(self, stream(seed, epoch, index), size_arg(size, "size"))
+        without touching any image. A pipeline whose crops choose from the targets
+        (BBoxSafeRandomCrop, CropNonEmptyMaskIfExists, ...) reads ``boxes`` (the pipeline's
+        ``box_format``) and ``mask`` as a call with them would."""
+        wh = size_arg(size, "size")
+        seen = None
+        if reads(self):
+            xyxy = None if boxes is None else \
+                to_xyxy(box_rows(boxes)[:, :4], self.box_format, wh)
+            seen = Seen(wh, xyxy, None if mask is None else [mask])
+        return draw_step(self, stream(seed, epoch, index), wh, seen)
 
     def replay(self, params: Any, **targets: Any) -> dict:
         """Apply parameters from an earlier call's ``out["params"]`` to these targets."""

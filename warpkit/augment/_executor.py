@@ -23,8 +23,9 @@ from ._colour import colour_program
 from ._dropout import has_dropout, hole_mask, in_holes, output_holes
 from ._lanes import draw_samples
 from ._params import Targets
-from ._targets import (box_rows, check_boxes, keypoint_rows, move_boxes, move_keypoint_lists,
-                       select)
+from ._base import reads
+from ._targets import (Seen, box_rows, check_boxes, keypoint_rows, move_boxes,
+                       move_keypoint_lists, select, to_xyxy)
 
 
 class _Opts(NamedTuple):
@@ -376,11 +377,14 @@ def _apply(pipe, t: Targets, *, seed, index, epoch, params, queue, into=None) ->
             seed = int(np.random.SeedSequence().generate_state(1)[0])
         else:
             note_draws(seed, epoch, idx)
-        plist = draw_samples(pipe, seed, epoch, idx, sizes)
+        seen = _seen(pipe, t, kind, sizes, boxes.get(main)) if reads(pipe) else None
+        plist = draw_samples(pipe, seed, epoch, idx, sizes, seen=seen)
     else:
         plist = [params] if single else list(params)
         if len(plist) != n:
             raise ValueError(f"params has {len(plist)} entries for {n} samples")
+    if main is not None:
+        boxes[main] = _drop_boxes(pipe, plist, *boxes[main], single)
     # projective pipelines: the batch's maps as one array; else each sample's chain, and the
     # fields of its non-linear transforms (fielded: None for one matrix each)
     fielded = None
@@ -445,6 +449,54 @@ def _apply(pipe, t: Targets, *, seed, index, epoch, params, queue, into=None) ->
 
 #: the label field that carries box rows' columns past the 4 numbers
 _EXTRA = "\0columns"
+
+
+def _seen(pipe, t: Targets, kind: str, sizes: list, main: tuple | None) -> list[Seen]:
+    """Each sample's targets as the draws that read them see them (:class:`Seen`): its boxes
+    (pixel-edge corners; None where the call gave none) and its masks (``mask=``, else the
+    list of ``masks=``; None where it gave neither)."""
+    n = len(sizes)
+    rows = [None] * n if main is None else \
+        [to_xyxy(r, pipe.box_format, s) for r, s in zip(main[0], sizes)]
+    if "mask" in t.masks:
+        masks = [[m] for m in _per_sample(t.masks["mask"], kind, n, "mask")]
+    elif "masks" in t.mask_lists:
+        masks = [list(g) for g in _per_sample(t.mask_lists["masks"], kind, n, "masks")]
+    else:
+        masks = [None] * n
+    for group in masks:
+        if group is not None and any(is_device_array(m) for m in group):
+            raise ValueError("a transform of this pipeline chooses its crop from the mask, "
+                             "which it reads on the host: give the masks as arrays")
+    return [Seen(s, r, m) for s, r, m in zip(sizes, rows, masks)]
+
+
+def _drop_boxes(pipe, plist: list, rows: list, fields: list, extra: int, single: bool
+                ) -> tuple:
+    """The call's boxes less those a step of each sample's parameters removes by its own rule
+    (RandomIoUCrop: the boxes whose centres left its crop), with their label fields."""
+    if not any(getattr(s, "removes_boxes", False) for s in _walk(pipe)):
+        return rows, fields, extra
+    rows, fields = list(rows), list(fields)
+    for k, p in enumerate(plist):
+        gone = sorted({int(j) for step, sp in pipe.applied_steps(p)
+                       for j in sp.get("drop", ()) if getattr(step, "removes_boxes", False)})
+        if not gone:
+            continue
+        if gone[-1] >= len(rows[k]):
+            where = "" if single else f" (sample {k})"
+            raise ValueError(f"params{where} remove box {gone[-1]}, but the call has "
+                             f"{len(rows[k])} boxes: replay the parameters on the boxes they "
+                             f"were drawn with")
+        keep = np.ones(len(rows[k]), bool)
+        keep[gone] = False
+        rows[k] = rows[k][keep]
+        fields[k] = None if fields[k] is None else select(fields[k], keep)
+    return rows, fields, extra
+
+
+def _walk(t) -> list:
+    return [t, *(s for c in getattr(t, "transforms", ()) for s in _walk(c))]
 
 
 def _fields(given: dict, kind: str, n: int, counts: list[int], what: str) -> list:

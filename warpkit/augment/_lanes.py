@@ -184,12 +184,16 @@ class Lanes:
 
 
 def draw_samples(t: Transform, seed: int, epoch: int, indices: Sequence[int],
-                 sizes: list[tuple[int, int]], lanes: bool | None = None) -> list[dict]:
+                 sizes: list[tuple[int, int]], lanes: bool | None = None,
+                 seen: list | None = None) -> list[dict]:
     """Every sample's recorded parameters (:func:`~warpkit.augment._base.draw_step` on its
     ``(seed, epoch, index)`` stream), drawn side by side where ``t`` can (:func:`lanes_ok`) and
-    the batch is large enough (``lanes`` forces the choice): the same dicts either way."""
+    the batch is large enough (``lanes`` forces the choice): the same dicts either way.
+    ``seen``: each sample's targets (:class:`~warpkit.augment._targets.Seen`), for a pipeline
+    whose draws read them (drawn sample by sample)."""
     if lanes is None:
         lanes = len(indices) >= LANES_FROM and lanes_ok(t)
     if lanes:
         return draw_step_lanes(t, Lanes(checked_keys(seed, epoch, indices)), list(sizes))
-    return [draw_step(t, rng, s) for rng, s in zip(sample_streams(seed, epoch, indices), sizes)]
+    return [draw_step(t, rng, s, None if seen is None else seen[k]) for k, (rng, s) in
+            enumerate(zip(sample_streams(seed, epoch, indices), sizes))]

@@ -12,7 +12,7 @@ import numpy as np
 
 from .. import geometry
 from ._dropout import boxes_past_holes
-from ..engine.chain import fields_of, forward_jacobians, forward_points
+from ..engine.chain import fields_of, forward_jacobians, forward_points, merge
 
 
 #: box formats whose numbers are fractions of the image's width and height
@@ -179,25 +179,7 @@ def move_boxes(pipe, blist, llist, mats, sizes, outs, chains=None, holes=None) -
         return list(zip(arrays, llist))
     which = np.repeat(np.arange(len(arrays)), counts)
     xyxy = np.concatenate([to_xyxy(a, pipe.box_format, s) for a, s in zip(arrays, sizes)])
-    lim = np.asarray(outs, dtype=np.float64)[which]  # (W, H) per box
-    # where the border cuts a box, the box around the part of its mapped outline inside the
-    # output (clipping the box around the whole outline is loose by a rotated box's corner)
-    corners = geometry.box_corners(mats, xyxy, batch_indices=which)
-    mapped = np.concatenate([corners.min(1), corners.max(1)], 1)
-    clipped = geometry.clipped_bounds(corners, lim, fallback=mapped)
-    if chains is not None:
-        for k, c in enumerate(chains):
-            rows = np.flatnonzero(which == k)
-            if len(rows) and fields_of(c):
-                outline = _outline(c, xyxy[rows])
-                with np.errstate(invalid="ignore"):  # all-NaN outlines stay NaN
-                    mapped[rows] = np.concatenate([np.nanmin(outline, 1),
-                                                   np.nanmax(outline, 1)], 1)
-                clipped[rows] = geometry.clipped_bounds(outline, lim[rows],
-                                                        fallback=mapped[rows])
-    area = np.prod(mapped[:, 2:] - mapped[:, :2], axis=1)
-    inside = np.prod(np.maximum(clipped[:, 2:] - clipped[:, :2], 0), axis=1)
-    inside[~np.isfinite(inside)] = 0  # a box none of whose outline was found
+    mapped, clipped, area, inside = map_boxes(mats, xyxy, which, outs, chains)
     for k, m in enumerate(holes or ()):
         rows = np.flatnonzero(which == k)
         if m is not None and len(rows):
@@ -217,6 +199,33 @@ def move_boxes(pipe, blist, llist, mats, sizes, outs, chains=None, holes=None) -
         boxes = from_xyxy(clipped[lo:hi][kp], pipe.box_format, outs[k])
         res.append((boxes, None if llist[k] is None else select(llist[k], kp)))
     return res
+
+
+def map_boxes(mats: np.ndarray, xyxy: np.ndarray, which: np.ndarray, outs: list,
+              chains: list | None = None) -> tuple:
+    """Pixel-edge boxes (K, 4) of the samples ``which`` through their maps ``mats`` (or their
+    ``chains`` with fields) into outputs of ``outs`` = (width, height) each: (the box around
+    each mapped outline, that box clipped to the output, the first's area, the second's)."""
+    lim = np.asarray(outs, dtype=np.float64)[which]  # (W, H) per box
+    # where the border cuts a box, the box around the part of its mapped outline inside the
+    # output (clipping the box around the whole outline is loose by a rotated box's corner)
+    corners = geometry.box_corners(mats, xyxy, batch_indices=which)
+    mapped = np.concatenate([corners.min(1), corners.max(1)], 1)
+    clipped = geometry.clipped_bounds(corners, lim, fallback=mapped)
+    if chains is not None:
+        for k, c in enumerate(chains):
+            rows = np.flatnonzero(which == k)
+            if len(rows) and fields_of(c):
+                outline = _outline(c, xyxy[rows])
+                with np.errstate(invalid="ignore"):  # all-NaN outlines stay NaN
+                    mapped[rows] = np.concatenate([np.nanmin(outline, 1),
+                                                   np.nanmax(outline, 1)], 1)
+                clipped[rows] = geometry.clipped_bounds(outline, lim[rows],
+                                                        fallback=mapped[rows])
+    area = np.prod(mapped[:, 2:] - mapped[:, :2], axis=1)
+    inside = np.prod(np.maximum(clipped[:, 2:] - clipped[:, :2], 0), axis=1)
+    inside[~np.isfinite(inside)] = 0  # a box none of whose outline was found
+    return mapped, clipped, area, inside
 
 
 def select(labels: Any, keep: np.ndarray) -> Any:
@@ -332,3 +341,66 @@ def move_keypoints(k: np.ndarray, m, out, fmt: str = "xy"):
     res[:, ix], res[:, iy] = moved[:, 0], moved[:, 1]
     with np.errstate(invalid="ignore"):
         return res, visible & in_output(moved[:, 0], moved[:, 1], out)
+
+
+class Seen:
+    """A sample's targets as a transform's draw reads them (the crops that keep objects,
+    :mod:`._objects`): its boxes and masks carried through the steps drawn before it, in the
+    coordinates of the step's input of ``size`` = (width, height).
+
+    ``boxes``: pixel-edge corners (K, 4), each clipped to the current image (boxes that left
+    it are gone), with ``index`` their rows in the call's boxes; None where the call gave no
+    boxes. ``masks``: the call's masks of the sample (``mask=``, else those of ``masks=``) as
+    given, None where it gave none; :meth:`mask_pixels` finds their pixels where the current
+    image is. ``chain``: the maps and fields from the sample's input to the current image."""
+
+    def __init__(self, size: tuple[int, int], boxes: np.ndarray | None = None,
+                 masks: list | None = None, index: np.ndarray | None = None,
+                 chain: list | None = None) -> None:
+        self.size = size
+        self.boxes = boxes
+        self.index = np.arange(len(boxes)) if index is None and boxes is not None else index
+        self.masks = masks
+        self.chain = chain if chain is not None else [geometry.identity()]
+
+    def after(self, t: Any, params: dict, size: tuple[int, int]) -> Seen:
+        """The targets past one drawn step (``t`` with ``params`` on an input of ``size``)."""
+        if not params.get("applied", True):
+            return self
+        chain, out = t.stages(params, size)
+        boxes, index = self.boxes, self.index
+        if boxes is not None and len(boxes):
+            mats = np.stack([chain[0] if len(chain) == 1 else geometry.identity()])
+            _, clipped, _, inside = map_boxes(mats, boxes, np.zeros(len(boxes), int), [out],
+                                              None if len(chain) == 1 else [chain])
+            keep = inside > 0
+            boxes, index = clipped[keep], index[keep]
+        return Seen(out, boxes, self.masks, index, merge(self.chain + chain))
+
+    def mask_pixels(self, nonzero: Any) -> np.ndarray:
+        """The (y, x) pixels of the current image where ``nonzero(mask)`` (an (H, W) bool of
+        one of :attr:`masks`) holds for any mask, in row-major order (numpy's ``argwhere``):
+        the masks' own pixels where no step has moved them yet, else their centres mapped
+        through :attr:`chain`, rounded, those inside the image, each once."""
+        hits = None
+        for m in self.masks or ():
+            nz = nonzero(np.asarray(m))
+            hits = nz if hits is None else hits | nz
+        if hits is None:
+            return np.zeros((0, 2), np.int64)
+        yx = np.argwhere(hits)
+        if len(self.chain) == 1 and np.array_equal(self.chain[0], geometry.IDENTITY):
+            return yx
+        xy = yx[:, ::-1].astype(np.float64)
+        if fields_of(self.chain):
+            xy, found = forward_points(self.chain, xy)
+            xy = xy[found]
+        else:
+            xy = geometry.transform_points(self.chain[0], xy)
+        w, h = self.size
+        with np.errstate(invalid="ignore"):
+            p = np.rint(xy)
+            ok = (p[:, 0] >= 0) & (p[:, 0] < w) & (p[:, 1] >= 0) & (p[:, 1] < h)
+        p = p[ok].astype(np.int64)
+        flat = np.unique(p[:, 1] * w + p[:, 0])
+        return np.stack([flat // w, flat % w], 1)
