@@ -16,8 +16,9 @@ from warpkit.augment import Compose, RandomAffine, from_albumentations
 from warpkit.fileio import (DEFAULT_MAX_PIXELS, CocoSet, UserError, check_side_outputs,
                             expand_inputs, parse_size, read_json, save_json_atomic,
                             set_max_pixels)
-from warpkit.files import (AugmentJob, CropJob, WarpJob, augment_annotated, message, numbers,
-                           parse_fill, run_local, tasks)
+from warpkit.files import (AugmentJob, CropJob, WarpJob, augment_annotated, augment_labelled,
+                           message, numbers, parse_fill, run_local, tasks)
+from warpkit.labelfiles import LabelFolder
 
 
 # the choices come from warpkit's one table of options (canonical names; the API also takes
@@ -39,6 +40,12 @@ DeviceOption = Annotated[Optional[str], typer.Option(help="OpenCL device (as WAR
 MaxPixelsOption = Annotated[int, typer.Option(
     help="Refuse images of more pixels than this (a small file can declare a huge image); "
          "0: no limit.")]
+
+
+class AnnotationFormat(str, Enum):
+    coco = "coco"
+    yolo = "yolo"
+    voc = "voc"
 
 
 class Engine(str, Enum):
@@ -249,8 +256,14 @@ def augment(
                    "random affine options; its own interpolation, padding, fill and antialias "
                    "apply (those options are refused beside it)."),
     annotations: Optional[Path] = typer.Option(
-        None, help="A COCO dataset (JSON) of the inputs: its boxes, polygon and RLE masks and "
-                   "keypoints are moved with each copy into --annotations-output."),
+        None, help="The inputs' annotations, moved with each copy: a COCO dataset (JSON; its "
+                   "boxes, polygon and RLE masks and keypoints go into --annotations-output), "
+                   "or with --annotation-format yolo/voc a folder of label files, one per "
+                   "image (<image name>.txt / .xml), whose boxes go into a file beside each "
+                   "copy."),
+    annotation_format: AnnotationFormat = typer.Option(
+        AnnotationFormat.coco, help="coco: a COCO JSON dataset; yolo: Ultralytics' 'class cx "
+                                    "cy w h' .txt files; voc: Pascal VOC .xml files."),
     annotations_output: Optional[Path] = typer.Option(
         None, help="Where the augmented COCO dataset goes (default: "
                    "OUTPUT/<annotations name>_aug.json)."),
@@ -266,7 +279,8 @@ def augment(
 
     Each copy gets its own rotation, shift, zoom, shear and flips, about the image centre, or
     runs the --pipeline file. Without --seed a seed is drawn and printed, so that the run can be
-    replayed. With --annotations the COCO objects of each input move with its copies.
+    replayed. With --annotations the COCO objects of each input move with its copies (or its
+    YOLO / Pascal VOC boxes, with --annotation-format, into a label file beside each copy).
     """
     files = expand_inputs(inputs)
     if output.exists() and not output.is_dir():
@@ -298,13 +312,21 @@ def augment(
                      fill=parse_fill(fill), overwrite=overwrite, max_pixels=max_pixels)
     set_max_pixels(max_pixels)
     todo = tasks(files, lambda f: job.dests(f, output))
-    coco = None
+    coco = labels = None
     if annotations is not None:
         if engine == Engine.dask:
             raise UserError("--annotations runs with --engine local (the dataset is built in "
                             "one process)")
-        coco = CocoSet(annotations)
-        annotations_output = annotations_output or output / f"{annotations.stem}_aug.json"
+        if annotation_format == AnnotationFormat.coco:
+            coco = CocoSet(annotations)
+            annotations_output = annotations_output or output / f"{annotations.stem}_aug.json"
+        else:
+            if annotations_output is not None:
+                raise UserError(f"--annotations-output is for COCO datasets: with "
+                                f"--annotation-format {annotation_format.value} each copy's "
+                                f"labels are written beside it")
+            labels = LabelFolder(annotations, annotation_format.value)
+            labels.check_some(files)
         if getattr(aug, "padding", padding.value) not in ("constant", "zeros"):
             typer.echo("warpkit: note: with padding other than constant, objects mirrored or "
                        "repeated into the border are not annotated (pass --padding constant "
@@ -315,6 +337,8 @@ def augment(
     if coco is not None:
         written = len(augment_annotated(job, todo, coco, annotations_output, matrices, device,
                                         _echo))
+    elif labels is not None:
+        written = len(augment_labelled(job, todo, labels, matrices, device, _echo))
     else:
         done: list[dict] = []
         try:
@@ -327,7 +351,8 @@ def augment(
                 save_json_atomic(record, matrices)
         written = len(record)
     typer.echo(f"{written} images written to {output} (seed {seed})"
-               + (f", annotations to {annotations_output}" if coco is not None else ""))
+               + (f", annotations to {annotations_output}" if coco is not None else "")
+               + (f", {labels.format} labels beside them" if labels is not None else ""))
 
 
 def _refuse_given(ctx: typer.Context, names: tuple[str, ...], why: str) -> None:

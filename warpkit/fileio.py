@@ -431,14 +431,16 @@ class CocoSet:
 
     def move(self, entry: dict, matrix: np.ndarray, out_size: tuple[int, int],
              min_visibility: float = 0.0, min_area: float = 0.0,
-             chain: list | None = None) -> list[dict]:
-        """``entry``'s objects for its image warped with ``matrix`` (or through ``chain``, a
-        pipeline's with non-linear stages) to ``out_size`` (made before the copy is written, so
-        that a bad annotation fails the file, not the dataset)."""
+             chain: list | None = None, objects: list[dict] | None = None) -> list[dict]:
+        """``entry``'s objects (or those of them in ``objects``) for its image warped with
+        ``matrix`` (or through ``chain``, a pipeline's with non-linear stages) to ``out_size``
+        (made before the copy is written, so that a bad annotation fails the file, not the
+        dataset)."""
         from .augment.coco import transform_annotations
 
         src_size = (int(entry["width"]), int(entry["height"]))
-        return transform_annotations(self.objects.get(entry["id"], []), matrix, src_size,
+        objects = self.objects.get(entry["id"], []) if objects is None else objects
+        return transform_annotations(objects, matrix, src_size,
                                      out_size, min_visibility=min_visibility, min_area=min_area,
                                      chain=chain)
 

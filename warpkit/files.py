@@ -35,9 +35,11 @@ import numpy as np
 from . import geometry as g
 from .runtime import set_device
 from .augment import Compose, RandomAffine
+from .augment._targets import from_xyxy, map_boxes, to_xyxy
 from ._options import Sampling
 from .engine import warp_by
 from .warp import crop_rois
+from .labelfiles import LabelFolder
 from .fileio import (DEFAULT_MAX_PIXELS, CocoSet, DeepImage, UserError, check_dest, open_image,
                      remove_stale_temporaries, save_atomic, save_deep_atomic, save_json_atomic,
                      set_max_pixels)
@@ -352,15 +354,31 @@ class AugmentJob:
         """The copies of an opened image, one at a time as they are made (a file's copies are
         never all held: 64 copies of a 2000x1500 photo are 550 MiB): (result, matrix, size,
         extra record fields)."""
+        for res, m, size, extra, _ in self.make_boxed(img, name, aug):
+            yield res, m, size, extra
+
+    def make_boxed(self, img, name: str, aug=None, boxes: np.ndarray | None = None):
+        """:meth:`make` with the image's boxes (K, 4 pixel-edge corners, or None) moved with
+        each copy: (result, matrix, size, extra, (indices of the boxes kept, their corners in
+        the copy)). A pipeline reads the boxes as a call does (its box-safe crops choose by
+        them, its box rules keep them); a random affine keeps those left in the copy."""
         aug = aug if aug is not None else self.transform()
         px = pixels(img)
         name_key = zlib.crc32(name.encode())
         if self.pipeline is not None:
             # copy k of a file: the pipeline's stream (seed, epoch k, index: the file name's
             # CRC), so a file's copies do not depend on the other inputs
+            size = image_size(px)
+            rows = None if boxes is None else np.concatenate(
+                [from_xyxy(boxes, aug.box_format, size), np.arange(len(boxes))[:, None]], 1)
             for k in range(self.copies):
-                res = aug(image=px, seed=self.seed, epoch=k, index=name_key)
-                yield res["image"], res["matrix"], res["size"], {"params": res["params"]}
+                res = aug(image=px, boxes=rows, seed=self.seed, epoch=k, index=name_key)
+                moved = None
+                if boxes is not None:
+                    got = np.asarray(res["boxes"], np.float64).reshape(-1, 5)
+                    moved = (got[:, 4].astype(np.int64),
+                             to_xyxy(got[:, :4], aug.box_format, res["size"]))
+                yield res["image"], res["matrix"], res["size"], {"params": res["params"]}, moved
             return
         aug.fill = fill_for(img, self.fill)
         # the input's own stream: its warps do not depend on the other inputs
@@ -368,7 +386,16 @@ class AugmentJob:
         w, h = image_size(px)
         for m in aug.matrices(self.copies, (h, w), rng):
             res = aug.warp(px, m)
-            yield res, m, image_size(res), {}
+            out = image_size(res)
+            moved = None
+            if boxes is not None and len(boxes):
+                _, clipped, _, inside = map_boxes(m[None], boxes, np.zeros(len(boxes), int),
+                                                  [out])
+                keep = np.flatnonzero(inside > 0)
+                moved = keep, clipped[keep]
+            elif boxes is not None:
+                moved = np.zeros(0, np.int64), np.zeros((0, 4))
+            yield res, m, out, {}, moved
 
     def __call__(self, src: Path, dests: list[Path], protected: set[Path]) -> list[dict]:
         set_max_pixels(self.max_pixels)
@@ -430,11 +457,18 @@ def augment_annotated(job: AugmentJob, tasks: list[tuple[Path, list[Path]]], coc
         img = open_image(f)
         size = image_size(pixels(img))
         entry = coco.entry(f, size)
-        for (res, m, out_size, extra), dest in zip(job.make(img, f.name, aug), dests[f]):
+        objects = coco.objects.get(entry["id"], [])
+        # the objects' boxes go into the pipeline's call (its box-safe crops choose by them;
+        # its box rules, RandomIoUCrop's too, decide which objects stay)
+        boxed, boxes = _coco_boxes(objects, size)
+        for (res, m, out_size, extra, (kept, _)), dest in zip(
+                job.make_boxed(img, f.name, aug, boxes), dests[f]):
             # a pipeline's non-linear stages move the objects as they move the pixels
             chain = aug.stages(extra["params"], size)[0] if "params" in extra else None
+            gone = set(boxed) - {boxed[k] for k in kept}
             moved = coco.move(entry, m, out_size, getattr(aug, "min_visibility", 0.0),
-                              getattr(aug, "min_area", 0.0), chain)
+                              getattr(aug, "min_area", 0.0), chain,
+                              [a for k, a in enumerate(objects) if k not in gone])
             save(res, img, dest, job.overwrite, protected)
             record[dest.name] = {"source": str(f), "matrix": rounded(m), **extra}
             coco.add(entry, dest, m, out_size, moved)
@@ -447,6 +481,57 @@ def augment_annotated(job: AugmentJob, tasks: list[tuple[Path, list[Path]]], coc
             save_json_atomic(record, matrices)
         if record:
             save_json_atomic(coco.out, annotations_output)
+    return record
+
+
+def _coco_boxes(objects: list[dict], size: tuple[int, int]) -> tuple[list[int], np.ndarray]:
+    """The COCO objects with a usable ``bbox`` inside the image of ``size``: (their indices,
+    their boxes clipped to it as pixel-edge corners); the others move by the map alone."""
+    found, boxes = [], []
+    for k, ann in enumerate(objects):
+        try:
+            x, y, w, h = (float(v) for v in ann.get("bbox"))
+        except (TypeError, ValueError):
+            continue
+        box = np.clip([x, y, x + w, y + h], 0, [*size, *size])
+        if np.isfinite(box).all() and box[2] > box[0] and box[3] > box[1]:
+            found.append(k)
+            boxes.append(box)
+    return found, np.array(boxes, np.float64).reshape(-1, 4)
+
+
+def augment_labelled(job: AugmentJob, tasks: list[tuple[Path, list[Path]]],
+                     labels: LabelFolder, matrices: Path | None = None,
+                     device: str | None = None,
+                     report: Callable[[str], None] | None = None) -> dict[str, dict]:
+    """:func:`run_local` for an augment job whose inputs have YOLO or VOC label files
+    (:class:`~warpkit.labelfiles.LabelFolder`): each copy's boxes move with it (a pipeline
+    reads them: its box-safe crops choose by them) into a label file beside the copy. A file
+    whose labels cannot be read fails alone, before its copies are written. Returns each
+    output's record (source, matrix, params), by output name."""
+    use_device(device)
+    aug = job.transform()
+    protected = {f.resolve() for f, _ in tasks} | {labels.source(f).resolve() for f, _ in tasks}
+    dests = dict(tasks)
+    record: dict[str, dict] = {}
+
+    def one(f: Path) -> None:
+        img = open_image(f)
+        objects = labels.read(f, image_size(pixels(img)))
+        for dest in dests[f]:  # the copies' label files too, before anything is written
+            check_dest(labels.dest(dest), job.overwrite, protected)
+        for (res, m, out_size, extra, (kept, boxes)), dest in zip(
+                job.make_boxed(img, f.name, aug, objects.boxes), dests[f]):
+            save(res, img, dest, job.overwrite, protected)
+            labels.write(objects, kept, boxes, out_size, dest, job.overwrite, protected)
+            record[dest.name] = {"source": str(f), "matrix": rounded(m), **extra}
+
+    remove_stale_temporaries([x for _, ds in tasks for d in ds for x in (d, labels.dest(d))])
+    try:
+        each_file([f for f, _ in tasks], "augmenting", one, report)
+    finally:
+        if matrices is not None and record:
+            save_json_atomic(record, matrices)
     return record
 
 
