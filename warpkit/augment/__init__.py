@@ -14,7 +14,8 @@ geometric transforms come under their own names and parameters too (``Affine``,
 ``RandomScale``, ``PadIfNeeded``; the crops that keep objects, ``BBoxSafeRandomCrop``,
 ``RandomSizedBBoxSafeCrop``, ``AtLeastOneBBoxRandomCrop``, ``CropNonEmptyMaskIfExists``, with
 torchvision's ``RandomIoUCrop`` and ``RandomZoomOut``), and so are its ``BboxParams``,
-``KeypointParams`` and call keywords.
+``KeypointParams`` and call keywords. torchvision's batch-level ``MixUp`` and ``CutMix`` mix a
+pipeline's output batch and its labels.
 
 Sizes are (height, width), as ``image.shape[:2]`` and as albumentations, torchvision and kornia
 take them: ``RandomResizedCrop((224, 160))`` gives images 224 high and 160 wide. (The warp
@@ -46,6 +47,7 @@ from ._colour import (ChannelShuffle, ColorJitter, GaussianBlur, GaussNoise, Hue
                       InvertImg, MotionBlur, Posterize, RandomBrightnessContrast, RandomGamma,
                       RGBShift, Solarize, ToGray)
 from ._dropout import CoarseDropout, Erasing
+from ._mixing import CutMix, MixUp
 from ._objects import (AtLeastOneBBoxRandomCrop, BBoxSafeRandomCrop, CropNonEmptyMaskIfExists,
                        RandomIoUCrop, RandomSizedBBoxSafeCrop, RandomZoomOut)
 from ._compose import Compose, collate
@@ -58,7 +60,7 @@ from ._transforms import (CenterCrop, Pad, RandomCrop, RandomHorizontalFlip, Ran
                           Resize)
 
 __all__ = ["Affine", "AtLeastOneBBoxRandomCrop", "BBoxSafeRandomCrop", "CropNonEmptyMaskIfExists",
-           "RandomIoUCrop", "RandomSizedBBoxSafeCrop", "RandomZoomOut", "batches", "BboxParams", "CenterCrop", "KeypointParams", "LongestMaxSize",
+           "RandomIoUCrop", "RandomSizedBBoxSafeCrop", "RandomZoomOut", "CutMix", "MixUp", "batches", "BboxParams", "CenterCrop", "KeypointParams", "LongestMaxSize",
            "PadIfNeeded", "RandomScale", "SmallestMaxSize", "D4", "HorizontalFlip", "Rotate", "SafeRotate",
            "ShiftScaleRotate", "Transpose", "VerticalFlip", "ChannelShuffle", "CoarseDropout", "collate", "ColorJitter",
            "Compose", "ElasticTransform", "EpochSampler", "Erasing", "GaussianBlur", "GaussNoise",

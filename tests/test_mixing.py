@@ -1,0 +1,104 @@
+"""MixUp and CutMix as torchvision v2 defines them (issue: detection recipes, item 3): each
+sample mixed with the previous one of the batch, soft labels that sum to 1, the numbers drawn
+from the stream. CutMix is checked by painting each sample a colour and reading the colours
+back under its box."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from warpkit.augment import Compose, CutMix, MixUp, RandomResizedCrop
+
+COLOURS = np.array([[255, 0, 0], [0, 255, 0], [0, 0, 255], [255, 255, 0], [0, 255, 255]],
+                   np.uint8)
+
+
+def _painted(h=48, w=64):
+    return np.stack([np.broadcast_to(c, (h, w, 3)) for c in COLOURS]).copy()
+
+
+def test_cutmix_pastes_the_previous_sample_under_its_box():
+    images, classes = _painted(), np.arange(5)
+    cut = CutMix(num_classes=5)
+    boxes = 0
+    for seed in range(30):
+        mixed, soft = cut(images, classes, seed=seed)
+        x1, y1, x2, y2 = cut.sample((48, 64), seed)["box"]
+        inside = np.zeros((48, 64), bool)
+        inside[y1:y2, x1:x2] = True
+        boxes += inside.any()
+        for k in range(5):
+            assert (mixed[k][inside] == COLOURS[k - 1]).all()
+            assert (mixed[k][~inside] == COLOURS[k]).all()
+            kept = (~inside).mean()
+            want = np.zeros(5, np.float32)
+            want[k] += kept
+            want[k - 1] += 1 - kept
+            np.testing.assert_allclose(soft[k], want, atol=1e-6)
+        np.testing.assert_allclose(soft.sum(1), 1, atol=1e-6)
+    assert boxes > 20
+
+
+def test_mixup_blends_with_the_previous_sample():
+    rng = np.random.default_rng(0)
+    images = rng.random((4, 8, 10, 3), np.float32)
+    mixed, soft = MixUp(num_classes=4)(images, np.array([0, 1, 2, 3]), seed=3, epoch=1, index=8)
+    lam = MixUp(num_classes=4).sample((8, 10), 3, 1, 8)["lam"]
+    np.testing.assert_allclose(mixed, lam * images + (1 - lam) * np.roll(images, 1, 0),
+                               rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(soft.sum(1), 1, atol=1e-6)
+    assert soft[1, 1] == pytest.approx(lam) and soft[1, 0] == pytest.approx(1 - lam)
+    # uint8 batches round back to uint8
+    u8 = _painted()
+    got, _ = MixUp(num_classes=5).apply(u8, np.arange(5), {"lam": 0.25})
+    assert got.dtype == np.uint8
+    np.testing.assert_array_equal(got[1, 0, 0], np.rint(0.25 * COLOURS[1] + 0.75 * COLOURS[0]))
+    # the weights follow Beta(alpha, alpha): alpha 1 is uniform
+    lams = [MixUp(alpha=1.0).sample((4, 4), s)["lam"] for s in range(400)]
+    assert abs(np.mean(lams) - 0.5) < 0.05 and min(lams) < 0.05 and max(lams) > 0.95
+    lams = [MixUp(alpha=0.2).sample((4, 4), s)["lam"] for s in range(400)]
+    assert np.mean([min(v, 1 - v) < 0.1 for v in lams]) > 0.5  # U-shaped
+
+
+def test_torch_batches_are_channels_first():
+    torch = pytest.importorskip("torch")
+    images = _painted()
+    t = torch.from_numpy(images).permute(0, 3, 1, 2).contiguous()
+    for mix in (MixUp(num_classes=5), CutMix(num_classes=5)):
+        a, la = mix(images, np.arange(5), seed=7)
+        b, lb = mix(t, torch.arange(5), seed=7)
+        assert isinstance(b, torch.Tensor) and b.dtype == torch.uint8
+        np.testing.assert_array_equal(b.permute(0, 2, 3, 1).numpy(), a)
+        np.testing.assert_allclose(lb.numpy(), la, atol=1e-6)
+    # a channels-first numpy batch (a pipeline's layout="CHW" output)
+    a, _ = CutMix(num_classes=5)(images.transpose(0, 3, 1, 2), np.arange(5), seed=7,
+                                 layout="CHW")
+    np.testing.assert_array_equal(a.transpose(0, 2, 3, 1),
+                                  CutMix(num_classes=5)(images, np.arange(5), seed=7)[0])
+
+
+def test_after_a_pipeline_and_with_soft_labels():
+    aug = Compose([RandomResizedCrop(32)], output_dtype="float32", mean=0.5, std=0.25,
+                  layout="CHW")
+    out = aug(image=_painted(), seed=0, index=0)
+    soft = np.eye(5, dtype=np.float32)[[4, 3, 2, 1, 0]]
+    mixed, labels = CutMix()(out["image"], soft, seed=1, layout="CHW")
+    assert mixed.shape == (5, 3, 32, 32) and mixed.dtype == np.float32
+    np.testing.assert_allclose(labels.sum(1), 1, atol=1e-6)
+
+
+@pytest.mark.parametrize("call, match", [
+    (lambda: MixUp(alpha=0), "alpha must be > 0"),
+    (lambda: CutMix(num_classes=0), "num_classes"),
+    (lambda: MixUp()(_painted(), np.arange(5), seed=0), "give num_classes"),
+    (lambda: MixUp(num_classes=3)(_painted(), np.arange(5), seed=0), r"class indices in \[0, 3\)"),
+    (lambda: MixUp(num_classes=5)(_painted(), np.arange(4), seed=0), "4 rows for a batch of 5"),
+    (lambda: CutMix(num_classes=5)(_painted()[0, :, :, 0], np.arange(5), seed=0), "must be a batch"),
+    (lambda: CutMix(num_classes=5).apply(_painted(), np.arange(5),
+                                         {"box": [0, 0, 99, 9], "lam_adjusted": 0.5}),
+     "does not lie in"),
+])
+def test_bad_input_is_refused(call, match):
+    with pytest.raises(ValueError, match=match):
+        call()
