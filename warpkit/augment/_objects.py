@@ -270,12 +270,13 @@ class CropNonEmptyMaskIfExists(_CropFromTargets):
                 "ignore_channels": self.ignore_channels}
 
 
-def _iou(boxes: np.ndarray, crop: np.ndarray) -> np.ndarray:
-    """torchvision's ``box_iou`` of boxes (K, 4) with one box, corners."""
-    lt, rb = np.maximum(boxes[:, :2], crop[:2]), np.minimum(boxes[:, 2:], crop[2:])
-    inter = np.prod(np.clip(rb - lt, 0, None), axis=1)
+def _iou(boxes: np.ndarray, crops: np.ndarray) -> np.ndarray:
+    """torchvision's ``box_iou``: (crops, boxes) of crops (T, 4) with boxes (K, 4), corners."""
+    lt = np.maximum(boxes[None, :, :2], crops[:, None, :2])
+    rb = np.minimum(boxes[None, :, 2:], crops[:, None, 2:])
+    inter = np.prod(np.clip(rb - lt, 0, None), axis=2)
     area = np.prod(boxes[:, 2:] - boxes[:, :2], axis=1)
-    return inter / (area + np.prod(crop[2:] - crop[:2]) - inter)
+    return inter / (area[None] + np.prod(crops[:, 2:] - crops[:, :2], axis=1)[:, None] - inter)
 
 
 class RandomIoUCrop(_CropFromTargets):
@@ -333,24 +334,25 @@ class RandomIoUCrop(_CropFromTargets):
             least = self.sampler_options[int(rng.integers(len(self.sampler_options)))]
             if least >= 1.0:
                 return {"crop": None}
-            for _ in range(self.trials):
-                r = lo + span * rng.random(2)
-                nw, nh = int(w * r[0]), int(h * r[1])
-                if nh == 0 or not self.min_aspect_ratio <= nw / nh <= self.max_aspect_ratio:
-                    continue
-                r = rng.random(2)
-                left, top = int((w - nw) * r[0]), int((h - nh) * r[1])
-                right, bottom = left + nw, top + nh
-                if left == right or top == bottom:
-                    continue
-                within = (left < cx) & (cx < right) & (top < cy) & (cy < bottom)
-                if not within.any():
-                    continue
-                crop = np.array([left, top, right, bottom], np.float64)
-                if _iou(boxes[within], crop).max() < least:
-                    continue
-                return {"crop": [left, top, right, bottom],
-                        "drop": seen.index[~within].tolist()}
+            # a round's trials side by side (4 numbers each: the scales, then the place); the
+            # first that passes every check is taken, as torchvision's loop takes it
+            u = rng.random((self.trials, 4))
+            r = lo + span * u[:, :2]
+            nw, nh = (w * r[:, 0]).astype(np.int64), (h * r[:, 1]).astype(np.int64)
+            with np.errstate(divide="ignore", invalid="ignore"):
+                ok = (nh > 0) & (self.min_aspect_ratio <= nw / nh) & \
+                    (nw / nh <= self.max_aspect_ratio) & (nw > 0)
+            left = ((w - nw) * u[:, 2]).astype(np.int64)
+            top = ((h - nh) * u[:, 3]).astype(np.int64)
+            right, bottom = left + nw, top + nh
+            within = (left[:, None] < cx) & (cx < right[:, None]) & \
+                (top[:, None] < cy) & (cy < bottom[:, None])  # (trials, boxes)
+            crops = np.stack([left, top, right, bottom], 1).astype(np.float64)
+            ok &= (np.where(within, _iou(boxes, crops), -1.0).max(1) >= least) & within.any(1)
+            if ok.any():
+                k = int(np.argmax(ok))
+                return {"crop": [int(v) for v in crops[k]],
+                        "drop": seen.index[~within[k]].tolist()}
         return {"crop": None}
 
     def out_size(self, params, size):
