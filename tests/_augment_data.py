@@ -56,3 +56,24 @@ class WatchedPhotos(Photos):
             warnings.simplefilter("always", RepeatedSampleWarning)
             image = self.augment(i, self.epoch)
         return image, i, any(issubclass(w.category, RepeatedSampleWarning) for w in seen)
+
+
+#: real photos (scikit-image's) with hand-placed boxes around their objects, (x1, y1, x2, y2)
+DETECTIONS = [("coffee", [[190, 20, 450, 300]], [1]),
+              ("astronaut", [[140, 0, 370, 230], [350, 60, 480, 500]], [2, 3]),
+              ("chelsea", [[60, 20, 300, 290]], [4]),
+              ("rocket", [[290, 40, 360, 427]], [5])]
+
+
+class Detections(torch.utils.data.Dataset):
+    """A small detection set: raw photos, boxes and labels (the main process augments)."""
+
+    def __len__(self) -> int:
+        return len(DETECTIONS)
+
+    def __getitem__(self, i: int):
+        import skimage.data
+
+        name, boxes, labels = DETECTIONS[i]
+        return {"image": getattr(skimage.data, name)(), "boxes": np.array(boxes, np.float64),
+                "labels": np.array(labels), "index": i}

@@ -163,3 +163,30 @@ def test_fork_after_the_parent_used_opencl_says_why():
     p.join(120)
     msg = q.get(timeout=10)
     assert "forked after its parent used OpenCL" in msg and "spawn" in msg
+
+
+def test_a_detection_set_through_box_safe_crops():
+    """Real photos with their boxes through a DataLoader (workers load, collate keeps ragged
+    images and boxes as lists) and a detection pipeline whose crops read the boxes: each sample
+    as augmented alone, every box kept whole by the box-safe crop, labels in step."""
+    from _augment_data import Detections
+    from warpkit.augment import BBoxSafeRandomCrop, HorizontalFlip, LongestMaxSize, PadIfNeeded
+
+    pipe = Compose([BBoxSafeRandomCrop(erosion_rate=0.0), LongestMaxSize(128),
+                    PadIfNeeded(128, 128, border_mode=0, fill=114), HorizontalFlip()],
+                   min_visibility=0.99)
+    loader = torch.utils.data.DataLoader(Detections(), batch_size=2, collate_fn=collate,
+                                         num_workers=2, multiprocessing_context="spawn")
+    ds = Detections()
+    for epoch in range(3):
+        for batch in loader:
+            out = pipe(image=batch["image"], boxes=batch["boxes"], labels=batch["labels"],
+                       seed=1, epoch=epoch, index=list(batch["index"]))
+            assert out["image"].shape[1:] == (128, 128, 3)
+            for k, i in enumerate(batch["index"]):
+                item = ds[int(i)]
+                alone = pipe(image=item["image"], boxes=item["boxes"], labels=item["labels"],
+                             seed=1, epoch=epoch, index=int(i))
+                np.testing.assert_array_equal(out["image"][k], alone["image"])
+                assert out["labels"][k].tolist() == item["labels"].tolist()  # all kept
+                np.testing.assert_allclose(out["boxes"][k], alone["boxes"])
