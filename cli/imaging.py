@@ -16,8 +16,8 @@ from warpkit.augment import Compose, RandomAffine, from_albumentations
 from warpkit.fileio import (DEFAULT_MAX_PIXELS, CocoSet, UserError, check_side_outputs,
                             expand_inputs, parse_size, read_json, save_json_atomic,
                             set_max_pixels)
-from warpkit.files import (AugmentJob, CropJob, WarpJob, augment_annotated, augment_labelled,
-                           message, numbers, parse_fill, run_local, tasks)
+from warpkit.files import (AugmentJob, CropJob, WarpJob, augment_annotated, message, numbers,
+                           parse_fill, run_local, tasks)
 from warpkit.labelfiles import LabelFolder
 
 
@@ -318,8 +318,8 @@ def augment(
             raise UserError("--annotations runs with --engine local (the dataset is built in "
                             "one process)")
         if annotation_format == AnnotationFormat.coco:
-            coco = CocoSet(annotations)
             annotations_output = annotations_output or output / f"{annotations.stem}_aug.json"
+            coco = CocoSet(annotations, annotations_output)
         else:
             if annotations_output is not None:
                 raise UserError(f"--annotations-output is for COCO datasets: with "
@@ -334,11 +334,8 @@ def augment(
     _check_augment_outputs(files, todo, output, pipeline, annotations, matrices,
                            annotations_output, manifest if engine == Engine.dask else False,
                            overwrite)
-    if coco is not None:
-        written = len(augment_annotated(job, todo, coco, annotations_output, matrices, device,
-                                        _echo))
-    elif labels is not None:
-        written = len(augment_labelled(job, todo, labels, matrices, device, _echo))
+    if coco is not None or labels is not None:
+        written = len(augment_annotated(job, todo, coco or labels, matrices, device, _echo))
     else:
         done: list[dict] = []
         try:

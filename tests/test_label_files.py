@@ -246,8 +246,8 @@ def test_background_images_and_library_use(data):
     assert r.exit_code == 0, r.output
     assert (data / "out" / "b_aug0.txt").read_text() == ""
     folder = LabelFolder(data / "labels", "yolo")
-    objs = folder.read(data / "images" / "a.png", (160, 120))
-    np.testing.assert_allclose(objs.boxes, BOXES, atol=1e-9)
+    objs, boxes = folder.read(data / "images" / "a.png", (160, 120))
+    np.testing.assert_allclose(boxes, BOXES, atol=1e-9)
     assert objs.items == ["0", "1", "2"]
 
 

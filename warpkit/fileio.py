@@ -342,13 +342,18 @@ def read_json(path: Path, option: str) -> Any:
         raise UserError(f"{option} {path}: not valid JSON ({e})") from None
 
 
-def save_json_atomic(data, dest: Path) -> None:
-    """Write JSON atomically, as save_atomic writes images."""
+def save_text_atomic(text: str, dest: Path) -> None:
+    """Write a text file (UTF-8) atomically, as save_atomic writes images."""
     def write(tmp: str) -> None:
-        with open(tmp, "w") as fh:
-            json.dump(data, fh, indent=1)
+        with open(tmp, "w", encoding="utf-8") as fh:
+            fh.write(text)
 
     _replace_atomically(dest, write)
+
+
+def save_json_atomic(data, dest: Path) -> None:
+    """Write JSON atomically, as save_atomic writes images."""
+    save_text_atomic(json.dumps(data, indent=1), dest)
 
 
 def parse_size(text: str | None) -> tuple[int, int] | None:
@@ -381,9 +386,14 @@ def _check_id(v: Any, where: str) -> None:
 
 
 class CocoSet:
-    """The input dataset, indexed, and the output dataset as it grows."""
+    """The input dataset, indexed, and the output dataset as it grows, written to ``output``
+    at the end. As :class:`~warpkit.labelfiles.LabelFolder`, the annotations an augment run
+    moves with each copy (:func:`warpkit.files.augment_annotated`): :meth:`read` an input's
+    objects and their boxes, :meth:`copy` a copy's moved objects, :meth:`write` them,
+    :meth:`finish` the run."""
 
-    def __init__(self, path: Path) -> None:
+    def __init__(self, path: Path, output: Path | None = None) -> None:
+        self.output = output
         data = read_json(path, "--annotations")
         if not isinstance(data, dict) or not isinstance(data.get("images"), list) \
                 or not isinstance(data.get("annotations", []), list):
@@ -429,26 +439,55 @@ class CocoSet:
                              f"{size[0]}x{size[1]} (after its EXIF orientation)")
         return e
 
-    def move(self, entry: dict, matrix: np.ndarray, out_size: tuple[int, int],
-             min_visibility: float = 0.0, min_area: float = 0.0,
-             chain: list | None = None, objects: list[dict] | None = None) -> list[dict]:
-        """``entry``'s objects (or those of them in ``objects``) for its image warped with
-        ``matrix`` (or through ``chain``, a pipeline's with non-linear stages) to ``out_size``
-        (made before the copy is written, so that a bad annotation fails the file, not the
-        dataset)."""
+    def inputs(self, files: list[Path]) -> set[Path]:
+        """The input files a run must never write over besides the images: the dataset."""
+        return {self.path.resolve()}
+
+    def beside(self, copy_path: Path) -> list[Path]:
+        """The files written beside each copy: none (the dataset is one file)."""
+        return []
+
+    def read(self, f: Path, size: tuple[int, int]) -> tuple[Any, np.ndarray]:
+        """(input ``f``'s entry and objects, the boxes of those with a usable ``bbox`` inside
+        the image of ``size``, clipped to it as pixel-edge corners); objects without one move
+        by the map alone."""
+        entry = self.entry(f, size)
+        objects = self.objects.get(entry["id"], [])
+        boxed, boxes = [], []
+        for k, ann in enumerate(objects):
+            try:
+                x, y, w, h = (float(v) for v in ann.get("bbox"))
+            except (TypeError, ValueError):
+                continue
+            box = np.clip([x, y, x + w, y + h], 0, [*size, *size])
+            if np.isfinite(box).all() and box[2] > box[0] and box[3] > box[1]:
+                boxed.append(k)
+                boxes.append(box)
+        return (entry, objects, boxed), np.array(boxes, np.float64).reshape(-1, 4)
+
+    def copy(self, state: Any, kept: np.ndarray, boxes: np.ndarray, matrix: np.ndarray,
+             out_size: tuple[int, int], chain: list | None, pipe: Any) -> Any:
+        """A copy's objects: those whose boxes the pipeline kept (``kept``, indices into the
+        boxes of :meth:`read`) and those without boxes, moved by ``matrix`` (or through
+        ``chain``, a pipeline's with non-linear stages) to ``out_size`` under the pipeline's
+        ``min_visibility`` and ``min_area``. Made before the copy is written, so that a bad
+        annotation fails the file, not the dataset."""
         from .augment.coco import transform_annotations
 
-        src_size = (int(entry["width"]), int(entry["height"]))
-        objects = self.objects.get(entry["id"], []) if objects is None else objects
-        return transform_annotations(objects, matrix, src_size,
-                                     out_size, min_visibility=min_visibility, min_area=min_area,
-                                     chain=chain)
+        entry, objects, boxed = state
+        gone = set(boxed) - {boxed[k] for k in kept}
+        moved = transform_annotations([a for k, a in enumerate(objects) if k not in gone],
+                                      matrix, (int(entry["width"]), int(entry["height"])),
+                                      out_size, min_visibility=getattr(pipe, "min_visibility", 0.0),
+                                      min_area=getattr(pipe, "min_area", 0.0), chain=chain)
+        return entry, matrix, out_size, moved
 
-    def add(self, entry: dict, dest: Path, matrix: np.ndarray, out_size: tuple[int, int],
-            moved: list[dict]) -> None:
-        """The written copy ``dest`` of ``entry``'s image and its moved objects."""
+    def write(self, made: Any, copy_path: Path, overwrite: bool, protected: set[Path]) -> None:
+        """The written copy ``copy_path`` of an entry's image and its moved objects, added to
+        the output dataset."""
+        entry, matrix, out_size, moved = made
         image_id = len(self.out["images"]) + 1
-        new = {**entry, "id": image_id, "file_name": dest.name, "width": out_size[0],
+        new = {**entry, "id": image_id, "file_name": copy_path.name, "width": out_size[0],
                "height": out_size[1], "source_id": entry["id"],
                "matrix": np.round(matrix, 12).tolist()}
         self.out["images"].append(new)
@@ -456,3 +495,7 @@ class CocoSet:
         for k, ann in enumerate(moved):
             ann.update(id=first + k, image_id=image_id)
         self.out["annotations"].extend(moved)
+
+    def finish(self) -> None:
+        """The output dataset, with whatever was made (also when some files failed)."""
+        save_json_atomic(self.out, self.output)

@@ -439,99 +439,50 @@ def run_local(job, tasks: list[tuple[Path, list[Path]]], label: str,
     return records
 
 
-def augment_annotated(job: AugmentJob, tasks: list[tuple[Path, list[Path]]], coco: CocoSet,
-                      annotations_output: Path, matrices: Path | None = None,
+def augment_annotated(job: AugmentJob, tasks: list[tuple[Path, list[Path]]],
+                      annotations: CocoSet | LabelFolder, matrices: Path | None = None,
                       device: str | None = None,
                       report: Callable[[str], None] | None = None) -> dict[str, dict]:
-    """:func:`run_local` for an augment job whose inputs have COCO annotations: each copy's
-    objects move with it (through a pipeline's non-linear stages too) into ``coco``'s output
-    dataset, written to ``annotations_output`` with whatever was made, also when some files
-    fail. Returns each output's record (source, matrix, params), by output name."""
+    """:func:`run_local` for an augment job whose inputs have annotations: a COCO dataset
+    (:class:`~warpkit.fileio.CocoSet`: each copy's objects, through a pipeline's non-linear
+    stages too, into the output dataset, written at the end with whatever was made, also when
+    some files fail) or a folder of YOLO or VOC label files
+    (:class:`~warpkit.labelfiles.LabelFolder`: a label file beside each copy). The objects'
+    boxes go into the pipeline's call: its box-safe crops choose by them, its box rules decide
+    which objects stay. A file whose annotations cannot be read or moved fails alone, before
+    its copies are written. Returns each output's record (source, matrix, params), by output
+    name."""
     use_device(device)
     aug = job.transform()
-    protected = {f.resolve() for f, _ in tasks} | {coco.path.resolve()}
+    protected = {f.resolve() for f, _ in tasks} | annotations.inputs([f for f, _ in tasks])
     dests = dict(tasks)
     record: dict[str, dict] = {}
 
     def one(f: Path) -> None:
         img = open_image(f)
         size = image_size(pixels(img))
-        entry = coco.entry(f, size)
-        objects = coco.objects.get(entry["id"], [])
-        # the objects' boxes go into the pipeline's call (its box-safe crops choose by them;
-        # its box rules, RandomIoUCrop's too, decide which objects stay)
-        boxed, boxes = _coco_boxes(objects, size)
-        for (res, m, out_size, extra, (kept, _)), dest in zip(
+        state, boxes = annotations.read(f, size)
+        for dest in dests[f]:  # what goes beside the copies too, before anything is written
+            for side in annotations.beside(dest):
+                check_dest(side, job.overwrite, protected)
+        for (res, m, out_size, extra, (kept, moved)), dest in zip(
                 job.make_boxed(img, f.name, aug, boxes), dests[f]):
             # a pipeline's non-linear stages move the objects as they move the pixels
             chain = aug.stages(extra["params"], size)[0] if "params" in extra else None
-            gone = set(boxed) - {boxed[k] for k in kept}
-            moved = coco.move(entry, m, out_size, getattr(aug, "min_visibility", 0.0),
-                              getattr(aug, "min_area", 0.0), chain,
-                              [a for k, a in enumerate(objects) if k not in gone])
+            made = annotations.copy(state, kept, moved, m, out_size, chain, aug)
             save(res, img, dest, job.overwrite, protected)
+            annotations.write(made, dest, job.overwrite, protected)
             record[dest.name] = {"source": str(f), "matrix": rounded(m), **extra}
-            coco.add(entry, dest, m, out_size, moved)
 
-    remove_stale_temporaries([d for _, ds in tasks for d in ds])
+    remove_stale_temporaries([x for _, ds in tasks for d in ds
+                              for x in (d, *annotations.beside(d))])
     try:
         each_file([f for f, _ in tasks], "augmenting", one, report)
     finally:
         if matrices is not None and record:
             save_json_atomic(record, matrices)
         if record:
-            save_json_atomic(coco.out, annotations_output)
-    return record
-
-
-def _coco_boxes(objects: list[dict], size: tuple[int, int]) -> tuple[list[int], np.ndarray]:
-    """The COCO objects with a usable ``bbox`` inside the image of ``size``: (their indices,
-    their boxes clipped to it as pixel-edge corners); the others move by the map alone."""
-    found, boxes = [], []
-    for k, ann in enumerate(objects):
-        try:
-            x, y, w, h = (float(v) for v in ann.get("bbox"))
-        except (TypeError, ValueError):
-            continue
-        box = np.clip([x, y, x + w, y + h], 0, [*size, *size])
-        if np.isfinite(box).all() and box[2] > box[0] and box[3] > box[1]:
-            found.append(k)
-            boxes.append(box)
-    return found, np.array(boxes, np.float64).reshape(-1, 4)
-
-
-def augment_labelled(job: AugmentJob, tasks: list[tuple[Path, list[Path]]],
-                     labels: LabelFolder, matrices: Path | None = None,
-                     device: str | None = None,
-                     report: Callable[[str], None] | None = None) -> dict[str, dict]:
-    """:func:`run_local` for an augment job whose inputs have YOLO or VOC label files
-    (:class:`~warpkit.labelfiles.LabelFolder`): each copy's boxes move with it (a pipeline
-    reads them: its box-safe crops choose by them) into a label file beside the copy. A file
-    whose labels cannot be read fails alone, before its copies are written. Returns each
-    output's record (source, matrix, params), by output name."""
-    use_device(device)
-    aug = job.transform()
-    protected = {f.resolve() for f, _ in tasks} | {labels.source(f).resolve() for f, _ in tasks}
-    dests = dict(tasks)
-    record: dict[str, dict] = {}
-
-    def one(f: Path) -> None:
-        img = open_image(f)
-        objects = labels.read(f, image_size(pixels(img)))
-        for dest in dests[f]:  # the copies' label files too, before anything is written
-            check_dest(labels.dest(dest), job.overwrite, protected)
-        for (res, m, out_size, extra, (kept, boxes)), dest in zip(
-                job.make_boxed(img, f.name, aug, objects.boxes), dests[f]):
-            save(res, img, dest, job.overwrite, protected)
-            labels.write(objects, kept, boxes, out_size, dest, job.overwrite, protected)
-            record[dest.name] = {"source": str(f), "matrix": rounded(m), **extra}
-
-    remove_stale_temporaries([x for _, ds in tasks for d in ds for x in (d, labels.dest(d))])
-    try:
-        each_file([f for f, _ in tasks], "augmenting", one, report)
-    finally:
-        if matrices is not None and record:
-            save_json_atomic(record, matrices)
+            annotations.finish()
     return record
 
 

@@ -23,7 +23,7 @@ Example:
     >>> d = Path(tempfile.mkdtemp())
     >>> _ = (d / "a.txt").write_text("3 0.5 0.5 0.25 0.5\\n")
     >>> labels = LabelFolder(d, "yolo")
-    >>> objects = labels.read(d / "a.jpg", (640, 480))
+    >>> objects, boxes = labels.read(d / "a.jpg", (640, 480))
     >>> objects.boxes.tolist(), objects.items
     ([[240.0, 120.0, 400.0, 360.0]], ['3'])
 """
@@ -39,7 +39,7 @@ from typing import Any
 
 import numpy as np
 
-from .fileio import UserError, _replace_atomically, check_dest
+from .fileio import UserError, check_dest, save_text_atomic
 
 __all__ = ["FORMATS", "LabelFolder", "Objects"]
 
@@ -87,32 +87,47 @@ class LabelFolder:
                             f"{len(images)} inputs (it should hold <image name>{self.suffix}, "
                             f"e.g. {self.source(images[0]).name})")
 
-    def read(self, image: Path, size: tuple[int, int]) -> Objects:
-        """The objects of an input of ``size`` = (width, height), after its EXIF orientation."""
+    # -- what an augment run asks of its annotations (as of a COCO dataset's) ---------------
+    def inputs(self, files: list[Path]) -> set[Path]:
+        """The input files a run must never write over besides the images: their labels."""
+        return {self.source(f).resolve() for f in files}
+
+    def beside(self, copy_path: Path) -> list[Path]:
+        """The files written beside each copy: its label file."""
+        return [self.dest(copy_path)]
+
+    def read(self, image: Path, size: tuple[int, int]) -> tuple[Objects, np.ndarray]:
+        """(the objects of an input of ``size`` = (width, height), after its EXIF orientation;
+        their boxes)."""
         path = self.source(image)
         if self.format == "yolo":
-            return _read_yolo(path, size) if path.exists() else Objects(np.zeros((0, 4)))
-        if not path.exists():
+            objects = _read_yolo(path, size) if path.exists() else Objects(np.zeros((0, 4)))
+        elif not path.exists():
             raise ValueError(f"no label file {path}")
-        return _read_voc(path, size)
+        else:
+            objects = _read_voc(path, size)
+        return objects, objects.boxes
 
-    def write(self, objects: Objects, kept: np.ndarray, boxes: np.ndarray,
-              out_size: tuple[int, int], copy_path: Path, overwrite: bool,
+    def copy(self, objects: Objects, kept: np.ndarray, boxes: np.ndarray, matrix: Any,
+             out_size: tuple[int, int], chain: Any, pipe: Any) -> tuple:
+        """A copy's labels: the objects ``kept`` (their indices) at ``boxes`` (pixel edges in
+        the copy, of ``out_size``); the pipeline already moved them."""
+        return objects, kept, boxes, out_size
+
+    def write(self, made: tuple, copy_path: Path, overwrite: bool,
               protected: set[Path]) -> None:
-        """The copy's label file: the objects ``kept`` (their indices) at ``boxes`` (pixel
-        edges in the copy, of ``out_size``), written atomically beside ``copy_path``."""
+        """The label file beside ``copy_path``, written atomically."""
+        objects, kept, boxes, out_size = made
         dest = self.dest(copy_path)
         check_dest(dest, overwrite, protected)
         if self.format == "yolo":
             text = "".join(_yolo_line(objects.items[k], b, out_size) for k, b in zip(kept, boxes))
         else:
             text = _voc_text(objects, kept, boxes, out_size, copy_path.name)
+        save_text_atomic(text, dest)
 
-        def write(tmp: str) -> None:
-            with open(tmp, "w", encoding="utf-8") as fh:
-                fh.write(text)
-
-        _replace_atomically(dest, write)
+    def finish(self) -> None:
+        """Nothing is left to write at the end: every copy's labels are beside it."""
 
 
 def _read_yolo(path: Path, size: tuple[int, int]) -> Objects:
@@ -214,11 +229,10 @@ def _voc_text(objects: Objects, kept: np.ndarray, boxes: np.ndarray,
         sz = ET.SubElement(root, "size")
     _set(sz, "width", str(out_size[0]))
     _set(sz, "height", str(out_size[1]))
-    originals = [copy.deepcopy(o) for o in objects.items]
     for obj in root.findall("object"):
         root.remove(obj)
     for k, (x1, y1, x2, y2) in zip(kept, boxes):
-        obj = originals[int(k)]
+        obj = copy.deepcopy(objects.items[int(k)])
         box = obj.find("bndbox")
         xmin, ymin = int(round(x1)) + 1, int(round(y1)) + 1
         for tag, v in (("xmin", xmin), ("ymin", ymin), ("xmax", max(int(round(x2)), xmin)),
