@@ -217,7 +217,7 @@ class Transform:
             yield self, params
 
     #: the targets :meth:`draw_seen` reads (``"boxes"``, ``"masks"``): none for a transform
-    #: whose draw needs the input's size alone
+    #: whose draw needs the input's size alone; a pipeline's, its transforms' at any depth
     reads: frozenset = frozenset()
 
     def draw_seen(self, rng: np.random.Generator, size: tuple[int, int], seen: Any) -> dict:
@@ -279,20 +279,23 @@ def draw_step(t: Transform, rng: np.random.Generator, size: tuple[int, int],
     """One step's recorded parameters: whether ``t`` applies (drawn first, always) and its
     parameters (drawn always, so that the transforms after it draw the same numbers either
     way). ``seen``: the sample's targets (:class:`~warpkit.augment._targets.Seen`), for a
-    transform whose draw reads them (:func:`reads`)."""
+    transform whose draw reads them (:attr:`Transform.reads`)."""
     applied = bool(rng.random() < t.p)
-    if seen is not None and reads(t):
-        return {"applied": applied, **t.draw_seen(rng, size, seen)}
-    return {"applied": applied, **t.draw(rng, size)}
+    return {"applied": applied, **draw_params(t, rng, size, seen)}
 
 
-def reads(t: Transform) -> frozenset:
-    """The targets ``t``'s draw reads (``"boxes"``, ``"masks"``), at any depth: none for a
-    transform whose parameters depend on the image's size alone."""
-    found = t.reads
-    for c in getattr(t, "transforms", ()):
-        found = found | reads(c)
-    return found
+def draw_params(t: Transform, rng: np.random.Generator, size: tuple[int, int],
+                seen: Any = None) -> dict:
+    """``t``'s parameters: :meth:`~Transform.draw_seen` with the targets where it reads them
+    (and was given them), else :meth:`~Transform.draw`."""
+    if seen is not None and t.reads:
+        return t.draw_seen(rng, size, seen)
+    return t.draw(rng, size)
+
+
+def reads_any(transforms: Sequence[Transform]) -> frozenset:
+    """What a pipeline's (or a OneOf's) transforms read, together: its :attr:`reads`."""
+    return frozenset().union(*(t.reads for t in transforms))
 
 
 def _owner(cls: type, name: str) -> type:
@@ -386,14 +389,11 @@ class OneOf(Transform):
 
     def draw_seen(self, rng, size, seen):
         k = int(rng.choice(len(self.transforms), p=self._weights))
-        t = self.transforms[k]
-        drawn = t.draw(rng, size) if seen is None or not reads(t) else \
-            t.draw_seen(rng, size, seen)
-        return {"choice": k, "params": drawn}
+        return {"choice": k, "params": draw_params(self.transforms[k], rng, size, seen)}
 
     @property
     def reads(self) -> frozenset:  # type: ignore[override]
-        return frozenset().union(*(reads(t) for t in self.transforms))
+        return reads_any(self.transforms)
 
     def map(self, params, size):
         return self.transforms[params["choice"]].map(params["params"], size)

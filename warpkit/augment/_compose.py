@@ -22,7 +22,7 @@ from .._threads import pool
 from ..engine import check_model_input
 from ..engine.chain import merge
 from ._base import (Resampling, Transform, draw_step, draw_step_lanes, from_dict, map_step,
-                    merge_setting, plain, reads, size_arg, step_size, transform_list)
+                    merge_setting, plain, reads_any, size_arg, step_size, transform_list)
 from ._executor import apply
 from ._params import BOX_FORMATS, BUILT_IN, BboxParams, KeypointParams, additional
 from ._streams import stream
@@ -268,7 +268,7 @@ class Compose(Resampling, Transform):
         """Each step drawn in turn; ``seen`` (the sample's targets, or None) carried past each
         step while a later one reads it."""
         steps = []
-        last = max((j for j, t in enumerate(self.transforms) if reads(t)), default=-1) \
+        last = max((j for j, t in enumerate(self.transforms) if t.reads), default=-1) \
             if seen is not None else -1
         for j, t in enumerate(self.transforms):
             p = draw_step(t, rng, size, seen if j <= last else None)
@@ -280,7 +280,7 @@ class Compose(Resampling, Transform):
 
     @property
     def reads(self) -> frozenset:  # type: ignore[override]
-        return frozenset().union(*(reads(t) for t in self.transforms))
+        return reads_any(self.transforms)
 
     def draw_lanes(self, lanes, sizes):
         steps: list[list] = [[] for _ in sizes]
@@ -346,7 +346,7 @@ class Compose(Resampling, Transform):
         ``box_format``) and ``mask`` as a call with them would."""
         wh = size_arg(size, "size")
         seen = None
-        if reads(self):
+        if self.reads:
             xyxy = None if boxes is None else \
                 to_xyxy(box_rows(boxes)[:, :4], self.box_format, wh)
             seen = Seen(wh, xyxy, None if mask is None else [mask])

@@ -23,7 +23,6 @@ from ._colour import colour_program
 from ._dropout import has_dropout, hole_mask, in_holes, output_holes
 from ._lanes import draw_samples
 from ._params import Targets
-from ._base import reads
 from ._targets import (Seen, box_rows, check_boxes, keypoint_rows, move_boxes,
                        move_keypoint_lists, select, to_xyxy)
 
@@ -377,7 +376,7 @@ def _apply(pipe, t: Targets, *, seed, index, epoch, params, queue, into=None) ->
             seed = int(np.random.SeedSequence().generate_state(1)[0])
         else:
             note_draws(seed, epoch, idx)
-        seen = _seen(pipe, t, kind, sizes, boxes.get(main)) if reads(pipe) else None
+        seen = _seen(pipe, t, kind, sizes, boxes.get(main)) if pipe.reads else None
         plist = draw_samples(pipe, seed, epoch, idx, sizes, seen=seen)
     else:
         plist = [params] if single else list(params)
@@ -456,9 +455,11 @@ def _seen(pipe, t: Targets, kind: str, sizes: list, main: tuple | None) -> list[
     (pixel-edge corners; None where the call gave none) and its masks (``mask=``, else the
     list of ``masks=``; None where it gave neither)."""
     n = len(sizes)
-    rows = [None] * n if main is None else \
+    rows = [None] * n if main is None or "boxes" not in pipe.reads else \
         [to_xyxy(r, pipe.box_format, s) for r, s in zip(main[0], sizes)]
-    if "mask" in t.masks:
+    if "masks" not in pipe.reads:  # (device masks are fine where no draw reads them)
+        masks = [None] * n
+    elif "mask" in t.masks:
         masks = [[m] for m in _per_sample(t.masks["mask"], kind, n, "mask")]
     elif "masks" in t.mask_lists:
         masks = [list(g) for g in _per_sample(t.mask_lists["masks"], kind, n, "masks")]
@@ -475,7 +476,7 @@ def _drop_boxes(pipe, plist: list, rows: list, fields: list, extra: int, single:
                 ) -> tuple:
     """The call's boxes less those a step of each sample's parameters removes by its own rule
     (RandomIoUCrop: the boxes whose centres left its crop), with their label fields."""
-    if not any(getattr(s, "removes_boxes", False) for s in _walk(pipe)):
+    if "boxes" not in pipe.reads:  # (only a draw that reads the boxes can name some)
         return rows, fields, extra
     rows, fields = list(rows), list(fields)
     for k, p in enumerate(plist):
@@ -493,10 +494,6 @@ def _drop_boxes(pipe, plist: list, rows: list, fields: list, extra: int, single:
         rows[k] = rows[k][keep]
         fields[k] = None if fields[k] is None else select(fields[k], keep)
     return rows, fields, extra
-
-
-def _walk(t) -> list:
-    return [t, *(s for c in getattr(t, "transforms", ()) for s in _walk(c))]
 
 
 def _fields(given: dict, kind: str, n: int, counts: list[int], what: str) -> list:

@@ -295,7 +295,7 @@ class RandomIoUCrop(_CropFromTargets):
         >>> seen = Seen((640, 480), np.array([[100., 100., 300., 300.]]))
         >>> p = RandomIoUCrop().draw_seen(stream(1), (640, 480), seen)
         >>> sorted(p)
-        ['crop', 'drop']
+        ['crop', 'drop', 'min_iou']
     """
 
     #: its parameters name boxes to remove (``"drop"``), which the call removes
@@ -351,7 +351,7 @@ class RandomIoUCrop(_CropFromTargets):
             ok &= (np.where(within, _iou(boxes, crops), -1.0).max(1) >= least) & within.any(1)
             if ok.any():
                 k = int(np.argmax(ok))
-                return {"crop": [int(v) for v in crops[k]],
+                return {"crop": [int(v) for v in crops[k]], "min_iou": least,
                         "drop": seen.index[~within[k]].tolist()}
         return {"crop": None}
 
