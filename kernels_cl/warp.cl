@@ -68,7 +68,8 @@
  *    - STAGE_AXES: a field per axis, q.x += Dx(q.x), q.y += Dy(q.y): a points of Dx, then
  *      b of Dy, in grid units, clamped and linear between points (GridDistortion);
  *    - STAGE_LENS: a lens, q = distort(q) in normalised camera coordinates: OpenCV's model with
- *      (k1, k2, p1, p2, k3, k4, k5, k6, s1, s2, s3, s4) from FLD; b says which parts apply.
+ *      (k1, k2, p1, p2, k3, k4, k5, k6, s1, s2, s3, s4) from FLD; b says which parts apply;
+ *    - STAGE_CELLS: a rectangles, each with an affine map and a clamp (wk_cells: Mosaic).
  *    The maps and FI are per item, or one chain for every item (per_image 0). The
  *    full-resolution map is never made.
  *  COORD_AXES: a map whose x depends on the output column only and y on the row only (a chain
@@ -78,7 +79,7 @@
 #ifndef WV_BLOCKS
 #define WV_BLOCKS 1 /* warp_v: blocks of 8 output pixels per work-item, side by side on a row */
 #endif
-#if !defined(COORD_MATRIX) || !defined(STAGE_LENS)
+#if !defined(COORD_MATRIX) || !defined(STAGE_LENS) || !defined(STAGE_CELLS)
 #error "the coordinate sources and stage kinds come from warpkit's option table (-D defines)"
 #endif
 #ifndef COORD
@@ -141,6 +142,20 @@ inline float2 wk_lens(__global const float *c, float2 q) {
     return (float2)(x * kr + (2 * c[2] * xy + c[3] * (r2 + 2 * x * x) + (c[8] + c[9] * r2) * r2),
                     y * kr + (c[2] * (r2 + 2 * y * y) + 2 * c[3] * xy + (c[10] + c[11] * r2) * r2));
 }
+/* STAGE_CELLS: a cells of CELL_WORDS floats each, (x0, y0, x1, y1, a, b, c, d, e, f, lx, ly, hx, hy):
+ * a point q inside [x0, x1) x [y0, y1) goes to (a qx + b qy + c, d qx + e qy + f) clamped to
+ * [lx, hx] x [ly, hy] (the first such cell); a point in none has no source (NaN: the fill).
+ * Mosaic: each cell of the canvas reads its own image, all packed in one atlas. */
+#define CELL_WORDS 14
+inline float2 wk_cells(__global const float *f, int n, float2 q) {
+    for (int k = 0; k < n; k++, f += CELL_WORDS) {
+        if (q.x >= f[0] && q.x < f[2] && q.y >= f[1] && q.y < f[3]) {
+            const float x = f[4] * q.x + (f[5] * q.y + f[6]), y = f[7] * q.x + (f[8] * q.y + f[9]);
+            return (float2)(fmin(fmax(x, f[10]), f[12]), fmin(fmax(y, f[11]), f[13]));
+        }
+    }
+    return (float2)(NAN, NAN);
+}
 /* the source position of output point (px, py) through the chain (m: the item's nf + 1 maps) */
 inline float2 wk_field_source(float px, float py, __global const float *m, __global const float *fld,
                               __global const int *fi, int nf) {
@@ -150,6 +165,8 @@ inline float2 wk_field_source(float px, float py, __global const float *m, __glo
         const int kind = fi[4 * k + 1], a = fi[4 * k + 2], b = fi[4 * k + 3];
         if (kind == STAGE_LENS)
             q = wk_lens(f, q);
+        else if (kind == STAGE_CELLS)
+            q = wk_cells(f, a, q);
         else if (kind == STAGE_AXES)
             q += wk_axis_at(f, a, b, q);
         else
@@ -271,6 +288,19 @@ inline __attribute__((always_inline)) void wk_lens8(__global const float *c, int
         *qy += c[2] * (r2 + 2 * y * y) + 2 * c[3] * xy + (c[10] + c[11] * r2) * r2;
     }
 }
+/* wk_cells for 8 lanes (the lanes of one cell take its map; NaN lanes and lanes in no cell: NaN) */
+inline __attribute__((always_inline)) void wk_cells8(__global const float *f, int n, float8 *qx, float8 *qy) {
+    float8 rx = (float8)NAN, ry = (float8)NAN;
+    for (int k = 0; k < n; k++, f += CELL_WORDS) {
+        const int8 in = (*qx >= f[0]) & (*qx < f[2]) & (*qy >= f[1]) & (*qy < f[3]);
+        if (!any(in)) continue;
+        const float8 x = f[4] * *qx + (f[5] * *qy + f[6]), y = f[7] * *qx + (f[8] * *qy + f[9]);
+        rx = in ? fmin(fmax(x, f[10]), f[12]) : rx;
+        ry = in ? fmin(fmax(y, f[11]), f[13]) : ry;
+    }
+    *qx = rx;
+    *qy = ry;
+}
 /* the source positions of WV_BLOCKS blocks of 8 output points (px[j], py) through the chain: the
  * blocks' stages are independent chains of dependent arithmetic, and taking them side by side
  * lets the core overlap them */
@@ -291,6 +321,9 @@ inline __attribute__((always_inline)) void wk_field_source8(const float8 *px, fl
         if (kind == STAGE_LENS) {
 #pragma unroll
             for (int j = 0; j < WV_BLOCKS; j++) wk_lens8(f, b, &qx[j], &qy[j]);
+        } else if (kind == STAGE_CELLS) {
+#pragma unroll
+            for (int j = 0; j < WV_BLOCKS; j++) wk_cells8(f, a, &qx[j], &qy[j]);
         } else if (kind == STAGE_AXES) {
 #pragma unroll
             for (int j = 0; j < WV_BLOCKS; j++) wk_axis_add8(f, a, b, &qx[j], &qy[j]);

@@ -35,8 +35,9 @@ GRID_PADDINGS = {"zeros": 0, "border": 1, "reflection": 2}
 #: a per-pixel map (remap), a chain of non-linear stages between maps, per-axis tables
 COORD_SOURCES = {"matrix": 0, "map": 1, "field": 2, "axes": 3}
 #: the kinds of non-linear stage in a chain (COORD_FIELD; warp.cl reads each stage's kind from
-#: FI): a coarse displacement field, a displacement per axis (GridDistortion), a camera lens
-STAGE_KINDS = {"field": 0, "axes": 1, "lens": 2}
+#: FI): a coarse displacement field, a displacement per axis (GridDistortion), a camera lens,
+#: rectangles each with its own affine map (Mosaic's cells)
+STAGE_KINDS = {"field": 0, "axes": 1, "lens": 2, "cells": 3}
 
 #: the numbers every kernel build gets: the kernels name options, the table numbers them
 KERNEL_DEFINES = {

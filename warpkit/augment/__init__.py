@@ -48,6 +48,7 @@ from ._colour import (ChannelShuffle, ColorJitter, GaussianBlur, GaussNoise, Hue
                       RGBShift, Solarize, ToGray)
 from ._dropout import CoarseDropout, Erasing
 from ._mixing import CutMix, MixUp
+from ._mosaic import Mosaic
 from ._objects import (AtLeastOneBBoxRandomCrop, BBoxSafeRandomCrop, CropNonEmptyMaskIfExists,
                        RandomIoUCrop, RandomSizedBBoxSafeCrop, RandomZoomOut)
 from ._compose import Compose, collate
@@ -60,7 +61,7 @@ from ._transforms import (CenterCrop, Pad, RandomCrop, RandomHorizontalFlip, Ran
                           Resize)
 
 __all__ = ["Affine", "AtLeastOneBBoxRandomCrop", "BBoxSafeRandomCrop", "CropNonEmptyMaskIfExists",
-           "RandomIoUCrop", "RandomSizedBBoxSafeCrop", "RandomZoomOut", "CutMix", "MixUp", "batches", "BboxParams", "CenterCrop", "KeypointParams", "LongestMaxSize",
+           "RandomIoUCrop", "RandomSizedBBoxSafeCrop", "RandomZoomOut", "CutMix", "MixUp", "Mosaic", "batches", "BboxParams", "CenterCrop", "KeypointParams", "LongestMaxSize",
            "PadIfNeeded", "RandomScale", "SmallestMaxSize", "D4", "HorizontalFlip", "Rotate", "SafeRotate",
            "ShiftScaleRotate", "Transpose", "VerticalFlip", "ChannelShuffle", "CoarseDropout", "collate", "ColorJitter",
            "Compose", "ElasticTransform", "EpochSampler", "Erasing", "GaussianBlur", "GaussNoise",

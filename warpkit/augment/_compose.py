@@ -252,9 +252,17 @@ class Compose(Resampling, Transform):
 
     def call_keys(self) -> tuple[str, ...]:
         """The names a call takes as targets: the built-in ones, the label fields and the
-        additional targets (what :func:`batches` hands over from a loader's batch)."""
+        additional targets (what :func:`batches` hands over from a loader's batch), and a
+        Mosaic's ``metadata_key``."""
+        meta = self.metadata_key
         return (*BUILT_IN, *self.label_fields, *self.keypoint_label_fields,
-                *self.additional_targets)
+                *self.additional_targets, *([meta] if meta else []))
+
+    @property
+    def metadata_key(self) -> str | None:
+        """The keyword of a single call's other images for its Mosaic (None without one)."""
+        first = self.transforms[0] if self.transforms else None
+        return getattr(first, "metadata_key", None)
 
     @classmethod
     def from_dict(cls, d: dict) -> Transform:

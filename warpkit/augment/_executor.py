@@ -22,6 +22,7 @@ from ._epochs import note_draws
 from ._colour import colour_program
 from ._dropout import has_dropout, hole_mask, in_holes, output_holes
 from ._lanes import draw_samples
+from ._mosaic import mosaic_step
 from ._params import Targets
 from ._targets import (Seen, box_rows, check_boxes, keypoint_rows, move_boxes,
                        move_keypoint_lists, select, to_xyxy)
@@ -370,13 +371,18 @@ def _apply(pipe, t: Targets, *, seed, index, epoch, params, queue, into=None) ->
         rows, fields = check_boxes(rows, fields, pipe.box_format, sizes, pipe.clip_boxes,
                                    pipe.filter_invalid_boxes, single, name)
         boxes[name] = (rows, fields, extra)
+    mosaic = mosaic_step(pipe)
+    if mosaic is not None:  # before any draw: what it refuses, its other images
+        from ._mosaic_call import MosaicCall
+        mosaic = MosaicCall(pipe, mosaic, t, kind, sizes)
     if params is None:
         idx = _indices(index, n)
         if seed is None:
             seed = int(np.random.SeedSequence().generate_state(1)[0])
         else:
             note_draws(seed, epoch, idx)
-        seen = _seen(pipe, t, kind, sizes, boxes.get(main)) if pipe.reads else None
+        seen = _seen(pipe, t, kind, sizes, boxes.get(main),
+                     None if mosaic is None else mosaic.partners) if pipe.reads else None
         plist = draw_samples(pipe, seed, epoch, idx, sizes, seen=seen)
     else:
         plist = [params] if single else list(params)
@@ -384,6 +390,13 @@ def _apply(pipe, t: Targets, *, seed, index, epoch, params, queue, into=None) ->
             raise ValueError(f"params has {len(plist)} entries for {n} samples")
     if main is not None:
         boxes[main] = _drop_boxes(pipe, plist, *boxes[main], single)
+    if mosaic is not None:  # the steps after Mosaic start from each sample's canvas
+        sizes = mosaic.lay_out(plist, sizes)
+        if main is not None:
+            rows, fields, extra = boxes[main]
+            boxes[main] = (*mosaic.boxes(rows, fields, sizes), extra)
+        if "keypoints" in klists:
+            klists["keypoints"], kfields = mosaic.keypoints(klists["keypoints"], kfields, sizes)
     # projective pipelines: the batch's maps as one array; else each sample's chain, and the
     # fields of its non-linear transforms (fielded: None for one matrix each)
     fielded = None
@@ -404,19 +417,21 @@ def _apply(pipe, t: Targets, *, seed, index, epoch, params, queue, into=None) ->
                 _check_mask_fill(pipe.mask_fill, _dtype_of(item))
     out: dict[str, Any] = {}
     model = ModelInput(pipe.output_dtype, pipe.mean, pipe.std, pipe.layout)
+    chains = None if mosaic is None else \
+        fielded if fielded is not None else [[m] for m in mats]
     for name, x in t.images.items():
         channels, dtype = _channels_dtype(x, kind)
         colour = colour_program(pipe, plist, channels, dtype)
-        out[name] = _warp_all(x, kind, mats, outs,
-                              _Opts(pipe.sampling, model, queue,
-                                    into if name == "image" else None, colour),
-                              chains=fielded)
+        opts = _Opts(pipe.sampling, model, queue, into if name == "image" else None, colour)
+        out[name] = _warp_all(x, kind, mats, outs, opts, chains=fielded) if mosaic is None \
+            else mosaic.warp(name, x, chains, outs, opts)
     mask_opts = _Opts(pipe.sampling._replace(interpolation=pipe.mask_interpolation,
                                              antialias=False,
                                              fill=pipe.mask_fill if constant else 0),
                       queue=queue)
     for name, m in t.masks.items():
-        out[name] = _warp_all(m, kind, mats, outs, mask_opts, as_mask=True, chains=fielded)
+        out[name] = _warp_all(m, kind, mats, outs, mask_opts, as_mask=True, chains=fielded) \
+            if mosaic is None else mosaic.warp(name, m, chains, outs, mask_opts, as_mask=True)
     for name, g in groups.items():
         res = [_warp_group(grp, mats[k], outs[k], None if fielded is None else fielded[k],
                            mask_opts, pipe.mask_fill if constant else None)
@@ -450,10 +465,11 @@ def _apply(pipe, t: Targets, *, seed, index, epoch, params, queue, into=None) ->
 _EXTRA = "\0columns"
 
 
-def _seen(pipe, t: Targets, kind: str, sizes: list, main: tuple | None) -> list[Seen]:
+def _seen(pipe, t: Targets, kind: str, sizes: list, main: tuple | None,
+          partners: list | None = None) -> list[Seen]:
     """Each sample's targets as the draws that read them see them (:class:`Seen`): its boxes
-    (pixel-edge corners; None where the call gave none) and its masks (``mask=``, else the
-    list of ``masks=``; None where it gave neither)."""
+    (pixel-edge corners; None where the call gave none), its masks (``mask=``, else the
+    list of ``masks=``; None where it gave neither) and the images a Mosaic may take."""
     n = len(sizes)
     rows = [None] * n if main is None or "boxes" not in pipe.reads else \
         [to_xyxy(r, pipe.box_format, s) for r, s in zip(main[0], sizes)]
@@ -469,7 +485,8 @@ def _seen(pipe, t: Targets, kind: str, sizes: list, main: tuple | None) -> list[
         if group is not None and any(is_device_array(m) for m in group):
             raise ValueError("a transform of this pipeline chooses its crop from the mask, "
                              "which it reads on the host: give the masks as arrays")
-    return [Seen(s, r, m) for s, r, m in zip(sizes, rows, masks)]
+    partners = partners or [None] * n
+    return [Seen(s, r, m, partners=p) for s, r, m, p in zip(sizes, rows, masks, partners)]
 
 
 def _drop_boxes(pipe, plist: list, rows: list, fields: list, extra: int, single: bool

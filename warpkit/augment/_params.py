@@ -232,6 +232,7 @@ class Targets:
         self.keypoint_fields: dict[str, Any] = {}
         self.passed: dict[str, Any] = {}
         box_fields, kp_fields = pipe.label_fields, pipe.keypoint_label_fields
+        meta = getattr(pipe, "metadata_key", None)  # a Mosaic's other images
         by_kind = {"image": self.images, "mask": self.masks, "masks": self.mask_lists,
                    "bboxes": self.boxes, "keypoints": self.keypoints}
         for name, value in given.items():
@@ -248,8 +249,9 @@ class Targets:
                 raise ValueError(f"labels= is not a label field of this pipeline (its label "
                                  f"fields: {fields}): pass each field by its own name, or add "
                                  f"'labels' to label_fields")
-            elif pipe.strict:
-                known = [*BUILT_IN, *box_fields, *kp_fields, *pipe.additional_targets]
+            elif pipe.strict and name != meta:
+                known = [*BUILT_IN, *box_fields, *kp_fields, *pipe.additional_targets,
+                         *([meta] if meta else [])]
                 raise TypeError(f"the call got {name}=, which this pipeline does not know "
                                 f"(strict=True; it takes {', '.join(known)})")
             else:

@@ -324,6 +324,10 @@ class _Input:
             out_shape = lambda ho, wo: (B, ho, wo, C)  # noqa: E731  ((H, W) images: see warp_by)
         elif coords is not None:  # the positions come from maps or fields, checked by the caller
             mats = NO_MAP
+            if src_index is not None:  # outputs of one image (Mosaic's atlas): one per index
+                B = len(src_index)
+                out_shape = lambda ho, wo: (B, ho, wo, C)  # noqa: E731
+                self.restore = None
         elif src_index is not None:  # crops: one output item per matrix, from image src_index[k]
             K = len(src_index)
             mats = matrix3(np.asarray(matrix, np.float64).reshape(K, 3, 3), stack=True)

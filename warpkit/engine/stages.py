@@ -6,7 +6,9 @@ kernel (the direction a kernel evaluates):
   are first resampled by Catmull-Rom onto a grid fine enough for that: :func:`smooth_field`);
 - :class:`AxisField`: a displacement per axis, x's depending on x only and y's on y only,
   linear between points (GridDistortion);
-- :class:`Lens`: OpenCV's camera model, evaluated per pixel.
+- :class:`Lens`: OpenCV's camera model, evaluated per pixel;
+- :class:`Cells`: rectangles, each read through its own affine map (Mosaic: every cell of the
+  canvas from its own image, the images packed in one atlas).
 
 Each stage says its kind to the kernel (``STAGE_KINDS`` of the option table) with its values
 (:meth:`NonLinear.kernel_data`); :mod:`.chain` strings stages and maps together."""
@@ -23,7 +25,8 @@ from .. import geometry
 from .._options import STAGE_KINDS
 from .inputs import stack
 
-STAGE_FIELD, STAGE_AXES, STAGE_LENS = (STAGE_KINDS[k] for k in ("field", "axes", "lens"))
+STAGE_FIELD, STAGE_AXES, STAGE_LENS, STAGE_CELLS = (
+    STAGE_KINDS[k] for k in ("field", "axes", "lens", "cells"))
 
 
 class NonLinear:
@@ -204,6 +207,38 @@ class Lens(NonLinear):
         # which parts the kernel evaluates: 1 the rational (k4..k6), 2 tangential and prism
         parts = int(any(v[5:8])) | 2 * int(any(v[2:4] + v[8:]))
         return c, STAGE_LENS, 0, parts
+
+
+@dataclass(frozen=True, eq=False)
+class Cells(NonLinear):
+    """Rectangles of the frame, each read through its own affine map: ``table`` (n, 14), a row
+    per cell, ``(x0, y0, x1, y1, a, b, c, d, e, f, lx, ly, hx, hy)``. A position q inside
+    [x0, x1) x [y0, y1) (pixel positions, centres at integers) reads from (a qx + b qy + c,
+    d qx + e qy + f), clamped to [lx, hx] x [ly, hy]; the first cell that holds q decides, and
+    a position in none has no source (the fill). Its frame is pixel positions. Mosaic's stage:
+    the canvas's cells read their images in an atlas (the clamp: each image's own edge pixels
+    repeat beyond it, as OpenCV's resize reads them)."""
+
+    table: np.ndarray
+
+    def frame(self) -> np.ndarray:
+        return geometry.identity()
+
+    def apply(self, pts):
+        q = np.asarray(pts, np.float64)
+        out = np.full(q.shape, np.nan)
+        free = np.ones(q.shape[:-1], bool)
+        x, y = q[..., 0], q[..., 1]
+        for x0, y0, x1, y1, a, b, c, d, e, f, lx, ly, hx, hy in self.table.tolist():
+            hit = free & (x >= x0) & (x < x1) & (y >= y0) & (y < y1)
+            out[..., 0] = np.where(hit, np.clip(a * x + b * y + c, lx, hx), out[..., 0])
+            out[..., 1] = np.where(hit, np.clip(d * x + e * y + f, ly, hy), out[..., 1])
+            free &= ~hit
+        return out
+
+    def kernel_data(self):
+        t = np.asarray(self.table, np.float64)
+        return np.clip(t, -1e30, 1e30).astype(np.float32).reshape(-1), STAGE_CELLS, len(t), 0
 
 
 def _of_cameras(cameras: list[np.ndarray], make) -> np.ndarray:
