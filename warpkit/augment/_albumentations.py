@@ -29,6 +29,7 @@ from typing import Any, Callable
 from . import _colour as C
 from . import _dropout as D
 from . import _geometric as G
+from . import _mosaic as M
 from . import _nonlinear as N
 from . import _objects as O
 from . import _transforms as T
@@ -258,6 +259,8 @@ SUPPORTED: dict[str, Callable[[_Args, _Pipeline], Transform | None]] = {
     "CropNonEmptyMaskIfExists": _resampled(O.CropNonEmptyMaskIfExists, "height", "width",
                                            "ignore_values", "ignore_channels", p=1.0,
                                            border=False, interpolations=False),
+    "Mosaic": _resampled(M.Mosaic, "grid_yx", "target_size", "cell_shape", "center_range",
+                         "fit_mode", "metadata_key"),
     "Transpose": lambda a, pipe: G.Transpose(p=a.take("p", 0.5)),
     "D4": lambda a, pipe: G.D4(p=a.take("p", 1.0)),
     "ColorJitter": _colour(C.ColorJitter, "brightness", "contrast", "saturation", "hue"),
