@@ -22,7 +22,9 @@ torch build. warpkit normalises inside the warp kernel (float32, channels first)
 list is packed into one buffer and warped in one launch (warp.warp_batch), masks in a second.
 
 A sixth times a detection recipe whose crop reads the boxes (BBoxSafeRandomCrop + the YOLO
-letterbox + flip, 10 boxes a photo) against albumentations'.
+letterbox + flip, 10 boxes a photo) against albumentations'; a seventh the YOLO-style recipe
+(Mosaic + Affine + HueSaturationValue + flip + letterbox to 640) against albumentations' own
+Mosaic pipeline, each photo given three others as its mosaic_metadata.
 
     python benchmarks/bench_augment.py [--samples 5] [--colour-only] [--detection-only]
 """
@@ -344,17 +346,66 @@ def detection_runs(data, have_alb: bool) -> dict:
     return fns
 
 
+def mosaic_runs(data, have_alb: bool) -> dict:
+    """The YOLO-style recipe: Mosaic (2 x 2 cells of 640 from the batch's photos) + Affine
+    (rotate, scale, translate) + HueSaturationValue + flip + the letterbox to 640, with each
+    photo's 10 boxes and labels, to uint8 HWC. warpkit in one call per batch (each sample's
+    other cells from the batch); albumentations per photo, each given the next three photos
+    as its mosaic_metadata (one process, and one thread for 2 ideal cores)."""
+    from warpkit.augment import (Affine, Compose, HorizontalFlip, HueSaturationValue,
+                                 LongestMaxSize, Mosaic, PadIfNeeded)
+
+    images, boxes, labels = ([d[k] for d in data] for k in (0, 2, 3))
+    boxes = [np.clip(b, 0, [i.shape[1], i.shape[0]] * 2) for b, i in zip(boxes, images)]
+
+    def steps(lib):
+        return [lib.Mosaic(target_size=(640, 640), cell_shape=(640, 640), fill=114, p=1.0),
+                lib.Affine(rotate=(-10, 10), scale=(0.8, 1.2), translate_percent=(-0.1, 0.1),
+                           border_mode=0, fill=114, p=1.0),
+                lib.HueSaturationValue(10, 40, 30, p=1.0), lib.HorizontalFlip(),
+                lib.LongestMaxSize(640), lib.PadIfNeeded(640, 640, border_mode=0, fill=114)]
+
+    import types
+    ours_lib = types.SimpleNamespace(
+        Mosaic=Mosaic, Affine=Affine, HueSaturationValue=HueSaturationValue,
+        HorizontalFlip=HorizontalFlip, LongestMaxSize=LongestMaxSize, PadIfNeeded=PadIfNeeded)
+    pipe = Compose(steps(ours_lib), label_fields=["labels"])
+    epoch = [0]
+
+    def ours():
+        epoch[0] += 1
+        return pipe(image=images, boxes=boxes, labels=labels, seed=0, epoch=epoch[0])["image"]
+
+    fns = {"warpkit, YOLO-style mosaic recipe": ours}
+    if have_alb:
+        import albumentations as A
+
+        theirs = A.Compose(steps(A), bbox_params=A.BboxParams("pascal_voc",
+                                                               label_fields=["labels"]))
+        meta = [[{"image": images[j % N], "bboxes": boxes[j % N], "labels": labels[j % N]}
+                 for j in range(k + 1, k + 4)] for k in range(N)]
+        one = lambda: [theirs(image=i, bboxes=b, labels=lab,  # noqa: E731
+                              mosaic_metadata=m)["image"]
+                       for i, b, lab, m in zip(images, boxes, labels, meta)]
+        fns["albumentations, 1 process"] = one
+        fns["albumentations, 1 thread"] = one_thread(one)
+    return fns
+
+
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--samples", type=int, default=5)
     ap.add_argument("--colour-only", action="store_true",
                     help="only the colour, noise, dropout and blur tables")
     ap.add_argument("--detection-only", action="store_true",
-                    help="only the detection recipe's table")
+                    help="only the detection recipes' tables")
     args = ap.parse_args()
     set_threads()
     data = photos()
     have_alb = optional("albumentations") is not None
+    pass_table(mosaic_runs(data, have_alb), "warpkit, YOLO-style mosaic recipe",
+               "YOLO-style: Mosaic(640) + Affine + HueSaturationValue + flip + letterbox 640, "
+               "64 ragged photos with 10 boxes each -> uint8 640x640", args)
     pass_table(detection_runs(data, have_alb), "warpkit, box-safe crop + letterbox",
                "Detection: BBoxSafeRandomCrop + LongestMaxSize(640) + PadIfNeeded(640, 640, fill "
                "114) + flip, 64 ragged photos with 10 boxes each -> uint8 640x640", args)
