@@ -317,76 +317,53 @@ def blur_runs(data, have_alb: bool) -> dict:
 def detection_runs(data, have_alb: bool) -> dict:
     """A detection recipe whose crop reads the boxes: BBoxSafeRandomCrop + the YOLO letterbox
     to 640 (LongestMaxSize + PadIfNeeded, fill 114) + flip, with each photo's 10 boxes and
-    labels, to uint8 HWC; warpkit in one call per batch, albumentations per photo (one
-    process, and one thread for 2 ideal cores)."""
-    from warpkit.augment import (BBoxSafeRandomCrop, Compose, HorizontalFlip, LongestMaxSize,
-                                 PadIfNeeded)
-
-    images, boxes, labels = ([d[k] for d in data] for k in (0, 2, 3))
-    boxes = [np.clip(b, 0, [i.shape[1], i.shape[0]] * 2) for b, i in zip(boxes, images)]
-    pipe = Compose([BBoxSafeRandomCrop(), LongestMaxSize(640),
-                    PadIfNeeded(640, 640, border_mode=0, fill=114), HorizontalFlip()])
-    epoch = [0]
-
-    def ours():
-        epoch[0] += 1
-        return pipe(image=images, boxes=boxes, labels=labels, seed=0, epoch=epoch[0])["image"]
-
-    fns = {"warpkit, box-safe crop + letterbox": ours}
-    if have_alb:
-        import albumentations as A
-
-        theirs = A.Compose([A.BBoxSafeRandomCrop(), A.LongestMaxSize(640),
-                            A.PadIfNeeded(640, 640, border_mode=0, fill=114), A.HorizontalFlip()],
-                           bbox_params=A.BboxParams("pascal_voc", label_fields=["labels"]))
-        one = lambda: [theirs(image=i, bboxes=b, labels=lab)["image"]  # noqa: E731
-                       for i, b, lab in zip(images, boxes, labels)]
-        fns["albumentations, 1 process"] = one
-        fns["albumentations, 1 thread"] = one_thread(one)
-    return fns
+    labels, to uint8 HWC."""
+    return boxed_recipe(data, "warpkit, box-safe crop + letterbox", lambda lib: [
+        lib.BBoxSafeRandomCrop(), lib.LongestMaxSize(640),
+        lib.PadIfNeeded(640, 640, border_mode=0, fill=114), lib.HorizontalFlip()], have_alb)
 
 
 def mosaic_runs(data, have_alb: bool) -> dict:
     """The YOLO-style recipe: Mosaic (2 x 2 cells of 640 from the batch's photos) + Affine
     (rotate, scale, translate) + HueSaturationValue + flip + the letterbox to 640, with each
-    photo's 10 boxes and labels, to uint8 HWC. warpkit in one call per batch (each sample's
-    other cells from the batch); albumentations per photo, each given the next three photos
-    as its mosaic_metadata (one process, and one thread for 2 ideal cores)."""
-    from warpkit.augment import (Affine, Compose, HorizontalFlip, HueSaturationValue,
-                                 LongestMaxSize, Mosaic, PadIfNeeded)
+    photo's 10 boxes and labels, to uint8 HWC; albumentations' each photo given the next three
+    photos as its mosaic_metadata."""
+    return boxed_recipe(data, "warpkit, YOLO-style mosaic recipe", lambda lib: [
+        lib.Mosaic(target_size=(640, 640), cell_shape=(640, 640), fill=114, p=1.0),
+        lib.Affine(rotate=(-10, 10), scale=(0.8, 1.2), translate_percent=(-0.1, 0.1),
+                   border_mode=0, fill=114, p=1.0),
+        lib.HueSaturationValue(10, 40, 30, p=1.0), lib.HorizontalFlip(),
+        lib.LongestMaxSize(640), lib.PadIfNeeded(640, 640, border_mode=0, fill=114)],
+        have_alb, mosaic=True)
+
+
+def boxed_recipe(data, name: str, steps, have_alb: bool, mosaic: bool = False) -> dict:
+    """A recipe with each photo's 10 boxes and labels (clipped to the photo), to uint8 HWC:
+    ``steps(library)`` the transforms under albumentations' names, from warpkit.augment (one
+    call per batch) and from albumentations (per photo, one process, and one thread for 2
+    ideal cores; with ``mosaic``, each photo given the next three as its mosaic_metadata)."""
+    import warpkit.augment as WA
 
     images, boxes, labels = ([d[k] for d in data] for k in (0, 2, 3))
     boxes = [np.clip(b, 0, [i.shape[1], i.shape[0]] * 2) for b, i in zip(boxes, images)]
-
-    def steps(lib):
-        return [lib.Mosaic(target_size=(640, 640), cell_shape=(640, 640), fill=114, p=1.0),
-                lib.Affine(rotate=(-10, 10), scale=(0.8, 1.2), translate_percent=(-0.1, 0.1),
-                           border_mode=0, fill=114, p=1.0),
-                lib.HueSaturationValue(10, 40, 30, p=1.0), lib.HorizontalFlip(),
-                lib.LongestMaxSize(640), lib.PadIfNeeded(640, 640, border_mode=0, fill=114)]
-
-    import types
-    ours_lib = types.SimpleNamespace(
-        Mosaic=Mosaic, Affine=Affine, HueSaturationValue=HueSaturationValue,
-        HorizontalFlip=HorizontalFlip, LongestMaxSize=LongestMaxSize, PadIfNeeded=PadIfNeeded)
-    pipe = Compose(steps(ours_lib), label_fields=["labels"])
+    pipe = WA.Compose(steps(WA), label_fields=["labels"])
     epoch = [0]
 
     def ours():
         epoch[0] += 1
         return pipe(image=images, boxes=boxes, labels=labels, seed=0, epoch=epoch[0])["image"]
 
-    fns = {"warpkit, YOLO-style mosaic recipe": ours}
+    fns = {name: ours}
     if have_alb:
         import albumentations as A
 
         theirs = A.Compose(steps(A), bbox_params=A.BboxParams("pascal_voc",
                                                                label_fields=["labels"]))
-        meta = [[{"image": images[j % N], "bboxes": boxes[j % N], "labels": labels[j % N]}
-                 for j in range(k + 1, k + 4)] for k in range(N)]
-        one = lambda: [theirs(image=i, bboxes=b, labels=lab,  # noqa: E731
-                              mosaic_metadata=m)["image"]
-                       for i, b, lab, m in zip(images, boxes, labels, meta)]
+        extra = [{"mosaic_metadata": [{"image": images[j % N], "bboxes": boxes[j % N],
+                                       "labels": labels[j % N]} for j in range(k + 1, k + 4)]}
+                 if mosaic else {} for k in range(N)]
+        one = lambda: [theirs(image=i, bboxes=b, labels=lab, **e)["image"]  # noqa: E731
+                       for i, b, lab, e in zip(images, boxes, labels, extra)]
         fns["albumentations, 1 process"] = one
         fns["albumentations, 1 thread"] = one_thread(one)
     return fns

@@ -351,7 +351,9 @@ class Compose(Resampling, Transform):
         (``image.shape[:2]``), as a call draws them from its ``(seed, epoch, index)`` stream,
         without touching any image. A pipeline whose crops choose from the targets
         (BBoxSafeRandomCrop, CropNonEmptyMaskIfExists, ...) reads ``boxes`` (the pipeline's
-        ``box_format``) and ``mask`` as a call with them would."""
+        ``box_format``) and ``mask`` as a call with them would. A Mosaic draws here as a
+        single image's call without ``mosaic_metadata`` does: every cell takes the sample's
+        own image."""
         wh = size_arg(size, "size")
         seen = None
         if self.reads:
