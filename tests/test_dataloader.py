@@ -190,3 +190,32 @@ def test_a_detection_set_through_box_safe_crops():
                 np.testing.assert_array_equal(out["image"][k], alone["image"])
                 assert out["labels"][k].tolist() == item["labels"].tolist()  # all kept
                 np.testing.assert_allclose(out["boxes"][k], alone["boxes"])
+
+
+def test_a_detection_set_through_mosaic():
+    """The same set through a DataLoader and a YOLO-style Mosaic pipeline (each sample with the
+    batch's other photos): every box's label names an object of a photo its mosaic drew, its
+    box lies on the canvas, and the batch replays from its keys."""
+    from _augment_data import Detections
+    from warpkit.augment import Affine, HorizontalFlip, LongestMaxSize, Mosaic, PadIfNeeded
+
+    pipe = Compose([Mosaic(target_size=(192, 192), cell_shape=(160, 160), fill=114, p=1.0),
+                    Affine(rotate=(-10, 10), border_mode=0, fill=114, p=1.0),
+                    HorizontalFlip(), LongestMaxSize(160),
+                    PadIfNeeded(160, 160, border_mode=0, fill=114)])
+    loader = torch.utils.data.DataLoader(Detections(), batch_size=4, collate_fn=collate,
+                                         num_workers=2, multiprocessing_context="spawn")
+    for epoch in range(2):
+        for batch in loader:
+            call = dict(image=batch["image"], boxes=batch["boxes"], labels=batch["labels"],
+                        seed=3, epoch=epoch, index=list(batch["index"]))
+            out = pipe(**call)
+            assert out["image"].shape == (4, 160, 160, 3)
+            for k in range(4):
+                cells = out["params"][k]["steps"][0]["cells"]
+                drawn = {k if src < 0 else src for *_, src in cells}
+                allowed = {int(v) for j in drawn for v in batch["labels"][j]}
+                assert set(out["labels"][k].tolist()) <= allowed
+                b = np.asarray(out["boxes"][k]).reshape(-1, 4)
+                assert (b >= 0).all() and (b <= 160).all()
+            np.testing.assert_array_equal(pipe(**call)["image"], out["image"])
