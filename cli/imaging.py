@@ -12,7 +12,8 @@ import numpy as np
 import typer
 
 from warpkit._options import INTERPOLATIONS, PADDINGS, Sampling
-from warpkit.augment import Compose, RandomAffine, from_albumentations
+from warpkit.augment import Compose, Mosaic, RandomAffine, from_albumentations
+from warpkit.augment._base import contains
 from warpkit.fileio import (DEFAULT_MAX_PIXELS, CocoSet, UserError, check_side_outputs,
                             expand_inputs, parse_size, read_json, save_json_atomic,
                             set_max_pixels)
@@ -396,6 +397,10 @@ def _load_pipeline(path: Path):
         raise UserError(f"--pipeline {path}: the top level must be a Compose (it sets the "
                         f"pipeline's interpolation, padding and fill), got {type(aug).__name__}: "
                         f"save Compose([...]).to_dict()")
+    if contains(aug, Mosaic):
+        raise UserError(f"--pipeline {path}: Mosaic combines several images of one call, and "
+                        f"the command makes each file's copies alone (each copy would be a "
+                        f"mosaic of the file with itself): run Mosaic from Python, on batches")
     tensor = {k: v for k, v in (("output_dtype", aug.output_dtype), ("mean", aug.mean),
                                 ("std", aug.std)) if v is not None}
     if aug.layout != "HWC":

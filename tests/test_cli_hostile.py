@@ -352,6 +352,7 @@ def test_the_manifest_is_checked_like_every_output(photo, tmp_path):
      r"the top level must be a Compose .* got RandomAffine"),
     ("float32", r"output_dtype='float32' make a model's tensor; the command writes image files"),
     ("CHW", r"layout='CHW' make a model's tensor"),
+    ("mosaic", r"Mosaic combines several images of one call.*run Mosaic from Python"),
 ])
 def test_pipeline_files_that_cannot_write_images_are_refused_when_loaded(photo, tmp_path, spec,
                                                                          pattern):
@@ -365,6 +366,10 @@ def test_pipeline_files_that_cannot_write_images_are_refused_when_loaded(photo, 
         spec = Compose([RandomAffine(degrees=3)], output_dtype="float32").to_dict()
     elif spec == "CHW":
         spec = Compose([RandomAffine(degrees=3)], layout="CHW").to_dict()
+    elif spec == "mosaic":
+        from warpkit.augment import Mosaic
+
+        spec = Compose([Mosaic(target_size=64, cell_shape=64), RandomAffine(degrees=3)]).to_dict()
     (tmp_path / "p.json").write_text(json.dumps(spec))
     r = _run("augment", photo[0], "-o", tmp_path / "out", "--pipeline", tmp_path / "p.json")
     _one_line_error(r, pattern)
