@@ -5,7 +5,8 @@ import), and each image is still resampled once: every cell of every mosaic, the
 the letterbox are one map per pixel, with the colour applied on the way.
 
 The script checks its own outputs: each kept box is the box of its object's mask pixels; every
-box's label names an object of one of the images its mosaic drew; and the same (seed, epoch, index) replays the batch exactly.
+box's label names an object of one of the images its mosaic drew; and the same (seed, epoch,
+index) replays the batch exactly.
 
     python examples/detection_pipeline.py
 """

@@ -256,3 +256,45 @@ def test_small_on_every_device(small_queue, dtype):
         diff = np.abs(got.astype(float) - want.astype(float))
         assert diff.max() <= (1e-3 if dtype == np.float32 else 1) or \
             (interp == "nearest" and (diff > 1).mean() < 0.01)
+
+
+def test_grids_kinds_and_layouts():
+    """A 3 x 3 grid with fewer images than cells repeats the sample's own (as albumentations
+    does); keypoints with angle and scale columns keep their label fields in step; float32 with
+    metadata replays exactly; (H, W) images, Pillow images and outputs of several sizes come
+    back as they came."""
+    from PIL import Image
+
+    rng = np.random.default_rng(0)
+    imgs = [rng.integers(0, 255, (int(rng.integers(50, 90)), int(rng.integers(50, 90)), 3),
+                         np.uint8) for _ in range(3)]
+    kps = [np.array([[5.0, 5, 30, 1], [20, 25, 90, 2]]) for _ in imgs]
+    aug = W.Compose([W.Mosaic(grid_yx=(3, 3), target_size=(90, 90), cell_shape=(40, 40), p=1)],
+                    keypoint_format="xyas", keypoint_label_fields=["kl"])
+    masks = [rng.integers(0, 2, i.shape[:2]).astype(bool) for i in imgs]
+    out = aug(image=imgs, mask=masks, keypoints=kps, kl=[["a", "b"]] * 3, seed=0)
+    assert out["mask"].dtype == np.bool_ and out["mask"].shape == (3, 90, 90)
+    for k in range(3):
+        sources = [c[4] for c in out["params"][k]["steps"][0]["cells"]]
+        others = sorted(set(sources) - {-1})
+        assert len(sources) == 9 and others == [j for j in range(3) if j != k]
+        assert len(out["kl"][k]) == len(out["keypoints"][k])
+        assert set(out["kl"][k]) <= {"a", "b"}
+    f = [i.astype(np.float32) / 255 for i in imgs]
+    aug2 = W.Compose([W.Mosaic(target_size=(64, 64), cell_shape=(50, 50), p=1),
+                      W.Resize((32, 48))])
+    meta = [{"image": i} for i in f[1:]]
+    o = aug2(image=f[0], mosaic_metadata=meta, seed=2)
+    assert o["image"].shape == (32, 48, 3) and o["image"].dtype == np.float32
+    again = aug2.replay(o["params"], image=f[0], mosaic_metadata=meta)
+    np.testing.assert_array_equal(again["image"], o["image"])
+    mosaic = W.Compose([W.Mosaic(target_size=(64, 64), cell_shape=(50, 50), p=1)])
+    assert mosaic(image=[i[..., 0] for i in imgs], seed=1)["image"].shape == (3, 64, 64)
+    pil = mosaic(image=Image.fromarray(imgs[0]), seed=1)["image"]
+    assert isinstance(pil, Image.Image) and pil.size == (64, 64)
+    half = W.Compose([W.Mosaic(target_size=(64, 64), cell_shape=(50, 50), p=0.5)])
+    got = half(image=imgs, seed=3)
+    assert len({p["steps"][0]["applied"] for p in got["params"]}) == 2  # a mix of both
+    for k, (x, p) in enumerate(zip(got["image"], got["params"])):
+        want = (64, 64) if p["steps"][0]["applied"] else imgs[k].shape[:2]
+        assert x.shape[:2] == want
