@@ -380,26 +380,30 @@ def main() -> None:
     set_threads()
     data = photos()
     have_alb = optional("albumentations") is not None
-    pass_table(mosaic_runs(data, have_alb), "warpkit, YOLO-style mosaic recipe",
-               "YOLO-style: Mosaic(640) + Affine + HueSaturationValue + flip + letterbox 640, "
-               "64 ragged photos with 10 boxes each -> uint8 640x640", args)
-    pass_table(detection_runs(data, have_alb), "warpkit, box-safe crop + letterbox",
-               "Detection: BBoxSafeRandomCrop + LongestMaxSize(640) + PadIfNeeded(640, 640, fill "
-               "114) + flip, 64 ragged photos with 10 boxes each -> uint8 640x640", args)
-    if args.detection_only:
-        return
-    if not args.colour_only:
+    detection = [
+        (mosaic_runs, "warpkit, YOLO-style mosaic recipe",
+         "YOLO-style: Mosaic(640) + Affine + HueSaturationValue + flip + letterbox 640, 64 "
+         "ragged photos with 10 boxes each -> uint8 640x640"),
+        (detection_runs, "warpkit, box-safe crop + letterbox",
+         "Detection: BBoxSafeRandomCrop + LongestMaxSize(640) + PadIfNeeded(640, 640, fill 114) "
+         "+ flip, 64 ragged photos with 10 boxes each -> uint8 640x640")]
+    colour = [
+        (colour_runs, "warpkit, geometry and colour",
+         "Colour in the pass: RandomResizedCrop(224) + flip + ColorJitter(0.4, 0.4, 0.4, 0.1, "
+         "p=0.8) + ToGray(p=0.2), 64 ragged photos -> float32 CHW"),
+        (noise_runs, "warpkit, geometry, noise and dropout",
+         "Noise and dropout in the pass: RandomResizedCrop(224) + flip + GaussNoise(p=0.5) + "
+         "CoarseDropout(1-4 holes, p=0.5), 64 ragged photos -> float32 CHW"),
+        (blur_runs, "warpkit, geometry and blur",
+         "Blur after the warp: RandomResizedCrop(224) + flip + GaussianBlur(sigma 0.5-3, "
+         "p=0.5), 64 ragged photos -> float32 CHW")]
+    everything = not (args.colour_only or args.detection_only)
+    if everything:
         pipelines(data, args, have_alb)
-    pass_table(colour_runs(data, have_alb), "warpkit, geometry and colour",
-               "Colour in the pass: RandomResizedCrop(224) + flip + ColorJitter(0.4, 0.4, 0.4, "
-               "0.1, p=0.8) + ToGray(p=0.2), 64 ragged photos -> float32 CHW", args)
-    pass_table(noise_runs(data, have_alb), "warpkit, geometry, noise and dropout",
-               "Noise and dropout in the pass: RandomResizedCrop(224) + flip + GaussNoise(p=0.5) "
-               "+ CoarseDropout(1-4 holes, p=0.5), 64 ragged photos -> float32 CHW", args)
-    pass_table(blur_runs(data, have_alb), "warpkit, geometry and blur",
-               "Blur after the warp: RandomResizedCrop(224) + flip + GaussianBlur(sigma 0.5-3, "
-               "p=0.5), 64 ragged photos -> float32 CHW", args)
-    if not args.colour_only:
+    for runs, first, title in (colour if args.colour_only else detection if
+                               args.detection_only else detection + colour):
+        pass_table(runs(data, have_alb), first, title, args)
+    if everything:
         device_table(data, args)
 
 

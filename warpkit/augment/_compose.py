@@ -24,6 +24,7 @@ from ..engine.chain import merge
 from ._base import (Resampling, Transform, draw_step, draw_step_lanes, from_dict, map_step,
                     merge_setting, plain, reads_any, size_arg, step_size, transform_list)
 from ._executor import apply
+from ._mosaic import Mosaic, check_placement
 from ._params import BOX_FORMATS, BUILT_IN, BboxParams, KeypointParams, additional
 from ._streams import stream
 from ._targets import Seen, box_rows, to_xyxy
@@ -192,6 +193,7 @@ class Compose(Resampling, Transform):
                  mask_interpolation: str | None = None, strict: bool = False) -> None:
         super().__init__(p)
         self.transforms = transform_list(transforms)
+        check_placement(self.transforms)
         given = {"interpolation": interpolation, "padding": padding, "fill": fill,
                  "antialias": antialias, "mask_fill": mask_fill,
                  "mask_interpolation": mask_interpolation}
@@ -259,10 +261,16 @@ class Compose(Resampling, Transform):
                 *self.additional_targets, *([meta] if meta else []))
 
     @property
+    def mosaic(self) -> Mosaic | None:
+        """The pipeline's Mosaic (its first step; one anywhere else is refused when the
+        pipeline is made), or None."""
+        first = self.transforms[0] if self.transforms else None
+        return first if isinstance(first, Mosaic) else None
+
+    @property
     def metadata_key(self) -> str | None:
         """The keyword of a single call's other images for its Mosaic (None without one)."""
-        first = self.transforms[0] if self.transforms else None
-        return getattr(first, "metadata_key", None)
+        return None if self.mosaic is None else self.mosaic.metadata_key
 
     @classmethod
     def from_dict(cls, d: dict) -> Transform:

@@ -22,7 +22,6 @@ from ._epochs import note_draws
 from ._colour import colour_program
 from ._dropout import has_dropout, hole_mask, in_holes, output_holes
 from ._lanes import draw_samples
-from ._mosaic import mosaic_step
 from ._params import Targets
 from ._targets import (Seen, box_rows, check_boxes, keypoint_rows, move_boxes,
                        move_keypoint_lists, select, to_xyxy)
@@ -371,7 +370,7 @@ def _apply(pipe, t: Targets, *, seed, index, epoch, params, queue, into=None) ->
         rows, fields = check_boxes(rows, fields, pipe.box_format, sizes, pipe.clip_boxes,
                                    pipe.filter_invalid_boxes, single, name)
         boxes[name] = (rows, fields, extra)
-    mosaic = mosaic_step(pipe)
+    mosaic = pipe.mosaic
     if mosaic is not None:  # before any draw: what it refuses, its other images
         from ._mosaic_call import MosaicCall
         mosaic = MosaicCall(pipe, mosaic, t, kind, sizes)
@@ -396,7 +395,7 @@ def _apply(pipe, t: Targets, *, seed, index, epoch, params, queue, into=None) ->
             rows, fields, extra = boxes[main]
             boxes[main] = (*mosaic.boxes(rows, fields, sizes), extra)
         if "keypoints" in klists:
-            klists["keypoints"], kfields = mosaic.keypoints(klists["keypoints"], kfields, sizes)
+            klists["keypoints"], kfields = mosaic.keypoints(klists["keypoints"], kfields)
     # projective pipelines: the batch's maps as one array; else each sample's chain, and the
     # fields of its non-linear transforms (fielded: None for one matrix each)
     fielded = None

@@ -26,8 +26,9 @@ import numpy as np
 from .. import geometry
 from .._checks import count, number
 from ..engine.stages import Cells
-from ._base import Transform, size_arg, size_hw, value_range
+from ._base import Transform, contains, size_arg, size_hw, value_range
 from ._geometric import INTERPOLATION_CODES, LongestMaxSize, SmallestMaxSize, _code
+from ._objects import _uniform
 
 __all__ = ["Mosaic"]
 
@@ -138,7 +139,7 @@ class Mosaic(Transform):
         else:
             chosen = partners
         items = [-1, *chosen] + [-1] * (needed - len(chosen))
-        order = [list(range(1, len(items)))[i] for i in rng.permutation(len(items) - 1).tolist()]
+        order = [1 + i for i in rng.permutation(len(items) - 1).tolist()]  # random.shuffle
         # the sample's own image in the largest cell (the first of them), the others in turn
         primary = max(placements, key=lambda c: (c[2] - c[0]) * (c[3] - c[1]))
         rest = [c for c in placements if c != primary]
@@ -153,8 +154,7 @@ class Mosaic(Transform):
         lo_x, hi_x = tw // 2, cols * cw - (tw + 1) // 2
         lo_y, hi_y = th // 2, rows * ch - (th + 1) // 2
         a, b = self.center_range
-        rel_x = a + (b - a) * float(rng.random())  # Python's random.uniform
-        rel_y = a + (b - a) * float(rng.random())
+        rel_x, rel_y = _uniform(rng, a, b), _uniform(rng, a, b)
         cx = min(max(lo_x + int((hi_x - lo_x + 1) * rel_x), lo_x), hi_x)
         cy = min(max(lo_y + int((hi_y - lo_y + 1) * rel_y), lo_y), hi_y)
         return cx, cy
@@ -233,25 +233,15 @@ def _opposite_crop(cell: tuple[int, int], crop: tuple[int, int], position: str
             "center": ((cw - w) // 2, (ch - h) // 2)}[position]
 
 
-def mosaic_step(pipe: Any) -> Mosaic | None:
-    """The pipeline's Mosaic (its first step), or None; a Mosaic anywhere else is refused: it
-    replaces the sample's image, so it comes first."""
-    steps = getattr(pipe, "transforms", ())
-    first = steps[0] if steps and isinstance(steps[0], Mosaic) else None
-    for j, t in enumerate(steps):
-        inner = t if isinstance(t, Mosaic) else None
-        for c in getattr(t, "transforms", ()):
-            if _holds_mosaic(c):
-                inner = c
-        if inner is not None and (j > 0 or inner is not t):
-            raise ValueError("Mosaic must be the first step of the pipeline called (not inside "
-                             "another step): it replaces the sample's image with the canvas "
-                             "the steps after it transform")
-    return first
-
-
-def _holds_mosaic(t: Any) -> bool:
-    return isinstance(t, Mosaic) or any(_holds_mosaic(c) for c in getattr(t, "transforms", ()))
+def check_placement(transforms: list) -> None:
+    """Refuse a Mosaic anywhere but as the first step of a pipeline: it replaces the sample's
+    image with the canvas the steps after it transform."""
+    if any(contains(t, Mosaic) for t in transforms[1:]) or \
+            (transforms and not isinstance(transforms[0], Mosaic)
+             and contains(transforms[0], Mosaic)):
+        raise ValueError("Mosaic must be the first step of the pipeline called (not inside "
+                         "another step): it replaces the sample's image with the canvas the "
+                         "steps after it transform")
 
 
 def cell_stage(cells: list[Cell], images: list[int], offsets: np.ndarray,

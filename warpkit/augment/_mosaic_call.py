@@ -24,9 +24,9 @@ from ._targets import box_rows, check_boxes, from_xyxy, keypoint_rows, move_keyp
 
 class MosaicCall:
     """What a Mosaic pipeline's call needs beyond a plain one, checked before any draw: the
-    sources (the call's samples, then a single call's metadata items: ``sources`` of them,
-    each one's (width, height) in ``source_sizes``), each sample's partners for the draw, and
-    after :meth:`lay_out` each sample's stage and canvas."""
+    sources (the call's samples, then a single call's metadata items, each one's (width,
+    height) in ``source_sizes``, and their places in the atlas), each sample's partners for
+    the draw, and after :meth:`lay_out` each sample's cells and Cells stage."""
 
     def __init__(self, pipe: Any, mosaic: Mosaic, t: Any, kind: str,
                  sizes: list[tuple[int, int]]) -> None:
@@ -59,6 +59,7 @@ class MosaicCall:
                              f"samples")
         self.meta = [] if meta is None else self._metadata(meta)
         self.source_sizes = list(sizes) + [m["size"] for m in self.meta]
+        self.offsets, self.atlas_shape = atlas_layout(self.source_sizes)
         if kind == "single":
             self.partners = [list(range(len(self.meta)))]
         else:
@@ -122,7 +123,6 @@ class MosaicCall:
     def lay_out(self, plist: list[dict], sizes: list[tuple[int, int]]) -> list[tuple[int, int]]:
         """Each sample's cells (None where it is no mosaic) from its parameters; returns the
         size each sample's steps after Mosaic start from (the canvas, or its image)."""
-        count = len(self.meta) if self.kind == "single" else len(sizes)
         self.cells: list = []
         for k, p in enumerate(plist):
             step = p["steps"][0] if p.get("applied", True) else {"applied": False}
@@ -130,12 +130,19 @@ class MosaicCall:
                 self.cells.append(None)
                 continue
             for *_, src in step["cells"]:
-                if not (-1 <= src < count and src != (k if self.kind != "single" else -2)):
-                    raise ValueError(f"params: a Mosaic cell of sample {k} reads source "
-                                     f"{src}, but the call has {count} other images for it: "
-                                     f"replay parameters on the call they were drawn for")
+                if src != -1 and src not in self.partners[k]:
+                    raise ValueError(f"params: a Mosaic cell of sample {k} reads image {src}, "
+                                     f"which is none of its {len(self.partners[k])} partners in "
+                                     f"this call: replay parameters on the call they were "
+                                     f"drawn for")
             self.cells.append(self.mosaic.cells(
                 step, lambda s, k=k: self.source_sizes[self.source(k, s)]))
+        # each sample's Cells stage: where its canvas reads in the atlas (every target's)
+        self.stages = [plain_stage(self.offsets[k], self.source_sizes[k]) if c is None else
+                       cell_stage(c, [self.source(k, x.source) for x in c], self.offsets,
+                                  self.source_sizes)
+                       for k, c in enumerate(self.cells)]
+        self._launches: tuple | None = None
         return [self.mosaic.target_wh if c is not None else s
                 for c, s in zip(self.cells, sizes)]
 
@@ -159,7 +166,7 @@ class MosaicCall:
         return [r if self.cells[k] is None else from_xyxy(r, fmt, canvas[k])
                 for k, r in enumerate(got)], fields
 
-    def keypoints(self, klist: list, kfields: list, canvas: list) -> tuple[list, list]:
+    def keypoints(self, klist: list, kfields: list) -> tuple[list, list]:
         """Each mosaic sample's keypoints on the canvas (every cell's image's, those inside
         its cell) and their label fields, as :meth:`boxes` gathers boxes."""
         fmt = self.pipe.keypoint_format
@@ -195,7 +202,7 @@ class MosaicCall:
                 if src_fields[s] is not None:
                     labels.append(select(src_fields[s], keep))
             rows[k] = np.concatenate(got) if got else np.zeros((0, width))
-            fields[k] = _joined(labels, fields[k], len(rows[k]))
+            fields[k] = _joined(labels, fields[k])
         return rows, fields
 
     # -- images and masks ---------------------------------------------------------------------
@@ -203,7 +210,7 @@ class MosaicCall:
              as_mask: bool = False) -> Any:
         """Target ``name`` (the call's ``x``) of every sample through its chain after its cell
         stage, read from one atlas of the sources' images: one launch per output size."""
-        items, flat = self._items(name, x, as_mask)
+        items, flat = self._items(name, x)
         back = None
         if as_mask:
             work = [_mask_work(a) for a in items]
@@ -216,25 +223,16 @@ class MosaicCall:
                                  f"0 {a0.dtype} with {a0.shape[2]}")
         C, dt = a0.shape[2], a0.dtype
         fill = np.asarray(fills(opts.sampling.fill, C, dt), np.float64)
-        offsets, shape = self.layout
-        atlas = _fill_atlas(items, offsets, shape, fill.astype(dt))
-        stages = [plain_stage(offsets[k], self.source_sizes[k]) if c is None else
-                  cell_stage(c, [self.source(k, x.source) for x in c], offsets,
-                             self.source_sizes)
-                  for k, c in enumerate(self.cells)]
-        full = [merge([st, *ch]) for st, ch in zip(stages, chains)]
-        groups: dict = {}
-        for k, o in enumerate(outs):
-            groups.setdefault(o, []).append(k)
-        if len(groups) > 1:
+        atlas = _fill_atlas(items, self.offsets, self.atlas_shape, fill.astype(dt))
+        launches = self.launches(chains, outs)
+        if len(launches) > 1:
             opts.one_array()
         res: list = [None] * len(outs)
         one = None
-        for size, ks in groups.items():
+        for size, ks, coords in launches:
             colour = None if opts.colour is None else opts.colour[ks]
             kw = {} if colour is None else {"colour": colour}
-            got = warp_by(atlas, None, size, opts.sampling, affine=False,
-                          coords=chain_coords([full[k] for k in ks]),
+            got = warp_by(atlas, None, size, opts.sampling, affine=False, coords=coords,
                           src_index=np.zeros(len(ks), np.int32), queue=opts.queue,
                           model=opts.model, into=opts.out, **kw)
             if back is not None:
@@ -246,20 +244,26 @@ class MosaicCall:
                 res[k] = got[i]
         if self.kind == "single":
             return _like(res[0], x, as_mask, opts)
-        if len(groups) == 1:
+        if len(launches) == 1:
             return one if self.kind == "batch" or not _pillow(x) else \
                 [_like(r, p, as_mask, opts) for r, p in zip(res, x)]
         return [_like(r, p, as_mask, opts) for r, p in
                 zip(res, x if self.kind == "list" else [None] * len(res))]
 
-    @property
-    def layout(self) -> tuple[np.ndarray, tuple[int, int]]:
-        """The atlas's layout for the sources' sizes (the same for every target)."""
-        if not hasattr(self, "_layout"):
-            self._layout = atlas_layout(self.source_sizes)
-        return self._layout
+    def launches(self, chains: list, outs: list) -> list[tuple]:
+        """(output size, its samples, their coordinates) per launch: each sample's Cells stage
+        before its chain, samples of one output size together. The same for the image and every
+        mask of a call: made once."""
+        if self._launches is None:
+            groups: dict = {}
+            for k, o in enumerate(outs):
+                groups.setdefault(o, []).append(k)
+            self._launches = [(size, ks, chain_coords([merge([self.stages[k], *chains[k]])
+                                                       for k in ks]))
+                              for size, ks in groups.items()]
+        return self._launches
 
-    def _items(self, name: str, x: Any, as_mask: bool) -> tuple[list[np.ndarray], bool]:
+    def _items(self, name: str, x: Any) -> tuple[list[np.ndarray], bool]:
         """The sources' arrays of target ``name`` as (H, W, C) numpy arrays, and whether they
         came without a channel axis."""
         items = list(_per_sample(x, self.kind, len(self.cells), name)) if self.kind != "batch" \
@@ -322,7 +326,7 @@ def _fill_atlas(images: list[np.ndarray], offsets: np.ndarray, shape: tuple[int,
     return atlas
 
 
-def _joined(parts: list, given: Any, n: int) -> Any:
+def _joined(parts: list, given: Any) -> Any:
     """Label fields gathered from several images (dicts of field -> labels) as one dict,
     each field of the kind its first part came as (None where the call had none)."""
     if given is None and not parts:
@@ -331,11 +335,11 @@ def _joined(parts: list, given: Any, n: int) -> Any:
     out = {}
     for f in names:
         vals = [p[f] for p in parts if p is not None and f in p]
-        out[f] = _concat(vals, None if given is None else given.get(f), n)
+        out[f] = _concat(vals, None if given is None else given.get(f))
     return out
 
 
-def _concat(vals: list, like: Any, n: int) -> Any:
+def _concat(vals: list, like: Any) -> Any:
     """Labels of several images end to end, as an array where they are arrays (a tensor
     where they are tensors), else a list."""
     torch = sys.modules.get("torch")
