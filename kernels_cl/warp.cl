@@ -2,7 +2,7 @@
  * (src_from_dst, pixel centres at integers, x right, y down), with the perspective divide, and
  * samples there. No grid is materialized.
  *
- * Images are (B, H, W, C) with C <= 4 channels innermost (any strides for the source; the output is
+ * Images are (B, H, W, C) with C channels innermost (up to 4; more with WK_WIDE; any strides for the source; the output is
  * contiguous). Storage type X_T / X_KIND (warpkit.h): uchar, ushort, int or float. Integer outputs
  * round to nearest and saturate (images want that; ONNX's cast truncates instead).
  *
@@ -23,7 +23,38 @@
 #define WK_CPU 0
 #endif
 #ifndef WK_U8
-#define WK_U8 0 /* 1: X_T is uchar (one 32-bit word reads a pixel of up to 4 channels) */
+#define WK_U8 0 /* 1: X_T is uchar (32-bit words read a pixel's channels 4 at a time) */
+#endif
+
+/* WK_WIDE: the channel count of an image of more than 4 channels (multispectral bands, RGB and
+ * depth; build time), else 0. Its per-channel values do not fit the vector arguments (fill,
+ * ifill, yscale, ybias, then unused): WIDE holds fill[C], yscale[C] and ybias[C] as floats,
+ * IWIDE the integer images' fills[C]. Every channel takes the same positions, taps and weights
+ * in the one launch. */
+#ifndef WK_WIDE
+#define WK_WIDE 0
+#endif
+#if WK_WIDE
+#define WK_NCH WK_WIDE /* the per-channel arrays' length */
+/* (not restrict: inlined functions take them too, and Oclgrind cannot run the noalias scopes
+ * that LLVM makes of a restrict parameter when it inlines) */
+#define WK_WIDE_PARAM , __global const float *WIDE, __global const int *IWIDE
+#define WK_WIDE_ARG , WIDE, IWIDE
+/* arr[c] = the per-channel value k (0 fill, 1 yscale, 2 ybias) of channel c; _I: the integer
+ * fills */
+#define WK_PER_CHANNEL(arr, T, vec, k)                                                        \
+    for (int c_ = 0; c_ < WK_WIDE; c_++) arr[c_] = (T)WIDE[(k) * WK_WIDE + c_]
+#define WK_PER_CHANNEL_I(arr, T, vec) for (int c_ = 0; c_ < WK_WIDE; c_++) arr[c_] = (T)IWIDE[c_]
+#else
+#define WK_NCH 4
+#define WK_WIDE_PARAM
+#define WK_WIDE_ARG
+#define WK_PER_CHANNEL(arr, T, vec, k)                                                        \
+    arr[0] = (T)(vec).s0;                                                                     \
+    arr[1] = (T)(vec).s1;                                                                     \
+    arr[2] = (T)(vec).s2;                                                                     \
+    arr[3] = (T)(vec).s3
+#define WK_PER_CHANNEL_I(arr, T, vec) WK_PER_CHANNEL(arr, T, vec, 0)
 #endif
 
 
@@ -354,24 +385,28 @@ __kernel void warp(__global const X_T *restrict X, long x_off, long sxb, long sx
                    __global const int *restrict src_index, int indexed,
                    __global Y_PTR_T *restrict Y, int Ho, int Wo, int pad, float4 fill, int4 ifill,
                    __global const int *restrict ssv, float4 yscale, float4 ybias WK_RAG_PARAM WK_COORD_PARAM
-                   WK_COLOUR_PARAM) {
+                   WK_COLOUR_PARAM WK_WIDE_PARAM) {
     const int xo = (int)get_global_id(0), yo = (int)get_global_id(1), b = (int)get_global_id(2);
     if (xo >= Wo || yo >= Ho) return;
     __global const float *m = M + (per_image ? b * WK_MAPS_PER_ITEM * 9 : 0);
     const int ss = ssv[per_image ? b : 0];
+    acc_t fills[WK_NCH];
 #if X_KIND == WK_INT
-    const acc_t fills[4] = {(acc_t)ifill.s0, (acc_t)ifill.s1, (acc_t)ifill.s2, (acc_t)ifill.s3};
+    WK_PER_CHANNEL_I(fills, acc_t, ifill);
 #else
-    const acc_t fills[4] = {fill.s0, fill.s1, fill.s2, fill.s3};
+    WK_PER_CHANNEL(fills, acc_t, fill, 0);
 #endif
 #if MODE == MODE_NEAREST && X_KIND == WK_INT
     /* without supersampling nearest copies the pixel itself: exact for every integer */
-    const int ifills[4] = {ifill.s0, ifill.s1, ifill.s2, ifill.s3};
-    X_T raw[4] = {0, 0, 0, 0};
+    int ifills[WK_NCH];
+    WK_PER_CHANNEL_I(ifills, int, ifill);
+    X_T raw[WK_NCH];
+    for (int c = 0; c < WK_NCH; c++) raw[c] = 0;
 #endif
     WK_ITEM(base);
     __global const X_T *xb = X + base;
-    acc_t acc[4] = {0, 0, 0, 0};
+    acc_t acc[WK_NCH];
+    for (int c = 0; c < WK_NCH; c++) acc[c] = 0;
     const float inv_ss = 1.0f / (float)ss;
     for (int sy_ = 0; sy_ < ss; sy_++) {
         for (int sx_ = 0; sx_ < ss; sx_++) {
@@ -445,8 +480,9 @@ __kernel void warp(__global const X_T *restrict X, long x_off, long sxb, long sx
 #endif
 #if Y_NORM
     {
-        const float ys[4] = {yscale.s0, yscale.s1, yscale.s2, yscale.s3};
-        const float yb[4] = {ybias.s0, ybias.s1, ybias.s2, ybias.s3};
+        float ys[WK_NCH], yb[WK_NCH];
+        WK_PER_CHANNEL(ys, float, yscale, 1);
+        WK_PER_CHANNEL(yb, float, ybias, 2);
         const acc_t inv = (acc_t)1 / (acc_t)(ss * ss);
         for (int c = 0; c < C; c++) {
             const float v = (float)(acc[c] * inv);
@@ -498,8 +534,23 @@ typedef uint uint_u __attribute__((aligned(1)));
 #define WV_COLOUR(v)
 #endif
 
-/* channel c of packed uint8 pixels, as floats */
+/* channel c of packed uint8 pixels, as floats: from one word (WV_CH), or from a pixel's
+ * WV_NG words of 4 channels each (WV_CHW) */
 #define WV_CH(w, c) CV(((w) >> (uint)(8 * (c))) & 0xffu, float8)
+#define WV_NG ((CH + 3) / 4)
+#define WV_CHW(ws, c) WV_CH((ws)[(c) >> 2], (c) & 3)
+
+#if WK_U8
+/* the 32-bit words at xb + off of the 8 lanes, each read clamped to end inside the buffer
+ * (last_rel: the last offset where a word fits) and shifted down to start at off */
+inline __attribute__((always_inline)) uint8 wv_words(__global const uchar *xb, int8 off, int last_rel) {
+    const int8 o4 = off < last_rel ? off : (int8)last_rel;
+    const uint8 wd = (uint8)(LOAD_WORD(xb + o4.s0), LOAD_WORD(xb + o4.s1), LOAD_WORD(xb + o4.s2),
+                             LOAD_WORD(xb + o4.s3), LOAD_WORD(xb + o4.s4), LOAD_WORD(xb + o4.s5),
+                             LOAD_WORD(xb + o4.s6), LOAD_WORD(xb + o4.s7));
+    return wd >> CV((off - o4) * 8, uint8);
+}
+#endif
 
 /* a + (b - a) t, fused: the one linear mix of both 8-wide paths */
 inline float8 wv_lerp(float8 a, float8 b, float8 t) {
@@ -581,13 +632,16 @@ inline __attribute__((always_inline)) void wv_interior_linear_u8_values(__global
                                                                         float8 y, int sxy, float8 *v) {
     const int8 x0 = CV(x, int8), y0 = CV(y, int8); /* floor: x, y >= 0 */
     const float8 tx = x - CV(x0, float8), ty = y - CV(y0, float8);
-    uint8 a0, b0, a1, b1;
+    uint8 a0[WV_NG], b0[WV_NG], a1[WV_NG], b1[WV_NG];
     const uint8 uo = as_uint8(x0 * CH + y0 * sxy);
-    WV_PAIR(xb, uo, a0, b0);
-    WV_PAIR(xb + sxy, uo, a1, b1); /* the row below: same offsets, another base */
+#pragma unroll
+    for (int g = 0; g < WV_NG; g++) { /* channels 4g .. 4g + 3 */
+        WV_PAIR(xb + 4 * g, uo, a0[g], b0[g]);
+        WV_PAIR(xb + sxy + 4 * g, uo, a1[g], b1[g]); /* the row below: same offsets, another base */
+    }
 #pragma unroll
     for (int c = 0; c < CH; c++) {
-        const float8 p00 = WV_CH(a0, c), p01 = WV_CH(b0, c), p10 = WV_CH(a1, c), p11 = WV_CH(b1, c);
+        const float8 p00 = WV_CHW(a0, c), p01 = WV_CHW(b0, c), p10 = WV_CHW(a1, c), p11 = WV_CHW(b1, c);
         v[c] = wv_lerp(wv_lerp(p00, p01, tx), wv_lerp(p10, p11, tx), ty);
     }
 }
@@ -647,9 +701,10 @@ inline __attribute__((always_inline)) void wv_prefetch(__global const uchar *xb,
 /* the nl (<= 8) pixels of a block as the model's input (see Y_NORM) */
 inline __attribute__((always_inline)) void wv_store_norm(const float8 *v, __global Y_PTR_T *Y, int b, int yo,
                                                          int xo0, int nl, int Ho, int Wo, float4 yscale,
-                                                         float4 ybias) {
-    const float ys[4] = {yscale.s0, yscale.s1, yscale.s2, yscale.s3};
-    const float yb[4] = {ybias.s0, ybias.s1, ybias.s2, ybias.s3};
+                                                         float4 ybias WK_WIDE_PARAM) {
+    float ys[WK_NCH], yb[WK_NCH];
+    WK_PER_CHANNEL(ys, float, yscale, 1);
+    WK_PER_CHANNEL(yb, float, ybias, 2);
 #pragma unroll
     for (int c = 0; c < CH; c++) {
         const float8 r = Y_CLAMP(v[c]) * ys[c] + yb[c];
@@ -672,14 +727,14 @@ inline __attribute__((always_inline)) void wv_sample(
     __global const X_T *xb, float8 x, float8 y, int8 ok, int W, int H, long sxy, long sxx, long sxc,
     int last_rel, __global Y_PTR_T *Y, int b, int yo, int xo0, int Ho, int Wo, int pad, float4 fill,
     int affine, int interior_ok, int pf, __global const float *m, float py, float4 yscale,
-    float4 ybias WV_COL_PARAM) {
+    float4 ybias WV_COL_PARAM WK_WIDE_PARAM) {
 #if Y_NORM
 #define WV_INTERIOR(xb, x, y, sxy)                                                             \
     {                                                                                         \
         float8 v_[CH];                                                                        \
         wv_interior_linear_u8_values(xb, x, y, sxy, v_);                                      \
         WV_COLOUR(v_);                                                                        \
-        wv_store_norm(v_, Y, b, yo, xo0, 8, Ho, Wo, yscale, ybias);                           \
+        wv_store_norm(v_, Y, b, yo, xo0, 8, Ho, Wo, yscale, ybias WK_WIDE_ARG);               \
     }
 #else
     __global X_T *const yp = Y + (((long)b * Ho + yo) * Wo + xo0) * CH; /* this block's output */
@@ -694,14 +749,12 @@ inline __attribute__((always_inline)) void wv_sample(
         const int8 ix = CV(wk_rint_f8(xc), int8), iy = CV(wk_rint_f8(yc), int8);
         if (wk_all8(ok & (ix >= 0) & (ix < W) & (iy >= 0) & (iy < H))) {
             const int8 off = iy * (int)sxy + ix * CH;
-            const int8 o4 = off < last_rel ? off : (int8)last_rel;
-            const uint8 wd = (uint8)(LOAD_WORD(xb + o4.s0), LOAD_WORD(xb + o4.s1), LOAD_WORD(xb + o4.s2),
-                                     LOAD_WORD(xb + o4.s3), LOAD_WORD(xb + o4.s4), LOAD_WORD(xb + o4.s5),
-                                     LOAD_WORD(xb + o4.s6), LOAD_WORD(xb + o4.s7)) >>
-                             CV((off - o4) * 8, uint8);
+            uint8 wd[WV_NG];
+#pragma unroll
+            for (int g = 0; g < WV_NG; g++) wd[g] = wv_words(xb, off + 4 * g, last_rel);
             int8 q[CH];
 #pragma unroll
-            for (int c = 0; c < CH; c++) q[c] = CV((wd >> (uint)(8 * c)) & 0xffu, int8);
+            for (int c = 0; c < CH; c++) q[c] = CV((wd[c >> 2] >> (uint)(8 * (c & 3))) & 0xffu, int8);
             wv_store8_u8(q, yp);
             return;
         }
@@ -751,7 +804,8 @@ inline __attribute__((always_inline)) void wv_sample(
 #endif
 #endif
     const int nl = Wo - xo0 < 8 ? Wo - xo0 : 8;
-    const float fills[4] = {fill.s0, fill.s1, fill.s2, fill.s3};
+    float fills[WK_NCH];
+    WK_PER_CHANNEL(fills, float, fill, 0);
     float8 acc[CH];
     for (int c = 0; c < CH; c++) acc[c] = (float8)0;
     /* constant padding, and no lane has a tap inside the image: all fill (common around a
@@ -786,15 +840,13 @@ inline __attribute__((always_inline)) void wv_sample(
             const int8 inside = iny & inxs[k] & ok;
             const int8 off = row + ixs[k] * (int)sxx;
 #if X_KIND == WK_INT && CH > 1
-            /* one 32-bit word per pixel; near the buffer's end read the last word and shift */
-            const int8 o4 = off < last_rel ? off : (int8)last_rel;
-            const uint8 sh = CV((off - o4) * 8, uint8);
-            uint8 wd = (uint8)(LOAD_WORD(xb + o4.s0), LOAD_WORD(xb + o4.s1), LOAD_WORD(xb + o4.s2),
-                               LOAD_WORD(xb + o4.s3), LOAD_WORD(xb + o4.s4), LOAD_WORD(xb + o4.s5),
-                               LOAD_WORD(xb + o4.s6), LOAD_WORD(xb + o4.s7));
-            wd >>= sh;
+            /* 32-bit words of 4 channels per pixel; near the buffer's end read the last word
+             * and shift */
+            uint8 wd[WV_NG];
 #pragma unroll
-            for (int c = 0; c < CH; c++) v[k][c] = inside ? WV_CH(wd, c) : (float8)fills[c];
+            for (int g = 0; g < WV_NG; g++) wd[g] = wv_words(xb, off + 4 * g, last_rel);
+#pragma unroll
+            for (int c = 0; c < CH; c++) v[k][c] = inside ? WV_CHW(wd, c) : (float8)fills[c];
 #else
 #pragma unroll
             for (int c = 0; c < CH; c++) {
@@ -831,7 +883,7 @@ inline __attribute__((always_inline)) void wv_sample(
     } /* not all fill */
     WV_COLOUR(acc);
 #if Y_NORM
-    wv_store_norm(acc, Y, b, yo, xo0, nl, Ho, Wo, yscale, ybias);
+    wv_store_norm(acc, Y, b, yo, xo0, nl, Ho, Wo, yscale, ybias WK_WIDE_ARG);
     return;
 #endif
 #if !Y_NORM
@@ -871,7 +923,7 @@ __kernel void warp_v(__global const X_T *restrict X, long x_off, long sxb, long 
                      __global const int *restrict src_index, int indexed, long x_last_word,
                      __global Y_PTR_T *restrict Y, int Ho, int Wo, int pad, float4 fill,
                      int affine, int interior_ok, int tw_log2, int pf, float4 yscale,
-                     float4 ybias WK_RAG_PARAM WK_COORD_PARAM WK_COLOUR_PARAM) {
+                     float4 ybias WK_RAG_PARAM WK_COORD_PARAM WK_COLOUR_PARAM WK_WIDE_PARAM) {
     /* a work-group of 64 covers 2^tw_log2 x WV_BLOCKS blocks of 8 pixels x 2^(6 - tw_log2) rows */
     const int lid = (int)get_local_id(0);
     const int xo0 = (((int)get_group_id(0) << tw_log2) + (lid & ((1 << tw_log2) - 1))) * (8 * WV_BLOCKS);
@@ -980,7 +1032,7 @@ __kernel void warp_v(__global const X_T *restrict X, long x_off, long sxb, long 
     for (int j = 0; j < WV_BLOCKS; j++) {
         if (j > 0 && xo0 + 8 * j >= Wo) break;
         wv_sample(xb, xs[j], ys[j], oks[j], W, H, sxy, sxx, sxc, last_rel, Y, b, yo, xo0 + 8 * j, Ho,
-                  Wo, pad, fill, affine, interior_ok, pf, m, py, yscale, ybias WV_COL_ARG);
+                  Wo, pad, fill, affine, interior_ok, pf, m, py, yscale, ybias WV_COL_ARG WK_WIDE_ARG);
     }
 }
 #endif

@@ -29,6 +29,7 @@ import guardpage  # noqa: E402
 import warpkit  # noqa: E402
 from warpkit import _memory  # noqa: E402
 from warpkit import geometry as g  # noqa: E402
+from warpkit.warp import warp_batch  # noqa: E402
 
 from warpkit._dtypes import BFLOAT16 as BF16  # noqa: E402
 
@@ -127,6 +128,37 @@ def warp_family():
                 run(f"warp {np.dtype(dt)} {shape} {mode} {pad} {name_m} size={size} aa={aa}",
                     fn, img, m, size=size, interpolation=mode, padding=pad, fill=7,
                     antialias=aa)
+
+
+def wide_family():
+    """Images of 5 to 16 channels in one launch: uint8's word reads take a pixel's channels 4
+    at a time (the last group's word runs past the pixel: clamped at the buffer's end), every
+    dtype, mode and padding, the model's input with a value per channel, ragged batches."""
+    rng = np.random.default_rng(9)
+    for k, (dt, c, mode) in enumerate(itertools.product(
+            (np.uint8, np.float32, np.uint16), (5, 8, 13),
+            ("nearest", "linear", "cubic"))):
+        pad = ("constant", "border", "reflection", "reflect_101")[k % 4]
+        for w in (1, 2, 3, 9, 17):
+            h = 1 + (w + k) % 5
+            img = image((h, w, c), dt, rng)
+            m = [g.scale(8, 1), g.rotation(20, ((w - 1) / 2, (h - 1) / 2)),
+                 g.translation(-0.5, -0.25)][(w + k) % 3]
+            size = [(8, h), (3 * w + 1, h + 2), (17, 3)][(w + k) % 3]
+            aa = (w + k) % 4 == 0
+            run(f"wide {np.dtype(dt)} {img.shape} {mode} {pad} size={size} aa={aa}",
+                warpkit.warp_affine, img, m, size=size, interpolation=mode, padding=pad,
+                fill=list(range(c)), antialias=aa)
+            if w in (2, 17):
+                run(f"wide model input {np.dtype(dt)} {img.shape} {mode} {pad} size={size}",
+                    warpkit.warp_affine, img, m, size=size, interpolation=mode, padding=pad,
+                    output_dtype="float32", mean=[0.1 * j for j in range(c)], std=0.5,
+                    layout=("HWC", "CHW")[k % 2])
+        batch = [image((1 + j, 3 + 2 * j, c), dt, rng) for j in range(3)]
+        mats = np.stack([g.rotation(10 * j) for j in range(3)])
+        run(f"wide ragged {np.dtype(dt)} c={c} {mode}",
+            lambda *imgs, **kw: warp_batch(list(imgs), mats, **kw), *batch, size=(9, 4),
+            interpolation=mode, padding=pad)
 
 
 def model_input_family():
@@ -284,7 +316,8 @@ def fields_family():
                 lambda i: pipe(image=i, seed=k)["image"], img)
 
 
-FAMILIES = {"fields": fields_family, "remap": remap_family, "warp": warp_family, "model_input": model_input_family, "crop": crop_family, "grid_sample": grid_sample_family,
+FAMILIES = {"fields": fields_family, "remap": remap_family, "warp": warp_family, "wide": wide_family,
+            "model_input": model_input_family, "crop": crop_family, "grid_sample": grid_sample_family,
             "affine_grid": affine_grid_family, "roi_align": roi_align_family}
 
 if __name__ == "__main__":

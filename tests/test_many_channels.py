@@ -1,7 +1,8 @@
 """Images of more than 4 channels (multispectral bands, RGB + depth stacks): every warp and
-pipeline takes them, 4 channels at a time from strided views of the image, and each channel
-comes out as it does in an image of 4 or fewer (bit for bit), as OpenCV's per-channel warp
-(within 1 level) and as albumentations' (within 1 level)."""
+pipeline takes them, up to 16 channels in one launch (every channel at the same positions and
+weights; more from the host in launches of 16), and each channel comes out as it does in an
+image of 4 or fewer (bit for bit), as OpenCV's per-channel warp (within 1 level) and as
+albumentations' (within 1 level)."""
 
 from __future__ import annotations
 
@@ -111,16 +112,99 @@ def test_as_albumentations_does(queue):
     assert ours.shape == theirs.shape and np.abs(ours.astype(int) - theirs).max() <= 1
 
 
-def test_colour_and_device_images_are_refused():
+def test_colour_is_refused():
     with pytest.raises(ValueError, match=r"colour transforms take images of 1 to 4 channels, "
                                          r"got 7"):
         W.Compose([W.RandomBrightnessContrast(p=1)])(image=BANDS, seed=0)
+    with pytest.raises(ValueError, match=r"colour transforms take images of 1 to 4 channels, "
+                                         r"got 20"):
+        W.Compose([W.RandomBrightnessContrast(p=1)])(image=np.tile(BANDS, 3)[..., :20], seed=0)
+
+
+def _launches(monkeypatch):
+    """Count the warp launches of the calls that follow (Plan.run's launches)."""
+    from warpkit import _op
+
+    seen = []
+    run = _op.Plan.run
+
+    def counted(self, *a, **kw):
+        seen.append(sum(1 for ln in self.launches if ln.variant.entry.startswith("warp")))
+        return run(self, *a, **kw)
+
+    monkeypatch.setattr(_op.Plan, "run", counted)
+    return seen
+
+
+@pytest.mark.parametrize("channels", [5, 8, 16])
+def test_up_to_16_channels_in_one_launch(channels, queue, monkeypatch):
+    img = np.concatenate([BANDS] * 3, -1)[..., :channels]
+    seen = _launches(monkeypatch)
+    got = warpkit.warp_affine(img, M, size=(100, 80), fill=list(range(channels)), queue=queue)
+    assert seen == [1]
+    parts = [warpkit.warp_affine(g, M, size=(100, 80), fill=list(range(k, k + g.shape[-1])),
+                                 queue=queue) for k, g in zip(range(0, channels, 4), _groups(img))]
+    np.testing.assert_array_equal(got, np.concatenate(parts, -1))
+
+
+def test_more_than_16_channels_in_launches_of_16(queue, monkeypatch):
+    """A hyperspectral cube of 40 bands from the host: launches of 16, 16 and 8 channels, joined
+    into one result; on the device such a cube is refused with the fix."""
+    cube = np.concatenate([BANDS] * 6, -1)[..., :40]
+    seen = _launches(monkeypatch)
+    got = warpkit.warp_affine(cube, M, size=(60, 50), queue=queue)
+    assert seen == [1, 1, 1] and got.shape == (50, 60, 40)
+    for lo in range(0, 40, 8):
+        np.testing.assert_array_equal(got[..., lo:lo + 8], warpkit.warp_affine(
+            np.ascontiguousarray(cube[..., lo:lo + 8]), M, size=(60, 50), queue=queue))
     import pyopencl.array as cla
 
-    rt = warpkit.runtime.get_runtime()
-    dev = cla.to_device(rt.queue, np.ascontiguousarray(BANDS))
-    with pytest.raises(ValueError, match=r"an image on the device may have at most 4 channels"):
-        warpkit.warp_affine(dev, M)
+    dev = cla.to_device(queue, np.ascontiguousarray(cube))
+    with pytest.raises(ValueError, match=r"an image on the device may have at most 16 "
+                                         r"channels, got \(128, 128, 40\): warp it 16 channels "
+                                         r"at a time, or from the host"):
+        warpkit.warp_affine(dev, M, queue=queue)
+
+
+def test_device_images_of_many_channels(queue):
+    """A 7-band image on the device: one launch, the result on the device, as from the host."""
+    import pyopencl.array as cla
+
+    dev = cla.to_device(queue, np.ascontiguousarray(BANDS))
+    got = warpkit.warp_affine(dev, M, size=(90, 70), queue=queue)
+    assert isinstance(got, cla.Array) and got.shape == (70, 90, 7)
+    np.testing.assert_array_equal(got.get(), warpkit.warp_affine(BANDS, M, size=(90, 70),
+                                                                 queue=queue))
+
+
+@pytest.mark.parametrize("dtype", [np.uint16, np.int32, np.float32])
+def test_every_dtype_and_antialias(dtype, queue):
+    """The general kernel (other dtypes, supersampling) takes every channel as well."""
+    img = (BANDS.astype(np.int64) * 200).astype(dtype)
+    for aa in (False, True):
+        got = warpkit.warp_affine(img, np.array([[2.5, 0.3, 1], [-0.2, 2.2, 3]]), size=(40, 30),
+                                  antialias=aa, fill=[9] * 7, padding="constant", queue=queue)
+        parts = [warpkit.warp_affine(g, np.array([[2.5, 0.3, 1], [-0.2, 2.2, 3]]), size=(40, 30),
+                                     antialias=aa, fill=9, padding="constant", queue=queue)
+                 for g in _groups(img)]
+        np.testing.assert_array_equal(got, np.concatenate(parts, -1))
+
+
+def test_small_wide_cases_on_oclgrind(small_queue):
+    """Oclgrind checks every access of the wide kernels (uint8 words, float taps, the model's
+    input with a value per channel)."""
+    img = BANDS[:9, :11]
+    for mode in ("nearest", "linear", "cubic"):
+        got = warpkit.warp_affine(img, M, size=(13, 7), interpolation=mode, padding="reflect_101",
+                                  queue=small_queue)
+        parts = [warpkit.warp_affine(g, M, size=(13, 7), interpolation=mode,
+                                     padding="reflect_101", queue=small_queue)
+                 for g in _groups(img)]
+        np.testing.assert_array_equal(got, np.concatenate(parts, -1))
+        f = warpkit.warp_affine(img.astype(np.float32), M, size=(13, 7), interpolation=mode,
+                                output_dtype="float32", mean=[0.1] * 7, std=[0.5] * 7,
+                                layout="CHW", queue=small_queue)
+        assert f.shape == (7, 7, 13) and np.isfinite(f).all()
 
 
 def test_remap_and_crops_take_many_channels(queue):

@@ -61,17 +61,24 @@ def as_image(image: Any):
     return (op.dev if op.dev is not None else op.host), None
 
 
+#: the most channels one launch warps (kernels_cl/warp.cl's WK_WIDE); the engine splits host
+#: images of more into groups of this many
+MAX_CHANNELS = 16
+
+
 def shape_hwc(arr) -> tuple[int, int, int, int, bool, tuple]:
     """(B, H, W, C, batched, output shape builder) for HW, HWC or BHWC."""
     s = tuple(arr.shape)
     if len(s) == 2:
         return 1, s[0], s[1], 1, False, lambda ho, wo: (ho, wo)
     if len(s) == 3:
-        if s[2] > 4:
-            raise ValueError(f"image must be (H, W), (H, W, C) or (B, H, W, C) with C <= 4, got {s}")
+        if s[2] > MAX_CHANNELS:
+            raise ValueError(f"image must be (H, W), (H, W, C) or (B, H, W, C) with C <= "
+                             f"{MAX_CHANNELS}, got {s}")
         return 1, s[0], s[1], s[2], False, lambda ho, wo: (ho, wo, s[2])
     if len(s) == 4:
-        if s[3] > 4:
-            raise ValueError(f"image must be (H, W), (H, W, C) or (B, H, W, C) with C <= 4, got {s}")
+        if s[3] > MAX_CHANNELS:
+            raise ValueError(f"image must be (H, W), (H, W, C) or (B, H, W, C) with C <= "
+                             f"{MAX_CHANNELS}, got {s}")
         return s[0], s[1], s[2], s[3], True, lambda ho, wo: (s[0], ho, wo, s[3])
     raise ValueError(f"image must be (H, W), (H, W, C) or (B, H, W, C), got {s}")

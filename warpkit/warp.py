@@ -51,8 +51,8 @@ def warp_affine(
     Args:
         image: a Pillow image (modes L, LA, RGB, RGBA, I;16, I, F; 1, P and PA are converted to L,
             RGB(A)), or an array (H, W), (H, W, C) or a batch (B, H, W, C), of uint8, uint16,
-            int32 or float32; numpy or ``pyopencl.array.Array`` (at most 4 channels on the
-            device; a host array of more is warped 4 channels at a time).
+            int32 or float32; numpy or ``pyopencl.array.Array``; up to 16 channels in one
+            launch (at most 16 on the device; a host array of more is warped 16 at a time).
         matrix: (3, 3) or (2, 3) destination-from-source map (see :mod:`warpkit.geometry`), or one
             per image of a batch: (B, 3, 3) / (B, 2, 3).
         size: output (width, height); default: the input's size.

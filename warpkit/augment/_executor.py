@@ -13,6 +13,7 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
+from .._images import MAX_CHANNELS
 from .._memory import is_device_array
 from .._options import Sampling
 from ..engine import PLAIN, Coords, ModelInput, warp_batch, warp_by, warp_by_coords, warp_each
@@ -715,9 +716,9 @@ def _warp(x, m, size, opts, as_mask, batched=False):
     plain = a.ndim == (3 if batched else 2)  # no channel axis: (H, W) or (B, H, W)
     if plain:
         a = a.reshape(*a.shape, 1)
-    if a.shape[-1] > 4 and is_device_array(a):  # (the engine splits host arrays' channels)
-        raise ValueError(f"a mask on the device may have at most 4 channels, got "
-                         f"{a.shape[-1]}: warp it in parts of 4")
+    if a.shape[-1] > MAX_CHANNELS and is_device_array(a):  # (the engine splits host arrays')
+        raise ValueError(f"a mask on the device may have at most {MAX_CHANNELS} channels, got "
+                         f"{a.shape[-1]}: warp it in parts of {MAX_CHANNELS}")
     work, back = _mask_work(a)
     res = back(_sample(work, m, size, opts))
     if res.ndim == a.ndim - 1:  # a one-channel (H, W, 1) comes back as (H, W)

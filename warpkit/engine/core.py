@@ -11,7 +11,7 @@ import pyopencl as cl
 
 from .. import geometry
 from .._checks import matrix3, width_height
-from .._images import as_image, shape_hwc
+from .._images import MAX_CHANNELS, as_image, shape_hwc
 from .._memory import check_allocation, device_layout, operand, pick_runtime, wants_device_result
 from .._options import PADDINGS, Sampling
 from .coords import (COORD_AXES, COORD_FIELD, COORD_MAP, COORD_MATRIX, Coords, blocks,
@@ -45,7 +45,9 @@ def warp_by(image: Any, matrix: Any, size: Any = None, sampling: Sampling = LINE
     writes it in place on CPU devices), of exactly the result's shape and dtype; ``colour``:
     each output item's colour operations, (items, k * COLOUR_WORDS) float32 (kernels_cl/colour.h,
     made by :mod:`warpkit.augment._colour`), applied to the resampled pixels before the store.
-    Images of more than 4 channels are warped 4 channels at a time (:func:`_warp_wide`)."""
+    Images of up to :data:`GROUP` channels are warped in one launch (every channel at the same
+    positions and weights); host images of more, :data:`GROUP` channels at a time
+    (:func:`_warp_wide`)."""
     wide = _wide_channels(image, ragged)
     if wide:
         return _warp_wide(image, matrix, size, sampling, wide, expand=expand, queue=queue,
@@ -73,6 +75,8 @@ def warp_by(image: Any, matrix: Any, size: Any = None, sampling: Sampling = LINE
     x, layout_key, extra = src.operand(regions)
     rt = pick_runtime(queue, x)
     items = src.B if src_index is None else len(src_index)
+    if colour is not None and src.C > 4:
+        raise ValueError(f"colour transforms take images of 1 to 4 channels, got {src.C}")
     passes = [] if colour is None else colour_passes(_colour_ops(colour, items, src.dt))
     spec = WarpSpec(shape, items, wo, ho, len(ss) > 1,
                     src_index is not None, sampling.mode, sampling.pad, max(ss) > 1,
@@ -110,8 +114,10 @@ def warp_by(image: Any, matrix: Any, size: Any = None, sampling: Sampling = LINE
     return res if restore is None else restore(res)
 
 
-#: the most channels one launch samples (the kernels' pixels are vectors of 4)
-GROUP = 4
+#: the most channels one launch samples (kernels_cl/warp.cl: 4 in the vector arguments, up to
+#: this many with WK_WIDE; each channel count is a build of its own, and each pixel's channels
+#: are arrays in the kernel's private memory)
+GROUP = MAX_CHANNELS
 
 
 def _wide_channels(image: Any, ragged: bool) -> int:
@@ -130,16 +136,15 @@ def _wide_channels(image: Any, ragged: bool) -> int:
 def _warp_wide(image: Any, matrix: Any, size: Any, sampling: Sampling, channels: int, *,
                model: ModelInput, pending: list | None, into: Any, colour: Any,
                ragged: bool, **options: Any) -> Any:
-    """:func:`warp_by` of a host image of more than 4 channels (multispectral bands, RGB and
-    depth): each group of 4 channels (the last of what is left) is warped from a view of the
+    """:func:`warp_by` of a host image of more than :data:`GROUP` channels (hyperspectral
+    cubes): each group of GROUP channels (the last of what is left) is warped from a view of the
     image (gathered into a contiguous buffer as any strided host array is: together, one copy
     of the image), the groups launched back to back with the same maps and one wait, and their
     results joined into one result of all the channels (channels last, or first for the
     model's input: a second copy, of the output). The fill, mean and std are checked against
     every channel, and each group takes its own."""
     if colour is not None:
-        raise ValueError(f"colour transforms take images of 1 to {GROUP} channels, got "
-                         f"{channels}")
+        raise ValueError(f"colour transforms take images of 1 to 4 channels, got {channels}")
     dt = np.dtype((image[0] if ragged else image).dtype)
     fill = fills_of(sampling.fill, channels, dt)  # checked for every channel, then split
     y_dtype, y_chw, _, _ = model_output(dt, channels, *model)

@@ -87,12 +87,23 @@ def _scalar(t: type, v: int) -> Any:
 def fixed_values(rt: Runtime, fills: tuple, int_image: bool, yscale: tuple, ybias: tuple,
                   ss: tuple) -> dict[str, Any]:
     ro = cl.mem_flags.READ_ONLY | cl.mem_flags.COPY_HOST_PTR
-    return {"index": cl.Buffer(rt.context, ro, hostbuf=np.zeros(1, np.int32)),
+    wide = {}
+    if len(fills) > 4:  # kernels_cl/warp.cl's WK_WIDE: the values per channel in buffers
+        C = len(fills)
+        per = np.zeros(3 * C, np.float32)
+        per[:C] = fills
+        per[C:C + len(yscale)] = yscale
+        per[2 * C:2 * C + len(ybias)] = ybias
+        ints = np.asarray([int(v) if int_image else 0 for v in fills], np.int32)
+        wide = {"WIDE": cl.Buffer(rt.context, ro, hostbuf=per),
+                "IWIDE": cl.Buffer(rt.context, ro, hostbuf=ints)}
+    vec = (lambda v: v[:4]) if wide else (lambda v: v)  # the vector arguments, unused then
+    return {**wide, "index": cl.Buffer(rt.context, ro, hostbuf=np.zeros(1, np.int32)),
             "M": cl.Buffer(rt.context, ro, hostbuf=NO_MAP.reshape(9).astype(np.float32)),
-            "fill": vec4(fills, np.float32),
-            "ifill": vec4([int(v) if int_image else 0 for v in fills], np.int32),
+            "fill": vec4(vec(fills), np.float32),
+            "ifill": vec4([int(v) if int_image else 0 for v in vec(fills)], np.int32),
             "ss": cl.Buffer(rt.context, ro, hostbuf=np.asarray(ss, np.int32)),
-            "yscale": vec4(yscale, np.float32), "ybias": vec4(ybias, np.float32)}
+            "yscale": vec4(vec(yscale), np.float32), "ybias": vec4(vec(ybias), np.float32)}
 
 
 def warp_plan(rt: Runtime, src: Operand, w: WarpSpec, tw_log2: int) -> Plan:
@@ -137,6 +148,9 @@ def warp_plan(rt: Runtime, src: Operand, w: WarpSpec, tw_log2: int) -> Plan:
                COORD_AXES: (Arg("AX"), Arg("ax_item"))}[w.coord]
     if w.colour:  # each item's colour operations and their count (kernels_cl/colour.h)
         ragged += (Arg("COL"), Arg("ncol"))
+    if C > 4:  # every channel in the one launch, their values from buffers (WK_WIDE)
+        defines["WK_WIDE"] = C
+        ragged += (Arg("WIDE"), Arg("IWIDE"))
     y_arg = "S0" if w.colour_passes else "Y"
     span = sum((d - 1) * abs(v) for d, v in zip((H, W, C), strides[1:]))  # one image
     # (packed images: warp_batch checks each one's span, and that the buffer holds a word)
@@ -151,7 +165,7 @@ def warp_plan(rt: Runtime, src: Operand, w: WarpSpec, tw_log2: int) -> Plan:
         # pixel: inside the image only if the last row holds that many (row stride + C >= 4;
         # a 1-channel image 2 pixels wide read past its end)
         interior = Arg("interior") if w.ragged else np.int32(
-            strides[2] == C and strides[1] >= W * C and strides[1] + C >= 4 and C <= 4
+            strides[2] == C and strides[1] >= W * C and strides[1] + C >= 4
             and max(H, W) < 1 << 24)
         blocks = -(-w.wo // (8 * w.blocks))  # work-items along a row
         tiles_x, th = -(-blocks >> tw_log2), 64 >> tw_log2
