@@ -83,22 +83,23 @@
 #define WK_COL_INT 1
 #define WK_PEAK ((float)(X_MAX))
 /* a level: what a lookup table's entry holds (values are >= 0 here) */
-#define WK_COL_LEVEL(v) floor(v)
+#define WK_COL_LEVEL(v) wk_floor8(v)
 #else
 #define WK_COL_INT 0
 #define WK_PEAK 1.0f
 #define WK_COL_LEVEL(v) (v)
 #endif
 
-inline float8 wk_col_clip(float8 v) { return clamp(v, (float8)0.0f, (float8)WK_PEAK); }
+
+inline __attribute__((always_inline)) float8 wk_col_clip(float8 v) { return wk_clamp8(v, 0.0f, WK_PEAK); }
 
 /* OpenCV's weighted gray (0.299 R + 0.587 G + 0.114 B): uint8 levels in its fixed point
  * (weights of 2^-14, rounded: exact in float), other integers rounded to a level */
-inline float8 wk_gray8(const float8 *v) {
+inline __attribute__((always_inline)) float8 wk_gray8(const float8 *v) {
 #if WK_COL_INT
     if (WK_PEAK == 255.0f)
-        return floor((4899.0f * v[0] + 9617.0f * v[1] + 1868.0f * v[2] + 8192.0f) * (1.0f / 16384.0f));
-    return wk_col_clip(floor(0.299f * v[0] + 0.587f * v[1] + 0.114f * v[2] + 0.5f));
+        return wk_floor8((4899.0f * v[0] + 9617.0f * v[1] + 1868.0f * v[2] + 8192.0f) * (1.0f / 16384.0f));
+    return wk_col_clip(wk_floor8(0.299f * v[0] + 0.587f * v[1] + 0.114f * v[2] + 0.5f));
 #else
     return 0.299f * v[0] + 0.587f * v[1] + 0.114f * v[2];
 #endif
@@ -106,10 +107,10 @@ inline float8 wk_gray8(const float8 *v) {
 
 /* OpenCV's HSV to RGB (cv::HSV2RGB_native): h in sixths of a turn [0, 6), s and v in [0, 1];
  * r, g, b in v's units */
-inline void wk_hsv_rgb8(float8 h, float8 s, float8 v, float8 *r, float8 *g, float8 *b) {
+inline __attribute__((always_inline)) void wk_hsv_rgb8(float8 h, float8 s, float8 v, float8 *r, float8 *g, float8 *b) {
     h = h < 0.0f ? h + 6.0f : h;
     h = h >= 6.0f ? h - 6.0f : h;
-    const float8 sec = floor(h), f = h - sec;
+    const float8 sec = wk_floor8(h), f = h - sec;
     const float8 p = v * (1.0f - s), q = v * (1.0f - s * f), t = v * (1.0f - s * (1.0f - f));
     const int8 k = convert_int8(sec);
     float8 rr = (k == 0 || k == 5) ? v : (k == 1 ? q : (k == 4 ? t : p));
@@ -121,22 +122,24 @@ inline void wk_hsv_rgb8(float8 h, float8 s, float8 v, float8 *r, float8 *g, floa
     *b = grey ? v : bb;
 }
 
-/* a / b for 0 <= a, 0 < b below 2^24: the float quotient, corrected by one either way (vector
- * integer division has no SIMD instruction on CPUs) */
-inline int8 wk_idiv8(int8 a, int8 b) {
-    int8 q = convert_int8(convert_float8(a) / convert_float8(b));
-    q = q * b > a ? q - 1 : q;
+/* a / b for 0 <= a < 2^21 and 0 < b: the float quotient truncated, one more where it fell
+ * below a whole quotient (vector integer division has no SIMD instruction on CPUs). Exact on
+ * any device whose division is within OpenCL's 2.5 ulp: a quotient n + f with f > 0 has
+ * f >= 1 / b, the error is below 2.5 * 2^-23 * a / b < 0.625 / b, so only a whole n can come
+ * out as n - 1 */
+inline __attribute__((always_inline)) int8 wk_idiv8(int8 a, int8 b) {
+    const int8 q = convert_int8(convert_float8(a) / convert_float8(b));
     return (q + 1) * b <= a ? q + 1 : q;
 }
 
 /* OpenCV's 8-bit RGB to HSV (cv::RGB2HSV_b, its fixed-point tables): levels in, H in [0, 180),
  * S and V levels */
-inline void wk_rgb_hsv8_u8(float8 r_, float8 g_, float8 b_, float8 *H, float8 *S, float8 *V) {
+inline __attribute__((always_inline)) void wk_rgb_hsv8_u8(float8 r_, float8 g_, float8 b_, float8 *H, float8 *S, float8 *V) {
     const int8 r = convert_int8(r_), g = convert_int8(g_), b = convert_int8(b_);
-    const int8 v = max(r, max(g, b)), d = v - min(r, min(g, b));
+    const int8 v = WK_MAX8(r, WK_MAX8(g, b)), d = v - WK_MIN8(r, WK_MIN8(g, b));
     const int8 one = (int8)1;
     /* the tables: round((255 << 12) / v) and round((180 << 12) / (6 d)), 0 where v or d is 0 */
-    const int8 vs = max(v, one), ds = max(d, one);
+    const int8 vs = WK_MAX8(v, one), ds = WK_MAX8(d, one);
     const int8 sdiv = v > 0 ? wk_idiv8(2 * 1044480 + vs, 2 * vs) : (int8)0;
     const int8 hdiv = d > 0 ? wk_idiv8(2 * 122880 + ds, 2 * ds) : (int8)0;
     const int8 hp = v == r ? g - b : (v == g ? b - r + 2 * d : r - g + 4 * d);
@@ -150,34 +153,34 @@ inline void wk_rgb_hsv8_u8(float8 r_, float8 g_, float8 b_, float8 *H, float8 *S
 
 /* 8-bit HSV back to RGB levels (cv::HSV2RGB_b: through floats, truncated, as OpenCV 5 does;
  * OpenCV 4 rounded, a level apart) */
-inline void wk_hsv_rgb8_u8(float8 H, float8 S, float8 V, float8 *r, float8 *g, float8 *b) {
+inline __attribute__((always_inline)) void wk_hsv_rgb8_u8(float8 H, float8 S, float8 V, float8 *r, float8 *g, float8 *b) {
     wk_hsv_rgb8(H * (6.0f / 180.0f), S * (1.0f / 255.0f), V * (1.0f / 255.0f), r, g, b);
-    *r = clamp(floor(*r * 255.0f), 0.0f, 255.0f);
-    *g = clamp(floor(*g * 255.0f), 0.0f, 255.0f);
-    *b = clamp(floor(*b * 255.0f), 0.0f, 255.0f);
+    *r = wk_clamp8(wk_floor8(*r * 255.0f), 0.0f, 255.0f);
+    *g = wk_clamp8(wk_floor8(*g * 255.0f), 0.0f, 255.0f);
+    *b = wk_clamp8(wk_floor8(*b * 255.0f), 0.0f, 255.0f);
 }
 
 /* albumentations' HueSaturationValue on 8-bit HSV (its float images through levels of 255) */
-inline void wk_hsv_shift8(float8 *v, int C, float dh, float ds, float dv) {
+inline __attribute__((always_inline)) void wk_hsv_shift8(float8 *v, int C, float dh, float ds, float dv) {
     const float k = 255.0f / WK_PEAK;
     float8 l[3];
     for (int c = 0; c < 3 && c < C; c++) {
 #if WK_COL_INT
         l[c] = v[c] * k;
 #else
-        l[c] = clamp(rint(v[c] * 255.0f), 0.0f, 255.0f);
+        l[c] = wk_clamp8(wk_rint8(v[c] * 255.0f), 0.0f, 255.0f);
 #endif
     }
     if (C < 3) { /* gray: through RGB and back, only the value moves */
-        l[0] = clamp(l[0] + dv, 0.0f, 255.0f);
+        l[0] = wk_clamp8(l[0] + dv, 0.0f, 255.0f);
     } else {
         float8 H, S, V;
         wk_rgb_hsv8_u8(l[0], l[1], l[2], &H, &S, &V);
         float8 h = H + dh;
-        h = floor(h - 180.0f * floor(h * (1.0f / 180.0f)));
+        h = wk_floor8(h - 180.0f * wk_floor8(h * (1.0f / 180.0f)));
         h = h >= 180.0f ? h - 180.0f : h;
-        S = S == 0.0f ? S : clamp(S + ds, 0.0f, 255.0f);
-        V = clamp(V + dv, 0.0f, 255.0f);
+        S = S == 0.0f ? S : wk_clamp8(S + ds, 0.0f, 255.0f);
+        V = wk_clamp8(V + dv, 0.0f, 255.0f);
         wk_hsv_rgb8_u8(h, S, V, &l[0], &l[1], &l[2]);
     }
     for (int c = 0; c < 3 && c < C; c++) v[c] = l[c] / k;
@@ -186,18 +189,18 @@ inline void wk_hsv_shift8(float8 *v, int C, float dh, float ds, float dv) {
 /* the hue turned by `turn` of a turn (ColorJitter): integer images through OpenCV's 8-bit HSV,
  * as HueSaturationValue's hue shift (albumentations' table is the same), floats through its
  * float HSV (degrees) */
-inline void wk_hue8(float8 *v, float turn) {
+inline __attribute__((always_inline)) void wk_hue8(float8 *v, float turn) {
 #if WK_COL_INT
     wk_hsv_shift8(v, 3, 180.0f * turn, 0.0f, 0.0f);
 #else
     /* cv::RGB2HSV_f: degrees, with its FLT_EPSILON */
     const float8 r = v[0], g = v[1], b = v[2];
-    const float8 mx = fmax(r, fmax(g, b)), d = mx - fmin(r, fmin(g, b));
+    const float8 mx = wk_fmax8(r, wk_fmax8(g, b)), d = mx - wk_fmin8(r, wk_fmin8(g, b));
     const float8 s = d / (fabs(mx) + FLT_EPSILON), dd = 60.0f / (d + FLT_EPSILON);
     float8 h = mx == r ? (g - b) * dd : (mx == g ? (b - r) * dd + 120.0f : (r - g) * dd + 240.0f);
     h = h < 0.0f ? h + 360.0f : h;
     h = h + 360.0f * turn;
-    h = h - 360.0f * floor(h * (1.0f / 360.0f));
+    h = h - 360.0f * wk_floor8(h * (1.0f / 360.0f));
     wk_hsv_rgb8(h * (1.0f / 60.0f), s, mx, &v[0], &v[1], &v[2]);
 #endif
 }
@@ -207,8 +210,8 @@ inline void wk_hue8(float8 *v, float turn) {
 inline void wk_philox8(uint8 c0, uint8 c1, uint8 c2, uint k0, uint k1, uint8 *o) {
     uint8 c3 = (uint8)0;
     for (int r = 0; r < 10; r++) {
-        const uint8 hi0 = mul_hi((uint8)0xD2511F53u, c0), lo0 = (uint8)0xD2511F53u * c0;
-        const uint8 hi1 = mul_hi((uint8)0xCD9E8D57u, c2), lo1 = (uint8)0xCD9E8D57u * c2;
+        const uint8 hi0 = wk_mul_hi8(c0, 0xD2511F53u), hi1 = wk_mul_hi8(c2, 0xCD9E8D57u);
+        const uint8 lo0 = (uint8)0xD2511F53u * c0, lo1 = (uint8)0xCD9E8D57u * c2;
         c0 = hi1 ^ c1 ^ k0;
         c1 = lo1;
         c2 = hi0 ^ c3 ^ k1;
@@ -249,15 +252,15 @@ inline float8 wk_ln8(float8 u) {
 /* cos and sin of a turn fraction u in [0, 1]: a quarter turn's quadrant, then Taylor series
  * about its middle (|x| <= pi/4: below 2e-9) */
 inline void wk_cos_sin_turn8(float8 u, float8 *c, float8 *s) {
-    const float8 q4 = floor(4.0f * u);
+    const float8 q4 = wk_floor8(4.0f * u);
     const float8 x = (4.0f * u - q4 - 0.5f) * 1.5707963f, x2 = x * x;
     const float8 cx = 1.0f + x2 * (-0.5f + x2 * (0.041666668f + x2 * (-0.0013888889f + x2 * 2.4801587e-5f)));
     const float8 sx = x * (1.0f + x2 * (-0.16666667f + x2 * (0.008333334f + x2 * (-1.984127e-4f + x2 * 2.7557319e-6f))));
     /* the quadrant's middle is pi/4 past its start: rotate (cx, sx) by it, then by q quarters */
     const float8 C = (cx - sx) * 0.70710678f, S = (cx + sx) * 0.70710678f;
     const int8 q = convert_int8(q4) & 3;
-    *c = select(select(select(C, -S, q == 1), -C, q == 2), S, q == 3);
-    *s = select(select(select(S, C, q == 1), -S, q == 2), -C, q == 3);
+    *c = WK_SEL8(WK_SEL8(WK_SEL8(C, -S, q == 1), -C, q == 2), S, q == 3);
+    *s = WK_SEL8(WK_SEL8(WK_SEL8(S, C, q == 1), -S, q == 2), -C, q == 3);
 }
 
 /* four standard normals per point (x, y) under key (Box-Muller on one Philox block: words 0
@@ -286,12 +289,12 @@ inline void wk_noise_z(int2 at, int2 dims, uint2 key, float2 g, float8 *z) {
     const float8 fx = (convert_float8(x) + 0.5f) * (g.x / (float)dims.x) - 0.5f;
     const float fy = ((float)at.y + 0.5f) * (g.y / (float)dims.y) - 0.5f;
     const int gw = (int)g.x, gh = (int)g.y;
-    const float8 fl = floor(fx);
+    const float8 fl = wk_floor8(fx);
     int8 x0 = convert_int8(fl);
     const int8 low = x0 < (int8)0, high = x0 >= (int8)(gw - 1);
-    const float8 ax = select(fx - fl, (float8)0.0f, low | high);
-    x0 = select(select(x0, (int8)0, low), (int8)(gw - 1), high);
-    const int8 x1 = select(x0 + (int8)1, x0, x0 >= (int8)(gw - 1));
+    const float8 ax = WK_SEL8(fx - fl, (float8)0.0f, low | high);
+    x0 = WK_SEL8(WK_SEL8(x0, (int8)0, low), (int8)(gw - 1), high);
+    const int8 x1 = WK_SEL8(x0 + (int8)1, x0, x0 >= (int8)(gw - 1));
     int y0 = (int)floor(fy);
     float ay = fy - (float)y0;
     if (y0 < 0) { y0 = 0; ay = 0.0f; }
@@ -313,7 +316,7 @@ inline __attribute__((always_inline)) void wk_colour8(float8 *v, int C, __global
                                                        float2 mean, int2 at, int2 dims) {
     for (int c = 0; c < C; c++) {
 #if WK_COL_INT
-        v[c] = floor(wk_col_clip(v[c]) + 0.5f);
+        v[c] = wk_floor8(wk_col_clip(v[c]) + 0.5f);
 #else
         v[c] = wk_col_clip(v[c]);
 #endif
@@ -330,7 +333,7 @@ inline __attribute__((always_inline)) void wk_colour8(float8 *v, int C, __global
             if (C >= 3) {
                 float8 y = op[1] * v[0] + op[2] * v[1] + op[3] * v[2];
 #if WK_COL_INT
-                y = floor(y + 0.5f);
+                y = wk_floor8(y + 0.5f);
 #endif
                 y = wk_col_clip(y);
                 v[0] = y;
@@ -351,7 +354,7 @@ inline __attribute__((always_inline)) void wk_colour8(float8 *v, int C, __global
                 const float8 y = op[2] * wk_gray8(v);
                 for (int c = 0; c < 3; c++) {
 #if WK_COL_INT
-                    v[c] = wk_col_clip(rint(fma(v[c], (float8)op[1], y)));
+                    v[c] = wk_col_clip(wk_rint8(fma(v[c], (float8)op[1], y)));
 #else
                     v[c] = wk_col_clip(fma(v[c], (float8)op[1], y));
 #endif
@@ -370,7 +373,7 @@ inline __attribute__((always_inline)) void wk_colour8(float8 *v, int C, __global
             for (int c = 0; c < C; c++) {
                 const float8 n = op[5] + op[4] * z[per_channel ? c : 0];
 #if WK_COL_INT
-                v[c] = wk_col_clip(v[c] + trunc(n));
+                v[c] = wk_col_clip(v[c] + wk_trunc8(n));
 #else
                 v[c] = wk_col_clip(v[c] + n);
 #endif
@@ -394,7 +397,7 @@ inline __attribute__((always_inline)) void wk_colour8(float8 *v, int C, __global
                     for (int c = 0; c < C; c++) {
                         const float8 u = convert_float8(o[c] >> 8) * (1.0f / 16777216.0f); /* [0, 1) */
 #if WK_COL_INT
-                        const float8 r = floor(u * (WK_PEAK + 1.0f));
+                        const float8 r = wk_floor8(u * (WK_PEAK + 1.0f));
 #else
                         const float8 r = u * WK_PEAK;
 #endif
@@ -413,7 +416,7 @@ inline __attribute__((always_inline)) void wk_colour8(float8 *v, int C, __global
             for (int c = 0; c < C; c++) {
                 /* on 8-bit levels: the image's value as a level of 255 */
                 const float8 scale = (float8)(255.0f / WK_PEAK);
-                const int8 lv = convert_int8(floor(v[c] * scale + (WK_COL_INT ? 0.0f : 0.5f)));
+                const int8 lv = convert_int8(wk_floor8(v[c] * scale + (WK_COL_INT ? 0.0f : 0.5f)));
                 const int keep = (int)op[1 + c];
                 const int8 kept = lv & (int8)(~((1 << (8 - keep)) - 1) & 255);
                 v[c] = convert_float8(kept) / scale;

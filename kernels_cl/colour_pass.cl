@@ -45,11 +45,11 @@ inline void cp_load8(__global const X_T *S, long row, int x0, int n, float8 *v) 
             for (int c = 0; c < C; c++) l[k * C + c] = (float)p[(k < n ? k : n - 1) * C + c];
     }
     for (int c = 0; c < C; c++) {
-        const float8 x = clamp((float8)(l[c], l[C + c], l[2 * C + c], l[3 * C + c], l[4 * C + c],
-                                        l[5 * C + c], l[6 * C + c], l[7 * C + c]),
-                               0.0f, WK_PEAK);
+        const float8 x = wk_clamp8((float8)(l[c], l[C + c], l[2 * C + c], l[3 * C + c], l[4 * C + c],
+                                            l[5 * C + c], l[6 * C + c], l[7 * C + c]),
+                                   0.0f, WK_PEAK);
 #if WK_COL_INT
-        v[c] = floor(x + 0.5f);
+        v[c] = wk_floor8(x + 0.5f);
 #else
         v[c] = x;
 #endif
@@ -114,9 +114,9 @@ inline void cp_filtered8(float8 *v) {
     const int C = CH;
     for (int c = 0; c < C; c++) {
 #if WK_COL_INT
-        v[c] = clamp(rint(v[c]), 0.0f, WK_PEAK);
+        v[c] = wk_clamp8(wk_rint8(v[c]), 0.0f, WK_PEAK);
 #else
-        v[c] = clamp(v[c], 0.0f, WK_PEAK);
+        v[c] = wk_clamp8(v[c], 0.0f, WK_PEAK);
 #endif
     }
 }

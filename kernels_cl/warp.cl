@@ -324,10 +324,10 @@ inline __attribute__((always_inline)) void wk_cells8(__global const float *f, in
     float8 rx = (float8)NAN, ry = (float8)NAN;
     for (int k = 0; k < n; k++, f += CELL_WORDS) {
         const int8 in = (*qx >= f[0]) & (*qx < f[2]) & (*qy >= f[1]) & (*qy < f[3]);
-        if (!any(in)) continue;
+        if (!wk_any8(in)) continue;
         const float8 x = f[4] * *qx + (f[5] * *qy + f[6]), y = f[7] * *qx + (f[8] * *qy + f[9]);
-        rx = in ? fmin(fmax(x, f[10]), f[12]) : rx;
-        ry = in ? fmin(fmax(y, f[11]), f[13]) : ry;
+        rx = in ? wk_clamp8(x, f[10], f[12]) : rx;
+        ry = in ? wk_clamp8(y, f[11], f[13]) : ry;
     }
     *qx = rx;
     *qy = ry;

@@ -264,7 +264,7 @@ inline coord_t wk_rint(coord_t x) {
 }
 
 /* wk_rint for 8 floats (the 8-wide kernels compute coordinates in float) */
-inline float8 wk_rint_f8(float8 x) {
+inline __attribute__((always_inline)) float8 wk_rint_f8(float8 x) {
     const float8 m = (float8)8388608.0f; /* 2^23 */
     float8 r = x >= 0 ? (x + m) - m : (x - m) + m;
     return (x < m && x > -m) ? r : x;
@@ -288,3 +288,70 @@ inline __attribute__((always_inline)) int wk_all8(int8 m) {
     const int2 b = a.lo & a.hi;
     return (b.x & b.y) != 0;
 }
+
+/* any(m) for 8 lanes of masks (0 or -1) */
+inline __attribute__((always_inline)) int wk_any8(int8 m) {
+    const int4 a = m.lo | m.hi;
+    const int2 b = a.lo | a.hi;
+    return (b.x | b.y) != 0;
+}
+
+/* PoCL's CPU device calls its library's floor, clamp, rint, trunc, fmax, fmin, mul_hi and select
+ * as functions (it does not inline them into kernels this large), and each call spills every
+ * vector the caller holds (all of them are caller-saved): OpenCV's 8-bit HSV round trip cost
+ * ~5 ns a pixel on 2 cores, most of it in the calls. The per-pixel arithmetic takes
+ * clang's elementwise builtins there (single instructions; WK_BUILTINS: PoCL's CPU device,
+ * whose compiler turns them into native code: Oclgrind cannot run them) and comparisons in
+ * place of clamp and select everywhere (the same values for the finite values colour works on:
+ * NaN gives the lower bound, as fmax does). Elsewhere the library's functions. */
+#define WK_ELEMENTWISE 0
+#if WK_BUILTINS && defined(__has_builtin) /* (a compiler without __has_builtin never reads it) */
+#if __has_builtin(__builtin_elementwise_floor) && __has_builtin(__builtin_elementwise_trunc) && \
+    __has_builtin(__builtin_elementwise_max) && __has_builtin(__builtin_elementwise_min)
+#undef WK_ELEMENTWISE
+#define WK_ELEMENTWISE 1
+#endif
+#endif
+#if WK_ELEMENTWISE
+#define wk_floor8(x) __builtin_elementwise_floor(x)
+#define wk_trunc8(x) __builtin_elementwise_trunc(x)
+#define wk_fmax8(a, b) __builtin_elementwise_max(a, b)
+#define wk_fmin8(a, b) __builtin_elementwise_min(a, b)
+#else
+#define wk_floor8(x) floor(x)
+#define wk_trunc8(x) trunc(x)
+#define wk_fmax8(a, b) fmax(a, b)
+#define wk_fmin8(a, b) fmin(a, b)
+#endif
+#if WK_BUILTINS /* rint: halves to even; PoCL's clang has no elementwise rint: warpkit.h's 2^23 sum */
+#define wk_rint8(x) wk_rint_f8(x)
+#else
+#define wk_rint8(x) rint(x)
+#endif
+/* clamp(v, lo, hi) = fmin(fmax(v, lo), hi) */
+inline __attribute__((always_inline)) float8 wk_clamp8(float8 v, float lo, float hi) {
+#if WK_BUILTINS
+    return v > lo ? (v < hi ? v : (float8)hi) : (float8)lo;
+#else
+    return clamp(v, lo, hi);
+#endif
+}
+/* the high word of the 32-bit product a * k (Philox) */
+inline __attribute__((always_inline)) uint8 wk_mul_hi8(uint8 a, uint k) {
+#if WK_BUILTINS
+    return convert_uint8((convert_ulong8(a) * (ulong8)k) >> 32);
+#else
+    return mul_hi(a, (uint8)k);
+#endif
+}
+/* max, min and select(a, b, m) as comparisons on PoCL; the builtins elsewhere (Oclgrind 21.10
+ * mis-evaluates ?: on integer vectors) */
+#if WK_BUILTINS
+#define WK_MAX8(a, b) ((a) > (b) ? (a) : (b))
+#define WK_MIN8(a, b) ((a) < (b) ? (a) : (b))
+#define WK_SEL8(a, b, m) ((m) ? (b) : (a))
+#else
+#define WK_MAX8(a, b) max(a, b)
+#define WK_MIN8(a, b) min(a, b)
+#define WK_SEL8(a, b, m) select(a, b, m)
+#endif
