@@ -243,7 +243,7 @@ __kernel void colour_mean(__global const X_T *restrict S, int Ho, int Wo,
     float8 gray = 0.0f, all = 0.0f;
     for (int y = g; y < Ho; y += G) {
         for (int x = 8 * lid; x < Wo; x += 512) {
-            const int n = min(8, Wo - x);
+            const int n = Wo - x < 8 ? Wo - x : 8;
             float8 v[4];
             cp_load8(S, ((long)b * Ho + y) * Wo, x, n, v);
             const int8 live = (int8)(0, 1, 2, 3, 4, 5, 6, 7) < n;
@@ -290,7 +290,7 @@ __kernel void colour_apply(__global const X_T *restrict S, int Ho, int Wo,
     if (xo >= Wo || yo >= Ho) return;
     const float np = (float)Ho * (float)Wo;
     const float2 mean = total / (float2)(np, np * (float)C);
-    const int n = min(8, Wo - xo);
+    const int n = Wo - xo < 8 ? Wo - xo : 8;
     const long row = ((long)b * Ho + yo) * Wo;
     float8 v[4];
 #if BLUR
@@ -314,16 +314,16 @@ __kernel void colour_apply(__global const X_T *restrict S, int Ho, int Wo,
         const float8 y = Y_CLAMP(v[c]) * ys[c] + yb[c];
 #if Y_CHW && !Y_HALF
         if (n == 8) { /* a plane's 8 neighbours */
-            vstore8(y, 0, Y + Y_AT(b, c, yo, xo, C));
+            WK_STORE8(float8, y, Y + Y_AT(b, c, yo, xo, C));
             continue;
         }
 #endif
         float l[8];
-        vstore8(y, 0, l);
+        WK_STORE8(float8, y, l);
         for (int k = 0; k < n; k++) Y_STORE1(Y_AT(b, c, yo, xo + k, C), l[k]);
 #else
         float l[8];
-        vstore8(v[c], 0, l);
+        WK_STORE8(float8, v[c], l);
         for (int k = 0; k < n; k++) STORE_PIX(Y, (row + xo + k) * C + c, (acc_t)l[k]);
 #endif
     }

@@ -312,7 +312,7 @@ inline __attribute__((always_inline)) int wk_any8(int8 m) {
 #define WK_ELEMENTWISE 1
 #endif
 #endif
-#if WK_ELEMENTWISE
+#if WK_BUILTINS && WK_ELEMENTWISE
 #define wk_floor8(x) __builtin_elementwise_floor(x)
 #define wk_trunc8(x) __builtin_elementwise_trunc(x)
 #define wk_fmax8(a, b) __builtin_elementwise_max(a, b)
