@@ -296,14 +296,15 @@ inline __attribute__((always_inline)) int wk_any8(int8 m) {
     return (b.x | b.y) != 0;
 }
 
-/* PoCL's CPU device calls its library's floor, clamp, rint, trunc, fmax, fmin, mul_hi and select
- * as functions (it does not inline them into kernels this large), and each call spills every
- * vector the caller holds (all of them are caller-saved): OpenCV's 8-bit HSV round trip cost
- * ~5 ns a pixel on 2 cores, most of it in the calls. The per-pixel arithmetic takes
- * clang's elementwise builtins there (single instructions; WK_BUILTINS: PoCL's CPU device,
- * whose compiler turns them into native code: Oclgrind cannot run them) and comparisons in
- * place of clamp and select everywhere (the same values for the finite values colour works on:
- * NaN gives the lower bound, as fmax does). Elsewhere the library's functions. */
+/* PoCL's CPU device calls its library's floor, clamp, rint, trunc, fmax, fmin, min, max, mul_hi,
+ * select and any as functions (it does not inline them into kernels as large as the warp with
+ * its colour operations), and each call spills every vector the caller holds (all of them are
+ * caller-saved): OpenCV's 8-bit HSV round trip cost ~5 ns a pixel on 2 cores, most of it in the
+ * calls. On PoCL (WK_BUILTINS) the per-pixel arithmetic of colour and Mosaic's cells takes
+ * clang's elementwise builtins (single instructions, which Oclgrind cannot run), comparisons in
+ * place of clamp, min, max and select (the same values for the finite values they see; NaN
+ * gives clamp's lower bound, as fmax does), the 2^23 sum for rint and 64-bit products for
+ * mul_hi. Every other device keeps the library's functions. */
 #define WK_ELEMENTWISE 0
 #if WK_BUILTINS && defined(__has_builtin) /* (a compiler without __has_builtin never reads it) */
 #if __has_builtin(__builtin_elementwise_floor) && __has_builtin(__builtin_elementwise_trunc) && \
