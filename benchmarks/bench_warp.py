@@ -1,5 +1,6 @@
 """Image warps, numpy in and numpy out: uint8 RGB 1920x1080 affine warp (15 degrees, scale 1.1,
-bilinear, constant fill) and a batch of 64 x 224x224x3 with one matrix each, against OpenCV
+bilinear, constant fill), 8 bands of 1024x1024 (one launch) and a batch of 64 x 224x224x3 with
+one matrix each, against OpenCV
 (cv2.warpAffine, a loop for the batch), Pillow (Image.transform) and a torch float chain
 (affine_grid + grid_sample on the converted image).
 
@@ -19,6 +20,21 @@ import warpkit
 from warpkit import geometry as g
 
 
+def torch_chain(torch, img: np.ndarray, m: np.ndarray):
+    """torch's way to the same warp of a uint8 (H, W, C) image: to float, affine_grid +
+    grid_sample, back to rounded uint8."""
+    h, w, c = img.shape
+    theta = torch.tensor(g.to_theta(m, (w, h))[None], dtype=torch.float32)
+
+    def run():
+        t = torch.from_numpy(img).permute(2, 0, 1)[None].float()
+        grid = torch.nn.functional.affine_grid(theta, (1, c, h, w), align_corners=False)
+        y = torch.nn.functional.grid_sample(t, grid, "bilinear", "zeros", align_corners=False)
+        return y[0].permute(1, 2, 0).round().clamp(0, 255).to(torch.uint8).numpy()
+
+    return run
+
+
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--samples", type=int, default=9)
@@ -34,31 +50,30 @@ def main() -> None:
     print(f"warpkit device: {rt.describe()}")
     rows = []
 
-    # ---- 1080p
-    img = rng.integers(0, 256, (1080, 1920, 3), dtype=np.uint8)
-    c = (959.5, 539.5)
-    m = g.compose(g.rotation(15, c), g.scale(1.1, center=c))
-    ours = warpkit_calls(lambda q: warpkit.warp_affine(img, m, queue=q), pq)
-    fns = {}
-    if cv2 is not None:
-        M = g.to_cv2(m)
-        fns["cv2.warpAffine"] = lambda: cv2.warpAffine(img, M, (1920, 1080), flags=cv2.INTER_LINEAR,
-                                                       borderMode=cv2.BORDER_CONSTANT)
-    pil = Image.fromarray(img)
-    data = g.to_pillow(m)
-    fns["Pillow transform"] = lambda: np.asarray(pil.transform(pil.size, Image.Transform.AFFINE, data,
-                                                               Image.Resampling.BILINEAR))
-    if torch is not None:
-        theta = torch.tensor(g.to_theta(m, (1920, 1080))[None], dtype=torch.float32)
+    def one_image(img: np.ndarray) -> list:
+        """One image turned 15 degrees and scaled 1.1 about its centre, against OpenCV (any
+        channel count), Pillow (3 channels) and torch's float chain."""
+        h, w, c = img.shape
+        m = g.compose(g.rotation(15, ((w - 1) / 2, (h - 1) / 2)),
+                      g.scale(1.1, center=((w - 1) / 2, (h - 1) / 2)))
+        ours = warpkit_calls(lambda q: warpkit.warp_affine(img, m, queue=q), pq)
+        fns = {}
+        if cv2 is not None:
+            M = g.to_cv2(m)
+            fns["cv2.warpAffine"] = lambda: cv2.warpAffine(img, M, (w, h), flags=cv2.INTER_LINEAR,
+                                                           borderMode=cv2.BORDER_CONSTANT)
+        if c == 3:
+            pil = Image.fromarray(img)
+            data = g.to_pillow(m)
+            fns["Pillow transform"] = lambda: np.asarray(pil.transform(
+                pil.size, Image.Transform.AFFINE, data, Image.Resampling.BILINEAR))
+        if torch is not None:
+            fns["torch float chain"] = torch_chain(torch, img, m)
+        return [[f"{w}x{h}x{c}", *r] for r in versus(ours, fns, args.samples)]
 
-        def torch_chain():
-            t = torch.from_numpy(img).permute(2, 0, 1)[None].float()
-            grid = torch.nn.functional.affine_grid(theta, (1, 3, 1080, 1920), align_corners=False)
-            y = torch.nn.functional.grid_sample(t, grid, "bilinear", "zeros", align_corners=False)
-            return y[0].permute(1, 2, 0).round().clamp(0, 255).to(torch.uint8).numpy()
-
-        fns["torch float chain"] = torch_chain
-    rows += [["1920x1080x3", *r] for r in versus(ours, fns, args.samples)]
+    rows += one_image(rng.integers(0, 256, (1080, 1920, 3), dtype=np.uint8))
+    # multispectral: 8 bands in one launch
+    rows += one_image(rng.integers(0, 256, (1024, 1024, 8), dtype=np.uint8))
 
     # ---- batch
     batch = rng.integers(0, 256, (64, 224, 224, 3), dtype=np.uint8)

@@ -90,7 +90,6 @@
 #define WK_COL_LEVEL(v) (v)
 #endif
 
-
 inline __attribute__((always_inline)) float8 wk_col_clip(float8 v) { return wk_clamp8(v, 0.0f, WK_PEAK); }
 
 /* OpenCV's weighted gray (0.299 R + 0.587 G + 0.114 B): uint8 levels in its fixed point
@@ -136,10 +135,10 @@ inline __attribute__((always_inline)) int8 wk_idiv8(int8 a, int8 b) {
  * S and V levels */
 inline __attribute__((always_inline)) void wk_rgb_hsv8_u8(float8 r_, float8 g_, float8 b_, float8 *H, float8 *S, float8 *V) {
     const int8 r = convert_int8(r_), g = convert_int8(g_), b = convert_int8(b_);
-    const int8 v = WK_MAX8(r, WK_MAX8(g, b)), d = v - WK_MIN8(r, WK_MIN8(g, b));
+    const int8 v = WK_MAX(r, WK_MAX(g, b)), d = v - WK_MIN(r, WK_MIN(g, b));
     const int8 one = (int8)1;
     /* the tables: round((255 << 12) / v) and round((180 << 12) / (6 d)), 0 where v or d is 0 */
-    const int8 vs = WK_MAX8(v, one), ds = WK_MAX8(d, one);
+    const int8 vs = WK_MAX(v, one), ds = WK_MAX(d, one);
     const int8 sdiv = v > 0 ? wk_idiv8(2 * 1044480 + vs, 2 * vs) : (int8)0;
     const int8 hdiv = d > 0 ? wk_idiv8(2 * 122880 + ds, 2 * ds) : (int8)0;
     const int8 hp = v == r ? g - b : (v == g ? b - r + 2 * d : r - g + 4 * d);
@@ -259,8 +258,8 @@ inline void wk_cos_sin_turn8(float8 u, float8 *c, float8 *s) {
     /* the quadrant's middle is pi/4 past its start: rotate (cx, sx) by it, then by q quarters */
     const float8 C = (cx - sx) * 0.70710678f, S = (cx + sx) * 0.70710678f;
     const int8 q = convert_int8(q4) & 3;
-    *c = WK_SEL8(WK_SEL8(WK_SEL8(C, -S, q == 1), -C, q == 2), S, q == 3);
-    *s = WK_SEL8(WK_SEL8(WK_SEL8(S, C, q == 1), -S, q == 2), -C, q == 3);
+    *c = WK_SELECT(WK_SELECT(WK_SELECT(C, -S, q == 1), -C, q == 2), S, q == 3);
+    *s = WK_SELECT(WK_SELECT(WK_SELECT(S, C, q == 1), -S, q == 2), -C, q == 3);
 }
 
 /* four standard normals per point (x, y) under key (Box-Muller on one Philox block: words 0
@@ -292,9 +291,9 @@ inline void wk_noise_z(int2 at, int2 dims, uint2 key, float2 g, float8 *z) {
     const float8 fl = wk_floor8(fx);
     int8 x0 = convert_int8(fl);
     const int8 low = x0 < (int8)0, high = x0 >= (int8)(gw - 1);
-    const float8 ax = WK_SEL8(fx - fl, (float8)0.0f, low | high);
-    x0 = WK_SEL8(WK_SEL8(x0, (int8)0, low), (int8)(gw - 1), high);
-    const int8 x1 = WK_SEL8(x0 + (int8)1, x0, x0 >= (int8)(gw - 1));
+    const float8 ax = WK_SELECT(fx - fl, (float8)0.0f, low | high);
+    x0 = WK_SELECT(WK_SELECT(x0, (int8)0, low), (int8)(gw - 1), high);
+    const int8 x1 = WK_SELECT(x0 + (int8)1, x0, x0 >= (int8)(gw - 1));
     int y0 = (int)floor(fy);
     float ay = fy - (float)y0;
     if (y0 < 0) { y0 = 0; ay = 0.0f; }

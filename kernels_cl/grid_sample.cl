@@ -247,14 +247,7 @@ __kernel void grid_sample(__global const X_PTR_T *restrict X, long x_off, long s
 #ifndef WK_SIM
 #define WK_SIM 0 /* 1: the Oclgrind simulator */
 #endif
-/* select(a, b, m): Oclgrind 21.10 mis-evaluates ?: on a mask combined with ^ (only the sign bit
- * is reliable there), so it gets the select() builtin; elsewhere ?: avoids a call PoCL would not
- * inline */
-#if WK_SIM
-#define WK_SELECT(a, b, m) select((a), (b), (m))
-#else
-#define WK_SELECT(a, b, m) ((m) ? (b) : (a))
-#endif
+/* (WK_SELECT: warpkit.h's, ?: on PoCL, select() elsewhere) */
 #ifndef WK_CPU
 #define WK_CPU 0 /* 1: a CPU device, where unaligned vector loads and stores are cheap and safe */
 #endif

@@ -345,14 +345,14 @@ inline __attribute__((always_inline)) uint8 wk_mul_hi8(uint8 a, uint k) {
     return mul_hi(a, (uint8)k);
 #endif
 }
-/* max, min and select(a, b, m) as comparisons on PoCL; the builtins elsewhere (Oclgrind 21.10
- * mis-evaluates ?: on integer vectors) */
+/* max, min and select(a, b, m) of vectors as comparisons on PoCL; the builtins elsewhere
+ * (Oclgrind 21.10 mis-evaluates ?: on integer vectors, and on a mask combined with ^) */
 #if WK_BUILTINS
-#define WK_MAX8(a, b) ((a) > (b) ? (a) : (b))
-#define WK_MIN8(a, b) ((a) < (b) ? (a) : (b))
-#define WK_SEL8(a, b, m) ((m) ? (b) : (a))
+#define WK_MAX(a, b) ((a) > (b) ? (a) : (b))
+#define WK_MIN(a, b) ((a) < (b) ? (a) : (b))
+#define WK_SELECT(a, b, m) ((m) ? (b) : (a))
 #else
-#define WK_MAX8(a, b) max(a, b)
-#define WK_MIN8(a, b) min(a, b)
-#define WK_SEL8(a, b, m) select(a, b, m)
+#define WK_MAX(a, b) max(a, b)
+#define WK_MIN(a, b) min(a, b)
+#define WK_SELECT(a, b, m) select((a), (b), (m))
 #endif

@@ -201,10 +201,16 @@ def test_small_wide_cases_on_oclgrind(small_queue):
                                      padding="reflect_101", queue=small_queue)
                  for g in _groups(img)]
         np.testing.assert_array_equal(got, np.concatenate(parts, -1))
+        mean, std = [0.1 * c for c in range(7)], [0.5 + 0.1 * c for c in range(7)]
         f = warpkit.warp_affine(img.astype(np.float32), M, size=(13, 7), interpolation=mode,
-                                output_dtype="float32", mean=[0.1] * 7, std=[0.5] * 7,
-                                layout="CHW", queue=small_queue)
-        assert f.shape == (7, 7, 13) and np.isfinite(f).all()
+                                output_dtype="float32", mean=mean, std=std, layout="CHW",
+                                queue=small_queue)
+        assert f.shape == (7, 7, 13)
+        for k, g in zip((0, 4), _groups(img.astype(np.float32))):
+            n = g.shape[-1]
+            np.testing.assert_array_equal(f[k:k + n], warpkit.warp_affine(
+                g, M, size=(13, 7), interpolation=mode, output_dtype="float32",
+                mean=mean[k:k + n], std=std[k:k + n], layout="CHW", queue=small_queue))
 
 
 def test_remap_and_crops_take_many_channels(queue):

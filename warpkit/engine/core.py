@@ -45,12 +45,14 @@ def warp_by(image: Any, matrix: Any, size: Any = None, sampling: Sampling = LINE
     writes it in place on CPU devices), of exactly the result's shape and dtype; ``colour``:
     each output item's colour operations, (items, k * COLOUR_WORDS) float32 (kernels_cl/colour.h,
     made by :mod:`warpkit.augment._colour`), applied to the resampled pixels before the store.
-    Images of up to :data:`GROUP` channels are warped in one launch (every channel at the same
-    positions and weights); host images of more, :data:`GROUP` channels at a time
+    Images of up to MAX_CHANNELS channels are warped in one launch (every channel at the same
+    positions and weights); host images of more, MAX_CHANNELS channels at a time
     (:func:`_warp_wide`)."""
-    wide = _wide_channels(image, ragged)
-    if wide:
-        return _warp_wide(image, matrix, size, sampling, wide, expand=expand, queue=queue,
+    channels = _array_channels(image, ragged)
+    if colour is not None and channels > 4:
+        raise ValueError(f"colour transforms take images of 1 to 4 channels, got {channels}")
+    if channels > MAX_CHANNELS:
+        return _warp_wide(image, matrix, size, sampling, channels, expand=expand, queue=queue,
                           affine=affine, model=model, src_index=src_index, ragged=ragged,
                           coords=coords, pending=pending, into=into, colour=colour)
     src = _Input(image, matrix, affine, src_index, ragged, coords)
@@ -75,8 +77,6 @@ def warp_by(image: Any, matrix: Any, size: Any = None, sampling: Sampling = LINE
     x, layout_key, extra = src.operand(regions)
     rt = pick_runtime(queue, x)
     items = src.B if src_index is None else len(src_index)
-    if colour is not None and src.C > 4:
-        raise ValueError(f"colour transforms take images of 1 to 4 channels, got {src.C}")
     passes = [] if colour is None else colour_passes(_colour_ops(colour, items, src.dt))
     spec = WarpSpec(shape, items, wo, ho, len(ss) > 1,
                     src_index is not None, sampling.mode, sampling.pad, max(ss) > 1,
@@ -114,38 +114,31 @@ def warp_by(image: Any, matrix: Any, size: Any = None, sampling: Sampling = LINE
     return res if restore is None else restore(res)
 
 
-#: the most channels one launch samples (kernels_cl/warp.cl: 4 in the vector arguments, up to
-#: this many with WK_WIDE; each channel count is a build of its own, and each pixel's channels
-#: are arrays in the kernel's private memory)
-GROUP = MAX_CHANNELS
-
-
-def _wide_channels(image: Any, ragged: bool) -> int:
-    """The channels of an image (or a ragged list's first) that has more than :data:`GROUP`,
-    else 0; such an image on the device is refused (its channels are not split there)."""
+def _array_channels(image: Any, ragged: bool) -> int:
+    """The last axis of an array image of 3 or more axes (or of a ragged list's first), else 0
+    (an (H, W) array, a Pillow image: at most 4 channels either way)."""
     first = image[0] if ragged and isinstance(image, (list, tuple)) and image else image
     shape = getattr(first, "shape", None)
-    if shape is None or len(shape) < 3 or shape[-1] <= GROUP:
-        return 0
-    if not isinstance(first, np.ndarray):
-        raise ValueError(f"an image on the device may have at most {GROUP} channels, got "
-                         f"{tuple(shape)}: warp it {GROUP} channels at a time, or from the host")
-    return int(shape[-1])
+    return 0 if shape is None or len(shape) < 3 else int(shape[-1])
 
 
 def _warp_wide(image: Any, matrix: Any, size: Any, sampling: Sampling, channels: int, *,
                model: ModelInput, pending: list | None, into: Any, colour: Any,
                ragged: bool, **options: Any) -> Any:
-    """:func:`warp_by` of a host image of more than :data:`GROUP` channels (hyperspectral
-    cubes): each group of GROUP channels (the last of what is left) is warped from a view of the
+    """:func:`warp_by` of a host image of more than MAX_CHANNELS channels (hyperspectral
+    cubes): each group of MAX_CHANNELS channels (the last of what is left) is warped from a
+    view of the
     image (gathered into a contiguous buffer as any strided host array is: together, one copy
     of the image), the groups launched back to back with the same maps and one wait, and their
     results joined into one result of all the channels (channels last, or first for the
     model's input: a second copy, of the output). The fill, mean and std are checked against
     every channel, and each group takes its own."""
-    if colour is not None:
-        raise ValueError(f"colour transforms take images of 1 to 4 channels, got {channels}")
-    dt = np.dtype((image[0] if ragged else image).dtype)
+    first = image[0] if ragged else image
+    if not isinstance(first, np.ndarray):  # (a device array's channels are not split)
+        raise ValueError(f"an image on the device may have at most {MAX_CHANNELS} channels, "
+                         f"got {tuple(first.shape)}: warp it {MAX_CHANNELS} channels at a "
+                         f"time, or from the host")
+    dt = np.dtype(first.dtype)
     fill = fills_of(sampling.fill, channels, dt)  # checked for every channel, then split
     y_dtype, y_chw, _, _ = model_output(dt, channels, *model)
 
@@ -156,8 +149,8 @@ def _warp_wide(image: Any, matrix: Any, size: Any, sampling: Sampling, channels:
 
     waits: list = [] if pending is None else pending
     parts = []
-    for lo in range(0, channels, GROUP):
-        hi = min(lo + GROUP, channels)
+    for lo in range(0, channels, MAX_CHANNELS):
+        hi = min(lo + MAX_CHANNELS, channels)
         sub = [a[..., lo:hi] for a in image] if ragged else image[..., lo:hi]
         parts.append(warp_by(sub, matrix, size, sampling._replace(fill=fill[lo:hi]),
                              model=model._replace(mean=part(model.mean, lo, hi),

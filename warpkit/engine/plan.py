@@ -87,23 +87,22 @@ def _scalar(t: type, v: int) -> Any:
 def fixed_values(rt: Runtime, fills: tuple, int_image: bool, yscale: tuple, ybias: tuple,
                   ss: tuple) -> dict[str, Any]:
     ro = cl.mem_flags.READ_ONLY | cl.mem_flags.COPY_HOST_PTR
+    ints = [int(v) if int_image else 0 for v in fills]
     wide = {}
-    if len(fills) > 4:  # kernels_cl/warp.cl's WK_WIDE: the values per channel in buffers
+    if len(fills) > 4:  # kernels_cl/warp.cl's WK_WIDE: every channel's values in buffers
         C = len(fills)
-        per = np.zeros(3 * C, np.float32)
-        per[:C] = fills
-        per[C:C + len(yscale)] = yscale
-        per[2 * C:2 * C + len(ybias)] = ybias
-        ints = np.asarray([int(v) if int_image else 0 for v in fills], np.int32)
+        per = np.zeros((3, C), np.float32)  # fill, yscale, ybias (the last two: the model's)
+        per[0] = fills
+        per[1, :len(yscale)] = yscale
+        per[2, :len(ybias)] = ybias
         wide = {"WIDE": cl.Buffer(rt.context, ro, hostbuf=per),
-                "IWIDE": cl.Buffer(rt.context, ro, hostbuf=ints)}
-    vec = (lambda v: v[:4]) if wide else (lambda v: v)  # the vector arguments, unused then
+                "IWIDE": cl.Buffer(rt.context, ro, hostbuf=np.asarray(ints, np.int32))}
+    # the vector arguments take the first 4 (all of them, or unused beside WIDE)
     return {**wide, "index": cl.Buffer(rt.context, ro, hostbuf=np.zeros(1, np.int32)),
             "M": cl.Buffer(rt.context, ro, hostbuf=NO_MAP.reshape(9).astype(np.float32)),
-            "fill": vec4(vec(fills), np.float32),
-            "ifill": vec4([int(v) if int_image else 0 for v in vec(fills)], np.int32),
+            "fill": vec4(fills[:4], np.float32), "ifill": vec4(ints[:4], np.int32),
             "ss": cl.Buffer(rt.context, ro, hostbuf=np.asarray(ss, np.int32)),
-            "yscale": vec4(vec(yscale), np.float32), "ybias": vec4(vec(ybias), np.float32)}
+            "yscale": vec4(yscale[:4], np.float32), "ybias": vec4(ybias[:4], np.float32)}
 
 
 def warp_plan(rt: Runtime, src: Operand, w: WarpSpec, tw_log2: int) -> Plan:
