@@ -205,3 +205,71 @@ def test_from_albumentations_maps_them(queue):
     assert np.abs(got["image"].astype(int) - want["image"]).max() <= 1
     with pytest.raises(ValueError, match=r"rotate_method='ellipse' is not supported"):
         W.from_albumentations(A.Compose([A.Affine(rotate_method="ellipse")]))
+
+
+# ---- a transform called alone, as albumentations' are -------------------------------------
+
+LONE = [
+    (lambda m: m.Affine(rotate=(17, 17), scale=(0.9, 0.9), shear=(5, 5), p=1), "Affine"),
+    (lambda m: m.Rotate(limit=(25, 25), p=1), "Rotate"),
+    (lambda m: m.SafeRotate(limit=(30, 30), p=1), "SafeRotate"),
+    (lambda m: m.HorizontalFlip(p=1), "HorizontalFlip"),
+    (lambda m: m.VerticalFlip(p=1), "VerticalFlip"),
+    (lambda m: m.Transpose(p=1), "Transpose"),
+    (lambda m: m.CenterCrop(120, 160, p=1), "CenterCrop"),
+    (lambda m: m.Resize(100, 150, p=1), "Resize"),
+    (lambda m: m.LongestMaxSize(max_size=160, p=1), "LongestMaxSize"),
+    (lambda m: m.PadIfNeeded(min_height=256, min_width=320, border_mode=cv2.BORDER_CONSTANT,
+                             fill=7, p=1), "PadIfNeeded"),
+]
+
+
+@pytest.mark.parametrize("make", [c[0] for c in LONE], ids=[c[1] for c in LONE])
+def test_a_lone_transform_is_called_as_albumentations(make, queue):
+    """``HorizontalFlip(p=1)(image=img, mask=m)``: a transform called alone gives
+    albumentations' lone call (image within 1 level, the mask exactly where no tie between
+    neighbours decides it), with the keys it was given."""
+    mask = (PHOTO[..., 1] // 50).astype(np.uint8)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        theirs = make(A)(image=PHOTO, mask=mask)
+    ours = make(W)(image=PHOTO, mask=mask, seed=0, queue=queue)
+    assert ours["image"].shape == theirs["image"].shape
+    assert np.abs(ours["image"].astype(int) - theirs["image"]).max() <= 1
+    assert ours["mask"].shape == theirs["mask"].shape
+    if make(W).__class__.__name__ not in ("Resize", "LongestMaxSize"):
+        assert (ours["mask"] != theirs["mask"]).mean() < 2e-3
+    # (OpenCV's nearest resize reads source pixel floor(x * scale), not the nearest centre,
+    # which warpkit reads: there the masks differ on a share of pixels by design)
+    assert {"image", "mask"} <= ours.keys()
+
+
+def test_a_lone_transform_takes_targets_and_pipeline_options(queue):
+    """Boxes, labels and Compose's options (bbox_params) in a lone call go to its one-step
+    pipeline; its probability holds (p=0: nothing changes); without seed= each call draws
+    anew, with one it replays."""
+    flip = W.HorizontalFlip(p=1)
+    out = flip(image=PHOTO, bboxes=BOXES, class_labels=[3, 4], queue=queue,
+               bbox_params=W.BboxParams(format="pascal_voc", label_fields=["class_labels"]))
+    w = PHOTO.shape[1]
+    np.testing.assert_allclose(out["bboxes"], [[w - b[2], b[1], w - b[0], b[3]] for b in BOXES])
+    assert list(out["class_labels"]) == [3, 4]
+    np.testing.assert_array_equal(W.HorizontalFlip(p=0)(image=PHOTO)["image"], PHOTO)
+    turn = W.Affine(rotate=(-40, 40), p=1)
+    draws = {round(turn(image=PHOTO, queue=queue)["params"]["steps"][0]["rotate"], 6)
+             for _ in range(4)}
+    assert len(draws) == 4
+    a, b = (turn(image=PHOTO, seed=5, queue=queue)["image"] for _ in range(2))
+    np.testing.assert_array_equal(a, b)
+
+
+def test_compose_takes_opencv_mask_interpolation_codes():
+    """albumentations' Compose(mask_interpolation=cv2.INTER_LINEAR): OpenCV's codes as its
+    names; anything else is refused by name."""
+    assert W.Compose([], mask_interpolation=cv2.INTER_LINEAR).mask_interpolation == "linear"
+    assert W.Compose([], mask_interpolation=cv2.INTER_CUBIC).mask_interpolation == "cubic"
+    assert W.Compose([], mask_interpolation="nearest").mask_interpolation == "nearest"
+    with pytest.raises(ValueError, match="mask_interpolation must be one of 0 .'nearest'."):
+        W.Compose([], mask_interpolation=cv2.INTER_AREA)
+    with pytest.raises(ValueError, match="mask_interpolation"):
+        W.Compose([], mask_interpolation=True)

@@ -113,6 +113,20 @@ def test_data_of_the_old_order_with_square_sizes_still_loads():
     assert pipe(image=np.zeros((40, 50, 3), np.uint8), seed=0)["image"].shape == (16, 16, 3)
 
 
+def test_sizes_as_albumentations_orders_them():
+    """albumentations' positional (height, width) for the crops and Resize: the same output
+    sizes as albumentations' own; warpkit's one size argument still works."""
+    import albumentations as A
+
+    img = np.zeros((300, 400, 3), np.uint8)
+    for name in ("CenterCrop", "RandomCrop", "Resize"):
+        ours = getattr(W, name)(120, 200, p=1)(image=img, seed=0)["image"]
+        theirs = getattr(A, name)(120, 200, p=1)(image=img)["image"]
+        assert ours.shape == theirs.shape == (120, 200, 3), name
+        assert getattr(W, name)((120, 200)).size == getattr(W, name)(120, 200).size
+        assert getattr(W, name)(height=120, width=200).size == (200, 120)
+
+
 @pytest.mark.parametrize("call,match", [
     (lambda: W.CenterCrop(), r"give the size as size=\(height, width\) \(an int: a square\) or "
                              r"as height= and width="),
@@ -123,6 +137,9 @@ def test_data_of_the_old_order_with_square_sizes_still_loads():
                                                      r"and width=\), shorter= or longer="),
     (lambda: W.RandomResizedCrop((224, 0)), r"size must be an int \(a square\) or \(height, "
                                             r"width\) of whole numbers >= 1, got \(224, 0\)"),
+    (lambda: W.CenterCrop((2, 3), 0.5), r"width must be a whole number of pixels, got 0.5 "
+                                         r"\(the probability p comes after height and width"),
+    (lambda: W.RandomCrop((2, 3), 5), r"not both forms; got size=\(2, 3\), height=None"),
     (lambda: W.Compose([W.RandomCrop(5)]).sample((10, 0), seed=0),
      r"size must be an int \(a square\) or \(height, width\)"),
 ])

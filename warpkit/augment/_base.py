@@ -67,6 +67,21 @@ def merge_setting(found: dict, key: str, value: Any, who: str) -> None:
     found.setdefault(key, (value, who))
 
 
+#: OpenCV's codes for the interpolations and borders warpkit has (albumentations takes these)
+INTERPOLATION_CODES = {0: "nearest", 1: "linear", 2: "cubic"}
+BORDER_CODES = {0: "constant", 1: "border", 2: "reflection", 4: "reflect_101"}
+
+
+def opencv_code(value: Any, table: dict[int, str], arg: str) -> str:
+    """An OpenCV code (albumentations' way: ``cv2.INTER_LINEAR``) or warpkit's name for it."""
+    if isinstance(value, numbers.Integral) and not isinstance(value, bool) and value in table:
+        return table[int(value)]
+    if isinstance(value, str) and value in table.values():
+        return value
+    raise ValueError(f"{arg} must be one of "
+                     f"{', '.join(f'{k} ({v!r})' for k, v in table.items())}, got {value!r}")
+
+
 def probability(p: Any, arg: str = "p") -> float:
     v = number(p, arg)
     if not 0 <= v <= 1:
@@ -133,6 +148,20 @@ def size_given(size: Any, height: Any, width: Any) -> Any:
                          f"not both forms; got size={size!r}, height={height!r}, "
                          f"width={width!r}")
     return (height, width)
+
+
+def size_or_hw(size: Any, width: Any, height: Any) -> Any:
+    """A size as albumentations orders it, height and width as two numbers
+    (``CenterCrop(224, 160)``), as warpkit's one ``size`` (an int: a square; (height, width)),
+    or as albumentations' ``height=`` and ``width=`` keywords: exactly one form."""
+    if width is not None and not isinstance(width, bool) and isinstance(width, numbers.Real) \
+            and not float(width).is_integer():
+        raise ValueError(f"width must be a whole number of pixels, got {width!r} (the "
+                         f"probability p comes after height and width, as in albumentations)")
+    if (width is not None and height is None and isinstance(size, numbers.Integral)
+            and not isinstance(size, bool)):
+        return (size, width)
+    return size_given(size, height, width)
 
 
 class Transform:
@@ -240,6 +269,26 @@ class Transform:
         for a non-linear one; the identity where the transform did not apply."""
         m, out = map_step(self, params, size)
         return [m], out
+
+    def __call__(self, image: Any = None, **call: Any) -> dict:
+        """This transform alone, called as albumentations' transforms are
+        (``HorizontalFlip(p=1)(image=img, mask=m)``): ``Compose([self])`` with the call's
+        keywords (``image=``, ``mask=``, ``masks=``, ``bboxes=``, ``keypoints=``, label fields,
+        ``seed=``, ``index=``, ``epoch=``, ...); Compose's own options given here
+        (``bbox_params=``, ``label_fields=``, ``output_dtype=``, ...) go to that pipeline. The
+        result is the pipeline's dict; the transform's probability ``p`` applies, drawn from
+        the call's stream (fresh entropy without ``seed=``).
+
+        Example:
+            >>> import numpy as np
+            >>> from warpkit.augment import HorizontalFlip
+            >>> img = np.arange(6, dtype=np.uint8).reshape(2, 3)
+            >>> HorizontalFlip(p=1)(image=img)["image"].tolist()       # doctest: +SKIP
+            [[2, 1, 0], [5, 4, 3]]
+        """
+        from ._compose import call_alone  # (Compose is built on Transform)
+
+        return call_alone(self, {"image": image, **call})
 
     # -- deprecated names (gone in 0.3) ----------------------------------------------------
     def params(self, rng: np.random.Generator, size: tuple[int, int]) -> dict:

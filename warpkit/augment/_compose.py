@@ -9,6 +9,7 @@ screen as :func:`warpkit.geometry.rotation`) and a scale.
 
 from __future__ import annotations
 
+import inspect
 import sys
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
@@ -21,8 +22,9 @@ from .._options import Sampling
 from .._threads import pool
 from ..engine import check_model_input
 from ..engine.chain import merge
-from ._base import (Resampling, Transform, draw_step, draw_step_lanes, from_dict, map_step,
-                    merge_setting, plain, reads_any, size_arg, step_size, transform_list)
+from ._base import (INTERPOLATION_CODES, Resampling, Transform, draw_step, draw_step_lanes,
+                    from_dict, map_step, merge_setting, opencv_code, plain, reads_any, size_arg,
+                    step_size, transform_list)
 from ._executor import apply
 from ._mosaic import Mosaic, check_placement
 from ._params import BOX_FORMATS, BUILT_IN, BboxParams, KeypointParams, additional
@@ -137,7 +139,9 @@ class Compose(Resampling, Transform):
         mask_interpolation: how masks are resampled: ``"nearest"`` (default: labels stay
             labels), ``"linear"`` or ``"cubic"`` (float masks: heatmaps, soft labels, depth;
             integer masks round). albumentations-named transforms set it too (they must
-            agree); given here, it overrides theirs, as albumentations' Compose does.
+            agree); given here, it overrides theirs, as albumentations' Compose does. OpenCV's
+            codes work as in albumentations (``cv2.INTER_NEAREST``, ``cv2.INTER_LINEAR``,
+            ``cv2.INTER_CUBIC``).
         strict: refuse a call's keywords that are none of its targets (else they come back
             untouched, as albumentations' ``strict=False`` passes them).
         output_dtype, mean, std, layout: the tensor a model eats, made by the warp itself
@@ -190,8 +194,11 @@ class Compose(Resampling, Transform):
                  keypoint_label_fields: Sequence[str] | None = None,
                  bbox_params: Any = None, keypoint_params: Any = None,
                  additional_targets: dict[str, str] | None = None,
-                 mask_interpolation: str | None = None, strict: bool = False) -> None:
+                 mask_interpolation: str | int | None = None, strict: bool = False) -> None:
         super().__init__(p)
+        if mask_interpolation is not None:
+            mask_interpolation = opencv_code(mask_interpolation, INTERPOLATION_CODES,
+                                             "mask_interpolation")
         self.transforms = transform_list(transforms)
         check_placement(self.transforms)
         given = {"interpolation": interpolation, "padding": padding, "fill": fill,
@@ -401,6 +408,19 @@ class Compose(Resampling, Transform):
             (8, 32, 32, 3)
         """
         return pool("augment", 1).submit(self.__call__, **call)
+
+
+def call_alone(t: Transform, call: dict, **settings: Any) -> dict:
+    """A call of the transform ``t`` alone (:meth:`Transform.__call__`): ``Compose([t])`` with
+    ``settings`` and the Compose options among ``call``'s keywords, called with the rest."""
+    options = {k: call.pop(k) for k in list(call) if k in COMPOSE_OPTIONS}
+    if call.get("image") is None:
+        call.pop("image", None)  # (a call of masks alone)
+    return Compose([t], **settings, **options)(**call)
+
+
+#: the keywords of Compose's constructor that a lone transform's call passes on to it
+COMPOSE_OPTIONS = frozenset(inspect.signature(Compose).parameters) - {"transforms", "p"}
 
 
 def collate(samples: Sequence[Any]) -> Any:

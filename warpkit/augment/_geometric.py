@@ -17,14 +17,14 @@ both (see :class:`~warpkit.augment.Compose`)."""
 from __future__ import annotations
 
 import math
-import numbers
 from typing import Any
 
 import numpy as np
 
 from .. import geometry
 from .._checks import count, flag, number
-from ._base import Transform, about_centres, crop_map, plain, value_range
+from ._base import (BORDER_CODES, INTERPOLATION_CODES, Transform, about_centres, crop_map,
+                    opencv_code, plain, value_range)
 from ._transforms import RandomHorizontalFlip, RandomVerticalFlip
 
 __all__ = ["Affine", "D4", "HorizontalFlip", "LongestMaxSize", "PadIfNeeded", "RandomScale",
@@ -32,8 +32,6 @@ __all__ = ["Affine", "D4", "HorizontalFlip", "LongestMaxSize", "PadIfNeeded", "R
            "VerticalFlip"]
 
 #: OpenCV's interpolation and border codes that albumentations takes, as warpkit's names
-INTERPOLATION_CODES = {0: "nearest", 1: "linear", 2: "cubic"}
-BORDER_CODES = {0: "constant", 1: "border", 2: "reflection", 4: "reflect_101"}
 
 
 def affine_matrix(translate: tuple[float, float], shear: tuple[float, float],
@@ -105,15 +103,15 @@ class _Resampled(Transform):
 
     def _interpolations(self, interpolation: Any, mask_interpolation: Any) -> None:
         """The interpolations of a transform that resamples (all but the pads)."""
-        self.interpolation = _code(interpolation, INTERPOLATION_CODES, "interpolation")
-        self.mask_interpolation = _code(mask_interpolation, INTERPOLATION_CODES,
+        self.interpolation = opencv_code(interpolation, INTERPOLATION_CODES, "interpolation")
+        self.mask_interpolation = opencv_code(mask_interpolation, INTERPOLATION_CODES,
                                         "mask_interpolation")
         self._given = {**self._given, "interpolation": interpolation,
                        "mask_interpolation": mask_interpolation}
 
     def _border(self, border_mode: Any, fill: Any, fill_mask: Any) -> None:
         """The border of a transform that reads outside the image (all but the resizes)."""
-        self.border_mode = _code(border_mode, BORDER_CODES, "border_mode")
+        self.border_mode = opencv_code(border_mode, BORDER_CODES, "border_mode")
         self.fill, self.fill_mask = fill, number(fill_mask, "fill_mask")
         self._given = {**self._given, "border_mode": border_mode, "fill": fill,
                        "fill_mask": fill_mask}
@@ -131,16 +129,6 @@ class _Resampled(Transform):
 
     def resampling_config(self) -> dict:
         return {k: plain(v) for k, v in self._given.items()}
-
-
-def _code(value: Any, table: dict[int, str], arg: str) -> str:
-    """An OpenCV code (albumentations' way) or warpkit's name for it."""
-    if isinstance(value, numbers.Integral) and not isinstance(value, bool) and value in table:
-        return table[int(value)]
-    if isinstance(value, str) and value in table.values():
-        return value
-    raise ValueError(f"{arg} must be one of "
-                     f"{', '.join(f'{k} ({v!r})' for k, v in table.items())}, got {value!r}")
 
 
 def _balanced(lo: float, hi: float) -> list[tuple[float, float]]:

@@ -26,8 +26,9 @@ import numpy as np
 from .. import geometry
 from .._checks import count, number
 from ..engine.stages import Cells
-from ._base import Transform, contains, size_arg, size_hw, value_range
-from ._geometric import INTERPOLATION_CODES, LongestMaxSize, SmallestMaxSize, _code
+from ._base import (INTERPOLATION_CODES, Transform, contains, opencv_code, size_arg, size_hw,
+                    value_range)
+from ._geometric import LongestMaxSize, SmallestMaxSize
 from ._objects import _uniform
 
 __all__ = ["Mosaic"]
@@ -101,8 +102,8 @@ class Mosaic(Transform):
             raise ValueError(f"Mosaic target_size {size_hw(self.target_wh)} must fit in the "
                              f"grid: cell_shape {size_hw(self.cell_wh)} times grid_yx "
                              f"{list(self.grid_yx)}")
-        self.interpolation = _code(interpolation, INTERPOLATION_CODES, "interpolation")
-        self.mask_interpolation = _code(mask_interpolation, INTERPOLATION_CODES,
+        self.interpolation = opencv_code(interpolation, INTERPOLATION_CODES, "interpolation")
+        self.mask_interpolation = opencv_code(mask_interpolation, INTERPOLATION_CODES,
                                         "mask_interpolation")
         self.fill = fill
         self.fill_mask = number(fill_mask, "Mosaic fill_mask")

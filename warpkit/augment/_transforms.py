@@ -13,8 +13,8 @@ import numpy as np
 
 from .. import geometry
 from .._checks import number
-from ._base import (Transform, about_centres, crop_map, crop_row, row_maps, size_arg, size_given,
-                    size_hw, value_range)
+from ._base import (Transform, about_centres, crop_map, crop_row, row_maps, size_arg, size_hw,
+                    size_or_hw, value_range)
 
 __all__ = ["CenterCrop", "Pad", "RandomCrop", "RandomHorizontalFlip", "RandomPerspective",
            "RandomResizedCrop", "RandomRotate90", "RandomRotation", "RandomVerticalFlip",
@@ -139,20 +139,23 @@ class RandomPerspective(Transform):
 
 
 class Resize(Transform):
-    """Resize to ``size`` = (height, width) (an int: a square; or albumentations' ``height=``
-    and ``width=``), or so that the ``shorter`` or the ``longer`` side has that many pixels,
-    keeping the aspect ratio.
+    """Resize to (height, width): albumentations' ``Resize(224, 160)`` (or ``height=``,
+    ``width=``), or one ``size`` (an int: a square; ``Resize((224, 160))``, ``size=``); or so
+    that the ``shorter`` or the ``longer`` side has that many pixels, keeping the aspect ratio.
 
     Example:
-        >>> Resize((224, 160)).out_size({}, (640, 480))   # (height, width) in; maps: (w, h)
+        >>> Resize(224, 160).out_size({}, (640, 480))   # (height, width) in; maps: (w, h)
         (160, 224)
+        >>> Resize((224, 160)).out_size({}, (640, 480)), Resize(shorter=256).out_size({}, (640, 480))
+        ((160, 224), (341, 256))
     """
 
-    def __init__(self, size: Any = None, shorter: int | None = None, longer: int | None = None,
-                 p: float = 1.0, *, height: int | None = None, width: int | None = None) -> None:
+    def __init__(self, size: Any = None, width: int | None = None, p: float = 1.0, *,
+                 height: int | None = None, shorter: int | None = None,
+                 longer: int | None = None) -> None:
         super().__init__(p)
         if height is not None or width is not None:
-            size = size_given(size, height, width)
+            size = size_or_hw(size, width, height)
         given = [v is not None for v in (size, shorter, longer)]
         if sum(given) != 1:
             raise ValueError("Resize takes one of size= (or height= and width=), shorter= or "
@@ -183,13 +186,14 @@ class Resize(Transform):
 
 
 class CenterCrop(Transform):
-    """The centre ``size`` = (height, width) of the image (an int: a square; or albumentations'
-    ``height=`` and ``width=``); a crop larger than the image pads it (the pipeline's padding)."""
+    """The centre (height, width) of the image: albumentations' ``CenterCrop(224, 160)`` (or
+    ``height=``, ``width=``), or one ``size`` (an int: a square; ``CenterCrop((224, 160))``,
+    ``size=``); a crop larger than the image pads it (the pipeline's padding)."""
 
-    def __init__(self, size: Any = None, p: float = 1.0, *, height: int | None = None,
-                 width: int | None = None) -> None:
+    def __init__(self, size: Any = None, width: int | None = None, p: float = 1.0, *,
+                 height: int | None = None) -> None:
         super().__init__(p)
-        self.size = size_arg(size_given(size, height, width), "size")
+        self.size = size_arg(size_or_hw(size, width, height), "size")
 
     def map(self, params, size):
         w, h = self.size
@@ -204,14 +208,15 @@ class CenterCrop(Transform):
 
 
 class RandomCrop(Transform):
-    """A ``size`` = (height, width) crop (an int: a square; or albumentations' ``height=`` and
-    ``width=``) at a random whole-pixel position; a crop larger than the image places the image
-    at a random position inside it, the rest padded (the pipeline's padding)."""
+    """A (height, width) crop at a random whole-pixel position: albumentations'
+    ``RandomCrop(224, 160)`` (or ``height=``, ``width=``), or one ``size`` (an int: a square;
+    ``RandomCrop((224, 160))``, ``size=``); a crop larger than the image places the image at a
+    random position inside it, the rest padded (the pipeline's padding)."""
 
-    def __init__(self, size: Any = None, p: float = 1.0, *, height: int | None = None,
-                 width: int | None = None) -> None:
+    def __init__(self, size: Any = None, width: int | None = None, p: float = 1.0, *,
+                 height: int | None = None) -> None:
         super().__init__(p)
-        self.size = size_arg(size_given(size, height, width), "size")
+        self.size = size_arg(size_or_hw(size, width, height), "size")
 
     def draw(self, rng, size):
         w, h = self.size
