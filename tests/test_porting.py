@@ -9,6 +9,7 @@ import os
 import re
 import warnings
 
+import cv2
 import numpy as np
 import pytest
 from PIL import Image
@@ -308,3 +309,75 @@ def test_format_1_steps_keep_the_resampling_they_had():
     assert W.Compose.from_dict(old).padding == "reflect_101"
     alone = W.Compose.from_dict({"type": "RandomAffine", "padding": "border"})
     assert alone.padding == "border"
+
+
+# ---- albumentations' resampling keywords on the transforms that share its names ------------
+
+def _ported(*steps, **kw):
+    import albumentations as A  # noqa: F401
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return W.from_albumentations(A.Compose(list(steps), **kw))
+
+
+SETTINGS = ("interpolation", "padding", "fill", "mask_fill", "mask_interpolation")
+
+
+@pytest.mark.parametrize("name,kw", [
+    ("RandomResizedCrop", dict(size=(64, 48), interpolation=cv2.INTER_CUBIC,
+                               mask_interpolation=cv2.INTER_LINEAR)),
+    ("Resize", dict(height=64, width=48, interpolation=cv2.INTER_NEAREST)),
+    ("Pad", dict(padding=5, fill=9, fill_mask=3, border_mode=cv2.BORDER_CONSTANT)),
+    ("Pad", dict(padding=5, border_mode=cv2.BORDER_REFLECT_101)),
+    ("ElasticTransform", dict(alpha=30, sigma=5, interpolation=cv2.INTER_CUBIC,
+                              border_mode=cv2.BORDER_REFLECT_101, approximate=True)),
+    ("GridDistortion", dict(num_steps=4, border_mode=cv2.BORDER_CONSTANT, fill=17,
+                            fill_mask=2, keypoint_remapping_method="direct")),
+    ("OpticalDistortion", dict(distort_limit=0.1, interpolation=cv2.INTER_NEAREST,
+                               mode="camera", border_mode=cv2.BORDER_REPLICATE)),
+    ("ThinPlateSpline", dict(mask_interpolation=cv2.INTER_LINEAR, border_mode=cv2.BORDER_REFLECT)),
+])
+def test_albumentations_keywords_in_a_hand_port(name, kw):
+    """A recipe ported by changing its import keeps each transform's albumentations keywords:
+    warpkit's transform of that name takes them, and its pipeline's resampling is what
+    from_albumentations makes of albumentations' own transform; to_dict keeps them."""
+    import albumentations as A
+
+    ours = W.Compose([getattr(W, name)(**kw, p=1)])
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        theirs = _ported(getattr(A, name)(**kw, p=1))
+    for k in SETTINGS:
+        if k in ("fill", "mask_fill") and ours.padding != "constant":
+            continue  # unused
+        assert np.all(np.equal(getattr(ours, k), getattr(theirs, k))), (k, getattr(ours, k),
+                                                                          getattr(theirs, k))
+    again = W.Compose.from_dict(ours.to_dict())
+    assert all(np.all(np.equal(getattr(again, k), getattr(ours, k))) for k in SETTINGS)
+
+
+def test_albumentations_keywords_that_cannot_be_honoured_are_refused():
+    for call, match in [
+        (lambda: W.RandomResizedCrop(32, area_for_downscale="image"), "area_for_downscale"),
+        (lambda: W.Resize(32, 32, interpolation=cv2.INTER_AREA), "interpolation must be one of"),
+        (lambda: W.CenterCrop(32, 32, pad_if_needed=True), "pad_if_needed=True. is not supp"),
+        (lambda: W.OpticalDistortion(mode="fisheye"), "mode='fisheye'"),
+        (lambda: W.ElasticTransform(keypoint_remapping_method="x"), "keypoint_remapping_method"),
+        (lambda: W.Compose([], seed=137), r"Compose\(seed=...\) is not kept"),
+    ]:
+        with pytest.raises(ValueError, match=match):
+            call()
+
+
+def test_a_pad_ported_by_hand_equals_albumentations():
+    import albumentations as A
+
+    img = (np.arange(20 * 30 * 3) % 251).astype(np.uint8).reshape(20, 30, 3)
+    mask = (np.arange(20 * 30) % 5).astype(np.uint8).reshape(20, 30)
+    for kw in (dict(padding=(3, 4, 5, 6), fill=9, fill_mask=2),
+               dict(padding=4, border_mode=cv2.BORDER_REFLECT_101)):
+        ours = W.Pad(**kw, p=1)(image=img, mask=mask, seed=0)
+        theirs = A.Pad(**kw, p=1)(image=img, mask=mask)
+        np.testing.assert_array_equal(ours["image"], theirs["image"])
+        np.testing.assert_array_equal(ours["mask"], theirs["mask"])

@@ -26,7 +26,6 @@ Example:
 
 from __future__ import annotations
 
-import inspect
 import math
 import numbers
 from collections.abc import Sequence
@@ -40,13 +39,12 @@ from .._options import Sampling
 from ..engine import warp_by
 from ..warp import Interpolation, Padding
 from ._base import Resampling, Transform, probability, row_maps, size_arg, size_hw, value_range
-from ._compose import Compose
+from ._compose import COMPOSE_OPTIONS, Compose
 from ._executor import layout
 
 #: Compose's options for the targets and the model's input, which a pipeline call of a lone
 #: RandomAffine passes on (its own sampling options are the resampling's)
-_TARGET_OPTIONS = frozenset(inspect.signature(Compose).parameters) - \
-    {"transforms", "p", *Sampling._fields}
+_TARGET_OPTIONS = COMPOSE_OPTIONS - set(Sampling._fields)
 
 __all__ = ["RandomAffine"]
 

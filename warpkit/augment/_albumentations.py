@@ -33,7 +33,8 @@ from . import _mosaic as M
 from . import _nonlinear as N
 from . import _objects as O
 from . import _transforms as T
-from ._base import OneOf, Transform, merge_setting, same_value
+from ._base import (BORDER_CODES, INTERPOLATION_CODES, OneOf, Transform, merge_setting,
+                    same_value)
 from ._compose import Compose
 
 __all__ = ["from_albumentations", "SUPPORTED"]
@@ -82,11 +83,11 @@ class _Pipeline:
             self._interpolations(a)
         if border:
             mode = a.take("border_mode", 0)
-            if mode not in G.BORDER_CODES:
+            if mode not in BORDER_CODES:
                 raise ValueError(f"{a.name}(border_mode={mode!r}) is not supported: warpkit "
                                  f"takes 0 (constant), 1 (replicate), 2 (reflect) or 4 "
                                  f"(reflect_101)")
-            self.setting("padding", G.BORDER_CODES[mode], a.name)
+            self.setting("padding", BORDER_CODES[mode], a.name)
             fill = a.take("fill", 0.0)
             fill_mask = a.take("fill_mask", 0.0)
             if mode == 0:
@@ -95,17 +96,17 @@ class _Pipeline:
 
     def _interpolations(self, a: _Args) -> None:
         code = a.take("interpolation", 1)
-        if code not in G.INTERPOLATION_CODES:
+        if code not in INTERPOLATION_CODES:
             raise ValueError(f"{a.name}(interpolation={code!r}) is not supported: warpkit "
                              f"takes 0 (nearest), 1 (linear) or 2 (cubic)")
-        self.setting("interpolation", G.INTERPOLATION_CODES[code], a.name)
+        self.setting("interpolation", INTERPOLATION_CODES[code], a.name)
         mcode = a.take("mask_interpolation", 0)
         if self.mask_code is not None:  # Compose's overrides each transform's
             mcode = self.mask_code
-        if mcode not in G.INTERPOLATION_CODES:
+        if mcode not in INTERPOLATION_CODES:
             raise ValueError(f"{a.name}(mask_interpolation={mcode!r}) is not supported: "
                              f"warpkit takes 0 (nearest), 1 (linear) or 2 (cubic)")
-        self.setting("mask_interpolation", G.INTERPOLATION_CODES[mcode], a.name)
+        self.setting("mask_interpolation", INTERPOLATION_CODES[mcode], a.name)
 
 
 def _colour(cls: type, *keys: str) -> Callable[[_Args, _Pipeline], Transform]:
@@ -124,12 +125,6 @@ def _rgb_shift(a: _Args, pipe: _Pipeline) -> Transform:
     return _colour(C.RGBShift, "r_shift_limit", "g_shift_limit", "b_shift_limit")(a, pipe)
 
 
-def _keypoints_exact(a: _Args) -> None:
-    """albumentations' keypoint_remapping_method: warpkit moves keypoints through the field's
-    exact inverse, which both of its methods approximate."""
-    a.only("keypoint_remapping_method", "mask", "direct")
-
-
 def _flip(cls: type) -> Callable[[_Args, _Pipeline], Transform]:
     return lambda a, pipe: cls(p=a.take("p", 0.5))
 
@@ -139,19 +134,6 @@ def _hw(a: _Args) -> tuple[int, int]:
     warpkit.augment takes too."""
     h, w = a.take("size") if "size" in a.d else (a.take("height"), a.take("width"))
     return int(h), int(w)
-
-
-def _random_resized_crop(a: _Args, pipe: _Pipeline) -> Transform:
-    pipe.resampling(a, border=False)
-    a.only("area_for_downscale", None, why=" (antialias=True on the Compose shrinks smoothly)")
-    return T.RandomResizedCrop(_hw(a), scale=a.take("scale", (0.08, 1.0)),
-                               ratio=a.take("ratio", (0.75, 4 / 3)), p=a.take("p", 1.0))
-
-
-def _resize(a: _Args, pipe: _Pipeline) -> Transform:
-    pipe.resampling(a, border=False)
-    a.only("area_for_downscale", None, why=" (antialias=True on the Compose shrinks smoothly)")
-    return T.Resize(_hw(a), p=a.take("p", 1.0))
 
 
 def _crop(cls: type) -> Callable[[_Args, _Pipeline], Transform]:
@@ -165,32 +147,6 @@ def _crop(cls: type) -> Callable[[_Args, _Pipeline], Transform]:
 
 def _rotate90(a: _Args, pipe: _Pipeline) -> Transform:
     return T.RandomRotate90(p=a.take("p", 0.5))
-
-
-def _elastic(a: _Args, pipe: _Pipeline) -> Transform:
-    pipe.resampling(a)
-    _keypoints_exact(a)
-    a.only("approximate", False, True)
-    return N.ElasticTransform(alpha=a.take("alpha", 1.0), sigma=a.take("sigma", 50.0),
-                              same_dxdy=a.take("same_dxdy", False),
-                              noise_distribution=a.take("noise_distribution", "gaussian"),
-                              p=a.take("p", 0.5))
-
-
-def _grid_distortion(a: _Args, pipe: _Pipeline) -> Transform:
-    pipe.resampling(a)
-    _keypoints_exact(a)
-    return N.GridDistortion(num_steps=a.take("num_steps", 5),
-                            distort_limit=a.take("distort_limit", (-0.3, 0.3)),
-                            normalized=a.take("normalized", True), p=a.take("p", 0.5))
-
-
-def _optical_distortion(a: _Args, pipe: _Pipeline) -> Transform:
-    pipe.resampling(a)
-    _keypoints_exact(a)
-    a.only("mode", "camera", why=" (OpenCV's camera model)")
-    return N.OpticalDistortion(distort_limit=a.take("distort_limit", (-0.05, 0.05)),
-                               p=a.take("p", 0.5))
 
 
 def _normalize(a: _Args, pipe: _Pipeline) -> None:
@@ -287,13 +243,21 @@ SUPPORTED: dict[str, Callable[[_Args, _Pipeline], Transform | None]] = {
     "HorizontalFlip": _flip(T.RandomHorizontalFlip),
     "VerticalFlip": _flip(T.RandomVerticalFlip),
     "RandomRotate90": _rotate90,
-    "RandomResizedCrop": _random_resized_crop,
-    "Resize": _resize,
+    "RandomResizedCrop": _resampled(T.RandomResizedCrop, "size", "scale", "ratio",
+                                    "area_for_downscale", p=1.0, border=False),
+    "Resize": _resampled(T.Resize, "height", "width", "area_for_downscale", p=1.0, border=False),
     "CenterCrop": _crop(T.CenterCrop),
     "RandomCrop": _crop(T.RandomCrop),
-    "ElasticTransform": _elastic,
-    "GridDistortion": _grid_distortion,
-    "OpticalDistortion": _optical_distortion,
+    "Pad": _resampled(T.Pad, "padding", p=1.0, interpolations=False),
+    "ElasticTransform": _resampled(N.ElasticTransform, "alpha", "sigma", "approximate",
+                                   "same_dxdy", "noise_distribution",
+                                   "keypoint_remapping_method"),
+    "GridDistortion": _resampled(N.GridDistortion, "num_steps", "distort_limit", "normalized",
+                                 "keypoint_remapping_method"),
+    "OpticalDistortion": _resampled(N.OpticalDistortion, "distort_limit", "mode",
+                                    "keypoint_remapping_method"),
+    "ThinPlateSpline": _resampled(N.ThinPlateSpline, "scale_range", "num_control_points",
+                                  "keypoint_remapping_method"),
     "Normalize": _normalize,
     "ToTensorV2": _to_tensor,
 }
@@ -320,12 +284,12 @@ def from_albumentations(pipeline: Any) -> Compose:
     strict = d.get("strict", False)  # (_Args drops the transforms' own strict)
     a = _Args("Compose", d)
     mask_code = a.take("mask_interpolation")
-    if mask_code is not None and mask_code not in G.INTERPOLATION_CODES:
+    if mask_code is not None and mask_code not in INTERPOLATION_CODES:
         raise ValueError(f"Compose(mask_interpolation={mask_code!r}) is not supported: warpkit "
                          f"takes 0 (nearest), 1 (linear) or 2 (cubic)")
     pipe = _Pipeline(mask_code)
     if mask_code is not None:
-        pipe.setting("mask_interpolation", G.INTERPOLATION_CODES[mask_code], "Compose")
+        pipe.setting("mask_interpolation", INTERPOLATION_CODES[mask_code], "Compose")
     transforms = _transforms(a.take("transforms", []), pipe, top=True)
     kw: dict[str, Any] = {"p": a.take("p", 1.0)}
     for key in ("bbox_params", "keypoint_params"):
@@ -335,10 +299,8 @@ def from_albumentations(pipeline: Any) -> Compose:
     targets = a.take("additional_targets") or {}
     if targets:
         kw["additional_targets"] = targets
-    if a.take("seed") is not None:
-        raise ValueError("Compose(seed=...) is not kept: warpkit draws from (seed, epoch, index) "
-                         "given to each call; pass seed= there")
     kw["strict"] = bool(strict)
+    kw["seed"] = a.take("seed")  # (refused by Compose)
     for k in ("is_check_shapes", "save_applied_params", "return_params"):  # checks, reports
         a.take(k)
     a.done()

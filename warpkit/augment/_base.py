@@ -323,6 +323,85 @@ class Transform:
         return f"{type(self).__name__}({args})"
 
 
+class Resampled(Transform):
+    """A transform with albumentations' per-transform resampling arguments, which become the
+    pipeline's (:meth:`settings`)."""
+
+    #: the resampling arguments as given (replaced, never changed in place): which the
+    #: transform has (a resize no border, a pad no interpolation) and what config writes
+    _given: dict = {}
+
+    def _resampling(self, interpolation: Any, mask_interpolation: Any, border_mode: Any,
+                    fill: Any, fill_mask: Any, rotate_method: str = "largest_box") -> None:
+        """The resampling arguments, and albumentations' ``rotate_method`` for the boxes."""
+        if rotate_method != "largest_box":
+            raise ValueError(f"rotate_method={rotate_method!r} is not supported: warpkit moves "
+                             f"boxes as the box around their mapped outline ('largest_box')")
+        self.rotate_method = rotate_method
+        self._interpolations(interpolation, mask_interpolation)
+        self._border(border_mode, fill, fill_mask)
+
+    def _interpolations(self, interpolation: Any, mask_interpolation: Any) -> None:
+        """The interpolations of a transform that resamples (all but the pads)."""
+        self.interpolation = opencv_code(interpolation, INTERPOLATION_CODES, "interpolation")
+        self.mask_interpolation = opencv_code(mask_interpolation, INTERPOLATION_CODES,
+                                              "mask_interpolation")
+        self._given = {**self._given, "interpolation": interpolation,
+                       "mask_interpolation": mask_interpolation}
+
+    def _border(self, border_mode: Any, fill: Any, fill_mask: Any) -> None:
+        """The border of a transform that reads outside the image (all but the resizes)."""
+        self.border_mode = opencv_code(border_mode, BORDER_CODES, "border_mode")
+        self.fill, self.fill_mask = fill, number(fill_mask, "fill_mask")
+        self._given = {**self._given, "border_mode": border_mode, "fill": fill,
+                       "fill_mask": fill_mask}
+
+    def given_resampling(self, interpolation: Any = None, mask_interpolation: Any = None,
+                         border_mode: Any = None, fill: Any = None, fill_mask: Any = None,
+                         area_for_downscale: Any = None) -> None:
+        """albumentations' resampling arguments of a transform whose pipeline sets them unless
+        given (None: not given): those given become the pipeline's, as the others'."""
+        name = type(self).__name__
+        if area_for_downscale is not None:
+            raise ValueError(f"{name}(area_for_downscale={area_for_downscale!r}) is not "
+                             f"supported: antialias=True on the Compose shrinks smoothly")
+        given = {}
+        if interpolation is not None:
+            self.interpolation = opencv_code(interpolation, INTERPOLATION_CODES, "interpolation")
+            given["interpolation"] = interpolation
+        if mask_interpolation is not None:
+            self.mask_interpolation = opencv_code(mask_interpolation, INTERPOLATION_CODES,
+                                                  "mask_interpolation")
+            given["mask_interpolation"] = mask_interpolation
+        if border_mode is not None:
+            self.border_mode = opencv_code(border_mode, BORDER_CODES, "border_mode")
+            given["border_mode"] = border_mode
+        if fill is not None:
+            self.fill = fill
+            given["fill"] = fill
+        if fill_mask is not None:
+            self.fill_mask = number(fill_mask, "fill_mask")
+            given["fill_mask"] = fill_mask
+        self._given = {**self._given, **given}
+
+    def settings(self) -> dict:
+        g, s = self._given, {}
+        for key in ("interpolation", "mask_interpolation"):
+            if key in g:
+                s[key] = getattr(self, key)
+        if "border_mode" in g:
+            s["padding"] = self.border_mode
+        if g.get("border_mode", 0) in (0, "constant"):  # a fill counts under constant padding
+            if "fill" in g:
+                s["fill"] = self.fill
+            if "fill_mask" in g:
+                s["mask_fill"] = self.fill_mask
+        return s
+
+    def resampling_config(self) -> dict:
+        return {k: plain(v) for k, v in self._given.items()}
+
+
 def draw_step(t: Transform, rng: np.random.Generator, size: tuple[int, int],
               seen: Any = None) -> dict:
     """One step's recorded parameters: whether ``t`` applies (drawn first, always) and its

@@ -144,6 +144,11 @@ class Compose(Resampling, Transform):
             ``cv2.INTER_CUBIC``).
         strict: refuse a call's keywords that are none of its targets (else they come back
             untouched, as albumentations' ``strict=False`` passes them).
+        is_check_shapes, save_applied_params: albumentations' switches, taken as they are:
+            warpkit always checks that the targets fit the image (it moves them by its map),
+            and always returns what each sample drew (``out["params"]``).
+        seed: albumentations' pipeline seed is refused: warpkit draws from the (seed, epoch,
+            index) of each call (pass ``seed=`` there).
         output_dtype, mean, std, layout: the tensor a model eats, made by the warp itself
             (see :func:`warpkit.warp_affine`): e.g. ``output_dtype="float32", mean=(0.485,
             0.456, 0.406), std=(0.229, 0.224, 0.225), layout="CHW"``. Masks keep their dtype.
@@ -194,8 +199,13 @@ class Compose(Resampling, Transform):
                  keypoint_label_fields: Sequence[str] | None = None,
                  bbox_params: Any = None, keypoint_params: Any = None,
                  additional_targets: dict[str, str] | None = None,
-                 mask_interpolation: str | int | None = None, strict: bool = False) -> None:
+                 mask_interpolation: str | int | None = None, strict: bool = False,
+                 is_check_shapes: bool = True, seed: int | None = None,
+                 save_applied_params: bool = False) -> None:
         super().__init__(p)
+        if seed is not None:
+            raise ValueError("Compose(seed=...) is not kept: warpkit draws from the (seed, epoch, "
+                             "index) given to each call; pass seed= there")
         if mask_interpolation is not None:
             mask_interpolation = opencv_code(mask_interpolation, INTERPOLATION_CODES,
                                              "mask_interpolation")
@@ -420,7 +430,8 @@ def call_alone(t: Transform, call: dict, **settings: Any) -> dict:
 
 
 #: the keywords of Compose's constructor that a lone transform's call passes on to it
-COMPOSE_OPTIONS = frozenset(inspect.signature(Compose).parameters) - {"transforms", "p"}
+#: (not ``seed``: a call's)
+COMPOSE_OPTIONS = frozenset(inspect.signature(Compose).parameters) - {"transforms", "p", "seed"}
 
 
 def collate(samples: Sequence[Any]) -> Any:

@@ -23,8 +23,7 @@ import numpy as np
 
 from .. import geometry
 from .._checks import count, flag, number
-from ._base import (BORDER_CODES, INTERPOLATION_CODES, Transform, about_centres, crop_map,
-                    opencv_code, plain, value_range)
+from ._base import Resampled, Transform, about_centres, crop_map, plain, value_range
 from ._transforms import RandomHorizontalFlip, RandomVerticalFlip
 
 __all__ = ["Affine", "D4", "HorizontalFlip", "LongestMaxSize", "PadIfNeeded", "RandomScale",
@@ -83,54 +82,6 @@ def _axes(value: Any, arg: str, default: float, symmetric: bool = False
     return r, r
 
 
-class _Resampled(Transform):
-    """A transform with albumentations' per-transform resampling arguments, which become the
-    pipeline's (:meth:`settings`)."""
-
-    #: the resampling arguments as given (replaced, never changed in place): which the
-    #: transform has (a resize no border, a pad no interpolation) and what config writes
-    _given: dict = {}
-
-    def _resampling(self, interpolation: Any, mask_interpolation: Any, border_mode: Any,
-                    fill: Any, fill_mask: Any, rotate_method: str = "largest_box") -> None:
-        """The resampling arguments, and albumentations' ``rotate_method`` for the boxes."""
-        if rotate_method != "largest_box":
-            raise ValueError(f"rotate_method={rotate_method!r} is not supported: warpkit moves "
-                             f"boxes as the box around their mapped outline ('largest_box')")
-        self.rotate_method = rotate_method
-        self._interpolations(interpolation, mask_interpolation)
-        self._border(border_mode, fill, fill_mask)
-
-    def _interpolations(self, interpolation: Any, mask_interpolation: Any) -> None:
-        """The interpolations of a transform that resamples (all but the pads)."""
-        self.interpolation = opencv_code(interpolation, INTERPOLATION_CODES, "interpolation")
-        self.mask_interpolation = opencv_code(mask_interpolation, INTERPOLATION_CODES,
-                                        "mask_interpolation")
-        self._given = {**self._given, "interpolation": interpolation,
-                       "mask_interpolation": mask_interpolation}
-
-    def _border(self, border_mode: Any, fill: Any, fill_mask: Any) -> None:
-        """The border of a transform that reads outside the image (all but the resizes)."""
-        self.border_mode = opencv_code(border_mode, BORDER_CODES, "border_mode")
-        self.fill, self.fill_mask = fill, number(fill_mask, "fill_mask")
-        self._given = {**self._given, "border_mode": border_mode, "fill": fill,
-                       "fill_mask": fill_mask}
-
-    def settings(self) -> dict:
-        s = {}
-        if "interpolation" in self._given:
-            s.update(interpolation=self.interpolation,
-                     mask_interpolation=self.mask_interpolation)
-        if "border_mode" in self._given:
-            s["padding"] = self.border_mode
-            if self.border_mode == "constant":
-                s.update(fill=self.fill, mask_fill=self.fill_mask)
-        return s
-
-    def resampling_config(self) -> dict:
-        return {k: plain(v) for k, v in self._given.items()}
-
-
 def _balanced(lo: float, hi: float) -> list[tuple[float, float]]:
     """albumentations' balanced_scale: the parts of a zoom range below 1 and above 1, one
     drawn first with equal odds (none: the zoom is 1)."""
@@ -138,7 +89,7 @@ def _balanced(lo: float, hi: float) -> list[tuple[float, float]]:
             if r is not None]
 
 
-class Affine(_Resampled):
+class Affine(Resampled):
     """albumentations' Affine: scale, rotate, shear and translate about the image's centre.
 
     Args (albumentations 2.0.8's):
@@ -298,7 +249,7 @@ class ShiftScaleRotate(Affine):
         return {**self._own, **self.resampling_config()}
 
 
-class Rotate(_Resampled):
+class Rotate(Resampled):
     """albumentations' Rotate: an angle from ``limit`` (a number ``v``: (-v, v)) about the
     centre, the output the input's size; ``crop_border`` crops it to the largest upright
     rectangle inside the rotated image (albumentations' rule, which rounds its corners
@@ -454,7 +405,7 @@ def _resized(size: tuple[int, int], scale: float, rounding: Any = round
     return crop_map(0, 0, w, h, out), out
 
 
-class _MaxSize(_Resampled):
+class _MaxSize(Resampled):
     """albumentations' MaxSizeTransform: a resize keeping the aspect, its scale from
     ``max_size`` (an int, or a list to choose from per sample) against one side, or from
     ``max_size_hw`` = (height, width), either None."""
@@ -544,7 +495,7 @@ class SmallestMaxSize(_MaxSize):
     _both = staticmethod(max)
 
 
-class RandomScale(_Resampled):
+class RandomScale(Resampled):
     """albumentations' RandomScale: both sides scaled by one factor drawn from
     ``1 + scale_limit`` (a number v: (1 - v, 1 + v)); each side ``int(side * factor)``, as
     albumentations truncates it.
@@ -599,7 +550,7 @@ def _pad_to(side: int, minimum: int | None, divisor: int | None) -> tuple[int, i
     return 0, 0
 
 
-class PadIfNeeded(_Resampled):
+class PadIfNeeded(Resampled):
     """albumentations' PadIfNeeded: pad to at least ``min_height`` x ``min_width``, or to the
     next multiples of ``pad_height_divisor`` / ``pad_width_divisor`` (one of the two per axis),
     the image at ``position`` (``"center"``, a corner, or ``"random"``: drawn per sample). The

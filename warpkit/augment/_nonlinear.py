@@ -20,15 +20,26 @@ from .. import geometry
 from .._checks import number
 from ..engine.stages import (AxisField, Field, NonLinear, gaussian_blur, grid_points, grid_shape,
                              lens, smooth_field)
-from ._base import Transform, value_range
+from ._base import Resampled, value_range
 
 __all__ = ["ElasticTransform", "GridDistortion", "OpticalDistortion", "PiecewiseAffine",
            "ThinPlateSpline"]
 
 
-class FieldTransform(Transform):
+class FieldTransform(Resampled):
     """A transform whose map is a non-linear stage (the output keeps the input's size):
-    subclasses give :meth:`field`; its matrix is the identity."""
+    subclasses give :meth:`field`; its matrix is the identity. They take albumentations'
+    ``interpolation``, ``mask_interpolation``, ``border_mode``, ``fill`` and ``fill_mask``
+    (OpenCV's codes or warpkit's names; None: the pipeline's), which become the pipeline's as
+    the albumentations-named transforms' do, and its ``keypoint_remapping_method`` ("mask" or
+    "direct": both approximate the field's exact inverse, which warpkit moves keypoints
+    through)."""
+
+    def _albumentations(self, keypoint_remapping_method: str, **resampling: Any) -> None:
+        if keypoint_remapping_method not in ("mask", "direct"):
+            raise ValueError(f"keypoint_remapping_method must be 'mask' or 'direct', got "
+                             f"{keypoint_remapping_method!r}")
+        self.given_resampling(**resampling)
 
     def map(self, params, size):
         return geometry.identity(), size
@@ -94,8 +105,15 @@ class ElasticTransform(FieldTransform):
     """
 
     def __init__(self, alpha: float = 1.0, sigma: float = 50.0, same_dxdy: bool = False,
-                 noise_distribution: str = "gaussian", p: float = 0.5) -> None:
+                 noise_distribution: str = "gaussian", p: float = 0.5, *,
+                 approximate: bool = False, interpolation: Any = None, mask_interpolation: Any = None,
+                 border_mode: Any = None, fill: Any = None, fill_mask: Any = None,
+                 keypoint_remapping_method: str = "mask") -> None:
         super().__init__(p)
+        self.approximate = bool(approximate)  # albumentations' speed switch: one field either way
+        self._albumentations(keypoint_remapping_method, interpolation=interpolation,
+                             mask_interpolation=mask_interpolation, border_mode=border_mode,
+                             fill=fill, fill_mask=fill_mask)
         self.alpha = number(alpha, "alpha")
         self.sigma = number(sigma, "sigma")
         if self.alpha < 0 or self.sigma <= 0:
@@ -137,7 +155,7 @@ class ElasticTransform(FieldTransform):
 
     def config(self):
         return {"alpha": self.alpha, "sigma": self.sigma, "same_dxdy": self.same_dxdy,
-                "noise_distribution": self.noise_distribution}
+                "noise_distribution": self.noise_distribution, **self.resampling_config()}
 
 
 class GridDistortion(FieldTransform):
@@ -150,8 +168,13 @@ class GridDistortion(FieldTransform):
     W // num_steps)."""
 
     def __init__(self, num_steps: int = 5, distort_limit: Any = (-0.3, 0.3),
-                 normalized: bool = True, p: float = 0.5) -> None:
+                 normalized: bool = True, p: float = 0.5, *, interpolation: Any = None, mask_interpolation: Any = None,
+                 border_mode: Any = None, fill: Any = None, fill_mask: Any = None,
+                 keypoint_remapping_method: str = "mask") -> None:
         super().__init__(p)
+        self._albumentations(keypoint_remapping_method, interpolation=interpolation,
+                             mask_interpolation=mask_interpolation, border_mode=border_mode,
+                             fill=fill, fill_mask=fill_mask)
         self.num_steps = _bounded_int(num_steps, "num_steps", 1, MAX_NUM_STEPS)
         self.distort_limit = value_range(distort_limit, "distort_limit", True, -1, 1)[0]
         self.normalized = bool(normalized)
@@ -180,7 +203,7 @@ class GridDistortion(FieldTransform):
 
     def config(self):
         return {"num_steps": self.num_steps, "distort_limit": list(self.distort_limit),
-                "normalized": self.normalized}
+                "normalized": self.normalized, **self.resampling_config()}
 
 
 class OpticalDistortion(FieldTransform):
@@ -191,8 +214,17 @@ class OpticalDistortion(FieldTransform):
     kernel (in float32: within 1e-4 px of OpenCV's float64 map for ``|k| <= 0.3``).
     ``geometry.undistort_maps`` and ``warpkit.undistort`` do the same for a real camera."""
 
-    def __init__(self, distort_limit: Any = (-0.05, 0.05), p: float = 0.5) -> None:
+    def __init__(self, distort_limit: Any = (-0.05, 0.05), p: float = 0.5, *,
+                 mode: str = "camera", interpolation: Any = None, mask_interpolation: Any = None,
+                 border_mode: Any = None, fill: Any = None, fill_mask: Any = None,
+                 keypoint_remapping_method: str = "mask") -> None:
         super().__init__(p)
+        if mode != "camera":
+            raise ValueError(f"OpticalDistortion(mode={mode!r}) is not supported: warpkit takes "
+                             f"mode='camera' (OpenCV's camera model)")
+        self._albumentations(keypoint_remapping_method, interpolation=interpolation,
+                             mask_interpolation=mask_interpolation, border_mode=border_mode,
+                             fill=fill, fill_mask=fill_mask)
         self.distort_limit = value_range(distort_limit, "distort_limit", True, -1, 1)[0]
 
     def draw(self, rng, size):
@@ -204,7 +236,7 @@ class OpticalDistortion(FieldTransform):
         return lens(camera, [k, k, 0, 0, 0], new_camera)
 
     def config(self):
-        return {"distort_limit": list(self.distort_limit)}
+        return {"distort_limit": list(self.distort_limit), **self.resampling_config()}
 
 
 @functools.lru_cache(maxsize=64)
@@ -227,8 +259,13 @@ class ThinPlateSpline(FieldTransform):
     point moves up to 0.4 / 10 of the image."""
 
     def __init__(self, scale_range: Any = (0.2, 0.4), num_control_points: int = 4,
-                 p: float = 0.5) -> None:
+                 p: float = 0.5, *, interpolation: Any = None, mask_interpolation: Any = None,
+                 border_mode: Any = None, fill: Any = None, fill_mask: Any = None,
+                 keypoint_remapping_method: str = "mask") -> None:
         super().__init__(p)
+        self._albumentations(keypoint_remapping_method, interpolation=interpolation,
+                             mask_interpolation=mask_interpolation, border_mode=border_mode,
+                             fill=fill, fill_mask=fill_mask)
         self.scale_range = value_range(scale_range, "scale_range", False, 0, 1)[0]
         self.num_control_points = _bounded_int(num_control_points, "num_control_points", 2,
                                                MAX_CONTROL_POINTS)
@@ -255,7 +292,7 @@ class ThinPlateSpline(FieldTransform):
 
     def config(self):
         return {"scale_range": list(self.scale_range),
-                "num_control_points": self.num_control_points}
+                "num_control_points": self.num_control_points, **self.resampling_config()}
 
 
 def _count_range(value: Any, arg: str) -> tuple[int, int]:
@@ -290,8 +327,13 @@ class PiecewiseAffine(FieldTransform):
     (imgaug's and scikit-image's), in the kernel."""
 
     def __init__(self, scale: Any = (0.03, 0.05), nb_rows: Any = 4, nb_cols: Any = 4,
-                 absolute_scale: bool = False, p: float = 0.5) -> None:
+                 absolute_scale: bool = False, p: float = 0.5, *, interpolation: Any = None, mask_interpolation: Any = None,
+                 border_mode: Any = None, fill: Any = None, fill_mask: Any = None,
+                 keypoint_remapping_method: str = "mask") -> None:
         super().__init__(p)
+        self._albumentations(keypoint_remapping_method, interpolation=interpolation,
+                             mask_interpolation=mask_interpolation, border_mode=border_mode,
+                             fill=fill, fill_mask=fill_mask)
         self.scale = value_range(scale, "scale", False, 0, math.inf)[0]
         self.nb_rows = _count_range(nb_rows, "nb_rows")
         self.nb_cols = _count_range(nb_cols, "nb_cols")
@@ -337,7 +379,8 @@ class PiecewiseAffine(FieldTransform):
 
     def config(self):
         return {"scale": list(self.scale), "nb_rows": list(self.nb_rows),
-                "nb_cols": list(self.nb_cols), "absolute_scale": self.absolute_scale}
+                "nb_cols": list(self.nb_cols), "absolute_scale": self.absolute_scale,
+                **self.resampling_config()}
 
 
 def _tps_kernel(r2: np.ndarray) -> np.ndarray:

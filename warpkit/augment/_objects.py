@@ -23,8 +23,8 @@ import numpy as np
 
 from .. import geometry
 from .._checks import count, number
-from ._base import Transform, crop_map, plain, probability, size_arg, size_hw, value_range
-from ._geometric import _Resampled
+from ._base import (Resampled, Transform, crop_map, plain, probability, size_arg, size_hw,
+                    value_range)
 from ._targets import Seen
 
 __all__ = ["AtLeastOneBBoxRandomCrop", "BBoxSafeRandomCrop", "CropNonEmptyMaskIfExists",
@@ -132,7 +132,7 @@ class BBoxSafeRandomCrop(_CropFromTargets):
         return {"erosion_rate": self.erosion_rate}
 
 
-class RandomSizedBBoxSafeCrop(BBoxSafeRandomCrop, _Resampled):
+class RandomSizedBBoxSafeCrop(BBoxSafeRandomCrop, Resampled):
     """albumentations' RandomSizedBBoxSafeCrop: :class:`BBoxSafeRandomCrop`'s crop resized to
     (``height``, ``width``), in the same resampling.
 

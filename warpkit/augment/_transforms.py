@@ -13,7 +13,7 @@ import numpy as np
 
 from .. import geometry
 from .._checks import number
-from ._base import (Transform, about_centres, crop_map, crop_row, row_maps, size_arg, size_hw,
+from ._base import (Resampled, Transform, about_centres, crop_map, crop_row, row_maps, size_arg, size_hw,
                     size_or_hw, value_range)
 
 __all__ = ["CenterCrop", "Pad", "RandomCrop", "RandomHorizontalFlip", "RandomPerspective",
@@ -138,7 +138,17 @@ class RandomPerspective(Transform):
         return {"distortion_scale": self.distortion_scale}
 
 
-class Resize(Transform):
+def _no_pad_if_needed(name: str, pad_if_needed: bool) -> None:
+    """albumentations' crops pad a small image only with ``pad_if_needed`` (their
+    ``pad_position``, ``border_mode``, ``fill`` and ``fill_mask`` are for that padding alone,
+    unused otherwise); warpkit's crops larger than the image read the pipeline's padding, placed
+    as the crop's position says."""
+    if pad_if_needed is not False:
+        raise ValueError(f"{name}(pad_if_needed={pad_if_needed!r}) is not supported: a crop "
+                         f"larger than the image reads the pipeline's padding")
+
+
+class Resize(Resampled):
     """Resize to (height, width): albumentations' ``Resize(224, 160)`` (or ``height=``,
     ``width=``), or one ``size`` (an int: a square; ``Resize((224, 160))``, ``size=``); or so
     that the ``shorter`` or the ``longer`` side has that many pixels, keeping the aspect ratio.
@@ -152,8 +162,11 @@ class Resize(Transform):
 
     def __init__(self, size: Any = None, width: int | None = None, p: float = 1.0, *,
                  height: int | None = None, shorter: int | None = None,
-                 longer: int | None = None) -> None:
+                 longer: int | None = None, interpolation: Any = None,
+                 mask_interpolation: Any = None, area_for_downscale: Any = None) -> None:
         super().__init__(p)
+        self.given_resampling(interpolation, mask_interpolation,
+                              area_for_downscale=area_for_downscale)
         if height is not None or width is not None:
             size = size_or_hw(size, width, height)
         given = [v is not None for v in (size, shorter, longer)]
@@ -180,20 +193,23 @@ class Resize(Transform):
         return self._out(size)
 
     def config(self):
-        return {k: v for k, v in (("size", self.size and size_hw(self.size)),
-                                  ("shorter", self.shorter), ("longer", self.longer))
-                if v is not None}
+        return {**{k: v for k, v in (("size", self.size and size_hw(self.size)),
+                                     ("shorter", self.shorter), ("longer", self.longer))
+                   if v is not None}, **self.resampling_config()}
 
 
-class CenterCrop(Transform):
+class CenterCrop(Resampled):
     """The centre (height, width) of the image: albumentations' ``CenterCrop(224, 160)`` (or
     ``height=``, ``width=``), or one ``size`` (an int: a square; ``CenterCrop((224, 160))``,
     ``size=``); a crop larger than the image pads it (the pipeline's padding)."""
 
     def __init__(self, size: Any = None, width: int | None = None, p: float = 1.0, *,
-                 height: int | None = None) -> None:
+                 height: int | None = None, pad_if_needed: bool = False,
+                 pad_position: str = "center", border_mode: Any = None, fill: Any = None,
+                 fill_mask: Any = None) -> None:
         super().__init__(p)
         self.size = size_arg(size_or_hw(size, width, height), "size")
+        _no_pad_if_needed(type(self).__name__, pad_if_needed)
 
     def map(self, params, size):
         w, h = self.size
@@ -207,16 +223,19 @@ class CenterCrop(Transform):
         return {"size": size_hw(self.size)}
 
 
-class RandomCrop(Transform):
+class RandomCrop(Resampled):
     """A (height, width) crop at a random whole-pixel position: albumentations'
     ``RandomCrop(224, 160)`` (or ``height=``, ``width=``), or one ``size`` (an int: a square;
     ``RandomCrop((224, 160))``, ``size=``); a crop larger than the image places the image at a
     random position inside it, the rest padded (the pipeline's padding)."""
 
     def __init__(self, size: Any = None, width: int | None = None, p: float = 1.0, *,
-                 height: int | None = None) -> None:
+                 height: int | None = None, pad_if_needed: bool = False,
+                 pad_position: str = "center", border_mode: Any = None, fill: Any = None,
+                 fill_mask: Any = None) -> None:
         super().__init__(p)
         self.size = size_arg(size_or_hw(size, width, height), "size")
+        _no_pad_if_needed(type(self).__name__, pad_if_needed)
 
     def draw(self, rng, size):
         w, h = self.size
@@ -242,7 +261,7 @@ class RandomCrop(Transform):
         return {"size": size_hw(self.size)}
 
 
-class RandomResizedCrop(Transform):
+class RandomResizedCrop(Resampled):
     """torchvision's and albumentations' RandomResizedCrop: a box of a random ``scale`` of the
     area and aspect ``ratio`` = width / height (ten tries, then the centre crop the ratio
     allows), resized to ``size`` = (height, width) (an int: a square).
@@ -256,8 +275,12 @@ class RandomResizedCrop(Transform):
     """
 
     def __init__(self, size: Any, scale: Sequence[float] = (0.08, 1.0),
-                 ratio: Sequence[float] = (3 / 4, 4 / 3), p: float = 1.0) -> None:
+                 ratio: Sequence[float] = (3 / 4, 4 / 3), p: float = 1.0, *,
+                 interpolation: Any = None, mask_interpolation: Any = None,
+                 area_for_downscale: Any = None) -> None:
         super().__init__(p)
+        self.given_resampling(interpolation, mask_interpolation,
+                              area_for_downscale=area_for_downscale)
         self.size = size_arg(size, "size")
         self.scale = value_range(scale, "scale", False, 0, 1)[0]
         self.ratio = value_range(ratio, "ratio", False, 1e-6, math.inf)[0]
@@ -337,15 +360,18 @@ class RandomResizedCrop(Transform):
         return row_maps(plist, sizes, lambda p, s: (crop_row(*p["box"], self.size), self.size))
 
     def config(self):
-        return {"size": size_hw(self.size), "scale": list(self.scale), "ratio": list(self.ratio)}
+        return {"size": size_hw(self.size), "scale": list(self.scale), "ratio": list(self.ratio),
+                **self.resampling_config()}
 
 
-class Pad(Transform):
+class Pad(Resampled):
     """Add ``padding`` pixels around the image: one number for every side, (x, y), or (left,
     top, right, bottom); the border follows the pipeline's padding."""
 
-    def __init__(self, padding: Any, p: float = 1.0) -> None:
+    def __init__(self, padding: Any, p: float = 1.0, *, fill: Any = None, fill_mask: Any = None,
+                 border_mode: Any = None) -> None:
         super().__init__(p)
+        self.given_resampling(border_mode=border_mode, fill=fill, fill_mask=fill_mask)
         v = [padding] if isinstance(padding, numbers.Integral) else list(padding)
         if len(v) not in (1, 2, 4) or any(isinstance(x, bool) or not isinstance(x, numbers.Integral)
                                            or x < 0 for x in v):
@@ -360,4 +386,4 @@ class Pad(Transform):
         return geometry.translation(left, top), out
 
     def config(self):
-        return {"padding": self.padding}
+        return {"padding": self.padding, **self.resampling_config()}
