@@ -664,3 +664,24 @@ def test_a_lone_random_affine_takes_composes_target_options():
     np.testing.assert_array_equal(out["keypoints"], ref["keypoints"])
     np.testing.assert_array_equal(out["boxes"], ref["boxes"])
     assert abs(out["keypoints"][0][2] - 120) < 1e-9
+
+
+def test_per_channel_lists_reuse_the_model_input_values(queue):
+    """A pipeline's mean and std as lists (as JSON gives them) hit the cache of the model
+    input's values like tuples (each single-image call made them again: ~60 us of ~600); bad
+    values are still refused, named as they were given."""
+    from warpkit.engine import output
+
+    img = np.zeros((40, 50, 3), np.uint8)
+    aug = Compose([CenterCrop((20, 30))], output_dtype="float32", mean=[0.5, 0.4, 0.3],
+                  std=np.array([0.2, 0.25, 0.3]), layout="CHW")
+    first = aug(image=img, seed=0, queue=queue)["image"]
+    before = output.values_of_options.cache_info()
+    again = aug(image=img, seed=1, queue=queue)["image"]
+    after = output.values_of_options.cache_info()
+    assert (after.hits, after.misses) == (before.hits + 1, before.misses)
+    np.testing.assert_array_equal(first, again)
+    np.testing.assert_allclose(first[:, 0, 0], [-2.5, -1.6, -1.0], rtol=1e-6)
+    bad = Compose([CenterCrop((20, 30))], output_dtype="float32", mean=[0.5, float("inf"), 0])
+    with pytest.raises(ValueError, match=r"mean must be a finite number .* got \[0.5, inf, 0\]"):
+        bad(image=img, seed=0, queue=queue)

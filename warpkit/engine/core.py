@@ -17,7 +17,8 @@ from .._options import PADDINGS, Sampling
 from .coords import (COORD_AXES, COORD_FIELD, COORD_MAP, COORD_MATRIX, Coords, blocks,
                      expand_canvas, schedule, supersampling)
 from .inputs import WARP_DTYPES, matrices, pack, read_regions, stack
-from .output import PLAIN, ModelInput, fills as fills_of, model_output, values_of_options
+from .output import (PLAIN, ModelInput, fills as fills_of, model_output, options_key,
+                     values_of_options)
 from .plan import (FIXED, MAX_BLUR_RADIUS, NO_MAP, PASS_BLUR, PASS_MEAN, PASS_MOTION, PLANS,
                    WarpSpec, fixed_values, int32, int64, warp_plan)
 
@@ -60,8 +61,9 @@ def warp_by(image: Any, matrix: Any, size: Any = None, sampling: Sampling = LINE
     inv, ss, kind = _positions(src.mats if mats is None else mats, coords, wo, ho, src.B,
                                sampling.antialias)
     try:  # made once per set of options and image kind (a pipeline passes the same each call)
-        fills, out = values_of_options((sampling.fill, *model), src.C, src.dt)
-    except TypeError:  # unhashable options (lists, arrays): made each call
+        fills, out = values_of_options(options_key(sampling.fill, model), src.C, src.dt)
+    except (TypeError, ValueError):  # unhashable options (arrays of arrays): made each call;
+        # bad ones raise here, naming the values as they were given
         fills, out = fills_of(sampling.fill, src.C, src.dt), model_output(src.dt, src.C, *model)
     y_dtype, y_chw, yscale, ybias = out
     shape = src.out_shape(ho, wo)

@@ -50,6 +50,22 @@ def fills(fill: Any, channels: int, dt: np.dtype) -> list[float]:
             for v in vals]
 
 
+def options_key(fill: Any, model: ModelInput) -> tuple:
+    """(fill, output_dtype, mean, std, layout) for :func:`values_of_options`: a value per
+    channel given as a list or a 1-D array (as JSON and numpy give a mean and std) as a tuple
+    of its numbers, so that a pipeline's lists hit the cache too (their values made again
+    cost a single-image call ~60 us)."""
+    return tuple(_frozen(v) for v in (fill, *model))
+
+
+def _frozen(v: Any) -> Any:
+    if isinstance(v, np.ndarray) and v.ndim == 1:
+        v = v.tolist()
+    if isinstance(v, list) and all(isinstance(x, (int, float)) for x in v):
+        return tuple(v)
+    return v
+
+
 @functools.lru_cache(maxsize=256)
 def values_of_options(okey: tuple, channels: int, dt: np.dtype) -> tuple:
     """(fills, model_output) of hashable options ``okey`` = (fill, output_dtype, mean, std,
