@@ -128,6 +128,19 @@ def warp_family():
                 run(f"warp {np.dtype(dt)} {shape} {mode} {pad} {name_m} size={size} aa={aa}",
                     fn, img, m, size=size, interpolation=mode, padding=pad, fill=7,
                     antialias=aa)
+    # ragged batches: on CPU devices each image is read where it is (placed against a guard
+    # page: its own end is the buffer's), packed where it is a strided view ("view") or too
+    # small to hold a 32-bit word (the 1 x 1 images)
+    for k, (dt, form, mode) in enumerate(itertools.product(
+            (np.uint8, np.float32, np.uint16), forms[:5], modes)):
+        pad = pads[k % 4]
+        batch = [image(form(h, w), dt, rng) for h, w in ((1, 1), (2, 5), (7, 3), (5, 17))]
+        mats = np.stack([g.compose(g.rotation(25.0 * j, (2, 2)), g.scale(0.5 + 0.4 * j))
+                         for j in range(len(batch))])
+        run(f"warp ragged {np.dtype(dt)} {batch[-1].shape} {mode} {pad}",
+            lambda *imgs, **kw: warp_batch(list(imgs), mats, **kw), *batch,
+            size=(11, 6), interpolation=mode, padding=pad, fill=7,
+            antialias=k % 3 == 0)
 
 
 def wide_family():

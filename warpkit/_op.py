@@ -59,13 +59,16 @@ class Arg(NamedTuple):
 class Launch:
     """One kernel launch of a plan. ``batch``: host operands and a host result are bound as
     their slice ``[n0:n1]`` along the first axis (plans split batches too large for one buffer);
-    device arrays are bound whole and indexed through the launch's offsets."""
+    device arrays are bound whole and indexed through the launch's offsets. ``per_item``: a
+    call may launch it once per item of its last axis (a ragged batch read where its images
+    are, :meth:`Plan.run`'s ``"per_item"`` value)."""
 
     variant: Variant
     args: tuple
     global_size: tuple[int, ...]
     local_size: tuple[int, ...] | None
     batch: tuple[int, int] | None = None
+    per_item: bool = False
 
     def __post_init__(self) -> None:
         # where the per-call arguments go, found once (a call only fills them in)
@@ -105,7 +108,10 @@ class Plan:
         ``pending`` (a list), the waits for host results are appended to it instead of done:
         the result is valid once every one of them has been called (several calls then run
         back to back, with one wait at the end). ``out``: a host result's array, given by the
-        caller (checked by it: C-contiguous, the result's shape and dtype)."""
+        caller (checked by it: C-contiguous, the result's shape and dtype). A ``"per_item"``
+        value (a list of dicts, one per item) launches each ``per_item`` launch once per item,
+        item k with the global work offset k on its last axis and its dict's values in place
+        of the call's (each image of a ragged batch in a buffer of its own)."""
         rt = self.rt
         if self.on_device:
             for op in operands.values():
@@ -136,8 +142,18 @@ class Plan:
                         view = bound[key] = to_device(rt, op, host)
                     vals.append(view.buf)
             kernel = ln.variant.kernel(rt)
-            bind(kernel, ln, vals)
-            ev = launch(rt, kernel, ln.global_size, ln.local_size)
+            items = bound.get("per_item") if ln.per_item else None
+            if items is None:
+                bind(kernel, ln, vals)
+                ev = launch(rt, kernel, ln.global_size, ln.local_size)
+            else:  # one launch per item, back to back on the in-order queue: the last event
+                # is the last to finish
+                one = (*ln.global_size[:-1], 1)
+                at = (0,) * (len(one) - 1)
+                names = [name for _, name in ln.slots]
+                for k, own in enumerate(items):
+                    bind(kernel, ln, [own.get(n, v) for n, v in zip(names, vals)])
+                    ev = launch(rt, kernel, one, ln.local_size, (*at, k))
             if yv is not None:
                 if pending is None:
                     out.finish(yv, ev)

@@ -409,9 +409,11 @@ def vec4(values: Any, base: Any) -> np.ndarray:
 
 
 def launch(rt: Runtime, kernel: cl.Kernel, global_size: tuple[int, ...],
-           local_size: tuple[int, ...] | None) -> cl.Event:
-    """Enqueue a kernel whose arguments are set; records it under :func:`profile`."""
-    ev = cl.enqueue_nd_range_kernel(rt.queue, kernel, global_size, local_size)
+           local_size: tuple[int, ...] | None,
+           offset: tuple[int, ...] | None = None) -> cl.Event:
+    """Enqueue a kernel whose arguments are set (``offset``: the global work offset); records
+    it under :func:`profile`."""
+    ev = cl.enqueue_nd_range_kernel(rt.queue, kernel, global_size, local_size, offset)
     prof = _PROFILE.get()
     if prof is not None:
         prof.events.append((kernel.function_name, ev))

@@ -211,8 +211,10 @@ def warp_batch(images: Sequence[Any], homographies: Any, size: tuple[int, int],
                std: float | Sequence[float] | None = None,
                layout: Literal["HWC", "CHW"] = "HWC") -> Any:
     """Warp a ragged batch (a list of images of different sizes, one channel count and dtype)
-    to one output ``size``, each image with its own homography, in **one launch**: the images
-    are packed into one buffer and each output item reads its own. The result is one array
+    to one output ``size``, each image with its own homography, in **one call**: on CPU
+    devices each image is read where it is (a buffer over its memory, a launch each of one
+    kernel bound once), elsewhere the images are packed into one buffer and warped in one
+    launch, each output item reading its own. The result is one array
     (B, ho, wo, C) (or what ``output_dtype``/``layout`` make), as :func:`warp_perspective` of
     each image stacked; options as :func:`warp_perspective`'s. Lists of device arrays, or of
     images that differ in dtype or channels, are warped one by one (back to back, one wait) and

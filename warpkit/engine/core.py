@@ -39,7 +39,8 @@ def warp_by(image: Any, matrix: Any, size: Any = None, sampling: Sampling = LINE
     """warp_affine (``affine``) and warp_perspective with ``sampling`` (checked by
     :meth:`Sampling.of`) and ``model`` (the model's input); besides: crops (``src_index``: the
     image of each output item), ragged batches (``image``: a list of host arrays of one dtype
-    and channel count, packed into one buffer, ``matrix`` (B, 3, 3)), source positions from
+    and channel count, read in place or packed into one buffer (:meth:`_Input.operand`),
+    ``matrix`` (B, 3, 3)), source positions from
     maps or displacement fields instead of ``matrix`` (``coords``: remap and the non-linear
     transforms), and ``pending`` waits (:func:`warp_each`: the result comes as a function to
     call once they are done); ``into``: a host array the result is written into (the kernel
@@ -72,11 +73,14 @@ def warp_by(image: Any, matrix: Any, size: Any = None, sampling: Sampling = LINE
         restore = None  # the model's input: an array, not a picture
         if y_chw:  # channels first: (C, H, W) or (B, C, H, W); an (H, W) image has one channel
             shape = (*(shape[:1] if len(shape) == 4 else ()), src.C, ho, wo)
-    # a ragged batch on matrices packs only the pixels each output can read (a crop's region)
+    # a ragged batch is read where its images are on CPU devices (each image's own buffer,
+    # a launch each); elsewhere it is packed into one buffer, on matrices only the pixels each
+    # output can read (a crop's region)
+    in_place = ragged and src.in_place(pick_runtime(queue))
     regions = read_regions(inv, wo, ho, [(h, w) for _, h, w, _, _, _ in src.shapes],
                            sampling.pad in CLAMPED_PADS) \
-        if ragged and kind == COORD_MATRIX else None
-    x, layout_key, extra = src.operand(regions)
+        if ragged and kind == COORD_MATRIX and in_place is None else None
+    x, layout_key, extra = src.operand(regions, in_place)
     rt = pick_runtime(queue, x)
     items = src.B if src_index is None else len(src_index)
     passes = [] if colour is None else colour_passes(_colour_ops(colour, items, src.dt))
@@ -341,12 +345,42 @@ class _Input:
                              "warp_perspective")
         self.B, self.mats, self.out_shape = B, mats, out_shape
 
-    def operand(self, regions: np.ndarray | None = None) -> tuple[Any, Any, dict]:
+    def in_place(self, rt: Any) -> list | None:
+        """A ragged batch's images as buffers of their own (``CL_MEM_USE_HOST_PTR``: read where
+        they are), where ``rt``'s device reads host memory (a CPU) and every image is a
+        C-contiguous host array of at least one 32-bit word; else None (they are packed)."""
+        if not rt.zero_copy or not all(
+                isinstance(a, np.ndarray) and a.flags.c_contiguous and a.nbytes >= 4
+                for a in self.image):
+            return None
+        flags = cl.mem_flags.READ_ONLY | cl.mem_flags.USE_HOST_PTR
+        for a in self.image:
+            check_allocation(rt, a.nbytes, "an image of the batch")
+        return [cl.Buffer(rt.context, flags, hostbuf=a) for a in self.image]
+
+    def operand(self, regions: np.ndarray | None = None,
+                in_place: list | None = None) -> tuple[Any, Any, dict]:
         """(the image operand, its layout's key for the plan cache, the ragged batch's extra
-        values); a ragged batch's images packed whole, or only their ``regions``."""
+        values); a ragged batch's images packed whole, or only their ``regions``, or read where
+        they are (``in_place``: their buffers, :meth:`in_place`): one launch per image, each
+        with its own buffer and its own end (the per-item values of
+        :meth:`~warpkit._op.Plan.run`), copying nothing."""
         if not self.ragged:
             src = operand(self.arr, "image")
             return src, src.layout, {}
+        if in_place is not None:
+            C = self.C
+            self.rag = np.array([(0, h, w, w * C) for _, h, w, _, _, _ in self.shapes], np.int64)
+            sizes = [a.size for a in self.image]
+            fits = all(h < 1 << 24 and w < 1 << 24 and h * w * c < 2**31 - 4 and w * c + c >= 4
+                       for _, h, w, c, _, _ in self.shapes)
+            # (each item's dict keeps its image alive while its launch may run)
+            items = [{"X": buf, "last_word": np.int64(n - 4), "image": a}
+                     for buf, n, a in zip(in_place, sizes, self.image)]
+            extra = {"X": in_place[0], "last_word": items[0]["last_word"],
+                     "interior": np.int32(fits), "per_item": items}
+            first = self.image[0]
+            return operand(first.reshape(-1, C), "image"), ("ragged", self.dt, C), extra
         packed, self.rag = pack(self.image, self.C, regions)
         n = len(packed) * self.C
         # the 32-bit word reads of uint8 pixels: the last start inside the buffer, and whether
@@ -480,8 +514,9 @@ def warp_each(images: Sequence[Any], homographies: Sequence[Any],
 def warp_batch(images: Sequence[Any], homographies: Any, size: tuple[int, int],
                sampling: Sampling = LINEAR, **options: Any) -> Any:
     """:func:`warpkit.warp.warp_batch` with a checked ``sampling`` (its example and rules): a
-    ragged batch packed into one buffer and warped in one launch, or warped one by one and
-    stacked where it cannot be packed (device arrays, mixed kinds, Pillow images)."""
+    ragged batch warped in one call (read in place, a launch per image, on CPU devices; packed
+    into one buffer and warped in one launch elsewhere), or warped one by one and stacked
+    where it cannot be (device arrays, mixed kinds, Pillow images)."""
     images = list(images)
     if not images:
         raise ValueError("images is an empty list")

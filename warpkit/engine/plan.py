@@ -182,7 +182,7 @@ def warp_plan(rt: Runtime, src: Operand, w: WarpSpec, tw_log2: int) -> Plan:
                 np.int32(w.pad), Arg("fill"), Arg("ifill"), Arg("ss"), Arg("yscale"),
                 Arg("ybias"), *ragged)
         gsize = (round_up(w.wo, 64), w.ho, w.items)
-    warp = Launch(variant, args, gsize, (64, 1, 1))
+    warp = Launch(variant, args, gsize, (64, 1, 1), per_item=w.ragged)
     if not w.colour_passes:
         return Plan(rt, w.out_shape, ydt, on_device, (warp,))
     launches, scratch = _colour_passes(w, dt, C, store)
