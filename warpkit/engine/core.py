@@ -348,9 +348,10 @@ class _Input:
     def in_place(self, rt: Any) -> list | None:
         """A ragged batch's images as buffers of their own (``CL_MEM_USE_HOST_PTR``: read where
         they are), where ``rt``'s device reads host memory (a CPU) and every image is a
-        C-contiguous host array of at least one 32-bit word; else None (they are packed)."""
+        C-contiguous host array of at least 4 elements (a uint8 image's 32-bit word reads end
+        inside it); else None (they are packed)."""
         if not rt.zero_copy or not all(
-                isinstance(a, np.ndarray) and a.flags.c_contiguous and a.nbytes >= 4
+                isinstance(a, np.ndarray) and a.flags.c_contiguous and a.size >= 4
                 for a in self.image):
             return None
         flags = cl.mem_flags.READ_ONLY | cl.mem_flags.USE_HOST_PTR
