@@ -76,7 +76,7 @@ def warp_by(image: Any, matrix: Any, size: Any = None, sampling: Sampling = LINE
     # a ragged batch is read where its images are on CPU devices (each image's own buffer,
     # a launch each); elsewhere it is packed into one buffer, on matrices only the pixels each
     # output can read (a crop's region)
-    in_place = ragged and src.in_place(pick_runtime(queue))
+    in_place = src.in_place(pick_runtime(queue)) if ragged else None
     regions = read_regions(inv, wo, ho, [(h, w) for _, h, w, _, _, _ in src.shapes],
                            sampling.pad in CLAMPED_PADS) \
         if ragged and kind == COORD_MATRIX and in_place is None else None
@@ -369,30 +369,26 @@ class _Input:
         if not self.ragged:
             src = operand(self.arr, "image")
             return src, src.layout, {}
-        if in_place is not None:
-            C = self.C
-            self.rag = np.array([(0, h, w, w * C) for _, h, w, _, _, _ in self.shapes], np.int64)
-            sizes = [a.size for a in self.image]
-            fits = all(h < 1 << 24 and w < 1 << 24 and h * w * c < 2**31 - 4 and w * c + c >= 4
-                       for _, h, w, c, _, _ in self.shapes)
-            # (each item's dict keeps its image alive while its launch may run)
-            items = [{"X": buf, "last_word": np.int64(n - 4), "image": a}
-                     for buf, n, a in zip(in_place, sizes, self.image)]
-            extra = {"X": in_place[0], "last_word": items[0]["last_word"],
-                     "interior": np.int32(fits), "per_item": items}
-            first = self.image[0]
-            return operand(first.reshape(-1, C), "image"), ("ragged", self.dt, C), extra
-        packed, self.rag = pack(self.image, self.C, regions)
-        n = len(packed) * self.C
+        key = ("ragged", self.dt, self.C)
         # the 32-bit word reads of uint8 pixels: the last start inside the buffer, and whether
-        # the interior path's reads (4 bytes from a tap) stay inside each image's packed rows
-        # (warp_plan)
+        # the interior path's reads (4 bytes from a tap) stay inside each image's rows as the
+        # kernel reads them (warp_plan)
         widths = [w for _, _, w, _, _, _ in self.shapes] if regions is None else \
             (regions[:, 2] - regions[:, 0] + 1).tolist()
         fits = all(h < 1 << 24 and w < 1 << 24 and h * w * c < 2**31 - 4 and rw * c + c >= 4
                    for (_, h, w, c, _, _), rw in zip(self.shapes, widths))
+        if in_place is not None:
+            self.rag = np.array([(0, h, w, w * c) for _, h, w, c, _, _ in self.shapes], np.int64)
+            # (each item's dict keeps its image alive while its launch may run)
+            items = [{"X": buf, "last_word": np.int64(a.size - 4), "image": a}
+                     for buf, a in zip(in_place, self.image)]
+            extra = {"X": in_place[0], "last_word": items[0]["last_word"],
+                     "interior": np.int32(fits), "per_item": items}
+            return operand(self.image[0].reshape(-1, self.C), "image"), key, extra
+        packed, self.rag = pack(self.image, self.C, regions)
+        n = len(packed) * self.C
         extra = {"last_word": np.int64(n - 4), "interior": np.int32(fits and n >= 4)}
-        return operand(packed, "image"), ("ragged", self.dt, self.C), extra
+        return operand(packed, "image"), key, extra
 
 
 def _output_size(src: _Input, size: Any, expand: bool,
