@@ -129,22 +129,6 @@ def _flip(cls: type) -> Callable[[_Args, _Pipeline], Transform]:
     return lambda a, pipe: cls(p=a.take("p", 0.5))
 
 
-def _hw(a: _Args) -> tuple[int, int]:
-    """albumentations' (height, width) (``size``, or ``height`` and ``width``), the order
-    warpkit.augment takes too."""
-    h, w = a.take("size") if "size" in a.d else (a.take("height"), a.take("width"))
-    return int(h), int(w)
-
-
-def _crop(cls: type) -> Callable[[_Args, _Pipeline], Transform]:
-    def build(a: _Args, pipe: _Pipeline) -> Transform:
-        a.only("pad_if_needed", False, why=" (a crop larger than the image reads the padding)")
-        for k in ("pad_position", "border_mode", "fill", "fill_mask"):  # for pad_if_needed
-            a.take(k)
-        return cls(_hw(a), p=a.take("p", 1.0))
-    return build
-
-
 def _rotate90(a: _Args, pipe: _Pipeline) -> Transform:
     return T.RandomRotate90(p=a.take("p", 0.5))
 
@@ -166,7 +150,8 @@ def _to_tensor(a: _Args, pipe: _Pipeline) -> None:
 
 
 #: albumentations' name -> how to make warpkit's transform (None: a pipeline setting)
-_RESAMPLING_KEYS = ("interpolation", "mask_interpolation", "border_mode", "fill", "fill_mask")
+_INTERPOLATION_KEYS = ("interpolation", "mask_interpolation")
+_BORDER_KEYS = ("border_mode", "fill", "fill_mask")
 
 
 def _resampled(cls: type, *keys: str, p: float = 0.5, internal: tuple = (),
@@ -177,7 +162,8 @@ def _resampled(cls: type, *keys: str, p: float = 0.5, internal: tuple = (),
     and the masks'), which the pipeline takes (checked there against the others'); the
     ``internal`` keys albumentations' to_dict writes from its base class are dropped."""
     def build(a: _Args, pipe: _Pipeline) -> Transform:
-        given = {k: a.d[k] for k in _RESAMPLING_KEYS if k in a.d}
+        wanted = (_INTERPOLATION_KEYS if interpolations else ()) + (_BORDER_KEYS if border else ())
+        given = {k: a.d[k] for k in wanted if k in a.d}
         if pipe.mask_code is not None and interpolations:
             given["mask_interpolation"] = pipe.mask_code
         pipe.resampling(a, border, interpolations)
@@ -185,6 +171,10 @@ def _resampled(cls: type, *keys: str, p: float = 0.5, internal: tuple = (),
             a.take(k)
         return cls(**{k: a.take(k) for k in keys if k in a.d}, **given, p=a.take("p", p))
     return build
+
+
+#: albumentations' crops' padding arguments, for pad_if_needed (refused) alone
+_CROP_PADDING = ("pad_if_needed", "pad_position", *_BORDER_KEYS)
 
 
 SUPPORTED: dict[str, Callable[[_Args, _Pipeline], Transform | None]] = {
@@ -246,8 +236,11 @@ SUPPORTED: dict[str, Callable[[_Args, _Pipeline], Transform | None]] = {
     "RandomResizedCrop": _resampled(T.RandomResizedCrop, "size", "scale", "ratio",
                                     "area_for_downscale", p=1.0, border=False),
     "Resize": _resampled(T.Resize, "height", "width", "area_for_downscale", p=1.0, border=False),
-    "CenterCrop": _crop(T.CenterCrop),
-    "RandomCrop": _crop(T.RandomCrop),
+    # (their border_mode, fill and fill_mask serve only pad_if_needed, which they refuse)
+    "CenterCrop": _resampled(T.CenterCrop, "height", "width", *_CROP_PADDING, p=1.0,
+                             border=False, interpolations=False),
+    "RandomCrop": _resampled(T.RandomCrop, "height", "width", *_CROP_PADDING, p=1.0,
+                             border=False, interpolations=False),
     "Pad": _resampled(T.Pad, "padding", p=1.0, interpolations=False),
     "ElasticTransform": _resampled(N.ElasticTransform, "alpha", "sigma", "approximate",
                                    "same_dxdy", "noise_distribution",

@@ -338,29 +338,15 @@ class Resampled(Transform):
             raise ValueError(f"rotate_method={rotate_method!r} is not supported: warpkit moves "
                              f"boxes as the box around their mapped outline ('largest_box')")
         self.rotate_method = rotate_method
-        self._interpolations(interpolation, mask_interpolation)
-        self._border(border_mode, fill, fill_mask)
-
-    def _interpolations(self, interpolation: Any, mask_interpolation: Any) -> None:
-        """The interpolations of a transform that resamples (all but the pads)."""
-        self.interpolation = opencv_code(interpolation, INTERPOLATION_CODES, "interpolation")
-        self.mask_interpolation = opencv_code(mask_interpolation, INTERPOLATION_CODES,
-                                              "mask_interpolation")
-        self._given = {**self._given, "interpolation": interpolation,
-                       "mask_interpolation": mask_interpolation}
-
-    def _border(self, border_mode: Any, fill: Any, fill_mask: Any) -> None:
-        """The border of a transform that reads outside the image (all but the resizes)."""
-        self.border_mode = opencv_code(border_mode, BORDER_CODES, "border_mode")
-        self.fill, self.fill_mask = fill, number(fill_mask, "fill_mask")
-        self._given = {**self._given, "border_mode": border_mode, "fill": fill,
-                       "fill_mask": fill_mask}
+        self.given_resampling(interpolation, mask_interpolation, border_mode, fill, fill_mask)
 
     def given_resampling(self, interpolation: Any = None, mask_interpolation: Any = None,
                          border_mode: Any = None, fill: Any = None, fill_mask: Any = None,
                          area_for_downscale: Any = None) -> None:
-        """albumentations' resampling arguments of a transform whose pipeline sets them unless
-        given (None: not given): those given become the pipeline's, as the others'."""
+        """albumentations' resampling arguments (OpenCV's codes or warpkit's names), those
+        given becoming the pipeline's (:meth:`settings`); None: not given, the pipeline's.
+        The albumentations-named transforms pass albumentations' defaults, so theirs are
+        always given; the transforms warpkit shares with torchvision default to None."""
         name = type(self).__name__
         if area_for_downscale is not None:
             raise ValueError(f"{name}(area_for_downscale={area_for_downscale!r}) is not "
@@ -391,7 +377,7 @@ class Resampled(Transform):
                 s[key] = getattr(self, key)
         if "border_mode" in g:
             s["padding"] = self.border_mode
-        if g.get("border_mode", 0) in (0, "constant"):  # a fill counts under constant padding
+        if "border_mode" not in g or self.border_mode == "constant":  # (fills: constant only)
             if "fill" in g:
                 s["fill"] = self.fill
             if "fill_mask" in g:

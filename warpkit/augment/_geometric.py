@@ -30,9 +30,6 @@ __all__ = ["Affine", "D4", "HorizontalFlip", "LongestMaxSize", "PadIfNeeded", "R
            "Rotate", "SafeRotate", "ShiftScaleRotate", "SmallestMaxSize", "Transpose",
            "VerticalFlip"]
 
-#: OpenCV's interpolation and border codes that albumentations takes, as warpkit's names
-
-
 def affine_matrix(translate: tuple[float, float], shear: tuple[float, float],
                   scale: tuple[float, float], rotate: float,
                   centre: tuple[float, float]) -> np.ndarray:
@@ -390,12 +387,6 @@ class D4(Transform):
 
 # ---- sizing and letterbox (detection recipes) ----------------------------------------------
 
-def _no_area(value: Any, name: str) -> None:
-    if value is not None:
-        raise ValueError(f"{name}(area_for_downscale={value!r}) is not supported: "
-                         f"antialias=True on the Compose shrinks smoothly")
-
-
 def _resized(size: tuple[int, int], scale: float, rounding: Any = round
              ) -> tuple[np.ndarray, tuple[int, int]]:
     """The map and output of a resize by ``scale`` (each side ``rounding(side * scale)``, at
@@ -435,8 +426,8 @@ class _MaxSize(Resampled):
                              f"(not both), got {max_size_hw!r}")
         self.max_size_hw = None if max_size_hw is None else \
             tuple(None if v is None else count(v, f"{name} max_size_hw", 1) for v in max_size_hw)
-        self._interpolations(interpolation, mask_interpolation)
-        _no_area(area_for_downscale, name)
+        self.given_resampling(interpolation, mask_interpolation,
+                              area_for_downscale=area_for_downscale)
 
     def draw(self, rng, size):
         if isinstance(self.max_size, list):  # albumentations' choice, from the stream
@@ -514,8 +505,8 @@ class RandomScale(Resampled):
         if self.scale_limit[0] <= -1:
             raise ValueError(f"scale_limit must keep 1 + scale_limit above 0, got "
                              f"{scale_limit!r}")
-        self._interpolations(interpolation, mask_interpolation)
-        _no_area(area_for_downscale, "RandomScale")
+        self.given_resampling(interpolation, mask_interpolation,
+                              area_for_downscale=area_for_downscale)
 
     def draw(self, rng, size):
         lo, hi = self.scale_limit
@@ -583,7 +574,7 @@ class PadIfNeeded(Resampled):
         self.min_height, self.min_width = min_height, min_width
         self.pad_height_divisor, self.pad_width_divisor = pad_height_divisor, pad_width_divisor
         self.position = position
-        self._border(border_mode, fill, fill_mask)
+        self.given_resampling(border_mode=border_mode, fill=fill, fill_mask=fill_mask)
 
     def _pads(self, size: tuple[int, int]) -> tuple[tuple[int, int], tuple[int, int]]:
         """((left, right), (top, bottom)) centred, as albumentations computes them."""

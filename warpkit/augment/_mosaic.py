@@ -104,7 +104,7 @@ class Mosaic(Transform):
                              f"{list(self.grid_yx)}")
         self.interpolation = opencv_code(interpolation, INTERPOLATION_CODES, "interpolation")
         self.mask_interpolation = opencv_code(mask_interpolation, INTERPOLATION_CODES,
-                                        "mask_interpolation")
+                                              "mask_interpolation")
         self.fill = fill
         self.fill_mask = number(fill_mask, "Mosaic fill_mask")
         if not isinstance(metadata_key, str) or not metadata_key:

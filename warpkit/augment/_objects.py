@@ -146,7 +146,7 @@ class RandomSizedBBoxSafeCrop(BBoxSafeRandomCrop, Resampled):
                  interpolation: Any = 1, mask_interpolation: Any = 0, p: float = 1.0) -> None:
         super().__init__(erosion_rate, p)
         self.size = size_arg((height, width), "RandomSizedBBoxSafeCrop (height, width)")
-        self._interpolations(interpolation, mask_interpolation)
+        self.given_resampling(interpolation, mask_interpolation)
 
     def out_size(self, params, size):
         return self.size

@@ -13,8 +13,8 @@ import numpy as np
 
 from .. import geometry
 from .._checks import number
-from ._base import (Resampled, Transform, about_centres, crop_map, crop_row, row_maps, size_arg, size_hw,
-                    size_or_hw, value_range)
+from ._base import (Resampled, Transform, about_centres, crop_map, crop_row, row_maps,
+                    size_arg, size_hw, size_or_hw, value_range)
 
 __all__ = ["CenterCrop", "Pad", "RandomCrop", "RandomHorizontalFlip", "RandomPerspective",
            "RandomResizedCrop", "RandomRotate90", "RandomRotation", "RandomVerticalFlip",
@@ -198,7 +198,7 @@ class Resize(Resampled):
                    if v is not None}, **self.resampling_config()}
 
 
-class CenterCrop(Resampled):
+class CenterCrop(Transform):
     """The centre (height, width) of the image: albumentations' ``CenterCrop(224, 160)`` (or
     ``height=``, ``width=``), or one ``size`` (an int: a square; ``CenterCrop((224, 160))``,
     ``size=``); a crop larger than the image pads it (the pipeline's padding)."""
@@ -223,7 +223,7 @@ class CenterCrop(Resampled):
         return {"size": size_hw(self.size)}
 
 
-class RandomCrop(Resampled):
+class RandomCrop(Transform):
     """A (height, width) crop at a random whole-pixel position: albumentations'
     ``RandomCrop(224, 160)`` (or ``height=``, ``width=``), or one ``size`` (an int: a square;
     ``RandomCrop((224, 160))``, ``size=``); a crop larger than the image places the image at a

@@ -382,6 +382,7 @@ class _Input:
             # (each item's dict keeps its image alive while its launch may run)
             items = [{"X": buf, "last_word": np.int64(a.size - 4), "image": a}
                      for buf, a in zip(in_place, self.image)]
+            # (the call's own values are the first item's; each launch puts its item's)
             extra = {"X": in_place[0], "last_word": items[0]["last_word"],
                      "interior": np.int32(fits), "per_item": items}
             return operand(self.image[0].reshape(-1, self.C), "image"), key, extra
