@@ -260,6 +260,22 @@ def test_fork_child_pocl_gets_a_clear_error_not_a_hang():
     assert "'spawn'" in child
 
 
+def test_a_forked_child_whose_driver_lists_nothing_is_told_why(monkeypatch):
+    """NVIDIA's OpenCL (CUDA underneath) lists no platform's devices in a child forked after the
+    parent used it (seen on an H200): the child must get the fork's message, not "install a
+    device"; without the fork, the message still says how to install one."""
+    monkeypatch.setattr(devices, "list_devices", lambda: [])
+    monkeypatch.setattr(devices, "_forked_after_use", False)
+    for spec in (None, "nvidia"):
+        with pytest.raises(RuntimeError, match=r"no OpenCL device found: install one"):
+            devices.choose_device(spec)
+    monkeypatch.setattr(devices, "_forked_after_use", True)
+    for spec in (None, "nvidia"):
+        with pytest.raises(RuntimeError, match=r"forked after its parent used OpenCL, and no "
+                                               r"OpenCL device can be listed.*'spawn'"):
+            devices.choose_device(spec)
+
+
 def test_fork_child_gets_a_fresh_context_where_the_driver_allows():
     if not SIMS:
         pytest.skip("Oclgrind not installed")

@@ -142,9 +142,7 @@ def list_devices() -> list[DeviceEntry]:
 def _match(entries: list[DeviceEntry], spec: str) -> DeviceEntry:
     spec = spec.strip()
     if not entries:
-        raise RuntimeError(
-            "no OpenCL device found: install one (pip install 'warpkit[pocl]' gives a CPU device)"
-        )
+        raise _no_device()
     parts = spec.split(":")
     if all(p.isdigit() for p in parts) and 1 <= len(parts) <= 2:
         pi = int(parts[0])
@@ -184,10 +182,7 @@ def choose_device(spec: str | None = None) -> tuple[DeviceEntry, str]:
     else:
         return _match(entries, spec), f"selected {spec!r}"
     if not entries:
-        raise RuntimeError(
-            "no OpenCL device found: install one (pip install 'warpkit[pocl]' gives a CPU device), "
-            "or set WARPKIT_DEVICE"
-        )
+        raise _no_device(", or set WARPKIT_DEVICE")
     for kind in ("GPU", "CPU", "ACCELERATOR", "OTHER", "SIMULATOR"):
         for e in entries:
             if e.kind == kind:
@@ -214,12 +209,26 @@ def check_fork_safe(entry: DeviceEntry) -> None:
     """OpenCL drivers keep threads and device state that a forked child does not inherit: PoCL's
     thread pool is gone there, so a kernel would wait forever. Say so instead of hanging."""
     if _forked_after_use and not entry.is_simulator:
-        raise RuntimeError(
-            f"this process was forked after its parent used OpenCL, and {entry.name!r} on "
-            f"{entry.platform!r} cannot run in a forked child (its driver threads did not survive "
-            "the fork). Use multiprocessing's 'spawn' or 'forkserver' start method, or do not use "
-            "warpkit in the parent before forking."
-        )
+        raise _forked_error(f"{entry.name!r} on {entry.platform!r} cannot run in a forked child "
+                            "(its driver threads did not survive the fork)")
+
+
+def _forked_error(what: str) -> RuntimeError:
+    return RuntimeError(
+        f"this process was forked after its parent used OpenCL, and {what}. Use "
+        "multiprocessing's 'spawn' or 'forkserver' start method, or do not use warpkit in the "
+        "parent before forking."
+    )
+
+
+def _no_device(hint: str = "") -> RuntimeError:
+    """No device listed. In a child forked after its parent used OpenCL that is the fork's doing,
+    not a missing driver: NVIDIA's driver (CUDA underneath) lists no device there at all."""
+    if _forked_after_use:
+        return _forked_error("no OpenCL device can be listed here (the driver did not survive "
+                             "the fork)")
+    return RuntimeError(
+        f"no OpenCL device found: install one (pip install 'warpkit[pocl]' gives a CPU device){hint}")
 
 
 def _after_fork_in_child() -> None:
