@@ -8,6 +8,10 @@
  *                       BORDER_REFLECT; GridSample's reflection with align_corners=0)
  *   WK_PAD_REFLECT_101  mirrored about the edge pixels' centres: ..2 1 | 0 1 2.. (OpenCV's
  *                       BORDER_REFLECT_101; GridSample's reflection with align_corners=1)
+ *   WK_PAD_CONSTANT_EDGE (warps only) the fill where the position is outside the image's pixels
+ *                       ([-0.5, W - 0.5] x [-0.5, H - 0.5]); inside, taps past the edge repeat
+ *                       it (WK_PAD_BORDER): a resize, then a constant pad. The kernels turn it
+ *                       into WK_PAD_BORDER and a position test before these helpers see it.
  * Every index these helpers return is inside [0, d - 1], whatever tap they were given.
  *
  * Needs warpkit.h (storage types, MODE and TAPS, acc_t, WK_KEYS_WEIGHTS, CV).

@@ -388,6 +388,10 @@ __kernel void warp(__global const X_T *restrict X, long x_off, long sxb, long sx
                    WK_COLOUR_PARAM WK_WIDE_PARAM) {
     const int xo = (int)get_global_id(0), yo = (int)get_global_id(1), b = (int)get_global_id(2);
     if (xo >= Wo || yo >= Ho) return;
+    /* constant_edge: positions outside the image's pixels are the fill, taps past its edge
+     * from inside repeat the edge (sampling.h) */
+    const int edge_fill = pad == WK_PAD_CONSTANT_EDGE;
+    if (edge_fill) pad = WK_PAD_BORDER;
     __global const float *m = M + (per_image ? b * WK_MAPS_PER_ITEM * 9 : 0);
     const int ss = ssv[per_image ? b : 0];
     acc_t fills[WK_NCH];
@@ -423,10 +427,14 @@ __kernel void warp(__global const X_T *restrict X, long x_off, long sxb, long sx
             const float den = src_.x > -1e30f && src_.x < 1e30f && src_.y > -1e30f && src_.y < 1e30f;
             float x = src_.x, y = src_.y;
 #endif
-            if (!(x == x && y == y) || !(den != 0)) { /* no source point: the fill value */
-                for (int c = 0; c < C; c++) acc[c] += pad == PAD_CONSTANT ? fills[c] : 0;
+            /* no source point (or, with constant_edge, none inside the image): the fill */
+            if (!(x == x && y == y) || !(den != 0)
+                || (edge_fill && !(x >= -0.5f && x <= (float)W - 0.5f && y >= -0.5f
+                                   && y <= (float)H - 0.5f))) {
+                const int filled = pad == PAD_CONSTANT || edge_fill;
+                for (int c = 0; c < C; c++) acc[c] += filled ? fills[c] : 0;
 #if MODE == MODE_NEAREST && X_KIND == WK_INT
-                for (int c = 0; c < C; c++) raw[c] = pad == PAD_CONSTANT ? (X_T)ifills[c] : 0;
+                for (int c = 0; c < C; c++) raw[c] = filled ? (X_T)ifills[c] : 0;
 #endif
                 continue;
             }
@@ -740,6 +748,12 @@ inline __attribute__((always_inline)) void wv_sample(
     __global X_T *const yp = Y + (((long)b * Ho + yo) * Wo + xo0) * CH; /* this block's output */
 #define WV_INTERIOR(xb, x, y, sxy) wv_interior_linear_u8(xb, x, y, sxy, yp, xo0, yo, Wo, Ho WV_COL_ARG)
 #endif
+    const int edge_fill = pad == WK_PAD_CONSTANT_EDGE;
+    if (edge_fill) { /* the fill outside the image's pixels, the edge repeated past it
+                      * (sampling.h) */
+        ok &= (x >= -0.5f) & (x <= (float)W - 0.5f) & (y >= -0.5f) & (y <= (float)H - 0.5f);
+        pad = WK_PAD_BORDER;
+    }
 #if MODE == MODE_NEAREST && WK_U8 && !Y_NORM && !COLOUR
     /* nearest, every lane's pixel inside the image: copy the pixels as 32-bit words (clamped
      * to end inside the buffer, then shifted), no padding and no float round trip */
@@ -808,10 +822,10 @@ inline __attribute__((always_inline)) void wv_sample(
     WK_PER_CHANNEL(fills, float, fill, 0);
     float8 acc[CH];
     for (int c = 0; c < CH; c++) acc[c] = (float8)0;
-    /* constant padding, and no lane has a tap inside the image: all fill (common around a
-     * rotated or shrunk image) */
+    /* constant padding, and no lane has a tap inside the image (constant_edge: no lane's
+     * position is inside it): all fill (common around a rotated or shrunk image) */
     const int8 out = ~ok | (x0 < 1 - TAPS) | (x0 > W - 1) | (y0 < 1 - TAPS) | (y0 > H - 1);
-    if (pad == PAD_CONSTANT && (out.s0 & out.s1 & out.s2 & out.s3 & out.s4 & out.s5 & out.s6 & out.s7)) {
+    if ((pad == PAD_CONSTANT || edge_fill) && (out.s0 & out.s1 & out.s2 & out.s3 & out.s4 & out.s5 & out.s6 & out.s7)) {
         for (int c = 0; c < CH; c++) acc[c] = (float8)fills[c];
     } else {
     /* the column taps, once */

@@ -128,12 +128,24 @@ def warp_family():
                 run(f"warp {np.dtype(dt)} {shape} {mode} {pad} {name_m} size={size} aa={aa}",
                     fn, img, m, size=size, interpolation=mode, padding=pad, fill=7,
                     antialias=aa)
+    # constant_edge: the edge repeated from inside (taps past it), the fill outside; odd widths
+    for k, (dt, form, mode) in enumerate(itertools.product(dtypes, forms, modes)):
+        for w in range(1, 18, 2):
+            h = heights[(w + k) % len(heights)]
+            img = image(form(h, w), dt, rng)
+            for j, (name_m, m) in enumerate((("magnify", g.scale(3, 2.5, (0.4, 0.2))),
+                                             ("rot30", maps(w, h)["rot30"]))):
+                size = [None, (3 * w + 1, h + 2), (17, 3)][(w + k + j) % 3]
+                aa = (w + k + j) % 3 == 0
+                run(f"warp {np.dtype(dt)} {img.shape} {mode} constant_edge {name_m} size={size} "
+                    f"aa={aa}", warpkit.warp_affine, img, m, size=size, interpolation=mode,
+                    padding="constant_edge", fill=7, antialias=aa)
     # ragged batches: on CPU devices each image is read where it is (placed against a guard
     # page: its own end is the buffer's), packed where it is a strided view ("view") or too
     # small to hold a 32-bit word (the 1 x 1 images)
     for k, (dt, form, mode) in enumerate(itertools.product(
             (np.uint8, np.float32, np.uint16), forms[:5], modes)):
-        pad = pads[k % 4]
+        pad = (*pads, "constant_edge")[k % 5]
         batch = [image(form(h, w), dt, rng) for h, w in ((1, 1), (2, 5), (7, 3), (5, 17))]
         mats = np.stack([g.compose(g.rotation(25.0 * j, (2, 2)), g.scale(0.5 + 0.4 * j))
                          for j in range(len(batch))])

@@ -66,6 +66,74 @@ def test_affine_matches_opencv(interp, pad, dtype, channels, queue):
 
 
 @pytest.mark.parametrize("interp", list(INTERP))
+@pytest.mark.parametrize("dtype,channels", [(np.uint8, 3), (np.uint8, 1), (np.uint16, 4),
+                                            (np.float32, 2)])
+@pytest.mark.parametrize("size", [(131, 77), (29, 17)])
+def test_constant_edge_is_a_resize_then_a_constant_pad(interp, dtype, channels, size, queue):
+    """padding="constant_edge": OpenCV's resize (which repeats the edge pixels) and then a
+    constant border, in one warp: enlarged and shrunk, with an offset, every path (uint8 and
+    float32 the 8-wide kernel, uint16 the general one)."""
+    rng = np.random.default_rng([channels, len(interp), size[0]])
+    hi = 255 if dtype == np.uint8 else 60000
+    img = rng.integers(0, hi, (H, W, channels) if channels > 1 else (H, W)).astype(dtype)
+    fill = tuple(float(v) for v in rng.integers(0, hi, channels))
+    top, left, bottom, right = 7, 11, 5, 9
+    sx, sy = size[0] / W, size[1] / H
+    m = g.compose(g.from_cv2(np.array([[sx, 0, 0.5 * sx - 0.5], [0, sy, 0.5 * sy - 0.5]])),
+                  g.translation(left, top))  # (the resize first)
+    out = warpkit.warp_affine(img, m, size=(size[0] + left + right, size[1] + top + bottom),
+                              interpolation=interp, padding="constant_edge", fill=fill,
+                              queue=queue)
+    resized = cv2.resize(img, size, interpolation={"nearest": cv2.INTER_NEAREST_EXACT,
+                                                   "linear": cv2.INTER_LINEAR,
+                                                   "cubic": cv2.INTER_CUBIC}[interp])
+    ref = cv2.copyMakeBorder(resized, top, bottom, left, right, cv2.BORDER_CONSTANT,
+                             value=fill if channels > 1 else fill[0])
+    ref = ref.reshape(out.shape)
+    if interp == "nearest":
+        np.testing.assert_array_equal(out, ref)
+    else:
+        _close(out, ref, interp, dtype, f"{interp} {size}")
+    # the padding is the fill exactly; constant padding blends it into the enlarged rim
+    np.testing.assert_array_equal(out[:top].reshape(-1, channels),
+                                  np.broadcast_to(np.asarray(fill, dtype), (top * out.shape[1],
+                                                                            channels)))
+    if interp != "nearest" and size[0] > W:
+        blended = warpkit.warp_affine(img, m, size=out.shape[1::-1], interpolation=interp,
+                                      padding="constant", fill=fill, queue=queue)
+        assert not np.array_equal(blended, out)
+
+
+@pytest.mark.parametrize("interp", list(INTERP))
+def test_constant_edge_everywhere_is_border_inside_fill_outside(interp, small_queue):
+    """Under any map, constant_edge gives border padding's result where the position is inside
+    the image's pixels and the fill elsewhere (a rotation; every path, supersampling too, and
+    no invalid access on Oclgrind)."""
+    img = (np.arange(9 * 13 * 3) % 251).astype(np.uint8).reshape(9, 13, 3)
+    m = g.compose(g.rotation(33, (6, 4)), g.scale(1.7, center=(6, 4)))
+    yx = np.indices((15, 21)).reshape(2, -1).T.astype(np.float64)
+    src = g.transform_points(g.invert(m), yx[:, ::-1]).reshape(15, 21, 2)
+    lo, hi = -0.5, np.array([13, 9]) - 0.5
+    inside = ((src >= lo) & (src <= hi)).all(-1)
+    clear = ((np.abs(src - lo) > 1e-3) & (np.abs(src - hi) > 1e-3)).all(-1)  # no float ties
+    for dt in (np.uint8, np.float32, np.uint16):
+        x = img.astype(dt)
+        for aa in (False, True):
+            kw = dict(size=(21, 15), interpolation=interp, antialias=aa, queue=small_queue)
+            got = warpkit.warp_affine(x, m, padding="constant_edge", fill=(1, 2, 3), **kw)
+            border = warpkit.warp_affine(x, m, padding="border", **kw)
+            if not aa:
+                np.testing.assert_array_equal(got[inside & clear], border[inside & clear])
+                np.testing.assert_array_equal(got[~inside & clear],
+                                              np.broadcast_to(np.array([1, 2, 3], dt),
+                                                              ((~inside & clear).sum(), 3)))
+            else:  # supersampled: the fill far outside, the border's mix deep inside
+                far = ~inside & clear & (np.abs(src - np.clip(src, lo, hi)).max(-1) > 1.5)
+                np.testing.assert_array_equal(got[far], np.broadcast_to(np.array([1, 2, 3], dt),
+                                                                        (far.sum(), 3)))
+
+
+@pytest.mark.parametrize("interp", list(INTERP))
 def test_perspective_matches_opencv(interp, queue):
     rng = np.random.default_rng(3)
     img = rng.integers(0, 256, (H, W, 3), dtype=np.uint8)
@@ -176,7 +244,7 @@ def test_antialias_averages_when_shrinking(queue):
 
 @pytest.mark.parametrize("channels", [1, 2, 3, 4])
 @pytest.mark.parametrize("interp", list(INTERP))
-@pytest.mark.parametrize("pad", list(BORDER))
+@pytest.mark.parametrize("pad", [*BORDER, "constant_edge"])
 def test_fast_paths_equal_the_general_path(channels, interp, pad, queue):
     """Blocks of 8 pixels whose taps are all inside the image, or (constant padding) all outside,
     take shortcuts in the 8-wide kernel; a source whose pixels are not packed (a channel view of a
@@ -304,8 +372,9 @@ def test_non_native_byte_order(queue):
     (lambda: warpkit.warp_affine(np.zeros((4, 4), np.uint8), np.eye(3), interpolation="area"), ValueError,
      r"interpolation must be one of 'nearest', 'linear', 'cubic' \(or 'bilinear', 'bicubic'\); got 'area'"),
     (lambda: warpkit.warp_affine(np.zeros((4, 4), np.uint8), np.eye(3), padding="wrap"), ValueError,
-     r"padding must be one of 'constant', 'border', 'reflection', 'reflect_101' \(or 'zeros', "
-     r"'replicate', 'edge', 'reflect', 'symmetric', 'reflect101', 'mirror'\); got 'wrap'"),
+     r"padding must be one of 'constant', 'border', 'reflection', 'reflect_101', "
+     r"'constant_edge' \(or 'zeros', 'replicate', 'edge', 'reflect', 'symmetric', 'reflect101', "
+     r"'mirror'\); got 'wrap'"),
     (lambda: warpkit.warp_affine(np.zeros((4, 4), np.uint8), [[1, 0, 0], [0, 1, 0], [1e-3, 0, 1]]),
      ValueError, r"matrix is a perspective map .* use warp_perspective"),
     (lambda: warpkit.warp_affine(np.zeros((4, 4), np.uint8), [[1, 2, 0], [2, 4, 0], [0, 0, 1]]), ValueError,
@@ -544,7 +613,8 @@ def test_ragged_batch_is_one_launch_and_each_alone(dtype, channels, interp, smal
             np.testing.assert_array_equal(out, np.stack(each))
 
 
-@pytest.mark.parametrize("pad", ["constant", "border", "reflection", "reflect_101"])
+@pytest.mark.parametrize("pad", ["constant", "border", "reflection", "reflect_101",
+                                 "constant_edge"])
 def test_ragged_batch_packs_only_what_each_output_reads(pad, small_queue, monkeypatch):
     """Crops inside larger images (a RandomResizedCrop's maps): the packed buffer holds each
     image's region the output can read, not the whole image, and every output is what the
@@ -577,7 +647,8 @@ def test_ragged_batch_packs_only_what_each_output_reads(pad, small_queue, monkey
         np.testing.assert_array_equal(out, np.stack(each))
     whole = sum(a.shape[0] * a.shape[1] for a in imgs)
     # the folding paddings keep the last image whole, and any that a rotation takes past a border
-    assert packed and max(packed) < whole * (0.6 if pad in ("constant", "border") else 0.8), \
+    assert packed and max(packed) < whole * (0.6 if pad in ("constant", "border",
+                                                            "constant_edge") else 0.8), \
         (packed, whole)
     # the region's bounds: output 10 x 8 of a shift by (-20, -10), linear reach 3 and the 7
     # columns the kernel's last block computes past the right edge

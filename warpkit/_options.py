@@ -21,8 +21,11 @@ from typing import Any, NamedTuple
 INTERPOLATIONS = {"nearest": 0, "linear": 1, "cubic": 2}
 INTERPOLATION_ALIASES = {"bilinear": "linear", "bicubic": "cubic"}
 
-#: image paddings (warps, crops, augmentation) -> the kernels' tap padding (WK_PAD_*)
-PADDINGS = {"constant": 0, "border": 1, "reflection": 2, "reflect_101": 3}
+#: image paddings (warps, crops, augmentation) -> the kernels' tap padding (WK_PAD_*).
+#: constant_edge: the fill outside the image, and its edge pixels repeated for the taps that reach
+#: past it from a position inside (a resize, then a constant pad: OpenCV's and albumentations'
+#: letterbox)
+PADDINGS = {"constant": 0, "border": 1, "reflection": 2, "reflect_101": 3, "constant_edge": 4}
 PADDING_ALIASES = {"zeros": "constant", "replicate": "border", "edge": "border",
                    "reflect": "reflection", "symmetric": "reflection",
                    "reflect101": "reflect_101", "mirror": "reflect_101"}
@@ -48,6 +51,7 @@ KERNEL_DEFINES = {
     "WK_PAD_BORDER": PADDINGS["border"],
     "WK_PAD_REFLECT": PADDINGS["reflection"],
     "WK_PAD_REFLECT_101": PADDINGS["reflect_101"],
+    "WK_PAD_CONSTANT_EDGE": PADDINGS["constant_edge"],
     "GS_PAD_ZEROS": GRID_PADDINGS["zeros"],
     "GS_PAD_BORDER": GRID_PADDINGS["border"],
     "GS_PAD_REFLECTION": GRID_PADDINGS["reflection"],
@@ -115,5 +119,6 @@ class Sampling(NamedTuple):
 
     @property
     def constant(self) -> bool:
-        """Whether the outside is the fill (padding ``constant`` or its alias ``zeros``)."""
-        return self.pad == PADDINGS["constant"]
+        """Whether the outside is the fill (padding ``constant``, its alias ``zeros``, or
+        ``constant_edge``)."""
+        return self.pad in (PADDINGS["constant"], PADDINGS["constant_edge"])

@@ -187,6 +187,13 @@ class Transform:
         ([-1.0, 0.0, 63.0], (64, 48))
     """
 
+    #: whether each map this transform makes only scales, shifts, flips or transposes the axes
+    #: (a resize, crop, pad or flip; a colour transform makes none; a container: all it holds,
+    #: see :func:`keeps_axes`). Under constant padding a pipeline of such transforms fills only
+    #: outside the image and repeats its edge pixels inside (padding ``constant_edge``), as a
+    #: resize then a pad does; a rotation's border blends into the fill instead.
+    keeps_axes: bool = False
+
     def __init__(self, p: float = 1.0) -> None:
         self.p = probability(p)
 
@@ -490,6 +497,8 @@ class OneOf(Transform):
     """Apply one of ``transforms``, chosen with probabilities proportional to their ``p``
     (as albumentations' OneOf); the whole applies with probability ``p``."""
 
+    keeps_axes = True
+
     def __init__(self, transforms: Sequence[Transform], p: float = 1.0) -> None:
         super().__init__(p)
         self.transforms = transform_list(transforms)
@@ -524,6 +533,11 @@ class OneOf(Transform):
 
     def config(self):
         return {"transforms": [t.data() for t in self.transforms]}
+
+
+def keeps_axes(t: Transform) -> bool:
+    """Whether ``t`` and everything it holds keep the axes (:attr:`Transform.keeps_axes`)."""
+    return t.keeps_axes and all(keeps_axes(c) for c in getattr(t, "transforms", ()))
 
 
 def contains(t: Transform, cls: type) -> bool:

@@ -82,6 +82,8 @@ class ColourTransform(Transform):
     """A pointwise colour transform: no geometry (the identity map, the same size), and the
     kernel operations for its recorded parameters (:meth:`colour_ops`)."""
 
+    keeps_axes = True
+
     def map(self, params, size):
         return geometry.identity(), size
 

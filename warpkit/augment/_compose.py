@@ -96,7 +96,10 @@ class Compose(Resampling, Transform):
             antialiasing, or what the transforms set (albumentations-named ones take
             ``interpolation``, ``border_mode``, ``fill``; RandomAffine the options given to
             it): a pipeline resamples once, so two that disagree, or one that disagrees with
-            a value given here, are refused naming both.
+            a value given here, are refused naming both. Constant padding in a pipeline that
+            only resizes, crops, pads and flips is warped as ``"constant_edge"``: the fill
+            outside the image, its edge pixels repeated inside (a resize, then a pad, as
+            albumentations applies them).
         mask_fill: what masks read outside the image under constant padding (other paddings
             apply to masks as to the image); default 0 or a transform's ``fill_mask``.
         box_format: ``"xyxy"`` (pixel-edge corners, warpkit's), ``"pascal_voc"`` (the same),
@@ -183,6 +186,8 @@ class Compose(Resampling, Transform):
         >>> out["image"].shape, out["matrix"].shape                                     # doctest: +SKIP
         ((224, 224, 3), (3, 3))
     """
+
+    keeps_axes = True
 
     def __init__(self, transforms: Sequence[Transform], p: float = 1.0,
                  interpolation: str | None = None, padding: str | None = None,

@@ -15,10 +15,11 @@ import numpy as np
 
 from .._images import MAX_CHANNELS
 from .._memory import is_device_array
-from .._options import Sampling
+from .._options import PADDINGS, Sampling
 from ..engine import PLAIN, Coords, ModelInput, warp_batch, warp_by, warp_by_coords, warp_each
 from ..engine.chain import chain_coords, projective_part
 from ..engine.inputs import stack
+from ._base import keeps_axes
 from ._epochs import note_draws
 from ._colour import colour_program
 from ._dropout import has_dropout, hole_mask, in_holes, output_holes
@@ -326,6 +327,18 @@ def _out_array(out: Any, image: Any) -> np.ndarray:
     return out
 
 
+def warp_sampling(pipe) -> Sampling:
+    """The pipeline's sampling as its warps take it: constant padding in a pipeline that keeps
+    the axes (resizes, crops, pads, flips: :func:`~warpkit.augment._base.keeps_axes`) fills
+    only outside the image and repeats its edge pixels inside, as a resize then a pad does
+    (``constant_edge``): albumentations' LongestMaxSize + PadIfNeeded letterbox, its
+    RandomResizedCrop at the image's edge."""
+    s = pipe.sampling
+    if s.pad == PADDINGS["constant"] and keeps_axes(pipe):
+        return s._replace(padding="constant_edge")
+    return s
+
+
 def _apply(pipe, t: Targets, *, seed, index, epoch, params, queue, into=None) -> dict:
     ref_name = next(iter(t.images), None) or next(iter(t.masks), None)
     if ref_name is None:
@@ -410,7 +423,8 @@ def _apply(pipe, t: Targets, *, seed, index, epoch, params, queue, into=None) ->
         mats = stack([projective_part(c) for c in chains])
         fielded = chains if any(len(c) > 1 for c in chains) else None
     holes = _holes(pipe, plist, outs, t.masks, groups, kind)
-    constant = pipe.sampling.constant
+    sampling = warp_sampling(pipe)
+    constant = sampling.constant
     if constant:  # before any launch
         for m in t.masks.values():
             for item in ([m] if kind != "list" else m):
@@ -422,10 +436,10 @@ def _apply(pipe, t: Targets, *, seed, index, epoch, params, queue, into=None) ->
     for name, x in t.images.items():
         channels, dtype = _channels_dtype(x, kind)
         colour = colour_program(pipe, plist, channels, dtype)
-        opts = _Opts(pipe.sampling, model, queue, into if name == "image" else None, colour)
+        opts = _Opts(sampling, model, queue, into if name == "image" else None, colour)
         out[name] = _warp_all(x, kind, mats, outs, opts, chains=fielded) if mosaic is None \
             else mosaic.warp(name, x, chains, outs, opts)
-    mask_opts = _Opts(pipe.sampling._replace(interpolation=pipe.mask_interpolation,
+    mask_opts = _Opts(sampling._replace(interpolation=pipe.mask_interpolation,
                                              antialias=False,
                                              fill=pipe.mask_fill if constant else 0),
                       queue=queue)

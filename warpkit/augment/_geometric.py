@@ -358,6 +358,8 @@ class Transpose(Transform):
     """albumentations' Transpose (``p=0.5``): rows become columns (pixel (x, y) goes to
     (y, x)); the output is H wide and W high."""
 
+    keeps_axes = True
+
     def __init__(self, p: float = 0.5) -> None:
         super().__init__(p)
 
@@ -370,6 +372,8 @@ class D4(Transform):
     ``e`` (none), ``r90``, ``r180``, ``r270`` (turns counter-clockwise, as ``np.rot90``),
     ``v``, ``h`` (flips), ``t`` (transpose), ``hvt`` (the transpose about the other
     diagonal)."""
+
+    keeps_axes = True
 
     def __init__(self, p: float = 1.0) -> None:
         super().__init__(p)
@@ -400,6 +404,8 @@ class _MaxSize(Resampled):
     """albumentations' MaxSizeTransform: a resize keeping the aspect, its scale from
     ``max_size`` (an int, or a list to choose from per sample) against one side, or from
     ``max_size_hw`` = (height, width), either None."""
+
+    keeps_axes = True
 
     _side = staticmethod(max)  # which side max_size sets
     _both = staticmethod(min)  # how max_size_hw's two scales combine
@@ -497,6 +503,8 @@ class RandomScale(Resampled):
         (960, 720)
     """
 
+    keeps_axes = True
+
     def __init__(self, scale_limit: Any = (-0.1, 0.1), interpolation: Any = 1,
                  mask_interpolation: Any = 0, area_for_downscale: str | None = None,
                  p: float = 0.5) -> None:
@@ -554,6 +562,8 @@ class PadIfNeeded(Resampled):
                [ 0.,  1., 17.],
                [ 0.,  0.,  1.]]), (64, 64))
     """
+
+    keeps_axes = True
 
     def __init__(self, min_height: int | None = 1024, min_width: int | None = 1024,
                  pad_height_divisor: int | None = None, pad_width_divisor: int | None = None,

@@ -50,6 +50,8 @@ class _CropFromTargets(Transform):
     """A crop whose corners the draw chooses from the targets; ``draw`` without them (no
     targets given) is the draw that finds none."""
 
+    keeps_axes = True
+
     reads = frozenset({"boxes"})
 
     def draw(self, rng, size):
@@ -381,6 +383,8 @@ class RandomZoomOut(Transform):
         ...                                             "top": 50}, (640, 480))[1]
         (1280, 960)
     """
+
+    keeps_axes = True
 
     def __init__(self, fill: Any = 0, side_range: Any = (1.0, 4.0), p: float = 0.5) -> None:
         super().__init__(p)

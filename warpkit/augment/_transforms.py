@@ -24,6 +24,8 @@ __all__ = ["CenterCrop", "Pad", "RandomCrop", "RandomHorizontalFlip", "RandomPer
 class RandomHorizontalFlip(Transform):
     """Mirror left-right with probability ``p`` (pixel x goes to W - 1 - x)."""
 
+    keeps_axes = True
+
     def __init__(self, p: float = 0.5) -> None:
         super().__init__(p)
 
@@ -40,6 +42,8 @@ class RandomHorizontalFlip(Transform):
 
 class RandomVerticalFlip(Transform):
     """Mirror top-bottom with probability ``p``."""
+
+    keeps_axes = True
 
     def __init__(self, p: float = 0.5) -> None:
         super().__init__(p)
@@ -58,6 +62,8 @@ class RandomVerticalFlip(Transform):
 class RandomRotate90(Transform):
     """Turn by k quarter turns counter-clockwise, k drawn from {0, 1, 2, 3} (or ``turns``);
     odd k swap the width and height."""
+
+    keeps_axes = True
 
     def __init__(self, p: float = 0.5, turns: Sequence[int] = (0, 1, 2, 3)) -> None:
         super().__init__(p)
@@ -160,6 +166,8 @@ class Resize(Resampled):
         ((160, 224), (341, 256))
     """
 
+    keeps_axes = True
+
     def __init__(self, size: Any = None, width: int | None = None, p: float = 1.0, *,
                  height: int | None = None, shorter: int | None = None,
                  longer: int | None = None, interpolation: Any = None,
@@ -203,6 +211,8 @@ class CenterCrop(Transform):
     ``height=``, ``width=``), or one ``size`` (an int: a square; ``CenterCrop((224, 160))``,
     ``size=``); a crop larger than the image pads it (the pipeline's padding)."""
 
+    keeps_axes = True
+
     def __init__(self, size: Any = None, width: int | None = None, p: float = 1.0, *,
                  height: int | None = None, pad_if_needed: bool = False,
                  pad_position: str = "center", border_mode: Any = None, fill: Any = None,
@@ -228,6 +238,8 @@ class RandomCrop(Transform):
     ``RandomCrop(224, 160)`` (or ``height=``, ``width=``), or one ``size`` (an int: a square;
     ``RandomCrop((224, 160))``, ``size=``); a crop larger than the image places the image at a
     random position inside it, the rest padded (the pipeline's padding)."""
+
+    keeps_axes = True
 
     def __init__(self, size: Any = None, width: int | None = None, p: float = 1.0, *,
                  height: int | None = None, pad_if_needed: bool = False,
@@ -273,6 +285,8 @@ class RandomResizedCrop(Resampled):
         >>> out["image"].shape                                          # doctest: +SKIP
         (224, 160, 3)
     """
+
+    keeps_axes = True
 
     def __init__(self, size: Any, scale: Sequence[float] = (0.08, 1.0),
                  ratio: Sequence[float] = (3 / 4, 4 / 3), p: float = 1.0, *,
@@ -367,6 +381,8 @@ class RandomResizedCrop(Resampled):
 class Pad(Resampled):
     """Add ``padding`` pixels around the image: one number for every side, (x, y), or (left,
     top, right, bottom); the border follows the pipeline's padding."""
+
+    keeps_axes = True
 
     def __init__(self, padding: Any, p: float = 1.0, *, fill: Any = None, fill_mask: Any = None,
                  border_mode: Any = None) -> None:

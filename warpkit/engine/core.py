@@ -28,7 +28,7 @@ LINEAR = Sampling()
 
 #: paddings under which a tap outside the image reads its nearest edge pixel (the constant one
 #: reads it too, then weighs it out): a region clipped to the image holds every such read
-CLAMPED_PADS = (PADDINGS["constant"], PADDINGS["border"])
+CLAMPED_PADS = (PADDINGS["constant"], PADDINGS["border"], PADDINGS["constant_edge"])
 
 
 def warp_by(image: Any, matrix: Any, size: Any = None, sampling: Sampling = LINEAR, *,

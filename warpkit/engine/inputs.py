@@ -55,10 +55,11 @@ def read_regions(inv: np.ndarray, wo: int, ho: int, hw: list[tuple[int, int]],
 
     The output rectangle's corners mapped back bound the positions (a projective map whose
     denominator is positive at the corners maps the rectangle onto their convex hull), widened
-    by the taps' reach. With ``clamped`` paddings (constant, border) a tap outside the image
-    reads the nearest edge pixel, which the region clipped to the image holds; the mirrored and
-    wrapped paddings fold taps anywhere into the image, so an image they would fold keeps all
-    its pixels, as does one whose map is not finite or bends through infinity."""
+    by the taps' reach. With ``clamped`` paddings (constant, border, constant_edge) a tap
+    outside the image reads the nearest edge pixel, which the region clipped to the image
+    holds (constant_edge's positions inside the image lie inside the region: it holds the
+    hull, widened); the mirrored and wrapped paddings fold taps anywhere into the image, so an
+    image they would fold keeps all its pixels, as does one whose map is not finite or bends through infinity."""
     B = len(hw)
     H = np.array([h for h, _ in hw], np.int64)
     W = np.array([w for _, w in hw], np.int64)
