@@ -748,12 +748,10 @@ inline __attribute__((always_inline)) void wv_sample(
     __global X_T *const yp = Y + (((long)b * Ho + yo) * Wo + xo0) * CH; /* this block's output */
 #define WV_INTERIOR(xb, x, y, sxy) wv_interior_linear_u8(xb, x, y, sxy, yp, xo0, yo, Wo, Ho WV_COL_ARG)
 #endif
+    /* constant_edge: the fill outside the image's pixels, the edge repeated past it
+     * (sampling.h); the fast paths' lanes are all inside them */
     const int edge_fill = pad == WK_PAD_CONSTANT_EDGE;
-    if (edge_fill) { /* the fill outside the image's pixels, the edge repeated past it
-                      * (sampling.h) */
-        ok &= (x >= -0.5f) & (x <= (float)W - 0.5f) & (y >= -0.5f) & (y <= (float)H - 0.5f);
-        pad = WK_PAD_BORDER;
-    }
+    if (edge_fill) pad = WK_PAD_BORDER;
 #if MODE == MODE_NEAREST && WK_U8 && !Y_NORM && !COLOUR
     /* nearest, every lane's pixel inside the image: copy the pixels as 32-bit words (clamped
      * to end inside the buffer, then shifted), no padding and no float round trip */
@@ -786,6 +784,8 @@ inline __attribute__((always_inline)) void wv_sample(
         return;
     }
 #endif
+    if (edge_fill)
+        ok &= (x >= -0.5f) & (x <= (float)W - 0.5f) & (y >= -0.5f) & (y <= (float)H - 0.5f);
     x = ok ? x : (float8)-8;
     y = ok ? y : (float8)-8;
     if (WP_REFLECTING(pad)) { /* into one period [0, p): the taps are then in [-1, p + 2] */
