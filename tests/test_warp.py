@@ -127,7 +127,8 @@ def test_constant_edge_everywhere_is_border_inside_fill_outside(interp, small_qu
                 np.testing.assert_array_equal(got[~inside & clear],
                                               np.broadcast_to(np.array([1, 2, 3], dt),
                                                               ((~inside & clear).sum(), 3)))
-            else:  # supersampled: the fill far outside, the border's mix deep inside
+            else:  # supersampled: each sub-sample is tested, so only the pixels far outside
+                # are wholly the fill
                 far = ~inside & clear & (np.abs(src - np.clip(src, lo, hi)).max(-1) > 1.5)
                 np.testing.assert_array_equal(got[far], np.broadcast_to(np.array([1, 2, 3], dt),
                                                                         (far.sum(), 3)))

@@ -440,8 +440,8 @@ def _apply(pipe, t: Targets, *, seed, index, epoch, params, queue, into=None) ->
         out[name] = _warp_all(x, kind, mats, outs, opts, chains=fielded) if mosaic is None \
             else mosaic.warp(name, x, chains, outs, opts)
     mask_opts = _Opts(sampling._replace(interpolation=pipe.mask_interpolation,
-                                             antialias=False,
-                                             fill=pipe.mask_fill if constant else 0),
+                                        antialias=False,
+                                        fill=pipe.mask_fill if constant else 0),
                       queue=queue)
     for name, m in t.masks.items():
         out[name] = _warp_all(m, kind, mats, outs, mask_opts, as_mask=True, chains=fielded) \
