@@ -328,7 +328,7 @@ def augment(
                                 f"labels are written beside it")
             labels = LabelFolder(annotations, annotation_format.value)
             labels.check_some(files)
-        if getattr(aug, "padding", padding.value) not in ("constant", "zeros"):
+        if not Sampling.of(padding=getattr(aug, "padding", padding.value)).constant:
             typer.echo("warpkit: note: with padding other than constant, objects mirrored or "
                        "repeated into the border are not annotated (pass --padding constant "
                        "for detection and segmentation sets)", err=True)

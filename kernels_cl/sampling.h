@@ -24,6 +24,11 @@
 #error "build through warpkit's Runtime.program, which defines the option numbers"
 #endif
 
+/* WK_PAD_CONSTANT_EDGE's test: whether the position (x, y) lies on the image's pixels, their
+ * outer edges included (scalars: 1 or 0; vectors: -1 or 0 per lane) */
+#define WK_ON_PIXELS(x, y, W, H)                                                              \
+    (((x) >= -0.5f) & ((x) <= (float)(W) - 0.5f) & ((y) >= -0.5f) & ((y) <= (float)(H) - 0.5f))
+
 /* the mirror period of an axis of d pixels: 2d, or 2d - 2 about the pixel centres (0 for d = 1,
  * where every tap reads pixel 0) */
 inline int wk_period(int d, int pad) { return pad == WK_PAD_REFLECT ? 2 * d : 2 * d - 2; }

@@ -429,8 +429,7 @@ __kernel void warp(__global const X_T *restrict X, long x_off, long sxb, long sx
 #endif
             /* no source point (or, with constant_edge, none inside the image): the fill */
             if (!(x == x && y == y) || !(den != 0)
-                || (edge_fill && !(x >= -0.5f && x <= (float)W - 0.5f && y >= -0.5f
-                                   && y <= (float)H - 0.5f))) {
+                || (edge_fill && !WK_ON_PIXELS(x, y, W, H))) {
                 const int filled = pad == PAD_CONSTANT || edge_fill;
                 for (int c = 0; c < C; c++) acc[c] += filled ? fills[c] : 0;
 #if MODE == MODE_NEAREST && X_KIND == WK_INT
@@ -785,7 +784,7 @@ inline __attribute__((always_inline)) void wv_sample(
     }
 #endif
     if (edge_fill)
-        ok &= (x >= -0.5f) & (x <= (float)W - 0.5f) & (y >= -0.5f) & (y <= (float)H - 0.5f);
+        ok &= WK_ON_PIXELS(x, y, W, H);
     x = ok ? x : (float8)-8;
     y = ok ? y : (float8)-8;
     if (WP_REFLECTING(pad)) { /* into one period [0, p): the taps are then in [-1, p + 2] */

@@ -222,7 +222,7 @@ def test_augment_with_a_pipeline_moves_the_dataset(tmp_path):
 
     src, data = _coco_files(tmp_path)
     pipe = tmp_path / "aug.json"
-    for padding, note in (("constant", False), ("reflect_101", True)):
+    for padding, note in (("constant", False), ("constant_edge", False), ("reflect_101", True)):
         aug = Compose([RandomResizedCrop(48, scale=(0.5, 1)), RandomAffine(degrees=10)],
                       padding=padding, min_visibility=0.3)
         pipe.write_text(json.dumps(aug.to_dict()))

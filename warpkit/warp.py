@@ -26,7 +26,7 @@ __all__ = ["crop_rois", "warp_affine", "warp_batch", "warp_each", "warp_perspect
            "INTERPOLATIONS", "PADDINGS"]
 
 Interpolation = Literal["nearest", "linear", "cubic"]
-Padding = Literal["constant", "border", "reflection", "reflect_101"]
+Padding = Literal["constant", "border", "reflection", "reflect_101", "constant_edge"]
 
 _MAX_COORD = 1 << 24  # box coordinates: float32 positions are whole pixels up to here
 
@@ -59,8 +59,11 @@ def warp_affine(
         interpolation: ``"nearest"``, ``"linear"`` or ``"cubic"`` (Keys, A = -0.75, as OpenCV).
         padding: where the source is outside the image: ``"constant"`` (``fill``), ``"border"``
             (the edge pixel, OpenCV's BORDER_REPLICATE), ``"reflection"`` (mirrored about the
-            outer pixel edges, OpenCV's BORDER_REFLECT) or ``"reflect_101"`` (mirrored about
-            the edge pixels' centres, OpenCV's BORDER_REFLECT_101). Aliases such as ``"zeros"``,
+            outer pixel edges, OpenCV's BORDER_REFLECT), ``"reflect_101"`` (mirrored about
+            the edge pixels' centres, OpenCV's BORDER_REFLECT_101) or ``"constant_edge"``
+            (``fill`` outside the image's pixels, the edge pixel for taps that reach past it
+            from inside: a resize then a constant pad, as ``cv2.resize`` and
+            ``cv2.copyMakeBorder`` give). Aliases such as ``"zeros"``,
             ``"reflect"`` and ``"mirror"`` are accepted (docs/guide.md lists them).
         fill: the constant, a number or one per channel.
         expand: make the output just large enough for the whole transformed image (and move it
