@@ -76,6 +76,22 @@
 #define WK_COL_BLUR 14
 #define WK_COL_DATA 15
 #define WK_COL_MOTION 16
+/* WK_COL_HEAVY: which of the larger operations a build holds (the host's engine.core
+ * colour_groups: the groups some item's list has, and every group that launch has had in the
+ * process, so that a pipeline's builds settle on one); the others are compiled out. Each one
+ * inlined into the warp costs registers and code whether an item uses it or not (PoCL, 64
+ * photos to float32 224x224, one brightness operation per item: 4.6-5.2 ms over the warp
+ * without colour with every operation compiled in, 2.4-2.5 ms with these out). The HSV
+ * round trips are calls (noinline) for the same reason: with them inlined, an item without a
+ * hue paid 7.5 ms where it pays 2.4, and an item with one pays the same either way */
+#define WK_COLG_GAMMA 1
+#define WK_COLG_HSV 2 /* WK_COL_HUE and WK_COL_HSV */
+#define WK_COLG_NOISE 4
+#define WK_COLG_HOLE 8
+#define WK_COLG_POSTERIZE 16
+#ifndef WK_COL_HEAVY
+#define WK_COL_HEAVY 31
+#endif
 
 #if COLOUR
 #define WK_COLOUR_PARAM , __global const float *restrict COL, int ncol
@@ -159,8 +175,9 @@ inline __attribute__((always_inline)) void wk_hsv_rgb8_u8(float8 H, float8 S, fl
     *b = wk_clamp8(wk_floor8(*b * 255.0f), 0.0f, 255.0f);
 }
 
-/* albumentations' HueSaturationValue on 8-bit HSV (its float images through levels of 255) */
-inline __attribute__((always_inline)) void wk_hsv_shift8(float8 *v, int C, float dh, float ds, float dv) {
+/* albumentations' HueSaturationValue on 8-bit HSV (its float images through levels of 255); a
+ * call, not inlined (see WK_COL_HEAVY) */
+__attribute__((noinline)) void wk_hsv_shift8(float8 *v, int C, float dh, float ds, float dv) {
     const float k = 255.0f / WK_PEAK;
     float8 l[3];
     for (int c = 0; c < 3 && c < C; c++) {
@@ -187,8 +204,8 @@ inline __attribute__((always_inline)) void wk_hsv_shift8(float8 *v, int C, float
 
 /* the hue turned by `turn` of a turn (ColorJitter): integer images through OpenCV's 8-bit HSV,
  * as HueSaturationValue's hue shift (albumentations' table is the same), floats through its
- * float HSV (degrees) */
-inline __attribute__((always_inline)) void wk_hue8(float8 *v, float turn) {
+ * float HSV (degrees); a call, not inlined (see WK_COL_HEAVY) */
+__attribute__((noinline)) void wk_hue8(float8 *v, float turn) {
 #if WK_COL_INT
     wk_hsv_shift8(v, 3, 180.0f * turn, 0.0f, 0.0f);
 #else
@@ -325,7 +342,7 @@ inline __attribute__((always_inline)) void wk_colour8(float8 *v, int C, __global
         if (code == 0) break;
         if (code == WK_COL_AFFINE) {
             for (int c = 0; c < C; c++) v[c] = WK_COL_LEVEL(wk_col_clip(op[1 + c] * v[c] + op[5 + c]));
-        } else if (code == WK_COL_GAMMA) {
+        } else if ((WK_COL_HEAVY & WK_COLG_GAMMA) && code == WK_COL_GAMMA) {
             const float g = op[1];
             for (int c = 0; c < C; c++) v[c] = WK_COL_LEVEL(pow(v[c] * (1.0f / WK_PEAK), g) * WK_PEAK);
         } else if (code == WK_COL_GRAY) {
@@ -359,13 +376,13 @@ inline __attribute__((always_inline)) void wk_colour8(float8 *v, int C, __global
 #endif
                 }
             }
-        } else if (code == WK_COL_HUE) {
+        } else if ((WK_COL_HEAVY & WK_COLG_HSV) && code == WK_COL_HUE) {
             if (C >= 3) wk_hue8(v, op[1]);
-        } else if (code == WK_COL_HSV) {
+        } else if ((WK_COL_HEAVY & WK_COLG_HSV) && code == WK_COL_HSV) {
             wk_hsv_shift8(v, C, op[1], op[2], op[3]);
         } else if (code == WK_COL_AFFINE_MEAN) {
             for (int c = 0; c < C; c++) v[c] = WK_COL_LEVEL(wk_col_clip(op[1 + c] * v[c] + op[5 + c] * mean.y));
-        } else if (code == WK_COL_NOISE) {
+        } else if ((WK_COL_HEAVY & WK_COLG_NOISE) && code == WK_COL_NOISE) {
             float8 z[4];
             wk_noise_z(at, dims, wk_key(op + 1), (float2)(op[7], op[8]), z);
             const int per_channel = op[6] != 0.0f;
@@ -377,7 +394,7 @@ inline __attribute__((always_inline)) void wk_colour8(float8 *v, int C, __global
                 v[c] = wk_col_clip(v[c] + n);
 #endif
             }
-        } else if (code == WK_COL_HOLE) {
+        } else if ((WK_COL_HEAVY & WK_COLG_HOLE) && code == WK_COL_HOLE) {
             /* the products rounded apart from the sums (never fused: the host rounds as this) */
             const float4 e = vload4(0, op + 1) * (float4)((float)dims.x, (float)dims.y, (float)dims.x, (float)dims.y);
             const float4 r = floor(e + 0.5f);
@@ -411,7 +428,7 @@ inline __attribute__((always_inline)) void wk_colour8(float8 *v, int C, __global
         } else if (code == WK_COL_SOLARIZE) {
             const float t = op[1];
             for (int c = 0; c < C; c++) v[c] = v[c] >= t ? (float8)WK_PEAK - v[c] : v[c];
-        } else if (code == WK_COL_POSTERIZE) {
+        } else if ((WK_COL_HEAVY & WK_COLG_POSTERIZE) && code == WK_COL_POSTERIZE) {
             for (int c = 0; c < C; c++) {
                 /* on 8-bit levels: the image's value as a level of 255 */
                 const float8 scale = (float8)(255.0f / WK_PEAK);

@@ -213,6 +213,43 @@ def test_colour_passes_split_at_whole_image_operations():
     assert parts[1].reshape(3, -1, COLOUR_WORDS)[0, 1, 1] == 2  # values travel with their code
 
 
+def test_builds_hold_the_operation_groups_their_lists_use(queue, monkeypatch):
+    """The larger operations (gamma, HSV, noise, holes, posterize) are compiled only into builds
+    whose lists have them, or had them before in the process (so a pipeline settles on one
+    build): the same results from a build with only the groups used and from one with all."""
+    from warpkit.engine import core
+    ops = np.zeros((2, 3, core.COLOUR_WORDS), np.float32)
+    ops[0, :2, 0] = [core.COL_AFFINE, core.COL_HUE]
+    ops[1, :1, 0] = [core.COL_NOISE]
+    monkeypatch.setattr(core, "_GROUPS_SEEN", {})
+    assert core.colour_groups([ops.reshape(2, -1)]) == (2 | 4,)
+    ops[..., 0] = 0
+    ops[:, 0, 0] = core.COL_POSTERIZE
+    assert core.colour_groups([ops.reshape(2, -1)]) == (2 | 4 | 16,)  # what it had stays
+    assert core.colour_groups([np.zeros((1, 12), np.float32)] * 2) == (2 | 4 | 16, 0)
+    img = PHOTOS[0][:300, :300]
+    batch = np.stack([img, PHOTOS[1][:300, :300], PHOTOS[2][:300, :300]] * 2)
+    geo = [W.RandomResizedCrop(48), W.RandomAffine(degrees=20)]
+    cases = {0: [W.RandomBrightnessContrast(p=1), W.ToGray(p=0.5)],
+             1 | 16: [W.RandomGamma(p=1), W.Posterize(3, p=0.5)],
+             2: [W.ColorJitter(0.3, 0.3, 0.3, 0.2, p=0.7)],
+             4 | 8: [W.GaussNoise(p=0.6), W.CoarseDropout(num_holes_range=(1, 3), fill="random",
+                                                          p=0.7)]}
+    for want, steps in cases.items():
+        for dtype in (np.uint8, np.float32):
+            x = batch if dtype == np.uint8 else batch.astype(np.float32) / 255
+            pipe = W.Compose(geo + steps)
+            monkeypatch.setattr(core, "_GROUPS_SEEN", {})
+            own = pipe(image=x, seed=2, queue=queue)["image"]
+            assert core._GROUPS_SEEN[0] == want, steps
+            monkeypatch.setattr(core, "_GROUPS_SEEN", {0: 31, 1: 31})
+            np.testing.assert_array_equal(pipe(image=x, seed=2, queue=queue)["image"], own)
+            for k in range(0, 6, 2):  # a sample alone: its own groups only
+                monkeypatch.setattr(core, "_GROUPS_SEEN", {})
+                np.testing.assert_array_equal(
+                    pipe(image=x[k], seed=2, index=k, queue=queue)["image"], own[k])
+
+
 def test_channel_shuffle_is_albumentations_with_the_recorded_order(queue):
     photo = PHOTOS[1]
     pipe = W.Compose([W.ChannelShuffle(p=1)])

@@ -87,7 +87,7 @@ def warp_by(image: Any, matrix: Any, size: Any = None, sampling: Sampling = LINE
     spec = WarpSpec(shape, items, wo, ho, len(ss) > 1,
                     src_index is not None, sampling.mode, sampling.pad, max(ss) > 1,
                     None if y_dtype is None else str(y_dtype), y_chw, ragged, kind,
-                    blocks(coords), bool(passes), pass_kinds(passes))
+                    blocks(coords), bool(passes), pass_kinds(passes), colour_groups(passes))
     finite_affine, tw_log2, pf = _work_split(kind, inv, wo, ho)
     plan = PLANS.get((rt, layout_key, wants_device_result(x), spec, tw_log2),
                      lambda: warp_plan(rt, x, spec, tw_log2))
@@ -208,6 +208,31 @@ COLOUR_MEAN = (COL_CONTRAST, COL_AFFINE_MEAN)
 #: colour operations that need the whole image as they find it (its mean; the blurs: each
 #: pixel's neighbours): each starts a pass of kernels_cl/colour_pass.cl after the warp
 COLOUR_WHOLE = (*COLOUR_MEAN, COL_BLUR, COL_MOTION)
+
+
+#: the group of each colour operation's code in a build (kernels_cl/colour.h's WK_COLG_*: the
+#: larger operations, each compiled only into the builds whose group mask has it); 0: always there
+_COLOUR_GROUP = np.zeros(COL_MOTION + 1, np.int64)
+_COLOUR_GROUP[[COL_GAMMA, COL_HUE, COL_HSV, COL_NOISE, COL_HOLE, COL_POSTERIZE]] = \
+    [1, 2, 2, 4, 8, 16]
+#: every group the colour lists of this process have had, per launch (the warp's, then each
+#: pass's): a build holds them all, so a pipeline whose draws leave a group out now and then
+#: settles on one build instead of one per combination
+_GROUPS_SEEN: dict[int, int] = {}
+
+
+def colour_groups(passes: list[np.ndarray]) -> tuple[int, ...]:
+    """The WK_COL_HEAVY mask of each colour launch (``passes``: :func:`colour_passes`'s list):
+    the groups its items' operations have, and every group that launch has had in this process
+    (one build serves them: an operation compiled in and unused changes no result)."""
+    out = []
+    for k, p in enumerate(passes):
+        codes = p.reshape(p.shape[0], -1, COLOUR_WORDS)[:, :, 0].astype(np.int64)
+        groups = _COLOUR_GROUP[np.clip(codes, 0, COL_MOTION)]
+        g = int(np.bitwise_or.reduce(groups, axis=None)) | _GROUPS_SEEN.get(k, 0)
+        _GROUPS_SEEN[k] = g
+        out.append(g)
+    return tuple(out)
 
 
 def pass_kinds(passes: list[np.ndarray]) -> tuple[int, ...]:
@@ -524,10 +549,10 @@ def warp_batch(images: Sequence[Any], homographies: Any, size: tuple[int, int],
     first = [as_image(img) for img in images]
     arrays = [a for a, _ in first]
     restores = [r for _, r in first]
-    kinds = {(str(a.dtype), a.ndim, tuple(a.shape[2:])) for a in arrays}
-    if len(kinds) > 1:
+    kinds = {(a.dtype, a.ndim, a.shape[2:]) for a in arrays}  # (a dtype hashes faster than
+    if len(kinds) > 1:  # its name)
         raise ValueError("images of a batch must share their dtype and channels, got "
-                         + ", ".join(f"{d} {s or '(H, W)'}" for d, _, s in sorted(kinds)))
+                         + ", ".join(sorted(f"{d} {s or '(H, W)'}" for d, _, s in kinds)))
     if arrays[0].ndim not in (2, 3):
         raise ValueError(f"images must be (H, W) or (H, W, C) each, got {arrays[0].shape}")
     packable = all(isinstance(a, np.ndarray) for a in arrays)

@@ -52,6 +52,9 @@ class WarpSpec:
     # the colour passes after the warp (kernels_cl/colour_pass.cl): each one's kind
     # (PASS_MEAN | PASS_BLUR | PASS_MOTION)
     colour_passes: tuple[int, ...] = ()
+    # each colour launch's groups of larger operations (the warp's, then each pass's): the
+    # WK_COL_HEAVY of its build (kernels_cl/colour.h; engine.core.colour_groups)
+    colour_groups: tuple[int, ...] = ()
 
 
 PLANS = PlanCache()
@@ -135,7 +138,7 @@ def warp_plan(rt: Runtime, src: Operand, w: WarpSpec, tw_log2: int) -> Plan:
     if not w.colour_passes:  # else the warp stores the image as it is, the last pass the result
         defines.update(store)
     if w.colour:
-        defines["COLOUR"] = 1
+        defines.update(COLOUR=1, WK_COL_HEAVY=w.colour_groups[0])
     common = (Arg("X"), np.int64(x_off), *(np.int64(v) for v in strides), np.int32(H),
               np.int32(W))
     indexing = (Arg("M"), np.int32(w.per_image), Arg("index"), np.int32(w.indexed))
@@ -216,6 +219,7 @@ def _colour_passes(w: WarpSpec, dt: np.dtype, C: int, store: dict) -> tuple[tupl
         blur = bool(kind & PASS_BLUR)
         defines = {**VALUE_TYPES[dt].defines("X"), **(store if last else {}), "CH": C,
                    "BLUR": int(blur), "MOTION": int(bool(kind & PASS_MOTION)),
+                   "WK_COL_HEAVY": w.colour_groups[k],
                    **({"CP_RMAX": MAX_BLUR_RADIUS} if blur else {})}
         if kind & PASS_MEAN:
             mean = Variant.of("colour_pass.cl", "colour_mean", **defines)
