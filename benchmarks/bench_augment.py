@@ -2,10 +2,11 @@
 scale 0.9-1.1) + normalisation to float32 CHW, on a ragged list of 64 photos of 400-640 px,
 without and with targets (a mask, 10 boxes, 17 keypoints per image); images/s.
 
-warpkit per batch (one pipeline call for the list) and per sample (64 calls); albumentations 2 in
-one process (OpenCV on 2 threads), and on 2 ideal cores: its time with OpenCV on one thread,
-halved (perfect scaling over 2 worker processes, with no cost to send the results back: its
-best case; a real pool pickles 38 MB of float32 per batch back to the parent); kornia 0.9 on the CPU, one call per photo (its batches need one size).
+warpkit per batch (one pipeline call for the list) and per sample (64 calls, results in a list as
+albumentations' are); albumentations 2 in one process (OpenCV on 2 threads), and on 2 ideal
+cores: its time with OpenCV on one thread, halved (perfect scaling over 2 worker processes, with
+no cost to send the results back: its best case; a real pool pickles 38 MB of float32 per batch
+back to the parent); kornia 0.9 on the CPU, one call per photo (its batches need one size).
 Besides: warpkit through warpkit.augment.batches (one batch prepared ahead), the raw warp of
 the same batch with its maps made beforehand (what the pipeline adds to a warp), albumentations
 in a real torch DataLoader with 2 workers (timed alone: its workers run ahead), and the device
@@ -84,12 +85,14 @@ def warpkit_runs(data, targets: bool):
         return np.asarray(out["image"])
 
     def per_sample():
+        """64 calls of one sample each, their results in a list as albumentations' are (a
+        stack to one batch is the DataLoader's collation, on either side: ~8 ms for 38 MB)."""
         epoch[0] += 1
         outs = []
         for i, d in enumerate(data):
             t = dict(mask=d[1], boxes=d[2], labels=d[3], keypoints=d[4]) if targets else {}
             outs.append(pipe(image=d[0], seed=0, epoch=epoch[0], index=i, **t)["image"])
-        return np.stack(outs)
+        return outs
 
     def raw_warp():
         """The same batch's warp alone, its maps made beforehand (what the pipeline adds to a

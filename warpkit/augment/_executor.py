@@ -689,7 +689,7 @@ def _kind(item: Any) -> tuple:
     shape = getattr(item, "shape", None)
     if shape is None:  # a Pillow image
         return type(item), getattr(item, "mode", None)
-    return type(item), str(item.dtype), tuple(shape[2:])
+    return type(item), item.dtype, tuple(shape[2:])  # (a dtype hashes faster than its name)
 
 
 def _mask_work(a: Any):
