@@ -78,6 +78,69 @@ def test_torch_batches_are_channels_first():
                                   CutMix(num_classes=5)(images, np.arange(5), seed=7)[0])
 
 
+def _reference(images, params, cut):
+    """torchvision's formulas as written, on the whole batch rolled by one (the arrays the
+    sample-by-sample mix must equal, bit for bit)."""
+    rolled = np.roll(images, 1, 0)
+    if cut:
+        x1, y1, x2, y2 = params["box"]
+        out = images.copy()
+        out[:, y1:y2, x1:x2] = rolled[:, y1:y2, x1:x2]
+        return out
+    lam = params["lam"]
+    x = np.asarray(images, np.float32)
+    mixed = x * np.float32(lam) + np.asarray(rolled, np.float32) * np.float32(1.0 - lam)
+    if np.issubdtype(images.dtype, np.floating):
+        return mixed.astype(images.dtype)
+    info = np.iinfo(images.dtype)
+    return np.clip(np.rint(mixed), info.min, info.max).astype(images.dtype)
+
+
+@pytest.mark.parametrize("dtype", [np.uint8, np.uint16, np.float16, np.float32, np.float64])
+def test_sample_by_sample_and_in_place_are_the_whole_batch_formula(dtype):
+    rng = np.random.default_rng(1)
+    raw = rng.random((6, 20, 24, 3)) * (1 if np.issubdtype(dtype, np.floating) else 300)
+    images = raw.astype(dtype)  # uint8 wraps past 255: any values
+    for mix, cut in ((MixUp(num_classes=6), False), (CutMix(num_classes=6), True)):
+        for seed in range(4):
+            params = mix.sample((20, 24), seed)
+            want = _reference(images, params, cut)
+            kept = images.copy()
+            got, soft = mix.apply(images, np.arange(6), params)
+            np.testing.assert_array_equal(got, want)
+            np.testing.assert_array_equal(images, kept)  # the input is left as it was
+            chw = np.ascontiguousarray(images.transpose(0, 3, 1, 2))
+            got_chw, _ = mix.apply(chw, np.arange(6), params, layout="CHW")
+            np.testing.assert_array_equal(got_chw.transpose(0, 2, 3, 1), want)
+            mine = images.copy()
+            same, soft2 = mix.apply(mine, np.arange(6), params, inplace=True)
+            assert same is mine
+            np.testing.assert_array_equal(mine, want)
+            np.testing.assert_array_equal(soft2, soft)
+    torch = pytest.importorskip("torch")
+    if dtype in (np.uint16,):
+        return
+    t = torch.from_numpy(images).permute(0, 3, 1, 2).contiguous()
+    for mix in (MixUp(num_classes=6), CutMix(num_classes=6)):
+        a, _ = mix(t, torch.arange(6), seed=5)
+        b = t.clone()
+        c, _ = mix(b, torch.arange(6), seed=5, inplace=True)
+        assert c is b and torch.equal(a, b)
+        # torch's own arithmetic on the rolled batch
+        p = mix.sample((20, 24), 5)
+        if "box" in p:
+            x1, y1, x2, y2 = p["box"]
+            ref = t.clone()
+            ref[..., y1:y2, x1:x2] = t.roll(1, 0)[..., y1:y2, x1:x2]
+        else:
+            x = t.float()
+            ref = x * p["lam"] + x.roll(1, 0) * (1.0 - p["lam"])
+            if not t.dtype.is_floating_point:
+                ref = ref.round().clamp(0, 255)
+            ref = ref.to(t.dtype)
+        assert torch.equal(a, ref)
+
+
 def test_after_a_pipeline_and_with_soft_labels():
     aug = Compose([RandomResizedCrop(32)], output_dtype="float32", mean=0.5, std=0.25,
                   layout="CHW")

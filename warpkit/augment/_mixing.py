@@ -65,13 +65,16 @@ class _Mix:
         return {"lam": float(rng.beta(self.alpha, self.alpha))}
 
     def __call__(self, images: Any, labels: Any, *, seed: int | None = None, epoch: int = 0,
-                 index: int = 0, layout: str | None = None) -> tuple[Any, Any]:
+                 index: int = 0, layout: str | None = None,
+                 inplace: bool = False) -> tuple[Any, Any]:
         """(mixed images, soft labels) for a batch and its labels; without ``seed``, one is
-        drawn."""
+        drawn. ``inplace``: the images are mixed in ``images`` itself (a pipeline's output
+        batch, which nothing else holds), without a copy of the batch."""
         _, h, w = self._hw(images, layout)
         if seed is None:
             seed = int(np.random.SeedSequence().generate_state(1)[0])
-        return self.apply(images, labels, self.sample((h, w), seed, epoch, index), layout=layout)
+        return self.apply(images, labels, self.sample((h, w), seed, epoch, index), layout=layout,
+                          inplace=inplace)
 
     def _labels(self, labels: Any, n: int) -> Any:
         """(B, num_classes) float32 of class indices or soft labels, as the batch's kind."""
@@ -105,17 +108,47 @@ class _Mix:
         return y * lam + rolled * (1.0 - lam)
 
 
-def _store(mixed: Any, like: Any) -> Any:
-    """``mixed`` (float) in ``like``'s dtype: integers rounded and clipped to their range."""
-    if _is_torch(like):
-        if like.dtype.is_floating_point:
-            return mixed.to(like.dtype)
-        info = sys.modules["torch"].iinfo(like.dtype)
-        return mixed.round().clamp(info.min, info.max).to(like.dtype)
-    if np.issubdtype(like.dtype, np.floating):
-        return mixed.astype(like.dtype, copy=False)
-    info = np.iinfo(like.dtype)
-    return np.clip(np.rint(mixed), info.min, info.max).astype(like.dtype)
+def _as_float(x: Any) -> Any:
+    """A sample as float32 (numpy or torch; no copy where it is float32 already)."""
+    return x.float() if _is_torch(x) else np.asarray(x, np.float32)
+
+
+def _store(mixed: Any, into: Any) -> None:
+    """Write ``mixed`` (float32) into ``into`` (a sample of the batch's kind and dtype):
+    integers rounded (halves to even) and clipped to their range."""
+    if _is_torch(into):
+        if not into.dtype.is_floating_point:
+            info = sys.modules["torch"].iinfo(into.dtype)
+            mixed = mixed.round().clamp(info.min, info.max)
+        into.copy_(mixed)
+        return
+    if not np.issubdtype(into.dtype, np.floating):
+        info = np.iinfo(into.dtype)
+        mixed = np.clip(np.rint(mixed, out=mixed), info.min, info.max, out=mixed)
+    into[...] = mixed
+
+
+def _rolled(images: Any, out: Any, each: Any) -> Any:
+    """``out`` (``images`` itself, or a new batch of its kind) with sample k made by
+    ``each(sample k, sample k - 1, out's sample k)`` for every k, sample -1 being the last
+    (the batch rolled by one, as torchvision rolls it). Sample by sample from the last down,
+    the last one's old value kept aside where it is overwritten: no rolled copy of the batch,
+    no temporary larger than a sample."""
+    last = images[-1]
+    if out is images:
+        last = last.clone() if _is_torch(images) else np.array(last, copy=True)
+    for k in range(images.shape[0] - 1, -1, -1):
+        each(images[k], images[k - 1] if k else last, out[k])
+    return out
+
+
+def _new(images: Any, inplace: bool, copy: bool) -> Any:
+    """Where a mix goes: ``images`` itself (``inplace``), a copy of it, or an empty batch."""
+    if inplace:
+        return images
+    if _is_torch(images):
+        return images.clone() if copy else sys.modules["torch"].empty_like(images)
+    return np.array(images, copy=True) if copy else np.empty_like(images)
 
 
 class MixUp(_Mix):
@@ -132,18 +165,24 @@ class MixUp(_Mix):
         ([150, 50], [[0.75, 0.0, 0.25], [0.25, 0.0, 0.75]])
     """
 
-    def apply(self, images: Any, labels: Any, params: dict, *,
-              layout: str | None = None) -> tuple[Any, Any]:
-        """The mix of these numbers (:meth:`sample`'s)."""
+    def apply(self, images: Any, labels: Any, params: dict, *, layout: str | None = None,
+              inplace: bool = False) -> tuple[Any, Any]:
+        """The mix of these numbers (:meth:`sample`'s); ``inplace``: into ``images`` itself
+        (a pipeline's own output batch: no copy of it is made)."""
         self._hw(images, layout)
         lam = float(params["lam"])
         if _is_torch(images):
-            x = images.float()
-            mixed = x * lam + x.roll(1, 0) * (1.0 - lam)
+            a, b = lam, 1.0 - lam  # torch takes Python numbers as the tensor's type
         else:
-            x = np.asarray(images, np.float32)
-            mixed = x * np.float32(lam) + np.roll(x, 1, 0) * np.float32(1.0 - lam)
-        return _store(mixed, images), self._mixed_labels(labels, images.shape[0], lam)
+            a, b = np.float32(lam), np.float32(1.0 - lam)
+
+        def mix(x, prev, into):
+            m = _as_float(x) * a
+            m += _as_float(prev) * b
+            _store(m, into)
+
+        return (_rolled(images, _new(images, inplace, False), mix),
+                self._mixed_labels(labels, images.shape[0], lam))
 
 
 class CutMix(_Mix):
@@ -170,16 +209,19 @@ class CutMix(_Mix):
         return {"lam": lam, "box": [x1, y1, x2, y2],
                 "lam_adjusted": 1.0 - (x2 - x1) * (y2 - y1) / (w * h)}
 
-    def apply(self, images: Any, labels: Any, params: dict, *,
-              layout: str | None = None) -> tuple[Any, Any]:
-        """The cut and paste of these numbers (:meth:`sample`'s)."""
+    def apply(self, images: Any, labels: Any, params: dict, *, layout: str | None = None,
+              inplace: bool = False) -> tuple[Any, Any]:
+        """The cut and paste of these numbers (:meth:`sample`'s); ``inplace``: into ``images``
+        itself (only the boxes move: no copy of the batch)."""
         layout, h, w = self._hw(images, layout)
         x1, y1, x2, y2 = (int(v) for v in params["box"])
         if not (0 <= x1 <= x2 <= w and 0 <= y1 <= y2 <= h):
             raise ValueError(f"CutMix box {params['box']} does not lie in the {w}x{h} images")
-        out = images.clone() if _is_torch(images) else np.array(images, copy=True)
-        rolled = images.roll(1, 0) if _is_torch(images) else np.roll(images, 1, 0)
-        where = (Ellipsis, slice(y1, y2), slice(x1, x2)) if layout == "CHW" else \
-            (slice(None), slice(y1, y2), slice(x1, x2))
-        out[where] = rolled[where]
+        box = (Ellipsis, slice(y1, y2), slice(x1, x2)) if layout == "CHW" else \
+            (slice(y1, y2), slice(x1, x2))
+
+        def paste(x, prev, into):
+            into[box] = prev[box]
+
+        out = _rolled(images, _new(images, inplace, True), paste)
         return out, self._mixed_labels(labels, images.shape[0], float(params["lam_adjusted"]))
