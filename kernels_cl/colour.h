@@ -79,11 +79,12 @@
 /* WK_COL_HEAVY: which of the larger operations a build holds (the host's engine.core
  * colour_groups: the groups some item's list has, and every group that launch has had in the
  * process, so that a pipeline's builds settle on one); the others are compiled out. Each one
- * inlined into the warp costs registers and code whether an item uses it or not (PoCL, 64
- * photos to float32 224x224, one brightness operation per item: 4.6-5.2 ms over the warp
- * without colour with every operation compiled in, 2.4-2.5 ms with these out). The HSV
- * round trips are calls (noinline) for the same reason: with them inlined, an item without a
- * hue paid 7.5 ms where it pays 2.4, and an item with one pays the same either way */
+ * inlined into the warp costs registers and code whether an item uses it or not. PoCL, 64
+ * photos to float32 224x224, one brightness operation per item, A/B runs of each build in
+ * two phases of the host: the warp took 4.6-5.2 ms more than without colour with every
+ * operation compiled in, 2.4-2.5 ms with these out (in a slower phase 9.7 -> 7.4 ms). The HSV
+ * round trips are calls (noinline) for the same reason: with them inlined an item without a
+ * hue, in a build with one, paid 7.5 ms where it pays 2.4; an item with one pays the same */
 #define WK_COLG_GAMMA 1
 #define WK_COLG_HSV 2 /* WK_COL_HUE and WK_COL_HSV */
 #define WK_COLG_NOISE 4
