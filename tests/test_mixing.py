@@ -120,8 +120,13 @@ def test_sample_by_sample_and_in_place_are_the_whole_batch_formula(dtype):
 
 
 @pytest.mark.parametrize("dtype", [np.uint8, np.float16, np.float32, np.float64])
-def test_torch_sample_by_sample_and_in_place_are_torchs_formula(dtype):
+@pytest.mark.parametrize("whole", [False, True], ids=["per-sample", "whole-batch"])
+def test_torch_sample_by_sample_and_in_place_are_torchs_formula(dtype, whole, monkeypatch):
+    """CPU tensors are mixed sample by sample; tensors on other devices (GPUs) by whole-batch
+    operations (the same arithmetic), tried here on the CPU."""
     torch = pytest.importorskip("torch")
+    from warpkit.augment import _mixing
+    monkeypatch.setattr(_mixing, "_on_accelerator", lambda images: whole)
     raw = np.random.default_rng(1).random((6, 20, 24, 3))
     images = (raw * 255).astype(dtype) if dtype == np.uint8 else raw.astype(dtype)
     t = torch.from_numpy(images).permute(0, 3, 1, 2).contiguous()
@@ -143,6 +148,8 @@ def test_torch_sample_by_sample_and_in_place_are_torchs_formula(dtype):
                 ref = ref.round().clamp(0, 255)
             ref = ref.to(t.dtype)
         assert torch.equal(a, ref)
+        hwc, _ = mix(torch.from_numpy(images.copy()), torch.arange(6), seed=5, layout="HWC")
+        assert torch.equal(hwc, a.permute(0, 2, 3, 1))
 
 
 def test_after_a_pipeline_and_with_soft_labels():
