@@ -112,6 +112,9 @@ def test_sample_by_sample_and_in_place_are_the_whole_batch_formula(dtype):
             chw = np.ascontiguousarray(images.transpose(0, 3, 1, 2))
             got_chw, _ = mix.apply(chw, np.arange(6), params, layout="CHW")
             np.testing.assert_array_equal(got_chw.transpose(0, 2, 3, 1), want)
+            gray = np.ascontiguousarray(images[..., 0])  # (B, H, W)
+            np.testing.assert_array_equal(mix.apply(gray, np.arange(6), params)[0],
+                                          _reference(gray, params, cut))
             mine = images.copy()
             same, soft2 = mix.apply(mine, np.arange(6), params, inplace=True)
             assert same is mine

@@ -139,7 +139,11 @@ def _rolled(images: Any, out: Any, each: Any) -> Any:
     ``each(sample k, sample k - 1, out's sample k)`` for every k, sample -1 being the last
     (the batch rolled by one, as torchvision rolls it). Sample by sample from the last down,
     the last one's old value kept aside where it is overwritten: no rolled copy of the batch,
-    no temporary larger than a sample."""
+    no temporary larger than a sample. On an accelerator, ``each`` once on the whole batch and
+    its rolled copy (``each`` takes samples and batches alike)."""
+    if _on_accelerator(images):
+        each(images, images.roll(1, 0), out)
+        return out
     last = images[-1]
     if out is images:
         last = last.clone() if _is_torch(images) else np.array(last, copy=True)
@@ -187,12 +191,8 @@ class MixUp(_Mix):
             m += _as_float(prev) * b
             _store(m, into)
 
-        if _on_accelerator(images):  # the same arithmetic on the whole batch
-            out = _new(images, inplace, False)
-            mix(images, images.roll(1, 0), out)
-        else:
-            out = _rolled(images, _new(images, inplace, False), mix)
-        return out, self._mixed_labels(labels, images.shape[0], lam)
+        return (_rolled(images, _new(images, inplace, False), mix),
+                self._mixed_labels(labels, images.shape[0], lam))
 
 
 class CutMix(_Mix):
@@ -227,16 +227,12 @@ class CutMix(_Mix):
         x1, y1, x2, y2 = (int(v) for v in params["box"])
         if not (0 <= x1 <= x2 <= w and 0 <= y1 <= y2 <= h):
             raise ValueError(f"CutMix box {params['box']} does not lie in the {w}x{h} images")
-        box = (Ellipsis, slice(y1, y2), slice(x1, x2)) if layout == "CHW" else \
-            (slice(y1, y2), slice(x1, x2))
+        # counted from the last axis, so that it holds for a sample and for the batch alike
+        box = (Ellipsis, slice(y1, y2), slice(x1, x2),
+               *((slice(None),) if layout == "HWC" and images.ndim == 4 else ()))
 
         def paste(x, prev, into):
             into[box] = prev[box]
 
-        if _on_accelerator(images):  # the whole batch's boxes at once
-            out = _new(images, inplace, True)
-            whole = (slice(None), *box) if box[0] is not Ellipsis else box
-            out[whole] = images.roll(1, 0)[whole]
-        else:
-            out = _rolled(images, _new(images, inplace, True), paste)
+        out = _rolled(images, _new(images, inplace, True), paste)
         return out, self._mixed_labels(labels, images.shape[0], float(params["lam_adjusted"]))
