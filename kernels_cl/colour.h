@@ -326,26 +326,43 @@ inline void wk_noise_z(int2 at, int2 dims, uint2 key, float2 g, float8 *z) {
         z[k] = (z00[k] * (1.0f - ax) + z01[k] * ax) * (1.0f - ay) + (z10[k] * (1.0f - ax) + z11[k] * ax) * ay;
 }
 
+/* `...` once for each channel c < C (<= 4), c a constant in each copy. The interpreter's
+ * channel loops are written this way, not as loops: with C known after inlining (the warp's
+ * CH) every v[c] is a fixed register, where PoCL left loops over v[c] as loops and so kept
+ * the resampled pixels of every work-item in memory, read and written at each operation.
+ * 64 photos to float32 224x224 on PoCL: an empty list cost the warp 6.9 ms, one brightness
+ * 7.4 ms; as copies 1.7 and 2.2 ms (docs/performance.md, 2026-11-28) */
+#define WK_AT_C(k, ...) if ((k) < C) { const int c = (k); __VA_ARGS__; }
+#define WK_EACH_C(...) { WK_AT_C(0, __VA_ARGS__) WK_AT_C(1, __VA_ARGS__) WK_AT_C(2, __VA_ARGS__) WK_AT_C(3, __VA_ARGS__) }
+
+/* a call's copy of the channels (the HSV round trips take them through memory: the copy,
+ * not v, is what the call sees, so v stays in registers) */
+#define WK_COL_CALL(call)                                                                       \
+    {                                                                                           \
+        float8 t_[4];                                                                           \
+        WK_EACH_C(t_[c] = v[c]);                                                                \
+        call;                                                                                   \
+        WK_EACH_C(v[c] = t_[c]);                                                                \
+    }
+
 /* the C (<= 4) channels v[0 .. C - 1] of 8 pixels through the n operations at op (mean: the
  * image's gray mean and the mean of all its values, for the whole-image operations; at, dims:
  * where the pixels are, for the operations that depend on it) */
 inline __attribute__((always_inline)) void wk_colour8(float8 *v, int C, __global const float *op, int n,
                                                        float2 mean, int2 at, int2 dims) {
-    for (int c = 0; c < C; c++) {
 #if WK_COL_INT
-        v[c] = wk_floor8(wk_col_clip(v[c]) + 0.5f);
+    WK_EACH_C(v[c] = wk_floor8(wk_col_clip(v[c]) + 0.5f));
 #else
-        v[c] = wk_col_clip(v[c]);
+    WK_EACH_C(v[c] = wk_col_clip(v[c]));
 #endif
-    }
     for (int k = 0; k < n; k++, op += WK_COL_WORDS) {
         const int code = (int)op[0];
         if (code == 0) break;
         if (code == WK_COL_AFFINE) {
-            for (int c = 0; c < C; c++) v[c] = WK_COL_LEVEL(wk_col_clip(op[1 + c] * v[c] + op[5 + c]));
+            WK_EACH_C(v[c] = WK_COL_LEVEL(wk_col_clip(op[1 + c] * v[c] + op[5 + c])));
         } else if ((WK_COL_HEAVY & WK_COLG_GAMMA) && code == WK_COL_GAMMA) {
             const float g = op[1];
-            for (int c = 0; c < C; c++) v[c] = WK_COL_LEVEL(pow(v[c] * (1.0f / WK_PEAK), g) * WK_PEAK);
+            WK_EACH_C(v[c] = WK_COL_LEVEL(pow(v[c] * (1.0f / WK_PEAK), g) * WK_PEAK));
         } else if (code == WK_COL_GRAY) {
             if (C >= 3) {
                 float8 y = op[1] * v[0] + op[2] * v[1] + op[3] * v[2];
@@ -364,37 +381,36 @@ inline __attribute__((always_inline)) void wk_colour8(float8 *v, int C, __global
 #else
             const float8 m = (float8)((1.0f - f) * mean.x);
 #endif
-            for (int c = 0; c < C; c++) v[c] = WK_COL_LEVEL(wk_col_clip(f * v[c] + m));
+            WK_EACH_C(v[c] = WK_COL_LEVEL(wk_col_clip(f * v[c] + m)));
         } else if (code == WK_COL_SATURATE) {
             if (C >= 3) {
                 /* OpenCV's addWeighted: v f + (y (1 - f)), one rounding for the sum */
-                const float8 y = op[2] * wk_gray8(v);
-                for (int c = 0; c < 3; c++) {
+                const float8 y = op[2] * wk_gray8(v), f = (float8)op[1];
 #if WK_COL_INT
-                    v[c] = wk_col_clip(wk_rint8(fma(v[c], (float8)op[1], y)));
+                v[0] = wk_col_clip(wk_rint8(wk_fma8(v[0], f, y)));
+                v[1] = wk_col_clip(wk_rint8(wk_fma8(v[1], f, y)));
+                v[2] = wk_col_clip(wk_rint8(wk_fma8(v[2], f, y)));
 #else
-                    v[c] = wk_col_clip(fma(v[c], (float8)op[1], y));
+                v[0] = wk_col_clip(wk_fma8(v[0], f, y));
+                v[1] = wk_col_clip(wk_fma8(v[1], f, y));
+                v[2] = wk_col_clip(wk_fma8(v[2], f, y));
 #endif
-                }
             }
         } else if ((WK_COL_HEAVY & WK_COLG_HSV) && code == WK_COL_HUE) {
-            if (C >= 3) wk_hue8(v, op[1]);
+            if (C >= 3) WK_COL_CALL(wk_hue8(t_, op[1]))
         } else if ((WK_COL_HEAVY & WK_COLG_HSV) && code == WK_COL_HSV) {
-            wk_hsv_shift8(v, C, op[1], op[2], op[3]);
+            WK_COL_CALL(wk_hsv_shift8(t_, C, op[1], op[2], op[3]))
         } else if (code == WK_COL_AFFINE_MEAN) {
-            for (int c = 0; c < C; c++) v[c] = WK_COL_LEVEL(wk_col_clip(op[1 + c] * v[c] + op[5 + c] * mean.y));
+            WK_EACH_C(v[c] = WK_COL_LEVEL(wk_col_clip(op[1 + c] * v[c] + op[5 + c] * mean.y)));
         } else if ((WK_COL_HEAVY & WK_COLG_NOISE) && code == WK_COL_NOISE) {
             float8 z[4];
             wk_noise_z(at, dims, wk_key(op + 1), (float2)(op[7], op[8]), z);
             const int per_channel = op[6] != 0.0f;
-            for (int c = 0; c < C; c++) {
-                const float8 n = op[5] + op[4] * z[per_channel ? c : 0];
 #if WK_COL_INT
-                v[c] = wk_col_clip(v[c] + wk_trunc8(n));
+            WK_EACH_C(v[c] = wk_col_clip(v[c] + wk_trunc8(op[5] + op[4] * (per_channel ? z[c] : z[0]))));
 #else
-                v[c] = wk_col_clip(v[c] + n);
+            WK_EACH_C(v[c] = wk_col_clip(v[c] + (op[5] + op[4] * (per_channel ? z[c] : z[0]))));
 #endif
-            }
         } else if ((WK_COL_HEAVY & WK_COLG_HOLE) && code == WK_COL_HOLE) {
             /* the products rounded apart from the sums (never fused: the host rounds as this) */
             const float4 e = vload4(0, op + 1) * (float4)((float)dims.x, (float)dims.y, (float)dims.x, (float)dims.y);
@@ -405,39 +421,34 @@ inline __attribute__((always_inline)) void wk_colour8(float8 *v, int C, __global
             if (py >= y1 && py < y2) {
                 const int8 in = px >= x1 && px < x2;
                 if (op[9] == 0.0f) {
-                    for (int c = 0; c < C; c++) v[c] = in ? (float8)wk_col_clip((float8)op[5 + c]) : v[c];
+                    WK_EACH_C(v[c] = in ? (float8)wk_col_clip((float8)op[5 + c]) : v[c]);
                 } else { /* a random level per pixel and channel, keyed on the hole */
                     uint8 o[4];
                     /* in integers: a float sum past 2^32 has no defined conversion to uint */
                     const uint tag = ((uint)x1 ^ ((uint)y1 << 16)) ^ (((uint)x2 ^ ((uint)y2 << 16)) * 0x9E3779B9u);
                     wk_philox8(as_uint8(convert_int8(px)), (uint8)at.y, (uint8)tag, (uint)op[10], (uint)op[11], o);
-                    for (int c = 0; c < C; c++) {
-                        const float8 u = convert_float8(o[c] >> 8) * (1.0f / 16777216.0f); /* [0, 1) */
+                    /* u in [0, 1) */
 #if WK_COL_INT
-                        const float8 r = wk_floor8(u * (WK_PEAK + 1.0f));
+                    WK_EACH_C(v[c] = in ? wk_floor8(convert_float8(o[c] >> 8) * (1.0f / 16777216.0f) * (WK_PEAK + 1.0f)) : v[c]);
 #else
-                        const float8 r = u * WK_PEAK;
+                    WK_EACH_C(v[c] = in ? convert_float8(o[c] >> 8) * (1.0f / 16777216.0f) * WK_PEAK : v[c]);
 #endif
-                        v[c] = in ? r : v[c];
-                    }
                 }
             }
         } else if (code == WK_COL_SHUFFLE) {
-            float8 s[4];
-            for (int c = 0; c < C; c++) s[c] = v[c];
-            for (int c = 0; c < C; c++) v[c] = s[(int)op[1 + c]];
+            /* selects, not an index into a copy (which would live in memory) */
+            const float8 s0 = v[0], s1 = C > 1 ? v[1] : v[0], s2 = C > 2 ? v[2] : v[0], s3 = C > 3 ? v[3] : v[0];
+            WK_EACH_C(const int from = (int)op[1 + c];
+                      v[c] = from == 0 ? s0 : (from == 1 ? s1 : (from == 2 ? s2 : s3)));
         } else if (code == WK_COL_SOLARIZE) {
             const float t = op[1];
-            for (int c = 0; c < C; c++) v[c] = v[c] >= t ? (float8)WK_PEAK - v[c] : v[c];
+            WK_EACH_C(v[c] = v[c] >= t ? (float8)WK_PEAK - v[c] : v[c]);
         } else if ((WK_COL_HEAVY & WK_COLG_POSTERIZE) && code == WK_COL_POSTERIZE) {
-            for (int c = 0; c < C; c++) {
-                /* on 8-bit levels: the image's value as a level of 255 */
-                const float8 scale = (float8)(255.0f / WK_PEAK);
-                const int8 lv = convert_int8(wk_floor8(v[c] * scale + (WK_COL_INT ? 0.0f : 0.5f)));
-                const int keep = (int)op[1 + c];
-                const int8 kept = lv & (int8)(~((1 << (8 - keep)) - 1) & 255);
-                v[c] = convert_float8(kept) / scale;
-            }
+            /* on 8-bit levels: the image's value as a level of 255 */
+            const float8 scale = (float8)(255.0f / WK_PEAK);
+            WK_EACH_C(const int8 lv = convert_int8(wk_floor8(v[c] * scale + (WK_COL_INT ? 0.0f : 0.5f)));
+                      const int keep = (int)op[1 + c];
+                      v[c] = convert_float8(lv & (int8)(~((1 << (8 - keep)) - 1) & 255)) / scale);
         }
     }
 }

@@ -337,6 +337,18 @@ inline __attribute__((always_inline)) float8 wk_clamp8(float8 v, float lo, float
     return clamp(v, lo, hi);
 #endif
 }
+/* fma(a, b, c) of 8 lanes, one rounding: on PoCL clang's scalar builtin per lane, which its
+ * vectoriser joins into one instruction (its library's fma is a call: test) */
+inline __attribute__((always_inline)) float8 wk_fma8(float8 a, float8 b, float8 c) {
+#if WK_BUILTINS
+    return (float8)(__builtin_fmaf(a.s0, b.s0, c.s0), __builtin_fmaf(a.s1, b.s1, c.s1),
+                    __builtin_fmaf(a.s2, b.s2, c.s2), __builtin_fmaf(a.s3, b.s3, c.s3),
+                    __builtin_fmaf(a.s4, b.s4, c.s4), __builtin_fmaf(a.s5, b.s5, c.s5),
+                    __builtin_fmaf(a.s6, b.s6, c.s6), __builtin_fmaf(a.s7, b.s7, c.s7));
+#else
+    return fma(a, b, c);
+#endif
+}
 /* the high word of the 32-bit product a * k (Philox) */
 inline __attribute__((always_inline)) uint8 wk_mul_hi8(uint8 a, uint k) {
 #if WK_BUILTINS
