@@ -83,8 +83,9 @@
  * photos to float32 224x224, one brightness operation per item, A/B runs of each build in
  * two phases of the host: the warp took 4.6-5.2 ms more than without colour with every
  * operation compiled in, 2.4-2.5 ms with these out (in a slower phase 9.7 -> 7.4 ms). The HSV
- * round trips are calls (noinline) for the same reason: with them inlined an item without a
- * hue, in a build with one, paid 7.5 ms where it pays 2.4; an item with one pays the same */
+ * round trips were calls (noinline) for a time; since the channels stay in registers
+ * (WK_EACH_C) they are inlined again: a hue 14.5 -> 9.5 ms, a brightness in a build with the
+ * HSV group 4.0-4.5 -> 3.0-3.5 ms (docs/performance.md, 2026-11-28) */
 #define WK_COLG_GAMMA 1
 #define WK_COLG_HSV 2 /* WK_COL_HUE and WK_COL_HSV */
 #define WK_COLG_NOISE 4
@@ -176,44 +177,43 @@ inline __attribute__((always_inline)) void wk_hsv_rgb8_u8(float8 H, float8 S, fl
     *b = wk_clamp8(wk_floor8(*b * 255.0f), 0.0f, 255.0f);
 }
 
-/* albumentations' HueSaturationValue on 8-bit HSV (its float images through levels of 255); a
- * call, not inlined (see WK_COL_HEAVY) */
-__attribute__((noinline)) void wk_hsv_shift8(float8 *v, int C, float dh, float ds, float dv) {
+/* albumentations' HueSaturationValue on 8-bit HSV (its float images through levels of 255) */
+inline __attribute__((always_inline)) void wk_hsv_shift8(float8 *v, int C, float dh, float ds, float dv) {
     const float k = 255.0f / WK_PEAK;
-    float8 l[3];
-    for (int c = 0; c < 3 && c < C; c++) {
 #if WK_COL_INT
-        l[c] = v[c] * k;
+#define WK_HSV_IN(x) ((x) * k)
 #else
-        l[c] = wk_clamp8(wk_rint8(v[c] * 255.0f), 0.0f, 255.0f);
+#define WK_HSV_IN(x) wk_clamp8(wk_rint8((x) * 255.0f), 0.0f, 255.0f)
 #endif
-    }
     if (C < 3) { /* gray: through RGB and back, only the value moves */
-        l[0] = wk_clamp8(l[0] + dv, 0.0f, 255.0f);
-    } else {
-        float8 H, S, V;
-        wk_rgb_hsv8_u8(l[0], l[1], l[2], &H, &S, &V);
-        float8 h = H + dh;
-        h = wk_floor8(h - 180.0f * wk_floor8(h * (1.0f / 180.0f)));
-        h = h >= 180.0f ? h - 180.0f : h;
-        S = S == 0.0f ? S : wk_clamp8(S + ds, 0.0f, 255.0f);
-        V = wk_clamp8(V + dv, 0.0f, 255.0f);
-        wk_hsv_rgb8_u8(h, S, V, &l[0], &l[1], &l[2]);
+        v[0] = wk_clamp8(WK_HSV_IN(v[0]) + dv, 0.0f, 255.0f) / k;
+        return;
     }
-    for (int c = 0; c < 3 && c < C; c++) v[c] = l[c] / k;
+    float8 H, S, V, r, g, b;
+    wk_rgb_hsv8_u8(WK_HSV_IN(v[0]), WK_HSV_IN(v[1]), WK_HSV_IN(v[2]), &H, &S, &V);
+#undef WK_HSV_IN
+    float8 h = H + dh;
+    h = wk_floor8(h - 180.0f * wk_floor8(h * (1.0f / 180.0f)));
+    h = h >= 180.0f ? h - 180.0f : h;
+    S = S == 0.0f ? S : wk_clamp8(S + ds, 0.0f, 255.0f);
+    V = wk_clamp8(V + dv, 0.0f, 255.0f);
+    wk_hsv_rgb8_u8(h, S, V, &r, &g, &b);
+    v[0] = r / k;
+    v[1] = g / k;
+    v[2] = b / k;
 }
 
 /* the hue turned by `turn` of a turn (ColorJitter): integer images through OpenCV's 8-bit HSV,
  * as HueSaturationValue's hue shift (albumentations' table is the same), floats through its
- * float HSV (degrees); a call, not inlined (see WK_COL_HEAVY) */
-__attribute__((noinline)) void wk_hue8(float8 *v, float turn) {
+ * float HSV (degrees) */
+inline __attribute__((always_inline)) void wk_hue8(float8 *v, float turn) {
 #if WK_COL_INT
     wk_hsv_shift8(v, 3, 180.0f * turn, 0.0f, 0.0f);
 #else
     /* cv::RGB2HSV_f: degrees, with its FLT_EPSILON */
     const float8 r = v[0], g = v[1], b = v[2];
     const float8 mx = wk_fmax8(r, wk_fmax8(g, b)), d = mx - wk_fmin8(r, wk_fmin8(g, b));
-    const float8 s = d / (fabs(mx) + FLT_EPSILON), dd = 60.0f / (d + FLT_EPSILON);
+    const float8 s = d / ((mx < 0.0f ? -mx : mx) + FLT_EPSILON), dd = 60.0f / (d + FLT_EPSILON);
     float8 h = mx == r ? (g - b) * dd : (mx == g ? (b - r) * dd + 120.0f : (r - g) * dd + 240.0f);
     h = h < 0.0f ? h + 360.0f : h;
     h = h + 360.0f * turn;
@@ -286,7 +286,7 @@ inline void wk_normal4(int8 x, int8 y, uint2 key, float8 *z) {
     uint8 o[4];
     wk_philox8(as_uint8(x), as_uint8(y), (uint8)0, key.x, key.y, o);
     for (int k = 0; k < 4; k += 2) {
-        const float8 r = sqrt(-2.0f * wk_ln8(wk_unit8(o[k])));
+        const float8 r = wk_sqrt8(-2.0f * wk_ln8(wk_unit8(o[k])));
         float8 c, s;
         wk_cos_sin_turn8(wk_unit8(o[k + 1]), &c, &s);
         z[k] = r * c;
@@ -316,7 +316,7 @@ inline void wk_noise_z(int2 at, int2 dims, uint2 key, float2 g, float8 *z) {
     float ay = fy - (float)y0;
     if (y0 < 0) { y0 = 0; ay = 0.0f; }
     if (y0 >= gh - 1) { y0 = gh - 1; ay = 0.0f; }
-    const int y1 = min(y0 + 1, gh - 1);
+    const int y1 = y0 + 1 < gh - 1 ? y0 + 1 : gh - 1;
     float8 z00[4], z01[4], z10[4], z11[4];
     wk_normal4(x0, (int8)y0, key, z00);
     wk_normal4(x1, (int8)y0, key, z01);
@@ -334,16 +334,6 @@ inline void wk_noise_z(int2 at, int2 dims, uint2 key, float2 g, float8 *z) {
  * 7.4 ms; as copies 1.7 and 2.2 ms (docs/performance.md, 2026-11-28) */
 #define WK_AT_C(k, ...) if ((k) < C) { const int c = (k); __VA_ARGS__; }
 #define WK_EACH_C(...) { WK_AT_C(0, __VA_ARGS__) WK_AT_C(1, __VA_ARGS__) WK_AT_C(2, __VA_ARGS__) WK_AT_C(3, __VA_ARGS__) }
-
-/* a call's copy of the channels (the HSV round trips take them through memory: the copy,
- * not v, is what the call sees, so v stays in registers) */
-#define WK_COL_CALL(call)                                                                       \
-    {                                                                                           \
-        float8 t_[4];                                                                           \
-        WK_EACH_C(t_[c] = v[c]);                                                                \
-        call;                                                                                   \
-        WK_EACH_C(v[c] = t_[c]);                                                                \
-    }
 
 /* the C (<= 4) channels v[0 .. C - 1] of 8 pixels through the n operations at op (mean: the
  * image's gray mean and the mean of all its values, for the whole-image operations; at, dims:
@@ -397,9 +387,9 @@ inline __attribute__((always_inline)) void wk_colour8(float8 *v, int C, __global
 #endif
             }
         } else if ((WK_COL_HEAVY & WK_COLG_HSV) && code == WK_COL_HUE) {
-            if (C >= 3) WK_COL_CALL(wk_hue8(t_, op[1]))
+            if (C >= 3) wk_hue8(v, op[1]);
         } else if ((WK_COL_HEAVY & WK_COLG_HSV) && code == WK_COL_HSV) {
-            WK_COL_CALL(wk_hsv_shift8(t_, C, op[1], op[2], op[3]))
+            wk_hsv_shift8(v, C, op[1], op[2], op[3]);
         } else if (code == WK_COL_AFFINE_MEAN) {
             WK_EACH_C(v[c] = WK_COL_LEVEL(wk_col_clip(op[1 + c] * v[c] + op[5 + c] * mean.y)));
         } else if ((WK_COL_HEAVY & WK_COLG_NOISE) && code == WK_COL_NOISE) {
@@ -413,7 +403,7 @@ inline __attribute__((always_inline)) void wk_colour8(float8 *v, int C, __global
 #endif
         } else if ((WK_COL_HEAVY & WK_COLG_HOLE) && code == WK_COL_HOLE) {
             /* the products rounded apart from the sums (never fused: the host rounds as this) */
-            const float4 e = vload4(0, op + 1) * (float4)((float)dims.x, (float)dims.y, (float)dims.x, (float)dims.y);
+            const float4 e = (float4)(op[1], op[2], op[3], op[4]) * (float4)((float)dims.x, (float)dims.y, (float)dims.x, (float)dims.y);
             const float4 r = floor(e + 0.5f);
             const float x1 = r.x, y1 = r.y, x2 = r.z, y2 = r.w;
             const float8 px = (float8)(0, 1, 2, 3, 4, 5, 6, 7) + (float)at.x;

@@ -338,7 +338,8 @@ inline __attribute__((always_inline)) float8 wk_clamp8(float8 v, float lo, float
 #endif
 }
 /* fma(a, b, c) of 8 lanes, one rounding: on PoCL clang's scalar builtin per lane, which its
- * vectoriser joins into one instruction (its library's fma is a call: test) */
+ * vectoriser joins into one instruction (its library's vector fma stayed a call, and the
+ * call spilled every vector the caller held) */
 inline __attribute__((always_inline)) float8 wk_fma8(float8 a, float8 b, float8 c) {
 #if WK_BUILTINS
     return (float8)(__builtin_fmaf(a.s0, b.s0, c.s0), __builtin_fmaf(a.s1, b.s1, c.s1),
@@ -347,6 +348,15 @@ inline __attribute__((always_inline)) float8 wk_fma8(float8 a, float8 b, float8 
                     __builtin_fmaf(a.s6, b.s6, c.s6), __builtin_fmaf(a.s7, b.s7, c.s7));
 #else
     return fma(a, b, c);
+#endif
+}
+/* sqrt of 8 lanes (PoCL: per lane, joined into one instruction as wk_fma8) */
+inline __attribute__((always_inline)) float8 wk_sqrt8(float8 x) {
+#if WK_BUILTINS
+    return (float8)(__builtin_sqrtf(x.s0), __builtin_sqrtf(x.s1), __builtin_sqrtf(x.s2), __builtin_sqrtf(x.s3),
+                    __builtin_sqrtf(x.s4), __builtin_sqrtf(x.s5), __builtin_sqrtf(x.s6), __builtin_sqrtf(x.s7));
+#else
+    return sqrt(x);
 #endif
 }
 /* the high word of the 32-bit product a * k (Philox) */
