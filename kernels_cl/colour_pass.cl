@@ -3,9 +3,9 @@
  * each pixel's neighbours), the warp stores each item with the operations before that one, in
  * the image's storage type (B, Ho, Wo, C) (exact: every colour result is a level of an integer
  * image, a float of a float one); then
- *   colour_mean       sums each item's gray values and all its values, a row band per
- *                     work-group: P[2 (b * G + g)] and the next (items whose pass starts with a
- *                     mean's operation; the others skip it);
+ *   colour_mean       sums each item's gray values and all its values, a band of whole rows
+ *                     per work-group: P[2 (b * G + g)] and the next (items whose pass starts
+ *                     with a mean's operation; the others skip it);
  *   colour_blur_rows  (BLUR 1) filters each row of the items whose pass starts with WK_COL_BLUR
  *                     into T, float, planar (B, C, Ho, Wp), Wp = Wo rounded up to 8;
  *   colour_apply      filters T's columns (those items), filters the image with a few taps
@@ -13,8 +13,9 @@
  *                     applies each item's next operations with its mean to every pixel, and
  *                     stores the result (another such pass's input, or the model's input:
  *                     store.h).
- * NDRange: colour_mean (64, G, B), colour_blur_rows and colour_apply (Wo / 8 rounded up to 64,
- * Ho, B), in work-groups of 64; 8 pixels of a row per work-item.
+ * NDRange: colour_mean (64, G, B), colour_blur_rows (Wo / 8 rounded up to 64, Ho, B),
+ * colour_apply (64, Ho / rows rounded up, B), in work-groups of 64; blocks of 8 pixels of a
+ * row.
  */
 #define COLOUR 1
 /* CH: the channels, a build-time constant (the channel loops unroll, the pixels stay in
@@ -32,28 +33,67 @@
 #include "colour.h"
 #include "store.h"
 
+/* CP_VEC: the stored type read 8 values at a time (uint8 and float32 images): on PoCL as one
+ * unaligned vector load (x86 loads need no alignment), elsewhere vload8 */
+#if X_KIND == WK_INT && X_MAX == UCHAR_MAX
+#define CP_VEC 1
+typedef uchar8 cp_vec8;
+#elif X_KIND == WK_F32
+#define CP_VEC 1
+typedef float8 cp_vec8;
+#else
+#define CP_VEC 0
+#endif
+#if CP_VEC && WK_BUILTINS
+typedef cp_vec8 cp_vec8_u __attribute__((aligned(1)));
+#define CP_LOAD8(p, k) (*(__global const cp_vec8_u *)((p) + 8 * (k)))
+#elif CP_VEC
+#define CP_LOAD8(p, k) vload8((k), (p))
+#endif
+
 /* 8 pixels of row y from x0 (n of them: the rest repeat the last) as colour operations take
- * them (colour.h: integer levels rounded, floats clipped to [0, 1]), channel c in v[c] */
-inline void cp_load8(__global const X_T *S, long row, int x0, int n, float8 *v) {
+ * them (colour.h: integer levels rounded, floats clipped to [0, 1]), channel c in v[c]. Eight
+ * whole pixels are C vectors of 8 values, split into channels by swizzles (element by element
+ * through an array, the loads and moves cost colour_mean and colour_apply ~3 ms each for 64
+ * items of 224x224 on PoCL) */
+inline __attribute__((always_inline)) void cp_load8(__global const X_T *S, long row, int x0, int n, float8 *v) {
     const int C = CH;
     __global const X_T *p = S + (row + x0) * C;
-    float l[32];
-    if (n == 8) { /* one contiguous run of 8 C values */
-        for (int k = 0; k < 8 * C; k++) l[k] = (float)p[k];
-    } else {
+    float8 x[4];
+#if CP_VEC
+    if (n == 8) {
+#if CH == 1
+        x[0] = CV(CP_LOAD8(p, 0), float8);
+#elif CH == 2
+        const cp_vec8 a = CP_LOAD8(p, 0), b = CP_LOAD8(p, 1);
+        x[0] = CV((cp_vec8)(a.even, b.even), float8);
+        x[1] = CV((cp_vec8)(a.odd, b.odd), float8);
+#elif CH == 3
+        const cp_vec8 a = CP_LOAD8(p, 0), b = CP_LOAD8(p, 1), c = CP_LOAD8(p, 2);
+        x[0] = CV((cp_vec8)(a.s0, a.s3, a.s6, b.s1, b.s4, b.s7, c.s2, c.s5), float8);
+        x[1] = CV((cp_vec8)(a.s1, a.s4, a.s7, b.s2, b.s5, c.s0, c.s3, c.s6), float8);
+        x[2] = CV((cp_vec8)(a.s2, a.s5, b.s0, b.s3, b.s6, c.s1, c.s4, c.s7), float8);
+#else
+        const cp_vec8 a = CP_LOAD8(p, 0), b = CP_LOAD8(p, 1), c = CP_LOAD8(p, 2), d = CP_LOAD8(p, 3);
+        x[0] = CV((cp_vec8)(a.s0, a.s4, b.s0, b.s4, c.s0, c.s4, d.s0, d.s4), float8);
+        x[1] = CV((cp_vec8)(a.s1, a.s5, b.s1, b.s5, c.s1, c.s5, d.s1, d.s5), float8);
+        x[2] = CV((cp_vec8)(a.s2, a.s6, b.s2, b.s6, c.s2, c.s6, d.s2, d.s6), float8);
+        x[3] = CV((cp_vec8)(a.s3, a.s7, b.s3, b.s7, c.s3, c.s7, d.s3, d.s7), float8);
+#endif
+    } else
+#endif
+    {
+        float l[32];
         for (int k = 0; k < 8; k++)
             for (int c = 0; c < C; c++) l[k * C + c] = (float)p[(k < n ? k : n - 1) * C + c];
+        WK_EACH_C(x[c] = (float8)(l[c], l[C + c], l[2 * C + c], l[3 * C + c], l[4 * C + c], l[5 * C + c],
+                                  l[6 * C + c], l[7 * C + c]));
     }
-    for (int c = 0; c < C; c++) {
-        const float8 x = wk_clamp8((float8)(l[c], l[C + c], l[2 * C + c], l[3 * C + c], l[4 * C + c],
-                                            l[5 * C + c], l[6 * C + c], l[7 * C + c]),
-                                   0.0f, WK_PEAK);
 #if WK_COL_INT
-        v[c] = wk_floor8(x + 0.5f);
+    WK_EACH_C(v[c] = wk_floor8(wk_clamp8(x[c], 0.0f, WK_PEAK) + 0.5f));
 #else
-        v[c] = x;
+    WK_EACH_C(v[c] = wk_clamp8(x[c], 0.0f, WK_PEAK));
 #endif
-    }
 }
 
 /* does the item's pass start with an operation on the image's mean */
@@ -241,14 +281,18 @@ __kernel void colour_mean(__global const X_T *restrict S, int Ho, int Wo,
     if (!cp_wants_mean(WK_COL_OF(b))) return; /* the whole work-group: one item */
     __local float2 part[64];
     float8 gray = 0.0f, all = 0.0f;
-    for (int y = g; y < Ho; y += G) {
-        for (int x = 8 * lid; x < Wo; x += 512) {
+    /* work-group g: the band of rows [g R, (g + 1) R); each work-item reads whole rows, left to
+     * right (the hardware prefetcher follows them: work-items side by side on a row, each
+     * reading 8 pixels of row after row, left colour_mean waiting on memory) */
+    const int R = (Ho + G - 1) / G, end = (g + 1) * R < Ho ? (g + 1) * R : Ho;
+    for (int y = g * R + lid; y < end; y += 64) {
+        for (int x = 0; x < Wo; x += 8) {
             const int n = Wo - x < 8 ? Wo - x : 8;
             float8 v[4];
             cp_load8(S, ((long)b * Ho + y) * Wo, x, n, v);
             const int8 live = (int8)(0, 1, 2, 3, 4, 5, 6, 7) < n;
             gray += live ? (C >= 3 ? wk_gray8(v) : v[0]) : 0.0f;
-            for (int c = 0; c < C; c++) all += live ? v[c] : 0.0f;
+            WK_EACH_C(all += live ? v[c] : 0.0f);
         }
     }
     const float4 g4 = gray.lo + gray.hi, a4 = all.lo + all.hi;
@@ -259,16 +303,19 @@ __kernel void colour_mean(__global const X_T *restrict S, int Ho, int Wo,
         if (lid < s) part[lid] += part[lid + s];
         barrier(CLK_LOCAL_MEM_FENCE);
     }
-    if (lid == 0) vstore2(part[0], (long)b * G + g, P);
-}
+    if (lid == 0) vstore2(part[0], (long)b * G + g, P);}
 
-/* 8 pixels per work-item along a row */
+/* A work-group takes `rows` rows of an item (the host's choice: a few on CPU devices, where
+ * each work-group costs a pass of the work-item loop, its means' sum and its barrier: a
+ * work-group a row, 64 items of 224x224 took 14336 of them, 28 of each one's 64 work-items
+ * with pixels; one on GPUs, for parallelism); its work-items share the tile's blocks of 8
+ * pixels (every work-item busy). A block's result does not depend on the tiling. */
 __kernel void colour_apply(__global const X_T *restrict S, int Ho, int Wo,
                            __global const float *restrict P, int G, __global Y_PTR_T *restrict Y,
                            float4 yscale, float4 ybias, __global const float *restrict COL,
-                           int ncol BLUR_PARAM) {
+                           int ncol, int rows BLUR_PARAM) {
     const int C = CH;
-    const int xo = 8 * (int)get_global_id(0), yo = (int)get_global_id(1), b = (int)get_global_id(2);
+    const int lid = (int)get_local_id(0), y0 = (int)get_group_id(1) * rows, b = (int)get_global_id(2);
     /* the item's means, summed once per work-group (a sum per work-item costs more than the
      * operations on CPUs: the work-item loop keeps it) */
     __global const float *op = WK_COL_OF(b);
@@ -277,54 +324,60 @@ __kernel void colour_apply(__global const X_T *restrict S, int Ho, int Wo,
     __local float K[2 * CP_RMAX + 1]; /* a blur's weights, offsets -r .. r */
     const int blur = (int)op[0] == WK_COL_BLUR, r = blur ? (int)op[1] : 0;
 #endif
-    if (get_local_id(0) == 0) {
+    if (lid == 0) {
         float2 sum = 0.0f;
         if (cp_wants_mean(op)) /* (P holds no sums for the others) */
-            for (int g = 0; g < G; g++) sum += vload2((long)b * G + g, P);
+            for (int g = 0; g < G; g++) sum += (float2)(P[2 * ((long)b * G + g)], P[2 * ((long)b * G + g) + 1]);
         total = sum;
 #if BLUR
         if (blur) cp_weights(op, K, 0);
 #endif
     }
     barrier(CLK_LOCAL_MEM_FENCE);
-    if (xo >= Wo || yo >= Ho) return;
     const float np = (float)Ho * (float)Wo;
     const float2 mean = total / (float2)(np, np * (float)C);
-    const int n = Wo - xo < 8 ? Wo - xo : 8;
-    const long row = ((long)b * Ho + yo) * Wo;
-    float8 v[4];
-#if BLUR
-    if (blur)
-        cp_blur_cols(T, Wp, Ho, b, xo, yo, r, K + r, v);
-    else
-#endif
-#if MOTION
-    if ((int)op[0] == WK_COL_MOTION)
-        cp_motion8(S, Ho, Wo, b, xo, yo, op, v);
-    else
-#endif
-        cp_load8(S, row, xo, n, v);
-    wk_colour8(v, C, op, ncol, mean, (int2)(xo, yo), (int2)(Wo, Ho));
 #if Y_NORM
     const float ys[4] = {yscale.s0, yscale.s1, yscale.s2, yscale.s3};
     const float yb[4] = {ybias.s0, ybias.s1, ybias.s2, ybias.s3};
 #endif
-    for (int c = 0; c < C; c++) {
+    /* the tile's blocks, in row order: on CPU devices (rows > 1) each work-item takes a run
+     * of them, so that PoCL's work-item loop reads the tile from start to end (blocks in turn
+     * made the hardware prefetcher's lines arrive late); on GPUs neighbours take neighbours */
+    const int nbx = (Wo + 7) >> 3, nr = Ho - y0 < rows ? Ho - y0 : rows, blocks = nr * nbx;
+    const int per = (blocks + 63) >> 6, run = rows > 1;
+    for (int j = 0; j < per; j++) {
+        const int i = run ? lid * per + j : lid + 64 * j;
+        if (i >= blocks) break;
+        const int yo = y0 + i / nbx, bx = i - (yo - y0) * nbx;
+        const int xo = 8 * bx;
+        const int n = Wo - xo < 8 ? Wo - xo : 8;
+        const long row = ((long)b * Ho + yo) * Wo;
+        float8 v[4];
+#if BLUR
+        if (blur)
+            cp_blur_cols(T, Wp, Ho, b, xo, yo, r, K + r, v);
+        else
+#endif
+#if MOTION
+        if ((int)op[0] == WK_COL_MOTION)
+            cp_motion8(S, Ho, Wo, b, xo, yo, op, v);
+        else
+#endif
+            cp_load8(S, row, xo, n, v);
+        wk_colour8(v, C, op, ncol, mean, (int2)(xo, yo), (int2)(Wo, Ho));
 #if Y_NORM
-        const float8 y = Y_CLAMP(v[c]) * ys[c] + yb[c];
 #if Y_CHW && !Y_HALF
         if (n == 8) { /* a plane's 8 neighbours */
-            WK_STORE8(float8, y, Y + Y_AT(b, c, yo, xo, C));
-            continue;
-        }
+            WK_EACH_C(WK_STORE8(float8, Y_CLAMP(v[c]) * ys[c] + yb[c], Y + Y_AT(b, c, yo, xo, C)));
+        } else
 #endif
-        float l[8];
-        WK_STORE8(float8, y, l);
-        for (int k = 0; k < n; k++) Y_STORE1(Y_AT(b, c, yo, xo + k, C), l[k]);
+        {
+            WK_EACH_C(float l[8]; WK_STORE8(float8, Y_CLAMP(v[c]) * ys[c] + yb[c], l);
+                      for (int k = 0; k < n; k++) Y_STORE1(Y_AT(b, c, yo, xo + k, C), l[k]));
+        }
 #else
-        float l[8];
-        WK_STORE8(float8, v[c], l);
-        for (int k = 0; k < n; k++) STORE_PIX(Y, (row + xo + k) * C + c, (acc_t)l[k]);
+        WK_EACH_C(float l[8]; WK_STORE8(float8, v[c], l);
+                  for (int k = 0; k < n; k++) STORE_PIX(Y, (row + xo + k) * C + c, (acc_t)l[k]));
 #endif
     }
 }

@@ -188,7 +188,7 @@ def warp_plan(rt: Runtime, src: Operand, w: WarpSpec, tw_log2: int) -> Plan:
     warp = Launch(variant, args, gsize, (64, 1, 1), per_item=w.ragged)
     if not w.colour_passes:
         return Plan(rt, w.out_shape, ydt, on_device, (warp,))
-    launches, scratch = _colour_passes(w, dt, C, store)
+    launches, scratch = _colour_passes(w, dt, C, store, rt.kind == "CPU")
     return Plan(rt, w.out_shape, ydt, on_device, (warp, *launches), scratch)
 
 
@@ -197,12 +197,19 @@ def warp_plan(rt: Runtime, src: Operand, w: WarpSpec, tw_log2: int) -> Plan:
 MEAN_BANDS = 16
 
 
-def _colour_passes(w: WarpSpec, dt: np.dtype, C: int, store: dict) -> tuple[tuple, tuple]:
+#: colour_apply's rows per work-group on CPU devices (kernels_cl/colour_pass.cl: a work-group
+#: costs a pass of PoCL's work-item loop and a barrier; GPUs take one row each, for parallelism)
+APPLY_ROWS = 16
+
+
+def _colour_passes(w: WarpSpec, dt: np.dtype, C: int, store: dict,
+                   cpu: bool) -> tuple[tuple, tuple]:
     """The launches and scratch buffers of the colour passes after a warp (colour_pass.cl):
     the warp's image in S0, each pass reading the last one's image (S0, S1, S0, ...) and
     writing the next, the last one the result; a pass with a mean's operation sums the means
     first (P), one with a Gaussian blur filters the rows first (T)."""
     bands = min(MEAN_BANDS, w.ho)
+    tile = APPLY_ROWS if cpu else 1  # colour_apply's rows per work-group
     image = w.items * w.ho * w.wo * C * dt.itemsize
     wp = round_up(w.wo, 8)  # T's rows: whole vectors of 8
     scratch = (Scratch("S0", image), Scratch("P", w.items * bands * 8))
@@ -232,7 +239,7 @@ def _colour_passes(w: WarpSpec, dt: np.dtype, C: int, store: dict) -> tuple[tupl
         apply = Variant.of("colour_pass.cl", "colour_apply", **defines)
         launches.append(Launch(apply, (Arg(src), *dims, Arg("P"), np.int32(bands),
                                        Arg("Y" if last else f"S{k % 2}"), Arg("yscale"),
-                                       Arg("ybias"), *col,
+                                       Arg("ybias"), *col, np.int32(tile),
                                        *((Arg("T"), np.int32(wp)) if blur else ())),
-                               rows, (64, 1, 1)))
+                               (64, -(-w.ho // tile), w.items), (64, 1, 1)))
     return tuple(launches), scratch
