@@ -13,7 +13,7 @@
  *                     applies each item's next operations with its mean to every pixel, and
  *                     stores the result (another such pass's input, or the model's input:
  *                     store.h).
- * NDRange: colour_mean (64, G, B), colour_blur_rows (Wo / 8 rounded up to 64, Ho, B),
+ * NDRange: colour_mean (64, G, B), colour_blur_rows and
  * colour_apply (64, Ho / rows rounded up, B), in work-groups of 64; blocks of 8 pixels of a
  * row.
  */
@@ -51,6 +51,35 @@ typedef cp_vec8 cp_vec8_u __attribute__((aligned(1)));
 #define CP_LOAD8(p, k) vload8((k), (p))
 #endif
 
+/* 8 pixels' C interleaved values in the C vectors q0 .. q3 (qk: values 8k .. 8k + 7, of type
+ * vt), split into channels: x[c] as floats */
+#if CH == 1
+#define CP_SPLIT(vt, q0, q1, q2, q3, x) x[0] = CV(q0, float8)
+#elif CH == 2
+#define CP_SPLIT(vt, q0, q1, q2, q3, x)              \
+    {                                                \
+        x[0] = CV((vt)(q0.even, q1.even), float8);   \
+        x[1] = CV((vt)(q0.odd, q1.odd), float8);     \
+    }
+#elif CH == 3
+#define CP_SPLIT(vt, q0, q1, q2, q3, x)                                                \
+    {                                                                                  \
+        x[0] = CV((vt)(q0.s0, q0.s3, q0.s6, q1.s1, q1.s4, q1.s7, q2.s2, q2.s5), float8); \
+        x[1] = CV((vt)(q0.s1, q0.s4, q0.s7, q1.s2, q1.s5, q2.s0, q2.s3, q2.s6), float8); \
+        x[2] = CV((vt)(q0.s2, q0.s5, q1.s0, q1.s3, q1.s6, q2.s1, q2.s4, q2.s7), float8); \
+    }
+#else
+#define CP_SPLIT(vt, q0, q1, q2, q3, x)                                                \
+    {                                                                                  \
+        x[0] = CV((vt)(q0.s0, q0.s4, q1.s0, q1.s4, q2.s0, q2.s4, q3.s0, q3.s4), float8); \
+        x[1] = CV((vt)(q0.s1, q0.s5, q1.s1, q1.s5, q2.s1, q2.s5, q3.s1, q3.s5), float8); \
+        x[2] = CV((vt)(q0.s2, q0.s6, q1.s2, q1.s6, q2.s2, q2.s6, q3.s2, q3.s6), float8); \
+        x[3] = CV((vt)(q0.s3, q0.s7, q1.s3, q1.s7, q2.s3, q2.s7, q3.s3, q3.s7), float8); \
+    }
+#endif
+/* vector k of 8 pixels' values from p (k < CH; past it vector 0, never read past the pixels) */
+#define CP_PART(p, k) CP_LOAD8(p, (k) < CH ? (k) : 0)
+
 /* 8 pixels of row y from x0 (n of them: the rest repeat the last) as colour operations take
  * them (colour.h: integer levels rounded, floats clipped to [0, 1]), channel c in v[c]. Eight
  * whole pixels are C vectors of 8 values, split into channels by swizzles (element by element
@@ -62,24 +91,7 @@ inline __attribute__((always_inline)) void cp_load8(__global const X_T *S, long 
     float8 x[4];
 #if CP_VEC
     if (n == 8) {
-#if CH == 1
-        x[0] = CV(CP_LOAD8(p, 0), float8);
-#elif CH == 2
-        const cp_vec8 a = CP_LOAD8(p, 0), b = CP_LOAD8(p, 1);
-        x[0] = CV((cp_vec8)(a.even, b.even), float8);
-        x[1] = CV((cp_vec8)(a.odd, b.odd), float8);
-#elif CH == 3
-        const cp_vec8 a = CP_LOAD8(p, 0), b = CP_LOAD8(p, 1), c = CP_LOAD8(p, 2);
-        x[0] = CV((cp_vec8)(a.s0, a.s3, a.s6, b.s1, b.s4, b.s7, c.s2, c.s5), float8);
-        x[1] = CV((cp_vec8)(a.s1, a.s4, a.s7, b.s2, b.s5, c.s0, c.s3, c.s6), float8);
-        x[2] = CV((cp_vec8)(a.s2, a.s5, b.s0, b.s3, b.s6, c.s1, c.s4, c.s7), float8);
-#else
-        const cp_vec8 a = CP_LOAD8(p, 0), b = CP_LOAD8(p, 1), c = CP_LOAD8(p, 2), d = CP_LOAD8(p, 3);
-        x[0] = CV((cp_vec8)(a.s0, a.s4, b.s0, b.s4, c.s0, c.s4, d.s0, d.s4), float8);
-        x[1] = CV((cp_vec8)(a.s1, a.s5, b.s1, b.s5, c.s1, c.s5, d.s1, d.s5), float8);
-        x[2] = CV((cp_vec8)(a.s2, a.s6, b.s2, b.s6, c.s2, c.s6, d.s2, d.s6), float8);
-        x[3] = CV((cp_vec8)(a.s3, a.s7, b.s3, b.s7, c.s3, c.s7, d.s3, d.s7), float8);
-#endif
+        CP_SPLIT(cp_vec8, CP_PART(p, 0), CP_PART(p, 1), CP_PART(p, 2), CP_PART(p, 3), x);
     } else
 #endif
     {
@@ -150,15 +162,13 @@ inline void cp_tap8(__global const X_T *S, long row, int x0, int Wo, float8 *v) 
 }
 
 /* a filter's result as OpenCV stores it: integer images rounded to the nearest level */
-inline void cp_filtered8(float8 *v) {
+inline __attribute__((always_inline)) void cp_filtered8(float8 *v) {
     const int C = CH;
-    for (int c = 0; c < C; c++) {
 #if WK_COL_INT
-        v[c] = wk_clamp8(wk_rint8(v[c]), 0.0f, WK_PEAK);
+    WK_EACH_C(v[c] = wk_clamp8(wk_rint8(v[c]), 0.0f, WK_PEAK));
 #else
-        v[c] = wk_clamp8(v[c], 0.0f, WK_PEAK);
+    WK_EACH_C(v[c] = wk_clamp8(v[c], 0.0f, WK_PEAK));
 #endif
-    }
 }
 #endif
 
@@ -208,21 +218,26 @@ inline int cp_weights(__global const float *op, __local float *h, int pad) {
     return r;
 }
 
-/* each row of the items whose pass starts with WK_COL_BLUR, filtered: T (B, C, Ho, Wp). Each
- * input pixel of the 8 outputs' window is read once and weighs all 8: input x0 + m (x0 = xo - r)
- * is offset m - r - k from output xo + k, weight W[m].sk (the work-group's table, from the
- * kernel padded with 7 zeros each side) */
+/* each row of the items whose pass starts with WK_COL_BLUR, filtered: T (B, C, Ho, Wp). A
+ * work-group takes `rows` rows, its work-items their blocks as colour_apply's. A block away
+ * from the row's ends adds, tap by tap (offsets -r .. r), the weight times the 8 pixels that
+ * far along, their values as they are stored (interleaved: C vectors, split into channels at
+ * the end; uint8 and float32); near an end each input pixel of the 8 outputs' window
+ * is read once (reflected) and weighs all 8: input x0 + m (x0 = xo - r) is offset m - r - k
+ * from output xo + k, weight W[m].sk (the work-group's table, from the kernel padded with 7
+ * zeros each side). Both add each output's terms in the same order (the zero weights add
+ * nothing), so they give the same sums. */
 __kernel void colour_blur_rows(__global const X_T *restrict S, int Ho, int Wo,
                                __global float *restrict T, int Wp,
-                               __global const float *restrict COL, int ncol) {
+                               __global const float *restrict COL, int ncol, int rows) {
     const int C = CH;
-    const int xo = 8 * (int)get_global_id(0), yo = (int)get_global_id(1), b = (int)get_global_id(2);
+    const int lid = (int)get_local_id(0), y0 = (int)get_group_id(1) * rows, b = (int)get_global_id(2);
     __global const float *op = WK_COL_OF(b);
     if ((int)op[0] != WK_COL_BLUR) return; /* the whole work-group: one item */
     __local float K[2 * (CP_RMAX + 7) + 1];
     __local float8 W[2 * CP_RMAX + 8];
     const int r = (int)op[1], L = 2 * r + 8;
-    if (get_local_id(0) == 0) {
+    if (lid == 0) {
         cp_weights(op, K, 7);
         for (int m = 0; m < L; m++) {
             __local const float *k = K + 2 * r + 7 - m;
@@ -230,40 +245,59 @@ __kernel void colour_blur_rows(__global const X_T *restrict S, int Ho, int Wo,
         }
     }
     barrier(CLK_LOCAL_MEM_FENCE);
-    if (xo >= Wo || yo >= Ho) return;
-    __global const X_T *src = S + ((long)b * Ho + yo) * Wo * C;
-    float8 acc[4];
-    for (int c = 0; c < C; c++) acc[c] = 0.0f;
-    const int x0 = xo - r;
-    const int inside = x0 >= 0 && x0 + L <= Wo;
-    for (int m = 0; m < L; m++) {
-        const int x = inside ? x0 + m : cp_reflect(x0 + m, Wo);
-        const float8 wv = W[m];
-        for (int c = 0; c < C; c++) acc[c] += cp_level1(src[x * C + c]) * wv;
+    const int nbx = (Wo + 7) >> 3, nr = Ho - y0 < rows ? Ho - y0 : rows, blocks = nr * nbx;
+    const int per = (blocks + 63) >> 6, run = rows > 1;
+    for (int j = 0; j < per; j++) {
+        const int i = run ? lid * per + j : lid + 64 * j;
+        if (i >= blocks) break;
+        const int yo = y0 + i / nbx, xo = 8 * (i - (yo - y0) * nbx);
+        float8 acc[4];
+        WK_EACH_C(acc[c] = 0.0f);
+        const int x0 = xo - r;
+#if CP_VEC
+        if (x0 >= 0 && x0 + L <= Wo) {
+            /* the 8 outputs' C interleaved values as C vectors (q: values 8q .. 8q + 7), each
+             * tap's 8 pixels a shift of C t values; split into channels once at the end */
+            __global const X_T *p = S + (((long)b * Ho + yo) * Wo + xo) * C;
+            float8 q[4];
+            WK_EACH_C(q[c] = 0.0f);
+            for (int t = -r; t <= r; t++) {
+                const float w = K[7 + r + t];
+                WK_EACH_C(q[c] += wk_clamp8(CV(CP_LOAD8(p + C * t, c), float8), 0.0f, WK_PEAK) * w);
+            }
+            CP_SPLIT(float8, q[0], q[C > 1 ? 1 : 0], q[C > 2 ? 2 : 0], q[C > 3 ? 3 : 0], acc);
+        } else
+#endif
+        {
+            __global const X_T *src = S + ((long)b * Ho + yo) * Wo * C;
+            for (int m = 0; m < L; m++) {
+                const int x = cp_reflect(x0 + m, Wo);
+                const float8 wv = W[m];
+                WK_EACH_C(acc[c] += cp_level1(src[x * C + c]) * wv);
+            }
+        }
+        __global float *t = T + (long)b * C * Ho * Wp + (long)yo * Wp + xo;
+        WK_EACH_C(*(__global float8 *)(t + (long)c * Ho * Wp) = acc[c]);
     }
-    __global float *t = T + (long)b * C * Ho * Wp + (long)yo * Wp + xo;
-    for (int c = 0; c < C; c++) *(__global float8 *)(t + (long)c * Ho * Wp) = acc[c];
 }
 
 /* the 8 pixels from xo of row yo filtered along the columns of T (H: the weights of offsets
  * 0 .. r): the item's blurred pixels (integer images rounded to the nearest level, as OpenCV
  * stores them) */
-inline void cp_blur_cols(__global const float *T, int Wp, int Ho, int b, int xo, int yo, int r,
-                         __local const float *H, float8 *v) {
+inline __attribute__((always_inline)) void cp_blur_cols(__global const float *T, int Wp, int Ho, int b, int xo,
+                                                         int yo, int r, __local const float *H, float8 *v) {
     const int C = CH;
     __global const float *t = T + (long)b * C * Ho * Wp + xo;
     const long plane = (long)Ho * Wp;
-    for (int c = 0; c < C; c++) v[c] = H[0] * *(__global const float8 *)(t + c * plane + (long)yo * Wp);
+    WK_EACH_C(v[c] = H[0] * *(__global const float8 *)(t + c * plane + (long)yo * Wp));
     const int inside = yo - r >= 0 && yo + r < Ho;
     for (int j = 1; j <= r; j++) {
         const int ya = inside ? yo - j : cp_reflect(yo - j, Ho);
         const int yb = inside ? yo + j : cp_reflect(yo + j, Ho);
         const float k = H[j];
-        for (int c = 0; c < C; c++) {
-            __global const float *tc = t + c * plane;
-            v[c] += k * (*(__global const float8 *)(tc + (long)ya * Wp) +
-                         *(__global const float8 *)(tc + (long)yb * Wp));
-        }
+        WK_EACH_C(__global const float *tc = t + c * plane;
+                  v[c] += k * (*(__global const float8 *)(tc + (long)ya * Wp) +
+                               *(__global const float8 *)(tc + (long)yb * Wp)));
     }
     cp_filtered8(v);
 }

@@ -197,8 +197,9 @@ def warp_plan(rt: Runtime, src: Operand, w: WarpSpec, tw_log2: int) -> Plan:
 MEAN_BANDS = 16
 
 
-#: colour_apply's rows per work-group on CPU devices (kernels_cl/colour_pass.cl: a work-group
-#: costs a pass of PoCL's work-item loop and a barrier; GPUs take one row each, for parallelism)
+#: colour_blur_rows' and colour_apply's rows per work-group on CPU devices
+#: (kernels_cl/colour_pass.cl: a work-group costs a pass of PoCL's work-item loop and a barrier;
+#: GPUs take one row each, for parallelism)
 APPLY_ROWS = 16
 
 
@@ -209,7 +210,7 @@ def _colour_passes(w: WarpSpec, dt: np.dtype, C: int, store: dict,
     writing the next, the last one the result; a pass with a mean's operation sums the means
     first (P), one with a Gaussian blur filters the rows first (T)."""
     bands = min(MEAN_BANDS, w.ho)
-    tile = APPLY_ROWS if cpu else 1  # colour_apply's rows per work-group
+    tile = APPLY_ROWS if cpu else 1  # rows per work-group
     image = w.items * w.ho * w.wo * C * dt.itemsize
     wp = round_up(w.wo, 8)  # T's rows: whole vectors of 8
     scratch = (Scratch("S0", image), Scratch("P", w.items * bands * 8))
@@ -218,7 +219,7 @@ def _colour_passes(w: WarpSpec, dt: np.dtype, C: int, store: dict,
     if any(kind & PASS_BLUR for kind in w.colour_passes):
         scratch += (Scratch("T", w.items * C * w.ho * wp * 4),)
     dims = (np.int32(w.ho), np.int32(w.wo))
-    rows = (round_up(-(-w.wo // 8), 64), w.ho, w.items)
+    groups = (64, -(-w.ho // tile), w.items)  # colour_blur_rows' and colour_apply's
     launches = []
     for k, kind in enumerate(w.colour_passes, 1):
         src, col = f"S{(k - 1) % 2}", (Arg(f"COL{k}"), Arg(f"ncol{k}"))
@@ -234,12 +235,12 @@ def _colour_passes(w: WarpSpec, dt: np.dtype, C: int, store: dict,
                                    (64, 1, 1)))
         if blur:
             filt = Variant.of("colour_pass.cl", "colour_blur_rows", **defines)
-            launches.append(Launch(filt, (Arg(src), *dims, Arg("T"), np.int32(wp), *col), rows,
-                                   (64, 1, 1)))
+            launches.append(Launch(filt, (Arg(src), *dims, Arg("T"), np.int32(wp), *col,
+                                          np.int32(tile)), groups, (64, 1, 1)))
         apply = Variant.of("colour_pass.cl", "colour_apply", **defines)
         launches.append(Launch(apply, (Arg(src), *dims, Arg("P"), np.int32(bands),
                                        Arg("Y" if last else f"S{k % 2}"), Arg("yscale"),
                                        Arg("ybias"), *col, np.int32(tile),
                                        *((Arg("T"), np.int32(wp)) if blur else ())),
-                               (64, -(-w.ho // tile), w.items), (64, 1, 1)))
+                               groups, (64, 1, 1)))
     return tuple(launches), scratch
