@@ -331,7 +331,7 @@ inline void wk_noise_z(int2 at, int2 dims, uint2 key, float2 g, float8 *z) {
  * CH) every v[c] is a fixed register, where PoCL left loops over v[c] as loops and so kept
  * the resampled pixels of every work-item in memory, read and written at each operation.
  * 64 photos to float32 224x224 on PoCL: an empty list cost the warp 6.9 ms, one brightness
- * 7.4 ms; as copies 1.7 and 2.2 ms (docs/performance.md, 2026-11-28) */
+ * 10.2 ms; as copies 2.5 and 3.6 ms (docs/performance.md, 2026-11-28) */
 #define WK_AT_C(k, ...) if ((k) < C) { const int c = (k); __VA_ARGS__; }
 #define WK_EACH_C(...) { WK_AT_C(0, __VA_ARGS__) WK_AT_C(1, __VA_ARGS__) WK_AT_C(2, __VA_ARGS__) WK_AT_C(3, __VA_ARGS__) }
 

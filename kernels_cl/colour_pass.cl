@@ -337,7 +337,8 @@ __kernel void colour_mean(__global const X_T *restrict S, int Ho, int Wo,
         if (lid < s) part[lid] += part[lid + s];
         barrier(CLK_LOCAL_MEM_FENCE);
     }
-    if (lid == 0) vstore2(part[0], (long)b * G + g, P);}
+    if (lid == 0) vstore2(part[0], (long)b * G + g, P);
+}
 
 /* A work-group takes `rows` rows of an item (the host's choice: a few on CPU devices, where
  * each work-group costs a pass of the work-item loop, its means' sum and its barrier: a

@@ -7,6 +7,7 @@ blur and some do not, replayed and serialised, and on every device and Oclgrind.
 
 from __future__ import annotations
 
+import itertools
 import os
 import warnings
 
@@ -351,3 +352,31 @@ def test_small_cases_on_every_device_and_oclgrind(small_queue):
              [W.MotionBlur(blur_limit=(7, 7), p=1)], [W.MotionBlur(blur_limit=(31, 31), p=1)],
              [W.MotionBlur(p=1), W.RandomGamma(p=1), W.GaussianBlur(**_blur(0.7))]]
     check_small_cases(img, geo, cases, small_queue)
+
+
+def test_the_passes_tiling_does_not_change_a_pixel(queue, monkeypatch, fresh_plans):
+    """colour_blur_rows and colour_apply take engine.plan.APPLY_ROWS rows per work-group on CPU
+    devices, each work-item a run of the tile's blocks, and a row each with neighbours on
+    neighbouring blocks elsewhere (rows = 1): every tiling, those of GPUs and tiles that do not
+    divide the height included, gives the same pixels (a blur's rows and columns, a motion
+    blur, a contrast's mean and the model's input; widths that leave a partial block)."""
+    from warpkit.engine import plan
+
+    colour = [W.GaussianBlur(sigma_limit=(0.5, 2.5), p=0.6), W.MotionBlur(blur_limit=(3, 7), p=0.6),
+              W.ColorJitter(0.2, 0.4, 0.3, 0, p=0.8)]
+    photos = [ASTRONAUT, CHELSEA, ASTRONAUT[::2, ::3].copy()]
+    cases = [(photos * 2, (45, 37)), ([p.astype(np.float32) / 255 for p in photos] * 2, (45, 37)),
+             ([CAMERA] * 6, (45, 37)), (photos * 2, (9, 530))]  # rows of more than 64 blocks
+    for (image, size), model in itertools.product(
+            cases, ({}, dict(output_dtype="float32", mean=0.5, std=0.25, layout="CHW"))):
+        pipe = W.Compose([W.RandomResizedCrop(size), *colour], **model)
+        results = []
+        for rows in (1, 16, 3, 5):  # a GPU's first: scratch kept from another would hide a hole
+            monkeypatch.setattr(plan, "APPLY_ROWS", rows)
+            fresh_plans()
+            out = pipe(image=image, seed=7, queue=queue)
+            results.append(out["image"])
+        applied = [[p["steps"][i]["applied"] for p in out["params"]] for i in (1, 2, 3)]
+        assert all(any(a) for a in applied), applied  # each pass ran somewhere
+        for other in results[1:]:
+            np.testing.assert_array_equal(other, results[0])
