@@ -276,19 +276,20 @@ def test_fast_paths_equal_the_general_path(channels, interp, pad, queue):
     assert pad != "constant" or n_far > 1000
 
 
-@pytest.mark.parametrize("degrees,shape", [(0, 6), (3, 3), (15, 6), (3, None)])
-def test_every_work_group_shape_covers_the_output(degrees, shape, queue):
-    """The 8-wide kernel's work-groups are rows of 512 pixels, 64 x 8 or 32 x 16 tiles, chosen
-    from the map (warp._schedule); whichever it is, every output pixel is written and equals
-    OpenCV's (widths not a multiple of 8 or of the tile included)."""
+@pytest.mark.parametrize("degrees,w,shape", [(0, 600, 6), (3, 600, 3), (15, 600, 6), (3, 203, 2),
+                                             (0, 203, 5), (0, 27, 2)])
+def test_every_work_group_shape_covers_the_output(degrees, w, shape, queue):
+    """The 8-wide kernel's work-groups are rows of 512 pixels, 64 x 8 or 32 x 16 tiles, or a
+    narrow output's whole rows, chosen from the map (warp._schedule); whichever it is, every
+    output pixel is written and equals OpenCV's (widths not a multiple of 8 or of the tile
+    included)."""
     from warpkit.engine.coords import schedule as _schedule
 
-    w = 600 if shape else 203
     img = np.random.default_rng(degrees).integers(0, 256, (50, w, 3), dtype=np.uint8)
     c = ((w - 1) / 2, 24.5)
     m = g.compose(g.rotation(degrees, c), g.scale(1.1, center=c))
     blocks = -(-(w - 3) // 8)
-    assert _schedule(g.invert(m)[None], w - 3, 47, blocks, True)[0] == (shape or 2)
+    assert _schedule(g.invert(m)[None], w - 3, 47, blocks, True)[0] == shape
     out = warpkit.warp_affine(img, m, size=(w - 3, 47), fill=(9, 99, 199), queue=queue)
     _close(out, _cv2(img, m, "linear", "constant", (9, 99, 199), size=(w - 3, 47)), "linear",
            np.uint8)
@@ -316,6 +317,11 @@ def test_schedule_rule():
     at_infinity = np.array([[1.0, 0, 0], [0, 1, 0], [-1, 0, 959.5]])  # w = 0 at x = 959.5
     assert _schedule(at_infinity[None], 1920, 1080, 240, False) == (3, 0)
     assert _schedule(rot[1][None], 200, 1080, 25, True) == (2, 4)  # narrow outputs: 32 x 16 tiles
+    assert _schedule(rot[0][None], 200, 1080, 25, True) == (5, 0)  # axis-aligned: whole rows
+    assert _schedule(rot[0][None], 8, 1080, 1, True) == (0, 0)  # one block: a column of them
+    crops = np.stack([g.invert(g.compose(g.translation(-x, -x / 2), g.scale(224 / s)))
+                      for x, s in zip(range(0, 128, 2), np.linspace(200, 600, 64))])
+    assert _schedule(crops, 224, 224, 28, True) == (5, 0)  # resized crops: whole rows
     mats = np.stack([inv(a) for a in np.linspace(-30, 30, 64)])  # a batch: every 4th is sampled
     assert _schedule(mats, 224, 224, 28, True) == (2, 4)
 
