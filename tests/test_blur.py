@@ -355,7 +355,7 @@ def test_small_cases_on_every_device_and_oclgrind(small_queue):
 
 
 def test_the_passes_tiling_does_not_change_a_pixel(queue, monkeypatch, fresh_plans):
-    """colour_blur_rows and colour_apply take engine.plan.APPLY_ROWS rows per work-group on CPU
+    """colour_blur_rows and colour_apply take engine.plan.PASS_ROWS rows per work-group on CPU
     devices, each work-item a run of the tile's blocks, and a row each with neighbours on
     neighbouring blocks elsewhere (rows = 1): every tiling, those of GPUs and tiles that do not
     divide the height included, gives the same pixels (a blur's rows and columns, a motion
@@ -372,7 +372,7 @@ def test_the_passes_tiling_does_not_change_a_pixel(queue, monkeypatch, fresh_pla
         pipe = W.Compose([W.RandomResizedCrop(size), *colour], **model)
         results = []
         for rows in (1, 16, 3, 5):  # a GPU's first: scratch kept from another would hide a hole
-            monkeypatch.setattr(plan, "APPLY_ROWS", rows)
+            monkeypatch.setattr(plan, "PASS_ROWS", rows)
             fresh_plans()
             out = pipe(image=image, seed=7, queue=queue)
             results.append(out["image"])

@@ -200,7 +200,7 @@ MEAN_BANDS = 16
 #: colour_blur_rows' and colour_apply's rows per work-group on CPU devices
 #: (kernels_cl/colour_pass.cl: a work-group costs a pass of PoCL's work-item loop and a barrier;
 #: GPUs take one row each, for parallelism)
-APPLY_ROWS = 16
+PASS_ROWS = 16
 
 
 def _colour_passes(w: WarpSpec, dt: np.dtype, C: int, store: dict,
@@ -210,7 +210,7 @@ def _colour_passes(w: WarpSpec, dt: np.dtype, C: int, store: dict,
     writing the next, the last one the result; a pass with a mean's operation sums the means
     first (P), one with a Gaussian blur filters the rows first (T)."""
     bands = min(MEAN_BANDS, w.ho)
-    tile = APPLY_ROWS if cpu else 1  # rows per work-group
+    tile = PASS_ROWS if cpu else 1  # rows per work-group
     image = w.items * w.ho * w.wo * C * dt.itemsize
     wp = round_up(w.wo, 8)  # T's rows: whole vectors of 8
     scratch = (Scratch("S0", image), Scratch("P", w.items * bands * 8))
