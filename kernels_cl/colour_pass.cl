@@ -245,6 +245,10 @@ __kernel void colour_blur_rows(__global const X_T *restrict S, int Ho, int Wo,
         }
     }
     barrier(CLK_LOCAL_MEM_FENCE);
+    /* the tile's blocks as colour_apply walks them (see there). Written out in both kernels on
+     * purpose: a shared macro that opened the walk with a one-trip inner loop for yo and xo
+     * was miscompiled by PoCL 3.0 after this barrier (a uint16 2-channel blur wrote outside
+     * its output and corrupted the host's heap; Oclgrind ran the same source clean) */
     const int nbx = (Wo + 7) >> 3, nr = Ho - y0 < rows ? Ho - y0 : rows, blocks = nr * nbx;
     const int per = (blocks + 63) >> 6, run = rows > 1;
     for (int j = 0; j < per; j++) {
