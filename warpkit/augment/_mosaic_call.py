@@ -14,6 +14,7 @@ import numpy as np
 from .._memory import is_device_array
 from ..engine.chain import chain_coords, merge
 from ..engine.core import warp_by
+from ..engine.inputs import copy_each, recycled_rows
 from ..engine.output import fills
 from ._executor import (_EXTRA, _check_size, _hw, _mask_work, _per_sample, _Opts,
                         _shape_of)
@@ -311,18 +312,26 @@ def atlas_layout(sizes: list[tuple[int, int]]) -> tuple[np.ndarray, tuple[int, i
 def _fill_atlas(images: list[np.ndarray], offsets: np.ndarray, shape: tuple[int, int],
                 fill: np.ndarray) -> np.ndarray:
     """The atlas of :func:`atlas_layout`: each image at its offset, ``fill`` in its guard (the
-    rest is never read)."""
+    rest is never read). Recycled memory (the pool's size classes: a fresh atlas's page faults
+    cost as much as the copy), filled by the packing threads."""
     G = GUARD
     first = images[0]
-    atlas = np.empty((*shape, first.shape[2]), first.dtype)
-    for a, (x, y) in zip(images, offsets.astype(int).tolist()):
-        h, w = a.shape[:2]
-        slot = atlas[y - G:y + h + G, x - G:x + w + G]
-        slot[:G] = fill
-        slot[G + h:] = fill
-        slot[G:G + h, :G] = fill
-        slot[G:G + h, G + w:] = fill
-        slot[G:G + h, G:G + w] = a
+    C = first.shape[2]
+    atlas = recycled_rows(shape[0] * shape[1], C, first.dtype).reshape(*shape, C)
+    at = offsets.astype(int).tolist()
+
+    def copy(ks: range) -> None:
+        for k in ks:
+            a, (x, y) = images[k], at[k]
+            h, w = a.shape[:2]
+            slot = atlas[y - G:y + h + G, x - G:x + w + G]
+            slot[:G] = fill
+            slot[G + h:] = fill
+            slot[G:G + h, :G] = fill
+            slot[G:G + h, G + w:] = fill
+            slot[G:G + h, G:G + w] = a
+
+    copy_each(copy, len(images), sum(a.nbytes for a in images))
     return atlas
 
 

@@ -97,11 +97,8 @@ def pack(arrays: list[np.ndarray], C: int,
     rw = regions[:, 2] - regions[:, 0] + 1
     rh = regions[:, 3] - regions[:, 1] + 1
     sizes = (rw * rh).tolist()
-    # the regions' total changes every batch: a size class (1/16 - 1/8 of it above) lets the
-    # pool recycle the memory (of one exact size otherwise: fresh zeroed pages every call)
     total = sum(sizes)
-    step = 1 << max(total.bit_length() - 4, 0)
-    packed = HOST_POOL.empty((-(-total // step) * step, C), arrays[0].dtype)[:total]
+    packed = recycled_rows(total, C, arrays[0].dtype)
     rag = np.empty((len(arrays), 4), np.int64)
     starts = [0]
     for n in sizes[:-1]:
@@ -119,14 +116,29 @@ def pack(arrays: list[np.ndarray], C: int,
                     a[y0:y1 + 1, x0:x1 + 1].reshape(y1 - y0 + 1, w, C)
             rag[k] = ((start - y0 * w - x0) * C, a.shape[0], a.shape[1], w * C)
 
-    threads = min(_MAX_COPIERS, cores()) if total * C * packed.itemsize >= _THREADED_BYTES \
-        else 1
-    if threads > 1 and len(arrays) > 1:  # numpy copies without the GIL: the cores share it
-        copiers = pool("pack", threads)
-        list(copiers.map(copy, [range(t, len(arrays), threads) for t in range(threads)]))
-    else:
-        copy(range(len(arrays)))
+    copy_each(copy, len(arrays), packed.nbytes)
     return packed, rag
+
+
+def recycled_rows(n: int, C: int, dtype: Any) -> np.ndarray:
+    """An uninitialized (n, C) array of recycled host memory: the block is of n's size class
+    (1/16 - 1/8 of n above it), so that buffers whose size changes every batch (a ragged
+    batch's pixels, a mosaic's atlas) reuse the pool's memory instead of fresh pages, which
+    the first write faults in and the kernel zeroes (about as long as the copy itself)."""
+    step = 1 << max(n.bit_length() - 4, 0)
+    return HOST_POOL.empty((-(-n // step) * step, C), dtype)[:n]
+
+
+def copy_each(copy: Any, items: int, nbytes: int) -> None:
+    """``copy(ks)`` over ``range(items)``: split between up to _MAX_COPIERS threads (numpy
+    copies without the GIL: the cores share them) when the copy is ``nbytes`` >=
+    _THREADED_BYTES, else in this thread."""
+    threads = min(_MAX_COPIERS, cores()) if nbytes >= _THREADED_BYTES else 1
+    if threads > 1 and items > 1:
+        copiers = pool("pack", threads)
+        list(copiers.map(copy, [range(t, items, threads) for t in range(threads)]))
+    else:
+        copy(range(items))
 
 
 #: a batch this large is copied by several threads (a row-by-row copy of regions runs at
