@@ -122,21 +122,23 @@ inline __attribute__((always_inline)) float8 wk_gray8(const float8 *v) {
 #endif
 }
 
-/* OpenCV's HSV to RGB (cv::HSV2RGB_native): h in sixths of a turn [0, 6), s and v in [0, 1];
- * r, g, b in v's units */
-inline __attribute__((always_inline)) void wk_hsv_rgb8(float8 h, float8 s, float8 v, float8 *r, float8 *g, float8 *b) {
-    h = h < 0.0f ? h + 6.0f : h;
-    h = h >= 6.0f ? h - 6.0f : h;
+/* OpenCV's HSV to RGB (cv::HSV2RGB_native) for h in sixths of a turn within [0, 6) (the
+ * 8-bit hue's H / 30 always is), s and v in [0, 1]; r, g, b in v's units. OpenCV's gray case
+ * (s == 0: v in every channel) needs no select: p, q and t are then v times exactly 1 */
+inline __attribute__((always_inline)) void wk_hsv_rgb8_in(float8 h, float8 s, float8 v, float8 *r, float8 *g, float8 *b) {
     const float8 sec = wk_floor8(h), f = h - sec;
     const float8 p = v * (1.0f - s), q = v * (1.0f - s * f), t = v * (1.0f - s * (1.0f - f));
     const int8 k = convert_int8(sec);
-    float8 rr = (k == 0 || k == 5) ? v : (k == 1 ? q : (k == 4 ? t : p));
-    float8 gg = (k == 1 || k == 2) ? v : (k == 0 ? t : (k == 3 ? q : p));
-    float8 bb = (k == 3 || k == 4) ? v : (k == 2 ? t : (k == 5 ? q : p));
-    const int8 grey = s == 0.0f;
-    *r = grey ? v : rr;
-    *g = grey ? v : gg;
-    *b = grey ? v : bb;
+    *r = (k == 0 || k == 5) ? v : (k == 1 ? q : (k == 4 ? t : p));
+    *g = (k == 1 || k == 2) ? v : (k == 0 ? t : (k == 3 ? q : p));
+    *b = (k == 3 || k == 4) ? v : (k == 2 ? t : (k == 5 ? q : p));
+}
+
+/* the same for any h in (-6, 12): brought into [0, 6) first */
+inline __attribute__((always_inline)) void wk_hsv_rgb8(float8 h, float8 s, float8 v, float8 *r, float8 *g, float8 *b) {
+    h = h < 0.0f ? h + 6.0f : h;
+    h = h >= 6.0f ? h - 6.0f : h;
+    wk_hsv_rgb8_in(h, s, v, r, g, b);
 }
 
 /* a / b for 0 <= a < 2^21 and 0 < b: the float quotient truncated, one more where it fell
@@ -146,7 +148,14 @@ inline __attribute__((always_inline)) void wk_hsv_rgb8(float8 h, float8 s, float
  * out as n - 1 */
 inline __attribute__((always_inline)) int8 wk_idiv8(int8 a, int8 b) {
     const int8 q = convert_int8(convert_float8(a) / convert_float8(b));
+#if WK_BUILTINS
+    /* PoCL's CPU division is IEEE's, correctly rounded: the quotient n + r / b (r >= 1) lies
+     * 1 / b or more below n + 1 and half an ulp of it is below a / (b 2^24) < 1 / b, so it
+     * never rounds up to n + 1 and the truncation is n */
+    return q;
+#else
     return (q + 1) * b <= a ? q + 1 : q;
+#endif
 }
 
 /* OpenCV's 8-bit RGB to HSV (cv::RGB2HSV_b, its fixed-point tables): levels in, H in [0, 180),
@@ -155,10 +164,11 @@ inline __attribute__((always_inline)) void wk_rgb_hsv8_u8(float8 r_, float8 g_, 
     const int8 r = convert_int8(r_), g = convert_int8(g_), b = convert_int8(b_);
     const int8 v = WK_MAX(r, WK_MAX(g, b)), d = v - WK_MIN(r, WK_MIN(g, b));
     const int8 one = (int8)1;
-    /* the tables: round((255 << 12) / v) and round((180 << 12) / (6 d)), 0 where v or d is 0 */
+    /* the tables: round((255 << 12) / v) and round((180 << 12) / (6 d)); OpenCV's 0 where v
+     * or d is 0 need not be: they are multiplied by d = 0 there, and hp is 0 where d is */
     const int8 vs = WK_MAX(v, one), ds = WK_MAX(d, one);
-    const int8 sdiv = v > 0 ? wk_idiv8(2 * 1044480 + vs, 2 * vs) : (int8)0;
-    const int8 hdiv = d > 0 ? wk_idiv8(2 * 122880 + ds, 2 * ds) : (int8)0;
+    const int8 sdiv = wk_idiv8(2 * 1044480 + vs, 2 * vs);
+    const int8 hdiv = wk_idiv8(2 * 122880 + ds, 2 * ds);
     const int8 hp = v == r ? g - b : (v == g ? b - r + 2 * d : r - g + 4 * d);
     /* (x + 2^11) >> 12, rounding down for negatives too */
     int8 h = ((hp * hdiv + 2048 + 1048576) >> 12) - 256;
@@ -169,12 +179,14 @@ inline __attribute__((always_inline)) void wk_rgb_hsv8_u8(float8 r_, float8 g_, 
 }
 
 /* 8-bit HSV back to RGB levels (cv::HSV2RGB_b: through floats, truncated, as OpenCV 5 does;
- * OpenCV 4 rounded, a level apart) */
+ * OpenCV 4 rounded, a level apart). H in [0, 180) gives h in [0, 6); S and V up to 255 give
+ * s and v up to 1 (255 (1 / 255) rounds to 1), so every channel is v times a factor in [0, 1]
+ * and its level lies in [0, 255] unclamped, as OpenCV's saturate finds it */
 inline __attribute__((always_inline)) void wk_hsv_rgb8_u8(float8 H, float8 S, float8 V, float8 *r, float8 *g, float8 *b) {
-    wk_hsv_rgb8(H * (6.0f / 180.0f), S * (1.0f / 255.0f), V * (1.0f / 255.0f), r, g, b);
-    *r = wk_clamp8(wk_floor8(*r * 255.0f), 0.0f, 255.0f);
-    *g = wk_clamp8(wk_floor8(*g * 255.0f), 0.0f, 255.0f);
-    *b = wk_clamp8(wk_floor8(*b * 255.0f), 0.0f, 255.0f);
+    wk_hsv_rgb8_in(H * (6.0f / 180.0f), S * (1.0f / 255.0f), V * (1.0f / 255.0f), r, g, b);
+    *r = wk_floor8(*r * 255.0f);
+    *g = wk_floor8(*g * 255.0f);
+    *b = wk_floor8(*b * 255.0f);
 }
 
 /* albumentations' HueSaturationValue on 8-bit HSV (its float images through levels of 255) */
