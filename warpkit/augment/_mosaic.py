@@ -245,21 +245,28 @@ def check_placement(transforms: list) -> None:
                          "steps after it transform")
 
 
-def cell_stage(cells: list[Cell], images: list[int], offsets: np.ndarray,
-               sizes: list[tuple[int, int]]) -> Cells:
-    """A mosaic sample's :class:`~warpkit.engine.stages.Cells`: each cell's canvas pixels read
-    from its image in the atlas (``images``: each cell's image's index in the atlas, at
-    ``offsets``; ``sizes`` each image's (width, height)), clamped to that image's pixels."""
-    rows = []
-    for c, k in zip(cells, images):
-        (ax, ay), (w, h) = offsets[k], sizes[k]
-        x1, y1, x2, y2 = c.rect
-        if x2 <= x1 or y2 <= y1:
-            continue
-        m = geometry.translation(ax, ay) @ geometry.invert(c.matrix)
-        rows.append([x1 - 0.5, y1 - 0.5, x2 - 0.5, y2 - 0.5, *m[0], *m[1],
-                     ax, ay, ax + w - 1, ay + h - 1])
-    return Cells(np.asarray(rows, np.float64).reshape(-1, 14))
+def cell_stages(samples: list[list[Cell]], images: list[list[int]], offsets: np.ndarray,
+                sizes: list[tuple[int, int]]) -> list[Cells]:
+    """Each mosaic sample's :class:`~warpkit.engine.stages.Cells` (``samples``: each one's
+    cells): each cell's canvas pixels read from its image in the atlas (``images``: each
+    cell's image's index in the atlas, at ``offsets``; ``sizes`` each image's (width,
+    height)), clamped to that image's pixels. The call's cells are inverted and moved into
+    the atlas as one stack (the same arithmetic per matrix as one by one)."""
+    live = [[(c, k) for c, k in zip(cells, ks) if c.rect[2] > c.rect[0] and c.rect[3] > c.rect[1]]
+            for cells, ks in zip(samples, images)]
+    flat = [ck for row in live for ck in row]
+    table = np.empty((len(flat), 14))
+    if flat:
+        at = np.asarray([offsets[k] for _, k in flat], np.float64)
+        moves = np.repeat(geometry.IDENTITY[None], len(flat), 0)
+        moves[:, 0, 2], moves[:, 1, 2] = at[:, 0], at[:, 1]
+        m = moves @ geometry.invert(np.stack([c.matrix for c, _ in flat]))
+        wh = np.asarray([sizes[k] for _, k in flat], np.float64)
+        table[:, :4] = np.asarray([c.rect for c, _ in flat], np.float64) - 0.5
+        table[:, 4:7], table[:, 7:10] = m[:, 0], m[:, 1]
+        table[:, 10:12], table[:, 12:14] = at, at + wh - 1
+    ends = np.cumsum([len(row) for row in live])
+    return [Cells(t) for t in np.split(table, ends[:-1])]
 
 
 def plain_stage(offset: np.ndarray, size: tuple[int, int]) -> Cells:

@@ -18,7 +18,7 @@ from ..engine.inputs import copy_each, recycled_rows
 from ..engine.output import fills
 from ._executor import (_EXTRA, _check_size, _hw, _mask_work, _per_sample, _Opts,
                         _shape_of)
-from ._mosaic import GUARD, Cell, Mosaic, cell_stage, plain_stage
+from ._mosaic import GUARD, Cell, Mosaic, cell_stages, plain_stage
 from ._targets import box_rows, check_boxes, from_xyxy, keypoint_rows, move_keypoints, select, \
     to_xyxy
 
@@ -139,10 +139,13 @@ class MosaicCall:
             self.cells.append(self.mosaic.cells(
                 step, lambda s, k=k: self.source_sizes[self.source(k, s)]))
         # each sample's Cells stage: where its canvas reads in the atlas (every target's)
+        mosaics = [k for k, c in enumerate(self.cells) if c is not None]
+        staged = dict(zip(mosaics, cell_stages(
+            [self.cells[k] for k in mosaics],
+            [[self.source(k, x.source) for x in self.cells[k]] for k in mosaics],
+            self.offsets, self.source_sizes)))
         self.stages = [plain_stage(self.offsets[k], self.source_sizes[k]) if c is None else
-                       cell_stage(c, [self.source(k, x.source) for x in c], self.offsets,
-                                  self.source_sizes)
-                       for k, c in enumerate(self.cells)]
+                       staged[k] for k, c in enumerate(self.cells)]
         self._launches: tuple | None = None
         return [self.mosaic.target_wh if c is not None else s
                 for c, s in zip(self.cells, sizes)]
@@ -151,59 +154,84 @@ class MosaicCall:
     def boxes(self, rows: list, fields: list, canvas: list) -> tuple[list, list]:
         """Each mosaic sample's boxes (the pipeline's format, on the canvas) and label fields:
         every cell's image's boxes resized and shifted onto the canvas and clipped to the
-        cell, in the order of the cells; those left without area dropped."""
+        cell, in the order of the cells; those left without area dropped. The boxes of all
+        the call's cells move together, in a few array operations for the call instead of a
+        few per cell (elementwise: each box's arithmetic is what it was alone)."""
         fmt = self.pipe.box_format
-
-        def place(c: Cell, s: int, r: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-            e = to_xyxy(r, fmt, self.source_sizes[s])
-            m = c.matrix  # pixel centres; edges: e' = s e + (t + 0.5 - 0.5 s)
-            scale = np.array([m[0, 0], m[1, 1]] * 2)
-            e = e * scale + (np.array([m[0, 2], m[1, 2]] * 2) + 0.5 - 0.5 * scale)
-            x1, y1, x2, y2 = c.rect
-            e = np.clip(e, [x1, y1, x1, y1], [x2, y2, x2, y2])
-            return e, (e[:, 2] > e[:, 0]) & (e[:, 3] > e[:, 1])
-
-        got, fields = self._gather(rows, fields, [m["boxes"] for m in self.meta], 4, place)
+        src_rows, src_fields = self._sources(rows, fields, [m["boxes"] for m in self.meta])
+        parts = self._parts(src_rows)
+        moved = keep = None
+        if parts:
+            xyxy: dict[int, np.ndarray] = {}  # each source's boxes as corners, once
+            for _, _, s in parts:
+                if s not in xyxy:
+                    xyxy[s] = to_xyxy(src_rows[s], fmt, self.source_sizes[s])
+            per = np.empty((4, len(parts), 4))  # each part's scale, shift, low and high
+            for j, (_, c, _) in enumerate(parts):
+                m = c.matrix  # pixel centres; edges: e' = s e + (t + 0.5 - 0.5 s)
+                per[0, j] = sc = np.array([m[0, 0], m[1, 1]] * 2)
+                per[1, j] = np.array([m[0, 2], m[1, 2]] * 2) + 0.5 - 0.5 * sc
+                x1, y1, x2, y2 = c.rect
+                per[2, j], per[3, j] = (x1, y1, x1, y1), (x2, y2, x2, y2)
+            scale, shift, lo, hi = np.repeat(per, [len(src_rows[s]) for _, _, s in parts], 1)
+            e = np.concatenate([xyxy[s] for _, _, s in parts])
+            moved = np.clip(e * scale + shift, lo, hi)
+            keep = (moved[:, 2] > moved[:, 0]) & (moved[:, 3] > moved[:, 1])
+        got, fields = self._placed(rows, fields, src_rows, src_fields, parts, moved, keep, 4)
         return [r if self.cells[k] is None else from_xyxy(r, fmt, canvas[k])
                 for k, r in enumerate(got)], fields
 
     def keypoints(self, klist: list, kfields: list) -> tuple[list, list]:
         """Each mosaic sample's keypoints on the canvas (every cell's image's, those inside
-        its cell) and their label fields, as :meth:`boxes` gathers boxes."""
+        its cell) and their label fields, as :meth:`boxes` gathers boxes (cell by cell)."""
         fmt = self.pipe.keypoint_format
         ix, iy = fmt.find("x"), fmt.find("y")
+        src_rows, src_fields = self._sources(klist, kfields,
+                                             [m["keypoints"] for m in self.meta])
+        parts = self._parts(src_rows)
+        moved = keep = None
+        if parts:
+            placed = []
+            for _, c, s in parts:
+                m, _ = move_keypoints(src_rows[s], c.matrix, self.mosaic.target_wh, fmt)
+                x1, y1, x2, y2 = c.rect
+                x, y = m[:, ix], m[:, iy]
+                placed.append((m, (x >= x1 - 0.5) & (x < x2 - 0.5) & (y >= y1 - 0.5)
+                               & (y < y2 - 0.5)))
+            moved = np.concatenate([m for m, _ in placed])
+            keep = np.concatenate([k for _, k in placed])
+        return self._placed(klist, kfields, src_rows, src_fields, parts, moved, keep, len(fmt))
 
-        def place(c: Cell, s: int, k: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-            moved, _ = move_keypoints(k, c.matrix, self.mosaic.target_wh, fmt)
-            x1, y1, x2, y2 = c.rect
-            x, y = moved[:, ix], moved[:, iy]
-            return moved, (x >= x1 - 0.5) & (x < x2 - 0.5) & (y >= y1 - 0.5) & (y < y2 - 0.5)
+    def _sources(self, rows: list, fields: list, meta: list) -> tuple[list, list]:
+        """The targets of every source (the call's ``rows`` and ``fields``, then the
+        metadata's (rows, fields) pairs)."""
+        return list(rows) + [r for r, _ in meta], list(fields) + [f for _, f in meta]
 
-        return self._gather(klist, kfields, [m["keypoints"] for m in self.meta], len(fmt),
-                            place)
+    def _parts(self, src_rows: list) -> list[tuple[int, Cell, int]]:
+        """(sample, cell, source) of each cell of each mosaic sample whose image has targets,
+        in the order of the samples and their cells."""
+        return [(k, c, s) for k, cells in enumerate(self.cells) if cells is not None
+                for c in cells for s in (self.source(k, c.source),) if len(src_rows[s])]
 
-    def _gather(self, rows: list, fields: list, meta: list, width: int, place: Any
-                ) -> tuple[list, list]:
-        """Each mosaic sample's targets from its cells' images (the call's ``rows`` and
-        ``fields``, then the metadata's (rows, fields) pairs): ``place(cell, source, rows)``
-        gives them on the canvas and which to keep; the others' stay as they are."""
-        src_rows = list(rows) + [r for r, _ in meta]
-        src_fields = list(fields) + [f for _, f in meta]
+    def _placed(self, rows: list, fields: list, src_rows: list, src_fields: list, parts: list,
+                moved: Any, keep: Any, width: int) -> tuple[list, list]:
+        """Each mosaic sample's targets and label fields from its ``parts`` (:meth:`_parts`),
+        whose rows on the canvas are ``moved`` (all parts' in order; None: no parts) and
+        ``keep`` those kept; the other samples' as they came."""
         rows, fields = list(rows), list(fields)
-        for k, cells in enumerate(self.cells):
-            if cells is None:
-                continue
-            got, labels = [], []
-            for c in cells:
-                s = self.source(k, c.source)
-                if not len(src_rows[s]):
-                    continue
-                moved, keep = place(c, s, src_rows[s])
-                got.append(moved[keep])
-                if src_fields[s] is not None:
-                    labels.append(select(src_fields[s], keep))
-            rows[k] = np.concatenate(got) if got else np.zeros((0, width))
-            fields[k] = _joined(labels, fields[k])
+        got: dict[int, list] = {k: [] for k, c in enumerate(self.cells) if c is not None}
+        labels: dict[int, list] = {k: [] for k in got}
+        at = 0
+        for k, _, s in parts:
+            n = len(src_rows[s])
+            kept = keep[at:at + n]
+            got[k].append(moved[at:at + n][kept])
+            if src_fields[s] is not None:
+                labels[k].append(select(src_fields[s], kept))
+            at += n
+        for k, g in got.items():
+            rows[k] = np.concatenate(g) if g else np.zeros((0, width))
+            fields[k] = _joined(labels[k], fields[k])
         return rows, fields
 
     # -- images and masks ---------------------------------------------------------------------
