@@ -135,7 +135,6 @@ def test_hue_saturation_value_is_albumentations(limits, dtype, queue):
         assert not np.array_equal(got, img)
 
 
-
 @pytest.mark.parametrize("limits", HSV + [((0, 0), (40, 40), (-30, -30))], ids=str)
 def test_every_8bit_colour_through_hsv_is_albumentations(limits, queue):
     """All 2^24 RGB colours through OpenCV's 8-bit HSV round trip: within 1 level of
@@ -147,6 +146,7 @@ def test_every_8bit_colour_through_hsv_is_albumentations(limits, queue):
     got = W.Compose([W.HueSaturationValue(*limits, p=1)])(image=img, seed=0, queue=queue)["image"]
     d = np.abs(got.astype(np.int16) - _albu(A.HueSaturationValue(*limits, p=1), img))
     assert d.max() <= 1 and (d > 0).mean() < 1e-3
+
 
 @pytest.mark.parametrize("dtype", [np.uint8, np.float32])
 def test_jitter_and_hsv_on_one_channel(dtype, queue):

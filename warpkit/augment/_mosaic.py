@@ -252,7 +252,8 @@ def cell_stages(samples: list[list[Cell]], images: list[list[int]], offsets: np.
     cell's image's index in the atlas, at ``offsets``; ``sizes`` each image's (width,
     height)), clamped to that image's pixels. The call's cells are inverted and moved into
     the atlas as one stack (the same arithmetic per matrix as one by one)."""
-    live = [[(c, k) for c, k in zip(cells, ks) if c.rect[2] > c.rect[0] and c.rect[3] > c.rect[1]]
+    live = [[(c, k) for c, k in zip(cells, ks)  # (cells the window leaves empty: none)
+             if c.rect[2] > c.rect[0] and c.rect[3] > c.rect[1]]
             for cells, ks in zip(samples, images)]
     flat = [ck for row in live for ck in row]
     table = np.empty((len(flat), 14))

@@ -183,7 +183,8 @@ class MosaicCall:
 
     def keypoints(self, klist: list, kfields: list) -> tuple[list, list]:
         """Each mosaic sample's keypoints on the canvas (every cell's image's, those inside
-        its cell) and their label fields, as :meth:`boxes` gathers boxes (cell by cell)."""
+        its cell) and their label fields, gathered as :meth:`boxes` gathers boxes (each
+        cell's keypoints moved by a call of their own: keypoints carry angles and scales)."""
         fmt = self.pipe.keypoint_format
         ix, iy = fmt.find("x"), fmt.find("y")
         src_rows, src_fields = self._sources(klist, kfields,
