@@ -8,6 +8,7 @@ from __future__ import annotations
 import os
 import warnings
 
+import cv2
 import numpy as np
 import pytest
 
@@ -138,14 +139,17 @@ def test_hue_saturation_value_is_albumentations(limits, dtype, queue):
 @pytest.mark.parametrize("limits", HSV + [((0, 0), (40, 40), (-30, -30))], ids=str)
 def test_every_8bit_colour_through_hsv_is_albumentations(limits, queue):
     """All 2^24 RGB colours through OpenCV's 8-bit HSV round trip: within 1 level of
-    albumentations everywhere and equal on 99.9% (OpenCV 5 puts 0.005-0.02% of them a level
-    apart). The photos above leave most (value, chroma) pairs of the conversion's tables
-    unvisited: this reaches every entry, and every hue sector at every saturation."""
+    albumentations everywhere, and with OpenCV 5 (whose truncation back to levels the kernel
+    follows; OpenCV 4 rounds) equal on 99.9% (5.0 puts 0.005-0.02% of them a level apart). The
+    photos above leave most (value, chroma) pairs of the conversion's tables unvisited: this
+    reaches every entry, and every hue sector at every saturation."""
     v = np.arange(256, dtype=np.uint8)
     img = np.stack(np.meshgrid(v, v, v, indexing="ij"), -1).reshape(4096, 4096, 3)
     got = W.Compose([W.HueSaturationValue(*limits, p=1)])(image=img, seed=0, queue=queue)["image"]
     d = np.abs(got.astype(np.int16) - _albu(A.HueSaturationValue(*limits, p=1), img))
-    assert d.max() <= 1 and (d > 0).mean() < 1e-3
+    assert d.max() <= 1
+    if int(cv2.__version__.split(".")[0]) >= 5:
+        assert (d > 0).mean() < 1e-3
 
 
 @pytest.mark.parametrize("dtype", [np.uint8, np.float32])

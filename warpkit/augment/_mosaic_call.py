@@ -166,13 +166,12 @@ class MosaicCall:
             for _, _, s in parts:
                 if s not in xyxy:
                     xyxy[s] = to_xyxy(src_rows[s], fmt, self.source_sizes[s])
-            per = np.empty((4, len(parts), 4))  # each part's scale, shift, low and high
-            for j, (_, c, _) in enumerate(parts):
-                m = c.matrix  # pixel centres; edges: e' = s e + (t + 0.5 - 0.5 s)
-                per[0, j] = sc = np.array([m[0, 0], m[1, 1]] * 2)
-                per[1, j] = np.array([m[0, 2], m[1, 2]] * 2) + 0.5 - 0.5 * sc
-                x1, y1, x2, y2 = c.rect
-                per[2, j], per[3, j] = (x1, y1, x1, y1), (x2, y2, x2, y2)
+            m = np.stack([c.matrix for _, c, _ in parts])
+            rect = np.asarray([c.rect for _, c, _ in parts], np.float64)
+            xy = [0, 1, 0, 1]  # (x1, y1, x2, y2) take x's then y's scale and shift
+            scale = m[:, xy, xy]  # pixel centres; edges: e' = s e + (t + 0.5 - 0.5 s)
+            per = np.stack([scale, m[:, xy, 2] + 0.5 - 0.5 * scale, rect[:, xy],
+                            rect[:, [2, 3, 2, 3]]])  # each part's scale, shift, low, high
             scale, shift, lo, hi = np.repeat(per, [len(src_rows[s]) for _, _, s in parts], 1)
             e = np.concatenate([xyxy[s] for _, _, s in parts])
             moved = np.clip(e * scale + shift, lo, hi)
