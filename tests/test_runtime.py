@@ -828,3 +828,28 @@ def test_host_pool_takes_back_a_batch_of_results_of_one_size():
     gc.collect()
     assert small.held_bytes == 3 * math.prod(shape)
     assert HostPool().empty((100, 100), np.uint8).base is None  # 10 KB: malloc's
+
+
+def test_one_warp_plan_serves_host_images_of_every_size(small_queue, fresh_plans):
+    """A host image's sizes and strides are values of each call: photos of many sizes share one
+    plan (one made per size cost a single-image call ~110 us), and calls that alternate sizes on
+    the same kernel each get their own (compared with each image warped under a plan of its
+    own), in uint8 (the 8-wide kernel's word reads and interior path), float32 (the 8-wide
+    kernel) and uint16 (the per-pixel kernel)."""
+    from warpkit.engine import plan as engine_plan
+
+    rng = np.random.default_rng(11)
+    m = np.array([[0.9, 0.12, 3.0], [-0.1, 1.05, 2.0]])
+    for dtype in (np.uint8, np.float32, np.uint16):
+        images = [rng.integers(0, 256, shape).astype(dtype)
+                  for shape in ((37, 45, 3), (64, 33, 3), (9, 70, 3), (37, 45, 3)[:2], (2, 2))]
+        want = []
+        for img in images:  # each under a plan of its own
+            engine_plan.PLANS.clear()
+            want.append(warpkit.warp_affine(img, m, (29, 23), queue=small_queue))
+        engine_plan.PLANS.clear()
+        for rnd in range(2):
+            for img, w in zip(images if rnd == 0 else images[::-1], want if rnd == 0 else want[::-1]):
+                np.testing.assert_array_equal(warpkit.warp_affine(img, m, (29, 23), queue=small_queue), w)
+        # (H, W, 3) images share one plan; (H, W) ones another
+        assert len(engine_plan.PLANS) == 2

@@ -67,8 +67,9 @@ MAX_CHANNELS = 16
 
 
 def shape_hwc(arr) -> tuple[int, int, int, int, bool, tuple]:
-    """(B, H, W, C, batched, output shape builder) for HW, HWC or BHWC."""
-    s = tuple(arr.shape)
+    """(B, H, W, C, batched, output shape builder) for HW, HWC or BHWC (an array, or its
+    shape)."""
+    s = tuple(arr if isinstance(arr, tuple) else arr.shape)
     if len(s) == 2:
         return 1, s[0], s[1], 1, False, lambda ho, wo: (ho, wo)
     if len(s) == 3:

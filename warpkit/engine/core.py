@@ -20,7 +20,8 @@ from .inputs import WARP_DTYPES, matrices, pack, read_regions, stack
 from .output import (PLAIN, ModelInput, fills as fills_of, model_output, options_key,
                      values_of_options)
 from .plan import (FIXED, MAX_BLUR_RADIUS, NO_MAP, PASS_BLUR, PASS_MEAN, PASS_MOTION, PLANS,
-                   WarpSpec, fixed_values, int32, int64, warp_plan)
+                   WarpSpec, fixed_values, image_key, image_values, int32, int64,
+                   warp_plan)
 
 #: the default options: linear, constant 0, no antialiasing
 LINEAR = Sampling()
@@ -86,11 +87,13 @@ def warp_by(image: Any, matrix: Any, size: Any = None, sampling: Sampling = LINE
     passes = [] if colour is None else colour_passes(_colour_ops(colour, items, src.dt))
     spec = WarpSpec(shape, items, wo, ho, len(ss) > 1,
                     src_index is not None, sampling.mode, sampling.pad, max(ss) > 1,
-                    None if y_dtype is None else str(y_dtype), y_chw, ragged, kind,
+                    y_dtype, y_chw, ragged, kind,
                     blocks(coords), bool(passes), pass_kinds(passes), colour_groups(passes))
     finite_affine, tw_log2, pf = _work_split(kind, inv, wo, ho)
     plan = PLANS.get((rt, layout_key, wants_device_result(x), spec, tw_log2),
                      lambda: warp_plan(rt, x, spec, tw_log2))
+    if not ragged and x.dev is None:  # (the plan checked the rest: it serves every size)
+        check_allocation(rt, x.nbytes, "the image")
     fixed = (rt, tuple(fills), src.dt.kind in "iu", tuple(yscale), tuple(ybias), tuple(ss))
     values = {**FIXED.get(fixed, lambda: fixed_values(*fixed)),
               "affine": int32(finite_affine), "pf": int32(pf), **extra}
@@ -393,7 +396,9 @@ class _Input:
         :meth:`~warpkit._op.Plan.run`), copying nothing."""
         if not self.ragged:
             src = operand(self.arr, "image")
-            return src, src.layout, {}
+            # a host image's sizes are values of each call (plan.image_values)
+            return src, image_key(src), {} if src.dev is not None else \
+                image_values(src.host.shape)
         key = ("ragged", self.dt, self.C)
         # the 32-bit word reads of uint8 pixels: the last start inside the buffer, and whether
         # the interior path's reads (4 bytes from a tap) stay inside each image's rows as the

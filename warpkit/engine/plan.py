@@ -14,7 +14,8 @@ import pyopencl as cl
 
 from .._dtypes import VALUE_TYPES
 from .._images import shape_hwc
-from .._memory import Operand, check_allocation, device_layout, round_up, wants_device_result
+from .._memory import (Operand, _c_strides, check_allocation, device_layout, round_up,
+                       wants_device_result)
 from .._op import Arg, Launch, Plan, Scratch, Variant
 from ..runtime import PlanCache, Runtime, vec4
 from .coords import COORD_AXES, COORD_FIELD, COORD_MAP, COORD_MATRIX
@@ -43,7 +44,9 @@ class WarpSpec:
     mode: int
     pad: int
     supersample: bool  # antialiasing: some map has more than one sample per axis
-    y_dtype: str | None = None  # float32 / float16: the model's input (normalised), else None
+    # float32 / float16: the model's input (normalised), else None (a dtype: its str costs a
+    # single-image call ~20 us)
+    y_dtype: np.dtype | None = None
     y_chw: bool = False  # that input's channels first
     ragged: bool = False  # items are images of their own sizes packed in one buffer (warp_batch)
     coord: int = COORD_MATRIX  # where source positions come from (Coords)
@@ -108,6 +111,55 @@ def fixed_values(rt: Runtime, fills: tuple, int_image: bool, yscale: tuple, ybia
             "yscale": vec4(yscale[:4], np.float32), "ybias": vec4(ybias[:4], np.float32)}
 
 
+#: the arguments of a host image's layout in a warp's plan, after X: its offset, strides (batch,
+#: row, pixel, channel; elements), height and width, the values of each call (image_values)
+SIZED = tuple(Arg(n) for n in ("x_off", "sxb", "sxy", "sxx", "sxc", "H", "W"))
+
+
+def image_strides(st: tuple[int, ...]) -> tuple[int, ...]:
+    """The kernels' (batch, row, pixel, channel) element strides of an (H, W), (H, W, C) or
+    (B, H, W, C) array's strides ``st``."""
+    return {2: lambda: (0, st[0], st[1], 0), 3: lambda: (0, *st)}.get(len(st), lambda: st)()
+
+
+def src_words(shape: tuple[int, ...]) -> bool:
+    """Whether the 8-wide kernel can take a C-contiguous host image of ``shape``: a 32-bit word
+    read fits in it, and an image's span (its elements, one image of a batch) is below 2^31 - 4."""
+    _, H, W, C, _, _ = shape_hwc(shape)
+    return math.prod(shape) >= 4 and H * W * C - 1 < 2**31 - 4
+
+
+def image_key(src: Operand) -> tuple:
+    """A warp plan's key for ``src``'s layout: a host image's dtype, axes, channels and whether
+    the 8-wide kernel takes it (its sizes are values of each call: image_values); a device
+    array's whole layout (Operand.layout)."""
+    if src.dev is not None:
+        return src.layout
+    shape = src.host.shape
+    return _host_key(src.host.dtype, (len(shape), shape[-1] if len(shape) > 2 else 1),
+                     src_words(shape))
+
+
+@functools.lru_cache(maxsize=256)
+def _host_key(dt: np.dtype, axes: tuple, words: bool) -> tuple:
+    return ("host", dt, axes, words)
+
+
+@functools.lru_cache(maxsize=1024)
+def image_values(shape: tuple[int, ...]) -> dict[str, Any]:
+    """The per-call values of a C-contiguous host image of ``shape`` (SIZED, the 8-wide kernel's
+    last_word and interior): the same objects for the same shape, so that a kernel that last
+    ran this shape keeps its arguments (_op.bind's short path). Read-only."""
+    _, H, W, C, _, _ = shape_hwc(shape)
+    strides = image_strides(tuple(_c_strides(shape)))
+    # the interior path reads 4 bytes from each tap's start (see warp_plan): in C order the
+    # pixels are packed and rows go down, so what decides is the last row's length
+    interior = W * C + C >= 4 and max(H, W) < 1 << 24
+    return {"x_off": int64(0), **{n: int64(v) for n, v in zip(("sxb", "sxy", "sxx", "sxc"), strides)},
+            "H": int32(H), "W": int32(W), "last_word": int64(max(math.prod(shape), 4) - 4),
+            "interior": int32(interior)}
+
+
 def warp_plan(rt: Runtime, src: Operand, w: WarpSpec, tw_log2: int) -> Plan:
     dt = np.dtype(src.dtype)
     ydt = dt if w.y_dtype is None else np.dtype(w.y_dtype)
@@ -122,13 +174,21 @@ def warp_plan(rt: Runtime, src: Operand, w: WarpSpec, tw_log2: int) -> Plan:
                      "ask for a smaller output or split the call")
     if w.items == 0 or C == 0:
         return Plan(rt, w.out_shape, ydt, on_device)
-    check_allocation(rt, src.nbytes, "the image")
+    # a host image's sizes, strides and ends are values of each call (image_values): one plan
+    # serves photos of every size (a plan made per size cost a call of one photo ~110 us, and
+    # a dataset's photos rarely share one); a device array's are the plan's (its key holds them)
+    sized = not w.ragged and src.dev is None
+    if not sized:
+        check_allocation(rt, src.nbytes, "the image")
     x_off, st = device_layout(src)
     if w.ragged:
         strides = (0, 0, C, 1)
         extent = None  # the packed buffer's length differs per call: last_word is an Arg
+    elif sized:
+        strides = ()
+        extent = None  # last_word and interior are Args (image_values)
     else:
-        strides = {2: lambda: (0, st[0], st[1], 0), 3: lambda: (0, *st)}.get(len(st), lambda: st)()
+        strides = image_strides(st)
         # the array's last element + 1: word reads (uint8) are clamped to end inside it
         extent = x_off + sum((d - 1) * v for d, v in zip(src.shape, st) if v > 0) + 1
     defines = {"MODE": w.mode, **VALUE_TYPES[dt].defines("X"), "RAGGED": int(w.ragged),
@@ -139,8 +199,8 @@ def warp_plan(rt: Runtime, src: Operand, w: WarpSpec, tw_log2: int) -> Plan:
         defines.update(store)
     if w.colour:
         defines.update(COLOUR=1, WK_COL_HEAVY=w.colour_groups[0])
-    common = (Arg("X"), np.int64(x_off), *(np.int64(v) for v in strides), np.int32(H),
-              np.int32(W))
+    common = (Arg("X"), *SIZED) if sized else \
+        (Arg("X"), np.int64(x_off), *(np.int64(v) for v in strides), np.int32(H), np.int32(W))
     indexing = (Arg("M"), np.int32(w.per_image), Arg("index"), np.int32(w.indexed))
     ragged = (Arg("rag"),) if w.ragged else ()
     ragged += {COORD_MATRIX: (),
@@ -154,10 +214,12 @@ def warp_plan(rt: Runtime, src: Operand, w: WarpSpec, tw_log2: int) -> Plan:
         defines["WK_WIDE"] = C
         ragged += (Arg("WIDE"), Arg("IWIDE"))
     y_arg = "S0" if w.colour_passes else "Y"
-    span = sum((d - 1) * abs(v) for d, v in zip((H, W, C), strides[1:]))  # one image
-    # (packed images: warp_batch checks each one's span, and that the buffer holds a word)
-    if (not w.supersample and dt in (np.dtype(np.uint8), np.dtype(np.float32))
-            and (w.ragged or extent >= 4) and span < 2**31 - 4):
+    # packed images: warp_batch checks each one's span, and that the buffer holds a word; a
+    # host image's are in its key (image_key)
+    words = w.ragged or (src_words(src.shape) if sized else
+                         extent >= 4 and sum((d - 1) * abs(v) for d, v in
+                                             zip((H, W, C), strides[1:])) < 2**31 - 4)
+    if not w.supersample and dt in (np.dtype(np.uint8), np.dtype(np.float32)) and words:
         # the 8-wide kernel (kernels_cl/warp.cl, warp_v); channels are a build-time constant
         variant = Variant.of("warp.cl", "warp_v", **defines, CH=C, WK_U8=int(dt == np.uint8),
                              WK_CPU=int(rt.kind == "CPU"), WV_BLOCKS=w.blocks)
@@ -166,12 +228,12 @@ def warp_plan(rt: Runtime, src: Operand, w: WarpSpec, tw_log2: int) -> Plan:
         # Its last read starts at pixel (W - 1) of row H - 2 and ends 4 - C bytes past that
         # pixel: inside the image only if the last row holds that many (row stride + C >= 4;
         # a 1-channel image 2 pixels wide read past its end)
-        interior = Arg("interior") if w.ragged else np.int32(
+        interior = Arg("interior") if w.ragged or sized else np.int32(
             strides[2] == C and strides[1] >= W * C and strides[1] + C >= 4
             and max(H, W) < 1 << 24)
         blocks = -(-w.wo // (8 * w.blocks))  # work-items along a row
         tiles_x, th = -(-blocks >> tw_log2), 64 >> tw_log2
-        last_word = Arg("last_word") if w.ragged else np.int64(extent - 4)
+        last_word = Arg("last_word") if w.ragged or sized else np.int64(extent - 4)
         args = (*common, *indexing, last_word, Arg(y_arg), np.int32(w.ho),
                 np.int32(w.wo), np.int32(w.pad), Arg("fill"), Arg("affine"), interior,
                 np.int32(tw_log2), Arg("pf"), Arg("yscale"), Arg("ybias"), *ragged)
