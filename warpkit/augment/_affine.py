@@ -142,7 +142,14 @@ class RandomAffine(Resampling, Transform):
              "vflip")
 
     def draw(self, rng: np.random.Generator, size: tuple[int, int]) -> dict:
-        return self._record(self._draw(1, rng)[0].tolist())
+        # :meth:`_params`' arithmetic for one sample in Python floats (the same IEEE operations
+        # in the same order: lo + (hi - lo) * u), without numpy's per-call cost on 8 numbers
+        u = rng.random(8).tolist()
+        (d0, d1), (s0, s1), ((x0, x1), (y0, y1)) = self.degrees, self.scale, self.shear
+        tx, ty = self.translate
+        row = [lo + (hi - lo) * v for lo, hi, v in
+               zip((d0, s0, x0, y0, -tx, -ty), (d1, s1, x1, y1, tx, ty), u)]
+        return self._record(row + [u[6] < self.hflip, u[7] < self.vflip])
 
     def _record(self, row: list[float]) -> dict:
         """A parameter row as the recorded dict: the flips as bools, the rest floats."""

@@ -348,8 +348,6 @@ class Compose(Resampling, Transform):
         multiplied in order (one (n, 3, 3) product a transform, as :meth:`stages` multiplies
         each sample's: the same numbers); None if a transform has a non-linear stage."""
         on = [k for k, p in enumerate(plist) if p.get("applied", True)]
-        mats = np.tile(geometry.IDENTITY, (len(plist), 1, 1))
-        outs = list(sizes)
         cur = [sizes[k] for k in on]
         acc = None
         for j, t in enumerate(self.transforms):
@@ -358,6 +356,10 @@ class Compose(Resampling, Transform):
                 return None
             m, cur = got
             acc = m if acc is None else m @ acc
+        if acc is not None and len(on) == len(plist):  # every sample (one sample per call)
+            return acc, cur
+        mats = np.tile(geometry.IDENTITY, (len(plist), 1, 1))
+        outs = list(sizes)
         if acc is not None:
             mats[on] = acc
         for k, o in zip(on, cur):
