@@ -206,3 +206,29 @@ def test_points_of_a_stack_go_through_their_own_matrix():
         g.transform_points(mats, pts, batch_indices=which[:5])
     with pytest.raises(ValueError, match="only apply to a stack"):
         g.transform_points(mats[0], pts, batch_indices=which)
+
+
+def test_a_few_cut_boxes_clip_as_many_do():
+    """clipped_bounds cuts up to FEW_POLYGONS polygons in Python floats (a sample's boxes) and
+    more as numpy arrays: the same boxes either way, for quadrilaterals across the border, on
+    it, outside it, flat, and with vertices and crossings exactly on the lines."""
+    rng = np.random.default_rng(5)
+    polys = []
+    for k in range(3000):
+        c, r, a = rng.uniform(-120, 350, 2), rng.uniform(0.5, 220, 2), rng.uniform(0, 2 * math.pi)
+        q = np.array([[c[0] + r[0] * math.cos(a + j * math.pi / 2),
+                       c[1] + r[1] * math.sin(a + j * math.pi / 2)] for j in range(4)])
+        if k % 3 == 0:
+            q = np.round(q)  # vertices and crossings on the border lines
+        if k % 7 == 0:
+            q[:, 1] = q[0, 1]  # flat: edges along a line
+        if k % 13 == 0:
+            q = np.array([[0, 0], [224, 0], [224, 200], [0, 200]], float) + rng.integers(-2, 3, (4, 2))
+        polys.append(q)
+    polys = np.stack(polys)
+    size = (224.0, 200.0)
+    many = g.clipped_bounds(polys, size)  # ~2000 cut at once: numpy's arrays
+    assert (~np.isnan(many[:, 0])).sum() > 1000 and np.isnan(many[:, 0]).sum() > 100
+    few = np.concatenate([g.clipped_bounds(polys[k:k + 5], size) for k in range(0, len(polys), 5)])
+    np.testing.assert_array_equal(few, many)
+    assert g.FEW_POLYGONS >= 5

@@ -285,7 +285,13 @@ def box_corners(m, boxes, batch_indices=None) -> np.ndarray:
         [[[5.0, 0.0], [7.0, 0.0], [7.0, 1.0], [5.0, 1.0]]]
     """
     bb = boxes_array(boxes, single=True).reshape(-1, 4)
-    per = _each(matrix3(m, stack=True), batch_indices, len(bb), "box")
+    return corners_of(_each(matrix3(m, stack=True), batch_indices, len(bb), "box"), bb)
+
+
+def corners_of(per: np.ndarray, bb: np.ndarray) -> np.ndarray:
+    """:func:`box_corners` of (K, 4) float64 boxes ``bb``, each through its own (K, 3, 3) map
+    ``per``, both checked already (finite; warpkit's own targets, moved after the warp that
+    checked their maps). (Not in ``__all__``: warpkit's own helper.)"""
     # the corners in pixel-centre coordinates, homogeneous: (K, 4 corners, 3)
     xs, ys = bb[:, [0, 2, 2, 0]] - 0.5, bb[:, [1, 1, 3, 3]] - 0.5
     h = np.einsum("kij,kcj->kci", per, np.stack([xs, ys, np.ones_like(xs)], axis=-1))
@@ -364,15 +370,19 @@ def clipped_bounds(polygons, size, fallback=None) -> np.ndarray:
     p = np.asarray(polygons, np.float64)
     K = len(p)
     lim = np.broadcast_to(np.asarray(size, np.float64), (K, 2))
-    if not np.isfinite(p).all():
+    finite = np.isfinite(p).all()
+    if not finite:
         p = _filled(p)
     out = np.concatenate([p.min(1), p.max(1)], 1)
     inside = (out[:, :2] >= 0).all(1) & (out[:, 2:] <= lim).all(1)  # NaN: not inside
     if inside.all():
         return out
     # the polygons the border cuts (or that lie outside it): all of them, or some
-    if inside.any():
-        cut = np.flatnonzero(~inside)
+    cut = np.flatnonzero(~inside)
+    if finite and len(cut) <= FEW_POLYGONS:  # (a sample's boxes, one sample per call)
+        for k in cut.tolist():
+            out[k] = _cut_one(p[k].tolist(), *lim[k].tolist())
+    elif inside.any():
         out[cut] = _cut_bounds(p[cut], lim[cut])
     else:
         out = _cut_bounds(p, lim)
@@ -408,6 +418,43 @@ def _cut_bounds(p: np.ndarray, size: np.ndarray) -> np.ndarray:
     out = np.concatenate([lo, hi], 1)
     out[~(lo <= hi).all(1)] = np.nan
     return out
+
+
+#: up to this many polygons cut by the border are cut in Python floats (:func:`_cut_one`):
+#: numpy's calls on arrays of a few rows cost ~130 us whatever their length, a polygon in
+#: Python ~8 us
+FEW_POLYGONS = 16
+
+
+def _cut_one(P: list, W: float, H: float) -> list[float]:
+    """:func:`_cut_bounds` of one polygon of finite vertices ``P`` (a list of [x, y]) in a
+    W x H image, in Python floats: the same operations on each value (numpy's elementwise
+    arithmetic is IEEE's, as Python's), the minima and maxima taken over the same candidates
+    (tests/test_geometry.py holds the two equal)."""
+    n = len(P)
+    xs, ys = [v[0] for v in P], [v[1] for v in P]
+    res = []
+    for Qa, Qo, lim_a, lim_o in ((xs, ys, W, H), (ys, xs, H, W)):
+        lo, hi = math.inf, -math.inf
+        for q, o in zip(Qa, Qo):  # the vertices between the other axis's border lines
+            if 0.0 <= o <= lim_o:
+                lo, hi = min(lo, q), max(hi, q)
+        for v in range(n):  # where each edge crosses those lines
+            w = v + 1 if v + 1 < n else 0
+            q, o = Qa[v], Qo[v]
+            dq, do = Qa[w] - q, Qo[w] - o
+            if do == 0.0:  # t infinite or NaN: never in [0, 1]
+                continue
+            for line in (0.0, lim_o):
+                t = (line - o) / do
+                if 0.0 <= t <= 1.0:
+                    at = q + t * dq
+                    lo, hi = min(lo, at), max(hi, at)
+        res.append((max(lo, 0.0), min(hi, lim_a)))
+    (lx, hx), (ly, hy) = res
+    if not (lx <= hx and ly <= hy):
+        return [math.nan] * 4
+    return [lx, ly, hx, hy]
 
 
 def _filled(p: np.ndarray) -> np.ndarray:

@@ -209,7 +209,8 @@ def map_boxes(mats: np.ndarray, xyxy: np.ndarray, which: np.ndarray, outs: list,
     lim = np.asarray(outs, dtype=np.float64)[which]  # (W, H) per box
     # where the border cuts a box, the box around the part of its mapped outline inside the
     # output (clipping the box around the whole outline is loose by a rotated box's corner)
-    corners = geometry.box_corners(mats, xyxy, batch_indices=which)
+    # (the maps were checked by the warp, the boxes by check_boxes)
+    corners = geometry.corners_of(mats[which], xyxy)
     mapped = np.concatenate([corners.min(1), corners.max(1)], 1)
     clipped = geometry.clipped_bounds(corners, lim, fallback=mapped)
     if chains is not None:
