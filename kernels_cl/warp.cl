@@ -759,6 +759,10 @@ inline __attribute__((always_inline)) void wv_sample(
         const float8 yc = y < -8 ? (float8)-8 : (y > (float)H + 8 ? (float8)((float)H + 8) : y);
         const int8 ix = CV(wk_rint_f8(xc), int8), iy = CV(wk_rint_f8(yc), int8);
         if (wk_all8(ok & (ix >= 0) & (ix < W) & (iy >= 0) & (iy < H))) {
+#if WK_CPU && WK_BUILTINS
+            if (pf) /* as the linear path's: a rotated row's source rows, pf blocks ahead */
+                wv_prefetch((__global const uchar *)xb, m, (float)(xo0 + 8 * pf), py, W, H, (int)sxy);
+#endif
             const int8 off = iy * (int)sxy + ix * CH;
             uint8 wd[WV_NG];
 #pragma unroll
