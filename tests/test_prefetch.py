@@ -171,3 +171,49 @@ def test_batches_checks_its_arguments(kw, why):
         batches([], PIPE, **{"seed": 0, **kw})
     with pytest.raises(TypeError, match="pipeline must be"):
         batches([], None, seed=0)
+
+
+@pytest.mark.parametrize("kind", ["single", "list"])
+def test_targets_move_while_the_kernels_run(kind, queue, monkeypatch):
+    """A call's image and mask kernels are waited for once, after the boxes and keypoints have
+    moved (the host's work beside the kernels), giving the same results; and when moving the
+    targets raises, the kernels are still waited for before the error leaves the call (they
+    read the call's arrays)."""
+    from warpkit import _memory
+    from warpkit.augment import _executor
+
+    imgs = [_photo(i) for i in range(4)]
+    masks = [(im[..., 0] > 128).astype(np.uint8) for im in imgs]
+    boxes = [np.array([[2.0, 3.0, 20.0, 25.0]])] * 4
+    kps = [np.array([[5.0, 6.0], [30.0, 20.0]])] * 4
+    call = dict(image=imgs[0], mask=masks[0], boxes=boxes[0], labels=[1], keypoints=kps[0]) \
+        if kind == "single" else dict(image=imgs, mask=masks, boxes=boxes, labels=[[1]] * 4,
+                                      keypoints=kps)
+    want = PIPE(**call, seed=9, queue=queue)
+    order: list[str] = []
+    finish, move = _memory.Output.finish, _executor.move_boxes
+
+    def noted_finish(self, *a):
+        order.append("wait")
+        return finish(self, *a)
+
+    def noted_move(*a, **k):
+        order.append("boxes")
+        return move(*a, **k)
+
+    monkeypatch.setattr(_memory.Output, "finish", noted_finish)
+    monkeypatch.setattr(_executor, "move_boxes", noted_move)
+    got = PIPE(**call, seed=9, queue=queue)
+    assert order == ["boxes", "wait", "wait"]  # the image's and the mask's, after the boxes
+    for k in ("image", "mask", "boxes", "keypoints"):
+        for a, b in zip(*((r[k],) if kind == "single" else r[k] for r in (got, want))):
+            np.testing.assert_array_equal(a, b)
+
+    def broken(*a, **k):
+        raise RuntimeError("moving the boxes failed")
+
+    order.clear()
+    monkeypatch.setattr(_executor, "move_boxes", broken)
+    with pytest.raises(RuntimeError, match="moving the boxes"):
+        PIPE(**call, seed=9, queue=queue)
+    assert order == ["wait", "wait"]

@@ -9,7 +9,7 @@ import math
 import numbers
 import sys
 from collections.abc import Sequence
-from typing import Any, NamedTuple
+from typing import Any, Callable, NamedTuple
 
 import numpy as np
 
@@ -38,11 +38,16 @@ class _Opts(NamedTuple):
     queue: Any = None
     out: Any = None
     colour: Any = None  # each sample's colour operations (images only; _colour.py)
+    # the call's waits (engine.core.warp_by's pending): a warp then gives its result as a
+    # function to call once they are done (_then), and the host goes on meanwhile
+    pending: list | None = None
 
     def kw(self) -> dict:
         kw = {"queue": self.queue, "model": self.model}
         if self.colour is not None:
             kw["colour"] = self.colour
+        if self.pending is not None:
+            kw["pending"] = self.pending
         return kw if self.out is None else {**kw, "into": self.out}
 
     def item(self, k: int) -> _Opts:
@@ -433,40 +438,55 @@ def _apply(pipe, t: Targets, *, seed, index, epoch, params, queue, into=None) ->
     model = ModelInput(pipe.output_dtype, pipe.mean, pipe.std, pipe.layout)
     chains = None if mosaic is None else \
         fielded if fielded is not None else [[m] for m in mats]
-    for name, x in t.images.items():
-        channels, dtype = _channels_dtype(x, kind)
-        colour = colour_program(pipe, plist, channels, dtype)
-        opts = _Opts(sampling, model, queue, into if name == "image" else None, colour)
-        out[name] = _warp_all(x, kind, mats, outs, opts, chains=fielded) if mosaic is None \
-            else mosaic.warp(name, x, chains, outs, opts)
-    mask_opts = _Opts(sampling._replace(interpolation=pipe.mask_interpolation,
-                                        antialias=False,
-                                        fill=pipe.mask_fill if constant else 0),
-                      queue=queue)
-    for name, m in t.masks.items():
-        out[name] = _warp_all(m, kind, mats, outs, mask_opts, as_mask=True, chains=fielded) \
-            if mosaic is None else mosaic.warp(name, m, chains, outs, mask_opts, as_mask=True)
-    for name, g in groups.items():
-        res = [_warp_group(grp, mats[k], outs[k], None if fielded is None else fielded[k],
-                           mask_opts, pipe.mask_fill if constant else None)
-               for k, grp in enumerate(g)]
-        out[name] = res[0] if single else res
+    # the images' and masks' kernels run while the host moves the boxes and keypoints: their
+    # results are taken after one wait (Mosaic's warps wait for their own)
+    pending: list | None = [] if mosaic is None else None
+    try:
+        for name, x in t.images.items():
+            channels, dtype = _channels_dtype(x, kind)
+            colour = colour_program(pipe, plist, channels, dtype)
+            opts = _Opts(sampling, model, queue, into if name == "image" else None, colour,
+                         pending)
+            out[name] = _warp_all(x, kind, mats, outs, opts, chains=fielded) \
+                if mosaic is None else mosaic.warp(name, x, chains, outs, opts)
+        mask_opts = _Opts(sampling._replace(interpolation=pipe.mask_interpolation,
+                                            antialias=False,
+                                            fill=pipe.mask_fill if constant else 0),
+                          queue=queue, pending=pending)
+        for name, m in t.masks.items():
+            out[name] = _warp_all(m, kind, mats, outs, mask_opts, as_mask=True,
+                                  chains=fielded) if mosaic is None \
+                else mosaic.warp(name, m, chains, outs, mask_opts, as_mask=True)
+        group_opts = mask_opts._replace(pending=None)  # (each group's masks: their arrays)
+        for name, g in groups.items():
+            res = [_warp_group(grp, mats[k], outs[k], None if fielded is None else fielded[k],
+                               group_opts, pipe.mask_fill if constant else None)
+                   for k, grp in enumerate(g)]
+            out[name] = res[0] if single else res
+        hole_masks = None if holes is None else \
+            [hole_mask(np.concatenate([r for r, _ in h]), o) if h else None
+             for h, o in zip(holes, outs)]
+        for name, (rows, fields, extra) in boxes.items():
+            moved = move_boxes(pipe, rows, fields, mats, sizes, outs, fielded, hole_masks)
+            kept = [b if not extra else np.concatenate([b, f.pop(_EXTRA)], 1)
+                    for b, f in moved]
+            out[name] = kept[0] if single else kept
+            if name == main:
+                for field in t.box_fields:
+                    got = [f[field] for _, f in moved]
+                    out[field] = got[0] if single else got
+        for name, klist in klists.items():
+            _move_keypoints(pipe, out, name, klist,
+                            kfields if name == "keypoints" else [None] * n, mats, outs,
+                            fielded, holes, single)
+    finally:  # (also when something raised: the kernels may still read the call's arrays)
+        for wait in pending or ():
+            wait()
+    for name in (*t.images, *t.masks):
+        if callable(out[name]):
+            out[name] = out[name]()
     if holes is not None:
         _fill_mask_holes(out, kind, holes, [*t.masks, *groups])
-    hole_masks = None if holes is None else \
-        [hole_mask(np.concatenate([r for r, _ in h]), o) if h else None
-         for h, o in zip(holes, outs)]
-    for name, (rows, fields, extra) in boxes.items():
-        moved = move_boxes(pipe, rows, fields, mats, sizes, outs, fielded, hole_masks)
-        kept = [b if not extra else np.concatenate([b, f.pop(_EXTRA)], 1) for b, f in moved]
-        out[name] = kept[0] if single else kept
-        if name == main:
-            for field in t.box_fields:
-                got = [f[field] for _, f in moved]
-                out[field] = got[0] if single else got
-    for name, klist in klists.items():
-        _move_keypoints(pipe, out, name, klist, kfields if name == "keypoints" else [None] * n,
-                        mats, outs, fielded, holes, single)
     out["matrix"] = mats[0] if single else mats
     out["size"] = outs[0] if single else outs
     out["params"] = plist[0] if single else plist
@@ -621,6 +641,12 @@ def _fill_mask_holes(out: dict, kind: str, holes: list, names: list) -> None:
                 fill(m, sample)
 
 
+def _then(result: Any, f: Callable[[Any], Any]) -> Any:
+    """``f`` of a warp's result, or of a pending one (a function giving it once the call's
+    waits are done, _Opts.pending): then a function giving ``f`` of it."""
+    return (lambda: f(result())) if callable(result) else f(result)
+
+
 def _warp_all(x, kind, mats, outs, opts, as_mask: bool = False, chains=None):
     """One warp for a single image or a uniform batch (one launch). A list whose outputs share
     one size (RandomResizedCrop(224) over photos) gives one (B, ...) array, in one launch
@@ -637,8 +663,9 @@ def _warp_all(x, kind, mats, outs, opts, as_mask: bool = False, chains=None):
         if kind == "single":
             return _warp(x, coords(chains, outs[0]), outs[0], opts, as_mask)
         # an item whose chain has no field (its transform not applied) takes its matrix: a
-        # field launch needs at least one stage
+        # field launch needs at least one stage (each waited for: their arrays are stacked)
         opts.one_array()
+        opts = opts._replace(pending=None)
         res = [_warp(item, coords([c], o) if len(c) > 1 else m, o, opts.item(k), as_mask)
                for k, (item, c, m, o) in enumerate(zip(list(x), chains, mats, outs))]
         one = len(set(outs)) == 1 and len({_kind(r) for r in res}) == 1
@@ -648,20 +675,22 @@ def _warp_all(x, kind, mats, outs, opts, as_mask: bool = False, chains=None):
     if kind == "single":
         return _warp(x, mats[0], outs[0], opts, as_mask)
     items = list(x)
+    later = opts  # (warp_batch takes the call's waits; warp_each waits for its own)
+    opts = opts._replace(pending=None)
     # one output array: one output size, and items of one kind (channels, dtype)
     one = len(set(outs)) == 1 and len({_kind(item) for item in items}) == 1
     if not as_mask:
         if not one:
             opts.one_array()
-        return warp_batch(items, mats, outs[0], opts.sampling, **opts.kw()) if one else \
+        return warp_batch(items, mats, outs[0], opts.sampling, **later.kw()) if one else \
             warp_each(items, mats, outs, opts.sampling, **opts.kw())
     if any(is_device_array(item) for item in items):  # device masks stay there, one call each
         return [_warp(item, m, o, opts, True) for item, m, o in zip(items, mats, outs)]
     arrays = [np.asarray(item) for item in items]
     prepared = [_mask_work(a) for a in arrays]
     if one:
-        return prepared[0][1](warp_batch([w for w, _ in prepared], mats, outs[0],
-                                         opts.sampling, **opts.kw()))
+        return _then(warp_batch([w for w, _ in prepared], mats, outs[0], opts.sampling,
+                                **later.kw()), prepared[0][1])
     res = warp_each([w for w, _ in prepared], mats, outs, opts.sampling, **opts.kw())
     return [back(r) for r, (_, back) in zip(res, prepared)]
 
@@ -734,7 +763,11 @@ def _warp(x, m, size, opts, as_mask, batched=False):
         raise ValueError(f"a mask on the device may have at most {MAX_CHANNELS} channels, got "
                          f"{a.shape[-1]}: warp it in parts of {MAX_CHANNELS}")
     work, back = _mask_work(a)
-    res = back(_sample(work, m, size, opts))
-    if res.ndim == a.ndim - 1:  # a one-channel (H, W, 1) comes back as (H, W)
-        res = res.reshape(*res.shape, 1)
-    return res.reshape(res.shape[:-1]) if plain else res
+
+    def shaped(res):
+        res = back(res)
+        if res.ndim == a.ndim - 1:  # a one-channel (H, W, 1) comes back as (H, W)
+            res = res.reshape(*res.shape, 1)
+        return res.reshape(res.shape[:-1]) if plain else res
+
+    return _then(_sample(work, m, size, opts), shaped)

@@ -564,6 +564,7 @@ def warp_batch(images: Sequence[Any], homographies: Any, size: tuple[int, int],
     if not packable or any(r is not None for r in restores):
         if options.pop("into", None) is not None:  # Pillow images or device arrays
             _not_into()
+        options.pop("pending", None)  # (warp_each waits for its own: a result, not pending)
         res = warp_each(images, mats, [size] * len(images), sampling, **options)
         return res if any(r is not None for r in restores) else stack(res)
     return warp_by(arrays, mats, size, sampling, affine=False, ragged=True, **options)
