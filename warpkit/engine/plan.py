@@ -135,14 +135,12 @@ def image_key(src: Operand) -> tuple:
     array's whole layout (Operand.layout)."""
     if src.dev is not None:
         return src.layout
-    shape = src.host.shape
-    return _host_key(src.host.dtype, (len(shape), shape[-1] if len(shape) > 2 else 1),
-                     src_words(shape))
+    return _host_key(src.host.dtype, src.host.shape)
 
 
-@functools.lru_cache(maxsize=256)
-def _host_key(dt: np.dtype, axes: tuple, words: bool) -> tuple:
-    return ("host", dt, axes, words)
+@functools.lru_cache(maxsize=1024)
+def _host_key(dt: np.dtype, shape: tuple[int, ...]) -> tuple:
+    return ("host", dt, len(shape), shape[-1] if len(shape) > 2 else 1, src_words(shape))
 
 
 @functools.lru_cache(maxsize=1024)
@@ -155,7 +153,8 @@ def image_values(shape: tuple[int, ...]) -> dict[str, Any]:
     # the interior path reads 4 bytes from each tap's start (see warp_plan): in C order the
     # pixels are packed and rows go down, so what decides is the last row's length
     interior = W * C + C >= 4 and max(H, W) < 1 << 24
-    return {"x_off": int64(0), **{n: int64(v) for n, v in zip(("sxb", "sxy", "sxx", "sxc"), strides)},
+    return {"x_off": int64(0),
+            **{n: int64(v) for n, v in zip(("sxb", "sxy", "sxx", "sxc"), strides)},
             "H": int32(H), "W": int32(W), "last_word": int64(max(math.prod(shape), 4) - 4),
             "interior": int32(interior)}
 
