@@ -414,7 +414,7 @@ def pipelines(data, args, have_alb: bool) -> None:
     """The first two tables: the pipeline, images only and with targets."""
     have_kornia = optional("kornia") is not None
     have_torch = optional("torch") is not None
-    rows = []
+    rows, goals = [], []
     for targets in (False, True):
         per_batch, per_sample, raw_warp, streamed = warpkit_runs(data, targets)
         fns = {"warpkit per batch": per_batch, "warpkit per sample": per_sample,
@@ -440,8 +440,20 @@ def pipelines(data, args, have_alb: bool) -> None:
             rows.append(["with targets" if targets else "images only", name,
                          f"{N / t.median:.0f}", f"{t.median * 1e3:.1f}",
                          f"{t.median / best:.2f}x"])
+        case = "with targets" if targets else "images only"
+        if have_alb:  # the goals' ratios, read off the same medians
+            ideal = res["albumentations, 2 ideal cores"].median / best
+            one = res["albumentations, 1 process"].median / res["warpkit per sample"].median
+            goals.append(f"{case}: per batch {ideal:.2f}x albumentations on 2 ideal cores; one "
+                         f"sample per call {one:.2f}x albumentations per sample (1 process)")
+        if not targets:
+            raw = res["warpkit raw warp_batch, maps made beforehand"].median
+            goals.append(f"{case}: the pipeline call {best / raw:.2f}x the raw warp of its batch")
     print(table("Augmentation pipeline, 64 ragged photos 400-640 px -> float32 CHW 224x224",
                 rows, ["case", "who", "images/s", "ms per 64", "time / warpkit per batch"]))
+    for line in goals:
+        print(f"- {line}")
+    print()
 
 
 def pass_table(runs: dict, first: str, title: str, args) -> None:
