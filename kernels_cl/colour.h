@@ -350,13 +350,8 @@ inline void wk_noise_z(int2 at, int2 dims, uint2 key, float2 g, float8 *z) {
 /* the C (<= 4) channels v[0 .. C - 1] of 8 pixels through the n operations at op (mean: the
  * image's gray mean and the mean of all its values, for the whole-image operations; at, dims:
  * where the pixels are, for the operations that depend on it) */
-inline __attribute__((always_inline)) void wk_colour8(float8 *v, int C, __global const float *op, int n,
-                                                       float2 mean, int2 at, int2 dims) {
-#if WK_COL_INT
-    WK_EACH_C(v[c] = wk_floor8(wk_col_clip(v[c]) + 0.5f));
-#else
-    WK_EACH_C(v[c] = wk_col_clip(v[c]));
-#endif
+inline __attribute__((always_inline)) void wk_colour8_ops(float8 *v, int C, __global const float *op, int n,
+                                                           float2 mean, int2 at, int2 dims) {
     for (int k = 0; k < n; k++, op += WK_COL_WORDS) {
         const int code = (int)op[0];
         if (code == 0) break;
@@ -453,6 +448,18 @@ inline __attribute__((always_inline)) void wk_colour8(float8 *v, int C, __global
                       v[c] = convert_float8(lv & (int8)(~((1 << (8 - keep)) - 1) & 255)) / scale);
         }
     }
+}
+
+/* the resampled values as the operations take them (integer levels rounded, floats clipped to
+ * [0, 1]), then through the operations (the warp's: colour_pass.cl reads levels already) */
+inline __attribute__((always_inline)) void wk_colour8(float8 *v, int C, __global const float *op, int n,
+                                                       float2 mean, int2 at, int2 dims) {
+#if WK_COL_INT
+    WK_EACH_C(v[c] = wk_floor8(wk_col_clip(v[c]) + 0.5f));
+#else
+    WK_EACH_C(v[c] = wk_col_clip(v[c]));
+#endif
+    wk_colour8_ops(v, C, op, n, mean, at, dims);
 }
 
 /* the same for one pixel (the general kernel): its channels in lane 0 */

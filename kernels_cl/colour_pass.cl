@@ -77,6 +77,13 @@ typedef cp_vec8 cp_vec8_u __attribute__((aligned(1)));
         x[3] = CV((vt)(q0.s3, q0.s7, q1.s3, q1.s7, q2.s3, q2.s7, q3.s3, q3.s7), float8); \
     }
 #endif
+/* 8 stored values as the filters take them: uint8 levels as they are (every value one),
+ * floats clipped to [0, 1] */
+#if X_KIND == WK_INT && X_MAX == UCHAR_MAX
+#define CP_LEVEL8(x) (x)
+#else
+#define CP_LEVEL8(x) wk_clamp8((x), 0.0f, WK_PEAK)
+#endif
 /* vector k of 8 pixels' values from p (k < CH; past it vector 0, never read past the pixels) */
 #define CP_PART(p, k) CP_LOAD8(p, (k) < CH ? (k) : 0)
 
@@ -101,7 +108,9 @@ inline __attribute__((always_inline)) void cp_load8(__global const X_T *S, long 
         WK_EACH_C(x[c] = (float8)(l[c], l[C + c], l[2 * C + c], l[3 * C + c], l[4 * C + c], l[5 * C + c],
                                   l[6 * C + c], l[7 * C + c]));
     }
-#if WK_COL_INT
+#if X_KIND == WK_INT && X_MAX == UCHAR_MAX
+    WK_EACH_C(v[c] = x[c]); /* uint8 values are levels: rounding and clipping keep them */
+#elif WK_COL_INT
     WK_EACH_C(v[c] = wk_floor8(wk_clamp8(x[c], 0.0f, WK_PEAK) + 0.5f));
 #else
     WK_EACH_C(v[c] = wk_clamp8(x[c], 0.0f, WK_PEAK));
@@ -267,7 +276,7 @@ __kernel void colour_blur_rows(__global const X_T *restrict S, int Ho, int Wo,
             WK_EACH_C(q[c] = 0.0f);
             for (int t = -r; t <= r; t++) {
                 const float w = K[7 + r + t];
-                WK_EACH_C(q[c] += wk_clamp8(CV(CP_LOAD8(p + C * t, c), float8), 0.0f, WK_PEAK) * w);
+                WK_EACH_C(q[c] += CP_LEVEL8(CV(CP_LOAD8(p + C * t, c), float8)) * w);
             }
             CP_SPLIT(float8, q[0], q[C > 1 ? 1 : 0], q[C > 2 ? 2 : 0], q[C > 3 ? 3 : 0], acc);
         } else
@@ -403,7 +412,8 @@ __kernel void colour_apply(__global const X_T *restrict S, int Ho, int Wo,
         else
 #endif
             cp_load8(S, row, xo, n, v);
-        wk_colour8(v, C, op, ncol, mean, (int2)(xo, yo), (int2)(Wo, Ho));
+        /* (levels already, as wk_colour8 would make them: cp_load8 and the filters give them) */
+        wk_colour8_ops(v, C, op, ncol, mean, (int2)(xo, yo), (int2)(Wo, Ho));
 #if Y_NORM
 #if Y_CHW && !Y_HALF
         if (n == 8) { /* a plane's 8 neighbours */
