@@ -109,6 +109,13 @@ PIPELINES = [
              GaussNoise((0.1, 0.3), (-0.1, 0.1), noise_scale_factor=0.3, p=0.5),
              GaussianBlur(p=0.5), GaussianBlur((3, 8), (0.1, 2), p=0.5), MotionBlur(p=0.5),
              MotionBlur((5, 5), allow_shifted=False, p=0.5)]),
+    # dropout: counts of holes per sample (fractions and pixels, a single count, a pixel range
+    # past small images' sides), every fill, Erasing's rectangles that cannot fit
+    Compose([RandomResizedCrop(24), CoarseDropout(p=0.7),
+             CoarseDropout((1, 6), (2, 9), (3, 40), fill="random", p=0.6),
+             CoarseDropout((3, 3), (0.05, 0.5), (0.3, 0.4), fill="random_uniform", p=0.6),
+             Erasing(p=0.6), Erasing((0.3, 0.9), (0.1, 8), fill="random_uniform", p=0.6),
+             Erasing((0.02, 0.1), (1, 1), fill="random", p=0.6)]),
     # albumentations' names: Affine (percent and pixel shifts, balanced scales, keep_ratio),
     # Rotate, D4 and the letterbox's sizing, with choices and random positions
     Compose([LongestMaxSize(max_size=[24, 32, 40]), RandomScale(0.3),
@@ -151,9 +158,12 @@ def test_what_cannot_draw_a_batch_at_once_draws_sample_by_sample():
         def draw(self, rng, size):
             return {**super().draw(rng, size), "angle": 0.0}
 
+    class MyDropout(CoarseDropout):  # one sample's holes changed, a batch's inherited
+        def _holes(self, rng, size):
+            return super()._holes(rng, size)[:1]
+
     for t in (OneOf([RandomHorizontalFlip()]), ElasticTransform(), RandomPerspective(),
-              CoarseDropout(), Erasing(),  # a count of holes each: drawn sample by sample
-              MyAffine(), Compose([RandomHorizontalFlip(), OneOf([RandomVerticalFlip()])])):
+              MyAffine(), MyDropout(), Compose([RandomHorizontalFlip(), OneOf([RandomVerticalFlip()])])):
         assert not lanes_ok(t)
     pipe = Compose([RandomResizedCrop(16), MyAffine(degrees=30)])
     sizes = [(40, 30)] * LANES_FROM

@@ -431,6 +431,11 @@ def lanes_ok(t: Transform) -> bool:
     cls = type(t)
     if _owner(cls, "draw") not in (Transform, _owner(cls, "draw_lanes")) or t.reads:
         return False
+    # a draw made of parts (a method and its batch form, as _LANE_PARTS names them): each pair
+    # from one class too
+    if any(_owner(cls, one) is not _owner(cls, many) for one, many in
+           getattr(cls, "_LANE_PARTS", ())):
+        return False
     return all(lanes_ok(c) for c in getattr(t, "transforms", ()))
 
 

@@ -30,7 +30,7 @@ import numpy as np
 from .._checks import number
 from ..engine.core import COL_HOLE as HOLE
 from ._base import Transform, contains, value_range
-from ._colour import ColourTransform, draw_key
+from ._colour import ColourTransform, draw_key, draw_keys
 
 __all__ = ["CoarseDropout", "Erasing", "boxes_past_holes", "has_dropout", "hole_mask", "in_holes",
            "output_holes"]
@@ -66,6 +66,9 @@ def _mask_fill(fill: Any, arg: str) -> Any:
 class _Dropout(ColourTransform):
     """Rectangles of the output filled with ``fill`` (and ``fill_mask`` in the masks)."""
 
+    #: a subclass's holes, one sample's and a batch's (lanes_ok: written by one class)
+    _LANE_PARTS = (("_holes", "_holes_lanes"),)
+
     def __init__(self, fill: Any, fill_mask: Any, p: float) -> None:
         super().__init__(p)
         name = type(self).__name__
@@ -83,6 +86,28 @@ class _Dropout(ColourTransform):
         elif self.fill == "random_uniform":  # a colour per hole: levels picked per channel
             params["colours"] = rng.random((len(holes), 4)).tolist()
         return params
+
+    def _holes_lanes(self, lanes, sizes) -> list[list[list[int]]]:
+        raise NotImplementedError
+
+    def draw_lanes(self, lanes, sizes):
+        """:meth:`draw` for a batch: each lane's holes, then its key or its holes' colours
+        (:class:`~warpkit.augment._lanes.Lanes`: the same numbers, call for call)."""
+        holes = self._holes_lanes(lanes, sizes)
+        extra: list[dict] = [{} for _ in sizes]
+        if self.fill == "random":
+            extra = [{"key": k[:2]} for k in draw_keys(lanes)]
+        elif self.fill == "random_uniform":  # rng.random((holes, 4)): hole after hole
+            counts = np.array([len(h) for h in holes])
+            colours: list[list] = [[] for _ in sizes]
+            for k in range(int(counts.max(initial=0))):
+                where = counts > k
+                for i, row in zip(np.flatnonzero(where).tolist(),
+                                  lanes.random(where, k=4)[where].tolist()):
+                    colours[i].append(row)
+            extra = [{"colours": c} for c in colours]
+        return [{"holes": h, "size": [int(s[0]), int(s[1])], **e}
+                for h, s, e in zip(holes, sizes, extra)]
 
     def colour_ops(self, params, channels, peak):
         if channels > 4:
@@ -169,6 +194,33 @@ class CoarseDropout(_Dropout):
         x0 = rng.integers(0, w - ws + 1, size=n)
         return np.stack([x0, y0, x0 + ws, y0 + hs], -1).tolist()
 
+    def _holes_lanes(self, lanes, sizes):
+        """:meth:`_holes` for every lane: the counts, then hole k's height of the lanes with
+        more than k holes, k = 0, 1, ...; the widths, the rows, the columns likewise (each
+        lane's stream draws in :meth:`_holes`' order; numpy draws ``size=n`` values one after
+        another, as n calls would)."""
+        W = np.array([s[0] for s in sizes], np.int64)
+        H = np.array([s[1] for s in sizes], np.int64)
+        n = lanes.integers(self.num_holes_range[0], self.num_holes_range[1] + 1)
+        m = int(n.max(initial=0))
+        (hl, hh), (wl, wh) = self.hole_height_range, self.hole_width_range
+        hs, ws = np.zeros((len(sizes), m), np.int64), np.zeros((len(sizes), m), np.int64)
+        if hh >= 1:
+            for side, lo, hi, dim in ((hs, hl, hh, H), (ws, wl, wh, W)):
+                top = np.minimum(hi, dim).astype(np.int64) + 1
+                for k in range(m):
+                    side[:, k] = lanes.integers(int(lo), top, n > k)
+        else:
+            for side, lo, hi, dim in ((hs, hl, hh, H), (ws, wl, wh, W)):
+                for k in range(m):
+                    side[:, k] = (dim * lanes.uniform(lo, hi, n > k)).astype(np.int64)
+        y0, x0 = np.zeros_like(hs), np.zeros_like(ws)
+        for corner, dim, side in ((y0, H, hs), (x0, W, ws)):
+            for k in range(m):
+                corner[:, k] = lanes.integers(0, dim - side[:, k] + 1, n > k)
+        rects = np.stack([x0, y0, x0 + ws, y0 + hs], -1).tolist()
+        return [r[:c] for r, c in zip(rects, n.tolist())]
+
     def config(self):
         return {"num_holes_range": list(self.num_holes_range),
                 "hole_height_range": list(self.hole_height_range),
@@ -213,6 +265,29 @@ class Erasing(_Dropout):
         y0 = int(rng.integers(0, h - eh + 1))
         x0 = int(rng.integers(0, w - ew + 1))
         return [[x0, y0, x0 + ew, y0 + eh]]
+
+    def _holes_lanes(self, lanes, sizes):
+        """:meth:`_holes` for every lane, the same operations on arrays (the lanes whose
+        rectangle cannot fit draw no more, as a sample's stream stops there)."""
+        w = np.array([s[0] for s in sizes], np.int64)
+        h = np.array([s[1] for s in sizes], np.int64)
+        area = w * h
+        lo, hi = area * self.scale[0], area * self.scale[1]
+        r_lo, r_hi = self.ratio
+        with np.errstate(divide="ignore", invalid="ignore"):
+            top = np.minimum(hi, np.minimum(np.minimum(r_lo * h * h, r_hi * h * h),
+                                            np.minimum(w * w / r_lo, w * w / r_hi)))
+            fits = ~(top < lo)
+            a = lanes.uniform(lo, top, fits)
+            r_max, r_min = np.minimum(r_hi, w * w / a), np.maximum(r_lo, a / (h * h))
+            fits &= ~(r_min > r_max)
+            r = lanes.uniform(r_min, r_max, fits)
+            eh = np.rint(np.sqrt(a / r)).astype(np.int64, copy=False)
+            ew = np.rint(np.sqrt(a * r)).astype(np.int64, copy=False)
+        y0 = lanes.integers(0, np.where(fits, h - eh + 1, 1), fits)
+        x0 = lanes.integers(0, np.where(fits, w - ew + 1, 1), fits)
+        rects = np.stack([x0, y0, x0 + ew, y0 + eh], -1).tolist()
+        return [[r] if f else [] for r, f in zip(rects, fits.tolist())]
 
     def config(self):
         return {"scale": list(self.scale), "ratio": list(self.ratio), **super().config()}

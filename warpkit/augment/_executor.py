@@ -463,9 +463,9 @@ def _apply(pipe, t: Targets, *, seed, index, epoch, params, queue, into=None) ->
                                group_opts, pipe.mask_fill if constant else None)
                    for k, grp in enumerate(g)]
             out[name] = res[0] if single else res
-        hole_masks = None if holes is None else \
+        hole_masks = None if holes is None or not boxes else \
             [hole_mask(np.concatenate([r for r, _ in h]), o) if h else None
-             for h, o in zip(holes, outs)]
+             for h, o in zip(holes, outs)]  # (the boxes' visible parts: only for boxes)
         for name, (rows, fields, extra) in boxes.items():
             moved = move_boxes(pipe, rows, fields, mats, sizes, outs, fielded, hole_masks)
             kept = [b if not extra else np.concatenate([b, f.pop(_EXTRA)], 1)
