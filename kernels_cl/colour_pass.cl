@@ -160,6 +160,12 @@ inline float cp_level1(X_T x) {
 inline void cp_tap8(__global const X_T *S, long row, int x0, int Wo, float8 *v) {
     const int C = CH;
     const int inside = x0 >= 0 && x0 + 8 <= Wo;
+#if CP_VEC
+    if (inside) { /* 8 whole pixels: C vector loads, split into channels (cp_load8's levels) */
+        cp_load8(S, row, x0, 8, v);
+        return;
+    }
+#endif
     float l[32];
     for (int k = 0; k < 8; k++) {
         const int x = inside ? x0 + k : cp_reflect(x0 + k, Wo);
