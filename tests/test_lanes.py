@@ -163,7 +163,8 @@ def test_what_cannot_draw_a_batch_at_once_draws_sample_by_sample():
             return super()._holes(rng, size)[:1]
 
     for t in (OneOf([RandomHorizontalFlip()]), ElasticTransform(), RandomPerspective(),
-              MyAffine(), MyDropout(), Compose([RandomHorizontalFlip(), OneOf([RandomVerticalFlip()])])):
+              MyAffine(), MyDropout(),
+              Compose([RandomHorizontalFlip(), OneOf([RandomVerticalFlip()])])):
         assert not lanes_ok(t)
     pipe = Compose([RandomResizedCrop(16), MyAffine(degrees=30)])
     sizes = [(40, 30)] * LANES_FROM

@@ -622,9 +622,12 @@ def motion_taps(ksize: int, angle: float, direction: float,
     # point t1 itself; the angle's cosine and sine from numpy, as before
     div = ksize - 1
     delta = t1 - t0
-    step = delta / div
-    t = [(i / div) * delta + t0 if step == 0 else i * step + t0 for i in range(ksize)]
-    t[-1] = t1
+    if div <= 0:  # one point (numpy: its step undefined, the point 0 * delta + t0)
+        t = [0.0 * delta + t0]
+    else:
+        step = delta / div
+        t = [(i / div) * delta + t0 if step == 0 else i * step + t0 for i in range(ksize)]
+        t[-1] = t1
     rad = np.deg2rad(angle)
     cos, sin = float(np.cos(rad)), float(np.sin(rad))
     dx, dy = (shift[0] * half / 2, shift[1] * half / 2) if shift is not None else (0.0, 0.0)
