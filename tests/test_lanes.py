@@ -116,6 +116,14 @@ PIPELINES = [
              CoarseDropout((3, 3), (0.05, 0.5), (0.3, 0.4), fill="random_uniform", p=0.6),
              Erasing(p=0.6), Erasing((0.3, 0.9), (0.1, 8), fill="random_uniform", p=0.6),
              Erasing((0.02, 0.1), (1, 1), fill="random", p=0.6)]),
+    # OneOf: choices by weight (one never chosen, a choice holding a pipeline and another
+    # OneOf), whole or not, among geometric, colour and dropout steps
+    Compose([OneOf([RandomResizedCrop(24, p=0.9), RandomCrop(20, p=0.3), Resize((18, 22), p=0.0),
+                    Compose([RandomRotation(20), CenterCrop(16)])], p=0.8),
+             OneOf([RandomHorizontalFlip(), OneOf([RandomVerticalFlip(), RandomRotate90()]),
+                    RandomAffine(degrees=10, translate=0.1, p=0.3)]),
+             OneOf([GaussianBlur(p=1), MotionBlur(p=0.7), ColorJitter(0.2, 0.2, 0.2, 0.05),
+                    CoarseDropout(fill="random_uniform")], p=0.6)]),
     # albumentations' names: Affine (percent and pixel shifts, balanced scales, keep_ratio),
     # Rotate, D4 and the letterbox's sizing, with choices and random positions
     Compose([LongestMaxSize(max_size=[24, 32, 40]), RandomScale(0.3),
@@ -162,9 +170,13 @@ def test_what_cannot_draw_a_batch_at_once_draws_sample_by_sample():
         def _holes(self, rng, size):
             return super()._holes(rng, size)[:1]
 
-    for t in (OneOf([RandomHorizontalFlip()]), ElasticTransform(), RandomPerspective(),
-              MyAffine(), MyDropout(),
-              Compose([RandomHorizontalFlip(), OneOf([RandomVerticalFlip()])])):
+    class MyOneOf(OneOf):  # the choice changed, a batch's inherited
+        def draw_seen(self, rng, size, seen):
+            return {**super().draw_seen(rng, size, seen), "choice": 0}
+
+    for t in (MyOneOf([RandomHorizontalFlip()]), ElasticTransform(), RandomPerspective(),
+              MyAffine(), MyDropout(), OneOf([RandomHorizontalFlip(), ElasticTransform()]),
+              Compose([RandomHorizontalFlip(), MyOneOf([RandomVerticalFlip()])])):
         assert not lanes_ok(t)
     pipe = Compose([RandomResizedCrop(16), MyAffine(degrees=30)])
     sizes = [(40, 30)] * LANES_FROM

@@ -503,6 +503,8 @@ class OneOf(Transform):
     (as albumentations' OneOf); the whole applies with probability ``p``."""
 
     keeps_axes = True
+    #: a batch's draw is :meth:`draw_seen`'s (lanes_ok: written by one class)
+    _LANE_PARTS = (("draw_seen", "draw_lanes"),)
 
     def __init__(self, transforms: Sequence[Transform], p: float = 1.0) -> None:
         super().__init__(p)
@@ -518,6 +520,42 @@ class OneOf(Transform):
     def draw_seen(self, rng, size, seen):
         k = int(rng.choice(len(self.transforms), p=self._weights))
         return {"choice": k, "params": draw_params(self.transforms[k], rng, size, seen)}
+
+    def draw_lanes(self, lanes, sizes):
+        """:meth:`draw` for a batch: each lane's choice as numpy's ``choice`` makes it (one
+        double, placed in the weights' normalised cumulative sum), then each transform draws
+        for the lanes that chose it (:class:`~warpkit.augment._lanes.SubLanes`)."""
+        from ._lanes import SubLanes
+
+        cdf = self._weights.cumsum()
+        cdf /= cdf[-1]
+        choice = cdf.searchsorted(lanes.random(), side="right")
+        out: list = [None] * len(sizes)
+        for k, t in enumerate(self.transforms):
+            rows = np.flatnonzero(choice == k)
+            if len(rows):
+                drawn = t.draw_lanes(SubLanes(lanes, rows), [sizes[i] for i in rows.tolist()])
+                for i, p in zip(rows.tolist(), drawn):
+                    out[i] = {"choice": k, "params": p}
+        return out
+
+    def maps(self, plist, sizes):
+        """The batch's maps: the identity where it did not apply, else the chosen transform's
+        (each transform's :meth:`~Transform.maps` for the samples that chose it); None if one
+        of those has stages of its own."""
+        mats = np.tile(np.eye(3), (len(plist), 1, 1))
+        outs = list(sizes)
+        for k, t in enumerate(self.transforms):
+            idx = [i for i, p in enumerate(plist) if p.get("applied", True) and p["choice"] == k]
+            if not idx:
+                continue
+            got = t.maps([plist[i]["params"] for i in idx], [sizes[i] for i in idx])
+            if got is None:
+                return None
+            mats[idx] = got[0]
+            for i, o in zip(idx, got[1]):
+                outs[i] = o
+        return mats, outs
 
     @property
     def reads(self) -> frozenset:  # type: ignore[override]

@@ -32,7 +32,7 @@ import numpy as np
 from ._base import Transform, draw_step, draw_step_lanes, lanes_ok
 from ._streams import checked_keys, sample_streams
 
-__all__ = ["Lanes", "draw_samples"]
+__all__ = ["Lanes", "SubLanes", "draw_samples"]
 
 #: batches from this many samples draw side by side (below, a lane pass costs more than the
 #: per-sample generator calls it saves)
@@ -181,6 +181,51 @@ class Lanes:
             again &= (m & _M32) < threshold
         out[draw] += (m[draw] >> _S32).astype(np.int64)
         return out
+
+
+class SubLanes:
+    """Some lanes of a :class:`Lanes` (or of another view), ``rows`` of them, drawn as a
+    :class:`Lanes` of their own: what a OneOf's choice hands each of its transforms (the lanes
+    that chose it). Every call draws from those lanes' own streams, the others untouched.
+
+    Example:
+        >>> from warpkit.augment._streams import philox_keys, stream
+        >>> sub = SubLanes(Lanes(philox_keys(0, 0, [3, 4, 5])), np.array([2]))
+        >>> bool(sub.random()[0] == stream(0, 0, 5).random())
+        True
+    """
+
+    def __init__(self, parent: Lanes | SubLanes, rows: np.ndarray) -> None:
+        self.parent, self.rows, self.n = parent, np.asarray(rows, np.intp), len(rows)
+
+    def _mask(self, where: np.ndarray | None) -> np.ndarray:
+        """The parent's lanes of ``where`` (these lanes' mask; None: all of them)."""
+        m = np.zeros(self.parent.n, bool)
+        m[self.rows if where is None else self.rows[where]] = True
+        return m
+
+    def _spread(self, values: np.ndarray | int, fill: np.ndarray | int = 0) -> np.ndarray:
+        """Per-lane values (or one for all) as the parent's lanes take them, ``fill`` elsewhere."""
+        out = np.array(np.broadcast_to(np.asarray(fill, np.int64), (self.parent.n,)))
+        out[self.rows] = np.broadcast_to(np.asarray(values, np.int64), (self.n,))
+        return out
+
+    def random(self, where: np.ndarray | None = None, k: int = 1) -> np.ndarray:
+        return self.parent.random(self._mask(where), k)[self.rows]
+
+    def ahead(self, k: int) -> np.ndarray:
+        return self.parent.ahead(k)[self.rows]
+
+    def skip(self, counts: np.ndarray) -> None:
+        self.parent.skip(self._spread(counts))
+
+    def uniform(self, low: float, high: float, where: np.ndarray | None = None) -> np.ndarray:
+        return low + (high - low) * self.random(where)  # (Lanes.uniform's operations)
+
+    def integers(self, low: np.ndarray | int, high: np.ndarray | int,
+                 where: np.ndarray | None = None) -> np.ndarray:
+        lo = self._spread(low)
+        return self.parent.integers(lo, self._spread(high, lo + 1), self._mask(where))[self.rows]
 
 
 def draw_samples(t: Transform, seed: int, epoch: int, indices: Sequence[int],
