@@ -543,10 +543,11 @@ class OneOf(Transform):
         """The batch's maps: the identity where it did not apply, else the chosen transform's
         (each transform's :meth:`~Transform.maps` for the samples that chose it); None if one
         of those has stages of its own."""
-        mats = np.tile(np.eye(3), (len(plist), 1, 1))
+        mats = np.tile(geometry.IDENTITY, (len(plist), 1, 1))
         outs = list(sizes)
+        chosen = np.array([p["choice"] if p.get("applied", True) else -1 for p in plist])
         for k, t in enumerate(self.transforms):
-            idx = [i for i, p in enumerate(plist) if p.get("applied", True) and p["choice"] == k]
+            idx = np.flatnonzero(chosen == k).tolist()
             if not idx:
                 continue
             got = t.maps([plist[i]["params"] for i in idx], [sizes[i] for i in idx])
