@@ -298,7 +298,8 @@ def test_every_work_group_shape_covers_the_output(degrees, w, shape, queue):
 def test_schedule_rule():
     """_schedule: rows for axis-aligned maps and steep drifts, 64 x 8 tiles between, decided by
     the batch's median drift; a perspective whose centre maps to infinity takes tiles. Prefetch
-    for affine maps drifting 16-256 source rows per 512 pixels, not when magnifying."""
+    for affine maps drifting 16-256 source rows per 512 pixels (narrow outputs: 16-1024),
+    not when magnifying."""
     from warpkit.engine.coords import schedule as _schedule
 
     c = (959.5, 539.5)
@@ -324,6 +325,13 @@ def test_schedule_rule():
     assert _schedule(crops, 224, 224, 28, True) == (5, 0)  # resized crops: whole rows
     mats = np.stack([inv(a) for a in np.linspace(-30, 30, 64)])  # a batch: every 4th is sampled
     assert _schedule(mats, 224, 224, 28, True) == (2, 4)
+    # steeper than 256 rows per 512 pixels: narrow outputs (tiles) prefetch up to 1024, rows of
+    # 512 do not
+    steep = [inv(a, 0.6) for a in (20, 45, 90)]  # drifts 292, 603 and 853
+    assert [_schedule(m[None], 224, 224, 28, True) for m in steep] == [(2, 4)] * 3
+    assert [_schedule(m[None], 1920, 1080, 240, True) for m in steep] == [(6, 0)] * 3
+    assert _schedule(inv(90, 0.45)[None], 224, 224, 28, True) == (2, 0)  # drift 1138
+    assert _schedule(inv(45, 1.5)[None], 224, 224, 28, True) == (2, 0)  # magnified: none
 
 
 def test_interior_floor_just_below_an_integer(queue):
