@@ -27,6 +27,10 @@ letterbox + flip, 10 boxes a photo) against albumentations'; a seventh the YOLO-
 (Mosaic + Affine + HueSaturationValue + flip + letterbox to 640) against albumentations' own
 Mosaic pipeline, each photo given three others as its mosaic_metadata.
 
+The pipeline table and the colour, noise and blur tables also time warpkit's (first) run by its
+kernels alone: the device time of every kernel the call launched (OpenCL events on a profiling
+queue), and what ratio against albumentations a call with no host work at all would reach.
+
     python benchmarks/bench_augment.py [--samples 5] [--colour-only] [--detection-only]
 """
 
@@ -38,7 +42,8 @@ import time
 import numpy as np
 
 from _harness import (THREADS, Timing, ideal_scaling, interleaved, one_thread, optional,
-                      set_threads, table)
+                      profiling_queue, set_threads, table)
+from warpkit.runtime import profile
 
 MEAN = np.array([0.485, 0.456, 0.406], np.float32)
 STD = np.array([0.229, 0.224, 0.225], np.float32)
@@ -79,9 +84,9 @@ def warpkit_runs(data, targets: bool):
                   labels=[d[3] for d in data], keypoints=[d[4] for d in data])
     epoch = [0]
 
-    def per_batch():
+    def per_batch(queue=None):
         epoch[0] += 1
-        out = pipe(image=images, seed=0, epoch=epoch[0], index=0, **kw)
+        out = pipe(image=images, seed=0, epoch=epoch[0], index=0, queue=queue, **kw)
         return np.asarray(out["image"])
 
     def per_sample():
@@ -254,12 +259,13 @@ def pass_runs(data, warpkit_steps: dict, albumentations_steps, also: dict | None
     epoch = [0]
 
     def call(pipe):
-        def run():
+        def run(queue=None):
             epoch[0] += 1
-            return pipe(image=images, seed=0, epoch=epoch[0])["image"]
+            return pipe(image=images, seed=0, epoch=epoch[0], queue=queue)["image"]
         return run
 
     fns = {name: call(Compose(geometry + steps, **model)) for name, steps in warpkit_steps.items()}
+    fns[KERNELS] = kernels_alone(next(iter(fns.values())))
     if albumentations_steps is None:
         return fns
     import albumentations as A
@@ -418,7 +424,8 @@ def pipelines(data, args, have_alb: bool) -> None:
     for targets in (False, True):
         per_batch, per_sample, raw_warp, streamed = warpkit_runs(data, targets)
         fns = {"warpkit per batch": per_batch, "warpkit per sample": per_sample,
-               "warpkit per batch, batches() one ahead": streamed}
+               "warpkit per batch, batches() one ahead": streamed,
+               KERNELS: kernels_alone(per_batch)}
         if not targets:
             fns["warpkit raw warp_batch, maps made beforehand"] = raw_warp
         if have_alb:
@@ -451,6 +458,8 @@ def pipelines(data, args, have_alb: bool) -> None:
             goals.append(f"{case}: per batch {ideal:.2f}x albumentations on 2 ideal cores; one "
                          f"sample per call {one:.2f}x albumentations per sample (the faster of "
                          "its 2 and 1 OpenCV threads)")
+            goals.append(ceiling(case, res[KERNELS].median,
+                                 res["albumentations, 2 ideal cores"].median))
         if not targets:
             raw = res["warpkit raw warp_batch, maps made beforehand"].median
             goals.append(f"{case}: the pipeline call {best / raw:.2f}x the raw warp of its batch")
@@ -478,6 +487,36 @@ def pass_table(runs: dict, first: str, title: str, args) -> None:
                      else ""])
     print(table(title, rows, ["who", "images/s", "ms per 64", f"time / {first}",
                               "time / the warpkit run it matches"]))
+    if KERNELS in res and "albumentations, 2 ideal cores" in res:
+        line = ceiling(first.removeprefix("warpkit, "), res[KERNELS].median,
+                       res["albumentations, 2 ideal cores"].median)
+        print(f"- {line}\n")
+
+
+#: the row of a table's first warpkit run timed by its kernels alone (OpenCL event times)
+KERNELS = "warpkit, its kernels alone (OpenCL profiling)"
+
+
+def kernels_alone(run):
+    """A callable giving the kernel time of ``run(queue)`` on a profiling queue (the device
+    time of every kernel it launched: what no host work can take off a call)."""
+    import warpkit
+
+    pq = profiling_queue(warpkit.get_runtime())
+
+    def kernel_time() -> float:
+        with profile() as prof:
+            run(pq)
+        return prof.kernel_seconds()
+
+    return kernel_time
+
+
+def ceiling(case: str, kernels: float, peer: float) -> str:
+    """The goal line of a case's kernels: the ratio a call with no host work at all would reach
+    against ``peer`` (albumentations on 2 ideal cores)."""
+    return (f"{case}: its kernels alone take {kernels * 1e3:.1f} ms, so no host work could lift "
+            f"the per-batch ratio past {peer / kernels:.2f}x albumentations on 2 ideal cores")
 
 
 def device_table(data, args) -> None:
