@@ -109,7 +109,7 @@ def schedule(inv: np.ndarray, wo: int, ho: int, blocks: int, affine: bool) -> tu
       costs where the hardware prefetcher already follows (axis-aligned maps) or the source is
       read slower than a pixel per pixel (magnification). Affine maps only. Narrow outputs
       (tiles) prefetch drifts up to 1024 too: a crop shrunk 1.7x and turned 20 degrees drifts
-      past 256, and its kernel took up to 1.7x as long without (64 crops to 224^2 of 1000 px
+      past 256, and its kernel took 1.6-1.8x as long without (32 crops to 224^2 of 1000 px
       photos at scale 0.6: 14-15 -> 9-10 ms); rows of 512 did not gain (1080p at 30-90
       degrees, 4.6-6.2 -> 6.1-7.2 ms), nor tiles past 1024 (90 degrees at scale 0.45: masks
       10.2 -> 11.5 ms).
