@@ -42,8 +42,7 @@ import time
 import numpy as np
 
 from _harness import (THREADS, Timing, ideal_scaling, interleaved, one_thread, optional,
-                      profiling_queue, set_threads, table)
-from warpkit.runtime import profile
+                      profiling_queue, set_threads, table, warpkit_calls)
 
 MEAN = np.array([0.485, 0.456, 0.406], np.float32)
 STD = np.array([0.229, 0.224, 0.225], np.float32)
@@ -502,14 +501,7 @@ def kernels_alone(run):
     time of every kernel it launched: what no host work can take off a call)."""
     import warpkit
 
-    pq = profiling_queue(warpkit.get_runtime())
-
-    def kernel_time() -> float:
-        with profile() as prof:
-            run(pq)
-        return prof.kernel_seconds()
-
-    return kernel_time
+    return warpkit_calls(run, profiling_queue(warpkit.get_runtime()))["warpkit kernel"]
 
 
 def ceiling(case: str, kernels: float, peer: float) -> str:
