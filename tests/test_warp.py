@@ -838,3 +838,23 @@ def test_options_made_once_follow_every_call():
             warpkit.warp_affine(img, m[:2], fill=(1, 2))
         with pytest.raises(ValueError, match="std must be > 0"):
             warpkit.warp_affine(img, m[:2], output_dtype="float32", std=0.0)
+
+
+@pytest.mark.parametrize("dtype", [np.uint8, np.float32])
+def test_nearest_ties_round_half_to_even(dtype, queue):
+    """Source positions exactly between two pixels (shifts of +-0.5 and +-1.5, both axes) take
+    the even one, as rint does, on every path of the 8-wide kernel (the interior, whose rounding
+    is one instruction on PoCL, and the borders): the pixel index is an integer, exact on any CPU."""
+    h, w = 21, 37
+    ramp = (np.arange(h)[:, None] * w + np.arange(w)[None, :]).astype(np.int64)
+    img = np.stack([ramp % 251, ramp // 251, ramp % 7], -1).astype(dtype)
+    yo, xo = np.mgrid[0:h, 0:w]
+    for tx, ty in [(0.5, -0.5), (-0.5, 1.5), (1.5, 0.5), (-1.5, -1.5)]:
+        m = np.array([[1.0, 0, -tx], [0, 1, -ty]])  # output (x, y) reads source (x + tx, y + ty)
+        out = warpkit.warp_affine(img, m, size=(w, h), interpolation="nearest", fill=(0, 0, 0),
+                                  queue=queue)
+        sx, sy = np.rint(xo + tx).astype(int), np.rint(yo + ty).astype(int)
+        inside = (sx >= 0) & (sx < w) & (sy >= 0) & (sy < h)
+        want = np.zeros_like(img)
+        want[inside] = img[sy[inside], sx[inside]]
+        np.testing.assert_array_equal(out, want, err_msg=f"shift {tx}, {ty}")
