@@ -1,6 +1,6 @@
-"""GaussianBlur and MotionBlur (warpkit.augment, kernels_cl/colour_pass.cl's colour_blur_rows
+"""GaussianBlur, MotionBlur and Blur (warpkit.augment, kernels_cl/colour_pass.cl's colour_blur_rows
 and the column filter in colour_apply, the motion taps in colour_apply) against albumentations
-2.0.8 itself and OpenCV's sepFilter2D and filter2D (what albumentations calls): on real photos, every dtype and channel count, kernels larger than the
+2.0.8 itself and OpenCV's sepFilter2D, filter2D and blur (what albumentations calls): on real photos, every dtype and channel count, kernels larger than the
 image (reflected more than once), between other colour steps (a pass of its own, the mean of
 the blurred image after it), with geometry and the model's input, in batches where some samples
 blur and some do not, replayed and serialised, and on every device and Oclgrind."""
@@ -161,17 +161,23 @@ def test_with_geometry_and_the_model_input_in_a_batch(queue):
         np.testing.assert_array_equal(alone["image"], together["image"][k])
 
 
-def test_recorded_replayed_serialised_and_ported(queue):
-    pipe = W.Compose([W.RandomResizedCrop(40), W.GaussianBlur(blur_limit=(3, 9),
-                                                              sigma_limit=(0.2, 3.0), p=0.9)])
+def _replayed_and_serialised(pipe, queue) -> dict:
+    """``pipe`` on CHELSEA (seed 7): replayed from its params and rebuilt from its to_dict, the
+    same image; its second step's recorded parameters."""
     out = pipe(image=CHELSEA, seed=7, queue=queue)
-    p = out["params"]["steps"][1]
-    assert set(p) == {"applied", "sigma", "ksize"} and p["applied"] and 3 <= p["ksize"] <= 9
     again = pipe.replay(out["params"], image=CHELSEA, queue=queue)
     np.testing.assert_array_equal(again["image"], out["image"])
     back = W.Compose.from_dict(pipe.to_dict())
     np.testing.assert_array_equal(back(image=CHELSEA, seed=7, queue=queue)["image"],
                                   out["image"])
+    return out["params"]["steps"][1]
+
+
+def test_recorded_replayed_serialised_and_ported(queue):
+    pipe = W.Compose([W.RandomResizedCrop(40), W.GaussianBlur(blur_limit=(3, 9),
+                                                              sigma_limit=(0.2, 3.0), p=0.9)])
+    p = _replayed_and_serialised(pipe, queue)
+    assert set(p) == {"applied", "sigma", "ksize"} and p["applied"] and 3 <= p["ksize"] <= 9
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         ported = W.from_albumentations(A.Compose([A.GaussianBlur(blur_limit=(3, 9),
@@ -303,6 +309,60 @@ def test_motion_blur_arguments_as_albumentations():
     assert back.config() == t.config()
 
 
+@pytest.mark.parametrize("ksize", [3, 5, 9, 31])
+@pytest.mark.parametrize("photo", ["astronaut", "camera", "chelsea"])
+@pytest.mark.parametrize("dtype", [np.uint8, np.float32])
+def test_box_blur_is_albumentations(ksize, photo, dtype, queue):
+    """Fixed size: albumentations' Blur (cv2.blur) within 1 level, the same level on nearly
+    every pixel (on PoCL every pixel: an odd size's mean is never halfway between two levels,
+    and the float sums land within 1e-4 of it); float32 within 2e-6."""
+    img = {"astronaut": ASTRONAUT, "camera": CAMERA, "chelsea": CHELSEA}[photo]
+    img = img if dtype == np.uint8 else img.astype(np.float32) / 255
+    _as_albumentations("Blur", dict(blur_limit=(ksize, ksize), p=1), img, queue, 1e-3)
+
+
+@pytest.mark.parametrize("shape", [(37, 45), (37, 45, 2), (4, 45, 4), (37, 3, 3)], ids=str)
+@pytest.mark.parametrize("dtype", [np.uint8, np.uint16, np.float32])
+def test_box_blur_channels_dtypes_and_drawn_sizes(shape, dtype, queue):
+    """1-4 channels, three dtypes, sizes drawn per seed (recorded), sizes past a small image
+    (reflected again and again): cv2.blur of the recorded size, within 1 level."""
+    rs = np.random.default_rng(7)
+    peak = {np.uint8: 255, np.uint16: 65535, np.float32: 1.0}[dtype]
+    img = (rs.random(shape) * peak).astype(dtype)
+    pipe = W.Compose([W.Blur(blur_limit=(3, 11), p=1)])
+    sizes = set()
+    for seed in range(6):
+        out = pipe(image=img, seed=seed, queue=queue)
+        k = out["params"]["steps"][0]["ksize"]
+        sizes.add(k)
+        theirs = cv2.blur(img, (k, k)).reshape(shape)
+        tol = 2e-6 if dtype == np.float32 else 1
+        assert out["image"].dtype == img.dtype and out["image"].shape == shape
+        assert np.abs(out["image"].astype(np.float64) - theirs).max() <= tol, k
+    assert len(sizes) > 1
+
+
+def test_box_blur_arguments_replay_and_port(queue):
+    """albumentations' blur_limit (``x``: (3, x); below 3 or even adjusted with its warning),
+    each odd size as likely, sizes past 255 refused; recorded, replayed, serialised, ported."""
+    with pytest.warns(UserWarning, match="adjusted to \\(3, 9\\)"):
+        t = W.Blur(blur_limit=(2, 8))
+    assert t.blur_limit == (3, 9) and W.Blur(blur_limit=9).blur_limit == (3, 9)
+    draws = [W.Blur(p=1).draw(np.random.default_rng(s), (10, 10))["ksize"] for s in range(300)]
+    assert set(draws) == {3, 5, 7} and min(draws.count(k) for k in (3, 5, 7)) > 70
+    with pytest.raises(ValueError, match="can reach 257 taps.*up to 255 taps"):
+        W.Blur(blur_limit=(3, 257))
+    W.Blur(blur_limit=(3, 255))
+    pipe = W.Compose([W.RandomResizedCrop(40), W.Blur(blur_limit=(3, 9), p=0.9)])
+    p = _replayed_and_serialised(pipe, queue)
+    assert set(p) == {"applied", "ksize"} and p["applied"] and p["ksize"] in (3, 5, 7, 9)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        ported = W.from_albumentations(A.Compose([A.Blur(blur_limit=(3, 11), p=0.3)]))
+    t = ported.transforms[0]
+    assert isinstance(t, W.Blur) and t.p == 0.3 and t.config() == {"blur_limit": [3, 11]}
+
+
 def test_engine_refuses_filters_it_cannot_read(queue):
     """The engine's colour operations come from any caller: a blur's radius past its tables, a
     tap count or radius that is not whole, and values that run past the operations that hold
@@ -350,7 +410,8 @@ def test_small_cases_on_every_device_and_oclgrind(small_queue):
              [W.RandomBrightnessContrast(brightness_by_max=False, p=1),
               W.GaussianBlur(**_blur(1.2, 5)), W.ColorJitter(0.2, 0.3, 0.2, 0, p=1)],
              [W.MotionBlur(blur_limit=(7, 7), p=1)], [W.MotionBlur(blur_limit=(31, 31), p=1)],
-             [W.MotionBlur(p=1), W.RandomGamma(p=1), W.GaussianBlur(**_blur(0.7))]]
+             [W.MotionBlur(p=1), W.RandomGamma(p=1), W.GaussianBlur(**_blur(0.7))],
+             [W.Blur(blur_limit=(5, 5), p=1)], [W.Blur(blur_limit=(41, 41), p=1)]]
     check_small_cases(img, geo, cases, small_queue)
 
 

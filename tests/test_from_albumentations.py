@@ -73,7 +73,7 @@ PORTED = [A.ColorJitter((1.2, 1.2), (0.7, 0.7), (1.3, 1.3), (0.05, 0.05), p=1),
           A.RandomGamma((120, 120), p=1), A.ToGray(p=1), A.RGBShift((9, 9), (-4, -4), (0, 0), p=1),
           A.InvertImg(p=1), A.Solarize((0.6, 0.6), p=1), A.Posterize(5, p=1),
           A.HorizontalFlip(p=1), A.VerticalFlip(p=1), A.Resize(150, 210),
-          A.CenterCrop(100, 200)]
+          A.CenterCrop(100, 200), A.Blur((7, 7), p=1)]
 
 
 @pytest.mark.parametrize("theirs", PORTED, ids=lambda t: type(t).__name__)
@@ -96,8 +96,8 @@ def test_each_ported_transform_gives_albumentations_result(theirs, queue):
 
 
 @pytest.mark.parametrize("transforms,kw,pattern", [
-    ([A.Blur(p=1)], {}, r"albumentations' Blur has no warpkit equivalent yet; supported: "
-                        r"Affine, .*CenterCrop, ChannelShuffle, CoarseDropout, .*GaussNoise, .*"
+    ([A.Defocus(p=1)], {}, r"albumentations' Defocus has no warpkit equivalent yet; supported: "
+                           r"Affine, .*Blur, .*CenterCrop, ChannelShuffle, CoarseDropout, .*GaussNoise, .*"
                         r"VerticalFlip"),
     ([A.OneOf([A.HorizontalFlip(), A.MedianBlur()])], {}, r"MedianBlur has no warpkit"),
     ([A.RandomResizedCrop(size=(32, 32), interpolation=3)], {},

@@ -43,8 +43,8 @@ from ._albumentations import from_albumentations
 from ._nonlinear import (ElasticTransform, GridDistortion, OpticalDistortion, PiecewiseAffine,
                          ThinPlateSpline)
 from ._base import OneOf, Transform
-from ._colour import (ChannelShuffle, ColorJitter, GaussianBlur, GaussNoise, HueSaturationValue,
-                      InvertImg, MotionBlur, Posterize, RandomBrightnessContrast, RandomGamma,
+from ._colour import (Blur, ChannelShuffle, ColorJitter, GaussianBlur, GaussNoise,
+                      HueSaturationValue, InvertImg, MotionBlur, Posterize, RandomBrightnessContrast, RandomGamma,
                       RGBShift, Solarize, ToGray)
 from ._dropout import CoarseDropout, Erasing
 from ._mixing import CutMix, MixUp
@@ -60,7 +60,7 @@ from ._transforms import (CenterCrop, Pad, RandomCrop, RandomHorizontalFlip, Ran
                           RandomResizedCrop, RandomRotate90, RandomRotation, RandomVerticalFlip,
                           Resize)
 
-__all__ = ["Affine", "AtLeastOneBBoxRandomCrop", "BBoxSafeRandomCrop", "CropNonEmptyMaskIfExists",
+__all__ = ["Affine", "AtLeastOneBBoxRandomCrop", "BBoxSafeRandomCrop", "Blur", "CropNonEmptyMaskIfExists",
            "RandomIoUCrop", "RandomSizedBBoxSafeCrop", "RandomZoomOut", "CutMix", "MixUp", "Mosaic", "batches", "BboxParams", "CenterCrop", "KeypointParams", "LongestMaxSize",
            "PadIfNeeded", "RandomScale", "SmallestMaxSize", "D4", "HorizontalFlip", "Rotate", "SafeRotate",
            "ShiftScaleRotate", "Transpose", "VerticalFlip", "ChannelShuffle", "CoarseDropout", "collate", "ColorJitter",

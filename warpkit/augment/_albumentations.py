@@ -224,6 +224,7 @@ SUPPORTED: dict[str, Callable[[_Args, _Pipeline], Transform | None]] = {
     "Posterize": _colour(C.Posterize, "num_bits"),
     "GaussNoise": _colour(C.GaussNoise, "std_range", "mean_range", "per_channel",
                           "noise_scale_factor"),
+    "Blur": _colour(C.Blur, "blur_limit"),
     "GaussianBlur": _colour(C.GaussianBlur, "blur_limit", "sigma_limit"),
     "MotionBlur": _colour(C.MotionBlur, "blur_limit", "allow_shifted", "angle_range",
                           "direction_range"),

@@ -44,7 +44,7 @@ from ..engine.core import (COL_AFFINE as AFFINE, COL_AFFINE_MEAN as AFFINE_MEAN,
 from ..engine.plan import MAX_BLUR_RADIUS
 from ._base import IDENTITY_ROW, Transform, contains, row_maps, value_range
 
-__all__ = ["ChannelShuffle", "ColorJitter", "ColourTransform", "GaussNoise", "GaussianBlur",
+__all__ = ["Blur", "ChannelShuffle", "ColorJitter", "ColourTransform", "GaussNoise", "GaussianBlur",
            "HueSaturationValue", "MotionBlur",
            "InvertImg",
            "Posterize", "RGBShift", "RandomBrightnessContrast", "RandomGamma", "Solarize", "ToGray",
@@ -603,6 +603,62 @@ def _kernel_sizes(value: Any, arg: str) -> tuple[int, int]:
     return fixed
 
 
+def _odd_size(rng, limit: tuple[int, int]) -> int:
+    """An odd kernel size drawn from ``limit`` (odd bounds, :func:`_kernel_sizes`) as
+    albumentations' ``sample_odd_from_range``: one of the odd sizes, each as likely, nothing
+    drawn when there is one."""
+    lo, hi = limit
+    return lo if lo == hi else lo + 2 * int(rng.integers(0, (hi - lo) // 2 + 1))
+
+
+def _odd_sizes(lanes, limit: tuple[int, int], n: int) -> list[int]:
+    """:func:`_odd_size` for each of ``n`` lanes (the same numbers)."""
+    lo, hi = limit
+    return [lo] * n if lo == hi else (lo + 2 * lanes.integers(0, (hi - lo) // 2 + 1)).tolist()
+
+
+class Blur(ColourTransform):
+    """albumentations' Blur: the mean of the ``ksize`` x ``ksize`` square around each pixel (a
+    box filter, OpenCV's ``cv2.blur``), the size an odd number drawn from ``blur_limit`` (``x``
+    means (3, x); sizes below 3 or even are adjusted as albumentations adjusts them, with its
+    warning), edges reflected without repeating the edge pixel (OpenCV's default).
+
+    It runs on the device in the pass after the warp that :class:`GaussianBlur` takes (the rows,
+    then the columns with the operations after it, each weighing ``1 / ksize``), on the image as
+    the steps before it left it: integer images are rounded to the nearest level, as OpenCV
+    stores them. Sizes up to 255 are taken; ranges that can reach more are refused.
+
+    Example:
+        >>> t = Blur(blur_limit=(5, 5), p=1)
+        >>> ops = t.colour_ops({"ksize": 5}, 3, 255.0)
+        >>> ops[0][:2], [round(w, 4) for w in ops[0][2:5]]   # the code, the radius, 1 / 5 each
+        ([14, 2.0], [0.2, 0.2, 0.2])
+    """
+
+    def __init__(self, blur_limit: Any = (3, 7), p: float = 0.5) -> None:
+        super().__init__(p)
+        self.blur_limit = _kernel_sizes(blur_limit, "blur_limit")
+        if self.blur_limit[1] // 2 > MAX_BLUR_RADIUS:
+            raise ValueError(f"Blur's kernel can reach {self.blur_limit[1]} taps (blur_limit="
+                             f"{list(self.blur_limit)}); warpkit filters up to "
+                             f"{2 * MAX_BLUR_RADIUS + 1} taps")
+
+    def draw(self, rng, size):
+        return {"ksize": _odd_size(rng, self.blur_limit)}
+
+    def draw_lanes(self, lanes, sizes):
+        return [{"ksize": k} for k in _odd_sizes(lanes, self.blur_limit, len(sizes))]
+
+    def colour_ops(self, params, channels, peak):
+        ksize = int(params["ksize"])
+        # the weights of offsets 0 .. r: rows and then columns, 1 / ksize each
+        return _with_data([BLUR, float(ksize // 2)],
+                          [float(np.float32(1) / np.float32(ksize))] * (ksize // 2 + 1))
+
+    def config(self):
+        return {"blur_limit": list(self.blur_limit)}
+
+
 def motion_taps(ksize: int, angle: float, direction: float,
                 shift: Sequence[float] | None) -> np.ndarray:
     """albumentations' motion kernel as taps: the (dx, dy) offsets from the centre of the
@@ -675,18 +731,16 @@ class MotionBlur(ColourTransform):
 
     def draw(self, rng, size):
         # albumentations' order: the size, the angle, the direction, then the shift
-        lo, hi = self.blur_limit
-        ksize = lo if lo == hi else lo + 2 * int(rng.integers(0, (hi - lo) // 2 + 1))
-        p = {"ksize": ksize, "angle": float(rng.uniform(*self.angle_range)),
+        p = {"ksize": _odd_size(rng, self.blur_limit),
+             "angle": float(rng.uniform(*self.angle_range)),
              "direction": float(rng.uniform(*self.direction_range))}
         if self.allow_shifted:
             p["shift"] = [float(rng.uniform(-1, 1)), float(rng.uniform(-1, 1))]
         return p
 
     def draw_lanes(self, lanes, sizes):
-        lo, hi = self.blur_limit
         n = len(sizes)
-        ksize = [lo] * n if lo == hi else (lo + 2 * lanes.integers(0, (hi - lo) // 2 + 1)).tolist()
+        ksize = _odd_sizes(lanes, self.blur_limit, n)
         angle = lanes.uniform(*self.angle_range).tolist()
         direction = lanes.uniform(*self.direction_range).tolist()
         shift = np.stack([lanes.uniform(-1, 1), lanes.uniform(-1, 1)], 1).tolist() \
