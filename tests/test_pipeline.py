@@ -548,6 +548,13 @@ def test_sample_streams_are_numpys_seed_sequence_streams():
             [2**64 - 1, 1, 2**40 + 3], [2**200 + 5, 2**33, 7], [2**640 + 1, 2**40, 3]]
     keys += [list(map(int, rng.integers(0, 2**62, 3))) for _ in range(100)]
     keys += [list(map(int, rng.integers(0, 2**20, 3))) for _ in range(100)]
+    # one-word [seed, epoch, index] keys share their (seed, epoch) part of the hash: many
+    # indices of a few pairs, interleaved, past the 64 pairs kept, and the words' extremes
+    pairs = [(0, 0), (7, 3), (2**32 - 1, 2**32 - 1)] + \
+        [tuple(map(int, rng.integers(0, 2**32, 2))) for _ in range(80)]
+    keys += [[*pairs[int(j)], int(i)] for j, i in zip(rng.integers(0, len(pairs), 600),
+                                                      rng.integers(0, 2**32, 600))]
+    keys += [[s, e, i] for s, e in pairs[:3] for i in (0, 1, 2**32 - 1)]
     for key in keys:
         want = np.random.SeedSequence(key).generate_state(2, np.uint64).tolist()
         assert list(_philox_key(key)) == want, key

@@ -66,11 +66,76 @@ def philox_key(entropy: list[int]) -> tuple[int, int]:
     ``Philox(SeedSequence(entropy))`` takes) for integers >= 0, in Python ints: numpy's object,
     its arrays and its Philox cost several times as much per sample, a visible share of a
     pipeline's host work (tests/test_pipeline.py checks this against numpy)."""
+    if len(entropy) == 3 and max(entropy) <= _M32:  # [seed, epoch, index]: one word each
+        return _key3(*entropy)
     words = []  # each integer as little-endian uint32 words, 0 as one
     for n in entropy:
         words += _words(n)
     k0, k1 = _hash(words)
     return int(k0), int(k1)
+
+
+def _mixed(src: int, k: int) -> int:
+    """The hash of ``src`` with constants k and k + 1 of _HA, as the pool mixes it."""
+    v = ((src ^ _HA[k]) * _HA[k + 1]) & _M32
+    return v ^ (v >> 16)
+
+
+def _mix(dst: int, h: int) -> int:
+    """A pool word ``dst`` after mixing in the hashed word ``h``."""
+    r = (_MIX_L * dst - _MIX_R * h) & _M32
+    return r ^ (r >> 16)
+
+
+#: (seed, epoch) -> the part of _hash's pool for [seed, epoch, index, 0] that does not depend on
+#: index (:func:`_key3`); a call's samples share it
+_PREFIXES: dict[tuple[int, int], tuple[int, int, int, int, int]] = {}
+
+
+def _key3(seed: int, epoch: int, index: int) -> tuple[int, int]:
+    """:func:`_hash` of the words [seed, epoch, index, 0] (each below 2**32), its operations
+    written out in _hash's order with the part that does not depend on ``index`` kept per
+    (seed, epoch): the pool's words 0, 1 and 3 after the first two rounds of mixing, and the
+    two words those rounds mix into word 2 (about half of the hash: the samples of a call
+    share their seed and epoch)."""
+    pre = _PREFIXES.get((seed, epoch))
+    if pre is None:
+        p0, p1, p3 = _mixed(seed, 0), _mixed(epoch, 1), _mixed(0, 3)  # (_HA[0..4]: the pool)
+        p1, g02, p3 = _mix(p1, _mixed(p0, 4)), _mixed(p0, 5), _mix(p3, _mixed(p0, 6))
+        p0, g12, p3 = _mix(p0, _mixed(p1, 7)), _mixed(p1, 8), _mix(p3, _mixed(p1, 9))
+        if len(_PREFIXES) >= 64:
+            _PREFIXES.clear()
+        pre = _PREFIXES[seed, epoch] = (p0, p1, p3, g02, g12)
+    p0, p1, p3, g02, g12 = pre
+    M, L, R, A = _M32, _MIX_L, _MIX_R, _HA  # (locals; _mixed and _mix written out)
+    v = ((index ^ A[2]) * A[3]) & M
+    r = (L * (v ^ (v >> 16)) - R * g02) & M
+    r = (L * (r ^ (r >> 16)) - R * g12) & M
+    p2 = r ^ (r >> 16)
+    v = ((p2 ^ A[10]) * A[11]) & M  # round 3: word 2 into 0, 1 and 3
+    r = (L * p0 - R * (v ^ (v >> 16))) & M
+    p0 = r ^ (r >> 16)
+    v = ((p2 ^ A[11]) * A[12]) & M
+    r = (L * p1 - R * (v ^ (v >> 16))) & M
+    p1 = r ^ (r >> 16)
+    v = ((p2 ^ A[12]) * A[13]) & M
+    r = (L * p3 - R * (v ^ (v >> 16))) & M
+    p3 = r ^ (r >> 16)
+    v = ((p3 ^ A[13]) * A[14]) & M  # round 4: word 3 into 0, 1 and 2
+    r = (L * p0 - R * (v ^ (v >> 16))) & M
+    p0 = r ^ (r >> 16)
+    v = ((p3 ^ A[14]) * A[15]) & M
+    r = (L * p1 - R * (v ^ (v >> 16))) & M
+    p1 = r ^ (r >> 16)
+    v = ((p3 ^ A[15]) * A[16]) & M
+    r = (L * p2 - R * (v ^ (v >> 16))) & M
+    p2 = r ^ (r >> 16)
+    B = _HB  # generate_state: 4 uint32 words, read as 2 uint64
+    p0 = ((p0 ^ B[0]) * B[1]) & M
+    p1 = ((p1 ^ B[1]) * B[2]) & M
+    p2 = ((p2 ^ B[2]) * B[3]) & M
+    p3 = ((p3 ^ B[3]) * B[4]) & M
+    return p0 ^ (p0 >> 16) | (p1 ^ (p1 >> 16)) << 32, p2 ^ (p2 >> 16) | (p3 ^ (p3 >> 16)) << 32
 
 
 def philox_keys(seed: int, epoch: int, indices: Sequence[int]) -> list[tuple[int, int]]:
