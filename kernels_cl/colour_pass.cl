@@ -47,8 +47,10 @@ typedef float8 cp_vec8;
 #if CP_VEC && WK_BUILTINS
 typedef cp_vec8 cp_vec8_u __attribute__((aligned(1)));
 #define CP_LOAD8(p, k) (*(__global const cp_vec8_u *)((p) + 8 * (k)))
+#define CP_STORE8(p, k, x) (*(__global cp_vec8_u *)((p) + 8 * (k)) = (x))
 #elif CP_VEC
 #define CP_LOAD8(p, k) vload8((k), (p))
+#define CP_STORE8(p, k, x) vstore8((x), (k), (p))
 #endif
 
 /* 8 pixels' C interleaved values in the C vectors q0 .. q3 (qk: values 8k .. 8k + 7, of type
@@ -76,6 +78,38 @@ typedef cp_vec8 cp_vec8_u __attribute__((aligned(1)));
         x[2] = CV((vt)(q0.s2, q0.s6, q1.s2, q1.s6, q2.s2, q2.s6, q3.s2, q3.s6), float8); \
         x[3] = CV((vt)(q0.s3, q0.s7, q1.s3, q1.s7, q2.s3, q2.s7, q3.s3, q3.s7), float8); \
     }
+#endif
+/* CP_SPLIT's inverse: the channels x[c] of 8 pixels interleaved into C vectors q0 .. q3 */
+#if CH == 1
+#define CP_MERGE(x, q) q[0] = x[0]
+#elif CH == 2
+#define CP_MERGE(x, q)                                                                       \
+    {                                                                                        \
+        q[0] = (float8)(x[0].s0, x[1].s0, x[0].s1, x[1].s1, x[0].s2, x[1].s2, x[0].s3, x[1].s3); \
+        q[1] = (float8)(x[0].s4, x[1].s4, x[0].s5, x[1].s5, x[0].s6, x[1].s6, x[0].s7, x[1].s7); \
+    }
+#elif CH == 3
+#define CP_MERGE(x, q)                                                                       \
+    {                                                                                        \
+        q[0] = (float8)(x[0].s0, x[1].s0, x[2].s0, x[0].s1, x[1].s1, x[2].s1, x[0].s2, x[1].s2); \
+        q[1] = (float8)(x[2].s2, x[0].s3, x[1].s3, x[2].s3, x[0].s4, x[1].s4, x[2].s4, x[0].s5); \
+        q[2] = (float8)(x[1].s5, x[2].s5, x[0].s6, x[1].s6, x[2].s6, x[0].s7, x[1].s7, x[2].s7); \
+    }
+#else
+#define CP_MERGE(x, q)                                                                       \
+    {                                                                                        \
+        q[0] = (float8)(x[0].s0, x[1].s0, x[2].s0, x[3].s0, x[0].s1, x[1].s1, x[2].s1, x[3].s1); \
+        q[1] = (float8)(x[0].s2, x[1].s2, x[2].s2, x[3].s2, x[0].s3, x[1].s3, x[2].s3, x[3].s3); \
+        q[2] = (float8)(x[0].s4, x[1].s4, x[2].s4, x[3].s4, x[0].s5, x[1].s5, x[2].s5, x[3].s5); \
+        q[3] = (float8)(x[0].s6, x[1].s6, x[2].s6, x[3].s6, x[0].s7, x[1].s7, x[2].s7, x[3].s7); \
+    }
+#endif
+/* 8 values as the image stores them (store.h's STORE_PIX: integers rounded halves up and
+ * saturated, NaN as 0; floats as they are) */
+#if X_KIND == WK_INT
+#define CP_STORED8(x) CV(wk_clamp8(wk_floor8((x) + 0.5f), (float)(X_MIN), (float)(X_MAX)), cp_vec8)
+#else
+#define CP_STORED8(x) (x)
 #endif
 /* 8 stored values as the filters take them: uint8 levels as they are (every value one),
  * floats clipped to [0, 1] */
@@ -431,8 +465,17 @@ __kernel void colour_apply(__global const X_T *restrict S, int Ho, int Wo,
                       for (int k = 0; k < n; k++) Y_STORE1(Y_AT(b, c, yo, xo + k, C), l[k]));
         }
 #else
-        WK_EACH_C(float l[8]; WK_STORE8(float8, v[c], l);
-                  for (int k = 0; k < n; k++) STORE_PIX(Y, (row + xo + k) * C + c, (acc_t)l[k]));
+#if CP_VEC
+        if (n == 8) { /* 8 whole pixels: their values interleaved again, C vector stores */
+            float8 q[4];
+            CP_MERGE(v, q);
+            WK_EACH_C(CP_STORE8(Y + (row + xo) * C, c, CP_STORED8(q[c])));
+        } else
+#endif
+        {
+            WK_EACH_C(float l[8]; WK_STORE8(float8, v[c], l);
+                      for (int k = 0; k < n; k++) STORE_PIX(Y, (row + xo + k) * C + c, (acc_t)l[k]));
+        }
 #endif
     }
 }
