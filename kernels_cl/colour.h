@@ -53,6 +53,9 @@
  *                     at offsets (dx, dy) from the pixel (the pairs from w[3], continued in the
  *                     WK_COL_DATA operations after it), edges reflected as WK_COL_BLUR's. A
  *                     whole-image operation as WK_COL_BLUR (colour_pass.cl's colour_apply)
+ *   WK_COL_MEDIAN     albumentations' MedianBlur: each channel's median of the w[1] x w[1]
+ *                     levels around the pixel (w[1] odd; OpenCV's medianBlur, the edge pixels
+ *                     repeated). A whole-image operation as WK_COL_BLUR (colour_apply)
  *
  * The 8 pixels' position: row at.y, columns at.x .. at.x + 7 of an output of dims = (Wo, Ho).
  */
@@ -76,6 +79,7 @@
 #define WK_COL_BLUR 14
 #define WK_COL_DATA 15
 #define WK_COL_MOTION 16
+#define WK_COL_MEDIAN 17
 /* WK_COL_HEAVY: which of the larger operations a build holds (the host's engine.core
  * colour_groups: the groups some item's list has, and every group that launch has had in the
  * process, so that a pipeline's builds settle on one); the others are compiled out. Each one

@@ -1,6 +1,6 @@
-"""GaussianBlur, MotionBlur and Blur (warpkit.augment, kernels_cl/colour_pass.cl's colour_blur_rows
+"""GaussianBlur, MotionBlur, Blur and MedianBlur (warpkit.augment, kernels_cl/colour_pass.cl's colour_blur_rows
 and the column filter in colour_apply, the motion taps in colour_apply) against albumentations
-2.0.8 itself and OpenCV's sepFilter2D, filter2D and blur (what albumentations calls): on real photos, every dtype and channel count, kernels larger than the
+2.0.8 itself and OpenCV's sepFilter2D, filter2D, blur and medianBlur (what albumentations calls): on real photos, every dtype and channel count, kernels larger than the
 image (reflected more than once), between other colour steps (a pass of its own, the mean of
 the blurred image after it), with geometry and the model's input, in batches where some samples
 blur and some do not, replayed and serialised, and on every device and Oclgrind."""
@@ -19,6 +19,7 @@ from warpkit import augment as W
 from warpkit.augment._colour import gaussian_kernel, motion_taps
 
 from helpers import check_small_cases
+from median_networks import BEGIN, END, SIZES, block, median_net, run
 
 os.environ.setdefault("NO_ALBUMENTATIONS_UPDATE", "1")  # no network check at import
 with warnings.catch_warnings():
@@ -363,11 +364,121 @@ def test_box_blur_arguments_replay_and_port(queue):
     assert isinstance(t, W.Blur) and t.p == 0.3 and t.config() == {"blur_limit": [3, 11]}
 
 
+def test_median_networks_select_the_median():
+    """The kernel holds tests/median_networks.py's networks as they are made, and they select
+    the median: every 0/1 input of 9 values (the 0-1 principle: a comparator network that
+    selects the median of every 0/1 input selects it of any input), and random levels with
+    many ties for 9, 25 and 49."""
+    from importlib import resources
+
+    src = resources.files("warpkit.kernels_cl").joinpath("colour_pass.cl").read_text("utf-8")
+    assert src[src.index(BEGIN):src.index(END) + len(END)] + "\n" == block()
+    net, at = median_net(9)
+    bits = (np.arange(512)[None, :] >> np.arange(9)[:, None]) & 1
+    np.testing.assert_array_equal(run(net, list(bits))[at], (bits.sum(0) > 4).astype(int))
+    rs = np.random.default_rng(0)
+    for k in SIZES:
+        net, at = median_net(k * k)
+        for top in (3, 256):
+            x = rs.integers(0, top, (k * k, 20000))
+            np.testing.assert_array_equal(run(net, list(x))[at], np.median(x, 0))
+
+
+def _median_reference(img: np.ndarray, k: int) -> np.ndarray:
+    """Each channel's median of the k x k square around each pixel, the edge pixels repeated
+    (cv2.medianBlur's rule, for any channel count and dtype)."""
+    from numpy.lib.stride_tricks import sliding_window_view
+
+    a = img.reshape(*img.shape[:2], -1)
+    padded = np.pad(a, ((k // 2, k // 2), (k // 2, k // 2), (0, 0)), mode="edge")
+    win = sliding_window_view(padded, (k, k), axis=(0, 1))
+    return np.median(win.reshape(*win.shape[:3], -1), -1).astype(img.dtype).reshape(img.shape)
+
+
+@pytest.mark.parametrize("ksize", [3, 5, 7, 9])
+@pytest.mark.parametrize("photo", ["astronaut", "camera", "chelsea"])
+@pytest.mark.parametrize("dtype", [np.uint8, np.float32])
+def test_median_blur_is_albumentations(ksize, photo, dtype, queue):
+    """Fixed size: albumentations' MedianBlur (cv2.medianBlur on 8-bit levels) exactly for
+    uint8 (the median is a selection), float32 within float division's rounding; sizes 3-7 by
+    the networks, 9 by the search."""
+    img = {"astronaut": ASTRONAUT, "camera": CAMERA, "chelsea": CHELSEA}[photo]
+    img = img if dtype == np.uint8 else img.astype(np.float32) / 255
+    kw = dict(blur_limit=(ksize, ksize), p=1)
+    ours = W.Compose([W.MedianBlur(**kw)])(image=img, seed=0, queue=queue)["image"]
+    theirs = _albu([A.MedianBlur(**kw)], image=img)["image"]
+    assert ours.dtype == theirs.dtype and ours.shape == theirs.shape
+    if dtype == np.uint8:
+        np.testing.assert_array_equal(ours, theirs)
+    else:
+        np.testing.assert_allclose(ours, theirs, atol=1e-7, rtol=0)
+    assert not np.array_equal(ours, img)
+
+
+@pytest.mark.parametrize("shape", [(37, 45), (37, 45, 2), (4, 45, 4), (37, 3, 3), (1, 1, 3),
+                                   (2, 3, 1)], ids=str)
+def test_median_blur_channels_sizes_and_edges(shape, queue):
+    """1-4 channels, images smaller than the square (edges repeated past the whole image),
+    every size of both ways (networks 3-7, the search 9-31): the median of each channel's
+    square with the edge pixels repeated; uint8 exactly, float32 as levels of 255, uint16 (the
+    engine's operation: MedianBlur refuses it, as albumentations) on its own levels."""
+    from warpkit.engine.core import COL_MEDIAN, COLOUR_WORDS, warp_by
+
+    rs = np.random.default_rng(len(shape) + shape[0])
+    img = rs.integers(0, 256, shape).astype(np.uint8)
+    h, w = shape[:2]
+    for k in (3, 5, 7, 9, 13, 31):
+        pipe = W.Compose([W.MedianBlur(blur_limit=(k, k), p=1)])
+        want = _median_reference(img, k)
+        np.testing.assert_array_equal(pipe(image=img, seed=0, queue=queue)["image"], want)
+        got = pipe(image=img.astype(np.float32) / 255, seed=0, queue=queue)["image"]
+        np.testing.assert_allclose(got, want / np.float32(255), atol=1e-7, rtol=0)
+        wide = (img.astype(np.uint16) * 257 + rs.integers(0, 257, shape)).astype(np.uint16)
+        ops = np.zeros((1, COLOUR_WORDS), np.float32)
+        ops[0, :2] = COL_MEDIAN, k
+        out = warp_by(wide, np.eye(3), (w, h), queue=queue, colour=ops)
+        np.testing.assert_array_equal(out, _median_reference(wide, k))
+
+
+def test_median_blur_arguments_port_and_batches(queue):
+    """blur_limit as albumentations' (odd sizes from 3, adjusted with its warning), sizes past
+    31 refused, uint16 refused as albumentations refuses it; recorded, replayed, serialised,
+    ported; in a ragged batch with geometry and the model's input each sample is the sample
+    alone, and the median went before the operations after it."""
+    with pytest.warns(UserWarning, match="adjusted to \\(3, 5\\)"):
+        assert W.MedianBlur(blur_limit=(2, 4)).blur_limit == (3, 5)
+    draws = {W.MedianBlur(p=1).draw(np.random.default_rng(s), (9, 9))["ksize"]
+             for s in range(60)}
+    assert draws == {3, 5, 7}
+    with pytest.raises(ValueError, match="size can reach 33.*up to 31 x 31"):
+        W.MedianBlur(blur_limit=(3, 33))
+    with pytest.raises(TypeError, match="MedianBlur takes uint8 or float32 images"):
+        W.Compose([W.MedianBlur(p=1)])(image=CHELSEA.astype(np.uint16), seed=0, queue=queue)
+    pipe = W.Compose([W.RandomResizedCrop(40), W.MedianBlur(blur_limit=(3, 9), p=0.9)])
+    p = _replayed_and_serialised(pipe, queue)
+    assert set(p) == {"applied", "ksize"} and p["applied"] and p["ksize"] in (3, 5, 7, 9)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        ported = W.from_albumentations(A.Compose([A.MedianBlur(blur_limit=5, p=0.2)]))
+    t = ported.transforms[0]
+    assert isinstance(t, W.MedianBlur) and t.p == 0.2 and t.config() == {"blur_limit": [3, 5]}
+    pipe = W.Compose([W.RandomResizedCrop((29, 37)), W.RandomHorizontalFlip(),
+                      W.MedianBlur(p=0.6), W.RandomBrightnessContrast(p=0.8)],
+                     output_dtype="float32", mean=0.5, std=0.25, layout="CHW")
+    photos = [ASTRONAUT, CHELSEA, CAMERA[..., None].repeat(3, 2), ASTRONAUT[::3, ::2].copy()]
+    listed = pipe(image=photos, seed=4, queue=queue)
+    assert any(p["steps"][2]["applied"] for p in listed["params"])
+    for k, photo in enumerate(photos):
+        alone = pipe(image=photo, seed=4, index=k, queue=queue)
+        np.testing.assert_array_equal(alone["image"], listed["image"][k])
+
+
 def test_engine_refuses_filters_it_cannot_read(queue):
     """The engine's colour operations come from any caller: a blur's radius past its tables, a
     tap count or radius that is not whole, and values that run past the operations that hold
     them are refused before any launch (the kernel would read or write past its arrays)."""
-    from warpkit.engine.core import (COL_BLUR, COL_DATA, COL_MOTION, COLOUR_WORDS, warp_by)
+    from warpkit.engine.core import (COL_BLUR, COL_DATA, COL_MEDIAN, COL_MOTION, COLOUR_WORDS,
+                                     warp_by)
     from warpkit.engine.plan import MAX_BLUR_RADIUS
 
     img = CHELSEA[:20, :30].copy()
@@ -390,7 +501,11 @@ def test_engine_refuses_filters_it_cannot_read(queue):
                                        r"and 1 COL_DATA operations after it"),
             (ops([COL_BLUR, 30, 0.2], data, [1, 1, 1, 1, 1]), r"radius 30 needs 31 values"),
             (ops([COL_MOTION, 5, 0.2, 0, 0]), r"COL_MOTION's tap count 5 needs 10 values"),
-            (ops([COL_MOTION, -1, 0.2]), r"tap count must be a whole number.*got -1")]:
+            (ops([COL_MOTION, -1, 0.2]), r"tap count must be a whole number.*got -1"),
+            (ops([COL_MEDIAN, 4]), r"COL_MEDIAN's size must be an odd whole number in \[1, "
+                                   r"31\], got 4"),
+            (ops([COL_MEDIAN, 33]), r"COL_MEDIAN's size.*got 33"),
+            (ops([COL_MEDIAN, 2.5]), r"COL_MEDIAN's size.*got 2.5")]:
         with pytest.raises(ValueError, match=match):
             warp(colour)
     # the same operations with their values in place are taken
@@ -411,7 +526,9 @@ def test_small_cases_on_every_device_and_oclgrind(small_queue):
               W.GaussianBlur(**_blur(1.2, 5)), W.ColorJitter(0.2, 0.3, 0.2, 0, p=1)],
              [W.MotionBlur(blur_limit=(7, 7), p=1)], [W.MotionBlur(blur_limit=(31, 31), p=1)],
              [W.MotionBlur(p=1), W.RandomGamma(p=1), W.GaussianBlur(**_blur(0.7))],
-             [W.Blur(blur_limit=(5, 5), p=1)], [W.Blur(blur_limit=(41, 41), p=1)]]
+             [W.Blur(blur_limit=(5, 5), p=1)], [W.Blur(blur_limit=(41, 41), p=1)],
+             [W.MedianBlur(blur_limit=(3, 3), p=1)], [W.MedianBlur(blur_limit=(7, 7), p=1)],
+             [W.MedianBlur(blur_limit=(9, 9), p=1), W.RandomGamma(p=1)]]
     check_small_cases(img, geo, cases, small_queue)
 
 

@@ -44,8 +44,8 @@ from ._nonlinear import (ElasticTransform, GridDistortion, OpticalDistortion, Pi
                          ThinPlateSpline)
 from ._base import OneOf, Transform
 from ._colour import (Blur, ChannelShuffle, ColorJitter, GaussianBlur, GaussNoise,
-                      HueSaturationValue, InvertImg, MotionBlur, Posterize, RandomBrightnessContrast, RandomGamma,
-                      RGBShift, Solarize, ToGray)
+                      HueSaturationValue, InvertImg, MedianBlur, MotionBlur, Posterize,
+                      RandomBrightnessContrast, RandomGamma, RGBShift, Solarize, ToGray)
 from ._dropout import CoarseDropout, Erasing
 from ._mixing import CutMix, MixUp
 from ._mosaic import Mosaic
@@ -66,7 +66,7 @@ __all__ = ["Affine", "AtLeastOneBBoxRandomCrop", "BBoxSafeRandomCrop", "Blur", "
            "ShiftScaleRotate", "Transpose", "VerticalFlip", "ChannelShuffle", "CoarseDropout", "collate", "ColorJitter",
            "Compose", "ElasticTransform", "EpochSampler", "Erasing", "GaussianBlur", "GaussNoise",
            "from_albumentations", "GridDistortion", "HueSaturationValue", "InvertImg",
-           "MotionBlur", "OneOf", "OpticalDistortion", "Pad", "PiecewiseAffine", "Posterize",
+           "MedianBlur", "MotionBlur", "OneOf", "OpticalDistortion", "Pad", "PiecewiseAffine", "Posterize",
            "RandomAffine", "RandomBrightnessContrast", "RandomCrop", "RandomGamma",
            "RandomHorizontalFlip", "RandomPerspective", "RandomResizedCrop", "RandomRotate90",
            "RandomRotation", "RandomVerticalFlip", "RepeatedSampleWarning", "Resize", "RGBShift",

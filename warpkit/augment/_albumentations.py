@@ -225,6 +225,7 @@ SUPPORTED: dict[str, Callable[[_Args, _Pipeline], Transform | None]] = {
     "GaussNoise": _colour(C.GaussNoise, "std_range", "mean_range", "per_channel",
                           "noise_scale_factor"),
     "Blur": _colour(C.Blur, "blur_limit"),
+    "MedianBlur": _colour(C.MedianBlur, "blur_limit"),
     "GaussianBlur": _colour(C.GaussianBlur, "blur_limit", "sigma_limit"),
     "MotionBlur": _colour(C.MotionBlur, "blur_limit", "allow_shifted", "angle_range",
                           "direction_range"),

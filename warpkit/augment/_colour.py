@@ -36,16 +36,16 @@ import numpy as np
 from .. import geometry
 from ..engine.core import (COL_AFFINE as AFFINE, COL_AFFINE_MEAN as AFFINE_MEAN,
                            COL_BLUR as BLUR, COL_CONTRAST as CONTRAST, COL_DATA as DATA,
-                           COL_MOTION as MOTION, COL_GAMMA as GAMMA, COL_GRAY as GRAY,
+                           COL_MEDIAN as MEDIAN, COL_MOTION as MOTION, COL_GAMMA as GAMMA, COL_GRAY as GRAY,
                            COL_HSV as HSV, COL_HUE as HUE, COL_NOISE as NOISE,
                            COL_POSTERIZE as POSTERIZE,
                            COL_SATURATE as SATURATE, COL_SHUFFLE as SHUFFLE,
                            COL_SOLARIZE as SOLARIZE, COLOUR_WORDS as WORDS, colour_peak)
-from ..engine.plan import MAX_BLUR_RADIUS
+from ..engine.plan import MAX_BLUR_RADIUS, MAX_MEDIAN_SIZE
 from ._base import IDENTITY_ROW, Transform, contains, row_maps, value_range
 
 __all__ = ["Blur", "ChannelShuffle", "ColorJitter", "ColourTransform", "GaussNoise", "GaussianBlur",
-           "HueSaturationValue", "MotionBlur",
+           "HueSaturationValue", "MedianBlur", "MotionBlur",
            "InvertImg",
            "Posterize", "RGBShift", "RandomBrightnessContrast", "RandomGamma", "Solarize", "ToGray",
            "colour_program"]
@@ -617,7 +617,33 @@ def _odd_sizes(lanes, limit: tuple[int, int], n: int) -> list[int]:
     return [lo] * n if lo == hi else (lo + 2 * lanes.integers(0, (hi - lo) // 2 + 1)).tolist()
 
 
-class Blur(ColourTransform):
+class _SizedBlur(ColourTransform):
+    """A blur whose one parameter is an odd size drawn from ``blur_limit`` (albumentations'
+    ``x`` means (3, x); sizes below 3 or even are adjusted as albumentations adjusts them, with
+    its warning), up to :attr:`largest`: :class:`Blur` and :class:`MedianBlur`."""
+
+    largest = 1
+
+    def __init__(self, blur_limit: Any = (3, 7), p: float = 0.5) -> None:
+        super().__init__(p)
+        self.blur_limit = _kernel_sizes(blur_limit, "blur_limit")
+        if self.blur_limit[1] > self.largest:
+            raise ValueError(self._too_large())
+
+    def _too_large(self) -> str:
+        raise NotImplementedError
+
+    def draw(self, rng, size):
+        return {"ksize": _odd_size(rng, self.blur_limit)}
+
+    def draw_lanes(self, lanes, sizes):
+        return [{"ksize": k} for k in _odd_sizes(lanes, self.blur_limit, len(sizes))]
+
+    def config(self):
+        return {"blur_limit": list(self.blur_limit)}
+
+
+class Blur(_SizedBlur):
     """albumentations' Blur: the mean of the ``ksize`` x ``ksize`` square around each pixel (a
     box filter, OpenCV's ``cv2.blur``), the size an odd number drawn from ``blur_limit`` (``x``
     means (3, x); sizes below 3 or even are adjusted as albumentations adjusts them, with its
@@ -635,19 +661,11 @@ class Blur(ColourTransform):
         ([14, 2.0], [0.2, 0.2, 0.2])
     """
 
-    def __init__(self, blur_limit: Any = (3, 7), p: float = 0.5) -> None:
-        super().__init__(p)
-        self.blur_limit = _kernel_sizes(blur_limit, "blur_limit")
-        if self.blur_limit[1] // 2 > MAX_BLUR_RADIUS:
-            raise ValueError(f"Blur's kernel can reach {self.blur_limit[1]} taps (blur_limit="
-                             f"{list(self.blur_limit)}); warpkit filters up to "
-                             f"{2 * MAX_BLUR_RADIUS + 1} taps")
+    largest = 2 * MAX_BLUR_RADIUS + 1
 
-    def draw(self, rng, size):
-        return {"ksize": _odd_size(rng, self.blur_limit)}
-
-    def draw_lanes(self, lanes, sizes):
-        return [{"ksize": k} for k in _odd_sizes(lanes, self.blur_limit, len(sizes))]
+    def _too_large(self) -> str:
+        return (f"Blur's kernel can reach {self.blur_limit[1]} taps (blur_limit="
+                f"{list(self.blur_limit)}); warpkit filters up to {self.largest} taps")
 
     def colour_ops(self, params, channels, peak):
         ksize = int(params["ksize"])
@@ -655,8 +673,35 @@ class Blur(ColourTransform):
         return _with_data([BLUR, float(ksize // 2)],
                           [float(np.float32(1) / np.float32(ksize))] * (ksize // 2 + 1))
 
-    def config(self):
-        return {"blur_limit": list(self.blur_limit)}
+
+class MedianBlur(_SizedBlur):
+    """albumentations' MedianBlur: each channel's median of the ``ksize`` x ``ksize`` square
+    around each pixel (OpenCV's ``cv2.medianBlur``), the size an odd number drawn from
+    ``blur_limit`` as :class:`Blur` draws it, the edge pixels repeated (OpenCV's median repeats
+    them, where the other blurs reflect).
+
+    It runs on the device in a pass after the warp, on the image as the steps before it left it
+    (``colour_apply`` in kernels_cl/colour_pass.cl: the median of every pixel's square, then the
+    operations after it in the same launch). The median is exact: it is taken on 8-bit levels,
+    as albumentations filters (a float32 image as ``rint(255 v)``, the result back as
+    ``level / 255``); uint16 images are refused, as albumentations refuses them. The work
+    grows with the square of the size: sizes up to 31 are taken.
+
+    Example:
+        >>> MedianBlur(blur_limit=(5, 5), p=1).colour_ops({"ksize": 5}, 3, 255.0)
+        [[17, 5.0]]
+    """
+
+    largest = MAX_MEDIAN_SIZE
+
+    def _too_large(self) -> str:
+        return (f"MedianBlur's size can reach {self.blur_limit[1]} (blur_limit="
+                f"{list(self.blur_limit)}); warpkit takes medians of up to {self.largest} x "
+                f"{self.largest} pixels")
+
+    def colour_ops(self, params, channels, peak):
+        _eight_bit("MedianBlur", peak)
+        return [[MEDIAN, float(params["ksize"])]]
 
 
 def motion_taps(ksize: int, angle: float, direction: float,

@@ -19,7 +19,8 @@ from .coords import (COORD_AXES, COORD_FIELD, COORD_MAP, COORD_MATRIX, Coords, b
 from .inputs import WARP_DTYPES, matrices, pack, read_regions, stack
 from .output import (PLAIN, ModelInput, fills as fills_of, model_output, options_key,
                      values_of_options)
-from .plan import (FIXED, MAX_BLUR_RADIUS, NO_MAP, PASS_BLUR, PASS_MEAN, PASS_MOTION, PLANS,
+from .plan import (FIXED, MAX_BLUR_RADIUS, MAX_MEDIAN_SIZE, NO_MAP, PASS_BLUR, PASS_MEAN,
+                   PASS_MEDIAN, PASS_MOTION, PLANS,
                    WarpSpec, fixed_values, image_key, image_values, int32, int64,
                    warp_plan)
 
@@ -202,20 +203,21 @@ def colour_peak(dtype: Any) -> float:
 #: the colour operations' codes (kernels_cl/colour.h's WK_COL_*)
 (COL_AFFINE, COL_GAMMA, COL_GRAY, COL_SHUFFLE, COL_SOLARIZE, COL_POSTERIZE, COL_CONTRAST,
  COL_SATURATE, COL_HUE, COL_HSV, COL_AFFINE_MEAN, COL_NOISE, COL_HOLE, COL_BLUR,
- COL_DATA, COL_MOTION) = range(1, 17)
+ COL_DATA, COL_MOTION, COL_MEDIAN) = range(1, 18)
 
 #: colour operations on the image's mean as they find it (the contrast on the gray mean, the
 #: shift by the mean)
 COLOUR_MEAN = (COL_CONTRAST, COL_AFFINE_MEAN)
 
-#: colour operations that need the whole image as they find it (its mean; the blurs: each
-#: pixel's neighbours): each starts a pass of kernels_cl/colour_pass.cl after the warp
-COLOUR_WHOLE = (*COLOUR_MEAN, COL_BLUR, COL_MOTION)
+#: colour operations that need the whole image as they find it (its mean; the blurs and the
+#: median: each pixel's neighbours): each starts a pass of kernels_cl/colour_pass.cl after the
+#: warp
+COLOUR_WHOLE = (*COLOUR_MEAN, COL_BLUR, COL_MOTION, COL_MEDIAN)
 
 
 #: the group of each colour operation's code in a build (kernels_cl/colour.h's WK_COLG_*: the
 #: larger operations, each compiled only into the builds whose group mask has it); 0: always there
-_COLOUR_GROUP = np.zeros(COL_MOTION + 1, np.int64)
+_COLOUR_GROUP = np.zeros(COL_MEDIAN + 1, np.int64)
 _COLOUR_GROUP[[COL_GAMMA, COL_HUE, COL_HSV, COL_NOISE, COL_HOLE, COL_POSTERIZE]] = \
     [1, 2, 2, 4, 8, 16]
 #: every group the colour lists of this process have had, per launch (the warp's, then each
@@ -231,7 +233,7 @@ def colour_groups(passes: list[np.ndarray]) -> tuple[int, ...]:
     out = []
     for k, p in enumerate(passes):
         codes = p.reshape(p.shape[0], -1, COLOUR_WORDS)[:, :, 0].astype(np.int64)
-        groups = _COLOUR_GROUP[np.clip(codes, 0, COL_MOTION)]
+        groups = _COLOUR_GROUP[np.clip(codes, 0, COL_MEDIAN)]
         g = int(np.bitwise_or.reduce(groups, axis=None)) | _GROUPS_SEEN.get(k, 0)
         _GROUPS_SEEN[k] = g
         out.append(g)
@@ -239,12 +241,13 @@ def colour_groups(passes: list[np.ndarray]) -> tuple[int, ...]:
 
 
 def pass_kinds(passes: list[np.ndarray]) -> tuple[int, ...]:
-    """The kind (:data:`PASS_MEAN` | :data:`PASS_BLUR` | :data:`PASS_MOTION`) of each colour pass
-    after the warp (``passes``: :func:`colour_passes`'s list, the warp's own operations
-    first)."""
+    """The kind (:data:`PASS_MEAN` | :data:`PASS_BLUR` | :data:`PASS_MOTION` |
+    :data:`PASS_MEDIAN`) of each colour pass after the warp (``passes``: :func:`colour_passes`'s
+    list, the warp's own operations first)."""
     return tuple(PASS_MEAN * bool(np.isin(p[:, 0], COLOUR_MEAN).any())
                  | PASS_BLUR * bool((p[:, 0] == COL_BLUR).any())
-                 | PASS_MOTION * bool((p[:, 0] == COL_MOTION).any()) for p in passes[1:])
+                 | PASS_MOTION * bool((p[:, 0] == COL_MOTION).any())
+                 | PASS_MEDIAN * bool((p[:, 0] == COL_MEDIAN).any()) for p in passes[1:])
 
 
 def colour_passes(colour: np.ndarray) -> list[np.ndarray]:
@@ -286,9 +289,14 @@ def _check_filters(ops: np.ndarray) -> None:
     """The blurs' operations (``ops``: (items, k, COLOUR_WORDS)) as colour_pass.cl reads them, or
     a ValueError before any launch: a whole radius up to MAX_BLUR_RADIUS (its tables' size), a
     whole tap count, and their values inside the COL_DATA operations that follow (the kernel
-    reads that many words past the operation)."""
+    reads that many words past the operation); a median's odd size up to MAX_MEDIAN_SIZE."""
     codes = ops[:, :, 0]
     k = codes.shape[1]
+    for i, j in zip(*np.nonzero(codes == COL_MEDIAN)):
+        size = float(ops[i, j, 1])
+        if not (size.is_integer() and size % 2 == 1 and 1 <= size <= MAX_MEDIAN_SIZE):
+            raise ValueError(f"colour[{i}]'s operation {j}: COL_MEDIAN's size must be an odd "
+                             f"whole number in [1, {MAX_MEDIAN_SIZE}], got {size:g}")
     for i, j in zip(*np.nonzero((codes == COL_BLUR) | (codes == COL_MOTION))):
         blur = codes[i, j] == COL_BLUR
         count = float(ops[i, j, 1])

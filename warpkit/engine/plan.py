@@ -23,12 +23,16 @@ from .output import FLOAT_OUT
 
 #: what a colour pass does besides its pointwise operations (WarpSpec.colour_passes): some item
 #: starts it with an operation on the mean (the mean's launch), with a Gaussian blur (the rows'
-#: launch), with a motion blur (taps in colour_apply)
-PASS_MEAN, PASS_BLUR, PASS_MOTION = 1, 2, 4
+#: launch), with a motion blur (taps in colour_apply), with a median (in colour_apply)
+PASS_MEAN, PASS_BLUR, PASS_MOTION, PASS_MEDIAN = 1, 2, 4, 8
 
 #: the largest radius of a blur operation (kernels_cl/colour_pass.cl's CP_RMAX: its work-group
 #: tables are this size; engine.core refuses larger radii before any launch)
 MAX_BLUR_RADIUS = 127
+
+#: the largest size of a median operation (k x k values a pixel, each read once per bit of a
+#: level: the work grows as k squared; engine.core refuses larger sizes before any launch)
+MAX_MEDIAN_SIZE = 31
 
 
 @dataclass(frozen=True)
@@ -53,7 +57,7 @@ class WarpSpec:
     blocks: int = 1  # warp_v's blocks of 8 pixels per work-item (blocks)
     colour: bool = False  # colour operations per item (kernels_cl/colour.h)
     # the colour passes after the warp (kernels_cl/colour_pass.cl): each one's kind
-    # (PASS_MEAN | PASS_BLUR | PASS_MOTION)
+    # (PASS_MEAN | PASS_BLUR | PASS_MOTION | PASS_MEDIAN)
     colour_passes: tuple[int, ...] = ()
     # each colour launch's groups of larger operations (the warp's, then each pass's): the
     # WK_COL_HEAVY of its build (kernels_cl/colour.h; engine.core.colour_groups)
@@ -288,6 +292,7 @@ def _colour_passes(w: WarpSpec, dt: np.dtype, C: int, store: dict,
         blur = bool(kind & PASS_BLUR)
         defines = {**VALUE_TYPES[dt].defines("X"), **(store if last else {}), "CH": C,
                    "BLUR": int(blur), "MOTION": int(bool(kind & PASS_MOTION)),
+                   "MEDIAN": int(bool(kind & PASS_MEDIAN)),
                    "WK_COL_HEAVY": w.colour_groups[k],
                    **({"CP_RMAX": MAX_BLUR_RADIUS} if blur else {})}
         if kind & PASS_MEAN:
