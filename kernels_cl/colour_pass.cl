@@ -361,6 +361,19 @@ inline void cp_motion8(__global const X_T *S, int Ho, int Wo, int b, int xo, int
 #define CP_MEDIAN7_AT 24
 /* end of the median networks */
 
+/* channel c of the 8 pixels from x0 of `row` for the median, the columns past the edges
+ * repeating them (OpenCV's BORDER_REPLICATE; out of line: inlined at every tap of the
+ * networks, it took PoCL seconds to compile) */
+__attribute__((noinline)) float8 cp_mtap_edge(__global const X_T *S, long row, int x0, int Wo,
+                                              int c) {
+    float l[8];
+    for (int k = 0; k < 8; k++) {
+        const int x = x0 + k < 0 ? 0 : (x0 + k >= Wo ? Wo - 1 : x0 + k);
+        l[k] = cp_level1(S[(row + x) * CH + c]);
+    }
+    return (float8)(l[0], l[1], l[2], l[3], l[4], l[5], l[6], l[7]);
+}
+
 /* vector c of the 8 pixels' tap (dx, dy) for the median: inside its rows, as stored
  * (interleaved: vector c holds values 8c .. 8c + 7 of the 8 pixels' C values, each tap a shift
  * of C dx values, so each lane stays one pixel's channel); else channel c, the rows and columns
@@ -373,12 +386,7 @@ inline __attribute__((always_inline)) float8 cp_mtap(__global const X_T *S, int 
 #if CP_VEC
     if (inside) return CP_LEVEL8(CV(CP_LOAD8(S + (row + xo + dx) * CH, c), float8));
 #endif
-    float l[8];
-    for (int k = 0; k < 8; k++) {
-        const int x = xo + dx + k < 0 ? 0 : (xo + dx + k >= Wo ? Wo - 1 : xo + dx + k);
-        l[k] = cp_level1(S[(row + x) * CH + c]);
-    }
-    return (float8)(l[0], l[1], l[2], l[3], l[4], l[5], l[6], l[7]);
+    return cp_mtap_edge(S, row, xo + dx, Wo, c);
 }
 
 /* the median of vector c's k x k taps by a network (k = 3, 5, 7: CP_MEDIAN<k>) */
