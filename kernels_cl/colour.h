@@ -56,6 +56,9 @@
  *   WK_COL_MEDIAN     albumentations' MedianBlur: each channel's median of the w[1] x w[1]
  *                     levels around the pixel (w[1] odd; OpenCV's medianBlur, the edge pixels
  *                     repeated). A whole-image operation as WK_COL_BLUR (colour_apply)
+ *   WK_COL_CONV       a 3x3 filter, the weights of offsets (-1, -1) .. (1, 1) row by row in
+ *                     w[1 .. 9] (albumentations' Sharpen and Emboss: OpenCV's filter2D, edges
+ *                     reflected as WK_COL_BLUR's). A whole-image operation as WK_COL_MOTION
  *
  * The 8 pixels' position: row at.y, columns at.x .. at.x + 7 of an output of dims = (Wo, Ho).
  */
@@ -80,6 +83,7 @@
 #define WK_COL_DATA 15
 #define WK_COL_MOTION 16
 #define WK_COL_MEDIAN 17
+#define WK_COL_CONV 18
 /* WK_COL_HEAVY: which of the larger operations a build holds (the host's engine.core
  * colour_groups: the groups some item's list has, and every group that launch has had in the
  * process, so that a pipeline's builds settle on one); the others are compiled out. Each one

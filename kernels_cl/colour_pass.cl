@@ -9,8 +9,9 @@
  *   colour_blur_rows  (BLUR 1) filters each row of the items whose pass starts with WK_COL_BLUR
  *                     into T, float, planar (B, C, Ho, Wp), Wp = Wo rounded up to 8;
  *   colour_apply      filters T's columns (those items), filters the image with a few taps
- *                     (MOTION 1: items whose pass starts with WK_COL_MOTION), takes each
- *                     pixel's median (MEDIAN 1: those starting with WK_COL_MEDIAN) or reads it,
+ *                     (MOTION 1: items whose pass starts with WK_COL_MOTION or WK_COL_CONV),
+ *                     takes each pixel's median (MEDIAN 1: those starting with WK_COL_MEDIAN)
+ *                     or reads it,
  *                     applies each item's next operations with its mean to every pixel, and
  *                     stores the result (another such pass's input, or the model's input:
  *                     store.h).
@@ -243,6 +244,22 @@ inline void cp_motion8(__global const X_T *S, int Ho, int Wo, int b, int xo, int
         CP_NEXT_WORD(t, left);
         float8 p[4];
         cp_tap8(S, ((long)b * Ho + cp_reflect(yo + dy, Ho)) * Wo, xo + dx, Wo, p);
+        for (int c = 0; c < C; c++) v[c] += w * p[c];
+    }
+    cp_filtered8(v);
+}
+
+/* OpenCV's filter2D with a 3x3 kernel (albumentations' Sharpen and Emboss) of the 8 pixels
+ * from xo of row yo: op (WK_COL_CONV) holds the weights of offsets (-1, -1) .. (1, 1) row by
+ * row, summed in that order as OpenCV sums them */
+inline void cp_conv8(__global const X_T *S, int Ho, int Wo, int b, int xo, int yo,
+                     __global const float *op, float8 *v) {
+    const int C = CH;
+    for (int c = 0; c < C; c++) v[c] = 0.0f;
+    for (int t = 0; t < 9; t++) {
+        const float w = op[1 + t];
+        float8 p[4];
+        cp_tap8(S, ((long)b * Ho + cp_reflect(yo + t / 3 - 1, Ho)) * Wo, xo + t % 3 - 1, Wo, p);
         for (int c = 0; c < C; c++) v[c] += w * p[c];
     }
     cp_filtered8(v);
@@ -666,6 +683,8 @@ __kernel void colour_apply(__global const X_T *restrict S, int Ho, int Wo,
 #if MOTION
         if ((int)op[0] == WK_COL_MOTION)
             cp_motion8(S, Ho, Wo, b, xo, yo, op, v);
+        else if ((int)op[0] == WK_COL_CONV)
+            cp_conv8(S, Ho, Wo, b, xo, yo, op, v);
         else
 #endif
 #if MEDIAN

@@ -1,4 +1,4 @@
-"""GaussianBlur, MotionBlur, Blur and MedianBlur (warpkit.augment, kernels_cl/colour_pass.cl's colour_blur_rows
+"""GaussianBlur, MotionBlur, Blur, MedianBlur, Sharpen and Emboss (warpkit.augment, kernels_cl/colour_pass.cl's colour_blur_rows
 and the column filter in colour_apply, the motion taps in colour_apply) against albumentations
 2.0.8 itself and OpenCV's sepFilter2D, filter2D, blur and medianBlur (what albumentations calls): on real photos, every dtype and channel count, kernels larger than the
 image (reflected more than once), between other colour steps (a pass of its own, the mean of
@@ -473,6 +473,79 @@ def test_median_blur_arguments_port_and_batches(queue):
         np.testing.assert_array_equal(alone["image"], listed["image"][k])
 
 
+FILTERS = [("Sharpen", dict(alpha=(0.3, 0.3), lightness=(0.7, 0.7), p=1)),
+           ("Sharpen", dict(alpha=(1.0, 1.0), lightness=(0.0, 0.0), p=1)),
+           ("Emboss", dict(alpha=(0.4, 0.4), strength=(0.5, 0.5), p=1)),
+           ("Emboss", dict(alpha=(1.0, 1.0), strength=(1.0, 1.0), p=1))]
+
+
+@pytest.mark.parametrize("name,kw", FILTERS, ids=lambda v: v if isinstance(v, str) else "")
+@pytest.mark.parametrize("photo", ["astronaut", "camera", "chelsea"])
+@pytest.mark.parametrize("dtype", [np.uint8, np.float32])
+def test_sharpen_and_emboss_are_albumentations(name, kw, photo, dtype, queue):
+    """Fixed parameters: albumentations' Sharpen and Emboss (cv2.filter2D with their kernel,
+    clipped) within 1 level, apart on under 1% of uint8 pixels (OpenCV's float sums round
+    otherwise at a few halves); float32 within 1e-6."""
+    img = {"astronaut": ASTRONAUT, "camera": CAMERA, "chelsea": CHELSEA}[photo]
+    img = img if dtype == np.uint8 else img.astype(np.float32) / 255
+    ours = W.Compose([getattr(W, name)(**kw)])(image=img, seed=0, queue=queue)["image"]
+    theirs = _albu([getattr(A, name)(**kw)], image=img)["image"]
+    assert ours.dtype == theirs.dtype and ours.shape == theirs.shape
+    if dtype == np.uint8:
+        worst, share = _levels(ours, theirs)
+        assert worst <= 1 and share < 0.01
+    else:
+        np.testing.assert_allclose(ours, theirs, atol=1e-6, rtol=0)
+    assert not np.array_equal(ours, img)
+
+
+@pytest.mark.parametrize("shape", [(37, 45), (37, 45, 2), (4, 45, 4), (37, 3, 3), (1, 1, 3)],
+                         ids=str)
+@pytest.mark.parametrize("dtype", [np.uint8, np.uint16, np.float32])
+def test_sharpen_and_emboss_channels_dtypes_and_draws(shape, dtype, queue):
+    """1-4 channels, three dtypes, drawn parameters (recorded), images smaller than the
+    kernel: cv2.filter2D with the kernel of the recorded numbers, clipped, within 1 level."""
+    rs = np.random.default_rng(9)
+    peak = {np.uint8: 255, np.uint16: 65535, np.float32: 1.0}[dtype]
+    img = (rs.random(shape) * peak).astype(dtype)
+    for t in (W.Sharpen(p=1), W.Emboss(p=1)):
+        pipe = W.Compose([t])
+        for seed in range(3):
+            out = pipe(image=img, seed=seed, queue=queue)
+            k = t.kernel(out["params"]["steps"][0])
+            theirs = np.clip(cv2.filter2D(img, -1, k).reshape(shape), 0, peak)
+            tol = 2e-6 if dtype == np.float32 else 1
+            assert out["image"].dtype == img.dtype and out["image"].shape == shape
+            assert np.abs(out["image"].astype(np.float64) - theirs).max() <= tol
+
+
+def test_sharpen_and_emboss_arguments_and_port(queue):
+    """alpha within [0, 1], lightness and strength >= 0, Sharpen's gaussian method refused
+    (and its own arguments); drawn alpha first, recorded, replayed, serialised, ported."""
+    with pytest.raises(ValueError, match=r"Sharpen\(method='gaussian'\) is not supported"):
+        W.Sharpen(method="gaussian")
+    with pytest.raises(ValueError, match="kernel_size and sigma serve method='gaussian'"):
+        W.Sharpen(kernel_size=7)
+    with pytest.raises(ValueError, match=r"alpha must lie in \[0, 1\]"):
+        W.Emboss(alpha=(0.2, 1.5))
+    with pytest.raises(ValueError, match=r"strength must lie in \[0, inf\]"):
+        W.Emboss(strength=(-1, 1))
+    d = W.Sharpen(alpha=(0.2, 0.4), lightness=(1, 2), p=1).draw(np.random.default_rng(3), (9, 9))
+    u = np.random.default_rng(3).random(2)
+    assert d == {"alpha": 0.2 + 0.2 * u[0], "lightness": 1 + u[1]}
+    for t, theirs in ((W.Sharpen(alpha=(0.1, 0.6), lightness=(0.2, 1.5), p=0.9),
+                       A.Sharpen(alpha=(0.1, 0.6), lightness=(0.2, 1.5), p=0.3)),
+                      (W.Emboss(alpha=(0.1, 0.6), strength=(0.3, 0.9), p=0.9),
+                       A.Emboss(alpha=(0.1, 0.6), strength=(0.3, 0.9), p=0.3))):
+        pipe = W.Compose([W.RandomResizedCrop(40), t])
+        p = _replayed_and_serialised(pipe, queue)
+        assert p["applied"] and 0.1 <= p["alpha"] <= 0.6
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            ported = W.from_albumentations(A.Compose([theirs])).transforms[0]
+        assert type(ported) is type(t) and ported.p == 0.3 and ported.config() == t.config()
+
+
 def test_engine_refuses_filters_it_cannot_read(queue):
     """The engine's colour operations come from any caller: a blur's radius past its tables, a
     tap count or radius that is not whole, and values that run past the operations that hold
@@ -528,7 +601,8 @@ def test_small_cases_on_every_device_and_oclgrind(small_queue):
              [W.MotionBlur(p=1), W.RandomGamma(p=1), W.GaussianBlur(**_blur(0.7))],
              [W.Blur(blur_limit=(5, 5), p=1)], [W.Blur(blur_limit=(41, 41), p=1)],
              [W.MedianBlur(blur_limit=(3, 3), p=1)], [W.MedianBlur(blur_limit=(7, 7), p=1)],
-             [W.MedianBlur(blur_limit=(9, 9), p=1), W.RandomGamma(p=1)]]
+             [W.MedianBlur(blur_limit=(9, 9), p=1), W.RandomGamma(p=1)],
+             [W.Sharpen(p=1)], [W.Emboss(p=1), W.MedianBlur(p=1)]]
     check_small_cases(img, geo, cases, small_queue)
 
 

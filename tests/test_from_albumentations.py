@@ -73,7 +73,8 @@ PORTED = [A.ColorJitter((1.2, 1.2), (0.7, 0.7), (1.3, 1.3), (0.05, 0.05), p=1),
           A.RandomGamma((120, 120), p=1), A.ToGray(p=1), A.RGBShift((9, 9), (-4, -4), (0, 0), p=1),
           A.InvertImg(p=1), A.Solarize((0.6, 0.6), p=1), A.Posterize(5, p=1),
           A.HorizontalFlip(p=1), A.VerticalFlip(p=1), A.Resize(150, 210),
-          A.CenterCrop(100, 200), A.Blur((7, 7), p=1), A.MedianBlur((5, 5), p=1)]
+          A.CenterCrop(100, 200), A.Blur((7, 7), p=1), A.MedianBlur((5, 5), p=1),
+          A.Sharpen((0.4, 0.4), (0.8, 0.8), p=1), A.Emboss((0.5, 0.5), (0.6, 0.6), p=1)]
 
 
 @pytest.mark.parametrize("theirs", PORTED, ids=lambda t: type(t).__name__)

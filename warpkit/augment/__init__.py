@@ -43,9 +43,9 @@ from ._albumentations import from_albumentations
 from ._nonlinear import (ElasticTransform, GridDistortion, OpticalDistortion, PiecewiseAffine,
                          ThinPlateSpline)
 from ._base import OneOf, Transform
-from ._colour import (Blur, ChannelShuffle, ColorJitter, GaussianBlur, GaussNoise,
+from ._colour import (Blur, ChannelShuffle, ColorJitter, Emboss, GaussianBlur, GaussNoise,
                       HueSaturationValue, InvertImg, MedianBlur, MotionBlur, Posterize,
-                      RandomBrightnessContrast, RandomGamma, RGBShift, Solarize, ToGray)
+                      RandomBrightnessContrast, RandomGamma, RGBShift, Sharpen, Solarize, ToGray)
 from ._dropout import CoarseDropout, Erasing
 from ._mixing import CutMix, MixUp
 from ._mosaic import Mosaic
@@ -60,14 +60,17 @@ from ._transforms import (CenterCrop, Pad, RandomCrop, RandomHorizontalFlip, Ran
                           RandomResizedCrop, RandomRotate90, RandomRotation, RandomVerticalFlip,
                           Resize)
 
-__all__ = ["Affine", "AtLeastOneBBoxRandomCrop", "BBoxSafeRandomCrop", "Blur", "CropNonEmptyMaskIfExists",
-           "RandomIoUCrop", "RandomSizedBBoxSafeCrop", "RandomZoomOut", "CutMix", "MixUp", "Mosaic", "batches", "BboxParams", "CenterCrop", "KeypointParams", "LongestMaxSize",
-           "PadIfNeeded", "RandomScale", "SmallestMaxSize", "D4", "HorizontalFlip", "Rotate", "SafeRotate",
-           "ShiftScaleRotate", "Transpose", "VerticalFlip", "ChannelShuffle", "CoarseDropout", "collate", "ColorJitter",
-           "Compose", "ElasticTransform", "EpochSampler", "Erasing", "GaussianBlur", "GaussNoise",
-           "from_albumentations", "GridDistortion", "HueSaturationValue", "InvertImg",
-           "MedianBlur", "MotionBlur", "OneOf", "OpticalDistortion", "Pad", "PiecewiseAffine", "Posterize",
+__all__ = ["Affine", "AtLeastOneBBoxRandomCrop", "batches", "BboxParams", "BBoxSafeRandomCrop",
+           "Blur", "CenterCrop", "ChannelShuffle", "CoarseDropout", "collate", "ColorJitter",
+           "Compose", "CropNonEmptyMaskIfExists", "CutMix", "D4", "ElasticTransform", "Emboss",
+           "EpochSampler", "Erasing", "from_albumentations", "GaussianBlur", "GaussNoise",
+           "GridDistortion", "HorizontalFlip", "HueSaturationValue", "InvertImg", "KeypointParams",
+           "LongestMaxSize", "MedianBlur", "MixUp", "Mosaic", "MotionBlur", "OneOf",
+           "OpticalDistortion", "Pad", "PadIfNeeded", "PiecewiseAffine", "Posterize",
            "RandomAffine", "RandomBrightnessContrast", "RandomCrop", "RandomGamma",
-           "RandomHorizontalFlip", "RandomPerspective", "RandomResizedCrop", "RandomRotate90",
-           "RandomRotation", "RandomVerticalFlip", "RepeatedSampleWarning", "Resize", "RGBShift",
-           "SampleKey", "Solarize", "stream", "ThinPlateSpline", "ToGray", "Transform"]
+           "RandomHorizontalFlip", "RandomIoUCrop", "RandomPerspective", "RandomResizedCrop",
+           "RandomRotate90", "RandomRotation", "RandomScale", "RandomSizedBBoxSafeCrop",
+           "RandomVerticalFlip", "RandomZoomOut", "RepeatedSampleWarning", "Resize", "RGBShift",
+           "Rotate", "SafeRotate", "SampleKey", "Sharpen", "ShiftScaleRotate", "SmallestMaxSize",
+           "Solarize", "stream", "ThinPlateSpline", "ToGray", "Transform", "Transpose",
+           "VerticalFlip"]

@@ -226,6 +226,8 @@ SUPPORTED: dict[str, Callable[[_Args, _Pipeline], Transform | None]] = {
                           "noise_scale_factor"),
     "Blur": _colour(C.Blur, "blur_limit"),
     "MedianBlur": _colour(C.MedianBlur, "blur_limit"),
+    "Sharpen": _colour(C.Sharpen, "alpha", "lightness", "method", "kernel_size", "sigma"),
+    "Emboss": _colour(C.Emboss, "alpha", "strength"),
     "GaussianBlur": _colour(C.GaussianBlur, "blur_limit", "sigma_limit"),
     "MotionBlur": _colour(C.MotionBlur, "blur_limit", "allow_shifted", "angle_range",
                           "direction_range"),

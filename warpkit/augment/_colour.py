@@ -35,20 +35,19 @@ import numpy as np
 
 from .. import geometry
 from ..engine.core import (COL_AFFINE as AFFINE, COL_AFFINE_MEAN as AFFINE_MEAN,
-                           COL_BLUR as BLUR, COL_CONTRAST as CONTRAST, COL_DATA as DATA,
-                           COL_MEDIAN as MEDIAN, COL_MOTION as MOTION, COL_GAMMA as GAMMA, COL_GRAY as GRAY,
-                           COL_HSV as HSV, COL_HUE as HUE, COL_NOISE as NOISE,
-                           COL_POSTERIZE as POSTERIZE,
+                           COL_BLUR as BLUR, COL_CONTRAST as CONTRAST, COL_CONV as CONV,
+                           COL_DATA as DATA, COL_GAMMA as GAMMA, COL_GRAY as GRAY,
+                           COL_HSV as HSV, COL_HUE as HUE, COL_MEDIAN as MEDIAN,
+                           COL_MOTION as MOTION, COL_NOISE as NOISE, COL_POSTERIZE as POSTERIZE,
                            COL_SATURATE as SATURATE, COL_SHUFFLE as SHUFFLE,
                            COL_SOLARIZE as SOLARIZE, COLOUR_WORDS as WORDS, colour_peak)
 from ..engine.plan import MAX_BLUR_RADIUS, MAX_MEDIAN_SIZE
 from ._base import IDENTITY_ROW, Transform, contains, row_maps, value_range
 
-__all__ = ["Blur", "ChannelShuffle", "ColorJitter", "ColourTransform", "GaussNoise", "GaussianBlur",
-           "HueSaturationValue", "MedianBlur", "MotionBlur",
-           "InvertImg",
-           "Posterize", "RGBShift", "RandomBrightnessContrast", "RandomGamma", "Solarize", "ToGray",
-           "colour_program"]
+__all__ = ["Blur", "ChannelShuffle", "ColorJitter", "colour_program", "ColourTransform", "Emboss",
+           "GaussianBlur", "GaussNoise", "HueSaturationValue", "InvertImg", "MedianBlur",
+           "MotionBlur", "Posterize", "RandomBrightnessContrast", "RandomGamma", "RGBShift",
+           "Sharpen", "Solarize", "ToGray"]
 
 
 def _signed(value: Any, arg: str) -> tuple[float, float]:
@@ -702,6 +701,102 @@ class MedianBlur(_SizedBlur):
     def colour_ops(self, params, channels, peak):
         _eight_bit("MedianBlur", peak)
         return [[MEDIAN, float(params["ksize"])]]
+
+
+class _Filter3(ColourTransform):
+    """A 3x3 filter blended with the image by ``alpha`` (albumentations' Sharpen and Emboss:
+    ``(1 - alpha) * identity + alpha * effect``, OpenCV's filter2D with it, clipped): alpha
+    drawn from ``alpha`` (within [0, 1]), then the effect's number from :attr:`_second`'s
+    range; the kernel made in float32 as albumentations makes it. It runs on the device in a
+    pass after the warp (``colour_apply``: 9 taps, edges reflected as OpenCV reflects them, the
+    weights summed in OpenCV's order), then the operations after it."""
+
+    _second = ""
+
+    def __init__(self, alpha: Any, second: Any, p: float) -> None:
+        super().__init__(p)
+        self.alpha = value_range(alpha, "alpha", False, 0.0, 1.0)[0]
+        setattr(self, self._second, value_range(second, self._second, False, 0.0, math.inf)[0])
+
+    def draw(self, rng, size):
+        # albumentations' order: alpha, then the effect's number
+        alpha = float(rng.uniform(*self.alpha))
+        return {"alpha": alpha, self._second: float(rng.uniform(*getattr(self, self._second)))}
+
+    def draw_lanes(self, lanes, sizes):
+        alpha = lanes.uniform(*self.alpha).tolist()
+        other = lanes.uniform(*getattr(self, self._second)).tolist()
+        return [{"alpha": a, self._second: o} for a, o in zip(alpha, other)]
+
+    def _effect(self, value: float) -> np.ndarray:
+        raise NotImplementedError
+
+    def kernel(self, params: dict) -> np.ndarray:
+        """The 3x3 float32 kernel of these parameters, albumentations' arithmetic."""
+        alpha = params["alpha"]
+        nochange = np.array([[0, 0, 0], [0, 1, 0], [0, 0, 0]], dtype=np.float32)
+        return (1 - alpha) * nochange + alpha * self._effect(params[self._second])
+
+    def colour_ops(self, params, channels, peak):
+        return [[CONV, *self.kernel(params).astype(np.float32).ravel().tolist()]]
+
+    def config(self):
+        return {"alpha": list(self.alpha), self._second: list(getattr(self, self._second))}
+
+
+class Sharpen(_Filter3):
+    """albumentations' Sharpen (its ``method="kernel"``): the Laplacian-like kernel
+    ``[[-1, -1, -1], [-1, 8 + lightness, -1], [-1, -1, -1]]`` blended with the identity by
+    ``alpha``, filtered as OpenCV's filter2D (edges reflected) and clipped, on the image as the
+    steps before it left it (a pass after the warp). ``method="gaussian"`` (an unsharp mask)
+    is refused, and so are ``kernel_size`` and ``sigma`` other than their defaults (they serve
+    only that method).
+
+    Example:
+        >>> t = Sharpen(alpha=(0.5, 0.5), lightness=(1.0, 1.0), p=1)
+        >>> t.kernel({"alpha": 0.5, "lightness": 1.0})[1].tolist()
+        [-0.5, 5.0, -0.5]
+    """
+
+    _second = "lightness"
+
+    def __init__(self, alpha: Any = (0.2, 0.5), lightness: Any = (0.5, 1.0),
+                 method: str = "kernel", kernel_size: int = 5, sigma: float = 1.0,
+                 p: float = 0.5) -> None:
+        if method != "kernel":
+            raise ValueError(f"Sharpen(method={method!r}) is not supported: warpkit takes "
+                             f"method='kernel'")
+        if kernel_size != 5 or sigma != 1.0:
+            raise ValueError(f"Sharpen's kernel_size and sigma serve method='gaussian', which "
+                             f"warpkit does not take; got kernel_size={kernel_size!r}, "
+                             f"sigma={sigma!r}")
+        super().__init__(alpha, lightness, p)
+
+    def _effect(self, value):
+        return np.array([[-1, -1, -1], [-1, 8 + value, -1], [-1, -1, -1]], dtype=np.float32)
+
+
+class Emboss(_Filter3):
+    """albumentations' Emboss: the kernel ``[[-1 - s, -s, 0], [-s, 1, s], [0, s, 1 + s]]``
+    (``s`` the strength) blended with the identity by ``alpha``, filtered as OpenCV's filter2D
+    (edges reflected) and clipped, on the image as the steps before it left it (a pass after
+    the warp).
+
+    Example:
+        >>> t = Emboss(alpha=(1.0, 1.0), strength=(0.5, 0.5), p=1)
+        >>> t.kernel({"alpha": 1.0, "strength": 0.5})[0].tolist()
+        [-1.5, -0.5, 0.0]
+    """
+
+    _second = "strength"
+
+    def __init__(self, alpha: Any = (0.2, 0.5), strength: Any = (0.2, 0.7),
+                 p: float = 0.5) -> None:
+        super().__init__(alpha, strength, p)
+
+    def _effect(self, value):
+        return np.array([[-1 - value, 0 - value, 0], [0 - value, 1, 0 + value],
+                         [0, 0 + value, 1 + value]], dtype=np.float32)
 
 
 def motion_taps(ksize: int, angle: float, direction: float,

@@ -203,7 +203,7 @@ def colour_peak(dtype: Any) -> float:
 #: the colour operations' codes (kernels_cl/colour.h's WK_COL_*)
 (COL_AFFINE, COL_GAMMA, COL_GRAY, COL_SHUFFLE, COL_SOLARIZE, COL_POSTERIZE, COL_CONTRAST,
  COL_SATURATE, COL_HUE, COL_HSV, COL_AFFINE_MEAN, COL_NOISE, COL_HOLE, COL_BLUR,
- COL_DATA, COL_MOTION, COL_MEDIAN) = range(1, 18)
+ COL_DATA, COL_MOTION, COL_MEDIAN, COL_CONV) = range(1, 19)
 
 #: colour operations on the image's mean as they find it (the contrast on the gray mean, the
 #: shift by the mean)
@@ -212,12 +212,12 @@ COLOUR_MEAN = (COL_CONTRAST, COL_AFFINE_MEAN)
 #: colour operations that need the whole image as they find it (its mean; the blurs and the
 #: median: each pixel's neighbours): each starts a pass of kernels_cl/colour_pass.cl after the
 #: warp
-COLOUR_WHOLE = (*COLOUR_MEAN, COL_BLUR, COL_MOTION, COL_MEDIAN)
+COLOUR_WHOLE = (*COLOUR_MEAN, COL_BLUR, COL_MOTION, COL_MEDIAN, COL_CONV)
 
 
 #: the group of each colour operation's code in a build (kernels_cl/colour.h's WK_COLG_*: the
 #: larger operations, each compiled only into the builds whose group mask has it); 0: always there
-_COLOUR_GROUP = np.zeros(COL_MEDIAN + 1, np.int64)
+_COLOUR_GROUP = np.zeros(COL_CONV + 1, np.int64)
 _COLOUR_GROUP[[COL_GAMMA, COL_HUE, COL_HSV, COL_NOISE, COL_HOLE, COL_POSTERIZE]] = \
     [1, 2, 2, 4, 8, 16]
 #: every group the colour lists of this process have had, per launch (the warp's, then each
@@ -233,7 +233,7 @@ def colour_groups(passes: list[np.ndarray]) -> tuple[int, ...]:
     out = []
     for k, p in enumerate(passes):
         codes = p.reshape(p.shape[0], -1, COLOUR_WORDS)[:, :, 0].astype(np.int64)
-        groups = _COLOUR_GROUP[np.clip(codes, 0, COL_MEDIAN)]
+        groups = _COLOUR_GROUP[np.clip(codes, 0, COL_CONV)]
         g = int(np.bitwise_or.reduce(groups, axis=None)) | _GROUPS_SEEN.get(k, 0)
         _GROUPS_SEEN[k] = g
         out.append(g)
@@ -246,7 +246,7 @@ def pass_kinds(passes: list[np.ndarray]) -> tuple[int, ...]:
     list, the warp's own operations first)."""
     return tuple(PASS_MEAN * bool(np.isin(p[:, 0], COLOUR_MEAN).any())
                  | PASS_BLUR * bool((p[:, 0] == COL_BLUR).any())
-                 | PASS_MOTION * bool((p[:, 0] == COL_MOTION).any())
+                 | PASS_MOTION * bool(np.isin(p[:, 0], (COL_MOTION, COL_CONV)).any())
                  | PASS_MEDIAN * bool((p[:, 0] == COL_MEDIAN).any()) for p in passes[1:])
 
 

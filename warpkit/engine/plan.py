@@ -23,7 +23,8 @@ from .output import FLOAT_OUT
 
 #: what a colour pass does besides its pointwise operations (WarpSpec.colour_passes): some item
 #: starts it with an operation on the mean (the mean's launch), with a Gaussian blur (the rows'
-#: launch), with a motion blur (taps in colour_apply), with a median (in colour_apply)
+#: launch), with a motion blur or a 3x3 filter (taps in colour_apply), with a median (in
+#: colour_apply)
 PASS_MEAN, PASS_BLUR, PASS_MOTION, PASS_MEDIAN = 1, 2, 4, 8
 
 #: the largest radius of a blur operation (kernels_cl/colour_pass.cl's CP_RMAX: its work-group
