@@ -1,9 +1,11 @@
-"""GaussianBlur, MotionBlur, Blur, MedianBlur, Sharpen and Emboss (warpkit.augment, kernels_cl/colour_pass.cl's colour_blur_rows
-and the column filter in colour_apply, the motion taps in colour_apply) against albumentations
-2.0.8 itself and OpenCV's sepFilter2D, filter2D, blur and medianBlur (what albumentations calls): on real photos, every dtype and channel count, kernels larger than the
-image (reflected more than once), between other colour steps (a pass of its own, the mean of
-the blurred image after it), with geometry and the model's input, in batches where some samples
-blur and some do not, replayed and serialised, and on every device and Oclgrind."""
+"""GaussianBlur, MotionBlur, Blur, MedianBlur, Sharpen and Emboss (warpkit.augment,
+kernels_cl/colour_pass.cl's colour_blur_rows and the column filter in colour_apply, the taps,
+the 3x3 filter and the median in colour_apply) against albumentations 2.0.8 itself and OpenCV's
+sepFilter2D, filter2D, blur and medianBlur (what albumentations calls): on real photos, every
+dtype and channel count, kernels larger than the image (reflected more than once), between
+other colour steps (a pass of its own, the mean of the blurred image after it), with geometry
+and the model's input, in batches where some samples blur and some do not, replayed and
+serialised, and on every device and Oclgrind."""
 
 from __future__ import annotations
 
@@ -442,9 +444,9 @@ def test_median_blur_channels_sizes_and_edges(shape, queue):
 
 def test_median_blur_arguments_port_and_batches(queue):
     """blur_limit as albumentations' (odd sizes from 3, adjusted with its warning), sizes past
-    31 refused, uint16 refused as albumentations refuses it; recorded, replayed, serialised,
-    ported; in a ragged batch with geometry and the model's input each sample is the sample
-    alone, and the median went before the operations after it."""
+    31 refused, uint16 refused (albumentations takes uint8 and float32); recorded, replayed,
+    serialised, ported; in a ragged batch with geometry and the model's input each sample is
+    the sample alone, and the median went before the operations after it."""
     with pytest.warns(UserWarning, match="adjusted to \\(3, 5\\)"):
         assert W.MedianBlur(blur_limit=(2, 4)).blur_limit == (3, 5)
     draws = {W.MedianBlur(p=1).draw(np.random.default_rng(s), (9, 9))["ksize"]
@@ -591,7 +593,9 @@ def test_engine_refuses_filters_it_cannot_read(queue):
 def test_small_cases_on_every_device_and_oclgrind(small_queue):
     """After a rotation, both kernels' paths (8-wide and the one-pixel kernel under cubic),
     uint8 and float32, a radius past the 21 x 13 output and a small one, before and after a
-    mean's pass, motion blurs (one past the output) and one followed by a Gaussian one: the default device's numbers, and the blur did something on this device."""
+    mean's pass, motion blurs (one past the output) and one followed by a Gaussian one, box
+    blurs, medians by the networks and by the search, Sharpen and Emboss: the default device's
+    numbers, and the filter did something on this device."""
     img = ASTRONAUT[100:117, 150:169].copy()
     geo = W.RandomAffine(degrees=30, size=(13, 21))
     cases = [[W.GaussianBlur(**_blur(0.8))], [W.GaussianBlur(**_blur(5.0))],

@@ -683,8 +683,8 @@ class MedianBlur(_SizedBlur):
     (``colour_apply`` in kernels_cl/colour_pass.cl: the median of every pixel's square, then the
     operations after it in the same launch). The median is exact: it is taken on 8-bit levels,
     as albumentations filters (a float32 image as ``rint(255 v)``, the result back as
-    ``level / 255``); uint16 images are refused, as albumentations refuses them. The work
-    grows with the square of the size: sizes up to 31 are taken.
+    ``level / 255``); uint16 images are refused (albumentations takes uint8 and float32). Sizes
+    3, 5 and 7 run selection networks; larger ones, up to 31, a slower search.
 
     Example:
         >>> MedianBlur(blur_limit=(5, 5), p=1).colour_ops({"ksize": 5}, 3, 255.0)

@@ -31,8 +31,9 @@ PASS_MEAN, PASS_BLUR, PASS_MOTION, PASS_MEDIAN = 1, 2, 4, 8
 #: tables are this size; engine.core refuses larger radii before any launch)
 MAX_BLUR_RADIUS = 127
 
-#: the largest size of a median operation (k x k values a pixel, each read once per bit of a
-#: level: the work grows as k squared; engine.core refuses larger sizes before any launch)
+#: the largest size of a median operation (k x k values a pixel: past 7, each read once per bit
+#: of a level, the work growing as k squared; engine.core refuses larger sizes before any
+#: launch)
 MAX_MEDIAN_SIZE = 31
 
 
