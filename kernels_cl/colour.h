@@ -99,8 +99,13 @@
 #define WK_COLG_NOISE 4
 #define WK_COLG_HOLE 8
 #define WK_COLG_POSTERIZE 16
+/* WK_COL_MEDIAN's 5x5 and 7x7 selection networks (colour_pass.cl): without them those sizes
+ * take the median's search, the same values more slowly; their code took rusticl a minute to
+ * compile */
+#define WK_COLG_MED5 32
+#define WK_COLG_MED7 64
 #ifndef WK_COL_HEAVY
-#define WK_COL_HEAVY 31
+#define WK_COL_HEAVY 127
 #endif
 
 #if COLOUR

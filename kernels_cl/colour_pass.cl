@@ -419,7 +419,8 @@ inline __attribute__((always_inline)) float8 cp_mtap(__global const X_T *S, int 
 /* albumentations' MedianBlur (OpenCV's medianBlur on 8-bit levels, the edge pixels repeated)
  * of the 8 pixels from xo of row yo: each pixel's and channel's median of the k x k values
  * around it (k = op[1], odd). Sizes 3, 5 and 7 (albumentations' default range) go through a
- * selection network (tests/median_networks.py: 23, 114 and 320 comparisons a vector); the
+ * selection network (tests/median_networks.py: 23, 114 and 320 comparisons a vector; the
+ * larger two only in builds whose items draw them: colour.h's WK_COLG_MED5, WK_COLG_MED7); the
  * others search the median bit by bit from the top: the largest level m with at most
  * h = (k k - 1) / 2 of the values below it, the middle one of them (exact: levels are whole
  * numbers). Float images take their values as albumentations' uint8 conversion makes them,
@@ -438,10 +439,14 @@ inline __attribute__((always_inline)) void cp_median8(__global const X_T *S, int
     WK_EACH_C(m[c] = 0.0f);
     if (k == 3) {
         CP_MEDIAN_NET(3)
+#if WK_COL_HEAVY & WK_COLG_MED5
     } else if (k == 5) {
         CP_MEDIAN_NET(5)
+#endif
+#if WK_COL_HEAVY & WK_COLG_MED7
     } else if (k == 7) {
         CP_MEDIAN_NET(7)
+#endif
     } else {
         const float h = (float)((k * k) / 2);
         for (int c = 0; c < C; c++) {

@@ -429,7 +429,7 @@ def test_median_blur_channels_sizes_and_edges(shape, queue):
     rs = np.random.default_rng(len(shape) + shape[0])
     img = rs.integers(0, 256, shape).astype(np.uint8)
     h, w = shape[:2]
-    for k in (3, 5, 7, 9, 13, 31):
+    for k in (7, 5, 3, 9, 13, 31):  # (7 first: its build serves 5 as well, and the rest)
         pipe = W.Compose([W.MedianBlur(blur_limit=(k, k), p=1)])
         want = _median_reference(img, k)
         np.testing.assert_array_equal(pipe(image=img, seed=0, queue=queue)["image"], want)
@@ -593,9 +593,10 @@ def test_engine_refuses_filters_it_cannot_read(queue):
 def test_small_cases_on_every_device_and_oclgrind(small_queue):
     """After a rotation, both kernels' paths (8-wide and the one-pixel kernel under cubic),
     uint8 and float32, a radius past the 21 x 13 output and a small one, before and after a
-    mean's pass, motion blurs (one past the output) and one followed by a Gaussian one, box
-    blurs, medians by the networks and by the search, Sharpen and Emboss: the default device's
-    numbers, and the filter did something on this device."""
+    mean's pass, motion blurs (one past the output) and one followed by a Gaussian one, a box
+    blur past the output, medians by the 3x3 network and by the search (whose builds leave the
+    larger networks out), Sharpen and Emboss: the default device's numbers, and the filter did
+    something on this device."""
     img = ASTRONAUT[100:117, 150:169].copy()
     geo = W.RandomAffine(degrees=30, size=(13, 21))
     cases = [[W.GaussianBlur(**_blur(0.8))], [W.GaussianBlur(**_blur(5.0))],
@@ -603,10 +604,9 @@ def test_small_cases_on_every_device_and_oclgrind(small_queue):
               W.GaussianBlur(**_blur(1.2, 5)), W.ColorJitter(0.2, 0.3, 0.2, 0, p=1)],
              [W.MotionBlur(blur_limit=(7, 7), p=1)], [W.MotionBlur(blur_limit=(31, 31), p=1)],
              [W.MotionBlur(p=1), W.RandomGamma(p=1), W.GaussianBlur(**_blur(0.7))],
-             [W.Blur(blur_limit=(5, 5), p=1)], [W.Blur(blur_limit=(41, 41), p=1)],
-             [W.MedianBlur(blur_limit=(3, 3), p=1)], [W.MedianBlur(blur_limit=(7, 7), p=1)],
-             [W.MedianBlur(blur_limit=(9, 9), p=1), W.RandomGamma(p=1)],
-             [W.Sharpen(p=1)], [W.Emboss(p=1), W.MedianBlur(p=1)]]
+             [W.Blur(blur_limit=(41, 41), p=1)],
+             [W.MedianBlur(blur_limit=(3, 3), p=1), W.Sharpen(p=1)],
+             [W.Emboss(p=1), W.MedianBlur(blur_limit=(9, 9), p=1)]]
     check_small_cases(img, geo, cases, small_queue)
 
 

@@ -231,9 +231,10 @@ def test_colour_passes_split_at_whole_image_operations():
 
 
 def test_builds_hold_the_operation_groups_their_lists_use(queue, monkeypatch):
-    """The larger operations (gamma, HSV, noise, holes, posterize) are compiled only into builds
-    whose lists have them, or had them before in the process (so a pipeline settles on one
-    build): the same results from a build with only the groups used and from one with all."""
+    """The larger operations (gamma, HSV, noise, holes, posterize, the median's 5x5 and 7x7
+    networks) are compiled only into builds whose lists have them, or had them before in the
+    process (so a pipeline settles on one build): the same results from a build with only the
+    groups used and from one with all."""
     from warpkit.engine import core
     ops = np.zeros((2, 3, core.COLOUR_WORDS), np.float32)
     ops[0, :2, 0] = [core.COL_AFFINE, core.COL_HUE]
@@ -259,12 +260,31 @@ def test_builds_hold_the_operation_groups_their_lists_use(queue, monkeypatch):
             monkeypatch.setattr(core, "_GROUPS_SEEN", {})
             own = pipe(image=x, seed=2, queue=queue)["image"]
             assert core._GROUPS_SEEN[0] == want, steps
-            monkeypatch.setattr(core, "_GROUPS_SEEN", {0: 31, 1: 31})
+            monkeypatch.setattr(core, "_GROUPS_SEEN", {0: 127, 1: 127})
             np.testing.assert_array_equal(pipe(image=x, seed=2, queue=queue)["image"], own)
             for k in range(0, 6, 2):  # a sample alone: its own groups only
                 monkeypatch.setattr(core, "_GROUPS_SEEN", {})
                 np.testing.assert_array_equal(
                     pipe(image=x[k], seed=2, index=k, queue=queue)["image"], own[k])
+    # the median's 5x5 and 7x7 networks are groups of the median's pass, by the sizes drawn;
+    # a build without them takes the search for those sizes: the same medians
+    med = np.zeros((3, 1, core.COLOUR_WORDS), np.float32)
+    med[:, 0, :2] = [[core.COL_MEDIAN, 3], [core.COL_MEDIAN, 7], [core.COL_MEDIAN, 9]]
+    monkeypatch.setattr(core, "_GROUPS_SEEN", {})
+    assert core.colour_groups([np.zeros((3, 12), np.float32), med.reshape(3, -1)]) == (0, 64)
+    pipe = W.Compose(geo + [W.MedianBlur(blur_limit=(5, 7), p=1)])
+    for dtype in (np.uint8, np.float32):
+        x = batch if dtype == np.uint8 else batch.astype(np.float32) / 255
+        monkeypatch.setattr(core, "_GROUPS_SEEN", {})
+        own = pipe(image=x, seed=2, queue=queue)
+        assert {p["steps"][2]["ksize"] for p in own["params"]} == {5, 7}
+        assert core._GROUPS_SEEN[1] == 32 | 64
+        monkeypatch.setattr(core, "_GROUPS_SEEN", {})
+        monkeypatch.setattr(core, "_MEDIAN_NET5", 0)
+        monkeypatch.setattr(core, "_MEDIAN_NET7", 0)
+        np.testing.assert_array_equal(pipe(image=x, seed=2, queue=queue)["image"], own["image"])
+        assert core._GROUPS_SEEN[1] == 0
+        monkeypatch.undo()
 
 
 def test_channel_shuffle_is_albumentations_with_the_recorded_order(queue):

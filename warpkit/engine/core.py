@@ -220,6 +220,9 @@ COLOUR_WHOLE = (*COLOUR_MEAN, COL_BLUR, COL_MOTION, COL_MEDIAN, COL_CONV)
 _COLOUR_GROUP = np.zeros(COL_CONV + 1, np.int64)
 _COLOUR_GROUP[[COL_GAMMA, COL_HUE, COL_HSV, COL_NOISE, COL_HOLE, COL_POSTERIZE]] = \
     [1, 2, 2, 4, 8, 16]
+#: the median's 5x5 and 7x7 networks (WK_COLG_MED5, WK_COLG_MED7): in the builds whose items
+#: draw those sizes (without them, the same medians by the search)
+_MEDIAN_NET5, _MEDIAN_NET7 = 32, 64
 #: every group the colour lists of this process have had, per launch (the warp's, then each
 #: pass's): a build holds them all, so a pipeline whose draws leave a group out now and then
 #: settles on one build instead of one per combination
@@ -232,8 +235,12 @@ def colour_groups(passes: list[np.ndarray]) -> tuple[int, ...]:
     (one build serves them: an operation compiled in and unused changes no result)."""
     out = []
     for k, p in enumerate(passes):
-        codes = p.reshape(p.shape[0], -1, COLOUR_WORDS)[:, :, 0].astype(np.int64)
+        ops = p.reshape(p.shape[0], -1, COLOUR_WORDS)
+        codes = ops[:, :, 0].astype(np.int64)
         groups = _COLOUR_GROUP[np.clip(codes, 0, COL_CONV)]
+        median = codes == COL_MEDIAN  # its 5x5 and 7x7 networks: groups of their own
+        groups[median] |= np.select([ops[:, :, 1][median] == 5, ops[:, :, 1][median] == 7],
+                                    [_MEDIAN_NET5, _MEDIAN_NET7], 0)
         g = int(np.bitwise_or.reduce(groups, axis=None)) | _GROUPS_SEEN.get(k, 0)
         _GROUPS_SEEN[k] = g
         out.append(g)
