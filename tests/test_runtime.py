@@ -853,3 +853,139 @@ def test_one_warp_plan_serves_host_images_of_every_size(small_queue, fresh_plans
                 np.testing.assert_array_equal(warpkit.warp_affine(img, m, (29, 23), queue=small_queue), w)
         # (H, W, 3) images share one plan; (H, W) ones another
         assert len(engine_plan.PLANS) == 2
+
+
+# --- PoCL on a CPU its LLVM 14 does not know (warpkit/_pocl_cpu.py) ---------------------------
+
+HASWELL_FLAGS = {"sse2", "ssse3", "sse4_1", "cx16", "avx", "avx2", "popcnt", "abm", "f16c", "fma",
+                 "bmi1", "bmi2"}
+
+
+@pytest.mark.parametrize("flags, cpu", [
+    (set(), None),
+    ({"sse2"}, "x86-64"),
+    ({"sse2", "ssse3", "cx16"}, "core2"),
+    ({"sse2", "ssse3", "sse4_1", "cx16"}, "penryn"),
+    ({"sse2", "sse4_1", "cx16", "avx", "popcnt"}, "sandybridge"),
+    ({"sse2", "cx16", "avx", "popcnt", "f16c"}, "ivybridge"),
+    ({"sse2", "cx16", "avx", "popcnt", "f16c", "xop", "fma4"}, "bdver1"),
+    (HASWELL_FLAGS, "haswell"),
+    (HASWELL_FLAGS - {"bmi2"}, "ivybridge"),  # AVX2 without all of haswell's features
+    (HASWELL_FLAGS | {"avx512f", "avx512bw"}, "skylake-avx512"),
+])
+def test_the_cpu_of_pocls_kernel_library(flags, cpu):
+    """The same choice as PoCL's distro build makes of its kernel library, by the same features
+    (in /proc/cpuinfo's names), so that warpkit's CPU and the library's agree."""
+    from warpkit._pocl_cpu import distro_cpu
+    assert distro_cpu(flags) == cpu
+
+
+class _FakeDevice:
+    """A stand-in for PoCL's device object: a table of pointers, one to a malloc'ed "generic"
+    (as PoCL keeps its LLVM CPU name), among others to other strings and to nothing."""
+
+    def __init__(self, name: bytes = b"generic"):
+        import ctypes
+        self.libc = ctypes.CDLL(None)
+        self.libc.malloc.restype = ctypes.c_void_p
+        self.libc.free.argtypes = [ctypes.c_void_p]
+        self.other = ctypes.create_string_buffer(b"pthread")
+        self.name = self.libc.malloc(len(name) + 1)
+        ctypes.memmove(self.name, name + b"\0", len(name) + 1)
+        self.table = (ctypes.c_uint64 * 64)()
+        self.table[3] = ctypes.addressof(self.other)
+        self.table[7] = 12345  # not a mapped address: never read
+        self.table[40] = self.name
+        self.ptr = ctypes.addressof(self.table)
+
+    def string(self) -> bytes:
+        import ctypes
+        return ctypes.string_at(self.name)
+
+    def close(self) -> None:
+        self.libc.free(self.name)
+
+
+@pytest.mark.parametrize("env, written", [
+    ("haswell", b"haswell"),
+    ("znver3", b"znver3"),
+    ("off", None),
+    ("x" * 40, None),  # longer than malloc gave PoCL's string: never written past it
+])
+def test_the_generic_cpu_name_is_rewritten_in_place(monkeypatch, env, written):
+    from warpkit import _pocl_cpu
+    dev = _FakeDevice()
+    try:
+        monkeypatch.setenv("WARPKIT_POCL_CPU", env)
+        assert _pocl_cpu._write_cpu(dev.ptr) == (written.decode() if written else None)
+        assert dev.string() == (written or b"generic")
+        assert bytes(dev.other.value) == b"pthread"
+    finally:
+        dev.close()
+
+
+def test_no_generic_name_no_change(monkeypatch):
+    from warpkit import _pocl_cpu
+    dev = _FakeDevice(b"znver3")
+    try:
+        monkeypatch.setenv("WARPKIT_POCL_CPU", "haswell")
+        assert _pocl_cpu._write_cpu(dev.ptr) is None and dev.string() == b"znver3"
+    finally:
+        dev.close()
+
+
+def test_cpu_named_by_features_when_unset(monkeypatch):
+    from warpkit import _pocl_cpu
+    dev = _FakeDevice()
+    try:
+        monkeypatch.delenv("WARPKIT_POCL_CPU", raising=False)
+        monkeypatch.setattr(_pocl_cpu, "_cpu_flags", lambda: HASWELL_FLAGS | {"avx512f"})
+        assert _pocl_cpu._write_cpu(dev.ptr) == "skylake-avx512"
+        assert dev.string() == b"skylake-avx512"
+    finally:
+        dev.close()
+
+
+def test_every_real_device_builds_and_a_generic_pocl_is_mended(queue):
+    """On a CPU LLVM 14 does not know, PoCL's device says "-generic" in its version and every
+    build failed; here it builds, for the CPU warpkit named (on other CPUs nothing is named)."""
+    from warpkit import _pocl_cpu
+    from warpkit.programs import _binary_path
+    dev = queue.device
+    generic = _pocl_cpu._applies(dev)
+    cpu = _pocl_cpu.fix_target_cpu(dev)
+    assert (cpu is not None) == (generic and os.environ.get("WARPKIT_POCL_CPU") != "off")
+    assert _pocl_cpu.target_cpu(dev) == cpu
+    prg = cl.Program(queue.context, "__kernel void k(__global float *a) "
+                                    "{ a[get_global_id(0)] = sqrt(a[get_global_id(0)]); }").build()
+    a = np.array([4.0, 9.0], np.float32)
+    buf = cl.Buffer(queue.context, cl.mem_flags.READ_WRITE | cl.mem_flags.COPY_HOST_PTR, hostbuf=a)
+    prg.k(queue, (2,), None, buf)
+    cl.enqueue_copy(queue, a, buf)
+    np.testing.assert_array_equal(a, [2.0, 3.0])
+    key = _binary_path(queue.context, "x", ())
+    if cpu is not None and key is not None:  # the saved binaries' key names the CPU
+        _pocl_cpu._DONE[int(dev.int_ptr)] = None
+        try:
+            assert _binary_path(queue.context, "x", ()) != key
+        finally:
+            _pocl_cpu._DONE[int(dev.int_ptr)] = cpu
+
+
+def test_a_build_that_fails_on_the_cpu_name_says_what_to_do(monkeypatch, queue):
+    """Where warpkit could not name a CPU (an unknown PoCL build, WARPKIT_POCL_CPU=off), the
+    build's failure says what it is and what to set."""
+    class FailingProgram:
+        def __init__(self, ctx, *args):
+            pass
+
+        def build(self, options=()):
+            raise cl.RuntimeError(cl._cl._ErrorRecord(
+                msg="clBuildProgram failed: BUILD_PROGRAM_FAILURE\nerror: unknown target CPU "
+                    "'generic'", code=-11, routine="clBuildProgram"))
+
+    monkeypatch.setattr(programs.cl, "Program", FailingProgram)
+    monkeypatch.setenv("WARPKIT_CACHE_DIR", "")
+    with pytest.raises(RuntimeError, match="WARPKIT_POCL_CPU") as info:
+        programs._build(queue.context, "__kernel void k() {}", ())
+    assert "unknown target CPU 'generic'" in str(info.value)

@@ -23,6 +23,8 @@ from typing import Any
 
 import pyopencl as cl
 
+from ._pocl_cpu import fix_target_cpu
+
 __all__ = ["DeviceEntry", "check_fork_safe", "choose_device", "device_entry", "list_devices",
            "mark_used"]
 
@@ -132,6 +134,8 @@ def list_devices() -> list[DeviceEntry]:
                 devs = p.get_devices()
             except cl.Error:
                 continue
+            for d in devs:  # before any build: PoCL on a CPU its LLVM does not know
+                fix_target_cpu(d)
             out.extend(device_entry(pi, di, d) for di, d in enumerate(devs))
         return out
     finally:

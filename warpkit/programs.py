@@ -25,6 +25,8 @@ from typing import Any
 import numpy as np
 import pyopencl as cl
 
+from ._pocl_cpu import fix_target_cpu, target_cpu
+
 __all__ = ["ProgramCache", "bind", "clear_programs", "kernel", "load_source", "program",
            "program_cache_dir", "set_args"]
 
@@ -88,6 +90,8 @@ def _build(ctx: cl.Context, source: str, options: tuple[str, ...]) -> cl.Program
     pyopencl keeps no binaries for PoCL (it counts on that cache), so warpkit keeps them, keyed on
     the platform and device (name, vendor and versions), the source and the options.
     """
+    for dev in ctx.devices:  # a context the caller made: see list_devices
+        fix_target_cpu(dev)
     path = _binary_path(ctx, source, options)
     with warnings.catch_warnings():
         # a successful build's log (PoCL notes the double8 ABI, for instance) is not the user's
@@ -104,7 +108,17 @@ def _build(ctx: cl.Context, source: str, options: tuple[str, ...]) -> cl.Program
                 with contextlib.suppress(OSError):
                     os.unlink(path)
         t0 = time.perf_counter()
-        prg = cl.Program(ctx, source).build(options=list(options))
+        try:
+            prg = cl.Program(ctx, source).build(options=list(options))
+        except cl.RuntimeError as e:
+            if "unknown target CPU" not in str(e):
+                raise
+            raise RuntimeError(
+                "the OpenCL compiler does not know this CPU (PoCL's LLVM named it 'generic') "
+                "and warpkit could not name another for it; set WARPKIT_POCL_CPU to a CPU "
+                "LLVM 14 knows (haswell, skylake-avx512, znver3, ...) or choose another "
+                f"device with WARPKIT_DEVICE. The build said: {str(e).splitlines()[-1][:200]}"
+            ) from e
     if path is not None and time.perf_counter() - t0 < _WARM_BUILD_S:
         _save_binary(path, prg.binaries[0])
     return prg
@@ -130,6 +144,8 @@ def _binary_path(ctx: cl.Context, source: str, options: tuple[str, ...]) -> str 
     dev = devs[0]
     ident = [dev.platform.name, dev.platform.version, dev.name, dev.vendor, dev.version,
              dev.driver_version, cl.VERSION_TEXT, _digest(source), *options]
+    if target_cpu(dev):  # the CPU warpkit named for PoCL (its version still says "generic")
+        ident.append(f"target-cpu={target_cpu(dev)}")
     key = hashlib.sha256("\0".join(ident).encode()).hexdigest()
     return os.path.join(d, "programs", key[:40] + ".bin")
 
