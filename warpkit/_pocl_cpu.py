@@ -125,9 +125,11 @@ def fix_target_cpu(dev: cl.Device) -> str | None:
 
     Example:
         >>> import pyopencl as cl
-        >>> devs = [d for p in cl.get_platforms() for d in p.get_devices()]  # doctest: +SKIP
-        >>> [fix_target_cpu(d) for d in devs]      # on a CPU LLVM 14 knows   # doctest: +SKIP
-        [None, None]
+        >>> devs = [d for p in cl.get_platforms() for d in p.get_devices()]
+        >>> named = {d.name: fix_target_cpu(d) for d in devs}  # None where nothing changed
+        >>> all(v is None or v in ("haswell", "skylake-avx512") or "WARPKIT_POCL_CPU" in os.environ
+        ...     for v in named.values())
+        True
     """
     key = int(dev.int_ptr)
     if key in _DONE:
