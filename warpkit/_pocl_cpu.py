@@ -1,8 +1,9 @@
 """PoCL from pip on CPUs its LLVM does not know: name a target it knows, or it builds nothing.
 
 The PoCL that pip installs (``pocl-binary-distribution`` 3.0, with pyopencl's wheel) is built
-on LLVM 14, which names the host CPU from its CPUID family and model. On a CPU newer than LLVM
-14 (AMD Zen 4 and Zen 5, recent Intel cores) that name is ``"generic"``; PoCL passes it to clang
+on LLVM 14, which names the host CPU from its CPUID family and model. For an AMD family newer
+than LLVM 14 (1Ah: Zen 5 and later; Intel's unknown models are named from their features) that
+name is ``"generic"``; PoCL passes it to clang
 as ``-target-cpu generic``, which clang rejects for x86-64, so that *every* program build fails
 with ``unknown target CPU 'generic'`` (pocl/pocl#1049, #512). This PoCL reads no setting that
 names the CPU (``POCL_LLVM_CPU_NAME`` came later), and it takes no ``-target-cpu`` among the
