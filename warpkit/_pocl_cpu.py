@@ -23,6 +23,7 @@ LLVM knows.
 
 from __future__ import annotations
 
+import bisect
 import ctypes
 import os
 import platform
@@ -80,7 +81,8 @@ def _cpu_flags() -> set[str]:
     return set()
 
 
-def _readable() -> list[tuple[int, int]]:
+def _readable() -> tuple[list[int], list[int]]:
+    """The readable mappings of this process, sorted: (starts, ends)."""
     spans = []
     with open("/proc/self/maps") as f:
         for line in f:
@@ -88,21 +90,21 @@ def _readable() -> list[tuple[int, int]]:
             if perms.startswith("r"):
                 lo, hi = (int(x, 16) for x in addr.split("-"))
                 spans.append((lo, hi))
-    return spans
+    spans.sort()
+    return [lo for lo, _ in spans], [hi for _, hi in spans]
 
 
 def _find_generic(dev_ptr: int, words: int = 1024) -> int | None:
     """The address of the NUL-terminated ``"generic"`` a pointer in PoCL's device object points
     at, reading only mapped memory."""
-    spans = _readable()
+    starts, ends = _readable()
 
     def mapped(a: int, n: int) -> bool:
-        return any(lo <= a and a + n <= hi for lo, hi in spans)
+        i = bisect.bisect_right(starts, a) - 1
+        return i >= 0 and a + n <= ends[i]
 
-    if not mapped(dev_ptr, 8 * words):
-        words = 0
-        while mapped(dev_ptr, 8 * (words + 1)) and words < 1024:
-            words += 1
+    while words and not mapped(dev_ptr, 8 * words):
+        words //= 2
     table = (ctypes.c_uint64 * words).from_address(dev_ptr)
     for w in table:
         if w and w % 8 == 0 and mapped(w, len(_GENERIC)) \

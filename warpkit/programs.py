@@ -117,7 +117,8 @@ def _build(ctx: cl.Context, source: str, options: tuple[str, ...]) -> cl.Program
                 "the OpenCL compiler does not know this CPU (PoCL's LLVM named it 'generic') "
                 "and warpkit could not name another for it; set WARPKIT_POCL_CPU to a CPU "
                 "LLVM 14 knows (haswell, skylake-avx512, znver3, ...) or choose another "
-                f"device with WARPKIT_DEVICE. The build said: {str(e).splitlines()[-1][:200]}"
+                "device with WARPKIT_DEVICE. The build said: "
+                + next(ln.strip() for ln in str(e).splitlines() if "unknown target CPU" in ln)
             ) from e
     if path is not None and time.perf_counter() - t0 < _WARM_BUILD_S:
         _save_binary(path, prg.binaries[0])
