@@ -114,10 +114,11 @@ def _build(ctx: cl.Context, source: str, options: tuple[str, ...]) -> cl.Program
             if "unknown target CPU" not in str(e):
                 raise
             raise RuntimeError(
-                "the OpenCL compiler does not know this CPU (PoCL's LLVM named it 'generic') "
-                "and warpkit could not name another for it; set WARPKIT_POCL_CPU to a CPU "
-                "LLVM 14 knows (haswell, skylake-avx512, znver3, ...) or choose another "
-                "device with WARPKIT_DEVICE. The build said: "
+                "the OpenCL compiler does not know the CPU it was given (PoCL's LLVM names a "
+                "CPU newer than itself 'generic', and WARPKIT_POCL_CPU may name one it does "
+                "not know); set WARPKIT_POCL_CPU to a CPU LLVM 14 knows (haswell, "
+                "skylake-avx512, znver3, ...) or choose another device with WARPKIT_DEVICE. "
+                "The build said: "
                 + next(ln.strip() for ln in str(e).splitlines() if "unknown target CPU" in ln)
             ) from e
     if path is not None and time.perf_counter() - t0 < _WARM_BUILD_S:
@@ -145,8 +146,9 @@ def _binary_path(ctx: cl.Context, source: str, options: tuple[str, ...]) -> str 
     dev = devs[0]
     ident = [dev.platform.name, dev.platform.version, dev.name, dev.vendor, dev.version,
              dev.driver_version, cl.VERSION_TEXT, _digest(source), *options]
-    if target_cpu(dev):  # the CPU warpkit named for PoCL (its version still says "generic")
-        ident.append(f"target-cpu={target_cpu(dev)}")
+    cpu = target_cpu(dev)  # the CPU warpkit named for PoCL (its version still says "generic")
+    if cpu:
+        ident.append(f"target-cpu={cpu}")
     key = hashlib.sha256("\0".join(ident).encode()).hexdigest()
     return os.path.join(d, "programs", key[:40] + ".bin")
 
