@@ -39,14 +39,14 @@ def _ours(t, queue, image=PHOTO):
                                                   keypoints=POINTS, seed=0, queue=queue)
 
 
-def _same(ours, theirs, levels=1):
+def _same(ours, theirs, levels=1, box_px=0.5):
     assert ours["image"].shape == theirs["image"].shape
     diff = np.abs(ours["image"].astype(int) - theirs["image"])
     assert diff.max() <= levels, diff.max()
     np.testing.assert_allclose(ours["keypoints"], theirs["keypoints"], atol=2e-3)
     assert list(ours["labels"]) == list(theirs["labels"])
     np.testing.assert_allclose(ours["boxes"], np.asarray(theirs["bboxes"]).reshape(-1, 4),
-                               atol=0.5)
+                               atol=box_px)
 
 
 CASES = [
@@ -107,6 +107,61 @@ def test_named_transforms_equal_albumentations(t, a, queue):
         warnings.simplefilter("ignore")  # ShiftScaleRotate: "use Affine"
         theirs = _theirs(a())
     _same(_ours(t(), queue), theirs)
+
+
+PERSPECTIVE = [
+    ("defaults", dict()),
+    ("keep_size=False: the quad's own size", dict(scale=(0.1, 0.2), keep_size=False)),
+    ("fit_output", dict(scale=(0.1, 0.2), fit_output=True)),
+    ("a number is (0, s), fit_output at the quad's size",
+     dict(scale=0.15, fit_output=True, keep_size=False)),
+    ("reflect_101, cubic", dict(scale=(0.05, 0.1), border_mode=cv2.BORDER_REFLECT_101,
+                                interpolation=cv2.INTER_CUBIC)),
+    ("a fill", dict(scale=(0.2, 0.3), fill=(10, 200, 30))),
+]
+
+
+@pytest.mark.parametrize("kw", [c[1] for c in PERSPECTIVE], ids=[c[0] for c in PERSPECTIVE])
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_perspective_equals_albumentations(kw, seed, queue, monkeypatch):
+    """warpkit's Perspective draws its corners from the sample's stream and records them
+    (``points``); albumentations given the same corners (its random corner draw replaced by
+    them) makes the same image, size, boxes and keypoints: its ordering, side lengths,
+    keep_size and fit_output arithmetic are warpkit's."""
+    from albumentations.augmentations.geometric import functional as fgeometric
+
+    out = W.Compose([W.Perspective(**kw, p=1)], remove_invisible=False)(
+        image=PHOTO, boxes=BOXES, labels=[0, 1], keypoints=POINTS, seed=seed, queue=queue)
+    points = np.array(out["params"]["steps"][0]["points"])
+    assert points.shape == (4, 2)
+    monkeypatch.setattr(fgeometric, "generate_perspective_points",
+                        lambda shape, scale, rng: points.copy())
+    theirs = _theirs(A.Perspective(**kw, p=1))
+    # albumentations moves a box's edge coordinates as if they were pixel centres; warpkit
+    # moves its corners (half a pixel outside the edge pixels' centres) through the map: the
+    # two differ by half a pixel times the map's local stretch less one (up to 1 px for the
+    # strongest perspective here, 0.5 px for an affine map)
+    _same(out, theirs, box_px=1.0)
+
+
+def test_perspective_draws_albumentations_corners():
+    """Each corner moves inwards by |N(0, s)| of the side folded into [0, 0.32): over many
+    draws the moves' spread is s (the half-normal's mean is s sqrt(2 / pi)), and the replayed
+    map is the recorded one's."""
+    size = (300, 200)
+    t = W.Perspective(scale=(0.05, 0.05))
+    pts = np.array([t.draw(np.random.default_rng(i), size)["points"] for i in range(2000)])
+    frac = np.abs(pts - [[0, 0], [300, 0], [300, 200], [0, 200]]) / [300, 200]
+    assert frac.max() < 0.32
+    assert abs(frac.mean() - 0.05 * np.sqrt(2 / np.pi)) < 0.002
+    assert abs(frac.std() - 0.05 * np.sqrt(1 - 2 / np.pi)) < 0.002
+    wide = np.array([W.Perspective(scale=2.0).draw(np.random.default_rng(i), size)["points"]
+                     for i in range(500)])
+    assert (np.abs(wide - [[0, 0], [300, 0], [300, 200], [0, 200]]) / [300, 200]).max() < 0.32
+    m, out = t.map({"points": pts[0].tolist()}, size)
+    assert out == size and m.shape == (3, 3)
+    with pytest.raises(ValueError, match="Perspective: points must be 4 finite"):
+        t.map({"points": [[0, 0], [1, 1]]}, size)
 
 
 def test_d4_elements_are_albumentations_own(queue):
@@ -177,6 +232,9 @@ def test_their_resampling_becomes_the_pipelines():
      r"keep_ratio=True needs one"),
     (lambda: W.ShiftScaleRotate(shift_limit=2), r"shift_limit_x must lie in \[-1, 1\]"),
     (lambda: W.Rotate(crop_border="yes"), r"crop_border must be True or False"),
+    (lambda: W.Perspective(scale=(-0.1, 0.1)), r"scale"),
+    (lambda: W.Perspective(keep_size=1), r"keep_size must be True or False"),
+    (lambda: W.Perspective(border_mode=3), r"border_mode must be one of 0"),
 ])
 def test_bad_arguments_are_refused(call, match):
     with pytest.raises(ValueError, match=match):
@@ -191,12 +249,17 @@ def test_from_albumentations_maps_them(queue):
                             A.ShiftScaleRotate(p=0.3, border_mode=cv2.BORDER_REFLECT_101),
                             A.Rotate(limit=10, border_mode=cv2.BORDER_REFLECT_101),
                             A.SafeRotate(border_mode=cv2.BORDER_REFLECT_101), A.Transpose(),
-                            A.D4(p=0.2)])
+                            A.D4(p=0.2), A.Perspective(scale=(0.02, 0.08), keep_size=False,
+                                                       border_mode=cv2.BORDER_REFLECT_101)])
     ours = W.from_albumentations(recipe)
     assert [type(t).__name__ for t in ours.transforms] == \
-        ["Affine", "ShiftScaleRotate", "Rotate", "SafeRotate", "Transpose", "D4"]
+        ["Affine", "ShiftScaleRotate", "Rotate", "SafeRotate", "Transpose", "D4", "Perspective"]
     assert ours.padding == "reflect_101"
-    assert [t.p for t in ours.transforms] == [1, 0.3, 0.5, 0.5, 0.5, 0.2]
+    assert [t.p for t in ours.transforms] == [1, 0.3, 0.5, 0.5, 0.5, 0.2, 0.5]
+    persp = ours.transforms[-1]
+    assert (persp.scale, persp.keep_size, persp.fit_output) == ((0.02, 0.08), False, False)
+    again = W.Compose.from_dict(ours.to_dict())
+    assert again.to_dict() == ours.to_dict()
     one = W.from_albumentations(A.Compose([A.Affine(rotate=(12, 12), scale=(0.9, 0.9), p=1)]))
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
@@ -213,6 +276,7 @@ LONE = [
     (lambda m: m.Affine(rotate=(17, 17), scale=(0.9, 0.9), shear=(5, 5), p=1), "Affine"),
     (lambda m: m.Rotate(limit=(25, 25), p=1), "Rotate"),
     (lambda m: m.SafeRotate(limit=(30, 30), p=1), "SafeRotate"),
+    (lambda m: m.Perspective(scale=(0, 0), p=1), "Perspective"),
     (lambda m: m.HorizontalFlip(p=1), "HorizontalFlip"),
     (lambda m: m.VerticalFlip(p=1), "VerticalFlip"),
     (lambda m: m.Transpose(p=1), "Transpose"),

@@ -16,8 +16,8 @@ from warpkit.augment import (Blur, CenterCrop, ChannelShuffle, CoarseDropout, Co
                              RandomCrop, RandomGamma, RandomHorizontalFlip, RandomPerspective, RandomResizedCrop,
                              RandomRotate90, RandomRotation, RandomVerticalFlip, Resize, RGBShift,
                              Sharpen, Solarize, ToGray, stream)
-from warpkit.augment import (D4, Affine, LongestMaxSize, PadIfNeeded, RandomScale, Rotate,
-                             SmallestMaxSize)
+from warpkit.augment import (D4, Affine, LongestMaxSize, PadIfNeeded, Perspective, RandomScale,
+                             Rotate, SmallestMaxSize)
 from warpkit.augment._base import lanes_ok
 from warpkit.augment._lanes import LANES_FROM, Lanes, draw_samples, philox_blocks
 from warpkit.augment._streams import philox_keys
@@ -132,6 +132,7 @@ PIPELINES = [
                     shear=(-5, 5), balanced_scale=True, p=0.7),
              Affine(translate_px={"x": (-3, 4), "y": 2}, scale=(0.9, 1.1), keep_ratio=True),
              Rotate(20, p=0.6), D4(), PadIfNeeded(48, 40, position="random"),
+             Perspective((0.05, 0.3), keep_size=False), Perspective(0.2, fit_output=True),
              SmallestMaxSize(max_size_hw=(30, None)),
              PadIfNeeded(None, None, pad_height_divisor=8, pad_width_divisor=16)]),
 ]

@@ -9,8 +9,8 @@ transforms (albumentations' names: ``ColorJitter``, ``HueSaturationValue``,
 resampling, on each pixel before it is stored (a contrast on the image's mean in a pass after
 it, on the device). albumentations'
 geometric transforms come under their own names and parameters too (``Affine``,
-``ShiftScaleRotate``, ``Rotate``, ``SafeRotate``, ``HorizontalFlip``, ``VerticalFlip``,
-``Transpose``, ``D4``; the letterbox's ``LongestMaxSize``, ``SmallestMaxSize``,
+``ShiftScaleRotate``, ``Rotate``, ``SafeRotate``, ``Perspective``, ``HorizontalFlip``,
+``VerticalFlip``, ``Transpose``, ``D4``; the letterbox's ``LongestMaxSize``, ``SmallestMaxSize``,
 ``RandomScale``, ``PadIfNeeded``; the crops that keep objects, ``BBoxSafeRandomCrop``,
 ``RandomSizedBBoxSafeCrop``, ``AtLeastOneBBoxRandomCrop``, ``CropNonEmptyMaskIfExists``, with
 torchvision's ``RandomIoUCrop`` and ``RandomZoomOut``), and so are its ``BboxParams``,
@@ -36,8 +36,8 @@ Example:
 """
 
 from ._affine import RandomAffine
-from ._geometric import (D4, Affine, HorizontalFlip, LongestMaxSize, PadIfNeeded, RandomScale,
-                         Rotate, SafeRotate, ShiftScaleRotate, SmallestMaxSize, Transpose,
+from ._geometric import (D4, Affine, HorizontalFlip, LongestMaxSize, PadIfNeeded, Perspective,
+                         RandomScale, Rotate, SafeRotate, ShiftScaleRotate, SmallestMaxSize, Transpose,
                          VerticalFlip)
 from ._albumentations import from_albumentations
 from ._nonlinear import (ElasticTransform, GridDistortion, OpticalDistortion, PiecewiseAffine,
@@ -66,7 +66,7 @@ __all__ = ["Affine", "AtLeastOneBBoxRandomCrop", "batches", "BboxParams", "BBoxS
            "EpochSampler", "Erasing", "from_albumentations", "GaussianBlur", "GaussNoise",
            "GridDistortion", "HorizontalFlip", "HueSaturationValue", "InvertImg", "KeypointParams",
            "LongestMaxSize", "MedianBlur", "MixUp", "Mosaic", "MotionBlur", "OneOf",
-           "OpticalDistortion", "Pad", "PadIfNeeded", "PiecewiseAffine", "Posterize",
+           "OpticalDistortion", "Pad", "PadIfNeeded", "Perspective", "PiecewiseAffine", "Posterize",
            "RandomAffine", "RandomBrightnessContrast", "RandomCrop", "RandomGamma",
            "RandomHorizontalFlip", "RandomIoUCrop", "RandomPerspective", "RandomResizedCrop",
            "RandomRotate90", "RandomRotation", "RandomScale", "RandomSizedBBoxSafeCrop",

@@ -207,6 +207,7 @@ SUPPORTED: dict[str, Callable[[_Args, _Pipeline], Transform | None]] = {
                                            border=False, interpolations=False),
     "Mosaic": _resampled(M.Mosaic, "grid_yx", "target_size", "cell_shape", "center_range",
                          "fit_mode", "metadata_key"),
+    "Perspective": _resampled(G.Perspective, "scale", "keep_size", "fit_output"),
     "Transpose": lambda a, pipe: G.Transpose(p=a.take("p", 0.5)),
     "D4": lambda a, pipe: G.D4(p=a.take("p", 1.0)),
     "ColorJitter": _colour(C.ColorJitter, "brightness", "contrast", "saturation", "hue"),

@@ -1,6 +1,6 @@
 """albumentations' geometric transforms under their own names and parameters: ``Affine``,
-``ShiftScaleRotate``, ``Rotate``, ``SafeRotate``, ``HorizontalFlip``, ``VerticalFlip``,
-``Transpose`` and ``D4``, so that a recipe ports by changing its import.
+``ShiftScaleRotate``, ``Rotate``, ``SafeRotate``, ``Perspective``, ``HorizontalFlip``,
+``VerticalFlip``, ``Transpose`` and ``D4``, so that a recipe ports by changing its import.
 
 Each builds albumentations 2.0.8's matrix from the same parameters (:func:`affine_matrix` is its
 ``create_affine_transformation_matrix``: scale, rotation, shear and translation about the
@@ -26,8 +26,8 @@ from .._checks import count, flag, number
 from ._base import Resampled, Transform, about_centres, crop_map, plain, value_range
 from ._transforms import RandomHorizontalFlip, RandomVerticalFlip
 
-__all__ = ["Affine", "D4", "HorizontalFlip", "LongestMaxSize", "PadIfNeeded", "RandomScale",
-           "Rotate", "SafeRotate", "ShiftScaleRotate", "SmallestMaxSize", "Transpose",
+__all__ = ["Affine", "D4", "HorizontalFlip", "LongestMaxSize", "PadIfNeeded", "Perspective",
+           "RandomScale", "Rotate", "SafeRotate", "ShiftScaleRotate", "SmallestMaxSize", "Transpose",
            "VerticalFlip"]
 
 def affine_matrix(translate: tuple[float, float], shear: tuple[float, float],
@@ -279,6 +279,168 @@ class Rotate(Resampled):
     def config(self):
         return {"limit": list(self.limit), "crop_border": self.crop_border,
                 "rotate_method": self.rotate_method, **self.resampling_config()}
+
+
+#: albumentations' Perspective folds each corner's normal draw into [0, 0.32) of the side
+_JITTER_PERIOD = 0.32
+
+
+def _normals(u: np.ndarray) -> np.ndarray:
+    """Standard normal numbers from uniform ones in [0, 1) (the last axis, even length), by
+    Box-Muller: pairs (u1, u2) give sqrt(-2 ln(1 - u1)) (cos 2 pi u2, sin 2 pi u2). The same
+    elementwise numpy operations for one sample and for a batch's lanes, so both give the same
+    numbers (numpy's own ``normal`` is a rejection loop that a batch cannot draw side by side)."""
+    u1, u2 = u[..., 0::2], u[..., 1::2]
+    r = np.sqrt(-2.0 * np.log1p(-u1))
+    t = 2.0 * np.pi * u2
+    out = np.empty_like(u)
+    out[..., 0::2], out[..., 1::2] = r * np.cos(t), r * np.sin(t)
+    return out
+
+
+def _corner_points(jitter: np.ndarray, size: tuple[int, int]) -> np.ndarray:
+    """albumentations' ``generate_perspective_points`` after its draw: |normal| folded into
+    [0, 0.32), each corner moved inwards by that fraction of the side, in pixels (top-left,
+    top-right, bottom-right, bottom-left; x, y)."""
+    w, h = size
+    p = np.mod(np.abs(jitter), _JITTER_PERIOD).reshape(-1, 4, 2)
+    p[:, 1, 0] = 1.0 - p[:, 1, 0]
+    p[:, 2] = 1.0 - p[:, 2]
+    p[:, 3, 1] = 1.0 - p[:, 3, 1]
+    p[..., 0] *= w
+    p[..., 1] *= h
+    return p
+
+
+def _order_points(pts: np.ndarray) -> np.ndarray:
+    """albumentations' ``order_points``: the two leftmost points (a stable sort on x) are the
+    left side, each side's upper point (smaller y; ties: the later one) its top; returned as
+    float32 (top-left, top-right, bottom-right, bottom-left)."""
+    pts = pts[np.argsort(pts[:, 0], kind="stable")]
+    (a, b), (c, d) = pts[:2], pts[2:]
+    tl, bl = (a, b) if a[1] < b[1] else (b, a)
+    tr, br = (c, d) if c[1] < d[1] else (d, c)
+    return np.array([tl, tr, br, bl], dtype=np.float32)
+
+
+def _side(p: np.ndarray, q: np.ndarray, min_size: int = 2) -> np.floating:
+    """albumentations' ``adjust_dimension``: the length from q to p (float32), and where it is
+    under ``min_size`` the two points pushed apart in place, coordinate by coordinate, exactly
+    as albumentations' masks (each recomputed after the step before) do."""
+    size = np.sqrt(np.sum((p - q) ** 2))
+    if size < min_size:
+        step = (min_size - size) / 2
+        p[p > q] += step
+        q[p > q] -= step
+        p[p <= q] -= step
+        q[p <= q] += step
+        size = min_size
+    return size
+
+
+def _to_corners(src: np.ndarray, dst: np.ndarray) -> np.ndarray:
+    """``cv2.getPerspectiveTransform(src, dst)`` for float32 corners: the homography, solved
+    in float64."""
+    return geometry.perspective_from_points(src.astype(np.float64), dst.astype(np.float64))
+
+
+class Perspective(Resampled):
+    """albumentations' Perspective: the four corners moved inwards at random and the quad they
+    make stretched back over the image.
+
+    Each corner moves inwards by |N(0, s)| of the width and of the height (folded into
+    [0, 0.32) as albumentations does), ``s`` drawn from ``scale`` per sample; the moved
+    corners, ordered as albumentations orders them, go to the image's corners (0, 0), (W, 0),
+    (W, H), (0, H), pixel centres at integers (OpenCV's convention, which albumentations
+    keeps). The output is the quad's size, the longer of each pair of opposite sides (cut to
+    whole pixels), or with ``keep_size`` the input's size, the map scaled by input / that size
+    (albumentations' arithmetic, which stretches the quad's frame, not the image's: kept so
+    that a port gives the same pixels). ``fit_output`` first moves and grows the frame to hold
+    the whole warped image.
+
+    Args (albumentations 2.0.8's):
+        scale: the corners' standard deviation as a fraction of the side: (low, high), drawn
+            per sample; a number ``s`` is (0, s).
+        keep_size: resize the result back to the input's size.
+        fit_output: the output frame holds the whole warped image.
+        interpolation, mask_interpolation, border_mode, fill, fill_mask: OpenCV's codes (or
+            warpkit's names); they become the pipeline's one resampling.
+        p: the probability (0.5, as albumentations).
+
+    The corners' normal numbers are drawn from the sample's stream (by Box-Muller from its
+    uniform numbers, so that a batch draws them side by side) and recorded as ``points``, the
+    corners in pixels before ordering: a replay, or albumentations given the same points,
+    makes the same map. Keypoint angles turn with the map's local rotation at each point and
+    scales with its local scale (albumentations adds the angle of the matrix's first column
+    and scales by its larger row norm, whatever the point).
+
+    Example:
+        >>> import numpy as np
+        >>> from warpkit.augment import Compose, Perspective
+        >>> aug = Compose([Perspective(scale=(0.05, 0.1), p=1)])
+        >>> m, size = aug.transforms[0].map({"points": [[10, 5], [90, 8], [95, 70], [4, 78]]},
+        ...                                 (100, 80))
+        >>> size
+        (100, 80)
+    """
+
+    def __init__(self, scale: Any = (0.05, 0.1), keep_size: bool = True,
+                 fit_output: bool = False, interpolation: Any = 1, mask_interpolation: Any = 0,
+                 border_mode: Any = 0, fill: Any = 0, fill_mask: Any = 0,
+                 p: float = 0.5) -> None:
+        super().__init__(p)
+        if not isinstance(scale, (list, tuple)):
+            scale = (0.0, number(scale, "scale"))
+        self.scale = value_range(scale, "scale", False, 0.0, math.inf)[0]
+        self.keep_size = flag(keep_size, "keep_size")
+        self.fit_output = flag(fit_output, "fit_output")
+        self._resampling(interpolation, mask_interpolation, border_mode, fill, fill_mask)
+
+    def _points(self, s: np.ndarray, u: np.ndarray, sizes: list[tuple[int, int]]) -> list[dict]:
+        jitter = s[:, None] * _normals(u)
+        return [{"points": _corner_points(j, size)[0].tolist()}
+                for j, size in zip(jitter, sizes)]
+
+    def draw(self, rng, size):
+        lo, hi = self.scale
+        s = lo + (hi - lo) * rng.random()
+        return self._points(np.array([s]), rng.random(8)[None], [size])[0]
+
+    def draw_lanes(self, lanes, sizes):
+        s = lanes.uniform(*self.scale)
+        return self._points(s, lanes.random(k=8).reshape(-1, 8), sizes)
+
+    def map(self, params, size):
+        w, h = size
+        pts = np.asarray(params["points"], np.float64)
+        if pts.shape != (4, 2) or not np.isfinite(pts).all():
+            raise ValueError(f"Perspective: points must be 4 finite (x, y) corners, got "
+                             f"{params['points']!r}")
+        pts = _order_points(pts)
+        tl, tr, br, bl = pts  # (views: _side moves the points as albumentations does)
+        out_w = int(max(_side(tr, tl), _side(br, bl)))
+        out_h = int(max(_side(br, tr), _side(bl, tl)))
+        frame = np.array([[0, 0], [w, 0], [w, h], [0, h]], dtype=np.float32)
+        try:
+            m = _to_corners(pts, frame)
+        except ValueError:
+            raise ValueError(f"Perspective: the corners {pts.tolist()} have three on one "
+                             f"line") from None
+        if self.fit_output:  # albumentations' expand_transform
+            c = np.c_[frame, np.ones(4)] @ m.T
+            dst = (c[:, :2] / c[:, 2:]).astype(np.float32)
+            dst -= dst.min(axis=0, keepdims=True)
+            dst = np.around(dst, decimals=0)
+            m = _to_corners(frame, dst)
+            out_w, out_h = (int(v) for v in dst.max(axis=0))
+        out_w, out_h = max(out_w, 1), max(out_h, 1)
+        if not self.keep_size:
+            return m, (out_w, out_h)
+        return np.diag([w / out_w, h / out_h, 1.0]) @ m, size
+
+    def config(self):
+        return {"scale": list(self.scale), "keep_size": self.keep_size,
+                "fit_output": self.fit_output, **self.resampling_config()}
 
 
 def _largest_rect(size: tuple[int, int], angle: float) -> tuple[int, int, int, int]:
