@@ -261,10 +261,21 @@ SUPPORTED: dict[str, Callable[[_Args, _Pipeline], Transform | None]] = {
 }
 
 
+#: albumentations' transforms whose warpkit namesake computes another map: refused with why
+_OTHER_MAP = {
+    "PiecewiseAffine": " (warpkit.augment.PiecewiseAffine takes its parameters but computes the "
+                       "piecewise-affine map of the name, where albumentations 2 blends the "
+                       "moved points by inverse distance: use warpkit's by hand if its map "
+                       "will do)",
+}
+
+
 def from_albumentations(pipeline: Any) -> Compose:
     """A warpkit :class:`Compose` from an albumentations 2.0.8 pipeline: an ``A.Compose``, the
     dict of ``A.to_dict`` (or its ``"transform"``), or the path of a JSON file ``A.save``
-    wrote. Refuses, by name, transforms and parameters warpkit cannot honour.
+    wrote. Refuses, by name, transforms and parameters warpkit cannot honour; a transform
+    warpkit does not have is left out only where its ``p`` is 0 (never applied, as in
+    Ultralytics' recipe: the same result without it).
 
     Example:
         >>> spec = {"transform": {"__class_fullname__": "Compose", "transforms": [
@@ -354,9 +365,12 @@ def _transforms(items: list, pipe: _Pipeline, top: bool) -> list[Transform]:
                 raise ValueError(f"{name} after Normalize is not supported: warpkit makes the "
                                  f"model's input last, in the same store")
             t = SUPPORTED[name](a, pipe)
+        elif name not in _OTHER_MAP and same_value(a.d.get("p", 0.5), 0):
+            continue  # never applied (Ultralytics' recipe lists some so): nothing to port
         else:
-            raise ValueError(f"albumentations' {name} has no warpkit equivalent yet; supported: "
-                             f"{', '.join(sorted([*SUPPORTED, 'OneOf']))}")
+            why = _OTHER_MAP.get(name, "")
+            raise ValueError(f"albumentations' {name} has no warpkit equivalent yet{why}; "
+                             f"supported: {', '.join(sorted([*SUPPORTED, 'OneOf']))}")
         a.done()
         if t is not None:
             out.append(t)
