@@ -59,6 +59,11 @@
  *   WK_COL_CONV       a 3x3 filter, the weights of offsets (-1, -1) .. (1, 1) row by row in
  *                     w[1 .. 9] (albumentations' Sharpen and Emboss: OpenCV's filter2D, edges
  *                     reflected as WK_COL_BLUR's). A whole-image operation as WK_COL_MOTION
+ *   WK_COL_CLAHE      albumentations' CLAHE: OpenCV's contrast-limited adaptive histogram
+ *                     equalisation of 8-bit levels (of L in OpenCV's 8-bit Lab for 3 channels),
+ *                     w[1] + w[2] the clip limit, w[3] x w[4] tiles; w[5 ..] filled by the host
+ *                     for the output's size (colour_pass.cl's colour_clahe_lut). A whole-image
+ *                     operation: a pass of its own, whose tables colour_clahe_lut makes first
  *
  * The 8 pixels' position: row at.y, columns at.x .. at.x + 7 of an output of dims = (Wo, Ho).
  */
@@ -84,6 +89,7 @@
 #define WK_COL_MOTION 16
 #define WK_COL_MEDIAN 17
 #define WK_COL_CONV 18
+#define WK_COL_CLAHE 19
 /* WK_COL_HEAVY: which of the larger operations a build holds (the host's engine.core
  * colour_groups: the groups some item's list has, and every group that launch has had in the
  * process, so that a pipeline's builds settle on one); the others are compiled out. Each one

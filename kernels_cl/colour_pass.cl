@@ -34,6 +34,9 @@
 #ifndef MEDIAN
 #define MEDIAN 0
 #endif
+#ifndef CLAHE
+#define CLAHE 0
+#endif
 #include "warpkit.h"
 #include "colour.h"
 #include "store.h"
@@ -162,7 +165,7 @@ inline int cp_wants_mean(__global const float *op) {
     return code == WK_COL_CONTRAST || code == WK_COL_AFFINE_MEAN;
 }
 
-#if BLUR || MOTION || MEDIAN
+#if BLUR || MOTION || MEDIAN || CLAHE
 /* OpenCV's BORDER_REFLECT_101 (the edge pixel not repeated), any distance: an index in [0, n)
  * (each turn brings i nearer: no division, a rare path) */
 inline int cp_reflect(int i, int n) {
@@ -598,6 +601,201 @@ inline __attribute__((always_inline)) void cp_blur_cols(__global const float *T,
 #define BLUR_PARAM
 #endif
 
+#if CLAHE
+/* CLAHE (colour.h's WK_COL_CLAHE): OpenCV's createCLAHE(clip, (gx, gy)).apply on 8-bit levels
+ * (float images as rint(255 v), back as level / 255, albumentations' uint8 round trip): of
+ * the image itself with one channel, of the L of OpenCV's 8-bit Lab with three (the
+ * conversions' lookup tables in LABT, laid out as warpkit/engine/lab.py makes them: LT_*).
+ * colour_clahe_hist counts each tile's levels, colour_clahe_lut makes its table of 256 levels
+ * in LUT (item, tile); colour_apply interpolates each pixel's level between its 4 nearest
+ * tiles' tables. */
+#ifndef CLAHE_ROWS
+#define CLAHE_ROWS 64 /* a tile's rows per band (engine.plan.CLAHE_ROWS) */
+#endif
+#define CLAHE_PARAM , __global const uchar *restrict LUT, int max_tiles, __global const int *restrict LABT
+
+/* (v + 2^(n-1)) >> n: OpenCV's CV_DESCALE */
+inline int cl_descale(int v, int n) { return (v + (1 << (n - 1))) >> n; }
+
+/* an 8-bit level of a value as the pass reads it (cp_level1: levels, or floats in [0, 1]) */
+inline int cl_level(float v) {
+#if WK_COL_INT
+    return (int)v;
+#else
+    return (int)rint(v * 255.0f);
+#endif
+}
+
+/* OpenCV's RGB2Lab_b for one pixel's levels: (L, a, b) in 0 .. 255 (L only with want_ab 0) */
+inline int3 cl_rgb_lab(int r, int g, int b, __global const int *T, int want_ab) {
+    const int R = T[LT_GAMMA + r], G = T[LT_GAMMA + g], B = T[LT_GAMMA + b];
+    __global const int *cf = T + LT_COEFFS;
+    const int fy = T[LT_CBRT + cl_descale(R * cf[3] + G * cf[4] + B * cf[5], 12)];
+    const int l = cl_descale(((116 * 255 + 50) / 100) * fy - (16 * 255 * (1 << 15) + 50) / 100, 15);
+    if (!want_ab) return (int3)(clamp(l, 0, 255), 0, 0);
+    const int fx = T[LT_CBRT + cl_descale(R * cf[0] + G * cf[1] + B * cf[2], 12)];
+    const int fz = T[LT_CBRT + cl_descale(R * cf[6] + G * cf[7] + B * cf[8], 12)];
+    const int a = cl_descale(500 * (fx - fy) + 128 * (1 << 15), 15);
+    const int bb = cl_descale(200 * (fy - fz) + 128 * (1 << 15), 15);
+    return (int3)(clamp(l, 0, 255), clamp(a, 0, 255), clamp(bb, 0, 255));
+}
+
+/* OpenCV's Lab2RGBinteger: 8-bit (L, a, b) to RGB levels */
+inline int3 cl_lab_rgb(int l, int a, int b, __global const int *T) {
+    const int y = T[LT_YF + 2 * l], ify = T[LT_YF + 2 * l + 1];
+    const int adiv = ((5 * a * 53687 + (1 << 7)) >> 13) - 128 * (1 << 14) / 500;
+    const int bdiv = ((b * 41943 + (1 << 4)) >> 9) - 128 * (1 << 14) / 200 + 1;
+    const int x = T[LT_ABXZ + ify + adiv - LT_MIN_AB], z = T[LT_ABXZ + ify - bdiv - LT_MIN_AB];
+    __global const int *cf = T + LT_INV_COEFFS;
+    const int r = clamp(cl_descale(cf[0] * x + cf[1] * y + cf[2] * z, 14), 0, LT_INV_SIZE - 1);
+    const int g = clamp(cl_descale(cf[3] * x + cf[4] * y + cf[5] * z, 14), 0, LT_INV_SIZE - 1);
+    const int bl = clamp(cl_descale(cf[6] * x + cf[7] * y + cf[8] * z, 14), 0, LT_INV_SIZE - 1);
+    return (int3)(T[LT_INV_GAMMA + r], T[LT_INV_GAMMA + g], T[LT_INV_GAMMA + bl]);
+}
+
+/* the level CLAHE equalises at pixel p (CH values) */
+inline int cl_l_at(__global const X_T *p, __global const int *T) {
+    if (CH >= 3)
+        return cl_rgb_lab(cl_level(cp_level1(p[0])), cl_level(cp_level1(p[1])),
+                          cl_level(cp_level1(p[2])), T, 0).x;
+    return cl_level(cp_level1(p[0]));
+}
+
+/* The histograms of an item whose pass starts with WK_COL_CLAHE (op: code, clip limit's two
+ * float parts, gx, gy, then filled in by the host for this output size: the histogram's
+ * integer limit (0: none), 255 / the tile's pixels, the tile's width and height, 1 / width,
+ * 1 / height, the tile's bands of CLAHE_ROWS rows). The tiles cover the image grown to a
+ * multiple of the grid where it is not one (OpenCV's copyMakeBorder, reflected without
+ * repeating the edge: cp_reflect). A work-group of 64 takes a band of a tile's rows (a local
+ * histogram) and writes its counts to H (item, tile, band): the bands keep every work-item's
+ * loops short (Mesa llvmpipe ends a shader's loops past about 65000 turns, its work-items'
+ * together, which one work-group per tile reached near 1000 x 1500 pixels), and spread a large
+ * tile over the device. NDRange: (64, max_tiles * max_bands, B). */
+__kernel void colour_clahe_hist(__global const X_T *restrict S, int Ho, int Wo,
+                                __global int *restrict H, int max_tiles, int max_bands,
+                                __global const float *restrict COL, int ncol,
+                                __global const int *restrict LABT) {
+    const int lid = (int)get_local_id(0), g = (int)get_group_id(1), b = (int)get_global_id(2);
+    const int t = g / max_bands, band = g - t * max_bands;
+    __global const float *op = WK_COL_OF(b);
+    /* (the whole work-group returns or none does: one item, tile and band) */
+    if ((int)op[0] != WK_COL_CLAHE) return;
+    const int gx = (int)op[3], gy = (int)op[4];
+    if (t >= gx * gy || band >= (int)op[11]) return;
+    const int tw = (int)op[7], th = (int)op[8];
+    const int ty = t / gx, tx = t - ty * gx;
+    __local int hist[256];
+    for (int i = lid; i < 256; i += 64) hist[i] = 0;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    const int x0 = tx * tw, y0 = ty * th + band * CLAHE_ROWS;
+    const int rows = min(CLAHE_ROWS, th - band * CLAHE_ROWS);
+    for (int yy = 0; yy < rows; yy++) {
+        const int y = y0 + yy < Ho ? y0 + yy : cp_reflect(y0 + yy, Ho);
+        __global const X_T *row = S + ((long)b * Ho + y) * Wo * CH;
+        for (int xx = lid; xx < tw; xx += 64) {
+            const int x = x0 + xx < Wo ? x0 + xx : cp_reflect(x0 + xx, Wo);
+            atomic_inc(&hist[cl_l_at(row + (long)x * CH, LABT)]);
+        }
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+    __global int *h = H + (((long)b * max_tiles + t) * max_bands + band) * 256;
+    for (int i = lid; i < 256; i += 64) h[i] = hist[i];
+}
+
+/* Each tile's table from its bands' counts: clipped at the limit, what was clipped spread
+ * over every level as OpenCV spreads it, then the running sum times 255 / pixels, rounded.
+ * NDRange: (64, max_tiles, B). */
+__kernel void colour_clahe_lut(__global const int *restrict H, __global uchar *restrict LUT,
+                               int max_tiles, int max_bands, __global const float *restrict COL,
+                               int ncol) {
+    const int lid = (int)get_local_id(0), t = (int)get_group_id(1), b = (int)get_global_id(2);
+    __global const float *op = WK_COL_OF(b);
+    if ((int)op[0] != WK_COL_CLAHE || t >= (int)op[3] * (int)op[4]) return;
+    const int bands = (int)op[11];
+    __local int hist[256];
+    __global const int *h = H + ((long)b * max_tiles + t) * max_bands * 256;
+    for (int i = lid; i < 256; i += 64) {
+        int n = 0;
+        for (int k = 0; k < bands; k++) n += h[k * 256 + i];
+        hist[i] = n;
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+    if (lid != 0) return;
+    const int limit = (int)op[5];
+    if (limit > 0) { /* clip, and spread what was clipped over every level */
+        int clipped = 0;
+        for (int i = 0; i < 256; i++) {
+            if (hist[i] > limit) {
+                clipped += hist[i] - limit;
+                hist[i] = limit;
+            }
+        }
+        const int batch = clipped / 256;
+        int residual = clipped - batch * 256;
+        for (int i = 0; i < 256; i++) hist[i] += batch;
+        if (residual != 0) {
+            const int step = max(256 / residual, 1);
+            for (int i = 0; i < 256 && residual > 0; i += step, residual--) hist[i]++;
+        }
+    }
+    __global uchar *lut = LUT + ((long)b * max_tiles + t) * 256;
+    const float scale = op[6];
+    int sum = 0;
+    for (int i = 0; i < 256; i++) {
+        sum += hist[i];
+        lut[i] = (uchar)clamp(rint((float)sum * scale), 0.0f, 255.0f);
+    }
+}
+
+/* 8 pixels of the block at (xo, yo) (lanes past n repeat the last one) through the item's
+ * CLAHE: v[c] as cp_load8 gives them, in and out */
+inline void cp_clahe8(__global const X_T *S, int Ho, int Wo, int b, int xo, int yo, int n,
+                      __global const float *op, __global const uchar *LUT, int max_tiles,
+                      __global const int *T, float8 *v) {
+#pragma OPENCL FP_CONTRACT OFF
+    const int C = CH;
+    const int gx = (int)op[3], gy = (int)op[4];
+    const float inv_tw = op[9], inv_th = op[10];
+    /* OpenCV's arithmetic, in float, unfused: the row's tiles and weight */
+    const float tyf = (float)yo * inv_th - 0.5f;
+    int ty1 = (int)floor(tyf), ty2 = ty1 + 1;
+    const float ya = tyf - (float)ty1, ya1 = 1.0f - ya;
+    ty1 = max(ty1, 0);
+    ty2 = min(ty2, gy - 1);
+    __global const uchar *l1 = LUT + ((long)b * max_tiles + ty1 * gx) * 256;
+    __global const uchar *l2 = LUT + ((long)b * max_tiles + ty2 * gx) * 256;
+    float in[4][8], out[4][8];
+    WK_EACH_C(WK_STORE8(float8, v[c], in[c]));
+    for (int k = 0; k < 8; k++) {
+        const int x = xo + (k < n ? k : n - 1);
+        const float txf = (float)x * inv_tw - 0.5f;
+        int tx1 = (int)floor(txf), tx2 = tx1 + 1;
+        const float xa = txf - (float)tx1, xa1 = 1.0f - xa;
+        tx1 = max(tx1, 0);
+        tx2 = min(tx2, gx - 1);
+        int3 lab = (int3)(cl_level(in[0][k]), 0, 0);
+        if (C >= 3) lab = cl_rgb_lab(lab.x, cl_level(in[1][k]), cl_level(in[2][k]), T, 1);
+        const int i1 = tx1 * 256 + lab.x, i2 = tx2 * 256 + lab.x;
+        const float p1 = (float)l1[i1] * xa1, p2 = (float)l1[i2] * xa;
+        const float q1 = (float)l2[i1] * xa1, q2 = (float)l2[i2] * xa;
+        const float r1 = (p1 + p2) * ya1, r2 = (q1 + q2) * ya;
+        const int l = (int)clamp(rint(r1 + r2), 0.0f, 255.0f);
+        int3 rgb = (int3)(l, 0, 0);
+        if (C >= 3) rgb = cl_lab_rgb(l, lab.y, lab.z, T);
+        /* levels back (float images: level / 255) */
+        const float3 f = WK_COL_INT ? convert_float3(rgb) : convert_float3(rgb) / 255.0f;
+        out[0][k] = f.x;
+        if (C >= 3) {
+            out[1][k] = f.y;
+            out[2][k] = f.z;
+        }
+    }
+    WK_EACH_C(v[c] = WK_LOAD8(out[c]));
+}
+#else
+#define CLAHE_PARAM
+#endif
+
 __kernel void colour_mean(__global const X_T *restrict S, int Ho, int Wo,
                           __global float *restrict P, __global const float *restrict COL,
                           int ncol) {
@@ -640,7 +838,7 @@ __kernel void colour_mean(__global const X_T *restrict S, int Ho, int Wo,
 __kernel void colour_apply(__global const X_T *restrict S, int Ho, int Wo,
                            __global const float *restrict P, int G, __global Y_PTR_T *restrict Y,
                            float4 yscale, float4 ybias, __global const float *restrict COL,
-                           int ncol, int rows BLUR_PARAM) {
+                           int ncol, int rows BLUR_PARAM CLAHE_PARAM) {
     const int C = CH;
     const int lid = (int)get_local_id(0), y0 = (int)get_group_id(1) * rows, b = (int)get_global_id(2);
     /* the item's means, summed once per work-group (a sum per work-item costs more than the
@@ -696,6 +894,12 @@ __kernel void colour_apply(__global const X_T *restrict S, int Ho, int Wo,
         if ((int)op[0] == WK_COL_MEDIAN)
             cp_median8(S, Ho, Wo, b, xo, yo, (int)op[1], v);
         else
+#endif
+#if CLAHE
+        if ((int)op[0] == WK_COL_CLAHE) {
+            cp_load8(S, row, xo, n, v);
+            cp_clahe8(S, Ho, Wo, b, xo, yo, n, op, LUT, max_tiles, LABT, v);
+        } else
 #endif
             cp_load8(S, row, xo, n, v);
         /* (levels already, as wk_colour8 would make them: cp_load8 and the filters give them) */

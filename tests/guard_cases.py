@@ -344,7 +344,29 @@ def fields_family():
                 lambda i: pipe(image=i, seed=k)["image"], img)
 
 
-FAMILIES = {"fields": fields_family, "remap": remap_family, "warp": warp_family, "wide": wide_family,
+def colour_family():
+    """Colour passes after the warp (CLAHE's three launches, a blur's two, a mean's) storing the
+    result, uint8 and float32, 1 and 3 channels, outputs 1 to 17 pixels wide."""
+    from warpkit.augment import (CLAHE, Compose, GaussianBlur, RandomAffine,
+                                 RandomBrightnessContrast)
+
+    rng = np.random.default_rng(17)
+    steps = [[RandomBrightnessContrast(p=1), CLAHE(clip_limit=(2, 2), tile_grid_size=(3, 2), p=1)],
+             [GaussianBlur(sigma_limit=(0.8, 0.8), p=1), CLAHE(tile_grid_size=(1, 5), p=1)],
+             [CLAHE(clip_limit=(1, 1), p=1), RandomBrightnessContrast(brightness_by_max=False,
+                                                                      p=1)]]
+    for k, (dt, c, w) in enumerate(itertools.product((np.uint8, np.float32), (None, 3),
+                                                     (1, 9, 17))):
+        h = 1 + (w + k) % 6
+        shape = (h, w) if c is None else (h, w, c)
+        img = image(shape, dt, rng) if dt == np.uint8 else rng.random(shape, np.float32)
+        for j, t in enumerate(steps):
+            pipe = Compose([RandomAffine(degrees=20, size=(w + 2, h + 3)), *t])
+            run(f"colour {j} {np.dtype(dt)} {shape}", lambda i: pipe(image=i, seed=k)["image"],
+                img)
+
+
+FAMILIES = {"colour": colour_family, "fields": fields_family, "remap": remap_family, "warp": warp_family, "wide": wide_family,
             "model_input": model_input_family, "crop": crop_family, "grid_sample": grid_sample_family,
             "affine_grid": affine_grid_family, "roi_align": roi_align_family}
 

@@ -16,7 +16,7 @@ from warpkit.augment import (Blur, CenterCrop, ChannelShuffle, CoarseDropout, Co
                              RandomCrop, RandomGamma, RandomHorizontalFlip, RandomPerspective, RandomResizedCrop,
                              RandomRotate90, RandomRotation, RandomVerticalFlip, Resize, RGBShift,
                              Sharpen, Solarize, ToGray, stream)
-from warpkit.augment import (D4, Affine, LongestMaxSize, PadIfNeeded, Perspective, RandomScale,
+from warpkit.augment import (CLAHE, D4, Affine, LongestMaxSize, PadIfNeeded, Perspective, RandomScale,
                              Rotate, SmallestMaxSize)
 from warpkit.augment._base import lanes_ok
 from warpkit.augment._lanes import LANES_FROM, Lanes, draw_samples, philox_blocks
@@ -109,7 +109,8 @@ PIPELINES = [
              GaussNoise((0.1, 0.3), (-0.1, 0.1), noise_scale_factor=0.3, p=0.5),
              GaussianBlur(p=0.5), GaussianBlur((3, 8), (0.1, 2), p=0.5), MotionBlur(p=0.5),
              MotionBlur((5, 5), allow_shifted=False, p=0.5), Blur(p=0.5), Blur((9, 9), p=0.5),
-             MedianBlur(p=0.5), MedianBlur((5, 5), p=0.5), Sharpen(p=0.5), Emboss(p=0.5)]),
+             MedianBlur(p=0.5), MedianBlur((5, 5), p=0.5), Sharpen(p=0.5), Emboss(p=0.5),
+             CLAHE(p=0.5), CLAHE((2, 3), (4, 6), p=0.5)]),
     # dropout: counts of holes per sample (fractions and pixels, a single count, a pixel range
     # past small images' sides), every fill, Erasing's rectangles that cannot fit
     Compose([RandomResizedCrop(24), CoarseDropout(p=0.7),

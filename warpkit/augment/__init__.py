@@ -43,7 +43,7 @@ from ._albumentations import from_albumentations
 from ._nonlinear import (ElasticTransform, GridDistortion, OpticalDistortion, PiecewiseAffine,
                          ThinPlateSpline)
 from ._base import OneOf, Transform
-from ._colour import (Blur, ChannelShuffle, ColorJitter, Emboss, GaussianBlur, GaussNoise,
+from ._colour import (CLAHE, Blur, ChannelShuffle, ColorJitter, Emboss, GaussianBlur, GaussNoise,
                       HueSaturationValue, InvertImg, MedianBlur, MotionBlur, Posterize,
                       RandomBrightnessContrast, RandomGamma, RGBShift, Sharpen, Solarize, ToGray)
 from ._dropout import CoarseDropout, Erasing
@@ -61,7 +61,7 @@ from ._transforms import (CenterCrop, Pad, RandomCrop, RandomHorizontalFlip, Ran
                           Resize)
 
 __all__ = ["Affine", "AtLeastOneBBoxRandomCrop", "batches", "BboxParams", "BBoxSafeRandomCrop",
-           "Blur", "CenterCrop", "ChannelShuffle", "CoarseDropout", "collate", "ColorJitter",
+           "Blur", "CenterCrop", "ChannelShuffle", "CLAHE", "CoarseDropout", "collate", "ColorJitter",
            "Compose", "CropNonEmptyMaskIfExists", "CutMix", "D4", "ElasticTransform", "Emboss",
            "EpochSampler", "Erasing", "from_albumentations", "GaussianBlur", "GaussNoise",
            "GridDistortion", "HorizontalFlip", "HueSaturationValue", "InvertImg", "KeypointParams",

@@ -220,6 +220,7 @@ SUPPORTED: dict[str, Callable[[_Args, _Pipeline], Transform | None]] = {
     "ToGray": _colour(C.ToGray, "num_output_channels", "method"),
     "RGBShift": _rgb_shift,
     "ChannelShuffle": _colour(C.ChannelShuffle),
+    "CLAHE": _colour(C.CLAHE, "clip_limit", "tile_grid_size"),
     "InvertImg": _colour(C.InvertImg),
     "Solarize": _colour(C.Solarize, "threshold_range"),
     "Posterize": _colour(C.Posterize, "num_bits"),

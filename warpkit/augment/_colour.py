@@ -35,16 +35,17 @@ import numpy as np
 
 from .. import geometry
 from ..engine.core import (COL_AFFINE as AFFINE, COL_AFFINE_MEAN as AFFINE_MEAN,
-                           COL_BLUR as BLUR, COL_CONTRAST as CONTRAST, COL_CONV as CONV,
+                           COL_BLUR as BLUR, COL_CLAHE as CLAHE_OP, COL_CONTRAST as CONTRAST,
+                           COL_CONV as CONV,
                            COL_DATA as DATA, COL_GAMMA as GAMMA, COL_GRAY as GRAY,
                            COL_HSV as HSV, COL_HUE as HUE, COL_MEDIAN as MEDIAN,
                            COL_MOTION as MOTION, COL_NOISE as NOISE, COL_POSTERIZE as POSTERIZE,
                            COL_SATURATE as SATURATE, COL_SHUFFLE as SHUFFLE,
                            COL_SOLARIZE as SOLARIZE, COLOUR_WORDS as WORDS, colour_peak)
-from ..engine.plan import MAX_BLUR_RADIUS, MAX_MEDIAN_SIZE
+from ..engine.plan import MAX_BLUR_RADIUS, MAX_CLAHE_TILES, MAX_MEDIAN_SIZE
 from ._base import IDENTITY_ROW, Transform, contains, row_maps, value_range
 
-__all__ = ["Blur", "ChannelShuffle", "ColorJitter", "colour_program", "ColourTransform", "Emboss",
+__all__ = ["Blur", "ChannelShuffle", "CLAHE", "ColorJitter", "colour_program", "ColourTransform", "Emboss",
            "GaussianBlur", "GaussNoise", "HueSaturationValue", "InvertImg", "MedianBlur",
            "MotionBlur", "Posterize", "RandomBrightnessContrast", "RandomGamma", "RGBShift",
            "Sharpen", "Solarize", "ToGray"]
@@ -703,6 +704,61 @@ class MedianBlur(_SizedBlur):
         return [[MEDIAN, float(params["ksize"])]]
 
 
+class CLAHE(ColourTransform):
+    """albumentations' CLAHE: contrast-limited adaptive histogram equalisation (OpenCV's
+    ``cv2.createCLAHE(clip_limit, tile_grid_size).apply``): each tile of a ``tile_grid_size``
+    grid (tiles along x, along y, as OpenCV takes it) equalises its histogram, clipped at
+    ``clip_limit`` times the mean bin and the excess spread over every level, and each pixel
+    takes its level from its 4 nearest tiles' tables, bilinearly. An image of 3 channels is
+    equalised on the L of OpenCV's 8-bit Lab and converted back (its a and b kept), one of 1
+    channel on its levels; the clip limit is drawn from ``clip_limit`` per sample (a number
+    ``x`` means (1, x), as albumentations).
+
+    It runs on the device in a pass after the warp, on the image as the steps before it left it
+    (kernels_cl/colour_pass.cl: ``colour_clahe_lut`` makes the tiles' tables, ``colour_apply``
+    interpolates them, then runs the operations after it). It works on 8-bit levels as
+    albumentations does (a float32 image as ``rint(255 v)``, the result back as
+    ``level / 255``), with OpenCV's own fixed-point Lab conversions and arithmetic
+    (warpkit/engine/lab.py), so a fixed clip limit gives albumentations' image within a level.
+    uint16 images and images of 2 or 4 channels are refused (albumentations takes 1 and 3
+    channels, uint8 and float32); at most 64 tiles per axis.
+
+    Example:
+        >>> t = CLAHE(clip_limit=(2.0, 2.0), tile_grid_size=(8, 8), p=1)
+        >>> t.colour_ops({"clip_limit": 2.0}, 3, 255.0)
+        [[19, 2.0, 0.0, 8.0, 8.0]]
+    """
+
+    def __init__(self, clip_limit: Any = 4.0, tile_grid_size: Sequence[int] = (8, 8),
+                 p: float = 0.5) -> None:
+        super().__init__(p)
+        if isinstance(clip_limit, numbers.Real) and not isinstance(clip_limit, bool):
+            clip_limit = (1.0, clip_limit)
+        self.clip_limit = value_range(clip_limit, "clip_limit", False, 1.0, math.inf)[0]
+        grid = tuple(tile_grid_size) if isinstance(tile_grid_size, (list, tuple)) else ()
+        if len(grid) != 2 or not all(isinstance(g, numbers.Integral) and not isinstance(g, bool)
+                                     and 1 <= g <= MAX_CLAHE_TILES for g in grid):
+            raise ValueError(f"tile_grid_size must be two whole numbers of tiles in [1, "
+                             f"{MAX_CLAHE_TILES}] (along x, along y), got {tile_grid_size!r}")
+        self.tile_grid_size = (int(grid[0]), int(grid[1]))
+
+    def draw(self, rng, size):
+        return {"clip_limit": float(rng.uniform(*self.clip_limit))}
+
+    def draw_lanes(self, lanes, sizes):
+        return [{"clip_limit": c} for c in lanes.uniform(*self.clip_limit).tolist()]
+
+    def colour_ops(self, params, channels, peak):
+        _eight_bit("CLAHE", peak)
+        _one_or_three("CLAHE", channels)
+        clip = float(params["clip_limit"])
+        hi = float(np.float32(clip))  # the limit in two float32 words (the kernel's floats)
+        return [[CLAHE_OP, hi, float(np.float32(clip - hi)), *map(float, self.tile_grid_size)]]
+
+    def config(self):
+        return {"clip_limit": list(self.clip_limit), "tile_grid_size": list(self.tile_grid_size)}
+
+
 class _Filter3(ColourTransform):
     """A 3x3 filter blended with the image by ``alpha`` (albumentations' Sharpen and Emboss:
     ``(1 - alpha) * identity + alpha * effect``, OpenCV's filter2D with it, clipped): alpha
@@ -903,15 +959,17 @@ class MotionBlur(ColourTransform):
 def colour_program(pipe: Transform, plist: list[dict], channels: int,
                    dtype: Any) -> np.ndarray | None:
     """Each sample's colour operations as the kernel reads them, (n, k * WORDS) float32 (k
-    the most a sample has; a shorter list ends with code 0), or None where no sample has any."""
+    the most a sample has, at least 1; a shorter list ends with code 0), or None for a pipeline
+    without colour transforms. A pipeline with them gives every call a program, even one
+    where no sample drew any: the kernel then takes the resampled values as the operations
+    take them (integer images rounded to a level), so that a sample's result is the same alone
+    and in any batch, whatever the other samples drew."""
     if not contains(pipe, ColourTransform):
         return None
     peak = colour_peak(dtype)
     ops = [[op for t, q in pipe.applied_steps(p) for op in t.colour_ops(q, channels, peak)]
            for p in plist]
-    k = max(len(o) for o in ops)
-    if k == 0:
-        return None
+    k = max(1, max(len(o) for o in ops))
     out = np.zeros((len(plist), k * WORDS), np.float32)
     for i, sample in enumerate(ops):
         for j, op in enumerate(sample):

@@ -3,6 +3,7 @@ the plan), and the batch forms built on it."""
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from typing import Any, Callable
 
@@ -19,8 +20,9 @@ from .coords import (COORD_AXES, COORD_FIELD, COORD_MAP, COORD_MATRIX, Coords, b
 from .inputs import WARP_DTYPES, matrices, pack, read_regions, stack
 from .output import (PLAIN, ModelInput, fills as fills_of, model_output, options_key,
                      values_of_options)
-from .plan import (FIXED, MAX_BLUR_RADIUS, MAX_MEDIAN_SIZE, NO_MAP, PASS_BLUR, PASS_MEAN,
-                   PASS_MEDIAN, PASS_MOTION, PLANS,
+from . import lab
+from .plan import (CLAHE_ROWS, FIXED, MAX_BLUR_RADIUS, MAX_CLAHE_TILES, MAX_MEDIAN_SIZE,
+                   NO_MAP, PASS_BLUR, PASS_CLAHE, PASS_MEAN, PASS_MEDIAN, PASS_MOTION, PLANS,
                    WarpSpec, fixed_values, image_key, image_values, int32, int64,
                    warp_plan)
 
@@ -86,10 +88,13 @@ def warp_by(image: Any, matrix: Any, size: Any = None, sampling: Sampling = LINE
     rt = pick_runtime(queue, x)
     items = src.B if src_index is None else len(src_index)
     passes = [] if colour is None else colour_passes(_colour_ops(colour, items, src.dt))
+    kinds = pass_kinds(passes)
+    tiles, bands = clahe_tiles(passes, wo, ho) if any(k & PASS_CLAHE for k in kinds) \
+        else (0, 0)
     spec = WarpSpec(shape, items, wo, ho, len(ss) > 1,
                     src_index is not None, sampling.mode, sampling.pad, max(ss) > 1,
                     y_dtype, y_chw, ragged, kind,
-                    blocks(coords), bool(passes), pass_kinds(passes), colour_groups(passes))
+                    blocks(coords), bool(passes), kinds, colour_groups(passes), tiles, bands)
     finite_affine, tw_log2, pf = _work_split(kind, inv, wo, ho)
     plan = PLANS.get((rt, layout_key, wants_device_result(x), spec, tw_log2),
                      lambda: warp_plan(rt, x, spec, tw_log2))
@@ -104,6 +109,8 @@ def warp_by(image: Any, matrix: Any, size: Any = None, sampling: Sampling = LINE
     if src_index is not None:
         values["index"] = cl.Buffer(rt.context, ro,
                                     hostbuf=np.ascontiguousarray(src_index, np.int32))
+    if tiles:
+        values["LABT"] = _lab_tables(rt)
     for k, prog in enumerate(passes):  # the warp's operations, then each colour pass's
         values[f"COL{k or ''}"] = cl.Buffer(rt.context, ro, hostbuf=prog)
         values[f"ncol{k or ''}"] = int32(prog.shape[1] // COLOUR_WORDS)
@@ -122,6 +129,18 @@ def warp_by(image: Any, matrix: Any, size: Any = None, sampling: Sampling = LINE
     if pending is not None:  # the result once the pending waits are done
         return lambda: res if restore is None else restore(res)
     return res if restore is None else restore(res)
+
+
+#: OpenCV's Lab tables (engine/lab.py) on each context, made once (read-only in the kernels)
+_LAB_TABLES: dict = {}
+
+
+def _lab_tables(rt) -> cl.Buffer:
+    buf = _LAB_TABLES.get(rt.context)
+    if buf is None:
+        buf = _LAB_TABLES[rt.context] = cl.Buffer(
+            rt.context, cl.mem_flags.READ_ONLY | cl.mem_flags.COPY_HOST_PTR, hostbuf=lab.tables())
+    return buf
 
 
 def _array_channels(image: Any, ragged: bool) -> int:
@@ -203,7 +222,7 @@ def colour_peak(dtype: Any) -> float:
 #: the colour operations' codes (kernels_cl/colour.h's WK_COL_*)
 (COL_AFFINE, COL_GAMMA, COL_GRAY, COL_SHUFFLE, COL_SOLARIZE, COL_POSTERIZE, COL_CONTRAST,
  COL_SATURATE, COL_HUE, COL_HSV, COL_AFFINE_MEAN, COL_NOISE, COL_HOLE, COL_BLUR,
- COL_DATA, COL_MOTION, COL_MEDIAN, COL_CONV) = range(1, 19)
+ COL_DATA, COL_MOTION, COL_MEDIAN, COL_CONV, COL_CLAHE) = range(1, 20)
 
 #: colour operations on the image's mean as they find it (the contrast on the gray mean, the
 #: shift by the mean)
@@ -212,12 +231,12 @@ COLOUR_MEAN = (COL_CONTRAST, COL_AFFINE_MEAN)
 #: colour operations that need the whole image as they find it (its mean; the blurs and the
 #: median: each pixel's neighbours): each starts a pass of kernels_cl/colour_pass.cl after the
 #: warp
-COLOUR_WHOLE = (*COLOUR_MEAN, COL_BLUR, COL_MOTION, COL_MEDIAN, COL_CONV)
+COLOUR_WHOLE = (*COLOUR_MEAN, COL_BLUR, COL_MOTION, COL_MEDIAN, COL_CONV, COL_CLAHE)
 
 
 #: the group of each colour operation's code in a build (kernels_cl/colour.h's WK_COLG_*: the
 #: larger operations, each compiled only into the builds whose group mask has it); 0: always there
-_COLOUR_GROUP = np.zeros(COL_CONV + 1, np.int64)
+_COLOUR_GROUP = np.zeros(COL_CLAHE + 1, np.int64)
 _COLOUR_GROUP[[COL_GAMMA, COL_HUE, COL_HSV, COL_NOISE, COL_HOLE, COL_POSTERIZE]] = \
     [1, 2, 2, 4, 8, 16]
 #: the median's 5x5 and 7x7 networks (WK_COLG_MED5, WK_COLG_MED7): in the builds whose items
@@ -237,7 +256,7 @@ def colour_groups(passes: list[np.ndarray]) -> tuple[int, ...]:
     for k, p in enumerate(passes):
         ops = p.reshape(p.shape[0], -1, COLOUR_WORDS)
         codes = ops[:, :, 0].astype(np.int64)
-        groups = _COLOUR_GROUP[np.clip(codes, 0, COL_CONV)]
+        groups = _COLOUR_GROUP[np.clip(codes, 0, COL_CLAHE)]
         median = codes == COL_MEDIAN  # its 5x5 and 7x7 networks: groups of their own
         groups[median] |= np.select([ops[:, :, 1][median] == 5, ops[:, :, 1][median] == 7],
                                     [_MEDIAN_NET5, _MEDIAN_NET7], 0)
@@ -249,12 +268,40 @@ def colour_groups(passes: list[np.ndarray]) -> tuple[int, ...]:
 
 def pass_kinds(passes: list[np.ndarray]) -> tuple[int, ...]:
     """The kind (:data:`PASS_MEAN` | :data:`PASS_BLUR` | :data:`PASS_MOTION` |
-    :data:`PASS_MEDIAN`) of each colour pass after the warp (``passes``: :func:`colour_passes`'s
-    list, the warp's own operations first)."""
+    :data:`PASS_MEDIAN` | :data:`PASS_CLAHE`) of each colour pass after the warp (``passes``:
+    :func:`colour_passes`'s list, the warp's own operations first)."""
     return tuple(PASS_MEAN * bool(np.isin(p[:, 0], COLOUR_MEAN).any())
                  | PASS_BLUR * bool((p[:, 0] == COL_BLUR).any())
                  | PASS_MOTION * bool(np.isin(p[:, 0], (COL_MOTION, COL_CONV)).any())
-                 | PASS_MEDIAN * bool((p[:, 0] == COL_MEDIAN).any()) for p in passes[1:])
+                 | PASS_MEDIAN * bool((p[:, 0] == COL_MEDIAN).any())
+                 | PASS_CLAHE * bool((p[:, 0] == COL_CLAHE).any()) for p in passes[1:])
+
+
+def clahe_tiles(passes: list[np.ndarray], wo: int, ho: int) -> int:
+    """Fill in each CLAHE operation's words for an output of ``wo`` x ``ho`` (they start a
+    pass, so they are its first operation), as OpenCV's createCLAHE(clip, (gx, gy)).apply
+    computes them for that size: the histogram's integer limit (``int(clip * pixels / 256)``,
+    at least 1; 0: no limit), ``255 / pixels`` (float32), the tile's width and height (the image
+    grown to a multiple of the grid where it is not one: OpenCV then adds gx columns and gy rows
+    past the next multiple's remainder), their float32 reciprocals and the tile's bands of
+    :data:`CLAHE_ROWS` rows. Returns the most tiles an item has and the most bands a tile has
+    ((0, 0): no CLAHE)."""
+    most, bands = 0, 0
+    for p in passes[1:]:
+        ops = p.reshape(p.shape[0], -1, COLOUR_WORDS)
+        for i in np.flatnonzero(ops[:, 0, 0] == COL_CLAHE):
+            w = ops[i, 0]
+            gx, gy = int(w[3]), int(w[4])
+            we, he = (wo, ho) if wo % gx == 0 and ho % gy == 0 else \
+                (wo + gx - wo % gx, ho + gy - ho % gy)
+            tw, th = we // gx, he // gy
+            clip = float(w[1]) + float(w[2])
+            limit = max(int(clip * (tw * th) / 256), 1) if clip > 0 else 0
+            w[5:12] = [limit, np.float32(255) / np.float32(tw * th), tw, th,
+                       np.float32(1) / np.float32(tw), np.float32(1) / np.float32(th),
+                       -(-th // CLAHE_ROWS)]
+            most, bands = max(most, gx * gy), max(bands, -(-th // CLAHE_ROWS))
+    return most, bands
 
 
 def colour_passes(colour: np.ndarray) -> list[np.ndarray]:
@@ -304,6 +351,15 @@ def _check_filters(ops: np.ndarray) -> None:
         if not (size.is_integer() and size % 2 == 1 and 1 <= size <= MAX_MEDIAN_SIZE):
             raise ValueError(f"colour[{i}]'s operation {j}: COL_MEDIAN's size must be an odd "
                              f"whole number in [1, {MAX_MEDIAN_SIZE}], got {size:g}")
+    for i, j in zip(*np.nonzero(codes == COL_CLAHE)):
+        clip, gx, gy = (float(ops[i, j, k]) for k in (1, 3, 4))
+        clip += float(ops[i, j, 2])
+        if not (math.isfinite(clip) and clip >= 0):
+            raise ValueError(f"colour[{i}]'s operation {j}: COL_CLAHE's clip limit must be a "
+                             f"finite number >= 0, got {clip:g}")
+        if not all(g.is_integer() and 1 <= g <= MAX_CLAHE_TILES for g in (gx, gy)):
+            raise ValueError(f"colour[{i}]'s operation {j}: COL_CLAHE's tiles must be whole "
+                             f"numbers in [1, {MAX_CLAHE_TILES}] per axis, got {gx:g} x {gy:g}")
     for i, j in zip(*np.nonzero((codes == COL_BLUR) | (codes == COL_MOTION))):
         blur = codes[i, j] == COL_BLUR
         count = float(ops[i, j, 1])

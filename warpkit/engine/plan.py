@@ -19,13 +19,21 @@ from .._memory import (Operand, _c_strides, check_allocation, device_layout, rou
 from .._op import Arg, Launch, Plan, Scratch, Variant
 from ..runtime import PlanCache, Runtime, vec4
 from .coords import COORD_AXES, COORD_FIELD, COORD_MAP, COORD_MATRIX
+from .lab import DEFINES as LAB_DEFINES
 from .output import FLOAT_OUT
 
 #: what a colour pass does besides its pointwise operations (WarpSpec.colour_passes): some item
 #: starts it with an operation on the mean (the mean's launch), with a Gaussian blur (the rows'
 #: launch), with a motion blur or a 3x3 filter (taps in colour_apply), with a median (in
-#: colour_apply)
-PASS_MEAN, PASS_BLUR, PASS_MOTION, PASS_MEDIAN = 1, 2, 4, 8
+#: colour_apply), with CLAHE (its tiles' tables first: colour_clahe_lut)
+PASS_MEAN, PASS_BLUR, PASS_MOTION, PASS_MEDIAN, PASS_CLAHE = 1, 2, 4, 8, 16
+
+#: the most CLAHE tiles per axis (their tables: 256 bytes each, per item; engine.core refuses
+#: more before any launch)
+MAX_CLAHE_TILES = 64
+
+#: a CLAHE tile's rows per work-group of its histogram (kernels_cl/colour_pass.cl's CLAHE_ROWS)
+CLAHE_ROWS = 64
 
 #: the largest radius of a blur operation (kernels_cl/colour_pass.cl's CP_RMAX: its work-group
 #: tables are this size; engine.core refuses larger radii before any launch)
@@ -64,6 +72,10 @@ class WarpSpec:
     # each colour launch's groups of larger operations (the warp's, then each pass's): the
     # WK_COL_HEAVY of its build (kernels_cl/colour.h; engine.core.colour_groups)
     colour_groups: tuple[int, ...] = ()
+    # the most CLAHE tiles of an item (their tables' room per item), 0 without CLAHE, and the
+    # most bands of CLAHE_ROWS rows a tile has (colour_clahe_hist's work-groups per tile)
+    clahe_tiles: int = 0
+    clahe_bands: int = 0
 
 
 PLANS = PlanCache()
@@ -285,22 +297,36 @@ def _colour_passes(w: WarpSpec, dt: np.dtype, C: int, store: dict,
         scratch += (Scratch("S1", image),)
     if any(kind & PASS_BLUR for kind in w.colour_passes):
         scratch += (Scratch("T", w.items * C * w.ho * wp * 4),)
+    if w.clahe_tiles:
+        scratch += (Scratch("LUT", w.items * w.clahe_tiles * 256),
+                    Scratch("HIST", w.items * w.clahe_tiles * w.clahe_bands * 256 * 4))
     dims = (np.int32(w.ho), np.int32(w.wo))
     groups = (64, -(-w.ho // tile), w.items)  # colour_blur_rows' and colour_apply's
     launches = []
     for k, kind in enumerate(w.colour_passes, 1):
         src, col = f"S{(k - 1) % 2}", (Arg(f"COL{k}"), Arg(f"ncol{k}"))
         last = k == len(w.colour_passes)
-        blur = bool(kind & PASS_BLUR)
+        blur, clahe = bool(kind & PASS_BLUR), bool(kind & PASS_CLAHE)
         defines = {**VALUE_TYPES[dt].defines("X"), **(store if last else {}), "CH": C,
                    "BLUR": int(blur), "MOTION": int(bool(kind & PASS_MOTION)),
-                   "MEDIAN": int(bool(kind & PASS_MEDIAN)),
+                   "MEDIAN": int(bool(kind & PASS_MEDIAN)), "CLAHE": int(clahe),
                    "WK_COL_HEAVY": w.colour_groups[k],
-                   **({"CP_RMAX": MAX_BLUR_RADIUS} if blur else {})}
+                   **({"CP_RMAX": MAX_BLUR_RADIUS} if blur else {}),
+                   **({**LAB_DEFINES, "CLAHE_ROWS": CLAHE_ROWS} if clahe else {})}
+        tables = (Arg("LUT"), np.int32(w.clahe_tiles), Arg("LABT")) if clahe else ()
         if kind & PASS_MEAN:
             mean = Variant.of("colour_pass.cl", "colour_mean", **defines)
             launches.append(Launch(mean, (Arg(src), *dims, Arg("P"), *col), (64, bands, w.items),
                                    (64, 1, 1)))
+        if clahe:
+            sizes = (np.int32(w.clahe_tiles), np.int32(w.clahe_bands))
+            hist = Variant.of("colour_pass.cl", "colour_clahe_hist", **defines)
+            launches.append(Launch(hist, (Arg(src), *dims, Arg("HIST"), *sizes, *col,
+                                          Arg("LABT")),
+                                   (64, w.clahe_tiles * w.clahe_bands, w.items), (64, 1, 1)))
+            lut = Variant.of("colour_pass.cl", "colour_clahe_lut", **defines)
+            launches.append(Launch(lut, (Arg("HIST"), Arg("LUT"), *sizes, *col),
+                                   (64, w.clahe_tiles, w.items), (64, 1, 1)))
         if blur:
             filt = Variant.of("colour_pass.cl", "colour_blur_rows", **defines)
             launches.append(Launch(filt, (Arg(src), *dims, Arg("T"), np.int32(wp), *col,
@@ -309,6 +335,6 @@ def _colour_passes(w: WarpSpec, dt: np.dtype, C: int, store: dict,
         launches.append(Launch(apply, (Arg(src), *dims, Arg("P"), np.int32(bands),
                                        Arg("Y" if last else f"S{k % 2}"), Arg("yscale"),
                                        Arg("ybias"), *col, np.int32(tile),
-                                       *((Arg("T"), np.int32(wp)) if blur else ())),
+                                       *((Arg("T"), np.int32(wp)) if blur else ()), *tables),
                                groups, (64, 1, 1)))
     return tuple(launches), scratch
