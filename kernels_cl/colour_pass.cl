@@ -609,8 +609,8 @@ inline __attribute__((always_inline)) void cp_blur_cols(__global const float *T,
  * colour_clahe_hist counts each tile's levels, colour_clahe_lut makes its table of 256 levels
  * in LUT (item, tile); colour_apply interpolates each pixel's level between its 4 nearest
  * tiles' tables. */
-#ifndef CLAHE_ROWS
-#define CLAHE_ROWS 64 /* a tile's rows per band (engine.plan.CLAHE_ROWS) */
+#ifndef CLAHE_PIXELS
+#define CLAHE_PIXELS 4096 /* a band's pixels, about (engine.plan.CLAHE_PIXELS) */
 #endif
 #define CLAHE_PARAM , __global const uchar *restrict LUT, int max_tiles, __global const int *restrict LABT
 
@@ -664,42 +664,41 @@ inline int cl_l_at(__global const X_T *p, __global const int *T) {
 /* The histograms of an item whose pass starts with WK_COL_CLAHE (op: code, clip limit's two
  * float parts, gx, gy, then filled in by the host for this output size: the histogram's
  * integer limit (0: none), 255 / the tile's pixels, the tile's width and height, 1 / width,
- * 1 / height, the tile's bands of CLAHE_ROWS rows). The tiles cover the image grown to a
- * multiple of the grid where it is not one (OpenCV's copyMakeBorder, reflected without
- * repeating the edge: cp_reflect). A work-group of 64 takes a band of a tile's rows (a local
- * histogram) and writes its counts to H (item, tile, band): the bands keep every work-item's
- * loops short (Mesa llvmpipe ends a shader's loops past about 65000 turns, its work-items'
- * together, which one work-group per tile reached near 1000 x 1500 pixels), and spread a large
- * tile over the device. NDRange: (64, max_tiles * max_bands, B). */
+ * 1 / height, the tile's bands). The tiles cover the image grown to a multiple of the grid
+ * where it is not one (OpenCV's copyMakeBorder, reflected without repeating the edge:
+ * cp_reflect). A work-item counts a band of a tile's rows, about CLAHE_PIXELS pixels
+ * (CLAHE_PIXELS / the tile's width rows, at least one), into a histogram of its own, and writes
+ * it to H (item, tile, band): no atomics (on PoCL a local histogram's atomic increments cost
+ * twice the whole count), and short loops (Mesa llvmpipe ends a shader's loops past about 65000
+ * turns, which one work-group per tile reached near 1000 x 1500 pixels).
+ * NDRange: (max_tiles * max_bands rounded up to 64, 1, B). */
 __kernel void colour_clahe_hist(__global const X_T *restrict S, int Ho, int Wo,
                                 __global int *restrict H, int max_tiles, int max_bands,
                                 __global const float *restrict COL, int ncol,
                                 __global const int *restrict LABT) {
-    const int lid = (int)get_local_id(0), g = (int)get_group_id(1), b = (int)get_global_id(2);
+    const int g = (int)get_global_id(0), b = (int)get_global_id(2);
     const int t = g / max_bands, band = g - t * max_bands;
     __global const float *op = WK_COL_OF(b);
-    /* (the whole work-group returns or none does: one item, tile and band) */
     if ((int)op[0] != WK_COL_CLAHE) return;
     const int gx = (int)op[3], gy = (int)op[4];
     if (t >= gx * gy || band >= (int)op[11]) return;
     const int tw = (int)op[7], th = (int)op[8];
     const int ty = t / gx, tx = t - ty * gx;
-    __local int hist[256];
-    for (int i = lid; i < 256; i += 64) hist[i] = 0;
-    barrier(CLK_LOCAL_MEM_FENCE);
-    const int x0 = tx * tw, y0 = ty * th + band * CLAHE_ROWS;
-    const int rows = min(CLAHE_ROWS, th - band * CLAHE_ROWS);
+    const int per = max(CLAHE_PIXELS / tw, 1);
+    int hist[256];
+    for (int i = 0; i < 256; i++) hist[i] = 0;
+    const int x0 = tx * tw, y0 = ty * th + band * per;
+    const int rows = min(per, th - band * per);
     for (int yy = 0; yy < rows; yy++) {
         const int y = y0 + yy < Ho ? y0 + yy : cp_reflect(y0 + yy, Ho);
         __global const X_T *row = S + ((long)b * Ho + y) * Wo * CH;
-        for (int xx = lid; xx < tw; xx += 64) {
+        for (int xx = 0; xx < tw; xx++) {
             const int x = x0 + xx < Wo ? x0 + xx : cp_reflect(x0 + xx, Wo);
-            atomic_inc(&hist[cl_l_at(row + (long)x * CH, LABT)]);
+            hist[cl_l_at(row + (long)x * CH, LABT)]++;
         }
     }
-    barrier(CLK_LOCAL_MEM_FENCE);
     __global int *h = H + (((long)b * max_tiles + t) * max_bands + band) * 256;
-    for (int i = lid; i < 256; i += 64) h[i] = hist[i];
+    for (int i = 0; i < 256; i++) h[i] = hist[i];
 }
 
 /* Each tile's table from its bands' counts: clipped at the limit, what was clipped spread
@@ -747,8 +746,58 @@ __kernel void colour_clahe_lut(__global const int *restrict H, __global uchar *r
     }
 }
 
+/* 8 entries t[i] of a table, i per lane */
+#define CL_GATHER8(t, i) \
+    ((int8)((t)[(i).s0], (t)[(i).s1], (t)[(i).s2], (t)[(i).s3], (t)[(i).s4], (t)[(i).s5], \
+            (t)[(i).s6], (t)[(i).s7]))
+#define CL_DESCALE8(v, n) (((v) + (1 << ((n) - 1))) >> (n))
+
+/* cl_rgb_lab for 8 pixels: L, a, b (levels) */
+inline __attribute__((always_inline)) void cl_rgb_lab8(int8 r, int8 g, int8 b,
+                                                       __global const int *T, int8 *L, int8 *A,
+                                                       int8 *B) {
+    __global const int *cf = T + LT_COEFFS, *cb = T + LT_CBRT;
+    const int8 R = CL_GATHER8(T + LT_GAMMA, r), G = CL_GATHER8(T + LT_GAMMA, g);
+    const int8 Bl = CL_GATHER8(T + LT_GAMMA, b);
+    const int8 ix = CL_DESCALE8(R * cf[0] + G * cf[1] + Bl * cf[2], 12);
+    const int8 iy = CL_DESCALE8(R * cf[3] + G * cf[4] + Bl * cf[5], 12);
+    const int8 iz = CL_DESCALE8(R * cf[6] + G * cf[7] + Bl * cf[8], 12);
+    const int8 fx = CL_GATHER8(cb, ix), fy = CL_GATHER8(cb, iy), fz = CL_GATHER8(cb, iz);
+    const int8 lo = (int8)0, hi = (int8)255; /* (vector bounds: see cp_clahe8) */
+    *L = clamp(CL_DESCALE8(((116 * 255 + 50) / 100) * fy - (16 * 255 * (1 << 15) + 50) / 100, 15),
+               lo, hi);
+    *A = clamp(CL_DESCALE8(500 * (fx - fy) + 128 * (1 << 15), 15), lo, hi);
+    *B = clamp(CL_DESCALE8(200 * (fy - fz) + 128 * (1 << 15), 15), lo, hi);
+}
+
+/* cl_lab_rgb for 8 pixels: RGB levels in r, g, b */
+inline __attribute__((always_inline)) void cl_lab_rgb8(int8 l, int8 a, int8 b,
+                                                       __global const int *T, int8 *r, int8 *g,
+                                                       int8 *bl) {
+    __global const int *cf = T + LT_INV_COEFFS, *ig = T + LT_INV_GAMMA;
+    const int8 y = CL_GATHER8(T + LT_YF, 2 * l), ify = CL_GATHER8(T + LT_YF + 1, 2 * l);
+    const int8 adiv = ((5 * a * 53687 + (1 << 7)) >> 13) - 128 * (1 << 14) / 500;
+    const int8 bdiv = ((b * 41943 + (1 << 4)) >> 9) - 128 * (1 << 14) / 200 + 1;
+    const int8 x = CL_GATHER8(T + LT_ABXZ - LT_MIN_AB, ify + adiv);
+    const int8 z = CL_GATHER8(T + LT_ABXZ - LT_MIN_AB, ify - bdiv);
+    const int8 lo = (int8)0, hi = (int8)(LT_INV_SIZE - 1);
+    *r = CL_GATHER8(ig, clamp(CL_DESCALE8(cf[0] * x + cf[1] * y + cf[2] * z, 14), lo, hi));
+    *g = CL_GATHER8(ig, clamp(CL_DESCALE8(cf[3] * x + cf[4] * y + cf[5] * z, 14), lo, hi));
+    *bl = CL_GATHER8(ig, clamp(CL_DESCALE8(cf[6] * x + cf[7] * y + cf[8] * z, 14), lo, hi));
+}
+
+/* 8-bit levels of 8 values as cp_load8 gives them */
+inline int8 cl_levels8(float8 v) {
+#if WK_COL_INT
+    return convert_int8(v);
+#else
+    return convert_int8(rint(v * 255.0f));
+#endif
+}
+
 /* 8 pixels of the block at (xo, yo) (lanes past n repeat the last one) through the item's
- * CLAHE: v[c] as cp_load8 gives them, in and out */
+ * CLAHE: v[c] as cp_load8 gives them, in and out; OpenCV's arithmetic lane by lane, in
+ * vectors (the tables read lane by lane) */
 inline void cp_clahe8(__global const X_T *S, int Ho, int Wo, int b, int xo, int yo, int n,
                       __global const float *op, __global const uchar *LUT, int max_tiles,
                       __global const int *T, float8 *v) {
@@ -764,33 +813,28 @@ inline void cp_clahe8(__global const X_T *S, int Ho, int Wo, int b, int xo, int 
     ty2 = min(ty2, gy - 1);
     __global const uchar *l1 = LUT + ((long)b * max_tiles + ty1 * gx) * 256;
     __global const uchar *l2 = LUT + ((long)b * max_tiles + ty2 * gx) * 256;
-    float in[4][8], out[4][8];
-    WK_EACH_C(WK_STORE8(float8, v[c], in[c]));
-    for (int k = 0; k < 8; k++) {
-        const int x = xo + (k < n ? k : n - 1);
-        const float txf = (float)x * inv_tw - 0.5f;
-        int tx1 = (int)floor(txf), tx2 = tx1 + 1;
-        const float xa = txf - (float)tx1, xa1 = 1.0f - xa;
-        tx1 = max(tx1, 0);
-        tx2 = min(tx2, gx - 1);
-        int3 lab = (int3)(cl_level(in[0][k]), 0, 0);
-        if (C >= 3) lab = cl_rgb_lab(lab.x, cl_level(in[1][k]), cl_level(in[2][k]), T, 1);
-        const int i1 = tx1 * 256 + lab.x, i2 = tx2 * 256 + lab.x;
-        const float p1 = (float)l1[i1] * xa1, p2 = (float)l1[i2] * xa;
-        const float q1 = (float)l2[i1] * xa1, q2 = (float)l2[i2] * xa;
-        const float r1 = (p1 + p2) * ya1, r2 = (q1 + q2) * ya;
-        const int l = (int)clamp(rint(r1 + r2), 0.0f, 255.0f);
-        int3 rgb = (int3)(l, 0, 0);
-        if (C >= 3) rgb = cl_lab_rgb(l, lab.y, lab.z, T);
-        /* levels back (float images: level / 255) */
-        const float3 f = WK_COL_INT ? convert_float3(rgb) : convert_float3(rgb) / 255.0f;
-        out[0][k] = f.x;
-        if (C >= 3) {
-            out[1][k] = f.y;
-            out[2][k] = f.z;
-        }
-    }
-    WK_EACH_C(v[c] = WK_LOAD8(out[c]));
+    const int8 lane = (int8)(0, 1, 2, 3, 4, 5, 6, 7);
+    const float8 x = convert_float8(xo + (lane < n ? lane : (int8)(n - 1)));
+    const float8 txf = x * inv_tw - 0.5f;
+    const float8 fl = floor(txf);
+    const float8 xa = txf - fl, xa1 = 1.0f - xa;
+    const int8 tx1 = convert_int8(fl);
+    /* (vector bounds, not scalars: Oclgrind 21.10 misreads an integer vector's
+     * clamp, min and max against scalars) */
+    const int8 c1 = max(tx1, (int8)0) * 256, c2 = min(tx1 + 1, (int8)(gx - 1)) * 256;
+    int8 L = cl_levels8(v[0]), A = 0, B = 0;
+    if (C >= 3) cl_rgb_lab8(L, cl_levels8(v[1]), cl_levels8(v[2]), T, &L, &A, &B);
+    const float8 p1 = convert_float8(CL_GATHER8(l1, c1 + L)) * xa1;
+    const float8 p2 = convert_float8(CL_GATHER8(l1, c2 + L)) * xa;
+    const float8 q1 = convert_float8(CL_GATHER8(l2, c1 + L)) * xa1;
+    const float8 q2 = convert_float8(CL_GATHER8(l2, c2 + L)) * xa;
+    const float8 r1 = (p1 + p2) * ya1, r2 = (q1 + q2) * ya;
+    const int8 l = convert_int8(wk_clamp8(rint(r1 + r2), 0.0f, 255.0f));
+    int8 o[3] = {l, l, l};
+    if (C >= 3) cl_lab_rgb8(l, A, B, T, &o[0], &o[1], &o[2]);
+    /* levels back (float images: level / 255) */
+    WK_EACH_C(const float8 f = convert_float8(o[c < 3 ? c : 0]);
+              v[c] = WK_COL_INT ? f : f / 255.0f);
 }
 #else
 #define CLAHE_PARAM

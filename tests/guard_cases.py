@@ -366,8 +366,9 @@ def colour_family():
                 img)
 
 
-FAMILIES = {"colour": colour_family, "fields": fields_family, "remap": remap_family, "warp": warp_family, "wide": wide_family,
-            "model_input": model_input_family, "crop": crop_family, "grid_sample": grid_sample_family,
+FAMILIES = {"colour": colour_family, "fields": fields_family, "remap": remap_family,
+            "warp": warp_family, "wide": wide_family, "model_input": model_input_family,
+            "crop": crop_family, "grid_sample": grid_sample_family,
             "affine_grid": affine_grid_family, "roi_align": roi_align_family}
 
 if __name__ == "__main__":

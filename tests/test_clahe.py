@@ -70,7 +70,7 @@ def test_clahe_equals_albumentations(photo, clip, grid, dtype, queue):
 
 
 def test_a_large_tile(queue):
-    """One tile of 1500 x 2000 pixels (its histogram counted by 24 work-groups of 64 rows):
+    """One tile of 1500 x 2000 pixels (its histogram counted by 750 work-items of 2 rows):
     albumentations' image (Mesa llvmpipe ends a shader's loops past about 65000 turns, which
     one work-group per tile reached)."""
     big = np.tile(skimage.data.coffee(), (4, 4, 1))[:1500, :2000].copy()

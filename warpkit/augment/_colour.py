@@ -45,8 +45,8 @@ from ..engine.core import (COL_AFFINE as AFFINE, COL_AFFINE_MEAN as AFFINE_MEAN,
 from ..engine.plan import MAX_BLUR_RADIUS, MAX_CLAHE_TILES, MAX_MEDIAN_SIZE
 from ._base import IDENTITY_ROW, Transform, contains, row_maps, value_range
 
-__all__ = ["Blur", "ChannelShuffle", "CLAHE", "ColorJitter", "colour_program", "ColourTransform", "Emboss",
-           "GaussianBlur", "GaussNoise", "HueSaturationValue", "InvertImg", "MedianBlur",
+__all__ = ["Blur", "ChannelShuffle", "CLAHE", "ColorJitter", "colour_program", "ColourTransform",
+           "Emboss", "GaussianBlur", "GaussNoise", "HueSaturationValue", "InvertImg", "MedianBlur",
            "MotionBlur", "Posterize", "RandomBrightnessContrast", "RandomGamma", "RGBShift",
            "Sharpen", "Solarize", "ToGray"]
 

@@ -21,7 +21,7 @@ from .inputs import WARP_DTYPES, matrices, pack, read_regions, stack
 from .output import (PLAIN, ModelInput, fills as fills_of, model_output, options_key,
                      values_of_options)
 from . import lab
-from .plan import (CLAHE_ROWS, FIXED, MAX_BLUR_RADIUS, MAX_CLAHE_TILES, MAX_MEDIAN_SIZE,
+from .plan import (CLAHE_PIXELS, FIXED, MAX_BLUR_RADIUS, MAX_CLAHE_TILES, MAX_MEDIAN_SIZE,
                    NO_MAP, PASS_BLUR, PASS_CLAHE, PASS_MEAN, PASS_MEDIAN, PASS_MOTION, PLANS,
                    WarpSpec, fixed_values, image_key, image_values, int32, int64,
                    warp_plan)
@@ -283,9 +283,9 @@ def clahe_tiles(passes: list[np.ndarray], wo: int, ho: int) -> int:
     computes them for that size: the histogram's integer limit (``int(clip * pixels / 256)``,
     at least 1; 0: no limit), ``255 / pixels`` (float32), the tile's width and height (the image
     grown to a multiple of the grid where it is not one: OpenCV then adds gx columns and gy rows
-    past the next multiple's remainder), their float32 reciprocals and the tile's bands of
-    :data:`CLAHE_ROWS` rows. Returns the most tiles an item has and the most bands a tile has
-    ((0, 0): no CLAHE)."""
+    past the next multiple's remainder), their float32 reciprocals and the tile's bands (of
+    ``CLAHE_PIXELS // width`` rows, at least one: colour_clahe_hist's work-items). Returns the
+    most tiles an item has and the most bands a tile has ((0, 0): no CLAHE)."""
     most, bands = 0, 0
     for p in passes[1:]:
         ops = p.reshape(p.shape[0], -1, COLOUR_WORDS)
@@ -299,8 +299,8 @@ def clahe_tiles(passes: list[np.ndarray], wo: int, ho: int) -> int:
             limit = max(int(clip * (tw * th) / 256), 1) if clip > 0 else 0
             w[5:12] = [limit, np.float32(255) / np.float32(tw * th), tw, th,
                        np.float32(1) / np.float32(tw), np.float32(1) / np.float32(th),
-                       -(-th // CLAHE_ROWS)]
-            most, bands = max(most, gx * gy), max(bands, -(-th // CLAHE_ROWS))
+                       -(-th // max(CLAHE_PIXELS // tw, 1))]
+            most, bands = max(most, gx * gy), max(bands, int(w[11]))
     return most, bands
 
 

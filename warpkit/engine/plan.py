@@ -32,8 +32,9 @@ PASS_MEAN, PASS_BLUR, PASS_MOTION, PASS_MEDIAN, PASS_CLAHE = 1, 2, 4, 8, 16
 #: more before any launch)
 MAX_CLAHE_TILES = 64
 
-#: a CLAHE tile's rows per work-group of its histogram (kernels_cl/colour_pass.cl's CLAHE_ROWS)
-CLAHE_ROWS = 64
+#: a CLAHE tile's pixels per work-item of its histogram, about: the rows of a band are this
+#: over the tile's width, at least one (kernels_cl/colour_pass.cl's CLAHE_PIXELS)
+CLAHE_PIXELS = 4096
 
 #: the largest radius of a blur operation (kernels_cl/colour_pass.cl's CP_RMAX: its work-group
 #: tables are this size; engine.core refuses larger radii before any launch)
@@ -73,7 +74,7 @@ class WarpSpec:
     # WK_COL_HEAVY of its build (kernels_cl/colour.h; engine.core.colour_groups)
     colour_groups: tuple[int, ...] = ()
     # the most CLAHE tiles of an item (their tables' room per item), 0 without CLAHE, and the
-    # most bands of CLAHE_ROWS rows a tile has (colour_clahe_hist's work-groups per tile)
+    # most bands a tile has (colour_clahe_hist's work-items per tile: CLAHE_PIXELS)
     clahe_tiles: int = 0
     clahe_bands: int = 0
 
@@ -312,7 +313,7 @@ def _colour_passes(w: WarpSpec, dt: np.dtype, C: int, store: dict,
                    "MEDIAN": int(bool(kind & PASS_MEDIAN)), "CLAHE": int(clahe),
                    "WK_COL_HEAVY": w.colour_groups[k],
                    **({"CP_RMAX": MAX_BLUR_RADIUS} if blur else {}),
-                   **({**LAB_DEFINES, "CLAHE_ROWS": CLAHE_ROWS} if clahe else {})}
+                   **({**LAB_DEFINES, "CLAHE_PIXELS": CLAHE_PIXELS} if clahe else {})}
         tables = (Arg("LUT"), np.int32(w.clahe_tiles), Arg("LABT")) if clahe else ()
         if kind & PASS_MEAN:
             mean = Variant.of("colour_pass.cl", "colour_mean", **defines)
@@ -323,7 +324,8 @@ def _colour_passes(w: WarpSpec, dt: np.dtype, C: int, store: dict,
             hist = Variant.of("colour_pass.cl", "colour_clahe_hist", **defines)
             launches.append(Launch(hist, (Arg(src), *dims, Arg("HIST"), *sizes, *col,
                                           Arg("LABT")),
-                                   (64, w.clahe_tiles * w.clahe_bands, w.items), (64, 1, 1)))
+                                   (round_up(w.clahe_tiles * w.clahe_bands, 64), 1, w.items),
+                                   (64, 1, 1)))
             lut = Variant.of("colour_pass.cl", "colour_clahe_lut", **defines)
             launches.append(Launch(lut, (Arg("HIST"), Arg("LUT"), *sizes, *col),
                                    (64, w.clahe_tiles, w.items), (64, 1, 1)))
