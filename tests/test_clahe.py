@@ -171,3 +171,24 @@ def test_ultralytics_recipe_ports(queue):
     one = W.from_albumentations(_quiet(A.Compose, [A.CLAHE(clip_limit=(2, 2), p=1)]))
     theirs = _quiet(A.Compose([A.CLAHE(clip_limit=(2, 2), p=1)]), image=COFFEE)["image"]
     assert np.abs(one(image=COFFEE, seed=0, queue=queue)["image"].astype(int) - theirs).max() <= 1
+
+
+def test_the_cli_takes_an_albumentations_file_with_clahe(tmp_path):
+    """``warpkit augment --pipeline`` with the JSON albumentations saves: CLAHE and Perspective
+    (no perspective at scale 0) give albumentations' CLAHE of the photo."""
+    from PIL import Image
+    from typer.testing import CliRunner
+
+    from warpkit.cli.app import app
+
+    Image.fromarray(COFFEE).save(tmp_path / "a.png")
+    recipe = _quiet(A.Compose, [A.Perspective(scale=(0, 0), p=1), A.CLAHE(clip_limit=(2, 2), p=1)])
+    _quiet(A.save, recipe, str(tmp_path / "aug.json"))
+    r = CliRunner().invoke(app, ["augment", str(tmp_path / "a.png"), "-o", str(tmp_path / "out"),
+                                 "--pipeline", str(tmp_path / "aug.json")])
+    assert r.exit_code == 0, r.output
+    (out,) = sorted((tmp_path / "out").iterdir())
+    got = np.asarray(Image.open(out))
+    theirs = _quiet(A.CLAHE(clip_limit=(2, 2), p=1), image=COFFEE)["image"]
+    assert got.shape == COFFEE.shape
+    assert np.abs(got.astype(int) - theirs).max() <= 1

@@ -6,8 +6,8 @@ image once (a batch in one launch), moving masks, boxes and keypoints with the s
 transforms (albumentations' names: ``ColorJitter``, ``HueSaturationValue``,
 ``RandomBrightnessContrast``, ``RandomGamma``, ``ToGray``, ``RGBShift``, ``ChannelShuffle``,
 ``InvertImg``, ``Solarize``, ``Posterize``; noise, dropout and blur) run inside that
-resampling, on each pixel before it is stored (a contrast on the image's mean in a pass after
-it, on the device). albumentations'
+resampling, on each pixel before it is stored (a contrast on the image's mean, a blur or
+``CLAHE`` in a pass after it, on the device). albumentations'
 geometric transforms come under their own names and parameters too (``Affine``,
 ``ShiftScaleRotate``, ``Rotate``, ``SafeRotate``, ``Perspective``, ``HorizontalFlip``,
 ``VerticalFlip``, ``Transpose``, ``D4``; the letterbox's ``LongestMaxSize``, ``SmallestMaxSize``,
