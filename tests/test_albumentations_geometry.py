@@ -164,6 +164,44 @@ def test_perspective_draws_albumentations_corners():
         t.map({"points": [[0, 0], [1, 1]]}, size)
 
 
+SIZED = [dict(min_max_height=(80, 150), size=(96, 128), w2h_ratio=1.3),
+         dict(min_max_height=(150, 260), size=(64, 64), w2h_ratio=2.0),
+         dict(min_max_height=(30, 40), size=(120, 90), w2h_ratio=0.7,
+              interpolation=cv2.INTER_CUBIC)]
+
+
+@pytest.mark.parametrize("kw", SIZED, ids=["mild", "past the image", "enlarged, cubic"])
+def test_random_sized_crop_equals_albumentations(kw, queue):
+    """RandomSizedCrop's recorded crop (its height drawn from min_max_height, width
+    int(height * w2h_ratio), each cut to the image) resized by albumentations' own apply gives
+    warpkit's image within 1 level, but near the edges of an enlarged crop, where cv2.resize
+    repeats the crop's edge pixels and warpkit reads the image beyond them."""
+    t = W.RandomSizedCrop(**kw)
+    lo, hi = kw["min_max_height"]
+    for seed in range(4):
+        out = W.Compose([t])(image=PHOTO, seed=seed, queue=queue)
+        x, y, w, h = out["params"]["steps"][0]["box"]
+        assert min(lo, PHOTO.shape[0]) <= h <= hi and w == min(int(h * kw["w2h_ratio"]),
+                                                                PHOTO.shape[1])
+        theirs = _quiet_apply(A.RandomSizedCrop(**kw, p=1), PHOTO, (x, y, x + w, y + h))
+        assert out["image"].shape == theirs.shape == (*kw["size"], 3)
+        # the enlarged edge's pixels: those whose taps (2 source pixels each side for cubic)
+        # reach past the crop; cv2.resize's cubic weights are fixed point (11 bits): within 2
+        cubic = kw.get("interpolation") == cv2.INTER_CUBIC
+        my, mx = ((1 + cubic) * -(-kw["size"][0] // h) + 1,
+                  (1 + cubic) * -(-kw["size"][1] // w) + 1)
+        inner = (slice(my, -my) if kw["size"][0] > h else slice(None),
+                 slice(mx, -mx) if kw["size"][1] > w else slice(None))
+        levels = 2 if cubic else 1
+        assert np.abs(out["image"][inner].astype(int) - theirs[inner]).max() <= levels
+
+
+def _quiet_apply(t, img, crop):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return t.apply(img, crop_coords=crop)
+
+
 def test_d4_elements_are_albumentations_own(queue):
     img = PHOTO[:40, :70]
     seen = set()
@@ -232,6 +270,8 @@ def test_their_resampling_becomes_the_pipelines():
      r"keep_ratio=True needs one"),
     (lambda: W.ShiftScaleRotate(shift_limit=2), r"shift_limit_x must lie in \[-1, 1\]"),
     (lambda: W.Rotate(crop_border="yes"), r"crop_border must be True or False"),
+    (lambda: W.RandomSizedCrop((10, 20.5), 32), r"min_max_height must be whole rows"),
+    (lambda: W.RandomSizedCrop((10, 20), 32, w2h_ratio=0), r"w2h_ratio must be > 0"),
     (lambda: W.Perspective(scale=(-0.1, 0.1)), r"scale"),
     (lambda: W.Perspective(keep_size=1), r"keep_size must be True or False"),
     (lambda: W.Perspective(border_mode=3), r"border_mode must be one of 0"),
@@ -250,13 +290,17 @@ def test_from_albumentations_maps_them(queue):
                             A.Rotate(limit=10, border_mode=cv2.BORDER_REFLECT_101),
                             A.SafeRotate(border_mode=cv2.BORDER_REFLECT_101), A.Transpose(),
                             A.D4(p=0.2), A.Perspective(scale=(0.02, 0.08), keep_size=False,
-                                                       border_mode=cv2.BORDER_REFLECT_101)])
+                                                       border_mode=cv2.BORDER_REFLECT_101),
+                            A.RandomSizedCrop((50, 80), (64, 48), w2h_ratio=0.75)])
     ours = W.from_albumentations(recipe)
     assert [type(t).__name__ for t in ours.transforms] == \
-        ["Affine", "ShiftScaleRotate", "Rotate", "SafeRotate", "Transpose", "D4", "Perspective"]
+        ["Affine", "ShiftScaleRotate", "Rotate", "SafeRotate", "Transpose", "D4", "Perspective",
+         "RandomSizedCrop"]
     assert ours.padding == "reflect_101"
-    assert [t.p for t in ours.transforms] == [1, 0.3, 0.5, 0.5, 0.5, 0.2, 0.5]
-    persp = ours.transforms[-1]
+    assert [t.p for t in ours.transforms] == [1, 0.3, 0.5, 0.5, 0.5, 0.2, 0.5, 1]
+    sized = ours.transforms[-1]
+    assert (sized.min_max_height, sized.size, sized.w2h_ratio) == ((50, 80), (48, 64), 0.75)
+    persp = ours.transforms[-2]
     assert (persp.scale, persp.keep_size, persp.fit_output) == ((0.02, 0.08), False, False)
     again = W.Compose.from_dict(ours.to_dict())
     assert again.to_dict() == ours.to_dict()

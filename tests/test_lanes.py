@@ -14,7 +14,8 @@ from warpkit.augment import (Blur, CenterCrop, ChannelShuffle, CoarseDropout, Co
                              GaussNoise, HueSaturationValue, InvertImg, MedianBlur, MotionBlur,
                              OneOf, Pad, Posterize, RandomAffine, RandomBrightnessContrast,
                              RandomCrop, RandomGamma, RandomHorizontalFlip, RandomPerspective, RandomResizedCrop,
-                             RandomRotate90, RandomRotation, RandomVerticalFlip, Resize, RGBShift,
+                             RandomRotate90, RandomRotation, RandomSizedCrop, RandomVerticalFlip,
+                             Resize, RGBShift,
                              Sharpen, Solarize, ToGray, stream)
 from warpkit.augment import (CLAHE, D4, Affine, LongestMaxSize, PadIfNeeded, Perspective, RandomScale,
                              Rotate, SmallestMaxSize)
@@ -134,6 +135,7 @@ PIPELINES = [
              Affine(translate_px={"x": (-3, 4), "y": 2}, scale=(0.9, 1.1), keep_ratio=True),
              Rotate(20, p=0.6), D4(), PadIfNeeded(48, 40, position="random"),
              Perspective((0.05, 0.3), keep_size=False), Perspective(0.2, fit_output=True),
+             RandomSizedCrop((20, 60), (24, 32), w2h_ratio=1.4, p=0.7),
              SmallestMaxSize(max_size_hw=(30, None)),
              PadIfNeeded(None, None, pad_height_divisor=8, pad_width_divisor=16)]),
 ]

@@ -57,8 +57,8 @@ from ._epochs import EpochSampler, RepeatedSampleWarning, SampleKey
 from ._prefetch import batches
 from ._streams import stream
 from ._transforms import (CenterCrop, Pad, RandomCrop, RandomHorizontalFlip, RandomPerspective,
-                          RandomResizedCrop, RandomRotate90, RandomRotation, RandomVerticalFlip,
-                          Resize)
+                          RandomResizedCrop, RandomRotate90, RandomRotation, RandomSizedCrop,
+                          RandomVerticalFlip, Resize)
 
 __all__ = ["Affine", "AtLeastOneBBoxRandomCrop", "batches", "BboxParams", "BBoxSafeRandomCrop",
            "Blur", "CenterCrop", "ChannelShuffle", "CLAHE", "CoarseDropout", "collate", "ColorJitter",
@@ -70,6 +70,7 @@ __all__ = ["Affine", "AtLeastOneBBoxRandomCrop", "batches", "BboxParams", "BBoxS
            "RandomAffine", "RandomBrightnessContrast", "RandomCrop", "RandomGamma",
            "RandomHorizontalFlip", "RandomIoUCrop", "RandomPerspective", "RandomResizedCrop",
            "RandomRotate90", "RandomRotation", "RandomScale", "RandomSizedBBoxSafeCrop",
+           "RandomSizedCrop",
            "RandomVerticalFlip", "RandomZoomOut", "RepeatedSampleWarning", "Resize", "RGBShift",
            "Rotate", "SafeRotate", "SampleKey", "Sharpen", "ShiftScaleRotate", "SmallestMaxSize",
            "Solarize", "stream", "ThinPlateSpline", "ToGray", "Transform", "Transpose",

@@ -241,6 +241,8 @@ SUPPORTED: dict[str, Callable[[_Args, _Pipeline], Transform | None]] = {
     "RandomRotate90": _rotate90,
     "RandomResizedCrop": _resampled(T.RandomResizedCrop, "size", "scale", "ratio",
                                     "area_for_downscale", p=1.0, border=False),
+    "RandomSizedCrop": _resampled(T.RandomSizedCrop, "min_max_height", "size", "w2h_ratio",
+                                  "area_for_downscale", p=1.0, border=False),
     "Resize": _resampled(T.Resize, "height", "width", "area_for_downscale", p=1.0, border=False),
     # (their border_mode, fill and fill_mask serve only pad_if_needed, which they refuse)
     "CenterCrop": _resampled(T.CenterCrop, "height", "width", *_CROP_PADDING, p=1.0,

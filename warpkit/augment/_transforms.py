@@ -17,8 +17,8 @@ from ._base import (Resampled, Transform, about_centres, crop_map, crop_row, row
                     size_arg, size_hw, size_or_hw, value_range)
 
 __all__ = ["CenterCrop", "Pad", "RandomCrop", "RandomHorizontalFlip", "RandomPerspective",
-           "RandomResizedCrop", "RandomRotate90", "RandomRotation", "RandomVerticalFlip",
-           "Resize"]
+           "RandomResizedCrop", "RandomRotate90", "RandomRotation", "RandomSizedCrop",
+           "RandomVerticalFlip", "Resize"]
 
 
 class RandomHorizontalFlip(Transform):
@@ -376,6 +376,54 @@ class RandomResizedCrop(Resampled):
     def config(self):
         return {"size": size_hw(self.size), "scale": list(self.scale), "ratio": list(self.ratio),
                 **self.resampling_config()}
+
+
+class RandomSizedCrop(RandomResizedCrop):
+    """albumentations' RandomSizedCrop: a crop ``crop_h`` rows tall (a whole number drawn from
+    ``min_max_height``, both ends included) and ``int(crop_h * w2h_ratio)`` wide (each cut to
+    the image), placed at a random start (``int((H - crop_h + 1) * u)`` for a uniform ``u``, the
+    same for x), resized to ``size`` = (height, width). The draws, in albumentations' order
+    (the height, then the row's start, then the column's), come from the sample's stream.
+
+    Example:
+        >>> t = RandomSizedCrop(min_max_height=(50, 50), size=(32, 32), w2h_ratio=2.0)
+        >>> t.draw(np.random.default_rng(0), (200, 100))["box"][2:]    # width 100, height 50
+        [100, 50]
+    """
+
+    def __init__(self, min_max_height: Sequence[int], size: Any, w2h_ratio: float = 1.0,
+                 interpolation: Any = 1, mask_interpolation: Any = 0,
+                 area_for_downscale: Any = None, p: float = 1.0) -> None:
+        super().__init__(size, p=p, interpolation=interpolation,
+                         mask_interpolation=mask_interpolation,
+                         area_for_downscale=area_for_downscale)
+        lo, hi = value_range(min_max_height, "min_max_height", False, 1, math.inf)[0]
+        if lo != int(lo) or hi != int(hi):
+            raise ValueError(f"min_max_height must be whole rows, got {min_max_height!r}")
+        self.min_max_height = (int(lo), int(hi))
+        self.w2h_ratio = number(w2h_ratio, "w2h_ratio")
+        if not self.w2h_ratio > 0:
+            raise ValueError(f"w2h_ratio must be > 0, got {w2h_ratio!r}")
+
+    def _box(self, h: int, u_y: float, u_x: float, size: tuple[int, int]) -> dict:
+        """albumentations' get_crop_coords: the crop cut to the image, then placed."""
+        W, H = size
+        ch, cw = min(h, H), min(int(h * self.w2h_ratio), W)
+        y, x = int((H - ch + 1) * u_y), int((W - cw + 1) * u_x)
+        return {"box": [x, y, cw, ch]}
+
+    def draw(self, rng, size):
+        h = int(rng.integers(self.min_max_height[0], self.min_max_height[1] + 1))
+        return self._box(h, rng.random(), rng.random(), size)
+
+    def draw_lanes(self, lanes, sizes):
+        h = lanes.integers(self.min_max_height[0], self.min_max_height[1] + 1).tolist()
+        u_y, u_x = lanes.random().tolist(), lanes.random().tolist()
+        return [self._box(*v, s) for *v, s in zip(h, u_y, u_x, sizes)]
+
+    def config(self):
+        return {"min_max_height": list(self.min_max_height), "size": size_hw(self.size),
+                "w2h_ratio": self.w2h_ratio, **self.resampling_config()}
 
 
 class Pad(Resampled):
