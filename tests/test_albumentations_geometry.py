@@ -196,6 +196,26 @@ def test_random_sized_crop_equals_albumentations(kw, queue):
         assert np.abs(out["image"][inner].astype(int) - theirs[inner]).max() <= levels
 
 
+@pytest.mark.parametrize("fractions", [(0.2, 0.3, 0.1, 0.4), (0.5, 0.5, 0.0, 1.0),
+                                       (0.0, 0.0, 0.0, 0.0)])
+def test_crops_from_borders_and_fixed_crops_equal_albumentations(fractions, queue):
+    """RandomCropFromBorders draws its ends as albumentations does (each end's range as its
+    draw makes it); the recorded crop, cut by albumentations' own apply, is warpkit's image to
+    the bit, and so is a fixed Crop."""
+    t = W.RandomCropFromBorders(*fractions)
+    H, W_ = PHOTO.shape[:2]
+    left, right, top, bottom = fractions
+    for seed in range(4):
+        out = W.Compose([t])(image=PHOTO, seed=seed, queue=queue)
+        x0, y0, x1, y1 = out["params"]["steps"][0]["crop"]
+        assert 0 <= x0 <= int(left * W_) and max(x0 + 1, int((1 - right) * W_)) <= x1 <= W_
+        assert 0 <= y0 <= int(top * H) and max(y0 + 1, int((1 - bottom) * H)) <= y1 <= H
+        theirs = _quiet_apply(A.RandomCropFromBorders(*fractions, p=1), PHOTO, (x0, y0, x1, y1))
+        np.testing.assert_array_equal(out["image"], theirs)
+    fixed = W.Compose([W.Crop(10, 20, 110, 70)])(image=PHOTO, seed=0, queue=queue)["image"]
+    np.testing.assert_array_equal(fixed, _theirs(A.Crop(10, 20, 110, 70))["image"])
+
+
 def _quiet_apply(t, img, crop):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
@@ -272,6 +292,13 @@ def test_their_resampling_becomes_the_pipelines():
     (lambda: W.Rotate(crop_border="yes"), r"crop_border must be True or False"),
     (lambda: W.RandomSizedCrop((10, 20.5), 32), r"min_max_height must be whole rows"),
     (lambda: W.RandomSizedCrop((10, 20), 32, w2h_ratio=0), r"w2h_ratio must be > 0"),
+    (lambda: W.Compose([W.Crop(10, 20, 310, 70)])(image=PHOTO, seed=0),
+     r"Crop\(10, 20, 310, 70\) reaches past the 300x200 image"),
+    (lambda: W.Crop(10, 20, 5, 70), r"Crop needs x_min < x_max and y_min < y_max"),
+    (lambda: W.Crop(-1, 0, 5, 5), r"x_min must be a whole number of pixels >= 0"),
+    (lambda: W.Crop(0, 0, 5, 5, pad_if_needed=True), r"Crop\(pad_if_needed=True\)"),
+    (lambda: W.RandomCropFromBorders(0.6, 0.5), r"crop_left \+ crop_right must be <= 1"),
+    (lambda: W.RandomCropFromBorders(crop_top=1.5), r"crop_top must be in \[0, 1\]"),
     (lambda: W.Perspective(scale=(-0.1, 0.1)), r"scale"),
     (lambda: W.Perspective(keep_size=1), r"keep_size must be True or False"),
     (lambda: W.Perspective(border_mode=3), r"border_mode must be one of 0"),
@@ -291,16 +318,19 @@ def test_from_albumentations_maps_them(queue):
                             A.SafeRotate(border_mode=cv2.BORDER_REFLECT_101), A.Transpose(),
                             A.D4(p=0.2), A.Perspective(scale=(0.02, 0.08), keep_size=False,
                                                        border_mode=cv2.BORDER_REFLECT_101),
-                            A.RandomSizedCrop((50, 80), (64, 48), w2h_ratio=0.75)])
+                            A.RandomSizedCrop((50, 80), (64, 48), w2h_ratio=0.75),
+                            A.RandomCropFromBorders(crop_left=0.3, p=0.4), A.Crop(2, 3, 40, 30)])
     ours = W.from_albumentations(recipe)
     assert [type(t).__name__ for t in ours.transforms] == \
         ["Affine", "ShiftScaleRotate", "Rotate", "SafeRotate", "Transpose", "D4", "Perspective",
-         "RandomSizedCrop"]
+         "RandomSizedCrop", "RandomCropFromBorders", "Crop"]
     assert ours.padding == "reflect_101"
-    assert [t.p for t in ours.transforms] == [1, 0.3, 0.5, 0.5, 0.5, 0.2, 0.5, 1]
-    sized = ours.transforms[-1]
+    assert [t.p for t in ours.transforms] == [1, 0.3, 0.5, 0.5, 0.5, 0.2, 0.5, 1, 0.4, 1]
+    assert ours.transforms[-2].fractions == (0.3, 0.1, 0.1, 0.1)
+    assert ours.transforms[-1].box == (2, 3, 40, 30)
+    sized = ours.transforms[-3]
     assert (sized.min_max_height, sized.size, sized.w2h_ratio) == ((50, 80), (48, 64), 0.75)
-    persp = ours.transforms[-2]
+    persp = ours.transforms[-4]
     assert (persp.scale, persp.keep_size, persp.fit_output) == ((0.02, 0.08), False, False)
     again = W.Compose.from_dict(ours.to_dict())
     assert again.to_dict() == ours.to_dict()

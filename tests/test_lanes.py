@@ -13,12 +13,12 @@ from warpkit.augment import (Blur, CenterCrop, ChannelShuffle, CoarseDropout, Co
                              Compose, ElasticTransform, Emboss, Erasing, GaussianBlur,
                              GaussNoise, HueSaturationValue, InvertImg, MedianBlur, MotionBlur,
                              OneOf, Pad, Posterize, RandomAffine, RandomBrightnessContrast,
-                             RandomCrop, RandomGamma, RandomHorizontalFlip, RandomPerspective, RandomResizedCrop,
-                             RandomRotate90, RandomRotation, RandomSizedCrop, RandomVerticalFlip,
-                             Resize, RGBShift,
-                             Sharpen, Solarize, ToGray, stream)
-from warpkit.augment import (CLAHE, D4, Affine, LongestMaxSize, PadIfNeeded, Perspective, RandomScale,
-                             Rotate, SmallestMaxSize)
+                             RandomCrop, RandomGamma, RandomHorizontalFlip, RandomPerspective,
+                             RandomResizedCrop, RandomRotate90, RandomRotation, RandomSizedCrop,
+                             RandomVerticalFlip, Resize, RGBShift, Sharpen, Solarize, ToGray,
+                             stream)
+from warpkit.augment import (CLAHE, D4, Affine, Crop, LongestMaxSize, PadIfNeeded, Perspective,
+                             RandomCropFromBorders, RandomScale, Rotate, SmallestMaxSize)
 from warpkit.augment._base import lanes_ok
 from warpkit.augment._lanes import LANES_FROM, Lanes, draw_samples, philox_blocks
 from warpkit.augment._streams import philox_keys
@@ -136,6 +136,8 @@ PIPELINES = [
              Rotate(20, p=0.6), D4(), PadIfNeeded(48, 40, position="random"),
              Perspective((0.05, 0.3), keep_size=False), Perspective(0.2, fit_output=True),
              RandomSizedCrop((20, 60), (24, 32), w2h_ratio=1.4, p=0.7),
+             RandomCropFromBorders(0.3, 0.2, 0.5, 0.5, p=0.6), RandomCropFromBorders(1, 0, 0, 1),
+             Crop(0, 0, 1, 1, p=0.2),
              SmallestMaxSize(max_size_hw=(30, None)),
              PadIfNeeded(None, None, pad_height_divisor=8, pad_width_divisor=16)]),
 ]

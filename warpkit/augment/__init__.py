@@ -37,8 +37,8 @@ Example:
 
 from ._affine import RandomAffine
 from ._geometric import (D4, Affine, HorizontalFlip, LongestMaxSize, PadIfNeeded, Perspective,
-                         RandomScale, Rotate, SafeRotate, ShiftScaleRotate, SmallestMaxSize, Transpose,
-                         VerticalFlip)
+                         RandomScale, Rotate, SafeRotate, ShiftScaleRotate, SmallestMaxSize,
+                         Transpose, VerticalFlip)
 from ._albumentations import from_albumentations
 from ._nonlinear import (ElasticTransform, GridDistortion, OpticalDistortion, PiecewiseAffine,
                          ThinPlateSpline)
@@ -56,22 +56,22 @@ from ._params import BboxParams, KeypointParams
 from ._epochs import EpochSampler, RepeatedSampleWarning, SampleKey
 from ._prefetch import batches
 from ._streams import stream
-from ._transforms import (CenterCrop, Pad, RandomCrop, RandomHorizontalFlip, RandomPerspective,
-                          RandomResizedCrop, RandomRotate90, RandomRotation, RandomSizedCrop,
-                          RandomVerticalFlip, Resize)
+from ._transforms import (CenterCrop, Crop, Pad, RandomCrop, RandomCropFromBorders,
+                          RandomHorizontalFlip, RandomPerspective, RandomResizedCrop,
+                          RandomRotate90, RandomRotation, RandomSizedCrop, RandomVerticalFlip,
+                          Resize)
 
 __all__ = ["Affine", "AtLeastOneBBoxRandomCrop", "batches", "BboxParams", "BBoxSafeRandomCrop",
-           "Blur", "CenterCrop", "ChannelShuffle", "CLAHE", "CoarseDropout", "collate", "ColorJitter",
-           "Compose", "CropNonEmptyMaskIfExists", "CutMix", "D4", "ElasticTransform", "Emboss",
-           "EpochSampler", "Erasing", "from_albumentations", "GaussianBlur", "GaussNoise",
-           "GridDistortion", "HorizontalFlip", "HueSaturationValue", "InvertImg", "KeypointParams",
-           "LongestMaxSize", "MedianBlur", "MixUp", "Mosaic", "MotionBlur", "OneOf",
-           "OpticalDistortion", "Pad", "PadIfNeeded", "Perspective", "PiecewiseAffine", "Posterize",
-           "RandomAffine", "RandomBrightnessContrast", "RandomCrop", "RandomGamma",
-           "RandomHorizontalFlip", "RandomIoUCrop", "RandomPerspective", "RandomResizedCrop",
-           "RandomRotate90", "RandomRotation", "RandomScale", "RandomSizedBBoxSafeCrop",
-           "RandomSizedCrop",
-           "RandomVerticalFlip", "RandomZoomOut", "RepeatedSampleWarning", "Resize", "RGBShift",
-           "Rotate", "SafeRotate", "SampleKey", "Sharpen", "ShiftScaleRotate", "SmallestMaxSize",
-           "Solarize", "stream", "ThinPlateSpline", "ToGray", "Transform", "Transpose",
-           "VerticalFlip"]
+           "Blur", "CenterCrop", "ChannelShuffle", "CLAHE", "CoarseDropout", "collate",
+           "ColorJitter", "Compose", "Crop", "CropNonEmptyMaskIfExists", "CutMix", "D4",
+           "ElasticTransform", "Emboss", "EpochSampler", "Erasing", "from_albumentations",
+           "GaussianBlur", "GaussNoise", "GridDistortion", "HorizontalFlip", "HueSaturationValue",
+           "InvertImg", "KeypointParams", "LongestMaxSize", "MedianBlur", "MixUp", "Mosaic",
+           "MotionBlur", "OneOf", "OpticalDistortion", "Pad", "PadIfNeeded", "Perspective",
+           "PiecewiseAffine", "Posterize", "RandomAffine", "RandomBrightnessContrast", "RandomCrop",
+           "RandomCropFromBorders", "RandomGamma", "RandomHorizontalFlip", "RandomIoUCrop",
+           "RandomPerspective", "RandomResizedCrop", "RandomRotate90", "RandomRotation",
+           "RandomScale", "RandomSizedBBoxSafeCrop", "RandomSizedCrop", "RandomVerticalFlip",
+           "RandomZoomOut", "RepeatedSampleWarning", "Resize", "RGBShift", "Rotate", "SafeRotate",
+           "SampleKey", "Sharpen", "ShiftScaleRotate", "SmallestMaxSize", "Solarize", "stream",
+           "ThinPlateSpline", "ToGray", "Transform", "Transpose", "VerticalFlip"]

@@ -250,6 +250,11 @@ SUPPORTED: dict[str, Callable[[_Args, _Pipeline], Transform | None]] = {
     "RandomCrop": _resampled(T.RandomCrop, "height", "width", *_CROP_PADDING, p=1.0,
                              border=False, interpolations=False),
     "Pad": _resampled(T.Pad, "padding", p=1.0, interpolations=False),
+    "Crop": _resampled(T.Crop, "x_min", "y_min", "x_max", "y_max", *_CROP_PADDING, p=1.0,
+                       border=False, interpolations=False),
+    "RandomCropFromBorders": lambda a, pipe: T.RandomCropFromBorders(
+        **{k: a.take(k) for k in ("crop_left", "crop_right", "crop_top", "crop_bottom")
+           if k in a.d}, p=a.take("p", 1.0)),
     "ElasticTransform": _resampled(N.ElasticTransform, "alpha", "sigma", "approximate",
                                    "same_dxdy", "noise_distribution",
                                    "keypoint_remapping_method"),

@@ -27,8 +27,8 @@ from ._base import Resampled, Transform, about_centres, crop_map, plain, value_r
 from ._transforms import RandomHorizontalFlip, RandomVerticalFlip
 
 __all__ = ["Affine", "D4", "HorizontalFlip", "LongestMaxSize", "PadIfNeeded", "Perspective",
-           "RandomScale", "Rotate", "SafeRotate", "ShiftScaleRotate", "SmallestMaxSize", "Transpose",
-           "VerticalFlip"]
+           "RandomScale", "Rotate", "SafeRotate", "ShiftScaleRotate", "SmallestMaxSize",
+           "Transpose", "VerticalFlip"]
 
 def affine_matrix(translate: tuple[float, float], shear: tuple[float, float],
                   scale: tuple[float, float], rotate: float,

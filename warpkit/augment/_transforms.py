@@ -16,9 +16,9 @@ from .._checks import number
 from ._base import (Resampled, Transform, about_centres, crop_map, crop_row, row_maps,
                     size_arg, size_hw, size_or_hw, value_range)
 
-__all__ = ["CenterCrop", "Pad", "RandomCrop", "RandomHorizontalFlip", "RandomPerspective",
-           "RandomResizedCrop", "RandomRotate90", "RandomRotation", "RandomSizedCrop",
-           "RandomVerticalFlip", "Resize"]
+__all__ = ["CenterCrop", "Crop", "Pad", "RandomCrop", "RandomCropFromBorders",
+           "RandomHorizontalFlip", "RandomPerspective", "RandomResizedCrop", "RandomRotate90",
+           "RandomRotation", "RandomSizedCrop", "RandomVerticalFlip", "Resize"]
 
 
 class RandomHorizontalFlip(Transform):
@@ -231,6 +231,118 @@ class CenterCrop(Transform):
 
     def config(self):
         return {"size": size_hw(self.size)}
+
+
+class Crop(Transform):
+    """albumentations' Crop: the fixed rectangle [x_min, x_max) x [y_min, y_max) of the image
+    (whole pixels). As albumentations, a rectangle past the image is refused (its
+    ``pad_if_needed=True`` padding is refused too: see :class:`CenterCrop`).
+
+    Example:
+        >>> t = Crop(x_min=10, y_min=20, x_max=110, y_max=70)
+        >>> m, size = t.map({}, (200, 100))
+        >>> size, m[:2, 2].tolist()
+        ((100, 50), [-10.0, -20.0])
+    """
+
+    keeps_axes = True
+
+    def __init__(self, x_min: int = 0, y_min: int = 0, x_max: int = 1024, y_max: int = 1024,
+                 pad_if_needed: bool = False, pad_position: str = "center",
+                 border_mode: Any = None, fill: Any = None, fill_mask: Any = None,
+                 p: float = 1.0) -> None:
+        super().__init__(p)
+        box = {"x_min": x_min, "y_min": y_min, "x_max": x_max, "y_max": y_max}
+        for k, v in box.items():
+            if not isinstance(v, numbers.Integral) or isinstance(v, bool) or v < 0:
+                raise ValueError(f"{k} must be a whole number of pixels >= 0, got {v!r}")
+        if not (x_min < x_max and y_min < y_max):
+            raise ValueError(f"Crop needs x_min < x_max and y_min < y_max, got {box}")
+        self.box = tuple(int(v) for v in box.values())
+        _no_pad_if_needed(type(self).__name__, pad_if_needed)
+
+    def map(self, params, size):
+        x0, y0, x1, y1 = self.box
+        if x1 > size[0] or y1 > size[1]:
+            raise ValueError(f"Crop({x0}, {y0}, {x1}, {y1}) reaches past the {size[0]}x{size[1]} "
+                             f"image (albumentations refuses it too; pad_if_needed is not "
+                             f"supported)")
+        return crop_map(x0, y0, x1 - x0, y1 - y0, (x1 - x0, y1 - y0)), (x1 - x0, y1 - y0)
+
+    def out_size(self, params, size):
+        return self.box[2] - self.box[0], self.box[3] - self.box[1]
+
+    def config(self):
+        return dict(zip(("x_min", "y_min", "x_max", "y_max"), self.box))
+
+
+class RandomCropFromBorders(Transform):
+    """albumentations' RandomCropFromBorders: up to ``crop_left`` of the width off the left
+    (``x_min`` drawn in [0, int(crop_left W)]), then the right end drawn in
+    [max(x_min + 1, int((1 - crop_right) W)), W], the same for the top and bottom, in
+    albumentations' order (left, right, top, bottom), both ends included. (A left or top
+    fraction of 1 leaves at least one pixel, where albumentations' draw would fail.)
+
+    Example:
+        >>> t = RandomCropFromBorders(0.2, 0.2, 0.1, 0.3)
+        >>> x0, y0, x1, y1 = t.draw(np.random.default_rng(0), (100, 50))["crop"]
+        >>> 0 <= x0 <= 20 and 80 <= x1 <= 100 and 0 <= y0 <= 5 and 35 <= y1 <= 50
+        True
+    """
+
+    keeps_axes = True
+
+    def __init__(self, crop_left: float = 0.1, crop_right: float = 0.1, crop_top: float = 0.1,
+                 crop_bottom: float = 0.1, p: float = 1.0) -> None:
+        super().__init__(p)
+        fr = {k: number(v, k) for k, v in (("crop_left", crop_left), ("crop_right", crop_right),
+                                           ("crop_top", crop_top), ("crop_bottom", crop_bottom))}
+        for k, v in fr.items():
+            if not 0 <= v <= 1:
+                raise ValueError(f"{k} must be in [0, 1], got {v!r}")
+        for a, b in (("crop_left", "crop_right"), ("crop_top", "crop_bottom")):
+            if fr[a] + fr[b] > 1:
+                raise ValueError(f"{a} + {b} must be <= 1, got {fr[a]} + {fr[b]}")
+        self.fractions = tuple(fr.values())
+
+    def _bounds(self, side, lo_frac: float, hi_frac: float):
+        """(the first end's range's top, the second end's bottom for a first end) per side."""
+        return (np.minimum((lo_frac * side).astype(np.int64), side - 1),
+                lambda first: np.maximum(first + 1, ((1 - hi_frac) * side).astype(np.int64)))
+
+    def draw(self, rng, size):
+        return self.draw_lanes(_OneLane(rng), [size])[0]
+
+    def draw_lanes(self, lanes, sizes):
+        left, right, top, bottom = self.fractions
+        out = []
+        for axis, (a, b) in enumerate(((left, right), (top, bottom))):
+            side = np.array([s[axis] for s in sizes], np.float64)
+            top_first, second_from = self._bounds(side, a, b)
+            first = lanes.integers(0, top_first + 1)
+            second = lanes.integers(second_from(first), side.astype(np.int64) + 1)
+            out.append((first.tolist(), second.tolist()))
+        (x0, x1), (y0, y1) = out
+        return [{"crop": [int(v) for v in c]} for c in zip(x0, y0, x1, y1)]
+
+    def map(self, params, size):
+        x0, y0, x1, y1 = params["crop"]
+        return crop_map(x0, y0, x1 - x0, y1 - y0, (x1 - x0, y1 - y0)), (x1 - x0, y1 - y0)
+
+    def config(self):
+        return dict(zip(("crop_left", "crop_right", "crop_top", "crop_bottom"), self.fractions))
+
+
+class _OneLane:
+    """One sample's generator as :class:`~warpkit.augment._lanes.Lanes` of one lane (the calls
+    ``integers`` with per-lane bounds, as numpy's ``integers`` draws them)."""
+
+    def __init__(self, rng: np.random.Generator) -> None:
+        self.rng = rng
+
+    def integers(self, low, high) -> np.ndarray:
+        return np.array([int(self.rng.integers(int(lo), int(hi)))
+                         for lo, hi in zip(np.atleast_1d(low), np.atleast_1d(high))])
 
 
 class RandomCrop(Transform):
