@@ -61,9 +61,14 @@
  *                     reflected as WK_COL_BLUR's). A whole-image operation as WK_COL_MOTION
  *   WK_COL_CLAHE      albumentations' CLAHE: OpenCV's contrast-limited adaptive histogram
  *                     equalisation of 8-bit levels (of L in OpenCV's 8-bit Lab for 3 channels),
- *                     w[1] + w[2] the clip limit, w[3] x w[4] tiles; w[5 ..] filled by the host
- *                     for the output's size (colour_pass.cl's colour_clahe_lut). A whole-image
+ *                     w[1] + w[2] + w[3] the clip limit (a double in three floats), w[4] x w[5]
+ *                     tiles; w[6 ..] filled by the host for the output's size (colour_pass.cl's
+ *                     colour_clahe_hist). A whole-image
  *                     operation: a pass of its own, whose tables colour_clahe_lut makes first
+ *   WK_COL_DOWNSCALE  albumentations' Downscale (nearest down, nearest up): w[1] + w[2] + w[3]
+ *                     the scale (a double in three floats); each pixel takes the one the host
+ *                     tabulated for the output's size (colour_pass.cl's cp_gather8). A
+ *                     whole-image operation
  *
  * The 8 pixels' position: row at.y, columns at.x .. at.x + 7 of an output of dims = (Wo, Ho).
  */
@@ -90,6 +95,7 @@
 #define WK_COL_MEDIAN 17
 #define WK_COL_CONV 18
 #define WK_COL_CLAHE 19
+#define WK_COL_DOWNSCALE 20
 /* WK_COL_HEAVY: which of the larger operations a build holds (the host's engine.core
  * colour_groups: the groups some item's list has, and every group that launch has had in the
  * process, so that a pipeline's builds settle on one); the others are compiled out. Each one

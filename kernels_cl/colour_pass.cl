@@ -37,6 +37,9 @@
 #ifndef CLAHE
 #define CLAHE 0
 #endif
+#ifndef GATHER
+#define GATHER 0
+#endif
 #include "warpkit.h"
 #include "colour.h"
 #include "store.h"
@@ -165,7 +168,7 @@ inline int cp_wants_mean(__global const float *op) {
     return code == WK_COL_CONTRAST || code == WK_COL_AFFINE_MEAN;
 }
 
-#if BLUR || MOTION || MEDIAN || CLAHE
+#if BLUR || MOTION || MEDIAN || CLAHE || GATHER
 /* OpenCV's BORDER_REFLECT_101 (the edge pixel not repeated), any distance: an index in [0, n)
  * (each turn brings i nearer: no division, a rare path) */
 inline int cp_reflect(int i, int n) {
@@ -661,10 +664,10 @@ inline int cl_l_at(__global const X_T *p, __global const int *T) {
     return cl_level(cp_level1(p[0]));
 }
 
-/* The histograms of an item whose pass starts with WK_COL_CLAHE (op: code, clip limit's two
+/* The histograms of an item whose pass starts with WK_COL_CLAHE (op: code, clip limit's three
  * float parts, gx, gy, then filled in by the host for this output size: the histogram's
  * integer limit (0: none), 255 / the tile's pixels, the tile's width and height, 1 / width,
- * 1 / height, the tile's bands). The tiles cover the image grown to a multiple of the grid
+ * 1 / height). The tiles cover the image grown to a multiple of the grid
  * where it is not one (OpenCV's copyMakeBorder, reflected without repeating the edge:
  * cp_reflect). A work-item counts a band of a tile's rows, about CLAHE_PIXELS pixels
  * (CLAHE_PIXELS / the tile's width rows, at least one), into a histogram of its own, and writes
@@ -680,11 +683,10 @@ __kernel void colour_clahe_hist(__global const X_T *restrict S, int Ho, int Wo,
     const int t = g / max_bands, band = g - t * max_bands;
     __global const float *op = WK_COL_OF(b);
     if ((int)op[0] != WK_COL_CLAHE) return;
-    const int gx = (int)op[3], gy = (int)op[4];
-    if (t >= gx * gy || band >= (int)op[11]) return;
-    const int tw = (int)op[7], th = (int)op[8];
-    const int ty = t / gx, tx = t - ty * gx;
+    const int gx = (int)op[4], gy = (int)op[5], tw = (int)op[8], th = (int)op[9];
     const int per = max(CLAHE_PIXELS / tw, 1);
+    if (t >= gx * gy || band >= (th + per - 1) / per) return;
+    const int ty = t / gx, tx = t - ty * gx;
     int hist[256];
     for (int i = 0; i < 256; i++) hist[i] = 0;
     const int x0 = tx * tw, y0 = ty * th + band * per;
@@ -709,8 +711,8 @@ __kernel void colour_clahe_lut(__global const int *restrict H, __global uchar *r
                                int ncol) {
     const int lid = (int)get_local_id(0), t = (int)get_group_id(1), b = (int)get_global_id(2);
     __global const float *op = WK_COL_OF(b);
-    if ((int)op[0] != WK_COL_CLAHE || t >= (int)op[3] * (int)op[4]) return;
-    const int bands = (int)op[11];
+    if ((int)op[0] != WK_COL_CLAHE || t >= (int)op[4] * (int)op[5]) return;
+    const int per = max(CLAHE_PIXELS / (int)op[8], 1), bands = ((int)op[9] + per - 1) / per;
     __local int hist[256];
     __global const int *h = H + ((long)b * max_tiles + t) * max_bands * 256;
     for (int i = lid; i < 256; i += 64) {
@@ -720,7 +722,7 @@ __kernel void colour_clahe_lut(__global const int *restrict H, __global uchar *r
     }
     barrier(CLK_LOCAL_MEM_FENCE);
     if (lid != 0) return;
-    const int limit = (int)op[5];
+    const int limit = (int)op[6];
     if (limit > 0) { /* clip, and spread what was clipped over every level */
         int clipped = 0;
         for (int i = 0; i < 256; i++) {
@@ -738,7 +740,7 @@ __kernel void colour_clahe_lut(__global const int *restrict H, __global uchar *r
         }
     }
     __global uchar *lut = LUT + ((long)b * max_tiles + t) * 256;
-    const float scale = op[6];
+    const float scale = op[7];
     int sum = 0;
     for (int i = 0; i < 256; i++) {
         sum += hist[i];
@@ -803,8 +805,8 @@ inline void cp_clahe8(__global const X_T *S, int Ho, int Wo, int b, int xo, int 
                       __global const int *T, float8 *v) {
 #pragma OPENCL FP_CONTRACT OFF
     const int C = CH;
-    const int gx = (int)op[3], gy = (int)op[4];
-    const float inv_tw = op[9], inv_th = op[10];
+    const int gx = (int)op[4], gy = (int)op[5];
+    const float inv_tw = op[10], inv_th = op[11];
     /* OpenCV's arithmetic, in float, unfused: the row's tiles and weight */
     const float tyf = (float)yo * inv_th - 0.5f;
     int ty1 = (int)floor(tyf), ty2 = ty1 + 1;
@@ -838,6 +840,35 @@ inline void cp_clahe8(__global const X_T *S, int Ho, int Wo, int b, int xo, int 
 }
 #else
 #define CLAHE_PARAM
+#endif
+
+#if GATHER
+/* WK_COL_DOWNSCALE: each output pixel takes the pixel of the pass's image at the column and
+ * row the host tabulated (IDX: per item, Wo source columns then Ho source rows: OpenCV's
+ * nearest resize down and back up, composed), as 8-bit levels (float images as
+ * rint(255 v) / 255, albumentations' uint8 round trip) */
+#define GATHER_PARAM , __global const int *restrict IDX
+inline void cp_gather8(__global const X_T *S, int Ho, int Wo, int b, int xo, int yo, int n,
+                       __global const int *idx, float8 *v) {
+    const int C = CH;
+    const long row = ((long)b * Ho + idx[Wo + yo]) * Wo;
+    float l[32];
+    for (int k = 0; k < 8; k++) {
+        const int x = idx[xo + (k < n ? k : n - 1)];
+        for (int c = 0; c < C; c++) l[k * C + c] = cp_level1(S[(row + x) * C + c]);
+    }
+    for (int c = 0; c < C; c++) {
+        const float8 x = (float8)(l[c], l[C + c], l[2 * C + c], l[3 * C + c], l[4 * C + c],
+                                  l[5 * C + c], l[6 * C + c], l[7 * C + c]);
+#if WK_COL_INT
+        v[c] = x;
+#else
+        v[c] = rint(x * 255.0f) / 255.0f;
+#endif
+    }
+}
+#else
+#define GATHER_PARAM
 #endif
 
 __kernel void colour_mean(__global const X_T *restrict S, int Ho, int Wo,
@@ -882,7 +913,7 @@ __kernel void colour_mean(__global const X_T *restrict S, int Ho, int Wo,
 __kernel void colour_apply(__global const X_T *restrict S, int Ho, int Wo,
                            __global const float *restrict P, int G, __global Y_PTR_T *restrict Y,
                            float4 yscale, float4 ybias, __global const float *restrict COL,
-                           int ncol, int rows BLUR_PARAM CLAHE_PARAM) {
+                           int ncol, int rows BLUR_PARAM CLAHE_PARAM GATHER_PARAM) {
     const int C = CH;
     const int lid = (int)get_local_id(0), y0 = (int)get_group_id(1) * rows, b = (int)get_global_id(2);
     /* the item's means, summed once per work-group (a sum per work-item costs more than the
@@ -937,6 +968,11 @@ __kernel void colour_apply(__global const X_T *restrict S, int Ho, int Wo,
 #if MEDIAN
         if ((int)op[0] == WK_COL_MEDIAN)
             cp_median8(S, Ho, Wo, b, xo, yo, (int)op[1], v);
+        else
+#endif
+#if GATHER
+        if ((int)op[0] == WK_COL_DOWNSCALE)
+            cp_gather8(S, Ho, Wo, b, xo, yo, n, IDX + (long)b * (Wo + Ho), v);
         else
 #endif
 #if CLAHE

@@ -17,8 +17,9 @@ from warpkit.augment import (Blur, CenterCrop, ChannelShuffle, CoarseDropout, Co
                              RandomResizedCrop, RandomRotate90, RandomRotation, RandomSizedCrop,
                              RandomVerticalFlip, Resize, RGBShift, Sharpen, Solarize, ToGray,
                              stream)
-from warpkit.augment import (CLAHE, D4, Affine, Crop, LongestMaxSize, PadIfNeeded, Perspective,
-                             RandomCropFromBorders, RandomScale, Rotate, SmallestMaxSize)
+from warpkit.augment import (CLAHE, D4, Affine, Crop, Downscale, LongestMaxSize, PadIfNeeded,
+                             Perspective, RandomCropFromBorders, RandomScale, Rotate,
+                             SmallestMaxSize)
 from warpkit.augment._base import lanes_ok
 from warpkit.augment._lanes import LANES_FROM, Lanes, draw_samples, philox_blocks
 from warpkit.augment._streams import philox_keys
@@ -111,7 +112,8 @@ PIPELINES = [
              GaussianBlur(p=0.5), GaussianBlur((3, 8), (0.1, 2), p=0.5), MotionBlur(p=0.5),
              MotionBlur((5, 5), allow_shifted=False, p=0.5), Blur(p=0.5), Blur((9, 9), p=0.5),
              MedianBlur(p=0.5), MedianBlur((5, 5), p=0.5), Sharpen(p=0.5), Emboss(p=0.5),
-             CLAHE(p=0.5), CLAHE((2, 3), (4, 6), p=0.5)]),
+             CLAHE(p=0.5), CLAHE((2, 3), (4, 6), p=0.5), Downscale(p=0.5),
+             Downscale((0.1, 0.9), p=0.5)]),
     # dropout: counts of holes per sample (fractions and pixels, a single count, a pixel range
     # past small images' sides), every fill, Erasing's rectangles that cannot fit
     Compose([RandomResizedCrop(24), CoarseDropout(p=0.7),

@@ -43,9 +43,10 @@ from ._albumentations import from_albumentations
 from ._nonlinear import (ElasticTransform, GridDistortion, OpticalDistortion, PiecewiseAffine,
                          ThinPlateSpline)
 from ._base import OneOf, Transform
-from ._colour import (CLAHE, Blur, ChannelShuffle, ColorJitter, Emboss, GaussianBlur, GaussNoise,
-                      HueSaturationValue, InvertImg, MedianBlur, MotionBlur, Posterize,
-                      RandomBrightnessContrast, RandomGamma, RGBShift, Sharpen, Solarize, ToGray)
+from ._colour import (CLAHE, Blur, ChannelShuffle, ColorJitter, Downscale, Emboss, GaussianBlur,
+                      GaussNoise, HueSaturationValue, InvertImg, MedianBlur, MotionBlur,
+                      Posterize, RandomBrightnessContrast, RandomGamma, RGBShift, Sharpen,
+                      Solarize, ToGray)
 from ._dropout import CoarseDropout, Erasing
 from ._mixing import CutMix, MixUp
 from ._mosaic import Mosaic

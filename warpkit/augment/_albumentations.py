@@ -221,6 +221,7 @@ SUPPORTED: dict[str, Callable[[_Args, _Pipeline], Transform | None]] = {
     "RGBShift": _rgb_shift,
     "ChannelShuffle": _colour(C.ChannelShuffle),
     "CLAHE": _colour(C.CLAHE, "clip_limit", "tile_grid_size"),
+    "Downscale": _colour(C.Downscale, "scale_range", "interpolation_pair"),
     "InvertImg": _colour(C.InvertImg),
     "Solarize": _colour(C.Solarize, "threshold_range"),
     "Posterize": _colour(C.Posterize, "num_bits"),

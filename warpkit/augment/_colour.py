@@ -36,19 +36,20 @@ import numpy as np
 from .. import geometry
 from ..engine.core import (COL_AFFINE as AFFINE, COL_AFFINE_MEAN as AFFINE_MEAN,
                            COL_BLUR as BLUR, COL_CLAHE as CLAHE_OP, COL_CONTRAST as CONTRAST,
-                           COL_CONV as CONV,
-                           COL_DATA as DATA, COL_GAMMA as GAMMA, COL_GRAY as GRAY,
-                           COL_HSV as HSV, COL_HUE as HUE, COL_MEDIAN as MEDIAN,
+                           COL_CONV as CONV, COL_DATA as DATA, COL_DOWNSCALE as DOWNSCALE,
+                           COL_GAMMA as GAMMA, COL_GRAY as GRAY, COL_HSV as HSV, COL_HUE as HUE,
+                           COL_MEDIAN as MEDIAN,
                            COL_MOTION as MOTION, COL_NOISE as NOISE, COL_POSTERIZE as POSTERIZE,
                            COL_SATURATE as SATURATE, COL_SHUFFLE as SHUFFLE,
-                           COL_SOLARIZE as SOLARIZE, COLOUR_WORDS as WORDS, colour_peak)
+                           COL_SOLARIZE as SOLARIZE, COLOUR_WORDS as WORDS, colour_peak,
+                           split)
 from ..engine.plan import MAX_BLUR_RADIUS, MAX_CLAHE_TILES, MAX_MEDIAN_SIZE
 from ._base import IDENTITY_ROW, Transform, contains, row_maps, value_range
 
 __all__ = ["Blur", "ChannelShuffle", "CLAHE", "ColorJitter", "colour_program", "ColourTransform",
-           "Emboss", "GaussianBlur", "GaussNoise", "HueSaturationValue", "InvertImg", "MedianBlur",
-           "MotionBlur", "Posterize", "RandomBrightnessContrast", "RandomGamma", "RGBShift",
-           "Sharpen", "Solarize", "ToGray"]
+           "Downscale", "Emboss", "GaussianBlur", "GaussNoise", "HueSaturationValue", "InvertImg",
+           "MedianBlur", "MotionBlur", "Posterize", "RandomBrightnessContrast", "RandomGamma",
+           "RGBShift", "Sharpen", "Solarize", "ToGray"]
 
 
 def _signed(value: Any, arg: str) -> tuple[float, float]:
@@ -704,7 +705,21 @@ class MedianBlur(_SizedBlur):
         return [[MEDIAN, float(params["ksize"])]]
 
 
-class CLAHE(ColourTransform):
+class _OneUniform(ColourTransform):
+    """A colour transform whose one parameter (:attr:`_param`) is drawn uniformly from the
+    range in the attribute :attr:`_range`."""
+
+    _param = ""
+    _range = ""
+
+    def draw(self, rng, size):
+        return {self._param: float(rng.uniform(*getattr(self, self._range)))}
+
+    def draw_lanes(self, lanes, sizes):
+        return [{self._param: v} for v in lanes.uniform(*getattr(self, self._range)).tolist()]
+
+
+class CLAHE(_OneUniform):
     """albumentations' CLAHE: contrast-limited adaptive histogram equalisation (OpenCV's
     ``cv2.createCLAHE(clip_limit, tile_grid_size).apply``): each tile of a ``tile_grid_size``
     grid (tiles along x, along y, as OpenCV takes it) equalises its histogram, clipped at
@@ -726,7 +741,7 @@ class CLAHE(ColourTransform):
     Example:
         >>> t = CLAHE(clip_limit=(2.0, 2.0), tile_grid_size=(8, 8), p=1)
         >>> t.colour_ops({"clip_limit": 2.0}, 3, 255.0)
-        [[19, 2.0, 0.0, 8.0, 8.0]]
+        [[19, 2.0, 0.0, 0.0, 8.0, 8.0]]
     """
 
     def __init__(self, clip_limit: Any = 4.0, tile_grid_size: Sequence[int] = (8, 8),
@@ -742,21 +757,58 @@ class CLAHE(ColourTransform):
                              f"{MAX_CLAHE_TILES}] (along x, along y), got {tile_grid_size!r}")
         self.tile_grid_size = (int(grid[0]), int(grid[1]))
 
-    def draw(self, rng, size):
-        return {"clip_limit": float(rng.uniform(*self.clip_limit))}
-
-    def draw_lanes(self, lanes, sizes):
-        return [{"clip_limit": c} for c in lanes.uniform(*self.clip_limit).tolist()]
+    _param = _range = "clip_limit"
 
     def colour_ops(self, params, channels, peak):
         _eight_bit("CLAHE", peak)
         _one_or_three("CLAHE", channels)
-        clip = float(params["clip_limit"])
-        hi = float(np.float32(clip))  # the limit in two float32 words (the kernel's floats)
-        return [[CLAHE_OP, hi, float(np.float32(clip - hi)), *map(float, self.tile_grid_size)]]
+        # the limit exactly, in three float32 words (the host floors a product of it)
+        return [[CLAHE_OP, *split(float(params["clip_limit"])),
+                 *map(float, self.tile_grid_size)]]
 
     def config(self):
         return {"clip_limit": list(self.clip_limit), "tile_grid_size": list(self.tile_grid_size)}
+
+
+class Downscale(_OneUniform):
+    """albumentations' Downscale: the image shrunk by a scale drawn from ``scale_range`` and
+    brought back to its size, both with nearest neighbours (OpenCV's ``cv2.resize`` with
+    ``INTER_NEAREST``, albumentations' default ``interpolation_pair``): blocky, as a low
+    resolution source looks. The two resizes compose to one choice of source pixel per output
+    column and row, tabulated on the host in double as OpenCV computes them, and read in a pass
+    after the warp (kernels_cl/colour_pass.cl's ``cp_gather8``), on the image as the steps
+    before it left it; as albumentations, on 8-bit levels (a float32 image as ``rint(255 v) /
+    255``). Other interpolation pairs are refused (they resample twice); uint16 too
+    (albumentations takes uint8 and float32).
+
+    Example:
+        >>> Downscale(scale_range=(0.5, 0.5), p=1).colour_ops({"scale": 0.5}, 3, 255.0)
+        [[20, 0.5, 0.0, 0.0]]
+    """
+
+    def __init__(self, scale_range: Sequence[float] = (0.25, 0.25),
+                 interpolation_pair: dict | None = None, p: float = 0.5) -> None:
+        super().__init__(p)
+        self.scale_range = value_range(scale_range, "scale_range", False, 0.0, 1.0)[0]
+        if self.scale_range[0] <= 0:
+            raise ValueError(f"scale_range must lie in (0, 1], got {scale_range!r}")
+        pair = {"downscale": 0, "upscale": 0} if interpolation_pair is None \
+            else dict(interpolation_pair)
+        if pair != {"downscale": 0, "upscale": 0}:
+            raise ValueError(f"Downscale(interpolation_pair={interpolation_pair!r}) is not "
+                             f"supported: warpkit takes {{'downscale': 0, 'upscale': 0}} "
+                             f"(cv2.INTER_NEAREST both ways, albumentations' default)")
+
+    _param, _range = "scale", "scale_range"
+
+    def colour_ops(self, params, channels, peak):
+        _eight_bit("Downscale", peak)
+        # the scale exactly, in three float32 words (the host's tables floor with it)
+        return [[DOWNSCALE, *split(float(params["scale"]))]]
+
+    def config(self):
+        return {"scale_range": list(self.scale_range),
+                "interpolation_pair": {"downscale": 0, "upscale": 0}}
 
 
 class _Filter3(ColourTransform):

@@ -22,7 +22,8 @@ from .output import (PLAIN, ModelInput, fills as fills_of, model_output, options
                      values_of_options)
 from . import lab
 from .plan import (CLAHE_PIXELS, FIXED, MAX_BLUR_RADIUS, MAX_CLAHE_TILES, MAX_MEDIAN_SIZE,
-                   NO_MAP, PASS_BLUR, PASS_CLAHE, PASS_MEAN, PASS_MEDIAN, PASS_MOTION, PLANS,
+                   NO_MAP, PASS_BLUR, PASS_CLAHE, PASS_GATHER, PASS_MEAN, PASS_MEDIAN,
+                   PASS_MOTION, PLANS,
                    WarpSpec, fixed_values, image_key, image_values, int32, int64,
                    warp_plan)
 
@@ -111,6 +112,9 @@ def warp_by(image: Any, matrix: Any, size: Any = None, sampling: Sampling = LINE
                                     hostbuf=np.ascontiguousarray(src_index, np.int32))
     if tiles:
         values["LABT"] = _lab_tables(rt)
+    if any(k & PASS_GATHER for k in kinds):
+        for k, idx in downscale_tables(passes, wo, ho).items():
+            values[f"IDX{k}"] = cl.Buffer(rt.context, ro, hostbuf=idx)
     for k, prog in enumerate(passes):  # the warp's operations, then each colour pass's
         values[f"COL{k or ''}"] = cl.Buffer(rt.context, ro, hostbuf=prog)
         values[f"ncol{k or ''}"] = int32(prog.shape[1] // COLOUR_WORDS)
@@ -222,7 +226,7 @@ def colour_peak(dtype: Any) -> float:
 #: the colour operations' codes (kernels_cl/colour.h's WK_COL_*)
 (COL_AFFINE, COL_GAMMA, COL_GRAY, COL_SHUFFLE, COL_SOLARIZE, COL_POSTERIZE, COL_CONTRAST,
  COL_SATURATE, COL_HUE, COL_HSV, COL_AFFINE_MEAN, COL_NOISE, COL_HOLE, COL_BLUR,
- COL_DATA, COL_MOTION, COL_MEDIAN, COL_CONV, COL_CLAHE) = range(1, 20)
+ COL_DATA, COL_MOTION, COL_MEDIAN, COL_CONV, COL_CLAHE, COL_DOWNSCALE) = range(1, 21)
 
 #: colour operations on the image's mean as they find it (the contrast on the gray mean, the
 #: shift by the mean)
@@ -231,12 +235,13 @@ COLOUR_MEAN = (COL_CONTRAST, COL_AFFINE_MEAN)
 #: colour operations that need the whole image as they find it (its mean; the blurs and the
 #: median: each pixel's neighbours): each starts a pass of kernels_cl/colour_pass.cl after the
 #: warp
-COLOUR_WHOLE = (*COLOUR_MEAN, COL_BLUR, COL_MOTION, COL_MEDIAN, COL_CONV, COL_CLAHE)
+COLOUR_WHOLE = (*COLOUR_MEAN, COL_BLUR, COL_MOTION, COL_MEDIAN, COL_CONV, COL_CLAHE,
+                COL_DOWNSCALE)
 
 
 #: the group of each colour operation's code in a build (kernels_cl/colour.h's WK_COLG_*: the
 #: larger operations, each compiled only into the builds whose group mask has it); 0: always there
-_COLOUR_GROUP = np.zeros(COL_CLAHE + 1, np.int64)
+_COLOUR_GROUP = np.zeros(COL_DOWNSCALE + 1, np.int64)
 _COLOUR_GROUP[[COL_GAMMA, COL_HUE, COL_HSV, COL_NOISE, COL_HOLE, COL_POSTERIZE]] = \
     [1, 2, 2, 4, 8, 16]
 #: the median's 5x5 and 7x7 networks (WK_COLG_MED5, WK_COLG_MED7): in the builds whose items
@@ -248,6 +253,23 @@ _MEDIAN_NET5, _MEDIAN_NET7 = 32, 64
 _GROUPS_SEEN: dict[int, int] = {}
 
 
+def split(x: float) -> list[float]:
+    """A double as three float32 words whose sum (in double) is that double exactly: the
+    operations that need more than a float's precision (a CLAHE clip limit, a downscale's
+    factor, whose products are floored on the host as OpenCV floors them) carry it so."""
+    out = []
+    for _ in range(3):
+        w = float(np.float32(x))
+        out.append(w)
+        x -= w
+    return out
+
+
+def joined(words: Any) -> float:
+    """The double of :func:`split`'s three words."""
+    return float(words[0]) + float(words[1]) + float(words[2])
+
+
 def colour_groups(passes: list[np.ndarray]) -> tuple[int, ...]:
     """The WK_COL_HEAVY mask of each colour launch (``passes``: :func:`colour_passes`'s list):
     the groups its items' operations have, and every group that launch has had in this process
@@ -256,7 +278,7 @@ def colour_groups(passes: list[np.ndarray]) -> tuple[int, ...]:
     for k, p in enumerate(passes):
         ops = p.reshape(p.shape[0], -1, COLOUR_WORDS)
         codes = ops[:, :, 0].astype(np.int64)
-        groups = _COLOUR_GROUP[np.clip(codes, 0, COL_CLAHE)]
+        groups = _COLOUR_GROUP[np.clip(codes, 0, COL_DOWNSCALE)]
         median = codes == COL_MEDIAN  # its 5x5 and 7x7 networks: groups of their own
         groups[median] |= np.select([ops[:, :, 1][median] == 5, ops[:, :, 1][median] == 7],
                                     [_MEDIAN_NET5, _MEDIAN_NET7], 0)
@@ -274,7 +296,35 @@ def pass_kinds(passes: list[np.ndarray]) -> tuple[int, ...]:
                  | PASS_BLUR * bool((p[:, 0] == COL_BLUR).any())
                  | PASS_MOTION * bool(np.isin(p[:, 0], (COL_MOTION, COL_CONV)).any())
                  | PASS_MEDIAN * bool((p[:, 0] == COL_MEDIAN).any())
-                 | PASS_CLAHE * bool((p[:, 0] == COL_CLAHE).any()) for p in passes[1:])
+                 | PASS_CLAHE * bool((p[:, 0] == COL_CLAHE).any())
+                 | PASS_GATHER * bool((p[:, 0] == COL_DOWNSCALE).any()) for p in passes[1:])
+
+
+def downscale_tables(passes: list[np.ndarray], wo: int, ho: int) -> dict[int, np.ndarray]:
+    """The source pixels of each downscale operation (they start a pass) for an output of
+    ``wo`` x ``ho``, by pass: (items, wo + ho) int32, each output column's source column, then
+    each row's source row: OpenCV's nearest resize by the scale (its size rounded, at least one
+    pixel; source ``floor(x / scale)``), then back to ``wo`` x ``ho`` (source
+    ``floor(x / (wo / small))``), composed, in double as OpenCV computes them. Items without
+    the operation get the identity."""
+    out = {}
+    for k, p in enumerate(passes[1:], 1):
+        ops = p.reshape(p.shape[0], -1, COLOUR_WORDS)
+        rows = np.flatnonzero(ops[:, 0, 0] == COL_DOWNSCALE)
+        if not len(rows):
+            continue
+        idx = np.tile(np.r_[np.arange(wo), np.arange(ho)].astype(np.int32), (p.shape[0], 1))
+        for i in rows:
+            scale = joined(ops[i, 0, 1:4])
+            cols = []
+            for n in (wo, ho):
+                small = max(int(np.rint(n * scale)), 1)
+                down = np.minimum(np.floor(np.arange(small) * (1.0 / scale)), n - 1)
+                up = np.minimum(np.floor(np.arange(n) * (1.0 / (n / small))), small - 1)
+                cols.append(down[up.astype(np.int64)])
+            idx[i] = np.concatenate(cols)
+        out[k] = idx
+    return out
 
 
 def clahe_tiles(passes: list[np.ndarray], wo: int, ho: int) -> int:
@@ -291,16 +341,16 @@ def clahe_tiles(passes: list[np.ndarray], wo: int, ho: int) -> int:
         ops = p.reshape(p.shape[0], -1, COLOUR_WORDS)
         for i in np.flatnonzero(ops[:, 0, 0] == COL_CLAHE):
             w = ops[i, 0]
-            gx, gy = int(w[3]), int(w[4])
+            gx, gy = int(w[4]), int(w[5])
             we, he = (wo, ho) if wo % gx == 0 and ho % gy == 0 else \
                 (wo + gx - wo % gx, ho + gy - ho % gy)
             tw, th = we // gx, he // gy
-            clip = float(w[1]) + float(w[2])
+            clip = joined(w[1:4])
             limit = max(int(clip * (tw * th) / 256), 1) if clip > 0 else 0
-            w[5:12] = [limit, np.float32(255) / np.float32(tw * th), tw, th,
-                       np.float32(1) / np.float32(tw), np.float32(1) / np.float32(th),
-                       -(-th // max(CLAHE_PIXELS // tw, 1))]
-            most, bands = max(most, gx * gy), max(bands, int(w[11]))
+            w[6:12] = [limit, np.float32(255) / np.float32(tw * th), tw, th,
+                       np.float32(1) / np.float32(tw), np.float32(1) / np.float32(th)]
+            most = max(most, gx * gy)
+            bands = max(bands, -(-th // max(CLAHE_PIXELS // tw, 1)))
     return most, bands
 
 
@@ -351,9 +401,13 @@ def _check_filters(ops: np.ndarray) -> None:
         if not (size.is_integer() and size % 2 == 1 and 1 <= size <= MAX_MEDIAN_SIZE):
             raise ValueError(f"colour[{i}]'s operation {j}: COL_MEDIAN's size must be an odd "
                              f"whole number in [1, {MAX_MEDIAN_SIZE}], got {size:g}")
+    for i, j in zip(*np.nonzero(codes == COL_DOWNSCALE)):
+        scale = joined(ops[i, j, 1:4])
+        if not 0 < scale <= 1:
+            raise ValueError(f"colour[{i}]'s operation {j}: COL_DOWNSCALE's scale must be in "
+                             f"(0, 1], got {scale:g}")
     for i, j in zip(*np.nonzero(codes == COL_CLAHE)):
-        clip, gx, gy = (float(ops[i, j, k]) for k in (1, 3, 4))
-        clip += float(ops[i, j, 2])
+        clip, gx, gy = joined(ops[i, j, 1:4]), float(ops[i, j, 4]), float(ops[i, j, 5])
         if not (math.isfinite(clip) and clip >= 0):
             raise ValueError(f"colour[{i}]'s operation {j}: COL_CLAHE's clip limit must be a "
                              f"finite number >= 0, got {clip:g}")

@@ -25,8 +25,9 @@ from .output import FLOAT_OUT
 #: what a colour pass does besides its pointwise operations (WarpSpec.colour_passes): some item
 #: starts it with an operation on the mean (the mean's launch), with a Gaussian blur (the rows'
 #: launch), with a motion blur or a 3x3 filter (taps in colour_apply), with a median (in
-#: colour_apply), with CLAHE (its tiles' tables first: colour_clahe_lut)
-PASS_MEAN, PASS_BLUR, PASS_MOTION, PASS_MEDIAN, PASS_CLAHE = 1, 2, 4, 8, 16
+#: colour_apply), with CLAHE (its tiles' tables first: colour_clahe_lut), with a downscale (a
+#: gather in colour_apply from the host's table of source pixels, IDX<pass>)
+PASS_MEAN, PASS_BLUR, PASS_MOTION, PASS_MEDIAN, PASS_CLAHE, PASS_GATHER = 1, 2, 4, 8, 16, 32
 
 #: the most CLAHE tiles per axis (their tables: 256 bytes each, per item; engine.core refuses
 #: more before any launch)
@@ -311,10 +312,13 @@ def _colour_passes(w: WarpSpec, dt: np.dtype, C: int, store: dict,
         defines = {**VALUE_TYPES[dt].defines("X"), **(store if last else {}), "CH": C,
                    "BLUR": int(blur), "MOTION": int(bool(kind & PASS_MOTION)),
                    "MEDIAN": int(bool(kind & PASS_MEDIAN)), "CLAHE": int(clahe),
+                   "GATHER": int(bool(kind & PASS_GATHER)),
                    "WK_COL_HEAVY": w.colour_groups[k],
                    **({"CP_RMAX": MAX_BLUR_RADIUS} if blur else {}),
                    **({**LAB_DEFINES, "CLAHE_PIXELS": CLAHE_PIXELS} if clahe else {})}
         tables = (Arg("LUT"), np.int32(w.clahe_tiles), Arg("LABT")) if clahe else ()
+        if kind & PASS_GATHER:
+            tables += (Arg(f"IDX{k}"),)
         if kind & PASS_MEAN:
             mean = Variant.of("colour_pass.cl", "colour_mean", **defines)
             launches.append(Launch(mean, (Arg(src), *dims, Arg("P"), *col), (64, bands, w.items),
