@@ -730,8 +730,9 @@ class CLAHE(_OneUniform):
     ``x`` means (1, x), as albumentations).
 
     It runs on the device in a pass after the warp, on the image as the steps before it left it
-    (kernels_cl/colour_pass.cl: ``colour_clahe_lut`` makes the tiles' tables, ``colour_apply``
-    interpolates them, then runs the operations after it). It works on 8-bit levels as
+    (kernels_cl/colour_pass.cl: ``colour_clahe_hist`` counts the tiles' levels,
+    ``colour_clahe_lut`` makes their tables, ``colour_apply`` interpolates them, then runs the
+    operations after it). It works on 8-bit levels as
     albumentations does (a float32 image as ``rint(255 v)``, the result back as
     ``level / 255``), with OpenCV's own fixed-point Lab conversions and arithmetic
     (warpkit/engine/lab.py), so a fixed clip limit gives albumentations' image within a level.

@@ -290,8 +290,8 @@ def colour_groups(passes: list[np.ndarray]) -> tuple[int, ...]:
 
 def pass_kinds(passes: list[np.ndarray]) -> tuple[int, ...]:
     """The kind (:data:`PASS_MEAN` | :data:`PASS_BLUR` | :data:`PASS_MOTION` |
-    :data:`PASS_MEDIAN` | :data:`PASS_CLAHE`) of each colour pass after the warp (``passes``:
-    :func:`colour_passes`'s list, the warp's own operations first)."""
+    :data:`PASS_MEDIAN` | :data:`PASS_CLAHE` | :data:`PASS_GATHER`) of each colour pass after
+    the warp (``passes``: :func:`colour_passes`'s list, the warp's own operations first)."""
     return tuple(PASS_MEAN * bool(np.isin(p[:, 0], COLOUR_MEAN).any())
                  | PASS_BLUR * bool((p[:, 0] == COL_BLUR).any())
                  | PASS_MOTION * bool(np.isin(p[:, 0], (COL_MOTION, COL_CONV)).any())
@@ -327,15 +327,15 @@ def downscale_tables(passes: list[np.ndarray], wo: int, ho: int) -> dict[int, np
     return out
 
 
-def clahe_tiles(passes: list[np.ndarray], wo: int, ho: int) -> int:
-    """Fill in each CLAHE operation's words for an output of ``wo`` x ``ho`` (they start a
+def clahe_tiles(passes: list[np.ndarray], wo: int, ho: int) -> tuple[int, int]:
+    """Fill in each CLAHE operation's words 6-11 for an output of ``wo`` x ``ho`` (they start a
     pass, so they are its first operation), as OpenCV's createCLAHE(clip, (gx, gy)).apply
-    computes them for that size: the histogram's integer limit (``int(clip * pixels / 256)``,
-    at least 1; 0: no limit), ``255 / pixels`` (float32), the tile's width and height (the image
-    grown to a multiple of the grid where it is not one: OpenCV then adds gx columns and gy rows
-    past the next multiple's remainder), their float32 reciprocals and the tile's bands (of
-    ``CLAHE_PIXELS // width`` rows, at least one: colour_clahe_hist's work-items). Returns the
-    most tiles an item has and the most bands a tile has ((0, 0): no CLAHE)."""
+    computes them for that size: the histogram's integer limit (``int(clip * pixels / 256)`` in
+    double, at least 1; 0: no limit), ``255 / pixels`` (float32), the tile's width and height
+    (the image grown to a multiple of the grid where it is not one: OpenCV then adds gx columns
+    and gy rows past the next multiple's remainder) and their float32 reciprocals. Returns the
+    most tiles an item has and the most bands a tile has (of ``CLAHE_PIXELS // width`` rows, at
+    least one: colour_clahe_hist's work-items); (0, 0): no CLAHE."""
     most, bands = 0, 0
     for p in passes[1:]:
         ops = p.reshape(p.shape[0], -1, COLOUR_WORDS)
