@@ -155,6 +155,24 @@ def test_a_transform_never_applied_needs_no_equivalent(queue):
         W.from_albumentations(_quiet(A.Compose, [_quiet(A.PiecewiseAffine, p=0)]))
 
 
+def test_sequential_and_noop_port(queue):
+    """A.Sequential is a pipeline inside the pipeline (its transforms in order, all of them with
+    its probability): a nested Compose; A.NoOp is nothing. Their result is albumentations'."""
+    recipe = _quiet(A.Compose, [
+        A.Sequential([A.Affine(rotate=(10, 10), p=1), A.HorizontalFlip(p=1)], p=1), A.NoOp(),
+        A.OneOf([A.Sequential([A.ToGray(p=1)], p=1), A.Blur(p=1)], p=0.5)])
+    got = W.from_albumentations(recipe)
+    seq, one = got.transforms
+    assert type(seq).__name__ == "Compose" and seq.p == 1
+    assert [type(t).__name__ for t in seq.transforms] == ["Affine", "RandomHorizontalFlip"]
+    assert [type(t).__name__ for t in one.transforms] == ["Compose", "Blur"]
+    first = W.from_albumentations(_quiet(A.Compose, recipe.transforms[:2]))
+    want = _quiet(A.Compose(recipe.transforms[:2]), image=PHOTO)["image"]
+    assert np.abs(first(image=PHOTO, seed=0, queue=queue)["image"].astype(int) - want).max() <= 1
+    with pytest.raises(ValueError, match="Normalize inside OneOf or Sequential is not supported"):
+        W.from_albumentations(_quiet(A.Compose, [A.Sequential([A.Normalize()])]))
+
+
 def test_unknown_parameters_and_inputs_are_refused():
     d = _quiet(A.to_dict, _quiet(A.Compose, [A.HorizontalFlip()]))
     d["transform"]["transforms"][0]["flavour"] = 1

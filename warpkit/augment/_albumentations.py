@@ -364,11 +364,17 @@ def _transforms(items: list, pipe: _Pipeline, top: bool) -> list[Transform]:
         if name == "OneOf":
             inner = _transforms(a.take("transforms", []), pipe, top=False)
             t = OneOf(inner, p=a.take("p", 0.5))
+        elif name == "Sequential":  # its transforms in order, all of them with probability p
+            inner = _transforms(a.take("transforms", []), pipe, top=False)
+            t = Compose(inner, p=a.take("p", 0.5))
+        elif name == "NoOp":
+            a.take("p")
+            t = None
         elif name in SUPPORTED:
             if name in ("Normalize", "ToTensorV2"):
                 if not top:
-                    raise ValueError(f"{name} inside OneOf is not supported: the model's input "
-                                     f"is one for the pipeline")
+                    raise ValueError(f"{name} inside OneOf or Sequential is not supported: the "
+                                     f"model's input is one for the pipeline")
                 model_at = k if name == "Normalize" else model_at
             elif model_at is not None:
                 raise ValueError(f"{name} after Normalize is not supported: warpkit makes the "
@@ -379,7 +385,8 @@ def _transforms(items: list, pipe: _Pipeline, top: bool) -> list[Transform]:
         else:
             why = _OTHER_MAP.get(name, "")
             raise ValueError(f"albumentations' {name} has no warpkit equivalent yet{why}; "
-                             f"supported: {', '.join(sorted([*SUPPORTED, 'OneOf']))}")
+                             f"supported: "
+                             f"{', '.join(sorted([*SUPPORTED, 'NoOp', 'OneOf', 'Sequential']))}")
         a.done()
         if t is not None:
             out.append(t)
