@@ -20,6 +20,8 @@ Example:
 from __future__ import annotations
 
 import functools
+import math
+import struct
 
 import numpy as np
 
@@ -61,19 +63,64 @@ def _round(x) -> np.ndarray:
     return np.rint(np.asarray(x, np.float64)).astype(np.int64)
 
 
+# The powers below are Python's (the C library's, one value at a time), not numpy's, whose
+# vector loops differ by CPU (AVX-512 builds call other routines); OpenCV computes them with its
+# own double exp and log, whose last bits the rounding to float32 leaves out. The cube roots are
+# OpenCV's own algorithm, bit for bit (_cbrt1): its result is not the correctly rounded root.
+
+
 def _gamma(x: np.ndarray) -> np.ndarray:
     """sRGB's decoding of float32 values, in double, to float32 (OpenCV's applyGamma)."""
-    xd = x.astype(np.float64)
-    with np.errstate(invalid="ignore"):
-        return np.where(xd <= 809 / 20000, xd / (323 / 25),
-                        ((xd + 11 / 200) / (1 + 11 / 200)) ** (12 / 5)).astype(_F32)
+    return np.array([v / (323 / 25) if v <= 809 / 20000 else
+                     math.pow((v + 11 / 200) / (1 + 11 / 200), 12 / 5)
+                     for v in x.astype(np.float64).tolist()]).astype(_F32)
 
 
 def _inv_gamma(x: np.ndarray) -> np.ndarray:
     """sRGB's encoding (OpenCV's applyInvGamma)."""
-    xd = x.astype(np.float64)
-    return np.where(xd <= 7827 / 2500000, xd * (323 / 25),
-                    xd ** (5 / 12) * (1 + 11 / 200) - 11 / 200).astype(_F32)
+    return np.array([v * (323 / 25) if v <= 7827 / 2500000 else
+                     math.pow(v, 5 / 12) * (1 + 11 / 200) - 11 / 200
+                     for v in x.astype(np.float64).tolist()]).astype(_F32)
+
+
+#: Turkowski's quartic rational approximation of the cube root on [0.125, 1), OpenCV's
+#: constants (softfloat's f32_cbrt), as their doubles' bits
+_CBRT_NUM = [0x4046a09e6653ba70, 0x406808f46c6116e0, 0x405dca97439cae14, 0x402add70d2827500,
+             0x3fc4f15f83f55d2d]
+_CBRT_DEN = [0x402d9e20660edb21, 0x4062ff15c0285815, 0x406510d06a8112ce, 0x4040fecbc9e2c375,
+             0x3ff0000000000000]
+
+
+def _bits_f64(bits: int) -> float:
+    return struct.unpack("<d", struct.pack("<Q", bits))[0]
+
+
+def _cbrt1(x: float) -> float:
+    """OpenCV's softfloat cube root of a float32 ``x`` > 0, bit for bit: the mantissa's cube
+    root by Turkowski's approximation in double, its fraction truncated (not rounded) to 23
+    bits. (Not the correctly rounded root, from which it differs in the last bit of about half
+    of the table's values; one entry of the cube-root table then moves, and 17888 of the 2^24
+    colours' Lab with it.)"""
+    u = struct.unpack("<I", struct.pack("<f", x))[0]
+    if u & 0x7FFFFFFF == 0:
+        return 0.0
+    e = ((u >> 23) & 0xFF) - 127
+    shx = int(math.fmod(e, 3))  # C's remainder: the sign of e
+    shx -= 3 if shx >= 0 else 0
+    ex = int((e - shx) / 3) - 1
+    fr = _bits_f64(((shx + 1023) << 52) | ((u & 0x7FFFFF) << 29))
+    a = [_bits_f64(c) for c in _CBRT_NUM]
+    b = [_bits_f64(c) for c in _CBRT_DEN]
+    fr = ((((a[0] * fr + a[1]) * fr + a[2]) * fr + a[3]) * fr + a[4]) / \
+        ((((b[0] * fr + b[1]) * fr + b[2]) * fr + b[3]) * fr + b[4])
+    frac = (struct.unpack("<Q", struct.pack("<d", fr))[0] & ((1 << 52) - 1)) >> 29
+    out = ((u >> 31) << 31) | ((ex + 127) << 23) | frac
+    return struct.unpack("<f", struct.pack("<I", out))[0]
+
+
+def _cbrt(x: np.ndarray) -> np.ndarray:
+    """:func:`_cbrt1` of float32 values."""
+    return np.array([_cbrt1(v) for v in x.astype(np.float32).tolist()], _F32)
 
 
 def _c_div(a: np.ndarray, b: int) -> np.ndarray:
@@ -94,7 +141,7 @@ def _tables() -> dict[str, np.ndarray]:
     t = _F32(1) / (f255 * _F32(1 << _GAMMA_SHIFT)) * np.arange(_CBRT_SIZE).astype(_F32)
     thresh, scale, bias = _F32(216) / _F32(24389), _F32(841) / _F32(108), _F32(16) / _F32(116)
     lin = (t.astype(np.float64) * np.float64(scale) + np.float64(bias)).astype(_F32)
-    cbrt = _round(_F32(1 << _LAB_SHIFT2) * np.where(t < thresh, lin, np.cbrt(t).astype(_F32)))
+    cbrt = _round(_F32(1 << _LAB_SHIFT2) * np.where(t < thresh, lin, _cbrt(t)))
     yf = np.zeros((256, 2), np.int64)
     for k in range(256):
         if k <= 20:
