@@ -287,15 +287,16 @@ _JITTER_PERIOD = 0.32
 
 def _normals(u: np.ndarray) -> np.ndarray:
     """Standard normal numbers from uniform ones in [0, 1) (the last axis, even length), by
-    Box-Muller: pairs (u1, u2) give sqrt(-2 ln(1 - u1)) (cos 2 pi u2, sin 2 pi u2). The same
-    elementwise numpy operations for one sample and for a batch's lanes, so both give the same
-    numbers (numpy's own ``normal`` is a rejection loop that a batch cannot draw side by side)."""
-    u1, u2 = u[..., 0::2], u[..., 1::2]
-    r = np.sqrt(-2.0 * np.log1p(-u1))
-    t = 2.0 * np.pi * u2
-    out = np.empty_like(u)
-    out[..., 0::2], out[..., 1::2] = r * np.cos(t), r * np.sin(t)
-    return out
+    Box-Muller: pairs (u1, u2) give sqrt(-2 ln(1 - u1)) (cos 2 pi u2, sin 2 pi u2). Python's
+    own functions, value by value, for one sample and for a batch's lanes alike: numpy's vector
+    loops for log, cos and sin differ by CPU and by array length (numpy's own ``normal`` is a
+    rejection loop that a batch cannot draw side by side)."""
+    flat = u.reshape(-1, 2).tolist()
+    out = []
+    for u1, u2 in flat:
+        r, t = math.sqrt(-2.0 * math.log1p(-u1)), 2.0 * math.pi * u2
+        out += [r * math.cos(t), r * math.sin(t)]
+    return np.array(out, np.float64).reshape(u.shape)
 
 
 def _corner_points(jitter: np.ndarray, size: tuple[int, int]) -> np.ndarray:
