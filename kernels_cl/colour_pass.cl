@@ -629,38 +629,21 @@ inline int cl_level(float v) {
 #endif
 }
 
-/* OpenCV's RGB2Lab_b for one pixel's levels: (L, a, b) in 0 .. 255 (L only with want_ab 0) */
-inline int3 cl_rgb_lab(int r, int g, int b, __global const int *T, int want_ab) {
-    const int R = T[LT_GAMMA + r], G = T[LT_GAMMA + g], B = T[LT_GAMMA + b];
+/* L of OpenCV's RGB2Lab_b (0 .. 255) for one pixel's levels: what the histograms count
+ * (cl_rgb_lab8 makes the whole Lab of 8 pixels for the apply) */
+inline int cl_lab_l(int r, int g, int b, __global const int *T) {
     __global const int *cf = T + LT_COEFFS;
-    const int fy = T[LT_CBRT + cl_descale(R * cf[3] + G * cf[4] + B * cf[5], 12)];
-    const int l = cl_descale(((116 * 255 + 50) / 100) * fy - (16 * 255 * (1 << 15) + 50) / 100, 15);
-    if (!want_ab) return (int3)(clamp(l, 0, 255), 0, 0);
-    const int fx = T[LT_CBRT + cl_descale(R * cf[0] + G * cf[1] + B * cf[2], 12)];
-    const int fz = T[LT_CBRT + cl_descale(R * cf[6] + G * cf[7] + B * cf[8], 12)];
-    const int a = cl_descale(500 * (fx - fy) + 128 * (1 << 15), 15);
-    const int bb = cl_descale(200 * (fy - fz) + 128 * (1 << 15), 15);
-    return (int3)(clamp(l, 0, 255), clamp(a, 0, 255), clamp(bb, 0, 255));
-}
-
-/* OpenCV's Lab2RGBinteger: 8-bit (L, a, b) to RGB levels */
-inline int3 cl_lab_rgb(int l, int a, int b, __global const int *T) {
-    const int y = T[LT_YF + 2 * l], ify = T[LT_YF + 2 * l + 1];
-    const int adiv = ((5 * a * 53687 + (1 << 7)) >> 13) - 128 * (1 << 14) / 500;
-    const int bdiv = ((b * 41943 + (1 << 4)) >> 9) - 128 * (1 << 14) / 200 + 1;
-    const int x = T[LT_ABXZ + ify + adiv - LT_MIN_AB], z = T[LT_ABXZ + ify - bdiv - LT_MIN_AB];
-    __global const int *cf = T + LT_INV_COEFFS;
-    const int r = clamp(cl_descale(cf[0] * x + cf[1] * y + cf[2] * z, 14), 0, LT_INV_SIZE - 1);
-    const int g = clamp(cl_descale(cf[3] * x + cf[4] * y + cf[5] * z, 14), 0, LT_INV_SIZE - 1);
-    const int bl = clamp(cl_descale(cf[6] * x + cf[7] * y + cf[8] * z, 14), 0, LT_INV_SIZE - 1);
-    return (int3)(T[LT_INV_GAMMA + r], T[LT_INV_GAMMA + g], T[LT_INV_GAMMA + bl]);
+    const int y = cl_descale(T[LT_GAMMA + r] * cf[3] + T[LT_GAMMA + g] * cf[4] +
+                             T[LT_GAMMA + b] * cf[5], 12);
+    return clamp(cl_descale(((116 * 255 + 50) / 100) * T[LT_CBRT + y] -
+                            (16 * 255 * (1 << 15) + 50) / 100, 15), 0, 255);
 }
 
 /* the level CLAHE equalises at pixel p (CH values) */
 inline int cl_l_at(__global const X_T *p, __global const int *T) {
     if (CH >= 3)
-        return cl_rgb_lab(cl_level(cp_level1(p[0])), cl_level(cp_level1(p[1])),
-                          cl_level(cp_level1(p[2])), T, 0).x;
+        return cl_lab_l(cl_level(cp_level1(p[0])), cl_level(cp_level1(p[1])),
+                        cl_level(cp_level1(p[2])), T);
     return cl_level(cp_level1(p[0]));
 }
 
@@ -754,7 +737,7 @@ __kernel void colour_clahe_lut(__global const int *restrict H, __global uchar *r
             (t)[(i).s6], (t)[(i).s7]))
 #define CL_DESCALE8(v, n) (((v) + (1 << ((n) - 1))) >> (n))
 
-/* cl_rgb_lab for 8 pixels: L, a, b (levels) */
+/* OpenCV's RGB2Lab_b for 8 pixels' levels: L, a, b (levels) */
 inline __attribute__((always_inline)) void cl_rgb_lab8(int8 r, int8 g, int8 b,
                                                        __global const int *T, int8 *L, int8 *A,
                                                        int8 *B) {
@@ -772,7 +755,7 @@ inline __attribute__((always_inline)) void cl_rgb_lab8(int8 r, int8 g, int8 b,
     *B = clamp(CL_DESCALE8(200 * (fy - fz) + 128 * (1 << 15), 15), lo, hi);
 }
 
-/* cl_lab_rgb for 8 pixels: RGB levels in r, g, b */
+/* OpenCV's Lab2RGBinteger for 8 pixels: 8-bit (L, a, b) to RGB levels in r, g, b */
 inline __attribute__((always_inline)) void cl_lab_rgb8(int8 l, int8 a, int8 b,
                                                        __global const int *T, int8 *r, int8 *g,
                                                        int8 *bl) {

@@ -35,7 +35,7 @@ def _quiet(fn, *a, **k):
 
 def test_split_carries_a_double_exactly():
     """The scale (and CLAHE's clip limit) travel as three float32 words whose sum is the double
-    (two lost the last bits: floor(37 / 0.37) came out 99 on the host)."""
+    (two lost the last bits: floor(37 * (1 / 0.37)) came out 99, not 100)."""
     rng = np.random.default_rng(0)
     for x in [0.37, 0.9, 1 / 3, 2.56, *rng.uniform(0, 5, 2000)]:
         words = split(x)

@@ -83,16 +83,16 @@ def _inv_gamma(x: np.ndarray) -> np.ndarray:
                      for v in x.astype(np.float64).tolist()]).astype(_F32)
 
 
-#: Turkowski's quartic rational approximation of the cube root on [0.125, 1), OpenCV's
-#: constants (softfloat's f32_cbrt), as their doubles' bits
-_CBRT_NUM = [0x4046a09e6653ba70, 0x406808f46c6116e0, 0x405dca97439cae14, 0x402add70d2827500,
-             0x3fc4f15f83f55d2d]
-_CBRT_DEN = [0x402d9e20660edb21, 0x4062ff15c0285815, 0x406510d06a8112ce, 0x4040fecbc9e2c375,
-             0x3ff0000000000000]
-
-
 def _bits_f64(bits: int) -> float:
     return struct.unpack("<d", struct.pack("<Q", bits))[0]
+
+
+#: Turkowski's quartic rational approximation of the cube root on [0.125, 1), OpenCV's
+#: constants (softfloat's f32_cbrt), made from their doubles' bits
+_CBRT_NUM = [_bits_f64(c) for c in (0x4046a09e6653ba70, 0x406808f46c6116e0, 0x405dca97439cae14,
+                                    0x402add70d2827500, 0x3fc4f15f83f55d2d)]
+_CBRT_DEN = [_bits_f64(c) for c in (0x402d9e20660edb21, 0x4062ff15c0285815, 0x406510d06a8112ce,
+                                    0x4040fecbc9e2c375, 0x3ff0000000000000)]
 
 
 def _cbrt1(x: float) -> float:
@@ -109,8 +109,7 @@ def _cbrt1(x: float) -> float:
     shx -= 3 if shx >= 0 else 0
     ex = int((e - shx) / 3) - 1
     fr = _bits_f64(((shx + 1023) << 52) | ((u & 0x7FFFFF) << 29))
-    a = [_bits_f64(c) for c in _CBRT_NUM]
-    b = [_bits_f64(c) for c in _CBRT_DEN]
+    a, b = _CBRT_NUM, _CBRT_DEN
     fr = ((((a[0] * fr + a[1]) * fr + a[2]) * fr + a[3]) * fr + a[4]) / \
         ((((b[0] * fr + b[1]) * fr + b[2]) * fr + b[3]) * fr + b[4])
     frac = (struct.unpack("<Q", struct.pack("<d", fr))[0] & ((1 << 52) - 1)) >> 29
