@@ -69,6 +69,14 @@
  *                     the scale (a double in three floats); each pixel takes the one the host
  *                     tabulated for the output's size (colour_pass.cl's cp_gather8). A
  *                     whole-image operation
+ *   WK_COL_MATRIX     channels 0-2 = level(clip((W v) w[10] + w[11])), W the 3x3 matrix w[1 .. 9]
+ *                     row by row, v channels 0-2 (3 channels or more; others stay): uint8 as
+ *                     OpenCV's transform (W in 2^-10, w[10] = 2^-10, w[11] = 1/2: exact in
+ *                     float), floats w[10] = 1, w[11] = 0 (albumentations' ToSepia)
+ *   WK_COL_CURVE      albumentations' RandomToneCurve on 8-bit levels: channel c's level l goes
+ *                     to rint(255 B(l / 255)), B(t) = 3 (1 - t)^2 t lo + 3 (1 - t) t^2 hi + t^3,
+ *                     lo = w[1 + c], hi = w[5 + c] (float images as levels of 255, rounded in
+ *                     and out)
  *
  * The 8 pixels' position: row at.y, columns at.x .. at.x + 7 of an output of dims = (Wo, Ho).
  */
@@ -96,6 +104,8 @@
 #define WK_COL_CONV 18
 #define WK_COL_CLAHE 19
 #define WK_COL_DOWNSCALE 20
+#define WK_COL_MATRIX 21
+#define WK_COL_CURVE 22
 /* WK_COL_HEAVY: which of the larger operations a build holds (the host's engine.core
  * colour_groups: the groups some item's list has, and every group that launch has had in the
  * process, so that a pipeline's builds settle on one); the others are compiled out. Each one
@@ -116,8 +126,9 @@
  * compile */
 #define WK_COLG_MED5 32
 #define WK_COLG_MED7 64
+#define WK_COLG_TONE 128 /* WK_COL_MATRIX and WK_COL_CURVE */
 #ifndef WK_COL_HEAVY
-#define WK_COL_HEAVY 127
+#define WK_COL_HEAVY 255
 #endif
 
 #if COLOUR
@@ -471,6 +482,23 @@ inline __attribute__((always_inline)) void wk_colour8_ops(float8 *v, int C, __gl
             WK_EACH_C(const int8 lv = convert_int8(wk_floor8(v[c] * scale + (WK_COL_INT ? 0.0f : 0.5f)));
                       const int keep = (int)op[1 + c];
                       v[c] = convert_float8(lv & (int8)(~((1 << (8 - keep)) - 1) & 255)) / scale);
+        } else if ((WK_COL_HEAVY & WK_COLG_TONE) && code == WK_COL_MATRIX) {
+            if (C >= 3) {
+                const float8 r = v[0], g = v[1], b = v[2];
+                /* on uint8 every product and sum is a whole number below 2^24: exact */
+                v[0] = WK_COL_LEVEL(wk_col_clip((op[1] * r + op[2] * g + op[3] * b) * op[10] + op[11]));
+                v[1] = WK_COL_LEVEL(wk_col_clip((op[4] * r + op[5] * g + op[6] * b) * op[10] + op[11]));
+                v[2] = WK_COL_LEVEL(wk_col_clip((op[7] * r + op[8] * g + op[9] * b) * op[10] + op[11]));
+            }
+        } else if ((WK_COL_HEAVY & WK_COLG_TONE) && code == WK_COL_CURVE) {
+            /* 255 B(l / 255) = (3 (255 - l)^2 l lo + 3 (255 - l) l^2 hi + l^3) / 255^2: the
+             * integer parts are exact in float (below 2^24); uint8 only (the host refuses
+             * uint16) */
+            WK_EACH_C(const float8 l = WK_COL_INT ? v[c] : wk_clamp8(wk_rint8(v[c] * 255.0f), 0.0f, 255.0f);
+                      const float8 m = 255.0f - l;
+                      const float8 y = wk_clamp8(wk_rint8((3.0f * m * m * l * op[1 + c] + 3.0f * m * l * l * op[5 + c]
+                                                           + l * l * l) * (1.0f / 65025.0f)), 0.0f, 255.0f);
+                      v[c] = WK_COL_INT ? y : y / 255.0f);
         }
     }
 }

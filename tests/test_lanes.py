@@ -14,6 +14,8 @@ from warpkit.augment import (Blur, CenterCrop, ChannelShuffle, CoarseDropout, Co
                              GaussNoise, HueSaturationValue, InvertImg, MedianBlur, MotionBlur,
                              OneOf, Pad, Posterize, RandomAffine, RandomBrightnessContrast,
                              RandomCrop, RandomGamma, RandomHorizontalFlip, RandomPerspective,
+                             ChannelDropout, MultiplicativeNoise, PlanckianJitter,
+                             RandomToneCurve, SquareSymmetry, ToSepia,
                              RandomResizedCrop, RandomRotate90, RandomRotation, RandomSizedCrop,
                              RandomVerticalFlip, Resize, RGBShift, Sharpen, Solarize, ToGray,
                              stream)
@@ -114,6 +116,13 @@ PIPELINES = [
              MedianBlur(p=0.5), MedianBlur((5, 5), p=0.5), Sharpen(p=0.5), Emboss(p=0.5),
              CLAHE(p=0.5), CLAHE((2, 3), (4, 6), p=0.5), Downscale(p=0.5),
              Downscale((0.1, 0.9), p=0.5)]),
+    # albumentations' other pixel transforms: counts and keys, factors per channel, a
+    # temperature by both samplings, the tone curve's normals
+    Compose([RandomResizedCrop(24), ChannelDropout(p=0.6), ChannelDropout((1, 3), 9, p=0.5),
+             MultiplicativeNoise(p=0.5), MultiplicativeNoise((0.5, 1.5), per_channel=True),
+             PlanckianJitter(p=0.5), PlanckianJitter("cied", (4000, 9000), "gaussian", p=0.6),
+             ToSepia(p=0.3), RandomToneCurve(p=0.5), RandomToneCurve(0.3, True, p=0.5),
+             SquareSymmetry(p=0.8)]),
     # dropout: counts of holes per sample (fractions and pixels, a single count, a pixel range
     # past small images' sides), every fill, Erasing's rectangles that cannot fit
     Compose([RandomResizedCrop(24), CoarseDropout(p=0.7),

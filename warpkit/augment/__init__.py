@@ -5,7 +5,9 @@ epoch, index)`` and contribute a 3x3 map; :class:`Compose` multiplies the maps a
 image once (a batch in one launch), moving masks, boxes and keypoints with the same map. Colour
 transforms (albumentations' names: ``ColorJitter``, ``HueSaturationValue``,
 ``RandomBrightnessContrast``, ``RandomGamma``, ``ToGray``, ``RGBShift``, ``ChannelShuffle``,
-``InvertImg``, ``Solarize``, ``Posterize``; noise, dropout and blur) run inside that
+``InvertImg``, ``Solarize``, ``Posterize``, ``ToSepia``, ``PlanckianJitter``,
+``RandomToneCurve``, ``MultiplicativeNoise``, ``ChannelDropout``; noise, dropout and blur) run
+inside that
 resampling, on each pixel before it is stored (a contrast on the image's mean, a blur or
 ``CLAHE`` in a pass after it, on the device). albumentations'
 geometric transforms come under their own names and parameters too (``Affine``,
@@ -38,7 +40,7 @@ Example:
 from ._affine import RandomAffine
 from ._geometric import (D4, Affine, HorizontalFlip, LongestMaxSize, PadIfNeeded, Perspective,
                          RandomScale, Rotate, SafeRotate, ShiftScaleRotate, SmallestMaxSize,
-                         Transpose, VerticalFlip)
+                         SquareSymmetry, Transpose, VerticalFlip)
 from ._albumentations import from_albumentations
 from ._nonlinear import (ElasticTransform, GridDistortion, OpticalDistortion, PiecewiseAffine,
                          ThinPlateSpline)
@@ -48,6 +50,8 @@ from ._colour import (CLAHE, Blur, ChannelShuffle, ColorJitter, Downscale, Embos
                       Posterize, RandomBrightnessContrast, RandomGamma, RGBShift, Sharpen,
                       Solarize, ToGray)
 from ._dropout import CoarseDropout, Erasing
+from ._pixel import (ChannelDropout, MultiplicativeNoise, PlanckianJitter, RandomToneCurve,
+                     ToSepia)
 from ._mixing import CutMix, MixUp
 from ._mosaic import Mosaic
 from ._objects import (AtLeastOneBBoxRandomCrop, BBoxSafeRandomCrop, CropNonEmptyMaskIfExists,
@@ -63,16 +67,18 @@ from ._transforms import (CenterCrop, Crop, Pad, RandomCrop, RandomCropFromBorde
                           Resize)
 
 __all__ = ["Affine", "AtLeastOneBBoxRandomCrop", "batches", "BboxParams", "BBoxSafeRandomCrop",
-           "Blur", "CenterCrop", "ChannelShuffle", "CLAHE", "CoarseDropout", "collate",
-           "ColorJitter", "Compose", "Crop", "CropNonEmptyMaskIfExists", "CutMix", "D4",
-           "ElasticTransform", "Emboss", "EpochSampler", "Erasing", "from_albumentations",
+           "Blur", "CenterCrop", "ChannelDropout", "ChannelShuffle", "CLAHE", "CoarseDropout",
+           "collate", "ColorJitter", "Compose", "Crop", "CropNonEmptyMaskIfExists", "CutMix",
+           "D4", "ElasticTransform", "Emboss", "EpochSampler", "Erasing", "from_albumentations",
            "GaussianBlur", "GaussNoise", "GridDistortion", "HorizontalFlip", "HueSaturationValue",
            "InvertImg", "KeypointParams", "LongestMaxSize", "MedianBlur", "MixUp", "Mosaic",
-           "MotionBlur", "OneOf", "OpticalDistortion", "Pad", "PadIfNeeded", "Perspective",
-           "PiecewiseAffine", "Posterize", "RandomAffine", "RandomBrightnessContrast", "RandomCrop",
-           "RandomCropFromBorders", "RandomGamma", "RandomHorizontalFlip", "RandomIoUCrop",
-           "RandomPerspective", "RandomResizedCrop", "RandomRotate90", "RandomRotation",
-           "RandomScale", "RandomSizedBBoxSafeCrop", "RandomSizedCrop", "RandomVerticalFlip",
+           "MotionBlur", "MultiplicativeNoise", "OneOf", "OpticalDistortion", "Pad",
+           "PadIfNeeded", "Perspective", "PiecewiseAffine", "PlanckianJitter", "Posterize",
+           "RandomAffine", "RandomBrightnessContrast", "RandomCrop", "RandomCropFromBorders",
+           "RandomGamma", "RandomHorizontalFlip", "RandomIoUCrop", "RandomPerspective",
+           "RandomResizedCrop", "RandomRotate90", "RandomRotation", "RandomScale",
+           "RandomSizedBBoxSafeCrop", "RandomSizedCrop", "RandomToneCurve", "RandomVerticalFlip",
            "RandomZoomOut", "RepeatedSampleWarning", "Resize", "RGBShift", "Rotate", "SafeRotate",
-           "SampleKey", "Sharpen", "ShiftScaleRotate", "SmallestMaxSize", "Solarize", "stream",
-           "ThinPlateSpline", "ToGray", "Transform", "Transpose", "VerticalFlip"]
+           "SampleKey", "Sharpen", "ShiftScaleRotate", "SmallestMaxSize", "Solarize",
+           "SquareSymmetry", "stream", "ThinPlateSpline", "ToGray", "ToSepia", "Transform",
+           "Transpose", "VerticalFlip"]

@@ -32,6 +32,7 @@ from . import _geometric as G
 from . import _mosaic as M
 from . import _nonlinear as N
 from . import _objects as O
+from . import _pixel as P
 from . import _transforms as T
 from ._base import (BORDER_CODES, INTERPOLATION_CODES, OneOf, Transform, merge_setting,
                     same_value)
@@ -143,6 +144,17 @@ def _normalize(a: _Args, pipe: _Pipeline) -> None:
                       std=list(a.take("std", (0.229, 0.224, 0.225))))
 
 
+def _to_float(a: _Args, pipe: _Pipeline) -> None:
+    """ToFloat: integer images divided by their type's peak, float images as they are: the
+    model's input in float32 with mean 0 and std 1."""
+    a.only("max_value", None, 255, 255.0, why=" (the peak of uint8 images; None: each type's "
+           "own, 65535 for uint16)")
+    if not same_value(a.take("p", 1.0), 1.0):
+        raise ValueError("ToFloat(p < 1) is not supported: the model's input is made for "
+                         "every sample")
+    pipe.model.update(output_dtype="float32", mean=[0.0], std=[1.0])
+
+
 def _to_tensor(a: _Args, pipe: _Pipeline) -> None:
     a.only("transpose_mask", False, why=" (masks stay (H, W))")
     a.take("p")
@@ -210,6 +222,7 @@ SUPPORTED: dict[str, Callable[[_Args, _Pipeline], Transform | None]] = {
     "Perspective": _resampled(G.Perspective, "scale", "keep_size", "fit_output"),
     "Transpose": lambda a, pipe: G.Transpose(p=a.take("p", 0.5)),
     "D4": lambda a, pipe: G.D4(p=a.take("p", 1.0)),
+    "SquareSymmetry": lambda a, pipe: G.SquareSymmetry(p=a.take("p", 1.0)),
     "ColorJitter": _colour(C.ColorJitter, "brightness", "contrast", "saturation", "hue"),
     "HueSaturationValue": _colour(C.HueSaturationValue, "hue_shift_limit", "sat_shift_limit",
                                   "val_shift_limit"),
@@ -225,6 +238,13 @@ SUPPORTED: dict[str, Callable[[_Args, _Pipeline], Transform | None]] = {
     "InvertImg": _colour(C.InvertImg),
     "Solarize": _colour(C.Solarize, "threshold_range"),
     "Posterize": _colour(C.Posterize, "num_bits"),
+    "ToSepia": _colour(P.ToSepia),
+    "PlanckianJitter": _colour(P.PlanckianJitter, "mode", "temperature_limit",
+                               "sampling_method"),
+    "RandomToneCurve": _colour(P.RandomToneCurve, "scale", "per_channel"),
+    "MultiplicativeNoise": _colour(P.MultiplicativeNoise, "multiplier", "per_channel",
+                                   "elementwise"),
+    "ChannelDropout": _colour(P.ChannelDropout, "channel_drop_range", "fill"),
     "GaussNoise": _colour(C.GaussNoise, "std_range", "mean_range", "per_channel",
                           "noise_scale_factor"),
     "Blur": _colour(C.Blur, "blur_limit"),
@@ -266,6 +286,7 @@ SUPPORTED: dict[str, Callable[[_Args, _Pipeline], Transform | None]] = {
     "ThinPlateSpline": _resampled(N.ThinPlateSpline, "scale_range", "num_control_points",
                                   "keypoint_remapping_method"),
     "Normalize": _normalize,
+    "ToFloat": _to_float,
     "ToTensorV2": _to_tensor,
 }
 
@@ -358,7 +379,7 @@ def _as_dict(pipeline: Any) -> dict:
 def _transforms(items: list, pipe: _Pipeline, top: bool) -> list[Transform]:
     out: list[Transform] = []
     model_at = None
-    for k, item in enumerate(items):
+    for item in items:
         name = item.get("__class_fullname__", "?").rsplit(".", 1)[-1]
         a = _Args(name, item)
         if name == "OneOf":
@@ -371,13 +392,17 @@ def _transforms(items: list, pipe: _Pipeline, top: bool) -> list[Transform]:
             a.take("p")
             t = None
         elif name in SUPPORTED:
-            if name in ("Normalize", "ToTensorV2"):
+            if name in ("Normalize", "ToFloat", "ToTensorV2"):
                 if not top:
                     raise ValueError(f"{name} inside OneOf or Sequential is not supported: the "
                                      f"model's input is one for the pipeline")
-                model_at = k if name == "Normalize" else model_at
+                if name != "ToTensorV2":
+                    if model_at is not None:
+                        raise ValueError(f"{name} after {model_at} is not supported: the "
+                                         f"model's input is made once")
+                    model_at = name
             elif model_at is not None:
-                raise ValueError(f"{name} after Normalize is not supported: warpkit makes the "
+                raise ValueError(f"{name} after {model_at} is not supported: warpkit makes the "
                                  f"model's input last, in the same store")
             t = SUPPORTED[name](a, pipe)
         elif name not in _OTHER_MAP and same_value(a.d.get("p", 0.5), 0):

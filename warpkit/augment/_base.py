@@ -113,6 +113,20 @@ def value_range(value: Any, arg: str, symmetric: bool, lo: float, hi: float, n: 
     return pairs
 
 
+def normals(u: np.ndarray) -> np.ndarray:
+    """Standard normal numbers from uniform ones in [0, 1) (the last axis, even length), by
+    Box-Muller: pairs (u1, u2) give sqrt(-2 ln(1 - u1)) (cos 2 pi u2, sin 2 pi u2). Python's
+    own functions, value by value, for one sample and for a batch's lanes alike: numpy's vector
+    loops for log, cos and sin differ by CPU and by array length (numpy's own ``normal`` is a
+    rejection loop that a batch cannot draw side by side)."""
+    flat = u.reshape(-1, 2).tolist()
+    out = []
+    for u1, u2 in flat:
+        r, t = math.sqrt(-2.0 * math.log1p(-u1)), 2.0 * math.pi * u2
+        out += [r * math.cos(t), r * math.sin(t)]
+    return np.array(out, np.float64).reshape(u.shape)
+
+
 def size_arg(value: Any, arg: str) -> tuple[int, int]:
     """A size as warpkit.augment takes it, (height, width) as ``image.shape[:2]`` and as
     albumentations, torchvision and kornia take it (an int: a square), returned as the (width,

@@ -23,12 +23,13 @@ import numpy as np
 
 from .. import geometry
 from .._checks import count, flag, number
-from ._base import Resampled, Transform, about_centres, crop_map, plain, value_range
+from ._base import (Resampled, Transform, about_centres, crop_map, normals, plain,
+                    value_range)
 from ._transforms import RandomHorizontalFlip, RandomVerticalFlip
 
 __all__ = ["Affine", "D4", "HorizontalFlip", "LongestMaxSize", "PadIfNeeded", "Perspective",
            "RandomScale", "Rotate", "SafeRotate", "ShiftScaleRotate", "SmallestMaxSize",
-           "Transpose", "VerticalFlip"]
+           "SquareSymmetry", "Transpose", "VerticalFlip"]
 
 def affine_matrix(translate: tuple[float, float], shear: tuple[float, float],
                   scale: tuple[float, float], rotate: float,
@@ -285,20 +286,6 @@ class Rotate(Resampled):
 _JITTER_PERIOD = 0.32
 
 
-def _normals(u: np.ndarray) -> np.ndarray:
-    """Standard normal numbers from uniform ones in [0, 1) (the last axis, even length), by
-    Box-Muller: pairs (u1, u2) give sqrt(-2 ln(1 - u1)) (cos 2 pi u2, sin 2 pi u2). Python's
-    own functions, value by value, for one sample and for a batch's lanes alike: numpy's vector
-    loops for log, cos and sin differ by CPU and by array length (numpy's own ``normal`` is a
-    rejection loop that a batch cannot draw side by side)."""
-    flat = u.reshape(-1, 2).tolist()
-    out = []
-    for u1, u2 in flat:
-        r, t = math.sqrt(-2.0 * math.log1p(-u1)), 2.0 * math.pi * u2
-        out += [r * math.cos(t), r * math.sin(t)]
-    return np.array(out, np.float64).reshape(u.shape)
-
-
 def _corner_points(jitter: np.ndarray, size: tuple[int, int]) -> np.ndarray:
     """albumentations' ``generate_perspective_points`` after its draw: |normal| folded into
     [0, 0.32), each corner moved inwards by that fraction of the side, in pixels (top-left,
@@ -398,7 +385,7 @@ class Perspective(Resampled):
         self._resampling(interpolation, mask_interpolation, border_mode, fill, fill_mask)
 
     def _points(self, s: np.ndarray, u: np.ndarray, sizes: list[tuple[int, int]]) -> list[dict]:
-        jitter = s[:, None] * _normals(u)
+        jitter = s[:, None] * normals(u)
         return [{"points": _corner_points(j, size)[0].tolist()}
                 for j, size in zip(jitter, sizes)]
 
@@ -550,6 +537,16 @@ class D4(Transform):
 
     def map(self, params, size):
         return _symmetry(params["element"], size)
+
+
+class SquareSymmetry(D4):
+    """albumentations' SquareSymmetry, its later name for :class:`D4` (the same draws, the
+    same 8 symmetries).
+
+    Example:
+        >>> SquareSymmetry().map({"element": "r90"}, (4, 3))[1]
+        (3, 4)
+    """
 
 
 # ---- sizing and letterbox (detection recipes) ----------------------------------------------

@@ -1,0 +1,333 @@
+"""More of albumentations' pixel transforms inside the warp's pass (kernels_cl/colour.h), under
+albumentations 2.0.8's names and parameters: ``ChannelDropout``, ``MultiplicativeNoise``,
+``PlanckianJitter``, ``ToSepia`` and ``RandomToneCurve``. Like every colour transform they draw
+from the sample's stream (recorded in ``out["params"]``, replayable), contribute the identity
+map, and leave masks, boxes and keypoints as they are.
+
+Example:
+    >>> import numpy as np
+    >>> from warpkit.augment import Compose, RandomResizedCrop, ToSepia
+    >>> aug = Compose([RandomResizedCrop(64), ToSepia(p=1)])
+    >>> out = aug(image=np.full((80, 90, 3), 100, np.uint8), seed=0)     # doctest: +SKIP
+    >>> out["image"][0, 0].tolist()                                     # doctest: +SKIP
+    [135, 120, 94]
+"""
+
+from __future__ import annotations
+
+import math
+import numbers
+from typing import Any
+
+import numpy as np
+
+from .._checks import flag, number
+from ..engine.core import COL_AFFINE as AFFINE, COL_CURVE as CURVE, COL_MATRIX as MATRIX
+from ._base import normals, value_range
+from ._colour import ColourTransform, _affine, _eight_bit, _one_or_three
+
+__all__ = ["ChannelDropout", "MultiplicativeNoise", "PlanckianJitter", "RandomToneCurve",
+           "ToSepia"]
+
+
+def _order(keys: list[float], channels: int) -> list[int]:
+    """The channels by their keys, smallest first (a uniform random order of ``channels``)."""
+    return np.argsort(keys[:channels], kind="stable").tolist()
+
+
+class ChannelDropout(ColourTransform):
+    """albumentations' ChannelDropout: ``count`` channels, drawn from ``channel_drop_range``
+    (whole numbers, both ends included), take the value ``fill`` (in the image's units: levels
+    for integer images, [0, 1] for float ones). Which channels: the ``count`` smallest of four
+    uniform ``keys`` drawn per sample, among the image's first C (a uniform choice, as
+    albumentations' ``sample``). Images of 2 to 4 channels; at most C - 1 dropped, as
+    albumentations requires.
+
+    Example:
+        >>> t = ChannelDropout((1, 1), fill=0, p=1)
+        >>> t.colour_ops({"count": 1, "keys": [0.7, 0.2, 0.9, 0.5]}, 3, 255.0)[0][1:4]
+        [1.0, 0.0, 1.0]
+    """
+
+    def __init__(self, channel_drop_range: tuple[int, int] = (1, 1), fill: float = 0,
+                 p: float = 0.5) -> None:
+        super().__init__(p)
+        lo, hi = value_range(channel_drop_range, "channel_drop_range", False, 1, math.inf)[0]
+        if lo != int(lo) or hi != int(hi):
+            raise ValueError(f"channel_drop_range must be whole numbers of channels, got "
+                             f"{channel_drop_range!r}")
+        self.channel_drop_range = (int(lo), int(hi))
+        self.fill = number(fill, "fill")
+
+    def draw(self, rng, size):
+        lo, hi = self.channel_drop_range
+        return {"count": int(rng.integers(lo, hi + 1)), "keys": rng.random(4).tolist()}
+
+    def draw_lanes(self, lanes, sizes):
+        lo, hi = self.channel_drop_range
+        counts = lanes.integers(lo, hi + 1).tolist()
+        return [{"count": c, "keys": k} for c, k in zip(counts, lanes.random(k=4).tolist())]
+
+    def colour_ops(self, params, channels, peak):
+        if channels < 2:
+            raise TypeError("ChannelDropout takes images of 2 or more channels (as "
+                            "albumentations), got 1 channel")
+        if self.channel_drop_range[1] >= channels:
+            raise ValueError(f"ChannelDropout(channel_drop_range={list(self.channel_drop_range)})"
+                             f" could drop all {channels} channels of the image: the range's "
+                             f"high end must be below the channel count")
+        if not 0 <= self.fill <= peak:
+            raise ValueError(f"ChannelDropout's fill must be a value of the image (0 to "
+                             f"{peak:g}), got {self.fill:g}")
+        drop = _order(params["keys"], channels)[:params["count"]]
+        a = [0.0 if c in drop else 1.0 for c in range(4)]
+        b = [self.fill if c in drop else 0.0 for c in range(4)]
+        return [_affine(a, b)]
+
+    def config(self):
+        return {"channel_drop_range": list(self.channel_drop_range), "fill": self.fill}
+
+
+class MultiplicativeNoise(ColourTransform):
+    """albumentations' MultiplicativeNoise with ``elementwise=False``: the image times a factor
+    drawn per sample from ``multiplier`` (one for every channel, or one per channel with
+    ``per_channel``: four drawn, the image's first C used), in float32 as albumentations
+    multiplies; integer images truncated to a level, as its lookup tables. A factor per pixel
+    (``elementwise=True``) is not supported.
+
+    Example:
+        >>> MultiplicativeNoise((1.1, 1.1), p=1).colour_ops({"multiplier": [1.1]}, 3, 255.0)[0][:4]
+        [1, 1.100000023841858, 1.100000023841858, 1.100000023841858]
+    """
+
+    def __init__(self, multiplier: Any = (0.9, 1.1), per_channel: bool = False,
+                 elementwise: bool = False, p: float = 0.5) -> None:
+        super().__init__(p)
+        if isinstance(multiplier, numbers.Real) and not isinstance(multiplier, bool):
+            multiplier = (multiplier, multiplier)
+        self.multiplier = value_range(multiplier, "multiplier", False, 0.0, math.inf)[0]
+        self.per_channel = flag(per_channel, "per_channel")
+        if flag(elementwise, "elementwise"):
+            raise ValueError("MultiplicativeNoise(elementwise=True) is not supported: warpkit "
+                             "multiplies by one factor per image (or per channel)")
+        self.elementwise = False
+
+    def _k(self) -> int:
+        return 4 if self.per_channel else 1
+
+    def draw(self, rng, size):
+        return {"multiplier": [float(rng.uniform(*self.multiplier)) for _ in range(self._k())]}
+
+    def draw_lanes(self, lanes, sizes):
+        m = np.stack([lanes.uniform(*self.multiplier) for _ in range(self._k())], 1)
+        return [{"multiplier": row} for row in m.tolist()]
+
+    def colour_ops(self, params, channels, peak):
+        m = np.float32(params["multiplier"]).tolist()  # albumentations' float32 factors
+        return [_affine(m * 4 if len(m) == 1 else m, [0.0] * 4)]
+
+    def config(self):
+        return {"multiplier": list(self.multiplier), "per_channel": self.per_channel,
+                "elementwise": False}
+
+
+#: the Planckian locus' RGB coefficients every 500 K (Zini et al., "Planckian Jitter",
+#: ICLR 2023, as albumentations 2.0.8 tabulates them)
+PLANCKIAN_COEFFS: dict[str, dict[int, tuple[float, float, float]]] = {
+    "blackbody": {
+        3000: (0.6743, 0.4029, 0.0013), 3500: (0.6281, 0.4241, 0.1665),
+        4000: (0.5919, 0.4372, 0.2513), 4500: (0.5623, 0.4457, 0.3154),
+        5000: (0.5376, 0.4515, 0.3672), 5500: (0.5163, 0.4555, 0.4103),
+        6000: (0.4979, 0.4584, 0.4468), 6500: (0.4816, 0.4604, 0.4782),
+        7000: (0.4672, 0.4619, 0.5053), 7500: (0.4542, 0.4630, 0.5289),
+        8000: (0.4426, 0.4638, 0.5497), 8500: (0.4320, 0.4644, 0.5681),
+        9000: (0.4223, 0.4648, 0.5844), 9500: (0.4135, 0.4651, 0.5990),
+        10000: (0.4054, 0.4653, 0.6121), 10500: (0.3980, 0.4654, 0.6239),
+        11000: (0.3911, 0.4655, 0.6346), 11500: (0.3847, 0.4656, 0.6444),
+        12000: (0.3787, 0.4656, 0.6532), 12500: (0.3732, 0.4656, 0.6613),
+        13000: (0.3680, 0.4655, 0.6688), 13500: (0.3632, 0.4655, 0.6756),
+        14000: (0.3586, 0.4655, 0.6820), 14500: (0.3544, 0.4654, 0.6878),
+        15000: (0.3503, 0.4653, 0.6933),
+    },
+    "cied": {
+        4000: (0.5829, 0.4421, 0.2288), 4500: (0.5510, 0.4514, 0.2948),
+        5000: (0.5246, 0.4576, 0.3488), 5500: (0.5021, 0.4618, 0.3941),
+        6000: (0.4826, 0.4646, 0.4325), 6500: (0.4654, 0.4667, 0.4654),
+        7000: (0.4502, 0.4681, 0.4938), 7500: (0.4364, 0.4692, 0.5186),
+        8000: (0.4240, 0.4700, 0.5403), 8500: (0.4127, 0.4705, 0.5594),
+        9000: (0.4023, 0.4709, 0.5763), 9500: (0.3928, 0.4713, 0.5914),
+        10000: (0.3839, 0.4715, 0.6049), 10500: (0.3757, 0.4716, 0.6171),
+        11000: (0.3681, 0.4717, 0.6281), 11500: (0.3609, 0.4718, 0.6380),
+        12000: (0.3543, 0.4719, 0.6472), 12500: (0.3480, 0.4719, 0.6555),
+        13000: (0.3421, 0.4719, 0.6631), 13500: (0.3365, 0.4719, 0.6702),
+        14000: (0.3313, 0.4719, 0.6766), 14500: (0.3263, 0.4719, 0.6826),
+        15000: (0.3217, 0.4719, 0.6882),
+    },
+}
+#: the white point (K) that splits the draws, and the share of draws below it
+_WHITE, _BELOW = 6000, 0.4
+
+
+def planckian_factors(temperature: int, mode: str) -> tuple[float, float]:
+    """The red and blue factors (relative to green) of ``temperature`` kelvin: the table's
+    coefficients interpolated linearly between its neighbours 500 K apart, in double as
+    albumentations computes them.
+
+    Example:
+        >>> [round(f, 4) for f in planckian_factors(6000, "blackbody")]
+        [1.0862, 0.9747]
+    """
+    table = PLANCKIAN_COEFFS[mode]
+    lo_t, hi_t = min(table), max(table)
+    t = min(max(int(temperature), lo_t), hi_t)
+    left = max((t // 500) * 500, lo_t)
+    right = min((t // 500 + 1) * 500, hi_t)
+    if left == right:
+        c = table[left]
+    else:
+        w_right = (t - left) / (right - left)
+        w_left = 1 - w_right
+        c = [w_left * a + w_right * b for a, b in zip(table[left], table[right])]
+    return c[0] / c[1], c[2] / c[1]
+
+
+class PlanckianJitter(ColourTransform):
+    """albumentations' PlanckianJitter: red and blue scaled as a light of ``temperature``
+    kelvin would (:func:`planckian_factors`), the temperature drawn per sample in
+    ``temperature_limit`` (default: the mode's table, 3000 or 4000 to 15000 K) as
+    albumentations draws it: below 6000 K with probability 0.4, uniformly
+    (``sampling_method="uniform"``) or as a half-normal from 6000 K (``"gaussian"``, its
+    deviation a third of the way to the limit), truncated to whole kelvin. The products in
+    float32, integer images truncated to a level (albumentations' tables). 3-channel images.
+
+    Example:
+        >>> PlanckianJitter(p=1).config()["temperature_limit"]
+        [3000, 15000]
+    """
+
+    def __init__(self, mode: str = "blackbody", temperature_limit: Any = None,
+                 sampling_method: str = "uniform", p: float = 0.5) -> None:
+        super().__init__(p)
+        if mode not in PLANCKIAN_COEFFS:
+            raise ValueError(f"mode must be 'blackbody' or 'cied', got {mode!r}")
+        if sampling_method not in ("uniform", "gaussian"):
+            raise ValueError(f"sampling_method must be 'uniform' or 'gaussian', got "
+                             f"{sampling_method!r}")
+        low = min(PLANCKIAN_COEFFS[mode])
+        if temperature_limit is None:
+            temperature_limit = (low, 15000)
+        lo, hi = value_range(temperature_limit, "temperature_limit", False, low, 15000)[0]
+        if lo != int(lo) or hi != int(hi) or not lo <= _WHITE <= hi:
+            raise ValueError(f"temperature_limit must be whole kelvin around the white point "
+                             f"{_WHITE} K, got {temperature_limit!r}")
+        self.mode, self.sampling_method = mode, sampling_method
+        self.temperature_limit = (int(lo), int(hi))
+
+    def _temperature(self, below: float, u: list[float]) -> int:
+        lo, hi = self.temperature_limit
+        if self.sampling_method == "uniform":
+            a, b = (lo, _WHITE) if below < _BELOW else (_WHITE, hi)
+            t = a + (b - a) * u[0]
+        else:
+            z = abs(float(normals(np.array(u[:2]))[0]))
+            t = _WHITE - z * abs(_WHITE - lo) / 3 if below < _BELOW \
+                else _WHITE + z * abs(hi - _WHITE) / 3
+        return int(min(max(t, lo), hi))
+
+    def _draws(self) -> int:
+        return 1 if self.sampling_method == "uniform" else 2
+
+    def draw(self, rng, size):
+        below = float(rng.random())
+        return {"temperature": self._temperature(below, rng.random(self._draws()).tolist())}
+
+    def draw_lanes(self, lanes, sizes):
+        below = lanes.random().tolist()
+        u = lanes.random(k=self._draws()).reshape(lanes.n, -1).tolist()
+        return [{"temperature": self._temperature(b, row)} for b, row in zip(below, u)]
+
+    def colour_ops(self, params, channels, peak):
+        if channels != 3:
+            raise TypeError(f"PlanckianJitter takes images of 3 channels (as albumentations), "
+                            f"got {channels}")
+        r, b = planckian_factors(params["temperature"], self.mode)
+        return [_affine(np.float32([r, 1.0, b]).tolist(), [0.0] * 3)]
+
+    def config(self):
+        return {"mode": self.mode, "temperature_limit": list(self.temperature_limit),
+                "sampling_method": self.sampling_method}
+
+
+#: albumentations' sepia matrix (rows: the output's R, G, B)
+SEPIA = ((0.393, 0.769, 0.189), (0.349, 0.686, 0.168), (0.272, 0.534, 0.131))
+
+
+class ToSepia(ColourTransform):
+    """albumentations' ToSepia: the 3x3 sepia matrix on R, G, B (OpenCV's ``transform``: uint8
+    in its 10-bit fixed point, the same levels; float images in float32, clipped to [0, 1]).
+    One-channel images stay as they are; uint8 and float32 images of 1 or 3 channels.
+
+    Example:
+        >>> ToSepia(p=1).colour_ops({}, 3, 255.0)[0][1:4]
+        [402.0, 787.0, 194.0]
+    """
+
+    def colour_ops(self, params, channels, peak):
+        _one_or_three("ToSepia", channels)
+        _eight_bit("ToSepia", peak)
+        if channels == 1:
+            return []
+        m = np.array(SEPIA, np.float64).ravel()
+        if peak == 255.0:  # OpenCV's fixed point: weights of 2^-10, rounded; the sum rounded
+            return [[MATRIX, *np.rint(m * 1024).tolist(), 1.0 / 1024, 0.5]]
+        return [[MATRIX, *m.tolist(), 1.0, 0.0]]
+
+
+class RandomToneCurve(ColourTransform):
+    """albumentations' RandomToneCurve: each 8-bit level through a cubic Bezier tone curve
+    from (0, 0) to (1, 1) whose inner control points' heights ``low_y`` and ``high_y`` are
+    drawn per sample from normals about 0.25 and 0.75 of deviation ``scale``, clipped to
+    [0, 1] (``per_channel``: four of each drawn, the image's first C used); float images
+    through levels of 255 and back, as albumentations. The curve is evaluated per pixel in
+    float32 where albumentations tabulates it in double: a level can differ by one where
+    the curve's value lies within about 1e-4 of a half.
+
+    Example:
+        >>> t = RandomToneCurve(scale=0.1, p=1)
+        >>> t.colour_ops({"low_y": [0.25], "high_y": [0.75]}, 3, 255.0)[0][:3]
+        [22, 0.25, 0.25]
+    """
+
+    def __init__(self, scale: float = 0.1, per_channel: bool = False, p: float = 0.5) -> None:
+        super().__init__(p)
+        self.scale = number(scale, "scale")
+        if not 0 <= self.scale <= 1:
+            raise ValueError(f"scale must be in [0, 1], got {scale!r}")
+        self.per_channel = flag(per_channel, "per_channel")
+
+    def _heights(self, u: np.ndarray) -> list[dict]:
+        """Each row of 2k uniforms -> k low and k high heights."""
+        z = normals(u)
+        k = u.shape[1] // 2
+        low = np.clip(0.25 + self.scale * z[:, :k], 0, 1).tolist()
+        high = np.clip(0.75 + self.scale * z[:, k:], 0, 1).tolist()
+        return [{"low_y": a, "high_y": b} for a, b in zip(low, high)]
+
+    def _k(self) -> int:
+        return 8 if self.per_channel else 2
+
+    def draw(self, rng, size):
+        return self._heights(rng.random(self._k())[None])[0]
+
+    def draw_lanes(self, lanes, sizes):
+        return self._heights(lanes.random(k=self._k()).reshape(lanes.n, -1))
+
+    def colour_ops(self, params, channels, peak):
+        _eight_bit("RandomToneCurve", peak)
+        low, high = list(params["low_y"]), list(params["high_y"])
+        if len(low) == 1:
+            low, high = low * 4, high * 4
+        return [[CURVE, *low[:4], *high[:4]]]
+
+    def config(self):
+        return {"scale": self.scale, "per_channel": self.per_channel}
