@@ -295,3 +295,43 @@ def test_refusals_name_the_argument(queue):
     for call, err, match in cases:
         with pytest.raises(err, match=match):
             call()
+
+
+def test_small_cases_on_every_device_and_oclgrind(small_queue):
+    """Each transform through both kernels (8-wide, uint8 and float32; the one-pixel kernel
+    under cubic) after a rotation, on each device CI runs and on Oclgrind (every access
+    checked): albumentations on the same device's geometric result, with the recorded
+    parameters."""
+    img = PHOTOS[1][100:117, 200:219].copy()
+    geo = W.RandomAffine(degrees=30, size=(13, 21))
+
+    def theirs(t, q):
+        if isinstance(t, W.ToSepia):
+            return A.ToSepia(p=1), {}
+        if isinstance(t, W.MultiplicativeNoise):
+            return A.MultiplicativeNoise(per_channel=True, p=1), {
+                "multiplier": np.float32(q["multiplier"][:3])}
+        if isinstance(t, W.PlanckianJitter):
+            return A.PlanckianJitter(p=1), {"temperature": q["temperature"]}
+        if isinstance(t, W.ChannelDropout):
+            return A.ChannelDropout((1, 2), fill=t.fill, p=1), {
+                "channels_to_drop": np.argsort(q["keys"][:3], kind="stable")[:q["count"]]
+                .tolist()}
+        return A.RandomToneCurve(per_channel=True, p=1), {
+            "low_y": np.array(q["low_y"][:3]), "high_y": np.array(q["high_y"][:3])}
+
+    for interpolation in ("linear", "cubic"):
+        for im in (img, img.astype(np.float32) / 255):
+            base = W.Compose([geo], interpolation=interpolation)(
+                image=im, seed=3, queue=small_queue)["image"]
+            base = np.clip(base, 0, 1) if base.dtype == np.float32 else base
+            fill = 0.4 if im.dtype == np.float32 else 99
+            for ours in (W.ToSepia(p=1), W.MultiplicativeNoise((0.6, 1.5), True, p=1),
+                         W.PlanckianJitter(p=1), W.ChannelDropout((1, 2), fill, p=1),
+                         W.RandomToneCurve(0.3, True, p=1)):
+                out = W.Compose([geo, ours], interpolation=interpolation)(
+                    image=im, seed=3, queue=small_queue)
+                t, fixed = theirs(ours, out["params"]["steps"][1])
+                want = _albu(t, base, **fixed)
+                assert out["image"].shape == (13, 21, 3)
+                assert np.abs(_levels(out["image"]) - _levels(want)).max() <= 1 + 1e-3, ours
