@@ -77,6 +77,9 @@
  *                     to rint(255 B(l / 255)), B(t) = 3 (1 - t)^2 t lo + 3 (1 - t) t^2 hi + t^3,
  *                     lo = w[1 + c], hi = w[5 + c] (float images as levels of 255, rounded in
  *                     and out)
+ *   WK_COL_JPEG       albumentations' ImageCompression: a JPEG round trip at quality w[1]
+ *                     (OpenCV's, libjpeg-turbo's integer codec: colour_pass.cl's
+ *                     colour_jpeg_blocks). A whole-image operation: a pass of its own
  *
  * The 8 pixels' position: row at.y, columns at.x .. at.x + 7 of an output of dims = (Wo, Ho).
  */
@@ -106,6 +109,7 @@
 #define WK_COL_DOWNSCALE 20
 #define WK_COL_MATRIX 21
 #define WK_COL_CURVE 22
+#define WK_COL_JPEG 23
 /* WK_COL_HEAVY: which of the larger operations a build holds (the host's engine.core
  * colour_groups: the groups some item's list has, and every group that launch has had in the
  * process, so that a pipeline's builds settle on one); the others are compiled out. Each one

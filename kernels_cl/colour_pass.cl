@@ -40,6 +40,9 @@
 #ifndef GATHER
 #define GATHER 0
 #endif
+#ifndef JPEG
+#define JPEG 0
+#endif
 #include "warpkit.h"
 #include "colour.h"
 #include "store.h"
@@ -168,7 +171,7 @@ inline int cp_wants_mean(__global const float *op) {
     return code == WK_COL_CONTRAST || code == WK_COL_AFFINE_MEAN;
 }
 
-#if BLUR || MOTION || MEDIAN || CLAHE || GATHER
+#if BLUR || MOTION || MEDIAN || CLAHE || GATHER || JPEG
 /* OpenCV's BORDER_REFLECT_101 (the edge pixel not repeated), any distance: an index in [0, n)
  * (each turn brings i nearer: no division, a rare path) */
 inline int cp_reflect(int i, int n) {
@@ -854,6 +857,286 @@ inline void cp_gather8(__global const X_T *S, int Ho, int Wo, int b, int xo, int
 #define GATHER_PARAM
 #endif
 
+#if JPEG
+/* WK_COL_JPEG: albumentations' ImageCompression (OpenCV's cv2.imencode(".jpg") then
+ * cv2.imdecode: libjpeg-turbo with its defaults) as integer arithmetic, the same levels:
+ *   colour_jpeg_blocks  a work-item per 16 x 16 pixels (a 4:2:0 MCU) of an item whose pass
+ *                       starts with the operation: the levels to YCbCr (OpenCV hands libjpeg
+ *                       the channels as B, G, R), chroma averaged over 2 x 2 pixels, each
+ *                       8 x 8 block through the forward DCT, quantised and dequantised at
+ *                       the item's quality, the inverse DCT; the decoded planes into JPG;
+ *   colour_apply        each pixel's Y and its chroma upsampled as libjpeg's decoder does
+ *                       (its "fancy" triangle filter), back to the channels (cp_jpeg8).
+ * One channel is a grayscale JPEG; two take a third channel of zeros (albumentations pads
+ * them), four a grayscale JPEG of the fourth. Planes per item in JPG (uchar): Y (or gray)
+ * Ho x Wo, Cb and Cr (Ho + 1) / 2 x (Wo + 1) / 2, the fourth channel's Ho x Wo. Edges as
+ * libjpeg pads them: the last column and row repeated at full size before the chroma's
+ * average, whole chroma rows repeated past the image's last row pair. */
+#define JPEG_PARAM , __global const uchar *restrict JPG
+
+/* the standard quantisation tables (ITU T.81 Annex K, as libjpeg's jcparam.c), natural order */
+__constant short cp_jpeg_base[128] = {
+    16, 11, 10, 16, 24, 40, 51, 61, 12, 12, 14, 19, 26, 58, 60, 55,
+    14, 13, 16, 24, 40, 57, 69, 56, 14, 17, 22, 29, 51, 87, 80, 62,
+    18, 22, 37, 56, 68, 109, 103, 77, 24, 35, 55, 64, 81, 104, 113, 92,
+    49, 64, 78, 87, 103, 121, 120, 101, 72, 92, 95, 98, 112, 100, 103, 99,
+    17, 18, 24, 47, 99, 99, 99, 99, 18, 21, 26, 66, 99, 99, 99, 99,
+    24, 26, 56, 99, 99, 99, 99, 99, 47, 66, 99, 99, 99, 99, 99, 99,
+    99, 99, 99, 99, 99, 99, 99, 99, 99, 99, 99, 99, 99, 99, 99, 99,
+    99, 99, 99, 99, 99, 99, 99, 99, 99, 99, 99, 99, 99, 99, 99, 99};
+
+/* libjpeg's islow DCTs: 13-bit constants, 2 extra bits between the passes */
+#define CPJ_DESCALE(x, n) (((x) + (1 << ((n) - 1))) >> (n))
+#define CPJ_0_298 2446
+#define CPJ_0_390 3196
+#define CPJ_0_541 4433
+#define CPJ_0_765 6270
+#define CPJ_0_899 7373
+#define CPJ_1_175 9633
+#define CPJ_1_501 12299
+#define CPJ_1_847 15137
+#define CPJ_1_961 16069
+#define CPJ_2_053 16819
+#define CPJ_2_562 20995
+#define CPJ_3_072 25172
+
+/* the forward DCT of 8 values d[0], d[s], ..., d[7 s] in place (pass 2: the columns) */
+inline void cpj_fdct8(int *d, int s, int pass2) {
+    const int t0 = d[0] + d[7 * s], t7 = d[0] - d[7 * s], t1 = d[s] + d[6 * s], t6 = d[s] - d[6 * s];
+    const int t2 = d[2 * s] + d[5 * s], t5 = d[2 * s] - d[5 * s];
+    const int t3 = d[3 * s] + d[4 * s], t4 = d[3 * s] - d[4 * s];
+    const int t10 = t0 + t3, t13 = t0 - t3, t11 = t1 + t2, t12 = t1 - t2;
+    const int n = pass2 ? 15 : 11;
+    d[0] = pass2 ? CPJ_DESCALE(t10 + t11, 2) : (t10 + t11) * 4;
+    d[4 * s] = pass2 ? CPJ_DESCALE(t10 - t11, 2) : (t10 - t11) * 4;
+    int z1 = (t12 + t13) * CPJ_0_541;
+    d[2 * s] = CPJ_DESCALE(z1 + t13 * CPJ_0_765, n);
+    d[6 * s] = CPJ_DESCALE(z1 - t12 * CPJ_1_847, n);
+    z1 = t4 + t7;
+    const int z2 = t5 + t6, z5 = (t4 + t6 + t5 + t7) * CPJ_1_175;
+    const int z3 = -(t4 + t6) * CPJ_1_961 + z5, z4 = -(t5 + t7) * CPJ_0_390 + z5;
+    z1 = -z1 * CPJ_0_899;
+    const int zz2 = -z2 * CPJ_2_562;
+    d[7 * s] = CPJ_DESCALE(t4 * CPJ_0_298 + z1 + z3, n);
+    d[5 * s] = CPJ_DESCALE(t5 * CPJ_2_053 + zz2 + z4, n);
+    d[3 * s] = CPJ_DESCALE(t6 * CPJ_3_072 + zz2 + z3, n);
+    d[s] = CPJ_DESCALE(t7 * CPJ_1_501 + z1 + z4, n);
+}
+
+/* the inverse DCT of 8 dequantised values in place (pass 2: the rows, to levels minus 128) */
+inline void cpj_idct8(int *w, int s, int pass2) {
+    int z2 = w[2 * s], z3 = w[6 * s];
+    int z1 = (z2 + z3) * CPJ_0_541;
+    const int e2 = z1 - z3 * CPJ_1_847, e3 = z1 + z2 * CPJ_0_765;
+    const int e0 = (w[0] + w[4 * s]) * 8192, e1 = (w[0] - w[4 * s]) * 8192;
+    const int t10 = e0 + e3, t13 = e0 - e3, t11 = e1 + e2, t12 = e1 - e2;
+    int t3 = w[s], t2 = w[3 * s], t1 = w[5 * s], t0 = w[7 * s];
+    const int z5 = (t0 + t2 + t1 + t3) * CPJ_1_175;
+    const int z4 = -(t1 + t3) * CPJ_0_390 + z5;
+    z3 = -(t0 + t2) * CPJ_1_961 + z5;
+    z1 = -(t0 + t3) * CPJ_0_899;
+    z2 = -(t1 + t2) * CPJ_2_562;
+    t3 = t3 * CPJ_1_501 + z1 + z4;
+    t2 = t2 * CPJ_3_072 + z2 + z3;
+    t1 = t1 * CPJ_2_053 + z2 + z4;
+    t0 = t0 * CPJ_0_298 + z1 + z3;
+    const int n = pass2 ? 18 : 11;
+    w[0] = CPJ_DESCALE(t10 + t3, n);
+    w[7 * s] = CPJ_DESCALE(t10 - t3, n);
+    w[s] = CPJ_DESCALE(t11 + t2, n);
+    w[6 * s] = CPJ_DESCALE(t11 - t2, n);
+    w[2 * s] = CPJ_DESCALE(t12 + t1, n);
+    w[5 * s] = CPJ_DESCALE(t12 - t1, n);
+    w[3 * s] = CPJ_DESCALE(t13 + t0, n);
+    w[4 * s] = CPJ_DESCALE(t13 - t0, n);
+}
+
+/* a block of levels (blk, 0-255) through the codec at the quantisation table q (quantval and
+ * libjpeg's reciprocal, correction and shift for 8 quantval: its rounded division), in place */
+inline void cpj_block(int *blk, __local const int *q, __local const uint *rc,
+                      __local const int *corr, __local const int *sh) {
+    for (int i = 0; i < 64; i++) blk[i] -= 128;
+    for (int r = 0; r < 8; r++) cpj_fdct8(blk + 8 * r, 1, 0);
+    for (int c = 0; c < 8; c++) cpj_fdct8(blk + c, 8, 1);
+    for (int i = 0; i < 64; i++) {
+        const int t = blk[i];
+        const int a = (int)(((uint)(abs(t) + corr[i]) * rc[i]) >> sh[i]);
+        blk[i] = (t < 0 ? -a : a) * q[i];
+    }
+    for (int c = 0; c < 8; c++) cpj_idct8(blk + c, 8, 0);
+    for (int r = 0; r < 8; r++) cpj_idct8(blk + 8 * r, 1, 1);
+    for (int i = 0; i < 64; i++) blk[i] = clamp(blk[i] + 128, 0, 255); /* libjpeg's SIMD packs */
+}
+
+/* a stored value's 8-bit level (float images as rint(255 v), albumentations' uint8 round trip) */
+inline int cpj_level(__global const X_T *S, long at) {
+#if WK_COL_INT
+    return (int)S[at];
+#else
+    return (int)rint(cp_level1(S[at]) * 255.0f);
+#endif
+}
+
+/* the level of channel c at (x, y), the last column and row repeated past the image; channel
+ * 2 of a 2-channel image is 0 (albumentations' padding) */
+inline int cpj_at(__global const X_T *S, long item, int Ho, int Wo, int x, int y, int c) {
+    if (c >= CH) return 0;
+    x = x < Wo ? x : Wo - 1;
+    y = y < Ho ? y : Ho - 1;
+    return cpj_level(S, (item + (long)y * Wo + x) * CH + c);
+}
+
+/* a 8 x 8 block of a full-size plane (channel c as gray, or Y of the colour channels) from
+ * pixel (x0, y0) through the codec, into plane P where inside the image */
+inline void cpj_full_block(__global const X_T *S, long item, int Ho, int Wo, int x0, int y0, int c,
+                           __global uchar *P, __local const int *q, __local const uint *rc,
+                           __local const int *corr, __local const int *sh) {
+    int blk[64];
+    for (int i = 0; i < 64; i++) {
+        const int x = x0 + (i & 7), y = y0 + (i >> 3);
+        if (c >= 0) {
+            blk[i] = cpj_at(S, item, Ho, Wo, x, y, c);
+        } else { /* Y: libjpeg's rgb_ycc, channel 2 as red */
+            const int B = cpj_at(S, item, Ho, Wo, x, y, 0), G = cpj_at(S, item, Ho, Wo, x, y, 1),
+                      R = cpj_at(S, item, Ho, Wo, x, y, 2);
+            blk[i] = (19595 * R + 38470 * G + 7471 * B + 32768) >> 16;
+        }
+    }
+    cpj_block(blk, q, rc, corr, sh);
+    for (int i = 0; i < 64; i++) {
+        const int x = x0 + (i & 7), y = y0 + (i >> 3);
+        if (x < Wo && y < Ho) P[(long)y * Wo + x] = (uchar)blk[i];
+    }
+}
+
+/* the MCU's 8 x 8 chroma samples from (cx0, cy0) of Cb (red 0) or Cr (red 1): libjpeg's
+ * 2 x 2 average with its alternating bias (1, 2), rows past the last pair repeating it */
+inline void cpj_chroma_block(__global const X_T *S, long item, int Ho, int Wo, int cx0, int cy0,
+                             int red, __global uchar *P, __local const int *q,
+                             __local const uint *rc, __local const int *corr, __local const int *sh) {
+    const int cw = (Wo + 1) >> 1, ch = (Ho + 1) >> 1;
+    int blk[64];
+    for (int i = 0; i < 64; i++) {
+        const int cx = cx0 + (i & 7), cy0i = cy0 + (i >> 3), cy = cy0i < ch ? cy0i : ch - 1;
+        int sum = 0;
+        for (int k = 0; k < 4; k++) {
+            const int x = 2 * cx + (k & 1), y = 2 * cy + (k >> 1);
+            const int B = cpj_at(S, item, Ho, Wo, x, y, 0), G = cpj_at(S, item, Ho, Wo, x, y, 1),
+                      R = cpj_at(S, item, Ho, Wo, x, y, 2);
+            sum += red ? (32768 * R - 27439 * G - 5329 * B + (128 << 16) + 32767) >> 16
+                       : (-11059 * R - 21709 * G + 32768 * B + (128 << 16) + 32767) >> 16;
+        }
+        blk[i] = (sum + 1 + (cx & 1)) >> 2;
+    }
+    cpj_block(blk, q, rc, corr, sh);
+    for (int i = 0; i < 64; i++) {
+        const int cx = cx0 + (i & 7), cy = cy0 + (i >> 3);
+        if (cx < cw && cy < ch) P[(long)cy * cw + cx] = (uchar)blk[i];
+    }
+}
+
+/* NDRange (MCU columns rounded up to 64, MCU rows, items), work-groups of 64 along a row */
+__kernel void colour_jpeg_blocks(__global const X_T *restrict S, int Ho, int Wo,
+                                 __global uchar *restrict JPG, __global const float *restrict COL,
+                                 int ncol) {
+    const int b = (int)get_global_id(2), lid = (int)get_local_id(0);
+    __global const float *op = WK_COL_OF(b);
+    if ((int)op[0] != WK_COL_JPEG) return; /* the whole work-group: one item */
+    /* the item's tables (jpeg_set_quality with baseline limits), 2 x 64 entries */
+    __local int q[128], corr[128], sh[128];
+    __local uint rc[128];
+    const int quality = clamp((int)op[1], 1, 100);
+    const int scale = quality < 50 ? 5000 / quality : 200 - 2 * quality;
+    for (int i = lid; i < 128; i += 64) {
+        const int v = clamp((cp_jpeg_base[i] * scale + 50) / 100, 1, 255), d = 8 * v;
+        int r = 16 + (31 - clz(d)); /* libjpeg's compute_reciprocal */
+        uint f = (1u << r) / (uint)d;
+        const uint rest = (1u << r) % (uint)d;
+        int c = d / 2;
+        if (rest == 0) {
+            f >>= 1;
+            r--;
+        } else if (rest <= (uint)(d / 2)) {
+            c++;
+        } else {
+            f++;
+        }
+        q[i] = v;
+        rc[i] = f;
+        corr[i] = c;
+        sh[i] = r;
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+    const int mx = (int)get_global_id(0), my = (int)get_global_id(1);
+    if (16 * mx >= Wo) return;
+    const long item = (long)b * Ho * Wo;
+    const int cw = (Wo + 1) >> 1, ch = (Ho + 1) >> 1;
+    __global uchar *P0 = JPG + (long)b * (2 * Ho * Wo + 2 * cw * ch);
+    __global uchar *P3 = P0 + Ho * Wo + 2 * cw * ch;
+    for (int k = 0; k < 4; k++) {
+        const int x0 = 16 * mx + 8 * (k & 1), y0 = 16 * my + 8 * (k >> 1);
+        cpj_full_block(S, item, Ho, Wo, x0, y0, CH == 1 ? 0 : -1, P0, q, rc, corr, sh);
+        if (CH == 4) cpj_full_block(S, item, Ho, Wo, x0, y0, 3, P3, q, rc, corr, sh);
+    }
+    if (CH > 1) {
+        cpj_chroma_block(S, item, Ho, Wo, 8 * mx, 8 * my, 0, P0 + Ho * Wo, q + 64, rc + 64,
+                         corr + 64, sh + 64);
+        cpj_chroma_block(S, item, Ho, Wo, 8 * mx, 8 * my, 1, P0 + Ho * Wo + cw * ch, q + 64,
+                         rc + 64, corr + 64, sh + 64);
+    }
+}
+
+/* a chroma value of output pixel (x, y) as libjpeg's decoder upsamples it: the triangle filter
+ * over the nearest sample (weight 3 x 3), its neighbour across the pixel's side in x and in y,
+ * edges repeated; planes 2 samples wide or less are repeated */
+inline int cpj_up(__global const uchar *P, int cw, int ch, int x, int y) {
+    const int j = x >> 1, i = y >> 1;
+    if (cw <= 2) return P[i * cw + j];
+    const int ni = (y & 1) ? min(i + 1, ch - 1) : max(i - 1, 0);
+    const int nj = (x & 1) ? min(j + 1, cw - 1) : max(j - 1, 0);
+    const int cs = 3 * P[i * cw + j] + P[ni * cw + j], cn = 3 * P[i * cw + nj] + P[ni * cw + nj];
+    return (3 * cs + cn + ((x & 1) ? 7 : 8)) >> 4;
+}
+
+/* 8 pixels from (xo, yo) of the decoded planes (n inside the row; the rest repeat the last) */
+inline void cp_jpeg8(__global const uchar *JPG, int Ho, int Wo, int b, int xo, int yo, int n,
+                     float8 *v) {
+    const int C = CH;
+    const int cw = (Wo + 1) >> 1, ch = (Ho + 1) >> 1;
+    __global const uchar *P0 = JPG + (long)b * (2 * Ho * Wo + 2 * cw * ch);
+    __global const uchar *P1 = P0 + Ho * Wo, *P2 = P1 + cw * ch, *P3 = P2 + cw * ch;
+    float l[32];
+    for (int k = 0; k < 8; k++) {
+        const int x = xo + (k < n ? k : n - 1);
+        const long at = (long)yo * Wo + x;
+        const int Y = P0[at];
+        if (C == 1) {
+            l[k * C] = (float)Y;
+            continue;
+        }
+        const int cb = cpj_up(P1, cw, ch, x, yo) - 128, cr = cpj_up(P2, cw, ch, x, yo) - 128;
+        const int B = clamp(Y + ((116130 * cb + 32768) >> 16), 0, 255);
+        const int G = clamp(Y + ((-22554 * cb + 32768 - 46802 * cr) >> 16), 0, 255);
+        const int R = clamp(Y + ((91881 * cr + 32768) >> 16), 0, 255);
+        l[k * C] = (float)B;
+        l[k * C + 1] = (float)G;
+        if (C > 2) l[k * C + 2] = (float)R;
+        if (C > 3) l[k * C + 3] = (float)P3[at];
+    }
+    for (int c = 0; c < C; c++) {
+        const float8 x = (float8)(l[c], l[C + c], l[2 * C + c], l[3 * C + c], l[4 * C + c],
+                                  l[5 * C + c], l[6 * C + c], l[7 * C + c]);
+#if WK_COL_INT
+        v[c] = x;
+#else
+        v[c] = x / 255.0f;
+#endif
+    }
+}
+#else
+#define JPEG_PARAM
+#endif
+
 __kernel void colour_mean(__global const X_T *restrict S, int Ho, int Wo,
                           __global float *restrict P, __global const float *restrict COL,
                           int ncol) {
@@ -896,7 +1179,7 @@ __kernel void colour_mean(__global const X_T *restrict S, int Ho, int Wo,
 __kernel void colour_apply(__global const X_T *restrict S, int Ho, int Wo,
                            __global const float *restrict P, int G, __global Y_PTR_T *restrict Y,
                            float4 yscale, float4 ybias, __global const float *restrict COL,
-                           int ncol, int rows BLUR_PARAM CLAHE_PARAM GATHER_PARAM) {
+                           int ncol, int rows BLUR_PARAM CLAHE_PARAM GATHER_PARAM JPEG_PARAM) {
     const int C = CH;
     const int lid = (int)get_local_id(0), y0 = (int)get_group_id(1) * rows, b = (int)get_global_id(2);
     /* the item's means, summed once per work-group (a sum per work-item costs more than the
@@ -956,6 +1239,11 @@ __kernel void colour_apply(__global const X_T *restrict S, int Ho, int Wo,
 #if GATHER
         if ((int)op[0] == WK_COL_DOWNSCALE)
             cp_gather8(S, Ho, Wo, b, xo, yo, n, IDX + (long)b * (Wo + Ho), v);
+        else
+#endif
+#if JPEG
+        if ((int)op[0] == WK_COL_JPEG)
+            cp_jpeg8(JPG, Ho, Wo, b, xo, yo, n, v);
         else
 #endif
 #if CLAHE

@@ -50,8 +50,8 @@ from ._colour import (CLAHE, Blur, ChannelShuffle, ColorJitter, Downscale, Embos
                       Posterize, RandomBrightnessContrast, RandomGamma, RGBShift, Sharpen,
                       Solarize, ToGray)
 from ._dropout import CoarseDropout, Erasing
-from ._pixel import (ChannelDropout, MultiplicativeNoise, PlanckianJitter, RandomToneCurve,
-                     ToSepia)
+from ._pixel import (ChannelDropout, ImageCompression, MultiplicativeNoise, PlanckianJitter,
+                     RandomToneCurve, ToSepia)
 from ._mixing import CutMix, MixUp
 from ._mosaic import Mosaic
 from ._objects import (AtLeastOneBBoxRandomCrop, BBoxSafeRandomCrop, CropNonEmptyMaskIfExists,
@@ -71,9 +71,9 @@ __all__ = ["Affine", "AtLeastOneBBoxRandomCrop", "batches", "BboxParams", "BBoxS
            "collate", "ColorJitter", "Compose", "Crop", "CropNonEmptyMaskIfExists", "CutMix",
            "D4", "ElasticTransform", "Emboss", "EpochSampler", "Erasing", "from_albumentations",
            "GaussianBlur", "GaussNoise", "GridDistortion", "HorizontalFlip", "HueSaturationValue",
-           "InvertImg", "KeypointParams", "LongestMaxSize", "MedianBlur", "MixUp", "Mosaic",
-           "MotionBlur", "MultiplicativeNoise", "OneOf", "OpticalDistortion", "Pad",
-           "PadIfNeeded", "Perspective", "PiecewiseAffine", "PlanckianJitter", "Posterize",
+           "ImageCompression", "InvertImg", "KeypointParams", "LongestMaxSize", "MedianBlur",
+           "MixUp", "Mosaic", "MotionBlur", "MultiplicativeNoise", "OneOf", "OpticalDistortion",
+           "Pad", "PadIfNeeded", "Perspective", "PiecewiseAffine", "PlanckianJitter", "Posterize",
            "RandomAffine", "RandomBrightnessContrast", "RandomCrop", "RandomCropFromBorders",
            "RandomGamma", "RandomHorizontalFlip", "RandomIoUCrop", "RandomPerspective",
            "RandomResizedCrop", "RandomRotate90", "RandomRotation", "RandomScale",

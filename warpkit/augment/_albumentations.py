@@ -245,6 +245,7 @@ SUPPORTED: dict[str, Callable[[_Args, _Pipeline], Transform | None]] = {
     "MultiplicativeNoise": _colour(P.MultiplicativeNoise, "multiplier", "per_channel",
                                    "elementwise"),
     "ChannelDropout": _colour(P.ChannelDropout, "channel_drop_range", "fill"),
+    "ImageCompression": _colour(P.ImageCompression, "compression_type", "quality_range"),
     "GaussNoise": _colour(C.GaussNoise, "std_range", "mean_range", "per_channel",
                           "noise_scale_factor"),
     "Blur": _colour(C.Blur, "blur_limit"),

@@ -1,6 +1,7 @@
 """More of albumentations' pixel transforms inside the warp's pass (kernels_cl/colour.h), under
 albumentations 2.0.8's names and parameters: ``ChannelDropout``, ``MultiplicativeNoise``,
-``PlanckianJitter``, ``ToSepia`` and ``RandomToneCurve``. Like every colour transform they draw
+``PlanckianJitter``, ``ToSepia``, ``RandomToneCurve`` and ``ImageCompression`` (a JPEG round
+trip on the device). Like every colour transform they draw
 from the sample's stream (recorded in ``out["params"]``, replayable), contribute the identity
 map, and leave masks, boxes and keypoints as they are.
 
@@ -22,12 +23,12 @@ from typing import Any
 import numpy as np
 
 from .._checks import flag, number
-from ..engine.core import COL_AFFINE as AFFINE, COL_CURVE as CURVE, COL_MATRIX as MATRIX
+from ..engine.core import COL_CURVE as CURVE, COL_JPEG as JPEG, COL_MATRIX as MATRIX
 from ._base import normals, value_range
 from ._colour import ColourTransform, _affine, _eight_bit, _one_or_three
 
-__all__ = ["ChannelDropout", "MultiplicativeNoise", "PlanckianJitter", "RandomToneCurve",
-           "ToSepia"]
+__all__ = ["ChannelDropout", "ImageCompression", "MultiplicativeNoise", "PlanckianJitter",
+           "RandomToneCurve", "ToSepia"]
 
 
 def _order(keys: list[float], channels: int) -> list[int]:
@@ -331,3 +332,47 @@ class RandomToneCurve(ColourTransform):
 
     def config(self):
         return {"scale": self.scale, "per_channel": self.per_channel}
+
+
+class ImageCompression(ColourTransform):
+    """albumentations' ImageCompression with ``compression_type="jpeg"``: the image through
+    OpenCV's JPEG encoder and decoder at a quality drawn per sample from ``quality_range``
+    (whole numbers, both ends included), computed on the device as libjpeg-turbo computes it
+    with OpenCV's settings (4:2:0 chroma, the integer DCTs, the standard tables scaled to the
+    quality, its fancy chroma upsampling): the same levels. The channels go to the codec as
+    OpenCV takes an array, channel 0 as blue; one channel is a grayscale JPEG, two take a third
+    of zeros, four add a grayscale JPEG of the fourth (as albumentations). uint8 and float32
+    images (float through ``rint(255 v)`` and back, as albumentations). A pass on the device
+    after the warp: the blocks first, then each pixel's colour.
+
+    Example:
+        >>> ImageCompression(quality_range=(75, 75), p=1).colour_ops({"quality": 75}, 3, 255.0)
+        [[23, 75.0]]
+    """
+
+    def __init__(self, compression_type: str = "jpeg", quality_range: Any = (99, 100),
+                 p: float = 0.5) -> None:
+        super().__init__(p)
+        if compression_type != "jpeg":
+            raise ValueError(f"ImageCompression supports compression_type='jpeg', got "
+                             f"{compression_type!r}")
+        lo, hi = value_range(quality_range, "quality_range", False, 1, 100)[0]
+        if lo != int(lo) or hi != int(hi):
+            raise ValueError(f"quality_range must be whole numbers, got {quality_range!r}")
+        self.compression_type = "jpeg"
+        self.quality_range = (int(lo), int(hi))
+
+    def draw(self, rng, size):
+        lo, hi = self.quality_range
+        return {"quality": int(rng.integers(lo, hi + 1))}
+
+    def draw_lanes(self, lanes, sizes):
+        lo, hi = self.quality_range
+        return [{"quality": q} for q in lanes.integers(lo, hi + 1).tolist()]
+
+    def colour_ops(self, params, channels, peak):
+        _eight_bit("ImageCompression", peak)
+        return [[JPEG, float(params["quality"])]]
+
+    def config(self):
+        return {"compression_type": "jpeg", "quality_range": list(self.quality_range)}

@@ -22,8 +22,8 @@ from .output import (PLAIN, ModelInput, fills as fills_of, model_output, options
                      values_of_options)
 from . import lab
 from .plan import (CLAHE_PIXELS, FIXED, MAX_BLUR_RADIUS, MAX_CLAHE_TILES, MAX_MEDIAN_SIZE,
-                   NO_MAP, PASS_BLUR, PASS_CLAHE, PASS_GATHER, PASS_MEAN, PASS_MEDIAN,
-                   PASS_MOTION, PLANS,
+                   NO_MAP, PASS_BLUR, PASS_CLAHE, PASS_GATHER, PASS_JPEG, PASS_MEAN,
+                   PASS_MEDIAN, PASS_MOTION, PLANS,
                    WarpSpec, fixed_values, image_key, image_values, int32, int64,
                    warp_plan)
 
@@ -227,7 +227,7 @@ def colour_peak(dtype: Any) -> float:
 (COL_AFFINE, COL_GAMMA, COL_GRAY, COL_SHUFFLE, COL_SOLARIZE, COL_POSTERIZE, COL_CONTRAST,
  COL_SATURATE, COL_HUE, COL_HSV, COL_AFFINE_MEAN, COL_NOISE, COL_HOLE, COL_BLUR,
  COL_DATA, COL_MOTION, COL_MEDIAN, COL_CONV, COL_CLAHE, COL_DOWNSCALE, COL_MATRIX,
- COL_CURVE) = range(1, 23)
+ COL_CURVE, COL_JPEG) = range(1, 24)
 
 #: colour operations on the image's mean as they find it (the contrast on the gray mean, the
 #: shift by the mean)
@@ -237,12 +237,12 @@ COLOUR_MEAN = (COL_CONTRAST, COL_AFFINE_MEAN)
 #: median: each pixel's neighbours): each starts a pass of kernels_cl/colour_pass.cl after the
 #: warp
 COLOUR_WHOLE = (*COLOUR_MEAN, COL_BLUR, COL_MOTION, COL_MEDIAN, COL_CONV, COL_CLAHE,
-                COL_DOWNSCALE)
+                COL_DOWNSCALE, COL_JPEG)
 
 
 #: the group of each colour operation's code in a build (kernels_cl/colour.h's WK_COLG_*: the
 #: larger operations, each compiled only into the builds whose group mask has it); 0: always there
-_COLOUR_GROUP = np.zeros(COL_CURVE + 1, np.int64)
+_COLOUR_GROUP = np.zeros(COL_JPEG + 1, np.int64)
 _COLOUR_GROUP[[COL_GAMMA, COL_HUE, COL_HSV, COL_NOISE, COL_HOLE, COL_POSTERIZE, COL_MATRIX,
                COL_CURVE]] = [1, 2, 2, 4, 8, 16, 128, 128]
 #: the median's 5x5 and 7x7 networks (WK_COLG_MED5, WK_COLG_MED7): in the builds whose items
@@ -279,7 +279,7 @@ def colour_groups(passes: list[np.ndarray]) -> tuple[int, ...]:
     for k, p in enumerate(passes):
         ops = p.reshape(p.shape[0], -1, COLOUR_WORDS)
         codes = ops[:, :, 0].astype(np.int64)
-        groups = _COLOUR_GROUP[np.clip(codes, 0, COL_CURVE)]
+        groups = _COLOUR_GROUP[np.clip(codes, 0, COL_JPEG)]
         median = codes == COL_MEDIAN  # its 5x5 and 7x7 networks: groups of their own
         groups[median] |= np.select([ops[:, :, 1][median] == 5, ops[:, :, 1][median] == 7],
                                     [_MEDIAN_NET5, _MEDIAN_NET7], 0)
@@ -291,14 +291,16 @@ def colour_groups(passes: list[np.ndarray]) -> tuple[int, ...]:
 
 def pass_kinds(passes: list[np.ndarray]) -> tuple[int, ...]:
     """The kind (:data:`PASS_MEAN` | :data:`PASS_BLUR` | :data:`PASS_MOTION` |
-    :data:`PASS_MEDIAN` | :data:`PASS_CLAHE` | :data:`PASS_GATHER`) of each colour pass after
-    the warp (``passes``: :func:`colour_passes`'s list, the warp's own operations first)."""
+    :data:`PASS_MEDIAN` | :data:`PASS_CLAHE` | :data:`PASS_GATHER` | :data:`PASS_JPEG`) of each
+    colour pass after the warp (``passes``: :func:`colour_passes`'s list, the warp's own
+    operations first)."""
     return tuple(PASS_MEAN * bool(np.isin(p[:, 0], COLOUR_MEAN).any())
                  | PASS_BLUR * bool((p[:, 0] == COL_BLUR).any())
                  | PASS_MOTION * bool(np.isin(p[:, 0], (COL_MOTION, COL_CONV)).any())
                  | PASS_MEDIAN * bool((p[:, 0] == COL_MEDIAN).any())
                  | PASS_CLAHE * bool((p[:, 0] == COL_CLAHE).any())
-                 | PASS_GATHER * bool((p[:, 0] == COL_DOWNSCALE).any()) for p in passes[1:])
+                 | PASS_GATHER * bool((p[:, 0] == COL_DOWNSCALE).any())
+                 | PASS_JPEG * bool((p[:, 0] == COL_JPEG).any()) for p in passes[1:])
 
 
 def downscale_tables(passes: list[np.ndarray], wo: int, ho: int) -> dict[int, np.ndarray]:
@@ -407,6 +409,11 @@ def _check_filters(ops: np.ndarray) -> None:
         if not 0 < scale <= 1:
             raise ValueError(f"colour[{i}]'s operation {j}: COL_DOWNSCALE's scale must be in "
                              f"(0, 1], got {scale:g}")
+    for i, j in zip(*np.nonzero(codes == COL_JPEG)):
+        quality = float(ops[i, j, 1])
+        if not (quality.is_integer() and 1 <= quality <= 100):
+            raise ValueError(f"colour[{i}]'s operation {j}: COL_JPEG's quality must be a whole "
+                             f"number in [1, 100], got {quality:g}")
     for i, j in zip(*np.nonzero(codes == COL_CLAHE)):
         clip, gx, gy = joined(ops[i, j, 1:4]), float(ops[i, j, 4]), float(ops[i, j, 5])
         if not (math.isfinite(clip) and clip >= 0):

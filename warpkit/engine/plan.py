@@ -26,8 +26,10 @@ from .output import FLOAT_OUT
 #: starts it with an operation on the mean (the mean's launch), with a Gaussian blur (the rows'
 #: launch), with a motion blur or a 3x3 filter (taps in colour_apply), with a median (in
 #: colour_apply), with CLAHE (its tiles' tables first: colour_clahe_lut), with a downscale (a
-#: gather in colour_apply from the host's table of source pixels, IDX<pass>)
-PASS_MEAN, PASS_BLUR, PASS_MOTION, PASS_MEDIAN, PASS_CLAHE, PASS_GATHER = 1, 2, 4, 8, 16, 32
+#: gather in colour_apply from the host's table of source pixels, IDX<pass>), with a JPEG round
+#: trip (its blocks first: colour_jpeg_blocks, the decoded planes in JPG)
+PASS_MEAN, PASS_BLUR, PASS_MOTION, PASS_MEDIAN, PASS_CLAHE, PASS_GATHER, PASS_JPEG = \
+    1, 2, 4, 8, 16, 32, 64
 
 #: the most CLAHE tiles per axis (their tables: 256 bytes each, per item; engine.core refuses
 #: more before any launch)
@@ -299,6 +301,9 @@ def _colour_passes(w: WarpSpec, dt: np.dtype, C: int, store: dict,
         scratch += (Scratch("S1", image),)
     if any(kind & PASS_BLUR for kind in w.colour_passes):
         scratch += (Scratch("T", w.items * C * w.ho * wp * 4),)
+    if any(kind & PASS_JPEG for kind in w.colour_passes):  # the decoded planes (uchar)
+        scratch += (Scratch("JPG", w.items * (2 * w.ho * w.wo
+                                              + 2 * ((w.ho + 1) // 2) * ((w.wo + 1) // 2))),)
     if w.clahe_tiles:
         scratch += (Scratch("LUT", w.items * w.clahe_tiles * 256),
                     Scratch("HIST", w.items * w.clahe_tiles * w.clahe_bands * 256 * 4))
@@ -313,12 +318,19 @@ def _colour_passes(w: WarpSpec, dt: np.dtype, C: int, store: dict,
                    "BLUR": int(blur), "MOTION": int(bool(kind & PASS_MOTION)),
                    "MEDIAN": int(bool(kind & PASS_MEDIAN)), "CLAHE": int(clahe),
                    "GATHER": int(bool(kind & PASS_GATHER)),
+                   "JPEG": int(bool(kind & PASS_JPEG)),
                    "WK_COL_HEAVY": w.colour_groups[k],
                    **({"CP_RMAX": MAX_BLUR_RADIUS} if blur else {}),
                    **({**LAB_DEFINES, "CLAHE_PIXELS": CLAHE_PIXELS} if clahe else {})}
         tables = (Arg("LUT"), np.int32(w.clahe_tiles), Arg("LABT")) if clahe else ()
         if kind & PASS_GATHER:
             tables += (Arg(f"IDX{k}"),)
+        if kind & PASS_JPEG:
+            tables += (Arg("JPG"),)
+            blocks = Variant.of("colour_pass.cl", "colour_jpeg_blocks", **defines)
+            launches.append(Launch(blocks, (Arg(src), *dims, Arg("JPG"), *col),
+                                   (round_up(-(-w.wo // 16), 64), -(-w.ho // 16), w.items),
+                                   (64, 1, 1)))
         if kind & PASS_MEAN:
             mean = Variant.of("colour_pass.cl", "colour_mean", **defines)
             launches.append(Launch(mean, (Arg(src), *dims, Arg("P"), *col), (64, bands, w.items),
