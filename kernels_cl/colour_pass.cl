@@ -203,6 +203,18 @@ inline float cp_level1(X_T x) {
 #endif
 }
 
+/* 8 pixels' 8-bit levels (l: pixel by pixel, CH each) as the operations take them, channel c
+ * in v[c]: an integer image's as they are, a float image's as level / 255 (albumentations'
+ * uint8 round trip) */
+inline void cp_from_levels8(const float *l, float8 *v) {
+    const int C = CH;
+    for (int c = 0; c < C; c++) {
+        const float8 x = (float8)(l[c], l[C + c], l[2 * C + c], l[3 * C + c], l[4 * C + c],
+                                  l[5 * C + c], l[6 * C + c], l[7 * C + c]);
+        v[c] = WK_COL_INT ? x : x / 255.0f;
+    }
+}
+
 /* the pixels x0 .. x0 + 7 of row y as cp_level1 gives them, those outside the image reflected,
  * channel c in v[c] */
 inline void cp_tap8(__global const X_T *S, long row, int x0, int Wo, float8 *v) {
@@ -841,17 +853,12 @@ inline void cp_gather8(__global const X_T *S, int Ho, int Wo, int b, int xo, int
     float l[32];
     for (int k = 0; k < 8; k++) {
         const int x = idx[xo + (k < n ? k : n - 1)];
-        for (int c = 0; c < C; c++) l[k * C + c] = cp_level1(S[(row + x) * C + c]);
+        for (int c = 0; c < C; c++) {
+            const float f = cp_level1(S[(row + x) * C + c]);
+            l[k * C + c] = WK_COL_INT ? f : rint(f * 255.0f);
+        }
     }
-    for (int c = 0; c < C; c++) {
-        const float8 x = (float8)(l[c], l[C + c], l[2 * C + c], l[3 * C + c], l[4 * C + c],
-                                  l[5 * C + c], l[6 * C + c], l[7 * C + c]);
-#if WK_COL_INT
-        v[c] = x;
-#else
-        v[c] = rint(x * 255.0f) / 255.0f;
-#endif
-    }
+    cp_from_levels8(l, v);
 }
 #else
 #define GATHER_PARAM
@@ -1123,15 +1130,7 @@ inline void cp_jpeg8(__global const uchar *JPG, int Ho, int Wo, int b, int xo, i
         if (C > 2) l[k * C + 2] = (float)R;
         if (C > 3) l[k * C + 3] = (float)P3[at];
     }
-    for (int c = 0; c < C; c++) {
-        const float8 x = (float8)(l[c], l[C + c], l[2 * C + c], l[3 * C + c], l[4 * C + c],
-                                  l[5 * C + c], l[6 * C + c], l[7 * C + c]);
-#if WK_COL_INT
-        v[c] = x;
-#else
-        v[c] = x / 255.0f;
-#endif
-    }
+    cp_from_levels8(l, v);
 }
 #else
 #define JPEG_PARAM
