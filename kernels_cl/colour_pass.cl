@@ -1093,44 +1093,68 @@ __kernel void colour_jpeg_blocks(__global const X_T *restrict S, int Ho, int Wo,
     }
 }
 
-/* a chroma value of output pixel (x, y) as libjpeg's decoder upsamples it: the triangle filter
- * over the nearest sample (weight 3 x 3), its neighbour across the pixel's side in x and in y,
- * edges repeated; planes 2 samples wide or less are repeated */
-inline int cpj_up(__global const uchar *P, int cw, int ch, int x, int y) {
-    const int j = x >> 1, i = y >> 1;
-    if (cw <= 2) return P[i * cw + j];
-    const int ni = (y & 1) ? min(i + 1, ch - 1) : max(i - 1, 0);
-    const int nj = (x & 1) ? min(j + 1, cw - 1) : max(j - 1, 0);
-    const int cs = 3 * P[i * cw + j] + P[ni * cw + j], cn = 3 * P[i * cw + nj] + P[ni * cw + nj];
-    return (3 * cs + cn + ((x & 1) ? 7 : 8)) >> 4;
+/* 8 chroma values of output pixels xo .. xo + 7 (xo even) of row y as libjpeg's decoder
+ * upsamples them: its "fancy" triangle filter, over the nearest sample (weight 3 x 3) and its
+ * neighbours across the pixel's sides in x and in y (the edges repeated); planes 2 samples wide
+ * or less are repeated instead (libjpeg's choice there) */
+inline int8 cpj_up8(__global const uchar *P, int cw, int ch, int xo, int y) {
+    const int i = y >> 1, j0 = xo >> 1;
+    const long r0 = (long)i * cw;
+    if (cw <= 2) {
+        const int a = P[r0 + min(j0, cw - 1)], b2 = P[r0 + min(j0 + 1, cw - 1)];
+        const int c2 = P[r0 + min(j0 + 2, cw - 1)], d = P[r0 + min(j0 + 3, cw - 1)];
+        return (int8)(a, a, b2, b2, c2, c2, d, d);
+    }
+    const long r1 = (long)((y & 1) ? min(i + 1, ch - 1) : max(i - 1, 0)) * cw;
+    int cs[6]; /* the column sums of samples j0 - 1 .. j0 + 4, edges repeated */
+    for (int m = 0; m < 6; m++) {
+        const int j = clamp(j0 - 1 + m, 0, cw - 1);
+        cs[m] = 3 * P[r0 + j] + P[r1 + j];
+    }
+    const int4 mid = (int4)(cs[1], cs[2], cs[3], cs[4]);
+    const int4 even = (3 * mid + (int4)(cs[0], cs[1], cs[2], cs[3]) + 8) >> 4;
+    const int4 odd = (3 * mid + (int4)(cs[2], cs[3], cs[4], cs[5]) + 7) >> 4;
+    return (int8)(even.s0, odd.s0, even.s1, odd.s1, even.s2, odd.s2, even.s3, odd.s3);
 }
 
-/* 8 pixels from (xo, yo) of the decoded planes (n inside the row; the rest repeat the last) */
+/* 8 pixels from (xo, yo) of the decoded planes (n inside the row; the rest repeat the last):
+ * libjpeg's ycc_rgb, its channel order B, G, R as OpenCV's */
 inline void cp_jpeg8(__global const uchar *JPG, int Ho, int Wo, int b, int xo, int yo, int n,
                      float8 *v) {
     const int C = CH;
     const int cw = (Wo + 1) >> 1, ch = (Ho + 1) >> 1;
     __global const uchar *P0 = JPG + (long)b * (2 * Ho * Wo + 2 * cw * ch);
     __global const uchar *P1 = P0 + Ho * Wo, *P2 = P1 + cw * ch, *P3 = P2 + cw * ch;
-    float l[32];
-    for (int k = 0; k < 8; k++) {
-        const int x = xo + (k < n ? k : n - 1);
-        const long at = (long)yo * Wo + x;
-        const int Y = P0[at];
-        if (C == 1) {
-            l[k * C] = (float)Y;
-            continue;
-        }
-        const int cb = cpj_up(P1, cw, ch, x, yo) - 128, cr = cpj_up(P2, cw, ch, x, yo) - 128;
-        const int B = clamp(Y + ((116130 * cb + 32768) >> 16), 0, 255);
-        const int G = clamp(Y + ((-22554 * cb + 32768 - 46802 * cr) >> 16), 0, 255);
-        const int R = clamp(Y + ((91881 * cr + 32768) >> 16), 0, 255);
-        l[k * C] = (float)B;
-        l[k * C + 1] = (float)G;
-        if (C > 2) l[k * C + 2] = (float)R;
-        if (C > 3) l[k * C + 3] = (float)P3[at];
+    const long at = (long)yo * Wo + xo;
+    const int8 k = min((int8)(0, 1, 2, 3, 4, 5, 6, 7), (int8)(n - 1));
+    int8 Y, A = 0;
+    if (n == 8) {
+        Y = convert_int8(vload8(0, P0 + at));
+        if (C > 3) A = convert_int8(vload8(0, P3 + at));
+    } else {
+        Y = (int8)(P0[at + k.s0], P0[at + k.s1], P0[at + k.s2], P0[at + k.s3], P0[at + k.s4],
+                   P0[at + k.s5], P0[at + k.s6], P0[at + k.s7]);
+        if (C > 3)
+            A = (int8)(P3[at + k.s0], P3[at + k.s1], P3[at + k.s2], P3[at + k.s3], P3[at + k.s4],
+                       P3[at + k.s5], P3[at + k.s6], P3[at + k.s7]);
     }
-    cp_from_levels8(l, v);
+    float8 l[4];
+    l[0] = convert_float8(Y);
+    if (C > 1) {
+        const int8 cb = cpj_up8(P1, cw, ch, xo, yo) - 128, cr = cpj_up8(P2, cw, ch, xo, yo) - 128;
+        /* (lanes past n, outside the row, are never stored: their samples are read clamped
+         * inside the planes) */
+        /* (vector bounds: Oclgrind 21.10 mishandles an integer vector's clamp by scalars) */
+        const int8 lo = (int8)0, hi = (int8)255;
+        const int8 B = clamp(Y + ((116130 * cb + 32768) >> 16), lo, hi);
+        const int8 G = clamp(Y + ((-22554 * cb + 32768 - 46802 * cr) >> 16), lo, hi);
+        const int8 R = clamp(Y + ((91881 * cr + 32768) >> 16), lo, hi);
+        l[0] = convert_float8(B);
+        l[1] = convert_float8(G);
+        l[2] = convert_float8(R);
+        l[3] = convert_float8(A);
+    }
+    WK_EACH_C(v[c] = WK_COL_INT ? l[c] : l[c] / 255.0f);
 }
 #else
 #define JPEG_PARAM
