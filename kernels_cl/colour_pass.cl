@@ -907,72 +907,92 @@ __constant short cp_jpeg_base[128] = {
 #define CPJ_2_562 20995
 #define CPJ_3_072 25172
 
-/* the forward DCT of 8 values d[0], d[s], ..., d[7 s] in place (pass 2: the columns) */
-inline void cpj_fdct8(int *d, int s, int pass2) {
-    const int t0 = d[0] + d[7 * s], t7 = d[0] - d[7 * s], t1 = d[s] + d[6 * s], t6 = d[s] - d[6 * s];
-    const int t2 = d[2 * s] + d[5 * s], t5 = d[2 * s] - d[5 * s];
-    const int t3 = d[3 * s] + d[4 * s], t4 = d[3 * s] - d[4 * s];
-    const int t10 = t0 + t3, t13 = t0 - t3, t11 = t1 + t2, t12 = t1 - t2;
+/* The DCTs on whole blocks at once: a block is 8 int8 vectors, and a 1-D transform combines
+ * the 8 vectors lane by lane (each lane one row, or one column, of the block), transposing
+ * between the passes: the 1-D transforms of 8 rows (or columns) side by side. */
+
+/* libjpeg's forward DCT (pass 1: the rows, scaled up by 4; pass 2: the columns) of each lane
+ * of d[0 .. 7], in place */
+inline void cpj_fdct_v(int8 *d, int pass2) {
+    const int8 t0 = d[0] + d[7], t7 = d[0] - d[7], t1 = d[1] + d[6], t6 = d[1] - d[6];
+    const int8 t2 = d[2] + d[5], t5 = d[2] - d[5], t3 = d[3] + d[4], t4 = d[3] - d[4];
+    const int8 t10 = t0 + t3, t13 = t0 - t3, t11 = t1 + t2, t12 = t1 - t2;
     const int n = pass2 ? 15 : 11;
     d[0] = pass2 ? CPJ_DESCALE(t10 + t11, 2) : (t10 + t11) * 4;
-    d[4 * s] = pass2 ? CPJ_DESCALE(t10 - t11, 2) : (t10 - t11) * 4;
-    int z1 = (t12 + t13) * CPJ_0_541;
-    d[2 * s] = CPJ_DESCALE(z1 + t13 * CPJ_0_765, n);
-    d[6 * s] = CPJ_DESCALE(z1 - t12 * CPJ_1_847, n);
-    z1 = t4 + t7;
-    const int z2 = t5 + t6, z5 = (t4 + t6 + t5 + t7) * CPJ_1_175;
-    const int z3 = -(t4 + t6) * CPJ_1_961 + z5, z4 = -(t5 + t7) * CPJ_0_390 + z5;
-    z1 = -z1 * CPJ_0_899;
-    const int zz2 = -z2 * CPJ_2_562;
-    d[7 * s] = CPJ_DESCALE(t4 * CPJ_0_298 + z1 + z3, n);
-    d[5 * s] = CPJ_DESCALE(t5 * CPJ_2_053 + zz2 + z4, n);
-    d[3 * s] = CPJ_DESCALE(t6 * CPJ_3_072 + zz2 + z3, n);
-    d[s] = CPJ_DESCALE(t7 * CPJ_1_501 + z1 + z4, n);
+    d[4] = pass2 ? CPJ_DESCALE(t10 - t11, 2) : (t10 - t11) * 4;
+    const int8 z1 = (t12 + t13) * CPJ_0_541;
+    d[2] = CPJ_DESCALE(z1 + t13 * CPJ_0_765, n);
+    d[6] = CPJ_DESCALE(z1 - t12 * CPJ_1_847, n);
+    const int8 z5 = (t4 + t6 + t5 + t7) * CPJ_1_175;
+    const int8 z3 = z5 - (t4 + t6) * CPJ_1_961, z4 = z5 - (t5 + t7) * CPJ_0_390;
+    const int8 o1 = -(t4 + t7) * CPJ_0_899, o2 = -(t5 + t6) * CPJ_2_562;
+    d[7] = CPJ_DESCALE(t4 * CPJ_0_298 + o1 + z3, n);
+    d[5] = CPJ_DESCALE(t5 * CPJ_2_053 + o2 + z4, n);
+    d[3] = CPJ_DESCALE(t6 * CPJ_3_072 + o2 + z3, n);
+    d[1] = CPJ_DESCALE(t7 * CPJ_1_501 + o1 + z4, n);
 }
 
-/* the inverse DCT of 8 dequantised values in place (pass 2: the rows, to levels minus 128) */
-inline void cpj_idct8(int *w, int s, int pass2) {
-    int z2 = w[2 * s], z3 = w[6 * s];
-    int z1 = (z2 + z3) * CPJ_0_541;
-    const int e2 = z1 - z3 * CPJ_1_847, e3 = z1 + z2 * CPJ_0_765;
-    const int e0 = (w[0] + w[4 * s]) * 8192, e1 = (w[0] - w[4 * s]) * 8192;
-    const int t10 = e0 + e3, t13 = e0 - e3, t11 = e1 + e2, t12 = e1 - e2;
-    int t3 = w[s], t2 = w[3 * s], t1 = w[5 * s], t0 = w[7 * s];
-    const int z5 = (t0 + t2 + t1 + t3) * CPJ_1_175;
-    const int z4 = -(t1 + t3) * CPJ_0_390 + z5;
-    z3 = -(t0 + t2) * CPJ_1_961 + z5;
-    z1 = -(t0 + t3) * CPJ_0_899;
-    z2 = -(t1 + t2) * CPJ_2_562;
-    t3 = t3 * CPJ_1_501 + z1 + z4;
-    t2 = t2 * CPJ_3_072 + z2 + z3;
-    t1 = t1 * CPJ_2_053 + z2 + z4;
-    t0 = t0 * CPJ_0_298 + z1 + z3;
+/* libjpeg's inverse DCT (pass 1: the columns of dequantised values; pass 2: the rows, to
+ * levels minus 128) of each lane of w[0 .. 7], in place */
+inline void cpj_idct_v(int8 *w, int pass2) {
+    const int8 z1 = (w[2] + w[6]) * CPJ_0_541;
+    const int8 e2 = z1 - w[6] * CPJ_1_847, e3 = z1 + w[2] * CPJ_0_765;
+    const int8 e0 = (w[0] + w[4]) * 8192, e1 = (w[0] - w[4]) * 8192;
+    const int8 t10 = e0 + e3, t13 = e0 - e3, t11 = e1 + e2, t12 = e1 - e2;
+    const int8 a3 = w[1], a2 = w[3], a1 = w[5], a0 = w[7];
+    const int8 z5 = (a0 + a2 + a1 + a3) * CPJ_1_175;
+    const int8 z4 = z5 - (a1 + a3) * CPJ_0_390, z3 = z5 - (a0 + a2) * CPJ_1_961;
+    const int8 o1 = -(a0 + a3) * CPJ_0_899, o2 = -(a1 + a2) * CPJ_2_562;
+    const int8 b3 = a3 * CPJ_1_501 + o1 + z4, b2 = a2 * CPJ_3_072 + o2 + z3;
+    const int8 b1 = a1 * CPJ_2_053 + o2 + z4, b0 = a0 * CPJ_0_298 + o1 + z3;
     const int n = pass2 ? 18 : 11;
-    w[0] = CPJ_DESCALE(t10 + t3, n);
-    w[7 * s] = CPJ_DESCALE(t10 - t3, n);
-    w[s] = CPJ_DESCALE(t11 + t2, n);
-    w[6 * s] = CPJ_DESCALE(t11 - t2, n);
-    w[2 * s] = CPJ_DESCALE(t12 + t1, n);
-    w[5 * s] = CPJ_DESCALE(t12 - t1, n);
-    w[3 * s] = CPJ_DESCALE(t13 + t0, n);
-    w[4 * s] = CPJ_DESCALE(t13 - t0, n);
+    w[0] = CPJ_DESCALE(t10 + b3, n);
+    w[7] = CPJ_DESCALE(t10 - b3, n);
+    w[1] = CPJ_DESCALE(t11 + b2, n);
+    w[6] = CPJ_DESCALE(t11 - b2, n);
+    w[2] = CPJ_DESCALE(t12 + b1, n);
+    w[5] = CPJ_DESCALE(t12 - b1, n);
+    w[3] = CPJ_DESCALE(t13 + b0, n);
+    w[4] = CPJ_DESCALE(t13 - b0, n);
 }
 
-/* a block of levels (blk, 0-255) through the codec at the quantisation table q (quantval and
- * libjpeg's reciprocal, correction and shift for 8 quantval: its rounded division), in place */
-inline void cpj_block(int *blk, __local const int *q, __local const uint *rc,
+/* an 8 x 8 block's transpose: lane k of vector m to lane m of vector k */
+#define CPJ_LANE(m, k) (int8)(m[0].s##k, m[1].s##k, m[2].s##k, m[3].s##k, m[4].s##k, m[5].s##k, m[6].s##k, m[7].s##k)
+inline void cpj_transpose(int8 *m) {
+    const int8 t0 = CPJ_LANE(m, 0), t1 = CPJ_LANE(m, 1), t2 = CPJ_LANE(m, 2), t3 = CPJ_LANE(m, 3);
+    const int8 t4 = CPJ_LANE(m, 4), t5 = CPJ_LANE(m, 5), t6 = CPJ_LANE(m, 6), t7 = CPJ_LANE(m, 7);
+    m[0] = t0;
+    m[1] = t1;
+    m[2] = t2;
+    m[3] = t3;
+    m[4] = t4;
+    m[5] = t5;
+    m[6] = t6;
+    m[7] = t7;
+}
+
+/* a block of levels (b[m]: row m, 0-255) through the codec at the quantisation table q
+ * (quantval, and libjpeg's reciprocal, correction and shift of 8 quantval: its rounded
+ * division), in place */
+inline void cpj_block(int8 *b, __local const int *q, __local const uint *rc,
                       __local const int *corr, __local const int *sh) {
-    for (int i = 0; i < 64; i++) blk[i] -= 128;
-    for (int r = 0; r < 8; r++) cpj_fdct8(blk + 8 * r, 1, 0);
-    for (int c = 0; c < 8; c++) cpj_fdct8(blk + c, 8, 1);
-    for (int i = 0; i < 64; i++) {
-        const int t = blk[i];
-        const int a = (int)(((uint)(abs(t) + corr[i]) * rc[i]) >> sh[i]);
-        blk[i] = (t < 0 ? -a : a) * q[i];
+    for (int m = 0; m < 8; m++) b[m] -= 128;
+    cpj_transpose(b); /* lanes: rows */
+    cpj_fdct_v(b, 0);
+    cpj_transpose(b); /* lanes: columns */
+    cpj_fdct_v(b, 1); /* b[m]: row m of the coefficients */
+    for (int m = 0; m < 8; m++) {
+        const int8 t = b[m];
+        const uint8 p = (abs(t) + convert_uint8(vload8(m, corr))) * vload8(m, rc);
+        const int8 a = convert_int8(p >> convert_uint8(vload8(m, sh)));
+        b[m] = (t < 0 ? -a : a) * vload8(m, q);
     }
-    for (int c = 0; c < 8; c++) cpj_idct8(blk + c, 8, 0);
-    for (int r = 0; r < 8; r++) cpj_idct8(blk + 8 * r, 1, 1);
-    for (int i = 0; i < 64; i++) blk[i] = clamp(blk[i] + 128, 0, 255); /* libjpeg's SIMD packs */
+    cpj_idct_v(b, 0); /* lanes: columns */
+    cpj_transpose(b); /* lanes: rows */
+    cpj_idct_v(b, 1);
+    cpj_transpose(b); /* lanes: columns again: b[m] is row m */
+    /* libjpeg's SIMD packs saturate (vector bounds: Oclgrind 21.10 mishandles scalar ones) */
+    for (int m = 0; m < 8; m++) b[m] = clamp(b[m] + 128, (int8)0, (int8)255);
 }
 
 /* a stored value's 8-bit level (float images as rint(255 v), albumentations' uint8 round trip) */
@@ -984,65 +1004,36 @@ inline int cpj_level(__global const X_T *S, long at) {
 #endif
 }
 
-/* the level of channel c at (x, y), the last column and row repeated past the image; channel
- * 2 of a 2-channel image is 0 (albumentations' padding) */
-inline int cpj_at(__global const X_T *S, long item, int Ho, int Wo, int x, int y, int c) {
-    if (c >= CH) return 0;
-    x = x < Wo ? x : Wo - 1;
-    y = y < Ho ? y : Ho - 1;
-    return cpj_level(S, (item + (long)y * Wo + x) * CH + c);
+/* row y of the MCU from column x0: 16 pixels' levels of channels 0-3 (l[c], c >= CH: 0, as
+ * albumentations pads 2 channels with zeros), the last column and row repeated past the image */
+inline void cpj_row16(__global const X_T *S, long item, int Ho, int Wo, int x0, int y, int16 *l) {
+    int v[4][16];
+    const long row = item + (long)min(y, Ho - 1) * Wo;
+    for (int k = 0; k < 16; k++) {
+        const long at = (row + min(x0 + k, Wo - 1)) * CH;
+        for (int c = 0; c < 4; c++) v[c][k] = c < CH ? cpj_level(S, at + c) : 0;
+    }
+    for (int c = 0; c < 4; c++) l[c] = vload16(0, v[c]);
 }
 
-/* a 8 x 8 block of a full-size plane (channel c as gray, or Y of the colour channels) from
- * pixel (x0, y0) through the codec, into plane P where inside the image */
-inline void cpj_full_block(__global const X_T *S, long item, int Ho, int Wo, int x0, int y0, int c,
-                           __global uchar *P, __local const int *q, __local const uint *rc,
-                           __local const int *corr, __local const int *sh) {
-    int blk[64];
-    for (int i = 0; i < 64; i++) {
-        const int x = x0 + (i & 7), y = y0 + (i >> 3);
-        if (c >= 0) {
-            blk[i] = cpj_at(S, item, Ho, Wo, x, y, c);
-        } else { /* Y: libjpeg's rgb_ycc, channel 2 as red */
-            const int B = cpj_at(S, item, Ho, Wo, x, y, 0), G = cpj_at(S, item, Ho, Wo, x, y, 1),
-                      R = cpj_at(S, item, Ho, Wo, x, y, 2);
-            blk[i] = (19595 * R + 38470 * G + 7471 * B + 32768) >> 16;
+/* a decoded block (b[m]: row m) into plane P (width w, height h) from (x0, y0), inside it */
+inline void cpj_store(const int8 *b, __global uchar *P, int w, int h, int x0, int y0) {
+    for (int m = 0; m < 8 && y0 + m < h; m++) {
+        __global uchar *row = P + (long)(y0 + m) * w + x0;
+        if (x0 + 8 <= w) {
+            vstore8(convert_uchar8(b[m]), 0, row);
+        } else {
+            const int bm[8] = {b[m].s0, b[m].s1, b[m].s2, b[m].s3, b[m].s4, b[m].s5, b[m].s6, b[m].s7};
+            for (int k = 0; x0 + k < w; k++) row[k] = (uchar)bm[k];
         }
     }
-    cpj_block(blk, q, rc, corr, sh);
-    for (int i = 0; i < 64; i++) {
-        const int x = x0 + (i & 7), y = y0 + (i >> 3);
-        if (x < Wo && y < Ho) P[(long)y * Wo + x] = (uchar)blk[i];
-    }
 }
 
-/* the MCU's 8 x 8 chroma samples from (cx0, cy0) of Cb (red 0) or Cr (red 1): libjpeg's
- * 2 x 2 average with its alternating bias (1, 2), rows past the last pair repeating it */
-inline void cpj_chroma_block(__global const X_T *S, long item, int Ho, int Wo, int cx0, int cy0,
-                             int red, __global uchar *P, __local const int *q,
-                             __local const uint *rc, __local const int *corr, __local const int *sh) {
-    const int cw = (Wo + 1) >> 1, ch = (Ho + 1) >> 1;
-    int blk[64];
-    for (int i = 0; i < 64; i++) {
-        const int cx = cx0 + (i & 7), cy0i = cy0 + (i >> 3), cy = cy0i < ch ? cy0i : ch - 1;
-        int sum = 0;
-        for (int k = 0; k < 4; k++) {
-            const int x = 2 * cx + (k & 1), y = 2 * cy + (k >> 1);
-            const int B = cpj_at(S, item, Ho, Wo, x, y, 0), G = cpj_at(S, item, Ho, Wo, x, y, 1),
-                      R = cpj_at(S, item, Ho, Wo, x, y, 2);
-            sum += red ? (32768 * R - 27439 * G - 5329 * B + (128 << 16) + 32767) >> 16
-                       : (-11059 * R - 21709 * G + 32768 * B + (128 << 16) + 32767) >> 16;
-        }
-        blk[i] = (sum + 1 + (cx & 1)) >> 2;
-    }
-    cpj_block(blk, q, rc, corr, sh);
-    for (int i = 0; i < 64; i++) {
-        const int cx = cx0 + (i & 7), cy = cy0 + (i >> 3);
-        if (cx < cw && cy < ch) P[(long)cy * cw + cx] = (uchar)blk[i];
-    }
-}
-
-/* NDRange (MCU columns rounded up to 64, MCU rows, items), work-groups of 64 along a row */
+/* NDRange (MCU columns rounded up to 64, MCU rows, items), work-groups of 64 along a row.
+ * A work-item takes a 16 x 16 MCU: its pixels read once, row by row (levels to Y, Cb, Cr as
+ * libjpeg's rgb_ycc, channel 2 as red; the chroma's 2 x 2 sums with libjpeg's alternating
+ * bias, rows past the image's last pair repeating that pair's), then its 4 Y blocks (or the
+ * gray channel's), 2 chroma blocks and, with 4 channels, the fourth's 4. */
 __kernel void colour_jpeg_blocks(__global const X_T *restrict S, int Ho, int Wo,
                                  __global uchar *restrict JPG, __global const float *restrict COL,
                                  int ncol) {
@@ -1079,17 +1070,58 @@ __kernel void colour_jpeg_blocks(__global const X_T *restrict S, int Ho, int Wo,
     const long item = (long)b * Ho * Wo;
     const int cw = (Wo + 1) >> 1, ch = (Ho + 1) >> 1;
     __global uchar *P0 = JPG + (long)b * (2 * Ho * Wo + 2 * cw * ch);
-    __global uchar *P3 = P0 + Ho * Wo + 2 * cw * ch;
-    for (int k = 0; k < 4; k++) {
-        const int x0 = 16 * mx + 8 * (k & 1), y0 = 16 * my + 8 * (k >> 1);
-        cpj_full_block(S, item, Ho, Wo, x0, y0, CH == 1 ? 0 : -1, P0, q, rc, corr, sh);
-        if (CH == 4) cpj_full_block(S, item, Ho, Wo, x0, y0, 3, P3, q, rc, corr, sh);
+    __global uchar *P1 = P0 + Ho * Wo, *P2 = P1 + cw * ch, *P3 = P2 + cw * ch;
+    const int x0 = 16 * mx, y0 = 16 * my;
+    int8 cb[8], cr[8]; /* the chroma block's rows */
+    const int16 bias = (int16)(1, 2, 1, 2, 1, 2, 1, 2, 1, 2, 1, 2, 1, 2, 1, 2);
+    for (int part = 0; part < 2; part++) {
+        int8 lo[8], hi[8], alo[8], ahi[8]; /* the Y (or gray) blocks left and right; the 4th */
+        int16 sb = 0, sr = 0; /* a row pair's chroma sums */
+        for (int m = 0; m < 8; m++) {
+            int16 l[4];
+            cpj_row16(S, item, Ho, Wo, x0, y0 + 8 * part + m, l);
+            const int16 B = l[0], G = l[1], R = l[2];
+            const int16 Y = CH == 1 ? B : (19595 * R + 38470 * G + 7471 * B + 32768) >> 16;
+            lo[m] = Y.lo;
+            hi[m] = Y.hi;
+            alo[m] = l[3].lo;
+            ahi[m] = l[3].hi;
+            if (CH > 1) {
+                sb += (-11059 * R - 21709 * G + 32768 * B + (128 << 16) + 32767) >> 16;
+                sr += (32768 * R - 27439 * G - 5329 * B + (128 << 16) + 32767) >> 16;
+                if (m & 1) { /* the pair's row of chroma: the sums of column pairs */
+                    const int r = 4 * part + (m >> 1);
+                    cb[r] = (sb.even + sb.odd + bias.lo) >> 2;
+                    cr[r] = (sr.even + sr.odd + bias.lo) >> 2;
+                    sb = 0;
+                    sr = 0;
+                }
+            }
+        }
+        const int yb = y0 + 8 * part;
+        cpj_block(lo, q, rc, corr, sh);
+        cpj_store(lo, P0, Wo, Ho, x0, yb);
+        cpj_block(hi, q, rc, corr, sh);
+        cpj_store(hi, P0, Wo, Ho, x0 + 8, yb);
+        if (CH == 4) {
+            cpj_block(alo, q, rc, corr, sh);
+            cpj_store(alo, P3, Wo, Ho, x0, yb);
+            cpj_block(ahi, q, rc, corr, sh);
+            cpj_store(ahi, P3, Wo, Ho, x0 + 8, yb);
+        }
     }
     if (CH > 1) {
-        cpj_chroma_block(S, item, Ho, Wo, 8 * mx, 8 * my, 0, P0 + Ho * Wo, q + 64, rc + 64,
-                         corr + 64, sh + 64);
-        cpj_chroma_block(S, item, Ho, Wo, 8 * mx, 8 * my, 1, P0 + Ho * Wo + cw * ch, q + 64,
-                         rc + 64, corr + 64, sh + 64);
+        /* chroma rows past the image's last pair repeat it (libjpeg pads the downsampled rows) */
+        const int last = ch - 1 - 8 * my;
+        for (int r = 1; r < 8; r++)
+            if (r > last) {
+                cb[r] = cb[r - 1];
+                cr[r] = cr[r - 1];
+            }
+        cpj_block(cb, q + 64, rc + 64, corr + 64, sh + 64);
+        cpj_store(cb, P1, cw, ch, 8 * mx, 8 * my);
+        cpj_block(cr, q + 64, rc + 64, corr + 64, sh + 64);
+        cpj_store(cr, P2, cw, ch, 8 * mx, 8 * my);
     }
 }
 
