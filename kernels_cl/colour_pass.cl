@@ -881,17 +881,6 @@ inline void cp_gather8(__global const X_T *S, int Ho, int Wo, int b, int xo, int
  * average, whole chroma rows repeated past the image's last row pair. */
 #define JPEG_PARAM , __global const uchar *restrict JPG
 
-/* the standard quantisation tables (ITU T.81 Annex K, as libjpeg's jcparam.c), natural order */
-__constant short cp_jpeg_base[128] = {
-    16, 11, 10, 16, 24, 40, 51, 61, 12, 12, 14, 19, 26, 58, 60, 55,
-    14, 13, 16, 24, 40, 57, 69, 56, 14, 17, 22, 29, 51, 87, 80, 62,
-    18, 22, 37, 56, 68, 109, 103, 77, 24, 35, 55, 64, 81, 104, 113, 92,
-    49, 64, 78, 87, 103, 121, 120, 101, 72, 92, 95, 98, 112, 100, 103, 99,
-    17, 18, 24, 47, 99, 99, 99, 99, 18, 21, 26, 66, 99, 99, 99, 99,
-    24, 26, 56, 99, 99, 99, 99, 99, 47, 66, 99, 99, 99, 99, 99, 99,
-    99, 99, 99, 99, 99, 99, 99, 99, 99, 99, 99, 99, 99, 99, 99, 99,
-    99, 99, 99, 99, 99, 99, 99, 99, 99, 99, 99, 99, 99, 99, 99, 99};
-
 /* libjpeg's islow DCTs: 13-bit constants, 2 extra bits between the passes */
 #define CPJ_DESCALE(x, n) (((x) + (1 << ((n) - 1))) >> (n))
 #define CPJ_0_298 2446
@@ -913,7 +902,7 @@ __constant short cp_jpeg_base[128] = {
 
 /* libjpeg's forward DCT (pass 1: the rows, scaled up by 4; pass 2: the columns) of each lane
  * of d[0 .. 7], in place */
-inline void cpj_fdct_v(int8 *d, int pass2) {
+inline __attribute__((always_inline)) void cpj_fdct_v(int8 *d, int pass2) {
     const int8 t0 = d[0] + d[7], t7 = d[0] - d[7], t1 = d[1] + d[6], t6 = d[1] - d[6];
     const int8 t2 = d[2] + d[5], t5 = d[2] - d[5], t3 = d[3] + d[4], t4 = d[3] - d[4];
     const int8 t10 = t0 + t3, t13 = t0 - t3, t11 = t1 + t2, t12 = t1 - t2;
@@ -934,7 +923,7 @@ inline void cpj_fdct_v(int8 *d, int pass2) {
 
 /* libjpeg's inverse DCT (pass 1: the columns of dequantised values; pass 2: the rows, to
  * levels minus 128) of each lane of w[0 .. 7], in place */
-inline void cpj_idct_v(int8 *w, int pass2) {
+inline __attribute__((always_inline)) void cpj_idct_v(int8 *w, int pass2) {
     const int8 z1 = (w[2] + w[6]) * CPJ_0_541;
     const int8 e2 = z1 - w[6] * CPJ_1_847, e3 = z1 + w[2] * CPJ_0_765;
     const int8 e0 = (w[0] + w[4]) * 8192, e1 = (w[0] - w[4]) * 8192;
@@ -958,7 +947,7 @@ inline void cpj_idct_v(int8 *w, int pass2) {
 
 /* an 8 x 8 block's transpose: lane k of vector m to lane m of vector k */
 #define CPJ_LANE(m, k) (int8)(m[0].s##k, m[1].s##k, m[2].s##k, m[3].s##k, m[4].s##k, m[5].s##k, m[6].s##k, m[7].s##k)
-inline void cpj_transpose(int8 *m) {
+inline __attribute__((always_inline)) void cpj_transpose(int8 *m) {
     const int8 t0 = CPJ_LANE(m, 0), t1 = CPJ_LANE(m, 1), t2 = CPJ_LANE(m, 2), t3 = CPJ_LANE(m, 3);
     const int8 t4 = CPJ_LANE(m, 4), t5 = CPJ_LANE(m, 5), t6 = CPJ_LANE(m, 6), t7 = CPJ_LANE(m, 7);
     m[0] = t0;
@@ -974,16 +963,16 @@ inline void cpj_transpose(int8 *m) {
 /* a block of levels (b[m]: row m, 0-255) through the codec at the quantisation table q
  * (quantval, and libjpeg's reciprocal, correction and shift of 8 quantval: its rounded
  * division), in place */
-inline void cpj_block(int8 *b, __local const int *q, __local const uint *rc,
-                      __local const int *corr, __local const int *sh) {
-    for (int m = 0; m < 8; m++) b[m] -= 128;
+inline __attribute__((always_inline)) void cpj_block(int8 *b, __global const int *q, __global const int *rc,
+                      __global const int *corr, __global const int *sh) {
+    _Pragma("unroll") for (int m = 0; m < 8; m++) b[m] -= 128;
     cpj_transpose(b); /* lanes: rows */
     cpj_fdct_v(b, 0);
     cpj_transpose(b); /* lanes: columns */
     cpj_fdct_v(b, 1); /* b[m]: row m of the coefficients */
-    for (int m = 0; m < 8; m++) {
+    _Pragma("unroll") for (int m = 0; m < 8; m++) {
         const int8 t = b[m];
-        const uint8 p = (abs(t) + convert_uint8(vload8(m, corr))) * vload8(m, rc);
+        const uint8 p = (abs(t) + convert_uint8(vload8(m, corr))) * convert_uint8(vload8(m, rc));
         const int8 a = convert_int8(p >> convert_uint8(vload8(m, sh)));
         b[m] = (t < 0 ? -a : a) * vload8(m, q);
     }
@@ -992,11 +981,11 @@ inline void cpj_block(int8 *b, __local const int *q, __local const uint *rc,
     cpj_idct_v(b, 1);
     cpj_transpose(b); /* lanes: columns again: b[m] is row m */
     /* libjpeg's SIMD packs saturate (vector bounds: Oclgrind 21.10 mishandles scalar ones) */
-    for (int m = 0; m < 8; m++) b[m] = clamp(b[m] + 128, (int8)0, (int8)255);
+    _Pragma("unroll") for (int m = 0; m < 8; m++) b[m] = clamp(b[m] + 128, (int8)0, (int8)255);
 }
 
 /* a stored value's 8-bit level (float images as rint(255 v), albumentations' uint8 round trip) */
-inline int cpj_level(__global const X_T *S, long at) {
+inline __attribute__((always_inline)) int cpj_level(__global const X_T *S, long at) {
 #if WK_COL_INT
     return (int)S[at];
 #else
@@ -1006,25 +995,31 @@ inline int cpj_level(__global const X_T *S, long at) {
 
 /* row y of the MCU from column x0: 16 pixels' levels of channels 0-3 (l[c], c >= CH: 0, as
  * albumentations pads 2 channels with zeros), the last column and row repeated past the image */
-inline void cpj_row16(__global const X_T *S, long item, int Ho, int Wo, int x0, int y, int16 *l) {
+inline __attribute__((always_inline)) void cpj_row16(__global const X_T *S, long item, int Ho, int Wo, int x0, int y, int16 *l) {
     int v[4][16];
     const long row = item + (long)min(y, Ho - 1) * Wo;
-    for (int k = 0; k < 16; k++) {
+    _Pragma("unroll") for (int k = 0; k < 16; k++) {
         const long at = (row + min(x0 + k, Wo - 1)) * CH;
         for (int c = 0; c < 4; c++) v[c][k] = c < CH ? cpj_level(S, at + c) : 0;
     }
     for (int c = 0; c < 4; c++) l[c] = vload16(0, v[c]);
 }
 
-/* a decoded block (b[m]: row m) into plane P (width w, height h) from (x0, y0), inside it */
-inline void cpj_store(const int8 *b, __global uchar *P, int w, int h, int x0, int y0) {
-    for (int m = 0; m < 8 && y0 + m < h; m++) {
-        __global uchar *row = P + (long)(y0 + m) * w + x0;
-        if (x0 + 8 <= w) {
-            vstore8(convert_uchar8(b[m]), 0, row);
-        } else {
-            const int bm[8] = {b[m].s0, b[m].s1, b[m].s2, b[m].s3, b[m].s4, b[m].s5, b[m].s6, b[m].s7};
-            for (int k = 0; x0 + k < w; k++) row[k] = (uchar)bm[k];
+/* a decoded block (b[m]: row m) into plane P (width w, height h) from (x0, y0), inside it
+ * (every index a constant once unrolled: the block stays in registers) */
+inline __attribute__((always_inline)) void cpj_store(const int8 *b, __global uchar *P, int w, int h, int x0, int y0) {
+    const int whole = x0 + 8 <= w;
+    _Pragma("unroll") for (int m = 0; m < 8; m++) {
+        if (y0 + m < h) {
+            __global uchar *row = P + (long)(y0 + m) * w + x0;
+            const uchar8 u = convert_uchar8(b[m]);
+            if (whole) {
+                vstore8(u, 0, row);
+            } else {
+                const uchar l[8] = {u.s0, u.s1, u.s2, u.s3, u.s4, u.s5, u.s6, u.s7};
+                _Pragma("unroll") for (int k = 0; k < 8; k++)
+                    if (x0 + k < w) row[k] = l[k];
+            }
         }
     }
 }
@@ -1036,35 +1031,13 @@ inline void cpj_store(const int8 *b, __global uchar *P, int w, int h, int x0, in
  * gray channel's), 2 chroma blocks and, with 4 channels, the fourth's 4. */
 __kernel void colour_jpeg_blocks(__global const X_T *restrict S, int Ho, int Wo,
                                  __global uchar *restrict JPG, __global const float *restrict COL,
-                                 int ncol) {
-    const int b = (int)get_global_id(2), lid = (int)get_local_id(0);
+                                 int ncol, __global const int *restrict JQT) {
+    const int b = (int)get_global_id(2);
     __global const float *op = WK_COL_OF(b);
-    if ((int)op[0] != WK_COL_JPEG) return; /* the whole work-group: one item */
-    /* the item's tables (jpeg_set_quality with baseline limits), 2 x 64 entries */
-    __local int q[128], corr[128], sh[128];
-    __local uint rc[128];
-    const int quality = clamp((int)op[1], 1, 100);
-    const int scale = quality < 50 ? 5000 / quality : 200 - 2 * quality;
-    for (int i = lid; i < 128; i += 64) {
-        const int v = clamp((cp_jpeg_base[i] * scale + 50) / 100, 1, 255), d = 8 * v;
-        int r = 16 + (31 - clz(d)); /* libjpeg's compute_reciprocal */
-        uint f = (1u << r) / (uint)d;
-        const uint rest = (1u << r) % (uint)d;
-        int c = d / 2;
-        if (rest == 0) {
-            f >>= 1;
-            r--;
-        } else if (rest <= (uint)(d / 2)) {
-            c++;
-        } else {
-            f++;
-        }
-        q[i] = v;
-        rc[i] = f;
-        corr[i] = c;
-        sh[i] = r;
-    }
-    barrier(CLK_LOCAL_MEM_FENCE);
+    if ((int)op[0] != WK_COL_JPEG) return;
+    /* the item's tables (engine/jpeg.py: 4 x 128 per quality, luminance then chrominance) */
+    __global const int *q = JQT + (clamp((int)op[1], 1, 100) - 1) * 512;
+    __global const int *rc = q + 128, *corr = q + 256, *sh = q + 384;
     const int mx = (int)get_global_id(0), my = (int)get_global_id(1);
     if (16 * mx >= Wo) return;
     const long item = (long)b * Ho * Wo;
@@ -1074,10 +1047,10 @@ __kernel void colour_jpeg_blocks(__global const X_T *restrict S, int Ho, int Wo,
     const int x0 = 16 * mx, y0 = 16 * my;
     int8 cb[8], cr[8]; /* the chroma block's rows */
     const int16 bias = (int16)(1, 2, 1, 2, 1, 2, 1, 2, 1, 2, 1, 2, 1, 2, 1, 2);
-    for (int part = 0; part < 2; part++) {
+    _Pragma("unroll") for (int part = 0; part < 2; part++) {
         int8 lo[8], hi[8], alo[8], ahi[8]; /* the Y (or gray) blocks left and right; the 4th */
         int16 sb = 0, sr = 0; /* a row pair's chroma sums */
-        for (int m = 0; m < 8; m++) {
+        _Pragma("unroll") for (int m = 0; m < 8; m++) {
             int16 l[4];
             cpj_row16(S, item, Ho, Wo, x0, y0 + 8 * part + m, l);
             const int16 B = l[0], G = l[1], R = l[2];
@@ -1113,7 +1086,7 @@ __kernel void colour_jpeg_blocks(__global const X_T *restrict S, int Ho, int Wo,
     if (CH > 1) {
         /* chroma rows past the image's last pair repeat it (libjpeg pads the downsampled rows) */
         const int last = ch - 1 - 8 * my;
-        for (int r = 1; r < 8; r++)
+        _Pragma("unroll") for (int r = 1; r < 8; r++)
             if (r > last) {
                 cb[r] = cb[r - 1];
                 cr[r] = cr[r - 1];

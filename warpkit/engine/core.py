@@ -20,7 +20,7 @@ from .coords import (COORD_AXES, COORD_FIELD, COORD_MAP, COORD_MATRIX, Coords, b
 from .inputs import WARP_DTYPES, matrices, pack, read_regions, stack
 from .output import (PLAIN, ModelInput, fills as fills_of, model_output, options_key,
                      values_of_options)
-from . import lab
+from . import jpeg, lab
 from .plan import (CLAHE_PIXELS, FIXED, MAX_BLUR_RADIUS, MAX_CLAHE_TILES, MAX_MEDIAN_SIZE,
                    NO_MAP, PASS_BLUR, PASS_CLAHE, PASS_GATHER, PASS_JPEG, PASS_MEAN,
                    PASS_MEDIAN, PASS_MOTION, PLANS,
@@ -112,6 +112,8 @@ def warp_by(image: Any, matrix: Any, size: Any = None, sampling: Sampling = LINE
                                     hostbuf=np.ascontiguousarray(src_index, np.int32))
     if tiles:
         values["LABT"] = _lab_tables(rt)
+    if any(k & PASS_JPEG for k in kinds):
+        values["JQT"] = _jpeg_tables(rt)
     if any(k & PASS_GATHER for k in kinds):
         for k, idx in downscale_tables(passes, wo, ho).items():
             values[f"IDX{k}"] = cl.Buffer(rt.context, ro, hostbuf=idx)
@@ -144,6 +146,19 @@ def _lab_tables(rt) -> cl.Buffer:
     if buf is None:
         buf = _LAB_TABLES[rt.context] = cl.Buffer(
             rt.context, cl.mem_flags.READ_ONLY | cl.mem_flags.COPY_HOST_PTR, hostbuf=lab.tables())
+    return buf
+
+
+#: OpenCV's JPEG quantisation tables (engine/jpeg.py) on each context, made once
+_JPEG_TABLES: dict = {}
+
+
+def _jpeg_tables(rt) -> cl.Buffer:
+    buf = _JPEG_TABLES.get(rt.context)
+    if buf is None:
+        buf = _JPEG_TABLES[rt.context] = cl.Buffer(
+            rt.context, cl.mem_flags.READ_ONLY | cl.mem_flags.COPY_HOST_PTR,
+            hostbuf=np.ascontiguousarray(jpeg.tables()))
     return buf
 
 

@@ -328,7 +328,7 @@ def _colour_passes(w: WarpSpec, dt: np.dtype, C: int, store: dict,
         if kind & PASS_JPEG:
             tables += (Arg("JPG"),)
             blocks = Variant.of("colour_pass.cl", "colour_jpeg_blocks", **defines)
-            launches.append(Launch(blocks, (Arg(src), *dims, Arg("JPG"), *col),
+            launches.append(Launch(blocks, (Arg(src), *dims, Arg("JPG"), *col, Arg("JQT")),
                                    (round_up(-(-w.wo // 16), 64), -(-w.ho // 16), w.items),
                                    (64, 1, 1)))
         if kind & PASS_MEAN:
