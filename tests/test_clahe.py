@@ -157,7 +157,8 @@ def test_draws_and_refusals():
 
 def test_ultralytics_recipe_ports(queue):
     """Ultralytics' albumentations recipe (its defaults: CLAHE among the blurs and gray, and
-    steps with p=0) ports whole; a CLAHE that always applies gives albumentations' image."""
+    steps with p=0, ImageCompression among them) ports whole; a CLAHE that always applies
+    gives albumentations' image."""
     recipe = _quiet(A.Compose, [A.Blur(p=0.01), A.MedianBlur(p=0.01), A.ToGray(p=0.01),
                                 A.CLAHE(p=0.01), A.RandomBrightnessContrast(p=0.0),
                                 A.RandomGamma(p=0.0),
@@ -165,7 +166,8 @@ def test_ultralytics_recipe_ports(queue):
                     bbox_params=A.BboxParams(format="yolo", label_fields=["class_labels"]))
     ours = W.from_albumentations(recipe)
     assert [type(t).__name__ for t in ours.transforms] == \
-        ["Blur", "MedianBlur", "ToGray", "CLAHE", "RandomBrightnessContrast", "RandomGamma"]
+        ["Blur", "MedianBlur", "ToGray", "CLAHE", "RandomBrightnessContrast", "RandomGamma",
+         "ImageCompression"]
     out = ours(image=COFFEE, boxes=[[0.5, 0.5, 0.2, 0.3]], class_labels=[1], seed=0, queue=queue)
     assert out["image"].shape == COFFEE.shape
     one = W.from_albumentations(_quiet(A.Compose, [A.CLAHE(clip_limit=(2, 2), p=1)]))

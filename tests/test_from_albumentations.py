@@ -133,22 +133,25 @@ def test_refused_by_name(transforms, kw, pattern):
 
 
 def test_a_transform_never_applied_needs_no_equivalent(queue):
-    """Ultralytics' recipe lists ImageCompression and others with p=0: they never apply, so
-    the port leaves them out (the result is the same); with p > 0 they are refused by name,
-    and so is PiecewiseAffine, whose warpkit namesake computes another map."""
+    """A transform warpkit lacks, listed with p=0 (as Ultralytics' recipe lists some): it never
+    applies, so the port leaves it out (the result is the same); one warpkit has is kept
+    (ImageCompression); with p > 0 a missing one is refused by name, and so is
+    PiecewiseAffine, whose warpkit namesake computes another map."""
     recipe = _quiet(A.Compose, [A.Blur(p=0.01), A.MedianBlur(p=0.01), A.ToGray(p=0.01),
                                 A.RandomBrightnessContrast(p=0.0), A.RandomGamma(p=0.0),
                                 A.ImageCompression(quality_range=(75, 100), p=0.0),
+                                A.GlassBlur(p=0.0),
                                 A.OneOf([A.HorizontalFlip(), A.Defocus(p=0)])])
     got = W.from_albumentations(recipe)
     assert [type(t).__name__ for t in got.transforms] == \
-        ["Blur", "MedianBlur", "ToGray", "RandomBrightnessContrast", "RandomGamma", "OneOf"]
+        ["Blur", "MedianBlur", "ToGray", "RandomBrightnessContrast", "RandomGamma",
+         "ImageCompression", "OneOf"]
     assert [type(t).__name__ for t in got.transforms[-1].transforms] == \
         ["RandomHorizontalFlip"]
     assert got(image=PHOTO, seed=0, queue=queue)["image"].shape == PHOTO.shape
-    with pytest.raises(ValueError, match=r"ImageCompression has no warpkit equivalent yet; "
+    with pytest.raises(ValueError, match=r"GlassBlur has no warpkit equivalent yet; "
                                          r"supported: Affine"):
-        W.from_albumentations(_quiet(A.Compose, [A.ImageCompression(p=0.1)]))
+        W.from_albumentations(_quiet(A.Compose, [A.GlassBlur(p=0.1)]))
     with pytest.raises(ValueError, match=r"PiecewiseAffine has no warpkit equivalent yet "
                                          r"\(warpkit.augment.PiecewiseAffine takes its "
                                          r"parameters but computes the piecewise-affine map"):

@@ -157,3 +157,33 @@ def test_small_cases_on_every_device_and_oclgrind(small_queue):
         out = W.Compose([geo, W.ImageCompression(quality_range=(30, 30), p=1)],
                         interpolation=interpolation)(image=im, seed=k, queue=small_queue)["image"]
         _same(out, _albu(base, 30))
+
+
+def test_passes_in_a_row(queue):
+    """Two JPEG round trips with a blur, CLAHE and a pointwise step between and after them
+    (each whole-image step a pass of its own, the scratch planes reused): albumentations' own
+    sequence on warpkit's geometric output, every level."""
+    img = PHOTOS[1]
+    geo = W.RandomResizedCrop((150, 170))
+    base = W.Compose([geo])(image=img, seed=1, queue=queue)["image"]
+    ours = W.Compose([geo, W.ImageCompression(quality_range=(60, 60), p=1), W.ToSepia(p=1),
+                      W.GaussianBlur(blur_limit=(5, 5), sigma_limit=(1.2, 1.2), p=1),
+                      W.ImageCompression(quality_range=(20, 20), p=1),
+                      W.CLAHE(clip_limit=(2, 2), p=1)])
+    theirs = A.Compose([A.ImageCompression(quality_range=(60, 60), p=1), A.ToSepia(p=1),
+                        A.GaussianBlur(blur_limit=(5, 5), sigma_limit=(1.2, 1.2), p=1),
+                        A.ImageCompression(quality_range=(20, 20), p=1),
+                        A.CLAHE(clip_limit=(2, 2), p=1)])
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        _same(ours(image=img, seed=1, queue=queue)["image"], theirs(image=base)["image"])
+
+
+def test_device_arrays_stay_on_the_device(queue):
+    import pyopencl.array as cla
+
+    img = np.stack([PHOTOS[1][:200, :300]] * 3)
+    pipe = W.Compose([W.RandomResizedCrop(64), W.ImageCompression(quality_range=(30, 30), p=1)])
+    out = pipe(image=cla.to_device(queue, img), seed=0, queue=queue)["image"]
+    assert isinstance(out, cla.Array)
+    np.testing.assert_array_equal(out.get(), pipe(image=img, seed=0, queue=queue)["image"])
