@@ -8,6 +8,8 @@
  *                     with a mean's operation; the others skip it);
  *   colour_blur_rows  (BLUR 1) filters each row of the items whose pass starts with WK_COL_BLUR
  *                     into T, float, planar (B, C, Ho, Wp), Wp = Wo rounded up to 8;
+ *   colour_jpeg_blocks (JPEG 1) a JPEG round trip's blocks, for the items whose pass starts with
+ *                     WK_COL_JPEG: the decoded planes into JPG (see its section below);
  *   colour_apply      filters T's columns (those items), filters the image with a few taps
  *                     (MOTION 1: items whose pass starts with WK_COL_MOTION or WK_COL_CONV),
  *                     takes each pixel's median (MEDIAN 1: those starting with WK_COL_MEDIAN)

@@ -291,6 +291,10 @@ def test_refusals_name_the_argument(queue):
          "uint8 or float32"),
         (lambda: _run(W.PlanckianJitter(p=1), rgb[..., :2], queue=queue), TypeError,
          "3 channels"),
+        (lambda: _run(W.PlanckianJitter(p=1), rgb.astype(np.uint16), queue=queue), TypeError,
+         "uint8 or float32"),
+        (lambda: _run(W.MultiplicativeNoise(p=1), rgb.astype(np.uint16), queue=queue),
+         TypeError, "uint8 or float32"),
     ]
     for call, err, match in cases:
         with pytest.raises(err, match=match):

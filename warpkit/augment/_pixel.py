@@ -93,8 +93,8 @@ class MultiplicativeNoise(ColourTransform):
     """albumentations' MultiplicativeNoise with ``elementwise=False``: the image times a factor
     drawn per sample from ``multiplier`` (one for every channel, or one per channel with
     ``per_channel``: four drawn, the image's first C used), in float32 as albumentations
-    multiplies; integer images truncated to a level, as its lookup tables. A factor per pixel
-    (``elementwise=True``) is not supported.
+    multiplies; uint8 images truncated to a level, as its lookup tables (uint8 and float32, as
+    albumentations). A factor per pixel (``elementwise=True``) is not supported.
 
     Example:
         >>> MultiplicativeNoise((1.1, 1.1), p=1).colour_ops({"multiplier": [1.1]}, 3, 255.0)[0][:4]
@@ -124,6 +124,7 @@ class MultiplicativeNoise(ColourTransform):
         return [{"multiplier": row} for row in m.tolist()]
 
     def colour_ops(self, params, channels, peak):
+        _eight_bit("MultiplicativeNoise", peak)  # (OpenCV rounds uint16 products)
         m = np.float32(params["multiplier"]).tolist()  # albumentations' float32 factors
         return [_affine(m * 4 if len(m) == 1 else m, [0.0] * 4)]
 
@@ -199,7 +200,8 @@ class PlanckianJitter(ColourTransform):
     albumentations draws it: below 6000 K with probability 0.4, uniformly
     (``sampling_method="uniform"``) or as a half-normal from 6000 K (``"gaussian"``, its
     deviation a third of the way to the limit), truncated to whole kelvin. The products in
-    float32, integer images truncated to a level (albumentations' tables). 3-channel images.
+    float32, uint8 images truncated to a level (albumentations' tables). 3-channel uint8 and
+    float32 images, as albumentations.
 
     Example:
         >>> PlanckianJitter(p=1).config()["temperature_limit"]
@@ -251,6 +253,7 @@ class PlanckianJitter(ColourTransform):
         if channels != 3:
             raise TypeError(f"PlanckianJitter takes images of 3 channels (as albumentations), "
                             f"got {channels}")
+        _eight_bit("PlanckianJitter", peak)
         r, b = planckian_factors(params["temperature"], self.mode)
         return [_affine(np.float32([r, 1.0, b]).tolist(), [0.0] * 3)]
 
