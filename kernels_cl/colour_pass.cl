@@ -986,25 +986,65 @@ inline __attribute__((always_inline)) void cpj_block(int8 *b, __global const int
     _Pragma("unroll") for (int m = 0; m < 8; m++) b[m] = clamp(b[m] + 128, (int8)0, (int8)255);
 }
 
-/* a stored value's 8-bit level (float images as rint(255 v), albumentations' uint8 round trip) */
+/* a stored value's 8-bit level (float images as rint(255 v), albumentations' uint8 round trip,
+ * clipped to [0, 1] first) */
 inline __attribute__((always_inline)) int cpj_level(__global const X_T *S, long at) {
 #if WK_COL_INT
     return (int)S[at];
 #else
-    return (int)rint(cp_level1(S[at]) * 255.0f);
+    return (int)rint(fmin(fmax((float)S[at], 0.0f), 1.0f) * 255.0f);
 #endif
 }
 
+/* 16 stored values as cpj_level's levels (CP_VEC images: uint8 and float32) */
+#if CP_VEC
+#if X_KIND == WK_INT
+typedef uchar16 cpj_vec16;
+#define CPJ_LEVELS16(x) CV(x, int16)
+#else
+typedef float16 cpj_vec16;
+#define CPJ_LEVELS16(x) CV(rint(fmin(fmax(x, (float16)0.0f), (float16)1.0f) * 255.0f), int16)
+#endif
+#endif
+
 /* row y of the MCU from column x0: 16 pixels' levels of channels 0-3 (l[c], c >= CH: 0, as
- * albumentations pads 2 channels with zeros), the last column and row repeated past the image */
+ * albumentations pads 2 channels with zeros), the last column and row repeated past the image.
+ * 16 whole pixels (uint8 and float32 images): CH vector loads, split into channels by
+ * swizzles */
 inline __attribute__((always_inline)) void cpj_row16(__global const X_T *S, long item, int Ho, int Wo, int x0, int y, int16 *l) {
-    int v[4][16];
     const long row = item + (long)min(y, Ho - 1) * Wo;
+#if CP_VEC
+    if (x0 + 16 <= Wo) {
+        __global const X_T *p = S + (row + x0) * CH;
+        const cpj_vec16 q0 = vload16(0, p);
+        l[1] = l[2] = l[3] = 0;
+#if CH == 1
+        l[0] = CPJ_LEVELS16(q0);
+#elif CH == 2
+        const cpj_vec16 q1 = vload16(1, p);
+        l[0] = CPJ_LEVELS16(((cpj_vec16)(q0.even, q1.even)));
+        l[1] = CPJ_LEVELS16(((cpj_vec16)(q0.odd, q1.odd)));
+#elif CH == 3
+        const cpj_vec16 q1 = vload16(1, p), q2 = vload16(2, p);
+        l[0] = CPJ_LEVELS16(((cpj_vec16)(q0.s0369, q0.scf, q1.s258b, q1.se, q2.s147a, q2.sd)));
+        l[1] = CPJ_LEVELS16(((cpj_vec16)(q0.s147a, q0.sd, q1.s0369, q1.scf, q2.s258b, q2.se)));
+        l[2] = CPJ_LEVELS16(((cpj_vec16)(q0.s258b, q0.se, q1.s147a, q1.sd, q2.s0369, q2.scf)));
+#else
+        const cpj_vec16 q1 = vload16(1, p), q2 = vload16(2, p), q3 = vload16(3, p);
+        l[0] = CPJ_LEVELS16(((cpj_vec16)(q0.s048c, q1.s048c, q2.s048c, q3.s048c)));
+        l[1] = CPJ_LEVELS16(((cpj_vec16)(q0.s159d, q1.s159d, q2.s159d, q3.s159d)));
+        l[2] = CPJ_LEVELS16(((cpj_vec16)(q0.s26ae, q1.s26ae, q2.s26ae, q3.s26ae)));
+        l[3] = CPJ_LEVELS16(((cpj_vec16)(q0.s37bf, q1.s37bf, q2.s37bf, q3.s37bf)));
+#endif
+        return;
+    }
+#endif
+    int v[4][16];
     _Pragma("unroll") for (int k = 0; k < 16; k++) {
         const long at = (row + min(x0 + k, Wo - 1)) * CH;
-        for (int c = 0; c < 4; c++) v[c][k] = c < CH ? cpj_level(S, at + c) : 0;
+        _Pragma("unroll") for (int c = 0; c < 4; c++) v[c][k] = c < CH ? cpj_level(S, at + c) : 0;
     }
-    for (int c = 0; c < 4; c++) l[c] = vload16(0, v[c]);
+    _Pragma("unroll") for (int c = 0; c < 4; c++) l[c] = vload16(0, v[c]);
 }
 
 /* a decoded block (b[m]: row m) into plane P (width w, height h) from (x0, y0), inside it
