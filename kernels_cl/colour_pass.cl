@@ -1084,8 +1084,8 @@ __kernel void colour_jpeg_blocks(__global const X_T *restrict S, int Ho, int Wo,
     if (16 * mx >= Wo) return;
     const long item = (long)b * Ho * Wo;
     const int cw = (Wo + 1) >> 1, ch = (Ho + 1) >> 1;
-    __global uchar *P0 = JPG + (long)b * (2 * Ho * Wo + 2 * cw * ch);
-    __global uchar *P1 = P0 + Ho * Wo, *P2 = P1 + cw * ch, *P3 = P2 + cw * ch;
+    __global uchar *P0 = JPG + (long)b * (2 * (long)Ho * Wo + 2 * (long)cw * ch);
+    __global uchar *P1 = P0 + (long)Ho * Wo, *P2 = P1 + (long)cw * ch, *P3 = P2 + (long)cw * ch;
     const int x0 = 16 * mx, y0 = 16 * my;
     int8 cb[8], cr[8]; /* the chroma block's rows */
     const int16 bias = (int16)(1, 2, 1, 2, 1, 2, 1, 2, 1, 2, 1, 2, 1, 2, 1, 2);
@@ -1170,8 +1170,8 @@ inline void cp_jpeg8(__global const uchar *JPG, int Ho, int Wo, int b, int xo, i
                      float8 *v) {
     const int C = CH;
     const int cw = (Wo + 1) >> 1, ch = (Ho + 1) >> 1;
-    __global const uchar *P0 = JPG + (long)b * (2 * Ho * Wo + 2 * cw * ch);
-    __global const uchar *P1 = P0 + Ho * Wo, *P2 = P1 + cw * ch, *P3 = P2 + cw * ch;
+    __global const uchar *P0 = JPG + (long)b * (2 * (long)Ho * Wo + 2 * (long)cw * ch);
+    __global const uchar *P1 = P0 + (long)Ho * Wo, *P2 = P1 + (long)cw * ch, *P3 = P2 + (long)cw * ch;
     const long at = (long)yo * Wo + xo;
     const int8 k = min((int8)(0, 1, 2, 3, 4, 5, 6, 7), (int8)(n - 1));
     int8 Y, A = 0;
