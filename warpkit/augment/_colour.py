@@ -228,6 +228,12 @@ class RGBShift(ColourTransform):
                 "b_shift_limit": list(self.b_shift_limit)}
 
 
+def key_order(keys: list[float], channels: int) -> list[int]:
+    """The first ``channels`` of ``keys`` in increasing order, as channel indices (a uniform
+    random order of the channels: ChannelShuffle's permutation, ChannelDropout's choice)."""
+    return np.argsort(keys[:channels], kind="stable").tolist()
+
+
 class ChannelShuffle(ColourTransform):
     """albumentations' ChannelShuffle: the channels in a random order (``keys``: four uniform
     numbers drawn; the order of the first C of them is the permutation of C channels)."""
@@ -239,7 +245,7 @@ class ChannelShuffle(ColourTransform):
         return [{"keys": row} for row in lanes.random(k=4).tolist()]
 
     def colour_ops(self, params, channels, peak):
-        order = np.argsort(params["keys"][:channels], kind="stable").tolist()
+        order = key_order(params["keys"], channels)
         return [[SHUFFLE, *order]] if channels > 1 else []
 
 

@@ -25,15 +25,10 @@ import numpy as np
 from .._checks import flag, number
 from ..engine.core import COL_CURVE as CURVE, COL_JPEG as JPEG, COL_MATRIX as MATRIX
 from ._base import normals, value_range
-from ._colour import ColourTransform, _affine, _eight_bit, _one_or_three
+from ._colour import ColourTransform, _affine, _eight_bit, _one_or_three, key_order
 
 __all__ = ["ChannelDropout", "ImageCompression", "MultiplicativeNoise", "PlanckianJitter",
            "RandomToneCurve", "ToSepia"]
-
-
-def _order(keys: list[float], channels: int) -> list[int]:
-    """The channels by their keys, smallest first (a uniform random order of ``channels``)."""
-    return np.argsort(keys[:channels], kind="stable").tolist()
 
 
 class ChannelDropout(ColourTransform):
@@ -80,7 +75,7 @@ class ChannelDropout(ColourTransform):
         if not 0 <= self.fill <= peak:
             raise ValueError(f"ChannelDropout's fill must be a value of the image (0 to "
                              f"{peak:g}), got {self.fill:g}")
-        drop = _order(params["keys"], channels)[:params["count"]]
+        drop = key_order(params["keys"], channels)[:params["count"]]
         a = [0.0 if c in drop else 1.0 for c in range(4)]
         b = [self.fill if c in drop else 0.0 for c in range(4)]
         return [_affine(a, b)]
