@@ -80,6 +80,12 @@
  *   WK_COL_JPEG       albumentations' ImageCompression: a JPEG round trip at quality w[1]
  *                     (OpenCV's, libjpeg-turbo's integer codec: colour_pass.cl's
  *                     colour_jpeg_blocks). A whole-image operation: a pass of its own
+ *   WK_COL_EQUALIZE   albumentations' Equalize on 8-bit levels: w[1] the mode (0: OpenCV's
+ *                     equalizeHist, 1: albumentations' "pil" table), w[2] by channels (1: each
+ *                     of channels 0-2 on its own histogram; 0: Y of OpenCV's 8-bit YCrCb, for 3
+ *                     channels); w[8], w[9] filled by the host: the output's width and height.
+ *                     A whole-image operation: a pass of its own, in CLAHE's kernels (its
+ *                     histograms, then its tables: colour_pass.cl's colour_clahe_lut)
  *
  * The 8 pixels' position: row at.y, columns at.x .. at.x + 7 of an output of dims = (Wo, Ho).
  */
@@ -110,6 +116,7 @@
 #define WK_COL_MATRIX 21
 #define WK_COL_CURVE 22
 #define WK_COL_JPEG 23
+#define WK_COL_EQUALIZE 24
 /* WK_COL_HEAVY: which of the larger operations a build holds (the host's engine.core
  * colour_groups: the groups some item's list has, and every group that launch has had in the
  * process, so that a pipeline's builds settle on one); the others are compiled out. Each one

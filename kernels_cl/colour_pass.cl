@@ -628,7 +628,8 @@ inline __attribute__((always_inline)) void cp_blur_cols(__global const float *T,
  * conversions' lookup tables in LABT, laid out as warpkit/engine/lab.py makes them: LT_*).
  * colour_clahe_hist counts each tile's levels, colour_clahe_lut makes its table of 256 levels
  * in LUT (item, tile); colour_apply interpolates each pixel's level between its 4 nearest
- * tiles' tables. */
+ * tiles' tables. Equalize (WK_COL_EQUALIZE) runs in the same kernels: a histogram of the whole
+ * image per channel (or of YCrCb's Y), a table each, each pixel through its table. */
 #ifndef CLAHE_PIXELS
 #define CLAHE_PIXELS 4096 /* a band's pixels, about (engine.plan.CLAHE_PIXELS) */
 #endif
@@ -664,6 +665,49 @@ inline int cl_l_at(__global const X_T *p, __global const int *T) {
     return cl_level(cp_level1(p[0]));
 }
 
+/* Equalize (WK_COL_EQUALIZE) shares CLAHE's kernels: its "tiles" are the histograms it
+ * equalises (channels 0-2 by channels, else one), each of the whole image (w[8], w[9]: the
+ * output's width and height, as the host fills them) */
+inline int cl_eq_tables(__global const float *op) {
+    return CH >= 3 && op[2] != 0.0f ? 3 : 1;
+}
+
+/* Y of OpenCV's RGB2YCrCb on 8-bit levels (14-bit fixed point) */
+inline int cl_ycc_y(int r, int g, int b) {
+    return cl_descale(r * 4899 + g * 9617 + b * 1868, 14);
+}
+
+/* the level histogram t of an Equalize counts at pixel p (CH values) */
+inline int cl_eq_level(__global const X_T *p, int t, __global const float *op) {
+    if (CH >= 3 && op[2] == 0.0f)
+        return cl_ycc_y(cl_level(cp_level1(p[0])), cl_level(cp_level1(p[1])),
+                        cl_level(cp_level1(p[2])));
+    return cl_level(cp_level1(p[CH >= 3 ? t : 0]));
+}
+
+/* An Equalize's table of 256 levels from its histogram of n pixels (one work-item):
+ * mode 0 as OpenCV's equalizeHist (levels from the first one present: the running sum past it
+ * times 255 / (n - its count) in float, rounded; an image of one level stays as it is), mode 1
+ * as albumentations' "pil" equalize (step: the count of all but the last level present over
+ * 255, floored; each level (its running sum + step / 2) / step, at most 255; no change with a
+ * single level or a step of 0; albumentations counts in float32, exact under 2^24 pixels). */
+inline void cl_eq_lut(const int *hist, int mode, int n, __global uchar *lut) {
+    int first = 0, last = 255;
+    for (int i = 255; i >= 0; i--) first = hist[i] != 0 ? i : first;
+    for (int i = 0; i < 256; i++) last = hist[i] != 0 ? i : last;
+    const int step = (n - hist[last]) / 255;
+    const int same = mode == 0 ? hist[first] == n : first == last || step == 0;
+    const float scale = 255.0f / (float)max(n - hist[first], 1);
+    int sum = 0;
+    for (int i = 0; i < 256; i++) {
+        sum += hist[i];
+        const int v = same ? i
+                    : mode == 0 ? (i <= first ? 0 : (int)clamp(rint((float)(sum - hist[first]) * scale), 0.0f, 255.0f))
+                    : min((sum + step / 2) / max(step, 1), 255);
+        lut[i] = (uchar)v;
+    }
+}
+
 /* The histograms of an item whose pass starts with WK_COL_CLAHE (op: code, clip limit's three
  * float parts, gx, gy, then filled in by the host for this output size: the histogram's
  * integer limit (0: none), 255 / the tile's pixels, the tile's width and height, 1 / width,
@@ -682,18 +726,24 @@ __kernel void colour_clahe_hist(__global const X_T *restrict S, int Ho, int Wo,
     const int g = (int)get_global_id(0), b = (int)get_global_id(2);
     const int t = g / max_bands, band = g - t * max_bands;
     __global const float *op = WK_COL_OF(b);
-    if ((int)op[0] != WK_COL_CLAHE) return;
-    const int gx = (int)op[4], gy = (int)op[5], tw = (int)op[8], th = (int)op[9];
+    const int eq = (int)op[0] == WK_COL_EQUALIZE;
+    if ((int)op[0] != WK_COL_CLAHE && !eq) return;
+    const int gx = eq ? cl_eq_tables(op) : (int)op[4], gy = eq ? 1 : (int)op[5];
+    const int tw = (int)op[8], th = (int)op[9];
     const int per = max(CLAHE_PIXELS / tw, 1);
     if (t >= gx * gy || band >= (th + per - 1) / per) return;
     const int ty = t / gx, tx = t - ty * gx;
     int hist[256];
     for (int i = 0; i < 256; i++) hist[i] = 0;
-    const int x0 = tx * tw, y0 = ty * th + band * per;
+    const int x0 = eq ? 0 : tx * tw, y0 = ty * th + band * per;
     const int rows = min(per, th - band * per);
     for (int yy = 0; yy < rows; yy++) {
         const int y = y0 + yy < Ho ? y0 + yy : cp_reflect(y0 + yy, Ho);
         __global const X_T *row = S + ((long)b * Ho + y) * Wo * CH;
+        if (eq) { /* Equalize: the whole image, channel t's levels or Y's */
+            for (int x = 0; x < Wo; x++) hist[cl_eq_level(row + (long)x * CH, t, op)]++;
+            continue;
+        }
         for (int xx = 0; xx < tw; xx++) {
             const int x = x0 + xx < Wo ? x0 + xx : cp_reflect(x0 + xx, Wo);
             hist[cl_l_at(row + (long)x * CH, LABT)]++;
@@ -703,27 +753,11 @@ __kernel void colour_clahe_hist(__global const X_T *restrict S, int Ho, int Wo,
     for (int i = 0; i < 256; i++) h[i] = hist[i];
 }
 
-/* Each tile's table from its bands' counts: clipped at the limit, what was clipped spread
- * over every level as OpenCV spreads it, then the running sum times 255 / pixels, rounded.
- * NDRange: (64, max_tiles, B). */
-__kernel void colour_clahe_lut(__global const int *restrict H, __global uchar *restrict LUT,
-                               int max_tiles, int max_bands, __global const float *restrict COL,
-                               int ncol) {
-    const int lid = (int)get_local_id(0), t = (int)get_group_id(1), b = (int)get_global_id(2);
-    __global const float *op = WK_COL_OF(b);
-    if ((int)op[0] != WK_COL_CLAHE || t >= (int)op[4] * (int)op[5]) return;
-    const int per = max(CLAHE_PIXELS / (int)op[8], 1), bands = ((int)op[9] + per - 1) / per;
-    __local int hist[256];
-    __global const int *h = H + ((long)b * max_tiles + t) * max_bands * 256;
-    for (int i = lid; i < 256; i += 64) {
-        int n = 0;
-        for (int k = 0; k < bands; k++) n += h[k * 256 + i];
-        hist[i] = n;
-    }
-    barrier(CLK_LOCAL_MEM_FENCE);
-    if (lid != 0) return;
-    const int limit = (int)op[6];
-    if (limit > 0) { /* clip, and spread what was clipped over every level */
+/* A CLAHE tile's table from its histogram (one work-item; changes the histogram): clipped at
+ * limit (0: none), what was clipped spread over every level as OpenCV spreads it, then the
+ * running sum times scale (255 / the tile's pixels), rounded */
+inline void cl_clahe_lut(int *hist, int limit, float scale, __global uchar *lut) {
+    if (limit > 0) {
         int clipped = 0;
         for (int i = 0; i < 256; i++) {
             if (hist[i] > limit) {
@@ -739,12 +773,46 @@ __kernel void colour_clahe_lut(__global const int *restrict H, __global uchar *r
             for (int i = 0; i < 256 && residual > 0; i += step, residual--) hist[i]++;
         }
     }
-    __global uchar *lut = LUT + ((long)b * max_tiles + t) * 256;
-    const float scale = op[7];
     int sum = 0;
     for (int i = 0; i < 256; i++) {
         sum += hist[i];
         lut[i] = (uchar)clamp(rint((float)sum * scale), 0.0f, 255.0f);
+    }
+}
+
+/* Each tile's table from its bands' counts: clipped at the limit, what was clipped spread
+ * over every level as OpenCV spreads it, then the running sum times 255 / pixels, rounded
+ * (cl_clahe_lut); an Equalize's table of each of its histograms (cl_eq_lut).
+ * NDRange: (64, max_tiles, B). */
+__kernel void colour_clahe_lut(__global const int *restrict H, __global uchar *restrict LUT,
+                               int max_tiles, int max_bands, __global const float *restrict COL,
+                               int ncol) {
+    const int lid = (int)get_local_id(0), t = (int)get_group_id(1), b = (int)get_global_id(2);
+    __global const float *op = WK_COL_OF(b);
+    const int eq = (int)op[0] == WK_COL_EQUALIZE;
+    if (!((int)op[0] == WK_COL_CLAHE && t < (int)op[4] * (int)op[5]) && !(eq && t < cl_eq_tables(op)))
+        return;
+    const int per = max(CLAHE_PIXELS / (int)op[8], 1), bands = ((int)op[9] + per - 1) / per;
+    __local int hist[256];
+    __global const int *h = H + ((long)b * max_tiles + t) * max_bands * 256;
+    for (int i = lid; i < 256; i += 64) {
+        int n = 0;
+        for (int k = 0; k < bands; k++) n += h[k * 256 + i];
+        hist[i] = n;
+    }
+    barrier(CLK_LOCAL_MEM_FENCE);
+    /* the table by one work-item, from its own copy of the counts: PoCL (3.0, pip) has run
+     * such a block on every work-item of the group (a printf or an Equalize's branch in it
+     * was enough), which clipped the shared counts again and again; on a copy, the same
+     * table however often it runs */
+    if (lid == 0) {
+        int own[256];
+        for (int i = 0; i < 256; i++) own[i] = hist[i];
+        __global uchar *lut = LUT + ((long)b * max_tiles + t) * 256;
+        if (eq)
+            cl_eq_lut(own, (int)op[1], (int)op[8] * (int)op[9], lut);
+        else
+            cl_clahe_lut(own, (int)op[6], op[7], lut);
     }
 }
 
@@ -837,6 +905,33 @@ inline void cp_clahe8(__global const X_T *S, int Ho, int Wo, int b, int xo, int 
     /* levels back (float images: level / 255) */
     WK_EACH_C(const float8 f = convert_float8(o[c < 3 ? c : 0]);
               v[c] = WK_COL_INT ? f : f / 255.0f);
+}
+
+/* 8 pixels (lanes past n repeat the last one) through the item's Equalize: v[c] as cp_load8
+ * gives them, in and out; each of channels 0-2 through its own table, or Y of OpenCV's 8-bit
+ * YCrCb through the one table and back (its Cr and Cb kept), as OpenCV's integer conversions */
+inline void cp_equalize8(__global const float *op, __global const uchar *lut, float8 *v) {
+    const int C = CH;
+    const int8 lo = (int8)0, hi = (int8)255; /* (vector bounds: see cp_clahe8) */
+    if (C >= 3 && op[2] == 0.0f) {
+        const int8 r = cl_levels8(v[0]), g = cl_levels8(v[1]), bl = cl_levels8(v[2]);
+        const int8 y = CL_DESCALE8(r * 4899 + g * 9617 + bl * 1868, 14);
+        const int8 cr = clamp(CL_DESCALE8((r - y) * 11682 + (128 << 14), 14), lo, hi) - 128;
+        const int8 cb = clamp(CL_DESCALE8((bl - y) * 9241 + (128 << 14), 14), lo, hi) - 128;
+        const int8 e = CL_GATHER8(lut, y);
+        const int8 o[3] = {clamp(e + CL_DESCALE8(cr * 22987, 14), lo, hi),
+                           clamp(e + CL_DESCALE8(cb * -5636 + cr * -11698, 14), lo, hi),
+                           clamp(e + CL_DESCALE8(cb * 29049, 14), lo, hi)};
+        for (int c = 0; c < 3; c++) {
+            const float8 f = convert_float8(o[c]);
+            v[c] = WK_COL_INT ? f : f / 255.0f;
+        }
+        return;
+    }
+    for (int c = 0; c < (C < 3 ? C : 3); c++) {
+        const float8 f = convert_float8(CL_GATHER8(lut + (C >= 3 ? c : 0) * 256, cl_levels8(v[c])));
+        v[c] = WK_COL_INT ? f : f / 255.0f;
+    }
 }
 #else
 #define CLAHE_PARAM
@@ -1320,6 +1415,9 @@ __kernel void colour_apply(__global const X_T *restrict S, int Ho, int Wo,
         if ((int)op[0] == WK_COL_CLAHE) {
             cp_load8(S, row, xo, n, v);
             cp_clahe8(S, Ho, Wo, b, xo, yo, n, op, LUT, max_tiles, LABT, v);
+        } else if ((int)op[0] == WK_COL_EQUALIZE) {
+            cp_load8(S, row, xo, n, v);
+            cp_equalize8(op, LUT + (long)b * max_tiles * 256, v);
         } else
 #endif
             cp_load8(S, row, xo, n, v);

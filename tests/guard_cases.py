@@ -345,11 +345,12 @@ def fields_family():
 
 
 def colour_family():
-    """Colour passes after the warp (CLAHE's three launches, a blur's two, a mean's, a
-    downscale's gather, a JPEG round trip's blocks and planes) storing the result, uint8 and
+    """Colour passes after the warp (CLAHE's three launches, an Equalize's in the same
+    kernels, a blur's two, a mean's, a downscale's gather, a JPEG round trip's blocks and
+    planes) storing the result, uint8 and
     float32, 1 and 3 channels, outputs 1 to 17 pixels wide."""
-    from warpkit.augment import (CLAHE, Compose, Downscale, GaussianBlur, ImageCompression,
-                                 RandomAffine, RandomBrightnessContrast)
+    from warpkit.augment import (CLAHE, Compose, Downscale, Equalize, GaussianBlur,
+                                 ImageCompression, RandomAffine, RandomBrightnessContrast)
 
     rng = np.random.default_rng(17)
     steps = [[RandomBrightnessContrast(p=1), CLAHE(clip_limit=(2, 2), tile_grid_size=(3, 2), p=1)],
@@ -357,7 +358,8 @@ def colour_family():
              [CLAHE(clip_limit=(1, 1), p=1), RandomBrightnessContrast(brightness_by_max=False,
                                                                       p=1)],
              [Downscale(scale_range=(0.3, 0.3), p=1), GaussianBlur(p=1)],
-             [ImageCompression(quality_range=(30, 30), p=1), RandomBrightnessContrast(p=1)]]
+             [ImageCompression(quality_range=(30, 30), p=1), RandomBrightnessContrast(p=1)],
+             [Equalize(p=1), Equalize(mode="pil", by_channels=False, p=1)]]
     for k, (dt, c, w) in enumerate(itertools.product((np.uint8, np.float32), (None, 3),
                                                      (1, 9, 17))):
         h = 1 + (w + k) % 6

@@ -99,3 +99,14 @@ def check_small_cases(img: np.ndarray, geo, cases: list, queue) -> None:
                 assert out.shape == (13, 21, 3)
                 assert np.abs(out.astype(np.float64) - ref).max() <= tol, steps
                 assert (out != base).any(), steps  # it did something on this device
+
+
+def same_levels(got: np.ndarray, want: np.ndarray) -> None:
+    """The same levels as an 8-bit codec's (``want`` reshaped to ``got``; float32 images:
+    level / 255 both, within float32's rounding)."""
+    want = want.reshape(got.shape)
+    assert got.dtype == want.dtype
+    if got.dtype == np.uint8:
+        np.testing.assert_array_equal(got, want)
+    else:
+        np.testing.assert_allclose(got, want, rtol=0, atol=1e-6)

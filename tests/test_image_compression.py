@@ -14,6 +14,8 @@ import pytest
 
 from warpkit import augment as W
 
+from helpers import same_levels as _same
+
 os.environ.setdefault("NO_ALBUMENTATIONS_UPDATE", "1")  # no network check at import
 with warnings.catch_warnings():
     warnings.simplefilter("ignore")
@@ -33,16 +35,6 @@ def _albu(image: np.ndarray, quality: int) -> np.ndarray:
 def _jpeg(image, quality: int, queue=None, seed: int = 0, **kw):
     pipe = W.Compose([W.ImageCompression(quality_range=(quality, quality), p=1)], **kw)
     return pipe(image=image, seed=seed, queue=queue)["image"]
-
-
-def _same(got: np.ndarray, want: np.ndarray) -> None:
-    """The same levels (float32 images: level / 255 both, within float32's rounding)."""
-    want = want.reshape(got.shape)
-    assert got.dtype == want.dtype
-    if got.dtype == np.uint8:
-        np.testing.assert_array_equal(got, want)
-    else:
-        np.testing.assert_allclose(got, want, rtol=0, atol=1e-6)
 
 
 @pytest.mark.parametrize("quality", [1, 7, 33, 50, 75, 90, 99, 100])

@@ -8,8 +8,8 @@ transforms (albumentations' names: ``ColorJitter``, ``HueSaturationValue``,
 ``InvertImg``, ``Solarize``, ``Posterize``, ``ToSepia``, ``PlanckianJitter``,
 ``RandomToneCurve``, ``MultiplicativeNoise``, ``ChannelDropout``; noise, dropout and blur) run
 inside that
-resampling, on each pixel before it is stored (a contrast on the image's mean, a blur or
-``CLAHE`` in a pass after it, on the device). albumentations'
+resampling, on each pixel before it is stored (a contrast on the image's mean, a blur,
+``CLAHE``, ``Equalize`` or ``ImageCompression`` in a pass after it, on the device). albumentations'
 geometric transforms come under their own names and parameters too (``Affine``,
 ``ShiftScaleRotate``, ``Rotate``, ``SafeRotate``, ``Perspective``, ``HorizontalFlip``,
 ``VerticalFlip``, ``Transpose``, ``D4``; the letterbox's ``LongestMaxSize``, ``SmallestMaxSize``,
@@ -50,8 +50,8 @@ from ._colour import (CLAHE, Blur, ChannelShuffle, ColorJitter, Downscale, Embos
                       Posterize, RandomBrightnessContrast, RandomGamma, RGBShift, Sharpen,
                       Solarize, ToGray)
 from ._dropout import CoarseDropout, Erasing
-from ._pixel import (ChannelDropout, ImageCompression, MultiplicativeNoise, PlanckianJitter,
-                     RandomToneCurve, ToSepia)
+from ._pixel import (ChannelDropout, Equalize, ImageCompression, MultiplicativeNoise,
+                     PlanckianJitter, RandomToneCurve, ToSepia)
 from ._mixing import CutMix, MixUp
 from ._mosaic import Mosaic
 from ._objects import (AtLeastOneBBoxRandomCrop, BBoxSafeRandomCrop, CropNonEmptyMaskIfExists,
@@ -69,7 +69,7 @@ from ._transforms import (CenterCrop, Crop, Pad, RandomCrop, RandomCropFromBorde
 __all__ = ["Affine", "AtLeastOneBBoxRandomCrop", "batches", "BboxParams", "BBoxSafeRandomCrop",
            "Blur", "CenterCrop", "ChannelDropout", "ChannelShuffle", "CLAHE", "CoarseDropout",
            "collate", "ColorJitter", "Compose", "Crop", "CropNonEmptyMaskIfExists", "CutMix",
-           "D4", "ElasticTransform", "Emboss", "EpochSampler", "Erasing", "from_albumentations",
+           "D4", "ElasticTransform", "Emboss", "EpochSampler", "Equalize", "Erasing", "from_albumentations",
            "GaussianBlur", "GaussNoise", "GridDistortion", "HorizontalFlip", "HueSaturationValue",
            "ImageCompression", "InvertImg", "KeypointParams", "LongestMaxSize", "MedianBlur",
            "MixUp", "Mosaic", "MotionBlur", "MultiplicativeNoise", "OneOf", "OpticalDistortion",

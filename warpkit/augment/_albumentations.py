@@ -117,6 +117,14 @@ def _colour(cls: type, *keys: str) -> Callable[[_Args, _Pipeline], Transform]:
     return build
 
 
+def _equalize(a: _Args, pipe: _Pipeline) -> Transform:
+    if a.d.pop("mask", None) is not None:  # (an array or a callable: no equality to test)
+        raise ValueError("Equalize(mask=...) is not supported: warpkit takes mask=None (the "
+                         "whole image's histogram)")
+    a.only("mask_params", (), [], why=" (the whole image's histogram)")
+    return _colour(P.Equalize, "mode", "by_channels")(a, pipe)
+
+
 def _rgb_shift(a: _Args, pipe: _Pipeline) -> Transform:
     # albumentations 2 makes RGBShift an additive noise, constant over the image, uniform
     a.only("noise_type", "uniform")
@@ -239,6 +247,7 @@ SUPPORTED: dict[str, Callable[[_Args, _Pipeline], Transform | None]] = {
     "Solarize": _colour(C.Solarize, "threshold_range"),
     "Posterize": _colour(C.Posterize, "num_bits"),
     "ToSepia": _colour(P.ToSepia),
+    "Equalize": _equalize,
     "PlanckianJitter": _colour(P.PlanckianJitter, "mode", "temperature_limit",
                                "sampling_method"),
     "RandomToneCurve": _colour(P.RandomToneCurve, "scale", "per_channel"),

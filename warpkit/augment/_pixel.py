@@ -1,7 +1,7 @@
 """More of albumentations' pixel transforms inside the warp's pass (kernels_cl/colour.h), under
 albumentations 2.0.8's names and parameters: ``ChannelDropout``, ``MultiplicativeNoise``,
-``PlanckianJitter``, ``ToSepia``, ``RandomToneCurve`` and ``ImageCompression`` (a JPEG round
-trip on the device). Like every colour transform they draw
+``PlanckianJitter``, ``ToSepia``, ``RandomToneCurve``, ``ImageCompression`` (a JPEG round
+trip on the device) and ``Equalize`` (histogram equalisation on the device). Like every colour transform they draw
 from the sample's stream (recorded in ``out["params"]``, replayable), contribute the identity
 map, and leave masks, boxes and keypoints as they are.
 
@@ -23,11 +23,12 @@ from typing import Any
 import numpy as np
 
 from .._checks import flag, number
-from ..engine.core import COL_CURVE as CURVE, COL_JPEG as JPEG, COL_MATRIX as MATRIX
+from ..engine.core import (COL_CURVE as CURVE, COL_EQUALIZE as EQUALIZE, COL_JPEG as JPEG,
+                           COL_MATRIX as MATRIX)
 from ._base import normals, value_range
 from ._colour import ColourTransform, _affine, _eight_bit, _one_or_three, key_order
 
-__all__ = ["ChannelDropout", "ImageCompression", "MultiplicativeNoise", "PlanckianJitter",
+__all__ = ["ChannelDropout", "Equalize", "ImageCompression", "MultiplicativeNoise", "PlanckianJitter",
            "RandomToneCurve", "ToSepia"]
 
 
@@ -374,3 +375,47 @@ class ImageCompression(ColourTransform):
 
     def config(self):
         return {"compression_type": "jpeg", "quality_range": list(self.quality_range)}
+
+
+class Equalize(ColourTransform):
+    """albumentations' Equalize: histogram equalisation of the whole image on 8-bit levels.
+    ``mode="cv"`` is OpenCV's ``equalizeHist`` (the running count of the levels past the
+    first one present, times 255 / the pixels not at it, rounded); ``mode="pil"`` is
+    albumentations' Pillow-like table (each level ``(running count + step // 2) // step``,
+    ``step`` the pixels not at the last level present over 255, floored; no change when the
+    image has one level). ``by_channels=True`` equalises R, G and B each on its own histogram;
+    ``False`` equalises Y of OpenCV's 8-bit YCrCb and converts back (its Cr and Cb kept), as
+    albumentations; an image of one channel is equalised on its levels. Float32 images go
+    through ``rint(255 v)`` and back as ``level / 255``, as albumentations' uint8 round trip.
+
+    It runs on the device in a pass after the warp, on the image as the steps before it left
+    it (kernels_cl/colour_pass.cl: CLAHE's ``colour_clahe_hist`` counts the histograms,
+    ``colour_clahe_lut`` makes the tables, ``colour_apply`` looks each pixel up), with
+    OpenCV's integer conversions and arithmetic: the same levels as albumentations ("pil"
+    while albumentations' float32 counts are exact, under 2^24 pixels). uint8 and float32
+    images of 1 or 3 channels, as albumentations; a ``mask`` restricting the histogram is
+    refused (warpkit's masks are targets, not the histogram's selection).
+
+    Example:
+        >>> Equalize(mode="cv", by_channels=True, p=1).colour_ops({}, 3, 255.0)
+        [[24, 0.0, 1.0]]
+    """
+
+    def __init__(self, mode: str = "cv", by_channels: bool = True, mask: Any = None,
+                 mask_params: Any = (), p: float = 0.5) -> None:
+        super().__init__(p)
+        if mode not in ("cv", "pil"):
+            raise ValueError(f"mode must be 'cv' or 'pil', got {mode!r}")
+        if mask is not None or tuple(mask_params or ()) != ():
+            raise ValueError("Equalize's mask and mask_params are not supported: warpkit "
+                             "equalises the whole image's histogram (mask=None)")
+        self.mode = mode
+        self.by_channels = flag(by_channels, "by_channels")
+
+    def colour_ops(self, params, channels, peak):
+        _one_or_three("Equalize", channels)
+        _eight_bit("Equalize", peak)
+        return [[EQUALIZE, float(self.mode == "pil"), float(self.by_channels)]]
+
+    def config(self):
+        return {"mode": self.mode, "by_channels": self.by_channels}

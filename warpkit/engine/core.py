@@ -242,7 +242,7 @@ def colour_peak(dtype: Any) -> float:
 (COL_AFFINE, COL_GAMMA, COL_GRAY, COL_SHUFFLE, COL_SOLARIZE, COL_POSTERIZE, COL_CONTRAST,
  COL_SATURATE, COL_HUE, COL_HSV, COL_AFFINE_MEAN, COL_NOISE, COL_HOLE, COL_BLUR,
  COL_DATA, COL_MOTION, COL_MEDIAN, COL_CONV, COL_CLAHE, COL_DOWNSCALE, COL_MATRIX,
- COL_CURVE, COL_JPEG) = range(1, 24)
+ COL_CURVE, COL_JPEG, COL_EQUALIZE) = range(1, 25)
 
 #: colour operations on the image's mean as they find it (the contrast on the gray mean, the
 #: shift by the mean)
@@ -252,12 +252,12 @@ COLOUR_MEAN = (COL_CONTRAST, COL_AFFINE_MEAN)
 #: median: each pixel's neighbours): each starts a pass of kernels_cl/colour_pass.cl after the
 #: warp
 COLOUR_WHOLE = (*COLOUR_MEAN, COL_BLUR, COL_MOTION, COL_MEDIAN, COL_CONV, COL_CLAHE,
-                COL_DOWNSCALE, COL_JPEG)
+                COL_DOWNSCALE, COL_JPEG, COL_EQUALIZE)
 
 
 #: the group of each colour operation's code in a build (kernels_cl/colour.h's WK_COLG_*: the
 #: larger operations, each compiled only into the builds whose group mask has it); 0: always there
-_COLOUR_GROUP = np.zeros(COL_JPEG + 1, np.int64)
+_COLOUR_GROUP = np.zeros(COL_EQUALIZE + 1, np.int64)
 _COLOUR_GROUP[[COL_GAMMA, COL_HUE, COL_HSV, COL_NOISE, COL_HOLE, COL_POSTERIZE, COL_MATRIX,
                COL_CURVE]] = [1, 2, 2, 4, 8, 16, 128, 128]
 #: the median's 5x5 and 7x7 networks (WK_COLG_MED5, WK_COLG_MED7): in the builds whose items
@@ -294,7 +294,7 @@ def colour_groups(passes: list[np.ndarray]) -> tuple[int, ...]:
     for k, p in enumerate(passes):
         ops = p.reshape(p.shape[0], -1, COLOUR_WORDS)
         codes = ops[:, :, 0].astype(np.int64)
-        groups = _COLOUR_GROUP[np.clip(codes, 0, COL_JPEG)]
+        groups = _COLOUR_GROUP[np.clip(codes, 0, COL_EQUALIZE)]
         median = codes == COL_MEDIAN  # its 5x5 and 7x7 networks: groups of their own
         groups[median] |= np.select([ops[:, :, 1][median] == 5, ops[:, :, 1][median] == 7],
                                     [_MEDIAN_NET5, _MEDIAN_NET7], 0)
@@ -313,7 +313,7 @@ def pass_kinds(passes: list[np.ndarray]) -> tuple[int, ...]:
                  | PASS_BLUR * bool((p[:, 0] == COL_BLUR).any())
                  | PASS_MOTION * bool(np.isin(p[:, 0], (COL_MOTION, COL_CONV)).any())
                  | PASS_MEDIAN * bool((p[:, 0] == COL_MEDIAN).any())
-                 | PASS_CLAHE * bool((p[:, 0] == COL_CLAHE).any())
+                 | PASS_CLAHE * bool(np.isin(p[:, 0], (COL_CLAHE, COL_EQUALIZE)).any())
                  | PASS_GATHER * bool((p[:, 0] == COL_DOWNSCALE).any())
                  | PASS_JPEG * bool((p[:, 0] == COL_JPEG).any()) for p in passes[1:])
 
@@ -353,10 +353,16 @@ def clahe_tiles(passes: list[np.ndarray], wo: int, ho: int) -> tuple[int, int]:
     (the image grown to a multiple of the grid where it is not one: OpenCV then adds gx columns
     and gy rows past the next multiple's remainder) and their float32 reciprocals. Returns the
     most tiles an item has and the most bands a tile has (of ``CLAHE_PIXELS // width`` rows, at
-    least one: colour_clahe_hist's work-items); (0, 0): no CLAHE."""
+    least one: colour_clahe_hist's work-items); (0, 0): no CLAHE. An Equalize operation (in the
+    same kernels) gets the output's width and height in words 8 and 9: its up to 3 histograms
+    are of the whole image."""
     most, bands = 0, 0
     for p in passes[1:]:
         ops = p.reshape(p.shape[0], -1, COLOUR_WORDS)
+        for i in np.flatnonzero(ops[:, 0, 0] == COL_EQUALIZE):
+            ops[i, 0, 6:12] = [0, 0, wo, ho, 0, 0]
+            most = max(most, 3)
+            bands = max(bands, -(-ho // max(CLAHE_PIXELS // wo, 1)))
         for i in np.flatnonzero(ops[:, 0, 0] == COL_CLAHE):
             w = ops[i, 0]
             gx, gy = int(w[4]), int(w[5])
@@ -429,6 +435,11 @@ def _check_filters(ops: np.ndarray) -> None:
         if not (quality.is_integer() and 1 <= quality <= 100):
             raise ValueError(f"colour[{i}]'s operation {j}: COL_JPEG's quality must be a whole "
                              f"number in [1, 100], got {quality:g}")
+    for i, j in zip(*np.nonzero(codes == COL_EQUALIZE)):
+        if ops[i, j, 1] not in (0, 1) or ops[i, j, 2] not in (0, 1):
+            raise ValueError(f"colour[{i}]'s operation {j}: COL_EQUALIZE's mode and by-channels "
+                             f"flag must be 0 or 1, got {float(ops[i, j, 1]):g} and "
+                             f"{float(ops[i, j, 2]):g}")
     for i, j in zip(*np.nonzero(codes == COL_CLAHE)):
         clip, gx, gy = joined(ops[i, j, 1:4]), float(ops[i, j, 4]), float(ops[i, j, 5])
         if not (math.isfinite(clip) and clip >= 0):
