@@ -80,6 +80,12 @@
  *   WK_COL_JPEG       albumentations' ImageCompression: a JPEG round trip at quality w[1]
  *                     (OpenCV's, libjpeg-turbo's integer codec: colour_pass.cl's
  *                     colour_jpeg_blocks). A whole-image operation: a pass of its own
+ *   WK_COL_ISO        albumentations' ISONoise on channels 0-2 (3 channels or more): OpenCV's
+ *                     float RGB -> HLS, the hue plus a normal of w[4] degrees, the lightness
+ *                     plus k w[5] (1 - L) (clipped to 1), k Poisson of mean w[5] times the
+ *                     image's standard deviation of L, back to RGB, clipped; the numbers from
+ *                     the key w[1 .. 3] and the pixel. A whole-image operation as
+ *                     WK_COL_CONTRAST (colour_pass.cl's colour_mean: E[L], E[L^2])
  *   WK_COL_EQUALIZE   albumentations' Equalize on 8-bit levels: w[1] the mode (0: OpenCV's
  *                     equalizeHist, 1: albumentations' "pil" table), w[2] by channels (1: each
  *                     of channels 0-2 on its own histogram; 0: Y of OpenCV's 8-bit YCrCb, for 3
@@ -117,6 +123,7 @@
 #define WK_COL_CURVE 22
 #define WK_COL_JPEG 23
 #define WK_COL_EQUALIZE 24
+#define WK_COL_ISO 25
 /* WK_COL_HEAVY: which of the larger operations a build holds (the host's engine.core
  * colour_groups: the groups some item's list has, and every group that launch has had in the
  * process, so that a pipeline's builds settle on one); the others are compiled out. Each one
@@ -138,9 +145,13 @@
 #define WK_COLG_MED5 32
 #define WK_COLG_MED7 64
 #define WK_COLG_TONE 128 /* WK_COL_MATRIX and WK_COL_CURVE */
+#define WK_COLG_ISO 256
 #ifndef WK_COL_HEAVY
-#define WK_COL_HEAVY 255
+#define WK_COL_HEAVY 511
 #endif
+/* the largest Poisson count WK_COL_ISO draws (its mean is at most 5: engine.core refuses
+ * intensities past MAX_ISO_INTENSITY; a count past 31 has a chance below 1e-12) */
+#define WK_ISO_MAX_COUNT 32
 
 #if COLOUR
 #define WK_COLOUR_PARAM , __global const float *restrict COL, int ncol
@@ -385,6 +396,58 @@ inline void wk_noise_z(int2 at, int2 dims, uint2 key, float2 g, float8 *z) {
         z[k] = (z00[k] * (1.0f - ax) + z01[k] * ax) * (1.0f - ay) + (z10[k] * (1.0f - ax) + z11[k] * ax) * ay;
 }
 
+#if WK_COL_HEAVY & WK_COLG_ISO
+/* WK_COL_ISO on 8 pixels' channels 0-2 (levels of WK_PEAK; mean: the image's E[L], E[L^2] in
+ * [0, 1] units), in OpenCV's float HLS (cv::RGB2HLS_f, cv::HLS2RGB_f: hue in degrees) */
+inline void wk_iso8(float8 *v, __global const float *op, float2 mean, int2 at) {
+    const float8 r = v[0] * (1.0f / WK_PEAK), g = v[1] * (1.0f / WK_PEAK), b = v[2] * (1.0f / WK_PEAK);
+    const float8 vmax = fmax(fmax(r, g), b), vmin = fmin(fmin(r, g), b), diff = vmax - vmin;
+    float8 l = (vmax + vmin) * 0.5f;
+    const int8 chroma = diff > FLT_EPSILON;
+    const float8 s = WK_SELECT((float8)0.0f, WK_SELECT(diff / (2.0f - vmax - vmin), diff / (vmax + vmin), l < 0.5f), chroma);
+    const float8 d = 60.0f / WK_SELECT((float8)1.0f, diff, chroma);
+    float8 h = WK_SELECT(WK_SELECT((r - g) * d + 240.0f, (b - r) * d + 120.0f, vmax == g), (g - b) * d, vmax == r);
+    h = WK_SELECT((float8)0.0f, WK_SELECT(h, h + 360.0f, h < 0.0f), chroma);
+    /* the pixel's numbers: a normal for the hue (Box-Muller), a uniform in [0, 1) for the
+     * lightness's Poisson count (by its distribution function) */
+    uint8 o[4];
+    const uint2 key = wk_key(op + 1);
+    wk_philox8(as_uint8((int8)(0, 1, 2, 3, 4, 5, 6, 7) + at.x), (uint8)at.y, (uint8)0x49534Fu, key.x, key.y, o);
+    float8 c, sn;
+    wk_cos_sin_turn8(wk_unit8(o[1]), &c, &sn);
+    h += wk_sqrt8(-2.0f * wk_ln8(wk_unit8(o[0]))) * c * op[4];
+    const float lam = op[5] * sqrt(fmax(mean.y - mean.x * mean.x, 0.0f));
+    const float8 u = 1.0f - wk_unit8(o[2]);
+    float p = exp(-lam), F = p;
+    float8 k = 0.0f;
+    for (int i = 1; i < WK_ISO_MAX_COUNT && any(u > (float8)F); i++) {
+        k += WK_SELECT((float8)0.0f, (float8)1.0f, u > (float8)F);
+        p *= lam / (float)i;
+        F += p;
+    }
+    l = fmin(l + k * op[5] * (1.0f - l), 1.0f);
+    /* back: OpenCV's sectors of 60 degrees */
+    const float8 p2 = WK_SELECT(l + s - l * s, l * (1.0f + s), l <= 0.5f), p1 = 2.0f * l - p2;
+    float8 hh = h * (6.0f / 360.0f);
+    hh -= 6.0f * wk_floor8(hh * (1.0f / 6.0f));
+    hh = WK_SELECT(hh, hh - 6.0f, hh >= 6.0f);
+    const float8 sec = wk_floor8(hh), f = hh - sec;
+    const float8 t2 = p1 + (p2 - p1) * (1.0f - f), t3 = p1 + (p2 - p1) * f;
+    float8 ro = WK_SELECT(WK_SELECT(WK_SELECT(p2, t3, sec == 4.0f), p1, sec == 2.0f || sec == 3.0f), t2, sec == 1.0f);
+    float8 go = WK_SELECT(WK_SELECT(WK_SELECT(p1, t2, sec == 3.0f), p2, sec == 1.0f || sec == 2.0f), t3, sec == 0.0f);
+    float8 bo = WK_SELECT(WK_SELECT(WK_SELECT(t2, p2, sec == 3.0f || sec == 4.0f), t3, sec == 2.0f), p1, sec <= 1.0f);
+    const int8 gray = s == 0.0f;
+    ro = WK_SELECT(ro, l, gray);
+    go = WK_SELECT(go, l, gray);
+    bo = WK_SELECT(bo, l, gray);
+    const float8 out[3] = {ro, go, bo};
+    for (int q = 0; q < 3; q++) {
+        const float8 x = wk_clamp8(out[q], 0.0f, 1.0f) * WK_PEAK;
+        v[q] = WK_COL_INT ? wk_rint8(x) : x;
+    }
+}
+#endif
+
 /* `...` once for each channel c < C (<= 4), c a constant in each copy. The interpreter's
  * channel loops are written this way, not as loops: with C known after inlining (the warp's
  * CH) every v[c] is a fixed register, where PoCL left loops over v[c] as loops and so kept
@@ -501,6 +564,10 @@ inline __attribute__((always_inline)) void wk_colour8_ops(float8 *v, int C, __gl
                 v[1] = WK_COL_LEVEL(wk_col_clip((op[4] * r + op[5] * g + op[6] * b) * op[10] + op[11]));
                 v[2] = WK_COL_LEVEL(wk_col_clip((op[7] * r + op[8] * g + op[9] * b) * op[10] + op[11]));
             }
+#if WK_COL_HEAVY & WK_COLG_ISO
+        } else if (code == WK_COL_ISO) {
+            if (C >= 3) wk_iso8(v, op, mean, at);
+#endif
         } else if ((WK_COL_HEAVY & WK_COLG_TONE) && code == WK_COL_CURVE) {
             /* 255 B(l / 255) = (3 (255 - l)^2 l lo + 3 (255 - l) l^2 hi + l^3) / 255^2: the
              * integer parts are exact in float (below 2^24); uint8 only (the host refuses

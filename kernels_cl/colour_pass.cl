@@ -170,7 +170,7 @@ inline __attribute__((always_inline)) void cp_load8(__global const X_T *S, long 
 /* does the item's pass start with an operation on the image's mean */
 inline int cp_wants_mean(__global const float *op) {
     const int code = (int)op[0];
-    return code == WK_COL_CONTRAST || code == WK_COL_AFFINE_MEAN;
+    return code == WK_COL_CONTRAST || code == WK_COL_AFFINE_MEAN || code == WK_COL_ISO;
 }
 
 #if BLUR || MOTION || MEDIAN || CLAHE || GATHER || JPEG
@@ -1309,6 +1309,9 @@ __kernel void colour_mean(__global const X_T *restrict S, int Ho, int Wo,
     const int lid = (int)get_local_id(0), g = (int)get_group_id(1), G = (int)get_num_groups(1);
     const int b = (int)get_global_id(2);
     if (!cp_wants_mean(WK_COL_OF(b))) return; /* the whole work-group: one item */
+    /* ISONoise's statistics instead: L = (max + min) / 2 of channels 0-2 in [0, 1], and L^2
+     * times C (colour_apply divides the second sum by the values, C a pixel) */
+    const int iso = (int)WK_COL_OF(b)[0] == WK_COL_ISO;
     __local float2 part[64];
     float8 gray = 0.0f, all = 0.0f;
     /* work-group g: the band of rows [g R, (g + 1) R); each work-item reads whole rows, left to
@@ -1321,6 +1324,14 @@ __kernel void colour_mean(__global const X_T *restrict S, int Ho, int Wo,
             float8 v[4];
             cp_load8(S, ((long)b * Ho + y) * Wo, x, n, v);
             const int8 live = (int8)(0, 1, 2, 3, 4, 5, 6, 7) < n;
+            if (iso) {
+                const int c1 = C >= 3 ? 1 : 0, c2 = C >= 3 ? 2 : 0;
+                const float8 l = (fmax(fmax(v[0], v[c1]), v[c2]) + fmin(fmin(v[0], v[c1]), v[c2]))
+                                 * (0.5f / WK_PEAK);
+                gray += live ? l : 0.0f;
+                all += live ? l * l * (float)C : 0.0f;
+                continue;
+            }
             gray += live ? (C >= 3 ? wk_gray8(v) : v[0]) : 0.0f;
             WK_EACH_C(all += live ? v[c] : 0.0f);
         }

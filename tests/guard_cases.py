@@ -346,11 +346,12 @@ def fields_family():
 
 def colour_family():
     """Colour passes after the warp (CLAHE's three launches, an Equalize's in the same
-    kernels, a blur's two, a mean's, a downscale's gather, a JPEG round trip's blocks and
-    planes) storing the result, uint8 and
+    kernels, a blur's two, a mean's and an ISONoise's lightness sums, a downscale's gather, a
+    JPEG round trip's blocks and planes) storing the result, uint8 and
     float32, 1 and 3 channels, outputs 1 to 17 pixels wide."""
     from warpkit.augment import (CLAHE, Compose, Downscale, Equalize, GaussianBlur,
-                                 ImageCompression, RandomAffine, RandomBrightnessContrast)
+                                 ImageCompression, ISONoise, RandomAffine,
+                                 RandomBrightnessContrast)
 
     rng = np.random.default_rng(17)
     steps = [[RandomBrightnessContrast(p=1), CLAHE(clip_limit=(2, 2), tile_grid_size=(3, 2), p=1)],
@@ -359,13 +360,14 @@ def colour_family():
                                                                       p=1)],
              [Downscale(scale_range=(0.3, 0.3), p=1), GaussianBlur(p=1)],
              [ImageCompression(quality_range=(30, 30), p=1), RandomBrightnessContrast(p=1)],
-             [Equalize(p=1), Equalize(mode="pil", by_channels=False, p=1)]]
+             [Equalize(p=1), Equalize(mode="pil", by_channels=False, p=1)],
+             [ISONoise(intensity=(1, 1), p=1)]]  # (last: RGB only)
     for k, (dt, c, w) in enumerate(itertools.product((np.uint8, np.float32), (None, 3),
                                                      (1, 9, 17))):
         h = 1 + (w + k) % 6
         shape = (h, w) if c is None else (h, w, c)
         img = image(shape, dt, rng) if dt == np.uint8 else rng.random(shape, np.float32)
-        for j, t in enumerate(steps):
+        for j, t in enumerate(steps if c else steps[:-1]):
             pipe = Compose([RandomAffine(degrees=20, size=(w + 2, h + 3)), *t])
             run(f"colour {j} {np.dtype(dt)} {shape}", lambda i: pipe(image=i, seed=k)["image"],
                 img)

@@ -14,8 +14,8 @@ from warpkit.augment import (Blur, CenterCrop, ChannelShuffle, CoarseDropout, Co
                              GaussNoise, HueSaturationValue, InvertImg, MedianBlur, MotionBlur,
                              OneOf, Pad, Posterize, RandomAffine, RandomBrightnessContrast,
                              RandomCrop, RandomGamma, RandomHorizontalFlip, RandomPerspective,
-                             ChannelDropout, MultiplicativeNoise, PlanckianJitter,
-                             RandomToneCurve, SquareSymmetry, ToSepia,
+                             ChannelDropout, Equalize, ISONoise, MultiplicativeNoise,
+                             PlanckianJitter, RandomToneCurve, SquareSymmetry, ToSepia,
                              RandomResizedCrop, RandomRotate90, RandomRotation, RandomSizedCrop,
                              RandomVerticalFlip, Resize, RGBShift, Sharpen, Solarize, ToGray,
                              stream)
@@ -122,7 +122,8 @@ PIPELINES = [
              MultiplicativeNoise(p=0.5), MultiplicativeNoise((0.5, 1.5), per_channel=True),
              PlanckianJitter(p=0.5), PlanckianJitter("cied", (4000, 9000), "gaussian", p=0.6),
              ToSepia(p=0.3), RandomToneCurve(p=0.5), RandomToneCurve(0.3, True, p=0.5),
-             SquareSymmetry(p=0.8)]),
+             SquareSymmetry(p=0.8), Equalize(p=0.4), ISONoise(p=0.5),
+             ISONoise((0.0, 0.2), (0.0, 3.0), p=0.6)]),
     # dropout: counts of holes per sample (fractions and pixels, a single count, a pixel range
     # past small images' sides), every fill, Erasing's rectangles that cannot fit
     Compose([RandomResizedCrop(24), CoarseDropout(p=0.7),

@@ -50,7 +50,7 @@ from ._colour import (CLAHE, Blur, ChannelShuffle, ColorJitter, Downscale, Embos
                       Posterize, RandomBrightnessContrast, RandomGamma, RGBShift, Sharpen,
                       Solarize, ToGray)
 from ._dropout import CoarseDropout, Erasing
-from ._pixel import (ChannelDropout, Equalize, ImageCompression, MultiplicativeNoise,
+from ._pixel import (ChannelDropout, Equalize, ImageCompression, ISONoise, MultiplicativeNoise,
                      PlanckianJitter, RandomToneCurve, ToSepia)
 from ._mixing import CutMix, MixUp
 from ._mosaic import Mosaic
@@ -71,7 +71,7 @@ __all__ = ["Affine", "AtLeastOneBBoxRandomCrop", "batches", "BboxParams", "BBoxS
            "collate", "ColorJitter", "Compose", "Crop", "CropNonEmptyMaskIfExists", "CutMix",
            "D4", "ElasticTransform", "Emboss", "EpochSampler", "Equalize", "Erasing", "from_albumentations",
            "GaussianBlur", "GaussNoise", "GridDistortion", "HorizontalFlip", "HueSaturationValue",
-           "ImageCompression", "InvertImg", "KeypointParams", "LongestMaxSize", "MedianBlur",
+           "ImageCompression", "InvertImg", "ISONoise", "KeypointParams", "LongestMaxSize", "MedianBlur",
            "MixUp", "Mosaic", "MotionBlur", "MultiplicativeNoise", "OneOf", "OpticalDistortion",
            "Pad", "PadIfNeeded", "Perspective", "PiecewiseAffine", "PlanckianJitter", "Posterize",
            "RandomAffine", "RandomBrightnessContrast", "RandomCrop", "RandomCropFromBorders",

@@ -248,6 +248,7 @@ SUPPORTED: dict[str, Callable[[_Args, _Pipeline], Transform | None]] = {
     "Posterize": _colour(C.Posterize, "num_bits"),
     "ToSepia": _colour(P.ToSepia),
     "Equalize": _equalize,
+    "ISONoise": _colour(P.ISONoise, "color_shift", "intensity"),
     "PlanckianJitter": _colour(P.PlanckianJitter, "mode", "temperature_limit",
                                "sampling_method"),
     "RandomToneCurve": _colour(P.RandomToneCurve, "scale", "per_channel"),

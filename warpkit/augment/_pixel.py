@@ -1,7 +1,8 @@
 """More of albumentations' pixel transforms inside the warp's pass (kernels_cl/colour.h), under
 albumentations 2.0.8's names and parameters: ``ChannelDropout``, ``MultiplicativeNoise``,
 ``PlanckianJitter``, ``ToSepia``, ``RandomToneCurve``, ``ImageCompression`` (a JPEG round
-trip on the device) and ``Equalize`` (histogram equalisation on the device). Like every colour transform they draw
+trip on the device), ``Equalize`` (histogram equalisation on the device) and ``ISONoise``
+(a camera sensor's noise, drawn in the kernel). Like every colour transform they draw
 from the sample's stream (recorded in ``out["params"]``, replayable), contribute the identity
 map, and leave masks, boxes and keypoints as they are.
 
@@ -23,12 +24,13 @@ from typing import Any
 import numpy as np
 
 from .._checks import flag, number
-from ..engine.core import (COL_CURVE as CURVE, COL_EQUALIZE as EQUALIZE, COL_JPEG as JPEG,
-                           COL_MATRIX as MATRIX)
+from ..engine.core import (COL_CURVE as CURVE, COL_EQUALIZE as EQUALIZE, COL_ISO as ISO,
+                           COL_JPEG as JPEG, COL_MATRIX as MATRIX, MAX_ISO_INTENSITY)
 from ._base import normals, value_range
-from ._colour import ColourTransform, _affine, _eight_bit, _one_or_three, key_order
+from ._colour import (ColourTransform, _affine, _eight_bit, _one_or_three, draw_key, draw_keys,
+                      key_order)
 
-__all__ = ["ChannelDropout", "Equalize", "ImageCompression", "MultiplicativeNoise", "PlanckianJitter",
+__all__ = ["ChannelDropout", "Equalize", "ImageCompression", "ISONoise", "MultiplicativeNoise", "PlanckianJitter",
            "RandomToneCurve", "ToSepia"]
 
 
@@ -419,3 +421,51 @@ class Equalize(ColourTransform):
 
     def config(self):
         return {"mode": self.mode, "by_channels": self.by_channels}
+
+
+class ISONoise(ColourTransform):
+    """albumentations' ISONoise: a camera sensor's noise, in OpenCV's float HLS. Per sample a
+    ``color_shift`` and an ``intensity`` are drawn from their ranges; each pixel's hue moves by
+    a normal of deviation ``color_shift * intensity`` (degrees, as albumentations adds it),
+    and its lightness by ``k * intensity * (1 - L)`` (clipped to 1), ``k`` a Poisson count of
+    mean ``intensity`` times the image's standard deviation of L; back to RGB, clipped.
+
+    The numbers come from a counter-based generator in the kernel (Philox-4x32-10) keyed on the
+    sample's stream (``key``, recorded) and the pixel's position in the output, as GaussNoise's:
+    the same alone, in any batch, on any device. albumentations draws them with numpy's
+    generator, so the two agree in distribution, not pixel for pixel; with no noise drawn the
+    HLS round trip gives the same levels. The lightness's deviation is the image's as the steps
+    before it left it (a pass on the device sums L and L^2, like the contrast's mean). Images of
+    3 channels (RGB, as albumentations requires); uint8 rounds to the nearest level.
+
+    Example:
+        >>> t = ISONoise(color_shift=(0.05, 0.05), intensity=(0.5, 0.5), p=1)
+        >>> t.colour_ops({"color_shift": 0.05, "intensity": 0.5, "key": [1, 2, 3]}, 3, 255.0)
+        [[25, 1.0, 2.0, 3.0, 0.025, 0.5]]
+    """
+
+    def __init__(self, color_shift: Any = (0.01, 0.05), intensity: Any = (0.1, 0.5),
+                 p: float = 0.5) -> None:
+        super().__init__(p)
+        self.color_shift = value_range(color_shift, "color_shift", False, 0.0, 1.0)[0]
+        self.intensity = value_range(intensity, "intensity", False, 0.0, MAX_ISO_INTENSITY)[0]
+
+    def draw(self, rng, size):
+        cs, it = float(rng.uniform(*self.color_shift)), float(rng.uniform(*self.intensity))
+        return {"color_shift": cs, "intensity": it, "key": draw_key(rng)}
+
+    def draw_lanes(self, lanes, sizes):
+        cs = lanes.uniform(*self.color_shift).tolist()
+        it = lanes.uniform(*self.intensity).tolist()
+        return [{"color_shift": a, "intensity": b, "key": k}
+                for a, b, k in zip(cs, it, draw_keys(lanes))]
+
+    def colour_ops(self, params, channels, peak):
+        if channels != 3:
+            raise TypeError(f"ISONoise takes RGB images of 3 channels (as albumentations), got "
+                            f"{channels} channel{'s' * (channels != 1)}")
+        it = float(params["intensity"])
+        return [[ISO, *map(float, params["key"]), float(params["color_shift"]) * it, it]]
+
+    def config(self):
+        return {"color_shift": list(self.color_shift), "intensity": list(self.intensity)}

@@ -242,11 +242,16 @@ def colour_peak(dtype: Any) -> float:
 (COL_AFFINE, COL_GAMMA, COL_GRAY, COL_SHUFFLE, COL_SOLARIZE, COL_POSTERIZE, COL_CONTRAST,
  COL_SATURATE, COL_HUE, COL_HSV, COL_AFFINE_MEAN, COL_NOISE, COL_HOLE, COL_BLUR,
  COL_DATA, COL_MOTION, COL_MEDIAN, COL_CONV, COL_CLAHE, COL_DOWNSCALE, COL_MATRIX,
- COL_CURVE, COL_JPEG, COL_EQUALIZE) = range(1, 25)
+ COL_CURVE, COL_JPEG, COL_EQUALIZE, COL_ISO) = range(1, 26)
 
 #: colour operations on the image's mean as they find it (the contrast on the gray mean, the
-#: shift by the mean)
-COLOUR_MEAN = (COL_CONTRAST, COL_AFFINE_MEAN)
+#: shift by the mean, ISONoise on the lightness's standard deviation)
+COLOUR_MEAN = (COL_CONTRAST, COL_AFFINE_MEAN, COL_ISO)
+
+#: the largest intensity of a COL_ISO operation: its Poisson mean (the intensity times the
+#: lightness's standard deviation, at most 1/2) stays within what the kernel's count covers
+#: (kernels_cl/colour.h's WK_ISO_MAX_COUNT)
+MAX_ISO_INTENSITY = 10.0
 
 #: colour operations that need the whole image as they find it (its mean; the blurs and the
 #: median: each pixel's neighbours): each starts a pass of kernels_cl/colour_pass.cl after the
@@ -257,9 +262,9 @@ COLOUR_WHOLE = (*COLOUR_MEAN, COL_BLUR, COL_MOTION, COL_MEDIAN, COL_CONV, COL_CL
 
 #: the group of each colour operation's code in a build (kernels_cl/colour.h's WK_COLG_*: the
 #: larger operations, each compiled only into the builds whose group mask has it); 0: always there
-_COLOUR_GROUP = np.zeros(COL_EQUALIZE + 1, np.int64)
+_COLOUR_GROUP = np.zeros(COL_ISO + 1, np.int64)
 _COLOUR_GROUP[[COL_GAMMA, COL_HUE, COL_HSV, COL_NOISE, COL_HOLE, COL_POSTERIZE, COL_MATRIX,
-               COL_CURVE]] = [1, 2, 2, 4, 8, 16, 128, 128]
+               COL_CURVE, COL_ISO]] = [1, 2, 2, 4, 8, 16, 128, 128, 256]
 #: the median's 5x5 and 7x7 networks (WK_COLG_MED5, WK_COLG_MED7): in the builds whose items
 #: draw those sizes (without them, the same medians by the search)
 _MEDIAN_NET5, _MEDIAN_NET7 = 32, 64
@@ -294,7 +299,7 @@ def colour_groups(passes: list[np.ndarray]) -> tuple[int, ...]:
     for k, p in enumerate(passes):
         ops = p.reshape(p.shape[0], -1, COLOUR_WORDS)
         codes = ops[:, :, 0].astype(np.int64)
-        groups = _COLOUR_GROUP[np.clip(codes, 0, COL_EQUALIZE)]
+        groups = _COLOUR_GROUP[np.clip(codes, 0, COL_ISO)]
         median = codes == COL_MEDIAN  # its 5x5 and 7x7 networks: groups of their own
         groups[median] |= np.select([ops[:, :, 1][median] == 5, ops[:, :, 1][median] == 7],
                                     [_MEDIAN_NET5, _MEDIAN_NET7], 0)
@@ -435,6 +440,12 @@ def _check_filters(ops: np.ndarray) -> None:
         if not (quality.is_integer() and 1 <= quality <= 100):
             raise ValueError(f"colour[{i}]'s operation {j}: COL_JPEG's quality must be a whole "
                              f"number in [1, 100], got {quality:g}")
+    for i, j in zip(*np.nonzero(codes == COL_ISO)):
+        sigma, intensity = float(ops[i, j, 4]), float(ops[i, j, 5])
+        if not (0 <= sigma <= MAX_ISO_INTENSITY and 0 <= intensity <= MAX_ISO_INTENSITY):
+            raise ValueError(f"colour[{i}]'s operation {j}: COL_ISO's hue deviation and "
+                             f"intensity must be in [0, {MAX_ISO_INTENSITY:g}], got {sigma:g} and "
+                             f"{intensity:g}")
     for i, j in zip(*np.nonzero(codes == COL_EQUALIZE)):
         if ops[i, j, 1] not in (0, 1) or ops[i, j, 2] not in (0, 1):
             raise ValueError(f"colour[{i}]'s operation {j}: COL_EQUALIZE's mode and by-channels "

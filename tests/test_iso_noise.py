@@ -1,0 +1,137 @@
+"""ISONoise (a camera sensor's noise in OpenCV's float HLS, drawn in the kernel: colour.h's
+wk_iso8, the lightness's deviation from colour_pass.cl's colour_mean) against albumentations
+2.0.8's: the same levels when no noise is drawn (the HLS round trip), the same distribution of
+changes when it is (the generators differ), keyed on the sample and the pixel (alone = in a
+batch), on each device CI runs and on Oclgrind."""
+
+from __future__ import annotations
+
+import os
+import warnings
+
+import numpy as np
+import pytest
+
+from warpkit import augment as W
+
+os.environ.setdefault("NO_ALBUMENTATIONS_UPDATE", "1")  # no network check at import
+with warnings.catch_warnings():
+    warnings.simplefilter("ignore")
+    import albumentations as A
+    import skimage.data
+
+PHOTOS = [skimage.data.astronaut(), skimage.data.coffee(), skimage.data.chelsea()]
+
+
+def _ours(image, color_shift, intensity, queue=None, seed=0, **kw):
+    t = W.ISONoise(color_shift=(color_shift, color_shift), intensity=(intensity, intensity), p=1)
+    return W.Compose([t], **kw)(image=image, seed=seed, queue=queue)["image"]
+
+
+def _theirs(image, color_shift, intensity, seed=0):
+    t = A.ISONoise(color_shift=(color_shift, color_shift), intensity=(intensity, intensity), p=1)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return A.Compose([t], seed=seed)(image=image)["image"]
+
+
+@pytest.mark.parametrize("dtype", [np.uint8, np.uint16, np.float32])
+def test_without_noise_the_round_trip_is_albumentations(dtype, queue):
+    """intensity 0: no count, no hue shift; RGB -> HLS -> RGB in float gives every level back,
+    on both sides (uint16 through [0, 1] as albumentations' float32_io takes it)."""
+    for photo in PHOTOS:
+        img = photo if dtype == np.uint8 else (photo.astype(np.float32) / 255).astype(dtype) \
+            if dtype == np.float32 else photo.astype(np.uint16) * 257
+        got = _ours(img, 0.05, 0.0, queue)
+        want = _theirs(img, 0.05, 0.0)
+        assert got.dtype == want.dtype == img.dtype
+        if dtype == np.float32:
+            np.testing.assert_allclose(got, want, rtol=0, atol=2e-6)
+        else:
+            np.testing.assert_array_equal(got, want)
+
+
+def _stats(out: np.ndarray, base: np.ndarray) -> tuple[float, np.ndarray, float]:
+    d = out.astype(np.float64) - base.astype(np.float64)
+    return (np.abs(d).max(-1) > 0).mean(), d.mean((0, 1)), np.abs(d).mean()
+
+
+@pytest.mark.parametrize("color_shift, intensity", [(0.05, 0.5), (0.01, 0.1), (0.03, 1.0)])
+def test_the_noise_is_distributed_as_albumentations(color_shift, intensity, queue):
+    """The share of pixels changed (a Poisson count of mean intensity x the lightness's
+    deviation), the mean change per channel and its mean size: within a few percent of
+    albumentations' on three photos (each side's own random numbers: 2 seeds each)."""
+    for photo in PHOTOS:
+        ours = [_stats(_ours(photo, color_shift, intensity, queue, seed=s), photo) for s in (0, 1)]
+        theirs = [_stats(_theirs(photo, color_shift, intensity, seed=s), photo) for s in (0, 1)]
+        for k in range(3):
+            a = np.mean([o[k] for o in ours], axis=0)
+            b = np.mean([t[k] for t in theirs], axis=0)
+            np.testing.assert_allclose(a, b, rtol=0.06, atol=0.05 if k else 0.002)
+        assert ours[0][0] > 0.01  # the noise is there
+
+
+def test_keyed_on_the_sample_and_the_pixel(queue):
+    """The same noise alone and in a ragged batch (the sample's key, the output pixel); another
+    seed another noise; the recorded key replays it."""
+    rs = np.random.default_rng(3)
+    imgs = [PHOTOS[k % 3][:int(rs.integers(40, 120)), :int(rs.integers(40, 120))].copy()
+            for k in range(6)]
+    pipe = W.Compose([W.RandomResizedCrop(48), W.ISONoise(intensity=(0.3, 0.8), p=0.7)],
+                     output_dtype="float32", mean=[0.5] * 3, std=[0.25] * 3, layout="CHW")
+    batch = pipe(image=imgs, seed=5, queue=queue)
+    applied = [p["steps"][1]["applied"] for p in batch["params"]]
+    assert any(applied) and not all(applied)
+    for i, img in enumerate(imgs):
+        alone = pipe(image=img, seed=5, index=i, queue=queue)
+        np.testing.assert_array_equal(batch["image"][i], alone["image"])
+        again = pipe.replay(alone["params"], image=img, queue=queue)
+        np.testing.assert_array_equal(again["image"], alone["image"])
+    a = _ours(PHOTOS[0], 0.05, 0.5, queue, seed=1)
+    b = _ours(PHOTOS[0], 0.05, 0.5, queue, seed=2)
+    assert (a != b).any()
+
+
+def test_draws_from_albumentations_and_refusals():
+    t = W.ISONoise(color_shift=(0.02, 0.04), intensity=(0.2, 0.6), p=1)
+    pipe = W.Compose([t])
+    draws = [pipe.sample((8, 8), seed=0, index=i)["steps"][0] for i in range(500)]
+    cs = np.array([d["color_shift"] for d in draws])
+    it = np.array([d["intensity"] for d in draws])
+    assert 0.02 <= cs.min() and cs.max() <= 0.04 and 0.2 <= it.min() and it.max() <= 0.6
+    assert abs(cs.mean() - 0.03) < 0.002 and abs(it.mean() - 0.4) < 0.02
+    ours = W.from_albumentations(A.Compose([A.ISONoise(color_shift=(0.01, 0.02),
+                                                       intensity=(0.3, 0.4), p=0.4)]))
+    t = ours.transforms[0]
+    assert type(t).__name__ == "ISONoise" and (t.color_shift, t.intensity, t.p) == \
+        ((0.01, 0.02), (0.3, 0.4), 0.4)
+    assert W.Compose.from_dict(ours.to_dict()).to_dict() == ours.to_dict()
+    with pytest.raises(ValueError, match="intensity"):
+        W.ISONoise(intensity=(0.1, 20))
+    with pytest.raises(ValueError, match="color_shift"):
+        W.ISONoise(color_shift=(0.1, 2))
+    for c in (1, 4):
+        with pytest.raises(TypeError, match="3 channels"):
+            W.Compose([W.ISONoise(p=1)])(image=np.zeros((8, 8, c), np.uint8), seed=0)
+
+
+def test_small_cases_on_every_device_and_oclgrind(small_queue, queue):
+    """Outputs 1 to 19 pixels on a side after a rotation, uint8 and float32: no noise gives
+    albumentations' round trip on the same device's geometric result; with noise, the
+    default device's levels (within one, where a device's exp or sqrt rounds apart)."""
+    photo = PHOTOS[1][100:121, 200:223]
+    for k, (w, h, dt) in enumerate([(19, 13, np.uint8), (1, 1, np.uint8), (17, 5, np.float32)]):
+        geo = W.RandomAffine(degrees=30, size=(h, w))
+        im = photo.copy() if dt == np.uint8 else photo.astype(np.float32) / 255
+        base = W.Compose([geo])(image=im, seed=k, queue=small_queue)["image"]
+        base = np.clip(base, 0, 1) if base.dtype == np.float32 else base
+        none = W.Compose([geo, W.ISONoise(intensity=(0, 0), p=1)])(
+            image=im, seed=k, queue=small_queue)["image"]
+        want = _theirs(base, 0.05, 0.0)
+        np.testing.assert_allclose(none.astype(np.float64), want.astype(np.float64), rtol=0,
+                                   atol=2e-6 if dt == np.float32 else 0)
+        noisy = W.Compose([geo, W.ISONoise(intensity=(2, 2), p=1)])
+        here = noisy(image=im, seed=k, queue=small_queue)["image"].astype(np.float64)
+        there = noisy(image=im, seed=k, queue=queue)["image"].astype(np.float64)
+        scale = 255 if dt == np.float32 else 1
+        assert np.abs(here - there).max() * scale <= 1.0 + 1e-3
