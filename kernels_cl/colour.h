@@ -80,6 +80,9 @@
  *   WK_COL_JPEG       albumentations' ImageCompression: a JPEG round trip at quality w[1]
  *                     (OpenCV's, libjpeg-turbo's integer codec: colour_pass.cl's
  *                     colour_jpeg_blocks). A whole-image operation: a pass of its own
+ *   WK_COL_SALT       albumentations' SaltAndPepper: each pixel's uniform u (from the key
+ *                     w[1 .. 3] and the pixel) below w[4] sets every channel to the peak (salt),
+ *                     else below w[5] to 0 (pepper)
  *   WK_COL_ISO        albumentations' ISONoise on channels 0-2 (3 channels or more): OpenCV's
  *                     float RGB -> HLS, the hue plus a normal of w[4] degrees, the lightness
  *                     plus k w[5] (1 - L) (clipped to 1), k Poisson of mean w[5] times the
@@ -124,6 +127,7 @@
 #define WK_COL_JPEG 23
 #define WK_COL_EQUALIZE 24
 #define WK_COL_ISO 25
+#define WK_COL_SALT 26
 /* WK_COL_HEAVY: which of the larger operations a build holds (the host's engine.core
  * colour_groups: the groups some item's list has, and every group that launch has had in the
  * process, so that a pipeline's builds settle on one); the others are compiled out. Each one
@@ -136,7 +140,7 @@
  * HSV group 4.0-4.5 -> 3.0-3.5 ms (docs/performance.md, 2026-11-28) */
 #define WK_COLG_GAMMA 1
 #define WK_COLG_HSV 2 /* WK_COL_HUE and WK_COL_HSV */
-#define WK_COLG_NOISE 4
+#define WK_COLG_NOISE 4 /* WK_COL_NOISE and WK_COL_SALT */
 #define WK_COLG_HOLE 8
 #define WK_COLG_POSTERIZE 16
 /* WK_COL_MEDIAN's 5x5 and 7x7 selection networks (colour_pass.cl): without them those sizes
@@ -564,6 +568,14 @@ inline __attribute__((always_inline)) void wk_colour8_ops(float8 *v, int C, __gl
                 v[1] = WK_COL_LEVEL(wk_col_clip((op[4] * r + op[5] * g + op[6] * b) * op[10] + op[11]));
                 v[2] = WK_COL_LEVEL(wk_col_clip((op[7] * r + op[8] * g + op[9] * b) * op[10] + op[11]));
             }
+        } else if ((WK_COL_HEAVY & WK_COLG_NOISE) && code == WK_COL_SALT) {
+            uint8 o[4];
+            const uint2 key = wk_key(op + 1);
+            wk_philox8(as_uint8((int8)(0, 1, 2, 3, 4, 5, 6, 7) + at.x), (uint8)at.y, (uint8)0x53414Cu,
+                       key.x, key.y, o);
+            const float8 u = 1.0f - wk_unit8(o[0]); /* in [0, 1) */
+            const int8 salt = u < (float8)op[4], pepper = u < (float8)op[5];
+            WK_EACH_C(v[c] = WK_SELECT(WK_SELECT(v[c], (float8)0.0f, pepper), (float8)WK_PEAK, salt));
 #if WK_COL_HEAVY & WK_COLG_ISO
         } else if (code == WK_COL_ISO) {
             if (C >= 3) wk_iso8(v, op, mean, at);

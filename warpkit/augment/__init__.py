@@ -51,7 +51,7 @@ from ._colour import (CLAHE, Blur, ChannelShuffle, ColorJitter, Downscale, Embos
                       Solarize, ToGray)
 from ._dropout import CoarseDropout, Erasing
 from ._pixel import (ChannelDropout, Equalize, ImageCompression, ISONoise, MultiplicativeNoise,
-                     PlanckianJitter, RandomToneCurve, ToSepia)
+                     PlanckianJitter, RandomToneCurve, SaltAndPepper, ToSepia)
 from ._mixing import CutMix, MixUp
 from ._mosaic import Mosaic
 from ._objects import (AtLeastOneBBoxRandomCrop, BBoxSafeRandomCrop, CropNonEmptyMaskIfExists,
@@ -68,17 +68,17 @@ from ._transforms import (CenterCrop, Crop, Pad, RandomCrop, RandomCropFromBorde
 
 __all__ = ["Affine", "AtLeastOneBBoxRandomCrop", "batches", "BboxParams", "BBoxSafeRandomCrop",
            "Blur", "CenterCrop", "ChannelDropout", "ChannelShuffle", "CLAHE", "CoarseDropout",
-           "collate", "ColorJitter", "Compose", "Crop", "CropNonEmptyMaskIfExists", "CutMix",
-           "D4", "ElasticTransform", "Emboss", "EpochSampler", "Equalize", "Erasing", "from_albumentations",
-           "GaussianBlur", "GaussNoise", "GridDistortion", "HorizontalFlip", "HueSaturationValue",
-           "ImageCompression", "InvertImg", "ISONoise", "KeypointParams", "LongestMaxSize", "MedianBlur",
-           "MixUp", "Mosaic", "MotionBlur", "MultiplicativeNoise", "OneOf", "OpticalDistortion",
-           "Pad", "PadIfNeeded", "Perspective", "PiecewiseAffine", "PlanckianJitter", "Posterize",
-           "RandomAffine", "RandomBrightnessContrast", "RandomCrop", "RandomCropFromBorders",
-           "RandomGamma", "RandomHorizontalFlip", "RandomIoUCrop", "RandomPerspective",
-           "RandomResizedCrop", "RandomRotate90", "RandomRotation", "RandomScale",
-           "RandomSizedBBoxSafeCrop", "RandomSizedCrop", "RandomToneCurve", "RandomVerticalFlip",
-           "RandomZoomOut", "RepeatedSampleWarning", "Resize", "RGBShift", "Rotate", "SafeRotate",
-           "SampleKey", "Sharpen", "ShiftScaleRotate", "SmallestMaxSize", "Solarize",
-           "SquareSymmetry", "stream", "ThinPlateSpline", "ToGray", "ToSepia", "Transform",
-           "Transpose", "VerticalFlip"]
+           "collate", "ColorJitter", "Compose", "Crop", "CropNonEmptyMaskIfExists", "CutMix", "D4",
+           "ElasticTransform", "Emboss", "EpochSampler", "Equalize", "Erasing",
+           "from_albumentations", "GaussianBlur", "GaussNoise", "GridDistortion", "HorizontalFlip",
+           "HueSaturationValue", "ImageCompression", "InvertImg", "ISONoise", "KeypointParams",
+           "LongestMaxSize", "MedianBlur", "MixUp", "Mosaic", "MotionBlur", "MultiplicativeNoise",
+           "OneOf", "OpticalDistortion", "Pad", "PadIfNeeded", "Perspective", "PiecewiseAffine",
+           "PlanckianJitter", "Posterize", "RandomAffine", "RandomBrightnessContrast", "RandomCrop",
+           "RandomCropFromBorders", "RandomGamma", "RandomHorizontalFlip", "RandomIoUCrop",
+           "RandomPerspective", "RandomResizedCrop", "RandomRotate90", "RandomRotation",
+           "RandomScale", "RandomSizedBBoxSafeCrop", "RandomSizedCrop", "RandomToneCurve",
+           "RandomVerticalFlip", "RandomZoomOut", "RepeatedSampleWarning", "Resize", "RGBShift",
+           "Rotate", "SafeRotate", "SaltAndPepper", "SampleKey", "Sharpen", "ShiftScaleRotate",
+           "SmallestMaxSize", "Solarize", "SquareSymmetry", "stream", "ThinPlateSpline", "ToGray",
+           "ToSepia", "Transform", "Transpose", "VerticalFlip"]

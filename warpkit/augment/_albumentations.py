@@ -249,6 +249,7 @@ SUPPORTED: dict[str, Callable[[_Args, _Pipeline], Transform | None]] = {
     "ToSepia": _colour(P.ToSepia),
     "Equalize": _equalize,
     "ISONoise": _colour(P.ISONoise, "color_shift", "intensity"),
+    "SaltAndPepper": _colour(P.SaltAndPepper, "amount", "salt_vs_pepper"),
     "PlanckianJitter": _colour(P.PlanckianJitter, "mode", "temperature_limit",
                                "sampling_method"),
     "RandomToneCurve": _colour(P.RandomToneCurve, "scale", "per_channel"),

@@ -1,8 +1,8 @@
 """ISONoise (a camera sensor's noise in OpenCV's float HLS, drawn in the kernel: colour.h's
-wk_iso8, the lightness's deviation from colour_pass.cl's colour_mean) against albumentations
-2.0.8's: the same levels when no noise is drawn (the HLS round trip), the same distribution of
-changes when it is (the generators differ), keyed on the sample and the pixel (alone = in a
-batch), on each device CI runs and on Oclgrind."""
+wk_iso8, the lightness's deviation from colour_pass.cl's colour_mean) and SaltAndPepper against
+albumentations 2.0.8's: the same levels when no noise is drawn (ISONoise's HLS round trip), the
+same distribution of changes when it is (the generators differ), keyed on the sample and the
+pixel (alone = in a batch), on each device CI runs and on Oclgrind."""
 
 from __future__ import annotations
 
@@ -116,9 +116,10 @@ def test_draws_from_albumentations_and_refusals():
 
 
 def test_small_cases_on_every_device_and_oclgrind(small_queue, queue):
-    """Outputs 1 to 19 pixels on a side after a rotation, uint8 and float32: no noise gives
-    albumentations' round trip on the same device's geometric result; with noise, the
-    default device's levels (within one, where a device's exp or sqrt rounds apart)."""
+    """Outputs 1 to 19 pixels on a side after a rotation, uint8 and float32: ISONoise without
+    noise gives albumentations' round trip on the same device's geometric result; with noise,
+    the default device's levels (within one, where a device's exp or sqrt rounds apart);
+    SaltAndPepper the default device's levels exactly (integer numbers, exact thresholds)."""
     photo = PHOTOS[1][100:121, 200:223]
     for k, (w, h, dt) in enumerate([(19, 13, np.uint8), (1, 1, np.uint8), (17, 5, np.float32)]):
         geo = W.RandomAffine(degrees=30, size=(h, w))
@@ -135,3 +136,57 @@ def test_small_cases_on_every_device_and_oclgrind(small_queue, queue):
         there = noisy(image=im, seed=k, queue=queue)["image"].astype(np.float64)
         scale = 255 if dt == np.float32 else 1
         assert np.abs(here - there).max() * scale <= 1.0 + 1e-3
+        salted = W.Compose([geo, W.SaltAndPepper(amount=(0.3, 0.3), p=1)])
+        np.testing.assert_array_equal(salted(image=im, seed=k, queue=small_queue)["image"],
+                                      salted(image=im, seed=k, queue=queue)["image"])
+
+
+def _salt_pepper(out: np.ndarray, img: np.ndarray, peak: float) -> tuple[float, float]:
+    """The shares of pixels made salt (every channel at the peak) and pepper (every one 0)
+    that were not so before."""
+    salt = (out == peak).all(-1) & ~(img == peak).all(-1)
+    pepper = (out == 0).all(-1) & ~(img == 0).all(-1)
+    untouched = ~(salt | pepper)
+    assert (out[untouched] == img[untouched]).all()  # every other pixel as it was
+    return salt.mean(), pepper.mean()
+
+
+@pytest.mark.parametrize("dtype", [np.uint8, np.uint16, np.float32])
+def test_salt_and_pepper_shares_are_albumentations(dtype, queue):
+    """albumentations chooses exactly int(area x amount) pixels, int(that x ratio) of them salt;
+    warpkit draws each pixel: the shares agree within their binomial spread (a few percent of
+    262144 pixels), every other pixel untouched, on 1 and 3 channels."""
+    peak = {np.uint8: 255, np.uint16: 65535, np.float32: 1.0}[dtype]
+    for amount, ratio in ((0.05, 0.3), (0.2, 0.8), (0.01, 0.5)):
+        for photo in (PHOTOS[0], PHOTOS[0][..., :1]):
+            img = (photo.astype(np.float64) / 255 * peak).astype(dtype)
+            t = W.SaltAndPepper(amount=(amount, amount), salt_vs_pepper=(ratio, ratio), p=1)
+            ours = _salt_pepper(W.Compose([t])(image=img, seed=0, queue=queue)["image"], img,
+                                peak)
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                a = A.SaltAndPepper(amount=(amount, amount), salt_vs_pepper=(ratio, ratio), p=1)
+                theirs = _salt_pepper(A.Compose([a], seed=0)(image=img)["image"], img, peak)
+            for o, w in zip(ours, theirs):
+                assert abs(o - w) <= 4 * np.sqrt(w / img[..., 0].size) + 1e-3, (ours, theirs)
+
+
+def test_salt_and_pepper_keyed_ported_and_drawn(queue):
+    rs = np.random.default_rng(4)
+    imgs = [PHOTOS[k % 3][:int(rs.integers(30, 90)), :int(rs.integers(30, 90))].copy()
+            for k in range(5)]
+    pipe = W.Compose([W.RandomResizedCrop(40), W.SaltAndPepper(amount=(0.1, 0.3), p=1)])
+    batch = pipe(image=imgs, seed=2, queue=queue)
+    for i, img in enumerate(imgs):
+        np.testing.assert_array_equal(batch["image"][i],
+                                      pipe(image=img, seed=2, index=i, queue=queue)["image"])
+    steps = [pipe.sample((8, 8), seed=0, index=i)["steps"][1] for i in range(300)]
+    amounts = np.array([s["amount"] for s in steps])
+    assert 0.1 <= amounts.min() and amounts.max() <= 0.3 and abs(amounts.mean() - 0.2) < 0.01
+    ours = W.from_albumentations(A.Compose([A.SaltAndPepper(amount=(0.02, 0.03), p=0.2)]))
+    t = ours.transforms[0]
+    assert type(t).__name__ == "SaltAndPepper" and (t.amount, t.salt_vs_pepper, t.p) == \
+        ((0.02, 0.03), (0.4, 0.6), 0.2)
+    assert W.Compose.from_dict(ours.to_dict()).to_dict() == ours.to_dict()
+    with pytest.raises(ValueError, match="amount"):
+        W.SaltAndPepper(amount=(0.1, 1.5))
