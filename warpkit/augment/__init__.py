@@ -6,12 +6,12 @@ image once (a batch in one launch), moving masks, boxes and keypoints with the s
 transforms (albumentations' names: ``ColorJitter``, ``HueSaturationValue``,
 ``RandomBrightnessContrast``, ``RandomGamma``, ``ToGray``, ``RGBShift``, ``ChannelShuffle``,
 ``InvertImg``, ``Solarize``, ``Posterize``, ``ToSepia``, ``PlanckianJitter``,
-``RandomToneCurve``, ``MultiplicativeNoise``, ``ChannelDropout``; noise, dropout and blur) run
-inside that
+``RandomToneCurve``, ``MultiplicativeNoise``, ``ChannelDropout``; noise, dropout and blur:
+``GaussNoise``, ``SaltAndPepper``, ``ISONoise``, ``CoarseDropout``, ...) run inside that
 resampling, on each pixel before it is stored (a contrast on the image's mean, a blur,
-``CLAHE``, ``Equalize`` or ``ImageCompression`` in a pass after it, on the device). albumentations'
-geometric transforms come under their own names and parameters too (``Affine``,
-``ShiftScaleRotate``, ``Rotate``, ``SafeRotate``, ``Perspective``, ``HorizontalFlip``,
+``CLAHE``, ``Equalize``, ``ISONoise`` or ``ImageCompression`` in a pass after it, on the
+device). albumentations' geometric transforms come under their own names and parameters too
+(``Affine``, ``ShiftScaleRotate``, ``Rotate``, ``SafeRotate``, ``Perspective``, ``HorizontalFlip``,
 ``VerticalFlip``, ``Transpose``, ``D4``; the letterbox's ``LongestMaxSize``, ``SmallestMaxSize``,
 ``RandomScale``, ``PadIfNeeded``; the crops that keep objects, ``BBoxSafeRandomCrop``,
 ``RandomSizedBBoxSafeCrop``, ``AtLeastOneBBoxRandomCrop``, ``CropNonEmptyMaskIfExists``, with

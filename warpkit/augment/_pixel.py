@@ -481,7 +481,6 @@ class ISONoise(_KeyedNoise):
         return [[ISO, *map(float, params["key"]), float(params["color_shift"]) * it, it]]
 
 
-
 class SaltAndPepper(_KeyedNoise):
     """albumentations' SaltAndPepper: a share ``amount`` of the pixels, drawn per sample from its
     range, set to the peak in every channel (salt: a share ``salt_vs_pepper`` of them, drawn
@@ -512,4 +511,3 @@ class SaltAndPepper(_KeyedNoise):
     def colour_ops(self, params, channels, peak):
         a = float(params["amount"])
         return [[SALT, *map(float, params["key"]), a * float(params["salt_vs_pepper"]), a]]
-
