@@ -18,8 +18,8 @@ ColorJitter's contrast takes the passes after the warp (the image's mean), so th
 times it without the contrast. A fourth times GaussNoise(p=0.5) + CoarseDropout(1-4 holes,
 p=0.5) after the same geometry, made in the warp's store, against albumentations; a fifth
 GaussianBlur(p=0.5) (a pass after the warp), with each blur (GaussianBlur, MotionBlur, Blur,
-MedianBlur), CLAHE, Equalize, ISONoise, Downscale and ImageCompression (a JPEG round trip)
-on every sample beside it, and five pointwise transforms (ToSepia, PlanckianJitter, RandomToneCurve,
+MedianBlur), CLAHE, Equalize, ISONoise, SaltAndPepper, Downscale and ImageCompression (a JPEG
+round trip) on every sample beside it, and five pointwise transforms (ToSepia, PlanckianJitter, RandomToneCurve,
 MultiplicativeNoise, ChannelDropout) at p=0.5.
 torchvision's v2 transforms are not a peer here: torchvision from PyPI does not load beside this
 torch build. warpkit normalises inside the warp kernel (float32, channels first); the ragged
@@ -312,14 +312,15 @@ def noise_runs(data, have_alb: bool) -> dict:
 
 def blur_runs(data, have_alb: bool) -> dict:
     """GaussianBlur's pass: warpkit with and without it (p=0.5, and p=1; MotionBlur, Blur,
-    MedianBlur, CLAHE, Equalize, ISONoise, Downscale and ImageCompression at p=1, their
-    defaults; ToSepia,
+    MedianBlur, CLAHE, Equalize, ISONoise, SaltAndPepper, Downscale and ImageCompression at
+    p=1, their defaults; ToSepia,
     PlanckianJitter, RandomToneCurve, MultiplicativeNoise and ChannelDropout at p=0.5, in the
     warp's store), albumentations doing the same (each such row has its own albumentations
     peer)."""
     import warpkit.augment as W
     from warpkit.augment import (CLAHE, Blur, Downscale, Equalize, GaussianBlur,
-                                 ImageCompression, ISONoise, MedianBlur, MotionBlur)
+                                 ImageCompression, ISONoise, MedianBlur, MotionBlur,
+                                 SaltAndPepper)
 
     def pixel(m):  # the same five from warpkit.augment (W) or albumentations (A)
         return [m.ToSepia(p=0.5), m.PlanckianJitter(p=0.5), m.RandomToneCurve(p=0.5),
@@ -334,6 +335,7 @@ def blur_runs(data, have_alb: bool) -> dict:
         "warpkit, geometry and CLAHE on every sample": [CLAHE(p=1)],
         "warpkit, geometry and Equalize on every sample": [Equalize(p=1)],
         "warpkit, geometry and ISONoise on every sample": [ISONoise(p=1)],
+        "warpkit, geometry and SaltAndPepper on every sample": [SaltAndPepper(p=1)],
         "warpkit, geometry and Downscale on every sample": [Downscale(p=1)],
         "warpkit, geometry and ImageCompression on every sample": [ImageCompression(p=1)],
         "warpkit, geometry and 5 pixel transforms (p=0.5)": pixel(W),
@@ -346,6 +348,8 @@ def blur_runs(data, have_alb: bool) -> dict:
          "warpkit, geometry and CLAHE on every sample": lambda A: [A.CLAHE(p=1)],
          "warpkit, geometry and Equalize on every sample": lambda A: [A.Equalize(p=1)],
          "warpkit, geometry and ISONoise on every sample": lambda A: [A.ISONoise(p=1)],
+         "warpkit, geometry and SaltAndPepper on every sample":
+             lambda A: [A.SaltAndPepper(p=1)],
          "warpkit, geometry and Downscale on every sample": lambda A: [A.Downscale(p=1)],
          "warpkit, geometry and ImageCompression on every sample":
              lambda A: [A.ImageCompression(p=1)],
