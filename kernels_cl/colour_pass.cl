@@ -751,6 +751,26 @@ __kernel void colour_clahe_hist(__global const X_T *restrict S, int Ho, int Wo,
     const int tw = (int)op[8], th = (int)op[9];
     const int per = max(CLAHE_PIXELS / tw, 1);
     if (t >= gx * gy || band >= (th + per - 1) / per) return;
+    if (eq && gx == 3) { /* by channels: the three histograms in one read of each pixel */
+        if (t != 0) return;
+        int h3[3 * 256];
+        for (int i = 0; i < 3 * 256; i++) h3[i] = 0;
+        const int c1 = CH >= 3 ? 1 : 0, c2 = CH >= 3 ? 2 : 0; /* (gx is 3 only then) */
+        for (int y = band * per; y < min((band + 1) * per, Ho); y++) {
+            __global const X_T *row = S + ((long)b * Ho + y) * Wo * CH;
+            for (int x = 0; x < Wo; x++) {
+                __global const X_T *p = row + (long)x * CH;
+                h3[cl_level(cp_level1(p[0]))]++;
+                h3[256 + cl_level(cp_level1(p[c1]))]++;
+                h3[512 + cl_level(cp_level1(p[c2]))]++;
+            }
+        }
+        for (int k = 0; k < 3; k++) {
+            __global int *h = H + (((long)b * max_tiles + k) * max_bands + band) * 256;
+            for (int i = 0; i < 256; i++) h[i] = h3[k * 256 + i];
+        }
+        return;
+    }
     const int ty = t / gx, tx = t - ty * gx;
     int hist[256];
     for (int i = 0; i < 256; i++) hist[i] = 0;
@@ -759,7 +779,7 @@ __kernel void colour_clahe_hist(__global const X_T *restrict S, int Ho, int Wo,
     for (int yy = 0; yy < rows; yy++) {
         const int y = y0 + yy < Ho ? y0 + yy : cp_reflect(y0 + yy, Ho);
         __global const X_T *row = S + ((long)b * Ho + y) * Wo * CH;
-        if (eq) { /* Equalize: the whole image, channel t's levels or Y's */
+        if (eq) { /* Equalize of one histogram: the whole image, Y's levels or the channel's */
             for (int x = 0; x < Wo; x++) hist[cl_eq_level(row + (long)x * CH, t, op)]++;
             continue;
         }
