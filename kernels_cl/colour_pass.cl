@@ -677,12 +677,13 @@ inline int cl_ycc_y(int r, int g, int b) {
     return cl_descale(r * 4899 + g * 9617 + b * 1868, 14);
 }
 
-/* the level histogram t of an Equalize counts at pixel p (CH values) */
-inline int cl_eq_level(__global const X_T *p, int t, __global const float *op) {
+/* the level an Equalize of one histogram counts at pixel p (CH values): Y of YCrCb, or the
+ * one channel's (by channels, colour_clahe_hist counts the three itself) */
+inline int cl_eq_level(__global const X_T *p, __global const float *op) {
     if (CH >= 3 && op[2] == 0.0f)
         return cl_ycc_y(cl_level(cp_level1(p[0])), cl_level(cp_level1(p[1])),
                         cl_level(cp_level1(p[2])));
-    return cl_level(cp_level1(p[CH >= 3 ? t : 0]));
+    return cl_level(cp_level1(p[0]));
 }
 
 /* a / b rounded to the nearest float, as an x86 CPU divides (OpenCL lets a device's division
@@ -780,7 +781,7 @@ __kernel void colour_clahe_hist(__global const X_T *restrict S, int Ho, int Wo,
         const int y = y0 + yy < Ho ? y0 + yy : cp_reflect(y0 + yy, Ho);
         __global const X_T *row = S + ((long)b * Ho + y) * Wo * CH;
         if (eq) { /* Equalize of one histogram: the whole image, Y's levels or the channel's */
-            for (int x = 0; x < Wo; x++) hist[cl_eq_level(row + (long)x * CH, t, op)]++;
+            for (int x = 0; x < Wo; x++) hist[cl_eq_level(row + (long)x * CH, op)]++;
             continue;
         }
         for (int xx = 0; xx < tw; xx++) {
@@ -829,8 +830,8 @@ __kernel void colour_clahe_lut(__global const int *restrict H, __global uchar *r
     const int lid = (int)get_local_id(0), t = (int)get_group_id(1), b = (int)get_global_id(2);
     __global const float *op = WK_COL_OF(b);
     const int eq = (int)op[0] == WK_COL_EQUALIZE;
-    if (!((int)op[0] == WK_COL_CLAHE && t < (int)op[4] * (int)op[5]) && !(eq && t < cl_eq_tables(op)))
-        return;
+    const int tables = eq ? cl_eq_tables(op) : (int)op[0] == WK_COL_CLAHE ? (int)op[4] * (int)op[5] : 0;
+    if (t >= tables) return;
     const int per = max(CLAHE_PIXELS / (int)op[8], 1), bands = ((int)op[9] + per - 1) / per;
     __local int hist[256];
     __global const int *h = H + ((long)b * max_tiles + t) * max_bands * 256;

@@ -364,8 +364,9 @@ def clahe_tiles(passes: list[np.ndarray], wo: int, ho: int) -> tuple[int, int]:
     most, bands = 0, 0
     for p in passes[1:]:
         ops = p.reshape(p.shape[0], -1, COLOUR_WORDS)
-        for i in np.flatnonzero(ops[:, 0, 0] == COL_EQUALIZE):
-            ops[i, 0, 6:12] = [0, 0, wo, ho, 0, 0]
+        eq = ops[:, 0, 0] == COL_EQUALIZE  # (every such item the same words: one assignment)
+        if eq.any():
+            ops[eq, 0, 6:12] = [0, 0, wo, ho, 0, 0]
             most = max(most, 3)
             bands = max(bands, -(-ho // max(CLAHE_PIXELS // wo, 1)))
         for i in np.flatnonzero(ops[:, 0, 0] == COL_CLAHE):
