@@ -43,6 +43,14 @@
  *                     Wo) (w[1 .. 4]: x1, y1, x2, y2 as fractions of the image they were drawn on;
  *                     Ho for y), take the fill w[5 + c] (w[9] = 0), or a uniform random level
  *                     per pixel and channel (w[9] = 1: Philox keyed on w[10], w[11] and the hole)
+ *   WK_COL_HOLES      many holes (albumentations' GridDropout), filled as WK_COL_HOLE's (w[5 ..
+ *                     11]; w[9] = 2: each hole's own fill), found in a few steps: w[1] bands
+ *                     of rows, w[2] holes, in the w[3] WK_COL_DATA operations after it (skipped
+ *                     with it): two bands an operation (words 1-4, 5-8: top, bottom as
+ *                     fractions of the height, first hole, count; disjoint, top to bottom),
+ *                     then one hole an operation (words 1-4: x1, y1, x2, y2 as WK_COL_HOLE's;
+ *                     5: the largest x2 of its band's holes up to it; 6-9: its fill), each
+ *                     band's holes in order of x1 (wk_holes8)
  *   WK_COL_BLUR       a separable symmetric filter of radius r = w[1] (albumentations'
  *                     GaussianBlur: OpenCV's sepFilter2D, edges reflected without repeating the
  *                     edge pixel), the weights of offsets 0 .. r in w[2 ..] and in words 1 .. 11
@@ -128,6 +136,7 @@
 #define WK_COL_EQUALIZE 24
 #define WK_COL_ISO 25
 #define WK_COL_SALT 26
+#define WK_COL_HOLES 27
 /* WK_COL_HEAVY: which of the larger operations a build holds (the host's engine.core
  * colour_groups: the groups some item's list has, and every group that launch has had in the
  * process, so that a pipeline's builds settle on one); the others are compiled out. Each one
@@ -141,7 +150,7 @@
 #define WK_COLG_GAMMA 1
 #define WK_COLG_HSV 2 /* WK_COL_HUE and WK_COL_HSV */
 #define WK_COLG_NOISE 4 /* WK_COL_NOISE and WK_COL_SALT */
-#define WK_COLG_HOLE 8
+#define WK_COLG_HOLE 8 /* WK_COL_HOLE and WK_COL_HOLES */
 #define WK_COLG_POSTERIZE 16
 /* WK_COL_MEDIAN's 5x5 and 7x7 selection networks (colour_pass.cl): without them those sizes
  * take the median's search, the same values more slowly; their code took rusticl a minute to
@@ -461,6 +470,76 @@ inline void wk_iso8(float8 *v, __global const float *op, float2 mean, int2 at) {
 #define WK_AT_C(k, ...) if ((k) < C) { const int c = (k); __VA_ARGS__; }
 #define WK_EACH_C(...) { WK_AT_C(0, __VA_ARGS__) WK_AT_C(1, __VA_ARGS__) WK_AT_C(2, __VA_ARGS__) WK_AT_C(3, __VA_ARGS__) }
 
+/* a hole's edges in output pixels: its fractions (x1, y1, x2, y2 of the image it was drawn on)
+ * times the output's sides, halves up; the products rounded apart from the sums (never fused:
+ * the host rounds as this) */
+inline __attribute__((always_inline)) float4 wk_hole_edges(float4 frac, int2 dims) {
+    const float4 e = frac * (float4)((float)dims.x, (float)dims.y, (float)dims.x, (float)dims.y);
+    /* fractions are >= 0: truncation is floor, one instruction where floor is a call */
+    return convert_float4(convert_int4(e + 0.5f));
+}
+
+/* the 8 pixels of row at.y from column at.x that lie in columns [r.x, r.z) of a hole whose rows
+ * hold that row take the fill fills[c] (random == 0), or a uniform random level per pixel and
+ * channel (Philox keyed on key[0], key[1] and the hole) */
+inline __attribute__((always_inline)) void wk_hole_fill8(float8 *v, int C, float4 r, __global const float *fills,
+                                                          int random, __global const float *key, int2 at) {
+    const float8 px = (float8)(0, 1, 2, 3, 4, 5, 6, 7) + (float)at.x;
+    const int8 in = px >= r.x && px < r.z;
+    if (!random) {
+        WK_EACH_C(v[c] = in ? (float8)wk_col_clip((float8)fills[c]) : v[c]);
+        return;
+    }
+    uint8 o[4];
+    /* in integers: a float sum past 2^32 has no defined conversion to uint */
+    const uint tag = ((uint)r.x ^ ((uint)r.y << 16)) ^ (((uint)r.z ^ ((uint)r.w << 16)) * 0x9E3779B9u);
+    wk_philox8(as_uint8(convert_int8(px)), (uint8)at.y, (uint8)tag, (uint)key[0], (uint)key[1], o);
+    /* u in [0, 1) */
+#if WK_COL_INT
+    WK_EACH_C(v[c] = in ? wk_floor8(convert_float8(o[c] >> 8) * (1.0f / 16777216.0f) * (WK_PEAK + 1.0f)) : v[c]);
+#else
+    WK_EACH_C(v[c] = in ? convert_float8(o[c] >> 8) * (1.0f / 16777216.0f) * WK_PEAK : v[c]);
+#endif
+}
+
+/* WK_COL_HOLES: the 8 pixels of row at.y from column at.x in any of the operation's holes take
+ * their fill. Its band of rows found by bisection (bands are disjoint, in order), then the
+ * band's first hole whose columns (or an earlier hole's) reach at.x by bisection on the running
+ * maximum of x2, then holes in order of x1 until one starts past the 8 pixels: a few steps
+ * whatever the count of holes (a step per operation cost ~10 cycles a block: 100 holes as
+ * operations took 30 ms per 64 outputs of 224 x 224) */
+#define WK_HOLE_BAND(b) (op + WK_COL_WORDS * (1 + ((b) >> 1)) + 1 + 4 * ((b) & 1))
+#define WK_HOLE_AT(h) (op + WK_COL_WORDS * (1 + ((bands + 1) >> 1) + (h)) + 1)
+inline __attribute__((always_inline)) int wk_edge(float frac, int side) {
+    return convert_int(frac * (float)side + 0.5f); /* wk_hole_edges' rounding */
+}
+
+inline __attribute__((always_inline)) void wk_holes8(float8 *v, int C, __global const float *op, int2 at, int2 dims) {
+    const int bands = (int)op[1];
+    int lo = 0, hi = bands;
+    while (lo < hi) { /* the first band whose bottom is below this row */
+        const int mid = (lo + hi) >> 1;
+        if (wk_edge(WK_HOLE_BAND(mid)[1], dims.y) > at.y) hi = mid; else lo = mid + 1;
+    }
+    if (lo == bands || wk_edge(WK_HOLE_BAND(lo)[0], dims.y) > at.y) return;
+    const int first = (int)WK_HOLE_BAND(lo)[2], end = first + (int)WK_HOLE_BAND(lo)[3];
+    const int mode = (int)op[9];
+    int h = first;
+    hi = end;
+    while (h < hi) { /* the first hole whose columns, or an earlier one's, reach at.x */
+        const int mid = (h + hi) >> 1;
+        if (wk_edge(WK_HOLE_AT(mid)[4], dims.x) > at.x) hi = mid; else h = mid + 1;
+    }
+    const float py = (float)at.y;
+    for (; h < end; h++) {
+        __global const float *q = WK_HOLE_AT(h);
+        const float4 r = wk_hole_edges(vload4(0, q), dims);
+        if (r.x >= (float)at.x + 8.0f) break;
+        if (py >= r.y && py < r.w && r.z > (float)at.x)
+            wk_hole_fill8(v, C, r, mode == 2 ? q + 5 : op + 5, mode == 1, op + 10, at);
+    }
+}
+
 /* the C (<= 4) channels v[0 .. C - 1] of 8 pixels through the n operations at op (mean: the
  * image's gray mean and the mean of all its values, for the whole-image operations; at, dims:
  * where the pixels are, for the operations that depend on it) */
@@ -523,29 +602,14 @@ inline __attribute__((always_inline)) void wk_colour8_ops(float8 *v, int C, __gl
             WK_EACH_C(v[c] = wk_col_clip(v[c] + (op[5] + op[4] * (per_channel ? z[c] : z[0]))));
 #endif
         } else if ((WK_COL_HEAVY & WK_COLG_HOLE) && code == WK_COL_HOLE) {
-            /* the products rounded apart from the sums (never fused: the host rounds as this) */
-            const float4 e = (float4)(op[1], op[2], op[3], op[4]) * (float4)((float)dims.x, (float)dims.y, (float)dims.x, (float)dims.y);
-            const float4 r = floor(e + 0.5f);
-            const float x1 = r.x, y1 = r.y, x2 = r.z, y2 = r.w;
-            const float8 px = (float8)(0, 1, 2, 3, 4, 5, 6, 7) + (float)at.x;
-            const float py = (float)at.y;
-            if (py >= y1 && py < y2) {
-                const int8 in = px >= x1 && px < x2;
-                if (op[9] == 0.0f) {
-                    WK_EACH_C(v[c] = in ? (float8)wk_col_clip((float8)op[5 + c]) : v[c]);
-                } else { /* a random level per pixel and channel, keyed on the hole */
-                    uint8 o[4];
-                    /* in integers: a float sum past 2^32 has no defined conversion to uint */
-                    const uint tag = ((uint)x1 ^ ((uint)y1 << 16)) ^ (((uint)x2 ^ ((uint)y2 << 16)) * 0x9E3779B9u);
-                    wk_philox8(as_uint8(convert_int8(px)), (uint8)at.y, (uint8)tag, (uint)op[10], (uint)op[11], o);
-                    /* u in [0, 1) */
-#if WK_COL_INT
-                    WK_EACH_C(v[c] = in ? wk_floor8(convert_float8(o[c] >> 8) * (1.0f / 16777216.0f) * (WK_PEAK + 1.0f)) : v[c]);
-#else
-                    WK_EACH_C(v[c] = in ? convert_float8(o[c] >> 8) * (1.0f / 16777216.0f) * WK_PEAK : v[c]);
-#endif
-                }
-            }
+            const float4 r = wk_hole_edges(vload4(0, op + 1), dims);
+            if ((float)at.y >= r.y && (float)at.y < r.w)
+                wk_hole_fill8(v, C, r, op + 5, op[9] != 0.0f, op + 10, at);
+        } else if ((WK_COL_HEAVY & WK_COLG_HOLE) && code == WK_COL_HOLES) {
+            wk_holes8(v, C, op, at, dims);
+            const int data = (int)op[3];
+            k += data;
+            op += data * WK_COL_WORDS;
         } else if (code == WK_COL_SHUFFLE) {
             /* selects, not an index into a copy (which would live in memory) */
             const float8 s0 = v[0], s1 = C > 1 ? v[1] : v[0], s2 = C > 2 ? v[2] : v[0], s3 = C > 3 ? v[3] : v[0];

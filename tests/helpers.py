@@ -110,3 +110,25 @@ def same_levels(got: np.ndarray, want: np.ndarray) -> None:
         np.testing.assert_array_equal(got, want)
     else:
         np.testing.assert_allclose(got, want, rtol=0, atol=1e-6)
+
+
+def check_dropout_targets(out: dict, theirs, img: np.ndarray, mask: np.ndarray,
+                          boxes: np.ndarray, kps: np.ndarray, min_visibility: float) -> bool:
+    """One dropout call's outputs (image, mask, 4 labelled boxes, keypoints, its first step's
+    recorded holes) against albumentations' own dropout ``theirs`` of the same holes: image and
+    mask pixel for pixel, boxes and labels as its filter, keypoints in a hole gone. Returns
+    whether the holes moved or dropped a box."""
+    from albumentations.augmentations.dropout import functional as AD
+
+    holes = np.asarray(out["params"]["steps"][0]["holes"], np.int64).reshape(-1, 4)
+    np.testing.assert_array_equal(out["image"], theirs.apply(img, holes=holes, seed=0))
+    np.testing.assert_array_equal(out["mask"], theirs.apply_to_mask(mask, holes=holes, seed=0))
+    labelled = np.concatenate([boxes, np.arange(len(boxes))[:, None]], 1).astype(np.float64)
+    want = AD.filter_bboxes_by_holes(labelled, holes, img.shape[:2], 0, min_visibility)
+    np.testing.assert_allclose(out["boxes"], want[:, :4])
+    assert list(out["labels"]) == want[:, 4].astype(int).tolist()
+    # keypoints: pixel centres at integers, so a hole's pixels span [x1 - 0.5, x2 - 0.5)
+    inside = ((kps[:, None, 0] + 0.5 >= holes[:, 0]) & (kps[:, None, 0] + 0.5 < holes[:, 2])
+              & (kps[:, None, 1] + 0.5 >= holes[:, 1]) & (kps[:, None, 1] + 0.5 < holes[:, 3]))
+    np.testing.assert_allclose(out["keypoints"], kps[~inside.any(1)])
+    return not np.array_equal(out["boxes"], boxes)

@@ -9,17 +9,16 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from warpkit.augment import (Blur, CenterCrop, ChannelShuffle, CoarseDropout, ColorJitter,
-                             Compose, ElasticTransform, Emboss, Erasing, GaussianBlur,
-                             GaussNoise, HueSaturationValue, InvertImg, MedianBlur, MotionBlur,
+from warpkit.augment import (Blur, CenterCrop, ChannelShuffle, CoarseDropout, ColorJitter, Compose,
+                             ElasticTransform, Emboss, Erasing, GaussianBlur, GaussNoise,
+                             GridDropout, HueSaturationValue, InvertImg, MedianBlur, MotionBlur,
                              OneOf, Pad, Posterize, RandomAffine, RandomBrightnessContrast,
                              RandomCrop, RandomGamma, RandomHorizontalFlip, RandomPerspective,
                              ChannelDropout, Equalize, ISONoise, MultiplicativeNoise,
                              PlanckianJitter, RandomToneCurve, SaltAndPepper, SquareSymmetry,
-                             ToSepia,
-                             RandomResizedCrop, RandomRotate90, RandomRotation, RandomSizedCrop,
-                             RandomVerticalFlip, Resize, RGBShift, Sharpen, Solarize, ToGray,
-                             stream)
+                             ToSepia, RandomResizedCrop, RandomRotate90, RandomRotation,
+                             RandomSizedCrop, RandomVerticalFlip, Resize, RGBShift, Sharpen,
+                             Solarize, ToGray, stream)
 from warpkit.augment import (CLAHE, D4, Affine, Crop, Downscale, LongestMaxSize, PadIfNeeded,
                              Perspective, RandomCropFromBorders, RandomScale, Rotate,
                              SmallestMaxSize)
@@ -132,6 +131,12 @@ PIPELINES = [
              CoarseDropout((3, 3), (0.05, 0.5), (0.3, 0.4), fill="random_uniform", p=0.6),
              Erasing(p=0.6), Erasing((0.3, 0.9), (0.1, 8), fill="random_uniform", p=0.6),
              Erasing((0.02, 0.1), (1, 1), fill="random", p=0.6)]),
+    # GridDropout: grids of every size the images give (empty ones on 1-pixel sides), fixed
+    # grids, cells of a drawn side, every fill, shifted holes
+    Compose([GridDropout(p=0.7), GridDropout(0.3, False, holes_number_xy=(5, 2),
+                                             shift_xy=(3, 9), fill="random_uniform", p=0.6),
+             RandomResizedCrop(24), GridDropout(unit_size_range=(2, 9), fill="random", p=0.6),
+             GridDropout(0.8, unit_size_range=(6, 6), p=0.5)]),
     # OneOf: choices by weight (one never chosen, a choice holding a pipeline and another
     # OneOf), whole or not, among geometric, colour and dropout steps
     Compose([OneOf([RandomResizedCrop(24, p=0.9), RandomCrop(20, p=0.3), Resize((18, 22), p=0.0),

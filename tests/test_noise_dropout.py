@@ -14,7 +14,7 @@ import pytest
 
 from warpkit import augment as W
 
-from helpers import check_small_cases
+from helpers import check_dropout_targets, check_small_cases
 
 os.environ.setdefault("NO_ALBUMENTATIONS_UPDATE", "1")  # no network check at import
 with warnings.catch_warnings():
@@ -160,19 +160,8 @@ def test_coarse_dropout_is_albumentations_with_the_recorded_holes(dtype, queue):
     for seed in range(6):
         out = pipe(image=img, mask=mask, boxes=boxes, labels=[0, 1, 2, 3], keypoints=kps,
                    seed=seed, queue=queue)
-        holes = _holes(out)
-        assert 4 <= len(holes) <= 8
-        np.testing.assert_array_equal(out["image"], theirs.apply(img, holes=holes, seed=0))
-        np.testing.assert_array_equal(out["mask"], theirs.apply_to_mask(mask, holes=holes, seed=0))
-        labelled = np.concatenate([boxes, np.arange(4)[:, None]], 1).astype(np.float64)
-        want = AD.filter_bboxes_by_holes(labelled, holes, img.shape[:2], 0, 0.3)
-        np.testing.assert_allclose(out["boxes"], want[:, :4])
-        assert list(out["labels"]) == want[:, 4].astype(int).tolist()
-        moved += not np.array_equal(out["boxes"], boxes)
-        # keypoints: pixel centres at integers, so a hole's pixels span [x1 - 0.5, x2 - 0.5)
-        inside = ((kps[:, None, 0] + 0.5 >= holes[:, 0]) & (kps[:, None, 0] + 0.5 < holes[:, 2])
-                  & (kps[:, None, 1] + 0.5 >= holes[:, 1]) & (kps[:, None, 1] + 0.5 < holes[:, 3]))
-        np.testing.assert_allclose(out["keypoints"], kps[~inside.any(1)])
+        assert 4 <= len(_holes(out)) <= 8
+        moved += check_dropout_targets(out, theirs, img, mask, boxes, kps, 0.3)
     assert moved  # some seed cut a box
     vis = W.Compose([t], remove_invisible=False)(image=img, keypoints=kps, seed=1, queue=queue)
     holes = _holes(vis)

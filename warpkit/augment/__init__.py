@@ -7,8 +7,8 @@ transforms (albumentations' names: ``ColorJitter``, ``HueSaturationValue``,
 ``RandomBrightnessContrast``, ``RandomGamma``, ``ToGray``, ``RGBShift``, ``ChannelShuffle``,
 ``InvertImg``, ``Solarize``, ``Posterize``, ``ToSepia``, ``PlanckianJitter``,
 ``RandomToneCurve``, ``MultiplicativeNoise``, ``ChannelDropout``; noise, dropout and blur:
-``GaussNoise``, ``SaltAndPepper``, ``ISONoise``, ``CoarseDropout``, ...) run inside that
-resampling, on each pixel before it is stored (a contrast on the image's mean, a blur,
+``GaussNoise``, ``SaltAndPepper``, ``ISONoise``, ``CoarseDropout``, ``GridDropout``, ...) run
+inside that resampling, on each pixel before it is stored (a contrast on the image's mean, a blur,
 ``CLAHE``, ``Equalize``, ``ISONoise`` or ``ImageCompression`` in a pass after it, on the
 device). albumentations' geometric transforms come under their own names and parameters too
 (``Affine``, ``ShiftScaleRotate``, ``Rotate``, ``SafeRotate``, ``Perspective``, ``HorizontalFlip``,
@@ -49,7 +49,7 @@ from ._colour import (CLAHE, Blur, ChannelShuffle, ColorJitter, Downscale, Embos
                       GaussNoise, HueSaturationValue, InvertImg, MedianBlur, MotionBlur,
                       Posterize, RandomBrightnessContrast, RandomGamma, RGBShift, Sharpen,
                       Solarize, ToGray)
-from ._dropout import CoarseDropout, Erasing
+from ._dropout import CoarseDropout, Erasing, GridDropout
 from ._pixel import (ChannelDropout, Equalize, ImageCompression, ISONoise, MultiplicativeNoise,
                      PlanckianJitter, RandomToneCurve, SaltAndPepper, ToSepia)
 from ._mixing import CutMix, MixUp
@@ -70,15 +70,16 @@ __all__ = ["Affine", "AtLeastOneBBoxRandomCrop", "batches", "BboxParams", "BBoxS
            "Blur", "CenterCrop", "ChannelDropout", "ChannelShuffle", "CLAHE", "CoarseDropout",
            "collate", "ColorJitter", "Compose", "Crop", "CropNonEmptyMaskIfExists", "CutMix", "D4",
            "ElasticTransform", "Emboss", "EpochSampler", "Equalize", "Erasing",
-           "from_albumentations", "GaussianBlur", "GaussNoise", "GridDistortion", "HorizontalFlip",
-           "HueSaturationValue", "ImageCompression", "InvertImg", "ISONoise", "KeypointParams",
-           "LongestMaxSize", "MedianBlur", "MixUp", "Mosaic", "MotionBlur", "MultiplicativeNoise",
-           "OneOf", "OpticalDistortion", "Pad", "PadIfNeeded", "Perspective", "PiecewiseAffine",
-           "PlanckianJitter", "Posterize", "RandomAffine", "RandomBrightnessContrast", "RandomCrop",
-           "RandomCropFromBorders", "RandomGamma", "RandomHorizontalFlip", "RandomIoUCrop",
-           "RandomPerspective", "RandomResizedCrop", "RandomRotate90", "RandomRotation",
-           "RandomScale", "RandomSizedBBoxSafeCrop", "RandomSizedCrop", "RandomToneCurve",
-           "RandomVerticalFlip", "RandomZoomOut", "RepeatedSampleWarning", "Resize", "RGBShift",
-           "Rotate", "SafeRotate", "SaltAndPepper", "SampleKey", "Sharpen", "ShiftScaleRotate",
-           "SmallestMaxSize", "Solarize", "SquareSymmetry", "stream", "ThinPlateSpline", "ToGray",
-           "ToSepia", "Transform", "Transpose", "VerticalFlip"]
+           "from_albumentations", "GaussianBlur", "GaussNoise", "GridDistortion", "GridDropout",
+           "HorizontalFlip", "HueSaturationValue", "ImageCompression", "InvertImg", "ISONoise",
+           "KeypointParams", "LongestMaxSize", "MedianBlur", "MixUp", "Mosaic", "MotionBlur",
+           "MultiplicativeNoise", "OneOf", "OpticalDistortion", "Pad", "PadIfNeeded",
+           "Perspective", "PiecewiseAffine", "PlanckianJitter", "Posterize", "RandomAffine",
+           "RandomBrightnessContrast", "RandomCrop", "RandomCropFromBorders", "RandomGamma",
+           "RandomHorizontalFlip", "RandomIoUCrop", "RandomPerspective", "RandomResizedCrop",
+           "RandomRotate90", "RandomRotation", "RandomScale", "RandomSizedBBoxSafeCrop",
+           "RandomSizedCrop", "RandomToneCurve", "RandomVerticalFlip", "RandomZoomOut",
+           "RepeatedSampleWarning", "Resize", "RGBShift", "Rotate", "SafeRotate", "SaltAndPepper",
+           "SampleKey", "Sharpen", "ShiftScaleRotate", "SmallestMaxSize", "Solarize",
+           "SquareSymmetry", "stream", "ThinPlateSpline", "ToGray", "ToSepia", "Transform",
+           "Transpose", "VerticalFlip"]

@@ -94,9 +94,11 @@ class ColourTransform(Transform):
     def maps(self, plist, sizes):
         return row_maps(plist, sizes, lambda p, s: (IDENTITY_ROW, s))
 
-    def colour_ops(self, params: dict, channels: int, peak: float) -> list[list[float]]:
+    def colour_ops(self, params: dict, channels: int,
+                   peak: float) -> list[list[float]] | np.ndarray:
         """The operations (code, values...) for these parameters on an image of ``channels``
-        channels whose values reach ``peak`` (``engine.core.colour_peak``)."""
+        channels whose values reach ``peak`` (``engine.core.colour_peak``): a list of them, or
+        an (operations, WORDS) array (many operations, copied in one piece)."""
         raise NotImplementedError
 
 
@@ -1026,12 +1028,18 @@ def colour_program(pipe: Transform, plist: list[dict], channels: int,
     if not contains(pipe, ColourTransform):
         return None
     peak = colour_peak(dtype)
-    ops = [[op for t, q in pipe.applied_steps(p) for op in t.colour_ops(q, channels, peak)]
-           for p in plist]
-    k = max(1, max(len(o) for o in ops))
+    blocks = [[t.colour_ops(q, channels, peak) for t, q in pipe.applied_steps(p)] for p in plist]
+    k = max(1, max(sum(len(b) for b in sample) for sample in blocks))
     out = np.zeros((len(plist), k * WORDS), np.float32)
-    for i, sample in enumerate(ops):
-        for j, op in enumerate(sample):
-            out[i, j * WORDS:j * WORDS + len(op)] = op
+    for i, sample in enumerate(blocks):
+        j = 0
+        for block in sample:
+            if isinstance(block, np.ndarray):
+                out[i, j * WORDS:(j + len(block)) * WORDS] = block.ravel()
+                j += len(block)
+                continue
+            for op in block:
+                out[i, j * WORDS:j * WORDS + len(op)] = op
+                j += 1
     return out
 

@@ -1,7 +1,8 @@
 """Dropout under albumentations 2.0.8's names and parameters: rectangles of the output filled
 in the warp's kernel (a colour operation of ``kernels_cl/colour.h``: no pass of their own), the
 same rectangles in the masks (``fill_mask``), keypoints inside them invisible, boxes measured
-by what the holes leave of them.
+by what the holes leave of them. ``GridDropout``'s many holes go to the kernel as one operation
+with tables (bands of rows, holes by their left edge) that each block of pixels searches.
 
 Conventions: a hole is ``[x1, y1, x2, y2]`` in pixels of the image as the transform finds it
 (x2 and y2 excluded), drawn as albumentations draws it. Holes are made in the **output**: a
@@ -28,11 +29,13 @@ from typing import Any
 import numpy as np
 
 from .._checks import number
-from ..engine.core import COL_HOLE as HOLE
+from ..engine.core import COL_DATA as DATA, COL_HOLE as HOLE, COL_HOLES as HOLES
+from ..engine.core import COLOUR_WORDS as WORDS
 from ._base import Transform, contains, value_range
 from ._colour import ColourTransform, draw_key, draw_keys
 
-__all__ = ["CoarseDropout", "Erasing", "boxes_past_holes", "has_dropout", "hole_mask", "in_holes",
+__all__ = ["CoarseDropout", "Erasing", "GridDropout", "boxes_past_holes", "has_dropout",
+           "hole_mask", "in_holes",
            "output_holes"]
 
 #: fills of albumentations' dropout that warpkit makes (its inpainting ones are refused)
@@ -109,27 +112,247 @@ class _Dropout(ColourTransform):
         return [{"holes": h, "size": [int(s[0]), int(s[1])], **e}
                 for h, s, e in zip(holes, sizes, extra)]
 
+    #: whether the kernel gets the holes as bands of rows (kernels_cl/colour.h's WK_COL_HOLES:
+    #: a pixel looks at the holes of its band only, scanned by column) instead of an operation
+    #: each (WK_COL_HOLE: every pixel tests every hole)
+    _BANDED = False
+
     def colour_ops(self, params, channels, peak):
         if channels > 4:
             raise TypeError(f"{type(self).__name__} takes images of at most 4 channels, got "
                             f"{channels}")
         w, h = params["size"]
-        ops = []
-        for k, (x1, y1, x2, y2) in enumerate(params["holes"]):
-            mode, key = 0.0, [0.0, 0.0]
-            if self.fill == "random":
-                mode, key = 1.0, list(map(float, params["key"]))
-                fills = [0.0] * 4
-            elif self.fill == "random_uniform":
-                u = params["colours"][k]
-                fills = [math.floor(c * (peak + 1)) if peak > 1 else c * peak for c in u]
-            else:
-                fills = _per_channel(self.fill, channels, "fill")
-            ops.append([HOLE, x1 / w, y1 / h, x2 / w, y2 / h, *fills, mode, *key])
-        return ops
+        holes = params["holes"]
+        mode, key = 0.0, [0.0, 0.0]
+        fills: list[list[float]]
+        if self.fill == "random":
+            mode, key = 1.0, list(map(float, params["key"]))
+            fills = [[0.0] * 4] * len(holes)
+        elif self.fill == "random_uniform":
+            fills = [[math.floor(c * (peak + 1)) if peak > 1 else c * peak for c in u]
+                     for u in params["colours"][:len(holes)]]
+        else:
+            fills = [_per_channel(self.fill, channels, "fill")] * len(holes)
+        if self._BANDED and holes:
+            return _bands(np.asarray(holes, np.int64), (w, h), fills, mode, key,
+                          self.fill == "random_uniform")
+        return [[HOLE, x1 / w, y1 / h, x2 / w, y2 / h, *f, mode, *key]
+                for (x1, y1, x2, y2), f in zip(holes, fills)]
 
     def config(self):
         return {"fill": self.fill, "fill_mask": self.fill_mask}
+
+
+class GridDropout(_Dropout):
+    """albumentations' GridDropout: the image cut into a grid of cells, a hole in each (its
+    sides ``ratio`` of the cell's, at least one pixel and at least one short of the cell), at
+    a random place inside its cell (``random_offset``) or shifted by ``shift_xy`` from the
+    cell's corner, filled as :class:`CoarseDropout` fills.
+
+    The grid: ``holes_number_xy`` fixes it, taken as albumentations takes it (its first number
+    counts the rows, its second the columns); else cells of a side drawn from
+    ``unit_size_range`` (pixels, the high end excluded as albumentations' draw excludes it;
+    ``(k, k)``: k), else of a tenth of each side (at least 2 pixels). The rows' and the
+    columns' sizes differ by at most one pixel, in a random order. Holes are made in the output
+    by the kernel as bands of rows (each pixel looks only at the holes of its band), so a
+    grid of hundreds of holes costs about what its widest band does.
+
+    Example:
+        >>> t = GridDropout(ratio=0.5, holes_number_xy=(2, 3), random_offset=False, p=1)
+        >>> t.draw(np.random.default_rng(0), (90, 60))["holes"][:2]
+        [[0, 0, 15, 15], [30, 0, 45, 15]]
+    """
+
+    _BANDED = True
+
+    def __init__(self, ratio: float = 0.5, random_offset: bool = True,
+                 unit_size_range: Any = None, holes_number_xy: Any = None,
+                 shift_xy: Any = (0, 0), fill: Any = 0, fill_mask: Any = None,
+                 p: float = 0.5) -> None:
+        super().__init__(fill, fill_mask, p)
+        self.ratio = number(ratio, "ratio")
+        if not 0 < self.ratio <= 1:
+            raise ValueError(f"ratio must be in (0, 1], got {ratio!r}")
+        if not isinstance(random_offset, bool):
+            raise ValueError(f"random_offset must be True or False, got {random_offset!r}")
+        self.random_offset = random_offset
+        self.unit_size_range = None if unit_size_range is None else \
+            _whole_pair(unit_size_range, "unit_size_range", 2)
+        if self.unit_size_range and self.unit_size_range[0] > self.unit_size_range[1]:
+            raise ValueError(f"unit_size_range must be (low, high) with low <= high, got "
+                             f"{unit_size_range!r}")
+        self.holes_number_xy = None if holes_number_xy is None else \
+            _whole_pair(holes_number_xy, "holes_number_xy", 1)
+        self.shift_xy = _whole_pair(shift_xy, "shift_xy", 0)
+
+    def _grid(self, size: tuple[int, int]) -> tuple[int, int] | None:
+        """The grid (rows, columns) where no draw makes it, else None."""
+        if self.holes_number_xy:
+            return self.holes_number_xy
+        if self.unit_size_range:
+            return None
+        w, h = size
+        return h // max(2, h // 10), w // max(2, w // 10)
+
+    def _unit_range(self, w: int, h: int) -> tuple[int, int]:
+        lo, hi = self.unit_size_range
+        if hi > min(w, h):
+            raise ValueError(f"GridDropout's unit_size_range {self.unit_size_range} must be "
+                             f"within the shortest side of the image it drops from, got "
+                             f"{w} x {h}")
+        return lo, max(hi, lo + 1)
+
+    def _holes(self, rng, size):
+        w, h = int(size[0]), int(size[1])
+        grid = self._grid((w, h))
+        if grid is None:
+            u = int(rng.integers(*self._unit_range(w, h)))
+            grid = (h // u, w // u)
+        rows, cols = grid
+        if not rows or not cols:
+            return []
+        order = rng.random((1, rows)), rng.random((1, cols))
+        place = (rng.random((1, rows * cols)), rng.random((1, rows * cols))) \
+            if self.random_offset else None
+        return self._cut(w, h, rows, cols, order, place)[0]
+
+    def _holes_lanes(self, lanes, sizes):
+        """:meth:`_holes` for every lane: each lane's draws in its order (the lanes of one grid
+        size draw together, every lane once per step), then the holes of the lanes of one
+        image size and grid at once."""
+        n = len(sizes)
+        W = np.array([s[0] for s in sizes], np.int64)
+        H = np.array([s[1] for s in sizes], np.int64)
+        if self._grid((1, 1)) is None:  # cells of a drawn side
+            for w, h in set(zip(W.tolist(), H.tolist())):
+                self._unit_range(w, h)
+            lo, hi = self.unit_size_range
+            u = lanes.integers(lo, max(hi, lo + 1))
+            rows, cols = H // u, W // u
+        elif self.holes_number_xy:
+            rows, cols = np.full(n, self.holes_number_xy[0]), np.full(n, self.holes_number_xy[1])
+        else:
+            rows, cols = H // np.maximum(2, H // 10), W // np.maximum(2, W // 10)
+        live = (rows > 0) & (cols > 0)
+
+        def draw(counts):  # each lane's random(count)
+            got = [np.empty(0)] * n
+            for k in np.unique(counts[live]).tolist():
+                where = live & (counts == k)
+                u = lanes.random(where, k=k).reshape(n, k)
+                for i in np.flatnonzero(where).tolist():
+                    got[i] = u[i]
+            return got
+
+        order = draw(rows), draw(cols)
+        place = (draw(rows * cols), draw(rows * cols)) if self.random_offset else None
+        out: list[list[list[int]]] = [[] for _ in range(n)]
+        shapes = np.stack([W, H, rows, cols], 1)
+        for shape in np.unique(shapes[live], axis=0).tolist():
+            idx = np.flatnonzero(live & (shapes == shape).all(1)).tolist()
+            stack = lambda got: np.stack([got[i] for i in idx])  # noqa: E731
+            holes = self._cut(*shape, (stack(order[0]), stack(order[1])),
+                              (stack(place[0]), stack(place[1])) if place else None)
+            for i, hs in zip(idx, holes):
+                out[i] = hs
+        return out
+
+    def _cut(self, w: int, h: int, rows: int, cols: int, order, place) -> list[list[list[int]]]:
+        """The holes of m grids of one image size from their draws: ``order``, a uniform
+        number per row and per column ((m, rows), (m, cols): their ranks shuffle the sizes);
+        ``place``, two per cell ((m, rows x cols) each, row after row: the offsets down, then
+        across), or None for ``shift_xy``. albumentations' arithmetic, with the holes that
+        cover no pixel left out."""
+        sides = []
+        for n, parts, u in ((h, rows, order[0]), (w, cols, order[1])):
+            base, extra = divmod(n, parts)
+            sizes = np.where(np.arange(parts) < extra, base + 1, base)[np.argsort(u, axis=1)]
+            sides.append((np.cumsum(sizes, axis=1) - sizes, sizes))
+        (y0, ch), (x0, cw) = sides
+        # per cell, (m, rows, cols)
+        hh = np.minimum(np.maximum(ch * self.ratio, 1), ch - 1).astype(np.int64)[:, :, None]
+        hw = np.minimum(np.maximum(cw * self.ratio, 1), cw - 1).astype(np.int64)[:, None, :]
+        y0, x0 = y0[:, :, None], x0[:, None, :]
+        if place is None:
+            dy, dx = self.shift_xy[1], self.shift_xy[0]
+        else:  # uniform in [0, free]: free + 1 places
+            free_y, free_x = ch[:, :, None] - hh, cw[:, None, :] - hw
+            shape = (len(ch), rows, cols)
+            dy = np.minimum(np.floor(place[0].reshape(shape) * (free_y + 1)).astype(np.int64),
+                            free_y)
+            dx = np.minimum(np.floor(place[1].reshape(shape) * (free_x + 1)).astype(np.int64),
+                            free_x)
+        x1 = np.clip(x0 + dx, 0, w - hw)
+        y1 = np.clip(y0 + dy, 0, h - hh)
+        x2, y2 = np.minimum(x1 + hw, w), np.minimum(y1 + hh, h)
+        holes = np.stack(np.broadcast_arrays(x1, y1, x2, y2), -1).reshape(len(ch), -1, 4)
+        keep = ((holes[..., 2] > holes[..., 0]) & (holes[..., 3] > holes[..., 1]))
+        if keep.all():
+            return holes.tolist()
+        return [hs[k].tolist() for hs, k in zip(holes, keep)]
+
+    def config(self):
+        return {"ratio": self.ratio, "random_offset": self.random_offset,
+                "unit_size_range": None if self.unit_size_range is None
+                else list(self.unit_size_range),
+                "holes_number_xy": None if self.holes_number_xy is None
+                else list(self.holes_number_xy),
+                "shift_xy": list(self.shift_xy), **super().config()}
+
+
+def _whole_pair(value: Any, arg: str, least: int) -> tuple[int, int]:
+    """Two whole numbers >= ``least``."""
+    if not (isinstance(value, Sequence) and not isinstance(value, str) and len(value) == 2
+            and all(isinstance(v, numbers.Real) and not isinstance(v, bool)
+                    and float(v).is_integer() and v >= least for v in value)):
+        raise ValueError(f"{arg} must be two whole numbers >= {least}, got {value!r}")
+    return int(value[0]), int(value[1])
+
+
+def _bands(holes: np.ndarray, size: tuple[int, int], fills: list[list[float]], mode: float,
+           key: list[float], per_hole: bool) -> np.ndarray:
+    """Holes ((n, 4) pixels of an image of ``size``) as one WK_COL_HOLES operation and its
+    tables, (operations, WORDS): the holes grouped into bands of rows (holes whose rows
+    overlap, directly or through others, share one), the bands from the top, each band's holes
+    in order of x1 (ties in the holes' order) with the running maximum of their x2; each hole's
+    fill where ``per_hole``."""
+    w, h = size
+    n = len(holes)
+    x1, y1, x2, y2 = holes.T
+    by_top = np.argsort(y1, kind="stable")
+    # a band starts at a hole below every hole above it
+    starts = np.ones(n, np.int64)
+    starts[1:] = y1[by_top][1:] >= np.maximum.accumulate(y2[by_top])[:-1]
+    band = np.empty(n, np.int64)
+    band[by_top] = np.cumsum(starts) - 1
+    order = np.argsort(band * (int(x1.max()) + 1) + x1, kind="stable")
+    counts = np.bincount(band)
+    firsts = np.cumsum(counts) - counts
+    frac = holes[order] / np.array([w, h, w, h], np.float64)
+    # the running maximum of x2 within each band (in pixels, exact: later bands lifted above
+    # every earlier value), as the fraction of the hole that holds it
+    lift = band[order] * (int(x2.max()) + 1)
+    reach_x = (np.maximum.accumulate(x2[order] + lift) - lift) / w
+    bands = len(firsts)
+    table = np.column_stack([np.minimum.reduceat(frac[:, 1], firsts),
+                             np.maximum.reduceat(frac[:, 3], firsts), firsts, counts])
+    pairs = -(-bands // 2)
+    out = np.zeros((1 + pairs + n, WORDS))
+    out[0, :5] = [HOLES, bands, n, pairs + n, 0.0]
+    out[0, 9:] = [2.0 if per_hole else mode, *key]
+    if not per_hole:
+        out[0, 5:9] = fills[0]
+    out[1:1 + pairs, 0] = DATA
+    two = np.zeros((2 * pairs, 4))
+    two[:bands] = table
+    out[1:1 + pairs, 1:9] = two.reshape(pairs, 8)
+    rows = out[1 + pairs:]
+    rows[:, 0] = DATA
+    rows[:, 1:5] = frac
+    rows[:, 5] = reach_x
+    if per_hole:
+        rows[:, 6:10] = np.asarray(fills, np.float64)[order]
+    return out
 
 
 def _per_channel(fill: Any, channels: int, arg: str) -> list[float]:

@@ -427,7 +427,9 @@ def _apply(pipe, t: Targets, *, seed, index, epoch, params, queue, into=None) ->
         outs = [o for _, o in staged]
         mats = stack([projective_part(c) for c in chains])
         fielded = chains if any(len(c) > 1 for c in chains) else None
-    holes = _holes(pipe, plist, outs, t.masks, groups, kind)
+    # the holes in each output, for the targets only (the images' holes are colour operations)
+    holes = _holes(pipe, plist, outs, t.masks, groups, kind) \
+        if t.masks or groups or boxes or klists else None
     sampling = warp_sampling(pipe)
     constant = sampling.constant
     if constant:  # before any launch

@@ -242,7 +242,7 @@ def colour_peak(dtype: Any) -> float:
 (COL_AFFINE, COL_GAMMA, COL_GRAY, COL_SHUFFLE, COL_SOLARIZE, COL_POSTERIZE, COL_CONTRAST,
  COL_SATURATE, COL_HUE, COL_HSV, COL_AFFINE_MEAN, COL_NOISE, COL_HOLE, COL_BLUR,
  COL_DATA, COL_MOTION, COL_MEDIAN, COL_CONV, COL_CLAHE, COL_DOWNSCALE, COL_MATRIX,
- COL_CURVE, COL_JPEG, COL_EQUALIZE, COL_ISO, COL_SALT) = range(1, 27)
+ COL_CURVE, COL_JPEG, COL_EQUALIZE, COL_ISO, COL_SALT, COL_HOLES) = range(1, 28)
 
 #: colour operations on the image's mean as they find it (the contrast on the gray mean, the
 #: shift by the mean, ISONoise on the lightness's standard deviation)
@@ -262,9 +262,10 @@ COLOUR_WHOLE = (*COLOUR_MEAN, COL_BLUR, COL_MOTION, COL_MEDIAN, COL_CONV, COL_CL
 
 #: the group of each colour operation's code in a build (kernels_cl/colour.h's WK_COLG_*: the
 #: larger operations, each compiled only into the builds whose group mask has it); 0: always there
-_COLOUR_GROUP = np.zeros(COL_SALT + 1, np.int64)
-_COLOUR_GROUP[[COL_GAMMA, COL_HUE, COL_HSV, COL_NOISE, COL_SALT, COL_HOLE, COL_POSTERIZE,
-               COL_MATRIX, COL_CURVE, COL_ISO]] = [1, 2, 2, 4, 4, 8, 16, 128, 128, 256]
+_COLOUR_GROUP = np.zeros(COL_HOLES + 1, np.int64)
+_COLOUR_GROUP[[COL_GAMMA, COL_HUE, COL_HSV, COL_NOISE, COL_SALT, COL_HOLE, COL_HOLES,
+               COL_POSTERIZE, COL_MATRIX, COL_CURVE, COL_ISO]] = [1, 2, 2, 4, 4, 8, 8, 16, 128,
+                                                                  128, 256]
 #: the median's 5x5 and 7x7 networks (WK_COLG_MED5, WK_COLG_MED7): in the builds whose items
 #: draw those sizes (without them, the same medians by the search)
 _MEDIAN_NET5, _MEDIAN_NET7 = 32, 64
@@ -299,7 +300,7 @@ def colour_groups(passes: list[np.ndarray]) -> tuple[int, ...]:
     for k, p in enumerate(passes):
         ops = p.reshape(p.shape[0], -1, COLOUR_WORDS)
         codes = ops[:, :, 0].astype(np.int64)
-        groups = _COLOUR_GROUP[np.clip(codes, 0, COL_SALT)]
+        groups = _COLOUR_GROUP[np.clip(codes, 0, COL_HOLES)]
         median = codes == COL_MEDIAN  # its 5x5 and 7x7 networks: groups of their own
         groups[median] |= np.select([ops[:, :, 1][median] == 5, ops[:, :, 1][median] == 7],
                                     [_MEDIAN_NET5, _MEDIAN_NET7], 0)
@@ -460,6 +461,22 @@ def _check_filters(ops: np.ndarray) -> None:
         if not all(g.is_integer() and 1 <= g <= MAX_CLAHE_TILES for g in (gx, gy)):
             raise ValueError(f"colour[{i}]'s operation {j}: COL_CLAHE's tiles must be whole "
                              f"numbers in [1, {MAX_CLAHE_TILES}] per axis, got {gx:g} x {gy:g}")
+    for i, j in zip(*np.nonzero(codes == COL_HOLES)):
+        bands, holes, data = (float(v) for v in ops[i, j, 1:4])
+        mode = float(ops[i, j, 9])
+        need = -(-int(bands) // 2) + int(holes)
+        if mode not in (0, 1, 2) or not (bands.is_integer() and holes.is_integer()) or \
+                min(bands, holes) < 0 or data != need or j + need >= k or \
+                not (codes[i, j + 1:j + 1 + need] == COL_DATA).all():
+            raise ValueError(f"colour[{i}]'s operation {j}: COL_HOLES of {bands:g} bands and "
+                             f"{holes:g} holes needs a mode of 0, 1 or 2 (got {mode:g}) and "
+                             f"{need} COL_DATA operations after it, counted in its word 3 "
+                             f"(got {data:g})")
+        table = ops[i, j + 1:j + 1 + need - int(holes), 1:9].reshape(-1, 4)[:int(bands)]
+        if len(table) and not ((table[:, 2] >= 0) & (table[:, 3] >= 0)
+                               & (table[:, 2] + table[:, 3] <= holes)).all():
+            raise ValueError(f"colour[{i}]'s operation {j}: COL_HOLES' bands must hold holes "
+                             f"of its {holes:g}")
     for i, j in zip(*np.nonzero((codes == COL_BLUR) | (codes == COL_MOTION))):
         blur = codes[i, j] == COL_BLUR
         count = float(ops[i, j, 1])
