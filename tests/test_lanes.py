@@ -19,8 +19,8 @@ from warpkit.augment import (Blur, CenterCrop, ChannelShuffle, CoarseDropout, Co
                              ToSepia, RandomResizedCrop, RandomRotate90, RandomRotation,
                              RandomSizedCrop, RandomVerticalFlip, Resize, RGBShift, Sharpen,
                              Solarize, ToGray, stream)
-from warpkit.augment import (CLAHE, D4, Affine, Crop, Downscale, LongestMaxSize, PadIfNeeded,
-                             Perspective, RandomCropFromBorders, RandomScale, Rotate,
+from warpkit.augment import (CLAHE, D4, Affine, Crop, CropAndPad, Downscale, LongestMaxSize,
+                             PadIfNeeded, Perspective, RandomCropFromBorders, RandomScale, Rotate,
                              SmallestMaxSize)
 from warpkit.augment._base import lanes_ok
 from warpkit.augment._lanes import LANES_FROM, Lanes, draw_samples, philox_blocks
@@ -158,6 +158,13 @@ PIPELINES = [
              Crop(0, 0, 1, 1, p=0.2),
              SmallestMaxSize(max_size_hw=(30, None)),
              PadIfNeeded(None, None, pad_height_divisor=8, pad_width_divisor=16)]),
+    # CropAndPad: every way of giving the amounts, drawn per side or once
+    Compose([CropAndPad(px=(-30, 40), p=0.7), CropAndPad(percent=(-0.2, 0.3),
+                                                         sample_independently=False),
+             CropAndPad(px=[(-5, 5), (0, 10), (-20, -10), (3, 4)], keep_size=False),
+             CropAndPad(percent=[[-0.1, 0.1, 0.2], [0.0], [0.3, -0.3, 0.1], [0.01, 0.05]]),
+             CropAndPad(px=[[-10, 0, 10], [5], [-3, 3], [7, 8, 9]], keep_size=False),
+             CropAndPad(percent=[(-0.1, 0.0), (0.0, 0.1), (0.05, 0.05), (-0.2, 0.2)])]),
 ]
 
 

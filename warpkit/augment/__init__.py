@@ -12,12 +12,12 @@ inside that resampling, on each pixel before it is stored (a contrast on the ima
 ``CLAHE``, ``Equalize``, ``ISONoise`` or ``ImageCompression`` in a pass after it, on the
 device). albumentations' geometric transforms come under their own names and parameters too
 (``Affine``, ``ShiftScaleRotate``, ``Rotate``, ``SafeRotate``, ``Perspective``, ``HorizontalFlip``,
-``VerticalFlip``, ``Transpose``, ``D4``; the letterbox's ``LongestMaxSize``, ``SmallestMaxSize``,
-``RandomScale``, ``PadIfNeeded``; the crops that keep objects, ``BBoxSafeRandomCrop``,
-``RandomSizedBBoxSafeCrop``, ``AtLeastOneBBoxRandomCrop``, ``CropNonEmptyMaskIfExists``, with
-torchvision's ``RandomIoUCrop`` and ``RandomZoomOut``), and so are its ``BboxParams``,
-``KeypointParams`` and call keywords. torchvision's batch-level ``MixUp`` and ``CutMix`` mix a
-pipeline's output batch and its labels.
+``VerticalFlip``, ``Transpose``, ``D4``, ``CropAndPad``; the letterbox's ``LongestMaxSize``,
+``SmallestMaxSize``, ``RandomScale``, ``PadIfNeeded``; the crops that keep objects,
+``BBoxSafeRandomCrop``, ``RandomSizedBBoxSafeCrop``, ``AtLeastOneBBoxRandomCrop``,
+``CropNonEmptyMaskIfExists``, with torchvision's ``RandomIoUCrop`` and ``RandomZoomOut``), and
+so are its ``BboxParams``, ``KeypointParams`` and call keywords. torchvision's batch-level
+``MixUp`` and ``CutMix`` mix a pipeline's output batch and its labels.
 
 Sizes are (height, width), as ``image.shape[:2]`` and as albumentations, torchvision and kornia
 take them: ``RandomResizedCrop((224, 160))`` gives images 224 high and 160 wide. (The warp
@@ -38,9 +38,9 @@ Example:
 """
 
 from ._affine import RandomAffine
-from ._geometric import (D4, Affine, HorizontalFlip, LongestMaxSize, PadIfNeeded, Perspective,
-                         RandomScale, Rotate, SafeRotate, ShiftScaleRotate, SmallestMaxSize,
-                         SquareSymmetry, Transpose, VerticalFlip)
+from ._geometric import (D4, Affine, CropAndPad, HorizontalFlip, LongestMaxSize, PadIfNeeded,
+                         Perspective, RandomScale, Rotate, SafeRotate, ShiftScaleRotate,
+                         SmallestMaxSize, SquareSymmetry, Transpose, VerticalFlip)
 from ._albumentations import from_albumentations
 from ._nonlinear import (ElasticTransform, GridDistortion, OpticalDistortion, PiecewiseAffine,
                          ThinPlateSpline)
@@ -68,12 +68,12 @@ from ._transforms import (CenterCrop, Crop, Pad, RandomCrop, RandomCropFromBorde
 
 __all__ = ["Affine", "AtLeastOneBBoxRandomCrop", "batches", "BboxParams", "BBoxSafeRandomCrop",
            "Blur", "CenterCrop", "ChannelDropout", "ChannelShuffle", "CLAHE", "CoarseDropout",
-           "collate", "ColorJitter", "Compose", "Crop", "CropNonEmptyMaskIfExists", "CutMix", "D4",
-           "ElasticTransform", "Emboss", "EpochSampler", "Equalize", "Erasing",
-           "from_albumentations", "GaussianBlur", "GaussNoise", "GridDistortion", "GridDropout",
-           "HorizontalFlip", "HueSaturationValue", "ImageCompression", "InvertImg", "ISONoise",
-           "KeypointParams", "LongestMaxSize", "MedianBlur", "MixUp", "Mosaic", "MotionBlur",
-           "MultiplicativeNoise", "OneOf", "OpticalDistortion", "Pad", "PadIfNeeded",
+           "collate", "ColorJitter", "Compose", "Crop", "CropAndPad", "CropNonEmptyMaskIfExists",
+           "CutMix", "D4", "Downscale", "ElasticTransform", "Emboss", "EpochSampler", "Equalize",
+           "Erasing", "from_albumentations", "GaussianBlur", "GaussNoise", "GridDistortion",
+           "GridDropout", "HorizontalFlip", "HueSaturationValue", "ImageCompression", "InvertImg",
+           "ISONoise", "KeypointParams", "LongestMaxSize", "MedianBlur", "MixUp", "Mosaic",
+           "MotionBlur", "MultiplicativeNoise", "OneOf", "OpticalDistortion", "Pad", "PadIfNeeded",
            "Perspective", "PiecewiseAffine", "PlanckianJitter", "Posterize", "RandomAffine",
            "RandomBrightnessContrast", "RandomCrop", "RandomCropFromBorders", "RandomGamma",
            "RandomHorizontalFlip", "RandomIoUCrop", "RandomPerspective", "RandomResizedCrop",

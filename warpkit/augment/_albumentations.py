@@ -212,6 +212,8 @@ SUPPORTED: dict[str, Callable[[_Args, _Pipeline], Transform | None]] = {
     "SmallestMaxSize": _resampled(G.SmallestMaxSize, "max_size", "max_size_hw",
                                   "area_for_downscale", p=1.0, border=False),
     "RandomScale": _resampled(G.RandomScale, "scale_limit", "area_for_downscale", border=False),
+    "CropAndPad": _resampled(G.CropAndPad, "px", "percent", "keep_size",
+                             "sample_independently", p=1.0),
     "PadIfNeeded": _resampled(G.PadIfNeeded, "min_height", "min_width", "pad_height_divisor",
                               "pad_width_divisor", "position", p=1.0, interpolations=False,
                               internal=("padding",)),

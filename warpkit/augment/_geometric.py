@@ -1,6 +1,7 @@
 """albumentations' geometric transforms under their own names and parameters: ``Affine``,
 ``ShiftScaleRotate``, ``Rotate``, ``SafeRotate``, ``Perspective``, ``HorizontalFlip``,
-``VerticalFlip``, ``Transpose`` and ``D4``, so that a recipe ports by changing its import.
+``VerticalFlip``, ``Transpose``, ``D4``, ``CropAndPad`` and the letterbox's sizes, so that a
+recipe ports by changing its import.
 
 Each builds albumentations 2.0.8's matrix from the same parameters (:func:`affine_matrix` is its
 ``create_affine_transformation_matrix``: scale, rotation, shear and translation about the
@@ -25,11 +26,11 @@ from .. import geometry
 from .._checks import count, flag, number
 from ._base import (Resampled, Transform, about_centres, crop_map, normals, plain,
                     value_range)
-from ._transforms import RandomHorizontalFlip, RandomVerticalFlip
+from ._transforms import RandomHorizontalFlip, RandomVerticalFlip, _OneLane
 
-__all__ = ["Affine", "D4", "HorizontalFlip", "LongestMaxSize", "PadIfNeeded", "Perspective",
-           "RandomScale", "Rotate", "SafeRotate", "ShiftScaleRotate", "SmallestMaxSize",
-           "SquareSymmetry", "Transpose", "VerticalFlip"]
+__all__ = ["Affine", "CropAndPad", "D4", "HorizontalFlip", "LongestMaxSize", "PadIfNeeded",
+           "Perspective", "RandomScale", "Rotate", "SafeRotate", "ShiftScaleRotate",
+           "SmallestMaxSize", "SquareSymmetry", "Transpose", "VerticalFlip"]
 
 def affine_matrix(translate: tuple[float, float], shear: tuple[float, float],
                   scale: tuple[float, float], rotate: float,
@@ -693,6 +694,181 @@ class RandomScale(Resampled):
 
 #: PadIfNeeded's positions: where the image sits in the padded output
 PAD_POSITIONS = ("center", "top_left", "top_right", "bottom_left", "bottom_right", "random")
+
+
+def _one_fill(fill: Any, arg: str) -> Any:
+    """CropAndPad's fill: a number, or albumentations' sequence it draws one value from per
+    call (two numbers: a range, more: a choice) when all its values are one (the pipeline's
+    fill is fixed; a sequence of several values is refused)."""
+    if isinstance(fill, (list, tuple)) and len(fill) >= 1:
+        values = {number(v, arg) for v in fill}
+        if len(values) != 1:
+            raise ValueError(f"CropAndPad's {arg}={fill!r} is not supported: albumentations "
+                             f"draws one value of it per call (a range or a choice), warpkit's "
+                             f"fill is the pipeline's: give one number")
+        return fill[0]
+    number(fill, arg)
+    return fill
+
+
+class CropAndPad(Resampled):
+    """albumentations' CropAndPad: each side of the image cropped (a negative amount) or padded
+    (a positive one) by ``px`` pixels or ``percent`` of its side (truncated to pixels), then,
+    with ``keep_size``, resized back to the image's size; one resampling in warpkit. The
+    amounts (top, right, bottom, left), as albumentations reads them: a number for every side;
+    a pair, a range (pixels: the high end excluded; drawn per side with
+    ``sample_independently``, else once); four numbers, one per side; four pairs, a range per
+    side; four lists, a choice per side. Crops that would leave no pixel are shrunk as
+    albumentations shrinks them. The padding is the pipeline's (``border_mode``, ``fill``,
+    ``fill_mask``); recorded: ``sides``, the amounts in pixels (+ pads, - crops).
+
+    A reflected padding reads the image beyond a crop on the other side where the padding is
+    wider than what the crop leaves (albumentations reflects the cropped image); a resize back
+    reads the image beyond a cropped edge, where cv2.resize repeats the edge's pixels (the
+    outermost output pixels can differ).
+
+    Example:
+        >>> t = CropAndPad(px=(-10, 20, 0, -5), keep_size=False)
+        >>> t.map(t.draw(np.random.default_rng(0), (100, 80)), (100, 80))[1]
+        (115, 70)
+    """
+
+    keeps_axes = True
+
+    def __init__(self, px: Any = None, percent: Any = None, keep_size: bool = True,
+                 sample_independently: bool = True, interpolation: Any = 1,
+                 mask_interpolation: Any = 0, border_mode: Any = 0, fill: Any = 0,
+                 fill_mask: Any = 0, p: float = 1.0) -> None:
+        super().__init__(p)
+        if (px is None) == (percent is None):
+            raise ValueError(f"CropAndPad takes px or percent, one of the two; got px={px!r}, "
+                             f"percent={percent!r}")
+        self.px, self.percent = px, percent
+        self.keep_size = flag(keep_size, "keep_size")
+        # resized back, the padded image's border blends into the image as a pad then a resize
+        # blends it (albumentations' order), so constant padding stays constant (not the
+        # letterbox's constant_edge: a resize, then a pad)
+        self.keeps_axes = not self.keep_size
+        self.sample_independently = flag(sample_independently, "sample_independently")
+        self._sides = self._parse(px if px is not None else percent, px is not None)
+        self.given_resampling(interpolation, mask_interpolation, border_mode,
+                              _one_fill(fill, "fill"), _one_fill(fill_mask, "fill_mask"))
+
+    def _parse(self, v: Any, pixels: bool) -> tuple[str, list]:
+        """("fixed", four amounts) | ("once", a range) | ("each", four (kind, values)): kind
+        "range" (lo, hi) or "choice" (values)."""
+        arg = "px" if pixels else "percent"
+
+        def amount(x: Any) -> float:
+            if pixels:
+                if isinstance(x, bool) or not isinstance(x, (int, np.integer)):
+                    raise ValueError(f"CropAndPad's px must be whole pixels, got {x!r} in {v!r}")
+                return int(x)
+            return number(x, "CropAndPad's percent")
+
+        def span(pair: Any) -> tuple:
+            lo, hi = amount(pair[0]), amount(pair[1])
+            if lo > hi:
+                raise ValueError(f"CropAndPad's {arg} range must be (low, high) with low <= "
+                                 f"high, got {pair!r}")
+            return ("range", (lo, hi))
+
+        if not isinstance(v, (list, tuple)):
+            return ("fixed", [amount(v)] * 4)
+        if len(v) == 2:
+            kind, pair = span(v)
+            return ("each", [(kind, pair)] * 4) if self.sample_independently else ("once", pair)
+        if len(v) != 4:
+            raise ValueError(f"CropAndPad's {arg} must be a number, a pair (a range) or four "
+                             f"values (top, right, bottom, left), got {v!r}")
+        if not isinstance(v[0], (list, tuple)):
+            return ("fixed", [amount(x) for x in v])
+        sides = []
+        for side in v:
+            if not isinstance(side, (list, tuple)) or not side:
+                raise ValueError(f"CropAndPad's {arg} of four sides takes a pair or a list of "
+                                 f"choices per side, got {side!r} in {v!r}")
+            sides.append(span(side) if len(side) == 2 else
+                         ("choice", [amount(x) for x in side]))
+        return ("each", sides)
+
+    def _draw(self, lanes: Any, n: int) -> np.ndarray:
+        """(n, 4) amounts (top, right, bottom, left), each lane's drawn in albumentations'
+        order (the sides from the top, clockwise)."""
+        kind, spec = self._sides
+        pixels = self.px is not None
+
+        def one(k: str, values: Any) -> np.ndarray:
+            if k == "choice":
+                return np.asarray(values)[lanes.integers(0, len(values))]
+            lo, hi = values
+            if pixels:  # Python's randrange: the high end excluded ((k, k): k)
+                return lanes.integers(lo, max(hi, lo + 1))
+            return lanes.uniform(lo, hi)
+
+        if kind == "fixed":
+            return np.tile(np.asarray(spec, np.float64), (n, 1))
+        if kind == "once":
+            return np.repeat(np.asarray(one("range", spec), np.float64)[:, None], 4, 1)
+        return np.stack([np.asarray(one(k, values), np.float64) for k, values in spec], 1)
+
+    def _record(self, amounts: np.ndarray, sizes: list[tuple[int, int]]) -> list[dict]:
+        if self.px is None:  # fractions of the side, truncated to pixels
+            wh = np.array(sizes, np.float64)
+            amounts = np.trunc(amounts * wh[:, [1, 0, 1, 0]])
+        return [{"sides": [int(v) for v in row]} for row in amounts.tolist()]
+
+    def draw(self, rng, size):
+        return self._record(self._draw(_OneLane(rng), 1), [size])[0]
+
+    def draw_lanes(self, lanes, sizes):
+        return self._record(self._draw(lanes, len(sizes)), sizes)
+
+    @staticmethod
+    def _box(sides: list[int], size: tuple[int, int]) -> tuple[int, int, int, int]:
+        """The source box (x0, y0, width, height) that becomes the output, padding included."""
+        w, h = size
+        top, right, bottom, left = sides
+        pad = [max(v, 0) for v in sides]
+        crop = [-min(v, 0) for v in sides]
+        if h - (crop[0] + crop[2]) < 1:
+            crop[0], crop[2] = _keep_one(crop[0], crop[2], h)
+        if w - (crop[3] + crop[1]) < 1:
+            crop[3], crop[1] = _keep_one(crop[3], crop[1], w)
+        crop = [max(v, 0) for v in crop]
+        return (crop[3] - pad[3], crop[0] - pad[0], w - crop[3] - crop[1] + pad[3] + pad[1],
+                h - crop[0] - crop[2] + pad[0] + pad[2])
+
+    def map(self, params, size):
+        x0, y0, bw, bh = self._box(params["sides"], size)
+        out = (int(size[0]), int(size[1])) if self.keep_size else (bw, bh)
+        return crop_map(x0, y0, bw, bh, out), out
+
+    def out_size(self, params, size):
+        return (int(size[0]), int(size[1])) if self.keep_size else \
+            self._box(params["sides"], size)[2:]
+
+    def config(self):
+        return {"px": plain(self.px), "percent": plain(self.percent),
+                "keep_size": self.keep_size, "sample_independently": self.sample_independently,
+                **self.resampling_config()}
+
+
+def _keep_one(first: int, second: int, side: int) -> tuple[int, int]:
+    """albumentations' shrink of two opposite crops that leave no pixel of ``side``: together
+    they give back side + 1 pixels, half each (the first the odd one), one taking over what the
+    other cannot give."""
+    regain = abs(side) + 1
+    one, two = regain // 2, regain // 2
+    if one + two < regain:
+        one += 1
+    if one > first:
+        two += one - first
+        one = first
+    elif two > second:
+        one += two - second
+        two = second
+    return first - one, second - two
 
 
 def _pad_to(side: int, minimum: int | None, divisor: int | None) -> tuple[int, int]:

@@ -335,7 +335,7 @@ class RandomCropFromBorders(Transform):
 
 class _OneLane:
     """One sample's generator as :class:`~warpkit.augment._lanes.Lanes` of one lane (the calls
-    ``integers`` with per-lane bounds, as numpy's ``integers`` draws them)."""
+    ``integers`` with per-lane bounds, as numpy's ``integers`` draws them, and ``uniform``)."""
 
     def __init__(self, rng: np.random.Generator) -> None:
         self.rng = rng
@@ -343,6 +343,9 @@ class _OneLane:
     def integers(self, low, high) -> np.ndarray:
         return np.array([int(self.rng.integers(int(lo), int(hi)))
                          for lo, hi in zip(np.atleast_1d(low), np.atleast_1d(high))])
+
+    def uniform(self, low: float, high: float) -> np.ndarray:
+        return np.array([self.rng.uniform(low, high)])
 
 
 class RandomCrop(Transform):
