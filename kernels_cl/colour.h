@@ -67,6 +67,11 @@
  *   WK_COL_CONV       a 3x3 filter, the weights of offsets (-1, -1) .. (1, 1) row by row in
  *                     w[1 .. 9] (albumentations' Sharpen and Emboss: OpenCV's filter2D, edges
  *                     reflected as WK_COL_BLUR's). A whole-image operation as WK_COL_MOTION
+ *   WK_COL_TAPS       a filter of w[1] taps, each (dx, dy, weight), from w[3] and on through
+ *                     the w[2] WK_COL_DATA operations after it (skipped with it), summed in
+ *                     order (albumentations' AdvancedBlur and Defocus: OpenCV's filter2D with
+ *                     their kernels, the zero weights left out, edges reflected as
+ *                     WK_COL_BLUR's). A whole-image operation as WK_COL_MOTION (colour_apply)
  *   WK_COL_CLAHE      albumentations' CLAHE: OpenCV's contrast-limited adaptive histogram
  *                     equalisation of 8-bit levels (of L in OpenCV's 8-bit Lab for 3 channels),
  *                     w[1] + w[2] + w[3] the clip limit (a double in three floats), w[4] x w[5]
@@ -137,6 +142,7 @@
 #define WK_COL_ISO 25
 #define WK_COL_SALT 26
 #define WK_COL_HOLES 27
+#define WK_COL_TAPS 28
 /* WK_COL_HEAVY: which of the larger operations a build holds (the host's engine.core
  * colour_groups: the groups some item's list has, and every group that launch has had in the
  * process, so that a pipeline's builds settle on one); the others are compiled out. Each one
@@ -605,6 +611,10 @@ inline __attribute__((always_inline)) void wk_colour8_ops(float8 *v, int C, __gl
             const float4 r = wk_hole_edges(vload4(0, op + 1), dims);
             if ((float)at.y >= r.y && (float)at.y < r.w)
                 wk_hole_fill8(v, C, r, op + 5, op[9] != 0.0f, op + 10, at);
+        } else if (code == WK_COL_TAPS) { /* a pass's filter (colour_pass.cl): its taps skipped */
+            const int data = (int)op[2];
+            k += data;
+            op += data * WK_COL_WORDS;
         } else if ((WK_COL_HEAVY & WK_COLG_HOLE) && code == WK_COL_HOLES) {
             wk_holes8(v, C, op, at, dims);
             const int data = (int)op[3];

@@ -11,7 +11,8 @@
  *   colour_jpeg_blocks (JPEG 1) a JPEG round trip's blocks, for the items whose pass starts with
  *                     WK_COL_JPEG: the decoded planes into JPG (see its section below);
  *   colour_apply      filters T's columns (those items), filters the image with a few taps
- *                     (MOTION 1: items whose pass starts with WK_COL_MOTION or WK_COL_CONV),
+ *                     (MOTION 1: items whose pass starts with WK_COL_MOTION, WK_COL_CONV or
+ *                     WK_COL_TAPS),
  *                     takes each pixel's median (MEDIAN 1: those starting with WK_COL_MEDIAN)
  *                     or reads it,
  *                     applies each item's next operations with its mean to every pixel, and
@@ -250,13 +251,16 @@ inline __attribute__((always_inline)) void cp_filtered8(float8 *v) {
 #endif
 
 #if MOTION
-/* albumentations' MotionBlur (OpenCV's filter2D with its line kernel) of the 8 pixels from xo of
- * row yo: op (WK_COL_MOTION) holds the taps' count n, their weight, then n (dx, dy) offsets */
-inline void cp_motion8(__global const X_T *S, int Ho, int Wo, int b, int xo, int yo,
-                       __global const float *op, float8 *v) {
+/* OpenCV's filter2D of the 8 pixels from xo of row yo with the kernel of op's taps, summed in
+ * order: op[1] taps from op[3] (continued in the WK_COL_DATA operations after op), each (dx, dy)
+ * of weight op[2] (WK_COL_MOTION: albumentations' MotionBlur, its line's points averaged) or
+ * each (dx, dy, weight) (weighted, WK_COL_TAPS: any kernel's nonzero weights row by row,
+ * albumentations' AdvancedBlur and Defocus) */
+inline void cp_taps8(__global const X_T *S, int Ho, int Wo, int b, int xo, int yo,
+                     __global const float *op, int weighted, float8 *v) {
     const int C = CH;
     const int n = (int)op[1];
-    const float w = op[2];
+    const float shared = op[2];
     __global const float *t = op + 3;
     int left = WK_COL_WORDS - 3;
     for (int c = 0; c < C; c++) v[c] = 0.0f;
@@ -265,6 +269,11 @@ inline void cp_motion8(__global const X_T *S, int Ho, int Wo, int b, int xo, int
         CP_NEXT_WORD(t, left);
         const int dy = (int)*t;
         CP_NEXT_WORD(t, left);
+        float w = shared;
+        if (weighted) {
+            w = *t;
+            CP_NEXT_WORD(t, left);
+        }
         float8 p[4];
         cp_tap8(S, ((long)b * Ho + cp_reflect(yo + dy, Ho)) * Wo, xo + dx, Wo, p);
         for (int c = 0; c < C; c++) v[c] += w * p[c];
@@ -1441,8 +1450,8 @@ __kernel void colour_apply(__global const X_T *restrict S, int Ho, int Wo,
         else
 #endif
 #if MOTION
-        if ((int)op[0] == WK_COL_MOTION)
-            cp_motion8(S, Ho, Wo, b, xo, yo, op, v);
+        if ((int)op[0] == WK_COL_MOTION || (int)op[0] == WK_COL_TAPS)
+            cp_taps8(S, Ho, Wo, b, xo, yo, op, (int)op[0] == WK_COL_TAPS, v);
         else if ((int)op[0] == WK_COL_CONV)
             cp_conv8(S, Ho, Wo, b, xo, yo, op, v);
         else

@@ -9,19 +9,19 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from warpkit.augment import (Blur, CenterCrop, ChannelShuffle, CoarseDropout, ColorJitter, Compose,
-                             ElasticTransform, Emboss, Erasing, GaussianBlur, GaussNoise,
-                             GridDropout, HueSaturationValue, InvertImg, MedianBlur, MotionBlur,
-                             OneOf, Pad, Posterize, RandomAffine, RandomBrightnessContrast,
-                             RandomCrop, RandomGamma, RandomHorizontalFlip, RandomPerspective,
-                             ChannelDropout, Equalize, ISONoise, MultiplicativeNoise,
-                             PlanckianJitter, RandomToneCurve, SaltAndPepper, SquareSymmetry,
-                             ToSepia, RandomResizedCrop, RandomRotate90, RandomRotation,
-                             RandomSizedCrop, RandomVerticalFlip, Resize, RGBShift, Sharpen,
-                             Solarize, ToGray, stream)
-from warpkit.augment import (CLAHE, D4, Affine, Crop, CropAndPad, Downscale, LongestMaxSize,
-                             PadIfNeeded, Perspective, RandomCropFromBorders, RandomScale, Rotate,
-                             SmallestMaxSize)
+from warpkit.augment import (AdvancedBlur, Blur, CenterCrop, ChannelShuffle, CoarseDropout,
+                             ColorJitter, Compose, ElasticTransform, Emboss, Erasing, GaussianBlur,
+                             GaussNoise, GridDropout, HueSaturationValue, InvertImg, MedianBlur,
+                             MotionBlur, OneOf, Pad, Posterize, RandomAffine,
+                             RandomBrightnessContrast, RandomCrop, RandomGamma,
+                             RandomHorizontalFlip, RandomPerspective, ChannelDropout, Equalize,
+                             ISONoise, MultiplicativeNoise, PlanckianJitter, RandomToneCurve,
+                             SaltAndPepper, SquareSymmetry, ToSepia, RandomResizedCrop,
+                             RandomRotate90, RandomRotation, RandomSizedCrop, RandomVerticalFlip,
+                             Resize, RGBShift, Sharpen, Solarize, ToGray, stream)
+from warpkit.augment import (CLAHE, D4, Affine, Crop, CropAndPad, Defocus, Downscale,
+                             LongestMaxSize, PadIfNeeded, Perspective, RandomCropFromBorders,
+                             RandomScale, Rotate, SmallestMaxSize)
 from warpkit.augment._base import lanes_ok
 from warpkit.augment._lanes import LANES_FROM, Lanes, draw_samples, philox_blocks
 from warpkit.augment._streams import philox_keys
@@ -115,7 +115,9 @@ PIPELINES = [
              MotionBlur((5, 5), allow_shifted=False, p=0.5), Blur(p=0.5), Blur((9, 9), p=0.5),
              MedianBlur(p=0.5), MedianBlur((5, 5), p=0.5), Sharpen(p=0.5), Emboss(p=0.5),
              CLAHE(p=0.5), CLAHE((2, 3), (4, 6), p=0.5), Downscale(p=0.5),
-             Downscale((0.1, 0.9), p=0.5)]),
+             Downscale((0.1, 0.9), p=0.5), AdvancedBlur(p=0.6),
+             AdvancedBlur((3, 3), 0.5, (0.2, 0.3), 10, (0.2, 5), (0.5, 1.5), p=0.5),
+             Defocus(p=0.6), Defocus(5, (0.0, 0.2), p=0.5)]),
     # albumentations' other pixel transforms: counts and keys, factors per channel, a
     # temperature by both samplings, the tone curve's normals
     Compose([RandomResizedCrop(24), ChannelDropout(p=0.6), ChannelDropout((1, 3), 9, p=0.5),

@@ -50,6 +50,7 @@ from ._colour import (CLAHE, Blur, ChannelShuffle, ColorJitter, Downscale, Embos
                       Posterize, RandomBrightnessContrast, RandomGamma, RGBShift, Sharpen,
                       Solarize, ToGray)
 from ._dropout import CoarseDropout, Erasing, GridDropout
+from ._filters import AdvancedBlur, Defocus
 from ._pixel import (ChannelDropout, Equalize, ImageCompression, ISONoise, MultiplicativeNoise,
                      PlanckianJitter, RandomToneCurve, SaltAndPepper, ToSepia)
 from ._mixing import CutMix, MixUp
@@ -66,20 +67,20 @@ from ._transforms import (CenterCrop, Crop, Pad, RandomCrop, RandomCropFromBorde
                           RandomRotate90, RandomRotation, RandomSizedCrop, RandomVerticalFlip,
                           Resize)
 
-__all__ = ["Affine", "AtLeastOneBBoxRandomCrop", "batches", "BboxParams", "BBoxSafeRandomCrop",
-           "Blur", "CenterCrop", "ChannelDropout", "ChannelShuffle", "CLAHE", "CoarseDropout",
-           "collate", "ColorJitter", "Compose", "Crop", "CropAndPad", "CropNonEmptyMaskIfExists",
-           "CutMix", "D4", "Downscale", "ElasticTransform", "Emboss", "EpochSampler", "Equalize",
-           "Erasing", "from_albumentations", "GaussianBlur", "GaussNoise", "GridDistortion",
-           "GridDropout", "HorizontalFlip", "HueSaturationValue", "ImageCompression", "InvertImg",
-           "ISONoise", "KeypointParams", "LongestMaxSize", "MedianBlur", "MixUp", "Mosaic",
-           "MotionBlur", "MultiplicativeNoise", "OneOf", "OpticalDistortion", "Pad", "PadIfNeeded",
-           "Perspective", "PiecewiseAffine", "PlanckianJitter", "Posterize", "RandomAffine",
-           "RandomBrightnessContrast", "RandomCrop", "RandomCropFromBorders", "RandomGamma",
-           "RandomHorizontalFlip", "RandomIoUCrop", "RandomPerspective", "RandomResizedCrop",
-           "RandomRotate90", "RandomRotation", "RandomScale", "RandomSizedBBoxSafeCrop",
-           "RandomSizedCrop", "RandomToneCurve", "RandomVerticalFlip", "RandomZoomOut",
-           "RepeatedSampleWarning", "Resize", "RGBShift", "Rotate", "SafeRotate", "SaltAndPepper",
-           "SampleKey", "Sharpen", "ShiftScaleRotate", "SmallestMaxSize", "Solarize",
-           "SquareSymmetry", "stream", "ThinPlateSpline", "ToGray", "ToSepia", "Transform",
-           "Transpose", "VerticalFlip"]
+__all__ = ["AdvancedBlur", "Affine", "AtLeastOneBBoxRandomCrop", "batches", "BboxParams",
+           "BBoxSafeRandomCrop", "Blur", "CenterCrop", "ChannelDropout", "ChannelShuffle", "CLAHE",
+           "CoarseDropout", "collate", "ColorJitter", "Compose", "Crop", "CropAndPad",
+           "CropNonEmptyMaskIfExists", "CutMix", "D4", "Defocus", "Downscale", "ElasticTransform",
+           "Emboss", "EpochSampler", "Equalize", "Erasing", "from_albumentations", "GaussianBlur",
+           "GaussNoise", "GridDistortion", "GridDropout", "HorizontalFlip", "HueSaturationValue",
+           "ImageCompression", "InvertImg", "ISONoise", "KeypointParams", "LongestMaxSize",
+           "MedianBlur", "MixUp", "Mosaic", "MotionBlur", "MultiplicativeNoise", "OneOf",
+           "OpticalDistortion", "Pad", "PadIfNeeded", "Perspective", "PiecewiseAffine",
+           "PlanckianJitter", "Posterize", "RandomAffine", "RandomBrightnessContrast",
+           "RandomCrop", "RandomCropFromBorders", "RandomGamma", "RandomHorizontalFlip",
+           "RandomIoUCrop", "RandomPerspective", "RandomResizedCrop", "RandomRotate90",
+           "RandomRotation", "RandomScale", "RandomSizedBBoxSafeCrop", "RandomSizedCrop",
+           "RandomToneCurve", "RandomVerticalFlip", "RandomZoomOut", "RepeatedSampleWarning",
+           "Resize", "RGBShift", "Rotate", "SafeRotate", "SaltAndPepper", "SampleKey", "Sharpen",
+           "ShiftScaleRotate", "SmallestMaxSize", "Solarize", "SquareSymmetry", "stream",
+           "ThinPlateSpline", "ToGray", "ToSepia", "Transform", "Transpose", "VerticalFlip"]

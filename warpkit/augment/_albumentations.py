@@ -28,6 +28,7 @@ from typing import Any, Callable
 
 from . import _colour as C
 from . import _dropout as D
+from . import _filters as F
 from . import _geometric as G
 from . import _mosaic as M
 from . import _nonlinear as N
@@ -266,6 +267,9 @@ SUPPORTED: dict[str, Callable[[_Args, _Pipeline], Transform | None]] = {
     "Sharpen": _colour(C.Sharpen, "alpha", "lightness", "method", "kernel_size", "sigma"),
     "Emboss": _colour(C.Emboss, "alpha", "strength"),
     "GaussianBlur": _colour(C.GaussianBlur, "blur_limit", "sigma_limit"),
+    "AdvancedBlur": _colour(F.AdvancedBlur, "blur_limit", "sigma_x_limit", "sigma_y_limit",
+                            "rotate_limit", "beta_limit", "noise_limit"),
+    "Defocus": _colour(F.Defocus, "radius", "alias_blur"),
     "MotionBlur": _colour(C.MotionBlur, "blur_limit", "allow_shifted", "angle_range",
                           "direction_range"),
     "CoarseDropout": _colour(D.CoarseDropout, "num_holes_range", "hole_height_range",

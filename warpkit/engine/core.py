@@ -22,7 +22,7 @@ from .output import (PLAIN, ModelInput, fills as fills_of, model_output, options
                      values_of_options)
 from . import jpeg, lab
 from .plan import (CLAHE_PIXELS, FIXED, MAX_BLUR_RADIUS, MAX_CLAHE_TILES, MAX_MEDIAN_SIZE,
-                   NO_MAP, PASS_BLUR, PASS_CLAHE, PASS_GATHER, PASS_JPEG, PASS_MEAN,
+                   MAX_TAPS, NO_MAP, PASS_BLUR, PASS_CLAHE, PASS_GATHER, PASS_JPEG, PASS_MEAN,
                    PASS_MEDIAN, PASS_MOTION, PLANS,
                    WarpSpec, fixed_values, image_key, image_values, int32, int64,
                    warp_plan)
@@ -242,7 +242,7 @@ def colour_peak(dtype: Any) -> float:
 (COL_AFFINE, COL_GAMMA, COL_GRAY, COL_SHUFFLE, COL_SOLARIZE, COL_POSTERIZE, COL_CONTRAST,
  COL_SATURATE, COL_HUE, COL_HSV, COL_AFFINE_MEAN, COL_NOISE, COL_HOLE, COL_BLUR,
  COL_DATA, COL_MOTION, COL_MEDIAN, COL_CONV, COL_CLAHE, COL_DOWNSCALE, COL_MATRIX,
- COL_CURVE, COL_JPEG, COL_EQUALIZE, COL_ISO, COL_SALT, COL_HOLES) = range(1, 28)
+ COL_CURVE, COL_JPEG, COL_EQUALIZE, COL_ISO, COL_SALT, COL_HOLES, COL_TAPS) = range(1, 29)
 
 #: colour operations on the image's mean as they find it (the contrast on the gray mean, the
 #: shift by the mean, ISONoise on the lightness's standard deviation)
@@ -256,13 +256,13 @@ MAX_ISO_INTENSITY = 10.0
 #: colour operations that need the whole image as they find it (its mean; the blurs and the
 #: median: each pixel's neighbours): each starts a pass of kernels_cl/colour_pass.cl after the
 #: warp
-COLOUR_WHOLE = (*COLOUR_MEAN, COL_BLUR, COL_MOTION, COL_MEDIAN, COL_CONV, COL_CLAHE,
+COLOUR_WHOLE = (*COLOUR_MEAN, COL_BLUR, COL_MOTION, COL_MEDIAN, COL_CONV, COL_TAPS, COL_CLAHE,
                 COL_DOWNSCALE, COL_JPEG, COL_EQUALIZE)
 
 
 #: the group of each colour operation's code in a build (kernels_cl/colour.h's WK_COLG_*: the
 #: larger operations, each compiled only into the builds whose group mask has it); 0: always there
-_COLOUR_GROUP = np.zeros(COL_HOLES + 1, np.int64)
+_COLOUR_GROUP = np.zeros(COL_TAPS + 1, np.int64)
 _COLOUR_GROUP[[COL_GAMMA, COL_HUE, COL_HSV, COL_NOISE, COL_SALT, COL_HOLE, COL_HOLES,
                COL_POSTERIZE, COL_MATRIX, COL_CURVE, COL_ISO]] = [1, 2, 2, 4, 4, 8, 8, 16, 128,
                                                                   128, 256]
@@ -300,7 +300,7 @@ def colour_groups(passes: list[np.ndarray]) -> tuple[int, ...]:
     for k, p in enumerate(passes):
         ops = p.reshape(p.shape[0], -1, COLOUR_WORDS)
         codes = ops[:, :, 0].astype(np.int64)
-        groups = _COLOUR_GROUP[np.clip(codes, 0, COL_HOLES)]
+        groups = _COLOUR_GROUP[np.clip(codes, 0, COL_TAPS)]
         median = codes == COL_MEDIAN  # its 5x5 and 7x7 networks: groups of their own
         groups[median] |= np.select([ops[:, :, 1][median] == 5, ops[:, :, 1][median] == 7],
                                     [_MEDIAN_NET5, _MEDIAN_NET7], 0)
@@ -317,7 +317,7 @@ def pass_kinds(passes: list[np.ndarray]) -> tuple[int, ...]:
     operations first)."""
     return tuple(PASS_MEAN * bool(np.isin(p[:, 0], COLOUR_MEAN).any())
                  | PASS_BLUR * bool((p[:, 0] == COL_BLUR).any())
-                 | PASS_MOTION * bool(np.isin(p[:, 0], (COL_MOTION, COL_CONV)).any())
+                 | PASS_MOTION * bool(np.isin(p[:, 0], (COL_MOTION, COL_CONV, COL_TAPS)).any())
                  | PASS_MEDIAN * bool((p[:, 0] == COL_MEDIAN).any())
                  | PASS_CLAHE * bool(np.isin(p[:, 0], (COL_CLAHE, COL_EQUALIZE)).any())
                  | PASS_GATHER * bool((p[:, 0] == COL_DOWNSCALE).any())
@@ -477,6 +477,19 @@ def _check_filters(ops: np.ndarray) -> None:
                                & (table[:, 2] + table[:, 3] <= holes)).all():
             raise ValueError(f"colour[{i}]'s operation {j}: COL_HOLES' bands must hold holes "
                              f"of its {holes:g}")
+    for i, j in zip(*np.nonzero(codes == COL_TAPS)):
+        taps, data = float(ops[i, j, 1]), float(ops[i, j, 2])
+        need = -(-max(3 * int(taps) - (COLOUR_WORDS - 3), 0) // (COLOUR_WORDS - 1))
+        if not (taps.is_integer() and 1 <= taps <= MAX_TAPS) or data != need or \
+                j + need >= k or not (codes[i, j + 1:j + 1 + need] == COL_DATA).all():
+            raise ValueError(f"colour[{i}]'s operation {j}: COL_TAPS needs a whole tap count in "
+                             f"[1, {MAX_TAPS}] (got {taps:g}) and its {need} COL_DATA "
+                             f"operations after it, counted in its word 2 (got {data:g})")
+        values = np.concatenate([ops[i, j, 3:], ops[i, j + 1:j + 1 + need, 1:].ravel()])
+        offsets = values[:3 * int(taps)].reshape(-1, 3)[:, :2]
+        if not (np.all(offsets == np.rint(offsets)) and np.abs(offsets).max() <= MAX_BLUR_RADIUS):
+            raise ValueError(f"colour[{i}]'s operation {j}: COL_TAPS' offsets must be whole "
+                             f"pixels within {MAX_BLUR_RADIUS}")
     for i, j in zip(*np.nonzero((codes == COL_BLUR) | (codes == COL_MOTION))):
         blur = codes[i, j] == COL_BLUR
         count = float(ops[i, j, 1])

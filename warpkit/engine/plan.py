@@ -48,6 +48,10 @@ MAX_BLUR_RADIUS = 127
 #: launch)
 MAX_MEDIAN_SIZE = 31
 
+#: the most taps of a filter with a kernel of weights (colour_pass.cl's cp_taps8: each a read
+#: of every pixel, a 65 x 65 kernel at most; engine.core refuses more before any launch)
+MAX_TAPS = 65 * 65
+
 
 @dataclass(frozen=True)
 class WarpSpec:

@@ -1,0 +1,215 @@
+"""AdvancedBlur and Defocus (warpkit.augment._filters, kernels_cl/colour.h's WK_COL_TAPS)
+against albumentations 2.0.8 itself: the kernels its own code makes from the same numbers,
+images within 1 level of its apply (float32 within 2e-6), 1-4 channels and three dtypes
+against OpenCV's filter2D, draws by its laws, alone and in batches, ported, refused where
+warpkit cannot follow, the engine's checks of the taps, and on every device and Oclgrind."""
+
+from __future__ import annotations
+
+import os
+import warnings
+
+import cv2
+import numpy as np
+import pytest
+
+from warpkit import augment as W
+from warpkit.augment._filters import advanced_blur_kernel, defocus_kernel
+
+from helpers import check_small_cases
+
+os.environ.setdefault("NO_ALBUMENTATIONS_UPDATE", "1")
+with warnings.catch_warnings():
+    warnings.simplefilter("ignore")
+    import albumentations as A
+    import skimage.data
+
+PHOTOS = {"astronaut": skimage.data.astronaut(), "coffee": skimage.data.coffee()}
+
+
+class _Fed:
+    """Stands in for albumentations' generators: gives back the numbers warpkit drew, in
+    albumentations' order (Python's random for the scalars, numpy's for the noise)."""
+
+    def __init__(self, scalars, noise=None):
+        self.scalars, self.noise = list(scalars), noise
+
+    def uniform(self, a, b, size=None):
+        return self.noise.reshape(size) if size is not None else self.scalars.pop(0)
+
+    def random(self):
+        return self.scalars.pop(0)
+
+    def choice(self, seq):
+        return self.scalars.pop(0)
+
+
+def _their_advanced_kernel(p: dict) -> np.ndarray:
+    """albumentations' own get_params fed warpkit's drawn numbers."""
+    t = A.AdvancedBlur(blur_limit=(p["ksize"], p["ksize"]), p=1)
+    below = p["beta"] < 1
+    t.py_random = _Fed([p["sigma_x"], p["sigma_y"], p["angle"], 0.25 if below else 0.75,
+                        p["beta"]])
+    t.random_generator = _Fed([], np.asarray(p["noise"]))
+    return t.get_params()["kernel"]
+
+
+def test_kernels_are_albumentations_own():
+    """The kernel from the recorded numbers is the one albumentations' own code makes from
+    them (AdvancedBlur's get_params fed the same numbers); Defocus's disc blurred by OpenCV."""
+    t = W.AdvancedBlur(p=1)
+    for seed in range(20):
+        p = t.draw(np.random.default_rng(seed), (64, 64))
+        ours = advanced_blur_kernel(p["ksize"], p["sigma_x"], p["sigma_y"], p["angle"],
+                                    p["beta"], p["noise"])
+        np.testing.assert_allclose(ours, _their_advanced_kernel(p), rtol=1e-6, atol=1e-9)
+    for radius in (1, 3, 8, 9, 12, 32):
+        for alias in (0.0, 0.1, 0.5, 2.0):
+            length = np.arange(-max(8, radius), max(8, radius) + 1)
+            x, y = np.meshgrid(length, length)
+            disc = np.array((x ** 2 + y ** 2) <= radius ** 2, dtype=np.float32)
+            disc /= np.sum(disc)
+            k = 3 if radius <= 8 else 5
+            theirs = cv2.GaussianBlur(disc, (k, k), sigmaX=alias)
+            np.testing.assert_allclose(defocus_kernel(radius, alias), theirs, rtol=2e-6,
+                                       atol=1e-9)
+
+
+@pytest.mark.parametrize("dtype", [np.uint8, np.float32])
+@pytest.mark.parametrize("photo", list(PHOTOS))
+def test_images_are_albumentations(photo, dtype, queue):
+    """Both filters on photos, uint8 and float32: albumentations' apply of the recorded
+    parameters (its kernel) within 1 level, float32 within 2e-6; some pixels changed."""
+    img = PHOTOS[photo] if dtype == np.uint8 else PHOTOS[photo].astype(np.float32) / 255
+    tol = 1 if dtype == np.uint8 else 2e-6
+    for seed in range(3):
+        out = W.Compose([W.AdvancedBlur(p=1)])(image=img, seed=seed, queue=queue)
+        p = out["params"]["steps"][0]
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            want = A.AdvancedBlur(p=1).apply(img, kernel=_their_advanced_kernel(p))
+        assert np.abs(out["image"].astype(np.float64) - want).max() <= tol
+        out = W.Compose([W.Defocus(p=1)])(image=img, seed=seed, queue=queue)
+        p = out["params"]["steps"][0]
+        want = A.Defocus(p=1).apply(img, radius=p["radius"], alias_blur=p["alias_blur"])
+        assert np.abs(out["image"].astype(np.float64) - want).max() <= tol
+        assert (out["image"] != img).mean() > 0.3
+
+
+@pytest.mark.parametrize("shape", [(37, 45), (37, 45, 2), (4, 45, 4), (37, 3, 3)], ids=str)
+@pytest.mark.parametrize("dtype", [np.uint8, np.uint16, np.float32])
+def test_channels_dtypes_and_kernels_past_the_image(shape, dtype, queue):
+    """1-4 channels, three dtypes, kernels wider than a small image (reflected as OpenCV's
+    filter2D reflects them): OpenCV's filter2D with the recorded kernel, within 1 level."""
+    rs = np.random.default_rng(5)
+    peak = {np.uint8: 255, np.uint16: 65535, np.float32: 1.0}[dtype]
+    img = (rs.random(shape) * peak).astype(dtype)
+    tol = 2e-6 if dtype == np.float32 else 1
+    for t in (W.AdvancedBlur(blur_limit=(5, 9), p=1), W.Defocus(radius=(2, 12), p=1)):
+        for seed in range(3):
+            out = W.Compose([t])(image=img, seed=seed, queue=queue)
+            p = out["params"]["steps"][0]
+            k = defocus_kernel(p["radius"], p["alias_blur"]) if "radius" in p else \
+                advanced_blur_kernel(p["ksize"], p["sigma_x"], p["sigma_y"], p["angle"],
+                                     p["beta"], p["noise"])
+            theirs = cv2.filter2D(img, -1, k).reshape(shape)
+            assert np.abs(out["image"].astype(np.float64) - theirs).max() <= tol
+
+
+def test_draws_follow_albumentations_laws():
+    """Odd sizes each as likely; deviations, angles and noise in their ranges; the shape below
+    1 half the time (each side uniform); Defocus's radius over both ends, alias in range."""
+    t = W.AdvancedBlur(blur_limit=(3, 7), sigma_x_limit=(0.3, 0.9), rotate_limit=45,
+                       beta_limit=(0.5, 4), noise_limit=(0.8, 1.2), p=1)
+    ps = [t.draw(np.random.default_rng(s), (32, 32)) for s in range(600)]
+    sizes = np.bincount([p["ksize"] for p in ps], minlength=8)
+    assert set(np.flatnonzero(sizes)) == {3, 5, 7} and sizes.min(initial=999) >= 0
+    assert min(sizes[[3, 5, 7]]) > 150
+    beta = np.array([p["beta"] for p in ps])
+    assert 0.4 < (beta < 1).mean() < 0.6 and beta.min() >= 0.5 and beta.max() <= 4
+    assert all(0.3 <= p["sigma_x"] <= 0.9 and -45 <= p["angle"] <= 45 for p in ps)
+    noise = np.concatenate([p["noise"] for p in ps])
+    assert noise.min() >= 0.8 and noise.max() <= 1.2 and abs(noise.mean() - 1) < 0.01
+    d = W.Defocus(radius=(2, 5), alias_blur=(0.2, 0.4), p=1)
+    qs = [d.draw(np.random.default_rng(s), (32, 32)) for s in range(300)]
+    assert {q["radius"] for q in qs} == {2, 3, 4, 5}
+    assert all(0.2 <= q["alias_blur"] <= 0.4 for q in qs)
+    assert W.Defocus(radius=4).radius == A.Defocus(radius=4).radius == (1, 4)
+
+
+def test_batches_replay_and_port(queue):
+    """A ragged batch after geometry, normalised to float CHW: each sample as alone; replayed
+    from the params; to_dict / from_dict and from_albumentations keep the parameters."""
+    photos = list(PHOTOS.values()) + [skimage.data.chelsea()]
+    pipe = W.Compose([W.RandomResizedCrop(64), W.AdvancedBlur(p=0.7), W.Defocus(p=0.7),
+                      W.RandomBrightnessContrast(p=1)],
+                     output_dtype="float32", mean=[0.5] * 3, std=[0.25] * 3, layout="CHW")
+    got = pipe(image=photos, seed=2, queue=queue)
+    for k, photo in enumerate(photos):
+        alone = pipe(image=photo, seed=2, index=k, queue=queue)
+        np.testing.assert_array_equal(alone["image"], got["image"][k])
+        again = pipe(image=photo, params=got["params"][k], queue=queue)
+        np.testing.assert_array_equal(again["image"], got["image"][k])
+    ts = [W.AdvancedBlur(blur_limit=(5, 9), sigma_x_limit=(0.1, 2), sigma_y_limit=0.7,
+                         rotate_limit=20, beta_limit=(0.3, 2), noise_limit=(0.95, 1.05), p=0.3),
+          W.Defocus(radius=(4, 6), alias_blur=(0.2, 0.3), p=0.6)]
+    for t in ts:
+        back = W.Compose.from_dict(W.Compose([t]).to_dict()).transforms[0]
+        assert back.config() == t.config() and back.p == t.p
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        theirs = A.Compose([A.AdvancedBlur(blur_limit=(5, 9), sigma_x_limit=(0.1, 2),
+                                           sigma_y_limit=0.7, rotate_limit=20,
+                                           beta_limit=(0.3, 2), noise_limit=(0.95, 1.05), p=0.3),
+                            A.Defocus(radius=(4, 6), alias_blur=(0.2, 0.3), p=0.6)])
+    ported = W.from_albumentations(theirs)
+    assert [t.config() for t in ported.transforms] == [t.config() for t in ts]
+    assert [t.p for t in ported.transforms] == [0.3, 0.6]
+
+
+def test_refused_arguments_and_the_engines_checks(queue):
+    with pytest.raises(ValueError, match="beta_limit must hold 1 inside it"):
+        W.AdvancedBlur(beta_limit=(1.5, 3))
+    with pytest.raises(ValueError, match="sigma_x_limit and sigma_y_limit cannot both start"):
+        W.AdvancedBlur(sigma_x_limit=(0, 1), sigma_y_limit=(0, 1))
+    with pytest.raises(ValueError, match="blur_limit \\[3, 67\\] reaches past"):
+        W.AdvancedBlur(blur_limit=(3, 67))
+    with pytest.raises(ValueError, match="radius can reach 40"):
+        W.Defocus(radius=(3, 40))
+    with pytest.raises(ValueError, match="radius must be whole pixels"):
+        W.Defocus(radius=(2.5, 4))
+    from warpkit.engine.core import COL_DATA, COL_TAPS, COLOUR_WORDS, warp_by
+
+    img = PHOTOS["coffee"][:20, :30].copy()
+
+    def warp(*rows):
+        colour = np.zeros((1, COLOUR_WORDS * len(rows)), np.float32)
+        for j, row in enumerate(rows):
+            colour[0, j * COLOUR_WORDS:j * COLOUR_WORDS + len(row)] = row
+        return warp_by(img, np.eye(3), (30, 20), queue=queue, colour=colour)
+
+    for rows, match in [([[COL_TAPS, 5, 0, 0, 0, 0.2]], r"COL_TAPS needs a whole tap count .* "
+                                                       r"and its 1 COL_DATA"),
+                        ([[COL_TAPS, 0, 0]], r"tap count in \[1, 4225\] \(got 0\)"),
+                        ([[COL_TAPS, 1, 0, 0.5, 0, 1.0]], r"offsets must be whole pixels"),
+                        ([[COL_TAPS, 1, 0, 200, 0, 1.0]], r"offsets must be whole pixels "
+                                                         r"within 127")]:
+        with pytest.raises(ValueError, match=match):
+            warp(*rows)
+    # a filter of 4 taps, its values in a COL_DATA operation: OpenCV's filter2D
+    k = np.array([[0, 0.25, 0], [0.25, 0, 0.5], [0, 0, 0]], np.float32)
+    out = warp([COL_TAPS, 3, 0, 0, -1, 0.25, -1, 0, 0.25, 1, 0, 0.5])
+    assert np.abs(out.astype(int) - cv2.filter2D(img, -1, k)).max() <= 1
+    out = warp([COL_TAPS, 4, 1, 0, -1, 0.25, -1, 0, 0.25, 1, 0, 0.5],
+               [COL_DATA, 0, 1, 0.0])
+    assert np.abs(out.astype(int) - cv2.filter2D(img, -1, k)).max() <= 1
+
+
+def test_small_cases_on_every_device_and_oclgrind(small_queue):
+    """Both filters after a rotation (kernels past the 21 x 13 output, taps continued in data
+    operations), one before a colour step: the default device's numbers."""
+    img = PHOTOS["astronaut"][100:117, 150:169].copy()
+    geo = W.RandomAffine(degrees=30, size=(13, 21))
+    cases = [[W.AdvancedBlur(blur_limit=(7, 7), p=1)], [W.Defocus(radius=(9, 9), p=1)],
+             [W.Defocus(radius=(2, 2), p=1), W.RandomGamma(p=1)]]
+    check_small_cases(img, geo, cases, small_queue)

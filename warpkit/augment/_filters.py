@@ -1,0 +1,202 @@
+"""Filters with a kernel of weights under albumentations 2.0.8's names and parameters:
+``AdvancedBlur`` (an anisotropic generalised Gaussian with multiplicative noise) and
+``Defocus`` (an anti-aliased disc). The host makes albumentations' kernel from the recorded
+parameters, with its arithmetic; the device applies it in the pass after the warp that
+``MotionBlur`` takes (kernels_cl/colour.h's WK_COL_TAPS: the nonzero weights as taps, summed
+row by row as OpenCV's ``filter2D`` sums them, edges reflected without repeating the edge
+pixel), then the colour steps after it in the same launch.
+
+Example:
+    >>> import numpy as np
+    >>> k = defocus_kernel(3, 0.3)
+    >>> k.shape, round(float(k.sum()), 5)
+    ((17, 17), 1.0)
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+
+from ..engine.core import COL_TAPS as TAPS, COLOUR_WORDS as WORDS
+from ..engine.plan import MAX_TAPS
+from ._base import value_range
+from ._colour import ColourTransform, _kernel_sizes, _non_negative, _odd_size, _odd_sizes, \
+    _signed, _with_data
+
+__all__ = ["AdvancedBlur", "Defocus", "advanced_blur_kernel", "defocus_kernel", "taps"]
+
+
+def taps(kernel: np.ndarray) -> list[list[float]]:
+    """A 2-D kernel (odd sides, its anchor the centre) as one WK_COL_TAPS operation and its
+    WK_COL_DATA operations: the nonzero weights row by row as (dx, dy, float32 weight)."""
+    k = np.asarray(kernel, np.float32)
+    ys, xs = np.nonzero(k)
+    values = np.stack([xs - k.shape[1] // 2, ys - k.shape[0] // 2, k[ys, xs]], 1)
+    n = len(values)
+    data = -(-max(3 * n - (WORDS - 3), 0) // (WORDS - 1))
+    return _with_data([TAPS, float(n), float(data)], values.astype(np.float64).ravel().tolist())
+
+
+def advanced_blur_kernel(ksize: int, sigma_x: float, sigma_y: float, angle: float, beta: float,
+                         noise: Any) -> np.ndarray:
+    """albumentations' AdvancedBlur kernel ((ksize, ksize), normalised): a generalised Gaussian
+    of shape ``beta`` with deviations ``sigma_x``, ``sigma_y`` turned by ``angle`` degrees, times
+    ``noise`` (ksize x ksize values), its own arithmetic."""
+    ax = np.arange(-ksize // 2 + 1.0, ksize // 2 + 1.0)
+    grid = np.stack(np.meshgrid(ax, ax), axis=-1)
+    rad = np.deg2rad(angle)
+    d = np.array([[sigma_x ** 2, 0], [0, sigma_y ** 2]])
+    u = np.array([[np.cos(rad), -np.sin(rad)], [np.sin(rad), np.cos(rad)]])
+    inverse = np.linalg.inv(np.dot(u, np.dot(d, u.T)))
+    kernel = np.exp(-0.5 * np.power(np.sum(np.dot(grid, inverse) * grid, 2), beta))
+    kernel *= np.asarray(noise, np.float64).reshape(ksize, ksize)
+    return kernel.astype(np.float32) / np.sum(kernel)
+
+
+#: OpenCV's Gaussian kernels of 3 and 5 taps for sigma 0 (its small_gaussian_tab)
+_SMALL_GAUSSIAN = {3: [0.25, 0.5, 0.25], 5: [0.0625, 0.25, 0.375, 0.25, 0.0625]}
+
+
+def _gaussian_1d(ksize: int, sigma: float) -> np.ndarray:
+    """OpenCV's getGaussianKernel(ksize, sigma) for float images (float32 weights)."""
+    if sigma <= 0 and ksize in _SMALL_GAUSSIAN:
+        return np.array(_SMALL_GAUSSIAN[ksize], np.float32)
+    s = sigma if sigma > 0 else ((ksize - 1) * 0.5 - 1) * 0.3 + 0.8
+    x = np.arange(ksize) - (ksize - 1) * 0.5
+    g = np.exp(-0.5 / (s * s) * x * x)
+    return (g / g.sum()).astype(np.float32)
+
+
+def defocus_kernel(radius: int, alias_blur: float) -> np.ndarray:
+    """albumentations' Defocus kernel: the disc of ``radius`` on a grid of 2 max(8, radius) + 1,
+    normalised, blurred by OpenCV's GaussianBlur of 3 taps (5 past a radius of 8) and sigma
+    ``alias_blur`` (its edges reflected without repeating the edge)."""
+    length = np.arange(-max(8, radius), max(8, radius) + 1)
+    x, y = np.meshgrid(length, length)
+    disc = np.array((x ** 2 + y ** 2) <= radius ** 2, dtype=np.float32)
+    disc /= np.sum(disc)
+    k = 3 if radius <= 8 else 5
+    g = _gaussian_1d(k, alias_blur).astype(np.float64)
+    out = np.pad(disc.astype(np.float64), k // 2, mode="reflect")
+    out = sum(g[i] * out[:, i:i + disc.shape[1]] for i in range(k))
+    out = sum(g[i] * out[i:i + disc.shape[0]] for i in range(k))
+    return out.astype(np.float32)
+
+
+class AdvancedBlur(ColourTransform):
+    """albumentations' AdvancedBlur: OpenCV's filter2D with a generalised Gaussian kernel (an
+    odd size from ``blur_limit``, deviations from ``sigma_x_limit`` and ``sigma_y_limit``, turned
+    by ``rotate_limit`` degrees, of shape ``beta`` drawn below 1 or above it with even odds from
+    ``beta_limit``), each weight times a uniform number from ``noise_limit``, normalised; drawn
+    in albumentations' order, the noise recorded with the rest.
+
+    Example:
+        >>> t = AdvancedBlur(blur_limit=(5, 5), p=1)
+        >>> p = t.draw(np.random.default_rng(0), (64, 64))
+        >>> p["ksize"], len(p["noise"])
+        (5, 25)
+    """
+
+    def __init__(self, blur_limit: Any = (3, 7), sigma_x_limit: Any = (0.2, 1.0),
+                 sigma_y_limit: Any = (0.2, 1.0), rotate_limit: Any = (-90, 90),
+                 beta_limit: Any = (0.5, 8.0), noise_limit: Any = (0.9, 1.1),
+                 p: float = 0.5) -> None:
+        super().__init__(p)
+        self.blur_limit = _kernel_sizes(blur_limit, "blur_limit")
+        if self.blur_limit[1] ** 2 > MAX_TAPS:
+            raise ValueError(f"AdvancedBlur's blur_limit {list(self.blur_limit)} reaches past "
+                             f"warpkit's largest kernel ({MAX_TAPS} taps)")
+        self.sigma_x_limit = _non_negative(sigma_x_limit, "sigma_x_limit")
+        self.sigma_y_limit = _non_negative(sigma_y_limit, "sigma_y_limit")
+        if self.sigma_x_limit[0] == 0 and self.sigma_y_limit[0] == 0:
+            raise ValueError("sigma_x_limit and sigma_y_limit cannot both start at 0")
+        self.rotate_limit = _signed(rotate_limit, "rotate_limit")
+        self.beta_limit = _non_negative(beta_limit, "beta_limit")
+        if not self.beta_limit[0] < 1 < self.beta_limit[1]:
+            raise ValueError(f"beta_limit must hold 1 inside it, got {beta_limit!r}")
+        self.noise_limit = _non_negative(noise_limit, "noise_limit")
+
+    def draw(self, rng, size):
+        # albumentations' order: the size, the deviations, the angle, the shape's side of 1,
+        # the shape, then the noise
+        k = _odd_size(rng, self.blur_limit)
+        sx, sy = float(rng.uniform(*self.sigma_x_limit)), float(rng.uniform(*self.sigma_y_limit))
+        angle = float(rng.uniform(*self.rotate_limit))
+        (lo, hi), below = self.beta_limit, rng.random() < 0.5
+        beta = float(rng.uniform(lo, 1) if below else rng.uniform(1, hi))
+        noise = rng.uniform(*self.noise_limit, size=k * k)
+        return {"ksize": k, "sigma_x": sx, "sigma_y": sy, "angle": angle, "beta": beta,
+                "noise": noise.tolist()}
+
+    def draw_lanes(self, lanes, sizes):
+        n = len(sizes)
+        k = np.array(_odd_sizes(lanes, self.blur_limit, n))
+        sx, sy = lanes.uniform(*self.sigma_x_limit), lanes.uniform(*self.sigma_y_limit)
+        angle = lanes.uniform(*self.rotate_limit)
+        (lo, hi), below = self.beta_limit, lanes.random() < 0.5
+        u = lanes.random()  # (numpy's uniform: low + (high - low) * random())
+        beta = np.where(below, lo + (1 - lo) * u, 1 + (hi - 1) * u)
+        noise: list = [None] * n
+        a, b = self.noise_limit
+        for size in np.unique(k).tolist():
+            where = k == size
+            got = a + (b - a) * lanes.random(where, k=size * size).reshape(n, -1)
+            for i in np.flatnonzero(where).tolist():
+                noise[i] = got[i].tolist()
+        return [{"ksize": int(k[i]), "sigma_x": float(sx[i]), "sigma_y": float(sy[i]),
+                 "angle": float(angle[i]), "beta": float(beta[i]), "noise": noise[i]}
+                for i in range(n)]
+
+    def colour_ops(self, params, channels, peak):
+        return taps(advanced_blur_kernel(params["ksize"], params["sigma_x"], params["sigma_y"],
+                                         params["angle"], params["beta"], params["noise"]))
+
+    def config(self):
+        return {"blur_limit": list(self.blur_limit), "sigma_x_limit": list(self.sigma_x_limit),
+                "sigma_y_limit": list(self.sigma_y_limit),
+                "rotate_limit": list(self.rotate_limit), "beta_limit": list(self.beta_limit),
+                "noise_limit": list(self.noise_limit)}
+
+
+class Defocus(ColourTransform):
+    """albumentations' Defocus: OpenCV's filter2D with a disc of a radius drawn from ``radius``
+    (whole pixels, both ends included; ``x`` means (1, x)), anti-aliased by a Gaussian of sigma
+    drawn from ``alias_blur`` (:func:`defocus_kernel`). Radii up to 32 (a 65 x 65 kernel).
+
+    Example:
+        >>> Defocus(radius=(4, 4), alias_blur=(0.2, 0.2), p=1).draw(np.random.default_rng(0),
+        ...                                                          (64, 64))
+        {'radius': 4, 'alias_blur': 0.2}
+    """
+
+    def __init__(self, radius: Any = (3, 10), alias_blur: Any = (0.1, 0.5),
+                 p: float = 0.5) -> None:
+        super().__init__(p)
+        if isinstance(radius, (int, np.integer)) and not isinstance(radius, bool):
+            radius = (1, radius)
+        lo, hi = value_range(radius, "radius", False, 1, math.inf)[0]
+        if not (float(lo).is_integer() and float(hi).is_integer()):
+            raise ValueError(f"radius must be whole pixels >= 1, got {radius!r}")
+        if (2 * max(8, hi) + 1) ** 2 > MAX_TAPS:
+            raise ValueError(f"Defocus's radius can reach {int(hi)}; warpkit's largest kernel "
+                             f"is {MAX_TAPS} taps (radius 32)")
+        self.radius = (int(lo), int(hi))
+        self.alias_blur = _non_negative(alias_blur, "alias_blur")
+
+    def draw(self, rng, size):
+        return {"radius": int(rng.integers(self.radius[0], self.radius[1] + 1)),
+                "alias_blur": float(rng.uniform(*self.alias_blur))}
+
+    def draw_lanes(self, lanes, sizes):
+        r = lanes.integers(self.radius[0], self.radius[1] + 1).tolist()
+        a = lanes.uniform(*self.alias_blur).tolist()
+        return [{"radius": int(x), "alias_blur": float(y)} for x, y in zip(r, a)]
+
+    def colour_ops(self, params, channels, peak):
+        return taps(defocus_kernel(params["radius"], params["alias_blur"]))
+
+    def config(self):
+        return {"radius": list(self.radius), "alias_blur": list(self.alias_blur)}
