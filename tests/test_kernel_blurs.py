@@ -1,4 +1,5 @@
-"""AdvancedBlur and Defocus (warpkit.augment._filters, kernels_cl/colour.h's WK_COL_TAPS)
+"""AdvancedBlur, Defocus and RingingOvershoot (warpkit.augment._filters, kernels_cl/colour.h's
+WK_COL_TAPS)
 against albumentations 2.0.8 itself: the kernels its own code makes from the same numbers,
 images within 1 level of its apply (float32 within 2e-6), 1-4 channels and three dtypes
 against OpenCV's filter2D, draws by its laws, alone and in batches, ported, refused where
@@ -14,7 +15,8 @@ import numpy as np
 import pytest
 
 from warpkit import augment as W
-from warpkit.augment._filters import advanced_blur_kernel, defocus_kernel
+from warpkit.augment._filters import (advanced_blur_kernel, bessel_j1, defocus_kernel,
+                                      ringing_kernel)
 
 from helpers import check_small_cases
 
@@ -75,25 +77,56 @@ def test_kernels_are_albumentations_own():
                                        atol=1e-9)
 
 
+def test_ringing_kernel_is_albumentations_own():
+    """RingingOvershoot's kernel from the recorded numbers is albumentations' own (its
+    get_params with a range of one size and one cutoff), its Bessel function scipy's."""
+    from scipy import special
+
+    x = np.linspace(-40, 40, 200001)
+    assert np.abs(bessel_j1(x) - special.j1(x)).max() < 1e-8
+    for ksize in (3, 7, 15, 31):
+        for cutoff in (0.1, np.pi / 4, 1.3, np.pi):
+            theirs = A.RingingOvershoot(blur_limit=(ksize, ksize), cutoff=(cutoff, cutoff),
+                                        p=1).get_params()["kernel"]
+            np.testing.assert_allclose(ringing_kernel(ksize, cutoff), theirs, rtol=1e-6,
+                                       atol=1e-9)
+
+
+def _their_image(p: dict, img: np.ndarray) -> np.ndarray:
+    """albumentations' apply of one of the three filters with the recorded parameters."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        if "radius" in p:
+            return A.Defocus(p=1).apply(img, radius=p["radius"], alias_blur=p["alias_blur"])
+        if "cutoff" in p:
+            t = A.RingingOvershoot(blur_limit=(p["ksize"], p["ksize"]),
+                                   cutoff=(p["cutoff"], p["cutoff"]), p=1)
+            return t.apply(img, kernel=t.get_params()["kernel"])
+        return A.AdvancedBlur(p=1).apply(img, kernel=_their_advanced_kernel(p))
+
+
+def _our_kernel(p: dict) -> np.ndarray:
+    if "radius" in p:
+        return defocus_kernel(p["radius"], p["alias_blur"])
+    if "cutoff" in p:
+        return ringing_kernel(p["ksize"], p["cutoff"])
+    return advanced_blur_kernel(p["ksize"], p["sigma_x"], p["sigma_y"], p["angle"], p["beta"],
+                                p["noise"])
+
+
 @pytest.mark.parametrize("dtype", [np.uint8, np.float32])
 @pytest.mark.parametrize("photo", list(PHOTOS))
 def test_images_are_albumentations(photo, dtype, queue):
-    """Both filters on photos, uint8 and float32: albumentations' apply of the recorded
+    """The three filters on photos, uint8 and float32: albumentations' apply of the recorded
     parameters (its kernel) within 1 level, float32 within 2e-6; some pixels changed."""
     img = PHOTOS[photo] if dtype == np.uint8 else PHOTOS[photo].astype(np.float32) / 255
     tol = 1 if dtype == np.uint8 else 2e-6
-    for seed in range(3):
-        out = W.Compose([W.AdvancedBlur(p=1)])(image=img, seed=seed, queue=queue)
-        p = out["params"]["steps"][0]
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            want = A.AdvancedBlur(p=1).apply(img, kernel=_their_advanced_kernel(p))
-        assert np.abs(out["image"].astype(np.float64) - want).max() <= tol
-        out = W.Compose([W.Defocus(p=1)])(image=img, seed=seed, queue=queue)
-        p = out["params"]["steps"][0]
-        want = A.Defocus(p=1).apply(img, radius=p["radius"], alias_blur=p["alias_blur"])
-        assert np.abs(out["image"].astype(np.float64) - want).max() <= tol
-        assert (out["image"] != img).mean() > 0.3
+    for t in (W.AdvancedBlur(p=1), W.Defocus(p=1), W.RingingOvershoot(p=1)):
+        for seed in range(3):
+            out = W.Compose([t])(image=img, seed=seed, queue=queue)
+            want = _their_image(out["params"]["steps"][0], img)
+            assert np.abs(out["image"].astype(np.float64) - want).max() <= tol
+            assert (out["image"] != img).mean() > 0.2
 
 
 @pytest.mark.parametrize("shape", [(37, 45), (37, 45, 2), (4, 45, 4), (37, 3, 3)], ids=str)
@@ -105,14 +138,11 @@ def test_channels_dtypes_and_kernels_past_the_image(shape, dtype, queue):
     peak = {np.uint8: 255, np.uint16: 65535, np.float32: 1.0}[dtype]
     img = (rs.random(shape) * peak).astype(dtype)
     tol = 2e-6 if dtype == np.float32 else 1
-    for t in (W.AdvancedBlur(blur_limit=(5, 9), p=1), W.Defocus(radius=(2, 12), p=1)):
+    for t in (W.AdvancedBlur(blur_limit=(5, 9), p=1), W.Defocus(radius=(2, 12), p=1),
+              W.RingingOvershoot(blur_limit=(11, 21), p=1)):
         for seed in range(3):
             out = W.Compose([t])(image=img, seed=seed, queue=queue)
-            p = out["params"]["steps"][0]
-            k = defocus_kernel(p["radius"], p["alias_blur"]) if "radius" in p else \
-                advanced_blur_kernel(p["ksize"], p["sigma_x"], p["sigma_y"], p["angle"],
-                                     p["beta"], p["noise"])
-            theirs = cv2.filter2D(img, -1, k).reshape(shape)
+            theirs = cv2.filter2D(img, -1, _our_kernel(out["params"]["steps"][0])).reshape(shape)
             assert np.abs(out["image"].astype(np.float64) - theirs).max() <= tol
 
 
@@ -135,6 +165,10 @@ def test_draws_follow_albumentations_laws():
     assert {q["radius"] for q in qs} == {2, 3, 4, 5}
     assert all(0.2 <= q["alias_blur"] <= 0.4 for q in qs)
     assert W.Defocus(radius=4).radius == A.Defocus(radius=4).radius == (1, 4)
+    r = W.RingingOvershoot(blur_limit=(5, 9), cutoff=(0.5, 1.5), p=1)
+    rs = [r.draw(np.random.default_rng(s), (32, 32)) for s in range(300)]
+    assert {q["ksize"] for q in rs} == {5, 7, 9}
+    assert all(0.5 <= q["cutoff"] <= 1.5 for q in rs)
 
 
 def test_batches_replay_and_port(queue):
@@ -142,7 +176,7 @@ def test_batches_replay_and_port(queue):
     from the params; to_dict / from_dict and from_albumentations keep the parameters."""
     photos = list(PHOTOS.values()) + [skimage.data.chelsea()]
     pipe = W.Compose([W.RandomResizedCrop(64), W.AdvancedBlur(p=0.7), W.Defocus(p=0.7),
-                      W.RandomBrightnessContrast(p=1)],
+                      W.RandomBrightnessContrast(p=1), W.RingingOvershoot(p=0.6)],
                      output_dtype="float32", mean=[0.5] * 3, std=[0.25] * 3, layout="CHW")
     got = pipe(image=photos, seed=2, queue=queue)
     for k, photo in enumerate(photos):
@@ -152,7 +186,8 @@ def test_batches_replay_and_port(queue):
         np.testing.assert_array_equal(again["image"], got["image"][k])
     ts = [W.AdvancedBlur(blur_limit=(5, 9), sigma_x_limit=(0.1, 2), sigma_y_limit=0.7,
                          rotate_limit=20, beta_limit=(0.3, 2), noise_limit=(0.95, 1.05), p=0.3),
-          W.Defocus(radius=(4, 6), alias_blur=(0.2, 0.3), p=0.6)]
+          W.Defocus(radius=(4, 6), alias_blur=(0.2, 0.3), p=0.6),
+          W.RingingOvershoot(blur_limit=(5, 11), cutoff=(0.3, 0.9), p=0.4)]
     for t in ts:
         back = W.Compose.from_dict(W.Compose([t]).to_dict()).transforms[0]
         assert back.config() == t.config() and back.p == t.p
@@ -161,10 +196,11 @@ def test_batches_replay_and_port(queue):
         theirs = A.Compose([A.AdvancedBlur(blur_limit=(5, 9), sigma_x_limit=(0.1, 2),
                                            sigma_y_limit=0.7, rotate_limit=20,
                                            beta_limit=(0.3, 2), noise_limit=(0.95, 1.05), p=0.3),
-                            A.Defocus(radius=(4, 6), alias_blur=(0.2, 0.3), p=0.6)])
+                            A.Defocus(radius=(4, 6), alias_blur=(0.2, 0.3), p=0.6),
+                            A.RingingOvershoot(blur_limit=(5, 11), cutoff=(0.3, 0.9), p=0.4)])
     ported = W.from_albumentations(theirs)
     assert [t.config() for t in ported.transforms] == [t.config() for t in ts]
-    assert [t.p for t in ported.transforms] == [0.3, 0.6]
+    assert [t.p for t in ported.transforms] == [0.3, 0.6, 0.4]
 
 
 def test_refused_arguments_and_the_engines_checks(queue):
@@ -178,6 +214,10 @@ def test_refused_arguments_and_the_engines_checks(queue):
         W.Defocus(radius=(3, 40))
     with pytest.raises(ValueError, match="radius must be whole pixels"):
         W.Defocus(radius=(2.5, 4))
+    with pytest.raises(ValueError, match="cutoff must be a range \\(low, high\\) within"):
+        W.RingingOvershoot(cutoff=1.0)
+    with pytest.raises(ValueError, match="cutoff"):
+        W.RingingOvershoot(cutoff=(0.5, 4.0))
     from warpkit.engine.core import COL_DATA, COL_TAPS, COLOUR_WORDS, warp_by
 
     img = PHOTOS["coffee"][:20, :30].copy()
@@ -206,10 +246,11 @@ def test_refused_arguments_and_the_engines_checks(queue):
 
 
 def test_small_cases_on_every_device_and_oclgrind(small_queue):
-    """Both filters after a rotation (kernels past the 21 x 13 output, taps continued in data
-    operations), one before a colour step: the default device's numbers."""
+    """The three filters after a rotation (kernels past the 21 x 13 output, taps continued in
+    data operations), one before a colour step: the default device's numbers."""
     img = PHOTOS["astronaut"][100:117, 150:169].copy()
     geo = W.RandomAffine(degrees=30, size=(13, 21))
     cases = [[W.AdvancedBlur(blur_limit=(7, 7), p=1)], [W.Defocus(radius=(9, 9), p=1)],
-             [W.Defocus(radius=(2, 2), p=1), W.RandomGamma(p=1)]]
+             [W.Defocus(radius=(2, 2), p=1), W.RandomGamma(p=1)],
+             [W.RingingOvershoot(blur_limit=(15, 15), p=1)]]
     check_small_cases(img, geo, cases, small_queue)

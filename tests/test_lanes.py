@@ -18,7 +18,8 @@ from warpkit.augment import (AdvancedBlur, Blur, CenterCrop, ChannelShuffle, Coa
                              ISONoise, MultiplicativeNoise, PlanckianJitter, RandomToneCurve,
                              SaltAndPepper, SquareSymmetry, ToSepia, RandomResizedCrop,
                              RandomRotate90, RandomRotation, RandomSizedCrop, RandomVerticalFlip,
-                             Resize, RGBShift, Sharpen, Solarize, ToGray, stream)
+                             Resize, RGBShift, RingingOvershoot, Sharpen, Solarize, ToGray,
+                             stream)
 from warpkit.augment import (CLAHE, D4, Affine, Crop, CropAndPad, Defocus, Downscale,
                              LongestMaxSize, PadIfNeeded, Perspective, RandomCropFromBorders,
                              RandomScale, Rotate, SmallestMaxSize)
@@ -117,7 +118,8 @@ PIPELINES = [
              CLAHE(p=0.5), CLAHE((2, 3), (4, 6), p=0.5), Downscale(p=0.5),
              Downscale((0.1, 0.9), p=0.5), AdvancedBlur(p=0.6),
              AdvancedBlur((3, 3), 0.5, (0.2, 0.3), 10, (0.2, 5), (0.5, 1.5), p=0.5),
-             Defocus(p=0.6), Defocus(5, (0.0, 0.2), p=0.5)]),
+             Defocus(p=0.6), Defocus(5, (0.0, 0.2), p=0.5), RingingOvershoot(p=0.5),
+             RingingOvershoot((3, 9), (0.2, 0.4), p=0.7)]),
     # albumentations' other pixel transforms: counts and keys, factors per channel, a
     # temperature by both samplings, the tone curve's normals
     Compose([RandomResizedCrop(24), ChannelDropout(p=0.6), ChannelDropout((1, 3), 9, p=0.5),

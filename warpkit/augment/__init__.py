@@ -50,7 +50,7 @@ from ._colour import (CLAHE, Blur, ChannelShuffle, ColorJitter, Downscale, Embos
                       Posterize, RandomBrightnessContrast, RandomGamma, RGBShift, Sharpen,
                       Solarize, ToGray)
 from ._dropout import CoarseDropout, Erasing, GridDropout
-from ._filters import AdvancedBlur, Defocus
+from ._filters import AdvancedBlur, Defocus, RingingOvershoot
 from ._pixel import (ChannelDropout, Equalize, ImageCompression, ISONoise, MultiplicativeNoise,
                      PlanckianJitter, RandomToneCurve, SaltAndPepper, ToSepia)
 from ._mixing import CutMix, MixUp
@@ -81,6 +81,7 @@ __all__ = ["AdvancedBlur", "Affine", "AtLeastOneBBoxRandomCrop", "batches", "Bbo
            "RandomIoUCrop", "RandomPerspective", "RandomResizedCrop", "RandomRotate90",
            "RandomRotation", "RandomScale", "RandomSizedBBoxSafeCrop", "RandomSizedCrop",
            "RandomToneCurve", "RandomVerticalFlip", "RandomZoomOut", "RepeatedSampleWarning",
-           "Resize", "RGBShift", "Rotate", "SafeRotate", "SaltAndPepper", "SampleKey", "Sharpen",
-           "ShiftScaleRotate", "SmallestMaxSize", "Solarize", "SquareSymmetry", "stream",
-           "ThinPlateSpline", "ToGray", "ToSepia", "Transform", "Transpose", "VerticalFlip"]
+           "Resize", "RGBShift", "RingingOvershoot", "Rotate", "SafeRotate", "SaltAndPepper",
+           "SampleKey", "Sharpen", "ShiftScaleRotate", "SmallestMaxSize", "Solarize",
+           "SquareSymmetry", "stream", "ThinPlateSpline", "ToGray", "ToSepia", "Transform",
+           "Transpose", "VerticalFlip"]

@@ -270,6 +270,7 @@ SUPPORTED: dict[str, Callable[[_Args, _Pipeline], Transform | None]] = {
     "AdvancedBlur": _colour(F.AdvancedBlur, "blur_limit", "sigma_x_limit", "sigma_y_limit",
                             "rotate_limit", "beta_limit", "noise_limit"),
     "Defocus": _colour(F.Defocus, "radius", "alias_blur"),
+    "RingingOvershoot": _colour(F.RingingOvershoot, "blur_limit", "cutoff"),
     "MotionBlur": _colour(C.MotionBlur, "blur_limit", "allow_shifted", "angle_range",
                           "direction_range"),
     "CoarseDropout": _colour(D.CoarseDropout, "num_holes_range", "hole_height_range",

@@ -1,10 +1,11 @@
 """Filters with a kernel of weights under albumentations 2.0.8's names and parameters:
-``AdvancedBlur`` (an anisotropic generalised Gaussian with multiplicative noise) and
-``Defocus`` (an anti-aliased disc). The host makes albumentations' kernel from the recorded
-parameters, with its arithmetic; the device applies it in the pass after the warp that
-``MotionBlur`` takes (kernels_cl/colour.h's WK_COL_TAPS: the nonzero weights as taps, summed
-row by row as OpenCV's ``filter2D`` sums them, edges reflected without repeating the edge
-pixel), then the colour steps after it in the same launch.
+``AdvancedBlur`` (an anisotropic generalised Gaussian with multiplicative noise), ``Defocus``
+(an anti-aliased disc) and ``RingingOvershoot`` (a circular low-pass sinc filter). The host
+makes albumentations' kernel from the recorded parameters, with its arithmetic; the device
+applies it in the pass after the warp that ``MotionBlur`` takes (kernels_cl/colour.h's
+WK_COL_TAPS: the nonzero weights as taps, summed row by row as OpenCV's ``filter2D`` sums
+them, edges reflected without repeating the edge pixel), then the colour steps after it in
+the same launch.
 
 Example:
     >>> import numpy as np
@@ -26,7 +27,8 @@ from ._base import value_range
 from ._colour import ColourTransform, _kernel_sizes, _non_negative, _odd_size, _odd_sizes, \
     _signed, _with_data
 
-__all__ = ["AdvancedBlur", "Defocus", "advanced_blur_kernel", "defocus_kernel", "taps"]
+__all__ = ["AdvancedBlur", "Defocus", "RingingOvershoot", "advanced_blur_kernel", "bessel_j1",
+           "defocus_kernel", "ringing_kernel", "taps"]
 
 
 def taps(kernel: np.ndarray) -> list[list[float]]:
@@ -200,3 +202,77 @@ class Defocus(ColourTransform):
 
     def config(self):
         return {"radius": list(self.radius), "alias_blur": list(self.alias_blur)}
+
+
+def bessel_j1(x: Any) -> np.ndarray:
+    """The Bessel function of the first kind of order 1 (Numerical Recipes' rational and
+    asymptotic approximations: within 1e-8 of scipy.special.j1, which warpkit does not need)."""
+    x = np.asarray(x, np.float64)
+    ax = np.abs(x)
+    y = x * x
+    small = x * (72362614232.0 + y * (-7895059235.0 + y * (242396853.1 + y * (
+        -2972611.439 + y * (15704.48260 + y * -30.16036606))))) / (
+        144725228442.0 + y * (2300535178.0 + y * (18583304.74 + y * (
+            99447.43394 + y * (376.9991397 + y)))))
+    with np.errstate(divide="ignore", invalid="ignore"):
+        z = 8.0 / ax
+        zz = z * z
+        xx = ax - 2.356194491
+        p = 1.0 + zz * (0.183105e-2 + zz * (-0.3516396496e-4 + zz * (
+            0.2457520174e-5 + zz * -0.240337019e-6)))
+        q = 0.04687499995 + zz * (-0.2002690873e-3 + zz * (0.8449199096e-5 + zz * (
+            -0.88228987e-6 + zz * 0.105787412e-6)))
+        large = np.sqrt(0.636619772 / ax) * (np.cos(xx) * p - z * np.sin(xx) * q) * np.sign(x)
+    return np.where(ax < 8.0, small, large)
+
+
+def ringing_kernel(ksize: int, cutoff: float) -> np.ndarray:
+    """albumentations' RingingOvershoot kernel ((ksize, ksize), normalised): the circularly
+    symmetric low-pass filter of ``cutoff`` radians a pixel, ``cutoff J1(cutoff r) / (2 pi r)``
+    at distance r from the centre, ``cutoff^2 / (4 pi)`` at it."""
+    y, x = np.mgrid[0:ksize, 0:ksize].astype(np.float64)
+    r = np.sqrt((x - (ksize - 1) / 2) ** 2 + (y - (ksize - 1) / 2) ** 2)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        kernel = cutoff * bessel_j1(cutoff * r) / (2 * np.pi * r)
+    kernel[(ksize - 1) // 2, (ksize - 1) // 2] = cutoff ** 2 / (4 * np.pi)
+    return kernel.astype(np.float32) / np.sum(kernel)
+
+
+class RingingOvershoot(ColourTransform):
+    """albumentations' RingingOvershoot: OpenCV's filter2D with a circular sinc low-pass kernel
+    (:func:`ringing_kernel`) of an odd size from ``blur_limit`` (as :class:`AdvancedBlur`'s) and
+    a cutoff from ``cutoff`` (radians a pixel, within [0, pi]): the ringing and overshoot
+    artefacts of sharp band limits. Sizes up to 65.
+
+    Example:
+        >>> t = RingingOvershoot(blur_limit=(9, 9), cutoff=(1.0, 1.0), p=1)
+        >>> t.draw(np.random.default_rng(0), (64, 64))
+        {'ksize': 9, 'cutoff': 1.0}
+    """
+
+    def __init__(self, blur_limit: Any = (7, 15), cutoff: Any = (np.pi / 4, np.pi / 2),
+                 p: float = 0.5) -> None:
+        super().__init__(p)
+        self.blur_limit = _kernel_sizes(blur_limit, "blur_limit")
+        if self.blur_limit[1] ** 2 > MAX_TAPS:
+            raise ValueError(f"RingingOvershoot's blur_limit {list(self.blur_limit)} reaches "
+                             f"past warpkit's largest kernel ({MAX_TAPS} taps)")
+        if isinstance(cutoff, (int, float, np.number)):
+            raise ValueError(f"cutoff must be a range (low, high) within [0, pi], as "
+                             f"albumentations takes it, got {cutoff!r}")
+        self.cutoff = value_range(cutoff, "cutoff", False, 0.0, math.pi)[0]
+
+    def draw(self, rng, size):
+        return {"ksize": _odd_size(rng, self.blur_limit),
+                "cutoff": float(rng.uniform(*self.cutoff))}
+
+    def draw_lanes(self, lanes, sizes):
+        k = _odd_sizes(lanes, self.blur_limit, len(sizes))
+        c = lanes.uniform(*self.cutoff).tolist()
+        return [{"ksize": int(a), "cutoff": float(b)} for a, b in zip(k, c)]
+
+    def colour_ops(self, params, channels, peak):
+        return taps(ringing_kernel(params["ksize"], params["cutoff"]))
+
+    def config(self):
+        return {"blur_limit": list(self.blur_limit), "cutoff": list(self.cutoff)}
