@@ -132,3 +132,35 @@ def check_dropout_targets(out: dict, theirs, img: np.ndarray, mask: np.ndarray,
               & (kps[:, None, 1] + 0.5 >= holes[:, 1]) & (kps[:, None, 1] + 0.5 < holes[:, 3]))
     np.testing.assert_allclose(out["keypoints"], kps[~inside.any(1)])
     return not np.array_equal(out["boxes"], boxes)
+
+
+#: the boxes the dropout tests cut (pixels of the 512 x 512 astronaut)
+DROPOUT_BOXES = np.array([[10, 10, 200, 200], [300, 300, 400, 480], [50, 250, 120, 300],
+                          [220, 40, 236, 52]], np.float32)
+
+
+def dropout_runs(make, dtype, queue, seeds, min_visibility: float,
+                 boxes: np.ndarray = DROPOUT_BOXES) -> tuple[list[dict], int]:
+    """A dropout on the astronaut (uint8, or float32 in [0, 1]) with a mask, 4 labelled
+    ``boxes`` and 300 keypoints, one call per seed, each checked by
+    :func:`check_dropout_targets` against albumentations' own: ``make(fill)`` gives (warpkit's
+    transform, albumentations' one) for a fill of the dtype's levels. Returns the outputs and
+    how many moved or dropped a box."""
+    import skimage.data
+
+    from warpkit import augment as W
+
+    photo = skimage.data.astronaut()
+    img = photo if dtype == np.uint8 else photo.astype(np.float32) / 255
+    fill = (10, 20, 30) if dtype == np.uint8 else (0.1, 0.2, 0.3)
+    mask = (photo[..., 0] > 128).astype(np.uint8)
+    kps = np.random.default_rng(0).uniform(0, 511, (300, 2))
+    ours, theirs = make(fill)
+    pipe = W.Compose([ours], min_visibility=min_visibility)
+    outs, cut = [], 0
+    for seed in seeds:
+        out = pipe(image=img, mask=mask, boxes=boxes, labels=list(range(len(boxes))),
+                   keypoints=kps, seed=seed, queue=queue)
+        cut += check_dropout_targets(out, theirs, img, mask, boxes, kps, min_visibility)
+        outs.append(out)
+    return outs, cut

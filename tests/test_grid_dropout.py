@@ -15,7 +15,7 @@ import pytest
 
 from warpkit import augment as W
 
-from helpers import check_dropout_targets, check_small_cases
+from helpers import check_small_cases, dropout_runs
 
 os.environ.setdefault("NO_ALBUMENTATIONS_UPDATE", "1")  # no network check at import
 with warnings.catch_warnings():
@@ -52,20 +52,10 @@ def test_grid_dropout_is_albumentations_with_the_recorded_holes(dtype, kw, queue
     """Image and mask pixel for pixel as albumentations' dropout of the same holes (the last
     case's shift pushes the holes past the bottom edge, where they pile up); boxes kept,
     dropped and shrunk as its filter; keypoints in a hole gone, or invisible."""
-    img = PHOTO if dtype == np.uint8 else PHOTO.astype(np.float32) / 255
-    fill = (10, 20, 30) if dtype == np.uint8 else (0.1, 0.2, 0.3)
-    mask = (PHOTO[..., 0] > 128).astype(np.uint8)
-    boxes = np.array([[10, 10, 200, 200], [300, 300, 400, 480], [50, 250, 120, 300],
-                      [220, 40, 236, 52]], np.float32)
-    kps = np.random.default_rng(0).uniform(0, 511, (300, 2))
-    pipe = W.Compose([W.GridDropout(fill=fill, fill_mask=7, p=1, **kw)], min_visibility=0.6)
-    theirs = A.GridDropout(fill=fill, fill_mask=7, p=1, **kw)
-    cut = 0
-    for seed in range(4):
-        out = pipe(image=img, mask=mask, boxes=boxes, labels=[0, 1, 2, 3], keypoints=kps,
-                   seed=seed, queue=queue)
-        assert len(_holes(out)) >= 9
-        cut += check_dropout_targets(out, theirs, img, mask, boxes, kps, 0.6)
+    outs, cut = dropout_runs(lambda fill: (W.GridDropout(fill=fill, fill_mask=7, p=1, **kw),
+                                           A.GridDropout(fill=fill, fill_mask=7, p=1, **kw)),
+                             dtype, queue, range(4), 0.6)
+    assert all(len(_holes(out)) >= 9 for out in outs)
     assert cut or kw  # the default's holes (25 pixels) cut or drop a box
 
 

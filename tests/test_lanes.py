@@ -19,7 +19,7 @@ from warpkit.augment import (AdvancedBlur, Blur, CenterCrop, ChannelShuffle, Coa
                              SaltAndPepper, SquareSymmetry, ToSepia, RandomResizedCrop,
                              RandomRotate90, RandomRotation, RandomSizedCrop, RandomVerticalFlip,
                              Resize, RGBShift, RingingOvershoot, Sharpen, Solarize, ToGray,
-                             stream)
+                             XYMasking, stream)
 from warpkit.augment import (CLAHE, D4, Affine, Crop, CropAndPad, Defocus, Downscale,
                              LongestMaxSize, PadIfNeeded, Perspective, RandomCropFromBorders,
                              RandomScale, Rotate, SmallestMaxSize)
@@ -140,7 +140,9 @@ PIPELINES = [
     Compose([GridDropout(p=0.7), GridDropout(0.3, False, holes_number_xy=(5, 2),
                                              shift_xy=(3, 9), fill="random_uniform", p=0.6),
              RandomResizedCrop(24), GridDropout(unit_size_range=(2, 9), fill="random", p=0.6),
-             GridDropout(0.8, unit_size_range=(6, 6), p=0.5)]),
+             GridDropout(0.8, unit_size_range=(6, 6), p=0.5),
+             XYMasking((1, 3), (0, 2), (2, 9), (0, 5), fill="random", p=0.7),
+             XYMasking(2, mask_x_length=(0, 24), fill="random_uniform", p=0.6)]),
     # OneOf: choices by weight (one never chosen, a choice holding a pipeline and another
     # OneOf), whole or not, among geometric, colour and dropout steps
     Compose([OneOf([RandomResizedCrop(24, p=0.9), RandomCrop(20, p=0.3), Resize((18, 22), p=0.0),

@@ -14,7 +14,7 @@ import pytest
 
 from warpkit import augment as W
 
-from helpers import check_dropout_targets, check_small_cases
+from helpers import check_small_cases, dropout_runs
 
 os.environ.setdefault("NO_ALBUMENTATIONS_UPDATE", "1")  # no network check at import
 with warnings.catch_warnings():
@@ -146,24 +146,19 @@ def _holes(out) -> np.ndarray:
 def test_coarse_dropout_is_albumentations_with_the_recorded_holes(dtype, queue):
     """Image and mask pixel for pixel as albumentations' own dropout of the same holes; boxes
     kept, dropped and shrunk as its filter; keypoints in a hole gone (or invisible)."""
-    img = _image(dtype)
-    fill = (10, 20, 30) if dtype == np.uint8 else (0.1, 0.2, 0.3)
-    mask = (PHOTO[..., 0] > 128).astype(np.uint8)
+    def make(fill):
+        return (W.CoarseDropout(num_holes_range=(4, 8), hole_height_range=(0.05, 0.25),
+                                hole_width_range=(0.05, 0.25), fill=fill, fill_mask=7, p=1),
+                A.CoarseDropout(fill=fill, fill_mask=7, p=1))
+
     boxes = np.array([[10, 10, 200, 200], [300, 300, 400, 480], [50, 250, 120, 300],
                       [220, 40, 260, 90]], np.float32)
-    kps = np.random.default_rng(0).uniform(0, 511, (300, 2))
-    t = W.CoarseDropout(num_holes_range=(4, 8), hole_height_range=(0.05, 0.25),
-                        hole_width_range=(0.05, 0.25), fill=fill, fill_mask=7, p=1)
-    pipe = W.Compose([t], min_visibility=0.3)
-    theirs = A.CoarseDropout(fill=fill, fill_mask=7, p=1)
-    moved = 0
-    for seed in range(6):
-        out = pipe(image=img, mask=mask, boxes=boxes, labels=[0, 1, 2, 3], keypoints=kps,
-                   seed=seed, queue=queue)
-        assert 4 <= len(_holes(out)) <= 8
-        moved += check_dropout_targets(out, theirs, img, mask, boxes, kps, 0.3)
+    outs, moved = dropout_runs(make, dtype, queue, range(6), 0.3, boxes)
+    assert all(4 <= len(_holes(out)) <= 8 for out in outs)
     assert moved  # some seed cut a box
-    vis = W.Compose([t], remove_invisible=False)(image=img, keypoints=kps, seed=1, queue=queue)
+    kps = np.random.default_rng(0).uniform(0, 511, (300, 2))
+    vis = W.Compose([make(0)[0]], remove_invisible=False)(image=_image(dtype), keypoints=kps,
+                                                          seed=1, queue=queue)
     holes = _holes(vis)
     inside = ((kps[:, None, 0] + 0.5 >= holes[:, 0]) & (kps[:, None, 0] + 0.5 < holes[:, 2])
               & (kps[:, None, 1] + 0.5 >= holes[:, 1]) & (kps[:, None, 1] + 0.5 < holes[:, 3]))

@@ -49,7 +49,7 @@ from ._colour import (CLAHE, Blur, ChannelShuffle, ColorJitter, Downscale, Embos
                       GaussNoise, HueSaturationValue, InvertImg, MedianBlur, MotionBlur,
                       Posterize, RandomBrightnessContrast, RandomGamma, RGBShift, Sharpen,
                       Solarize, ToGray)
-from ._dropout import CoarseDropout, Erasing, GridDropout
+from ._dropout import CoarseDropout, Erasing, GridDropout, XYMasking
 from ._filters import AdvancedBlur, Defocus, RingingOvershoot
 from ._pixel import (ChannelDropout, Equalize, ImageCompression, ISONoise, MultiplicativeNoise,
                      PlanckianJitter, RandomToneCurve, SaltAndPepper, ToSepia)
@@ -84,4 +84,4 @@ __all__ = ["AdvancedBlur", "Affine", "AtLeastOneBBoxRandomCrop", "batches", "Bbo
            "Resize", "RGBShift", "RingingOvershoot", "Rotate", "SafeRotate", "SaltAndPepper",
            "SampleKey", "Sharpen", "ShiftScaleRotate", "SmallestMaxSize", "Solarize",
            "SquareSymmetry", "stream", "ThinPlateSpline", "ToGray", "ToSepia", "Transform",
-           "Transpose", "VerticalFlip"]
+           "Transpose", "VerticalFlip", "XYMasking"]

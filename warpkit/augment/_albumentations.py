@@ -276,6 +276,8 @@ SUPPORTED: dict[str, Callable[[_Args, _Pipeline], Transform | None]] = {
     "CoarseDropout": _colour(D.CoarseDropout, "num_holes_range", "hole_height_range",
                              "hole_width_range", "fill", "fill_mask"),
     "Erasing": _colour(D.Erasing, "scale", "ratio", "fill", "fill_mask"),
+    "XYMasking": _colour(D.XYMasking, "num_masks_x", "num_masks_y", "mask_x_length",
+                         "mask_y_length", "fill", "fill_mask"),
     "GridDropout": _colour(D.GridDropout, "ratio", "random_offset", "unit_size_range",
                            "holes_number_xy", "shift_xy", "fill", "fill_mask"),
     "HorizontalFlip": _flip(T.RandomHorizontalFlip),

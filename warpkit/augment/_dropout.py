@@ -34,9 +34,8 @@ from ..engine.core import COLOUR_WORDS as WORDS
 from ._base import Transform, contains, value_range
 from ._colour import ColourTransform, draw_key, draw_keys
 
-__all__ = ["CoarseDropout", "Erasing", "GridDropout", "boxes_past_holes", "has_dropout",
-           "hole_mask", "in_holes",
-           "output_holes"]
+__all__ = ["CoarseDropout", "Erasing", "GridDropout", "XYMasking", "boxes_past_holes",
+           "has_dropout", "hole_mask", "in_holes", "output_holes"]
 
 #: fills of albumentations' dropout that warpkit makes (its inpainting ones are refused)
 RANDOM_FILLS = ("random", "random_uniform")
@@ -298,6 +297,95 @@ class GridDropout(_Dropout):
                 "holes_number_xy": None if self.holes_number_xy is None
                 else list(self.holes_number_xy),
                 "shift_xy": list(self.shift_xy), **super().config()}
+
+
+class XYMasking(_Dropout):
+    """albumentations' XYMasking (SpecAugment's masks): ``num_masks_x`` vertical stripes of a
+    width from ``mask_x_length``, each the image's height, and ``num_masks_y`` horizontal ones
+    of a height from ``mask_y_length``, each at a random place, filled as
+    :class:`CoarseDropout` fills. Counts and lengths are whole numbers, both ends included
+    (``x`` means (0, x)); a length past the image's side is refused when drawn, as
+    albumentations refuses it. Stripes of length 0 are recorded and cover nothing.
+
+    Example:
+        >>> t = XYMasking(num_masks_x=(2, 2), mask_x_length=(5, 5), p=1)
+        >>> [(x2 - x1, y2 - y1) for x1, y1, x2, y2 in t.draw(np.random.default_rng(0),
+        ...                                                   (40, 30))["holes"]]
+        [(5, 30), (5, 30)]
+    """
+
+    def __init__(self, num_masks_x: Any = 0, num_masks_y: Any = 0, mask_x_length: Any = 0,
+                 mask_y_length: Any = 0, fill: Any = 0, fill_mask: Any = None,
+                 p: float = 0.5) -> None:
+        super().__init__(fill, fill_mask, p)
+        self.num_masks_x = _counts(num_masks_x, "num_masks_x")
+        self.num_masks_y = _counts(num_masks_y, "num_masks_y")
+        self.mask_x_length = _counts(mask_x_length, "mask_x_length")
+        self.mask_y_length = _counts(mask_y_length, "mask_y_length")
+        if self.mask_x_length[1] <= 0 and self.mask_y_length[1] <= 0:
+            raise ValueError("XYMasking needs mask_x_length or mask_y_length above 0")
+
+    def _check(self, w: int, h: int) -> None:
+        for (lo, hi), side, name in ((self.mask_x_length, w, "mask_x_length"),
+                                     (self.mask_y_length, h, "mask_y_length")):
+            if hi > side:
+                raise ValueError(f"XYMasking's {name} ({lo}, {hi}) reaches past the image's "
+                                 f"side of {side} pixels")
+
+    def _axes(self):
+        """(count range, length range, vertical) of each kind of stripe with a length, in
+        albumentations' order: the vertical stripes (along x) first."""
+        return [(n, ln, vertical) for n, ln, vertical in
+                ((self.num_masks_x, self.mask_x_length, True),
+                 (self.num_masks_y, self.mask_y_length, False)) if ln[1] > 0]
+
+    def _holes(self, rng, size):
+        w, h = int(size[0]), int(size[1])
+        self._check(w, h)
+        holes = []
+        for (lo, hi), (llo, lhi), vertical in self._axes():
+            side = w if vertical else h
+            for _ in range(int(rng.integers(lo, hi + 1))):  # per stripe: its length, its place
+                length = int(rng.integers(llo, lhi + 1))
+                at = int(rng.integers(0, side - length + 1))
+                holes.append([at, 0, at + length, h] if vertical else [0, at, w, at + length])
+        return holes
+
+    def _holes_lanes(self, lanes, sizes):
+        """:meth:`_holes` for every lane: the counts, then stripe k's length and place for the
+        lanes with more than k stripes, k = 0, 1, ..., one kind of stripe after the other."""
+        W = np.array([s[0] for s in sizes], np.int64)
+        H = np.array([s[1] for s in sizes], np.int64)
+        for w, h in set(zip(W.tolist(), H.tolist())):
+            self._check(w, h)
+        holes: list[list[list[int]]] = [[] for _ in sizes]
+        for (lo, hi), (llo, lhi), vertical in self._axes():
+            side = W if vertical else H
+            count = lanes.integers(lo, hi + 1)
+            for k in range(int(count.max(initial=0))):
+                where = count > k
+                length = lanes.integers(llo, lhi + 1, where)
+                at = lanes.integers(0, np.where(where, side - length + 1, 1), where)
+                for i in np.flatnonzero(where).tolist():
+                    a, n = int(at[i]), int(length[i])
+                    holes[i].append([a, 0, a + n, int(H[i])] if vertical else
+                                    [0, a, int(W[i]), a + n])
+        return holes
+
+    def config(self):
+        return {"num_masks_x": list(self.num_masks_x), "num_masks_y": list(self.num_masks_y),
+                "mask_x_length": list(self.mask_x_length),
+                "mask_y_length": list(self.mask_y_length), **super().config()}
+
+
+def _counts(value: Any, arg: str) -> tuple[int, int]:
+    """albumentations' non-negative whole range: ``x`` means (0, x), a pair (low, high)."""
+    if isinstance(value, numbers.Integral) and not isinstance(value, bool):
+        value = (0, int(value))
+    lo, hi = _whole_pair(value, arg, 0)
+    if lo > hi:
+        raise ValueError(f"{arg} must be (low, high) with low <= high, got {value!r}")
+    return lo, hi
 
 
 def _whole_pair(value: Any, arg: str, least: int) -> tuple[int, int]:
