@@ -478,11 +478,11 @@ inline void wk_iso8(float8 *v, __global const float *op, float2 mean, int2 at) {
 
 /* a hole's edges in output pixels: its fractions (x1, y1, x2, y2 of the image it was drawn on)
  * times the output's sides, halves up; the products rounded apart from the sums (never fused:
- * the host rounds as this) */
+ * the host rounds as this). An edge before the image is 0 (no pixel lies before it either
+ * way), so truncation is floor: one instruction, where PoCL's floor is a library call */
 inline __attribute__((always_inline)) float4 wk_hole_edges(float4 frac, int2 dims) {
     const float4 e = frac * (float4)((float)dims.x, (float)dims.y, (float)dims.x, (float)dims.y);
-    /* fractions are >= 0: truncation is floor, one instruction where floor is a call */
-    return convert_float4(convert_int4(e + 0.5f));
+    return convert_float4(convert_int4(fmax(e + 0.5f, 0.0f)));
 }
 
 /* the 8 pixels of row at.y from column at.x that lie in columns [r.x, r.z) of a hole whose rows
@@ -517,7 +517,7 @@ inline __attribute__((always_inline)) void wk_hole_fill8(float8 *v, int C, float
 #define WK_HOLE_BAND(b) (op + WK_COL_WORDS * (1 + ((b) >> 1)) + 1 + 4 * ((b) & 1))
 #define WK_HOLE_AT(h) (op + WK_COL_WORDS * (1 + ((bands + 1) >> 1) + (h)) + 1)
 inline __attribute__((always_inline)) int wk_edge(float frac, int side) {
-    return convert_int(frac * (float)side + 0.5f); /* wk_hole_edges' rounding */
+    return convert_int(fmax(frac * (float)side + 0.5f, 0.0f)); /* wk_hole_edges' rounding */
 }
 
 inline __attribute__((always_inline)) void wk_holes8(float8 *v, int C, __global const float *op, int2 at, int2 dims) {

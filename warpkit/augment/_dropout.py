@@ -184,14 +184,16 @@ class GridDropout(_Dropout):
             _whole_pair(holes_number_xy, "holes_number_xy", 1)
         self.shift_xy = _whole_pair(shift_xy, "shift_xy", 0)
 
-    def _grid(self, size: tuple[int, int]) -> tuple[int, int] | None:
-        """The grid (rows, columns) where no draw makes it, else None."""
+    def _grids(self, W: np.ndarray, H: np.ndarray, unit: Any) -> tuple[np.ndarray, np.ndarray]:
+        """Each image's grid (rows, columns) for sides ``W``, ``H``: ``holes_number_xy`` as
+        albumentations reads it (rows first), cells of the drawn side ``unit``, or cells of a
+        tenth of each side (at least 2 pixels)."""
         if self.holes_number_xy:
-            return self.holes_number_xy
+            rows, cols = self.holes_number_xy
+            return np.full_like(W, rows), np.full_like(W, cols)
         if self.unit_size_range:
-            return None
-        w, h = size
-        return h // max(2, h // 10), w // max(2, w // 10)
+            return H // unit, W // unit
+        return H // np.maximum(2, H // 10), W // np.maximum(2, W // 10)
 
     def _unit_range(self, w: int, h: int) -> tuple[int, int]:
         lo, hi = self.unit_size_range
@@ -203,11 +205,8 @@ class GridDropout(_Dropout):
 
     def _holes(self, rng, size):
         w, h = int(size[0]), int(size[1])
-        grid = self._grid((w, h))
-        if grid is None:
-            u = int(rng.integers(*self._unit_range(w, h)))
-            grid = (h // u, w // u)
-        rows, cols = grid
+        unit = int(rng.integers(*self._unit_range(w, h))) if self.unit_size_range else None
+        rows, cols = (int(v[0]) for v in self._grids(np.array([w]), np.array([h]), unit))
         if not rows or not cols:
             return []
         order = rng.random((1, rows)), rng.random((1, cols))
@@ -222,16 +221,13 @@ class GridDropout(_Dropout):
         n = len(sizes)
         W = np.array([s[0] for s in sizes], np.int64)
         H = np.array([s[1] for s in sizes], np.int64)
-        if self._grid((1, 1)) is None:  # cells of a drawn side
+        unit = None
+        if self.unit_size_range:
             for w, h in set(zip(W.tolist(), H.tolist())):
                 self._unit_range(w, h)
             lo, hi = self.unit_size_range
-            u = lanes.integers(lo, max(hi, lo + 1))
-            rows, cols = H // u, W // u
-        elif self.holes_number_xy:
-            rows, cols = np.full(n, self.holes_number_xy[0]), np.full(n, self.holes_number_xy[1])
-        else:
-            rows, cols = H // np.maximum(2, H // 10), W // np.maximum(2, W // 10)
+            unit = lanes.integers(lo, max(hi, lo + 1))
+        rows, cols = self._grids(W, H, unit)
         live = (rows > 0) & (cols > 0)
 
         def draw(counts):  # each lane's random(count)
