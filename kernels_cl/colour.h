@@ -67,11 +67,13 @@
  *   WK_COL_CONV       a 3x3 filter, the weights of offsets (-1, -1) .. (1, 1) row by row in
  *                     w[1 .. 9] (albumentations' Sharpen and Emboss: OpenCV's filter2D, edges
  *                     reflected as WK_COL_BLUR's). A whole-image operation as WK_COL_MOTION
- *   WK_COL_TAPS       a filter of w[1] taps, each (dx, dy, weight), from w[3] and on through
- *                     the w[2] WK_COL_DATA operations after it (skipped with it), summed in
- *                     order (albumentations' AdvancedBlur and Defocus: OpenCV's filter2D with
- *                     their kernels, the zero weights left out, edges reflected as
- *                     WK_COL_BLUR's). A whole-image operation as WK_COL_MOTION (colour_apply)
+ *   WK_COL_TAPS       a filter with a kernel of weights: w[1] rows of it reaching w[2] columns
+ *                     either side, in the w[3] WK_COL_DATA operations after it (skipped with
+ *                     it): each row an operation (dy, its first dx, its count of weights), then
+ *                     its weights, 8 an operation (words 1-8); summed row by row, left to right
+ *                     (albumentations' AdvancedBlur, Defocus and RingingOvershoot: OpenCV's
+ *                     filter2D with their kernels, edges reflected as WK_COL_BLUR's). A
+ *                     whole-image operation as WK_COL_MOTION (colour_apply)
  *   WK_COL_CLAHE      albumentations' CLAHE: OpenCV's contrast-limited adaptive histogram
  *                     equalisation of 8-bit levels (of L in OpenCV's 8-bit Lab for 3 channels),
  *                     w[1] + w[2] + w[3] the clip limit (a double in three floats), w[4] x w[5]
@@ -612,7 +614,7 @@ inline __attribute__((always_inline)) void wk_colour8_ops(float8 *v, int C, __gl
             if ((float)at.y >= r.y && (float)at.y < r.w)
                 wk_hole_fill8(v, C, r, op + 5, op[9] != 0.0f, op + 10, at);
         } else if (code == WK_COL_TAPS) { /* a pass's filter (colour_pass.cl): its taps skipped */
-            const int data = (int)op[2];
+            const int data = (int)op[3];
             k += data;
             op += data * WK_COL_WORDS;
         } else if ((WK_COL_HEAVY & WK_COLG_HOLE) && code == WK_COL_HOLES) {

@@ -251,32 +251,64 @@ inline __attribute__((always_inline)) void cp_filtered8(float8 *v) {
 #endif
 
 #if MOTION
-/* OpenCV's filter2D of the 8 pixels from xo of row yo with the kernel of op's taps, summed in
- * order: op[1] taps from op[3] (continued in the WK_COL_DATA operations after op), each (dx, dy)
- * of weight op[2] (WK_COL_MOTION: albumentations' MotionBlur, its line's points averaged) or
- * each (dx, dy, weight) (weighted, WK_COL_TAPS: any kernel's nonzero weights row by row,
- * albumentations' AdvancedBlur and Defocus) */
-inline void cp_taps8(__global const X_T *S, int Ho, int Wo, int b, int xo, int yo,
-                     __global const float *op, int weighted, float8 *v) {
+/* the taps' values in order past an operation's first words: op[first] on, then words 1 .. 11
+ * of each WK_COL_DATA operation after it (CP_NEXT_WORD) */
+#define CP_TAP_WORDS(op, first) __global const float *t = (op) + (first); int left = WK_COL_WORDS - (first)
+
+/* albumentations' MotionBlur (OpenCV's filter2D with its line kernel) of the 8 pixels from xo of
+ * row yo: op (WK_COL_MOTION) holds the taps' count n, their weight, then n (dx, dy) offsets */
+inline void cp_motion8(__global const X_T *S, int Ho, int Wo, int b, int xo, int yo,
+                       __global const float *op, float8 *v) {
     const int C = CH;
     const int n = (int)op[1];
-    const float shared = op[2];
-    __global const float *t = op + 3;
-    int left = WK_COL_WORDS - 3;
-    for (int c = 0; c < C; c++) v[c] = 0.0f;
+    const float w = op[2];
+    CP_TAP_WORDS(op, 3);
+    WK_EACH_C(v[c] = 0.0f);
     for (int i = 0; i < n; i++) {
         const int dx = (int)*t;
         CP_NEXT_WORD(t, left);
         const int dy = (int)*t;
         CP_NEXT_WORD(t, left);
-        float w = shared;
-        if (weighted) {
-            w = *t;
-            CP_NEXT_WORD(t, left);
-        }
         float8 p[4];
         cp_tap8(S, ((long)b * Ho + cp_reflect(yo + dy, Ho)) * Wo, xo + dx, Wo, p);
-        for (int c = 0; c < C; c++) v[c] += w * p[c];
+        WK_EACH_C(v[c] += w * p[c]); /* (copies: the sums stay in registers) */
+    }
+    cp_filtered8(v);
+}
+
+/* CP_TAP_R: the widest reach of a WK_COL_TAPS kernel (engine/plan.MAX_TAP_RADIUS) */
+#define CP_TAP_R 32
+/* OpenCV's filter2D with any kernel (albumentations' AdvancedBlur, Defocus and
+ * RingingOvershoot) of the 8 pixels from xo of row yo: op (WK_COL_TAPS) holds the kernel's rows
+ * with a nonzero weight and its reach r (|dx| <= r); each row is a WK_COL_DATA operation (dy,
+ * the first dx, the count of weights from there) and its weights, 8 an operation; summed row by
+ * row and left to right, as OpenCV sums them (a zero weight inside a row adds an exact 0). Each
+ * row's source pixels xo + dx0 .. xo + dx0 + count + 6 are read once, into a private row per
+ * channel, and each weight's 8 values come from there: a tap read from the image on its own
+ * with its (dx, dy) cost ~30 cycles a block (a Defocus of ~200 taps took 250 ms per 64 outputs
+ * of 224 x 224) */
+inline void cp_taps8(__global const X_T *S, int Ho, int Wo, int b, int xo, int yo,
+                     __global const float *op, float8 *v) {
+    const int C = CH;
+    const int rows = (int)op[1];
+    float seg[4][2 * CP_TAP_R + 16];
+    WK_EACH_C(v[c] = 0.0f);
+    __global const float *q = op + WK_COL_WORDS;
+    for (int i = 0; i < rows; i++) {
+        const int dy = (int)q[1], dx0 = (int)q[2], n = (int)q[3];
+        const long at = ((long)b * Ho + cp_reflect(yo + dy, Ho)) * Wo;
+        for (int k = 0; k < n + 7; k += 8) { /* the row's source pixels, 8 at a time */
+            float8 p[4];
+            cp_tap8(S, at, xo + dx0 + k, Wo, p);
+            WK_EACH_C(vstore8(p[c], 0, seg[c] + k));
+        }
+        __global const float *w = q + WK_COL_WORDS + 1;
+        /* the channels as copies (WK_EACH_C): the sums stay in registers */
+        for (int j = 0; j < n; j++) {
+            const float wj = w[WK_COL_WORDS * (j >> 3) + (j & 7)];
+            WK_EACH_C(v[c] += wj * vload8(0, seg[c] + j));
+        }
+        q += WK_COL_WORDS * (1 + ((n + 7) >> 3));
     }
     cp_filtered8(v);
 }
@@ -287,12 +319,12 @@ inline void cp_taps8(__global const X_T *S, int Ho, int Wo, int b, int xo, int y
 inline void cp_conv8(__global const X_T *S, int Ho, int Wo, int b, int xo, int yo,
                      __global const float *op, float8 *v) {
     const int C = CH;
-    for (int c = 0; c < C; c++) v[c] = 0.0f;
+    WK_EACH_C(v[c] = 0.0f);
     for (int t = 0; t < 9; t++) {
         const float w = op[1 + t];
         float8 p[4];
         cp_tap8(S, ((long)b * Ho + cp_reflect(yo + t / 3 - 1, Ho)) * Wo, xo + t % 3 - 1, Wo, p);
-        for (int c = 0; c < C; c++) v[c] += w * p[c];
+        WK_EACH_C(v[c] += w * p[c]);
     }
     cp_filtered8(v);
 }
@@ -1450,8 +1482,10 @@ __kernel void colour_apply(__global const X_T *restrict S, int Ho, int Wo,
         else
 #endif
 #if MOTION
-        if ((int)op[0] == WK_COL_MOTION || (int)op[0] == WK_COL_TAPS)
-            cp_taps8(S, Ho, Wo, b, xo, yo, op, (int)op[0] == WK_COL_TAPS, v);
+        if ((int)op[0] == WK_COL_MOTION)
+            cp_motion8(S, Ho, Wo, b, xo, yo, op, v);
+        else if ((int)op[0] == WK_COL_TAPS)
+            cp_taps8(S, Ho, Wo, b, xo, yo, op, v);
         else if ((int)op[0] == WK_COL_CONV)
             cp_conv8(S, Ho, Wo, b, xo, yo, op, v);
         else

@@ -228,20 +228,29 @@ def test_refused_arguments_and_the_engines_checks(queue):
             colour[0, j * COLOUR_WORDS:j * COLOUR_WORDS + len(row)] = row
         return warp_by(img, np.eye(3), (30, 20), queue=queue, colour=colour)
 
-    for rows, match in [([[COL_TAPS, 5, 0, 0, 0, 0.2]], r"COL_TAPS needs a whole tap count .* "
-                                                       r"and its 1 COL_DATA"),
-                        ([[COL_TAPS, 0, 0]], r"tap count in \[1, 4225\] \(got 0\)"),
-                        ([[COL_TAPS, 1, 0, 0.5, 0, 1.0]], r"offsets must be whole pixels"),
-                        ([[COL_TAPS, 1, 0, 200, 0, 1.0]], r"offsets must be whole pixels "
-                                                         r"within 127")]:
+    row = [COL_DATA, 0, -1, 3]  # dy 0, dx -1 .. 1
+    for rows, match in [([[COL_TAPS, 0, 1, 0]], r"whole counts of rows \(>= 1, got 0\)"),
+                        ([[COL_TAPS, 1, 33, 2], row, [COL_DATA, 1, 1, 1]],
+                         r"reach in \[0, 32\] \(got 33\)"),
+                        ([[COL_TAPS, 1, 1, 2], row], r"data operations \(2: that many COL_DATA"),
+                        ([[COL_TAPS, 2, 1, 2], row, [COL_DATA, 1, 1, 1]],
+                         r"rows run past its 2 data operations"),
+                        ([[COL_TAPS, 1, 1, 3], row, [COL_DATA, 1, 1, 1], [COL_DATA, 1]],
+                         r"rows take 2 data operations, not its 3"),
+                        ([[COL_TAPS, 1, 0, 2], row, [COL_DATA, 1, 1, 1]],
+                         r"weights from dx -1 to dx 1 within its reach 0"),
+                        ([[COL_TAPS, 1, 1, 2], [COL_DATA, 200, -1, 3], [COL_DATA, 1, 1, 1]],
+                         r"dy within 127 \(got 200\)"),
+                        ([[COL_TAPS, 1, 1, 2], [COL_DATA, 0, -1, 2.5], [COL_DATA, 1, 1, 1]],
+                         r"must hold whole numbers")]:
         with pytest.raises(ValueError, match=match):
             warp(*rows)
-    # a filter of 4 taps, its values in a COL_DATA operation: OpenCV's filter2D
-    k = np.array([[0, 0.25, 0], [0.25, 0, 0.5], [0, 0, 0]], np.float32)
-    out = warp([COL_TAPS, 3, 0, 0, -1, 0.25, -1, 0, 0.25, 1, 0, 0.5])
-    assert np.abs(out.astype(int) - cv2.filter2D(img, -1, k)).max() <= 1
-    out = warp([COL_TAPS, 4, 1, 0, -1, 0.25, -1, 0, 0.25, 1, 0, 0.5],
-               [COL_DATA, 0, 1, 0.0])
+    # a kernel of two rows, one of 9 weights (two data operations) with zeros inside: OpenCV's
+    # filter2D
+    k = np.zeros((3, 9), np.float32)
+    k[0, 3], k[0, 5], k[2, :] = 0.2, 0.1, [0.05, 0, 0.1, 0.05, 0.05, 0.1, 0.05, 0, 0.3]
+    out = warp([COL_TAPS, 2, 4, 5], [COL_DATA, -1, -1, 3], [COL_DATA, 0.2, 0, 0.1],
+               [COL_DATA, 1, -4, 9], [COL_DATA, *k[2, :8]], [COL_DATA, k[2, 8]])
     assert np.abs(out.astype(int) - cv2.filter2D(img, -1, k)).max() <= 1
 
 

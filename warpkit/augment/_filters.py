@@ -21,11 +21,11 @@ from typing import Any
 
 import numpy as np
 
-from ..engine.core import COL_TAPS as TAPS, COLOUR_WORDS as WORDS
+from ..engine.core import COL_DATA as DATA, COL_TAPS as TAPS
 from ..engine.plan import MAX_TAPS
 from ._base import value_range
 from ._colour import ColourTransform, _kernel_sizes, _non_negative, _odd_size, _odd_sizes, \
-    _signed, _with_data
+    _signed
 
 __all__ = ["AdvancedBlur", "Defocus", "RingingOvershoot", "advanced_blur_kernel", "bessel_j1",
            "defocus_kernel", "ringing_kernel", "taps"]
@@ -33,13 +33,22 @@ __all__ = ["AdvancedBlur", "Defocus", "RingingOvershoot", "advanced_blur_kernel"
 
 def taps(kernel: np.ndarray) -> list[list[float]]:
     """A 2-D kernel (odd sides, its anchor the centre) as one WK_COL_TAPS operation and its
-    WK_COL_DATA operations: the nonzero weights row by row as (dx, dy, float32 weight)."""
+    WK_COL_DATA operations: each row with a nonzero weight as (dy, its first dx, the count of
+    weights to its last nonzero one), then those float32 weights, 8 an operation."""
     k = np.asarray(kernel, np.float32)
-    ys, xs = np.nonzero(k)
-    values = np.stack([xs - k.shape[1] // 2, ys - k.shape[0] // 2, k[ys, xs]], 1)
-    n = len(values)
-    data = -(-max(3 * n - (WORDS - 3), 0) // (WORDS - 1))
-    return _with_data([TAPS, float(n), float(data)], values.astype(np.float64).ravel().tolist())
+    cy, cx = k.shape[0] // 2, k.shape[1] // 2
+    data: list[list[float]] = []
+    rows = reach = 0
+    for y in range(k.shape[0]):
+        xs = np.flatnonzero(k[y])
+        if not len(xs):
+            continue
+        weights = k[y, xs[0]:xs[-1] + 1].astype(np.float64).tolist()
+        reach = max(reach, cx - int(xs[0]), int(xs[-1]) - cx)
+        rows += 1
+        data.append([DATA, float(y - cy), float(xs[0] - cx), float(len(weights))])
+        data += [[DATA, *weights[i:i + 8]] for i in range(0, len(weights), 8)]
+    return [[TAPS, float(rows), float(reach), float(len(data))], *data]
 
 
 def advanced_blur_kernel(ksize: int, sigma_x: float, sigma_y: float, angle: float, beta: float,

@@ -22,7 +22,7 @@ from .output import (PLAIN, ModelInput, fills as fills_of, model_output, options
                      values_of_options)
 from . import jpeg, lab
 from .plan import (CLAHE_PIXELS, FIXED, MAX_BLUR_RADIUS, MAX_CLAHE_TILES, MAX_MEDIAN_SIZE,
-                   MAX_TAPS, NO_MAP, PASS_BLUR, PASS_CLAHE, PASS_GATHER, PASS_JPEG, PASS_MEAN,
+                   MAX_TAP_RADIUS, NO_MAP, PASS_BLUR, PASS_CLAHE, PASS_GATHER, PASS_JPEG, PASS_MEAN,
                    PASS_MEDIAN, PASS_MOTION, PLANS,
                    WarpSpec, fixed_values, image_key, image_values, int32, int64,
                    warp_plan)
@@ -478,18 +478,7 @@ def _check_filters(ops: np.ndarray) -> None:
             raise ValueError(f"colour[{i}]'s operation {j}: COL_HOLES' bands must hold holes "
                              f"of its {holes:g}")
     for i, j in zip(*np.nonzero(codes == COL_TAPS)):
-        taps, data = float(ops[i, j, 1]), float(ops[i, j, 2])
-        need = -(-max(3 * int(taps) - (COLOUR_WORDS - 3), 0) // (COLOUR_WORDS - 1))
-        if not (taps.is_integer() and 1 <= taps <= MAX_TAPS) or data != need or \
-                j + need >= k or not (codes[i, j + 1:j + 1 + need] == COL_DATA).all():
-            raise ValueError(f"colour[{i}]'s operation {j}: COL_TAPS needs a whole tap count in "
-                             f"[1, {MAX_TAPS}] (got {taps:g}) and its {need} COL_DATA "
-                             f"operations after it, counted in its word 2 (got {data:g})")
-        values = np.concatenate([ops[i, j, 3:], ops[i, j + 1:j + 1 + need, 1:].ravel()])
-        offsets = values[:3 * int(taps)].reshape(-1, 3)[:, :2]
-        if not (np.all(offsets == np.rint(offsets)) and np.abs(offsets).max() <= MAX_BLUR_RADIUS):
-            raise ValueError(f"colour[{i}]'s operation {j}: COL_TAPS' offsets must be whole "
-                             f"pixels within {MAX_BLUR_RADIUS}")
+        _check_taps(ops[i], i, j)
     for i, j in zip(*np.nonzero((codes == COL_BLUR) | (codes == COL_MOTION))):
         blur = codes[i, j] == COL_BLUR
         count = float(ops[i, j, 1])
@@ -503,6 +492,35 @@ def _check_filters(ops: np.ndarray) -> None:
         if j + data >= k or not (codes[i, j + 1:j + 1 + data] == COL_DATA).all():
             raise ValueError(f"colour[{i}]'s operation {j}: {name} {count:g} needs {values} "
                              f"values, its own words and {data} COL_DATA operations after it")
+
+
+def _check_taps(ops: np.ndarray, i: int, j: int) -> None:
+    """A COL_TAPS operation (item ``i``'s operation ``j``) as colour_pass.cl's cp_taps8 reads it,
+    or a ValueError: whole counts; its rows in the COL_DATA operations it counts, each a whole
+    dy within MAX_BLUR_RADIUS, a first dx and a count of weights within its reach of at most
+    MAX_TAP_RADIUS columns, and its weights' operations."""
+    codes = ops[:, 0]
+    rows, reach, data = (float(v) for v in ops[j, 1:4])
+    where = f"colour[{i}]'s operation {j}: COL_TAPS"
+    if not (rows.is_integer() and reach.is_integer() and data.is_integer()
+            and 1 <= rows and 0 <= reach <= MAX_TAP_RADIUS and 0 <= data
+            and j + data < len(ops) and (codes[j + 1:j + 1 + int(data)] == COL_DATA).all()):
+        raise ValueError(f"{where} needs whole counts of rows (>= 1, got {rows:g}) and data "
+                         f"operations ({data:g}: that many COL_DATA operations after it) and a "
+                         f"reach in [0, {MAX_TAP_RADIUS}] (got {reach:g})")
+    at, end = j + 1, j + 1 + int(data)
+    for _ in range(int(rows)):
+        if at >= end:
+            raise ValueError(f"{where}'s rows run past its {data:g} data operations")
+        dy, dx0, n = (float(v) for v in ops[at, 1:4])
+        if not (dy.is_integer() and dx0.is_integer() and n.is_integer() and n >= 1
+                and abs(dy) <= MAX_BLUR_RADIUS and -reach <= dx0 and dx0 + n - 1 <= reach):
+            raise ValueError(f"{where}'s row at operation {at} must hold whole numbers: dy "
+                             f"within {MAX_BLUR_RADIUS} (got {dy:g}) and weights from dx {dx0:g} "
+                             f"to dx {dx0 + n - 1:g} within its reach {reach:g}")
+        at += 1 + -(-int(n) // 8)
+    if at != end:
+        raise ValueError(f"{where}'s rows take {at - j - 1} data operations, not its {data:g}")
 
 
 def _not_into() -> None:

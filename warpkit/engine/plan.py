@@ -48,9 +48,11 @@ MAX_BLUR_RADIUS = 127
 #: launch)
 MAX_MEDIAN_SIZE = 31
 
-#: the most taps of a filter with a kernel of weights (colour_pass.cl's cp_taps8: each a read
-#: of every pixel, a 65 x 65 kernel at most; engine.core refuses more before any launch)
-MAX_TAPS = 65 * 65
+#: the widest reach of a filter with a kernel of weights, columns either side (colour_pass.cl's
+#: CP_TAP_R: each kernel row's source pixels are read once into a private row of this reach),
+#: and so its most taps, a 65 x 65 kernel; engine.core refuses more before any launch
+MAX_TAP_RADIUS = 32
+MAX_TAPS = (2 * MAX_TAP_RADIUS + 1) ** 2
 
 
 @dataclass(frozen=True)
