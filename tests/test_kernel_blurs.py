@@ -206,6 +206,8 @@ def test_batches_replay_and_port(queue):
 def test_refused_arguments_and_the_engines_checks(queue):
     with pytest.raises(ValueError, match="beta_limit must hold 1 inside it"):
         W.AdvancedBlur(beta_limit=(1.5, 3))
+    with pytest.raises(ValueError, match="noise_limit must reach above 0"):
+        W.AdvancedBlur(noise_limit=(0, 0))
     with pytest.raises(ValueError, match="sigma_x_limit and sigma_y_limit cannot both start"):
         W.AdvancedBlur(sigma_x_limit=(0, 1), sigma_y_limit=(0, 1))
     with pytest.raises(ValueError, match="blur_limit \\[3, 67\\] reaches past"):

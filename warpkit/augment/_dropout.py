@@ -153,8 +153,8 @@ class GridDropout(_Dropout):
     ``unit_size_range`` (pixels, the high end excluded as albumentations' draw excludes it;
     ``(k, k)``: k), else of a tenth of each side (at least 2 pixels). The rows' and the
     columns' sizes differ by at most one pixel, in a random order. Holes are made in the output
-    by the kernel as bands of rows (each pixel looks only at the holes of its band), so a
-    grid of hundreds of holes costs about what its widest band does.
+    by the kernel from tables of bands of rows and holes by their left edge, which each block
+    of pixels bisects, so a grid of hundreds of holes costs a few steps a block.
 
     Example:
         >>> t = GridDropout(ratio=0.5, holes_number_xy=(2, 3), random_offset=False, p=1)

@@ -129,6 +129,8 @@ class AdvancedBlur(ColourTransform):
         if not self.beta_limit[0] < 1 < self.beta_limit[1]:
             raise ValueError(f"beta_limit must hold 1 inside it, got {beta_limit!r}")
         self.noise_limit = _non_negative(noise_limit, "noise_limit")
+        if self.noise_limit[1] <= 0:  # (every weight times 0: no kernel to normalise)
+            raise ValueError(f"noise_limit must reach above 0, got {noise_limit!r}")
 
     def draw(self, rng, size):
         # albumentations' order: the size, the deviations, the angle, the shape's side of 1,

@@ -716,7 +716,7 @@ class CropAndPad(Resampled):
     (a positive one) by ``px`` pixels or ``percent`` of its side (truncated to pixels), then,
     with ``keep_size``, resized back to the image's size; one resampling in warpkit. The
     amounts (top, right, bottom, left), as albumentations reads them: a number for every side;
-    a pair, a range (pixels: the high end excluded; drawn per side with
+    a pair, a range (pixels: the high end excluded, ``(k, k)`` meaning k; drawn per side with
     ``sample_independently``, else once); four numbers, one per side; four pairs, a range per
     side; four lists, a choice per side. Crops that would leave no pixel are shrunk as
     albumentations shrinks them. The padding is the pipeline's (``border_mode``, ``fill``,
@@ -828,8 +828,7 @@ class CropAndPad(Resampled):
     def _box(sides: list[int], size: tuple[int, int]) -> tuple[int, int, int, int]:
         """The source box (x0, y0, width, height) that becomes the output, padding included."""
         w, h = size
-        top, right, bottom, left = sides
-        pad = [max(v, 0) for v in sides]
+        pad = [max(v, 0) for v in sides]  # top, right, bottom, left
         crop = [-min(v, 0) for v in sides]
         if h - (crop[0] + crop[2]) < 1:
             crop[0], crop[2] = _keep_one(crop[0], crop[2], h)
