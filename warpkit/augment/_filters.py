@@ -24,6 +24,7 @@ import numpy as np
 from ..engine.core import COL_DATA as DATA, COL_TAPS as TAPS
 from ..engine.plan import MAX_TAPS
 from ._base import value_range
+from ._transforms import _OneLane
 from ._colour import ColourTransform, _kernel_sizes, _non_negative, _odd_size, _odd_sizes, \
     _signed
 
@@ -200,8 +201,7 @@ class Defocus(ColourTransform):
         self.alias_blur = _non_negative(alias_blur, "alias_blur")
 
     def draw(self, rng, size):
-        return {"radius": int(rng.integers(self.radius[0], self.radius[1] + 1)),
-                "alias_blur": float(rng.uniform(*self.alias_blur))}
+        return self.draw_lanes(_OneLane(rng), [size])[0]
 
     def draw_lanes(self, lanes, sizes):
         r = lanes.integers(self.radius[0], self.radius[1] + 1).tolist()
@@ -274,8 +274,7 @@ class RingingOvershoot(ColourTransform):
         self.cutoff = value_range(cutoff, "cutoff", False, 0.0, math.pi)[0]
 
     def draw(self, rng, size):
-        return {"ksize": _odd_size(rng, self.blur_limit),
-                "cutoff": float(rng.uniform(*self.cutoff))}
+        return self.draw_lanes(_OneLane(rng), [size])[0]
 
     def draw_lanes(self, lanes, sizes):
         k = _odd_sizes(lanes, self.blur_limit, len(sizes))
