@@ -98,6 +98,9 @@
  *   WK_COL_SALT       albumentations' SaltAndPepper: each pixel's uniform u (from the key
  *                     w[1 .. 3] and the pixel) below w[4] sets every channel to the peak (salt),
  *                     else below w[5] to 0 (pepper)
+ *   WK_COL_PIXDROP    albumentations' PixelDropout: each pixel's uniform u (from the key w[1 .. 3]
+ *                     and the pixel; a number per channel where w[5] is not 0, else one for
+ *                     all) below w[4] sets its channel c to w[6 + c]
  *   WK_COL_ISO        albumentations' ISONoise on channels 0-2 (3 channels or more): OpenCV's
  *                     float RGB -> HLS, the hue plus a normal of w[4] degrees, the lightness
  *                     plus k w[5] (1 - L) (clipped to 1), k Poisson of mean w[5] times the
@@ -145,6 +148,7 @@
 #define WK_COL_SALT 26
 #define WK_COL_HOLES 27
 #define WK_COL_TAPS 28
+#define WK_COL_PIXDROP 29
 /* WK_COL_HEAVY: which of the larger operations a build holds (the host's engine.core
  * colour_groups: the groups some item's list has, and every group that launch has had in the
  * process, so that a pipeline's builds settle on one); the others are compiled out. Each one
@@ -157,7 +161,7 @@
  * HSV group 4.0-4.5 -> 3.0-3.5 ms (docs/performance.md, 2026-11-28) */
 #define WK_COLG_GAMMA 1
 #define WK_COLG_HSV 2 /* WK_COL_HUE and WK_COL_HSV */
-#define WK_COLG_NOISE 4 /* WK_COL_NOISE and WK_COL_SALT */
+#define WK_COLG_NOISE 4 /* WK_COL_NOISE, WK_COL_SALT and WK_COL_PIXDROP */
 #define WK_COLG_HOLE 8 /* WK_COL_HOLE and WK_COL_HOLES */
 #define WK_COLG_POSTERIZE 16
 /* WK_COL_MEDIAN's 5x5 and 7x7 selection networks (colour_pass.cl): without them those sizes
@@ -652,6 +656,16 @@ inline __attribute__((always_inline)) void wk_colour8_ops(float8 *v, int C, __gl
             const float8 u = 1.0f - wk_unit8(o[0]); /* in [0, 1) */
             const int8 salt = u < (float8)op[4], pepper = u < (float8)op[5];
             WK_EACH_C(v[c] = WK_SELECT(WK_SELECT(v[c], (float8)0.0f, pepper), (float8)WK_PEAK, salt));
+        } else if ((WK_COL_HEAVY & WK_COLG_NOISE) && code == WK_COL_PIXDROP) {
+            /* the host draws the same numbers (warpkit/augment/_philox.py) for the boxes */
+            uint8 o[4];
+            const uint2 key = wk_key(op + 1);
+            wk_philox8(as_uint8((int8)(0, 1, 2, 3, 4, 5, 6, 7) + at.x), (uint8)at.y, (uint8)0x505844u,
+                       key.x, key.y, o);
+            const int per_channel = op[5] != 0.0f;
+            const float8 p = (float8)op[4];
+            WK_EACH_C(const int8 drop = (1.0f - wk_unit8(per_channel ? o[c] : o[0])) < p;
+                      v[c] = WK_SELECT(v[c], (float8)op[6 + c], drop));
 #if WK_COL_HEAVY & WK_COLG_ISO
         } else if (code == WK_COL_ISO) {
             if (C >= 3) wk_iso8(v, op, mean, at);

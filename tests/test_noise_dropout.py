@@ -13,6 +13,7 @@ import numpy as np
 import pytest
 
 from warpkit import augment as W
+from warpkit.augment._philox import kernel_key, philox4x32
 
 from helpers import check_small_cases, dropout_runs
 
@@ -86,20 +87,6 @@ def test_gauss_noise_without_deviation_is_albumentations_exactly(dtype, queue):
                                    atol=1e-6 if dtype == np.float32 else 0)
 
 
-def _philox(c0: np.ndarray, c1: np.ndarray, key: tuple[int, int]) -> list[np.ndarray]:
-    """Philox-4x32-10 (Random123) of counters (c0, c1, 0, 0): the reference the kernel
-    follows, in numpy uint64 arithmetic."""
-    m = np.uint64(0xFFFFFFFF)
-    c = [c0.astype(np.uint64), c1.astype(np.uint64), np.zeros_like(c0, np.uint64),
-         np.zeros_like(c0, np.uint64)]
-    k0, k1 = np.uint64(key[0]), np.uint64(key[1])
-    for _ in range(10):
-        p0, p1 = np.uint64(0xD2511F53) * c[0], np.uint64(0xCD9E8D57) * c[2]
-        c = [(p1 >> np.uint64(32)) ^ c[1] ^ k0, p1 & m, (p0 >> np.uint64(32)) ^ c[3] ^ k1, p0 & m]
-        k0, k1 = (k0 + np.uint64(0x9E3779B9)) & m, (k1 + np.uint64(0xBB67AE85)) & m
-    return c
-
-
 def test_gauss_noise_is_the_documented_generator(queue):
     """Each pixel's normals are Box-Muller on the Philox block of (x, y) under the recorded
     key, the same for a sample alone and in any batch, and the recorded params replay it."""
@@ -107,9 +94,9 @@ def test_gauss_noise_is_the_documented_generator(queue):
     pipe = W.Compose([W.GaussNoise(std_range=(0.1, 0.1), p=1)])
     out = pipe(image=img, seed=11, index=5, queue=queue)
     k = out["params"]["steps"][0]["key"]
-    key = (k[0] | ((k[2] & 0xFF) << 24), k[1] | ((k[2] >> 8) << 24))
+    key = kernel_key(k)
     y, x = np.mgrid[0:37, 0:45]
-    w = _philox(x.ravel(), y.ravel(), key)
+    w = philox4x32(x.ravel(), y.ravel(), 0, key)  # (Random123's: test_pixel_dropout.py)
     u = [((v >> np.uint64(8)) + np.uint64(1)).astype(np.float64) / 2**24 for v in w]
     r0, r1 = np.sqrt(-2 * np.log(u[0])), np.sqrt(-2 * np.log(u[2]))
     z = np.stack([r0 * np.cos(2 * np.pi * u[1]), r0 * np.sin(2 * np.pi * u[1]),

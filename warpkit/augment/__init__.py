@@ -7,12 +7,13 @@ transforms (albumentations' names: ``ColorJitter``, ``HueSaturationValue``,
 ``RandomBrightnessContrast``, ``RandomGamma``, ``ToGray``, ``RGBShift``, ``ChannelShuffle``,
 ``InvertImg``, ``Solarize``, ``Posterize``, ``ToSepia``, ``PlanckianJitter``,
 ``RandomToneCurve``, ``MultiplicativeNoise``, ``ChannelDropout``; noise, dropout and blur:
-``GaussNoise``, ``SaltAndPepper``, ``ISONoise``, ``CoarseDropout``, ``GridDropout``, ...) run
-inside that resampling, on each pixel before it is stored (a contrast on the image's mean, a blur,
-``CLAHE``, ``Equalize``, ``ISONoise`` or ``ImageCompression`` in a pass after it, on the
-device). albumentations' geometric transforms come under their own names and parameters too
-(``Affine``, ``ShiftScaleRotate``, ``Rotate``, ``SafeRotate``, ``Perspective``, ``HorizontalFlip``,
-``VerticalFlip``, ``Transpose``, ``D4``, ``CropAndPad``; the letterbox's ``LongestMaxSize``,
+``GaussNoise``, ``SaltAndPepper``, ``ISONoise``, ``PixelDropout``, ``CoarseDropout``,
+``GridDropout``, ...) run inside that resampling, on each pixel before it is stored (a
+contrast on the image's mean, a blur, ``CLAHE``, ``Equalize``, ``ISONoise`` or
+``ImageCompression`` in a pass after it, on the device). albumentations' geometric
+transforms come under their own names and parameters too (``Affine``, ``ShiftScaleRotate``,
+``Rotate``, ``SafeRotate``, ``Perspective``, ``HorizontalFlip``, ``VerticalFlip``,
+``Transpose``, ``D4``, ``CropAndPad``; the letterbox's ``LongestMaxSize``,
 ``SmallestMaxSize``, ``RandomScale``, ``PadIfNeeded``; the crops that keep objects,
 ``BBoxSafeRandomCrop``, ``RandomSizedBBoxSafeCrop``, ``AtLeastOneBBoxRandomCrop``,
 ``CropNonEmptyMaskIfExists``, with torchvision's ``RandomIoUCrop`` and ``RandomZoomOut``), and
@@ -51,6 +52,7 @@ from ._colour import (CLAHE, Blur, ChannelShuffle, ColorJitter, Downscale, Embos
                       Solarize, ToGray)
 from ._dropout import CoarseDropout, Erasing, GridDropout, XYMasking
 from ._filters import AdvancedBlur, Defocus, RingingOvershoot
+from ._pixel_dropout import PixelDropout
 from ._pixel import (ChannelDropout, Equalize, ImageCompression, ISONoise, MultiplicativeNoise,
                      PlanckianJitter, RandomToneCurve, SaltAndPepper, ToSepia)
 from ._mixing import CutMix, MixUp
@@ -76,7 +78,8 @@ __all__ = ["AdvancedBlur", "Affine", "AtLeastOneBBoxRandomCrop", "batches", "Bbo
            "ImageCompression", "InvertImg", "ISONoise", "KeypointParams", "LongestMaxSize",
            "MedianBlur", "MixUp", "Mosaic", "MotionBlur", "MultiplicativeNoise", "OneOf",
            "OpticalDistortion", "Pad", "PadIfNeeded", "Perspective", "PiecewiseAffine",
-           "PlanckianJitter", "Posterize", "RandomAffine", "RandomBrightnessContrast",
+           "PixelDropout", "PlanckianJitter", "Posterize", "RandomAffine",
+           "RandomBrightnessContrast",
            "RandomCrop", "RandomCropFromBorders", "RandomGamma", "RandomHorizontalFlip",
            "RandomIoUCrop", "RandomPerspective", "RandomResizedCrop", "RandomRotate90",
            "RandomRotation", "RandomScale", "RandomSizedBBoxSafeCrop", "RandomSizedCrop",

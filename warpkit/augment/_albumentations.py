@@ -35,6 +35,7 @@ from . import _nonlinear as N
 from . import _objects as O
 from . import _pixel as P
 from . import _transforms as T
+from ._pixel_dropout import PixelDropout
 from ._base import (BORDER_CODES, INTERPOLATION_CODES, OneOf, Transform, merge_setting,
                     same_value)
 from ._compose import Compose
@@ -253,6 +254,8 @@ SUPPORTED: dict[str, Callable[[_Args, _Pipeline], Transform | None]] = {
     "Equalize": _equalize,
     "ISONoise": _colour(P.ISONoise, "color_shift", "intensity"),
     "SaltAndPepper": _colour(P.SaltAndPepper, "amount", "salt_vs_pepper"),
+    "PixelDropout": _colour(PixelDropout, "dropout_prob", "per_channel", "drop_value",
+                            "mask_drop_value"),
     "PlanckianJitter": _colour(P.PlanckianJitter, "mode", "temperature_limit",
                                "sampling_method"),
     "RandomToneCurve": _colour(P.RandomToneCurve, "scale", "per_channel"),

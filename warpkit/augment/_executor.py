@@ -19,12 +19,13 @@ from .._options import PADDINGS, Sampling
 from ..engine import PLAIN, Coords, ModelInput, warp_batch, warp_by, warp_by_coords, warp_each
 from ..engine.chain import chain_coords, projective_part
 from ..engine.inputs import stack
-from ._base import keeps_axes
+from ._base import contains, keeps_axes
 from ._epochs import note_draws
 from ._colour import colour_program
 from ._dropout import has_dropout, hole_mask, in_holes, output_holes
 from ._lanes import draw_samples
 from ._params import Targets
+from ._pixel_dropout import PixelDropout, fill_mask_drops, pixel_drops
 from ._targets import (Seen, box_rows, check_boxes, keypoint_rows, move_boxes,
                        move_keypoint_lists, select, to_xyxy)
 
@@ -430,6 +431,8 @@ def _apply(pipe, t: Targets, *, seed, index, epoch, params, queue, into=None) ->
     # the holes in each output, for the targets only (the images' holes are colour operations)
     holes = _holes(pipe, plist, outs, t.masks, groups, kind) \
         if t.masks or groups or boxes or klists else None
+    # PixelDropout's keys, for the boxes it hides and the masks it drops (None: no such step)
+    drops = _drops(pipe, plist, t.masks, groups, kind) if t.masks or groups or boxes else None
     sampling = warp_sampling(pipe)
     constant = sampling.constant
     if constant:  # before any launch
@@ -469,7 +472,8 @@ def _apply(pipe, t: Targets, *, seed, index, epoch, params, queue, into=None) ->
             [hole_mask(np.concatenate([r for r, _ in h]), o) if h else None
              for h, o in zip(holes, outs)]  # (the boxes' visible parts: only for boxes)
         for name, (rows, fields, extra) in boxes.items():
-            moved = move_boxes(pipe, rows, fields, mats, sizes, outs, fielded, hole_masks)
+            moved = move_boxes(pipe, rows, fields, mats, sizes, outs, fielded, hole_masks,
+                               drops)
             kept = [b if not extra else np.concatenate([b, f.pop(_EXTRA)], 1)
                     for b, f in moved]
             out[name] = kept[0] if single else kept
@@ -488,7 +492,9 @@ def _apply(pipe, t: Targets, *, seed, index, epoch, params, queue, into=None) ->
         if callable(out[name]):
             out[name] = out[name]()
     if holes is not None:
-        _fill_mask_holes(out, kind, holes, [*t.masks, *groups])
+        _each_mask(out, kind, holes, [*t.masks, *groups], _fill_holes)
+    if drops is not None:
+        _each_mask(out, kind, drops, [*t.masks, *groups], fill_mask_drops)
     out["matrix"] = mats[0] if single else mats
     out["size"] = outs[0] if single else outs
     out["params"] = plist[0] if single else plist
@@ -599,21 +605,41 @@ def _holes(pipe, plist: list, outs: list, masks: dict, groups: dict, kind: str) 
         return None
     fills = {len(fm) for h in holes for _, fm in h if isinstance(fm, list)}
     if any(fm is not None for h in holes for _, fm in h):
-        items = []  # (a mask, whether its first axis is the batch's)
-        for m in masks.values():
-            items += [(x, False) for x in m] if kind == "list" else [(m, kind == "batch")]
-        items += [(m, False) for g in groups.values() for grp in g for m in grp]
-        for m, batched in items:
-            if not isinstance(m, np.ndarray) and not _is_torch(m):
-                raise ValueError(f"dropout's fill_mask fills masks held on the host: numpy "
-                                 f"arrays or torch tensors, got {type(m).__name__} (or pass "
-                                 f"fill_mask=None)")
-            channels = m.shape[-1] if m.ndim == 3 + batched else 1
-            for n in fills:
-                if n != channels:
-                    raise ValueError(f"fill_mask has {n} values for a mask of {channels} "
-                                     f"channels")
+        _host_masks(masks, groups, kind, fills, "dropout's fill_mask")
     return holes
+
+
+def _drops(pipe, plist: list, masks: dict, groups: dict, kind: str) -> list | None:
+    """Each sample's PixelDropout steps and keys (:func:`pixel_drops`; None where the whole
+    call has none), their mask_drop_values checked against the masks before any launch."""
+    if not contains(pipe, PixelDropout):
+        return None
+    drops = [pixel_drops(pipe, p) for p in plist]
+    if not any(drops):
+        return None
+    values = [s.mask_drop_value for d in drops for s, _ in d if s.mask_drop_value is not None]
+    if values:
+        _host_masks(masks, groups, kind, {len(v) for v in values if isinstance(v, list)},
+                    "PixelDropout's mask_drop_value")
+    return drops
+
+
+def _host_masks(masks: dict, groups: dict, kind: str, counts: set, what: str) -> None:
+    """Refuses masks that a fill on the host cannot reach (on a device), and masks whose
+    channels are not ``counts`` (the lengths of the fills given one value per channel)."""
+    arg = what.split("'s ")[-1]
+    items = []  # (a mask, whether its first axis is the batch's)
+    for m in masks.values():
+        items += [(x, False) for x in m] if kind == "list" else [(m, kind == "batch")]
+    items += [(m, False) for g in groups.values() for grp in g for m in grp]
+    for m, batched in items:
+        if not isinstance(m, np.ndarray) and not _is_torch(m):
+            raise ValueError(f"{what} fills masks held on the host: numpy arrays or torch "
+                             f"tensors, got {type(m).__name__} (or pass {arg}=None)")
+        channels = m.shape[-1] if m.ndim == 3 + batched else 1
+        for n in counts:
+            if n != channels:
+                raise ValueError(f"{arg} has {n} values for a mask of {channels} channels")
 
 
 def _is_torch(x: Any) -> bool:
@@ -621,26 +647,30 @@ def _is_torch(x: Any) -> bool:
     return torch is not None and isinstance(x, torch.Tensor)
 
 
-def _fill_mask_holes(out: dict, kind: str, holes: list, names: list) -> None:
-    """The dropout holes filled with their fill_mask in the call's warped masks (``names``:
-    the mask targets and lists of masks; in place; checked by :func:`_holes`)."""
-    def fill(m: Any, sample: list) -> None:
-        if _is_torch(m):
-            m = m.numpy()  # a view of the CPU tensor the warp made
-        for rects, value in sample:
-            if value is None:
-                continue
-            v = np.asarray(value, m.dtype if m.dtype != np.bool_ else np.float64)
-            for x1, y1, x2, y2 in rects.tolist():
-                m[max(y1, 0):max(y2, 0), max(x1, 0):max(x2, 0)] = v
+def _fill_holes(m: np.ndarray, sample: list) -> None:
+    """A sample's dropout holes filled with their fill_mask in a warped mask (in place)."""
+    for rects, value in sample:
+        if value is None:
+            continue
+        v = np.asarray(value, m.dtype if m.dtype != np.bool_ else np.float64)
+        for x1, y1, x2, y2 in rects.tolist():
+            m[max(y1, 0):max(y2, 0), max(x1, 0):max(x2, 0)] = v
 
+
+def _each_mask(out: dict, kind: str, per_sample: list, names: list,
+               fill: Callable[[np.ndarray, Any], None]) -> None:
+    """``fill(mask, per_sample[k])`` on each warped mask of sample k in the call's results
+    (``names``: the mask targets and lists of masks; in place, torch tensors through their
+    numpy view; checked by :func:`_host_masks`)."""
     single = kind == "single"
     for name in names:
         res = out[name]
-        for k, sample in enumerate(holes):
+        for k, sample in enumerate(per_sample):
+            if not sample:
+                continue
             item = res if single else res[k]
             for m in item if isinstance(item, list) else [item]:
-                fill(m, sample)
+                fill(m.numpy() if _is_torch(m) else m, sample)  # (a view of the CPU tensor)
 
 
 def _then(result: Any, f: Callable[[Any], Any]) -> Any:

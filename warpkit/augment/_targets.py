@@ -12,6 +12,7 @@ import numpy as np
 
 from .. import geometry
 from ._dropout import boxes_past_holes
+from ._pixel_dropout import dropped_box_pixels
 from ..engine.chain import fields_of, forward_jacobians, forward_points, merge
 
 
@@ -165,14 +166,18 @@ def box_rows(boxes: Any, what: str = "boxes") -> np.ndarray:
     return a.reshape(-1, 4)
 
 
-def move_boxes(pipe, blist, llist, mats, sizes, outs, chains=None, holes=None) -> list:
+def move_boxes(pipe, blist, llist, mats, sizes, outs, chains=None, holes=None,
+               drops=None) -> list:
     """[(kept boxes, kept labels)] per sample, of :func:`box_rows` (``blist``) and their labels,
     one per box (both checked by the caller): every sample's boxes mapped in one call (its own
     matrix each), clipped to its output, and dropped below min_visibility / min_area. Through
     non-linear fields (``chains``), a box becomes the box around its mapped outline (points
     along its edges, :func:`_outline`). ``holes``: per sample, None or the (H, W) bool mask of
     the output's dropout holes: a box keeps the fraction they leave of it, shrunk to that part
-    (:func:`~warpkit.augment._dropout.boxes_past_holes`)."""
+    (:func:`~warpkit.augment._dropout.boxes_past_holes`). ``drops``: per sample, its
+    PixelDropout steps and keys (:func:`~warpkit.augment._pixel_dropout.pixel_drops`): a box
+    goes where too few of its pixels are left (min_area, min_visibility of its area), as
+    albumentations counts them; steps with per_channel leave boxes as they are."""
     arrays = blist
     counts = [len(a) for a in arrays]
     if not sum(counts):
@@ -186,6 +191,14 @@ def move_boxes(pipe, blist, llist, mats, sizes, outs, chains=None, holes=None) -
             frac, clipped[rows] = boxes_past_holes(clipped[rows], m)
             inside[rows] *= frac
     keep = kept(inside, area, pipe.min_visibility, pipe.min_area)
+    for k, d in enumerate(drops or ()):
+        d = [(step, key) for step, key in d or () if not step.per_channel]
+        rows = np.flatnonzero(which == k)
+        if d and len(rows):
+            left = dropped_box_pixels(clipped[rows], outs[k], d)
+            # of the box as albumentations holds it then: clipped to the output
+            sides = np.maximum(clipped[rows, 2:] - clipped[rows, :2], 0)
+            keep[rows] &= (left >= pipe.min_area) & (left >= pipe.min_visibility * sides.prod(1))
     if pipe.min_width or pipe.min_height or pipe.max_accept_ratio is not None:
         # albumentations' BboxParams: the kept box's sides in output pixels, and its shape
         bw, bh = (np.maximum(clipped[:, 2 + i] - clipped[:, i], 0) for i in (0, 1))

@@ -242,7 +242,8 @@ def colour_peak(dtype: Any) -> float:
 (COL_AFFINE, COL_GAMMA, COL_GRAY, COL_SHUFFLE, COL_SOLARIZE, COL_POSTERIZE, COL_CONTRAST,
  COL_SATURATE, COL_HUE, COL_HSV, COL_AFFINE_MEAN, COL_NOISE, COL_HOLE, COL_BLUR,
  COL_DATA, COL_MOTION, COL_MEDIAN, COL_CONV, COL_CLAHE, COL_DOWNSCALE, COL_MATRIX,
- COL_CURVE, COL_JPEG, COL_EQUALIZE, COL_ISO, COL_SALT, COL_HOLES, COL_TAPS) = range(1, 29)
+ COL_CURVE, COL_JPEG, COL_EQUALIZE, COL_ISO, COL_SALT, COL_HOLES, COL_TAPS,
+ COL_PIXDROP) = range(1, 30)
 
 #: colour operations on the image's mean as they find it (the contrast on the gray mean, the
 #: shift by the mean, ISONoise on the lightness's standard deviation)
@@ -262,10 +263,10 @@ COLOUR_WHOLE = (*COLOUR_MEAN, COL_BLUR, COL_MOTION, COL_MEDIAN, COL_CONV, COL_TA
 
 #: the group of each colour operation's code in a build (kernels_cl/colour.h's WK_COLG_*: the
 #: larger operations, each compiled only into the builds whose group mask has it); 0: always there
-_COLOUR_GROUP = np.zeros(COL_TAPS + 1, np.int64)
-_COLOUR_GROUP[[COL_GAMMA, COL_HUE, COL_HSV, COL_NOISE, COL_SALT, COL_HOLE, COL_HOLES,
-               COL_POSTERIZE, COL_MATRIX, COL_CURVE, COL_ISO]] = [1, 2, 2, 4, 4, 8, 8, 16, 128,
-                                                                  128, 256]
+_COLOUR_GROUP = np.zeros(COL_PIXDROP + 1, np.int64)
+_COLOUR_GROUP[[COL_GAMMA, COL_HUE, COL_HSV, COL_NOISE, COL_SALT, COL_PIXDROP, COL_HOLE,
+               COL_HOLES, COL_POSTERIZE, COL_MATRIX, COL_CURVE, COL_ISO]] = [1, 2, 2, 4, 4, 4, 8, 8,
+                                                                             16, 128, 128, 256]
 #: the median's 5x5 and 7x7 networks (WK_COLG_MED5, WK_COLG_MED7): in the builds whose items
 #: draw those sizes (without them, the same medians by the search)
 _MEDIAN_NET5, _MEDIAN_NET7 = 32, 64
@@ -300,7 +301,7 @@ def colour_groups(passes: list[np.ndarray]) -> tuple[int, ...]:
     for k, p in enumerate(passes):
         ops = p.reshape(p.shape[0], -1, COLOUR_WORDS)
         codes = ops[:, :, 0].astype(np.int64)
-        groups = _COLOUR_GROUP[np.clip(codes, 0, COL_TAPS)]
+        groups = _COLOUR_GROUP[np.clip(codes, 0, COL_PIXDROP)]
         median = codes == COL_MEDIAN  # its 5x5 and 7x7 networks: groups of their own
         groups[median] |= np.select([ops[:, :, 1][median] == 5, ops[:, :, 1][median] == 7],
                                     [_MEDIAN_NET5, _MEDIAN_NET7], 0)
