@@ -19,9 +19,9 @@ times it without the contrast. A fourth times GaussNoise(p=0.5) + CoarseDropout(
 p=0.5) after the same geometry, made in the warp's store, against albumentations; a fifth
 GaussianBlur(p=0.5) (a pass after the warp), with each blur (GaussianBlur, MotionBlur, Blur,
 MedianBlur, AdvancedBlur, Defocus, RingingOvershoot), CLAHE, Equalize, ISONoise,
-SaltAndPepper, PixelDropout, GridDropout, Downscale and ImageCompression (a JPEG round trip)
-on every sample beside it, and five pointwise transforms (ToSepia, PlanckianJitter, RandomToneCurve,
-MultiplicativeNoise, ChannelDropout) at p=0.5.
+SaltAndPepper, ShotNoise, PixelDropout, GridDropout, Downscale and ImageCompression (a JPEG
+round trip) on every sample beside it, and five pointwise transforms (ToSepia,
+PlanckianJitter, RandomToneCurve, MultiplicativeNoise, ChannelDropout) at p=0.5.
 torchvision's v2 transforms are not a peer here: torchvision from PyPI does not load beside this
 torch build. warpkit normalises inside the warp kernel (float32, channels first); the ragged
 list is packed into one buffer and warped in one launch (warp.warp_batch), masks in a second.
@@ -314,15 +314,15 @@ def noise_runs(data, have_alb: bool) -> dict:
 def blur_runs(data, have_alb: bool) -> dict:
     """GaussianBlur's pass: warpkit with and without it (p=0.5, and p=1; MotionBlur, Blur,
     MedianBlur, AdvancedBlur, Defocus, RingingOvershoot, CLAHE, Equalize, ISONoise,
-    SaltAndPepper, PixelDropout, GridDropout, Downscale and ImageCompression at p=1, their
-    defaults; ToSepia, PlanckianJitter, RandomToneCurve, MultiplicativeNoise and ChannelDropout
-    at p=0.5, in the warp's store), albumentations doing the same (each such row has its own albumentations
-    peer)."""
+    SaltAndPepper, ShotNoise, PixelDropout, GridDropout, Downscale and ImageCompression at p=1,
+    their defaults; ToSepia, PlanckianJitter, RandomToneCurve, MultiplicativeNoise and
+    ChannelDropout at p=0.5, in the warp's store), albumentations doing the same (each such row
+    has its own albumentations peer)."""
     import warpkit.augment as W
     from warpkit.augment import (CLAHE, AdvancedBlur, Blur, Defocus, Downscale, Equalize,
                                  GaussianBlur, GridDropout, ImageCompression, ISONoise,
                                  MedianBlur, MotionBlur, PixelDropout, RingingOvershoot,
-                                 SaltAndPepper)
+                                 SaltAndPepper, ShotNoise)
 
     def pixel(m):  # the same five from warpkit.augment (W) or albumentations (A)
         return [m.ToSepia(p=0.5), m.PlanckianJitter(p=0.5), m.RandomToneCurve(p=0.5),
@@ -338,6 +338,7 @@ def blur_runs(data, have_alb: bool) -> dict:
         "warpkit, geometry and Equalize on every sample": [Equalize(p=1)],
         "warpkit, geometry and ISONoise on every sample": [ISONoise(p=1)],
         "warpkit, geometry and SaltAndPepper on every sample": [SaltAndPepper(p=1)],
+        "warpkit, geometry and ShotNoise on every sample": [ShotNoise(p=1)],
         "warpkit, geometry and PixelDropout on every sample": [PixelDropout(p=1)],
         "warpkit, geometry and GridDropout on every sample": [GridDropout(p=1)],
         "warpkit, geometry and AdvancedBlur on every sample": [AdvancedBlur(p=1)],
@@ -357,6 +358,7 @@ def blur_runs(data, have_alb: bool) -> dict:
          "warpkit, geometry and ISONoise on every sample": lambda A: [A.ISONoise(p=1)],
          "warpkit, geometry and SaltAndPepper on every sample":
              lambda A: [A.SaltAndPepper(p=1)],
+         "warpkit, geometry and ShotNoise on every sample": lambda A: [A.ShotNoise(p=1)],
          "warpkit, geometry and PixelDropout on every sample":
              lambda A: [A.PixelDropout(p=1)],
          "warpkit, geometry and GridDropout on every sample": lambda A: [A.GridDropout(p=1)],

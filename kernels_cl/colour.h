@@ -101,6 +101,10 @@
  *   WK_COL_PIXDROP    albumentations' PixelDropout: each pixel's uniform u (from the key w[1 .. 3]
  *                     and the pixel; a number per channel where w[5] is not 0, else one for
  *                     all) below w[4] sets its channel c to w[6 + c]
+ *   WK_COL_SHOT       albumentations' ShotNoise: channel c's value x (in [0, 1]) goes to
+ *                     clip(k s, 0, 1)^(1 / 2.2), k a Poisson count of mean (x^2.2 + s 1e-6) / s,
+ *                     s = w[4] (by its distribution function, from uniform number c of the key
+ *                     w[1 .. 3] and the pixel)
  *   WK_COL_ISO        albumentations' ISONoise on channels 0-2 (3 channels or more): OpenCV's
  *                     float RGB -> HLS, the hue plus a normal of w[4] degrees, the lightness
  *                     plus k w[5] (1 - L) (clipped to 1), k Poisson of mean w[5] times the
@@ -149,6 +153,7 @@
 #define WK_COL_HOLES 27
 #define WK_COL_TAPS 28
 #define WK_COL_PIXDROP 29
+#define WK_COL_SHOT 30
 /* WK_COL_HEAVY: which of the larger operations a build holds (the host's engine.core
  * colour_groups: the groups some item's list has, and every group that launch has had in the
  * process, so that a pipeline's builds settle on one); the others are compiled out. Each one
@@ -161,7 +166,7 @@
  * HSV group 4.0-4.5 -> 3.0-3.5 ms (docs/performance.md, 2026-11-28) */
 #define WK_COLG_GAMMA 1
 #define WK_COLG_HSV 2 /* WK_COL_HUE and WK_COL_HSV */
-#define WK_COLG_NOISE 4 /* WK_COL_NOISE, WK_COL_SALT and WK_COL_PIXDROP */
+#define WK_COLG_NOISE 4 /* WK_COL_NOISE, WK_COL_SALT, WK_COL_PIXDROP and WK_COL_SHOT */
 #define WK_COLG_HOLE 8 /* WK_COL_HOLE and WK_COL_HOLES */
 #define WK_COLG_POSTERIZE 16
 /* WK_COL_MEDIAN's 5x5 and 7x7 selection networks (colour_pass.cl): without them those sizes
@@ -174,6 +179,9 @@
 #ifndef WK_COL_HEAVY
 #define WK_COL_HEAVY 511
 #endif
+/* the largest Poisson count WK_COL_SHOT draws: its mean is at most 50 (engine.core refuses
+ * scales below MIN_SHOT_SCALE); a count of 150 or more has a chance below 1e-25 */
+#define WK_SHOT_MAX_COUNT 150
 /* the largest Poisson count WK_COL_ISO draws (its mean is at most 5: engine.core refuses
  * intensities past MAX_ISO_INTENSITY; a count past 31 has a chance below 1e-12) */
 #define WK_ISO_MAX_COUNT 32
@@ -473,6 +481,23 @@ inline void wk_iso8(float8 *v, __global const float *op, float2 mean, int2 at) {
 }
 #endif
 
+#if WK_COL_HEAVY & WK_COLG_NOISE
+/* WK_COL_SHOT on one channel of 8 pixels (levels of WK_PEAK), u their uniform numbers in
+ * [0, 1): the count is the first k whose distribution function passes u (each lane stops
+ * adding when its own has) */
+inline float8 wk_shot8(float8 v, float s, float8 u) {
+    const float8 lam = (pow(v * (1.0f / WK_PEAK), (float8)2.2f) + s * 1e-6f) / s;
+    float8 p = exp(-lam), F = p, k = (float8)0.0f;
+    for (int i = 1; i < WK_SHOT_MAX_COUNT && any(u >= F); i++) {
+        k += WK_SELECT((float8)0.0f, (float8)1.0f, u >= F);
+        p *= lam * (1.0f / (float)i);
+        F += p;
+    }
+    const float8 y = pow(wk_clamp8(k * s, 0.0f, 1.0f), (float8)(1.0f / 2.2f)) * WK_PEAK;
+    return WK_COL_INT ? wk_rint8(y) : y;
+}
+#endif
+
 /* `...` once for each channel c < C (<= 4), c a constant in each copy. The interpreter's
  * channel loops are written this way, not as loops: with C known after inlining (the warp's
  * CH) every v[c] is a fixed register, where PoCL left loops over v[c] as loops and so kept
@@ -656,6 +681,14 @@ inline __attribute__((always_inline)) void wk_colour8_ops(float8 *v, int C, __gl
             const float8 u = 1.0f - wk_unit8(o[0]); /* in [0, 1) */
             const int8 salt = u < (float8)op[4], pepper = u < (float8)op[5];
             WK_EACH_C(v[c] = WK_SELECT(WK_SELECT(v[c], (float8)0.0f, pepper), (float8)WK_PEAK, salt));
+#if WK_COL_HEAVY & WK_COLG_NOISE
+        } else if (code == WK_COL_SHOT) {
+            uint8 o[4];
+            const uint2 key = wk_key(op + 1);
+            wk_philox8(as_uint8((int8)(0, 1, 2, 3, 4, 5, 6, 7) + at.x), (uint8)at.y, (uint8)0x534854u,
+                       key.x, key.y, o);
+            WK_EACH_C(v[c] = wk_shot8(v[c], op[4], 1.0f - wk_unit8(o[c])));
+#endif
         } else if ((WK_COL_HEAVY & WK_COLG_NOISE) && code == WK_COL_PIXDROP) {
             /* the host draws the same numbers (warpkit/augment/_philox.py) for the boxes */
             uint8 o[4];

@@ -16,7 +16,8 @@ from warpkit.augment import (AdvancedBlur, Blur, CenterCrop, ChannelShuffle, Coa
                              RandomBrightnessContrast, RandomCrop, RandomGamma,
                              RandomHorizontalFlip, RandomPerspective, ChannelDropout, Equalize,
                              ISONoise, MultiplicativeNoise, PlanckianJitter, RandomToneCurve,
-                             SaltAndPepper, SquareSymmetry, PixelDropout, ToSepia, RandomResizedCrop,
+                             SaltAndPepper, SquareSymmetry, PixelDropout, ShotNoise, ToSepia,
+                             RandomResizedCrop,
                              RandomRotate90, RandomRotation, RandomSizedCrop, RandomVerticalFlip,
                              Resize, RGBShift, RingingOvershoot, Sharpen, Solarize, ToGray,
                              XYMasking, stream)
@@ -128,7 +129,8 @@ PIPELINES = [
              ToSepia(p=0.3), RandomToneCurve(p=0.5), RandomToneCurve(0.3, True, p=0.5),
              SquareSymmetry(p=0.8), Equalize(p=0.4), ISONoise(p=0.5),
              ISONoise((0.0, 0.2), (0.0, 3.0), p=0.6), SaltAndPepper(p=0.5),
-             PixelDropout(p=0.5), PixelDropout(0.2, True, None, 3, p=0.6)]),
+             PixelDropout(p=0.5), PixelDropout(0.2, True, None, 3, p=0.6), ShotNoise(p=0.5),
+             ShotNoise((0.02, 1.5), p=0.7)]),
     # dropout: counts of holes per sample (fractions and pixels, a single count, a pixel range
     # past small images' sides), every fill, Erasing's rectangles that cannot fit
     Compose([RandomResizedCrop(24), CoarseDropout(p=0.7),

@@ -1,11 +1,13 @@
 """ISONoise (a camera sensor's noise in OpenCV's float HLS, drawn in the kernel: colour.h's
-wk_iso8, the lightness's deviation from colour_pass.cl's colour_mean) and SaltAndPepper against
+wk_iso8, the lightness's deviation from colour_pass.cl's colour_mean), ShotNoise (wk_shot8) and
+SaltAndPepper against
 albumentations 2.0.8's: the same levels when no noise is drawn (ISONoise's HLS round trip), the
 same distribution of changes when it is (the generators differ), keyed on the sample and the
 pixel (alone = in a batch), on each device CI runs and on Oclgrind."""
 
 from __future__ import annotations
 
+import math
 import os
 import warnings
 
@@ -13,6 +15,7 @@ import numpy as np
 import pytest
 
 from warpkit import augment as W
+from warpkit.augment._philox import kernel_key, philox4x32
 
 os.environ.setdefault("NO_ALBUMENTATIONS_UPDATE", "1")  # no network check at import
 with warnings.catch_warnings():
@@ -190,3 +193,121 @@ def test_salt_and_pepper_keyed_ported_and_drawn(queue):
     assert W.Compose.from_dict(ours.to_dict()).to_dict() == ours.to_dict()
     with pytest.raises(ValueError, match="amount"):
         W.SaltAndPepper(amount=(0.1, 1.5))
+
+
+def _shot_law(x: float, scale: float, peak: float) -> dict:
+    """ShotNoise's outputs for a value x (in [0, 1]) and their chances: clip(k s, 0, 1)^(1/2.2)
+    (as levels of ``peak``, rounded for integer images), k Poisson of mean (x^2.2 + s 1e-6) / s."""
+    lam = (x ** 2.2 + scale * 1e-6) / scale
+    law: dict = {}
+    p = math.exp(-lam)
+    for k in range(400):
+        y = min(k * scale, 1.0) ** (1 / 2.2) * peak
+        y = float(np.rint(y)) if peak > 1 else float(np.float32(y))
+        law[y] = law.get(y, 0.0) + p
+        p *= lam / (k + 1)
+    return law
+
+
+def _frequencies(values: np.ndarray) -> dict:
+    v, n = np.unique(values, return_counts=True)
+    return {float(a): b / values.size for a, b in zip(v, n)}
+
+
+def _distance(a: dict, b: dict, tol: float = 0.0) -> float:
+    """Total variation between two laws on values (values within ``tol`` taken as one)."""
+    keys = sorted(set(a) | set(b))
+    merged, groups = [], []
+    for k in keys:
+        if groups and k - groups[-1][-1] <= tol:
+            groups[-1].append(k)
+        else:
+            groups.append([k])
+    for g in groups:
+        merged.append(abs(sum(a.get(k, 0) for k in g) - sum(b.get(k, 0) for k in g)))
+    return sum(merged) / 2
+
+
+def test_shot_noise_is_the_documented_generator(queue):
+    """Channel c of pixel (x, y): the count whose distribution function first passes uniform
+    number c of Philox's block of (x, y, "SHT") under the recorded key; the host's count in
+    double agrees but where the two sums round either side of the number (a few in 10^5)."""
+    img = PHOTOS[0][::2, ::2].astype(np.float32) / 255
+    pipe = W.Compose([W.ShotNoise(scale_range=(0.05, 0.3), p=1)])
+    out = pipe(image=img, seed=3, queue=queue)
+    step = out["params"]["steps"][0]
+    s = step["scale"]
+    key = kernel_key(step["key"])
+    y, x = np.mgrid[0:img.shape[0], 0:img.shape[1]]
+    words = philox4x32(x, y, 0x534854, key)
+    want = np.empty_like(img, dtype=np.float64)
+    for c in range(3):
+        u = (16777215 - (words[c] >> np.uint64(8)).astype(np.float64)) / 16777216
+        lam = (img[..., c].astype(np.float64) ** 2.2 + s * 1e-6) / s
+        p = np.exp(-lam)
+        F, k = p.copy(), np.zeros_like(lam)
+        for i in range(1, 150):
+            k += u >= F
+            p *= lam / i
+            F += p
+        want[..., c] = np.clip(k * s, 0, 1) ** (1 / 2.2)
+    close = np.abs(out["image"] - want) < 1e-5
+    assert close.mean() > 0.9999, close.mean()
+    batch = pipe(image=np.stack([img] * 3), seed=3, queue=queue)["image"]
+    alone = pipe(image=img, seed=3, index=2, queue=queue)
+    np.testing.assert_array_equal(batch[2], alone["image"])
+    np.testing.assert_array_equal(pipe(image=img, params=alone["params"], queue=queue)["image"],
+                                  alone["image"])
+
+
+@pytest.mark.parametrize("dtype", [np.uint8, np.uint16, np.float32])
+@pytest.mark.parametrize("channels", [1, 2, 4])
+def test_shot_noise_law(dtype, channels, queue):
+    """On flat images the outputs take ShotNoise's law (the Poisson count's chances carried to
+    its values) within 0.02 in total variation, on every channel."""
+    peak = {np.uint8: 255, np.uint16: 65535, np.float32: 1.0}[dtype]
+    for x, scale in ((0.5, 0.2), (0.1, 0.05), (0.9, 0.3)):
+        level = np.rint(x * peak) if peak > 1 else x
+        img = np.full((128, 128, channels), level, dtype)
+        t = W.ShotNoise(scale_range=(scale, scale), p=1)
+        out = W.Compose([t])(image=img, seed=1, queue=queue)["image"].reshape(img.shape)
+        law = _shot_law(float(level) / peak, scale, peak)
+        for c in range(channels):
+            got = _frequencies(out[..., c].astype(np.float64))
+            assert _distance(got, law, 0 if peak > 1 else 1e-5) < 0.02, (x, scale, c)
+
+
+def test_shot_noise_is_albumentations_in_law(queue):
+    """On three photos (uint8) the change of every level has albumentations' law: the share of
+    pixels changed, the mean and the mean size of the change per channel agree."""
+    for photo in PHOTOS:
+        t = dict(scale_range=(0.1, 0.1), p=1)
+        ours = W.Compose([W.ShotNoise(**t)])(image=photo, seed=0, queue=queue)["image"]
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            theirs = A.Compose([A.ShotNoise(**t)], seed=0)(image=photo)["image"]
+        d_ours, d_theirs = (o.astype(np.float64) - photo for o in (ours, theirs))
+        assert abs((d_ours != 0).mean() - (d_theirs != 0).mean()) < 0.01
+        n = photo[..., 0].size
+        for c in range(3):
+            a, b = d_ours[..., c], d_theirs[..., c]
+            spread = 5 * np.sqrt((a.var() + b.var()) / n)  # the means' spread: 5 deviations
+            assert abs(a.mean() - b.mean()) < spread, (a.mean(), b.mean())
+            assert abs(np.abs(a).mean() - np.abs(b).mean()) < spread
+
+
+def test_shot_noise_ported_and_refused(small_queue, queue):
+    ours = W.from_albumentations(A.Compose([A.ShotNoise(scale_range=(0.05, 0.2), p=0.3)]))
+    t = ours.transforms[0]
+    assert type(t).__name__ == "ShotNoise" and (t.scale_range, t.p) == ((0.05, 0.2), 0.3)
+    assert W.Compose.from_dict(ours.to_dict()).to_dict() == ours.to_dict()
+    with pytest.raises(ValueError, match="scale_range"):
+        W.ShotNoise(scale_range=(0.01, 0.2))
+    # small outputs on Oclgrind: the default device's levels but where exp and pow round apart
+    # at a count's edge
+    photo = PHOTOS[2][100:121, 200:223]
+    for k, (w, h) in enumerate([(19, 13), (1, 1), (17, 5)]):
+        pipe = W.Compose([W.RandomAffine(degrees=30, size=(h, w)), W.ShotNoise(p=1)])
+        here = pipe(image=photo, seed=k, queue=small_queue)["image"]
+        there = pipe(image=photo, seed=k, queue=queue)["image"]
+        assert (here == there).mean() >= 0.98

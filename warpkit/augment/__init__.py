@@ -7,8 +7,8 @@ transforms (albumentations' names: ``ColorJitter``, ``HueSaturationValue``,
 ``RandomBrightnessContrast``, ``RandomGamma``, ``ToGray``, ``RGBShift``, ``ChannelShuffle``,
 ``InvertImg``, ``Solarize``, ``Posterize``, ``ToSepia``, ``PlanckianJitter``,
 ``RandomToneCurve``, ``MultiplicativeNoise``, ``ChannelDropout``; noise, dropout and blur:
-``GaussNoise``, ``SaltAndPepper``, ``ISONoise``, ``PixelDropout``, ``CoarseDropout``,
-``GridDropout``, ...) run inside that resampling, on each pixel before it is stored (a
+``GaussNoise``, ``SaltAndPepper``, ``ShotNoise``, ``ISONoise``, ``PixelDropout``,
+``CoarseDropout``, ``GridDropout``, ...) run inside that resampling, on each pixel before it is stored (a
 contrast on the image's mean, a blur, ``CLAHE``, ``Equalize``, ``ISONoise`` or
 ``ImageCompression`` in a pass after it, on the device). albumentations' geometric
 transforms come under their own names and parameters too (``Affine``, ``ShiftScaleRotate``,
@@ -54,7 +54,7 @@ from ._dropout import CoarseDropout, Erasing, GridDropout, XYMasking
 from ._filters import AdvancedBlur, Defocus, RingingOvershoot
 from ._pixel_dropout import PixelDropout
 from ._pixel import (ChannelDropout, Equalize, ImageCompression, ISONoise, MultiplicativeNoise,
-                     PlanckianJitter, RandomToneCurve, SaltAndPepper, ToSepia)
+                     PlanckianJitter, RandomToneCurve, SaltAndPepper, ShotNoise, ToSepia)
 from ._mixing import CutMix, MixUp
 from ._mosaic import Mosaic
 from ._objects import (AtLeastOneBBoxRandomCrop, BBoxSafeRandomCrop, CropNonEmptyMaskIfExists,
@@ -85,6 +85,6 @@ __all__ = ["AdvancedBlur", "Affine", "AtLeastOneBBoxRandomCrop", "batches", "Bbo
            "RandomRotation", "RandomScale", "RandomSizedBBoxSafeCrop", "RandomSizedCrop",
            "RandomToneCurve", "RandomVerticalFlip", "RandomZoomOut", "RepeatedSampleWarning",
            "Resize", "RGBShift", "RingingOvershoot", "Rotate", "SafeRotate", "SaltAndPepper",
-           "SampleKey", "Sharpen", "ShiftScaleRotate", "SmallestMaxSize", "Solarize",
-           "SquareSymmetry", "stream", "ThinPlateSpline", "ToGray", "ToSepia", "Transform",
+           "SampleKey", "Sharpen", "ShiftScaleRotate", "ShotNoise", "SmallestMaxSize",
+           "Solarize", "SquareSymmetry", "stream", "ThinPlateSpline", "ToGray", "ToSepia", "Transform",
            "Transpose", "VerticalFlip", "XYMasking"]

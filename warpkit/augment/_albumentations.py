@@ -254,6 +254,7 @@ SUPPORTED: dict[str, Callable[[_Args, _Pipeline], Transform | None]] = {
     "Equalize": _equalize,
     "ISONoise": _colour(P.ISONoise, "color_shift", "intensity"),
     "SaltAndPepper": _colour(P.SaltAndPepper, "amount", "salt_vs_pepper"),
+    "ShotNoise": _colour(P.ShotNoise, "scale_range"),
     "PixelDropout": _colour(PixelDropout, "dropout_prob", "per_channel", "drop_value",
                             "mask_drop_value"),
     "PlanckianJitter": _colour(P.PlanckianJitter, "mode", "temperature_limit",

@@ -2,9 +2,10 @@
 albumentations 2.0.8's names and parameters: ``ChannelDropout``, ``MultiplicativeNoise``,
 ``PlanckianJitter``, ``ToSepia``, ``RandomToneCurve``, ``ImageCompression`` (a JPEG round
 trip on the device), ``Equalize`` (histogram equalisation on the device), ``ISONoise`` (a
-camera sensor's noise) and ``SaltAndPepper``, both drawn in the kernel. Like every colour
-transform they draw from the sample's stream (recorded in ``out["params"]``, replayable),
-contribute the identity map, and leave masks, boxes and keypoints as they are.
+camera sensor's noise), ``SaltAndPepper`` and ``ShotNoise``, all three drawn in the kernel.
+Like every colour transform they draw from the sample's stream (recorded in
+``out["params"]``, replayable), contribute the identity map, and leave masks, boxes and
+keypoints as they are.
 
 Example:
     >>> import numpy as np
@@ -26,13 +27,13 @@ import numpy as np
 from .._checks import flag, number
 from ..engine.core import (COL_CURVE as CURVE, COL_EQUALIZE as EQUALIZE, COL_ISO as ISO,
                            COL_JPEG as JPEG, COL_MATRIX as MATRIX, COL_SALT as SALT,
-                           MAX_ISO_INTENSITY)
+                           COL_SHOT as SHOT, MAX_ISO_INTENSITY, MIN_SHOT_SCALE)
 from ._base import normals, value_range
 from ._colour import (ColourTransform, _affine, _eight_bit, _one_or_three, draw_key, draw_keys,
                       key_order)
 
 __all__ = ["ChannelDropout", "Equalize", "ImageCompression", "ISONoise", "MultiplicativeNoise",
-           "PlanckianJitter", "RandomToneCurve", "SaltAndPepper", "ToSepia"]
+           "PlanckianJitter", "RandomToneCurve", "SaltAndPepper", "ShotNoise", "ToSepia"]
 
 
 class ChannelDropout(ColourTransform):
@@ -511,3 +512,43 @@ class SaltAndPepper(_KeyedNoise):
     def colour_ops(self, params, channels, peak):
         a = float(params["amount"])
         return [[SALT, *map(float, params["key"]), a * float(params["salt_vs_pepper"]), a]]
+
+
+class ShotNoise(ColourTransform):
+    """albumentations' ShotNoise: photon noise in linear light. Per sample a ``scale`` is drawn
+    from ``scale_range``; each channel's value x (in [0, 1]) becomes ``clip(k * scale, 0,
+    1) ** (1 / 2.2)``, k a Poisson count of mean ``(x ** 2.2 + scale * 1e-6) / scale``.
+
+    The counts come from the kernel's generator (Philox-4x32-10) keyed on the sample's stream
+    (``key``, recorded) and the pixel's position in the output, as GaussNoise's: the same alone,
+    in any batch, on any device. Each is drawn by its distribution function from a uniform
+    number, so means up to 50 (scales from 0.02; smaller ones are refused) are exact in law;
+    albumentations draws with numpy's generator, so the two agree in distribution, not pixel
+    for pixel. uint8 rounds to the nearest level (albumentations' float round trip); every
+    dtype, 1 to 4 channels.
+
+    Example:
+        >>> t = ShotNoise(scale_range=(0.2, 0.2), p=1)
+        >>> t.colour_ops({"scale": 0.2, "key": [1, 2, 3]}, 3, 255.0)
+        [[30, 1.0, 2.0, 3.0, 0.2]]
+    """
+
+    def __init__(self, scale_range: Any = (0.1, 0.3), p: float = 0.5) -> None:
+        super().__init__(p)
+        self.scale_range = value_range(scale_range, "scale_range", False, MIN_SHOT_SCALE,
+                                       math.inf)[0]
+
+    def draw(self, rng, size):
+        return {"scale": float(rng.uniform(*self.scale_range)), "key": draw_key(rng)}
+
+    def draw_lanes(self, lanes, sizes):
+        return [{"scale": s, "key": k}
+                for s, k in zip(lanes.uniform(*self.scale_range).tolist(), draw_keys(lanes))]
+
+    def colour_ops(self, params, channels, peak):
+        if channels > 4:
+            raise TypeError(f"ShotNoise takes images of at most 4 channels, got {channels}")
+        return [[SHOT, *map(float, params["key"]), float(params["scale"])]]
+
+    def config(self):
+        return {"scale_range": list(self.scale_range)}

@@ -243,7 +243,7 @@ def colour_peak(dtype: Any) -> float:
  COL_SATURATE, COL_HUE, COL_HSV, COL_AFFINE_MEAN, COL_NOISE, COL_HOLE, COL_BLUR,
  COL_DATA, COL_MOTION, COL_MEDIAN, COL_CONV, COL_CLAHE, COL_DOWNSCALE, COL_MATRIX,
  COL_CURVE, COL_JPEG, COL_EQUALIZE, COL_ISO, COL_SALT, COL_HOLES, COL_TAPS,
- COL_PIXDROP) = range(1, 30)
+ COL_PIXDROP, COL_SHOT) = range(1, 31)
 
 #: colour operations on the image's mean as they find it (the contrast on the gray mean, the
 #: shift by the mean, ISONoise on the lightness's standard deviation)
@@ -254,6 +254,10 @@ COLOUR_MEAN = (COL_CONTRAST, COL_AFFINE_MEAN, COL_ISO)
 #: (kernels_cl/colour.h's WK_ISO_MAX_COUNT)
 MAX_ISO_INTENSITY = 10.0
 
+#: the smallest scale of a COL_SHOT operation: its Poisson means stay at most 50, within what
+#: the kernel's count covers (kernels_cl/colour.h's WK_SHOT_MAX_COUNT)
+MIN_SHOT_SCALE = 0.02
+
 #: colour operations that need the whole image as they find it (its mean; the blurs and the
 #: median: each pixel's neighbours): each starts a pass of kernels_cl/colour_pass.cl after the
 #: warp
@@ -263,10 +267,10 @@ COLOUR_WHOLE = (*COLOUR_MEAN, COL_BLUR, COL_MOTION, COL_MEDIAN, COL_CONV, COL_TA
 
 #: the group of each colour operation's code in a build (kernels_cl/colour.h's WK_COLG_*: the
 #: larger operations, each compiled only into the builds whose group mask has it); 0: always there
-_COLOUR_GROUP = np.zeros(COL_PIXDROP + 1, np.int64)
-_COLOUR_GROUP[[COL_GAMMA, COL_HUE, COL_HSV, COL_NOISE, COL_SALT, COL_PIXDROP, COL_HOLE,
-               COL_HOLES, COL_POSTERIZE, COL_MATRIX, COL_CURVE, COL_ISO]] = [1, 2, 2, 4, 4, 4, 8, 8,
-                                                                             16, 128, 128, 256]
+_COLOUR_GROUP = np.zeros(COL_SHOT + 1, np.int64)
+_COLOUR_GROUP[[COL_GAMMA, COL_HUE, COL_HSV, COL_NOISE, COL_SALT, COL_PIXDROP, COL_SHOT, COL_HOLE,
+               COL_HOLES, COL_POSTERIZE, COL_MATRIX, COL_CURVE, COL_ISO]] = [1, 2, 2, 4, 4, 4, 4, 8,
+                                                                             8, 16, 128, 128, 256]
 #: the median's 5x5 and 7x7 networks (WK_COLG_MED5, WK_COLG_MED7): in the builds whose items
 #: draw those sizes (without them, the same medians by the search)
 _MEDIAN_NET5, _MEDIAN_NET7 = 32, 64
@@ -301,7 +305,7 @@ def colour_groups(passes: list[np.ndarray]) -> tuple[int, ...]:
     for k, p in enumerate(passes):
         ops = p.reshape(p.shape[0], -1, COLOUR_WORDS)
         codes = ops[:, :, 0].astype(np.int64)
-        groups = _COLOUR_GROUP[np.clip(codes, 0, COL_PIXDROP)]
+        groups = _COLOUR_GROUP[np.clip(codes, 0, COL_SHOT)]
         median = codes == COL_MEDIAN  # its 5x5 and 7x7 networks: groups of their own
         groups[median] |= np.select([ops[:, :, 1][median] == 5, ops[:, :, 1][median] == 7],
                                     [_MEDIAN_NET5, _MEDIAN_NET7], 0)
@@ -449,6 +453,16 @@ def _check_filters(ops: np.ndarray) -> None:
             raise ValueError(f"colour[{i}]'s operation {j}: COL_ISO's hue deviation and "
                              f"intensity must be in [0, {MAX_ISO_INTENSITY:g}], got {sigma:g} and "
                              f"{intensity:g}")
+    for i, j in zip(*np.nonzero(codes == COL_SHOT)):
+        scale = float(ops[i, j, 4])
+        if not (math.isfinite(scale) and scale >= MIN_SHOT_SCALE):
+            raise ValueError(f"colour[{i}]'s operation {j}: COL_SHOT's scale must be a finite "
+                             f"number >= {MIN_SHOT_SCALE:g}, got {scale:g}")
+    for i, j in zip(*np.nonzero(codes == COL_PIXDROP)):
+        prob = float(ops[i, j, 4])
+        if not 0 <= prob <= 1:
+            raise ValueError(f"colour[{i}]'s operation {j}: COL_PIXDROP's probability must be "
+                             f"in [0, 1], got {prob:g}")
     for i, j in zip(*np.nonzero(codes == COL_EQUALIZE)):
         if ops[i, j, 1] not in (0, 1) or ops[i, j, 2] not in (0, 1):
             raise ValueError(f"colour[{i}]'s operation {j}: COL_EQUALIZE's mode and by-channels "
