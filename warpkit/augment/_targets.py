@@ -191,7 +191,8 @@ def move_boxes(pipe, blist, llist, mats, sizes, outs, chains=None, holes=None,
             frac, clipped[rows] = boxes_past_holes(clipped[rows], m)
             inside[rows] *= frac
     keep = kept(inside, area, pipe.min_visibility, pipe.min_area)
-    for k, d in enumerate(drops or ()):
+    # (nothing to count where no threshold could remove a box)
+    for k, d in enumerate(drops if pipe.min_area > 0 or pipe.min_visibility > 0 else ()):
         d = [(step, key) for step, key in d or () if not step.per_channel]
         rows = np.flatnonzero(which == k)
         if d and len(rows):
