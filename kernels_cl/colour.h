@@ -369,6 +369,13 @@ inline float8 wk_ln8(float8 u) {
     return convert_float8(e) * 0.69314718f + series;
 }
 
+/* x^e for x in [0, 1] as exp(e ln x) with wk_ln8 (0 at 0; within ~1e-7 of it relative):
+ * PoCL's pow (a library call per lane) took ~90 ms per 64 outputs of 224 x 224 x 3, this ~17
+ * (ShotNoise's two powers, RandomGamma's) */
+inline float8 wk_pow01_8(float8 x, float e) {
+    return WK_SELECT(exp(e * wk_ln8(x)), (float8)0.0f, x <= 0.0f);
+}
+
 /* cos and sin of a turn fraction u in [0, 1]: a quarter turn's quadrant, then Taylor series
  * about its middle (|x| <= pi/4: below 2e-9) */
 inline void wk_cos_sin_turn8(float8 u, float8 *c, float8 *s) {
@@ -482,12 +489,6 @@ inline void wk_iso8(float8 *v, __global const float *op, float2 mean, int2 at) {
 #endif
 
 #if WK_COL_HEAVY & WK_COLG_NOISE
-/* x^e for x in [0, 1] as exp(e ln x) with wk_ln8 (0 at 0): PoCL's pow took ~90 ms per 64
- * outputs of 224 x 224 x 3, this ~17 */
-inline float8 wk_pow01_8(float8 x, float e) {
-    return WK_SELECT(exp(e * wk_ln8(x)), (float8)0.0f, x <= 0.0f);
-}
-
 /* WK_COL_SHOT on one channel of 8 pixels (levels of WK_PEAK), u their uniform numbers in
  * [0, 1): the count is the first k whose distribution function passes u (each lane stops
  * adding when its own has) */
@@ -595,7 +596,7 @@ inline __attribute__((always_inline)) void wk_colour8_ops(float8 *v, int C, __gl
             WK_EACH_C(v[c] = WK_COL_LEVEL(wk_col_clip(op[1 + c] * v[c] + op[5 + c])));
         } else if ((WK_COL_HEAVY & WK_COLG_GAMMA) && code == WK_COL_GAMMA) {
             const float g = op[1];
-            WK_EACH_C(v[c] = WK_COL_LEVEL(pow(v[c] * (1.0f / WK_PEAK), g) * WK_PEAK));
+            WK_EACH_C(v[c] = WK_COL_LEVEL(wk_pow01_8(v[c] * (1.0f / WK_PEAK), g) * WK_PEAK));
         } else if (code == WK_COL_GRAY) {
             if (C >= 3) {
                 float8 y = op[1] * v[0] + op[2] * v[1] + op[3] * v[2];
