@@ -311,3 +311,28 @@ def test_shot_noise_ported_and_refused(small_queue, queue):
         here = pipe(image=photo, seed=k, queue=small_queue)["image"]
         there = pipe(image=photo, seed=k, queue=queue)["image"]
         assert (here == there).mean() >= 0.98
+
+
+def test_engine_refuses_counts_it_cannot_draw(queue):
+    """The engine's colour operations come from any caller: a ShotNoise scale whose Poisson
+    means pass what the kernel's count covers, and a PixelDropout probability outside [0, 1],
+    are refused before any launch; in range they are taken."""
+    from warpkit.engine.core import COL_PIXDROP, COL_SHOT, COLOUR_WORDS, warp_by
+
+    img = PHOTOS[1][:20, :30].copy()
+
+    def warp(row):
+        ops = np.zeros((1, COLOUR_WORDS), np.float32)
+        ops[0, :len(row)] = row
+        return warp_by(img, np.eye(3), (30, 20), queue=queue, colour=ops)
+
+    for row, match in [([COL_SHOT, 1, 2, 3, 0.01], r"COL_SHOT's scale must be a finite number "
+                                                  r">= 0.02, got 0.01"),
+                       ([COL_SHOT, 1, 2, 3, np.nan], r"COL_SHOT's scale.*got nan"),
+                       ([COL_PIXDROP, 1, 2, 3, 1.5], r"COL_PIXDROP's probability must be in "
+                                                     r"\[0, 1\], got 1.5")]:
+        with pytest.raises(ValueError, match=match):
+            warp(row)
+    assert warp([COL_SHOT, 1, 2, 3, 0.02]).shape == img.shape
+    dropped = warp([COL_PIXDROP, 1, 2, 3, 1.0, 0, 7, 7, 7])
+    assert (dropped == 7).all()

@@ -455,7 +455,7 @@ def _check_filters(ops: np.ndarray) -> None:
                              f"{intensity:g}")
     for i, j in zip(*np.nonzero(codes == COL_SHOT)):
         scale = float(ops[i, j, 4])
-        if not (math.isfinite(scale) and scale >= MIN_SHOT_SCALE):
+        if not (math.isfinite(scale) and scale >= float(np.float32(MIN_SHOT_SCALE))):
             raise ValueError(f"colour[{i}]'s operation {j}: COL_SHOT's scale must be a finite "
                              f"number >= {MIN_SHOT_SCALE:g}, got {scale:g}")
     for i, j in zip(*np.nonzero(codes == COL_PIXDROP)):
