@@ -520,8 +520,9 @@ class ShotNoise(ColourTransform):
     1) ** (1 / 2.2)``, k a Poisson count of mean ``(x ** 2.2 + scale * 1e-6) / scale``.
 
     The counts come from the kernel's generator (Philox-4x32-10) keyed on the sample's stream
-    (``key``, recorded) and the pixel's position in the output, as GaussNoise's: the same alone,
-    in any batch, on any device. Each is drawn by its distribution function from a uniform
+    (``key``, recorded) and the pixel's position in the output, as GaussNoise's: the same alone
+    and in any batch; on another device the same but where its ``exp`` rounds a sum of chances
+    across the number (a few in 10^5). Each is drawn by its distribution function from a uniform
     number, so means up to 50 (scales from 0.02; smaller ones are refused) are exact in law;
     albumentations draws with numpy's generator, so the two agree in distribution, not pixel
     for pixel. uint8 rounds to the nearest level (albumentations' float round trip); every
