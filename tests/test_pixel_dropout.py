@@ -165,6 +165,29 @@ def test_boxes_are_albumentations_rule_on_the_same_pixels(min_visibility, min_ar
         np.prod(boxes[:, 2:] - boxes[:, :2], 1) >= min_area))
 
 
+def test_a_pipeline_whose_draws_skip_it(queue):
+    """A PixelDropout some samples do not apply (its p, a OneOf), with boxes measured and
+    masks: those samples keep their boxes and masks as the pipeline without it leaves them."""
+    img = _image(np.uint8, 3)
+    boxes = np.array([[5.0, 5.0, 40.0, 50.0], [20.0, 10.0, 60.0, 30.0]])
+    mask = np.ones(img.shape[:2], np.uint8)
+    bp = W.BboxParams(format="pascal_voc", min_visibility=0.3, label_fields=["ids"])
+    for step in (W.PixelDropout(0.9, mask_drop_value=0, p=0.5),
+                 W.OneOf([W.ShotNoise(p=1), W.PixelDropout(0.9, mask_drop_value=0, p=1)])):
+        pipe = W.Compose([step], bbox_params=bp)
+        seen = set()
+        for seed in range(8):
+            out = pipe(image=[img] * 3, mask=[mask] * 3, bboxes=[boxes] * 3,
+                       ids=[np.arange(2)] * 3, seed=seed, queue=queue)
+            for p, ids, m in zip(out["params"], out["ids"], out["mask"]):
+                applied = any(isinstance(s, W.PixelDropout) for s, _ in pipe.applied_steps(p))
+                seen.add(applied)
+                # 90% dropped: every box goes (min_visibility 0.3) and most of the mask
+                assert (len(ids) == 0 and m.mean() < 0.2) if applied else \
+                    (list(ids) == [0, 1] and m.all())
+        assert seen == {True, False}
+
+
 def test_masks_take_their_own_pattern(queue):
     """mask_drop_value: the masks' pixels dropped with the same probability as
     albumentations' second pattern (not the image's pixels), per channel with per_channel; a

@@ -192,7 +192,7 @@ def move_boxes(pipe, blist, llist, mats, sizes, outs, chains=None, holes=None,
             inside[rows] *= frac
     keep = kept(inside, area, pipe.min_visibility, pipe.min_area)
     # (nothing to count where no threshold could remove a box)
-    for k, d in enumerate(drops if pipe.min_area > 0 or pipe.min_visibility > 0 else ()):
+    for k, d in enumerate(drops or () if pipe.min_area > 0 or pipe.min_visibility > 0 else ()):
         d = [(step, key) for step, key in d or () if not step.per_channel]
         rows = np.flatnonzero(which == k)
         if d and len(rows):
