@@ -16,7 +16,6 @@ Example:
 from __future__ import annotations
 
 import math
-import numbers
 from typing import Any
 
 import numpy as np
@@ -25,6 +24,7 @@ from .._checks import flag
 from ..engine.core import COL_PIXDROP as PIXDROP
 from ._base import value_range
 from ._colour import ColourTransform, draw_key, draw_keys
+from ._dropout import _mask_fill, _per_channel
 from ._philox import below, kernel_key, philox4x32
 
 __all__ = ["PixelDropout", "dropped_box_pixels", "fill_mask_drops", "pixel_drops"]
@@ -32,22 +32,6 @@ __all__ = ["PixelDropout", "dropped_box_pixels", "fill_mask_drops", "pixel_drops
 #: the third counter word of the image's numbers ("PXD") and of the masks' ("PXM": another
 #: pattern, as albumentations draws the mask's apart from the image's)
 IMAGE_TAG, MASK_TAG = 0x505844, 0x50584D
-
-
-def _value(value: Any, arg: str, allow_none: bool) -> Any:
-    """A drop value: a number, one number per channel (a list), or None where allowed."""
-    if value is None and allow_none:
-        return None
-    if isinstance(value, numbers.Real) and not isinstance(value, bool):
-        if not math.isfinite(value):
-            raise ValueError(f"{arg} must be finite, got {value!r}")
-        return float(value)
-    if isinstance(value, (list, tuple)) and value and all(
-            isinstance(v, numbers.Real) and not isinstance(v, bool) and math.isfinite(v)
-            for v in value):
-        return [float(v) for v in value]
-    what = "None, a number" if allow_none else "a number"
-    raise ValueError(f"{arg} must be {what} or one number per channel, got {value!r}")
 
 
 class PixelDropout(ColourTransform):
@@ -87,8 +71,9 @@ class PixelDropout(ColourTransform):
         self.dropout_prob = value_range((dropout_prob, dropout_prob), "dropout_prob", False,
                                         0.0, 1.0)[0][0]
         self.per_channel = flag(per_channel, "per_channel")
-        self.drop_value = _value(drop_value, "drop_value", True)
-        self.mask_drop_value = _value(mask_drop_value, "mask_drop_value", True)
+        # (the dropout fills' rules: None, a number, or 1-4 numbers, one per channel)
+        self.drop_value = _mask_fill(drop_value, "drop_value")
+        self.mask_drop_value = _mask_fill(mask_drop_value, "mask_drop_value")
 
     def draw(self, rng, size):
         out: dict[str, Any] = {"key": draw_key(rng)}
@@ -107,16 +92,9 @@ class PixelDropout(ColourTransform):
             raise TypeError(f"PixelDropout takes images of at most 4 channels, got {channels}")
         if self.drop_value is None:
             # albumentations' integers(0, 255) for uint8: the peak itself never drawn
-            values = [math.floor(u * peak) if peak > 1 else u * peak
-                      for u in params["values"][:channels]]
-        elif isinstance(self.drop_value, list):
-            if len(self.drop_value) != channels:
-                raise ValueError(f"drop_value has {len(self.drop_value)} values for an image "
-                                 f"of {channels} channels")
-            values = list(self.drop_value)
+            values = [math.floor(u * peak) if peak > 1 else u * peak for u in params["values"]]
         else:
-            values = [self.drop_value] * channels
-        values += [0.0] * (4 - len(values))
+            values = _per_channel(self.drop_value, channels, "drop_value")
         return [[PIXDROP, *map(float, params["key"]), self.dropout_prob,
                  float(self.per_channel), *values]]
 
