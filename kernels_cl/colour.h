@@ -116,7 +116,11 @@
  *                     of channels 0-2 on its own histogram; 0: Y of OpenCV's 8-bit YCrCb, for 3
  *                     channels); w[8], w[9] filled by the host: the output's width and height.
  *                     A whole-image operation: a pass of its own, in CLAHE's kernels (its
- *                     histograms, then its tables: colour_pass.cl's colour_clahe_lut)
+ *                     histograms, then its tables: colour_pass.cl's colour_clahe_lut).
+ *                     Modes 2 and 3 are albumentations' AutoContrast ("cdf", "pil"): every
+ *                     channel on its own histogram, w[3] the level ignored (-1: none), w[4 .. 7]
+ *                     the cutoff in percent as m 2^w[7], m's 53 bits in w[4 .. 6] (18, 18 and
+ *                     17 bits, high first: colour_pass.cl's cl_ac_lut)
  *
  * The 8 pixels' position: row at.y, columns at.x .. at.x + 7 of an output of dims = (Wo, Ho).
  */

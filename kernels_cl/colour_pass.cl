@@ -710,7 +710,7 @@ inline int cl_l_at(__global const X_T *p, __global const int *T) {
  * equalises (channels 0-2 by channels, else one), each of the whole image (w[8], w[9]: the
  * output's width and height, as the host fills them) */
 inline int cl_eq_tables(__global const float *op) {
-    return CH >= 3 && op[2] != 0.0f ? 3 : 1;
+    return op[1] >= 2.0f ? CH : CH >= 3 && op[2] != 0.0f ? 3 : 1; /* (AutoContrast: each channel) */
 }
 
 /* Y of OpenCV's RGB2YCrCb on 8-bit levels (14-bit fixed point) */
@@ -769,6 +769,143 @@ inline void cl_eq_lut(const int *hist, int mode, int n, __global uchar *lut) {
     }
 }
 
+/* AutoContrast's arithmetic in double without the device's doubles (OpenCL 1.2 makes them
+ * optional): a number m 2^e, m below 2^53, and the operations its bounds and "pil" table need,
+ * each rounded to 53 bits, to nearest, ties to even, as numpy's float64 rounds them */
+typedef struct { ulong m; int e; } cl_sd;
+
+/* bits in x (0 for 0) */
+inline int cl_bits(ulong x) { return x == 0 ? 0 : 64 - (int)clz(x); }
+
+/* bits k and up of the 128-bit hi:lo (0 <= k < 128), the low 64 of them */
+inline ulong cl_shr128(ulong hi, ulong lo, int k) {
+    return k == 0 ? lo : k < 64 ? (lo >> k) | (hi << (64 - k)) : hi >> (k - 64);
+}
+
+/* whether any of bits 0 .. k - 1 of hi:lo is set (0 <= k < 128) */
+inline int cl_below128(ulong hi, ulong lo, int k) {
+    if (k <= 0) return 0;
+    if (k < 64) return (lo & ((1UL << k) - 1)) != 0;
+    return lo != 0 || (k > 64 && (hi & ((1UL << (k - 64)) - 1)) != 0);
+}
+
+/* (hi:lo + a fraction, not 0 where sticky) 2^e rounded to p bits (53: a double's, 24: a
+ * float's) */
+inline cl_sd cl_sd_round_to(ulong hi, ulong lo, int e, int sticky, int p) {
+    const int n = hi != 0 ? 64 + cl_bits(hi) : cl_bits(lo);
+    cl_sd r = {lo, e};
+    if (n <= p) return r; /* (then there is no fraction: the callers give one only past p) */
+    const int k = n - p;
+    ulong m = cl_shr128(hi, lo, k);
+    const int mid = (int)(cl_shr128(hi, lo, k - 1) & 1UL); /* (the first bit dropped) */
+    if (mid && (sticky || cl_below128(hi, lo, k - 1) || (m & 1UL))) m++;
+    r.m = m == (1UL << p) ? m >> 1 : m;
+    r.e = e + k + (m == (1UL << p));
+    return r;
+}
+inline cl_sd cl_sd_round(ulong hi, ulong lo, int e, int sticky) {
+    return cl_sd_round_to(hi, lo, e, sticky, 53);
+}
+
+/* x times the whole number t (0 <= t < 2^31) */
+inline cl_sd cl_sd_mul(cl_sd x, uint t) {
+    return cl_sd_round(mul_hi(x.m, (ulong)t), x.m * (ulong)t, x.e, 0);
+}
+
+/* x divided by the whole number d (1 <= d < 2^10) */
+inline cl_sd cl_sd_div(cl_sd x, uint d) {
+    if (x.m == 0) return x;
+    const int s = 53 - cl_bits(x.m) + 11; /* m to 2^63 .. 2^64: quotients of 54 bits or more */
+    const ulong n = x.m << s, q = n / d;
+    return cl_sd_round(0, q, x.e - s, n - q * d != 0);
+}
+
+/* the smallest whole number >= x, and the largest <= x, for 0 <= x < 2^31 */
+inline long cl_sd_ceil(cl_sd x) {
+    if (x.e >= 0) return (long)(x.m << x.e);
+    if (x.e <= -64) return x.m != 0;
+    return (long)((x.m >> -x.e) + ((x.m & ((1UL << -x.e) - 1)) != 0));
+}
+inline long cl_sd_floor(cl_sd x) {
+    return x.e >= 0 ? (long)(x.m << x.e) : x.e <= -64 ? 0 : (long)(x.m >> -x.e);
+}
+
+/* x rounded to a whole number, ties to even (numpy's round), for 0 <= x < 2^31 */
+inline long cl_sd_rint(cl_sd x) {
+    if (x.e >= 0) return (long)(x.m << x.e);
+    if (x.e < -63) return 0; /* (x < 2^-10) */
+    const int k = -x.e;
+    ulong q = x.m >> k;
+    const ulong rest = x.m & ((1UL << k) - 1), mid = 1UL << (k - 1);
+    return (long)(q + (rest > mid || (rest == mid && (q & 1UL))));
+}
+
+/* AutoContrast's table of channel t (op: the WK_COL_EQUALIZE words of colour.h: w[1] 2 "cdf" or
+ * 3 "pil", w[3] the level ignored or -1, w[4 .. 7] the cutoff in percent as m 2^e, m in three
+ * words of 18 bits, high first) from its histogram of 8-bit levels (one work-item; changes the
+ * histogram), as albumentations' auto_contrast makes it on OpenCV's calcHist over [0, 255),
+ * which never counts level 255:
+ * - the bounds: without a cutoff the first and last levels present; with one, the running sum
+ *   from below first at least total * cutoff / 100 (in double, then rounded to a float: numpy
+ *   compares albumentations' float32 running sum with it in float32) gives lo as the level
+ *   after it, from above the level itself; lo past hi: no change (no counts: no change either);
+ * - "cdf": the running sum from lo, (sum - sum at lo) * 255 / (sum at hi - sum at lo) in float32
+ *   (exact counts under 2^24 pixels), rounded; "pil": (i - lo) * (255 / (hi - lo)) in double,
+ *   rounded; 0 below lo, 255 above hi; the ignored level kept, the channel numbered as that
+ *   level untouched. */
+inline void cl_ac_lut(int *hist, __global const float *op, int t, __global uchar *lut) {
+#pragma OPENCL FP_CONTRACT OFF
+    const int ignore = (int)op[3];
+    hist[255] = 0;
+    if (ignore >= 0) hist[ignore] = 0;
+    long total = 0;
+    for (int i = 0; i < 256; i++) total += hist[i];
+    int lo = 0, hi = 0;
+    const cl_sd cut = {((ulong)op[4] << 35) | ((ulong)op[5] << 17) | (ulong)op[6], (int)op[7]};
+    if (cut.m == 0) {
+        lo = 256; hi = -1;
+        for (int i = 255; i >= 0; i--) lo = hist[i] != 0 ? i : lo;
+        for (int i = 0; i < 256; i++) hi = hist[i] != 0 ? i : hi;
+        if (hi < 0) lo = hi = 0;
+    } else if (total > 0) { /* (a uniform histogram, albumentations' own case, has no counts) */
+        const cl_sd need64 = cl_sd_div(cl_sd_mul(cut, (uint)total), 100);
+        const long need = cl_sd_ceil(cl_sd_round_to(0, need64.m, need64.e, 0, 24));
+        long sum = 0;
+        lo = 0;
+        for (int i = 0; i < 256; i++) {
+            sum += hist[i];
+            if (sum >= need) { lo = i + 1; break; }
+        }
+        lo = min(lo, 255);
+        sum = 0;
+        hi = 255;
+        for (int i = 255; i >= 0; i--) {
+            sum += hist[i];
+            if (sum >= need) { hi = i; break; }
+        }
+        if (lo > hi) lo = hi = 127;
+    }
+    int span = 0;
+    for (int i = lo; i <= hi; i++) span += hist[i];
+    const int same = t == ignore || hi <= lo || (op[1] == 2.0f && span == 0); /* ("cdf": no counts between) */
+    const cl_sd one = {255, 0};
+    const cl_sd scale = cl_sd_div(one, (uint)max(hi - lo, 1));
+    int sum = 0;
+    const int first = hist[lo];
+    const float den = (float)(span - first);
+    for (int i = 0; i < 256; i++) {
+        int v = i;
+        if (!same) {
+            if (i >= lo && i <= hi) sum += hist[i];
+            v = i < lo ? 0 : i > hi ? 255
+              : op[1] == 2.0f ? (int)clamp(rint(cl_div_rn((float)(sum - first) * 255.0f, den)), 0.0f, 255.0f)
+                              : (int)min(cl_sd_rint(cl_sd_mul(scale, (uint)(i - lo))), 255L);
+            if (i == ignore) v = i;
+        }
+        lut[i] = (uchar)v;
+    }
+}
+
 /* The histograms of an item whose pass starts with WK_COL_CLAHE (op: code, clip limit's three
  * float parts, gx, gy, then filled in by the host for this output size: the histogram's
  * integer limit (0: none), 255 / the tile's pixels, the tile's width and height, 1 / width,
@@ -793,23 +930,20 @@ __kernel void colour_clahe_hist(__global const X_T *restrict S, int Ho, int Wo,
     const int tw = (int)op[8], th = (int)op[9];
     const int per = max(CLAHE_PIXELS / tw, 1);
     if (t >= gx * gy || band >= (th + per - 1) / per) return;
-    if (eq && gx == 3) { /* by channels: the three histograms in one read of each pixel */
+    if (eq && gx > 1) { /* by channels: their histograms (up to CH) in one read of each pixel */
         if (t != 0) return;
-        int h3[3 * 256];
-        for (int i = 0; i < 3 * 256; i++) h3[i] = 0;
-        const int c1 = CH >= 3 ? 1 : 0, c2 = CH >= 3 ? 2 : 0; /* (gx is 3 only then) */
+        int hc[CH * 256];
+        for (int i = 0; i < CH * 256; i++) hc[i] = 0;
         for (int y = band * per; y < min((band + 1) * per, Ho); y++) {
             __global const X_T *row = S + ((long)b * Ho + y) * Wo * CH;
             for (int x = 0; x < Wo; x++) {
                 __global const X_T *p = row + (long)x * CH;
-                h3[cl_level(cp_level1(p[0]))]++;
-                h3[256 + cl_level(cp_level1(p[c1]))]++;
-                h3[512 + cl_level(cp_level1(p[c2]))]++;
+                for (int c = 0; c < gx; c++) hc[c * 256 + cl_level(cp_level1(p[c]))]++;
             }
         }
-        for (int k = 0; k < 3; k++) {
+        for (int k = 0; k < gx; k++) {
             __global int *h = H + (((long)b * max_tiles + k) * max_bands + band) * 256;
-            for (int i = 0; i < 256; i++) h[i] = h3[k * 256 + i];
+            for (int i = 0; i < 256; i++) h[i] = hc[k * 256 + i];
         }
         return;
     }
@@ -890,7 +1024,9 @@ __kernel void colour_clahe_lut(__global const int *restrict H, __global uchar *r
         int own[256];
         for (int i = 0; i < 256; i++) own[i] = hist[i];
         __global uchar *lut = LUT + ((long)b * max_tiles + t) * 256;
-        if (eq)
+        if (eq && op[1] >= 2.0f)
+            cl_ac_lut(own, op, t, lut);
+        else if (eq)
             cl_eq_lut(own, (int)op[1], (int)op[8] * (int)op[9], lut);
         else
             cl_clahe_lut(own, (int)op[6], op[7], lut);
@@ -1009,8 +1145,9 @@ inline void cp_equalize8(__global const float *op, __global const uchar *lut, fl
         }
         return;
     }
-    for (int c = 0; c < (C < 3 ? C : 3); c++) {
-        const float8 f = convert_float8(CL_GATHER8(lut + (C >= 3 ? c : 0) * 256, cl_levels8(v[c])));
+    const int each = op[1] >= 2.0f; /* AutoContrast: every channel through its own table */
+    for (int c = 0; c < (each ? C : min(C, 3)); c++) {
+        const float8 f = convert_float8(CL_GATHER8(lut + (each ? c : C >= 3 ? c : 0) * 256, cl_levels8(v[c])));
         v[c] = WK_COL_INT ? f : f / 255.0f;
     }
 }

@@ -112,6 +112,36 @@ def same_levels(got: np.ndarray, want: np.ndarray) -> None:
         np.testing.assert_allclose(got, want, rtol=0, atol=1e-6)
 
 
+def small_rotated_cases(photo: np.ndarray, queue):
+    """Outputs 1 to 19 pixels on a side after a rotation, 1 and 3 channels, uint8 and float32
+    (each channel count and dtype is a build of its own: rusticl compiles them slowly): yields
+    (the geometry, the image given, the device's geometric result clipped to the levels)."""
+    from warpkit import augment as W
+
+    cases = [(19, 13, 3, np.uint8), (1, 1, 3, np.uint8), (2, 9, 1, np.uint8),
+             (17, 5, 3, np.float32)]
+    for k, (w, h, c, dt) in enumerate(cases):
+        geo = W.RandomAffine(degrees=30, size=(h, w))
+        im = photo[..., :c].copy() if dt == np.uint8 else photo[..., :c].astype(np.float32) / 255
+        base = W.Compose([geo])(image=im, seed=k, queue=queue)["image"]
+        yield geo, k, im, np.clip(base, 0, 1) if base.dtype == np.float32 else base
+
+
+def ragged_crops(photos: list, n: int, seed: int = 2) -> list:
+    """n corners of the photos (taken in turn), each 20-89 pixels on a side."""
+    rs = np.random.default_rng(seed)
+    return [photos[k % len(photos)][:int(rs.integers(20, 90)), :int(rs.integers(20, 90))].copy()
+            for k in range(n)]
+
+
+def assert_batch_is_alone(pipe, imgs: list, seed: int, queue) -> None:
+    """One call on the batch gives each sample's image as a call on it alone does."""
+    batch = pipe(image=imgs, seed=seed, queue=queue)
+    for i, img in enumerate(imgs):
+        alone = pipe(image=img, seed=seed, index=i, queue=queue)["image"]
+        np.testing.assert_array_equal(batch["image"][i], alone)
+
+
 def check_dropout_targets(out: dict, theirs, img: np.ndarray, mask: np.ndarray,
                           boxes: np.ndarray, kps: np.ndarray, min_visibility: float) -> bool:
     """One dropout call's outputs (image, mask, 4 labelled boxes, keypoints, its first step's

@@ -16,7 +16,8 @@ import pytest
 
 from warpkit import augment as W
 
-from helpers import same_levels as _same
+from helpers import assert_batch_is_alone, ragged_crops, same_levels as _same, \
+    small_rotated_cases
 
 os.environ.setdefault("NO_ALBUMENTATIONS_UPDATE", "1")  # no network check at import
 with warnings.catch_warnings():
@@ -92,18 +93,13 @@ def test_after_geometry_and_before_other_colour(queue):
 def test_a_batch_is_each_sample_alone(queue):
     """Ragged photos, the step applied to some samples (recorded), CLAHE on others in the same
     pass; the model's input made after it."""
-    rs = np.random.default_rng(2)
-    imgs = [PHOTOS[k % 3][:int(rs.integers(20, 90)), :int(rs.integers(20, 90))].copy()
-            for k in range(8)]
+    imgs = ragged_crops(PHOTOS[:3], 8)
     pipe = W.Compose([W.RandomResizedCrop(48),
                       W.OneOf([W.Equalize(p=1), W.Equalize(mode="pil", by_channels=False, p=1),
                                W.CLAHE(p=1)], p=0.8)],
                      output_dtype="float32", mean=[0.4, 0.4, 0.4], std=[0.2, 0.2, 0.2],
                      layout="CHW")
-    batch = pipe(image=imgs, seed=3, queue=queue)
-    for i, img in enumerate(imgs):
-        alone = pipe(image=img, seed=3, index=i, queue=queue)["image"]
-        np.testing.assert_array_equal(batch["image"][i], alone)
+    assert_batch_is_alone(pipe, imgs, 3, queue)
 
 
 def test_from_albumentations_and_refusals(tmp_path):
@@ -133,14 +129,7 @@ def test_small_cases_on_every_device_and_oclgrind(small_queue):
     """Outputs 1 to 19 pixels on a side after a rotation, 1 and 3 channels, uint8 and float32,
     each table and both ways of colour: albumentations' on the same device's geometric result.
     (Each channel count and dtype is a build of its own: rusticl compiles them slowly.)"""
-    photo = PHOTOS[1][100:121, 200:223]
-    cases = [(19, 13, 3, np.uint8), (1, 1, 3, np.uint8), (2, 9, 1, np.uint8),
-             (17, 5, 3, np.float32)]
-    for k, (w, h, c, dt) in enumerate(cases):
-        geo = W.RandomAffine(degrees=30, size=(h, w))
-        im = photo[..., :c].copy() if dt == np.uint8 else photo[..., :c].astype(np.float32) / 255
-        base = W.Compose([geo])(image=im, seed=k, queue=small_queue)["image"]
-        base = np.clip(base, 0, 1) if base.dtype == np.float32 else base
+    for geo, k, im, base in small_rotated_cases(PHOTOS[1][100:121, 200:223], small_queue):
         for mode, by_channels in MODES:
             out = W.Compose([geo, W.Equalize(mode=mode, by_channels=by_channels, p=1)])(
                 image=im, seed=k, queue=small_queue)["image"]

@@ -15,7 +15,8 @@ from warpkit.augment import (AdvancedBlur, Blur, CenterCrop, ChannelShuffle, Coa
                              MotionBlur, OneOf, Pad, Posterize, RandomAffine,
                              RandomBrightnessContrast, RandomCrop, RandomGamma,
                              RandomHorizontalFlip, RandomPerspective, ChannelDropout, Equalize,
-                             ISONoise, MultiplicativeNoise, PlanckianJitter, RandomToneCurve,
+                             AutoContrast, ISONoise, MultiplicativeNoise, PlanckianJitter,
+                             RandomToneCurve,
                              SaltAndPepper, SquareSymmetry, PixelDropout, ShotNoise, ToSepia,
                              RandomResizedCrop,
                              RandomRotate90, RandomRotation, RandomSizedCrop, RandomVerticalFlip,
@@ -130,7 +131,8 @@ PIPELINES = [
              SquareSymmetry(p=0.8), Equalize(p=0.4), ISONoise(p=0.5),
              ISONoise((0.0, 0.2), (0.0, 3.0), p=0.6), SaltAndPepper(p=0.5),
              PixelDropout(p=0.5), PixelDropout(0.2, True, None, 3, p=0.6), ShotNoise(p=0.5),
-             ShotNoise((0.02, 1.5), p=0.7)]),
+             ShotNoise((0.02, 1.5), p=0.7), AutoContrast(p=0.5),
+             AutoContrast(5, 3, "pil", p=0.5)]),
     # dropout: counts of holes per sample (fractions and pixels, a single count, a pixel range
     # past small images' sides), every fill, Erasing's rectangles that cannot fit
     Compose([RandomResizedCrop(24), CoarseDropout(p=0.7),

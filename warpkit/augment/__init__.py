@@ -9,7 +9,7 @@ transforms (albumentations' names: ``ColorJitter``, ``HueSaturationValue``,
 ``RandomToneCurve``, ``MultiplicativeNoise``, ``ChannelDropout``; noise, dropout and blur:
 ``GaussNoise``, ``SaltAndPepper``, ``ShotNoise``, ``ISONoise``, ``PixelDropout``,
 ``CoarseDropout``, ``GridDropout``, ...) run inside that resampling, on each pixel before it is stored (a
-contrast on the image's mean, a blur, ``CLAHE``, ``Equalize``, ``ISONoise`` or
+contrast on the image's mean, a blur, ``CLAHE``, ``Equalize``, ``AutoContrast``, ``ISONoise`` or
 ``ImageCompression`` in a pass after it, on the device). albumentations' geometric
 transforms come under their own names and parameters too (``Affine``, ``ShiftScaleRotate``,
 ``Rotate``, ``SafeRotate``, ``Perspective``, ``HorizontalFlip``, ``VerticalFlip``,
@@ -53,8 +53,9 @@ from ._colour import (CLAHE, Blur, ChannelShuffle, ColorJitter, Downscale, Embos
 from ._dropout import CoarseDropout, Erasing, GridDropout, XYMasking
 from ._filters import AdvancedBlur, Defocus, RingingOvershoot
 from ._pixel_dropout import PixelDropout
-from ._pixel import (ChannelDropout, Equalize, ImageCompression, ISONoise, MultiplicativeNoise,
-                     PlanckianJitter, RandomToneCurve, SaltAndPepper, ShotNoise, ToSepia)
+from ._pixel import (AutoContrast, ChannelDropout, Equalize, ImageCompression, ISONoise,
+                     MultiplicativeNoise, PlanckianJitter, RandomToneCurve, SaltAndPepper,
+                     ShotNoise, ToSepia)
 from ._mixing import CutMix, MixUp
 from ._mosaic import Mosaic
 from ._objects import (AtLeastOneBBoxRandomCrop, BBoxSafeRandomCrop, CropNonEmptyMaskIfExists,
@@ -69,8 +70,8 @@ from ._transforms import (CenterCrop, Crop, Pad, RandomCrop, RandomCropFromBorde
                           RandomRotate90, RandomRotation, RandomSizedCrop, RandomVerticalFlip,
                           Resize)
 
-__all__ = ["AdvancedBlur", "Affine", "AtLeastOneBBoxRandomCrop", "batches", "BboxParams",
-           "BBoxSafeRandomCrop", "Blur", "CenterCrop", "ChannelDropout", "ChannelShuffle", "CLAHE",
+__all__ = ["AdvancedBlur", "Affine", "AtLeastOneBBoxRandomCrop", "AutoContrast", "batches",
+           "BboxParams", "BBoxSafeRandomCrop", "Blur", "CenterCrop", "ChannelDropout", "ChannelShuffle", "CLAHE",
            "CoarseDropout", "collate", "ColorJitter", "Compose", "Crop", "CropAndPad",
            "CropNonEmptyMaskIfExists", "CutMix", "D4", "Defocus", "Downscale", "ElasticTransform",
            "Emboss", "EpochSampler", "Equalize", "Erasing", "from_albumentations", "GaussianBlur",

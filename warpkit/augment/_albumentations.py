@@ -252,6 +252,7 @@ SUPPORTED: dict[str, Callable[[_Args, _Pipeline], Transform | None]] = {
     "Posterize": _colour(C.Posterize, "num_bits"),
     "ToSepia": _colour(P.ToSepia),
     "Equalize": _equalize,
+    "AutoContrast": _colour(P.AutoContrast, "cutoff", "ignore", "method"),
     "ISONoise": _colour(P.ISONoise, "color_shift", "intensity"),
     "SaltAndPepper": _colour(P.SaltAndPepper, "amount", "salt_vs_pepper"),
     "ShotNoise": _colour(P.ShotNoise, "scale_range"),

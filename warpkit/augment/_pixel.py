@@ -1,7 +1,8 @@
 """More of albumentations' pixel transforms inside the warp's pass (kernels_cl/colour.h), under
 albumentations 2.0.8's names and parameters: ``ChannelDropout``, ``MultiplicativeNoise``,
 ``PlanckianJitter``, ``ToSepia``, ``RandomToneCurve``, ``ImageCompression`` (a JPEG round
-trip on the device), ``Equalize`` (histogram equalisation on the device), ``ISONoise`` (a
+trip on the device), ``Equalize`` and ``AutoContrast`` (tables of the image's histograms, on
+the device), ``ISONoise`` (a
 camera sensor's noise), ``SaltAndPepper`` and ``ShotNoise``, all three drawn in the kernel.
 Like every colour transform they draw from the sample's stream (recorded in
 ``out["params"]``, replayable), contribute the identity map, and leave masks, boxes and
@@ -27,12 +28,12 @@ import numpy as np
 from .._checks import flag, number
 from ..engine.core import (COL_CURVE as CURVE, COL_EQUALIZE as EQUALIZE, COL_ISO as ISO,
                            COL_JPEG as JPEG, COL_MATRIX as MATRIX, COL_SALT as SALT,
-                           COL_SHOT as SHOT, MAX_ISO_INTENSITY, MIN_SHOT_SCALE)
+                           COL_SHOT as SHOT, MAX_ISO_INTENSITY, MIN_SHOT_SCALE, ac_words)
 from ._base import normals, value_range
 from ._colour import (ColourTransform, _affine, _eight_bit, _one_or_three, draw_key, draw_keys,
                       key_order)
 
-__all__ = ["ChannelDropout", "Equalize", "ImageCompression", "ISONoise", "MultiplicativeNoise",
+__all__ = ["AutoContrast", "ChannelDropout", "Equalize", "ImageCompression", "ISONoise", "MultiplicativeNoise",
            "PlanckianJitter", "RandomToneCurve", "SaltAndPepper", "ShotNoise", "ToSepia"]
 
 
@@ -423,6 +424,57 @@ class Equalize(ColourTransform):
 
     def config(self):
         return {"mode": self.mode, "by_channels": self.by_channels}
+
+
+class AutoContrast(ColourTransform):
+    """albumentations' AutoContrast: each channel's levels stretched over 0-255 by a table made
+    from its own histogram of the whole image, on 8-bit levels.
+
+    The histogram is OpenCV's ``calcHist`` over ``[0, 255)`` as albumentations calls it, which
+    never counts level 255, and leaves out the level ``ignore``. Its bounds lo and hi are the
+    first and last levels present, or with a ``cutoff`` (percent) the levels where the running
+    count from below and from above first reaches ``total * cutoff / 100`` (lo is the level
+    after the one found from below; computed in double, as albumentations, with the device's
+    integers). ``method="cdf"`` maps level i of [lo, hi] to ``(count up to i - count at lo) *
+    255 / (count up to hi - count at lo)`` (float32, rounded), ``"pil"`` to ``(i - lo) *
+    (255 / (hi - lo))`` (double, rounded); below lo 0, above hi 255. A channel with hi <= lo is
+    left as it is, the level ``ignore`` keeps its value, and, as albumentations reads the same
+    number, the channel numbered ``ignore`` is left as it is. Float32 images go through
+    ``rint(255 v)`` and back as ``level / 255``, as albumentations' uint8 round trip.
+
+    It runs on the device in a pass after the warp, in Equalize's kernels (its histograms, its
+    tables, each pixel looked up): the same levels as albumentations, on uint8 and float32
+    images of 1 to 4 channels ("cdf" while albumentations' float32 counts are exact, under
+    2^24 pixels).
+
+    Example:
+        >>> AutoContrast(cutoff=2, method="pil", p=1).colour_ops({}, 3, 255.0)
+        [[24, 3.0, 1.0, -1.0, 131072.0, 0.0, 0.0, -51.0]]
+    """
+
+    def __init__(self, cutoff: float = 0, ignore: int | None = None, method: str = "cdf",
+                 p: float = 0.5) -> None:
+        super().__init__(p)
+        self.cutoff = number(cutoff, "cutoff")
+        if not 0 <= self.cutoff <= 100:
+            raise ValueError(f"cutoff must be a percentage in [0, 100], got {cutoff!r}")
+        whole = isinstance(ignore, numbers.Integral) and not isinstance(ignore, bool)
+        if ignore is not None and not (whole and 0 <= ignore <= 255):
+            raise ValueError(f"ignore must be None or a whole number in [0, 255], got {ignore!r}")
+        self.ignore = None if ignore is None else int(ignore)
+        if method not in ("cdf", "pil"):
+            raise ValueError(f"method must be 'cdf' or 'pil', got {method!r}")
+        self.method = method
+
+    def colour_ops(self, params, channels, peak):
+        if not 1 <= channels <= 4:
+            raise ValueError(f"AutoContrast takes images of 1 to 4 channels, got {channels}")
+        _eight_bit("AutoContrast", peak)
+        ignore = -1.0 if self.ignore is None else float(self.ignore)
+        return [[EQUALIZE, 2.0 + (self.method == "pil"), 1.0, ignore, *ac_words(self.cutoff)]]
+
+    def config(self):
+        return {"cutoff": self.cutoff, "ignore": self.ignore, "method": self.method}
 
 
 class _KeyedNoise(ColourTransform):

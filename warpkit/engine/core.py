@@ -292,6 +292,23 @@ def split(x: float) -> list[float]:
     return out
 
 
+def ac_words(cutoff: float) -> list[float]:
+    """An AutoContrast's cutoff (percent, in [0, 100]) as the four words colour.h's
+    WK_COL_EQUALIZE reads it: its 53-bit mantissa m in parts of 18, 18 and 17 bits (high
+    first), then e, the cutoff being m 2^e exactly (the kernel computes its bounds with it in
+    double, as albumentations, with integers)."""
+    frac, exp = math.frexp(float(cutoff))
+    m = int(frac * 2.0 ** 53)
+    return [float(m >> 35), float((m >> 17) & (2 ** 18 - 1)), float(m & (2 ** 17 - 1)),
+            float(exp - 53 if m else 0)]
+
+
+def ac_cutoff(op: Any) -> float:
+    """The cutoff of :func:`ac_words`'s words in an operation's ``op[4:8]``."""
+    m = (int(op[4]) << 35) | (int(op[5]) << 17) | int(op[6])
+    return math.ldexp(float(m), int(op[7]))
+
+
 def joined(words: Any) -> float:
     """The double of :func:`split`'s three words."""
     return float(words[0]) + float(words[1]) + float(words[2])
@@ -372,8 +389,8 @@ def clahe_tiles(passes: list[np.ndarray], wo: int, ho: int) -> tuple[int, int]:
         ops = p.reshape(p.shape[0], -1, COLOUR_WORDS)
         eq = ops[:, 0, 0] == COL_EQUALIZE  # (every such item the same words: one assignment)
         if eq.any():
-            ops[eq, 0, 6:12] = [0, 0, wo, ho, 0, 0]
-            most = max(most, 3)
+            ops[eq, 0, 8:10] = [wo, ho]
+            most = max(most, 4 if (ops[eq, 0, 1] >= 2).any() else 3)  # (AutoContrast's: each channel)
             bands = max(bands, -(-ho // max(CLAHE_PIXELS // wo, 1)))
         for i in np.flatnonzero(ops[:, 0, 0] == COL_CLAHE):
             w = ops[i, 0]
@@ -464,10 +481,21 @@ def _check_filters(ops: np.ndarray) -> None:
             raise ValueError(f"colour[{i}]'s operation {j}: COL_PIXDROP's probability must be "
                              f"in [0, 1], got {prob:g}")
     for i, j in zip(*np.nonzero(codes == COL_EQUALIZE)):
-        if ops[i, j, 1] not in (0, 1) or ops[i, j, 2] not in (0, 1):
-            raise ValueError(f"colour[{i}]'s operation {j}: COL_EQUALIZE's mode and by-channels "
-                             f"flag must be 0 or 1, got {float(ops[i, j, 1]):g} and "
+        if ops[i, j, 1] not in (0, 1, 2, 3) or ops[i, j, 2] not in (0, 1):
+            raise ValueError(f"colour[{i}]'s operation {j}: COL_EQUALIZE's mode must be 0-3 and "
+                             f"its by-channels flag 0 or 1, got {float(ops[i, j, 1]):g} and "
                              f"{float(ops[i, j, 2]):g}")
+        if ops[i, j, 1] >= 2:  # AutoContrast: its ignored level and cutoff (colour.h)
+            w = [float(v) for v in ops[i, j, 3:8]]
+            parts = all(v.is_integer() and 0 <= v < 2 ** b for v, b in zip(w[1:4], (18, 18, 17)))
+            if not (w[0].is_integer() and -1 <= w[0] <= 255):
+                raise ValueError(f"colour[{i}]'s operation {j}: AutoContrast's ignored level must "
+                                 f"be a whole number in [-1, 255], got {w[0]:g}")
+            if not (parts and w[4].is_integer() and
+                    0 <= ac_cutoff(ops[i, j]) <= 100):
+                raise ValueError(f"colour[{i}]'s operation {j}: AutoContrast's cutoff words must "
+                                 f"be a mantissa of 18, 18 and 17 whole bits and an exponent of a "
+                                 f"number in [0, 100], got {w[1:]}")
     for i, j in zip(*np.nonzero(codes == COL_CLAHE)):
         clip, gx, gy = joined(ops[i, j, 1:4]), float(ops[i, j, 4]), float(ops[i, j, 5])
         if not (math.isfinite(clip) and clip >= 0):
