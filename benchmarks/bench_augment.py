@@ -19,8 +19,8 @@ times it without the contrast. A fourth times GaussNoise(p=0.5) + CoarseDropout(
 p=0.5) after the same geometry, made in the warp's store, against albumentations; a fifth
 GaussianBlur(p=0.5) (a pass after the warp), with each blur (GaussianBlur, MotionBlur, Blur,
 MedianBlur, AdvancedBlur, Defocus, RingingOvershoot), CLAHE, Equalize, AutoContrast,
-ISONoise, SaltAndPepper, ShotNoise, PixelDropout, GridDropout, Downscale and ImageCompression
-(a JPEG round trip) on every sample beside it, and five pointwise transforms (ToSepia,
+AdditiveNoise (Beta per pixel), ISONoise, SaltAndPepper, ShotNoise, PixelDropout, GridDropout,
+Downscale and ImageCompression (a JPEG round trip) on every sample beside it, and five pointwise transforms (ToSepia,
 PlanckianJitter, RandomToneCurve, MultiplicativeNoise, ChannelDropout) at p=0.5.
 torchvision's v2 transforms are not a peer here: torchvision from PyPI does not load beside this
 torch build. warpkit normalises inside the warp kernel (float32, channels first); the ragged
@@ -314,9 +314,9 @@ def noise_runs(data, have_alb: bool) -> dict:
 def blur_runs(data, have_alb: bool) -> dict:
     """GaussianBlur's pass: warpkit with and without it (p=0.5, and p=1; MotionBlur, Blur,
     MedianBlur, AdvancedBlur, Defocus, RingingOvershoot, CLAHE, Equalize, AutoContrast,
-    ISONoise, SaltAndPepper, ShotNoise, PixelDropout, GridDropout, Downscale and
-    ImageCompression at p=1, their defaults; ToSepia, PlanckianJitter, RandomToneCurve, MultiplicativeNoise and
-    ChannelDropout at p=0.5, in the warp's store), albumentations doing the same (each such row
+    AdditiveNoise (Beta per pixel), ISONoise, SaltAndPepper, ShotNoise, PixelDropout,
+    GridDropout, Downscale and ImageCompression at p=1, their defaults; ToSepia,
+    PlanckianJitter, RandomToneCurve, MultiplicativeNoise and ChannelDropout at p=0.5, in the warp's store), albumentations doing the same (each such row
     has its own albumentations peer)."""
     import warpkit.augment as W
     from warpkit.augment import (CLAHE, AdvancedBlur, AutoContrast, Blur, Defocus, Downscale,
@@ -337,6 +337,8 @@ def blur_runs(data, have_alb: bool) -> dict:
         "warpkit, geometry and CLAHE on every sample": [CLAHE(p=1)],
         "warpkit, geometry and Equalize on every sample": [Equalize(p=1)],
         "warpkit, geometry and AutoContrast on every sample": [AutoContrast(p=1)],
+        "warpkit, geometry and AdditiveNoise (Beta per pixel) on every sample":
+            [W.AdditiveNoise("beta", "per_pixel", p=1)],
         "warpkit, geometry and ISONoise on every sample": [ISONoise(p=1)],
         "warpkit, geometry and SaltAndPepper on every sample": [SaltAndPepper(p=1)],
         "warpkit, geometry and ShotNoise on every sample": [ShotNoise(p=1)],
@@ -357,6 +359,8 @@ def blur_runs(data, have_alb: bool) -> dict:
          "warpkit, geometry and CLAHE on every sample": lambda A: [A.CLAHE(p=1)],
          "warpkit, geometry and Equalize on every sample": lambda A: [A.Equalize(p=1)],
          "warpkit, geometry and AutoContrast on every sample": lambda A: [A.AutoContrast(p=1)],
+         "warpkit, geometry and AdditiveNoise (Beta per pixel) on every sample":
+             lambda A: [A.AdditiveNoise("beta", "per_pixel", p=1)],
          "warpkit, geometry and ISONoise on every sample": lambda A: [A.ISONoise(p=1)],
          "warpkit, geometry and SaltAndPepper on every sample":
              lambda A: [A.SaltAndPepper(p=1)],

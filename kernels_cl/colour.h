@@ -33,12 +33,15 @@
  *   WK_COL_AFFINE_MEAN channel c = clip(w[1 + c] * v + w[5 + c] * mean of every channel) (a
  *                     whole-image value, as WK_COL_CONTRAST's)
  *   WK_COL_NOISE      v + n, n = w[5] + w[4] z, z a standard normal of the pixel (per channel, or
- *                     channel 0's for all where w[6] = 0), clipped; integers add n truncated
- *                     toward zero (albumentations' GaussNoise). z comes from Philox-4x32-10 keyed
+ *                     channel 0's for all where w[6] = 0), clipped; uint8 adds n truncated
+ *                     toward zero, uint16 rounds v + n to nearest even (albumentations'). z comes from Philox-4x32-10 keyed
  *                     on the sample (w[1 .. 3]: 24 + 24 + 16 bits) and the pixel's position in
  *                     the output (wk_normal4): the same numbers alone, in any batch, on any
  *                     device. w[7], w[8] > 0: drawn on a coarser grid of w[7] x w[8] points and
- *                     resized linearly (OpenCV's INTER_LINEAR) onto the output
+ *                     resized linearly (OpenCV's INTER_LINEAR) onto the output. w[9] the kind of
+ *                     z (albumentations' AdditiveNoise): 0 normal, 1 uniform in [0, 1), 2
+ *                     standard Laplace, 3 Beta(w[10], w[11]) (wk_noise4); 4: no z, channel c
+ *                     adds w[1 + c] (its "constant" mode)
  *   WK_COL_HOLE       pixels of the rectangle [x1, x2) x [y1, y2) of the output, xk = round(w[k] *
  *                     Wo) (w[1 .. 4]: x1, y1, x2, y2 as fractions of the image they were drawn on;
  *                     Ho for y), take the fill w[5 + c] (w[9] = 0), or a uniform random level
@@ -408,13 +411,78 @@ inline void wk_normal4(int8 x, int8 y, uint2 key, float8 *z) {
     }
 }
 
-/* WK_COL_NOISE's normals at the 8 pixels: on the output's grid, or on a coarse grid of
- * g = (width, height) points resized linearly onto dims (OpenCV's INTER_LINEAR: half-pixel
- * centres, the edge points held) */
-inline void wk_noise_z(int2 at, int2 dims, uint2 key, float2 g, float8 *z) {
+/* ln of a standard gamma variate of shape s > 0 per point (x, y) under key, by Marsaglia and
+ * Tsang's method: of shape s' = s (s + 1 below 1), d = s' - 1/3, c = 1 / sqrt(9 d); a try takes
+ * a normal x (Box-Muller on words 0 and 1 of a Philox block) and u (word 2), v = (1 + c x)^3,
+ * and is accepted where v > 0 and ln u < x^2 / 2 + d - d v + d ln v: the variate is d v. Below
+ * 1, times u'^(1/s) (u' word 3 of the first try): ln d v + ln u' / s, in logarithms so that
+ * nothing underflows. The tries' blocks have counter (x, y, stream + try); a lane stops at its
+ * first accepted try, all 8 at most 24 tries (each accepted with a chance above 0.95: a lane
+ * that fails them all, a chance below 10^-31, takes d, the variate's mode and nearly its mean). */
+inline float8 wk_ln_gamma8(int8 x, int8 y, uint stream, uint2 key, float s) {
+    const float sp = s < 1.0f ? s + 1.0f : s;
+    const float d = sp - 1.0f / 3.0f, c = 1.0f / sqrt(9.0f * d);
+    float8 out = (float8)log(d), boost = (float8)0.0f;
+    int8 done = (int8)0;
+    for (int t = 0; t < 24; t++) {
+        uint8 o[4];
+        wk_philox8(as_uint8(x), as_uint8(y), (uint8)(stream + (uint)t), key.x, key.y, o);
+        float8 cs, sn;
+        wk_cos_sin_turn8(wk_unit8(o[1]), &cs, &sn);
+        const float8 xn = wk_sqrt8(-2.0f * wk_ln8(wk_unit8(o[0]))) * cs;
+        const float8 t1 = 1.0f + c * xn, v = t1 * t1 * t1;
+        const float8 lv = wk_ln8(fmax(v, FLT_MIN));
+        const int8 ok = (v > 0.0f) & (wk_ln8(wk_unit8(o[2])) < 0.5f * xn * xn + d - d * v + d * lv);
+        if (t == 0 && s < 1.0f) boost = wk_ln8(wk_unit8(o[3])) / s;
+        out = WK_SELECT(out, log(d) + lv, ok & (done == (int8)0));
+        done = done | ok;
+        if (all(done)) break;
+    }
+    return out + boost;
+}
+
+/* WK_COL_NOISE's numbers of kind 3: Beta(ab.x, ab.y) as X / (X + Y), X and Y standard gammas of
+ * those shapes (wk_ln_gamma8: 1 / (1 + exp(ln Y - ln X))), number k's streams 1 + 64 k and 33
+ * + 64 k */
+inline float8 wk_beta8(int8 x, int8 y, uint2 key, int k, float2 ab) {
+    const float8 lx = wk_ln_gamma8(x, y, 1u + 64u * (uint)k, key, ab.x);
+    const float8 ly = wk_ln_gamma8(x, y, 33u + 64u * (uint)k, key, ab.y);
+    return 1.0f / (1.0f + exp(ly - lx));
+}
+
+/* WK_COL_NOISE's first n of four numbers per point (x, y) under key, by kind: 0 standard
+ * normals (wk_normal4), 1 uniform in [0, 1) (1 - a word's wk_unit8), 2 standard Laplace (a
+ * word's low bit the sign, -ln of its wk_unit8 the size: an exponential), each from one Philox
+ * block of counter (x, y, 0); 3 Beta(ab.x, ab.y) (wk_beta8) */
+inline void wk_noise4(int8 x, int8 y, uint2 key, int kind, float2 ab, int n, float8 *z) {
+    if (kind == 0) {
+        wk_normal4(x, y, key, z);
+        return;
+    }
+    if (kind == 3) {
+        for (int k = 0; k < n; k++) z[k] = wk_beta8(x, y, key, k, ab);
+        return;
+    }
+    uint8 o[4];
+    wk_philox8(as_uint8(x), as_uint8(y), (uint8)0, key.x, key.y, o);
+    for (int k = 0; k < 4; k++) {
+        if (kind == 1) {
+            z[k] = 1.0f - wk_unit8(o[k]);
+        } else {
+            const float8 e = -wk_ln8(wk_unit8(o[k]));
+            z[k] = WK_SELECT(e, -e, (o[k] & (uint8)1u) != (uint8)0u);
+        }
+    }
+}
+
+/* WK_COL_NOISE's numbers at the 8 pixels (wk_noise4's: kind, ab, the first n of four): on the
+ * output's grid, or on a coarse grid of g = (width, height) points resized linearly onto dims
+ * (OpenCV's INTER_LINEAR: half-pixel centres, the edge points held) */
+inline void wk_noise_z(int2 at, int2 dims, uint2 key, float2 g, int kind, float2 ab, int n,
+                       float8 *z) {
     const int8 x = (int8)(0, 1, 2, 3, 4, 5, 6, 7) + at.x;
     if (g.x <= 0.0f) {
-        wk_normal4(x, (int8)at.y, key, z);
+        wk_noise4(x, (int8)at.y, key, kind, ab, n, z);
         return;
     }
     const float8 fx = (convert_float8(x) + 0.5f) * (g.x / (float)dims.x) - 0.5f;
@@ -432,11 +500,11 @@ inline void wk_noise_z(int2 at, int2 dims, uint2 key, float2 g, float8 *z) {
     if (y0 >= gh - 1) { y0 = gh - 1; ay = 0.0f; }
     const int y1 = y0 + 1 < gh - 1 ? y0 + 1 : gh - 1;
     float8 z00[4], z01[4], z10[4], z11[4];
-    wk_normal4(x0, (int8)y0, key, z00);
-    wk_normal4(x1, (int8)y0, key, z01);
-    wk_normal4(x0, (int8)y1, key, z10);
-    wk_normal4(x1, (int8)y1, key, z11);
-    for (int k = 0; k < 4; k++)
+    wk_noise4(x0, (int8)y0, key, kind, ab, n, z00);
+    wk_noise4(x1, (int8)y0, key, kind, ab, n, z01);
+    wk_noise4(x0, (int8)y1, key, kind, ab, n, z10);
+    wk_noise4(x1, (int8)y1, key, kind, ab, n, z11);
+    for (int k = 0; k < n; k++)
         z[k] = (z00[k] * (1.0f - ax) + z01[k] * ax) * (1.0f - ay) + (z10[k] * (1.0f - ax) + z11[k] * ax) * ay;
 }
 
@@ -641,13 +709,24 @@ inline __attribute__((always_inline)) void wk_colour8_ops(float8 *v, int C, __gl
         } else if (code == WK_COL_AFFINE_MEAN) {
             WK_EACH_C(v[c] = WK_COL_LEVEL(wk_col_clip(op[1 + c] * v[c] + op[5 + c] * mean.y)));
         } else if ((WK_COL_HEAVY & WK_COLG_NOISE) && code == WK_COL_NOISE) {
-            float8 z[4];
-            wk_noise_z(at, dims, wk_key(op + 1), (float2)(op[7], op[8]), z);
-            const int per_channel = op[6] != 0.0f;
-#if WK_COL_INT
-            WK_EACH_C(v[c] = wk_col_clip(v[c] + wk_trunc8(op[5] + op[4] * (per_channel ? z[c] : z[0]))));
+            const int kind = (int)op[9], per_channel = op[6] != 0.0f;
+            float8 z[4], n[4];
+            if (kind == 4) { /* constant: a number per channel, w[1 + c] */
+                WK_EACH_C(n[c] = (float8)op[1 + c]);
+            } else {
+                wk_noise_z(at, dims, wk_key(op + 1), (float2)(op[7], op[8]), kind,
+                           (float2)(op[10], op[11]), per_channel ? C : 1, z);
+                WK_EACH_C(n[c] = op[5] + op[4] * (per_channel ? z[c] : z[0]));
+            }
+#if WK_COL_INT /* uint8 adds the noise truncated toward zero (albumentations' table), uint16
+                 * the sum rounded (OpenCV's add, to nearest even) */
+            if (WK_PEAK == 255.0f) {
+                WK_EACH_C(v[c] = wk_col_clip(v[c] + wk_trunc8(n[c])));
+            } else {
+                WK_EACH_C(v[c] = wk_col_clip(rint(v[c] + n[c])));
+            }
 #else
-            WK_EACH_C(v[c] = wk_col_clip(v[c] + (op[5] + op[4] * (per_channel ? z[c] : z[0]))));
+            WK_EACH_C(v[c] = wk_col_clip(v[c] + n[c]));
 #endif
         } else if ((WK_COL_HEAVY & WK_COLG_HOLE) && code == WK_COL_HOLE) {
             const float4 r = wk_hole_edges(vload4(0, op + 1), dims);

@@ -142,6 +142,16 @@ def assert_batch_is_alone(pipe, imgs: list, seed: int, queue) -> None:
         np.testing.assert_array_equal(batch["image"][i], alone)
 
 
+def assert_sample_5_replays(pipe, img: np.ndarray, out: dict, queue) -> None:
+    """``out`` (``pipe`` on ``img`` with seed 11, index 5) is sample 5 of a batch of 7 copies of
+    ``img`` (sample 4 differs: its own numbers), and its recorded params replay it."""
+    batch = pipe(image=np.stack([img] * 7), seed=11, queue=queue)["image"]
+    np.testing.assert_array_equal(batch[5], out["image"])
+    assert not np.array_equal(batch[4], batch[5])
+    again = pipe(image=img, params=out["params"], queue=queue)["image"]
+    np.testing.assert_array_equal(again, out["image"])
+
+
 def check_dropout_targets(out: dict, theirs, img: np.ndarray, mask: np.ndarray,
                           boxes: np.ndarray, kps: np.ndarray, min_visibility: float) -> bool:
     """One dropout call's outputs (image, mask, 4 labelled boxes, keypoints, its first step's

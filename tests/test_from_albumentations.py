@@ -98,8 +98,9 @@ def test_each_ported_transform_gives_albumentations_result(theirs, queue):
 
 @pytest.mark.parametrize("transforms,kw,pattern", [
     ([A.ZoomBlur(p=1)], {}, r"albumentations' ZoomBlur has no warpkit equivalent yet; supported: "
-                            r"AdvancedBlur, Affine, .*Blur, .*CenterCrop, ChannelDropout, "
-                            r"ChannelShuffle, CoarseDropout, .*GaussNoise, .*VerticalFlip"),
+                            r"AdditiveNoise, AdvancedBlur, Affine, .*Blur, .*CenterCrop, "
+                            r"ChannelDropout, ChannelShuffle, CoarseDropout, .*GaussNoise, "
+                            r".*VerticalFlip"),
     ([A.OneOf([A.HorizontalFlip(), A.GlassBlur()])], {}, r"GlassBlur has no warpkit"),
     ([A.RandomResizedCrop(size=(32, 32), interpolation=3)], {},
      r"RandomResizedCrop\(interpolation=3\) is not supported: warpkit takes 0 \(nearest\)"),
@@ -150,7 +151,7 @@ def test_a_transform_never_applied_needs_no_equivalent(queue):
         ["RandomHorizontalFlip"]
     assert got(image=PHOTO, seed=0, queue=queue)["image"].shape == PHOTO.shape
     with pytest.raises(ValueError, match=r"GlassBlur has no warpkit equivalent yet; "
-                                         r"supported: AdvancedBlur, Affine"):
+                                         r"supported: AdditiveNoise, AdvancedBlur, Affine"):
         W.from_albumentations(_quiet(A.Compose, [A.GlassBlur(p=0.1)]))
     with pytest.raises(ValueError, match=r"PiecewiseAffine has no warpkit equivalent yet "
                                          r"\(warpkit.augment.PiecewiseAffine takes its "

@@ -9,7 +9,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from warpkit.augment import (AdvancedBlur, Blur, CenterCrop, ChannelShuffle, CoarseDropout,
+from warpkit.augment import (AdditiveNoise, AdvancedBlur, Blur, CenterCrop, ChannelShuffle, CoarseDropout,
                              ColorJitter, Compose, ElasticTransform, Emboss, Erasing, GaussianBlur,
                              GaussNoise, GridDropout, HueSaturationValue, InvertImg, MedianBlur,
                              MotionBlur, OneOf, Pad, Posterize, RandomAffine,
@@ -133,6 +133,14 @@ PIPELINES = [
              PixelDropout(p=0.5), PixelDropout(0.2, True, None, 3, p=0.6), ShotNoise(p=0.5),
              ShotNoise((0.02, 1.5), p=0.7), AutoContrast(p=0.5),
              AutoContrast(5, 3, "pil", p=0.5)]),
+    # AdditiveNoise: each law in each mode (the constant Beta's gamma tries, looked at ahead)
+    Compose([RandomResizedCrop(24)] + [
+        AdditiveNoise(kind, mode, params, approx, p=0.7) for kind, params in
+        (("uniform", {"ranges": [(-0.1, 0.15), (0.0, 0.2)]}),
+         ("gaussian", {"mean_range": (0.0, 0.05), "std_range": (0.1, 0.2)}),
+         ("laplace", {"mean_range": (-0.02, 0.0), "scale_range": (0.08, 0.1)}),
+         ("beta", {"alpha_range": (0.3, 0.6), "beta_range": (0.2, 2.5), "scale_range": (0.3, 0.3)}))
+        for mode, approx in (("constant", 1.0), ("per_pixel", 0.5), ("shared", 1.0))]),
     # dropout: counts of holes per sample (fractions and pixels, a single count, a pixel range
     # past small images' sides), every fill, Erasing's rectangles that cannot fit
     Compose([RandomResizedCrop(24), CoarseDropout(p=0.7),

@@ -15,7 +15,7 @@ import pytest
 from warpkit import augment as W
 from warpkit.augment._philox import kernel_key, philox4x32
 
-from helpers import check_small_cases, dropout_runs
+from helpers import assert_sample_5_replays, check_small_cases, dropout_runs
 
 os.environ.setdefault("NO_ALBUMENTATIONS_UPDATE", "1")  # no network check at import
 with warnings.catch_warnings():
@@ -74,11 +74,12 @@ def test_gauss_noise_has_albumentations_distribution(dtype, per_channel, queue):
         assert (ours[..., 0] == ours[..., 1])[flat].mean() > 0.99
 
 
-@pytest.mark.parametrize("dtype", [np.uint8, np.float32])
+@pytest.mark.parametrize("dtype", [np.uint8, np.uint16, np.float32])
 def test_gauss_noise_without_deviation_is_albumentations_exactly(dtype, queue):
     """std 0: the mean alone, added as albumentations adds it (uint8: 0.1 * 255 = 25.5
-    truncated to 25, negative means truncated toward zero), clipped."""
-    img = _image(dtype)
+    truncated to 25, negative means truncated toward zero; uint16: the sum rounded to nearest
+    even, as OpenCV's add: 0.1 * 65535 = 6553.5 on an odd level rounds up), clipped."""
+    img = _image(np.uint8).astype(np.uint16) * 257 if dtype == np.uint16 else _image(dtype)
     for mean in (0.1, -0.137):
         kw = dict(std_range=(0, 0), mean_range=(mean, mean), p=1)
         ours = W.Compose([W.GaussNoise(**kw)])(image=img, seed=0, queue=queue)["image"]
@@ -103,11 +104,7 @@ def test_gauss_noise_is_the_documented_generator(queue):
                   r1 * np.cos(2 * np.pi * u[3])], -1).reshape(37, 45, 3)
     want = np.clip(0.5 + 0.1 * z, 0, 1)
     np.testing.assert_allclose(out["image"], want, atol=2e-5)
-    batch = pipe(image=np.stack([img] * 7), seed=11, queue=queue)["image"]
-    np.testing.assert_array_equal(batch[5], out["image"])
-    assert not np.array_equal(batch[4], batch[5])
-    again = pipe(image=img, params=out["params"], queue=queue)["image"]
-    np.testing.assert_array_equal(again, out["image"])
+    assert_sample_5_replays(pipe, img, out, queue)
 
 
 def test_gauss_noise_scale_factor_coarsens_the_grain_as_albumentations(queue):

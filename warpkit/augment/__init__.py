@@ -53,6 +53,7 @@ from ._colour import (CLAHE, Blur, ChannelShuffle, ColorJitter, Downscale, Embos
 from ._dropout import CoarseDropout, Erasing, GridDropout, XYMasking
 from ._filters import AdvancedBlur, Defocus, RingingOvershoot
 from ._pixel_dropout import PixelDropout
+from ._additive import AdditiveNoise
 from ._pixel import (AutoContrast, ChannelDropout, Equalize, ImageCompression, ISONoise,
                      MultiplicativeNoise, PlanckianJitter, RandomToneCurve, SaltAndPepper,
                      ShotNoise, ToSepia)
@@ -70,7 +71,7 @@ from ._transforms import (CenterCrop, Crop, Pad, RandomCrop, RandomCropFromBorde
                           RandomRotate90, RandomRotation, RandomSizedCrop, RandomVerticalFlip,
                           Resize)
 
-__all__ = ["AdvancedBlur", "Affine", "AtLeastOneBBoxRandomCrop", "AutoContrast", "batches",
+__all__ = ["AdditiveNoise", "AdvancedBlur", "Affine", "AtLeastOneBBoxRandomCrop", "AutoContrast", "batches",
            "BboxParams", "BBoxSafeRandomCrop", "Blur", "CenterCrop", "ChannelDropout", "ChannelShuffle", "CLAHE",
            "CoarseDropout", "collate", "ColorJitter", "Compose", "Crop", "CropAndPad",
            "CropNonEmptyMaskIfExists", "CutMix", "D4", "Defocus", "Downscale", "ElasticTransform",

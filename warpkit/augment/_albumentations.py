@@ -35,6 +35,7 @@ from . import _nonlinear as N
 from . import _objects as O
 from . import _pixel as P
 from . import _transforms as T
+from ._additive import AdditiveNoise
 from ._pixel_dropout import PixelDropout
 from ._base import (BORDER_CODES, INTERPOLATION_CODES, OneOf, Transform, merge_setting,
                     same_value)
@@ -253,6 +254,8 @@ SUPPORTED: dict[str, Callable[[_Args, _Pipeline], Transform | None]] = {
     "ToSepia": _colour(P.ToSepia),
     "Equalize": _equalize,
     "AutoContrast": _colour(P.AutoContrast, "cutoff", "ignore", "method"),
+    "AdditiveNoise": _colour(AdditiveNoise, "noise_type", "spatial_mode", "noise_params",
+                             "approximation"),
     "ISONoise": _colour(P.ISONoise, "color_shift", "intensity"),
     "SaltAndPepper": _colour(P.SaltAndPepper, "amount", "salt_vs_pepper"),
     "ShotNoise": _colour(P.ShotNoise, "scale_range"),
