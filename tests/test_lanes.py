@@ -9,7 +9,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from warpkit.augment import (AdditiveNoise, AdvancedBlur, Blur, CenterCrop, ChannelShuffle, CoarseDropout,
+from warpkit.augment import (AdditiveNoise, AdvancedBlur, Blur, FrequencyMasking, TimeMasking,
+                             TimeReverse, CenterCrop, ChannelShuffle, CoarseDropout,
                              ColorJitter, Compose, ElasticTransform, Emboss, Erasing, GaussianBlur,
                              GaussNoise, GridDropout, HueSaturationValue, InvertImg, MedianBlur,
                              MotionBlur, OneOf, Pad, Posterize, RandomAffine,
@@ -147,7 +148,8 @@ PIPELINES = [
              CoarseDropout((1, 6), (2, 9), (3, 40), fill="random", p=0.6),
              CoarseDropout((3, 3), (0.05, 0.5), (0.3, 0.4), fill="random_uniform", p=0.6),
              Erasing(p=0.6), Erasing((0.3, 0.9), (0.1, 8), fill="random_uniform", p=0.6),
-             Erasing((0.02, 0.1), (1, 1), fill="random", p=0.6)]),
+             Erasing((0.02, 0.1), (1, 1), fill="random", p=0.6), TimeMasking(20, p=0.6),
+             FrequencyMasking(5, p=0.7), TimeReverse()]),
     # GridDropout: grids of every size the images give (empty ones on 1-pixel sides), fixed
     # grids, cells of a drawn side, every fill, shifted holes
     Compose([GridDropout(p=0.7), GridDropout(0.3, False, holes_number_xy=(5, 2),

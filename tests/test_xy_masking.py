@@ -85,3 +85,74 @@ def test_ported_serialised_and_refused(queue):
                                          "side of 80 pixels"):
         W.Compose([W.XYMasking(num_masks_x=1, mask_x_length=90, p=1)])(
             image=np.zeros((50, 80, 3), np.uint8), seed=0, queue=queue)
+
+
+def _spec(name: str, *args, **kw):
+    """albumentations' SpecAugment transform (it warns that it is an alias)."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return getattr(A, name)(*args, **kw)
+
+
+@pytest.mark.parametrize("dtype", [np.uint8, np.float32])
+def test_time_and_frequency_masks_are_albumentations(dtype, queue):
+    """TimeMasking and FrequencyMasking: none or one stripe of 0 in the image and the masks,
+    pixel for pixel as albumentations' own of the recorded stripe, boxes and keypoints as its
+    filters; drawn by its rules (a count of 0 or 1, lengths 0 to the parameter)."""
+    for name, param, vertical in (("TimeMasking", 300, True), ("FrequencyMasking", 200, False)):
+        ours, theirs = getattr(W, name)(param, p=1), _spec(name, param, p=1)
+        outs, cut = dropout_runs(lambda fill: (ours, theirs), dtype, queue, range(6), 0.6)
+        assert cut
+        for out in outs:
+            for x1, y1, x2, y2 in out["params"]["steps"][0]["holes"]:
+                assert (y1, y2) == (0, 512) if vertical else (x1, x2) == (0, 512)
+        small, theirs_small = getattr(W, name)(12, p=1), _spec(name, 12, p=1)
+        drawn = {"ours": set(), "theirs": set()}
+        for seed in range(300):
+            for who, holes in (("ours", small.draw(np.random.default_rng(seed), (40, 30))["holes"]),
+                               ("theirs", _their_holes(theirs_small, seed))):
+                h = np.asarray(holes, np.int64).reshape(-1, 4)
+                assert len(h) <= 1
+                length = (h[:, 2] - h[:, 0]) if vertical else (h[:, 3] - h[:, 1])
+                drawn[who] |= {(len(h), *length.tolist())}
+        assert drawn["ours"] == drawn["theirs"] == {(0,)} | {(1, n) for n in range(13)}
+
+
+def test_time_reverse_is_albumentations(queue):
+    """TimeReverse: albumentations' alias of HorizontalFlip, image, mask, boxes and keypoints."""
+    import skimage.data
+
+    img = skimage.data.coffee()
+    boxes = np.array([[10, 20, 100, 200], [300, 40, 590, 390]], np.float32)
+    kps = np.array([[0.0, 0.0], [599.0, 12.5], [321.25, 200.0]])
+    out = W.Compose([W.TimeReverse(p=1)])(image=img, mask=img[..., 0], boxes=boxes,
+                                          labels=[1, 2], keypoints=kps, seed=0, queue=queue)
+    theirs = _spec("Compose", [_spec("TimeReverse", p=1)],
+                   bbox_params=A.BboxParams("pascal_voc", label_fields=["labels"]),
+                   keypoint_params=A.KeypointParams("xy"))
+    want = theirs(image=img, mask=img[..., 0], bboxes=boxes, labels=[1, 2], keypoints=kps)
+    np.testing.assert_array_equal(out["image"], want["image"])
+    np.testing.assert_array_equal(out["mask"], want["mask"])
+    np.testing.assert_allclose(out["boxes"], want["bboxes"], atol=1e-4)
+    np.testing.assert_allclose(out["keypoints"], want["keypoints"], atol=1e-4)
+
+
+def test_spec_masks_ported_serialised_and_refused():
+    recipe = _spec("Compose", [_spec("TimeMasking", 25, p=0.7), _spec("FrequencyMasking", p=1),
+                               _spec("TimeReverse", p=0.4)])
+    for given in (recipe, A.to_dict(recipe)):
+        ours = W.from_albumentations(given)
+        assert [(type(t).__name__, t.config(), t.p) for t in ours.transforms] == [
+            ("TimeMasking", {"time_mask_param": 25}, 0.7),
+            ("FrequencyMasking", {"freq_mask_param": 30}, 1.0), ("TimeReverse", {}, 0.4)]
+        assert W.Compose.from_dict(ours.to_dict()).to_dict() == ours.to_dict()
+    changed = _spec("TimeMasking", 10, p=1)
+    changed.fill = 3
+    with pytest.raises(ValueError, match=r"TimeMasking\(fill=3\) is not supported: warpkit "
+                                         r"takes fill=0.0 \(as TimeMasking sets it\)"):
+        W.from_albumentations(_spec("Compose", [changed]))
+    for bad in (0, -3, 2.5, True):
+        with pytest.raises(ValueError, match="time_mask_param must be a whole number above 0"):
+            W.TimeMasking(bad)
+    with pytest.raises(ValueError, match="freq_mask_param must be a whole number above 0"):
+        W.FrequencyMasking(0)

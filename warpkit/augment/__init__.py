@@ -41,7 +41,7 @@ Example:
 from ._affine import RandomAffine
 from ._geometric import (D4, Affine, CropAndPad, HorizontalFlip, LongestMaxSize, PadIfNeeded,
                          Perspective, RandomScale, Rotate, SafeRotate, ShiftScaleRotate,
-                         SmallestMaxSize, SquareSymmetry, Transpose, VerticalFlip)
+                         SmallestMaxSize, SquareSymmetry, TimeReverse, Transpose, VerticalFlip)
 from ._albumentations import from_albumentations
 from ._nonlinear import (ElasticTransform, GridDistortion, OpticalDistortion, PiecewiseAffine,
                          ThinPlateSpline)
@@ -50,7 +50,8 @@ from ._colour import (CLAHE, Blur, ChannelShuffle, ColorJitter, Downscale, Embos
                       GaussNoise, HueSaturationValue, InvertImg, MedianBlur, MotionBlur,
                       Posterize, RandomBrightnessContrast, RandomGamma, RGBShift, Sharpen,
                       Solarize, ToGray)
-from ._dropout import CoarseDropout, Erasing, GridDropout, XYMasking
+from ._dropout import (CoarseDropout, Erasing, FrequencyMasking, GridDropout, TimeMasking,
+                       XYMasking)
 from ._filters import AdvancedBlur, Defocus, RingingOvershoot
 from ._pixel_dropout import PixelDropout
 from ._additive import AdditiveNoise
@@ -71,22 +72,22 @@ from ._transforms import (CenterCrop, Crop, Pad, RandomCrop, RandomCropFromBorde
                           RandomRotate90, RandomRotation, RandomSizedCrop, RandomVerticalFlip,
                           Resize)
 
-__all__ = ["AdditiveNoise", "AdvancedBlur", "Affine", "AtLeastOneBBoxRandomCrop", "AutoContrast", "batches",
-           "BboxParams", "BBoxSafeRandomCrop", "Blur", "CenterCrop", "ChannelDropout", "ChannelShuffle", "CLAHE",
-           "CoarseDropout", "collate", "ColorJitter", "Compose", "Crop", "CropAndPad",
-           "CropNonEmptyMaskIfExists", "CutMix", "D4", "Defocus", "Downscale", "ElasticTransform",
-           "Emboss", "EpochSampler", "Equalize", "Erasing", "from_albumentations", "GaussianBlur",
-           "GaussNoise", "GridDistortion", "GridDropout", "HorizontalFlip", "HueSaturationValue",
-           "ImageCompression", "InvertImg", "ISONoise", "KeypointParams", "LongestMaxSize",
-           "MedianBlur", "MixUp", "Mosaic", "MotionBlur", "MultiplicativeNoise", "OneOf",
-           "OpticalDistortion", "Pad", "PadIfNeeded", "Perspective", "PiecewiseAffine",
-           "PixelDropout", "PlanckianJitter", "Posterize", "RandomAffine",
-           "RandomBrightnessContrast",
-           "RandomCrop", "RandomCropFromBorders", "RandomGamma", "RandomHorizontalFlip",
-           "RandomIoUCrop", "RandomPerspective", "RandomResizedCrop", "RandomRotate90",
-           "RandomRotation", "RandomScale", "RandomSizedBBoxSafeCrop", "RandomSizedCrop",
-           "RandomToneCurve", "RandomVerticalFlip", "RandomZoomOut", "RepeatedSampleWarning",
-           "Resize", "RGBShift", "RingingOvershoot", "Rotate", "SafeRotate", "SaltAndPepper",
-           "SampleKey", "Sharpen", "ShiftScaleRotate", "ShotNoise", "SmallestMaxSize",
-           "Solarize", "SquareSymmetry", "stream", "ThinPlateSpline", "ToGray", "ToSepia", "Transform",
+__all__ = ["AdditiveNoise", "AdvancedBlur", "Affine", "AtLeastOneBBoxRandomCrop", "AutoContrast",
+           "batches", "BboxParams", "BBoxSafeRandomCrop", "Blur", "CenterCrop", "ChannelDropout",
+           "ChannelShuffle", "CLAHE", "CoarseDropout", "collate", "ColorJitter", "Compose", "Crop",
+           "CropAndPad", "CropNonEmptyMaskIfExists", "CutMix", "D4", "Defocus", "Downscale",
+           "ElasticTransform", "Emboss", "EpochSampler", "Equalize", "Erasing", "FrequencyMasking",
+           "from_albumentations", "GaussianBlur", "GaussNoise", "GridDistortion", "GridDropout",
+           "HorizontalFlip", "HueSaturationValue", "ImageCompression", "InvertImg", "ISONoise",
+           "KeypointParams", "LongestMaxSize", "MedianBlur", "MixUp", "Mosaic", "MotionBlur",
+           "MultiplicativeNoise", "OneOf", "OpticalDistortion", "Pad", "PadIfNeeded",
+           "Perspective", "PiecewiseAffine", "PixelDropout", "PlanckianJitter", "Posterize",
+           "RandomAffine", "RandomBrightnessContrast", "RandomCrop", "RandomCropFromBorders",
+           "RandomGamma", "RandomHorizontalFlip", "RandomIoUCrop", "RandomPerspective",
+           "RandomResizedCrop", "RandomRotate90", "RandomRotation", "RandomScale",
+           "RandomSizedBBoxSafeCrop", "RandomSizedCrop", "RandomToneCurve", "RandomVerticalFlip",
+           "RandomZoomOut", "RepeatedSampleWarning", "Resize", "RGBShift", "RingingOvershoot",
+           "Rotate", "SafeRotate", "SaltAndPepper", "SampleKey", "Sharpen", "ShiftScaleRotate",
+           "ShotNoise", "SmallestMaxSize", "Solarize", "SquareSymmetry", "stream",
+           "ThinPlateSpline", "TimeMasking", "TimeReverse", "ToGray", "ToSepia", "Transform",
            "Transpose", "VerticalFlip", "XYMasking"]

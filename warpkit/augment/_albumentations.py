@@ -141,6 +141,19 @@ def _flip(cls: type) -> Callable[[_Args, _Pipeline], Transform]:
     return lambda a, pipe: cls(p=a.take("p", 0.5))
 
 
+def _spec_mask(cls: type, param: str) -> Callable[[_Args, _Pipeline], Transform]:
+    """TimeMasking or FrequencyMasking: its one parameter; the XYMasking settings
+    albumentations' dict carries beside it must be those it implies (a changed one is
+    refused)."""
+    def build(a: _Args, pipe: _Pipeline) -> Transform:
+        t = cls(**({param: a.take(param)} if param in a.d else {}), p=a.take("p", 0.5))
+        for key in ("num_masks_x", "num_masks_y", "mask_x_length", "mask_y_length", "fill",
+                    "fill_mask"):
+            a.only(key, getattr(t, key), why=f" (as {type(t).__name__} sets it)")
+        return t
+    return build
+
+
 def _rotate90(a: _Args, pipe: _Pipeline) -> Transform:
     return T.RandomRotate90(p=a.take("p", 0.5))
 
@@ -289,6 +302,9 @@ SUPPORTED: dict[str, Callable[[_Args, _Pipeline], Transform | None]] = {
     "GridDropout": _colour(D.GridDropout, "ratio", "random_offset", "unit_size_range",
                            "holes_number_xy", "shift_xy", "fill", "fill_mask"),
     "HorizontalFlip": _flip(T.RandomHorizontalFlip),
+    "TimeReverse": _flip(G.TimeReverse),
+    "TimeMasking": _spec_mask(D.TimeMasking, "time_mask_param"),
+    "FrequencyMasking": _spec_mask(D.FrequencyMasking, "freq_mask_param"),
     "VerticalFlip": _flip(T.RandomVerticalFlip),
     "RandomRotate90": _rotate90,
     "RandomResizedCrop": _resampled(T.RandomResizedCrop, "size", "scale", "ratio",

@@ -34,7 +34,8 @@ from ..engine.core import COLOUR_WORDS as WORDS
 from ._base import Transform, contains, value_range
 from ._colour import ColourTransform, draw_key, draw_keys
 
-__all__ = ["CoarseDropout", "Erasing", "GridDropout", "XYMasking", "boxes_past_holes",
+__all__ = ["CoarseDropout", "Erasing", "FrequencyMasking", "GridDropout", "TimeMasking",
+           "XYMasking", "boxes_past_holes",
            "has_dropout", "hole_mask", "in_holes", "output_holes"]
 
 #: fills of albumentations' dropout that warpkit makes (its inpainting ones are refused)
@@ -325,8 +326,8 @@ class XYMasking(_Dropout):
         for (lo, hi), side, name in ((self.mask_x_length, w, "mask_x_length"),
                                      (self.mask_y_length, h, "mask_y_length")):
             if hi > side:
-                raise ValueError(f"XYMasking's {name} ({lo}, {hi}) reaches past the image's "
-                                 f"side of {side} pixels")
+                raise ValueError(f"{type(self).__name__}'s {name} ({lo}, {hi}) reaches past "
+                                 f"the image's side of {side} pixels")
 
     def _axes(self):
         """(count range, length range, vertical) of each kind of stripe with a length, in
@@ -372,6 +373,54 @@ class XYMasking(_Dropout):
         return {"num_masks_x": list(self.num_masks_x), "num_masks_y": list(self.num_masks_y),
                 "mask_x_length": list(self.mask_x_length),
                 "mask_y_length": list(self.mask_y_length), **super().config()}
+
+
+def _mask_param(value: Any, arg: str) -> int:
+    """A SpecAugment mask's largest length: a whole number above 0."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value <= 0:
+        raise ValueError(f"{arg} must be a whole number above 0, got {value!r}")
+    return int(value)
+
+
+class TimeMasking(XYMasking):
+    """albumentations' TimeMasking (SpecAugment's time mask): none or one vertical stripe (a
+    spectrogram's span of time), of a width drawn in [0, ``time_mask_param``], filled with 0 in
+    the image and the masks: :class:`XYMasking` with ``num_masks_x=1``, ``mask_x_length=(0,
+    time_mask_param)``, ``fill=0`` and ``fill_mask=0``, as albumentations makes it.
+
+    Example:
+        >>> t = TimeMasking(time_mask_param=10, p=1)
+        >>> t.num_masks_x, t.mask_x_length, t.fill_mask
+        ((0, 1), (0, 10), 0.0)
+    """
+
+    def __init__(self, time_mask_param: int = 40, p: float = 0.5) -> None:
+        n = _mask_param(time_mask_param, "time_mask_param")
+        super().__init__(num_masks_x=1, mask_x_length=(0, n), fill=0, fill_mask=0, p=p)
+        self.time_mask_param = n
+
+    def config(self):
+        return {"time_mask_param": self.time_mask_param}
+
+
+class FrequencyMasking(XYMasking):
+    """albumentations' FrequencyMasking (SpecAugment's frequency mask): none or one horizontal
+    stripe (a band of frequencies), of a height drawn in [0, ``freq_mask_param``], filled with
+    0 in the image and the masks: :class:`XYMasking` with ``num_masks_y=1``,
+    ``mask_y_length=(0, freq_mask_param)``, ``fill=0`` and ``fill_mask=0``.
+
+    Example:
+        >>> FrequencyMasking(freq_mask_param=8, p=1).mask_y_length
+        (0, 8)
+    """
+
+    def __init__(self, freq_mask_param: int = 30, p: float = 0.5) -> None:
+        n = _mask_param(freq_mask_param, "freq_mask_param")
+        super().__init__(num_masks_y=1, mask_y_length=(0, n), fill=0, fill_mask=0, p=p)
+        self.freq_mask_param = n
+
+    def config(self):
+        return {"freq_mask_param": self.freq_mask_param}
 
 
 def _counts(value: Any, arg: str) -> tuple[int, int]:

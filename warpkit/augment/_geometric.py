@@ -30,7 +30,7 @@ from ._transforms import RandomHorizontalFlip, RandomVerticalFlip, _OneLane
 
 __all__ = ["Affine", "CropAndPad", "D4", "HorizontalFlip", "LongestMaxSize", "PadIfNeeded",
            "Perspective", "RandomScale", "Rotate", "SafeRotate", "ShiftScaleRotate",
-           "SmallestMaxSize", "SquareSymmetry", "Transpose", "VerticalFlip"]
+           "SmallestMaxSize", "SquareSymmetry", "TimeReverse", "Transpose", "VerticalFlip"]
 
 def affine_matrix(translate: tuple[float, float], shear: tuple[float, float],
                   scale: tuple[float, float], rotate: float,
@@ -484,6 +484,11 @@ class SafeRotate(Rotate):
 
 class HorizontalFlip(RandomHorizontalFlip):
     """albumentations' HorizontalFlip (``p=0.5``): :class:`RandomHorizontalFlip`."""
+
+
+class TimeReverse(RandomHorizontalFlip):
+    """albumentations' TimeReverse (``p=0.5``): a spectrogram's time reversed, albumentations'
+    alias of HorizontalFlip: :class:`RandomHorizontalFlip`."""
 
 
 class VerticalFlip(RandomVerticalFlip):
