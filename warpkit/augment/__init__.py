@@ -55,6 +55,7 @@ from ._dropout import (CoarseDropout, Erasing, FrequencyMasking, GridDropout, Ti
 from ._filters import AdvancedBlur, Defocus, RingingOvershoot
 from ._pixel_dropout import PixelDropout
 from ._additive import AdditiveNoise
+from ._grid_shuffle import RandomGridShuffle
 from ._pixel import (AutoContrast, ChannelDropout, Equalize, ImageCompression, ISONoise,
                      MultiplicativeNoise, PlanckianJitter, RandomToneCurve, SaltAndPepper,
                      ShotNoise, ToSepia)
@@ -83,11 +84,11 @@ __all__ = ["AdditiveNoise", "AdvancedBlur", "Affine", "AtLeastOneBBoxRandomCrop"
            "MultiplicativeNoise", "OneOf", "OpticalDistortion", "Pad", "PadIfNeeded",
            "Perspective", "PiecewiseAffine", "PixelDropout", "PlanckianJitter", "Posterize",
            "RandomAffine", "RandomBrightnessContrast", "RandomCrop", "RandomCropFromBorders",
-           "RandomGamma", "RandomHorizontalFlip", "RandomIoUCrop", "RandomPerspective",
-           "RandomResizedCrop", "RandomRotate90", "RandomRotation", "RandomScale",
-           "RandomSizedBBoxSafeCrop", "RandomSizedCrop", "RandomToneCurve", "RandomVerticalFlip",
-           "RandomZoomOut", "RepeatedSampleWarning", "Resize", "RGBShift", "RingingOvershoot",
-           "Rotate", "SafeRotate", "SaltAndPepper", "SampleKey", "Sharpen", "ShiftScaleRotate",
-           "ShotNoise", "SmallestMaxSize", "Solarize", "SquareSymmetry", "stream",
-           "ThinPlateSpline", "TimeMasking", "TimeReverse", "ToGray", "ToSepia", "Transform",
-           "Transpose", "VerticalFlip", "XYMasking"]
+           "RandomGamma", "RandomGridShuffle", "RandomHorizontalFlip", "RandomIoUCrop",
+           "RandomPerspective", "RandomResizedCrop", "RandomRotate90", "RandomRotation",
+           "RandomScale", "RandomSizedBBoxSafeCrop", "RandomSizedCrop", "RandomToneCurve",
+           "RandomVerticalFlip", "RandomZoomOut", "RepeatedSampleWarning", "Resize", "RGBShift",
+           "RingingOvershoot", "Rotate", "SafeRotate", "SaltAndPepper", "SampleKey", "Sharpen",
+           "ShiftScaleRotate", "ShotNoise", "SmallestMaxSize", "Solarize", "SquareSymmetry",
+           "stream", "ThinPlateSpline", "TimeMasking", "TimeReverse", "ToGray", "ToSepia",
+           "Transform", "Transpose", "VerticalFlip", "XYMasking"]

@@ -36,6 +36,7 @@ from . import _objects as O
 from . import _pixel as P
 from . import _transforms as T
 from ._additive import AdditiveNoise
+from ._grid_shuffle import RandomGridShuffle
 from ._pixel_dropout import PixelDropout
 from ._base import (BORDER_CODES, INTERPOLATION_CODES, OneOf, Transform, merge_setting,
                     same_value)
@@ -303,6 +304,8 @@ SUPPORTED: dict[str, Callable[[_Args, _Pipeline], Transform | None]] = {
                            "holes_number_xy", "shift_xy", "fill", "fill_mask"),
     "HorizontalFlip": _flip(T.RandomHorizontalFlip),
     "TimeReverse": _flip(G.TimeReverse),
+    "RandomGridShuffle": lambda a, pipe: RandomGridShuffle(a.take("grid", (3, 3)),
+                                                           p=a.take("p", 0.5)),
     "TimeMasking": _spec_mask(D.TimeMasking, "time_mask_param"),
     "FrequencyMasking": _spec_mask(D.FrequencyMasking, "freq_mask_param"),
     "VerticalFlip": _flip(T.RandomVerticalFlip),

@@ -17,8 +17,9 @@ from .._images import MAX_CHANNELS
 from .._memory import is_device_array
 from .._options import PADDINGS, Sampling
 from ..engine import PLAIN, Coords, ModelInput, warp_batch, warp_by, warp_by_coords, warp_each
-from ..engine.chain import chain_coords, projective_part
+from ..engine.chain import chain_coords, fields_of, projective_part
 from ..engine.inputs import stack
+from ..engine.stages import Tiles
 from ._base import contains, keeps_axes
 from ._epochs import note_draws
 from ._colour import colour_program
@@ -428,6 +429,12 @@ def _apply(pipe, t: Targets, *, seed, index, epoch, params, queue, into=None) ->
         outs = [o for _, o in staged]
         mats = stack([projective_part(c) for c in chains])
         fielded = chains if any(len(c) > 1 for c in chains) else None
+        if main is not None:  # (before any launch)
+            for r, c in zip(boxes[main][0], chains):
+                if len(r) and any(isinstance(f, Tiles) for f in fields_of(c)):
+                    raise ValueError("boxes cannot pass RandomGridShuffle: albumentations cuts "
+                                     "each box into the pieces its tiles separate, which "
+                                     "warpkit does not; give its pipeline no boxes")
     # the holes in each output, for the targets only (the images' holes are colour operations)
     holes = _holes(pipe, plist, outs, t.masks, groups, kind) \
         if t.masks or groups or boxes or klists else None

@@ -3,8 +3,8 @@ everywhere in warpkit) around non-linear stages (:mod:`.stages`): their algebra 
 the projective part, points moved back and forward) and their packing into the kernel's
 arguments (:func:`chain_coords`: each stage's frame folded into the maps around it), so that an
 image is still resampled once, in one launch, and the full-resolution map is never made.
-Points move forward through a chain by Newton's method on the inverse map
-(:func:`forward_points`)."""
+Points move forward through a chain by Newton's method on the inverse map, or exactly where
+every stage has its own ``forward`` (:func:`forward_points`)."""
 
 from __future__ import annotations
 
@@ -73,6 +73,14 @@ def forward_points(chain: list, pts: np.ndarray) -> tuple[np.ndarray, np.ndarray
     src = np.asarray(pts, np.float64).reshape(-1, 2)
     if not fields_of(chain):
         return geometry.transform_points(projective_part(chain), src), np.ones(len(src), bool)
+    if all(hasattr(f, "forward") for f in fields_of(chain)):  # stages that move points exactly
+        q = src
+        for s in chain:
+            if isinstance(s, NonLinear):
+                q = s.forward(q)
+            elif s is not _I:
+                q = geometry.transform_points(s, q)
+        return q, np.isfinite(q).all(1)
     p = geometry.transform_points(projective_part(chain), src)
     h = 1e-3
     done = np.zeros(len(src), bool)

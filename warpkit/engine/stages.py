@@ -241,6 +241,26 @@ class Cells(NonLinear):
         return np.clip(t, -1e30, 1e30).astype(np.float32).reshape(-1), STAGE_CELLS, len(t), 0
 
 
+@dataclass(frozen=True, eq=False)
+class Tiles(Cells):
+    """:class:`Cells` that move whole tiles of the frame onto one another (each row a
+    translation, ``a = e = 1``, ``b = d = 0``, clamped to the tile it reads: a permutation of
+    tiles, RandomGridShuffle's): a point moves forward exactly, by the tile it lies in
+    (:meth:`forward`), where Newton's method on a map with jumps would not find it."""
+
+    def forward(self, pts):
+        """Source positions to frame positions: a point inside the tile a row reads, moved by
+        that row's translation back; NaN in none."""
+        q = np.asarray(pts, np.float64)
+        out = np.full(q.shape, np.nan)
+        x, y = q[..., 0], q[..., 1]
+        for x0, y0, x1, y1, _, _, c, _, _, f, *_ in self.table.tolist():
+            hit = (x >= x0 + c) & (x < x1 + c) & (y >= y0 + f) & (y < y1 + f)
+            out[..., 0] = np.where(hit, x - c, out[..., 0])
+            out[..., 1] = np.where(hit, y - f, out[..., 1])
+        return out
+
+
 def _of_cameras(cameras: list[np.ndarray], make) -> np.ndarray:
     """``make`` (Lens._frames or Lens._unframes) of the stacked camera matrices; one image's
     call (one camera) takes it from :func:`_per_camera`."""
