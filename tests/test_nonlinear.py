@@ -572,3 +572,24 @@ print("ok")
 """
     r = run_limited(code, extra=512 << 20, base=started, timeout=300)
     assert r.returncode == 0 and r.stdout.strip() == "ok", r.stdout + r.stderr[-3000:]
+
+
+def test_a_ragged_list_through_fields_is_one_array_and_fills_out(queue):
+    """A ragged list through non-linear maps to the model's float32 CHW input, with a blur pass
+    and a colour step: one array (the first sample's result gives its shape, the others are
+    written into it with the call's one wait), into the caller's ``out=`` as well; each sample
+    as it is alone."""
+    from warpkit.augment import ColorJitter, GaussianBlur
+
+    imgs = [_photo(40 + 7 * k, 60 - 3 * k, seed=k) for k in range(5)]
+    pipe = Compose([RandomResizedCrop(24), GridDistortion(p=0.7), ColorJitter(0.3, 0.3, p=1),
+                    GaussianBlur(p=0.5)], output_dtype="float32", layout="CHW")
+    out = pipe(image=imgs, seed=4, queue=queue)["image"]
+    assert out.shape == (5, 3, 24, 24) and out.dtype == np.float32
+    buf = np.full((5, 3, 24, 24), np.nan, np.float32)
+    got = pipe(image=imgs, seed=4, queue=queue, out=buf)["image"]
+    assert got is buf
+    for k in range(5):
+        one = pipe(image=imgs[k], seed=4, index=k, queue=queue)["image"]
+        np.testing.assert_array_equal(out[k], one)
+        np.testing.assert_array_equal(buf[k], one)

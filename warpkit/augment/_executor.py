@@ -14,7 +14,7 @@ from typing import Any, Callable, NamedTuple
 import numpy as np
 
 from .._images import MAX_CHANNELS
-from .._memory import is_device_array
+from .._memory import HOST_POOL, is_device_array
 from .._options import PADDINGS, Sampling
 from ..engine import PLAIN, Coords, ModelInput, warp_batch, warp_by, warp_by_coords, warp_each
 from ..engine.chain import chain_coords, fields_of, projective_part
@@ -702,11 +702,28 @@ def _warp_all(x, kind, mats, outs, opts, as_mask: bool = False, chains=None):
         if kind == "single":
             return _warp(x, coords(chains, outs[0]), outs[0], opts, as_mask)
         # an item whose chain has no field (its transform not applied) takes its matrix: a
-        # field launch needs at least one stage (each waited for: their arrays are stacked)
+        # field launch needs at least one stage
+        items = list(x)
+
+        def each(k: int, o: _Opts) -> Any:
+            c, m = chains[k], mats[k]
+            return _warp(items[k], coords([c], outs[k]) if len(c) > 1 else m, outs[k],
+                         o.item(k), as_mask)
+
+        if not as_mask and len(set(outs)) == 1 and \
+                all(isinstance(i, np.ndarray) for i in items) and len({_kind(i) for i in items}) == 1:
+            # one output array: the first item's result gives its shape, the others are
+            # written into it, their waits the call's (one wait, no stacking copy)
+            first = each(0, opts._replace(pending=None, out=None))
+            arr = HOST_POOL.empty((len(items), *first.shape), first.dtype) \
+                if opts.out is None else opts.out  # (recycled, aligned: no page faults)
+            arr[0] = first
+            for k in range(1, len(items)):
+                each(k, opts._replace(out=arr[k]))
+            return (lambda: arr) if opts.pending is not None else arr
         opts.one_array()
-        opts = opts._replace(pending=None)
-        res = [_warp(item, coords([c], o) if len(c) > 1 else m, o, opts.item(k), as_mask)
-               for k, (item, c, m, o) in enumerate(zip(list(x), chains, mats, outs))]
+        opts = opts._replace(pending=None)  # (each waited for: their arrays are stacked)
+        res = [each(k, opts) for k in range(len(items))]
         one = len(set(outs)) == 1 and len({_kind(r) for r in res}) == 1
         return np.stack(res) if one and all(isinstance(r, np.ndarray) for r in res) else res
     if kind == "batch" and len(set(outs)) == 1:
