@@ -34,8 +34,9 @@
  *                     whole-image value, as WK_COL_CONTRAST's)
  *   WK_COL_NOISE      v + n, n = w[5] + w[4] z, z a standard normal of the pixel (per channel, or
  *                     channel 0's for all where w[6] = 0), clipped; uint8 adds n truncated
- *                     toward zero, uint16 rounds v + n to nearest even (albumentations'). z comes from Philox-4x32-10 keyed
- *                     on the sample (w[1 .. 3]: 24 + 24 + 16 bits) and the pixel's position in
+ *                     toward zero, uint16 rounds v + n to nearest even (albumentations'). z
+ *                     comes from Philox-4x32-10 keyed on the sample (w[1 .. 3]: 24 + 24 + 16
+ *                     bits) and the pixel's position in
  *                     the output (wk_normal4): the same numbers alone, in any batch, on any
  *                     device. w[7], w[8] > 0: drawn on a coarser grid of w[7] x w[8] points and
  *                     resized linearly (OpenCV's INTER_LINEAR) onto the output. w[9] the kind of

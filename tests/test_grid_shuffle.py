@@ -113,6 +113,22 @@ def test_exact_geometry_around_it(queue):
     np.testing.assert_allclose(both["keypoints"], want, atol=1e-6)
 
 
+def test_keypoints_through_tiles_and_a_field(queue):
+    """A chain with the shuffle and a field (GridDistortion, moved by Newton's method): points
+    move exactly through the tiles, then through the field by Newton's method on its piece of
+    the chain alone: as the field's pipeline moves the shuffled points."""
+    kps = np.random.default_rng(2).uniform(5, [400, 295], (150, 2))
+    for seed in range(3):
+        both = W.Compose([W.RandomGridShuffle((2, 3), p=1), W.GridDistortion(p=1)])(
+            image=PHOTO, keypoints=kps, seed=seed, queue=queue)
+        steps = both["params"]["steps"]
+        field = W.Compose([W.GridDistortion(p=1)])
+        want = field(image=PHOTO, keypoints=_their_keypoints(kps, steps[0]),
+                     params={"applied": True, "steps": [steps[1]]}, queue=queue)
+        assert len(want["keypoints"]) > 140
+        np.testing.assert_allclose(both["keypoints"], want["keypoints"], atol=1e-6)
+
+
 def test_a_batch_is_each_sample_alone_and_replays(queue):
     imgs = [PHOTO[:60 + 9 * k, :70 + 5 * k].copy() for k in range(6)]
     pipe = W.Compose([W.RandomResizedCrop(40), W.RandomGridShuffle((2, 3), p=0.7),

@@ -589,6 +589,11 @@ def test_a_ragged_list_through_fields_is_one_array_and_fills_out(queue):
     buf = np.full((5, 3, 24, 24), np.nan, np.float32)
     got = pipe(image=imgs, seed=4, queue=queue, out=buf)["image"]
     assert got is buf
+    for bad, match in ((np.zeros((6, 3, 24, 24), np.float32), "one result per sample, 5"),
+                       (np.zeros((5, 24, 24, 3), np.float32), r"shape \(5, 3, 24, 24\)"),
+                       (np.zeros((5, 3, 24, 24)), "float32")):
+        with pytest.raises(ValueError, match=match):
+            pipe(image=imgs, seed=4, queue=queue, out=bad)
     for k in range(5):
         one = pipe(image=imgs[k], seed=4, index=k, queue=queue)["image"]
         np.testing.assert_array_equal(out[k], one)

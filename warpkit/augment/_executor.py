@@ -18,6 +18,7 @@ from .._memory import HOST_POOL, is_device_array
 from .._options import PADDINGS, Sampling
 from ..engine import PLAIN, Coords, ModelInput, warp_batch, warp_by, warp_by_coords, warp_each
 from ..engine.chain import chain_coords, fields_of, projective_part
+from ..engine.core import _result_array
 from ..engine.inputs import stack
 from ..engine.stages import Tiles
 from ._base import contains, keeps_axes
@@ -714,9 +715,14 @@ def _warp_all(x, kind, mats, outs, opts, as_mask: bool = False, chains=None):
                 all(isinstance(i, np.ndarray) for i in items) and len({_kind(i) for i in items}) == 1:
             # one output array: the first item's result gives its shape, the others are
             # written into it, their waits the call's (one wait, no stacking copy)
+            if opts.out is not None and (not isinstance(opts.out, np.ndarray) or
+                                         opts.out.shape[:1] != (len(items),)):
+                raise ValueError(f"out must hold one result per sample, {len(items)}, got "
+                                 f"{getattr(opts.out, 'shape', type(opts.out).__name__)}")
             first = each(0, opts._replace(pending=None, out=None))
-            arr = HOST_POOL.empty((len(items), *first.shape), first.dtype) \
-                if opts.out is None else opts.out  # (recycled, aligned: no page faults)
+            arr = HOST_POOL.empty((len(items), *first.shape), first.dtype) if opts.out is None \
+                else _result_array(opts.out, (len(items), *first.shape), first.dtype)
+            # (recycled, aligned memory: no page faults)
             arr[0] = first
             for k in range(1, len(items)):
                 each(k, opts._replace(out=arr[k]))

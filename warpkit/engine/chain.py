@@ -68,19 +68,37 @@ def inverse_points(chain: list, pts: np.ndarray) -> np.ndarray:
 
 def forward_points(chain: list, pts: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Source positions to output positions: (positions, found) where ``found`` marks the points
-    for which Newton's method on :func:`inverse_points` converged (within
-    ``NEWTON_TOLERANCE`` px); the others are NaN. Starts from the chain's projective part."""
+    moved: through a stage with its own ``forward`` (a map with jumps, which Newton's method
+    cannot cross: :class:`~.stages.Tiles`) exactly, through the pieces of the chain between such
+    stages by Newton's method on their inverse map (:func:`_newton_forward`); the others are
+    NaN."""
     src = np.asarray(pts, np.float64).reshape(-1, 2)
     if not fields_of(chain):
         return geometry.transform_points(projective_part(chain), src), np.ones(len(src), bool)
-    if all(hasattr(f, "forward") for f in fields_of(chain)):  # stages that move points exactly
-        q = src
-        for s in chain:
-            if isinstance(s, NonLinear):
+    if not any(hasattr(f, "forward") for f in fields_of(chain)):
+        return _newton_forward(chain, src)
+    q, found, piece = src, np.ones(len(src), bool), []
+    for s in chain:
+        if isinstance(s, NonLinear) and hasattr(s, "forward"):
+            q, ok = _newton_forward(piece, q)
+            with np.errstate(invalid="ignore"):
                 q = s.forward(q)
-            elif s is not _I:
-                q = geometry.transform_points(s, q)
-        return q, np.isfinite(q).all(1)
+            found &= ok & np.isfinite(q).all(1)
+            piece = []
+        else:
+            piece.append(s)
+    q, ok = _newton_forward(piece, q)
+    found &= ok
+    q[~found] = np.nan
+    return q, found
+
+
+def _newton_forward(chain: list, src: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`forward_points` of a chain (or a piece of one) without exact stages: the
+    projective part where it has no field, else Newton's method on :func:`inverse_points`
+    (found: within ``NEWTON_TOLERANCE`` px), starting from the chain's projective part."""
+    if not fields_of(chain):
+        return geometry.transform_points(projective_part(chain), src), np.isfinite(src).all(1)
     p = geometry.transform_points(projective_part(chain), src)
     h = 1e-3
     done = np.zeros(len(src), bool)
