@@ -196,9 +196,14 @@ def test_from_albumentations_and_refusals(tmp_path):
     op[0, 0, :8] = [COL_EQUALIZE, 2, 1, -1, *ac_words(101)]
     with pytest.raises(ValueError, match="cutoff words"):
         _check_filters(op)
+    op[0, 0, 4:8] = [*ac_words(1)[:3], 1e6]  # (an exponent past any double's)
+    with pytest.raises(ValueError, match="cutoff words"):
+        _check_filters(op)
     op[0, 0, 3:8] = [300, *ac_words(1)]
     with pytest.raises(ValueError, match="ignored level"):
         _check_filters(op)
+    with pytest.raises(TypeError, match="1 to 4 channels, got 5"):
+        W.Compose([W.AutoContrast(p=1)])(image=np.zeros((8, 8, 5), np.uint8), seed=0)
 
 
 def test_small_cases_on_every_device_and_oclgrind(small_queue):

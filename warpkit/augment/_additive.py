@@ -44,6 +44,10 @@ _BOUNDS = {"mean_range": (-1.0, 1.0), "std_range": (0.0, 1.0), "scale_range": (0
            "alpha_range": (0.0, math.inf), "beta_range": (0.0, math.inf)}
 
 
+class _Short(Exception):
+    """A lane's draws ran past the numbers looked at ahead (:meth:`AdditiveNoise.draw_lanes`)."""
+
+
 def _gamma(take: Callable[[int], list], s: float) -> float:
     """A standard gamma variate of shape ``s`` > 0 from uniform numbers in [0, 1) (``take(k)``:
     the next k of the sample's stream), by Marsaglia and Tsang's method (below shape 1, of s + 1
@@ -196,7 +200,7 @@ class AdditiveNoise(ColourTransform):
                 try:
                     out = [self._lane(k, uni, ahead, used, keys, sizes) for k in range(n)]
                     break
-                except IndexError:  # a lane's tries ran past what was looked at
+                except _Short:  # a lane's tries ran past what was looked at
                     width *= 4
             lanes.skip(used)
             return out
@@ -228,7 +232,7 @@ class AdditiveNoise(ColourTransform):
 
         def take(m: int) -> list:
             if used[k] + m > len(ahead[k]):
-                raise IndexError(k)
+                raise _Short(k)
             used[k] += m
             return ahead[k][used[k] - m:used[k]]
 

@@ -33,7 +33,8 @@ from ._base import normals, value_range
 from ._colour import (ColourTransform, _affine, _eight_bit, _one_or_three, draw_key, draw_keys,
                       key_order)
 
-__all__ = ["AutoContrast", "ChannelDropout", "Equalize", "ImageCompression", "ISONoise", "MultiplicativeNoise",
+__all__ = ["AutoContrast", "ChannelDropout", "Equalize", "ImageCompression", "ISONoise",
+           "MultiplicativeNoise",
            "PlanckianJitter", "RandomToneCurve", "SaltAndPepper", "ShotNoise", "ToSepia"]
 
 
@@ -468,7 +469,7 @@ class AutoContrast(ColourTransform):
 
     def colour_ops(self, params, channels, peak):
         if not 1 <= channels <= 4:
-            raise ValueError(f"AutoContrast takes images of 1 to 4 channels, got {channels}")
+            raise TypeError(f"AutoContrast takes images of 1 to 4 channels, got {channels}")
         _eight_bit("AutoContrast", peak)
         ignore = -1.0 if self.ignore is None else float(self.ignore)
         return [[EQUALIZE, 2.0 + (self.method == "pil"), 1.0, ignore, *ac_words(self.cutoff)]]

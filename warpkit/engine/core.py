@@ -390,7 +390,8 @@ def clahe_tiles(passes: list[np.ndarray], wo: int, ho: int) -> tuple[int, int]:
         eq = ops[:, 0, 0] == COL_EQUALIZE  # (every such item the same words: one assignment)
         if eq.any():
             ops[eq, 0, 8:10] = [wo, ho]
-            most = max(most, 4 if (ops[eq, 0, 1] >= 2).any() else 3)  # (AutoContrast's: each channel)
+            # (Equalize's up to 3 tables; AutoContrast's one per channel)
+            most = max(most, 4 if (ops[eq, 0, 1] >= 2).any() else 3)
             bands = max(bands, -(-ho // max(CLAHE_PIXELS // wo, 1)))
         for i in np.flatnonzero(ops[:, 0, 0] == COL_CLAHE):
             w = ops[i, 0]
@@ -491,7 +492,7 @@ def _check_filters(ops: np.ndarray) -> None:
             if not (w[0].is_integer() and -1 <= w[0] <= 255):
                 raise ValueError(f"colour[{i}]'s operation {j}: AutoContrast's ignored level must "
                                  f"be a whole number in [-1, 255], got {w[0]:g}")
-            if not (parts and w[4].is_integer() and
+            if not (parts and w[4].is_integer() and abs(w[4]) <= 2000 and
                     0 <= ac_cutoff(ops[i, j]) <= 100):
                 raise ValueError(f"colour[{i}]'s operation {j}: AutoContrast's cutoff words must "
                                  f"be a mantissa of 18, 18 and 17 whole bits and an exponent of a "
