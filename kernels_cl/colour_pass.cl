@@ -820,14 +820,11 @@ inline cl_sd cl_sd_div(cl_sd x, uint d) {
     return cl_sd_round(0, q, x.e - s, n - q * d != 0);
 }
 
-/* the smallest whole number >= x, and the largest <= x, for 0 <= x < 2^31 */
+/* the smallest whole number >= x, for 0 <= x < 2^31 */
 inline long cl_sd_ceil(cl_sd x) {
     if (x.e >= 0) return (long)(x.m << x.e);
     if (x.e <= -64) return x.m != 0;
     return (long)((x.m >> -x.e) + ((x.m & ((1UL << -x.e) - 1)) != 0));
-}
-inline long cl_sd_floor(cl_sd x) {
-    return x.e >= 0 ? (long)(x.m << x.e) : x.e <= -64 ? 0 : (long)(x.m >> -x.e);
 }
 
 /* x rounded to a whole number, ties to even (numpy's round), for 0 <= x < 2^31 */

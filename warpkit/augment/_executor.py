@@ -711,8 +711,8 @@ def _warp_all(x, kind, mats, outs, opts, as_mask: bool = False, chains=None):
             return _warp(items[k], coords([c], outs[k]) if len(c) > 1 else m, outs[k],
                          o.item(k), as_mask)
 
-        if not as_mask and len(set(outs)) == 1 and \
-                all(isinstance(i, np.ndarray) for i in items) and len({_kind(i) for i in items}) == 1:
+        if not as_mask and len(set(outs)) == 1 and len({_kind(i) for i in items}) == 1 and \
+                all(isinstance(i, np.ndarray) for i in items):
             # one output array: the first item's result gives its shape, the others are
             # written into it, their waits the call's (one wait, no stacking copy)
             if opts.out is not None and (not isinstance(opts.out, np.ndarray) or
