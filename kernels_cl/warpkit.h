@@ -374,10 +374,14 @@ inline __attribute__((always_inline)) float8 wk_sqrt8(float8 x) {
     return sqrt(x);
 #endif
 }
-/* the high word of the 32-bit product a * k (Philox) */
+/* the high word of the 32-bit product a * k (Philox). On PoCL in halves: a call with a ulong8
+ * (64 bytes) crosses an ABI that differs with AVX-512, and clang warns of it on CPUs without;
+ * PoCL 3.0 then returns programs without kernels from its cache (every build after a process's
+ * first cold one) */
 inline __attribute__((always_inline)) uint8 wk_mul_hi8(uint8 a, uint k) {
 #if WK_BUILTINS
-    return convert_uint8((convert_ulong8(a) * (ulong8)k) >> 32);
+    const ulong4 lo = convert_ulong4(a.lo) * (ulong4)k, hi = convert_ulong4(a.hi) * (ulong4)k;
+    return (uint8)(convert_uint4(lo >> 32), convert_uint4(hi >> 32));
 #else
     return mul_hi(a, (uint8)k);
 #endif

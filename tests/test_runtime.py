@@ -195,6 +195,53 @@ def test_program_binaries_on_disk(queue, tmp_path, monkeypatch):
     assert programs.program_cache_dir() is None and programs._binary_path(ctx, _K, opts) is None
 
 
+def test_a_program_without_kernels_is_never_used(queue, tmp_path, monkeypatch):
+    """A build that gives no kernels raises a RuntimeError that says so (not INVALID_KERNEL_NAME
+    at the kernel's creation); such a binary on disk is dropped and the source built anew."""
+    monkeypatch.setenv("WARPKIT_CACHE_DIR", str(tmp_path))
+    monkeypatch.setattr(programs, "_WARM_BUILD_S", 1e9)
+    ctx, opts = queue.context, ("-DVALUE=3",)
+    with pytest.raises(RuntimeError, match="program without kernels"):
+        programs.ProgramCache().get(ctx, "int f(int x) { return x; }\n", ())
+    path = programs._binary_path(ctx, _K, opts)
+    if path is None:  # (only PoCL's binaries are kept)
+        return
+    empty = cl.Program(ctx, "int g(int x) { return x; }\n").build()
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    with open(path, "wb") as f:
+        f.write(empty.binaries[0])
+    rebuilt = programs.ProgramCache().get(ctx, _K, opts)
+    assert rebuilt.get_info(cl.program_info.SOURCE) and _run_k(rebuilt, queue) == [3, 4, 5, 6]
+
+
+_LATER_PROCESS = """
+import numpy as np, warpkit.augment as W
+img = np.random.default_rng(0).integers(0, 256, (40, 50, 3), np.uint8)
+aug = W.Compose([W.Affine(rotate=(10, 10), p=1), W.GaussNoise(p=1), W.SaltAndPepper(p=1),
+                 W.RandomBrightnessContrast(brightness_by_max=False, p=1), W.GaussianBlur(p=1)])
+out = aug(image=img, seed=1)["image"]
+print(int(out.astype(np.int64).sum()))
+"""
+
+
+def test_later_processes_build_the_same_kernels(queue, tmp_path):
+    """The colour warp and its passes (Philox's 64-bit products among them) built in three
+    processes, the first cold, the others from PoCL's cache and warpkit's binaries: each has
+    its kernels and gives the same image. PoCL 3.0 returned programs without kernels from its
+    cache on CPUs without AVX-512 while wk_mul_hi8 passed a ulong8 to a builtin."""
+    if not _is_pocl(queue):
+        pytest.skip("PoCL's cache")
+    env = {**os.environ, "POCL_CACHE_DIR": str(tmp_path / "pocl"),
+           "WARPKIT_CACHE_DIR": str(tmp_path / "warpkit")}
+    sums = []
+    for _ in range(3):
+        r = subprocess.run([sys.executable, "-c", _LATER_PROCESS], capture_output=True,
+                           text=True, timeout=600, env=env)
+        assert r.returncode == 0, r.stderr[-2000:]
+        sums.append(r.stdout.split()[-1])
+    assert len(set(sums)) == 1
+
+
 def test_program_cache_bounded():
     cache = programs.ProgramCache(maxsize=2)
     rt = runtime.get_runtime()

@@ -101,10 +101,11 @@ def _build(ctx: cl.Context, source: str, options: tuple[str, ...]) -> cl.Program
             try:
                 with open(path, "rb") as f:
                     binary = f.read()
-                return cl.Program(ctx, ctx.devices, [binary]).build(options=list(options))
+                return _with_kernels(cl.Program(ctx, ctx.devices, [binary])
+                                     .build(options=list(options)))
             except FileNotFoundError:
                 pass
-            except (OSError, cl.Error):  # unreadable or stale: build from source, save anew
+            except (OSError, cl.Error, _NoKernels):  # unreadable or stale: build anew
                 with contextlib.suppress(OSError):
                     os.unlink(path)
         t0 = time.perf_counter()
@@ -121,8 +122,29 @@ def _build(ctx: cl.Context, source: str, options: tuple[str, ...]) -> cl.Program
                 "The build said: "
                 + next(ln.strip() for ln in str(e).splitlines() if "unknown target CPU" in ln)
             ) from e
+    _with_kernels(prg)
     if path is not None and time.perf_counter() - t0 < _WARM_BUILD_S:
         _save_binary(path, prg.binaries[0])
+    return prg
+
+
+class _NoKernels(RuntimeError):
+    """A build that gave a program without kernels (:func:`_with_kernels`)."""
+
+
+def _with_kernels(prg: cl.Program) -> cl.Program:
+    """``prg``, or :class:`_NoKernels` where its build gave no kernels (every warpkit source has
+    some): a binary on disk so is dropped and built anew (:func:`_build`), a source build says
+    why here instead of failing later, far from the cause, with INVALID_KERNEL_NAME.
+
+    PoCL 3.0 returned such programs for a source whose compile warned of a changed vector ABI
+    (a 64-byte vector passed to a function, on a CPU without AVX-512), in every build but a
+    process's first cold one; warpkit's sources pass none (kernels_cl/warpkit.h's wk_mul_hi8)."""
+    if prg.get_info(cl.program_info.NUM_KERNELS) == 0:
+        raise _NoKernels(
+            "the OpenCL compiler returned a program without kernels (PoCL 3.0 does so from "
+            "its cache for a program whose build warned of a changed vector ABI); running "
+            "with POCL_KERNEL_CACHE=0 avoids its cache")
     return prg
 
 
