@@ -1306,15 +1306,20 @@ inline __attribute__((always_inline)) int cpj_level(__global const X_T *S, long 
 #endif
 }
 
-/* 16 stored values as cpj_level's levels (CP_VEC images: uint8 and float32) */
+/* 16 stored values as cpj_level's levels (CP_VEC images: uint8 and float32). No builtin takes
+ * or gives a 64-byte vector (float16, int16): clang warns of their ABI on CPUs without AVX-512,
+ * and PoCL 3.0 then returns the program without kernels from its cache (programs.py's
+ * _with_kernels); 8 lanes at a time instead */
 #if CP_VEC
 #if X_KIND == WK_INT
 typedef uchar16 cpj_vec16;
 #define CPJ_LEVELS16(x) CV(x, int16)
 #else
 typedef float16 cpj_vec16;
-#define CPJ_LEVELS16(x) CV(rint(fmin(fmax(x, (float16)0.0f), (float16)1.0f) * 255.0f), int16)
+#define CPJ_LEVELS8(x) CV(rint(fmin(fmax(x, (float8)0.0f), (float8)1.0f) * 255.0f), int8)
+#define CPJ_LEVELS16(x) ((int16)(CPJ_LEVELS8((x).lo), CPJ_LEVELS8((x).hi)))
 #endif
+#define CPJ_LOAD16(i, p) ((cpj_vec16)(vload8(2 * (i), p), vload8(2 * (i) + 1, p)))
 #endif
 
 /* row y of the MCU from column x0: 16 pixels' levels of channels 0-3 (l[c], c >= CH: 0, as
@@ -1326,21 +1331,21 @@ inline __attribute__((always_inline)) void cpj_row16(__global const X_T *S, long
 #if CP_VEC
     if (x0 + 16 <= Wo) {
         __global const X_T *p = S + (row + x0) * CH;
-        const cpj_vec16 q0 = vload16(0, p);
+        const cpj_vec16 q0 = CPJ_LOAD16(0, p);
         l[1] = l[2] = l[3] = 0;
 #if CH == 1
         l[0] = CPJ_LEVELS16(q0);
 #elif CH == 2
-        const cpj_vec16 q1 = vload16(1, p);
+        const cpj_vec16 q1 = CPJ_LOAD16(1, p);
         l[0] = CPJ_LEVELS16(((cpj_vec16)(q0.even, q1.even)));
         l[1] = CPJ_LEVELS16(((cpj_vec16)(q0.odd, q1.odd)));
 #elif CH == 3
-        const cpj_vec16 q1 = vload16(1, p), q2 = vload16(2, p);
+        const cpj_vec16 q1 = CPJ_LOAD16(1, p), q2 = CPJ_LOAD16(2, p);
         l[0] = CPJ_LEVELS16(((cpj_vec16)(q0.s0369, q0.scf, q1.s258b, q1.se, q2.s147a, q2.sd)));
         l[1] = CPJ_LEVELS16(((cpj_vec16)(q0.s147a, q0.sd, q1.s0369, q1.scf, q2.s258b, q2.se)));
         l[2] = CPJ_LEVELS16(((cpj_vec16)(q0.s258b, q0.se, q1.s147a, q1.sd, q2.s0369, q2.scf)));
 #else
-        const cpj_vec16 q1 = vload16(1, p), q2 = vload16(2, p), q3 = vload16(3, p);
+        const cpj_vec16 q1 = CPJ_LOAD16(1, p), q2 = CPJ_LOAD16(2, p), q3 = CPJ_LOAD16(3, p);
         l[0] = CPJ_LEVELS16(((cpj_vec16)(q0.s048c, q1.s048c, q2.s048c, q3.s048c)));
         l[1] = CPJ_LEVELS16(((cpj_vec16)(q0.s159d, q1.s159d, q2.s159d, q3.s159d)));
         l[2] = CPJ_LEVELS16(((cpj_vec16)(q0.s26ae, q1.s26ae, q2.s26ae, q3.s26ae)));
@@ -1354,7 +1359,7 @@ inline __attribute__((always_inline)) void cpj_row16(__global const X_T *S, long
         const long at = (row + min(x0 + k, Wo - 1)) * CH;
         _Pragma("unroll") for (int c = 0; c < 4; c++) v[c][k] = c < CH ? cpj_level(S, at + c) : 0;
     }
-    _Pragma("unroll") for (int c = 0; c < 4; c++) l[c] = vload16(0, v[c]);
+    _Pragma("unroll") for (int c = 0; c < 4; c++) l[c] = (int16)(vload8(0, v[c]), vload8(1, v[c]));
 }
 
 /* a decoded block (b[m]: row m) into plane P (width w, height h) from (x0, y0), inside it
