@@ -96,6 +96,13 @@
  *                     to rint(255 B(l / 255)), B(t) = 3 (1 - t)^2 t lo + 3 (1 - t) t^2 hi + t^3,
  *                     lo = w[1 + c], hi = w[5 + c] (float images as levels of 255, rounded in
  *                     and out)
+ *   WK_COL_PCA        albumentations' FancyPCA: v + M (v - mean), M = sum_k w[1 + k] l_k e_k e_k^T
+ *                     over the eigenpairs (l_k, e_k) of the channels' covariance (N - 1) in
+ *                     descending order (in units of 1: l_k over the peak squared); 1 channel:
+ *                     M = w[1] times the standard deviation (N) over the peak. Clipped, integer
+ *                     images rounded to the nearest level. A whole-image operation as
+ *                     WK_COL_CONTRAST (colour_pass.cl's colour_mean sums the channels and their
+ *                     products; colour_apply makes M)
  *   WK_COL_JPEG       albumentations' ImageCompression: a JPEG round trip at quality w[1]
  *                     (OpenCV's, libjpeg-turbo's integer codec: colour_pass.cl's
  *                     colour_jpeg_blocks). A whole-image operation: a pass of its own
@@ -162,6 +169,7 @@
 #define WK_COL_TAPS 28
 #define WK_COL_PIXDROP 29
 #define WK_COL_SHOT 30
+#define WK_COL_PCA 31
 /* WK_COL_HEAVY: which of the larger operations a build holds (the host's engine.core
  * colour_groups: the groups some item's list has, and every group that launch has had in the
  * process, so that a pipeline's builds settle on one); the others are compiled out. Each one

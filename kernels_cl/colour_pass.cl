@@ -4,8 +4,10 @@
  * the image's storage type (B, Ho, Wo, C) (exact: every colour result is a level of an integer
  * image, a float of a float one); then
  *   colour_mean       sums each item's gray values and all its values, a band of whole rows
- *                     per work-group: P[2 (b * G + g)] and the next (items whose pass starts
- *                     with a mean's operation; the others skip it);
+ *                     per work-group: P[CP_PW (b * G + g)] and the next (items whose pass
+ *                     starts with a mean's operation; the others skip it; PCA 1: for
+ *                     WK_COL_PCA the C channels' sums, then the C (C + 1) / 2 products of
+ *                     channels c <= d, in that order);
  *   colour_blur_rows  (BLUR 1) filters each row of the items whose pass starts with WK_COL_BLUR
  *                     into T, float, planar (B, C, Ho, Wp), Wp = Wo rounded up to 8;
  *   colour_jpeg_blocks (JPEG 1) a JPEG round trip's blocks, for the items whose pass starts with
@@ -46,6 +48,14 @@
 #ifndef JPEG
 #define JPEG 0
 #endif
+#ifndef PCA
+#define PCA 0
+#endif
+#ifndef PCA_DOUBLE
+#define PCA_DOUBLE 0
+#endif
+/* colour_mean's floats per work-group in P (FancyPCA's 4 sums and 10 products, padded) */
+#define CP_PW 16
 #include "warpkit.h"
 #include "colour.h"
 #include "store.h"
@@ -171,8 +181,379 @@ inline __attribute__((always_inline)) void cp_load8(__global const X_T *S, long 
 /* does the item's pass start with an operation on the image's mean */
 inline int cp_wants_mean(__global const float *op) {
     const int code = (int)op[0];
-    return code == WK_COL_CONTRAST || code == WK_COL_AFFINE_MEAN || code == WK_COL_ISO;
+    return code == WK_COL_CONTRAST || code == WK_COL_AFFINE_MEAN || code == WK_COL_ISO
+           || code == WK_COL_PCA;
 }
+
+/* the sum of x over a work-group of 64 (at lid 0; every work-item calls it) */
+inline float2 cp_sum64(__local float2 *part, int lid, float2 x) {
+    part[lid] = x;
+    barrier(CLK_LOCAL_MEM_FENCE);
+    for (int s = 32; s > 0; s >>= 1) {
+        if (lid < s) part[lid] += part[lid + s];
+        barrier(CLK_LOCAL_MEM_FENCE);
+    }
+    const float2 total = part[0];
+    barrier(CLK_LOCAL_MEM_FENCE); /* (part is reused) */
+    return total;
+}
+
+inline float cp_hsum8(float8 x) {
+    const float4 y = x.lo + x.hi;
+    return y.x + y.y + y.z + y.w;
+}
+
+#if PCA
+/* an item's first pixel, which FancyPCA's sums are taken about */
+inline void cp_pca_ref(__global const X_T *restrict S, int Ho, int Wo, int b, float *ref) {
+    float8 v[4];
+    cp_load8(S, (long)b * Ho * Wo, 0, 1, v);
+    for (int c = 0; c < 4; c++) ref[c] = c < CH ? v[c].s0 : 0.0f;
+}
+
+/* colour_mean's band of rows for WK_COL_PCA: the channels' sums, then the products of channels
+ * c <= d (levels of WK_PEAK), into P */
+inline void cp_pca_sums(__global const X_T *restrict S, int Ho, int Wo, int b, int lid, int y0,
+                        int end, __local float2 *part, __global float *restrict P) {
+    const int C = CH;
+    float8 s[4], q[10];
+    float ref[4];
+    cp_pca_ref(S, Ho, Wo, b, ref);
+    for (int k = 0; k < 4; k++) s[k] = 0.0f;
+    for (int k = 0; k < 10; k++) q[k] = 0.0f;
+    for (int y = y0 + lid; y < end; y += 64) {
+        for (int x = 0; x < Wo; x += 8) {
+            const int n = Wo - x < 8 ? Wo - x : 8;
+            float8 v[4];
+            cp_load8(S, ((long)b * Ho + y) * Wo, x, n, v);
+            const int8 live = (int8)(0, 1, 2, 3, 4, 5, 6, 7) < n;
+            /* about the first pixel: sums of whole levels, exact 0 for a constant channel */
+            WK_EACH_C(v[c] = live ? v[c] - ref[c] : 0.0f; s[c] += v[c]);
+            int k = 0;
+            for (int c = 0; c < C; c++)
+                for (int d = c; d < C; d++) q[k++] += v[c] * v[d];
+        }
+    }
+    float w[14];
+    for (int c = 0; c < 4; c++) w[c] = cp_hsum8(s[c]);
+    for (int k = 0; k < 10; k++) w[4 + k] = cp_hsum8(q[k]);
+    for (int k = 0; k < 14; k += 2) {
+        const float2 t = cp_sum64(part, lid, (float2)(w[k], w[k + 1]));
+        if (lid == 0) vstore2(t, 0, P + k);
+    }
+}
+
+/* FancyPCA's eigenproblem as numpy's eigh solves it (LAPACK's dsyevd, lower triangle: for
+ * n <= 25 dsytd2's Householder tridiagonalisation, dsteqr's implicit QL/QR with its 2 x 2
+ * blocks (dlaev2) and rotations (LAPACK 3.10's dlartg), its selection sort, then dorm2r's
+ * reflectors), step by step: albumentations' noise takes each eigenvector with the sign LAPACK
+ * gives it. In double where the device has it (PCA_DOUBLE; every sign as numpy's on 10^4
+ * random matrices); in float otherwise, where LAPACK's iterations (their count set by double's
+ * rounding) can end elsewhere: 1 or 2 matrices in 100 have an eigenvector of the other sign */
+#if PCA_DOUBLE
+typedef double pca_t;
+#define PCA_EPS 0x1p-53
+#define PCA_SAFMIN 0x1p-1022
+#else
+typedef float pca_t;
+#define PCA_EPS 0x1p-24f
+#define PCA_SAFMIN 0x1p-126f
+#endif
+inline pca_t pca_sign(pca_t x, pca_t y) { return y >= 0 ? fabs(x) : -fabs(x); }
+
+/* columns j, j + 1 of z by the rotation (c, s) (dlasr's body) */
+inline void pca_rot(pca_t z[4][4], int j, pca_t c, pca_t s) {
+    if (c == 1 && s == 0) return;
+    for (int i = 0; i < CH; i++) {
+        const pca_t t = z[i][j + 1];
+        z[i][j + 1] = c * t - s * z[i][j];
+        z[i][j] = s * t + c * z[i][j];
+    }
+}
+
+/* dlartg (LAPACK 3.10: c >= 0, r with f's sign), for values well inside the range */
+inline void pca_lartg(pca_t f, pca_t g, pca_t *c, pca_t *s, pca_t *r) {
+    if (g == 0) {
+        *c = 1; *s = 0; *r = f;
+    } else if (f == 0) {
+        *c = 0; *s = pca_sign(1, g); *r = fabs(g);
+    } else {
+        const pca_t d = sqrt(f * f + g * g);
+        *c = fabs(f) / d;
+        *r = pca_sign(d, f);
+        *s = g / *r;
+    }
+}
+
+/* dlaev2: the eigenvalues of [[a, b], [b, c]] (rt1 the larger in magnitude) and rt1's vector */
+inline void pca_laev2(pca_t a, pca_t b, pca_t c, pca_t *rt1, pca_t *rt2, pca_t *cs1, pca_t *sn1) {
+    const pca_t sm = a + c, df = a - c, adf = fabs(df), tb = b + b, ab = fabs(tb);
+    const pca_t acmx = fabs(a) > fabs(c) ? a : c, acmn = fabs(a) > fabs(c) ? c : a;
+    pca_t rt;
+    if (adf > ab) rt = adf * sqrt(1 + (ab / adf) * (ab / adf));
+    else if (adf < ab) rt = ab * sqrt(1 + (adf / ab) * (adf / ab));
+    else rt = ab * sqrt((pca_t)2);
+    int sgn1, sgn2;
+    if (sm < 0) {
+        *rt1 = (pca_t)0.5 * (sm - rt); sgn1 = -1;
+        *rt2 = (acmx / *rt1) * acmn - (b / *rt1) * b;
+    } else if (sm > 0) {
+        *rt1 = (pca_t)0.5 * (sm + rt); sgn1 = 1;
+        *rt2 = (acmx / *rt1) * acmn - (b / *rt1) * b;
+    } else {
+        *rt1 = (pca_t)0.5 * rt; *rt2 = (pca_t)-0.5 * rt; sgn1 = 1;
+    }
+    pca_t cs;
+    if (df >= 0) { cs = df + rt; sgn2 = 1; } else { cs = df - rt; sgn2 = -1; }
+    if (fabs(cs) > ab) {
+        const pca_t ct = -tb / cs;
+        *sn1 = 1 / sqrt(1 + ct * ct);
+        *cs1 = ct * *sn1;
+    } else if (ab == 0) {
+        *cs1 = 1; *sn1 = 0;
+    } else {
+        const pca_t tn = -cs / tb;
+        *cs1 = 1 / sqrt(1 + tn * tn);
+        *sn1 = tn * *cs1;
+    }
+    if (sgn1 == sgn2) {
+        const pca_t tn = *cs1;
+        *cs1 = -*sn1;
+        *sn1 = tn;
+    }
+}
+
+/* numpy's eigh of the symmetric CH x CH matrix a (its lower triangle): ascending eigenvalues
+ * in w, their vectors in z's columns */
+inline void pca_eigh(pca_t a[4][4], pca_t w[4], pca_t z[4][4]) {
+    const int n = CH;
+    pca_t e[4], tau[4], cs[4], sn[4];
+    for (int i = 0; i < 4; i++) e[i] = tau[i] = 0;
+    /* dsytd2, lower */
+    for (int i = 0; i < n - 1; i++) {
+        const int m = n - i - 1;
+        pca_t alpha = a[i + 1][i], taui = 0;
+        if (m > 1) {
+            pca_t xx = 0;
+            for (int k = i + 2; k < n; k++) xx += a[k][i] * a[k][i];
+            const pca_t xnorm = sqrt(xx);
+            if (xnorm != 0) {
+                const pca_t beta = -pca_sign(sqrt(alpha * alpha + xnorm * xnorm), alpha);
+                taui = (beta - alpha) / beta;
+                const pca_t scal = 1 / (alpha - beta);
+                for (int k = i + 2; k < n; k++) a[k][i] *= scal;
+                alpha = beta;
+            }
+        }
+        e[i] = alpha;
+        if (taui != 0) {
+            pca_t v[4], x[4], w4[4];
+            a[i + 1][i] = 1;
+            for (int r = 0; r < m; r++) v[r] = a[i + 1 + r][i];
+            pca_t xv = 0;
+            for (int r = 0; r < m; r++) {
+                pca_t t = 0;
+                for (int c = 0; c < m; c++) {
+                    const int R = i + 1 + r, Q = i + 1 + c;
+                    t += (R >= Q ? a[R][Q] : a[Q][R]) * v[c];
+                }
+                x[r] = taui * t;
+                xv += x[r] * v[r];
+            }
+            const pca_t al = (pca_t)-0.5 * taui * xv;
+            for (int r = 0; r < m; r++) w4[r] = x[r] + al * v[r];
+            for (int r = 0; r < m; r++)
+                for (int c = 0; c <= r; c++)
+                    a[i + 1 + r][i + 1 + c] -= v[r] * w4[c] + w4[r] * v[c];
+            a[i + 1][i] = e[i];
+        }
+        w[i] = a[i][i];
+        tau[i] = taui;
+    }
+    w[n - 1] = a[n - 1][n - 1];
+    /* dsteqr, vectors of the tridiagonal (w, e) from the identity */
+    for (int i = 0; i < 4; i++)
+        for (int j = 0; j < 4; j++) z[i][j] = i == j;
+    const pca_t eps = PCA_EPS, eps2 = eps * eps;
+    const int nmaxit = 30 * n;
+    int jtot = 0, l1 = 0;
+    while (l1 <= n - 1 && jtot < nmaxit) {
+        if (l1 > 0) e[l1 - 1] = 0;
+        int m = n - 1;
+        for (int k = l1; k < n - 1; k++) {
+            const pca_t t = fabs(e[k]);
+            if (t == 0) { m = k; break; }
+            if (t <= sqrt(fabs(w[k])) * sqrt(fabs(w[k + 1])) * eps) { e[k] = 0; m = k; break; }
+        }
+        int l = l1, lend = m;
+        l1 = m + 1;
+        if (lend == l) continue;
+        pca_t anorm = 0;
+        for (int k = l; k <= lend; k++) anorm = fmax(anorm, fabs(w[k]));
+        for (int k = l; k < lend; k++) anorm = fmax(anorm, fabs(e[k]));
+        if (anorm == 0) continue;
+        if (fabs(w[lend]) < fabs(w[l])) { const int t = lend; lend = l; l = t; }
+        if (lend > l) { /* QL */
+            for (;;) {
+                m = lend;
+                for (int k = l; k < lend; k++)
+                    if (fabs(e[k]) * fabs(e[k]) <= (eps2 * fabs(w[k])) * fabs(w[k + 1]) + PCA_SAFMIN) { m = k; break; }
+                if (m < lend) e[m] = 0;
+                pca_t p = w[l];
+                if (m == l) {
+                    l += 1;
+                    if (l <= lend) continue;
+                    break;
+                }
+                if (m == l + 1) {
+                    pca_t rt1, rt2, c, s;
+                    pca_laev2(w[l], e[l], w[l + 1], &rt1, &rt2, &c, &s);
+                    pca_rot(z, l, c, s);
+                    w[l] = rt1; w[l + 1] = rt2; e[l] = 0;
+                    l += 2;
+                    if (l <= lend) continue;
+                    break;
+                }
+                if (jtot == nmaxit) break;
+                jtot++;
+                pca_t g = (w[l + 1] - p) / (2 * e[l]), r = sqrt(g * g + 1);
+                g = w[m] - p + e[l] / (g + pca_sign(r, g));
+                pca_t s = 1, c = 1;
+                p = 0;
+                for (int i = m - 1; i >= l; i--) {
+                    const pca_t f = s * e[i], b = c * e[i];
+                    pca_lartg(g, f, &c, &s, &r);
+                    if (i != m - 1) e[i + 1] = r;
+                    g = w[i + 1] - p;
+                    r = (w[i] - g) * s + 2 * c * b;
+                    p = s * r;
+                    w[i + 1] = g + p;
+                    g = c * r - b;
+                    cs[i] = c; sn[i] = -s;
+                }
+                for (int j = m - 1; j >= l; j--) pca_rot(z, j, cs[j], sn[j]);
+                w[l] -= p;
+                e[l] = g;
+            }
+        } else { /* QR */
+            for (;;) {
+                m = lend;
+                for (int k = l; k > lend; k--)
+                    if (fabs(e[k - 1]) * fabs(e[k - 1]) <= (eps2 * fabs(w[k])) * fabs(w[k - 1]) + PCA_SAFMIN) { m = k; break; }
+                if (m > lend) e[m - 1] = 0;
+                pca_t p = w[l];
+                if (m == l) {
+                    l -= 1;
+                    if (l >= lend) continue;
+                    break;
+                }
+                if (m == l - 1) {
+                    pca_t rt1, rt2, c, s;
+                    pca_laev2(w[l - 1], e[l - 1], w[l], &rt1, &rt2, &c, &s);
+                    pca_rot(z, l - 1, c, s);
+                    w[l - 1] = rt1; w[l] = rt2; e[l - 1] = 0;
+                    l -= 2;
+                    if (l >= lend) continue;
+                    break;
+                }
+                if (jtot == nmaxit) break;
+                jtot++;
+                pca_t g = (w[l - 1] - p) / (2 * e[l - 1]), r = sqrt(g * g + 1);
+                g = w[m] - p + e[l - 1] / (g + pca_sign(r, g));
+                pca_t s = 1, c = 1;
+                p = 0;
+                for (int i = m; i < l; i++) {
+                    const pca_t f = s * e[i], b = c * e[i];
+                    pca_lartg(g, f, &c, &s, &r);
+                    if (i != m) e[i - 1] = r;
+                    g = w[i] - p;
+                    r = (w[i + 1] - g) * s + 2 * c * b;
+                    p = s * r;
+                    w[i] = g + p;
+                    g = c * r - b;
+                    cs[i] = c; sn[i] = s;
+                }
+                for (int j = m; j < l; j++) pca_rot(z, j, cs[j], sn[j]);
+                w[l] -= p;
+                e[l - 1] = g;
+            }
+        }
+    }
+    /* the selection sort, ascending */
+    for (int i = 0; i < n - 1; i++) {
+        int k = i;
+        pca_t p = w[i];
+        for (int j = i + 1; j < n; j++)
+            if (w[j] < p) { k = j; p = w[j]; }
+        if (k != i) {
+            w[k] = w[i]; w[i] = p;
+            for (int r = 0; r < n; r++) { const pca_t t = z[r][i]; z[r][i] = z[r][k]; z[r][k] = t; }
+        }
+    }
+    /* dorm2r: z's rows 1 .. n-1 := H(0) H(1) ... z, H(i) = I - tau v v^T on rows i + 1 .. */
+    for (int i = n - 2; i >= 0; i--) {
+        if (tau[i] == 0) continue;
+        for (int col = 0; col < n; col++) {
+            pca_t dot = z[i + 1][col];
+            for (int k = i + 2; k < n; k++) dot += a[k][i] * z[k][col];
+            z[i + 1][col] -= tau[i] * dot;
+            for (int k = i + 2; k < n; k++) z[k][col] -= tau[i] * a[k][i] * dot;
+        }
+    }
+}
+
+/* FancyPCA's matrix M (row-major 4 x 4, in pm[0 .. 15]) and the means (pm[16 .. 19]) from an
+ * item's sums t (cp_pca_sums': about the reference pixel ref, over np pixels) and its operation
+ * op (colour.h's WK_COL_PCA): albumentations' noise V diag(alpha l) (x - mean), V and l the
+ * covariance's eigenvectors and eigenvalues in numpy's order of eigh's values reversed
+ * and argsorted (descending where they differ) */
+inline void cp_pca_matrix(const float *t, const float *ref, float np, __global const float *op,
+                          __local float *pm) {
+    const int C = CH;
+    pca_t a[4][4], z[4][4], w[4];
+    for (int c = 0; c < 4; c++) pm[16 + c] = c < C ? ref[c] + t[c] / np : 0.0f;
+    int k = 4;
+    for (int c = 0; c < C; c++)
+        for (int d = c; d < C; d++, k++) {
+            /* numpy's cov: over N - 1; for one channel numpy's std: over N */
+            a[d][c] = ((pca_t)t[k] - (pca_t)t[c] * (pca_t)t[d] / (pca_t)np)
+                      / ((pca_t)np - (C == 1 ? 0 : 1)) / ((pca_t)WK_PEAK * (pca_t)WK_PEAK);
+            a[c][d] = a[d][c];
+        }
+    for (int i = 0; i < 16; i++) pm[i] = 0.0f;
+    if (np < 2.0f) return; /* (a pixel is its own mean: no noise; numpy's cov fails there) */
+    if (C == 1) {
+        pm[0] = op[1] * (float)sqrt(fmax(a[0][0], (pca_t)0));
+        return;
+    }
+    pca_eigh(a, w, z);
+    /* numpy's argsort (an insertion sort: ties in order) of the values reversed */
+    int perm[4] = {0, 1, 2, 3};
+    for (int i = 1; i < C; i++) {
+        const int x = perm[i];
+        int j = i;
+        while (j > 0 && w[C - 1 - perm[j - 1]] > w[C - 1 - x]) { perm[j] = perm[j - 1]; j--; }
+        perm[j] = x;
+    }
+    for (int q = 0; q < C; q++) {
+        const int j = perm[q]; /* the q-th value and column of the original order */
+        for (int c = 0; c < C; c++) pm[4 * c + q] = (float)(z[c][j] * (pca_t)op[1 + q] * w[j]);
+    }
+}
+
+/* WK_COL_PCA on 8 pixels' channels, M and the means in pm */
+inline void cp_pca8(float8 *v, __local const float *pm) {
+    const int C = CH;
+    float8 dv[4], out[4];
+    WK_EACH_C(dv[c] = v[c] - pm[16 + c]);
+    for (int c = 0; c < C; c++) {
+        float8 n = 0.0f;
+        for (int d = 0; d < C; d++) n += pm[4 * c + d] * dv[d];
+        out[c] = v[c] + n;
+    }
+    WK_EACH_C(v[c] = wk_col_clip(WK_COL_INT ? wk_rint8(out[c]) : out[c]));
+}
+#endif
 
 #if BLUR || MOTION || MEDIAN || CLAHE || GATHER || JPEG
 /* OpenCV's BORDER_REFLECT_101 (the edge pixel not repeated), any distance: an index in [0, n)
@@ -1533,11 +1914,17 @@ __kernel void colour_mean(__global const X_T *restrict S, int Ho, int Wo,
      * times C (colour_apply divides the second sum by the values, C a pixel) */
     const int iso = (int)WK_COL_OF(b)[0] == WK_COL_ISO;
     __local float2 part[64];
+    const int R = (Ho + G - 1) / G, end = (g + 1) * R < Ho ? (g + 1) * R : Ho;
+#if PCA
+    if ((int)WK_COL_OF(b)[0] == WK_COL_PCA) {
+        cp_pca_sums(S, Ho, Wo, b, lid, g * R, end, part, P + CP_PW * ((long)b * G + g));
+        return;
+    }
+#endif
     float8 gray = 0.0f, all = 0.0f;
     /* work-group g: the band of rows [g R, (g + 1) R); each work-item reads whole rows, left to
      * right (the hardware prefetcher follows them: work-items side by side on a row, each
      * reading 8 pixels of row after row, left colour_mean waiting on memory) */
-    const int R = (Ho + G - 1) / G, end = (g + 1) * R < Ho ? (g + 1) * R : Ho;
     for (int y = g * R + lid; y < end; y += 64) {
         for (int x = 0; x < Wo; x += 8) {
             const int n = Wo - x < 8 ? Wo - x : 8;
@@ -1556,15 +1943,8 @@ __kernel void colour_mean(__global const X_T *restrict S, int Ho, int Wo,
             WK_EACH_C(all += live ? v[c] : 0.0f);
         }
     }
-    const float4 g4 = gray.lo + gray.hi, a4 = all.lo + all.hi;
-    const float2 g2 = g4.lo + g4.hi, a2 = a4.lo + a4.hi;
-    part[lid] = (float2)(g2.x + g2.y, a2.x + a2.y);
-    barrier(CLK_LOCAL_MEM_FENCE);
-    for (int s = 32; s > 0; s >>= 1) {
-        if (lid < s) part[lid] += part[lid + s];
-        barrier(CLK_LOCAL_MEM_FENCE);
-    }
-    if (lid == 0) vstore2(part[0], (long)b * G + g, P);
+    const float2 total = cp_sum64(part, lid, (float2)(cp_hsum8(gray), cp_hsum8(all)));
+    if (lid == 0) vstore2(total, 0, P + CP_PW * ((long)b * G + g));
 }
 
 /* A work-group takes `rows` rows of an item (the host's choice: a few on CPU devices, where
@@ -1582,6 +1962,10 @@ __kernel void colour_apply(__global const X_T *restrict S, int Ho, int Wo,
      * operations on CPUs: the work-item loop keeps it) */
     __global const float *op = WK_COL_OF(b);
     __local float2 total;
+#if PCA
+    __local float pm[20]; /* FancyPCA's matrix and means (cp_pca_matrix) */
+    const int pca = (int)op[0] == WK_COL_PCA;
+#endif
 #if BLUR
     __local float K[2 * CP_RMAX + 1]; /* a blur's weights, offsets -r .. r */
     const int blur = (int)op[0] == WK_COL_BLUR, r = blur ? (int)op[1] : 0;
@@ -1589,8 +1973,19 @@ __kernel void colour_apply(__global const X_T *restrict S, int Ho, int Wo,
     if (lid == 0) {
         float2 sum = 0.0f;
         if (cp_wants_mean(op)) /* (P holds no sums for the others) */
-            for (int g = 0; g < G; g++) sum += (float2)(P[2 * ((long)b * G + g)], P[2 * ((long)b * G + g) + 1]);
+            for (int g = 0; g < G; g++) sum += vload2(0, P + CP_PW * ((long)b * G + g));
         total = sum;
+#if PCA
+        if (pca) {
+            float t[14];
+            for (int k = 0; k < 14; k++) t[k] = 0.0f;
+            for (int g = 0; g < G; g++)
+                for (int k = 0; k < 14; k++) t[k] += P[CP_PW * ((long)b * G + g) + k];
+            float ref[4];
+            cp_pca_ref(S, Ho, Wo, b, ref);
+            cp_pca_matrix(t, ref, (float)Ho * (float)Wo, op, pm);
+        }
+#endif
 #if BLUR
         if (blur) cp_weights(op, K, 0);
 #endif
@@ -1654,6 +2049,9 @@ __kernel void colour_apply(__global const X_T *restrict S, int Ho, int Wo,
         } else
 #endif
             cp_load8(S, row, xo, n, v);
+#if PCA
+        if (pca) cp_pca8(v, pm);
+#endif
         /* (levels already, as wk_colour8 would make them: cp_load8 and the filters give them) */
         wk_colour8_ops(v, C, op, ncol, mean, (int2)(xo, yo), (int2)(Wo, Ho));
 #if Y_NORM

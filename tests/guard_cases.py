@@ -346,11 +346,12 @@ def fields_family():
 
 def colour_family():
     """Colour passes after the warp (CLAHE's three launches, an Equalize's in the same
-    kernels, a grid of holes and a blur's two, a mean's and an ISONoise's lightness sums, a downscale's gather, a
+    kernels, a grid of holes and a blur's two, a mean's and an ISONoise's lightness sums,
+    FancyPCA's channel sums, a downscale's gather, a
     JPEG round trip's blocks and planes) storing the result, uint8 and
     float32, 1 and 3 channels, outputs 1 to 17 pixels wide."""
-    from warpkit.augment import (CLAHE, Compose, Downscale, Equalize, GaussianBlur, GridDropout,
-                                 ImageCompression, ISONoise, RandomAffine,
+    from warpkit.augment import (CLAHE, Compose, Downscale, Equalize, FancyPCA, GaussianBlur,
+                                 GridDropout, ImageCompression, ISONoise, RandomAffine,
                                  RandomBrightnessContrast)
 
     rng = np.random.default_rng(17)
@@ -362,6 +363,7 @@ def colour_family():
              [ImageCompression(quality_range=(30, 30), p=1), RandomBrightnessContrast(p=1)],
              [Equalize(p=1), Equalize(mode="pil", by_channels=False, p=1)],
              [GridDropout(holes_number_xy=(2, 3), fill="random", p=1), GaussianBlur(p=1)],
+             [FancyPCA(alpha=1.0, p=1), RandomBrightnessContrast(p=1)],
              [ISONoise(intensity=(1, 1), p=1)]]  # (last: RGB only)
     for k, (dt, c, w) in enumerate(itertools.product((np.uint8, np.float32), (None, 3),
                                                      (1, 9, 17))):

@@ -138,7 +138,8 @@ def _with_kernels(prg: cl.Program) -> cl.Program:
     why here instead of failing later, far from the cause, with INVALID_KERNEL_NAME.
 
     PoCL 3.0 returned such programs for a source whose compile warned of a changed vector ABI
-    (a 64-byte vector passed to a function, on a CPU without AVX-512), in every build but a
+    (a 64-byte vector passed to a function, compiled for a CPU without AVX-512: PoCL's LLVM 14
+    takes a Zen 4 for a Zen 3), in every build but a
     process's first cold one; warpkit's sources pass none (kernels_cl/warpkit.h's wk_mul_hi8)."""
     if prg.get_info(cl.program_info.NUM_KERNELS) == 0:
         raise _NoKernels(

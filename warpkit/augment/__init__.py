@@ -9,7 +9,8 @@ transforms (albumentations' names: ``ColorJitter``, ``HueSaturationValue``,
 ``RandomToneCurve``, ``MultiplicativeNoise``, ``ChannelDropout``; noise, dropout and blur:
 ``GaussNoise``, ``SaltAndPepper``, ``ShotNoise``, ``ISONoise``, ``PixelDropout``,
 ``CoarseDropout``, ``GridDropout``, ...) run inside that resampling, on each pixel before it is stored (a
-contrast on the image's mean, a blur, ``CLAHE``, ``Equalize``, ``AutoContrast``, ``ISONoise`` or
+contrast on the image's mean, a blur, ``CLAHE``, ``Equalize``, ``AutoContrast``, ``FancyPCA``,
+``ISONoise`` or
 ``ImageCompression`` in a pass after it, on the device). albumentations' geometric
 transforms come under their own names and parameters too (``Affine``, ``ShiftScaleRotate``,
 ``Rotate``, ``SafeRotate``, ``Perspective``, ``HorizontalFlip``, ``VerticalFlip``,
@@ -56,7 +57,7 @@ from ._filters import AdvancedBlur, Defocus, RingingOvershoot
 from ._pixel_dropout import PixelDropout
 from ._additive import AdditiveNoise
 from ._grid_shuffle import RandomGridShuffle
-from ._pixel import (AutoContrast, ChannelDropout, Equalize, ImageCompression, ISONoise,
+from ._pixel import (AutoContrast, ChannelDropout, Equalize, FancyPCA, ImageCompression, ISONoise,
                      MultiplicativeNoise, PlanckianJitter, RandomToneCurve, SaltAndPepper,
                      ShotNoise, ToSepia)
 from ._mixing import CutMix, MixUp
@@ -77,7 +78,8 @@ __all__ = ["AdditiveNoise", "AdvancedBlur", "Affine", "AtLeastOneBBoxRandomCrop"
            "batches", "BboxParams", "BBoxSafeRandomCrop", "Blur", "CenterCrop", "ChannelDropout",
            "ChannelShuffle", "CLAHE", "CoarseDropout", "collate", "ColorJitter", "Compose", "Crop",
            "CropAndPad", "CropNonEmptyMaskIfExists", "CutMix", "D4", "Defocus", "Downscale",
-           "ElasticTransform", "Emboss", "EpochSampler", "Equalize", "Erasing", "FrequencyMasking",
+           "ElasticTransform", "Emboss", "EpochSampler", "Equalize", "Erasing", "FancyPCA",
+           "FrequencyMasking",
            "from_albumentations", "GaussianBlur", "GaussNoise", "GridDistortion", "GridDropout",
            "HorizontalFlip", "HueSaturationValue", "ImageCompression", "InvertImg", "ISONoise",
            "KeypointParams", "LongestMaxSize", "MedianBlur", "MixUp", "Mosaic", "MotionBlur",

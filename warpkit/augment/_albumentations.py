@@ -268,6 +268,7 @@ SUPPORTED: dict[str, Callable[[_Args, _Pipeline], Transform | None]] = {
     "ToSepia": _colour(P.ToSepia),
     "Equalize": _equalize,
     "AutoContrast": _colour(P.AutoContrast, "cutoff", "ignore", "method"),
+    "FancyPCA": _colour(P.FancyPCA, "alpha"),
     "AdditiveNoise": _colour(AdditiveNoise, "noise_type", "spatial_mode", "noise_params",
                              "approximation"),
     "ISONoise": _colour(P.ISONoise, "color_shift", "intensity"),

@@ -2,7 +2,7 @@
 albumentations 2.0.8's names and parameters: ``ChannelDropout``, ``MultiplicativeNoise``,
 ``PlanckianJitter``, ``ToSepia``, ``RandomToneCurve``, ``ImageCompression`` (a JPEG round
 trip on the device), ``Equalize`` and ``AutoContrast`` (tables of the image's histograms, on
-the device), ``ISONoise`` (a
+the device), ``FancyPCA`` (the channels' principal components, on the device), ``ISONoise`` (a
 camera sensor's noise), ``SaltAndPepper`` and ``ShotNoise``, all three drawn in the kernel.
 Like every colour transform they draw from the sample's stream (recorded in
 ``out["params"]``, replayable), contribute the identity map, and leave masks, boxes and
@@ -27,13 +27,14 @@ import numpy as np
 
 from .._checks import flag, number
 from ..engine.core import (COL_CURVE as CURVE, COL_EQUALIZE as EQUALIZE, COL_ISO as ISO,
-                           COL_JPEG as JPEG, COL_MATRIX as MATRIX, COL_SALT as SALT,
+                           COL_JPEG as JPEG, COL_PCA as PCA, COL_MATRIX as MATRIX, COL_SALT as SALT,
                            COL_SHOT as SHOT, MAX_ISO_INTENSITY, MIN_SHOT_SCALE, ac_words)
 from ._base import normals, value_range
 from ._colour import (ColourTransform, _affine, _eight_bit, _one_or_three, draw_key, draw_keys,
                       key_order)
 
-__all__ = ["AutoContrast", "ChannelDropout", "Equalize", "ImageCompression", "ISONoise",
+__all__ = ["AutoContrast", "ChannelDropout", "Equalize", "FancyPCA", "ImageCompression",
+           "ISONoise",
            "MultiplicativeNoise",
            "PlanckianJitter", "RandomToneCurve", "SaltAndPepper", "ShotNoise", "ToSepia"]
 
@@ -476,6 +477,55 @@ class AutoContrast(ColourTransform):
 
     def config(self):
         return {"cutoff": self.cutoff, "ignore": self.ignore, "method": self.method}
+
+
+class FancyPCA(ColourTransform):
+    """albumentations' FancyPCA (Krizhevsky et al.'s colour augmentation): each pixel x moves by
+    ``V diag(alpha * lambda) V^T (x - mean)``, lambda and V the eigenvalues (descending) and
+    eigenvectors of the covariance of the image's channels (values in [0, 1], numpy's ``cov``:
+    over N - 1), alpha a normal of deviation ``alpha`` per component, drawn per sample (four,
+    recorded as ``alpha_vector``; the image's first C used, the largest eigenvalue's first). An
+    image of one channel moves by ``alpha * std * (x - mean)`` (numpy's ``std``: over N), as
+    albumentations. Clipped; integer images rounded to the nearest level (albumentations'
+    float round trip).
+
+    The mean and covariance are the image's as the steps before it left it: a pass on the
+    device sums the channels and their products, and each work-group of the next one solves
+    the 2-4 channels' eigenproblem (Jacobi rotations, in float) before moving the pixels. The
+    eigenvectors' signs do not matter (each enters twice). albumentations computes in double;
+    uint8 results match its levels but where a sum lands within float's error of a half level
+    (within 1 level everywhere). Every dtype, 1 to 4 channels.
+
+    Example:
+        >>> FancyPCA(alpha=0.1, p=1).colour_ops({"alpha_vector": [0.1, -0.05, 0.02, 0.0]}, 3,
+        ...                                      255.0)[0]
+        [31, 0.1, -0.05, 0.02, 0.0]
+    """
+
+    def __init__(self, alpha: float = 0.1, p: float = 0.5) -> None:
+        super().__init__(p)
+        self.alpha = number(alpha, "alpha")
+        if not 0 <= self.alpha < math.inf:
+            raise ValueError(f"alpha must be a finite number >= 0, got {alpha!r}")
+
+    def _alphas(self, u: np.ndarray) -> list[list[float]]:
+        """Each row of 4 uniforms -> 4 weights (float32, as albumentations casts them)."""
+        return (normals(u) * self.alpha).astype(np.float32).astype(float).tolist()
+
+    def draw(self, rng, size):
+        return {"alpha_vector": self._alphas(rng.random(4)[None])[0]}
+
+    def draw_lanes(self, lanes, sizes):
+        return [{"alpha_vector": a} for a in self._alphas(lanes.random(k=4).reshape(lanes.n, 4))]
+
+    def colour_ops(self, params, channels, peak):
+        if not 1 <= channels <= 4:
+            raise TypeError(f"FancyPCA takes images of 1 to 4 channels, got {channels}")
+        a = [float(x) for x in params["alpha_vector"]][:channels]
+        return [[PCA, *a, *[0.0] * (4 - len(a))]]
+
+    def config(self):
+        return {"alpha": self.alpha}
 
 
 class _KeyedNoise(ColourTransform):

@@ -23,7 +23,7 @@ from .output import (PLAIN, ModelInput, fills as fills_of, model_output, options
 from . import jpeg, lab
 from .plan import (CLAHE_PIXELS, FIXED, MAX_BLUR_RADIUS, MAX_CLAHE_TILES, MAX_MEDIAN_SIZE,
                    MAX_TAP_RADIUS, NO_MAP, PASS_BLUR, PASS_CLAHE, PASS_GATHER, PASS_JPEG, PASS_MEAN,
-                   PASS_MEDIAN, PASS_MOTION, PLANS,
+                   PASS_MEDIAN, PASS_MOTION, PASS_PCA, PLANS,
                    WarpSpec, fixed_values, image_key, image_values, int32, int64,
                    warp_plan)
 
@@ -243,11 +243,12 @@ def colour_peak(dtype: Any) -> float:
  COL_SATURATE, COL_HUE, COL_HSV, COL_AFFINE_MEAN, COL_NOISE, COL_HOLE, COL_BLUR,
  COL_DATA, COL_MOTION, COL_MEDIAN, COL_CONV, COL_CLAHE, COL_DOWNSCALE, COL_MATRIX,
  COL_CURVE, COL_JPEG, COL_EQUALIZE, COL_ISO, COL_SALT, COL_HOLES, COL_TAPS,
- COL_PIXDROP, COL_SHOT) = range(1, 31)
+ COL_PIXDROP, COL_SHOT, COL_PCA) = range(1, 32)
 
 #: colour operations on the image's mean as they find it (the contrast on the gray mean, the
-#: shift by the mean, ISONoise on the lightness's standard deviation)
-COLOUR_MEAN = (COL_CONTRAST, COL_AFFINE_MEAN, COL_ISO)
+#: shift by the mean, ISONoise on the lightness's standard deviation, FancyPCA on the channels'
+#: covariance)
+COLOUR_MEAN = (COL_CONTRAST, COL_AFFINE_MEAN, COL_ISO, COL_PCA)
 
 #: the largest intensity of a COL_ISO operation: its Poisson mean (the intensity times the
 #: lightness's standard deviation, at most 1/2) stays within what the kernel's count covers
@@ -267,7 +268,7 @@ COLOUR_WHOLE = (*COLOUR_MEAN, COL_BLUR, COL_MOTION, COL_MEDIAN, COL_CONV, COL_TA
 
 #: the group of each colour operation's code in a build (kernels_cl/colour.h's WK_COLG_*: the
 #: larger operations, each compiled only into the builds whose group mask has it); 0: always there
-_COLOUR_GROUP = np.zeros(COL_SHOT + 1, np.int64)
+_COLOUR_GROUP = np.zeros(COL_PCA + 1, np.int64)
 _COLOUR_GROUP[[COL_GAMMA, COL_HUE, COL_HSV, COL_NOISE, COL_SALT, COL_PIXDROP, COL_SHOT, COL_HOLE,
                COL_HOLES, COL_POSTERIZE, COL_MATRIX, COL_CURVE, COL_ISO]] = [1, 2, 2, 4, 4, 4, 4, 8,
                                                                              8, 16, 128, 128, 256]
@@ -322,7 +323,7 @@ def colour_groups(passes: list[np.ndarray]) -> tuple[int, ...]:
     for k, p in enumerate(passes):
         ops = p.reshape(p.shape[0], -1, COLOUR_WORDS)
         codes = ops[:, :, 0].astype(np.int64)
-        groups = _COLOUR_GROUP[np.clip(codes, 0, COL_SHOT)]
+        groups = _COLOUR_GROUP[np.clip(codes, 0, COL_PCA)]
         median = codes == COL_MEDIAN  # its 5x5 and 7x7 networks: groups of their own
         groups[median] |= np.select([ops[:, :, 1][median] == 5, ops[:, :, 1][median] == 7],
                                     [_MEDIAN_NET5, _MEDIAN_NET7], 0)
@@ -334,7 +335,8 @@ def colour_groups(passes: list[np.ndarray]) -> tuple[int, ...]:
 
 def pass_kinds(passes: list[np.ndarray]) -> tuple[int, ...]:
     """The kind (:data:`PASS_MEAN` | :data:`PASS_BLUR` | :data:`PASS_MOTION` |
-    :data:`PASS_MEDIAN` | :data:`PASS_CLAHE` | :data:`PASS_GATHER` | :data:`PASS_JPEG`) of each
+    :data:`PASS_MEDIAN` | :data:`PASS_CLAHE` | :data:`PASS_GATHER` | :data:`PASS_JPEG` |
+    :data:`PASS_PCA`) of each
     colour pass after the warp (``passes``: :func:`colour_passes`'s list, the warp's own
     operations first)."""
     return tuple(PASS_MEAN * bool(np.isin(p[:, 0], COLOUR_MEAN).any())
@@ -343,7 +345,8 @@ def pass_kinds(passes: list[np.ndarray]) -> tuple[int, ...]:
                  | PASS_MEDIAN * bool((p[:, 0] == COL_MEDIAN).any())
                  | PASS_CLAHE * bool(np.isin(p[:, 0], (COL_CLAHE, COL_EQUALIZE)).any())
                  | PASS_GATHER * bool((p[:, 0] == COL_DOWNSCALE).any())
-                 | PASS_JPEG * bool((p[:, 0] == COL_JPEG).any()) for p in passes[1:])
+                 | PASS_JPEG * bool((p[:, 0] == COL_JPEG).any())
+                 | PASS_PCA * bool((p[:, 0] == COL_PCA).any()) for p in passes[1:])
 
 
 def downscale_tables(passes: list[np.ndarray], wo: int, ho: int) -> dict[int, np.ndarray]:
@@ -476,6 +479,11 @@ def _check_filters(ops: np.ndarray) -> None:
         if not (math.isfinite(scale) and scale >= float(np.float32(MIN_SHOT_SCALE))):
             raise ValueError(f"colour[{i}]'s operation {j}: COL_SHOT's scale must be a finite "
                              f"number >= {MIN_SHOT_SCALE:g}, got {scale:g}")
+    for i, j in zip(*np.nonzero(codes == COL_PCA)):
+        alphas = ops[i, j, 1:5]
+        if not np.isfinite(alphas).all():
+            raise ValueError(f"colour[{i}]'s operation {j}: COL_PCA's weights must be finite, "
+                             f"got {alphas.tolist()}")
     for i, j in zip(*np.nonzero(codes == COL_PIXDROP)):
         prob = float(ops[i, j, 4])
         if not 0 <= prob <= 1:

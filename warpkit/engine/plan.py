@@ -27,9 +27,13 @@ from .output import FLOAT_OUT
 #: launch), with a motion blur or a 3x3 filter (taps in colour_apply), with a median (in
 #: colour_apply), with CLAHE (its tiles' tables first: colour_clahe_lut), with a downscale (a
 #: gather in colour_apply from the host's table of source pixels, IDX<pass>), with a JPEG round
-#: trip (its blocks first: colour_jpeg_blocks, the decoded planes in JPG)
-PASS_MEAN, PASS_BLUR, PASS_MOTION, PASS_MEDIAN, PASS_CLAHE, PASS_GATHER, PASS_JPEG = \
-    1, 2, 4, 8, 16, 32, 64
+#: trip (its blocks first: colour_jpeg_blocks, the decoded planes in JPG), with FancyPCA (the
+#: mean's launch sums the channels' products; colour_apply makes its matrix)
+PASS_MEAN, PASS_BLUR, PASS_MOTION, PASS_MEDIAN, PASS_CLAHE, PASS_GATHER, PASS_JPEG, PASS_PCA = \
+    1, 2, 4, 8, 16, 32, 64, 128
+
+#: colour_mean's floats per item and work-group (kernels_cl/colour_pass.cl's CP_PW)
+MEAN_WORDS = 16
 
 #: the most CLAHE tiles per axis (their tables: 256 bytes each, per item; engine.core refuses
 #: more before any launch)
@@ -277,7 +281,7 @@ def warp_plan(rt: Runtime, src: Operand, w: WarpSpec, tw_log2: int) -> Plan:
     warp = Launch(variant, args, gsize, (64, 1, 1), per_item=w.ragged)
     if not w.colour_passes:
         return Plan(rt, w.out_shape, ydt, on_device, (warp,))
-    launches, scratch = _colour_passes(w, dt, C, store, rt.kind == "CPU")
+    launches, scratch = _colour_passes(w, dt, C, store, rt.kind == "CPU", rt.fp64)
     return Plan(rt, w.out_shape, ydt, on_device, (warp, *launches), scratch)
 
 
@@ -293,7 +297,7 @@ PASS_ROWS = 16
 
 
 def _colour_passes(w: WarpSpec, dt: np.dtype, C: int, store: dict,
-                   cpu: bool) -> tuple[tuple, tuple]:
+                   cpu: bool, fp64: bool) -> tuple[tuple, tuple]:
     """The launches and scratch buffers of the colour passes after a warp (colour_pass.cl):
     the warp's image in S0, each pass reading the last one's image (S0, S1, S0, ...) and
     writing the next, the last one the result; a pass with a mean's operation sums the means
@@ -302,7 +306,7 @@ def _colour_passes(w: WarpSpec, dt: np.dtype, C: int, store: dict,
     tile = PASS_ROWS if cpu else 1  # rows per work-group
     image = w.items * w.ho * w.wo * C * dt.itemsize
     wp = round_up(w.wo, 8)  # T's rows: whole vectors of 8
-    scratch = (Scratch("S0", image), Scratch("P", w.items * bands * 8))
+    scratch = (Scratch("S0", image), Scratch("P", w.items * bands * MEAN_WORDS * 4))
     if len(w.colour_passes) > 1:
         scratch += (Scratch("S1", image),)
     if any(kind & PASS_BLUR for kind in w.colour_passes):
@@ -324,7 +328,8 @@ def _colour_passes(w: WarpSpec, dt: np.dtype, C: int, store: dict,
                    "BLUR": int(blur), "MOTION": int(bool(kind & PASS_MOTION)),
                    "MEDIAN": int(bool(kind & PASS_MEDIAN)), "CLAHE": int(clahe),
                    "GATHER": int(bool(kind & PASS_GATHER)),
-                   "JPEG": int(bool(kind & PASS_JPEG)),
+                   "JPEG": int(bool(kind & PASS_JPEG)), "PCA": int(bool(kind & PASS_PCA)),
+                   **({"PCA_DOUBLE": int(fp64)} if kind & PASS_PCA else {}),
                    "WK_COL_HEAVY": w.colour_groups[k],
                    **({"CP_RMAX": MAX_BLUR_RADIUS} if blur else {}),
                    **({**LAB_DEFINES, "CLAHE_PIXELS": CLAHE_PIXELS} if clahe else {})}
