@@ -96,9 +96,10 @@
  *                     to rint(255 B(l / 255)), B(t) = 3 (1 - t)^2 t lo + 3 (1 - t) t^2 hi + t^3,
  *                     lo = w[1 + c], hi = w[5 + c] (float images as levels of 255, rounded in
  *                     and out)
- *   WK_COL_PCA        albumentations' FancyPCA: v + M (v - mean), M = sum_k w[1 + k] l_k e_k e_k^T
- *                     over the eigenpairs (l_k, e_k) of the channels' covariance (N - 1) in
- *                     descending order (in units of 1: l_k over the peak squared); 1 channel:
+ *   WK_COL_PCA        albumentations' FancyPCA: v + M (v - mean), M = E diag(w[1 + k] l_k), the
+ *                     eigenpairs (l_k, column k of E) of the channels' covariance (N - 1) in
+ *                     descending order, each vector with LAPACK's sign (numpy's eigh; in
+ *                     units of 1: l_k over the peak squared); 1 channel:
  *                     M = w[1] times the standard deviation (N) over the peak. Clipped, integer
  *                     images rounded to the nearest level. A whole-image operation as
  *                     WK_COL_CONTRAST (colour_pass.cl's colour_mean sums the channels and their

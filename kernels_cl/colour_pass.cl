@@ -247,9 +247,10 @@ inline void cp_pca_sums(__global const X_T *restrict S, int Ho, int Wo, int b, i
  * n <= 25 dsytd2's Householder tridiagonalisation, dsteqr's implicit QL/QR with its 2 x 2
  * blocks (dlaev2) and rotations (LAPACK 3.10's dlartg), its selection sort, then dorm2r's
  * reflectors), step by step: albumentations' noise takes each eigenvector with the sign LAPACK
- * gives it. In double where the device has it (PCA_DOUBLE; every sign as numpy's on 10^4
- * random matrices); in float otherwise, where LAPACK's iterations (their count set by double's
- * rounding) can end elsewhere: 1 or 2 matrices in 100 have an eigenvector of the other sign */
+ * gives it. In double where the device has it (PCA_DOUBLE; every sign as numpy's: 3000 random
+ * matrices through these steps in double on the host, 200 random images on the device); in
+ * float otherwise, where LAPACK's iterations (their count set by double's rounding) can end
+ * elsewhere: 1 or 2 matrices in 100 have an eigenvector of the other sign */
 #if PCA_DOUBLE
 typedef double pca_t;
 #define PCA_EPS 0x1p-53

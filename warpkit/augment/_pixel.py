@@ -480,10 +480,11 @@ class AutoContrast(ColourTransform):
 
 
 class FancyPCA(ColourTransform):
-    """albumentations' FancyPCA (Krizhevsky et al.'s colour augmentation): each pixel x moves by
-    ``V diag(alpha * lambda) V^T (x - mean)``, lambda and V the eigenvalues (descending) and
-    eigenvectors of the covariance of the image's channels (values in [0, 1], numpy's ``cov``:
-    over N - 1), alpha a normal of deviation ``alpha`` per component, drawn per sample (four,
+    """albumentations' FancyPCA (after Krizhevsky et al.'s colour augmentation): each pixel x
+    moves by albumentations' ``V diag(alpha * lambda) (x - mean)``, lambda and V the eigenvalues
+    (descending) and eigenvectors of the covariance of the image's channels (values in [0, 1],
+    numpy's ``cov``: over N - 1); note that ``x - mean`` is taken channel by channel, not along
+    the eigenvectors. alpha: a normal of deviation ``alpha`` per component, drawn per sample (four,
     recorded as ``alpha_vector``; the image's first C used, the largest eigenvalue's first). An
     image of one channel moves by ``alpha * std * (x - mean)`` (numpy's ``std``: over N), as
     albumentations. Clipped; integer images rounded to the nearest level (albumentations'
@@ -491,10 +492,13 @@ class FancyPCA(ColourTransform):
 
     The mean and covariance are the image's as the steps before it left it: a pass on the
     device sums the channels and their products, and each work-group of the next one solves
-    the 2-4 channels' eigenproblem (Jacobi rotations, in float) before moving the pixels. The
-    eigenvectors' signs do not matter (each enters twice). albumentations computes in double;
-    uint8 results match its levels but where a sum lands within float's error of a half level
-    (within 1 level everywhere). Every dtype, 1 to 4 channels.
+    the 2-4 channels' eigenproblem before moving the pixels. The noise takes each eigenvector
+    with the sign LAPACK gives it (numpy's ``eigh``), so the device takes LAPACK's own steps
+    (in double where it has fp64; in float, 1 or 2 images in 100 get an eigenvector of the other
+    sign: the same law, as the weights are symmetric about 0).
+    albumentations' mean is a float32 sum over the pixels in order, a few thousandths of a level
+    off, so a uint8 sum that lands on a half level may round the other way: within 1 level, and
+    the same level on 98% of the pixels and more. Every dtype, 1 to 4 channels.
 
     Example:
         >>> FancyPCA(alpha=0.1, p=1).colour_ops({"alpha_vector": [0.1, -0.05, 0.02, 0.0]}, 3,
