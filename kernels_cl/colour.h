@@ -103,7 +103,7 @@
  *                     M = w[1] times the standard deviation (N) over the peak. Clipped, integer
  *                     images rounded to the nearest level. A whole-image operation as
  *                     WK_COL_CONTRAST (colour_pass.cl's colour_mean sums the channels and their
- *                     products; colour_apply makes M)
+ *                     products; colour_pca makes M once per item)
  *   WK_COL_JPEG       albumentations' ImageCompression: a JPEG round trip at quality w[1]
  *                     (OpenCV's, libjpeg-turbo's integer codec: colour_pass.cl's
  *                     colour_jpeg_blocks). A whole-image operation: a pass of its own

@@ -54,8 +54,15 @@
 #ifndef PCA_DOUBLE
 #define PCA_DOUBLE 0
 #endif
-/* colour_mean's floats per work-group in P (FancyPCA's 4 sums and 10 products, padded) */
+/* colour_mean's floats per work-group in P (FancyPCA's 4 sums and 10 products, padded), and
+ * colour_pca's per item in PM (the 4 x 4 matrix, the 4 means): the host's MEAN_WORDS and
+ * PCA_WORDS (engine/plan.py) */
+#ifndef CP_PW
 #define CP_PW 16
+#endif
+#ifndef CP_PM
+#define CP_PM 20
+#endif
 #include "warpkit.h"
 #include "colour.h"
 #include "store.h"
@@ -509,7 +516,7 @@ inline void pca_eigh(pca_t a[4][4], pca_t w[4], pca_t z[4][4]) {
  * covariance's eigenvectors and eigenvalues in numpy's order of eigh's values reversed
  * and argsorted (descending where they differ) */
 inline void cp_pca_matrix(const float *t, const float *ref, float np, __global const float *op,
-                          __local float *pm) {
+                          __global float *pm) {
     const int C = CH;
     pca_t a[4][4], z[4][4], w[4];
     for (int c = 0; c < 4; c++) pm[16 + c] = c < C ? ref[c] + t[c] / np : 0.0f;
@@ -543,7 +550,7 @@ inline void cp_pca_matrix(const float *t, const float *ref, float np, __global c
 }
 
 /* WK_COL_PCA on 8 pixels' channels, M and the means in pm */
-inline void cp_pca8(float8 *v, __local const float *pm) {
+inline void cp_pca8(float8 *v, __global const float *pm) {
     const int C = CH;
     float8 dv[4], out[4];
     WK_EACH_C(dv[c] = v[c] - pm[16 + c]);
@@ -554,6 +561,25 @@ inline void cp_pca8(float8 *v, __local const float *pm) {
     }
     WK_EACH_C(v[c] = wk_col_clip(WK_COL_INT ? wk_rint8(out[c]) : out[c]));
 }
+
+/* FancyPCA's matrix and means, once per item (a work-item each; the others return): its bands'
+ * sums (colour_mean's, in P) added up, the eigenproblem solved, into PM (CP_PM floats an
+ * item) for colour_apply's work-groups */
+__kernel void colour_pca(__global const X_T *restrict S, int Ho, int Wo,
+                         __global const float *restrict P, int G, __global const float *restrict COL,
+                         int ncol, int items, __global float *restrict PM) {
+    const int b = (int)get_global_id(0);
+    if (b >= items || (int)WK_COL_OF(b)[0] != WK_COL_PCA) return;
+    float t[14], ref[4];
+    for (int k = 0; k < 14; k++) t[k] = 0.0f;
+    for (int g = 0; g < G; g++)
+        for (int k = 0; k < 14; k++) t[k] += P[CP_PW * ((long)b * G + g) + k];
+    cp_pca_ref(S, Ho, Wo, b, ref);
+    cp_pca_matrix(t, ref, (float)Ho * (float)Wo, WK_COL_OF(b), PM + (long)b * CP_PM);
+}
+#define PCA_PARAM , __global const float *restrict PM
+#else
+#define PCA_PARAM
 #endif
 
 #if BLUR || MOTION || MEDIAN || CLAHE || GATHER || JPEG
@@ -1956,7 +1982,7 @@ __kernel void colour_mean(__global const X_T *restrict S, int Ho, int Wo,
 __kernel void colour_apply(__global const X_T *restrict S, int Ho, int Wo,
                            __global const float *restrict P, int G, __global Y_PTR_T *restrict Y,
                            float4 yscale, float4 ybias, __global const float *restrict COL,
-                           int ncol, int rows BLUR_PARAM CLAHE_PARAM GATHER_PARAM JPEG_PARAM) {
+                           int ncol, int rows BLUR_PARAM CLAHE_PARAM GATHER_PARAM JPEG_PARAM PCA_PARAM) {
     const int C = CH;
     const int lid = (int)get_local_id(0), y0 = (int)get_group_id(1) * rows, b = (int)get_global_id(2);
     /* the item's means, summed once per work-group (a sum per work-item costs more than the
@@ -1964,8 +1990,8 @@ __kernel void colour_apply(__global const X_T *restrict S, int Ho, int Wo,
     __global const float *op = WK_COL_OF(b);
     __local float2 total;
 #if PCA
-    __local float pm[20]; /* FancyPCA's matrix and means (cp_pca_matrix) */
     const int pca = (int)op[0] == WK_COL_PCA;
+    __global const float *pm = PM + (long)b * CP_PM; /* its matrix and means (colour_pca) */
 #endif
 #if BLUR
     __local float K[2 * CP_RMAX + 1]; /* a blur's weights, offsets -r .. r */
@@ -1976,17 +2002,6 @@ __kernel void colour_apply(__global const X_T *restrict S, int Ho, int Wo,
         if (cp_wants_mean(op)) /* (P holds no sums for the others) */
             for (int g = 0; g < G; g++) sum += vload2(0, P + CP_PW * ((long)b * G + g));
         total = sum;
-#if PCA
-        if (pca) {
-            float t[14];
-            for (int k = 0; k < 14; k++) t[k] = 0.0f;
-            for (int g = 0; g < G; g++)
-                for (int k = 0; k < 14; k++) t[k] += P[CP_PW * ((long)b * G + g) + k];
-            float ref[4];
-            cp_pca_ref(S, Ho, Wo, b, ref);
-            cp_pca_matrix(t, ref, (float)Ho * (float)Wo, op, pm);
-        }
-#endif
 #if BLUR
         if (blur) cp_weights(op, K, 0);
 #endif

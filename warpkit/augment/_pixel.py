@@ -491,8 +491,8 @@ class FancyPCA(ColourTransform):
     float round trip).
 
     The mean and covariance are the image's as the steps before it left it: a pass on the
-    device sums the channels and their products, and each work-group of the next one solves
-    the 2-4 channels' eigenproblem before moving the pixels. The noise takes each eigenvector
+    device sums the channels and their products, a work-item per sample then solves the 2-4
+    channels' eigenproblem, and the last pass moves the pixels. The noise takes each eigenvector
     with the sign LAPACK gives it (numpy's ``eigh``), so the device takes LAPACK's own steps
     (in double where it has fp64; in float, 1 or 2 images in 100 get an eigenvector of the other
     sign: the same law, as the weights are symmetric about 0).

@@ -28,12 +28,13 @@ from .output import FLOAT_OUT
 #: colour_apply), with CLAHE (its tiles' tables first: colour_clahe_lut), with a downscale (a
 #: gather in colour_apply from the host's table of source pixels, IDX<pass>), with a JPEG round
 #: trip (its blocks first: colour_jpeg_blocks, the decoded planes in JPG), with FancyPCA (the
-#: mean's launch sums the channels' products; colour_apply makes its matrix)
+#: mean's launch sums the channels' products, colour_pca makes each item's matrix into PM)
 PASS_MEAN, PASS_BLUR, PASS_MOTION, PASS_MEDIAN, PASS_CLAHE, PASS_GATHER, PASS_JPEG, PASS_PCA = \
     1, 2, 4, 8, 16, 32, 64, 128
 
-#: colour_mean's floats per item and work-group (kernels_cl/colour_pass.cl's CP_PW)
-MEAN_WORDS = 16
+#: colour_mean's floats per item and work-group in P (kernels_cl/colour_pass.cl's CP_PW), and
+#: colour_pca's per item in PM (CP_PM: FancyPCA's 4 x 4 matrix and 4 means)
+MEAN_WORDS, PCA_WORDS = 16, 20
 
 #: the most CLAHE tiles per axis (their tables: 256 bytes each, per item; engine.core refuses
 #: more before any launch)
@@ -311,6 +312,8 @@ def _colour_passes(w: WarpSpec, dt: np.dtype, C: int, store: dict,
         scratch += (Scratch("S1", image),)
     if any(kind & PASS_BLUR for kind in w.colour_passes):
         scratch += (Scratch("T", w.items * C * w.ho * wp * 4),)
+    if any(kind & PASS_PCA for kind in w.colour_passes):
+        scratch += (Scratch("PM", w.items * PCA_WORDS * 4),)
     if any(kind & PASS_JPEG for kind in w.colour_passes):  # the decoded planes (uchar)
         scratch += (Scratch("JPG", w.items * (2 * w.ho * w.wo
                                               + 2 * ((w.ho + 1) // 2) * ((w.wo + 1) // 2))),)
@@ -329,7 +332,8 @@ def _colour_passes(w: WarpSpec, dt: np.dtype, C: int, store: dict,
                    "MEDIAN": int(bool(kind & PASS_MEDIAN)), "CLAHE": int(clahe),
                    "GATHER": int(bool(kind & PASS_GATHER)),
                    "JPEG": int(bool(kind & PASS_JPEG)), "PCA": int(bool(kind & PASS_PCA)),
-                   **({"PCA_DOUBLE": int(fp64)} if kind & PASS_PCA else {}),
+                   "CP_PW": MEAN_WORDS,
+                   **({"PCA_DOUBLE": int(fp64), "CP_PM": PCA_WORDS} if kind & PASS_PCA else {}),
                    "WK_COL_HEAVY": w.colour_groups[k],
                    **({"CP_RMAX": MAX_BLUR_RADIUS} if blur else {}),
                    **({**LAB_DEFINES, "CLAHE_PIXELS": CLAHE_PIXELS} if clahe else {})}
@@ -346,6 +350,12 @@ def _colour_passes(w: WarpSpec, dt: np.dtype, C: int, store: dict,
             mean = Variant.of("colour_pass.cl", "colour_mean", **defines)
             launches.append(Launch(mean, (Arg(src), *dims, Arg("P"), *col), (64, bands, w.items),
                                    (64, 1, 1)))
+        if kind & PASS_PCA:  # each item's matrix once, for every work-group of colour_apply
+            pca = Variant.of("colour_pass.cl", "colour_pca", **defines)
+            launches.append(Launch(pca, (Arg(src), *dims, Arg("P"), np.int32(bands), *col,
+                                         np.int32(w.items), Arg("PM")),
+                                   (round_up(w.items, 64), 1, 1), (64, 1, 1)))
+            tables += (Arg("PM"),)
         if clahe:
             sizes = (np.int32(w.clahe_tiles), np.int32(w.clahe_bands))
             hist = Variant.of("colour_pass.cl", "colour_clahe_hist", **defines)
