@@ -104,6 +104,13 @@
  *                     images rounded to the nearest level. A whole-image operation as
  *                     WK_COL_CONTRAST (colour_pass.cl's colour_mean sums the channels and their
  *                     products; colour_pca makes M once per item)
+ *   WK_COL_UNSHARP    albumentations' UnsharpMask: B the image filtered as by WK_COL_BLUR of
+ *                     radius w[1] (the weights of offsets 0 .. r in w[4 ..] and the WK_COL_DATA
+ *                     operations after it), in float, not rounded; the mask m = |v - B| 255 /
+ *                     peak > w[3] per channel, filtered the same way (s); then
+ *                     clip(v + w[2] (v - B)) s + v (1 - s), integer images rounded to the
+ *                     nearest level. A whole-image operation as WK_COL_BLUR (colour_pass.cl's
+ *                     colour_blur_rows, colour_unsharp_rows, then colour_apply)
  *   WK_COL_JPEG       albumentations' ImageCompression: a JPEG round trip at quality w[1]
  *                     (OpenCV's, libjpeg-turbo's integer codec: colour_pass.cl's
  *                     colour_jpeg_blocks). A whole-image operation: a pass of its own
@@ -171,6 +178,7 @@
 #define WK_COL_PIXDROP 29
 #define WK_COL_SHOT 30
 #define WK_COL_PCA 31
+#define WK_COL_UNSHARP 32
 /* WK_COL_HEAVY: which of the larger operations a build holds (the host's engine.core
  * colour_groups: the groups some item's list has, and every group that launch has had in the
  * process, so that a pipeline's builds settle on one); the others are compiled out. Each one

@@ -9,7 +9,11 @@
  *                     WK_COL_PCA the C channels' sums, then the C (C + 1) / 2 products of
  *                     channels c <= d, in that order);
  *   colour_blur_rows  (BLUR 1) filters each row of the items whose pass starts with WK_COL_BLUR
- *                     into T, float, planar (B, C, Ho, Wp), Wp = Wo rounded up to 8;
+ *                     (or WK_COL_UNSHARP) into T, float, planar (B, C, Ho, Wp), Wp = Wo
+ *                     rounded up to 8;
+ *   colour_unsharp_rows (UNSHARP 1, with BLUR 1) for the items whose pass starts with
+ *                     WK_COL_UNSHARP: the blurred image (T's columns) into U, then each row of
+ *                     its threshold's mask filtered into M (see its section below);
  *   colour_jpeg_blocks (JPEG 1) a JPEG round trip's blocks, for the items whose pass starts with
  *                     WK_COL_JPEG: the decoded planes into JPG (see its section below);
  *   colour_apply      filters T's columns (those items), filters the image with a few taps
@@ -50,6 +54,9 @@
 #endif
 #ifndef PCA
 #define PCA 0
+#endif
+#ifndef UNSHARP
+#define UNSHARP 0
 #endif
 #ifndef PCA_DOUBLE
 #define PCA_DOUBLE 0
@@ -964,18 +971,30 @@ inline __attribute__((always_inline)) void cp_median8(__global const X_T *S, int
 #endif
 
 /* the weights of offsets -r .. r at K[-r .. r] (K = h + r + pad; h: 2 (r + pad) + 1 floats, the
- * pad's zeros around them); the radius r */
+ * pad's zeros around them); the radius r. They start at word 2 of a WK_COL_BLUR, word 4 of a
+ * WK_COL_UNSHARP (after its amount and threshold) */
 inline int cp_weights(__global const float *op, __local float *h, int pad) {
-    const int r = (int)op[1];
+    const int r = (int)op[1], first = (int)op[0] == WK_COL_UNSHARP ? 4 : 2;
     for (int j = 0; j < 2 * (r + pad) + 1; j++) h[j] = 0.0f;
-    __global const float *w = op + 2;
-    int left = WK_COL_WORDS - 2;
+    __global const float *w = op + first;
+    int left = WK_COL_WORDS - first;
     for (int j = 0; j <= r; j++) {
         h[pad + r + j] = *w;
         h[pad + r - j] = *w;
         CP_NEXT_WORD(w, left);
     }
     return r;
+}
+
+/* a row filter's tables (work-item 0 of its work-group makes them): K the weights of offsets
+ * -r .. r padded with 7 zeros each side (cp_weights), W[m].sk the weight input x0 + m has in
+ * output xo + k (x0 = xo - r), m in 0 .. 2 r + 7 */
+inline void cp_row_table(__global const float *op, __local float *K, __local float8 *W) {
+    const int r = cp_weights(op, K, 7);
+    for (int m = 0; m < 2 * r + 8; m++) {
+        __local const float *k = K + 2 * r + 7 - m;
+        W[m] = (float8)(k[0], k[1], k[2], k[3], k[4], k[5], k[6], k[7]);
+    }
 }
 
 /* each row of the items whose pass starts with WK_COL_BLUR, filtered: T (B, C, Ho, Wp). A
@@ -993,17 +1012,12 @@ __kernel void colour_blur_rows(__global const X_T *restrict S, int Ho, int Wo,
     const int C = CH;
     const int lid = (int)get_local_id(0), y0 = (int)get_group_id(1) * rows, b = (int)get_global_id(2);
     __global const float *op = WK_COL_OF(b);
-    if ((int)op[0] != WK_COL_BLUR) return; /* the whole work-group: one item */
+    /* the whole work-group: one item (an unsharp mask's image filtered as a blur's) */
+    if ((int)op[0] != WK_COL_BLUR && (int)op[0] != WK_COL_UNSHARP) return;
     __local float K[2 * (CP_RMAX + 7) + 1];
     __local float8 W[2 * CP_RMAX + 8];
     const int r = (int)op[1], L = 2 * r + 8;
-    if (lid == 0) {
-        cp_weights(op, K, 7);
-        for (int m = 0; m < L; m++) {
-            __local const float *k = K + 2 * r + 7 - m;
-            W[m] = (float8)(k[0], k[1], k[2], k[3], k[4], k[5], k[6], k[7]);
-        }
-    }
+    if (lid == 0) cp_row_table(op, K, W);
     barrier(CLK_LOCAL_MEM_FENCE);
     /* the tile's blocks as colour_apply walks them (see there). Written out in both kernels on
      * purpose: a shared macro that opened the walk with a one-trip inner loop for yo and xo
@@ -1046,10 +1060,9 @@ __kernel void colour_blur_rows(__global const X_T *restrict S, int Ho, int Wo,
 }
 
 /* the 8 pixels from xo of row yo filtered along the columns of T (H: the weights of offsets
- * 0 .. r): the item's blurred pixels (integer images rounded to the nearest level, as OpenCV
- * stores them) */
-inline __attribute__((always_inline)) void cp_blur_cols(__global const float *T, int Wp, int Ho, int b, int xo,
-                                                         int yo, int r, __local const float *H, float8 *v) {
+ * 0 .. r), in float as they come */
+inline __attribute__((always_inline)) void cp_cols8(__global const float *T, int Wp, int Ho, int b, int xo,
+                                                     int yo, int r, __local const float *H, float8 *v) {
     const int C = CH;
     __global const float *t = T + (long)b * C * Ho * Wp + xo;
     const long plane = (long)Ho * Wp;
@@ -1063,11 +1076,97 @@ inline __attribute__((always_inline)) void cp_blur_cols(__global const float *T,
                   v[c] += k * (*(__global const float8 *)(tc + (long)ya * Wp) +
                                *(__global const float8 *)(tc + (long)yb * Wp)));
     }
+}
+
+/* the same, as a blur's result: the item's blurred pixels (integer images rounded to the
+ * nearest level, as OpenCV stores them) */
+inline __attribute__((always_inline)) void cp_blur_cols(__global const float *T, int Wp, int Ho, int b, int xo,
+                                                         int yo, int r, __local const float *H, float8 *v) {
+    cp_cols8(T, Wp, Ho, b, xo, yo, r, H, v);
     cp_filtered8(v);
 }
+
+#if UNSHARP
+/* albumentations' UnsharpMask (colour.h's WK_COL_UNSHARP), after colour_blur_rows filtered the
+ * image's rows into T: a work-group's rows, in two steps. First the blurred image B (T's
+ * columns, in float, not rounded) into U, planar as T. Then, once the work-group's rows of U
+ * are written, the mask m = |v - B| 255 / peak > threshold (per channel, 0 or 1) of each of
+ * those rows filtered along the row with the same weights into M (colour_apply filters M's
+ * columns: the soft mask). The mask's row reads only its own row of U, which this work-group
+ * wrote: no other work-group's results are needed. */
+__kernel void colour_unsharp_rows(__global const X_T *restrict S, int Ho, int Wo,
+                                  __global const float *restrict T, int Wp,
+                                  __global const float *restrict COL, int ncol, int rows,
+                                  __global float *restrict U, __global float *restrict M) {
+    const int C = CH;
+    const int lid = (int)get_local_id(0), y0 = (int)get_group_id(1) * rows, b = (int)get_global_id(2);
+    __global const float *op = WK_COL_OF(b);
+    if ((int)op[0] != WK_COL_UNSHARP) return; /* the whole work-group: one item */
+    __local float K[2 * (CP_RMAX + 7) + 1];
+    __local float8 W[2 * CP_RMAX + 8];
+    const int r = (int)op[1], L = 2 * r + 8;
+    if (lid == 0) cp_row_table(op, K, W);
+    barrier(CLK_LOCAL_MEM_FENCE);
+    /* the tile's blocks as colour_blur_rows walks them, written out as there (PoCL 3.0) */
+    const int nbx = (Wo + 7) >> 3, nr = Ho - y0 < rows ? Ho - y0 : rows, blocks = nr * nbx;
+    const int per = (blocks + 63) >> 6, run = rows > 1;
+    const long plane = (long)Ho * Wp, item = (long)b * C * plane;
+    for (int j = 0; j < per; j++) {
+        const int i = run ? lid * per + j : lid + 64 * j;
+        if (i >= blocks) break;
+        const int yo = y0 + i / nbx, xo = 8 * (i - (yo - y0) * nbx);
+        float8 v[4];
+        cp_cols8(T, Wp, Ho, b, xo, yo, r, K + 7 + r, v);
+        WK_EACH_C(*(__global float8 *)(U + item + c * plane + (long)yo * Wp + xo) = v[c]);
+    }
+    barrier(CLK_GLOBAL_MEM_FENCE);
+    const float scale = 255.0f / WK_PEAK, threshold = op[3];
+    for (int j = 0; j < per; j++) {
+        const int i = run ? lid * per + j : lid + 64 * j;
+        if (i >= blocks) break;
+        const int yo = y0 + i / nbx, xo = 8 * (i - (yo - y0) * nbx);
+        __global const X_T *src = S + ((long)b * Ho + yo) * Wo * C;
+        __global const float *u = U + item + (long)yo * Wp;
+        float8 acc[4];
+        WK_EACH_C(acc[c] = 0.0f);
+        for (int m = 0; m < L; m++) {
+            const int x = cp_reflect(xo - r + m, Wo);
+            const float8 wv = W[m];
+            WK_EACH_C(const float d = cp_level1(src[x * C + c]) - u[c * plane + x];
+                      if (fabs(d) * scale > threshold) acc[c] += wv);
+        }
+        WK_EACH_C(*(__global float8 *)(M + item + c * plane + (long)yo * Wp + xo) = acc[c]);
+    }
+}
+
+/* the unsharp mask's result at the 8 pixels from xo of row yo (their values v as cp_load8
+ * gives them): the soft mask s (M's columns), the sharpened image clip(v + amount (v - B)),
+ * then sharp s + v (1 - s), as albumentations computes them (integer images rounded to the
+ * nearest level, as its conversion back stores them) */
+inline __attribute__((always_inline)) void cp_unsharp8(__global const float *M, __global const float *U, int Wp,
+                                                        int Ho, int b, int xo, int yo, int r,
+                                                        __local const float *H, float amount, float8 *v) {
+    const int C = CH;
+    float8 s[4];
+    cp_cols8(M, Wp, Ho, b, xo, yo, r, H, s);
+    __global const float *u = U + (long)b * C * Ho * Wp + (long)yo * Wp + xo;
+    const long plane = (long)Ho * Wp;
+    WK_EACH_C(const float8 sharp = wk_clamp8(v[c] + amount * (v[c] - *(__global const float8 *)(u + c * plane)),
+                                             0.0f, WK_PEAK);
+              v[c] = sharp * s[c] + v[c] * (1.0f - s[c]));
+    cp_filtered8(v);
+}
+#define UNSHARP_PARAM , __global const float *restrict U, __global const float *restrict M
+#else
+#define UNSHARP_PARAM
+#endif
 #define BLUR_PARAM , __global const float *restrict T, int Wp
 #else
+#if UNSHARP
+#error "UNSHARP needs BLUR: an unsharp mask filters the image's rows as a blur does"
+#endif
 #define BLUR_PARAM
+#define UNSHARP_PARAM
 #endif
 
 #if CLAHE
@@ -1982,7 +2081,7 @@ __kernel void colour_mean(__global const X_T *restrict S, int Ho, int Wo,
 __kernel void colour_apply(__global const X_T *restrict S, int Ho, int Wo,
                            __global const float *restrict P, int G, __global Y_PTR_T *restrict Y,
                            float4 yscale, float4 ybias, __global const float *restrict COL,
-                           int ncol, int rows BLUR_PARAM CLAHE_PARAM GATHER_PARAM JPEG_PARAM PCA_PARAM) {
+                           int ncol, int rows BLUR_PARAM UNSHARP_PARAM CLAHE_PARAM GATHER_PARAM JPEG_PARAM PCA_PARAM) {
     const int C = CH;
     const int lid = (int)get_local_id(0), y0 = (int)get_group_id(1) * rows, b = (int)get_global_id(2);
     /* the item's means, summed once per work-group (a sum per work-item costs more than the
@@ -1995,7 +2094,8 @@ __kernel void colour_apply(__global const X_T *restrict S, int Ho, int Wo,
 #endif
 #if BLUR
     __local float K[2 * CP_RMAX + 1]; /* a blur's weights, offsets -r .. r */
-    const int blur = (int)op[0] == WK_COL_BLUR, r = blur ? (int)op[1] : 0;
+    const int unsharp = UNSHARP && (int)op[0] == WK_COL_UNSHARP;
+    const int blur = (int)op[0] == WK_COL_BLUR || unsharp, r = blur ? (int)op[1] : 0;
 #endif
     if (lid == 0) {
         float2 sum = 0.0f;
@@ -2027,6 +2127,12 @@ __kernel void colour_apply(__global const X_T *restrict S, int Ho, int Wo,
         const long row = ((long)b * Ho + yo) * Wo;
         float8 v[4];
 #if BLUR
+#if UNSHARP
+        if (unsharp) {
+            cp_load8(S, row, xo, n, v);
+            cp_unsharp8(M, U, Wp, Ho, b, xo, yo, r, K + r, op[2], v);
+        } else
+#endif
         if (blur)
             cp_blur_cols(T, Wp, Ho, b, xo, yo, r, K + r, v);
         else

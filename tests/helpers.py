@@ -80,6 +80,18 @@ def run_limited(code: str, extra: int = SPARE_ADDRESS_SPACE, timeout: float = 12
                           timeout=timeout, preexec_fn=cap, env=env, cwd=cwd)
 
 
+def warp_with_rows(img: np.ndarray, rows: list, queue) -> np.ndarray:
+    """``img`` through the engine's identity warp with the colour operations ``rows`` (each a
+    list of up to COLOUR_WORDS words, zeros after them), for the engine's checks."""
+    from warpkit.engine.core import COLOUR_WORDS, warp_by
+
+    colour = np.zeros((1, COLOUR_WORDS * len(rows)), np.float32)
+    for j, row in enumerate(rows):
+        colour[0, j * COLOUR_WORDS:j * COLOUR_WORDS + len(row)] = row
+    h, w = img.shape[:2]
+    return warp_by(img, np.eye(3), (w, h), queue=queue, colour=colour)
+
+
 def check_small_cases(img: np.ndarray, geo, cases: list, queue) -> None:
     """Each of ``cases`` (a list of colour steps) after ``geo`` (a geometric step giving a
     21 x 13 output), linear and cubic (the 8-wide kernel and the one-pixel kernel), on ``img``

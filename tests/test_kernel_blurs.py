@@ -18,7 +18,7 @@ from warpkit import augment as W
 from warpkit.augment._filters import (advanced_blur_kernel, bessel_j1, defocus_kernel,
                                       ringing_kernel)
 
-from helpers import check_small_cases
+from helpers import check_small_cases, warp_with_rows
 
 os.environ.setdefault("NO_ALBUMENTATIONS_UPDATE", "1")
 with warnings.catch_warnings():
@@ -220,15 +220,12 @@ def test_refused_arguments_and_the_engines_checks(queue):
         W.RingingOvershoot(cutoff=1.0)
     with pytest.raises(ValueError, match="cutoff"):
         W.RingingOvershoot(cutoff=(0.5, 4.0))
-    from warpkit.engine.core import COL_DATA, COL_TAPS, COLOUR_WORDS, warp_by
+    from warpkit.engine.core import COL_DATA, COL_TAPS
 
     img = PHOTOS["coffee"][:20, :30].copy()
 
     def warp(*rows):
-        colour = np.zeros((1, COLOUR_WORDS * len(rows)), np.float32)
-        for j, row in enumerate(rows):
-            colour[0, j * COLOUR_WORDS:j * COLOUR_WORDS + len(row)] = row
-        return warp_by(img, np.eye(3), (30, 20), queue=queue, colour=colour)
+        return warp_with_rows(img, list(rows), queue)
 
     row = [COL_DATA, 0, -1, 3]  # dy 0, dx -1 .. 1
     for rows, match in [([[COL_TAPS, 0, 1, 0]], r"whole counts of rows \(>= 1, got 0\)"),

@@ -21,15 +21,15 @@ from typing import Any
 
 import numpy as np
 
-from ..engine.core import COL_DATA as DATA, COL_TAPS as TAPS
-from ..engine.plan import MAX_TAPS
+from ..engine.core import COL_DATA as DATA, COL_TAPS as TAPS, COL_UNSHARP as UNSHARP
+from ..engine.plan import MAX_BLUR_RADIUS, MAX_TAPS
 from ._base import value_range
 from ._transforms import _OneLane
 from ._colour import ColourTransform, _kernel_sizes, _non_negative, _odd_size, _odd_sizes, \
-    _signed
+    _signed, _with_data
 
-__all__ = ["AdvancedBlur", "Defocus", "RingingOvershoot", "advanced_blur_kernel", "bessel_j1",
-           "defocus_kernel", "ringing_kernel", "taps"]
+__all__ = ["AdvancedBlur", "Defocus", "RingingOvershoot", "UnsharpMask", "advanced_blur_kernel",
+           "bessel_j1", "defocus_kernel", "ringing_kernel", "taps"]
 
 
 def taps(kernel: np.ndarray) -> list[list[float]]:
@@ -68,8 +68,9 @@ def advanced_blur_kernel(ksize: int, sigma_x: float, sigma_y: float, angle: floa
     return kernel.astype(np.float32) / np.sum(kernel)
 
 
-#: OpenCV's Gaussian kernels of 3 and 5 taps for sigma 0 (its small_gaussian_tab)
-_SMALL_GAUSSIAN = {3: [0.25, 0.5, 0.25], 5: [0.0625, 0.25, 0.375, 0.25, 0.0625]}
+#: OpenCV's Gaussian kernels of 3, 5 and 7 taps for sigma 0 (its small_gaussian_tab)
+_SMALL_GAUSSIAN = {3: [0.25, 0.5, 0.25], 5: [0.0625, 0.25, 0.375, 0.25, 0.0625],
+                   7: [0.03125, 0.109375, 0.21875, 0.28125, 0.21875, 0.109375, 0.03125]}
 
 
 def _gaussian_1d(ksize: int, sigma: float) -> np.ndarray:
@@ -286,3 +287,65 @@ class RingingOvershoot(ColourTransform):
 
     def config(self):
         return {"blur_limit": list(self.blur_limit), "cutoff": list(self.cutoff)}
+
+
+class UnsharpMask(ColourTransform):
+    """albumentations' UnsharpMask: the image sharpened by its difference from a Gaussian blur
+    (OpenCV's GaussianBlur of an odd size from ``blur_limit``, as :class:`AdvancedBlur`'s, and
+    a sigma from ``sigma_limit``: 0 takes OpenCV's sigma for the size), by an amount drawn from
+    ``alpha``, where that difference passes ``threshold`` (levels of 255), the mask of those
+    pixels blurred the same way to soften its edges: ``sharp s + v (1 - s)``, ``sharp =
+    clip(v + alpha (v - blur))``, ``s`` the blurred mask, channel by channel, as albumentations
+    computes them in float (integer images rounded back to the nearest level).
+
+    It runs on the device in a pass after the warp (kernels_cl/colour_pass.cl: the image's rows
+    filtered as GaussianBlur's, then colour_unsharp_rows makes the blurred image and filters
+    its mask's rows, then colour_apply filters the mask's columns and mixes), on the image as
+    the steps before it left it. Sizes up to 255 taps.
+
+    Example:
+        >>> t = UnsharpMask(blur_limit=(5, 5), alpha=(0.5, 0.5), p=1)
+        >>> t.draw(np.random.default_rng(0), (64, 64))
+        {'ksize': 5, 'sigma': 0.0, 'alpha': 0.5}
+        >>> ops = t.colour_ops({"ksize": 5, "sigma": 0.0, "alpha": 0.5}, 3, 255.0)
+        >>> ops[0][:7]   # the code, the radius, alpha, the threshold, the weights of 0 .. 2
+        [32, 2.0, 0.5, 10.0, 0.375, 0.25, 0.0625]
+    """
+
+    def __init__(self, blur_limit: Any = (3, 7), sigma_limit: Any = 0.0,
+                 alpha: Any = (0.2, 0.5), threshold: int = 10, p: float = 0.5) -> None:
+        super().__init__(p)
+        self.blur_limit = _kernel_sizes(blur_limit, "blur_limit")
+        if self.blur_limit[1] // 2 > MAX_BLUR_RADIUS:
+            raise ValueError(f"UnsharpMask's blur_limit {list(self.blur_limit)} reaches past "
+                             f"warpkit's largest blur ({2 * MAX_BLUR_RADIUS + 1} taps)")
+        self.sigma_limit = _non_negative(sigma_limit, "sigma_limit")
+        if isinstance(alpha, (int, float, np.number)) and not isinstance(alpha, bool):
+            alpha = (0.0, float(alpha))
+        self.alpha = value_range(alpha, "alpha", False, 0.0, 1.0)[0]
+        if isinstance(threshold, bool) or not float(threshold).is_integer() or \
+                not 0 <= threshold <= 255:
+            raise ValueError(f"threshold must be a whole number in [0, 255], got {threshold!r}")
+        self.threshold = int(threshold)
+
+    def draw(self, rng, size):
+        return self.draw_lanes(_OneLane(rng), [size])[0]
+
+    def draw_lanes(self, lanes, sizes):
+        # albumentations' order: the size, sigma, then alpha
+        k = _odd_sizes(lanes, self.blur_limit, len(sizes))
+        sigma = lanes.uniform(*self.sigma_limit).tolist()
+        alpha = lanes.uniform(*self.alpha).tolist()
+        return [{"ksize": int(a), "sigma": float(b), "alpha": float(c)}
+                for a, b, c in zip(k, sigma, alpha)]
+
+    def colour_ops(self, params, channels, peak):
+        k = _gaussian_1d(params["ksize"], params["sigma"])
+        r = len(k) // 2
+        # the weights of offsets 0 .. r (symmetric), after the amount and the threshold
+        return _with_data([UNSHARP, float(r), float(np.float32(params["alpha"])),
+                           float(self.threshold)], k[r:].astype(np.float32).tolist())
+
+    def config(self):
+        return {"blur_limit": list(self.blur_limit), "sigma_limit": list(self.sigma_limit),
+                "alpha": list(self.alpha), "threshold": self.threshold}

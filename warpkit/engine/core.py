@@ -23,7 +23,7 @@ from .output import (PLAIN, ModelInput, fills as fills_of, model_output, options
 from . import jpeg, lab
 from .plan import (CLAHE_PIXELS, FIXED, MAX_BLUR_RADIUS, MAX_CLAHE_TILES, MAX_MEDIAN_SIZE,
                    MAX_TAP_RADIUS, NO_MAP, PASS_BLUR, PASS_CLAHE, PASS_GATHER, PASS_JPEG, PASS_MEAN,
-                   PASS_MEDIAN, PASS_MOTION, PASS_PCA, PLANS,
+                   PASS_MEDIAN, PASS_MOTION, PASS_PCA, PASS_UNSHARP, PLANS,
                    WarpSpec, fixed_values, image_key, image_values, int32, int64,
                    warp_plan)
 
@@ -243,7 +243,7 @@ def colour_peak(dtype: Any) -> float:
  COL_SATURATE, COL_HUE, COL_HSV, COL_AFFINE_MEAN, COL_NOISE, COL_HOLE, COL_BLUR,
  COL_DATA, COL_MOTION, COL_MEDIAN, COL_CONV, COL_CLAHE, COL_DOWNSCALE, COL_MATRIX,
  COL_CURVE, COL_JPEG, COL_EQUALIZE, COL_ISO, COL_SALT, COL_HOLES, COL_TAPS,
- COL_PIXDROP, COL_SHOT, COL_PCA) = range(1, 32)
+ COL_PIXDROP, COL_SHOT, COL_PCA, COL_UNSHARP) = range(1, 33)
 
 #: colour operations on the image's mean as they find it (the contrast on the gray mean, the
 #: shift by the mean, ISONoise on the lightness's standard deviation, FancyPCA on the channels'
@@ -262,13 +262,13 @@ MIN_SHOT_SCALE = 0.02
 #: colour operations that need the whole image as they find it (its mean; the blurs and the
 #: median: each pixel's neighbours): each starts a pass of kernels_cl/colour_pass.cl after the
 #: warp
-COLOUR_WHOLE = (*COLOUR_MEAN, COL_BLUR, COL_MOTION, COL_MEDIAN, COL_CONV, COL_TAPS, COL_CLAHE,
+COLOUR_WHOLE = (*COLOUR_MEAN, COL_BLUR, COL_UNSHARP, COL_MOTION, COL_MEDIAN, COL_CONV, COL_TAPS, COL_CLAHE,
                 COL_DOWNSCALE, COL_JPEG, COL_EQUALIZE)
 
 
 #: the group of each colour operation's code in a build (kernels_cl/colour.h's WK_COLG_*: the
 #: larger operations, each compiled only into the builds whose group mask has it); 0: always there
-_COLOUR_GROUP = np.zeros(COL_PCA + 1, np.int64)
+_COLOUR_GROUP = np.zeros(COL_UNSHARP + 1, np.int64)
 _COLOUR_GROUP[[COL_GAMMA, COL_HUE, COL_HSV, COL_NOISE, COL_SALT, COL_PIXDROP, COL_SHOT, COL_HOLE,
                COL_HOLES, COL_POSTERIZE, COL_MATRIX, COL_CURVE, COL_ISO]] = [1, 2, 2, 4, 4, 4, 4, 8,
                                                                              8, 16, 128, 128, 256]
@@ -323,7 +323,7 @@ def colour_groups(passes: list[np.ndarray]) -> tuple[int, ...]:
     for k, p in enumerate(passes):
         ops = p.reshape(p.shape[0], -1, COLOUR_WORDS)
         codes = ops[:, :, 0].astype(np.int64)
-        groups = _COLOUR_GROUP[np.clip(codes, 0, COL_PCA)]
+        groups = _COLOUR_GROUP[np.clip(codes, 0, COL_UNSHARP)]
         median = codes == COL_MEDIAN  # its 5x5 and 7x7 networks: groups of their own
         groups[median] |= np.select([ops[:, :, 1][median] == 5, ops[:, :, 1][median] == 7],
                                     [_MEDIAN_NET5, _MEDIAN_NET7], 0)
@@ -336,7 +336,7 @@ def colour_groups(passes: list[np.ndarray]) -> tuple[int, ...]:
 def pass_kinds(passes: list[np.ndarray]) -> tuple[int, ...]:
     """The kind (:data:`PASS_MEAN` | :data:`PASS_BLUR` | :data:`PASS_MOTION` |
     :data:`PASS_MEDIAN` | :data:`PASS_CLAHE` | :data:`PASS_GATHER` | :data:`PASS_JPEG` |
-    :data:`PASS_PCA`) of each
+    :data:`PASS_PCA` | :data:`PASS_UNSHARP`) of each
     colour pass after the warp (``passes``: :func:`colour_passes`'s list, the warp's own
     operations first)."""
     return tuple(PASS_MEAN * bool(np.isin(p[:, 0], COLOUR_MEAN).any())
@@ -346,7 +346,8 @@ def pass_kinds(passes: list[np.ndarray]) -> tuple[int, ...]:
                  | PASS_CLAHE * bool(np.isin(p[:, 0], (COL_CLAHE, COL_EQUALIZE)).any())
                  | PASS_GATHER * bool((p[:, 0] == COL_DOWNSCALE).any())
                  | PASS_JPEG * bool((p[:, 0] == COL_JPEG).any())
-                 | PASS_PCA * bool((p[:, 0] == COL_PCA).any()) for p in passes[1:])
+                 | PASS_PCA * bool((p[:, 0] == COL_PCA).any())
+                 | PASS_UNSHARP * bool((p[:, 0] == COL_UNSHARP).any()) for p in passes[1:])
 
 
 def downscale_tables(passes: list[np.ndarray], wo: int, ho: int) -> dict[int, np.ndarray]:
@@ -531,15 +532,21 @@ def _check_filters(ops: np.ndarray) -> None:
                              f"of its {holes:g}")
     for i, j in zip(*np.nonzero(codes == COL_TAPS)):
         _check_taps(ops[i], i, j)
-    for i, j in zip(*np.nonzero((codes == COL_BLUR) | (codes == COL_MOTION))):
-        blur = codes[i, j] == COL_BLUR
+    for i, j in zip(*np.nonzero(codes == COL_UNSHARP)):
+        amount, threshold = float(ops[i, j, 2]), float(ops[i, j, 3])
+        if not (math.isfinite(amount) and math.isfinite(threshold)):
+            raise ValueError(f"colour[{i}]'s operation {j}: COL_UNSHARP's amount and threshold "
+                             f"must be finite, got {amount:g} and {threshold:g}")
+    for i, j in zip(*np.nonzero(np.isin(codes, (COL_BLUR, COL_UNSHARP, COL_MOTION)))):
+        blur = codes[i, j] != COL_MOTION
         count = float(ops[i, j, 1])
-        name = "COL_BLUR's radius" if blur else "COL_MOTION's tap count"
+        name = ("COL_BLUR's radius" if codes[i, j] == COL_BLUR else "COL_UNSHARP's radius") \
+            if blur else "COL_MOTION's tap count"
         if not (count.is_integer() and 0 <= count <= (MAX_BLUR_RADIUS if blur else 2**24)):
             raise ValueError(f"colour[{i}]'s operation {j}: {name} must be a whole number in "
                              f"[0, {MAX_BLUR_RADIUS if blur else 2**24}], got {count:g}")
-        values, own = (int(count) + 1, COLOUR_WORDS - 2) if blur else \
-            (2 * int(count), COLOUR_WORDS - 3)
+        own = COLOUR_WORDS - (4 if codes[i, j] == COL_UNSHARP else 2)
+        values, own = (int(count) + 1, own) if blur else (2 * int(count), COLOUR_WORDS - 3)
         data = -(-max(values - own, 0) // (COLOUR_WORDS - 1))
         if j + data >= k or not (codes[i, j + 1:j + 1 + data] == COL_DATA).all():
             raise ValueError(f"colour[{i}]'s operation {j}: {name} {count:g} needs {values} "

@@ -31,6 +31,9 @@ from .output import FLOAT_OUT
 #: mean's launch sums the channels' products, colour_pca makes each item's matrix into PM)
 PASS_MEAN, PASS_BLUR, PASS_MOTION, PASS_MEDIAN, PASS_CLAHE, PASS_GATHER, PASS_JPEG, PASS_PCA = \
     1, 2, 4, 8, 16, 32, 64, 128
+#: ... and with an unsharp mask (the rows' launch as a blur's, then colour_unsharp_rows: the
+#: blurred image into U, its threshold's mask filtered along the rows into UM)
+PASS_UNSHARP = 256
 
 #: colour_mean's floats per item and work-group in P (kernels_cl/colour_pass.cl's CP_PW), and
 #: colour_pca's per item in PM (CP_PM: FancyPCA's 4 x 4 matrix and 4 means)
@@ -310,8 +313,11 @@ def _colour_passes(w: WarpSpec, dt: np.dtype, C: int, store: dict,
     scratch = (Scratch("S0", image), Scratch("P", w.items * bands * MEAN_WORDS * 4))
     if len(w.colour_passes) > 1:
         scratch += (Scratch("S1", image),)
-    if any(kind & PASS_BLUR for kind in w.colour_passes):
+    if any(kind & (PASS_BLUR | PASS_UNSHARP) for kind in w.colour_passes):
         scratch += (Scratch("T", w.items * C * w.ho * wp * 4),)
+    if any(kind & PASS_UNSHARP for kind in w.colour_passes):
+        scratch += (Scratch("U", w.items * C * w.ho * wp * 4),
+                    Scratch("UM", w.items * C * w.ho * wp * 4))
     if any(kind & PASS_PCA for kind in w.colour_passes):
         scratch += (Scratch("PM", w.items * PCA_WORDS * 4),)
     if any(kind & PASS_JPEG for kind in w.colour_passes):  # the decoded planes (uchar)
@@ -326,12 +332,14 @@ def _colour_passes(w: WarpSpec, dt: np.dtype, C: int, store: dict,
     for k, kind in enumerate(w.colour_passes, 1):
         src, col = f"S{(k - 1) % 2}", (Arg(f"COL{k}"), Arg(f"ncol{k}"))
         last = k == len(w.colour_passes)
-        blur, clahe = bool(kind & PASS_BLUR), bool(kind & PASS_CLAHE)
+        unsharp = bool(kind & PASS_UNSHARP)
+        blur, clahe = bool(kind & PASS_BLUR) or unsharp, bool(kind & PASS_CLAHE)
         defines = {**VALUE_TYPES[dt].defines("X"), **(store if last else {}), "CH": C,
                    "BLUR": int(blur), "MOTION": int(bool(kind & PASS_MOTION)),
                    "MEDIAN": int(bool(kind & PASS_MEDIAN)), "CLAHE": int(clahe),
                    "GATHER": int(bool(kind & PASS_GATHER)),
                    "JPEG": int(bool(kind & PASS_JPEG)), "PCA": int(bool(kind & PASS_PCA)),
+                   "UNSHARP": int(unsharp),
                    "CP_PW": MEAN_WORDS,
                    **({"PCA_DOUBLE": int(fp64), "CP_PM": PCA_WORDS} if kind & PASS_PCA else {}),
                    "WK_COL_HEAVY": w.colour_groups[k],
@@ -370,10 +378,16 @@ def _colour_passes(w: WarpSpec, dt: np.dtype, C: int, store: dict,
             filt = Variant.of("colour_pass.cl", "colour_blur_rows", **defines)
             launches.append(Launch(filt, (Arg(src), *dims, Arg("T"), np.int32(wp), *col,
                                           np.int32(tile)), groups, (64, 1, 1)))
+        if unsharp:
+            rows = Variant.of("colour_pass.cl", "colour_unsharp_rows", **defines)
+            launches.append(Launch(rows, (Arg(src), *dims, Arg("T"), np.int32(wp), *col,
+                                          np.int32(tile), Arg("U"), Arg("UM")), groups,
+                                   (64, 1, 1)))
         apply = Variant.of("colour_pass.cl", "colour_apply", **defines)
         launches.append(Launch(apply, (Arg(src), *dims, Arg("P"), np.int32(bands),
                                        Arg("Y" if last else f"S{k % 2}"), Arg("yscale"),
                                        Arg("ybias"), *col, np.int32(tile),
-                                       *((Arg("T"), np.int32(wp)) if blur else ()), *tables),
+                                       *((Arg("T"), np.int32(wp)) if blur else ()),
+                                       *((Arg("U"), Arg("UM")) if unsharp else ()), *tables),
                                groups, (64, 1, 1)))
     return tuple(launches), scratch
