@@ -18,8 +18,8 @@ ColorJitter's contrast takes the passes after the warp (the image's mean), so th
 times it without the contrast. A fourth times GaussNoise(p=0.5) + CoarseDropout(1-4 holes,
 p=0.5) after the same geometry, made in the warp's store, against albumentations; a fifth
 GaussianBlur(p=0.5) (a pass after the warp), with each blur (GaussianBlur, MotionBlur, Blur,
-MedianBlur, AdvancedBlur, Defocus, RingingOvershoot), CLAHE, Equalize, AutoContrast,
-AdditiveNoise (Beta per pixel), ISONoise, SaltAndPepper, ShotNoise, PixelDropout, GridDropout,
+MedianBlur, AdvancedBlur, Defocus, RingingOvershoot, UnsharpMask), CLAHE, Equalize,
+AutoContrast, AdditiveNoise (Beta per pixel), ISONoise, SaltAndPepper, ShotNoise, PixelDropout, GridDropout,
 Downscale and ImageCompression (a JPEG round trip) on every sample beside it, and five pointwise transforms (ToSepia,
 PlanckianJitter, RandomToneCurve, MultiplicativeNoise, ChannelDropout) at p=0.5.
 torchvision's v2 transforms are not a peer here: torchvision from PyPI does not load beside this
@@ -313,7 +313,8 @@ def noise_runs(data, have_alb: bool) -> dict:
 
 def blur_runs(data, have_alb: bool) -> dict:
     """GaussianBlur's pass: warpkit with and without it (p=0.5, and p=1; MotionBlur, Blur,
-    MedianBlur, AdvancedBlur, Defocus, RingingOvershoot, CLAHE, Equalize, AutoContrast,
+    MedianBlur, AdvancedBlur, Defocus, RingingOvershoot, UnsharpMask, CLAHE, Equalize,
+    AutoContrast,
     AdditiveNoise (Beta per pixel), ISONoise, SaltAndPepper, ShotNoise, PixelDropout,
     GridDropout, Downscale and ImageCompression at p=1, their defaults; ToSepia,
     PlanckianJitter, RandomToneCurve, MultiplicativeNoise and ChannelDropout at p=0.5, in the warp's store), albumentations doing the same (each such row
@@ -322,7 +323,7 @@ def blur_runs(data, have_alb: bool) -> dict:
     from warpkit.augment import (CLAHE, AdvancedBlur, AutoContrast, Blur, Defocus, Downscale,
                                  Equalize, GaussianBlur, GridDropout, ImageCompression, ISONoise,
                                  MedianBlur, MotionBlur, PixelDropout, RingingOvershoot,
-                                 SaltAndPepper, ShotNoise)
+                                 SaltAndPepper, ShotNoise, UnsharpMask)
 
     def pixel(m):  # the same five from warpkit.augment (W) or albumentations (A)
         return [m.ToSepia(p=0.5), m.PlanckianJitter(p=0.5), m.RandomToneCurve(p=0.5),
@@ -347,6 +348,7 @@ def blur_runs(data, have_alb: bool) -> dict:
         "warpkit, geometry and AdvancedBlur on every sample": [AdvancedBlur(p=1)],
         "warpkit, geometry and Defocus on every sample": [Defocus(p=1)],
         "warpkit, geometry and RingingOvershoot on every sample": [RingingOvershoot(p=1)],
+        "warpkit, geometry and UnsharpMask on every sample": [UnsharpMask(p=1)],
         "warpkit, geometry and Downscale on every sample": [Downscale(p=1)],
         "warpkit, geometry and ImageCompression on every sample": [ImageCompression(p=1)],
         "warpkit, geometry and 5 pixel transforms (p=0.5)": pixel(W),
@@ -372,6 +374,7 @@ def blur_runs(data, have_alb: bool) -> dict:
          "warpkit, geometry and Defocus on every sample": lambda A: [A.Defocus(p=1)],
          "warpkit, geometry and RingingOvershoot on every sample":
              lambda A: [A.RingingOvershoot(p=1)],
+         "warpkit, geometry and UnsharpMask on every sample": lambda A: [A.UnsharpMask(p=1)],
          "warpkit, geometry and Downscale on every sample": lambda A: [A.Downscale(p=1)],
          "warpkit, geometry and ImageCompression on every sample":
              lambda A: [A.ImageCompression(p=1)],

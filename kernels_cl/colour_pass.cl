@@ -1089,15 +1089,15 @@ inline __attribute__((always_inline)) void cp_blur_cols(__global const float *T,
 #if UNSHARP
 /* albumentations' UnsharpMask (colour.h's WK_COL_UNSHARP), after colour_blur_rows filtered the
  * image's rows into T: a work-group's rows, in two steps. First the blurred image B (T's
- * columns, in float, not rounded) into U, planar as T. Then, once the work-group's rows of U
- * are written, the mask m = |v - B| 255 / peak > threshold (per channel, 0 or 1) of each of
- * those rows filtered along the row with the same weights into M (colour_apply filters M's
- * columns: the soft mask). The mask's row reads only its own row of U, which this work-group
- * wrote: no other work-group's results are needed. */
+ * columns, in float, not rounded) and its mask m = |v - B| 255 / peak > threshold (0 or 1 per
+ * value) into U, uchar, planar as T. Then, once the work-group's rows of U are written, each
+ * of those rows of the mask filtered along the row with the same weights into M (colour_apply
+ * filters M's columns: the soft mask, and T's columns again for B). The mask's row reads only
+ * its own row of U, which this work-group wrote: no other work-group's results are needed. */
 __kernel void colour_unsharp_rows(__global const X_T *restrict S, int Ho, int Wo,
                                   __global const float *restrict T, int Wp,
                                   __global const float *restrict COL, int ncol, int rows,
-                                  __global float *restrict U, __global float *restrict M) {
+                                  __global uchar *restrict U, __global float *restrict M) {
     const int C = CH;
     const int lid = (int)get_local_id(0), y0 = (int)get_group_id(1) * rows, b = (int)get_global_id(2);
     __global const float *op = WK_COL_OF(b);
@@ -1111,52 +1111,62 @@ __kernel void colour_unsharp_rows(__global const X_T *restrict S, int Ho, int Wo
     const int nbx = (Wo + 7) >> 3, nr = Ho - y0 < rows ? Ho - y0 : rows, blocks = nr * nbx;
     const int per = (blocks + 63) >> 6, run = rows > 1;
     const long plane = (long)Ho * Wp, item = (long)b * C * plane;
-    for (int j = 0; j < per; j++) {
-        const int i = run ? lid * per + j : lid + 64 * j;
-        if (i >= blocks) break;
-        const int yo = y0 + i / nbx, xo = 8 * (i - (yo - y0) * nbx);
-        float8 v[4];
-        cp_cols8(T, Wp, Ho, b, xo, yo, r, K + 7 + r, v);
-        WK_EACH_C(*(__global float8 *)(U + item + c * plane + (long)yo * Wp + xo) = v[c]);
-    }
-    barrier(CLK_GLOBAL_MEM_FENCE);
     const float scale = 255.0f / WK_PEAK, threshold = op[3];
     for (int j = 0; j < per; j++) {
         const int i = run ? lid * per + j : lid + 64 * j;
         if (i >= blocks) break;
         const int yo = y0 + i / nbx, xo = 8 * (i - (yo - y0) * nbx);
-        __global const X_T *src = S + ((long)b * Ho + yo) * Wo * C;
-        __global const float *u = U + item + (long)yo * Wp;
+        const int n = Wo - xo < 8 ? Wo - xo : 8;
+        float8 v[4], B[4];
+        cp_cols8(T, Wp, Ho, b, xo, yo, r, K + 7 + r, B);
+        cp_load8(S, ((long)b * Ho + yo) * Wo, xo, n, v);
+        /* (select, not convert_uchar8(m & 1): Oclgrind stored that as 255) */
+        WK_EACH_C(const int8 m = fabs(v[c] - B[c]) * scale > (float8)threshold;
+                  vstore8(select((uchar8)0, (uchar8)1, convert_char8(m)), 0,
+                          U + item + c * plane + (long)yo * Wp + xo));
+    }
+    barrier(CLK_GLOBAL_MEM_FENCE);
+    for (int j = 0; j < per; j++) {
+        const int i = run ? lid * per + j : lid + 64 * j;
+        if (i >= blocks) break;
+        const int yo = y0 + i / nbx, xo = 8 * (i - (yo - y0) * nbx);
+        __global const uchar *u = U + item + (long)yo * Wp;
+        const int x0 = xo - r;
         float8 acc[4];
         WK_EACH_C(acc[c] = 0.0f);
-        for (int m = 0; m < L; m++) {
-            const int x = cp_reflect(xo - r + m, Wo);
-            const float8 wv = W[m];
-            WK_EACH_C(const float d = cp_level1(src[x * C + c]) - u[c * plane + x];
-                      if (fabs(d) * scale > threshold) acc[c] += wv);
+        if (x0 >= 0 && x0 + L <= Wo) { /* tap by tap, the 8 outputs' inputs that far along */
+            for (int t = -r; t <= r; t++) {
+                const float w = K[7 + r + t];
+                WK_EACH_C(acc[c] += convert_float8(vload8(0, u + c * plane + xo + t)) * w);
+            }
+        } else { /* near an end: each input (reflected) once, weighing all 8 (W) */
+            for (int m = 0; m < L; m++) {
+                const int x = cp_reflect(x0 + m, Wo);
+                const float8 wv = W[m];
+                WK_EACH_C(acc[c] += (float)u[c * plane + x] * wv);
+            }
         }
         WK_EACH_C(*(__global float8 *)(M + item + c * plane + (long)yo * Wp + xo) = acc[c]);
     }
 }
 
 /* the unsharp mask's result at the 8 pixels from xo of row yo (their values v as cp_load8
- * gives them): the soft mask s (M's columns), the sharpened image clip(v + amount (v - B)),
- * then sharp s + v (1 - s), as albumentations computes them (integer images rounded to the
- * nearest level, as its conversion back stores them) */
-inline __attribute__((always_inline)) void cp_unsharp8(__global const float *M, __global const float *U, int Wp,
+ * gives them): the soft mask s (M's columns), the sharpened image clip(v + amount (v - B)) (B:
+ * T's columns, as colour_unsharp_rows made them), then sharp s + v (1 - s), as albumentations
+ * computes them (integer images rounded to the nearest level, as its conversion back stores
+ * them) */
+inline __attribute__((always_inline)) void cp_unsharp8(__global const float *M, __global const float *T, int Wp,
                                                         int Ho, int b, int xo, int yo, int r,
                                                         __local const float *H, float amount, float8 *v) {
     const int C = CH;
-    float8 s[4];
+    float8 s[4], B[4];
     cp_cols8(M, Wp, Ho, b, xo, yo, r, H, s);
-    __global const float *u = U + (long)b * C * Ho * Wp + (long)yo * Wp + xo;
-    const long plane = (long)Ho * Wp;
-    WK_EACH_C(const float8 sharp = wk_clamp8(v[c] + amount * (v[c] - *(__global const float8 *)(u + c * plane)),
-                                             0.0f, WK_PEAK);
+    cp_cols8(T, Wp, Ho, b, xo, yo, r, H, B);
+    WK_EACH_C(const float8 sharp = wk_clamp8(v[c] + amount * (v[c] - B[c]), 0.0f, WK_PEAK);
               v[c] = sharp * s[c] + v[c] * (1.0f - s[c]));
     cp_filtered8(v);
 }
-#define UNSHARP_PARAM , __global const float *restrict U, __global const float *restrict M
+#define UNSHARP_PARAM , __global const float *restrict M
 #else
 #define UNSHARP_PARAM
 #endif
@@ -2130,7 +2140,7 @@ __kernel void colour_apply(__global const X_T *restrict S, int Ho, int Wo,
 #if UNSHARP
         if (unsharp) {
             cp_load8(S, row, xo, n, v);
-            cp_unsharp8(M, U, Wp, Ho, b, xo, yo, r, K + r, op[2], v);
+            cp_unsharp8(M, T, Wp, Ho, b, xo, yo, r, K + r, op[2], v);
         } else
 #endif
         if (blur)

@@ -32,7 +32,7 @@ from .output import FLOAT_OUT
 PASS_MEAN, PASS_BLUR, PASS_MOTION, PASS_MEDIAN, PASS_CLAHE, PASS_GATHER, PASS_JPEG, PASS_PCA = \
     1, 2, 4, 8, 16, 32, 64, 128
 #: ... and with an unsharp mask (the rows' launch as a blur's, then colour_unsharp_rows: the
-#: blurred image into U, its threshold's mask filtered along the rows into UM)
+#: threshold's mask of the blurred image into U, its rows filtered into UM)
 PASS_UNSHARP = 256
 
 #: colour_mean's floats per item and work-group in P (kernels_cl/colour_pass.cl's CP_PW), and
@@ -316,7 +316,7 @@ def _colour_passes(w: WarpSpec, dt: np.dtype, C: int, store: dict,
     if any(kind & (PASS_BLUR | PASS_UNSHARP) for kind in w.colour_passes):
         scratch += (Scratch("T", w.items * C * w.ho * wp * 4),)
     if any(kind & PASS_UNSHARP for kind in w.colour_passes):
-        scratch += (Scratch("U", w.items * C * w.ho * wp * 4),
+        scratch += (Scratch("U", w.items * C * w.ho * wp),  # the mask (uchar)
                     Scratch("UM", w.items * C * w.ho * wp * 4))
     if any(kind & PASS_PCA for kind in w.colour_passes):
         scratch += (Scratch("PM", w.items * PCA_WORDS * 4),)
@@ -388,6 +388,6 @@ def _colour_passes(w: WarpSpec, dt: np.dtype, C: int, store: dict,
                                        Arg("Y" if last else f"S{k % 2}"), Arg("yscale"),
                                        Arg("ybias"), *col, np.int32(tile),
                                        *((Arg("T"), np.int32(wp)) if blur else ()),
-                                       *((Arg("U"), Arg("UM")) if unsharp else ()), *tables),
+                                       *((Arg("UM"),) if unsharp else ()), *tables),
                                groups, (64, 1, 1)))
     return tuple(launches), scratch
