@@ -12,8 +12,8 @@
  *                     (or WK_COL_UNSHARP) into T, float, planar (B, C, Ho, Wp), Wp = Wo
  *                     rounded up to 8;
  *   colour_unsharp_rows (UNSHARP 1, with BLUR 1) for the items whose pass starts with
- *                     WK_COL_UNSHARP: the blurred image (T's columns) into U, then each row of
- *                     its threshold's mask filtered into M (see its section below);
+ *                     WK_COL_UNSHARP: the threshold's mask of the blurred image (T's columns)
+ *                     into U, then each row of it filtered into M (see its section below);
  *   colour_jpeg_blocks (JPEG 1) a JPEG round trip's blocks, for the items whose pass starts with
  *                     WK_COL_JPEG: the decoded planes into JPG (see its section below);
  *   colour_apply      filters T's columns (those items), filters the image with a few taps

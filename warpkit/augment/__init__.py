@@ -51,8 +51,8 @@ from ._colour import (CLAHE, Blur, ChannelShuffle, ColorJitter, Downscale, Embos
                       GaussNoise, HueSaturationValue, InvertImg, MedianBlur, MotionBlur,
                       Posterize, RandomBrightnessContrast, RandomGamma, RGBShift, Sharpen,
                       Solarize, ToGray)
-from ._dropout import (CoarseDropout, Erasing, FrequencyMasking, GridDropout, TimeMasking,
-                       XYMasking)
+from ._dropout import (CoarseDropout, ConstrainedCoarseDropout, Erasing, FrequencyMasking,
+                       GridDropout, TimeMasking, XYMasking)
 from ._filters import AdvancedBlur, Defocus, RingingOvershoot, UnsharpMask
 from ._pixel_dropout import PixelDropout
 from ._additive import AdditiveNoise
@@ -76,8 +76,9 @@ from ._transforms import (CenterCrop, Crop, Pad, RandomCrop, RandomCropFromBorde
 
 __all__ = ["AdditiveNoise", "AdvancedBlur", "Affine", "AtLeastOneBBoxRandomCrop", "AutoContrast",
            "batches", "BboxParams", "BBoxSafeRandomCrop", "Blur", "CenterCrop", "ChannelDropout",
-           "ChannelShuffle", "CLAHE", "CoarseDropout", "collate", "ColorJitter", "Compose", "Crop",
-           "CropAndPad", "CropNonEmptyMaskIfExists", "CutMix", "D4", "Defocus", "Downscale",
+           "ChannelShuffle", "CLAHE", "CoarseDropout", "collate", "ColorJitter", "Compose",
+           "ConstrainedCoarseDropout", "Crop", "CropAndPad", "CropNonEmptyMaskIfExists", "CutMix",
+           "D4", "Defocus", "Downscale",
            "ElasticTransform", "Emboss", "EpochSampler", "Equalize", "Erasing", "FancyPCA",
            "FrequencyMasking",
            "from_albumentations", "GaussianBlur", "GaussNoise", "GridDistortion", "GridDropout",

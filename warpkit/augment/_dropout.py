@@ -34,7 +34,8 @@ from ..engine.core import COLOUR_WORDS as WORDS
 from ._base import Transform, contains, value_range
 from ._colour import ColourTransform, draw_key, draw_keys
 
-__all__ = ["CoarseDropout", "Erasing", "FrequencyMasking", "GridDropout", "TimeMasking",
+__all__ = ["CoarseDropout", "ConstrainedCoarseDropout", "Erasing", "FrequencyMasking",
+           "GridDropout", "TimeMasking",
            "XYMasking", "boxes_past_holes",
            "has_dropout", "hole_mask", "in_holes", "output_holes"]
 
@@ -82,7 +83,11 @@ class _Dropout(ColourTransform):
         raise NotImplementedError
 
     def draw(self, rng, size):
-        holes = self._holes(rng, size)
+        return self._params(rng, self._holes(rng, size), size)
+
+    def _params(self, rng, holes: list[list[int]], size) -> dict:
+        """A draw's parameters: its holes, the size they were drawn on, then the fill's key
+        or the holes' colours drawn after them."""
         params: dict[str, Any] = {"holes": holes, "size": [int(size[0]), int(size[1])]}
         if self.fill == "random":
             params["key"] = draw_key(rng)[:2]
@@ -581,6 +586,98 @@ class CoarseDropout(_Dropout):
         return {"num_holes_range": list(self.num_holes_range),
                 "hole_height_range": list(self.hole_height_range),
                 "hole_width_range": list(self.hole_width_range), **super().config()}
+
+
+class ConstrainedCoarseDropout(_Dropout):
+    """albumentations' ConstrainedCoarseDropout by ``bbox_labels``: holes inside the boxes whose
+    label (the first label field, albumentations' fifth column) is one of ``bbox_labels``, the
+    boxes as the transform finds them (carried through the steps before it); ``num_holes_range``
+    holes per box (one count drawn for all), each of a height and width from
+    ``hole_height_range`` / ``hole_width_range`` (fractions of the box's side, truncated to
+    whole pixels), placed uniformly inside the box, filled as :class:`CoarseDropout` fills.
+    albumentations' draws in its order: the count, then every box's hole heights, widths, left
+    and top offsets (numpy's ``uniform`` over (boxes, holes) arrays), corners truncated to whole
+    pixels. No matching box, no holes.
+
+    ``mask_indices`` (holes about points of the mask's objects) is refused: albumentations
+    picks them from the mask as the steps before it resampled it, which warpkit does not make
+    on the host.
+
+    Example:
+        >>> from warpkit.augment._targets import Seen
+        >>> t = ConstrainedCoarseDropout(hole_height_range=(0.5, 0.5),
+        ...                              hole_width_range=(0.5, 0.5), bbox_labels=["cat"], p=1)
+        >>> seen = Seen((64, 64), np.array([[8., 8., 40., 24.], [0., 0., 4., 4.]]),
+        ...             labels=["cat", "dog"])
+        >>> holes = t.draw_seen(np.random.default_rng(0), (64, 64), seen)["holes"]
+        >>> len(holes), holes[0][2] - holes[0][0], holes[0][3] - holes[0][1]
+        (1, 16, 8)
+    """
+
+    reads = frozenset({"boxes"})
+
+    def __init__(self, num_holes_range: Any = (1, 1), hole_height_range: Any = (0.1, 0.1),
+                 hole_width_range: Any = (0.1, 0.1), fill: Any = 0, fill_mask: Any = None,
+                 p: float = 0.5, mask_indices: Any = None, bbox_labels: Any = None) -> None:
+        super().__init__(fill, fill_mask, p)
+        if mask_indices is not None:
+            raise ValueError("ConstrainedCoarseDropout(mask_indices=...) is not supported: "
+                             "albumentations picks those holes from the mask as the steps "
+                             "before it resampled it; warpkit takes bbox_labels (holes inside "
+                             "the boxes of those labels)")
+        lo, hi = value_range(num_holes_range, "num_holes_range", False, 1, math.inf)[0]
+        if lo != int(lo) or hi != int(hi):
+            raise ValueError(f"num_holes_range must be whole numbers, got {num_holes_range!r}")
+        self.num_holes_range = (int(lo), int(hi))
+        self.hole_height_range = value_range(hole_height_range, "hole_height_range", False,
+                                             0.0, 1.0)[0]
+        self.hole_width_range = value_range(hole_width_range, "hole_width_range", False,
+                                            0.0, 1.0)[0]
+        if bbox_labels is not None and (isinstance(bbox_labels, (str, bytes)) or not all(
+                isinstance(v, (str, numbers.Real)) for v in bbox_labels)):
+            raise ValueError(f"bbox_labels must be a list of labels (strings or numbers), got "
+                             f"{bbox_labels!r}")
+        self.bbox_labels = None if bbox_labels is None else list(bbox_labels)
+
+    def draw(self, rng, size):
+        from ._targets import Seen
+
+        return self.draw_seen(rng, size, Seen(size))
+
+    def draw_seen(self, rng, size, seen):
+        # albumentations' order: the count (its Python random), then numpy's for the holes
+        k = int(rng.integers(self.num_holes_range[0], self.num_holes_range[1] + 1))
+        boxes = self._targets(seen)
+        holes: list[list[int]] = []
+        if boxes is not None:
+            bw, bh = boxes[:, 2] - boxes[:, 0], boxes[:, 3] - boxes[:, 1]
+            n = (len(boxes), k)
+            hh = (rng.uniform(*self.hole_height_range, size=n) * bh[:, None]).astype(np.int32)
+            hw = (rng.uniform(*self.hole_width_range, size=n) * bw[:, None]).astype(np.int32)
+            x0 = boxes[:, 0, None] + rng.uniform(0, 1, size=n) * (bw[:, None] - hw)
+            y0 = boxes[:, 1, None] + rng.uniform(0, 1, size=n) * (bh[:, None] - hh)
+            holes = np.stack([x0, y0, x0 + hw, y0 + hh], -1).astype(np.int32) \
+                .reshape(-1, 4).tolist()
+        return self._params(rng, holes, size)
+
+    def _targets(self, seen) -> np.ndarray | None:
+        """The boxes (pixel-edge corners) whose label is one of ``bbox_labels``; None where
+        there are none (or no boxes, or no bbox_labels)."""
+        boxes = None if seen is None else seen.boxes
+        if boxes is None or not len(boxes) or self.bbox_labels is None:
+            return None
+        if seen.labels is None:
+            raise ValueError("ConstrainedCoarseDropout's bbox_labels match the boxes' labels: "
+                             "give them (the pipeline's label_fields, the first one)")
+        labels = [seen.labels[i] for i in np.asarray(seen.index).tolist()]
+        keep = np.array([lab in self.bbox_labels for lab in labels], bool)
+        return np.asarray(boxes, np.float64)[keep] if keep.any() else None
+
+    def config(self):
+        return {"num_holes_range": list(self.num_holes_range),
+                "hole_height_range": list(self.hole_height_range),
+                "hole_width_range": list(self.hole_width_range),
+                "bbox_labels": self.bbox_labels, **super().config()}
 
 
 class Erasing(_Dropout):

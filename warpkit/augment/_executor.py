@@ -523,6 +523,8 @@ def _seen(pipe, t: Targets, kind: str, sizes: list, main: tuple | None,
     n = len(sizes)
     rows = [None] * n if main is None or "boxes" not in pipe.reads else \
         [to_xyxy(r, pipe.box_format, s) for r, s in zip(main[0], sizes)]
+    labels = [None] * n if main is None or "boxes" not in pipe.reads else \
+        [_first_labels(pipe, f) for f in main[1]]
     if "masks" not in pipe.reads:  # (device masks are fine where no draw reads them)
         masks = [None] * n
     elif "mask" in t.masks:
@@ -536,7 +538,21 @@ def _seen(pipe, t: Targets, kind: str, sizes: list, main: tuple | None,
             raise ValueError("a transform of this pipeline chooses its crop from the mask, "
                              "which it reads on the host: give the masks as arrays")
     partners = partners or [None] * n
-    return [Seen(s, r, m, partners=p) for s, r, m, p in zip(sizes, rows, masks, partners)]
+    return [Seen(s, r, m, partners=p, labels=lab)
+            for s, r, m, p, lab in zip(sizes, rows, masks, partners, labels)]
+
+
+def _first_labels(pipe, fields: dict | None) -> list | None:
+    """A sample's labels of its boxes as albumentations' draws read them (its boxes' fifth
+    column): the first label field's, else the first column past a box's corners; None where
+    there are neither."""
+    if not fields:
+        return None
+    names = list(pipe.label_fields or ())
+    if names and fields.get(names[0]) is not None:
+        return list(fields[names[0]])
+    extra = fields.get(_EXTRA)
+    return list(extra[:, 0]) if extra is not None and extra.shape[1] else None
 
 
 def _drop_boxes(pipe, plist: list, rows: list, fields: list, extra: int, single: bool

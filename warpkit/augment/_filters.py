@@ -299,9 +299,10 @@ class UnsharpMask(ColourTransform):
     computes them in float (integer images rounded back to the nearest level).
 
     It runs on the device in a pass after the warp (kernels_cl/colour_pass.cl: the image's rows
-    filtered as GaussianBlur's, then colour_unsharp_rows makes the blurred image and filters
-    its mask's rows, then colour_apply filters the mask's columns and mixes), on the image as
-    the steps before it left it. Sizes up to 255 taps.
+    filtered as GaussianBlur's, then colour_unsharp_rows makes the blurred image's mask and
+    filters its rows, then colour_apply filters the mask's columns and mixes), on the image as
+    the steps before it left it (float images clipped to [0, 1] on the way in, as every colour
+    operation takes them). Sizes up to 255 taps.
 
     Example:
         >>> t = UnsharpMask(blur_limit=(5, 5), alpha=(0.5, 0.5), p=1)

@@ -365,15 +365,18 @@ class Seen:
 
     ``boxes``: pixel-edge corners (K, 4), each clipped to the current image (boxes that left
     it are gone), with ``index`` their rows in the call's boxes; None where the call gave no
-    boxes. ``masks``: the call's masks of the sample (``mask=``, else those of ``masks=``) as
+    boxes. ``labels``: the call's labels of its boxes (the first label field), all of them
+    (``labels[index]`` are the current boxes'); None where it gave none. ``masks``: the call's masks of the sample (``mask=``, else those of ``masks=``) as
     given, None where it gave none; :meth:`mask_pixels` finds their pixels where the current
     image is. ``chain``: the maps and fields from the sample's input to the current image.
     ``partners``: the other images of the call that a Mosaic may take (their positions)."""
 
     def __init__(self, size: tuple[int, int], boxes: np.ndarray | None = None,
                  masks: list | None = None, index: np.ndarray | None = None,
-                 chain: list | None = None, partners: list | None = None) -> None:
+                 chain: list | None = None, partners: list | None = None,
+                 labels: Any = None) -> None:
         self.size = size
+        self.labels = labels
         self.partners = partners
         self.boxes = boxes
         self.index = np.arange(len(boxes)) if index is None and boxes is not None else index
@@ -392,7 +395,8 @@ class Seen:
                                               None if len(chain) == 1 else [chain])
             keep = inside > 0
             boxes, index = clipped[keep], index[keep]
-        return Seen(out, boxes, self.masks, index, merge(self.chain + chain), self.partners)
+        return Seen(out, boxes, self.masks, index, merge(self.chain + chain), self.partners,
+                    self.labels)
 
     def mask_pixels(self, nonzero: Any) -> np.ndarray:
         """The (y, x) pixels of the current image where ``nonzero(mask)`` (an (H, W) bool of

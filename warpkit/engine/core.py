@@ -262,8 +262,8 @@ MIN_SHOT_SCALE = 0.02
 #: colour operations that need the whole image as they find it (its mean; the blurs and the
 #: median: each pixel's neighbours): each starts a pass of kernels_cl/colour_pass.cl after the
 #: warp
-COLOUR_WHOLE = (*COLOUR_MEAN, COL_BLUR, COL_UNSHARP, COL_MOTION, COL_MEDIAN, COL_CONV, COL_TAPS, COL_CLAHE,
-                COL_DOWNSCALE, COL_JPEG, COL_EQUALIZE)
+COLOUR_WHOLE = (*COLOUR_MEAN, COL_BLUR, COL_UNSHARP, COL_MOTION, COL_MEDIAN, COL_CONV, COL_TAPS,
+                COL_CLAHE, COL_DOWNSCALE, COL_JPEG, COL_EQUALIZE)
 
 
 #: the group of each colour operation's code in a build (kernels_cl/colour.h's WK_COLG_*: the

@@ -1,0 +1,168 @@
+"""ConstrainedCoarseDropout by bbox_labels (warpkit.augment._dropout) against albumentations
+2.0.8: its own hole function fed the same numbers, its whole pipeline where the holes do not
+depend on its random numbers (holes the size of their boxes), its apply on the holes warpkit
+drew, the boxes past the holes and min_visibility, masks and keypoints, batches and replay, the
+port and the refusals."""
+
+from __future__ import annotations
+
+import os
+import warnings
+
+import numpy as np
+import pytest
+
+from warpkit import augment as W
+from warpkit.augment._targets import Seen
+
+os.environ.setdefault("NO_ALBUMENTATIONS_UPDATE", "1")
+with warnings.catch_warnings():
+    warnings.simplefilter("ignore")
+    import albumentations as A
+    from albumentations.augmentations.dropout import functional as fdropout
+    import skimage.data
+
+PHOTO = skimage.data.chelsea()  # 300 x 451
+
+
+def _boxes(rng: np.random.Generator, w: int, h: int, n: int) -> np.ndarray:
+    x0, y0 = rng.uniform(0, w * 0.7, n), rng.uniform(0, h * 0.7, n)
+    return np.stack([x0, y0, np.minimum(x0 + rng.uniform(5, w * 0.3, n), w),
+                     np.minimum(y0 + rng.uniform(5, h * 0.3, n), h)], 1)
+
+
+def test_holes_are_albumentations_own():
+    """albumentations' get_holes_from_boxes fed the same generator after the count: the same
+    holes, on the boxes of the chosen labels, numbers and strings."""
+    for seed in range(40):
+        rng = np.random.default_rng(seed)
+        boxes = _boxes(rng, 451, 300, int(rng.integers(1, 8)))
+        labels = rng.choice(["cat", "dog", 3], len(boxes)).tolist()
+        wanted = [["cat"], ["3", "dog"], ["cat", "dog"]][seed % 3]
+        t = W.ConstrainedCoarseDropout(num_holes_range=(1, 4), hole_height_range=(0.2, 0.6),
+                                       hole_width_range=(0.1, 0.9), bbox_labels=wanted, p=1)
+        got = t.draw_seen(np.random.default_rng(seed), (451, 300),
+                          Seen((451, 300), boxes, labels=labels))["holes"]
+        theirs_rng = np.random.default_rng(seed)
+        k = int(theirs_rng.integers(1, 5))
+        keep = np.isin(np.array(labels, object), np.array(wanted, object))
+        want = fdropout.get_holes_from_boxes(boxes[keep], k, (0.2, 0.6), (0.1, 0.9),
+                                             theirs_rng) if keep.any() else np.zeros((0, 4))
+        assert np.array_equal(np.asarray(got, np.int64).reshape(-1, 4), want.astype(np.int64))
+        assert len(got) == k * int(keep.sum())
+
+
+def _pipelines(lib, labels, **kw):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        steps = [lib.HorizontalFlip(p=1),
+                 lib.ConstrainedCoarseDropout(num_holes_range=(1, 1), hole_height_range=(1.0, 1.0),
+                                              hole_width_range=(1.0, 1.0), fill=0, fill_mask=9,
+                                              bbox_labels=labels, p=1)]
+        if lib is A:
+            return A.Compose(steps, bbox_params=A.BboxParams(format="pascal_voc",
+                                                             label_fields=["labels"], **kw))
+        return W.Compose(steps, box_format="xyxy", label_fields=["labels"], **kw)
+
+
+@pytest.mark.parametrize("min_visibility", [0.0, 0.5])
+def test_whole_box_holes_are_albumentations_pipeline(min_visibility, queue):
+    """Holes the size of their boxes (the draws move them by less than a pixel's truncation)
+    after a flip: the image, the mask and the boxes kept (min_visibility: a box under its own
+    hole goes; another box's hole counts too) are albumentations' own pipeline's."""
+    rng = np.random.default_rng(7)
+    # corners off the pixel grid by 0.3 / 0.6 (widths by 0.3): albumentations' normalised round
+    # trip leaves whole numbers a hair below them, which its truncations then move a pixel
+    boxes = np.minimum(np.floor(_boxes(rng, 451, 300, 6)), [450, 299, 450, 299]) \
+        + [0.3, 0.3, 0.6, 0.6]
+    labels = ["cat", "dog", "cat", "bird", "dog", "cat"]
+    mask = (rng.random((300, 451)) < 0.5).astype(np.uint8)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        theirs = _pipelines(A, ["cat", "bird"], min_visibility=min_visibility)(
+            image=PHOTO, mask=mask, bboxes=boxes, labels=labels)
+    ours = _pipelines(W, ["cat", "bird"], min_visibility=min_visibility)(
+        image=PHOTO, mask=mask, boxes=boxes, labels=labels, seed=0, queue=queue)
+    assert len(ours["params"]["steps"][1]["holes"]) == 4
+    np.testing.assert_array_equal(ours["image"], theirs["image"])
+    np.testing.assert_array_equal(ours["mask"], theirs["mask"])
+    assert list(ours["labels"]) == list(theirs["labels"])
+    # (albumentations truncates every box's corners to whole pixels once holes exist; warpkit
+    # moves a side only where holes cover it: the same boxes, within that truncation)
+    ours_b = np.asarray(ours["boxes"]).reshape(-1, 4)
+    np.testing.assert_array_equal(np.floor(ours_b), np.asarray(theirs["bboxes"]).reshape(-1, 4))
+
+
+def test_apply_keypoints_batches_and_replay(queue):
+    """On a ragged batch: each sample's image is albumentations' apply of the holes warpkit drew
+    (on the flipped photo), each as alone and replayed; keypoints in a hole become invisible."""
+    photos = [PHOTO, skimage.data.astronaut()[:300, :400], skimage.data.coffee()[:280]]
+    rng = np.random.default_rng(3)
+    boxes = [_boxes(rng, p.shape[1], p.shape[0], 4) for p in photos]
+    labels = [["a", "b", "a", "a"]] * 3
+    kps = [np.c_[b[:, 0] + 2, b[:, 1] + 2] for b in boxes]  # inside each box's corner
+    pipe = W.Compose([W.HorizontalFlip(p=1),
+                      W.ConstrainedCoarseDropout(num_holes_range=(1, 2),
+                                                 hole_height_range=(0.3, 1.0),
+                                                 hole_width_range=(0.3, 1.0), fill=(10, 20, 30),
+                                                 bbox_labels=["a"], p=1)],
+                     box_format="xyxy", label_fields=["labels"], remove_invisible=False)
+    got = pipe(image=photos, boxes=boxes, labels=labels, keypoints=kps, seed=5, queue=queue)
+    for i, photo in enumerate(photos):
+        holes = np.asarray(got["params"][i]["steps"][1]["holes"]).reshape(-1, 4)
+        assert 3 <= len(holes) <= 6
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            want = A.ConstrainedCoarseDropout(fill=(10, 20, 30), p=1).apply(
+                photo[:, ::-1].copy(), holes=holes, seed=0)
+        np.testing.assert_array_equal(got["image"][i], want)
+        alone = pipe(image=photo, boxes=boxes[i], labels=labels[i], keypoints=kps[i], seed=5,
+                     index=i, queue=queue)
+        np.testing.assert_array_equal(alone["image"], got["image"][i])
+        again = pipe(image=photo, boxes=boxes[i], labels=labels[i], keypoints=kps[i],
+                     params=got["params"][i], queue=queue)
+        np.testing.assert_array_equal(again["image"], got["image"][i])
+        w = photo.shape[1]
+        flipped = np.c_[w - kps[i][:, 0], kps[i][:, 1]]
+        inside = ((flipped[:, None, 0] >= holes[None, :, 0]) & (flipped[:, None, 0] < holes[None, :, 2])
+                  & (flipped[:, None, 1] >= holes[None, :, 1])
+                  & (flipped[:, None, 1] < holes[None, :, 3])).any(1)
+        assert list(got["keypoints_visible"][i]) == list(~inside)
+
+
+def test_no_matching_box_no_labels_port_and_refusals(queue):
+    t = W.ConstrainedCoarseDropout(bbox_labels=["zebra"], p=1)
+    out = W.Compose([t], label_fields=["labels"])(image=PHOTO, boxes=[[10, 10, 50, 50]],
+                                                  labels=["cat"], seed=0, queue=queue)
+    assert out["params"]["steps"][0]["holes"] == []
+    np.testing.assert_array_equal(out["image"], PHOTO)
+    assert W.Compose([t])(image=PHOTO, seed=0)["params"]["steps"][0]["holes"] == []
+    assert W.ConstrainedCoarseDropout(p=1).draw_seen(
+        np.random.default_rng(0), (64, 64), Seen((64, 64), np.array([[1., 1., 9., 9.]]),
+                                                 labels=[1]))["holes"] == []  # no bbox_labels
+    with pytest.raises(ValueError, match="give them"):
+        W.ConstrainedCoarseDropout(bbox_labels=[1], p=1).draw_seen(
+            np.random.default_rng(0), (64, 64), Seen((64, 64), np.array([[1., 1., 9., 9.]])))
+    with pytest.raises(ValueError, match="mask_indices=...\\) is not supported"):
+        W.ConstrainedCoarseDropout(mask_indices=[1])
+    with pytest.raises(ValueError, match="hole_height_range"):
+        W.ConstrainedCoarseDropout(hole_height_range=(0.2, 1.5))
+    with pytest.raises(ValueError, match="bbox_labels must be a list"):
+        W.ConstrainedCoarseDropout(bbox_labels="cat")
+    with pytest.raises(ValueError, match="num_holes_range"):
+        W.ConstrainedCoarseDropout(num_holes_range=(0, 2))
+    ours = W.ConstrainedCoarseDropout((2, 3), (0.2, 0.4), (0.3, 0.5), fill="random",
+                                      fill_mask=1, bbox_labels=["a", 2], p=0.7)
+    back = W.Compose.from_dict(W.Compose([ours]).to_dict()).transforms[0]
+    assert back.config() == ours.config() and back.p == 0.7
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        theirs = A.Compose([A.ConstrainedCoarseDropout((2, 3), (0.2, 0.4), (0.3, 0.5),
+                                                       fill="random", fill_mask=1,
+                                                       bbox_labels=["a", 2], p=0.7)],
+                           bbox_params=A.BboxParams(format="pascal_voc",
+                                                    label_fields=["labels"]))
+        ported = W.from_albumentations(theirs).transforms[0]
+        assert ported.config() == ours.config() and ported.p == 0.7
+        with pytest.raises(ValueError, match="mask_indices"):
+            W.from_albumentations(A.Compose([A.ConstrainedCoarseDropout(mask_indices=[1])]))
