@@ -63,7 +63,7 @@ from ._pixel import (AutoContrast, ChannelDropout, Equalize, FancyPCA, ImageComp
 from ._mixing import CutMix, MixUp
 from ._mosaic import Mosaic
 from ._objects import (AtLeastOneBBoxRandomCrop, BBoxSafeRandomCrop, CropNonEmptyMaskIfExists,
-                       RandomIoUCrop, RandomSizedBBoxSafeCrop, RandomZoomOut)
+                       RandomCropNearBBox, RandomIoUCrop, RandomSizedBBoxSafeCrop, RandomZoomOut)
 from ._compose import Compose, collate
 from ._params import BboxParams, KeypointParams
 from ._epochs import EpochSampler, RepeatedSampleWarning, SampleKey
@@ -87,7 +87,7 @@ __all__ = ["AdditiveNoise", "AdvancedBlur", "Affine", "AtLeastOneBBoxRandomCrop"
            "MultiplicativeNoise", "OneOf", "OpticalDistortion", "Pad", "PadIfNeeded",
            "Perspective", "PiecewiseAffine", "PixelDropout", "PlanckianJitter", "Posterize",
            "RandomAffine", "RandomBrightnessContrast", "RandomCrop", "RandomCropFromBorders",
-           "RandomGamma", "RandomGridShuffle", "RandomHorizontalFlip", "RandomIoUCrop",
+           "RandomCropNearBBox", "RandomGamma", "RandomGridShuffle", "RandomHorizontalFlip", "RandomIoUCrop",
            "RandomPerspective", "RandomResizedCrop", "RandomRotate90", "RandomRotation",
            "RandomScale", "RandomSizedBBoxSafeCrop", "RandomSizedCrop", "RandomToneCurve",
            "RandomVerticalFlip", "RandomZoomOut", "RepeatedSampleWarning", "Resize", "RGBShift",

@@ -241,6 +241,8 @@ SUPPORTED: dict[str, Callable[[_Args, _Pipeline], Transform | None]] = {
     "AtLeastOneBBoxRandomCrop": _resampled(O.AtLeastOneBBoxRandomCrop, "height", "width",
                                            "erosion_factor", p=1.0, border=False,
                                            interpolations=False),
+    "RandomCropNearBBox": _resampled(O.RandomCropNearBBox, "max_part_shift", "cropping_bbox_key",
+                                     p=1.0, border=False, interpolations=False),
     "CropNonEmptyMaskIfExists": _resampled(O.CropNonEmptyMaskIfExists, "height", "width",
                                            "ignore_values", "ignore_channels", p=1.0,
                                            border=False, interpolations=False),

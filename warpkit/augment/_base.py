@@ -603,6 +603,15 @@ def contains(t: Transform, cls: type) -> bool:
     return isinstance(t, cls) or any(contains(c, cls) for c in getattr(t, "transforms", ()))
 
 
+def passed_keys(t: Transform) -> tuple[str, ...]:
+    """The call keywords the draws of ``t`` (or of the transforms it holds, at any depth) read
+    as they are given (:attr:`Transform.reads` "passed": RandomCropNearBBox's box)."""
+    own = (t.cropping_bbox_key,) if "passed" in t.reads and hasattr(t, "cropping_bbox_key") \
+        else ()
+    return tuple(dict.fromkeys(own + sum((passed_keys(c) for c in getattr(t, "transforms", ())),
+                                         ())))
+
+
 def transform_list(transforms: Any) -> list[Transform]:
     if not isinstance(transforms, Sequence) or not all(isinstance(t, Transform)
                                                         for t in transforms):

@@ -23,8 +23,8 @@ from .._threads import pool
 from ..engine import check_model_input
 from ..engine.chain import merge
 from ._base import (INTERPOLATION_CODES, Resampling, Transform, draw_step, draw_step_lanes,
-                    from_dict, map_step, merge_setting, opencv_code, plain, reads_any, size_arg,
-                    step_size, transform_list)
+                    from_dict, map_step, merge_setting, opencv_code, passed_keys, plain,
+                    reads_any, size_arg, step_size, transform_list)
 from ._executor import apply
 from ._mosaic import Mosaic, check_placement
 from ._params import BOX_FORMATS, BUILT_IN, BboxParams, KeypointParams, additional
@@ -276,11 +276,12 @@ class Compose(Resampling, Transform):
 
     def call_keys(self) -> tuple[str, ...]:
         """The names a call takes as targets: the built-in ones, the label fields and the
-        additional targets (what :func:`batches` hands over from a loader's batch), and a
-        Mosaic's ``metadata_key``."""
+        additional targets (what :func:`batches` hands over from a loader's batch), a
+        Mosaic's ``metadata_key`` and the keywords its draws read as given (RandomCropNearBBox's
+        box)."""
         meta = self.metadata_key
         return (*BUILT_IN, *self.label_fields, *self.keypoint_label_fields,
-                *self.additional_targets, *([meta] if meta else []))
+                *self.additional_targets, *([meta] if meta else []), *passed_keys(self))
 
     @property
     def mosaic(self) -> Mosaic | None:

@@ -5,6 +5,7 @@ keypoints moved by the same map under the target rules of :mod:`._targets`."""
 
 from __future__ import annotations
 
+import functools
 import math
 import numbers
 import sys
@@ -538,8 +539,16 @@ def _seen(pipe, t: Targets, kind: str, sizes: list, main: tuple | None,
             raise ValueError("a transform of this pipeline chooses its crop from the mask, "
                              "which it reads on the host: give the masks as arrays")
     partners = partners or [None] * n
-    return [Seen(s, r, m, partners=p, labels=lab)
-            for s, r, m, p, lab in zip(sizes, rows, masks, partners, labels)]
+    given = [None] * n if "passed" not in pipe.reads else \
+        [functools.partial(_given, t.passed, kind, n, k) for k in range(n)]
+    return [Seen(s, r, m, partners=p, labels=lab, given=g)
+            for s, r, m, p, lab, g in zip(sizes, rows, masks, partners, labels, given)]
+
+
+def _given(passed: dict, kind: str, n: int, k: int, name: str) -> Any:
+    """Sample ``k``'s value of the keyword ``name`` the call passed through (one per sample in
+    a batch or a list call); None where it passed none."""
+    return _per_sample(passed[name], kind, n, name)[k] if name in passed else None
 
 
 def _first_labels(pipe, fields: dict | None) -> list | None:

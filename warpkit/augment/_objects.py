@@ -28,7 +28,7 @@ from ._base import (Resampled, Transform, crop_map, plain, probability, size_arg
 from ._targets import Seen
 
 __all__ = ["AtLeastOneBBoxRandomCrop", "BBoxSafeRandomCrop", "CropNonEmptyMaskIfExists",
-           "RandomIoUCrop", "RandomSizedBBoxSafeCrop", "RandomZoomOut"]
+           "RandomCropNearBBox", "RandomIoUCrop", "RandomSizedBBoxSafeCrop", "RandomZoomOut"]
 
 
 def _uniform(rng: np.random.Generator, a: float, b: float) -> float:
@@ -82,6 +82,93 @@ def _union(boxes: np.ndarray, erosion_rate: float) -> np.ndarray | None:
     if abs(x_max - x_min) < 1e-6 or abs(y_max - y_min) < 1e-6:
         return None
     return np.array([x_min, y_min, x_max, y_max])
+
+
+def _clip_corners(box: Any, size: tuple[int, int]) -> list[int]:
+    """albumentations' ``_clip_bbox``: x_min, y_min within the image, x_max, y_max between them
+    and its far edges."""
+    w, h = size
+    x0, y0 = min(max(box[0], 0), w), min(max(box[1], 0), h)
+    return [x0, y0, min(max(box[2], x0), w), min(max(box[3], y0), h)]
+
+
+class RandomCropNearBBox(Transform):
+    """albumentations' RandomCropNearBBox: a crop about the box the call passes as
+    ``cropping_bbox=`` (or the key ``cropping_bbox_key``; pixel corners ``[x_min, y_min, x_max,
+    y_max]`` of the image as this step finds it, whole numbers; one per sample in a batch),
+    each side moved by a whole number of pixels drawn in [-s, s] (Python's ``randint``, both
+    ends), s the box's side times ``max_part_shift`` (``(height part, width part)``; ``x``
+    means (0, x), as albumentations reads it, so a number shifts the sides along x only),
+    rounded half to even; clipped to the image. A crop left without width or height is the
+    box's size about the image's centre. The box is used as given: steps before it do not
+    move it (albumentations reads it so).
+
+    Example:
+        >>> from warpkit.augment import stream
+        >>> from warpkit.augment._targets import Seen
+        >>> t = RandomCropNearBBox(max_part_shift=(0.0, 0.0))
+        >>> seen = Seen((640, 480), given={"cropping_bbox": [100, 50, 300, 200]}.get)
+        >>> t.draw_seen(stream(0), (640, 480), seen)["crop"]
+        [100, 50, 300, 200]
+    """
+
+    keeps_axes = True
+
+    reads = frozenset({"passed"})
+
+    def __init__(self, max_part_shift: Any = (0.0, 0.3), cropping_bbox_key: str = "cropping_bbox",
+                 p: float = 1.0) -> None:
+        super().__init__(p)
+        if isinstance(max_part_shift, (int, float)) and not isinstance(max_part_shift, bool):
+            max_part_shift = (0.0, max_part_shift)
+        self.max_part_shift = value_range(max_part_shift, "max_part_shift", False, 0.0, 1.0)[0]
+        if not isinstance(cropping_bbox_key, str) or not cropping_bbox_key:
+            raise ValueError(f"cropping_bbox_key must be a keyword's name, got "
+                             f"{cropping_bbox_key!r}")
+        self.cropping_bbox_key = cropping_bbox_key
+
+    def draw(self, rng, size):
+        return self.draw_seen(rng, size, Seen(size))
+
+    def draw_seen(self, rng, size, seen):
+        key = self.cropping_bbox_key
+        box = None if seen is None or seen.given is None else seen.given(key)
+        if box is None:
+            raise ValueError(f"RandomCropNearBBox crops about the box the call passes as "
+                             f"{key}= (pixel corners [x_min, y_min, x_max, y_max], one per "
+                             f"sample in a batch): the call has none")
+        b = np.asarray(box, np.float64).reshape(-1)
+        if b.shape != (4,) or not np.isfinite(b).all() or not (b == np.round(b)).all():
+            raise ValueError(f"{key} must be 4 whole numbers [x_min, y_min, x_max, y_max], got "
+                             f"{box!r}")
+        x0, y0, x1, y1 = _clip_corners([int(v) for v in b], size)
+        # albumentations' order: x_min's shift, x_max's, y_min's, y_max's (Python's round)
+        sh = round((y1 - y0) * self.max_part_shift[0])
+        sw = round((x1 - x0) * self.max_part_shift[1])
+        xa = x0 - _randint(rng, -sw, sw)
+        xb = x1 + _randint(rng, -sw, sw)
+        ya = y0 - _randint(rng, -sh, sh)
+        yb = y1 + _randint(rng, -sh, sh)
+        crop = _clip_corners([xa, ya, xb, yb], size)
+        if crop[0] == crop[2] or crop[1] == crop[3]:  # the box's size about the centre
+            (w, h), cw, ch = size, x1 - x0, y1 - y0
+            cx, cy = (w - cw) // 2, (h - ch) // 2
+            crop = [cx, cy, cx + cw, cy + ch]
+        if crop[2] <= crop[0] or crop[3] <= crop[1]:
+            raise ValueError(f"{key} {list(box)} leaves no area in the image of {size[0]} x "
+                             f"{size[1]}: nothing to crop")
+        return {"crop": [int(v) for v in crop]}
+
+    def out_size(self, params, size):
+        return _crop_out(params, size)
+
+    def map(self, params, size):
+        x0, y0, x1, y1 = params["crop"]
+        return crop_map(x0, y0, x1 - x0, y1 - y0, (x1 - x0, y1 - y0)), (x1 - x0, y1 - y0)
+
+    def config(self):
+        return {"max_part_shift": list(self.max_part_shift),
+                "cropping_bbox_key": self.cropping_bbox_key}
 
 
 class BBoxSafeRandomCrop(_CropFromTargets):

@@ -249,9 +249,8 @@ class Targets:
                 raise ValueError(f"labels= is not a label field of this pipeline (its label "
                                  f"fields: {fields}): pass each field by its own name, or add "
                                  f"'labels' to label_fields")
-            elif pipe.strict and name != meta:
-                known = [*BUILT_IN, *box_fields, *kp_fields, *pipe.additional_targets,
-                         *([meta] if meta else [])]
+            elif pipe.strict and name != meta and name not in pipe.call_keys():
+                known = pipe.call_keys()
                 raise TypeError(f"the call got {name}=, which this pipeline does not know "
                                 f"(strict=True; it takes {', '.join(known)})")
             else:

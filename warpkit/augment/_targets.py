@@ -366,7 +366,9 @@ class Seen:
     ``boxes``: pixel-edge corners (K, 4), each clipped to the current image (boxes that left
     it are gone), with ``index`` their rows in the call's boxes; None where the call gave no
     boxes. ``labels``: the call's labels of its boxes (the first label field), all of them
-    (``labels[index]`` are the current boxes'); None where it gave none. ``masks``: the call's masks of the sample (``mask=``, else those of ``masks=``) as
+    (``labels[index]`` are the current boxes'); None where it gave none. ``given``: the
+    sample's value of a keyword the call passed through (a function of its name, None where it
+    has none), for the draws that read one (``reads`` "passed"). ``masks``: the call's masks of the sample (``mask=``, else those of ``masks=``) as
     given, None where it gave none; :meth:`mask_pixels` finds their pixels where the current
     image is. ``chain``: the maps and fields from the sample's input to the current image.
     ``partners``: the other images of the call that a Mosaic may take (their positions)."""
@@ -374,9 +376,10 @@ class Seen:
     def __init__(self, size: tuple[int, int], boxes: np.ndarray | None = None,
                  masks: list | None = None, index: np.ndarray | None = None,
                  chain: list | None = None, partners: list | None = None,
-                 labels: Any = None) -> None:
+                 labels: Any = None, given: Any = None) -> None:
         self.size = size
         self.labels = labels
+        self.given = given
         self.partners = partners
         self.boxes = boxes
         self.index = np.arange(len(boxes)) if index is None and boxes is not None else index
@@ -396,7 +399,7 @@ class Seen:
             keep = inside > 0
             boxes, index = clipped[keep], index[keep]
         return Seen(out, boxes, self.masks, index, merge(self.chain + chain), self.partners,
-                    self.labels)
+                    self.labels, self.given)
 
     def mask_pixels(self, nonzero: Any) -> np.ndarray:
         """The (y, x) pixels of the current image where ``nonzero(mask)`` (an (H, W) bool of
