@@ -111,6 +111,12 @@
  *                     clip(v + w[2] (v - B)) s + v (1 - s), integer images rounded to the
  *                     nearest level. A whole-image operation as WK_COL_BLUR (colour_pass.cl's
  *                     colour_blur_rows, colour_unsharp_rows, then colour_apply)
+ *   WK_COL_ZOOM       albumentations' ZoomBlur: the mean of the image and its w[1] central
+ *                     zooms (1, 1 + s, 1 + 2 s, ...; s = w[2] + w[3] + w[4], a double in three
+ *                     floats), each read by OpenCV's linear resize from the host's table of
+ *                     source rows and columns for the output's size (colour_pass.cl's
+ *                     cp_zoom8); clipped, integer images rounded to the nearest level. A
+ *                     whole-image operation
  *   WK_COL_JPEG       albumentations' ImageCompression: a JPEG round trip at quality w[1]
  *                     (OpenCV's, libjpeg-turbo's integer codec: colour_pass.cl's
  *                     colour_jpeg_blocks). A whole-image operation: a pass of its own
@@ -179,6 +185,7 @@
 #define WK_COL_SHOT 30
 #define WK_COL_PCA 31
 #define WK_COL_UNSHARP 32
+#define WK_COL_ZOOM 33
 /* WK_COL_HEAVY: which of the larger operations a build holds (the host's engine.core
  * colour_groups: the groups some item's list has, and every group that launch has had in the
  * process, so that a pipeline's builds settle on one); the others are compiled out. Each one

@@ -58,6 +58,9 @@
 #ifndef UNSHARP
 #define UNSHARP 0
 #endif
+#ifndef ZOOM
+#define ZOOM 0
+#endif
 #ifndef PCA_DOUBLE
 #define PCA_DOUBLE 0
 #endif
@@ -589,7 +592,7 @@ __kernel void colour_pca(__global const X_T *restrict S, int Ho, int Wo,
 #define PCA_PARAM
 #endif
 
-#if BLUR || MOTION || MEDIAN || CLAHE || GATHER || JPEG
+#if BLUR || MOTION || MEDIAN || CLAHE || GATHER || JPEG || ZOOM
 /* OpenCV's BORDER_REFLECT_101 (the edge pixel not repeated), any distance: an index in [0, n)
  * (each turn brings i nearer: no division, a rare path) */
 inline int cp_reflect(int i, int n) {
@@ -663,6 +666,44 @@ inline __attribute__((always_inline)) void cp_filtered8(float8 *v) {
     WK_EACH_C(v[c] = wk_clamp8(v[c], 0.0f, WK_PEAK));
 #endif
 }
+#endif
+
+#if ZOOM
+/* WK_COL_ZOOM: albumentations' ZoomBlur, (v + z_1 + ... + z_n) / (n + 1) in float (z_1 the
+ * image itself: the first zoom is 1), each zoom read from the item's table (engine.core's
+ * zoom_tables: per zoom, the output columns' first source column, second and its weight, then
+ * the rows'; ZF zooms an item) by OpenCV's linear resize: the two columns of each of the two
+ * rows, then the rows, in OpenCV's order; v the values as cp_load8 gives them */
+#define ZOOM_PARAM , __global const float *restrict ZT, int ZF
+inline void cp_zoom8(__global const X_T *S, int Ho, int Wo, int b, int xo, int yo, int n,
+                     int count, __global const float *zt, float8 *v) {
+    const int C = CH;
+    float8 acc[4];
+    WK_EACH_C(acc[c] = 0.0f);
+    const long L = 3 * (long)(Wo + Ho);
+    for (int f = 0; f < count; f++) {
+        __global const float *t = zt + f * L, *r = t + 3 * Wo;
+        const float wy = r[2 * Ho + yo];
+        const long r0 = ((long)b * Ho + (int)r[yo]) * Wo, r1 = ((long)b * Ho + (int)r[Ho + yo]) * Wo;
+        float l[32];
+        for (int k = 0; k < 8; k++) {
+            const int x = xo + (k < n ? k : n - 1);
+            const int x0 = (int)t[x], x1 = (int)t[Wo + x];
+            const float wx = t[2 * Wo + x];
+            for (int c = 0; c < C; c++) {
+                const float a = cp_level1(S[(r0 + x0) * C + c]) * (1.0f - wx) + cp_level1(S[(r0 + x1) * C + c]) * wx;
+                const float e = cp_level1(S[(r1 + x0) * C + c]) * (1.0f - wx) + cp_level1(S[(r1 + x1) * C + c]) * wx;
+                l[k * C + c] = a * (1.0f - wy) + e * wy;
+            }
+        }
+        WK_EACH_C(acc[c] += (float8)(l[c], l[C + c], l[2 * C + c], l[3 * C + c], l[4 * C + c],
+                                     l[5 * C + c], l[6 * C + c], l[7 * C + c]));
+    }
+    WK_EACH_C(v[c] = (v[c] + acc[c]) / (float)(count + 1));
+    cp_filtered8(v);
+}
+#else
+#define ZOOM_PARAM
 #endif
 
 #if MOTION
@@ -2091,7 +2132,7 @@ __kernel void colour_mean(__global const X_T *restrict S, int Ho, int Wo,
 __kernel void colour_apply(__global const X_T *restrict S, int Ho, int Wo,
                            __global const float *restrict P, int G, __global Y_PTR_T *restrict Y,
                            float4 yscale, float4 ybias, __global const float *restrict COL,
-                           int ncol, int rows BLUR_PARAM UNSHARP_PARAM CLAHE_PARAM GATHER_PARAM JPEG_PARAM PCA_PARAM) {
+                           int ncol, int rows BLUR_PARAM UNSHARP_PARAM CLAHE_PARAM GATHER_PARAM ZOOM_PARAM JPEG_PARAM PCA_PARAM) {
     const int C = CH;
     const int lid = (int)get_local_id(0), y0 = (int)get_group_id(1) * rows, b = (int)get_global_id(2);
     /* the item's means, summed once per work-group (a sum per work-item costs more than the
@@ -2165,6 +2206,12 @@ __kernel void colour_apply(__global const X_T *restrict S, int Ho, int Wo,
         if ((int)op[0] == WK_COL_DOWNSCALE)
             cp_gather8(S, Ho, Wo, b, xo, yo, n, IDX + (long)b * (Wo + Ho), v);
         else
+#endif
+#if ZOOM
+        if ((int)op[0] == WK_COL_ZOOM) {
+            cp_load8(S, row, xo, n, v);
+            cp_zoom8(S, Ho, Wo, b, xo, yo, n, (int)op[1], ZT + (long)b * ZF * 3 * (Wo + Ho), v);
+        } else
 #endif
 #if JPEG
         if ((int)op[0] == WK_COL_JPEG)

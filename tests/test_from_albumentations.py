@@ -97,7 +97,8 @@ def test_each_ported_transform_gives_albumentations_result(theirs, queue):
 
 
 @pytest.mark.parametrize("transforms,kw,pattern", [
-    ([A.ZoomBlur(p=1)], {}, r"albumentations' ZoomBlur has no warpkit equivalent yet; supported: "
+    ([A.Superpixels(p=1)], {}, r"albumentations' Superpixels has no warpkit equivalent yet; "
+                               r"supported: "
                             r"AdditiveNoise, AdvancedBlur, Affine, .*Blur, .*CenterCrop, "
                             r"ChannelDropout, ChannelShuffle, CoarseDropout, .*GaussNoise, "
                             r".*VerticalFlip"),
@@ -142,7 +143,7 @@ def test_a_transform_never_applied_needs_no_equivalent(queue):
                                 A.RandomBrightnessContrast(p=0.0), A.RandomGamma(p=0.0),
                                 A.ImageCompression(quality_range=(75, 100), p=0.0),
                                 A.GlassBlur(p=0.0),
-                                A.OneOf([A.HorizontalFlip(), A.ZoomBlur(p=0)])])
+                                A.OneOf([A.HorizontalFlip(), A.Superpixels(p=0)])])
     got = W.from_albumentations(recipe)
     assert [type(t).__name__ for t in got.transforms] == \
         ["Blur", "MedianBlur", "ToGray", "RandomBrightnessContrast", "RandomGamma",

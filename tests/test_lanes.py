@@ -23,7 +23,7 @@ from warpkit.augment import (AdditiveNoise, AdvancedBlur, Blur, FrequencyMasking
                              RandomResizedCrop,
                              RandomRotate90, RandomRotation, RandomSizedCrop, RandomVerticalFlip,
                              Resize, RGBShift, RingingOvershoot, Sharpen, Solarize, ToGray,
-                             UnsharpMask, XYMasking, stream)
+                             UnsharpMask, XYMasking, ZoomBlur, stream)
 from warpkit.augment import (CLAHE, D4, Affine, Crop, CropAndPad, Defocus, Downscale,
                              LongestMaxSize, PadIfNeeded, Perspective, RandomCropFromBorders,
                              RandomScale, Rotate, SmallestMaxSize)
@@ -124,7 +124,8 @@ PIPELINES = [
              AdvancedBlur((3, 3), 0.5, (0.2, 0.3), 10, (0.2, 5), (0.5, 1.5), p=0.5),
              Defocus(p=0.6), Defocus(5, (0.0, 0.2), p=0.5), RingingOvershoot(p=0.5),
              RingingOvershoot((3, 9), (0.2, 0.4), p=0.7), UnsharpMask(p=0.5),
-             UnsharpMask((5, 11), (0.5, 2.0), 0.8, 20, p=0.6)]),
+             UnsharpMask((5, 11), (0.5, 2.0), 0.8, 20, p=0.6), ZoomBlur(p=0.5),
+             ZoomBlur((1.1, 1.6), (0.02, 0.1), p=0.6)]),
     # albumentations' other pixel transforms: counts and keys, factors per channel, a
     # temperature by both samplings, the tone curve's normals
     Compose([RandomResizedCrop(24), ChannelDropout(p=0.6), ChannelDropout((1, 3), 9, p=0.5),

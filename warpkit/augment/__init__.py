@@ -53,7 +53,7 @@ from ._colour import (CLAHE, Blur, ChannelShuffle, ColorJitter, Downscale, Embos
                       Solarize, ToGray)
 from ._dropout import (CoarseDropout, ConstrainedCoarseDropout, Erasing, FrequencyMasking,
                        GridDropout, TimeMasking, XYMasking)
-from ._filters import AdvancedBlur, Defocus, RingingOvershoot, UnsharpMask
+from ._filters import AdvancedBlur, Defocus, RingingOvershoot, UnsharpMask, ZoomBlur
 from ._pixel_dropout import PixelDropout
 from ._additive import AdditiveNoise
 from ._grid_shuffle import RandomGridShuffle
@@ -94,4 +94,4 @@ __all__ = ["AdditiveNoise", "AdvancedBlur", "Affine", "AtLeastOneBBoxRandomCrop"
            "RingingOvershoot", "Rotate", "SafeRotate", "SaltAndPepper", "SampleKey", "Sharpen",
            "ShiftScaleRotate", "ShotNoise", "SmallestMaxSize", "Solarize", "SquareSymmetry",
            "stream", "ThinPlateSpline", "TimeMasking", "TimeReverse", "ToGray", "ToSepia",
-           "Transform", "Transpose", "UnsharpMask", "VerticalFlip", "XYMasking"]
+           "Transform", "Transpose", "UnsharpMask", "VerticalFlip", "XYMasking", "ZoomBlur"]

@@ -297,6 +297,7 @@ SUPPORTED: dict[str, Callable[[_Args, _Pipeline], Transform | None]] = {
     "Defocus": _colour(F.Defocus, "radius", "alias_blur"),
     "RingingOvershoot": _colour(F.RingingOvershoot, "blur_limit", "cutoff"),
     "UnsharpMask": _colour(F.UnsharpMask, "blur_limit", "sigma_limit", "alpha", "threshold"),
+    "ZoomBlur": _colour(F.ZoomBlur, "max_factor", "step_factor"),
     "MotionBlur": _colour(C.MotionBlur, "blur_limit", "allow_shifted", "angle_range",
                           "direction_range"),
     "CoarseDropout": _colour(D.CoarseDropout, "num_holes_range", "hole_height_range",

@@ -21,15 +21,17 @@ from typing import Any
 
 import numpy as np
 
-from ..engine.core import COL_DATA as DATA, COL_TAPS as TAPS, COL_UNSHARP as UNSHARP
-from ..engine.plan import MAX_BLUR_RADIUS, MAX_TAPS
+from ..engine.core import COL_DATA as DATA, COL_TAPS as TAPS, COL_UNSHARP as UNSHARP, \
+    COL_ZOOM as ZOOM, split
+from ..engine.plan import MAX_BLUR_RADIUS, MAX_TAPS, MAX_ZOOMS
 from ._base import value_range
 from ._transforms import _OneLane
 from ._colour import ColourTransform, _kernel_sizes, _non_negative, _odd_size, _odd_sizes, \
     _signed, _with_data
 
-__all__ = ["AdvancedBlur", "Defocus", "RingingOvershoot", "UnsharpMask", "advanced_blur_kernel",
-           "bessel_j1", "defocus_kernel", "ringing_kernel", "taps"]
+__all__ = ["AdvancedBlur", "Defocus", "RingingOvershoot", "UnsharpMask", "ZoomBlur",
+           "advanced_blur_kernel", "bessel_j1", "defocus_kernel", "ringing_kernel", "taps",
+           "zoom_factors"]
 
 
 def taps(kernel: np.ndarray) -> list[list[float]]:
@@ -350,3 +352,60 @@ class UnsharpMask(ColourTransform):
     def config(self):
         return {"blur_limit": list(self.blur_limit), "sigma_limit": list(self.sigma_limit),
                 "alpha": list(self.alpha), "threshold": self.threshold}
+
+
+def zoom_factors(params: dict) -> np.ndarray:
+    """A ZoomBlur's zooms from its recorded parameters: albumentations' ``np.arange(1.0,
+    max, step)``."""
+    return np.arange(1.0, params["max"], params["step"])
+
+
+class ZoomBlur(ColourTransform):
+    """albumentations' ZoomBlur: the mean of the image and its central zooms by 1, 1 + s,
+    1 + 2 s, ... below m (numpy's ``arange(1, m, s)``), s drawn from ``step_factor``, then m
+    from ``max_factor`` (at least 1 + s), each zoom albumentations' ``central_zoom``: the crop
+    of ``ceil(side / zoom)`` about the centre, OpenCV's linear resize of it to ``int(crop
+    zoom)``, trimmed about the centre back to the image's size.
+
+    It runs on the device in a pass after the warp: ``colour_apply`` reads each zoom from the
+    host's table of source rows and columns for the output's size (in double, as OpenCV
+    computes them), in float, on the image as the steps before it left it (float images
+    clipped to [0, 1] on the way in). ``max_factor``'s ``x`` means (1, x), ``step_factor``'s
+    (0, x), as albumentations reads them; a step range reaching 0, or one that could make
+    more than 1000 zooms, is refused.
+
+    Example:
+        >>> t = ZoomBlur(max_factor=(1.1, 1.1), step_factor=(0.03, 0.03), p=1)
+        >>> p = t.draw(np.random.default_rng(0), (64, 64))
+        >>> p, zoom_factors(p).round(2).tolist()
+        ({'step': 0.03, 'max': 1.1}, [1.0, 1.03, 1.06, 1.09])
+    """
+
+    def __init__(self, max_factor: Any = (1, 1.31), step_factor: Any = (0.01, 0.03),
+                 p: float = 0.5) -> None:
+        super().__init__(p)
+        if isinstance(max_factor, (int, float, np.number)) and not isinstance(max_factor, bool):
+            max_factor = (1.0, float(max_factor))
+        self.max_factor = value_range(max_factor, "max_factor", False, 1.0, math.inf)[0]
+        self.step_factor = _non_negative(step_factor, "step_factor")
+        lo = self.step_factor[0]
+        if lo <= 0 or (max(self.max_factor[1], 1 + self.step_factor[1]) - 1) / lo > MAX_ZOOMS:
+            raise ValueError(f"step_factor {list(self.step_factor)} with max_factor "
+                             f"{list(self.max_factor)} can make more than {MAX_ZOOMS} zooms "
+                             f"(a step of 0: without end); warpkit takes steps above 0 that "
+                             f"make at most {MAX_ZOOMS}")
+
+    def draw(self, rng, size):
+        return self.draw_lanes(_OneLane(rng), [size])[0]
+
+    def draw_lanes(self, lanes, sizes):
+        # albumentations' order: the step, then the largest zoom
+        step = lanes.uniform(*self.step_factor)
+        top = np.maximum(1 + step, lanes.uniform(*self.max_factor))
+        return [{"step": float(a), "max": float(b)} for a, b in zip(step, top)]
+
+    def colour_ops(self, params, channels, peak):
+        return [[ZOOM, float(len(zoom_factors(params))), *split(params["step"])]]
+
+    def config(self):
+        return {"max_factor": list(self.max_factor), "step_factor": list(self.step_factor)}

@@ -22,8 +22,9 @@ from .output import (PLAIN, ModelInput, fills as fills_of, model_output, options
                      values_of_options)
 from . import jpeg, lab
 from .plan import (CLAHE_PIXELS, FIXED, MAX_BLUR_RADIUS, MAX_CLAHE_TILES, MAX_MEDIAN_SIZE,
-                   MAX_TAP_RADIUS, NO_MAP, PASS_BLUR, PASS_CLAHE, PASS_GATHER, PASS_JPEG, PASS_MEAN,
-                   PASS_MEDIAN, PASS_MOTION, PASS_PCA, PASS_UNSHARP, PLANS,
+                   MAX_TAP_RADIUS, MAX_ZOOMS, NO_MAP, PASS_BLUR, PASS_CLAHE, PASS_GATHER,
+                   PASS_JPEG, PASS_MEAN, PASS_MEDIAN, PASS_MOTION, PASS_PCA, PASS_UNSHARP,
+                   PASS_ZOOM, PLANS,
                    WarpSpec, fixed_values, image_key, image_values, int32, int64,
                    warp_plan)
 
@@ -117,6 +118,10 @@ def warp_by(image: Any, matrix: Any, size: Any = None, sampling: Sampling = LINE
     if any(k & PASS_GATHER for k in kinds):
         for k, idx in downscale_tables(passes, wo, ho).items():
             values[f"IDX{k}"] = cl.Buffer(rt.context, ro, hostbuf=idx)
+    if any(k & PASS_ZOOM for k in kinds):
+        for k, table in zoom_tables(passes, wo, ho).items():
+            values[f"ZT{k}"] = cl.Buffer(rt.context, ro, hostbuf=table)
+            values[f"ZF{k}"] = int32(table.shape[1])
     for k, prog in enumerate(passes):  # the warp's operations, then each colour pass's
         values[f"COL{k or ''}"] = cl.Buffer(rt.context, ro, hostbuf=prog)
         values[f"ncol{k or ''}"] = int32(prog.shape[1] // COLOUR_WORDS)
@@ -243,7 +248,7 @@ def colour_peak(dtype: Any) -> float:
  COL_SATURATE, COL_HUE, COL_HSV, COL_AFFINE_MEAN, COL_NOISE, COL_HOLE, COL_BLUR,
  COL_DATA, COL_MOTION, COL_MEDIAN, COL_CONV, COL_CLAHE, COL_DOWNSCALE, COL_MATRIX,
  COL_CURVE, COL_JPEG, COL_EQUALIZE, COL_ISO, COL_SALT, COL_HOLES, COL_TAPS,
- COL_PIXDROP, COL_SHOT, COL_PCA, COL_UNSHARP) = range(1, 33)
+ COL_PIXDROP, COL_SHOT, COL_PCA, COL_UNSHARP, COL_ZOOM) = range(1, 34)
 
 #: colour operations on the image's mean as they find it (the contrast on the gray mean, the
 #: shift by the mean, ISONoise on the lightness's standard deviation, FancyPCA on the channels'
@@ -263,12 +268,12 @@ MIN_SHOT_SCALE = 0.02
 #: median: each pixel's neighbours): each starts a pass of kernels_cl/colour_pass.cl after the
 #: warp
 COLOUR_WHOLE = (*COLOUR_MEAN, COL_BLUR, COL_UNSHARP, COL_MOTION, COL_MEDIAN, COL_CONV, COL_TAPS,
-                COL_CLAHE, COL_DOWNSCALE, COL_JPEG, COL_EQUALIZE)
+                COL_CLAHE, COL_DOWNSCALE, COL_JPEG, COL_EQUALIZE, COL_ZOOM)
 
 
 #: the group of each colour operation's code in a build (kernels_cl/colour.h's WK_COLG_*: the
 #: larger operations, each compiled only into the builds whose group mask has it); 0: always there
-_COLOUR_GROUP = np.zeros(COL_UNSHARP + 1, np.int64)
+_COLOUR_GROUP = np.zeros(COL_ZOOM + 1, np.int64)
 _COLOUR_GROUP[[COL_GAMMA, COL_HUE, COL_HSV, COL_NOISE, COL_SALT, COL_PIXDROP, COL_SHOT, COL_HOLE,
                COL_HOLES, COL_POSTERIZE, COL_MATRIX, COL_CURVE, COL_ISO]] = [1, 2, 2, 4, 4, 4, 4, 8,
                                                                              8, 16, 128, 128, 256]
@@ -323,7 +328,7 @@ def colour_groups(passes: list[np.ndarray]) -> tuple[int, ...]:
     for k, p in enumerate(passes):
         ops = p.reshape(p.shape[0], -1, COLOUR_WORDS)
         codes = ops[:, :, 0].astype(np.int64)
-        groups = _COLOUR_GROUP[np.clip(codes, 0, COL_UNSHARP)]
+        groups = _COLOUR_GROUP[np.clip(codes, 0, COL_ZOOM)]
         median = codes == COL_MEDIAN  # its 5x5 and 7x7 networks: groups of their own
         groups[median] |= np.select([ops[:, :, 1][median] == 5, ops[:, :, 1][median] == 7],
                                     [_MEDIAN_NET5, _MEDIAN_NET7], 0)
@@ -336,7 +341,7 @@ def colour_groups(passes: list[np.ndarray]) -> tuple[int, ...]:
 def pass_kinds(passes: list[np.ndarray]) -> tuple[int, ...]:
     """The kind (:data:`PASS_MEAN` | :data:`PASS_BLUR` | :data:`PASS_MOTION` |
     :data:`PASS_MEDIAN` | :data:`PASS_CLAHE` | :data:`PASS_GATHER` | :data:`PASS_JPEG` |
-    :data:`PASS_PCA` | :data:`PASS_UNSHARP`) of each
+    :data:`PASS_PCA` | :data:`PASS_UNSHARP` | :data:`PASS_ZOOM`) of each
     colour pass after the warp (``passes``: :func:`colour_passes`'s list, the warp's own
     operations first)."""
     return tuple(PASS_MEAN * bool(np.isin(p[:, 0], COLOUR_MEAN).any())
@@ -347,7 +352,19 @@ def pass_kinds(passes: list[np.ndarray]) -> tuple[int, ...]:
                  | PASS_GATHER * bool((p[:, 0] == COL_DOWNSCALE).any())
                  | PASS_JPEG * bool((p[:, 0] == COL_JPEG).any())
                  | PASS_PCA * bool((p[:, 0] == COL_PCA).any())
-                 | PASS_UNSHARP * bool((p[:, 0] == COL_UNSHARP).any()) for p in passes[1:])
+                 | PASS_UNSHARP * bool((p[:, 0] == COL_UNSHARP).any())
+                 | PASS_ZOOM * bool((p[:, 0] == COL_ZOOM).any()) for p in passes[1:])
+
+
+def _passes_starting(passes: list[np.ndarray], code: int):
+    """The colour passes after the warp (``passes``: :func:`colour_passes`'s list) some item
+    starts with the operation ``code``: (the pass's number, its array, its operations (items,
+    k, COLOUR_WORDS), those items)."""
+    for k, p in enumerate(passes[1:], 1):
+        ops = p.reshape(p.shape[0], -1, COLOUR_WORDS)
+        rows = np.flatnonzero(ops[:, 0, 0] == code)
+        if len(rows):
+            yield k, p, ops, rows
 
 
 def downscale_tables(passes: list[np.ndarray], wo: int, ho: int) -> dict[int, np.ndarray]:
@@ -358,11 +375,7 @@ def downscale_tables(passes: list[np.ndarray], wo: int, ho: int) -> dict[int, np
     ``floor(x / (wo / small))``), composed, in double as OpenCV computes them. Items without
     the operation get the identity."""
     out = {}
-    for k, p in enumerate(passes[1:], 1):
-        ops = p.reshape(p.shape[0], -1, COLOUR_WORDS)
-        rows = np.flatnonzero(ops[:, 0, 0] == COL_DOWNSCALE)
-        if not len(rows):
-            continue
+    for k, p, ops, rows in _passes_starting(passes, COL_DOWNSCALE):
         idx = np.tile(np.r_[np.arange(wo), np.arange(ho)].astype(np.int32), (p.shape[0], 1))
         for i in rows:
             scale = joined(ops[i, 0, 1:4])
@@ -374,6 +387,52 @@ def downscale_tables(passes: list[np.ndarray], wo: int, ho: int) -> dict[int, np
                 cols.append(down[up.astype(np.int64)])
             idx[i] = np.concatenate(cols)
         out[k] = idx
+    return out
+
+
+def zoom_axis(n: int, zoom: float, columns: bool) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """One axis of albumentations' ``central_zoom`` by ``zoom`` of a side of ``n`` pixels, as
+    the output's index i reads the image: the crop of ``ceil(n / zoom)`` about the centre,
+    OpenCV's linear resize of it to ``int(crop zoom)`` (in double, as OpenCV computes its
+    source positions; float32 weights), trimmed about the centre back to ``n``: (first source
+    index, second, the second's weight). Columns take OpenCV's edge rule (a position past the
+    crop's first or last column takes that column alone), rows keep their weights over rows
+    clamped to the crop, as OpenCV's row fetch does. A crop resized to its own size is read as
+    it is (albumentations does not resize it)."""
+    c = math.ceil(n / zoom)
+    top, new = (n - c) // 2, int(c * zoom)
+    d = np.arange(n, dtype=np.int64) + (new - n) // 2
+    if new == c:
+        s = np.clip(d, 0, c - 1)
+        return top + s, top + s, np.zeros(n, np.float32)
+    f = ((d + 0.5) * (1.0 / (new / c)) - 0.5).astype(np.float32)
+    s = np.floor(f).astype(np.int64)
+    w = (f - s.astype(np.float32)).astype(np.float32)
+    if columns:
+        w[s < 0], s[s < 0] = 0, 0
+        w[s >= c - 1], s[s >= c - 1] = 0, c - 1
+        return top + s, top + np.minimum(s + 1, c - 1), w
+    return top + np.clip(s, 0, c - 1), top + np.clip(s + 1, 0, c - 1), w
+
+
+def zoom_tables(passes: list[np.ndarray], wo: int, ho: int) -> dict[int, np.ndarray]:
+    """The source rows and columns of each zoom blur's zooms (they start a pass) for an output
+    of ``wo`` x ``ho``, by pass: (items, most zooms, 3 (wo + ho)) float32, each zoom's first
+    source column, second and its weight per output column (:func:`zoom_axis`), then the
+    same per output row. Zoom k is numpy's ``arange(1, m, step)``'s: ``1 + k d``, d = ``(1 +
+    step) - 1`` (numpy fills an arange from its first two values), the step a double in the
+    operation's words 2-4; items without the operation get zeros."""
+    out = {}
+    for k, p, ops, rows in _passes_starting(passes, COL_ZOOM):
+        most = int(ops[rows, 0, 1].max())
+        table = np.zeros((p.shape[0], most, 3 * (wo + ho)), np.float32)
+        for i in rows:
+            delta = (1.0 + joined(ops[i, 0, 2:5])) - 1.0
+            for j in range(int(ops[i, 0, 1])):
+                zoom = 1.0 + j * delta
+                table[i, j] = np.concatenate([*zoom_axis(wo, zoom, True),
+                                              *zoom_axis(ho, zoom, False)])
+        out[k] = table
     return out
 
 
@@ -532,6 +591,13 @@ def _check_filters(ops: np.ndarray) -> None:
                              f"of its {holes:g}")
     for i, j in zip(*np.nonzero(codes == COL_TAPS)):
         _check_taps(ops[i], i, j)
+    for i, j in zip(*np.nonzero(codes == COL_ZOOM)):
+        count, step = float(ops[i, j, 1]), joined(ops[i, j, 2:5])
+        if not (count.is_integer() and 1 <= count <= MAX_ZOOMS and math.isfinite(step)
+                and step > 0 and 1.0 + (count - 1) * step < 1e3):
+            raise ValueError(f"colour[{i}]'s operation {j}: COL_ZOOM needs a whole count of "
+                             f"zooms in [1, {MAX_ZOOMS}] and a finite step > 0 (zooms below "
+                             f"1000), got {count:g} and {step:g}")
     for i, j in zip(*np.nonzero(codes == COL_UNSHARP)):
         amount, threshold = float(ops[i, j, 2]), float(ops[i, j, 3])
         if not (math.isfinite(amount) and math.isfinite(threshold)):

@@ -32,8 +32,13 @@ from .output import FLOAT_OUT
 PASS_MEAN, PASS_BLUR, PASS_MOTION, PASS_MEDIAN, PASS_CLAHE, PASS_GATHER, PASS_JPEG, PASS_PCA = \
     1, 2, 4, 8, 16, 32, 64, 128
 #: ... and with an unsharp mask (the rows' launch as a blur's, then colour_unsharp_rows: the
-#: threshold's mask of the blurred image into U, its rows filtered into UM)
-PASS_UNSHARP = 256
+#: threshold's mask of the blurred image into U, its rows filtered into UM); with a zoom blur
+#: (in colour_apply, from the host's table of each zoom's source rows and columns, ZT<pass>)
+PASS_UNSHARP, PASS_ZOOM = 256, 512
+
+#: the most zooms a ZoomBlur averages (engine.core refuses more before any launch: each is 4
+#: reads a value, and a table of 3 (Wo + Ho) floats an item)
+MAX_ZOOMS = 1000
 
 #: colour_mean's floats per item and work-group in P (kernels_cl/colour_pass.cl's CP_PW), and
 #: colour_pca's per item in PM (CP_PM: FancyPCA's 4 x 4 matrix and 4 means)
@@ -339,7 +344,7 @@ def _colour_passes(w: WarpSpec, dt: np.dtype, C: int, store: dict,
                    "MEDIAN": int(bool(kind & PASS_MEDIAN)), "CLAHE": int(clahe),
                    "GATHER": int(bool(kind & PASS_GATHER)),
                    "JPEG": int(bool(kind & PASS_JPEG)), "PCA": int(bool(kind & PASS_PCA)),
-                   "UNSHARP": int(unsharp),
+                   "UNSHARP": int(unsharp), "ZOOM": int(bool(kind & PASS_ZOOM)),
                    "CP_PW": MEAN_WORDS,
                    **({"PCA_DOUBLE": int(fp64), "CP_PM": PCA_WORDS} if kind & PASS_PCA else {}),
                    "WK_COL_HEAVY": w.colour_groups[k],
@@ -348,6 +353,8 @@ def _colour_passes(w: WarpSpec, dt: np.dtype, C: int, store: dict,
         tables = (Arg("LUT"), np.int32(w.clahe_tiles), Arg("LABT")) if clahe else ()
         if kind & PASS_GATHER:
             tables += (Arg(f"IDX{k}"),)
+        if kind & PASS_ZOOM:
+            tables += (Arg(f"ZT{k}"), Arg(f"ZF{k}"))
         if kind & PASS_JPEG:
             tables += (Arg("JPG"),)
             blocks = Variant.of("colour_pass.cl", "colour_jpeg_blocks", **defines)
