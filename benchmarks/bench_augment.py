@@ -18,7 +18,7 @@ ColorJitter's contrast takes the passes after the warp (the image's mean), so th
 times it without the contrast. A fourth times GaussNoise(p=0.5) + CoarseDropout(1-4 holes,
 p=0.5) after the same geometry, made in the warp's store, against albumentations; a fifth
 GaussianBlur(p=0.5) (a pass after the warp), with each blur (GaussianBlur, MotionBlur, Blur,
-MedianBlur, AdvancedBlur, Defocus, RingingOvershoot, UnsharpMask), CLAHE, Equalize,
+MedianBlur, AdvancedBlur, Defocus, RingingOvershoot, UnsharpMask, ZoomBlur), CLAHE, Equalize,
 AutoContrast, AdditiveNoise (Beta per pixel), ISONoise, SaltAndPepper, ShotNoise, PixelDropout, GridDropout,
 Downscale and ImageCompression (a JPEG round trip) on every sample beside it, and five pointwise transforms (ToSepia,
 PlanckianJitter, RandomToneCurve, MultiplicativeNoise, ChannelDropout) at p=0.5.
@@ -313,7 +313,7 @@ def noise_runs(data, have_alb: bool) -> dict:
 
 def blur_runs(data, have_alb: bool) -> dict:
     """GaussianBlur's pass: warpkit with and without it (p=0.5, and p=1; MotionBlur, Blur,
-    MedianBlur, AdvancedBlur, Defocus, RingingOvershoot, UnsharpMask, CLAHE, Equalize,
+    MedianBlur, AdvancedBlur, Defocus, RingingOvershoot, UnsharpMask, ZoomBlur, CLAHE, Equalize,
     AutoContrast,
     AdditiveNoise (Beta per pixel), ISONoise, SaltAndPepper, ShotNoise, PixelDropout,
     GridDropout, Downscale and ImageCompression at p=1, their defaults; ToSepia,
@@ -323,7 +323,7 @@ def blur_runs(data, have_alb: bool) -> dict:
     from warpkit.augment import (CLAHE, AdvancedBlur, AutoContrast, Blur, Defocus, Downscale,
                                  Equalize, GaussianBlur, GridDropout, ImageCompression, ISONoise,
                                  MedianBlur, MotionBlur, PixelDropout, RingingOvershoot,
-                                 SaltAndPepper, ShotNoise, UnsharpMask)
+                                 SaltAndPepper, ShotNoise, UnsharpMask, ZoomBlur)
 
     def pixel(m):  # the same five from warpkit.augment (W) or albumentations (A)
         return [m.ToSepia(p=0.5), m.PlanckianJitter(p=0.5), m.RandomToneCurve(p=0.5),
@@ -349,6 +349,7 @@ def blur_runs(data, have_alb: bool) -> dict:
         "warpkit, geometry and Defocus on every sample": [Defocus(p=1)],
         "warpkit, geometry and RingingOvershoot on every sample": [RingingOvershoot(p=1)],
         "warpkit, geometry and UnsharpMask on every sample": [UnsharpMask(p=1)],
+        "warpkit, geometry and ZoomBlur on every sample": [ZoomBlur(p=1)],
         "warpkit, geometry and Downscale on every sample": [Downscale(p=1)],
         "warpkit, geometry and ImageCompression on every sample": [ImageCompression(p=1)],
         "warpkit, geometry and 5 pixel transforms (p=0.5)": pixel(W),
@@ -375,6 +376,7 @@ def blur_runs(data, have_alb: bool) -> dict:
          "warpkit, geometry and RingingOvershoot on every sample":
              lambda A: [A.RingingOvershoot(p=1)],
          "warpkit, geometry and UnsharpMask on every sample": lambda A: [A.UnsharpMask(p=1)],
+         "warpkit, geometry and ZoomBlur on every sample": lambda A: [A.ZoomBlur(p=1)],
          "warpkit, geometry and Downscale on every sample": lambda A: [A.Downscale(p=1)],
          "warpkit, geometry and ImageCompression on every sample":
              lambda A: [A.ImageCompression(p=1)],
