@@ -92,7 +92,7 @@ def _clip_corners(box: Any, size: tuple[int, int]) -> list[int]:
     return [x0, y0, min(max(box[2], x0), w), min(max(box[3], y0), h)]
 
 
-class RandomCropNearBBox(Transform):
+class RandomCropNearBBox(_CropFromTargets):
     """albumentations' RandomCropNearBBox: a crop about the box the call passes as
     ``cropping_bbox=`` (or the key ``cropping_bbox_key``; pixel corners ``[x_min, y_min, x_max,
     y_max]`` of the image as this step finds it, whole numbers; one per sample in a batch),
@@ -112,8 +112,6 @@ class RandomCropNearBBox(Transform):
         [100, 50, 300, 200]
     """
 
-    keeps_axes = True
-
     reads = frozenset({"passed"})
 
     def __init__(self, max_part_shift: Any = (0.0, 0.3), cropping_bbox_key: str = "cropping_bbox",
@@ -126,9 +124,6 @@ class RandomCropNearBBox(Transform):
             raise ValueError(f"cropping_bbox_key must be a keyword's name, got "
                              f"{cropping_bbox_key!r}")
         self.cropping_bbox_key = cropping_bbox_key
-
-    def draw(self, rng, size):
-        return self.draw_seen(rng, size, Seen(size))
 
     def draw_seen(self, rng, size, seen):
         key = self.cropping_bbox_key
@@ -158,13 +153,6 @@ class RandomCropNearBBox(Transform):
             raise ValueError(f"{key} {list(box)} leaves no area in the image of {size[0]} x "
                              f"{size[1]}: nothing to crop")
         return {"crop": [int(v) for v in crop]}
-
-    def out_size(self, params, size):
-        return _crop_out(params, size)
-
-    def map(self, params, size):
-        x0, y0, x1, y1 = params["crop"]
-        return crop_map(x0, y0, x1 - x0, y1 - y0, (x1 - x0, y1 - y0)), (x1 - x0, y1 - y0)
 
     def config(self):
         return {"max_part_shift": list(self.max_part_shift),

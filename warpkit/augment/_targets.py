@@ -368,9 +368,9 @@ class Seen:
     boxes. ``labels``: the call's labels of its boxes (the first label field), all of them
     (``labels[index]`` are the current boxes'); None where it gave none. ``given``: the
     sample's value of a keyword the call passed through (a function of its name, None where it
-    has none), for the draws that read one (``reads`` "passed"). ``masks``: the call's masks of the sample (``mask=``, else those of ``masks=``) as
-    given, None where it gave none; :meth:`mask_pixels` finds their pixels where the current
-    image is. ``chain``: the maps and fields from the sample's input to the current image.
+    has none), for the draws that read one (``reads`` "passed"). ``masks``: the call's masks
+    of the sample (``mask=``, else those of ``masks=``) as given, None where it gave none;
+    :meth:`mask_pixels` finds their pixels where the current image is. ``chain``: the maps and fields from the sample's input to the current image.
     ``partners``: the other images of the call that a Mosaic may take (their positions)."""
 
     def __init__(self, size: tuple[int, int], boxes: np.ndarray | None = None,
