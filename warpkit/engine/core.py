@@ -390,48 +390,62 @@ def downscale_tables(passes: list[np.ndarray], wo: int, ho: int) -> dict[int, np
     return out
 
 
-def zoom_axis(n: int, zoom: float, columns: bool) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """One axis of albumentations' ``central_zoom`` by ``zoom`` of a side of ``n`` pixels, as
-    the output's index i reads the image: the crop of ``ceil(n / zoom)`` about the centre,
-    OpenCV's linear resize of it to ``int(crop zoom)`` (in double, as OpenCV computes its
-    source positions; float32 weights), trimmed about the centre back to ``n``: (first source
-    index, second, the second's weight). Columns take OpenCV's edge rule (a position past the
-    crop's first or last column takes that column alone), rows keep their weights over rows
-    clamped to the crop, as OpenCV's row fetch does. A crop resized to its own size is read as
-    it is (albumentations does not resize it)."""
-    c = math.ceil(n / zoom)
-    top, new = (n - c) // 2, int(c * zoom)
-    d = np.arange(n, dtype=np.int64) + (new - n) // 2
-    if new == c:
-        s = np.clip(d, 0, c - 1)
-        return top + s, top + s, np.zeros(n, np.float32)
-    f = ((d + 0.5) * (1.0 / (new / c)) - 0.5).astype(np.float32)
+def zoom_axes(n: int, zooms: np.ndarray, columns: bool
+              ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """One axis of albumentations' ``central_zoom`` by each of ``zooms`` of a side of ``n``
+    pixels, as the output's index i reads the image: the crop of ``ceil(n / zoom)`` about the
+    centre, OpenCV's linear resize of it to ``int(crop zoom)`` (in double, as OpenCV computes
+    its source positions; float32 weights), trimmed about the centre back to ``n``: (first
+    source index, second, the second's weight), each (zooms, n). Columns take OpenCV's edge
+    rule (a position past the crop's first or last column takes that column alone), rows keep
+    their weights over rows clamped to the crop, as OpenCV's row fetch does. A crop resized to
+    its own size is read as it is (albumentations does not resize it).
+
+    Example:
+        >>> i0, i1, w = zoom_axes(10, np.array([1.0, 2.0]), True)
+        >>> i0[1].tolist(), w[1].tolist()[:3]
+        ([2, 2, 2, 3, 3, 4, 4, 5, 5, 6], [0.0, 0.25, 0.75])
+    """
+    z = np.asarray(zooms, np.float64)[:, None]
+    c = np.ceil(n / z)
+    new = np.floor(c * z)
+    top = (n - c) // 2
+    d = np.arange(n, dtype=np.float64)[None, :] + (new - n) // 2
+    same = new == c  # (albumentations' resize returns such a crop as it is)
+    f = ((d + 0.5) * (1.0 / np.where(same, 1.0, new / c)) - 0.5).astype(np.float32)
     s = np.floor(f).astype(np.int64)
-    w = (f - s.astype(np.float32)).astype(np.float32)
+    w = np.where(same, np.float32(0), f - s.astype(np.float32)).astype(np.float32)
+    s = np.where(same, d, s).astype(np.int64)
+    c, top = c.astype(np.int64), top.astype(np.int64)
     if columns:
-        w[s < 0], s[s < 0] = 0, 0
-        w[s >= c - 1], s[s >= c - 1] = 0, c - 1
-        return top + s, top + np.minimum(s + 1, c - 1), w
-    return top + np.clip(s, 0, c - 1), top + np.clip(s + 1, 0, c - 1), w
+        lo, hi = s < 0, s >= c - 1
+        w[lo | hi] = 0
+        s = np.where(lo, 0, np.where(hi, c - 1, s))
+        second = np.minimum(s + 1, c - 1)
+    else:
+        s, second = np.clip(s, 0, c - 1), np.clip(s + 1, 0, c - 1)
+    s = np.clip(s, 0, c - 1)
+    return top + s, top + np.where(same, s, second), w
 
 
 def zoom_tables(passes: list[np.ndarray], wo: int, ho: int) -> dict[int, np.ndarray]:
     """The source rows and columns of each zoom blur's zooms (they start a pass) for an output
     of ``wo`` x ``ho``, by pass: (items, most zooms, 3 (wo + ho)) float32, each zoom's first
-    source column, second and its weight per output column (:func:`zoom_axis`), then the
+    source column, second and its weight per output column (:func:`zoom_axes`), then the
     same per output row. Zoom k is numpy's ``arange(1, m, step)``'s: ``1 + k d``, d = ``(1 +
     step) - 1`` (numpy fills an arange from its first two values), the step a double in the
     operation's words 2-4; items without the operation get zeros."""
     out = {}
     for k, p, ops, rows in _passes_starting(passes, COL_ZOOM):
-        most = int(ops[rows, 0, 1].max())
-        table = np.zeros((p.shape[0], most, 3 * (wo + ho)), np.float32)
-        for i in rows:
-            delta = (1.0 + joined(ops[i, 0, 2:5])) - 1.0
-            for j in range(int(ops[i, 0, 1])):
-                zoom = 1.0 + j * delta
-                table[i, j] = np.concatenate([*zoom_axis(wo, zoom, True),
-                                              *zoom_axis(ho, zoom, False)])
+        counts = ops[rows, 0, 1].astype(np.int64)
+        table = np.zeros((p.shape[0], int(counts.max()), 3 * (wo + ho)), np.float32)
+        item = np.repeat(rows, counts)
+        j = np.concatenate([np.arange(m) for m in counts.tolist()])
+        words = ops[item, 0, 2:5].astype(np.float64)
+        delta = (1.0 + (words[:, 0] + words[:, 1] + words[:, 2])) - 1.0  # (joined's sum)
+        zooms = 1.0 + j * delta
+        table[item, j] = np.concatenate([*zoom_axes(wo, zooms, True),
+                                         *zoom_axes(ho, zooms, False)], axis=1)
         out[k] = table
     return out
 
