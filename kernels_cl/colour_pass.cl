@@ -675,29 +675,59 @@ inline __attribute__((always_inline)) void cp_filtered8(float8 *v) {
  * the rows'; ZF zooms an item) by OpenCV's linear resize: the two columns of each of the two
  * rows, then the rows, in OpenCV's order; v the values as cp_load8 gives them */
 #define ZOOM_PARAM , __global const float *restrict ZT, int ZF
+/* lane k of p's lanes k - e_k (e_k in [0, min(k, hi)]), as shifts of p picked by select():
+ * PoCL's shuffle2 with a varying mask cost ZoomBlur twice its scalar reads */
+inline float8 cp_pick8(float8 p, int8 e, int hi) {
+    float8 r = p;
+    if (hi >= 1) r = e == 1 ? (float8)(p.s0, p.s0, p.s1, p.s2, p.s3, p.s4, p.s5, p.s6) : r;
+    if (hi >= 2) r = e == 2 ? (float8)(p.s0, p.s0, p.s0, p.s1, p.s2, p.s3, p.s4, p.s5) : r;
+    if (hi >= 3) r = e == 3 ? (float8)(p.s0, p.s0, p.s0, p.s0, p.s1, p.s2, p.s3, p.s4) : r;
+    if (hi >= 4) r = e == 4 ? (float8)(p.s0, p.s0, p.s0, p.s0, p.s0, p.s1, p.s2, p.s3) : r;
+    if (hi >= 5) r = e == 5 ? (float8)(p.s0, p.s0, p.s0, p.s0, p.s0, p.s0, p.s1, p.s2) : r;
+    if (hi >= 6) r = e == 6 ? (float8)(p.s0, p.s0, p.s0, p.s0, p.s0, p.s0, p.s0, p.s1) : r;
+    if (hi >= 7) r = e == 7 ? (float8)(p.s0) : r;
+    return r;
+}
+
 inline void cp_zoom8(__global const X_T *S, int Ho, int Wo, int b, int xo, int yo, int n,
                      int count, __global const float *zt, float8 *v) {
     const int C = CH;
     float8 acc[4];
     WK_EACH_C(acc[c] = 0.0f);
     const long L = 3 * (long)(Wo + Ho);
+    const int8 lane = (int8)(0, 1, 2, 3, 4, 5, 6, 7);
     for (int f = 0; f < count; f++) {
         __global const float *t = zt + f * L, *r = t + 3 * Wo;
         const float wy = r[2 * Ho + yo];
         const long r0 = ((long)b * Ho + (int)r[yo]) * Wo, r1 = ((long)b * Ho + (int)r[Ho + yo]) * Wo;
-        float l[32];
-        for (int k = 0; k < 8; k++) {
-            const int x = xo + (k < n ? k : n - 1);
-            const int x0 = (int)t[x], x1 = (int)t[Wo + x];
-            const float wx = t[2 * Wo + x];
-            for (int c = 0; c < C; c++) {
-                const float a = cp_level1(S[(r0 + x0) * C + c]) * (1.0f - wx) + cp_level1(S[(r0 + x1) * C + c]) * wx;
-                const float e = cp_level1(S[(r1 + x0) * C + c]) * (1.0f - wx) + cp_level1(S[(r1 + x1) * C + c]) * wx;
-                l[k * C + c] = a * (1.0f - wy) + e * wy;
+        int8 x0;
+        float8 wx;
+        if (n == 8) {
+            x0 = convert_int8(vload8(0, t + xo));
+            wx = vload8(0, t + 2 * Wo + xo);
+        } else {
+            int i0[8];
+            float w[8];
+            for (int k = 0; k < 8; k++) {
+                const int x = xo + (k < n ? k : n - 1);
+                i0[k] = (int)t[x];
+                w[k] = t[2 * Wo + x];
             }
+            x0 = vload8(0, i0);
+            wx = vload8(0, w);
         }
-        WK_EACH_C(acc[c] += (float8)(l[c], l[C + c], l[2 * C + c], l[3 * C + c], l[4 * C + c],
-                                     l[5 * C + c], l[6 * C + c], l[7 * C + c]));
+        const int s = x0.s0, x8 = s + 8 < Wo ? s + 8 : Wo - 1;
+        const int8 e = lane - (x0 - s);
+        const int hi = e.s7;
+        float8 p[4], q[4];
+        cp_tap8(S, r0, s, Wo, p);
+        cp_tap8(S, r1, s, Wo, q);
+        WK_EACH_C(
+            const float nx = cp_level1(S[(r0 + x8) * C + c]) * (1.0f - wy) + cp_level1(S[(r1 + x8) * C + c]) * wy;
+            const float8 m = p[c] * (1.0f - wy) + q[c] * wy;
+            const float8 m1 = (float8)(m.s1, m.s2, m.s3, m.s4, m.s5, m.s6, m.s7, nx);
+            const float8 a = cp_pick8(m, e, hi);
+            acc[c] += wx == 0.0f ? a : a * (1.0f - wx) + cp_pick8(m1, e, hi) * wx);
     }
     WK_EACH_C(v[c] = (v[c] + acc[c]) / (float)(count + 1));
     cp_filtered8(v);

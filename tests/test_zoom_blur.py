@@ -139,3 +139,15 @@ def test_small_cases_on_every_device_and_oclgrind(small_queue):
              [W.ZoomBlur(max_factor=(2.5, 2.5), step_factor=(0.5, 0.5), p=1),
               W.RandomGamma(p=1)]]
     check_small_cases(img, geo, cases, small_queue)
+
+
+def test_column_tables_step_by_at_most_one():
+    """The kernel reads a block's 8 columns of a zoom from the 8 pixels after its first and one
+    more (kernels_cl/colour_pass.cl's cp_zoom8): every zoom's first columns rise by 0 or 1 a
+    pixel, and the second column is the next one wherever its weight is not 0."""
+    from warpkit.engine.core import zoom_axes
+    for n in (1, 2, 3, 7, 8, 9, 45, 224, 641):
+        zooms = np.concatenate([1.0 + np.arange(40) * 0.01, 1.0 + np.arange(1, 30) * 0.25])
+        i0, i1, w = zoom_axes(n, zooms, True)
+        assert set(np.unique(np.diff(i0, axis=1))) <= {0, 1}, n
+        assert ((i1 == i0 + 1) | (w == 0)).all() and (i0 >= 0).all() and (i1 < n).all(), n
