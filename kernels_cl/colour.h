@@ -136,6 +136,9 @@
  *                     image's standard deviation of L, back to RGB, clipped; the numbers from
  *                     the key w[1 .. 3] and the pixel. A whole-image operation as
  *                     WK_COL_CONTRAST (colour_pass.cl's colour_mean: E[L], E[L^2])
+ *   WK_COL_SNOW       albumentations' RandomSnow ("bleach") on channels 0-2: the lightness
+ *                     times w[2] below the threshold w[1] (in levels of 255), in OpenCV's
+ *                     8-bit HLS on uint8 (wk_snow8)
  *   WK_COL_EQUALIZE   albumentations' Equalize on 8-bit levels: w[1] the mode (0: OpenCV's
  *                     equalizeHist, 1: albumentations' "pil" table), w[2] by channels (1: each
  *                     of channels 0-2 on its own histogram; 0: Y of OpenCV's 8-bit YCrCb, for 3
@@ -186,6 +189,7 @@
 #define WK_COL_PCA 31
 #define WK_COL_UNSHARP 32
 #define WK_COL_ZOOM 33
+#define WK_COL_SNOW 34
 /* WK_COL_HEAVY: which of the larger operations a build holds (the host's engine.core
  * colour_groups: the groups some item's list has, and every group that launch has had in the
  * process, so that a pipeline's builds settle on one); the others are compiled out. Each one
@@ -207,7 +211,7 @@
 #define WK_COLG_MED5 32
 #define WK_COLG_MED7 64
 #define WK_COLG_TONE 128 /* WK_COL_MATRIX and WK_COL_CURVE */
-#define WK_COLG_ISO 256
+#define WK_COLG_ISO 256 /* WK_COL_ISO and WK_COL_SNOW (OpenCV's HLS) */
 #ifndef WK_COL_HEAVY
 #define WK_COL_HEAVY 511
 #endif
@@ -534,17 +538,37 @@ inline void wk_noise_z(int2 at, int2 dims, uint2 key, float2 g, int kind, float2
 }
 
 #if WK_COL_HEAVY & WK_COLG_ISO
-/* WK_COL_ISO on 8 pixels' channels 0-2 (levels of WK_PEAK; mean: the image's E[L], E[L^2] in
- * [0, 1] units), in OpenCV's float HLS (cv::RGB2HLS_f, cv::HLS2RGB_f: hue in degrees) */
-inline void wk_iso8(float8 *v, __global const float *op, float2 mean, int2 at) {
-    const float8 r = v[0] * (1.0f / WK_PEAK), g = v[1] * (1.0f / WK_PEAK), b = v[2] * (1.0f / WK_PEAK);
+/* OpenCV's float RGB -> HLS (cv::RGB2HLS_f) of r, g, b in [0, 1]: the hue in degrees */
+inline void wk_rgb2hls8(float8 r, float8 g, float8 b, float8 *h, float8 *l, float8 *s) {
     const float8 vmax = fmax(fmax(r, g), b), vmin = fmin(fmin(r, g), b), diff = vmax - vmin;
-    float8 l = (vmax + vmin) * 0.5f;
+    *l = (vmax + vmin) * 0.5f;
     const int8 chroma = diff > FLT_EPSILON;
-    const float8 s = WK_SELECT((float8)0.0f, WK_SELECT(diff / (2.0f - vmax - vmin), diff / (vmax + vmin), l < 0.5f), chroma);
+    *s = WK_SELECT((float8)0.0f, WK_SELECT(diff / (2.0f - vmax - vmin), diff / (vmax + vmin), *l < 0.5f), chroma);
     const float8 d = 60.0f / WK_SELECT((float8)1.0f, diff, chroma);
-    float8 h = WK_SELECT(WK_SELECT((r - g) * d + 240.0f, (b - r) * d + 120.0f, vmax == g), (g - b) * d, vmax == r);
-    h = WK_SELECT((float8)0.0f, WK_SELECT(h, h + 360.0f, h < 0.0f), chroma);
+    const float8 x = WK_SELECT(WK_SELECT((r - g) * d + 240.0f, (b - r) * d + 120.0f, vmax == g), (g - b) * d, vmax == r);
+    *h = WK_SELECT((float8)0.0f, WK_SELECT(x, x + 360.0f, x < 0.0f), chroma);
+}
+
+/* and back (cv::HLS2RGB_f: OpenCV's sectors of 60 degrees), the hue times hscale in sixths of
+ * a turn (6 / 360 for degrees, 6 / 180 for OpenCV's 8-bit hue); out[0 .. 2]: r, g, b */
+inline void wk_hls2rgb8(float8 h, float8 l, float8 s, float hscale, float8 *out) {
+    const float8 p2 = WK_SELECT(l + s - l * s, l * (1.0f + s), l <= 0.5f), p1 = 2.0f * l - p2;
+    float8 hh = h * hscale;
+    hh -= 6.0f * wk_floor8(hh * (1.0f / 6.0f));
+    hh = WK_SELECT(hh, hh - 6.0f, hh >= 6.0f);
+    const float8 sec = wk_floor8(hh), f = hh - sec;
+    const float8 t2 = p1 + (p2 - p1) * (1.0f - f), t3 = p1 + (p2 - p1) * f;
+    const int8 gray = s == 0.0f;
+    out[0] = WK_SELECT(WK_SELECT(WK_SELECT(WK_SELECT(p2, t3, sec == 4.0f), p1, sec == 2.0f || sec == 3.0f), t2, sec == 1.0f), l, gray);
+    out[1] = WK_SELECT(WK_SELECT(WK_SELECT(WK_SELECT(p1, t2, sec == 3.0f), p2, sec == 1.0f || sec == 2.0f), t3, sec == 0.0f), l, gray);
+    out[2] = WK_SELECT(WK_SELECT(WK_SELECT(WK_SELECT(t2, p2, sec == 3.0f || sec == 4.0f), t3, sec == 2.0f), p1, sec <= 1.0f), l, gray);
+}
+
+/* WK_COL_ISO on 8 pixels' channels 0-2 (levels of WK_PEAK; mean: the image's E[L], E[L^2] in
+ * [0, 1] units), in OpenCV's float HLS (hue in degrees) */
+inline void wk_iso8(float8 *v, __global const float *op, float2 mean, int2 at) {
+    float8 h, l, s;
+    wk_rgb2hls8(v[0] * (1.0f / WK_PEAK), v[1] * (1.0f / WK_PEAK), v[2] * (1.0f / WK_PEAK), &h, &l, &s);
     /* the pixel's numbers: a normal for the hue (Box-Muller), a uniform in [0, 1) for the
      * lightness's Poisson count (by its distribution function) */
     uint8 o[4];
@@ -563,21 +587,35 @@ inline void wk_iso8(float8 *v, __global const float *op, float2 mean, int2 at) {
         F += p;
     }
     l = fmin(l + k * op[5] * (1.0f - l), 1.0f);
-    /* back: OpenCV's sectors of 60 degrees */
-    const float8 p2 = WK_SELECT(l + s - l * s, l * (1.0f + s), l <= 0.5f), p1 = 2.0f * l - p2;
-    float8 hh = h * (6.0f / 360.0f);
-    hh -= 6.0f * wk_floor8(hh * (1.0f / 6.0f));
-    hh = WK_SELECT(hh, hh - 6.0f, hh >= 6.0f);
-    const float8 sec = wk_floor8(hh), f = hh - sec;
-    const float8 t2 = p1 + (p2 - p1) * (1.0f - f), t3 = p1 + (p2 - p1) * f;
-    float8 ro = WK_SELECT(WK_SELECT(WK_SELECT(p2, t3, sec == 4.0f), p1, sec == 2.0f || sec == 3.0f), t2, sec == 1.0f);
-    float8 go = WK_SELECT(WK_SELECT(WK_SELECT(p1, t2, sec == 3.0f), p2, sec == 1.0f || sec == 2.0f), t3, sec == 0.0f);
-    float8 bo = WK_SELECT(WK_SELECT(WK_SELECT(t2, p2, sec == 3.0f || sec == 4.0f), t3, sec == 2.0f), p1, sec <= 1.0f);
-    const int8 gray = s == 0.0f;
-    ro = WK_SELECT(ro, l, gray);
-    go = WK_SELECT(go, l, gray);
-    bo = WK_SELECT(bo, l, gray);
-    const float8 out[3] = {ro, go, bo};
+    float8 out[3];
+    wk_hls2rgb8(h, l, s, 6.0f / 360.0f, out);
+    for (int q = 0; q < 3; q++) {
+        const float8 x = wk_clamp8(out[q], 0.0f, 1.0f) * WK_PEAK;
+        v[q] = WK_COL_INT ? wk_rint8(x) : x;
+    }
+}
+
+/* WK_COL_SNOW on 8 pixels' channels 0-2 (levels of WK_PEAK): albumentations' RandomSnow
+ * "bleach". On uint8, OpenCV's 8-bit HLS round trip (cv::RGB2HLS_b, cv::HLS2RGB_b: the float
+ * conversions between levels of 255 and a hue of 180), the lightness level L times w[2] where
+ * L < w[1], clipped to [0, 255] and truncated (numpy's store into uint8); other dtypes in
+ * float HLS, without the 8-bit levels: the lightness l times w[2] where 255 l < w[1], clipped
+ * to [0, 1] */
+inline void wk_snow8(float8 *v, __global const float *op) {
+    float8 h, l, s;
+    wk_rgb2hls8(v[0] * (1.0f / WK_PEAK), v[1] * (1.0f / WK_PEAK), v[2] * (1.0f / WK_PEAK), &h, &l, &s);
+    float8 out[3];
+#if X_KIND == WK_INT && X_MAX == UCHAR_MAX
+    {
+        const float8 hq = wk_clamp8(wk_rint8(h * 0.5f), 0.0f, 255.0f), sq = wk_clamp8(wk_rint8(s * 255.0f), 0.0f, 255.0f);
+        float8 lq = wk_clamp8(wk_rint8(l * 255.0f), 0.0f, 255.0f);
+        lq = wk_floor8(wk_clamp8(lq < (float8)op[1] ? lq * op[2] : lq, 0.0f, 255.0f));
+        wk_hls2rgb8(hq, lq * (1.0f / 255.0f), sq * (1.0f / 255.0f), 6.0f / 180.0f, out);
+    }
+#else
+    l = wk_clamp8(l * 255.0f < (float8)op[1] ? l * op[2] : l, 0.0f, 1.0f);
+    wk_hls2rgb8(h, l, s, 6.0f / 360.0f, out);
+#endif
     for (int q = 0; q < 3; q++) {
         const float8 x = wk_clamp8(out[q], 0.0f, 1.0f) * WK_PEAK;
         v[q] = WK_COL_INT ? wk_rint8(x) : x;
@@ -817,6 +855,8 @@ inline __attribute__((always_inline)) void wk_colour8_ops(float8 *v, int C, __gl
 #if WK_COL_HEAVY & WK_COLG_ISO
         } else if (code == WK_COL_ISO) {
             if (C >= 3) wk_iso8(v, op, mean, at);
+        } else if (code == WK_COL_SNOW) {
+            if (C >= 3) wk_snow8(v, op);
 #endif
         } else if ((WK_COL_HEAVY & WK_COLG_TONE) && code == WK_COL_CURVE) {
             /* 255 B(l / 255) = (3 (255 - l)^2 l lo + 3 (255 - l) l^2 hi + l^3) / 255^2: the

@@ -154,6 +154,16 @@ def assert_batch_is_alone(pipe, imgs: list, seed: int, queue) -> None:
         np.testing.assert_array_equal(batch["image"][i], alone)
 
 
+def assert_alone_and_replayed(pipe, imgs: list, got: dict, seed: int, queue) -> None:
+    """``got`` (``pipe`` on the batch ``imgs`` with ``seed``): each sample's image as a call on
+    it alone gives it, and as its recorded params replay it."""
+    for k, img in enumerate(imgs):
+        alone = pipe(image=img, seed=seed, index=k, queue=queue)
+        np.testing.assert_array_equal(alone["image"], got["image"][k])
+        again = pipe(image=img, params=got["params"][k], queue=queue)
+        np.testing.assert_array_equal(again["image"], got["image"][k])
+
+
 def assert_sample_5_replays(pipe, img: np.ndarray, out: dict, queue) -> None:
     """``out`` (``pipe`` on ``img`` with seed 11, index 5) is sample 5 of a batch of 7 copies of
     ``img`` (sample 4 differs: its own numbers), and its recorded params replay it."""

@@ -18,7 +18,7 @@ from warpkit import augment as W
 from warpkit.augment._filters import (advanced_blur_kernel, bessel_j1, defocus_kernel,
                                       ringing_kernel)
 
-from helpers import check_small_cases, warp_with_rows
+from helpers import assert_alone_and_replayed, check_small_cases, warp_with_rows
 
 os.environ.setdefault("NO_ALBUMENTATIONS_UPDATE", "1")
 with warnings.catch_warnings():
@@ -179,11 +179,7 @@ def test_batches_replay_and_port(queue):
                       W.RandomBrightnessContrast(p=1), W.RingingOvershoot(p=0.6)],
                      output_dtype="float32", mean=[0.5] * 3, std=[0.25] * 3, layout="CHW")
     got = pipe(image=photos, seed=2, queue=queue)
-    for k, photo in enumerate(photos):
-        alone = pipe(image=photo, seed=2, index=k, queue=queue)
-        np.testing.assert_array_equal(alone["image"], got["image"][k])
-        again = pipe(image=photo, params=got["params"][k], queue=queue)
-        np.testing.assert_array_equal(again["image"], got["image"][k])
+    assert_alone_and_replayed(pipe, photos, got, 2, queue)
     ts = [W.AdvancedBlur(blur_limit=(5, 9), sigma_x_limit=(0.1, 2), sigma_y_limit=0.7,
                          rotate_limit=20, beta_limit=(0.3, 2), noise_limit=(0.95, 1.05), p=0.3),
           W.Defocus(radius=(4, 6), alias_blur=(0.2, 0.3), p=0.6),

@@ -24,7 +24,7 @@ import pytest
 from warpkit import augment as W
 from warpkit.augment._filters import _gaussian_1d
 
-from helpers import check_small_cases, warp_with_rows
+from helpers import assert_alone_and_replayed, check_small_cases, warp_with_rows
 
 os.environ.setdefault("NO_ALBUMENTATIONS_UPDATE", "1")
 with warnings.catch_warnings():
@@ -159,11 +159,7 @@ def test_with_gaussian_blur_in_one_pass_batches_replay_and_port(queue):
                      output_dtype="float32", mean=[0.5] * 3, std=[0.25] * 3, layout="CHW")
     got = pipe(image=photos, seed=4, queue=queue)
     assert {p["steps"][1]["choice"] for p in got["params"]} == {0, 1}  # both in the batch
-    for k, photo in enumerate(photos):
-        alone = pipe(image=photo, seed=4, index=k, queue=queue)
-        np.testing.assert_array_equal(alone["image"], got["image"][k])
-        again = pipe(image=photo, params=got["params"][k], queue=queue)
-        np.testing.assert_array_equal(again["image"], got["image"][k])
+    assert_alone_and_replayed(pipe, photos, got, 4, queue)
     t = W.UnsharpMask(blur_limit=(5, 11), sigma_limit=(0.2, 1.0), alpha=(0.3, 0.9),
                       threshold=25, p=0.4)
     back = W.Compose.from_dict(W.Compose([t]).to_dict()).transforms[0]

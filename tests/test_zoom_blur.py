@@ -14,7 +14,7 @@ import pytest
 from warpkit import augment as W
 from warpkit.augment._filters import zoom_factors
 
-from helpers import check_small_cases, warp_with_rows
+from helpers import assert_alone_and_replayed, check_small_cases, warp_with_rows
 
 os.environ.setdefault("NO_ALBUMENTATIONS_UPDATE", "1")
 with warnings.catch_warnings():
@@ -102,11 +102,7 @@ def test_batches_replay_port_and_refusals(queue):
                      output_dtype="float32", mean=[0.5] * 3, std=[0.25] * 3, layout="CHW")
     got = pipe(image=photos, seed=1, queue=queue)
     assert {p["steps"][1]["choice"] for p in got["params"]} == {0, 1}
-    for k, photo in enumerate(photos):
-        alone = pipe(image=photo, seed=1, index=k, queue=queue)
-        np.testing.assert_array_equal(alone["image"], got["image"][k])
-        again = pipe(image=photo, params=got["params"][k], queue=queue)
-        np.testing.assert_array_equal(again["image"], got["image"][k])
+    assert_alone_and_replayed(pipe, photos, got, 1, queue)
     t = W.ZoomBlur(max_factor=(1.1, 1.4), step_factor=(0.02, 0.04), p=0.3)
     back = W.Compose.from_dict(W.Compose([t]).to_dict()).transforms[0]
     assert back.config() == t.config() and back.p == 0.3

@@ -6,7 +6,7 @@ image once (a batch in one launch), moving masks, boxes and keypoints with the s
 transforms (albumentations' names: ``ColorJitter``, ``HueSaturationValue``,
 ``RandomBrightnessContrast``, ``RandomGamma``, ``ToGray``, ``RGBShift``, ``ChannelShuffle``,
 ``InvertImg``, ``Solarize``, ``Posterize``, ``ToSepia``, ``PlanckianJitter``,
-``RandomToneCurve``, ``MultiplicativeNoise``, ``ChannelDropout``; noise, dropout and blur:
+``RandomToneCurve``, ``MultiplicativeNoise``, ``ChannelDropout``, ``RandomSnow``; noise, dropout and blur:
 ``GaussNoise``, ``SaltAndPepper``, ``ShotNoise``, ``ISONoise``, ``PixelDropout``,
 ``CoarseDropout``, ``GridDropout``, ...) run inside that resampling, on each pixel before it is stored (a
 contrast on the image's mean, a blur, ``CLAHE``, ``Equalize``, ``AutoContrast``, ``FancyPCA``,
@@ -58,8 +58,8 @@ from ._pixel_dropout import PixelDropout
 from ._additive import AdditiveNoise
 from ._grid_shuffle import RandomGridShuffle
 from ._pixel import (AutoContrast, ChannelDropout, Equalize, FancyPCA, ImageCompression, ISONoise,
-                     MultiplicativeNoise, PlanckianJitter, RandomToneCurve, SaltAndPepper,
-                     ShotNoise, ToSepia)
+                     MultiplicativeNoise, PlanckianJitter, RandomSnow, RandomToneCurve,
+                     SaltAndPepper, ShotNoise, ToSepia)
 from ._mixing import CutMix, MixUp
 from ._mosaic import Mosaic
 from ._objects import (AtLeastOneBBoxRandomCrop, BBoxSafeRandomCrop, CropNonEmptyMaskIfExists,
@@ -89,7 +89,8 @@ __all__ = ["AdditiveNoise", "AdvancedBlur", "Affine", "AtLeastOneBBoxRandomCrop"
            "RandomAffine", "RandomBrightnessContrast", "RandomCrop", "RandomCropFromBorders",
            "RandomCropNearBBox", "RandomGamma", "RandomGridShuffle", "RandomHorizontalFlip", "RandomIoUCrop",
            "RandomPerspective", "RandomResizedCrop", "RandomRotate90", "RandomRotation",
-           "RandomScale", "RandomSizedBBoxSafeCrop", "RandomSizedCrop", "RandomToneCurve",
+           "RandomScale", "RandomSizedBBoxSafeCrop", "RandomSizedCrop", "RandomSnow",
+           "RandomToneCurve",
            "RandomVerticalFlip", "RandomZoomOut", "RepeatedSampleWarning", "Resize", "RGBShift",
            "RingingOvershoot", "Rotate", "SafeRotate", "SaltAndPepper", "SampleKey", "Sharpen",
            "ShiftScaleRotate", "ShotNoise", "SmallestMaxSize", "Solarize", "SquareSymmetry",

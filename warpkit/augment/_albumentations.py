@@ -274,6 +274,7 @@ SUPPORTED: dict[str, Callable[[_Args, _Pipeline], Transform | None]] = {
     "AdditiveNoise": _colour(AdditiveNoise, "noise_type", "spatial_mode", "noise_params",
                              "approximation"),
     "ISONoise": _colour(P.ISONoise, "color_shift", "intensity"),
+    "RandomSnow": _colour(P.RandomSnow, "brightness_coeff", "snow_point_range", "method"),
     "SaltAndPepper": _colour(P.SaltAndPepper, "amount", "salt_vs_pepper"),
     "ShotNoise": _colour(P.ShotNoise, "scale_range"),
     "PixelDropout": _colour(PixelDropout, "dropout_prob", "per_channel", "drop_value",

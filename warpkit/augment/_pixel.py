@@ -28,7 +28,7 @@ import numpy as np
 from .._checks import flag, number
 from ..engine.core import (COL_CURVE as CURVE, COL_EQUALIZE as EQUALIZE, COL_ISO as ISO,
                            COL_JPEG as JPEG, COL_PCA as PCA, COL_MATRIX as MATRIX, COL_SALT as SALT,
-                           COL_SHOT as SHOT, MAX_ISO_INTENSITY, MIN_SHOT_SCALE, ac_words)
+                           COL_SHOT as SHOT, COL_SNOW as SNOW, MAX_ISO_INTENSITY, MIN_SHOT_SCALE, ac_words)
 from ._base import normals, value_range
 from ._colour import (ColourTransform, _affine, _eight_bit, _one_or_three, draw_key, draw_keys,
                       key_order)
@@ -36,7 +36,8 @@ from ._colour import (ColourTransform, _affine, _eight_bit, _one_or_three, draw_
 __all__ = ["AutoContrast", "ChannelDropout", "Equalize", "FancyPCA", "ImageCompression",
            "ISONoise",
            "MultiplicativeNoise",
-           "PlanckianJitter", "RandomToneCurve", "SaltAndPepper", "ShotNoise", "ToSepia"]
+           "PlanckianJitter", "RandomSnow", "RandomToneCurve", "SaltAndPepper", "ShotNoise",
+           "ToSepia"]
 
 
 class ChannelDropout(ColourTransform):
@@ -660,3 +661,53 @@ class ShotNoise(ColourTransform):
 
     def config(self):
         return {"scale_range": list(self.scale_range)}
+
+
+class RandomSnow(ColourTransform):
+    """albumentations' RandomSnow with ``method="bleach"``: a ``snow_point`` is drawn per sample
+    from ``snow_point_range`` (in [0, 1]); pixels whose lightness (OpenCV's HLS) is below
+    ``snow_point * 255 / 2 + 255 / 3`` levels have it multiplied by ``brightness_coeff``.
+
+    On uint8 it is OpenCV's 8-bit HLS round trip as albumentations does it: the image to HLS
+    levels (hue of 180), the lightness level times the coefficient where below the threshold,
+    clipped to [0, 255] and truncated to a level (numpy's store into uint8), back to RGB; the
+    same levels. albumentations' float32 path compares a lightness in [0, 1] with that threshold
+    in levels, so it bleaches every pixel and leaves values past 1; warpkit's float32 (and
+    uint16) images take the threshold in the image's units instead (``255 L`` against it, L in
+    [0, 1]) in float HLS, clipped to [0, 1]. ``method="texture"`` (a noise texture, blurred,
+    with sparkles) is refused. Images of 3 channels (RGB, as albumentations requires).
+
+    Example:
+        >>> t = RandomSnow(snow_point_range=(0.2, 0.2), brightness_coeff=2.0, p=1)
+        >>> t.colour_ops({"snow_point": 0.2}, 3, 255.0)
+        [[34, 110.5, 2.0]]
+    """
+
+    def __init__(self, brightness_coeff: float = 2.5, snow_point_range: Any = (0.1, 0.3),
+                 method: str = "bleach", p: float = 0.5) -> None:
+        super().__init__(p)
+        if method != "bleach":
+            raise ValueError(f"RandomSnow(method={method!r}) is not supported: warpkit runs "
+                             "method='bleach' (the lightness scaled in OpenCV's HLS)")
+        self.method = method
+        self.brightness_coeff = number(brightness_coeff, "brightness_coeff")
+        if not self.brightness_coeff > 0:
+            raise ValueError(f"brightness_coeff must be > 0, got {brightness_coeff!r}")
+        self.snow_point_range = value_range(snow_point_range, "snow_point_range", False,
+                                            0.0, 1.0)[0]
+
+    def draw(self, rng, size):
+        return {"snow_point": float(rng.uniform(*self.snow_point_range))}
+
+    def draw_lanes(self, lanes, sizes):
+        return [{"snow_point": t} for t in lanes.uniform(*self.snow_point_range).tolist()]
+
+    def colour_ops(self, params, channels, peak):
+        if channels != 3:
+            raise TypeError(f"RandomSnow takes RGB images of 3 channels (as albumentations), got "
+                            f"{channels} channel{'s' * (channels != 1)}")
+        return [[SNOW, float(params["snow_point"]) * 255 / 2 + 255 / 3, self.brightness_coeff]]
+
+    def config(self):
+        return {"brightness_coeff": self.brightness_coeff,
+                "snow_point_range": list(self.snow_point_range), "method": self.method}
