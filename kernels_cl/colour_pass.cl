@@ -1992,7 +1992,9 @@ __kernel void colour_jpeg_blocks(__global const X_T *restrict S, int Ho, int Wo,
     const int x0 = 16 * mx, y0 = 16 * my;
     int8 cb[8], cr[8]; /* the chroma block's rows */
     const int16 bias = (int16)(1, 2, 1, 2, 1, 2, 1, 2, 1, 2, 1, 2, 1, 2, 1, 2);
-    _Pragma("unroll") for (int part = 0; part < 2; part++) {
+    /* (no unroll pragma here: PoCL could not unroll it in some builds, and said so on stderr;
+     * the kernel's time did not change without it) */
+    for (int part = 0; part < 2; part++) {
         int8 lo[8], hi[8], alo[8], ahi[8]; /* the Y (or gray) blocks left and right; the 4th */
         int16 sb = 0, sr = 0; /* a row pair's chroma sums */
         _Pragma("unroll") for (int m = 0; m < 8; m++) {
@@ -2175,8 +2177,12 @@ __kernel void colour_apply(__global const X_T *restrict S, int Ho, int Wo,
 #endif
 #if BLUR
     __local float K[2 * CP_RMAX + 1]; /* a blur's weights, offsets -r .. r */
-    const int unsharp = UNSHARP && (int)op[0] == WK_COL_UNSHARP;
+#if UNSHARP /* (not `UNSHARP && ...`: clang warns of a constant operand, on stderr) */
+    const int unsharp = (int)op[0] == WK_COL_UNSHARP;
     const int blur = (int)op[0] == WK_COL_BLUR || unsharp, r = blur ? (int)op[1] : 0;
+#else
+    const int blur = (int)op[0] == WK_COL_BLUR, r = blur ? (int)op[1] : 0;
+#endif
 #endif
     if (lid == 0) {
         float2 sum = 0.0f;
