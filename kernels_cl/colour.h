@@ -136,6 +136,11 @@
  *                     image's standard deviation of L, back to RGB, clipped; the numbers from
  *                     the key w[1 .. 3] and the pixel. A whole-image operation as
  *                     WK_COL_CONTRAST (colour_pass.cl's colour_mean: E[L], E[L^2])
+ *   WK_COL_CHROMA     albumentations' ChromaticAberration: channels 0 and 2 read again, each
+ *                     at OpenCV's undistortion map of the camera (Wo, Ho, Wo / 2, Ho / 2) with
+ *                     radial coefficients w[1], w[2] (channel 0) and w[3], w[4] (channel 2),
+ *                     linear, the edges repeated (colour_pass.cl's cp_chroma8). A whole-image
+ *                     operation
  *   WK_COL_SNOW       albumentations' RandomSnow ("bleach") on channels 0-2: the lightness
  *                     times w[2] below the threshold w[1] (in levels of 255), in OpenCV's
  *                     8-bit HLS on uint8 (wk_snow8)
@@ -190,6 +195,7 @@
 #define WK_COL_UNSHARP 32
 #define WK_COL_ZOOM 33
 #define WK_COL_SNOW 34
+#define WK_COL_CHROMA 35
 /* WK_COL_HEAVY: which of the larger operations a build holds (the host's engine.core
  * colour_groups: the groups some item's list has, and every group that launch has had in the
  * process, so that a pipeline's builds settle on one); the others are compiled out. Each one

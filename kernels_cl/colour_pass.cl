@@ -61,6 +61,9 @@
 #ifndef ZOOM
 #define ZOOM 0
 #endif
+#ifndef CHROMA
+#define CHROMA 0
+#endif
 #ifndef PCA_DOUBLE
 #define PCA_DOUBLE 0
 #endif
@@ -592,7 +595,7 @@ __kernel void colour_pca(__global const X_T *restrict S, int Ho, int Wo,
 #define PCA_PARAM
 #endif
 
-#if BLUR || MOTION || MEDIAN || CLAHE || GATHER || JPEG || ZOOM
+#if BLUR || MOTION || MEDIAN || CLAHE || GATHER || JPEG || ZOOM || CHROMA
 /* OpenCV's BORDER_REFLECT_101 (the edge pixel not repeated), any distance: an index in [0, n)
  * (each turn brings i nearer: no division, a rare path) */
 inline int cp_reflect(int i, int n) {
@@ -734,6 +737,48 @@ inline void cp_zoom8(__global const X_T *S, int Ho, int Wo, int b, int xo, int y
 }
 #else
 #define ZOOM_PARAM
+#endif
+
+#if CHROMA
+/* WK_COL_CHROMA: albumentations' ChromaticAberration on 8 pixels (v: the values as cp_load8
+ * gives them): channels 0 and 2 each read again at OpenCV's undistortion map
+ * (cv::initUndistortRectifyMap) of the camera fx = Wo, fy = Ho, cx = Wo / 2, cy = Ho / 2 with
+ * k1, k2 = w[1], w[2] (channel 0) and w[3], w[4] (channel 2), linear, the edges repeated
+ * (cv::remap's BORDER_REPLICATE); the other channels as they are */
+inline void cp_chroma8(__global const X_T *S, int Ho, int Wo, int b, int xo, int yo,
+                       __global const float *op, float8 *v) {
+    const int C = CH;
+    if (C < 3) return;
+    const float fx = (float)Wo, fy = (float)Ho, cx = 0.5f * fx, cy = 0.5f * fy;
+    const float8 x = ((float8)(0.0f, 1.0f, 2.0f, 3.0f, 4.0f, 5.0f, 6.0f, 7.0f) + (float)xo - cx) / fx;
+    const float y = ((float)yo - cy) / fy;
+    const float8 r2 = x * x + y * y;
+    const long item = (long)b * Ho;
+    for (int q = 0; q < 2; q++) {
+        const float k1 = op[1 + 2 * q], k2 = op[2 + 2 * q];
+        const float8 kr = 1.0f + (k2 * r2 + k1) * r2;
+        const float8 mx = fx * (x * kr) + cx, my = fy * (y * kr) + cy;
+        const float8 fx0 = wk_floor8(mx), fy0 = wk_floor8(my);
+        /* (positions far outside clamp to the edge before they become ints) */
+        int X0[8], Y0[8];
+        float AX[8], AY[8], l[8];
+        vstore8(convert_int8(wk_clamp8(fx0, -1.0f, fx)), 0, X0);
+        vstore8(convert_int8(wk_clamp8(fy0, -1.0f, fy)), 0, Y0);
+        vstore8(mx - fx0, 0, AX);
+        vstore8(my - fy0, 0, AY);
+        for (int k = 0; k < 8; k++) {
+            const int xa = clamp(X0[k], 0, Wo - 1), xb = clamp(X0[k] + 1, 0, Wo - 1);
+            const int ya = clamp(Y0[k], 0, Ho - 1), yb = clamp(Y0[k] + 1, 0, Ho - 1);
+            const int c = 2 * q;
+            const long ra = (item + ya) * Wo, rb = (item + yb) * Wo;
+            const float top = cp_level1(S[(ra + xa) * C + c]) * (1.0f - AX[k]) + cp_level1(S[(ra + xb) * C + c]) * AX[k];
+            const float bot = cp_level1(S[(rb + xa) * C + c]) * (1.0f - AX[k]) + cp_level1(S[(rb + xb) * C + c]) * AX[k];
+            l[k] = top * (1.0f - AY[k]) + bot * AY[k];
+        }
+        v[2 * q] = vload8(0, l);
+    }
+    cp_filtered8(v);
+}
 #endif
 
 #if MOTION
@@ -2253,6 +2298,12 @@ __kernel void colour_apply(__global const X_T *restrict S, int Ho, int Wo,
         if ((int)op[0] == WK_COL_JPEG)
             cp_jpeg8(JPG, Ho, Wo, b, xo, yo, n, v);
         else
+#endif
+#if CHROMA
+        if ((int)op[0] == WK_COL_CHROMA) {
+            cp_load8(S, row, xo, n, v);
+            cp_chroma8(S, Ho, Wo, b, xo, yo, op, v);
+        } else
 #endif
 #if CLAHE
         if ((int)op[0] == WK_COL_CLAHE) {

@@ -6,7 +6,8 @@ image once (a batch in one launch), moving masks, boxes and keypoints with the s
 transforms (albumentations' names: ``ColorJitter``, ``HueSaturationValue``,
 ``RandomBrightnessContrast``, ``RandomGamma``, ``ToGray``, ``RGBShift``, ``ChannelShuffle``,
 ``InvertImg``, ``Solarize``, ``Posterize``, ``ToSepia``, ``PlanckianJitter``,
-``RandomToneCurve``, ``MultiplicativeNoise``, ``ChannelDropout``, ``RandomSnow``; noise, dropout and blur:
+``RandomToneCurve``, ``MultiplicativeNoise``, ``ChannelDropout``, ``RandomSnow``,
+``ChromaticAberration``; noise, dropout and blur:
 ``GaussNoise``, ``SaltAndPepper``, ``ShotNoise``, ``ISONoise``, ``PixelDropout``,
 ``CoarseDropout``, ``GridDropout``, ...) run inside that resampling, on each pixel before it is stored (a
 contrast on the image's mean, a blur, ``CLAHE``, ``Equalize``, ``AutoContrast``, ``FancyPCA``,
@@ -57,9 +58,9 @@ from ._filters import AdvancedBlur, Defocus, RingingOvershoot, UnsharpMask, Zoom
 from ._pixel_dropout import PixelDropout
 from ._additive import AdditiveNoise
 from ._grid_shuffle import RandomGridShuffle
-from ._pixel import (AutoContrast, ChannelDropout, Equalize, FancyPCA, ImageCompression, ISONoise,
-                     MultiplicativeNoise, PlanckianJitter, RandomSnow, RandomToneCurve,
-                     SaltAndPepper, ShotNoise, ToSepia)
+from ._pixel import (AutoContrast, ChannelDropout, ChromaticAberration, Equalize, FancyPCA,
+                     ImageCompression, ISONoise, MultiplicativeNoise, PlanckianJitter, RandomSnow,
+                     RandomToneCurve, SaltAndPepper, ShotNoise, ToSepia)
 from ._mixing import CutMix, MixUp
 from ._mosaic import Mosaic
 from ._objects import (AtLeastOneBBoxRandomCrop, BBoxSafeRandomCrop, CropNonEmptyMaskIfExists,
@@ -76,6 +77,7 @@ from ._transforms import (CenterCrop, Crop, Pad, RandomCrop, RandomCropFromBorde
 
 __all__ = ["AdditiveNoise", "AdvancedBlur", "Affine", "AtLeastOneBBoxRandomCrop", "AutoContrast",
            "batches", "BboxParams", "BBoxSafeRandomCrop", "Blur", "CenterCrop", "ChannelDropout",
+           "ChromaticAberration",
            "ChannelShuffle", "CLAHE", "CoarseDropout", "collate", "ColorJitter", "Compose",
            "ConstrainedCoarseDropout", "Crop", "CropAndPad", "CropNonEmptyMaskIfExists", "CutMix",
            "D4", "Defocus", "Downscale",

@@ -275,6 +275,8 @@ SUPPORTED: dict[str, Callable[[_Args, _Pipeline], Transform | None]] = {
                              "approximation"),
     "ISONoise": _colour(P.ISONoise, "color_shift", "intensity"),
     "RandomSnow": _colour(P.RandomSnow, "brightness_coeff", "snow_point_range", "method"),
+    "ChromaticAberration": _colour(P.ChromaticAberration, "primary_distortion_limit",
+                                   "secondary_distortion_limit", "mode", "interpolation"),
     "SaltAndPepper": _colour(P.SaltAndPepper, "amount", "salt_vs_pepper"),
     "ShotNoise": _colour(P.ShotNoise, "scale_range"),
     "PixelDropout": _colour(PixelDropout, "dropout_prob", "per_channel", "drop_value",

@@ -28,12 +28,13 @@ import numpy as np
 from .._checks import flag, number
 from ..engine.core import (COL_CURVE as CURVE, COL_EQUALIZE as EQUALIZE, COL_ISO as ISO,
                            COL_JPEG as JPEG, COL_PCA as PCA, COL_MATRIX as MATRIX, COL_SALT as SALT,
-                           COL_SHOT as SHOT, COL_SNOW as SNOW, MAX_ISO_INTENSITY, MIN_SHOT_SCALE, ac_words)
+                           COL_CHROMA as CHROMA, COL_SHOT as SHOT, COL_SNOW as SNOW, MAX_CHROMA_COEFF,
+                           MAX_ISO_INTENSITY, MIN_SHOT_SCALE, ac_words)
 from ._base import normals, value_range
 from ._colour import (ColourTransform, _affine, _eight_bit, _one_or_three, draw_key, draw_keys,
                       key_order)
 
-__all__ = ["AutoContrast", "ChannelDropout", "Equalize", "FancyPCA", "ImageCompression",
+__all__ = ["AutoContrast", "ChannelDropout", "ChromaticAberration", "Equalize", "FancyPCA", "ImageCompression",
            "ISONoise",
            "MultiplicativeNoise",
            "PlanckianJitter", "RandomSnow", "RandomToneCurve", "SaltAndPepper", "ShotNoise",
@@ -711,3 +712,86 @@ class RandomSnow(ColourTransform):
     def config(self):
         return {"brightness_coeff": self.brightness_coeff,
                 "snow_point_range": list(self.snow_point_range), "method": self.method}
+
+
+def _match_sign(a: float, b: float) -> float:
+    """``b`` with ``a``'s sign where their signs differ (albumentations' rule)."""
+    return -b if (a < 0 < b) or (a > 0 > b) else b
+
+
+def _unmatch_sign(a: float, b: float) -> float:
+    """``b`` with the sign opposite to ``a``'s where they share one (albumentations' rule)."""
+    return -b if (a < 0 and b < 0) or (a > 0 and b > 0) else b
+
+
+class ChromaticAberration(ColourTransform):
+    """albumentations' ChromaticAberration: the red and the blue channel each resampled through
+    a lens (OpenCV's radial distortion, coefficients k1 and k2) whose camera is the image
+    (focal lengths its width and height, centre its middle), the green channel as it is.
+
+    Per sample a primary (k1) and a secondary (k2) coefficient are drawn from their ranges for
+    red, then for blue, in albumentations' order; each secondary takes its primary's sign, and
+    ``mode="green_purple"`` gives blue red's signs, ``"red_blue"`` the opposite ones
+    (``"random"``: no rule between them). On the device, in the pass after the warp: each
+    pixel's position through the lens (``cv2.initUndistortRectifyMap``'s formula), read linearly
+    with the edges repeated (``cv2.remap``'s ``BORDER_REPLICATE``) from the image as the steps
+    before left it. ``cv2.remap`` rounds positions to 1/32 pixel; warpkit does not, so the two
+    differ by up to a level where the image changes fast. Only ``interpolation=cv2.INTER_LINEAR``
+    (1, albumentations' default) is taken. Images of 3 channels (RGB, as albumentations
+    requires), uint8, uint16 and float32.
+
+    Example:
+        >>> t = ChromaticAberration(primary_distortion_limit=(0.02, 0.02),
+        ...                         secondary_distortion_limit=(-0.05, -0.05), p=1)
+        >>> params = t.draw(np.random.default_rng(0), (64, 64))
+        >>> params["secondary_distortion_red"], params["primary_distortion_blue"]
+        (0.05, 0.02)
+    """
+
+    def __init__(self, primary_distortion_limit: Any = (-0.02, 0.02),
+                 secondary_distortion_limit: Any = (-0.05, 0.05), mode: str = "green_purple",
+                 interpolation: int = 1, p: float = 0.5) -> None:
+        super().__init__(p)
+        lim = MAX_CHROMA_COEFF
+        self.primary_distortion_limit = value_range(primary_distortion_limit,
+                                                    "primary_distortion_limit", True, -lim, lim)[0]
+        self.secondary_distortion_limit = value_range(secondary_distortion_limit,
+                                                      "secondary_distortion_limit", True,
+                                                      -lim, lim)[0]
+        if mode not in ("green_purple", "red_blue", "random"):
+            raise ValueError(f"mode must be 'green_purple', 'red_blue' or 'random', got {mode!r}")
+        self.mode = mode
+        if isinstance(interpolation, bool) or interpolation != 1:
+            raise ValueError(f"ChromaticAberration(interpolation={interpolation!r}) is not "
+                             "supported: warpkit takes cv2.INTER_LINEAR (1)")
+        self.interpolation = 1
+
+    def _params(self, pr: float, sr: float, pb: float, sb: float) -> dict:
+        sr, sb = _match_sign(pr, sr), _match_sign(pb, sb)
+        if self.mode == "green_purple":
+            pb, sb = _match_sign(pr, pb), _match_sign(sr, sb)
+        elif self.mode == "red_blue":
+            pb, sb = _unmatch_sign(pr, pb), _unmatch_sign(sr, sb)
+        return {"primary_distortion_red": pr, "secondary_distortion_red": sr,
+                "primary_distortion_blue": pb, "secondary_distortion_blue": sb}
+
+    def draw(self, rng, size):
+        p, s = self.primary_distortion_limit, self.secondary_distortion_limit
+        return self._params(*(float(rng.uniform(*r)) for r in (p, s, p, s)))
+
+    def draw_lanes(self, lanes, sizes):
+        p, s = self.primary_distortion_limit, self.secondary_distortion_limit
+        cols = [lanes.uniform(*r).tolist() for r in (p, s, p, s)]
+        return [self._params(*row) for row in zip(*cols)]
+
+    def colour_ops(self, params, channels, peak):
+        if channels != 3:
+            raise TypeError(f"ChromaticAberration takes RGB images of 3 channels (as "
+                            f"albumentations), got {channels} channel{'s' * (channels != 1)}")
+        return [[CHROMA, *(float(params[f"{a}_distortion_{c}"]) for c in ("red", "blue")
+                           for a in ("primary", "secondary"))]]
+
+    def config(self):
+        return {"primary_distortion_limit": list(self.primary_distortion_limit),
+                "secondary_distortion_limit": list(self.secondary_distortion_limit),
+                "mode": self.mode, "interpolation": self.interpolation}

@@ -23,8 +23,8 @@ from .output import (PLAIN, ModelInput, fills as fills_of, model_output, options
 from . import jpeg, lab
 from .plan import (CLAHE_PIXELS, FIXED, MAX_BLUR_RADIUS, MAX_CLAHE_TILES, MAX_MEDIAN_SIZE,
                    MAX_TAP_RADIUS, MAX_ZOOMS, NO_MAP, PASS_BLUR, PASS_CLAHE, PASS_GATHER,
-                   PASS_JPEG, PASS_MEAN, PASS_MEDIAN, PASS_MOTION, PASS_PCA, PASS_UNSHARP,
-                   PASS_ZOOM, PLANS,
+                   PASS_CHROMA, PASS_JPEG, PASS_MEAN, PASS_MEDIAN, PASS_MOTION, PASS_PCA,
+                   PASS_UNSHARP, PASS_ZOOM, PLANS,
                    WarpSpec, fixed_values, image_key, image_values, int32, int64,
                    warp_plan)
 
@@ -248,7 +248,7 @@ def colour_peak(dtype: Any) -> float:
  COL_SATURATE, COL_HUE, COL_HSV, COL_AFFINE_MEAN, COL_NOISE, COL_HOLE, COL_BLUR,
  COL_DATA, COL_MOTION, COL_MEDIAN, COL_CONV, COL_CLAHE, COL_DOWNSCALE, COL_MATRIX,
  COL_CURVE, COL_JPEG, COL_EQUALIZE, COL_ISO, COL_SALT, COL_HOLES, COL_TAPS,
- COL_PIXDROP, COL_SHOT, COL_PCA, COL_UNSHARP, COL_ZOOM, COL_SNOW) = range(1, 35)
+ COL_PIXDROP, COL_SHOT, COL_PCA, COL_UNSHARP, COL_ZOOM, COL_SNOW, COL_CHROMA) = range(1, 36)
 
 #: colour operations on the image's mean as they find it (the contrast on the gray mean, the
 #: shift by the mean, ISONoise on the lightness's standard deviation, FancyPCA on the channels'
@@ -260,6 +260,10 @@ COLOUR_MEAN = (COL_CONTRAST, COL_AFFINE_MEAN, COL_ISO, COL_PCA)
 #: (kernels_cl/colour.h's WK_ISO_MAX_COUNT)
 MAX_ISO_INTENSITY = 10.0
 
+#: the largest distortion coefficient of a COL_CHROMA operation (in magnitude): the lens's
+#: positions stay finite in float over the image (its corners are at a radius of 0.71)
+MAX_CHROMA_COEFF = 1e6
+
 #: the smallest scale of a COL_SHOT operation: its Poisson means stay at most 50, within what
 #: the kernel's count covers (kernels_cl/colour.h's WK_SHOT_MAX_COUNT)
 MIN_SHOT_SCALE = 0.02
@@ -268,12 +272,12 @@ MIN_SHOT_SCALE = 0.02
 #: median: each pixel's neighbours): each starts a pass of kernels_cl/colour_pass.cl after the
 #: warp
 COLOUR_WHOLE = (*COLOUR_MEAN, COL_BLUR, COL_UNSHARP, COL_MOTION, COL_MEDIAN, COL_CONV, COL_TAPS,
-                COL_CLAHE, COL_DOWNSCALE, COL_JPEG, COL_EQUALIZE, COL_ZOOM)
+                COL_CLAHE, COL_DOWNSCALE, COL_JPEG, COL_EQUALIZE, COL_ZOOM, COL_CHROMA)
 
 
 #: the group of each colour operation's code in a build (kernels_cl/colour.h's WK_COLG_*: the
 #: larger operations, each compiled only into the builds whose group mask has it); 0: always there
-_COLOUR_GROUP = np.zeros(COL_SNOW + 1, np.int64)
+_COLOUR_GROUP = np.zeros(COL_CHROMA + 1, np.int64)
 _COLOUR_GROUP[[COL_GAMMA, COL_HUE, COL_HSV, COL_NOISE, COL_SALT, COL_PIXDROP, COL_SHOT, COL_HOLE,
                COL_HOLES, COL_POSTERIZE, COL_MATRIX, COL_CURVE, COL_ISO, COL_SNOW]] = [
                    1, 2, 2, 4, 4, 4, 4, 8, 8, 16, 128, 128, 256, 256]
@@ -328,7 +332,7 @@ def colour_groups(passes: list[np.ndarray]) -> tuple[int, ...]:
     for k, p in enumerate(passes):
         ops = p.reshape(p.shape[0], -1, COLOUR_WORDS)
         codes = ops[:, :, 0].astype(np.int64)
-        groups = _COLOUR_GROUP[np.clip(codes, 0, COL_SNOW)]
+        groups = _COLOUR_GROUP[np.clip(codes, 0, COL_CHROMA)]
         median = codes == COL_MEDIAN  # its 5x5 and 7x7 networks: groups of their own
         groups[median] |= np.select([ops[:, :, 1][median] == 5, ops[:, :, 1][median] == 7],
                                     [_MEDIAN_NET5, _MEDIAN_NET7], 0)
@@ -341,7 +345,7 @@ def colour_groups(passes: list[np.ndarray]) -> tuple[int, ...]:
 def pass_kinds(passes: list[np.ndarray]) -> tuple[int, ...]:
     """The kind (:data:`PASS_MEAN` | :data:`PASS_BLUR` | :data:`PASS_MOTION` |
     :data:`PASS_MEDIAN` | :data:`PASS_CLAHE` | :data:`PASS_GATHER` | :data:`PASS_JPEG` |
-    :data:`PASS_PCA` | :data:`PASS_UNSHARP` | :data:`PASS_ZOOM`) of each
+    :data:`PASS_PCA` | :data:`PASS_UNSHARP` | :data:`PASS_ZOOM` | :data:`PASS_CHROMA`) of each
     colour pass after the warp (``passes``: :func:`colour_passes`'s list, the warp's own
     operations first)."""
     return tuple(PASS_MEAN * bool(np.isin(p[:, 0], COLOUR_MEAN).any())
@@ -353,7 +357,8 @@ def pass_kinds(passes: list[np.ndarray]) -> tuple[int, ...]:
                  | PASS_JPEG * bool((p[:, 0] == COL_JPEG).any())
                  | PASS_PCA * bool((p[:, 0] == COL_PCA).any())
                  | PASS_UNSHARP * bool((p[:, 0] == COL_UNSHARP).any())
-                 | PASS_ZOOM * bool((p[:, 0] == COL_ZOOM).any()) for p in passes[1:])
+                 | PASS_ZOOM * bool((p[:, 0] == COL_ZOOM).any())
+                 | PASS_CHROMA * bool((p[:, 0] == COL_CHROMA).any()) for p in passes[1:])
 
 
 def _passes_starting(passes: list[np.ndarray], code: int):
@@ -548,6 +553,12 @@ def _check_filters(ops: np.ndarray) -> None:
             raise ValueError(f"colour[{i}]'s operation {j}: COL_ISO's hue deviation and "
                              f"intensity must be in [0, {MAX_ISO_INTENSITY:g}], got {sigma:g} and "
                              f"{intensity:g}")
+    for i, j in zip(*np.nonzero(codes == COL_CHROMA)):
+        k = ops[i, j, 1:5]
+        if not (np.isfinite(k).all() and np.abs(k).max() <= MAX_CHROMA_COEFF):
+            raise ValueError(f"colour[{i}]'s operation {j}: COL_CHROMA's distortion "
+                             f"coefficients must be finite, within +-{MAX_CHROMA_COEFF:g}, got "
+                             f"{k.tolist()}")
     for i, j in zip(*np.nonzero(codes == COL_SNOW)):
         point, coeff = float(ops[i, j, 1]), float(ops[i, j, 2])
         if not (math.isfinite(point) and math.isfinite(coeff) and coeff >= 0):

@@ -33,8 +33,9 @@ PASS_MEAN, PASS_BLUR, PASS_MOTION, PASS_MEDIAN, PASS_CLAHE, PASS_GATHER, PASS_JP
     1, 2, 4, 8, 16, 32, 64, 128
 #: ... and with an unsharp mask (the rows' launch as a blur's, then colour_unsharp_rows: the
 #: threshold's mask of the blurred image into U, its rows filtered into UM); with a zoom blur
-#: (in colour_apply, from the host's table of each zoom's source rows and columns, ZT<pass>)
-PASS_UNSHARP, PASS_ZOOM = 256, 512
+#: (in colour_apply, from the host's table of each zoom's source rows and columns, ZT<pass>);
+#: with a chromatic aberration (in colour_apply: channels 0 and 2 read at a lens's positions)
+PASS_UNSHARP, PASS_ZOOM, PASS_CHROMA = 256, 512, 1024
 
 #: the most zooms a ZoomBlur averages (engine.core refuses more before any launch: each is 4
 #: reads a value, and a table of 3 (Wo + Ho) floats an item)
@@ -345,6 +346,7 @@ def _colour_passes(w: WarpSpec, dt: np.dtype, C: int, store: dict,
                    "GATHER": int(bool(kind & PASS_GATHER)),
                    "JPEG": int(bool(kind & PASS_JPEG)), "PCA": int(bool(kind & PASS_PCA)),
                    "UNSHARP": int(unsharp), "ZOOM": int(bool(kind & PASS_ZOOM)),
+                   "CHROMA": int(bool(kind & PASS_CHROMA)),
                    "CP_PW": MEAN_WORDS,
                    **({"PCA_DOUBLE": int(fp64), "CP_PM": PCA_WORDS} if kind & PASS_PCA else {}),
                    "WK_COL_HEAVY": w.colour_groups[k],
