@@ -314,16 +314,17 @@ def noise_runs(data, have_alb: bool) -> dict:
 def blur_runs(data, have_alb: bool) -> dict:
     """GaussianBlur's pass: warpkit with and without it (p=0.5, and p=1; MotionBlur, Blur,
     MedianBlur, AdvancedBlur, Defocus, RingingOvershoot, UnsharpMask, ZoomBlur, CLAHE, Equalize,
-    AutoContrast,
+    AutoContrast, RandomSnow, ChromaticAberration,
     AdditiveNoise (Beta per pixel), ISONoise, SaltAndPepper, ShotNoise, PixelDropout,
     GridDropout, Downscale and ImageCompression at p=1, their defaults; ToSepia,
     PlanckianJitter, RandomToneCurve, MultiplicativeNoise and ChannelDropout at p=0.5, in the warp's store), albumentations doing the same (each such row
     has its own albumentations peer)."""
     import warpkit.augment as W
-    from warpkit.augment import (CLAHE, AdvancedBlur, AutoContrast, Blur, Defocus, Downscale,
-                                 Equalize, GaussianBlur, GridDropout, ImageCompression, ISONoise,
-                                 MedianBlur, MotionBlur, PixelDropout, RingingOvershoot,
-                                 SaltAndPepper, ShotNoise, UnsharpMask, ZoomBlur)
+    from warpkit.augment import (CLAHE, AdvancedBlur, AutoContrast, Blur, ChromaticAberration,
+                                 Defocus, Downscale, Equalize, GaussianBlur, GridDropout,
+                                 ImageCompression, ISONoise, MedianBlur, MotionBlur,
+                                 PixelDropout, RandomSnow, RingingOvershoot, SaltAndPepper,
+                                 ShotNoise, UnsharpMask, ZoomBlur)
 
     def pixel(m):  # the same five from warpkit.augment (W) or albumentations (A)
         return [m.ToSepia(p=0.5), m.PlanckianJitter(p=0.5), m.RandomToneCurve(p=0.5),
@@ -350,6 +351,8 @@ def blur_runs(data, have_alb: bool) -> dict:
         "warpkit, geometry and RingingOvershoot on every sample": [RingingOvershoot(p=1)],
         "warpkit, geometry and UnsharpMask on every sample": [UnsharpMask(p=1)],
         "warpkit, geometry and ZoomBlur on every sample": [ZoomBlur(p=1)],
+        "warpkit, geometry and RandomSnow on every sample": [RandomSnow(p=1)],
+        "warpkit, geometry and ChromaticAberration on every sample": [ChromaticAberration(p=1)],
         "warpkit, geometry and Downscale on every sample": [Downscale(p=1)],
         "warpkit, geometry and ImageCompression on every sample": [ImageCompression(p=1)],
         "warpkit, geometry and 5 pixel transforms (p=0.5)": pixel(W),
@@ -377,6 +380,9 @@ def blur_runs(data, have_alb: bool) -> dict:
              lambda A: [A.RingingOvershoot(p=1)],
          "warpkit, geometry and UnsharpMask on every sample": lambda A: [A.UnsharpMask(p=1)],
          "warpkit, geometry and ZoomBlur on every sample": lambda A: [A.ZoomBlur(p=1)],
+         "warpkit, geometry and RandomSnow on every sample": lambda A: [A.RandomSnow(p=1)],
+         "warpkit, geometry and ChromaticAberration on every sample":
+             lambda A: [A.ChromaticAberration(p=1)],
          "warpkit, geometry and Downscale on every sample": lambda A: [A.Downscale(p=1)],
          "warpkit, geometry and ImageCompression on every sample":
              lambda A: [A.ImageCompression(p=1)],
