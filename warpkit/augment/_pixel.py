@@ -3,8 +3,9 @@ albumentations 2.0.8's names and parameters: ``ChannelDropout``, ``Multiplicativ
 ``PlanckianJitter``, ``ToSepia``, ``RandomToneCurve``, ``ImageCompression`` (a JPEG round
 trip on the device), ``Equalize`` and ``AutoContrast`` (tables of the image's histograms, on
 the device), ``FancyPCA`` (the channels' principal components, on the device), ``ISONoise`` (a
-camera sensor's noise), ``SaltAndPepper`` and ``ShotNoise``, all three drawn in the kernel.
-Like every colour transform they draw from the sample's stream (recorded in
+camera sensor's noise), ``SaltAndPepper`` and ``ShotNoise``, all three drawn in the kernel,
+``RandomSnow``'s bleach (OpenCV's HLS) and ``ChromaticAberration`` (red and blue through a lens,
+on the device). Like every colour transform they draw from the sample's stream (recorded in
 ``out["params"]``, replayable), contribute the identity map, and leave masks, boxes and
 keypoints as they are.
 
@@ -26,19 +27,17 @@ from typing import Any
 import numpy as np
 
 from .._checks import flag, number
-from ..engine.core import (COL_CURVE as CURVE, COL_EQUALIZE as EQUALIZE, COL_ISO as ISO,
-                           COL_JPEG as JPEG, COL_PCA as PCA, COL_MATRIX as MATRIX, COL_SALT as SALT,
-                           COL_CHROMA as CHROMA, COL_SHOT as SHOT, COL_SNOW as SNOW, MAX_CHROMA_COEFF,
+from ..engine.core import (COL_CHROMA as CHROMA, COL_CURVE as CURVE, COL_EQUALIZE as EQUALIZE,
+                           COL_ISO as ISO, COL_JPEG as JPEG, COL_MATRIX as MATRIX, COL_PCA as PCA,
+                           COL_SALT as SALT, COL_SHOT as SHOT, COL_SNOW as SNOW, MAX_CHROMA_COEFF,
                            MAX_ISO_INTENSITY, MIN_SHOT_SCALE, ac_words)
 from ._base import normals, value_range
 from ._colour import (ColourTransform, _affine, _eight_bit, _one_or_three, draw_key, draw_keys,
                       key_order)
 
-__all__ = ["AutoContrast", "ChannelDropout", "ChromaticAberration", "Equalize", "FancyPCA", "ImageCompression",
-           "ISONoise",
-           "MultiplicativeNoise",
-           "PlanckianJitter", "RandomSnow", "RandomToneCurve", "SaltAndPepper", "ShotNoise",
-           "ToSepia"]
+__all__ = ["AutoContrast", "ChannelDropout", "ChromaticAberration", "Equalize", "FancyPCA",
+           "ImageCompression", "ISONoise", "MultiplicativeNoise", "PlanckianJitter", "RandomSnow",
+           "RandomToneCurve", "SaltAndPepper", "ShotNoise", "ToSepia"]
 
 
 class ChannelDropout(ColourTransform):
