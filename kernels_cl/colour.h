@@ -556,8 +556,10 @@ inline void wk_rgb2hls8(float8 r, float8 g, float8 b, float8 *h, float8 *l, floa
 }
 
 /* and back (cv::HLS2RGB_f: OpenCV's sectors of 60 degrees), the hue times hscale in sixths of
- * a turn (6 / 360 for degrees, 6 / 180 for OpenCV's 8-bit hue); out[0 .. 2]: r, g, b */
-inline void wk_hls2rgb8(float8 h, float8 l, float8 s, float hscale, float8 *out) {
+ * a turn (6 / 360 for degrees, 6 / 180 for OpenCV's 8-bit hue), into v[0 .. 2] as levels of
+ * WK_PEAK: clipped, integer images rounded to the nearest level */
+inline void wk_hls2rgb8(float8 h, float8 l, float8 s, float hscale, float8 *v) {
+    float8 out[3];
     const float8 p2 = WK_SELECT(l + s - l * s, l * (1.0f + s), l <= 0.5f), p1 = 2.0f * l - p2;
     float8 hh = h * hscale;
     hh -= 6.0f * wk_floor8(hh * (1.0f / 6.0f));
@@ -568,6 +570,10 @@ inline void wk_hls2rgb8(float8 h, float8 l, float8 s, float hscale, float8 *out)
     out[0] = WK_SELECT(WK_SELECT(WK_SELECT(WK_SELECT(p2, t3, sec == 4.0f), p1, sec == 2.0f || sec == 3.0f), t2, sec == 1.0f), l, gray);
     out[1] = WK_SELECT(WK_SELECT(WK_SELECT(WK_SELECT(p1, t2, sec == 3.0f), p2, sec == 1.0f || sec == 2.0f), t3, sec == 0.0f), l, gray);
     out[2] = WK_SELECT(WK_SELECT(WK_SELECT(WK_SELECT(t2, p2, sec == 3.0f || sec == 4.0f), t3, sec == 2.0f), p1, sec <= 1.0f), l, gray);
+    for (int q = 0; q < 3; q++) {
+        const float8 x = wk_clamp8(out[q], 0.0f, 1.0f) * WK_PEAK;
+        v[q] = WK_COL_INT ? wk_rint8(x) : x;
+    }
 }
 
 /* WK_COL_ISO on 8 pixels' channels 0-2 (levels of WK_PEAK; mean: the image's E[L], E[L^2] in
@@ -593,12 +599,7 @@ inline void wk_iso8(float8 *v, __global const float *op, float2 mean, int2 at) {
         F += p;
     }
     l = fmin(l + k * op[5] * (1.0f - l), 1.0f);
-    float8 out[3];
-    wk_hls2rgb8(h, l, s, 6.0f / 360.0f, out);
-    for (int q = 0; q < 3; q++) {
-        const float8 x = wk_clamp8(out[q], 0.0f, 1.0f) * WK_PEAK;
-        v[q] = WK_COL_INT ? wk_rint8(x) : x;
-    }
+    wk_hls2rgb8(h, l, s, 6.0f / 360.0f, v);
 }
 
 /* WK_COL_SNOW on 8 pixels' channels 0-2 (levels of WK_PEAK): albumentations' RandomSnow
@@ -610,22 +611,17 @@ inline void wk_iso8(float8 *v, __global const float *op, float2 mean, int2 at) {
 inline void wk_snow8(float8 *v, __global const float *op) {
     float8 h, l, s;
     wk_rgb2hls8(v[0] * (1.0f / WK_PEAK), v[1] * (1.0f / WK_PEAK), v[2] * (1.0f / WK_PEAK), &h, &l, &s);
-    float8 out[3];
 #if X_KIND == WK_INT && X_MAX == UCHAR_MAX
     {
         const float8 hq = wk_clamp8(wk_rint8(h * 0.5f), 0.0f, 255.0f), sq = wk_clamp8(wk_rint8(s * 255.0f), 0.0f, 255.0f);
         float8 lq = wk_clamp8(wk_rint8(l * 255.0f), 0.0f, 255.0f);
         lq = wk_floor8(wk_clamp8(lq < (float8)op[1] ? lq * op[2] : lq, 0.0f, 255.0f));
-        wk_hls2rgb8(hq, lq * (1.0f / 255.0f), sq * (1.0f / 255.0f), 6.0f / 180.0f, out);
+        wk_hls2rgb8(hq, lq * (1.0f / 255.0f), sq * (1.0f / 255.0f), 6.0f / 180.0f, v);
     }
 #else
     l = wk_clamp8(l * 255.0f < (float8)op[1] ? l * op[2] : l, 0.0f, 1.0f);
-    wk_hls2rgb8(h, l, s, 6.0f / 360.0f, out);
+    wk_hls2rgb8(h, l, s, 6.0f / 360.0f, v);
 #endif
-    for (int q = 0; q < 3; q++) {
-        const float8 x = wk_clamp8(out[q], 0.0f, 1.0f) * WK_PEAK;
-        v[q] = WK_COL_INT ? wk_rint8(x) : x;
-    }
 }
 #endif
 
