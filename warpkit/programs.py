@@ -1,6 +1,6 @@
 """OpenCL programs and kernels: the sources (:func:`load_source`, ``#include`` inlined), builds
-cached per process and, on PoCL, as binaries on disk (:func:`program_cache_dir`: a later
-process's build ~10x cheaper), kernel objects per thread, and their arguments (:func:`set_args`,
+cached per process and, on PoCL where ``WARPKIT_CACHE_DIR`` asks for it, as binaries on disk
+(:func:`program_cache_dir`), kernel objects per thread, and their arguments (:func:`set_args`,
 :func:`bind`: the one place that keeps the argument state warpkit notes on a kernel).
 
 Example:
@@ -77,18 +77,21 @@ class ProgramCache:
 _CACHE = ProgramCache()
 
 
-#: A source build faster than this was served from the driver's own cache, so its binary is
-#: ready to fetch at once; after a real compile, fetching it would compile more (on PoCL 3.0).
+#: A source build faster than this was served from the driver's own cache: only such a build's
+#: binary is saved (the first later process pays the fetch, and after it none does).
 _WARM_BUILD_S = 0.25
 
 
 def _build(ctx: cl.Context, source: str, options: tuple[str, ...]) -> cl.Program:
-    """Build ``source``; on PoCL, from the binary saved on disk by an earlier process if any.
+    """Build ``source``; on PoCL with ``WARPKIT_CACHE_DIR`` set, from the binary an earlier
+    process saved there if any.
 
-    PoCL caches compiled sources itself, but a build that hits its cache still hashes the source
-    and reloads the module; a program made from its binary builds about ten times faster.
-    pyopencl keeps no binaries for PoCL (it counts on that cache), so warpkit keeps them, keyed on
-    the platform and device (name, vendor and versions), the source and the options.
+    PoCL caches compiled sources itself: a later process's build of a program served from its
+    cache takes ~50 ms. One made from the binary takes ~5-10 ms, but fetching the binary once makes
+    PoCL compile every kernel of the program again (0.75 s for the warp's, ~5 s for a blur's
+    colour passes on a Zen 4), so binaries are kept only where asked for (a shell loop of many
+    short CLI processes): see :func:`program_cache_dir`. Keyed on the platform and device (name,
+    vendor and versions), the source and the options.
     """
     for dev in ctx.devices:  # a context the caller made: see list_devices
         fix_target_cpu(dev)
@@ -150,13 +153,9 @@ def _with_kernels(prg: cl.Program) -> cl.Program:
 
 
 def program_cache_dir() -> str | None:
-    """Where program binaries are kept: ``WARPKIT_CACHE_DIR`` (empty: keep none), else
-    ``$XDG_CACHE_HOME/warpkit`` (``~/.cache/warpkit``)."""
-    d = os.environ.get("WARPKIT_CACHE_DIR")
-    if d is None:
-        base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
-        d = os.path.join(base, "warpkit")
-    return d or None
+    """Where PoCL program binaries are kept: the folder ``WARPKIT_CACHE_DIR`` names; unset or
+    empty, none (the default: PoCL's own cache serves later processes, see :func:`_build`)."""
+    return os.environ.get("WARPKIT_CACHE_DIR") or None
 
 
 def _binary_path(ctx: cl.Context, source: str, options: tuple[str, ...]) -> str | None:
