@@ -9,6 +9,7 @@ with a reason otherwise.
 
 from __future__ import annotations
 
+import inspect
 import os
 import re
 
@@ -108,6 +109,25 @@ def oclgrind_queue() -> cl.CommandQueue:
             pytest.fail(msg)
         pytest.skip(msg)
     return _queue(SIMS[0])
+
+
+def _needs_torch(item) -> bool:
+    """A test that skips without torch: its module imports torch (or skips without it), or its
+    own body asks for it."""
+    if getattr(getattr(item, "module", None), "torch", None) is not None:
+        return True
+    fn = getattr(item, "function", None)
+    try:
+        return fn is not None and 'importorskip("torch")' in inspect.getsource(fn)
+    except (OSError, TypeError):
+        return False
+
+
+def pytest_collection_modifyitems(config, items):
+    # CI's environment with torch runs ``-m torch``: the rest ran in the main job already
+    for item in items:
+        if _needs_torch(item):
+            item.add_marker(pytest.mark.torch)
 
 
 def pytest_report_header(config):
