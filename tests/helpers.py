@@ -94,23 +94,33 @@ def warp_with_rows(img: np.ndarray, rows: list, queue) -> np.ndarray:
 
 def check_small_cases(img: np.ndarray, geo, cases: list, queue) -> None:
     """Each of ``cases`` (a list of colour steps) after ``geo`` (a geometric step giving a
-    21 x 13 output), linear and cubic (the 8-wide kernel and the one-pixel kernel), on ``img``
-    (uint8) and on it as float32: on ``queue`` (each device CI runs, Oclgrind) the default
-    device's numbers within a level (1e-5 for floats), and the steps changed the image there."""
+    21 x 13 output), on ``img`` (uint8) and on it as float32, one of them linear and the other
+    cubic (the 8-wide kernel and the one-pixel kernel), the pairing alternating from case to
+    case: on ``queue`` (each device CI runs, Oclgrind) the default device's numbers within a
+    level (1e-5 for floats), and the steps changed the image there.
+
+    Each case meets both dtypes and both kernels, and two cases or more meet every pairing of
+    them: every (case, dtype, kernel) would be twice the builds, and each is a compile of its
+    own on every device CI runs (a minute and a half of PoCL's in test_blur alone)."""
     from warpkit import augment as W
 
-    for interpolation in ("linear", "cubic"):
-        for im in (img, img.astype(np.float32) / 255):
-            base = W.Compose([geo], interpolation=interpolation)(image=im, seed=3,
-                                                                  queue=queue)["image"]
-            for steps in cases:
-                pipe = W.Compose([geo, *steps], interpolation=interpolation)
-                out = pipe(image=im, seed=3, queue=queue)["image"]
-                ref = pipe(image=im, seed=3)["image"]
-                tol = 1 if im.dtype == np.uint8 else 1e-5
-                assert out.shape == (13, 21, 3)
-                assert np.abs(out.astype(np.float64) - ref).max() <= tol, steps
-                assert (out != base).any(), steps  # it did something on this device
+    images = {"uint8": img, "float32": img.astype(np.float32) / 255}
+    bases: dict = {}
+    for k, steps in enumerate(cases):
+        for dt, interpolation in (("uint8", ("linear", "cubic")[k % 2]),
+                                  ("float32", ("cubic", "linear")[k % 2])):
+            im = images[dt]
+            if (dt, interpolation) not in bases:
+                bases[dt, interpolation] = W.Compose([geo], interpolation=interpolation)(
+                    image=im, seed=3, queue=queue)["image"]
+            pipe = W.Compose([geo, *steps], interpolation=interpolation)
+            out = pipe(image=im, seed=3, queue=queue)["image"]
+            ref = pipe(image=im, seed=3)["image"]
+            tol = 1 if im.dtype == np.uint8 else 1e-5
+            assert out.shape == (13, 21, 3)
+            assert np.abs(out.astype(np.float64) - ref).max() <= tol, (steps, dt, interpolation)
+            # it did something on this device
+            assert (out != bases[dt, interpolation]).any(), (steps, dt, interpolation)
 
 
 def same_levels(got: np.ndarray, want: np.ndarray) -> None:
