@@ -604,7 +604,9 @@ def test_ragged_batch_is_one_launch_and_each_alone(dtype, channels, interp, smal
     """warp_batch: images of different sizes packed into one buffer and warped in one launch
     (GPUs), or read where they are, one launch each (CPU devices and Oclgrind), pixel for pixel
     what each image gives alone; every padding, the model-input stores too (and on Oclgrind no
-    read leaves an image's own buffer)."""
+    read leaves an image's own buffer). Each padding and store is a build of its own: each
+    (dtype, channels, interpolation) takes two paddings, the model-input store with one of
+    them, so that every padding meets every dtype and interpolation."""
     from warpkit import _op
     from warpkit.warp import warp_batch
 
@@ -617,15 +619,18 @@ def test_ragged_batch_is_one_launch_and_each_alone(dtype, channels, interp, smal
     launches = []
     real = _op.launch
     monkeypatch.setattr(_op, "launch", lambda *a: launches.append(1) or real(*a))
-    for pad in ("constant", "border", "reflection", "reflect_101"):
-        for extra in ({}, {"output_dtype": "float32", "layout": "CHW", "mean": 0.4}):
-            kw = dict(interpolation=interp, padding=pad, fill=9, queue=small_queue, **extra)
-            launches.clear()
-            out = warp_batch(imgs, mats, (23, 17), **kw)
-            in_place = warpkit.runtime.runtime_for_queue(small_queue).zero_copy
-            assert len(launches) == (len(imgs) if in_place else 1)
-            each = [warpkit.warp_perspective(i, m, size=(23, 17), **kw) for i, m in zip(imgs, mats)]
-            np.testing.assert_array_equal(out, np.stack(each))
+    pads = ("constant", "border", "reflection", "reflect_101")
+    first = (list(INTERP).index(interp) + (channels or 0)) % 4
+    model = {"output_dtype": "float32", "layout": "CHW", "mean": 0.4}
+    for pad, extra in ((pads[first], {}), (pads[(first + 1) % 4], {}),
+                       (pads[(first + 2) % 4], model)):
+        kw = dict(interpolation=interp, padding=pad, fill=9, queue=small_queue, **extra)
+        launches.clear()
+        out = warp_batch(imgs, mats, (23, 17), **kw)
+        in_place = warpkit.runtime.runtime_for_queue(small_queue).zero_copy
+        assert len(launches) == (len(imgs) if in_place else 1)
+        each = [warpkit.warp_perspective(i, m, size=(23, 17), **kw) for i, m in zip(imgs, mats)]
+        np.testing.assert_array_equal(out, np.stack(each))
 
 
 @pytest.mark.parametrize("pad", ["constant", "border", "reflection", "reflect_101",
