@@ -5,6 +5,11 @@ it reports.
 With no device, tests fail rather than skip. ``WARPKIT_TEST_DEVICES`` (comma-separated specs as for
 ``WARPKIT_DEVICE``) restricts the devices. Oclgrind missing fails under CI (``CI=true``), and skips
 with a reason otherwise.
+
+``WARPKIT_TEST_SHARE=K/N`` runs share K of N of each parametrized test's cases: those whose
+parameters (the device's left out) have a CRC-32 of K modulo N, and every test's first case
+whatever its share. CI splits its conformance subset so between two more OpenCL
+implementations, each case on one of them (PoCL runs them all).
 """
 
 from __future__ import annotations
@@ -12,6 +17,7 @@ from __future__ import annotations
 import inspect
 import os
 import re
+import zlib
 
 import pyopencl as cl
 import pytest
@@ -123,11 +129,38 @@ def _needs_torch(item) -> bool:
         return False
 
 
+def _case_key(item) -> str:
+    """The item's test and parameters, without the device's part (the same on every device)."""
+    spec = getattr(item, "callspec", None)
+    if spec is None:
+        return item.nodeid
+    case = spec.id
+    for dev in _ids(REAL) + _ids(SIMS):
+        case = case.replace(dev, "")
+    return f"{item.nodeid.split('[')[0]}[{case}]"
+
+
+def _share(items) -> list:
+    k, n = (int(x) for x in os.environ["WARPKIT_TEST_SHARE"].split("/"))
+    kept, seen = [], set()
+    for item in items:
+        test = item.nodeid.split("[")[0]
+        if test not in seen or zlib.crc32(_case_key(item).encode()) % n == k:
+            kept.append(item)
+        seen.add(test)
+    return kept
+
+
 def pytest_collection_modifyitems(config, items):
     # CI's environment with torch runs ``-m torch``: the rest ran in the main job already
     for item in items:
         if _needs_torch(item):
             item.add_marker(pytest.mark.torch)
+    if os.environ.get("WARPKIT_TEST_SHARE"):
+        kept = _share(items)
+        keep = set(kept)
+        config.hook.pytest_deselected(items=[i for i in items if i not in keep])
+        items[:] = kept
 
 
 def pytest_report_header(config):
