@@ -6,6 +6,11 @@ fully outside) with inputs and results against unreadable pages. A stray access 
 family runs in a subprocess: a crash fails its test and names the case, and the run goes on.
 Devices that copy host data into their own memory cannot fault on host pages: only CPU devices
 (PoCL runs kernels on host memory in place) are tested here.
+
+The families' processes compile their own kernels (minutes in all): they run one after another
+in a lane of their own from the end of collection (:func:`start`, called by conftest.py when a
+family's test is selected), beside the rest of the suite, the costliest first; each test waits
+for its family's process and reads what it said.
 """
 
 from __future__ import annotations
@@ -14,6 +19,7 @@ import os
 import re
 import subprocess
 import sys
+import threading
 
 import pytest
 
@@ -24,14 +30,77 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 CPU = [e for e in REAL if e.kind == "CPU"]
 
 
+#: the families' order in the lane: the costliest first (seconds of a cold CI run, 2026-12-03)
+_FIRST = ("colour", "warp", "wide", "fields", "remap", "grid_sample", "crop", "model_input")
+_lane: dict[tuple[str, str], dict] = {}
+_lane_lock = threading.Lock()
+
+
+def _run(family: str, index: str, slot: dict | None = None) -> subprocess.CompletedProcess:
+    args = [sys.executable, os.path.join(HERE, "guard_cases.py"), family, index]
+    with subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                          text=True) as p:
+        if slot is not None:
+            slot["popen"] = p  # for stop()
+        try:
+            out, err = p.communicate(timeout=900)
+        except subprocess.TimeoutExpired:
+            p.kill()
+            raise
+    return subprocess.CompletedProcess(args, p.returncode, out, err)
+
+
+def stop() -> None:
+    """End the lane's process still running (the session ended early): none outlives pytest."""
+    with _lane_lock:
+        slots = list(_lane.values())
+        for slot in slots:
+            slot["stopped"] = True
+    for slot in slots:
+        p = slot.get("popen")
+        if p is not None and p.poll() is None:
+            p.kill()
+
+
+def start(cases: list[tuple[str, str]]) -> None:
+    """Run the (family, device index) processes one after another in a daemon thread."""
+    order = sorted(cases, key=lambda c: (_FIRST + (c[0],)).index(c[0]))
+    with _lane_lock:
+        for c in order:
+            _lane.setdefault(c, {"done": threading.Event()})
+
+    def lane():
+        for c in order:
+            slot = _lane[c]
+            if slot.get("stopped"):
+                break
+            try:
+                slot["proc"] = _run(*c, slot)
+            except BaseException as e:  # noqa: BLE001 - the test reports it
+                slot["error"] = e
+            slot["done"].set()
+
+    threading.Thread(target=lane, name="guard-pages", daemon=True).start()
+
+
+def _result(family: str, index: str) -> subprocess.CompletedProcess:
+    with _lane_lock:
+        slot = _lane.get((family, index))
+    if slot is None:  # not started by conftest.py (run by hand): run it now
+        return _run(family, index)
+    slot["done"].wait()
+    if "error" in slot:
+        raise slot["error"]
+    return slot["proc"]
+
+
 @pytest.mark.parametrize("entry", CPU or [None], ids=[e.index for e in CPU] or ["no-cpu"])
 @pytest.mark.parametrize("family", sorted(FAMILIES))
 def test_no_access_outside_arguments(family, entry):
     if entry is None:
         pytest.skip("no CPU OpenCL device: guard pages catch stray accesses only where kernels "
                     "run on host memory in place")
-    proc = subprocess.run([sys.executable, os.path.join(HERE, "guard_cases.py"), family,
-                           entry.index], capture_output=True, text=True, timeout=900)
+    proc = _result(family, entry.index)
     out = proc.stdout.strip().splitlines()
     last = next((ln for ln in reversed(out) if ln.startswith("CASE ")), "no case started")
     if proc.returncode < 0:
