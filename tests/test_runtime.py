@@ -227,21 +227,22 @@ for x in (img, img.astype(np.float32) / 255):
 
 def test_later_processes_build_the_same_kernels(queue, tmp_path):
     """The colour warp and its passes (Philox's 64-bit products, a JPEG round trip's 16-pixel
-    rows among them) built in three processes, the first cold, the others from PoCL's cache and
-    warpkit's binaries: each has its kernels and gives the same images. PoCL 3.0 returned
-    programs without kernels from its cache on CPUs without AVX-512 while wk_mul_hi8 passed a
-    ulong8 to a builtin, and the JPEG rows float16 and int16 vectors."""
+    rows among them) built in two processes, the first cold, the second from PoCL's cache: each
+    has its kernels and gives the same images. PoCL 3.0 returned programs without kernels from
+    its cache on CPUs without AVX-512 while wk_mul_hi8 passed a ulong8 to a builtin, and the
+    JPEG rows float16 and int16 vectors. (warpkit's binaries, kept only where asked for, are
+    test_program_binaries_on_disk's and test_a_program_without_kernels_is_never_used's: saving
+    them made PoCL compile each program of the pipeline again.)"""
     if not _is_pocl(queue):
         pytest.skip("PoCL's cache")
-    env = {**os.environ, "POCL_CACHE_DIR": str(tmp_path / "pocl"),
-           "WARPKIT_CACHE_DIR": str(tmp_path / "warpkit")}
+    env = {**os.environ, "POCL_CACHE_DIR": str(tmp_path / "pocl"), "WARPKIT_CACHE_DIR": ""}
     sums = []
-    for _ in range(3):
+    for _ in range(2):
         r = subprocess.run([sys.executable, "-c", _LATER_PROCESS], capture_output=True,
                            text=True, timeout=600, env=env)
         assert r.returncode == 0, r.stderr[-2000:]
         sums.append(r.stdout.split())
-    assert sums[0] == sums[1] == sums[2] and len(sums[0]) == 2
+    assert sums[0] == sums[1] and len(sums[0]) == 2
 
 
 _QUIET_BUILDS = """
