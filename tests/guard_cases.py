@@ -9,10 +9,10 @@ be identical. Before each case its name is printed, so a crash names the case th
 ``WARPKIT_GUARD_EVERY=N`` runs one case in N only: each family's first case and those whose
 name's CRC-32 is a multiple of N (a fixed sample spread over every loop of a family, where a
 stride would fall in step with one; the inputs drawn are the same either way). The default, 1,
-runs them all: CI runs every case on PoCL and an eighth of them on Intel's runtime, side by
-side on a host of 2 cores beside the README's suite (more cases made CI's run too long). Mesa's
-rusticl ran them too until 2026-12-02: its launches cost ~2 ms each, and each family's process
-compiles its kernels anew on llvmpipe, which set that job's length whatever the sample.
+runs them all: CI runs every case on PoCL. Intel's runtime ran an eighth of them until
+2026-12-03 (160 s of CPU, which CI's 2 cores no longer had), Mesa's rusticl a sixth until
+2026-12-02: its launches cost ~2 ms each, and each family's process compiles its kernels anew
+on llvmpipe, which set that job's length whatever the sample.
 """
 
 from __future__ import annotations
