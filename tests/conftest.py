@@ -7,8 +7,9 @@ With no device, tests fail rather than skip. ``WARPKIT_TEST_DEVICES`` (comma-sep
 with a reason otherwise.
 
 ``WARPKIT_TEST_SHARE=K/N`` runs share K of N of the tests: those whose name and parameters (the
-device's left out) have a CRC-32 of K modulo N. CI splits its conformance subset so between two
-more OpenCL implementations, each test on one of them (PoCL runs them all).
+device's left out) have a CRC-32 of K modulo N (``K,L/N``: of K or L). CI splits its conformance
+subset so between two more OpenCL implementations, each test on one of them (PoCL runs them
+all).
 """
 
 from __future__ import annotations
@@ -140,8 +141,9 @@ def _case_key(item) -> str:
 
 
 def _share(items) -> list:
-    k, n = (int(x) for x in os.environ["WARPKIT_TEST_SHARE"].split("/"))
-    return [i for i in items if zlib.crc32(_case_key(i).encode()) % n == k]
+    ks, n = os.environ["WARPKIT_TEST_SHARE"].split("/")
+    share, n = {int(k) for k in ks.split(",")}, int(n)
+    return [i for i in items if zlib.crc32(_case_key(i).encode()) % n in share]
 
 
 def pytest_collection_modifyitems(config, items):
