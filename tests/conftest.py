@@ -117,16 +117,18 @@ def oclgrind_queue() -> cl.CommandQueue:
     return _queue(SIMS[0])
 
 
-def _needs_torch(item) -> bool:
+def _needs_torch(item, asks: dict) -> bool:
     """A test that skips without torch: its module imports torch (or skips without it), or its
-    own body asks for it."""
+    own body asks for it (``asks``: per function, for its parametrized cases)."""
     if getattr(getattr(item, "module", None), "torch", None) is not None:
         return True
     fn = getattr(item, "function", None)
-    try:
-        return fn is not None and 'importorskip("torch")' in inspect.getsource(fn)
-    except (OSError, TypeError):
-        return False
+    if fn not in asks:
+        try:
+            asks[fn] = fn is not None and 'importorskip("torch")' in inspect.getsource(fn)
+        except (OSError, TypeError):
+            asks[fn] = False
+    return asks[fn]
 
 
 def _case_key(item) -> str:
@@ -148,8 +150,9 @@ def _share(items) -> list:
 
 def pytest_collection_modifyitems(config, items):
     # CI's environment with torch runs ``-m torch``: the rest ran in the main job already
+    asks: dict = {}
     for item in items:
-        if _needs_torch(item):
+        if _needs_torch(item, asks):
             item.add_marker(pytest.mark.torch)
     if os.environ.get("WARPKIT_TEST_SHARE"):
         kept = _share(items)

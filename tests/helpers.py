@@ -104,6 +104,7 @@ def check_small_cases(img: np.ndarray, geo, cases: list, queue) -> None:
     own on every device CI runs (a minute and a half of PoCL's in test_blur alone)."""
     from warpkit import augment as W
 
+    assert len(cases) >= 2, "two cases or more, so that every (dtype, kernel) pairing is met"
     images = {"uint8": img, "float32": img.astype(np.float32) / 255}
     bases: dict = {}
     for k, steps in enumerate(cases):

@@ -30,7 +30,8 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 CPU = [e for e in REAL if e.kind == "CPU"]
 
 
-#: the families' order in the lane: the costliest first (seconds of a cold CI run, 2026-12-03)
+#: the families' order in the lane: the costliest first (a cold run on a Zen 4, 2026-12-03:
+#: 77, 55, 47, 43, 25, 22, 17 and 11 s; affine_grid and roi_align, a few seconds, last)
 _FIRST = ("colour", "warp", "wide", "fields", "remap", "grid_sample", "crop", "model_input")
 _lane: dict[tuple[str, str], dict] = {}
 _lane_lock = threading.Lock()
