@@ -314,7 +314,7 @@ def noise_runs(data, have_alb: bool) -> dict:
 def blur_runs(data, have_alb: bool) -> dict:
     """GaussianBlur's pass: warpkit with and without it (p=0.5, and p=1; MotionBlur, Blur,
     MedianBlur, AdvancedBlur, Defocus, RingingOvershoot, UnsharpMask, ZoomBlur, CLAHE, Equalize,
-    AutoContrast, RandomSnow, ChromaticAberration,
+    AutoContrast, RandomSnow, ChromaticAberration, Illumination (its three modes in a OneOf),
     AdditiveNoise (Beta per pixel), ISONoise, SaltAndPepper, ShotNoise, PixelDropout,
     GridDropout, Downscale and ImageCompression at p=1, their defaults; ToSepia,
     PlanckianJitter, RandomToneCurve, MultiplicativeNoise and ChannelDropout at p=0.5, in the warp's store), albumentations doing the same (each such row
@@ -325,6 +325,9 @@ def blur_runs(data, have_alb: bool) -> dict:
                                  ImageCompression, ISONoise, MedianBlur, MotionBlur,
                                  PixelDropout, RandomSnow, RingingOvershoot, SaltAndPepper,
                                  ShotNoise, UnsharpMask, ZoomBlur)
+
+    def light(m):  # Illumination's three modes, one a sample
+        return m.OneOf([m.Illumination(mode=k, p=1) for k in ("linear", "corner", "gaussian")])
 
     def pixel(m):  # the same five from warpkit.augment (W) or albumentations (A)
         return [m.ToSepia(p=0.5), m.PlanckianJitter(p=0.5), m.RandomToneCurve(p=0.5),
@@ -353,6 +356,7 @@ def blur_runs(data, have_alb: bool) -> dict:
         "warpkit, geometry and ZoomBlur on every sample": [ZoomBlur(p=1)],
         "warpkit, geometry and RandomSnow on every sample": [RandomSnow(p=1)],
         "warpkit, geometry and ChromaticAberration on every sample": [ChromaticAberration(p=1)],
+        "warpkit, geometry and Illumination on every sample": [light(W)],
         "warpkit, geometry and Downscale on every sample": [Downscale(p=1)],
         "warpkit, geometry and ImageCompression on every sample": [ImageCompression(p=1)],
         "warpkit, geometry and 5 pixel transforms (p=0.5)": pixel(W),
@@ -383,6 +387,7 @@ def blur_runs(data, have_alb: bool) -> dict:
          "warpkit, geometry and RandomSnow on every sample": lambda A: [A.RandomSnow(p=1)],
          "warpkit, geometry and ChromaticAberration on every sample":
              lambda A: [A.ChromaticAberration(p=1)],
+         "warpkit, geometry and Illumination on every sample": lambda A: [light(A)],
          "warpkit, geometry and Downscale on every sample": lambda A: [A.Downscale(p=1)],
          "warpkit, geometry and ImageCompression on every sample":
              lambda A: [A.ImageCompression(p=1)],

@@ -154,6 +154,17 @@
  *                     channel on its own histogram, w[3] the level ignored (-1: none), w[4 .. 7]
  *                     the cutoff in percent as m 2^w[7], m's 53 bits in w[4 .. 6] (18, 18 and
  *                     17 bits, high first: colour_pass.cl's cl_ac_lut)
+ *   WK_COL_LIGHT      albumentations' Illumination: every channel times a pattern p of the
+ *                     pixel's place (x, y) in the output, w[1] the mode: 0 linear, the
+ *                     gradient g = w[2] + w[3] x / (Wo - 1) + w[4] y / (Ho - 1) (x / (Wo - 1)
+ *                     read as 0 where Wo is 1), scaled to [0, 1] over the output where w[6] is
+ *                     not 0 (0 where constant), turned to 1 - g for an intensity i = w[5] < 0,
+ *                     p = 1 - |i| + 2 |i| g, integer images rounded to the nearest level (its
+ *                     float round trip); 1 corner, p = 1 - w[4] d / D, d the distance from the
+ *                     pixel (w[2] (Wo - 1), w[3] (Ho - 1)), D the diagonal sqrt(Wo^2 + Ho^2);
+ *                     2 gaussian, p = 1 + w[4] exp(-d^2 / (2 s^2)), d the distance from (w[2]
+ *                     Wo, w[3] Ho), s = w[5] max(Wo, Ho); modes 1 and 2 truncate uint8 to a
+ *                     level (its clipped store), uint16 rounds (OpenCV's multiply). Clipped
  *
  * The 8 pixels' position: row at.y, columns at.x .. at.x + 7 of an output of dims = (Wo, Ho).
  */
@@ -196,6 +207,7 @@
 #define WK_COL_ZOOM 33
 #define WK_COL_SNOW 34
 #define WK_COL_CHROMA 35
+#define WK_COL_LIGHT 36
 /* WK_COL_HEAVY: which of the larger operations a build holds (the host's engine.core
  * colour_groups: the groups some item's list has, and every group that launch has had in the
  * process, so that a pipeline's builds settle on one); the others are compiled out. Each one
@@ -218,8 +230,9 @@
 #define WK_COLG_MED7 64
 #define WK_COLG_TONE 128 /* WK_COL_MATRIX and WK_COL_CURVE */
 #define WK_COLG_ISO 256 /* WK_COL_ISO and WK_COL_SNOW (OpenCV's HLS) */
+#define WK_COLG_LIGHT 512 /* WK_COL_LIGHT */
 #ifndef WK_COL_HEAVY
-#define WK_COL_HEAVY 511
+#define WK_COL_HEAVY 1023
 #endif
 /* the largest Poisson count WK_COL_SHOT draws: its mean is at most 50 (engine.core refuses
  * scales below MIN_SHOT_SCALE); a count of 150 or more has a chance below 1e-25 */
@@ -651,6 +664,46 @@ inline float8 wk_shot8(float8 v, float s, float8 u) {
 #define WK_AT_C(k, ...) if ((k) < C) { const int c = (k); __VA_ARGS__; }
 #define WK_EACH_C(...) { WK_AT_C(0, __VA_ARGS__) WK_AT_C(1, __VA_ARGS__) WK_AT_C(2, __VA_ARGS__) WK_AT_C(3, __VA_ARGS__) }
 
+#if WK_COL_HEAVY & WK_COLG_LIGHT
+/* WK_COL_LIGHT on 8 pixels of row at.y from column at.x (an output of dims) */
+inline __attribute__((always_inline)) void wk_light8(float8 *v, int C, __global const float *op, int2 at, int2 dims) {
+    const float8 x = (float8)(0, 1, 2, 3, 4, 5, 6, 7) + (float)at.x, y = (float8)((float)at.y);
+    const int mode = (int)op[1];
+    float8 p;
+    if (mode == 0) {
+        const float ex = dims.x > 1 ? 1.0f : 0.0f, ey = dims.y > 1 ? 1.0f : 0.0f;
+        float8 g = op[2] + op[3] * (x * (1.0f / (float)max(dims.x - 1, 1))) + op[4] * (y * (1.0f / (float)max(dims.y - 1, 1)));
+        if (op[6] != 0.0f) { /* min-max scaled: the extremes of a plane are at its corners */
+            const float a = op[2], b = op[2] + op[3] * ex, c = op[2] + op[4] * ey, d = op[2] + op[3] * ex + op[4] * ey;
+            const float lo = fmin(fmin(a, b), fmin(c, d)), span = fmax(fmax(a, b), fmax(c, d)) - lo;
+            g = span > 0.0f ? (g - lo) * (1.0f / span) : (float8)0.0f;
+        }
+        const float i = op[5];
+        if (i < 0.0f) g = 1.0f - g;
+        p = g * (2.0f * fabs(i)) + (1.0f - fabs(i));
+    } else if (mode == 1) {
+        const float8 dx = x - op[2] * (float)(dims.x - 1), dy = y - op[3] * (float)(dims.y - 1);
+        const float diag = sqrt((float)dims.x * (float)dims.x + (float)dims.y * (float)dims.y);
+        p = 1.0f - op[4] * (wk_sqrt8(dx * dx + dy * dy) * (1.0f / diag));
+    } else {
+        const float8 dx = x - op[2] * (float)dims.x, dy = y - op[3] * (float)dims.y;
+        const float s = (float)max(dims.x, dims.y) * op[5];
+        p = 1.0f + op[4] * exp((dx * dx + dy * dy) * (-1.0f / (2.0f * s * s)));
+    }
+#if WK_COL_INT && X_MAX == UCHAR_MAX
+    if (mode == 0) {
+        WK_EACH_C(v[c] = wk_col_clip(wk_rint8(v[c] * p)));
+    } else {
+        WK_EACH_C(v[c] = wk_floor8(wk_col_clip(v[c] * p)));
+    }
+#elif WK_COL_INT
+    WK_EACH_C(v[c] = wk_col_clip(wk_rint8(v[c] * p)));
+#else
+    WK_EACH_C(v[c] = wk_col_clip(v[c] * p));
+#endif
+}
+#endif
+
 /* a hole's edges in output pixels: its fractions (x1, y1, x2, y2 of the image it was drawn on)
  * times the output's sides, halves up; the products rounded apart from the sums (never fused:
  * the host rounds as this). An edge before the image is 0 (no pixel lies before it either
@@ -859,6 +912,10 @@ inline __attribute__((always_inline)) void wk_colour8_ops(float8 *v, int C, __gl
             if (C >= 3) wk_iso8(v, op, mean, at);
         } else if (code == WK_COL_SNOW) {
             if (C >= 3) wk_snow8(v, op);
+#endif
+#if WK_COL_HEAVY & WK_COLG_LIGHT
+        } else if (code == WK_COL_LIGHT) {
+            wk_light8(v, C, op, at, dims);
 #endif
         } else if ((WK_COL_HEAVY & WK_COLG_TONE) && code == WK_COL_CURVE) {
             /* 255 B(l / 255) = (3 (255 - l)^2 l lo + 3 (255 - l) l^2 hi + l^3) / 255^2: the

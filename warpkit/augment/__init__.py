@@ -7,7 +7,7 @@ transforms (albumentations' names: ``ColorJitter``, ``HueSaturationValue``,
 ``RandomBrightnessContrast``, ``RandomGamma``, ``ToGray``, ``RGBShift``, ``ChannelShuffle``,
 ``InvertImg``, ``Solarize``, ``Posterize``, ``ToSepia``, ``PlanckianJitter``,
 ``RandomToneCurve``, ``MultiplicativeNoise``, ``ChannelDropout``, ``RandomSnow``,
-``ChromaticAberration``; noise, dropout and blur:
+``ChromaticAberration``, ``Illumination``; noise, dropout and blur:
 ``GaussNoise``, ``SaltAndPepper``, ``ShotNoise``, ``ISONoise``, ``PixelDropout``,
 ``CoarseDropout``, ``GridDropout``, ...) run inside that resampling, on each pixel before it is stored (a
 contrast on the image's mean, a blur, ``CLAHE``, ``Equalize``, ``AutoContrast``, ``FancyPCA``,
@@ -62,6 +62,7 @@ from ._pixel import (AutoContrast, ChannelDropout, ChromaticAberration, Equalize
                      ImageCompression, ISONoise, MultiplicativeNoise, PlanckianJitter, RandomSnow,
                      RandomToneCurve, SaltAndPepper, ShotNoise, ToSepia)
 from ._mixing import CutMix, MixUp
+from ._scene import Illumination
 from ._mosaic import Mosaic
 from ._objects import (AtLeastOneBBoxRandomCrop, BBoxSafeRandomCrop, CropNonEmptyMaskIfExists,
                        RandomCropNearBBox, RandomIoUCrop, RandomSizedBBoxSafeCrop, RandomZoomOut)
@@ -84,7 +85,7 @@ __all__ = ["AdditiveNoise", "AdvancedBlur", "Affine", "AtLeastOneBBoxRandomCrop"
            "ElasticTransform", "Emboss", "EpochSampler", "Equalize", "Erasing", "FancyPCA",
            "FrequencyMasking",
            "from_albumentations", "GaussianBlur", "GaussNoise", "GridDistortion", "GridDropout",
-           "HorizontalFlip", "HueSaturationValue", "ImageCompression", "InvertImg", "ISONoise",
+           "HorizontalFlip", "HueSaturationValue", "Illumination", "ImageCompression", "InvertImg", "ISONoise",
            "KeypointParams", "LongestMaxSize", "MedianBlur", "MixUp", "Mosaic", "MotionBlur",
            "MultiplicativeNoise", "OneOf", "OpticalDistortion", "Pad", "PadIfNeeded",
            "Perspective", "PiecewiseAffine", "PixelDropout", "PlanckianJitter", "Posterize",

@@ -34,6 +34,7 @@ from . import _mosaic as M
 from . import _nonlinear as N
 from . import _objects as O
 from . import _pixel as P
+from . import _scene as S
 from . import _transforms as T
 from ._additive import AdditiveNoise
 from ._grid_shuffle import RandomGridShuffle
@@ -275,6 +276,8 @@ SUPPORTED: dict[str, Callable[[_Args, _Pipeline], Transform | None]] = {
                              "approximation"),
     "ISONoise": _colour(P.ISONoise, "color_shift", "intensity"),
     "RandomSnow": _colour(P.RandomSnow, "brightness_coeff", "snow_point_range", "method"),
+    "Illumination": _colour(S.Illumination, "mode", "intensity_range", "effect_type",
+                            "angle_range", "center_range", "sigma_range"),
     "ChromaticAberration": _colour(P.ChromaticAberration, "primary_distortion_limit",
                                    "secondary_distortion_limit", "mode", "interpolation"),
     "SaltAndPepper": _colour(P.SaltAndPepper, "amount", "salt_vs_pepper"),

@@ -248,7 +248,8 @@ def colour_peak(dtype: Any) -> float:
  COL_SATURATE, COL_HUE, COL_HSV, COL_AFFINE_MEAN, COL_NOISE, COL_HOLE, COL_BLUR,
  COL_DATA, COL_MOTION, COL_MEDIAN, COL_CONV, COL_CLAHE, COL_DOWNSCALE, COL_MATRIX,
  COL_CURVE, COL_JPEG, COL_EQUALIZE, COL_ISO, COL_SALT, COL_HOLES, COL_TAPS,
- COL_PIXDROP, COL_SHOT, COL_PCA, COL_UNSHARP, COL_ZOOM, COL_SNOW, COL_CHROMA) = range(1, 36)
+ COL_PIXDROP, COL_SHOT, COL_PCA, COL_UNSHARP, COL_ZOOM, COL_SNOW, COL_CHROMA,
+ COL_LIGHT) = range(1, 37)
 
 #: colour operations on the image's mean as they find it (the contrast on the gray mean, the
 #: shift by the mean, ISONoise on the lightness's standard deviation, FancyPCA on the channels'
@@ -277,10 +278,10 @@ COLOUR_WHOLE = (*COLOUR_MEAN, COL_BLUR, COL_UNSHARP, COL_MOTION, COL_MEDIAN, COL
 
 #: the group of each colour operation's code in a build (kernels_cl/colour.h's WK_COLG_*: the
 #: larger operations, each compiled only into the builds whose group mask has it); 0: always there
-_COLOUR_GROUP = np.zeros(COL_CHROMA + 1, np.int64)
+_COLOUR_GROUP = np.zeros(COL_LIGHT + 1, np.int64)
 _COLOUR_GROUP[[COL_GAMMA, COL_HUE, COL_HSV, COL_NOISE, COL_SALT, COL_PIXDROP, COL_SHOT, COL_HOLE,
-               COL_HOLES, COL_POSTERIZE, COL_MATRIX, COL_CURVE, COL_ISO, COL_SNOW]] = [
-                   1, 2, 2, 4, 4, 4, 4, 8, 8, 16, 128, 128, 256, 256]
+               COL_HOLES, COL_POSTERIZE, COL_MATRIX, COL_CURVE, COL_ISO, COL_SNOW, COL_LIGHT]] = [
+                   1, 2, 2, 4, 4, 4, 4, 8, 8, 16, 128, 128, 256, 256, 512]
 #: the median's 5x5 and 7x7 networks (WK_COLG_MED5, WK_COLG_MED7): in the builds whose items
 #: draw those sizes (without them, the same medians by the search)
 _MEDIAN_NET5, _MEDIAN_NET7 = 32, 64
@@ -332,7 +333,7 @@ def colour_groups(passes: list[np.ndarray]) -> tuple[int, ...]:
     for k, p in enumerate(passes):
         ops = p.reshape(p.shape[0], -1, COLOUR_WORDS)
         codes = ops[:, :, 0].astype(np.int64)
-        groups = _COLOUR_GROUP[np.clip(codes, 0, COL_CHROMA)]
+        groups = _COLOUR_GROUP[np.clip(codes, 0, COL_LIGHT)]
         median = codes == COL_MEDIAN  # its 5x5 and 7x7 networks: groups of their own
         groups[median] |= np.select([ops[:, :, 1][median] == 5, ops[:, :, 1][median] == 7],
                                     [_MEDIAN_NET5, _MEDIAN_NET7], 0)
@@ -565,6 +566,13 @@ def _check_filters(ops: np.ndarray) -> None:
             raise ValueError(f"colour[{i}]'s operation {j}: COL_SNOW's threshold and brightness "
                              f"coefficient must be finite, the coefficient >= 0, got {point:g} "
                              f"and {coeff:g}")
+    for i, j in zip(*np.nonzero(codes == COL_LIGHT)):
+        mode, words = float(ops[i, j, 1]), ops[i, j, 2:7]
+        if not (mode in (0, 1, 2) and np.isfinite(words).all()
+                and (mode != 2 or words[3] > 0)):
+            raise ValueError(f"colour[{i}]'s operation {j}: COL_LIGHT's mode must be 0, 1 or 2 "
+                             f"and its values finite (mode 2's sigma > 0), got {mode:g} and "
+                             f"{words.tolist()}")
     for i, j in zip(*np.nonzero(codes == COL_SHOT)):
         scale = float(ops[i, j, 4])
         if not (math.isfinite(scale) and scale >= float(np.float32(MIN_SHOT_SCALE))):

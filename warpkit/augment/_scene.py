@@ -1,0 +1,165 @@
+"""Lighting and weather over the scene, under albumentations 2.0.8's names and parameters:
+``Illumination`` (a directional, corner or gaussian light: each pixel times a pattern of its
+place, evaluated in the warp's store) and ``RandomGravel`` (patches of gravel: OpenCV's 8-bit
+HLS lightness set in small rectangles). Like every colour transform they draw from the sample's
+stream (recorded in ``out["params"]``, replayable), contribute the identity map, and leave
+masks, boxes and keypoints as they are.
+
+Conventions: the patterns and rectangles are placed in the **output** (as dropout's holes: put
+these after the geometry, as recipes do); where the output's size differs from the size they
+were drawn on, they are scaled to it. Positions are pixel indices, x along a row, y down the
+image.
+
+Example:
+    >>> import numpy as np
+    >>> from warpkit.augment import Compose, Illumination
+    >>> aug = Compose([Illumination(mode="gaussian", intensity_range=(0.2, 0.2),
+    ...                             effect_type="brighten", center_range=(0.5, 0.5),
+    ...                             sigma_range=(0.2, 0.2), p=1)])
+    >>> out = aug(image=np.full((40, 50, 3), 200, np.uint8), seed=0)     # doctest: +SKIP
+    >>> int(out["image"][20, 25, 0]), int(out["image"][0, 0, 0])          # doctest: +SKIP
+    (240, 200)
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+from ..engine.core import COL_LIGHT as LIGHT
+from ._base import value_range
+from ._colour import ColourTransform
+
+__all__ = ["Illumination", "light_gradient"]
+
+#: Illumination's modes, in the order of colour.h's WK_COL_LIGHT mode word
+LIGHT_MODES = ("linear", "corner", "gaussian")
+_DIAGONALS = {45.0: (0.0, 1.0, 1.0), 135.0: (1.0, -1.0, 1.0), 225.0: (2.0, -1.0, -1.0),
+              315.0: (1.0, 1.0, -1.0)}
+
+
+def light_gradient(angle: float) -> tuple[float, float, float, bool]:
+    """albumentations' directional gradient of ``angle`` degrees as ``(a, b, c, scaled)``: at
+    pixel (x, y) of a W x H image it is ``a + b x / (W - 1) + c y / (H - 1)`` (x / (W - 1) read
+    as 0 where W is 1, as numpy's ``linspace(0, 1, 1)``), and where ``scaled`` that sum is
+    scaled to [0, 1] over the image (OpenCV's min-max normalisation; 0 where it is constant).
+    Its special angles as albumentations has them: 0, 90, 180 and 270 a ramp from 0 to 1
+    along an axis, 45, 135, 225 and 315 the sum of two ramps, scaled; any other angle
+    ``cos(angle) x + sin(angle) y`` as it is (not scaled: it may leave [0, 1]).
+
+    Example:
+        >>> light_gradient(180.0)
+        (1.0, -1.0, 0.0, False)
+        >>> light_gradient(135.0)
+        (1.0, -1.0, 1.0, True)
+    """
+    angle = float(angle)
+    axes = {0.0: (0.0, 1.0, 0.0), 180.0: (1.0, -1.0, 0.0), 90.0: (0.0, 0.0, 1.0),
+            270.0: (1.0, 0.0, -1.0)}
+    if angle in axes:
+        return (*axes[angle], False)
+    if angle in _DIAGONALS:
+        return (*_DIAGONALS[angle], True)
+    rad = math.radians(angle)
+    return 0.0, math.cos(rad), math.sin(rad), False
+
+
+class Illumination(ColourTransform):
+    """albumentations' Illumination: the image times a light pattern. Per sample an intensity
+    is drawn from ``intensity_range``, made negative for ``effect_type="darken"`` (and for
+    ``"both"`` when a uniform number is 0.5 or less), then the mode's own numbers, all in
+    albumentations' order:
+
+    - ``"linear"``: an angle from ``angle_range`` (degrees); the pattern is
+      ``1 - |i| + 2 |i| g`` with ``g`` the directional gradient (:func:`light_gradient`), or
+      ``1 - g`` in its place when darkening. Computed as albumentations does it, in floats of
+      [0, 1]: integer images are rounded to the nearest level.
+    - ``"corner"``: a corner (0 top left, 1 top right, 2 bottom right, 3 bottom left); the
+      pattern is ``1 - i d / D``, d the distance from that corner's pixel, D the diagonal
+      ``sqrt(W^2 + H^2)`` (as albumentations has it: "brighten" leaves the corner as it is and
+      darkens away from it, "darken" brightens away from it). uint8 images are truncated to a level (albumentations' clipped
+      store), uint16 rounded to the nearest (OpenCV's multiply).
+    - ``"gaussian"``: a centre (x then y, fractions of the width and height, from
+      ``center_range``) and a sigma from ``sigma_range``; the pattern is ``1 + i exp(-d^2 /
+      (2 (sigma max(W, H))^2))``, d the distance from the centre. Stored as ``"corner"``.
+
+    Every result is clipped to the image's range; every channel (1-4) takes the same pattern.
+    uint8, uint16 and float32 images.
+
+    Example:
+        >>> t = Illumination(mode="gaussian", intensity_range=(0.1, 0.1), effect_type="brighten",
+        ...                  center_range=(0.5, 0.5), sigma_range=(0.4, 0.4), p=1)
+        >>> t.colour_ops({"intensity": 0.1, "center": [0.5, 0.5], "sigma": 0.4}, 3, 255.0)
+        [[36, 2, 0.5, 0.5, 0.1, 0.4]]
+    """
+
+    def __init__(self, mode: str = "linear", intensity_range: Any = (0.01, 0.2),
+                 effect_type: str = "both", angle_range: Any = (0, 360),
+                 center_range: Any = (0.1, 0.9), sigma_range: Any = (0.2, 1.0),
+                 p: float = 0.5) -> None:
+        super().__init__(p)
+        if mode not in LIGHT_MODES:
+            raise ValueError(f"mode must be 'linear', 'corner' or 'gaussian', got {mode!r}")
+        if effect_type not in ("brighten", "darken", "both"):
+            raise ValueError(f"effect_type must be 'brighten', 'darken' or 'both', got "
+                             f"{effect_type!r}")
+        self.mode, self.effect_type = mode, effect_type
+        # albumentations' bounds for each range
+        self.intensity_range = value_range(intensity_range, "intensity_range", False,
+                                           0.01, 0.2)[0]
+        self.angle_range = value_range(angle_range, "angle_range", False, 0.0, 360.0)[0]
+        self.center_range = value_range(center_range, "center_range", False, 0.0, 1.0)[0]
+        self.sigma_range = value_range(sigma_range, "sigma_range", False, 0.2, 1.0)[0]
+
+    def _params(self, intensity: float, u: float | None, rest: list) -> dict:
+        sign = 1.0 if self.effect_type == "brighten" else -1.0
+        if self.effect_type == "both":
+            sign = 1.0 if u > 0.5 else -1.0
+        out: dict[str, Any] = {"intensity": intensity * sign}
+        if self.mode == "linear":
+            out["angle"] = rest[0]
+        elif self.mode == "corner":
+            out["corner"] = int(rest[0])
+        else:
+            out.update(center=[rest[0], rest[1]], sigma=rest[2])
+        return out
+
+    def draw(self, rng, size):
+        intensity = float(rng.uniform(*self.intensity_range))
+        u = float(rng.random()) if self.effect_type == "both" else None
+        if self.mode == "linear":
+            rest = [float(rng.uniform(*self.angle_range))]
+        elif self.mode == "corner":
+            rest = [int(rng.integers(0, 4))]
+        else:
+            rest = [float(rng.uniform(*self.center_range)) for _ in range(2)]
+            rest.append(float(rng.uniform(*self.sigma_range)))
+        return self._params(intensity, u, rest)
+
+    def draw_lanes(self, lanes, sizes):
+        intensity = lanes.uniform(*self.intensity_range).tolist()
+        u = lanes.random().tolist() if self.effect_type == "both" else [None] * len(intensity)
+        if self.mode == "linear":
+            cols = [lanes.uniform(*self.angle_range).tolist()]
+        elif self.mode == "corner":
+            cols = [lanes.integers(0, 4).tolist()]
+        else:
+            cols = [lanes.uniform(*self.center_range).tolist() for _ in range(2)]
+            cols.append(lanes.uniform(*self.sigma_range).tolist())
+        return [self._params(i, v, list(rest)) for i, v, *rest in zip(intensity, u, *cols)]
+
+    def colour_ops(self, params, channels, peak):
+        i = float(params["intensity"])
+        if self.mode == "linear":
+            a, b, c, scaled = light_gradient(params["angle"])
+            return [[LIGHT, 0, a, b, c, i, float(scaled)]]
+        if self.mode == "corner":
+            corner = int(params["corner"])
+            return [[LIGHT, 1, float(corner in (1, 2)), float(corner in (2, 3)), i]]
+        cx, cy = (float(v) for v in params["center"])
+        return [[LIGHT, 2, cx, cy, i, float(params["sigma"])]]
+
+    def config(self):
+        return {"mode": self.mode, "intensity_range": list(self.intensity_range),
+                "effect_type": self.effect_type, "angle_range": list(self.angle_range),
+                "center_range": list(self.center_range), "sigma_range": list(self.sigma_range)}
