@@ -165,6 +165,14 @@
  *                     2 gaussian, p = 1 + w[4] exp(-d^2 / (2 s^2)), d the distance from (w[2]
  *                     Wo, w[3] Ho), s = w[5] max(Wo, Ho); modes 1 and 2 truncate uint8 to a
  *                     level (its clipped store), uint16 rounds (OpenCV's multiply). Clipped
+ *   WK_COL_GRAVEL     albumentations' RandomGravel on channels 0-2: OpenCV's 8-bit HLS round
+ *                     trip of every pixel (float images through levels of 255, rounded in and
+ *                     out), the lightness level set to a rectangle's where one holds the pixel
+ *                     (the last such). w[1] patches, w[2] rectangles, in the w[3] WK_COL_DATA
+ *                     operations after it (skipped with it): a patch an operation (words 1-4:
+ *                     the box that holds its rectangles, 5: its first rectangle, 6: their
+ *                     count), then two rectangles an operation (words 1-5 and 6-10: x1, y1,
+ *                     x2, y2 as WK_COL_HOLE's, the level), in their order (wk_gravel8)
  *
  * The 8 pixels' position: row at.y, columns at.x .. at.x + 7 of an output of dims = (Wo, Ho).
  */
@@ -208,6 +216,7 @@
 #define WK_COL_SNOW 34
 #define WK_COL_CHROMA 35
 #define WK_COL_LIGHT 36
+#define WK_COL_GRAVEL 37
 /* WK_COL_HEAVY: which of the larger operations a build holds (the host's engine.core
  * colour_groups: the groups some item's list has, and every group that launch has had in the
  * process, so that a pipeline's builds settle on one); the others are compiled out. Each one
@@ -229,7 +238,7 @@
 #define WK_COLG_MED5 32
 #define WK_COLG_MED7 64
 #define WK_COLG_TONE 128 /* WK_COL_MATRIX and WK_COL_CURVE */
-#define WK_COLG_ISO 256 /* WK_COL_ISO and WK_COL_SNOW (OpenCV's HLS) */
+#define WK_COLG_ISO 256 /* WK_COL_ISO, WK_COL_SNOW and WK_COL_GRAVEL (OpenCV's HLS) */
 #define WK_COLG_LIGHT 512 /* WK_COL_LIGHT */
 #ifndef WK_COL_HEAVY
 #define WK_COL_HEAVY 1023
@@ -774,6 +783,46 @@ inline __attribute__((always_inline)) void wk_holes8(float8 *v, int C, __global 
     }
 }
 
+#if WK_COL_HEAVY & WK_COLG_ISO
+/* WK_COL_GRAVEL on 8 pixels' channels 0-2 of row at.y from column at.x: OpenCV's 8-bit HLS
+ * (as wk_snow8's), the lightness level of the last rectangle that holds a pixel, back to RGB
+ * levels (float images: levels of 255 in and out, as albumentations' uint8 round trip). A
+ * patch's box first: most rows meet no patch */
+#define WK_GRAVEL_AT(q) (op + WK_COL_WORDS * (1 + patches + ((q) >> 1)) + 1 + 5 * ((q) & 1))
+inline __attribute__((always_inline)) void wk_gravel8(float8 *v, __global const float *op, int2 at, int2 dims) {
+    float8 h, l, s;
+#if WK_COL_INT
+    wk_rgb2hls8(v[0] * (1.0f / WK_PEAK), v[1] * (1.0f / WK_PEAK), v[2] * (1.0f / WK_PEAK), &h, &l, &s);
+#else /* the image as uint8 levels first */
+    wk_rgb2hls8(wk_rint8(wk_clamp8(v[0], 0.0f, 1.0f) * 255.0f) * (1.0f / 255.0f),
+                wk_rint8(wk_clamp8(v[1], 0.0f, 1.0f) * 255.0f) * (1.0f / 255.0f),
+                wk_rint8(wk_clamp8(v[2], 0.0f, 1.0f) * 255.0f) * (1.0f / 255.0f), &h, &l, &s);
+#endif
+    const float8 hq = wk_clamp8(wk_rint8(h * 0.5f), 0.0f, 255.0f), sq = wk_clamp8(wk_rint8(s * 255.0f), 0.0f, 255.0f);
+    float8 lq = wk_clamp8(wk_rint8(l * 255.0f), 0.0f, 255.0f);
+    const int patches = (int)op[1];
+    const float8 px = (float8)(0, 1, 2, 3, 4, 5, 6, 7) + (float)at.x;
+    const float py = (float)at.y, x0 = (float)at.x;
+    for (int q = 0; q < patches; q++) {
+        __global const float *pb = op + WK_COL_WORDS * (1 + q) + 1;
+        const float4 b = wk_hole_edges(vload4(0, pb), dims);
+        if (py < b.y || py >= b.w || b.x >= x0 + 8.0f || b.z <= x0) continue;
+        const int first = (int)pb[4], end = first + (int)pb[5];
+        for (int r = first; r < end; r++) {
+            __global const float *g = WK_GRAVEL_AT(r);
+            const float4 e = wk_hole_edges(vload4(0, g), dims);
+            if (py >= e.y && py < e.w) lq = px >= e.x && px < e.z ? (float8)g[4] : lq;
+        }
+    }
+    wk_hls2rgb8(hq, lq * (1.0f / 255.0f), sq * (1.0f / 255.0f), 6.0f / 180.0f, v);
+#if !WK_COL_INT
+    v[0] = wk_rint8(v[0] * 255.0f) * (1.0f / 255.0f);
+    v[1] = wk_rint8(v[1] * 255.0f) * (1.0f / 255.0f);
+    v[2] = wk_rint8(v[2] * 255.0f) * (1.0f / 255.0f);
+#endif
+}
+#endif
+
 /* the C (<= 4) channels v[0 .. C - 1] of 8 pixels through the n operations at op (mean: the
  * image's gray mean and the mean of all its values, for the whole-image operations; at, dims:
  * where the pixels are, for the operations that depend on it) */
@@ -912,6 +961,11 @@ inline __attribute__((always_inline)) void wk_colour8_ops(float8 *v, int C, __gl
             if (C >= 3) wk_iso8(v, op, mean, at);
         } else if (code == WK_COL_SNOW) {
             if (C >= 3) wk_snow8(v, op);
+        } else if (code == WK_COL_GRAVEL) {
+            if (C >= 3) wk_gravel8(v, op, at, dims);
+            const int data = (int)op[3];
+            k += data;
+            op += data * WK_COL_WORDS;
 #endif
 #if WK_COL_HEAVY & WK_COLG_LIGHT
         } else if (code == WK_COL_LIGHT) {

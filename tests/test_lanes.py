@@ -17,7 +17,7 @@ from warpkit.augment import (AdditiveNoise, AdvancedBlur, Blur, FrequencyMasking
                              RandomBrightnessContrast, RandomCrop, RandomGamma,
                              RandomHorizontalFlip, RandomPerspective, ChannelDropout, Equalize,
                              AutoContrast, FancyPCA, ISONoise, MultiplicativeNoise,
-                             PlanckianJitter, RandomSnow, ChromaticAberration, Illumination,
+                             PlanckianJitter, RandomSnow, ChromaticAberration, Illumination, RandomGravel,
                              RandomToneCurve,
                              SaltAndPepper, SquareSymmetry, PixelDropout, ShotNoise, ToSepia,
                              RandomResizedCrop,
@@ -140,7 +140,8 @@ PIPELINES = [
              RandomSnow(p=0.5), RandomSnow(1.5, (0.0, 0.6), p=0.6),
              ChromaticAberration(p=0.5), ChromaticAberration(0.1, (0.0, 0.3), "red_blue", p=0.6),
              ChromaticAberration(mode="random", p=0.7), Illumination(p=0.5),
-             Illumination("corner", p=0.6), Illumination("gaussian", effect_type="darken", p=0.7)]),
+             Illumination("corner", p=0.6), Illumination("gaussian", effect_type="darken", p=0.7),
+             RandomGravel(p=0.5), RandomGravel((0.0, 0.0, 1.0, 1.0), 3, p=0.7)]),
     # AdditiveNoise: each law in each mode (the constant Beta's gamma tries, looked at ahead)
     Compose([RandomResizedCrop(24)] + [
         AdditiveNoise(kind, mode, params, approx, p=0.7) for kind, params in

@@ -251,7 +251,8 @@ for dt, shape, steps in [
         (np.uint8, (2, 1), [W.GaussianBlur(sigma_limit=(0.8, 0.8), p=1), W.CLAHE(p=1)]),
         (np.float32, (5, 1, 3), [W.ImageCompression(quality_range=(30, 30), p=1)]),
         (np.uint8, (5, 9, 3), [W.UnsharpMask(p=1), W.ZoomBlur(p=1), W.RandomSnow(p=1),
-                                 W.Illumination(p=1)])]:
+                                 W.Illumination(p=1),
+                                 W.RandomGravel(p=1)])]:
     pipe = W.Compose([W.RandomAffine(degrees=20, size=(3, 5)), *steps])
     pipe(image=np.zeros(shape, dt), seed=0)
 """

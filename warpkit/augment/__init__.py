@@ -7,7 +7,7 @@ transforms (albumentations' names: ``ColorJitter``, ``HueSaturationValue``,
 ``RandomBrightnessContrast``, ``RandomGamma``, ``ToGray``, ``RGBShift``, ``ChannelShuffle``,
 ``InvertImg``, ``Solarize``, ``Posterize``, ``ToSepia``, ``PlanckianJitter``,
 ``RandomToneCurve``, ``MultiplicativeNoise``, ``ChannelDropout``, ``RandomSnow``,
-``ChromaticAberration``, ``Illumination``; noise, dropout and blur:
+``ChromaticAberration``, ``Illumination``, ``RandomGravel``; noise, dropout and blur:
 ``GaussNoise``, ``SaltAndPepper``, ``ShotNoise``, ``ISONoise``, ``PixelDropout``,
 ``CoarseDropout``, ``GridDropout``, ...) run inside that resampling, on each pixel before it is stored (a
 contrast on the image's mean, a blur, ``CLAHE``, ``Equalize``, ``AutoContrast``, ``FancyPCA``,
@@ -62,7 +62,7 @@ from ._pixel import (AutoContrast, ChannelDropout, ChromaticAberration, Equalize
                      ImageCompression, ISONoise, MultiplicativeNoise, PlanckianJitter, RandomSnow,
                      RandomToneCurve, SaltAndPepper, ShotNoise, ToSepia)
 from ._mixing import CutMix, MixUp
-from ._scene import Illumination
+from ._scene import Illumination, RandomGravel
 from ._mosaic import Mosaic
 from ._objects import (AtLeastOneBBoxRandomCrop, BBoxSafeRandomCrop, CropNonEmptyMaskIfExists,
                        RandomCropNearBBox, RandomIoUCrop, RandomSizedBBoxSafeCrop, RandomZoomOut)
@@ -90,7 +90,8 @@ __all__ = ["AdditiveNoise", "AdvancedBlur", "Affine", "AtLeastOneBBoxRandomCrop"
            "MultiplicativeNoise", "OneOf", "OpticalDistortion", "Pad", "PadIfNeeded",
            "Perspective", "PiecewiseAffine", "PixelDropout", "PlanckianJitter", "Posterize",
            "RandomAffine", "RandomBrightnessContrast", "RandomCrop", "RandomCropFromBorders",
-           "RandomCropNearBBox", "RandomGamma", "RandomGridShuffle", "RandomHorizontalFlip", "RandomIoUCrop",
+           "RandomCropNearBBox", "RandomGamma", "RandomGravel", "RandomGridShuffle",
+           "RandomHorizontalFlip", "RandomIoUCrop",
            "RandomPerspective", "RandomResizedCrop", "RandomRotate90", "RandomRotation",
            "RandomScale", "RandomSizedBBoxSafeCrop", "RandomSizedCrop", "RandomSnow",
            "RandomToneCurve",

@@ -278,6 +278,7 @@ SUPPORTED: dict[str, Callable[[_Args, _Pipeline], Transform | None]] = {
     "RandomSnow": _colour(P.RandomSnow, "brightness_coeff", "snow_point_range", "method"),
     "Illumination": _colour(S.Illumination, "mode", "intensity_range", "effect_type",
                             "angle_range", "center_range", "sigma_range"),
+    "RandomGravel": _colour(S.RandomGravel, "gravel_roi", "number_of_patches"),
     "ChromaticAberration": _colour(P.ChromaticAberration, "primary_distortion_limit",
                                    "secondary_distortion_limit", "mode", "interpolation"),
     "SaltAndPepper": _colour(P.SaltAndPepper, "amount", "salt_vs_pepper"),

@@ -24,13 +24,17 @@ Example:
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from typing import Any
 
-from ..engine.core import COL_LIGHT as LIGHT
-from ._base import value_range
-from ._colour import ColourTransform
+import numpy as np
 
-__all__ = ["Illumination", "light_gradient"]
+from .._checks import number
+from ..engine.core import COL_DATA as DATA, COL_GRAVEL as GRAVEL, COL_LIGHT as LIGHT
+from ._base import value_range
+from ._colour import ColourTransform, _eight_bit
+
+__all__ = ["Illumination", "light_gradient", "RandomGravel"]
 
 #: Illumination's modes, in the order of colour.h's WK_COL_LIGHT mode word
 LIGHT_MODES = ("linear", "corner", "gaussian")
@@ -77,8 +81,9 @@ class Illumination(ColourTransform):
     - ``"corner"``: a corner (0 top left, 1 top right, 2 bottom right, 3 bottom left); the
       pattern is ``1 - i d / D``, d the distance from that corner's pixel, D the diagonal
       ``sqrt(W^2 + H^2)`` (as albumentations has it: "brighten" leaves the corner as it is and
-      darkens away from it, "darken" brightens away from it). uint8 images are truncated to a level (albumentations' clipped
-      store), uint16 rounded to the nearest (OpenCV's multiply).
+      darkens away from it, "darken" brightens away from it). uint8 images are truncated to a
+      level (albumentations' clipped store), uint16 rounded to the nearest (OpenCV's
+      multiply).
     - ``"gaussian"``: a centre (x then y, fractions of the width and height, from
       ``center_range``) and a sigma from ``sigma_range``; the pattern is ``1 + i exp(-d^2 /
       (2 (sigma max(W, H))^2))``, d the distance from the centre. Stored as ``"corner"``.
@@ -163,3 +168,135 @@ class Illumination(ColourTransform):
         return {"mode": self.mode, "intensity_range": list(self.intensity_range),
                 "effect_type": self.effect_type, "angle_range": list(self.angle_range),
                 "center_range": list(self.center_range), "sigma_range": list(self.sigma_range)}
+
+
+class RandomGravel(ColourTransform):
+    """albumentations' RandomGravel: ``number_of_patches`` patches inside ``gravel_roi`` (x_min,
+    y_min, x_max, y_max as fractions of the width and height), each strewn with particles:
+    small rectangles whose lightness is set to a random level in OpenCV's 8-bit HLS.
+
+    Per sample and patch, with albumentations' laws (integers with both ends included): the
+    patch's width in ``[roi_w // 10, roi_w // 5]`` and height likewise, its corner inside the
+    ROI; then ``width * height // 100`` particles, each a centre (x, y) in the patch, a
+    radius r in [1, 3] and a level in [0, 255], each uniform (from four uniform numbers a
+    particle, drawn for the patch at once): the rectangle ``[max(x - r, 0), min(x + r,
+    W - 1))`` by ``[max(y - r, 0), min(y + r, H - 1))`` (the ends excluded, as albumentations'
+    slices). Recorded as ``gravels``, ``[x1, y1, x2, y2, level]`` in pixels of ``size``.
+
+    On the device, in the warp's store: every pixel goes through OpenCV's 8-bit HLS and back
+    (as albumentations converts the whole image), the lightness of the last particle that
+    covers it replaced by that particle's level. float32 images through levels of 255 (as
+    albumentations' uint8 round trip), uint16 refused (as albumentations, which takes uint8
+    and float32); RGB images of 3 channels.
+
+    Example:
+        >>> t = RandomGravel(number_of_patches=1, p=1)
+        >>> g = t.draw(np.random.default_rng(0), (200, 100))["gravels"]
+        >>> all(0 <= x1 and x2 <= 199 and 0 <= level <= 255 for x1, y1, x2, y2, level in g)
+        True
+    """
+
+    def __init__(self, gravel_roi: Sequence[float] = (0.1, 0.4, 0.9, 0.9),
+                 number_of_patches: int = 2, p: float = 0.5) -> None:
+        super().__init__(p)
+        if not (isinstance(gravel_roi, Sequence) and not isinstance(gravel_roi, str)
+                and len(gravel_roi) == 4):
+            raise ValueError(f"gravel_roi must be (x_min, y_min, x_max, y_max), got "
+                             f"{gravel_roi!r}")
+        roi = tuple(number(v, "gravel_roi") for v in gravel_roi)
+        if not (0 <= roi[0] < roi[2] <= 1 and 0 <= roi[1] < roi[3] <= 1):
+            raise ValueError(f"gravel_roi must have 0 <= x_min < x_max <= 1 and 0 <= y_min < "
+                             f"y_max <= 1, got {gravel_roi!r}")
+        if isinstance(number_of_patches, bool) or not isinstance(number_of_patches, int) or \
+                number_of_patches < 1:
+            raise ValueError(f"number_of_patches must be a whole number >= 1, got "
+                             f"{number_of_patches!r}")
+        self.gravel_roi, self.number_of_patches = roi, number_of_patches
+
+    def _roi(self, size: tuple[int, int]) -> tuple[int, int, int, int]:
+        w, h = size
+        a, b, c, d = self.gravel_roi
+        return int(a * w), int(b * h), int(c * w), int(d * h)
+
+    @staticmethod
+    def _rects(xs, ys, rs, levels, size) -> list[list[int]]:
+        w, h = size
+        return [[max(x - r, 0), max(y - r, 0), min(x + r, w - 1), min(y + r, h - 1), v]
+                for x, y, r, v in zip(xs, ys, rs, levels)]
+
+    @staticmethod
+    def _particles(u: np.ndarray, px, py, pw, ph) -> list[np.ndarray]:
+        """A patch's particles from 4 uniform numbers each (``u``: (n, 4)): the centre's x and
+        y, the radius, the level, each uniform over its whole numbers (both ends included)."""
+        return [px + np.floor(u[:, 0] * (pw + 1)).astype(np.int64),
+                py + np.floor(u[:, 1] * (ph + 1)).astype(np.int64),
+                1 + np.floor(u[:, 2] * 3).astype(np.int64),
+                np.floor(u[:, 3] * 256).astype(np.int64)]
+
+    def draw(self, rng, size):
+        x0, y0, x1, y1 = self._roi(size)
+        rw, rh = x1 - x0, y1 - y0
+        parts = []
+        for _ in range(self.number_of_patches):
+            pw = int(rng.integers(rw // 10, rw // 5 + 1))
+            ph = int(rng.integers(rh // 10, rh // 5 + 1))
+            px = int(rng.integers(x0, x1 - pw + 1))
+            py = int(rng.integers(y0, y1 - ph + 1))
+            n = pw * ph // 100
+            parts.append(self._particles(rng.random(4 * n).reshape(n, 4), px, py, pw, ph))
+        cols = [np.concatenate(c).tolist() for c in zip(*parts)]
+        return {"gravels": self._rects(*cols, size), "size": [int(size[0]), int(size[1])]}
+
+    def draw_lanes(self, lanes, sizes):
+        roi = np.array([self._roi(s) for s in sizes], np.int64).reshape(-1, 4)
+        x0, y0, x1, y1 = roi.T
+        rw, rh = x1 - x0, y1 - y0
+        parts = []
+        for _ in range(self.number_of_patches):
+            pw = lanes.integers(rw // 10, rw // 5 + 1)
+            ph = lanes.integers(rh // 10, rh // 5 + 1)
+            px = lanes.integers(x0, x1 - pw + 1)
+            py = lanes.integers(y0, y1 - ph + 1)
+            count = pw * ph // 100
+            most = int(count.max(initial=0))
+            u = lanes.ahead(4 * most).reshape(len(sizes), most, 4)
+            lanes.skip(4 * count)  # each lane's random(4 n), as its own stream draws it
+            drawn = self._particles(u.reshape(-1, 4), *(np.repeat(a, most) for a in
+                                                         (px, py, pw, ph)))
+            parts.append([d.reshape(len(sizes), most) for d in drawn] + [count])
+        out = []
+        for i, s in enumerate(sizes):
+            cols = [np.concatenate([p[c][i, :p[4][i]] for p in parts]).tolist()
+                    for c in range(4)]
+            out.append({"gravels": self._rects(*cols, s), "size": [int(s[0]), int(s[1])]})
+        return out
+
+    def colour_ops(self, params, channels, peak):
+        if channels != 3:
+            raise TypeError(f"RandomGravel takes RGB images of 3 channels (as albumentations), "
+                            f"got {channels} channel{'s' * (channels != 1)}")
+        _eight_bit("RandomGravel", peak)
+        w, h = params["size"]
+        g = params["gravels"]
+        # the patches: runs of PATCH_RUN particles in drawing order, a box around each (most
+        # rows of the output then test no particle)
+        runs = [g[k:k + PATCH_RUN] for k in range(0, len(g), PATCH_RUN)]
+        pairs = -(-len(g) // 2)
+        out = [[GRAVEL, len(runs), len(g), len(runs) + pairs]]
+        for k, run in enumerate(runs):
+            out.append([DATA, min(r[0] for r in run) / w, min(r[1] for r in run) / h,
+                        max(r[2] for r in run) / w, max(r[3] for r in run) / h,
+                        k * PATCH_RUN, len(run)])
+        for k in range(0, len(g), 2):
+            row = [DATA]
+            for x1, y1, x2, y2, level in g[k:k + 2]:
+                row += [x1 / w, y1 / h, x2 / w, y2 / h, level]
+            out.append(row)
+        return out
+
+    def config(self):
+        return {"gravel_roi": list(self.gravel_roi), "number_of_patches": self.number_of_patches}
+
+
+#: particles per box of RandomGravel's operation (kernels_cl/colour.h's WK_COL_GRAVEL)
+PATCH_RUN = 16

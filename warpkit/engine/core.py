@@ -249,7 +249,7 @@ def colour_peak(dtype: Any) -> float:
  COL_DATA, COL_MOTION, COL_MEDIAN, COL_CONV, COL_CLAHE, COL_DOWNSCALE, COL_MATRIX,
  COL_CURVE, COL_JPEG, COL_EQUALIZE, COL_ISO, COL_SALT, COL_HOLES, COL_TAPS,
  COL_PIXDROP, COL_SHOT, COL_PCA, COL_UNSHARP, COL_ZOOM, COL_SNOW, COL_CHROMA,
- COL_LIGHT) = range(1, 37)
+ COL_LIGHT, COL_GRAVEL) = range(1, 38)
 
 #: colour operations on the image's mean as they find it (the contrast on the gray mean, the
 #: shift by the mean, ISONoise on the lightness's standard deviation, FancyPCA on the channels'
@@ -278,10 +278,10 @@ COLOUR_WHOLE = (*COLOUR_MEAN, COL_BLUR, COL_UNSHARP, COL_MOTION, COL_MEDIAN, COL
 
 #: the group of each colour operation's code in a build (kernels_cl/colour.h's WK_COLG_*: the
 #: larger operations, each compiled only into the builds whose group mask has it); 0: always there
-_COLOUR_GROUP = np.zeros(COL_LIGHT + 1, np.int64)
+_COLOUR_GROUP = np.zeros(COL_GRAVEL + 1, np.int64)
 _COLOUR_GROUP[[COL_GAMMA, COL_HUE, COL_HSV, COL_NOISE, COL_SALT, COL_PIXDROP, COL_SHOT, COL_HOLE,
-               COL_HOLES, COL_POSTERIZE, COL_MATRIX, COL_CURVE, COL_ISO, COL_SNOW, COL_LIGHT]] = [
-                   1, 2, 2, 4, 4, 4, 4, 8, 8, 16, 128, 128, 256, 256, 512]
+               COL_HOLES, COL_POSTERIZE, COL_MATRIX, COL_CURVE, COL_ISO, COL_SNOW, COL_LIGHT,
+               COL_GRAVEL]] = [1, 2, 2, 4, 4, 4, 4, 8, 8, 16, 128, 128, 256, 256, 512, 256]
 #: the median's 5x5 and 7x7 networks (WK_COLG_MED5, WK_COLG_MED7): in the builds whose items
 #: draw those sizes (without them, the same medians by the search)
 _MEDIAN_NET5, _MEDIAN_NET7 = 32, 64
@@ -333,7 +333,7 @@ def colour_groups(passes: list[np.ndarray]) -> tuple[int, ...]:
     for k, p in enumerate(passes):
         ops = p.reshape(p.shape[0], -1, COLOUR_WORDS)
         codes = ops[:, :, 0].astype(np.int64)
-        groups = _COLOUR_GROUP[np.clip(codes, 0, COL_LIGHT)]
+        groups = _COLOUR_GROUP[np.clip(codes, 0, COL_GRAVEL)]
         median = codes == COL_MEDIAN  # its 5x5 and 7x7 networks: groups of their own
         groups[median] |= np.select([ops[:, :, 1][median] == 5, ops[:, :, 1][median] == 7],
                                     [_MEDIAN_NET5, _MEDIAN_NET7], 0)
@@ -522,8 +522,48 @@ def _colour_ops(colour: np.ndarray, items: int, dt: np.dtype) -> np.ndarray:
         raise ValueError(f"colour must be a C-contiguous float32 array ({items}, k * "
                          f"{COLOUR_WORDS}), got {getattr(colour, 'dtype', type(colour))} "
                          f"{getattr(colour, 'shape', '')}")
-    _check_filters(colour.reshape(items, -1, COLOUR_WORDS))
+    ops = colour.reshape(items, -1, COLOUR_WORDS)
+    _check_filters(ops)
+    if dt == np.uint16 and (ops[:, :, 0] == COL_GRAVEL).any():
+        raise ValueError("COL_GRAVEL takes uint8 or float32 images (OpenCV's 8-bit HLS), got "
+                         "uint16")
     return colour
+
+
+def _check_gravel(ops: np.ndarray) -> None:
+    """Every COL_GRAVEL of ``ops`` ((items, k, COLOUR_WORDS)) as colour.h's wk_gravel8 reads
+    it, or a ValueError: whole counts, the COL_DATA operations that hold its patches and
+    rectangles after it and inside the list, each patch's rectangles among them, the boxes'
+    fractions in [0, 1], finite levels. One numpy pass over every such operation (a batch has
+    one an item)."""
+    I, J = np.nonzero(ops[:, :, 0] == COL_GRAVEL)
+    if not len(I):
+        return
+    k = ops.shape[1]
+    P, R, D = (ops[I, J, w].astype(np.float64) for w in (1, 2, 3))
+    whole = (P >= 0) & (R >= 0) & (P % 1 == 0) & (R % 1 == 0)
+    need = np.where(whole, P + np.ceil(R / 2), -1.0)
+    pos = np.arange(k)[None, :]
+    data = (pos > J[:, None]) & (pos <= (J + need)[:, None])
+    bad = ~whole | (D != need) | (J + need >= k) | \
+        (data & (ops[I, :, 0] != COL_DATA)).any(axis=1)
+    patch = (pos > J[:, None]) & (pos <= (J + P)[:, None])
+    words = ops[I]  # (pairs, k, COLOUR_WORDS)
+    first, count = words[:, :, 5], words[:, :, 6]
+    bad_patch = (first < 0) | (count < 0) | (first + count > R[:, None]) | (first % 1 != 0) | \
+        (count % 1 != 0) | ~((words[:, :, 1:5] >= 0) & (words[:, :, 1:5] <= 1)).all(axis=2)
+    boxes = words[:, :, 1:11].reshape(len(I), k, 2, 5)
+    bad_box = ~((boxes[..., :4] >= 0) & (boxes[..., :4] <= 1)).all(axis=3) | \
+        ~np.isfinite(boxes[..., 4])
+    bad |= (patch & bad_patch).any(axis=1)
+    bad |= ((data & ~patch)[:, :, None] & bad_box).any(axis=(1, 2))
+    if bad.any():
+        n = int(np.flatnonzero(bad)[0])
+        raise ValueError(f"colour[{I[n]}]'s operation {J[n]}: COL_GRAVEL of {P[n]:g} patches "
+                         f"and {R[n]:g} rectangles needs whole counts, {max(need[n], 0):g} "
+                         f"COL_DATA operations after it, counted in its word 3 (got {D[n]:g}), "
+                         f"patches that hold rectangles of its own, boxes in [0, 1] and finite "
+                         f"levels")
 
 
 def _check_filters(ops: np.ndarray) -> None:
@@ -628,6 +668,7 @@ def _check_filters(ops: np.ndarray) -> None:
                                & (table[:, 2] + table[:, 3] <= holes)).all():
             raise ValueError(f"colour[{i}]'s operation {j}: COL_HOLES' bands must hold holes "
                              f"of its {holes:g}")
+    _check_gravel(ops)
     for i, j in zip(*np.nonzero(codes == COL_TAPS)):
         _check_taps(ops[i], i, j)
     for i, j in zip(*np.nonzero(codes == COL_ZOOM)):
