@@ -315,7 +315,7 @@ def blur_runs(data, have_alb: bool) -> dict:
     """GaussianBlur's pass: warpkit with and without it (p=0.5, and p=1; MotionBlur, Blur,
     MedianBlur, AdvancedBlur, Defocus, RingingOvershoot, UnsharpMask, ZoomBlur, CLAHE, Equalize,
     AutoContrast, RandomSnow, ChromaticAberration, Illumination (its three modes in a OneOf),
-    RandomGravel,
+    RandomGravel, RandomShadow,
     AdditiveNoise (Beta per pixel), ISONoise, SaltAndPepper, ShotNoise, PixelDropout,
     GridDropout, Downscale and ImageCompression at p=1, their defaults; ToSepia,
     PlanckianJitter, RandomToneCurve, MultiplicativeNoise and ChannelDropout at p=0.5, in the warp's store), albumentations doing the same (each such row
@@ -359,6 +359,7 @@ def blur_runs(data, have_alb: bool) -> dict:
         "warpkit, geometry and ChromaticAberration on every sample": [ChromaticAberration(p=1)],
         "warpkit, geometry and Illumination on every sample": [light(W)],
         "warpkit, geometry and RandomGravel on every sample": [W.RandomGravel(p=1)],
+        "warpkit, geometry and RandomShadow on every sample": [W.RandomShadow(p=1)],
         "warpkit, geometry and Downscale on every sample": [Downscale(p=1)],
         "warpkit, geometry and ImageCompression on every sample": [ImageCompression(p=1)],
         "warpkit, geometry and 5 pixel transforms (p=0.5)": pixel(W),
@@ -391,6 +392,7 @@ def blur_runs(data, have_alb: bool) -> dict:
              lambda A: [A.ChromaticAberration(p=1)],
          "warpkit, geometry and Illumination on every sample": lambda A: [light(A)],
          "warpkit, geometry and RandomGravel on every sample": lambda A: [A.RandomGravel(p=1)],
+         "warpkit, geometry and RandomShadow on every sample": lambda A: [A.RandomShadow(p=1)],
          "warpkit, geometry and Downscale on every sample": lambda A: [A.Downscale(p=1)],
          "warpkit, geometry and ImageCompression on every sample":
              lambda A: [A.ImageCompression(p=1)],

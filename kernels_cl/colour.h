@@ -165,6 +165,16 @@
  *                     2 gaussian, p = 1 + w[4] exp(-d^2 / (2 s^2)), d the distance from (w[2]
  *                     Wo, w[3] Ho), s = w[5] max(Wo, Ho); modes 1 and 2 truncate uint8 to a
  *                     level (its clipped store), uint16 rounds (OpenCV's multiply). Clipped
+ *   WK_COL_POLY       albumentations' RandomShadow: the pixels of a polygon of w[1] vertices, as
+ *                     cv2.fillPoly sets them, take their levels times w[2], truncated (numpy's
+ *                     store into uint8; floats as levels of 255, rounded first); w[4 .. 7] the
+ *                     vertices' box (x, y least, then greatest). The vertices
+ *                     (x, y as fractions of the image they were drawn on, times the output's
+ *                     sides, halves up) five an operation in the w[3] WK_COL_DATA operations
+ *                     after it (skipped with it), words 1-10. OpenCV's rule (wk_poly8): the
+ *                     outline's 8-connected lines, and on each row the edges' crossings in 16.16
+ *                     fixed point paired in order, each pair's columns from the first's ceiling
+ *                     to the second's floor
  *   WK_COL_GRAVEL     albumentations' RandomGravel on channels 0-2: OpenCV's 8-bit HLS round
  *                     trip of every pixel (float images through levels of 255, rounded in and
  *                     out), the lightness level set to a rectangle's where one holds the pixel
@@ -217,6 +227,7 @@
 #define WK_COL_CHROMA 35
 #define WK_COL_LIGHT 36
 #define WK_COL_GRAVEL 37
+#define WK_COL_POLY 38
 /* WK_COL_HEAVY: which of the larger operations a build holds (the host's engine.core
  * colour_groups: the groups some item's list has, and every group that launch has had in the
  * process, so that a pipeline's builds settle on one); the others are compiled out. Each one
@@ -230,7 +241,7 @@
 #define WK_COLG_GAMMA 1
 #define WK_COLG_HSV 2 /* WK_COL_HUE and WK_COL_HSV */
 #define WK_COLG_NOISE 4 /* WK_COL_NOISE, WK_COL_SALT, WK_COL_PIXDROP and WK_COL_SHOT */
-#define WK_COLG_HOLE 8 /* WK_COL_HOLE and WK_COL_HOLES */
+#define WK_COLG_HOLE 8 /* WK_COL_HOLE, WK_COL_HOLES and WK_COL_POLY */
 #define WK_COLG_POSTERIZE 16
 /* WK_COL_MEDIAN's 5x5 and 7x7 selection networks (colour_pass.cl): without them those sizes
  * take the median's search, the same values more slowly; their code took rusticl a minute to
@@ -823,6 +834,72 @@ inline __attribute__((always_inline)) void wk_gravel8(float8 *v, __global const 
 }
 #endif
 
+#if WK_COL_HEAVY & WK_COLG_HOLE
+/* vertex k of a WK_COL_POLY operation in output pixels (wk_hole_edges' rounding) */
+inline __attribute__((always_inline)) int2 wk_poly_vertex(__global const float *op, int k, int2 dims) {
+    __global const float *q = op + WK_COL_WORDS * (1 + k / 5) + 1 + 2 * (k % 5);
+    return (int2)(wk_edge(q[0], dims.x), wk_edge(q[1], dims.y));
+}
+
+/* WK_COL_POLY on 8 pixels of row at.y from column at.x. A pixel is set where it lies on an
+ * edge's line (OpenCV's LineIterator, 8-connected, from the left end: after i steps along the
+ * longer extent D the other has moved max(0, ceil((2 d i - D) / (2 D))), d the shorter), or
+ * inside a pair of the row's crossings c: with L the crossings whose column c >> 16 lies left
+ * of the pixel, the pixel is inside where L is odd, or where a crossing falls exactly on its
+ * column (a pair [c0, c1] sets ceil(c0) .. floor(c1): the pixel x is in one iff c0 <= x 2^16
+ * <= c1 for the sorted pairs). No sorting, no arrays: a few scalar steps an edge */
+inline void wk_poly8(float8 *v, int C, __global const float *op, int2 at, int2 dims) {
+    const int n = (int)op[1], y = at.y;
+    /* the polygon's box (w[4 .. 7], rounded as its vertices): most blocks lie outside it */
+    if (y < wk_edge(op[5], dims.y) || y > wk_edge(op[7], dims.y) || at.x > wk_edge(op[6], dims.x)
+        || at.x + 7 < wk_edge(op[4], dims.x))
+        return;
+    const int8 X = (int8)(0, 1, 2, 3, 4, 5, 6, 7) + at.x;
+    /* below 2^15 pixels a side every quotient's operands fit in 32 bits (a 64-bit division
+     * costs several times a 32-bit one, and it is most of this operation's work) */
+    const int small = max(dims.x, dims.y) < 32768;
+    int8 odd = (int8)0, hit = (int8)0;
+    int2 a = wk_poly_vertex(op, n - 1, dims);
+    for (int k = 0; k < n; k++) {
+        const int2 b = wk_poly_vertex(op, k, dims);
+        const int2 p0 = a.x <= b.x ? a : b, p1 = a.x <= b.x ? b : a;
+        const int dx = p1.x - p0.x, ady = abs(p1.y - p0.y), t = p1.y < p0.y ? p0.y - y : y - p0.y;
+        if (t >= 0 && t <= ady && ady > dx) { /* steep: one pixel a row */
+            const int off = small ? (2 * dx * t - ady <= 0 ? 0 : (2 * dx * t + ady - 1) / (2 * ady))
+                                  : (int)max(0L, (2L * dx * t + ady - 1) / (2L * ady));
+            hit |= X == (int8)(p0.x + off);
+        } else if (t >= 0 && t <= ady) { /* shallow: the steps whose offset is t */
+            int lo, hi;
+            if (small) {
+                lo = t == 0 ? 0 : (dx * (2 * t - 1)) / (2 * ady) + 1;
+                hi = t == ady ? dx : (dx * (2 * t + 1)) / (2 * ady);
+            } else {
+                lo = t == 0 ? 0 : (int)(((long)dx * (2 * t - 1)) / (2L * ady) + 1);
+                hi = t == ady ? dx : (int)(((long)dx * (2 * t + 1)) / (2L * ady));
+            }
+            hit |= X >= (int8)(p0.x + lo) && X <= (int8)(p0.x + hi);
+        }
+        if (a.y != b.y && y >= min(a.y, b.y) && y < max(a.y, b.y)) {
+            /* C's division, toward zero, as OpenCV's */
+            const long step = small ? (long)(((b.x - a.x) << 16) / (b.y - a.y))
+                                    : ((long)(b.x - a.x) << 16) / (long)(b.y - a.y);
+            const long c = ((long)(a.y < b.y ? a.x : b.x) << 16) + (long)(y - min(a.y, b.y)) * step;
+            const int col = (int)(c >> 16);
+            odd ^= X > (int8)col;
+            if ((c & 0xFFFF) == 0) hit |= X == (int8)col;
+        }
+        a = b;
+    }
+    const int8 in = hit | odd;
+    const float f = op[2];
+#if WK_COL_INT
+    WK_EACH_C(v[c] = in ? wk_floor8(wk_col_clip(v[c] * f)) : v[c]);
+#else
+    WK_EACH_C(v[c] = in ? wk_floor8(wk_clamp8(wk_rint8(v[c] * 255.0f) * f, 0.0f, 255.0f)) * (1.0f / 255.0f) : v[c]);
+#endif
+}
+#endif
+
 /* the C (<= 4) channels v[0 .. C - 1] of 8 pixels through the n operations at op (mean: the
  * image's gray mean and the mean of all its values, for the whole-image operations; at, dims:
  * where the pixels are, for the operations that depend on it) */
@@ -899,6 +976,13 @@ inline __attribute__((always_inline)) void wk_colour8_ops(float8 *v, int C, __gl
             const float4 r = wk_hole_edges(vload4(0, op + 1), dims);
             if ((float)at.y >= r.y && (float)at.y < r.w)
                 wk_hole_fill8(v, C, r, op + 5, op[9] != 0.0f, op + 10, at);
+        } else if ((WK_COL_HEAVY & WK_COLG_HOLE) && code == WK_COL_POLY) {
+#if WK_COL_HEAVY & WK_COLG_HOLE
+            wk_poly8(v, C, op, at, dims);
+#endif
+            const int data = (int)op[3];
+            k += data;
+            op += data * WK_COL_WORDS;
         } else if (code == WK_COL_TAPS) { /* a pass's filter (colour_pass.cl): its taps skipped */
             const int data = (int)op[3];
             k += data;

@@ -175,6 +175,47 @@ def assert_alone_and_replayed(pipe, imgs: list, got: dict, seed: int, queue) -> 
         np.testing.assert_array_equal(again["image"], got["image"][k])
 
 
+def assert_oneof_batch(steps: list, photos: list, queue, after: tuple = ()) -> None:
+    """``steps`` in a OneOf after RandomResizedCrop(48) (and ``after`` behind it), normalised
+    to float CHW, on a ragged batch of ``photos``: the choice takes each step, and each
+    sample is as alone and as its params replay it."""
+    from warpkit import augment as W
+
+    pipe = W.Compose([W.RandomResizedCrop(48), W.OneOf(steps), *after],
+                     output_dtype="float32", mean=[0.5] * 3, std=[0.25] * 3, layout="CHW")
+    got = pipe(image=photos, seed=1, queue=queue)
+    assert {p["steps"][1]["choice"] for p in got["params"]} == set(range(len(steps)))
+    assert_alone_and_replayed(pipe, photos, got, 1, queue)
+
+
+def assert_ports(t, theirs) -> None:
+    """``t`` back from its pipeline's to_dict, and albumentations' ``theirs`` (the same
+    parameters) through from_albumentations: the same config and p."""
+    import warnings
+
+    from warpkit import augment as W
+
+    back = W.Compose.from_dict(W.Compose([t]).to_dict()).transforms[0]
+    assert back.config() == t.config() and back.p == t.p
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        import albumentations as A
+
+        ported = W.from_albumentations(A.Compose([theirs])).transforms[0]
+    assert ported.config() == t.config() and ported.p == t.p
+
+
+def assert_drawn_alone(t, imgs: list, seed: int, indices) -> None:
+    """A one-step pipeline of ``t`` on the batch ``imgs`` draws for each sample of ``indices``
+    what it draws on that sample alone (the batch's side-by-side draws, the same numbers)."""
+    from warpkit import augment as W
+
+    batch = W.Compose([t])(image=imgs, seed=seed)
+    for k in indices:
+        alone = W.Compose([t])(image=imgs[k], seed=seed, index=k)
+        assert alone["params"]["steps"][0] == batch["params"][k]["steps"][0], k
+
+
 def assert_sample_5_replays(pipe, img: np.ndarray, out: dict, queue) -> None:
     """``out`` (``pipe`` on ``img`` with seed 11, index 5) is sample 5 of a batch of 7 copies of
     ``img`` (sample 4 differs: its own numbers), and its recorded params replay it."""

@@ -13,7 +13,8 @@ import pytest
 
 from warpkit import augment as W
 
-from helpers import assert_alone_and_replayed, check_small_cases, warp_with_rows
+from helpers import (assert_drawn_alone, assert_oneof_batch, assert_ports, check_small_cases,
+                     warp_with_rows)
 
 os.environ.setdefault("NO_ALBUMENTATIONS_UPDATE", "1")
 with warnings.catch_warnings():
@@ -146,34 +147,19 @@ def test_draws_follow_albumentations_laws():
     assert {d["corner"] for d in cs} == {0, 1, 2, 3}
     assert all(d["intensity"] < 0 for d in cs)
     for tr in (t, corner, W.Illumination(angle_range=(10, 80), p=1)):
-        batch = W.Compose([tr])(image=[np.zeros((4, 4, 3), np.uint8)] * 40, seed=2)
-        for k, params in enumerate(batch["params"]):
-            alone = W.Compose([tr])(image=np.zeros((4, 4, 3), np.uint8), seed=2, index=k)
-            assert alone["params"]["steps"][0] == params["steps"][0]
+        assert_drawn_alone(tr, [np.zeros((4, 4, 3), np.uint8)] * 40, 2, range(40))
 
 
 def test_batches_replay_port_and_refusals(queue):
     """A ragged batch after geometry, normalised to float CHW, each mode in a OneOf beside
     another colour step: each sample as alone and replayed; to_dict / from_dict and
     from_albumentations; the refusals and the engine's checks."""
-    photos = [p[::2, ::2] for p in PHOTOS.values()] * 2
+    photos = [p[::2, ::2] for p in PHOTOS.values()] * 3
     modes = [W.Illumination(mode=m, p=1) for m in ("linear", "corner", "gaussian")]
-    pipe = W.Compose([W.RandomResizedCrop(48), W.OneOf(modes), W.RandomGamma(p=1)],
-                     output_dtype="float32", mean=[0.5] * 3, std=[0.25] * 3, layout="CHW")
-    got = pipe(image=photos, seed=1, queue=queue)
-    assert len({p["steps"][1]["choice"] for p in got["params"]}) >= 2
-    assert_alone_and_replayed(pipe, photos, got, 1, queue)
-    t = W.Illumination(mode="corner", intensity_range=(0.05, 0.1), effect_type="darken",
-                       angle_range=(10, 20), center_range=(0.3, 0.6), sigma_range=(0.3, 0.4),
-                       p=0.3)
-    back = W.Compose.from_dict(W.Compose([t]).to_dict()).transforms[0]
-    assert back.config() == t.config() and back.p == 0.3
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        ported = W.from_albumentations(A.Compose([A.Illumination(
-            mode="corner", intensity_range=(0.05, 0.1), effect_type="darken",
-            angle_range=(10, 20), center_range=(0.3, 0.6), sigma_range=(0.3, 0.4), p=0.3)]))
-    assert ported.transforms[0].config() == t.config() and ported.transforms[0].p == 0.3
+    assert_oneof_batch(modes, photos, queue, (W.RandomGamma(p=1),))
+    ranges = dict(mode="corner", intensity_range=(0.05, 0.1), effect_type="darken",
+                  angle_range=(10, 20), center_range=(0.3, 0.6), sigma_range=(0.3, 0.4), p=0.3)
+    assert_ports(W.Illumination(**ranges), A.Illumination(**ranges))
     for kw, match in (({"mode": "radial"}, "mode must be"), ({"effect_type": "dim"}, "effect_type"),
                       ({"intensity_range": (0.1, 0.3)}, "intensity_range"),
                       ({"sigma_range": (0.1, 0.5)}, "sigma_range"),

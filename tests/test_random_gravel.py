@@ -13,7 +13,8 @@ import pytest
 
 from warpkit import augment as W
 
-from helpers import assert_alone_and_replayed, check_small_cases, warp_with_rows
+from helpers import (assert_drawn_alone, assert_oneof_batch, assert_ports, check_small_cases,
+                     warp_with_rows)
 
 os.environ.setdefault("NO_ALBUMENTATIONS_UPDATE", "1")
 with warnings.catch_warnings():
@@ -97,11 +98,8 @@ def test_draws_follow_albumentations_laws():
     assert 3 * 80 < counts.mean() < 3 * 100
     levels = np.concatenate([np.array(b)[:, 4] for b in big])
     assert abs(levels.mean() - 127.5) < 2 and levels.min() == 0 and levels.max() == 255
-    imgs = [np.zeros((h, w, 3), np.uint8) for w, h in sizes] * 12
-    batch = W.Compose([t])(image=imgs, seed=4)
-    for k in (0, 1, 2, 35):
-        alone = W.Compose([t])(image=imgs[k], seed=4, index=k)
-        assert alone["params"]["steps"][0] == batch["params"][k]["steps"][0]
+    assert_drawn_alone(t, [np.zeros((h, w, 3), np.uint8) for w, h in sizes] * 12, 4,
+                       (0, 1, 2, 35))
 
 
 def test_batches_replay_port_and_refusals(queue):
@@ -109,20 +107,9 @@ def test_batches_replay_port_and_refusals(queue):
     step: each sample as alone and replayed; to_dict / from_dict and from_albumentations; the
     refusals and the engine's checks."""
     photos = [p[::2, ::2] for p in PHOTOS.values()] * 2
-    pipe = W.Compose([W.RandomResizedCrop(64), W.OneOf([W.RandomGravel(p=1),
-                                                       W.RandomSnow(p=1)])],
-                     output_dtype="float32", mean=[0.5] * 3, std=[0.25] * 3, layout="CHW")
-    got = pipe(image=photos, seed=1, queue=queue)
-    assert {p["steps"][1]["choice"] for p in got["params"]} == {0, 1}
-    assert_alone_and_replayed(pipe, photos, got, 1, queue)
-    t = W.RandomGravel((0.2, 0.3, 0.8, 0.7), 4, p=0.3)
-    back = W.Compose.from_dict(W.Compose([t]).to_dict()).transforms[0]
-    assert back.config() == t.config() and back.p == 0.3
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        ported = W.from_albumentations(A.Compose([A.RandomGravel(
-            gravel_roi=(0.2, 0.3, 0.8, 0.7), number_of_patches=4, p=0.3)]))
-    assert ported.transforms[0].config() == t.config() and ported.transforms[0].p == 0.3
+    assert_oneof_batch([W.RandomGravel(p=1), W.RandomSnow(p=1)], photos, queue)
+    assert_ports(W.RandomGravel((0.2, 0.3, 0.8, 0.7), 4, p=0.3),
+                 A.RandomGravel(gravel_roi=(0.2, 0.3, 0.8, 0.7), number_of_patches=4, p=0.3))
     for kw, match in (({"gravel_roi": (0.5, 0.1, 0.4, 0.9)}, "gravel_roi must have"),
                       ({"gravel_roi": (0.1, 0.2)}, "gravel_roi must be"),
                       ({"number_of_patches": 0}, "number_of_patches")):

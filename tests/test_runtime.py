@@ -252,7 +252,8 @@ for dt, shape, steps in [
         (np.float32, (5, 1, 3), [W.ImageCompression(quality_range=(30, 30), p=1)]),
         (np.uint8, (5, 9, 3), [W.UnsharpMask(p=1), W.ZoomBlur(p=1), W.RandomSnow(p=1),
                                  W.Illumination(p=1),
-                                 W.RandomGravel(p=1)])]:
+                                 W.RandomGravel(p=1),
+                                 W.RandomShadow(p=1)])]:
     pipe = W.Compose([W.RandomAffine(degrees=20, size=(3, 5)), *steps])
     pipe(image=np.zeros(shape, dt), seed=0)
 """
@@ -260,7 +261,7 @@ for dt, shape, steps in [
 
 def test_builds_print_no_compiler_warnings(queue, tmp_path):
     """Colour passes' builds (a blur with CLAHE, the JPEG blocks of a float image, an unsharp
-    mask, a zoom blur, OpenCV's HLS and a light) compile without a warning: PoCL prints "1 warning
+    mask, a zoom blur, OpenCV's HLS, a light and a polygon) compile without a warning: PoCL prints "1 warning
     generated." on the user's stderr for each one that does (the first two did: a constant
     operand, an unroll it could not do)."""
     if not _is_pocl(queue):

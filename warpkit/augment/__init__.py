@@ -7,7 +7,7 @@ transforms (albumentations' names: ``ColorJitter``, ``HueSaturationValue``,
 ``RandomBrightnessContrast``, ``RandomGamma``, ``ToGray``, ``RGBShift``, ``ChannelShuffle``,
 ``InvertImg``, ``Solarize``, ``Posterize``, ``ToSepia``, ``PlanckianJitter``,
 ``RandomToneCurve``, ``MultiplicativeNoise``, ``ChannelDropout``, ``RandomSnow``,
-``ChromaticAberration``, ``Illumination``, ``RandomGravel``; noise, dropout and blur:
+``ChromaticAberration``, ``Illumination``, ``RandomGravel``, ``RandomShadow``; noise, dropout and blur:
 ``GaussNoise``, ``SaltAndPepper``, ``ShotNoise``, ``ISONoise``, ``PixelDropout``,
 ``CoarseDropout``, ``GridDropout``, ...) run inside that resampling, on each pixel before it is stored (a
 contrast on the image's mean, a blur, ``CLAHE``, ``Equalize``, ``AutoContrast``, ``FancyPCA``,
@@ -62,7 +62,7 @@ from ._pixel import (AutoContrast, ChannelDropout, ChromaticAberration, Equalize
                      ImageCompression, ISONoise, MultiplicativeNoise, PlanckianJitter, RandomSnow,
                      RandomToneCurve, SaltAndPepper, ShotNoise, ToSepia)
 from ._mixing import CutMix, MixUp
-from ._scene import Illumination, RandomGravel
+from ._scene import Illumination, RandomGravel, RandomShadow
 from ._mosaic import Mosaic
 from ._objects import (AtLeastOneBBoxRandomCrop, BBoxSafeRandomCrop, CropNonEmptyMaskIfExists,
                        RandomCropNearBBox, RandomIoUCrop, RandomSizedBBoxSafeCrop, RandomZoomOut)
@@ -93,7 +93,7 @@ __all__ = ["AdditiveNoise", "AdvancedBlur", "Affine", "AtLeastOneBBoxRandomCrop"
            "RandomCropNearBBox", "RandomGamma", "RandomGravel", "RandomGridShuffle",
            "RandomHorizontalFlip", "RandomIoUCrop",
            "RandomPerspective", "RandomResizedCrop", "RandomRotate90", "RandomRotation",
-           "RandomScale", "RandomSizedBBoxSafeCrop", "RandomSizedCrop", "RandomSnow",
+           "RandomScale", "RandomShadow", "RandomSizedBBoxSafeCrop", "RandomSizedCrop", "RandomSnow",
            "RandomToneCurve",
            "RandomVerticalFlip", "RandomZoomOut", "RepeatedSampleWarning", "Resize", "RGBShift",
            "RingingOvershoot", "Rotate", "SafeRotate", "SaltAndPepper", "SampleKey", "Sharpen",

@@ -279,6 +279,8 @@ SUPPORTED: dict[str, Callable[[_Args, _Pipeline], Transform | None]] = {
     "Illumination": _colour(S.Illumination, "mode", "intensity_range", "effect_type",
                             "angle_range", "center_range", "sigma_range"),
     "RandomGravel": _colour(S.RandomGravel, "gravel_roi", "number_of_patches"),
+    "RandomShadow": _colour(S.RandomShadow, "shadow_roi", "num_shadows_limit",
+                            "shadow_dimension", "shadow_intensity_range"),
     "ChromaticAberration": _colour(P.ChromaticAberration, "primary_distortion_limit",
                                    "secondary_distortion_limit", "mode", "interpolation"),
     "SaltAndPepper": _colour(P.SaltAndPepper, "amount", "salt_vs_pepper"),

@@ -1,7 +1,8 @@
 """Lighting and weather over the scene, under albumentations 2.0.8's names and parameters:
 ``Illumination`` (a directional, corner or gaussian light: each pixel times a pattern of its
-place, evaluated in the warp's store) and ``RandomGravel`` (patches of gravel: OpenCV's 8-bit
-HLS lightness set in small rectangles). Like every colour transform they draw from the sample's
+place, evaluated in the warp's store), ``RandomGravel`` (patches of gravel: OpenCV's 8-bit
+HLS lightness set in small rectangles) and ``RandomShadow`` (polygons darkened, filled as
+OpenCV fills them). Like every colour transform they draw from the sample's
 stream (recorded in ``out["params"]``, replayable), contribute the identity map, and leave
 masks, boxes and keypoints as they are.
 
@@ -30,11 +31,12 @@ from typing import Any
 import numpy as np
 
 from .._checks import number
-from ..engine.core import COL_DATA as DATA, COL_GRAVEL as GRAVEL, COL_LIGHT as LIGHT
+from ..engine.core import (COL_DATA as DATA, COL_GRAVEL as GRAVEL, COL_LIGHT as LIGHT,
+                           COL_POLY as POLY, COL_POSTERIZE as POSTERIZE, MAX_POLY_VERTICES)
 from ._base import value_range
 from ._colour import ColourTransform, _eight_bit
 
-__all__ = ["Illumination", "light_gradient", "RandomGravel"]
+__all__ = ["Illumination", "light_gradient", "RandomGravel", "RandomShadow"]
 
 #: Illumination's modes, in the order of colour.h's WK_COL_LIGHT mode word
 LIGHT_MODES = ("linear", "corner", "gaussian")
@@ -170,6 +172,21 @@ class Illumination(ColourTransform):
                 "center_range": list(self.center_range), "sigma_range": list(self.sigma_range)}
 
 
+def _roi_fractions(roi: Any, arg: str, strict: bool) -> tuple[float, ...]:
+    """A ROI (x_min, y_min, x_max, y_max as fractions of the sides) checked as albumentations
+    checks it: each minimum below (``strict``) or at most its maximum, all in [0, 1]."""
+    if not (isinstance(roi, Sequence) and not isinstance(roi, str) and len(roi) == 4):
+        raise ValueError(f"{arg} must be (x_min, y_min, x_max, y_max), got {roi!r}")
+    r = tuple(number(v, arg) for v in roi)
+    below = (lambda a, b: a < b) if strict else (lambda a, b: a <= b)
+    if not (0 <= r[0] and below(r[0], r[2]) and r[2] <= 1 and 0 <= r[1] and below(r[1], r[3])
+            and r[3] <= 1):
+        op = "<" if strict else "<="
+        raise ValueError(f"{arg} must have 0 <= x_min {op} x_max <= 1 and 0 <= y_min {op} y_max "
+                         f"<= 1, got {roi!r}")
+    return r
+
+
 class RandomGravel(ColourTransform):
     """albumentations' RandomGravel: ``number_of_patches`` patches inside ``gravel_roi`` (x_min,
     y_min, x_max, y_max as fractions of the width and height), each strewn with particles:
@@ -199,14 +216,7 @@ class RandomGravel(ColourTransform):
     def __init__(self, gravel_roi: Sequence[float] = (0.1, 0.4, 0.9, 0.9),
                  number_of_patches: int = 2, p: float = 0.5) -> None:
         super().__init__(p)
-        if not (isinstance(gravel_roi, Sequence) and not isinstance(gravel_roi, str)
-                and len(gravel_roi) == 4):
-            raise ValueError(f"gravel_roi must be (x_min, y_min, x_max, y_max), got "
-                             f"{gravel_roi!r}")
-        roi = tuple(number(v, "gravel_roi") for v in gravel_roi)
-        if not (0 <= roi[0] < roi[2] <= 1 and 0 <= roi[1] < roi[3] <= 1):
-            raise ValueError(f"gravel_roi must have 0 <= x_min < x_max <= 1 and 0 <= y_min < "
-                             f"y_max <= 1, got {gravel_roi!r}")
+        roi = _roi_fractions(gravel_roi, "gravel_roi", True)
         if isinstance(number_of_patches, bool) or not isinstance(number_of_patches, int) or \
                 number_of_patches < 1:
             raise ValueError(f"number_of_patches must be a whole number >= 1, got "
@@ -300,3 +310,119 @@ class RandomGravel(ColourTransform):
 
 #: particles per box of RandomGravel's operation (kernels_cl/colour.h's WK_COL_GRAVEL)
 PATCH_RUN = 16
+
+
+def _roi_pixels(roi: tuple[float, ...], size: tuple[int, int]) -> tuple[int, int, int, int]:
+    """A ROI's fractions (x_min, y_min, x_max, y_max) in whole pixels of ``size``, as
+    albumentations truncates them."""
+    w, h = size
+    return int(roi[0] * w), int(roi[1] * h), int(roi[2] * w), int(roi[3] * h)
+
+
+class RandomShadow(ColourTransform):
+    """albumentations' RandomShadow: a count of shadows from ``num_shadows_limit`` (both ends
+    included), each a polygon of ``shadow_dimension`` vertices drawn inside ``shadow_roi``
+    (fractions x_min, y_min, x_max, y_max; each vertex's x, then each one's y, uniform over the
+    ROI's whole pixels, its far ends excluded: albumentations' law, from 2 uniform numbers a
+    vertex; it may cross itself), and an intensity from ``shadow_intensity_range``, drawn
+    after the polygons.
+    Recorded as ``vertices`` (per shadow, ``[x, y]`` pixels of ``size``) and ``intensities``.
+
+    Each shadow multiplies the pixels its polygon covers by ``1 - intensity``, truncated to a
+    level (albumentations' uint8 store), one shadow after the other. The polygon is filled as
+    ``cv2.fillPoly`` fills it (its outline's 8-connected lines, then on each row its edges'
+    crossings in OpenCV's fixed point, paired in order: the same pixels), decided for each
+    pixel in the warp's store from the vertices (no image of the polygon is made). float32
+    images go through levels of 255 as albumentations' uint8 round trip (every pixel rounded
+    to a level); uint16 refused (as albumentations); 1-4 channels. The polygons lie on the
+    output (put it after the geometry); where the output's size differs from the size they were drawn on, their vertices are scaled to it (rounded
+    to whole pixels).
+
+    Example:
+        >>> t = RandomShadow(num_shadows_limit=(2, 2), shadow_dimension=4, p=1)
+        >>> params = t.draw(np.random.default_rng(0), (64, 48))
+        >>> len(params["vertices"]), len(params["vertices"][0]), params["intensities"]
+        (2, 4, [0.5, 0.5])
+    """
+
+    def __init__(self, shadow_roi: Sequence[float] = (0, 0.5, 1, 1),
+                 num_shadows_limit: Sequence[int] = (1, 2), shadow_dimension: int = 5,
+                 shadow_intensity_range: Any = (0.5, 0.5), p: float = 0.5) -> None:
+        super().__init__(p)
+        roi = _roi_fractions(shadow_roi, "shadow_roi", False)
+        lo, hi = value_range(num_shadows_limit, "num_shadows_limit", False, 1, math.inf)[0]
+        if lo != int(lo) or hi != int(hi):
+            raise ValueError(f"num_shadows_limit must be whole numbers, got "
+                             f"{num_shadows_limit!r}")
+        if isinstance(shadow_dimension, bool) or not isinstance(shadow_dimension, int) or \
+                not 3 <= shadow_dimension <= MAX_POLY_VERTICES:
+            raise ValueError(f"shadow_dimension must be a whole number in [3, "
+                             f"{MAX_POLY_VERTICES}], got {shadow_dimension!r}")
+        self.shadow_roi, self.num_shadows_limit = roi, (int(lo), int(hi))
+        self.shadow_dimension = shadow_dimension
+        self.shadow_intensity_range = value_range(shadow_intensity_range,
+                                                  "shadow_intensity_range", False, 0.0, 1.0)[0]
+
+    def _roi(self, size) -> tuple[int, int, int, int]:
+        x0, y0, x1, y1 = _roi_pixels(self.shadow_roi, size)
+        if x1 <= x0 or y1 <= y0:
+            raise ValueError(f"RandomShadow's shadow_roi {list(self.shadow_roi)} holds no whole "
+                             f"pixel of an image of {size[0]} x {size[1]} (albumentations fails "
+                             f"there too)")
+        return x0, y0, x1, y1
+
+    def _polygon(self, u: np.ndarray, roi) -> list[list[int]]:
+        """A polygon from 2 d uniform numbers: the vertices' x, then their y, each uniform
+        over the ROI's whole pixels (its far ends excluded)."""
+        x0, y0, x1, y1 = roi
+        d = self.shadow_dimension
+        xs = x0 + np.floor(u[:d] * (x1 - x0)).astype(np.int64)
+        ys = y0 + np.floor(u[d:] * (y1 - y0)).astype(np.int64)
+        return np.stack([xs, ys], 1).tolist()
+
+    def draw(self, rng, size):
+        roi = self._roi(size)
+        n = int(rng.integers(self.num_shadows_limit[0], self.num_shadows_limit[1] + 1))
+        vertices = [self._polygon(rng.random(2 * self.shadow_dimension), roi) for _ in range(n)]
+        intensities = [float(rng.uniform(*self.shadow_intensity_range)) for _ in range(n)]
+        return {"vertices": vertices, "intensities": intensities,
+                "size": [int(size[0]), int(size[1])]}
+
+    def draw_lanes(self, lanes, sizes):
+        rois = [self._roi(s) for s in sizes]
+        lo, hi = self.num_shadows_limit
+        count = lanes.integers(lo, hi + 1)
+        vertices: list[list] = [[] for _ in sizes]
+        intensities: list[list] = [[] for _ in sizes]
+        for k in range(int(count.max(initial=0))):
+            where = count > k
+            u = lanes.random(where, k=2 * self.shadow_dimension)
+            for i in np.flatnonzero(where).tolist():
+                vertices[i].append(self._polygon(u[i], rois[i]))
+        for k in range(int(count.max(initial=0))):
+            where = count > k
+            u = lanes.uniform(*self.shadow_intensity_range, where)
+            for i in np.flatnonzero(where).tolist():
+                intensities[i].append(float(u[i]))
+        return [{"vertices": v, "intensities": t, "size": [int(s[0]), int(s[1])]}
+                for v, t, s in zip(vertices, intensities, sizes)]
+
+    def colour_ops(self, params, channels, peak):
+        if channels > 4:
+            raise TypeError(f"RandomShadow takes images of at most 4 channels, got {channels}")
+        _eight_bit("RandomShadow", peak)
+        w, h = params["size"]
+        # float images through levels of 255 (albumentations' uint8 round trip)
+        ops: list = [] if peak > 1 else [[POSTERIZE, 8.0, 8.0, 8.0, 8.0]]
+        for poly, intensity in zip(params["vertices"], params["intensities"]):
+            xy = [c for x, y in poly for c in (x / w, y / h)]
+            box = [min(xy[0::2]), min(xy[1::2]), max(xy[0::2]), max(xy[1::2])]
+            ops.append([POLY, len(poly), 1.0 - float(intensity), -(-len(poly) // 5), *box])
+            ops.extend([DATA, *xy[k:k + 10]] for k in range(0, len(xy), 10))
+        return ops
+
+    def config(self):
+        return {"shadow_roi": list(self.shadow_roi),
+                "num_shadows_limit": list(self.num_shadows_limit),
+                "shadow_dimension": self.shadow_dimension,
+                "shadow_intensity_range": list(self.shadow_intensity_range)}

@@ -249,7 +249,7 @@ def colour_peak(dtype: Any) -> float:
  COL_DATA, COL_MOTION, COL_MEDIAN, COL_CONV, COL_CLAHE, COL_DOWNSCALE, COL_MATRIX,
  COL_CURVE, COL_JPEG, COL_EQUALIZE, COL_ISO, COL_SALT, COL_HOLES, COL_TAPS,
  COL_PIXDROP, COL_SHOT, COL_PCA, COL_UNSHARP, COL_ZOOM, COL_SNOW, COL_CHROMA,
- COL_LIGHT, COL_GRAVEL) = range(1, 38)
+ COL_LIGHT, COL_GRAVEL, COL_POLY) = range(1, 39)
 
 #: colour operations on the image's mean as they find it (the contrast on the gray mean, the
 #: shift by the mean, ISONoise on the lightness's standard deviation, FancyPCA on the channels'
@@ -265,6 +265,9 @@ MAX_ISO_INTENSITY = 10.0
 #: positions stay finite in float over the image (its corners are at a radius of 0.71)
 MAX_CHROMA_COEFF = 1e6
 
+#: the most vertices of a COL_POLY operation (its per-pixel work is a few steps a vertex)
+MAX_POLY_VERTICES = 64
+
 #: the smallest scale of a COL_SHOT operation: its Poisson means stay at most 50, within what
 #: the kernel's count covers (kernels_cl/colour.h's WK_SHOT_MAX_COUNT)
 MIN_SHOT_SCALE = 0.02
@@ -278,10 +281,11 @@ COLOUR_WHOLE = (*COLOUR_MEAN, COL_BLUR, COL_UNSHARP, COL_MOTION, COL_MEDIAN, COL
 
 #: the group of each colour operation's code in a build (kernels_cl/colour.h's WK_COLG_*: the
 #: larger operations, each compiled only into the builds whose group mask has it); 0: always there
-_COLOUR_GROUP = np.zeros(COL_GRAVEL + 1, np.int64)
+_COLOUR_GROUP = np.zeros(COL_POLY + 1, np.int64)
 _COLOUR_GROUP[[COL_GAMMA, COL_HUE, COL_HSV, COL_NOISE, COL_SALT, COL_PIXDROP, COL_SHOT, COL_HOLE,
                COL_HOLES, COL_POSTERIZE, COL_MATRIX, COL_CURVE, COL_ISO, COL_SNOW, COL_LIGHT,
-               COL_GRAVEL]] = [1, 2, 2, 4, 4, 4, 4, 8, 8, 16, 128, 128, 256, 256, 512, 256]
+               COL_GRAVEL, COL_POLY]] = [1, 2, 2, 4, 4, 4, 4, 8, 8, 16, 128, 128, 256, 256, 512,
+                                         256, 8]
 #: the median's 5x5 and 7x7 networks (WK_COLG_MED5, WK_COLG_MED7): in the builds whose items
 #: draw those sizes (without them, the same medians by the search)
 _MEDIAN_NET5, _MEDIAN_NET7 = 32, 64
@@ -333,7 +337,7 @@ def colour_groups(passes: list[np.ndarray]) -> tuple[int, ...]:
     for k, p in enumerate(passes):
         ops = p.reshape(p.shape[0], -1, COLOUR_WORDS)
         codes = ops[:, :, 0].astype(np.int64)
-        groups = _COLOUR_GROUP[np.clip(codes, 0, COL_GRAVEL)]
+        groups = _COLOUR_GROUP[np.clip(codes, 0, COL_POLY)]
         median = codes == COL_MEDIAN  # its 5x5 and 7x7 networks: groups of their own
         groups[median] |= np.select([ops[:, :, 1][median] == 5, ops[:, :, 1][median] == 7],
                                     [_MEDIAN_NET5, _MEDIAN_NET7], 0)
@@ -530,6 +534,25 @@ def _colour_ops(colour: np.ndarray, items: int, dt: np.dtype) -> np.ndarray:
     return colour
 
 
+def _data_after(ops: np.ndarray, I: np.ndarray, J: np.ndarray,
+                need: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """For operations (I, J) of ``ops`` ((items, k, COLOUR_WORDS)) each followed by ``need``
+    COL_DATA operations: the positions (1, k), the mask of each one's data operations (n, k),
+    and whether they pass the list's end or are not all COL_DATA (n,)."""
+    k = ops.shape[1]
+    pos = np.arange(k)[None, :]
+    held = (pos > J[:, None]) & (pos <= (J + need)[:, None])
+    return pos, held, (J + need >= k) | (held & (ops[I, :, 0] != COL_DATA)).any(axis=1)
+
+
+def _first_bad(bad: np.ndarray, I: np.ndarray, J: np.ndarray, why) -> None:
+    """A ValueError for the first of operations (I, J) that ``bad`` marks: ``why(n)`` says
+    what it needs."""
+    if bad.any():
+        n = int(np.flatnonzero(bad)[0])
+        raise ValueError(f"colour[{I[n]}]'s operation {J[n]}: {why(n)}")
+
+
 def _check_gravel(ops: np.ndarray) -> None:
     """Every COL_GRAVEL of ``ops`` ((items, k, COLOUR_WORDS)) as colour.h's wk_gravel8 reads
     it, or a ValueError: whole counts, the COL_DATA operations that hold its patches and
@@ -543,10 +566,8 @@ def _check_gravel(ops: np.ndarray) -> None:
     P, R, D = (ops[I, J, w].astype(np.float64) for w in (1, 2, 3))
     whole = (P >= 0) & (R >= 0) & (P % 1 == 0) & (R % 1 == 0)
     need = np.where(whole, P + np.ceil(R / 2), -1.0)
-    pos = np.arange(k)[None, :]
-    data = (pos > J[:, None]) & (pos <= (J + need)[:, None])
-    bad = ~whole | (D != need) | (J + need >= k) | \
-        (data & (ops[I, :, 0] != COL_DATA)).any(axis=1)
+    pos, data, misplaced = _data_after(ops, I, J, need)
+    bad = ~whole | (D != need) | misplaced
     patch = (pos > J[:, None]) & (pos <= (J + P)[:, None])
     words = ops[I]  # (pairs, k, COLOUR_WORDS)
     first, count = words[:, :, 5], words[:, :, 6]
@@ -557,13 +578,41 @@ def _check_gravel(ops: np.ndarray) -> None:
         ~np.isfinite(boxes[..., 4])
     bad |= (patch & bad_patch).any(axis=1)
     bad |= ((data & ~patch)[:, :, None] & bad_box).any(axis=(1, 2))
-    if bad.any():
-        n = int(np.flatnonzero(bad)[0])
-        raise ValueError(f"colour[{I[n]}]'s operation {J[n]}: COL_GRAVEL of {P[n]:g} patches "
-                         f"and {R[n]:g} rectangles needs whole counts, {max(need[n], 0):g} "
-                         f"COL_DATA operations after it, counted in its word 3 (got {D[n]:g}), "
-                         f"patches that hold rectangles of its own, boxes in [0, 1] and finite "
-                         f"levels")
+    _first_bad(bad, I, J, lambda n: (
+        f"COL_GRAVEL of {P[n]:g} patches and {R[n]:g} rectangles needs whole counts, "
+        f"{max(need[n], 0):g} COL_DATA operations after it, counted in its word 3 (got "
+        f"{D[n]:g}), patches that hold rectangles of its own, boxes in [0, 1] and finite "
+        f"levels"))
+
+
+def _check_polygons(ops: np.ndarray) -> None:
+    """Every COL_POLY of ``ops`` ((items, k, COLOUR_WORDS)) as colour.h's wk_poly8 reads it,
+    or a ValueError: a whole count of vertices up to MAX_POLY_VERTICES, a finite factor >= 0,
+    the COL_DATA operations that hold the vertices after it and inside the list, the
+    vertices' fractions in [0, 1] and inside the operation's box. One numpy pass."""
+    I, J = np.nonzero(ops[:, :, 0] == COL_POLY)
+    if not len(I):
+        return
+    k = ops.shape[1]
+    n, factor, data = (ops[I, J, w].astype(np.float64) for w in (1, 2, 3))
+    whole = (n % 1 == 0) & (n >= 1) & (n <= MAX_POLY_VERTICES)
+    need = np.where(whole, np.ceil(n / 5), -1.0)
+    pos, held, misplaced = _data_after(ops, I, J, need)
+    words = ops[I]
+    bad = ~whole | ~np.isfinite(factor) | (factor < 0) | (data != need) | misplaced
+    # each vertex m of a polygon: data operation m // 5 after it, words 1 + 2 (m % 5)
+    xy = words[:, :, 1:11].reshape(len(I), k, 5, 2)
+    vertex = ((pos - J[:, None] - 1)[:, :, None] * 5 + np.arange(5)) < n[:, None, None]
+    vertex &= held[:, :, None]
+    box = ops[I, J, 4:8]
+    out = ~((xy >= 0) & (xy <= 1)).all(axis=3) | (xy < box[:, None, None, :2]).any(axis=3) | \
+        (xy > box[:, None, None, 2:]).any(axis=3)
+    bad |= (vertex & out).any(axis=(1, 2))
+    _first_bad(bad, I, J, lambda m: (
+        f"COL_POLY needs a whole count of vertices in [1, {MAX_POLY_VERTICES}] (got {n[m]:g}), "
+        f"a finite factor >= 0 (got {factor[m]:g}), {max(need[m], 0):g} COL_DATA operations "
+        f"after it, counted in its word 3 (got {data[m]:g}), and its vertices in [0, 1] "
+        f"(fractions of the image's sides) inside its box"))
 
 
 def _check_filters(ops: np.ndarray) -> None:
@@ -669,6 +718,7 @@ def _check_filters(ops: np.ndarray) -> None:
             raise ValueError(f"colour[{i}]'s operation {j}: COL_HOLES' bands must hold holes "
                              f"of its {holes:g}")
     _check_gravel(ops)
+    _check_polygons(ops)
     for i, j in zip(*np.nonzero(codes == COL_TAPS)):
         _check_taps(ops[i], i, j)
     for i, j in zip(*np.nonzero(codes == COL_ZOOM)):
