@@ -106,6 +106,18 @@ def fresh_plans():
     clear()
 
 
+@pytest.fixture(autouse=True)
+def own_colour_groups():
+    """Each test's colour builds hold the operation groups its own lists use, as in a process
+    of its own: engine.core keeps every group a process's colour lists have had (so that a
+    pipeline settles on one build), and across a session of tests that made each later build
+    hold every earlier test's groups, a compile of its own that no other test shares."""
+    from warpkit.engine import core
+
+    core._GROUPS_SEEN.clear()
+    yield
+
+
 @pytest.fixture
 def oclgrind_queue() -> cl.CommandQueue:
     """A queue on Oclgrind (fails under CI when it is missing, skips elsewhere)."""
