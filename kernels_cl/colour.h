@@ -241,7 +241,7 @@
 #define WK_COLG_GAMMA 1
 #define WK_COLG_HSV 2 /* WK_COL_HUE and WK_COL_HSV */
 #define WK_COLG_NOISE 4 /* WK_COL_NOISE, WK_COL_SALT, WK_COL_PIXDROP and WK_COL_SHOT */
-#define WK_COLG_HOLE 8 /* WK_COL_HOLE, WK_COL_HOLES and WK_COL_POLY */
+#define WK_COLG_HOLE 8 /* WK_COL_HOLE and WK_COL_HOLES */
 #define WK_COLG_POSTERIZE 16
 /* WK_COL_MEDIAN's 5x5 and 7x7 selection networks (colour_pass.cl): without them those sizes
  * take the median's search, the same values more slowly; their code took rusticl a minute to
@@ -251,8 +251,9 @@
 #define WK_COLG_TONE 128 /* WK_COL_MATRIX and WK_COL_CURVE */
 #define WK_COLG_ISO 256 /* WK_COL_ISO, WK_COL_SNOW and WK_COL_GRAVEL (OpenCV's HLS) */
 #define WK_COLG_LIGHT 512 /* WK_COL_LIGHT */
+#define WK_COLG_POLY 1024 /* WK_COL_POLY */
 #ifndef WK_COL_HEAVY
-#define WK_COL_HEAVY 1023
+#define WK_COL_HEAVY 2047
 #endif
 /* the largest Poisson count WK_COL_SHOT draws: its mean is at most 50 (engine.core refuses
  * scales below MIN_SHOT_SCALE); a count of 150 or more has a chance below 1e-25 */
@@ -834,7 +835,7 @@ inline __attribute__((always_inline)) void wk_gravel8(float8 *v, __global const 
 }
 #endif
 
-#if WK_COL_HEAVY & WK_COLG_HOLE
+#if WK_COL_HEAVY & WK_COLG_POLY
 /* vertex k of a WK_COL_POLY operation in output pixels (wk_hole_edges' rounding) */
 inline __attribute__((always_inline)) int2 wk_poly_vertex(__global const float *op, int k, int2 dims) {
     __global const float *q = op + WK_COL_WORDS * (1 + k / 5) + 1 + 2 * (k % 5);
@@ -976,8 +977,8 @@ inline __attribute__((always_inline)) void wk_colour8_ops(float8 *v, int C, __gl
             const float4 r = wk_hole_edges(vload4(0, op + 1), dims);
             if ((float)at.y >= r.y && (float)at.y < r.w)
                 wk_hole_fill8(v, C, r, op + 5, op[9] != 0.0f, op + 10, at);
-        } else if ((WK_COL_HEAVY & WK_COLG_HOLE) && code == WK_COL_POLY) {
-#if WK_COL_HEAVY & WK_COLG_HOLE
+        } else if ((WK_COL_HEAVY & WK_COLG_POLY) && code == WK_COL_POLY) {
+#if WK_COL_HEAVY & WK_COLG_POLY
             wk_poly8(v, C, op, at, dims);
 #endif
             const int data = (int)op[3];

@@ -285,7 +285,7 @@ _COLOUR_GROUP = np.zeros(COL_POLY + 1, np.int64)
 _COLOUR_GROUP[[COL_GAMMA, COL_HUE, COL_HSV, COL_NOISE, COL_SALT, COL_PIXDROP, COL_SHOT, COL_HOLE,
                COL_HOLES, COL_POSTERIZE, COL_MATRIX, COL_CURVE, COL_ISO, COL_SNOW, COL_LIGHT,
                COL_GRAVEL, COL_POLY]] = [1, 2, 2, 4, 4, 4, 4, 8, 8, 16, 128, 128, 256, 256, 512,
-                                         256, 8]
+                                         256, 1024]
 #: the median's 5x5 and 7x7 networks (WK_COLG_MED5, WK_COLG_MED7): in the builds whose items
 #: draw those sizes (without them, the same medians by the search)
 _MEDIAN_NET5, _MEDIAN_NET7 = 32, 64
