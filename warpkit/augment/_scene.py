@@ -187,6 +187,13 @@ def _roi_fractions(roi: Any, arg: str, strict: bool) -> tuple[float, ...]:
     return r
 
 
+def _roi_pixels(roi: tuple[float, ...], size: tuple[int, int]) -> tuple[int, int, int, int]:
+    """A ROI's fractions (x_min, y_min, x_max, y_max) in whole pixels of ``size``, as
+    albumentations truncates them."""
+    w, h = size
+    return int(roi[0] * w), int(roi[1] * h), int(roi[2] * w), int(roi[3] * h)
+
+
 class RandomGravel(ColourTransform):
     """albumentations' RandomGravel: ``number_of_patches`` patches inside ``gravel_roi`` (x_min,
     y_min, x_max, y_max as fractions of the width and height), each strewn with particles:
@@ -224,9 +231,7 @@ class RandomGravel(ColourTransform):
         self.gravel_roi, self.number_of_patches = roi, number_of_patches
 
     def _roi(self, size: tuple[int, int]) -> tuple[int, int, int, int]:
-        w, h = size
-        a, b, c, d = self.gravel_roi
-        return int(a * w), int(b * h), int(c * w), int(d * h)
+        return _roi_pixels(self.gravel_roi, size)
 
     @staticmethod
     def _rects(xs, ys, rs, levels, size) -> list[list[int]]:
@@ -312,13 +317,6 @@ class RandomGravel(ColourTransform):
 PATCH_RUN = 16
 
 
-def _roi_pixels(roi: tuple[float, ...], size: tuple[int, int]) -> tuple[int, int, int, int]:
-    """A ROI's fractions (x_min, y_min, x_max, y_max) in whole pixels of ``size``, as
-    albumentations truncates them."""
-    w, h = size
-    return int(roi[0] * w), int(roi[1] * h), int(roi[2] * w), int(roi[3] * h)
-
-
 class RandomShadow(ColourTransform):
     """albumentations' RandomShadow: a count of shadows from ``num_shadows_limit`` (both ends
     included), each a polygon of ``shadow_dimension`` vertices drawn inside ``shadow_roi``
@@ -335,8 +333,8 @@ class RandomShadow(ColourTransform):
     pixel in the warp's store from the vertices (no image of the polygon is made). float32
     images go through levels of 255 as albumentations' uint8 round trip (every pixel rounded
     to a level); uint16 refused (as albumentations); 1-4 channels. The polygons lie on the
-    output (put it after the geometry); where the output's size differs from the size they were drawn on, their vertices are scaled to it (rounded
-    to whole pixels).
+    output (put it after the geometry); where the output's size differs from the size they
+    were drawn on, their vertices are scaled to it (rounded to whole pixels).
 
     Example:
         >>> t = RandomShadow(num_shadows_limit=(2, 2), shadow_dimension=4, p=1)
