@@ -856,9 +856,6 @@ inline void wk_poly8(float8 *v, int C, __global const float *op, int2 at, int2 d
         || at.x + 7 < wk_edge(op[4], dims.x))
         return;
     const int8 X = (int8)(0, 1, 2, 3, 4, 5, 6, 7) + at.x;
-    /* below 2^15 pixels a side every quotient's operands fit in 32 bits (a 64-bit division
-     * costs several times a 32-bit one, and it is most of this operation's work) */
-    const int small = max(dims.x, dims.y) < 32768;
     int8 odd = (int8)0, hit = (int8)0;
     int2 a = wk_poly_vertex(op, n - 1, dims);
     for (int k = 0; k < n; k++) {
@@ -866,24 +863,18 @@ inline void wk_poly8(float8 *v, int C, __global const float *op, int2 at, int2 d
         const int2 p0 = a.x <= b.x ? a : b, p1 = a.x <= b.x ? b : a;
         const int dx = p1.x - p0.x, ady = abs(p1.y - p0.y), t = p1.y < p0.y ? p0.y - y : y - p0.y;
         if (t >= 0 && t <= ady && ady > dx) { /* steep: one pixel a row */
-            const int off = small ? (2 * dx * t - ady <= 0 ? 0 : (2 * dx * t + ady - 1) / (2 * ady))
-                                  : (int)max(0L, (2L * dx * t + ady - 1) / (2L * ady));
+            /* max(0, ceil((2 dx t - ady) / (2 ady))) in 64 bits (2 dx t passes 2^31 on sides
+             * past 2^15); the numerator plus 2 ady - 1 is >= 0, so truncation is the floor */
+            const int off = (int)((2L * dx * t + ady - 1) / (2L * ady));
             hit |= X == (int8)(p0.x + off);
         } else if (t >= 0 && t <= ady) { /* shallow: the steps whose offset is t */
-            int lo, hi;
-            if (small) {
-                lo = t == 0 ? 0 : (dx * (2 * t - 1)) / (2 * ady) + 1;
-                hi = t == ady ? dx : (dx * (2 * t + 1)) / (2 * ady);
-            } else {
-                lo = t == 0 ? 0 : (int)(((long)dx * (2 * t - 1)) / (2L * ady) + 1);
-                hi = t == ady ? dx : (int)(((long)dx * (2 * t + 1)) / (2L * ady));
-            }
+            const int lo = t == 0 ? 0 : (int)(((long)dx * (2 * t - 1)) / (2L * ady) + 1);
+            const int hi = t == ady ? dx : (int)(((long)dx * (2 * t + 1)) / (2L * ady));
             hit |= X >= (int8)(p0.x + lo) && X <= (int8)(p0.x + hi);
         }
         if (a.y != b.y && y >= min(a.y, b.y) && y < max(a.y, b.y)) {
             /* C's division, toward zero, as OpenCV's */
-            const long step = small ? (long)(((b.x - a.x) << 16) / (b.y - a.y))
-                                    : ((long)(b.x - a.x) << 16) / (long)(b.y - a.y);
+            const long step = ((long)(b.x - a.x) << 16) / (long)(b.y - a.y);
             const long c = ((long)(a.y < b.y ? a.x : b.x) << 16) + (long)(y - min(a.y, b.y)) * step;
             const int col = (int)(c >> 16);
             odd ^= X > (int8)col;

@@ -175,6 +175,22 @@ def assert_alone_and_replayed(pipe, imgs: list, got: dict, seed: int, queue) -> 
         np.testing.assert_array_equal(again["image"], got["image"][k])
 
 
+def albumentations_and_photos() -> tuple:
+    """albumentations (its update check off, its import's warnings quiet) and three of
+    scikit-image's photos by name (astronaut, coffee, chelsea): the colour tests' oracle and
+    images."""
+    import os
+    import warnings
+
+    os.environ.setdefault("NO_ALBUMENTATIONS_UPDATE", "1")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        import albumentations as A
+        import skimage.data
+    return A, {"astronaut": skimage.data.astronaut(), "coffee": skimage.data.coffee(),
+               "chelsea": skimage.data.chelsea()}
+
+
 def assert_oneof_batch(steps: list, photos: list, queue, after: tuple = ()) -> None:
     """``steps`` in a OneOf after RandomResizedCrop(48) (and ``after`` behind it), normalised
     to float CHW, on a ragged batch of ``photos``: the choice takes each step, and each

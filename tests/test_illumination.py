@@ -5,25 +5,15 @@ on every device and Oclgrind."""
 
 from __future__ import annotations
 
-import os
-import warnings
-
 import numpy as np
 import pytest
 
 from warpkit import augment as W
 
-from helpers import (assert_drawn_alone, assert_oneof_batch, assert_ports, check_small_cases,
-                     warp_with_rows)
+from helpers import (albumentations_and_photos, assert_drawn_alone, assert_oneof_batch,
+                     assert_ports, check_small_cases, warp_with_rows)
 
-os.environ.setdefault("NO_ALBUMENTATIONS_UPDATE", "1")
-with warnings.catch_warnings():
-    warnings.simplefilter("ignore")
-    import albumentations as A
-    import skimage.data
-
-PHOTOS = {"astronaut": skimage.data.astronaut(), "coffee": skimage.data.coffee(),
-          "chelsea": skimage.data.chelsea()}
+A, PHOTOS = albumentations_and_photos()
 #: (mode, fixed ranges): the linear gradient's special angles (an axis, a diagonal scaled to
 #: [0, 1]) and general ones (not scaled); each corner; gaussian lights in and out of the image
 CASES = [("linear", {"angle_range": (a, a)}) for a in (0, 90, 135, 180, 315, 30.5, 200, 333)]

@@ -1,13 +1,10 @@
 """RandomShadow (warpkit.augment._scene, kernels_cl/colour.h's WK_COL_POLY: OpenCV's polygon
 fill decided per pixel) against cv2.fillPoly on random polygons, crossing themselves or not
-(outputs past 2^15 pixels a side too), and albumentations 2.0.8's apply of the recorded
+(an output past 2^15 pixels wide too), and albumentations 2.0.8's apply of the recorded
 polygons on uint8 and float32 photos; its draws, batches, replay, the port, the refusals and
 the engine's checks; on every device and Oclgrind."""
 
 from __future__ import annotations
-
-import os
-import warnings
 
 import cv2
 import numpy as np
@@ -15,17 +12,10 @@ import pytest
 
 from warpkit import augment as W
 
-from helpers import (assert_drawn_alone, assert_oneof_batch, assert_ports, check_small_cases,
-                     warp_with_rows)
+from helpers import (albumentations_and_photos, assert_drawn_alone, assert_oneof_batch,
+                     assert_ports, check_small_cases, warp_with_rows)
 
-os.environ.setdefault("NO_ALBUMENTATIONS_UPDATE", "1")
-with warnings.catch_warnings():
-    warnings.simplefilter("ignore")
-    import albumentations as A
-    import skimage.data
-
-PHOTOS = {"astronaut": skimage.data.astronaut(), "coffee": skimage.data.coffee(),
-          "chelsea": skimage.data.chelsea()}
+A, PHOTOS = albumentations_and_photos()
 
 
 def _replayed(polygons: list, size: tuple[int, int], intensities=None) -> dict:
@@ -62,7 +52,7 @@ def _check_fill(size, polygons, queue) -> None:
 def test_the_fill_is_opencvs():
     """Random polygons of 3-12 vertices (most of them crossing themselves), each alone and
     forty at once, on images from 1 x 1 to 97 x 61; lines, points and flat polygons; an
-    output 33000 pixels wide (the kernel's 64-bit path)."""
+    output 33000 pixels wide (products past 2^31: the kernel's 64-bit arithmetic)."""
     rng = np.random.default_rng(0)
     for size in [(1, 1), (1, 9), (9, 1), (2, 3), (31, 17), (64, 48), (97, 61)]:
         for _ in range(8):
@@ -81,7 +71,8 @@ def test_the_fill_is_opencvs():
 @pytest.mark.parametrize("photo", list(PHOTOS))
 def test_photos_are_albumentations(photo):
     """uint8 and float32 (levels of 255, every pixel rounded as albumentations' uint8 round
-    trip): albumentations' apply of the recorded polygons, the same levels; several ROIs,
+    trip): albumentations' apply of the recorded polygons within a level, at most 1 value in
+    10^4 off (the same levels in these cases); several ROIs,
     vertex counts and intensities, up to 4 shadows over each other."""
     img = PHOTOS[photo]
     for k, (roi, count, dim, intensity) in enumerate([
@@ -94,10 +85,11 @@ def test_photos_are_albumentations(photo):
             want = A.RandomShadow(p=1).apply(
                 im, vertices_list=[np.array(v) for v in params["vertices"]],
                 intensities=np.array(params["intensities"]))
-            if im.dtype == np.uint8:
-                np.testing.assert_array_equal(out["image"], want)
-            else:
-                assert np.abs(out["image"] - want).max() < 1e-5
+            # the factor is a float32 here, numpy's product a double: a level apart at most
+            # where a product falls on a whole level (none did in these cases)
+            scale = 1 if im.dtype == np.uint8 else 255
+            d = np.abs(out["image"].astype(np.float64) - want) * scale
+            assert d.max() <= 1 + 1e-3 and (d > 1e-3).mean() < 1e-4
             assert (out["image"] != im).any()
 
 

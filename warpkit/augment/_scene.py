@@ -40,6 +40,9 @@ __all__ = ["Illumination", "light_gradient", "RandomGravel", "RandomShadow"]
 
 #: Illumination's modes, in the order of colour.h's WK_COL_LIGHT mode word
 LIGHT_MODES = ("linear", "corner", "gaussian")
+#: light_gradient's special angles: the ramps along an axis, the diagonals' sums (scaled)
+_AXES = {0.0: (0.0, 1.0, 0.0), 180.0: (1.0, -1.0, 0.0), 90.0: (0.0, 0.0, 1.0),
+         270.0: (1.0, 0.0, -1.0)}
 _DIAGONALS = {45.0: (0.0, 1.0, 1.0), 135.0: (1.0, -1.0, 1.0), 225.0: (2.0, -1.0, -1.0),
               315.0: (1.0, 1.0, -1.0)}
 
@@ -60,10 +63,8 @@ def light_gradient(angle: float) -> tuple[float, float, float, bool]:
         (1.0, -1.0, 1.0, True)
     """
     angle = float(angle)
-    axes = {0.0: (0.0, 1.0, 0.0), 180.0: (1.0, -1.0, 0.0), 90.0: (0.0, 0.0, 1.0),
-            270.0: (1.0, 0.0, -1.0)}
-    if angle in axes:
-        return (*axes[angle], False)
+    if angle in _AXES:
+        return (*_AXES[angle], False)
     if angle in _DIAGONALS:
         return (*_DIAGONALS[angle], True)
     rad = math.radians(angle)
