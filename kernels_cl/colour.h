@@ -136,6 +136,12 @@
  *                     image's standard deviation of L, back to RGB, clipped; the numbers from
  *                     the key w[1 .. 3] and the pixel. A whole-image operation as
  *                     WK_COL_CONTRAST (colour_pass.cl's colour_mean: E[L], E[L^2])
+ *   WK_COL_MORPH      albumentations' Morphological: each channel's largest (w[4] = 1:
+ *                     dilation) or smallest (w[4] = 0: erosion) value under an elliptic
+ *                     element of w[1] rows reaching w[2] columns either side, each row one of
+ *                     the w[3] (= w[1]) WK_COL_DATA operations after it (skipped with it): dy,
+ *                     its first dx, its count of columns (OpenCV's dilate and erode, edges
+ *                     left out). A whole-image operation as WK_COL_MOTION (colour_apply)
  *   WK_COL_CHROMA     albumentations' ChromaticAberration: channels 0 and 2 read again, each
  *                     at OpenCV's undistortion map of the camera (Wo, Ho, Wo / 2, Ho / 2) with
  *                     radial coefficients w[1], w[2] (channel 0) and w[3], w[4] (channel 2),
@@ -228,6 +234,7 @@
 #define WK_COL_LIGHT 36
 #define WK_COL_GRAVEL 37
 #define WK_COL_POLY 38
+#define WK_COL_MORPH 39
 /* WK_COL_HEAVY: which of the larger operations a build holds (the host's engine.core
  * colour_groups: the groups some item's list has, and every group that launch has had in the
  * process, so that a pipeline's builds settle on one); the others are compiled out. Each one
@@ -975,7 +982,8 @@ inline __attribute__((always_inline)) void wk_colour8_ops(float8 *v, int C, __gl
             const int data = (int)op[3];
             k += data;
             op += data * WK_COL_WORDS;
-        } else if (code == WK_COL_TAPS) { /* a pass's filter (colour_pass.cl): its taps skipped */
+        } else if (code == WK_COL_TAPS || code == WK_COL_MORPH) {
+            /* a pass's filter (colour_pass.cl): its rows skipped */
             const int data = (int)op[3];
             k += data;
             op += data * WK_COL_WORDS;

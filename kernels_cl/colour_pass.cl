@@ -64,6 +64,9 @@
 #ifndef CHROMA
 #define CHROMA 0
 #endif
+#ifndef MORPH
+#define MORPH 0
+#endif
 #ifndef PCA_DOUBLE
 #define PCA_DOUBLE 0
 #endif
@@ -595,7 +598,7 @@ __kernel void colour_pca(__global const X_T *restrict S, int Ho, int Wo,
 #define PCA_PARAM
 #endif
 
-#if BLUR || MOTION || MEDIAN || CLAHE || GATHER || JPEG || ZOOM || CHROMA
+#if BLUR || MOTION || MEDIAN || CLAHE || GATHER || JPEG || ZOOM || CHROMA || MORPH
 /* OpenCV's BORDER_REFLECT_101 (the edge pixel not repeated), any distance: an index in [0, n)
  * (each turn brings i nearer: no division, a rare path) */
 inline int cp_reflect(int i, int n) {
@@ -639,9 +642,10 @@ inline void cp_from_levels8(const float *l, float8 *v) {
     }
 }
 
-/* the pixels x0 .. x0 + 7 of row y as cp_level1 gives them, those outside the image reflected,
+/* the pixels x0 .. x0 + 7 of row y as cp_level1 gives them, those outside the image reflected
+ * (OpenCV's BORDER_REFLECT_101) or, with `repeat`, the edge pixels repeated (BORDER_REPLICATE),
  * channel c in v[c] */
-inline void cp_tap8(__global const X_T *S, long row, int x0, int Wo, float8 *v) {
+inline void cp_tap8_edge(__global const X_T *S, long row, int x0, int Wo, float8 *v, int repeat) {
     const int C = CH;
     const int inside = x0 >= 0 && x0 + 8 <= Wo;
 #if CP_VEC
@@ -652,12 +656,18 @@ inline void cp_tap8(__global const X_T *S, long row, int x0, int Wo, float8 *v) 
 #endif
     float l[32];
     for (int k = 0; k < 8; k++) {
-        const int x = inside ? x0 + k : cp_reflect(x0 + k, Wo);
+        const int x = inside ? x0 + k
+                             : (repeat ? clamp(x0 + k, 0, Wo - 1) : cp_reflect(x0 + k, Wo));
         for (int c = 0; c < C; c++) l[k * C + c] = cp_level1(S[(row + x) * C + c]);
     }
     for (int c = 0; c < C; c++)
         v[c] = (float8)(l[c], l[C + c], l[2 * C + c], l[3 * C + c], l[4 * C + c], l[5 * C + c],
                         l[6 * C + c], l[7 * C + c]);
+}
+
+/* cp_tap8_edge, the edges reflected */
+inline void cp_tap8(__global const X_T *S, long row, int x0, int Wo, float8 *v) {
+    cp_tap8_edge(S, row, x0, Wo, v, 0);
 }
 
 /* a filter's result as OpenCV stores it: integer images rounded to the nearest level */
@@ -869,6 +879,43 @@ inline void cp_conv8(__global const X_T *S, int Ho, int Wo, int b, int xo, int y
         WK_EACH_C(v[c] += w * p[c]);
     }
     cp_filtered8(v);
+}
+#endif
+
+#if MORPH
+/* albumentations' Morphological (OpenCV's dilate or erode with an elliptic structuring element)
+ * of the 8 pixels from xo of row yo: op (WK_COL_MORPH) holds the element's rows (op[1]: each
+ * a WK_COL_DATA operation after it, dy, the first dx, the count of columns), its reach (op[2]:
+ * |dx| <= CP_MORPH_R), the rows' count again (op[3]: the operations skipped with it), then 1
+ * to dilate (each channel's largest value under the element) or 0 to erode (its smallest). OpenCV leaves the taps outside the image out; repeating the edge
+ * pixels instead gives the same values, since each row of the ellipse is one run holding the
+ * anchor's column and rows nearer the anchor's are no narrower (a tap past an edge is then
+ * replaced by one inside the element). Each row's source pixels are read once into a private
+ * row per channel, as cp_taps8 reads them. Exact: the result is one of the values. */
+#define CP_MORPH_R 32
+inline void cp_morph8(__global const X_T *S, int Ho, int Wo, int b, int xo, int yo,
+                      __global const float *op, float8 *v) {
+    const int C = CH;
+    const int rows = (int)op[1], dilate = op[4] != 0.0f;
+    float seg[4][2 * CP_MORPH_R + 16];
+    WK_EACH_C(v[c] = dilate ? -INFINITY : INFINITY);
+    __global const float *q = op + WK_COL_WORDS;
+    for (int i = 0; i < rows; i++, q += WK_COL_WORDS) {
+        const int dy = (int)q[1], dx0 = (int)q[2], n = (int)q[3];
+        const int y = clamp(yo + dy, 0, Ho - 1);
+        const long at = ((long)b * Ho + y) * Wo;
+        for (int k = 0; k < n + 7; k += 8) { /* the row's source pixels, 8 at a time */
+            float8 p[4];
+            cp_tap8_edge(S, at, xo + dx0 + k, Wo, p, 1);
+            WK_EACH_C(vstore8(p[c], 0, seg[c] + k));
+        }
+        /* the channels as copies (WK_EACH_C): the extremes stay in registers */
+        if (dilate) {
+            for (int j = 0; j < n; j++) WK_EACH_C(v[c] = fmax(v[c], vload8(0, seg[c] + j)));
+        } else {
+            for (int j = 0; j < n; j++) WK_EACH_C(v[c] = fmin(v[c], vload8(0, seg[c] + j)));
+        }
+    }
 }
 #endif
 
@@ -2292,6 +2339,11 @@ __kernel void colour_apply(__global const X_T *restrict S, int Ho, int Wo,
 #if MEDIAN
         if ((int)op[0] == WK_COL_MEDIAN)
             cp_median8(S, Ho, Wo, b, xo, yo, (int)op[1], v);
+        else
+#endif
+#if MORPH
+        if ((int)op[0] == WK_COL_MORPH)
+            cp_morph8(S, Ho, Wo, b, xo, yo, op, v);
         else
 #endif
 #if GATHER

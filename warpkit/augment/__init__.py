@@ -7,9 +7,9 @@ transforms (albumentations' names: ``ColorJitter``, ``HueSaturationValue``,
 ``RandomBrightnessContrast``, ``RandomGamma``, ``ToGray``, ``RGBShift``, ``ChannelShuffle``,
 ``InvertImg``, ``Solarize``, ``Posterize``, ``ToSepia``, ``PlanckianJitter``,
 ``RandomToneCurve``, ``MultiplicativeNoise``, ``ChannelDropout``, ``RandomSnow``,
-``ChromaticAberration``, ``Illumination``, ``RandomGravel``, ``RandomShadow``; noise, dropout and blur:
-``GaussNoise``, ``SaltAndPepper``, ``ShotNoise``, ``ISONoise``, ``PixelDropout``,
-``CoarseDropout``, ``GridDropout``, ...) run inside that resampling, on each pixel before it is stored (a
+``ChromaticAberration``, ``Illumination``, ``RandomGravel``, ``RandomShadow``; noise, dropout,
+blur and morphology: ``GaussNoise``, ``SaltAndPepper``, ``ShotNoise``, ``ISONoise``,
+``PixelDropout``, ``CoarseDropout``, ``GridDropout``, ``Morphological``, ...) run inside that resampling, on each pixel before it is stored (a
 contrast on the image's mean, a blur, ``CLAHE``, ``Equalize``, ``AutoContrast``, ``FancyPCA``,
 ``ISONoise`` or
 ``ImageCompression`` in a pass after it, on the device). albumentations' geometric
@@ -63,6 +63,7 @@ from ._pixel import (AutoContrast, ChannelDropout, ChromaticAberration, Equalize
                      RandomToneCurve, SaltAndPepper, ShotNoise, ToSepia)
 from ._mixing import CutMix, MixUp
 from ._scene import Illumination, RandomGravel, RandomShadow
+from ._morph import Morphological
 from ._mosaic import Mosaic
 from ._objects import (AtLeastOneBBoxRandomCrop, BBoxSafeRandomCrop, CropNonEmptyMaskIfExists,
                        RandomCropNearBBox, RandomIoUCrop, RandomSizedBBoxSafeCrop, RandomZoomOut)
@@ -86,7 +87,8 @@ __all__ = ["AdditiveNoise", "AdvancedBlur", "Affine", "AtLeastOneBBoxRandomCrop"
            "FrequencyMasking",
            "from_albumentations", "GaussianBlur", "GaussNoise", "GridDistortion", "GridDropout",
            "HorizontalFlip", "HueSaturationValue", "Illumination", "ImageCompression", "InvertImg", "ISONoise",
-           "KeypointParams", "LongestMaxSize", "MedianBlur", "MixUp", "Mosaic", "MotionBlur",
+           "KeypointParams", "LongestMaxSize", "MedianBlur", "MixUp", "Morphological", "Mosaic",
+           "MotionBlur",
            "MultiplicativeNoise", "OneOf", "OpticalDistortion", "Pad", "PadIfNeeded",
            "Perspective", "PiecewiseAffine", "PixelDropout", "PlanckianJitter", "Posterize",
            "RandomAffine", "RandomBrightnessContrast", "RandomCrop", "RandomCropFromBorders",

@@ -30,6 +30,7 @@ from . import _colour as C
 from . import _dropout as D
 from . import _filters as F
 from . import _geometric as G
+from . import _morph as MO
 from . import _mosaic as M
 from . import _nonlinear as N
 from . import _objects as O
@@ -279,6 +280,7 @@ SUPPORTED: dict[str, Callable[[_Args, _Pipeline], Transform | None]] = {
     "Illumination": _colour(S.Illumination, "mode", "intensity_range", "effect_type",
                             "angle_range", "center_range", "sigma_range"),
     "RandomGravel": _colour(S.RandomGravel, "gravel_roi", "number_of_patches"),
+    "Morphological": _colour(MO.Morphological, "scale", "operation"),
     "RandomShadow": _colour(S.RandomShadow, "shadow_roi", "num_shadows_limit",
                             "shadow_dimension", "shadow_intensity_range"),
     "ChromaticAberration": _colour(P.ChromaticAberration, "primary_distortion_limit",

@@ -25,9 +25,10 @@ from ..engine.stages import Tiles
 from ._base import contains, keeps_axes
 from ._epochs import note_draws
 from ._colour import colour_program
-from ._dropout import has_dropout, hole_mask, in_holes, output_holes
+from ._dropout import _Dropout, has_dropout, hole_mask, in_holes, output_holes
 from ._lanes import draw_samples
 from ._params import Targets
+from ._morph import Morphological, morph_steps
 from ._pixel_dropout import PixelDropout, fill_mask_drops, pixel_drops
 from ._targets import (Seen, box_rows, check_boxes, keypoint_rows, move_boxes,
                        move_keypoint_lists, select, to_xyxy)
@@ -442,6 +443,8 @@ def _apply(pipe, t: Targets, *, seed, index, epoch, params, queue, into=None) ->
         if t.masks or groups or boxes or klists else None
     # PixelDropout's keys, for the boxes it hides and the masks it drops (None: no such step)
     drops = _drops(pipe, plist, t.masks, groups, kind) if t.masks or groups or boxes else None
+    # Morphological's steps, for the masks it filters and the boxes it moves (None: no such step)
+    morphs = _morphs(pipe, plist, t.masks, groups, kind) if t.masks or groups or boxes else None
     sampling = warp_sampling(pipe)
     constant = sampling.constant
     if constant:  # before any launch
@@ -482,7 +485,7 @@ def _apply(pipe, t: Targets, *, seed, index, epoch, params, queue, into=None) ->
              for h, o in zip(holes, outs)]  # (the boxes' visible parts: only for boxes)
         for name, (rows, fields, extra) in boxes.items():
             moved = move_boxes(pipe, rows, fields, mats, sizes, outs, fielded, hole_masks,
-                               drops)
+                               drops, morphs)
             kept = [b if not extra else np.concatenate([b, f.pop(_EXTRA)], 1)
                     for b, f in moved]
             out[name] = kept[0] if single else kept
@@ -500,10 +503,9 @@ def _apply(pipe, t: Targets, *, seed, index, epoch, params, queue, into=None) ->
     for name in (*t.images, *t.masks):
         if callable(out[name]):
             out[name] = out[name]()
-    if holes is not None:
-        _each_mask(out, kind, holes, [*t.masks, *groups], _fill_holes)
-    if drops is not None:
-        _each_mask(out, kind, drops, [*t.masks, *groups], fill_mask_drops)
+    if (t.masks or groups) and not (holes is None and drops is None and morphs is None):
+        _each_mask(out, kind, [_mask_edits(pipe, p, o) for p, o in zip(plist, outs)],
+                   [*t.masks, *groups], _edit_mask)
     out["matrix"] = mats[0] if single else mats
     out["size"] = outs[0] if single else outs
     out["params"] = plist[0] if single else plist
@@ -657,15 +659,61 @@ def _drops(pipe, plist: list, masks: dict, groups: dict, kind: str) -> list | No
     return drops
 
 
+def _morphs(pipe, plist: list, masks: dict, groups: dict, kind: str) -> list | None:
+    """Each sample's Morphological steps (None where the whole call has none), the masks they
+    filter checked before any launch: on the host."""
+    if not contains(pipe, Morphological):
+        return None
+    steps = [morph_steps(pipe, p) for p in plist]
+    if not any(steps):
+        return None
+    for m, _ in _mask_items(masks, groups, kind):
+        if not isinstance(m, np.ndarray) and not _is_torch(m):
+            raise ValueError(f"Morphological filters masks on the host: give them as numpy "
+                             f"arrays or torch tensors, got {type(m).__name__}")
+    return steps
+
+
+def _mask_edits(pipe, params: dict, out: tuple[int, int]) -> list[Callable[[np.ndarray], None]]:
+    """A sample's changes to its warped masks, in the pipeline's order (in place): dropout's
+    holes filled with their fill_mask, PixelDropout's mask_drop_value, Morphological's
+    filter."""
+    edits: list[Callable[[np.ndarray], None]] = []
+    for step, p in pipe.applied_steps(params):
+        if isinstance(step, _Dropout):
+            holes = output_holes(step, p, out)
+            if holes:
+                edits.append(functools.partial(_fill_holes, sample=holes))
+        elif isinstance(step, PixelDropout):
+            edits.append(functools.partial(fill_mask_drops, drops=pixel_drops(step, p)))
+        elif isinstance(step, Morphological):
+            edits.append(functools.partial(_morph_in_place, step))
+    return edits
+
+
+def _morph_in_place(step: Morphological, m: np.ndarray) -> None:
+    m[...] = step.mask(m)
+
+
+def _edit_mask(m: np.ndarray, edits: list[Callable[[np.ndarray], None]]) -> None:
+    for edit in edits:
+        edit(m)
+
+
+def _mask_items(masks: dict, groups: dict, kind: str) -> list[tuple[Any, bool]]:
+    """The call's masks: (a mask, whether its first axis is the batch's)."""
+    items = []
+    for m in masks.values():
+        items += [(x, False) for x in m] if kind == "list" else [(m, kind == "batch")]
+    items += [(m, False) for g in groups.values() for grp in g for m in grp]
+    return items
+
+
 def _host_masks(masks: dict, groups: dict, kind: str, counts: set, what: str) -> None:
     """Refuses masks that a fill on the host cannot reach (on a device), and masks whose
     channels are not ``counts`` (the lengths of the fills given one value per channel)."""
     arg = what.split("'s ")[-1]
-    items = []  # (a mask, whether its first axis is the batch's)
-    for m in masks.values():
-        items += [(x, False) for x in m] if kind == "list" else [(m, kind == "batch")]
-    items += [(m, False) for g in groups.values() for grp in g for m in grp]
-    for m, batched in items:
+    for m, batched in _mask_items(masks, groups, kind):
         if not isinstance(m, np.ndarray) and not _is_torch(m):
             raise ValueError(f"{what} fills masks held on the host: numpy arrays or torch "
                              f"tensors, got {type(m).__name__} (or pass {arg}=None)")

@@ -12,6 +12,7 @@ import numpy as np
 
 from .. import geometry
 from ._dropout import boxes_past_holes
+from ._morph import morph_boxes
 from ._pixel_dropout import dropped_box_pixels
 from ..engine.chain import fields_of, forward_jacobians, forward_points, merge
 
@@ -167,7 +168,7 @@ def box_rows(boxes: Any, what: str = "boxes") -> np.ndarray:
 
 
 def move_boxes(pipe, blist, llist, mats, sizes, outs, chains=None, holes=None,
-               drops=None) -> list:
+               drops=None, morphs=None) -> list:
     """[(kept boxes, kept labels)] per sample, of :func:`box_rows` (``blist``) and their labels,
     one per box (both checked by the caller): every sample's boxes mapped in one call (its own
     matrix each), clipped to its output, and dropped below min_visibility / min_area. Through
@@ -177,7 +178,9 @@ def move_boxes(pipe, blist, llist, mats, sizes, outs, chains=None, holes=None,
     (:func:`~warpkit.augment._dropout.boxes_past_holes`). ``drops``: per sample, its
     PixelDropout steps and keys (:func:`~warpkit.augment._pixel_dropout.pixel_drops`): a box
     goes where too few of its pixels are left (min_area, min_visibility of its area), as
-    albumentations counts them; steps with per_channel leave boxes as they are."""
+    albumentations counts them; steps with per_channel leave boxes as they are. ``morphs``:
+    per sample, its Morphological steps (:func:`~warpkit.augment._morph.morph_boxes`: before
+    the holes are measured)."""
     arrays = blist
     counts = [len(a) for a in arrays]
     if not sum(counts):
@@ -185,6 +188,14 @@ def move_boxes(pipe, blist, llist, mats, sizes, outs, chains=None, holes=None,
     which = np.repeat(np.arange(len(arrays)), counts)
     xyxy = np.concatenate([to_xyxy(a, pipe.box_format, s) for a, s in zip(arrays, sizes)])
     mapped, clipped, area, inside = map_boxes(mats, xyxy, which, outs, chains)
+    for k, steps in enumerate(morphs or ()):
+        rows = np.flatnonzero(which == k)
+        if steps and len(rows):
+            m, c = mapped[rows], clipped[rows]
+            morph_boxes(m, c, outs[k], steps)
+            mapped[rows], clipped[rows] = m, c
+            area[rows] = np.prod(m[:, 2:] - m[:, :2], axis=1)
+            inside[rows] = np.prod(np.maximum(c[:, 2:] - c[:, :2], 0), axis=1)
     for k, m in enumerate(holes or ()):
         rows = np.flatnonzero(which == k)
         if m is not None and len(rows):

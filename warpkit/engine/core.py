@@ -23,8 +23,8 @@ from .output import (PLAIN, ModelInput, fills as fills_of, model_output, options
 from . import jpeg, lab
 from .plan import (CLAHE_PIXELS, FIXED, MAX_BLUR_RADIUS, MAX_CLAHE_TILES, MAX_MEDIAN_SIZE,
                    MAX_TAP_RADIUS, MAX_ZOOMS, NO_MAP, PASS_BLUR, PASS_CLAHE, PASS_GATHER,
-                   PASS_CHROMA, PASS_JPEG, PASS_MEAN, PASS_MEDIAN, PASS_MOTION, PASS_PCA,
-                   PASS_UNSHARP, PASS_ZOOM, PLANS,
+                   PASS_CHROMA, PASS_JPEG, PASS_MEAN, PASS_MEDIAN, PASS_MORPH, PASS_MOTION,
+                   PASS_PCA, PASS_UNSHARP, PASS_ZOOM, PLANS,
                    WarpSpec, fixed_values, image_key, image_values, int32, int64,
                    warp_plan)
 
@@ -249,7 +249,7 @@ def colour_peak(dtype: Any) -> float:
  COL_DATA, COL_MOTION, COL_MEDIAN, COL_CONV, COL_CLAHE, COL_DOWNSCALE, COL_MATRIX,
  COL_CURVE, COL_JPEG, COL_EQUALIZE, COL_ISO, COL_SALT, COL_HOLES, COL_TAPS,
  COL_PIXDROP, COL_SHOT, COL_PCA, COL_UNSHARP, COL_ZOOM, COL_SNOW, COL_CHROMA,
- COL_LIGHT, COL_GRAVEL, COL_POLY) = range(1, 39)
+ COL_LIGHT, COL_GRAVEL, COL_POLY, COL_MORPH) = range(1, 40)
 
 #: colour operations on the image's mean as they find it (the contrast on the gray mean, the
 #: shift by the mean, ISONoise on the lightness's standard deviation, FancyPCA on the channels'
@@ -276,12 +276,12 @@ MIN_SHOT_SCALE = 0.02
 #: median: each pixel's neighbours): each starts a pass of kernels_cl/colour_pass.cl after the
 #: warp
 COLOUR_WHOLE = (*COLOUR_MEAN, COL_BLUR, COL_UNSHARP, COL_MOTION, COL_MEDIAN, COL_CONV, COL_TAPS,
-                COL_CLAHE, COL_DOWNSCALE, COL_JPEG, COL_EQUALIZE, COL_ZOOM, COL_CHROMA)
+                COL_CLAHE, COL_DOWNSCALE, COL_JPEG, COL_EQUALIZE, COL_ZOOM, COL_CHROMA, COL_MORPH)
 
 
 #: the group of each colour operation's code in a build (kernels_cl/colour.h's WK_COLG_*: the
 #: larger operations, each compiled only into the builds whose group mask has it); 0: always there
-_COLOUR_GROUP = np.zeros(COL_POLY + 1, np.int64)
+_COLOUR_GROUP = np.zeros(COL_MORPH + 1, np.int64)
 _COLOUR_GROUP[[COL_GAMMA, COL_HUE, COL_HSV, COL_NOISE, COL_SALT, COL_PIXDROP, COL_SHOT, COL_HOLE,
                COL_HOLES, COL_POSTERIZE, COL_MATRIX, COL_CURVE, COL_ISO, COL_SNOW, COL_LIGHT,
                COL_GRAVEL, COL_POLY]] = [1, 2, 2, 4, 4, 4, 4, 8, 8, 16, 128, 128, 256, 256, 512,
@@ -337,7 +337,7 @@ def colour_groups(passes: list[np.ndarray]) -> tuple[int, ...]:
     for k, p in enumerate(passes):
         ops = p.reshape(p.shape[0], -1, COLOUR_WORDS)
         codes = ops[:, :, 0].astype(np.int64)
-        groups = _COLOUR_GROUP[np.clip(codes, 0, COL_POLY)]
+        groups = _COLOUR_GROUP[np.clip(codes, 0, COL_MORPH)]
         median = codes == COL_MEDIAN  # its 5x5 and 7x7 networks: groups of their own
         groups[median] |= np.select([ops[:, :, 1][median] == 5, ops[:, :, 1][median] == 7],
                                     [_MEDIAN_NET5, _MEDIAN_NET7], 0)
@@ -350,7 +350,7 @@ def colour_groups(passes: list[np.ndarray]) -> tuple[int, ...]:
 def pass_kinds(passes: list[np.ndarray]) -> tuple[int, ...]:
     """The kind (:data:`PASS_MEAN` | :data:`PASS_BLUR` | :data:`PASS_MOTION` |
     :data:`PASS_MEDIAN` | :data:`PASS_CLAHE` | :data:`PASS_GATHER` | :data:`PASS_JPEG` |
-    :data:`PASS_PCA` | :data:`PASS_UNSHARP` | :data:`PASS_ZOOM` | :data:`PASS_CHROMA`) of each
+    :data:`PASS_PCA` | :data:`PASS_UNSHARP` | :data:`PASS_ZOOM` | :data:`PASS_CHROMA` | :data:`PASS_MORPH`) of each
     colour pass after the warp (``passes``: :func:`colour_passes`'s list, the warp's own
     operations first)."""
     return tuple(PASS_MEAN * bool(np.isin(p[:, 0], COLOUR_MEAN).any())
@@ -363,7 +363,8 @@ def pass_kinds(passes: list[np.ndarray]) -> tuple[int, ...]:
                  | PASS_PCA * bool((p[:, 0] == COL_PCA).any())
                  | PASS_UNSHARP * bool((p[:, 0] == COL_UNSHARP).any())
                  | PASS_ZOOM * bool((p[:, 0] == COL_ZOOM).any())
-                 | PASS_CHROMA * bool((p[:, 0] == COL_CHROMA).any()) for p in passes[1:])
+                 | PASS_CHROMA * bool((p[:, 0] == COL_CHROMA).any())
+                 | PASS_MORPH * bool((p[:, 0] == COL_MORPH).any()) for p in passes[1:])
 
 
 def _passes_starting(passes: list[np.ndarray], code: int):
@@ -721,6 +722,8 @@ def _check_filters(ops: np.ndarray) -> None:
     _check_polygons(ops)
     for i, j in zip(*np.nonzero(codes == COL_TAPS)):
         _check_taps(ops[i], i, j)
+    for i, j in zip(*np.nonzero(codes == COL_MORPH)):
+        _check_morph(ops[i], i, j)
     for i, j in zip(*np.nonzero(codes == COL_ZOOM)):
         count, step = float(ops[i, j, 1]), joined(ops[i, j, 2:5])
         if not (count.is_integer() and 1 <= count <= MAX_ZOOMS and math.isfinite(step)
@@ -776,6 +779,33 @@ def _check_taps(ops: np.ndarray, i: int, j: int) -> None:
         at += 1 + -(-int(n) // 8)
     if at != end:
         raise ValueError(f"{where}'s rows take {at - j - 1} data operations, not its {data:g}")
+
+
+def _check_morph(ops: np.ndarray, i: int, j: int) -> None:
+    """A COL_MORPH operation (item ``i``'s operation ``j``) as colour_pass.cl's cp_morph8 reads
+    it, or a ValueError: whole counts of rows (each a COL_DATA operation after it, counted
+    again in word 3) and reach (at most MAX_TAP_RADIUS), 1 (dilation) or 0 (erosion), and each
+    row a whole dy within MAX_TAP_RADIUS and a run of columns within the reach."""
+    codes = ops[:, 0]
+    rows, reach, data, dilate = (float(v) for v in ops[j, 1:5])
+    where = f"colour[{i}]'s operation {j}: COL_MORPH"
+    if not (rows.is_integer() and reach.is_integer() and 1 <= rows <= 2 * MAX_TAP_RADIUS + 1
+            and data == rows and 0 <= reach <= MAX_TAP_RADIUS and dilate in (0, 1)
+            and j + rows < len(ops) and (codes[j + 1:j + 1 + int(rows)] == COL_DATA).all()):
+        raise ValueError(f"{where} needs a whole count of rows in [1, {2 * MAX_TAP_RADIUS + 1}] "
+                         f"(got {rows:g}: that many COL_DATA operations after it, counted again "
+                         f"in word 3, got {data:g}), a reach in "
+                         f"[0, {MAX_TAP_RADIUS}] (got {reach:g}) and 1 or 0 (dilation or "
+                         f"erosion, got {dilate:g})")
+    dy, dx0, n = (ops[j + 1:j + 1 + int(rows), k] for k in (1, 2, 3))
+    whole = (dy == np.round(dy)) & (dx0 == np.round(dx0)) & (n == np.round(n))
+    bad = ~whole | (n < 1) | (np.abs(dy) > MAX_TAP_RADIUS) | (dx0 < -reach) | \
+        (dx0 + n - 1 > reach)
+    if bad.any():
+        r = int(np.flatnonzero(bad)[0])
+        raise ValueError(f"{where}'s row {r} must hold whole numbers: dy within "
+                         f"{MAX_TAP_RADIUS} (got {dy[r]:g}) and columns from dx {dx0[r]:g} to "
+                         f"dx {dx0[r] + n[r] - 1:g} within its reach {reach:g}")
 
 
 def _not_into() -> None:

@@ -35,7 +35,7 @@ PASS_MEAN, PASS_BLUR, PASS_MOTION, PASS_MEDIAN, PASS_CLAHE, PASS_GATHER, PASS_JP
 #: threshold's mask of the blurred image into U, its rows filtered into UM); with a zoom blur
 #: (in colour_apply, from the host's table of each zoom's source rows and columns, ZT<pass>);
 #: with a chromatic aberration (in colour_apply: channels 0 and 2 read at a lens's positions)
-PASS_UNSHARP, PASS_ZOOM, PASS_CHROMA = 256, 512, 1024
+PASS_UNSHARP, PASS_ZOOM, PASS_CHROMA, PASS_MORPH = 256, 512, 1024, 2048
 
 #: the most zooms a ZoomBlur averages (engine.core refuses more before any launch: each is 4
 #: reads a value, and a table of 3 (Wo + Ho) floats an item)
@@ -347,6 +347,7 @@ def _colour_passes(w: WarpSpec, dt: np.dtype, C: int, store: dict,
                    "JPEG": int(bool(kind & PASS_JPEG)), "PCA": int(bool(kind & PASS_PCA)),
                    "UNSHARP": int(unsharp), "ZOOM": int(bool(kind & PASS_ZOOM)),
                    "CHROMA": int(bool(kind & PASS_CHROMA)),
+                   "MORPH": int(bool(kind & PASS_MORPH)),
                    "CP_PW": MEAN_WORDS,
                    **({"PCA_DOUBLE": int(fp64), "CP_PM": PCA_WORDS} if kind & PASS_PCA else {}),
                    "WK_COL_HEAVY": w.colour_groups[k],
