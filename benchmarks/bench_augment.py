@@ -315,7 +315,8 @@ def blur_runs(data, have_alb: bool) -> dict:
     """GaussianBlur's pass: warpkit with and without it (p=0.5, and p=1; MotionBlur, Blur,
     MedianBlur, AdvancedBlur, Defocus, RingingOvershoot, UnsharpMask, ZoomBlur, CLAHE, Equalize,
     AutoContrast, RandomSnow, ChromaticAberration, Illumination (its three modes in a OneOf),
-    RandomGravel, RandomShadow,
+    RandomGravel, RandomShadow, Morphological (a dilation and an erosion with 5 x 5 elements,
+    one a sample),
     AdditiveNoise (Beta per pixel), ISONoise, SaltAndPepper, ShotNoise, PixelDropout,
     GridDropout, Downscale and ImageCompression at p=1, their defaults; ToSepia,
     PlanckianJitter, RandomToneCurve, MultiplicativeNoise and ChannelDropout at p=0.5, in the warp's store), albumentations doing the same (each such row
@@ -329,6 +330,9 @@ def blur_runs(data, have_alb: bool) -> dict:
 
     def light(m):  # Illumination's three modes, one a sample
         return m.OneOf([m.Illumination(mode=k, p=1) for k in ("linear", "corner", "gaussian")])
+
+    def morph(m):  # a dilation or an erosion with a 5 x 5 element, one a sample
+        return m.OneOf([m.Morphological((5, 5), op, p=1) for op in ("dilation", "erosion")])
 
     def pixel(m):  # the same five from warpkit.augment (W) or albumentations (A)
         return [m.ToSepia(p=0.5), m.PlanckianJitter(p=0.5), m.RandomToneCurve(p=0.5),
@@ -360,6 +364,7 @@ def blur_runs(data, have_alb: bool) -> dict:
         "warpkit, geometry and Illumination on every sample": [light(W)],
         "warpkit, geometry and RandomGravel on every sample": [W.RandomGravel(p=1)],
         "warpkit, geometry and RandomShadow on every sample": [W.RandomShadow(p=1)],
+        "warpkit, geometry and Morphological on every sample": [morph(W)],
         "warpkit, geometry and Downscale on every sample": [Downscale(p=1)],
         "warpkit, geometry and ImageCompression on every sample": [ImageCompression(p=1)],
         "warpkit, geometry and 5 pixel transforms (p=0.5)": pixel(W),
@@ -393,6 +398,7 @@ def blur_runs(data, have_alb: bool) -> dict:
          "warpkit, geometry and Illumination on every sample": lambda A: [light(A)],
          "warpkit, geometry and RandomGravel on every sample": lambda A: [A.RandomGravel(p=1)],
          "warpkit, geometry and RandomShadow on every sample": lambda A: [A.RandomShadow(p=1)],
+         "warpkit, geometry and Morphological on every sample": lambda A: [morph(A)],
          "warpkit, geometry and Downscale on every sample": lambda A: [A.Downscale(p=1)],
          "warpkit, geometry and ImageCompression on every sample":
              lambda A: [A.ImageCompression(p=1)],

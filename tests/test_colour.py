@@ -260,8 +260,9 @@ def test_builds_hold_the_operation_groups_their_lists_use(queue, monkeypatch):
             monkeypatch.setattr(core, "_GROUPS_SEEN", {})
             own = pipe(image=x, seed=2, queue=queue)["image"]
             assert core._GROUPS_SEEN[0] == want, steps
-            monkeypatch.setattr(core, "_GROUPS_SEEN", {0: 127, 1: 127})
-            np.testing.assert_array_equal(pipe(image=x, seed=2, queue=queue)["image"], own)
+            if dtype == np.uint8:  # (a build with every group: one dtype is enough)
+                monkeypatch.setattr(core, "_GROUPS_SEEN", {0: 127, 1: 127})
+                np.testing.assert_array_equal(pipe(image=x, seed=2, queue=queue)["image"], own)
             for k in range(0, 6, 2):  # a sample alone: its own groups only
                 monkeypatch.setattr(core, "_GROUPS_SEEN", {})
                 np.testing.assert_array_equal(

@@ -175,8 +175,10 @@ def test_a_detection_set_through_box_safe_crops():
     pipe = Compose([BBoxSafeRandomCrop(erosion_rate=0.0), LongestMaxSize(128),
                     PadIfNeeded(128, 128, border_mode=0, fill=114), HorizontalFlip()],
                    min_visibility=0.99)
+    # (persistent workers: each spawn imports torch and warpkit, seconds of CI's CPU)
     loader = torch.utils.data.DataLoader(Detections(), batch_size=2, collate_fn=collate,
-                                         num_workers=2, multiprocessing_context="spawn")
+                                         num_workers=2, multiprocessing_context="spawn",
+                                         persistent_workers=True)
     ds = Detections()
     for epoch in range(3):
         for batch in loader:
@@ -204,7 +206,8 @@ def test_a_detection_set_through_mosaic():
                     HorizontalFlip(), LongestMaxSize(160),
                     PadIfNeeded(160, 160, border_mode=0, fill=114)])
     loader = torch.utils.data.DataLoader(Detections(), batch_size=4, collate_fn=collate,
-                                         num_workers=2, multiprocessing_context="spawn")
+                                         num_workers=2, multiprocessing_context="spawn",
+                                         persistent_workers=True)
     for epoch in range(2):
         for batch in loader:
             call = dict(image=batch["image"], boxes=batch["boxes"], labels=batch["labels"],
