@@ -642,10 +642,9 @@ inline void cp_from_levels8(const float *l, float8 *v) {
     }
 }
 
-/* the pixels x0 .. x0 + 7 of row y as cp_level1 gives them, those outside the image reflected
- * (OpenCV's BORDER_REFLECT_101) or, with `repeat`, the edge pixels repeated (BORDER_REPLICATE),
+/* the pixels x0 .. x0 + 7 of row y as cp_level1 gives them, those outside the image reflected,
  * channel c in v[c] */
-inline void cp_tap8_edge(__global const X_T *S, long row, int x0, int Wo, float8 *v, int repeat) {
+inline void cp_tap8(__global const X_T *S, long row, int x0, int Wo, float8 *v) {
     const int C = CH;
     const int inside = x0 >= 0 && x0 + 8 <= Wo;
 #if CP_VEC
@@ -656,18 +655,12 @@ inline void cp_tap8_edge(__global const X_T *S, long row, int x0, int Wo, float8
 #endif
     float l[32];
     for (int k = 0; k < 8; k++) {
-        const int x = inside ? x0 + k
-                             : (repeat ? clamp(x0 + k, 0, Wo - 1) : cp_reflect(x0 + k, Wo));
+        const int x = inside ? x0 + k : cp_reflect(x0 + k, Wo);
         for (int c = 0; c < C; c++) l[k * C + c] = cp_level1(S[(row + x) * C + c]);
     }
     for (int c = 0; c < C; c++)
         v[c] = (float8)(l[c], l[C + c], l[2 * C + c], l[3 * C + c], l[4 * C + c], l[5 * C + c],
                         l[6 * C + c], l[7 * C + c]);
-}
-
-/* cp_tap8_edge, the edges reflected */
-inline void cp_tap8(__global const X_T *S, long row, int x0, int Wo, float8 *v) {
-    cp_tap8_edge(S, row, x0, Wo, v, 0);
 }
 
 /* a filter's result as OpenCV stores it: integer images rounded to the nearest level */
@@ -882,40 +875,97 @@ inline void cp_conv8(__global const X_T *S, int Ho, int Wo, int b, int xo, int y
 }
 #endif
 
+#if MEDIAN || MORPH
+/* channel c of the 8 pixels from x0 of `row` for the median and Morphological, the columns
+ * past the edges repeating them (OpenCV's BORDER_REPLICATE; out of line: inlined at every tap
+ * of the networks, it took PoCL seconds to compile) */
+__attribute__((noinline)) float8 cp_mtap_edge(__global const X_T *S, long row, int x0, int Wo,
+                                              int c) {
+    float l[8];
+    for (int k = 0; k < 8; k++) {
+        const int x = x0 + k < 0 ? 0 : (x0 + k >= Wo ? Wo - 1 : x0 + k);
+        l[k] = cp_level1(S[(row + x) * CH + c]);
+    }
+    return (float8)(l[0], l[1], l[2], l[3], l[4], l[5], l[6], l[7]);
+}
+
+/* vector c of the 8 pixels' tap (dx, dy) for the median and Morphological: inside its rows,
+ * as stored (interleaved: vector c holds values 8c .. 8c + 7 of the 8 pixels' C values, each
+ * tap a shift of C dx values, so each lane stays one pixel's channel); else channel c, the rows
+ * and columns past the edges repeating them (OpenCV's BORDER_REPLICATE) */
+inline __attribute__((always_inline)) float8 cp_mtap(__global const X_T *S, int Ho, int Wo,
+                                                     int b, int xo, int yo, int dx, int dy,
+                                                     int c, int inside) {
+    const int y = yo + dy < 0 ? 0 : (yo + dy >= Ho ? Ho - 1 : yo + dy);
+    const long row = ((long)b * Ho + y) * Wo;
+#if CP_VEC
+    if (inside) return CP_LEVEL8(CV(CP_LOAD8(S + (row + xo + dx) * CH, c), float8));
+#endif
+    return cp_mtap_edge(S, row, xo + dx, Wo, c);
+}
+#endif
+
 #if MORPH
+/* the larger / smaller of two vectors of the stored type or of floats */
+#if WK_BUILTINS
+#define CP_VMAX(a, b) __builtin_elementwise_max(a, b)
+#define CP_VMIN(a, b) __builtin_elementwise_min(a, b)
+#else
+#define CP_VMAX(a, b) max(a, b)
+#define CP_VMIN(a, b) min(a, b)
+#endif
+/* each row's taps of the element at op into m, vector by vector: TAP(dx, dy, c) the tap's
+ * vector c (m starts as the anchor's own values: the anchor is in every element) */
+#define CP_MORPH_ROWS(TAP)                                                                      \
+    {                                                                                           \
+        __global const float *q = op + WK_COL_WORDS;                                            \
+        WK_EACH_C(m[c] = TAP(0, 0, c));                                                         \
+        for (int i = 0; i < rows; i++, q += WK_COL_WORDS) {                                     \
+            const int dy = (int)q[1], dx0 = (int)q[2], n = (int)q[3];                           \
+            if (dilate) {                                                                       \
+                for (int dx = dx0; dx < dx0 + n; dx++) WK_EACH_C(m[c] = CP_VMAX(m[c], TAP(dx, dy, c))); \
+            } else {                                                                            \
+                for (int dx = dx0; dx < dx0 + n; dx++) WK_EACH_C(m[c] = CP_VMIN(m[c], TAP(dx, dy, c))); \
+            }                                                                                   \
+        }                                                                                       \
+    }
 /* albumentations' Morphological (OpenCV's dilate or erode with an elliptic structuring element)
  * of the 8 pixels from xo of row yo: op (WK_COL_MORPH) holds the element's rows (op[1]: each
  * a WK_COL_DATA operation after it, dy, the first dx, the count of columns), its reach (op[2]:
- * |dx| <= CP_MORPH_R), the rows' count again (op[3]: the operations skipped with it), then 1
- * to dilate (each channel's largest value under the element) or 0 to erode (its smallest). OpenCV leaves the taps outside the image out; repeating the edge
- * pixels instead gives the same values, since each row of the ellipse is one run holding the
- * anchor's column and rows nearer the anchor's are no narrower (a tap past an edge is then
- * replaced by one inside the element). Each row's source pixels are read once into a private
- * row per channel, as cp_taps8 reads them. Exact: the result is one of the values. */
-#define CP_MORPH_R 32
-inline void cp_morph8(__global const X_T *S, int Ho, int Wo, int b, int xo, int yo,
-                      __global const float *op, float8 *v) {
+ * the largest |dx|), the rows' count again (op[3]: the operations skipped with it), then 1
+ * to dilate (each channel's largest value under the element) or 0 to erode (its smallest).
+ * OpenCV leaves the taps outside the image out; repeating the edge pixels instead (cp_mtap)
+ * gives the same values, since each row of the ellipse is one run holding the anchor's column
+ * and rows nearer the anchor's are no narrower (a tap past an edge is then replaced by one
+ * inside the element). A block whose taps stay inside its rows takes them as stored, the C
+ * values of its 8 pixels interleaved (each tap a shift of C dx values: a lane stays one
+ * pixel's channel), and splits the extremes into channels once at the end, as the median.
+ * Exact: the result is one of the values. */
+inline __attribute__((always_inline)) void cp_morph8(__global const X_T *S, int Ho, int Wo,
+                                                     int b, int xo, int yo,
+                                                     __global const float *op, float8 *v) {
     const int C = CH;
-    const int rows = (int)op[1], dilate = op[4] != 0.0f;
-    float seg[4][2 * CP_MORPH_R + 16];
-    WK_EACH_C(v[c] = dilate ? -INFINITY : INFINITY);
-    __global const float *q = op + WK_COL_WORDS;
-    for (int i = 0; i < rows; i++, q += WK_COL_WORDS) {
-        const int dy = (int)q[1], dx0 = (int)q[2], n = (int)q[3];
-        const int y = clamp(yo + dy, 0, Ho - 1);
-        const long at = ((long)b * Ho + y) * Wo;
-        for (int k = 0; k < n + 7; k += 8) { /* the row's source pixels, 8 at a time */
-            float8 p[4];
-            cp_tap8_edge(S, at, xo + dx0 + k, Wo, p, 1);
-            WK_EACH_C(vstore8(p[c], 0, seg[c] + k));
-        }
-        /* the channels as copies (WK_EACH_C): the extremes stay in registers */
-        if (dilate) {
-            for (int j = 0; j < n; j++) WK_EACH_C(v[c] = fmax(v[c], vload8(0, seg[c] + j)));
-        } else {
-            for (int j = 0; j < n; j++) WK_EACH_C(v[c] = fmin(v[c], vload8(0, seg[c] + j)));
-        }
+    const int rows = (int)op[1], reach = (int)op[2], dilate = op[4] != 0.0f;
+#if CP_VEC
+    if (xo - reach >= 0 && xo + 8 + reach <= Wo) {
+        /* the values as stored, compared in their own type (uchar8: no conversion a tap) */
+        cp_vec8 m[4];
+#define CP_RAW_TAP(dx, dy, c) \
+        CP_LOAD8(S + (((long)b * Ho + clamp(yo + (dy), 0, Ho - 1)) * Wo + xo + (dx)) * CH, c)
+        CP_MORPH_ROWS(CP_RAW_TAP)
+#undef CP_RAW_TAP
+        float8 f[4], x[4];
+        WK_EACH_C(f[c] = CP_LEVEL8(CV(m[c], float8)));
+        CP_SPLIT(float8, f[0], f[C > 1 ? 1 : 0], f[C > 2 ? 2 : 0], f[C > 3 ? 3 : 0], x);
+        WK_EACH_C(v[c] = x[c]);
+        return;
     }
+#endif
+    float8 m[4];
+#define CP_EDGE_TAP(dx, dy, c) cp_mtap(S, Ho, Wo, b, xo, yo, dx, dy, c, 0)
+    CP_MORPH_ROWS(CP_EDGE_TAP)
+#undef CP_EDGE_TAP
+    WK_EACH_C(v[c] = m[c]);
 }
 #endif
 
@@ -1030,34 +1080,6 @@ inline void cp_morph8(__global const X_T *S, int Ho, int Wo, int b, int xo, int 
     CP_LO(w, 24, 28) CP_HI(w, 23, 25) CP_LO(w, 24, 26) CP_LO(w, 24, 25)
 #define CP_MEDIAN7_AT 24
 /* end of the median networks */
-
-/* channel c of the 8 pixels from x0 of `row` for the median, the columns past the edges
- * repeating them (OpenCV's BORDER_REPLICATE; out of line: inlined at every tap of the
- * networks, it took PoCL seconds to compile) */
-__attribute__((noinline)) float8 cp_mtap_edge(__global const X_T *S, long row, int x0, int Wo,
-                                              int c) {
-    float l[8];
-    for (int k = 0; k < 8; k++) {
-        const int x = x0 + k < 0 ? 0 : (x0 + k >= Wo ? Wo - 1 : x0 + k);
-        l[k] = cp_level1(S[(row + x) * CH + c]);
-    }
-    return (float8)(l[0], l[1], l[2], l[3], l[4], l[5], l[6], l[7]);
-}
-
-/* vector c of the 8 pixels' tap (dx, dy) for the median: inside its rows, as stored
- * (interleaved: vector c holds values 8c .. 8c + 7 of the 8 pixels' C values, each tap a shift
- * of C dx values, so each lane stays one pixel's channel); else channel c, the rows and columns
- * past the edges repeating them (OpenCV's BORDER_REPLICATE) */
-inline __attribute__((always_inline)) float8 cp_mtap(__global const X_T *S, int Ho, int Wo,
-                                                     int b, int xo, int yo, int dx, int dy,
-                                                     int c, int inside) {
-    const int y = yo + dy < 0 ? 0 : (yo + dy >= Ho ? Ho - 1 : yo + dy);
-    const long row = ((long)b * Ho + y) * Wo;
-#if CP_VEC
-    if (inside) return CP_LEVEL8(CV(CP_LOAD8(S + (row + xo + dx) * CH, c), float8));
-#endif
-    return cp_mtap_edge(S, row, xo + dx, Wo, c);
-}
 
 /* the median of vector c's k x k taps by a network (k = 3, 5, 7: CP_MEDIAN<k>) */
 #define CP_MEDIAN_NET(K)                                                                   \

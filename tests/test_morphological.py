@@ -238,3 +238,28 @@ def test_refused_arguments(queue):
     device_mask = cla.to_device(queue, np.zeros(PHOTO.shape[:2], np.uint8))
     with pytest.raises(ValueError, match="Morphological filters masks on the host.*got Array"):
         W.Compose([W.Morphological(p=1)])(image=PHOTO, mask=device_mask, seed=0, queue=queue)
+
+
+def test_the_engine_refuses_operations_the_kernel_cannot_read(queue):
+    """A COL_MORPH operation whose reach, rows or flag the kernel would read past its private
+    limits or its list: refused on the host before any launch, naming it."""
+    from warpkit.engine.core import COL_DATA, COL_MORPH, COLOUR_WORDS, warp_by
+
+    img = PHOTO[:8, :8].copy()
+    ops = np.zeros((3, COLOUR_WORDS), np.float32)
+    ops[0, :5] = [COL_MORPH, 2, 1, 2, 1]
+    ops[1, :4] = [COL_DATA, -1, 0, 1]  # OpenCV's 3 x 2 ellipse, by hand
+    ops[2, :4] = [COL_DATA, 0, -1, 3]
+    got = warp_by(img, np.eye(3), (8, 8), queue=queue, colour=ops.reshape(1, -1))
+    el = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (3, 2))
+    np.testing.assert_array_equal(got, cv2.dilate(img, el))
+    for at, value, why in [((0, 2), 40, "reach in \\[0, 32\\] \\(got 40\\)"),
+                           ((0, 4), 2, "1 or 0 \\(dilation or erosion, got 2\\)"),
+                           ((0, 3), 1, "counted again in word 3, got 1"),
+                           ((2, 0), 0, "COL_MORPH needs"),
+                           ((1, 3), 3, "row 0 must hold whole numbers"),
+                           ((2, 1), 0.5, "row 1 must hold whole numbers")]:
+        bad = ops.copy()
+        bad[at] = value
+        with pytest.raises(ValueError, match=f"colour\\[0\\]'s operation 0: .*{why}"):
+            warp_by(img, np.eye(3), (8, 8), queue=queue, colour=bad.reshape(1, -1))

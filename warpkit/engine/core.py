@@ -722,8 +722,7 @@ def _check_filters(ops: np.ndarray) -> None:
     _check_polygons(ops)
     for i, j in zip(*np.nonzero(codes == COL_TAPS)):
         _check_taps(ops[i], i, j)
-    for i, j in zip(*np.nonzero(codes == COL_MORPH)):
-        _check_morph(ops[i], i, j)
+    _check_morph(ops)
     for i, j in zip(*np.nonzero(codes == COL_ZOOM)):
         count, step = float(ops[i, j, 1]), joined(ops[i, j, 2:5])
         if not (count.is_integer() and 1 <= count <= MAX_ZOOMS and math.isfinite(step)
@@ -781,31 +780,34 @@ def _check_taps(ops: np.ndarray, i: int, j: int) -> None:
         raise ValueError(f"{where}'s rows take {at - j - 1} data operations, not its {data:g}")
 
 
-def _check_morph(ops: np.ndarray, i: int, j: int) -> None:
-    """A COL_MORPH operation (item ``i``'s operation ``j``) as colour_pass.cl's cp_morph8 reads
-    it, or a ValueError: whole counts of rows (each a COL_DATA operation after it, counted
-    again in word 3) and reach (at most MAX_TAP_RADIUS), 1 (dilation) or 0 (erosion), and each
-    row a whole dy within MAX_TAP_RADIUS and a run of columns within the reach."""
-    codes = ops[:, 0]
-    rows, reach, data, dilate = (float(v) for v in ops[j, 1:5])
-    where = f"colour[{i}]'s operation {j}: COL_MORPH"
-    if not (rows.is_integer() and reach.is_integer() and 1 <= rows <= 2 * MAX_TAP_RADIUS + 1
-            and data == rows and 0 <= reach <= MAX_TAP_RADIUS and dilate in (0, 1)
-            and j + rows < len(ops) and (codes[j + 1:j + 1 + int(rows)] == COL_DATA).all()):
-        raise ValueError(f"{where} needs a whole count of rows in [1, {2 * MAX_TAP_RADIUS + 1}] "
-                         f"(got {rows:g}: that many COL_DATA operations after it, counted again "
-                         f"in word 3, got {data:g}), a reach in "
-                         f"[0, {MAX_TAP_RADIUS}] (got {reach:g}) and 1 or 0 (dilation or "
-                         f"erosion, got {dilate:g})")
-    dy, dx0, n = (ops[j + 1:j + 1 + int(rows), k] for k in (1, 2, 3))
-    whole = (dy == np.round(dy)) & (dx0 == np.round(dx0)) & (n == np.round(n))
-    bad = ~whole | (n < 1) | (np.abs(dy) > MAX_TAP_RADIUS) | (dx0 < -reach) | \
-        (dx0 + n - 1 > reach)
-    if bad.any():
-        r = int(np.flatnonzero(bad)[0])
-        raise ValueError(f"{where}'s row {r} must hold whole numbers: dy within "
-                         f"{MAX_TAP_RADIUS} (got {dy[r]:g}) and columns from dx {dx0[r]:g} to "
-                         f"dx {dx0[r] + n[r] - 1:g} within its reach {reach:g}")
+def _check_morph(ops: np.ndarray) -> None:
+    """Every COL_MORPH of ``ops`` ((items, k, COLOUR_WORDS)) as colour_pass.cl's cp_morph8
+    reads it, or a ValueError: whole counts of rows (each a COL_DATA operation after it,
+    counted again in word 3) and reach (at most MAX_TAP_RADIUS), 1 (dilation) or 0 (erosion),
+    and each row a whole dy within MAX_TAP_RADIUS and a run of columns within the reach. One
+    numpy pass (a batch has one an item)."""
+    I, J = np.nonzero(ops[:, :, 0] == COL_MORPH)
+    if not len(I):
+        return
+    rows, reach, data, dilate = (ops[I, J, w].astype(np.float64) for w in (1, 2, 3, 4))
+    head = (rows % 1 == 0) & (rows >= 1) & (rows <= 2 * MAX_TAP_RADIUS + 1) & (data == rows) \
+        & (reach % 1 == 0) & (reach >= 0) & (reach <= MAX_TAP_RADIUS) & np.isin(dilate, (0, 1))
+    pos, held, misplaced = _data_after(ops, I, J, np.where(head, rows, -1.0))
+    _first_bad(~head | misplaced, I, J, lambda m: (
+        f"COL_MORPH needs a whole count of rows in [1, {2 * MAX_TAP_RADIUS + 1}] (got "
+        f"{rows[m]:g}: that many COL_DATA operations after it, counted again in word 3, got "
+        f"{data[m]:g}), a reach in [0, {MAX_TAP_RADIUS}] (got {reach[m]:g}) and 1 or 0 "
+        f"(dilation or erosion, got {dilate[m]:g})"))
+    words = ops[I].astype(np.float64)
+    dy, dx0, n = words[:, :, 1], words[:, :, 2], words[:, :, 3]
+    wrong = (dy % 1 != 0) | (dx0 % 1 != 0) | (n % 1 != 0) | (n < 1) | \
+        (np.abs(dy) > MAX_TAP_RADIUS) | (dx0 < -reach[:, None]) | \
+        (dx0 + n - 1 > reach[:, None])
+    wrong &= held
+    _first_bad(wrong.any(axis=1), I, J, lambda m: (
+        f"COL_MORPH's row {int(np.flatnonzero(wrong[m])[0] - J[m] - 1)} must hold whole "
+        f"numbers: dy within {MAX_TAP_RADIUS} and columns from its first dx to its last within "
+        f"its reach {reach[m]:g}"))
 
 
 def _not_into() -> None:
