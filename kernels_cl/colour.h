@@ -145,8 +145,9 @@
  *   WK_COL_CHROMA     albumentations' ChromaticAberration: channels 0 and 2 read again, each
  *                     at OpenCV's undistortion map of the camera (Wo, Ho, Wo / 2, Ho / 2) with
  *                     radial coefficients w[1], w[2] (channel 0) and w[3], w[4] (channel 2),
- *                     linear, the edges repeated (colour_pass.cl's cp_chroma8). A whole-image
- *                     operation
+ *                     by cv::remap's interpolation w[5] (0 nearest, 1 linear, 2 cubic, 4
+ *                     Lanczos), the edges repeated (colour_pass.cl's cp_chroma8). A
+ *                     whole-image operation
  *   WK_COL_SNOW       albumentations' RandomSnow ("bleach") on channels 0-2: the lightness
  *                     times w[2] below the threshold w[1] (in levels of 255), in OpenCV's
  *                     8-bit HLS on uint8 (wk_snow8)

@@ -746,8 +746,75 @@ inline void cp_zoom8(__global const X_T *S, int Ho, int Wo, int b, int xo, int y
 /* WK_COL_CHROMA: albumentations' ChromaticAberration on 8 pixels (v: the values as cp_load8
  * gives them): channels 0 and 2 each read again at OpenCV's undistortion map
  * (cv::initUndistortRectifyMap) of the camera fx = Wo, fy = Ho, cx = Wo / 2, cy = Ho / 2 with
- * k1, k2 = w[1], w[2] (channel 0) and w[3], w[4] (channel 2), linear, the edges repeated
- * (cv::remap's BORDER_REPLICATE); the other channels as they are */
+ * k1, k2 = w[1], w[2] (channel 0) and w[3], w[4] (channel 2), by cv::remap's interpolation
+ * w[5] (1: linear; 0: nearest, 2: cubic, 4: Lanczos's 8 taps: cp_chroma_taps8), the edges
+ * repeated (cv::remap's BORDER_REPLICATE); the other channels as they are */
+/* OpenCV's weights of an interpolation's k taps (k = 4: cubic, its A = -0.75; k = 8: Lanczos
+ * over 8 taps, normalised) at the fractions t of the 8 pixels: w[0 .. k - 1] */
+inline void cp_interp_weights(float8 t, int k, float8 *w) {
+    if (k == 4) {
+        const float A = -0.75f;
+        const float8 u = t + 1.0f, s = 1.0f - t;
+        w[0] = ((A * u - 5.0f * A) * u + 8.0f * A) * u - 4.0f * A;
+        w[1] = ((A + 2.0f) * t - (A + 3.0f)) * t * t + 1.0f;
+        w[2] = ((A + 2.0f) * s - (A + 3.0f)) * s * s + 1.0f;
+        w[3] = 1.0f - w[0] - w[1] - w[2];
+        return;
+    }
+    /* sin(pi (t + 3 - i) / 4) sin(pi (t + 3 - i)) ... by OpenCV's recurrence: each tap's sine
+     * from the first tap's sine and cosine and a turn of 45 degrees (cs) */
+    const float s45 = 0.70710678118654752f, pi4 = 0.78539816339744831f;
+    const float cs[8][2] = {{1.0f, 0.0f}, {-s45, -s45}, {0.0f, 1.0f}, {s45, -s45},
+                            {-1.0f, 0.0f}, {s45, s45}, {0.0f, -1.0f}, {-s45, s45}};
+    const float8 y0 = -(t + 3.0f) * pi4, s0 = sin(y0), c0 = cos(y0);
+    float8 sum = 0.0f;
+    for (int i = 0; i < 8; i++) {
+        const float8 yi = t + (float)(3 - i), y = -yi * pi4;
+        const float8 c = (cs[i][0] * s0 + cs[i][1] * c0) / (y * y);
+        w[i] = fabs(yi) >= 1e-6f ? c : (float8)1e30f;
+        sum += w[i];
+    }
+    for (int i = 0; i < 8; i++) w[i] /= sum;
+}
+
+/* channel q of the 8 pixels at positions (mx, my) by OpenCV's interpolation `mode` (0:
+ * nearest, cvRound as cv::remap rounds a float map; 2: cubic; 4: Lanczos's 8 taps), the edges
+ * repeated; the taps' sums row by row */
+inline float8 cp_chroma_taps8(__global const X_T *Si, int Ho, int Wo, float8 mx, float8 my,
+                              int mode, int q) {
+    const int C = CH;
+    const int k = mode == 0 ? 1 : (mode == 2 ? 4 : 8), back = mode == 0 ? 0 : k / 2 - 1;
+    const float fx = (float)Wo, fy = (float)Ho;
+    const float8 bx = mode == 0 ? rint(mx) : wk_floor8(mx), by = mode == 0 ? rint(my) : wk_floor8(my);
+    float8 wx[8], wy[8];
+    if (mode == 0) {
+        wx[0] = 1.0f;
+        wy[0] = 1.0f;
+    } else {
+        cp_interp_weights(mx - bx, k, wx);
+        cp_interp_weights(my - by, k, wy);
+    }
+    /* the first tap's column and row, far positions clamped before they become ints */
+    const int8 x0 = convert_int8(wk_clamp8(bx, -16.0f, fx + 16.0f)) - back;
+    const int8 y0 = convert_int8(wk_clamp8(by, -16.0f, fy + 16.0f)) - back;
+    const int8 zero = (int8)0, xm = (int8)(Wo - 1), ym = (int8)(Ho - 1);
+    float8 acc = 0.0f;
+    for (int j = 0; j < k; j++) {
+        int R[8];
+        vstore8(clamp(y0 + j, zero, ym), 0, R);
+        float8 row = 0.0f;
+        for (int i = 0; i < k; i++) {
+            int X[8];
+            vstore8(clamp(x0 + i, zero, xm), 0, X);
+            float T[8];
+            for (int l = 0; l < 8; l++) T[l] = cp_level1(Si[((long)R[l] * Wo + X[l]) * C + q]);
+            row += wx[i] * vload8(0, T);
+        }
+        acc += wy[j] * row;
+    }
+    return acc;
+}
+
 inline void cp_chroma8(__global const X_T *S, int Ho, int Wo, int b, int xo, int yo,
                        __global const float *op, float8 *v) {
     const int C = CH;
@@ -762,6 +829,10 @@ inline void cp_chroma8(__global const X_T *S, int Ho, int Wo, int b, int xo, int
         const float k1 = op[1 + 2 * q], k2 = op[2 + 2 * q];
         const float8 kr = 1.0f + (k2 * r2 + k1) * r2;
         const float8 mx = fx * (x * kr) + cx, my = fy * (y * kr) + cy;
+        if ((int)op[5] != 1) {
+            v[2 * q] = cp_chroma_taps8(Si, Ho, Wo, mx, my, (int)op[5], 2 * q);
+            continue;
+        }
         const float8 fx0 = wk_floor8(mx), fy0 = wk_floor8(my), ax = mx - fx0, ay = my - fy0;
         /* the four taps' offsets, the edges repeated (positions far outside clamp to the edge
          * before they become ints) */
@@ -914,18 +985,23 @@ inline __attribute__((always_inline)) float8 cp_mtap(__global const X_T *S, int 
 #define CP_VMAX(a, b) max(a, b)
 #define CP_VMIN(a, b) min(a, b)
 #endif
-/* each row's taps of the element at op into m, vector by vector: TAP(dx, dy, c) the tap's
- * vector c (m starts as the anchor's own values: the anchor is in every element) */
-#define CP_MORPH_ROWS(TAP)                                                                      \
+/* each row's taps of the element at op into m, vector by vector: TAP(dx, c) the tap's vector
+ * c in the row yo + dy (ROW(dy): what TAP needs of it, made once a row, in `at`; m starts as
+ * the anchor's own values: the anchor is in every element) */
+#define CP_MORPH_ROWS(ROW, TAP)                                                                 \
     {                                                                                           \
         __global const float *q = op + WK_COL_WORDS;                                            \
-        WK_EACH_C(m[c] = TAP(0, 0, c));                                                         \
+        {                                                                                       \
+            ROW(0);                                                                             \
+            WK_EACH_C(m[c] = TAP(0, c));                                                        \
+        }                                                                                       \
         for (int i = 0; i < rows; i++, q += WK_COL_WORDS) {                                     \
             const int dy = (int)q[1], dx0 = (int)q[2], n = (int)q[3];                           \
+            ROW(dy);                                                                            \
             if (dilate) {                                                                       \
-                for (int dx = dx0; dx < dx0 + n; dx++) WK_EACH_C(m[c] = CP_VMAX(m[c], TAP(dx, dy, c))); \
+                for (int dx = dx0; dx < dx0 + n; dx++) WK_EACH_C(m[c] = CP_VMAX(m[c], TAP(dx, c))); \
             } else {                                                                            \
-                for (int dx = dx0; dx < dx0 + n; dx++) WK_EACH_C(m[c] = CP_VMIN(m[c], TAP(dx, dy, c))); \
+                for (int dx = dx0; dx < dx0 + n; dx++) WK_EACH_C(m[c] = CP_VMIN(m[c], TAP(dx, c))); \
             }                                                                                   \
         }                                                                                       \
     }
@@ -950,9 +1026,11 @@ inline __attribute__((always_inline)) void cp_morph8(__global const X_T *S, int 
     if (xo - reach >= 0 && xo + 8 + reach <= Wo) {
         /* the values as stored, compared in their own type (uchar8: no conversion a tap) */
         cp_vec8 m[4];
-#define CP_RAW_TAP(dx, dy, c) \
-        CP_LOAD8(S + (((long)b * Ho + clamp(yo + (dy), 0, Ho - 1)) * Wo + xo + (dx)) * CH, c)
-        CP_MORPH_ROWS(CP_RAW_TAP)
+#define CP_RAW_ROW(dy) \
+        __global const X_T *at = S + (((long)b * Ho + clamp(yo + (dy), 0, Ho - 1)) * Wo + xo) * CH
+#define CP_RAW_TAP(dx, c) CP_LOAD8(at + (dx) * CH, c)
+        CP_MORPH_ROWS(CP_RAW_ROW, CP_RAW_TAP)
+#undef CP_RAW_ROW
 #undef CP_RAW_TAP
         float8 f[4], x[4];
         WK_EACH_C(f[c] = CP_LEVEL8(CV(m[c], float8)));
@@ -962,8 +1040,10 @@ inline __attribute__((always_inline)) void cp_morph8(__global const X_T *S, int 
     }
 #endif
     float8 m[4];
-#define CP_EDGE_TAP(dx, dy, c) cp_mtap(S, Ho, Wo, b, xo, yo, dx, dy, c, 0)
-    CP_MORPH_ROWS(CP_EDGE_TAP)
+#define CP_EDGE_ROW(dy) const int at = (dy)
+#define CP_EDGE_TAP(dx, c) cp_mtap(S, Ho, Wo, b, xo, yo, dx, at, c, 0)
+    CP_MORPH_ROWS(CP_EDGE_ROW, CP_EDGE_TAP)
+#undef CP_EDGE_ROW
 #undef CP_EDGE_TAP
     WK_EACH_C(v[c] = m[c]);
 }

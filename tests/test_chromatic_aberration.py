@@ -31,8 +31,39 @@ KEYS = ("primary_distortion_red", "secondary_distortion_red", "primary_distortio
         "secondary_distortion_blue")
 
 
-def _theirs(img: np.ndarray, params: dict) -> np.ndarray:
-    return A.ChromaticAberration(p=1).apply(img, **{k: params[k] for k in KEYS})
+def _theirs(img: np.ndarray, params: dict, interpolation: int = 1) -> np.ndarray:
+    return A.ChromaticAberration(interpolation=interpolation, p=1).apply(
+        img, **{k: params[k] for k in KEYS})
+
+
+@pytest.mark.parametrize("interpolation", [0, 2, 3, 4])
+def test_every_remap_interpolation(interpolation, queue):
+    """cv2.remap's other interpolations through albumentations' apply, on a photo, uint8 and
+    float32 (albumentations' through uint8 levels), the default lens and a strong one: nearest
+    the same pixels but where the two maps' float rounding puts a position on the other side
+    of a half (at most 1 in 10^3); area as linear (cv2.remap's); cubic and Lanczos apart by
+    OpenCV's 1/32-pixel positions and fixed-point weights: cubic within a level, Lanczos
+    within 3 (1 value in 10^3 off by more than one)."""
+    img = PHOTOS["chelsea"][::2, ::2].copy()
+    for im in (img, img.astype(np.float32) / 255):
+        for pl, sl in (PARAMS[0], PARAMS[3]):
+            t = W.ChromaticAberration(primary_distortion_limit=pl, secondary_distortion_limit=sl,
+                                      interpolation=interpolation, p=1)
+            out = W.Compose([t])(image=im, seed=0, queue=queue)
+            want = _theirs(im, out["params"]["steps"][0], interpolation)
+            levels = np.abs(out["image"].astype(np.float64) - want) * \
+                (255 if im.dtype == np.float32 else 1)
+            # (float32: albumentations goes through uint8 levels, half a level from the value)
+            if interpolation == 0:
+                assert (levels > 0.5 + 1e-3).mean() < 1e-3, (pl, sl)
+            elif interpolation == 3:
+                assert levels.max() <= 1 + 1e-3, (pl, sl)
+                assert im.dtype == np.float32 or (levels > 0).mean() < 1e-4, (pl, sl)
+            elif interpolation == 2:
+                assert levels.max() <= 1.5 + 1e-3, (pl, sl)
+            else:
+                assert levels.max() <= 3.5 and (levels > 1.5).mean() < 1e-3, (pl, sl)
+            np.testing.assert_array_equal(out["image"][..., 1], im[..., 1])
 
 
 @pytest.mark.parametrize("dtype", [np.uint8, np.float32])
@@ -122,8 +153,10 @@ def test_batches_replay_port_and_refusals(queue):
         warnings.simplefilter("ignore")
         ported = W.from_albumentations(A.Compose([A.ChromaticAberration(
             (-0.1, 0.05), (0.0, 0.2), mode="red_blue", p=0.3)]))
-        with pytest.raises(ValueError, match="INTER_LINEAR"):
-            W.from_albumentations(A.Compose([A.ChromaticAberration(interpolation=2)]))
+        cubic = W.from_albumentations(A.Compose([A.ChromaticAberration(interpolation=2)]))
+        assert cubic.transforms[0].interpolation == 2
+    with pytest.raises(ValueError, match="interpolation must be one of cv2.remap's.*got 5"):
+        W.ChromaticAberration(interpolation=5)
     assert ported.transforms[0].config() == t.config() and ported.transforms[0].p == 0.3
     with pytest.raises(ValueError, match="mode must be"):
         W.ChromaticAberration(mode="blue")
@@ -132,10 +165,12 @@ def test_batches_replay_port_and_refusals(queue):
     from warpkit.engine.core import COL_CHROMA
 
     img = PHOTOS["coffee"][:20, :30].copy()
-    for row in ([COL_CHROMA, np.nan, 0, 0, 0], [COL_CHROMA, 0, 0, 0, np.inf],
-                [COL_CHROMA, 0, 2e6, 0, 0]):
+    for row in ([COL_CHROMA, np.nan, 0, 0, 0, 1], [COL_CHROMA, 0, 0, 0, np.inf, 1],
+                [COL_CHROMA, 0, 2e6, 0, 0, 1]):
         with pytest.raises(ValueError, match="COL_CHROMA's distortion"):
             warp_with_rows(img, [row], queue)
+    with pytest.raises(ValueError, match="COL_CHROMA's interpolation must be 0, 1, 2 or 4.*3"):
+        warp_with_rows(img, [[COL_CHROMA, 0.1, 0, 0, 0, 3]], queue)
 
 
 def test_small_cases_on_every_device_and_oclgrind(small_queue):
@@ -144,6 +179,8 @@ def test_small_cases_on_every_device_and_oclgrind(small_queue):
     img = PHOTOS["astronaut"][100:117, 150:169].copy()
     geo = W.RandomAffine(degrees=30, size=(13, 21))
     lens = dict(primary_distortion_limit=(0.3, 0.3), secondary_distortion_limit=(0.2, 0.2))
-    cases = [[W.ChromaticAberration(**lens, p=1)],
-             [W.ChromaticAberration(**lens, mode="red_blue", p=1), W.RandomGamma(p=1)]]
+    cases = [[W.ChromaticAberration(**lens, p=1),
+              W.ChromaticAberration(**lens, interpolation=4, p=1)],
+             [W.ChromaticAberration(**lens, mode="red_blue", interpolation=2, p=1),
+              W.ChromaticAberration(**lens, interpolation=0, p=1), W.RandomGamma(p=1)]]
     check_small_cases(img, geo, cases, small_queue)

@@ -723,6 +723,11 @@ def _unmatch_sign(a: float, b: float) -> float:
     return -b if (a < 0 and b < 0) or (a > 0 and b > 0) else b
 
 
+#: the interpolations ChromaticAberration takes: cv2.remap's nearest, linear, cubic, area (its
+#: linear) and Lanczos
+REMAP_INTERPOLATIONS = (0, 1, 2, 3, 4)
+
+
 class ChromaticAberration(ColourTransform):
     """albumentations' ChromaticAberration: the red and the blue channel each resampled through
     a lens (OpenCV's radial distortion, coefficients k1 and k2) whose camera is the image
@@ -732,12 +737,17 @@ class ChromaticAberration(ColourTransform):
     red, then for blue, in albumentations' order; each secondary takes its primary's sign, and
     ``mode="green_purple"`` gives blue red's signs, ``"red_blue"`` the opposite ones
     (``"random"``: no rule between them). On the device, in the pass after the warp: each
-    pixel's position through the lens (``cv2.initUndistortRectifyMap``'s formula), read linearly
-    with the edges repeated (``cv2.remap``'s ``BORDER_REPLICATE``) from the image as the steps
-    before left it. ``cv2.remap`` rounds positions to 1/32 pixel; warpkit does not, so the two
-    differ by up to a level where the image changes fast. Only ``interpolation=cv2.INTER_LINEAR``
-    (1, albumentations' default) is taken. Images of 3 channels (RGB, as albumentations
-    requires), uint8, uint16 and float32.
+    pixel's position through the lens (``cv2.initUndistortRectifyMap``'s formula), read with
+    the edges repeated (``cv2.remap``'s ``BORDER_REPLICATE``) from the image as the steps
+    before left it, by ``cv2.remap``'s ``interpolation``: ``cv2.INTER_LINEAR`` (1,
+    albumentations' default; ``INTER_AREA``, 3, is the same in ``cv2.remap``), ``INTER_NEAREST``
+    (0: the position rounded as ``cv2.remap`` rounds a float map, half to even),
+    ``INTER_CUBIC`` (2: OpenCV's 4 taps, A = -0.75) or ``INTER_LANCZOS4`` (4: its 8 taps).
+    ``cv2.remap`` rounds positions to 1/32 pixel for the filters; warpkit does not, so the two
+    differ by up to a level where the image changes fast (cubic and Lanczos, whose weights
+    OpenCV also keeps in 15-bit fixed point, by up to a few). ``INTER_LINEAR_EXACT`` and
+    ``INTER_NEAREST_EXACT`` (5, 6), which ``cv2.remap`` refuses, are refused. Images of 3
+    channels (RGB, as albumentations requires), uint8, uint16 and float32.
 
     Example:
         >>> t = ChromaticAberration(primary_distortion_limit=(0.02, 0.02),
@@ -760,10 +770,11 @@ class ChromaticAberration(ColourTransform):
         if mode not in ("green_purple", "red_blue", "random"):
             raise ValueError(f"mode must be 'green_purple', 'red_blue' or 'random', got {mode!r}")
         self.mode = mode
-        if isinstance(interpolation, bool) or interpolation != 1:
-            raise ValueError(f"ChromaticAberration(interpolation={interpolation!r}) is not "
-                             "supported: warpkit takes cv2.INTER_LINEAR (1)")
-        self.interpolation = 1
+        if isinstance(interpolation, bool) or interpolation not in REMAP_INTERPOLATIONS:
+            raise ValueError(f"ChromaticAberration's interpolation must be one of cv2.remap's: "
+                             f"0 (nearest), 1 (linear), 2 (cubic), 3 (area: linear in "
+                             f"cv2.remap) or 4 (Lanczos), got {interpolation!r}")
+        self.interpolation = int(interpolation)
 
     def _params(self, pr: float, sr: float, pb: float, sb: float) -> dict:
         sr, sb = _match_sign(pr, sr), _match_sign(pb, sb)
@@ -787,8 +798,9 @@ class ChromaticAberration(ColourTransform):
         if channels != 3:
             raise TypeError(f"ChromaticAberration takes RGB images of 3 channels (as "
                             f"albumentations), got {channels} channel{'s' * (channels != 1)}")
+        mode = 1 if self.interpolation == 3 else self.interpolation  # (area: linear)
         return [[CHROMA, *(float(params[f"{a}_distortion_{c}"]) for c in ("red", "blue")
-                           for a in ("primary", "secondary"))]]
+                           for a in ("primary", "secondary")), float(mode)]]
 
     def config(self):
         return {"primary_distortion_limit": list(self.primary_distortion_limit),

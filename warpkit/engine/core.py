@@ -350,9 +350,9 @@ def colour_groups(passes: list[np.ndarray]) -> tuple[int, ...]:
 def pass_kinds(passes: list[np.ndarray]) -> tuple[int, ...]:
     """The kind (:data:`PASS_MEAN` | :data:`PASS_BLUR` | :data:`PASS_MOTION` |
     :data:`PASS_MEDIAN` | :data:`PASS_CLAHE` | :data:`PASS_GATHER` | :data:`PASS_JPEG` |
-    :data:`PASS_PCA` | :data:`PASS_UNSHARP` | :data:`PASS_ZOOM` | :data:`PASS_CHROMA` | :data:`PASS_MORPH`) of each
-    colour pass after the warp (``passes``: :func:`colour_passes`'s list, the warp's own
-    operations first)."""
+    :data:`PASS_PCA` | :data:`PASS_UNSHARP` | :data:`PASS_ZOOM` | :data:`PASS_CHROMA` |
+    :data:`PASS_MORPH`) of each colour pass after the warp (``passes``: :func:`colour_passes`'s
+    list, the warp's own operations first)."""
     return tuple(PASS_MEAN * bool(np.isin(p[:, 0], COLOUR_MEAN).any())
                  | PASS_BLUR * bool((p[:, 0] == COL_BLUR).any())
                  | PASS_MOTION * bool(np.isin(p[:, 0], (COL_MOTION, COL_CONV, COL_TAPS)).any())
@@ -650,6 +650,10 @@ def _check_filters(ops: np.ndarray) -> None:
             raise ValueError(f"colour[{i}]'s operation {j}: COL_CHROMA's distortion "
                              f"coefficients must be finite, within +-{MAX_CHROMA_COEFF:g}, got "
                              f"{k.tolist()}")
+        if ops[i, j, 5] not in (0, 1, 2, 4):
+            raise ValueError(f"colour[{i}]'s operation {j}: COL_CHROMA's interpolation must be "
+                             f"0, 1, 2 or 4 (nearest, linear, cubic, Lanczos), got "
+                             f"{float(ops[i, j, 5]):g}")
     for i, j in zip(*np.nonzero(codes == COL_SNOW)):
         point, coeff = float(ops[i, j, 1]), float(ops[i, j, 2])
         if not (math.isfinite(point) and math.isfinite(coeff) and coeff >= 0):
