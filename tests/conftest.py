@@ -7,9 +7,11 @@ With no device, tests fail rather than skip. ``WARPKIT_TEST_DEVICES`` (comma-sep
 with a reason otherwise.
 
 ``WARPKIT_TEST_SHARE=K/N`` runs share K of N of the tests: those whose name and parameters (the
-device's left out) have a CRC-32 of K modulo N (``K,L/N``: of K or L). CI splits its conformance
-subset so between two more OpenCL implementations, each test on one of them (PoCL runs them
-all).
+device's left out) have a CRC-32 of K modulo N (``K,L/N``: of K or L); ``K/N-word`` leaves out
+those whose name or parameters hold ``word``, ``K/N+word`` takes them all in. CI splits its
+conformance subset so between two more OpenCL implementations, each test on one of them (PoCL
+runs them all), and gives the cubic cases to one of them: each implementation compiles the
+cubic kernels its cases need once, for minutes.
 """
 
 from __future__ import annotations
@@ -155,9 +157,22 @@ def _case_key(item) -> str:
 
 
 def _share(items) -> list:
-    ks, n = os.environ["WARPKIT_TEST_SHARE"].split("/")
-    share, n = {int(k) for k in ks.split(",")}, int(n)
-    return [i for i in items if zlib.crc32(_case_key(i).encode()) % n in share]
+    """The items of ``WARPKIT_TEST_SHARE``: ``K,L/N`` (the shares by CRC), then ``+word`` (and
+    every item whose case names ``word``) or ``-word`` (but none that does)."""
+    spec = os.environ["WARPKIT_TEST_SHARE"]
+    m = re.fullmatch(r"([\d,]+)/(\d+)(?:([+-])(\w+))?", spec)
+    if m is None:
+        raise pytest.UsageError(f"WARPKIT_TEST_SHARE must be K,L/N, then +word or -word, got "
+                                f"{spec!r}")
+    share, n, sign, word = {int(k) for k in m[1].split(",")}, int(m[2]), m[3], m[4]
+
+    def keep(item) -> bool:
+        key = _case_key(item)
+        named = word is not None and word in key
+        if sign == "-" and named:
+            return False
+        return (sign == "+" and named) or zlib.crc32(key.encode()) % n in share
+    return [i for i in items if keep(i)]
 
 
 def pytest_collection_modifyitems(config, items):
