@@ -761,8 +761,9 @@ inline void cp_interp_weights(float8 t, int k, float8 *w) {
         w[3] = 1.0f - w[0] - w[1] - w[2];
         return;
     }
-    /* sin(pi (t + 3 - i) / 4) sin(pi (t + 3 - i)) ... by OpenCV's recurrence: each tap's sine
-     * from the first tap's sine and cosine and a turn of 45 degrees (cs) */
+    /* OpenCV's interpolateLanczos4: the sine and cosine of one angle, each tap's numerator
+     * from them by its turn of 45 degrees (cs), over its squared distance in quarter turns;
+     * 1e30 for a tap at distance 0; then normalised */
     const float s45 = 0.70710678118654752f, pi4 = 0.78539816339744831f;
     const float cs[8][2] = {{1.0f, 0.0f}, {-s45, -s45}, {0.0f, 1.0f}, {s45, -s45},
                             {-1.0f, 0.0f}, {s45, s45}, {0.0f, -1.0f}, {-s45, s45}};

@@ -796,7 +796,7 @@ def _check_morph(ops: np.ndarray) -> None:
     rows, reach, data, dilate = (ops[I, J, w].astype(np.float64) for w in (1, 2, 3, 4))
     head = (rows % 1 == 0) & (rows >= 1) & (rows <= 2 * MAX_TAP_RADIUS + 1) & (data == rows) \
         & (reach % 1 == 0) & (reach >= 0) & (reach <= MAX_TAP_RADIUS) & np.isin(dilate, (0, 1))
-    pos, held, misplaced = _data_after(ops, I, J, np.where(head, rows, -1.0))
+    _, held, misplaced = _data_after(ops, I, J, np.where(head, rows, -1.0))
     _first_bad(~head | misplaced, I, J, lambda m: (
         f"COL_MORPH needs a whole count of rows in [1, {2 * MAX_TAP_RADIUS + 1}] (got "
         f"{rows[m]:g}: that many COL_DATA operations after it, counted again in word 3, got "
