@@ -40,14 +40,14 @@ def ellipse(size: tuple[int, int]) -> np.ndarray:
     """OpenCV's elliptic structuring element of ``size`` = (width, height): (height, width)
     bool, each row one run of columns about the centre column (``getStructuringElement``'s
     arithmetic: a row dy from the centre row r keeps ``round(c sqrt(r^2 - dy^2) / r)``
-    columns either side of the centre column c; a 1 x 1 element is the pixel)."""
+    columns either side of the centre column c, none for a one-row element)."""
     w, h = int(size[0]), int(size[1])
     out = np.zeros((h, w), bool)
     r, c = h // 2, w // 2
     inv_r2 = 1.0 / (r * r) if r else 0.0
     for i in range(h):
         dy = i - r
-        dx = int(np.rint(c * np.sqrt((r * r - dy * dy) * inv_r2))) if (w, h) != (1, 1) else 0
+        dx = int(np.rint(c * np.sqrt((r * r - dy * dy) * inv_r2)))
         out[i, max(c - dx, 0):min(c + dx + 1, w)] = True
     return out
 
