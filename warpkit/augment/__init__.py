@@ -12,7 +12,8 @@ blur and morphology: ``GaussNoise``, ``SaltAndPepper``, ``ShotNoise``, ``ISONois
 ``PixelDropout``, ``CoarseDropout``, ``GridDropout``, ``Morphological``, ...) run inside that resampling, on each pixel before it is stored (a
 contrast on the image's mean, a blur, ``CLAHE``, ``Equalize``, ``AutoContrast``, ``FancyPCA``,
 ``ISONoise`` or
-``ImageCompression`` in a pass after it, on the device). albumentations' geometric
+``ImageCompression`` in a pass after it, on the device; ``ToRGB`` and ``FromFloat`` on the
+host, before and after it). albumentations' geometric
 transforms come under their own names and parameters too (``Affine``, ``ShiftScaleRotate``,
 ``Rotate``, ``SafeRotate``, ``Perspective``, ``HorizontalFlip``, ``VerticalFlip``,
 ``Transpose``, ``D4``, ``CropAndPad``; the letterbox's ``LongestMaxSize``,
@@ -65,6 +66,7 @@ from ._mixing import CutMix, MixUp
 from ._scene import Illumination, RandomGravel, RandomShadow
 from ._morph import Morphological
 from ._mosaic import Mosaic
+from ._convert import FromFloat, ToRGB
 from ._objects import (AtLeastOneBBoxRandomCrop, BBoxSafeRandomCrop, CropNonEmptyMaskIfExists,
                        RandomCropNearBBox, RandomIoUCrop, RandomSizedBBoxSafeCrop, RandomZoomOut)
 from ._compose import Compose, collate
@@ -84,7 +86,7 @@ __all__ = ["AdditiveNoise", "AdvancedBlur", "Affine", "AtLeastOneBBoxRandomCrop"
            "ConstrainedCoarseDropout", "Crop", "CropAndPad", "CropNonEmptyMaskIfExists", "CutMix",
            "D4", "Defocus", "Downscale",
            "ElasticTransform", "Emboss", "EpochSampler", "Equalize", "Erasing", "FancyPCA",
-           "FrequencyMasking",
+           "FrequencyMasking", "FromFloat",
            "from_albumentations", "GaussianBlur", "GaussNoise", "GridDistortion", "GridDropout",
            "HorizontalFlip", "HueSaturationValue", "Illumination", "ImageCompression", "InvertImg", "ISONoise",
            "KeypointParams", "LongestMaxSize", "MedianBlur", "MixUp", "Morphological", "Mosaic",
@@ -100,5 +102,5 @@ __all__ = ["AdditiveNoise", "AdvancedBlur", "Affine", "AtLeastOneBBoxRandomCrop"
            "RandomVerticalFlip", "RandomZoomOut", "RepeatedSampleWarning", "Resize", "RGBShift",
            "RingingOvershoot", "Rotate", "SafeRotate", "SaltAndPepper", "SampleKey", "Sharpen",
            "ShiftScaleRotate", "ShotNoise", "SmallestMaxSize", "Solarize", "SquareSymmetry",
-           "stream", "ThinPlateSpline", "TimeMasking", "TimeReverse", "ToGray", "ToSepia",
+           "stream", "ThinPlateSpline", "TimeMasking", "TimeReverse", "ToGray", "ToRGB", "ToSepia",
            "Transform", "Transpose", "UnsharpMask", "VerticalFlip", "XYMasking", "ZoomBlur"]

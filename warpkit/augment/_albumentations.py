@@ -38,6 +38,7 @@ from . import _pixel as P
 from . import _scene as S
 from . import _transforms as T
 from ._additive import AdditiveNoise
+from ._convert import FromFloat, ToRGB
 from ._grid_shuffle import RandomGridShuffle
 from ._pixel_dropout import PixelDropout
 from ._base import (BORDER_CODES, INTERPOLATION_CODES, OneOf, Transform, merge_setting,
@@ -357,6 +358,11 @@ SUPPORTED: dict[str, Callable[[_Args, _Pipeline], Transform | None]] = {
     "Normalize": _normalize,
     "ToFloat": _to_float,
     "ToTensorV2": _to_tensor,
+    "ToRGB": lambda a, pipe: ToRGB(num_output_channels=a.take("num_output_channels", 3),
+                                   p=a.take("p", 1.0)),
+    "FromFloat": lambda a, pipe: FromFloat(dtype=a.take("dtype", "uint8"),
+                                           max_value=a.take("max_value", None),
+                                           p=a.take("p", 1.0)),
 }
 
 

@@ -79,9 +79,8 @@ def _eight_bit(name: str, peak: float) -> None:
                         f"image whose values reach {peak:g}")
 
 
-class ColourTransform(Transform):
-    """A pointwise colour transform: no geometry (the identity map, the same size), and the
-    kernel operations for its recorded parameters (:meth:`colour_ops`)."""
+class IdentityStep(Transform):
+    """A step that moves nothing: the identity map, the same size."""
 
     keeps_axes = True
 
@@ -93,6 +92,11 @@ class ColourTransform(Transform):
 
     def maps(self, plist, sizes):
         return row_maps(plist, sizes, lambda p, s: (IDENTITY_ROW, s))
+
+
+class ColourTransform(IdentityStep):
+    """A pointwise colour transform: no geometry (:class:`IdentityStep`), and the kernel
+    operations for its recorded parameters (:meth:`colour_ops`)."""
 
     def colour_ops(self, params: dict, channels: int,
                    peak: float) -> list[list[float]] | np.ndarray:

@@ -25,6 +25,7 @@ from ..engine.chain import merge
 from ._base import (INTERPOLATION_CODES, Resampling, Transform, draw_step, draw_step_lanes,
                     from_dict, map_step, merge_setting, opencv_code, passed_keys, plain,
                     reads_any, size_arg, step_size, transform_list)
+from ._convert import check_conversions
 from ._executor import apply
 from ._mosaic import Mosaic, check_placement
 from ._params import BOX_FORMATS, BUILT_IN, BboxParams, KeypointParams, additional
@@ -256,6 +257,7 @@ class Compose(Resampling, Transform):
         self.strict = flag(strict, "strict")
         check_model_input(output_dtype, layout)  # the rest needs the image: the warp checks it
         self.output_dtype, self.mean, self.std, self.layout = output_dtype, mean, std, layout
+        check_conversions(self)
 
     def config(self) -> dict:
         return {"transforms": [t.data() for t in self.transforms],

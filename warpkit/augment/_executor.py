@@ -25,6 +25,7 @@ from ..engine.stages import Tiles
 from ._base import contains, keeps_axes
 from ._epochs import note_draws
 from ._colour import colour_program
+from ._convert import convert_results, expand_inputs
 from ._dropout import _Dropout, has_dropout, hole_mask, in_holes, output_holes
 from ._lanes import draw_samples
 from ._params import Targets
@@ -313,9 +314,11 @@ def apply(pipe, given: dict, *, seed, index, epoch, params, queue, out=None) -> 
             group[name], flag = _torch_in(value, name, chw)
             if flag:
                 torch_keys[name] = chw and pipe.layout == "HWC"
+    expand_inputs(pipe, t.images, out)  # ToRGB's channels, FromFloat's checks
     into = None if out is None else _out_array(out, t.images.get("image"))
     res = _apply(pipe, t, seed=seed, index=index, epoch=epoch, params=params, queue=queue,
                  into=into)
+    convert_results(pipe, res, t.images)  # FromFloat
     for name, chw in torch_keys.items():
         res[name] = _torch_out(res[name], chw)
     if out is not None:  # written in place: the object given
