@@ -190,6 +190,18 @@
  *                     the box that holds its rectangles, 5: its first rectangle, 6: their
  *                     count), then two rectangles an operation (words 1-5 and 6-10: x1, y1,
  *                     x2, y2 as WK_COL_HOLE's, the level), in their order (wk_gravel8)
+ *   WK_COL_FLARE      albumentations' RandomSunFlare ("overlay") on channels 0-2 (RGB images):
+ *                     on 8-bit levels (floats rounded to levels of 255 and back), w[1] flare
+ *                     circles, then w[2] sun circles about (w[4] Wo, w[5] Ho) of colour
+ *                     w[6 .. 8], in the w[3] WK_COL_DATA operations after it (skipped with
+ *                     it): a flare circle an operation (words 1-3: its centre's x and y and
+ *                     its radius, as fractions of the output's width, height and width;
+ *                     4: its alpha; 5-7: its colour), then five sun circles an operation
+ *                     (words 1-10: each one's radius as a fraction of the width, its alpha).
+ *                     Each circle in turn paints its colour into an overlay where a pixel
+ *                     lies within its radius (cv2.circle's filled disc: dx^2 + dy^2 <= r^2)
+ *                     and blends the overlay into the image, rint(a o + (1 - a) v); the sun's
+ *                     overlay starts as the image after the flare circles (wk_flare8)
  *
  * The 8 pixels' position: row at.y, columns at.x .. at.x + 7 of an output of dims = (Wo, Ho).
  */
@@ -236,6 +248,7 @@
 #define WK_COL_GRAVEL 37
 #define WK_COL_POLY 38
 #define WK_COL_MORPH 39
+#define WK_COL_FLARE 40
 /* WK_COL_HEAVY: which of the larger operations a build holds (the host's engine.core
  * colour_groups: the groups some item's list has, and every group that launch has had in the
  * process, so that a pipeline's builds settle on one); the others are compiled out. Each one
@@ -260,8 +273,9 @@
 #define WK_COLG_ISO 256 /* WK_COL_ISO, WK_COL_SNOW and WK_COL_GRAVEL (OpenCV's HLS) */
 #define WK_COLG_LIGHT 512 /* WK_COL_LIGHT */
 #define WK_COLG_POLY 1024 /* WK_COL_POLY */
+#define WK_COLG_FLARE 2048 /* WK_COL_FLARE */
 #ifndef WK_COL_HEAVY
-#define WK_COL_HEAVY 2047
+#define WK_COL_HEAVY 4095
 #endif
 /* the largest Poisson count WK_COL_SHOT draws: its mean is at most 50 (engine.core refuses
  * scales below MIN_SHOT_SCALE); a count of 150 or more has a chance below 1e-25 */
@@ -900,6 +914,76 @@ inline void wk_poly8(float8 *v, int C, __global const float *op, int2 at, int2 d
 }
 #endif
 
+#if WK_COL_HEAVY & WK_COLG_FLARE
+/* a position or radius of a WK_COL_FLARE operation in output pixels: frac * side, halves up
+ * (wk_edge's rounding, but a centre may lie left of or above the image) */
+inline __attribute__((always_inline)) int wk_flare_px(float frac, int side) {
+    return convert_int(floor(frac * (float)side + 0.5f));
+}
+
+/* whether each of 8 pixels at squared offsets (ax2, ay2) from a centre lies within radius r:
+ * ax2 + ay2 <= r^2 in 32 unsigned bits, offsets and radius taken up to 65535 (a radius past it
+ * holds every pixel of an image 32767 wide and high: flare circles' radii are cubes), never
+ * summed (no 64-bit vectors: PoCL 3.0 passed them to builtins in another ABI) */
+#define WK_FLARE_IN(ax2, ay2, r) wk_flare_in(ax2, ay2, (uint)min(r, 65535))
+inline __attribute__((always_inline)) int8 wk_flare_in(uint8 ax2, uint ay2, uint r) {
+    const uint rr = r * r;
+    return (ax2 <= (uint8)rr) & ((uint8)ay2 <= (uint8)rr - ax2);
+}
+/* the squared offsets of 8 columns X from column x (each taken up to 65535) */
+inline __attribute__((always_inline)) uint8 wk_flare_ax2(int8 X, int x) {
+    const uint8 a = min(abs(X - (int8)x), (uint8)65535u);
+    return a * a;
+}
+inline __attribute__((always_inline)) uint wk_flare_ay2(int y, int cy) {
+    const uint a = min(abs(y - cy), 65535u);
+    return a * a;
+}
+/* `...` for channels c = 0, 1, 2 as copies, not a loop (see WK_EACH_C) */
+#define WK_FLARE_RGB(...) { { const int c = 0; __VA_ARGS__; } { const int c = 1; __VA_ARGS__; } { const int c = 2; __VA_ARGS__; } }
+
+/* WK_COL_FLARE on 8 pixels of row at.y from column at.x: albumentations' add_sun_flare_overlay
+ * per pixel. A blend changes a pixel only once an overlay holds a colour there (the overlay is
+ * otherwise the pixel itself, and rint(a v + (1 - a) v) is v): a circle that holds none of
+ * the 8 pixels, before any has been painted, is passed over */
+inline void wk_flare8(float8 *v, __global const float *op, int2 at, int2 dims) {
+    const int n = (int)op[1], m = (int)op[2];
+    const int8 X = (int8)(0, 1, 2, 3, 4, 5, 6, 7) + at.x;
+    float8 q[3], o[3];
+#if WK_COL_INT
+    WK_FLARE_RGB(q[c] = v[c]; o[c] = q[c]);
+#else /* albumentations' uint8 round trip */
+    WK_FLARE_RGB(q[c] = wk_clamp8(wk_rint8(v[c] * 255.0f), 0.0f, 255.0f); o[c] = q[c]);
+#endif
+    int8 painted = (int8)0;
+    for (int j = 0; j < n; j++) {
+        __global const float *d = op + WK_COL_WORDS * (1 + j);
+        const int8 in = WK_FLARE_IN(wk_flare_ax2(X, wk_flare_px(d[1], dims.x)),
+                                    wk_flare_ay2(at.y, wk_flare_px(d[2], dims.y)),
+                                    wk_flare_px(d[3], dims.x));
+        painted |= in;
+        if (!any(painted)) continue;
+        const float a = d[4], b = 1.0f - d[4];
+        WK_FLARE_RGB(o[c] = in ? (float8)d[5 + c] : o[c]; q[c] = wk_rint8(o[c] * a + q[c] * b));
+    }
+    const uint8 sx2 = wk_flare_ax2(X, wk_flare_px(op[4], dims.x));
+    const uint sy2 = wk_flare_ay2(at.y, wk_flare_px(op[5], dims.y));
+    WK_FLARE_RGB(o[c] = q[c]);
+    for (int i = 0; i < m; i++) {
+        __global const float *s = op + WK_COL_WORDS * (1 + n + i / 5) + 1 + 2 * (i % 5);
+        const int8 in = WK_FLARE_IN(sx2, sy2, wk_flare_px(s[0], dims.x));
+        if (!any(in)) continue; /* (the radii grow: none painted yet) */
+        const float a = s[1], b = 1.0f - s[1];
+        WK_FLARE_RGB(o[c] = in ? (float8)op[6 + c] : o[c]; q[c] = wk_rint8(o[c] * a + q[c] * b));
+    }
+#if WK_COL_INT
+    WK_FLARE_RGB(v[c] = q[c]);
+#else
+    WK_FLARE_RGB(v[c] = q[c] * (1.0f / 255.0f));
+#endif
+}
+#endif
+
 /* the C (<= 4) channels v[0 .. C - 1] of 8 pixels through the n operations at op (mean: the
  * image's gray mean and the mean of all its values, for the whole-image operations; at, dims:
  * where the pixels are, for the operations that depend on it) */
@@ -979,6 +1063,13 @@ inline __attribute__((always_inline)) void wk_colour8_ops(float8 *v, int C, __gl
         } else if ((WK_COL_HEAVY & WK_COLG_POLY) && code == WK_COL_POLY) {
 #if WK_COL_HEAVY & WK_COLG_POLY
             wk_poly8(v, C, op, at, dims);
+#endif
+            const int data = (int)op[3];
+            k += data;
+            op += data * WK_COL_WORDS;
+        } else if ((WK_COL_HEAVY & WK_COLG_FLARE) && code == WK_COL_FLARE) {
+#if WK_COL_HEAVY & WK_COLG_FLARE
+            if (C >= 3) wk_flare8(v, op, at, dims);
 #endif
             const int data = (int)op[3];
             k += data;

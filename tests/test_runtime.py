@@ -253,7 +253,8 @@ for dt, shape, steps in [
         (np.uint8, (5, 9, 3), [W.UnsharpMask(p=1), W.ZoomBlur(p=1), W.RandomSnow(p=1),
                                  W.Illumination(p=1),
                                  W.RandomGravel(p=1),
-                                 W.RandomShadow(p=1), W.Morphological(p=1)])]:
+                                 W.RandomShadow(p=1), W.Morphological(p=1),
+                                 W.RandomSunFlare(p=1)])]:
     pipe = W.Compose([W.RandomAffine(degrees=20, size=(3, 5)), *steps])
     pipe(image=np.zeros(shape, dt), seed=0)
 """

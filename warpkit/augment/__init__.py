@@ -7,7 +7,8 @@ transforms (albumentations' names: ``ColorJitter``, ``HueSaturationValue``,
 ``RandomBrightnessContrast``, ``RandomGamma``, ``ToGray``, ``RGBShift``, ``ChannelShuffle``,
 ``InvertImg``, ``Solarize``, ``Posterize``, ``ToSepia``, ``PlanckianJitter``,
 ``RandomToneCurve``, ``MultiplicativeNoise``, ``ChannelDropout``, ``RandomSnow``,
-``ChromaticAberration``, ``Illumination``, ``RandomGravel``, ``RandomShadow``; noise, dropout,
+``ChromaticAberration``, ``Illumination``, ``RandomGravel``, ``RandomShadow``,
+``RandomSunFlare``; noise, dropout,
 blur and morphology: ``GaussNoise``, ``SaltAndPepper``, ``ShotNoise``, ``ISONoise``,
 ``PixelDropout``, ``CoarseDropout``, ``GridDropout``, ``Morphological``, ...) run inside that resampling, on each pixel before it is stored (a
 contrast on the image's mean, a blur, ``CLAHE``, ``Equalize``, ``AutoContrast``, ``FancyPCA``,
@@ -64,6 +65,7 @@ from ._pixel import (AutoContrast, ChannelDropout, ChromaticAberration, Equalize
                      RandomToneCurve, SaltAndPepper, ShotNoise, ToSepia)
 from ._mixing import CutMix, MixUp
 from ._scene import Illumination, RandomGravel, RandomShadow
+from ._flare import RandomSunFlare
 from ._morph import Morphological
 from ._mosaic import Mosaic
 from ._convert import FromFloat, ToRGB
@@ -97,7 +99,7 @@ __all__ = ["AdditiveNoise", "AdvancedBlur", "Affine", "AtLeastOneBBoxRandomCrop"
            "RandomCropNearBBox", "RandomGamma", "RandomGravel", "RandomGridShuffle",
            "RandomHorizontalFlip", "RandomIoUCrop",
            "RandomPerspective", "RandomResizedCrop", "RandomRotate90", "RandomRotation",
-           "RandomScale", "RandomShadow", "RandomSizedBBoxSafeCrop", "RandomSizedCrop", "RandomSnow",
+           "RandomScale", "RandomShadow", "RandomSizedBBoxSafeCrop", "RandomSizedCrop", "RandomSnow", "RandomSunFlare",
            "RandomToneCurve",
            "RandomVerticalFlip", "RandomZoomOut", "RepeatedSampleWarning", "Resize", "RGBShift",
            "RingingOvershoot", "Rotate", "SafeRotate", "SaltAndPepper", "SampleKey", "Sharpen",

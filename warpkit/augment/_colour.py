@@ -79,6 +79,15 @@ def _eight_bit(name: str, peak: float) -> None:
                         f"image whose values reach {peak:g}")
 
 
+def _rgb_eight_bit(name: str, channels: int, peak: float) -> None:
+    """Refuse what albumentations refuses of an RGB-only 8-bit transform: other than 3
+    channels, other than uint8 or float32."""
+    if channels != 3:
+        raise TypeError(f"{name} takes RGB images of 3 channels (as albumentations), got "
+                        f"{channels} channel{'s' * (channels != 1)}")
+    _eight_bit(name, peak)
+
+
 class IdentityStep(Transform):
     """A step that moves nothing: the identity map, the same size."""
 

@@ -34,7 +34,7 @@ from .._checks import number
 from ..engine.core import (COL_DATA as DATA, COL_GRAVEL as GRAVEL, COL_LIGHT as LIGHT,
                            COL_POLY as POLY, COL_POSTERIZE as POSTERIZE, MAX_POLY_VERTICES)
 from ._base import value_range
-from ._colour import ColourTransform, _eight_bit
+from ._colour import ColourTransform, _eight_bit, _rgb_eight_bit
 
 __all__ = ["Illumination", "light_gradient", "RandomGravel", "RandomShadow"]
 
@@ -288,10 +288,7 @@ class RandomGravel(ColourTransform):
         return out
 
     def colour_ops(self, params, channels, peak):
-        if channels != 3:
-            raise TypeError(f"RandomGravel takes RGB images of 3 channels (as albumentations), "
-                            f"got {channels} channel{'s' * (channels != 1)}")
-        _eight_bit("RandomGravel", peak)
+        _rgb_eight_bit("RandomGravel", channels, peak)
         w, h = params["size"]
         g = params["gravels"]
         # the patches: runs of PATCH_RUN particles in drawing order, a box around each (most

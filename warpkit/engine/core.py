@@ -249,7 +249,7 @@ def colour_peak(dtype: Any) -> float:
  COL_DATA, COL_MOTION, COL_MEDIAN, COL_CONV, COL_CLAHE, COL_DOWNSCALE, COL_MATRIX,
  COL_CURVE, COL_JPEG, COL_EQUALIZE, COL_ISO, COL_SALT, COL_HOLES, COL_TAPS,
  COL_PIXDROP, COL_SHOT, COL_PCA, COL_UNSHARP, COL_ZOOM, COL_SNOW, COL_CHROMA,
- COL_LIGHT, COL_GRAVEL, COL_POLY, COL_MORPH) = range(1, 40)
+ COL_LIGHT, COL_GRAVEL, COL_POLY, COL_MORPH, COL_FLARE) = range(1, 41)
 
 #: colour operations on the image's mean as they find it (the contrast on the gray mean, the
 #: shift by the mean, ISONoise on the lightness's standard deviation, FancyPCA on the channels'
@@ -268,6 +268,9 @@ MAX_CHROMA_COEFF = 1e6
 #: the most vertices of a COL_POLY operation (its per-pixel work is a few steps a vertex)
 MAX_POLY_VERTICES = 64
 
+#: the most flare circles and sun circles of a COL_FLARE operation (each is a few steps a pixel)
+MAX_FLARE_CIRCLES = 1024
+
 #: the smallest scale of a COL_SHOT operation: its Poisson means stay at most 50, within what
 #: the kernel's count covers (kernels_cl/colour.h's WK_SHOT_MAX_COUNT)
 MIN_SHOT_SCALE = 0.02
@@ -281,11 +284,11 @@ COLOUR_WHOLE = (*COLOUR_MEAN, COL_BLUR, COL_UNSHARP, COL_MOTION, COL_MEDIAN, COL
 
 #: the group of each colour operation's code in a build (kernels_cl/colour.h's WK_COLG_*: the
 #: larger operations, each compiled only into the builds whose group mask has it); 0: always there
-_COLOUR_GROUP = np.zeros(COL_MORPH + 1, np.int64)
+_COLOUR_GROUP = np.zeros(COL_FLARE + 1, np.int64)
 _COLOUR_GROUP[[COL_GAMMA, COL_HUE, COL_HSV, COL_NOISE, COL_SALT, COL_PIXDROP, COL_SHOT, COL_HOLE,
                COL_HOLES, COL_POSTERIZE, COL_MATRIX, COL_CURVE, COL_ISO, COL_SNOW, COL_LIGHT,
-               COL_GRAVEL, COL_POLY]] = [1, 2, 2, 4, 4, 4, 4, 8, 8, 16, 128, 128, 256, 256, 512,
-                                         256, 1024]
+               COL_GRAVEL, COL_POLY, COL_FLARE]] = [1, 2, 2, 4, 4, 4, 4, 8, 8, 16, 128, 128, 256,
+                                                    256, 512, 256, 1024, 2048]
 #: the median's 5x5 and 7x7 networks (WK_COLG_MED5, WK_COLG_MED7): in the builds whose items
 #: draw those sizes (without them, the same medians by the search)
 _MEDIAN_NET5, _MEDIAN_NET7 = 32, 64
@@ -337,7 +340,7 @@ def colour_groups(passes: list[np.ndarray]) -> tuple[int, ...]:
     for k, p in enumerate(passes):
         ops = p.reshape(p.shape[0], -1, COLOUR_WORDS)
         codes = ops[:, :, 0].astype(np.int64)
-        groups = _COLOUR_GROUP[np.clip(codes, 0, COL_MORPH)]
+        groups = _COLOUR_GROUP[np.clip(codes, 0, COL_FLARE)]
         median = codes == COL_MEDIAN  # its 5x5 and 7x7 networks: groups of their own
         groups[median] |= np.select([ops[:, :, 1][median] == 5, ops[:, :, 1][median] == 7],
                                     [_MEDIAN_NET5, _MEDIAN_NET7], 0)
@@ -616,6 +619,46 @@ def _check_polygons(ops: np.ndarray) -> None:
         f"(fractions of the image's sides) inside its box"))
 
 
+def _check_flares(ops: np.ndarray) -> None:
+    """Every COL_FLARE of ``ops`` ((items, k, COLOUR_WORDS)) as colour.h's wk_flare8 reads it,
+    or a ValueError: whole counts of flare and sun circles up to MAX_FLARE_CIRCLES, the
+    COL_DATA operations that hold them after it and inside the list, finite positions and
+    radii in [0, 1e4] of the output's sides (radii >= 0), alphas in [0, 1] and levels in
+    [0, 255]. One numpy pass."""
+    I, J = np.nonzero(ops[:, :, 0] == COL_FLARE)
+    if not len(I):
+        return
+    n, m, data = (ops[I, J, w].astype(np.float64) for w in (1, 2, 3))
+    whole = (n % 1 == 0) & (m % 1 == 0) & (n >= 0) & (m >= 0) & (n <= MAX_FLARE_CIRCLES) & \
+        (m <= MAX_FLARE_CIRCLES)
+    need = np.where(whole, n + np.ceil(m / 5), -1.0)
+    pos, held, misplaced = _data_after(ops, I, J, need)
+    words = ops[I].astype(np.float64)  # (pairs, k, COLOUR_WORDS)
+    circle = held & (pos <= (J + n)[:, None])
+    sun = held & ~circle
+
+    def far(x: np.ndarray) -> np.ndarray:  # (NaN too)
+        return ~(np.abs(x) <= 1e4)
+
+    bad_circle = far(words[:, :, 1:3]).any(axis=2) | far(words[:, :, 3]) | \
+        (words[:, :, 3] < 0) | ~((words[:, :, 4] >= 0) & (words[:, :, 4] <= 1)) | \
+        ~((words[:, :, 5:8] >= 0) & (words[:, :, 5:8] <= 255)).all(axis=2)
+    # a sun operation's pairs past the count are unused (0 there)
+    pairs = words[:, :, 1:11].reshape(len(I), -1, 5, 2)
+    used = (pos - (J + n)[:, None] - 1)[:, :, None] * 5 + np.arange(5) < m[:, None, None]
+    bad_sun = (used & (far(pairs[..., 0]) | (pairs[..., 0] < 0)
+                       | ~((pairs[..., 1] >= 0) & (pairs[..., 1] <= 1)))).any(axis=2)
+    head = ops[I, J].astype(np.float64)
+    bad = ~whole | (data != need) | misplaced | (circle & bad_circle).any(axis=1) | \
+        (sun & bad_sun).any(axis=1) | far(head[:, 4]) | far(head[:, 5]) | \
+        ~((head[:, 6:9] >= 0) & (head[:, 6:9] <= 255)).all(axis=1)
+    _first_bad(bad, I, J, lambda k: (
+        f"COL_FLARE of {n[k]:g} flare and {m[k]:g} sun circles needs whole counts up to "
+        f"{MAX_FLARE_CIRCLES}, {max(need[k], 0):g} COL_DATA operations after it, counted in "
+        f"its word 3 (got {data[k]:g}), finite positions and radii >= 0 (fractions of the "
+        f"output's sides), alphas in [0, 1] and levels in [0, 255]"))
+
+
 def _check_filters(ops: np.ndarray) -> None:
     """The blurs' operations (``ops``: (items, k, COLOUR_WORDS)) as colour_pass.cl reads them, or
     a ValueError before any launch: a whole radius up to MAX_BLUR_RADIUS (its tables' size), a
@@ -724,6 +767,7 @@ def _check_filters(ops: np.ndarray) -> None:
                              f"of its {holes:g}")
     _check_gravel(ops)
     _check_polygons(ops)
+    _check_flares(ops)
     for i, j in zip(*np.nonzero(codes == COL_TAPS)):
         _check_taps(ops[i], i, j)
     _check_morph(ops)
