@@ -202,6 +202,14 @@
  *                     lies within its radius (cv2.circle's filled disc: dx^2 + dy^2 <= r^2)
  *                     and blends the overlay into the image, rint(a o + (1 - a) v); the sun's
  *                     overlay starts as the image after the flare circles (wk_flare8)
+ *   WK_COL_FOG        albumentations' RandomFog's particles on channels 0-2 (RGB images), on
+ *                     8-bit levels (floats rounded to levels of 255 and back): w[1] particles
+ *                     in the w[3] WK_COL_DATA operations after it (skipped with it), three an
+ *                     operation (words 1-9: each one's centre's x and y and its radius, as
+ *                     fractions of the output's width, height and width), in the order of
+ *                     their centres' rows; w[4] the largest radius. A pixel within k of them
+ *                     takes v = rint(255 a + (1 - a) v) k times, a = w[2] (wk_fog8). The
+ *                     blur after it is a WK_COL_BLUR of its own
  *
  * The 8 pixels' position: row at.y, columns at.x .. at.x + 7 of an output of dims = (Wo, Ho).
  */
@@ -249,6 +257,7 @@
 #define WK_COL_POLY 38
 #define WK_COL_MORPH 39
 #define WK_COL_FLARE 40
+#define WK_COL_FOG 41
 /* WK_COL_HEAVY: which of the larger operations a build holds (the host's engine.core
  * colour_groups: the groups some item's list has, and every group that launch has had in the
  * process, so that a pipeline's builds settle on one); the others are compiled out. Each one
@@ -274,8 +283,9 @@
 #define WK_COLG_LIGHT 512 /* WK_COL_LIGHT */
 #define WK_COLG_POLY 1024 /* WK_COL_POLY */
 #define WK_COLG_FLARE 2048 /* WK_COL_FLARE */
+#define WK_COLG_FOG 4096 /* WK_COL_FOG */
 #ifndef WK_COL_HEAVY
-#define WK_COL_HEAVY 4095
+#define WK_COL_HEAVY 8191
 #endif
 /* the largest Poisson count WK_COL_SHOT draws: its mean is at most 50 (engine.core refuses
  * scales below MIN_SHOT_SCALE); a count of 150 or more has a chance below 1e-25 */
@@ -914,9 +924,9 @@ inline void wk_poly8(float8 *v, int C, __global const float *op, int2 at, int2 d
 }
 #endif
 
-#if WK_COL_HEAVY & WK_COLG_FLARE
-/* a position or radius of a WK_COL_FLARE operation in output pixels: frac * side, halves up
- * (wk_edge's rounding, but a centre may lie left of or above the image) */
+#if WK_COL_HEAVY & (WK_COLG_FLARE | WK_COLG_FOG)
+/* a position or radius of a WK_COL_FLARE or WK_COL_FOG operation in output pixels: frac *
+ * side, halves up (wk_edge's rounding, but a centre may lie left of or above the image) */
 inline __attribute__((always_inline)) int wk_flare_px(float frac, int side) {
     return convert_int(floor(frac * (float)side + 0.5f));
 }
@@ -941,7 +951,18 @@ inline __attribute__((always_inline)) uint wk_flare_ay2(int y, int cy) {
 }
 /* `...` for channels c = 0, 1, 2 as copies, not a loop (see WK_EACH_C) */
 #define WK_FLARE_RGB(...) { { const int c = 0; __VA_ARGS__; } { const int c = 1; __VA_ARGS__; } { const int c = 2; __VA_ARGS__; } }
+/* channels 0-2 of v as 8-bit levels in q, and back: floats rounded to levels of 255 (and
+ * clipped) as albumentations' uint8 round trip */
+#if WK_COL_INT
+#define WK_LEVELS_IN(q, v) WK_FLARE_RGB((q)[c] = (v)[c])
+#define WK_LEVELS_OUT(v, q) WK_FLARE_RGB((v)[c] = (q)[c])
+#else
+#define WK_LEVELS_IN(q, v) WK_FLARE_RGB((q)[c] = wk_clamp8(wk_rint8((v)[c] * 255.0f), 0.0f, 255.0f))
+#define WK_LEVELS_OUT(v, q) WK_FLARE_RGB((v)[c] = (q)[c] * (1.0f / 255.0f))
+#endif
+#endif
 
+#if WK_COL_HEAVY & WK_COLG_FLARE
 /* WK_COL_FLARE on 8 pixels of row at.y from column at.x: albumentations' add_sun_flare_overlay
  * per pixel. A blend changes a pixel only once an overlay holds a colour there (the overlay is
  * otherwise the pixel itself, and rint(a v + (1 - a) v) is v): a circle that holds none of
@@ -950,11 +971,8 @@ inline void wk_flare8(float8 *v, __global const float *op, int2 at, int2 dims) {
     const int n = (int)op[1], m = (int)op[2];
     const int8 X = (int8)(0, 1, 2, 3, 4, 5, 6, 7) + at.x;
     float8 q[3], o[3];
-#if WK_COL_INT
-    WK_FLARE_RGB(q[c] = v[c]; o[c] = q[c]);
-#else /* albumentations' uint8 round trip */
-    WK_FLARE_RGB(q[c] = wk_clamp8(wk_rint8(v[c] * 255.0f), 0.0f, 255.0f); o[c] = q[c]);
-#endif
+    WK_LEVELS_IN(q, v);
+    WK_FLARE_RGB(o[c] = q[c]);
     int8 painted = (int8)0;
     for (int j = 0; j < n; j++) {
         __global const float *d = op + WK_COL_WORDS * (1 + j);
@@ -976,11 +994,46 @@ inline void wk_flare8(float8 *v, __global const float *op, int2 at, int2 dims) {
         const float a = s[1], b = 1.0f - s[1];
         WK_FLARE_RGB(o[c] = in ? (float8)op[6 + c] : o[c]; q[c] = wk_rint8(o[c] * a + q[c] * b));
     }
-#if WK_COL_INT
-    WK_FLARE_RGB(v[c] = q[c]);
-#else
-    WK_FLARE_RGB(v[c] = q[c] * (1.0f / 255.0f));
+    WK_LEVELS_OUT(v, q);
+}
 #endif
+
+#if WK_COL_HEAVY & WK_COLG_FOG
+/* particle k of a WK_COL_FOG operation: its centre's x and y and its radius, as fractions */
+#define WK_FOG_PART(op, k) ((op) + WK_COL_WORDS * (1 + (k) / 3) + 1 + 3 * ((k) % 3))
+
+/* WK_COL_FOG on 8 pixels of row at.y from column at.x: the particles whose rows can reach this
+ * one (their centres' rows within the largest radius: a bisection, then a run), each counted
+ * where it holds a pixel (wk_flare_in's disc); then each pixel's blends with white, as many
+ * as it counted, each rounded to a level (albumentations blends particle after particle; the
+ * blend is the same for each, so their order does not matter) */
+inline void wk_fog8(float8 *v, __global const float *op, int2 at, int2 dims) {
+    const int n = (int)op[1], top = wk_flare_px(op[4], dims.x);
+    const int8 X = (int8)(0, 1, 2, 3, 4, 5, 6, 7) + at.x;
+    int lo = 0, hi = n; /* the first particle whose row is at least at.y - top */
+    while (lo < hi) {
+        const int mid = (lo + hi) / 2;
+        if (wk_flare_px(WK_FOG_PART(op, mid)[1], dims.y) < at.y - top) lo = mid + 1; else hi = mid;
+    }
+    /* (a count in floats: Oclgrind took int8 sums of comparisons' -1 for 255) */
+    float8 count = (float8)0.0f;
+    for (int k = lo; k < n; k++) {
+        __global const float *d = WK_FOG_PART(op, k);
+        const int cy = wk_flare_px(d[1], dims.y);
+        if (cy > at.y + top) break;
+        const int r = wk_flare_px(d[2], dims.x);
+        if (abs(at.y - cy) > r) continue;
+        count += WK_FLARE_IN(wk_flare_ax2(X, wk_flare_px(d[0], dims.x)), wk_flare_ay2(at.y, cy), r)
+                 ? (float8)1.0f : (float8)0.0f;
+    }
+    float8 q[3];
+    WK_LEVELS_IN(q, v);
+    const float a = op[2], b = 1.0f - op[2], white = 255.0f * op[2];
+    for (int i = 0; any(count > (float8)(float)i); i++) {
+        const int8 more = count > (float8)(float)i;
+        WK_FLARE_RGB(q[c] = more ? wk_rint8(white + q[c] * b) : q[c]);
+    }
+    WK_LEVELS_OUT(v, q);
 }
 #endif
 
@@ -1070,6 +1123,13 @@ inline __attribute__((always_inline)) void wk_colour8_ops(float8 *v, int C, __gl
         } else if ((WK_COL_HEAVY & WK_COLG_FLARE) && code == WK_COL_FLARE) {
 #if WK_COL_HEAVY & WK_COLG_FLARE
             if (C >= 3) wk_flare8(v, op, at, dims);
+#endif
+            const int data = (int)op[3];
+            k += data;
+            op += data * WK_COL_WORDS;
+        } else if ((WK_COL_HEAVY & WK_COLG_FOG) && code == WK_COL_FOG) {
+#if WK_COL_HEAVY & WK_COLG_FOG
+            if (C >= 3) wk_fog8(v, op, at, dims);
 #endif
             const int data = (int)op[3];
             k += data;

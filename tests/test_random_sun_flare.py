@@ -1,4 +1,4 @@
-"""RandomSunFlare (warpkit.augment._flare, kernels_cl/colour.h's WK_COL_FLARE: albumentations'
+"""RandomSunFlare (warpkit.augment._weather, kernels_cl/colour.h's WK_COL_FLARE: albumentations'
 overlay of circles decided per pixel) against albumentations 2.0.8's add_sun_flare_overlay of
 the recorded circles on uint8 and float32 photos, circles past the image's edges and radii past
 65535 included; its draws, batches, replay, the port, the refusals and the engine's checks; on

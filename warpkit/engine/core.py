@@ -249,7 +249,7 @@ def colour_peak(dtype: Any) -> float:
  COL_DATA, COL_MOTION, COL_MEDIAN, COL_CONV, COL_CLAHE, COL_DOWNSCALE, COL_MATRIX,
  COL_CURVE, COL_JPEG, COL_EQUALIZE, COL_ISO, COL_SALT, COL_HOLES, COL_TAPS,
  COL_PIXDROP, COL_SHOT, COL_PCA, COL_UNSHARP, COL_ZOOM, COL_SNOW, COL_CHROMA,
- COL_LIGHT, COL_GRAVEL, COL_POLY, COL_MORPH, COL_FLARE) = range(1, 41)
+ COL_LIGHT, COL_GRAVEL, COL_POLY, COL_MORPH, COL_FLARE, COL_FOG) = range(1, 42)
 
 #: colour operations on the image's mean as they find it (the contrast on the gray mean, the
 #: shift by the mean, ISONoise on the lightness's standard deviation, FancyPCA on the channels'
@@ -271,6 +271,10 @@ MAX_POLY_VERTICES = 64
 #: the most flare circles and sun circles of a COL_FLARE operation (each is a few steps a pixel)
 MAX_FLARE_CIRCLES = 1024
 
+#: the most particles of a COL_FOG operation (a pixel visits those near its row, found by
+#: bisection: the bound is the list's memory, 4 bytes a word)
+MAX_FOG_PARTICLES = 65536
+
 #: the smallest scale of a COL_SHOT operation: its Poisson means stay at most 50, within what
 #: the kernel's count covers (kernels_cl/colour.h's WK_SHOT_MAX_COUNT)
 MIN_SHOT_SCALE = 0.02
@@ -284,11 +288,12 @@ COLOUR_WHOLE = (*COLOUR_MEAN, COL_BLUR, COL_UNSHARP, COL_MOTION, COL_MEDIAN, COL
 
 #: the group of each colour operation's code in a build (kernels_cl/colour.h's WK_COLG_*: the
 #: larger operations, each compiled only into the builds whose group mask has it); 0: always there
-_COLOUR_GROUP = np.zeros(COL_FLARE + 1, np.int64)
+_COLOUR_GROUP = np.zeros(COL_FOG + 1, np.int64)
 _COLOUR_GROUP[[COL_GAMMA, COL_HUE, COL_HSV, COL_NOISE, COL_SALT, COL_PIXDROP, COL_SHOT, COL_HOLE,
                COL_HOLES, COL_POSTERIZE, COL_MATRIX, COL_CURVE, COL_ISO, COL_SNOW, COL_LIGHT,
-               COL_GRAVEL, COL_POLY, COL_FLARE]] = [1, 2, 2, 4, 4, 4, 4, 8, 8, 16, 128, 128, 256,
-                                                    256, 512, 256, 1024, 2048]
+               COL_GRAVEL, COL_POLY, COL_FLARE, COL_FOG]] = [1, 2, 2, 4, 4, 4, 4, 8, 8, 16, 128,
+                                                             128, 256, 256, 512, 256, 1024,
+                                                             2048, 4096]
 #: the median's 5x5 and 7x7 networks (WK_COLG_MED5, WK_COLG_MED7): in the builds whose items
 #: draw those sizes (without them, the same medians by the search)
 _MEDIAN_NET5, _MEDIAN_NET7 = 32, 64
@@ -340,7 +345,7 @@ def colour_groups(passes: list[np.ndarray]) -> tuple[int, ...]:
     for k, p in enumerate(passes):
         ops = p.reshape(p.shape[0], -1, COLOUR_WORDS)
         codes = ops[:, :, 0].astype(np.int64)
-        groups = _COLOUR_GROUP[np.clip(codes, 0, COL_FLARE)]
+        groups = _COLOUR_GROUP[np.clip(codes, 0, COL_FOG)]
         median = codes == COL_MEDIAN  # its 5x5 and 7x7 networks: groups of their own
         groups[median] |= np.select([ops[:, :, 1][median] == 5, ops[:, :, 1][median] == 7],
                                     [_MEDIAN_NET5, _MEDIAN_NET7], 0)
@@ -659,6 +664,38 @@ def _check_flares(ops: np.ndarray) -> None:
         f"output's sides), alphas in [0, 1] and levels in [0, 255]"))
 
 
+def _check_fog(ops: np.ndarray) -> None:
+    """Every COL_FOG of ``ops`` ((items, k, COLOUR_WORDS)) as colour.h's wk_fog8 reads it, or a
+    ValueError: a whole count of particles up to MAX_FOG_PARTICLES, an alpha in [0, 1], the
+    COL_DATA operations that hold them after it (three an operation) and inside the list, each
+    particle's centre finite and its radius in [0, its word 4] (fractions of the output's
+    sides, within 1e4), the centres' rows in order (the kernel bisects them). One numpy pass."""
+    I, J = np.nonzero(ops[:, :, 0] == COL_FOG)
+    if not len(I):
+        return
+    n, alpha, data, top = (ops[I, J, w].astype(np.float64) for w in (1, 2, 3, 4))
+    whole = (n % 1 == 0) & (n >= 0) & (n <= MAX_FOG_PARTICLES)
+    need = np.where(whole, np.ceil(n / 3), -1.0)
+    pos, held, misplaced = _data_after(ops, I, J, need)
+    parts = ops[I, :, 1:10].astype(np.float64).reshape(len(I), -1, 3)  # (pairs, k * 3, 3)
+    index = ((pos - J[:, None] - 1)[:, :, None] * 3 + np.arange(3)).reshape(len(I), -1)
+    used = np.repeat(held, 3, axis=1) & (index < n[:, None])
+    bad_part = ~(np.abs(parts[:, :, :2]) <= 1e4).all(axis=2) | ~(parts[:, :, 2] >= 0) | \
+        ~(parts[:, :, 2] <= top[:, None])
+    ys = np.where(used, parts[:, :, 1], np.nan)
+    order = np.zeros(len(I), bool)
+    for r in range(len(I)):  # (one row of used centres each: a numpy diff)
+        y = ys[r][used[r]]
+        order[r] = bool((np.diff(y) >= 0).all())
+    bad = ~whole | (data != need) | misplaced | (used & bad_part).any(axis=1) | ~order | \
+        ~((alpha >= 0) & (alpha <= 1)) | ~((top >= 0) & (top <= 1e4))
+    _first_bad(bad, I, J, lambda k: (
+        f"COL_FOG of {n[k]:g} particles needs a whole count up to {MAX_FOG_PARTICLES}, "
+        f"{max(need[k], 0):g} COL_DATA operations after it, counted in its word 3 (got "
+        f"{data[k]:g}), an alpha in [0, 1], finite centres in rows' order and radii in [0, "
+        f"its word 4] (fractions of the output's sides)"))
+
+
 def _check_filters(ops: np.ndarray) -> None:
     """The blurs' operations (``ops``: (items, k, COLOUR_WORDS)) as colour_pass.cl reads them, or
     a ValueError before any launch: a whole radius up to MAX_BLUR_RADIUS (its tables' size), a
@@ -768,6 +805,7 @@ def _check_filters(ops: np.ndarray) -> None:
     _check_gravel(ops)
     _check_polygons(ops)
     _check_flares(ops)
+    _check_fog(ops)
     for i, j in zip(*np.nonzero(codes == COL_TAPS)):
         _check_taps(ops[i], i, j)
     _check_morph(ops)

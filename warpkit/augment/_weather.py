@@ -1,10 +1,13 @@
-"""RandomSunFlare (albumentations 2.0.8's name, parameters and "overlay" method): flare
-circles along a line through the sun, then the sun as concentric circles, each blended into
-the image as albumentations blends it, decided per pixel in the warp's store.
+"""Weather over the scene under albumentations 2.0.8's names, parameters and methods, decided
+per pixel in the warp's store: ``RandomSunFlare`` ("overlay": flare circles along a line
+through the sun, then the sun as concentric circles, each blended as albumentations blends
+it) and ``RandomFog`` (fog particles, each a disc that brightens what it covers, then
+albumentations' Gaussian blur in a pass after the warp).
 
-Conventions: the sun and its circles lie on the **output** (put RandomSunFlare after the
-geometry, as recipes do); recorded in pixels of the size they were drawn on (``size``), and
-scaled to the output where it differs. Positions are (x, y): x along a row, y down the image.
+Conventions: the circles lie on the **output** (put these after the geometry, as recipes do);
+recorded in pixels of the size they were drawn on (``size``), and scaled to the output where
+it differs. Positions are (x, y): x along a row, y down the image. A circle of radius r holds
+the pixels within r of its centre, ``dx^2 + dy^2 <= r^2``: the pixels ``cv2.circle`` fills.
 """
 
 from __future__ import annotations
@@ -15,12 +18,13 @@ from typing import Any
 
 import numpy as np
 
-from ..engine.core import COL_DATA as DATA, COL_FLARE as FLARE
+from ..engine.core import (COL_BLUR as BLUR, COL_DATA as DATA, COL_FLARE as FLARE,
+                           COL_FOG as FOG, COL_POSTERIZE as POSTERIZE, MAX_FOG_PARTICLES)
 from ._base import value_range
-from ._colour import ColourTransform, _rgb_eight_bit
+from ._colour import ColourTransform, _rgb_eight_bit, _with_data
 from ._scene import _roi_fractions
 
-__all__ = ["RandomSunFlare"]
+__all__ = ["RandomFog", "RandomSunFlare"]
 
 #: the most sun circles (``src_radius // 10``) a sample's operation holds: the kernel blends
 #: each one into every pixel inside it
@@ -168,3 +172,130 @@ class RandomSunFlare(ColourTransform):
                 "src_color": list(self.src_color), "angle_range": list(self.angle_range),
                 "num_flare_circles_range": list(self.num_flare_circles_range),
                 "method": self.method}
+
+
+def opencv_gaussian(ksize: int) -> np.ndarray:
+    """``cv2.getGaussianKernel(ksize, 0)`` (an odd size): OpenCV's fixed tables up to 7 taps,
+    beyond them sigma ``0.3 ((ksize - 1) / 2 - 1) + 0.8``."""
+    tables = {1: [1.0], 3: [0.25, 0.5, 0.25], 5: [0.0625, 0.25, 0.375, 0.25, 0.0625],
+              7: [0.03125, 0.109375, 0.21875, 0.28125, 0.21875, 0.109375, 0.03125]}
+    if ksize in tables:
+        return np.array(tables[ksize])
+    sigma = 0.3 * ((ksize - 1) * 0.5 - 1) + 0.8
+    x = np.arange(ksize, dtype=np.float64) - (ksize - 1) * 0.5
+    k = np.exp(-(x * x) / (2 * sigma * sigma))
+    return k / k.sum()
+
+
+class RandomFog(ColourTransform):
+    """albumentations' RandomFog: an intensity drawn from ``fog_coef_range``, fog particles in
+    shrinking regions about the image's centre (10 at most, each 10% smaller a side, while
+    wider and higher than the particles' region, ``int(W // 3 * intensity)``; in each
+    ``int(area / region^2 * intensity * 10)`` particles, their centres uniform over the
+    region's whole pixels, both ends included), then each particle's radius in
+    [r // 2, r), r = ``max(2, int(min(H, W) * 0.1 * intensity))``; albumentations' laws from the
+    sample's stream. Recorded as ``intensity``, ``particles`` (each ``[x, y, radius]``) and
+    ``size``.
+
+    Applied as albumentations applies it: each particle in turn blends white into the pixels
+    it covers with alpha ``alpha_coef * intensity``, rounded to a level (its cv2.addWeighted
+    of the image and a copy with the disc drawn); a pixel covered k times so takes that blend
+    k times, which the warp's store counts per pixel from the particles near its row. Then
+    OpenCV's Gaussian blur of ``max(3, min(H, W) // 30)`` taps (one more when even; sigma
+    from the size, as ``cv2.GaussianBlur(..., 0)``) in a pass after the warp. RGB images
+    (as albumentations), uint8 and float32 (through levels of 255, as albumentations' uint8
+    round trip); a sample of more than 65536 particles (an intensity near 0 on a large
+    image: ``region`` of a pixel or two) is refused.
+
+    Example:
+        >>> t = RandomFog(fog_coef_range=(0.5, 0.5), p=1)
+        >>> params = t.draw(np.random.default_rng(0), (90, 60))
+        >>> params["intensity"], len(params["particles"]) > 100
+        (0.5, True)
+    """
+
+    def __init__(self, alpha_coef: float = 0.08, fog_coef_range: Any = (0.3, 1),
+                 p: float = 0.5) -> None:
+        super().__init__(p)
+        self.fog_coef_range = value_range(fog_coef_range, "fog_coef_range", False, 0.0, 1.0)[0]
+        if isinstance(alpha_coef, bool) or not isinstance(alpha_coef, (int, float, np.number)) \
+                or not 0 <= alpha_coef <= 1:
+            raise ValueError(f"alpha_coef must be a number in [0, 1], got {alpha_coef!r}")
+        self.alpha_coef = float(alpha_coef)
+
+    @staticmethod
+    def _regions(intensity: float, size: tuple[int, int]) -> list[tuple[int, int, int, int]]:
+        """The particles' regions, (x low, x high, y low, y high, count) each, both ends
+        included, as albumentations' loop makes them."""
+        w, h = size
+        region = max(1, int(w // 3 * intensity))
+        cx, cy = int(w / 2 - 0.5), int(h / 2 - 0.5)
+        cw, ch, out = w, h, []
+        for _ in range(10):
+            if not (cw > region and ch > region):
+                break
+            count = int(cw * ch / (region * region) * intensity * 10)
+            out.append((cx - cw // 2, cx + cw // 2, cy - ch // 2, cy + ch // 2, count))
+            cw, ch = int(cw * 0.9), int(ch * 0.9)
+        return out
+
+    def _particles(self, intensity: float, u: np.ndarray, size: tuple[int, int]) -> np.ndarray:
+        """(n, 3) particles (x, y, radius) from 3 uniform numbers each (``u``: (n, 3))."""
+        regions = self._regions(intensity, size)
+        counts = [r[4] for r in regions]
+        lo = np.repeat([[r[0], r[2]] for r in regions], counts, 0).reshape(-1, 2)
+        hi = np.repeat([[r[1], r[3]] for r in regions], counts, 0).reshape(-1, 2)
+        out = np.empty((len(u), 3), np.int64)
+        out[:, :2] = lo + np.floor(u[:, :2] * (hi - lo + 1))
+        top = max(2, int(min(size) * 0.1 * intensity))
+        least = max(1, top // 2)
+        out[:, 2] = least + np.floor(u[:, 2] * (top - least))
+        return out
+
+    def _count(self, intensity: float, size: tuple[int, int]) -> int:
+        n = sum(r[4] for r in self._regions(intensity, size))
+        if n > MAX_FOG_PARTICLES:
+            raise ValueError(f"RandomFog drew {n} particles for an intensity of {intensity:g} on "
+                             f"an image of {size[0]} x {size[1]} (at most {MAX_FOG_PARTICLES}: "
+                             f"raise fog_coef_range's low end)")
+        return n
+
+    def _params(self, intensity, particles, size) -> dict:
+        return {"intensity": float(intensity), "particles": particles.tolist(),
+                "size": [int(size[0]), int(size[1])]}
+
+    def draw(self, rng, size):
+        intensity = float(rng.uniform(*self.fog_coef_range))
+        n = self._count(intensity, size)
+        u = rng.random(3 * n).reshape(n, 3)
+        return self._params(intensity, self._particles(intensity, u, size), size)
+
+    def draw_lanes(self, lanes, sizes):
+        intensity = lanes.uniform(*self.fog_coef_range).tolist()
+        counts = np.array([self._count(i, s) for i, s in zip(intensity, sizes)])
+        u = lanes.ahead(3 * int(counts.max(initial=0)))
+        lanes.skip(3 * counts)
+        return [self._params(i, self._particles(i, u[k, :3 * n].reshape(n, 3), s), s)
+                for k, (i, n, s) in enumerate(zip(intensity, counts.tolist(), sizes))]
+
+    def colour_ops(self, params, channels, peak):
+        _rgb_eight_bit("RandomFog", channels, peak)
+        w, h = params["size"]
+        parts = np.asarray(params["particles"], np.float64).reshape(-1, 3)
+        parts = parts[np.argsort(parts[:, 1], kind="stable")]  # by row: the kernel bisects
+        frac = (parts / [w, h, w]).ravel().tolist()
+        top = float(parts[:, 2].max(initial=0)) / w
+        alpha = self.alpha_coef * float(params["intensity"])
+        ops: list = [[FOG, len(parts), alpha, -(-len(parts) // 3), top]]
+        ops.extend([DATA, *frac[k:k + 9]] for k in range(0, len(frac), 9))
+        size = max(3, min(w, h) // 30)
+        size += size % 2 == 0
+        taps = opencv_gaussian(size)
+        ops.extend(_with_data([BLUR, float(size // 2)],
+                              taps[size // 2:].astype(np.float32).tolist()))
+        if peak == 1.0:  # the blur's result as albumentations' uint8 has it
+            ops.append([POSTERIZE, 8.0, 8.0, 8.0, 8.0])
+        return ops
+
+    def config(self):
+        return {"alpha_coef": self.alpha_coef, "fog_coef_range": list(self.fog_coef_range)}
