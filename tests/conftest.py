@@ -8,10 +8,10 @@ with a reason otherwise.
 
 ``WARPKIT_TEST_SHARE=K/N`` runs share K of N of the tests: those whose name and parameters (the
 device's left out) have a CRC-32 of K modulo N (``K,L/N``: of K or L); ``K/N-word`` leaves out
-those whose name or parameters hold ``word``, ``K/N+word`` takes them all in. CI splits its
-conformance subset so between two more OpenCL implementations, each test on one of them (PoCL
-runs them all), and gives the cubic cases to one of them: each implementation compiles the
-cubic kernels its cases need once, for minutes.
+those whose name or parameters hold ``word``, ``K/N+word`` takes them all in (``word|other``:
+either word). CI splits its conformance subset so between two more OpenCL implementations, each
+test on one of them (PoCL runs them all), and gives the cubic cases and GridSample's to one of
+them: each implementation compiles the kernels those cases need once, for minutes.
 """
 
 from __future__ import annotations
@@ -158,17 +158,19 @@ def _case_key(item) -> str:
 
 def _share(items) -> list:
     """The items of ``WARPKIT_TEST_SHARE``: ``K,L/N`` (the shares by CRC), then ``+word`` (and
-    every item whose case names ``word``) or ``-word`` (but none that does)."""
+    every item whose case names ``word``) or ``-word`` (but none that does); ``word|other``
+    names either."""
     spec = os.environ["WARPKIT_TEST_SHARE"]
-    m = re.fullmatch(r"([\d,]+)/(\d+)(?:([+-])(\w+))?", spec)
+    m = re.fullmatch(r"([\d,]+)/(\d+)(?:([+-])(\w+(?:\|\w+)*))?", spec)
     if m is None:
-        raise pytest.UsageError(f"WARPKIT_TEST_SHARE must be K,L/N, then +word or -word, got "
-                                f"{spec!r}")
-    share, n, sign, word = {int(k) for k in m[1].split(",")}, int(m[2]), m[3], m[4]
+        raise pytest.UsageError(f"WARPKIT_TEST_SHARE must be K,L/N, then +word or -word "
+                                f"(word|other: either), got {spec!r}")
+    share, n, sign = {int(k) for k in m[1].split(",")}, int(m[2]), m[3]
+    words = m[4].split("|") if m[4] else []
 
     def keep(item) -> bool:
         key = _case_key(item)
-        named = word is not None and word in key
+        named = any(w in key for w in words)
         if sign == "-" and named:
             return False
         return (sign == "+" and named) or zlib.crc32(key.encode()) % n in share

@@ -111,18 +111,31 @@ def test_batches_replay_port_and_refusals(queue):
         with pytest.raises(ValueError, match=match):
             W.RandomFog(**kw)
     img = PHOTOS["coffee"][:20, :30].copy()
+    # drawn on 15 x 10, applied to 30 x 20: centres and radii doubled (the same blur)
+    t = W.RandomFog(0.5, p=1)
+    small = {"applied": True, "intensity": 0.5, "size": [15, 10],
+             "particles": [[3, 1, 2], [7, 5, 3], [14, 9, 1], [-1, 4, 2]]}
+    doubled = {**small, "size": [30, 20], "particles": [[2 * v for v in q]
+                                                        for q in small["particles"]]}
+    got = [W.Compose([t])(image=img, params={"applied": True, "steps": [step]}, queue=queue)
+           for step in (small, doubled)]
+    np.testing.assert_array_equal(got[0]["image"], got[1]["image"])
+    assert (got[0]["image"] != img).any()
     with pytest.raises(TypeError, match="RGB images"):
         W.Compose([W.RandomFog(p=1)])(image=img[..., :2], seed=0, queue=queue)
-    head = [COL_FOG, 4, 0.05, 2, 0.2]
-    parts = [COL_DATA, 0.1, 0.1, 0.1, 0.5, 0.2, 0.05, 0.3, 0.4, 0.2]
-    last = [COL_DATA, 0.9, 0.9, 0.15]
+    head = [COL_FOG, 4, 0.05, 2, 3, 30, 20]  # particles in whole pixels of 30 x 20
+    parts = [COL_DATA, 3, 2, 3, 15, 4, 1, 9, 8, 3]
+    last = [COL_DATA, 27, 18, 2]
     warp_with_rows(img, [head, parts, last], queue)  # well formed
-    for rows in ([head, parts], [[COL_FOG, 4, 0.05, 1, 0.2], parts, last],
-                 [[COL_FOG, 4, 1.5, 2, 0.2], parts, last],
-                 [[COL_FOG, 4, 0.05, 2, 0.1], parts, last],  # a radius past the largest
-                 [head, [COL_DATA, 0.1, 0.5, 0.1, 0.5, 0.2, 0.05, 0.3, 0.4, 0.2], last],  # rows
-                 [head, parts, [COL_DATA, np.nan, 0.9, 0.15]],
-                 [head, parts, [1, 0.9, 0.9, 0.15]]):
+    for rows in ([head, parts], [[COL_FOG, 4, 0.05, 1, 3, 30, 20], parts, last],
+                 [[COL_FOG, 4, 1.5, 2, 3, 30, 20], parts, last],
+                 [[COL_FOG, 4, 0.05, 2, 2, 30, 20], parts, last],  # a radius past the largest
+                 [[COL_FOG, 4, 0.05, 2, 3, 0, 20], parts, last],  # no size
+                 [[COL_FOG, 4, 0.05, 2, 3, 30.5, 20], parts, last],
+                 [head, [COL_DATA, 3, 9, 3, 15, 4, 1, 9, 8, 3], last],  # rows out of order
+                 [head, [COL_DATA, 3, 2, 3, 15, 4.5, 1, 9, 8, 3], last],  # not a whole pixel
+                 [head, parts, [COL_DATA, np.nan, 18, 2]],
+                 [head, parts, [1, 27, 18, 2]]):
         with pytest.raises(ValueError, match="COL_FOG"):
             warp_with_rows(img, rows, queue)
 

@@ -7,6 +7,7 @@ import os
 import subprocess
 import sys
 
+import pytest
 from typer.testing import CliRunner
 
 import warpkit
@@ -16,6 +17,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 runner = CliRunner()
 
 
+@pytest.mark.host
 def test_shipped_cases_are_what_the_oracles_give():
     """The npz in the package is rebuilt from the ONNX node cases and the ONNX reference and
     compared: the data cannot drift from its oracles."""

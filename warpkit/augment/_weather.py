@@ -19,7 +19,8 @@ from typing import Any
 import numpy as np
 
 from ..engine.core import (COL_BLUR as BLUR, COL_DATA as DATA, COL_FLARE as FLARE,
-                           COL_FOG as FOG, COL_POSTERIZE as POSTERIZE, MAX_FOG_PARTICLES)
+                           COL_FOG as FOG, COL_POSTERIZE as POSTERIZE, COLOUR_WORDS as WORDS,
+                           MAX_FOG_PARTICLES)
 from ._base import value_range
 from ._colour import ColourTransform, _rgb_eight_bit, _with_data
 from ._scene import _roi_fractions
@@ -283,18 +284,23 @@ class RandomFog(ColourTransform):
         w, h = params["size"]
         parts = np.asarray(params["particles"], np.float64).reshape(-1, 3)
         parts = parts[np.argsort(parts[:, 1], kind="stable")]  # by row: the kernel bisects
-        frac = (parts / [w, h, w]).ravel().tolist()
-        top = float(parts[:, 2].max(initial=0)) / w
-        alpha = self.alpha_coef * float(params["intensity"])
-        ops: list = [[FOG, len(parts), alpha, -(-len(parts) // 3), top]]
-        ops.extend([DATA, *frac[k:k + 9]] for k in range(0, len(frac), 9))
+        n, data = len(parts), -(-len(parts) // 3)
         size = max(3, min(w, h) // 30)
         size += size % 2 == 0
         taps = opencv_gaussian(size)
-        ops.extend(_with_data([BLUR, float(size // 2)],
-                              taps[size // 2:].astype(np.float32).tolist()))
-        if peak == 1.0:  # the blur's result as albumentations' uint8 has it
-            ops.append([POSTERIZE, 8.0, 8.0, 8.0, 8.0])
+        blur = _with_data([BLUR, float(size // 2)], taps[size // 2:].astype(np.float32).tolist())
+        # the blur's result as albumentations' uint8 has it
+        tail = blur + ([[POSTERIZE, 8.0, 8.0, 8.0, 8.0]] if peak == 1.0 else [])
+        # (many operations: one array, not a list a particle)
+        ops = np.zeros((1 + data + len(tail), WORDS), np.float32)
+        ops[0, :7] = FOG, n, self.alpha_coef * float(params["intensity"]), data, \
+            float(parts[:, 2].max(initial=0)), w, h
+        table = np.zeros((data * 3, 3))
+        table[:n] = parts
+        ops[1:1 + data, 0] = DATA
+        ops[1:1 + data, 1:10] = table.reshape(data, 9)
+        for k, op in enumerate(tail):
+            ops[1 + data + k, :len(op)] = op
         return ops
 
     def config(self):

@@ -667,33 +667,35 @@ def _check_flares(ops: np.ndarray) -> None:
 def _check_fog(ops: np.ndarray) -> None:
     """Every COL_FOG of ``ops`` ((items, k, COLOUR_WORDS)) as colour.h's wk_fog8 reads it, or a
     ValueError: a whole count of particles up to MAX_FOG_PARTICLES, an alpha in [0, 1], the
-    COL_DATA operations that hold them after it (three an operation) and inside the list, each
-    particle's centre finite and its radius in [0, its word 4] (fractions of the output's
-    sides, within 1e4), the centres' rows in order (the kernel bisects them). One numpy pass."""
+    size they were drawn on (whole, 1 to 65535 a side), the COL_DATA operations that hold them
+    after it (three an operation) and inside the list, each particle's centre and radius whole
+    pixels within 65535 of 0, its radius in [0, its word 4], the centres' rows in order (the
+    kernel bisects them). One numpy pass."""
     I, J = np.nonzero(ops[:, :, 0] == COL_FOG)
     if not len(I):
         return
-    n, alpha, data, top = (ops[I, J, w].astype(np.float64) for w in (1, 2, 3, 4))
-    whole = (n % 1 == 0) & (n >= 0) & (n <= MAX_FOG_PARTICLES)
+    n, alpha, data, top, w0, h0 = (ops[I, J, w].astype(np.float64) for w in (1, 2, 3, 4, 5, 6))
+    whole = (n % 1 == 0) & (n >= 0) & (n <= MAX_FOG_PARTICLES) & (w0 % 1 == 0) & \
+        (h0 % 1 == 0) & (w0 >= 1) & (h0 >= 1) & (w0 <= 65535) & (h0 <= 65535)
     need = np.where(whole, np.ceil(n / 3), -1.0)
     pos, held, misplaced = _data_after(ops, I, J, need)
     parts = ops[I, :, 1:10].astype(np.float64).reshape(len(I), -1, 3)  # (pairs, k * 3, 3)
     index = ((pos - J[:, None] - 1)[:, :, None] * 3 + np.arange(3)).reshape(len(I), -1)
     used = np.repeat(held, 3, axis=1) & (index < n[:, None])
-    bad_part = ~(np.abs(parts[:, :, :2]) <= 1e4).all(axis=2) | ~(parts[:, :, 2] >= 0) | \
-        ~(parts[:, :, 2] <= top[:, None])
+    bad_part = ~(np.abs(parts) <= 65535).all(axis=2) | (parts % 1 != 0).any(axis=2) | \
+        ~(parts[:, :, 2] >= 0) | ~(parts[:, :, 2] <= top[:, None])
     ys = np.where(used, parts[:, :, 1], np.nan)
     order = np.zeros(len(I), bool)
     for r in range(len(I)):  # (one row of used centres each: a numpy diff)
         y = ys[r][used[r]]
         order[r] = bool((np.diff(y) >= 0).all())
     bad = ~whole | (data != need) | misplaced | (used & bad_part).any(axis=1) | ~order | \
-        ~((alpha >= 0) & (alpha <= 1)) | ~((top >= 0) & (top <= 1e4))
+        ~((alpha >= 0) & (alpha <= 1)) | ~((top >= 0) & (top <= 65535))
     _first_bad(bad, I, J, lambda k: (
-        f"COL_FOG of {n[k]:g} particles needs a whole count up to {MAX_FOG_PARTICLES}, "
-        f"{max(need[k], 0):g} COL_DATA operations after it, counted in its word 3 (got "
-        f"{data[k]:g}), an alpha in [0, 1], finite centres in rows' order and radii in [0, "
-        f"its word 4] (fractions of the output's sides)"))
+        f"COL_FOG of {n[k]:g} particles on {w0[k]:g} x {h0[k]:g} needs a whole count up to "
+        f"{MAX_FOG_PARTICLES} and whole sides in [1, 65535], {max(need[k], 0):g} COL_DATA "
+        f"operations after it, counted in its word 3 (got {data[k]:g}), an alpha in [0, 1], "
+        f"whole pixels within 65535 of 0, centres in rows' order and radii in [0, its word 4]"))
 
 
 def _check_filters(ops: np.ndarray) -> None:
