@@ -159,10 +159,13 @@ class RandomSunFlare(ColourTransform):
         alpha = np.linspace(0.0, min(weight * 5, 1.0), num=times)
         radii = np.linspace(1, self.src_radius, num=times).astype(np.int64)
         cube = alpha[::-1] * alpha[::-1] * alpha[::-1]  # (albumentations' product, in order)
-        sun = [(radii[i] / w, float(cube[i])) for i in range(times)]
+        # a circle whose alpha moves no level (255 a < 1/2: rint(v + a (o - v)) is v) changes
+        # nothing, and the circles after it paint its pixels too: left out (the outer ones,
+        # which hold most of the image, have the least alphas)
+        sun = [(radii[i] / w, float(cube[i])) for i in range(times) if cube[i] * 255 >= 0.49]
         cx, cy = params["center"]
-        data = len(circles) + -(-times // 5)
-        ops: list = [[FLARE, len(circles), times, data, cx / w, cy / h, *self.src_color]]
+        data = len(circles) + -(-len(sun) // 5)
+        ops: list = [[FLARE, len(circles), len(sun), data, cx / w, cy / h, *self.src_color]]
         ops.extend([DATA, c[1] / w, c[2] / h, c[3] / w, c[0], *c[4:7]] for c in circles)
         flat = [v for pair in sun for v in pair]
         ops.extend([DATA, *flat[k:k + 10]] for k in range(0, len(flat), 10))
