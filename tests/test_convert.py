@@ -178,3 +178,20 @@ def test_from_float_batches_ports_and_refusals(queue):
                        "FromFloat after Normalize")]:
         with pytest.raises(ValueError, match=why):
             make()
+
+
+def test_torch_tensors_through_to_rgb_and_from_float(queue):
+    """A channels-first grayscale torch batch (B, 1, H, W) comes back (B, 3, H, W), the same
+    numbers as the numpy call; a float one through FromFloat comes back uint8."""
+    torch = pytest.importorskip("torch")
+    batch = np.stack([GRAY[:40, :50], GRAY[40:80, 50:100]])[..., None]
+    pipe = W.Compose([W.HorizontalFlip(p=1), W.ToRGB()])
+    got = pipe(image=torch.from_numpy(batch.transpose(0, 3, 1, 2).copy()), seed=0,
+               queue=queue)["image"]
+    want = pipe(image=batch, seed=0, queue=queue)["image"]
+    assert isinstance(got, torch.Tensor) and tuple(got.shape) == (2, 3, 40, 50)
+    np.testing.assert_array_equal(got.numpy().transpose(0, 2, 3, 1), want)
+    floats = torch.from_numpy((batch.transpose(0, 3, 1, 2) / 255).astype(np.float32))
+    out = W.Compose([W.ToRGB(), W.FromFloat()])(image=floats, seed=0, queue=queue)["image"]
+    assert out.dtype == torch.uint8 and tuple(out.shape) == (2, 3, 40, 50)
+    np.testing.assert_array_equal(out.numpy()[:, 1], batch[..., 0])

@@ -131,7 +131,8 @@ def test_batches_replay_port_and_refusals(queue):
                       ({"src_color": (255, 255)}, "src_color"),
                       ({"src_color": (255, 256, 0)}, "src_color"),
                       ({"angle_range": (0.5, 1.5)}, "angle_range"),
-                      ({"num_flare_circles_range": (0, 3)}, "num_flare_circles_range")):
+                      ({"num_flare_circles_range": (0, 3)}, "num_flare_circles_range"),
+                      ({"num_flare_circles_range": (1, 1025)}, "num_flare_circles_range")):
         with pytest.raises(ValueError, match=match):
             W.RandomSunFlare(**kw)
     with pytest.raises(TypeError, match="RGB images"):

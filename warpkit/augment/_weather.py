@@ -20,7 +20,7 @@ import numpy as np
 
 from ..engine.core import (COL_BLUR as BLUR, COL_DATA as DATA, COL_FLARE as FLARE,
                            COL_FOG as FOG, COL_POSTERIZE as POSTERIZE, COLOUR_WORDS as WORDS,
-                           MAX_FOG_PARTICLES)
+                           MAX_FLARE_CIRCLES, MAX_FOG_PARTICLES)
 from ._base import value_range
 from ._colour import ColourTransform, _rgb_eight_bit, _with_data
 from ._scene import _roi_fractions
@@ -103,9 +103,10 @@ class RandomSunFlare(ColourTransform):
         self.angle_range = value_range(angle_range, "angle_range", False, 0.0, 1.0)[0]
         lo, hi = value_range(num_flare_circles_range, "num_flare_circles_range", False, 1,
                              math.inf)[0]
-        if lo != int(lo) or hi != int(hi):
-            raise ValueError(f"num_flare_circles_range must be whole numbers >= 1 (albumentations "
-                             f"divides by the circles' radii), got {num_flare_circles_range!r}")
+        if lo != int(lo) or hi != int(hi) or hi > MAX_FLARE_CIRCLES:
+            raise ValueError(f"num_flare_circles_range must be whole numbers in [1, "
+                             f"{MAX_FLARE_CIRCLES}] (albumentations divides by the circles' "
+                             f"radii), got {num_flare_circles_range!r}")
         self.num_flare_circles_range = (int(lo), int(hi))
         self.method = method
 
@@ -120,7 +121,7 @@ class RandomSunFlare(ColourTransform):
                            np.trunc(h * (y0 + (y1 - y0) * u[:, 2]))], 1)
         return angle, centre, lo + np.floor(u[:, 3] * (hi - lo + 1)).astype(np.int64)
 
-    def _params(self, angle, centre, circles, size) -> dict:
+    def _params(self, centre, circles, size) -> dict:
         return {"center": [int(centre[0]), int(centre[1])],
                 "circles": [[float(c[0]), *(int(v) for v in c[1:])] for c in circles],
                 "size": [int(size[0]), int(size[1])]}
@@ -131,7 +132,7 @@ class RandomSunFlare(ColourTransform):
             np.zeros((0, 6))
         circles = _circles(u, np.repeat(centre, len(u), 0), np.repeat(angle, len(u)), size,
                            self.src_color)
-        return self._params(angle[0], centre[0], circles, size)
+        return self._params(centre[0], circles, size)
 
     def draw_lanes(self, lanes, sizes):
         out = []
@@ -145,7 +146,7 @@ class RandomSunFlare(ColourTransform):
         for i, (angle, centre, n) in enumerate(suns):
             circles = _circles(u[i, :int(n[0])], np.repeat(centre, int(n[0]), 0),
                                np.repeat(angle, int(n[0])), sizes[i], self.src_color)
-            out.append(self._params(angle[0], centre[0], circles, sizes[i]))
+            out.append(self._params(centre[0], circles, sizes[i]))
         return out
 
     def colour_ops(self, params, channels, peak):
