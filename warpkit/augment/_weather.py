@@ -110,7 +110,8 @@ class RandomSunFlare(ColourTransform):
         self.num_flare_circles_range = (int(lo), int(hi))
         self.method = method
 
-    def _sun(self, u: np.ndarray, size: tuple[int, int]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    def _sun(self, u: np.ndarray, size: tuple[int, int]
+             ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """(angle, centre (x, y), count) from 4 uniform numbers a sample (``u``: (n, 4))."""
         w, h = size
         x0, y0, x1, y1 = self.flare_roi
