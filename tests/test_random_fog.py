@@ -68,8 +68,10 @@ def test_photos_are_albumentations(photo, dtype, queue):
     for j, o in enumerate(fog):
         rows[0, j * COLOUR_WORDS:j * COLOUR_WORDS + len(o)] = o
     h, w = img.shape[:2]
-    np.testing.assert_array_equal(warp_by(img, np.eye(3), (w, h), queue=queue, colour=rows),
-                                  _blended(img, step, t))
+    # (OpenCV's addWeighted picks its SIMD per CPU: a blend on a half may round either way)
+    diff = np.abs(warp_by(img, np.eye(3), (w, h), queue=queue, colour=rows).astype(int)
+                  - _blended(img, step, t))
+    assert diff.max() <= 1 and (diff > 0).mean() <= 1e-3, (diff.max(), (diff > 0).mean())
 
 
 def test_draws_follow_albumentations_laws():
@@ -80,8 +82,12 @@ def test_draws_follow_albumentations_laws():
     size = (300, 200)
     p = t.draw(np.random.default_rng(0), size)
     regions = t._regions(0.6, size)
-    assert [r[4] for r in regions] == [int(300 * 200 / 3600 * 6)] + \
-        [r[4] for r in regions[1:]] and len(regions) == 10
+    for shape in ((200, 300), (33, 47), (480, 640)):  # albumentations' own draw: its count
+        theirs = A.RandomFog(fog_coef_range=(0.6, 0.6), p=1).get_params_dependent_on_data(
+            {"shape": shape}, {})
+        assert sum(r[4] for r in t._regions(0.6, shape[::-1])) == \
+            len(theirs["particle_positions"]), shape
+    assert regions[0][4] == int(300 * 200 / 3600 * 6) and len(regions) == 10
     parts = np.asarray(p["particles"])
     start = 0
     for x0, x1, y0, y1, n in regions:

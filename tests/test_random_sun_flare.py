@@ -6,7 +6,6 @@ every device and Oclgrind."""
 
 from __future__ import annotations
 
-import math
 
 import numpy as np
 import pytest
@@ -29,12 +28,14 @@ def _theirs(img: np.ndarray, step: dict, t: W.RandomSunFlare) -> np.ndarray:
 
 
 def _same(got: np.ndarray, want: np.ndarray) -> None:
-    """uint8 the same levels; float32 within float32's rounding of a level / 255."""
+    """The same levels but for blends that land on a half, which albumentations' SIMD sum
+    (simsimd's, chosen per CPU) may round the other way: within a level, and the same on all
+    but 1 value in 1000 (every value on this project's CPUs); float32 as levels / 255."""
     assert got.dtype == want.dtype and got.shape == want.shape
-    if got.dtype == np.uint8:
-        np.testing.assert_array_equal(got, want)
-    else:
-        np.testing.assert_allclose(got, want, rtol=0, atol=2e-6)
+    scale = 255.0 if got.dtype == np.float32 else 1.0
+    diff = np.abs(got.astype(np.float64) - want) * scale
+    assert diff.max() <= 1 + 1e-3 and (diff > 1e-3).mean() <= 1e-3, \
+        (diff.max(), (diff > 1e-3).mean())
 
 
 @pytest.mark.parametrize("photo", list(PHOTOS))
@@ -92,12 +93,12 @@ def test_draws_follow_albumentations_laws():
             assert 0.05 <= alpha < 0.2
             radii.add(r)
             assert 204 <= rgb[0] <= 255 and 49 <= rgb[1] <= 100 and rgb[2] == 0
-        if len(p["circles"]) >= 2:  # two points of one line through the centre
-            (_, x1, y1, *_), (_, x2, y2, *_) = p["circles"][:2]
-            if (x1, y1) != (x, y) and (x2, y2) != (x, y):
-                a1, a2 = math.atan2(y1 - y, x1 - x), math.atan2(y2 - y, x2 - x)
-                gap = abs((a1 - a2 + math.pi / 2) % math.pi - math.pi / 2)
-                assert gap < 0.2 or min(abs(x1 - x) + abs(y1 - y), abs(x2 - x) + abs(y2 - y)) < 20
+        # every circle's point on one line through the centre (each truncated to a pixel)
+        pts = np.array([[cx - x, cy - y] for _, cx, cy, *_ in p["circles"]], np.float64)
+        far = pts[np.argmax(np.hypot(*pts.T))]
+        if np.hypot(*far) > 20:
+            off = np.abs(pts[:, 0] * far[1] - pts[:, 1] * far[0]) / np.hypot(*far)
+            assert off.max() <= 2.0, (p, off)
     assert counts == {2, 3, 4, 5} and radii == {1, 8, 27, 64}
     photos = [np.zeros((h, w, 3), np.uint8) for h, w in ((40, 60), (90, 50), (33, 33))] * 2
     assert_drawn_alone(t, photos, 4, range(len(photos)))
