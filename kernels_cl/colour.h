@@ -211,6 +211,19 @@
  *                     radius. A pixel within k of them
  *                     takes v = rint(255 a + (1 - a) v) k times, a = w[2] (wk_fog8). The
  *                     blur after it is a WK_COL_BLUR of its own
+ *   WK_COL_RAIN       albumentations' RandomRain on channels 0-2 (RGB images), on 8-bit levels
+ *                     (floats rounded to levels of 255 and back): w[1] drops in the w[3]
+ *                     WK_COL_DATA operations after it (skipped with it), two an operation
+ *                     (words 1-4 and 5-8: x1, y1, x2, y2 in whole pixels of an image of w[4] x
+ *                     w[5], scaled to the output where its size differs), in the order of
+ *                     their first rows; w[6] the most rows a drop spans (y2 - y1). Each drop is
+ *                     cv2.line's 4-connected line (LINE_4, one pixel wide, clipped to the
+ *                     output as OpenCV clips it) of colour w[7 .. 9] into a layer of zeros;
+ *                     the layer goes through cv2.blur's w[2] x w[2] box (edges reflected
+ *                     without repeating the edge pixel; its rounding: wk_rain_box8, w[10] =
+ *                     float(1 / w[2]^2)) and is added to the pixel, saturated. Where w[11] is
+ *                     1, 24 more WK_COL_DATA operations hold 256 levels (words 1-11 each): the
+ *                     sum's level v becomes level v of them (cv2.multiply by the brightness)
  *
  * The 8 pixels' position: row at.y, columns at.x .. at.x + 7 of an output of dims = (Wo, Ho).
  */
@@ -259,6 +272,7 @@
 #define WK_COL_MORPH 39
 #define WK_COL_FLARE 40
 #define WK_COL_FOG 41
+#define WK_COL_RAIN 42
 /* WK_COL_HEAVY: which of the larger operations a build holds (the host's engine.core
  * colour_groups: the groups some item's list has, and every group that launch has had in the
  * process, so that a pipeline's builds settle on one); the others are compiled out. Each one
@@ -285,8 +299,9 @@
 #define WK_COLG_POLY 1024 /* WK_COL_POLY */
 #define WK_COLG_FLARE 2048 /* WK_COL_FLARE */
 #define WK_COLG_FOG 4096 /* WK_COL_FOG */
+#define WK_COLG_RAIN 8192 /* WK_COL_RAIN */
 #ifndef WK_COL_HEAVY
-#define WK_COL_HEAVY 8191
+#define WK_COL_HEAVY 16383
 #endif
 /* the largest Poisson count WK_COL_SHOT draws: its mean is at most 50 (engine.core refuses
  * scales below MIN_SHOT_SCALE); a count of 150 or more has a chance below 1e-25 */
@@ -925,7 +940,7 @@ inline void wk_poly8(float8 *v, int C, __global const float *op, int2 at, int2 d
 }
 #endif
 
-#if WK_COL_HEAVY & (WK_COLG_FLARE | WK_COLG_FOG)
+#if WK_COL_HEAVY & (WK_COLG_FLARE | WK_COLG_FOG | WK_COLG_RAIN)
 /* a position or radius of a WK_COL_FLARE or WK_COL_FOG operation in output pixels: frac *
  * side, halves up (wk_edge's rounding, but a centre may lie left of or above the image). The
  * floor as a truncation and a step down below 0: PoCL's floor() is a call, and these are
@@ -936,6 +951,11 @@ inline __attribute__((always_inline)) int wk_flare_px(float frac, int side) {
     const int i = (int)t;
     return i - ((float)i > t);
 }
+
+/* a pixel value of a WK_COL_FOG or WK_COL_RAIN operation (whole pixels of the size w0 it was drawn on) on
+ * an output side of the same size as it is (no float floor: PoCL's is a call, and this is
+ * taken per particle per block), else scaled as wk_flare_px scales */
+#define WK_FOG_PX(v, w0, side) ((side) == (w0) ? (int)(v) : wk_flare_px((v) / (float)(w0), side))
 
 /* whether each of 8 pixels at squared offsets (ax2, ay2) from a centre lies within radius r:
  * ax2 + ay2 <= r^2 in 32 unsigned bits, offsets and radius taken up to 65535 (a radius past it
@@ -1013,11 +1033,6 @@ inline void wk_flare8(float8 *v, __global const float *op, int2 at, int2 dims) {
  * where it holds a pixel (wk_flare_in's disc); then each pixel's blends with white, as many
  * as it counted, each rounded to a level (albumentations blends particle after particle; the
  * blend is the same for each, so their order does not matter) */
-/* a pixel value of a WK_COL_FOG operation (whole pixels of the size w0 it was drawn on) on
- * an output side of the same size as it is (no float floor: PoCL's is a call, and this is
- * taken per particle per block), else scaled as wk_flare_px scales */
-#define WK_FOG_PX(v, w0, side) ((side) == (w0) ? (int)(v) : wk_flare_px((v) / (float)(w0), side))
-
 inline void wk_fog8(float8 *v, __global const float *op, int2 at, int2 dims) {
     const int n = (int)op[1], w0 = (int)op[5], h0 = (int)op[6];
     const int top = WK_FOG_PX(op[4], w0, dims.x);
@@ -1045,6 +1060,175 @@ inline void wk_fog8(float8 *v, __global const float *op, int2 at, int2 dims) {
     for (int i = 0; any(count > (float8)(float)i); i++) {
         const int8 more = count > (float8)(float)i;
         WK_FLARE_RGB(q[c] = more ? wk_rint8(white + q[c] * b) : q[c]);
+    }
+    WK_LEVELS_OUT(v, q);
+}
+#endif
+
+#if WK_COL_HEAVY & WK_COLG_RAIN
+/* the most rows and columns of WK_COL_RAIN's box (its window's rows are a mask of 32 columns
+ * each: 8 pixels and the box's reach on either side) */
+#define WK_RAIN_KMAX 25
+
+/* OpenCV's BORDER_REFLECT_101 (the edge pixel not repeated), any distance, of 8 indices */
+inline int8 wk_rain_refl8(int8 i, int n) {
+    if (n == 1) return (int8)0;
+    while (any(i < 0 || i >= n)) i = i < 0 ? -i : (i >= n ? 2 * (n - 1) - i : i);
+    return i;
+}
+/* p q / b truncated toward zero (C's division of OpenCV's int64 product), by magnitudes in 64
+ * unsigned bits and signs in 32 (llvmpipe, rusticl, took a 64-bit x < 0 as false) */
+inline int wk_rain_div(int p, int q, int b) {
+    const ulong m = (ulong)abs(p) * (ulong)abs(q) / (ulong)abs(b);
+    return ((p < 0) != (q < 0)) != (b < 0) && m ? -(int)m : (int)m;
+}
+inline int wk_rain_refl(int i, int n) {
+    if (n == 1) return 0;
+    while (i < 0 || i >= n) i = i < 0 ? -i : 2 * (n - 1) - i;
+    return i;
+}
+
+/* cv2.blur's 8-bit result for a window sum s = n c of a box of d = k^2 pixels (measured
+ * against OpenCV for every n <= d and level c, k = 2 .. 64): the exact quotient rounded half
+ * up for k <= 16, OpenCV's 16-bit fixed point for powers of 2 there (halves and a little less
+ * go up), float(s) float(1 / d) rounded to even beyond; k = 1: no blur (albumentations') */
+inline float8 wk_rain_box8(int8 s, int k, float inv) {
+    const int d = k * k;
+    if (d == 1) return convert_float8(s);
+    if (d <= 256) { /* (the powers of 2 by name: LLVM turns a bit test into a ctpop, which
+                     * Oclgrind lacks) */
+        if (k == 2 || k == 4 || k == 8 || k == 16)
+            return convert_float8((s + (d / 2 + 1)) >> (int8)(k == 2 ? 2 : (k == 4 ? 4 : (k == 8 ? 6 : 8))));
+        return convert_float8((2 * s + d) / (2 * d));
+    }
+    return wk_rint8(convert_float8(s) * inv);
+}
+
+/* WK_COL_RAIN on 8 pixels of row at.y from column at.x: albumentations' add_rain per pixel.
+ * The window's rows (reflected) each get a mask of the lit columns s0 .. s0 + 31 (every column
+ * a pixel's window reads, edges reflected, lies there), from the drops whose rows reach them
+ * (a bisection by first row, then a run); each drop is clipped and rasterised as OpenCV's
+ * LineIterator does (4-connected: along its longer axis d1, a step across after each point
+ * while d2 i < d1 j does not hold), its columns on a row in closed form. Then each pixel counts
+ * the lit pixels of its window, the layer's level per channel is wk_rain_box8 of the count
+ * times the colour, the sum saturates at 255, then the brightness's table */
+inline void wk_rain8(float8 *v, __global const float *op, int2 at, int2 dims) {
+    const int n = (int)op[1], k = (int)op[2], w0 = (int)op[4], h0 = (int)op[5];
+    const int W = dims.x, H = dims.y, a = k / 2;
+    const int s0 = max(at.x - a, 0);
+    int rlo = H, rhi = -1;
+    for (int t = 0; t < k; t++) {
+        const int r = wk_rain_refl(at.y - a + t, H);
+        rlo = min(rlo, r);
+        rhi = max(rhi, r);
+    }
+    const int span = WK_FOG_PX(op[6], h0, H) + 1; /* (both ends rounded) */
+    int lo = 0, hi = n; /* the first drop whose first row is at least rlo - span */
+    while (lo < hi) {
+        const int mid = (lo + hi) / 2;
+        if (WK_FOG_PX(op[WK_COL_WORDS * (1 + mid / 2) + 2 + 4 * (mid % 2)], h0, H) < rlo - span)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    uint mask[WK_RAIN_KMAX];
+    for (int t = 0; t < k; t++) mask[t] = 0u;
+    int lit = 0;
+    for (int j = lo; j < n; j++) {
+        __global const float *d = op + WK_COL_WORDS * (1 + j / 2) + 1 + 4 * (j % 2);
+        int y1 = WK_FOG_PX(d[1], h0, H);
+        if (y1 > rhi) break;
+        int x1 = WK_FOG_PX(d[0], w0, W), x2 = WK_FOG_PX(d[2], w0, W), y2 = WK_FOG_PX(d[3], h0, H);
+        if (min(x1, x2) > s0 + 31 || max(x1, x2) < s0) continue;
+        /* OpenCV's clipLine (its int64 and double arithmetic: the quotients truncated; the
+         * points in 32 bits: llvmpipe (rusticl) took a 64-bit x < 0 here as false) */
+        const int right = W - 1, bottom = H - 1;
+        int c1 = (x1 < 0) + (x1 > right) * 2 + (y1 < 0) * 4 + (y1 > bottom) * 8;
+        int c2 = (x2 < 0) + (x2 > right) * 2 + (y2 < 0) * 4 + (y2 > bottom) * 8;
+        if ((c1 & c2) != 0) continue;
+        if ((c1 | c2) != 0) {
+            if (c1 & 12) {
+                const int e = c1 < 8 ? 0 : bottom;
+                x1 += wk_rain_div(e - y1, x2 - x1, y2 - y1);
+                y1 = e;
+                c1 = (x1 < 0) + (x1 > right) * 2;
+            }
+            if (c2 & 12) {
+                const int e = c2 < 8 ? 0 : bottom;
+                x2 += wk_rain_div(e - y2, x2 - x1, y2 - y1);
+                y2 = e;
+                c2 = (x2 < 0) + (x2 > right) * 2;
+            }
+            if ((c1 & c2) == 0 && (c1 | c2) != 0) {
+                if (c1) {
+                    const int e = c1 == 1 ? 0 : right;
+                    y1 += wk_rain_div(e - x1, y2 - y1, x2 - x1);
+                    x1 = e;
+                    c1 = 0;
+                }
+                if (c2) {
+                    const int e = c2 == 1 ? 0 : right;
+                    y2 += wk_rain_div(e - x2, y2 - y1, x2 - x1);
+                    x2 = e;
+                    c2 = 0;
+                }
+            }
+            if ((c1 | c2) != 0) continue;
+        }
+        if (x2 < x1) { /* left to right */
+            const int tx = x1, ty = y1;
+            x1 = x2; y1 = y2; x2 = tx; y2 = ty;
+        }
+        if (x1 > s0 + 31 || x2 < s0) continue;
+        const int dx = x2 - x1, sy = y2 < y1 ? -1 : 1, dy = y2 < y1 ? y1 - y2 : y2 - y1;
+        const int steep = dy > dx;
+        for (int t = 0; t < k; t++) {
+            const int r = wk_rain_refl(at.y - a + t, H);
+            const int i = (r - y1) * sy; /* rows along the line */
+            if (i < 0 || i > dy) continue;
+            uint xa, xb; /* its columns on row r, from x1 */
+            if (steep) { /* a row a point: the columns ceil(dx (i - 1) / dy) .. ceil(dx i / dy) */
+                xa = i == 0 ? 0u : ((uint)dx * (uint)(i - 1) + (uint)dy - 1u) / (uint)dy;
+                xb = ((uint)dx * (uint)i + (uint)dy - 1u) / (uint)dy;
+            } else if (dy == 0) {
+                xa = 0u;
+                xb = (uint)dx;
+            } else { /* the columns whose runs of rows hold row i */
+                xa = i == 0 ? 0u : ((uint)dx * (uint)(i - 1)) / (uint)dy + 1u;
+                xb = min(((uint)dx * (uint)i) / (uint)dy + 1u, (uint)dx);
+            }
+            const int ca = max(x1 + (int)xa, s0) - s0, cb = min(x1 + (int)xb, s0 + 31) - s0;
+            if (ca > cb) continue;
+            mask[t] |= ((2u << (cb - ca)) - 1u) << ca;
+            lit = 1;
+        }
+    }
+    float8 q[3];
+    WK_LEVELS_IN(q, v);
+    if (lit) {
+        const int8 X = min((int8)(0, 1, 2, 3, 4, 5, 6, 7) + at.x, (int8)(W - 1));
+        int8 count = (int8)0;
+        for (int t = 0; t < k; t++) {
+            const uint m = mask[t];
+            if (m == 0u) continue;
+            for (int u = 0; u < k; u++) {
+                const int8 c = wk_rain_refl8(X - a + u, W) - s0;
+                count += convert_int8(((uint8)m >> as_uint8(c)) & (uint8)1u);
+            }
+        }
+        const float inv = op[10];
+        WK_FLARE_RGB(q[c] = fmin(q[c] + wk_rain_box8(count * (int)op[7 + c], k, inv), 255.0f));
+    }
+    if (op[11] != 0.0f) { /* the brightness: a level's table */
+        __global const float *table = op + WK_COL_WORDS * (1 + (n + 1) / 2);
+        WK_FLARE_RGB(
+            float lv[8];
+            vstore8(q[c], 0, lv);
+            for (int l = 0; l < 8; l++) {
+                const int level = (int)lv[l];
+                lv[l] = table[WK_COL_WORDS * (level / 11) + 1 + level % 11];
+            }
+            q[c] = vload8(0, lv));
     }
     WK_LEVELS_OUT(v, q);
 }
@@ -1133,16 +1317,17 @@ inline __attribute__((always_inline)) void wk_colour8_ops(float8 *v, int C, __gl
             const int data = (int)op[3];
             k += data;
             op += data * WK_COL_WORDS;
-        } else if ((WK_COL_HEAVY & WK_COLG_FLARE) && code == WK_COL_FLARE) {
+        } else if ((WK_COL_HEAVY & (WK_COLG_FLARE | WK_COLG_FOG | WK_COLG_RAIN)) &&
+                   (code == WK_COL_FLARE || code == WK_COL_FOG || code == WK_COL_RAIN)) {
+            /* the weather, on channels 0-2 (RGB images); its data operations skipped */
 #if WK_COL_HEAVY & WK_COLG_FLARE
-            if (C >= 3) wk_flare8(v, op, at, dims);
+            if (C >= 3 && code == WK_COL_FLARE) wk_flare8(v, op, at, dims);
 #endif
-            const int data = (int)op[3];
-            k += data;
-            op += data * WK_COL_WORDS;
-        } else if ((WK_COL_HEAVY & WK_COLG_FOG) && code == WK_COL_FOG) {
 #if WK_COL_HEAVY & WK_COLG_FOG
-            if (C >= 3) wk_fog8(v, op, at, dims);
+            if (C >= 3 && code == WK_COL_FOG) wk_fog8(v, op, at, dims);
+#endif
+#if WK_COL_HEAVY & WK_COLG_RAIN
+            if (C >= 3 && code == WK_COL_RAIN) wk_rain8(v, op, at, dims);
 #endif
             const int data = (int)op[3];
             k += data;

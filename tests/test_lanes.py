@@ -18,7 +18,7 @@ from warpkit.augment import (AdditiveNoise, AdvancedBlur, Blur, FrequencyMasking
                              RandomHorizontalFlip, RandomPerspective, ChannelDropout, Equalize,
                              AutoContrast, FancyPCA, ISONoise, MultiplicativeNoise,
                              PlanckianJitter, RandomSnow, ChromaticAberration, Illumination,
-                             RandomGravel, RandomShadow, Morphological, RandomSunFlare, RandomFog,
+                             RandomGravel, RandomShadow, Morphological, RandomSunFlare, RandomFog, RandomRain,
                              RandomToneCurve,
                              SaltAndPepper, SquareSymmetry, PixelDropout, ShotNoise, ToSepia,
                              RandomResizedCrop,
@@ -147,7 +147,8 @@ PIPELINES = [
              Morphological(p=0.5), Morphological(3, "erosion", p=0.6),
              RandomSunFlare(p=0.5), RandomSunFlare((0, 0, 1, 1), 90, (255, 200, 0), (0.3, 0.6),
                                                    (1, 12), p=0.7),
-             RandomFog(p=0.5), RandomFog(0.2, (0.1, 0.5), p=0.7)]),
+             RandomFog(p=0.5), RandomFog(0.2, (0.1, 0.5), p=0.7),
+             RandomRain(p=0.5), RandomRain((-20, 5), rain_type="heavy", p=0.6)]),
     # AdditiveNoise: each law in each mode (the constant Beta's gamma tries, looked at ahead)
     Compose([RandomResizedCrop(24)] + [
         AdditiveNoise(kind, mode, params, approx, p=0.7) for kind, params in

@@ -8,7 +8,7 @@ transforms (albumentations' names: ``ColorJitter``, ``HueSaturationValue``,
 ``InvertImg``, ``Solarize``, ``Posterize``, ``ToSepia``, ``PlanckianJitter``,
 ``RandomToneCurve``, ``MultiplicativeNoise``, ``ChannelDropout``, ``RandomSnow``,
 ``ChromaticAberration``, ``Illumination``, ``RandomGravel``, ``RandomShadow``,
-``RandomSunFlare``, ``RandomFog``; noise, dropout,
+``RandomSunFlare``, ``RandomFog``, ``RandomRain``; noise, dropout,
 blur and morphology: ``GaussNoise``, ``SaltAndPepper``, ``ShotNoise``, ``ISONoise``,
 ``PixelDropout``, ``CoarseDropout``, ``GridDropout``, ``Morphological``, ...) run inside that resampling, on each pixel before it is stored (a
 contrast on the image's mean, a blur, ``CLAHE``, ``Equalize``, ``AutoContrast``, ``FancyPCA``,
@@ -65,7 +65,7 @@ from ._pixel import (AutoContrast, ChannelDropout, ChromaticAberration, Equalize
                      RandomToneCurve, SaltAndPepper, ShotNoise, ToSepia)
 from ._mixing import CutMix, MixUp
 from ._scene import Illumination, RandomGravel, RandomShadow
-from ._weather import RandomFog, RandomSunFlare
+from ._weather import RandomFog, RandomRain, RandomSunFlare
 from ._morph import Morphological
 from ._mosaic import Mosaic
 from ._convert import FromFloat, ToRGB
@@ -96,7 +96,7 @@ __all__ = ["AdditiveNoise", "AdvancedBlur", "Affine", "AtLeastOneBBoxRandomCrop"
            "MultiplicativeNoise", "OneOf", "OpticalDistortion", "Pad", "PadIfNeeded",
            "Perspective", "PiecewiseAffine", "PixelDropout", "PlanckianJitter", "Posterize",
            "RandomAffine", "RandomBrightnessContrast", "RandomCrop", "RandomCropFromBorders",
-           "RandomCropNearBBox", "RandomFog", "RandomGamma", "RandomGravel", "RandomGridShuffle",
+           "RandomCropNearBBox", "RandomFog", "RandomGamma", "RandomRain", "RandomGravel", "RandomGridShuffle",
            "RandomHorizontalFlip", "RandomIoUCrop",
            "RandomPerspective", "RandomResizedCrop", "RandomRotate90", "RandomRotation",
            "RandomScale", "RandomShadow", "RandomSizedBBoxSafeCrop", "RandomSizedCrop", "RandomSnow", "RandomSunFlare",

@@ -39,7 +39,7 @@ from . import _scene as S
 from . import _transforms as T
 from ._additive import AdditiveNoise
 from ._convert import FromFloat, ToRGB
-from ._weather import RandomFog, RandomSunFlare
+from ._weather import RandomFog, RandomRain, RandomSunFlare
 from ._grid_shuffle import RandomGridShuffle
 from ._pixel_dropout import PixelDropout
 from ._base import (BORDER_CODES, INTERPOLATION_CODES, OneOf, Transform, merge_setting,
@@ -284,6 +284,8 @@ SUPPORTED: dict[str, Callable[[_Args, _Pipeline], Transform | None]] = {
     "RandomGravel": _colour(S.RandomGravel, "gravel_roi", "number_of_patches"),
     "Morphological": _colour(MO.Morphological, "scale", "operation"),
     "RandomFog": _colour(RandomFog, "alpha_coef", "fog_coef_range"),
+    "RandomRain": _colour(RandomRain, "slant_range", "drop_length", "drop_width", "drop_color",
+                          "blur_value", "brightness_coefficient", "rain_type"),
     "RandomSunFlare": _colour(RandomSunFlare, "flare_roi", "src_radius", "src_color",
                               "angle_range", "num_flare_circles_range", "method"),
     "RandomShadow": _colour(S.RandomShadow, "shadow_roi", "num_shadows_limit",

@@ -1,8 +1,9 @@
 """Weather over the scene under albumentations 2.0.8's names, parameters and methods, decided
 per pixel in the warp's store: ``RandomSunFlare`` ("overlay": flare circles along a line
 through the sun, then the sun as concentric circles, each blended as albumentations blends
-it) and ``RandomFog`` (fog particles, each a disc that brightens what it covers, then
-albumentations' Gaussian blur in a pass after the warp).
+it), ``RandomFog`` (fog particles, each a disc that brightens what it covers, then
+albumentations' Gaussian blur in a pass after the warp) and ``RandomRain`` (streaks drawn as
+OpenCV draws lines, box-blurred, added, then darkened).
 
 Conventions: the circles lie on the **output** (put these after the geometry, as recipes do);
 recorded in pixels of the size they were drawn on (``size``), and scaled to the output where
@@ -19,17 +20,27 @@ from typing import Any
 import numpy as np
 
 from ..engine.core import (COL_BLUR as BLUR, COL_DATA as DATA, COL_FLARE as FLARE,
-                           COL_FOG as FOG, COL_POSTERIZE as POSTERIZE, COLOUR_WORDS as WORDS,
-                           MAX_FLARE_CIRCLES, MAX_FOG_PARTICLES)
+                           COL_FOG as FOG, COL_POSTERIZE as POSTERIZE, COL_RAIN as RAIN,
+                           COLOUR_WORDS as WORDS, MAX_FLARE_CIRCLES, MAX_FOG_PARTICLES,
+                           MAX_RAIN_BOX, MAX_RAIN_DROPS)
 from ._base import value_range
 from ._colour import ColourTransform, _rgb_eight_bit, _with_data
 from ._scene import _roi_fractions
 
-__all__ = ["RandomFog", "RandomSunFlare"]
+__all__ = ["RandomFog", "RandomRain", "RandomSunFlare"]
 
 #: the most sun circles (``src_radius // 10``) a sample's operation holds: the kernel blends
 #: each one into every pixel inside it
 MAX_SUN_CIRCLES = 256
+
+
+def _rgb_levels(colour: Any, name: str) -> tuple[int, int, int]:
+    """``colour`` checked: 3 whole levels in [0, 255] (R, G, B)."""
+    if not (isinstance(colour, Sequence) and len(colour) == 3 and all(
+            isinstance(c, (int, np.integer)) and not isinstance(c, bool) and 0 <= c <= 255
+            for c in colour)):
+        raise ValueError(f"{name} must be 3 whole levels in [0, 255] (R, G, B), got {colour!r}")
+    return tuple(int(c) for c in colour)
 
 
 def _circles(u: np.ndarray, centre: np.ndarray, angle: np.ndarray, size: tuple[int, int],
@@ -94,12 +105,7 @@ class RandomSunFlare(ColourTransform):
             raise ValueError(f"src_radius must be a whole number in [1, "
                              f"{10 * (MAX_SUN_CIRCLES + 1) - 1}], got {src_radius!r}")
         self.src_radius = int(src_radius)
-        if not (isinstance(src_color, Sequence) and len(src_color) == 3 and all(
-                isinstance(c, (int, np.integer)) and not isinstance(c, bool) and 0 <= c <= 255
-                for c in src_color)):
-            raise ValueError(f"src_color must be 3 whole levels in [0, 255] (R, G, B), got "
-                             f"{src_color!r}")
-        self.src_color = tuple(int(c) for c in src_color)
+        self.src_color = _rgb_levels(src_color, "src_color")
         self.angle_range = value_range(angle_range, "angle_range", False, 0.0, 1.0)[0]
         lo, hi = value_range(num_flare_circles_range, "num_flare_circles_range", False, 1,
                              math.inf)[0]
@@ -310,3 +316,148 @@ class RandomFog(ColourTransform):
 
     def config(self):
         return {"alpha_coef": self.alpha_coef, "fog_coef_range": list(self.fog_coef_range)}
+
+
+#: RandomRain's drops a sample per rain type: a fraction of the image's height
+_RAIN_DROPS = {"drizzle": (1, 4), "heavy": (1, 1), "torrential": (2, 1), "default": (1, 3)}
+#: albumentations' bound on RandomRain's slant (its MAX_RAIN_ANGLE)
+MAX_RAIN_SLANT = 45
+
+
+class RandomRain(ColourTransform):
+    """albumentations' RandomRain: a slant drawn from ``slant_range`` and drops at whole pixels
+    drawn over the image (x in [0, W), y in [0, H - drop_length)), ``H // 3`` of them
+    (``rain_type`` "drizzle" ``H // 4``, "heavy" ``H``, "torrential" ``2 H``); albumentations'
+    laws from the sample's stream. ``drop_length`` None is ``max(1, H // 8)``. Recorded as
+    ``slant``, ``drop_length``, ``drops`` (each ``[x, y]``) and ``size``.
+
+    Applied as albumentations applies it, per pixel in the warp's store: each drop a line from
+    (x, y) to (``int(x + slant)``, y + drop_length) (albumentations adds the slant, in degrees,
+    to x as pixels) as ``cv2.polylines`` draws it (4-connected, one pixel wide, clipped as
+    OpenCV clips) in ``drop_color`` on a layer of zeros; the layer blurred by ``cv2.blur`` of
+    ``blur_value`` x ``blur_value`` (its rounding, edges reflected) where ``blur_value`` > 1;
+    added to the image, saturated; then every level times ``brightness_coefficient``,
+    rounded (``cv2.multiply``). RGB images (as albumentations), uint8 and float32 (through
+    levels of 255, as albumentations' uint8 round trip). Taken: ``drop_width`` 1
+    (albumentations' default; wider drops are OpenCV's filled polygons, refused) and
+    ``blur_value`` up to 25.
+
+    Conventions: the drops lie on the **output** (put this after the geometry), positions
+    (x, y) with y down, in pixels of ``size``, scaled to the output where it differs.
+
+    Example:
+        >>> t = RandomRain(slant_range=(5, 5), p=1)
+        >>> params = t.draw(np.random.default_rng(0), (64, 48))
+        >>> params["slant"], params["drop_length"], len(params["drops"])
+        (5.0, 6, 16)
+    """
+
+    def __init__(self, slant_range: Any = (-10, 10), drop_length: int | None = None,
+                 drop_width: int = 1, drop_color: Sequence[int] = (200, 200, 200),
+                 blur_value: int = 7, brightness_coefficient: float = 0.7,
+                 rain_type: str = "default", p: float = 0.5) -> None:
+        super().__init__(p)
+        self.slant_range = value_range(slant_range, "slant_range", False, -MAX_RAIN_SLANT,
+                                       MAX_RAIN_SLANT)[0]
+        if drop_length is not None and (isinstance(drop_length, bool) or not isinstance(
+                drop_length, (int, np.integer)) or not 1 <= drop_length <= 65535):
+            raise ValueError(f"drop_length must be None or a whole number in [1, 65535], got "
+                             f"{drop_length!r}")
+        self.drop_length = None if drop_length is None else int(drop_length)
+        if isinstance(drop_width, bool) or not isinstance(drop_width, (int, np.integer)) or \
+                drop_width < 1:
+            raise ValueError(f"drop_width must be a whole number >= 1, got {drop_width!r}")
+        if drop_width != 1:
+            raise ValueError(f"RandomRain(drop_width={drop_width}) is not supported: warpkit "
+                             f"draws drops 1 pixel wide (albumentations' default; wider ones are "
+                             f"OpenCV's filled polygons)")
+        self.drop_width = 1
+        self.drop_color = _rgb_levels(drop_color, "drop_color")
+        if isinstance(blur_value, bool) or not isinstance(blur_value, (int, np.integer)) or \
+                not 1 <= blur_value <= MAX_RAIN_BOX:
+            raise ValueError(f"blur_value must be a whole number in [1, {MAX_RAIN_BOX}], got "
+                             f"{blur_value!r}")
+        self.blur_value = int(blur_value)
+        if isinstance(brightness_coefficient, bool) or not isinstance(
+                brightness_coefficient, (int, float, np.number)) or \
+                not 0 < brightness_coefficient <= 1:
+            raise ValueError(f"brightness_coefficient must be a number in (0, 1], got "
+                             f"{brightness_coefficient!r}")
+        self.brightness_coefficient = float(brightness_coefficient)
+        if rain_type not in _RAIN_DROPS:
+            raise ValueError(f"rain_type must be one of {sorted(_RAIN_DROPS)}, got "
+                             f"{rain_type!r}")
+        self.rain_type = rain_type
+
+    def _shape(self, size: tuple[int, int]) -> tuple[int, int]:
+        """(drops, drop length) on an image of ``size`` (w, h), or a ValueError where the
+        drops have no rows to start on (albumentations' integers(0, H - length) fails)."""
+        w, h = size
+        times, part = _RAIN_DROPS[self.rain_type]
+        count = h * times // part
+        length = max(1, h // 8) if self.drop_length is None else self.drop_length
+        if count > MAX_RAIN_DROPS:
+            raise ValueError(f"RandomRain would draw {count} drops on an image {h} high (at "
+                             f"most {MAX_RAIN_DROPS})")
+        if count and h - length < 1:
+            raise ValueError(f"RandomRain's drops of {length} pixels need an image higher than "
+                             f"that, got {w} x {h}")
+        return count, length
+
+    @staticmethod
+    def _params(slant, length, u, size) -> dict:
+        w, h = size
+        drops = np.empty((len(u), 2), np.int64)
+        drops[:, 0] = np.floor(u[:, 0] * w)
+        drops[:, 1] = np.floor(u[:, 1] * (h - length))
+        return {"slant": float(slant), "drop_length": int(length), "drops": drops.tolist(),
+                "size": [int(w), int(h)]}
+
+    def draw(self, rng, size):
+        count, length = self._shape(size)
+        slant = float(rng.uniform(*self.slant_range))
+        u = rng.random(2 * count).reshape(count, 2)
+        return self._params(slant, length, u, size)
+
+    def draw_lanes(self, lanes, sizes):
+        shapes = [self._shape(s) for s in sizes]
+        slant = lanes.uniform(*self.slant_range).tolist()
+        counts = np.array([c for c, _ in shapes])
+        u = lanes.ahead(2 * int(counts.max(initial=0)))
+        lanes.skip(2 * counts)
+        return [self._params(a, length, u[k, :2 * n].reshape(n, 2), s)
+                for k, (a, (n, length), s) in enumerate(zip(slant, shapes, sizes))]
+
+    def colour_ops(self, params, channels, peak):
+        _rgb_eight_bit("RandomRain", channels, peak)
+        w, h = params["size"]
+        length = int(params["drop_length"])
+        drops = np.asarray(params["drops"], np.float64).reshape(-1, 2)
+        # each drop's ends as albumentations computes them: (x, y) + (slant, length) in
+        # float64, truncated to int32
+        ends = np.trunc(drops + np.array([float(params["slant"]), length]))
+        lines = np.concatenate([drops, ends], axis=1)
+        lines = lines[np.argsort(lines[:, 1], kind="stable")]  # by first row: the kernel bisects
+        n, rows = len(lines), -(-len(lines) // 2)
+        k = self.blur_value
+        darken = self.brightness_coefficient != 1.0
+        ops = np.zeros((1 + rows + 24 * darken, WORDS), np.float32)
+        ops[0] = RAIN, n, k, rows + 24 * darken, w, h, length, *self.drop_color, \
+            np.float32(1.0) / np.float32(k * k), float(darken)
+        table = np.zeros((rows * 2, 4))
+        table[:n] = lines
+        ops[1:1 + rows, 0] = DATA
+        ops[1:1 + rows, 1:9] = table.reshape(rows, 8)
+        if darken:  # cv2.multiply's levels: the product in double, rounded to even
+            levels = np.zeros(24 * 11)
+            levels[:256] = np.clip(np.rint(np.arange(256) * self.brightness_coefficient), 0, 255)
+            ops[1 + rows:, 0] = DATA
+            ops[1 + rows:, 1:12] = levels.reshape(24, 11)
+        return ops
+
+    def config(self):
+        return {"slant_range": list(self.slant_range), "drop_length": self.drop_length,
+                "drop_width": self.drop_width, "drop_color": list(self.drop_color),
+                "blur_value": self.blur_value,
+                "brightness_coefficient": self.brightness_coefficient,
+                "rain_type": self.rain_type}

@@ -249,7 +249,7 @@ def colour_peak(dtype: Any) -> float:
  COL_DATA, COL_MOTION, COL_MEDIAN, COL_CONV, COL_CLAHE, COL_DOWNSCALE, COL_MATRIX,
  COL_CURVE, COL_JPEG, COL_EQUALIZE, COL_ISO, COL_SALT, COL_HOLES, COL_TAPS,
  COL_PIXDROP, COL_SHOT, COL_PCA, COL_UNSHARP, COL_ZOOM, COL_SNOW, COL_CHROMA,
- COL_LIGHT, COL_GRAVEL, COL_POLY, COL_MORPH, COL_FLARE, COL_FOG) = range(1, 42)
+ COL_LIGHT, COL_GRAVEL, COL_POLY, COL_MORPH, COL_FLARE, COL_FOG, COL_RAIN) = range(1, 43)
 
 #: colour operations on the image's mean as they find it (the contrast on the gray mean, the
 #: shift by the mean, ISONoise on the lightness's standard deviation, FancyPCA on the channels'
@@ -275,6 +275,12 @@ MAX_FLARE_CIRCLES = 1024
 #: bisection: the bound is the list's memory, 4 bytes a word)
 MAX_FOG_PARTICLES = 65536
 
+#: the most drops of a COL_RAIN operation (a pixel visits those whose rows reach its window's,
+#: found by bisection: the bound is the list's memory) and the largest side of its box (each
+#: row of a pixel's window is a mask of 32 columns: kernels_cl/colour.h's WK_RAIN_KMAX)
+MAX_RAIN_DROPS = 65536
+MAX_RAIN_BOX = 25
+
 #: the smallest scale of a COL_SHOT operation: its Poisson means stay at most 50, within what
 #: the kernel's count covers (kernels_cl/colour.h's WK_SHOT_MAX_COUNT)
 MIN_SHOT_SCALE = 0.02
@@ -288,12 +294,13 @@ COLOUR_WHOLE = (*COLOUR_MEAN, COL_BLUR, COL_UNSHARP, COL_MOTION, COL_MEDIAN, COL
 
 #: the group of each colour operation's code in a build (kernels_cl/colour.h's WK_COLG_*: the
 #: larger operations, each compiled only into the builds whose group mask has it); 0: always there
-_COLOUR_GROUP = np.zeros(COL_FOG + 1, np.int64)
+_COLOUR_GROUP = np.zeros(COL_RAIN + 1, np.int64)
 _COLOUR_GROUP[[COL_GAMMA, COL_HUE, COL_HSV, COL_NOISE, COL_SALT, COL_PIXDROP, COL_SHOT, COL_HOLE,
                COL_HOLES, COL_POSTERIZE, COL_MATRIX, COL_CURVE, COL_ISO, COL_SNOW, COL_LIGHT,
-               COL_GRAVEL, COL_POLY, COL_FLARE, COL_FOG]] = [1, 2, 2, 4, 4, 4, 4, 8, 8, 16, 128,
-                                                             128, 256, 256, 512, 256, 1024,
-                                                             2048, 4096]
+               COL_GRAVEL, COL_POLY, COL_FLARE, COL_FOG, COL_RAIN]] = [1, 2, 2, 4, 4, 4, 4, 8, 8,
+                                                                       16, 128, 128, 256, 256,
+                                                                       512, 256, 1024, 2048,
+                                                                       4096, 8192]
 #: the median's 5x5 and 7x7 networks (WK_COLG_MED5, WK_COLG_MED7): in the builds whose items
 #: draw those sizes (without them, the same medians by the search)
 _MEDIAN_NET5, _MEDIAN_NET7 = 32, 64
@@ -345,7 +352,7 @@ def colour_groups(passes: list[np.ndarray]) -> tuple[int, ...]:
     for k, p in enumerate(passes):
         ops = p.reshape(p.shape[0], -1, COLOUR_WORDS)
         codes = ops[:, :, 0].astype(np.int64)
-        groups = _COLOUR_GROUP[np.clip(codes, 0, COL_FOG)]
+        groups = _COLOUR_GROUP[np.clip(codes, 0, COL_RAIN)]
         median = codes == COL_MEDIAN  # its 5x5 and 7x7 networks: groups of their own
         groups[median] |= np.select([ops[:, :, 1][median] == 5, ops[:, :, 1][median] == 7],
                                     [_MEDIAN_NET5, _MEDIAN_NET7], 0)
@@ -537,9 +544,13 @@ def _colour_ops(colour: np.ndarray, items: int, dt: np.dtype) -> np.ndarray:
                          f"{getattr(colour, 'shape', '')}")
     ops = colour.reshape(items, -1, COLOUR_WORDS)
     _check_filters(ops)
-    if dt == np.uint16 and (ops[:, :, 0] == COL_GRAVEL).any():
-        raise ValueError("COL_GRAVEL takes uint8 or float32 images (OpenCV's 8-bit HLS), got "
-                         "uint16")
+    if dt == np.uint16:  # the operations on 8-bit levels
+        for code, name, why in ((COL_GRAVEL, "COL_GRAVEL", "OpenCV's 8-bit HLS"),
+                                (COL_FLARE, "COL_FLARE", "8-bit levels"),
+                                (COL_FOG, "COL_FOG", "8-bit levels"),
+                                (COL_RAIN, "COL_RAIN", "8-bit levels")):
+            if (ops[:, :, 0] == code).any():
+                raise ValueError(f"{name} takes uint8 or float32 images ({why}), got uint16")
     return colour
 
 
@@ -695,6 +706,51 @@ def _check_fog(ops: np.ndarray) -> None:
         f"whole pixels within 65535 of 0, centres in rows' order and radii in [0, its word 4]"))
 
 
+def _check_rain(ops: np.ndarray) -> None:
+    """Every COL_RAIN of ``ops`` ((items, k, COLOUR_WORDS)) as colour.h's wk_rain8 reads it, or
+    a ValueError: a whole count of drops up to MAX_RAIN_DROPS, a whole box side in [1,
+    MAX_RAIN_BOX] and the float of 1 / side^2, the size they were drawn on (whole, 1 to 65535
+    a side), the COL_DATA operations that hold them after it (two an operation, then 24 of
+    levels where its word 11 is 1) and inside the list, each drop's ends whole pixels within
+    65535 of 0, each drop going down (y2 - y1 in [0, its word 6]), their first rows in order
+    (the kernel bisects them), levels in [0, 255]. One numpy pass."""
+    I, J = np.nonzero(ops[:, :, 0] == COL_RAIN)
+    if not len(I):
+        return
+    n, k, data, w0, h0, span, inv, table = (ops[I, J, w].astype(np.float64)
+                                            for w in (1, 2, 3, 4, 5, 6, 10, 11))
+    whole = (n % 1 == 0) & (n >= 0) & (n <= MAX_RAIN_DROPS) & (w0 % 1 == 0) & \
+        (h0 % 1 == 0) & (w0 >= 1) & (h0 >= 1) & (w0 <= 65535) & (h0 <= 65535) & \
+        ((table == 0) | (table == 1))
+    need = np.where(whole, np.ceil(n / 2) + 24 * table, -1.0)
+    pos, held, misplaced = _data_after(ops, I, J, need)
+    rows = pos - J[:, None] - 1  # each data operation's place after the header
+    drops = ops[I, :, 1:9].astype(np.float64).reshape(len(I), -1, 2, 4)  # (pairs, k, 2, 4)
+    index = (rows[:, :, None] * 2 + np.arange(2)).reshape(len(I), -1)
+    used = np.repeat(held, 2, axis=1) & (index < n[:, None])
+    drops = drops.reshape(len(I), -1, 4)
+    fall = drops[:, :, 3] - drops[:, :, 1]
+    bad_drop = ~(np.abs(drops) <= 65535).all(axis=2) | (drops % 1 != 0).any(axis=2) | \
+        ~(fall >= 0) | ~(fall <= span[:, None])
+    order = ~((np.diff(drops[:, :, 1], axis=1) < 0) & used[:, 1:] & used[:, :-1]).any(axis=1)
+    levels = ops[I, :, 1:12].astype(np.float64)
+    in_table = held & (rows >= np.ceil(n / 2)[:, None])
+    bad_level = ~((levels >= 0) & (levels <= 255) & (levels % 1 == 0)).all(axis=2)
+    head = ops[I, J].astype(np.float64)
+    bad = ~whole | (data != need) | misplaced | (used & bad_drop).any(axis=1) | ~order | \
+        (in_table & bad_level).any(axis=1) | (k % 1 != 0) | ~((k >= 1) & (k <= MAX_RAIN_BOX)) | \
+        (inv != np.float32(1.0) / np.float32(np.where(k >= 1, k * k, 1))) | \
+        ~((span >= 0) & (span <= 65535) & (span % 1 == 0)) | \
+        ~((head[:, 7:10] >= 0) & (head[:, 7:10] <= 255)).all(axis=1)
+    _first_bad(bad, I, J, lambda m: (
+        f"COL_RAIN of {n[m]:g} drops on {w0[m]:g} x {h0[m]:g} needs a whole count up to "
+        f"{MAX_RAIN_DROPS} and whole sides in [1, 65535], a box of a whole side in [1, "
+        f"{MAX_RAIN_BOX}] with its word 10 the float of 1 / side^2, a word 11 of 0 or 1, "
+        f"{max(need[m], 0):g} COL_DATA operations after it, counted in its word 3 (got "
+        f"{data[m]:g}), whole pixels within 65535 of 0, each drop going down at most its word "
+        f"6, first rows in order, levels in [0, 255]"))
+
+
 def _check_filters(ops: np.ndarray) -> None:
     """The blurs' operations (``ops``: (items, k, COLOUR_WORDS)) as colour_pass.cl reads them, or
     a ValueError before any launch: a whole radius up to MAX_BLUR_RADIUS (its tables' size), a
@@ -805,6 +861,7 @@ def _check_filters(ops: np.ndarray) -> None:
     _check_polygons(ops)
     _check_flares(ops)
     _check_fog(ops)
+    _check_rain(ops)
     for i, j in zip(*np.nonzero(codes == COL_TAPS)):
         _check_taps(ops[i], i, j)
     _check_morph(ops)

@@ -1,0 +1,205 @@
+"""RandomRain (warpkit.augment._weather, kernels_cl/colour.h's WK_COL_RAIN: each pixel counts the
+lit pixels of its box from the drops whose rows reach it, each drop rasterised as OpenCV's
+4-connected line) against albumentations 2.0.8's add_rain of the recorded drops on uint8 and
+float32 photos and on small images whose box reflects more than once; the line rule against
+cv2.polylines with clipping; its draws, batches, replay, the port, the refusals and the
+engine's checks; on every device and Oclgrind."""
+
+from __future__ import annotations
+
+import cv2
+import numpy as np
+import pytest
+
+from warpkit import augment as W
+from warpkit.engine.core import COL_DATA, COL_RAIN, COLOUR_WORDS, warp_by
+
+from helpers import (albumentations_and_photos, assert_drawn_alone, assert_oneof_batch,
+                     assert_ports, check_small_cases, warp_with_rows)
+
+A, PHOTOS = albumentations_and_photos()
+
+
+def _theirs(img: np.ndarray, step: dict, t: W.RandomRain) -> np.ndarray:
+    import albumentations.augmentations.pixel.functional as F
+
+    drops = np.asarray(step["drops"], np.int32).reshape(-1, 2)
+    return F.add_rain(img, step["slant"], step["drop_length"], t.drop_width, t.drop_color,
+                      t.blur_value, t.brightness_coefficient, drops)
+
+
+def _same(got: np.ndarray, want: np.ndarray) -> None:
+    assert got.dtype == want.dtype and got.shape == want.shape
+    if got.dtype == np.uint8:
+        np.testing.assert_array_equal(got, want)
+    else:  # levels of 255 both: the same level, within float rounding
+        np.testing.assert_allclose(got * 255, want * 255, atol=2e-3)
+        np.testing.assert_allclose(got * 255, np.rint(got * 255), atol=2e-3)
+
+
+KINDS = [{}, {"slant_range": (-30, 30), "blur_value": 4, "rain_type": "torrential"},
+         {"blur_value": 1, "brightness_coefficient": 1.0, "drop_length": 3,
+          "slant_range": (40, 45)},
+         {"blur_value": 16, "rain_type": "heavy", "brightness_coefficient": 0.5,
+          "slant_range": (-45, -40)},
+         {"blur_value": 21, "drop_length": 40, "drop_color": (10, 200, 255),
+          "rain_type": "drizzle"}]
+
+
+@pytest.mark.parametrize("photo", list(PHOTOS))
+@pytest.mark.parametrize("dtype", [np.uint8, np.float32])
+def test_photos_are_albumentations(photo, dtype, queue):
+    """Five parameter sets (box sides 1, 4, 7, 16 and 21: each of OpenCV's roundings; slants to
+    both sides, past the image's edges; every rain type), two seeds: albumentations' apply of
+    the same drops, the same levels."""
+    img = PHOTOS[photo][::2, ::2].copy()
+    x = img.astype(np.float32) / 255 if dtype == np.float32 else img
+    for kw in KINDS:
+        t = W.RandomRain(p=1, **kw)
+        for seed in range(2):
+            out = W.Compose([t])(image=x, seed=seed, queue=queue)
+            _same(out["image"], _theirs(x, out["params"]["steps"][0], t))
+
+
+def test_small_images_and_every_box(queue):
+    """Images 1 to 40 pixels a side, boxes of every rounding and reach (a box wider than the
+    image reflects its edges more than once), slants of 45 degrees and none: the same levels
+    as albumentations."""
+    rng = np.random.default_rng(5)
+    for h, w in ((9, 3), (10, 1), (17, 5), (2, 30), (40, 7), (30, 33)):
+        img = rng.integers(0, 256, (h, w, 3), dtype=np.uint8)
+        for k in (2, 3, 8, 13, 25):
+            for slant in ((-45, 45), (0, 0)):
+                t = W.RandomRain(slant_range=slant, blur_value=k, rain_type="torrential",
+                                 drop_length=1 if h < 9 else None, p=1)
+                out = W.Compose([t])(image=img, seed=k, queue=queue)
+                _same(out["image"], _theirs(img, out["params"]["steps"][0], t))
+
+
+def test_the_line_rule_is_opencvs(queue):
+    """One drop at a time, each of many slopes and lengths, ends inside and past every edge
+    (OpenCV clips them first, which moves their steps): the lit pixels are those
+    cv2.polylines (LINE_4) draws, as a layer of white with no blur and no darkening."""
+    h, w = 23, 17
+    img = np.zeros((h, w, 3), np.uint8)
+    t = W.RandomRain(drop_color=(255, 255, 255), blur_value=1, brightness_coefficient=1.0,
+                     p=1)
+    rng = np.random.default_rng(2)
+    for _ in range(60):
+        x = int(rng.integers(-3, w + 3))
+        y = int(rng.integers(0, h - 2))
+        length = int(rng.integers(1, h - y))
+        slant = float(rng.uniform(-45, 45))
+        step = {"applied": True, "slant": slant, "drop_length": length, "drops": [[x, y]],
+                "size": [w, h]}
+        got = W.Compose([t])(image=img, params={"applied": True, "steps": [step]},
+                             queue=queue)["image"]
+        want = np.zeros((h, w), np.uint8)
+        end = (int(np.trunc(x + slant)), y + length)
+        cv2.polylines(want, np.array([[[x, y], end]], np.int32), False, 255, 1,
+                      lineType=cv2.LINE_4)
+        np.testing.assert_array_equal(got[..., 0], want, err_msg=str((x, y, end)))
+
+
+def test_draws_follow_albumentations_laws():
+    """albumentations' counts and lengths per rain type and height (its own draw), the drops
+    inside [0, W) x [0, H - length), the slant inside its range; a batch draws what each sample
+    draws alone; a drop as long as the image refused by name."""
+    for kind in ("drizzle", "heavy", "torrential", "default"):
+        for length in (None, 5):
+            for shape in ((200, 300), (33, 47), (9, 640)):
+                theirs = A.RandomRain(rain_type=kind, drop_length=length, p=1)
+                want = theirs.get_params_dependent_on_data({"shape": shape}, {})
+                ours = W.RandomRain(rain_type=kind, drop_length=length, slant_range=(-7, 3),
+                                    p=1).draw(np.random.default_rng(0), shape[::-1])
+                assert ours["drop_length"] == want["drop_length"]
+                assert len(ours["drops"]) == len(want["rain_drops"]), (kind, shape)
+                drops = np.asarray(ours["drops"]).reshape(-1, 2)
+                assert (drops >= 0).all() and (drops[:, 0] < shape[1]).all()
+                assert (drops[:, 1] < shape[0] - ours["drop_length"]).all()
+                assert -7 <= ours["slant"] <= 3
+    many = W.RandomRain(rain_type="heavy", p=1).draw(np.random.default_rng(1), (50, 4000))
+    drops = np.asarray(many["drops"])
+    assert set(drops[:, 0]) == set(range(50)) and 3000 < drops[:, 1].max() < 4000 - 500
+    photos = [np.zeros((h, w, 3), np.uint8) for h, w in ((40, 60), (90, 50), (33, 33))] * 2
+    assert_drawn_alone(W.RandomRain(p=1), photos, 4, range(len(photos)))
+    with pytest.raises(ValueError, match="drops of 20 pixels need an image higher"):
+        W.RandomRain(drop_length=20, p=1).draw(np.random.default_rng(0), (30, 20))
+
+
+def test_batches_replay_port_and_refusals(queue):
+    """A ragged batch after geometry, normalised to float CHW, in a OneOf beside another colour
+    step: each sample as alone and replayed; drops drawn on another size scaled; to_dict /
+    from_dict and from_albumentations; the refusals and the engine's checks."""
+    photos = [p[::2, ::2] for p in PHOTOS.values()] * 2
+    assert_oneof_batch([W.RandomRain(p=1), W.RandomFog(p=1)], photos, queue)
+    assert_ports(W.RandomRain((-5, 20), 12, 1, (90, 100, 110), 3, 0.8, "heavy", p=0.3),
+                 A.RandomRain(slant_range=(-5, 20), drop_length=12, drop_width=1,
+                              drop_color=(90, 100, 110), blur_value=3,
+                              brightness_coefficient=0.8, rain_type="heavy", p=0.3))
+    with pytest.raises(ValueError, match="drop_width=2"):
+        W.from_albumentations(A.Compose([A.RandomRain(drop_width=2, p=1)]))
+    for kw, match in (({"slant_range": (-50, 0)}, "slant_range"),
+                      ({"slant_range": (5, -5)}, "slant_range"),
+                      ({"drop_length": 0}, "drop_length"), ({"drop_width": 0}, "drop_width"),
+                      ({"drop_color": (1, 2)}, "drop_color"),
+                      ({"drop_color": (1, 2, 256)}, "drop_color"),
+                      ({"blur_value": 26}, "blur_value"), ({"blur_value": 0}, "blur_value"),
+                      ({"brightness_coefficient": 0}, "brightness_coefficient"),
+                      ({"brightness_coefficient": 1.5}, "brightness_coefficient"),
+                      ({"rain_type": "hail"}, "rain_type")):
+        with pytest.raises(ValueError, match=match):
+            W.RandomRain(**kw)
+    img = PHOTOS["coffee"][:40, :60].copy()
+    # drawn on 30 x 20, applied to 60 x 40: the ends doubled (then rasterised on the output)
+    t = W.RandomRain(blur_value=3, p=1)
+    small = {"applied": True, "slant": 4.0, "drop_length": 5, "size": [30, 20],
+             "drops": [[3, 1], [7, 5], [29, 9], [0, 14]]}
+    doubled = {**small, "slant": 8.0, "drop_length": 10, "size": [60, 40],
+               "drops": [[2 * x, 2 * y] for x, y in small["drops"]]}
+    got = [W.Compose([t])(image=img, params={"applied": True, "steps": [step]}, queue=queue)
+           for step in (small, doubled)]
+    np.testing.assert_array_equal(got[0]["image"], got[1]["image"])
+    np.testing.assert_array_equal(got[1]["image"], _theirs(img, doubled, t))
+    with pytest.raises(TypeError, match="RGB images"):
+        W.Compose([W.RandomRain(p=1)])(image=img[..., :2], seed=0, queue=queue)
+    with pytest.raises(TypeError, match="RandomRain"):
+        W.Compose([W.RandomRain(p=1)])(image=img.astype(np.uint16), seed=0, queue=queue)
+    head = [COL_RAIN, 3, 3, 2, 30, 20, 5, 200, 200, 200, np.float32(1) / 9, 0]
+    drops = [COL_DATA, 3, 1, 7, 6, 7, 5, 11, 10]
+    last = [COL_DATA, 20, 9, 24, 14]
+    warp_with_rows(img, [head, drops, last], queue)  # well formed
+    darker = head[:11] + [1]
+    table = [[COL_DATA, *range(11 * r, 11 * r + 11)] for r in range(24)]
+    for rows in ([head, drops], [head[:3] + [1] + head[4:], drops, last],
+                 [head[:2] + [26] + head[3:], drops, last],  # a box past the masks
+                 [head[:10] + [0.1, 0], drops, last],  # not 1 / side^2
+                 [head[:4] + [0] + head[5:], drops, last],  # no size
+                 [head[:6] + [2] + head[7:], drops, last],  # a drop longer than the span
+                 [head, [COL_DATA, 3, 9, 7, 14, 7, 5, 11, 10], last],  # rows out of order
+                 [head, [COL_DATA, 3, 1, 7, 0, 7, 5, 11, 10], last],  # a drop going up
+                 [head, [COL_DATA, 3.5, 1, 7, 6, 7, 5, 11, 10], last],  # not a whole pixel
+                 [head, drops, [COL_DATA, np.nan, 9, 24, 14]],
+                 [head, drops, [1, 20, 9, 24, 14]],
+                 [darker, drops, last],  # no table
+                 [darker[:3] + [26] + darker[4:], drops, last, *table[:-1],
+                  [COL_DATA, 300]]):  # a level past 255
+        with pytest.raises(ValueError, match="COL_RAIN"):
+            warp_with_rows(img, rows, queue)
+    warp_with_rows(img, [darker[:3] + [26] + darker[4:], drops, last,
+                         *[[COL_DATA, *np.minimum(r[1:], 255)] for r in table]], queue)
+    with pytest.raises(ValueError, match="COL_RAIN takes uint8 or float32"):
+        rows = np.zeros((1, 3 * COLOUR_WORDS), np.float32)
+        for j, o in enumerate([head, drops, last]):
+            rows[0, j * COLOUR_WORDS:j * COLOUR_WORDS + len(o)] = o
+        warp_by(img.astype(np.uint16), np.eye(3), (60, 40), queue=queue, colour=rows)
+
+
+def test_small_cases_on_every_device_and_oclgrind(small_queue):
+    """Rain over a rotated output (a 21 x 13 output), alone and before a colour step, a box
+    that reflects twice: the default device's numbers."""
+    img = PHOTOS["astronaut"][100:117, 150:169].copy()
+    geo = W.RandomAffine(degrees=30, size=(13, 21))
+    cases = [[W.RandomRain(slant_range=(-20, 20), rain_type="heavy", p=1)],
+             [W.RandomRain(blur_value=25, drop_length=3, p=1), W.RandomGamma(p=1)]]
+    check_small_cases(img, geo, cases, small_queue)
