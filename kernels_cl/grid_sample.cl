@@ -115,6 +115,7 @@ inline int wk_axis_taps(coord_t g, int d, int pad, int align, int *idx, acc_t *w
  * X:    element (n, c, i_1..i_R) at x_off + n*sxn + c*sxc + sum i_a * x_strides[a]
  * grid: element (n, o_1..o_R, k) at g_off + n*sgn + sum o_a * grid_strides[a] + k*sgk
  * Y:    contiguous (N, C, out...), element (n, c, o) at y_off + ((n*C + c) * out_sp + o) */
+#if !WK_ONE_KERNEL || defined(WK_KERNEL_grid_sample)
 __kernel void grid_sample(__global const X_PTR_T *restrict X, long x_off, long sxn, long sxc,
                           __global const G_PTR_T *restrict G, long g_off, long sgn, long sgk,
                           __global X_PTR_T *restrict Y, long y_off, __global const long *restrict meta,
@@ -233,6 +234,7 @@ __kernel void grid_sample(__global const X_PTR_T *restrict X, long x_off, long s
 #endif
     }
 }
+#endif
 
 
 #if R <= 3 && !COORD_DOUBLE && !ACC_DOUBLE
@@ -892,6 +894,7 @@ WK_VINLINE void gs_v_row(__global const X_PTR_T *WK_FN_RESTRICT X, long x_off, l
     }
 #endif
 }
+#if !WK_ONE_KERNEL || defined(WK_KERNEL_grid_sample_v)
 __kernel void grid_sample_v(__global const X_PTR_T *restrict X, long x_off, long sxn, long sxc,
                             int4 in_dims, int4 xstr,
                             __global const G_PTR_T *restrict G, long g_off, long sgn, long4 gstr,
@@ -925,4 +928,5 @@ __kernel void grid_sample_v(__global const X_PTR_T *restrict X, long x_off, long
     }
     WK_NT_FENCE(nt);
 }
+#endif
 #endif

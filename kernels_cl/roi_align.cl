@@ -135,6 +135,7 @@ inline coord_t ra_sample_x(const ra_roi *g, int pw, int ix) {
     return g->start_w + (coord_t)pw * g->bin_w + ((coord_t)ix + (coord_t)0.5) * g->bin_w / (coord_t)g->grid_w;
 }
 
+#if !WK_ONE_KERNEL || defined(WK_KERNEL_roi_align)
 __kernel void roi_align(__global const X_PTR_T *restrict X, long x_off, long sxn, long sxc,
                         long sxh, long sxw, int N, int C, int H, int W,
                         __global const X_PTR_T *restrict rois, long r_off, long srr, long src,
@@ -184,11 +185,13 @@ __kernel void roi_align(__global const X_PTR_T *restrict X, long x_off, long sxn
         STORE_X(yb, (long)(c0 + k) * OH * OW, v);
     }
 }
+#endif
 
 /* ---- channels-last path ----------------------------------------------------------------------
  * X is first transposed to (N, H, W, C8) with C8 = C rounded up to CB (zero padded): the CB
  * channels of a corner are then CB consecutive values, one vector load instead of CB gathers from
  * CB planes. NDRange of the transpose: (W, H, N * C). */
+#if !WK_ONE_KERNEL || defined(WK_KERNEL_to_channels_last)
 __kernel void to_channels_last(__global const X_PTR_T *restrict X, long x_off, long sxn, long sxc,
                                long sxh, long sxw, int C, int C8, __global X_T *restrict T) {
     const int x = (int)get_global_id(0), y = (int)get_global_id(1);
@@ -198,6 +201,7 @@ __kernel void to_channels_last(__global const X_PTR_T *restrict X, long x_off, l
     T[(((long)n * H + y) * W + x) * C8 + c] =
         ((__global const X_T *)X)[x_off + n * sxn + c * sxc + y * sxh + x * sxw];
 }
+#endif
 
 #ifndef CG
 #define CG 8 /* channel blocks per work-item in the channels-last path */
@@ -212,6 +216,7 @@ typedef float8 float8_u __attribute__((aligned(4)));
 #endif
 typedef float8 accv;
 
+#if !WK_ONE_KERNEL || defined(WK_KERNEL_roi_align_cl)
 __kernel void roi_align_cl(__global const X_PTR_T *restrict T, int N, int C, int C8, int H, int W,
                            __global const X_PTR_T *restrict rois, long r_off, long srr, long src,
                            __global const BI_T *restrict bidx, long b_off, long sb,
@@ -263,4 +268,5 @@ __kernel void roi_align_cl(__global const X_PTR_T *restrict T, int N, int C, int
 #undef ST
     }
 }
+#endif
 #endif

@@ -380,6 +380,7 @@ inline __attribute__((always_inline)) void wk_field_source8(const float8 *px, fl
  * fill: per-channel constant; ifill: the same, for integer images (rounded and saturated on the
  * host, exact where a float is not: int32 above 2^24). ssv: samples per axis (antialiasing by
  * supersampling; 1 = none), per matrix. */
+#if !WK_ONE_KERNEL || defined(WK_KERNEL_warp)
 __kernel void warp(__global const X_T *restrict X, long x_off, long sxb, long sxy_, long sxx, long sxc, int H_,
                    int W_, int C, __global const float *restrict M, int per_image,
                    __global const int *restrict src_index, int indexed,
@@ -511,6 +512,7 @@ __kernel void warp(__global const X_T *restrict X, long x_off, long sxb, long sx
     for (int c = 0; c < C; c++) STORE_PIX(yp, c, acc[c] * norm);
 #endif
 }
+#endif
 
 /* ---- the fast path: 8 output pixels per work-item, as vectors ---------------------------------
  * For uint8 and float32 images with CH (1-4, compile time) channels, every mode, no
@@ -935,6 +937,7 @@ inline __attribute__((always_inline)) void wv_sample(
 #undef WV_INTERIOR
 }
 
+#if !WK_ONE_KERNEL || defined(WK_KERNEL_warp_v)
 __kernel void warp_v(__global const X_T *restrict X, long x_off, long sxb, long sxy_, long sxx,
                      long sxc, int H_, int W_, __global const float *restrict M, int per_image,
                      __global const int *restrict src_index, int indexed, long x_last_word,
@@ -1052,4 +1055,5 @@ __kernel void warp_v(__global const X_T *restrict X, long x_off, long sxb, long 
                   Wo, pad, fill, affine, interior_ok, pf, m, py, yscale, ybias WV_COL_ARG WK_WIDE_ARG);
     }
 }
+#endif
 #endif

@@ -14,6 +14,12 @@
  */
 #pragma OPENCL FP_CONTRACT OFF
 
+/* WK_ONE_KERNEL: the program holds only the kernel whose WK_KERNEL_<name> is defined (the host
+ * builds a program per kernel it launches: a source's other kernels, compiled and never run,
+ * took a third of warp.cl's build, the colour operations inlined into both of its kernels) */
+#ifndef WK_ONE_KERNEL
+#define WK_ONE_KERNEL 0
+#endif
 #define WK_F16 1
 #define WK_BF16 2
 #define WK_F32 3

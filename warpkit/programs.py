@@ -256,7 +256,9 @@ def kernel(ctx: cl.Context, source_name: str, dk: tuple, name: str, make) -> cl.
     key = (ctx.int_ptr, source_name, dk, name)
     k = tk.kernels.get(key)
     if k is None:
-        k = cl.Kernel(make(dict(dk)), name)
+        # a program of this kernel alone (kernels_cl/warpkit.h's WK_ONE_KERNEL): a source's
+        # other kernels are not compiled for it
+        k = cl.Kernel(make({**dict(dk), "WK_ONE_KERNEL": 1, f"WK_KERNEL_{name}": 1}), name)
         tk.kernels[key] = k
         while len(tk.kernels) > 128:
             tk.kernels.popitem(last=False)
