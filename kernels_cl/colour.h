@@ -1070,18 +1070,14 @@ inline void wk_fog8(float8 *v, __global const float *op, int2 at, int2 dims) {
  * each: 8 pixels and the box's reach on either side) */
 #define WK_RAIN_KMAX 25
 
-/* OpenCV's BORDER_REFLECT_101 (the edge pixel not repeated), any distance, of 8 indices */
-inline int8 wk_rain_refl8(int8 i, int n) {
-    if (n == 1) return (int8)0;
-    while (any(i < 0 || i >= n)) i = i < 0 ? -i : (i >= n ? 2 * (n - 1) - i : i);
-    return i;
-}
 /* p q / b truncated toward zero (C's division of OpenCV's int64 product), by magnitudes in 64
  * unsigned bits and signs in 32 (llvmpipe, rusticl, took a 64-bit x < 0 as false) */
 inline int wk_rain_div(int p, int q, int b) {
     const ulong m = (ulong)abs(p) * (ulong)abs(q) / (ulong)abs(b);
     return ((p < 0) != (q < 0)) != (b < 0) && m ? -(int)m : (int)m;
 }
+
+/* OpenCV's BORDER_REFLECT_101 (the edge pixel not repeated), any distance */
 inline int wk_rain_refl(int i, int n) {
     if (n == 1) return 0;
     while (i < 0 || i >= n) i = i < 0 ? -i : 2 * (n - 1) - i;
@@ -1116,9 +1112,10 @@ inline void wk_rain8(float8 *v, __global const float *op, int2 at, int2 dims) {
     const int n = (int)op[1], k = (int)op[2], w0 = (int)op[4], h0 = (int)op[5];
     const int W = dims.x, H = dims.y, a = k / 2;
     const int s0 = max(at.x - a, 0);
-    int rlo = H, rhi = -1;
+    int rlo = H, rhi = -1, rows[WK_RAIN_KMAX]; /* the box's rows, reflected */
     for (int t = 0; t < k; t++) {
         const int r = wk_rain_refl(at.y - a + t, H);
+        rows[t] = r;
         rlo = min(rlo, r);
         rhi = max(rhi, r);
     }
@@ -1138,8 +1135,10 @@ inline void wk_rain8(float8 *v, __global const float *op, int2 at, int2 dims) {
         __global const float *d = op + WK_COL_WORDS * (1 + j / 2) + 1 + 4 * (j % 2);
         int y1 = WK_FOG_PX(d[1], h0, H);
         if (y1 > rhi) break;
-        int x1 = WK_FOG_PX(d[0], w0, W), x2 = WK_FOG_PX(d[2], w0, W), y2 = WK_FOG_PX(d[3], h0, H);
+        int x1 = WK_FOG_PX(d[0], w0, W), x2 = WK_FOG_PX(d[2], w0, W);
         if (min(x1, x2) > s0 + 31 || max(x1, x2) < s0) continue;
+        int y2 = WK_FOG_PX(d[3], h0, H);
+        if (y2 < rlo) continue; /* (it goes down: y2 >= y1) */
         /* OpenCV's clipLine (its int64 and double arithmetic: the quotients truncated; the
          * points in 32 bits: llvmpipe (rusticl) took a 64-bit x < 0 here as false) */
         const int right = W - 1, bottom = H - 1;
@@ -1182,8 +1181,12 @@ inline void wk_rain8(float8 *v, __global const float *op, int2 at, int2 dims) {
         if (x1 > s0 + 31 || x2 < s0) continue;
         const int dx = x2 - x1, sy = y2 < y1 ? -1 : 1, dy = y2 < y1 ? y1 - y2 : y2 - y1;
         const int steep = dy > dx;
-        for (int t = 0; t < k; t++) {
-            const int r = wk_rain_refl(at.y - a + t, H);
+        /* the box's rows the line can hold: where they are not reflected, those of its span */
+        const int top = at.y - a, flat = top >= 0 && top + k <= H;
+        const int t0 = flat ? max(min(y1, y2) - top, 0) : 0;
+        const int t1 = flat ? min(max(y1, y2) - top, k - 1) : k - 1;
+        for (int t = t0; t <= t1; t++) {
+            const int r = rows[t];
             const int i = (r - y1) * sy; /* rows along the line */
             if (i < 0 || i > dy) continue;
             uint xa, xb; /* its columns on row r, from x1 */
@@ -1206,15 +1209,36 @@ inline void wk_rain8(float8 *v, __global const float *op, int2 at, int2 dims) {
     float8 q[3];
     WK_LEVELS_IN(q, v);
     if (lit) {
-        const int8 X = min((int8)(0, 1, 2, 3, 4, 5, 6, 7) + at.x, (int8)(W - 1));
-        int8 count = (int8)0;
+        /* each of the 32 columns' lit pixels over the box's rows, then each pixel's box: the
+         * sum of k columns from its own (reflected at the image's sides) */
+        /* (in 8-wide vectors: PoCL 3.0 passes 16-wide ones to builtins in another ABI) */
+        int8 c0 = (int8)0, c1 = (int8)0, c2 = (int8)0, c3 = (int8)0;
+        const uint8 sh = (uint8)(0, 1, 2, 3, 4, 5, 6, 7);
         for (int t = 0; t < k; t++) {
             const uint m = mask[t];
             if (m == 0u) continue;
-            for (int u = 0; u < k; u++) {
-                const int8 c = wk_rain_refl8(X - a + u, W) - s0;
-                count += convert_int8(((uint8)m >> as_uint8(c)) & (uint8)1u);
+            c0 += as_int8(((uint8)m >> sh) & (uint8)1u);
+            c1 += as_int8(((uint8)(m >> 8) >> sh) & (uint8)1u);
+            c2 += as_int8(((uint8)(m >> 16) >> sh) & (uint8)1u);
+            c3 += as_int8(((uint8)(m >> 24) >> sh) & (uint8)1u);
+        }
+        int col[32];
+        vstore8(c0, 0, col);
+        vstore8(c1, 1, col);
+        vstore8(c2, 2, col);
+        vstore8(c3, 3, col);
+        int8 count = (int8)0;
+        if (at.x - a >= 0 && at.x + 7 + (k - 1 - a) <= W - 1) { /* s0 = at.x - a */
+            for (int u = 0; u < k; u++) count += vload8(0, col + u);
+        } else {
+            int per[8];
+            for (int l = 0; l < 8; l++) {
+                const int x = min(at.x + l, W - 1);
+                int sum = 0;
+                for (int u = 0; u < k; u++) sum += col[wk_rain_refl(x - a + u, W) - s0];
+                per[l] = sum;
             }
+            count = vload8(0, per);
         }
         const float inv = op[10];
         WK_FLARE_RGB(q[c] = fmin(q[c] + wk_rain_box8(count * (int)op[7 + c], k, inv), 255.0f));
