@@ -190,23 +190,34 @@ def pytest_collection_modifyitems(config, items):
         items[:] = kept
 
 
-def _guard_items(session) -> list:
-    return [i for i in session.items
-            if getattr(i, "originalname", None) == "test_no_access_outside_arguments"]
+def _lane_jobs(session) -> list:
+    """The lane's jobs of the selected tests (tests/lane.py): a test module's ``LANE`` maps a
+    test's name to (its place in the lane, a function of the item giving (key, make, whether
+    it runs in its temporary folder) or None)."""
+    jobs = []
+    for item in session.items:
+        spec = getattr(item.module, "LANE", {}).get(getattr(item, "originalname", None))
+        if spec is not None:
+            job = spec[1](item)
+            if job is not None:
+                jobs.append((spec[0](item) if callable(spec[0]) else spec[0], job))
+    jobs.sort(key=lambda j: j[0])
+    return [j for _, j in jobs]
 
 
 def pytest_collection_finish(session):
-    # guard pages' families run in processes of their own: start them beside the suite
-    fams = _guard_items(session)
-    if fams and not session.config.option.collectonly:
-        fams[0].module.start([(i.callspec.params["family"], i.callspec.params["entry"].index)
-                              for i in fams if i.callspec.params["entry"] is not None])
+    # subprocesses that tests need run in a lane of their own, beside the suite
+    jobs = _lane_jobs(session)
+    if jobs and not session.config.option.collectonly:
+        import lane
+
+        lane.start(jobs)
 
 
 def pytest_sessionfinish(session):
-    fams = _guard_items(session)
-    if fams:
-        fams[0].module.stop()
+    import lane
+
+    lane.stop()
 
 
 def pytest_report_header(config):

@@ -8,9 +8,9 @@ Devices that copy host data into their own memory cannot fault on host pages: on
 (PoCL runs kernels on host memory in place) are tested here.
 
 The families' processes compile their own kernels (minutes in all): they run one after another
-in a lane of their own from the end of collection (:func:`start`, called by conftest.py when a
-family's test is selected), beside the rest of the suite, the costliest first; each test waits
-for its family's process and reads what it said.
+in the lane beside the rest of the suite (tests/lane.py, started by conftest.py with the
+selected tests' jobs), the costliest first; each test waits for its family's process and reads
+what it said.
 """
 
 from __future__ import annotations
@@ -19,8 +19,8 @@ import os
 import re
 import subprocess
 import sys
-import threading
 
+import lane
 import pytest
 
 from conftest import REAL
@@ -33,66 +33,28 @@ CPU = [e for e in REAL if e.kind == "CPU"]
 #: the families' order in the lane: the costliest first (a cold run on a Zen 4, 2026-12-03:
 #: 77, 55, 47, 43, 25, 22, 17 and 11 s; affine_grid and roi_align, a few seconds, last)
 _FIRST = ("colour", "warp", "wide", "fields", "remap", "grid_sample", "crop", "model_input")
-_lane: dict[tuple[str, str], dict] = {}
-_lane_lock = threading.Lock()
 
 
-def _run(family: str, index: str, slot: dict | None = None) -> subprocess.CompletedProcess:
-    args = [sys.executable, os.path.join(HERE, "guard_cases.py"), family, index]
-    with subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                          text=True) as p:
-        if slot is not None:
-            slot["popen"] = p  # for stop()
-        try:
-            out, err = p.communicate(timeout=900)
-        except subprocess.TimeoutExpired:
-            p.kill()
-            raise
-    return subprocess.CompletedProcess(args, p.returncode, out, err)
+def _make(family: str, index: str) -> lane.Make:
+    return lambda tmp: ([sys.executable, os.path.join(HERE, "guard_cases.py"), family, index], {})
 
 
-def stop() -> None:
-    """End the lane's process still running (the session ended early): none outlives pytest."""
-    with _lane_lock:
-        slots = list(_lane.values())
-        for slot in slots:
-            slot["stopped"] = True
-    for slot in slots:
-        p = slot.get("popen")
-        if p is not None and p.poll() is None:
-            p.kill()
+def _place(item) -> tuple:
+    family = item.callspec.params["family"]
+    return (1, (_FIRST + (family,)).index(family))
 
 
-def start(cases: list[tuple[str, str]]) -> None:
-    """Run the (family, device index) processes one after another in a daemon thread."""
-    order = sorted(cases, key=lambda c: (_FIRST + (c[0],)).index(c[0]))
-    with _lane_lock:
-        for c in order:
-            _lane.setdefault(c, {"done": threading.Event()})
-
-    def lane():
-        for c in order:
-            slot = _lane[c]
-            if slot.get("stopped"):
-                break
-            try:
-                slot["proc"] = _run(*c, slot)
-            except BaseException as e:  # noqa: BLE001 - the test reports it
-                slot["error"] = e
-            slot["done"].set()
-
-    threading.Thread(target=lane, name="guard-pages", daemon=True).start()
+def _job(item):
+    entry = item.callspec.params["entry"]
+    if entry is None:
+        return None
+    family = item.callspec.params["family"]
+    return (("guard", family, entry.index), _make(family, entry.index), False)
 
 
-def _result(family: str, index: str) -> subprocess.CompletedProcess:
-    with _lane_lock:
-        slot = _lane.get((family, index))
-    if slot is None:  # not started by conftest.py (run by hand): run it now
-        return _run(family, index)
-    slot["done"].wait()
-    if "error" in slot:
-        raise slot["error"]
-    return slot["proc"]
+#: the lane's jobs (tests/lane.py, started by conftest.py): after the examples', before the
+#: cold builds'
+LANE = {"test_no_access_outside_arguments": (_place, _job)}
 
 
 @pytest.mark.parametrize("entry", CPU or [None], ids=[e.index for e in CPU] or ["no-cpu"])
@@ -101,7 +63,7 @@ def test_no_access_outside_arguments(family, entry):
     if entry is None:
         pytest.skip("no CPU OpenCL device: guard pages catch stray accesses only where kernels "
                     "run on host memory in place")
-    proc = _result(family, entry.index)
+    proc = lane.result(("guard", family, entry.index), _make(family, entry.index))
     out = proc.stdout.strip().splitlines()
     last = next((ln for ln in reversed(out) if ln.startswith("CASE ")), "no case started")
     if proc.returncode < 0:

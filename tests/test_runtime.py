@@ -14,6 +14,7 @@ from types import SimpleNamespace
 
 import numpy as np
 import pyopencl as cl
+import lane
 import pytest
 
 import warpkit
@@ -225,7 +226,7 @@ for x in (img, img.astype(np.float32) / 255):
 """
 
 
-def test_later_processes_build_the_same_kernels(queue, tmp_path):
+def test_later_processes_build_the_same_kernels(queue):
     """The colour warp and its passes (Philox's 64-bit products, a JPEG round trip's 16-pixel
     rows among them) built in two processes, the first cold, the second from PoCL's cache: each
     has its kernels and gives the same images. PoCL 3.0 returned programs without kernels from
@@ -235,14 +236,10 @@ def test_later_processes_build_the_same_kernels(queue, tmp_path):
     them made PoCL compile each program of the pipeline again.)"""
     if not _is_pocl(queue):
         pytest.skip("PoCL's cache")
-    env = {**os.environ, "POCL_CACHE_DIR": str(tmp_path / "pocl"), "WARPKIT_CACHE_DIR": ""}
-    sums = []
-    for _ in range(2):
-        r = subprocess.run([sys.executable, "-c", _LATER_PROCESS], capture_output=True,
-                           text=True, timeout=600, env=env)
-        assert r.returncode == 0, r.stderr[-2000:]
-        sums.append(r.stdout.split())
-    assert sums[0] == sums[1] and len(sums[0]) == 2
+    r = lane.result(("later", _entry(queue)), _later)
+    assert r.returncode == 0, r.stderr[-2000:]
+    sums = r.stdout.splitlines()
+    assert len(sums) == 2 and sums[0] == sums[1] and len(sums[0].split()) == 2
 
 
 _QUIET_BUILDS = """
@@ -261,18 +258,60 @@ for dt, shape, steps in [
 """
 
 
-def test_builds_print_no_compiler_warnings(queue, tmp_path):
+def test_builds_print_no_compiler_warnings(queue):
     """Colour passes' builds (a blur with CLAHE, the JPEG blocks of a float image, an unsharp
     mask, a zoom blur, OpenCV's HLS, a light and a polygon) compile without a warning: PoCL prints "1 warning
     generated." on the user's stderr for each one that does (the first two did: a constant
     operand, an unroll it could not do)."""
     if not _is_pocl(queue):
         pytest.skip("PoCL's compiler")
-    env = {**os.environ, "POCL_CACHE_DIR": str(tmp_path / "pocl"), "WARPKIT_CACHE_DIR": ""}
-    r = subprocess.run([sys.executable, "-c", _QUIET_BUILDS], capture_output=True, text=True,
-                       timeout=600, env=env)
+    r = lane.result(("quiet", _entry(queue)), _quiet)
     assert r.returncode == 0, r.stderr[-2000:]
     assert "warning" not in r.stderr, r.stderr[-2000:]
+
+
+#: the processes of the two tests above, each with a PoCL cache of its own (cold), in the lane
+#: beside the suite (tests/lane.py), after the guard pages': the later-process one runs the
+#: pipeline twice, the second from the first's cache
+_TWICE = """
+import subprocess, sys
+for _ in range(2):
+    r = subprocess.run([sys.executable, "-c", sys.argv[1]], capture_output=True, text=True,
+                       timeout=600)
+    sys.stderr.write(r.stderr)
+    if r.returncode:
+        sys.exit(r.returncode)
+    print(" ".join(r.stdout.split()))
+"""
+
+
+def _env(tmp: str) -> dict:
+    return {"POCL_CACHE_DIR": os.path.join(tmp, "pocl"), "WARPKIT_CACHE_DIR": ""}
+
+
+def _later(tmp: str):
+    return [sys.executable, "-c", _TWICE, _LATER_PROCESS], _env(tmp)
+
+
+def _quiet(tmp: str):
+    return [sys.executable, "-c", _QUIET_BUILDS], _env(tmp)
+
+
+def _entry(queue) -> str:
+    return queue.device.platform.name + "/" + queue.device.name
+
+
+def _pocl_job(key: str, make):
+    def job(item):
+        entry = item.callspec.params.get("queue")
+        if entry is None or "portable computing language" not in entry.device.platform.name.lower():
+            return None
+        return ((key, entry.device.platform.name + "/" + entry.device.name), make, False)
+    return job
+
+
+LANE = {"test_later_processes_build_the_same_kernels": ((2, 0), _pocl_job("later", _later)),
+        "test_builds_print_no_compiler_warnings": ((2, 1), _pocl_job("quiet", _quiet))}
 
 
 def test_program_cache_bounded():
