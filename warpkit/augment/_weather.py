@@ -440,7 +440,8 @@ class RandomRain(ColourTransform):
         lines = lines[np.argsort(lines[:, 1], kind="stable")]  # by first row: the kernel bisects
         n, rows = len(lines), -(-len(lines) // 2)
         k = self.blur_value
-        darken = self.brightness_coefficient != 1.0
+        # (no drops: albumentations returns the image, not darkened)
+        darken = self.brightness_coefficient != 1.0 and n > 0
         ops = np.zeros((1 + rows + 24 * darken, WORDS), np.float32)
         ops[0] = RAIN, n, k, rows + 24 * darken, w, h, length, *self.drop_color, \
             np.float32(1.0) / np.float32(k * k), float(darken)
