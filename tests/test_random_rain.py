@@ -75,13 +75,13 @@ def test_photos_are_albumentations(photo, dtype, queue):
 
 
 def test_small_images_and_every_box(queue):
-    """Images 1 to 40 pixels a side, boxes of every rounding and reach (a box wider than the
-    image reflects its edges more than once), slants of 45 degrees and none: the same levels
+    """Images 1 to 40 pixels a side, boxes of every rounding (odd, even, powers of 2 up to 16
+    and past it) and reach (a box wider than the image reflects its edges more than once), slants of 45 degrees and none: the same levels
     as albumentations."""
     rng = np.random.default_rng(5)
     for h, w in ((9, 3), (10, 1), (17, 5), (2, 30), (40, 7), (30, 33)):
         img = rng.integers(0, 256, (h, w, 3), dtype=np.uint8)
-        for k in (2, 3, 8, 13, 25):
+        for k in (2, 3, 6, 8, 13, 20, 25):
             for slant in ((-45, 45), (0, 0)):
                 t = W.RandomRain(slant_range=slant, blur_value=k, rain_type="torrential",
                                  drop_length=1 if h < 9 else None, p=1)

@@ -298,15 +298,16 @@ def _quiet(tmp: str):
 
 
 def _entry(queue) -> str:
+    """The lane's name for the device of ``queue`` (and of a ``queue`` parameter's entry)."""
     return queue.device.platform.name + "/" + queue.device.name
 
 
 def _pocl_job(key: str, make):
     def job(item):
         entry = item.callspec.params.get("queue")
-        if entry is None or "portable computing language" not in entry.device.platform.name.lower():
+        if entry is None or not _is_pocl(entry):
             return None
-        return ((key, entry.device.platform.name + "/" + entry.device.name), make, False)
+        return ((key, _entry(entry)), make, False)
     return job
 
 

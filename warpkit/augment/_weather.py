@@ -445,10 +445,10 @@ class RandomRain(ColourTransform):
         ops = np.zeros((1 + rows + 24 * darken, WORDS), np.float32)
         ops[0] = RAIN, n, k, rows + 24 * darken, w, h, length, *self.drop_color, \
             np.float32(1.0) / np.float32(k * k), float(darken)
-        table = np.zeros((rows * 2, 4))
-        table[:n] = lines
+        padded = np.zeros((rows * 2, 4))  # two drops an operation
+        padded[:n] = lines
         ops[1:1 + rows, 0] = DATA
-        ops[1:1 + rows, 1:9] = table.reshape(rows, 8)
+        ops[1:1 + rows, 1:9] = padded.reshape(rows, 8)
         if darken:  # cv2.multiply's levels: the product in double, rounded to even
             levels = np.zeros(24 * 11)
             levels[:256] = np.clip(np.rint(np.arange(256) * self.brightness_coefficient), 0, 255)
