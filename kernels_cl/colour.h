@@ -218,7 +218,9 @@
  *                     w[5], scaled to the output where its size differs), in the order of
  *                     their first rows; w[6] the most rows a drop spans (y2 - y1). Each drop is
  *                     cv2.line's 4-connected line (LINE_4, one pixel wide, clipped to the
- *                     output as OpenCV clips it) of colour w[7 .. 9] into a layer of zeros;
+ *                     output as OpenCV clips it) of colour w[7 .. 9] into a layer of zeros
+ *                     (drawn before the launch by rain.cl into a bit mask after the list,
+ *                     its place in word 9 of the first WK_COL_DATA operation);
  *                     the layer goes through cv2.blur's w[2] x w[2] box (edges reflected
  *                     without repeating the edge pixel; its rounding: wk_rain_box8, w[10] =
  *                     float(1 / w[2]^2)) and is added to the pixel, saturated. Where w[11] is
@@ -1069,13 +1071,9 @@ inline void wk_fog8(float8 *v, __global const float *op, int2 at, int2 dims) {
 /* the most rows and columns of WK_COL_RAIN's box (its window's rows are a mask of 32 columns
  * each: 8 pixels and the box's reach on either side) */
 #define WK_RAIN_KMAX 25
-
-/* p q / b truncated toward zero (C's division of OpenCV's int64 product), by magnitudes in 64
- * unsigned bits and signs in 32 (llvmpipe, rusticl, took a 64-bit x < 0 as false) */
-inline int wk_rain_div(int p, int q, int b) {
-    const ulong m = (ulong)abs(p) * (ulong)abs(q) / (ulong)abs(b);
-    return ((p < 0) != (q < 0)) != (b < 0) && m ? -(int)m : (int)m;
-}
+/* the words of a row of WK_COL_RAIN's bit mask of an output Wo wide (rain.cl): a word past the
+ * image, so that 32 columns from any of its columns lie in the row */
+#define WK_RAIN_MW(Wo) (((Wo) + 31) / 32 + 1)
 
 /* OpenCV's BORDER_REFLECT_101 (the edge pixel not repeated), any distance */
 inline int wk_rain_refl(int i, int n) {
@@ -1102,109 +1100,26 @@ inline float8 wk_rain_box8(int8 s, int k, float inv) {
 }
 
 /* WK_COL_RAIN on 8 pixels of row at.y from column at.x: albumentations' add_rain per pixel.
- * The window's rows (reflected) each get a mask of the lit columns s0 .. s0 + 31 (every column
- * a pixel's window reads, edges reflected, lies there), from the drops whose rows reach them
- * (a bisection by first row, then a run); each drop is clipped and rasterised as OpenCV's
- * LineIterator does (4-connected: along its longer axis d1, a step across after each point
- * while d2 i < d1 j does not hold), its columns on a row in closed form. Then each pixel counts
- * the lit pixels of its window, the layer's level per channel is wk_rain_box8 of the count
- * times the colour, the sum saturates at 255, then the brightness's table */
+ * The window's rows (reflected) each take the 32 columns s0 .. s0 + 31 of the operation's bit
+ * mask (rain.cl's rain_mask drew every drop into it before this launch; every column a pixel's
+ * window reads, edges reflected, lies there). Then each pixel counts the lit pixels of its
+ * window, the layer's level per channel is wk_rain_box8 of the count times the colour, the sum
+ * saturates at 255, then the brightness's table */
 inline void wk_rain8(float8 *v, __global const float *op, int2 at, int2 dims) {
-    const int n = (int)op[1], k = (int)op[2], w0 = (int)op[4], h0 = (int)op[5];
+    const int n = (int)op[1], k = (int)op[2];
     const int W = dims.x, H = dims.y, a = k / 2;
     const int s0 = max(at.x - a, 0);
-    int rlo = H, rhi = -1, rows[WK_RAIN_KMAX]; /* the box's rows, reflected */
-    for (int t = 0; t < k; t++) {
-        const int r = wk_rain_refl(at.y - a + t, H);
-        rows[t] = r;
-        rlo = min(rlo, r);
-        rhi = max(rhi, r);
-    }
-    const int span = WK_FOG_PX(op[6], h0, H) + 1; /* (both ends rounded) */
-    int lo = 0, hi = n; /* the first drop whose first row is at least rlo - span */
-    while (lo < hi) {
-        const int mid = (lo + hi) / 2;
-        if (WK_FOG_PX(op[WK_COL_WORDS * (1 + mid / 2) + 2 + 4 * (mid % 2)], h0, H) < rlo - span)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
     uint mask[WK_RAIN_KMAX];
-    for (int t = 0; t < k; t++) mask[t] = 0u;
     int lit = 0;
-    for (int j = lo; j < n; j++) {
-        __global const float *d = op + WK_COL_WORDS * (1 + j / 2) + 1 + 4 * (j % 2);
-        int y1 = WK_FOG_PX(d[1], h0, H);
-        if (y1 > rhi) break;
-        int x1 = WK_FOG_PX(d[0], w0, W), x2 = WK_FOG_PX(d[2], w0, W);
-        if (min(x1, x2) > s0 + 31 || max(x1, x2) < s0) continue;
-        int y2 = WK_FOG_PX(d[3], h0, H);
-        if (y2 < rlo) continue; /* (it goes down: y2 >= y1) */
-        /* OpenCV's clipLine (its int64 and double arithmetic: the quotients truncated; the
-         * points in 32 bits: llvmpipe (rusticl) took a 64-bit x < 0 here as false) */
-        const int right = W - 1, bottom = H - 1;
-        int c1 = (x1 < 0) + (x1 > right) * 2 + (y1 < 0) * 4 + (y1 > bottom) * 8;
-        int c2 = (x2 < 0) + (x2 > right) * 2 + (y2 < 0) * 4 + (y2 > bottom) * 8;
-        if ((c1 & c2) != 0) continue;
-        if ((c1 | c2) != 0) {
-            if (c1 & 12) {
-                const int e = c1 < 8 ? 0 : bottom;
-                x1 += wk_rain_div(e - y1, x2 - x1, y2 - y1);
-                y1 = e;
-                c1 = (x1 < 0) + (x1 > right) * 2;
-            }
-            if (c2 & 12) {
-                const int e = c2 < 8 ? 0 : bottom;
-                x2 += wk_rain_div(e - y2, x2 - x1, y2 - y1);
-                y2 = e;
-                c2 = (x2 < 0) + (x2 > right) * 2;
-            }
-            if ((c1 & c2) == 0 && (c1 | c2) != 0) {
-                if (c1) {
-                    const int e = c1 == 1 ? 0 : right;
-                    y1 += wk_rain_div(e - x1, y2 - y1, x2 - x1);
-                    x1 = e;
-                    c1 = 0;
-                }
-                if (c2) {
-                    const int e = c2 == 1 ? 0 : right;
-                    y2 += wk_rain_div(e - x2, y2 - y1, x2 - x1);
-                    x2 = e;
-                    c2 = 0;
-                }
-            }
-            if ((c1 | c2) != 0) continue;
-        }
-        if (x2 < x1) { /* left to right */
-            const int tx = x1, ty = y1;
-            x1 = x2; y1 = y2; x2 = tx; y2 = ty;
-        }
-        if (x1 > s0 + 31 || x2 < s0) continue;
-        const int dx = x2 - x1, sy = y2 < y1 ? -1 : 1, dy = y2 < y1 ? y1 - y2 : y2 - y1;
-        const int steep = dy > dx;
-        /* the box's rows the line can hold: where they are not reflected, those of its span */
-        const int top = at.y - a, flat = top >= 0 && top + k <= H;
-        const int t0 = flat ? max(min(y1, y2) - top, 0) : 0;
-        const int t1 = flat ? min(max(y1, y2) - top, k - 1) : k - 1;
-        for (int t = t0; t <= t1; t++) {
-            const int r = rows[t];
-            const int i = (r - y1) * sy; /* rows along the line */
-            if (i < 0 || i > dy) continue;
-            uint xa, xb; /* its columns on row r, from x1 */
-            if (steep) { /* a row a point: the columns ceil(dx (i - 1) / dy) .. ceil(dx i / dy) */
-                xa = i == 0 ? 0u : ((uint)dx * (uint)(i - 1) + (uint)dy - 1u) / (uint)dy;
-                xb = ((uint)dx * (uint)i + (uint)dy - 1u) / (uint)dy;
-            } else if (dy == 0) {
-                xa = 0u;
-                xb = (uint)dx;
-            } else { /* the columns whose runs of rows hold row i */
-                xa = i == 0 ? 0u : ((uint)dx * (uint)(i - 1)) / (uint)dy + 1u;
-                xb = min(((uint)dx * (uint)i) / (uint)dy + 1u, (uint)dx);
-            }
-            const int ca = max(x1 + (int)xa, s0) - s0, cb = min(x1 + (int)xb, s0 + 31) - s0;
-            if (ca > cb) continue;
-            mask[t] |= ((2u << (cb - ca)) - 1u) << ca;
-            lit = 1;
+    if (n > 0) {
+        __global const uint *m = (__global const uint *)(op + WK_COL_WORDS * (int)op[WK_COL_WORDS + 9])
+                                 + (s0 >> 5);
+        const int mw = WK_RAIN_MW(W), b = s0 & 31;
+        for (int t = 0; t < k; t++) {
+            __global const uint *row = m + (long)wk_rain_refl(at.y - a + t, H) * mw;
+            const uint u = b ? (row[0] >> b) | (row[1] << (32 - b)) : row[0];
+            mask[t] = u;
+            lit |= u != 0u;
         }
     }
     float8 q[3];

@@ -1,6 +1,6 @@
-"""RandomRain (warpkit.augment._weather, kernels_cl/colour.h's WK_COL_RAIN: each pixel counts the
-lit pixels of its box from the drops whose rows reach it, each drop rasterised as OpenCV's
-4-connected line) against albumentations 2.0.8's add_rain of the recorded drops on uint8 and
+"""RandomRain (warpkit.augment._weather; kernels_cl/rain.cl draws each drop as OpenCV's
+4-connected line into a bit mask after the item's list, then colour.h's WK_COL_RAIN counts each
+pixel's box in it) against albumentations 2.0.8's add_rain of the recorded drops on uint8 and
 float32 photos and on small images whose box reflects more than once; the line rule against
 cv2.polylines with clipping; its draws, batches, replay, the port, the refusals and the
 engine's checks; on every device and Oclgrind."""
@@ -211,6 +211,30 @@ def test_batches_replay_port_and_refusals(queue):
         for j, o in enumerate([head, drops, last]):
             rows[0, j * COLOUR_WORDS:j * COLOUR_WORDS + len(o)] = o
         warp_by(img.astype(np.uint16), np.eye(3), (60, 40), queue=queue, colour=rows)
+
+
+def test_two_rains_in_a_list_and_rain_after_a_pass(queue):
+    """Each list's drops are drawn into masks after it (engine.core's rain_masks, rain.cl) before
+    the launch that runs it: two RandomRain steps in one list (a mask each), a batch where some
+    items have none, and RandomRain after a blur (in the colour pass's list, not the warp's):
+    albumentations' add_rain of each in turn."""
+    img = PHOTOS["chelsea"][::2, ::2].copy()
+    first = W.RandomRain(slant_range=(-20, -10), blur_value=5, rain_type="heavy", p=1)
+    second = W.RandomRain(slant_range=(10, 20), blur_value=3, drop_color=(40, 90, 200), p=1)
+    out = W.Compose([first, second])(image=img, seed=3, queue=queue)
+    steps = out["params"]["steps"]
+    _same(out["image"], _theirs(img, steps[0], first), steps[1], second)
+    batch = [img, img[:200, :150].copy(), img[10:, 20:].copy(), img[:120].copy()]
+    pipe = W.Compose([W.RandomRain(p=0.5), second])
+    outs = pipe(image=batch, seed=1, queue=queue)
+    assert {s["steps"][0]["applied"] for s in outs["params"]} == {True, False}
+    for i, x in enumerate(batch):
+        alone = pipe(image=x, seed=1, index=i, queue=queue)
+        np.testing.assert_array_equal(outs["image"][i], alone["image"])
+    blur = W.GaussianBlur(blur_limit=(5, 5), sigma_limit=(1.5, 1.5), p=1)
+    after = W.Compose([blur, second])(image=img, seed=4, queue=queue)
+    blurred = W.Compose([blur])(image=img, seed=4, queue=queue)["image"]
+    _same(after["image"], blurred, after["params"]["steps"][1], second)
 
 
 def test_small_cases_on_every_device_and_oclgrind(small_queue):

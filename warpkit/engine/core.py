@@ -21,9 +21,9 @@ from .inputs import WARP_DTYPES, matrices, pack, read_regions, stack
 from .output import (PLAIN, ModelInput, fills as fills_of, model_output, options_key,
                      values_of_options)
 from . import jpeg, lab
-from .plan import (CLAHE_PIXELS, FIXED, MAX_BLUR_RADIUS, MAX_CLAHE_TILES, MAX_MEDIAN_SIZE,
-                   MAX_TAP_RADIUS, MAX_ZOOMS, NO_MAP, PASS_BLUR, PASS_CLAHE, PASS_GATHER,
-                   PASS_CHROMA, PASS_JPEG, PASS_MEAN, PASS_MEDIAN, PASS_MORPH, PASS_MOTION,
+from .plan import (CLAHE_PIXELS, COLG_RAIN, FIXED, MAX_BLUR_RADIUS, MAX_CLAHE_TILES,
+                   MAX_MEDIAN_SIZE, MAX_TAP_RADIUS, MAX_ZOOMS, NO_MAP, PASS_BLUR, PASS_CLAHE,
+                   PASS_GATHER, PASS_CHROMA, PASS_JPEG, PASS_MEAN, PASS_MEDIAN, PASS_MORPH, PASS_MOTION,
                    PASS_PCA, PASS_UNSHARP, PASS_ZOOM, PLANS,
                    WarpSpec, fixed_values, image_key, image_values, int32, int64,
                    warp_plan)
@@ -123,7 +123,13 @@ def warp_by(image: Any, matrix: Any, size: Any = None, sampling: Sampling = LINE
             values[f"ZT{k}"] = cl.Buffer(rt.context, ro, hostbuf=table)
             values[f"ZF{k}"] = int32(table.shape[1])
     for k, prog in enumerate(passes):  # the warp's operations, then each colour pass's
-        values[f"COL{k or ''}"] = cl.Buffer(rt.context, ro, hostbuf=prog)
+        flags = ro
+        if spec.colour_groups[k] & COLG_RAIN:  # (rain.cl draws the drops into the list first)
+            prog, places = rain_masks(prog, wo, ho)
+            flags = cl.mem_flags.READ_WRITE | cl.mem_flags.COPY_HOST_PTR
+            values[f"RI{k or ''}"] = cl.Buffer(rt.context, ro, hostbuf=places)
+            values[f"nr{k or ''}"] = int32(places.shape[1])
+        values[f"COL{k or ''}"] = cl.Buffer(rt.context, flags, hostbuf=prog)
         values[f"ncol{k or ''}"] = int32(prog.shape[1] // COLOUR_WORDS)
     if ragged:
         check_allocation(rt, x.nbytes, "the packed images")
@@ -300,7 +306,7 @@ _COLOUR_GROUP[[COL_GAMMA, COL_HUE, COL_HSV, COL_NOISE, COL_SALT, COL_PIXDROP, CO
                COL_GRAVEL, COL_POLY, COL_FLARE, COL_FOG, COL_RAIN]] = [1, 2, 2, 4, 4, 4, 4, 8, 8,
                                                                        16, 128, 128, 256, 256,
                                                                        512, 256, 1024, 2048,
-                                                                       4096, 8192]
+                                                                       4096, COLG_RAIN]
 #: the median's 5x5 and 7x7 networks (WK_COLG_MED5, WK_COLG_MED7): in the builds whose items
 #: draw those sizes (without them, the same medians by the search)
 _MEDIAN_NET5, _MEDIAN_NET7 = 32, 64
@@ -749,6 +755,37 @@ def _check_rain(ops: np.ndarray) -> None:
         f"{max(need[m], 0):g} COL_DATA operations after it, counted in its word 3 (got "
         f"{data[m]:g}), whole pixels within 65535 of 0, each drop going down at most its word "
         f"6, first rows in order, levels in [0, 255]"))
+
+
+def rain_mask_words(wo: int) -> int:
+    """The words of a row of a COL_RAIN operation's bit mask on an output ``wo`` wide
+    (kernels_cl/colour.h's WK_RAIN_MW): a bit a column and a word past the image."""
+    return (wo + 31) // 32 + 1
+
+
+def rain_masks(prog: np.ndarray, wo: int, ho: int) -> tuple[np.ndarray, np.ndarray]:
+    """``prog`` ((items, k * COLOUR_WORDS), checked) with a bit mask of the output after each
+    item's list for each of its COL_RAIN operations (zeros, a row of zeros before them ending
+    the list; the place of its mask, in operations from it, in word 9 of its first COL_DATA
+    operation where it has drops), and each item's COL_RAIN operations' places in its list
+    ((items, most a list has) int32, -1 past its own): what kernels_cl/rain.cl's rain_mask
+    draws the drops from and into, before the launch that runs the list."""
+    items = prog.shape[0]
+    ops = prog.reshape(items, -1, COLOUR_WORDS)
+    I, J = np.nonzero(ops[:, :, 0] == COL_RAIN)
+    if not len(I):
+        return prog, np.full((items, 1), -1, np.int32)
+    first = np.searchsorted(I, I)  # (np.nonzero's order: by item, then place)
+    rank = np.arange(len(I)) - first
+    k = ops.shape[1]
+    rows = -(-ho * rain_mask_words(wo) // COLOUR_WORDS)
+    out = np.zeros((items, k + 1 + int(rank.max() + 1) * rows, COLOUR_WORDS), np.float32)
+    out[:, :k] = ops
+    drops = ops[I, J, 1] > 0
+    out[I[drops], J[drops] + 1, 9] = (k + 1 + rank * rows - J)[drops]
+    places = np.full((items, int(rank.max() + 1)), -1, np.int32)
+    places[I, rank] = J
+    return out.reshape(items, -1), places
 
 
 def _check_filters(ops: np.ndarray) -> None:

@@ -41,6 +41,10 @@ PASS_UNSHARP, PASS_ZOOM, PASS_CHROMA, PASS_MORPH = 256, 512, 1024, 2048
 #: reads a value, and a table of 3 (Wo + Ho) floats an item)
 MAX_ZOOMS = 1000
 
+#: COL_RAIN's group in a build's WK_COL_HEAVY mask (kernels_cl/colour.h's WK_COLG_RAIN): a
+#: colour list whose builds have it gets its drops drawn first (kernels_cl/rain.cl)
+COLG_RAIN = 8192
+
 #: colour_mean's floats per item and work-group in P (kernels_cl/colour_pass.cl's CP_PW), and
 #: colour_pca's per item in PM (CP_PM: FancyPCA's 4 x 4 matrix and 4 means)
 MEAN_WORDS, PCA_WORDS = 16, 20
@@ -289,10 +293,25 @@ def warp_plan(rt: Runtime, src: Operand, w: WarpSpec, tw_log2: int) -> Plan:
                 Arg("ybias"), *ragged)
         gsize = (round_up(w.wo, 64), w.ho, w.items)
     warp = Launch(variant, args, gsize, (64, 1, 1), per_item=w.ragged)
+    rain = _rain_masks(w)
     if not w.colour_passes:
-        return Plan(rt, w.out_shape, ydt, on_device, (warp,))
+        return Plan(rt, w.out_shape, ydt, on_device, (*rain, warp))
     launches, scratch = _colour_passes(w, dt, C, store, rt.kind == "CPU", rt.fp64)
-    return Plan(rt, w.out_shape, ydt, on_device, (warp, *launches), scratch)
+    return Plan(rt, w.out_shape, ydt, on_device, (*rain, warp, *launches), scratch)
+
+
+def _rain_masks(w: WarpSpec) -> tuple[Launch, ...]:
+    """The launches that draw RandomRain's drops into their lists' bit masks
+    (kernels_cl/rain.cl), one per colour list whose builds have COL_RAIN (engine.core's
+    rain_masks puts the masks there), before any launch runs a list."""
+    if not w.colour:
+        return ()
+    variant = Variant.of("rain.cl", "rain_mask", **VALUE_TYPES[np.dtype(np.uint8)].defines("X"),
+                         WK_COL_HEAVY=COLG_RAIN)
+    return tuple(Launch(variant, (Arg(f"COL{k or ''}"), Arg(f"ncol{k or ''}"),
+                                  Arg(f"RI{k or ''}"), Arg(f"nr{k or ''}"), np.int32(w.ho),
+                                  np.int32(w.wo)), (64, 1, w.items), (64, 1, 1))
+                 for k, groups in enumerate(w.colour_groups) if groups & COLG_RAIN)
 
 
 #: colour_mean's work-groups per item: row bands summed side by side (a single image's pass
