@@ -12,10 +12,6 @@ those whose name or parameters hold ``word``, ``K/N+word`` takes them all in (``
 either word). CI splits its conformance subset so between two more OpenCL implementations, each
 test on one of them (PoCL runs them all), and gives the cubic cases and GridSample's to one of
 them: each implementation compiles the kernels those cases need once, for minutes.
-
-The suite runs in a process per core, up to ``MAX_WORKERS`` (pyproject.toml's ``-n auto
---dist loadfile``: pytest-xdist, each file's tests in one process, which shares their builds);
-``-n 0`` runs it in this process.
 """
 
 from __future__ import annotations
@@ -209,26 +205,10 @@ def _lane_jobs(session) -> list:
     return [j for _, j in jobs]
 
 
-#: the most processes ``-n auto`` (pyproject.toml's addopts) starts: each test process compiles
-#: its kernels (PoCL: at the first launch, on one core) and runs them on every core
-MAX_WORKERS = 4
-
-
-def pytest_xdist_auto_num_workers(config):
-    try:
-        cores = len(os.sched_getaffinity(0))
-    except AttributeError:  # (not on Linux)
-        cores = os.cpu_count() or 1
-    return max(1, min(cores, MAX_WORKERS))
-
-
 def pytest_collection_finish(session):
-    # subprocesses that tests need run in a lane of their own, beside the suite (in a suite
-    # spread over processes by pytest-xdist, each test runs its own: the processes fill the
-    # cores already)
+    # subprocesses that tests need run in a lane of their own, beside the suite
     jobs = _lane_jobs(session)
-    if jobs and not session.config.option.collectonly and \
-            not os.environ.get("PYTEST_XDIST_WORKER"):
+    if jobs and not session.config.option.collectonly:
         import lane
 
         lane.start(jobs)

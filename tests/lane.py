@@ -7,9 +7,7 @@ conftest.py calls :func:`start` with the jobs of the selected tests, in the lane
 test calls :func:`result` with its job's key: it gets the finished process, waits for a running
 one, or takes a job still queued and runs it itself (no test waits behind jobs the lane has not
 reached). Without :func:`start` (a test run alone), :func:`result` runs the job there and then.
-Each job's temporary folder is made when it starts and removed when it ends. In a suite spread
-over processes (pytest-xdist) conftest.py starts no lane: each test runs its own job, the
-processes filling the cores already.
+Each job's temporary folder is made when it starts and removed when it ends.
 """
 
 from __future__ import annotations
