@@ -1115,9 +1115,13 @@ inline void wk_rain8(float8 *v, __global const float *op, int2 at, int2 dims) {
         __global const uint *m = (__global const uint *)(op + WK_COL_WORDS * (int)op[WK_COL_WORDS + 9])
                                  + (s0 >> 5);
         const int mw = WK_RAIN_MW(W), b = s0 & 31;
+        /* the columns the 8 pixels' windows read, reflected or not, lie in s0 .. s0 + k + 6
+         * (a reflection lands nearer the edge than the column it reflects): a block whose
+         * windows hold no drop is left as it is */
+        const uint keep = k + 7 >= 32 ? ~0u : (1u << (k + 7)) - 1u;
         for (int t = 0; t < k; t++) {
             __global const uint *row = m + (long)wk_rain_refl(at.y - a + t, H) * mw;
-            const uint u = b ? (row[0] >> b) | (row[1] << (32 - b)) : row[0];
+            const uint u = (b ? (row[0] >> b) | (row[1] << (32 - b)) : row[0]) & keep;
             mask[t] = u;
             lit |= u != 0u;
         }
@@ -1130,13 +1134,13 @@ inline void wk_rain8(float8 *v, __global const float *op, int2 at, int2 dims) {
         /* (in 8-wide vectors: PoCL 3.0 passes 16-wide ones to builtins in another ABI) */
         int8 c0 = (int8)0, c1 = (int8)0, c2 = (int8)0, c3 = (int8)0;
         const uint8 sh = (uint8)(0, 1, 2, 3, 4, 5, 6, 7);
-        for (int t = 0; t < k; t++) {
+        for (int t = 0; t < k; t++) { /* (the columns past s0 + k + 6 are not read) */
             const uint m = mask[t];
             if (m == 0u) continue;
             c0 += as_int8(((uint8)m >> sh) & (uint8)1u);
             c1 += as_int8(((uint8)(m >> 8) >> sh) & (uint8)1u);
-            c2 += as_int8(((uint8)(m >> 16) >> sh) & (uint8)1u);
-            c3 += as_int8(((uint8)(m >> 24) >> sh) & (uint8)1u);
+            if (k > 9) c2 += as_int8(((uint8)(m >> 16) >> sh) & (uint8)1u);
+            if (k > 17) c3 += as_int8(((uint8)(m >> 24) >> sh) & (uint8)1u);
         }
         int col[32];
         vstore8(c0, 0, col);
