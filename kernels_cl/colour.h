@@ -226,6 +226,9 @@
  *                     float(1 / w[2]^2)) and is added to the pixel, saturated. Where w[11] is
  *                     1, 24 more WK_COL_DATA operations hold 256 levels (words 1-11 each): the
  *                     sum's level v becomes level v of them (cv2.multiply by the brightness)
+ *   WK_COL_GLASS      one iteration w[2] of albumentations' GlassBlur swaps (its "fast" mode),
+ *                     displacements up to w[1], the generator's key in w[3 .. 5]. A
+ *                     whole-image operation (colour_pass.cl's cp_glass8); here no operation
  *
  * The 8 pixels' position: row at.y, columns at.x .. at.x + 7 of an output of dims = (Wo, Ho).
  */
@@ -275,6 +278,7 @@
 #define WK_COL_FLARE 40
 #define WK_COL_FOG 41
 #define WK_COL_RAIN 42
+#define WK_COL_GLASS 43
 /* WK_COL_HEAVY: which of the larger operations a build holds (the host's engine.core
  * colour_groups: the groups some item's list has, and every group that launch has had in the
  * process, so that a pipeline's builds settle on one); the others are compiled out. Each one

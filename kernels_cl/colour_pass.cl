@@ -67,6 +67,9 @@
 #ifndef MORPH
 #define MORPH 0
 #endif
+#ifndef GLASS
+#define GLASS 0
+#endif
 #ifndef PCA_DOUBLE
 #define PCA_DOUBLE 0
 #endif
@@ -598,7 +601,7 @@ __kernel void colour_pca(__global const X_T *restrict S, int Ho, int Wo,
 #define PCA_PARAM
 #endif
 
-#if BLUR || MOTION || MEDIAN || CLAHE || GATHER || JPEG || ZOOM || CHROMA || MORPH
+#if BLUR || MOTION || MEDIAN || CLAHE || GATHER || JPEG || ZOOM || CHROMA || MORPH || GLASS
 /* OpenCV's BORDER_REFLECT_101 (the edge pixel not repeated), any distance: an index in [0, n)
  * (each turn brings i nearer: no division, a rare path) */
 inline int cp_reflect(int i, int n) {
@@ -2367,10 +2370,113 @@ __kernel void colour_mean(__global const X_T *restrict S, int Ho, int Wo,
  * work-group a row, 64 items of 224x224 took 14336 of them, 28 of each one's 64 work-items
  * with pixels; one on GPUs, for parallelism); its work-items share the tile's blocks of 8
  * pixels (every work-item busy). A block's result does not depend on the tiling. */
+#if GLASS
+/* WK_COL_GLASS: one iteration of albumentations' GlassBlur swaps in its "fast" mode, numpy's
+ *     x[h, w], x[h + dy, w + dx] = x[h + dy, w + dx], x[h, w]
+ * over the grid of pixels (h, w), h = Ho - md .. md + 1 and w = Wo - md .. md + 1 going down,
+ * in the order n = j nh + i (i = Ho - md - h, j = Wo - md - w, nh = Ho - 2 md, nw = Wo - 2 md),
+ * displacements dy, dx in [-md, md) (the operation's w[1] = md): every grid pixel p first takes
+ * the value at p + d(p); then each pixel q some grid pixel's p + d(p) lands on takes the value
+ * p had, the last such p (the largest n) winning, as numpy's assignment leaves it. Both from
+ * the pass's input. The displacements come from the generator (colour.h's wk_philox8, the key
+ * in w[3 .. 5]): the block of counter (n, iteration w[2], 0x474C53) gives dy from its word 0,
+ * dx from its word 1, as floor(word 2 md / 2^32) - md.
+ *   colour_glass_clear    WIN = 0 for the items whose pass starts with the operation;
+ *   colour_glass_scatter  each grid pixel p: WIN[p + d(p)] = max(WIN[p + d(p)], n + 1);
+ *   colour_apply          each pixel q: the value at the grid pixel WIN[q] - 1 names, else
+ *                         (a grid pixel) at q + d(q), else at q.
+ * NDRange of the first two: (Wo / 8 rounded up to 64, Ho, B), blocks of 8 pixels of a row. */
+#define GLASS_PARAM , __global const int *restrict WIN
+
+/* the displacements of 8 grid pixels of orders n in iteration it under key */
+inline void cp_glass_d8(uint8 n, int it, uint2 key, int md, int8 *dy, int8 *dx) {
+    uint8 o[4];
+    wk_philox8(n, (uint8)(uint)it, (uint8)0x474C53u, key.x, key.y, o);
+    const uint span = 2u * (uint)md;
+    *dy = as_int8(wk_mul_hi8(o[0], span)) - md;
+    *dx = as_int8(wk_mul_hi8(o[1], span)) - md;
+}
+
+/* the orders of the 8 pixels from column xo of row y, and which of them lie in the grid */
+inline uint8 cp_glass_n8(int xo, int y, int Ho, int Wo, int md, int8 *grid) {
+    const int nh = Ho - 2 * md, nw = Wo - 2 * md, i = Ho - md - y;
+    const int8 j = (int8)(Wo - md - xo) - (int8)(0, 1, 2, 3, 4, 5, 6, 7);
+    *grid = (j >= 0) & (j < (int8)nw) & (int8)(-(nh > 0 && i >= 0 && i < nh));
+    return as_uint8(j * (int8)nh + (int8)i);
+}
+
+__kernel void colour_glass_clear(int Ho, int Wo, __global const float *restrict COL, int ncol,
+                                 __global int *restrict WIN) {
+    const int b = (int)get_global_id(2), y = (int)get_global_id(1), xo = 8 * (int)get_global_id(0);
+    if (xo >= Wo || (int)WK_COL_OF(b)[0] != WK_COL_GLASS) return;
+    __global int *w = WIN + ((long)b * Ho + y) * Wo;
+    for (int x = xo; x < min(xo + 8, Wo); x++) w[x] = 0;
+}
+
+__kernel void colour_glass_scatter(int Ho, int Wo, __global const float *restrict COL, int ncol,
+                                   __global int *restrict WIN) {
+    const int b = (int)get_global_id(2), y = (int)get_global_id(1), xo = 8 * (int)get_global_id(0);
+    __global const float *op = WK_COL_OF(b);
+    if (xo >= Wo || (int)op[0] != WK_COL_GLASS) return;
+    const int md = (int)op[1];
+    int8 grid, dy, dx;
+    const uint8 n = cp_glass_n8(xo, y, Ho, Wo, md, &grid);
+    if (!any(grid)) return;
+    cp_glass_d8(n, (int)op[2], wk_key(op + 3), md, &dy, &dx);
+    int l_in[8], l_dy[8], l_dx[8];
+    uint l_n[8];
+    vstore8(grid, 0, l_in);
+    vstore8(dy, 0, l_dy);
+    vstore8(dx, 0, l_dx);
+    vstore8(n, 0, l_n);
+    for (int l = 0; l < 8; l++)
+        if (l_in[l])
+            atomic_max((volatile __global int *)WIN + ((long)b * Ho + y + l_dy[l]) * Wo + xo + l + l_dx[l],
+                       (int)l_n[l] + 1);
+}
+
+/* WK_COL_GLASS on the 8 pixels from column xo of row yo (n of them in the image): each from
+ * where colour_glass_scatter's winner or its own displacement says, channel c in v[c] */
+inline void cp_glass8(__global const X_T *S, int Ho, int Wo, int b, int xo, int yo, int n,
+                      __global const float *op, __global const int *WIN, float8 *v) {
+    const int C = CH, md = (int)op[1], nh = Ho - 2 * md;
+    int8 grid, dy = (int8)0, dx = (int8)0;
+    const uint8 order = cp_glass_n8(xo, yo, Ho, Wo, md, &grid);
+    if (any(grid)) cp_glass_d8(order, (int)op[2], wk_key(op + 3), md, &dy, &dx);
+    int l_in[8], l_dy[8], l_dx[8];
+    vstore8(grid, 0, l_in);
+    vstore8(dy, 0, l_dy);
+    vstore8(dx, 0, l_dx);
+    __global const int *win = WIN + ((long)b * Ho + yo) * Wo;
+    float l[32];
+    for (int k = 0; k < 8; k++) {
+        const int x = xo + (k < n ? k : n - 1);
+        const int w = win[x];
+        int sx = x, sy = yo;
+        if (w > 0) { /* the last grid pixel whose swap lands here */
+            const int m = w - 1, j = m / nh;
+            sx = Wo - md - j;
+            sy = Ho - md - (m - j * nh);
+        } else if (l_in[k]) {
+            sx = x + l_dx[k];
+            sy = yo + l_dy[k];
+        }
+        const long at = (((long)b * Ho + sy) * Wo + sx) * C;
+        for (int c = 0; c < C; c++) l[k * C + c] = cp_level1(S[at + c]);
+    }
+    for (int c = 0; c < C; c++)
+        v[c] = (float8)(l[c], l[C + c], l[2 * C + c], l[3 * C + c], l[4 * C + c], l[5 * C + c],
+                        l[6 * C + c], l[7 * C + c]);
+}
+#else
+#define GLASS_PARAM
+#endif
+
 __kernel void colour_apply(__global const X_T *restrict S, int Ho, int Wo,
                            __global const float *restrict P, int G, __global Y_PTR_T *restrict Y,
                            float4 yscale, float4 ybias, __global const float *restrict COL,
-                           int ncol, int rows BLUR_PARAM UNSHARP_PARAM CLAHE_PARAM GATHER_PARAM ZOOM_PARAM JPEG_PARAM PCA_PARAM) {
+                           int ncol, int rows BLUR_PARAM UNSHARP_PARAM CLAHE_PARAM GATHER_PARAM ZOOM_PARAM JPEG_PARAM PCA_PARAM
+                           GLASS_PARAM) {
     const int C = CH;
     const int lid = (int)get_local_id(0), y0 = (int)get_group_id(1) * rows, b = (int)get_global_id(2);
     /* the item's means, summed once per work-group (a sum per work-item costs more than the
@@ -2447,6 +2553,11 @@ __kernel void colour_apply(__global const X_T *restrict S, int Ho, int Wo,
 #if MORPH
         if ((int)op[0] == WK_COL_MORPH)
             cp_morph8(S, Ho, Wo, b, xo, yo, op, v);
+        else
+#endif
+#if GLASS
+        if ((int)op[0] == WK_COL_GLASS)
+            cp_glass8(S, Ho, Wo, b, xo, yo, n, op, WIN, v);
         else
 #endif
 #if GATHER

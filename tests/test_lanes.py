@@ -19,7 +19,7 @@ from warpkit.augment import (AdditiveNoise, AdvancedBlur, Blur, FrequencyMasking
                              AutoContrast, FancyPCA, ISONoise, MultiplicativeNoise,
                              PlanckianJitter, RandomSnow, ChromaticAberration, Illumination,
                              RandomGravel, RandomShadow, Morphological, RandomSunFlare, RandomFog, RandomRain,
-                             RandomToneCurve,
+                             GlassBlur, RandomToneCurve,
                              SaltAndPepper, SquareSymmetry, PixelDropout, ShotNoise, ToSepia,
                              RandomResizedCrop,
                              RandomRotate90, RandomRotation, RandomSizedCrop, RandomVerticalFlip,
@@ -148,7 +148,8 @@ PIPELINES = [
              RandomSunFlare(p=0.5), RandomSunFlare((0, 0, 1, 1), 90, (255, 200, 0), (0.3, 0.6),
                                                    (1, 12), p=0.7),
              RandomFog(p=0.5), RandomFog(0.2, (0.1, 0.5), p=0.7),
-             RandomRain(p=0.5), RandomRain((-20, 5), rain_type="heavy", p=0.6)]),
+             RandomRain(p=0.5), RandomRain((-20, 5), rain_type="heavy", p=0.6),
+             GlassBlur(p=0.5), GlassBlur(1.1, 2, 1, p=0.6)]),
     # AdditiveNoise: each law in each mode (the constant Beta's gamma tries, looked at ahead)
     Compose([RandomResizedCrop(24)] + [
         AdditiveNoise(kind, mode, params, approx, p=0.7) for kind, params in

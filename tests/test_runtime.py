@@ -252,7 +252,7 @@ for dt, shape, steps in [
                                  W.RandomGravel(p=1),
                                  W.RandomShadow(p=1), W.Morphological(p=1),
                                  W.RandomSunFlare(p=1), W.RandomFog(p=1),
-                                 W.RandomRain(p=1)])]:
+                                 W.RandomRain(p=1), W.GlassBlur(max_delta=1, p=1)])]:
     pipe = W.Compose([W.RandomAffine(degrees=20, size=(3, 5)), *steps])
     pipe(image=np.zeros(shape, dt), seed=0)
 """

@@ -56,7 +56,7 @@ from ._colour import (CLAHE, Blur, ChannelShuffle, ColorJitter, Downscale, Embos
                       Solarize, ToGray)
 from ._dropout import (CoarseDropout, ConstrainedCoarseDropout, Erasing, FrequencyMasking,
                        GridDropout, TimeMasking, XYMasking)
-from ._filters import AdvancedBlur, Defocus, RingingOvershoot, UnsharpMask, ZoomBlur
+from ._filters import AdvancedBlur, Defocus, GlassBlur, RingingOvershoot, UnsharpMask, ZoomBlur
 from ._pixel_dropout import PixelDropout
 from ._additive import AdditiveNoise
 from ._grid_shuffle import RandomGridShuffle
@@ -89,7 +89,7 @@ __all__ = ["AdditiveNoise", "AdvancedBlur", "Affine", "AtLeastOneBBoxRandomCrop"
            "D4", "Defocus", "Downscale",
            "ElasticTransform", "Emboss", "EpochSampler", "Equalize", "Erasing", "FancyPCA",
            "FrequencyMasking", "FromFloat",
-           "from_albumentations", "GaussianBlur", "GaussNoise", "GridDistortion", "GridDropout",
+           "from_albumentations", "GaussianBlur", "GaussNoise", "GlassBlur", "GridDistortion", "GridDropout",
            "HorizontalFlip", "HueSaturationValue", "Illumination", "ImageCompression", "InvertImg", "ISONoise",
            "KeypointParams", "LongestMaxSize", "MedianBlur", "MixUp", "Morphological", "Mosaic",
            "MotionBlur",

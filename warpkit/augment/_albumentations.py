@@ -313,6 +313,7 @@ SUPPORTED: dict[str, Callable[[_Args, _Pipeline], Transform | None]] = {
     "AdvancedBlur": _colour(F.AdvancedBlur, "blur_limit", "sigma_x_limit", "sigma_y_limit",
                             "rotate_limit", "beta_limit", "noise_limit"),
     "Defocus": _colour(F.Defocus, "radius", "alias_blur"),
+    "GlassBlur": _colour(F.GlassBlur, "sigma", "max_delta", "iterations", "mode"),
     "RingingOvershoot": _colour(F.RingingOvershoot, "blur_limit", "cutoff"),
     "UnsharpMask": _colour(F.UnsharpMask, "blur_limit", "sigma_limit", "alpha", "threshold"),
     "ZoomBlur": _colour(F.ZoomBlur, "max_factor", "step_factor"),

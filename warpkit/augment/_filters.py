@@ -1,6 +1,7 @@
 """Filters with a kernel of weights under albumentations 2.0.8's names and parameters:
 ``AdvancedBlur`` (an anisotropic generalised Gaussian with multiplicative noise), ``Defocus``
-(an anti-aliased disc) and ``RingingOvershoot`` (a circular low-pass sinc filter). The host
+(an anti-aliased disc) and ``RingingOvershoot`` (a circular low-pass sinc filter); and
+``GlassBlur`` (a Gaussian blur, pixels swapped with random neighbours, blurred again). The host
 makes albumentations' kernel from the recorded parameters, with its arithmetic; the device
 applies it in the pass after the warp that ``MotionBlur`` takes (kernels_cl/colour.h's
 WK_COL_TAPS: the nonzero weights as taps, summed row by row as OpenCV's ``filter2D`` sums
@@ -21,17 +22,19 @@ from typing import Any
 
 import numpy as np
 
-from ..engine.core import COL_DATA as DATA, COL_TAPS as TAPS, COL_UNSHARP as UNSHARP, \
-    COL_ZOOM as ZOOM, split
+from ..engine.core import COL_BLUR as BLUR, COL_DATA as DATA, COL_GLASS as GLASS, \
+    COL_TAPS as TAPS, COL_UNSHARP as UNSHARP, COL_ZOOM as ZOOM, MAX_GLASS_DELTA, split
 from ..engine.plan import MAX_BLUR_RADIUS, MAX_TAPS, MAX_ZOOMS
 from ._base import value_range
+from ._philox import kernel_key, philox4x32
 from ._transforms import _OneLane
 from ._colour import ColourTransform, _kernel_sizes, _non_negative, _odd_size, _odd_sizes, \
-    _signed, _with_data
+    _signed, _with_data, draw_key, draw_keys
 
-__all__ = ["AdvancedBlur", "Defocus", "RingingOvershoot", "UnsharpMask", "ZoomBlur",
-           "advanced_blur_kernel", "bessel_j1", "defocus_kernel", "ringing_kernel", "taps",
-           "zoom_factors"]
+__all__ = ["AdvancedBlur", "Defocus", "GlassBlur", "RingingOvershoot", "UnsharpMask", "ZoomBlur",
+           "advanced_blur_kernel", "bessel_j1", "defocus_kernel", "glass_displacements",
+           "opencv_sigma_kernel",
+           "ringing_kernel", "taps", "zoom_factors"]
 
 
 def taps(kernel: np.ndarray) -> list[list[float]]:
@@ -216,6 +219,114 @@ class Defocus(ColourTransform):
 
     def config(self):
         return {"radius": list(self.radius), "alias_blur": list(self.alias_blur)}
+
+
+def opencv_sigma_kernel(sigma: float, peak: float) -> np.ndarray:
+    """The 1-D kernel of ``cv2.GaussianBlur(img, ksize=(0, 0), sigmaX=sigma)``: OpenCV's size
+    from sigma (``cvRound(sigma * 3 * 2 + 1) | 1`` for uint8 images, ``peak`` 255, 4 for the
+    others) and ``getGaussianKernel``'s weights, ``exp(-x^2 / (2 sigma^2))`` normalised (float64).
+
+    Example:
+        >>> opencv_sigma_kernel(0.7, 255.0).round(4).tolist()
+        [0.0096, 0.2054, 0.5699, 0.2054, 0.0096]
+    """
+    size = int(np.rint(sigma * (3 if peak == 255.0 else 4) * 2 + 1)) | 1
+    x = np.arange(size, dtype=np.float64) - (size - 1) * 0.5
+    k = np.exp(-(x * x) / (2 * sigma * sigma))
+    return k / k.sum()
+
+
+#: the third counter word of GlassBlur's displacements (kernels_cl/colour_pass.cl's cp_glass_d8)
+GLASS_TAG = 0x474C53
+
+
+def glass_displacements(key: Any, iterations: int, max_delta: int, height: int,
+                        width: int) -> np.ndarray:
+    """The displacements GlassBlur's kernel draws for an output of ``height`` x ``width`` under
+    a recorded ``key``, laid out as albumentations' ``dxy`` ((pixels, iterations, 2) int64: dy
+    then dx of each pixel of its grid, in numpy's order): what ``glass_blur(img, sigma,
+    max_delta, iterations, dxy, "fast")`` takes to give the same image. Pixel n of iteration i
+    takes Philox-4x32-10's block of counter (n, i, GLASS_TAG): dy = floor(word 0 * 2
+    max_delta / 2^32) - max_delta, dx likewise from word 1.
+
+    Example:
+        >>> d = glass_displacements([1, 2, 3], 2, 4, 20, 30)
+        >>> d.shape, int(d.min()) >= -4, int(d.max()) <= 3
+        ((264, 2, 2), True, True)
+    """
+    n = max(height - 2 * max_delta, 0) * max(width - 2 * max_delta, 0)
+    out = np.empty((n, iterations, 2), np.int64)
+    order = np.arange(n)
+    span = np.uint64(2 * max_delta)
+    for i in range(iterations):
+        words = philox4x32(order, np.full(n, i), GLASS_TAG, kernel_key(key))
+        for axis in range(2):
+            out[:, i, axis] = ((words[axis] * span) >> np.uint64(32)).astype(np.int64) - max_delta
+    return out
+
+
+class GlassBlur(ColourTransform):
+    """albumentations' GlassBlur in its default ``mode="fast"``: ``cv2.GaussianBlur`` of
+    ``sigma`` (its size from sigma: :func:`opencv_sigma_kernel`), then ``iterations`` rounds of
+    numpy's swaps over the pixels at least ``max_delta`` + 1 from the top and left and
+    ``max_delta`` from the bottom and right, each with the pixel ``(dy, dx)`` away,
+    ``dy, dx`` uniform whole numbers in ``[-max_delta, max_delta)`` (albumentations' law), then
+    the blur again. Each round is a pass on the device (kernels_cl/colour_pass.cl's
+    WK_COL_GLASS): every such pixel takes its partner's value, then each partner takes the
+    value of the last pixel (numpy's order) that chose it, as numpy's assignment does.
+
+    The displacements come from the kernel's counter-based generator keyed on the sample's
+    stream (``key``, recorded) and each pixel's place in numpy's order: the same alone, in any
+    batch and on any device (albumentations draws them from its own generator: the same law,
+    other numbers). ``mode="exact"`` (swaps one after another) is refused. ``sigma`` 0 leaves
+    out the blurs (OpenCV refuses a size of 0 from sigma 0).
+
+    Example:
+        >>> t = GlassBlur(sigma=0.7, max_delta=2, iterations=1, p=1)
+        >>> ops = t.colour_ops({"key": [1, 2, 3]}, 3, 255.0)
+        >>> [int(o[0]) for o in ops]  # the blur, one round of swaps, the blur
+        [14, 43, 14]
+    """
+
+    def __init__(self, sigma: float = 0.7, max_delta: int = 4, iterations: int = 2,
+                 mode: str = "fast", p: float = 0.5) -> None:
+        super().__init__(p)
+        if isinstance(sigma, bool) or not isinstance(sigma, (int, float, np.number)) or \
+                not 0 <= float(sigma) <= MAX_BLUR_RADIUS / 4:
+            raise ValueError(f"sigma must be a number in [0, {MAX_BLUR_RADIUS / 4:g}] (its "
+                             f"kernel's radius up to {MAX_BLUR_RADIUS}), got {sigma!r}")
+        for name, v, hi in (("max_delta", max_delta, MAX_GLASS_DELTA),
+                            ("iterations", iterations, 1000)):
+            if isinstance(v, bool) or not float(v).is_integer() or not 1 <= v <= hi:
+                raise ValueError(f"{name} must be a whole number in [1, {hi}], got {v!r}")
+        if mode != "fast":
+            raise ValueError(f"mode={mode!r} is not supported: warpkit's GlassBlur takes "
+                             f"mode='fast' (albumentations' default; 'exact' swaps one pixel "
+                             f"after another)")
+        self.sigma = float(sigma)
+        self.max_delta = int(max_delta)
+        self.iterations = int(iterations)
+        self.mode = mode
+
+    def draw(self, rng, size):
+        return {"key": draw_key(rng)}
+
+    def draw_lanes(self, lanes, sizes):
+        return [{"key": k} for k in draw_keys(lanes)]
+
+    def colour_ops(self, params, channels, peak):
+        blur = []
+        if self.sigma > 0:
+            k = opencv_sigma_kernel(self.sigma, peak)
+            r = len(k) // 2
+            blur = _with_data([BLUR, float(r)], k[r:].astype(np.float32).tolist())
+        key = [float(v) for v in params["key"]]
+        swaps = [[GLASS, float(self.max_delta), float(i), *key] for i in range(self.iterations)]
+        return [*blur, *swaps, *blur]
+
+    def config(self):
+        return {"sigma": self.sigma, "max_delta": self.max_delta,
+                "iterations": self.iterations, "mode": self.mode}
 
 
 def bessel_j1(x: Any) -> np.ndarray:

@@ -23,7 +23,7 @@ from .output import (PLAIN, ModelInput, fills as fills_of, model_output, options
 from . import jpeg, lab
 from .plan import (CLAHE_PIXELS, COLG_RAIN, FIXED, MAX_BLUR_RADIUS, MAX_CLAHE_TILES,
                    MAX_MEDIAN_SIZE, MAX_TAP_RADIUS, MAX_ZOOMS, NO_MAP, PASS_BLUR, PASS_CLAHE,
-                   PASS_GATHER, PASS_CHROMA, PASS_JPEG, PASS_MEAN, PASS_MEDIAN, PASS_MORPH, PASS_MOTION,
+                   PASS_GATHER, PASS_GLASS, PASS_CHROMA, PASS_JPEG, PASS_MEAN, PASS_MEDIAN, PASS_MORPH, PASS_MOTION,
                    PASS_PCA, PASS_UNSHARP, PASS_ZOOM, PLANS,
                    WarpSpec, fixed_values, image_key, image_values, int32, int64,
                    warp_plan)
@@ -255,7 +255,7 @@ def colour_peak(dtype: Any) -> float:
  COL_DATA, COL_MOTION, COL_MEDIAN, COL_CONV, COL_CLAHE, COL_DOWNSCALE, COL_MATRIX,
  COL_CURVE, COL_JPEG, COL_EQUALIZE, COL_ISO, COL_SALT, COL_HOLES, COL_TAPS,
  COL_PIXDROP, COL_SHOT, COL_PCA, COL_UNSHARP, COL_ZOOM, COL_SNOW, COL_CHROMA,
- COL_LIGHT, COL_GRAVEL, COL_POLY, COL_MORPH, COL_FLARE, COL_FOG, COL_RAIN) = range(1, 43)
+ COL_LIGHT, COL_GRAVEL, COL_POLY, COL_MORPH, COL_FLARE, COL_FOG, COL_RAIN, COL_GLASS) = range(1, 44)
 
 #: colour operations on the image's mean as they find it (the contrast on the gray mean, the
 #: shift by the mean, ISONoise on the lightness's standard deviation, FancyPCA on the channels'
@@ -295,12 +295,13 @@ MIN_SHOT_SCALE = 0.02
 #: median: each pixel's neighbours): each starts a pass of kernels_cl/colour_pass.cl after the
 #: warp
 COLOUR_WHOLE = (*COLOUR_MEAN, COL_BLUR, COL_UNSHARP, COL_MOTION, COL_MEDIAN, COL_CONV, COL_TAPS,
-                COL_CLAHE, COL_DOWNSCALE, COL_JPEG, COL_EQUALIZE, COL_ZOOM, COL_CHROMA, COL_MORPH)
+                COL_CLAHE, COL_DOWNSCALE, COL_JPEG, COL_EQUALIZE, COL_ZOOM, COL_CHROMA, COL_MORPH,
+                COL_GLASS)
 
 
 #: the group of each colour operation's code in a build (kernels_cl/colour.h's WK_COLG_*: the
 #: larger operations, each compiled only into the builds whose group mask has it); 0: always there
-_COLOUR_GROUP = np.zeros(COL_RAIN + 1, np.int64)
+_COLOUR_GROUP = np.zeros(COL_GLASS + 1, np.int64)
 _COLOUR_GROUP[[COL_GAMMA, COL_HUE, COL_HSV, COL_NOISE, COL_SALT, COL_PIXDROP, COL_SHOT, COL_HOLE,
                COL_HOLES, COL_POSTERIZE, COL_MATRIX, COL_CURVE, COL_ISO, COL_SNOW, COL_LIGHT,
                COL_GRAVEL, COL_POLY, COL_FLARE, COL_FOG, COL_RAIN]] = [1, 2, 2, 4, 4, 4, 4, 8, 8,
@@ -358,7 +359,7 @@ def colour_groups(passes: list[np.ndarray]) -> tuple[int, ...]:
     for k, p in enumerate(passes):
         ops = p.reshape(p.shape[0], -1, COLOUR_WORDS)
         codes = ops[:, :, 0].astype(np.int64)
-        groups = _COLOUR_GROUP[np.clip(codes, 0, COL_RAIN)]
+        groups = _COLOUR_GROUP[np.clip(codes, 0, COL_GLASS)]
         median = codes == COL_MEDIAN  # its 5x5 and 7x7 networks: groups of their own
         groups[median] |= np.select([ops[:, :, 1][median] == 5, ops[:, :, 1][median] == 7],
                                     [_MEDIAN_NET5, _MEDIAN_NET7], 0)
@@ -385,7 +386,8 @@ def pass_kinds(passes: list[np.ndarray]) -> tuple[int, ...]:
                  | PASS_UNSHARP * bool((p[:, 0] == COL_UNSHARP).any())
                  | PASS_ZOOM * bool((p[:, 0] == COL_ZOOM).any())
                  | PASS_CHROMA * bool((p[:, 0] == COL_CHROMA).any())
-                 | PASS_MORPH * bool((p[:, 0] == COL_MORPH).any()) for p in passes[1:])
+                 | PASS_MORPH * bool((p[:, 0] == COL_MORPH).any())
+                 | PASS_GLASS * bool((p[:, 0] == COL_GLASS).any()) for p in passes[1:])
 
 
 def _passes_starting(passes: list[np.ndarray], code: int):
@@ -757,6 +759,29 @@ def _check_rain(ops: np.ndarray) -> None:
         f"6, first rows in order, levels in [0, 255]"))
 
 
+#: the largest displacement of a COL_GLASS operation (a pixel's swap partner is at most this
+#: many rows and columns away)
+MAX_GLASS_DELTA = 4096
+
+
+def _check_glass(ops: np.ndarray) -> None:
+    """Every COL_GLASS of ``ops`` ((items, k, COLOUR_WORDS)) as colour_pass.cl's cp_glass8
+    reads it, or a ValueError: a whole displacement in [1, MAX_GLASS_DELTA], a whole
+    iteration in [0, 2^24) and a generator key (three whole words below 2^24, 2^24 and 2^16)."""
+    I, J = np.nonzero(ops[:, :, 0] == COL_GLASS)
+    if not len(I):
+        return
+    md, it, k0, k1, k2 = (ops[I, J, w].astype(np.float64) for w in (1, 2, 3, 4, 5))
+    whole = np.stack([md, it, k0, k1, k2]) % 1 == 0
+    bad = ~whole.all(axis=0) | ~((md >= 1) & (md <= MAX_GLASS_DELTA)) | \
+        ~((it >= 0) & (it < 2 ** 24)) | ~((k0 >= 0) & (k0 < 2 ** 24)) | \
+        ~((k1 >= 0) & (k1 < 2 ** 24)) | ~((k2 >= 0) & (k2 < 2 ** 16))
+    _first_bad(bad, I, J, lambda m: (
+        f"COL_GLASS needs a whole displacement in [1, {MAX_GLASS_DELTA}] (got {md[m]:g}), a "
+        f"whole iteration in [0, 2^24) (got {it[m]:g}) and a key of three whole words below "
+        f"2^24, 2^24 and 2^16"))
+
+
 def rain_mask_words(wo: int) -> int:
     """The words of a row of a COL_RAIN operation's bit mask on an output ``wo`` wide
     (kernels_cl/colour.h's WK_RAIN_MW): a bit a column and a word past the image."""
@@ -899,6 +924,7 @@ def _check_filters(ops: np.ndarray) -> None:
     _check_flares(ops)
     _check_fog(ops)
     _check_rain(ops)
+    _check_glass(ops)
     for i, j in zip(*np.nonzero(codes == COL_TAPS)):
         _check_taps(ops[i], i, j)
     _check_morph(ops)

@@ -34,8 +34,10 @@ PASS_MEAN, PASS_BLUR, PASS_MOTION, PASS_MEDIAN, PASS_CLAHE, PASS_GATHER, PASS_JP
 #: ... and with an unsharp mask (the rows' launch as a blur's, then colour_unsharp_rows: the
 #: threshold's mask of the blurred image into U, its rows filtered into UM); with a zoom blur
 #: (in colour_apply, from the host's table of each zoom's source rows and columns, ZT<pass>);
-#: with a chromatic aberration (in colour_apply: channels 0 and 2 read at a lens's positions)
-PASS_UNSHARP, PASS_ZOOM, PASS_CHROMA, PASS_MORPH = 256, 512, 1024, 2048
+#: with a chromatic aberration (in colour_apply: channels 0 and 2 read at a lens's positions);
+#: with one of GlassBlur's swaps (each pixel's last swap partner into WIN first, by
+#: colour_glass_scatter after colour_glass_clear; colour_apply reads each pixel from there)
+PASS_UNSHARP, PASS_ZOOM, PASS_CHROMA, PASS_MORPH, PASS_GLASS = 256, 512, 1024, 2048, 4096
 
 #: the most zooms a ZoomBlur averages (engine.core refuses more before any launch: each is 4
 #: reads a value, and a table of 3 (Wo + Ho) floats an item)
@@ -348,6 +350,8 @@ def _colour_passes(w: WarpSpec, dt: np.dtype, C: int, store: dict,
     if any(kind & PASS_JPEG for kind in w.colour_passes):  # the decoded planes (uchar)
         scratch += (Scratch("JPG", w.items * (2 * w.ho * w.wo
                                               + 2 * ((w.ho + 1) // 2) * ((w.wo + 1) // 2))),)
+    if any(kind & PASS_GLASS for kind in w.colour_passes):  # each pixel's last partner
+        scratch += (Scratch("WIN", w.items * w.ho * w.wo * 4),)
     if w.clahe_tiles:
         scratch += (Scratch("LUT", w.items * w.clahe_tiles * 256),
                     Scratch("HIST", w.items * w.clahe_tiles * w.clahe_bands * 256 * 4))
@@ -367,6 +371,7 @@ def _colour_passes(w: WarpSpec, dt: np.dtype, C: int, store: dict,
                    "UNSHARP": int(unsharp), "ZOOM": int(bool(kind & PASS_ZOOM)),
                    "CHROMA": int(bool(kind & PASS_CHROMA)),
                    "MORPH": int(bool(kind & PASS_MORPH)),
+                   "GLASS": int(bool(kind & PASS_GLASS)),
                    "CP_PW": MEAN_WORDS,
                    **({"PCA_DOUBLE": int(fp64), "CP_PM": PCA_WORDS} if kind & PASS_PCA else {}),
                    "WK_COL_HEAVY": w.colour_groups[k],
@@ -412,6 +417,12 @@ def _colour_passes(w: WarpSpec, dt: np.dtype, C: int, store: dict,
             launches.append(Launch(rows, (Arg(src), *dims, Arg("T"), np.int32(wp), *col,
                                           np.int32(tile), Arg("U"), Arg("UM")), groups,
                                    (64, 1, 1)))
+        if kind & PASS_GLASS:
+            whole = (round_up(-(-w.wo // 8), 64), w.ho, w.items)  # blocks of 8 pixels
+            for entry in ("colour_glass_clear", "colour_glass_scatter"):
+                launches.append(Launch(Variant.of("colour_pass.cl", entry, **defines),
+                                       (*dims, *col, Arg("WIN")), whole, (64, 1, 1)))
+            tables += (Arg("WIN"),)
         apply = Variant.of("colour_pass.cl", "colour_apply", **defines)
         launches.append(Launch(apply, (Arg(src), *dims, Arg("P"), np.int32(bands),
                                        Arg("Y" if last else f"S{k % 2}"), Arg("yscale"),
