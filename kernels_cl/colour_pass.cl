@@ -584,6 +584,7 @@ inline void cp_pca8(float8 *v, __global const float *pm) {
 /* FancyPCA's matrix and means, once per item (a work-item each; the others return): its bands'
  * sums (colour_mean's, in P) added up, the eigenproblem solved, into PM (CP_PM floats an
  * item) for colour_apply's work-groups */
+#if !WK_ONE_KERNEL || defined(WK_KERNEL_colour_pca)
 __kernel void colour_pca(__global const X_T *restrict S, int Ho, int Wo,
                          __global const float *restrict P, int G, __global const float *restrict COL,
                          int ncol, int items, __global float *restrict PM) {
@@ -596,6 +597,7 @@ __kernel void colour_pca(__global const X_T *restrict S, int Ho, int Wo,
     cp_pca_ref(S, Ho, Wo, b, ref);
     cp_pca_matrix(t, ref, (float)Ho * (float)Wo, WK_COL_OF(b), PM + (long)b * CP_PM);
 }
+#endif
 #define PCA_PARAM , __global const float *restrict PM
 #else
 #define PCA_PARAM
@@ -1286,6 +1288,7 @@ inline void cp_row_table(__global const float *op, __local float *K, __local flo
  * from output xo + k, weight W[m].sk (the work-group's table, from the kernel padded with 7
  * zeros each side). Both add each output's terms in the same order (the zero weights add
  * nothing), so they give the same sums. */
+#if !WK_ONE_KERNEL || defined(WK_KERNEL_colour_blur_rows)
 __kernel void colour_blur_rows(__global const X_T *restrict S, int Ho, int Wo,
                                __global float *restrict T, int Wp,
                                __global const float *restrict COL, int ncol, int rows) {
@@ -1338,6 +1341,7 @@ __kernel void colour_blur_rows(__global const X_T *restrict S, int Ho, int Wo,
         WK_EACH_C(*(__global float8 *)(t + (long)c * Ho * Wp) = acc[c]);
     }
 }
+#endif
 
 /* the 8 pixels from xo of row yo filtered along the columns of T (H: the weights of offsets
  * 0 .. r), in float as they come */
@@ -1374,6 +1378,7 @@ inline __attribute__((always_inline)) void cp_blur_cols(__global const float *T,
  * of those rows of the mask filtered along the row with the same weights into M (colour_apply
  * filters M's columns: the soft mask, and T's columns again for B). The mask's row reads only
  * its own row of U, which this work-group wrote: no other work-group's results are needed. */
+#if !WK_ONE_KERNEL || defined(WK_KERNEL_colour_unsharp_rows)
 __kernel void colour_unsharp_rows(__global const X_T *restrict S, int Ho, int Wo,
                                   __global const float *restrict T, int Wp,
                                   __global const float *restrict COL, int ncol, int rows,
@@ -1429,6 +1434,7 @@ __kernel void colour_unsharp_rows(__global const X_T *restrict S, int Ho, int Wo
         WK_EACH_C(*(__global float8 *)(M + item + c * plane + (long)yo * Wp + xo) = acc[c]);
     }
 }
+#endif
 
 /* the unsharp mask's result at the 8 pixels from xo of row yo (their values v as cp_load8
  * gives them): the soft mask s (M's columns), the sharpened image clip(v + amount (v - B)) (B:
@@ -1711,6 +1717,7 @@ inline void cl_ac_lut(int *hist, __global const float *op, int t, __global uchar
  * twice the whole count), and short loops (Mesa llvmpipe ends a shader's loops past about 65000
  * turns, which one work-group per tile reached near 1000 x 1500 pixels).
  * NDRange: (max_tiles * max_bands rounded up to 64, 1, B). */
+#if !WK_ONE_KERNEL || defined(WK_KERNEL_colour_clahe_hist)
 __kernel void colour_clahe_hist(__global const X_T *restrict S, int Ho, int Wo,
                                 __global int *restrict H, int max_tiles, int max_bands,
                                 __global const float *restrict COL, int ncol,
@@ -1761,6 +1768,7 @@ __kernel void colour_clahe_hist(__global const X_T *restrict S, int Ho, int Wo,
     __global int *h = H + (((long)b * max_tiles + t) * max_bands + band) * 256;
     for (int i = 0; i < 256; i++) h[i] = hist[i];
 }
+#endif
 
 /* A CLAHE tile's table from its histogram (one work-item; changes the histogram): clipped at
  * limit (0: none), what was clipped spread over every level as OpenCV spreads it, then the
@@ -1793,6 +1801,7 @@ inline void cl_clahe_lut(int *hist, int limit, float scale, __global uchar *lut)
  * over every level as OpenCV spreads it, then the running sum times 255 / pixels, rounded
  * (cl_clahe_lut); an Equalize's table of each of its histograms (cl_eq_lut).
  * NDRange: (64, max_tiles, B). */
+#if !WK_ONE_KERNEL || defined(WK_KERNEL_colour_clahe_lut)
 __kernel void colour_clahe_lut(__global const int *restrict H, __global uchar *restrict LUT,
                                int max_tiles, int max_bands, __global const float *restrict COL,
                                int ncol) {
@@ -1826,6 +1835,7 @@ __kernel void colour_clahe_lut(__global const int *restrict H, __global uchar *r
             cl_clahe_lut(own, (int)op[6], op[7], lut);
     }
 }
+#endif
 
 /* 8 entries t[i] of a table, i per lane */
 #define CL_GATHER8(t, i) \
@@ -2183,6 +2193,7 @@ inline __attribute__((always_inline)) void cpj_store(const int8 *b, __global uch
  * libjpeg's rgb_ycc, channel 2 as red; the chroma's 2 x 2 sums with libjpeg's alternating
  * bias, rows past the image's last pair repeating that pair's), then its 4 Y blocks (or the
  * gray channel's), 2 chroma blocks and, with 4 channels, the fourth's 4. */
+#if !WK_ONE_KERNEL || defined(WK_KERNEL_colour_jpeg_blocks)
 __kernel void colour_jpeg_blocks(__global const X_T *restrict S, int Ho, int Wo,
                                  __global uchar *restrict JPG, __global const float *restrict COL,
                                  int ncol, __global const int *restrict JQT) {
@@ -2253,6 +2264,7 @@ __kernel void colour_jpeg_blocks(__global const X_T *restrict S, int Ho, int Wo,
         cpj_store(cr, P2, cw, ch, 8 * mx, 8 * my);
     }
 }
+#endif
 
 /* 8 chroma values of output pixels xo .. xo + 7 (xo even) of row y as libjpeg's decoder
  * upsamples them: its "fancy" triangle filter, over the nearest sample (weight 3 x 3) and its
@@ -2321,6 +2333,7 @@ inline void cp_jpeg8(__global const uchar *JPG, int Ho, int Wo, int b, int xo, i
 #define JPEG_PARAM
 #endif
 
+#if !WK_ONE_KERNEL || defined(WK_KERNEL_colour_mean)
 __kernel void colour_mean(__global const X_T *restrict S, int Ho, int Wo,
                           __global float *restrict P, __global const float *restrict COL,
                           int ncol) {
@@ -2364,6 +2377,7 @@ __kernel void colour_mean(__global const X_T *restrict S, int Ho, int Wo,
     const float2 total = cp_sum64(part, lid, (float2)(cp_hsum8(gray), cp_hsum8(all)));
     if (lid == 0) vstore2(total, 0, P + CP_PW * ((long)b * G + g));
 }
+#endif
 
 /* A work-group takes `rows` rows of an item (the host's choice: a few on CPU devices, where
  * each work-group costs a pass of the work-item loop, its means' sum and its barrier: a
@@ -2405,6 +2419,7 @@ inline uint8 cp_glass_n8(int xo, int y, int Ho, int Wo, int md, int8 *grid) {
     return as_uint8(j * (int8)nh + (int8)i);
 }
 
+#if !WK_ONE_KERNEL || defined(WK_KERNEL_colour_glass_clear)
 __kernel void colour_glass_clear(int Ho, int Wo, __global const float *restrict COL, int ncol,
                                  __global int *restrict WIN) {
     const int b = (int)get_global_id(2), y = (int)get_global_id(1), xo = 8 * (int)get_global_id(0);
@@ -2412,7 +2427,9 @@ __kernel void colour_glass_clear(int Ho, int Wo, __global const float *restrict 
     __global int *w = WIN + ((long)b * Ho + y) * Wo;
     for (int x = xo; x < min(xo + 8, Wo); x++) w[x] = 0;
 }
+#endif
 
+#if !WK_ONE_KERNEL || defined(WK_KERNEL_colour_glass_scatter)
 __kernel void colour_glass_scatter(int Ho, int Wo, __global const float *restrict COL, int ncol,
                                    __global int *restrict WIN) {
     const int b = (int)get_global_id(2), y = (int)get_global_id(1), xo = 8 * (int)get_global_id(0);
@@ -2434,6 +2451,7 @@ __kernel void colour_glass_scatter(int Ho, int Wo, __global const float *restric
             atomic_max((volatile __global int *)WIN + ((long)b * Ho + y + l_dy[l]) * Wo + xo + l + l_dx[l],
                        (int)l_n[l] + 1);
 }
+#endif
 
 /* WK_COL_GLASS on the 8 pixels from column xo of row yo (n of them in the image): each from
  * where colour_glass_scatter's winner or its own displacement says, channel c in v[c] */
@@ -2472,6 +2490,7 @@ inline void cp_glass8(__global const X_T *S, int Ho, int Wo, int b, int xo, int 
 #define GLASS_PARAM
 #endif
 
+#if !WK_ONE_KERNEL || defined(WK_KERNEL_colour_apply)
 __kernel void colour_apply(__global const X_T *restrict S, int Ho, int Wo,
                            __global const float *restrict P, int G, __global Y_PTR_T *restrict Y,
                            float4 yscale, float4 ybias, __global const float *restrict COL,
@@ -2622,3 +2641,4 @@ __kernel void colour_apply(__global const X_T *restrict S, int Ho, int Wo,
 #endif
     }
 }
+#endif
