@@ -268,8 +268,8 @@ def glass_displacements(key: Any, iterations: int, max_delta: int, height: int,
 class GlassBlur(ColourTransform):
     """albumentations' GlassBlur in its default ``mode="fast"``: ``cv2.GaussianBlur`` of
     ``sigma`` (its size from sigma: :func:`opencv_sigma_kernel`), then ``iterations`` rounds of
-    numpy's swaps over the pixels at least ``max_delta`` + 1 from the top and left and
-    ``max_delta`` from the bottom and right, each with the pixel ``(dy, dx)`` away,
+    numpy's swaps over the pixels (h, w) with ``max_delta < h <= H - max_delta`` and
+    ``max_delta < w <= W - max_delta``, each with the pixel ``(dy, dx)`` away,
     ``dy, dx`` uniform whole numbers in ``[-max_delta, max_delta)`` (albumentations' law), then
     the blur again. Each round is a pass on the device (kernels_cl/colour_pass.cl's
     WK_COL_GLASS): every such pixel takes its partner's value, then each partner takes the
