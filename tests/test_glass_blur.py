@@ -54,8 +54,8 @@ def test_photos_are_albumentations(dtype, queue):
 
 def test_small_images_and_the_grid_edges(small_queue):
     """Images whose grid is a row, a column, empty (the image is left as blurred), 1 to 3
-    channels: the same pixels as albumentations (and on Oclgrind, no access outside the
-    image and the scratch buffers)."""
+    channels, and uint16: the same pixels as albumentations (and on Oclgrind, no access
+    outside the image and the scratch buffers)."""
     queue = small_queue
     rng = np.random.default_rng(2)
     for h, w, c, md in ((9, 40, 3, 4), (40, 9, 3, 4), (8, 30, 3, 4), (13, 17, 1, 2),
@@ -65,6 +65,10 @@ def test_small_images_and_the_grid_edges(small_queue):
         out = W.Compose([t])(image=img if c > 1 else img[..., 0], seed=h, queue=queue)
         want = _theirs(img, t, out["params"]["steps"][0]["key"])
         np.testing.assert_array_equal(out["image"].reshape(want.shape), want)
+    # uint16 (albumentations takes uint8 and float32; its functions take it as well)
+    img = rng.integers(0, 65536, (23, 19, 3)).astype(np.uint16)
+    out = W.Compose([t])(image=img, seed=1, queue=queue)
+    np.testing.assert_array_equal(out["image"], _theirs(img, t, out["params"]["steps"][0]["key"]))
 
 
 def test_draws_batches_replay_port_and_refusals(queue):
