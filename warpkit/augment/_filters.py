@@ -224,16 +224,15 @@ class Defocus(ColourTransform):
 def opencv_sigma_kernel(sigma: float, peak: float) -> np.ndarray:
     """The 1-D kernel of ``cv2.GaussianBlur(img, ksize=(0, 0), sigmaX=sigma)``: OpenCV's size
     from sigma (``cvRound(sigma * 3 * 2 + 1) | 1`` for uint8 images, ``peak`` 255, 4 for the
-    others) and ``getGaussianKernel``'s weights, ``exp(-x^2 / (2 sigma^2))`` normalised (float64).
+    others) and ``getGaussianKernel``'s weights, ``exp(-x^2 / (2 sigma^2))`` normalised
+    (:func:`_gaussian_1d`, float32).
 
     Example:
-        >>> opencv_sigma_kernel(0.7, 255.0).round(4).tolist()
+        >>> [round(float(v), 4) for v in opencv_sigma_kernel(0.7, 255.0)]
         [0.0096, 0.2054, 0.5699, 0.2054, 0.0096]
     """
     size = int(np.rint(sigma * (3 if peak == 255.0 else 4) * 2 + 1)) | 1
-    x = np.arange(size, dtype=np.float64) - (size - 1) * 0.5
-    k = np.exp(-(x * x) / (2 * sigma * sigma))
-    return k / k.sum()
+    return _gaussian_1d(size, sigma)
 
 
 #: the third counter word of GlassBlur's displacements (kernels_cl/colour_pass.cl's cp_glass_d8)
