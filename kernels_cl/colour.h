@@ -215,8 +215,8 @@
  *                     (floats rounded to levels of 255 and back): w[1] drops in the w[3]
  *                     WK_COL_DATA operations after it (skipped with it), two an operation
  *                     (words 1-4 and 5-8: x1, y1, x2, y2 in whole pixels of an image of w[4] x
- *                     w[5], scaled to the output where its size differs), in the order of
- *                     their first rows; w[6] the most rows a drop spans (y2 - y1). Each drop is
+ *                     w[5], scaled to the output where its size differs), in any order;
+ *                     w[6] the most rows a drop spans (y2 - y1). Each drop is
  *                     cv2.line's 4-connected line (LINE_4, one pixel wide, clipped to the
  *                     output as OpenCV clips it) of colour w[7 .. 9] into a layer of zeros
  *                     (drawn before the launch by rain.cl into a bit mask after the list,

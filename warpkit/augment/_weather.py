@@ -437,7 +437,6 @@ class RandomRain(ColourTransform):
         # float64, truncated to int32
         ends = np.trunc(drops + np.array([float(params["slant"]), length]))
         lines = np.concatenate([drops, ends], axis=1)
-        lines = lines[np.argsort(lines[:, 1], kind="stable")]  # by first row: the kernel bisects
         n, rows = len(lines), -(-len(lines) // 2)
         k = self.blur_value
         # (no drops: albumentations returns the image, not darkened)

@@ -720,8 +720,8 @@ def _check_rain(ops: np.ndarray) -> None:
     MAX_RAIN_BOX] and the float of 1 / side^2, the size they were drawn on (whole, 1 to 65535
     a side), the COL_DATA operations that hold them after it (two an operation, then 24 of
     levels where its word 11 is 1) and inside the list, each drop's ends whole pixels within
-    65535 of 0, each drop going down (y2 - y1 in [0, its word 6]), their first rows in order
-    (the kernel bisects them), levels in [0, 255]. One numpy pass."""
+    65535 of 0, each drop going down (y2 - y1 in [0, its word 6]), levels in [0, 255]. One
+    numpy pass."""
     I, J = np.nonzero(ops[:, :, 0] == COL_RAIN)
     if not len(I):
         return
@@ -740,12 +740,11 @@ def _check_rain(ops: np.ndarray) -> None:
     fall = drops[:, :, 3] - drops[:, :, 1]
     bad_drop = ~(np.abs(drops) <= 65535).all(axis=2) | (drops % 1 != 0).any(axis=2) | \
         ~(fall >= 0) | ~(fall <= span[:, None])
-    order = ~((np.diff(drops[:, :, 1], axis=1) < 0) & used[:, 1:] & used[:, :-1]).any(axis=1)
     levels = ops[I, :, 1:12].astype(np.float64)
     in_table = held & (rows >= np.ceil(n / 2)[:, None])
     bad_level = ~((levels >= 0) & (levels <= 255) & (levels % 1 == 0)).all(axis=2)
     head = ops[I, J].astype(np.float64)
-    bad = ~whole | (data != need) | misplaced | (used & bad_drop).any(axis=1) | ~order | \
+    bad = ~whole | (data != need) | misplaced | (used & bad_drop).any(axis=1) | \
         (in_table & bad_level).any(axis=1) | (k % 1 != 0) | ~((k >= 1) & (k <= MAX_RAIN_BOX)) | \
         (inv != np.float32(1.0) / np.float32(np.where(k >= 1, k * k, 1))) | \
         ~((span >= 0) & (span <= 65535) & (span % 1 == 0)) | \
@@ -756,7 +755,7 @@ def _check_rain(ops: np.ndarray) -> None:
         f"{MAX_RAIN_BOX}] with its word 10 the float of 1 / side^2, a word 11 of 0 or 1, "
         f"{max(need[m], 0):g} COL_DATA operations after it, counted in its word 3 (got "
         f"{data[m]:g}), whole pixels within 65535 of 0, each drop going down at most its word "
-        f"6, first rows in order, levels in [0, 255]"))
+        f"6, levels in [0, 255]"))
 
 
 #: the largest displacement of a COL_GLASS operation (a pixel's swap partner is at most this
