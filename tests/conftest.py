@@ -6,6 +6,11 @@ With no device, tests fail rather than skip. ``WARPKIT_TEST_DEVICES`` (comma-sep
 ``WARPKIT_DEVICE``) restricts the devices. Oclgrind missing fails under CI (``CI=true``), and skips
 with a reason otherwise.
 
+``WARPKIT_TEST_REFERENCE`` (a spec as for ``WARPKIT_DEVICE``) names the device whose numbers the
+small cases are compared with (:func:`reference_queue`); unset, the default device's. CI's jobs
+on other implementations name PoCL there: their default device is the one under test, and a
+case compared with the same device's numbers would check only that it ran.
+
 ``WARPKIT_TEST_SHARE=K/N`` runs share K of N of the tests: those whose name and parameters (the
 device's left out) have a CRC-32 of K modulo N (``K,L/N``: of K or L); ``K/N-word`` leaves out
 those whose name or parameters hold ``word``, ``K/N+word`` takes them all in (``word|other``:
@@ -55,6 +60,17 @@ def _queue(entry) -> cl.CommandQueue:
         q = _QUEUES[entry.index] = cl.CommandQueue(ctx)
         _CONTEXTS.append(ctx)
     return q
+
+
+def reference_queue() -> cl.CommandQueue | None:
+    """A queue on the device ``WARPKIT_TEST_REFERENCE`` names, whose numbers a small case's on
+    each device are compared with; None where it is unset (the default device's). A name that
+    matches no device fails the test (a typo must not turn the comparison into one of a device
+    with itself)."""
+    spec = os.environ.get("WARPKIT_TEST_REFERENCE", "").strip()
+    if not spec:
+        return None
+    return _queue(choose_device(spec)[0])
 
 
 def _ids(entries):
