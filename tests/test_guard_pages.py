@@ -31,7 +31,8 @@ CPU = [e for e in REAL if e.kind == "CPU"]
 
 
 #: the families' order in the lane: the costliest first (a cold run on a Zen 4, 2026-12-03:
-#: 77, 55, 47, 43, 25, 22, 17 and 11 s; affine_grid and roi_align, a few seconds, last)
+#: 77, 55, 47, 43, 25, 22, 17 and 11 s; affine_grid and roi_align, a few seconds, last; since
+#: their covering sets, colour 64 s and fields 28 s on a slower host, where they took 87 and 76)
 _FIRST = ("colour", "warp", "wide", "fields", "remap", "grid_sample", "crop", "model_input")
 
 
