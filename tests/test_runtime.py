@@ -1095,17 +1095,30 @@ def test_every_real_device_builds_and_a_generic_pocl_is_mended(queue):
 def test_a_build_that_fails_on_the_cpu_name_says_what_to_do(monkeypatch, queue):
     """Where warpkit could not name a CPU (an unknown PoCL build, WARPKIT_POCL_CPU=off), the
     build's failure says what it is and what to set."""
-    class FailingProgram:
-        def __init__(self, ctx, *args):
-            pass
+    def failing_build(ctx, source, options):
+        raise cl.RuntimeError(cl._cl._ErrorRecord(
+            msg="clBuildProgram failed: BUILD_PROGRAM_FAILURE\nerror: unknown target CPU "
+                "'generic'", code=-11, routine="clBuildProgram"))
 
-        def build(self, options=()):
-            raise cl.RuntimeError(cl._cl._ErrorRecord(
-                msg="clBuildProgram failed: BUILD_PROGRAM_FAILURE\nerror: unknown target CPU "
-                    "'generic'", code=-11, routine="clBuildProgram"))
-
-    monkeypatch.setattr(programs.cl, "Program", FailingProgram)
+    monkeypatch.setattr(programs, "_build_source", failing_build)
     monkeypatch.setenv("WARPKIT_CACHE_DIR", "")
     with pytest.raises(RuntimeError, match="WARPKIT_POCL_CPU") as info:
         programs._build(queue.context, "__kernel void k() {}", ())
     assert "unknown target CPU 'generic'" in str(info.value)
+
+
+def test_builds_leave_out_pyopencls_include_folder(queue):
+    """pyopencl's Program.build adds ``-I <its own folder>`` to every build, and PoCL keys its
+    cache on the options: two environments with that folder at two paths never shared a compile.
+    warpkit's sources inline their includes, so its builds take only their own options; a
+    failed build still says why, with the compiler's log."""
+    import os
+
+    prg = programs._build_source(queue.context, "__kernel void k(__global int *a) { a[0] = 3; }",
+                                 ("-DUNUSED=1",))
+    dev = queue.device
+    opts = prg.get_build_info(dev, cl.program_build_info.OPTIONS)
+    assert "-DUNUSED=1" in opts and os.path.dirname(cl.__file__) not in opts
+    with pytest.raises(cl.RuntimeError, match="BUILD_PROGRAM_FAILURE") as info:
+        programs._build_source(queue.context, "__kernel void k() { not_a_function(); }", ())
+    assert "not_a_function" in str(info.value)  # the compiler's log

@@ -113,7 +113,7 @@ def _build(ctx: cl.Context, source: str, options: tuple[str, ...]) -> cl.Program
                     os.unlink(path)
         t0 = time.perf_counter()
         try:
-            prg = cl.Program(ctx, source).build(options=list(options))
+            prg = _build_source(ctx, source, options)
         except cl.RuntimeError as e:
             if "unknown target CPU" not in str(e):
                 raise
@@ -129,6 +129,19 @@ def _build(ctx: cl.Context, source: str, options: tuple[str, ...]) -> cl.Program
     if path is not None and time.perf_counter() - t0 < _WARM_BUILD_S:
         _save_binary(path, prg.binaries[0])
     return prg
+
+
+def _build_source(ctx: cl.Context, source: str, options: tuple[str, ...]) -> cl.Program:
+    """``source`` built with ``options`` alone (and PYOPENCL_BUILD_OPTIONS, as pyopencl
+    honours it). pyopencl's Program.build adds its own include folder (``-I <site-packages>/
+    pyopencl/cl``) to every build, and PoCL keys its cache on the options: with that path in
+    them, two environments (CI's two, a user's venvs) never shared a compile, each paying
+    every build of its own. warpkit's sources inline their ``#include``\\ s (load_source) and
+    need no folder. A failed build raises pyopencl's RuntimeError, the build log in it."""
+    raw = cl._cl._Program(ctx, source)
+    extra = os.environ.get("PYOPENCL_BUILD_OPTIONS", "").split()
+    raw.build(" ".join((*options, *extra)).encode(), ctx.devices)
+    return cl.Program(raw)
 
 
 class _NoKernels(RuntimeError):
