@@ -96,6 +96,9 @@ def small_queue(request) -> cl.CommandQueue:
         if not REAL and not SIMS:
             pytest.fail("no OpenCL device found")
         msg = "Oclgrind not installed (pip install 'warpkit[oclgrind]')"
+        if os.environ.get("WARPKIT_TEST_DEVICES", "").strip() and any(
+                e.is_simulator for e in _ENTRIES):
+            msg = "Oclgrind is not among WARPKIT_TEST_DEVICES"
         if os.environ.get("CI", "").lower() == "true":
             pytest.fail(msg)
         pytest.skip(msg)
