@@ -137,8 +137,13 @@ def _build_source(ctx: cl.Context, source: str, options: tuple[str, ...]) -> cl.
     pyopencl/cl``) to every build, and PoCL keys its cache on the options: with that path in
     them, two environments (CI's two, a user's venvs) never shared a compile, each paying
     every build of its own. warpkit's sources inline their ``#include``\\ s (load_source) and
-    need no folder. A failed build raises pyopencl's RuntimeError, the build log in it."""
-    raw = cl._cl._Program(ctx, source)
+    need no folder. A failed build raises pyopencl's RuntimeError, the build log in it. (The
+    unwrapped program is pyopencl's private ``_cl._Program``, which its Program wraps: a pyopencl
+    without it gets Program.build, folder and all.)"""
+    unwrapped = getattr(getattr(cl, "_cl", None), "_Program", None)
+    if unwrapped is None:
+        return cl.Program(ctx, source).build(options=list(options))
+    raw = unwrapped(ctx, source)
     extra = os.environ.get("PYOPENCL_BUILD_OPTIONS", "").split()
     raw.build(" ".join((*options, *extra)).encode(), ctx.devices)
     return cl.Program(raw)
