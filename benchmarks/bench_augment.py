@@ -316,8 +316,8 @@ def blur_runs(data, have_alb: bool) -> dict:
     MedianBlur, AdvancedBlur, Defocus, RingingOvershoot, UnsharpMask, ZoomBlur, CLAHE, Equalize,
     AutoContrast, RandomSnow, ChromaticAberration, Illumination (its three modes in a OneOf),
     RandomGravel, RandomShadow, Morphological (a dilation and an erosion with 5 x 5 elements,
-    one a sample), RandomSunFlare, RandomFog, RandomRain, GlassBlur,
-    AdditiveNoise (Beta per pixel), ISONoise, SaltAndPepper, ShotNoise, PixelDropout,
+    one a sample), RandomSunFlare, RandomFog, RandomRain, GlassBlur, PlasmaBrightnessContrast,
+    PlasmaShadow, AdditiveNoise (Beta per pixel), ISONoise, SaltAndPepper, ShotNoise, PixelDropout,
     GridDropout, Downscale and ImageCompression at p=1, their defaults; ToSepia,
     PlanckianJitter, RandomToneCurve, MultiplicativeNoise and ChannelDropout at p=0.5, in the warp's store), albumentations doing the same (each such row
     has its own albumentations peer)."""
@@ -369,6 +369,9 @@ def blur_runs(data, have_alb: bool) -> dict:
         "warpkit, geometry and RandomFog on every sample": [W.RandomFog(p=1)],
         "warpkit, geometry and RandomRain on every sample": [W.RandomRain(p=1)],
         "warpkit, geometry and GlassBlur on every sample": [W.GlassBlur(p=1)],
+        "warpkit, geometry and PlasmaBrightnessContrast on every sample":
+            [W.PlasmaBrightnessContrast(p=1)],
+        "warpkit, geometry and PlasmaShadow on every sample": [W.PlasmaShadow(p=1)],
         "warpkit, geometry and Downscale on every sample": [Downscale(p=1)],
         "warpkit, geometry and ImageCompression on every sample": [ImageCompression(p=1)],
         "warpkit, geometry and 5 pixel transforms (p=0.5)": pixel(W),
@@ -408,6 +411,9 @@ def blur_runs(data, have_alb: bool) -> dict:
          "warpkit, geometry and RandomFog on every sample": lambda A: [A.RandomFog(p=1)],
          "warpkit, geometry and RandomRain on every sample": lambda A: [A.RandomRain(p=1)],
          "warpkit, geometry and GlassBlur on every sample": lambda A: [A.GlassBlur(p=1)],
+         "warpkit, geometry and PlasmaBrightnessContrast on every sample":
+             lambda A: [A.PlasmaBrightnessContrast(p=1)],
+         "warpkit, geometry and PlasmaShadow on every sample": lambda A: [A.PlasmaShadow(p=1)],
          "warpkit, geometry and Downscale on every sample": lambda A: [A.Downscale(p=1)],
          "warpkit, geometry and ImageCompression on every sample":
              lambda A: [A.ImageCompression(p=1)],

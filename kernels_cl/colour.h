@@ -229,6 +229,19 @@
  *   WK_COL_GLASS      one iteration w[2] of albumentations' GlassBlur swaps (its "fast" mode),
  *                     displacements up to w[1], the generator's key in w[3 .. 5]. A
  *                     whole-image operation (colour_pass.cl's cp_glass8); here no operation
+ *   WK_COL_PLASMA     albumentations' PlasmaShadow (w[5] = 1): v (1 - P w[6]), clipped, integer
+ *                     images truncated to a level; or its PlasmaBrightnessContrast without the
+ *                     contrast (w[5] = 0): x = v / peak (as its float conversion), x + clip(P w[6],
+ *                     0, 1) clipped to [0, 1], integer images rounded back to a level. P the
+ *                     pixel's plasma pattern in [0, 1] (plasma.cl makes it before the launch
+ *                     from the key w[1 .. 3] and the roughness w[4], into the area at w[9] 2^20
+ *                     + w[10] operations from the operation, w[11] floats a row)
+ *   WK_COL_PLASMA_MEAN PlasmaBrightnessContrast with its contrast c = w[7]: after the
+ *                     brightness, x = clip(x w) + m (1 - w) clipped, w = clip(P c, 0, 1) + 1, m
+ *                     the mean of x over the image and its channels after the brightness (a
+ *                     whole-image value: colour_pass.cl's colour_mean sums it). Every product
+ *                     of P is clipped to [0, 1] as albumentations' (so that negative factors
+ *                     change nothing)
  *
  * The 8 pixels' position: row at.y, columns at.x .. at.x + 7 of an output of dims = (Wo, Ho).
  */
@@ -279,6 +292,8 @@
 #define WK_COL_FOG 41
 #define WK_COL_RAIN 42
 #define WK_COL_GLASS 43
+#define WK_COL_PLASMA 44
+#define WK_COL_PLASMA_MEAN 45
 /* WK_COL_HEAVY: which of the larger operations a build holds (the host's engine.core
  * colour_groups: the groups some item's list has, and every group that launch has had in the
  * process, so that a pipeline's builds settle on one); the others are compiled out. Each one
@@ -306,8 +321,9 @@
 #define WK_COLG_FLARE 2048 /* WK_COL_FLARE */
 #define WK_COLG_FOG 4096 /* WK_COL_FOG */
 #define WK_COLG_RAIN 8192 /* WK_COL_RAIN */
+#define WK_COLG_PLASMA 16384 /* WK_COL_PLASMA and WK_COL_PLASMA_MEAN */
 #ifndef WK_COL_HEAVY
-#define WK_COL_HEAVY 16383
+#define WK_COL_HEAVY 32767
 #endif
 /* the largest Poisson count WK_COL_SHOT draws: its mean is at most 50 (engine.core refuses
  * scales below MIN_SHOT_SCALE); a count of 150 or more has a chance below 1e-25 */
@@ -1182,6 +1198,51 @@ inline void wk_rain8(float8 *v, __global const float *op, int2 at, int2 dims) {
 }
 #endif
 
+#if WK_COL_HEAVY & WK_COLG_PLASMA
+/* an integer level over the peak as a float, correctly rounded (albumentations' float32
+ * conversion: a table of float32(level) / 255, numpy's division for uint16): the product by the
+ * reciprocal corrected once by its remainder, exact in a fused multiply-add */
+inline __attribute__((always_inline)) float8 wk_over_peak8(float8 v) {
+    const float8 q = v * (1.0f / WK_PEAK);
+    return wk_fma8(wk_fma8(-q, (float8)WK_PEAK, v), (float8)(1.0f / WK_PEAK), q);
+}
+
+/* the plasma pattern of a WK_COL_PLASMA or WK_COL_PLASMA_MEAN operation at 8 pixels of row
+ * at.y from column at.x (plasma.cl's area, padded by 8 floats past its last row) */
+inline __attribute__((always_inline)) float8 wk_plasma_at8(__global const float *op, int2 at) {
+    __global const float *area = op + ((long)op[9] * 1048576 + (long)op[10]) * WK_COL_WORDS;
+    return vload8(0, area + (long)at.y * (long)op[11] + at.x);
+}
+
+/* WK_COL_PLASMA and WK_COL_PLASMA_MEAN on 8 pixels of row at.y from column at.x (mean: the
+ * image's mean after the brightness, in [0, 1]; contrast: the operation has it) */
+inline __attribute__((always_inline)) void wk_plasma8(float8 *v, int C, __global const float *op, float mean,
+                                                       int2 at, int contrast) {
+    const float8 P = wk_plasma_at8(op, at);
+    if (op[5] != 0.0f) { /* the shadow: numpy's product, stored (truncated) */
+        const float8 s = 1.0f - P * op[6];
+#if WK_COL_INT
+        WK_EACH_C(v[c] = wk_floor8(wk_col_clip(v[c] * s)));
+#else
+        WK_EACH_C(v[c] = wk_col_clip(v[c] * s));
+#endif
+        return;
+    }
+    const float8 add = wk_clamp8(P * op[6], 0.0f, 1.0f);
+    const float8 w = contrast ? wk_clamp8(P * op[7], 0.0f, 1.0f) + 1.0f : (float8)1.0f;
+    const float8 shift = mean * (1.0f - w);
+#if WK_COL_INT
+    WK_EACH_C(float8 x = wk_fmin8(wk_over_peak8(v[c]) + add, (float8)1.0f);
+              if (contrast) x = wk_clamp8(wk_fmin8(x * w, (float8)1.0f) + shift, 0.0f, 1.0f);
+              v[c] = wk_col_clip(wk_rint8(x * WK_PEAK)));
+#else
+    WK_EACH_C(float8 x = wk_fmin8(v[c] + add, (float8)1.0f);
+              if (contrast) x = wk_clamp8(wk_fmin8(x * w, (float8)1.0f) + shift, 0.0f, 1.0f);
+              v[c] = x);
+#endif
+}
+#endif
+
 /* the C (<= 4) channels v[0 .. C - 1] of 8 pixels through the n operations at op (mean: the
  * image's gray mean and the mean of all its values, for the whole-image operations; at, dims:
  * where the pixels are, for the operations that depend on it) */
@@ -1352,6 +1413,10 @@ inline __attribute__((always_inline)) void wk_colour8_ops(float8 *v, int C, __gl
 #if WK_COL_HEAVY & WK_COLG_LIGHT
         } else if (code == WK_COL_LIGHT) {
             wk_light8(v, C, op, at, dims);
+#endif
+#if WK_COL_HEAVY & WK_COLG_PLASMA
+        } else if (code == WK_COL_PLASMA || code == WK_COL_PLASMA_MEAN) {
+            wk_plasma8(v, C, op, mean.y, at, code == WK_COL_PLASMA_MEAN);
 #endif
         } else if ((WK_COL_HEAVY & WK_COLG_TONE) && code == WK_COL_CURVE) {
             /* 255 B(l / 255) = (3 (255 - l)^2 l lo + 3 (255 - l) l^2 hi + l^3) / 255^2: the

@@ -208,7 +208,7 @@ inline __attribute__((always_inline)) void cp_load8(__global const X_T *S, long 
 inline int cp_wants_mean(__global const float *op) {
     const int code = (int)op[0];
     return code == WK_COL_CONTRAST || code == WK_COL_AFFINE_MEAN || code == WK_COL_ISO
-           || code == WK_COL_PCA;
+           || code == WK_COL_PCA || code == WK_COL_PLASMA_MEAN;
 }
 
 /* the sum of x over a work-group of 64 (at lid 0; every work-item calls it) */
@@ -2353,6 +2353,12 @@ __kernel void colour_mean(__global const X_T *restrict S, int Ho, int Wo,
     }
 #endif
     float8 gray = 0.0f, all = 0.0f;
+#if WK_COL_HEAVY & WK_COLG_PLASMA
+    /* PlasmaBrightnessContrast's mean after its brightness: x (in [0, 1]) plus the pattern's
+     * share, clipped, summed (colour.h's wk_plasma8) */
+    __global const float *pop = WK_COL_OF(b);
+    const int plasma = (int)pop[0] == WK_COL_PLASMA_MEAN;
+#endif
     /* work-group g: the band of rows [g R, (g + 1) R); each work-item reads whole rows, left to
      * right (the hardware prefetcher follows them: work-items side by side on a row, each
      * reading 8 pixels of row after row, left colour_mean waiting on memory) */
@@ -2370,6 +2376,17 @@ __kernel void colour_mean(__global const X_T *restrict S, int Ho, int Wo,
                 all += live ? l * l * (float)C : 0.0f;
                 continue;
             }
+#if WK_COL_HEAVY & WK_COLG_PLASMA
+            if (plasma) {
+                const float8 add = wk_clamp8(wk_plasma_at8(pop, (int2)(x, y)) * pop[6], 0.0f, 1.0f);
+#if WK_COL_INT
+                WK_EACH_C(all += live ? wk_fmin8(wk_over_peak8(v[c]) + add, (float8)1.0f) : 0.0f);
+#else
+                WK_EACH_C(all += live ? wk_fmin8(v[c] + add, (float8)1.0f) : 0.0f);
+#endif
+                continue;
+            }
+#endif
             gray += live ? (C >= 3 ? wk_gray8(v) : v[0]) : 0.0f;
             WK_EACH_C(all += live ? v[c] : 0.0f);
         }

@@ -362,13 +362,14 @@ def colour_family():
     """Colour passes after the warp (CLAHE's three launches, an Equalize's in the same
     kernels, a grid of holes and a blur's two, an unsharp mask's three, a zoom blur's table,
     a mean's and an ISONoise's lightness sums (a snow's HLS after it), a morphological
-    erosion's neighbours, a chromatic aberration's lens,
+    erosion's neighbours, a chromatic aberration's lens, a plasma's brightened sums,
     FancyPCA's channel sums, a downscale's gather, a
     JPEG round trip's blocks and planes) storing the result, uint8 and
     float32, 1 and 3 channels, outputs 1 to 17 pixels wide."""
     from warpkit.augment import (CLAHE, ChromaticAberration, Compose, Downscale, Equalize,
                                  FancyPCA, GaussianBlur, GridDropout, ImageCompression, ISONoise,
-                                 Morphological, RandomAffine, RandomBrightnessContrast,
+                                 Morphological, PlasmaBrightnessContrast, RandomAffine,
+                                 RandomBrightnessContrast,
                                  RandomSnow, UnsharpMask, ZoomBlur)
 
     rng = np.random.default_rng(17)
@@ -385,6 +386,8 @@ def colour_family():
               RandomBrightnessContrast(p=1)],
              [ZoomBlur(max_factor=(1.6, 1.6), step_factor=(0.2, 0.2), p=1)],
              [Morphological(scale=(4, 7), operation="erosion", p=1)],
+             [PlasmaBrightnessContrast(brightness_range=(0.3, 0.3), contrast_range=(0.5, 0.5),
+                                       p=1)],
              [ISONoise(intensity=(1, 1), p=1), RandomSnow(snow_point_range=(0.8, 0.8), p=1)],
              [ChromaticAberration(primary_distortion_limit=(0.9, 0.9), p=1)]]
     # (the last two: RGB only). Each dtype and channel count is a build of its own for each

@@ -8,7 +8,8 @@ transforms (albumentations' names: ``ColorJitter``, ``HueSaturationValue``,
 ``InvertImg``, ``Solarize``, ``Posterize``, ``ToSepia``, ``PlanckianJitter``,
 ``RandomToneCurve``, ``MultiplicativeNoise``, ``ChannelDropout``, ``RandomSnow``,
 ``ChromaticAberration``, ``Illumination``, ``RandomGravel``, ``RandomShadow``,
-``RandomSunFlare``, ``RandomFog``, ``RandomRain``; noise, dropout,
+``RandomSunFlare``, ``RandomFog``, ``RandomRain``, ``PlasmaShadow``,
+``PlasmaBrightnessContrast``; noise, dropout,
 blur and morphology: ``GaussNoise``, ``SaltAndPepper``, ``ShotNoise``, ``ISONoise``,
 ``PixelDropout``, ``CoarseDropout``, ``GridDropout``, ``Morphological``, ...) run inside that resampling, on each pixel before it is stored (a
 contrast on the image's mean, a blur, ``CLAHE``, ``Equalize``, ``AutoContrast``, ``FancyPCA``,
@@ -65,6 +66,7 @@ from ._pixel import (AutoContrast, ChannelDropout, ChromaticAberration, Equalize
                      RandomToneCurve, SaltAndPepper, ShotNoise, ToSepia)
 from ._mixing import CutMix, MixUp
 from ._scene import Illumination, RandomGravel, RandomShadow
+from ._plasma import PlasmaBrightnessContrast, PlasmaShadow
 from ._weather import RandomFog, RandomRain, RandomSunFlare
 from ._morph import Morphological
 from ._mosaic import Mosaic
@@ -94,7 +96,8 @@ __all__ = ["AdditiveNoise", "AdvancedBlur", "Affine", "AtLeastOneBBoxRandomCrop"
            "KeypointParams", "LongestMaxSize", "MedianBlur", "MixUp", "Morphological", "Mosaic",
            "MotionBlur",
            "MultiplicativeNoise", "OneOf", "OpticalDistortion", "Pad", "PadIfNeeded",
-           "Perspective", "PiecewiseAffine", "PixelDropout", "PlanckianJitter", "Posterize",
+           "Perspective", "PiecewiseAffine", "PixelDropout", "PlanckianJitter",
+           "PlasmaBrightnessContrast", "PlasmaShadow", "Posterize",
            "RandomAffine", "RandomBrightnessContrast", "RandomCrop", "RandomCropFromBorders",
            "RandomCropNearBBox", "RandomFog", "RandomGamma", "RandomRain", "RandomGravel", "RandomGridShuffle",
            "RandomHorizontalFlip", "RandomIoUCrop",

@@ -35,6 +35,7 @@ from . import _mosaic as M
 from . import _nonlinear as N
 from . import _objects as O
 from . import _pixel as P
+from . import _plasma as PL
 from . import _scene as S
 from . import _transforms as T
 from ._additive import AdditiveNoise
@@ -282,6 +283,10 @@ SUPPORTED: dict[str, Callable[[_Args, _Pipeline], Transform | None]] = {
     "Illumination": _colour(S.Illumination, "mode", "intensity_range", "effect_type",
                             "angle_range", "center_range", "sigma_range"),
     "RandomGravel": _colour(S.RandomGravel, "gravel_roi", "number_of_patches"),
+    "PlasmaBrightnessContrast": _colour(PL.PlasmaBrightnessContrast, "brightness_range",
+                                        "contrast_range", "plasma_size", "roughness"),
+    "PlasmaShadow": _colour(PL.PlasmaShadow, "shadow_intensity_range", "plasma_size",
+                            "roughness"),
     "Morphological": _colour(MO.Morphological, "scale", "operation"),
     "RandomFog": _colour(RandomFog, "alpha_coef", "fog_coef_range"),
     "RandomRain": _colour(RandomRain, "slant_range", "drop_length", "drop_width", "drop_color",

@@ -21,7 +21,7 @@ from .inputs import WARP_DTYPES, matrices, pack, read_regions, stack
 from .output import (PLAIN, ModelInput, fills as fills_of, model_output, options_key,
                      values_of_options)
 from . import jpeg, lab
-from .plan import (CLAHE_PIXELS, COLG_RAIN, FIXED, MAX_BLUR_RADIUS, MAX_CLAHE_TILES,
+from .plan import (CLAHE_PIXELS, COLG_PLASMA, COLG_RAIN, FIXED, MAX_BLUR_RADIUS, MAX_CLAHE_TILES,
                    MAX_MEDIAN_SIZE, MAX_TAP_RADIUS, MAX_ZOOMS, NO_MAP, PASS_BLUR, PASS_CLAHE,
                    PASS_GATHER, PASS_GLASS, PASS_CHROMA, PASS_JPEG, PASS_MEAN, PASS_MEDIAN, PASS_MORPH, PASS_MOTION,
                    PASS_PCA, PASS_UNSHARP, PASS_ZOOM, PLANS,
@@ -129,7 +129,17 @@ def warp_by(image: Any, matrix: Any, size: Any = None, sampling: Sampling = LINE
             flags = cl.mem_flags.READ_WRITE | cl.mem_flags.COPY_HOST_PTR
             values[f"RI{k or ''}"] = cl.Buffer(rt.context, ro, hostbuf=places)
             values[f"nr{k or ''}"] = int32(places.shape[1])
-        values[f"COL{k or ''}"] = cl.Buffer(rt.context, flags, hostbuf=prog)
+        if spec.colour_groups[k] & COLG_PLASMA:  # (plasma.cl makes the patterns after it)
+            prog, places, extra = plasma_areas(prog, wo, ho)
+            values[f"PI{k or ''}"] = cl.Buffer(rt.context, ro, hostbuf=places)
+            values[f"np{k or ''}"] = int32(places.shape[1])
+            if extra:
+                check_allocation(rt, prog.nbytes + 4 * extra, "the plasma patterns")
+                buf = cl.Buffer(rt.context, cl.mem_flags.READ_WRITE, prog.nbytes + 4 * extra)
+                cl.enqueue_copy(rt.queue, buf, prog, is_blocking=False)
+                values[f"COL{k or ''}"] = buf
+        if f"COL{k or ''}" not in values:
+            values[f"COL{k or ''}"] = cl.Buffer(rt.context, flags, hostbuf=prog)
         values[f"ncol{k or ''}"] = int32(prog.shape[1] // COLOUR_WORDS)
     if ragged:
         check_allocation(rt, x.nbytes, "the packed images")
@@ -255,12 +265,13 @@ def colour_peak(dtype: Any) -> float:
  COL_DATA, COL_MOTION, COL_MEDIAN, COL_CONV, COL_CLAHE, COL_DOWNSCALE, COL_MATRIX,
  COL_CURVE, COL_JPEG, COL_EQUALIZE, COL_ISO, COL_SALT, COL_HOLES, COL_TAPS,
  COL_PIXDROP, COL_SHOT, COL_PCA, COL_UNSHARP, COL_ZOOM, COL_SNOW, COL_CHROMA,
- COL_LIGHT, COL_GRAVEL, COL_POLY, COL_MORPH, COL_FLARE, COL_FOG, COL_RAIN, COL_GLASS) = range(1, 44)
+ COL_LIGHT, COL_GRAVEL, COL_POLY, COL_MORPH, COL_FLARE, COL_FOG, COL_RAIN, COL_GLASS,
+ COL_PLASMA, COL_PLASMA_MEAN) = range(1, 46)
 
 #: colour operations on the image's mean as they find it (the contrast on the gray mean, the
 #: shift by the mean, ISONoise on the lightness's standard deviation, FancyPCA on the channels'
-#: covariance)
-COLOUR_MEAN = (COL_CONTRAST, COL_AFFINE_MEAN, COL_ISO, COL_PCA)
+#: covariance, PlasmaBrightnessContrast's contrast on the mean after its brightness)
+COLOUR_MEAN = (COL_CONTRAST, COL_AFFINE_MEAN, COL_ISO, COL_PCA, COL_PLASMA_MEAN)
 
 #: the largest intensity of a COL_ISO operation: its Poisson mean (the intensity times the
 #: lightness's standard deviation, at most 1/2) stays within what the kernel's count covers
@@ -301,13 +312,14 @@ COLOUR_WHOLE = (*COLOUR_MEAN, COL_BLUR, COL_UNSHARP, COL_MOTION, COL_MEDIAN, COL
 
 #: the group of each colour operation's code in a build (kernels_cl/colour.h's WK_COLG_*: the
 #: larger operations, each compiled only into the builds whose group mask has it); 0: always there
-_COLOUR_GROUP = np.zeros(COL_GLASS + 1, np.int64)
+_COLOUR_GROUP = np.zeros(COL_PLASMA_MEAN + 1, np.int64)
 _COLOUR_GROUP[[COL_GAMMA, COL_HUE, COL_HSV, COL_NOISE, COL_SALT, COL_PIXDROP, COL_SHOT, COL_HOLE,
                COL_HOLES, COL_POSTERIZE, COL_MATRIX, COL_CURVE, COL_ISO, COL_SNOW, COL_LIGHT,
                COL_GRAVEL, COL_POLY, COL_FLARE, COL_FOG, COL_RAIN]] = [1, 2, 2, 4, 4, 4, 4, 8, 8,
                                                                        16, 128, 128, 256, 256,
                                                                        512, 256, 1024, 2048,
                                                                        4096, COLG_RAIN]
+_COLOUR_GROUP[[COL_PLASMA, COL_PLASMA_MEAN]] = COLG_PLASMA
 #: the median's 5x5 and 7x7 networks (WK_COLG_MED5, WK_COLG_MED7): in the builds whose items
 #: draw those sizes (without them, the same medians by the search)
 _MEDIAN_NET5, _MEDIAN_NET7 = 32, 64
@@ -359,7 +371,7 @@ def colour_groups(passes: list[np.ndarray]) -> tuple[int, ...]:
     for k, p in enumerate(passes):
         ops = p.reshape(p.shape[0], -1, COLOUR_WORDS)
         codes = ops[:, :, 0].astype(np.int64)
-        groups = _COLOUR_GROUP[np.clip(codes, 0, COL_GLASS)]
+        groups = _COLOUR_GROUP[np.clip(codes, 0, COL_PLASMA_MEAN)]
         median = codes == COL_MEDIAN  # its 5x5 and 7x7 networks: groups of their own
         groups[median] |= np.select([ops[:, :, 1][median] == 5, ops[:, :, 1][median] == 7],
                                     [_MEDIAN_NET5, _MEDIAN_NET7], 0)
@@ -812,6 +824,68 @@ def rain_masks(prog: np.ndarray, wo: int, ho: int) -> tuple[np.ndarray, np.ndarr
     return out.reshape(items, -1), places
 
 
+#: the largest roughness of a COL_PLASMA operation: its last step's numbers (roughness^(S - 1),
+#: S up to 15 steps on outputs of up to 65536 pixels a side: at most 1e28) stay finite in
+#: float32
+MAX_PLASMA_ROUGHNESS = 100.0
+
+
+def _check_plasma(ops: np.ndarray) -> None:
+    """Every COL_PLASMA and COL_PLASMA_MEAN of ``ops`` ((items, k, COLOUR_WORDS)) as
+    kernels_cl/plasma.cl reads it, or a ValueError before any launch: a key of three whole
+    words below 2^24, 2^24 and 2^16, a roughness in (0, MAX_PLASMA_ROUGHNESS], a mode of 0
+    or 1 (the area's words are the host's: plasma_areas writes them)."""
+    I, J = np.nonzero(np.isin(ops[:, :, 0], (COL_PLASMA, COL_PLASMA_MEAN)))
+    if not len(I):
+        return
+    k0, k1, k2, rough, mode = (ops[I, J, w].astype(np.float64) for w in (1, 2, 3, 4, 5))
+    keys = np.stack([k0, k1, k2])
+    bad = ~(keys % 1 == 0).all(axis=0) | ~((k0 >= 0) & (k0 < 2 ** 24)) | \
+        ~((k1 >= 0) & (k1 < 2 ** 24)) | ~((k2 >= 0) & (k2 < 2 ** 16)) | \
+        ~((rough > 0) & (rough <= MAX_PLASMA_ROUGHNESS)) | ~np.isin(mode, (0, 1)) | \
+        ((ops[I, J, 0] == COL_PLASMA_MEAN) & (mode != 0))
+    _first_bad(bad, I, J, lambda m: (
+        f"COL_PLASMA needs a key of three whole words below 2^24, 2^24 and 2^16, a roughness "
+        f"in (0, {MAX_PLASMA_ROUGHNESS:g}] (got {rough[m]:g}) and a mode of 0 or 1 (0 with "
+        f"COL_PLASMA_MEAN; got {mode[m]:g})"))
+
+
+def plasma_side(wo: int, ho: int) -> int:
+    """The side G of the plasma grid of an output ``wo`` x ``ho`` (albumentations'
+    generate_plasma_pattern: 2^ceil(log2(max - 1)) + 1, with at least its 3 x 3 start)."""
+    steps = max((max(wo, ho) - 2).bit_length() - 1, 0)
+    return (2 << steps) + 1
+
+
+def plasma_areas(prog: np.ndarray, wo: int, ho: int) -> tuple[np.ndarray, np.ndarray, int]:
+    """``prog`` ((items, k * COLOUR_WORDS), checked) with each COL_PLASMA and COL_PLASMA_MEAN
+    operation's area after every item's list (G x G floats and 8 more, in whole operations; G
+    = :func:`plasma_side`): its place in operations from the operation in words 9 and 10 (w[9]
+    2^20 + w[10]) and G in word 11; each item's such operations' places in its list ((items,
+    most a list has) int32, -1 past its own); and the floats the areas take. What
+    kernels_cl/plasma.cl's plasma_pattern makes the patterns in, before the launch that runs
+    the list; nothing there needs uploading."""
+    items = prog.shape[0]
+    ops = prog.reshape(items, -1, COLOUR_WORDS)
+    I, J = np.nonzero(np.isin(ops[:, :, 0], (COL_PLASMA, COL_PLASMA_MEAN)))
+    if not len(I):
+        return prog, np.full((items, 1), -1, np.int32), 0
+    k = ops.shape[1]
+    side = plasma_side(wo, ho)
+    area = -(-(side * side + 8) // COLOUR_WORDS)  # in operations
+    first = np.searchsorted(I, I)  # (np.nonzero's order: by item, then place)
+    rank = np.arange(len(I)) - first
+    most = int(rank.max() + 1)
+    out = ops.copy()
+    place = (items - I) * k - J + (I * most + rank) * area  # from the operation, in operations
+    out[I, J, 9] = place // (1 << 20)
+    out[I, J, 10] = place % (1 << 20)
+    out[I, J, 11] = side
+    places = np.full((items, most), -1, np.int32)
+    places[I, rank] = J
+    return out.reshape(items, -1), places, items * most * area * COLOUR_WORDS
+
+
 def _check_filters(ops: np.ndarray) -> None:
     """The blurs' operations (``ops``: (items, k, COLOUR_WORDS)) as colour_pass.cl reads them, or
     a ValueError before any launch: a whole radius up to MAX_BLUR_RADIUS (its tables' size), a
@@ -924,6 +998,7 @@ def _check_filters(ops: np.ndarray) -> None:
     _check_fog(ops)
     _check_rain(ops)
     _check_glass(ops)
+    _check_plasma(ops)
     for i, j in zip(*np.nonzero(codes == COL_TAPS)):
         _check_taps(ops[i], i, j)
     _check_morph(ops)

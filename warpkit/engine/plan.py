@@ -46,6 +46,9 @@ MAX_ZOOMS = 1000
 #: COL_RAIN's group in a build's WK_COL_HEAVY mask (kernels_cl/colour.h's WK_COLG_RAIN): a
 #: colour list whose builds have it gets its drops drawn first (kernels_cl/rain.cl)
 COLG_RAIN = 8192
+#: ... and COL_PLASMA's (WK_COLG_PLASMA): a colour list whose builds have it gets its plasma
+#: patterns made first (kernels_cl/plasma.cl)
+COLG_PLASMA = 16384
 
 #: colour_mean's floats per item and work-group in P (kernels_cl/colour_pass.cl's CP_PW), and
 #: colour_pca's per item in PM (CP_PM: FancyPCA's 4 x 4 matrix and 4 means)
@@ -295,11 +298,11 @@ def warp_plan(rt: Runtime, src: Operand, w: WarpSpec, tw_log2: int) -> Plan:
                 Arg("ybias"), *ragged)
         gsize = (round_up(w.wo, 64), w.ho, w.items)
     warp = Launch(variant, args, gsize, (64, 1, 1), per_item=w.ragged)
-    rain = _rain_masks(w)
+    first = (*_rain_masks(w), *_plasma_patterns(w))
     if not w.colour_passes:
-        return Plan(rt, w.out_shape, ydt, on_device, (*rain, warp))
+        return Plan(rt, w.out_shape, ydt, on_device, (*first, warp))
     launches, scratch = _colour_passes(w, dt, C, store, rt.kind == "CPU", rt.fp64)
-    return Plan(rt, w.out_shape, ydt, on_device, (*rain, warp, *launches), scratch)
+    return Plan(rt, w.out_shape, ydt, on_device, (*first, warp, *launches), scratch)
 
 
 def _rain_masks(w: WarpSpec) -> tuple[Launch, ...]:
@@ -314,6 +317,21 @@ def _rain_masks(w: WarpSpec) -> tuple[Launch, ...]:
                                   Arg(f"RI{k or ''}"), Arg(f"nr{k or ''}"), np.int32(w.ho),
                                   np.int32(w.wo)), (64, 1, w.items), (64, 1, 1))
                  for k, groups in enumerate(w.colour_groups) if groups & COLG_RAIN)
+
+
+def _plasma_patterns(w: WarpSpec) -> tuple[Launch, ...]:
+    """The launches that make PlasmaBrightnessContrast's and PlasmaShadow's patterns in their
+    lists' areas (kernels_cl/plasma.cl), one per colour list whose builds have COL_PLASMA
+    (engine.core's plasma_areas places them; a work-group per item), before any
+    launch runs a list."""
+    if not w.colour:
+        return ()
+    variant = Variant.of("plasma.cl", "plasma_pattern",
+                         **VALUE_TYPES[np.dtype(np.uint8)].defines("X"), WK_COL_HEAVY=COLG_PLASMA)
+    return tuple(Launch(variant, (Arg(f"COL{k or ''}"), Arg(f"ncol{k or ''}"),
+                                  Arg(f"PI{k or ''}"), Arg(f"np{k or ''}"), np.int32(w.ho),
+                                  np.int32(w.wo)), (64, 1, w.items), (64, 1, 1))
+                 for k, groups in enumerate(w.colour_groups) if groups & COLG_PLASMA)
 
 
 #: colour_mean's work-groups per item: row bands summed side by side (a single image's pass
