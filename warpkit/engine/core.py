@@ -859,9 +859,11 @@ def plasma_side(wo: int, ho: int) -> int:
 
 def plasma_areas(prog: np.ndarray, wo: int, ho: int) -> tuple[np.ndarray, np.ndarray, int]:
     """``prog`` ((items, k * COLOUR_WORDS), checked) with each COL_PLASMA and COL_PLASMA_MEAN
-    operation's area after every item's list (G x G floats and 8 more, in whole operations; G
-    = :func:`plasma_side`): its place in operations from the operation in words 9 and 10 (w[9]
-    2^20 + w[10]) and G in word 11; each item's such operations' places in its list ((items,
+    operation's area after every item's list (whole operations: the last step's G x P(G)
+    grid, the one before's, 32 floats spare after each; G = :func:`plasma_side`, P(n) = n in
+    whole blocks of 32: kernels_cl/plasma.cl's layout): its place in operations from the
+    operation in words 9 and 10 (w[9] 2^20 + w[10]) and the pattern's row, P(G) floats, in
+    word 11; each item's such operations' places in its list ((items,
     most a list has) int32, -1 past its own); and the floats the areas take. What
     kernels_cl/plasma.cl's plasma_pattern makes the patterns in, before the launch that runs
     the list; nothing there needs uploading."""
@@ -872,7 +874,9 @@ def plasma_areas(prog: np.ndarray, wo: int, ho: int) -> tuple[np.ndarray, np.nda
         return prog, np.full((items, 1), -1, np.int32), 0
     k = ops.shape[1]
     side = plasma_side(wo, ho)
-    area = -(-(side * side + 8) // COLOUR_WORDS)  # in operations
+    pitch = lambda n: -(-n // 32) * 32  # noqa: E731 (a grid's rows: whole blocks of 32)
+    half = (side + 1) // 2  # the step before the last one's grid
+    area = -(-(side * pitch(side) + half * pitch(half) + 64) // COLOUR_WORDS)  # in operations
     first = np.searchsorted(I, I)  # (np.nonzero's order: by item, then place)
     rank = np.arange(len(I)) - first
     most = int(rank.max() + 1)
@@ -880,7 +884,7 @@ def plasma_areas(prog: np.ndarray, wo: int, ho: int) -> tuple[np.ndarray, np.nda
     place = (items - I) * k - J + (I * most + rank) * area  # from the operation, in operations
     out[I, J, 9] = place // (1 << 20)
     out[I, J, 10] = place % (1 << 20)
-    out[I, J, 11] = side
+    out[I, J, 11] = pitch(side)
     places = np.full((items, most), -1, np.int32)
     places[I, rank] = J
     return out.reshape(items, -1), places, items * most * area * COLOUR_WORDS
