@@ -42,7 +42,7 @@
 /* the numbers of columns 32 m .. 32 m + 31 of row i of step s's grid, scale times uniform
  * numbers in [-1, 1) (24 bits: 2 u - 1 exact, the product rounded once): u[w].sL for column
  * 32 m + 4 L + w, word w of the Philox block of counter 8 m + L (colour.h's wk_philox8) */
-inline void pl_numbers32(uint2 key, int s, int i, int m, float scale, float8 *u) {
+inline __attribute__((always_inline)) void pl_numbers32(uint2 key, int s, int i, int m, float scale, float8 *u) {
     uint8 o[4];
     wk_philox8((uint8)(8 * m) + (uint8)(0, 1, 2, 3, 4, 5, 6, 7), (uint8)i, (uint8)(PL_TAG + (uint)s),
                key.x, key.y, o);
@@ -51,7 +51,7 @@ inline void pl_numbers32(uint2 key, int s, int i, int m, float scale, float8 *u)
 
 /* columns 32 m .. 32 m + 31 of a row as x[w].sL = column 32 m + 4 L + w, and back (in
  * vectors of 8: a call with a float16 crosses an ABI that differs with AVX-512) */
-inline void pl_load32(__global const float *row, int m, float8 *x) {
+inline __attribute__((always_inline)) void pl_load32(__global const float *row, int m, float8 *x) {
     const float8 a = vload8(0, row + 32 * m), b = vload8(1, row + 32 * m);
     const float8 c = vload8(2, row + 32 * m), d = vload8(3, row + 32 * m);
     x[0] = (float8)(a.s04, b.s04, c.s04, d.s04);
@@ -60,7 +60,7 @@ inline void pl_load32(__global const float *row, int m, float8 *x) {
     x[3] = (float8)(a.s37, b.s37, c.s37, d.s37);
 }
 
-inline void pl_store32(__global float *row, int m, const float8 *x) {
+inline __attribute__((always_inline)) void pl_store32(__global float *row, int m, const float8 *x) {
     const float8 a = x[0], b = x[1], c = x[2], d = x[3];
     vstore8((float8)(a.s0, b.s0, c.s0, d.s0, a.s1, b.s1, c.s1, d.s1), 0, row + 32 * m);
     vstore8((float8)(a.s2, b.s2, c.s2, d.s2, a.s3, b.s3, c.s3, d.s3), 1, row + 32 * m);
@@ -69,7 +69,7 @@ inline void pl_store32(__global float *row, int m, const float8 *x) {
 }
 
 /* lanes 1 .. 7 of x, then y (the next column of the same class) */
-inline float8 pl_next8(float8 x, float y) { return (float8)(x.s1, x.s2, x.s3, x.s4, x.s5, x.s6, x.s7, y); }
+inline __attribute__((always_inline)) float8 pl_next8(float8 x, float y) { return (float8)(x.s1, x.s2, x.s3, x.s4, x.s5, x.s6, x.s7, y); }
 
 /* the least and greatest of m over the work-group (every work-item calls it) */
 inline float2 pl_extremes(__local float2 *part, int lid, float2 m) {
@@ -99,9 +99,21 @@ inline float2 pl_scaling(float2 m) {
 
 /* the extremes so far (lo, hi: per lane) taking the lanes of x where live (masks of -1 and 0
  * combined with &: Oclgrind 21.10 mis-evaluated a vector && a scalar) */
-inline void pl_take8(float8 *lo, float8 *hi, float8 x, int8 live) {
+inline __attribute__((always_inline)) void pl_take8(float8 *lo, float8 *hi, float8 x, int8 live) {
     *lo = WK_SELECT(*lo, wk_fmin8(*lo, x), live);
     *hi = WK_SELECT(*hi, wk_fmax8(*hi, x), live);
+}
+
+/* the extremes taking columns w0 and w0 + 2 of a row's block x (j0: lane L's column 4 L of
+ * it, as floats) of row i: the grid's (columns below n) and, in the last step, the part's
+ * (rows below Ho, columns below Wo) */
+inline __attribute__((always_inline)) void pl_take_block(float8 *lo, float8 *hi, float8 *plo, float8 *phi, const float8 *x, int w0,
+                          float8 j0, int n, int i, int last, int Ho, int Wo) {
+    for (int w = w0; w < 4; w += 2) {
+        const int8 live = j0 + (float)w < (float)n;
+        pl_take8(lo, hi, x[w], live);
+        if (last) pl_take8(plo, phi, x[w], live & (j0 + (float)w < (float)Wo) & (int8)(-(i < Ho)));
+    }
 }
 
 inline float2 pl_fold8(float8 lo, float8 hi) {
@@ -110,7 +122,7 @@ inline float2 pl_fold8(float8 lo, float8 hi) {
 }
 
 /* the diamond's or the square's rule: the taps' sum where above 0 plus the number, else 0 */
-inline float8 pl_rule8(float8 d, float8 u) { return WK_SELECT((float8)0.0f, d + u, d > 0.0f); }
+inline __attribute__((always_inline)) float8 pl_rule8(float8 d, float8 u) { return WK_SELECT((float8)0.0f, d + u, d > 0.0f); }
 
 /* the row stride of a grid of side n (whole blocks of 32 columns) */
 inline int pl_pitch(int n) { return (n + 31) & ~31; }
@@ -165,11 +177,7 @@ inline void pl_pattern(__global float *op, int Ho, int Wo, int lid, __local floa
             x[3] = u[3];
             pl_store32(N + (long)i * pn, m, x);
             const float8 j0 = lane + (float)(32 * m);
-            for (int w = 0; w < 4; w += 2) {
-                const int8 live = j0 + (float)w < (float)n;
-                pl_take8(&lo, &hi, x[w], live);
-                if (last) pl_take8(&plo, &phi, x[w], live & (j0 + (float)w < (float)Wo) & (int8)(-(i < Ho)));
-            }
+            pl_take_block(&lo, &hi, &plo, &phi, x, 0, j0, n, i, last, Ho, Wo);
         }
         barrier(CLK_GLOBAL_MEM_FENCE);
         /* the diamond step: odd rows and columns, from the old points at their corners (the
@@ -190,11 +198,7 @@ inline void pl_pattern(__global float *op, int Ho, int Wo, int lid, __local floa
             x[2] = u[2];
             pl_store32(N + (long)i * pn, m, x);
             const float8 j0 = lane + (float)(32 * m);
-            for (int w = 1; w < 4; w += 2) {
-                const int8 live = j0 + (float)w < (float)n;
-                pl_take8(&lo, &hi, x[w], live);
-                if (last) pl_take8(&plo, &phi, x[w], live & (j0 + (float)w < (float)Wo) & (int8)(-(i < Ho)));
-            }
+            pl_take_block(&lo, &hi, &plo, &phi, x, 1, j0, n, i, last, Ho, Wo);
         }
         barrier(CLK_GLOBAL_MEM_FENCE);
         /* the square step: odd columns of even rows, even columns of odd rows, each from its
@@ -222,11 +226,7 @@ inline void pl_pattern(__global float *op, int Ho, int Wo, int lid, __local floa
                 x[2] = pl_rule8(((0.25f * up[2] + 0.25f * x[1]) + 0.25f * r3) + 0.25f * dn[2], x[2]);
             }
             pl_store32(row, m, x);
-            for (int w = 1 - odd; w < 4; w += 2) {
-                const int8 live = j0 + (float)w < (float)n;
-                pl_take8(&lo, &hi, x[w], live);
-                if (last) pl_take8(&plo, &phi, x[w], live & (j0 + (float)w < (float)Wo) & (int8)(-(i < Ho)));
-            }
+            pl_take_block(&lo, &hi, &plo, &phi, x, 1 - odd, j0, n, i, last, Ho, Wo);
         }
     }
     /* the pattern: the last step scaled, then scaled again over the part, clipped */
