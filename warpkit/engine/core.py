@@ -135,7 +135,8 @@ def warp_by(image: Any, matrix: Any, size: Any = None, sampling: Sampling = LINE
             values[f"np{k or ''}"] = int32(places.shape[1])
             if extra:
                 check_allocation(rt, prog.nbytes + 4 * extra, "the plasma patterns")
-                buf = cl.Buffer(rt.context, cl.mem_flags.READ_WRITE, prog.nbytes + 4 * extra)
+                # (pooled: fresh memory costs PoCL a page fault a page at the first write)
+                buf = rt.allocate(prog.nbytes + 4 * extra)
                 cl.enqueue_copy(rt.queue, buf, prog, is_blocking=False)
                 values[f"COL{k or ''}"] = buf
         if f"COL{k or ''}" not in values:
