@@ -29,6 +29,9 @@
  * rows, the square's the others. A step's scaling is applied as the next step reads its old
  * points (and the pattern's two scalings in one pass: a scaling keeps the order of the
  * values, so the part's extremes are the scaled extremes of the raw values there).
+ * A phase reads only points of the classes it does not compute; a block's store rewrites
+ * those with the values they hold, so a neighbour's read of them (the next block's first
+ * column, the rows above and below) finds the same value before or after it.
  *
  * PI[item * np + r] is the place of the item's r-th plasma operation in its list (-1: none).
  * NDRange: (64, 1, B), work-groups of 64: each makes its item's patterns in turn.
