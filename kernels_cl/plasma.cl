@@ -107,11 +107,13 @@ inline __attribute__((always_inline)) void pl_take8(float8 *lo, float8 *hi, floa
     *hi = WK_SELECT(*hi, wk_fmax8(*hi, x), live);
 }
 
-/* the extremes taking columns w0 and w0 + 2 of a row's block x (j0: lane L's column 4 L of
- * it, as floats) of row i: the grid's (columns below n) and, in the last step, the part's
- * (rows below Ho, columns below Wo) */
-inline __attribute__((always_inline)) void pl_take_block(float8 *lo, float8 *hi, float8 *plo, float8 *phi, const float8 *x, int w0,
-                          float8 j0, int n, int i, int last, int Ho, int Wo) {
+/* the block m of row i stored (x), and the extremes taking its columns w0 and w0 + 2: the
+ * grid's (columns below n) and, in the last step, the part's (rows below Ho, columns below Wo) */
+inline __attribute__((always_inline)) void pl_put_block(__global float *row, int m, const float8 *x, int w0, int n,
+                                                         int i, int last, int Ho, int Wo, float8 *lo, float8 *hi,
+                                                         float8 *plo, float8 *phi) {
+    pl_store32(row, m, x);
+    const float8 j0 = (float8)(0.0f, 4.0f, 8.0f, 12.0f, 16.0f, 20.0f, 24.0f, 28.0f) + (float)(32 * m);
     for (int w = w0; w < 4; w += 2) {
         const int8 live = j0 + (float)w < (float)n;
         pl_take8(lo, hi, x[w], live);
@@ -178,9 +180,7 @@ inline void pl_pattern(__global float *op, int Ho, int Wo, int lid, __local floa
             x[2] = wk_fma8((float8)(e.odd, f.odd), (float8)ab.x, (float8)ab.y) + u[2];
             x[1] = u[1];
             x[3] = u[3];
-            pl_store32(N + (long)i * pn, m, x);
-            const float8 j0 = lane + (float)(32 * m);
-            pl_take_block(&lo, &hi, &plo, &phi, x, 0, j0, n, i, last, Ho, Wo);
+            pl_put_block(N + (long)i * pn, m, x, 0, n, i, last, Ho, Wo, &lo, &hi, &plo, &phi);
         }
         barrier(CLK_GLOBAL_MEM_FENCE);
         /* the diamond step: odd rows and columns, from the old points at their corners (the
@@ -199,9 +199,7 @@ inline void pl_pattern(__global float *op, int Ho, int Wo, int lid, __local floa
             x[3] = pl_rule8(((0.25f * up[2] + 0.25f * un) + 0.25f * dn[2]) + 0.25f * dnx, u[3]);
             x[0] = u[0];
             x[2] = u[2];
-            pl_store32(N + (long)i * pn, m, x);
-            const float8 j0 = lane + (float)(32 * m);
-            pl_take_block(&lo, &hi, &plo, &phi, x, 1, j0, n, i, last, Ho, Wo);
+            pl_put_block(N + (long)i * pn, m, x, 1, n, i, last, Ho, Wo, &lo, &hi, &plo, &phi);
         }
         barrier(CLK_GLOBAL_MEM_FENCE);
         /* the square step: odd columns of even rows, even columns of odd rows, each from its
@@ -228,8 +226,7 @@ inline void pl_pattern(__global float *op, int Ho, int Wo, int lid, __local floa
                 x[0] = pl_rule8(((0.25f * up[0] + 0.25f * xp) + 0.25f * r1) + 0.25f * dn[0], x[0]);
                 x[2] = pl_rule8(((0.25f * up[2] + 0.25f * x[1]) + 0.25f * r3) + 0.25f * dn[2], x[2]);
             }
-            pl_store32(row, m, x);
-            pl_take_block(&lo, &hi, &plo, &phi, x, 1 - odd, j0, n, i, last, Ho, Wo);
+            pl_put_block(row, m, x, 1 - odd, n, i, last, Ho, Wo, &lo, &hi, &plo, &phi);
         }
     }
     /* the pattern: the last step scaled, then scaled again over the part, clipped */
