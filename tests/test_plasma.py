@@ -174,6 +174,16 @@ def test_on_the_output_after_passes_and_beside_others(queue):
         np.testing.assert_array_equal(got["image"][k], alone["image"])
 
 
+def test_factors_below_zero_cost_nothing():
+    """A factor at or below 0 is no operation (albumentations' clipped products): a negative
+    contrast takes no mean's pass, two negative factors no pattern at all."""
+    t = W.PlasmaBrightnessContrast(p=1)
+    ops = lambda b, c: t.colour_ops({"brightness": b, "contrast": c, "key": [1, 2, 3]}, 3, 255.0)
+    assert ops(-0.2, -0.1) == [] and ops(0.0, -0.3) == []
+    assert ops(0.2, -0.1)[0][0] == COL_PLASMA and ops(0.2, -0.1)[0][6:8] == [0.2, 0.0]
+    assert ops(-0.2, 0.1)[0][0] == COL_PLASMA_MEAN and ops(-0.2, 0.1)[0][6:8] == [0.0, 0.1]
+
+
 def test_draws_follow_albumentations_laws():
     """The factors and the intensity uniform in their ranges (in albumentations' order, then
     the pattern's key); a batch's side-by-side draws the same numbers as each sample's."""

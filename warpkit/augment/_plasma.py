@@ -140,10 +140,12 @@ class PlasmaBrightnessContrast(ColourTransform):
                 for x, y, k in zip(b, c, draw_keys(lanes))]
 
     def colour_ops(self, params, channels, peak):
-        b, c = float(params["brightness"]), float(params["contrast"])
-        if b == 0 and c == 0:  # (albumentations returns the image)
+        # a factor at or below 0 changes nothing (albumentations clips its products with the
+        # pattern to [0, 1]): no pattern for neither, no mean's pass for the contrast
+        b, c = max(float(params["brightness"]), 0.0), max(float(params["contrast"]), 0.0)
+        if b == 0 and c == 0:
             return []
-        return [[PLASMA_MEAN if c != 0 else PLASMA, *map(float, params["key"]), self.roughness,
+        return [[PLASMA_MEAN if c > 0 else PLASMA, *map(float, params["key"]), self.roughness,
                  0.0, b, c]]
 
     def config(self):

@@ -123,25 +123,25 @@ def warp_by(image: Any, matrix: Any, size: Any = None, sampling: Sampling = LINE
             values[f"ZT{k}"] = cl.Buffer(rt.context, ro, hostbuf=table)
             values[f"ZF{k}"] = int32(table.shape[1])
     for k, prog in enumerate(passes):  # the warp's operations, then each colour pass's
-        flags = ro
+        name, flags, extra = f"{k or ''}", ro, 0
         if spec.colour_groups[k] & COLG_RAIN:  # (rain.cl draws the drops into the list first)
             prog, places = rain_masks(prog, wo, ho)
             flags = cl.mem_flags.READ_WRITE | cl.mem_flags.COPY_HOST_PTR
-            values[f"RI{k or ''}"] = cl.Buffer(rt.context, ro, hostbuf=places)
-            values[f"nr{k or ''}"] = int32(places.shape[1])
+            values[f"RI{name}"] = cl.Buffer(rt.context, ro, hostbuf=places)
+            values[f"nr{name}"] = int32(places.shape[1])
         if spec.colour_groups[k] & COLG_PLASMA:  # (plasma.cl makes the patterns after it)
             prog, places, extra = plasma_areas(prog, wo, ho)
-            values[f"PI{k or ''}"] = cl.Buffer(rt.context, ro, hostbuf=places)
-            values[f"np{k or ''}"] = int32(places.shape[1])
-            if extra:
-                check_allocation(rt, prog.nbytes + 4 * extra, "the plasma patterns")
-                # (pooled: fresh memory costs PoCL a page fault a page at the first write)
-                buf = rt.allocate(prog.nbytes + 4 * extra)
-                cl.enqueue_copy(rt.queue, buf, prog, is_blocking=False)
-                values[f"COL{k or ''}"] = buf
-        if f"COL{k or ''}" not in values:
-            values[f"COL{k or ''}"] = cl.Buffer(rt.context, flags, hostbuf=prog)
-        values[f"ncol{k or ''}"] = int32(prog.shape[1] // COLOUR_WORDS)
+            values[f"PI{name}"] = cl.Buffer(rt.context, ro, hostbuf=places)
+            values[f"np{name}"] = int32(places.shape[1])
+        if extra:  # the list, then the patterns' areas, which the device fills: pooled (fresh
+            # memory costs PoCL a page fault a page at the first write), the list uploaded
+            check_allocation(rt, prog.nbytes + 4 * extra, "the plasma patterns")
+            buf = rt.allocate(prog.nbytes + 4 * extra)
+            cl.enqueue_copy(rt.queue, buf, prog, is_blocking=False)
+        else:
+            buf = cl.Buffer(rt.context, flags, hostbuf=prog)
+        values[f"COL{name}"] = buf
+        values[f"ncol{name}"] = int32(prog.shape[1] // COLOUR_WORDS)
     if ragged:
         check_allocation(rt, x.nbytes, "the packed images")
         values["rag"] = cl.Buffer(rt.context, ro, hostbuf=src.rag)
