@@ -314,7 +314,7 @@ def noise_runs(data, have_alb: bool) -> dict:
 def blur_runs(data, have_alb: bool) -> dict:
     """GaussianBlur's pass: warpkit with and without it (p=0.5, and p=1; MotionBlur, Blur,
     MedianBlur, AdvancedBlur, Defocus, RingingOvershoot, UnsharpMask, ZoomBlur, CLAHE, Equalize,
-    AutoContrast, RandomSnow, ChromaticAberration, Illumination (its three modes in a OneOf),
+    AutoContrast, RandomSnow (bleach, and texture), ChromaticAberration, Illumination (its three modes in a OneOf),
     RandomGravel, RandomShadow, Morphological (a dilation and an erosion with 5 x 5 elements,
     one a sample), RandomSunFlare, RandomFog, RandomRain, GlassBlur, PlasmaBrightnessContrast,
     PlasmaShadow, AdditiveNoise (Beta per pixel), ISONoise, SaltAndPepper, ShotNoise, PixelDropout,
@@ -360,6 +360,8 @@ def blur_runs(data, have_alb: bool) -> dict:
         "warpkit, geometry and UnsharpMask on every sample": [UnsharpMask(p=1)],
         "warpkit, geometry and ZoomBlur on every sample": [ZoomBlur(p=1)],
         "warpkit, geometry and RandomSnow on every sample": [RandomSnow(p=1)],
+        "warpkit, geometry and RandomSnow (texture) on every sample":
+            [RandomSnow(method="texture", p=1)],
         "warpkit, geometry and ChromaticAberration on every sample": [ChromaticAberration(p=1)],
         "warpkit, geometry and Illumination on every sample": [light(W)],
         "warpkit, geometry and RandomGravel on every sample": [W.RandomGravel(p=1)],
@@ -400,6 +402,8 @@ def blur_runs(data, have_alb: bool) -> dict:
          "warpkit, geometry and UnsharpMask on every sample": lambda A: [A.UnsharpMask(p=1)],
          "warpkit, geometry and ZoomBlur on every sample": lambda A: [A.ZoomBlur(p=1)],
          "warpkit, geometry and RandomSnow on every sample": lambda A: [A.RandomSnow(p=1)],
+         "warpkit, geometry and RandomSnow (texture) on every sample":
+             lambda A: [A.RandomSnow(method="texture", p=1)],
          "warpkit, geometry and ChromaticAberration on every sample":
              lambda A: [A.ChromaticAberration(p=1)],
          "warpkit, geometry and Illumination on every sample": lambda A: [light(A)],

@@ -242,6 +242,18 @@
  *                     whole-image value: colour_pass.cl's colour_mean sums it). Every product
  *                     of P is clipped to [0, 1] as albumentations' (so that negative factors
  *                     change nothing)
+ *   WK_COL_SNOW_TEX   albumentations' RandomSnow ("texture") on channels 0-2, in OpenCV's 8-bit
+ *                     HSV (float images through levels of 255 and back, as its uint8_io): V
+ *                     times w[4] (1 + coefficient x snow point) up to 255, then every channel
+ *                     plus T w[5] (T the pixel's texture, w[5] = 255 x snow point), then
+ *                     0.85 x + tint w[6] (tint 0.6, 0.75, 1; w[6] = 0.15 x snow point; its
+ *                     cv2.addWeighted, fused), truncated and wrapped to a byte (numpy's
+ *                     float32 -> uint8 on x86-64), back to RGB (cv::HSV2RGB_b, hues past 180
+ *                     wrapped); sparkle pixels white. snow.cl makes T and the sparkles
+ *                     before the launch from the key w[1 .. 3], into the area at w[9] 2^20 +
+ *                     w[10] operations from the operation: the sparkles' bits first (a row
+ *                     of w[11] / 32 words, bit x % 32 of word x / 32), T w[8] floats in
+ *                     (rows of w[11] floats) (wk_snow_tex8)
  *
  * The 8 pixels' position: row at.y, columns at.x .. at.x + 7 of an output of dims = (Wo, Ho).
  */
@@ -294,6 +306,7 @@
 #define WK_COL_GLASS 43
 #define WK_COL_PLASMA 44
 #define WK_COL_PLASMA_MEAN 45
+#define WK_COL_SNOW_TEX 46
 /* WK_COL_HEAVY: which of the larger operations a build holds (the host's engine.core
  * colour_groups: the groups some item's list has, and every group that launch has had in the
  * process, so that a pipeline's builds settle on one); the others are compiled out. Each one
@@ -322,8 +335,9 @@
 #define WK_COLG_FOG 4096 /* WK_COL_FOG */
 #define WK_COLG_RAIN 8192 /* WK_COL_RAIN */
 #define WK_COLG_PLASMA 16384 /* WK_COL_PLASMA and WK_COL_PLASMA_MEAN */
+#define WK_COLG_SNOW 32768 /* WK_COL_SNOW_TEX */
 #ifndef WK_COL_HEAVY
-#define WK_COL_HEAVY 32767
+#define WK_COL_HEAVY 65535
 #endif
 /* the largest Poisson count WK_COL_SHOT draws: its mean is at most 50 (engine.core refuses
  * scales below MIN_SHOT_SCALE); a count of 150 or more has a chance below 1e-25 */
@@ -1198,6 +1212,65 @@ inline void wk_rain8(float8 *v, __global const float *op, int2 at, int2 dims) {
 }
 #endif
 
+#if WK_COL_HEAVY & (WK_COLG_PLASMA | WK_COLG_SNOW)
+/* 32 columns from column 32 m of a row stored, held as x[w].sL = column 32 m + 4 L + w (the
+ * layout of Philox's words over 8 blocks: plasma.cl's and snow.cl's numbers), in vectors of 8
+ * (a call with a float16 crosses an ABI that differs with AVX-512) */
+inline __attribute__((always_inline)) void wk_store32(__global float *row, int m, const float8 *x) {
+    const float8 a = x[0], b = x[1], c = x[2], d = x[3];
+    vstore8((float8)(a.s0, b.s0, c.s0, d.s0, a.s1, b.s1, c.s1, d.s1), 0, row + 32 * m);
+    vstore8((float8)(a.s2, b.s2, c.s2, d.s2, a.s3, b.s3, c.s3, d.s3), 1, row + 32 * m);
+    vstore8((float8)(a.s4, b.s4, c.s4, d.s4, a.s5, b.s5, c.s5, d.s5), 2, row + 32 * m);
+    vstore8((float8)(a.s6, b.s6, c.s6, d.s6, a.s7, b.s7, c.s7, d.s7), 3, row + 32 * m);
+}
+#endif
+
+#if WK_COL_HEAVY & WK_COLG_SNOW
+/* WK_COL_SNOW_TEX on 8 pixels' channels 0-2 of row at.y from column at.x (any column: the
+ * general kernel passes one pixel's, its other lanes unused). albumentations' add_snow_texture
+ * step by step in its float32 arithmetic, from OpenCV's 8-bit HSV of the pixel's levels */
+inline void wk_snow_tex8(float8 *v, __global const float *op, int2 at) {
+    __global const float *area = op + ((long)op[9] * 1048576 + (long)op[10]) * WK_COL_WORDS;
+    const int P = (int)op[11];
+    const float8 T = vload8(0, area + (long)op[8] + (long)at.y * P + at.x);
+    /* each lane's sparkle bit: column x's is bit x % 32 of its row's word x / 32 (the lanes
+     * past a word's end read the next one; shifts take their count modulo 32) */
+    __global const uint *bits = (__global const uint *)area + (long)at.y * (P / 32) + at.x / 32;
+    const uint8 col = (uint8)(at.x & 31) + (uint8)(0, 1, 2, 3, 4, 5, 6, 7);
+    const uint8 word = WK_SELECT((uint8)bits[0], (uint8)bits[1], col >= 32u);
+    const int8 sparkle = as_int8(((word >> col) & 1u) * 0xFFFFFFFFu);
+#if WK_COL_INT
+#define WK_SNOW_IN(x) (x)
+#else
+#define WK_SNOW_IN(x) wk_clamp8(wk_rint8((x) * 255.0f), 0.0f, 255.0f)
+#endif
+    float8 H, S, V;
+    wk_rgb_hsv8_u8(WK_SNOW_IN(v[0]), WK_SNOW_IN(v[1]), WK_SNOW_IN(v[2]), &H, &S, &V);
+#undef WK_SNOW_IN
+    V = wk_fmin8(V * op[4], (float8)255.0f);
+    const float8 layer = T * op[5];
+    /* cv2.addWeighted(x, 0.85, tint, b, 0) on float32: fma(x, 0.85, tint b), then numpy's
+     * astype(uint8): truncated, the low byte kept */
+#define WK_SNOW_BYTE(x, tint) convert_float8(convert_int8(wk_fma8((x) + layer, (float8)0.85f, (float8)((tint) * op[6]))) & 255)
+    H = WK_SNOW_BYTE(H, 0.6f);
+    S = WK_SNOW_BYTE(S, 0.75f);
+    V = WK_SNOW_BYTE(V, 1.0f);
+#undef WK_SNOW_BYTE
+    float8 r, g, b;
+    wk_hsv_rgb8(H * (6.0f / 180.0f), S * (1.0f / 255.0f), V * (1.0f / 255.0f), &r, &g, &b);
+    float8 o[3] = {wk_floor8(r * 255.0f), wk_floor8(g * 255.0f), wk_floor8(b * 255.0f)};
+    for (int c = 0; c < 3; c++) {
+        const float8 L = WK_SELECT(o[c], (float8)255.0f, sparkle);
+#if WK_COL_INT
+        v[c] = L;
+#else   /* albumentations' float conversion: the level over 255, correctly rounded */
+        const float8 q = L * (1.0f / 255.0f);
+        v[c] = wk_fma8(wk_fma8(-q, (float8)255.0f, L), (float8)(1.0f / 255.0f), q);
+#endif
+    }
+}
+#endif
+
 #if WK_COL_HEAVY & WK_COLG_PLASMA
 /* an integer level over the peak as a float, correctly rounded (albumentations' float32
  * conversion: a table of float32(level) / 255, numpy's division for uint16): the product by the
@@ -1417,6 +1490,10 @@ inline __attribute__((always_inline)) void wk_colour8_ops(float8 *v, int C, __gl
 #if WK_COL_HEAVY & WK_COLG_PLASMA
         } else if (code == WK_COL_PLASMA || code == WK_COL_PLASMA_MEAN) {
             wk_plasma8(v, C, op, mean.y, at, code == WK_COL_PLASMA_MEAN);
+#endif
+#if WK_COL_HEAVY & WK_COLG_SNOW
+        } else if (code == WK_COL_SNOW_TEX) {
+            if (C >= 3) wk_snow_tex8(v, op, at);
 #endif
         } else if ((WK_COL_HEAVY & WK_COLG_TONE) && code == WK_COL_CURVE) {
             /* 255 B(l / 255) = (3 (255 - l)^2 l lo + 3 (255 - l) l^2 hi + l^3) / 255^2: the

@@ -52,8 +52,9 @@ inline __attribute__((always_inline)) void pl_numbers32(uint2 key, int s, int i,
     for (int w = 0; w < 4; w++) u[w] = scale * (convert_float8(o[w] >> 8) * 0x1p-23f - 1.0f);
 }
 
-/* columns 32 m .. 32 m + 31 of a row as x[w].sL = column 32 m + 4 L + w, and back (in
- * vectors of 8: a call with a float16 crosses an ABI that differs with AVX-512) */
+/* columns 32 m .. 32 m + 31 of a row as x[w].sL = column 32 m + 4 L + w (in vectors of 8: a
+ * call with a float16 crosses an ABI that differs with AVX-512; colour.h's wk_store32 stores
+ * them back) */
 inline __attribute__((always_inline)) void pl_load32(__global const float *row, int m, float8 *x) {
     const float8 a = vload8(0, row + 32 * m), b = vload8(1, row + 32 * m);
     const float8 c = vload8(2, row + 32 * m), d = vload8(3, row + 32 * m);
@@ -61,14 +62,6 @@ inline __attribute__((always_inline)) void pl_load32(__global const float *row, 
     x[1] = (float8)(a.s15, b.s15, c.s15, d.s15);
     x[2] = (float8)(a.s26, b.s26, c.s26, d.s26);
     x[3] = (float8)(a.s37, b.s37, c.s37, d.s37);
-}
-
-inline __attribute__((always_inline)) void pl_store32(__global float *row, int m, const float8 *x) {
-    const float8 a = x[0], b = x[1], c = x[2], d = x[3];
-    vstore8((float8)(a.s0, b.s0, c.s0, d.s0, a.s1, b.s1, c.s1, d.s1), 0, row + 32 * m);
-    vstore8((float8)(a.s2, b.s2, c.s2, d.s2, a.s3, b.s3, c.s3, d.s3), 1, row + 32 * m);
-    vstore8((float8)(a.s4, b.s4, c.s4, d.s4, a.s5, b.s5, c.s5, d.s5), 2, row + 32 * m);
-    vstore8((float8)(a.s6, b.s6, c.s6, d.s6, a.s7, b.s7, c.s7, d.s7), 3, row + 32 * m);
 }
 
 /* lanes 1 .. 7 of x, then y (the next column of the same class) */
@@ -112,7 +105,7 @@ inline __attribute__((always_inline)) void pl_take8(float8 *lo, float8 *hi, floa
 inline __attribute__((always_inline)) void pl_put_block(__global float *row, int m, const float8 *x, int w0, int n,
                                                          int i, int last, int Ho, int Wo, float8 *lo, float8 *hi,
                                                          float8 *plo, float8 *phi) {
-    pl_store32(row, m, x);
+    wk_store32(row, m, x);
     const float8 j0 = (float8)(0.0f, 4.0f, 8.0f, 12.0f, 16.0f, 20.0f, 24.0f, 28.0f) + (float)(32 * m);
     for (int w = w0; w < 4; w += 2) {
         const int8 live = j0 + (float)w < (float)n;
@@ -149,7 +142,7 @@ inline void pl_pattern(__global float *op, int Ho, int Wo, int lid, __local floa
     /* step 0: 3 x 3 numbers, not scaled */
     if (lid < 3) {
         pl_numbers32(key, 0, lid, 0, 1.0f, u);
-        pl_store32(grid[S & 1] + lid * pl_pitch(3), 0, u);
+        wk_store32(grid[S & 1] + lid * pl_pitch(3), 0, u);
         for (int w = 0; w < 3; w++) {
             const int8 live = (int8)(1, 0, 0, 0, 0, 0, 0, 0) != 0;
             pl_take8(&lo, &hi, u[w], live);

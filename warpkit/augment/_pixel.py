@@ -4,8 +4,9 @@ albumentations 2.0.8's names and parameters: ``ChannelDropout``, ``Multiplicativ
 trip on the device), ``Equalize`` and ``AutoContrast`` (tables of the image's histograms, on
 the device), ``FancyPCA`` (the channels' principal components, on the device), ``ISONoise`` (a
 camera sensor's noise), ``SaltAndPepper`` and ``ShotNoise``, all three drawn in the kernel,
-``RandomSnow``'s bleach (OpenCV's HLS) and ``ChromaticAberration`` (red and blue through a lens,
-on the device). Like every colour transform they draw from the sample's stream (recorded in
+``RandomSnow`` (its bleach in OpenCV's HLS; its texture, a blurred noise with sparkles, made on
+the device before the warp) and ``ChromaticAberration`` (red and blue through a lens, on the
+device). Like every colour transform they draw from the sample's stream (recorded in
 ``out["params"]``, replayable), contribute the identity map, and leave masks, boxes and
 keypoints as they are.
 
@@ -29,15 +30,17 @@ import numpy as np
 from .._checks import flag, number
 from ..engine.core import (COL_CHROMA as CHROMA, COL_CURVE as CURVE, COL_EQUALIZE as EQUALIZE,
                            COL_ISO as ISO, COL_JPEG as JPEG, COL_MATRIX as MATRIX, COL_PCA as PCA,
-                           COL_SALT as SALT, COL_SHOT as SHOT, COL_SNOW as SNOW, MAX_CHROMA_COEFF,
+                           COL_SALT as SALT, COL_SHOT as SHOT, COL_SNOW as SNOW,
+                           COL_SNOW_TEX as SNOW_TEX, MAX_CHROMA_COEFF,
                            MAX_ISO_INTENSITY, MIN_SHOT_SCALE, ac_words)
 from ._base import normals, value_range
 from ._colour import (ColourTransform, _affine, _eight_bit, _one_or_three, draw_key, draw_keys,
                       key_order)
+from ._philox import kernel_key, philox4x32
 
 __all__ = ["AutoContrast", "ChannelDropout", "ChromaticAberration", "Equalize", "FancyPCA",
            "ImageCompression", "ISONoise", "MultiplicativeNoise", "PlanckianJitter", "RandomSnow",
-           "RandomToneCurve", "SaltAndPepper", "ShotNoise", "ToSepia"]
+           "RandomToneCurve", "SaltAndPepper", "ShotNoise", "ToSepia", "snow_numbers"]
 
 
 class ChannelDropout(ColourTransform):
@@ -663,32 +666,84 @@ class ShotNoise(ColourTransform):
         return {"scale_range": list(self.scale_range)}
 
 
-class RandomSnow(ColourTransform):
-    """albumentations' RandomSnow with ``method="bleach"``: a ``snow_point`` is drawn per sample
-    from ``snow_point_range`` (in [0, 1]); pixels whose lightness (OpenCV's HLS) is below
-    ``snow_point * 255 / 2 + 255 / 3`` levels have it multiplied by ``brightness_coeff``.
+def snow_numbers(key: Any, size: tuple[int, int]) -> tuple[np.ndarray, np.ndarray]:
+    """The numbers the device draws for RandomSnow's texture of an output of ``size`` (width,
+    height) under the sample's ``key`` (the recorded three words): standard normal numbers and
+    uniform numbers in [0, 1), float64 arrays of the output's shape (rows, columns), as
+    albumentations' ``generate_snow_textures`` asks its generator for them (its ``normal`` is
+    ``0.5 + 0.3`` times these; its sparkles are the uniform numbers above 0.99).
 
+    Pixel (x, y) takes Philox-4x32-10's block of counter ``(x // 4, y, 0, 0)``: Box-Muller on
+    its words 0 and 1 gives columns ``4 (x // 4)`` and ``+ 1``, on words 2 and 3 the next two
+    (each word w as the number ``((w >> 8) + 1) 2^-24`` in (0, 1]: the radius's logarithm of
+    the first, the angle's turns of the second: kernels_cl/colour.h's wk_normal4); its uniform
+    number is word ``x % 4`` of the block of counter ``(x // 4, y, 1, 0)`` as ``(w >> 8) 2^-24``.
+    The device's normals are float32 and within a few units in their last place of these.
+
+    Example:
+        >>> z, u = snow_numbers([1, 2, 3], (6, 2))
+        >>> z.shape, u.shape, bool((u >= 0).all() and (u < 1).all())
+        ((2, 6), (2, 6), True)
+    """
+    w, h = int(size[0]), int(size[1])
+    n = -(-w // 4)
+    b, y = np.meshgrid(np.arange(n), np.arange(h))
+    k = kernel_key(key)
+    def unit(word):  # the kernel's wk_unit8: (0, 1]
+        return ((word >> np.uint64(8)) + np.uint64(1)).astype(np.float64) / 2 ** 24
+    o = philox4x32(b, y, 0, k)
+    # normals() takes pairs (u1, u2) as sqrt(-2 ln(1 - u1)) (cos 2 pi u2, sin 2 pi u2)
+    u = np.stack([1 - unit(o[0]), unit(o[1]), 1 - unit(o[2]), unit(o[3])], -1)
+    z = normals(u).reshape(h, 4 * n)[:, :w]
+    s = philox4x32(b, y, 1, k)
+    sparkle = np.stack(s, -1).reshape(h, 4 * n)[:, :w]
+    return z, (sparkle >> np.uint64(8)).astype(np.float64) / 2 ** 24
+
+
+class RandomSnow(ColourTransform):
+    """albumentations' RandomSnow: a ``snow_point`` is drawn per sample from
+    ``snow_point_range`` (in [0, 1]), then, for ``method="texture"``, the texture's key.
+
+    ``method="bleach"``: pixels whose lightness (OpenCV's HLS) is below
+    ``snow_point * 255 / 2 + 255 / 3`` levels have it multiplied by ``brightness_coeff``.
     On uint8 it is OpenCV's 8-bit HLS round trip as albumentations does it: the image to HLS
     levels (hue of 180), the lightness level times the coefficient where below the threshold,
     clipped to [0, 255] and truncated to a level (numpy's store into uint8), back to RGB; the
     same levels. albumentations' float32 path compares a lightness in [0, 1] with that threshold
     in levels, so it bleaches every pixel and leaves values past 1; warpkit's float32 (and
     uint16) images take the threshold in the image's units instead (``255 L`` against it, L in
-    [0, 1]) in float HLS, clipped to [0, 1]. ``method="texture"`` (a noise texture, blurred,
-    with sparkles) is refused. Images of 3 channels (RGB, as albumentations requires).
+    [0, 1]) in float HLS, clipped to [0, 1].
+
+    ``method="texture"``: albumentations' ``add_snow_texture`` in its float32 arithmetic, on
+    the image's levels in OpenCV's 8-bit HSV (float32 images through levels of 255 and back,
+    as albumentations' ``uint8_io``): the value V times ``1 + brightness_coeff * snow_point``
+    up to 255; every channel plus ``255 * snow_point * T`` (T the texture: a normal number per
+    pixel, mean 0.5 and deviation 0.3, blurred twice by a Gaussian of sigma 1, times a depth
+    falling linearly from 1 on the top row to 0.2 on the bottom one); then ``0.85 x + 0.15 *
+    snow_point * tint`` (tint 0.6, 0.75, 1 for H, S, V); each stored into a byte as numpy
+    does on x86-64 (truncated, values past 255 wrapped: bright pixels under heavy snow turn
+    dark, hues past 180 wrap around, as in albumentations); back to RGB; and one pixel in a
+    hundred, at random, white (a sparkle). The texture and sparkles are made on the device
+    before the warp (kernels_cl/snow.cl), from numbers keyed on the sample (``key``,
+    recorded): :func:`snow_numbers` draws them on the host. uint8 and float32 images.
+
+    Images of 3 channels (RGB, as albumentations requires). The texture lies on the output:
+    put RandomSnow after the geometry, as recipes do.
 
     Example:
         >>> t = RandomSnow(snow_point_range=(0.2, 0.2), brightness_coeff=2.0, p=1)
         >>> t.colour_ops({"snow_point": 0.2}, 3, 255.0)
         [[34, 110.5, 2.0]]
+        >>> t = RandomSnow(snow_point_range=(0.5, 0.5), brightness_coeff=2.0, method="texture")
+        >>> [round(w, 4) for w in t.colour_ops({"snow_point": 0.5, "key": [1, 2, 3]}, 3, 255.0)[0]]
+        [46, 1.0, 2.0, 3.0, 2.0, 127.5, 0.075]
     """
 
     def __init__(self, brightness_coeff: float = 2.5, snow_point_range: Any = (0.1, 0.3),
                  method: str = "bleach", p: float = 0.5) -> None:
         super().__init__(p)
-        if method != "bleach":
-            raise ValueError(f"RandomSnow(method={method!r}) is not supported: warpkit runs "
-                             "method='bleach' (the lightness scaled in OpenCV's HLS)")
+        if method not in ("bleach", "texture"):
+            raise ValueError(f"RandomSnow's method must be 'bleach' or 'texture', got {method!r}")
         self.method = method
         self.brightness_coeff = number(brightness_coeff, "brightness_coeff")
         if not self.brightness_coeff > 0:
@@ -697,16 +752,26 @@ class RandomSnow(ColourTransform):
                                             0.0, 1.0)[0]
 
     def draw(self, rng, size):
-        return {"snow_point": float(rng.uniform(*self.snow_point_range))}
+        point = float(rng.uniform(*self.snow_point_range))
+        if self.method == "texture":
+            return {"snow_point": point, "key": draw_key(rng)}
+        return {"snow_point": point}
 
     def draw_lanes(self, lanes, sizes):
-        return [{"snow_point": t} for t in lanes.uniform(*self.snow_point_range).tolist()]
+        points = lanes.uniform(*self.snow_point_range).tolist()
+        if self.method == "texture":
+            return [{"snow_point": t, "key": k} for t, k in zip(points, draw_keys(lanes))]
+        return [{"snow_point": t} for t in points]
 
     def colour_ops(self, params, channels, peak):
         if channels != 3:
             raise TypeError(f"RandomSnow takes RGB images of 3 channels (as albumentations), got "
                             f"{channels} channel{'s' * (channels != 1)}")
-        return [[SNOW, float(params["snow_point"]) * 255 / 2 + 255 / 3, self.brightness_coeff]]
+        point = float(params["snow_point"])
+        if self.method == "texture":
+            return [[SNOW_TEX, *map(float, params["key"]), 1 + self.brightness_coeff * point,
+                     255 * point, 0.15 * point]]
+        return [[SNOW, point * 255 / 2 + 255 / 3, self.brightness_coeff]]
 
     def config(self):
         return {"brightness_coeff": self.brightness_coeff,

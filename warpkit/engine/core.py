@@ -21,8 +21,8 @@ from .inputs import WARP_DTYPES, matrices, pack, read_regions, stack
 from .output import (PLAIN, ModelInput, fills as fills_of, model_output, options_key,
                      values_of_options)
 from . import jpeg, lab
-from .plan import (CLAHE_PIXELS, COLG_PLASMA, COLG_RAIN, FIXED, MAX_BLUR_RADIUS, MAX_CLAHE_TILES,
-                   MAX_MEDIAN_SIZE, MAX_TAP_RADIUS, MAX_ZOOMS, NO_MAP, PASS_BLUR, PASS_CLAHE,
+from .plan import (CLAHE_PIXELS, COLG_PLASMA, COLG_RAIN, COLG_SNOW, FIXED, MAX_BLUR_RADIUS,
+                   MAX_CLAHE_TILES, MAX_MEDIAN_SIZE, MAX_TAP_RADIUS, MAX_ZOOMS, NO_MAP, PASS_BLUR, PASS_CLAHE,
                    PASS_GATHER, PASS_GLASS, PASS_CHROMA, PASS_JPEG, PASS_MEAN, PASS_MEDIAN, PASS_MORPH, PASS_MOTION,
                    PASS_PCA, PASS_UNSHARP, PASS_ZOOM, PLANS,
                    WarpSpec, fixed_values, image_key, image_values, int32, int64,
@@ -133,9 +133,14 @@ def warp_by(image: Any, matrix: Any, size: Any = None, sampling: Sampling = LINE
             prog, places, extra = plasma_areas(prog, wo, ho)
             values[f"PI{name}"] = cl.Buffer(rt.context, ro, hostbuf=places)
             values[f"np{name}"] = int32(places.shape[1])
+        if spec.colour_groups[k] & COLG_SNOW:  # (snow.cl makes the textures after those)
+            prog, places, more = snow_areas(prog, wo, ho, extra // COLOUR_WORDS)
+            values[f"SI{name}"] = cl.Buffer(rt.context, ro, hostbuf=places)
+            values[f"ns{name}"] = int32(places.shape[1])
+            extra += more
         if extra:  # the list, then the patterns' areas, which the device fills: pooled (fresh
             # memory costs PoCL a page fault a page at the first write), the list uploaded
-            check_allocation(rt, prog.nbytes + 4 * extra, "the plasma patterns")
+            check_allocation(rt, prog.nbytes + 4 * extra, "the plasma patterns and snow textures")
             buf = rt.allocate(prog.nbytes + 4 * extra)
             cl.enqueue_copy(rt.queue, buf, prog, is_blocking=False)
         else:
@@ -267,7 +272,7 @@ def colour_peak(dtype: Any) -> float:
  COL_CURVE, COL_JPEG, COL_EQUALIZE, COL_ISO, COL_SALT, COL_HOLES, COL_TAPS,
  COL_PIXDROP, COL_SHOT, COL_PCA, COL_UNSHARP, COL_ZOOM, COL_SNOW, COL_CHROMA,
  COL_LIGHT, COL_GRAVEL, COL_POLY, COL_MORPH, COL_FLARE, COL_FOG, COL_RAIN, COL_GLASS,
- COL_PLASMA, COL_PLASMA_MEAN) = range(1, 46)
+ COL_PLASMA, COL_PLASMA_MEAN, COL_SNOW_TEX) = range(1, 47)
 
 #: colour operations on the image's mean as they find it (the contrast on the gray mean, the
 #: shift by the mean, ISONoise on the lightness's standard deviation, FancyPCA on the channels'
@@ -313,7 +318,7 @@ COLOUR_WHOLE = (*COLOUR_MEAN, COL_BLUR, COL_UNSHARP, COL_MOTION, COL_MEDIAN, COL
 
 #: the group of each colour operation's code in a build (kernels_cl/colour.h's WK_COLG_*: the
 #: larger operations, each compiled only into the builds whose group mask has it); 0: always there
-_COLOUR_GROUP = np.zeros(COL_PLASMA_MEAN + 1, np.int64)
+_COLOUR_GROUP = np.zeros(COL_SNOW_TEX + 1, np.int64)
 _COLOUR_GROUP[[COL_GAMMA, COL_HUE, COL_HSV, COL_NOISE, COL_SALT, COL_PIXDROP, COL_SHOT, COL_HOLE,
                COL_HOLES, COL_POSTERIZE, COL_MATRIX, COL_CURVE, COL_ISO, COL_SNOW, COL_LIGHT,
                COL_GRAVEL, COL_POLY, COL_FLARE, COL_FOG, COL_RAIN]] = [1, 2, 2, 4, 4, 4, 4, 8, 8,
@@ -321,6 +326,7 @@ _COLOUR_GROUP[[COL_GAMMA, COL_HUE, COL_HSV, COL_NOISE, COL_SALT, COL_PIXDROP, CO
                                                                        512, 256, 1024, 2048,
                                                                        4096, COLG_RAIN]
 _COLOUR_GROUP[[COL_PLASMA, COL_PLASMA_MEAN]] = COLG_PLASMA
+_COLOUR_GROUP[COL_SNOW_TEX] = COLG_SNOW
 #: the median's 5x5 and 7x7 networks (WK_COLG_MED5, WK_COLG_MED7): in the builds whose items
 #: draw those sizes (without them, the same medians by the search)
 _MEDIAN_NET5, _MEDIAN_NET7 = 32, 64
@@ -372,7 +378,7 @@ def colour_groups(passes: list[np.ndarray]) -> tuple[int, ...]:
     for k, p in enumerate(passes):
         ops = p.reshape(p.shape[0], -1, COLOUR_WORDS)
         codes = ops[:, :, 0].astype(np.int64)
-        groups = _COLOUR_GROUP[np.clip(codes, 0, COL_PLASMA_MEAN)]
+        groups = _COLOUR_GROUP[np.clip(codes, 0, COL_SNOW_TEX)]
         median = codes == COL_MEDIAN  # its 5x5 and 7x7 networks: groups of their own
         groups[median] |= np.select([ops[:, :, 1][median] == 5, ops[:, :, 1][median] == 7],
                                     [_MEDIAN_NET5, _MEDIAN_NET7], 0)
@@ -569,7 +575,8 @@ def _colour_ops(colour: np.ndarray, items: int, dt: np.dtype) -> np.ndarray:
         for code, name, why in ((COL_GRAVEL, "COL_GRAVEL", "OpenCV's 8-bit HLS"),
                                 (COL_FLARE, "COL_FLARE", "8-bit levels"),
                                 (COL_FOG, "COL_FOG", "8-bit levels"),
-                                (COL_RAIN, "COL_RAIN", "8-bit levels")):
+                                (COL_RAIN, "COL_RAIN", "8-bit levels"),
+                                (COL_SNOW_TEX, "COL_SNOW_TEX", "OpenCV's 8-bit HSV")):
             if (ops[:, :, 0] == code).any():
                 raise ValueError(f"{name} takes uint8 or float32 images ({why}), got uint16")
     return colour
@@ -868,27 +875,77 @@ def plasma_areas(prog: np.ndarray, wo: int, ho: int) -> tuple[np.ndarray, np.nda
     most a list has) int32, -1 past its own); and the floats the areas take. What
     kernels_cl/plasma.cl's plasma_pattern makes the patterns in, before the launch that runs
     the list; nothing there needs uploading."""
+    side = plasma_side(wo, ho)
+    half = (side + 1) // 2  # the step before the last one's grid
+    floats = side * _pitch32(side) + half * _pitch32(half) + 64
+    return _areas(prog, (COL_PLASMA, COL_PLASMA_MEAN), floats, {11: _pitch32(side)}, 0)
+
+
+def snow_areas(prog: np.ndarray, wo: int, ho: int,
+               start: int = 0) -> tuple[np.ndarray, np.ndarray, int]:
+    """``prog`` ((items, k * COLOUR_WORDS), checked) with each COL_SNOW_TEX operation's area
+    after every item's list and ``start`` operations more (kernels_cl/snow.cl's layout: the
+    sparkles' bits, ``ho`` rows of P / 32 words, P = ``wo`` in whole blocks of 32, and a word
+    spare, rounded up to 32 floats; the texture, ``ho`` rows of P floats; a grid as large):
+    its place in words 9 and 10 (w[9] 2^20 + w[10] operations from the operation), the
+    texture's start in floats from the area in word 8, P in word 11; each item's such
+    operations' places in its list ((items, most a list has) int32, -1 past its own); and the
+    floats the areas take (what kernels_cl/snow.cl's snow_texture fills, before the launch
+    that runs the list)."""
+    P = _pitch32(wo)
+    bits = _pitch32(ho * P // 32 + 1)
+    return _areas(prog, (COL_SNOW_TEX,), bits + 2 * ho * P, {8: bits, 11: P}, start)
+
+
+def _pitch32(n: int) -> int:
+    """``n`` in whole blocks of 32."""
+    return -(-n // 32) * 32
+
+
+def _areas(prog: np.ndarray, codes: tuple[int, ...], floats: int, words: dict[int, float],
+           start: int) -> tuple[np.ndarray, np.ndarray, int]:
+    """:func:`plasma_areas` and :func:`snow_areas`: an area of ``floats`` (in whole operations)
+    for each operation of ``codes``, after every item's list and ``start`` operations, its
+    place in words 9 and 10 and ``words`` ({word: value}) written into it."""
     items = prog.shape[0]
     ops = prog.reshape(items, -1, COLOUR_WORDS)
-    I, J = np.nonzero(np.isin(ops[:, :, 0], (COL_PLASMA, COL_PLASMA_MEAN)))
+    I, J = np.nonzero(np.isin(ops[:, :, 0], codes))
     if not len(I):
         return prog, np.full((items, 1), -1, np.int32), 0
     k = ops.shape[1]
-    side = plasma_side(wo, ho)
-    pitch = lambda n: -(-n // 32) * 32  # noqa: E731 (a grid's rows: whole blocks of 32)
-    half = (side + 1) // 2  # the step before the last one's grid
-    area = -(-(side * pitch(side) + half * pitch(half) + 64) // COLOUR_WORDS)  # in operations
+    area = -(-floats // COLOUR_WORDS)  # in operations
     first = np.searchsorted(I, I)  # (np.nonzero's order: by item, then place)
     rank = np.arange(len(I)) - first
     most = int(rank.max() + 1)
     out = ops.copy()
-    place = (items - I) * k - J + (I * most + rank) * area  # from the operation, in operations
+    place = (items - I) * k - J + start + (I * most + rank) * area  # from the operation
     out[I, J, 9] = place // (1 << 20)
     out[I, J, 10] = place % (1 << 20)
-    out[I, J, 11] = pitch(side)
+    for w, value in words.items():
+        out[I, J, w] = value
     places = np.full((items, most), -1, np.int32)
     places[I, rank] = J
     return out.reshape(items, -1), places, items * most * area * COLOUR_WORDS
+
+
+def _check_snow(ops: np.ndarray) -> None:
+    """Every COL_SNOW_TEX of ``ops`` ((items, k, COLOUR_WORDS)) as colour.h's wk_snow_tex8
+    reads it, or a ValueError before any launch: a key of three whole words below 2^24, 2^24
+    and 2^16, a finite brightness factor w[4] >= 0, a layer's scale w[5] in [0, 255] and a
+    tint's weight w[6] in [0, 1] (so that every value stays far inside an int before its byte
+    is taken; the area's words are the host's: snow_areas writes them)."""
+    I, J = np.nonzero(ops[:, :, 0] == COL_SNOW_TEX)
+    if not len(I):
+        return
+    k0, k1, k2, f, layer, tint = (ops[I, J, w].astype(np.float64) for w in (1, 2, 3, 4, 5, 6))
+    bad = ~((np.stack([k0, k1, k2]) % 1 == 0).all(axis=0)) | ~((k0 >= 0) & (k0 < 2 ** 24)) | \
+        ~((k1 >= 0) & (k1 < 2 ** 24)) | ~((k2 >= 0) & (k2 < 2 ** 16)) | \
+        ~((f >= 0) & (f <= 1e30)) | ~((layer >= 0) & (layer <= 255)) | \
+        ~((tint >= 0) & (tint <= 1))
+    _first_bad(bad, I, J, lambda m: (
+        f"COL_SNOW_TEX needs a key of three whole words below 2^24, 2^24 and 2^16, a finite "
+        f"factor >= 0 (got {f[m]:g}), a layer's scale in [0, 255] (got {layer[m]:g}) and a "
+        f"tint's weight in [0, 1] (got {tint[m]:g})"))
 
 
 def _check_filters(ops: np.ndarray) -> None:
@@ -1004,6 +1061,7 @@ def _check_filters(ops: np.ndarray) -> None:
     _check_rain(ops)
     _check_glass(ops)
     _check_plasma(ops)
+    _check_snow(ops)
     for i, j in zip(*np.nonzero(codes == COL_TAPS)):
         _check_taps(ops[i], i, j)
     _check_morph(ops)

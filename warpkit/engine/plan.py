@@ -49,6 +49,8 @@ COLG_RAIN = 8192
 #: ... and COL_PLASMA's (WK_COLG_PLASMA): a colour list whose builds have it gets its plasma
 #: patterns made first (kernels_cl/plasma.cl)
 COLG_PLASMA = 16384
+#: ... and COL_SNOW_TEX's (WK_COLG_SNOW): its snow textures made first (kernels_cl/snow.cl)
+COLG_SNOW = 32768
 
 #: colour_mean's floats per item and work-group in P (kernels_cl/colour_pass.cl's CP_PW), and
 #: colour_pca's per item in PM (CP_PM: FancyPCA's 4 x 4 matrix and 4 means)
@@ -298,7 +300,7 @@ def warp_plan(rt: Runtime, src: Operand, w: WarpSpec, tw_log2: int) -> Plan:
                 Arg("ybias"), *ragged)
         gsize = (round_up(w.wo, 64), w.ho, w.items)
     warp = Launch(variant, args, gsize, (64, 1, 1), per_item=w.ragged)
-    first = (*_rain_masks(w), *_plasma_patterns(w))
+    first = (*_rain_masks(w), *_plasma_patterns(w), *_snow_textures(w))
     if not w.colour_passes:
         return Plan(rt, w.out_shape, ydt, on_device, (*first, warp))
     launches, scratch = _colour_passes(w, dt, C, store, rt.kind == "CPU", rt.fp64)
@@ -309,14 +311,7 @@ def _rain_masks(w: WarpSpec) -> tuple[Launch, ...]:
     """The launches that draw RandomRain's drops into their lists' bit masks
     (kernels_cl/rain.cl), one per colour list whose builds have COL_RAIN (engine.core's
     rain_masks puts the masks there), before any launch runs a list."""
-    if not w.colour:
-        return ()
-    variant = Variant.of("rain.cl", "rain_mask", **VALUE_TYPES[np.dtype(np.uint8)].defines("X"),
-                         WK_COL_HEAVY=COLG_RAIN)
-    return tuple(Launch(variant, (Arg(f"COL{k or ''}"), Arg(f"ncol{k or ''}"),
-                                  Arg(f"RI{k or ''}"), Arg(f"nr{k or ''}"), np.int32(w.ho),
-                                  np.int32(w.wo)), (64, 1, w.items), (64, 1, 1))
-                 for k, groups in enumerate(w.colour_groups) if groups & COLG_RAIN)
+    return _area_launches(w, "rain.cl", "rain_mask", COLG_RAIN, "RI", "nr")
 
 
 def _plasma_patterns(w: WarpSpec) -> tuple[Launch, ...]:
@@ -324,14 +319,29 @@ def _plasma_patterns(w: WarpSpec) -> tuple[Launch, ...]:
     lists' areas (kernels_cl/plasma.cl), one per colour list whose builds have COL_PLASMA
     (engine.core's plasma_areas places them; a work-group per item), before any
     launch runs a list."""
+    return _area_launches(w, "plasma.cl", "plasma_pattern", COLG_PLASMA, "PI", "np")
+
+
+def _snow_textures(w: WarpSpec) -> tuple[Launch, ...]:
+    """The launches that make RandomSnow's textures and sparkles in their lists' areas
+    (kernels_cl/snow.cl), one per colour list whose builds have COL_SNOW_TEX (engine.core's
+    snow_areas places them; a work-group per item), before any launch runs a list."""
+    return _area_launches(w, "snow.cl", "snow_texture", COLG_SNOW, "SI", "ns")
+
+
+def _area_launches(w: WarpSpec, source: str, kernel: str, group: int, places: str,
+                   count: str) -> tuple[Launch, ...]:
+    """``kernel`` of ``source`` once per colour list whose builds have ``group``: (the list,
+    its operations, the places of its operations of that group and their count per item, Ho,
+    Wo), a work-group of 64 per item."""
     if not w.colour:
         return ()
-    variant = Variant.of("plasma.cl", "plasma_pattern",
-                         **VALUE_TYPES[np.dtype(np.uint8)].defines("X"), WK_COL_HEAVY=COLG_PLASMA)
+    variant = Variant.of(source, kernel, **VALUE_TYPES[np.dtype(np.uint8)].defines("X"),
+                         WK_COL_HEAVY=group)
     return tuple(Launch(variant, (Arg(f"COL{k or ''}"), Arg(f"ncol{k or ''}"),
-                                  Arg(f"PI{k or ''}"), Arg(f"np{k or ''}"), np.int32(w.ho),
-                                  np.int32(w.wo)), (64, 1, w.items), (64, 1, 1))
-                 for k, groups in enumerate(w.colour_groups) if groups & COLG_PLASMA)
+                                  Arg(f"{places}{k or ''}"), Arg(f"{count}{k or ''}"),
+                                  np.int32(w.ho), np.int32(w.wo)), (64, 1, w.items), (64, 1, 1))
+                 for k, groups in enumerate(w.colour_groups) if groups & group)
 
 
 #: colour_mean's work-groups per item: row bands summed side by side (a single image's pass
