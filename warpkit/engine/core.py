@@ -885,16 +885,17 @@ def snow_areas(prog: np.ndarray, wo: int, ho: int,
                start: int = 0) -> tuple[np.ndarray, np.ndarray, int]:
     """``prog`` ((items, k * COLOUR_WORDS), checked) with each COL_SNOW_TEX operation's area
     after every item's list and ``start`` operations more (kernels_cl/snow.cl's layout: the
-    sparkles' bits, ``ho`` rows of P / 32 words, P = ``wo`` in whole blocks of 32, and a word
-    spare, rounded up to 32 floats; the texture, ``ho`` rows of P floats; a grid as large):
-    its place in words 9 and 10 (w[9] 2^20 + w[10] operations from the operation), the
-    texture's start in floats from the area in word 8, P in word 11; each item's such
+    sparkles' bits, ``ho`` rows of P / 32 words, P = ``wo`` in whole blocks of 32 plus 32, and
+    a word spare, rounded up to 32 floats; the texture, ``ho`` rows of P floats, each from its
+    float 8 (its edges reflected around it while the kernel blurs); a grid as large): its
+    place in words 9 and 10 (w[9] 2^20 + w[10] operations from the operation), the texture's
+    start in floats from the area in word 8, P in word 11; each item's such
     operations' places in its list ((items, most a list has) int32, -1 past its own); and the
     floats the areas take (what kernels_cl/snow.cl's snow_texture fills, before the launch
     that runs the list)."""
-    P = _pitch32(wo)
+    P = _pitch32(wo) + 32
     bits = _pitch32(ho * P // 32 + 1)
-    return _areas(prog, (COL_SNOW_TEX,), bits + 2 * ho * P, {8: bits, 11: P}, start)
+    return _areas(prog, (COL_SNOW_TEX,), bits + 2 * ho * P, {8: bits + 8, 11: P}, start)
 
 
 def _pitch32(n: int) -> int:
