@@ -722,7 +722,8 @@ class RandomSnow(ColourTransform):
     falling linearly from 1 on the top row to 0.2 on the bottom one); then ``0.85 x + 0.15 *
     snow_point * tint`` (tint 0.6, 0.75, 1 for H, S, V); each stored into a byte as numpy
     does on x86-64 (truncated, values past 255 wrapped: bright pixels under heavy snow turn
-    dark, hues past 180 wrap around, as in albumentations); back to RGB; and one pixel in a
+    dark, hues past 180 wrap around, as in albumentations); back to RGB (the layer shifts the
+    hue too: colours turn towards yellow and green, albumentations' look); and one pixel in a
     hundred, at random, white (a sparkle). The texture and sparkles are made on the device
     before the warp (kernels_cl/snow.cl), from numbers keyed on the sample (``key``,
     recorded): :func:`snow_numbers` draws them on the host. uint8 and float32 images.
