@@ -226,9 +226,10 @@
  *                     float(1 / w[2]^2)) and is added to the pixel, saturated. Where w[11] is
  *                     1, 24 more WK_COL_DATA operations hold 256 levels (words 1-11 each): the
  *                     sum's level v becomes level v of them (cv2.multiply by the brightness)
- *   WK_COL_GLASS      one iteration w[2] of albumentations' GlassBlur swaps (its "fast" mode),
- *                     displacements up to w[1], the generator's key in w[3 .. 5]. A
- *                     whole-image operation (colour_pass.cl's cp_glass8); here no operation
+ *   WK_COL_GLASS      one iteration w[2] of albumentations' GlassBlur swaps (its "fast" mode;
+ *                     w[6] = 1: its "exact" mode, one swap after another), displacements up to
+ *                     w[1], the generator's key in w[3 .. 5]. A whole-image operation
+ *                     (colour_pass.cl's cp_glass8); here no operation
  *   WK_COL_PLASMA     albumentations' PlasmaShadow (w[5] = 1): v (1 - P w[6]), clipped, integer
  *                     images truncated to a level; or its PlasmaBrightnessContrast without the
  *                     contrast (w[5] = 0): x = v / peak (as its float conversion), x + clip(P w[6],

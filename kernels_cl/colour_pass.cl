@@ -2416,7 +2416,20 @@ __kernel void colour_mean(__global const X_T *restrict S, int Ho, int Wo,
  *   colour_glass_scatter  each grid pixel p: WIN[p + d(p)] = max(WIN[p + d(p)], n + 1);
  *   colour_apply          each pixel q: the value at the grid pixel WIN[q] - 1 names, else
  *                         (a grid pixel) at q + d(q), else at q.
- * NDRange of the first two: (Wo / 8 rounded up to 64, Ho, B), blocks of 8 pixels of a row. */
+ * NDRange of the first two: (Wo / 8 rounded up to 64, Ho, B), blocks of 8 pixels of a row.
+ *
+ * Its "exact" mode (w[6] = 1) takes one pair after another, in the order k = i nw + j (h
+ * going down, then w going down within each h), pair k with the displacements of counter k.
+ * albumentations' loop writes the same tuple swap on single pixels, x[h, w] a view of the
+ * pixel's channels where the image has more than one: the first assignment copies p + d(p)
+ * into p and the second writes it back to itself, so pixel p takes p + d(p)'s value and its
+ * partner keeps its own. One channel (OpenCV's blur returns an (H, W) array) makes the
+ * elements scalars, and the tuple swaps them:
+ *   colour_glass_clear    WIN[q] = q + 1 (each pixel's source, from 1);
+ *   colour_glass_exact    a work-item per item, in that order: WIN[p] = WIN[p + d(p)] (and
+ *                         WIN[p + d(p)] = the old WIN[p] for one channel);
+ *   colour_apply          each pixel q: the value at pixel WIN[q] - 1.
+ * NDRange of colour_glass_exact: (B rounded up to 64, 1, 1). */
 #define GLASS_PARAM , __global const int *restrict WIN
 
 /* the displacements of 8 grid pixels of orders n in iteration it under key */
@@ -2440,9 +2453,11 @@ inline uint8 cp_glass_n8(int xo, int y, int Ho, int Wo, int md, int8 *grid) {
 __kernel void colour_glass_clear(int Ho, int Wo, __global const float *restrict COL, int ncol,
                                  __global int *restrict WIN) {
     const int b = (int)get_global_id(2), y = (int)get_global_id(1), xo = 8 * (int)get_global_id(0);
-    if (xo >= Wo || (int)WK_COL_OF(b)[0] != WK_COL_GLASS) return;
+    __global const float *op = WK_COL_OF(b);
+    if (xo >= Wo || (int)op[0] != WK_COL_GLASS) return;
     __global int *w = WIN + ((long)b * Ho + y) * Wo;
-    for (int x = xo; x < min(xo + 8, Wo); x++) w[x] = 0;
+    const int exact = op[6] != 0.0f;
+    for (int x = xo; x < min(xo + 8, Wo); x++) w[x] = exact ? y * Wo + x + 1 : 0;
 }
 #endif
 
@@ -2451,7 +2466,7 @@ __kernel void colour_glass_scatter(int Ho, int Wo, __global const float *restric
                                    __global int *restrict WIN) {
     const int b = (int)get_global_id(2), y = (int)get_global_id(1), xo = 8 * (int)get_global_id(0);
     __global const float *op = WK_COL_OF(b);
-    if (xo >= Wo || (int)op[0] != WK_COL_GLASS) return;
+    if (xo >= Wo || (int)op[0] != WK_COL_GLASS || op[6] != 0.0f) return;
     const int md = (int)op[1];
     int8 grid, dy, dx;
     const uint8 n = cp_glass_n8(xo, y, Ho, Wo, md, &grid);
@@ -2470,6 +2485,35 @@ __kernel void colour_glass_scatter(int Ho, int Wo, __global const float *restric
 }
 #endif
 
+#if !WK_ONE_KERNEL || defined(WK_KERNEL_colour_glass_exact)
+__kernel void colour_glass_exact(int Ho, int Wo, __global const float *restrict COL, int ncol,
+                                 __global int *restrict WIN, int B) {
+    const int b = (int)get_global_id(0);
+    if (b >= B) return;
+    __global const float *op = WK_COL_OF(b);
+    if ((int)op[0] != WK_COL_GLASS || op[6] == 0.0f) return;
+    const int md = (int)op[1], nh = Ho - 2 * md, nw = Wo - 2 * md;
+    if (nh <= 0 || nw <= 0) return;
+    const uint2 key = wk_key(op + 3);
+    __global int *w = WIN + (long)b * Ho * Wo;
+    const int n = nh * nw;
+    for (int k0 = 0; k0 < n; k0 += 8) { /* 8 swaps' displacements at a time, then the swaps */
+        int8 dy, dx;
+        cp_glass_d8((uint8)(uint)k0 + (uint8)(0, 1, 2, 3, 4, 5, 6, 7), (int)op[2], key, md, &dy, &dx);
+        int l_dy[8], l_dx[8];
+        vstore8(dy, 0, l_dy);
+        vstore8(dx, 0, l_dx);
+        for (int l = 0; l < 8 && k0 + l < n; l++) {
+            const int k = k0 + l, i = k / nw, y = Ho - md - i, x = Wo - md - (k - i * nw);
+            const int p = y * Wo + x, q = (y + l_dy[l]) * Wo + x + l_dx[l];
+            const int t = w[p];
+            w[p] = w[q];
+            if (CH == 1) w[q] = t; /* (see above: a swap of one channel only) */
+        }
+    }
+}
+#endif
+
 /* WK_COL_GLASS on the 8 pixels from column xo of row yo (n of them in the image): each from
  * where colour_glass_scatter's winner or its own displacement says, channel c in v[c] */
 inline void cp_glass8(__global const X_T *S, int Ho, int Wo, int b, int xo, int yo, int n,
@@ -2483,12 +2527,16 @@ inline void cp_glass8(__global const X_T *S, int Ho, int Wo, int b, int xo, int 
     vstore8(dy, 0, l_dy);
     vstore8(dx, 0, l_dx);
     __global const int *win = WIN + ((long)b * Ho + yo) * Wo;
+    const int exact = op[6] != 0.0f;
     float l[32];
     for (int k = 0; k < 8; k++) {
         const int x = xo + (k < n ? k : n - 1);
         const int w = win[x];
         int sx = x, sy = yo;
-        if (w > 0) { /* the last grid pixel whose swap lands here */
+        if (exact) { /* the pixel the swaps brought here */
+            sy = (w - 1) / Wo;
+            sx = w - 1 - sy * Wo;
+        } else if (w > 0) { /* the last grid pixel whose swap lands here */
             const int m = w - 1, j = m / nh;
             sx = Wo - md - j;
             sy = Ho - md - (m - j * nh);

@@ -244,9 +244,10 @@ def glass_displacements(key: Any, iterations: int, max_delta: int, height: int,
     """The displacements GlassBlur's kernel draws for an output of ``height`` x ``width`` under
     a recorded ``key``, laid out as albumentations' ``dxy`` ((pixels, iterations, 2) int64: dy
     then dx of each pixel of its grid, in numpy's order): what ``glass_blur(img, sigma,
-    max_delta, iterations, dxy, "fast")`` takes to give the same image. Pixel n of iteration i
-    takes Philox-4x32-10's block of counter (n, i, GLASS_TAG): dy = floor(word 0 * 2
-    max_delta / 2^32) - max_delta, dx likewise from word 1.
+    max_delta, iterations, dxy, mode)`` takes to give the same image, in either mode. Swap n
+    of iteration i (n in the mode's own order: "fast" numpy's, h fastest; "exact" its loop's,
+    w fastest) takes Philox-4x32-10's block of counter (n, i, GLASS_TAG): dy = floor(word 0 *
+    2 max_delta / 2^32) - max_delta, dx likewise from word 1.
 
     Example:
         >>> d = glass_displacements([1, 2, 3], 2, 4, 20, 30)
@@ -265,20 +266,28 @@ def glass_displacements(key: Any, iterations: int, max_delta: int, height: int,
 
 
 class GlassBlur(ColourTransform):
-    """albumentations' GlassBlur in its default ``mode="fast"``: ``cv2.GaussianBlur`` of
+    """albumentations' GlassBlur: ``cv2.GaussianBlur`` of
     ``sigma`` (its size from sigma: :func:`opencv_sigma_kernel`), then ``iterations`` rounds of
     numpy's swaps over the pixels (h, w) with ``max_delta < h <= H - max_delta`` and
     ``max_delta < w <= W - max_delta``, each with the pixel ``(dy, dx)`` away,
     ``dy, dx`` uniform whole numbers in ``[-max_delta, max_delta)`` (albumentations' law), then
     the blur again. Each round is a pass on the device (kernels_cl/colour_pass.cl's
-    WK_COL_GLASS): every such pixel takes its partner's value, then each partner takes the
-    value of the last pixel (numpy's order) that chose it, as numpy's assignment does.
+    WK_COL_GLASS). ``mode="fast"`` (albumentations' default) swaps them all at once as numpy's
+    fancy assignment does: every such pixel takes its partner's value, then each partner
+    takes the value of the last pixel (numpy's order) that chose it. ``mode="exact"`` takes
+    one pair after another, rows from the bottom up and each row from the right, as
+    albumentations' loop does (a pair moves what earlier pairs moved there); its tuple swap of
+    two pixels whose channels are numpy views copies the partner's value into the pixel and
+    leaves the partner as it was, and only one-channel images (scalar pixels) are swapped: so
+    here too. A work-item per image follows each pixel's source through the pairs, then the
+    pass reads each pixel from its source.
 
     The displacements come from the kernel's counter-based generator keyed on the sample's
     stream (``key``, recorded) and each pixel's place in numpy's order: the same alone, in any
     batch and on any device (albumentations draws them from its own generator: the same law,
-    other numbers). ``mode="exact"`` (swaps one after another) is refused. ``sigma`` 0 leaves
-    out the blurs (OpenCV refuses a size of 0 from sigma 0).
+    other numbers; :func:`glass_displacements` draws them on the host: swap k of either mode,
+    in its own order, takes row k). ``sigma`` 0 leaves out the blurs (OpenCV refuses a size of
+    0 from sigma 0).
 
     Example:
         >>> t = GlassBlur(sigma=0.7, max_delta=2, iterations=1, p=1)
@@ -298,10 +307,8 @@ class GlassBlur(ColourTransform):
                             ("iterations", iterations, 1000)):
             if isinstance(v, bool) or not float(v).is_integer() or not 1 <= v <= hi:
                 raise ValueError(f"{name} must be a whole number in [1, {hi}], got {v!r}")
-        if mode != "fast":
-            raise ValueError(f"mode={mode!r} is not supported: warpkit's GlassBlur takes "
-                             f"mode='fast' (albumentations' default; 'exact' swaps one pixel "
-                             f"after another)")
+        if mode not in ("fast", "exact"):
+            raise ValueError(f"GlassBlur's mode must be 'fast' or 'exact', got {mode!r}")
         self.sigma = float(sigma)
         self.max_delta = int(max_delta)
         self.iterations = int(iterations)
@@ -320,7 +327,9 @@ class GlassBlur(ColourTransform):
             r = len(k) // 2
             blur = _with_data([BLUR, float(r)], k[r:].astype(np.float32).tolist())
         key = [float(v) for v in params["key"]]
-        swaps = [[GLASS, float(self.max_delta), float(i), *key] for i in range(self.iterations)]
+        exact = [1.0] if self.mode == "exact" else []
+        swaps = [[GLASS, float(self.max_delta), float(i), *key, *exact]
+                 for i in range(self.iterations)]
         return [*blur, *swaps, *blur]
 
     def config(self):

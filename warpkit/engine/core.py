@@ -786,19 +786,20 @@ MAX_GLASS_DELTA = 4096
 def _check_glass(ops: np.ndarray) -> None:
     """Every COL_GLASS of ``ops`` ((items, k, COLOUR_WORDS)) as colour_pass.cl's cp_glass8
     reads it, or a ValueError: a whole displacement in [1, MAX_GLASS_DELTA], a whole
-    iteration in [0, 2^24) and a generator key (three whole words below 2^24, 2^24 and 2^16)."""
+    iteration in [0, 2^24), a generator key (three whole words below 2^24, 2^24 and 2^16) and
+    a mode of 0 (fast) or 1 (exact)."""
     I, J = np.nonzero(ops[:, :, 0] == COL_GLASS)
     if not len(I):
         return
-    md, it, k0, k1, k2 = (ops[I, J, w].astype(np.float64) for w in (1, 2, 3, 4, 5))
+    md, it, k0, k1, k2, mode = (ops[I, J, w].astype(np.float64) for w in (1, 2, 3, 4, 5, 6))
     whole = np.stack([md, it, k0, k1, k2]) % 1 == 0
     bad = ~whole.all(axis=0) | ~((md >= 1) & (md <= MAX_GLASS_DELTA)) | \
         ~((it >= 0) & (it < 2 ** 24)) | ~((k0 >= 0) & (k0 < 2 ** 24)) | \
-        ~((k1 >= 0) & (k1 < 2 ** 24)) | ~((k2 >= 0) & (k2 < 2 ** 16))
+        ~((k1 >= 0) & (k1 < 2 ** 24)) | ~((k2 >= 0) & (k2 < 2 ** 16)) | ~np.isin(mode, (0, 1))
     _first_bad(bad, I, J, lambda m: (
         f"COL_GLASS needs a whole displacement in [1, {MAX_GLASS_DELTA}] (got {md[m]:g}), a "
-        f"whole iteration in [0, 2^24) (got {it[m]:g}) and a key of three whole words below "
-        f"2^24, 2^24 and 2^16"))
+        f"whole iteration in [0, 2^24) (got {it[m]:g}), a key of three whole words below "
+        f"2^24, 2^24 and 2^16 and a mode of 0 or 1 (got {mode[m]:g})"))
 
 
 def rain_mask_words(wo: int) -> int:

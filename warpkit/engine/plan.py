@@ -450,6 +450,10 @@ def _colour_passes(w: WarpSpec, dt: np.dtype, C: int, store: dict,
             for entry in ("colour_glass_clear", "colour_glass_scatter"):
                 launches.append(Launch(Variant.of("colour_pass.cl", entry, **defines),
                                        (*dims, *col, Arg("WIN")), whole, (64, 1, 1)))
+            # its exact mode: a work-item per item swaps one pair after another
+            launches.append(Launch(Variant.of("colour_pass.cl", "colour_glass_exact", **defines),
+                                   (*dims, *col, Arg("WIN"), np.int32(w.items)),
+                                   (round_up(w.items, 64), 1, 1), (64, 1, 1)))
             tables += (Arg("WIN"),)
         apply = Variant.of("colour_pass.cl", "colour_apply", **defines)
         launches.append(Launch(apply, (Arg(src), *dims, Arg("P"), np.int32(bands),
