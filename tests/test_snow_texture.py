@@ -125,7 +125,8 @@ def test_blurs_reflect_past_both_edges(size, queue):
 
 
 def test_on_the_output_and_beside_a_plasma(queue):
-    """The texture on the output after a resize (its size); a plasma and the snow in one list
+    """The texture on the output after a resize (its size) and in a blur's pass; a plasma and
+    the snow in one list
     (two kinds of areas after the list, one after the other), and two snows: each as
     albumentations' steps in turn; a ragged batch where some samples have none, each sample
     as alone."""
@@ -135,6 +136,12 @@ def test_on_the_output_and_beside_a_plasma(queue):
     small = W.Compose([W.Resize((150, 200))])(image=img, seed=0, queue=queue)["image"]
     assert out["image"].shape[:2] == (150, 200)
     _assert_levels(out["image"], _albumentations(snow, small, out["params"]["steps"][1]), "resize")
+    # in a pass after a blur (its list's own area), on warpkit's blur
+    blur = W.GaussianBlur(blur_limit=(5, 5), sigma_limit=(1.2, 1.2), p=1)
+    out = W.Compose([blur, snow])(image=img, seed=4, queue=queue)
+    blurred = W.Compose([blur])(image=img, seed=4, queue=queue)["image"]
+    _assert_levels(out["image"], _albumentations(snow, blurred, out["params"]["steps"][1]),
+                   "after a blur")
     shadow = W.PlasmaShadow(shadow_intensity_range=(0.5, 0.5), p=1)
     from test_plasma import _albumentations as plasma
     # (512 columns: no scalar tail in OpenCV's HSV -> RGB, whose rounding a level apart the
@@ -210,6 +217,10 @@ def test_batches_replay_port_and_refusals(queue):
                 [COL_SNOW_TEX, 1, 2, 3, 1.5, 76.5, np.nan]):
         with pytest.raises(ValueError, match="COL_SNOW_TEX needs"):
             warp_with_rows(img, [row], queue)
+    from warpkit.engine.core import snow_areas
+    with pytest.raises(ValueError, match="fewer than 2"):  # before any allocation
+        snow_areas(np.array([[COL_SNOW_TEX, 1, 2, 3, 1.5, 76.5, 0.045] + [0] * 5], np.float32),
+                   30000, 20000)
 
 
 def test_small_cases_on_every_device_and_oclgrind(small_queue):

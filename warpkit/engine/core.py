@@ -896,6 +896,10 @@ def snow_areas(prog: np.ndarray, wo: int, ho: int,
     that runs the list)."""
     P = _pitch32(wo) + 32
     bits = _pitch32(ho * P // 32 + 1)
+    if bits + 8 >= 1 << 24:  # (word 8 holds it as a float: exact below 2^24)
+        raise ValueError(f"RandomSnow's texture takes outputs of fewer than 2^29 pixels with "
+                         f"their rows in whole blocks of 32 plus 32 (a {wo} x {ho} output has "
+                         f"{ho * P})")
     return _areas(prog, (COL_SNOW_TEX,), bits + 2 * ho * P, {8: bits + 8, 11: P}, start)
 
 
