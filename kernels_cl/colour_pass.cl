@@ -2497,15 +2497,19 @@ __kernel void colour_glass_exact(int Ho, int Wo, __global const float *restrict 
     const uint2 key = wk_key(op + 3);
     __global int *w = WIN + (long)b * Ho * Wo;
     const int n = nh * nw;
-    for (int k0 = 0; k0 < n; k0 += 8) { /* 8 swaps' displacements at a time, then the swaps */
+    int y = Ho - md, x = Wo - md; /* pair k's pixel, moved along with k */
+    for (int k0 = 0; k0 < n; k0 += 8) { /* 8 pairs' displacements at a time, then the pairs */
         int8 dy, dx;
         cp_glass_d8((uint8)(uint)k0 + (uint8)(0, 1, 2, 3, 4, 5, 6, 7), (int)op[2], key, md, &dy, &dx);
         int l_dy[8], l_dx[8];
         vstore8(dy, 0, l_dy);
         vstore8(dx, 0, l_dx);
         for (int l = 0; l < 8 && k0 + l < n; l++) {
-            const int k = k0 + l, i = k / nw, y = Ho - md - i, x = Wo - md - (k - i * nw);
             const int p = y * Wo + x, q = (y + l_dy[l]) * Wo + x + l_dx[l];
+            if (--x == md) {
+                x = Wo - md;
+                y--;
+            }
             const int t = w[p];
             w[p] = w[q];
             if (CH == 1) w[q] = t; /* (see above: a swap of one channel only) */
