@@ -23,7 +23,7 @@ from .output import (PLAIN, ModelInput, fills as fills_of, model_output, options
 from . import jpeg, lab
 from .plan import (CLAHE_PIXELS, COLG_PLASMA, COLG_RAIN, COLG_SNOW, FIXED, MAX_BLUR_RADIUS,
                    MAX_CLAHE_TILES, MAX_MEDIAN_SIZE, MAX_TAP_RADIUS, MAX_ZOOMS, NO_MAP, PASS_BLUR, PASS_CLAHE,
-                   PASS_GATHER, PASS_GLASS, PASS_CHROMA, PASS_JPEG, PASS_MEAN, PASS_MEDIAN, PASS_MORPH, PASS_MOTION,
+                   PASS_GATHER, PASS_GLASS, PASS_GLASS_EXACT, PASS_CHROMA, PASS_JPEG, PASS_MEAN, PASS_MEDIAN, PASS_MORPH, PASS_MOTION,
                    PASS_PCA, PASS_UNSHARP, PASS_ZOOM, PLANS,
                    WarpSpec, fixed_values, image_key, image_values, int32, int64,
                    warp_plan)
@@ -392,7 +392,7 @@ def pass_kinds(passes: list[np.ndarray]) -> tuple[int, ...]:
     """The kind (:data:`PASS_MEAN` | :data:`PASS_BLUR` | :data:`PASS_MOTION` |
     :data:`PASS_MEDIAN` | :data:`PASS_CLAHE` | :data:`PASS_GATHER` | :data:`PASS_JPEG` |
     :data:`PASS_PCA` | :data:`PASS_UNSHARP` | :data:`PASS_ZOOM` | :data:`PASS_CHROMA` |
-    :data:`PASS_MORPH`) of each colour pass after the warp (``passes``: :func:`colour_passes`'s
+    :data:`PASS_MORPH` | :data:`PASS_GLASS` | :data:`PASS_GLASS_EXACT`) of each colour pass after the warp (``passes``: :func:`colour_passes`'s
     list, the warp's own operations first)."""
     return tuple(PASS_MEAN * bool(np.isin(p[:, 0], COLOUR_MEAN).any())
                  | PASS_BLUR * bool((p[:, 0] == COL_BLUR).any())
@@ -406,7 +406,9 @@ def pass_kinds(passes: list[np.ndarray]) -> tuple[int, ...]:
                  | PASS_ZOOM * bool((p[:, 0] == COL_ZOOM).any())
                  | PASS_CHROMA * bool((p[:, 0] == COL_CHROMA).any())
                  | PASS_MORPH * bool((p[:, 0] == COL_MORPH).any())
-                 | PASS_GLASS * bool((p[:, 0] == COL_GLASS).any()) for p in passes[1:])
+                 | PASS_GLASS * bool((p[:, 0] == COL_GLASS).any())
+                 | PASS_GLASS_EXACT * bool(((p[:, 0] == COL_GLASS) & (p[:, 6] != 0)).any())
+                 for p in passes[1:])
 
 
 def _passes_starting(passes: list[np.ndarray], code: int):

@@ -38,6 +38,9 @@ PASS_MEAN, PASS_BLUR, PASS_MOTION, PASS_MEDIAN, PASS_CLAHE, PASS_GATHER, PASS_JP
 #: with one of GlassBlur's swaps (each pixel's last swap partner into WIN first, by
 #: colour_glass_scatter after colour_glass_clear; colour_apply reads each pixel from there)
 PASS_UNSHARP, PASS_ZOOM, PASS_CHROMA, PASS_MORPH, PASS_GLASS = 256, 512, 1024, 2048, 4096
+#: ... and with GlassBlur's exact mode among its swaps (colour_glass_exact follows each pixel's
+#: source through the pairs, a work-item per item; only passes that have it launch it)
+PASS_GLASS_EXACT = 8192
 
 #: the most zooms a ZoomBlur averages (engine.core refuses more before any launch: each is 4
 #: reads a value, and a table of 3 (Wo + Ho) floats an item)
@@ -450,10 +453,11 @@ def _colour_passes(w: WarpSpec, dt: np.dtype, C: int, store: dict,
             for entry in ("colour_glass_clear", "colour_glass_scatter"):
                 launches.append(Launch(Variant.of("colour_pass.cl", entry, **defines),
                                        (*dims, *col, Arg("WIN")), whole, (64, 1, 1)))
-            # its exact mode: a work-item per item swaps one pair after another
-            launches.append(Launch(Variant.of("colour_pass.cl", "colour_glass_exact", **defines),
-                                   (*dims, *col, Arg("WIN"), np.int32(w.items)),
-                                   (round_up(w.items, 64), 1, 1), (64, 1, 1)))
+            if kind & PASS_GLASS_EXACT:  # a work-item per item takes the pairs in turn
+                launches.append(Launch(Variant.of("colour_pass.cl", "colour_glass_exact",
+                                                  **defines),
+                                       (*dims, *col, Arg("WIN"), np.int32(w.items)),
+                                       (round_up(w.items, 64), 1, 1), (64, 1, 1)))
             tables += (Arg("WIN"),)
         apply = Variant.of("colour_pass.cl", "colour_apply", **defines)
         launches.append(Launch(apply, (Arg(src), *dims, Arg("P"), np.int32(bands),
