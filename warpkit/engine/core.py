@@ -785,6 +785,14 @@ def _check_rain(ops: np.ndarray) -> None:
 MAX_GLASS_DELTA = 4096
 
 
+def _bad_keys(ops: np.ndarray, I: np.ndarray, J: np.ndarray, first: int) -> np.ndarray:
+    """Which of the operations ``(I, J)`` of ``ops`` hold no generator key in words ``first``
+    .. ``first + 2`` (colour.h's wk_key takes three whole words below 2^24, 2^24 and 2^16)."""
+    keys = ops[I, J, first:first + 3].astype(np.float64)
+    return ~((keys % 1 == 0).all(axis=1) & (keys >= 0).all(axis=1)
+             & (keys < np.array([2.0 ** 24, 2.0 ** 24, 2.0 ** 16])).all(axis=1))
+
+
 def _check_glass(ops: np.ndarray) -> None:
     """Every COL_GLASS of ``ops`` ((items, k, COLOUR_WORDS)) as colour_pass.cl's cp_glass8
     reads it, or a ValueError: a whole displacement in [1, MAX_GLASS_DELTA], a whole
@@ -793,11 +801,9 @@ def _check_glass(ops: np.ndarray) -> None:
     I, J = np.nonzero(ops[:, :, 0] == COL_GLASS)
     if not len(I):
         return
-    md, it, k0, k1, k2, mode = (ops[I, J, w].astype(np.float64) for w in (1, 2, 3, 4, 5, 6))
-    whole = np.stack([md, it, k0, k1, k2]) % 1 == 0
-    bad = ~whole.all(axis=0) | ~((md >= 1) & (md <= MAX_GLASS_DELTA)) | \
-        ~((it >= 0) & (it < 2 ** 24)) | ~((k0 >= 0) & (k0 < 2 ** 24)) | \
-        ~((k1 >= 0) & (k1 < 2 ** 24)) | ~((k2 >= 0) & (k2 < 2 ** 16)) | ~np.isin(mode, (0, 1))
+    md, it, mode = (ops[I, J, w].astype(np.float64) for w in (1, 2, 6))
+    bad = ~(np.stack([md, it]) % 1 == 0).all(axis=0) | ~((md >= 1) & (md <= MAX_GLASS_DELTA)) | \
+        ~((it >= 0) & (it < 2 ** 24)) | _bad_keys(ops, I, J, 3) | ~np.isin(mode, (0, 1))
     _first_bad(bad, I, J, lambda m: (
         f"COL_GLASS needs a whole displacement in [1, {MAX_GLASS_DELTA}] (got {md[m]:g}), a "
         f"whole iteration in [0, 2^24) (got {it[m]:g}), a key of three whole words below "
@@ -849,10 +855,8 @@ def _check_plasma(ops: np.ndarray) -> None:
     I, J = np.nonzero(np.isin(ops[:, :, 0], (COL_PLASMA, COL_PLASMA_MEAN)))
     if not len(I):
         return
-    k0, k1, k2, rough, mode = (ops[I, J, w].astype(np.float64) for w in (1, 2, 3, 4, 5))
-    keys = np.stack([k0, k1, k2])
-    bad = ~(keys % 1 == 0).all(axis=0) | ~((k0 >= 0) & (k0 < 2 ** 24)) | \
-        ~((k1 >= 0) & (k1 < 2 ** 24)) | ~((k2 >= 0) & (k2 < 2 ** 16)) | \
+    rough, mode = (ops[I, J, w].astype(np.float64) for w in (4, 5))
+    bad = _bad_keys(ops, I, J, 1) | \
         ~((rough > 0) & (rough <= MAX_PLASMA_ROUGHNESS)) | ~np.isin(mode, (0, 1)) | \
         ((ops[I, J, 0] == COL_PLASMA_MEAN) & (mode != 0))
     _first_bad(bad, I, J, lambda m: (
@@ -945,9 +949,8 @@ def _check_snow(ops: np.ndarray) -> None:
     I, J = np.nonzero(ops[:, :, 0] == COL_SNOW_TEX)
     if not len(I):
         return
-    k0, k1, k2, f, layer, tint = (ops[I, J, w].astype(np.float64) for w in (1, 2, 3, 4, 5, 6))
-    bad = ~((np.stack([k0, k1, k2]) % 1 == 0).all(axis=0)) | ~((k0 >= 0) & (k0 < 2 ** 24)) | \
-        ~((k1 >= 0) & (k1 < 2 ** 24)) | ~((k2 >= 0) & (k2 < 2 ** 16)) | \
+    f, layer, tint = (ops[I, J, w].astype(np.float64) for w in (4, 5, 6))
+    bad = _bad_keys(ops, I, J, 1) | \
         ~((f >= 0) & (f <= 1e30)) | ~((layer >= 0) & (layer <= 255)) | \
         ~((tint >= 0) & (tint <= 1))
     _first_bad(bad, I, J, lambda m: (
