@@ -1012,9 +1012,12 @@ inline __attribute__((always_inline)) uint wk_flare_ay2(int y, int cy) {
     const uint a = min(abs(y - cy), 65535u);
     return a * a;
 }
+#endif
+
 /* `...` for channels c = 0, 1, 2 as copies, not a loop (see WK_EACH_C) */
 #define WK_FLARE_RGB(...) { { const int c = 0; __VA_ARGS__; } { const int c = 1; __VA_ARGS__; } { const int c = 2; __VA_ARGS__; } }
-/* channels 0-2 of v as 8-bit levels in q, and back: floats rounded to levels of 255 (and
+/* (macros: in every build, for the flare, the fog, the rain and the snow's texture) channels
+ * 0-2 of v as 8-bit levels in q, and back: floats rounded to levels of 255 (and
  * clipped) as albumentations' uint8 round trip */
 #if WK_COL_INT
 #define WK_LEVELS_IN(q, v) WK_FLARE_RGB((q)[c] = (v)[c])
@@ -1022,7 +1025,6 @@ inline __attribute__((always_inline)) uint wk_flare_ay2(int y, int cy) {
 #else
 #define WK_LEVELS_IN(q, v) WK_FLARE_RGB((q)[c] = wk_clamp8(wk_rint8((v)[c] * 255.0f), 0.0f, 255.0f))
 #define WK_LEVELS_OUT(v, q) WK_FLARE_RGB((v)[c] = (q)[c] * (1.0f / 255.0f))
-#endif
 #endif
 
 #if WK_COL_HEAVY & WK_COLG_FLARE
@@ -1240,14 +1242,9 @@ inline void wk_snow_tex8(float8 *v, __global const float *op, int2 at) {
     const uint8 col = (uint8)(at.x & 31) + (uint8)(0, 1, 2, 3, 4, 5, 6, 7);
     const uint8 word = WK_SELECT((uint8)bits[0], (uint8)bits[1], col >= 32u);
     const int8 sparkle = as_int8(((word >> col) & 1u) * 0xFFFFFFFFu);
-#if WK_COL_INT
-#define WK_SNOW_IN(x) (x)
-#else
-#define WK_SNOW_IN(x) wk_clamp8(wk_rint8((x) * 255.0f), 0.0f, 255.0f)
-#endif
-    float8 H, S, V;
-    wk_rgb_hsv8_u8(WK_SNOW_IN(v[0]), WK_SNOW_IN(v[1]), WK_SNOW_IN(v[2]), &H, &S, &V);
-#undef WK_SNOW_IN
+    float8 q[3], H, S, V;
+    WK_LEVELS_IN(q, v);
+    wk_rgb_hsv8_u8(q[0], q[1], q[2], &H, &S, &V);
     V = wk_fmin8(V * op[4], (float8)255.0f);
     const float8 layer = T * op[5];
     /* cv2.addWeighted(x, 0.85, tint, b, 0) on float32: fma(x, 0.85, tint b), then numpy's
