@@ -13,7 +13,8 @@ import numpy as np
 import pytest
 
 from warpkit import augment as W
-from warpkit.engine.core import downscale_tables, joined, split
+from warpkit.engine import resize8
+from warpkit.engine.core import downscale_tables, joined, rescale_tables, split
 
 from helpers import check_small_cases
 
@@ -65,7 +66,7 @@ def test_tables_are_opencvs_nearest_resizes():
         scale = float(rng.uniform(0.02, 1.0))
         img = rng.integers(0, 256, (h, w, c), dtype=np.uint8)
         ops = np.zeros((1, 12), np.float32)
-        ops[0, :4] = W.Downscale().colour_ops({"scale": scale}, c, 255.0)[0]
+        ops[0, :6] = W.Downscale().colour_ops({"scale": scale}, c, 255.0)[0]
         idx = downscale_tables([None, ops], w, h)[1][0]
         small = cv2.resize(img, None, fx=scale, fy=scale, interpolation=cv2.INTER_NEAREST)
         if small.ndim == 2:
@@ -106,15 +107,132 @@ def test_small_cases_on_every_device_and_oclgrind(small_queue):
     cases = [[W.Downscale(scale_range=(0.3, 0.3), p=1)],
              [W.Downscale(scale_range=(0.01, 0.01), p=1)],
              [W.RandomBrightnessContrast(p=1), W.Downscale(scale_range=(0.7, 0.7), p=1),
-              W.GaussianBlur(sigma_limit=(0.8, 0.8), p=1)]]
+              W.GaussianBlur(sigma_limit=(0.8, 0.8), p=1)],
+             [W.Downscale(scale_range=(0.3, 0.3), p=1,
+                          interpolation_pair={"downscale": 3, "upscale": 1})],
+             [W.Downscale(scale_range=(0.6, 0.6), p=1,
+                          interpolation_pair={"downscale": 4, "upscale": 2}),
+              W.Downscale(scale_range=(0.05, 0.05), p=1,
+                          interpolation_pair={"downscale": 3, "upscale": 4})]]
     check_small_cases(img, geo, cases, small_queue)
 
 
+#: OpenCV's codes (nearest, linear, cubic, area, Lanczos) and every pair but nearest-nearest
+CODES = (0, 1, 2, 3, 4)
+PAIRS = [(d, u) for d in CODES for u in CODES if (d, u) != (0, 0)]
+ASTRO = skimage.data.astronaut()[::3, ::3].copy()  # 171 x 171 RGB
+
+
+def _within_a_level(ours: np.ndarray, theirs: np.ndarray, most: float, what) -> None:
+    """uint8 levels (or float32 ones times 255) within a level of albumentations', but for at
+    most ``most`` of the values, those within 2 (OpenCV's vector code and its scalar tails
+    round its two stages differently: a level in the small image moves the output by up to
+    one more)."""
+    d = np.abs(np.rint(np.float64(ours) * (255 if ours.dtype == np.float32 else 1))
+               - np.rint(np.float64(theirs) * (255 if theirs.dtype == np.float32 else 1)))
+    assert d.max() <= 2 and (d > 1).mean() <= most, (what, d.max(), (d > 1).mean())
+
+
+@pytest.mark.parametrize("pair", PAIRS, ids=[f"{d}-{u}" for d, u in PAIRS])
+def test_pairs_equal_albumentations(pair, queue):
+    """Every pair of interpolations but nearest-nearest, at scales whose cells are whole
+    (OpenCV's 2 x 2 and 4 x 4 area means, its linear halving, which is the area's) and
+    fractional: albumentations' image within a level (1 value in 10^3 within 2) on photos of
+    1 and 3 channels, uint8 and float32, and 2 and 4 channels of uint8."""
+    d, u = pair
+    t = dict(scale_range=None, interpolation_pair={"downscale": d, "upscale": u}, p=1)
+    images = [COFFEE, CAMERA, ASTRO.astype(np.float32) / 255, ASTRO[..., :2].copy(),
+              np.dstack([ASTRO, ASTRO[..., :1]])]
+    for scale in (0.25, 0.5, 0.37, 0.81):
+        t["scale_range"] = (scale, scale)
+        for img in images:
+            ours = W.Compose([W.Downscale(**t)])(image=img, seed=0, queue=queue)["image"]
+            theirs = _quiet(A.Downscale(**t), image=img)["image"].reshape(ours.shape)
+            assert ours.dtype == theirs.dtype
+            _within_a_level(ours, theirs, 1e-3, (pair, scale, img.shape, img.dtype))
+
+
+def test_stages_are_opencvs_resizes():
+    """engine/resize8's taps and roundings are cv2.resize's, stage by stage (its fx/fy scale
+    down, its size up), for sizes, channel counts, scales and interpolations drawn at random:
+    nearest picks the same pixels; every other within a level, and Lanczos (OpenCV's exact
+    fixed point) and cubic within a level on at most 1 value in 10^3 (area and linear, whose
+    vector code OpenCV runs on each row but its tail: at most 5% on these small images)."""
+    rng = np.random.default_rng(2)
+    for _ in range(80):
+        h, w = (int(v) for v in rng.integers(1, 130, 2))
+        c = int(rng.integers(1, 5))
+        scale = float(rng.choice([0.5, 0.25, rng.uniform(0.05, 1.0)]))
+        d, u = (int(v) for v in rng.integers(0, 5, 2))
+        if min(np.rint(w * scale), np.rint(h * scale)) < 1:
+            continue  # (cv2.resize refuses an empty size; warpkit keeps a pixel)
+        img = skimage.data.chelsea()[:h, :w, :c].copy() if rng.random() < 0.5 else \
+            rng.integers(0, 256, (h, w, c), dtype=np.uint8)
+        if img.shape[2] < c:
+            img = np.dstack([img] * c)[..., :c].copy()
+        (ws, hs), first, second = resize8.downscale_stages(w, h, scale, d, u, c)
+        small = cv2.resize(img, None, fx=scale, fy=scale, interpolation=d).reshape(hs, ws, c)
+        back = cv2.resize(small, (w, h), interpolation=u).reshape(h, w, c)
+        for stage, src, want, how in ((first, img, small, d), (second, small, back, u)):
+            diff = np.abs(resize8.apply_stage(src, stage).astype(int) - want)
+            what = (h, w, c, scale, d, u, how)
+            if how == 0:
+                assert diff.max() == 0, what
+            else:
+                assert diff.max() <= 1, what
+                assert (diff > 0).mean() <= (1e-3 if how in (2, 4) else 0.05), what
+
+
+def test_device_is_the_stages(queue):
+    """The device's two resamplings are resize8's stages computed in numpy, within a level on
+    1 value in 10^3 (float sums in float32 there, float64 here), for every pair, a ragged
+    batch of photos mixing the pairs with nearest-nearest ones (a gather and two resamplings
+    in one pass), each sample as alone."""
+    photos = [COFFEE, ASTRO, skimage.data.chelsea()[::2, ::2].copy()]
+    pipe = W.Compose([W.Resize((97, 131)), W.OneOf([
+        W.Downscale(scale_range=(0.2, 0.9), interpolation_pair={"downscale": d, "upscale": u},
+                    p=1) for d, u in [(0, 0), *PAIRS]])])
+    for seed in range(4):
+        out = pipe(image=photos, seed=seed, queue=queue)
+        for k, photo in enumerate(photos):
+            alone = pipe(image=photo, seed=seed, index=k, queue=queue)
+            np.testing.assert_array_equal(out["image"][k], alone["image"])
+            step = alone["params"]["steps"][1]
+            base = W.Compose([W.Resize((97, 131))])(image=photo, seed=0, queue=queue)["image"]
+            pair = pipe.transforms[1].transforms[step["choice"]].interpolation_pair
+            (ws, hs), first, second = resize8.downscale_stages(
+                131, 97, step["params"]["scale"], pair["downscale"], pair["upscale"], 3)
+            want = resize8.apply_stage(resize8.apply_stage(base, first), second)
+            diff = np.abs(alone["image"].astype(int) - want)
+            assert diff.max() <= 1 and (diff > 0).mean() <= 1e-3, (seed, k, pair)
+
+
+def test_tables_refuse_what_they_cannot_hold():
+    """An area cell so large that the taps would pass MAX_RESCALE_TABLE is refused before any
+    launch; the tables' heads say each stage's size, taps and rounding."""
+    ops = np.zeros((2, 12), np.float32)
+    ops[0, :6] = W.Downscale(interpolation_pair={"downscale": 3, "upscale": 1}).colour_ops(
+        {"scale": 0.3}, 3, 255.0)[0]
+    table = rescale_tables([None, ops], 40, 20, 3)[1]
+    assert table.shape[0] == 2 and not table[1].any()
+    assert table[0, :8].tolist() == [12, 6, 4, 2, resize8.ROUND_FLOAT, resize8.ROUND_LINEAR,
+                                     0, 1]
+    ops[0, 1:4] = split(1e-5)
+    with pytest.raises(ValueError, match="a downscale's taps for an output of 3000 x 3000"):
+        rescale_tables([None, ops], 3000, 3000, 3)
+
+
 def test_refusals_and_the_port():
-    """Other interpolation pairs resample twice: refused by name, as are uint16 images and
-    scales outside (0, 1]; albumentations' Downscale ports with its parameters."""
-    with pytest.raises(ValueError, match=r"Downscale\(interpolation_pair=.*\) is not supported"):
-        W.Downscale(interpolation_pair={"downscale": cv2.INTER_AREA, "upscale": 1})
+    """OpenCV's exact interpolations (and codes it has not, malformed pairs) are refused by
+    name, as are uint16 images and scales outside (0, 1]; albumentations' Downscale ports with
+    its parameters, its interpolation pair too."""
+    for pair in ({"downscale": cv2.INTER_LINEAR_EXACT, "upscale": 1},
+                 {"downscale": 0, "upscale": cv2.INTER_NEAREST_EXACT}, {"downscale": 1},
+                 {"downscale": 1, "upscale": 1, "other": 1}, {"downscale": 1.5, "upscale": 1},
+                 {"downscale": True, "upscale": 1}):
+        with pytest.raises(ValueError,
+                           match=r"Downscale\(interpolation_pair=.*\) is not supported"):
+            W.Downscale(interpolation_pair=pair)
     with pytest.raises(ValueError, match="scale_range must lie in"):
         W.Downscale(scale_range=(0.0, 0.5))
     with pytest.raises(ValueError, match="scale_range"):
@@ -126,6 +244,10 @@ def test_refusals_and_the_port():
     assert (type(t).__name__, t.scale_range, t.p) == ("Downscale", (0.3, 0.6), 0.2)
     again = W.Compose.from_dict(got.to_dict())
     assert again.to_dict() == got.to_dict()
+    pair = {"downscale": cv2.INTER_AREA, "upscale": cv2.INTER_LANCZOS4}
+    got = W.from_albumentations(_quiet(A.Compose, [A.Downscale(interpolation_pair=pair)]))
+    assert got.transforms[0].interpolation_pair == pair
+    assert W.Compose.from_dict(got.to_dict()).transforms[0].interpolation_pair == pair
     with pytest.raises(ValueError, match="interpolation_pair"):
         W.from_albumentations(_quiet(A.Compose, [A.Downscale(
-            interpolation_pair={"downscale": cv2.INTER_NEAREST, "upscale": cv2.INTER_LINEAR})]))
+            interpolation_pair={"downscale": cv2.INTER_LINEAR_EXACT, "upscale": 1})]))

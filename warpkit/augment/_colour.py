@@ -794,18 +794,30 @@ class CLAHE(_OneUniform):
 
 class Downscale(_OneUniform):
     """albumentations' Downscale: the image shrunk by a scale drawn from ``scale_range`` and
-    brought back to its size, both with nearest neighbours (OpenCV's ``cv2.resize`` with
-    ``INTER_NEAREST``, albumentations' default ``interpolation_pair``): blocky, as a low
-    resolution source looks. The two resizes compose to one choice of source pixel per output
-    column and row, tabulated on the host in double as OpenCV computes them, and read in a pass
-    after the warp (kernels_cl/colour_pass.cl's ``cp_gather8``), on the image as the steps
-    before it left it; as albumentations, on 8-bit levels (a float32 image as ``rint(255 v) /
-    255``). Other interpolation pairs are refused (they resample twice); uint16 too
-    (albumentations takes uint8 and float32).
+    brought back to its size by OpenCV's ``cv2.resize``, down and up by the interpolations of
+    ``interpolation_pair`` (``{"downscale": ..., "upscale": ...}``, OpenCV's codes:
+    ``cv2.INTER_NEAREST`` 0, ``INTER_LINEAR`` 1, ``INTER_CUBIC`` 2, ``INTER_AREA`` 3,
+    ``INTER_LANCZOS4`` 4; albumentations' default nearest both ways): as a low resolution
+    source looks. On the image as the steps before it left it, in a pass after the warp, on
+    8-bit levels as albumentations (a float32 image as ``rint(255 v) / 255``):
+
+    - nearest both ways: the two resizes compose to one source pixel per output column and
+      row, tabulated on the host in double as OpenCV computes them, and gathered
+      (kernels_cl/colour_pass.cl's ``cp_gather8``): exact;
+    - any other pair: two real resamplings, each with OpenCV's taps (``engine/resize8.py``:
+      its positions, weights and edge rules, its area cells, its fixed point) and rounded to
+      levels as OpenCV rounds them (``colour_rescale_small``, ``colour_rescale_rows``, then
+      ``colour_apply``).
+
+    ``INTER_LINEAR_EXACT`` and ``INTER_NEAREST_EXACT`` (which albumentations also takes) are
+    refused, and uint16 (albumentations takes uint8 and float32).
 
     Example:
         >>> Downscale(scale_range=(0.5, 0.5), p=1).colour_ops({"scale": 0.5}, 3, 255.0)
-        [[20, 0.5, 0.0, 0.0]]
+        [[20, 0.5, 0.0, 0.0, 0, 0]]
+        >>> Downscale((0.5, 0.5), {"downscale": 3, "upscale": 1}, p=1).colour_ops(
+        ...     {"scale": 0.5}, 3, 255.0)
+        [[20, 0.5, 0.0, 0.0, 3, 1]]
     """
 
     def __init__(self, scale_range: Sequence[float] = (0.25, 0.25),
@@ -816,21 +828,31 @@ class Downscale(_OneUniform):
             raise ValueError(f"scale_range must lie in (0, 1], got {scale_range!r}")
         pair = {"downscale": 0, "upscale": 0} if interpolation_pair is None \
             else dict(interpolation_pair)
-        if pair != {"downscale": 0, "upscale": 0}:
+        known = {0: "cv2.INTER_NEAREST", 1: "cv2.INTER_LINEAR", 2: "cv2.INTER_CUBIC",
+                 3: "cv2.INTER_AREA", 4: "cv2.INTER_LANCZOS4"}
+        if set(pair) != {"downscale", "upscale"} or not all(
+                isinstance(v, numbers.Integral) and not isinstance(v, bool) and int(v) in known
+                for v in pair.values()):
             raise ValueError(f"Downscale(interpolation_pair={interpolation_pair!r}) is not "
-                             f"supported: warpkit takes {{'downscale': 0, 'upscale': 0}} "
-                             f"(cv2.INTER_NEAREST both ways, albumentations' default)")
+                             f"supported: warpkit takes {{'downscale': d, 'upscale': u}} with "
+                             f"d and u among " + ", ".join(f"{k} ({v})" for k, v in
+                                                          known.items())
+                             + " (cv2.INTER_LINEAR_EXACT and cv2.INTER_NEAREST_EXACT are not "
+                             "ported)")
+        self.interpolation_pair = {"downscale": int(pair["downscale"]),
+                                   "upscale": int(pair["upscale"])}
 
     _param, _range = "scale", "scale_range"
 
     def colour_ops(self, params, channels, peak):
         _eight_bit("Downscale", peak)
         # the scale exactly, in three float32 words (the host's tables floor with it)
-        return [[DOWNSCALE, *split(float(params["scale"]))]]
+        return [[DOWNSCALE, *split(float(params["scale"])),
+                 self.interpolation_pair["downscale"], self.interpolation_pair["upscale"]]]
 
     def config(self):
         return {"scale_range": list(self.scale_range),
-                "interpolation_pair": {"downscale": 0, "upscale": 0}}
+                "interpolation_pair": dict(self.interpolation_pair)}
 
 
 class _Filter3(ColourTransform):

@@ -20,11 +20,11 @@ from .coords import (COORD_AXES, COORD_FIELD, COORD_MAP, COORD_MATRIX, Coords, b
 from .inputs import WARP_DTYPES, matrices, pack, read_regions, stack
 from .output import (PLAIN, ModelInput, fills as fills_of, model_output, options_key,
                      values_of_options)
-from . import jpeg, lab
+from . import jpeg, lab, resize8
 from .plan import (CLAHE_PIXELS, COLG_PLASMA, COLG_RAIN, COLG_SNOW, FIXED, MAX_BLUR_RADIUS,
                    MAX_CLAHE_TILES, MAX_MEDIAN_SIZE, MAX_TAP_RADIUS, MAX_ZOOMS, NO_MAP, PASS_BLUR, PASS_CLAHE,
                    PASS_GATHER, PASS_GLASS, PASS_GLASS_EXACT, PASS_CHROMA, PASS_JPEG, PASS_MEAN, PASS_MEDIAN, PASS_MORPH, PASS_MOTION,
-                   PASS_PCA, PASS_UNSHARP, PASS_ZOOM, PLANS,
+                   PASS_PCA, PASS_RESCALE, PASS_UNSHARP, PASS_ZOOM, PLANS,
                    WarpSpec, fixed_values, image_key, image_values, int32, int64,
                    warp_plan)
 
@@ -118,6 +118,10 @@ def warp_by(image: Any, matrix: Any, size: Any = None, sampling: Sampling = LINE
     if any(k & PASS_GATHER for k in kinds):
         for k, idx in downscale_tables(passes, wo, ho).items():
             values[f"IDX{k}"] = cl.Buffer(rt.context, ro, hostbuf=idx)
+    if any(k & PASS_RESCALE for k in kinds):
+        for k, table in rescale_tables(passes, wo, ho, src.C).items():
+            values[f"RT{k}"] = cl.Buffer(rt.context, ro, hostbuf=table)
+            values[f"RF{k}"] = int32(table.shape[1])
     if any(k & PASS_ZOOM for k in kinds):
         for k, table in zoom_tables(passes, wo, ho).items():
             values[f"ZT{k}"] = cl.Buffer(rt.context, ro, hostbuf=table)
@@ -304,6 +308,10 @@ MAX_FOG_PARTICLES = 65536
 MAX_RAIN_DROPS = 65536
 MAX_RAIN_BOX = 25
 
+#: the most floats of a downscale's taps an item (engine/resize8's table: an area cell's pixels
+#: a side for each of the output's columns and rows; 64 MB)
+MAX_RESCALE_TABLE = 1 << 24
+
 #: the smallest scale of a COL_SHOT operation: its Poisson means stay at most 50, within what
 #: the kernel's count covers (kernels_cl/colour.h's WK_SHOT_MAX_COUNT)
 MIN_SHOT_SCALE = 0.02
@@ -392,14 +400,19 @@ def pass_kinds(passes: list[np.ndarray]) -> tuple[int, ...]:
     """The kind (:data:`PASS_MEAN` | :data:`PASS_BLUR` | :data:`PASS_MOTION` |
     :data:`PASS_MEDIAN` | :data:`PASS_CLAHE` | :data:`PASS_GATHER` | :data:`PASS_JPEG` |
     :data:`PASS_PCA` | :data:`PASS_UNSHARP` | :data:`PASS_ZOOM` | :data:`PASS_CHROMA` |
-    :data:`PASS_MORPH` | :data:`PASS_GLASS` | :data:`PASS_GLASS_EXACT`) of each colour pass after the warp (``passes``: :func:`colour_passes`'s
-    list, the warp's own operations first)."""
+    :data:`PASS_MORPH` | :data:`PASS_GLASS` | :data:`PASS_GLASS_EXACT` |
+    :data:`PASS_RESCALE`) of each colour pass after the warp (``passes``:
+    :func:`colour_passes`'s list, the warp's own operations first). A downscale is a gather
+    with nearest neighbours both ways (words 4 and 5 zero), else a rescale."""
     return tuple(PASS_MEAN * bool(np.isin(p[:, 0], COLOUR_MEAN).any())
                  | PASS_BLUR * bool((p[:, 0] == COL_BLUR).any())
                  | PASS_MOTION * bool(np.isin(p[:, 0], (COL_MOTION, COL_CONV, COL_TAPS)).any())
                  | PASS_MEDIAN * bool((p[:, 0] == COL_MEDIAN).any())
                  | PASS_CLAHE * bool(np.isin(p[:, 0], (COL_CLAHE, COL_EQUALIZE)).any())
-                 | PASS_GATHER * bool((p[:, 0] == COL_DOWNSCALE).any())
+                 | PASS_GATHER * bool(((p[:, 0] == COL_DOWNSCALE) & (p[:, 4] == 0)
+                                     & (p[:, 5] == 0)).any())
+                 | PASS_RESCALE * bool(((p[:, 0] == COL_DOWNSCALE)
+                                       & ((p[:, 4] != 0) | (p[:, 5] != 0))).any())
                  | PASS_JPEG * bool((p[:, 0] == COL_JPEG).any())
                  | PASS_PCA * bool((p[:, 0] == COL_PCA).any())
                  | PASS_UNSHARP * bool((p[:, 0] == COL_UNSHARP).any())
@@ -428,9 +441,12 @@ def downscale_tables(passes: list[np.ndarray], wo: int, ho: int) -> dict[int, np
     each row's source row: OpenCV's nearest resize by the scale (its size rounded, at least one
     pixel; source ``floor(x / scale)``), then back to ``wo`` x ``ho`` (source
     ``floor(x / (wo / small))``), composed, in double as OpenCV computes them. Items without
-    the operation get the identity."""
+    the operation (or another pair: :func:`rescale_tables`) get the identity."""
     out = {}
     for k, p, ops, rows in _passes_starting(passes, COL_DOWNSCALE):
+        rows = rows[(ops[rows, 0, 4] == 0) & (ops[rows, 0, 5] == 0)]
+        if not len(rows):
+            continue
         idx = np.tile(np.r_[np.arange(wo), np.arange(ho)].astype(np.int32), (p.shape[0], 1))
         for i in rows:
             scale = joined(ops[i, 0, 1:4])
@@ -442,6 +458,35 @@ def downscale_tables(passes: list[np.ndarray], wo: int, ho: int) -> dict[int, np
                 cols.append(down[up.astype(np.int64)])
             idx[i] = np.concatenate(cols)
         out[k] = idx
+    return out
+
+
+def rescale_tables(passes: list[np.ndarray], wo: int, ho: int, channels: int
+                   ) -> dict[int, np.ndarray]:
+    """The taps of each downscale operation with another interpolation pair than nearest both
+    ways (they start a pass; words 4 and 5 the pair's OpenCV codes) for an output of ``wo`` x
+    ``ho`` of ``channels``, by pass: (items, floats) float32, each item's table as
+    ``engine/resize8.downscale_table`` lays it out (the taps a side the pass's largest), zeros
+    for items without the operation."""
+    out = {}
+    for k, p, ops, rows in _passes_starting(passes, COL_DOWNSCALE):
+        rows = rows[(ops[rows, 0, 4] != 0) | (ops[rows, 0, 5] != 0)]
+        if not len(rows):
+            continue
+        stages = {int(i): resize8.downscale_stages(wo, ho, joined(ops[i, 0, 1:4]),
+                                                   int(ops[i, 0, 4]), int(ops[i, 0, 5]),
+                                                   channels) for i in rows}
+        down = max(max(st[1][0][1].shape[1], st[1][1][1].shape[1]) for st in stages.values())
+        up = max(max(st[2][0][1].shape[1], st[2][1][1].shape[1]) for st in stages.values())
+        size = resize8.table_size(wo, ho, down, up)
+        if size > MAX_RESCALE_TABLE:
+            raise ValueError(f"a downscale's taps for an output of {wo} x {ho} would take "
+                             f"{size} floats an item (its area cells of {down} pixels a side; "
+                             f"at most {MAX_RESCALE_TABLE}): use a larger scale")
+        table = np.zeros((p.shape[0], size), np.float32)
+        for i, st in stages.items():
+            table[i] = resize8.downscale_table(st, wo, ho, down, up)
+        out[k] = table
     return out
 
 
@@ -976,6 +1021,11 @@ def _check_filters(ops: np.ndarray) -> None:
         if not 0 < scale <= 1:
             raise ValueError(f"colour[{i}]'s operation {j}: COL_DOWNSCALE's scale must be in "
                              f"(0, 1], got {scale:g}")
+        pair = (float(ops[i, j, 4]), float(ops[i, j, 5]))
+        if not all(v.is_integer() and int(v) in resize8.RESIZE_INTERPOLATIONS for v in pair):
+            raise ValueError(f"colour[{i}]'s operation {j}: COL_DOWNSCALE's interpolation pair "
+                             f"must be OpenCV's codes {resize8.RESIZE_INTERPOLATIONS}, got "
+                             f"{pair[0]:g} and {pair[1]:g}")
     for i, j in zip(*np.nonzero(codes == COL_JPEG)):
         quality = float(ops[i, j, 1])
         if not (quality.is_integer() and 1 <= quality <= 100):

@@ -41,6 +41,11 @@ PASS_UNSHARP, PASS_ZOOM, PASS_CHROMA, PASS_MORPH, PASS_GLASS = 256, 512, 1024, 2
 #: ... and with GlassBlur's exact mode among its swaps (colour_glass_exact follows each pixel's
 #: source through the pairs, a work-item per item; only passes that have it launch it)
 PASS_GLASS_EXACT = 8192
+#: ... and with a downscale by another interpolation pair than nearest both ways (two real
+#: resamplings: colour_rescale_small makes the small image into SM, colour_rescale_rows its
+#: rows brought to the output's width into SR, colour_apply their columns; the host's taps in
+#: RT<pass>)
+PASS_RESCALE = 16384
 
 #: the most zooms a ZoomBlur averages (engine.core refuses more before any launch: each is 4
 #: reads a value, and a table of 3 (Wo + Ho) floats an item)
@@ -383,6 +388,8 @@ def _colour_passes(w: WarpSpec, dt: np.dtype, C: int, store: dict,
                                               + 2 * ((w.ho + 1) // 2) * ((w.wo + 1) // 2))),)
     if any(kind & PASS_GLASS for kind in w.colour_passes):  # each pixel's last partner
         scratch += (Scratch("WIN", w.items * w.ho * w.wo * 4),)
+    if any(kind & PASS_RESCALE for kind in w.colour_passes):  # the small image, its rows
+        scratch += tuple(Scratch(name, w.items * w.ho * w.wo * C * 4) for name in ("SM", "SR"))
     if w.clahe_tiles:
         scratch += (Scratch("LUT", w.items * w.clahe_tiles * 256),
                     Scratch("HIST", w.items * w.clahe_tiles * w.clahe_bands * 256 * 4))
@@ -403,6 +410,7 @@ def _colour_passes(w: WarpSpec, dt: np.dtype, C: int, store: dict,
                    "CHROMA": int(bool(kind & PASS_CHROMA)),
                    "MORPH": int(bool(kind & PASS_MORPH)),
                    "GLASS": int(bool(kind & PASS_GLASS)),
+                   "RESCALE": int(bool(kind & PASS_RESCALE)),
                    "CP_PW": MEAN_WORDS,
                    **({"PCA_DOUBLE": int(fp64), "CP_PM": PCA_WORDS} if kind & PASS_PCA else {}),
                    "WK_COL_HEAVY": w.colour_groups[k],
@@ -413,6 +421,15 @@ def _colour_passes(w: WarpSpec, dt: np.dtype, C: int, store: dict,
             tables += (Arg(f"IDX{k}"),)
         if kind & PASS_ZOOM:
             tables += (Arg(f"ZT{k}"), Arg(f"ZF{k}"))
+        if kind & PASS_RESCALE:  # (the small image, then its rows at the output's width)
+            rescale = (Arg(f"RT{k}"), Arg(f"RF{k}"), Arg("SM"), Arg("SR"))
+            whole = (round_up(w.wo, 64), w.ho, w.items)
+            launches.append(Launch(Variant.of("colour_pass.cl", "colour_rescale_small",
+                                              **defines),
+                                   (Arg(src), *dims, *col, *rescale), whole, (64, 1, 1)))
+            launches.append(Launch(Variant.of("colour_pass.cl", "colour_rescale_rows",
+                                              **defines),
+                                   (*dims, *col, *rescale), whole, (64, 1, 1)))
         if kind & PASS_JPEG:
             tables += (Arg("JPG"),)
             blocks = Variant.of("colour_pass.cl", "colour_jpeg_blocks", **defines)
@@ -459,6 +476,8 @@ def _colour_passes(w: WarpSpec, dt: np.dtype, C: int, store: dict,
                                        (*dims, *col, Arg("WIN"), np.int32(w.items)),
                                        (round_up(w.items, 64), 1, 1), (64, 1, 1)))
             tables += (Arg("WIN"),)
+        if kind & PASS_RESCALE:
+            tables += rescale
         apply = Variant.of("colour_pass.cl", "colour_apply", **defines)
         launches.append(Launch(apply, (Arg(src), *dims, Arg("P"), np.int32(bands),
                                        Arg("Y" if last else f"S{k % 2}"), Arg("yscale"),
