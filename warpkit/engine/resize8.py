@@ -22,9 +22,11 @@ OpenCV's choices, as ``cv::resize`` makes them (imgproc/src/resize.cpp):
 - ``INTER_AREA`` up: linear weights from the cells' overlap (``area_mode``), in fixed point.
 
 Example:
-    >>> start, w, fixed = stage_axis(4, 2, 0.5, 2, 1)[0], *stage_axis(4, 2, 0.5, 2, 1)[1:]
-    >>> start.tolist(), w.tolist(), fixed
-    ([0, 2], [[0.5, 0.5], [0.5, 0.5]], False)
+    >>> small, down, up = downscale_stages(4, 4, 0.5, INTER_AREA, INTER_LINEAR, 3)
+    >>> small, down[0][0].tolist(), down[0][1].tolist()  # 2 x 2 means
+    ((2, 2), [0, 2], [[0.5, 0.5], [0.5, 0.5]])
+    >>> up[0][0].tolist(), up[0][1].tolist(), up[2] == ROUND_LINEAR  # shorts of 2048
+    ([0, 0, 0, 1], [[2048.0, 0.0], [1536.0, 512.0], [512.0, 1536.0], [2048.0, 0.0]], True)
 """
 
 from __future__ import annotations
