@@ -311,6 +311,10 @@ def noise_runs(data, have_alb: bool) -> dict:
         if have_alb else None)
 
 
+#: Downscale's interpolation pair of two real resamplings (cv2.INTER_AREA down, INTER_LINEAR up)
+AREA_LINEAR = {"downscale": 3, "upscale": 1}
+
+
 def blur_runs(data, have_alb: bool) -> dict:
     """GaussianBlur's pass: warpkit with and without it (p=0.5, and p=1; MotionBlur, Blur,
     MedianBlur, AdvancedBlur, Defocus, RingingOvershoot, UnsharpMask, ZoomBlur, CLAHE, Equalize,
@@ -318,7 +322,8 @@ def blur_runs(data, have_alb: bool) -> dict:
     RandomGravel, RandomShadow, Morphological (a dilation and an erosion with 5 x 5 elements,
     one a sample), RandomSunFlare, RandomFog, RandomRain, GlassBlur, PlasmaBrightnessContrast,
     PlasmaShadow, AdditiveNoise (Beta per pixel), ISONoise, SaltAndPepper, ShotNoise, PixelDropout,
-    GridDropout, Downscale and ImageCompression at p=1, their defaults; ToSepia,
+    GridDropout, Downscale (and with cv2.INTER_AREA down, INTER_LINEAR up) and ImageCompression
+    at p=1, their defaults; ToSepia,
     PlanckianJitter, RandomToneCurve, MultiplicativeNoise and ChannelDropout at p=0.5, in the warp's store), albumentations doing the same (each such row
     has its own albumentations peer)."""
     import warpkit.augment as W
@@ -375,6 +380,8 @@ def blur_runs(data, have_alb: bool) -> dict:
             [W.PlasmaBrightnessContrast(p=1)],
         "warpkit, geometry and PlasmaShadow on every sample": [W.PlasmaShadow(p=1)],
         "warpkit, geometry and Downscale on every sample": [Downscale(p=1)],
+        "warpkit, geometry and Downscale (area down, linear up) on every sample":
+            [Downscale(interpolation_pair=AREA_LINEAR, p=1)],
         "warpkit, geometry and ImageCompression on every sample": [ImageCompression(p=1)],
         "warpkit, geometry and 5 pixel transforms (p=0.5)": pixel(W),
         "warpkit, geometry alone": []},
@@ -419,6 +426,8 @@ def blur_runs(data, have_alb: bool) -> dict:
              lambda A: [A.PlasmaBrightnessContrast(p=1)],
          "warpkit, geometry and PlasmaShadow on every sample": lambda A: [A.PlasmaShadow(p=1)],
          "warpkit, geometry and Downscale on every sample": lambda A: [A.Downscale(p=1)],
+         "warpkit, geometry and Downscale (area down, linear up) on every sample":
+             lambda A: [A.Downscale(interpolation_pair=AREA_LINEAR, p=1)],
          "warpkit, geometry and ImageCompression on every sample":
              lambda A: [A.ImageCompression(p=1)],
          "warpkit, geometry and 5 pixel transforms (p=0.5)": pixel})

@@ -1990,139 +1990,135 @@ inline void cp_gather8(__global const X_T *S, int Ho, int Wo, int b, int xo, int
 /* WK_COL_DOWNSCALE with another interpolation pair than nearest both ways: OpenCV's cv2.resize
  * of the 8-bit levels down by the scale, then back up, as two real resamplings (the host's
  * engine/resize8.py makes each stage's taps per item in RT, as OpenCV makes them):
- *   colour_rescale_small  a work-item per pixel of the small image: its rows' taps of its
- *                         columns' taps of the pass's image, rounded to a level as OpenCV
- *                         rounds that stage (CP_RS_*), into SM (per item Ho x Wo x CH floats,
- *                         the small image in its top left corner, rows Wo apart);
- *   colour_rescale_rows   a work-item per (small row, output column): the up stage's columns'
- *                         taps of SM into SR (likewise);
- *   colour_apply          the up stage's rows' taps of SR, rounded (cp_rescale8).
- * RT per item (RF floats): ws, hs, the two stages' taps a side (fd, fu), their roundings
- * (CP_RS_*), whether each is in fixed point (at most CP_RS_FIXED_TAPS taps then); then the small image's columns (Wo entries of 1 + fd: the first tap's source index,
- * which may lie before the image, and the weights; taps are read clamped to the image, as
- * OpenCV reads them), its rows (Ho entries), the output's columns and rows (Wo, Ho entries
- * of 1 + fu). Fixed-point weights are whole shorts of 2048 (OpenCV's INTER_RESIZE_COEF_SCALE):
- * a column sum is then a whole number, exact in float. */
-#define CP_RS_EXACT 0  /* (sum + 2^21) >> 22, in 64 bits: Lanczos; (x + 0.5) floored: the area's
-                        * 2 x 2 means (resizeAreaFast's (sum + 2) >> 2), but of cells the
-                        * image's edge cuts (a tap a side there: its mean of the pixels in
-                        * it, rounded half to even) */
+ *   colour_rescale  a work-group per item: each pixel of the small image, its rows' taps of
+ *                   its columns' taps of the pass's image, rounded to a level as OpenCV
+ *                   rounds that stage (CP_RS_*), into SM (per item Ho x Wo x CH floats, the
+ *                   small image in its top left corner, rows Wo apart); then (a barrier) the
+ *                   up stage's columns' taps of each small row into SR (likewise, hs rows
+ *                   of Wo);
+ *   colour_apply    the up stage's rows' taps of SR, rounded (cp_rescale8).
+ * RT per item (RF floats): ws, hs, the two stages' taps a side (fd, fu), how each adds its
+ * rows (CP_RS_*), 2 spare; then the small image's columns (Wo entries of 1 + fd: the first
+ * tap's source index, which may lie before the image, and the weights; taps are read clamped
+ * to the image, as OpenCV reads them), its rows (Ho entries), the output's columns and rows
+ * (Wo, Ho entries of 1 + fu). Fixed-point weights are whole shorts of 2048 (OpenCV's
+ * INTER_RESIZE_COEF_SCALE): a column sum is then a whole number, exact in float. Rows are
+ * added from the last tap to the first (OpenCV's order where it matters: CP_RS_CUBIC). */
+#define CP_RS_FIXED 0  /* (sum + 2^21) >> 22 in 64 bits (Lanczos: OpenCV's exact fixed point) */
 #define CP_RS_LINEAR 1 /* OpenCV's VResizeLinearVec_32s8u: ((w (s >> 4)) >> 16 summed + 2) >> 2 */
-#define CP_RS_CUBIC 2  /* its VResizeCubicVec_32s8u: float sum of s (w 2^-22) from the last row */
+#define CP_RS_CUBIC 2  /* its VResizeCubicVec_32s8u: float sum of s (w 2^-22) */
 #define CP_RS_FLOAT 3  /* the float sum rounded half to even */
+#define CP_RS_HALF 4   /* the float sum plus 0.5 floored: resizeAreaFast's 2 x 2 means, (sum +
+                        * 2) >> 2, but of cells the image's edge cuts (a tap a side there: the
+                        * mean of the pixels in it, rounded half to even) */
 #define RESCALE_PARAM , __global const float *restrict RT, int RF, \
     __global float *restrict SM, __global float *restrict SR
-
-/* a fixed-point stage's rows' sums h[0 .. taps) (whole numbers: column sums of levels times
- * shorts) to a level by the rows' weights w, as OpenCV's vertical step rounds them */
-inline float cp_rs_fixed(const float *h, __global const float *w, int taps, int rule) {
-    if (rule == CP_RS_LINEAR) {
-        int t = 0;
-        for (int i = 0; i < taps; i++) t += ((int)w[i] * ((int)h[i] >> 4)) >> 16;
-        return clamp((float)((t + 2) >> 2), 0.0f, 255.0f);
-    }
-    if (rule == CP_RS_CUBIC) {
-        float acc = 0.0f;
-        for (int i = taps - 1; i >= 0; i--) acc += h[i] * (w[i] * 0x1.0p-22f);
-        return clamp(rint(acc), 0.0f, 255.0f);
-    }
-    long t = 0;
-    for (int i = 0; i < taps; i++) t += (long)(int)w[i] * (long)(int)h[i];
-    return clamp((float)((t + (1L << 21)) >> 22), 0.0f, 255.0f);
-}
-
-/* a float stage's sum to a level */
-inline float cp_rs_float(float acc, int rule) {
-    return clamp(rule == CP_RS_EXACT ? floor(acc + 0.5f) : rint(acc), 0.0f, 255.0f);
-}
-
-/* the most taps a fixed-point stage has on an axis (Lanczos's 8; a float stage's rows are
- * added as they come) */
-#define CP_RS_FIXED_TAPS 8
 
 /* whether an item's operation is such a downscale (words 4, 5: the pair's OpenCV codes) */
 #define CP_RESCALES(op) ((int)(op)[0] == WK_COL_DOWNSCALE && ((op)[4] != 0.0f || (op)[5] != 0.0f))
 
-#if !WK_ONE_KERNEL || defined(WK_KERNEL_colour_rescale_small)
-__kernel void colour_rescale_small(__global const X_T *restrict S, int Ho, int Wo,
-                                   __global const float *restrict COL, int ncol
-                                   RESCALE_PARAM) {
-    const int xs = (int)get_global_id(0), ys = (int)get_global_id(1), b = (int)get_global_id(2);
-    if (!CP_RESCALES(WK_COL_OF(b))) return;
-    __global const float *rt = RT + (long)b * RF;
-    const int ws = (int)rt[0], hs = (int)rt[1], fd = (int)rt[2], rule = (int)rt[4];
-    const int fixed = (int)rt[6];
-    if (xs >= ws || ys >= hs) return;
-    __global const float *ex = rt + 8 + (long)xs * (1 + fd);
-    __global const float *ey = rt + 8 + (long)(Wo + ys) * (1 + fd);
-    const int x0 = (int)ex[0], y0 = (int)ey[0];
-    const int C = CH;
-    for (int c = 0; c < C; c++) {
-        float h[CP_RS_FIXED_TAPS], sum = 0.0f;
-        for (int i = 0; i < fd; i++) {
-            const long row = ((long)b * Ho + clamp(y0 + i, 0, Ho - 1)) * Wo;
-            float acc = 0.0f;
-            for (int j = 0; j < fd; j++) {
-                const float f = cp_level1(S[(row + clamp(x0 + j, 0, Wo - 1)) * C + c]);
-                acc += (WK_COL_INT ? f : rint(f * 255.0f)) * ex[1 + j];
-            }
-            if (fixed)
-                h[i < CP_RS_FIXED_TAPS ? i : 0] = acc;
-            else
-                sum += acc * ey[1 + i];
+/* a stage's rows for N values at once, by its kind: each row i (from the last) of weight w,
+ * ROW(i) run first (it sets what VAL reads), its values h = VAL(q) (q < N) added to the
+ * accumulators a, which become levels in l */
+#define CP_RS_ADD(T, ADD, LEVEL, N, taps, wts, ROW, VAL) \
+    do { \
+        T a[N]; \
+        for (int q = 0; q < (N); q++) a[q] = 0; \
+        for (int i = (taps) - 1; i >= 0; i--) { \
+            const float w = (wts)[i]; \
+            if (w == 0.0f) continue; \
+            ROW(i); \
+            for (int q = 0; q < (N); q++) { \
+                const float h = VAL(q); \
+                ADD; \
+            } \
+        } \
+        for (int q = 0; q < (N); q++) l[q] = LEVEL; \
+    } while (0)
+#define CP_RS_STAGE(kind, N, taps, wts, ROW, VAL, half) \
+    do { \
+        if ((kind) == CP_RS_LINEAR) \
+            CP_RS_ADD(int, a[q] += ((int)w * ((int)h >> 4)) >> 16, \
+                      clamp((float)((a[q] + 2) >> 2), 0.0f, 255.0f), N, taps, wts, ROW, VAL); \
+        else if ((kind) == CP_RS_FIXED) \
+            CP_RS_ADD(long, a[q] += (long)(int)w * (long)(int)h, \
+                      clamp((float)((a[q] + (1L << 21)) >> 22), 0.0f, 255.0f), N, taps, wts, \
+                      ROW, VAL); \
+        else if ((kind) == CP_RS_CUBIC) \
+            CP_RS_ADD(float, a[q] += h * (w * 0x1.0p-22f), clamp(rint(a[q]), 0.0f, 255.0f), N, \
+                      taps, wts, ROW, VAL); \
+        else \
+            CP_RS_ADD(float, a[q] += h * w, \
+                      clamp((kind) == CP_RS_HALF && (half) ? floor(a[q] + 0.5f) : rint(a[q]), \
+                            0.0f, 255.0f), N, taps, wts, ROW, VAL); \
+    } while (0)
+
+#if !WK_ONE_KERNEL || defined(WK_KERNEL_colour_rescale)
+/* row y0 + i of the pass's image summed over the small pixel's column taps, every channel at
+ * once, into hc[] (phase 1's ROW: its VAL reads hc) */
+#define CP_RS_COLS(i) cp_rs_cols(S, ((long)b * Ho + clamp(y0 + (i), 0, Ho - 1)) * Wo, x0, Wo, \
+                                 fd, ex + 1, hc)
+#define CP_RS_H(q) hc[q]
+inline void cp_rs_cols(__global const X_T *S, long row, int x0, int Wo, int taps,
+                       __global const float *w, float *h) {
+    for (int c = 0; c < CH; c++) h[c] = 0.0f;
+    for (int j = 0; j < taps; j++) {
+        const float wj = w[j];
+        if (wj == 0.0f) continue;
+        __global const X_T *p = S + (row + clamp(x0 + j, 0, Wo - 1)) * CH;
+        for (int c = 0; c < CH; c++) {
+            const float f = cp_level1(p[c]);
+            h[c] += (WK_COL_INT ? f : rint(f * 255.0f)) * wj;
         }
-        SM[(((long)b * Ho + ys) * Wo + xs) * C + c] =
-            fixed ? cp_rs_fixed(h, ey + 1, fd, rule)
-                  : cp_rs_float(sum, rule == CP_RS_EXACT && ex[2] != 0.0f && ey[2] != 0.0f
-                                         ? CP_RS_EXACT : CP_RS_FLOAT);
     }
 }
-#endif
+/* small row ys's pixel x0 + i (phase 2's ROW and VAL) */
+#define CP_RS_SMALL_AT(i) __global const float *p = SM + (((long)b * Ho + ys) * Wo \
+                                                          + clamp(x0 + (i), 0, ws - 1)) * CH
+#define CP_RS_P(q) p[q]
 
-#if !WK_ONE_KERNEL || defined(WK_KERNEL_colour_rescale_rows)
-__kernel void colour_rescale_rows(int Ho, int Wo, __global const float *restrict COL, int ncol
-                                  RESCALE_PARAM) {
-    const int xo = (int)get_global_id(0), ys = (int)get_global_id(1), b = (int)get_global_id(2);
-    if (!CP_RESCALES(WK_COL_OF(b))) return;
+__kernel void colour_rescale(__global const X_T *restrict S, int Ho, int Wo,
+                             __global const float *restrict COL, int ncol RESCALE_PARAM) {
+    const int lid = (int)get_local_id(0), b = (int)get_global_id(2);
+    if (!CP_RESCALES(WK_COL_OF(b))) return; /* (the whole work-group: one item) */
     __global const float *rt = RT + (long)b * RF;
     const int ws = (int)rt[0], hs = (int)rt[1], fd = (int)rt[2], fu = (int)rt[3];
-    if (xo >= Wo || ys >= hs) return;
-    __global const float *ex = rt + 8 + (long)(Wo + Ho) * (1 + fd) + (long)xo * (1 + fu);
-    const int x0 = (int)ex[0];
-    const int C = CH;
-    const long row = ((long)b * Ho + ys) * Wo;
-    for (int c = 0; c < C; c++) {
-        float acc = 0.0f;
-        for (int j = 0; j < fu; j++)
-            acc += SM[(row + clamp(x0 + j, 0, ws - 1)) * C + c] * ex[1 + j];
-        SR[(row + xo) * C + c] = acc;
+    const int kind = (int)rt[4];
+    for (int p = lid; p < ws * hs; p += 64) { /* the small image */
+        const int ys = p / ws, xs = p - ys * ws;
+        __global const float *ex = rt + 8 + (long)xs * (1 + fd);
+        __global const float *ey = rt + 8 + (long)(Wo + ys) * (1 + fd);
+        const int x0 = (int)ex[0], y0 = (int)ey[0];
+        float l[CH], hc[CH];
+        /* (the area's cells cut by the edge have a tap a side there: rounded to even) */
+        CP_RS_STAGE(kind, CH, fd, ey + 1, CP_RS_COLS, CP_RS_H, ex[2] != 0.0f && ey[2] != 0.0f);
+        for (int c = 0; c < CH; c++) SM[(((long)b * Ho + ys) * Wo + xs) * CH + c] = l[c];
+    }
+    barrier(CLK_GLOBAL_MEM_FENCE);
+    for (int p = lid; p < Wo * hs; p += 64) { /* its rows at the output's width */
+        const int ys = p / Wo, xo = p - ys * Wo;
+        __global const float *ex = rt + 8 + (long)(Wo + Ho) * (1 + fd) + (long)xo * (1 + fu);
+        const int x0 = (int)ex[0];
+        float l[CH];
+        /* (the columns' plain weighted sums: no rounding here, as OpenCV's horizontal step) */
+        CP_RS_ADD(float, a[q] += h * w, a[q], CH, fu, ex + 1, CP_RS_SMALL_AT, CP_RS_P);
+        for (int c = 0; c < CH; c++) SR[(((long)b * Ho + ys) * Wo + xo) * CH + c] = l[c];
     }
 }
 #endif
 
-/* colour_apply's part: pixels xo .. xo + n - 1 of row yo from SR's rows */
+/* colour_apply's part: pixels xo .. xo + n - 1 of row yo from SR's rows (the block's rows and
+ * weights are its row's: read once; pixels past n repeat the last) */
+#define CP_RS_UP_AT(i) __global const float *p = r + (long)clamp(y0 + (i), 0, hs - 1) * Wo * CH
+#define CP_RS_UP(q) p[(q) < m ? (q) : m - CH + (q) % CH]
 inline void cp_rescale8(__global const float *SR, __global const float *rt, int Ho, int Wo,
                         int b, int xo, int yo, int n, float8 *v) {
-    const int C = CH;
-    const int hs = (int)rt[1], fd = (int)rt[2], fu = (int)rt[3], rule = (int)rt[5];
-    const int fixed = (int)rt[7];
+    const int hs = (int)rt[1], fd = (int)rt[2], fu = (int)rt[3], kind = (int)rt[5];
     __global const float *ey = rt + 8 + (long)(Wo + Ho) * (1 + fd) + (long)(Wo + yo) * (1 + fu);
-    const int y0 = (int)ey[0];
+    __global const float *r = SR + ((long)b * Ho * Wo + xo) * CH;
+    const int y0 = (int)ey[0], m = n * CH;
     float l[32];
-    for (int k = 0; k < 8; k++) {
-        const int x = xo + (k < n ? k : n - 1);
-        for (int c = 0; c < C; c++) {
-            float h[CP_RS_FIXED_TAPS], sum = 0.0f;
-            for (int i = 0; i < fu; i++) {
-                const float r = SR[(((long)b * Ho + clamp(y0 + i, 0, hs - 1)) * Wo + x) * C + c];
-                if (fixed)
-                    h[i < CP_RS_FIXED_TAPS ? i : 0] = r;
-                else
-                    sum += r * ey[1 + i];
-            }
-            l[k * C + c] = fixed ? cp_rs_fixed(h, ey + 1, fu, rule) : cp_rs_float(sum, rule);
-        }
-    }
+    CP_RS_STAGE(kind, 8 * CH, fu, ey + 1, CP_RS_UP_AT, CP_RS_UP, 0);
     cp_from_levels8(l, v);
 }
 #else

@@ -363,7 +363,7 @@ def colour_family():
     kernels, a grid of holes and a blur's two, an unsharp mask's three, a zoom blur's table,
     a mean's and an ISONoise's lightness sums (a snow's HLS after it), a morphological
     erosion's neighbours, a chromatic aberration's lens, a plasma's brightened sums,
-    FancyPCA's channel sums, a downscale's gather, a
+    FancyPCA's channel sums, a downscale's gather and another's two resamplings, a
     JPEG round trip's blocks and planes) storing the result, uint8 and
     float32, 1 and 3 channels, outputs 1 to 17 pixels wide."""
     from warpkit.augment import (CLAHE, ChromaticAberration, Compose, Downscale, Equalize,
@@ -377,7 +377,8 @@ def colour_family():
              [GaussianBlur(sigma_limit=(0.8, 0.8), p=1), CLAHE(tile_grid_size=(1, 5), p=1)],
              [CLAHE(clip_limit=(1, 1), p=1), RandomBrightnessContrast(brightness_by_max=False,
                                                                       p=1)],
-             [Downscale(scale_range=(0.3, 0.3), p=1), GaussianBlur(p=1)],
+             [Downscale(scale_range=(0.3, 0.3), p=1),
+              Downscale((0.4, 0.4), {"downscale": 3, "upscale": 2}, p=1), GaussianBlur(p=1)],
              [ImageCompression(quality_range=(30, 30), p=1), RandomBrightnessContrast(p=1)],
              [Equalize(p=1), Equalize(mode="pil", by_channels=False, p=1)],
              [GridDropout(holes_number_xy=(2, 3), fill="random", p=1), GaussianBlur(p=1)],

@@ -42,7 +42,7 @@ PASS_UNSHARP, PASS_ZOOM, PASS_CHROMA, PASS_MORPH, PASS_GLASS = 256, 512, 1024, 2
 #: source through the pairs, a work-item per item; only passes that have it launch it)
 PASS_GLASS_EXACT = 8192
 #: ... and with a downscale by another interpolation pair than nearest both ways (two real
-#: resamplings: colour_rescale_small makes the small image into SM, colour_rescale_rows its
+#: resamplings: colour_rescale, a work-group per item, makes the small image into SM and its
 #: rows brought to the output's width into SR, colour_apply their columns; the host's taps in
 #: RT<pass>)
 PASS_RESCALE = 16384
@@ -423,13 +423,9 @@ def _colour_passes(w: WarpSpec, dt: np.dtype, C: int, store: dict,
             tables += (Arg(f"ZT{k}"), Arg(f"ZF{k}"))
         if kind & PASS_RESCALE:  # (the small image, then its rows at the output's width)
             rescale = (Arg(f"RT{k}"), Arg(f"RF{k}"), Arg("SM"), Arg("SR"))
-            whole = (round_up(w.wo, 64), w.ho, w.items)
-            launches.append(Launch(Variant.of("colour_pass.cl", "colour_rescale_small",
-                                              **defines),
-                                   (Arg(src), *dims, *col, *rescale), whole, (64, 1, 1)))
-            launches.append(Launch(Variant.of("colour_pass.cl", "colour_rescale_rows",
-                                              **defines),
-                                   (*dims, *col, *rescale), whole, (64, 1, 1)))
+            launches.append(Launch(Variant.of("colour_pass.cl", "colour_rescale", **defines),
+                                   (Arg(src), *dims, *col, *rescale), (64, 1, w.items),
+                                   (64, 1, 1)))
         if kind & PASS_JPEG:
             tables += (Arg("JPG"),)
             blocks = Variant.of("colour_pass.cl", "colour_jpeg_blocks", **defines)

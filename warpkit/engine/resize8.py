@@ -1,8 +1,7 @@
 """OpenCV's ``cv2.resize`` of 8-bit images as tables of taps, one per axis: each output index's
 first source index and its weights, the taps past the edges folded onto the edge pixels (OpenCV
 repeats them). Downscale's interpolation pairs other than nearest-nearest resample twice by two
-such stages (``kernels_cl/colour_pass.cl``'s ``colour_rescale_small`` and
-``colour_rescale_rows``, then ``colour_apply``).
+such stages (``kernels_cl/colour_pass.cl``'s ``colour_rescale``, then ``colour_apply``).
 
 OpenCV's choices, as ``cv::resize`` makes them (imgproc/src/resize.cpp):
 
@@ -273,6 +272,19 @@ def apply_stage(img: np.ndarray, stage: tuple) -> np.ndarray:
 TABLE_HEAD = 8
 
 
+#: how the device adds a stage's rows (kernels_cl/colour_pass.cl's CP_RS_*): ROUND_* but
+#: ROUND_EXACT split into fixed point (Lanczos) and the area's 2 x 2 means (float, half up)
+KIND_FIXED, KIND_LINEAR, KIND_CUBIC, KIND_FLOAT, KIND_HALF = range(5)
+
+
+def stage_kind(stage: tuple) -> int:
+    """The device's KIND_* of a stage."""
+    rounding = stage[2]
+    if rounding == ROUND_EXACT:
+        return KIND_FIXED if stage_fixed(stage) else KIND_HALF
+    return {ROUND_LINEAR: KIND_LINEAR, ROUND_CUBIC: KIND_CUBIC}.get(rounding, KIND_FLOAT)
+
+
 def stage_fixed(stage: tuple) -> bool:
     """Whether a stage's weights are OpenCV's fixed-point shorts (at most 8 taps a side)."""
     (_, wx), _, rounding = stage
@@ -289,14 +301,12 @@ def table_size(wo: int, ho: int, down_taps: int, up_taps: int) -> int:
 def downscale_table(stages: list, wo: int, ho: int, down_taps: int, up_taps: int
                     ) -> np.ndarray:
     """One item's taps (:func:`downscale_stages`' result) as colour_pass.cl's RT reads them:
-    the head (ws, hs, the taps a side of each stage, their roundings, whether each is fixed
-    point), then the small image's columns and rows (``wo`` and ``ho`` entries of ``1 +
+    the head (ws, hs, the taps a side of each stage, their kinds, two spare), then the small image's columns and rows (``wo`` and ``ho`` entries of ``1 +
     down_taps`` floats: the first tap's index, the weights), the output's columns and rows
     (entries of ``1 + up_taps``)."""
     (ws, hs), first, second = stages
     out = np.zeros(table_size(wo, ho, down_taps, up_taps), np.float32)
-    out[:TABLE_HEAD] = [ws, hs, down_taps, up_taps, first[2], second[2],
-                        stage_fixed(first), stage_fixed(second)]
+    out[:TABLE_HEAD] = [ws, hs, down_taps, up_taps, stage_kind(first), stage_kind(second), 0, 0]
     at = TABLE_HEAD
     for stage, taps in ((first, down_taps), (second, up_taps)):
         for (start, w), n in zip(stage[:2], (wo, ho)):
