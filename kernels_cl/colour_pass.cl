@@ -2084,7 +2084,58 @@ __kernel void colour_rescale(__global const X_T *restrict S, int Ho, int Wo,
     __global const float *rt = RT + (long)b * RF;
     const int ws = (int)rt[0], hs = (int)rt[1], fd = (int)rt[2], fu = (int)rt[3];
     const int kind = (int)rt[4];
-    for (int p = lid; p < ws * hs; p += 64) { /* the small image */
+    if (kind == CP_RS_FLOAT || kind == CP_RS_HALF) {
+        /* a float stage (the area's, cubic's in float, nearest's): its rows first, then its
+         * columns (the same sum up to float rounding; the rows' as vectors of 8 values of
+         * whole source rows), a small row a work-item: the rows' sums into SR's row ys (which
+         * the second step overwrites after the barrier) */
+        const int nv = (Wo * CH) >> 3;
+        for (int ys = lid; ys < hs; ys += 64) {
+            __global const float *ey = rt + 8 + (long)(Wo + ys) * (1 + fd);
+            const int y0 = (int)ey[0];
+            __global float *R = SR + ((long)b * Ho + ys) * Wo * CH;
+            for (int k = 0; k < nv; k++) {
+                float8 acc = 0.0f;
+                for (int i = 0; i < fd; i++) {
+                    const float w = ey[1 + i];
+                    if (w == 0.0f) continue;
+                    const float8 f = convert_float8(vload8(k, S + ((long)b * Ho + clamp(
+                        y0 + i, 0, Ho - 1)) * Wo * CH));
+                    acc += w * (WK_COL_INT ? f : rint(clamp(f, 0.0f, 1.0f) * 255.0f));
+                }
+                vstore8(acc, k, R);
+            }
+            for (int q = nv * 8; q < Wo * CH; q++) {
+                float acc = 0.0f;
+                for (int i = 0; i < fd; i++) {
+                    const float w = ey[1 + i];
+                    if (w == 0.0f) continue;
+                    const float f = cp_level1(S[((long)b * Ho + clamp(y0 + i, 0, Ho - 1)) * Wo
+                                                * CH + q]);
+                    acc += w * (WK_COL_INT ? f : rint(f * 255.0f));
+                }
+                R[q] = acc;
+            }
+            for (int xs = 0; xs < ws; xs++) {
+                __global const float *ex = rt + 8 + (long)xs * (1 + fd);
+                const int x0 = (int)ex[0];
+                /* (the area's cells cut by the edge have a tap a side there: rounded to even) */
+                const int whole = kind == CP_RS_HALF && ex[2] != 0.0f && ey[2] != 0.0f;
+                float acc[CH];
+                for (int c = 0; c < CH; c++) acc[c] = 0.0f;
+                for (int j = 0; j < fd; j++) {
+                    const float w = ex[1 + j];
+                    if (w == 0.0f) continue;
+                    __global const float *p = R + clamp(x0 + j, 0, Wo - 1) * CH;
+                    for (int c = 0; c < CH; c++) acc[c] += w * p[c];
+                }
+                for (int c = 0; c < CH; c++)
+                    SM[(((long)b * Ho + ys) * Wo + xs) * CH + c] =
+                        clamp(whole ? floor(acc[c] + 0.5f) : rint(acc[c]), 0.0f, 255.0f);
+            }
+        }
+    } else
+    for (int p = lid; p < ws * hs; p += 64) { /* the small image, fixed point: as OpenCV adds */
         const int ys = p / ws, xs = p - ys * ws;
         __global const float *ex = rt + 8 + (long)xs * (1 + fd);
         __global const float *ey = rt + 8 + (long)(Wo + ys) * (1 + fd);
@@ -2095,22 +2146,42 @@ __kernel void colour_rescale(__global const X_T *restrict S, int Ho, int Wo,
         for (int c = 0; c < CH; c++) SM[(((long)b * Ho + ys) * Wo + xs) * CH + c] = l[c];
     }
     barrier(CLK_GLOBAL_MEM_FENCE);
-    for (int p = lid; p < Wo * hs; p += 64) { /* its rows at the output's width */
-        const int ys = p / Wo, xo = p - ys * Wo;
+    /* its rows at the output's width, a small row a work-item (its pixels' columns' taps,
+     * each column's the same in every row: the columns outside, the rows inside) */
+    for (int xo = 0; xo < Wo; xo++) {
         __global const float *ex = rt + 8 + (long)(Wo + Ho) * (1 + fd) + (long)xo * (1 + fu);
         const int x0 = (int)ex[0];
-        float l[CH];
-        /* (the columns' plain weighted sums: no rounding here, as OpenCV's horizontal step) */
-        CP_RS_ADD(float, a[q] += h * w, a[q], CH, fu, ex + 1, CP_RS_SMALL_AT, CP_RS_P);
-        for (int c = 0; c < CH; c++) SR[(((long)b * Ho + ys) * Wo + xo) * CH + c] = l[c];
+        for (int ys = lid; ys < hs; ys += 64) {
+            float l[CH];
+            /* (plain weighted sums: no rounding here, as OpenCV's horizontal step) */
+            CP_RS_ADD(float, a[q] += h * w, a[q], CH, fu, ex + 1, CP_RS_SMALL_AT, CP_RS_P);
+            for (int c = 0; c < CH; c++) SR[(((long)b * Ho + ys) * Wo + xo) * CH + c] = l[c];
+        }
     }
 }
 #endif
 
 /* colour_apply's part: pixels xo .. xo + n - 1 of row yo from SR's rows (the block's rows and
- * weights are its row's: read once; pixels past n repeat the last) */
+ * weights are its row's: read once; pixels past n repeat the last). A whole block's 8 CH
+ * values are CH vectors of 8 (every value of a row has the row's weight, whatever its
+ * channel): CP_RS_ADD8 adds them as vectors */
 #define CP_RS_UP_AT(i) __global const float *p = r + (long)clamp(y0 + (i), 0, hs - 1) * Wo * CH
 #define CP_RS_UP(q) p[(q) < m ? (q) : m - CH + (q) % CH]
+#define CP_RS_ADD8(VT, ADD, LEVEL) \
+    do { \
+        VT a[CH]; \
+        for (int k = 0; k < CH; k++) a[k] = (VT)(0); \
+        for (int i = fu - 1; i >= 0; i--) { \
+            const float w = ey[1 + i]; \
+            if (w == 0.0f) continue; \
+            CP_RS_UP_AT(i); \
+            for (int k = 0; k < CH; k++) { \
+                const float8 h = vload8(k, p); \
+                ADD; \
+            } \
+        } \
+        for (int k = 0; k < CH; k++) vstore8(LEVEL, k, l); \
+    } while (0)
 inline void cp_rescale8(__global const float *SR, __global const float *rt, int Ho, int Wo,
                         int b, int xo, int yo, int n, float8 *v) {
     const int hs = (int)rt[1], fd = (int)rt[2], fu = (int)rt[3], kind = (int)rt[5];
@@ -2118,7 +2189,23 @@ inline void cp_rescale8(__global const float *SR, __global const float *rt, int 
     __global const float *r = SR + ((long)b * Ho * Wo + xo) * CH;
     const int y0 = (int)ey[0], m = n * CH;
     float l[32];
-    CP_RS_STAGE(kind, 8 * CH, fu, ey + 1, CP_RS_UP_AT, CP_RS_UP, 0);
+    if (n < 8)
+        CP_RS_STAGE(kind, 8 * CH, fu, ey + 1, CP_RS_UP_AT, CP_RS_UP, 0);
+    else if (kind == CP_RS_LINEAR)
+        CP_RS_ADD8(int8, a[k] += ((int)w * (convert_int8(h) >> 4)) >> 16,
+                   clamp(convert_float8((a[k] + 2) >> 2), 0.0f, 255.0f));
+    else if (kind == CP_RS_FIXED) /* (two int8 halves: no long8, whose calls change the ABI
+                                    * without AVX-512: A += w (h >> 11), B += w (h & 2047); the
+                                    * sum A 2^11 + B, plus 2^21, >> 22 is (A + B >> 11 + 2^10)
+                                    * >> 11 exactly) */
+        CP_RS_ADD8(int16, const int8 hi = convert_int8(h); a[k] += (int)w * (int16)(hi >> 11,
+                                                                                   hi & 2047),
+                   clamp(convert_float8((a[k].lo + (a[k].hi >> 11) + 1024) >> 11), 0.0f,
+                         255.0f));
+    else if (kind == CP_RS_CUBIC)
+        CP_RS_ADD8(float8, a[k] += h * (w * 0x1.0p-22f), clamp(rint(a[k]), 0.0f, 255.0f));
+    else /* (the up stage is never the area's 2 x 2 means) */
+        CP_RS_ADD8(float8, a[k] += h * w, clamp(rint(a[k]), 0.0f, 255.0f));
     cp_from_levels8(l, v);
 }
 #else

@@ -30,6 +30,8 @@ Example:
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 
 #: OpenCV's interpolation codes that Downscale's pairs take here
@@ -76,44 +78,35 @@ def _lanczos(f: np.ndarray) -> np.ndarray:
 
 def _area_axis(n: int, m: int, scale: float) -> tuple[np.ndarray, np.ndarray]:
     """OpenCV's computeResizeAreaTab for ``m`` outputs of ``n`` sources, ``scale`` source
-    pixels a cell: (first index, float32 weights (m, taps))."""
-    rows = []
-    for dx in range(m):
-        fsx1 = dx * scale
-        fsx2 = fsx1 + scale
-        cell = min(scale, n - fsx1)
-        sx1, sx2 = int(np.ceil(fsx1)), int(np.floor(fsx2))
-        sx2 = min(sx2, n - 1)
-        sx1 = min(sx1, sx2)
-        taps = []
-        if sx1 - fsx1 > 1e-3:
-            taps.append((sx1 - 1, np.float32((sx1 - fsx1) / cell)))
-        for sx in range(sx1, sx2):
-            taps.append((sx, np.float32(1.0 / cell)))
-        if fsx2 - sx2 > 1e-3:
-            taps.append((sx2, np.float32(min(min(fsx2 - sx2, 1.0), cell) / cell)))
-        rows.append(taps)
-    return _pack(rows)
+    pixels a cell: (first index, float32 weights (m, taps)): a cell's first pixel cut by its
+    start (weighted by the part inside, when over 1e-3), its whole pixels (1 / the cell's
+    width), its last pixel cut by its end (likewise); the last cell's width cut by the edge."""
+    fsx1 = np.arange(m, dtype=np.float64) * scale
+    fsx2 = fsx1 + scale
+    cell = np.minimum(scale, n - fsx1)
+    sx2 = np.minimum(np.floor(fsx2), n - 1)
+    sx1 = np.minimum(np.ceil(fsx1), sx2)
+    left, right = sx1 - fsx1 > 1e-3, fsx2 - sx2 > 1e-3
+    start = np.where(left, sx1 - 1, sx1).astype(np.int64)
+    taps = int((left + (sx2 - sx1) + right).max())
+    idx = start[:, None] + np.arange(taps)[None, :]
+    w = np.where(left[:, None] & (idx == (sx1 - 1)[:, None]),
+                 ((sx1 - fsx1) / cell).astype(np.float32)[:, None], np.float32(0))
+    w = w + np.where((idx >= sx1[:, None]) & (idx < sx2[:, None]),
+                     (1.0 / cell).astype(np.float32)[:, None], np.float32(0))
+    last = (np.minimum(np.minimum(fsx2 - sx2, 1.0), cell) / cell).astype(np.float32)
+    w = w + np.where(right[:, None] & (idx == sx2[:, None]), last[:, None], np.float32(0))
+    return start, w.astype(np.float32)
 
 
 def _area_fast_axis(n: int, m: int, k: int) -> tuple[np.ndarray, np.ndarray]:
     """resizeAreaFast's blocks of ``k`` along one axis, cut by the edge: weights 1 / the
     pixels inside (the product of the axes' is the block's mean)."""
-    rows = []
-    for dx in range(m):
-        inside = [s for s in range(dx * k, dx * k + k) if s < n]
-        rows.append([(s, np.float32(1.0 / len(inside))) for s in inside])
-    return _pack(rows)
-
-
-def _pack(rows: list) -> tuple[np.ndarray, np.ndarray]:
-    width = max(len(r) for r in rows)
-    start = np.array([r[0][0] for r in rows], np.int64)
-    w = np.zeros((len(rows), width), np.float32)
-    for i, r in enumerate(rows):
-        for s, a in r:  # (contiguous sources)
-            w[i, s - start[i]] += a
-    return start, w
+    start = np.arange(m, dtype=np.int64) * k
+    inside = np.minimum(k, n - start)
+    w = np.where(np.arange(k)[None, :] < inside[:, None],
+                 (1.0 / inside).astype(np.float32)[:, None], np.float32(0))
+    return start, w.astype(np.float32)
 
 
 def stage_axis(n: int, m: int, inv_scale: float, interpolation: int, mode: int,
@@ -217,12 +210,14 @@ def stage_modes(size: tuple[int, int], dsize: tuple[int, int], inv: tuple[float,
     return _KERNEL
 
 
+@functools.lru_cache(maxsize=256)
 def downscale_stages(w: int, h: int, scale: float, down: int, up: int, channels: int
                      ) -> list:
     """albumentations' Downscale of a ``w`` x ``h`` image of ``channels`` by ``scale``:
     ``cv2.resize(img, None, fx=scale, fy=scale, interpolation=down)`` then back to (w, h) by
     ``up``. Returns the small size and the two stages, each (x axis, y axis, rounding), each
-    axis as :func:`stage_axis` gives it: [(ws, hs), first, second]."""
+    axis as :func:`stage_axis` gives it: [(ws, hs), first, second] (cached: read, never
+    write, its arrays)."""
     ws, hs = max(int(np.rint(w * scale)), 1), max(int(np.rint(h * scale)), 1)
     out: list = [(ws, hs)]
     for (n, m), inv, how in ((((w, h), (ws, hs)), (scale, scale), down),
