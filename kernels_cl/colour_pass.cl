@@ -2011,6 +2011,7 @@ inline void cp_gather8(__global const X_T *S, int Ho, int Wo, int b, int xo, int
 #define CP_RS_HALF 4   /* the float sum plus 0.5 floored: resizeAreaFast's 2 x 2 means, (sum +
                         * 2) >> 2, but of cells the image's edge cuts (a tap a side there: the
                         * mean of the pixels in it, rounded half to even) */
+#define CP_RS_EXACT8 5 /* INTER_LINEAR_EXACT's: weights in shorts of 256, (sum + 2^15) >> 16 */
 #define RESCALE_PARAM , __global const float *restrict RT, int RF, \
     __global float *restrict SM, __global float *restrict SR
 
@@ -2044,6 +2045,10 @@ inline void cp_gather8(__global const X_T *S, int Ho, int Wo, int b, int xo, int
             CP_RS_ADD(long, a[q] += (long)(int)w * (long)(int)h, \
                       clamp((float)((a[q] + (1L << 21)) >> 22), 0.0f, 255.0f), N, taps, wts, \
                       ROW, VAL); \
+        else if ((kind) == CP_RS_EXACT8) \
+            CP_RS_ADD(int, a[q] += (int)w * (int)h, \
+                      clamp((float)((a[q] + 32768) >> 16), 0.0f, 255.0f), N, taps, wts, ROW, \
+                      VAL); \
         else if ((kind) == CP_RS_CUBIC) \
             CP_RS_ADD(float, a[q] += h * (w * 0x1.0p-22f), clamp(rint(a[q]), 0.0f, 255.0f), N, \
                       taps, wts, ROW, VAL); \
@@ -2202,6 +2207,9 @@ inline void cp_rescale8(__global const float *SR, __global const float *rt, int 
                                                                                    hi & 2047),
                    clamp(convert_float8((a[k].lo + (a[k].hi >> 11) + 1024) >> 11), 0.0f,
                          255.0f));
+    else if (kind == CP_RS_EXACT8)
+        CP_RS_ADD8(int8, a[k] += (int)w * convert_int8(h),
+                   clamp(convert_float8((a[k] + 32768) >> 16), 0.0f, 255.0f));
     else if (kind == CP_RS_CUBIC)
         CP_RS_ADD8(float8, a[k] += h * (w * 0x1.0p-22f), clamp(rint(a[k]), 0.0f, 255.0f));
     else /* (the up stage is never the area's 2 x 2 means) */

@@ -113,12 +113,15 @@ def test_small_cases_on_every_device_and_oclgrind(small_queue):
              [W.Downscale(scale_range=(0.6, 0.6), p=1,
                           interpolation_pair={"downscale": 4, "upscale": 2}),
               W.Downscale(scale_range=(0.05, 0.05), p=1,
-                          interpolation_pair={"downscale": 3, "upscale": 4})]]
+                          interpolation_pair={"downscale": 3, "upscale": 4}),
+              W.Downscale(scale_range=(0.5, 0.5), p=1,
+                          interpolation_pair={"downscale": 6, "upscale": 5})]]
     check_small_cases(img, geo, cases, small_queue)
 
 
-#: OpenCV's codes (nearest, linear, cubic, area, Lanczos) and every pair but nearest-nearest
-CODES = (0, 1, 2, 3, 4)
+#: OpenCV's codes (nearest, linear, cubic, area, Lanczos, linear exact, nearest exact) and every
+#: pair but nearest-nearest
+CODES = (0, 1, 2, 3, 4, 5, 6)
 PAIRS = [(d, u) for d in CODES for u in CODES if (d, u) != (0, 0)]
 ASTRO = skimage.data.astronaut()[::3, ::3].copy()  # 171 x 171 RGB
 
@@ -155,15 +158,17 @@ def test_pairs_equal_albumentations(pair, queue):
 def test_stages_are_opencvs_resizes():
     """engine/resize8's taps and roundings are cv2.resize's, stage by stage (its fx/fy scale
     down, its size up), for sizes, channel counts, scales and interpolations drawn at random:
-    nearest picks the same pixels; every other within a level, and Lanczos (OpenCV's exact
-    fixed point) and cubic within a level on at most 1 value in 10^3 (area and linear, whose
-    vector code OpenCV runs on each row but its tail: at most 5% on these small images)."""
+    nearest and nearest exact pick the same pixels; every other within a level, and Lanczos
+    (OpenCV's exact fixed point) and cubic within a level on at most 1 value in 10^3 (area,
+    linear and linear exact, whose vector code OpenCV runs on each row but its tail, and whose
+    edge pixels' ties it rounds either way: at most 5% on these small images, 10% where a side
+    is under 8 pixels)."""
     rng = np.random.default_rng(2)
-    for _ in range(80):
+    for _ in range(120):
         h, w = (int(v) for v in rng.integers(1, 130, 2))
         c = int(rng.integers(1, 5))
         scale = float(rng.choice([0.5, 0.25, rng.uniform(0.05, 1.0)]))
-        d, u = (int(v) for v in rng.integers(0, 5, 2))
+        d, u = (int(v) for v in rng.integers(0, 7, 2))
         if min(np.rint(w * scale), np.rint(h * scale)) < 1:
             continue  # (cv2.resize refuses an empty size; warpkit keeps a pixel)
         img = skimage.data.chelsea()[:h, :w, :c].copy() if rng.random() < 0.5 else \
@@ -176,11 +181,13 @@ def test_stages_are_opencvs_resizes():
         for stage, src, want, how in ((first, img, small, d), (second, small, back, u)):
             diff = np.abs(resize8.apply_stage(src, stage).astype(int) - want)
             what = (h, w, c, scale, d, u, how)
-            if how == 0:
+            if how in (0, 6):
                 assert diff.max() == 0, what
             else:
                 assert diff.max() <= 1, what
-                assert (diff > 0).mean() <= (1e-3 if how in (2, 4) else 0.05), what
+                most = 1e-3 if how in (2, 4) else (0.05 if min(h, w, *small.shape[:2]) >= 8
+                                                   else 0.1)
+                assert (diff > 0).mean() <= most, what
 
 
 def test_device_is_the_stages(queue):
@@ -223,11 +230,11 @@ def test_tables_refuse_what_they_cannot_hold():
 
 
 def test_refusals_and_the_port():
-    """OpenCV's exact interpolations (and codes it has not, malformed pairs) are refused by
-    name, as are uint16 images and scales outside (0, 1]; albumentations' Downscale ports with
-    its parameters, its interpolation pair too."""
-    for pair in ({"downscale": cv2.INTER_LINEAR_EXACT, "upscale": 1},
-                 {"downscale": 0, "upscale": cv2.INTER_NEAREST_EXACT}, {"downscale": 1},
+    """Codes OpenCV's resize has not and malformed pairs are refused by name, as are uint16
+    images and scales outside (0, 1]; albumentations' Downscale ports with its parameters, its
+    interpolation pair too (its exact interpolations among them)."""
+    for pair in ({"downscale": 7, "upscale": 1}, {"downscale": 0, "upscale": 8},
+                 {"downscale": -1, "upscale": 1}, {"downscale": 1},
                  {"downscale": 1, "upscale": 1, "other": 1}, {"downscale": 1.5, "upscale": 1},
                  {"downscale": True, "upscale": 1}):
         with pytest.raises(ValueError,
@@ -244,10 +251,12 @@ def test_refusals_and_the_port():
     assert (type(t).__name__, t.scale_range, t.p) == ("Downscale", (0.3, 0.6), 0.2)
     again = W.Compose.from_dict(got.to_dict())
     assert again.to_dict() == got.to_dict()
-    pair = {"downscale": cv2.INTER_AREA, "upscale": cv2.INTER_LANCZOS4}
-    got = W.from_albumentations(_quiet(A.Compose, [A.Downscale(interpolation_pair=pair)]))
-    assert got.transforms[0].interpolation_pair == pair
-    assert W.Compose.from_dict(got.to_dict()).transforms[0].interpolation_pair == pair
+    for pair in ({"downscale": cv2.INTER_AREA, "upscale": cv2.INTER_LANCZOS4},
+                 {"downscale": cv2.INTER_LINEAR_EXACT, "upscale": cv2.INTER_NEAREST_EXACT}):
+        got = W.from_albumentations(_quiet(A.Compose, [A.Downscale(interpolation_pair=pair)]))
+        assert got.transforms[0].interpolation_pair == pair
+        assert W.Compose.from_dict(got.to_dict()).transforms[0].interpolation_pair == pair
+    data = _quiet(A.to_dict, _quiet(A.Compose, [A.Downscale()]))
+    data["transform"]["transforms"][0]["interpolation_pair"] = {"downscale": 9, "upscale": 1}
     with pytest.raises(ValueError, match="interpolation_pair"):
-        W.from_albumentations(_quiet(A.Compose, [A.Downscale(
-            interpolation_pair={"downscale": cv2.INTER_LINEAR_EXACT, "upscale": 1})]))
+        W.from_albumentations(data)

@@ -797,7 +797,8 @@ class Downscale(_OneUniform):
     brought back to its size by OpenCV's ``cv2.resize``, down and up by the interpolations of
     ``interpolation_pair`` (``{"downscale": ..., "upscale": ...}``, OpenCV's codes:
     ``cv2.INTER_NEAREST`` 0, ``INTER_LINEAR`` 1, ``INTER_CUBIC`` 2, ``INTER_AREA`` 3,
-    ``INTER_LANCZOS4`` 4; albumentations' default nearest both ways): as a low resolution
+    ``INTER_LANCZOS4`` 4, ``INTER_LINEAR_EXACT`` 5, ``INTER_NEAREST_EXACT`` 6: every code
+    albumentations takes; its default nearest both ways): as a low resolution
     source looks. On the image as the steps before it left it, in a pass after the warp, on
     8-bit levels as albumentations (a float32 image as ``rint(255 v) / 255``):
 
@@ -809,8 +810,7 @@ class Downscale(_OneUniform):
       levels as OpenCV rounds them (``colour_rescale_small``, ``colour_rescale_rows``, then
       ``colour_apply``).
 
-    ``INTER_LINEAR_EXACT`` and ``INTER_NEAREST_EXACT`` (which albumentations also takes) are
-    refused, and uint16 (albumentations takes uint8 and float32).
+    uint16 is refused (albumentations takes uint8 and float32).
 
     Example:
         >>> Downscale(scale_range=(0.5, 0.5), p=1).colour_ops({"scale": 0.5}, 3, 255.0)
@@ -829,16 +829,15 @@ class Downscale(_OneUniform):
         pair = {"downscale": 0, "upscale": 0} if interpolation_pair is None \
             else dict(interpolation_pair)
         known = {0: "cv2.INTER_NEAREST", 1: "cv2.INTER_LINEAR", 2: "cv2.INTER_CUBIC",
-                 3: "cv2.INTER_AREA", 4: "cv2.INTER_LANCZOS4"}
+                 3: "cv2.INTER_AREA", 4: "cv2.INTER_LANCZOS4", 5: "cv2.INTER_LINEAR_EXACT",
+                 6: "cv2.INTER_NEAREST_EXACT"}
         if set(pair) != {"downscale", "upscale"} or not all(
                 isinstance(v, numbers.Integral) and not isinstance(v, bool) and int(v) in known
                 for v in pair.values()):
             raise ValueError(f"Downscale(interpolation_pair={interpolation_pair!r}) is not "
                              f"supported: warpkit takes {{'downscale': d, 'upscale': u}} with "
                              f"d and u among " + ", ".join(f"{k} ({v})" for k, v in
-                                                          known.items())
-                             + " (cv2.INTER_LINEAR_EXACT and cv2.INTER_NEAREST_EXACT are not "
-                             "ported)")
+                                                          known.items()))
         self.interpolation_pair = {"downscale": int(pair["downscale"]),
                                    "upscale": int(pair["upscale"])}
 

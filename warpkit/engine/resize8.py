@@ -18,7 +18,12 @@ OpenCV's choices, as ``cv::resize`` makes them (imgproc/src/resize.cpp):
   source pixels, the cut pixels at its ends weighted by the part inside (``computeResizeAreaTab``:
   float32 weights, the sum in float, rounded half to even); a whole scale is the plain mean of
   each block (``resizeAreaFast``; blocks cut by the edge take the mean of the pixels inside);
-- ``INTER_AREA`` up: linear weights from the cells' overlap (``area_mode``), in fixed point.
+- ``INTER_AREA`` up: linear weights from the cells' overlap (``area_mode``), in fixed point;
+- ``INTER_NEAREST_EXACT``: source ``floor(f)``, ``f`` from half a step adding steps of ``n / m``
+  in double (``resizeNN_bitexact``), at most the last;
+- ``INTER_LINEAR_EXACT``: the position ``(x + 0.5) / inv_scale - 0.5`` in double, its fraction
+  in shorts of 256, positions before the first pixel or past the last moved onto it; the
+  rows' sum of the columns' sums in units of 2^-16, rounded half up (``resize_bitExact``).
 
 Example:
     >>> small, down, up = downscale_stages(4, 4, 0.5, INTER_AREA, INTER_LINEAR, 3)
@@ -31,12 +36,15 @@ Example:
 from __future__ import annotations
 
 import functools
+import itertools
 
 import numpy as np
 
 #: OpenCV's interpolation codes that Downscale's pairs take here
 INTER_NEAREST, INTER_LINEAR, INTER_CUBIC, INTER_AREA, INTER_LANCZOS4 = 0, 1, 2, 3, 4
-RESIZE_INTERPOLATIONS = (INTER_NEAREST, INTER_LINEAR, INTER_CUBIC, INTER_AREA, INTER_LANCZOS4)
+INTER_LINEAR_EXACT, INTER_NEAREST_EXACT = 5, 6
+RESIZE_INTERPOLATIONS = (INTER_NEAREST, INTER_LINEAR, INTER_CUBIC, INTER_AREA, INTER_LANCZOS4,
+                         INTER_LINEAR_EXACT, INTER_NEAREST_EXACT)
 #: OpenCV's INTER_RESIZE_COEF_SCALE: 8-bit weights in shorts of 2048
 COEF_SCALE = 2048
 _S45 = 0.70710678118654752440084436210485
@@ -123,6 +131,20 @@ def stage_axis(n: int, m: int, inv_scale: float, interpolation: int, mode: int,
     if mode == _NEAREST:
         s = np.minimum(np.floor(x * scale), n - 1).astype(np.int64)
         return s, np.ones((m, 1), np.float32)
+    if mode == _NEAREST_EXACT:  # (resizeNN_bitexact: n / m in double, added up from half of it)
+        step = n / m
+        f = np.fromiter(itertools.accumulate(itertools.repeat(step, m - 1), initial=step * 0.5),
+                        np.float64, m)
+        return np.minimum(np.floor(f), n - 1).astype(np.int64), np.ones((m, 1), np.float32)
+    if mode == _LINEAR_EXACT:  # (resize_bitExact: the fraction in shorts of 256, edges moved)
+        f = scale * (x + 0.5) - 0.5
+        iv = np.floor(f).astype(np.int64)
+        c1 = np.rint((f - iv) * 256)
+        lo = (iv < 0) | (n <= 1)
+        hi = ~lo & (iv >= n - 1)
+        c1 = np.where(lo | hi, 0, c1)
+        start = np.where(lo, 0, np.where(hi, n - 1, iv))
+        return start, np.stack([256 - c1, c1], 1).astype(np.float32)
     if mode in (_AREA_FAST, _AREA_FAST2):
         return _area_fast_axis(n, m, int(round(scale)))
     if mode == _AREA:
@@ -163,7 +185,9 @@ def stage_axis(n: int, m: int, inv_scale: float, interpolation: int, mode: int,
 #:                 last, rounded half to even
 #:   ROUND_FLOAT   a float sum rounded half to even (area, nearest, a copy; cubic of 1, 3 and
 #:                 4 channels, which OpenCV 5 computes in float: float weights, float sums)
-ROUND_EXACT, ROUND_LINEAR, ROUND_CUBIC, ROUND_FLOAT = range(4)
+#:   ROUND_EXACT8  INTER_LINEAR_EXACT's bit-exact fixed point: weights in shorts of 256, the
+#:                 rows' sum in units of 2^-16, (sum + 2^15) >> 16
+ROUND_EXACT, ROUND_LINEAR, ROUND_CUBIC, ROUND_FLOAT, ROUND_EXACT8 = range(5)
 
 
 def float_cubic(size: tuple[int, int], channels: int) -> bool:
@@ -178,7 +202,9 @@ def stage_rounding(mode: int, interpolation: int, channels: int, floats: bool = 
     ``channels`` (OpenCV's 2 x 2 area mean has vector code for 1, 3 and 4 channels only)."""
     if mode == _AREA_FAST2:
         return ROUND_EXACT if channels in (1, 3, 4) else ROUND_FLOAT
-    if mode in (_COPY, _NEAREST, _AREA_FAST, _AREA):
+    if mode == _LINEAR_EXACT:
+        return ROUND_EXACT8
+    if mode in (_COPY, _NEAREST, _NEAREST_EXACT, _AREA_FAST, _AREA):
         return ROUND_FLOAT
     if mode == _AREA_LINEAR or interpolation == INTER_LINEAR:
         return ROUND_LINEAR
@@ -187,7 +213,8 @@ def stage_rounding(mode: int, interpolation: int, channels: int, floats: bool = 
     return ROUND_EXACT
 
 
-_COPY, _NEAREST, _AREA_FAST, _AREA_FAST2, _AREA, _AREA_LINEAR, _KERNEL = range(7)
+(_COPY, _NEAREST, _AREA_FAST, _AREA_FAST2, _AREA, _AREA_LINEAR, _KERNEL, _NEAREST_EXACT,
+ _LINEAR_EXACT) = range(9)
 
 
 def stage_modes(size: tuple[int, int], dsize: tuple[int, int], inv: tuple[float, float],
@@ -198,6 +225,10 @@ def stage_modes(size: tuple[int, int], dsize: tuple[int, int], inv: tuple[float,
         return _COPY
     if interpolation == INTER_NEAREST:
         return _NEAREST
+    if interpolation == INTER_NEAREST_EXACT:
+        return _NEAREST_EXACT
+    if interpolation == INTER_LINEAR_EXACT:
+        return _LINEAR_EXACT
     sx, sy = 1.0 / inv[0], 1.0 / inv[1]
     ix, iy = int(np.rint(sx)), int(np.rint(sy))
     fast = abs(sx - ix) < np.finfo(float).eps and abs(sy - iy) < np.finfo(float).eps
@@ -245,6 +276,8 @@ def apply_stage(img: np.ndarray, stage: tuple) -> np.ndarray:
     if rounding == ROUND_LINEAR:
         t = sum(np.floor(bi * (ti.astype(np.int64) >> 4) / 65536) for bi, ti in zip(b, taps))
         out = np.floor((t + 2) / 4)
+    elif rounding == ROUND_EXACT8:
+        out = np.floor((sum(bi * ti for bi, ti in zip(b, taps)) + 32768) / 65536)
     elif rounding == ROUND_CUBIC:
         f = [np.float32(bi) * np.float32(2.0 ** -22) for bi in b]
         acc = (taps[3].astype(np.float32) * f[3]).astype(np.float32)
@@ -269,7 +302,7 @@ TABLE_HEAD = 8
 
 #: how the device adds a stage's rows (kernels_cl/colour_pass.cl's CP_RS_*): ROUND_* but
 #: ROUND_EXACT split into fixed point (Lanczos) and the area's 2 x 2 means (float, half up)
-KIND_FIXED, KIND_LINEAR, KIND_CUBIC, KIND_FLOAT, KIND_HALF = range(5)
+KIND_FIXED, KIND_LINEAR, KIND_CUBIC, KIND_FLOAT, KIND_HALF, KIND_EXACT8 = range(6)
 
 
 def stage_kind(stage: tuple) -> int:
@@ -277,13 +310,14 @@ def stage_kind(stage: tuple) -> int:
     rounding = stage[2]
     if rounding == ROUND_EXACT:
         return KIND_FIXED if stage_fixed(stage) else KIND_HALF
-    return {ROUND_LINEAR: KIND_LINEAR, ROUND_CUBIC: KIND_CUBIC}.get(rounding, KIND_FLOAT)
+    return {ROUND_LINEAR: KIND_LINEAR, ROUND_CUBIC: KIND_CUBIC,
+            ROUND_EXACT8: KIND_EXACT8}.get(rounding, KIND_FLOAT)
 
 
 def stage_fixed(stage: tuple) -> bool:
     """Whether a stage's weights are OpenCV's fixed-point shorts (at most 8 taps a side)."""
     (_, wx), _, rounding = stage
-    return rounding in (ROUND_LINEAR, ROUND_CUBIC) or (rounding == ROUND_EXACT
+    return rounding in (ROUND_LINEAR, ROUND_CUBIC, ROUND_EXACT8) or (rounding == ROUND_EXACT
                                                         and wx.shape[1] == 8)
 
 
