@@ -1016,6 +1016,14 @@ inline __attribute__((always_inline)) uint wk_flare_ay2(int y, int cy) {
 
 /* `...` for channels c = 0, 1, 2 as copies, not a loop (see WK_EACH_C) */
 #define WK_FLARE_RGB(...) { { const int c = 0; __VA_ARGS__; } { const int c = 1; __VA_ARGS__; } { const int c = 2; __VA_ARGS__; } }
+/* an integer value over d (a constant) as a float, correctly rounded (albumentations' float32
+ * conversion: a table of float32(level) / 255, numpy's division for uint16): the product by
+ * the reciprocal corrected once by its remainder, exact in a fused multiply-add */
+inline __attribute__((always_inline)) float8 wk_over8(float8 v, float d) {
+    const float8 q = v * (1.0f / d);
+    return wk_fma8(wk_fma8(-q, (float8)d, v), (float8)(1.0f / d), q);
+}
+
 /* (macros: in every build, for the flare, the fog, the rain and the snow's texture) channels
  * 0-2 of v as 8-bit levels in q, and back: floats rounded to levels of 255 (and
  * clipped) as albumentations' uint8 round trip */
@@ -1024,7 +1032,7 @@ inline __attribute__((always_inline)) uint wk_flare_ay2(int y, int cy) {
 #define WK_LEVELS_OUT(v, q) WK_FLARE_RGB((v)[c] = (q)[c])
 #else
 #define WK_LEVELS_IN(q, v) WK_FLARE_RGB((q)[c] = wk_clamp8(wk_rint8((v)[c] * 255.0f), 0.0f, 255.0f))
-#define WK_LEVELS_OUT(v, q) WK_FLARE_RGB((v)[c] = (q)[c] * (1.0f / 255.0f))
+#define WK_LEVELS_OUT(v, q) WK_FLARE_RGB((v)[c] = wk_over8((q)[c], 255.0f))
 #endif
 
 #if WK_COL_HEAVY & WK_COLG_FLARE
@@ -1262,22 +1270,13 @@ inline void wk_snow_tex8(float8 *v, __global const float *op, int2 at) {
 #if WK_COL_INT
         v[c] = L;
 #else   /* albumentations' float conversion: the level over 255, correctly rounded */
-        const float8 q = L * (1.0f / 255.0f);
-        v[c] = wk_fma8(wk_fma8(-q, (float8)255.0f, L), (float8)(1.0f / 255.0f), q);
+        v[c] = wk_over8(L, 255.0f);
 #endif
     }
 }
 #endif
 
 #if WK_COL_HEAVY & WK_COLG_PLASMA
-/* an integer level over the peak as a float, correctly rounded (albumentations' float32
- * conversion: a table of float32(level) / 255, numpy's division for uint16): the product by the
- * reciprocal corrected once by its remainder, exact in a fused multiply-add */
-inline __attribute__((always_inline)) float8 wk_over_peak8(float8 v) {
-    const float8 q = v * (1.0f / WK_PEAK);
-    return wk_fma8(wk_fma8(-q, (float8)WK_PEAK, v), (float8)(1.0f / WK_PEAK), q);
-}
-
 /* the plasma pattern of a WK_COL_PLASMA or WK_COL_PLASMA_MEAN operation at 8 pixels of row
  * at.y from column at.x (plasma.cl's area, padded by 8 floats past its last row) */
 inline __attribute__((always_inline)) float8 wk_plasma_at8(__global const float *op, int2 at) {
@@ -1303,7 +1302,7 @@ inline __attribute__((always_inline)) void wk_plasma8(float8 *v, int C, __global
     const float8 w = contrast ? wk_clamp8(P * op[7], 0.0f, 1.0f) + 1.0f : (float8)1.0f;
     const float8 shift = mean * (1.0f - w);
 #if WK_COL_INT
-    WK_EACH_C(float8 x = wk_fmin8(wk_over_peak8(v[c]) + add, (float8)1.0f);
+    WK_EACH_C(float8 x = wk_fmin8(wk_over8(v[c], WK_PEAK) + add, (float8)1.0f);
               if (contrast) x = wk_clamp8(wk_fmin8(x * w, (float8)1.0f) + shift, 0.0f, 1.0f);
               v[c] = wk_col_clip(wk_rint8(x * WK_PEAK)));
 #else

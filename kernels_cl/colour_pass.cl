@@ -2617,7 +2617,7 @@ __kernel void colour_mean(__global const X_T *restrict S, int Ho, int Wo,
             if (plasma) {
                 const float8 add = wk_clamp8(wk_plasma_at8(pop, (int2)(x, y)) * pop[6], 0.0f, 1.0f);
 #if WK_COL_INT
-                WK_EACH_C(all += live ? wk_fmin8(wk_over_peak8(v[c]) + add, (float8)1.0f) : 0.0f);
+                WK_EACH_C(all += live ? wk_fmin8(wk_over8(v[c], WK_PEAK) + add, (float8)1.0f) : 0.0f);
 #else
                 WK_EACH_C(all += live ? wk_fmin8(v[c] + add, (float8)1.0f) : 0.0f);
 #endif

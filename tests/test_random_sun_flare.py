@@ -30,12 +30,18 @@ def _theirs(img: np.ndarray, step: dict, t: W.RandomSunFlare) -> np.ndarray:
 def _same(got: np.ndarray, want: np.ndarray) -> None:
     """The same levels but for blends that land on a half, which albumentations' SIMD sum
     (simsimd's, chosen per CPU) may round the other way: within a level, and the same on all
-    but 1 value in 1000 (every value on this project's CPUs); float32 as levels / 255."""
+    but 1 value in 1000 (every value on this project's CPUs); float32 as levels / 255,
+    correctly rounded as albumentations' table has them."""
     assert got.dtype == want.dtype and got.shape == want.shape
     scale = 255.0 if got.dtype == np.float32 else 1.0
     diff = np.abs(got.astype(np.float64) - want) * scale
     assert diff.max() <= 1 + 1e-3 and (diff > 1e-3).mean() <= 1e-3, \
         (diff.max(), (diff > 1e-3).mean())
+    if got.dtype == np.float32:
+        # levels of 255 both, each the correctly rounded float32(level) / 255 of
+        # albumentations' table (IEEE division: the same on every CPU)
+        np.testing.assert_array_equal(
+            got, np.rint(got.astype(np.float64) * 255).astype(np.float32) / np.float32(255))
 
 
 @pytest.mark.parametrize("photo", list(PHOTOS))
