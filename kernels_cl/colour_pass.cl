@@ -2004,7 +2004,7 @@ inline void cp_gather8(__global const X_T *S, int Ho, int Wo, int b, int xo, int
  * (Wo, Ho entries of 1 + fu). Fixed-point weights are whole shorts of 2048 (OpenCV's
  * INTER_RESIZE_COEF_SCALE): a column sum is then a whole number, exact in float. Rows are
  * added from the last tap to the first (OpenCV's order where it matters: CP_RS_CUBIC). */
-#define CP_RS_FIXED 0  /* (sum + 2^21) >> 22 in 64 bits (Lanczos: OpenCV's exact fixed point) */
+#define CP_RS_FIXED 0  /* (engine/resize8.ROUND_*, the same numbers) (sum + 2^21) >> 22, Lanczos */
 #define CP_RS_LINEAR 1 /* OpenCV's VResizeLinearVec_32s8u: ((w (s >> 4)) >> 16 summed + 2) >> 2 */
 #define CP_RS_CUBIC 2  /* its VResizeCubicVec_32s8u: float sum of s (w 2^-22) */
 #define CP_RS_FLOAT 3  /* the float sum rounded half to even */

@@ -119,6 +119,10 @@ def test_small_cases_on_every_device_and_oclgrind(small_queue):
     check_small_cases(img, geo, cases, small_queue)
 
 
+#: resize8 follows OpenCV 5 (its cubic of 1, 3 and 4 channels in float): OpenCV 4's fixed point
+#: puts a few percent of cubic values a level apart (within the level every test allows)
+OPENCV5 = int(cv2.__version__.split(".")[0]) >= 5
+
 #: OpenCV's codes (nearest, linear, cubic, area, Lanczos, linear exact, nearest exact) and every
 #: pair but nearest-nearest
 CODES = (0, 1, 2, 3, 4, 5, 6)
@@ -185,8 +189,8 @@ def test_stages_are_opencvs_resizes():
                 assert diff.max() == 0, what
             else:
                 assert diff.max() <= 1, what
-                most = 1e-3 if how in (2, 4) else (0.05 if min(h, w, *small.shape[:2]) >= 8
-                                                   else 0.1)
+                most = 1e-3 if how == 4 or (how == 2 and OPENCV5) else \
+                    (0.05 if min(h, w, *small.shape[:2]) >= 8 else 0.1)
                 assert (diff > 0).mean() <= most, what
 
 
@@ -223,7 +227,8 @@ def test_tables_refuse_what_they_cannot_hold():
         {"scale": 0.3}, 3, 255.0)[0]
     table = rescale_tables([None, ops], 40, 20, 3)[1]
     assert table.shape[0] == 2 and not table[1].any()
-    assert table[0, :8].tolist() == [12, 6, 4, 2, resize8.KIND_FLOAT, resize8.KIND_LINEAR, 0, 0]
+    assert table[0, :8].tolist() == [12, 6, 4, 2, resize8.ROUND_FLOAT, resize8.ROUND_LINEAR, 0,
+                                     0]
     ops[0, 1:4] = split(1e-5)
     with pytest.raises(ValueError, match="a downscale's taps for an output of 3000 x 3000"):
         rescale_tables([None, ops], 3000, 3000, 3)

@@ -173,11 +173,9 @@ def stage_axis(n: int, m: int, inv_scale: float, interpolation: int, mode: int,
     return sx - ksize // 2 + 1, iw.astype(np.float32)
 
 
-#: how a stage rounds its rows' sum into a level (the vertical step of OpenCV's 8-bit resize,
-#: as its SSE code computes it on x86-64):
-#:   ROUND_EXACT   fixed point, (sum + 2^21) >> 22 (Lanczos; also resizeAreaFast's 2 x 2 mean,
-#:                 (sum + 2) >> 2, with weights of 1/2; its cells cut by the image's edge, a
-#:                 tap on that side, take the mean of their pixels rounded half to even)
+#: how a stage adds its rows' sums and rounds them into a level (the vertical step of OpenCV's
+#: 8-bit resize, as its SSE code computes it on x86-64; kernels_cl/colour_pass.cl's CP_RS_*):
+#:   ROUND_FIXED   fixed point, (sum + 2^21) >> 22 in 64 bits (Lanczos)
 #:   ROUND_LINEAR  VResizeLinearVec_32s8u: each row's sum shifted right by 4, times its weight's
 #:                 high 16 bits (v_mul_hi), the two added, (t + 2) >> 2
 #:   ROUND_CUBIC   VResizeCubicVec_32s8u (OpenCV 5's cubic of 2 channels or sides under 4):
@@ -185,9 +183,15 @@ def stage_axis(n: int, m: int, inv_scale: float, interpolation: int, mode: int,
 #:                 last, rounded half to even
 #:   ROUND_FLOAT   a float sum rounded half to even (area, nearest, a copy; cubic of 1, 3 and
 #:                 4 channels, which OpenCV 5 computes in float: float weights, float sums)
+#:   ROUND_HALF    resizeAreaFast's 2 x 2 means, (sum + 2) >> 2: weights of 1/2, the float sum
+#:                 plus 1/2 floored; its cells cut by the image's edge (a tap on that side)
+#:                 take the mean of their pixels rounded half to even
 #:   ROUND_EXACT8  INTER_LINEAR_EXACT's bit-exact fixed point: weights in shorts of 256, the
 #:                 rows' sum in units of 2^-16, (sum + 2^15) >> 16
-ROUND_EXACT, ROUND_LINEAR, ROUND_CUBIC, ROUND_FLOAT, ROUND_EXACT8 = range(5)
+(ROUND_FIXED, ROUND_LINEAR, ROUND_CUBIC, ROUND_FLOAT, ROUND_HALF,
+ ROUND_EXACT8) = range(6)
+#: the roundings whose weights are OpenCV's fixed-point shorts (whole numbers; at most 8 taps)
+FIXED_ROUNDINGS = (ROUND_FIXED, ROUND_LINEAR, ROUND_CUBIC, ROUND_EXACT8)
 
 
 def float_cubic(size: tuple[int, int], channels: int) -> bool:
@@ -201,7 +205,7 @@ def stage_rounding(mode: int, interpolation: int, channels: int, floats: bool = 
     """The rounding (ROUND_*) of a stage of ``mode`` by ``interpolation`` on an image of
     ``channels`` (OpenCV's 2 x 2 area mean has vector code for 1, 3 and 4 channels only)."""
     if mode == _AREA_FAST2:
-        return ROUND_EXACT if channels in (1, 3, 4) else ROUND_FLOAT
+        return ROUND_HALF if channels in (1, 3, 4) else ROUND_FLOAT
     if mode == _LINEAR_EXACT:
         return ROUND_EXACT8
     if mode in (_COPY, _NEAREST, _NEAREST_EXACT, _AREA_FAST, _AREA):
@@ -210,7 +214,7 @@ def stage_rounding(mode: int, interpolation: int, channels: int, floats: bool = 
         return ROUND_LINEAR
     if interpolation == INTER_CUBIC:
         return ROUND_FLOAT if floats else ROUND_CUBIC
-    return ROUND_EXACT
+    return ROUND_FIXED
 
 
 (_COPY, _NEAREST, _AREA_FAST, _AREA_FAST2, _AREA, _AREA_LINEAR, _KERNEL, _NEAREST_EXACT,
@@ -286,9 +290,9 @@ def apply_stage(img: np.ndarray, stage: tuple) -> np.ndarray:
         out = np.rint(acc)
     else:
         total = sum(bi * ti for bi, ti in zip(b, taps))
-        if stage_fixed(stage):
+        if rounding == ROUND_FIXED:
             out = np.floor(total / 2.0 ** 22 + 0.5)
-        elif rounding == ROUND_EXACT:  # (the area's 2 x 2 means; cells cut by the edge: rint)
+        elif rounding == ROUND_HALF:  # (cells cut by the edge: rint)
             whole = (wy[:, 1] != 0)[:, None, None] & (wx[:, 1] != 0)[None, :, None]
             out = np.where(whole, np.floor(total + 0.5), np.rint(total))
         else:
@@ -300,27 +304,6 @@ def apply_stage(img: np.ndarray, stage: tuple) -> np.ndarray:
 TABLE_HEAD = 8
 
 
-#: how the device adds a stage's rows (kernels_cl/colour_pass.cl's CP_RS_*): ROUND_* but
-#: ROUND_EXACT split into fixed point (Lanczos) and the area's 2 x 2 means (float, half up)
-KIND_FIXED, KIND_LINEAR, KIND_CUBIC, KIND_FLOAT, KIND_HALF, KIND_EXACT8 = range(6)
-
-
-def stage_kind(stage: tuple) -> int:
-    """The device's KIND_* of a stage."""
-    rounding = stage[2]
-    if rounding == ROUND_EXACT:
-        return KIND_FIXED if stage_fixed(stage) else KIND_HALF
-    return {ROUND_LINEAR: KIND_LINEAR, ROUND_CUBIC: KIND_CUBIC,
-            ROUND_EXACT8: KIND_EXACT8}.get(rounding, KIND_FLOAT)
-
-
-def stage_fixed(stage: tuple) -> bool:
-    """Whether a stage's weights are OpenCV's fixed-point shorts (at most 8 taps a side)."""
-    (_, wx), _, rounding = stage
-    return rounding in (ROUND_LINEAR, ROUND_CUBIC, ROUND_EXACT8) or (rounding == ROUND_EXACT
-                                                        and wx.shape[1] == 8)
-
-
 def table_size(wo: int, ho: int, down_taps: int, up_taps: int) -> int:
     """The floats of one item's table (:func:`downscale_table`) for an output of ``wo`` x ``ho``
     whose stages have at most ``down_taps`` and ``up_taps`` taps a side."""
@@ -330,12 +313,12 @@ def table_size(wo: int, ho: int, down_taps: int, up_taps: int) -> int:
 def downscale_table(stages: list, wo: int, ho: int, down_taps: int, up_taps: int
                     ) -> np.ndarray:
     """One item's taps (:func:`downscale_stages`' result) as colour_pass.cl's RT reads them:
-    the head (ws, hs, the taps a side of each stage, their kinds, two spare), then the small image's columns and rows (``wo`` and ``ho`` entries of ``1 +
+    the head (ws, hs, the taps a side of each stage, their roundings, two spare), then the small image's columns and rows (``wo`` and ``ho`` entries of ``1 +
     down_taps`` floats: the first tap's index, the weights), the output's columns and rows
     (entries of ``1 + up_taps``)."""
     (ws, hs), first, second = stages
     out = np.zeros(table_size(wo, ho, down_taps, up_taps), np.float32)
-    out[:TABLE_HEAD] = [ws, hs, down_taps, up_taps, stage_kind(first), stage_kind(second), 0, 0]
+    out[:TABLE_HEAD] = [ws, hs, down_taps, up_taps, first[2], second[2], 0, 0]
     at = TABLE_HEAD
     for stage, taps in ((first, down_taps), (second, up_taps)):
         for (start, w), n in zip(stage[:2], (wo, ho)):
