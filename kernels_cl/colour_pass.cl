@@ -2036,7 +2036,8 @@ inline void cp_gather8(__global const X_T *S, int Ho, int Wo, int b, int xo, int
         } \
         for (int q = 0; q < (N); q++) l[q] = LEVEL; \
     } while (0)
-#define CP_RS_STAGE(kind, N, taps, wts, ROW, VAL, half) \
+/* ... by each kind but CP_RS_HALF (the area's means always take colour_rescale's float path) */
+#define CP_RS_STAGE(kind, N, taps, wts, ROW, VAL) \
     do { \
         if ((kind) == CP_RS_LINEAR) \
             CP_RS_ADD(int, a[q] += ((int)w * ((int)h >> 4)) >> 16, \
@@ -2053,9 +2054,8 @@ inline void cp_gather8(__global const X_T *S, int Ho, int Wo, int b, int xo, int
             CP_RS_ADD(float, a[q] += h * (w * 0x1.0p-22f), clamp(rint(a[q]), 0.0f, 255.0f), N, \
                       taps, wts, ROW, VAL); \
         else \
-            CP_RS_ADD(float, a[q] += h * w, \
-                      clamp((kind) == CP_RS_HALF && (half) ? floor(a[q] + 0.5f) : rint(a[q]), \
-                            0.0f, 255.0f), N, taps, wts, ROW, VAL); \
+            CP_RS_ADD(float, a[q] += h * w, clamp(rint(a[q]), 0.0f, 255.0f), N, taps, wts, \
+                      ROW, VAL); \
     } while (0)
 
 #if !WK_ONE_KERNEL || defined(WK_KERNEL_colour_rescale)
@@ -2146,8 +2146,7 @@ __kernel void colour_rescale(__global const X_T *restrict S, int Ho, int Wo,
         __global const float *ey = rt + 8 + (long)(Wo + ys) * (1 + fd);
         const int x0 = (int)ex[0], y0 = (int)ey[0];
         float l[CH], hc[CH];
-        /* (the area's cells cut by the edge have a tap a side there: rounded to even) */
-        CP_RS_STAGE(kind, CH, fd, ey + 1, CP_RS_COLS, CP_RS_H, ex[2] != 0.0f && ey[2] != 0.0f);
+        CP_RS_STAGE(kind, CH, fd, ey + 1, CP_RS_COLS, CP_RS_H);
         for (int c = 0; c < CH; c++) SM[(((long)b * Ho + ys) * Wo + xs) * CH + c] = l[c];
     }
     barrier(CLK_GLOBAL_MEM_FENCE);
@@ -2195,7 +2194,7 @@ inline void cp_rescale8(__global const float *SR, __global const float *rt, int 
     const int y0 = (int)ey[0], m = n * CH;
     float l[32];
     if (n < 8)
-        CP_RS_STAGE(kind, 8 * CH, fu, ey + 1, CP_RS_UP_AT, CP_RS_UP, 0);
+        CP_RS_STAGE(kind, 8 * CH, fu, ey + 1, CP_RS_UP_AT, CP_RS_UP);
     else if (kind == CP_RS_LINEAR)
         CP_RS_ADD8(int8, a[k] += ((int)w * (convert_int8(h) >> 4)) >> 16,
                    clamp(convert_float8((a[k] + 2) >> 2), 0.0f, 255.0f));

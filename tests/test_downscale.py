@@ -197,9 +197,9 @@ def test_stages_are_opencvs_resizes():
 def test_device_is_the_stages(queue):
     """The device's two resamplings are resize8's stages computed in numpy, within a level on
     5 values in 10^3 (float sums in float32 there, float64 here: a level apart in the small
-    image moves a few of the output's), for every pair, a ragged
-    batch of photos mixing the pairs with nearest-nearest ones (a gather and two resamplings
-    in one pass), each sample as alone."""
+    image moves a few of the output's): a ragged batch of photos, each sample's pair drawn
+    from all 49 (nearest-nearest's gather and two resamplings in one pass), each sample as
+    alone. (test_pairs_equal_albumentations meets every pair.)"""
     photos = [COFFEE, ASTRO, skimage.data.chelsea()[::2, ::2].copy()]
     pipe = W.Compose([W.Resize((97, 131)), W.OneOf([
         W.Downscale(scale_range=(0.2, 0.9), interpolation_pair={"downscale": d, "upscale": u},

@@ -409,10 +409,8 @@ def pass_kinds(passes: list[np.ndarray]) -> tuple[int, ...]:
                  | PASS_MOTION * bool(np.isin(p[:, 0], (COL_MOTION, COL_CONV, COL_TAPS)).any())
                  | PASS_MEDIAN * bool((p[:, 0] == COL_MEDIAN).any())
                  | PASS_CLAHE * bool(np.isin(p[:, 0], (COL_CLAHE, COL_EQUALIZE)).any())
-                 | PASS_GATHER * bool(((p[:, 0] == COL_DOWNSCALE) & (p[:, 4] == 0)
-                                     & (p[:, 5] == 0)).any())
-                 | PASS_RESCALE * bool(((p[:, 0] == COL_DOWNSCALE)
-                                       & ((p[:, 4] != 0) | (p[:, 5] != 0))).any())
+                 | PASS_GATHER * bool(((p[:, 0] == COL_DOWNSCALE) & ~_resamples(p)).any())
+                 | PASS_RESCALE * bool(((p[:, 0] == COL_DOWNSCALE) & _resamples(p)).any())
                  | PASS_JPEG * bool((p[:, 0] == COL_JPEG).any())
                  | PASS_PCA * bool((p[:, 0] == COL_PCA).any())
                  | PASS_UNSHARP * bool((p[:, 0] == COL_UNSHARP).any())
@@ -422,6 +420,13 @@ def pass_kinds(passes: list[np.ndarray]) -> tuple[int, ...]:
                  | PASS_GLASS * bool((p[:, 0] == COL_GLASS).any())
                  | PASS_GLASS_EXACT * bool(((p[:, 0] == COL_GLASS) & (p[:, 6] != 0)).any())
                  for p in passes[1:])
+
+
+def _resamples(words: np.ndarray) -> np.ndarray:
+    """Of COL_DOWNSCALE operations' words (..., 6 or more): which resample twice (words 4 and
+    5, the interpolation pair, not nearest both ways: colour_pass.cl's CP_RESCALES), the others
+    being a gather."""
+    return (words[..., 4] != 0) | (words[..., 5] != 0)
 
 
 def _passes_starting(passes: list[np.ndarray], code: int):
@@ -444,7 +449,7 @@ def downscale_tables(passes: list[np.ndarray], wo: int, ho: int) -> dict[int, np
     the operation (or another pair: :func:`rescale_tables`) get the identity."""
     out = {}
     for k, p, ops, rows in _passes_starting(passes, COL_DOWNSCALE):
-        rows = rows[(ops[rows, 0, 4] == 0) & (ops[rows, 0, 5] == 0)]
+        rows = rows[~_resamples(ops[rows, 0])]
         if not len(rows):
             continue
         idx = np.tile(np.r_[np.arange(wo), np.arange(ho)].astype(np.int32), (p.shape[0], 1))
@@ -470,7 +475,7 @@ def rescale_tables(passes: list[np.ndarray], wo: int, ho: int, channels: int
     for items without the operation."""
     out = {}
     for k, p, ops, rows in _passes_starting(passes, COL_DOWNSCALE):
-        rows = rows[(ops[rows, 0, 4] != 0) | (ops[rows, 0, 5] != 0)]
+        rows = rows[_resamples(ops[rows, 0])]
         if not len(rows):
             continue
         stages = {int(i): resize8.downscale_stages(wo, ho, joined(ops[i, 0, 1:4]),

@@ -121,9 +121,10 @@ def stage_axis(n: int, m: int, inv_scale: float, interpolation: int, mode: int,
                float_cubic: bool = True) -> tuple[np.ndarray, np.ndarray]:
     """One axis of one ``cv2.resize`` stage of an 8-bit image: ``n`` sources to ``m`` outputs at
     ``inv_scale`` (outputs a source pixel, as OpenCV holds it), by ``mode`` (what
-    :func:`stage_modes` chose for the stage; ``float_cubic``: :func:`float_cubic`'s). Returns (each output's first tap's source index,
-    which may lie before the first pixel: taps are read clamped to [0, n), as OpenCV reads
-    them; weights (m, taps) in float32, the fixed-point ones as whole shorts of 2048)."""
+    :func:`stage_modes` chose for the stage; ``float_cubic``: :func:`float_cubic`'s). Returns
+    (each output's first tap's source index, which may lie before the first pixel: taps are
+    read clamped to [0, n), as OpenCV reads them; weights (m, taps) in float32, the
+    fixed-point ones as whole shorts: of 2048, of 256 for ``INTER_LINEAR_EXACT``)."""
     x = np.arange(m, dtype=np.float64)
     scale = 1.0 / inv_scale
     if mode == _COPY:
@@ -313,9 +314,10 @@ def table_size(wo: int, ho: int, down_taps: int, up_taps: int) -> int:
 def downscale_table(stages: list, wo: int, ho: int, down_taps: int, up_taps: int
                     ) -> np.ndarray:
     """One item's taps (:func:`downscale_stages`' result) as colour_pass.cl's RT reads them:
-    the head (ws, hs, the taps a side of each stage, their roundings, two spare), then the small image's columns and rows (``wo`` and ``ho`` entries of ``1 +
-    down_taps`` floats: the first tap's index, the weights), the output's columns and rows
-    (entries of ``1 + up_taps``)."""
+    the head (ws, hs, the taps a side of each stage, their roundings, two spare), then the
+    small image's columns and rows (``wo`` and ``ho`` entries of ``1 + down_taps`` floats:
+    the first tap's index, the weights), the output's columns and rows (entries of ``1 +
+    up_taps``)."""
     (ws, hs), first, second = stages
     out = np.zeros(table_size(wo, ho, down_taps, up_taps), np.float32)
     out[:TABLE_HEAD] = [ws, hs, down_taps, up_taps, first[2], second[2], 0, 0]
