@@ -59,6 +59,7 @@ from ._dropout import (CoarseDropout, ConstrainedCoarseDropout, Erasing, Frequen
                        GridDropout, TimeMasking, XYMasking)
 from ._filters import AdvancedBlur, Defocus, GlassBlur, RingingOvershoot, UnsharpMask, ZoomBlur
 from ._pixel_dropout import PixelDropout
+from ._mask_dropout import MaskDropout
 from ._additive import AdditiveNoise
 from ._grid_shuffle import RandomGridShuffle
 from ._pixel import (AutoContrast, ChannelDropout, ChromaticAberration, Equalize, FancyPCA,
@@ -93,7 +94,7 @@ __all__ = ["AdditiveNoise", "AdvancedBlur", "Affine", "AtLeastOneBBoxRandomCrop"
            "FrequencyMasking", "FromFloat",
            "from_albumentations", "GaussianBlur", "GaussNoise", "GlassBlur", "GridDistortion", "GridDropout",
            "HorizontalFlip", "HueSaturationValue", "Illumination", "ImageCompression", "InvertImg", "ISONoise",
-           "KeypointParams", "LongestMaxSize", "MedianBlur", "MixUp", "Morphological", "Mosaic",
+           "KeypointParams", "LongestMaxSize", "MaskDropout", "MedianBlur", "MixUp", "Morphological", "Mosaic",
            "MotionBlur",
            "MultiplicativeNoise", "OneOf", "OpticalDistortion", "Pad", "PadIfNeeded",
            "Perspective", "PiecewiseAffine", "PixelDropout", "PlanckianJitter",

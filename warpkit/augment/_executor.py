@@ -28,6 +28,7 @@ from ._colour import colour_program
 from ._convert import convert_results, expand_inputs
 from ._dropout import _Dropout, has_dropout, hole_mask, in_holes, output_holes
 from ._lanes import draw_samples
+from ._mask_dropout import MaskDropout, drop_map, mask_readers, on_pixels
 from ._params import Targets
 from ._morph import Morphological, morph_steps
 from ._pixel_dropout import PixelDropout, fill_mask_drops, pixel_drops
@@ -441,6 +442,8 @@ def _apply(pipe, t: Targets, *, seed, index, epoch, params, queue, into=None) ->
                     raise ValueError("boxes cannot pass RandomGridShuffle: albumentations cuts "
                                      "each box into the pieces its tiles separate, which "
                                      "warpkit does not; give its pipeline no boxes")
+    # MaskDropout's steps: their objects come from the warped mask (its warp goes first)
+    readers = _mask_readers(pipe, plist, t.masks, groups, kind)
     # the holes in each output, for the targets only (the images' holes are colour operations)
     holes = _holes(pipe, plist, outs, t.masks, groups, kind) \
         if t.masks or groups or boxes or klists else None
@@ -461,7 +464,20 @@ def _apply(pipe, t: Targets, *, seed, index, epoch, params, queue, into=None) ->
     # the images' and masks' kernels run while the host moves the boxes and keypoints: their
     # results are taken after one wait (Mosaic's warps wait for their own)
     pending: list | None = [] if mosaic is None else None
+    mask_opts = _Opts(sampling._replace(interpolation=pipe.mask_interpolation, antialias=False,
+                                        fill=pipe.mask_fill if constant else 0),
+                      queue=queue, pending=None if readers else pending)
+
+    def warp_masks() -> None:
+        for name, m in t.masks.items():
+            out[name] = _warp_all(m, kind, mats, outs, mask_opts, as_mask=True,
+                                  chains=fielded) if mosaic is None \
+                else mosaic.warp(name, m, chains, outs, mask_opts, as_mask=True)
+
     try:
+        if readers:  # the masks first, then each MaskDropout's objects, then the images
+            warp_masks()
+            _see_masks(pipe, plist, outs, out["mask"], kind, readers)
         for name, x in t.images.items():
             channels, dtype = _channels_dtype(x, kind)
             colour = colour_program(pipe, plist, channels, dtype)
@@ -469,26 +485,21 @@ def _apply(pipe, t: Targets, *, seed, index, epoch, params, queue, into=None) ->
                          pending)
             out[name] = _warp_all(x, kind, mats, outs, opts, chains=fielded) \
                 if mosaic is None else mosaic.warp(name, x, chains, outs, opts)
-        mask_opts = _Opts(sampling._replace(interpolation=pipe.mask_interpolation,
-                                            antialias=False,
-                                            fill=pipe.mask_fill if constant else 0),
-                          queue=queue, pending=pending)
-        for name, m in t.masks.items():
-            out[name] = _warp_all(m, kind, mats, outs, mask_opts, as_mask=True,
-                                  chains=fielded) if mosaic is None \
-                else mosaic.warp(name, m, chains, outs, mask_opts, as_mask=True)
+        if not readers:
+            warp_masks()
         group_opts = mask_opts._replace(pending=None)  # (each group's masks: their arrays)
         for name, g in groups.items():
             res = [_warp_group(grp, mats[k], outs[k], None if fielded is None else fielded[k],
                                group_opts, pipe.mask_fill if constant else None)
                    for k, grp in enumerate(g)]
             out[name] = res[0] if single else res
+        objects = _object_maps(readers, outs)  # (MaskDropout's removed pixels)
         hole_masks = None if holes is None or not boxes else \
             [hole_mask(np.concatenate([r for r, _ in h]), o) if h else None
              for h, o in zip(holes, outs)]  # (the boxes' visible parts: only for boxes)
         for name, (rows, fields, extra) in boxes.items():
             moved = move_boxes(pipe, rows, fields, mats, sizes, outs, fielded, hole_masks,
-                               drops, morphs)
+                               drops, morphs, objects)
             kept = [b if not extra else np.concatenate([b, f.pop(_EXTRA)], 1)
                     for b, f in moved]
             out[name] = kept[0] if single else kept
@@ -499,14 +510,15 @@ def _apply(pipe, t: Targets, *, seed, index, epoch, params, queue, into=None) ->
         for name, klist in klists.items():
             _move_keypoints(pipe, out, name, klist,
                             kfields if name == "keypoints" else [None] * n, mats, outs,
-                            fielded, holes, single)
+                            fielded, holes, single, objects)
     finally:  # (also when something raised: the kernels may still read the call's arrays)
         for wait in pending or ():
             wait()
     for name in (*t.images, *t.masks):
         if callable(out[name]):
             out[name] = out[name]()
-    if (t.masks or groups) and not (holes is None and drops is None and morphs is None):
+    if (t.masks or groups) and not (holes is None and drops is None and morphs is None
+                                    and not readers):
         _each_mask(out, kind, [_mask_edits(pipe, p, o) for p, o in zip(plist, outs)],
                    [*t.masks, *groups], _edit_mask)
     out["matrix"] = mats[0] if single else mats
@@ -611,14 +623,19 @@ def _fields(given: dict, kind: str, n: int, counts: list[int], what: str) -> lis
 
 
 def _move_keypoints(pipe, out: dict, name: str, klist: list, fields: list, mats, outs,
-                    fielded, holes, single: bool) -> None:
+                    fielded, holes, single: bool, objects: list | None = None) -> None:
     """One keypoints target moved into ``out`` with its label fields (:func:`_fields`), in
-    step with it; without remove_invisible, all of them and ``<name>_visible``."""
+    step with it; without remove_invisible, all of them and ``<name>_visible``. Those in
+    dropout's ``holes`` or on MaskDropout's removed pixels (``objects``: :func:`_object_maps`)
+    become invisible."""
     moved = move_keypoint_lists(klist, mats, fielded, outs, pipe.keypoint_format)
+    ix, iy = pipe.keypoint_format.find("x"), pipe.keypoint_format.find("y")
     if holes is not None:
-        ix, iy = pipe.keypoint_format.find("x"), pipe.keypoint_format.find("y")
         moved = [(k, v & ~in_holes(k[:, ix], k[:, iy], np.concatenate([r for r, _ in h])))
                  if h and len(k) else (k, v) for (k, v), h in zip(moved, holes)]
+    if objects is not None:
+        moved = [(k, v & ~on_pixels(k[:, ix], k[:, iy], maps)) if maps and len(k) else (k, v)
+                 for (k, v), maps in zip(moved, objects)]
     if pipe.remove_invisible:
         points = [k[v] for k, v in moved]
         fields = [None if f is None else select(f, v) for f, (_, v) in zip(fields, moved)]
@@ -677,13 +694,21 @@ def _morphs(pipe, plist: list, masks: dict, groups: dict, kind: str) -> list | N
     return steps
 
 
-def _mask_edits(pipe, params: dict, out: tuple[int, int]) -> list[Callable[[np.ndarray], None]]:
+def _mask_edits(pipe, params: dict, out: tuple[int, int], until: dict | None = None
+                ) -> list[Callable[[np.ndarray], None]]:
     """A sample's changes to its warped masks, in the pipeline's order (in place): dropout's
     holes filled with their fill_mask, PixelDropout's mask_drop_value, Morphological's
-    filter."""
+    filter, MaskDropout's objects filled with its fill_mask; those of the steps before the one
+    whose parameters are ``until`` where given."""
     edits: list[Callable[[np.ndarray], None]] = []
     for step, p in pipe.applied_steps(params):
-        if isinstance(step, _Dropout):
+        if p is until:
+            break
+        if isinstance(step, MaskDropout):
+            if p["holes"] and step.fill_mask is not None:
+                edits.append(functools.partial(_fill_objects, holes=p["holes"],
+                                               value=step.fill_mask))
+        elif isinstance(step, _Dropout):
             holes = output_holes(step, p, out)
             if holes:
                 edits.append(functools.partial(_fill_holes, sample=holes))
@@ -692,6 +717,60 @@ def _mask_edits(pipe, params: dict, out: tuple[int, int]) -> list[Callable[[np.n
         elif isinstance(step, Morphological):
             edits.append(functools.partial(_morph_in_place, step))
     return edits
+
+
+def _fill_objects(m: np.ndarray, holes: list, value: float) -> None:
+    """MaskDropout's objects (their runs, ``holes``) set to ``value`` in a warped mask."""
+    m[drop_map(holes, (m.shape[1], m.shape[0]))] = value
+
+
+def _mask_readers(pipe, plist: list, masks: dict, groups: dict, kind: str) -> list:
+    """Each sample's applied MaskDropout steps (:func:`mask_readers`; an empty list where
+    the call has none), checked before any launch: the call's ``mask`` on the host, of one
+    channel, and the masks its fill_mask fills on the host."""
+    if not contains(pipe, MaskDropout):
+        return []
+    readers = mask_readers(pipe, plist)
+    if not any(readers):
+        return []
+    if "mask" not in masks:
+        raise ValueError("MaskDropout finds its objects in the call's mask: give mask= (as "
+                         "albumentations reads data['mask'])")
+    _host_masks({"mask": masks["mask"]}, {}, kind, set(), "MaskDropout's mask")
+    for m, batched in _mask_items({"mask": masks["mask"]}, {}, kind):
+        shape = tuple(m.shape)[1:] if batched else tuple(m.shape)
+        if not (len(shape) == 2 or (len(shape) == 3 and shape[2] == 1)):
+            raise ValueError(f"MaskDropout finds objects in a mask of one channel, (H, W) or "
+                             f"(H, W, 1), got mask of shape {tuple(m.shape)}")
+    if any(s.fill_mask is not None for r in readers for s, _ in r):
+        _host_masks(masks, groups, kind, set(), "MaskDropout's fill_mask")
+    return readers
+
+
+def _see_masks(pipe, plist: list, outs: list, res: Any, kind: str, readers: list) -> None:
+    """Each MaskDropout step's objects from the warped ``mask`` (``res``) as the steps before
+    it leave it: their parameters completed in place (MaskDropout.see_mask)."""
+    for k, steps in enumerate(readers):
+        if not steps:
+            continue
+        m = res if kind == "single" else res[k]
+        m = m.numpy() if _is_torch(m) else np.asarray(m)
+        for step, p in steps:
+            edits = _mask_edits(pipe, plist[k], outs[k], until=p)
+            seen = m
+            if edits:
+                seen = m.copy()
+                _edit_mask(seen, edits)
+            step.see_mask(p, seen)
+
+
+def _object_maps(readers: list, outs: list) -> list | None:
+    """Each sample's MaskDropout steps' removed pixels ((H, W) bool maps, in order; None
+    where the call has no such step)."""
+    if not readers:
+        return None
+    return [[drop_map(p["holes"], o) for _, p in steps if p["holes"]]
+            for steps, o in zip(readers, outs)]
 
 
 def _morph_in_place(step: Morphological, m: np.ndarray) -> None:

@@ -16,7 +16,7 @@ Example:
 from __future__ import annotations
 
 import math
-from typing import Any
+from typing import Any, Callable
 
 import numpy as np
 
@@ -130,6 +130,20 @@ def dropped_box_pixels(xyxy: np.ndarray, out: tuple[int, int],
     """For each box (K, 4 pixel edges in an output of ``out`` = (width, height)), the whole
     pixels x1 <= x <= x2, y1 <= y <= y2 of the output that none of ``drops`` (the steps
     without per_channel) drops, as albumentations counts them."""
+    def kept(shape: tuple[int, int], origin: tuple[int, int]) -> np.ndarray:
+        k = np.ones(shape, bool)
+        for step, key in drops:
+            k &= ~_dropped(shape, origin, key, step.dropout_prob, IMAGE_TAG, None)
+        return k
+    return box_pixels_left(xyxy, out, kept)
+
+
+def box_pixels_left(xyxy: np.ndarray, out: tuple[int, int],
+                    kept: Callable[[tuple[int, int], tuple[int, int]], np.ndarray]
+                    ) -> np.ndarray:
+    """For each box (K, 4 pixel edges in an output of ``out`` = (width, height)), how many of
+    its whole pixels x1 <= x <= x2, y1 <= y <= y2 (albumentations' count) are kept:
+    ``kept(shape, (row, column))`` says which of that window of the output are, (H, W) bool."""
     counts = np.zeros(len(xyxy), np.int64)
     if not len(xyxy):
         return counts
@@ -143,11 +157,8 @@ def dropped_box_pixels(xyxy: np.ndarray, out: tuple[int, int],
         return counts
     ox, oy = int(x0[live].min()), int(y0[live].min())
     shape = (int(y1[live].max()) - oy, int(x1[live].max()) - ox)
-    kept = np.ones(shape, bool)
-    for step, key in drops:
-        kept &= ~_dropped(shape, (oy, ox), key, step.dropout_prob, IMAGE_TAG, None)
     table = np.zeros((shape[0] + 1, shape[1] + 1), np.int64)  # the summed-area table
-    table[1:, 1:] = kept.cumsum(0).cumsum(1)
+    table[1:, 1:] = kept(shape, (oy, ox)).cumsum(0).cumsum(1)
     a, b, c, d = y0 - oy, y1 - oy, x0 - ox, x1 - ox
     sums = table[b, d] - table[a, d] - table[b, c] + table[a, c]
     counts[live] = sums[live]

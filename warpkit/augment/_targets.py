@@ -13,7 +13,7 @@ import numpy as np
 from .. import geometry
 from ._dropout import boxes_past_holes
 from ._morph import morph_boxes
-from ._pixel_dropout import dropped_box_pixels
+from ._pixel_dropout import box_pixels_left, dropped_box_pixels
 from ..engine.chain import fields_of, forward_jacobians, forward_points, merge
 
 
@@ -168,7 +168,7 @@ def box_rows(boxes: Any, what: str = "boxes") -> np.ndarray:
 
 
 def move_boxes(pipe, blist, llist, mats, sizes, outs, chains=None, holes=None,
-               drops=None, morphs=None) -> list:
+               drops=None, morphs=None, objects=None) -> list:
     """[(kept boxes, kept labels)] per sample, of :func:`box_rows` (``blist``) and their labels,
     one per box (both checked by the caller): every sample's boxes mapped in one call (its own
     matrix each), clipped to its output, and dropped below min_visibility / min_area. Through
@@ -180,7 +180,9 @@ def move_boxes(pipe, blist, llist, mats, sizes, outs, chains=None, holes=None,
     goes where too few of its pixels are left (min_area, min_visibility of its area), as
     albumentations counts them; steps with per_channel leave boxes as they are. ``morphs``:
     per sample, its Morphological steps (:func:`~warpkit.augment._morph.morph_boxes`: before
-    the holes are measured)."""
+    the holes are measured). ``objects``: per sample, its MaskDropout steps' maps of removed
+    pixels ((H, W) bool): after each, a box goes where too few of its pixels are left, as
+    ``drops`` count them."""
     arrays = blist
     counts = [len(a) for a in arrays]
     if not sum(counts):
@@ -207,10 +209,16 @@ def move_boxes(pipe, blist, llist, mats, sizes, outs, chains=None, holes=None,
         d = [(step, key) for step, key in d or () if not step.per_channel]
         rows = np.flatnonzero(which == k)
         if d and len(rows):
-            left = dropped_box_pixels(clipped[rows], outs[k], d)
-            # of the box as albumentations holds it then: clipped to the output
-            sides = np.maximum(clipped[rows, 2:] - clipped[rows, :2], 0)
-            keep[rows] &= (left >= pipe.min_area) & (left >= pipe.min_visibility * sides.prod(1))
+            keep[rows] &= _enough(pipe, dropped_box_pixels(clipped[rows], outs[k], d),
+                                  clipped[rows])
+    for k, maps in enumerate(objects or () if pipe.min_area > 0 or pipe.min_visibility > 0
+                             else ()):
+        rows = np.flatnonzero(which == k)
+        for m in maps if len(rows) else ():
+            left = box_pixels_left(clipped[rows], outs[k],
+                                   lambda shape, at, m=m: ~m[at[0]:at[0] + shape[0],
+                                                             at[1]:at[1] + shape[1]])
+            keep[rows] &= _enough(pipe, left, clipped[rows])
     if pipe.min_width or pipe.min_height or pipe.max_accept_ratio is not None:
         # albumentations' BboxParams: the kept box's sides in output pixels, and its shape
         bw, bh = (np.maximum(clipped[:, 2 + i] - clipped[:, i], 0) for i in (0, 1))
@@ -224,6 +232,14 @@ def move_boxes(pipe, blist, llist, mats, sizes, outs, chains=None, holes=None,
         boxes = from_xyxy(clipped[lo:hi][kp], pipe.box_format, outs[k])
         res.append((boxes, None if llist[k] is None else select(llist[k], kp)))
     return res
+
+
+def _enough(pipe, left: np.ndarray, xyxy: np.ndarray) -> np.ndarray:
+    """Which boxes keep enough pixels (``left``: albumentations' count) for the pipeline's
+    min_area and min_visibility, of the box as albumentations holds it then: clipped to the
+    output (``xyxy``)."""
+    sides = np.maximum(xyxy[:, 2:] - xyxy[:, :2], 0)
+    return (left >= pipe.min_area) & (left >= pipe.min_visibility * sides.prod(1))
 
 
 def map_boxes(mats: np.ndarray, xyxy: np.ndarray, which: np.ndarray, outs: list,
