@@ -296,3 +296,38 @@ def dropout_runs(make, dtype, queue, seeds, min_visibility: float,
         cut += check_dropout_targets(out, theirs, img, mask, boxes, kps, min_visibility)
         outs.append(out)
     return outs, cut
+
+
+def objects_mask(h: int, w: int, seed: int) -> np.ndarray:
+    """A mask of a few values (1-4), each in several blobs (discs and rectangles, some
+    touching): objects for MaskDropout and ConstrainedCoarseDropout's mask_indices."""
+    rng = np.random.default_rng(seed)
+    m = np.zeros((h, w), np.uint8)
+    yy, xx = np.ogrid[:h, :w]
+    for i in range(12):
+        v = 1 + i % 4
+        cy, cx = rng.integers(0, h), rng.integers(0, w)
+        r = rng.integers(4, max(5, min(h, w) // 5))
+        if i % 2:
+            m[(yy - cy) ** 2 + (xx - cx) ** 2 < r * r] = v
+        else:
+            m[max(cy - r, 0):cy + r // 2, max(cx - r, 0):cx + r] = v
+    return m
+
+
+def batch_is_single_calls(pipe, imgs: np.ndarray, masks: np.ndarray, seed: int, queue
+                          ) -> tuple[dict, list[dict]]:
+    """``pipe`` on a batch with masks: each sample's image, mask and parameters are the single
+    call's of its index, and replaying its parameters gives its image. (the batch's result,
+    the single calls')."""
+    batch = pipe(image=imgs, mask=masks, seed=seed, queue=queue)
+    ones = []
+    for k in range(len(imgs)):
+        one = pipe(image=imgs[k], mask=masks[k], seed=seed, index=k, queue=queue)
+        np.testing.assert_array_equal(batch["image"][k], one["image"])
+        np.testing.assert_array_equal(batch["mask"][k], one["mask"])
+        assert batch["params"][k] == one["params"]
+        again = pipe(image=imgs[k], mask=masks[k], params=one["params"], queue=queue)
+        np.testing.assert_array_equal(again["image"], one["image"])
+        ones.append(one)
+    return batch, ones

@@ -1,8 +1,9 @@
-"""ConstrainedCoarseDropout by bbox_labels (warpkit.augment._dropout) against albumentations
-2.0.8: its own hole function fed the same numbers, its whole pipeline where the holes do not
-depend on its random numbers (holes the size of their boxes), its apply on the holes warpkit
-drew, the boxes past the holes and min_visibility, masks and keypoints, batches and replay, the
-port and the refusals."""
+"""ConstrainedCoarseDropout by bbox_labels and by mask_indices (warpkit.augment._dropout)
+against albumentations 2.0.8: its own hole functions fed the same numbers, its whole pipeline
+where the holes do not depend on its random numbers (holes the size of their boxes) or fed the
+same generator (about the mask's objects), its apply on the holes warpkit drew, the boxes past
+the holes and min_visibility, masks and keypoints, batches and replay, the port and the
+refusals."""
 
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ import warnings
 import numpy as np
 import pytest
 
+from helpers import batch_is_single_calls, objects_mask
 from warpkit import augment as W
 from warpkit.augment._targets import Seen
 
@@ -143,8 +145,9 @@ def test_no_matching_box_no_labels_port_and_refusals(queue):
     with pytest.raises(ValueError, match="give them"):
         W.ConstrainedCoarseDropout(bbox_labels=[1], p=1).draw_seen(
             np.random.default_rng(0), (64, 64), Seen((64, 64), np.array([[1., 1., 9., 9.]])))
-    with pytest.raises(ValueError, match="mask_indices=...\\) is not supported"):
-        W.ConstrainedCoarseDropout(mask_indices=[1])
+    for bad in ([], [0], "1", [1.5], [True], 2):
+        with pytest.raises(ValueError, match="mask_indices must be a list"):
+            W.ConstrainedCoarseDropout(mask_indices=bad)
     with pytest.raises(ValueError, match="hole_height_range"):
         W.ConstrainedCoarseDropout(hole_height_range=(0.2, 1.5))
     with pytest.raises(ValueError, match="bbox_labels must be a list"):
@@ -164,5 +167,100 @@ def test_no_matching_box_no_labels_port_and_refusals(queue):
                                                     label_fields=["labels"]))
         ported = W.from_albumentations(theirs).transforms[0]
         assert ported.config() == ours.config() and ported.p == 0.7
-        with pytest.raises(ValueError, match="mask_indices"):
-            W.from_albumentations(A.Compose([A.ConstrainedCoarseDropout(mask_indices=[1])]))
+        by_mask = W.from_albumentations(A.Compose([A.ConstrainedCoarseDropout(
+            mask_indices=[1, 3], hole_height_range=(0.2, 0.4), p=1)])).transforms[0]
+        assert by_mask.mask_indices == [1, 3] and by_mask.hole_height_range == (0.2, 0.4)
+
+
+@pytest.mark.parametrize("case", [
+    dict(num_holes_range=(1, 3), mask_indices=[1, 2], fill=0, fill_mask=9),
+    dict(num_holes_range=(2, 2), mask_indices=[3], fill=(10, 200, 30), fill_mask=None,
+         min_visibility=0.5),
+    dict(num_holes_range=(1, 4), mask_indices=[1, 2, 3, 4], fill=255, fill_mask=0,
+         min_area=900),
+])
+def test_mask_indices_are_albumentations_pipeline(case, queue):
+    """By mask_indices after a flip: albumentations' own get_holes_from_mask on the flipped
+    mask, fed the generator of the recorded mask_key, gives the recorded holes; its whole
+    pipeline fed the same count and generator gives the same image, mask, boxes (their part
+    past the holes, min_visibility, min_area) and keypoints."""
+    case = dict(case)
+    keep = {k: case.pop(k) for k in ("min_visibility", "min_area") if k in case}
+    mask = objects_mask(300, 451, len(case["mask_indices"]))
+    rng = np.random.default_rng(5)
+    boxes = np.minimum(np.floor(_boxes(rng, 451, 300, 8)), [450, 299, 450, 299]) + 0.5
+    labels = list(range(len(boxes)))
+    keypoints = np.stack([rng.integers(0, 451, 60), rng.integers(0, 300, 60)], 1).astype(float)
+
+    def pipelines(lib):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            steps = [lib.HorizontalFlip(p=1),
+                     lib.ConstrainedCoarseDropout(hole_height_range=(0.3, 0.9),
+                                                  hole_width_range=(0.2, 0.6), p=1,
+                                                  **{**case, "fill_mask": case["fill_mask"]
+                                                     or 0})]
+            steps[1].fill_mask = case["fill_mask"]  # (albumentations' apply reads None)
+            if lib is A:
+                return A.Compose(steps, bbox_params=A.BboxParams(
+                    format="pascal_voc", label_fields=["labels"], **keep),
+                    keypoint_params=A.KeypointParams(format="xy"))
+            return W.Compose(steps, box_format="xyxy", label_fields=["labels"], **keep)
+
+    from warpkit.augment._mask_dropout import mask_generator
+
+    ours = pipelines(W)
+    held = 0
+    for seed in range(4):
+        out = ours(image=PHOTO, mask=mask, boxes=boxes, labels=labels, keypoints=keypoints,
+                   seed=seed, queue=queue)
+        p = out["params"]["steps"][1]
+        want_holes = fdropout.get_holes_from_mask(mask[:, ::-1], p["count"],
+                                                  case["mask_indices"], (0.3, 0.9), (0.2, 0.6),
+                                                  mask_generator(p["mask_key"]))
+        np.testing.assert_array_equal(np.asarray(p["holes"]).reshape(-1, 4), want_holes)
+        assert len(p["holes"]) >= p["count"]
+        theirs = pipelines(A)
+
+        class Count:
+            def randint(self, a, b, k=p["count"]):
+                return k
+
+        theirs.transforms[1].py_random = Count()
+        theirs.transforms[1].random_generator = mask_generator(p["mask_key"])
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            want = theirs(image=PHOTO, mask=mask, bboxes=boxes, labels=labels,
+                          keypoints=keypoints)
+        np.testing.assert_array_equal(out["image"], want["image"])
+        np.testing.assert_array_equal(out["mask"], want["mask"])
+        assert out["labels"] == list(want["labels"])
+        # (within albumentations' truncation of every box once holes exist: see above)
+        np.testing.assert_allclose(np.floor(out["boxes"]),
+                                   np.asarray(want["bboxes"]).reshape(-1, 4), atol=1e-4)
+        np.testing.assert_allclose(out["keypoints"],
+                                   np.asarray(want["keypoints"])[:, :2].reshape(-1, 2))
+        held += len(out["boxes"]) < len(boxes) or len(out["keypoints"]) < len(keypoints)
+    assert held  # the holes took boxes or keypoints: the rules were tested
+
+
+def test_mask_indices_batches_replay_fills_and_refusals(queue):
+    """By mask_indices: a batch's samples are the single calls' (each from its own mask),
+    replay gives the same, a "random_uniform" fill's colours are drawn per hole after the
+    holes; a call without a mask is refused by name before any launch; a sample whose mask
+    holds none of the values gets no holes."""
+    imgs = np.stack([PHOTO[:256, :384]] * 3)
+    masks = np.stack([objects_mask(256, 384, s) for s in range(3)])
+    pipe = W.Compose([W.RandomResizedCrop((128, 160), scale=(0.5, 1.0)),
+                      W.ConstrainedCoarseDropout(num_holes_range=(1, 2), mask_indices=[2],
+                                                 hole_height_range=(0.3, 0.6),
+                                                 fill="random_uniform", fill_mask=0, p=1)])
+    batch, ones = batch_is_single_calls(pipe, imgs, masks, 4, queue)
+    for one in ones:
+        p = one["params"]["steps"][1]
+        assert len(p["colours"]) == len(p["holes"])
+    assert any(p["steps"][1]["holes"] for p in batch["params"])
+    none = pipe(image=imgs[0], mask=np.where(masks[0] == 2, 1, masks[0]), seed=4, queue=queue)
+    assert none["params"]["steps"][1]["holes"] == []
+    with pytest.raises(ValueError, match="ConstrainedCoarseDropout finds its objects.*mask="):
+        pipe(image=imgs, seed=4, queue=queue)

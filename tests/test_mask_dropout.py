@@ -13,6 +13,7 @@ import warnings
 import numpy as np
 import pytest
 
+from helpers import batch_is_single_calls, objects_mask
 from warpkit import augment as W
 from warpkit.augment._mask_dropout import drop_map, mask_objects
 
@@ -24,22 +25,6 @@ with warnings.catch_warnings():
     import skimage.data
 
 PHOTO = skimage.data.chelsea()  # 300 x 451
-
-
-def _objects_mask(h: int, w: int, seed: int) -> np.ndarray:
-    """A mask of a few values, each in several blobs (discs and rectangles, some touching)."""
-    rng = np.random.default_rng(seed)
-    m = np.zeros((h, w), np.uint8)
-    yy, xx = np.ogrid[:h, :w]
-    for i in range(12):
-        v = 1 + i % 4
-        cy, cx = rng.integers(0, h), rng.integers(0, w)
-        r = rng.integers(4, max(5, min(h, w) // 5))
-        if i % 2:
-            m[(yy - cy) ** 2 + (xx - cx) ** 2 < r * r] = v
-        else:
-            m[max(cy - r, 0):cy + r // 2, max(cx - r, 0):cx + r] = v
-    return m
 
 
 def _labels(m: np.ndarray) -> np.ndarray:
@@ -67,14 +52,14 @@ def test_objects_are_albumentations_labels():
     np.testing.assert_array_equal(_labels(b), fdropout.label(b.astype(np.uint8)))
     np.testing.assert_array_equal(_labels(b[..., None].astype(np.uint8)),
                                   fdropout.label(b.astype(np.uint8)))
-    for m in (_objects_mask(300, 451, 2), _objects_mask(1200, 1500, 3),
+    for m in (objects_mask(300, 451, 2), objects_mask(1200, 1500, 3),
               (np.random.default_rng(4).random((900, 1100)) < 0.45).astype(np.uint8)):
         np.testing.assert_array_equal(_labels(m), fdropout.label(m))
     assert mask_objects(np.zeros((5, 7), np.uint8))[2] == 0
 
 
 def test_drop_map_covers_the_runs():
-    m = _objects_mask(80, 120, 5)
+    m = objects_mask(80, 120, 5)
     runs, _, _ = mask_objects(m)
     np.testing.assert_array_equal(drop_map(runs, (120, 80)), m != 0)
     assert not drop_map([], (4, 3)).any()
@@ -141,7 +126,7 @@ def test_pipeline_is_albumentations(case, queue):
     img = PHOTO if channels == 3 else np.dstack([PHOTO, PHOTO[..., :1]])[..., :channels]
     if dtype == np.float32:
         img = img.astype(np.float32) / 255
-    mask = _objects_mask(300, 451, channels)
+    mask = objects_mask(300, 451, channels)
     boxes = _boxes(mask, 12, channels)
     labels = list(range(len(boxes)))
     rng = np.random.default_rng(channels)
@@ -177,7 +162,7 @@ def test_steps_before_change_the_mask_it_reads(queue):
     """Its objects are those the steps before it leave in the mask: a hole over the whole
     output (fill_mask 0) before it leaves none to remove; after it, the objects are removed
     first; a value filled in by a dropout before it is an object."""
-    img, mask = PHOTO, _objects_mask(300, 451, 7)
+    img, mask = PHOTO, objects_mask(300, 451, 7)
     whole = W.CoarseDropout(num_holes_range=(1, 1), hole_height_range=(300, 300),
                             hole_width_range=(451, 451), fill=0, fill_mask=0, p=1)
     drop = W.MaskDropout(max_objects=(100, 100), fill=5, fill_mask=0, p=1)
@@ -199,18 +184,12 @@ def test_batches_replay_and_torch(queue):
     objects picked from each sample's own mask); replaying the parameters gives the same
     result; torch masks in give the same."""
     imgs = np.stack([PHOTO[:256, :384]] * 3)
-    masks = np.stack([_objects_mask(256, 384, s) for s in range(3)])
+    masks = np.stack([objects_mask(256, 384, s) for s in range(3)])
     pipe = W.Compose([W.RandomResizedCrop((128, 160), scale=(0.5, 1.0)),
                       W.MaskDropout(max_objects=(1, 4), fill=(0), fill_mask=0, p=0.8)],
                      output_dtype="float32", mean=(0.5,) * 3, std=(0.25,) * 3)
-    batch = pipe(image=imgs, mask=masks, seed=11, queue=queue)
-    for k in range(3):
-        one = pipe(image=imgs[k], mask=masks[k], seed=11, index=k, queue=queue)
-        np.testing.assert_array_equal(batch["image"][k], one["image"])
-        np.testing.assert_array_equal(batch["mask"][k], one["mask"])
-        assert batch["params"][k] == one["params"]
-        again = pipe(image=imgs[k], mask=masks[k], params=one["params"], queue=queue)
-        np.testing.assert_array_equal(again["image"], one["image"])
+    batch, ones = batch_is_single_calls(pipe, imgs, masks, 11, queue)
+    for one in ones:
         p = one["params"]["steps"][1]
         if p["applied"] and p["dropped"]:  # the fill, normalised, where the objects were
             hit = drop_map(p["holes"], (160, 128))
@@ -227,7 +206,7 @@ def test_small_cases_on_every_device_and_oclgrind(small_queue):
     pipeline's without MaskDropout but for the removed objects, which hold the fill (no
     invalid access on Oclgrind)."""
     img = PHOTO[:60, :80]
-    mask = _objects_mask(60, 80, 9)
+    mask = objects_mask(60, 80, 9)
     for dt, code in (("uint8", 2), ("float32", 1)):  # cv2's cubic, linear
         im = img if dt == "uint8" else img.astype(np.float32) / 255
         geo = [W.Affine(rotate=(17, 17), interpolation=code, p=1),

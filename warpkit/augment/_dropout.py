@@ -123,6 +123,9 @@ class _Dropout(ColourTransform):
     _BANDED = False
 
     def colour_ops(self, params, channels, peak):
+        if params["holes"] is None:
+            raise ValueError(f"{type(self).__name__} finds its holes in the call's mask: give "
+                             f"the pipeline mask=")
         if channels > 4:
             raise TypeError(f"{type(self).__name__} takes images of at most 4 channels, got "
                             f"{channels}")
@@ -599,9 +602,17 @@ class ConstrainedCoarseDropout(_Dropout):
     and top offsets (numpy's ``uniform`` over (boxes, holes) arrays), corners truncated to whole
     pixels. No matching box, no holes.
 
-    ``mask_indices`` (holes about points of the mask's objects) is refused: albumentations
-    picks them from the mask as the steps before it resampled it, which warpkit does not make
-    on the host.
+    By ``mask_indices`` (values of the call's ``mask``, from 1): holes about points of the
+    objects of those values (the pixels of any of them as one binary mask, its 8-connected
+    regions), found in the mask **as the warp leaves it** after the steps before (as
+    MaskDropout finds its objects: warpkit.augment._mask_dropout), with albumentations' own
+    draws in its order: per region ``num_holes_range``'s count of its pixels picked (with
+    repeats), each hole's height and width the ranges times the square root of its region's
+    pixels, centred on its pixel, clipped. Those draws come from numpy's generator seeded with
+    the recorded ``mask_key`` (the sample's stream cannot wait for the mask), and a
+    ``"random_uniform"`` fill's colours from it after them. ``mask_indices`` needs the call's
+    ``mask``: without one it is refused (albumentations then takes ``bbox_labels``, or makes no
+    holes).
 
     Example:
         >>> from warpkit.augment._targets import Seen
@@ -620,11 +631,14 @@ class ConstrainedCoarseDropout(_Dropout):
                  hole_width_range: Any = (0.1, 0.1), fill: Any = 0, fill_mask: Any = None,
                  p: float = 0.5, mask_indices: Any = None, bbox_labels: Any = None) -> None:
         super().__init__(fill, fill_mask, p)
-        if mask_indices is not None:
-            raise ValueError("ConstrainedCoarseDropout(mask_indices=...) is not supported: "
-                             "albumentations picks those holes from the mask as the steps "
-                             "before it resampled it; warpkit takes bbox_labels (holes inside "
-                             "the boxes of those labels)")
+        if mask_indices is not None and (
+                isinstance(mask_indices, (str, bytes)) or not isinstance(mask_indices, Sequence)
+                or not mask_indices or not all(
+                    isinstance(v, numbers.Integral) and not isinstance(v, bool) and v >= 1
+                    for v in mask_indices)):
+            raise ValueError(f"mask_indices must be a list of whole numbers >= 1 (values of "
+                             f"the mask), got {mask_indices!r}")
+        self.mask_indices = None if mask_indices is None else [int(v) for v in mask_indices]
         lo, hi = value_range(num_holes_range, "num_holes_range", False, 1, math.inf)[0]
         if lo != int(lo) or hi != int(hi):
             raise ValueError(f"num_holes_range must be whole numbers, got {num_holes_range!r}")
@@ -644,9 +658,20 @@ class ConstrainedCoarseDropout(_Dropout):
 
         return self.draw_seen(rng, size, Seen(size))
 
+    @property
+    def reads_mask(self) -> bool:
+        """Whether its holes come from the warped mask (:meth:`see_mask`): by ``mask_indices``."""
+        return self.mask_indices is not None
+
     def draw_seen(self, rng, size, seen):
         # albumentations' order: the count (its Python random), then numpy's for the holes
         k = int(rng.integers(self.num_holes_range[0], self.num_holes_range[1] + 1))
+        if self.mask_indices is not None:  # the holes once the mask is seen (see_mask)
+            params: dict[str, Any] = {"holes": None, "size": [int(size[0]), int(size[1])],
+                                      "count": k, "mask_key": draw_key(rng)}
+            if self.fill == "random":
+                params["key"] = draw_key(rng)[:2]
+            return params
         boxes = self._targets(seen)
         holes: list[list[int]] = []
         if boxes is not None:
@@ -659,6 +684,20 @@ class ConstrainedCoarseDropout(_Dropout):
             holes = np.stack([x0, y0, x0 + hw, y0 + hh], -1).astype(np.int32) \
                 .reshape(-1, 4).tolist()
         return self._params(rng, holes, size)
+
+    def see_mask(self, params: dict, mask: np.ndarray) -> None:
+        """Completes a sample's parameters from its mask as this step finds it (in the output):
+        the holes about the objects of ``mask_indices`` (``holes``), the size (``size``), a
+        ``"random_uniform"`` fill's colours."""
+        from ._mask_dropout import holes_from_mask, mask_generator
+
+        rng = mask_generator(params["mask_key"])
+        holes = holes_from_mask(mask, params["count"], self.mask_indices,
+                                self.hole_height_range, self.hole_width_range, rng)
+        params["holes"] = holes.tolist()
+        params["size"] = [int(mask.shape[1]), int(mask.shape[0])]
+        if self.fill == "random_uniform":
+            params["colours"] = rng.random((len(holes), 4)).tolist()
 
     def _targets(self, seen) -> np.ndarray | None:
         """The boxes (pixel-edge corners) whose label is one of ``bbox_labels``; None where
@@ -677,7 +716,8 @@ class ConstrainedCoarseDropout(_Dropout):
         return {"num_holes_range": list(self.num_holes_range),
                 "hole_height_range": list(self.hole_height_range),
                 "hole_width_range": list(self.hole_width_range),
-                "bbox_labels": self.bbox_labels, **super().config()}
+                "mask_indices": self.mask_indices, "bbox_labels": self.bbox_labels,
+                **super().config()}
 
 
 class Erasing(_Dropout):

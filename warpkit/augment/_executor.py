@@ -442,7 +442,8 @@ def _apply(pipe, t: Targets, *, seed, index, epoch, params, queue, into=None) ->
                     raise ValueError("boxes cannot pass RandomGridShuffle: albumentations cuts "
                                      "each box into the pieces its tiles separate, which "
                                      "warpkit does not; give its pipeline no boxes")
-    # MaskDropout's steps: their objects come from the warped mask (its warp goes first)
+    # the steps that read the warped mask (MaskDropout; ConstrainedCoarseDropout by
+    # mask_indices): its warp goes first
     readers = _mask_readers(pipe, plist, t.masks, groups, kind)
     # the holes in each output, for the targets only (the images' holes are colour operations)
     holes = _holes(pipe, plist, outs, t.masks, groups, kind) \
@@ -478,6 +479,8 @@ def _apply(pipe, t: Targets, *, seed, index, epoch, params, queue, into=None) ->
         if readers:  # the masks first, then each MaskDropout's objects, then the images
             warp_masks()
             _see_masks(pipe, plist, outs, out["mask"], kind, readers)
+            if has_dropout(pipe):  # (with the holes ConstrainedCoarseDropout found)
+                holes = _holes(pipe, plist, outs, t.masks, groups, kind)
         for name, x in t.images.items():
             channels, dtype = _channels_dtype(x, kind)
             colour = colour_program(pipe, plist, channels, dtype)
@@ -725,25 +728,25 @@ def _fill_objects(m: np.ndarray, holes: list, value: float) -> None:
 
 
 def _mask_readers(pipe, plist: list, masks: dict, groups: dict, kind: str) -> list:
-    """Each sample's applied MaskDropout steps (:func:`mask_readers`; an empty list where
-    the call has none), checked before any launch: the call's ``mask`` on the host, of one
-    channel, and the masks its fill_mask fills on the host."""
-    if not contains(pipe, MaskDropout):
-        return []
+    """Each sample's applied steps that read the warped mask (:func:`mask_readers`:
+    MaskDropout, ConstrainedCoarseDropout by mask_indices; an empty list where the call has
+    none), checked before any launch: the call's ``mask`` on the host, of one channel, and the
+    masks their fill_mask fills on the host."""
     readers = mask_readers(pipe, plist)
     if not any(readers):
         return []
+    name = next(type(s).__name__ for r in readers for s, _ in r)
     if "mask" not in masks:
-        raise ValueError("MaskDropout finds its objects in the call's mask: give mask= (as "
-                         "albumentations reads data['mask'])")
-    _host_masks({"mask": masks["mask"]}, {}, kind, set(), "MaskDropout's mask")
+        raise ValueError(f"{name} finds its objects in the call's mask: give mask= (as "
+                         f"albumentations reads data['mask'])")
+    _host_masks({"mask": masks["mask"]}, {}, kind, set(), f"{name}'s mask")
     for m, batched in _mask_items({"mask": masks["mask"]}, {}, kind):
         shape = tuple(m.shape)[1:] if batched else tuple(m.shape)
         if not (len(shape) == 2 or (len(shape) == 3 and shape[2] == 1)):
-            raise ValueError(f"MaskDropout finds objects in a mask of one channel, (H, W) or "
+            raise ValueError(f"{name} finds objects in a mask of one channel, (H, W) or "
                              f"(H, W, 1), got mask of shape {tuple(m.shape)}")
     if any(s.fill_mask is not None for r in readers for s, _ in r):
-        _host_masks(masks, groups, kind, set(), "MaskDropout's fill_mask")
+        _host_masks(masks, groups, kind, set(), f"{name}'s fill_mask")
     return readers
 
 
@@ -769,8 +772,8 @@ def _object_maps(readers: list, outs: list) -> list | None:
     where the call has no such step)."""
     if not readers:
         return None
-    return [[drop_map(p["holes"], o) for _, p in steps if p["holes"]]
-            for steps, o in zip(readers, outs)]
+    return [[drop_map(p["holes"], o) for s, p in steps
+             if isinstance(s, MaskDropout) and p["holes"]] for steps, o in zip(readers, outs)]
 
 
 def _morph_in_place(step: Morphological, m: np.ndarray) -> None:

@@ -37,7 +37,8 @@ from ._colour import ColourTransform, draw_key, draw_keys
 from ._dropout import _bands
 from ._philox import kernel_key, philox4x32
 
-__all__ = ["MaskDropout", "drop_map", "mask_objects", "mask_readers", "on_pixels"]
+__all__ = ["MaskDropout", "drop_map", "holes_from_mask", "mask_generator", "mask_objects",
+           "mask_readers", "on_pixels"]
 
 #: the generator's third counter word for MaskDropout's choice of objects (Philox keyed on the
 #: sample's ``key``, one block per object: its first word ranks the object)
@@ -113,6 +114,54 @@ def mask_objects(mask: np.ndarray) -> tuple[np.ndarray, np.ndarray, int]:
     return runs, rank[obj], len(roots)
 
 
+def mask_generator(key: Any) -> np.random.Generator:
+    """numpy's generator for draws made once a sample's mask is seen (ConstrainedCoarseDropout's
+    ``mask_indices``): seeded with the recorded key's words."""
+    return np.random.default_rng([int(w) for w in key])
+
+
+def holes_from_mask(mask: np.ndarray, count: int, indices: list[int],
+                    height_range: tuple[float, float], width_range: tuple[float, float],
+                    rng: np.random.Generator) -> np.ndarray:
+    """albumentations' holes about the objects of ``mask`` whose values are among ``indices``
+    (its ``get_holes_from_mask``, draw for draw): the pixels of those values taken as one
+    binary mask, its 8-connected regions in OpenCV's order; per region ``count`` of its pixels
+    picked (``rng.choice``, with repeats, the pixels in raster order), then every hole's height
+    and width (``rng.uniform`` over all holes, times the square root of its region's pixels);
+    each hole ``[cx - w // 2, cy - h // 2, cx + w // 2, cy + h // 2]`` truncated to whole pixels,
+    clipped to the mask, those left empty dropped. (n, 4) int64, x2 and y2 excluded."""
+    m = np.asarray(mask)
+    binary = np.isin(m[..., 0] if m.ndim == 3 else m, np.asarray(indices))
+    h, w = binary.shape
+    runs, obj, n = mask_objects(binary)
+    if not n:
+        return np.zeros((0, 4), np.int64)
+    order = np.argsort(obj, kind="stable")  # each region's runs, in raster order
+    lengths = runs[:, 2] - runs[:, 0]
+    sizes = np.bincount(obj, lengths, n).astype(np.int64)
+    starts = np.cumsum(sizes) - sizes
+    # each region's picks (its pixels counted from the regions' before it), region by region
+    flat = np.concatenate([rng.choice(int(sizes[r]), size=count, replace=True) + starts[r]
+                           for r in range(n)])
+    size = np.repeat(np.sqrt(sizes), count)
+    # a picked pixel: the run holding it (the runs region by region, each in raster order)
+    ends = np.cumsum(lengths[order])
+    at = np.searchsorted(ends, flat, "right")
+    run = order[at]
+    cx = runs[run, 0] + flat - (ends[at] - lengths[run])
+    cy = runs[run, 1]
+    hh = rng.uniform(height_range[0], height_range[1], size=len(flat)) * size
+    hw = rng.uniform(width_range[0], width_range[1], size=len(flat)) * size
+    hh, hw = hh // 2, hw // 2
+    holes = np.column_stack([cx - hw, cy - hh, cx + hw, cy + hh]).astype(np.int32)
+    holes = holes.astype(np.int64)
+    holes[:, 0] = np.clip(holes[:, 0], 0, w - 1)
+    holes[:, 1] = np.clip(holes[:, 1], 0, h - 1)
+    holes[:, 2] = np.clip(holes[:, 2], 0, w)
+    holes[:, 3] = np.clip(holes[:, 3], 0, h)
+    return holes[(holes[:, 2] > holes[:, 0]) & (holes[:, 3] > holes[:, 1])]
+
+
 def drop_map(holes: Any, out: tuple[int, int]) -> np.ndarray:
     """(H, W) bool: the output pixels (``out`` = (width, height)) that runs ``[x1, y, x2,
     y + 1]`` cover."""
@@ -169,6 +218,9 @@ class MaskDropout(ColourTransform):
         ['key', 'objects']
     """
 
+    #: its parameters are completed from the warped mask (:meth:`see_mask`)
+    reads_mask = True
+
     def __init__(self, max_objects: Any = (1, 1), fill: float = 0, fill_mask: Any = 0,
                  p: float = 0.5) -> None:
         super().__init__(p)
@@ -221,8 +273,9 @@ class MaskDropout(ColourTransform):
                 "fill_mask": self.fill_mask}
 
 
-def mask_readers(t: Any, plist: list[dict]) -> list[list[tuple[MaskDropout, dict]]]:
-    """Each sample's applied MaskDropout steps with their parameters, in order (empty lists
-    where none applied)."""
-    return [[(s, p) for s, p in t.applied_steps(params) if isinstance(s, MaskDropout)]
+def mask_readers(t: Any, plist: list[dict]) -> list[list[tuple[Any, dict]]]:
+    """Each sample's applied steps that read the warped mask (``reads_mask``: MaskDropout,
+    ConstrainedCoarseDropout by ``mask_indices``) with their parameters, in order (empty
+    lists where none applied)."""
+    return [[(s, p) for s, p in t.applied_steps(params) if getattr(s, "reads_mask", False)]
             for params in plist]
