@@ -456,6 +456,48 @@ def mosaic_runs(data, have_alb: bool) -> dict:
         have_alb, mosaic=True)
 
 
+def segmentation_runs(data, have_alb: bool) -> dict:
+    """A segmentation recipe: RandomResizedCrop(224) + flip + MaskDropout(1-3 objects, p=0.5)
+    with each photo's mask (the mask's warp first, its objects found on the host, then the
+    image's), to the normalised float32 CHW input and the mask; warpkit without MaskDropout
+    too (the same call, masks and images launched together)."""
+    import warpkit.augment as WA
+
+    images, masks = [d[0] for d in data], [d[1] for d in data]
+    model = dict(output_dtype="float32", mean=MEAN.tolist(), std=STD.tolist(), layout="CHW")
+
+    def steps(lib, drop: bool = True):
+        return [lib.RandomResizedCrop(size=(224, 224)), lib.HorizontalFlip(),
+                *([lib.MaskDropout(max_objects=(1, 3), p=0.5)] if drop else [])]
+
+    epoch = [0]
+
+    def ours(pipe):
+        def run():
+            epoch[0] += 1
+            out = pipe(image=images, mask=masks, seed=0, epoch=epoch[0])
+            return out["image"], out["mask"]
+        return run
+
+    fns = {"warpkit, segmentation with MaskDropout": ours(WA.Compose(steps(WA), **model)),
+           "warpkit, the same without MaskDropout": ours(WA.Compose(steps(WA, False), **model))}
+    if have_alb:
+        import albumentations as A
+
+        theirs = A.Compose([*steps(A), A.Normalize(mean=MEAN.tolist(), std=STD.tolist())])
+
+        def one():
+            res = []
+            for i, m in zip(images, masks):
+                out = theirs(image=i, mask=m)
+                res.append((out["image"].transpose(2, 0, 1), out["mask"]))
+            return res
+
+        fns["albumentations, 1 process"] = one
+        fns["albumentations, 1 thread"] = one_thread(one)
+    return fns
+
+
 def boxed_recipe(data, name: str, steps, have_alb: bool, mosaic: bool = False) -> dict:
     """A recipe with each photo's 10 boxes and labels (clipped to the photo), to uint8 HWC:
     ``steps(library)`` the transforms under albumentations' names, from warpkit.augment (one
@@ -505,7 +547,10 @@ def main() -> None:
          "ragged photos with 10 boxes each -> uint8 640x640"),
         (detection_runs, "warpkit, box-safe crop + letterbox",
          "Detection: BBoxSafeRandomCrop + LongestMaxSize(640) + PadIfNeeded(640, 640, fill 114) "
-         "+ flip, 64 ragged photos with 10 boxes each -> uint8 640x640")]
+         "+ flip, 64 ragged photos with 10 boxes each -> uint8 640x640"),
+        (segmentation_runs, "warpkit, segmentation with MaskDropout",
+         "Segmentation: RandomResizedCrop(224) + flip + MaskDropout(1-3 objects, p=0.5), 64 "
+         "ragged photos with a mask each -> float32 CHW and the mask")]
     colour = [
         (colour_runs, "warpkit, geometry and colour",
          "Colour in the pass: RandomResizedCrop(224) + flip + ColorJitter(0.4, 0.4, 0.4, 0.1, "

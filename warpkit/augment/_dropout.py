@@ -660,13 +660,14 @@ class ConstrainedCoarseDropout(_Dropout):
 
     @property
     def reads_mask(self) -> bool:
-        """Whether its holes come from the warped mask (:meth:`see_mask`): by ``mask_indices``."""
+        """Whether its holes come from the warped mask (:meth:`see_masks`): by
+        ``mask_indices``."""
         return self.mask_indices is not None
 
     def draw_seen(self, rng, size, seen):
         # albumentations' order: the count (its Python random), then numpy's for the holes
         k = int(rng.integers(self.num_holes_range[0], self.num_holes_range[1] + 1))
-        if self.mask_indices is not None:  # the holes once the mask is seen (see_mask)
+        if self.mask_indices is not None:  # the holes once the mask is seen (see_masks)
             params: dict[str, Any] = {"holes": None, "size": [int(size[0]), int(size[1])],
                                       "count": k, "mask_key": draw_key(rng)}
             if self.fill == "random":
@@ -685,19 +686,20 @@ class ConstrainedCoarseDropout(_Dropout):
                 .reshape(-1, 4).tolist()
         return self._params(rng, holes, size)
 
-    def see_mask(self, params: dict, mask: np.ndarray) -> None:
-        """Completes a sample's parameters from its mask as this step finds it (in the output):
-        the holes about the objects of ``mask_indices`` (``holes``), the size (``size``), a
-        ``"random_uniform"`` fill's colours."""
+    def see_masks(self, plist: list[dict], masks: list[np.ndarray]) -> None:
+        """Completes samples' parameters from their masks as this step finds them (in the
+        output): the holes about the objects of ``mask_indices`` (``holes``), the size
+        (``size``), a ``"random_uniform"`` fill's colours."""
         from ._mask_dropout import holes_from_mask, mask_generator
 
-        rng = mask_generator(params["mask_key"])
-        holes = holes_from_mask(mask, params["count"], self.mask_indices,
-                                self.hole_height_range, self.hole_width_range, rng)
-        params["holes"] = holes.tolist()
-        params["size"] = [int(mask.shape[1]), int(mask.shape[0])]
-        if self.fill == "random_uniform":
-            params["colours"] = rng.random((len(holes), 4)).tolist()
+        for params, mask in zip(plist, masks):
+            rng = mask_generator(params["mask_key"])
+            holes = holes_from_mask(mask, params["count"], self.mask_indices,
+                                    self.hole_height_range, self.hole_width_range, rng)
+            params["holes"] = holes.tolist()
+            params["size"] = [int(mask.shape[1]), int(mask.shape[0])]
+            if self.fill == "random_uniform":
+                params["colours"] = rng.random((len(holes), 4)).tolist()
 
     def _targets(self, seen) -> np.ndarray | None:
         """The boxes (pixel-edge corners) whose label is one of ``bbox_labels``; None where

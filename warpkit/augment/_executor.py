@@ -28,7 +28,7 @@ from ._colour import colour_program
 from ._convert import convert_results, expand_inputs
 from ._dropout import _Dropout, has_dropout, hole_mask, in_holes, output_holes
 from ._lanes import draw_samples
-from ._mask_dropout import MaskDropout, drop_map, mask_readers, on_pixels
+from ._mask_dropout import MaskDropout, drop_map, mask_readers, on_pixels, run_pixels
 from ._params import Targets
 from ._morph import Morphological, morph_steps
 from ._pixel_dropout import PixelDropout, fill_mask_drops, pixel_drops
@@ -496,7 +496,8 @@ def _apply(pipe, t: Targets, *, seed, index, epoch, params, queue, into=None) ->
                                group_opts, pipe.mask_fill if constant else None)
                    for k, grp in enumerate(g)]
             out[name] = res[0] if single else res
-        objects = _object_maps(readers, outs)  # (MaskDropout's removed pixels)
+        # (MaskDropout's removed pixels, for the boxes and keypoints)
+        objects = _object_maps(readers, outs) if boxes or klists else None
         hole_masks = None if holes is None or not boxes else \
             [hole_mask(np.concatenate([r for r, _ in h]), o) if h else None
              for h, o in zip(holes, outs)]  # (the boxes' visible parts: only for boxes)
@@ -724,7 +725,7 @@ def _mask_edits(pipe, params: dict, out: tuple[int, int], until: dict | None = N
 
 def _fill_objects(m: np.ndarray, holes: list, value: float) -> None:
     """MaskDropout's objects (their runs, ``holes``) set to ``value`` in a warped mask."""
-    m[drop_map(holes, (m.shape[1], m.shape[0]))] = value
+    np.put(m, run_pixels(holes, m.shape[1]), value)  # (one channel: a pixel an element)
 
 
 def _mask_readers(pipe, plist: list, masks: dict, groups: dict, kind: str) -> list:
@@ -751,20 +752,29 @@ def _mask_readers(pipe, plist: list, masks: dict, groups: dict, kind: str) -> li
 
 
 def _see_masks(pipe, plist: list, outs: list, res: Any, kind: str, readers: list) -> None:
-    """Each MaskDropout step's objects from the warped ``mask`` (``res``) as the steps before
-    it leave it: their parameters completed in place (MaskDropout.see_mask)."""
-    for k, steps in enumerate(readers):
-        if not steps:
-            continue
+    """Each step that reads the warped ``mask`` (``res``) given it as the steps before it
+    leave it: their parameters completed in place (``see_masks``), the samples' first such
+    steps together (a step's samples at once), then their second ones, and so on."""
+    def mask(k: int) -> np.ndarray:
         m = res if kind == "single" else res[k]
-        m = m.numpy() if _is_torch(m) else np.asarray(m)
-        for step, p in steps:
+        return m.numpy() if _is_torch(m) else np.asarray(m)
+
+    for r in range(max(len(steps) for steps in readers)):
+        together: dict[int, tuple[Any, list, list]] = {}
+        for k, steps in enumerate(readers):
+            if len(steps) <= r:
+                continue
+            step, p = steps[r]
+            seen = mask(k)
             edits = _mask_edits(pipe, plist[k], outs[k], until=p)
-            seen = m
             if edits:
-                seen = m.copy()
+                seen = seen.copy()
                 _edit_mask(seen, edits)
-            step.see_mask(p, seen)
+            group = together.setdefault(id(step), (step, [], []))
+            group[1].append(p)
+            group[2].append(seen)
+        for step, ps, seen in together.values():
+            step.see_masks(ps, seen)
 
 
 def _object_maps(readers: list, outs: list) -> list | None:

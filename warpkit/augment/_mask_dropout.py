@@ -37,12 +37,22 @@ from ._colour import ColourTransform, draw_key, draw_keys
 from ._dropout import _bands
 from ._philox import kernel_key, philox4x32
 
-__all__ = ["MaskDropout", "drop_map", "holes_from_mask", "mask_generator", "mask_objects",
-           "mask_readers", "on_pixels"]
+__all__ = ["MaskDropout", "batch_objects", "drop_map", "holes_from_mask", "mask_generator",
+           "mask_objects", "mask_readers", "on_pixels", "pick_objects", "run_pixels"]
 
 #: the generator's third counter word for MaskDropout's choice of objects (Philox keyed on the
 #: sample's ``key``, one block per object: its first word ranks the object)
 _PICK_TAG = 0x4D44
+
+
+def _one_channel(mask: Any) -> np.ndarray:
+    m = np.asarray(mask)
+    if m.ndim == 3 and m.shape[2] == 1:
+        m = m[..., 0]
+    if m.ndim != 2:
+        raise ValueError(f"MaskDropout finds objects in a mask of one channel, (H, W) or "
+                         f"(H, W, 1), got {m.shape}")
+    return m
 
 
 def mask_objects(mask: np.ndarray) -> tuple[np.ndarray, np.ndarray, int]:
@@ -56,28 +66,59 @@ def mask_objects(mask: np.ndarray) -> tuple[np.ndarray, np.ndarray, int]:
         >>> mask_objects(np.array([[1, 0, 1], [0, 1, 0]]))[1:]
         (array([0, 0, 0]), 1)
     """
-    m = np.asarray(mask)
-    if m.ndim == 3 and m.shape[2] == 1:
-        m = m[..., 0]
-    if m.ndim != 2:
-        raise ValueError(f"MaskDropout finds objects in a mask of one channel, (H, W) or "
-                         f"(H, W, 1), got {m.shape}")
-    h, w = m.shape
-    nz = m != 0
-    opens = nz.copy()
-    opens[:, 1:] &= m[:, 1:] != m[:, :-1]
-    closes = nz.copy()
-    closes[:, :-1] &= m[:, :-1] != m[:, 1:]
-    ys, xs = np.nonzero(opens)
-    xe = np.nonzero(closes)[1]  # each run's last column (the same rows, the same order)
-    n = len(ys)
-    if not n:
-        return np.zeros((0, 4), np.int64), np.zeros(0, np.int64), 0
-    values = m[ys, xs]
+    return batch_objects([mask])[0]
+
+
+def _stacked(masks: list) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """The objects of masks found in one pass over them all: the masks stacked one under
+    another (each from an even row, so that OpenCV's 2 x 2 blocks keep their order, with a row
+    of zeros after it, so that no object reaches the next). (every mask's runs, in its own
+    rows; each run's object, numbered by mask first; each mask's count of objects; where each
+    mask's runs start, and their end)."""
+    ms = [_one_channel(m) for m in masks]
+    w = max(m.shape[1] for m in ms)
+    tops = np.cumsum([0] + [m.shape[0] + 1 + (m.shape[0] + 1) % 2 for m in ms])
+    big = np.zeros((int(tops[-1]), w + 1), np.result_type(*ms))  # (a 0 ends every row)
+    for m, top in zip(ms, tops.tolist()):
+        big[top:top + m.shape[0], :m.shape[1]] = m
+    runs, obj, counts = _objects(big.ravel(), w + 1, tops)
+    # runs are in raster order: each mask's are together, as its objects are
+    bounds = np.searchsorted(runs[:, 1], tops, "left")
+    mask_of = np.repeat(np.arange(len(ms)), np.diff(bounds))
+    runs[:, 1::2] -= tops[mask_of, None]
+    return runs, obj, counts, bounds
+
+
+def batch_objects(masks: list) -> list[tuple[np.ndarray, np.ndarray, int]]:
+    """:func:`mask_objects` of each mask, found in one pass over them all (:func:`_stacked`)."""
+    runs, obj, counts, bounds = _stacked(masks)
+    firsts = np.cumsum(counts) - counts
+    return [(runs[lo:hi], obj[lo:hi] - f, int(n)) for lo, hi, f, n in
+            zip(bounds[:-1].tolist(), bounds[1:].tolist(), firsts.tolist(), counts.tolist())]
+
+
+def _objects(flat: np.ndarray, w: int, tops: np.ndarray
+             ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The runs and objects of rows of ``w`` values (``flat``, each row ending with a 0), the
+    masks starting at rows ``tops``: (runs (n, 4) ``[x1, y, x2, y + 1]``; each run's object,
+    numbered by mask, then value, then OpenCV's order; each mask's count of objects)."""
+    # a run starts where the value changes to one not 0 and ends where it changes from one
+    change = np.flatnonzero(flat[1:] != flat[:-1]) + 1
+    starts = change[flat[change] != 0]
+    if flat[0] != 0:
+        starts = np.concatenate([[0], starts])
+    if not len(starts):
+        return np.zeros((0, 4), np.int64), np.zeros(0, np.int64), np.zeros(len(tops) - 1,
+                                                                              np.int64)
+    stops = change[flat[change - 1] != 0]  # (each run's end, excluded: the same order)
+    n = len(starts)
+    ys, xs = np.divmod(starts, w)
+    xe = stops - ys * w - 1  # each run's last column
+    values = flat[starts]
     # the runs of the row above touching each run: their columns reach within one of its own
-    # (keys row * (W + 2) + column: raster order, rows never overlapping)
-    row = ys * (w + 2)
-    above = row - (w + 2)
+    # (keys row * (w + 1) + column: raster order, rows never overlapping)
+    row = ys * (w + 1)
+    above = row - (w + 1)
     lo = np.searchsorted(row + xe, above + xs - 1, "left")
     hi = np.searchsorted(row + xs, above + xe + 1, "right")
     counts = np.maximum(hi - lo, 0)
@@ -103,15 +144,46 @@ def mask_objects(mask: np.ndarray) -> tuple[np.ndarray, np.ndarray, int]:
                 break
             root = up
         a, b = a[apart], b[apart]
-    roots, obj = np.unique(root, return_inverse=True)
+    is_root = root == np.arange(n)
+    roots = np.flatnonzero(is_root)
+    obj = (np.cumsum(is_root) - 1)[root]  # (the roots numbered in order)
     # OpenCV's order: the first 2 x 2 block an object reaches, blocks row by row
     block = (ys // 2) * ((w + 1) // 2) + xs // 2
     first = np.full(len(roots), np.iinfo(np.int64).max)
     np.minimum.at(first, obj, block)
+    mask_of = np.searchsorted(tops, ys[roots], "right") - 1
     rank = np.empty(len(roots), np.int64)
-    rank[np.lexsort((first, values[roots]))] = np.arange(len(roots))
-    runs = np.stack([xs, ys, xe + 1, ys + 1], 1).astype(np.int64)
-    return runs, rank[obj], len(roots)
+    rank[np.lexsort((first, values[roots], mask_of))] = np.arange(len(roots))
+    runs = np.stack([xs, ys, xe + 1, ys + 1], 1)
+    return runs, rank[obj], np.bincount(mask_of, minlength=len(tops) - 1)
+
+
+def pick_objects(counts: np.ndarray, wanted: np.ndarray, keys: list) -> list[np.ndarray]:
+    """Which objects each sample removes: of its ``counts[i]`` objects, all where
+    ``wanted[i]`` reaches them, else the ``wanted[i]`` whose first words of Philox keyed on
+    ``keys[i]`` (a recorded ``key``) and counted by the object are smallest (ties: the first),
+    in order."""
+    counts, wanted = np.asarray(counts, np.int64), np.asarray(wanted, np.int64)
+    firsts = np.cumsum(counts) - counts
+    sample = np.repeat(np.arange(len(counts)), counts)
+    local = np.arange(int(counts.sum())) - firsts[sample]
+    k0, k1 = (np.array([kernel_key(k)[j] for k in keys], np.uint64)[sample] for j in (0, 1))
+    words = philox4x32(local, np.zeros_like(local), _PICK_TAG, (k0, k1))[0]
+    order = np.lexsort((local, words, sample))  # each sample's objects by their words
+    place = np.empty_like(local)
+    place[order] = np.arange(len(order)) - firsts[sample[order]]
+    chosen = place < wanted[sample]
+    return [local[lo:lo + c][chosen[lo:lo + c]] for lo, c in zip(firsts.tolist(),
+                                                                  counts.tolist())]
+
+
+def run_pixels(holes: Any, w: int) -> np.ndarray:
+    """The flat indices (rows of ``w``) of the pixels of runs ``[x1, y, x2, y + 1]``."""
+    runs = np.asarray(holes, np.int64).reshape(-1, 4)
+    lengths = runs[:, 2] - runs[:, 0]
+    starts = runs[:, 1] * w + runs[:, 0]
+    return np.repeat(starts - (np.cumsum(lengths) - lengths), lengths) + \
+        np.arange(int(lengths.sum()))
 
 
 def mask_generator(key: Any) -> np.random.Generator:
@@ -167,10 +239,11 @@ def drop_map(holes: Any, out: tuple[int, int]) -> np.ndarray:
     y + 1]`` cover."""
     w, h = out
     runs = np.asarray(holes, np.int64).reshape(-1, 4)
-    edges = np.zeros((h, w + 1), np.int32)
-    np.add.at(edges, (runs[:, 1], runs[:, 0]), 1)
-    np.add.at(edges, (runs[:, 1], runs[:, 2]), -1)
-    return np.cumsum(edges, 1)[:, :w] > 0
+    row = runs[:, 1] * (w + 1)  # (rows of w + 1: a run's end never reaches the next row)
+    size = h * (w + 1)
+    edges = np.bincount(row + runs[:, 0], minlength=size) - \
+        np.bincount(row + runs[:, 2], minlength=size)
+    return np.cumsum(edges).reshape(h, w + 1)[:, :w] > 0
 
 
 def on_pixels(x: np.ndarray, y: np.ndarray, maps: list[np.ndarray]) -> np.ndarray:
@@ -218,7 +291,7 @@ class MaskDropout(ColourTransform):
         ['key', 'objects']
     """
 
-    #: its parameters are completed from the warped mask (:meth:`see_mask`)
+    #: its parameters are completed from the warped mask (:meth:`see_masks`)
     reads_mask = True
 
     def __init__(self, max_objects: Any = (1, 1), fill: float = 0, fill_mask: Any = 0,
@@ -242,20 +315,21 @@ class MaskDropout(ColourTransform):
         counts = lanes.integers(lo, hi + 1).tolist()
         return [{"objects": c, "key": k} for c, k in zip(counts, draw_keys(lanes))]
 
-    def see_mask(self, params: dict, mask: np.ndarray) -> None:
-        """Completes a sample's parameters from its mask as this step finds it (in the output):
-        the objects picked (``dropped``), their runs (``holes``) and the size (``size``)."""
-        runs, obj, n = mask_objects(mask)
-        k = min(int(params["objects"]), n)
-        if k == n:
-            picked = np.arange(n)
-        else:  # the k objects whose generator words are smallest (ties: the first)
-            words = philox4x32(np.arange(n), np.zeros(n, np.int64), _PICK_TAG,
-                               kernel_key(params["key"]))[0]
-            picked = np.sort(np.argsort(words, kind="stable")[:k])
-        params["dropped"] = (picked + 1).tolist()
-        params["holes"] = runs[np.isin(obj, picked)].tolist()
-        params["size"] = [int(mask.shape[1]), int(mask.shape[0])]
+    def see_masks(self, plist: list[dict], masks: list[np.ndarray]) -> None:
+        """Completes samples' parameters from their masks as this step finds them (in the
+        output), all at once: the objects picked (``dropped``), their runs (``holes``) and the
+        size (``size``)."""
+        runs, obj, counts, bounds = _stacked(masks)
+        picked = pick_objects(counts, [p["objects"] for p in plist], [p["key"] for p in plist])
+        removed = np.zeros(int(counts.sum()), bool)
+        firsts = np.cumsum(counts) - counts
+        removed[np.concatenate([c + f for c, f in zip(picked, firsts.tolist())])] = True
+        kept = removed[obj]
+        for params, mask, chosen, lo, hi in zip(plist, masks, picked, bounds[:-1].tolist(),
+                                                bounds[1:].tolist()):
+            params["dropped"] = (chosen + 1).tolist()
+            params["holes"] = runs[lo:hi][kept[lo:hi]].tolist()
+            params["size"] = [int(mask.shape[1]), int(mask.shape[0])]
 
     def colour_ops(self, params, channels, peak):
         if "holes" not in params:

@@ -6,7 +6,7 @@ pattern, drawn the same way on the host)."""
 
 from __future__ import annotations
 
-from typing import Sequence
+from typing import Any, Sequence
 
 import numpy as np
 
@@ -14,13 +14,14 @@ __all__ = ["below", "kernel_key", "philox4x32"]
 
 _M32, _S32 = np.uint64(0xFFFFFFFF), np.uint64(32)
 _W0, _W1 = np.uint64(0xD2511F53), np.uint64(0xCD9E8D57)  # Philox-4x32's multipliers
+_B0, _B1 = np.uint64(0x9E3779B9), np.uint64(0xBB67AE85)  # its key's steps
 
 
 def philox4x32(c0: np.ndarray, c1: np.ndarray, c2: np.ndarray | int,
-               key: tuple[int, int], c3: np.ndarray | int = 0) -> list[np.ndarray]:
+               key: tuple[Any, Any], c3: np.ndarray | int = 0) -> list[np.ndarray]:
     """The four 32-bit words (uint64 arrays) of Philox-4x32-10's block for counters
-    ``(c0, c1, c2, c3)`` under ``key`` = (k0, k1), element by element (``c2`` and ``c3``
-    broadcast; the kernel's ``c3`` is 0).
+    ``(c0, c1, c2, c3)`` under ``key`` = (k0, k1), element by element (``c2``, ``c3`` and the
+    key's words broadcast: a key per element where they are arrays; the kernel's ``c3`` is 0).
 
     Example:
         >>> [hex(int(w[0])) for w in philox4x32(np.array([0]), np.array([0]), 0, (0, 0))]
@@ -30,7 +31,7 @@ def philox4x32(c0: np.ndarray, c1: np.ndarray, c2: np.ndarray | int,
     c = [a0, np.asarray(c1).astype(np.uint64) & _M32,
          np.broadcast_to(np.asarray(c2, np.uint64) & _M32, a0.shape).copy(),
          np.broadcast_to(np.asarray(c3, np.uint64) & _M32, a0.shape).copy()]
-    k0, k1 = int(key[0]), int(key[1])
+    k0, k1 = (np.asarray(k, np.uint64) & _M32 for k in key)
     # in place: a third of the time of fresh arrays each step (19 ms for 640 x 640 counters)
     p0, p1, spare = np.empty_like(a0), np.empty_like(a0), np.empty_like(a0)
     for _ in range(10):
@@ -39,14 +40,14 @@ def philox4x32(c0: np.ndarray, c1: np.ndarray, c2: np.ndarray | int,
         new0 = spare
         np.right_shift(p1, _S32, out=new0)
         new0 ^= c[1]
-        new0 ^= np.uint64(k0)
+        new0 ^= k0
         np.bitwise_and(p1, _M32, out=c[1])
         np.right_shift(p0, _S32, out=c[2])
         c[2] ^= c[3]
-        c[2] ^= np.uint64(k1)
+        c[2] ^= k1
         np.bitwise_and(p0, _M32, out=c[3])
         spare, c[0] = c[0], new0
-        k0, k1 = (k0 + 0x9E3779B9) & 0xFFFFFFFF, (k1 + 0xBB67AE85) & 0xFFFFFFFF
+        k0, k1 = (k0 + _B0) & _M32, (k1 + _B1) & _M32
     return c
 
 
