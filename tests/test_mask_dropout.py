@@ -15,7 +15,8 @@ import pytest
 
 from helpers import batch_is_single_calls, objects_mask
 from warpkit import augment as W
-from warpkit.augment._mask_dropout import drop_map, mask_objects
+from warpkit.augment._mask_dropout import batch_objects, drop_map, mask_objects, pick_objects
+from warpkit.augment._philox import kernel_key, philox4x32
 
 os.environ.setdefault("NO_ALBUMENTATIONS_UPDATE", "1")
 with warnings.catch_warnings():
@@ -56,6 +57,29 @@ def test_objects_are_albumentations_labels():
               (np.random.default_rng(4).random((900, 1100)) < 0.45).astype(np.uint8)):
         np.testing.assert_array_equal(_labels(m), fdropout.label(m))
     assert mask_objects(np.zeros((5, 7), np.uint8))[2] == 0
+
+
+def test_a_batch_of_masks_is_each_mask():
+    """batch_objects (one pass over masks stacked) gives each mask's own objects: ragged
+    sizes, odd heights, one row or column, empty masks, objects touching the edges; the
+    picks are each sample's k smallest Philox words."""
+    rng = np.random.default_rng(3)
+    masks = [objects_mask(int(h), int(w), s) for s, (h, w) in
+             enumerate(rng.integers(1, 90, (12, 2)))]
+    masks += [np.zeros((5, 4), np.uint8), np.ones((1, 7), np.uint8), np.ones((9, 1), np.uint8),
+              (rng.random((33, 47)) < 0.5).astype(np.uint8)]
+    for (runs, obj, n), m in zip(batch_objects(masks), masks):
+        want, wn = fdropout.label(m, return_num=True)
+        assert n == wn
+        np.testing.assert_array_equal(_labels(m), want)
+        assert (runs[:, 1] < m.shape[0]).all() and (runs[:, 2] <= m.shape[1]).all()
+    counts = [n for _, _, n in batch_objects(masks)]
+    keys = [[int(v) for v in rng.integers(0, 1 << 16, 3)] for _ in masks]
+    wanted = rng.integers(1, 6, len(masks))
+    for got, n, k, key in zip(pick_objects(counts, wanted, keys), counts, wanted, keys):
+        words = philox4x32(np.arange(n), np.zeros(n, np.int64), 0x4D44, kernel_key(key))[0]
+        want = np.sort(np.argsort(words, kind="stable")[:k])
+        np.testing.assert_array_equal(got, want)
 
 
 def test_drop_map_covers_the_runs():
