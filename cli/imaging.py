@@ -14,6 +14,7 @@ import typer
 from warpkit._options import INTERPOLATIONS, PADDINGS, Sampling
 from warpkit.augment import Compose, Mosaic, RandomAffine, from_albumentations
 from warpkit.augment._base import contains
+from warpkit.augment._mask_dropout import mask_reader
 from warpkit.fileio import (DEFAULT_MAX_PIXELS, CocoSet, UserError, check_side_outputs,
                             expand_inputs, parse_size, read_json, save_json_atomic,
                             set_max_pixels)
@@ -401,6 +402,12 @@ def _load_pipeline(path: Path):
         raise UserError(f"--pipeline {path}: Mosaic combines several images of one call, and "
                         f"the command makes each file's copies alone (each copy would be a "
                         f"mosaic of the file with itself): run Mosaic from Python, on batches")
+    reader = mask_reader(aug)
+    if reader is not None:
+        raise UserError(f"--pipeline {path}: {type(reader).__name__} finds objects in a "
+                        f"semantic mask (albumentations' mask), which the command does not "
+                        f"take (--annotations moves COCO instances and box files): run it from "
+                        f"Python with mask=")
     tensor = {k: v for k, v in (("output_dtype", aug.output_dtype), ("mean", aug.mean),
                                 ("std", aug.std)) if v is not None}
     if aug.layout != "HWC":

@@ -353,6 +353,8 @@ def test_the_manifest_is_checked_like_every_output(photo, tmp_path):
     ("float32", r"output_dtype='float32' make a model's tensor; the command writes image files"),
     ("CHW", r"layout='CHW' make a model's tensor"),
     ("mosaic", r"Mosaic combines several images of one call.*run Mosaic from Python"),
+    ("mask", r"MaskDropout finds objects in a semantic mask.*run it from Python with mask="),
+    ("indices", r"ConstrainedCoarseDropout finds objects in a semantic mask"),
 ])
 def test_pipeline_files_that_cannot_write_images_are_refused_when_loaded(photo, tmp_path, spec,
                                                                          pattern):
@@ -370,6 +372,14 @@ def test_pipeline_files_that_cannot_write_images_are_refused_when_loaded(photo, 
         from warpkit.augment import Mosaic
 
         spec = Compose([Mosaic(target_size=64, cell_shape=64), RandomAffine(degrees=3)]).to_dict()
+    elif spec in ("mask", "indices"):
+        from warpkit.augment import ConstrainedCoarseDropout, MaskDropout, OneOf
+
+        step = MaskDropout(p=0.5) if spec == "mask" else \
+            ConstrainedCoarseDropout(mask_indices=[1], p=1)
+        # (inside a OneOf, beside a step that does not read the mask)
+        spec = Compose([RandomAffine(degrees=3), OneOf([RandomAffine(degrees=1), step]),
+                        MaskDropout(p=0)]).to_dict()
     (tmp_path / "p.json").write_text(json.dumps(spec))
     r = _run("augment", photo[0], "-o", tmp_path / "out", "--pipeline", tmp_path / "p.json")
     _one_line_error(r, pattern)

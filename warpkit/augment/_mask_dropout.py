@@ -38,7 +38,8 @@ from ._dropout import _bands
 from ._philox import kernel_key, philox4x32
 
 __all__ = ["MaskDropout", "batch_objects", "drop_map", "holes_from_mask", "mask_generator",
-           "mask_objects", "mask_readers", "on_pixels", "pick_objects", "run_pixels"]
+           "mask_objects", "mask_reader", "mask_readers", "on_pixels", "pick_objects",
+           "run_pixels"]
 
 #: the generator's third counter word for MaskDropout's choice of objects (Philox keyed on the
 #: sample's ``key``, one block per object: its first word ranks the object)
@@ -345,6 +346,15 @@ class MaskDropout(ColourTransform):
     def config(self):
         return {"max_objects": list(self.max_objects), "fill": self.fill,
                 "fill_mask": self.fill_mask}
+
+
+def mask_reader(t: Any) -> Any:
+    """The first transform of ``t`` (a pipeline, a OneOf or one transform, at any depth) that
+    reads the warped mask and may apply (``p`` above 0), or None."""
+    if getattr(t, "reads_mask", False) and getattr(t, "p", 1) > 0:
+        return t
+    return next((r for c in getattr(t, "transforms", ()) if (r := mask_reader(c)) is not None),
+                None)
 
 
 def mask_readers(t: Any, plist: list[dict]) -> list[list[tuple[Any, dict]]]:
