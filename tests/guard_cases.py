@@ -360,7 +360,7 @@ def fields_family():
 
 def colour_family():
     """Colour passes after the warp (CLAHE's three launches, an Equalize's in the same
-    kernels, a grid of holes and a blur's two, an unsharp mask's three, a zoom blur's table,
+    kernels, a grid of holes, a MaskDropout's runs and a blur's two, an unsharp mask's three, a zoom blur's table,
     a mean's and an ISONoise's lightness sums (a snow's HLS after it), a morphological
     erosion's neighbours, a chromatic aberration's lens, a plasma's brightened sums,
     FancyPCA's channel sums, a downscale's gather and another's two resamplings, a
@@ -368,7 +368,8 @@ def colour_family():
     float32, 1 and 3 channels, outputs 1 to 17 pixels wide."""
     from warpkit.augment import (CLAHE, ChromaticAberration, Compose, Downscale, Equalize,
                                  FancyPCA, GaussianBlur, GridDropout, ImageCompression, ISONoise,
-                                 Morphological, PlasmaBrightnessContrast, RandomAffine,
+                                 MaskDropout, Morphological, PlasmaBrightnessContrast,
+                                 RandomAffine,
                                  RandomBrightnessContrast,
                                  RandomSnow, UnsharpMask, ZoomBlur)
 
@@ -381,7 +382,8 @@ def colour_family():
               Downscale((0.4, 0.4), {"downscale": 3, "upscale": 2}, p=1), GaussianBlur(p=1)],
              [ImageCompression(quality_range=(30, 30), p=1), RandomBrightnessContrast(p=1)],
              [Equalize(p=1), Equalize(mode="pil", by_channels=False, p=1)],
-             [GridDropout(holes_number_xy=(2, 3), fill="random", p=1), GaussianBlur(p=1)],
+             [GridDropout(holes_number_xy=(2, 3), fill="random", p=1),
+              MaskDropout(max_objects=(1, 2), fill=9, p=1), GaussianBlur(p=1)],
              [FancyPCA(alpha=1.0, p=1), RandomBrightnessContrast(p=1)],
              [UnsharpMask(blur_limit=(7, 7), alpha=(1, 1), threshold=2, p=1),
               RandomBrightnessContrast(p=1)],
@@ -408,6 +410,12 @@ def colour_family():
             if j >= len(steps) - 2 and dt != (np.uint8, np.float32)[j % 2]:
                 continue
             pipe = Compose([RandomAffine(degrees=20, size=(w + 2, h + 3)), *t])
+            if any(isinstance(s, MaskDropout) for s in t):  # (the mask at a page's end too)
+                # (its objects: the brighter half of the first channel's pixels)
+                mask = ((img if c is None else img[..., 0]) > np.median(img)).astype(np.uint8)
+                run(f"colour {j} {np.dtype(dt)} {shape}",
+                    lambda i, m: pipe(image=i, mask=m, seed=k)["image"], img, mask)
+                continue
             run(f"colour {j} {np.dtype(dt)} {shape}", lambda i: pipe(image=i, seed=k)["image"],
                 img)
 

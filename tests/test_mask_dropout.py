@@ -57,6 +57,8 @@ def test_objects_are_albumentations_labels():
               (np.random.default_rng(4).random((900, 1100)) < 0.45).astype(np.uint8)):
         np.testing.assert_array_equal(_labels(m), fdropout.label(m))
     assert mask_objects(np.zeros((5, 7), np.uint8))[2] == 0
+    nan = np.where(b, np.nan, 2.0).astype(np.float32)  # (NaN is no value's: no object)
+    np.testing.assert_array_equal(_labels(nan), fdropout.label(nan))
 
 
 def test_a_batch_of_masks_is_each_mask():

@@ -53,6 +53,8 @@ def _one_channel(mask: Any) -> np.ndarray:
     if m.ndim != 2:
         raise ValueError(f"MaskDropout finds objects in a mask of one channel, (H, W) or "
                          f"(H, W, 1), got {m.shape}")
+    if m.dtype.kind == "f" and np.isnan(m).any():  # (NaN equals no value: never an object)
+        m = np.where(np.isnan(m), 0, m)
     return m
 
 
