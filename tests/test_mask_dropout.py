@@ -227,6 +227,33 @@ def test_batches_replay_and_torch(queue):
     np.testing.assert_array_equal(tm["image"], batch["image"])
 
 
+def test_every_mask_target_is_filled(queue):
+    """The objects come from ``mask`` and are filled in every mask target: ``mask`` itself,
+    another named mask, instance masks (``masks=``) and masks of (B, H, W, 1); keypoints
+    without remove_invisible come back with their visibility."""
+    imgs = np.stack([PHOTO[:120, :160]] * 2)
+    masks = np.stack([objects_mask(120, 160, s) for s in range(2)])
+    instances = [[(masks[k] == v).astype(np.uint8) for v in (1, 2)] for k in range(2)]
+    pipe = W.Compose([W.HorizontalFlip(p=1), W.MaskDropout(max_objects=(2, 2), fill_mask=7,
+                                                           p=1)],
+                     additional_targets={"depth": "mask"}, remove_invisible=False)
+    grid = np.stack(np.meshgrid(np.arange(0, 160, 7.0), np.arange(0, 120, 7.0)), -1)
+    kp = [grid.reshape(-1, 2) + 0.3] * 2  # (a point per 7 x 7 pixels: some on the objects)
+    out = pipe(image=imgs, mask=masks[..., None], depth=masks * 10, masks=instances,
+               keypoints=kp, seed=2, queue=queue)
+    for k in range(2):
+        p = out["params"][k]["steps"][1]
+        hit = drop_map(p["holes"], (160, 120))
+        assert hit.any()
+        assert (out["mask"][k][..., 0][hit] == 7).all() and (out["depth"][k][hit] == 7).all()
+        for m in out["masks"][k]:
+            assert (m[hit] == 7).all()
+        np.testing.assert_array_equal(out["depth"][k][~hit], masks[k][:, ::-1][~hit] * 10)
+        pts = np.floor(out["keypoints"][k] + 0.5).astype(int)
+        np.testing.assert_array_equal(out["keypoints_visible"][k], ~hit[pts[:, 1], pts[:, 0]])
+        assert not out["keypoints_visible"][k].all()
+
+
 def test_small_cases_on_every_device_and_oclgrind(small_queue):
     """A 21 x 13 output after a rotation, uint8 and float32, cubic and linear: the image is the
     pipeline's without MaskDropout but for the removed objects, which hold the fill (no
