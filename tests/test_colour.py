@@ -228,6 +228,14 @@ def test_colour_passes_split_at_whole_image_operations():
     codes = [p.reshape(3, -1, COLOUR_WORDS)[..., 0].tolist() for p in parts]
     assert codes == [[[1], [0], [5]], [[7, 2], [7, 0], [0, 0]], [[0, 0, 0], [11, 3, 1], [0, 0, 0]]]
     assert parts[1].reshape(3, -1, COLOUR_WORDS)[0, 1, 1] == 2  # values travel with their code
+    # no whole-image operation: one part, each list to its code 0, words after it cleared
+    ops[0, :3, 0], ops[1, :4, 0], ops[2, :4, 0] = [1, 2, 0], [3, 1, 0, 5], [5, 5, 5, 5]
+    (only,) = colour_passes(ops.reshape(3, -1))
+    got = only.reshape(3, -1, COLOUR_WORDS)
+    assert got[..., 0].tolist() == [[1, 2, 0, 0], [3, 1, 0, 0], [5, 5, 5, 5]]
+    assert got[0, 2:].max() == 0 and got[1, 2:].max() == 0
+    np.testing.assert_array_equal(got[2], ops[2])
+    assert colour_passes(np.zeros((2, COLOUR_WORDS), np.float32))[0].shape == (2, COLOUR_WORDS)
 
 
 def test_builds_hold_the_operation_groups_their_lists_use(queue, monkeypatch):

@@ -599,7 +599,13 @@ def colour_passes(colour: np.ndarray) -> list[np.ndarray]:
     ops = colour.reshape(n, k, COLOUR_WORDS)
     codes = ops[:, :, 0]
     live = np.cumprod(codes != 0, axis=1).astype(bool)  # code 0 ends a list
-    seg = np.cumsum(np.isin(codes, COLOUR_WHOLE) & live, axis=1)
+    whole = np.isin(codes, COLOUR_WHOLE) & live
+    if not whole.any():  # the warp's own alone: each list is its live prefix
+        m = max(int(live.sum(1).max()), 1)
+        part = ops[:, :m].copy()
+        part[~live[:, :m]] = 0
+        return [np.ascontiguousarray(part.reshape(n, m * COLOUR_WORDS), np.float32)]
+    seg = np.cumsum(whole, axis=1)
     out = []
     for s in range(int(seg.max()) + 1):
         take = live & (seg == s)
