@@ -77,3 +77,22 @@ class Detections(torch.utils.data.Dataset):
         name, boxes, labels = DETECTIONS[i]
         return {"image": getattr(skimage.data, name)(), "boxes": np.array(boxes, np.float64),
                 "labels": np.array(labels), "index": i}
+
+
+class Segments(torch.utils.data.Dataset):
+    """A small segmentation set: raw photos and a semantic mask of discs for each (the main
+    process augments)."""
+
+    def __len__(self) -> int:
+        return 6
+
+    def __getitem__(self, i: int):
+        img = photo(i)
+        h, w = img.shape[:2]
+        rng = np.random.default_rng(i)
+        yy, xx = np.ogrid[:h, :w]
+        mask = np.zeros((h, w), np.uint8)
+        for k in range(6):
+            cy, cx, r = rng.integers(0, h), rng.integers(0, w), rng.integers(8, 30)
+            mask[(yy - cy) ** 2 + (xx - cx) ** 2 < r * r] = 1 + k % 3
+        return {"image": img, "mask": mask, "index": i}

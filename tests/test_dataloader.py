@@ -222,3 +222,29 @@ def test_a_detection_set_through_mosaic():
                 b = np.asarray(out["boxes"][k]).reshape(-1, 4)
                 assert (b >= 0).all() and (b <= 160).all()
             np.testing.assert_array_equal(pipe(**call)["image"], out["image"])
+
+
+def test_a_segmentation_set_through_mask_dropout():
+    """Photos with semantic masks through a DataLoader (workers load, warpkit.augment.collate
+    keeps the ragged images and masks as lists) and a pipeline with MaskDropout per batch in
+    the main process: each sample as augmented alone, its removed objects 0 in the mask."""
+    from _augment_data import Segments
+    from warpkit.augment import MaskDropout
+
+    pipe = Compose([RandomResizedCrop(48, scale=(0.5, 1.0)), RandomHorizontalFlip(),
+                    MaskDropout(max_objects=(1, 2), p=1)])
+    loader = torch.utils.data.DataLoader(Segments(), batch_size=3, collate_fn=collate,
+                                         num_workers=2, multiprocessing_context="spawn")
+    ds, removed = Segments(), 0
+    for batch in loader:
+        out = pipe(image=batch["image"], mask=batch["mask"], seed=2,
+                   index=list(batch["index"]))
+        for k, i in enumerate(batch["index"]):
+            item = ds[int(i)]
+            alone = pipe(image=item["image"], mask=item["mask"], seed=2, index=int(i))
+            np.testing.assert_array_equal(out["image"][k], alone["image"])
+            np.testing.assert_array_equal(out["mask"][k], alone["mask"])
+            for x1, y, x2, _ in out["params"][k]["steps"][2]["holes"]:
+                assert not out["mask"][k][y, x1:x2].any()
+                removed += 1
+    assert removed
