@@ -264,3 +264,37 @@ def test_mask_indices_batches_replay_fills_and_refusals(queue):
     assert none["params"]["steps"][1]["holes"] == []
     with pytest.raises(ValueError, match="ConstrainedCoarseDropout finds its objects.*mask="):
         pipe(image=imgs, seed=4, queue=queue)
+
+
+def test_mask_indices_fall_back_on_bbox_labels(queue, tmp_path):
+    """With both: a call with ``mask=`` makes its holes about the mask's objects; one without
+    makes them in the boxes of those labels, as albumentations falls back (the same holes as
+    by bbox_labels alone); the command takes such a pipeline (no mask needed)."""
+    import json
+
+    from PIL import Image
+    from typer.testing import CliRunner
+
+    from warpkit.cli.app import app
+
+    boxes = np.array([[20.0, 30.0, 200.0, 150.0], [250.0, 60.0, 400.0, 280.0]])
+    kw = dict(num_holes_range=(2, 2), hole_height_range=(0.3, 0.5),
+              hole_width_range=(0.3, 0.5), fill=0, p=1)
+    both = W.Compose([W.ConstrainedCoarseDropout(mask_indices=[1], bbox_labels=["cat"], **kw)],
+                     box_format="xyxy", label_fields=["labels"])
+    alone = W.Compose([W.ConstrainedCoarseDropout(bbox_labels=["cat"], **kw)],
+                      box_format="xyxy", label_fields=["labels"])
+    call = dict(image=PHOTO, boxes=boxes, labels=["cat", "dog"], seed=6, queue=queue)
+    by_boxes = both(**call)["params"]["steps"][0]
+    assert by_boxes["holes"] == alone(**call)["params"]["steps"][0]["holes"]
+    assert "mask_key" not in by_boxes and len(by_boxes["holes"]) == 2
+    mask = objects_mask(300, 451, 1)
+    by_mask = both(mask=mask, **call)["params"]["steps"][0]
+    assert "mask_key" in by_mask and by_mask["holes"] != by_boxes["holes"]
+    spec = tmp_path / "p.json"
+    spec.write_text(json.dumps(both.to_dict()))
+    Image.fromarray(PHOTO).save(tmp_path / "a.png")
+    r = CliRunner().invoke(app, ["augment", str(tmp_path / "a.png"), "-o", str(tmp_path / "out"),
+                                 "--pipeline", str(spec), "--seed", "1"])
+    assert r.exit_code == 0, r.output
+    assert (tmp_path / "out" / "a_aug0.png").exists()

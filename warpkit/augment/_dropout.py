@@ -610,9 +610,9 @@ class ConstrainedCoarseDropout(_Dropout):
     repeats), each hole's height and width the ranges times the square root of its region's
     pixels, centred on its pixel, clipped. Those draws come from numpy's generator seeded with
     the recorded ``mask_key`` (the sample's stream cannot wait for the mask), and a
-    ``"random_uniform"`` fill's colours from it after them. ``mask_indices`` needs the call's
-    ``mask``: without one it is refused (albumentations then takes ``bbox_labels``, or makes no
-    holes).
+    ``"random_uniform"`` fill's colours from it after them. A call without ``mask=`` takes
+    ``bbox_labels`` instead, as albumentations does; without those either it is refused
+    (albumentations makes no holes then, with a warning).
 
     Example:
         >>> from warpkit.augment._targets import Seen
@@ -660,14 +660,21 @@ class ConstrainedCoarseDropout(_Dropout):
 
     @property
     def reads_mask(self) -> bool:
-        """Whether its holes come from the warped mask (:meth:`see_masks`): by
-        ``mask_indices``."""
+        """Whether its holes may come from the warped mask (:meth:`see_masks`): by
+        ``mask_indices``, where the call gives a mask (:meth:`sees_mask`)."""
         return self.mask_indices is not None
+
+    def sees_mask(self, params: dict) -> bool:
+        """Whether these parameters are completed from the warped mask: drawn for it."""
+        return "mask_key" in params
 
     def draw_seen(self, rng, size, seen):
         # albumentations' order: the count (its Python random), then numpy's for the holes
         k = int(rng.integers(self.num_holes_range[0], self.num_holes_range[1] + 1))
-        if self.mask_indices is not None:  # the holes once the mask is seen (see_masks)
+        # by the mask where the call has one; else by the boxes (albumentations' fallback),
+        # else by the mask all the same (the call is refused: no mask)
+        if self.mask_indices is not None and (
+                seen is None or seen.has_mask or self.bbox_labels is None):
             params: dict[str, Any] = {"holes": None, "size": [int(size[0]), int(size[1])],
                                       "count": k, "mask_key": draw_key(rng)}
             if self.fill == "random":

@@ -562,7 +562,8 @@ def _seen(pipe, t: Targets, kind: str, sizes: list, main: tuple | None,
     partners = partners or [None] * n
     given = [None] * n if "passed" not in pipe.reads else \
         [functools.partial(_given, t.passed, kind, n, k) for k in range(n)]
-    return [Seen(s, r, m, partners=p, labels=lab, given=g)
+    has_mask = "mask" in t.masks
+    return [Seen(s, r, m, partners=p, labels=lab, given=g, has_mask=has_mask)
             for s, r, m, p, lab, g in zip(sizes, rows, masks, partners, labels, given)]
 
 

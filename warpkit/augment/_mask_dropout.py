@@ -313,6 +313,10 @@ class MaskDropout(ColourTransform):
         lo, hi = self.max_objects
         return {"objects": int(rng.integers(lo, hi + 1)), "key": draw_key(rng)}
 
+    def sees_mask(self, params: dict) -> bool:
+        """Whether these parameters are completed from the warped mask: always."""
+        return True
+
     def draw_lanes(self, lanes, sizes):
         lo, hi = self.max_objects
         counts = lanes.integers(lo, hi + 1).tolist()
@@ -352,8 +356,10 @@ class MaskDropout(ColourTransform):
 
 def mask_reader(t: Any) -> Any:
     """The first transform of ``t`` (a pipeline, a OneOf or one transform, at any depth) that
-    reads the warped mask and may apply (``p`` above 0), or None."""
-    if getattr(t, "reads_mask", False) and getattr(t, "p", 1) > 0:
+    needs the call's mask (it reads the warped mask, with nothing to fall back on) and may
+    apply (``p`` above 0), or None."""
+    if getattr(t, "reads_mask", False) and getattr(t, "p", 1) > 0 and \
+            getattr(t, "bbox_labels", None) is None:
         return t
     return next((r for c in getattr(t, "transforms", ()) if (r := mask_reader(c)) is not None),
                 None)
@@ -363,5 +369,5 @@ def mask_readers(t: Any, plist: list[dict]) -> list[list[tuple[Any, dict]]]:
     """Each sample's applied steps that read the warped mask (``reads_mask``: MaskDropout,
     ConstrainedCoarseDropout by ``mask_indices``) with their parameters, in order (empty
     lists where none applied)."""
-    return [[(s, p) for s, p in t.applied_steps(params) if getattr(s, "reads_mask", False)]
-            for params in plist]
+    return [[(s, p) for s, p in t.applied_steps(params)
+             if getattr(s, "reads_mask", False) and s.sees_mask(p)] for params in plist]

@@ -398,13 +398,15 @@ class Seen:
     has none), for the draws that read one (``reads`` "passed"). ``masks``: the call's masks
     of the sample (``mask=``, else those of ``masks=``) as given, None where it gave none;
     :meth:`mask_pixels` finds their pixels where the current image is. ``chain``: the maps and fields from the sample's input to the current image.
-    ``partners``: the other images of the call that a Mosaic may take (their positions)."""
+    ``partners``: the other images of the call that a Mosaic may take (their positions).
+    ``has_mask``: whether the call gave ``mask=`` (albumentations' ``"mask" in data``)."""
 
     def __init__(self, size: tuple[int, int], boxes: np.ndarray | None = None,
                  masks: list | None = None, index: np.ndarray | None = None,
                  chain: list | None = None, partners: list | None = None,
-                 labels: Any = None, given: Any = None) -> None:
+                 labels: Any = None, given: Any = None, has_mask: bool = False) -> None:
         self.size = size
+        self.has_mask = has_mask
         self.labels = labels
         self.given = given
         self.partners = partners
@@ -426,7 +428,7 @@ class Seen:
             keep = inside > 0
             boxes, index = clipped[keep], index[keep]
         return Seen(out, boxes, self.masks, index, merge(self.chain + chain), self.partners,
-                    self.labels, self.given)
+                    self.labels, self.given, self.has_mask)
 
     def mask_pixels(self, nonzero: Any) -> np.ndarray:
         """The (y, x) pixels of the current image where ``nonzero(mask)`` (an (H, W) bool of
