@@ -255,6 +255,13 @@
  *                     w[10] operations from the operation: the sparkles' bits first (a row
  *                     of w[11] / 32 words, bit x % 32 of word x / 32), T w[8] floats in
  *                     (rows of w[11] floats) (wk_snow_tex8)
+ *   WK_COL_HESTAIN    albumentations' HEStain with a given stain matrix S (2 x 3) on R, G, B as
+ *                     fractions of the peak x: optical densities d = -log(max(x, 1e-6)), the
+ *                     stains' concentrations k = A d (A = (S S^T + 1e-6 I)^-1 S, 2 x 3, in
+ *                     w[1 .. 6] row by row), where the pixel is tissue (luminosity 0.299 R +
+ *                     0.587 G + 0.114 B below 0.85) or w[11] = 1: k = k s + t (s in w[7, 8], t
+ *                     in w[9, 10]); then exp(-S^T k), clipped to [0, 1], back to the peak (S in
+ *                     words 1 .. 6 of the WK_COL_DATA operation after it, row by row)
  *
  * The 8 pixels' position: row at.y, columns at.x .. at.x + 7 of an output of dims = (Wo, Ho).
  */
@@ -308,6 +315,7 @@
 #define WK_COL_PLASMA 44
 #define WK_COL_PLASMA_MEAN 45
 #define WK_COL_SNOW_TEX 46
+#define WK_COL_HESTAIN 47
 /* WK_COL_HEAVY: which of the larger operations a build holds (the host's engine.core
  * colour_groups: the groups some item's list has, and every group that launch has had in the
  * process, so that a pipeline's builds settle on one); the others are compiled out. Each one
@@ -328,7 +336,7 @@
  * compile */
 #define WK_COLG_MED5 32
 #define WK_COLG_MED7 64
-#define WK_COLG_TONE 128 /* WK_COL_MATRIX and WK_COL_CURVE */
+#define WK_COLG_TONE 128 /* WK_COL_MATRIX, WK_COL_CURVE and WK_COL_HESTAIN */
 #define WK_COLG_ISO 256 /* WK_COL_ISO, WK_COL_SNOW and WK_COL_GRAVEL (OpenCV's HLS) */
 #define WK_COLG_LIGHT 512 /* WK_COL_LIGHT */
 #define WK_COLG_POLY 1024 /* WK_COL_POLY */
@@ -758,6 +766,32 @@ inline float8 wk_shot8(float8 v, float s, float8 u) {
     }
     const float8 y = wk_pow01_8(wk_clamp8(k * s, 0.0f, 1.0f), 1.0f / 2.2f) * WK_PEAK;
     return WK_COL_INT ? wk_rint8(y) : y;
+}
+#endif
+
+#if WK_COL_HEAVY & WK_COLG_TONE
+/* WK_COL_HESTAIN on channels 0-2 of 8 pixels (levels of WK_PEAK) */
+inline __attribute__((always_inline)) void wk_hestain8(__global const float *op, float8 *v) {
+    __global const float *S = op + WK_COL_WORDS + 1;
+    const float inv = 1.0f / WK_PEAK;
+    const float8 r = v[0] * inv, g = v[1] * inv, b = v[2] * inv;
+    const float8 dr = -log(fmax(r, 1e-6f)), dg = -log(fmax(g, 1e-6f)), db = -log(fmax(b, 1e-6f));
+    float8 k0 = op[1] * dr + op[2] * dg + op[3] * db, k1 = op[4] * dr + op[5] * dg + op[6] * db;
+    /* the luminosity as albumentations sums it, products first (no fused multiply-add: a pixel
+     * at the threshold goes the same way) */
+    const float8 lr = r * 0.299f, lg = g * 0.587f, lb = b * 0.114f;
+    const float8 lum = (lr + lg) + lb;
+    int8 tissue = lum < 0.85f;
+    if (op[11] != 0.0f)
+        tissue = (int8)(-1);
+    k0 = tissue ? k0 * op[7] + op[9] : k0;
+    k1 = tissue ? k1 * op[8] + op[10] : k1;
+    const float8 y0 = wk_clamp8(exp(-(k0 * S[0] + k1 * S[3])), 0.0f, 1.0f) * WK_PEAK;
+    const float8 y1 = wk_clamp8(exp(-(k0 * S[1] + k1 * S[4])), 0.0f, 1.0f) * WK_PEAK;
+    const float8 y2 = wk_clamp8(exp(-(k0 * S[2] + k1 * S[5])), 0.0f, 1.0f) * WK_PEAK;
+    v[0] = WK_COL_INT ? wk_rint8(y0) : y0;
+    v[1] = WK_COL_INT ? wk_rint8(y1) : y1;
+    v[2] = WK_COL_INT ? wk_rint8(y2) : y2;
 }
 #endif
 
@@ -1443,6 +1477,11 @@ inline __attribute__((always_inline)) void wk_colour8_ops(float8 *v, int C, __gl
                 v[1] = WK_COL_LEVEL(wk_col_clip((op[4] * r + op[5] * g + op[6] * b) * op[10] + op[11]));
                 v[2] = WK_COL_LEVEL(wk_col_clip((op[7] * r + op[8] * g + op[9] * b) * op[10] + op[11]));
             }
+#if WK_COL_HEAVY & WK_COLG_TONE
+        } else if (code == WK_COL_HESTAIN) {
+            if (C >= 3)
+                wk_hestain8(op, v);
+#endif
         } else if ((WK_COL_HEAVY & WK_COLG_NOISE) && code == WK_COL_SALT) {
             uint8 o[4];
             const uint2 key = wk_key(op + 1);

@@ -60,6 +60,7 @@ from ._dropout import (CoarseDropout, ConstrainedCoarseDropout, Erasing, Frequen
 from ._filters import AdvancedBlur, Defocus, GlassBlur, RingingOvershoot, UnsharpMask, ZoomBlur
 from ._pixel_dropout import PixelDropout
 from ._mask_dropout import MaskDropout
+from ._stain import HEStain
 from ._additive import AdditiveNoise
 from ._grid_shuffle import RandomGridShuffle
 from ._pixel import (AutoContrast, ChannelDropout, ChromaticAberration, Equalize, FancyPCA,
@@ -93,7 +94,7 @@ __all__ = ["AdditiveNoise", "AdvancedBlur", "Affine", "AtLeastOneBBoxRandomCrop"
            "ElasticTransform", "Emboss", "EpochSampler", "Equalize", "Erasing", "FancyPCA",
            "FrequencyMasking", "FromFloat",
            "from_albumentations", "GaussianBlur", "GaussNoise", "GlassBlur", "GridDistortion", "GridDropout",
-           "HorizontalFlip", "HueSaturationValue", "Illumination", "ImageCompression", "InvertImg", "ISONoise",
+           "HEStain", "HorizontalFlip", "HueSaturationValue", "Illumination", "ImageCompression", "InvertImg", "ISONoise",
            "KeypointParams", "LongestMaxSize", "MaskDropout", "MedianBlur", "MixUp", "Morphological", "Mosaic",
            "MotionBlur",
            "MultiplicativeNoise", "OneOf", "OpticalDistortion", "Pad", "PadIfNeeded",

@@ -44,6 +44,7 @@ from ._weather import RandomFog, RandomRain, RandomSunFlare
 from ._grid_shuffle import RandomGridShuffle
 from ._pixel_dropout import PixelDropout
 from ._mask_dropout import MaskDropout
+from ._stain import HEStain
 from ._base import (BORDER_CODES, INTERPOLATION_CODES, OneOf, Transform, merge_setting,
                     same_value)
 from ._compose import Compose
@@ -332,6 +333,8 @@ SUPPORTED: dict[str, Callable[[_Args, _Pipeline], Transform | None]] = {
                                         "hole_height_range", "hole_width_range", "fill",
                                         "fill_mask", "mask_indices", "bbox_labels"),
     "MaskDropout": _colour(MaskDropout, "max_objects", "fill", "fill_mask"),
+    "HEStain": _colour(HEStain, "method", "preset", "intensity_scale_range",
+                       "intensity_shift_range", "augment_background"),
     "XYMasking": _colour(D.XYMasking, "num_masks_x", "num_masks_y", "mask_x_length",
                          "mask_y_length", "fill", "fill_mask"),
     "GridDropout": _colour(D.GridDropout, "ratio", "random_offset", "unit_size_range",
