@@ -311,6 +311,16 @@ def noise_runs(data, have_alb: bool) -> dict:
         if have_alb else None)
 
 
+def stain_runs(data, have_alb: bool) -> dict:
+    """HEStain on every sample (albumentations' defaults: a random preset) in the pass:
+    warpkit with and without it, albumentations."""
+    from warpkit.augment import HEStain
+
+    return pass_runs(data, {"warpkit, geometry and HEStain": [HEStain(p=1)],
+                            "warpkit, geometry alone": []},
+                     (lambda A: [A.HEStain(p=1)]) if have_alb else None)
+
+
 #: Downscale's interpolation pair of two real resamplings (cv2.INTER_AREA down, INTER_LINEAR up)
 AREA_LINEAR = {"downscale": 3, "upscale": 1}
 
@@ -558,6 +568,9 @@ def main() -> None:
         (noise_runs, "warpkit, geometry, noise and dropout",
          "Noise and dropout in the pass: RandomResizedCrop(224) + flip + GaussNoise(p=0.5) + "
          "CoarseDropout(1-4 holes, p=0.5), 64 ragged photos -> float32 CHW"),
+        (stain_runs, "warpkit, geometry and HEStain",
+         "H&E stains in the pass: RandomResizedCrop(224) + flip + HEStain(p=1), 64 ragged photos "
+         "-> float32 CHW"),
         (blur_runs, "warpkit, geometry and blur",
          "Blur after the warp: RandomResizedCrop(224) + flip + GaussianBlur(sigma 0.5-3, "
          "p=0.5), 64 ragged photos -> float32 CHW")]
