@@ -25,9 +25,9 @@ from warpkit.augment import (AdditiveNoise, AdvancedBlur, Blur, FrequencyMasking
                              RandomRotate90, RandomRotation, RandomSizedCrop, RandomVerticalFlip,
                              Resize, RGBShift, RingingOvershoot, Sharpen, Solarize, ToGray,
                              UnsharpMask, XYMasking, ZoomBlur, stream)
-from warpkit.augment import (CLAHE, D4, Affine, Crop, CropAndPad, Defocus, Downscale,
-                             LongestMaxSize, PadIfNeeded, Perspective, RandomCropFromBorders,
-                             RandomScale, Rotate, SmallestMaxSize)
+from warpkit.augment import (CLAHE, D4, Affine, Crop, CropAndPad, Defocus, Downscale, HEStain,
+                             LongestMaxSize, MaskDropout, PadIfNeeded, Perspective,
+                             RandomCropFromBorders, RandomScale, Rotate, SmallestMaxSize)
 from warpkit.augment._base import lanes_ok
 from warpkit.augment._lanes import LANES_FROM, Lanes, draw_samples, philox_blocks
 from warpkit.augment._streams import philox_keys
@@ -166,7 +166,8 @@ PIPELINES = [
              CoarseDropout((3, 3), (0.05, 0.5), (0.3, 0.4), fill="random_uniform", p=0.6),
              Erasing(p=0.6), Erasing((0.3, 0.9), (0.1, 8), fill="random_uniform", p=0.6),
              Erasing((0.02, 0.1), (1, 1), fill="random", p=0.6), TimeMasking(20, p=0.6),
-             FrequencyMasking(5, p=0.7), TimeReverse()]),
+             FrequencyMasking(5, p=0.7), TimeReverse(), MaskDropout((1, 4), p=0.6),
+             HEStain(p=0.7), HEStain("preset", "dark", (0.5, 1.5), (-0.3, 0.1), p=0.5)]),
     # GridDropout: grids of every size the images give (empty ones on 1-pixel sides), fixed
     # grids, cells of a drawn side, every fill, shifted holes
     Compose([GridDropout(p=0.7), GridDropout(0.3, False, holes_number_xy=(5, 2),

@@ -241,12 +241,9 @@ def drop_map(holes: Any, out: tuple[int, int]) -> np.ndarray:
     """(H, W) bool: the output pixels (``out`` = (width, height)) that runs ``[x1, y, x2,
     y + 1]`` cover."""
     w, h = out
-    runs = np.asarray(holes, np.int64).reshape(-1, 4)
-    row = runs[:, 1] * (w + 1)  # (rows of w + 1: a run's end never reaches the next row)
-    size = h * (w + 1)
-    edges = np.bincount(row + runs[:, 0], minlength=size) - \
-        np.bincount(row + runs[:, 2], minlength=size)
-    return np.cumsum(edges).reshape(h, w + 1)[:, :w] > 0
+    m = np.zeros(h * w, bool)
+    m[run_pixels(holes, w)] = True
+    return m.reshape(h, w)
 
 
 def on_pixels(x: np.ndarray, y: np.ndarray, maps: list[np.ndarray]) -> np.ndarray:
