@@ -440,6 +440,17 @@ def from_albumentations(pipeline: Any) -> Compose:
     return Compose(transforms, **kw)
 
 
+def _unserialisable(t: Any, A: Any) -> str:
+    """The class name of the first transform of an albumentations pipeline (at any depth) that
+    albumentations cannot serialise."""
+    for c in getattr(t, "transforms", None) or ():
+        try:
+            A.to_dict(c)
+        except NotImplementedError:
+            return _unserialisable(c, A)
+    return type(t).__name__
+
+
 def _as_dict(pipeline: Any) -> dict:
     if isinstance(pipeline, dict):
         return pipeline
@@ -451,7 +462,15 @@ def _as_dict(pipeline: Any) -> dict:
                 raise ValueError(f"{pipeline}: not an albumentations JSON file ({e})") from None
     if type(pipeline).__module__.startswith("albumentations"):
         import albumentations as A
-        d = A.to_dict(pipeline)
+        try:
+            d = A.to_dict(pipeline)
+        except NotImplementedError as e:  # (its domain adaptations, which read metadata)
+            name = _unserialisable(pipeline, A)
+            raise ValueError(f"albumentations' {name} has no warpkit equivalent yet (nor a "
+                             f"serialised form in albumentations: {str(e).rstrip('.')}); "
+                             f"supported: "
+                             f"{', '.join(sorted([*SUPPORTED, 'NoOp', 'OneOf', 'Sequential']))}"
+                             ) from None
         # albumentations 2.0.8's to_dict leaves BboxParams' filter_invalid_bboxes out: read it
         # off the live pipeline
         bp = d.get("transform", {}).get("bbox_params")
