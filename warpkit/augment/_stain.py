@@ -17,6 +17,7 @@ Example:
 
 from __future__ import annotations
 
+import functools
 from typing import Any
 
 import numpy as np
@@ -24,7 +25,7 @@ import numpy as np
 from .._checks import flag
 from ..engine.core import COL_DATA as DATA, COL_HESTAIN as HESTAIN
 from ._base import value_range
-from ._colour import ColourTransform, _eight_bit
+from ._colour import ColourTransform, _rgb_eight_bit
 
 __all__ = ["HEStain", "STAIN_MATRICES"]
 
@@ -40,6 +41,15 @@ STAIN_MATRICES = {
     "light": ((0.57, 0.71, 0.38), (0.15, 0.89, 0.42)),
 }
 PRESETS = tuple(STAIN_MATRICES)
+
+
+@functools.lru_cache(maxsize=None)
+def _stain_rows(preset: str) -> tuple[list[float], list[float]]:
+    """A preset's words for the kernel, once per process: A = (S S^T + 1e-6 I)^-1 S and S, row
+    by row (albumentations' stain matrix as float32, its normal equations in double)."""
+    s = np.asarray(STAIN_MATRICES[preset], np.float32).astype(np.float64)
+    a = np.linalg.solve(s @ s.T + 1e-6 * np.eye(2), s)
+    return a.ravel().tolist(), s.ravel().tolist()
 
 
 class HEStain(ColourTransform):
@@ -107,16 +117,10 @@ class HEStain(ColourTransform):
                  "shift": [c, d]} for k, a, b, c, d in zip(presets, *scale, *shift)]
 
     def colour_ops(self, params, channels, peak):
-        if channels != 3:
-            raise TypeError(f"HEStain takes RGB images of 3 channels (as albumentations), got "
-                            f"{channels} channel{'s' * (channels != 1)}")
-        _eight_bit("HEStain", peak)
-        # (albumentations' stain matrix as float32, its normal equations in double)
-        s = np.asarray(STAIN_MATRICES[params["preset"]], np.float32).astype(np.float64)
-        a = np.linalg.solve(s @ s.T + 1e-6 * np.eye(2), s)
-        return [[HESTAIN, *a.ravel().tolist(), *map(float, params["scale"]),
-                 *map(float, params["shift"]), float(self.augment_background)],
-                [DATA, *s.ravel().tolist()]]
+        _rgb_eight_bit("HEStain", channels, peak)
+        a, s = _stain_rows(params["preset"])
+        return [[HESTAIN, *a, *map(float, params["scale"]), *map(float, params["shift"]),
+                 float(self.augment_background)], [DATA, *s]]
 
     def config(self):
         return {"method": self.method, "preset": self.preset,
