@@ -100,7 +100,8 @@
  *      b of Dy, in grid units, clamped and linear between points (GridDistortion);
  *    - STAGE_LENS: a lens, q = distort(q) in normalised camera coordinates: OpenCV's model with
  *      (k1, k2, p1, p2, k3, k4, k5, k6, s1, s2, s3, s4) from FLD; b says which parts apply;
- *    - STAGE_CELLS: a rectangles, each with an affine map and a clamp (wk_cells: Mosaic).
+ *    - STAGE_CELLS: a rectangles, each with an affine map and a clamp (wk_cells: Mosaic);
+ *    - STAGE_QUADS: a painted regions, each with a projective map (wk_quads: GridElasticDeform).
  *    The maps and FI are per item, or one chain for every item (per_image 0). The
  *    full-resolution map is never made.
  *  COORD_AXES: a map whose x depends on the output column only and y on the row only (a chain
@@ -110,7 +111,7 @@
 #ifndef WV_BLOCKS
 #define WV_BLOCKS 1 /* warp_v: blocks of 8 output pixels per work-item, side by side on a row */
 #endif
-#if !defined(COORD_MATRIX) || !defined(STAGE_LENS) || !defined(STAGE_CELLS)
+#if !defined(COORD_MATRIX) || !defined(STAGE_LENS) || !defined(STAGE_CELLS) || !defined(STAGE_QUADS)
 #error "the coordinate sources and stage kinds come from warpkit's option table (-D defines)"
 #endif
 #ifndef COORD
@@ -187,6 +188,24 @@ inline float2 wk_cells(__global const float *f, int n, float2 q) {
     }
     return (float2)(NAN, NAN);
 }
+/* STAGE_QUADS: (W - 1, H - 1, R), then a regions of 10 + 2 R floats each: a projective map
+ * (9, row-major), the first row r0, and R rows of (lo, hi) columns (lo > hi: none), whole
+ * numbers. A point q takes the map of the last region that holds the pixel nearest it (q
+ * clamped to the frame first: beyond it the edge pixels' maps go on); a pixel in none has no
+ * source (NaN: the fill). GridElasticDeform: its cells as cv2.fillConvexPoly paints them, in
+ * order, each warped by its own homography. */
+inline float2 wk_quads(__global const float *f, int n, float2 q) {
+    const int xi = (int)(fmin(fmax(q.x, 0.0f), f[0]) + 0.5f), yi = (int)(fmin(fmax(q.y, 0.0f), f[1]) + 0.5f);
+    const int R = (int)f[2], stride = 10 + 2 * R;
+    const float x = (float)xi;
+    for (int k = n - 1; k >= 0; k--) {
+        __global const float *e = f + 3 + k * stride;
+        const int r = yi - (int)e[9];
+        if (r < 0 || r >= R) continue;
+        if (x >= e[10 + 2 * r] && x <= e[11 + 2 * r]) return wk_project(e, q);
+    }
+    return (float2)(NAN, NAN);
+}
 /* the source position of output point (px, py) through the chain (m: the item's nf + 1 maps) */
 inline float2 wk_field_source(float px, float py, __global const float *m, __global const float *fld,
                               __global const int *fi, int nf) {
@@ -198,6 +217,8 @@ inline float2 wk_field_source(float px, float py, __global const float *m, __glo
             q = wk_lens(f, q);
         else if (kind == STAGE_CELLS)
             q = wk_cells(f, a, q);
+        else if (kind == STAGE_QUADS)
+            q = wk_quads(f, a, q);
         else if (kind == STAGE_AXES)
             q += wk_axis_at(f, a, b, q);
         else
@@ -332,6 +353,12 @@ inline __attribute__((always_inline)) void wk_cells8(__global const float *f, in
     *qx = rx;
     *qy = ry;
 }
+/* wk_quads for 8 lanes, lane by lane (each lane's pixel may lie in another region) */
+#define WK_QUAD_LANE(s) { const float2 r_ = wk_quads(f, n, (float2)((*qx).s, (*qy).s)); (*qx).s = r_.x; (*qy).s = r_.y; }
+inline __attribute__((always_inline)) void wk_quads8(__global const float *f, int n, float8 *qx, float8 *qy) {
+    WK_QUAD_LANE(s0) WK_QUAD_LANE(s1) WK_QUAD_LANE(s2) WK_QUAD_LANE(s3)
+    WK_QUAD_LANE(s4) WK_QUAD_LANE(s5) WK_QUAD_LANE(s6) WK_QUAD_LANE(s7)
+}
 /* the source positions of WV_BLOCKS blocks of 8 output points (px[j], py) through the chain: the
  * blocks' stages are independent chains of dependent arithmetic, and taking them side by side
  * lets the core overlap them */
@@ -355,6 +382,9 @@ inline __attribute__((always_inline)) void wk_field_source8(const float8 *px, fl
         } else if (kind == STAGE_CELLS) {
 #pragma unroll
             for (int j = 0; j < WV_BLOCKS; j++) wk_cells8(f, a, &qx[j], &qy[j]);
+        } else if (kind == STAGE_QUADS) {
+#pragma unroll
+            for (int j = 0; j < WV_BLOCKS; j++) wk_quads8(f, a, &qx[j], &qy[j]);
         } else if (kind == STAGE_AXES) {
 #pragma unroll
             for (int j = 0; j < WV_BLOCKS; j++) wk_axis_add8(f, a, b, &qx[j], &qy[j]);

@@ -333,12 +333,13 @@ def remap_family():
 def fields_family():
     """The non-linear transforms' displacement fields in the warp kernels (both kernels: uint8
     and float32 8-wide, uint16 and antialiasing general), every width of output up to 17."""
-    from warpkit.augment import (Compose, ElasticTransform, GridDistortion, PiecewiseAffine,
-                                 ThinPlateSpline)
+    from warpkit.augment import (Compose, ElasticTransform, GridDistortion, GridElasticDeform,
+                                 PiecewiseAffine, ThinPlateSpline)
 
     rng = np.random.default_rng(13)
     steps = [ElasticTransform(alpha=80, sigma=3, p=1), GridDistortion(p=1),
-             ThinPlateSpline(p=1), PiecewiseAffine(scale=0.1, p=1)]
+             ThinPlateSpline(p=1), PiecewiseAffine(scale=0.1, p=1),
+             GridElasticDeform((3, 3), magnitude=4)]
     dtypes, channels = (np.uint8, np.uint16, np.float32), (None, 3, 4)
     modes = ("nearest", "linear", "cubic")
     # each (dtype, channels, interpolation) is a build of its own for each field's kind: a

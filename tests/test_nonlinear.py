@@ -11,7 +11,7 @@ import pytest
 
 import warpkit
 from warpkit import _op
-from warpkit.augment import (Compose, ElasticTransform, GridDistortion, OneOf,
+from warpkit.augment import (Compose, ElasticTransform, GridDistortion, GridElasticDeform, OneOf,
                              OpticalDistortion, PiecewiseAffine, RandomAffine,
                              RandomHorizontalFlip, RandomResizedCrop, RandomVerticalFlip,
                              Resize, ThinPlateSpline)
@@ -23,7 +23,8 @@ from warpkit.augment._nonlinear import _tps_eval, _tps_fit
 
 NONLINEAR = [ElasticTransform(alpha=250, sigma=9, p=1), GridDistortion(p=1),
              OpticalDistortion(distort_limit=0.3, p=1), ThinPlateSpline(p=1),
-             PiecewiseAffine(scale=0.08, nb_rows=(3, 5), p=1)]
+             PiecewiseAffine(scale=0.08, nb_rows=(3, 5), p=1),
+             GridElasticDeform((3, 4), magnitude=6)]
 IDS = [type(t).__name__ for t in NONLINEAR]
 
 

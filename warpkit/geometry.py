@@ -46,6 +46,7 @@ __all__ = [
     "invert",
     "is_affine",
     "perspective_from_points",
+    "perspectives_from_points",
     "rotation",
     "scale",
     "shear",
@@ -489,17 +490,36 @@ def perspective_from_points(src, dst) -> np.ndarray:
     src, dst = np.asarray(src, np.float64), np.asarray(dst, np.float64)
     if src.shape != (4, 2) or dst.shape != (4, 2):
         raise ValueError(f"perspective_from_points needs 4 points each, got {src.shape} and {dst.shape}")
-    rows, rhs = [], []
-    for (x, y), (u, v) in zip(src, dst):
-        rows.append([x, y, 1, 0, 0, 0, -u * x, -u * y])
-        rhs.append(u)
-        rows.append([0, 0, 0, x, y, 1, -v * x, -v * y])
-        rhs.append(v)
+    h = perspectives_from_points(src[None], dst[None])[0]
+    if not np.isfinite(h).all():
+        raise ValueError("three of the four source points are collinear")
+    return h
+
+
+def perspectives_from_points(src, dst) -> np.ndarray:
+    """:func:`perspective_from_points` of many quadrilaterals at once: ``src`` and ``dst``
+    (N, 4, 2) -> (N, 3, 3), NaN where three source points are collinear (OpenCV's
+    getPerspectiveTransform's linear system, solved in float64)."""
+    src, dst = np.asarray(src, np.float64), np.asarray(dst, np.float64)
+    n = len(src)
+    x, y, u, v = src[..., 0], src[..., 1], dst[..., 0], dst[..., 1]
+    a = np.zeros((n, 8, 8))
+    one, zero = np.ones_like(x), np.zeros_like(x)
+    a[:, 0::2] = np.stack([x, y, one, zero, zero, zero, -u * x, -u * y], -1)
+    a[:, 1::2] = np.stack([zero, zero, zero, x, y, one, -v * x, -v * y], -1)
+    rhs = np.stack([u, v], -1).reshape(n, 8)
     try:
-        h = np.linalg.solve(np.array(rows), np.array(rhs))
-    except np.linalg.LinAlgError:
-        raise ValueError("three of the four source points are collinear") from None
-    return np.append(h, 1.0).reshape(3, 3)
+        h = np.linalg.solve(a, rhs[..., None])[..., 0]
+    except np.linalg.LinAlgError:  # one at least singular: each alone
+        h = np.full((n, 8), np.nan)
+        for i in range(n):
+            try:
+                h[i] = np.linalg.solve(a[i], rhs[i])
+            except np.linalg.LinAlgError:
+                pass
+    out = np.concatenate([h, np.ones((n, 1))], 1)
+    out[~np.isfinite(h).all(1)] = np.nan
+    return out.reshape(n, 3, 3)
 
 
 # ---- converters ----------------------------------------------------------------------------

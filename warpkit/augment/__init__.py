@@ -48,8 +48,8 @@ from ._geometric import (D4, Affine, CropAndPad, HorizontalFlip, LongestMaxSize,
                          Perspective, RandomScale, Rotate, SafeRotate, ShiftScaleRotate,
                          SmallestMaxSize, SquareSymmetry, TimeReverse, Transpose, VerticalFlip)
 from ._albumentations import from_albumentations
-from ._nonlinear import (ElasticTransform, GridDistortion, OpticalDistortion, PiecewiseAffine,
-                         ThinPlateSpline)
+from ._nonlinear import (ElasticTransform, GridDistortion, GridElasticDeform, OpticalDistortion,
+                         PiecewiseAffine, ThinPlateSpline)
 from ._base import OneOf, Transform
 from ._colour import (CLAHE, Blur, ChannelShuffle, ColorJitter, Downscale, Emboss, GaussianBlur,
                       GaussNoise, HueSaturationValue, InvertImg, MedianBlur, MotionBlur,
@@ -94,6 +94,7 @@ __all__ = ["AdditiveNoise", "AdvancedBlur", "Affine", "AtLeastOneBBoxRandomCrop"
            "ElasticTransform", "Emboss", "EpochSampler", "Equalize", "Erasing", "FancyPCA",
            "FrequencyMasking", "FromFloat",
            "from_albumentations", "GaussianBlur", "GaussNoise", "GlassBlur", "GridDistortion", "GridDropout",
+           "GridElasticDeform",
            "HEStain", "HorizontalFlip", "HueSaturationValue", "Illumination", "ImageCompression", "InvertImg", "ISONoise",
            "KeypointParams", "LongestMaxSize", "MaskDropout", "MedianBlur", "MixUp", "Morphological", "Mosaic",
            "MotionBlur",

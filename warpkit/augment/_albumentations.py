@@ -368,6 +368,8 @@ SUPPORTED: dict[str, Callable[[_Args, _Pipeline], Transform | None]] = {
                                    "keypoint_remapping_method"),
     "GridDistortion": _resampled(N.GridDistortion, "num_steps", "distort_limit", "normalized",
                                  "keypoint_remapping_method"),
+    "GridElasticDeform": _resampled(N.GridElasticDeform, "num_grid_xy", "magnitude", p=1.0,
+                                    border=False),
     "OpticalDistortion": _resampled(N.OpticalDistortion, "distort_limit", "mode",
                                     "keypoint_remapping_method"),
     "ThinPlateSpline": _resampled(N.ThinPlateSpline, "scale_range", "num_control_points",

@@ -18,12 +18,12 @@ import numpy as np
 
 from .. import geometry
 from .._checks import number
-from ..engine.stages import (AxisField, Field, NonLinear, gaussian_blur, grid_points, grid_shape,
-                             lens, smooth_field)
+from ..engine.stages import (AxisField, Field, NonLinear, Quads, gaussian_blur, grid_points,
+                             grid_shape, lens, smooth_field)
 from ._base import Resampled, value_range
 
-__all__ = ["ElasticTransform", "GridDistortion", "OpticalDistortion", "PiecewiseAffine",
-           "ThinPlateSpline"]
+__all__ = ["ElasticTransform", "GridDistortion", "GridElasticDeform", "OpticalDistortion",
+           "PiecewiseAffine", "ThinPlateSpline"]
 
 
 class FieldTransform(Resampled):
@@ -204,6 +204,125 @@ class GridDistortion(FieldTransform):
     def config(self):
         return {"num_steps": self.num_steps, "distort_limit": list(self.distort_limit),
                 "normalized": self.normalized, **self.resampling_config()}
+
+
+def _grid_counts(value: Any) -> tuple[int, int]:
+    """GridElasticDeform's ``num_grid_xy``: two ints, each in [1, MAX_GRID_LINES]."""
+    if not isinstance(value, (tuple, list)) or len(value) != 2 or \
+            any(isinstance(v, bool) or not isinstance(v, numbers.Integral) for v in value):
+        raise ValueError(f"num_grid_xy must be two ints, got {value!r}")
+    for v in value:
+        _bounded_int(v, "num_grid_xy", 1, MAX_GRID_LINES)
+    return int(value[0]), int(value[1])
+
+
+def _almost_equal(n: int, parts: int) -> list[int]:
+    """n split into ``parts`` whole parts differing by at most one, the larger first
+    (albumentations' almost_equal_intervals)."""
+    q, r = divmod(n, parts)
+    return [q + 1 if i < r else q for i in range(parts)]
+
+
+class GridElasticDeform(FieldTransform):
+    """Grid-based elastic deformation, as albumentations' GridElasticDeform: the image is cut
+    into a grid of cells of near-equal whole sizes (shuffled per sample), every inner grid point
+    moved by whole pixels drawn from [-``magnitude``, ``magnitude``] (the border points stay),
+    and each cell warped by the homography from its rectangle onto its moved quadrilateral.
+    The cells are painted in order as OpenCV paints them (``cv2.fillConvexPoly``, exactly:
+    where two overlap the later one wins, and a pixel none covers is the fill), and every
+    output pixel is resampled once, through its own cell's map, in the warp's kernel
+    (albumentations warps the whole image once per cell). Keypoints go through their cell's
+    homography, as albumentations moves them.
+
+    Conventions: ``num_grid_xy`` is read as albumentations 2.0.8 reads it, not as its docstring
+    says: the height is cut into ``num_grid_xy[0]`` rows and the width into ``num_grid_xy[1]``
+    columns, and the cells are then laid out ``num_grid_xy[1]`` to a row of its mesh; for a
+    square grid the two readings agree, for another one warpkit keeps albumentations' cells
+    (and their gaps and overlaps) so that a ported recipe keeps its results. The recorded
+    parameters are the cells' sizes (``heights``, ``widths``, in order) and the inner points'
+    moves (``moves``, (dx, dy) pairs row by row of the mesh). ``interpolation`` and
+    ``mask_interpolation`` (OpenCV's codes or warpkit's names) become the pipeline's; None
+    leaves the pipeline's (linear and nearest by default, albumentations' defaults here). The
+    border is the pipeline's too: albumentations' cells read a constant 0 beyond the image,
+    which only pixels within a pixel of its edge see.
+
+    Example::
+
+        >>> import numpy as np
+        >>> from warpkit import augment as W
+        >>> out = W.Compose([W.GridElasticDeform((4, 4), magnitude=10)])(
+        ...     image=np.zeros((64, 96, 3), np.uint8), seed=0)
+        >>> out["image"].shape, len(out["params"]["steps"][0]["moves"])
+        ((64, 96, 3), 9)
+    """
+
+    def __init__(self, num_grid_xy: Any, magnitude: int, interpolation: Any = None,
+                 mask_interpolation: Any = None, p: float = 1.0) -> None:
+        super().__init__(p)
+        self.num_grid_xy = _grid_counts(num_grid_xy)
+        if isinstance(magnitude, bool) or not isinstance(magnitude, numbers.Integral) or \
+                magnitude <= 0:
+            raise ValueError(f"magnitude must be an int > 0, got {magnitude!r}")
+        self.magnitude = int(magnitude)
+        self.given_resampling(interpolation=interpolation, mask_interpolation=mask_interpolation)
+
+    def _mesh_shape(self) -> tuple[int, int]:
+        """(rows, columns) of albumentations' mesh: num_grid_xy reversed."""
+        return self.num_grid_xy[1], self.num_grid_xy[0]
+
+    def draw(self, rng, size):
+        W, H = size
+        gh, gw = self._mesh_shape()
+        heights = rng.permutation(_almost_equal(H, self.num_grid_xy[0])).tolist()
+        widths = rng.permutation(_almost_equal(W, self.num_grid_xy[1])).tolist()
+        m = self.magnitude
+        moves = rng.integers(-m, m + 1, ((gh - 1) * (gw - 1), 2)).tolist()
+        return {"heights": heights, "widths": widths, "moves": moves}
+
+    def mesh(self, params: dict, size: tuple[int, int]) -> tuple[np.ndarray, np.ndarray]:
+        """(source rectangles (n, 4) as (x0, y0, x1, y1), their moved corners (n, 4, 2):
+        top-left, top-right, bottom-right, bottom-left), in albumentations' order, for these
+        parameters on an input of ``size``."""
+        W, H = size
+        rows, cols = self.num_grid_xy  # as albumentations' split_uniform_grid reads them
+        heights = _whole_sizes(params["heights"], rows, H, "heights")
+        widths = _whole_sizes(params["widths"], cols, W, "widths")
+        ys = np.concatenate([[0], np.cumsum(heights)])
+        xs = np.concatenate([[0], np.cumsum(widths)])
+        i, j = np.divmod(np.arange(rows * cols), cols)
+        rects = np.stack([xs[j], ys[i], xs[j + 1], ys[i + 1]], 1)  # the tiles, row by row
+        quads = rects[:, [0, 1, 2, 1, 2, 3, 0, 3]].reshape(-1, 4, 2).copy()
+        gh, gw = self._mesh_shape()
+        moves = np.asarray(params["moves"], np.float64).reshape(-1, 2)
+        if moves.shape != ((gh - 1) * (gw - 1), 2) or not np.isfinite(moves).all() or \
+                (moves != np.round(moves)).any():
+            raise ValueError(f"moves must be {(gh - 1) * (gw - 1)} pairs of whole pixels, got "
+                             f"{params['moves']!r}")
+        moves = moves.astype(np.int64).reshape(gh - 1, gw - 1, 2)
+        # each inner point of the mesh (its tiles laid out gw to a row) moves four corners
+        a, b = np.meshgrid(np.arange(1, gh), np.arange(1, gw), indexing="ij")
+        for cell, corner in (((a - 1) * gw + b - 1, 2), ((a - 1) * gw + b, 3),
+                             (a * gw + b - 1, 1), (a * gw + b, 0)):
+            quads[cell.reshape(-1), corner] += moves.reshape(-1, 2)
+        return rects, quads
+
+    def field(self, params, size):
+        rects, quads = self.mesh(params, size)
+        return Quads(rects, quads, tuple(size))
+
+    def config(self):
+        return {"num_grid_xy": list(self.num_grid_xy), "magnitude": self.magnitude,
+                **self.resampling_config()}
+
+
+def _whole_sizes(value: Any, n: int, total: int, arg: str) -> np.ndarray:
+    """n whole sizes >= 0 summing to ``total`` (a recorded GridElasticDeform's cells)."""
+    v = np.asarray(value, np.float64).reshape(-1)
+    if len(v) != n or not np.isfinite(v).all() or (v < 0).any() or (v != np.round(v)).any() \
+            or v.sum() != total:
+        raise ValueError(f"{arg} must be {n} whole sizes summing to the input's {total} px, got "
+                         f"{value!r}")
+    return v.astype(np.int64)
 
 
 class OpticalDistortion(FieldTransform):

@@ -8,7 +8,9 @@ kernel (the direction a kernel evaluates):
   linear between points (GridDistortion);
 - :class:`Lens`: OpenCV's camera model, evaluated per pixel;
 - :class:`Cells`: rectangles, each read through its own affine map (Mosaic: every cell of the
-  canvas from its own image, the images packed in one atlas).
+  canvas from its own image, the images packed in one atlas);
+- :class:`Quads`: regions painted as OpenCV paints quadrilaterals, each read through its own
+  projective map (GridElasticDeform).
 
 Each stage says its kind to the kernel (``STAGE_KINDS`` of the option table) with its values
 (:meth:`NonLinear.kernel_data`); :mod:`.chain` strings stages and maps together."""
@@ -18,15 +20,17 @@ from __future__ import annotations
 import functools
 import math
 from dataclasses import dataclass
+from functools import cached_property
 
 import numpy as np
 
 from .. import geometry
 from .._options import STAGE_KINDS
 from .inputs import stack
+from .raster import quad_spans
 
-STAGE_FIELD, STAGE_AXES, STAGE_LENS, STAGE_CELLS = (
-    STAGE_KINDS[k] for k in ("field", "axes", "lens", "cells"))
+STAGE_FIELD, STAGE_AXES, STAGE_LENS, STAGE_CELLS, STAGE_QUADS = (
+    STAGE_KINDS[k] for k in ("field", "axes", "lens", "cells", "quads"))
 
 
 class NonLinear:
@@ -259,6 +263,120 @@ class Tiles(Cells):
             out[..., 0] = np.where(hit, x - c, out[..., 0])
             out[..., 1] = np.where(hit, y - f, out[..., 1])
         return out
+
+
+@dataclass(frozen=True, eq=False)
+class Quads(NonLinear):
+    """Quadrilaterals, each the image of a source rectangle under its own homography, painted
+    in order as ``cv2.fillConvexPoly`` paints them (:func:`~.raster.quad_spans`: the last that
+    sets a pixel owns it): a position reads through the map of the quad that owns the pixel
+    nearest it (clamped to the frame: beyond it the edge pixels' maps go on); a pixel no quad
+    sets has no source (the fill). ``rects`` (m, 4) are the source rectangles ``(x0, y0, x1,
+    y1)``, ``quads`` (m, 4, 2) the integer corners they go to (top-left, top-right,
+    bottom-right, bottom-left), on a frame of ``size`` = (width, height). GridElasticDeform's
+    stage: albumentations warps the whole image once per cell and copies each cell's pixels;
+    here each pixel is resampled once, through its cell's map. Points move forward exactly
+    (:meth:`forward`): a point in a source rectangle goes through its homography."""
+
+    rects: np.ndarray
+    quads: np.ndarray
+    size: tuple[int, int]
+
+    def frame(self) -> np.ndarray:
+        return geometry.identity()
+
+    @cached_property
+    def forward_maps(self) -> np.ndarray:
+        """(m, 3, 3): each rectangle's homography onto its quad (NaN for an empty one)."""
+        x0, y0, x1, y1 = np.asarray(self.rects, np.float64).T
+        src = np.stack([np.stack([x0, y0], 1), np.stack([x1, y0], 1), np.stack([x1, y1], 1),
+                        np.stack([x0, y1], 1)], 1)
+        return geometry.perspectives_from_points(src, np.asarray(self.quads, np.float64))
+
+    @cached_property
+    def inverse_maps(self) -> np.ndarray:
+        """(m, 3, 3): where each quad's pixels read (NaN where its map has no inverse)."""
+        fwd = self.forward_maps
+        ok = np.isfinite(fwd).all((1, 2))
+        out = np.full_like(fwd, np.nan)
+        if ok.any():
+            try:
+                out[ok] = geometry.invert_checked(fwd[ok])
+            except ValueError:  # one at least is singular: each alone
+                out[ok] = np.stack([_inverse_or_nan(m) for m in fwd[ok]])
+        return out
+
+    @cached_property
+    def spans(self) -> list:
+        """The painted rows: :func:`~.raster.quad_spans`' entries."""
+        return quad_spans(self.quads, self.size)
+
+    @cached_property
+    def owners(self) -> np.ndarray:
+        """(H, W): the quad that owns each pixel, -1 for none (the host's :meth:`apply`)."""
+        W, H = self.size
+        lab = np.full((H, W), -1, np.int64)
+        for k, r0, lo, hi in self.spans:
+            for r in np.flatnonzero(lo <= hi).tolist():
+                lab[r0 + r, lo[r]:hi[r] + 1] = k
+        return lab
+
+    def apply(self, pts):
+        q = np.asarray(pts, np.float64)
+        W, H = self.size
+        with np.errstate(invalid="ignore"):
+            xi = (np.clip(q[..., 0], 0, W - 1) + 0.5).astype(np.int64)
+            yi = (np.clip(q[..., 1], 0, H - 1) + 0.5).astype(np.int64)
+        k = self.owners[np.clip(yi, 0, H - 1), np.clip(xi, 0, W - 1)]
+        m = self.inverse_maps[np.maximum(k, 0)]
+        out = _project(m, q)
+        out[k < 0] = np.nan
+        return out
+
+    def forward(self, pts):
+        """Source positions to frame positions: a point in a source rectangle through its
+        homography (outside them all: the nearest rectangle's), as albumentations moves
+        keypoints."""
+        q = np.asarray(pts, np.float64)
+        x0, y0, x1, y1 = np.asarray(self.rects, np.float64).T
+        x = np.clip(q[..., 0:1], x0.min(), np.nextafter(x1.max(), -np.inf))
+        y = np.clip(q[..., 1:2], y0.min(), np.nextafter(y1.max(), -np.inf))
+        inside = (x >= x0) & (x < x1) & (y >= y0) & (y < y1)  # (..., m)
+        # the last rectangle that holds it, as albumentations' loop leaves it
+        k = inside.shape[-1] - 1 - np.argmax(inside[..., ::-1], -1)
+        return _project(self.forward_maps[k], q)
+
+    def kernel_data(self):
+        W, H = self.size
+        spans = self.spans
+        R = max((len(lo) for _, _, lo, _ in spans), default=1)
+        table = np.zeros((len(spans), 10 + 2 * R), np.float64)
+        table[:, 10::2], table[:, 11::2] = 1, 0  # rows past an entry's own: none
+        inv = self.inverse_maps
+        for e, (k, r0, lo, hi) in enumerate(spans):
+            table[e, :9] = inv[k].reshape(-1)
+            table[e, 9] = r0
+            table[e, 10:10 + 2 * len(lo):2] = lo
+            table[e, 11:11 + 2 * len(lo):2] = hi
+        np.clip(table[:, :9], -1e30, 1e30, out=table[:, :9])  # NaN stays: no source
+        data = np.concatenate([[W - 1, H - 1, R], table.reshape(-1)]).astype(np.float32)
+        return data, STAGE_QUADS, len(spans), 0
+
+
+def _inverse_or_nan(m: np.ndarray) -> np.ndarray:
+    try:
+        return geometry.invert_checked(m[None])[0]
+    except ValueError:
+        return np.full((3, 3), np.nan)
+
+
+def _project(m: np.ndarray, q: np.ndarray) -> np.ndarray:
+    """Points q (..., 2) through maps m (..., 3, 3), one each, with the perspective divide."""
+    x, y = q[..., 0], q[..., 1]
+    with np.errstate(all="ignore"):
+        d = m[..., 2, 0] * x + m[..., 2, 1] * y + m[..., 2, 2]
+        return np.stack([(m[..., 0, 0] * x + m[..., 0, 1] * y + m[..., 0, 2]) / d,
+                         (m[..., 1, 0] * x + m[..., 1, 1] * y + m[..., 1, 2]) / d], -1)
 
 
 def _of_cameras(cameras: list[np.ndarray], make) -> np.ndarray:
