@@ -335,8 +335,8 @@ class Quads(NonLinear):
 
     def forward(self, pts):
         """Source positions to frame positions: a point in a source rectangle through its
-        homography (outside them all: the nearest rectangle's), as albumentations moves
-        keypoints."""
+        homography (outside them all: the nearest rectangle's), then clipped to the frame's
+        pixel centres [0, W - 1] x [0, H - 1], as albumentations moves keypoints."""
         q = np.asarray(pts, np.float64)
         x0, y0, x1, y1 = np.asarray(self.rects, np.float64).T
         x = np.clip(q[..., 0:1], x0.min(), np.nextafter(x1.max(), -np.inf))
@@ -344,7 +344,11 @@ class Quads(NonLinear):
         inside = (x >= x0) & (x < x1) & (y >= y0) & (y < y1)  # (..., m)
         # the last rectangle that holds it, as albumentations' loop leaves it
         k = inside.shape[-1] - 1 - np.argmax(inside[..., ::-1], -1)
-        return _project(self.forward_maps[k], q)
+        out = _project(self.forward_maps[k], q)
+        W, H = self.size
+        np.clip(out[..., 0], 0, W - 1, out=out[..., 0])
+        np.clip(out[..., 1], 0, H - 1, out=out[..., 1])
+        return out
 
     def kernel_data(self):
         W, H = self.size
