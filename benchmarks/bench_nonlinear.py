@@ -1,5 +1,5 @@
 """Non-linear warps: warpkit's ElasticTransform, GridDistortion, OpticalDistortion,
-ThinPlateSpline and PiecewiseAffine (stages evaluated in the warp kernel) against
+ThinPlateSpline, PiecewiseAffine and GridElasticDeform (stages evaluated in the warp kernel) against
 albumentations' transforms of the same names and parameters (per image in one process, and on 2
 ideal cores: its time with OpenCV on one thread, halved, as 2 worker processes would give it
 with perfect scaling and free transfer of the results), kornia's elastic transform (CPU, a batch), warpkit.remap against cv2.remap
@@ -29,6 +29,7 @@ CASES = {
     "OpticalDistortion": dict(distort_limit=(-0.3, 0.3)),
     "ThinPlateSpline": dict(scale_range=(0.2, 0.4), num_control_points=4),
     "PiecewiseAffine": dict(scale=(0.03, 0.05), nb_rows=4, nb_cols=4),
+    "GridElasticDeform": dict(num_grid_xy=(4, 4), magnitude=10),
 }
 #: albumentations' PiecewiseAffine loops over pixels in Python (seconds per image): it runs on
 #: the first SLOW_N photos, 3 rounds; the times are scaled to 32 images

@@ -188,25 +188,36 @@ inline float2 wk_cells(__global const float *f, int n, float2 q) {
     }
     return (float2)(NAN, NAN);
 }
-/* STAGE_QUADS: (W - 1, H - 1, R), then a regions of 10 + 2 R floats each: a projective map
- * (9, row-major), the first row r0, and R rows of (lo, hi) columns (lo > hi: none), whole
- * numbers. A point q takes the map of the last region that holds the pixel nearest it (q
- * clamped to the frame first: beyond it the edge pixels' maps go on); a pixel in none has no
- * source (NaN: the fill). GridElasticDeform: its cells as cv2.fillConvexPoly paints them, in
- * order, each warped by its own homography. */
-inline float2 wk_quads(__global const float *f, int n, float2 q) {
-    const int xi = (int)(fmin(fmax(q.x, 0.0f), f[0]) + 0.5f), yi = (int)(fmin(fmax(q.y, 0.0f), f[1]) + 0.5f);
-    const int R = (int)f[2], stride = 10 + 2 * R;
+/* STAGE_QUADS: (W - 1, H - 1, R, K), then H rows of K candidates (entry numbers, last painted
+ * first, -1 after the last), then a entries of 10 + 2 R floats each: a projective map (9,
+ * row-major), the first row r0, and R rows of (lo, hi) columns (lo > hi: none), whole numbers.
+ * A point q takes the map of the last entry that holds the pixel nearest it (q clamped to the
+ * frame first: beyond it the edge pixels' maps go on); a pixel in none has no source (NaN: the
+ * fill). GridElasticDeform: its cells as cv2.fillConvexPoly paints them, in order, each warped
+ * by its own homography. */
+#define WK_QUAD_ENTRIES(f) ((f) + 4 + (int)(f)[1] * (int)(f)[3] + (int)(f)[3])
+/* the entry that owns pixel (xi, yi) of the frame, -1 for none */
+inline int wk_quad_entry(__global const float *f, int xi, int yi) {
+    const int R = (int)f[2], K = (int)f[3];
+    __global const float *cand = f + 4 + yi * K, *ent = WK_QUAD_ENTRIES(f);
     const float x = (float)xi;
-    for (int k = n - 1; k >= 0; k--) {
-        __global const float *e = f + 3 + k * stride;
-        const int r = yi - (int)e[9];
-        if (r < 0 || r >= R) continue;
-        if (x >= e[10 + 2 * r] && x <= e[11 + 2 * r]) return wk_project(e, q);
+    for (int j = 0; j < K; j++) {
+        const int e = (int)cand[j];
+        if (e < 0) break;
+        __global const float *E = ent + e * (10 + 2 * R);
+        const int r = yi - (int)E[9];
+        if (x >= E[10 + 2 * r] && x <= E[11 + 2 * r]) return e;
     }
-    return (float2)(NAN, NAN);
+    return -1;
 }
-/* the source position of output point (px, py) through the chain (m: the item's nf + 1 maps) */
+/* the frame's pixel nearest q along one axis (hi: its last), NaN: 0 */
+inline int wk_quad_px(float v, float hi) { return (int)(fmin(fmax(v, 0.0f), hi) + 0.5f); }
+inline float2 wk_quads(__global const float *f, int n, float2 q) {
+    const int e = wk_quad_entry(f, wk_quad_px(q.x, f[0]), wk_quad_px(q.y, f[1]));
+    if (e < 0) return (float2)(NAN, NAN);
+    return wk_project(WK_QUAD_ENTRIES(f) + e * (10 + 2 * (int)f[2]), q);
+}
+/* the source position of output point (px, py) through the chain (m: the item's nf + 1 maps) *//* the source position of output point (px, py) through the chain (m: the item's nf + 1 maps) */
 inline float2 wk_field_source(float px, float py, __global const float *m, __global const float *fld,
                               __global const int *fi, int nf) {
     float2 q = wk_project(m, (float2)(px, py));
@@ -353,11 +364,50 @@ inline __attribute__((always_inline)) void wk_cells8(__global const float *f, in
     *qx = rx;
     *qy = ry;
 }
-/* wk_quads for 8 lanes, lane by lane (each lane's pixel may lie in another region) */
-#define WK_QUAD_LANE(s) { const float2 r_ = wk_quads(f, n, (float2)((*qx).s, (*qy).s)); (*qx).s = r_.x; (*qy).s = r_.y; }
+/* wk_quads for 8 lanes: each lane's entry (the candidates of their row at once where the
+ * lanes share one, as they do without a rotation in the chain), then each entry's map for the
+ * lanes it owns (one, mostly: a cell is wider than a block) */
 inline __attribute__((always_inline)) void wk_quads8(__global const float *f, int n, float8 *qx, float8 *qy) {
-    WK_QUAD_LANE(s0) WK_QUAD_LANE(s1) WK_QUAD_LANE(s2) WK_QUAD_LANE(s3)
-    WK_QUAD_LANE(s4) WK_QUAD_LANE(s5) WK_QUAD_LANE(s6) WK_QUAD_LANE(s7)
+    const float fx = f[0], fy = f[1];
+    const int R = (int)f[2], K = (int)f[3], stride = 10 + 2 * R;
+    __global const float *ent = WK_QUAD_ENTRIES(f);
+    const float8 cx = fmin(fmax(*qx, (float8)0.0f), (float8)fx), cy = fmin(fmax(*qy, (float8)0.0f), (float8)fy);
+    const int8 xi = CV(cx + 0.5f, int8), yi = CV(cy + 0.5f, int8);
+    int8 own = (int8)(-1);
+    if (wk_all8(yi == yi.s0)) {
+        __global const float *cand = f + 4 + yi.s0 * K;
+        const float8 x = CV(xi, float8);
+        for (int j = 0; j < K; j++) {
+            const int e = (int)cand[j];
+            if (e < 0) break;
+            __global const float *E = ent + e * stride;
+            const int r = yi.s0 - (int)E[9];
+            const int8 in = (x >= E[10 + 2 * r]) & (x <= E[11 + 2 * r]) & (own < 0);
+            own = in ? (int8)e : own;
+            if (wk_all8(own >= 0)) break;
+        }
+    } else {
+        own = (int8)(wk_quad_entry(f, xi.s0, yi.s0), wk_quad_entry(f, xi.s1, yi.s1),
+                     wk_quad_entry(f, xi.s2, yi.s2), wk_quad_entry(f, xi.s3, yi.s3),
+                     wk_quad_entry(f, xi.s4, yi.s4), wk_quad_entry(f, xi.s5, yi.s5),
+                     wk_quad_entry(f, xi.s6, yi.s6), wk_quad_entry(f, xi.s7, yi.s7));
+    }
+    float8 rx = (float8)NAN, ry = (float8)NAN;
+    int8 todo = own >= 0;
+    while (wk_any8(todo)) {
+        const int8 m8 = todo ? own : (int8)(-1);
+        const int e = max(max(max(m8.s0, m8.s1), max(m8.s2, m8.s3)), max(max(m8.s4, m8.s5), max(m8.s6, m8.s7)));
+        __global const float *m = ent + e * stride;
+        float8 px = *qx, py = *qy;
+        const float8 den = m[6] * px + (m[7] * py + m[8]);
+        const float8 nx = (m[0] * px + (m[1] * py + m[2])) / den, ny = (m[3] * px + (m[4] * py + m[5])) / den;
+        const int8 mine = own == e;
+        rx = mine ? nx : rx;
+        ry = mine ? ny : ry;
+        todo = todo & (own != e);
+    }
+    *qx = rx;
+    *qy = ry;
 }
 /* the source positions of WV_BLOCKS blocks of 8 output points (px[j], py) through the chain: the
  * blocks' stages are independent chains of dependent arithmetic, and taking them side by side

@@ -272,6 +272,13 @@ def chain_coords(chains: list[list], size: tuple[int, int] | None = None) -> Coo
         maps = np.stack([np.concatenate([m, np.broadcast_to(geometry.identity(),
                                                             (nf + 1 - len(m), 3, 3))])
                          for m in (_stage_maps([c])[0] for c in chains)])
+    by_kind: dict = {}
+    for chain in chains:
+        for f in fields_of(chain):
+            by_kind.setdefault(type(f), []).append(f)
+    for kind, fs in by_kind.items():  # a class that works out a batch's stages at once
+        if hasattr(kind, "prepare"):
+            kind.prepare(fs)
     blocks, fi = [], []
     offset = 0
     for chain in chains:

@@ -101,30 +101,34 @@ def _monotone(y: np.ndarray) -> np.ndarray:
     return ~((d > 0) & np.concatenate([np.zeros((n, 1), bool), fell[:, :-1]], 1)).any(1)
 
 
-def quad_spans(quads: np.ndarray, size: tuple[int, int]) -> list[tuple[int, int, np.ndarray,
-                                                                       np.ndarray]]:
+def quad_spans(quads: np.ndarray, size) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """The pixels ``cv2.fillConvexPoly(img, quad, ...)`` sets for each quadrilateral of
-    ``quads`` ((n, 4, 2) integer vertices, in order) on a W x H image, as entries
-    ``(quad index, first row, lo, hi)`` (``lo``/``hi`` int arrays, a row each, lo > hi where
-    a row has none), in the quads' order; a quad whose rows hold several runs of pixels gives
-    an entry per run. Quads that set nothing give none."""
-    W, H = size
+    ``quads`` ((n, 4, 2) integer vertices, in order) on an image of ``size`` = (W, H), one for
+    all or (n, 2), one per quad: entries ``(owner, r0, lo, hi)``, arrays (E,), (E,), (E, R),
+    (E, R): entry e covers columns lo[e, r] .. hi[e, r] of row r0[e] + r of quad owner[e]
+    (lo > hi: none), sorted by owner (a quad's entries together, in the quads' order). A quad
+    whose rows hold several runs of pixels gives an entry per run; one that sets nothing gives
+    none."""
     q = np.asarray(quads, np.int64).reshape(-1, 4, 2)
     n = len(q)
+    sz = np.broadcast_to(np.asarray(size, np.int64).reshape(-1, 2), (n, 2))
+    W, H = sz[:, 0:1], sz[:, 1:2]  # (n, 1)
     if n == 0:
-        return []
+        z = np.zeros(0, np.int64)
+        return z, z, np.zeros((0, 1), np.int64), np.zeros((0, 1), np.int64)
     x, y = q[..., 0], q[..., 1]
-    ymin, ymax = y.min(1), y.max(1)
+    ymin, ymax = y.min(1, keepdims=True), y.max(1, keepdims=True)
     r0 = np.clip(ymin, 0, H - 1)
     r1 = np.clip(ymax, 0, H - 1)
     R = int(max(1, (r1 - r0).max() + 1))
-    ys = r0[:, None] + np.arange(R)  # (n, R)
-    rows_ok = (ys <= r1[:, None]) & (ymax[:, None] >= 0) & (ymin[:, None] < H) & \
-        (x.max(1)[:, None] >= 0) & (x.min(1)[:, None] < W)
+    ys = r0 + np.arange(R)  # (n, R)
+    rows_ok = (ys <= r1) & (ymax >= 0) & (ymin < H) & (x.max(1, keepdims=True) >= 0) & \
+        (x.min(1, keepdims=True) < W)
     # the outline: the four edges, from the last vertex round
     a = q[:, [3, 0, 1, 2]].reshape(-1, 2)
     b = q.reshape(-1, 2)
-    llo, lhi = line_rows(a, b, size, np.repeat(ys, 4, axis=0))
+    llo, lhi = line_rows(a, b, (np.repeat(W[:, 0], 4), np.repeat(H[:, 0], 4)),
+                         np.repeat(ys, 4, axis=0))
     llo, lhi = llo.reshape(n, 4, R), lhi.reshape(n, 4, R)
     # the scan: each edge not level, from its upper vertex, on rows [upper y, lower y)
     ya, yb = y[:, [3, 0, 1, 2]], y
@@ -140,7 +144,7 @@ def quad_spans(quads: np.ndarray, size: tuple[int, int]) -> list[tuple[int, int,
     big = np.int64(1) << 62
     left = np.where(active, xe, big).min(1)
     right = np.where(active, xe, -big).max(1)
-    scanned = active.any(1) & (ys < ymax[:, None])  # the last row is the outline's alone
+    scanned = active.any(1) & (ys < ymax)  # the last row is the outline's alone
     slo = np.where(scanned, (left + HALF) >> SHIFT, 1)
     shi = np.where(scanned, (right + HALF) >> SHIFT, 0)
     slo, shi = np.maximum(slo, 0), np.minimum(shi, W - 1)
@@ -150,18 +154,36 @@ def quad_spans(quads: np.ndarray, size: tuple[int, int]) -> list[tuple[int, int,
     has = parts_lo <= parts_hi
     lo = np.where(has, parts_lo, big).min(1)
     hi = np.where(has, parts_hi, -big).max(1)
-    covered = _covered(parts_lo, parts_hi, has)
-    lo = np.where(rows_ok & (lo <= hi), lo, 1)
-    hi = np.where(rows_ok & (lo <= hi), hi, 0)
+    # one run where every edge's pixels touch the span (most rows), else sorted out exactly
+    touch = ~has[:, 1:] | (has[:, :1] & (llo <= shi[:, None] + 1) & (lhi >= slo[:, None] - 1))
+    covered = touch.all(1)
+    odd = np.flatnonzero(~covered)
+    if len(odd):
+        covered.reshape(-1)[odd] = _covered(
+            *(np.moveaxis(a, 1, 2).reshape(-1, 5)[odd][:, :, None]
+              for a in (parts_lo, parts_hi, has)))[:, 0]
+    keep = rows_ok & (lo <= hi)
+    lo, hi = np.where(keep, lo, 1), np.where(keep, hi, 0)
     simple = _monotone(y) & (covered | ~rows_ok).all(1)
-    out = []
-    for i in range(n):
-        if simple[i]:
-            if (lo[i] <= hi[i]).any():
-                out.append((i, int(r0[i]), lo[i], hi[i]))
-        else:
-            out.extend((i, r, l, h) for r, l, h in _walk_runs(q[i], size))
-    return out
+    owner = np.flatnonzero(simple & keep.any(1))
+    parts = [(owner, r0[owner, 0], lo[owner], hi[owner])]
+    for i in np.flatnonzero(~simple).tolist():  # scanned one by one, as OpenCV scans them
+        runs = _walk_runs(q[i], (int(W[i, 0]), int(H[i, 0])))
+        if runs:
+            width = max(R, max(len(l) for _, l, _ in runs))
+            block = np.ones((len(runs), 2, width), np.int64)
+            block[:, 1] = 0
+            for j, (rr, l, h) in enumerate(runs):
+                block[j, 0, :len(l)], block[j, 1, :len(h)] = l, h
+            parts.append((np.full(len(runs), i), np.array([r for r, _, _ in runs]),
+                          block[:, 0], block[:, 1]))
+    width = max(p[2].shape[1] for p in parts)
+    own = np.concatenate([p[0] for p in parts]).astype(np.int64)
+    order = np.argsort(own, kind="stable")
+    pad = [(np.pad(p[2], ((0, 0), (0, width - p[2].shape[1])), constant_values=1),
+            np.pad(p[3], ((0, 0), (0, width - p[3].shape[1])), constant_values=0)) for p in parts]
+    return (own[order], np.concatenate([p[1] for p in parts]).astype(np.int64)[order],
+            np.concatenate([a for a, _ in pad])[order], np.concatenate([b for _, b in pad])[order])
 
 
 def _covered(lo: np.ndarray, hi: np.ndarray, has: np.ndarray) -> np.ndarray:

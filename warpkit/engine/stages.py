@@ -285,30 +285,41 @@ class Quads(NonLinear):
     def frame(self) -> np.ndarray:
         return geometry.identity()
 
+    @classmethod
+    def prepare(cls, stages: list) -> None:
+        """Work out the spans and maps of many stages at once (a batch's: one raster pass and
+        one solve for all their cells, not one per stage); each stage keeps its share."""
+        todo = [s for s in stages if "spans" not in s.__dict__]
+        if not todo:
+            return
+        counts = [len(s.quads) for s in todo]
+        quads = np.concatenate([np.asarray(s.quads, np.int64).reshape(-1, 4, 2) for s in todo])
+        rects = np.concatenate([np.asarray(s.rects, np.float64).reshape(-1, 4) for s in todo])
+        sizes = np.repeat(np.array([s.size for s in todo], np.int64), counts, axis=0)
+        owner, r0, lo, hi = quad_spans(quads, sizes)
+        fwd = _rect_maps(rects, quads)
+        inv = _inverses(fwd)
+        starts = np.concatenate([[0], np.cumsum(counts)])
+        cut = np.searchsorted(owner, starts)
+        for k, s in enumerate(todo):
+            a, b = cut[k], cut[k + 1]
+            s.__dict__["spans"] = (owner[a:b] - starts[k], r0[a:b], lo[a:b], hi[a:b])
+            s.__dict__["forward_maps"] = fwd[starts[k]:starts[k + 1]]
+            s.__dict__["inverse_maps"] = inv[starts[k]:starts[k + 1]]
+
     @cached_property
     def forward_maps(self) -> np.ndarray:
         """(m, 3, 3): each rectangle's homography onto its quad (NaN for an empty one)."""
-        x0, y0, x1, y1 = np.asarray(self.rects, np.float64).T
-        src = np.stack([np.stack([x0, y0], 1), np.stack([x1, y0], 1), np.stack([x1, y1], 1),
-                        np.stack([x0, y1], 1)], 1)
-        return geometry.perspectives_from_points(src, np.asarray(self.quads, np.float64))
+        return _rect_maps(np.asarray(self.rects, np.float64), self.quads)
 
     @cached_property
     def inverse_maps(self) -> np.ndarray:
         """(m, 3, 3): where each quad's pixels read (NaN where its map has no inverse)."""
-        fwd = self.forward_maps
-        ok = np.isfinite(fwd).all((1, 2))
-        out = np.full_like(fwd, np.nan)
-        if ok.any():
-            try:
-                out[ok] = geometry.invert_checked(fwd[ok])
-            except ValueError:  # one at least is singular: each alone
-                out[ok] = np.stack([_inverse_or_nan(m) for m in fwd[ok]])
-        return out
+        return _inverses(self.forward_maps)
 
     @cached_property
-    def spans(self) -> list:
-        """The painted rows: :func:`~.raster.quad_spans`' entries."""
+    def spans(self) -> tuple:
+        """The painted rows: :func:`~.raster.quad_spans`' entries (owner, r0, lo, hi)."""
         return quad_spans(self.quads, self.size)
 
     @cached_property
@@ -316,9 +327,10 @@ class Quads(NonLinear):
         """(H, W): the quad that owns each pixel, -1 for none (the host's :meth:`apply`)."""
         W, H = self.size
         lab = np.full((H, W), -1, np.int64)
-        for k, r0, lo, hi in self.spans:
-            for r in np.flatnonzero(lo <= hi).tolist():
-                lab[r0 + r, lo[r]:hi[r] + 1] = k
+        for k, r0, lo, hi in zip(*(a.tolist() for a in self.spans)):
+            for r, (a, b) in enumerate(zip(lo, hi)):
+                if a <= b:
+                    lab[r0 + r, a:b + 1] = k
         return lab
 
     def apply(self, pts):
@@ -352,19 +364,43 @@ class Quads(NonLinear):
 
     def kernel_data(self):
         W, H = self.size
-        spans = self.spans
-        R = max((len(lo) for _, _, lo, _ in spans), default=1)
-        table = np.zeros((len(spans), 10 + 2 * R), np.float64)
-        table[:, 10::2], table[:, 11::2] = 1, 0  # rows past an entry's own: none
-        inv = self.inverse_maps
-        for e, (k, r0, lo, hi) in enumerate(spans):
-            table[e, :9] = inv[k].reshape(-1)
-            table[e, 9] = r0
-            table[e, 10:10 + 2 * len(lo):2] = lo
-            table[e, 11:11 + 2 * len(lo):2] = hi
-        np.clip(table[:, :9], -1e30, 1e30, out=table[:, :9])  # NaN stays: no source
-        data = np.concatenate([[W - 1, H - 1, R], table.reshape(-1)]).astype(np.float32)
-        return data, STAGE_QUADS, len(spans), 0
+        owner, r0, lo, hi = self.spans
+        E, R = lo.shape
+        # each row's candidates: the entries with pixels on it, last painted first
+        rows = r0[:, None] + np.arange(R)
+        on = (lo <= hi) & (rows < H)
+        has = np.zeros((H, max(E, 1)), bool)
+        e_idx = np.broadcast_to(np.arange(E)[:, None], rows.shape)
+        has[rows[on], e_idx[on]] = True
+        K = max(int(has.sum(1).max(initial=0)), 1)
+        desc = np.where(has, np.arange(has.shape[1]), -1)[:, ::-1]  # -1 where none
+        cand = -np.sort(-desc, axis=1)[:, :K]  # the entries, largest first, then -1s
+        table = np.empty((E, 10 + 2 * R), np.float64)
+        table[:, :9] = np.clip(self.inverse_maps[owner].reshape(E, 9), -1e30, 1e30)  # NaN: none
+        table[:, 9] = r0
+        table[:, 10::2], table[:, 11::2] = lo, hi
+        data = np.concatenate([[W - 1, H - 1, R, K], cand.reshape(-1), table.reshape(-1)])
+        return data.astype(np.float32), STAGE_QUADS, E, 0
+
+
+def _rect_maps(rects: np.ndarray, quads: np.ndarray) -> np.ndarray:
+    """(m, 3, 3): each rectangle (x0, y0, x1, y1)'s homography onto its quad's corners."""
+    x0, y0, x1, y1 = np.asarray(rects, np.float64).reshape(-1, 4).T
+    src = np.stack([np.stack([x0, y0], 1), np.stack([x1, y0], 1), np.stack([x1, y1], 1),
+                    np.stack([x0, y1], 1)], 1)
+    return geometry.perspectives_from_points(src, np.asarray(quads, np.float64).reshape(-1, 4, 2))
+
+
+def _inverses(fwd: np.ndarray) -> np.ndarray:
+    """The inverses of the maps ``fwd`` (m, 3, 3), NaN for those that have none."""
+    ok = np.isfinite(fwd).all((1, 2))
+    out = np.full_like(fwd, np.nan)
+    if ok.any():
+        try:
+            out[ok] = geometry.invert_checked(fwd[ok])
+        except ValueError:  # one at least is singular: each alone
+            out[ok] = np.stack([_inverse_or_nan(m) for m in fwd[ok]])
+    return out
 
 
 def _inverse_or_nan(m: np.ndarray) -> np.ndarray:
