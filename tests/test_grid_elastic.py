@@ -204,3 +204,26 @@ def test_bad_replayed_params_are_refused(queue):
         bad = {**p, "steps": [{**p["steps"][0], "moves": moves}]}
         with pytest.raises(ValueError, match="moves must be 4 pairs of whole pixels"):
             pipe(image=PHOTO, params=bad, queue=queue)
+
+
+@pytest.mark.parametrize("shape, grid, magnitude", [((5, 6), (8, 8), 3), ((40, 30), (3, 3), 60),
+                                                    ((1, 1), (2, 2), 2)],
+                         ids=["grid finer than the image", "folded cells", "one pixel"])
+def test_degenerate_grids_read_where_the_host_says(shape, grid, magnitude, small_queue):
+    """Cells of no width (a grid finer than the image), cells folded over each other and off
+    the image, a one-pixel image: the kernel reads where the float64 host stage says (an image
+    of its own coordinates; pixels no cell paints, or whose cell has no inverse map, the fill),
+    on Oclgrind too."""
+    import warpkit
+    from warpkit.engine.chain import inverse_points
+
+    h, w = shape
+    ys, xs = np.mgrid[0:h, 0:w].astype(np.float32)
+    ramp = np.stack([xs, ys], -1)
+    pipe = W.Compose([W.GridElasticDeform(grid, magnitude)], padding="constant", fill=-7.0)
+    out = pipe(image=ramp, seed=4, queue=small_queue)
+    chain, _ = pipe.stages(out["params"], (w, h))
+    src = inverse_points(chain, np.stack([xs, ys], -1).astype(np.float64))
+    want = warpkit.remap(ramp, src[..., 0].astype(np.float32), src[..., 1].astype(np.float32),
+                         padding="constant", fill=-7.0, queue=small_queue)
+    np.testing.assert_allclose(out["image"], want, atol=2e-3)

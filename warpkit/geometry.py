@@ -196,14 +196,29 @@ def invert_checked(m: np.ndarray) -> np.ndarray:
         return out if m.ndim == 2 else out[None]
     if (m == m[:1]).all():  # one matrix repeated (a pipeline's identities, one camera): once
         return np.repeat(invert_checked(m[:1]), len(m), axis=0)
+    inv, det, good = _stack_inverse(m)
+    if not good.all():
+        raise singular_error(det[np.argwhere(~good)[0, 0]])
+    return inv
+
+
+def _stack_inverse(m: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """A stack's inverses by the adjugate, their determinants, and which are good (finite, and
+    m @ inv within 1e-5 of the identity)."""
     with np.errstate(all="ignore"):
         adj, det = _adjugate(*(m[..., r, c] for r in range(3) for c in range(3)))
         inv = np.stack(adj, axis=-1).reshape(m.shape) / det[..., None, None]
         err = np.abs(np.einsum("...ij,...jl->...il", m, inv) - np.eye(3))
         good = (np.isfinite(inv).all(axis=(-2, -1))
                 & (err <= 1e-6 + 1e-5 * np.eye(3)).all(axis=(-2, -1)))
-    if not good.all():
-        raise singular_error(det[np.argwhere(~good)[0, 0]])
+    return inv, det, good
+
+
+def inverses_or_nan(m: np.ndarray) -> np.ndarray:
+    """The inverses of a (K, 3, 3) stack (float64) as :func:`invert_checked` makes them, NaN
+    where a matrix has none (instead of an error)."""
+    inv, _, good = _stack_inverse(np.asarray(m, np.float64).reshape(-1, 3, 3))
+    inv[~good] = np.nan
     return inv
 
 
@@ -510,13 +525,19 @@ def perspectives_from_points(src, dst) -> np.ndarray:
     rhs = np.stack([u, v], -1).reshape(n, 8)
     try:
         h = np.linalg.solve(a, rhs[..., None])[..., 0]
-    except np.linalg.LinAlgError:  # one at least singular: each alone
-        h = np.full((n, 8), np.nan)
-        for i in range(n):
-            try:
-                h[i] = np.linalg.solve(a[i], rhs[i])
-            except np.linalg.LinAlgError:
-                pass
+    except np.linalg.LinAlgError:  # one at least singular: those found by their determinant
+        flat = np.linalg.det(a) == 0
+        a[flat] = np.eye(8)
+        try:
+            h = np.linalg.solve(a, rhs[..., None])[..., 0]
+        except np.linalg.LinAlgError:  # singular in LU, not in det: each alone
+            h = np.full((n, 8), np.nan)
+            for i in range(n):
+                try:
+                    h[i] = np.linalg.solve(a[i], rhs[i])
+                except np.linalg.LinAlgError:
+                    pass
+        h[flat] = np.nan
     out = np.concatenate([h, np.ones((n, 1))], 1)
     out[~np.isfinite(h).all(1)] = np.nan
     return out.reshape(n, 3, 3)

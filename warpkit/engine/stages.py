@@ -393,21 +393,7 @@ def _rect_maps(rects: np.ndarray, quads: np.ndarray) -> np.ndarray:
 
 def _inverses(fwd: np.ndarray) -> np.ndarray:
     """The inverses of the maps ``fwd`` (m, 3, 3), NaN for those that have none."""
-    ok = np.isfinite(fwd).all((1, 2))
-    out = np.full_like(fwd, np.nan)
-    if ok.any():
-        try:
-            out[ok] = geometry.invert_checked(fwd[ok])
-        except ValueError:  # one at least is singular: each alone
-            out[ok] = np.stack([_inverse_or_nan(m) for m in fwd[ok]])
-    return out
-
-
-def _inverse_or_nan(m: np.ndarray) -> np.ndarray:
-    try:
-        return geometry.invert_checked(m[None])[0]
-    except ValueError:
-        return np.full((3, 3), np.nan)
+    return geometry.inverses_or_nan(fwd)
 
 
 def _project(m: np.ndarray, q: np.ndarray) -> np.ndarray:
