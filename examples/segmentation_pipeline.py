@@ -1,7 +1,8 @@
-"""A segmentation recipe in one pass per image: RandomResizedCrop + flip + ColorJitter +
-MaskDropout to the normalised float32 CHW input, over a ragged batch of photos with their
-semantic masks (a class per pixel). Every name and parameter is albumentations'. MaskDropout
-removes whole objects (each class's connected regions) of the mask as the crop left it: the
+"""A segmentation recipe in one pass per image: RandomResizedCrop + flip + GridElasticDeform +
+ColorJitter + MaskDropout to the normalised float32 CHW input, over a ragged batch of photos
+with their semantic masks (a class per pixel). Every name and parameter is albumentations'.
+MaskDropout removes whole objects (each class's connected regions) of the mask as the crop
+and the grid's cells (each warped by its own homography, in the same resampling) left it: the
 call warps the masks first, finds their objects, and then resamples each image once with the
 removed pixels filled on the way.
 
@@ -17,8 +18,8 @@ from pathlib import Path
 import numpy as np
 from PIL import Image
 
-from warpkit.augment import (ColorJitter, Compose, HorizontalFlip, MaskDropout,
-                             RandomResizedCrop)
+from warpkit.augment import (ColorJitter, Compose, GridElasticDeform, HorizontalFlip,
+                             MaskDropout, RandomResizedCrop)
 
 SAMPLE = Path(__file__).parent / "data" / "sample.jpg"
 MEAN, STD = (0.485, 0.456, 0.406), (0.229, 0.224, 0.225)
@@ -47,6 +48,7 @@ def cut(photo: np.ndarray, rng: np.random.Generator):
 
 def steps(drop: bool):
     return [RandomResizedCrop(size=(192, 192), scale=(0.4, 1.0)), HorizontalFlip(),
+            GridElasticDeform(num_grid_xy=(4, 4), magnitude=8, p=0.5),
             ColorJitter(0.3, 0.3, 0.3, 0.05, p=0.8),
             *([MaskDropout(max_objects=(1, 3), fill=0, fill_mask=0, p=0.7)] if drop else [])]
 
@@ -57,12 +59,13 @@ def main() -> None:
     model = dict(output_dtype="float32", mean=MEAN, std=STD, layout="CHW")
     pipe = Compose(steps(True), **model)
     out = pipe(image=images, mask=masks, seed=7, epoch=2)
-    # the same draws without MaskDropout: the same crops, flips and colours (its draw comes last)
+    # the same draws without MaskDropout: the same crops, flips, cells and colours (its draw
+    # comes last)
     plain = Compose(steps(False), **model)(image=images, mask=masks, seed=7, epoch=2)
     fill = (0 - np.array(MEAN, np.float32)) / np.array(STD, np.float32)
     removed = 0
     for k, params in enumerate(out["params"]):
-        p = params["steps"][3]
+        p = params["steps"][4]
         hit = np.zeros((192, 192), bool)
         if p["applied"]:
             for x1, y, x2, _ in p["holes"]:
