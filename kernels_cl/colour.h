@@ -1243,7 +1243,9 @@ inline void wk_rain8(float8 *v, __global const float *op, int2 at, int2 dims) {
         WK_FLARE_RGB(q[c] = fmin(q[c] + wk_rain_box8(count * (int)op[7 + c], k, inv), 255.0f));
     }
     if (op[11] != 0.0f) { /* the brightness: a level's table */
-        __global const float *table = op + WK_COL_WORDS * (1 + (n + 1) / 2);
+        /* after the drops' operations (two drops or one wide drop an operation): the last 24
+         * of the word 3 that follow the header */
+        __global const float *table = op + WK_COL_WORDS * (1 + (int)op[3] - 24);
         WK_FLARE_RGB(
             float lv[8];
             vstore8(q[c], 0, lv);

@@ -1,5 +1,5 @@
 """RandomRain (warpkit.augment._weather; kernels_cl/rain.cl draws each drop as OpenCV's
-4-connected line into a bit mask after the item's list, then colour.h's WK_COL_RAIN counts each
+4-connected line, or its thick line, into a bit mask after the item's list, then colour.h's WK_COL_RAIN counts each
 pixel's box in it) against albumentations 2.0.8's add_rain of the recorded drops on uint8 and
 float32 photos and on small images whose box reflects more than once; the line rule against
 cv2.polylines with clipping; its draws, batches, replay, the port, the refusals and the
@@ -30,12 +30,14 @@ def _theirs(img: np.ndarray, step: dict, t: W.RandomRain,
                       else brightness, drops)
 
 
-def _same(got: np.ndarray, img: np.ndarray, step: dict, t: W.RandomRain) -> None:
+def _same(got: np.ndarray, img: np.ndarray, step: dict, t: W.RandomRain,
+          cols: slice = slice(None)) -> None:
     """``got`` is albumentations' add_rain of ``img``: the same levels. Where the darkening's
     product v c lies within a float's rounding of a half, a level either way: cv2.multiply
     takes it in double here (the same levels as warpkit's table), and OpenCV may take float32
-    on another CPU (0.7: levels 45, 85 and 165)."""
-    want = _theirs(img, step, t)
+    on another CPU (0.7: levels 45, 85 and 165). ``cols``: the columns compared."""
+    want = _theirs(img, step, t)[:, cols]
+    got = got[:, cols]
     assert got.dtype == want.dtype and got.shape == want.shape
     scale = 255 if got.dtype == np.float32 else 1
     diff = np.abs(got.astype(np.float64) - want) * scale
@@ -46,7 +48,7 @@ def _same(got: np.ndarray, img: np.ndarray, step: dict, t: W.RandomRain) -> None
             got, np.rint(got.astype(np.float64) * 255).astype(np.float32) / np.float32(255))
     tie = np.zeros(got.shape, bool)
     if t.brightness_coefficient != 1.0:
-        pre = np.rint(_theirs(img, step, t, 1.0).astype(np.float64) * scale)
+        pre = np.rint(_theirs(img, step, t, 1.0)[:, cols].astype(np.float64) * scale)
         v = pre * t.brightness_coefficient
         tie = np.abs(v - np.floor(v) - 0.5) < 1e-5
     assert (diff[~tie] <= 2e-3).all(), diff[~tie].max()
@@ -122,6 +124,74 @@ def test_the_line_rule_is_opencvs(queue):
         np.testing.assert_array_equal(got[..., 0], want, err_msg=str((x, y, end)))
 
 
+def _white_drop(x: int, y: int, x2: int, y2: int, width: int, size: tuple, queue) -> np.ndarray:
+    """The lit pixels of one drop from (x, y) to (x2, y2) (its slant x2 - x) on a black image
+    of ``size`` (w, h): white, no blur, no darkening."""
+    w, h = size
+    t = W.RandomRain(drop_color=(255, 255, 255), blur_value=1, brightness_coefficient=1.0,
+                     drop_width=width, p=1)
+    step = {"applied": True, "slant": float(x2 - x), "drop_length": y2 - y, "drops": [[x, y]],
+            "size": [w, h]}
+    img = np.zeros((h, w, 3), np.uint8)
+    return W.Compose([t])(image=img, params={"applied": True, "steps": [step]},
+                          queue=queue)["image"][..., 0] > 0
+
+
+def test_wide_drops_are_opencvs_thick_lines(queue):
+    """Drops 2 to 13 pixels wide, as OpenCV's ThickLine draws them: a quadrilateral about the
+    drop in 16.16 fixed point (its half-width vector in double, rounded to even) filled by
+    FillConvexPoly with its fixed-point outline, and a filled circle at each end. Drops clear of
+    the image's sides: the pixels the installed cv2.polylines lights, every one. Drops that
+    cross the sides: those OpenCV 4.10 lights (tests/data, made by
+    tests/make_opencv4_thick_lines.py), every one; OpenCV 5 clips their outline otherwise."""
+    h, w = 40, 36
+    rng = np.random.default_rng(3)
+    for width in (2, 3, 4, 5, 8, 13):
+        for _ in range(25):
+            while True:
+                x, y = int(rng.integers(0, w)), int(rng.integers(0, h - 2))
+                length, slant = int(rng.integers(1, h - y)), float(rng.uniform(-20, 20))
+                end = (int(np.trunc(x + slant)), y + length)
+                m = width + 1
+                if m <= x < w - m and m <= end[0] < w - m and m <= y and end[1] < h - m:
+                    break
+            want = np.zeros((h, w), np.uint8)
+            cv2.polylines(want, np.array([[[x, y], end]], np.int32), False, 1, width,
+                          lineType=cv2.LINE_4)
+            got = _white_drop(x, y, *end, width, (w, h), queue)
+            np.testing.assert_array_equal(got, want > 0, err_msg=str((x, y, end, width)))
+    from pathlib import Path
+
+    data = np.load(Path(__file__).parent / "data" / "opencv4_thick_lines.npz")
+    masks = np.unpackbits(data["masks"], axis=1)[:, :900].reshape(-1, 30, 30)
+    crossing = 0
+    for (x, y, x2, y2, width), want in zip(data["cases"].tolist(), masks):
+        crossing += not (0 <= min(x, x2) and max(x, x2) < 30)
+        got = _white_drop(x, y, x2, y2, width, (30, 30), queue)
+        np.testing.assert_array_equal(got, want > 0, err_msg=str((x, y, x2, y2, width)))
+    assert crossing > 100
+
+
+@pytest.mark.parametrize("photo", ["astronaut", "coffee"])
+def test_wide_drops_on_photos_are_albumentations(photo, queue):
+    """Wide drops on photos, blurred and darkened: albumentations' add_rain of the same drops
+    gives the same levels away from the image's sides (columns a drop crossing a side can
+    reach: the slant, its width and the box's half); there the installed OpenCV's own clipping
+    of wide drops may light other pixels (see the test above), within a few pixels' levels."""
+    img = PHOTOS[photo][::2, ::2].copy()
+    for kw in ({"drop_width": 2}, {"drop_width": 3, "slant_range": (-30, 30), "blur_value": 4,
+                                   "rain_type": "torrential"},
+               {"drop_width": 8, "blur_value": 16, "brightness_coefficient": 0.5}):
+        t = W.RandomRain(p=1, **kw)
+        reach = int(max(map(abs, t.slant_range))) + t.drop_width + t.blur_value // 2 + 1
+        for seed in range(2):
+            out = W.Compose([t])(image=img, seed=seed, queue=queue)
+            step = out["params"]["steps"][0]
+            _same(out["image"], img, step, t, cols=slice(reach, -reach))
+            near = np.abs(out["image"].astype(int) - _theirs(img, step, t))
+            assert (near > 1).mean() < 0.01
+
+
 def test_draws_follow_albumentations_laws():
     """albumentations' counts and lengths per rain type and height (its own draw), the drops
     inside [0, W) x [0, H - length), the slant inside its range; a batch draws what each sample
@@ -158,8 +228,12 @@ def test_batches_replay_port_and_refusals(queue):
                  A.RandomRain(slant_range=(-5, 20), drop_length=12, drop_width=1,
                               drop_color=(90, 100, 110), blur_value=3,
                               brightness_coefficient=0.8, rain_type="heavy", p=0.3))
-    with pytest.raises(ValueError, match="drop_width=2"):
-        W.from_albumentations(A.Compose([A.RandomRain(drop_width=2, p=1)]))
+    assert_ports(W.RandomRain((-5, 20), 12, 4, (90, 100, 110), 3, 0.8, "heavy", p=0.3),
+                 A.RandomRain(slant_range=(-5, 20), drop_length=12, drop_width=4,
+                              drop_color=(90, 100, 110), blur_value=3,
+                              brightness_coefficient=0.8, rain_type="heavy", p=0.3))
+    with pytest.raises(ValueError, match=r"drop_width must be a whole number in \[1, 64\]"):
+        W.from_albumentations(A.Compose([A.RandomRain(drop_width=65, p=1)]))
     for kw, match in (({"slant_range": (-50, 0)}, "slant_range"),
                       ({"slant_range": (5, -5)}, "slant_range"),
                       ({"drop_length": 0}, "drop_length"), ({"drop_width": 0}, "drop_width"),
@@ -213,6 +287,19 @@ def test_batches_replay_port_and_refusals(queue):
             warp_with_rows(img, rows, queue)
     warp_with_rows(img, [darker[:3] + [26] + darker[4:], drops, last,
                          *[[COL_DATA, *np.minimum(r[1:], 255)] for r in table]], queue)
+    # wide drops: a drop an operation, its half-width vector, the width in word 10 of the first
+    wide = [COL_DATA, 3, 1, 7, 6, 32768 * 5, -32768, 0, 0, 0, 3]
+    warp_with_rows(img, [head[:3] + [3] + head[4:], wide, [COL_DATA, 7, 5, 11, 10],
+                         [COL_DATA, 20, 9, 24, 14, 65536, 0]], queue)
+    for rows in ([head, wide, last],  # two operations for three wide drops
+                 [head[:3] + [3] + head[4:], wide[:10] + [65], [COL_DATA, 7, 5, 11, 10],
+                  [COL_DATA, 20, 9, 24, 14]],  # past the widest
+                 [head[:3] + [3] + head[4:], wide, [COL_DATA, 7, 5, 11, 10, 0.5, 0],
+                  [COL_DATA, 20, 9, 24, 14]],  # not a whole vector
+                 [head[:3] + [3] + head[4:], wide, [COL_DATA, 7, 5, 11, 10, 2 ** 22, 0],
+                  [COL_DATA, 20, 9, 24, 14]]):  # a vector far wider than the drop
+        with pytest.raises(ValueError, match="COL_RAIN"):
+            warp_with_rows(img, rows, queue)
     with pytest.raises(ValueError, match="COL_RAIN takes uint8 or float32"):
         rows = np.zeros((1, 3 * COLOUR_WORDS), np.float32)
         for j, o in enumerate([head, drops, last]):
@@ -250,5 +337,6 @@ def test_small_cases_on_every_device_and_oclgrind(small_queue):
     img = PHOTOS["astronaut"][100:117, 150:169].copy()
     geo = W.RandomAffine(degrees=30, size=(13, 21))
     cases = [[W.RandomRain(slant_range=(-20, 20), rain_type="heavy", p=1)],
-             [W.RandomRain(blur_value=25, drop_length=3, p=1), W.RandomGamma(p=1)]]
+             [W.RandomRain(blur_value=25, drop_length=3, p=1), W.RandomGamma(p=1)],
+             [W.RandomRain(slant_range=(-20, 20), drop_width=3, rain_type="heavy", p=1)]]
     check_small_cases(img, geo, cases, small_queue)

@@ -22,7 +22,7 @@ import numpy as np
 from ..engine.core import (COL_BLUR as BLUR, COL_DATA as DATA, COL_FLARE as FLARE,
                            COL_FOG as FOG, COL_POSTERIZE as POSTERIZE, COL_RAIN as RAIN,
                            COLOUR_WORDS as WORDS, MAX_FLARE_CIRCLES, MAX_FOG_PARTICLES,
-                           MAX_RAIN_BOX, MAX_RAIN_DROPS)
+                           MAX_RAIN_BOX, MAX_RAIN_DROPS, MAX_RAIN_WIDTH)
 from ._base import value_range
 from ._colour import ColourTransform, _rgb_eight_bit, _with_data
 from ._scene import _roi_fractions
@@ -324,6 +324,20 @@ _RAIN_DROPS = {"drizzle": (1, 4), "heavy": (1, 1), "torrential": (2, 1), "defaul
 MAX_RAIN_SLANT = 45
 
 
+def _thick_vectors(lines: np.ndarray, width: int) -> np.ndarray:
+    """(n, 2): the half-width vector of each line (x1, y1, x2, y2) ``width`` pixels wide, in
+    16.16 fixed point, as OpenCV's ThickLine computes it (in double, rounded to even): the
+    line's normal scaled to (width / 2, plus half a pixel for an odd width) pixels; 0 for a
+    line of no length (then only its round ends are drawn)."""
+    dx = lines[:, 0] - lines[:, 2]
+    dy = lines[:, 3] - lines[:, 1]
+    r = dx * dx + dy * dy
+    half = float((width << 15) + (width & 1) * 32768)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        scale = np.where(r > np.finfo(np.float64).eps, half / np.sqrt(r), 0.0)
+    return np.stack([np.rint(dy * scale), np.rint(dx * scale)], 1)
+
+
 class RandomRain(ColourTransform):
     """albumentations' RandomRain: a slant drawn from ``slant_range`` and drops at whole pixels
     drawn over the image (x in [0, W), y in [0, H - drop_length)), ``H // 3`` of them
@@ -333,14 +347,17 @@ class RandomRain(ColourTransform):
 
     Applied as albumentations applies it, per pixel in the warp's store: each drop a line from
     (x, y) to (``int(x + slant)``, y + drop_length) (albumentations adds the slant, in degrees,
-    to x as pixels) as ``cv2.polylines`` draws it (4-connected, one pixel wide, clipped as
-    OpenCV clips) in ``drop_color`` on a layer of zeros; the layer blurred by ``cv2.blur`` of
+    to x as pixels) as ``cv2.polylines`` draws it (4-connected, clipped as OpenCV clips; a drop
+    ``drop_width`` > 1 wide as OpenCV's thick line: its quadrilateral filled in 16.16 fixed
+    point, outlined by its fixed-point lines, and a filled circle of radius
+    ``(drop_width + 1) // 2`` at each end) in ``drop_color`` on a layer of zeros; the layer blurred by ``cv2.blur`` of
     ``blur_value`` x ``blur_value`` (its rounding, edges reflected) where ``blur_value`` > 1;
     added to the image, saturated; then every level times ``brightness_coefficient``,
     rounded (``cv2.multiply``). RGB images (as albumentations), uint8 and float32 (through
-    levels of 255, as albumentations' uint8 round trip). Taken: ``drop_width`` 1
-    (albumentations' default; wider drops are OpenCV's filled polygons, refused) and
-    ``blur_value`` up to 25.
+    levels of 255, as albumentations' uint8 round trip). Taken: ``drop_width`` up to 64 and
+    ``blur_value`` up to 25. A wide drop's half-width vector is computed on the host in
+    double, as OpenCV computes it; drops drawn on another size than the output's are scaled
+    (their ends and that vector), which OpenCV never does.
 
     Conventions: the drops lie on the **output** (put this after the geometry), positions
     (x, y) with y down, in pixels of ``size``, scaled to the output where it differs.
@@ -365,13 +382,10 @@ class RandomRain(ColourTransform):
                              f"{drop_length!r}")
         self.drop_length = None if drop_length is None else int(drop_length)
         if isinstance(drop_width, bool) or not isinstance(drop_width, (int, np.integer)) or \
-                drop_width < 1:
-            raise ValueError(f"drop_width must be a whole number >= 1, got {drop_width!r}")
-        if drop_width != 1:
-            raise ValueError(f"RandomRain(drop_width={drop_width}) is not supported: warpkit "
-                             f"draws drops 1 pixel wide (albumentations' default; wider ones are "
-                             f"OpenCV's filled polygons)")
-        self.drop_width = 1
+                not 1 <= drop_width <= MAX_RAIN_WIDTH:
+            raise ValueError(f"drop_width must be a whole number in [1, {MAX_RAIN_WIDTH}], got "
+                             f"{drop_width!r}")
+        self.drop_width = int(drop_width)
         self.drop_color = _rgb_levels(drop_color, "drop_color")
         if isinstance(blur_value, bool) or not isinstance(blur_value, (int, np.integer)) or \
                 not 1 <= blur_value <= MAX_RAIN_BOX:
@@ -437,17 +451,24 @@ class RandomRain(ColourTransform):
         # float64, truncated to int32
         ends = np.trunc(drops + np.array([float(params["slant"]), length]))
         lines = np.concatenate([drops, ends], axis=1)
-        n, rows = len(lines), -(-len(lines) // 2)
+        t = self.drop_width
+        per = 2 if t == 1 else 1  # drops an operation
+        n, rows = len(lines), -(-len(lines) // per)
         k = self.blur_value
         # (no drops: albumentations returns the image, not darkened)
         darken = self.brightness_coefficient != 1.0 and n > 0
         ops = np.zeros((1 + rows + 24 * darken, WORDS), np.float32)
         ops[0] = RAIN, n, k, rows + 24 * darken, w, h, length, *self.drop_color, \
             np.float32(1.0) / np.float32(k * k), float(darken)
-        padded = np.zeros((rows * 2, 4))  # two drops an operation
-        padded[:n] = lines
         ops[1:1 + rows, 0] = DATA
-        ops[1:1 + rows, 1:9] = padded.reshape(rows, 8)
+        if per == 2:  # two drops an operation
+            padded = np.zeros((rows * 2, 4))
+            padded[:n] = lines
+            ops[1:1 + rows, 1:9] = padded.reshape(rows, 8)
+        else:  # a drop an operation: its ends, its polygon's half-width vector; the width
+            ops[1:1 + rows, 1:5] = lines
+            ops[1:1 + rows, 5:7] = _thick_vectors(lines, t)
+            ops[1, 10] = t
         if darken:  # cv2.multiply's levels: the product in double, rounded to even
             levels = np.zeros(24 * 11)
             levels[:256] = np.clip(np.rint(np.arange(256) * self.brightness_coefficient), 0, 255)

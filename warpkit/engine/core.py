@@ -307,6 +307,8 @@ MAX_FOG_PARTICLES = 65536
 #: row of a pixel's window is a mask of 32 columns: kernels_cl/colour.h's WK_RAIN_KMAX)
 MAX_RAIN_DROPS = 65536
 MAX_RAIN_BOX = 25
+#: the widest RandomRain drop (pixels): a drop's work grows with its width times its length
+MAX_RAIN_WIDTH = 64
 
 #: the most floats of a downscale's taps an item (engine/resize8's table: an area cell's pixels
 #: a side for each of the output's columns and rows; 64 MB)
@@ -799,28 +801,47 @@ def _check_rain(ops: np.ndarray) -> None:
     MAX_RAIN_BOX] and the float of 1 / side^2, the size they were drawn on (whole, 1 to 65535
     a side), the COL_DATA operations that hold them after it (two an operation, then 24 of
     levels where its word 11 is 1) and inside the list, each drop's ends whole pixels within
-    65535 of 0, each drop going down (y2 - y1 in [0, its word 6]), levels in [0, 255]. One
-    numpy pass."""
+    65535 of 0, each drop going down (y2 - y1 in [0, its word 6]), levels in [0, 255]; drops
+    wider than a pixel (word 10 of the first COL_DATA operation) one an operation, each with
+    its polygon's whole half-width vector (words 5, 6). One numpy pass."""
     I, J = np.nonzero(ops[:, :, 0] == COL_RAIN)
     if not len(I):
         return
     n, k, data, w0, h0, span, inv, table = (ops[I, J, w].astype(np.float64)
                                             for w in (1, 2, 3, 4, 5, 6, 10, 11))
+    # the drops' width: word 10 of the first COL_DATA operation (0 or 1: one pixel, two drops
+    # an operation; wider: a drop an operation, its polygon's half-width vector after its ends)
+    nxt = np.minimum(J + 1, ops.shape[1] - 1)
+    width = np.where((J + 1 < ops.shape[1]) & (ops[I, nxt, 0] == COL_DATA),
+                     ops[I, nxt, 10].astype(np.float64), 0.0)
+    thick = width > 1
+    per = np.where(thick, 1, 2)
     whole = (n % 1 == 0) & (n >= 0) & (n <= MAX_RAIN_DROPS) & (w0 % 1 == 0) & \
         (h0 % 1 == 0) & (w0 >= 1) & (h0 >= 1) & (w0 <= 65535) & (h0 <= 65535) & \
-        ((table == 0) | (table == 1))
-    need = np.where(whole, np.ceil(n / 2) + 24 * table, -1.0)
+        ((table == 0) | (table == 1)) & (width % 1 == 0) & (width >= 0) & \
+        (width <= MAX_RAIN_WIDTH)
+    need = np.where(whole, np.ceil(n / per) + 24 * table, -1.0)
     pos, held, misplaced = _data_after(ops, I, J, need)
     rows = pos - J[:, None] - 1  # each data operation's place after the header
-    drops = ops[I, :, 1:9].astype(np.float64).reshape(len(I), -1, 2, 4)  # (pairs, k, 2, 4)
+    words = ops[I, :, 1:9].astype(np.float64)  # (drops, k, 8)
+    thin_drops = words.reshape(len(I), -1, 4)
     index = (rows[:, :, None] * 2 + np.arange(2)).reshape(len(I), -1)
     used = np.repeat(held, 2, axis=1) & (index < n[:, None])
-    drops = drops.reshape(len(I), -1, 4)
+    # a wide drop's ends where a thin pair's first drop is, its vector where the second's ends
+    thick_drops = np.repeat(words[:, :, :4], 2, axis=1)
+    thick_used = np.repeat(held & (rows < n[:, None]), 2, axis=1)
+    thick_used[:, 1::2] = False
+    drops = np.where(thick[:, None, None], thick_drops, thin_drops)
+    used = np.where(thick[:, None], thick_used, used)
     fall = drops[:, :, 3] - drops[:, :, 1]
+    half = (width * 32768 + 32768)[:, None] * 1.5  # a vector's length at most
+    vec = np.repeat(words[:, :, 4:6], 2, axis=1)
+    bad_vec = thick[:, None] & ~((np.abs(vec) <= half[:, :, None]).all(axis=2) &
+                                 (vec % 1 == 0).all(axis=2))
     bad_drop = ~(np.abs(drops) <= 65535).all(axis=2) | (drops % 1 != 0).any(axis=2) | \
-        ~(fall >= 0) | ~(fall <= span[:, None])
+        ~(fall >= 0) | ~(fall <= span[:, None]) | bad_vec
     levels = ops[I, :, 1:12].astype(np.float64)
-    in_table = held & (rows >= np.ceil(n / 2)[:, None])
+    in_table = held & (rows >= np.ceil(n / per)[:, None])
     bad_level = ~((levels >= 0) & (levels <= 255) & (levels % 1 == 0)).all(axis=2)
     head = ops[I, J].astype(np.float64)
     bad = ~whole | (data != need) | misplaced | (used & bad_drop).any(axis=1) | \
@@ -830,7 +851,8 @@ def _check_rain(ops: np.ndarray) -> None:
         ~((head[:, 7:10] >= 0) & (head[:, 7:10] <= 255)).all(axis=1)
     _first_bad(bad, I, J, lambda m: (
         f"COL_RAIN of {n[m]:g} drops on {w0[m]:g} x {h0[m]:g} needs a whole count up to "
-        f"{MAX_RAIN_DROPS} and whole sides in [1, 65535], a box of a whole side in [1, "
+        f"{MAX_RAIN_DROPS} and whole sides in [1, 65535], a drop width in [0, "
+        f"{MAX_RAIN_WIDTH}] (got {width[m]:g}), a box of a whole side in [1, "
         f"{MAX_RAIN_BOX}] with its word 10 the float of 1 / side^2, a word 11 of 0 or 1, "
         f"{max(need[m], 0):g} COL_DATA operations after it, counted in its word 3 (got "
         f"{data[m]:g}), whole pixels within 65535 of 0, each drop going down at most its word "
