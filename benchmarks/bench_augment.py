@@ -330,7 +330,7 @@ def blur_runs(data, have_alb: bool) -> dict:
     MedianBlur, AdvancedBlur, Defocus, RingingOvershoot, UnsharpMask, ZoomBlur, CLAHE, Equalize,
     AutoContrast, RandomSnow (bleach, and texture), ChromaticAberration, Illumination (its three modes in a OneOf),
     RandomGravel, RandomShadow, Morphological (a dilation and an erosion with 5 x 5 elements,
-    one a sample), RandomSunFlare, RandomFog, RandomRain, GlassBlur, PlasmaBrightnessContrast,
+    one a sample), RandomSunFlare, RandomFog, RandomRain (and with drops 3 px wide), GlassBlur, PlasmaBrightnessContrast,
     PlasmaShadow, AdditiveNoise (Beta per pixel), ISONoise, SaltAndPepper, ShotNoise, PixelDropout,
     GridDropout, Downscale (and with cv2.INTER_AREA down, INTER_LINEAR up) and ImageCompression
     at p=1, their defaults; ToSepia,
@@ -385,6 +385,8 @@ def blur_runs(data, have_alb: bool) -> dict:
         "warpkit, geometry and RandomSunFlare on every sample": [W.RandomSunFlare(p=1)],
         "warpkit, geometry and RandomFog on every sample": [W.RandomFog(p=1)],
         "warpkit, geometry and RandomRain on every sample": [W.RandomRain(p=1)],
+        "warpkit, geometry and RandomRain (drop_width 3) on every sample":
+            [W.RandomRain(drop_width=3, p=1)],
         "warpkit, geometry and GlassBlur on every sample": [W.GlassBlur(p=1)],
         "warpkit, geometry and PlasmaBrightnessContrast on every sample":
             [W.PlasmaBrightnessContrast(p=1)],
@@ -431,6 +433,8 @@ def blur_runs(data, have_alb: bool) -> dict:
              lambda A: [A.RandomSunFlare(p=1)],
          "warpkit, geometry and RandomFog on every sample": lambda A: [A.RandomFog(p=1)],
          "warpkit, geometry and RandomRain on every sample": lambda A: [A.RandomRain(p=1)],
+         "warpkit, geometry and RandomRain (drop_width 3) on every sample":
+             lambda A: [A.RandomRain(drop_width=3, p=1)],
          "warpkit, geometry and GlassBlur on every sample": lambda A: [A.GlassBlur(p=1)],
          "warpkit, geometry and PlasmaBrightnessContrast on every sample":
              lambda A: [A.PlasmaBrightnessContrast(p=1)],
