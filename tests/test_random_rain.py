@@ -92,11 +92,13 @@ def test_small_images_and_every_box(queue):
                                  drop_length=1 if h < 9 else None, p=1)
                 out = W.Compose([t])(image=img, seed=k, queue=queue)
                 _same(out["image"], img, out["params"]["steps"][0], t)
-    # an image 2 high has no drops (2 // 3): albumentations returns it, not darkened
+    # an image 2 high has no drops (2 // 3): albumentations returns it, not darkened (wide
+    # drops or not)
     img = rng.integers(0, 256, (2, 9, 3), dtype=np.uint8)
-    out = W.Compose([W.RandomRain(p=1)])(image=img, seed=0, queue=queue)
-    assert out["params"]["steps"][0]["drops"] == []
-    np.testing.assert_array_equal(out["image"], img)
+    for width in (1, 3):
+        out = W.Compose([W.RandomRain(drop_width=width, p=1)])(image=img, seed=0, queue=queue)
+        assert out["params"]["steps"][0]["drops"] == []
+        np.testing.assert_array_equal(out["image"], img)
 
 
 def test_the_line_rule_is_opencvs(queue):

@@ -350,8 +350,9 @@ class RandomRain(ColourTransform):
     to x as pixels) as ``cv2.polylines`` draws it (4-connected, clipped as OpenCV clips; a drop
     ``drop_width`` > 1 wide as OpenCV's thick line: its quadrilateral filled in 16.16 fixed
     point, outlined by its fixed-point lines, and a filled circle of radius
-    ``(drop_width + 1) // 2`` at each end) in ``drop_color`` on a layer of zeros; the layer blurred by ``cv2.blur`` of
-    ``blur_value`` x ``blur_value`` (its rounding, edges reflected) where ``blur_value`` > 1;
+    ``(drop_width + 1) // 2`` at each end) in ``drop_color`` on a layer of zeros; the layer
+    blurred by ``cv2.blur`` of ``blur_value`` x ``blur_value`` (its rounding, edges reflected)
+    where ``blur_value`` > 1;
     added to the image, saturated; then every level times ``brightness_coefficient``,
     rounded (``cv2.multiply``). RGB images (as albumentations), uint8 and float32 (through
     levels of 255, as albumentations' uint8 round trip). Taken: ``drop_width`` up to 64 and
@@ -468,7 +469,8 @@ class RandomRain(ColourTransform):
         else:  # a drop an operation: its ends, its polygon's half-width vector; the width
             ops[1:1 + rows, 1:5] = lines
             ops[1:1 + rows, 5:7] = _thick_vectors(lines, t)
-            ops[1, 10] = t
+            if rows:  # (no drops: no width to read)
+                ops[1, 10] = t
         if darken:  # cv2.multiply's levels: the product in double, rounded to even
             levels = np.zeros(24 * 11)
             levels[:256] = np.clip(np.rint(np.arange(256) * self.brightness_coefficient), 0, 255)
