@@ -101,42 +101,38 @@ def test_small_images_and_every_box(queue):
         np.testing.assert_array_equal(out["image"], img)
 
 
+def _white_drop(x: int, y: int, x2: int, y2: int, width: int, size: tuple, queue,
+                slant: float | None = None) -> np.ndarray:
+    """The lit pixels of one drop from (x, y) to (x2, y2) on a black image of ``size`` (w, h):
+    white, no blur, no darkening; its slant ``slant`` (x2 - x where None: RandomRain truncates
+    x + slant to x2)."""
+    w, h = size
+    t = W.RandomRain(drop_color=(255, 255, 255), blur_value=1, brightness_coefficient=1.0,
+                     drop_width=width, p=1)
+    step = {"applied": True, "slant": float(x2 - x if slant is None else slant),
+            "drop_length": y2 - y, "drops": [[x, y]], "size": [w, h]}
+    img = np.zeros((h, w, 3), np.uint8)
+    return W.Compose([t])(image=img, params={"applied": True, "steps": [step]},
+                          queue=queue)["image"][..., 0] > 0
+
+
 def test_the_line_rule_is_opencvs(queue):
     """One drop at a time, each of many slopes and lengths, ends inside and past every edge
     (OpenCV clips them first, which moves their steps): the lit pixels are those
     cv2.polylines (LINE_4) draws, as a layer of white with no blur and no darkening."""
     h, w = 23, 17
-    img = np.zeros((h, w, 3), np.uint8)
-    t = W.RandomRain(drop_color=(255, 255, 255), blur_value=1, brightness_coefficient=1.0,
-                     p=1)
     rng = np.random.default_rng(2)
     for _ in range(60):
         x = int(rng.integers(-3, w + 3))
         y = int(rng.integers(0, h - 2))
         length = int(rng.integers(1, h - y))
         slant = float(rng.uniform(-45, 45))
-        step = {"applied": True, "slant": slant, "drop_length": length, "drops": [[x, y]],
-                "size": [w, h]}
-        got = W.Compose([t])(image=img, params={"applied": True, "steps": [step]},
-                             queue=queue)["image"]
-        want = np.zeros((h, w), np.uint8)
         end = (int(np.trunc(x + slant)), y + length)
+        got = _white_drop(x, y, *end, 1, (w, h), queue, slant)
+        want = np.zeros((h, w), np.uint8)
         cv2.polylines(want, np.array([[[x, y], end]], np.int32), False, 255, 1,
                       lineType=cv2.LINE_4)
-        np.testing.assert_array_equal(got[..., 0], want, err_msg=str((x, y, end)))
-
-
-def _white_drop(x: int, y: int, x2: int, y2: int, width: int, size: tuple, queue) -> np.ndarray:
-    """The lit pixels of one drop from (x, y) to (x2, y2) (its slant x2 - x) on a black image
-    of ``size`` (w, h): white, no blur, no darkening."""
-    w, h = size
-    t = W.RandomRain(drop_color=(255, 255, 255), blur_value=1, brightness_coefficient=1.0,
-                     drop_width=width, p=1)
-    step = {"applied": True, "slant": float(x2 - x), "drop_length": y2 - y, "drops": [[x, y]],
-            "size": [w, h]}
-    img = np.zeros((h, w, 3), np.uint8)
-    return W.Compose([t])(image=img, params={"applied": True, "steps": [step]},
-                          queue=queue)["image"][..., 0] > 0
+        np.testing.assert_array_equal(got, want > 0, err_msg=str((x, y, end)))
 
 
 def test_wide_drops_are_opencvs_thick_lines(queue):

@@ -18,7 +18,7 @@ from .._images import MAX_CHANNELS
 from .._memory import HOST_POOL, is_device_array
 from .._options import PADDINGS, Sampling
 from ..engine import PLAIN, Coords, ModelInput, warp_batch, warp_by, warp_by_coords, warp_each
-from ..engine.chain import chain_coords, fields_of, projective_part
+from ..engine.chain import chain_coords, fields_of, prepare_stages, projective_part
 from ..engine.core import _result_array
 from ..engine.inputs import stack
 from ..engine.stages import Tiles
@@ -874,6 +874,7 @@ def _warp_all(x, kind, mats, outs, opts, as_mask: bool = False, chains=None):
         # an item whose chain has no field (its transform not applied) takes its matrix: a
         # field launch needs at least one stage
         items = list(x)
+        prepare_stages(chains)  # (a batch's cells rastered at once, then launched item by item)
 
         def each(k: int, o: _Opts) -> Any:
             c, m = chains[k], mats[k]

@@ -255,6 +255,20 @@ def _stage_maps(chains: list[list]) -> np.ndarray:
     return maps
 
 
+def prepare_stages(chains: list[list]) -> None:
+    """Let each stage class that works out many stages at once (``prepare``: Quads, whose
+    cells a batch rasters and solves in one pass) do so for every stage of ``chains``: called
+    for a whole call before its items are launched one by one (a ragged list), again per launch
+    (a no-op for stages already worked out)."""
+    by_kind: dict = {}
+    for chain in chains:
+        for f in fields_of(chain):
+            by_kind.setdefault(type(f), []).append(f)
+    for kind, fs in by_kind.items():
+        if hasattr(kind, "prepare"):
+            kind.prepare(fs)
+
+
 def chain_coords(chains: list[list], size: tuple[int, int] | None = None) -> Coords:
     """The kernel's arguments for one chain per item (or one for all): with an output ``size``,
     per-axis tables where every chain is separable (:func:`axes_coords`); otherwise
@@ -272,13 +286,7 @@ def chain_coords(chains: list[list], size: tuple[int, int] | None = None) -> Coo
         maps = np.stack([np.concatenate([m, np.broadcast_to(geometry.identity(),
                                                             (nf + 1 - len(m), 3, 3))])
                          for m in (_stage_maps([c])[0] for c in chains)])
-    by_kind: dict = {}
-    for chain in chains:
-        for f in fields_of(chain):
-            by_kind.setdefault(type(f), []).append(f)
-    for kind, fs in by_kind.items():  # a class that works out a batch's stages at once
-        if hasattr(kind, "prepare"):
-            kind.prepare(fs)
+    prepare_stages(chains)
     blocks, fi = [], []
     offset = 0
     for chain in chains:
