@@ -24,13 +24,6 @@
 #include "warpkit.h"
 #include "colour.h"
 
-/* p q / b truncated toward zero (C's division of OpenCV's int64 product), by magnitudes in 64
- * unsigned bits and signs in 32 (llvmpipe, rusticl, took a 64-bit x < 0 as false) */
-inline int wk_rain_div(int p, int q, int b) {
-    const ulong m = (ulong)abs(p) * (ulong)abs(q) / (ulong)abs(b);
-    return ((p < 0) != (q < 0)) != (b < 0) && m ? -(int)m : (int)m;
-}
-
 /* columns ca .. cb (ca <= cb, inside the row) of the row at m lit */
 inline void wk_rain_run(volatile __global uint *m, int ca, int cb) {
     for (int w = ca >> 5; w <= cb >> 5; w++) {
@@ -54,6 +47,43 @@ inline long wk_div64(long p, long b) {
     const long m = (long)((ulong)wk_abs64(p) / (ulong)wk_abs64(b));
     return m * (long)(1 - 2 * (sp ^ sb));
 }
+/* OpenCV's clipLine of (x1, y1) - (x2, y2) to [0, right] x [0, bottom] (its int64 arithmetic,
+ * the quotients truncated): whether anything is left. Whole pixels for the thin drops, 16.16
+ * fixed point for Line2 */
+inline int wk_rain_clip(long *x1, long *y1, long *x2, long *y2, long right, long bottom) {
+    int c1 = wk_neg64(*x1) + wk_lt64(right, *x1) * 2 + wk_neg64(*y1) * 4 + wk_lt64(bottom, *y1) * 8;
+    int c2 = wk_neg64(*x2) + wk_lt64(right, *x2) * 2 + wk_neg64(*y2) * 4 + wk_lt64(bottom, *y2) * 8;
+    if ((c1 & c2) != 0) return 0;
+    if ((c1 | c2) != 0) {
+        if (c1 & 12) {
+            const long a = c1 < 8 ? 0 : bottom;
+            *x1 += wk_div64((a - *y1) * (*x2 - *x1), *y2 - *y1);
+            *y1 = a;
+            c1 = wk_neg64(*x1) + wk_lt64(right, *x1) * 2;
+        }
+        if (c2 & 12) {
+            const long a = c2 < 8 ? 0 : bottom;
+            *x2 += wk_div64((a - *y2) * (*x2 - *x1), *y2 - *y1);
+            *y2 = a;
+            c2 = wk_neg64(*x2) + wk_lt64(right, *x2) * 2;
+        }
+        if ((c1 & c2) == 0 && (c1 | c2) != 0) {
+            if (c1) {
+                const long a = c1 == 1 ? 0 : right;
+                *y1 += wk_div64((a - *x1) * (*y2 - *y1), *x2 - *x1);
+                *x1 = a;
+                c1 = 0;
+            }
+            if (c2) {
+                const long a = c2 == 1 ? 0 : right;
+                *y2 += wk_div64((a - *x2) * (*y2 - *y1), *x2 - *x1);
+                *x2 = a;
+                c2 = 0;
+            }
+        }
+    }
+    return (c1 | c2) == 0;
+}
 /* columns xa .. xb of row y lit, clipped to the image (OpenCV's ICV_HLINE of a clipped run) */
 inline void wk_rain_hline(volatile __global uint *mask, int mw, int W, int H, int y, int xa, int xb) {
     if (y < 0 || y >= H) return;
@@ -64,39 +94,7 @@ inline void wk_rain_hline(volatile __global uint *mask, int mw, int W, int H, in
 /* OpenCV's Line2: a line between 16.16 points, clipped to the image scaled by 2^16 */
 inline void wk_rain_line2(volatile __global uint *mask, int mw, int W, int H, long x1, long y1, long x2,
                           long y2) {
-    const long right = (long)W * WK_XY_ONE - 1, bottom = (long)H * WK_XY_ONE - 1;
-    int c1 = wk_neg64(x1) + wk_lt64(right, x1) * 2 + wk_neg64(y1) * 4 + wk_lt64(bottom, y1) * 8;
-    int c2 = wk_neg64(x2) + wk_lt64(right, x2) * 2 + wk_neg64(y2) * 4 + wk_lt64(bottom, y2) * 8;
-    if ((c1 & c2) != 0) return;
-    if ((c1 | c2) != 0) {
-        if (c1 & 12) {
-            const long a = c1 < 8 ? 0 : bottom;
-            x1 += wk_div64((a - y1) * (x2 - x1), y2 - y1);
-            y1 = a;
-            c1 = wk_neg64(x1) + wk_lt64(right, x1) * 2;
-        }
-        if (c2 & 12) {
-            const long a = c2 < 8 ? 0 : bottom;
-            x2 += wk_div64((a - y2) * (x2 - x1), y2 - y1);
-            y2 = a;
-            c2 = wk_neg64(x2) + wk_lt64(right, x2) * 2;
-        }
-        if ((c1 & c2) == 0 && (c1 | c2) != 0) {
-            if (c1) {
-                const long a = c1 == 1 ? 0 : right;
-                y1 += wk_div64((a - x1) * (y2 - y1), x2 - x1);
-                x1 = a;
-                c1 = 0;
-            }
-            if (c2) {
-                const long a = c2 == 1 ? 0 : right;
-                y2 += wk_div64((a - x2) * (y2 - y1), x2 - x1);
-                x2 = a;
-                c2 = 0;
-            }
-        }
-        if ((c1 | c2) != 0) return;
-    }
+    if (!wk_rain_clip(&x1, &y1, &x2, &y2, (long)W * WK_XY_ONE - 1, (long)H * WK_XY_ONE - 1)) return;
     long dx = x2 - x1, dy = y2 - y1;
     const int jn = wk_neg64(dx), yn = wk_neg64(dy);
     const long ax = wk_abs64(dx), ay = wk_abs64(dy);
@@ -240,40 +238,10 @@ __kernel void rain_mask(__global uint *COL, int ncol, __global const int *restri
             __global const uint *d = op + WK_COL_WORDS * (1 + j / 2) + 1 + 4 * (j % 2);
             int x1 = WK_FOG_PX(as_float(d[0]), w0, W), y1 = WK_FOG_PX(as_float(d[1]), h0, H);
             int x2 = WK_FOG_PX(as_float(d[2]), w0, W), y2 = WK_FOG_PX(as_float(d[3]), h0, H);
-            /* OpenCV's clipLine (its int64 and double arithmetic: the quotients truncated; the
-             * points in 32 bits: llvmpipe (rusticl) took a 64-bit x < 0 here as false) */
-            const int right = W - 1, bottom = H - 1;
-            int c1 = (x1 < 0) + (x1 > right) * 2 + (y1 < 0) * 4 + (y1 > bottom) * 8;
-            int c2 = (x2 < 0) + (x2 > right) * 2 + (y2 < 0) * 4 + (y2 > bottom) * 8;
-            if ((c1 & c2) != 0) continue;
-            if ((c1 | c2) != 0) {
-                if (c1 & 12) {
-                    const int e = c1 < 8 ? 0 : bottom;
-                    x1 += wk_rain_div(e - y1, x2 - x1, y2 - y1);
-                    y1 = e;
-                    c1 = (x1 < 0) + (x1 > right) * 2;
-                }
-                if (c2 & 12) {
-                    const int e = c2 < 8 ? 0 : bottom;
-                    x2 += wk_rain_div(e - y2, x2 - x1, y2 - y1);
-                    y2 = e;
-                    c2 = (x2 < 0) + (x2 > right) * 2;
-                }
-                if ((c1 & c2) == 0 && (c1 | c2) != 0) {
-                    if (c1) {
-                        const int e = c1 == 1 ? 0 : right;
-                        y1 += wk_rain_div(e - x1, y2 - y1, x2 - x1);
-                        x1 = e;
-                        c1 = 0;
-                    }
-                    if (c2) {
-                        const int e = c2 == 1 ? 0 : right;
-                        y2 += wk_rain_div(e - x2, y2 - y1, x2 - x1);
-                        x2 = e;
-                        c2 = 0;
-                    }
-                }
-                if ((c1 | c2) != 0) continue;
+            {
+                long a1 = x1, b1 = y1, a2 = x2, b2 = y2;
+                if (!wk_rain_clip(&a1, &b1, &a2, &b2, W - 1, H - 1)) continue;
+                x1 = (int)a1; y1 = (int)b1; x2 = (int)a2; y2 = (int)b2;
             }
             if (x2 < x1) { /* left to right */
                 const int tx = x1, ty = y1;

@@ -23,16 +23,9 @@ from typing import Any
 import numpy as np
 
 from ..engine.stages import Tiles
-from ._nonlinear import FieldTransform
+from ._nonlinear import FieldTransform, almost_equal_sizes
 
 __all__ = ["RandomGridShuffle"]
-
-
-def _sizes(n: int, parts: int) -> list[int]:
-    """``n`` split into ``parts`` whole sizes differing by at most one, the larger first
-    (albumentations' almost_equal_intervals)."""
-    q, r = divmod(n, parts)
-    return [q + 1 if i < r else q for i in range(parts)]
 
 
 def _order(rng: Any, n: int) -> list[int]:
@@ -77,7 +70,7 @@ class RandomGridShuffle(FieldTransform):
         if rows > H or cols > W:
             raise ValueError(f"RandomGridShuffle's grid of {rows} x {cols} tiles (rows, columns) "
                              f"needs an image of at least that many pixels, got {H} x {W}")
-        hs, ws = _sizes(H, rows), _sizes(W, cols)
+        hs, ws = almost_equal_sizes(H, rows), almost_equal_sizes(W, cols)
         hs = [hs[k] for k in _order(rng, rows)]
         ws = [ws[k] for k in _order(rng, cols)]
         ys, xs = np.cumsum([0] + hs).tolist(), np.cumsum([0] + ws).tolist()

@@ -216,9 +216,10 @@ def _grid_counts(value: Any) -> tuple[int, int]:
     return int(value[0]), int(value[1])
 
 
-def _almost_equal(n: int, parts: int) -> list[int]:
-    """n split into ``parts`` whole parts differing by at most one, the larger first
-    (albumentations' almost_equal_intervals)."""
+def almost_equal_sizes(n: int, parts: int) -> list[int]:
+    """``n`` split into ``parts`` whole sizes differing by at most one, the larger first
+    (albumentations' almost_equal_intervals: GridElasticDeform's cells, RandomGridShuffle's
+    tiles)."""
     q, r = divmod(n, parts)
     return [q + 1 if i < r else q for i in range(parts)]
 
@@ -273,8 +274,8 @@ class GridElasticDeform(FieldTransform):
     def draw(self, rng, size):
         W, H = size
         gh, gw = self._mesh_shape()
-        heights = rng.permutation(_almost_equal(H, self.num_grid_xy[0])).tolist()
-        widths = rng.permutation(_almost_equal(W, self.num_grid_xy[1])).tolist()
+        heights = rng.permutation(almost_equal_sizes(H, self.num_grid_xy[0])).tolist()
+        widths = rng.permutation(almost_equal_sizes(W, self.num_grid_xy[1])).tolist()
         m = self.magnitude
         moves = rng.integers(-m, m + 1, ((gh - 1) * (gw - 1), 2)).tolist()
         return {"heights": heights, "widths": widths, "moves": moves}

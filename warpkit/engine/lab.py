@@ -25,6 +25,8 @@ import struct
 
 import numpy as np
 
+from .raster import c_div
+
 _F32 = np.float32
 #: OpenCV's D65 white point and sRGB <-> XYZ matrices (rows: X, Y, Z; R, G, B)
 _D65 = np.array([0.950456, 1.0, 1.088754])
@@ -122,12 +124,6 @@ def _cbrt(x: np.ndarray) -> np.ndarray:
     return np.array([_cbrt1(v) for v in x.astype(np.float32).tolist()], _F32)
 
 
-def _c_div(a: np.ndarray, b: int) -> np.ndarray:
-    """C's integer division (toward zero)."""
-    q = np.abs(a) // abs(b)
-    return np.where((a < 0) != (b < 0), -q, q)
-
-
 @functools.lru_cache(maxsize=1)
 def _tables() -> dict[str, np.ndarray]:
     f255 = _F32(255)
@@ -152,8 +148,8 @@ def _tables() -> dict[str, np.ndarray]:
             y = _round(fy * fy * fy / _F32(_BASE * _BASE))
         yf[k] = y, ify
     v = np.arange(_MIN_AB, _AB_SIZE + _MIN_AB)
-    abxz = np.where(v <= 3390, _c_div(v * 108, 841) - (_BASE * 16 // 116 * 108 // 841),
-                    _c_div(_c_div(v * v, _BASE) * v, _BASE))
+    abxz = np.where(v <= 3390, c_div(v * 108, 841) - (_BASE * 16 // 116 * 108 // 841),
+                    c_div(c_div(v * v, _BASE) * v, _BASE))
     # RGB order (OpenCV's blueIdx 2): row i of XYZ over the white point's i
     coeffs = _round((1 << _LAB_SHIFT) * _RGB2XYZ / _D65[:, None]).reshape(9)
     inv = _round((1 << _LAB_SHIFT) * _XYZ2RGB * _D65[None, :]).reshape(9)

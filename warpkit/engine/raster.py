@@ -21,8 +21,8 @@ ONE = 1 << SHIFT
 HALF = ONE >> 1
 
 
-def _tdiv(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    """C's integer division (toward zero) of int64 arrays; b != 0."""
+def c_div(a, b) -> np.ndarray:
+    """C's integer division (toward zero) of integer arrays or numbers; b != 0."""
     q = np.abs(a) // np.abs(b)
     return np.where((a < 0) != (b < 0), -q, q)
 
@@ -42,7 +42,7 @@ def clip_lines(p0: np.ndarray, p1: np.ndarray, size: tuple[int, int]
         """p moved along p -> q onto coordinate ``axis`` = ``line`` where m (C's division)."""
         o = 1 - axis
         d = np.where(m, q[axis] - p[axis], 1)
-        p[o] = np.where(m, p[o] + _tdiv((line - p[axis]) * (q[o] - p[o]), d), p[o])
+        p[o] = np.where(m, p[o] + c_div((line - p[axis]) * (q[o] - p[o]), d), p[o])
         p[axis] = np.where(m, line, p[axis])
 
     c1, c2 = code(a), code(b)
@@ -137,7 +137,7 @@ def quad_spans(quads: np.ndarray, size) -> tuple[np.ndarray, np.ndarray, np.ndar
     xu, yu = np.where(up, xa, xb), np.where(up, ya, yb)
     xl, yl = np.where(up, xb, xa), np.where(up, yb, ya)
     span = np.maximum(yl - yu, 1)
-    dx = _tdiv(((xl - xu) << SHIFT) * 2 + span, 2 * span)  # OpenCV's rounded step a row
+    dx = c_div(((xl - xu) << SHIFT) * 2 + span, 2 * span)  # OpenCV's rounded step a row
     yy = ys[:, None, :]
     active = (ya != yb)[..., None] & (yy >= yu[..., None]) & (yy < yl[..., None])
     xe = (xu[..., None] << SHIFT) + dx[..., None] * (yy - yu[..., None])
@@ -265,7 +265,7 @@ def _walk_mask(quad: np.ndarray, size: tuple[int, int]):
                         xs_, xe_ = v[idx0][0] << SHIFT, v[idx][0] << SHIFT
                         e["ye"] = ty
                         num, den = (xe_ - xs_) * 2 + (ty - y), 2 * (ty - y)
-                        e["dx"] = int(_tdiv(np.int64(num), np.int64(den)))
+                        e["dx"] = int(c_div(np.int64(num), np.int64(den)))
                         e["x"] = xs_
                         e["idx"] = idx
                         break
