@@ -161,6 +161,12 @@
  *                     channel on its own histogram, w[3] the level ignored (-1: none), w[4 .. 7]
  *                     the cutoff in percent as m 2^w[7], m's 53 bits in w[4 .. 6] (18, 18 and
  *                     17 bits, high first: colour_pass.cl's cl_ac_lut)
+ *                     Mode 4 is albumentations' HistogramMatching: every channel on its own
+ *                     histogram matched to a reference's, w[3] and w[4] the blend's weights
+ *                     (float32 alpha of the match, beta of the image), the reference's
+ *                     running counts (256 a channel, each as two values of 16 bits, high
+ *                     first) in the w[10] WK_COL_DATA operations after it (skipped with it;
+ *                     colour_pass.cl's cl_hm_lut)
  *   WK_COL_LIGHT      albumentations' Illumination: every channel times a pattern p of the
  *                     pixel's place (x, y) in the output, w[1] the mode: 0 linear, the
  *                     gradient g = w[2] + w[3] x / (Wo - 1) + w[4] y / (Ho - 1) (x / (Wo - 1)
@@ -1450,6 +1456,12 @@ inline __attribute__((always_inline)) void wk_colour8_ops(float8 *v, int C, __gl
         } else if (code == WK_COL_TAPS || code == WK_COL_MORPH) {
             /* a pass's filter (colour_pass.cl): its rows skipped */
             const int data = (int)op[3];
+            k += data;
+            op += data * WK_COL_WORDS;
+        } else if (code == WK_COL_EQUALIZE) {
+            /* (its pass's table, made by colour_pass.cl; HistogramMatching's reference counts
+             * skipped: w[10] data operations) */
+            const int data = (int)op[10];
             k += data;
             op += data * WK_COL_WORDS;
         } else if ((WK_COL_HEAVY & WK_COLG_HOLE) && code == WK_COL_HOLES) {

@@ -76,6 +76,9 @@
 #ifndef PCA_DOUBLE
 #define PCA_DOUBLE 0
 #endif
+#ifndef HM_DOUBLE
+#define HM_DOUBLE 0
+#endif
 /* colour_mean's floats per work-group in P (FancyPCA's 4 sums and 10 products, padded), and
  * colour_pca's per item in PM (the 4 x 4 matrix, the 4 means): the host's MEAN_WORDS and
  * PCA_WORDS (engine/plan.py) */
@@ -1709,6 +1712,73 @@ inline void cl_ac_lut(int *hist, __global const float *op, int t, __global uchar
     }
 }
 
+/* HistogramMatching (WK_COL_EQUALIZE mode 4): the reference's running count up to level l of
+ * channel c, values 2 (256 c + l) and the next of the operation's data (the WK_COL_DATA
+ * operations after it, 11 values each: the count's high 16 bits, then its low 16) */
+inline int cl_hm_ref(__global const float *op, int c, int l) {
+    const int i = 2 * (256 * c + l), j = i + 1;
+    const int hi = (int)op[WK_COL_WORDS * (1 + i / 11) + 1 + i % 11];
+    return (hi << 16) | (int)op[WK_COL_WORDS * (1 + j / 11) + 1 + j % 11];
+}
+
+/* the next level after l present in the reference's channel c (its running count past t, the
+ * count up to l), and that count in *tn; 256 where none */
+inline int cl_hm_next(__global const float *op, int c, int l, int t, int *tn) {
+    for (int k = l + 1; k < 256; k++) {
+        const int u = cl_hm_ref(op, c, k);
+        if (u != t) { *tn = u; return k; }
+    }
+    *tn = 0;
+    return 256;
+}
+
+#if HM_DOUBLE
+typedef double hm_t;
+#else
+typedef float hm_t;
+#endif
+
+/* HistogramMatching's table of channel t from its histogram of n pixels (one work-item), as
+ * albumentations' match_histograms makes it: the running count s of each level over n (the
+ * source's quantile), numpy's interp of it among the reference's quantiles (its running
+ * counts over the same n: the reference is resized to the image's size) onto the reference's
+ * levels present, in double where the device has it (HM_DOUBLE; float otherwise, where a value
+ * that lands on a whole level may truncate to the one below), unfused, truncated to a level
+ * (its uint8 cast); below the first quantile the first level present, at the last the last.
+ * Integer images then blend it with the level itself, as albucore's add_weighted (SimSIMD's
+ * wsum: alpha w[3] times the match plus beta w[4] times the level, fused, in float32, rounded to
+ * even); float images keep the matched level (colour_apply blends each value). */
+inline void cl_hm_lut(const int *hist, __global const float *op, int t, int n,
+                      __global uchar *lut) {
+#pragma OPENCL FP_CONTRACT OFF
+    int tn = 0;
+    const int first = cl_hm_next(op, t, -1, 0, &tn);
+    int cur = -1, tc = 0, nxt = first;
+    const hm_t nn = (hm_t)n;
+    int s = 0;
+    for (int i = 0; i < 256; i++) {
+        s += hist[i];
+        while (nxt < 256 && tn <= s) {
+            cur = nxt;
+            tc = tn;
+            nxt = cl_hm_next(op, t, cur, tc, &tn);
+        }
+        int m = cur;
+        if (cur < 0) {
+            m = first < 256 ? first : 0;
+        } else if (nxt < 256 && tc != s) {
+            const hm_t x = (hm_t)s / nn, x0 = (hm_t)tc / nn, x1 = (hm_t)tn / nn;
+            const hm_t slope = (hm_t)(nxt - cur) / (x1 - x0);
+            m = clamp((int)(slope * (x - x0) + (hm_t)cur), cur, nxt);
+        }
+#if WK_COL_INT
+        lut[i] = (uchar)clamp(rint(fma(op[3], (float)m, op[4] * (float)i)), 0.0f, 255.0f);
+#else
+        lut[i] = (uchar)m;
+#endif
+    }
+}
+
 /* The histograms of an item whose pass starts with WK_COL_CLAHE (op: code, clip limit's three
  * float parts, gx, gy, then filled in by the host for this output size: the histogram's
  * integer limit (0: none), 255 / the tile's pixels, the tile's width and height, 1 / width,
@@ -1830,7 +1900,9 @@ __kernel void colour_clahe_lut(__global const int *restrict H, __global uchar *r
         int own[256];
         for (int i = 0; i < 256; i++) own[i] = hist[i];
         __global uchar *lut = LUT + ((long)b * max_tiles + t) * 256;
-        if (eq && op[1] >= 2.0f)
+        if (eq && op[1] == 4.0f)
+            cl_hm_lut(own, op, t, (int)op[8] * (int)op[9], lut);
+        else if (eq && op[1] >= 2.0f)
             cl_ac_lut(own, op, t, lut);
         else if (eq)
             cl_eq_lut(own, (int)op[1], (int)op[8] * (int)op[9], lut);
@@ -1952,10 +2024,17 @@ inline void cp_equalize8(__global const float *op, __global const uchar *lut, fl
         }
         return;
     }
-    const int each = op[1] >= 2.0f; /* AutoContrast: every channel through its own table */
+    const int each = op[1] >= 2.0f; /* AutoContrast, HistogramMatching: every channel */
     for (int c = 0; c < (each ? C : min(C, 3)); c++) {
         const float8 f = convert_float8(CL_GATHER8(lut + (each ? c : C >= 3 ? c : 0) * 256, cl_levels8(v[c])));
-        v[c] = WK_COL_INT ? f : f / 255.0f;
+#if WK_COL_INT
+        v[c] = f;
+#else
+        /* (HistogramMatching's blend of the matched level with the value: albucore's
+         * add_weighted of two float32 images, fused as SimSIMD's wsum) */
+        v[c] = op[1] == 4.0f ? wk_clamp8(fma((float8)op[3], f / 255.0f, (float8)op[4] * v[c]), 0.0f, 1.0f)
+                             : f / 255.0f;
+#endif
     }
 }
 #else

@@ -49,7 +49,7 @@
 #define X_MAX 0
 #endif
 
-#if COORD_DOUBLE || ACC_DOUBLE || X_KIND == WK_F64 || G_KIND == WK_F64 || PCA_DOUBLE
+#if COORD_DOUBLE || ACC_DOUBLE || X_KIND == WK_F64 || G_KIND == WK_F64 || PCA_DOUBLE || HM_DOUBLE
 #pragma OPENCL EXTENSION cl_khr_fp64 : enable
 #endif
 

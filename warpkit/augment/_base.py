@@ -608,7 +608,15 @@ def passed_keys(t: Transform) -> tuple[str, ...]:
     as they are given (:attr:`Transform.reads` "passed": RandomCropNearBBox's box)."""
     own = (t.cropping_bbox_key,) if "passed" in t.reads and hasattr(t, "cropping_bbox_key") \
         else ()
-    return tuple(dict.fromkeys(own + sum((passed_keys(c) for c in getattr(t, "transforms", ())),
+    return tuple(dict.fromkeys(own + shared_keys(t) +
+                               sum((passed_keys(c) for c in getattr(t, "transforms", ())), ())))
+
+
+def shared_keys(t: Transform) -> tuple[str, ...]:
+    """The call keywords that the transforms of ``t`` (at any depth) read whole, one value for
+    every sample of a call (HistogramMatching's reference list), not one per sample."""
+    own = (t.metadata_key,) if getattr(t, "shares_passed", False) else ()
+    return tuple(dict.fromkeys(own + sum((shared_keys(c) for c in getattr(t, "transforms", ())),
                                          ())))
 
 

@@ -1051,18 +1051,30 @@ class MotionBlur(ColourTransform):
                 "direction_range": list(self.direction_range)}
 
 
-def colour_program(pipe: Transform, plist: list[dict], channels: int,
-                   dtype: Any) -> np.ndarray | None:
+def colour_program(pipe: Transform, plist: list[dict], channels: int, dtype: Any,
+                   sizes: Sequence | None = None, passed: dict | None = None
+                   ) -> np.ndarray | None:
     """Each sample's colour operations as the kernel reads them, (n, k * WORDS) float32 (k
     the most a sample has, at least 1; a shorter list ends with code 0), or None for a pipeline
     without colour transforms. A pipeline with them gives every call a program, even one
     where no sample drew any: the kernel then takes the resampled values as the operations
     take them (integer images rounded to a level), so that a sample's result is the same alone
-    and in any batch, whatever the other samples drew."""
+    and in any batch, whatever the other samples drew. ``sizes`` (each sample's output, (width,
+    height)) and ``passed`` (the call's passed keywords) are for the transforms whose
+    operations read the call (HistogramMatching's references)."""
     if not contains(pipe, ColourTransform):
         return None
     peak = colour_peak(dtype)
-    blocks = [[t.colour_ops(q, channels, peak) for t, q in pipe.applied_steps(p)] for p in plist]
+    memo: dict = {}
+
+    def ops(t: Transform, q: dict, k: int) -> Any:
+        if not hasattr(t, "call_colour_ops"):
+            return t.colour_ops(q, channels, peak)
+        if sizes is None:
+            return t.colour_ops(q, channels, peak)  # (which says what it needs)
+        return t.call_colour_ops(q, channels, peak, sizes[k], passed or {}, memo)
+
+    blocks = [[ops(t, q, k) for t, q in pipe.applied_steps(p)] for k, p in enumerate(plist)]
     k = max(1, max(sum(len(b) for b in sample) for sample in blocks))
     out = np.zeros((len(plist), k * WORDS), np.float32)
     for i, sample in enumerate(blocks):

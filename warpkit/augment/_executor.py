@@ -22,7 +22,7 @@ from ..engine.chain import chain_coords, fields_of, prepare_stages, projective_p
 from ..engine.core import _result_array
 from ..engine.inputs import stack
 from ..engine.stages import Tiles
-from ._base import contains, keeps_axes
+from ._base import contains, keeps_axes, shared_keys
 from ._epochs import note_draws
 from ._colour import colour_program
 from ._convert import convert_results, expand_inputs
@@ -483,7 +483,7 @@ def _apply(pipe, t: Targets, *, seed, index, epoch, params, queue, into=None) ->
                 holes = _holes(pipe, plist, outs, t.masks, groups, kind)
         for name, x in t.images.items():
             channels, dtype = _channels_dtype(x, kind)
-            colour = colour_program(pipe, plist, channels, dtype)
+            colour = colour_program(pipe, plist, channels, dtype, outs, t.passed)
             opts = _Opts(sampling, model, queue, into if name == "image" else None, colour,
                          pending)
             out[name] = _warp_all(x, kind, mats, outs, opts, chains=fielded) \
@@ -560,17 +560,21 @@ def _seen(pipe, t: Targets, kind: str, sizes: list, main: tuple | None,
             raise ValueError("a transform of this pipeline chooses its crop from the mask, "
                              "which it reads on the host: give the masks as arrays")
     partners = partners or [None] * n
+    shared = shared_keys(pipe)
     given = [None] * n if "passed" not in pipe.reads else \
-        [functools.partial(_given, t.passed, kind, n, k) for k in range(n)]
+        [functools.partial(_given, t.passed, kind, n, k, shared) for k in range(n)]
     has_mask = "mask" in t.masks
     return [Seen(s, r, m, partners=p, labels=lab, given=g, has_mask=has_mask)
             for s, r, m, p, lab, g in zip(sizes, rows, masks, partners, labels, given)]
 
 
-def _given(passed: dict, kind: str, n: int, k: int, name: str) -> Any:
+def _given(passed: dict, kind: str, n: int, k: int, shared: tuple, name: str) -> Any:
     """Sample ``k``'s value of the keyword ``name`` the call passed through (one per sample in
-    a batch or a list call); None where it passed none."""
-    return _per_sample(passed[name], kind, n, name)[k] if name in passed else None
+    a batch or a list call, or the call's one value for a keyword in ``shared``); None where it
+    passed none."""
+    if name not in passed:
+        return None
+    return passed[name] if name in shared else _per_sample(passed[name], kind, n, name)[k]
 
 
 def _first_labels(pipe, fields: dict | None) -> list | None:

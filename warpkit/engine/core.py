@@ -89,7 +89,8 @@ def warp_by(image: Any, matrix: Any, size: Any = None, sampling: Sampling = LINE
     x, layout_key, extra = src.operand(regions, in_place)
     rt = pick_runtime(queue, x)
     items = src.B if src_index is None else len(src_index)
-    passes = [] if colour is None else colour_passes(_colour_ops(colour, items, src.dt))
+    passes = [] if colour is None else \
+        colour_passes(_colour_ops(colour, items, src.dt, src.C))
     kinds = pass_kinds(passes)
     tiles, bands = clahe_tiles(passes, wo, ho) if any(k & PASS_CLAHE for k in kinds) \
         else (0, 0)
@@ -620,9 +621,9 @@ def colour_passes(colour: np.ndarray) -> list[np.ndarray]:
     return out
 
 
-def _colour_ops(colour: np.ndarray, items: int, dt: np.dtype) -> np.ndarray:
+def _colour_ops(colour: np.ndarray, items: int, dt: np.dtype, channels: int = 4) -> np.ndarray:
     """``colour`` checked: a C-contiguous float32 (items, k * COLOUR_WORDS) array, k >= 1,
-    for an image dtype of COLOUR_PEAKS."""
+    for an image dtype of COLOUR_PEAKS and of ``channels``."""
     colour_peak(dt)
     if not (isinstance(colour, np.ndarray) and colour.dtype == np.float32 and colour.ndim == 2
             and colour.flags.c_contiguous and colour.shape[0] == items
@@ -632,6 +633,7 @@ def _colour_ops(colour: np.ndarray, items: int, dt: np.dtype) -> np.ndarray:
                          f"{getattr(colour, 'shape', '')}")
     ops = colour.reshape(items, -1, COLOUR_WORDS)
     _check_filters(ops)
+    _check_matching(ops, channels)
     if dt == np.uint16:  # the operations on 8-bit levels
         for code, name, why in ((COL_GRAVEL, "COL_GRAVEL", "OpenCV's 8-bit HLS"),
                                 (COL_FLARE, "COL_FLARE", "8-bit levels"),
@@ -1110,11 +1112,11 @@ def _check_filters(ops: np.ndarray) -> None:
             raise ValueError(f"colour[{i}]'s operation {j}: COL_PIXDROP's probability must be "
                              f"in [0, 1], got {prob:g}")
     for i, j in zip(*np.nonzero(codes == COL_EQUALIZE)):
-        if ops[i, j, 1] not in (0, 1, 2, 3) or ops[i, j, 2] not in (0, 1):
-            raise ValueError(f"colour[{i}]'s operation {j}: COL_EQUALIZE's mode must be 0-3 and "
+        if ops[i, j, 1] not in (0, 1, 2, 3, 4) or ops[i, j, 2] not in (0, 1):
+            raise ValueError(f"colour[{i}]'s operation {j}: COL_EQUALIZE's mode must be 0-4 and "
                              f"its by-channels flag 0 or 1, got {float(ops[i, j, 1]):g} and "
                              f"{float(ops[i, j, 2]):g}")
-        if ops[i, j, 1] >= 2:  # AutoContrast: its ignored level and cutoff (colour.h)
+        if 2 <= ops[i, j, 1] <= 3:  # AutoContrast: its ignored level and cutoff (colour.h)
             w = [float(v) for v in ops[i, j, 3:8]]
             parts = all(v.is_integer() and 0 <= v < 2 ** b for v, b in zip(w[1:4], (18, 18, 17)))
             if not (w[0].is_integer() and -1 <= w[0] <= 255):
@@ -1186,6 +1188,46 @@ def _check_filters(ops: np.ndarray) -> None:
         if j + data >= k or not (codes[i, j + 1:j + 1 + data] == COL_DATA).all():
             raise ValueError(f"colour[{i}]'s operation {j}: {name} {count:g} needs {values} "
                              f"values, its own words and {data} COL_DATA operations after it")
+
+
+def match_data(counts: np.ndarray) -> list[float]:
+    """A HistogramMatching's reference counts (``counts``: (channels, 256) running counts, whole
+    numbers below 2^31) as the values of its COL_DATA operations (colour_pass.cl's
+    cl_hm_ref): each count as its high 16 bits, then its low 16."""
+    c = np.asarray(counts, np.int64).reshape(-1)
+    return np.stack([c >> 16, c & 0xFFFF], 1).astype(np.float64).ravel().tolist()
+
+
+def match_ops(channels: int) -> int:
+    """The COL_DATA operations after a HistogramMatching's (COL_EQUALIZE mode 4) for an image
+    of ``channels``: two values a level and channel, 11 an operation."""
+    return -(-2 * 256 * channels // (COLOUR_WORDS - 1))
+
+
+def _check_matching(ops: np.ndarray, channels: int) -> None:
+    """HistogramMatching's operations (COL_EQUALIZE mode 4) as colour_pass.cl's cl_hm_lut reads
+    them, or a ValueError: weights in [0, 1], the count of COL_DATA operations in word 10 that
+    the image's channels need (each inside the list), each channel's running counts whole,
+    16-bit halves, not decreasing."""
+    codes = ops[:, :, 0]
+    for i, j in zip(*np.nonzero((codes == COL_EQUALIZE) & (ops[:, :, 1] == 4))):
+        where = f"colour[{i}]'s operation {j}: HistogramMatching's"
+        al, be = float(ops[i, j, 3]), float(ops[i, j, 4])
+        if not (0 <= al <= 1 and 0 <= be <= 1):
+            raise ValueError(f"{where} weights must be in [0, 1], got {al:g} and {be:g}")
+        need = match_ops(channels)
+        if ops[i, j, 10] != need or j + need >= ops.shape[1] or \
+                not (codes[i, j + 1:j + 1 + need] == COL_DATA).all():
+            raise ValueError(f"{where} reference counts for {channels} channels need {need} "
+                             f"COL_DATA operations after it, counted in word 10 (got "
+                             f"{float(ops[i, j, 10]):g})")
+        v = ops[i, j + 1:j + 1 + need, 1:].reshape(-1)[:2 * 256 * channels].astype(np.float64)
+        if not ((v == np.floor(v)).all() and (v >= 0).all() and (v < 65536).all()):
+            raise ValueError(f"{where} reference counts must be halves of 16 whole bits")
+        t = (v[0::2].astype(np.int64) << 16 | v[1::2].astype(np.int64)).reshape(channels, 256)
+        if (np.diff(t, axis=1) < 0).any() or (t >= 2 ** 31).any():
+            raise ValueError(f"{where} reference counts must be running counts (not "
+                             f"decreasing, below 2^31)")
 
 
 def _check_taps(ops: np.ndarray, i: int, j: int) -> None:

@@ -415,7 +415,8 @@ def _colour_passes(w: WarpSpec, dt: np.dtype, C: int, store: dict,
                    **({"PCA_DOUBLE": int(fp64), "CP_PM": PCA_WORDS} if kind & PASS_PCA else {}),
                    "WK_COL_HEAVY": w.colour_groups[k],
                    **({"CP_RMAX": MAX_BLUR_RADIUS} if blur else {}),
-                   **({**LAB_DEFINES, "CLAHE_PIXELS": CLAHE_PIXELS} if clahe else {})}
+                   **({**LAB_DEFINES, "CLAHE_PIXELS": CLAHE_PIXELS, "HM_DOUBLE": int(fp64)}
+                      if clahe else {})}
         tables = (Arg("LUT"), np.int32(w.clahe_tiles), Arg("LABT")) if clahe else ()
         if kind & PASS_GATHER:
             tables += (Arg(f"IDX{k}"),)
