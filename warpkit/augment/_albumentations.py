@@ -22,6 +22,7 @@ Example:
 
 from __future__ import annotations
 
+import copy
 import json
 import os
 from typing import Any, Callable
@@ -45,6 +46,7 @@ from ._grid_shuffle import RandomGridShuffle
 from ._pixel_dropout import PixelDropout
 from ._mask_dropout import MaskDropout
 from ._stain import HEStain
+from ._domain import HistogramMatching
 from ._base import (BORDER_CODES, INTERPOLATION_CODES, OneOf, Transform, merge_setting,
                     same_value)
 from ._compose import Compose
@@ -134,6 +136,13 @@ def _equalize(a: _Args, pipe: _Pipeline) -> Transform:
                          "whole image's histogram)")
     a.only("mask_params", (), [], why=" (the whole image's histogram)")
     return _colour(P.Equalize, "mode", "by_channels")(a, pipe)
+
+
+def _histogram_matching(a: _Args, pipe: _Pipeline) -> Transform:
+    a.only("reference_images", None, why=" (deprecated in albumentations: warpkit takes the "
+           "reference images per call, as albumentations' metadata_key)")
+    a.d.pop("read_fn", None)  # (it reads reference_images only)
+    return _colour(HistogramMatching, "blend_ratio", "metadata_key")(a, pipe)
 
 
 def _rgb_shift(a: _Args, pipe: _Pipeline) -> Transform:
@@ -276,6 +285,7 @@ SUPPORTED: dict[str, Callable[[_Args, _Pipeline], Transform | None]] = {
     "Posterize": _colour(C.Posterize, "num_bits"),
     "ToSepia": _colour(P.ToSepia),
     "Equalize": _equalize,
+    "HistogramMatching": _histogram_matching,
     "AutoContrast": _colour(P.AutoContrast, "cutoff", "ignore", "method"),
     "FancyPCA": _colour(P.FancyPCA, "alpha"),
     "AdditiveNoise": _colour(AdditiveNoise, "noise_type", "spatial_mode", "noise_params",
@@ -453,6 +463,40 @@ def _unserialisable(t: Any, A: Any) -> str:
     return type(t).__name__
 
 
+#: albumentations' transforms that its to_dict refuses (they read metadata) and warpkit ports:
+#: the parameters a port reads off the live transform
+_READ_LIVE = {"HistogramMatching": ("blend_ratio", "metadata_key", "p")}
+
+
+class _Stand(dict):
+    """A transform albumentations cannot serialise, standing in its pipeline's to_dict as the
+    dict of its parameters (:data:`_READ_LIVE`)."""
+
+    def to_dict_private(self) -> dict:
+        return dict(self)
+
+
+def _serialisable(t: Any, A: Any) -> Any:
+    """``t`` (an albumentations pipeline or transform) with each transform of :data:`_READ_LIVE`
+    at any depth replaced by the dict of its parameters (copies of the pipelines that hold one;
+    ``t`` itself untouched)."""
+    name = type(t).__name__
+    if name in _READ_LIVE:
+        refs = getattr(t, "reference_images", None)  # (deprecated there: refused by name)
+        return _Stand({"__class_fullname__": name,
+                       **{k: getattr(t, k) for k in _READ_LIVE[name]},
+                       **({"reference_images": "(given)"} if refs is not None else {})})
+    inner = getattr(t, "transforms", None)
+    if not inner:
+        return t
+    swapped = [_serialisable(c, A) for c in inner]
+    if all(a is b for a, b in zip(swapped, inner)):
+        return t
+    c = copy.copy(t)
+    c.transforms = swapped
+    return c
+
+
 def _as_dict(pipeline: Any) -> dict:
     if isinstance(pipeline, dict):
         return pipeline
@@ -465,7 +509,7 @@ def _as_dict(pipeline: Any) -> dict:
     if type(pipeline).__module__.startswith("albumentations"):
         import albumentations as A
         try:
-            d = A.to_dict(pipeline)
+            d = A.to_dict(_serialisable(pipeline, A))
         except NotImplementedError as e:  # (its domain adaptations, which read metadata)
             name = _unserialisable(pipeline, A)
             raise ValueError(f"albumentations' {name} has no warpkit equivalent yet (nor a "

@@ -1,0 +1,229 @@
+"""HistogramMatching (a table per channel matched to a reference image's histogram, on the
+device in Equalize's kernels: kernels_cl/colour_pass.cl's cl_hm_lut) against albumentations
+2.0.8's, given the same reference and blend: photos and references of other sizes, uint8 and
+float32 both ways, 1 to 4 channels, images and references of few levels, after geometry and
+before other colour, batches of ragged crops choosing among the call's references, replay,
+the port from albumentations, refusals, and small cases on each device CI runs and Oclgrind.
+
+albumentations' blend is SimSIMD's weighted sum, whose rounding is the CPU's vector code (a
+fused multiply-add on this machine's, which warpkit takes): within a level, and the same
+level on all but a few pixels in 100 on any x86-64 CPU."""
+
+from __future__ import annotations
+
+import os
+import warnings
+
+import numpy as np
+import pytest
+
+from warpkit import augment as W
+
+from helpers import small_rotated_cases
+
+os.environ.setdefault("NO_ALBUMENTATIONS_UPDATE", "1")  # no network check at import
+with warnings.catch_warnings():
+    warnings.simplefilter("ignore")
+    import albumentations as A
+    import skimage.data
+
+PHOTOS = [skimage.data.astronaut(), skimage.data.coffee(), skimage.data.chelsea()[:, :449]]
+REFS = [skimage.data.rocket(), skimage.data.coffee()[::3, ::2].copy(), skimage.data.hubble_deep_field()]
+
+
+def _albu(image: np.ndarray, ref: np.ndarray, ratio: float) -> np.ndarray:
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        t = A.Compose([A.HistogramMatching(blend_ratio=(ratio, ratio), p=1)])
+        return t(image=image, hm_metadata=[ref])["image"]
+
+
+def _close(got: np.ndarray, want: np.ndarray) -> None:
+    """Within a level (1 / 255 for floats), the same on all but 2 values in 100."""
+    want = want.reshape(got.shape)
+    assert got.dtype == want.dtype
+    d = np.abs(got.astype(np.float64) - want.astype(np.float64))
+    level = 1.0 if got.dtype == np.uint8 else 1 / 255 + 1e-6
+    assert d.max() <= level, d.max()
+    assert (d > (0 if got.dtype == np.uint8 else 1e-6)).mean() <= 0.02
+
+
+def _ours(image, ref, ratio, queue=None):
+    pipe = W.Compose([W.HistogramMatching(blend_ratio=(ratio, ratio), p=1)])
+    return pipe(image=image, hm_metadata=[ref], seed=0, queue=queue)["image"]
+
+
+@pytest.mark.parametrize("dtype", [np.uint8, np.float32])
+@pytest.mark.parametrize("ratio", [1.0, 0.6, 0.0])
+def test_photos_are_albumentations(dtype, ratio, queue):
+    for k, photo in enumerate(PHOTOS):
+        img = photo if dtype == np.uint8 else photo.astype(np.float32) / 255
+        ref = REFS[k]
+        if k == 1:  # (a reference of the other dtype)
+            ref = ref.astype(np.float32) / 255 if dtype == np.uint8 else ref
+        _close(_ours(img, ref, ratio, queue), _albu(img, ref, ratio))
+
+
+def test_channels_and_few_levels(queue):
+    """1 to 4 channels and (H, W) images; images and references of one, few and all levels
+    (the interpolation's ends and its steps over gaps of many levels), 2 x 2 to 40 x 40 and
+    1 x 1 (albumentations squeezes an image one pixel high or wide into fewer dimensions,
+    which pools its channels into one histogram: warpkit matches each channel, always)."""
+    rng = np.random.default_rng(4)
+    photo, ref = PHOTOS[1], REFS[0]
+    for c in (1, 2, 3, 4):
+        img = np.dstack([photo] * 2)[:200, :300, :c].copy()
+        r = np.dstack([ref] * 2)[:, :, :c].copy()
+        _close(_ours(img, r, 0.7, queue), _albu(img, r, 0.7))
+    _close(_ours(photo[..., 0].copy(), ref[..., 1].copy(), 1.0, queue),
+           _albu(photo[..., 0].copy(), ref[..., 1].copy(), 1.0))
+    for k in range(24):
+        h, w, rh, rw = (int(v) for v in rng.integers(2, 41, 4))
+        h, w = (1, 1) if k == 5 else (h, w)
+        c = (1, 3)[k % 2]
+        step = (1, 60, 255)[k % 3]
+        img = (rng.integers(0, 256 // step + 1, (h, w, c)) * step).clip(0, 255).astype(np.uint8)
+        r = (rng.integers(0, 256 // step + 1, (rh, rw, c)) * (60, 1, 85)[k % 3]).clip(0, 255)
+        r = r.astype(np.uint8)
+        ratio = float(rng.uniform(0, 1))
+        _close(_ours(img, r, ratio, queue), _albu(img, r, ratio))
+
+
+def test_after_geometry_and_before_other_colour(queue):
+    """The matching of the warped image (albumentations given warpkit's geometric output,
+    its reference resized to that size), with colour steps after it in the same pass."""
+    geo = W.RandomResizedCrop((123, 157))
+    for k, photo in enumerate(PHOTOS):
+        base = W.Compose([geo])(image=photo, seed=k, queue=queue)["image"]
+        out = W.Compose([geo, W.HistogramMatching(blend_ratio=(0.8, 0.8), p=1),
+                         W.RandomBrightnessContrast((0.1, 0.1), (0.2, 0.2), p=1)])(
+            image=photo, hm_metadata=[REFS[k]], seed=k, queue=queue)["image"]
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            want = A.Compose([A.HistogramMatching(blend_ratio=(0.8, 0.8), p=1),
+                              A.RandomBrightnessContrast((0.1, 0.1), (0.2, 0.2), p=1)])(
+                image=base, hm_metadata=[REFS[k]])["image"]
+        _close(out, want)
+
+
+def test_a_batch_chooses_among_the_calls_references(queue):
+    """One list of references for the whole call: each sample draws one (recorded) and its
+    blend; the batch = each sample alone with the same list = its replay; the model's input
+    made after it; the list comes back in the result, as albumentations returns its data."""
+    rs = np.random.default_rng(2)
+    imgs = [PHOTOS[k % 3][:int(rs.integers(20, 90)), :int(rs.integers(20, 90))].copy()
+            for k in range(10)]
+    pipe = W.Compose([W.RandomResizedCrop(48), W.HistogramMatching(p=0.8)],
+                     output_dtype="float32", mean=[0.4, 0.4, 0.4], std=[0.2, 0.2, 0.2],
+                     layout="CHW")
+    got = pipe(image=imgs, hm_metadata=REFS, seed=3, queue=queue)
+    assert got["hm_metadata"] is REFS
+    steps = [p["steps"][1] for p in got["params"]]
+    chosen = {s["reference"] for s in steps if s["applied"]}
+    assert len(chosen) >= 2 and chosen <= {0, 1, 2}
+    assert all(0.5 <= s["blend_ratio"] <= 1.0 for s in steps if s["applied"])
+    for k, img in enumerate(imgs):
+        alone = pipe(image=img, hm_metadata=REFS, seed=3, index=k, queue=queue)
+        np.testing.assert_array_equal(got["image"][k], alone["image"])
+        again = pipe.replay(got["params"][k], image=img, hm_metadata=REFS, queue=queue)
+        np.testing.assert_array_equal(got["image"][k], again["image"])
+    # the same sample with another reference list gives another image, the same draw
+    other = pipe(image=imgs[0], hm_metadata=REFS[::-1], seed=3, index=0, queue=queue)
+    assert other["params"]["steps"][1] == steps[0]
+    same = W.Compose.from_dict(pipe.to_dict())
+    assert same.to_dict() == pipe.to_dict()
+    np.testing.assert_array_equal(
+        same(image=imgs, hm_metadata=REFS, seed=3, queue=queue)["image"], got["image"])
+
+
+def test_from_albumentations_and_refusals(tmp_path):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        recipe = A.Compose([A.HorizontalFlip(p=0.5),
+                            A.OneOf([A.HistogramMatching(blend_ratio=(0.2, 0.4),
+                                                         metadata_key="refs", p=0.3),
+                                     A.Blur()], p=1)])
+        live = A.HistogramMatching(reference_images=[REFS[0]], read_fn=lambda x: x)
+    ours = W.from_albumentations(recipe)
+    t = ours.transforms[1].transforms[0]
+    assert type(t).__name__ == "HistogramMatching"
+    assert (t.blend_ratio, t.metadata_key, t.p) == ((0.2, 0.4), "refs", 0.3)
+    assert "refs" in ours.call_keys()
+    spec = {"transform": {"__class_fullname__": "Compose", "transforms": [
+        {"__class_fullname__": "HistogramMatching", "blend_ratio": [0.9, 1.0], "p": 1.0}]}}
+    assert W.from_albumentations(spec).transforms[0].blend_ratio == (0.9, 1.0)
+    with pytest.raises(ValueError, match="reference_images"):
+        W.from_albumentations(A.Compose([live]))
+    with pytest.raises(ValueError, match="reference_images"):
+        W.HistogramMatching(reference_images=[REFS[0]])
+    with pytest.raises(ValueError, match="blend_ratio"):
+        W.HistogramMatching(blend_ratio=(0.5, 1.5))
+    with pytest.raises(ValueError, match="metadata_key"):
+        W.HistogramMatching(metadata_key="")
+    pipe = W.Compose([W.HistogramMatching(p=1)])
+    img = PHOTOS[0][:32, :32].copy()
+    with pytest.raises(ValueError, match="hm_metadata="):
+        pipe(image=img, seed=0)
+    with pytest.raises(ValueError, match="non-empty list"):
+        pipe(image=img, hm_metadata=[], seed=0)
+    with pytest.raises(ValueError, match=r"hm_metadata\[0\] must be a numpy array"):
+        pipe(image=img, hm_metadata=[[1, 2]], seed=0)
+    with pytest.raises(ValueError, match="3 channels"):
+        pipe(image=img, hm_metadata=[REFS[0][..., :2]], seed=0)
+    with pytest.raises(TypeError, match="uint8 or float32"):
+        pipe(image=img, hm_metadata=[REFS[0].astype(np.uint16)], seed=0)
+    with pytest.raises(TypeError, match="uint8 or float32"):
+        pipe(image=img.astype(np.uint16), hm_metadata=[REFS[0]], seed=0)
+    with pytest.raises(TypeError, match="1 to 4 channels"):
+        pipe(image=np.zeros((8, 8, 5), np.uint8), hm_metadata=[REFS[0]], seed=0)
+    done = pipe(image=img, hm_metadata=REFS, seed=5)
+    k = done["params"]["steps"][0]["reference"]
+    with pytest.raises(ValueError, match="recorded reference"):
+        pipe.replay(done["params"], image=img, hm_metadata=REFS[:k])
+
+
+def test_the_engine_checks_the_operation():
+    """The kernel's words checked on the host before any launch: weights, the data count the
+    channels need, running counts (16-bit halves, not decreasing)."""
+    from warpkit.engine.core import COL_DATA, COL_EQUALIZE, COLOUR_WORDS, _check_matching, \
+        match_data, match_ops
+    counts = np.cumsum(np.ones((3, 256), np.int64) * 100000, axis=1)
+    need = match_ops(3)
+    ops = np.zeros((1, 1 + need, COLOUR_WORDS), np.float32)
+    ops[0, 0, :5] = [COL_EQUALIZE, 4, 1, 0.5, 0.5]
+    ops[0, 0, 10] = need
+    ops[0, 1:, 0] = COL_DATA
+    data = np.zeros(need * (COLOUR_WORDS - 1))
+    data[:2 * 768] = match_data(counts)
+    ops[0, 1:, 1:] = data.reshape(need, -1)
+    _check_matching(ops, 3)
+    with pytest.raises(ValueError, match="need 187 COL_DATA"):
+        _check_matching(ops, 4)
+    bad = ops.copy()
+    bad[0, 0, 3] = 2
+    with pytest.raises(ValueError, match="weights"):
+        _check_matching(bad, 3)
+    bad = ops.copy()
+    bad[0, 1, 3] = 70000  # (the first count's high half: past 16 bits)
+    with pytest.raises(ValueError, match="16 whole bits"):
+        _check_matching(bad, 3)
+    bad = ops.copy()
+    bad[0, 1, 1] = 9  # (the first count past the next)
+    with pytest.raises(ValueError, match="running counts"):
+        _check_matching(bad, 3)
+    bad = ops.copy()
+    bad[0, 5, 0] = 0
+    with pytest.raises(ValueError, match="COL_DATA"):
+        _check_matching(bad, 3)
+
+
+def test_small_cases_on_every_device_and_oclgrind(small_queue):
+    """Outputs 1 to 19 pixels on a side after a rotation, 1 and 3 channels, uint8 and float32:
+    albumentations' on the same device's geometric result (in float where the device has no
+    fp64: within a level)."""
+    for geo, k, im, base in small_rotated_cases(PHOTOS[1][100:121, 200:223], small_queue):
+        ref = REFS[k % 3][..., :im.shape[-1]].copy()
+        for ratio in (1.0, 0.45):
+            out = W.Compose([geo, W.HistogramMatching(blend_ratio=(ratio, ratio), p=1)])(
+                image=im, hm_metadata=[ref], seed=k, queue=small_queue)["image"]
+            _close(out, _albu(base, ref, ratio))
