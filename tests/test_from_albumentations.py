@@ -104,8 +104,9 @@ def test_each_ported_transform_gives_albumentations_result(theirs, queue):
                             r".*VerticalFlip"),
     ([A.OneOf([A.HorizontalFlip(), A.Spatter()])], {}, r"Spatter has no warpkit"),
     # (albumentations cannot serialise its domain adaptations: its to_dict refuses them)
-    ([A.HorizontalFlip(), A.OneOf([A.Blur(), A.HistogramMatching(p=1)])], {},
-     r"albumentations' HistogramMatching has no warpkit equivalent yet \(nor a serialised "
+    # (HistogramMatching is read off the live transform: tests/test_histogram_matching.py)
+    ([A.HorizontalFlip(), A.OneOf([A.Blur(), A.HistogramMatching(p=1), A.FDA(p=1)])], {},
+     r"albumentations' FDA has no warpkit equivalent yet \(nor a serialised "
      r"form in albumentations: .*metadata\); supported: AdditiveNoise"),
     ([A.RandomResizedCrop(size=(32, 32), interpolation=3)], {},
      r"RandomResizedCrop\(interpolation=3\) is not supported: warpkit takes 0 \(nearest\)"),

@@ -39,13 +39,15 @@ def _albu(image: np.ndarray, ref: np.ndarray, ratio: float) -> np.ndarray:
 
 
 def _close(got: np.ndarray, want: np.ndarray) -> None:
-    """Within a level (1 / 255 for floats), the same on all but 2 values in 100."""
+    """Within a level (1 / 255 for floats), the same on all but 2 values in 100 (of images of
+    1000 values and more)."""
     want = want.reshape(got.shape)
     assert got.dtype == want.dtype
     d = np.abs(got.astype(np.float64) - want.astype(np.float64))
     level = 1.0 if got.dtype == np.uint8 else 1 / 255 + 1e-6
     assert d.max() <= level, d.max()
-    assert (d > (0 if got.dtype == np.uint8 else 1e-6)).mean() <= 0.02
+    if d.size >= 1000:
+        assert (d > (0 if got.dtype == np.uint8 else 1e-6)).mean() <= 0.02
 
 
 def _ours(image, ref, ratio, queue=None):
@@ -199,22 +201,14 @@ def test_the_engine_checks_the_operation():
     _check_matching(ops, 3)
     with pytest.raises(ValueError, match="need 187 COL_DATA"):
         _check_matching(ops, 4)
-    bad = ops.copy()
-    bad[0, 0, 3] = 2
-    with pytest.raises(ValueError, match="weights"):
-        _check_matching(bad, 3)
-    bad = ops.copy()
-    bad[0, 1, 3] = 70000  # (the first count's high half: past 16 bits)
-    with pytest.raises(ValueError, match="16 whole bits"):
-        _check_matching(bad, 3)
-    bad = ops.copy()
-    bad[0, 1, 1] = 9  # (the first count past the next)
-    with pytest.raises(ValueError, match="running counts"):
-        _check_matching(bad, 3)
-    bad = ops.copy()
-    bad[0, 5, 0] = 0
-    with pytest.raises(ValueError, match="COL_DATA"):
-        _check_matching(bad, 3)
+    # (a weight past 1; the first count's high half past 16 bits; the first count past the
+    # next; a data operation that is not one)
+    for at, value, why in (((0, 3), 2, "weights"), ((1, 3), 70000, "16 whole bits"),
+                           ((1, 1), 9, "running counts"), ((5, 0), 0, "COL_DATA")):
+        bad = ops.copy()
+        bad[(0, *at)] = value
+        with pytest.raises(ValueError, match=why):
+            _check_matching(bad, 3)
 
 
 def test_small_cases_on_every_device_and_oclgrind(small_queue):

@@ -12,7 +12,8 @@ transforms (albumentations' names: ``ColorJitter``, ``HueSaturationValue``,
 ``PlasmaBrightnessContrast``; noise, dropout,
 blur and morphology: ``GaussNoise``, ``SaltAndPepper``, ``ShotNoise``, ``ISONoise``,
 ``PixelDropout``, ``CoarseDropout``, ``GridDropout``, ``Morphological``, ...) run inside that resampling, on each pixel before it is stored (a
-contrast on the image's mean, a blur, ``CLAHE``, ``Equalize``, ``AutoContrast``, ``FancyPCA``,
+contrast on the image's mean, a blur, ``CLAHE``, ``Equalize``, ``AutoContrast``,
+``HistogramMatching`` (to a reference image the call passes), ``FancyPCA``,
 ``ISONoise`` or
 ``ImageCompression`` in a pass after it, on the device; ``ToRGB`` and ``FromFloat`` on the
 host, before and after it). albumentations' geometric

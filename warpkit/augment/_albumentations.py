@@ -456,6 +456,8 @@ def _unserialisable(t: Any, A: Any) -> str:
     """The class name of the first transform of an albumentations pipeline (at any depth) that
     albumentations cannot serialise."""
     for c in getattr(t, "transforms", None) or ():
+        if isinstance(c, _Stand):  # (ported, read off the live transform)
+            continue
         try:
             A.to_dict(c)
         except NotImplementedError:
@@ -511,7 +513,7 @@ def _as_dict(pipeline: Any) -> dict:
         try:
             d = A.to_dict(_serialisable(pipeline, A))
         except NotImplementedError as e:  # (its domain adaptations, which read metadata)
-            name = _unserialisable(pipeline, A)
+            name = _unserialisable(_serialisable(pipeline, A), A)
             raise ValueError(f"albumentations' {name} has no warpkit equivalent yet (nor a "
                              f"serialised form in albumentations: {str(e).rstrip('.')}); "
                              f"supported: "
