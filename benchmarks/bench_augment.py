@@ -21,7 +21,8 @@ GaussianBlur(p=0.5) (a pass after the warp), with each blur (GaussianBlur, Motio
 MedianBlur, AdvancedBlur, Defocus, RingingOvershoot, UnsharpMask, ZoomBlur), CLAHE, Equalize,
 AutoContrast, AdditiveNoise (Beta per pixel), ISONoise, SaltAndPepper, ShotNoise, PixelDropout, GridDropout,
 Downscale and ImageCompression (a JPEG round trip) on every sample beside it, and five pointwise transforms (ToSepia,
-PlanckianJitter, RandomToneCurve, MultiplicativeNoise, ChannelDropout) at p=0.5.
+PlanckianJitter, RandomToneCurve, MultiplicativeNoise, ChannelDropout) at p=0.5. Another times
+HistogramMatching on every sample (each call passing 3 of the photos as its references).
 torchvision's v2 transforms are not a peer here: torchvision from PyPI does not load beside this
 torch build. warpkit normalises inside the warp kernel (float32, channels first); the ragged
 list is packed into one buffer and warped in one launch (warp.warp_batch), masks in a second.
@@ -248,12 +249,15 @@ def kornia_run(data, targets: bool):
     return run
 
 
-def pass_runs(data, warpkit_steps: dict, albumentations_steps, also: dict | None = None) -> dict:
+def pass_runs(data, warpkit_steps: dict, albumentations_steps, also: dict | None = None,
+              passed: dict | None = None) -> dict:
     """A table's callables after RandomResizedCrop(224) + flip, to the normalised float32 CHW
     input: warpkit with each list of ``warpkit_steps`` (one call per batch), and, where
     ``albumentations_steps`` makes a list (None: not installed), albumentations with it in one
     process and on one thread (for 2 ideal cores); ``also``: more albumentations peers, a
-    name (the warpkit row they match) -> a maker of their steps."""
+    name (the warpkit row they match) -> a maker of their steps; ``passed``: keywords every
+    call passes (HistogramMatching's reference images), to both libraries."""
+    passed = passed or {}
     from warpkit.augment import Compose, RandomHorizontalFlip, RandomResizedCrop
 
     model = dict(output_dtype="float32", mean=MEAN.tolist(), std=STD.tolist(), layout="CHW")
@@ -264,7 +268,7 @@ def pass_runs(data, warpkit_steps: dict, albumentations_steps, also: dict | None
     def call(pipe):
         def run(queue=None):
             epoch[0] += 1
-            return pipe(image=images, seed=0, epoch=epoch[0], queue=queue)["image"]
+            return pipe(image=images, seed=0, epoch=epoch[0], queue=queue, **passed)["image"]
         return run
 
     fns = {name: call(Compose(geometry + steps, **model)) for name, steps in warpkit_steps.items()}
@@ -279,7 +283,8 @@ def pass_runs(data, warpkit_steps: dict, albumentations_steps, also: dict | None
                              for k, v in (also or {}).items()}}.items():
         pipe = A.Compose([A.RandomResizedCrop(size=(224, 224)), A.HorizontalFlip(), *steps(A),
                           A.Normalize(mean=MEAN.tolist(), std=STD.tolist())])
-        one = (lambda p: lambda: [p(image=i)["image"].transpose(2, 0, 1) for i in images])(pipe)
+        one = (lambda p: lambda: [p(image=i, **passed)["image"].transpose(2, 0, 1)
+                                  for i in images])(pipe)
         fns[f"albumentations, 1 process{suffix}"] = one
         fns[f"albumentations, 1 thread{suffix}"] = one_thread(one)
     return fns
@@ -319,6 +324,19 @@ def stain_runs(data, have_alb: bool) -> dict:
     return pass_runs(data, {"warpkit, geometry and HEStain": [HEStain(p=1)],
                             "warpkit, geometry alone": []},
                      (lambda A: [A.HEStain(p=1)]) if have_alb else None)
+
+
+def matching_runs(data, have_alb: bool) -> dict:
+    """HistogramMatching on every sample (blend_ratio 0.5-1, its default), each call passing 3
+    of the batch's photos as the reference images: warpkit with and without it, albumentations
+    (each photo matched to one of the same 3)."""
+    from warpkit.augment import HistogramMatching
+
+    refs = {"hm_metadata": [d[0] for d in data[:3]]}
+    return pass_runs(data, {"warpkit, geometry and HistogramMatching": [HistogramMatching(p=1)],
+                            "warpkit, geometry alone": []},
+                     (lambda A: [A.HistogramMatching(p=1)]) if have_alb else None,
+                     passed=refs)
 
 
 #: Downscale's interpolation pair of two real resamplings (cv2.INTER_AREA down, INTER_LINEAR up)
@@ -575,6 +593,9 @@ def main() -> None:
         (stain_runs, "warpkit, geometry and HEStain",
          "H&E stains in the pass: RandomResizedCrop(224) + flip + HEStain(p=1), 64 ragged photos "
          "-> float32 CHW"),
+        (matching_runs, "warpkit, geometry and HistogramMatching",
+         "HistogramMatching after the warp: RandomResizedCrop(224) + flip + "
+         "HistogramMatching(p=1) to one of 3 reference photos, 64 ragged photos -> float32 CHW"),
         (blur_runs, "warpkit, geometry and blur",
          "Blur after the warp: RandomResizedCrop(224) + flip + GaussianBlur(sigma 0.5-3, "
          "p=0.5), 64 ragged photos -> float32 CHW")]

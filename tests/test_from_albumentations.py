@@ -104,6 +104,9 @@ def test_each_ported_transform_gives_albumentations_result(theirs, queue):
                             r".*VerticalFlip"),
     ([A.OneOf([A.HorizontalFlip(), A.Spatter()])], {}, r"Spatter has no warpkit"),
     # (albumentations cannot serialise its domain adaptations: its to_dict refuses them)
+    ([A.PixelDistributionAdaptation(p=1)], {},
+     r"PixelDistributionAdaptation has no warpkit equivalent yet \(albumentations 2.0.8 blends "
+     r"its result, on \[0, 1\], into the image on 0-255"),
     # (HistogramMatching is read off the live transform: tests/test_histogram_matching.py)
     ([A.HorizontalFlip(), A.OneOf([A.Blur(), A.HistogramMatching(p=1), A.FDA(p=1)])], {},
      r"albumentations' FDA has no warpkit equivalent yet \(nor a serialised "
@@ -233,3 +236,23 @@ def test_the_cli_takes_an_albumentations_file(tmp_path):
     r = runner.invoke(app, ["augment", str(tmp_path / "a.png"), "-o", str(tmp_path / "o3"),
                             "--pipeline", str(tmp_path / "m.json")])
     assert r.exit_code == 1 and "Spatter has no warpkit equivalent" in r.output
+
+
+def test_why_pixel_distribution_adaptation_is_not_ported():
+    """The refusal's reason, held to albumentations 2.0.8 itself: its uint8 result is the
+    image times 1 - blend_ratio (within a level) whatever the reference, its float32 one
+    brighter than the image and the reference (if this fails, albumentations changed: port
+    it)."""
+    import skimage.data
+
+    img, ref = skimage.data.astronaut(), skimage.data.coffee()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        for kind in ("standard", "minmax", "pca"):
+            t = A.Compose([A.PixelDistributionAdaptation(blend_ratio=(0.5, 0.5),
+                                                         transform_type=kind, p=1)])
+            out = t(image=img, pda_metadata=[ref])["image"]
+            assert np.abs(out.astype(float) - img * 0.5).max() <= 1.0
+            f = t(image=img.astype(np.float32) / 255,
+                  pda_metadata=[ref.astype(np.float32) / 255])["image"]
+            assert f.mean() > max(img.mean(), ref.mean()) / 255 + 0.3

@@ -132,6 +132,17 @@ def test_a_batch_chooses_among_the_calls_references(queue):
     # the same sample with another reference list gives another image, the same draw
     other = pipe(image=imgs[0], hm_metadata=REFS[::-1], seed=3, index=0, queue=queue)
     assert other["params"]["steps"][1] == steps[0]
+    # a training loop's batches (columns, and dicts), the references given once for all calls
+    cols = [(imgs[:5], [0] * 5), (imgs[5:], [1] * 5)]
+    streamed = list(W.batches(cols, lambda **kw: pipe(**kw, queue=queue), seed=3,
+                              call={"hm_metadata": REFS}))
+    np.testing.assert_array_equal(np.concatenate([b[0] for b in streamed]), got["image"])
+    dicts = list(W.batches([{"image": imgs, "k": 1}], lambda **kw: pipe(**kw, queue=queue),
+                           seed=3, call={"hm_metadata": REFS}))
+    assert "hm_metadata" not in dicts[0] and dicts[0]["k"] == 1
+    np.testing.assert_array_equal(dicts[0]["image"], got["image"])
+    with pytest.raises(ValueError, match="may not set index"):
+        W.batches(cols, pipe, seed=3, call={"index": 0})
     same = W.Compose.from_dict(pipe.to_dict())
     assert same.to_dict() == pipe.to_dict()
     np.testing.assert_array_equal(

@@ -465,6 +465,15 @@ def _unserialisable(t: Any, A: Any) -> str:
     return type(t).__name__
 
 
+#: albumentations' transforms not ported for a reason of their own: refused with why
+_NOT_PORTED = {
+    "PixelDistributionAdaptation": " (albumentations 2.0.8 blends its result, on [0, 1], into "
+                                   "the image on 0-255: a uint8 output is the image times "
+                                   "1 - blend_ratio whatever the reference, a float32 one mostly "
+                                   "1; neither its results nor its intent would be a port)",
+}
+
+
 #: albumentations' transforms that its to_dict refuses (they read metadata) and warpkit ports:
 #: the parameters a port reads off the live transform
 _READ_LIVE = {"HistogramMatching": ("blend_ratio", "metadata_key", "p")}
@@ -514,8 +523,8 @@ def _as_dict(pipeline: Any) -> dict:
             d = A.to_dict(_serialisable(pipeline, A))
         except NotImplementedError as e:  # (its domain adaptations, which read metadata)
             name = _unserialisable(_serialisable(pipeline, A), A)
-            raise ValueError(f"albumentations' {name} has no warpkit equivalent yet (nor a "
-                             f"serialised form in albumentations: {str(e).rstrip('.')}); "
+            raise ValueError(f"albumentations' {name} has no warpkit equivalent yet"
+                             f"{_NOT_PORTED.get(name, '')} (nor a serialised form in albumentations: {str(e).rstrip('.')}); "
                              f"supported: "
                              f"{', '.join(sorted([*SUPPORTED, 'NoOp', 'OneOf', 'Sequential']))}"
                              ) from None
@@ -567,7 +576,7 @@ def _transforms(items: list, pipe: _Pipeline, top: bool) -> list[Transform]:
         elif name not in _OTHER_MAP and same_value(a.d.get("p", 0.5), 0):
             continue  # never applied (Ultralytics' recipe lists some so): nothing to port
         else:
-            why = _OTHER_MAP.get(name, "")
+            why = _OTHER_MAP.get(name, _NOT_PORTED.get(name, ""))
             raise ValueError(f"albumentations' {name} has no warpkit equivalent yet{why}; "
                              f"supported: "
                              f"{', '.join(sorted([*SUPPORTED, 'NoOp', 'OneOf', 'Sequential']))}")

@@ -21,7 +21,7 @@ _END = object()
 
 
 def batches(loader: Iterable, pipeline: Any, *, seed: int, epoch: int = 0,
-            prefetch: int = 1) -> Iterator:
+            prefetch: int = 1, call: dict | None = None) -> Iterator:
     """Each batch of ``loader`` through ``pipeline``, prepared on a thread of its own up to
     ``prefetch`` batches ahead of the loop that takes them.
 
@@ -40,6 +40,9 @@ def batches(loader: Iterable, pipeline: Any, *, seed: int, epoch: int = 0,
     it has one (give the dataset's indices and a shuffled epoch replays exactly), else the
     count of samples before it in this pass; the epoch is ``epoch``, or the batch's
     ``"epoch"`` entry (one value for the whole batch, as :class:`EpochSampler` gives it).
+
+    ``call``: keywords every call passes besides the batch's (HistogramMatching's reference
+    images: ``call={"hm_metadata": refs}``); a batch's own entry of the same name wins.
 
     An error in the loader or the pipeline is raised by the loop at that batch; leaving the
     loop early stops the thread after the batch under way.
@@ -61,7 +64,13 @@ def batches(loader: Iterable, pipeline: Any, *, seed: int, epoch: int = 0,
                          f"{prefetch!r}")
     count(seed, "seed", 0)
     count(epoch, "epoch", 0)
-    return _Prefetched(loader, pipeline, seed, epoch, prefetch)
+    if call is not None and not (isinstance(call, dict) and all(isinstance(k, str) for k in call)):
+        raise TypeError(f"call must be a dict of keywords, got {type(call).__name__}")
+    fixed = dict(call or {})
+    clash = {"image", "seed", "epoch", "index"} & set(fixed)
+    if clash:
+        raise ValueError(f"call may not set {', '.join(sorted(clash))}: batches() gives them")
+    return _Prefetched(loader, pipeline, seed, epoch, prefetch, fixed)
 
 
 class _Prefetched:
@@ -71,12 +80,12 @@ class _Prefetched:
     finalizer stops the thread."""
 
     def __init__(self, loader: Iterable, pipeline: Any, seed: int, epoch: int,
-                 prefetch: int) -> None:
+                 prefetch: int, fixed: dict) -> None:
         self._ready: queue.Queue = queue.Queue(prefetch)
         self._stop = threading.Event()
         self._done = False
         threading.Thread(target=_fill, name="warpkit-batches", daemon=True,
-                         args=(iter(loader), pipeline, seed, epoch, self._ready,
+                         args=(iter(loader), pipeline, seed, epoch, fixed, self._ready,
                                self._stop)).start()
 
     def __iter__(self) -> _Prefetched:
@@ -109,14 +118,14 @@ class _Prefetched:
         self.close()
 
 
-def _fill(items: Iterator, pipeline: Any, seed: int, epoch: int, ready: queue.Queue,
-          stop: threading.Event) -> None:
+def _fill(items: Iterator, pipeline: Any, seed: int, epoch: int, fixed: dict,
+          ready: queue.Queue, stop: threading.Event) -> None:
     """The thread's work: each item augmented into ``ready`` until the end, an error (queued
     for the loop to raise) or ``stop``."""
     start = 0
     try:
         for item in items:
-            res, n = _augment(item, pipeline, seed, epoch, start)
+            res, n = _augment(item, pipeline, seed, epoch, start, fixed)
             start += n
             if not _put(ready, stop, (res, None)):
                 return
@@ -137,24 +146,26 @@ def _put(ready: queue.Queue, stop: threading.Event, entry: tuple) -> bool:
     return False
 
 
-def _augment(item: Any, pipeline: Any, seed: int, epoch: int, start: int) -> tuple[Any, int]:
-    """(one batch augmented, its sample count)."""
+def _augment(item: Any, pipeline: Any, seed: int, epoch: int, start: int,
+             fixed: dict) -> tuple[Any, int]:
+    """(one batch augmented, its sample count); ``fixed``: keywords of every call."""
     if isinstance(item, dict):
         if "image" not in item and "mask" not in item:
             raise ValueError(f"a batch given as a dict needs an 'image' (or 'mask') entry, got "
                              f"keys {sorted(item)}")
         n = _samples(item["image"] if "image" in item else item["mask"])
         keys = pipeline.call_keys() if hasattr(pipeline, "call_keys") else _CALL_KEYS
-        call = {k: item[k] for k in keys if k in item}
+        call = {**fixed, **{k: item[k] for k in keys if k in item}}
         out = pipeline(**call, seed=seed, epoch=_epoch_of(item.get("epoch", epoch)),
                        index=item.get("index", start))
         rest = {k: v for k, v in item.items() if k not in call and k not in out}
-        return {**rest, **out}, n
+        return {**rest, **{k: v for k, v in out.items() if k not in fixed or k in item}}, n
     if isinstance(item, (tuple, list)) and item and _is_column(item):
         n = _samples(item[0])
-        res = pipeline(image=item[0], seed=seed, epoch=epoch, index=start)["image"]
+        res = pipeline(image=item[0], seed=seed, epoch=epoch, index=start, **fixed)["image"]
         return type(item)([res, *item[1:]]) if isinstance(item, list) else (res, *item[1:]), n
-    return pipeline(image=item, seed=seed, epoch=epoch, index=start)["image"], _samples(item)
+    return pipeline(image=item, seed=seed, epoch=epoch, index=start, **fixed)["image"], \
+        _samples(item)
 
 
 def _is_column(item: tuple | list) -> bool:
