@@ -1068,10 +1068,8 @@ def colour_program(pipe: Transform, plist: list[dict], channels: int, dtype: Any
     memo: dict = {}
 
     def ops(t: Transform, q: dict, k: int) -> Any:
-        if not hasattr(t, "call_colour_ops"):
+        if sizes is None or not hasattr(t, "call_colour_ops"):  # (without: it says what it needs)
             return t.colour_ops(q, channels, peak)
-        if sizes is None:
-            return t.colour_ops(q, channels, peak)  # (which says what it needs)
         return t.call_colour_ops(q, channels, peak, sizes[k], passed or {}, memo)
 
     blocks = [[ops(t, q, k) for t, q in pipe.applied_steps(p)] for k, p in enumerate(plist)]
