@@ -115,19 +115,21 @@ class HistogramMatching(ColourTransform):
         if not (isinstance(k, int) and 0 <= k < len(refs)):
             raise ValueError(f"HistogramMatching's recorded reference {k!r} is not an index of "
                              f"the {len(refs)} images of {self.metadata_key}=")
-        key = (k, tuple(size))
-        if key not in memo:
-            memo[key] = reference_counts(refs[k], size, channels, f"{self.metadata_key}[{k}]")
+        key = (k, tuple(size), channels)
+        if key not in memo:  # (the reference's operations, the blend's words left to fill)
+            counts = reference_counts(refs[k], size, channels, f"{self.metadata_key}[{k}]")
+            need = match_ops(channels)
+            ops = np.zeros((1 + need, COLOUR_WORDS), np.float32)
+            ops[0, [0, 1, 2, 10]] = [COL_EQUALIZE, 4.0, 1.0, need]
+            ops[1:, 0] = COL_DATA
+            data = np.zeros(need * (COLOUR_WORDS - 1), np.float32)
+            values = match_data(counts)
+            data[:len(values)] = values
+            ops[1:, 1:] = data.reshape(need, COLOUR_WORDS - 1)
+            memo[key] = ops
         r = float(params["blend_ratio"])
-        need = match_ops(channels)
-        ops = np.zeros((1 + need, COLOUR_WORDS), np.float64)
-        ops[0, :5] = [COL_EQUALIZE, 4.0, 1.0, np.float32(r), np.float32(1.0 - r)]
-        ops[0, 10] = need
-        ops[1:, 0] = COL_DATA
-        data = np.zeros(need * (COLOUR_WORDS - 1))
-        values = match_data(memo[key])
-        data[:len(values)] = values
-        ops[1:, 1:] = data.reshape(need, COLOUR_WORDS - 1)
+        ops = memo[key].copy()
+        ops[0, 3:5] = [np.float32(r), np.float32(1.0 - r)]
         return ops
 
     def config(self):

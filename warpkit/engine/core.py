@@ -1210,24 +1210,32 @@ def _check_matching(ops: np.ndarray, channels: int) -> None:
     the image's channels need (each inside the list), each channel's running counts whole,
     16-bit halves, not decreasing."""
     codes = ops[:, :, 0]
-    for i, j in zip(*np.nonzero((codes == COL_EQUALIZE) & (ops[:, :, 1] == 4))):
-        where = f"colour[{i}]'s operation {j}: HistogramMatching's"
-        al, be = float(ops[i, j, 3]), float(ops[i, j, 4])
-        if not (0 <= al <= 1 and 0 <= be <= 1):
-            raise ValueError(f"{where} weights must be in [0, 1], got {al:g} and {be:g}")
-        need = match_ops(channels)
-        if ops[i, j, 10] != need or j + need >= ops.shape[1] or \
-                not (codes[i, j + 1:j + 1 + need] == COL_DATA).all():
-            raise ValueError(f"{where} reference counts for {channels} channels need {need} "
-                             f"COL_DATA operations after it, counted in word 10 (got "
-                             f"{float(ops[i, j, 10]):g})")
-        v = ops[i, j + 1:j + 1 + need, 1:].reshape(-1)[:2 * 256 * channels].astype(np.float64)
-        if not ((v == np.floor(v)).all() and (v >= 0).all() and (v < 65536).all()):
-            raise ValueError(f"{where} reference counts must be halves of 16 whole bits")
-        t = (v[0::2].astype(np.int64) << 16 | v[1::2].astype(np.int64)).reshape(channels, 256)
-        if (np.diff(t, axis=1) < 0).any() or (t >= 2 ** 31).any():
-            raise ValueError(f"{where} reference counts must be running counts (not "
-                             f"decreasing, below 2^31)")
+    I, J = np.nonzero((codes == COL_EQUALIZE) & (ops[:, :, 1] == 4))
+    if not len(I):
+        return
+    need = match_ops(channels)
+    w = ops[I, J]
+    at = J[:, None] + 1 + np.arange(need)  # (each one's data operations)
+    inside = (at < ops.shape[1]).all(1)
+    data = ops[I[:, None], np.minimum(at, ops.shape[1] - 1)]
+    v = data[:, :, 1:].reshape(len(I), -1)[:, :2 * 256 * channels].astype(np.float64)
+    t = (v[:, 0::2].astype(np.int64) << 16 | v[:, 1::2].astype(np.int64)).reshape(
+        len(I), channels, 256)
+    for m, why in ((~((w[:, 3:5] >= 0) & (w[:, 3:5] <= 1)).all(1), "weights"),
+                   ((w[:, 10] != need) | ~inside | (data[:, :, 0] != COL_DATA).any(1), "data"),
+                   (~((v == np.floor(v)) & (v >= 0) & (v < 65536)).all(1), "halves"),
+                   ((np.diff(t, axis=2) < 0).any((1, 2)) | (t >= 2 ** 31).any((1, 2)), "runs")):
+        if m.any():
+            k = int(np.argmax(m))
+            where = f"colour[{I[k]}]'s operation {J[k]}: HistogramMatching's"
+            raise ValueError({
+                "weights": f"{where} weights must be in [0, 1], got {float(w[k, 3]):g} and "
+                           f"{float(w[k, 4]):g}",
+                "data": f"{where} reference counts for {channels} channels need {need} COL_DATA "
+                        f"operations after it, counted in word 10 (got {float(w[k, 10]):g})",
+                "halves": f"{where} reference counts must be halves of 16 whole bits",
+                "runs": f"{where} reference counts must be running counts (not decreasing, "
+                        f"below 2^31)"}[why])
 
 
 def _check_taps(ops: np.ndarray, i: int, j: int) -> None:
