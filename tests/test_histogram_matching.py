@@ -232,3 +232,23 @@ def test_small_cases_on_every_device_and_oclgrind(small_queue):
             out = W.Compose([geo, W.HistogramMatching(blend_ratio=(ratio, ratio), p=1)])(
                 image=im, hm_metadata=[ref], seed=k, queue=small_queue)["image"]
             _close(out, _albu(base, ref, ratio))
+
+
+def test_the_float_path_of_devices_without_fp64(queue, monkeypatch):
+    """The tables in float (HM_DOUBLE 0: rusticl's build), forced on this device: photos and
+    references of few levels (where an interpolated value lands on a whole level most often)
+    within a level of albumentations, the same on all but 2 values in 100."""
+    import warpkit
+    from warpkit.engine import core
+
+    rt = warpkit.runtime_for_queue(queue)
+    monkeypatch.setattr(rt, "fp64", False)
+    monkeypatch.setattr(core, "PLANS", type(core.PLANS)())  # (no plan built with fp64)
+    rng = np.random.default_rng(8)
+    for k, photo in enumerate(PHOTOS):
+        few = (rng.integers(0, 5, (30, 40, 3)) * 60).astype(np.uint8)
+        for ref in (REFS[k], few):
+            _close(_ours(photo, ref, 0.8, queue), _albu(photo, ref, 0.8))
+    tables = [dict(launch.variant.defines) for plan in core.PLANS._plans.values()
+              for launch in plan.launches if launch.variant.entry == "colour_clahe_lut"]
+    assert tables and all(d["HM_DOUBLE"] == 0 for d in tables)
