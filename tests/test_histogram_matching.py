@@ -215,11 +215,20 @@ def test_the_engine_checks_the_operation():
     # (a weight past 1; the first count's high half past 16 bits; the first count past the
     # next; a data operation that is not one)
     for at, value, why in (((0, 3), 2, "weights"), ((1, 3), 70000, "16 whole bits"),
-                           ((1, 1), 9, "running counts"), ((5, 0), 0, "COL_DATA")):
+                           ((1, 3), np.nan, "16 whole bits"), ((1, 1), 9, "running counts"),
+                           ((5, 0), 0, "COL_DATA")):
         bad = ops.copy()
         bad[(0, *at)] = value
         with pytest.raises(ValueError, match=why):
             _check_matching(bad, 3)
+    # (Equalize's other modes: no data operations for colour.h to skip)
+    from warpkit.engine.core import _check_filters
+    other = np.zeros((1, 1, COLOUR_WORDS), np.float32)
+    other[0, 0, :3] = [COL_EQUALIZE, 0, 1]
+    _check_filters(other)
+    other[0, 0, 10] = -3
+    with pytest.raises(ValueError, match="word 10"):
+        _check_filters(other)
 
 
 def test_small_cases_on_every_device_and_oclgrind(small_queue):

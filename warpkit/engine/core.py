@@ -1116,6 +1116,10 @@ def _check_filters(ops: np.ndarray) -> None:
             raise ValueError(f"colour[{i}]'s operation {j}: COL_EQUALIZE's mode must be 0-4 and "
                              f"its by-channels flag 0 or 1, got {float(ops[i, j, 1]):g} and "
                              f"{float(ops[i, j, 2]):g}")
+        if ops[i, j, 1] != 4 and ops[i, j, 10] != 0:  # (colour.h skips word 10's operations)
+            raise ValueError(f"colour[{i}]'s operation {j}: COL_EQUALIZE's word 10 (data "
+                             f"operations, HistogramMatching's alone) must be 0, got "
+                             f"{float(ops[i, j, 10]):g}")
         if 2 <= ops[i, j, 1] <= 3:  # AutoContrast: its ignored level and cutoff (colour.h)
             w = [float(v) for v in ops[i, j, 3:8]]
             parts = all(v.is_integer() and 0 <= v < 2 ** b for v, b in zip(w[1:4], (18, 18, 17)))
@@ -1219,12 +1223,18 @@ def _check_matching(ops: np.ndarray, channels: int) -> None:
     inside = (at < ops.shape[1]).all(1)
     data = ops[I[:, None], np.minimum(at, ops.shape[1] - 1)]
     v = data[:, :, 1:].reshape(len(I), -1)[:, :2 * 256 * channels].astype(np.float64)
-    t = (v[:, 0::2].astype(np.int64) << 16 | v[:, 1::2].astype(np.int64)).reshape(
-        len(I), channels, 256)
-    for m, why in ((~((w[:, 3:5] >= 0) & (w[:, 3:5] <= 1)).all(1), "weights"),
-                   ((w[:, 10] != need) | ~inside | (data[:, :, 0] != COL_DATA).any(1), "data"),
-                   (~((v == np.floor(v)) & (v >= 0) & (v < 65536)).all(1), "halves"),
-                   ((np.diff(t, axis=2) < 0).any((1, 2)) | (t >= 2 ** 31).any((1, 2)), "runs")):
+
+    def runs() -> np.ndarray:  # (once the halves are whole: no NaN cast)
+        t = (v[:, 0::2].astype(np.int64) << 16 | v[:, 1::2].astype(np.int64)).reshape(
+            len(I), channels, 256)
+        return (np.diff(t, axis=2) < 0).any((1, 2)) | (t >= 2 ** 31).any((1, 2))
+
+    for bad, why in ((lambda: ~((w[:, 3:5] >= 0) & (w[:, 3:5] <= 1)).all(1), "weights"),
+                     (lambda: (w[:, 10] != need) | ~inside | (data[:, :, 0] != COL_DATA).any(1),
+                      "data"),
+                     (lambda: ~((v == np.floor(v)) & (v >= 0) & (v < 65536)).all(1), "halves"),
+                     (runs, "runs")):
+        m = bad()
         if m.any():
             k = int(np.argmax(m))
             where = f"colour[{I[k]}]'s operation {J[k]}: HistogramMatching's"
