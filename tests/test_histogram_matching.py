@@ -261,3 +261,23 @@ def test_the_float_path_of_devices_without_fp64(queue, monkeypatch):
     tables = [dict(launch.variant.defines) for plan in core.PLANS._plans.values()
               for launch in plan.launches if launch.variant.entry == "colour_clahe_lut"]
     assert tables and all(d["HM_DOUBLE"] == 0 for d in tables)
+
+
+def test_the_resize_without_opencv(monkeypatch):
+    """Where OpenCV is not installed the references are resized by warpkit's own tables of
+    cv2.resize: 8-bit within a level on a few pixels in 100, float32 within float rounding."""
+    import cv2
+
+    from warpkit.augment import _domain
+
+    monkeypatch.setattr(_domain, "_opencv", lambda: None)
+    rng = np.random.default_rng(3)
+    for k in range(12):
+        h, w, H, W = (int(v) for v in rng.integers(1, 90, 4))
+        img = REFS[k % 3][:h, :w, :3].copy()
+        got = _domain._resized(img, W, H).astype(int)
+        want = cv2.resize(img, (W, H)).reshape(H, W, 3).astype(int)
+        assert np.abs(got - want).max() <= 1 and (got != want).mean() <= 0.05
+        f = img.astype(np.float32) / 255
+        np.testing.assert_allclose(_domain._resized(f, W, H),
+                                   cv2.resize(f, (W, H)).reshape(H, W, 3), rtol=0, atol=1e-5)
