@@ -13,13 +13,13 @@ import typer
 
 from warpkit._options import INTERPOLATIONS, PADDINGS, Sampling
 from warpkit.augment import Compose, Mosaic, RandomAffine, from_albumentations
-from warpkit.augment._base import contains
+from warpkit.augment._base import contains, shared_keys
 from warpkit.augment._mask_dropout import mask_reader
 from warpkit.fileio import (DEFAULT_MAX_PIXELS, CocoSet, UserError, check_side_outputs,
                             expand_inputs, parse_size, read_json, save_json_atomic,
                             set_max_pixels)
 from warpkit.files import (AugmentJob, CropJob, WarpJob, augment_annotated, message, numbers,
-                           parse_fill, run_local, tasks)
+                           parse_fill, reference_array, run_local, tasks)
 from warpkit.labelfiles import LabelFolder
 
 
@@ -257,6 +257,9 @@ def augment(
                    "A.save / A.to_dict, converted by from_albumentations) to run instead of the "
                    "random affine options; its own interpolation, padding, fill and antialias "
                    "apply (those options are refused beside it)."),
+    reference: Optional[list[Path]] = typer.Option(
+        None, help="A reference image for the pipeline's HistogramMatching (give it once per "
+                   "image: each copy chooses one of them, as its hm_metadata list)."),
     annotations: Optional[Path] = typer.Option(
         None, help="The inputs' annotations, moved with each copy: a COCO dataset (JSON; its "
                    "boxes, polygon and RLE masks and keypoints go into --annotations-output), "
@@ -297,7 +300,12 @@ def augment(
                       f"the pipeline file {pipeline} sets its own {{}}: edit it there (it would "
                       f"be ignored here)")
         aug = _load_pipeline(pipeline)
-    else:
+    if pipeline is None and reference:
+        raise UserError("--reference is for a --pipeline with HistogramMatching")
+    keys = shared_keys(aug) if pipeline is not None else ()
+    if pipeline is not None:
+        _check_references(pipeline, keys, reference or [])
+    if pipeline is None:
         try:
             given = {k: numbers(v, f"--{k}", (1, 2)) for k, v in ranges.items() if v is not None}
             wh = parse_size(size)  # WxH on the command line; warpkit.augment takes (h, w)
@@ -311,7 +319,9 @@ def augment(
         seed = int(np.random.SeedSequence().generate_state(1)[0] & 0x7FFFFFFF)
     job = AugmentJob(copies=copies, seed=seed,
                      pipeline=aug.to_dict() if pipeline is not None else None, affine=affine,
-                     fill=parse_fill(fill), overwrite=overwrite, max_pixels=max_pixels)
+                     fill=parse_fill(fill), overwrite=overwrite, max_pixels=max_pixels,
+                     references=tuple(str(p.resolve()) for p in reference or ()),
+                     reference_keys=keys)
     set_max_pixels(max_pixels)
     todo = tasks(files, lambda f: job.dests(f, output))
     coco = labels = None
@@ -335,7 +345,7 @@ def augment(
                        "for detection and segmentation sets)", err=True)
     _check_augment_outputs(files, todo, output, pipeline, annotations, matrices,
                            annotations_output, manifest if engine == Engine.dask else False,
-                           overwrite)
+                           overwrite, reference or [])
     if coco is not None or labels is not None:
         written = len(augment_annotated(job, todo, coco or labels, matrices, device, _echo))
     else:
@@ -366,11 +376,31 @@ def _refuse_given(ctx: typer.Context, names: tuple[str, ...], why: str) -> None:
         raise UserError(f"{opts}: " + why.format(" and ".join(given)))
 
 
+def _check_references(pipeline: Path, keys: tuple, references: list[Path]) -> None:
+    """--reference given where the pipeline reads reference images (HistogramMatching), and
+    each one an image the command can open, or a one-line error."""
+    if keys and not references:
+        raise UserError(f"--pipeline {pipeline}: HistogramMatching matches each copy to a "
+                        f"reference image: give one or more with --reference FILE")
+    if references and not keys:
+        raise UserError(f"--reference is for a pipeline with HistogramMatching; {pipeline} has "
+                        f"none")
+    for path in references:
+        try:
+            reference_array(path)
+        except UserError as e:  # (its message starts with the path)
+            raise UserError(f"--reference {message(e)}") from None
+        except OSError as e:
+            raise UserError(f"--reference {path}: {e.strerror or e}") from None
+
+
 def _check_augment_outputs(files, todo, output, pipeline, annotations, matrices,
-                           annotations_output, manifest, overwrite) -> None:
+                           annotations_output, manifest, overwrite, references=()) -> None:
     """The side outputs (--matrices, --annotations-output, a Dask run's manifest; ``manifest``
     False without Dask) checked against every input and output before anything is written."""
     inputs = {f.resolve(): "the input" for f in files}
+    for path in references:
+        inputs[path.resolve()] = "the input --reference file"
     for option, path in (("--pipeline", pipeline), ("--annotations", annotations)):
         if path is not None:
             inputs[path.resolve()] = f"the input {option} file"

@@ -269,3 +269,46 @@ def test_a_failed_write_leaves_the_old_file_and_no_temporary(tmp_path):
         save_json_atomic({"a": object()}, dest)  # fails halfway through json.dump
     assert json.loads(dest.read_text()) == {"a": 1}
     assert [p.name for p in tmp_path.iterdir()] == ["maps.json"]
+
+
+def test_augment_matches_histograms_to_reference_files(photo, tmp_path):
+    """--reference: the pipeline's HistogramMatching takes the files as its hm_metadata list;
+    each copy is the Python call's (seed, epoch k, index the file name's CRC); the references
+    are inputs (never overwritten); one-line errors without them, beside no HistogramMatching,
+    and for a file that is no image."""
+    import zlib
+
+    from warpkit.augment import Compose, HistogramMatching, RandomHorizontalFlip
+
+    path, arr = photo
+    refs = []
+    for k, level in enumerate((40, 200)):
+        p = tmp_path / f"ref{k}.png"
+        ramp = np.clip(np.arange(30 * 20 * 3).reshape(30, 20, 3) // 7 + level - 100, 0, 255)
+        Image.fromarray(ramp.astype(np.uint8)).save(p)
+        refs.append(p)
+    pipe = Compose([RandomHorizontalFlip(), HistogramMatching(p=1)])
+    spec = tmp_path / "pipe.json"
+    spec.write_text(json.dumps(pipe.to_dict()))
+    out = tmp_path / "out"
+    r = _run("augment", path, "-o", out, "--pipeline", spec, "--copies", 3, "--seed", 4,
+             "--reference", refs[0], "--reference", refs[1])
+    assert r.exit_code == 0, r.output
+    given = [_read(p) for p in refs]
+    for k in range(3):
+        want = pipe(image=arr, hm_metadata=given, seed=4, epoch=k,
+                    index=zlib.crc32(b"photo.png"))["image"]
+        np.testing.assert_array_equal(_read(out / f"photo_aug{k}.png"), want)
+    for args, msg in (([], "give one or more with --reference FILE"),
+                      (["--reference", tmp_path / "none.png"], "--reference"),
+                      (["--reference", spec], "--reference")):
+        r = _run("augment", path, "-o", tmp_path / "e", "--pipeline", spec, *args)
+        assert r.exit_code != 0 and msg in r.output and "Traceback" not in r.output, r.output
+    plain = tmp_path / "plain.json"
+    plain.write_text(json.dumps(Compose([RandomHorizontalFlip()]).to_dict()))
+    for args in (["--pipeline", plain, "--reference", refs[0]], ["--reference", refs[0]]):
+        r = _run("augment", path, "-o", tmp_path / "e", *args)
+        assert r.exit_code != 0 and "--reference is for a" in r.output, r.output
+    r = _run("augment", path, "-o", tmp_path, "--pipeline", spec, "--reference", refs[0],
+             "--matrices", refs[0])
+    assert r.exit_code != 0 and "refusing to overwrite the input" in r.output, r.output

@@ -22,6 +22,7 @@ Example:
 
 from __future__ import annotations
 
+import functools
 import math
 import os
 import sys
@@ -340,6 +341,10 @@ class AugmentJob:
     fill: Any = 0
     overwrite: bool = False
     max_pixels: int = DEFAULT_MAX_PIXELS
+    #: reference image files every pipeline call passes under each of ``reference_keys``
+    #: (HistogramMatching's ``hm_metadata``)
+    references: tuple[str, ...] = ()
+    reference_keys: tuple[str, ...] = ()
 
     def transform(self):
         if self.pipeline is not None:
@@ -371,8 +376,11 @@ class AugmentJob:
             size = image_size(px)
             rows = None if boxes is None else np.concatenate(
                 [from_xyxy(boxes, aug.box_format, size), np.arange(len(boxes))[:, None]], 1)
+            refs = [reference_array(Path(r)) for r in self.references]
+            passed = {key: refs for key in self.reference_keys}
             for k in range(self.copies):
-                res = aug(image=px, boxes=rows, seed=self.seed, epoch=k, index=name_key)
+                res = aug(image=px, boxes=rows, seed=self.seed, epoch=k, index=name_key,
+                          **passed)
                 moved = None
                 if boxes is not None:
                     got = np.asarray(res["boxes"], np.float64).reshape(-1, 5)
@@ -407,6 +415,18 @@ class AugmentJob:
             save(res, img, dest, self.overwrite, protected)
             out.append({"source": str(src), "output": str(dest), "matrix": rounded(m), **extra})
         return out
+
+
+def reference_array(path: Path) -> np.ndarray:
+    """A reference image file's pixels as an array (its EXIF orientation applied, as every
+    input's), read once per process while the file is unchanged."""
+    st = path.stat()
+    return _reference(str(path), st.st_mtime_ns, st.st_size)
+
+
+@functools.lru_cache(maxsize=16)
+def _reference(path: str, mtime_ns: int, size: int) -> np.ndarray:
+    return np.asarray(pixels(open_image(Path(path))))
 
 
 def rounded(m) -> list:
