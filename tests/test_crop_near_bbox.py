@@ -117,6 +117,9 @@ def test_batches_replay_port_and_refusals(queue):
         np.testing.assert_array_equal(alone["image"], got["image"][k])
         again = pipe(image=photo, params=got["params"][k], queue=queue)
         np.testing.assert_array_equal(again["image"], got["image"][k])
+        # (Compose.sample draws them from the same keyword, without the image)
+        assert pipe.sample(photo.shape[:2], 3, index=k, cropping_bbox=boxes[k]) == \
+            got["params"][k]
     t = W.RandomCropNearBBox(max_part_shift=0.25, cropping_bbox_key="roi", p=0.8)
     assert t.max_part_shift == (0.0, 0.25) == tuple(A.RandomCropNearBBox(0.25).max_part_shift)
     back = W.Compose.from_dict(W.Compose([t]).to_dict()).transforms[0]

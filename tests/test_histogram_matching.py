@@ -129,6 +129,14 @@ def test_a_batch_chooses_among_the_calls_references(queue):
         np.testing.assert_array_equal(got["image"][k], alone["image"])
         again = pipe.replay(got["params"][k], image=img, hm_metadata=REFS, queue=queue)
         np.testing.assert_array_equal(got["image"][k], again["image"])
+    # Compose.sample draws the same parameters from the call's keywords, without an image
+    for k in (0, 4):
+        drawn = pipe.sample(imgs[k].shape[:2], 3, index=k, hm_metadata=REFS)
+        assert drawn == got["params"][k]
+    with pytest.raises(ValueError, match="hm_metadata="):
+        pipe.sample((40, 50), 3, index=1)
+    with pytest.raises(TypeError, match="no transform of this pipeline reads: refs"):
+        pipe.sample((40, 50), 3, refs=REFS)
     # the same sample with another reference list gives another image, the same draw
     other = pipe(image=imgs[0], hm_metadata=REFS[::-1], seed=3, index=0, queue=queue)
     assert other["params"]["steps"][1] == steps[0]

@@ -382,22 +382,28 @@ class Compose(Resampling, Transform):
 
     def sample(self, size: tuple[int, int], seed: int, index: int = 0,
                epoch: int = 0, *, boxes: Any = None, mask: Any = None,
-               labels: Any = None) -> dict:
+               labels: Any = None, **passed: Any) -> dict:
         """The parameters of one sample of an input of ``size`` = (height, width)
         (``image.shape[:2]``), as a call draws them from its ``(seed, epoch, index)`` stream,
         without touching any image. A pipeline whose crops choose from the targets
         (BBoxSafeRandomCrop, CropNonEmptyMaskIfExists, ...) reads ``boxes`` (the pipeline's
         ``box_format``), ``labels`` (one per box: ConstrainedCoarseDropout's ``bbox_labels``
-        match them) and ``mask`` as a call with them would. A Mosaic draws here as a
-        single image's call without ``mosaic_metadata`` does: every cell takes the sample's
-        own image."""
+        match them) and ``mask`` as a call with them would, and the keywords a call passes
+        through (``passed``: RandomCropNearBBox's ``cropping_bbox``, HistogramMatching's
+        ``hm_metadata``) as that call's. A Mosaic draws here as a single image's call without
+        ``mosaic_metadata`` does: every cell takes the sample's own image."""
         wh = size_arg(size, "size")
+        known = set(passed_keys(self))
+        unknown = sorted(set(passed) - known)
+        if unknown:
+            raise TypeError(f"sample() got keywords no transform of this pipeline reads: "
+                            f"{', '.join(unknown)} (it reads {sorted(known) or 'none'})")
         seen = None
         if self.reads:
             xyxy = None if boxes is None else \
                 to_xyxy(box_rows(boxes)[:, :4], self.box_format, wh)
             seen = Seen(wh, xyxy, None if mask is None else [mask],
-                        labels=None if labels is None else list(labels))
+                        labels=None if labels is None else list(labels), given=passed.get)
         return draw_step(self, stream(seed, epoch, index), wh, seen)
 
     def replay(self, params: Any, **targets: Any) -> dict:
