@@ -161,6 +161,11 @@
  *                     channel on its own histogram, w[3] the level ignored (-1: none), w[4 .. 7]
  *                     the cutoff in percent as m 2^w[7], m's 53 bits in w[4 .. 6] (18, 18 and
  *                     17 bits, high first: colour_pass.cl's cl_ac_lut)
+ *                     Modes 0 and 1 with a mask (Equalize's): w[11] its channels (1, or 3
+ *                     one per channel), its bits (the output's pixels, row-major, channel
+ *                     after channel, 16 a value) in the w[10] WK_COL_DATA operations after
+ *                     it (skipped with it; colour_pass.cl's cl_eq_in): only the pixels it
+ *                     holds are counted.
  *                     Mode 4 is albumentations' HistogramMatching: every channel on its own
  *                     histogram matched to a reference's, w[3] and w[4] the blend's weights
  *                     (float32 alpha of the match, beta of the image), the reference's

@@ -1555,16 +1555,35 @@ inline float cl_div_rn(float a, float b) {
     return best;
 }
 
+/* Equalize's mask (w[11] its channels: 0 none, 1, or 3, one a channel by channels): whether
+ * pixel (x, y) of the Wo x Ho output counts in channel c's histogram, its bit in the w[10]
+ * WK_COL_DATA operations after the operation (16 bits a value, 11 values an operation, the
+ * mask's channels one after another, each row-major) */
+inline int cl_eq_in(__global const float *op, int c, int x, int y, int Wo, int Ho) {
+    if (op[11] == 0.0f) return 1;
+    const int m = op[11] == 1.0f ? 0 : c;
+    const int bit = (m * Ho + y) * Wo + x, v = bit >> 4;
+    return ((int)op[WK_COL_WORDS * (1 + v / 11) + 1 + v % 11] >> (bit & 15)) & 1;
+}
+
 /* An Equalize's table of 256 levels from its histogram of n pixels (one work-item):
  * mode 0 as OpenCV's equalizeHist (levels from the first one present: the running sum past it
  * times 255 / (n - its count) in float, rounded; an image of one level stays as it is), mode 1
  * as albumentations' "pil" equalize (step: the count of all but the last level present over
  * 255, floored; each level (its running sum + step / 2) / step, at most 255; no change with a
  * single level or a step of 0; albumentations counts in float32, exact under 2^24 pixels). */
-inline void cl_eq_lut(const int *hist, int mode, int n, __global uchar *lut) {
+inline void cl_eq_lut(const int *hist, int mode, int n, int masked, __global uchar *lut) {
     int first = 0, last = 255;
     for (int i = 255; i >= 0; i--) first = hist[i] != 0 ? i : first;
     for (int i = 0; i < 256; i++) last = hist[i] != 0 ? i : last;
+    if (masked) { /* (the pixels the mask selects: albumentations' table of calcHist's counts) */
+        n = 0;
+        for (int i = 0; i < 256; i++) n += hist[i];
+        if (mode == 0 && hist[first] == n) { /* (255 / 0: numpy's NaN and -inf, as uint8 0) */
+            for (int i = 0; i < 256; i++) lut[i] = 0;
+            return;
+        }
+    }
     const int step = (n - hist[last]) / 255;
     const int same = mode == 0 ? hist[first] == n : first == last || step == 0;
     const float scale = cl_div_rn(255.0f, (float)max(n - hist[first], 1)); /* (OpenCV's, in float) */
@@ -1812,7 +1831,8 @@ __kernel void colour_clahe_hist(__global const X_T *restrict S, int Ho, int Wo,
             __global const X_T *row = S + ((long)b * Ho + y) * Wo * CH;
             for (int x = 0; x < Wo; x++) {
                 __global const X_T *p = row + (long)x * CH;
-                for (int c = 0; c < gx; c++) hc[c * 256 + cl_level(cp_level1(p[c]))]++;
+                for (int c = 0; c < gx; c++)
+                    if (cl_eq_in(op, c, x, y, Wo, Ho)) hc[c * 256 + cl_level(cp_level1(p[c]))]++;
             }
         }
         for (int k = 0; k < gx; k++) {
@@ -1830,7 +1850,8 @@ __kernel void colour_clahe_hist(__global const X_T *restrict S, int Ho, int Wo,
         const int y = y0 + yy < Ho ? y0 + yy : cp_reflect(y0 + yy, Ho);
         __global const X_T *row = S + ((long)b * Ho + y) * Wo * CH;
         if (eq) { /* Equalize of one histogram: the whole image, Y's levels or the channel's */
-            for (int x = 0; x < Wo; x++) hist[cl_eq_level(row + (long)x * CH, op)]++;
+            for (int x = 0; x < Wo; x++)
+                if (cl_eq_in(op, 0, x, y, Wo, Ho)) hist[cl_eq_level(row + (long)x * CH, op)]++;
             continue;
         }
         for (int xx = 0; xx < tw; xx++) {
@@ -1905,7 +1926,7 @@ __kernel void colour_clahe_lut(__global const int *restrict H, __global uchar *r
         else if (eq && op[1] >= 2.0f)
             cl_ac_lut(own, op, t, lut);
         else if (eq)
-            cl_eq_lut(own, (int)op[1], (int)op[8] * (int)op[9], lut);
+            cl_eq_lut(own, (int)op[1], (int)op[8] * (int)op[9], op[11] != 0.0f, lut);
         else
             cl_clahe_lut(own, (int)op[6], op[7], lut);
     }

@@ -113,9 +113,9 @@ def test_from_albumentations_and_refusals(tmp_path):
             ("pil", False, 0.3)
         assert W.Compose.from_dict(ours.to_dict()).to_dict() == ours.to_dict()
     with pytest.raises(ValueError, match="mask"):
-        W.from_albumentations(A.Compose([A.Equalize(mask=np.ones((4, 4), np.uint8))]))
-    with pytest.raises(ValueError, match="mask"):
         W.Equalize(mask_params=["mask"])
+    with pytest.raises(ValueError, match="a function of the image"):
+        W.Equalize(mask=lambda image: image)
     with pytest.raises(ValueError, match="mode must be 'cv' or 'pil'"):
         W.Equalize(mode="skimage")
     with pytest.raises(TypeError, match="uint8 or float32"):
@@ -129,8 +129,107 @@ def test_small_cases_on_every_device_and_oclgrind(small_queue):
     """Outputs 1 to 19 pixels on a side after a rotation, 1 and 3 channels, uint8 and float32,
     each table and both ways of colour: albumentations' on the same device's geometric result.
     (Each channel count and dtype is a build of its own: rusticl compiles them slowly.)"""
+    rng = np.random.default_rng(13)
     for geo, k, im, base in small_rotated_cases(PHOTOS[1][100:121, 200:223], small_queue):
         for mode, by_channels in MODES:
             out = W.Compose([geo, W.Equalize(mode=mode, by_channels=by_channels, p=1)])(
                 image=im, seed=k, queue=small_queue)["image"]
             _same(out, _albu(A.Equalize(mode=mode, by_channels=by_channels, p=1), base))
+        # (a mask of the output's size: its bits read across the data operations)
+        mask = rng.integers(0, 2, base.shape[:2]).astype(np.uint8)
+        out = W.Compose([geo, W.Equalize(mask=mask, p=1)])(image=im, seed=k,
+                                                           queue=small_queue)["image"]
+        with warnings.catch_warnings(), np.errstate(all="ignore"):
+            warnings.simplefilter("ignore")
+            _same(out, A.Equalize(mask=mask, p=1)(image=base)["image"])
+
+
+def _masks(h: int, w: int, three: bool, rng) -> list:
+    """A disc (uint8 0/1), its bool, a random float mask (values 0.5 and 3.7: 0 and 3 as
+    albumentations' uint8 cast), a mask of one pixel, an empty one, and with ``three`` one of 3
+    channels."""
+    yy, xx = np.mgrid[:h, :w]
+    disc = ((yy - h / 2) ** 2 + (xx - w / 2) ** 2 < (min(h, w) / 3) ** 2).astype(np.uint8)
+    one = np.zeros((h, w), np.uint8)
+    one[h // 2, w // 2] = 1
+    out = [disc, disc.astype(bool), rng.choice([0.0, 0.5, 3.7], (h, w)).astype(np.float32),
+           one, np.zeros((h, w), np.uint8)]
+    if three:
+        out.append(np.dstack([disc, 1 - disc, rng.integers(0, 2, (h, w))]).astype(np.uint8))
+    return out
+
+
+def _both_masked(image, mask, mode, by_channels, queue=None, pre=()):
+    got = W.Compose([*pre, W.Equalize(mode=mode, by_channels=by_channels, mask=mask, p=1)])(
+        image=image, seed=0, queue=queue)["image"]
+    want_on = image if not pre else W.Compose(list(pre))(image=image, seed=0, queue=queue)["image"]
+    with warnings.catch_warnings(), np.errstate(all="ignore"):
+        warnings.simplefilter("ignore")
+        want = A.Equalize(mode=mode, by_channels=by_channels, mask=mask, p=1)(image=want_on)
+    _same(got, want["image"])
+
+
+@pytest.mark.parametrize("dtype", [np.uint8, np.float32])
+def test_masks_are_albumentations(dtype, queue):
+    """A mask selecting the histograms' pixels (albumentations' calcHist with the mask): both
+    tables, per channel (a mask of 1 or 3 channels) and on Y; a selection of one level, or of
+    no pixel ("cv": every level 0, as albumentations' 255 / 0); 1- and 3-channel photos."""
+    rng = np.random.default_rng(11)
+    for photo in (PHOTOS[0][::2, ::2], PHOTOS[3][::3, ::2]):
+        img = photo.copy() if dtype == np.uint8 else photo.astype(np.float32) / 255
+        c = img.shape[-1]
+        for mode, by_channels in MODES:
+            for mask in _masks(*img.shape[:2], c == 3 and by_channels, rng):
+                _both_masked(img, mask, mode, by_channels, queue)
+
+
+def test_a_mask_after_geometry_and_its_serialisation(queue, tmp_path):
+    """The mask is the output's size (the image the warp leaves); to_dict / from_dict keep it
+    (packed bits); from_albumentations takes an array mask; the refusals."""
+    geo = W.RandomResizedCrop((123, 157))
+    rng = np.random.default_rng(12)
+    mask = rng.integers(0, 2, (123, 157, 3)).astype(np.uint8)
+    _both_masked(PHOTOS[1], mask, "cv", True, queue, pre=(geo,))
+    pipe = W.Compose([geo, W.Equalize(mask=mask[..., 0], p=1)])
+    again = W.Compose.from_dict(pipe.to_dict())
+    np.testing.assert_array_equal(again.transforms[1].mask, pipe.transforms[1].mask)
+    np.testing.assert_array_equal(again(image=PHOTOS[1], seed=3, queue=queue)["image"],
+                                  pipe(image=PHOTOS[1], seed=3, queue=queue)["image"])
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        ported = W.from_albumentations(A.Compose([A.Equalize(mask=mask[..., 0], p=0.4)]))
+        with pytest.raises(ValueError, match="a function"):
+            W.from_albumentations(A.Compose([A.Equalize(mask=lambda image: image[..., 0])]))
+    assert ported.transforms[0].p == 0.4 and ported.transforms[0].mask.sum() == mask[..., 0].sum()
+    with pytest.raises(ValueError, match="is 123 x 157 .* is 100 x 90"):
+        W.Compose([W.Equalize(mask=mask, p=1)])(image=PHOTOS[1][:100, :90], seed=0)
+    with pytest.raises(ValueError, match="3 channels; the image has 1"):
+        W.Compose([W.Equalize(mask=mask, p=1)])(image=PHOTOS[3][:123, :157], seed=0)
+    with pytest.raises(ValueError, match="by_channels=False"):
+        W.Equalize(mask=mask, by_channels=False)
+    with pytest.raises(ValueError, match="1 or 3 channels"):
+        W.Equalize(mask=mask[..., :2])
+    with pytest.raises(ValueError, match=r"\(H, W\) or \(H, W, C\)"):
+        W.Equalize(mask=np.zeros(5))
+
+
+def test_the_engine_checks_the_mask():
+    from warpkit.engine.core import COL_DATA, COL_EQUALIZE, COLOUR_WORDS, \
+        _check_equalize_masks, mask_data, mask_ops
+    need = mask_ops(1, 20, 10)
+    assert need == -(-(200 // 16 + 1) // 11)
+    ops = np.zeros((1, 1 + need, COLOUR_WORDS), np.float32)
+    ops[0, 0, [0, 10, 11]] = [COL_EQUALIZE, need, 1]
+    ops[0, 1:, 0] = COL_DATA
+    values = mask_data(np.ones((10, 20, 1), bool))
+    ops[0, 1:, 1:].reshape(-1)[:len(values)] = values
+    _check_equalize_masks(ops, 20, 10)
+    for at, value, why in (((0, 11), 2, "0, 1 or 3 channels"), ((0, 10), need - 1, "needs"),
+                           ((1, 0), 0, "needs"), ((1, 2), 65536, "16 whole bits"),
+                           ((1, 2), np.nan, "16 whole bits")):
+        bad = ops.copy()
+        bad[(0, *at)] = value
+        with pytest.raises(ValueError, match=why):
+            _check_equalize_masks(bad, 20, 10)
+    with pytest.raises(ValueError, match="needs"):
+        _check_equalize_masks(ops, 40, 10)  # (400 bits: 3 operations)

@@ -229,14 +229,23 @@ def test_the_engine_checks_the_operation():
         bad[(0, *at)] = value
         with pytest.raises(ValueError, match=why):
             _check_matching(bad, 3)
-    # (Equalize's other modes: no data operations for colour.h to skip)
-    from warpkit.engine.core import _check_filters
+    # (the other modes' data operations, which colour.h skips as well: Equalize's only for a
+    # mask, AutoContrast's none)
+    from warpkit.engine.core import _check_equalize_masks, _check_filters
     other = np.zeros((1, 1, COLOUR_WORDS), np.float32)
     other[0, 0, :3] = [COL_EQUALIZE, 0, 1]
     _check_filters(other)
+    _check_equalize_masks(other, 8, 8)
     other[0, 0, 10] = -3
-    with pytest.raises(ValueError, match="word 10"):
+    with pytest.raises(ValueError, match="needs 0 COL_DATA"):
+        _check_equalize_masks(other, 8, 8)
+    other[0, 0, 1] = 2
+    with pytest.raises(ValueError, match="words 10 and 11"):
         _check_filters(other)
+    bad = ops.copy()
+    bad[0, 0, 11] = 1
+    with pytest.raises(ValueError, match="words 10 and 11"):
+        _check_filters(bad)
 
 
 def test_small_cases_on_every_device_and_oclgrind(small_queue):

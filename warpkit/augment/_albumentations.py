@@ -131,11 +131,14 @@ def _colour(cls: type, *keys: str) -> Callable[[_Args, _Pipeline], Transform]:
 
 
 def _equalize(a: _Args, pipe: _Pipeline) -> Transform:
-    if a.d.pop("mask", None) is not None:  # (an array or a callable: no equality to test)
-        raise ValueError("Equalize(mask=...) is not supported: warpkit takes mask=None (the "
-                         "whole image's histogram)")
-    a.only("mask_params", (), [], why=" (the whole image's histogram)")
-    return _colour(P.Equalize, "mode", "by_channels")(a, pipe)
+    mask = a.d.pop("mask", None)
+    if callable(mask):
+        raise ValueError("Equalize(mask=<a function>) is not supported: warpkit takes the mask "
+                         "as an array (the image is made on the device)")
+    a.only("mask_params", (), [], why=" (the mask is an array)")
+    return _colour(P.Equalize, "mode", "by_channels")(a, pipe) if mask is None else \
+        P.Equalize(mask=mask, **{k: a.take(k) for k in ("mode", "by_channels") if k in a.d},
+                   p=a.take("p", 0.5))
 
 
 def _histogram_matching(a: _Args, pipe: _Pipeline) -> Transform:

@@ -21,6 +21,7 @@ Example:
 
 from __future__ import annotations
 
+import base64
 import math
 import numbers
 from typing import Any
@@ -31,8 +32,8 @@ from .._checks import flag, number
 from ..engine.core import (COL_CHROMA as CHROMA, COL_CURVE as CURVE, COL_EQUALIZE as EQUALIZE,
                            COL_ISO as ISO, COL_JPEG as JPEG, COL_MATRIX as MATRIX, COL_PCA as PCA,
                            COL_SALT as SALT, COL_SHOT as SHOT, COL_SNOW as SNOW,
-                           COL_SNOW_TEX as SNOW_TEX, MAX_CHROMA_COEFF,
-                           MAX_ISO_INTENSITY, MIN_SHOT_SCALE, ac_words)
+                           COL_SNOW_TEX as SNOW_TEX, COLOUR_WORDS, COL_DATA, MAX_CHROMA_COEFF,
+                           MAX_ISO_INTENSITY, MIN_SHOT_SCALE, ac_words, mask_data, mask_ops)
 from ._base import normals, value_range
 from ._colour import (ColourTransform, _affine, _eight_bit, _one_or_three, draw_key, draw_keys,
                       key_order)
@@ -399,13 +400,22 @@ class Equalize(ColourTransform):
     albumentations; an image of one channel is equalised on its levels. Float32 images go
     through ``rint(255 v)`` and back as ``level / 255``, as albumentations' uint8 round trip.
 
+    ``mask``: an array of the image's height and width (the output's, as the warp leaves the
+    image: the histogram is of that image), 2-D or with 1 channel, or 3 (one per channel, with
+    ``by_channels``): only the pixels where it is not 0 as uint8 (albumentations' cast) count
+    in the histograms, and the tables then apply to every pixel. albumentations' tables of a
+    masked histogram: "cv" the running count past the first level present times 255 / the
+    selected pixels not at it (float32, rounded half to even), every level 0 where the
+    selection holds one level or none (its 255 / 0); "pil" as without a mask. A mask made by a
+    function of the image (``mask`` callable, ``mask_params``) is refused: the image is made
+    on the device.
+
     It runs on the device in a pass after the warp, on the image as the steps before it left
     it (kernels_cl/colour_pass.cl: CLAHE's ``colour_clahe_hist`` counts the histograms,
     ``colour_clahe_lut`` makes the tables, ``colour_apply`` looks each pixel up), with
     OpenCV's integer conversions and arithmetic: the same levels as albumentations ("pil"
     while albumentations' float32 counts are exact, under 2^24 pixels). uint8 and float32
-    images of 1 or 3 channels, as albumentations; a ``mask`` restricting the histogram is
-    refused (warpkit's masks are targets, not the histogram's selection).
+    images of 1 or 3 channels, as albumentations.
 
     Example:
         >>> Equalize(mode="cv", by_channels=True, p=1).colour_ops({}, 3, 255.0)
@@ -417,19 +427,83 @@ class Equalize(ColourTransform):
         super().__init__(p)
         if mode not in ("cv", "pil"):
             raise ValueError(f"mode must be 'cv' or 'pil', got {mode!r}")
-        if mask is not None or tuple(mask_params or ()) != ():
-            raise ValueError("Equalize's mask and mask_params are not supported: warpkit "
-                             "equalises the whole image's histogram (mask=None)")
+        if callable(mask) or tuple(mask_params or ()) != ():
+            raise ValueError("Equalize's mask as a function of the image (a callable mask, "
+                             "mask_params) is not supported: the image is made on the device; "
+                             "give the mask as an array")
         self.mode = mode
         self.by_channels = flag(by_channels, "by_channels")
+        self.mask = _equalize_mask(mask, self.by_channels)
 
     def colour_ops(self, params, channels, peak):
         _one_or_three("Equalize", channels)
         _eight_bit("Equalize", peak)
+        if self.mask is not None:
+            raise ValueError("Equalize's mask needs the output's size: a pipeline call makes "
+                             "its operations")
         return [[EQUALIZE, float(self.mode == "pil"), float(self.by_channels)]]
 
+    def call_colour_ops(self, params: dict, channels: int, peak: float, size: tuple[int, int],
+                        passed: dict, memo: dict) -> Any:
+        """:meth:`colour_ops` for an output of ``size`` = (width, height): the mask's bits in
+        the data operations after the operation (made once a call and size)."""
+        if self.mask is None:
+            return self.colour_ops(params, channels, peak)
+        _one_or_three("Equalize", channels)
+        _eight_bit("Equalize", peak)
+        (h, w, c), (wo, ho) = self.mask.shape, size
+        if (h, w) != (ho, wo):
+            raise ValueError(f"Equalize's mask is {h} x {w} (height x width); the image it "
+                             f"equalizes (as the warp leaves it) is {ho} x {wo}")
+        if c == 3 and channels == 1:
+            raise ValueError("Equalize's mask has 3 channels; the image has 1")
+        key = (id(self), tuple(size))
+        if key not in memo:
+            need = mask_ops(c, wo, ho)
+            ops = np.zeros((1 + need, COLOUR_WORDS), np.float32)
+            ops[0, [0, 1, 2, 10, 11]] = [EQUALIZE, float(self.mode == "pil"),
+                                         float(self.by_channels), need, c]
+            ops[1:, 0] = COL_DATA
+            values = mask_data(self.mask)
+            flat = np.zeros(need * (COLOUR_WORDS - 1), np.float32)
+            flat[:len(values)] = values
+            ops[1:, 1:] = flat.reshape(need, COLOUR_WORDS - 1)
+            memo[key] = ops
+        return memo[key]
+
     def config(self):
-        return {"mode": self.mode, "by_channels": self.by_channels}
+        mask = None if self.mask is None else {
+            "shape": list(self.mask.shape),
+            "bits": base64.b64encode(np.packbits(self.mask.reshape(-1)).tobytes()).decode()}
+        return {"mode": self.mode, "by_channels": self.by_channels,
+                **({"mask": mask} if mask is not None else {})}
+
+
+def _equalize_mask(mask: Any, by_channels: bool) -> np.ndarray | None:
+    """Equalize's mask as an (H, W, 1 or 3) bool array (albumentations' ``astype(uint8)``, then
+    not 0), from an array or :meth:`Equalize.config`'s encoding; None for none."""
+    if mask is None:
+        return None
+    if isinstance(mask, dict) and set(mask) == {"shape", "bits"}:
+        shape = tuple(int(v) for v in mask["shape"])
+        bits = np.unpackbits(np.frombuffer(base64.b64decode(mask["bits"]), np.uint8))
+        if len(shape) != 3 or bits.size < math.prod(shape):
+            raise ValueError(f"Equalize's encoded mask does not hold its shape {shape}")
+        m = bits[:math.prod(shape)].reshape(shape).astype(bool)
+    else:
+        a = np.asarray(mask)
+        if a.dtype.kind not in "biuf" or a.ndim not in (2, 3) or min(a.shape[:2]) < 1:
+            raise ValueError(f"Equalize's mask must be an (H, W) or (H, W, C) array of numbers, "
+                             f"got {a.dtype} of shape {a.shape}")
+        with np.errstate(invalid="ignore"):
+            m = (a.astype(np.uint8) != 0) if a.dtype != bool else a
+        m = m[:, :, None] if m.ndim == 2 else m
+    if m.shape[2] not in (1, 3):
+        raise ValueError(f"Equalize's mask must have 1 or 3 channels, got {m.shape[2]}")
+    if m.shape[2] == 3 and not by_channels:
+        raise ValueError("Equalize's mask has 3 channels: with by_channels=False (Y of YCrCb) "
+                         "it must have one, as albumentations")
+    return np.ascontiguousarray(m)
 
 
 class AutoContrast(ColourTransform):

@@ -90,7 +90,7 @@ def warp_by(image: Any, matrix: Any, size: Any = None, sampling: Sampling = LINE
     rt = pick_runtime(queue, x)
     items = src.B if src_index is None else len(src_index)
     passes = [] if colour is None else \
-        colour_passes(_colour_ops(colour, items, src.dt, src.C))
+        colour_passes(_colour_ops(colour, items, src.dt, src.C, wo, ho))
     kinds = pass_kinds(passes)
     tiles, bands = clahe_tiles(passes, wo, ho) if any(k & PASS_CLAHE for k in kinds) \
         else (0, 0)
@@ -621,9 +621,10 @@ def colour_passes(colour: np.ndarray) -> list[np.ndarray]:
     return out
 
 
-def _colour_ops(colour: np.ndarray, items: int, dt: np.dtype, channels: int = 4) -> np.ndarray:
+def _colour_ops(colour: np.ndarray, items: int, dt: np.dtype, channels: int, wo: int,
+                ho: int) -> np.ndarray:
     """``colour`` checked: a C-contiguous float32 (items, k * COLOUR_WORDS) array, k >= 1,
-    for an image dtype of COLOUR_PEAKS and of ``channels``."""
+    for an image dtype of COLOUR_PEAKS and of ``channels``, and an output of ``wo`` x ``ho``."""
     colour_peak(dt)
     if not (isinstance(colour, np.ndarray) and colour.dtype == np.float32 and colour.ndim == 2
             and colour.flags.c_contiguous and colour.shape[0] == items
@@ -634,6 +635,7 @@ def _colour_ops(colour: np.ndarray, items: int, dt: np.dtype, channels: int = 4)
     ops = colour.reshape(items, -1, COLOUR_WORDS)
     _check_filters(ops)
     _check_matching(ops, channels)
+    _check_equalize_masks(ops, wo, ho)
     if dt == np.uint16:  # the operations on 8-bit levels
         for code, name, why in ((COL_GRAVEL, "COL_GRAVEL", "OpenCV's 8-bit HLS"),
                                 (COL_FLARE, "COL_FLARE", "8-bit levels"),
@@ -1116,10 +1118,14 @@ def _check_filters(ops: np.ndarray) -> None:
             raise ValueError(f"colour[{i}]'s operation {j}: COL_EQUALIZE's mode must be 0-4 and "
                              f"its by-channels flag 0 or 1, got {float(ops[i, j, 1]):g} and "
                              f"{float(ops[i, j, 2]):g}")
-        if ops[i, j, 1] != 4 and ops[i, j, 10] != 0:  # (colour.h skips word 10's operations)
-            raise ValueError(f"colour[{i}]'s operation {j}: COL_EQUALIZE's word 10 (data "
-                             f"operations, HistogramMatching's alone) must be 0, got "
-                             f"{float(ops[i, j, 10]):g}")
+        # (colour.h skips word 10's data operations: HistogramMatching's reference, checked by
+        # _check_matching, Equalize's mask, by _check_equalize_masks; AutoContrast has none)
+        if (ops[i, j, 1] >= 2 and ops[i, j, 11] != 0) or \
+                (2 <= ops[i, j, 1] <= 3 and ops[i, j, 10] != 0):
+            raise ValueError(f"colour[{i}]'s operation {j}: COL_EQUALIZE's words 10 and 11 (a "
+                             f"mask's data operations and channels: Equalize's alone) must be "
+                             f"0 in mode {float(ops[i, j, 1]):g}, got {float(ops[i, j, 10]):g} "
+                             f"and {float(ops[i, j, 11]):g}")
         if 2 <= ops[i, j, 1] <= 3:  # AutoContrast: its ignored level and cutoff (colour.h)
             w = [float(v) for v in ops[i, j, 3:8]]
             parts = all(v.is_integer() and 0 <= v < 2 ** b for v, b in zip(w[1:4], (18, 18, 17)))
@@ -1192,6 +1198,42 @@ def _check_filters(ops: np.ndarray) -> None:
         if j + data >= k or not (codes[i, j + 1:j + 1 + data] == COL_DATA).all():
             raise ValueError(f"colour[{i}]'s operation {j}: {name} {count:g} needs {values} "
                              f"values, its own words and {data} COL_DATA operations after it")
+
+
+def mask_ops(channels: int, wo: int, ho: int) -> int:
+    """The COL_DATA operations after an Equalize's (COL_EQUALIZE mode 0 or 1) whose mask has
+    ``channels`` (1 or 3) of ``wo`` x ``ho`` bits: 16 bits a value, 11 values an operation."""
+    return -(-(-(-channels * wo * ho // 16)) // (COLOUR_WORDS - 1))
+
+
+def mask_data(mask: np.ndarray) -> np.ndarray:
+    """An Equalize's mask ((H, W, channels) bool) as the values of its COL_DATA operations
+    (colour_pass.cl's cl_eq_in): each channel's bits row-major, channel after channel, 16 to a
+    value, the first bit the lowest."""
+    bits = np.moveaxis(np.asarray(mask, bool), -1, 0).reshape(-1)
+    bits = np.concatenate([bits, np.zeros(-len(bits) % 16, bool)]).reshape(-1, 16)
+    return (bits.astype(np.int64) << np.arange(16)).sum(1).astype(np.float32)
+
+
+def _check_equalize_masks(ops: np.ndarray, wo: int, ho: int) -> None:
+    """Equalize's masks (COL_EQUALIZE modes 0 and 1, word 11 the mask's channels, word 10 its
+    data operations) as colour_pass.cl's cl_eq_in reads them for a ``wo`` x ``ho`` output, or
+    a ValueError: 0, 1 or 3 channels, the data operations their bits need (each inside the
+    list), values of 16 whole bits."""
+    codes = ops[:, :, 0]
+    for i, j in zip(*np.nonzero((codes == COL_EQUALIZE) & (ops[:, :, 1] <= 1))):
+        where = f"colour[{i}]'s operation {j}: Equalize's mask"
+        c, data = float(ops[i, j, 11]), float(ops[i, j, 10])
+        if c not in (0, 1, 3):
+            raise ValueError(f"{where} must have 0, 1 or 3 channels (word 11), got {c:g}")
+        need = mask_ops(int(c), wo, ho) if c else 0
+        if data != need or (need and j + need >= ops.shape[1]) or \
+                not (codes[i, j + 1:j + 1 + need] == COL_DATA).all():
+            raise ValueError(f"{where} of {c:g} channels of {wo} x {ho} bits needs {need} "
+                             f"COL_DATA operations after it, counted in word 10 (got {data:g})")
+        v = ops[i, j + 1:j + 1 + need, 1:].astype(np.float64)
+        if not ((v == np.floor(v)) & (v >= 0) & (v < 65536)).all():
+            raise ValueError(f"{where}'s values must hold 16 whole bits")
 
 
 def match_data(counts: np.ndarray) -> list[float]:
