@@ -171,8 +171,8 @@ def reference_counts(ref: np.ndarray, size: tuple[int, int], channels: int,
                      what: str = "reference") -> np.ndarray:
     """A reference image's running counts of its 8-bit levels per channel ((channels, 256)
     int64) once resized to ``size`` = (width, height) as albumentations resizes it
-    (``cv2.resize``, bilinear: 8-bit images exactly as OpenCV's fixed point, float32 ones in
-    float32) and made levels (floats as ``rint(255 v)``, clipped).
+    (``cv2.resize``, bilinear: :func:`_resized`) and made levels (floats as ``rint(255 v)``,
+    clipped).
 
     Example:
         >>> ref = np.array([[0, 10], [10, 255]], np.uint8)
