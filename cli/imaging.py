@@ -300,12 +300,12 @@ def augment(
                       f"the pipeline file {pipeline} sets its own {{}}: edit it there (it would "
                       f"be ignored here)")
         aug = _load_pipeline(pipeline)
-    if pipeline is None and reference:
-        raise UserError("--reference is for a --pipeline with HistogramMatching")
-    keys = shared_keys(aug) if pipeline is not None else ()
-    if pipeline is not None:
+        keys = shared_keys(aug)
         _check_references(pipeline, keys, reference or [])
-    if pipeline is None:
+    else:
+        if reference:
+            raise UserError("--reference is for a --pipeline with HistogramMatching")
+        keys = ()
         try:
             given = {k: numbers(v, f"--{k}", (1, 2)) for k, v in ranges.items() if v is not None}
             wh = parse_size(size)  # WxH on the command line; warpkit.augment takes (h, w)

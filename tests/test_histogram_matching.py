@@ -218,7 +218,7 @@ def test_the_engine_checks_the_operation():
     data[:2 * 768] = match_data(counts)
     ops[0, 1:, 1:] = data.reshape(need, -1)
     _check_matching(ops, 3)
-    with pytest.raises(ValueError, match="need 187 COL_DATA"):
+    with pytest.raises(ValueError, match="needs 187 COL_DATA"):
         _check_matching(ops, 4)
     # (a weight past 1; the first count's high half past 16 bits; the first count past the
     # next; a data operation that is not one)

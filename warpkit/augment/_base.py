@@ -607,9 +607,9 @@ def passed_keys(t: Transform) -> tuple[str, ...]:
     """The call keywords the draws of ``t`` (or of the transforms it holds, at any depth) read
     as they are given (:attr:`Transform.reads` "passed": RandomCropNearBBox's box)."""
     own = (t.cropping_bbox_key,) if "passed" in t.reads and hasattr(t, "cropping_bbox_key") \
-        else ()
-    return tuple(dict.fromkeys(own + shared_keys(t) +
-                               sum((passed_keys(c) for c in getattr(t, "transforms", ())), ())))
+        else (t.metadata_key,) if getattr(t, "shares_passed", False) else ()
+    return tuple(dict.fromkeys(own + sum((passed_keys(c) for c in getattr(t, "transforms", ())),
+                                         ())))
 
 
 def shared_keys(t: Transform) -> tuple[str, ...]:

@@ -28,7 +28,7 @@ from typing import Any
 
 import numpy as np
 
-from ..engine.core import COL_DATA, COL_EQUALIZE, COLOUR_WORDS, match_data, match_ops
+from ..engine.core import COL_EQUALIZE, match_data, with_data_ops
 from ..engine.resize8 import INTER_LINEAR, apply_stage, stage_axis, stage_modes, stage_rounding
 from ._base import value_range
 from ._colour import ColourTransform, _eight_bit
@@ -118,15 +118,7 @@ class HistogramMatching(ColourTransform):
         key = (k, tuple(size), channels)
         if key not in memo:  # (the reference's operations, the blend's words left to fill)
             counts = reference_counts(refs[k], size, channels, f"{self.metadata_key}[{k}]")
-            need = match_ops(channels)
-            ops = np.zeros((1 + need, COLOUR_WORDS), np.float32)
-            ops[0, [0, 1, 2, 10]] = [COL_EQUALIZE, 4.0, 1.0, need]
-            ops[1:, 0] = COL_DATA
-            data = np.zeros(need * (COLOUR_WORDS - 1), np.float32)
-            values = match_data(counts)
-            data[:len(values)] = values
-            ops[1:, 1:] = data.reshape(need, COLOUR_WORDS - 1)
-            memo[key] = ops
+            memo[key] = with_data_ops({0: COL_EQUALIZE, 1: 4.0, 2: 1.0}, match_data(counts))
         r = float(params["blend_ratio"])
         ops = memo[key].copy()
         ops[0, 3:5] = [np.float32(r), np.float32(1.0 - r)]

@@ -32,8 +32,8 @@ from .._checks import flag, number
 from ..engine.core import (COL_CHROMA as CHROMA, COL_CURVE as CURVE, COL_EQUALIZE as EQUALIZE,
                            COL_ISO as ISO, COL_JPEG as JPEG, COL_MATRIX as MATRIX, COL_PCA as PCA,
                            COL_SALT as SALT, COL_SHOT as SHOT, COL_SNOW as SNOW,
-                           COL_SNOW_TEX as SNOW_TEX, COLOUR_WORDS, COL_DATA, MAX_CHROMA_COEFF,
-                           MAX_ISO_INTENSITY, MIN_SHOT_SCALE, ac_words, mask_data, mask_ops)
+                           COL_SNOW_TEX as SNOW_TEX, MAX_CHROMA_COEFF, MAX_ISO_INTENSITY,
+                           MIN_SHOT_SCALE, ac_words, mask_data, with_data_ops)
 from ._base import normals, value_range
 from ._colour import (ColourTransform, _affine, _eight_bit, _one_or_three, draw_key, draw_keys,
                       key_order)
@@ -459,16 +459,9 @@ class Equalize(ColourTransform):
             raise ValueError("Equalize's mask has 3 channels; the image has 1")
         key = (id(self), tuple(size))
         if key not in memo:
-            need = mask_ops(c, wo, ho)
-            ops = np.zeros((1 + need, COLOUR_WORDS), np.float32)
-            ops[0, [0, 1, 2, 10, 11]] = [EQUALIZE, float(self.mode == "pil"),
-                                         float(self.by_channels), need, c]
-            ops[1:, 0] = COL_DATA
-            values = mask_data(self.mask)
-            flat = np.zeros(need * (COLOUR_WORDS - 1), np.float32)
-            flat[:len(values)] = values
-            ops[1:, 1:] = flat.reshape(need, COLOUR_WORDS - 1)
-            memo[key] = ops
+            memo[key] = with_data_ops({0: EQUALIZE, 1: float(self.mode == "pil"),
+                                       2: float(self.by_channels), 11: c},
+                                      mask_data(self.mask))
         return memo[key]
 
     def config(self):

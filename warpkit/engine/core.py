@@ -1200,10 +1200,31 @@ def _check_filters(ops: np.ndarray) -> None:
                              f"values, its own words and {data} COL_DATA operations after it")
 
 
+def data_ops(values: int) -> int:
+    """The COL_DATA operations that hold ``values`` values after an operation whose data starts
+    at its first data operation (11 values an operation; colour_pass.cl's cl_hm_ref and
+    cl_eq_in read value v at word 1 + v % 11 of data operation v / 11)."""
+    return -(-values // (COLOUR_WORDS - 1))
+
+
+def with_data_ops(head: dict[int, float], values: np.ndarray) -> np.ndarray:
+    """An operation (its words by place in ``head``) with ``values`` in the COL_DATA operations
+    after it, their count in its word 10: a (1 + data_ops, COLOUR_WORDS) float32 array."""
+    need = data_ops(len(values))
+    ops = np.zeros((1 + need, COLOUR_WORDS), np.float32)
+    ops[0, list(head)] = list(head.values())
+    ops[0, 10] = need
+    ops[1:, 0] = COL_DATA
+    flat = np.zeros(need * (COLOUR_WORDS - 1), np.float32)
+    flat[:len(values)] = values
+    ops[1:, 1:] = flat.reshape(need, COLOUR_WORDS - 1)
+    return ops
+
+
 def mask_ops(channels: int, wo: int, ho: int) -> int:
     """The COL_DATA operations after an Equalize's (COL_EQUALIZE mode 0 or 1) whose mask has
-    ``channels`` (1 or 3) of ``wo`` x ``ho`` bits: 16 bits a value, 11 values an operation."""
-    return -(-(-(-channels * wo * ho // 16)) // (COLOUR_WORDS - 1))
+    ``channels`` (1 or 3) of ``wo`` x ``ho`` bits, 16 a value."""
+    return data_ops(-(-channels * wo * ho // 16))
 
 
 def mask_data(mask: np.ndarray) -> np.ndarray:
@@ -1215,79 +1236,80 @@ def mask_data(mask: np.ndarray) -> np.ndarray:
     return (bits.astype(np.int64) << np.arange(16)).sum(1).astype(np.float32)
 
 
+def _data_values(ops: np.ndarray, I: np.ndarray, J: np.ndarray, need: int, values: int,
+                 what: str) -> np.ndarray:
+    """The first ``values`` values of the ``need`` COL_DATA operations after each operation
+    (I, J) ((n, values) float64), or a ValueError naming ``what``: word 10 counts them, they
+    lie inside the list, they are COL_DATA, their values whole 16-bit numbers."""
+    at = J[:, None] + 1 + np.arange(need)
+    inside = (at < ops.shape[1]).all(1)
+    data = ops[I[:, None], np.minimum(at, ops.shape[1] - 1)]
+    v = data[:, :, 1:].reshape(len(I), -1)[:, :values].astype(np.float64)
+    for bad, why in ((ops[I, J, 10] != need) | ~inside | (data[:, :, 0] != COL_DATA).any(1),
+                     f"needs {need} COL_DATA operations after it, counted in word 10"), \
+                    (~((v == np.floor(v)) & (v >= 0) & (v < 65536)).all(1),
+                     "values must hold 16 whole bits"):
+        if bad.any():
+            k = int(np.argmax(bad))
+            raise ValueError(f"colour[{I[k]}]'s operation {J[k]}: {what} {why} (word 10: "
+                             f"{float(ops[I[k], J[k], 10]):g})")
+    return v
+
+
 def _check_equalize_masks(ops: np.ndarray, wo: int, ho: int) -> None:
     """Equalize's masks (COL_EQUALIZE modes 0 and 1, word 11 the mask's channels, word 10 its
     data operations) as colour_pass.cl's cl_eq_in reads them for a ``wo`` x ``ho`` output, or
-    a ValueError: 0, 1 or 3 channels, the data operations their bits need (each inside the
-    list), values of 16 whole bits."""
-    codes = ops[:, :, 0]
-    for i, j in zip(*np.nonzero((codes == COL_EQUALIZE) & (ops[:, :, 1] <= 1))):
-        where = f"colour[{i}]'s operation {j}: Equalize's mask"
-        c, data = float(ops[i, j, 11]), float(ops[i, j, 10])
-        if c not in (0, 1, 3):
-            raise ValueError(f"{where} must have 0, 1 or 3 channels (word 11), got {c:g}")
-        need = mask_ops(int(c), wo, ho) if c else 0
-        if data != need or (need and j + need >= ops.shape[1]) or \
-                not (codes[i, j + 1:j + 1 + need] == COL_DATA).all():
-            raise ValueError(f"{where} of {c:g} channels of {wo} x {ho} bits needs {need} "
-                             f"COL_DATA operations after it, counted in word 10 (got {data:g})")
-        v = ops[i, j + 1:j + 1 + need, 1:].astype(np.float64)
-        if not ((v == np.floor(v)) & (v >= 0) & (v < 65536)).all():
-            raise ValueError(f"{where}'s values must hold 16 whole bits")
+    a ValueError: 0, 1 or 3 channels, the data operations their bits need (:func:`_data_values`)."""
+    I, J = np.nonzero((ops[:, :, 0] == COL_EQUALIZE) & (ops[:, :, 1] <= 1))
+    c = ops[I, J, 11]
+    if not np.isin(c, (0, 1, 3)).all():
+        k = int(np.argmax(~np.isin(c, (0, 1, 3))))
+        raise ValueError(f"colour[{I[k]}]'s operation {J[k]}: Equalize's mask must have 0, 1 "
+                         f"or 3 channels (word 11), got {float(c[k]):g}")
+    for channels in (0, 1, 3):
+        on = c == channels
+        if on.any():
+            _data_values(ops, I[on], J[on], mask_ops(channels, wo, ho) if channels else 0,
+                         -(-channels * wo * ho // 16),
+                         f"Equalize's mask of {channels} channels of {wo} x {ho} bits")
 
 
-def match_data(counts: np.ndarray) -> list[float]:
+def match_data(counts: np.ndarray) -> np.ndarray:
     """A HistogramMatching's reference counts (``counts``: (channels, 256) running counts, whole
     numbers below 2^31) as the values of its COL_DATA operations (colour_pass.cl's
     cl_hm_ref): each count as its high 16 bits, then its low 16."""
     c = np.asarray(counts, np.int64).reshape(-1)
-    return np.stack([c >> 16, c & 0xFFFF], 1).astype(np.float64).ravel().tolist()
+    return np.stack([c >> 16, c & 0xFFFF], 1).astype(np.float32).ravel()
 
 
 def match_ops(channels: int) -> int:
     """The COL_DATA operations after a HistogramMatching's (COL_EQUALIZE mode 4) for an image
-    of ``channels``: two values a level and channel, 11 an operation."""
-    return -(-2 * 256 * channels // (COLOUR_WORDS - 1))
+    of ``channels``: two values a level and channel."""
+    return data_ops(2 * 256 * channels)
 
 
 def _check_matching(ops: np.ndarray, channels: int) -> None:
     """HistogramMatching's operations (COL_EQUALIZE mode 4) as colour_pass.cl's cl_hm_lut reads
-    them, or a ValueError: weights in [0, 1], the count of COL_DATA operations in word 10 that
-    the image's channels need (each inside the list), each channel's running counts whole,
-    16-bit halves, not decreasing."""
-    codes = ops[:, :, 0]
-    I, J = np.nonzero((codes == COL_EQUALIZE) & (ops[:, :, 1] == 4))
+    them, or a ValueError: weights in [0, 1], the data operations the image's channels need
+    (:func:`_data_values`), each channel's running counts not decreasing, below 2^31."""
+    I, J = np.nonzero((ops[:, :, 0] == COL_EQUALIZE) & (ops[:, :, 1] == 4))
     if not len(I):
         return
-    need = match_ops(channels)
     w = ops[I, J]
-    at = J[:, None] + 1 + np.arange(need)  # (each one's data operations)
-    inside = (at < ops.shape[1]).all(1)
-    data = ops[I[:, None], np.minimum(at, ops.shape[1] - 1)]
-    v = data[:, :, 1:].reshape(len(I), -1)[:, :2 * 256 * channels].astype(np.float64)
-
-    def runs() -> np.ndarray:  # (once the halves are whole: no NaN cast)
-        t = (v[:, 0::2].astype(np.int64) << 16 | v[:, 1::2].astype(np.int64)).reshape(
-            len(I), channels, 256)
-        return (np.diff(t, axis=2) < 0).any((1, 2)) | (t >= 2 ** 31).any((1, 2))
-
-    for bad, why in ((lambda: ~((w[:, 3:5] >= 0) & (w[:, 3:5] <= 1)).all(1), "weights"),
-                     (lambda: (w[:, 10] != need) | ~inside | (data[:, :, 0] != COL_DATA).any(1),
-                      "data"),
-                     (lambda: ~((v == np.floor(v)) & (v >= 0) & (v < 65536)).all(1), "halves"),
-                     (runs, "runs")):
-        m = bad()
-        if m.any():
-            k = int(np.argmax(m))
-            where = f"colour[{I[k]}]'s operation {J[k]}: HistogramMatching's"
-            raise ValueError({
-                "weights": f"{where} weights must be in [0, 1], got {float(w[k, 3]):g} and "
-                           f"{float(w[k, 4]):g}",
-                "data": f"{where} reference counts for {channels} channels need {need} COL_DATA "
-                        f"operations after it, counted in word 10 (got {float(w[k, 10]):g})",
-                "halves": f"{where} reference counts must be halves of 16 whole bits",
-                "runs": f"{where} reference counts must be running counts (not decreasing, "
-                        f"below 2^31)"}[why])
+    weights = ((w[:, 3:5] >= 0) & (w[:, 3:5] <= 1)).all(1)
+    if not weights.all():
+        k = int(np.argmax(~weights))
+        raise ValueError(f"colour[{I[k]}]'s operation {J[k]}: HistogramMatching's weights must "
+                         f"be in [0, 1], got {float(w[k, 3]):g} and {float(w[k, 4]):g}")
+    v = _data_values(ops, I, J, match_ops(channels), 2 * 256 * channels,
+                     f"HistogramMatching's reference counts for {channels} channels")
+    t = (v[:, 0::2].astype(np.int64) << 16 | v[:, 1::2].astype(np.int64)).reshape(
+        len(I), channels, 256)
+    runs = ~((np.diff(t, axis=2) < 0).any((1, 2)) | (t >= 2 ** 31).any((1, 2)))
+    if not runs.all():
+        k = int(np.argmax(~runs))
+        raise ValueError(f"colour[{I[k]}]'s operation {J[k]}: HistogramMatching's reference "
+                         f"counts must be running counts (not decreasing, below 2^31)")
 
 
 def _check_taps(ops: np.ndarray, i: int, j: int) -> None:
