@@ -273,6 +273,13 @@
  *                     0.587 G + 0.114 B below 0.85) or w[11] = 1: k = k s + t (s in w[7, 8], t
  *                     in w[9, 10]); then exp(-S^T k), clipped to [0, 1], back to the peak (S in
  *                     words 1 .. 6 of the WK_COL_DATA operation after it, row by row)
+ *   WK_COL_FDA        albumentations' FDA (Fourier domain adaptation): the image's DFT
+ *                     amplitudes in a window of w[2] row frequencies from w[1] and w[4] column
+ *                     frequencies from w[3] (signed) replaced by a reference's, its phases
+ *                     kept. A whole-image operation: it starts a pass (colour_pass.cl's FDA),
+ *                     which adds each pixel's change; w[5] the column pairs the window touches
+ *                     (engine.core.fda_folds); the reference's amplitudes (channel, row,
+ *                     column) in the w[10] WK_COL_DATA operations after it (skipped with it)
  *
  * The 8 pixels' position: row at.y, columns at.x .. at.x + 7 of an output of dims = (Wo, Ho).
  */
@@ -327,6 +334,7 @@
 #define WK_COL_PLASMA_MEAN 45
 #define WK_COL_SNOW_TEX 46
 #define WK_COL_HESTAIN 47
+#define WK_COL_FDA 48
 /* WK_COL_HEAVY: which of the larger operations a build holds (the host's engine.core
  * colour_groups: the groups some item's list has, and every group that launch has had in the
  * process, so that a pipeline's builds settle on one); the others are compiled out. Each one
@@ -1463,9 +1471,9 @@ inline __attribute__((always_inline)) void wk_colour8_ops(float8 *v, int C, __gl
             const int data = (int)op[3];
             k += data;
             op += data * WK_COL_WORDS;
-        } else if (code == WK_COL_EQUALIZE) {
-            /* (its pass's table, made by colour_pass.cl; HistogramMatching's reference counts
-             * skipped: w[10] data operations) */
+        } else if (code == WK_COL_EQUALIZE || code == WK_COL_FDA) {
+            /* (its pass's table or changes, made by colour_pass.cl; HistogramMatching's
+             * reference counts and FDA's amplitudes skipped: w[10] data operations) */
             const int data = (int)op[10];
             k += data;
             op += data * WK_COL_WORDS;

@@ -73,6 +73,9 @@
 #ifndef RESCALE
 #define RESCALE 0
 #endif
+#ifndef FDA
+#define FDA 0
+#endif
 #ifndef PCA_DOUBLE
 #define PCA_DOUBLE 0
 #endif
@@ -609,7 +612,7 @@ __kernel void colour_pca(__global const X_T *restrict S, int Ho, int Wo,
 #define PCA_PARAM
 #endif
 
-#if BLUR || MOTION || MEDIAN || CLAHE || GATHER || JPEG || ZOOM || CHROMA || MORPH || GLASS || RESCALE
+#if BLUR || MOTION || MEDIAN || CLAHE || GATHER || JPEG || ZOOM || CHROMA || MORPH || GLASS || RESCALE || FDA
 /* OpenCV's BORDER_REFLECT_101 (the edge pixel not repeated), any distance: an index in [0, n)
  * (each turn brings i nearer: no division, a rare path) */
 inline int cp_reflect(int i, int n) {
@@ -2319,6 +2322,150 @@ inline void cp_rescale8(__global const float *SR, __global const float *rt, int 
 #define RESCALE_PARAM
 #endif
 
+#if FDA
+/* albumentations' FDA (colour.h's WK_COL_FDA): fft2 of each channel, the amplitudes in the
+ * window replaced by the reference's (its phases kept), ifft2's real part, clipped (an integer
+ * image's truncated, as numpy's cast). The result is the image plus the real part of the
+ * inverse DFT of the window's changes D(fy, fx) = (|R| - |I|) I / |I| (1 where I is 0), which
+ * is separable: for the window's column frequencies, each row's DFT sums (colour_fda_rows;
+ * of a real row, A(-g) is A(g)'s conjugate: only g >= 0), then the window's coefficients
+ * from the columns of those and their changes (colour_fda_coef), then each row's sums of
+ * the changes at each column frequency, folded into pairs (g, -g) as two reals P, Q
+ * (colour_fda_cols: Re(B(g) + B(-g)), Im(B(g) - B(-g))), so that a pixel adds
+ * sum_g P cos(2 pi g x / Wo) - Q sin(2 pi g x / Wo) (cp_fda8). FT: (cos, sin) of 2 pi m / Wo
+ * for m < Wo, then of 2 pi m / Ho; FA: (B, Ho, C, gmax) pairs; FC: (B, C, nymax, nxmax). */
+
+/* an FDA operation's value v (its reference's amplitudes, channel by channel, row-major) */
+inline float cp_fda_value(__global const float *op, int v) {
+    return op[WK_COL_WORDS * (1 + v / 11) + 1 + v % 11];
+}
+
+#if !WK_ONE_KERNEL || defined(WK_KERNEL_colour_fda_rows)
+__kernel void colour_fda_rows(__global const X_T *restrict S, int Ho, int Wo,
+                              __global const float *restrict COL, int ncol, int rows,
+                              __global const float2 *restrict FT, __global float2 *restrict FA,
+                              int gmax) {
+    const int C = CH;
+    const int lid = (int)get_local_id(0), y0 = (int)get_group_id(1) * rows, b = (int)get_global_id(2);
+    __global const float *op = WK_COL_OF(b);
+    if ((int)op[0] != WK_COL_FDA) return;
+    const int G = (int)op[5], nr = Ho - y0 < rows ? Ho - y0 : rows;
+    for (int t = lid; t < nr * G; t += 64) {
+        const int y = y0 + t / G, g = t - (t / G) * G;
+        const long row = ((long)b * Ho + y) * Wo;
+        float2 a[4] = {(float2)(0.0f), (float2)(0.0f), (float2)(0.0f), (float2)(0.0f)};
+        int m = 0; /* g x mod Wo */
+        for (int x = 0; x < Wo; x++) {
+            const float2 e = FT[m];
+            WK_EACH_C(const float s = cp_level1(S[(row + x) * C + c]);
+                      a[c] += (float2)(s * e.x, -s * e.y));
+            m += g;
+            if (m >= Wo) m -= Wo;
+        }
+        WK_EACH_C(FA[(((long)b * Ho + y) * C + c) * gmax + g] = a[c]);
+    }
+}
+#endif
+
+#if !WK_ONE_KERNEL || defined(WK_KERNEL_colour_fda_coef)
+__kernel void colour_fda_coef(int Ho, int Wo, __global const float *restrict COL, int ncol,
+                              __global const float2 *restrict FT, __global const float2 *restrict FA,
+                              __global float2 *restrict FC, int gmax, int nymax, int nxmax) {
+    const int C = CH;
+    const int t = (int)get_global_id(0), c = (int)get_global_id(1), b = (int)get_global_id(2);
+    __global const float *op = WK_COL_OF(b);
+    if ((int)op[0] != WK_COL_FDA || c >= C) return;
+    const int ylo = (int)op[1], ny = (int)op[2], xlo = (int)op[3], nx = (int)op[4];
+    if (t >= ny * nx) return;
+    const int iy = t / nx, ix = t - iy * nx, fy = ylo + iy, fx = xlo + ix;
+    const int g = fx < 0 ? -fx : fx, step = fy < 0 ? fy + Ho : fy;
+    const float conj = fx < 0 ? -1.0f : 1.0f; /* A(-g): A(g)'s conjugate */
+    __global const float2 *ty = FT + Wo;
+    float2 s = (float2)(0.0f);
+    int m = 0; /* fy y mod Ho */
+    for (int y = 0; y < Ho; y++) {
+        const float2 a = FA[(((long)b * Ho + y) * C + c) * gmax + g], e = ty[m];
+        const float ay = conj * a.y;
+        s += (float2)(a.x * e.x + ay * e.y, ay * e.x - a.x * e.y); /* a e^(-i th) */
+        m += step;
+        if (m >= Ho) m -= Ho;
+    }
+    const float amp = hypot(s.x, s.y);
+    const float2 unit = amp > 0.0f ? s / amp : (float2)(1.0f, 0.0f); /* (numpy's angle(0): 0) */
+    const float d = (cp_fda_value(op, (c * ny + iy) * nx + ix) - amp) / ((float)Ho * (float)Wo);
+    FC[((long)b * C + c) * nymax * nxmax + iy * nxmax + ix] = unit * d;
+}
+#endif
+
+#if !WK_ONE_KERNEL || defined(WK_KERNEL_colour_fda_cols)
+__kernel void colour_fda_cols(int Ho, int Wo, __global const float *restrict COL, int ncol,
+                              int rows, __global const float2 *restrict FT,
+                              __global const float2 *restrict FC, __global float2 *restrict FA,
+                              int gmax, int nymax, int nxmax) {
+    const int C = CH;
+    const int lid = (int)get_local_id(0), y0 = (int)get_group_id(1) * rows, b = (int)get_global_id(2);
+    __global const float *op = WK_COL_OF(b);
+    if ((int)op[0] != WK_COL_FDA) return;
+    const int ylo = (int)op[1], ny = (int)op[2], xlo = (int)op[3], nx = (int)op[4], G = (int)op[5];
+    const int nr = Ho - y0 < rows ? Ho - y0 : rows;
+    __global const float2 *ty = FT + Wo;
+    for (int t = lid; t < nr * G; t += 64) {
+        const int y = y0 + t / G, g = t - (t / G) * G;
+        const int ip = g - xlo, im = -g - xlo; /* the window's columns of g and -g */
+        const int hp = ip >= 0 && ip < nx, hm = g > 0 && im >= 0 && im < nx;
+        const int m0 = (int)(((long)(ylo < 0 ? ylo + Ho : ylo) * y) % Ho);
+        for (int c = 0; c < C; c++) {
+            __global const float2 *fc = FC + ((long)b * C + c) * nymax * nxmax;
+            float2 bp = (float2)(0.0f), bm = (float2)(0.0f);
+            int m = m0; /* fy y mod Ho */
+            for (int iy = 0; iy < ny; iy++) {
+                const float2 e = ty[m]; /* e^(i th) */
+                if (hp) {
+                    const float2 d = fc[iy * nxmax + ip];
+                    bp += (float2)(d.x * e.x - d.y * e.y, d.x * e.y + d.y * e.x);
+                }
+                if (hm) {
+                    const float2 d = fc[iy * nxmax + im];
+                    bm += (float2)(d.x * e.x - d.y * e.y, d.x * e.y + d.y * e.x);
+                }
+                m += y;
+                if (m >= Ho) m -= Ho;
+            }
+            FA[(((long)b * Ho + y) * C + c) * gmax + g] = (float2)(bp.x + bm.x, bp.y - bm.y);
+        }
+    }
+}
+#endif
+
+/* WK_COL_FDA's change added to the 8 pixels xo .. xo + 7 of a row (fa: the row's P, Q pairs,
+ * C x gmax; G pairs), then clipped as albumentations clips (an integer image's truncated) */
+inline void cp_fda8(__global const float2 *fa, int gmax, int G, __global const float2 *FT,
+                    int Wo, int xo, float8 *v) {
+    const int C = CH;
+    int8 x = (int8)(xo) + (int8)(0, 1, 2, 3, 4, 5, 6, 7);
+    x = select(x, (int8)(0), x >= (int8)(Wo)); /* (past the row: any column, not stored) */
+    int8 m = (int8)(0); /* g x mod Wo */
+    float8 acc[4] = {(float8)(0.0f), (float8)(0.0f), (float8)(0.0f), (float8)(0.0f)};
+    for (int g = 0; g < G; g++) {
+        const float2 e0 = FT[m.s0], e1 = FT[m.s1], e2 = FT[m.s2], e3 = FT[m.s3],
+                     e4 = FT[m.s4], e5 = FT[m.s5], e6 = FT[m.s6], e7 = FT[m.s7];
+        const float8 cs = (float8)(e0.x, e1.x, e2.x, e3.x, e4.x, e5.x, e6.x, e7.x);
+        const float8 sn = (float8)(e0.y, e1.y, e2.y, e3.y, e4.y, e5.y, e6.y, e7.y);
+        WK_EACH_C(const float2 pq = fa[c * gmax + g]; acc[c] += pq.x * cs - pq.y * sn);
+        m += x;
+        m = select(m, m - (int8)(Wo), m >= (int8)(Wo));
+    }
+#if WK_COL_INT
+    WK_EACH_C(v[c] = wk_floor8(wk_clamp8(v[c] + acc[c], 0.0f, WK_PEAK)));
+#else
+    WK_EACH_C(v[c] = wk_clamp8(v[c] + acc[c], 0.0f, WK_PEAK));
+#endif
+}
+#define FDA_PARAM , __global const float2 *restrict FT, __global const float2 *restrict FA, int gmax
+#else
+#define FDA_PARAM
+#endif
+
 #if JPEG
 /* WK_COL_JPEG: albumentations' ImageCompression (OpenCV's cv2.imencode(".jpg") then
  * cv2.imdecode: libjpeg-turbo with its defaults) as integer arithmetic, the same levels:
@@ -2900,7 +3047,7 @@ __kernel void colour_apply(__global const X_T *restrict S, int Ho, int Wo,
                            __global const float *restrict P, int G, __global Y_PTR_T *restrict Y,
                            float4 yscale, float4 ybias, __global const float *restrict COL,
                            int ncol, int rows BLUR_PARAM UNSHARP_PARAM CLAHE_PARAM GATHER_PARAM ZOOM_PARAM JPEG_PARAM PCA_PARAM
-                           GLASS_PARAM RESCALE_PARAM) {
+                           GLASS_PARAM RESCALE_PARAM FDA_PARAM) {
     const int C = CH;
     const int lid = (int)get_local_id(0), y0 = (int)get_group_id(1) * rows, b = (int)get_global_id(2);
     /* the item's means, summed once per work-group (a sum per work-item costs more than the
@@ -3009,6 +3156,12 @@ __kernel void colour_apply(__global const X_T *restrict S, int Ho, int Wo,
         if ((int)op[0] == WK_COL_CHROMA) {
             cp_load8(S, row, xo, n, v);
             cp_chroma8(S, Ho, Wo, b, xo, yo, op, v);
+        } else
+#endif
+#if FDA
+        if ((int)op[0] == WK_COL_FDA) {
+            cp_load8(S, row, xo, n, v);
+            cp_fda8(FA + ((long)b * Ho + yo) * C * gmax, gmax, (int)op[5], FT, Wo, xo, v);
         } else
 #endif
 #if CLAHE

@@ -107,10 +107,13 @@ def test_each_ported_transform_gives_albumentations_result(theirs, queue):
     ([A.PixelDistributionAdaptation(p=1)], {},
      r"PixelDistributionAdaptation has no warpkit equivalent yet \(albumentations 2.0.8 blends "
      r"its result, on \[0, 1\], into the image on 0-255"),
-    # (HistogramMatching is read off the live transform: tests/test_histogram_matching.py)
-    ([A.HorizontalFlip(), A.OneOf([A.Blur(), A.HistogramMatching(p=1), A.FDA(p=1)])], {},
-     r"albumentations' FDA has no warpkit equivalent yet \(nor a serialised "
-     r"form in albumentations: .*metadata\); supported: AdditiveNoise"),
+    # (HistogramMatching and FDA are read off the live transform: tests/test_histogram_matching.py,
+    # tests/test_fda.py; the one past them that cannot be ported is named)
+    ([A.HorizontalFlip(), A.OneOf([A.Blur(), A.HistogramMatching(p=1), A.FDA(p=1),
+                                   A.PixelDistributionAdaptation(p=1)])], {},
+     r"albumentations' PixelDistributionAdaptation has no warpkit equivalent yet \(albumentations "
+     r"2.0.8 blends .*\(nor a serialised form in albumentations: .*metadata\); supported: "
+     r"AdditiveNoise"),
     ([A.RandomResizedCrop(size=(32, 32), interpolation=3)], {},
      r"RandomResizedCrop\(interpolation=3\) is not supported: warpkit takes 0 \(nearest\)"),
     ([A.Resize(40, 40, interpolation=2), A.RandomResizedCrop(size=(32, 32))], {},

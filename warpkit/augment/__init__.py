@@ -62,7 +62,7 @@ from ._filters import AdvancedBlur, Defocus, GlassBlur, RingingOvershoot, Unshar
 from ._pixel_dropout import PixelDropout
 from ._mask_dropout import MaskDropout
 from ._stain import HEStain
-from ._domain import HistogramMatching
+from ._domain import FDA, HistogramMatching
 from ._additive import AdditiveNoise
 from ._grid_shuffle import RandomGridShuffle
 from ._pixel import (AutoContrast, ChannelDropout, ChromaticAberration, Equalize, FancyPCA,
@@ -97,7 +97,7 @@ __all__ = ["AdditiveNoise", "AdvancedBlur", "Affine", "AtLeastOneBBoxRandomCrop"
            "FrequencyMasking", "FromFloat",
            "from_albumentations", "GaussianBlur", "GaussNoise", "GlassBlur", "GridDistortion", "GridDropout",
            "GridElasticDeform",
-           "HEStain", "HistogramMatching", "HorizontalFlip", "HueSaturationValue", "Illumination", "ImageCompression", "InvertImg", "ISONoise",
+           "FDA", "HEStain", "HistogramMatching", "HorizontalFlip", "HueSaturationValue", "Illumination", "ImageCompression", "InvertImg", "ISONoise",
            "KeypointParams", "LongestMaxSize", "MaskDropout", "MedianBlur", "MixUp", "Morphological", "Mosaic",
            "MotionBlur",
            "MultiplicativeNoise", "OneOf", "OpticalDistortion", "Pad", "PadIfNeeded",

@@ -46,7 +46,7 @@ from ._grid_shuffle import RandomGridShuffle
 from ._pixel_dropout import PixelDropout
 from ._mask_dropout import MaskDropout
 from ._stain import HEStain
-from ._domain import HistogramMatching
+from ._domain import FDA, HistogramMatching
 from ._base import (BORDER_CODES, INTERPOLATION_CODES, OneOf, Transform, merge_setting,
                     same_value)
 from ._compose import Compose
@@ -141,11 +141,15 @@ def _equalize(a: _Args, pipe: _Pipeline) -> Transform:
                    p=a.take("p", 0.5))
 
 
-def _histogram_matching(a: _Args, pipe: _Pipeline) -> Transform:
-    a.only("reference_images", None, why=" (deprecated in albumentations: warpkit takes the "
-           "reference images per call, as albumentations' metadata_key)")
-    a.d.pop("read_fn", None)  # (it reads reference_images only)
-    return _colour(HistogramMatching, "blend_ratio", "metadata_key")(a, pipe)
+def _domain(cls: type, amount: str) -> Callable[[_Args, _Pipeline], Transform]:
+    """The port of a domain adaptation that reads the call's reference images (``amount``: its
+    parameter besides ``metadata_key``)."""
+    def port(a: _Args, pipe: _Pipeline) -> Transform:
+        a.only("reference_images", None, why=" (deprecated in albumentations: warpkit takes "
+               "the reference images per call, as albumentations' metadata_key)")
+        a.d.pop("read_fn", None)  # (it reads reference_images only)
+        return _colour(cls, amount, "metadata_key")(a, pipe)
+    return port
 
 
 def _rgb_shift(a: _Args, pipe: _Pipeline) -> Transform:
@@ -288,7 +292,8 @@ SUPPORTED: dict[str, Callable[[_Args, _Pipeline], Transform | None]] = {
     "Posterize": _colour(C.Posterize, "num_bits"),
     "ToSepia": _colour(P.ToSepia),
     "Equalize": _equalize,
-    "HistogramMatching": _histogram_matching,
+    "HistogramMatching": _domain(HistogramMatching, "blend_ratio"),
+    "FDA": _domain(FDA, "beta_limit"),
     "AutoContrast": _colour(P.AutoContrast, "cutoff", "ignore", "method"),
     "FancyPCA": _colour(P.FancyPCA, "alpha"),
     "AdditiveNoise": _colour(AdditiveNoise, "noise_type", "spatial_mode", "noise_params",
@@ -479,7 +484,8 @@ _NOT_PORTED = {
 
 #: albumentations' transforms that its to_dict refuses (they read metadata) and warpkit ports:
 #: the parameters a port reads off the live transform
-_READ_LIVE = {"HistogramMatching": ("blend_ratio", "metadata_key", "p")}
+_READ_LIVE = {"HistogramMatching": ("blend_ratio", "metadata_key", "p"),
+              "FDA": ("beta_limit", "metadata_key", "p")}
 
 
 class _Stand(dict):

@@ -3,6 +3,7 @@ the plan), and the batch forms built on it."""
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Sequence
 from typing import Any, Callable
@@ -24,7 +25,7 @@ from . import jpeg, lab, resize8
 from .plan import (CLAHE_PIXELS, COLG_PLASMA, COLG_RAIN, COLG_SNOW, FIXED, MAX_BLUR_RADIUS,
                    MAX_CLAHE_TILES, MAX_MEDIAN_SIZE, MAX_TAP_RADIUS, MAX_ZOOMS, NO_MAP, PASS_BLUR, PASS_CLAHE,
                    PASS_GATHER, PASS_GLASS, PASS_GLASS_EXACT, PASS_CHROMA, PASS_JPEG, PASS_MEAN, PASS_MEDIAN, PASS_MORPH, PASS_MOTION,
-                   PASS_PCA, PASS_RESCALE, PASS_UNSHARP, PASS_ZOOM, PLANS,
+                   PASS_FDA, PASS_PCA, PASS_RESCALE, PASS_UNSHARP, PASS_ZOOM, PLANS,
                    WarpSpec, fixed_values, image_key, image_values, int32, int64,
                    warp_plan)
 
@@ -97,7 +98,8 @@ def warp_by(image: Any, matrix: Any, size: Any = None, sampling: Sampling = LINE
     spec = WarpSpec(shape, items, wo, ho, len(ss) > 1,
                     src_index is not None, sampling.mode, sampling.pad, max(ss) > 1,
                     y_dtype, y_chw, ragged, kind,
-                    blocks(coords), bool(passes), kinds, colour_groups(passes), tiles, bands)
+                    blocks(coords), bool(passes), kinds, colour_groups(passes), tiles, bands,
+                    fda_sizes(passes) if any(k & PASS_FDA for k in kinds) else ())
     finite_affine, tw_log2, pf = _work_split(kind, inv, wo, ho)
     plan = PLANS.get((rt, layout_key, wants_device_result(x), spec, tw_log2),
                      lambda: warp_plan(rt, x, spec, tw_log2))
@@ -127,6 +129,8 @@ def warp_by(image: Any, matrix: Any, size: Any = None, sampling: Sampling = LINE
         for k, table in zoom_tables(passes, wo, ho).items():
             values[f"ZT{k}"] = cl.Buffer(rt.context, ro, hostbuf=table)
             values[f"ZF{k}"] = int32(table.shape[1])
+    if spec.fda:
+        values["FT"] = cl.Buffer(rt.context, ro, hostbuf=fda_twiddles(wo, ho))
     for k, prog in enumerate(passes):  # the warp's operations, then each colour pass's
         name, flags, extra = f"{k or ''}", ro, 0
         if spec.colour_groups[k] & COLG_RAIN:  # (rain.cl draws the drops into the list first)
@@ -277,7 +281,7 @@ def colour_peak(dtype: Any) -> float:
  COL_CURVE, COL_JPEG, COL_EQUALIZE, COL_ISO, COL_SALT, COL_HOLES, COL_TAPS,
  COL_PIXDROP, COL_SHOT, COL_PCA, COL_UNSHARP, COL_ZOOM, COL_SNOW, COL_CHROMA,
  COL_LIGHT, COL_GRAVEL, COL_POLY, COL_MORPH, COL_FLARE, COL_FOG, COL_RAIN, COL_GLASS,
- COL_PLASMA, COL_PLASMA_MEAN, COL_SNOW_TEX, COL_HESTAIN) = range(1, 48)
+ COL_PLASMA, COL_PLASMA_MEAN, COL_SNOW_TEX, COL_HESTAIN, COL_FDA) = range(1, 49)
 
 #: colour operations on the image's mean as they find it (the contrast on the gray mean, the
 #: shift by the mean, ISONoise on the lightness's standard deviation, FancyPCA on the channels'
@@ -324,12 +328,12 @@ MIN_SHOT_SCALE = 0.02
 #: warp
 COLOUR_WHOLE = (*COLOUR_MEAN, COL_BLUR, COL_UNSHARP, COL_MOTION, COL_MEDIAN, COL_CONV, COL_TAPS,
                 COL_CLAHE, COL_DOWNSCALE, COL_JPEG, COL_EQUALIZE, COL_ZOOM, COL_CHROMA, COL_MORPH,
-                COL_GLASS)
+                COL_GLASS, COL_FDA)
 
 
 #: the group of each colour operation's code in a build (kernels_cl/colour.h's WK_COLG_*: the
 #: larger operations, each compiled only into the builds whose group mask has it); 0: always there
-_COLOUR_GROUP = np.zeros(COL_HESTAIN + 1, np.int64)
+_COLOUR_GROUP = np.zeros(COL_FDA + 1, np.int64)
 _COLOUR_GROUP[[COL_GAMMA, COL_HUE, COL_HSV, COL_NOISE, COL_SALT, COL_PIXDROP, COL_SHOT, COL_HOLE,
                COL_HOLES, COL_POSTERIZE, COL_MATRIX, COL_CURVE, COL_ISO, COL_SNOW, COL_LIGHT,
                COL_GRAVEL, COL_POLY, COL_FLARE, COL_FOG, COL_RAIN]] = [1, 2, 2, 4, 4, 4, 4, 8, 8,
@@ -390,7 +394,7 @@ def colour_groups(passes: list[np.ndarray]) -> tuple[int, ...]:
     for k, p in enumerate(passes):
         ops = p.reshape(p.shape[0], -1, COLOUR_WORDS)
         codes = ops[:, :, 0].astype(np.int64)
-        groups = _COLOUR_GROUP[np.clip(codes, 0, COL_HESTAIN)]
+        groups = _COLOUR_GROUP[np.clip(codes, 0, COL_FDA)]
         median = codes == COL_MEDIAN  # its 5x5 and 7x7 networks: groups of their own
         groups[median] |= np.select([ops[:, :, 1][median] == 5, ops[:, :, 1][median] == 7],
                                     [_MEDIAN_NET5, _MEDIAN_NET7], 0)
@@ -405,7 +409,7 @@ def pass_kinds(passes: list[np.ndarray]) -> tuple[int, ...]:
     :data:`PASS_MEDIAN` | :data:`PASS_CLAHE` | :data:`PASS_GATHER` | :data:`PASS_JPEG` |
     :data:`PASS_PCA` | :data:`PASS_UNSHARP` | :data:`PASS_ZOOM` | :data:`PASS_CHROMA` |
     :data:`PASS_MORPH` | :data:`PASS_GLASS` | :data:`PASS_GLASS_EXACT` |
-    :data:`PASS_RESCALE`) of each colour pass after the warp (``passes``:
+    :data:`PASS_RESCALE` | :data:`PASS_FDA`) of each colour pass after the warp (``passes``:
     :func:`colour_passes`'s list, the warp's own operations first). A downscale is a gather
     with nearest neighbours both ways (words 4 and 5 zero), else a rescale."""
     return tuple(PASS_MEAN * bool(np.isin(p[:, 0], COLOUR_MEAN).any())
@@ -423,6 +427,7 @@ def pass_kinds(passes: list[np.ndarray]) -> tuple[int, ...]:
                  | PASS_MORPH * bool((p[:, 0] == COL_MORPH).any())
                  | PASS_GLASS * bool((p[:, 0] == COL_GLASS).any())
                  | PASS_GLASS_EXACT * bool(((p[:, 0] == COL_GLASS) & (p[:, 6] != 0)).any())
+                 | PASS_FDA * bool((p[:, 0] == COL_FDA).any())
                  for p in passes[1:])
 
 
@@ -636,6 +641,7 @@ def _colour_ops(colour: np.ndarray, items: int, dt: np.dtype, channels: int, wo:
     _check_filters(ops)
     _check_matching(ops, channels)
     _check_equalize_masks(ops, wo, ho)
+    _check_fda(ops, channels, wo, ho)
     if dt == np.uint16:  # the operations on 8-bit levels
         for code, name, why in ((COL_GRAVEL, "COL_GRAVEL", "OpenCV's 8-bit HLS"),
                                 (COL_FLARE, "COL_FLARE", "8-bit levels"),
@@ -1237,18 +1243,21 @@ def mask_data(mask: np.ndarray) -> np.ndarray:
 
 
 def _data_values(ops: np.ndarray, I: np.ndarray, J: np.ndarray, need: int, values: int,
-                 what: str) -> np.ndarray:
+                 what: str, sixteen: bool = True) -> np.ndarray:
     """The first ``values`` values of the ``need`` COL_DATA operations after each operation
     (I, J) ((n, values) float64), or a ValueError naming ``what``: word 10 counts them, they
-    lie inside the list, they are COL_DATA, their values whole 16-bit numbers."""
+    lie inside the list, they are COL_DATA, their values whole 16-bit numbers (``sixteen``;
+    else finite and not negative)."""
     at = J[:, None] + 1 + np.arange(need)
     inside = (at < ops.shape[1]).all(1)
     data = ops[I[:, None], np.minimum(at, ops.shape[1] - 1)]
     v = data[:, :, 1:].reshape(len(I), -1)[:, :values].astype(np.float64)
     for bad, why in ((ops[I, J, 10] != need) | ~inside | (data[:, :, 0] != COL_DATA).any(1),
                      f"needs {need} COL_DATA operations after it, counted in word 10"), \
-                    (~((v == np.floor(v)) & (v >= 0) & (v < 65536)).all(1),
-                     "values must hold 16 whole bits"):
+                    ((~((v == np.floor(v)) & (v >= 0) & (v < 65536)).all(1),
+                      "values must hold 16 whole bits") if sixteen else
+                     (~(np.isfinite(v) & (v >= 0)).all(1),
+                      "values must be finite and not negative")):
         if bad.any():
             k = int(np.argmax(bad))
             raise ValueError(f"colour[{I[k]}]'s operation {J[k]}: {what} {why} (word 10: "
@@ -1310,6 +1319,66 @@ def _check_matching(ops: np.ndarray, channels: int) -> None:
         k = int(np.argmax(~runs))
         raise ValueError(f"colour[{I[k]}]'s operation {J[k]}: HistogramMatching's reference "
                          f"counts must be running counts (not decreasing, below 2^31)")
+
+
+def fda_folds(xlo: int, nx: int) -> int:
+    """The column frequencies 0 .. G - 1 whose pairs (g, -g) a COL_FDA operation's window of
+    ``nx`` column frequencies from ``xlo`` touches: its word 5 (0 for an empty window)."""
+    return max(-xlo, xlo + nx - 1) + 1 if nx > 0 else 0
+
+
+def fda_sizes(passes: list[np.ndarray]) -> tuple[int, int, int]:
+    """The scratch room of the FDA passes (``passes``: :func:`colour_passes`'s list): the most
+    column pairs, window rows and window columns of any COL_FDA operation, each rounded up to
+    8 (a plan serves nearby windows), () where no pass has one."""
+    words = [p.reshape(p.shape[0], -1, COLOUR_WORDS)[:, 0] for p in passes[1:]]
+    words = [w[w[:, 0] == COL_FDA] for w in words]
+    words = np.concatenate(words) if words else np.zeros((0, COLOUR_WORDS), np.float32)
+    if not len(words):
+        return ()
+    return tuple(-(-max(int(words[:, i].max()), 1) // 8) * 8 for i in (5, 2, 4))
+
+
+@functools.lru_cache(maxsize=16)
+def fda_twiddles(wo: int, ho: int) -> np.ndarray:
+    """The FDA kernels' twiddles for an output of ``wo`` x ``ho``: (cos, sin) of 2 pi m / wo
+    for m < wo, then of 2 pi m / ho for m < ho, float32 pairs made in double (read-only)."""
+    t = np.concatenate([2 * np.pi * np.arange(n) / n for n in (wo, ho)])
+    out = np.stack([np.cos(t), np.sin(t)], 1).astype(np.float32).ravel()
+    out.flags.writeable = False
+    return out
+
+
+def fda_ops(window: tuple[int, int, int, int], amplitudes: np.ndarray) -> np.ndarray:
+    """A COL_FDA operation (colour_pass.cl's FDA pass) with its window ``(ylo, ny, xlo, nx)``
+    of row and column frequencies (each the first, signed, and the count) and the
+    reference's amplitudes there (``amplitudes``: (channels, ny, nx)) in its data
+    operations."""
+    ylo, ny, xlo, nx = window
+    return with_data_ops({0: COL_FDA, 1: ylo, 2: ny, 3: xlo, 4: nx, 5: fda_folds(xlo, nx)},
+                         np.asarray(amplitudes, np.float32).ravel())
+
+
+def _check_fda(ops: np.ndarray, channels: int, wo: int, ho: int) -> None:
+    """FDA's operations (COL_FDA) as colour_pass.cl's FDA pass reads them for an output of
+    ``wo`` x ``ho``, or a ValueError: whole numbers; a window of frequencies inside
+    numpy's ``fftshift`` range of each axis (-n // 2 .. n - n // 2 - 1), word 5 its column
+    pairs (:func:`fda_folds`); the amplitudes of ``channels`` (finite, not negative) in the
+    data operations word 10 counts."""
+    I, J = np.nonzero(ops[:, :, 0] == COL_FDA)
+    for i, j in zip(I.tolist(), J.tolist()):
+        w = ops[i, j, 1:6].astype(np.float64)
+        ylo, ny, xlo, nx, g = (int(v) for v in w) if np.isfinite(w).all() else (0,) * 5
+        if not ((w == np.floor(w)).all() and ny >= 0 and nx >= 0
+                and -(ho // 2) <= ylo and ylo + ny <= ho - ho // 2
+                and -(wo // 2) <= xlo and xlo + nx <= wo - wo // 2 and g == fda_folds(xlo, nx)):
+            raise ValueError(f"colour[{i}]'s operation {j}: COL_FDA's window (words 1-5: first "
+                             f"row frequency, rows, first column frequency, columns, column "
+                             f"pairs) must lie in the frequencies of a {wo} x {ho} output, got "
+                             f"{w.tolist()}")
+        n = channels * ny * nx
+        _data_values(ops, np.array([i]), np.array([j]), data_ops(n), n,
+                     f"FDA's amplitudes of {channels} channels x {ny} x {nx}", sixteen=False)
 
 
 def _check_taps(ops: np.ndarray, i: int, j: int) -> None:

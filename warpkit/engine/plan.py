@@ -46,6 +46,11 @@ PASS_GLASS_EXACT = 8192
 #: rows brought to the output's width into SR, colour_apply their columns; the host's taps in
 #: RT<pass>)
 PASS_RESCALE = 16384
+#: ... and with FDA (albumentations' Fourier domain adaptation: colour_fda_rows takes each
+#: row's DFT at the window's column frequencies into FA, colour_fda_coef the window's
+#: coefficients and their changes into FC, colour_fda_cols each row's sums of those changes
+#: back into FA, and colour_apply adds each pixel's; the twiddles in FT)
+PASS_FDA = 32768
 
 #: the most zooms a ZoomBlur averages (engine.core refuses more before any launch: each is 4
 #: reads a value, and a table of 3 (Wo + Ho) floats an item)
@@ -119,6 +124,9 @@ class WarpSpec:
     # most bands a tile has (colour_clahe_hist's work-items per tile: CLAHE_PIXELS)
     clahe_tiles: int = 0
     clahe_bands: int = 0
+    # the FDA passes' room (engine.core.fda_sizes: the most column pairs, window rows and
+    # window columns of an item), () without FDA
+    fda: tuple[int, ...] = ()
 
 
 PLANS = PlanCache()
@@ -390,6 +398,10 @@ def _colour_passes(w: WarpSpec, dt: np.dtype, C: int, store: dict,
         scratch += (Scratch("WIN", w.items * w.ho * w.wo * 4),)
     if any(kind & PASS_RESCALE for kind in w.colour_passes):  # the small image, its rows
         scratch += tuple(Scratch(name, w.items * w.ho * w.wo * C * 4) for name in ("SM", "SR"))
+    if w.fda:  # each row's sums at the column frequencies (then their changes), the window's
+        gmax, nymax, nxmax = w.fda
+        scratch += (Scratch("FA", w.items * w.ho * C * gmax * 8),
+                    Scratch("FC", w.items * C * nymax * nxmax * 8))
     if w.clahe_tiles:
         scratch += (Scratch("LUT", w.items * w.clahe_tiles * 256),
                     Scratch("HIST", w.items * w.clahe_tiles * w.clahe_bands * 256 * 4))
@@ -411,6 +423,7 @@ def _colour_passes(w: WarpSpec, dt: np.dtype, C: int, store: dict,
                    "MORPH": int(bool(kind & PASS_MORPH)),
                    "GLASS": int(bool(kind & PASS_GLASS)),
                    "RESCALE": int(bool(kind & PASS_RESCALE)),
+                   "FDA": int(bool(kind & PASS_FDA)),
                    "CP_PW": MEAN_WORDS,
                    **({"PCA_DOUBLE": int(fp64), "CP_PM": PCA_WORDS} if kind & PASS_PCA else {}),
                    "WK_COL_HEAVY": w.colour_groups[k],
@@ -475,6 +488,19 @@ def _colour_passes(w: WarpSpec, dt: np.dtype, C: int, store: dict,
             tables += (Arg("WIN"),)
         if kind & PASS_RESCALE:
             tables += rescale
+        if kind & PASS_FDA:
+            fs = tuple(np.int32(v) for v in w.fda)
+            rows_args = (*dims, *col, np.int32(tile), Arg("FT"), Arg("FA"), fs[0])
+            launches.append(Launch(Variant.of("colour_pass.cl", "colour_fda_rows", **defines),
+                                   (Arg(src), *rows_args), groups, (64, 1, 1)))
+            launches.append(Launch(Variant.of("colour_pass.cl", "colour_fda_coef", **defines),
+                                   (*dims, *col, Arg("FT"), Arg("FA"), Arg("FC"), *fs),
+                                   (round_up(int(fs[1]) * int(fs[2]), 64), C, w.items),
+                                   (64, 1, 1)))
+            launches.append(Launch(Variant.of("colour_pass.cl", "colour_fda_cols", **defines),
+                                   (*dims, *col, np.int32(tile), Arg("FT"), Arg("FC"), Arg("FA"),
+                                    *fs), groups, (64, 1, 1)))
+            tables += (Arg("FT"), Arg("FA"), fs[0])
         apply = Variant.of("colour_pass.cl", "colour_apply", **defines)
         launches.append(Launch(apply, (Arg(src), *dims, Arg("P"), np.int32(bands),
                                        Arg("Y" if last else f"S{k % 2}"), Arg("yscale"),
