@@ -22,7 +22,8 @@ MedianBlur, AdvancedBlur, Defocus, RingingOvershoot, UnsharpMask, ZoomBlur), CLA
 AutoContrast, AdditiveNoise (Beta per pixel), ISONoise, SaltAndPepper, ShotNoise, PixelDropout, GridDropout,
 Downscale and ImageCompression (a JPEG round trip) on every sample beside it, and five pointwise transforms (ToSepia,
 PlanckianJitter, RandomToneCurve, MultiplicativeNoise, ChannelDropout) at p=0.5. Another times
-HistogramMatching on every sample (each call passing 3 of the photos as its references).
+HistogramMatching on every sample (each call passing 3 of the photos as its references);
+FDA likewise.
 torchvision's v2 transforms are not a peer here: torchvision from PyPI does not load beside this
 torch build. warpkit normalises inside the warp kernel (float32, channels first); the ragged
 list is packed into one buffer and warped in one launch (warp.warp_batch), masks in a second.
@@ -339,6 +340,18 @@ def matching_runs(data, have_alb: bool) -> dict:
                      passed=refs)
 
 
+def fda_runs(data, have_alb: bool) -> dict:
+    """FDA on every sample (beta_limit 0-0.1, its default), each call passing 3 of the batch's
+    photos as the reference images: warpkit with and without it, albumentations (each photo
+    adapted to one of the same 3)."""
+    from warpkit.augment import FDA
+
+    refs = {"fda_metadata": [d[0] for d in data[:3]]}
+    return pass_runs(data, {"warpkit, geometry and FDA": [FDA(p=1)],
+                            "warpkit, geometry alone": []},
+                     (lambda A: [A.FDA(p=1)]) if have_alb else None, passed=refs)
+
+
 #: Downscale's interpolation pair of two real resamplings (cv2.INTER_AREA down, INTER_LINEAR up)
 AREA_LINEAR = {"downscale": 3, "upscale": 1}
 
@@ -596,6 +609,9 @@ def main() -> None:
         (matching_runs, "warpkit, geometry and HistogramMatching",
          "HistogramMatching after the warp: RandomResizedCrop(224) + flip + "
          "HistogramMatching(p=1) to one of 3 reference photos, 64 ragged photos -> float32 CHW"),
+        (fda_runs, "warpkit, geometry and FDA",
+         "FDA after the warp: RandomResizedCrop(224) + flip + FDA(p=1) (beta 0-0.1) to one of 3 "
+         "reference photos, 64 ragged photos -> float32 CHW"),
         (blur_runs, "warpkit, geometry and blur",
          "Blur after the warp: RandomResizedCrop(224) + flip + GaussianBlur(sigma 0.5-3, "
          "p=0.5), 64 ragged photos -> float32 CHW")]

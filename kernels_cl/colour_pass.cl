@@ -2327,13 +2327,22 @@ inline void cp_rescale8(__global const float *SR, __global const float *rt, int 
  * window replaced by the reference's (its phases kept), ifft2's real part, clipped (an integer
  * image's truncated, as numpy's cast). The result is the image plus the real part of the
  * inverse DFT of the window's changes D(fy, fx) = (|R| - |I|) I / |I| (1 where I is 0), which
- * is separable: for the window's column frequencies, each row's DFT sums (colour_fda_rows;
- * of a real row, A(-g) is A(g)'s conjugate: only g >= 0), then the window's coefficients
- * from the columns of those and their changes (colour_fda_coef), then each row's sums of
- * the changes at each column frequency, folded into pairs (g, -g) as two reals P, Q
- * (colour_fda_cols: Re(B(g) + B(-g)), Im(B(g) - B(-g))), so that a pixel adds
- * sum_g P cos(2 pi g x / Wo) - Q sin(2 pi g x / Wo) (cp_fda8). FT: (cos, sin) of 2 pi m / Wo
- * for m < Wo, then of 2 pi m / Ho; FA: (B, Ho, C, gmax) pairs; FC: (B, C, nymax, nxmax). */
+ * is separable, and each step halved by the symmetries of real data:
+ *   colour_fda_rows   each row's DFT A(y, g) at the column frequencies g = 0 .. G - 1 (of a
+ *                     real row, A(y, -g) is A(y, g)'s conjugate), columns x and Wo - x
+ *                     taken together (their twiddles conjugate): into FA;
+ *   colour_fda_coef   the window's coefficients I(fy, fx), a DFT of A's columns at the row
+ *                     frequencies: a work-item per (a, g), a, g >= 0, gives I(a, g) and
+ *                     I(-a, g) from one pass over the column (I(a, -g), I(-a, -g) their
+ *                     conjugates), and writes the changes D of the window's points among the
+ *                     four: into FC;
+ *   colour_fda_cols   each row's sums B(y, fx) = sum_fy D(fy, fx) e^(i fy y), rows y and
+ *                     Ho - y together (their twiddles conjugate), folded into two reals a
+ *                     column pair (g, -g), P = Re(B(y, g) + B(y, -g)), Q = Im(B(y, g) -
+ *                     B(y, -g)): into FA again (its sums are spent);
+ * and a pixel adds sum_g P cos(2 pi g x / Wo) - Q sin(2 pi g x / Wo) (cp_fda8). FT: (cos, sin)
+ * of 2 pi m / Wo for m < Wo, then of 2 pi m / Ho; FA: (B, Ho, C, gmax) pairs; FC: (B, C,
+ * nymax, nxmax). */
 
 /* an FDA operation's value v (its reference's amplitudes, channel by channel, row-major) */
 inline float cp_fda_value(__global const float *op, int v) {
@@ -2349,23 +2358,39 @@ __kernel void colour_fda_rows(__global const X_T *restrict S, int Ho, int Wo,
     const int lid = (int)get_local_id(0), y0 = (int)get_group_id(1) * rows, b = (int)get_global_id(2);
     __global const float *op = WK_COL_OF(b);
     if ((int)op[0] != WK_COL_FDA) return;
-    const int G = (int)op[5], nr = Ho - y0 < rows ? Ho - y0 : rows;
+    const int G = (int)op[5], nr = Ho - y0 < rows ? Ho - y0 : rows, pairs = (Wo - 1) / 2;
     for (int t = lid; t < nr * G; t += 64) {
         const int y = y0 + t / G, g = t - (t / G) * G;
         const long row = ((long)b * Ho + y) * Wo;
-        float2 a[4] = {(float2)(0.0f), (float2)(0.0f), (float2)(0.0f), (float2)(0.0f)};
+        float re[4], im[4];
+        WK_EACH_C(re[c] = cp_level1(S[row * C + c]); im[c] = 0.0f); /* (x = 0) */
+        if (2 * pairs + 2 == Wo) { /* x = Wo / 2: the twiddle (-1)^g */
+            const float sign = (g & 1) ? -1.0f : 1.0f;
+            WK_EACH_C(re[c] += sign * cp_level1(S[(row + pairs + 1) * C + c]));
+        }
         int m = 0; /* g x mod Wo */
-        for (int x = 0; x < Wo; x++) {
-            const float2 e = FT[m];
-            WK_EACH_C(const float s = cp_level1(S[(row + x) * C + c]);
-                      a[c] += (float2)(s * e.x, -s * e.y));
+        for (int x = 1; x <= pairs; x++) {
             m += g;
             if (m >= Wo) m -= Wo;
+            const float2 e = FT[m];
+            WK_EACH_C(const float s1 = cp_level1(S[(row + x) * C + c]);
+                      const float s2 = cp_level1(S[(row + Wo - x) * C + c]);
+                      re[c] += (s1 + s2) * e.x; im[c] -= (s1 - s2) * e.y);
         }
-        WK_EACH_C(FA[(((long)b * Ho + y) * C + c) * gmax + g] = a[c]);
+        WK_EACH_C(FA[(((long)b * Ho + y) * C + c) * gmax + g] = (float2)(re[c], im[c]));
     }
 }
 #endif
+
+/* the change D of the window's point (fy, fx), if it is one, from its coefficient s */
+inline void cp_fda_change(__global const float *op, __global float2 *fc, int nxmax, int c,
+                          int fy, int fx, float2 s, float scale) {
+    const int iy = fy - (int)op[1], ix = fx - (int)op[3], ny = (int)op[2], nx = (int)op[4];
+    if (iy < 0 || iy >= ny || ix < 0 || ix >= nx) return;
+    const float amp = hypot(s.x, s.y);
+    const float2 unit = amp > 0.0f ? s / amp : (float2)(1.0f, 0.0f); /* (numpy's angle(0): 0) */
+    fc[iy * nxmax + ix] = unit * ((cp_fda_value(op, (c * ny + iy) * nx + ix) - amp) * scale);
+}
 
 #if !WK_ONE_KERNEL || defined(WK_KERNEL_colour_fda_coef)
 __kernel void colour_fda_coef(int Ho, int Wo, __global const float *restrict COL, int ncol,
@@ -2375,25 +2400,31 @@ __kernel void colour_fda_coef(int Ho, int Wo, __global const float *restrict COL
     const int t = (int)get_global_id(0), c = (int)get_global_id(1), b = (int)get_global_id(2);
     __global const float *op = WK_COL_OF(b);
     if ((int)op[0] != WK_COL_FDA || c >= C) return;
-    const int ylo = (int)op[1], ny = (int)op[2], xlo = (int)op[3], nx = (int)op[4];
-    if (t >= ny * nx) return;
-    const int iy = t / nx, ix = t - iy * nx, fy = ylo + iy, fx = xlo + ix;
-    const int g = fx < 0 ? -fx : fx, step = fy < 0 ? fy + Ho : fy;
-    const float conj = fx < 0 ? -1.0f : 1.0f; /* A(-g): A(g)'s conjugate */
-    __global const float2 *ty = FT + Wo;
-    float2 s = (float2)(0.0f);
-    int m = 0; /* fy y mod Ho */
+    const int ylo = (int)op[1], ny = (int)op[2], G = (int)op[5];
+    const int rows = ny > 0 ? max(-ylo, ylo + ny - 1) + 1 : 0; /* row frequencies a = 0 .. */
+    if (G == 0 || t >= rows * G) return;
+    const int a = t / G, g = t - a * G;
+    __global const float2 *ty = FT + Wo, *fa = FA + (long)b * Ho * C * gmax + c * gmax + g;
+    float xc = 0.0f, ys = 0.0f, yc = 0.0f, xs = 0.0f; /* sums of A's parts times cos, sin */
+    int m = 0; /* a y mod Ho */
     for (int y = 0; y < Ho; y++) {
-        const float2 a = FA[(((long)b * Ho + y) * C + c) * gmax + g], e = ty[m];
-        const float ay = conj * a.y;
-        s += (float2)(a.x * e.x + ay * e.y, ay * e.x - a.x * e.y); /* a e^(-i th) */
-        m += step;
+        const float2 v = fa[(long)y * C * gmax], e = ty[m];
+        xc += v.x * e.x;
+        ys += v.y * e.y;
+        yc += v.y * e.x;
+        xs += v.x * e.y;
+        m += a;
         if (m >= Ho) m -= Ho;
     }
-    const float amp = hypot(s.x, s.y);
-    const float2 unit = amp > 0.0f ? s / amp : (float2)(1.0f, 0.0f); /* (numpy's angle(0): 0) */
-    const float d = (cp_fda_value(op, (c * ny + iy) * nx + ix) - amp) / ((float)Ho * (float)Wo);
-    FC[((long)b * C + c) * nymax * nxmax + iy * nxmax + ix] = unit * d;
+    const float2 sp = (float2)(xc + ys, yc - xs), sm = (float2)(xc - ys, yc + xs); /* I(a, g), I(-a, g) */
+    const float scale = 1.0f / ((float)Ho * (float)Wo);
+    __global float2 *fc = FC + ((long)b * C + c) * nymax * nxmax;
+    cp_fda_change(op, fc, nxmax, c, a, g, sp, scale);
+    if (g > 0) cp_fda_change(op, fc, nxmax, c, -a, -g, (float2)(sp.x, -sp.y), scale);
+    if (a > 0) {
+        cp_fda_change(op, fc, nxmax, c, -a, g, sm, scale);
+        if (g > 0) cp_fda_change(op, fc, nxmax, c, a, -g, (float2)(sm.x, -sm.y), scale);
+    }
 }
 #endif
 
@@ -2407,31 +2438,41 @@ __kernel void colour_fda_cols(int Ho, int Wo, __global const float *restrict COL
     __global const float *op = WK_COL_OF(b);
     if ((int)op[0] != WK_COL_FDA) return;
     const int ylo = (int)op[1], ny = (int)op[2], xlo = (int)op[3], nx = (int)op[4], G = (int)op[5];
-    const int nr = Ho - y0 < rows ? Ho - y0 : rows;
+    const int hh = Ho / 2 + 1; /* rows y = 0 .. Ho / 2, each with Ho - y */
+    const int nr = hh - y0 < rows ? hh - y0 : rows;
     __global const float2 *ty = FT + Wo;
     for (int t = lid; t < nr * G; t += 64) {
         const int y = y0 + t / G, g = t - (t / G) * G;
         const int ip = g - xlo, im = -g - xlo; /* the window's columns of g and -g */
         const int hp = ip >= 0 && ip < nx, hm = g > 0 && im >= 0 && im < nx;
         const int m0 = (int)(((long)(ylo < 0 ? ylo + Ho : ylo) * y) % Ho);
+        const int twin = y > 0 && 2 * y != Ho; /* Ho - y, another row */
         for (int c = 0; c < C; c++) {
             __global const float2 *fc = FC + ((long)b * C + c) * nymax * nxmax;
-            float2 bp = (float2)(0.0f), bm = (float2)(0.0f);
+            /* sums of D's parts times cos and sin, for g (p) and -g (n) */
+            float prc = 0.0f, pis = 0.0f, prs = 0.0f, pic = 0.0f;
+            float nrc = 0.0f, nis = 0.0f, nrs = 0.0f, nic = 0.0f;
             int m = m0; /* fy y mod Ho */
             for (int iy = 0; iy < ny; iy++) {
-                const float2 e = ty[m]; /* e^(i th) */
+                const float2 e = ty[m];
                 if (hp) {
                     const float2 d = fc[iy * nxmax + ip];
-                    bp += (float2)(d.x * e.x - d.y * e.y, d.x * e.y + d.y * e.x);
+                    prc += d.x * e.x; pis += d.y * e.y; prs += d.x * e.y; pic += d.y * e.x;
                 }
                 if (hm) {
                     const float2 d = fc[iy * nxmax + im];
-                    bm += (float2)(d.x * e.x - d.y * e.y, d.x * e.y + d.y * e.x);
+                    nrc += d.x * e.x; nis += d.y * e.y; nrs += d.x * e.y; nic += d.y * e.x;
                 }
                 m += y;
                 if (m >= Ho) m -= Ho;
             }
-            FA[(((long)b * Ho + y) * C + c) * gmax + g] = (float2)(bp.x + bm.x, bp.y - bm.y);
+            /* B(y) = sum D e^(i th) = (rc - is, rs + ic); B(Ho - y) = sum D e^(-i th) =
+             * (rc + is, ic - rs) */
+            FA[(((long)b * Ho + y) * C + c) * gmax + g] =
+                (float2)((prc - pis) + (nrc - nis), (prs + pic) - (nrs + nic));
+            if (twin)
+                FA[(((long)b * Ho + Ho - y) * C + c) * gmax + g] =
+                    (float2)((prc + pis) + (nrc + nis), (pic - prs) - (nic - nrs));
         }
     }
 }

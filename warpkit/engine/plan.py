@@ -48,8 +48,10 @@ PASS_GLASS_EXACT = 8192
 PASS_RESCALE = 16384
 #: ... and with FDA (albumentations' Fourier domain adaptation: colour_fda_rows takes each
 #: row's DFT at the window's column frequencies into FA, colour_fda_coef the window's
-#: coefficients and their changes into FC, colour_fda_cols each row's sums of those changes
-#: back into FA, and colour_apply adds each pixel's; the twiddles in FT)
+#: coefficients and their changes into FC (a work-item per row and column frequency pair,
+#: four points of the window each), colour_fda_cols each row's sums of those changes back
+#: into FA (rows y and Ho - y together), and colour_apply adds each pixel's; the twiddles
+#: in FT)
 PASS_FDA = 32768
 
 #: the most zooms a ZoomBlur averages (engine.core refuses more before any launch: each is 4
@@ -495,11 +497,13 @@ def _colour_passes(w: WarpSpec, dt: np.dtype, C: int, store: dict,
                                    (Arg(src), *rows_args), groups, (64, 1, 1)))
             launches.append(Launch(Variant.of("colour_pass.cl", "colour_fda_coef", **defines),
                                    (*dims, *col, Arg("FT"), Arg("FA"), Arg("FC"), *fs),
-                                   (round_up(int(fs[1]) * int(fs[2]), 64), C, w.items),
+                                   # (row frequency pairs: at most the rows + 1)
+                                   (round_up((int(fs[1]) + 1) * int(fs[0]), 64), C, w.items),
                                    (64, 1, 1)))
             launches.append(Launch(Variant.of("colour_pass.cl", "colour_fda_cols", **defines),
                                    (*dims, *col, np.int32(tile), Arg("FT"), Arg("FC"), Arg("FA"),
-                                    *fs), groups, (64, 1, 1)))
+                                    *fs), (64, -(-(w.ho // 2 + 1) // tile), w.items),
+                                   (64, 1, 1)))
             tables += (Arg("FT"), Arg("FA"), fs[0])
         apply = Variant.of("colour_pass.cl", "colour_apply", **defines)
         launches.append(Launch(apply, (Arg(src), *dims, Arg("P"), np.int32(bands),
