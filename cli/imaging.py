@@ -258,8 +258,9 @@ def augment(
                    "random affine options; its own interpolation, padding, fill and antialias "
                    "apply (those options are refused beside it)."),
     reference: Optional[list[Path]] = typer.Option(
-        None, help="A reference image for the pipeline's HistogramMatching (give it once per "
-                   "image: each copy chooses one of them, as its hm_metadata list)."),
+        None, help="A reference image for the pipeline's HistogramMatching or FDA (give it "
+                   "once per image: each copy chooses one of them, as its hm_metadata or "
+                   "fda_metadata list)."),
     annotations: Optional[Path] = typer.Option(
         None, help="The inputs' annotations, moved with each copy: a COCO dataset (JSON; its "
                    "boxes, polygon and RLE masks and keypoints go into --annotations-output), "
@@ -304,7 +305,7 @@ def augment(
         _check_references(pipeline, keys, reference or [])
     else:
         if reference:
-            raise UserError("--reference is for a --pipeline with HistogramMatching")
+            raise UserError("--reference is for a --pipeline with HistogramMatching or FDA")
         keys = ()
         try:
             given = {k: numbers(v, f"--{k}", (1, 2)) for k, v in ranges.items() if v is not None}
@@ -377,14 +378,14 @@ def _refuse_given(ctx: typer.Context, names: tuple[str, ...], why: str) -> None:
 
 
 def _check_references(pipeline: Path, keys: tuple, references: list[Path]) -> None:
-    """--reference given where the pipeline reads reference images (HistogramMatching), and
-    each one an image the command can open, or a one-line error."""
+    """--reference given where the pipeline reads reference images (HistogramMatching, FDA),
+    and each one an image the command can open, or a one-line error."""
     if keys and not references:
-        raise UserError(f"--pipeline {pipeline}: HistogramMatching matches each copy to a "
-                        f"reference image: give one or more with --reference FILE")
+        raise UserError(f"--pipeline {pipeline}: its HistogramMatching or FDA adapts each copy "
+                        f"to a reference image: give one or more with --reference FILE")
     if references and not keys:
-        raise UserError(f"--reference is for a pipeline with HistogramMatching; {pipeline} has "
-                        f"none")
+        raise UserError(f"--reference is for a pipeline with HistogramMatching or FDA; "
+                        f"{pipeline} has neither")
     for path in references:
         try:
             reference_array(path)

@@ -2332,7 +2332,7 @@ inline void cp_rescale8(__global const float *SR, __global const float *rt, int 
  *                     real row, A(y, -g) is A(y, g)'s conjugate), columns x and Wo - x
  *                     taken together (their twiddles conjugate): into FA;
  *   colour_fda_coef   the window's coefficients I(fy, fx), a DFT of A's columns at the row
- *                     frequencies: a work-item per (a, g), a, g >= 0, gives I(a, g) and
+ *                     frequencies: a work-item per (a, 8 g), a, g >= 0, gives I(a, g) and
  *                     I(-a, g) from one pass over the column (I(a, -g), I(-a, -g) their
  *                     conjugates), and writes the changes D of the window's points among the
  *                     four: into FC;
@@ -2349,6 +2349,16 @@ inline float cp_fda_value(__global const float *op, int v) {
     return op[WK_COL_WORDS * (1 + v / 11) + 1 + v % 11];
 }
 
+/* the twiddles (cos, sin) of 2 pi m / Wo for 8 indices m < Wo, from the table */
+inline __attribute__((always_inline)) void cp_fda_twiddles(__global const float2 *FT, int8 m, float8 *cs, float8 *sn) {
+    const float2 e0 = FT[m.s0], e1 = FT[m.s1], e2 = FT[m.s2], e3 = FT[m.s3],
+                 e4 = FT[m.s4], e5 = FT[m.s5], e6 = FT[m.s6], e7 = FT[m.s7];
+    *cs = (float8)(e0.x, e1.x, e2.x, e3.x, e4.x, e5.x, e6.x, e7.x);
+    *sn = (float8)(e0.y, e1.y, e2.y, e3.y, e4.y, e5.y, e6.y, e7.y);
+}
+
+/* a work-item per row and block of 8 column frequencies (float8 lanes); each column's twiddles
+ * from the last column's by one complex product, taken from the table again every 32 columns */
 #if !WK_ONE_KERNEL || defined(WK_KERNEL_colour_fda_rows)
 __kernel void colour_fda_rows(__global const X_T *restrict S, int Ho, int Wo,
                               __global const float *restrict COL, int ncol, int rows,
@@ -2358,26 +2368,46 @@ __kernel void colour_fda_rows(__global const X_T *restrict S, int Ho, int Wo,
     const int lid = (int)get_local_id(0), y0 = (int)get_group_id(1) * rows, b = (int)get_global_id(2);
     __global const float *op = WK_COL_OF(b);
     if ((int)op[0] != WK_COL_FDA) return;
-    const int G = (int)op[5], nr = Ho - y0 < rows ? Ho - y0 : rows, pairs = (Wo - 1) / 2;
-    for (int t = lid; t < nr * G; t += 64) {
-        const int y = y0 + t / G, g = t - (t / G) * G;
+    const int G = (int)op[5], nb = (G + 7) >> 3, nr = Ho - y0 < rows ? Ho - y0 : rows;
+    const int pairs = (Wo - 1) / 2; /* columns x and Wo - x, x = 1 .. pairs */
+    for (int t = lid; t < nr * nb; t += 64) {
+        const int y = y0 + t / nb, g0 = 8 * (t - (t / nb) * nb);
         const long row = ((long)b * Ho + y) * Wo;
-        float re[4], im[4];
-        WK_EACH_C(re[c] = cp_level1(S[row * C + c]); im[c] = 0.0f); /* (x = 0) */
+        int8 g = (int8)(g0) + (int8)(0, 1, 2, 3, 4, 5, 6, 7);
+        g = select(g, (int8)(0), g >= (int8)(G)); /* (lanes past G: not stored) */
+        float8 re[4], im[4], c1, s1, cs, sn;
+        cp_fda_twiddles(FT, g, &c1, &s1); /* the step (g < Wo) */
+        /* g x mod Wo at every 32nd column, kept by adding 32 g mod Wo (no product wraps) */
+        const int8 g32 = (g * 32) % (int8)(Wo);
+        int8 m = (int8)(0);
+        WK_EACH_C(re[c] = (float8)(cp_level1(S[row * C + c])); im[c] = (float8)(0.0f)); /* x = 0 */
         if (2 * pairs + 2 == Wo) { /* x = Wo / 2: the twiddle (-1)^g */
-            const float sign = (g & 1) ? -1.0f : 1.0f;
+            const float8 sign = select((float8)(1.0f), (float8)(-1.0f), (g & 1) != (int8)(0));
             WK_EACH_C(re[c] += sign * cp_level1(S[(row + pairs + 1) * C + c]));
         }
-        int m = 0; /* g x mod Wo */
+        cs = (float8)(1.0f);
+        sn = (float8)(0.0f);
         for (int x = 1; x <= pairs; x++) {
-            m += g;
-            if (m >= Wo) m -= Wo;
-            const float2 e = FT[m];
-            WK_EACH_C(const float s1 = cp_level1(S[(row + x) * C + c]);
-                      const float s2 = cp_level1(S[(row + Wo - x) * C + c]);
-                      re[c] += (s1 + s2) * e.x; im[c] -= (s1 - s2) * e.y);
+            if ((x & 31) == 0) {
+                m += g32;
+                m = select(m, m - (int8)(Wo), m >= (int8)(Wo));
+                cp_fda_twiddles(FT, m, &cs, &sn);
+            } else {
+                const float8 c0 = cs;
+                cs = c0 * c1 - sn * s1;
+                sn = c0 * s1 + sn * c1;
+            }
+            WK_EACH_C(const float s1v = cp_level1(S[(row + x) * C + c]);
+                      const float s2v = cp_level1(S[(row + Wo - x) * C + c]);
+                      re[c] += (s1v + s2v) * cs; im[c] -= (s1v - s2v) * sn);
         }
-        WK_EACH_C(FA[(((long)b * Ho + y) * C + c) * gmax + g] = (float2)(re[c], im[c]));
+        float lr[8], li[8];
+        for (int c = 0; c < C; c++) {
+            vstore8(re[c], 0, lr);
+            vstore8(im[c], 0, li);
+            for (int k = 0; k < 8 && g0 + k < G; k++)
+                FA[(((long)b * Ho + y) * C + c) * gmax + g0 + k] = (float2)(lr[k], li[k]);
+        }
     }
 }
 #endif
@@ -2392,6 +2422,7 @@ inline void cp_fda_change(__global const float *op, __global float2 *fc, int nxm
     fc[iy * nxmax + ix] = unit * ((cp_fda_value(op, (c * ny + iy) * nx + ix) - amp) * scale);
 }
 
+/* a work-item per row frequency a >= 0 and block of 8 column frequencies g (float8 lanes) */
 #if !WK_ONE_KERNEL || defined(WK_KERNEL_colour_fda_coef)
 __kernel void colour_fda_coef(int Ho, int Wo, __global const float *restrict COL, int ncol,
                               __global const float2 *restrict FT, __global const float2 *restrict FA,
@@ -2400,30 +2431,45 @@ __kernel void colour_fda_coef(int Ho, int Wo, __global const float *restrict COL
     const int t = (int)get_global_id(0), c = (int)get_global_id(1), b = (int)get_global_id(2);
     __global const float *op = WK_COL_OF(b);
     if ((int)op[0] != WK_COL_FDA || c >= C) return;
-    const int ylo = (int)op[1], ny = (int)op[2], G = (int)op[5];
+    const int ylo = (int)op[1], ny = (int)op[2], G = (int)op[5], nb = (G + 7) >> 3;
     const int rows = ny > 0 ? max(-ylo, ylo + ny - 1) + 1 : 0; /* row frequencies a = 0 .. */
-    if (G == 0 || t >= rows * G) return;
-    const int a = t / G, g = t - a * G;
-    __global const float2 *ty = FT + Wo, *fa = FA + (long)b * Ho * C * gmax + c * gmax + g;
-    float xc = 0.0f, ys = 0.0f, yc = 0.0f, xs = 0.0f; /* sums of A's parts times cos, sin */
+    if (nb == 0 || t >= rows * nb) return;
+    const int a = t / nb, g0 = 8 * (t - a * nb);
+    __global const float2 *ty = FT + Wo;
+    /* (g0 + 8 <= gmax: gmax is a multiple of 8) */
+    __global const float *fa = (__global const float *)(FA + (long)b * Ho * C * gmax + c * gmax + g0);
+    /* sums of A's parts times cos and sin */
+    float8 xc = (float8)(0.0f), ys = (float8)(0.0f), yc = (float8)(0.0f), xs = (float8)(0.0f);
     int m = 0; /* a y mod Ho */
     for (int y = 0; y < Ho; y++) {
-        const float2 v = fa[(long)y * C * gmax], e = ty[m];
-        xc += v.x * e.x;
-        ys += v.y * e.y;
-        yc += v.y * e.x;
-        xs += v.x * e.y;
+        /* (two vloads of 8: a float16 changes PoCL's vector ABI without AVX-512) */
+        const float8 lo = vload8(0, fa + (long)y * C * gmax * 2), hi = vload8(1, fa + (long)y * C * gmax * 2);
+        const float8 re = (float8)(lo.even, hi.even), im = (float8)(lo.odd, hi.odd);
+        const float2 e = ty[m];
+        xc += re * e.x;
+        ys += im * e.y;
+        yc += im * e.x;
+        xs += re * e.y;
         m += a;
         if (m >= Ho) m -= Ho;
     }
-    const float2 sp = (float2)(xc + ys, yc - xs), sm = (float2)(xc - ys, yc + xs); /* I(a, g), I(-a, g) */
+    const float8 pr = xc + ys, pi = yc - xs, mr = xc - ys, mi = yc + xs; /* I(a, g), I(-a, g) */
+    float lpr[8], lpi[8], lmr[8], lmi[8];
+    vstore8(pr, 0, lpr);
+    vstore8(pi, 0, lpi);
+    vstore8(mr, 0, lmr);
+    vstore8(mi, 0, lmi);
     const float scale = 1.0f / ((float)Ho * (float)Wo);
     __global float2 *fc = FC + ((long)b * C + c) * nymax * nxmax;
-    cp_fda_change(op, fc, nxmax, c, a, g, sp, scale);
-    if (g > 0) cp_fda_change(op, fc, nxmax, c, -a, -g, (float2)(sp.x, -sp.y), scale);
-    if (a > 0) {
-        cp_fda_change(op, fc, nxmax, c, -a, g, sm, scale);
-        if (g > 0) cp_fda_change(op, fc, nxmax, c, a, -g, (float2)(sm.x, -sm.y), scale);
+    for (int k = 0; k < 8 && g0 + k < G; k++) {
+        const int g = g0 + k;
+        const float2 sp = (float2)(lpr[k], lpi[k]), sm = (float2)(lmr[k], lmi[k]);
+        cp_fda_change(op, fc, nxmax, c, a, g, sp, scale);
+        if (g > 0) cp_fda_change(op, fc, nxmax, c, -a, -g, (float2)(sp.x, -sp.y), scale);
+        if (a > 0) {
+            cp_fda_change(op, fc, nxmax, c, -a, g, sm, scale);
+            if (g > 0) cp_fda_change(op, fc, nxmax, c, a, -g, (float2)(sm.x, -sm.y), scale);
+        }
     }
 }
 #endif
@@ -2485,13 +2531,20 @@ inline void cp_fda8(__global const float2 *fa, int gmax, int G, __global const f
     const int C = CH;
     int8 x = (int8)(xo) + (int8)(0, 1, 2, 3, 4, 5, 6, 7);
     x = select(x, (int8)(0), x >= (int8)(Wo)); /* (past the row: any column, not stored) */
-    int8 m = (int8)(0); /* g x mod Wo */
+    /* each frequency's twiddles from the last one's by one complex product (the step: x's
+     * own), taken from the table again every 32 frequencies (g x mod Wo kept by adding x) */
+    int8 m = (int8)(0);
     float8 acc[4] = {(float8)(0.0f), (float8)(0.0f), (float8)(0.0f), (float8)(0.0f)};
+    float8 c1, s1, cs = (float8)(1.0f), sn = (float8)(0.0f);
+    cp_fda_twiddles(FT, x, &c1, &s1);
     for (int g = 0; g < G; g++) {
-        const float2 e0 = FT[m.s0], e1 = FT[m.s1], e2 = FT[m.s2], e3 = FT[m.s3],
-                     e4 = FT[m.s4], e5 = FT[m.s5], e6 = FT[m.s6], e7 = FT[m.s7];
-        const float8 cs = (float8)(e0.x, e1.x, e2.x, e3.x, e4.x, e5.x, e6.x, e7.x);
-        const float8 sn = (float8)(e0.y, e1.y, e2.y, e3.y, e4.y, e5.y, e6.y, e7.y);
+        if (g > 0 && (g & 31) == 0) {
+            cp_fda_twiddles(FT, m, &cs, &sn);
+        } else if (g > 0) {
+            const float8 c0 = cs;
+            cs = c0 * c1 - sn * s1;
+            sn = c0 * s1 + sn * c1;
+        }
         WK_EACH_C(const float2 pq = fa[c * gmax + g]; acc[c] += pq.x * cs - pq.y * sn);
         m += x;
         m = select(m, m - (int8)(Wo), m >= (int8)(Wo));

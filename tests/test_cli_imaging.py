@@ -272,13 +272,13 @@ def test_a_failed_write_leaves_the_old_file_and_no_temporary(tmp_path):
 
 
 def test_augment_matches_histograms_to_reference_files(photo, tmp_path):
-    """--reference: the pipeline's HistogramMatching takes the files as its hm_metadata list;
-    each copy is the Python call's (seed, epoch k, index the file name's CRC); the references
-    are inputs (never overwritten); one-line errors without them, beside no HistogramMatching,
-    and for a file that is no image."""
+    """--reference: the pipeline's HistogramMatching and FDA take the files as their
+    hm_metadata and fda_metadata lists; each copy is the Python call's (seed, epoch k, index
+    the file name's CRC); the references are inputs (never overwritten); one-line errors
+    without them, beside neither transform, and for a file that is no image."""
     import zlib
 
-    from warpkit.augment import Compose, HistogramMatching, RandomHorizontalFlip
+    from warpkit.augment import FDA, Compose, HistogramMatching, RandomHorizontalFlip
 
     path, arr = photo
     refs = []
@@ -287,7 +287,7 @@ def test_augment_matches_histograms_to_reference_files(photo, tmp_path):
         ramp = np.clip(np.arange(30 * 20 * 3).reshape(30, 20, 3) // 7 + level - 100, 0, 255)
         Image.fromarray(ramp.astype(np.uint8)).save(p)
         refs.append(p)
-    pipe = Compose([RandomHorizontalFlip(), HistogramMatching(p=1)])
+    pipe = Compose([RandomHorizontalFlip(), HistogramMatching(p=1), FDA(p=1)])
     spec = tmp_path / "pipe.json"
     spec.write_text(json.dumps(pipe.to_dict()))
     out = tmp_path / "out"
@@ -296,7 +296,7 @@ def test_augment_matches_histograms_to_reference_files(photo, tmp_path):
     assert r.exit_code == 0, r.output
     given = [_read(p) for p in refs]
     for k in range(3):
-        want = pipe(image=arr, hm_metadata=given, seed=4, epoch=k,
+        want = pipe(image=arr, hm_metadata=given, fda_metadata=given, seed=4, epoch=k,
                     index=zlib.crc32(b"photo.png"))["image"]
         np.testing.assert_array_equal(_read(out / f"photo_aug{k}.png"), want)
     for args, msg in (([], "give one or more with --reference FILE"),

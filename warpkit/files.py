@@ -342,7 +342,7 @@ class AugmentJob:
     overwrite: bool = False
     max_pixels: int = DEFAULT_MAX_PIXELS
     #: reference image files every pipeline call passes under each of ``reference_keys``
-    #: (HistogramMatching's ``hm_metadata``)
+    #: (HistogramMatching's ``hm_metadata``, FDA's ``fda_metadata``)
     references: tuple[str, ...] = ()
     reference_keys: tuple[str, ...] = ()
 

@@ -497,8 +497,10 @@ def _colour_passes(w: WarpSpec, dt: np.dtype, C: int, store: dict,
                                    (Arg(src), *rows_args), groups, (64, 1, 1)))
             launches.append(Launch(Variant.of("colour_pass.cl", "colour_fda_coef", **defines),
                                    (*dims, *col, Arg("FT"), Arg("FA"), Arg("FC"), *fs),
-                                   # (row frequency pairs: at most the rows + 1)
-                                   (round_up((int(fs[1]) + 1) * int(fs[0]), 64), C, w.items),
+                                   # (row frequencies a >= 0: at most the rows + 1; column
+                                   # frequencies in blocks of 8)
+                                   (round_up((int(fs[1]) + 1) * (int(fs[0]) // 8), 64), C,
+                                    w.items),
                                    (64, 1, 1)))
             launches.append(Launch(Variant.of("colour_pass.cl", "colour_fda_cols", **defines),
                                    (*dims, *col, np.int32(tile), Arg("FT"), Arg("FC"), Arg("FA"),
