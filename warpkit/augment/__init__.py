@@ -13,7 +13,7 @@ transforms (albumentations' names: ``ColorJitter``, ``HueSaturationValue``,
 blur and morphology: ``GaussNoise``, ``SaltAndPepper``, ``ShotNoise``, ``ISONoise``,
 ``PixelDropout``, ``CoarseDropout``, ``GridDropout``, ``Morphological``, ...) run inside that resampling, on each pixel before it is stored (a
 contrast on the image's mean, a blur, ``CLAHE``, ``Equalize``, ``AutoContrast``,
-``HistogramMatching`` (to a reference image the call passes), ``FancyPCA``,
+``HistogramMatching`` and ``FDA`` (to a reference image the call passes), ``FancyPCA``,
 ``ISONoise`` or
 ``ImageCompression`` in a pass after it, on the device; ``ToRGB`` and ``FromFloat`` on the
 host, before and after it). albumentations' geometric

@@ -205,8 +205,9 @@ class FDA(_Adaptation):
         border = int(np.floor(min(h, w) * float(params["beta"])))
         window = (*fda_window(h, border), *fda_window(w, border))
         ylo, ny, xlo, nx = window
-        amp = data[:, (np.arange(ylo, ylo + ny) % h)[:, None],
-                   (np.arange(xlo, xlo + nx) % w)[None, :]]
+        fy, fx = np.arange(ylo, ylo + ny)[:, None], np.arange(xlo, xlo + nx)[None, :]
+        # (rfft2's half: a negative column frequency's amplitude is its negative's)
+        amp = data[:, np.where(fx < 0, -fy, fy) % h, np.abs(fx)]
         return fda_ops(window, amp)
 
     def config(self):
@@ -233,8 +234,9 @@ _DTYPE_OF_PEAK = {255.0: np.dtype(np.uint8), 65535.0: np.dtype(np.uint16),
 
 def reference_amplitudes(ref: np.ndarray, size: tuple[int, int], channels: int, peak: float,
                          what: str = "reference") -> np.ndarray:
-    """A reference image's DFT amplitudes per channel ((channels, height, width) float64, not
-    centred: numpy's ``abs(fft2)``) once resized to ``size`` = (width, height) as albumentations
+    """A reference image's DFT amplitudes per channel ((channels, height, width // 2 + 1)
+    float64, not centred: numpy's ``abs(rfft2)``, the columns of frequencies 0 .. width // 2;
+    a real image's amplitude at (-fy, -fx) is that at (fy, fx)) once resized to ``size`` = (width, height) as albumentations
     resizes it (``cv2.resize``, bilinear: :func:`_resized`), for an image whose values reach
     ``peak`` (the reference must have that image's dtype).
 
@@ -257,7 +259,7 @@ def reference_amplitudes(ref: np.ndarray, size: tuple[int, int], channels: int, 
         if img.dtype != dt:  # (a uint16 image without OpenCV: its float resize, rounded)
             img = np.clip(np.rint(img), 0, peak).astype(dt)
     f = np.moveaxis(np.asarray(img, np.float32), -1, 0)
-    return np.abs(np.fft.fft2(f))
+    return np.abs(np.fft.rfft2(f))
 
 
 @functools.lru_cache(maxsize=1)
