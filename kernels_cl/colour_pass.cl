@@ -2337,11 +2337,11 @@ inline void cp_rescale8(__global const float *SR, __global const float *rt, int 
  *                     conjugates), and writes the changes D of the window's points among the
  *                     four: into FC;
  *   colour_fda_cols   each row's sums B(y, fx) = sum_fy D(fy, fx) e^(i fy y), rows y and
- *                     Ho - y together (their twiddles conjugate), folded into two reals a
+ *                     Ho - y together (their twiddles conjugate; 8 rows a work-item), folded into two reals a
  *                     column pair (g, -g), P = Re(B(y, g) + B(y, -g)), Q = Im(B(y, g) -
  *                     B(y, -g)): into FA again (its sums are spent);
  * and a pixel adds sum_g P cos(2 pi g x / Wo) - Q sin(2 pi g x / Wo) (cp_fda8). FT: (cos, sin)
- * of 2 pi m / Wo for m < Wo, then of 2 pi m / Ho; FA: (B, Ho, C, gmax) pairs; FC: (B, C,
+ * of 2 pi m / Wo for m < Wo, then of 2 pi m / Ho; FA: (B, C, Ho, gmax) pairs; FC: (B, C,
  * nymax, nxmax). */
 
 /* an FDA operation's value v (its reference's amplitudes, channel by channel, row-major) */
@@ -2406,20 +2406,19 @@ __kernel void colour_fda_rows(__global const X_T *restrict S, int Ho, int Wo,
             vstore8(re[c], 0, lr);
             vstore8(im[c], 0, li);
             for (int k = 0; k < 8 && g0 + k < G; k++)
-                FA[(((long)b * Ho + y) * C + c) * gmax + g0 + k] = (float2)(lr[k], li[k]);
+                FA[(((long)b * C + c) * Ho + y) * gmax + g0 + k] = (float2)(lr[k], li[k]);
         }
     }
 }
 #endif
 
-/* the change D of the window's point (fy, fx), if it is one, from its coefficient s */
-inline void cp_fda_change(__global const float *op, __global float2 *fc, int nxmax, int c,
-                          int fy, int fx, float2 s, float scale) {
+/* the change D = (|R| - amp) (ur, ui) / (Ho Wo) of the window's point (fy, fx), if it is one:
+ * (ur, ui) the image's coefficient's unit (1 where it is 0: numpy's angle(0)), amp its size */
+inline void cp_fda_put(__global const float *op, __global float2 *fc, int nxmax, int c, int fy,
+                       int fx, float ur, float ui, float amp, float scale) {
     const int iy = fy - (int)op[1], ix = fx - (int)op[3], ny = (int)op[2], nx = (int)op[4];
     if (iy < 0 || iy >= ny || ix < 0 || ix >= nx) return;
-    const float amp = hypot(s.x, s.y);
-    const float2 unit = amp > 0.0f ? s / amp : (float2)(1.0f, 0.0f); /* (numpy's angle(0): 0) */
-    fc[iy * nxmax + ix] = unit * ((cp_fda_value(op, (c * ny + iy) * nx + ix) - amp) * scale);
+    fc[iy * nxmax + ix] = (float2)(ur, ui) * ((cp_fda_value(op, (c * ny + iy) * nx + ix) - amp) * scale);
 }
 
 /* a work-item per row frequency a >= 0 and block of 8 column frequencies g (float8 lanes) */
@@ -2437,13 +2436,13 @@ __kernel void colour_fda_coef(int Ho, int Wo, __global const float *restrict COL
     const int a = t / nb, g0 = 8 * (t - a * nb);
     __global const float2 *ty = FT + Wo;
     /* (g0 + 8 <= gmax: gmax is a multiple of 8) */
-    __global const float *fa = (__global const float *)(FA + (long)b * Ho * C * gmax + c * gmax + g0);
+    __global const float *fa = (__global const float *)(FA + ((long)b * C + c) * Ho * gmax + g0);
     /* sums of A's parts times cos and sin */
     float8 xc = (float8)(0.0f), ys = (float8)(0.0f), yc = (float8)(0.0f), xs = (float8)(0.0f);
     int m = 0; /* a y mod Ho */
     for (int y = 0; y < Ho; y++) {
         /* (two vloads of 8: a float16 changes PoCL's vector ABI without AVX-512) */
-        const float8 lo = vload8(0, fa + (long)y * C * gmax * 2), hi = vload8(1, fa + (long)y * C * gmax * 2);
+        const float8 lo = vload8(0, fa + (long)y * gmax * 2), hi = vload8(1, fa + (long)y * gmax * 2);
         const float8 re = (float8)(lo.even, hi.even), im = (float8)(lo.odd, hi.odd);
         const float2 e = ty[m];
         xc += re * e.x;
@@ -2453,80 +2452,102 @@ __kernel void colour_fda_coef(int Ho, int Wo, __global const float *restrict COL
         m += a;
         if (m >= Ho) m -= Ho;
     }
-    const float8 pr = xc + ys, pi = yc - xs, mr = xc - ys, mi = yc + xs; /* I(a, g), I(-a, g) */
-    float lpr[8], lpi[8], lmr[8], lmi[8];
-    vstore8(pr, 0, lpr);
-    vstore8(pi, 0, lpi);
-    vstore8(mr, 0, lmr);
-    vstore8(mi, 0, lmi);
+    /* I(a, g) = (xc + ys, yc - xs), I(-a, g) = (xc - ys, yc + xs): their sizes and units (the
+     * squares far inside float's range: |I| <= Ho Wo times the peak) */
+    const float8 pr = xc + ys, pi = yc - xs, mr = xc - ys, mi = yc + xs;
+    const float8 ap = sqrt(pr * pr + pi * pi), am = sqrt(mr * mr + mi * mi);
+    const float8 rp = select((float8)(0.0f), (float8)(1.0f) / ap, ap > (float8)(0.0f));
+    const float8 rm = select((float8)(0.0f), (float8)(1.0f) / am, am > (float8)(0.0f));
+    float l[6][8];
+    vstore8(select((float8)(1.0f), pr * rp, ap > (float8)(0.0f)), 0, l[0]);
+    vstore8(pi * rp, 0, l[1]);
+    vstore8(ap, 0, l[2]);
+    vstore8(select((float8)(1.0f), mr * rm, am > (float8)(0.0f)), 0, l[3]);
+    vstore8(mi * rm, 0, l[4]);
+    vstore8(am, 0, l[5]);
     const float scale = 1.0f / ((float)Ho * (float)Wo);
     __global float2 *fc = FC + ((long)b * C + c) * nymax * nxmax;
-    for (int k = 0; k < 8 && g0 + k < G; k++) {
+    for (int k = 0; k < 8 && g0 + k < G; k++) { /* (I(a, -g), I(-a, -g): the conjugates) */
         const int g = g0 + k;
-        const float2 sp = (float2)(lpr[k], lpi[k]), sm = (float2)(lmr[k], lmi[k]);
-        cp_fda_change(op, fc, nxmax, c, a, g, sp, scale);
-        if (g > 0) cp_fda_change(op, fc, nxmax, c, -a, -g, (float2)(sp.x, -sp.y), scale);
+        cp_fda_put(op, fc, nxmax, c, a, g, l[0][k], l[1][k], l[2][k], scale);
+        if (g > 0) cp_fda_put(op, fc, nxmax, c, -a, -g, l[0][k], -l[1][k], l[2][k], scale);
         if (a > 0) {
-            cp_fda_change(op, fc, nxmax, c, -a, g, sm, scale);
-            if (g > 0) cp_fda_change(op, fc, nxmax, c, a, -g, (float2)(sm.x, -sm.y), scale);
+            cp_fda_put(op, fc, nxmax, c, -a, g, l[3][k], l[4][k], l[5][k], scale);
+            if (g > 0) cp_fda_put(op, fc, nxmax, c, a, -g, l[3][k], -l[4][k], l[5][k], scale);
         }
     }
 }
 #endif
 
+/* a work-item per block of 8 rows y = 0 .. Ho / 2 (float8 lanes, each with Ho - y) and column
+ * frequency g; each row frequency's twiddles from the last one's by one complex product (the
+ * step: the row's own), from the table every 32 */
 #if !WK_ONE_KERNEL || defined(WK_KERNEL_colour_fda_cols)
 __kernel void colour_fda_cols(int Ho, int Wo, __global const float *restrict COL, int ncol,
-                              int rows, __global const float2 *restrict FT,
-                              __global const float2 *restrict FC, __global float2 *restrict FA,
-                              int gmax, int nymax, int nxmax) {
+                              __global const float2 *restrict FT, __global const float2 *restrict FC,
+                              __global float2 *restrict FA, int gmax, int nymax, int nxmax) {
     const int C = CH;
-    const int lid = (int)get_local_id(0), y0 = (int)get_group_id(1) * rows, b = (int)get_global_id(2);
+    const int t = (int)get_global_id(0), c = (int)get_global_id(1), b = (int)get_global_id(2);
     __global const float *op = WK_COL_OF(b);
-    if ((int)op[0] != WK_COL_FDA) return;
+    if ((int)op[0] != WK_COL_FDA || c >= C) return;
     const int ylo = (int)op[1], ny = (int)op[2], xlo = (int)op[3], nx = (int)op[4], G = (int)op[5];
-    const int hh = Ho / 2 + 1; /* rows y = 0 .. Ho / 2, each with Ho - y */
-    const int nr = hh - y0 < rows ? hh - y0 : rows;
-    __global const float2 *ty = FT + Wo;
-    for (int t = lid; t < nr * G; t += 64) {
-        const int y = y0 + t / G, g = t - (t / G) * G;
-        const int ip = g - xlo, im = -g - xlo; /* the window's columns of g and -g */
-        const int hp = ip >= 0 && ip < nx, hm = g > 0 && im >= 0 && im < nx;
-        const int m0 = (int)(((long)(ylo < 0 ? ylo + Ho : ylo) * y) % Ho);
-        const int twin = y > 0 && 2 * y != Ho; /* Ho - y, another row */
-        for (int c = 0; c < C; c++) {
-            __global const float2 *fc = FC + ((long)b * C + c) * nymax * nxmax;
-            /* sums of D's parts times cos and sin, for g (p) and -g (n) */
-            float prc = 0.0f, pis = 0.0f, prs = 0.0f, pic = 0.0f;
-            float nrc = 0.0f, nis = 0.0f, nrs = 0.0f, nic = 0.0f;
-            int m = m0; /* fy y mod Ho */
-            for (int iy = 0; iy < ny; iy++) {
-                const float2 e = ty[m];
-                if (hp) {
-                    const float2 d = fc[iy * nxmax + ip];
-                    prc += d.x * e.x; pis += d.y * e.y; prs += d.x * e.y; pic += d.y * e.x;
-                }
-                if (hm) {
-                    const float2 d = fc[iy * nxmax + im];
-                    nrc += d.x * e.x; nis += d.y * e.y; nrs += d.x * e.y; nic += d.y * e.x;
-                }
-                m += y;
-                if (m >= Ho) m -= Ho;
-            }
-            /* B(y) = sum D e^(i th) = (rc - is, rs + ic); B(Ho - y) = sum D e^(-i th) =
-             * (rc + is, ic - rs) */
-            FA[(((long)b * Ho + y) * C + c) * gmax + g] =
-                (float2)((prc - pis) + (nrc - nis), (prs + pic) - (nrs + nic));
-            if (twin)
-                FA[(((long)b * Ho + Ho - y) * C + c) * gmax + g] =
-                    (float2)((prc + pis) + (nrc + nis), (pic - prs) - (nic - nrs));
+    const int hh = Ho / 2 + 1, nb = (hh + 7) >> 3; /* rows y = 0 .. Ho / 2, each with Ho - y */
+    if (G == 0 || t >= nb * G) return;
+    const int g = t / nb, y0 = 8 * (t - g * nb);
+    const int ip = g - xlo, im = -g - xlo; /* the window's columns of g and -g */
+    const int hp = ip >= 0 && ip < nx, hm = g > 0 && im >= 0 && im < nx;
+    __global const float2 *ty = FT + Wo, *fc = FC + ((long)b * C + c) * nymax * nxmax;
+    int8 y = (int8)(y0) + (int8)(0, 1, 2, 3, 4, 5, 6, 7);
+    y = select(y, (int8)(0), y >= (int8)(hh)); /* (lanes past Ho / 2: not stored) */
+    const long f0 = ylo < 0 ? ylo + Ho : ylo; /* the first row frequency mod Ho */
+    const int8 y32 = (y * 32) % (int8)(Ho);
+    int8 m = (int8)((int)(f0 * y.s0 % Ho), (int)(f0 * y.s1 % Ho), (int)(f0 * y.s2 % Ho),
+                    (int)(f0 * y.s3 % Ho), (int)(f0 * y.s4 % Ho), (int)(f0 * y.s5 % Ho),
+                    (int)(f0 * y.s6 % Ho), (int)(f0 * y.s7 % Ho)); /* fy y mod Ho */
+    float8 c1, s1, cs, sn;
+    cp_fda_twiddles(ty, y, &c1, &s1);
+    cp_fda_twiddles(ty, m, &cs, &sn);
+    /* sums of D's parts times cos and sin, for g (p) and -g (n) */
+    float8 prc = (float8)(0.0f), pis = prc, prs = prc, pic = prc;
+    float8 nrc = prc, nis = prc, nrs = prc, nic = prc;
+    for (int iy = 0; iy < ny; iy++) {
+        if (iy > 0 && (iy & 31) == 0) {
+            m += y32;
+            m = select(m, m - (int8)(Ho), m >= (int8)(Ho));
+            cp_fda_twiddles(ty, m, &cs, &sn);
+        } else if (iy > 0) {
+            const float8 c0 = cs;
+            cs = c0 * c1 - sn * s1;
+            sn = c0 * s1 + sn * c1;
         }
+        if (hp) {
+            const float2 d = fc[iy * nxmax + ip];
+            prc += d.x * cs; pis += d.y * sn; prs += d.x * sn; pic += d.y * cs;
+        }
+        if (hm) {
+            const float2 d = fc[iy * nxmax + im];
+            nrc += d.x * cs; nis += d.y * sn; nrs += d.x * sn; nic += d.y * cs;
+        }
+    }
+    /* B(y) = sum D e^(i th) = (rc - is, rs + ic); B(Ho - y) = sum D e^(-i th) = (rc + is, ic - rs);
+     * a column pair folded: P = Re(B(g) + B(-g)), Q = Im(B(g) - B(-g)) */
+    float l[4][8];
+    vstore8((prc - pis) + (nrc - nis), 0, l[0]);
+    vstore8((prs + pic) - (nrs + nic), 0, l[1]);
+    vstore8((prc + pis) + (nrc + nis), 0, l[2]);
+    vstore8((pic - prs) - (nic - nrs), 0, l[3]);
+    __global float2 *fa = FA + ((long)b * C + c) * Ho * gmax + g;
+    for (int k = 0; k < 8 && y0 + k < hh; k++) {
+        const int r = y0 + k;
+        fa[(long)r * gmax] = (float2)(l[0][k], l[1][k]);
+        if (r > 0 && 2 * r != Ho) fa[(long)(Ho - r) * gmax] = (float2)(l[2][k], l[3][k]);
     }
 }
 #endif
 
-/* WK_COL_FDA's change added to the 8 pixels xo .. xo + 7 of a row (fa: the row's P, Q pairs,
- * C x gmax; G pairs), then clipped as albumentations clips (an integer image's truncated) */
-inline void cp_fda8(__global const float2 *fa, int gmax, int G, __global const float2 *FT,
+/* WK_COL_FDA's change added to the 8 pixels xo .. xo + 7 of a row (fa: the row's P, Q pairs
+ * in channel 0, each channel's ``plane`` pairs after the last's; G pairs), then clipped as albumentations clips (an integer image's truncated) */
+inline void cp_fda8(__global const float2 *fa, long plane, int G, __global const float2 *FT,
                     int Wo, int xo, float8 *v) {
     const int C = CH;
     int8 x = (int8)(xo) + (int8)(0, 1, 2, 3, 4, 5, 6, 7);
@@ -2545,7 +2566,7 @@ inline void cp_fda8(__global const float2 *fa, int gmax, int G, __global const f
             cs = c0 * c1 - sn * s1;
             sn = c0 * s1 + sn * c1;
         }
-        WK_EACH_C(const float2 pq = fa[c * gmax + g]; acc[c] += pq.x * cs - pq.y * sn);
+        WK_EACH_C(const float2 pq = fa[c * plane + g]; acc[c] += pq.x * cs - pq.y * sn);
         m += x;
         m = select(m, m - (int8)(Wo), m >= (int8)(Wo));
     }
@@ -3255,7 +3276,7 @@ __kernel void colour_apply(__global const X_T *restrict S, int Ho, int Wo,
 #if FDA
         if ((int)op[0] == WK_COL_FDA) {
             cp_load8(S, row, xo, n, v);
-            cp_fda8(FA + ((long)b * Ho + yo) * C * gmax, gmax, (int)op[5], FT, Wo, xo, v);
+            cp_fda8(FA + ((long)b * C * Ho + yo) * gmax, (long)Ho * gmax, (int)op[5], FT, Wo, xo, v);
         } else
 #endif
 #if CLAHE

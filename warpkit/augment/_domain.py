@@ -205,10 +205,13 @@ class FDA(_Adaptation):
         border = int(np.floor(min(h, w) * float(params["beta"])))
         window = (*fda_window(h, border), *fda_window(w, border))
         ylo, ny, xlo, nx = window
-        fy, fx = np.arange(ylo, ylo + ny)[:, None], np.arange(xlo, xlo + nx)[None, :]
-        # (rfft2's half: a negative column frequency's amplitude is its negative's)
-        amp = data[:, np.where(fx < 0, -fy, fy) % h, np.abs(fx)]
-        return fda_ops(window, amp)
+        fy = np.arange(ylo, ylo + ny)
+        # rfft2's half: the columns 0 .. of the rows fy, and a negative column frequency's
+        # amplitude is its negative's (the rows -fy, the columns reversed)
+        pos = np.take(data[:, :, :max(xlo + nx, 0)], fy % h, axis=1)
+        neg = np.take(data[:, :, 1:1 - xlo][:, :, ::-1], -fy % h, axis=1)
+        cols = np.concatenate([neg, pos], axis=2)  # (frequencies min(xlo, 0) .. xlo + nx - 1)
+        return fda_ops(window, cols[:, :, cols.shape[2] - nx:])
 
     def config(self):
         return {"beta_limit": list(self.beta_limit), "metadata_key": self.metadata_key}

@@ -503,9 +503,10 @@ def _colour_passes(w: WarpSpec, dt: np.dtype, C: int, store: dict,
                                     w.items),
                                    (64, 1, 1)))
             launches.append(Launch(Variant.of("colour_pass.cl", "colour_fda_cols", **defines),
-                                   (*dims, *col, np.int32(tile), Arg("FT"), Arg("FC"), Arg("FA"),
-                                    *fs), (64, -(-(w.ho // 2 + 1) // tile), w.items),
-                                   (64, 1, 1)))
+                                   (*dims, *col, Arg("FT"), Arg("FC"), Arg("FA"), *fs),
+                                   # (blocks of 8 rows y <= Ho / 2, times the column pairs)
+                                   (round_up(-(-(w.ho // 2 + 1) // 8) * int(fs[0]), 64), C,
+                                    w.items), (64, 1, 1)))
             tables += (Arg("FT"), Arg("FA"), fs[0])
         apply = Variant.of("colour_pass.cl", "colour_apply", **defines)
         launches.append(Launch(apply, (Arg(src), *dims, Arg("P"), np.int32(bands),
