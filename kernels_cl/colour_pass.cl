@@ -2332,7 +2332,7 @@ inline void cp_rescale8(__global const float *SR, __global const float *rt, int 
  *                     real row, A(y, -g) is A(y, g)'s conjugate), columns x and Wo - x
  *                     taken together (their twiddles conjugate): into FA;
  *   colour_fda_coef   the window's coefficients I(fy, fx), a DFT of A's columns at the row
- *                     frequencies: a work-item per (a, 8 g), a, g >= 0, gives I(a, g) and
+ *                     frequencies: a work-item per (2 a, 8 g), a, g >= 0, gives I(a, g) and
  *                     I(-a, g) from one pass over the column (I(a, -g), I(-a, -g) their
  *                     conjugates), and writes the changes D of the window's points among the
  *                     four: into FC;
@@ -2421,39 +2421,13 @@ inline void cp_fda_put(__global const float *op, __global float2 *fc, int nxmax,
     fc[iy * nxmax + ix] = (float2)(ur, ui) * ((cp_fda_value(op, (c * ny + iy) * nx + ix) - amp) * scale);
 }
 
-/* a work-item per row frequency a >= 0 and block of 8 column frequencies g (float8 lanes) */
-#if !WK_ONE_KERNEL || defined(WK_KERNEL_colour_fda_coef)
-__kernel void colour_fda_coef(int Ho, int Wo, __global const float *restrict COL, int ncol,
-                              __global const float2 *restrict FT, __global const float2 *restrict FA,
-                              __global float2 *restrict FC, int gmax, int nymax, int nxmax) {
-    const int C = CH;
-    const int t = (int)get_global_id(0), c = (int)get_global_id(1), b = (int)get_global_id(2);
-    __global const float *op = WK_COL_OF(b);
-    if ((int)op[0] != WK_COL_FDA || c >= C) return;
-    const int ylo = (int)op[1], ny = (int)op[2], G = (int)op[5], nb = (G + 7) >> 3;
-    const int rows = ny > 0 ? max(-ylo, ylo + ny - 1) + 1 : 0; /* row frequencies a = 0 .. */
-    if (nb == 0 || t >= rows * nb) return;
-    const int a = t / nb, g0 = 8 * (t - a * nb);
-    __global const float2 *ty = FT + Wo;
-    /* (g0 + 8 <= gmax: gmax is a multiple of 8) */
-    __global const float *fa = (__global const float *)(FA + ((long)b * C + c) * Ho * gmax + g0);
-    /* sums of A's parts times cos and sin */
-    float8 xc = (float8)(0.0f), ys = (float8)(0.0f), yc = (float8)(0.0f), xs = (float8)(0.0f);
-    int m = 0; /* a y mod Ho */
-    for (int y = 0; y < Ho; y++) {
-        /* (two vloads of 8: a float16 changes PoCL's vector ABI without AVX-512) */
-        const float8 lo = vload8(0, fa + (long)y * gmax * 2), hi = vload8(1, fa + (long)y * gmax * 2);
-        const float8 re = (float8)(lo.even, hi.even), im = (float8)(lo.odd, hi.odd);
-        const float2 e = ty[m];
-        xc += re * e.x;
-        ys += im * e.y;
-        yc += im * e.x;
-        xs += re * e.y;
-        m += a;
-        if (m >= Ho) m -= Ho;
-    }
-    /* I(a, g) = (xc + ys, yc - xs), I(-a, g) = (xc - ys, yc + xs): their sizes and units (the
-     * squares far inside float's range: |I| <= Ho Wo times the peak) */
+/* the changes of the window's points among (+-a, +-g), g = g0 .. g0 + 7 < G, from the sums
+ * of A's parts times cos and sin: I(a, g) = (xc + ys, yc - xs), I(-a, g) = (xc - ys, yc + xs)
+ * (I(a, -g), I(-a, -g) their conjugates); their sizes and units as vectors (the squares far
+ * inside float's range: |I| <= Ho Wo times the peak) */
+inline void cp_fda_coef_put(__global const float *op, __global float2 *fc, int nxmax, int c,
+                            int a, int g0, int G, float8 xc, float8 ys, float8 yc, float8 xs,
+                            float scale) {
     const float8 pr = xc + ys, pi = yc - xs, mr = xc - ys, mi = yc + xs;
     const float8 ap = sqrt(pr * pr + pi * pi), am = sqrt(mr * mr + mi * mi);
     const float8 rp = select((float8)(0.0f), (float8)(1.0f) / ap, ap > (float8)(0.0f));
@@ -2465,9 +2439,7 @@ __kernel void colour_fda_coef(int Ho, int Wo, __global const float *restrict COL
     vstore8(select((float8)(1.0f), mr * rm, am > (float8)(0.0f)), 0, l[3]);
     vstore8(mi * rm, 0, l[4]);
     vstore8(am, 0, l[5]);
-    const float scale = 1.0f / ((float)Ho * (float)Wo);
-    __global float2 *fc = FC + ((long)b * C + c) * nymax * nxmax;
-    for (int k = 0; k < 8 && g0 + k < G; k++) { /* (I(a, -g), I(-a, -g): the conjugates) */
+    for (int k = 0; k < 8 && g0 + k < G; k++) {
         const int g = g0 + k;
         cp_fda_put(op, fc, nxmax, c, a, g, l[0][k], l[1][k], l[2][k], scale);
         if (g > 0) cp_fda_put(op, fc, nxmax, c, -a, -g, l[0][k], -l[1][k], l[2][k], scale);
@@ -2476,6 +2448,51 @@ __kernel void colour_fda_coef(int Ho, int Wo, __global const float *restrict COL
             if (g > 0) cp_fda_put(op, fc, nxmax, c, a, -g, l[3][k], -l[4][k], l[5][k], scale);
         }
     }
+}
+
+/* a work-item per two row frequencies a, a + 1 (a even, >= 0) and block of 8 column
+ * frequencies g (float8 lanes): each load of A serves both */
+#if !WK_ONE_KERNEL || defined(WK_KERNEL_colour_fda_coef)
+__kernel void colour_fda_coef(int Ho, int Wo, __global const float *restrict COL, int ncol,
+                              __global const float2 *restrict FT, __global const float2 *restrict FA,
+                              __global float2 *restrict FC, int gmax, int nymax, int nxmax) {
+    const int C = CH;
+    const int t = (int)get_global_id(0), c = (int)get_global_id(1), b = (int)get_global_id(2);
+    __global const float *op = WK_COL_OF(b);
+    if ((int)op[0] != WK_COL_FDA || c >= C) return;
+    const int ylo = (int)op[1], ny = (int)op[2], G = (int)op[5], nb = (G + 7) >> 3;
+    const int rows = ny > 0 ? max(-ylo, ylo + ny - 1) + 1 : 0; /* row frequencies a = 0 .. */
+    const int pairs = (rows + 1) >> 1;
+    if (nb == 0 || t >= pairs * nb) return;
+    const int a = 2 * (t / nb), g0 = 8 * (t - (t / nb) * nb);
+    __global const float2 *ty = FT + Wo;
+    /* (g0 + 8 <= gmax: gmax is a multiple of 8) */
+    __global const float *fa = (__global const float *)(FA + ((long)b * C + c) * Ho * gmax + g0);
+    /* sums of A's parts times cos and sin, for a and a + 1 */
+    float8 xc = (float8)(0.0f), ys = xc, yc = xc, xs = xc, xc1 = xc, ys1 = xc, yc1 = xc, xs1 = xc;
+    int m = 0, m1 = 0; /* a y, (a + 1) y mod Ho */
+    for (int y = 0; y < Ho; y++) {
+        /* (two vloads of 8: a float16 changes PoCL's vector ABI without AVX-512) */
+        const float8 lo = vload8(0, fa + (long)y * gmax * 2), hi = vload8(1, fa + (long)y * gmax * 2);
+        const float8 re = (float8)(lo.even, hi.even), im = (float8)(lo.odd, hi.odd);
+        const float2 e = ty[m], e1 = ty[m1];
+        xc += re * e.x;
+        ys += im * e.y;
+        yc += im * e.x;
+        xs += re * e.y;
+        xc1 += re * e1.x;
+        ys1 += im * e1.y;
+        yc1 += im * e1.x;
+        xs1 += re * e1.y;
+        m += a;
+        if (m >= Ho) m -= Ho;
+        m1 += a + 1;
+        if (m1 >= Ho) m1 -= Ho;
+    }
+    const float scale = 1.0f / ((float)Ho * (float)Wo);
+    __global float2 *fc = FC + ((long)b * C + c) * nymax * nxmax;
+    cp_fda_coef_put(op, fc, nxmax, c, a, g0, G, xc, ys, yc, xs, scale);
+    if (a + 1 < rows) cp_fda_coef_put(op, fc, nxmax, c, a + 1, g0, G, xc1, ys1, yc1, xs1, scale);
 }
 #endif
 
