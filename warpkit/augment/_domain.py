@@ -239,9 +239,9 @@ def reference_amplitudes(ref: np.ndarray, size: tuple[int, int], channels: int, 
                          what: str = "reference") -> np.ndarray:
     """A reference image's DFT amplitudes per channel ((channels, height, width // 2 + 1)
     float64, not centred: numpy's ``abs(rfft2)``, the columns of frequencies 0 .. width // 2;
-    a real image's amplitude at (-fy, -fx) is that at (fy, fx)) once resized to ``size`` = (width, height) as albumentations
-    resizes it (``cv2.resize``, bilinear: :func:`_resized`), for an image whose values reach
-    ``peak`` (the reference must have that image's dtype).
+    a real image's amplitude at (-fy, -fx) is that at (fy, fx)) once resized to ``size`` =
+    (width, height) as albumentations resizes it (``cv2.resize``, bilinear: :func:`_resized`),
+    for an image whose values reach ``peak`` (the reference must have that image's dtype).
 
     Example:
         >>> ref = np.full((4, 4), 10, np.uint8)

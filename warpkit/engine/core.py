@@ -1327,7 +1327,7 @@ def fda_folds(xlo: int, nx: int) -> int:
     return max(-xlo, xlo + nx - 1) + 1 if nx > 0 else 0
 
 
-def fda_sizes(passes: list[np.ndarray]) -> tuple[int, int, int]:
+def fda_sizes(passes: list[np.ndarray]) -> tuple[int, ...]:
     """The scratch room of the FDA passes (``passes``: :func:`colour_passes`'s list): the most
     column pairs, window rows and window columns of any COL_FDA operation, each rounded up to
     8 (a plan serves nearby windows), () where no pass has one."""
