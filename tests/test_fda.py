@@ -255,3 +255,21 @@ def test_small_cases_on_every_device_and_oclgrind(small_queue):
             out = W.Compose([geo, W.FDA(beta_limit=(beta, beta), p=1)])(
                 image=im, fda_metadata=[ref], seed=k, queue=small_queue)["image"]
             _close(out, _albu(base, ref, beta))
+
+
+def test_the_gpu_work_split_forced_on_this_device(queue, monkeypatch):
+    """The launches a GPU gets (rows of colour_fda_rows filling a work-group of 64, a row a
+    group for colour_apply), forced on this device: albumentations' result still."""
+    import warpkit
+    from warpkit.engine import core
+
+    rt = warpkit.runtime_for_queue(queue)
+    monkeypatch.setattr(rt, "kind", "GPU")
+    monkeypatch.setattr(core, "PLANS", type(core.PLANS)())  # (no plan built for the CPU)
+    for beta, (h, w) in ((0.05, (301, 256)), (0.5, (57, 91))):
+        img = PHOTOS[0][:h, :w].copy()
+        _close(_ours(img, REFS[1], beta, queue), _albu(img, REFS[1], beta))
+    rows = [launch for plan in core.PLANS._plans.values() for launch in plan.launches
+            if launch.variant.entry == "colour_fda_rows"]
+    # (its rows a group: as many as 64 work-items of 8 column frequencies hold)
+    assert rows and all(int(launch.args[5]) == 64 // (int(launch.args[-1]) // 8) for launch in rows)

@@ -492,9 +492,13 @@ def _colour_passes(w: WarpSpec, dt: np.dtype, C: int, store: dict,
             tables += rescale
         if kind & PASS_FDA:
             fs = tuple(np.int32(v) for v in w.fda)
-            rows_args = (*dims, *col, np.int32(tile), Arg("FT"), Arg("FA"), fs[0])
+            # rows a work-group: a work-item per row and 8 column frequencies, so on GPUs
+            # (a row each elsewhere) as many rows as fill the group's 64
+            frows = tile if cpu else max(1, 64 // (int(fs[0]) // 8))
             launches.append(Launch(Variant.of("colour_pass.cl", "colour_fda_rows", **defines),
-                                   (Arg(src), *rows_args), groups, (64, 1, 1)))
+                                   (Arg(src), *dims, *col, np.int32(frows), Arg("FT"),
+                                    Arg("FA"), fs[0]),
+                                   (64, -(-w.ho // frows), w.items), (64, 1, 1)))
             launches.append(Launch(Variant.of("colour_pass.cl", "colour_fda_coef", **defines),
                                    (*dims, *col, Arg("FT"), Arg("FA"), Arg("FC"), *fs),
                                    # (row frequencies a >= 0: at most the rows + 1; column
