@@ -132,6 +132,22 @@ def test_after_geometry_and_before_other_colour(queue):
         _close(out, want, share=0.01)
 
 
+def test_two_passes_share_the_scratch(queue):
+    """Two FDAs with a blur between them (three passes after the warp, the two FDA passes on
+    one scratch), each with its own reference list: albumentations' result (a blur of values
+    a level apart rounds apart now and then: the same level on all but a few in 100)."""
+    img = PHOTOS[0][:200, :180].copy()
+    steps = lambda M: [M.FDA(beta_limit=(0.05, 0.05), p=1),  # noqa: E731
+                       M.GaussianBlur(blur_limit=(5, 5), sigma_limit=(1, 1), p=1),
+                       M.FDA(beta_limit=(0.2, 0.2), metadata_key="second", p=1)]
+    out = W.Compose(steps(W))(image=img, fda_metadata=[REFS[1]], second=[REFS[0]], seed=0,
+                             queue=queue)["image"]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        want = A.Compose(steps(A))(image=img, fda_metadata=[REFS[1]], second=[REFS[0]])["image"]
+    _close(out, want, share=0.05)
+
+
 def test_a_batch_chooses_among_the_calls_references(queue):
     """One list of references for the whole call: each sample draws one and its beta (both
     recorded); the batch = each sample alone with the same list = its replay; the model's input
