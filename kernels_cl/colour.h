@@ -278,8 +278,9 @@
  *                     frequencies from w[3] (signed) replaced by a reference's, its phases
  *                     kept. A whole-image operation: it starts a pass (colour_pass.cl's FDA),
  *                     which adds each pixel's change; w[5] the column pairs the window touches
- *                     (engine.core.fda_folds); the reference's amplitudes (channel, row,
- *                     column) in the w[10] WK_COL_DATA operations after it (skipped with it)
+ *                     (engine.core.fda_folds); the reference's amplitudes in the call's
+ *                     colour table from the place w[6] 65536 + w[7] (rfft2's half: channel,
+ *                     row, column 0 .. Wo / 2); no data operations (w[10] 0)
  *
  * The 8 pixels' position: row at.y, columns at.x .. at.x + 7 of an output of dims = (Wo, Ho).
  */
@@ -1473,7 +1474,7 @@ inline __attribute__((always_inline)) void wk_colour8_ops(float8 *v, int C, __gl
             op += data * WK_COL_WORDS;
         } else if (code == WK_COL_EQUALIZE || code == WK_COL_FDA) {
             /* (its pass's table or changes, made by colour_pass.cl; HistogramMatching's
-             * reference counts and FDA's amplitudes skipped: w[10] data operations) */
+             * reference counts skipped: w[10] data operations, 0 for FDA) */
             const int data = (int)op[10];
             k += data;
             op += data * WK_COL_WORDS;

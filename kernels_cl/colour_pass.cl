@@ -2344,9 +2344,15 @@ inline void cp_rescale8(__global const float *SR, __global const float *rt, int 
  * of 2 pi m / Wo for m < Wo, then of 2 pi m / Ho; FA: (B, C, Ho, gmax) pairs; FC: (B, C,
  * nymax, nxmax). */
 
-/* an FDA operation's value v (its reference's amplitudes, channel by channel, row-major) */
-inline float cp_fda_value(__global const float *op, int v) {
-    return op[WK_COL_WORDS * (1 + v / 11) + 1 + v % 11];
+/* the reference's amplitude at the frequency (fy, fx) of channel c, from the call's table FR
+ * (the operation's words 6 and 7: its place, 16-bit halves; rfft2's half, (C, Ho, Wo / 2 + 1):
+ * a negative column frequency's amplitude is its negative's) */
+inline float cp_fda_ref(__global const float *FR, __global const float *op, int c, int fy,
+                        int fx, int Ho, int Wo) {
+    const long at = (long)op[6] * 65536 + (long)op[7];
+    int ry = fx < 0 ? -fy : fy;
+    ry = ry < 0 ? ry + Ho : ry;
+    return FR[at + ((long)c * Ho + ry) * (Wo / 2 + 1) + (fx < 0 ? -fx : fx)];
 }
 
 /* the twiddles (cos, sin) of 2 pi m / Wo for 8 indices m < Wo, from the table */
@@ -2414,20 +2420,22 @@ __kernel void colour_fda_rows(__global const X_T *restrict S, int Ho, int Wo,
 
 /* the change D = (|R| - amp) (ur, ui) / (Ho Wo) of the window's point (fy, fx), if it is one:
  * (ur, ui) the image's coefficient's unit (1 where it is 0: numpy's angle(0)), amp its size */
-inline void cp_fda_put(__global const float *op, __global float2 *fc, int nxmax, int c, int fy,
-                       int fx, float ur, float ui, float amp, float scale) {
+inline void cp_fda_put(__global const float *FR, __global const float *op, __global float2 *fc,
+                       int nxmax, int c, int fy, int fx, float ur, float ui, float amp,
+                       float scale, int Ho, int Wo) {
     const int iy = fy - (int)op[1], ix = fx - (int)op[3], ny = (int)op[2], nx = (int)op[4];
     if (iy < 0 || iy >= ny || ix < 0 || ix >= nx) return;
-    fc[iy * nxmax + ix] = (float2)(ur, ui) * ((cp_fda_value(op, (c * ny + iy) * nx + ix) - amp) * scale);
+    fc[iy * nxmax + ix] = (float2)(ur, ui) * ((cp_fda_ref(FR, op, c, fy, fx, Ho, Wo) - amp) * scale);
 }
 
 /* the changes of the window's points among (+-a, +-g), g = g0 .. g0 + 7 < G, from the sums
  * of A's parts times cos and sin: I(a, g) = (xc + ys, yc - xs), I(-a, g) = (xc - ys, yc + xs)
  * (I(a, -g), I(-a, -g) their conjugates); their sizes and units as vectors (the squares far
  * inside float's range: |I| <= Ho Wo times the peak) */
-inline void cp_fda_coef_put(__global const float *op, __global float2 *fc, int nxmax, int c,
-                            int a, int g0, int G, float8 xc, float8 ys, float8 yc, float8 xs,
-                            float scale) {
+inline void cp_fda_coef_put(__global const float *FR, __global const float *op,
+                            __global float2 *fc, int nxmax, int c, int a, int g0, int G,
+                            float8 xc, float8 ys, float8 yc, float8 xs, float scale, int Ho,
+                            int Wo) {
     const float8 pr = xc + ys, pi = yc - xs, mr = xc - ys, mi = yc + xs;
     const float8 ap = sqrt(pr * pr + pi * pi), am = sqrt(mr * mr + mi * mi);
     const float8 rp = select((float8)(0.0f), (float8)(1.0f) / ap, ap > (float8)(0.0f));
@@ -2441,11 +2449,11 @@ inline void cp_fda_coef_put(__global const float *op, __global float2 *fc, int n
     vstore8(am, 0, l[5]);
     for (int k = 0; k < 8 && g0 + k < G; k++) {
         const int g = g0 + k;
-        cp_fda_put(op, fc, nxmax, c, a, g, l[0][k], l[1][k], l[2][k], scale);
-        if (g > 0) cp_fda_put(op, fc, nxmax, c, -a, -g, l[0][k], -l[1][k], l[2][k], scale);
+        cp_fda_put(FR, op, fc, nxmax, c, a, g, l[0][k], l[1][k], l[2][k], scale, Ho, Wo);
+        if (g > 0) cp_fda_put(FR, op, fc, nxmax, c, -a, -g, l[0][k], -l[1][k], l[2][k], scale, Ho, Wo);
         if (a > 0) {
-            cp_fda_put(op, fc, nxmax, c, -a, g, l[3][k], l[4][k], l[5][k], scale);
-            if (g > 0) cp_fda_put(op, fc, nxmax, c, a, -g, l[3][k], -l[4][k], l[5][k], scale);
+            cp_fda_put(FR, op, fc, nxmax, c, -a, g, l[3][k], l[4][k], l[5][k], scale, Ho, Wo);
+            if (g > 0) cp_fda_put(FR, op, fc, nxmax, c, a, -g, l[3][k], -l[4][k], l[5][k], scale, Ho, Wo);
         }
     }
 }
@@ -2455,7 +2463,8 @@ inline void cp_fda_coef_put(__global const float *op, __global float2 *fc, int n
 #if !WK_ONE_KERNEL || defined(WK_KERNEL_colour_fda_coef)
 __kernel void colour_fda_coef(int Ho, int Wo, __global const float *restrict COL, int ncol,
                               __global const float2 *restrict FT, __global const float2 *restrict FA,
-                              __global float2 *restrict FC, int gmax, int nymax, int nxmax) {
+                              __global float2 *restrict FC, int gmax, int nymax, int nxmax,
+                              __global const float *restrict FR) {
     const int C = CH;
     const int t = (int)get_global_id(0), c = (int)get_global_id(1), b = (int)get_global_id(2);
     __global const float *op = WK_COL_OF(b);
@@ -2491,8 +2500,9 @@ __kernel void colour_fda_coef(int Ho, int Wo, __global const float *restrict COL
     }
     const float scale = 1.0f / ((float)Ho * (float)Wo);
     __global float2 *fc = FC + ((long)b * C + c) * nymax * nxmax;
-    cp_fda_coef_put(op, fc, nxmax, c, a, g0, G, xc, ys, yc, xs, scale);
-    if (a + 1 < rows) cp_fda_coef_put(op, fc, nxmax, c, a + 1, g0, G, xc1, ys1, yc1, xs1, scale);
+    cp_fda_coef_put(FR, op, fc, nxmax, c, a, g0, G, xc, ys, yc, xs, scale, Ho, Wo);
+    if (a + 1 < rows)
+        cp_fda_coef_put(FR, op, fc, nxmax, c, a + 1, g0, G, xc1, ys1, yc1, xs1, scale, Ho, Wo);
 }
 #endif
 

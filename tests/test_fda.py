@@ -189,6 +189,17 @@ def test_a_batch_chooses_among_the_calls_references(queue):
     _close(out["image"], want, share=0.03)
 
 
+def test_outputs_of_several_sizes(queue):
+    """A ragged list whose outputs keep their sizes (a launch per size, each with its part of
+    the program and the call's table; each size its own spectra): each sample as alone."""
+    from helpers import assert_batch_is_alone
+
+    imgs = [PHOTOS[0][:200, :220].copy(), PHOTOS[1][:180, :240].copy(),
+            PHOTOS[2][:150, :200].copy(), PHOTOS[0][:100, :120].copy()]
+    pipe = W.Compose([W.GridDistortion(p=1), W.FDA(beta_limit=(0.02, 0.2), p=1)])
+    assert_batch_is_alone(lambda **kw: pipe(**kw, fda_metadata=REFS[:2]), imgs, 0, queue)
+
+
 def test_from_albumentations_and_refusals():
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
@@ -237,26 +248,35 @@ def test_from_albumentations_and_refusals():
 
 def test_the_engine_checks_the_operation():
     """The kernel's words checked on the host before any launch: a window inside the output's
-    frequencies, its column pairs, the amplitudes' count for the channels, finite and not
-    negative."""
+    frequencies, its column pairs, the amplitudes' place inside the call's colour table (16-bit
+    halves), the table's values finite and not negative, no data operations."""
     from warpkit.engine.core import _check_fda, fda_ops
 
-    amp = np.ones((3, 4, 6), np.float32)
-    ops = fda_ops((-2, 4, -3, 6), amp)[None]
-    _check_fda(ops, 3, 16, 9)
-    with pytest.raises(ValueError, match="4 channels x 4 x 6 needs 9 COL_DATA"):
-        _check_fda(ops, 4, 16, 9)
+    table = np.ones(2 * 3 * 9 * (16 // 2 + 1), np.float32)  # (two references' amplitudes)
+    at = 3 * 9 * 9
+    ops = fda_ops((-2, 4, -3, 6), at)[None]
+    _check_fda(ops, 3, 16, 9, table)
+    with pytest.raises(ValueError, match="run to value 567 of the call's colour table, which "
+                                         "holds 486"):
+        _check_fda(ops, 4, 16, 9, table)
+    with pytest.raises(ValueError, match="holds 0"):
+        _check_fda(ops, 3, 16, 9, None)
     with pytest.raises(ValueError, match="window"):
-        _check_fda(ops, 3, 4, 9)  # (columns -3 .. 2 past a 4-wide output's -2 .. 1)
+        _check_fda(ops, 3, 4, 9, table)  # (columns -3 .. 2 past a 4-wide output's -2 .. 1)
     for at, value, why in (((0, 5), 2, "window"), ((0, 2), 3.5, "window"),
                            ((0, 1), np.nan, "window"), ((0, 2), -1, "window"),
-                           ((1, 2), -1.0, "finite and not negative"),
-                           ((2, 3), np.inf, "finite and not negative"),
-                           ((3, 0), 0, "COL_DATA")):
+                           ((0, 6), 1, "run to value"), ((0, 7), 0.5, "16-bit halves"),
+                           ((0, 7), 65536, "16-bit halves"), ((0, 6), -1, "16-bit halves"),
+                           ((0, 10), 2, "word 10")):
         bad = ops.copy()
         bad[(0, *at)] = value
         with pytest.raises(ValueError, match=why):
-            _check_fda(bad, 3, 16, 9)
+            _check_fda(bad, 3, 16, 9, table)
+    for value in (np.nan, -1.0, np.inf):
+        t = table.copy()
+        t[5] = value
+        with pytest.raises(ValueError, match="finite and not negative"):
+            _check_fda(ops, 3, 16, 9, t)
 
 
 def test_small_cases_on_every_device_and_oclgrind(small_queue):

@@ -42,7 +42,7 @@ from ..engine.core import (COL_AFFINE as AFFINE, COL_AFFINE_MEAN as AFFINE_MEAN,
                            COL_MOTION as MOTION, COL_NOISE as NOISE, COL_POSTERIZE as POSTERIZE,
                            COL_SATURATE as SATURATE, COL_SHUFFLE as SHUFFLE,
                            COL_SOLARIZE as SOLARIZE, COLOUR_WORDS as WORDS, colour_peak,
-                           split)
+                           split, with_table)
 from ..engine.plan import MAX_BLUR_RADIUS, MAX_CLAHE_TILES, MAX_MEDIAN_SIZE
 from ._base import IDENTITY_ROW, Transform, contains, row_maps, value_range
 
@@ -1061,7 +1061,9 @@ def colour_program(pipe: Transform, plist: list[dict], channels: int, dtype: Any
     take them (integer images rounded to a level), so that a sample's result is the same alone
     and in any batch, whatever the other samples drew. ``sizes`` (each sample's output, (width,
     height)) and ``passed`` (the call's passed keywords) are for the transforms whose
-    operations read the call (HistogramMatching's references)."""
+    operations read the call (HistogramMatching's references). A transform may put values
+    in the call's colour table (:func:`table_offset`: FDA's reference spectra): the program
+    then carries it (engine.core.ColourProgram)."""
     if not contains(pipe, ColourTransform):
         return None
     peak = colour_peak(dtype)
@@ -1085,5 +1087,21 @@ def colour_program(pipe: Transform, plist: list[dict], channels: int, dtype: Any
             for op in block:
                 out[i, j * WORDS:j * WORDS + len(op)] = op
                 j += 1
-    return out
+    table = memo.get(_TABLE)
+    return out if table is None else with_table(out, np.concatenate(table))
+
+
+#: the memo's entry of a call's colour table (its parts in order: table_offset)
+_TABLE = "colour table"
+
+
+def table_offset(memo: dict, key: Any, make: Any) -> int:
+    """The place (floats from the start) of ``make()``'s values in the call's colour table
+    (engine.core.ColourProgram), made and appended once per ``key`` in the call's ``memo``
+    (:func:`colour_program`'s, which hands the table to the engine with the program)."""
+    if key not in memo:
+        parts = memo.setdefault(_TABLE, [])
+        memo[key] = sum(len(v) for v in parts)
+        parts.append(np.ascontiguousarray(make(), np.float32).ravel())
+    return memo[key]
 

@@ -34,7 +34,7 @@ import numpy as np
 from ..engine.core import COL_EQUALIZE, fda_ops, match_data, with_data_ops
 from ..engine.resize8 import INTER_LINEAR, apply_stage, stage_axis, stage_modes, stage_rounding
 from ._base import value_range
-from ._colour import ColourTransform, _eight_bit
+from ._colour import ColourTransform, _eight_bit, table_offset
 
 __all__ = ["FDA", "HistogramMatching"]
 
@@ -88,7 +88,7 @@ class _Adaptation(ColourTransform):
         key = (name, self.metadata_key, k, tuple(size), channels)
         if key not in memo:
             memo[key] = self._reference_data(refs[k], size, channels, peak,
-                                             f"{self.metadata_key}[{k}]")
+                                             f"{self.metadata_key}[{k}]", memo, key)
         return self._operations(memo[key], params, size)
 
 
@@ -136,7 +136,7 @@ class HistogramMatching(_Adaptation):
     def _check_image(self, peak: float) -> None:
         _eight_bit("HistogramMatching", peak)
 
-    def _reference_data(self, ref, size, channels, peak, what):
+    def _reference_data(self, ref, size, channels, peak, what, memo, key):
         return with_data_ops({0: COL_EQUALIZE, 1: 4.0, 2: 1.0},
                              match_data(reference_counts(ref, size, channels, what)))
 
@@ -197,21 +197,16 @@ class FDA(_Adaptation):
             beta_limit = (0.0, beta_limit)  # (albumentations' one number: (0, b))
         self.beta_limit = value_range(beta_limit, "beta_limit", False, 0.0, 0.5)[0]
 
-    def _reference_data(self, ref, size, channels, peak, what):
-        return reference_amplitudes(ref, size, channels, peak, what)
+    def _reference_data(self, ref, size, channels, peak, what, memo, key):
+        # (the amplitudes in the call's colour table, once: each sample's operation holds
+        # their place)
+        return table_offset(memo, ("table", *key),
+                            lambda: reference_amplitudes(ref, size, channels, peak, what))
 
     def _operations(self, data, params, size):
         w, h = size
         border = int(np.floor(min(h, w) * float(params["beta"])))
-        window = (*fda_window(h, border), *fda_window(w, border))
-        ylo, ny, xlo, nx = window
-        fy = np.arange(ylo, ylo + ny)
-        # rfft2's half: the columns 0 .. of the rows fy, and a negative column frequency's
-        # amplitude is its negative's (the rows -fy, the columns reversed)
-        pos = np.take(data[:, :, :max(xlo + nx, 0)], fy % h, axis=1)
-        neg = np.take(data[:, :, 1:1 - xlo][:, :, ::-1], -fy % h, axis=1)
-        cols = np.concatenate([neg, pos], axis=2)  # (frequencies min(xlo, 0) .. xlo + nx - 1)
-        return fda_ops(window, cols[:, :, cols.shape[2] - nx:])
+        return fda_ops((*fda_window(h, border), *fda_window(w, border)), data)
 
     def config(self):
         return {"beta_limit": list(self.beta_limit), "metadata_key": self.metadata_key}

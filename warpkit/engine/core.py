@@ -129,8 +129,9 @@ def warp_by(image: Any, matrix: Any, size: Any = None, sampling: Sampling = LINE
         for k, table in zoom_tables(passes, wo, ho).items():
             values[f"ZT{k}"] = cl.Buffer(rt.context, ro, hostbuf=table)
             values[f"ZF{k}"] = int32(table.shape[1])
-    if spec.fda:
+    if spec.fda:  # (the twiddles; the call's colour table: _check_fda found it)
         values["FT"] = cl.Buffer(rt.context, ro, hostbuf=fda_twiddles(wo, ho))
+        values["FR"] = cl.Buffer(rt.context, ro, hostbuf=colour.table)
     for k, prog in enumerate(passes):  # the warp's operations, then each colour pass's
         name, flags, extra = f"{k or ''}", ro, 0
         if spec.colour_groups[k] & COLG_RAIN:  # (rain.cl draws the drops into the list first)
@@ -641,7 +642,7 @@ def _colour_ops(colour: np.ndarray, items: int, dt: np.dtype, channels: int, wo:
     _check_filters(ops)
     _check_matching(ops, channels)
     _check_equalize_masks(ops, wo, ho)
-    _check_fda(ops, channels, wo, ho)
+    _check_fda(ops, channels, wo, ho, getattr(colour, "table", None))
     if dt == np.uint16:  # the operations on 8-bit levels
         for code, name, why in ((COL_GRAVEL, "COL_GRAVEL", "OpenCV's 8-bit HLS"),
                                 (COL_FLARE, "COL_FLARE", "8-bit levels"),
@@ -1243,21 +1244,18 @@ def mask_data(mask: np.ndarray) -> np.ndarray:
 
 
 def _data_values(ops: np.ndarray, I: np.ndarray, J: np.ndarray, need: int, values: int,
-                 what: str, sixteen: bool = True) -> np.ndarray:
+                 what: str) -> np.ndarray:
     """The first ``values`` values of the ``need`` COL_DATA operations after each operation
     (I, J) ((n, values) float64), or a ValueError naming ``what``: word 10 counts them, they
-    lie inside the list, they are COL_DATA, their values whole 16-bit numbers (``sixteen``;
-    else finite and not negative)."""
+    lie inside the list, they are COL_DATA, their values whole 16-bit numbers."""
     at = J[:, None] + 1 + np.arange(need)
     inside = (at < ops.shape[1]).all(1)
     data = ops[I[:, None], np.minimum(at, ops.shape[1] - 1)]
     v = data[:, :, 1:].reshape(len(I), -1)[:, :values].astype(np.float64)
     for bad, why in ((ops[I, J, 10] != need) | ~inside | (data[:, :, 0] != COL_DATA).any(1),
                      f"needs {need} COL_DATA operations after it, counted in word 10"), \
-                    ((~((v == np.floor(v)) & (v >= 0) & (v < 65536)).all(1),
-                      "values must hold 16 whole bits") if sixteen else
-                     (~(np.isfinite(v) & (v >= 0)).all(1),
-                      "values must be finite and not negative")):
+                    (~((v == np.floor(v)) & (v >= 0) & (v < 65536)).all(1),
+                     "values must hold 16 whole bits"):
         if bad.any():
             k = int(np.argmax(bad))
             raise ValueError(f"colour[{I[k]}]'s operation {J[k]}: {what} {why} (word 10: "
@@ -1349,23 +1347,52 @@ def fda_twiddles(wo: int, ho: int) -> np.ndarray:
     return out
 
 
-def fda_ops(window: tuple[int, int, int, int], amplitudes: np.ndarray) -> np.ndarray:
-    """A COL_FDA operation (colour_pass.cl's FDA pass) with its window ``(ylo, ny, xlo, nx)``
-    of row and column frequencies (each the first, signed, and the count) and the
-    reference's amplitudes there (``amplitudes``: (channels, ny, nx)) in its data
-    operations."""
+class ColourProgram(np.ndarray):
+    """A colour program ((n, k * COLOUR_WORDS) float32) with the call's colour table: float32
+    values its operations index (FDA's reference spectra), one array for the whole call,
+    uploaded once (an operation's own data would copy them into every sample's list). Slices
+    and index selections of the program keep the table."""
+
+    table: np.ndarray | None = None
+
+    def __array_finalize__(self, obj: Any) -> None:
+        self.table = getattr(obj, "table", None)
+
+
+def with_table(program: np.ndarray, table: np.ndarray) -> ColourProgram:
+    """``program`` (a colour program) carrying ``table`` (float32 values, one dimension)."""
+    out = program.view(ColourProgram)
+    out.table = np.ascontiguousarray(table, np.float32).ravel()
+    return out
+
+
+def fda_ops(window: tuple[int, int, int, int], offset: int) -> np.ndarray:
+    """A COL_FDA operation (colour_pass.cl's FDA pass, (1, COLOUR_WORDS)) with its window
+    ``(ylo, ny, xlo, nx)`` of row and column frequencies (each the first, signed, and the
+    count) and the place of the reference's amplitudes in the call's colour table
+    (``offset``: floats from its start, in words 6 and 7 as 16-bit halves; the amplitudes
+    (channels, Ho, Wo // 2 + 1): :func:`warpkit.augment._domain.reference_amplitudes`)."""
     ylo, ny, xlo, nx = window
-    return with_data_ops({0: COL_FDA, 1: ylo, 2: ny, 3: xlo, 4: nx, 5: fda_folds(xlo, nx)},
-                         np.asarray(amplitudes, np.float32).ravel())
+    op = np.zeros((1, COLOUR_WORDS), np.float32)
+    op[0, :8] = [COL_FDA, ylo, ny, xlo, nx, fda_folds(xlo, nx), offset >> 16, offset & 0xFFFF]
+    return op
 
 
-def _check_fda(ops: np.ndarray, channels: int, wo: int, ho: int) -> None:
+def _check_fda(ops: np.ndarray, channels: int, wo: int, ho: int,
+               table: np.ndarray | None) -> None:
     """FDA's operations (COL_FDA) as colour_pass.cl's FDA pass reads them for an output of
     ``wo`` x ``ho``, or a ValueError: whole numbers; a window of frequencies inside
     numpy's ``fftshift`` range of each axis (-n // 2 .. n - n // 2 - 1), word 5 its column
-    pairs (:func:`fda_folds`); the amplitudes of ``channels`` (finite, not negative) in the
-    data operations word 10 counts."""
+    pairs (:func:`fda_folds`); the amplitudes of ``channels`` (channels x ho x (wo // 2 + 1))
+    inside the call's colour table ``table`` from the offset in words 6 and 7 (16-bit
+    halves), the table's values finite and not negative; no data operations (word 10)."""
     I, J = np.nonzero(ops[:, :, 0] == COL_FDA)
+    if not len(I):
+        return
+    size = 0 if table is None else len(table)
+    if size and not (np.isfinite(table).all() and (table >= 0).all()):
+        raise ValueError("the colour table's values (FDA's amplitudes) must be finite and not "
+                         "negative")
     for i, j in zip(I.tolist(), J.tolist()):
         w = ops[i, j, 1:6].astype(np.float64)
         ylo, ny, xlo, nx, g = (int(v) for v in w) if np.isfinite(w).all() else (0,) * 5
@@ -1376,9 +1403,17 @@ def _check_fda(ops: np.ndarray, channels: int, wo: int, ho: int) -> None:
                              f"row frequency, rows, first column frequency, columns, column "
                              f"pairs) must lie in the frequencies of a {wo} x {ho} output, got "
                              f"{w.tolist()}")
-        n = channels * ny * nx
-        _data_values(ops, np.array([i]), np.array([j]), data_ops(n), n,
-                     f"FDA's amplitudes of {channels} channels x {ny} x {nx}", sixteen=False)
+        half = ops[i, j, 6:8].astype(np.float64)
+        if not ((half == np.floor(half)).all() and (half >= 0).all() and (half < 65536).all()
+                and ops[i, j, 10] == 0):
+            raise ValueError(f"colour[{i}]'s operation {j}: COL_FDA's table offset (words 6 "
+                             f"and 7) must be 16-bit halves and word 10 (data operations) 0, "
+                             f"got {half.tolist()} and {float(ops[i, j, 10]):g}")
+        need = int(half[0]) * 65536 + int(half[1]) + channels * ho * (wo // 2 + 1)
+        if need > size:
+            raise ValueError(f"colour[{i}]'s operation {j}: COL_FDA's amplitudes of {channels} "
+                             f"channels x {ho} x {wo // 2 + 1} run to value {need} of the "
+                             f"call's colour table, which holds {size}")
 
 
 def _check_taps(ops: np.ndarray, i: int, j: int) -> None:

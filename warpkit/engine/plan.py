@@ -48,7 +48,8 @@ PASS_GLASS_EXACT = 8192
 PASS_RESCALE = 16384
 #: ... and with FDA (albumentations' Fourier domain adaptation: colour_fda_rows takes each
 #: row's DFT at the window's column frequencies into FA, colour_fda_coef the window's
-#: coefficients and their changes into FC (a work-item per row and column frequency pair,
+#: coefficients and their changes into FC from the reference's amplitudes in the call's
+#: colour table FR (a work-item per row and column frequency pair,
 #: four points of the window each), colour_fda_cols each row's sums of those changes back
 #: into FA (rows y and Ho - y together), and colour_apply adds each pixel's; the twiddles
 #: in FT)
@@ -500,7 +501,8 @@ def _colour_passes(w: WarpSpec, dt: np.dtype, C: int, store: dict,
                                     Arg("FA"), fs[0]),
                                    (64, -(-w.ho // frows), w.items), (64, 1, 1)))
             launches.append(Launch(Variant.of("colour_pass.cl", "colour_fda_coef", **defines),
-                                   (*dims, *col, Arg("FT"), Arg("FA"), Arg("FC"), *fs),
+                                   (*dims, *col, Arg("FT"), Arg("FA"), Arg("FC"), *fs,
+                                    Arg("FR")),
                                    # (row frequencies a >= 0: at most the rows + 1; column
                                    # frequencies in blocks of 8)
                                    (round_up((int(fs[1]) + 1) * (int(fs[0]) // 8), 64), C,
