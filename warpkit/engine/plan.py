@@ -49,10 +49,10 @@ PASS_RESCALE = 16384
 #: ... and with FDA (albumentations' Fourier domain adaptation: colour_fda_rows takes each
 #: row's DFT at the window's column frequencies into FA, colour_fda_coef the window's
 #: coefficients and their changes into FC from the reference's amplitudes in the call's
-#: colour table FR (a work-item per row and column frequency pair,
-#: four points of the window each), colour_fda_cols each row's sums of those changes back
-#: into FA (rows y and Ho - y together), and colour_apply adds each pixel's; the twiddles
-#: in FT)
+#: colour table FR (a work-item per two row frequencies and 8 column frequencies, four
+#: points of the window each), colour_fda_cols each row's sums of those changes back into
+#: FA (8 rows a work-item, each with Ho - y), and colour_apply adds each pixel's; the
+#: twiddles in FT)
 PASS_FDA = 32768
 
 #: the most zooms a ZoomBlur averages (engine.core refuses more before any launch: each is 4
