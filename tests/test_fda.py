@@ -272,6 +272,10 @@ def test_the_engine_checks_the_operation():
         bad[(0, *at)] = value
         with pytest.raises(ValueError, match=why):
             _check_fda(bad, 3, 16, 9, table)
+    two = np.concatenate([ops, ops])  # (every item checked: the bad one named)
+    two[1, 0, 7] = 300
+    with pytest.raises(ValueError, match=r"colour\[1\]'s operation 0: .* run to value 543"):
+        _check_fda(two, 3, 16, 9, table)
     for value in (np.nan, -1.0, np.inf):
         t = table.copy()
         t[5] = value

@@ -198,10 +198,10 @@ class FDA(_Adaptation):
         self.beta_limit = value_range(beta_limit, "beta_limit", False, 0.0, 0.5)[0]
 
     def _reference_data(self, ref, size, channels, peak, what, memo, key):
-        # (the amplitudes in the call's colour table, once: each sample's operation holds
-        # their place)
-        return table_offset(memo, ("table", *key),
-                            lambda: reference_amplitudes(ref, size, channels, peak, what))
+        # (the amplitudes in the call's colour table: each sample's operation holds their
+        # place)
+        return table_offset(memo, key, lambda: reference_amplitudes(ref, size, channels,
+                                                                     peak, what))
 
     def _operations(self, data, params, size):
         w, h = size

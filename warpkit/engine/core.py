@@ -1393,27 +1393,28 @@ def _check_fda(ops: np.ndarray, channels: int, wo: int, ho: int,
     if size and not (np.isfinite(table).all() and (table >= 0).all()):
         raise ValueError("the colour table's values (FDA's amplitudes) must be finite and not "
                          "negative")
-    for i, j in zip(I.tolist(), J.tolist()):
-        w = ops[i, j, 1:6].astype(np.float64)
-        ylo, ny, xlo, nx, g = (int(v) for v in w) if np.isfinite(w).all() else (0,) * 5
-        if not ((w == np.floor(w)).all() and ny >= 0 and nx >= 0
-                and -(ho // 2) <= ylo and ylo + ny <= ho - ho // 2
-                and -(wo // 2) <= xlo and xlo + nx <= wo - wo // 2 and g == fda_folds(xlo, nx)):
-            raise ValueError(f"colour[{i}]'s operation {j}: COL_FDA's window (words 1-5: first "
-                             f"row frequency, rows, first column frequency, columns, column "
-                             f"pairs) must lie in the frequencies of a {wo} x {ho} output, got "
-                             f"{w.tolist()}")
-        half = ops[i, j, 6:8].astype(np.float64)
-        if not ((half == np.floor(half)).all() and (half >= 0).all() and (half < 65536).all()
-                and ops[i, j, 10] == 0):
-            raise ValueError(f"colour[{i}]'s operation {j}: COL_FDA's table offset (words 6 "
-                             f"and 7) must be 16-bit halves and word 10 (data operations) 0, "
-                             f"got {half.tolist()} and {float(ops[i, j, 10]):g}")
-        need = int(half[0]) * 65536 + int(half[1]) + channels * ho * (wo // 2 + 1)
-        if need > size:
-            raise ValueError(f"colour[{i}]'s operation {j}: COL_FDA's amplitudes of {channels} "
-                             f"channels x {ho} x {wo // 2 + 1} run to value {need} of the "
-                             f"call's colour table, which holds {size}")
+    w = ops[I, J].astype(np.float64)  # (every operation at once; the first bad one named)
+    whole = np.isfinite(w) & (w == np.floor(w))
+    ylo, ny, xlo, nx, g, hi, lo = (np.where(whole[:, k], w[:, k], 0).astype(np.int64)
+                                   for k in range(1, 8))
+    pairs = np.where(nx > 0, np.maximum(-xlo, xlo + nx - 1) + 1, 0)  # (fda_folds)
+    window = whole[:, 1:6].all(1) & (ny >= 0) & (nx >= 0) & (-(ho // 2) <= ylo) & (ylo + ny <= ho - ho // 2) \
+        & (-(wo // 2) <= xlo) & (xlo + nx <= wo - wo // 2) & (g == pairs)
+    place = whole[:, 6:8].all(1) & (hi >= 0) & (hi < 65536) & (lo >= 0) & (lo < 65536) & (w[:, 10] == 0)
+    end = hi * 65536 + lo + channels * ho * (wo // 2 + 1)
+    for bad, why in ((~window, lambda k: f"COL_FDA's window (words 1-5: first row frequency, "
+                                         f"rows, first column frequency, columns, column "
+                                         f"pairs) must lie in the frequencies of a {wo} x {ho} "
+                                         f"output, got {w[k, 1:6].tolist()}"),
+                     (~place, lambda k: f"COL_FDA's table offset (words 6 and 7) must be 16-bit "
+                                        f"halves and word 10 (data operations) 0, got "
+                                        f"{w[k, 6:8].tolist()} and {w[k, 10]:g}"),
+                     (end > size, lambda k: f"COL_FDA's amplitudes of {channels} channels x "
+                                            f"{ho} x {wo // 2 + 1} run to value {end[k]} of the "
+                                            f"call's colour table, which holds {size}")):
+        if bad.any():
+            k = int(np.argmax(bad))
+            raise ValueError(f"colour[{I[k]}]'s operation {J[k]}: {why(k)}")
 
 
 def _check_taps(ops: np.ndarray, i: int, j: int) -> None:
