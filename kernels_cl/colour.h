@@ -1472,9 +1472,9 @@ inline __attribute__((always_inline)) void wk_colour8_ops(float8 *v, int C, __gl
             const int data = (int)op[3];
             k += data;
             op += data * WK_COL_WORDS;
-        } else if (code == WK_COL_EQUALIZE || code == WK_COL_FDA) {
-            /* (its pass's table or changes, made by colour_pass.cl; HistogramMatching's
-             * reference counts skipped: w[10] data operations, 0 for FDA) */
+        } else if (code == WK_COL_EQUALIZE) {
+            /* (its pass's table, made by colour_pass.cl; HistogramMatching's reference counts
+             * skipped: w[10] data operations) */
             const int data = (int)op[10];
             k += data;
             op += data * WK_COL_WORDS;

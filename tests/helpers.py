@@ -177,6 +177,30 @@ def assert_alone_and_replayed(pipe, imgs: list, got: dict, seed: int, queue) -> 
         np.testing.assert_array_equal(again["image"], got["image"][k])
 
 
+def assert_reference_batch(pipe, imgs: list, key: str, refs: list, amount: str,
+                           bounds: tuple, seed: int, queue) -> dict:
+    """A domain adaptation's batch (``pipe``: a geometric step, then the adaptation, which reads
+    the call's list ``refs`` under ``key``): the list comes back in the result; the samples
+    chose among the references (recorded, at least two) and drew ``amount`` within ``bounds``;
+    each sample as alone and as replayed; Compose.sample draws a sample's parameters from the
+    call's keywords; to_dict/from_dict. Returns the call's result."""
+    with_refs = lambda **kw: pipe(**kw, **{key: refs})  # noqa: E731
+    got = with_refs(image=imgs, seed=seed, queue=queue)
+    assert got[key] is refs
+    steps = [p["steps"][1] for p in got["params"]]
+    chosen = {s["reference"] for s in steps if s["applied"]}
+    assert len(chosen) >= 2 and chosen <= set(range(len(refs)))
+    assert all(bounds[0] <= s[amount] <= bounds[1] for s in steps if s["applied"])
+    assert_alone_and_replayed(with_refs, imgs, got, seed, queue)
+    for k in (0, 4):
+        assert pipe.sample(imgs[k].shape[:2], seed, index=k, **{key: refs}) == got["params"][k]
+    same = type(pipe).from_dict(pipe.to_dict())
+    assert same.to_dict() == pipe.to_dict()
+    np.testing.assert_array_equal(
+        same(image=imgs, seed=seed, queue=queue, **{key: refs})["image"], got["image"])
+    return got
+
+
 def albumentations_and_photos() -> tuple:
     """albumentations (its update check off, its import's warnings quiet) and three of
     scikit-image's photos by name (astronaut, coffee, chelsea): the colour tests' oracle and

@@ -23,7 +23,7 @@ import pytest
 
 from warpkit import augment as W
 
-from helpers import small_rotated_cases
+from helpers import assert_reference_batch, ragged_crops, small_rotated_cases
 
 os.environ.setdefault("NO_ALBUMENTATIONS_UPDATE", "1")  # no network check at import
 with warnings.catch_warnings():
@@ -152,28 +152,11 @@ def test_a_batch_chooses_among_the_calls_references(queue):
     """One list of references for the whole call: each sample draws one and its beta (both
     recorded); the batch = each sample alone with the same list = its replay; the model's input
     made after it; to_dict/from_dict; beside HistogramMatching, each reading its own list."""
-    rs = np.random.default_rng(2)
-    imgs = [PHOTOS[k % 3][:int(rs.integers(20, 90)), :int(rs.integers(20, 90))].copy()
-            for k in range(10)]
+    imgs = ragged_crops(PHOTOS, 10)
     pipe = W.Compose([W.RandomResizedCrop(48), W.FDA(beta_limit=(0.0, 0.3), p=0.8)],
                      output_dtype="float32", mean=[0.4, 0.4, 0.4], std=[0.2, 0.2, 0.2],
                      layout="CHW")
-    got = pipe(image=imgs, fda_metadata=REFS, seed=3, queue=queue)
-    assert got["fda_metadata"] is REFS
-    steps = [p["steps"][1] for p in got["params"]]
-    chosen = {s["reference"] for s in steps if s["applied"]}
-    assert len(chosen) >= 2 and chosen <= {0, 1, 2}
-    assert all(0.0 <= s["beta"] <= 0.3 for s in steps if s["applied"])
-    for k, img in enumerate(imgs):
-        alone = pipe(image=img, fda_metadata=REFS, seed=3, index=k, queue=queue)
-        np.testing.assert_array_equal(got["image"][k], alone["image"])
-        again = pipe.replay(got["params"][k], image=img, fda_metadata=REFS, queue=queue)
-        np.testing.assert_array_equal(got["image"][k], again["image"])
-    assert pipe.sample(imgs[4].shape[:2], 3, index=4, fda_metadata=REFS) == got["params"][4]
-    same = W.Compose.from_dict(pipe.to_dict())
-    assert same.to_dict() == pipe.to_dict()
-    np.testing.assert_array_equal(
-        same(image=imgs, fda_metadata=REFS, seed=3, queue=queue)["image"], got["image"])
+    assert_reference_batch(pipe, imgs, "fda_metadata", REFS, "beta", (0.0, 0.3), 3, queue)
     # beside HistogramMatching: each its own list (the same index of each is not the same image)
     both = W.Compose([W.RandomResizedCrop(48), W.HistogramMatching(p=1),
                       W.FDA(beta_limit=(0.1, 0.1), p=1)])
@@ -200,50 +183,69 @@ def test_outputs_of_several_sizes(queue):
     assert_batch_is_alone(lambda **kw: pipe(**kw, fda_metadata=REFS[:2]), imgs, 0, queue)
 
 
-def test_from_albumentations_and_refusals():
+@pytest.mark.parametrize("name, amount, given, saved", [
+    ("HistogramMatching", "blend_ratio", (0.2, 0.4), (0.9, 1.0)),
+    ("FDA", "beta_limit", (0.01, 0.2), (0.0, 0.05))])
+def test_the_port_from_albumentations(name, amount, given, saved):
+    """Both adaptations ported from a live Compose at any depth (albumentations' to_dict
+    refuses them: their parameters are read off the live transform) and from a dict; the
+    deprecated reference_images refused."""
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         recipe = A.Compose([A.HorizontalFlip(p=0.5),
-                            A.OneOf([A.FDA(beta_limit=(0.01, 0.2), metadata_key="targets",
-                                           p=0.3), A.Blur()], p=1)])
-        live = A.FDA(reference_images=[REFS[0]], read_fn=lambda x: x)
+                            A.OneOf([getattr(A, name)(**{amount: given}, metadata_key="refs",
+                                                      p=0.3), A.Blur()], p=1)])
+        live = getattr(A, name)(reference_images=[REFS[0]], read_fn=lambda x: x)
     ours = W.from_albumentations(recipe)
     t = ours.transforms[1].transforms[0]
-    assert type(t).__name__ == "FDA"
-    assert (t.beta_limit, t.metadata_key, t.p) == ((0.01, 0.2), "targets", 0.3)
-    assert "targets" in ours.call_keys()
+    assert type(t).__name__ == name
+    assert (getattr(t, amount), t.metadata_key, t.p) == (given, "refs", 0.3)
+    assert "refs" in ours.call_keys()
     spec = {"transform": {"__class_fullname__": "Compose", "transforms": [
-        {"__class_fullname__": "FDA", "beta_limit": [0.0, 0.05], "p": 1.0}]}}
-    assert W.from_albumentations(spec).transforms[0].beta_limit == (0.0, 0.05)
+        {"__class_fullname__": name, amount: list(saved), "p": 1.0}]}}
+    assert getattr(W.from_albumentations(spec).transforms[0], amount) == saved
     with pytest.raises(ValueError, match="reference_images"):
         W.from_albumentations(A.Compose([live]))
-    with pytest.raises(ValueError, match="reference_images"):
-        W.FDA(reference_images=[REFS[0]])
+
+
+def test_refusals():
     with pytest.raises(ValueError, match="beta_limit"):
         W.FDA(beta_limit=(0.1, 0.6))
     assert W.FDA(beta_limit=0.2).beta_limit == (0.0, 0.2)  # (albumentations' scalar)
-    with pytest.raises(ValueError, match="metadata_key"):
-        W.FDA(metadata_key="a b")
     pipe = W.Compose([W.FDA(p=1)])
     img = PHOTOS[0][:32, :32].copy()
-    with pytest.raises(ValueError, match="fda_metadata="):
-        pipe(image=img, seed=0)
-    with pytest.raises(ValueError, match="non-empty list"):
-        pipe(image=img, fda_metadata=[], seed=0)
-    with pytest.raises(ValueError, match=r"fda_metadata\[0\] must be a numpy array"):
-        pipe(image=img, fda_metadata=[[1, 2]], seed=0)
-    with pytest.raises(ValueError, match="3 channels"):
-        pipe(image=img, fda_metadata=[REFS[0][..., :2]], seed=0)
     with pytest.raises(TypeError, match=r"the image's dtype \(uint8"):
         pipe(image=img, fda_metadata=[REFS[0].astype(np.float32)], seed=0)
     with pytest.raises(TypeError, match=r"the image's dtype \(float32"):
         pipe(image=img.astype(np.float32), fda_metadata=[REFS[0]], seed=0)
+
+
+@pytest.mark.parametrize("name, key", [("HistogramMatching", "hm_metadata"),
+                                       ("FDA", "fda_metadata")])
+def test_the_calls_reference_list_is_checked(name, key):
+    """What both adaptations refuse alike (their shared base, _domain._Adaptation): no list, an
+    empty one, a non-array, a reference of other channels, 5 channels, a replay whose recorded
+    index is past the list, albumentations' deprecated reference_images, a metadata_key that
+    is no keyword."""
+    cls = getattr(W, name)
+    with pytest.raises(ValueError, match="reference_images"):
+        cls(reference_images=[REFS[0]])
+    with pytest.raises(ValueError, match="metadata_key"):
+        cls(metadata_key="a b")
+    pipe = W.Compose([cls(p=1)])
+    img = PHOTOS[0][:32, :32].copy()
+    with pytest.raises(ValueError, match=f"{name} needs reference images: .* as {key}="):
+        pipe(image=img, seed=0)
+    for given, why in (([], "non-empty list"), ([[1, 2]], rf"{key}\[0\] must be a numpy array"),
+                       ([REFS[0][..., :2]], "3 channels")):
+        with pytest.raises(ValueError, match=why):
+            pipe(image=img, seed=0, **{key: given})
     with pytest.raises(TypeError, match="1 to 4 channels"):
-        pipe(image=np.zeros((8, 8, 5), np.uint8), fda_metadata=[REFS[0]], seed=0)
-    done = pipe(image=img, fda_metadata=REFS, seed=5)
+        pipe(image=np.zeros((8, 8, 5), np.uint8), seed=0, **{key: [REFS[0]]})
+    done = pipe(image=img, seed=5, **{key: REFS})
     k = done["params"]["steps"][0]["reference"]
-    with pytest.raises(ValueError, match="recorded reference"):
-        pipe.replay(done["params"], image=img, fda_metadata=REFS[:k])
+    with pytest.raises(ValueError, match=f"{name}'s recorded reference"):
+        pipe.replay(done["params"], image=img, **{key: REFS[:k]})
 
 
 def test_the_engine_checks_the_operation():

@@ -19,7 +19,7 @@ import pytest
 
 from warpkit import augment as W
 
-from helpers import small_rotated_cases
+from helpers import assert_reference_batch, ragged_crops, small_rotated_cases
 
 os.environ.setdefault("NO_ALBUMENTATIONS_UPDATE", "1")  # no network check at import
 with warnings.catch_warnings():
@@ -112,27 +112,13 @@ def test_a_batch_chooses_among_the_calls_references(queue):
     """One list of references for the whole call: each sample draws one (recorded) and its
     blend; the batch = each sample alone with the same list = its replay; the model's input
     made after it; the list comes back in the result, as albumentations returns its data."""
-    rs = np.random.default_rng(2)
-    imgs = [PHOTOS[k % 3][:int(rs.integers(20, 90)), :int(rs.integers(20, 90))].copy()
-            for k in range(10)]
+    imgs = ragged_crops(PHOTOS, 10)
     pipe = W.Compose([W.RandomResizedCrop(48), W.HistogramMatching(p=0.8)],
                      output_dtype="float32", mean=[0.4, 0.4, 0.4], std=[0.2, 0.2, 0.2],
                      layout="CHW")
-    got = pipe(image=imgs, hm_metadata=REFS, seed=3, queue=queue)
-    assert got["hm_metadata"] is REFS
+    got = assert_reference_batch(pipe, imgs, "hm_metadata", REFS, "blend_ratio", (0.5, 1.0), 3,
+                                 queue)
     steps = [p["steps"][1] for p in got["params"]]
-    chosen = {s["reference"] for s in steps if s["applied"]}
-    assert len(chosen) >= 2 and chosen <= {0, 1, 2}
-    assert all(0.5 <= s["blend_ratio"] <= 1.0 for s in steps if s["applied"])
-    for k, img in enumerate(imgs):
-        alone = pipe(image=img, hm_metadata=REFS, seed=3, index=k, queue=queue)
-        np.testing.assert_array_equal(got["image"][k], alone["image"])
-        again = pipe.replay(got["params"][k], image=img, hm_metadata=REFS, queue=queue)
-        np.testing.assert_array_equal(got["image"][k], again["image"])
-    # Compose.sample draws the same parameters from the call's keywords, without an image
-    for k in (0, 4):
-        drawn = pipe.sample(imgs[k].shape[:2], 3, index=k, hm_metadata=REFS)
-        assert drawn == got["params"][k]
     with pytest.raises(ValueError, match="hm_metadata="):
         pipe.sample((40, 50), 3, index=1)
     with pytest.raises(TypeError, match="no transform of this pipeline reads: refs"):
@@ -151,56 +137,22 @@ def test_a_batch_chooses_among_the_calls_references(queue):
     np.testing.assert_array_equal(dicts[0]["image"], got["image"])
     with pytest.raises(ValueError, match="may not set index"):
         W.batches(cols, pipe, seed=3, call={"index": 0})
-    same = W.Compose.from_dict(pipe.to_dict())
-    assert same.to_dict() == pipe.to_dict()
-    np.testing.assert_array_equal(
-        same(image=imgs, hm_metadata=REFS, seed=3, queue=queue)["image"], got["image"])
 
 
-def test_from_albumentations_and_refusals(tmp_path):
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        recipe = A.Compose([A.HorizontalFlip(p=0.5),
-                            A.OneOf([A.HistogramMatching(blend_ratio=(0.2, 0.4),
-                                                         metadata_key="refs", p=0.3),
-                                     A.Blur()], p=1)])
-        live = A.HistogramMatching(reference_images=[REFS[0]], read_fn=lambda x: x)
-    ours = W.from_albumentations(recipe)
-    t = ours.transforms[1].transforms[0]
-    assert type(t).__name__ == "HistogramMatching"
-    assert (t.blend_ratio, t.metadata_key, t.p) == ((0.2, 0.4), "refs", 0.3)
-    assert "refs" in ours.call_keys()
-    spec = {"transform": {"__class_fullname__": "Compose", "transforms": [
-        {"__class_fullname__": "HistogramMatching", "blend_ratio": [0.9, 1.0], "p": 1.0}]}}
-    assert W.from_albumentations(spec).transforms[0].blend_ratio == (0.9, 1.0)
-    with pytest.raises(ValueError, match="reference_images"):
-        W.from_albumentations(A.Compose([live]))
-    with pytest.raises(ValueError, match="reference_images"):
-        W.HistogramMatching(reference_images=[REFS[0]])
+def test_refusals():
+    """HistogramMatching's own refusals (the port from albumentations and what both
+    adaptations refuse alike: tests/test_fda.py's test_the_port_from_albumentations and
+    test_the_calls_reference_list_is_checked)."""
     with pytest.raises(ValueError, match="blend_ratio"):
         W.HistogramMatching(blend_ratio=(0.5, 1.5))
     with pytest.raises(ValueError, match="metadata_key"):
         W.HistogramMatching(metadata_key="")
     pipe = W.Compose([W.HistogramMatching(p=1)])
     img = PHOTOS[0][:32, :32].copy()
-    with pytest.raises(ValueError, match="hm_metadata="):
-        pipe(image=img, seed=0)
-    with pytest.raises(ValueError, match="non-empty list"):
-        pipe(image=img, hm_metadata=[], seed=0)
-    with pytest.raises(ValueError, match=r"hm_metadata\[0\] must be a numpy array"):
-        pipe(image=img, hm_metadata=[[1, 2]], seed=0)
-    with pytest.raises(ValueError, match="3 channels"):
-        pipe(image=img, hm_metadata=[REFS[0][..., :2]], seed=0)
     with pytest.raises(TypeError, match="uint8 or float32"):
         pipe(image=img, hm_metadata=[REFS[0].astype(np.uint16)], seed=0)
     with pytest.raises(TypeError, match="uint8 or float32"):
         pipe(image=img.astype(np.uint16), hm_metadata=[REFS[0]], seed=0)
-    with pytest.raises(TypeError, match="1 to 4 channels"):
-        pipe(image=np.zeros((8, 8, 5), np.uint8), hm_metadata=[REFS[0]], seed=0)
-    done = pipe(image=img, hm_metadata=REFS, seed=5)
-    k = done["params"]["steps"][0]["reference"]
-    with pytest.raises(ValueError, match="recorded reference"):
-        pipe.replay(done["params"], image=img, hm_metadata=REFS[:k])
 
 
 def test_the_engine_checks_the_operation():
