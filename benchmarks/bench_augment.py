@@ -352,6 +352,21 @@ def fda_runs(data, have_alb: bool) -> dict:
                      (lambda A: [A.FDA(p=1)]) if have_alb else None, passed=refs)
 
 
+def flare_runs(data, have_alb: bool) -> dict:
+    """RandomSunFlare's physics-based method on every sample (albumentations' defaults
+    otherwise): warpkit with it, with the overlay method and with neither, albumentations with
+    each method."""
+    from warpkit.augment import RandomSunFlare
+
+    return pass_runs(data, {
+        "warpkit, geometry and RandomSunFlare (physics_based)":
+            [RandomSunFlare(method="physics_based", p=1)],
+        "warpkit, geometry and RandomSunFlare (overlay)": [RandomSunFlare(p=1)],
+        "warpkit, geometry alone": []},
+        (lambda A: [A.RandomSunFlare(method="physics_based", p=1)]) if have_alb else None,
+        {"warpkit, geometry and RandomSunFlare (overlay)": lambda A: [A.RandomSunFlare(p=1)]})
+
+
 #: Downscale's interpolation pair of two real resamplings (cv2.INTER_AREA down, INTER_LINEAR up)
 AREA_LINEAR = {"downscale": 3, "upscale": 1}
 
@@ -612,6 +627,10 @@ def main() -> None:
         (fda_runs, "warpkit, geometry and FDA",
          "FDA after the warp: RandomResizedCrop(224) + flip + FDA(p=1) (beta 0-0.1) to one of 3 "
          "reference photos, 64 ragged photos -> float32 CHW"),
+        (flare_runs, "warpkit, geometry and RandomSunFlare (physics_based)",
+         "A physics-based sun flare: RandomResizedCrop(224) + flip + "
+         "RandomSunFlare(method='physics_based', p=1), its layer made on the device, 64 ragged "
+         "photos -> float32 CHW"),
         (blur_runs, "warpkit, geometry and blur",
          "Blur after the warp: RandomResizedCrop(224) + flip + GaussianBlur(sigma 0.5-3, "
          "p=0.5), 64 ragged photos -> float32 CHW")]

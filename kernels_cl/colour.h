@@ -213,6 +213,15 @@
  *                     lies within its radius (cv2.circle's filled disc: dx^2 + dy^2 <= r^2)
  *                     and blends the overlay into the image, rint(a o + (1 - a) v); the sun's
  *                     overlay starts as the image after the flare circles (wk_flare8)
+ *   WK_COL_FLARE_PB   albumentations' RandomSunFlare ("physics_based") on channels 0-2 (RGB
+ *                     images), on 8-bit levels (floats rounded to levels of 255 and back):
+ *                     the screen blend 255 - (255 - v) (255 - F) / 255 in float32, clipped and
+ *                     truncated to a level, F the pixel's flare layer, which flare.cl makes
+ *                     before the launch from the w[3] WK_COL_DATA operations after it (skipped
+ *                     with it: the sun, its four spikes, w[1] flare circles) into the area at
+ *                     w[9] 2^20 + w[10] operations from the operation: three planes of Ho rows
+ *                     of w[11] floats from float w[8], a row's pixels from its float 64
+ *                     (wk_flare_pb8)
  *   WK_COL_FOG        albumentations' RandomFog's particles on channels 0-2 (RGB images), on
  *                     8-bit levels (floats rounded to levels of 255 and back): w[1] particles
  *                     in the w[3] WK_COL_DATA operations after it (skipped with it), three an
@@ -336,6 +345,7 @@
 #define WK_COL_SNOW_TEX 46
 #define WK_COL_HESTAIN 47
 #define WK_COL_FDA 48
+#define WK_COL_FLARE_PB 49
 /* WK_COL_HEAVY: which of the larger operations a build holds (the host's engine.core
  * colour_groups: the groups some item's list has, and every group that launch has had in the
  * process, so that a pipeline's builds settle on one); the others are compiled out. Each one
@@ -365,8 +375,9 @@
 #define WK_COLG_RAIN 8192 /* WK_COL_RAIN */
 #define WK_COLG_PLASMA 16384 /* WK_COL_PLASMA and WK_COL_PLASMA_MEAN */
 #define WK_COLG_SNOW 32768 /* WK_COL_SNOW_TEX */
+#define WK_COLG_FLARE_PB 65536 /* WK_COL_FLARE_PB */
 #ifndef WK_COL_HEAVY
-#define WK_COL_HEAVY 65535
+#define WK_COL_HEAVY 131071
 #endif
 /* the largest Poisson count WK_COL_SHOT draws: its mean is at most 50 (engine.core refuses
  * scales below MIN_SHOT_SCALE); a count of 150 or more has a chance below 1e-25 */
@@ -1031,7 +1042,7 @@ inline void wk_poly8(float8 *v, int C, __global const float *op, int2 at, int2 d
 }
 #endif
 
-#if WK_COL_HEAVY & (WK_COLG_FLARE | WK_COLG_FOG | WK_COLG_RAIN)
+#if WK_COL_HEAVY & (WK_COLG_FLARE | WK_COLG_FOG | WK_COLG_RAIN | WK_COLG_FLARE_PB)
 /* a position or radius of a WK_COL_FLARE or WK_COL_FOG operation in output pixels: frac *
  * side, halves up (wk_edge's rounding, but a centre may lie left of or above the image). The
  * floor as a truncation and a step down below 0: PoCL's floor() is a call, and these are
@@ -1121,6 +1132,23 @@ inline void wk_flare8(float8 *v, __global const float *op, int2 at, int2 dims) {
         const float a = s[1], b = 1.0f - s[1];
         WK_FLARE_RGB(o[c] = in ? (float8)op[6 + c] : o[c]; q[c] = wk_rint8(o[c] * a + q[c] * b));
     }
+    WK_LEVELS_OUT(v, q);
+}
+#endif
+
+#if WK_COL_HEAVY & WK_COLG_FLARE_PB
+/* WK_COL_FLARE_PB on 8 pixels of row at.y from column at.x (any column: the general kernel
+ * passes one pixel's, its other lanes unused): albumentations' screen blend of the pixel's
+ * level q with the flare layer F, 255 - ((255 - q) (255 - F)) / 255 in float32 (its product
+ * rounded, then the division correctly rounded), clipped, truncated by numpy's astype */
+inline void wk_flare_pb8(float8 *v, __global const float *op, int2 at, int2 dims) {
+    __global const float *area = op + ((long)op[9] * 1048576 + (long)op[10]) * WK_COL_WORDS;
+    const long P = (long)op[11], plane = (long)dims.y * P;
+    __global const float *F = area + (long)op[8] + at.y * P + 64 + at.x;
+    float8 q[3];
+    WK_LEVELS_IN(q, v);
+    WK_FLARE_RGB(const float8 prod = (255.0f - q[c]) * (255.0f - WK_LOAD8(F + c * plane));
+                 q[c] = wk_floor8(wk_clamp8(255.0f - wk_over8(prod, 255.0f), 0.0f, 255.0f)));
     WK_LEVELS_OUT(v, q);
 }
 #endif
@@ -1558,6 +1586,13 @@ inline __attribute__((always_inline)) void wk_colour8_ops(float8 *v, int C, __gl
 #if WK_COL_HEAVY & WK_COLG_SNOW
         } else if (code == WK_COL_SNOW_TEX) {
             if (C >= 3) wk_snow_tex8(v, op, at);
+#endif
+#if WK_COL_HEAVY & WK_COLG_FLARE_PB
+        } else if (code == WK_COL_FLARE_PB) {
+            if (C >= 3) wk_flare_pb8(v, op, at, dims);
+            const int data = (int)op[3];
+            k += data;
+            op += data * WK_COL_WORDS;
 #endif
         } else if ((WK_COL_HEAVY & WK_COLG_TONE) && code == WK_COL_CURVE) {
             /* 255 B(l / 255) = (3 (255 - l)^2 l lo + 3 (255 - l) l^2 hi + l^3) / 255^2: the

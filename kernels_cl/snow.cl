@@ -49,17 +49,6 @@ __constant float SN_K[12] = {0.28212565f, 0.21967423f, 0.10378821f, 0.029729513f
                              0.0005433288f, 3.409273e-05f, 1.1862376e-06f, 1.7910637e-08f,
                              0.0f, 0.0f, 0.0f};
 
-/* index p of a signal of n reflected into it (OpenCV's BORDER_REFLECT_101, for any p; the
- * indices inside first, without the remainder's division) */
-inline int sn_reflect(int p, int n) {
-    if ((uint)p < (uint)n) return p;
-    if (n == 1) return 0;
-    const int m = 2 * n - 2;
-    p %= m;
-    p = p < 0 ? p + m : p;
-    return p < n ? p : m - p;
-}
-
 __kernel void snow_texture(__global float *COL, int ncol, __global const int *SI, int ns, int Ho,
                            int Wo) {
     const int item = get_group_id(2), lid = get_local_id(0);
@@ -97,8 +86,8 @@ __kernel void snow_texture(__global float *COL, int ncol, __global const int *SI
          * that the rows' pass reads (up to 8 chunks + 7) */
         for (int t = lid; t < Ho; t += 64) {
             __global float *row = T + (long)t * P;
-            for (int x = -8; x < 0; x++) row[x] = row[sn_reflect(x, Wo)];
-            for (int x = Wo; x < 8 * chunks + 8; x++) row[x] = row[sn_reflect(x, Wo)];
+            for (int x = -8; x < 0; x++) row[x] = row[wk_reflect101(x, Wo)];
+            for (int x = Wo; x < 8 * chunks + 8; x++) row[x] = row[wk_reflect101(x, Wo)];
         }
         barrier(CLK_GLOBAL_MEM_FENCE);
         /* the rows' pass: H = T blurred along x, 8 columns a work-item, from the three blocks
@@ -128,7 +117,7 @@ __kernel void snow_texture(__global float *COL, int ncol, __global const int *SI
             /* row y0 + r of H into the 4 sums (r a literal: every tap's index a constant) */
 #define SN_ROW(r)                                                                                 \
     {                                                                                             \
-        const float8 h = vload8(0, H + (long)sn_reflect(y0 + (r), Ho) * P + x0);                  \
+        const float8 h = vload8(0, H + (long)wk_reflect101(y0 + (r), Ho) * P + x0);               \
         acc[0] += SN_K[abs(r)] * h;                                                               \
         acc[1] += SN_K[abs((r) - 1)] * h;                                                         \
         acc[2] += SN_K[abs((r) - 2)] * h;                                                         \

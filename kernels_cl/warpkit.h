@@ -67,6 +67,17 @@ typedef double acc_t;
 typedef float acc_t;
 #endif
 
+/* index p of a signal of n reflected into it (OpenCV's BORDER_REFLECT_101, for any p; the
+ * indices inside first, without the remainder's division): snow.cl's and flare.cl's blurs */
+inline int wk_reflect101(int p, int n) {
+    if ((uint)p < (uint)n) return p;
+    if (n == 1) return 0;
+    const int m = 2 * n - 2;
+    p %= m;
+    p = p < 0 ? p + m : p;
+    return p < n ? p : m - p;
+}
+
 /* ---- storage loads and stores ------------------------------------------------------------- */
 
 /* vloadn / vstoren as element accesses: PoCL 3.0 calls its vload2, vload4 and vload8 out of

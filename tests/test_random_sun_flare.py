@@ -133,7 +133,7 @@ def test_batches_replay_port_and_refusals(queue):
                                   src_color=(255, 250, 200), angle_range=(0.2, 0.5),
                                   num_flare_circles_range=(3, 7), p=0.3))
     for kw, match in (({"flare_roi": (0.5, 0.1, 0.4, 0.9)}, "flare_roi must have"),
-                      ({"method": "physics_based"}, "physics_based"),
+                      ({"method": "physical"}, "method must be"),
                       ({"src_radius": 0}, "src_radius"), ({"src_radius": 2570}, "src_radius"),
                       ({"src_color": (255, 255)}, "src_color"),
                       ({"src_color": (255, 256, 0)}, "src_color"),

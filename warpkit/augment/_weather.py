@@ -20,6 +20,7 @@ from typing import Any
 import numpy as np
 
 from ..engine.core import (COL_BLUR as BLUR, COL_DATA as DATA, COL_FLARE as FLARE,
+                           COL_FLARE_PB as FLARE_PB,
                            COL_FOG as FOG, COL_POSTERIZE as POSTERIZE, COL_RAIN as RAIN,
                            COLOUR_WORDS as WORDS, MAX_FLARE_CIRCLES, MAX_FOG_PARTICLES,
                            MAX_RAIN_BOX, MAX_RAIN_DROPS, MAX_RAIN_WIDTH)
@@ -80,9 +81,21 @@ class RandomSunFlare(ColourTransform):
     blends the overlay into the image with its alpha, rounded to a level; then the sun's
     ``src_radius // 10`` concentric circles (radii from 1 to ``src_radius``) paint
     ``src_color`` and blend with alphas rising to 5 times the flare circles' radius-weighted
-    mean alpha (at most 1), cubed. RGB images only (as albumentations), uint8 and float32
-    (through levels of 255, as albumentations' uint8 round trip); ``method="physics_based"``
-    is refused.
+    mean alpha (at most 1), cubed.
+
+    ``method="physics_based"`` is albumentations' other method, from the same draws: a layer of
+    zeros gets the sun (a filled disc of ``src_radius`` in ``src_color``), four spikes from its
+    centre (lines 2 pixels wide at 0, 45, 90 and 135 degrees, ``max(W, H)`` long) in
+    ``src_color`` and each flare circle (a filled disc of radius ``int(radius ** 0.33)``: the
+    recorded radius is albumentations' cube) in its colour, each as OpenCV draws it; then a
+    Gaussian blur of sigma 15, a radial fade to 0 at 0.7 ``max(W, H)`` from the sun, channel 0
+    blurred with sigma 3 and channel 2 with sigma 5 (OpenCV's blurs, edges reflected), and the
+    image screen-blended with it, ``255 - (255 - v) (255 - F) / 255``, truncated to a level.
+    The layer is made on the device once per sample before the warp's pass reads it
+    (kernels_cl/flare.cl), the blend in the pass. Outputs up to 16383 pixels a side.
+
+    RGB images only (as albumentations), uint8 and float32 (through levels of 255, as
+    albumentations' uint8 round trip).
 
     Example:
         >>> t = RandomSunFlare(num_flare_circles_range=(3, 3), p=1)
@@ -96,9 +109,9 @@ class RandomSunFlare(ColourTransform):
                  num_flare_circles_range: Sequence[int] = (6, 10), method: str = "overlay",
                  p: float = 0.5) -> None:
         super().__init__(p)
-        if method != "overlay":
-            raise ValueError(f"RandomSunFlare(method={method!r}) is not supported: use "
-                             f"method='overlay' (albumentations' default)")
+        if method not in ("overlay", "physics_based"):
+            raise ValueError(f"RandomSunFlare's method must be 'overlay' or 'physics_based' "
+                             f"(albumentations' methods), got {method!r}")
         self.flare_roi = _roi_fractions(flare_roi, "flare_roi", False)
         if isinstance(src_radius, bool) or not isinstance(src_radius, (int, np.integer)) or \
                 not 1 <= src_radius < 10 * (MAX_SUN_CIRCLES + 1):
@@ -158,6 +171,8 @@ class RandomSunFlare(ColourTransform):
 
     def colour_ops(self, params, channels, peak):
         _rgb_eight_bit("RandomSunFlare", channels, peak)
+        if self.method == "physics_based":
+            return self._physics_ops(params)
         w, h = params["size"]
         circles = params["circles"]
         # the sun: src_radius // 10 circles of radii linspace(1, src_radius) truncated, blended
@@ -177,6 +192,31 @@ class RandomSunFlare(ColourTransform):
         ops.extend([DATA, c[1] / w, c[2] / h, c[3] / w, c[0], *c[4:7]] for c in circles)
         flat = [v for pair in sun for v in pair]
         ops.extend([DATA, *flat[k:k + 10]] for k in range(0, len(flat), 10))
+        return ops
+
+    def _physics_ops(self, params: dict) -> np.ndarray:
+        """The COL_FLARE_PB operation and its data (engine.core's _check_flare_pb): the sun,
+        its spikes' ends as albumentations computes them (numpy's cos and sin of the angle in
+        radians, times ``max(W, H)``, added to the centre and truncated by ``int``) with
+        ThickLine's half-width vectors, then the circles, in pixels of ``size``."""
+        w, h = params["size"]
+        cx, cy = params["center"]
+        circles = params["circles"]
+        n = len(circles)
+        reach = max(w, h)
+        lines = np.array([[cx, cy, int(cx + np.cos(np.radians(a)) * reach),
+                           int(cy + np.sin(np.radians(a)) * reach)] for a in (0, 45, 90, 135)],
+                         np.int64)
+        # (OpenCV 5 clips a thick line to the image grown by its thickness before drawing it)
+        lines = _clip_lines(lines, (w, h), 2).astype(np.float64)
+        ops = np.zeros((6 + n, WORDS), np.float32)
+        ops[0, :4] = FLARE_PB, n, 0, 5 + n
+        ops[1:, 0] = DATA
+        ops[1, 1:9] = w, h, cx, cy, self.src_radius, *self.src_color
+        ops[2:6, 1:5] = lines
+        ops[2:6, 5:7] = _thick_vectors(lines, 2)
+        for k, c in enumerate(circles):  # (albumentations' radius: the cube's 0.33th power)
+            ops[6 + k, 1:7] = c[1], c[2], int(c[3] ** 0.33), *c[4:7]
         return ops
 
     def config(self):
@@ -336,6 +376,51 @@ def _thick_vectors(lines: np.ndarray, width: int) -> np.ndarray:
     with np.errstate(divide="ignore", invalid="ignore"):
         scale = np.where(r > np.finfo(np.float64).eps, half / np.sqrt(r), 0.0)
     return np.stack([np.rint(dy * scale), np.rint(dx * scale)], 1)
+
+
+def _clip_lines(lines: np.ndarray, size: tuple[int, int], margin: int) -> np.ndarray:
+    """(n, 4) lines (x1, y1, x2, y2, whole pixels) clipped as OpenCV 5's cv2.line clips a line
+    ``margin`` (its thickness) pixels wide before drawing it: to the image of ``size`` (w, h)
+    grown by ``margin`` on every side, by clipLine's arithmetic (int64 ends, each moved by the
+    double quotient truncated), the top and bottom first. A line wholly outside is left as it
+    is (nothing of it, nor of its round ends, reaches the image)."""
+    w, h = size
+    x1, y1, x2, y2 = (lines[:, k].astype(np.int64) + margin for k in range(4))
+    right, bottom = w + 2 * margin - 1, h + 2 * margin - 1
+
+    def code(x: np.ndarray, y: np.ndarray, rows: bool = True) -> np.ndarray:
+        c = (x < 0) * 1 + (x > right) * 2
+        return c + (y < 0) * 4 + (y > bottom) * 8 if rows else c
+
+    def moved(v: np.ndarray, a: np.ndarray, u: np.ndarray, du: np.ndarray, dv: np.ndarray,
+              where: np.ndarray) -> np.ndarray:
+        with np.errstate(divide="ignore", invalid="ignore"):
+            step = np.trunc((a - u).astype(np.float64) * dv.astype(np.float64)
+                            / du.astype(np.float64))
+        return np.where(where, v + np.where(where, step, 0).astype(np.int64), v)
+
+    c1, c2 = code(x1, y1), code(x2, y2)
+    act = ((c1 & c2) == 0) & ((c1 | c2) != 0)
+    m = act & ((c1 & 12) != 0)
+    a = np.where(c1 < 8, 0, bottom)
+    x1 = moved(x1, a, y1, y2 - y1, x2 - x1, m)
+    y1 = np.where(m, a, y1)
+    c1 = np.where(m, code(x1, y1, False), c1)
+    m = act & ((c2 & 12) != 0)
+    a = np.where(c2 < 8, 0, bottom)
+    x2 = moved(x2, a, y2, y2 - y1, x2 - x1, m)
+    y2 = np.where(m, a, y2)
+    c2 = np.where(m, code(x2, y2, False), c2)
+    act &= ((c1 & c2) == 0) & ((c1 | c2) != 0)
+    m = act & (c1 != 0)
+    a = np.where(c1 == 1, 0, right)
+    y1 = moved(y1, a, x1, x2 - x1, y2 - y1, m)
+    x1 = np.where(m, a, x1)
+    m = act & (c2 != 0)
+    a = np.where(c2 == 1, 0, right)
+    y2 = moved(y2, a, x2, x2 - x1, y2 - y1, m)
+    x2 = np.where(m, a, x2)
+    return np.stack([x1, y1, x2, y2], 1) - margin
 
 
 class RandomRain(ColourTransform):

@@ -22,7 +22,7 @@ from .inputs import WARP_DTYPES, matrices, pack, read_regions, stack
 from .output import (PLAIN, ModelInput, fills as fills_of, model_output, options_key,
                      values_of_options)
 from . import jpeg, lab, resize8
-from .plan import (CLAHE_PIXELS, COLG_PLASMA, COLG_RAIN, COLG_SNOW, FIXED, MAX_BLUR_RADIUS,
+from .plan import (CLAHE_PIXELS, COLG_FLARE_PB, COLG_PLASMA, COLG_RAIN, COLG_SNOW, FIXED, MAX_BLUR_RADIUS,
                    MAX_CLAHE_TILES, MAX_MEDIAN_SIZE, MAX_TAP_RADIUS, MAX_ZOOMS, NO_MAP, PASS_BLUR, PASS_CLAHE,
                    PASS_GATHER, PASS_GLASS, PASS_GLASS_EXACT, PASS_CHROMA, PASS_JPEG, PASS_MEAN, PASS_MEDIAN, PASS_MORPH, PASS_MOTION,
                    PASS_FDA, PASS_PCA, PASS_RESCALE, PASS_UNSHARP, PASS_ZOOM, PLANS,
@@ -148,9 +148,15 @@ def warp_by(image: Any, matrix: Any, size: Any = None, sampling: Sampling = LINE
             values[f"SI{name}"] = cl.Buffer(rt.context, ro, hostbuf=places)
             values[f"ns{name}"] = int32(places.shape[1])
             extra += more
+        if spec.colour_groups[k] & COLG_FLARE_PB:  # (flare.cl makes the layers after those)
+            prog, places, more = flare_areas(prog, wo, ho, extra // COLOUR_WORDS)
+            values[f"FI{name}"] = cl.Buffer(rt.context, ro, hostbuf=places)
+            values[f"nf{name}"] = int32(places.shape[1])
+            extra += more
         if extra:  # the list, then the patterns' areas, which the device fills: pooled (fresh
             # memory costs PoCL a page fault a page at the first write), the list uploaded
-            check_allocation(rt, prog.nbytes + 4 * extra, "the plasma patterns and snow textures")
+            check_allocation(rt, prog.nbytes + 4 * extra,
+                             "the plasma patterns, snow textures and flare layers")
             buf = rt.allocate(prog.nbytes + 4 * extra)
             cl.enqueue_copy(rt.queue, buf, prog, is_blocking=False)
         else:
@@ -282,7 +288,7 @@ def colour_peak(dtype: Any) -> float:
  COL_CURVE, COL_JPEG, COL_EQUALIZE, COL_ISO, COL_SALT, COL_HOLES, COL_TAPS,
  COL_PIXDROP, COL_SHOT, COL_PCA, COL_UNSHARP, COL_ZOOM, COL_SNOW, COL_CHROMA,
  COL_LIGHT, COL_GRAVEL, COL_POLY, COL_MORPH, COL_FLARE, COL_FOG, COL_RAIN, COL_GLASS,
- COL_PLASMA, COL_PLASMA_MEAN, COL_SNOW_TEX, COL_HESTAIN, COL_FDA) = range(1, 49)
+ COL_PLASMA, COL_PLASMA_MEAN, COL_SNOW_TEX, COL_HESTAIN, COL_FDA, COL_FLARE_PB) = range(1, 50)
 
 #: colour operations on the image's mean as they find it (the contrast on the gray mean, the
 #: shift by the mean, ISONoise on the lightness's standard deviation, FancyPCA on the channels'
@@ -334,7 +340,7 @@ COLOUR_WHOLE = (*COLOUR_MEAN, COL_BLUR, COL_UNSHARP, COL_MOTION, COL_MEDIAN, COL
 
 #: the group of each colour operation's code in a build (kernels_cl/colour.h's WK_COLG_*: the
 #: larger operations, each compiled only into the builds whose group mask has it); 0: always there
-_COLOUR_GROUP = np.zeros(COL_FDA + 1, np.int64)
+_COLOUR_GROUP = np.zeros(COL_FLARE_PB + 1, np.int64)
 _COLOUR_GROUP[[COL_GAMMA, COL_HUE, COL_HSV, COL_NOISE, COL_SALT, COL_PIXDROP, COL_SHOT, COL_HOLE,
                COL_HOLES, COL_POSTERIZE, COL_MATRIX, COL_CURVE, COL_ISO, COL_SNOW, COL_LIGHT,
                COL_GRAVEL, COL_POLY, COL_FLARE, COL_FOG, COL_RAIN]] = [1, 2, 2, 4, 4, 4, 4, 8, 8,
@@ -343,6 +349,7 @@ _COLOUR_GROUP[[COL_GAMMA, COL_HUE, COL_HSV, COL_NOISE, COL_SALT, COL_PIXDROP, CO
                                                                        4096, COLG_RAIN]
 _COLOUR_GROUP[[COL_PLASMA, COL_PLASMA_MEAN]] = COLG_PLASMA
 _COLOUR_GROUP[COL_SNOW_TEX] = COLG_SNOW
+_COLOUR_GROUP[COL_FLARE_PB] = COLG_FLARE_PB
 _COLOUR_GROUP[COL_HESTAIN] = _COLOUR_GROUP[COL_MATRIX]  # (the tone group: ToSepia's matrix)
 #: the median's 5x5 and 7x7 networks (WK_COLG_MED5, WK_COLG_MED7): in the builds whose items
 #: draw those sizes (without them, the same medians by the search)
@@ -395,7 +402,7 @@ def colour_groups(passes: list[np.ndarray]) -> tuple[int, ...]:
     for k, p in enumerate(passes):
         ops = p.reshape(p.shape[0], -1, COLOUR_WORDS)
         codes = ops[:, :, 0].astype(np.int64)
-        groups = _COLOUR_GROUP[np.clip(codes, 0, COL_FDA)]
+        groups = _COLOUR_GROUP[np.clip(codes, 0, COL_FLARE_PB)]
         median = codes == COL_MEDIAN  # its 5x5 and 7x7 networks: groups of their own
         groups[median] |= np.select([ops[:, :, 1][median] == 5, ops[:, :, 1][median] == 7],
                                     [_MEDIAN_NET5, _MEDIAN_NET7], 0)
@@ -646,6 +653,7 @@ def _colour_ops(colour: np.ndarray, items: int, dt: np.dtype, channels: int, wo:
     if dt == np.uint16:  # the operations on 8-bit levels
         for code, name, why in ((COL_GRAVEL, "COL_GRAVEL", "OpenCV's 8-bit HLS"),
                                 (COL_FLARE, "COL_FLARE", "8-bit levels"),
+                                (COL_FLARE_PB, "COL_FLARE_PB", "8-bit levels"),
                                 (COL_FOG, "COL_FOG", "8-bit levels"),
                                 (COL_RAIN, "COL_RAIN", "8-bit levels"),
                                 (COL_SNOW_TEX, "COL_SNOW_TEX", "OpenCV's 8-bit HSV")):
@@ -773,6 +781,57 @@ def _check_flares(ops: np.ndarray) -> None:
         f"{MAX_FLARE_CIRCLES}, {max(need[k], 0):g} COL_DATA operations after it, counted in "
         f"its word 3 (got {data[k]:g}), finite positions and radii >= 0 (fractions of the "
         f"output's sides), alphas in [0, 1] and levels in [0, 255]"))
+
+
+#: the farthest a COL_FLARE_PB operation's sun centre and spike ends lie from 0 (pixels): the
+#: raster's 16.16 products of differences stay inside 64 bits (kernels_cl/raster.h)
+MAX_FLARE_REACH = 16383
+
+
+def _check_flare_pb(ops: np.ndarray) -> None:
+    """Every COL_FLARE_PB of ``ops`` ((items, k, COLOUR_WORDS)) as kernels_cl/flare.cl reads
+    it, or a ValueError: a whole count of flare circles up to MAX_FLARE_CIRCLES and the
+    COL_DATA operations after it inside the list (the sun, four spikes, the circles); the size
+    they were drawn on (whole, 1 to MAX_FLARE_REACH a side); the sun's centre and the spikes'
+    ends whole pixels within MAX_FLARE_REACH of 0, its radius and the circles' whole in [0,
+    65535], the circles' centres within 65535 of 0, the spikes' half-width vectors whole and
+    at most 1.5 x 2^16 (2 pixels wide), levels in [0, 255]. One numpy pass."""
+    I, J = np.nonzero(ops[:, :, 0] == COL_FLARE_PB)
+    if not len(I):
+        return
+    n, data = (ops[I, J, w].astype(np.float64) for w in (1, 3))
+    whole = (n % 1 == 0) & (n >= 0) & (n <= MAX_FLARE_CIRCLES)
+    need = np.where(whole, 5 + n, -1.0)
+    pos, held, misplaced = _data_after(ops, I, J, need)
+    words = ops[I].astype(np.float64)  # (items, k, COLOUR_WORDS)
+
+    def at(d: int) -> np.ndarray:  # the words of data operation d (inside the list)
+        return words[np.arange(len(I)), np.minimum(J + d, ops.shape[1] - 1)]
+
+    def levels(x: np.ndarray) -> np.ndarray:
+        return ((x >= 0) & (x <= 255)).all(axis=-1)
+
+    def pixels(x: np.ndarray, reach: float) -> np.ndarray:
+        return ((np.abs(x) <= reach) & (x % 1 == 0)).all(axis=-1)
+
+    sun = at(1)
+    spikes = np.stack([at(2 + s) for s in range(4)], 1)  # (items, 4, COLOUR_WORDS)
+    ok = whole & (data == need) & ~misplaced & pixels(sun[:, 1:3], MAX_FLARE_REACH) & \
+        (sun[:, 1:3] >= 1).all(axis=1) & pixels(sun[:, 3:5], MAX_FLARE_REACH) & \
+        pixels(sun[:, 5:6], 65535) & (sun[:, 5] >= 0) & levels(sun[:, 6:9]) & \
+        pixels(spikes[:, :, 1:5], MAX_FLARE_REACH).all(axis=1) & \
+        pixels(spikes[:, :, 5:7], 1.5 * 65536).all(axis=1)
+    circle = held & (pos > (J + 5)[:, None])
+    bad_circle = ~pixels(words[:, :, 1:4], 65535) | (words[:, :, 3] < 0) | \
+        ~levels(words[:, :, 4:7])
+    bad = ~ok | (circle & bad_circle).any(axis=1)
+    _first_bad(bad, I, J, lambda k: (
+        f"COL_FLARE_PB of {n[k]:g} flare circles needs a whole count up to "
+        f"{MAX_FLARE_CIRCLES}, {max(need[k], 0):g} COL_DATA operations after it, counted in "
+        f"its word 3 (got {data[k]:g}): the sun (the size it was drawn on, whole, 1 to "
+        f"{MAX_FLARE_REACH} a side; its centre, radius and colour), four spikes (ends and "
+        f"half-width vectors) and the circles, in whole pixels (centres and ends within "
+        f"{MAX_FLARE_REACH} of 0, circles within 65535, radii >= 0), levels in [0, 255]"))
 
 
 def _check_fog(ops: np.ndarray) -> None:
@@ -999,6 +1058,25 @@ def snow_areas(prog: np.ndarray, wo: int, ho: int,
     return _areas(prog, (COL_SNOW_TEX,), bits + 2 * ho * P, {8: bits + 8, 11: P}, start)
 
 
+def flare_areas(prog: np.ndarray, wo: int, ho: int,
+                start: int = 0) -> tuple[np.ndarray, np.ndarray, int]:
+    """``prog`` ((items, k * COLOUR_WORDS), checked) with each COL_FLARE_PB operation's area
+    after every item's list and ``start`` operations more (kernels_cl/flare.cl's layout: the
+    sun's bit mask, ``ho`` rows of ``wo // 32 + 2`` words rounded up to 32 floats, then two
+    grids of three planes of ``ho`` rows of P floats, P = ``wo + 136`` in whole blocks of
+    32, a row's pixels from its float 64): the mask's size (the grids' start) in word 8, P
+    in word 11, its place in words 9 and 10; each item's such operations' places in its list
+    ((items, most a list has) int32, -1 past its own); and the floats the areas take (what
+    kernels_cl/flare.cl's flare_layer fills, before the launch that runs the list)."""
+    P = _pitch32(wo + 136)
+    bits = _pitch32(ho * ((wo + 31) // 32 + 1))
+    if bits >= 1 << 24 or 6 * ho * P >= 1 << 31:
+        raise ValueError(f"RandomSunFlare's physics-based layer takes outputs of fewer than "
+                         f"2^29 pixels with their rows padded by 136 (a {wo} x {ho} output "
+                         f"has {ho * P})")
+    return _areas(prog, (COL_FLARE_PB,), bits + 6 * ho * P, {8: bits, 11: P}, start)
+
+
 def _pitch32(n: int) -> int:
     """``n`` in whole blocks of 32."""
     return -(-n // 32) * 32
@@ -1171,6 +1249,7 @@ def _check_filters(ops: np.ndarray) -> None:
     _check_gravel(ops)
     _check_polygons(ops)
     _check_flares(ops)
+    _check_flare_pb(ops)
     _check_fog(ops)
     _check_rain(ops)
     _check_glass(ops)

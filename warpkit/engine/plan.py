@@ -67,6 +67,9 @@ COLG_RAIN = 8192
 COLG_PLASMA = 16384
 #: ... and COL_SNOW_TEX's (WK_COLG_SNOW): its snow textures made first (kernels_cl/snow.cl)
 COLG_SNOW = 32768
+#: ... and COL_FLARE_PB's (WK_COLG_FLARE_PB): RandomSunFlare's physics-based layers made first
+#: (kernels_cl/flare.cl)
+COLG_FLARE_PB = 65536
 
 #: colour_mean's floats per item and work-group in P (kernels_cl/colour_pass.cl's CP_PW), and
 #: colour_pca's per item in PM (CP_PM: FancyPCA's 4 x 4 matrix and 4 means)
@@ -319,7 +322,7 @@ def warp_plan(rt: Runtime, src: Operand, w: WarpSpec, tw_log2: int) -> Plan:
                 Arg("ybias"), *ragged)
         gsize = (round_up(w.wo, 64), w.ho, w.items)
     warp = Launch(variant, args, gsize, (64, 1, 1), per_item=w.ragged)
-    first = (*_rain_masks(w), *_plasma_patterns(w), *_snow_textures(w))
+    first = (*_rain_masks(w), *_plasma_patterns(w), *_snow_textures(w), *_flare_layers(w))
     if not w.colour_passes:
         return Plan(rt, w.out_shape, ydt, on_device, (*first, warp))
     launches, scratch = _colour_passes(w, dt, C, store, rt.kind == "CPU", rt.fp64)
@@ -346,6 +349,13 @@ def _snow_textures(w: WarpSpec) -> tuple[Launch, ...]:
     (kernels_cl/snow.cl), one per colour list whose builds have COL_SNOW_TEX (engine.core's
     snow_areas places them; a work-group per item), before any launch runs a list."""
     return _area_launches(w, "snow.cl", "snow_texture", COLG_SNOW, "SI", "ns")
+
+
+def _flare_layers(w: WarpSpec) -> tuple[Launch, ...]:
+    """The launches that make RandomSunFlare's physics-based flare layers in their lists' areas
+    (kernels_cl/flare.cl), one per colour list whose builds have COL_FLARE_PB (engine.core's
+    flare_areas places them; a work-group per item), before any launch runs a list."""
+    return _area_launches(w, "flare.cl", "flare_layer", COLG_FLARE_PB, "FI", "nf")
 
 
 def _area_launches(w: WarpSpec, source: str, kernel: str, group: int, places: str,
