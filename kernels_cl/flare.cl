@@ -95,17 +95,23 @@ inline void fl_rows(__global const float *s, __global float *d, int count, int P
     }
 }
 
-/* rows y0 .. y0 + 7 of a plane at columns x .. x + 7 filtered along y by the taps K of radius R
- * (rows reflected), each row of the plane read once for the eight */
+/* rows y0 .. y0 + 7 of a plane at columns x .. x + 7 filtered along y by the taps of radius R
+ * (rows reflected), each row of the plane read once for the eight; KS[d] is tap |d| for d in
+ * [-R - 7, R + 7] (a table both ways: an index |d| would be llvm.abs, which Oclgrind lacks) */
 inline __attribute__((always_inline)) void fl_cols8(__global const float *s, int P, int Ho, int y0, long x,
-                                                    __constant const float *K, int R, float8 *acc) {
+                                                    __local const float *KS, int R, float8 *acc) {
     for (int i = 0; i < 8; i++) acc[i] = (float8)0.0f;
     for (int r = -R; r < R + 8; r++) {
         const float8 h = WK_LOAD8(s + (long)wk_reflect101(y0 + r, Ho) * P + x);
-        for (int i = 0; i < 8; i++) {
-            const int d = r - i;
-            acc[i] += K[d < 0 ? -d : d] * h;
-        }
+        for (int i = 0; i < 8; i++) acc[i] += KS[r - i] * h;
+    }
+}
+
+/* K's taps 0 .. n - 1 both ways from KS's middle, KS[n - 1 + d] = K[|d|] */
+inline void fl_both_ways(__constant const float *K, __local float *KS, int n, int lid) {
+    for (int t = lid; t < n; t += 64) {
+        KS[n - 1 + t] = K[t];
+        KS[n - 1 - t] = K[t];
     }
 }
 
@@ -114,6 +120,11 @@ __kernel void flare_layer(__global float *COL, int ncol, __global const int *FI,
     const int item = get_group_id(2), lid = get_local_id(0);
     __global float *list = COL + (long)item * ncol * WK_COL_WORDS;
     const int W = Wo, H = Ho, mw = FL_MW(Wo), chunks = (Wo + 7) / 8, octs = (Ho + 7) / 8;
+    __local float S15[2 * 68 - 1], S3[2 * 20 - 1], S5[2 * 28 - 1];
+    fl_both_ways(FL_K15, S15, 68, lid);
+    fl_both_ways(FL_K3, S3, 20, lid);
+    fl_both_ways(FL_K5, S5, 28, lid);
+    barrier(CLK_LOCAL_MEM_FENCE);
     for (int r = 0; r < nf; r++) {
         const int j = FI[item * nf + r];
         if (j < 0) break;
@@ -172,7 +183,7 @@ __kernel void flare_layer(__global float *COL, int ncol, __global const int *FI,
             const int pq = t / chunks, x0 = 8 * (t - pq * chunks);
             const int c = pq / octs, y0 = 8 * (pq - c * octs);
             float8 acc[8];
-            fl_cols8(B + c * plane, P, Ho, y0, FL_PAD + x0, FL_K15, 60, acc);
+            fl_cols8(B + c * plane, P, Ho, y0, FL_PAD + x0, S15 + 67, 60, acc);
             const float8 dx = convert_float8((int8)(0, 1, 2, 3, 4, 5, 6, 7) + (x0 - cx));
             for (int i = 0; i < 8 && y0 + i < Ho; i++) {
                 const float dy = (float)(y0 + i - cy);
@@ -192,8 +203,8 @@ __kernel void flare_layer(__global float *COL, int ncol, __global const int *FI,
             const int pq = t / chunks, x0 = 8 * (t - pq * chunks);
             const int c = 2 * (pq / octs), y0 = 8 * (pq - (c / 2) * octs);
             float8 acc[8];
-            if (c == 0) fl_cols8(B, P, Ho, y0, FL_PAD + x0, FL_K3, 12, acc);
-            else fl_cols8(B + 2 * plane, P, Ho, y0, FL_PAD + x0, FL_K5, 20, acc);
+            if (c == 0) fl_cols8(B, P, Ho, y0, FL_PAD + x0, S3 + 19, 12, acc);
+            else fl_cols8(B + 2 * plane, P, Ho, y0, FL_PAD + x0, S5 + 27, 20, acc);
             for (int i = 0; i < 8 && y0 + i < Ho; i++)
                 WK_STORE8(float8, acc[i], A + c * plane + (long)(y0 + i) * P + FL_PAD + x0);
         }
