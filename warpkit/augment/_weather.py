@@ -433,9 +433,10 @@ class RandomRain(ColourTransform):
     Applied as albumentations applies it, per pixel in the warp's store: each drop a line from
     (x, y) to (``int(x + slant)``, y + drop_length) (albumentations adds the slant, in degrees,
     to x as pixels) as ``cv2.polylines`` draws it (4-connected, clipped as OpenCV clips; a drop
-    ``drop_width`` > 1 wide as OpenCV's thick line: its quadrilateral filled in 16.16 fixed
-    point, outlined by its fixed-point lines, and a filled circle of radius
-    ``(drop_width + 1) // 2`` at each end) in ``drop_color`` on a layer of zeros; the layer
+    ``drop_width`` > 1 wide as OpenCV 5's thick line: clipped to the image grown by its width,
+    then its quadrilateral filled in 16.16 fixed point, outlined by its fixed-point lines, and
+    a filled circle of radius ``(drop_width + 1) // 2`` at each end) in ``drop_color`` on a
+    layer of zeros; the layer
     blurred by ``cv2.blur`` of ``blur_value`` x ``blur_value`` (its rounding, edges reflected)
     where ``blur_value`` > 1;
     added to the image, saturated; then every level times ``brightness_coefficient``,
@@ -552,6 +553,8 @@ class RandomRain(ColourTransform):
             padded[:n] = lines
             ops[1:1 + rows, 1:9] = padded.reshape(rows, 8)
         else:  # a drop an operation: its ends, its polygon's half-width vector; the width
+            # (as OpenCV 5 draws a thick line: clipped to the image grown by its width first)
+            lines = _clip_lines(lines.astype(np.int64), (w, h), t).astype(np.float64)
             ops[1:1 + rows, 1:5] = lines
             ops[1:1 + rows, 5:7] = _thick_vectors(lines, t)
             if rows:  # (no drops: no width to read)
