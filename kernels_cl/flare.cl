@@ -97,14 +97,32 @@ inline void fl_rows(__global const float *s, __global float *d, int count, int P
 
 /* rows y0 .. y0 + 7 of a plane at columns x .. x + 7 filtered along y by the taps of radius R
  * (rows reflected), each row of the plane read once for the eight; KS[d] is tap |d| for d in
- * [-R - 7, R + 7] (a table both ways: an index |d| would be llvm.abs, which Oclgrind lacks) */
-inline __attribute__((always_inline)) void fl_cols8(__global const float *s, int P, int Ho, int y0, long x,
-                                                    __local const float *KS, int R, float8 *acc) {
-    for (int i = 0; i < 8; i++) acc[i] = (float8)0.0f;
+ * [-R - 7, R + 7] (a table both ways: an index |d| would be llvm.abs, which Oclgrind lacks).
+ * The eight sums are eight variables, each row then scaled by ``scale`` and stored to its row
+ * of ``d`` (rows past Ho left): an array indexed in a loop lived in memory */
+inline __attribute__((always_inline)) void fl_cols8(__global const float *s, __global float *d, int P, int Ho,
+                                                    int y0, long x, __local const float *KS, int R,
+                                                    float8 dx, float cy, float reach) {
+    float8 a0 = (float8)0.0f, a1 = a0, a2 = a0, a3 = a0, a4 = a0, a5 = a0, a6 = a0, a7 = a0;
     for (int r = -R; r < R + 8; r++) {
         const float8 h = WK_LOAD8(s + (long)wk_reflect101(y0 + r, Ho) * P + x);
-        for (int i = 0; i < 8; i++) acc[i] += KS[r - i] * h;
+        __local const float *k = KS + r;
+        a0 += k[0] * h; a1 += k[-1] * h; a2 += k[-2] * h; a3 += k[-3] * h;
+        a4 += k[-4] * h; a5 += k[-5] * h; a6 += k[-6] * h; a7 += k[-7] * h;
     }
+    /* each row's fade about the sun (numpy's max(W, H) * 0.7 in reach; no fade: reach 0) */
+#define FL_ROW(i, a)                                                                               \
+    if (y0 + (i) < Ho) {                                                                           \
+        float8 v = (a);                                                                            \
+        if (reach > 0.0f) {                                                                        \
+            const float dy = (float)(y0 + (i)) - cy;                                               \
+            v *= 1.0f - fmin(sqrt(dx * dx + dy * dy) / reach, (float8)1.0f);                       \
+        }                                                                                          \
+        WK_STORE8(float8, v, d + (long)(y0 + (i)) * P + x);                                        \
+    }
+    FL_ROW(0, a0) FL_ROW(1, a1) FL_ROW(2, a2) FL_ROW(3, a3)
+    FL_ROW(4, a4) FL_ROW(5, a5) FL_ROW(6, a6) FL_ROW(7, a7)
+#undef FL_ROW
 }
 
 /* K's taps 0 .. n - 1 both ways from KS's middle, KS[n - 1 + d] = K[|d|] */
@@ -182,14 +200,9 @@ __kernel void flare_layer(__global float *COL, int ncol, __global const int *FI,
         for (int t = lid; t < 3 * octs * chunks; t += 64) {
             const int pq = t / chunks, x0 = 8 * (t - pq * chunks);
             const int c = pq / octs, y0 = 8 * (pq - c * octs);
-            float8 acc[8];
-            fl_cols8(B + c * plane, P, Ho, y0, FL_PAD + x0, S15 + 67, 60, acc);
             const float8 dx = convert_float8((int8)(0, 1, 2, 3, 4, 5, 6, 7) + (x0 - cx));
-            for (int i = 0; i < 8 && y0 + i < Ho; i++) {
-                const float dy = (float)(y0 + i - cy);
-                const float8 fade = 1.0f - fmin(sqrt(dx * dx + dy * dy) / reach, (float8)1.0f);
-                WK_STORE8(float8, acc[i] * fade, A + c * plane + (long)(y0 + i) * P + FL_PAD + x0);
-            }
+            fl_cols8(B + c * plane, A + c * plane, P, Ho, y0, FL_PAD + x0, S15 + 67, 60, dx,
+                     (float)cy, reach);
         }
         barrier(CLK_GLOBAL_MEM_FENCE);
         /* the chromatic aberration: channel 0 blurred with sigma 3, channel 2 with sigma 5 */
@@ -202,11 +215,11 @@ __kernel void flare_layer(__global float *COL, int ncol, __global const int *FI,
         for (int t = lid; t < 2 * octs * chunks; t += 64) {
             const int pq = t / chunks, x0 = 8 * (t - pq * chunks);
             const int c = 2 * (pq / octs), y0 = 8 * (pq - (c / 2) * octs);
-            float8 acc[8];
-            if (c == 0) fl_cols8(B, P, Ho, y0, FL_PAD + x0, S3 + 19, 12, acc);
-            else fl_cols8(B + 2 * plane, P, Ho, y0, FL_PAD + x0, S5 + 27, 20, acc);
-            for (int i = 0; i < 8 && y0 + i < Ho; i++)
-                WK_STORE8(float8, acc[i], A + c * plane + (long)(y0 + i) * P + FL_PAD + x0);
+            if (c == 0)
+                fl_cols8(B, A, P, Ho, y0, FL_PAD + x0, S3 + 19, 12, (float8)0.0f, 0.0f, 0.0f);
+            else
+                fl_cols8(B + 2 * plane, A + 2 * plane, P, Ho, y0, FL_PAD + x0, S5 + 27, 20,
+                         (float8)0.0f, 0.0f, 0.0f);
         }
         barrier(CLK_GLOBAL_MEM_FENCE);
     }

@@ -155,8 +155,11 @@ def warp_by(image: Any, matrix: Any, size: Any = None, sampling: Sampling = LINE
             extra += more
         if extra:  # the list, then the patterns' areas, which the device fills: pooled (fresh
             # memory costs PoCL a page fault a page at the first write), the list uploaded
-            check_allocation(rt, prog.nbytes + 4 * extra,
-                             "the plasma patterns, snow textures and flare layers")
+            held = [what for group, what in ((COLG_PLASMA, "the plasma patterns"),
+                                             (COLG_SNOW, "the snow textures"),
+                                             (COLG_FLARE_PB, "the flare layers"))
+                    if spec.colour_groups[k] & group]
+            check_allocation(rt, prog.nbytes + 4 * extra, " and ".join(held))
             buf = rt.allocate(prog.nbytes + 4 * extra)
             cl.enqueue_copy(rt.queue, buf, prog, is_blocking=False)
         else:
