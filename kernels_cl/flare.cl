@@ -43,6 +43,8 @@
 /* the words of a row of the bit mask: a word past the row's last (raster.h reads none, the
  * layer's painting reads the next word of a block's last lanes) */
 #define FL_MW(Wo) (((Wo) + 31) / 32 + 1)
+/* n in whole blocks of 32 */
+#define FL_PITCH32(n) (((n) + 31) / 32 * 32)
 
 /* cv2.getGaussianKernel(121, 15), (25, 3) and (41, 5) in float32 from the middle tap out,
  * then zeros (the columns' pass takes tap |r - k| for k up to 7 past the radius) */
@@ -70,11 +72,14 @@ __constant float FL_K5[28] = {
     0.00024645371f, 0.000122385289f, 5.83917281e-05f, 2.67671185e-05f, 0.0f, 0.0f, 0.0f, 0.0f,
     0.0f, 0.0f, 0.0f};
 
-/* the rows ``rows`` of a grid (pixels from FL_PAD) given their edges: R reflected columns before
- * each row and after it up to the last block of 8 */
-inline void fl_edges(__global float *rows, int count, int P, int Wo, int R, int lid) {
+/* ``count`` rows of a grid (pixels from FL_PAD) given their edges: R reflected columns before
+ * each row and after it up to the last block of 8 (with ``flags``, Ho flags of each plane's
+ * rows, only the flagged rows) */
+inline void fl_edges(__global float *rows, int count, int P, int Wo, int Ho, __global const int *flags,
+                     int R, int lid) {
     const int end = (Wo + 7) / 8 * 8 + R;
     for (int t = lid; t < count; t += 64) {
+        if (flags && !flags[t % Ho]) continue;
         __global float *row = rows + (long)t * P + FL_PAD;
         for (int x = -R; x < 0; x++) row[x] = row[wk_reflect101(x, Wo)];
         for (int x = Wo; x < end; x++) row[x] = row[wk_reflect101(x, Wo)];
@@ -82,12 +87,14 @@ inline void fl_edges(__global float *rows, int count, int P, int Wo, int R, int 
 }
 
 /* ``count`` rows of a grid from ``s`` filtered along x into ``d`` by the symmetric taps K of
- * radius R (their edges given), 8 columns a work-item */
-inline void fl_rows(__global const float *s, __global float *d, int count, int P, int Wo,
-                    __constant const float *K, int R, int lid) {
+ * radius R (their edges given), 8 columns a work-item; with ``rows`` (Ho flags, the rows of
+ * each of the ``count`` / Ho planes), only the flagged rows */
+inline void fl_rows(__global const float *s, __global float *d, int count, int P, int Wo, int Ho,
+                    __global const int *rows, __constant const float *K, int R, int lid) {
     const int chunks = (Wo + 7) / 8;
     for (int t = lid; t < count * chunks; t += 64) {
         const int y = t / chunks;
+        if (rows && !rows[y % Ho]) continue;
         const long at = (long)y * P + FL_PAD + 8 * (t - y * chunks);
         float8 acc = K[0] * WK_LOAD8(s + at);
         for (int k = 1; k <= R; k++) acc += K[k] * (WK_LOAD8(s + at - k) + WK_LOAD8(s + at + k));
@@ -98,22 +105,32 @@ inline void fl_rows(__global const float *s, __global float *d, int count, int P
 /* rows y0 .. y0 + 7 of a plane at columns x .. x + 7 filtered along y by the taps of radius R
  * (rows reflected), each row of the plane read once for the eight; KS[d] is tap |d| for d in
  * [-R - 7, R + 7] (a table both ways: an index |d| would be llvm.abs, which Oclgrind lacks).
- * The eight sums are eight variables, each row then scaled by ``scale`` and stored to its row
- * of ``d`` (rows past Ho left): an array indexed in a loop lived in memory */
-inline __attribute__((always_inline)) void fl_cols8(__global const float *s, __global float *d, int P, int Ho,
-                                                    int y0, long x, __local const float *KS, int R,
-                                                    float8 dx, float cy, float reach) {
+ * The eight sums are eight variables: an array indexed in a loop lived in memory.
+ *
+ * Without ``flags``: the plane ``s``. With them (Ho flags): only the flagged rows, each as
+ * s - k m (``m`` the sun's plane, ``k`` a colour), and to the sums k times ``base``'s rows
+ * (the sun's plane filtered) is added. Each row then faded about the sun (``reach`` > 0: numpy's
+ * max(W, H) * 0.7) and stored to its row of ``d`` (rows past Ho left) */
+inline __attribute__((always_inline)) void fl_cols8(__global const float *s, __global const float *m,
+                                                    __global const int *flags, float k,
+                                                    __global const float *base, __global float *d,
+                                                    int P, int Ho, int y0, long x,
+                                                    __local const float *KS, int R, float8 dx,
+                                                    float cy, float reach) {
     float8 a0 = (float8)0.0f, a1 = a0, a2 = a0, a3 = a0, a4 = a0, a5 = a0, a6 = a0, a7 = a0;
     for (int r = -R; r < R + 8; r++) {
-        const float8 h = WK_LOAD8(s + (long)wk_reflect101(y0 + r, Ho) * P + x);
-        __local const float *k = KS + r;
-        a0 += k[0] * h; a1 += k[-1] * h; a2 += k[-2] * h; a3 += k[-3] * h;
-        a4 += k[-4] * h; a5 += k[-5] * h; a6 += k[-6] * h; a7 += k[-7] * h;
+        const int row = wk_reflect101(y0 + r, Ho);
+        if (flags && !flags[row]) continue;
+        float8 h = WK_LOAD8(s + (long)row * P + x);
+        if (flags) h -= k * WK_LOAD8(m + (long)row * P + x);
+        __local const float *t = KS + r;
+        a0 += t[0] * h; a1 += t[-1] * h; a2 += t[-2] * h; a3 += t[-3] * h;
+        a4 += t[-4] * h; a5 += t[-5] * h; a6 += t[-6] * h; a7 += t[-7] * h;
     }
-    /* each row's fade about the sun (numpy's max(W, H) * 0.7 in reach; no fade: reach 0) */
 #define FL_ROW(i, a)                                                                               \
     if (y0 + (i) < Ho) {                                                                           \
         float8 v = (a);                                                                            \
+        if (flags) v += k * WK_LOAD8(base + (long)(y0 + (i)) * P + x);                             \
         if (reach > 0.0f) {                                                                        \
             const float dy = (float)(y0 + (i)) - cy;                                               \
             v *= 1.0f - fmin(sqrt(dx * dx + dy * dy) / reach, (float8)1.0f);                       \
@@ -151,13 +168,16 @@ __kernel void flare_layer(__global float *COL, int ncol, __global const int *FI,
         const int P = (int)op[11], n = (int)op[1];
         const long plane = (long)Ho * P;
         volatile __global uint *bits = (volatile __global uint *)area;
-        __global float *A = area + (long)op[8], *B = A + 3 * plane;
+        /* each row's flag: 1 where a circle reaches it (then the channels are filtered too) */
+        __global int *rows = (__global int *)area + (long)op[8] - FL_PITCH32(Ho);
+        __global float *A = area + (long)op[8], *B = A + 4 * plane, *M = A + 3 * plane, *BM = B + 3 * plane;
         __global const float *sun = op + WK_COL_WORDS + 1;
         const int w0 = (int)sun[0], h0 = (int)sun[1];
         const int cx = WK_FOG_PX(sun[2], w0, W), cy = WK_FOG_PX(sun[3], h0, H);
         for (int t = lid; t < Ho * mw; t += 64) bits[t] = 0u;
+        for (int t = lid; t < Ho; t += 64) rows[t] = 0;
         barrier(CLK_GLOBAL_MEM_FENCE);
-        /* the sun's disc and its four spikes into the mask, a work-item each */
+        /* the sun's disc and its four spikes into the mask, a work-item each; the circles' rows */
         if (lid == 0) {
             wk_rain_disc(bits, mw, W, H, cx, cy, WK_FOG_PX(sun[4], w0, W));
         } else if (lid <= 4) {
@@ -168,8 +188,14 @@ __kernel void flare_layer(__global float *COL, int ncol, __global const int *FI,
                           W == w0 ? (int)vx : (int)rint(vx * (float)W / (float)w0),
                           H == h0 ? (int)vy : (int)rint(vy * (float)H / (float)h0), 2);
         }
+        for (int k = lid; k < n; k += 64) {
+            __global const float *d = op + WK_COL_WORDS * (6 + k) + 1;
+            const int py = WK_FOG_PX(d[1], h0, H), rad = WK_FOG_PX(d[2], w0, W);
+            for (int y = max(py - rad, 0); y <= min(py + rad, Ho - 1); y++) rows[y] = 1;
+        }
         barrier(CLK_GLOBAL_MEM_FENCE);
-        /* the layer painted into A: the mask's pixels in src_color, then each circle's */
+        /* the layer painted: the sun's plane M (1 where the mask is lit), and on the circles'
+         * rows the three channels (the mask's pixels in src_color, then each circle's) */
         for (int t = lid; t < Ho * chunks; t += 64) {
             const int y = t / chunks, x0 = 8 * (t - y * chunks);
             const int8 X = (int8)(0, 1, 2, 3, 4, 5, 6, 7) + x0;
@@ -177,6 +203,8 @@ __kernel void flare_layer(__global float *COL, int ncol, __global const int *FI,
             const uint8 col = (uint8)(x0 & 31) + (uint8)(0, 1, 2, 3, 4, 5, 6, 7);
             const uint8 word = WK_SELECT((uint8)row[0], (uint8)row[1], col >= 32u);
             const int8 lit = as_int8(((word >> col) & 1u) * 0xFFFFFFFFu);
+            WK_STORE8(float8, WK_SELECT((float8)0.0f, (float8)1.0f, lit), M + (long)y * P + FL_PAD + x0);
+            if (!rows[y]) continue;
             float8 o[3];
             WK_FLARE_RGB(o[c] = WK_SELECT((float8)0.0f, (float8)sun[5 + c], lit));
             for (int k = 0; k < n; k++) {
@@ -190,10 +218,21 @@ __kernel void flare_layer(__global float *COL, int ncol, __global const int *FI,
             WK_FLARE_RGB(WK_STORE8(float8, o[c], A + c * plane + (long)y * P + FL_PAD + x0));
         }
         barrier(CLK_GLOBAL_MEM_FENCE);
-        /* GaussianBlur, sigma 15: the rows into B, the columns back into A, faded */
-        fl_edges(A, 3 * Ho, P, Wo, 60, lid);
+        /* GaussianBlur, sigma 15, by linearity: channel c is src_color[c] M where no circle
+         * reaches a row, so the rows' pass filters M and the circles' rows of each channel */
+        fl_edges(M, Ho, P, Wo, Ho, 0, 60, lid);
+        fl_edges(A, 3 * Ho, P, Wo, Ho, rows, 60, lid);
         barrier(CLK_GLOBAL_MEM_FENCE);
-        fl_rows(A, B, 3 * Ho, P, Wo, FL_K15, 60, lid);
+        fl_rows(M, BM, Ho, P, Wo, Ho, 0, FL_K15, 60, lid);
+        fl_rows(A, B, 3 * Ho, P, Wo, Ho, rows, FL_K15, 60, lid);
+        barrier(CLK_GLOBAL_MEM_FENCE);
+        /* ... the columns of M's rows (into M), then each channel's: src_color[c] times those
+         * plus the columns of its circles' rows less src_color[c] M's, faded */
+        for (int t = lid; t < octs * chunks; t += 64) {
+            const int q = t / chunks, x0 = 8 * (t - q * chunks);
+            fl_cols8(BM, 0, 0, 0.0f, 0, M, P, Ho, 8 * q, FL_PAD + x0, S15 + 67, 60, (float8)0.0f,
+                     0.0f, 0.0f);
+        }
         barrier(CLK_GLOBAL_MEM_FENCE);
         /* (numpy's max(W, H) * 0.7 in double, rounded once) */
         const float reach = (float)((float)max(W, H) * 0.7f);
@@ -201,25 +240,26 @@ __kernel void flare_layer(__global float *COL, int ncol, __global const int *FI,
             const int pq = t / chunks, x0 = 8 * (t - pq * chunks);
             const int c = pq / octs, y0 = 8 * (pq - c * octs);
             const float8 dx = convert_float8((int8)(0, 1, 2, 3, 4, 5, 6, 7) + (x0 - cx));
-            fl_cols8(B + c * plane, A + c * plane, P, Ho, y0, FL_PAD + x0, S15 + 67, 60, dx,
-                     (float)cy, reach);
+            fl_cols8(B + c * plane, BM, rows, sun[5 + c], M, A + c * plane, P, Ho, y0,
+                     FL_PAD + x0, S15 + 67, 60, dx, (float)cy, reach);
         }
         barrier(CLK_GLOBAL_MEM_FENCE);
         /* the chromatic aberration: channel 0 blurred with sigma 3, channel 2 with sigma 5 */
-        fl_edges(A, Ho, P, Wo, 12, lid);
-        fl_edges(A + 2 * plane, Ho, P, Wo, 20, lid);
+        fl_edges(A, Ho, P, Wo, Ho, 0, 12, lid);
+        fl_edges(A + 2 * plane, Ho, P, Wo, Ho, 0, 20, lid);
         barrier(CLK_GLOBAL_MEM_FENCE);
-        fl_rows(A, B, Ho, P, Wo, FL_K3, 12, lid);
-        fl_rows(A + 2 * plane, B + 2 * plane, Ho, P, Wo, FL_K5, 20, lid);
+        fl_rows(A, B, Ho, P, Wo, Ho, 0, FL_K3, 12, lid);
+        fl_rows(A + 2 * plane, B + 2 * plane, Ho, P, Wo, Ho, 0, FL_K5, 20, lid);
         barrier(CLK_GLOBAL_MEM_FENCE);
         for (int t = lid; t < 2 * octs * chunks; t += 64) {
             const int pq = t / chunks, x0 = 8 * (t - pq * chunks);
             const int c = 2 * (pq / octs), y0 = 8 * (pq - (c / 2) * octs);
             if (c == 0)
-                fl_cols8(B, A, P, Ho, y0, FL_PAD + x0, S3 + 19, 12, (float8)0.0f, 0.0f, 0.0f);
+                fl_cols8(B, 0, 0, 0.0f, 0, A, P, Ho, y0, FL_PAD + x0, S3 + 19, 12, (float8)0.0f,
+                         0.0f, 0.0f);
             else
-                fl_cols8(B + 2 * plane, A + 2 * plane, P, Ho, y0, FL_PAD + x0, S5 + 27, 20,
-                         (float8)0.0f, 0.0f, 0.0f);
+                fl_cols8(B + 2 * plane, 0, 0, 0.0f, 0, A + 2 * plane, P, Ho, y0, FL_PAD + x0,
+                         S5 + 27, 20, (float8)0.0f, 0.0f, 0.0f);
         }
         barrier(CLK_GLOBAL_MEM_FENCE);
     }

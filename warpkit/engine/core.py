@@ -1065,19 +1065,19 @@ def flare_areas(prog: np.ndarray, wo: int, ho: int,
                 start: int = 0) -> tuple[np.ndarray, np.ndarray, int]:
     """``prog`` ((items, k * COLOUR_WORDS), checked) with each COL_FLARE_PB operation's area
     after every item's list and ``start`` operations more (kernels_cl/flare.cl's layout: the
-    sun's bit mask, ``ho`` rows of ``wo // 32 + 2`` words rounded up to 32 floats, then two
-    grids of three planes of ``ho`` rows of P floats, P = ``wo + 136`` in whole blocks of
-    32, a row's pixels from its float 64): the mask's size (the grids' start) in word 8, P
+    sun's bit mask, ``ho`` rows of ``wo // 32 + 2`` words rounded up to 32 floats, a flag a
+    row rounded likewise, then two grids of four planes of ``ho`` rows of P floats, P = ``wo +
+    136`` in whole blocks of 32, a row's pixels from its float 64): the grids' start in word 8, P
     in word 11, its place in words 9 and 10; each item's such operations' places in its list
     ((items, most a list has) int32, -1 past its own); and the floats the areas take (what
     kernels_cl/flare.cl's flare_layer fills, before the launch that runs the list)."""
     P = _pitch32(wo + 136)
-    bits = _pitch32(ho * ((wo + 31) // 32 + 1))
-    if bits >= 1 << 24 or 6 * ho * P >= 1 << 31:
+    bits = _pitch32(ho * ((wo + 31) // 32 + 1)) + _pitch32(ho)
+    if bits >= 1 << 24 or 8 * ho * P >= 1 << 31:
         raise ValueError(f"RandomSunFlare's physics-based layer takes outputs of fewer than "
                          f"2^29 pixels with their rows padded by 136 (a {wo} x {ho} output "
                          f"has {ho * P})")
-    return _areas(prog, (COL_FLARE_PB,), bits + 6 * ho * P, {8: bits, 11: P}, start)
+    return _areas(prog, (COL_FLARE_PB,), bits + 8 * ho * P, {8: bits, 11: P}, start)
 
 
 def _pitch32(n: int) -> int:
