@@ -13,9 +13,18 @@
  *
  * The sun and the spikes share a colour: they are drawn into a bit mask first, by OpenCV's
  * own raster (raster.h: the Circle's midpoint steps, ThickLine's quadrilateral in 16.16 fixed
- * point with its outline and round ends); the circles, which paint over them in their
- * colours, are decided per pixel (cv2.circle's disc: dx^2 + dy^2 <= r^2). Blurs in float32
- * (OpenCV's too), their sums in another order: the layer within a few units in its last place.
+ * point with its outline and round ends; the spikes' ends clipped on the host as OpenCV 5's
+ * cv2.line clips a thick line); the circles, which paint over them in their colours, are
+ * decided per pixel (cv2.circle's disc: dx^2 + dy^2 <= r^2). Blurs in float32 (OpenCV's too),
+ * their sums in another order: the layer within a few units in its last place.
+ *
+ * The sigma-15 blur by linearity: channel c of the layer is src_color[c] M (M the mask's plane,
+ * 1 where it is lit) but on the rows a circle reaches (flagged). So M is blurred once (rows,
+ * then columns), and of each channel only the flagged rows: their rows' pass, and in the
+ * columns' pass the flagged rows less src_color[c] times M's (the rest are zero), added to
+ * src_color[c] times M's blur. A circle as large as the image flags every row: the three
+ * channels' whole blur, as albumentations takes it (measured: 136 -> 60 ms a batch of 64
+ * outputs of 224 x 224 at albumentations' defaults, docs/performance.md).
  *
  * The operation (its words: 1 the flare circles n, 3 the COL_DATA operations after it,
  * 5 + n) is followed by: the sun (words 1-8: the size it was drawn on w0 x h0, the centre
@@ -25,10 +34,11 @@
  * pixels of w0 x h0, scaled to the output where its size differs.
  *
  * The operation's area (its place in operations from it, w[9] 2^20 + w[10]; the host's
- * engine.core.flare_areas) holds the bit mask (Ho rows of FL_MW(Wo) words) and, from float
- * w[8], two grids A and B of three planes of Ho rows of w[11] = P floats, a row's pixels
- * from its float FL_PAD (the reflected edges around them while the rows' passes read). The
- * layer ends in A: colour.h's wk_flare_pb8 reads it there.
+ * engine.core.flare_areas) holds the bit mask (Ho rows of FL_MW(Wo) words), the rows' flags
+ * (Ho ints) and, from float w[8], two grids A and B of four planes (the channels, then M) of
+ * Ho rows of w[11] = P floats, a row's pixels from its float FL_PAD (the reflected edges
+ * around them while the rows' passes read). The layer ends in A's channel planes: colour.h's
+ * wk_flare_pb8 reads it there.
  *
  * FI[item * nf + r] is the place of the item's r-th such operation in its list (-1: none).
  * NDRange: (64, 1, B), work-groups of 64: each makes its item's layers in turn.

@@ -223,11 +223,13 @@ def test_spikes_are_opencv_thick_lines():
     lines = rng.integers(-3000, 3000, (2000, 4))
     lines[:50, 2:] = lines[:50, :2] + 1  # (short ones)
     got = _clip_lines(lines, (w, h), 2)
+    outside = 0
     for line, ends in zip(lines, got):
         ok, a, b = cv2.clipLine((-2, -2, w + 4, h + 4), tuple(int(v) for v in line[:2]),
                                 tuple(int(v) for v in line[2:]))
-        if ok:
-            assert list(ends) == [*a, *b], (line, ends, a, b)
+        outside += not ok
+        assert list(ends) == ([*a, *b] if ok else [-4] * 4), (line, ends, a, b)
+    assert 100 < outside < 1900
 
 
 def test_the_layers_taps_are_opencv():
@@ -271,6 +273,13 @@ def test_physics_batches_replay_port_and_checks(queue):
         W.Compose([t])(image=img[..., 0], seed=0, queue=queue)
     with pytest.raises(TypeError, match="uint8 or float32"):
         W.Compose([t])(image=img.astype(np.uint16), seed=0, queue=queue)
+    for bad, match in (({"center": [np.nan, 3]}, "center must be whole pixels"),
+                       ({"center": [2.5, 3]}, "center must be whole pixels"),
+                       ({"circles": [[0.2, 10, 5, -8, 250, 240, 230]]}, "COL_FLARE_PB"),
+                       ({"circles": [[0.2, 10, 5, np.nan, 250, 240, 230]]}, "COL_FLARE_PB")):
+        with pytest.raises(ValueError, match=match):
+            W.Compose([t])(image=img, params={"applied": True, "steps": [{**small, **bad}]},
+                           queue=queue)
     from warpkit.engine.core import COL_DATA, COL_FLARE_PB
 
     head = [COL_FLARE_PB, 1, 0, 6]

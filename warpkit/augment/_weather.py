@@ -202,6 +202,10 @@ class RandomSunFlare(ColourTransform):
         w, h = params["size"]
         cx, cy = params["center"]
         circles = params["circles"]
+        if not all(isinstance(v, (int, np.integer)) or (isinstance(v, float) and v.is_integer())
+                   for v in (cx, cy)):
+            raise ValueError(f"RandomSunFlare's center must be whole pixels, got "
+                             f"{params['center']!r}")
         n = len(circles)
         reach = max(w, h)
         lines = np.array([[cx, cy, int(cx + np.cos(np.radians(a)) * reach),
@@ -215,8 +219,10 @@ class RandomSunFlare(ColourTransform):
         ops[1, 1:9] = w, h, cx, cy, self.src_radius, *self.src_color
         ops[2:6, 1:5] = lines
         ops[2:6, 5:7] = _thick_vectors(lines, 2)
-        for k, c in enumerate(circles):  # (albumentations' radius: the cube's 0.33th power)
-            ops[6 + k, 1:7] = c[1], c[2], int(c[3] ** 0.33), *c[4:7]
+        for k, c in enumerate(circles):  # (albumentations' radius: the cube's 0.33th power;
+            # a negative or NaN cube -1, which the engine refuses by name)
+            radius = int(c[3] ** 0.33) if c[3] >= 0 else -1
+            ops[6 + k, 1:7] = c[1], c[2], radius, *c[4:7]
         return ops
 
     def config(self):
@@ -382,8 +388,9 @@ def _clip_lines(lines: np.ndarray, size: tuple[int, int], margin: int) -> np.nda
     """(n, 4) lines (x1, y1, x2, y2, whole pixels) clipped as OpenCV 5's cv2.line clips a line
     ``margin`` (its thickness) pixels wide before drawing it: to the image of ``size`` (w, h)
     grown by ``margin`` on every side, by clipLine's arithmetic (int64 ends, each moved by the
-    double quotient truncated), the top and bottom first. A line wholly outside is left as it
-    is (nothing of it, nor of its round ends, reaches the image)."""
+    double quotient truncated), the top and bottom first. A line wholly outside (which OpenCV
+    does not draw) becomes a point ``margin + 2`` pixels above and left of the image, where
+    neither it nor its round ends reach the image."""
     w, h = size
     x1, y1, x2, y2 = (lines[:, k].astype(np.int64) + margin for k in range(4))
     right, bottom = w + 2 * margin - 1, h + 2 * margin - 1
@@ -420,7 +427,9 @@ def _clip_lines(lines: np.ndarray, size: tuple[int, int], margin: int) -> np.nda
     a = np.where(c2 == 1, 0, right)
     y2 = moved(y2, a, x2, x2 - x1, y2 - y1, m)
     x2 = np.where(m, a, x2)
-    return np.stack([x1, y1, x2, y2], 1) - margin
+    out = np.stack([x1, y1, x2, y2], 1) - margin
+    out[(c1 & c2) != 0] = -margin - 2
+    return out
 
 
 class RandomRain(ColourTransform):
