@@ -24,6 +24,7 @@ from ..engine.core import (COL_BLUR as BLUR, COL_DATA as DATA, COL_FLARE as FLAR
                            COL_FOG as FOG, COL_POSTERIZE as POSTERIZE, COL_RAIN as RAIN,
                            COLOUR_WORDS as WORDS, MAX_FLARE_CIRCLES, MAX_FOG_PARTICLES,
                            MAX_RAIN_BOX, MAX_RAIN_DROPS, MAX_RAIN_WIDTH)
+from ..engine.raster import clip_lines
 from ._base import value_range
 from ._colour import ColourTransform, _rgb_eight_bit, _with_data
 from ._scene import _roi_fractions
@@ -387,48 +388,15 @@ def _thick_vectors(lines: np.ndarray, width: int) -> np.ndarray:
 def _clip_lines(lines: np.ndarray, size: tuple[int, int], margin: int) -> np.ndarray:
     """(n, 4) lines (x1, y1, x2, y2, whole pixels) clipped as OpenCV 5's cv2.line clips a line
     ``margin`` (its thickness) pixels wide before drawing it: to the image of ``size`` (w, h)
-    grown by ``margin`` on every side, by clipLine's arithmetic (int64 ends, each moved by the
-    double quotient truncated), the top and bottom first. A line wholly outside (which OpenCV
-    does not draw) becomes a point ``margin + 2`` pixels above and left of the image, where
-    neither it nor its round ends reach the image."""
+    grown by ``margin`` on every side (engine.raster.clip_lines: clipLine's arithmetic; its
+    double quotient truncates as C's integer division does for ends this near). A line wholly
+    outside (which OpenCV does not draw) becomes a point ``margin + 2`` pixels above and left
+    of the image, where neither it nor its round ends reach the image."""
     w, h = size
-    x1, y1, x2, y2 = (lines[:, k].astype(np.int64) + margin for k in range(4))
-    right, bottom = w + 2 * margin - 1, h + 2 * margin - 1
-
-    def code(x: np.ndarray, y: np.ndarray, rows: bool = True) -> np.ndarray:
-        c = (x < 0) * 1 + (x > right) * 2
-        return c + (y < 0) * 4 + (y > bottom) * 8 if rows else c
-
-    def moved(v: np.ndarray, a: np.ndarray, u: np.ndarray, du: np.ndarray, dv: np.ndarray,
-              where: np.ndarray) -> np.ndarray:
-        with np.errstate(divide="ignore", invalid="ignore"):
-            step = np.trunc((a - u).astype(np.float64) * dv.astype(np.float64)
-                            / du.astype(np.float64))
-        return np.where(where, v + np.where(where, step, 0).astype(np.int64), v)
-
-    c1, c2 = code(x1, y1), code(x2, y2)
-    act = ((c1 & c2) == 0) & ((c1 | c2) != 0)
-    m = act & ((c1 & 12) != 0)
-    a = np.where(c1 < 8, 0, bottom)
-    x1 = moved(x1, a, y1, y2 - y1, x2 - x1, m)
-    y1 = np.where(m, a, y1)
-    c1 = np.where(m, code(x1, y1, False), c1)
-    m = act & ((c2 & 12) != 0)
-    a = np.where(c2 < 8, 0, bottom)
-    x2 = moved(x2, a, y2, y2 - y1, x2 - x1, m)
-    y2 = np.where(m, a, y2)
-    c2 = np.where(m, code(x2, y2, False), c2)
-    act &= ((c1 & c2) == 0) & ((c1 | c2) != 0)
-    m = act & (c1 != 0)
-    a = np.where(c1 == 1, 0, right)
-    y1 = moved(y1, a, x1, x2 - x1, y2 - y1, m)
-    x1 = np.where(m, a, x1)
-    m = act & (c2 != 0)
-    a = np.where(c2 == 1, 0, right)
-    y2 = moved(y2, a, x2, x2 - x1, y2 - y1, m)
-    x2 = np.where(m, a, x2)
-    out = np.stack([x1, y1, x2, y2], 1) - margin
-    out[(c1 & c2) != 0] = -margin - 2
+    grown = lines.astype(np.int64) + margin
+    a, b, inside = clip_lines(grown[:, :2], grown[:, 2:], (w + 2 * margin, h + 2 * margin))
+    out = np.concatenate([a, b], 1) - margin
+    out[~inside] = -margin - 2
     return out
 
 
