@@ -251,6 +251,24 @@ def test_the_layers_taps_are_opencv():
         assert not taps[len(want):].any()
 
 
+def test_physics_twice_in_one_list(queue):
+    """Two physics-based flares with InvertImg between (two layers an item, one list): each
+    albumentations' flare of the image as the one before left it; a ragged batch = alone."""
+    img = PHOTOS["coffee"][::2, ::2].copy()
+    t1 = W.RandomSunFlare(src_radius=50, method="physics_based", p=1)
+    t2 = W.RandomSunFlare((0.1, 0.5, 0.9, 1.0), 30, (200, 100, 255), method="physics_based",
+                          p=1)
+    out = W.Compose([t1, W.InvertImg(p=1), t2])(image=img, seed=3, queue=queue)
+    steps = out["params"]["steps"]
+    _same(out["image"], _theirs(255 - _theirs(img, steps[0], t1), steps[2], t2))
+    photos = [p[::3, ::3] for p in PHOTOS.values()]
+    pipe = W.Compose([t1, t2])
+    got = pipe(image=photos, seed=5, queue=queue)
+    for i, photo in enumerate(photos):
+        alone = pipe(image=photo, seed=5, index=i, queue=queue)["image"]
+        np.testing.assert_array_equal(alone, got["image"][i])
+
+
 def test_physics_batches_replay_port_and_checks(queue):
     """A ragged batch after geometry, normalised to float CHW, in a OneOf beside the overlay
     method: each sample as alone and replayed; to_dict / from_dict and from_albumentations;
