@@ -1194,13 +1194,15 @@ inline void wk_fog8(float8 *v, __global const float *op, int2 at, int2 dims) {
 }
 #endif
 
+/* the words of a row of a bit mask of an output Wo wide (raster.h's masks: rain.cl's drops,
+ * flare.cl's sun): a word past the image, so that 32 columns from any of its columns lie in
+ * the row */
+#define WK_RAIN_MW(Wo) (((Wo) + 31) / 32 + 1)
+
 #if WK_COL_HEAVY & WK_COLG_RAIN
 /* the most rows and columns of WK_COL_RAIN's box (its window's rows are a mask of 32 columns
  * each: 8 pixels and the box's reach on either side) */
 #define WK_RAIN_KMAX 25
-/* the words of a row of WK_COL_RAIN's bit mask of an output Wo wide (rain.cl): a word past the
- * image, so that 32 columns from any of its columns lie in the row */
-#define WK_RAIN_MW(Wo) (((Wo) + 31) / 32 + 1)
 
 /* OpenCV's BORDER_REFLECT_101 (the edge pixel not repeated), any distance */
 inline int wk_rain_refl(int i, int n) {

@@ -34,7 +34,7 @@
  * pixels of w0 x h0, scaled to the output where its size differs.
  *
  * The operation's area (its place in operations from it, w[9] 2^20 + w[10]; the host's
- * engine.core.flare_areas) holds the bit mask (Ho rows of FL_MW(Wo) words), the rows' flags
+ * engine.core.flare_areas) holds the bit mask (Ho rows of WK_RAIN_MW(Wo) words), the rows' flags
  * (Ho ints) and, from float w[8], two grids A and B of four planes (the channels, then M) of
  * Ho rows of w[11] = P floats, a row's pixels from its float FL_PAD (the reflected edges
  * around them while the rows' passes read). The layer ends in A's channel planes: colour.h's
@@ -50,9 +50,6 @@
 
 /* a row's pixels from this float of its grid row (the edges reflected before them) */
 #define FL_PAD 64
-/* the words of a row of the bit mask: a word past the row's last (raster.h reads none, the
- * layer's painting reads the next word of a block's last lanes) */
-#define FL_MW(Wo) (((Wo) + 31) / 32 + 1)
 /* n in whole blocks of 32 */
 #define FL_PITCH32(n) (((n) + 31) / 32 * 32)
 
@@ -164,7 +161,7 @@ __kernel void flare_layer(__global float *COL, int ncol, __global const int *FI,
                           int Wo) {
     const int item = get_group_id(2), lid = get_local_id(0);
     __global float *list = COL + (long)item * ncol * WK_COL_WORDS;
-    const int W = Wo, H = Ho, mw = FL_MW(Wo), chunks = (Wo + 7) / 8, octs = (Ho + 7) / 8;
+    const int W = Wo, H = Ho, mw = WK_RAIN_MW(Wo), chunks = (Wo + 7) / 8, octs = (Ho + 7) / 8;
     __local float S15[2 * 68 - 1], S3[2 * 20 - 1], S5[2 * 28 - 1];
     fl_both_ways(FL_K15, S15, 68, lid);
     fl_both_ways(FL_K3, S3, 20, lid);

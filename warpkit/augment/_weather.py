@@ -212,14 +212,11 @@ class RandomSunFlare(ColourTransform):
         lines = np.array([[cx, cy, int(cx + np.cos(np.radians(a)) * reach),
                            int(cy + np.sin(np.radians(a)) * reach)] for a in (0, 45, 90, 135)],
                          np.int64)
-        # (OpenCV 5 clips a thick line to the image grown by its thickness before drawing it)
-        lines = _clip_lines(lines, (w, h), 2).astype(np.float64)
         ops = np.zeros((6 + n, WORDS), np.float32)
         ops[0, :4] = FLARE_PB, n, 0, 5 + n
         ops[1:, 0] = DATA
         ops[1, 1:9] = w, h, cx, cy, self.src_radius, *self.src_color
-        ops[2:6, 1:5] = lines
-        ops[2:6, 5:7] = _thick_vectors(lines, 2)
+        ops[2:6, 1:7] = _thick_lines(lines, 2, (w, h))
         for k, c in enumerate(circles):  # (albumentations' radius: the cube's 0.33th power;
             # a negative or NaN cube -1, which the engine refuses by name)
             radius = int(c[3] ** 0.33) if c[3] >= 0 else -1
@@ -371,33 +368,29 @@ _RAIN_DROPS = {"drizzle": (1, 4), "heavy": (1, 1), "torrential": (2, 1), "defaul
 MAX_RAIN_SLANT = 45
 
 
-def _thick_vectors(lines: np.ndarray, width: int) -> np.ndarray:
-    """(n, 2): the half-width vector of each line (x1, y1, x2, y2) ``width`` pixels wide, in
-    16.16 fixed point, as OpenCV's ThickLine computes it (in double, rounded to even): the
-    line's normal scaled to (width / 2, plus half a pixel for an odd width) pixels; 0 for a
-    line of no length (then only its round ends are drawn)."""
-    dx = lines[:, 0] - lines[:, 2]
-    dy = lines[:, 3] - lines[:, 1]
+def _thick_lines(lines: np.ndarray, width: int, size: tuple[int, int]) -> np.ndarray:
+    """(n, 6): lines (x1, y1, x2, y2, whole pixels) ``width`` > 1 pixels wide as OpenCV 5's
+    cv2.line and cv2.polylines draw them on an image of ``size`` (w, h), for raster.h's
+    wk_rain_thick: each line first clipped to the image grown by ``width`` on every side
+    (engine.raster.clip_lines, clipLine's arithmetic; its double quotient truncates as C's
+    integer division does for ends this near), which moves the ends of lines crossing the
+    sides; then its ThickLine half-width vector, in 16.16 fixed point, computed in double and
+    rounded to even as OpenCV computes it: the normal scaled to (width / 2, plus half a pixel
+    for an odd width) pixels, 0 for a line of no length (then only its round ends are drawn).
+    A line wholly outside (which OpenCV does not draw) becomes a point ``width + 2`` pixels
+    above and left of the image, where neither it nor its round ends reach the image."""
+    w, h = size
+    grown = lines.astype(np.int64) + width
+    a, b, inside = clip_lines(grown[:, :2], grown[:, 2:], (w + 2 * width, h + 2 * width))
+    ends = (np.concatenate([a, b], 1) - width).astype(np.float64)
+    ends[~inside] = -width - 2
+    dx = ends[:, 0] - ends[:, 2]
+    dy = ends[:, 3] - ends[:, 1]
     r = dx * dx + dy * dy
     half = float((width << 15) + (width & 1) * 32768)
     with np.errstate(divide="ignore", invalid="ignore"):
         scale = np.where(r > np.finfo(np.float64).eps, half / np.sqrt(r), 0.0)
-    return np.stack([np.rint(dy * scale), np.rint(dx * scale)], 1)
-
-
-def _clip_lines(lines: np.ndarray, size: tuple[int, int], margin: int) -> np.ndarray:
-    """(n, 4) lines (x1, y1, x2, y2, whole pixels) clipped as OpenCV 5's cv2.line clips a line
-    ``margin`` (its thickness) pixels wide before drawing it: to the image of ``size`` (w, h)
-    grown by ``margin`` on every side (engine.raster.clip_lines: clipLine's arithmetic; its
-    double quotient truncates as C's integer division does for ends this near). A line wholly
-    outside (which OpenCV does not draw) becomes a point ``margin + 2`` pixels above and left
-    of the image, where neither it nor its round ends reach the image."""
-    w, h = size
-    grown = lines.astype(np.int64) + margin
-    a, b, inside = clip_lines(grown[:, :2], grown[:, 2:], (w + 2 * margin, h + 2 * margin))
-    out = np.concatenate([a, b], 1) - margin
-    out[~inside] = -margin - 2
-    return out
+    return np.concatenate([ends, np.rint(dy * scale)[:, None], np.rint(dx * scale)[:, None]], 1)
 
 
 class RandomRain(ColourTransform):
@@ -530,10 +523,7 @@ class RandomRain(ColourTransform):
             padded[:n] = lines
             ops[1:1 + rows, 1:9] = padded.reshape(rows, 8)
         else:  # a drop an operation: its ends, its polygon's half-width vector; the width
-            # (as OpenCV 5 draws a thick line: clipped to the image grown by its width first)
-            lines = _clip_lines(lines.astype(np.int64), (w, h), t).astype(np.float64)
-            ops[1:1 + rows, 1:5] = lines
-            ops[1:1 + rows, 5:7] = _thick_vectors(lines, t)
+            ops[1:1 + rows, 1:7] = _thick_lines(lines, t, (w, h))
             if rows:  # (no drops: no width to read)
                 ops[1, 10] = t
         if darken:  # cv2.multiply's levels: the product in double, rounded to even

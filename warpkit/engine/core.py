@@ -1075,8 +1075,8 @@ def flare_areas(prog: np.ndarray, wo: int, ho: int,
     bits = _pitch32(ho * ((wo + 31) // 32 + 1)) + _pitch32(ho)
     if bits >= 1 << 24 or 8 * ho * P >= 1 << 31:
         raise ValueError(f"RandomSunFlare's physics-based layer takes outputs of fewer than "
-                         f"2^29 pixels with their rows padded by 136 (a {wo} x {ho} output "
-                         f"has {ho * P})")
+                         f"2^28 pixels with their rows padded by 136 (its 8 planes of floats "
+                         f"below 2^31; a {wo} x {ho} output has {ho * P})")
     return _areas(prog, (COL_FLARE_PB,), bits + 8 * ho * P, {8: bits, 11: P}, start)
 
 
