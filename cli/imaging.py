@@ -10,16 +10,18 @@ from typing import Annotated, Optional
 
 import numpy as np
 import typer
+from PIL import Image
 
 from warpkit._options import INTERPOLATIONS, PADDINGS, Sampling
 from warpkit.augment import Compose, Mosaic, RandomAffine, from_albumentations
 from warpkit.augment._base import contains, shared_keys
 from warpkit.augment._mask_dropout import mask_reader
+from warpkit.augment._overlay import overlay_keys
 from warpkit.fileio import (DEFAULT_MAX_PIXELS, CocoSet, UserError, check_side_outputs,
                             expand_inputs, parse_size, read_json, save_json_atomic,
                             set_max_pixels)
 from warpkit.files import (AugmentJob, CropJob, WarpJob, augment_annotated, message, numbers,
-                           parse_fill, reference_array, run_local, tasks)
+                           overlay_element, parse_fill, reference_array, run_local, tasks)
 from warpkit.labelfiles import LabelFolder
 
 
@@ -261,6 +263,10 @@ def augment(
         None, help="A reference image for the pipeline's HistogramMatching or FDA (give it "
                    "once per image: each copy chooses one of them, as its hm_metadata or "
                    "fda_metadata list)."),
+    overlay: Optional[list[Path]] = typer.Option(
+        None, help="An element for the pipeline's OverlayElements (give it once per element): "
+                   "every copy pastes each of them at a place it draws, converted to the "
+                   "input's mode; a transparent image's alpha selects the pixels pasted."),
     annotations: Optional[Path] = typer.Option(
         None, help="The inputs' annotations, moved with each copy: a COCO dataset (JSON; its "
                    "boxes, polygon and RLE masks and keypoints go into --annotations-output), "
@@ -303,10 +309,14 @@ def augment(
         aug = _load_pipeline(pipeline)
         keys = shared_keys(aug)
         _check_references(pipeline, keys, reference or [])
+        okeys = overlay_keys(aug)
+        _check_overlays(pipeline, okeys, overlay or [])
     else:
         if reference:
             raise UserError("--reference is for a --pipeline with HistogramMatching or FDA")
-        keys = ()
+        if overlay:
+            raise UserError("--overlay is for a --pipeline with OverlayElements")
+        keys = okeys = ()
         try:
             given = {k: numbers(v, f"--{k}", (1, 2)) for k, v in ranges.items() if v is not None}
             wh = parse_size(size)  # WxH on the command line; warpkit.augment takes (h, w)
@@ -322,7 +332,8 @@ def augment(
                      pipeline=aug.to_dict() if pipeline is not None else None, affine=affine,
                      fill=parse_fill(fill), overwrite=overwrite, max_pixels=max_pixels,
                      references=tuple(str(p.resolve()) for p in reference or ()),
-                     reference_keys=keys)
+                     reference_keys=keys,
+                     overlays=tuple(str(p.resolve()) for p in overlay or ()), overlay_keys=okeys)
     set_max_pixels(max_pixels)
     todo = tasks(files, lambda f: job.dests(f, output))
     coco = labels = None
@@ -346,7 +357,7 @@ def augment(
                        "for detection and segmentation sets)", err=True)
     _check_augment_outputs(files, todo, output, pipeline, annotations, matrices,
                            annotations_output, manifest if engine == Engine.dask else False,
-                           overwrite, reference or [])
+                           overwrite, [*(reference or []), *(overlay or [])])
     if coco is not None or labels is not None:
         written = len(augment_annotated(job, todo, coco or labels, matrices, device, _echo))
     else:
@@ -380,19 +391,39 @@ def _refuse_given(ctx: typer.Context, names: tuple[str, ...], why: str) -> None:
 def _check_references(pipeline: Path, keys: tuple, references: list[Path]) -> None:
     """--reference given where the pipeline reads reference images (HistogramMatching, FDA),
     and each one an image the command can open, or a one-line error."""
-    if keys and not references:
-        raise UserError(f"--pipeline {pipeline}: its HistogramMatching or FDA adapts each copy "
-                        f"to a reference image: give one or more with --reference FILE")
-    if references and not keys:
-        raise UserError(f"--reference is for a pipeline with HistogramMatching or FDA; "
-                        f"{pipeline} has neither")
-    for path in references:
+    _check_pipeline_files(
+        "--reference", references, keys, reference_array,
+        f"--pipeline {pipeline}: its HistogramMatching or FDA adapts each copy to a reference "
+        f"image: give one or more with --reference FILE",
+        f"--reference is for a pipeline with HistogramMatching or FDA; {pipeline} has neither")
+
+
+def _check_overlays(pipeline: Path, keys: tuple, overlays: list[Path]) -> None:
+    """--overlay given where the pipeline pastes elements (OverlayElements), and each one an
+    8-bit image the command can open, or a one-line error."""
+    _check_pipeline_files(
+        "--overlay", overlays, keys, lambda p: overlay_element(p, Image.new("RGB", (1, 1))),
+        f"--pipeline {pipeline}: its OverlayElements pastes elements on each copy: give one "
+        f"or more with --overlay FILE",
+        f"--overlay is for a pipeline with OverlayElements; {pipeline} has none")
+
+
+def _check_pipeline_files(option: str, paths: list[Path], keys: tuple, read, missing: str,
+                          unused: str) -> None:
+    """Files for the pipeline's call keywords ``keys`` (given as ``option``): given where it
+    reads some (else ``missing``), not where it reads none (else ``unused``), each one read by
+    ``read``, or a one-line error."""
+    if keys and not paths:
+        raise UserError(missing)
+    if paths and not keys:
+        raise UserError(unused)
+    for path in paths:
         try:
-            reference_array(path)
+            read(path)
         except UserError as e:  # (its message starts with the path)
-            raise UserError(f"--reference {message(e)}") from None
+            raise UserError(f"{option} {message(e)}") from None
         except OSError as e:
-            raise UserError(f"--reference {path}: {e.strerror or e}") from None
+            raise UserError(f"{option} {path}: {e.strerror or e}") from None
 
 
 def _check_augment_outputs(files, todo, output, pipeline, annotations, matrices,
@@ -401,7 +432,7 @@ def _check_augment_outputs(files, todo, output, pipeline, annotations, matrices,
     False without Dask) checked against every input and output before anything is written."""
     inputs = {f.resolve(): "the input" for f in files}
     for path in references:
-        inputs[path.resolve()] = "the input --reference file"
+        inputs[path.resolve()] = "the input --reference or --overlay file"
     for option, path in (("--pipeline", pipeline), ("--annotations", annotations)):
         if path is not None:
             inputs[path.resolve()] = f"the input {option} file"

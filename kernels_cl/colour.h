@@ -290,6 +290,12 @@
  *                     (engine.core.fda_folds); the reference's amplitudes in the call's
  *                     colour table from the place w[6] 65536 + w[7] (rfft2's half: channel,
  *                     row, column 0 .. Wo / 2); no data operations (w[10] 0)
+ *   WK_COL_PASTE      albumentations' OverlayElements: the w[3] x w[4] pixels of the output
+ *                     from column w[1], row w[2] whose bit is set take the element's values
+ *                     (its pixels' C channels each, in the image's units), in the w[10]
+ *                     WK_COL_DATA operations after it (skipped with it), 11 values an
+ *                     operation: first the bits, 16 a value (the lowest first) row-major, then
+ *                     the pixels row-major, channels interleaved (wk_paste8)
  *
  * The 8 pixels' position: row at.y, columns at.x .. at.x + 7 of an output of dims = (Wo, Ho).
  */
@@ -346,6 +352,7 @@
 #define WK_COL_HESTAIN 47
 #define WK_COL_FDA 48
 #define WK_COL_FLARE_PB 49
+#define WK_COL_PASTE 50
 /* WK_COL_HEAVY: which of the larger operations a build holds (the host's engine.core
  * colour_groups: the groups some item's list has, and every group that launch has had in the
  * process, so that a pipeline's builds settle on one); the others are compiled out. Each one
@@ -359,7 +366,7 @@
 #define WK_COLG_GAMMA 1
 #define WK_COLG_HSV 2 /* WK_COL_HUE and WK_COL_HSV */
 #define WK_COLG_NOISE 4 /* WK_COL_NOISE, WK_COL_SALT, WK_COL_PIXDROP and WK_COL_SHOT */
-#define WK_COLG_HOLE 8 /* WK_COL_HOLE and WK_COL_HOLES */
+#define WK_COLG_HOLE 8 /* WK_COL_HOLE, WK_COL_HOLES and WK_COL_PASTE */
 #define WK_COLG_POSTERIZE 16
 /* WK_COL_MEDIAN's 5x5 and 7x7 selection networks (colour_pass.cl): without them those sizes
  * take the median's search, the same values more slowly; their code took rusticl a minute to
@@ -1399,6 +1406,32 @@ inline __attribute__((always_inline)) void wk_plasma8(float8 *v, int C, __global
 }
 #endif
 
+#if WK_COL_HEAVY & WK_COLG_HOLE
+/* value i of the WK_COL_DATA operations after op (words 1-11 of each, in order) */
+inline float wk_col_datum(__global const float *op, int i) {
+    const int q = i / (WK_COL_WORDS - 1);
+    return op[WK_COL_WORDS * (1 + q) + 1 + (i - q * (WK_COL_WORDS - 1))];
+}
+#define WK_DATUM8(op, i) ((float8)(wk_col_datum(op, (i).s0), wk_col_datum(op, (i).s1), \
+                                   wk_col_datum(op, (i).s2), wk_col_datum(op, (i).s3), \
+                                   wk_col_datum(op, (i).s4), wk_col_datum(op, (i).s5), \
+                                   wk_col_datum(op, (i).s6), wk_col_datum(op, (i).s7)))
+
+/* WK_COL_PASTE on 8 pixels of row at.y from column at.x: the element's pixel replaces each
+ * one its bit selects (lanes outside the element read its first column, unselected) */
+inline __attribute__((always_inline)) void wk_paste8(float8 *v, int C, __global const float *op, int2 at) {
+    const int x0 = (int)op[1], y = at.y - (int)op[2], w = (int)op[3], h = (int)op[4];
+    if (y < 0 || y >= h || at.x + 7 < x0 || at.x >= x0 + w) return;
+    const int8 xs = (int8)(0, 1, 2, 3, 4, 5, 6, 7) + (at.x - x0);
+    const int8 inside = (xs >= 0) & (xs < w);
+    const int8 idx = y * w + WK_MIN(WK_MAX(xs, (int8)0), (int8)(w - 1));
+    const int8 bits = (convert_int8(WK_DATUM8(op, idx >> 4)) >> (idx & 15)) & 1;
+    const int8 take = inside & (bits != 0);
+    const int8 at0 = (int8)((w * h + 15) >> 4) + idx * C;
+    WK_EACH_C(v[c] = WK_SELECT(v[c], WK_DATUM8(op, at0 + c), take));
+}
+#endif
+
 /* the C (<= 4) channels v[0 .. C - 1] of 8 pixels through the n operations at op (mean: the
  * image's gray mean and the mean of all its values, for the whole-image operations; at, dims:
  * where the pixels are, for the operations that depend on it) */
@@ -1505,6 +1538,13 @@ inline __attribute__((always_inline)) void wk_colour8_ops(float8 *v, int C, __gl
         } else if (code == WK_COL_EQUALIZE) {
             /* (its pass's table, made by colour_pass.cl; HistogramMatching's reference counts
              * skipped: w[10] data operations) */
+            const int data = (int)op[10];
+            k += data;
+            op += data * WK_COL_WORDS;
+        } else if (code == WK_COL_PASTE) {
+#if WK_COL_HEAVY & WK_COLG_HOLE
+            wk_paste8(v, C, op, at);
+#endif
             const int data = (int)op[10];
             k += data;
             op += data * WK_COL_WORDS;

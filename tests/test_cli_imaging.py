@@ -271,6 +271,70 @@ def test_a_failed_write_leaves_the_old_file_and_no_temporary(tmp_path):
     assert [p.name for p in tmp_path.iterdir()] == ["maps.json"]
 
 
+def _augmented(path, tmp_path, pipe, copies: int, option: str, files: list) -> tuple:
+    """``path`` through ``pipe`` (saved as tmp_path/pipe.json) by the command, seed 4, with
+    each of ``files`` given as ``option``: (the pipeline's file, the output folder)."""
+    spec = tmp_path / "pipe.json"
+    spec.write_text(json.dumps(pipe.to_dict()))
+    out = tmp_path / "out"
+    r = _run("augment", path, "-o", out, "--pipeline", spec, "--copies", copies, "--seed", 4,
+             *[a for f in files for a in (option, f)])
+    assert r.exit_code == 0, r.output
+    return spec, out
+
+
+def _refused_pipeline_files(path, tmp_path, spec, option: str, good) -> None:
+    """One-line errors for a pipeline's files given as ``option``: none beside the pipeline
+    ``spec`` that reads them, a missing file, a file that is no image; ``good`` beside a
+    pipeline without the transform and without a pipeline."""
+    from warpkit.augment import Compose, RandomHorizontalFlip
+
+    for args, msg in (([], f"give one or more with {option} FILE"),
+                      ([option, tmp_path / "none.png"], option), ([option, spec], option)):
+        r = _run("augment", path, "-o", tmp_path / "e", "--pipeline", spec, *args)
+        assert r.exit_code != 0 and msg in r.output and "Traceback" not in r.output, r.output
+    plain = tmp_path / "plain.json"
+    plain.write_text(json.dumps(Compose([RandomHorizontalFlip()]).to_dict()))
+    for args in (["--pipeline", plain, option, good], [option, good]):
+        r = _run("augment", path, "-o", tmp_path / "e", *args)
+        assert r.exit_code != 0 and f"{option} is for a" in r.output, r.output
+
+
+def test_augment_pastes_overlay_files(photo, tmp_path):
+    """--overlay: the pipeline's OverlayElements takes the files as each copy's elements, in
+    the input's mode, a transparent file's alpha as the element's mask; each copy is the
+    Python call's; a grayscale input gets gray elements; one-line errors without them, beside
+    a pipeline without the transform, and for a file that is no image."""
+    import zlib
+
+    from warpkit.augment import Compose, OverlayElements, RandomHorizontalFlip, Resize
+    from warpkit.files import overlay_element
+
+    path, arr = photo
+    sticker = np.zeros((12, 16, 4), np.uint8)
+    sticker[..., 0], sticker[..., 3] = 250, 255
+    sticker[:4, :4, 3] = 0  # (a transparent corner: not pasted)
+    files = [tmp_path / "sticker.png", tmp_path / "logo.jpg"]
+    Image.fromarray(sticker).save(files[0])
+    Image.fromarray(np.full((10, 10, 3), 30, np.uint8)).save(files[1])
+    pipe = Compose([OverlayElements(p=1), RandomHorizontalFlip(), Resize((40, 50))])
+    spec, out = _augmented(path, tmp_path, pipe, 2, "--overlay", files)
+    with Image.open(path) as im:
+        elements = [overlay_element(f, im) for f in files]
+    assert "mask" in elements[0] and "mask" not in elements[1]
+    assert (elements[0]["mask"] == 0).sum() == 16
+    for k in range(2):
+        want = pipe(image=arr, overlay_metadata=elements, seed=4, epoch=k,
+                    index=zlib.crc32(b"photo.png"))["image"]
+        np.testing.assert_array_equal(_read(out / f"photo_aug{k}.png"), want)
+    gray = tmp_path / "gray.png"
+    Image.fromarray(arr[..., 1]).save(gray)
+    r = _run("augment", gray, "-o", tmp_path / "g", "--pipeline", spec, "--overlay", files[0],
+             "--seed", 1)
+    assert r.exit_code == 0 and _read(tmp_path / "g" / "gray_aug0.png").ndim == 2, r.output
+    _refused_pipeline_files(path, tmp_path, spec, "--overlay", files[0])
+
+
 def test_augment_matches_histograms_to_reference_files(photo, tmp_path):
     """--reference: the pipeline's HistogramMatching and FDA take the files as their
     hm_metadata and fda_metadata lists; each copy is the Python call's (seed, epoch k, index
@@ -288,27 +352,13 @@ def test_augment_matches_histograms_to_reference_files(photo, tmp_path):
         Image.fromarray(ramp.astype(np.uint8)).save(p)
         refs.append(p)
     pipe = Compose([RandomHorizontalFlip(), HistogramMatching(p=1), FDA(p=1)])
-    spec = tmp_path / "pipe.json"
-    spec.write_text(json.dumps(pipe.to_dict()))
-    out = tmp_path / "out"
-    r = _run("augment", path, "-o", out, "--pipeline", spec, "--copies", 3, "--seed", 4,
-             "--reference", refs[0], "--reference", refs[1])
-    assert r.exit_code == 0, r.output
+    spec, out = _augmented(path, tmp_path, pipe, 3, "--reference", refs)
     given = [_read(p) for p in refs]
     for k in range(3):
         want = pipe(image=arr, hm_metadata=given, fda_metadata=given, seed=4, epoch=k,
                     index=zlib.crc32(b"photo.png"))["image"]
         np.testing.assert_array_equal(_read(out / f"photo_aug{k}.png"), want)
-    for args, msg in (([], "give one or more with --reference FILE"),
-                      (["--reference", tmp_path / "none.png"], "--reference"),
-                      (["--reference", spec], "--reference")):
-        r = _run("augment", path, "-o", tmp_path / "e", "--pipeline", spec, *args)
-        assert r.exit_code != 0 and msg in r.output and "Traceback" not in r.output, r.output
-    plain = tmp_path / "plain.json"
-    plain.write_text(json.dumps(Compose([RandomHorizontalFlip()]).to_dict()))
-    for args in (["--pipeline", plain, "--reference", refs[0]], ["--reference", refs[0]]):
-        r = _run("augment", path, "-o", tmp_path / "e", *args)
-        assert r.exit_code != 0 and "--reference is for a" in r.output, r.output
+    _refused_pipeline_files(path, tmp_path, spec, "--reference", refs[0])
     r = _run("augment", path, "-o", tmp_path, "--pipeline", spec, "--reference", refs[0],
              "--matrices", refs[0])
     assert r.exit_code != 0 and "refusing to overwrite the input" in r.output, r.output

@@ -345,6 +345,10 @@ class AugmentJob:
     #: (HistogramMatching's ``hm_metadata``, FDA's ``fda_metadata``)
     references: tuple[str, ...] = ()
     reference_keys: tuple[str, ...] = ()
+    #: element image files every pipeline call passes under each of ``overlay_keys``
+    #: (OverlayElements' ``overlay_metadata``), each as :func:`overlay_element` makes it
+    overlays: tuple[str, ...] = ()
+    overlay_keys: tuple[str, ...] = ()
 
     def transform(self):
         if self.pipeline is not None:
@@ -378,6 +382,9 @@ class AugmentJob:
                 [from_xyxy(boxes, aug.box_format, size), np.arange(len(boxes))[:, None]], 1)
             refs = [reference_array(Path(r)) for r in self.references]
             passed = {key: refs for key in self.reference_keys}
+            if self.overlay_keys:
+                elements = [overlay_element(Path(o), px) for o in self.overlays]
+                passed.update({key: elements for key in self.overlay_keys})
             for k in range(self.copies):
                 res = aug(image=px, boxes=rows, seed=self.seed, epoch=k, index=name_key,
                           **passed)
@@ -427,6 +434,35 @@ def reference_array(path: Path) -> np.ndarray:
 @functools.lru_cache(maxsize=16)
 def _reference(path: str, mtime_ns: int, size: int) -> np.ndarray:
     return np.asarray(pixels(open_image(Path(path))))
+
+
+def overlay_element(path: Path, like) -> dict:
+    """An element file as an OverlayElements element for the image ``like`` (a Pillow image,
+    or a 16-bit colour image's array): its pixels converted to ``like``'s mode by Pillow (to
+    RGB or RGBA levels times 257 for a 16-bit array), and its alpha, where it has one, as the
+    element's mask (the pixels pasted: those not fully transparent)."""
+    st = path.stat()
+    el = _element_file(str(path), st.st_mtime_ns, st.st_size)
+    alpha = el.mode in ("RGBA", "LA", "PA", "RGBa", "La") or "transparency" in el.info
+    out: dict = {}
+    if alpha:
+        out["mask"] = np.asarray(el.convert("RGBA"))[:, :, 3]
+    if isinstance(like, np.ndarray):
+        mode = "RGBA" if like.ndim == 3 and like.shape[2] == 4 else "RGB"
+        out["image"] = np.asarray(el.convert(mode)).astype(np.uint16) * np.uint16(257)
+    else:
+        out["image"] = np.asarray(el.convert(like.mode))
+    return out
+
+
+@functools.lru_cache(maxsize=16)
+def _element_file(path: str, mtime_ns: int, size: int):
+    img = open_image(Path(path))
+    if isinstance(img, DeepImage):
+        raise UserError(f"{path}: an --overlay element is an 8-bit image (its pixels are "
+                        f"converted to each input's mode)")
+    img.load()
+    return img
 
 
 def rounded(m) -> list:

@@ -63,6 +63,7 @@ from ._pixel_dropout import PixelDropout
 from ._mask_dropout import MaskDropout
 from ._stain import HEStain
 from ._domain import FDA, HistogramMatching
+from ._overlay import OverlayElements
 from ._additive import AdditiveNoise
 from ._grid_shuffle import RandomGridShuffle
 from ._pixel import (AutoContrast, ChannelDropout, ChromaticAberration, Equalize, FancyPCA,
@@ -100,7 +101,7 @@ __all__ = ["AdditiveNoise", "AdvancedBlur", "Affine", "AtLeastOneBBoxRandomCrop"
            "FDA", "HEStain", "HistogramMatching", "HorizontalFlip", "HueSaturationValue", "Illumination", "ImageCompression", "InvertImg", "ISONoise",
            "KeypointParams", "LongestMaxSize", "MaskDropout", "MedianBlur", "MixUp", "Morphological", "Mosaic",
            "MotionBlur",
-           "MultiplicativeNoise", "OneOf", "OpticalDistortion", "Pad", "PadIfNeeded",
+           "MultiplicativeNoise", "OneOf", "OpticalDistortion", "OverlayElements", "Pad", "PadIfNeeded",
            "Perspective", "PiecewiseAffine", "PixelDropout", "PlanckianJitter",
            "PlasmaBrightnessContrast", "PlasmaShadow", "Posterize",
            "RandomAffine", "RandomBrightnessContrast", "RandomCrop", "RandomCropFromBorders",

@@ -47,6 +47,7 @@ from ._pixel_dropout import PixelDropout
 from ._mask_dropout import MaskDropout
 from ._stain import HEStain
 from ._domain import FDA, HistogramMatching
+from ._overlay import OverlayElements
 from ._base import (BORDER_CODES, INTERPOLATION_CODES, OneOf, Transform, merge_setting,
                     same_value)
 from ._compose import Compose
@@ -294,6 +295,7 @@ SUPPORTED: dict[str, Callable[[_Args, _Pipeline], Transform | None]] = {
     "Equalize": _equalize,
     "HistogramMatching": _domain(HistogramMatching, "blend_ratio"),
     "FDA": _domain(FDA, "beta_limit"),
+    "OverlayElements": _colour(OverlayElements, "metadata_key"),
     "AutoContrast": _colour(P.AutoContrast, "cutoff", "ignore", "method"),
     "FancyPCA": _colour(P.FancyPCA, "alpha"),
     "AdditiveNoise": _colour(AdditiveNoise, "noise_type", "spatial_mode", "noise_params",

@@ -605,9 +605,12 @@ def contains(t: Transform, cls: type) -> bool:
 
 def passed_keys(t: Transform) -> tuple[str, ...]:
     """The call keywords the draws of ``t`` (or of the transforms it holds, at any depth) read
-    as they are given (:attr:`Transform.reads` "passed": RandomCropNearBBox's box)."""
+    as they are given (:attr:`Transform.reads` "passed": RandomCropNearBBox's box,
+    HistogramMatching's references, OverlayElements' elements)."""
+    key = getattr(t, "metadata_key", None)  # (a pipeline's is its Mosaic's: a target of its own)
     own = (t.cropping_bbox_key,) if "passed" in t.reads and hasattr(t, "cropping_bbox_key") \
-        else (t.metadata_key,) if getattr(t, "shares_passed", False) else ()
+        else (key,) if "passed" in t.reads and isinstance(key, str) \
+        and not hasattr(t, "transforms") else ()
     return tuple(dict.fromkeys(own + sum((passed_keys(c) for c in getattr(t, "transforms", ())),
                                          ())))
 

@@ -1052,16 +1052,17 @@ class MotionBlur(ColourTransform):
 
 
 def colour_program(pipe: Transform, plist: list[dict], channels: int, dtype: Any,
-                   sizes: Sequence | None = None, passed: dict | None = None
-                   ) -> np.ndarray | None:
+                   sizes: Sequence | None = None, passed: dict | list | None = None,
+                   skip: frozenset = frozenset()) -> np.ndarray | None:
     """Each sample's colour operations as the kernel reads them, (n, k * WORDS) float32 (k
     the most a sample has, at least 1; a shorter list ends with code 0), or None for a pipeline
     without colour transforms. A pipeline with them gives every call a program, even one
     where no sample drew any: the kernel then takes the resampled values as the operations
     take them (integer images rounded to a level), so that a sample's result is the same alone
     and in any batch, whatever the other samples drew. ``sizes`` (each sample's output, (width,
-    height)) and ``passed`` (the call's passed keywords) are for the transforms whose
-    operations read the call (HistogramMatching's references). A transform may put values
+    height)) and ``passed`` (the call's passed keywords, or each sample's: a list) are for the
+    transforms whose operations read the call (HistogramMatching's references,
+    OverlayElements' elements); the steps ``skip`` names (by id) give none. A transform may put values
     in the call's colour table (:func:`table_offset`: FDA's reference spectra): the program
     then carries it (engine.core.ColourProgram)."""
     if not contains(pipe, ColourTransform):
@@ -1070,9 +1071,12 @@ def colour_program(pipe: Transform, plist: list[dict], channels: int, dtype: Any
     memo: dict = {}
 
     def ops(t: Transform, q: dict, k: int) -> Any:
+        if id(t) in skip:  # (applied before the warp: OverlayElements on the source)
+            return np.zeros((0, WORDS), np.float32)
         if sizes is None or not hasattr(t, "call_colour_ops"):  # (without: it says what it needs)
             return t.colour_ops(q, channels, peak)
-        return t.call_colour_ops(q, channels, peak, sizes[k], passed or {}, memo)
+        given = passed[k] if isinstance(passed, list) else passed
+        return t.call_colour_ops(q, channels, peak, sizes[k], given or {}, memo)
 
     blocks = [[ops(t, q, k) for t, q in pipe.applied_steps(p)] for k, p in enumerate(plist)]
     k = max(1, max(sum(len(b) for b in sample) for sample in blocks))

@@ -26,6 +26,7 @@ from ._base import (INTERPOLATION_CODES, Resampling, Transform, draw_step, draw_
                     from_dict, map_step, merge_setting, opencv_code, passed_keys, plain,
                     reads_any, size_arg, step_size, transform_list)
 from ._convert import check_conversions
+from ._overlay import check_overlays
 from ._executor import apply
 from ._mosaic import Mosaic, check_placement
 from ._params import BOX_FORMATS, BUILT_IN, BboxParams, KeypointParams, additional
@@ -258,6 +259,7 @@ class Compose(Resampling, Transform):
         check_model_input(output_dtype, layout)  # the rest needs the image: the warp checks it
         self.output_dtype, self.mean, self.std, self.layout = output_dtype, mean, std, layout
         check_conversions(self)
+        check_overlays(self)
 
     def config(self) -> dict:
         return {"transforms": [t.data() for t in self.transforms],

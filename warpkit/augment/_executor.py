@@ -22,10 +22,11 @@ from ..engine.chain import chain_coords, fields_of, prepare_stages, projective_p
 from ..engine.core import _result_array
 from ..engine.inputs import stack
 from ..engine.stages import Tiles
-from ._base import contains, keeps_axes, shared_keys
+from ._base import contains, keeps_axes, passed_keys, shared_keys
 from ._epochs import note_draws
 from ._colour import colour_program
 from ._convert import convert_results, expand_inputs
+from ._overlay import OverlayElements, overlay_mask_ids, paste_sources, source_overlays
 from ._dropout import _Dropout, has_dropout, hole_mask, in_holes, output_holes
 from ._lanes import draw_samples
 from ._mask_dropout import MaskDropout, drop_map, mask_readers, on_pixels, run_pixels
@@ -417,6 +418,11 @@ def _apply(pipe, t: Targets, *, seed, index, epoch, params, queue, into=None) ->
             raise ValueError(f"params has {len(plist)} entries for {n} samples")
     if main is not None:
         boxes[main] = _drop_boxes(pipe, plist, *boxes[main], single)
+    given = _sample_passed(pipe, t.passed, kind, n)
+    sources = source_overlays(pipe) if contains(pipe, OverlayElements) else frozenset()
+    if sources:  # OverlayElements before geometry: pasted into copies of the sources
+        paste_sources(pipe, sources, plist, sizes, _each(given, n), t.images, t.masks, groups,
+                      kind)
     if mosaic is not None:  # the steps after Mosaic start from each sample's canvas
         sizes = mosaic.lay_out(plist, sizes)
         if main is not None:
@@ -452,6 +458,9 @@ def _apply(pipe, t: Targets, *, seed, index, epoch, params, queue, into=None) ->
     drops = _drops(pipe, plist, t.masks, groups, kind) if t.masks or groups or boxes else None
     # Morphological's steps, for the masks it filters and the boxes it moves (None: no such step)
     morphs = _morphs(pipe, plist, t.masks, groups, kind) if t.masks or groups or boxes else None
+    # OverlayElements' mask ids (checked before any launch; False: none in the call)
+    overlays = _overlays(pipe, plist, outs, given, t.masks, groups, kind, sources) \
+        if t.masks or groups else False
     sampling = warp_sampling(pipe)
     constant = sampling.constant
     if constant:  # before any launch
@@ -478,12 +487,12 @@ def _apply(pipe, t: Targets, *, seed, index, epoch, params, queue, into=None) ->
     try:
         if readers:  # the masks first, then each MaskDropout's objects, then the images
             warp_masks()
-            _see_masks(pipe, plist, outs, out["mask"], kind, readers)
+            _see_masks(pipe, plist, outs, out["mask"], kind, readers, given)
             if has_dropout(pipe):  # (with the holes ConstrainedCoarseDropout found)
                 holes = _holes(pipe, plist, outs, t.masks, groups, kind)
         for name, x in t.images.items():
             channels, dtype = _channels_dtype(x, kind)
-            colour = colour_program(pipe, plist, channels, dtype, outs, t.passed)
+            colour = colour_program(pipe, plist, channels, dtype, outs, given, skip=sources)
             opts = _Opts(sampling, model, queue, into if name == "image" else None, colour,
                          pending)
             out[name] = _warp_all(x, kind, mats, outs, opts, chains=fielded) \
@@ -522,8 +531,9 @@ def _apply(pipe, t: Targets, *, seed, index, epoch, params, queue, into=None) ->
         if callable(out[name]):
             out[name] = out[name]()
     if (t.masks or groups) and not (holes is None and drops is None and morphs is None
-                                    and not readers):
-        _each_mask(out, kind, [_mask_edits(pipe, p, o) for p, o in zip(plist, outs)],
+                                    and not readers and not overlays):
+        _each_mask(out, kind, [_mask_edits(pipe, p, o, given=g)
+                               for p, o, g in zip(plist, outs, _each(given, n))],
                    [*t.masks, *groups], _edit_mask)
     out["matrix"] = mats[0] if single else mats
     out["size"] = outs[0] if single else outs
@@ -566,6 +576,22 @@ def _seen(pipe, t: Targets, kind: str, sizes: list, main: tuple | None,
     has_mask = "mask" in t.masks
     return [Seen(s, r, m, partners=p, labels=lab, given=g, has_mask=has_mask)
             for s, r, m, p, lab, g in zip(sizes, rows, masks, partners, labels, given)]
+
+
+def _sample_passed(pipe, passed: dict, kind: str, n: int) -> dict | list[dict]:
+    """The call's passed keywords (``passed``) as each sample's draws read them: the dict itself
+    where the pipeline's transforms read only keywords shared by every sample (or none), else a
+    dict per sample, each keyword read one per sample (OverlayElements' elements) as its own."""
+    shared = shared_keys(pipe)
+    own = [key for key in passed_keys(pipe) if key not in shared and key in passed]
+    if not own:
+        return passed
+    return [{**passed, **{key: _given(passed, kind, n, k, shared, key) for key in own}}
+            for k in range(n)]
+
+
+def _each(given: dict | list[dict], n: int) -> list[dict]:
+    return given if isinstance(given, list) else [given] * n
 
 
 def _given(passed: dict, kind: str, n: int, k: int, shared: tuple, name: str) -> Any:
@@ -703,17 +729,42 @@ def _morphs(pipe, plist: list, masks: dict, groups: dict, kind: str) -> list | N
     return steps
 
 
-def _mask_edits(pipe, params: dict, out: tuple[int, int], until: dict | None = None
-                ) -> list[Callable[[np.ndarray], None]]:
+def _overlays(pipe, plist: list, outs: list, given: dict | list, masks: dict, groups: dict,
+              kind: str, sources: frozenset) -> bool:
+    """Whether an applied OverlayElements of the call sets ids in the warped masks (not one of
+    ``sources``, which pasted them before the warp); where one does, its elements checked and
+    the masks checked before any launch: on the host."""
+    if not contains(pipe, OverlayElements):
+        return False
+    ids = False
+    for p, o, g in zip(plist, outs, _each(given, len(plist))):
+        for step, sp in pipe.applied_steps(p):
+            if isinstance(step, OverlayElements) and id(step) not in sources and \
+                    overlay_mask_ids(step, sp, o, g.get(step.metadata_key)):
+                ids = True
+    if ids:
+        _host_masks(masks, groups, kind, set(), "OverlayElements' mask_id")
+    return ids
+
+
+def _mask_edits(pipe, params: dict, out: tuple[int, int], until: dict | None = None,
+                given: dict | None = None) -> list[Callable[[np.ndarray], None]]:
     """A sample's changes to its warped masks, in the pipeline's order (in place): dropout's
     holes filled with their fill_mask, PixelDropout's mask_drop_value, Morphological's
-    filter, MaskDropout's objects filled with its fill_mask; those of the steps before the one
+    filter, MaskDropout's objects filled with its fill_mask, OverlayElements' mask ids (its
+    elements from ``given``, the sample's passed keywords); those of the steps before the one
     whose parameters are ``until`` where given."""
     edits: list[Callable[[np.ndarray], None]] = []
     for step, p in pipe.applied_steps(params):
         if p is until:
             break
-        if isinstance(step, MaskDropout):
+        if isinstance(step, OverlayElements):
+            if id(step) in source_overlays(pipe):  # (its ids were pasted before the warp)
+                continue
+            ids = overlay_mask_ids(step, p, out, (given or {}).get(step.metadata_key))
+            if ids:
+                edits.append(functools.partial(_paste_ids, elements=ids))
+        elif isinstance(step, MaskDropout):
             if p["holes"] and step.fill_mask is not None:
                 edits.append(functools.partial(_fill_objects, holes=p["holes"],
                                                value=step.fill_mask))
@@ -726,6 +777,14 @@ def _mask_edits(pipe, params: dict, out: tuple[int, int], until: dict | None = N
         elif isinstance(step, Morphological):
             edits.append(functools.partial(_morph_in_place, step))
     return edits
+
+
+def _paste_ids(m: np.ndarray, elements: list) -> None:
+    """OverlayElements' elements' ids set in a warped mask where their masks select (in
+    place; every channel of a mask of several, as albumentations' boolean index sets them)."""
+    for x, y, selected, mask_id in elements:
+        h, w = selected.shape
+        m[y:y + h, x:x + w][selected] = mask_id
 
 
 def _fill_objects(m: np.ndarray, holes: list, value: float) -> None:
@@ -756,7 +815,8 @@ def _mask_readers(pipe, plist: list, masks: dict, groups: dict, kind: str) -> li
     return readers
 
 
-def _see_masks(pipe, plist: list, outs: list, res: Any, kind: str, readers: list) -> None:
+def _see_masks(pipe, plist: list, outs: list, res: Any, kind: str, readers: list,
+               given: dict | list) -> None:
     """Each step that reads the warped ``mask`` (``res``) given it as the steps before it
     leave it: their parameters completed in place (``see_masks``), the samples' first such
     steps together (a step's samples at once), then their second ones, and so on."""
@@ -771,7 +831,8 @@ def _see_masks(pipe, plist: list, outs: list, res: Any, kind: str, readers: list
                 continue
             step, p = steps[r]
             seen = mask(k)
-            edits = _mask_edits(pipe, plist[k], outs[k], until=p)
+            edits = _mask_edits(pipe, plist[k], outs[k], until=p,
+                                given=_each(given, len(plist))[k])
             if edits:
                 seen = seen.copy()
                 _edit_mask(seen, edits)

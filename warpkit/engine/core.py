@@ -291,7 +291,8 @@ def colour_peak(dtype: Any) -> float:
  COL_CURVE, COL_JPEG, COL_EQUALIZE, COL_ISO, COL_SALT, COL_HOLES, COL_TAPS,
  COL_PIXDROP, COL_SHOT, COL_PCA, COL_UNSHARP, COL_ZOOM, COL_SNOW, COL_CHROMA,
  COL_LIGHT, COL_GRAVEL, COL_POLY, COL_MORPH, COL_FLARE, COL_FOG, COL_RAIN, COL_GLASS,
- COL_PLASMA, COL_PLASMA_MEAN, COL_SNOW_TEX, COL_HESTAIN, COL_FDA, COL_FLARE_PB) = range(1, 50)
+ COL_PLASMA, COL_PLASMA_MEAN, COL_SNOW_TEX, COL_HESTAIN, COL_FDA, COL_FLARE_PB,
+ COL_PASTE) = range(1, 51)
 
 #: colour operations on the image's mean as they find it (the contrast on the gray mean, the
 #: shift by the mean, ISONoise on the lightness's standard deviation, FancyPCA on the channels'
@@ -343,7 +344,7 @@ COLOUR_WHOLE = (*COLOUR_MEAN, COL_BLUR, COL_UNSHARP, COL_MOTION, COL_MEDIAN, COL
 
 #: the group of each colour operation's code in a build (kernels_cl/colour.h's WK_COLG_*: the
 #: larger operations, each compiled only into the builds whose group mask has it); 0: always there
-_COLOUR_GROUP = np.zeros(COL_FLARE_PB + 1, np.int64)
+_COLOUR_GROUP = np.zeros(COL_PASTE + 1, np.int64)
 _COLOUR_GROUP[[COL_GAMMA, COL_HUE, COL_HSV, COL_NOISE, COL_SALT, COL_PIXDROP, COL_SHOT, COL_HOLE,
                COL_HOLES, COL_POSTERIZE, COL_MATRIX, COL_CURVE, COL_ISO, COL_SNOW, COL_LIGHT,
                COL_GRAVEL, COL_POLY, COL_FLARE, COL_FOG, COL_RAIN]] = [1, 2, 2, 4, 4, 4, 4, 8, 8,
@@ -353,6 +354,7 @@ _COLOUR_GROUP[[COL_GAMMA, COL_HUE, COL_HSV, COL_NOISE, COL_SALT, COL_PIXDROP, CO
 _COLOUR_GROUP[[COL_PLASMA, COL_PLASMA_MEAN]] = COLG_PLASMA
 _COLOUR_GROUP[COL_SNOW_TEX] = COLG_SNOW
 _COLOUR_GROUP[COL_FLARE_PB] = COLG_FLARE_PB
+_COLOUR_GROUP[COL_PASTE] = _COLOUR_GROUP[COL_HOLE]  # (the holes' group: a rectangle's fill)
 _COLOUR_GROUP[COL_HESTAIN] = _COLOUR_GROUP[COL_MATRIX]  # (the tone group: ToSepia's matrix)
 #: the median's 5x5 and 7x7 networks (WK_COLG_MED5, WK_COLG_MED7): in the builds whose items
 #: draw those sizes (without them, the same medians by the search)
@@ -405,7 +407,7 @@ def colour_groups(passes: list[np.ndarray]) -> tuple[int, ...]:
     for k, p in enumerate(passes):
         ops = p.reshape(p.shape[0], -1, COLOUR_WORDS)
         codes = ops[:, :, 0].astype(np.int64)
-        groups = _COLOUR_GROUP[np.clip(codes, 0, COL_FLARE_PB)]
+        groups = _COLOUR_GROUP[np.clip(codes, 0, COL_PASTE)]
         median = codes == COL_MEDIAN  # its 5x5 and 7x7 networks: groups of their own
         groups[median] |= np.select([ops[:, :, 1][median] == 5, ops[:, :, 1][median] == 7],
                                     [_MEDIAN_NET5, _MEDIAN_NET7], 0)
@@ -652,6 +654,7 @@ def _colour_ops(colour: np.ndarray, items: int, dt: np.dtype, channels: int, wo:
     _check_filters(ops)
     _check_matching(ops, channels)
     _check_equalize_masks(ops, wo, ho)
+    _check_paste(ops, channels, wo, ho)
     _check_fda(ops, channels, wo, ho, getattr(colour, "table", None))
     if dt == np.uint16:  # the operations on 8-bit levels
         for code, name, why in ((COL_GRAVEL, "COL_GRAVEL", "OpenCV's 8-bit HLS"),
@@ -1361,6 +1364,45 @@ def _check_equalize_masks(ops: np.ndarray, wo: int, ho: int) -> None:
             _data_values(ops, I[on], J[on], mask_ops(channels, wo, ho) if channels else 0,
                          -(-channels * wo * ho // 16),
                          f"Equalize's mask of {channels} channels of {wo} x {ho} bits")
+
+
+def paste_ops(x: int, y: int, selected: np.ndarray, pixels: np.ndarray) -> np.ndarray:
+    """A COL_PASTE operation (kernels_cl/colour.h's wk_paste8) and its COL_DATA operations:
+    an element of ``pixels`` ((h, w, C) in the image's units) whose pixels ``selected`` ((h,
+    w) bool) are set put at column ``x``, row ``y`` of the output: the bits 16 a value,
+    row-major, then the pixels row-major, channels interleaved."""
+    h, w = selected.shape
+    values = np.concatenate([mask_data(selected[:, :, None]),
+                             np.asarray(pixels, np.float32).reshape(-1)])
+    return with_data_ops({0: COL_PASTE, 1: x, 2: y, 3: w, 4: h}, values)
+
+
+def _check_paste(ops: np.ndarray, channels: int, wo: int, ho: int) -> None:
+    """Every COL_PASTE of ``ops`` ((items, k, COLOUR_WORDS)) as wk_paste8 reads it for an
+    output of ``wo`` x ``ho`` of ``channels``, or a ValueError: the element's place and size
+    whole numbers inside the output, the COL_DATA operations its bits and pixels need after
+    it (word 10) inside the list, the bits whole 16-bit numbers, the pixels finite."""
+    I, J = np.nonzero(ops[:, :, 0] == COL_PASTE)
+    for i, j in zip(I.tolist(), J.tolist()):
+        x, y, w, h = (float(v) for v in ops[i, j, 1:5])
+        where = f"colour[{i}]'s operation {j}: COL_PASTE"
+        if not all(v == int(v) for v in (x, y, w, h)) or x < 0 or y < 0 or w < 1 or h < 1 \
+                or x + w > wo or y + h > ho:
+            raise ValueError(f"{where} needs an element of whole pixels inside the {wo} x {ho} "
+                             f"output (words 1-4: x, y, width, height), got {x:g}, {y:g}, "
+                             f"{w:g}, {h:g}")
+        n = int(w) * int(h)
+        bits, need = -(-n // 16), data_ops(-(-n // 16) + n * channels)
+        data = ops[i, j + 1:j + 1 + need]
+        if ops[i, j, 10] != need or len(data) < need or (data[:, 0] != COL_DATA).any():
+            raise ValueError(f"{where} of {int(w)} x {int(h)} pixels of {channels} channels "
+                             f"needs {need} COL_DATA operations after it, counted in word 10 "
+                             f"(word 10: {float(ops[i, j, 10]):g})")
+        v = data[:, 1:].reshape(-1).astype(np.float64)
+        if not ((v[:bits] == np.floor(v[:bits])) & (v[:bits] >= 0) & (v[:bits] < 65536)).all():
+            raise ValueError(f"{where}'s bits must be whole 16-bit values")
+        if not np.isfinite(v[bits:bits + n * channels]).all():
+            raise ValueError(f"{where}'s pixels must be finite")
 
 
 def match_data(counts: np.ndarray) -> np.ndarray:
