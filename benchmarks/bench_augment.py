@@ -251,19 +251,22 @@ def kornia_run(data, targets: bool):
 
 
 def pass_runs(data, warpkit_steps: dict, albumentations_steps, also: dict | None = None,
-              passed: dict | None = None) -> dict:
+              passed: dict | None = None, each: dict | None = None) -> dict:
     """A table's callables after RandomResizedCrop(224) + flip, to the normalised float32 CHW
     input: warpkit with each list of ``warpkit_steps`` (one call per batch), and, where
     ``albumentations_steps`` makes a list (None: not installed), albumentations with it in one
     process and on one thread (for 2 ideal cores); ``also``: more albumentations peers, a
     name (the warpkit row they match) -> a maker of their steps; ``passed``: keywords every
-    call passes (HistogramMatching's reference images), to both libraries."""
-    passed = passed or {}
+    call passes (HistogramMatching's reference images), to both libraries; ``each``: keywords
+    every sample passes as its own (OverlayElements' elements: warpkit's batch call takes one
+    value per sample)."""
+    images = [d[0] for d in data]
+    per_image = {**(passed or {}), **(each or {})}
+    passed = {**(passed or {}), **{k: [v] * len(images) for k, v in (each or {}).items()}}
     from warpkit.augment import Compose, RandomHorizontalFlip, RandomResizedCrop
 
     model = dict(output_dtype="float32", mean=MEAN.tolist(), std=STD.tolist(), layout="CHW")
     geometry = [RandomResizedCrop(224), RandomHorizontalFlip()]
-    images = [d[0] for d in data]
     epoch = [0]
 
     def call(pipe):
@@ -284,7 +287,7 @@ def pass_runs(data, warpkit_steps: dict, albumentations_steps, also: dict | None
                              for k, v in (also or {}).items()}}.items():
         pipe = A.Compose([A.RandomResizedCrop(size=(224, 224)), A.HorizontalFlip(), *steps(A),
                           A.Normalize(mean=MEAN.tolist(), std=STD.tolist())])
-        one = (lambda p: lambda: [p(image=i, **passed)["image"].transpose(2, 0, 1)
+        one = (lambda p: lambda: [p(image=i, **per_image)["image"].transpose(2, 0, 1)
                                   for i in images])(pipe)
         fns[f"albumentations, 1 process{suffix}"] = one
         fns[f"albumentations, 1 thread{suffix}"] = one_thread(one)
@@ -365,6 +368,26 @@ def flare_runs(data, have_alb: bool) -> dict:
         "warpkit, geometry alone": []},
         (lambda A: [A.RandomSunFlare(method="physics_based", p=1)]) if have_alb else None,
         {"warpkit, geometry and RandomSunFlare (overlay)": lambda A: [A.RandomSunFlare(p=1)]})
+
+
+def overlay_runs(data, have_alb: bool) -> dict:
+    """OverlayElements on every sample, after the geometry: three elements (pieces of the
+    photos: a 64 x 64 sticker in a box with a disc's mask, two of 48 x 48 placed at random),
+    each sample's own; warpkit with and without it, albumentations."""
+    from warpkit.augment import OverlayElements
+
+    yy, xx = np.mgrid[:80, :80]
+    disc = (((yy - 40) ** 2 + (xx - 40) ** 2) < 38 ** 2).astype(np.uint8)
+    photo = data[0][0]
+    elements = [{"image": photo[:80, :80].copy(), "bbox": [0.1, 0.1, 0.39, 0.39],
+                 "mask": disc},
+                {"image": photo[100:148, 100:148].copy()},
+                {"image": photo[200:248, 50:98].copy()}]
+    return pass_runs(data, {
+        "warpkit, geometry and OverlayElements": [OverlayElements(p=1)],
+        "warpkit, geometry alone": []},
+        (lambda A: [A.OverlayElements(p=1)]) if have_alb else None,
+        each={"overlay_metadata": elements})
 
 
 #: Downscale's interpolation pair of two real resamplings (cv2.INTER_AREA down, INTER_LINEAR up)
@@ -631,6 +654,10 @@ def main() -> None:
          "A physics-based sun flare: RandomResizedCrop(224) + flip + "
          "RandomSunFlare(method='physics_based', p=1), its layer made on the device, 64 ragged "
          "photos -> float32 CHW"),
+        (overlay_runs, "warpkit, geometry and OverlayElements",
+         "OverlayElements after the warp: RandomResizedCrop(224) + flip + OverlayElements(p=1), "
+         "3 elements a sample (one boxed, two placed at random), 64 ragged photos -> float32 "
+         "CHW"),
         (blur_runs, "warpkit, geometry and blur",
          "Blur after the warp: RandomResizedCrop(224) + flip + GaussianBlur(sigma 0.5-3, "
          "p=0.5), 64 ragged photos -> float32 CHW")]

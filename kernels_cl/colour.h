@@ -292,10 +292,12 @@
  *                     row, column 0 .. Wo / 2); no data operations (w[10] 0)
  *   WK_COL_PASTE      albumentations' OverlayElements: the w[3] x w[4] pixels of the output
  *                     from column w[1], row w[2] whose bit is set take the element's values
- *                     (its pixels' C channels each, in the image's units), in the w[10]
- *                     WK_COL_DATA operations after it (skipped with it), 11 values an
- *                     operation: first the bits, 16 a value (the lowest first) row-major, then
- *                     the pixels row-major, channels interleaved (wk_paste8)
+ *                     (its pixels' C channels each, in the image's units), in the call's
+ *                     colour table from the place w[6] 65536 + w[7]: first the bits, 16 a
+ *                     value (the lowest first) row-major, then the pixels row-major, channels
+ *                     interleaved. The engine puts the table after the items' lists (and the
+ *                     areas the device fills) in the same buffer, w[9] 2^20 + w[10]
+ *                     operations from the operation (wk_paste8)
  *
  * The 8 pixels' position: row at.y, columns at.x .. at.x + 7 of an output of dims = (Wo, Ho).
  */
@@ -1407,28 +1409,24 @@ inline __attribute__((always_inline)) void wk_plasma8(float8 *v, int C, __global
 #endif
 
 #if WK_COL_HEAVY & WK_COLG_HOLE
-/* value i of the WK_COL_DATA operations after op (words 1-11 of each, in order) */
-inline float wk_col_datum(__global const float *op, int i) {
-    const int q = i / (WK_COL_WORDS - 1);
-    return op[WK_COL_WORDS * (1 + q) + 1 + (i - q * (WK_COL_WORDS - 1))];
-}
-#define WK_DATUM8(op, i) ((float8)(wk_col_datum(op, (i).s0), wk_col_datum(op, (i).s1), \
-                                   wk_col_datum(op, (i).s2), wk_col_datum(op, (i).s3), \
-                                   wk_col_datum(op, (i).s4), wk_col_datum(op, (i).s5), \
-                                   wk_col_datum(op, (i).s6), wk_col_datum(op, (i).s7)))
+#define WK_AT8(d, i) ((float8)((d)[(i).s0], (d)[(i).s1], (d)[(i).s2], (d)[(i).s3], \
+                               (d)[(i).s4], (d)[(i).s5], (d)[(i).s6], (d)[(i).s7]))
 
 /* WK_COL_PASTE on 8 pixels of row at.y from column at.x: the element's pixel replaces each
  * one its bit selects (lanes outside the element read its first column, unselected) */
 inline __attribute__((always_inline)) void wk_paste8(float8 *v, int C, __global const float *op, int2 at) {
     const int x0 = (int)op[1], y = at.y - (int)op[2], w = (int)op[3], h = (int)op[4];
     if (y < 0 || y >= h || at.x + 7 < x0 || at.x >= x0 + w) return;
+    __global const float *d = op + ((long)op[9] * 1048576 + (long)op[10]) * WK_COL_WORDS
+                              + ((long)op[6] * 65536 + (long)op[7]);
     const int8 xs = (int8)(0, 1, 2, 3, 4, 5, 6, 7) + (at.x - x0);
     const int8 inside = (xs >= 0) & (xs < w);
+    /* (not clamp(int8, int, int): Oclgrind gives every lane the same value) */
     const int8 idx = y * w + WK_MIN(WK_MAX(xs, (int8)0), (int8)(w - 1));
-    const int8 bits = (convert_int8(WK_DATUM8(op, idx >> 4)) >> (idx & 15)) & 1;
+    const int8 bits = (convert_int8(WK_AT8(d, idx >> 4)) >> (idx & 15)) & 1;
     const int8 take = inside & (bits != 0);
     const int8 at0 = (int8)((w * h + 15) >> 4) + idx * C;
-    WK_EACH_C(v[c] = WK_SELECT(v[c], WK_DATUM8(op, at0 + c), take));
+    WK_EACH_C(v[c] = WK_SELECT(v[c], WK_AT8(d, at0 + c), take));
 }
 #endif
 
@@ -1541,13 +1539,10 @@ inline __attribute__((always_inline)) void wk_colour8_ops(float8 *v, int C, __gl
             const int data = (int)op[10];
             k += data;
             op += data * WK_COL_WORDS;
-        } else if (code == WK_COL_PASTE) {
 #if WK_COL_HEAVY & WK_COLG_HOLE
+        } else if (code == WK_COL_PASTE) {
             wk_paste8(v, C, op, at);
 #endif
-            const int data = (int)op[10];
-            k += data;
-            op += data * WK_COL_WORDS;
         } else if ((WK_COL_HEAVY & WK_COLG_HOLE) && code == WK_COL_HOLES) {
             wk_holes8(v, C, op, at, dims);
             const int data = (int)op[3];

@@ -251,7 +251,7 @@ def test_the_calls_reference_list_is_checked(name, key):
 def test_the_engine_checks_the_operation():
     """The kernel's words checked on the host before any launch: a window inside the output's
     frequencies, its column pairs, the amplitudes' place inside the call's colour table (16-bit
-    halves), the table's values finite and not negative, no data operations."""
+    halves), the table's values it reads finite and not negative, no data operations."""
     from warpkit.engine.core import _check_fda, fda_ops
 
     table = np.ones(2 * 3 * 9 * (16 // 2 + 1), np.float32)  # (two references' amplitudes)
@@ -280,9 +280,12 @@ def test_the_engine_checks_the_operation():
         _check_fda(two, 3, 16, 9, table)
     for value in (np.nan, -1.0, np.inf):
         t = table.copy()
-        t[5] = value
+        t[3 * 9 * 9 + 5] = value  # (the amplitudes ops reads)
         with pytest.raises(ValueError, match="finite and not negative"):
             _check_fda(ops, 3, 16, 9, t)
+        t = table.copy()  # (values it does not read: another transform's, OverlayElements')
+        t[5] = value
+        _check_fda(ops, 3, 16, 9, t)
 
 
 def test_small_cases_on_every_device_and_oclgrind(small_queue):

@@ -15,9 +15,8 @@ import numpy as np
 import pytest
 
 from warpkit import augment as W
-from warpkit.engine.core import COL_DATA, COL_PASTE
 
-from helpers import albumentations_and_photos, ragged_crops, warp_with_rows
+from helpers import albumentations_and_photos, ragged_crops
 
 A, PHOTOS = albumentations_and_photos()
 _ASTRO = PHOTOS["astronaut"]
@@ -137,7 +136,8 @@ def test_torch_images_before_the_geometry(queue):
 def test_among_colour_steps(queue):
     """A brightness before the paste leaves the elements as they are, an inversion after it
     turns them too, and a blur after it blurs across their edges: albumentations' sequence,
-    within a level (the blur's rounding)."""
+    within a level (the blur's rounding). A paste after a blur, and before and after a
+    physics-based flare: the steps' own results with the elements pasted between."""
     img = _ASTRO[:200, :300].copy()
     elements = _elements()[:3]
     steps = [W.RandomBrightnessContrast((0.2, 0.2), (0, 0), p=1), W.OverlayElements(p=1),
@@ -153,6 +153,31 @@ def test_among_colour_steps(queue):
                      blur["params"]["steps"][0]["elements"])[0]
     want = A.GaussianBlur((5, 5), (1.5, 1.5), p=1)(image=pasted)["image"]
     assert np.abs(blur["image"].astype(int) - want).max() <= 1
+    # after a blur (the paste in the blur's pass), and before and after a layer the device
+    # makes (the physics-based flare's areas, then the call's table, in the list's buffer)
+    got = W.Compose([W.GaussianBlur((5, 5), (1.5, 1.5), p=1), W.OverlayElements(p=1)])(
+        image=img, overlay_metadata=elements, seed=1, queue=queue)
+    blurred = W.Compose([W.GaussianBlur((5, 5), (1.5, 1.5), p=1)])(
+        image=img, params={"applied": True, "steps": got["params"]["steps"][:1]},
+        queue=queue)["image"]
+    np.testing.assert_array_equal(got["image"], _theirs(
+        blurred, np.zeros(img.shape[:2]), elements, got["params"]["steps"][1]["elements"])[0])
+    flare = W.RandomSunFlare(method="physics_based", src_radius=80, p=1)
+    for steps in ([W.OverlayElements(p=1), flare], [flare, W.OverlayElements(p=1)]):
+        got = W.Compose(steps)(image=img, overlay_metadata=elements, seed=2, queue=queue)
+        k = int(steps[0] is flare)
+        placed = got["params"]["steps"][k]["elements"]
+        if k:
+            lit = W.Compose([flare])(image=img, params={
+                "applied": True, "steps": got["params"]["steps"][:1]}, queue=queue)["image"]
+            want = _theirs(lit, np.zeros(img.shape[:2]), elements, placed)[0]
+        else:
+            want = W.Compose([flare])(image=_theirs(img, np.zeros(img.shape[:2]), elements,
+                                                    placed)[0],
+                                      params={"applied": True,
+                                              "steps": got["params"]["steps"][1:]},
+                                      queue=queue)["image"]
+        np.testing.assert_array_equal(got["image"], want)
 
 
 def test_ragged_batches_replay_port_and_dicts(queue):
@@ -229,19 +254,39 @@ def test_refusals():
 
 
 def test_malformed_operations_are_refused(queue):
-    """The engine's checks of COL_PASTE rows before any launch (an element outside the output,
-    not whole, too few data operations, bits not 16-bit)."""
+    """The engine's checks of COL_PASTE operations before any launch (an element outside the
+    output or not of whole pixels, values past the call's colour table, bits not 16-bit,
+    pixels not finite); a well-formed one pastes where its bits are set, after another
+    operation's place in the table."""
+    from warpkit.engine.core import COLOUR_WORDS, paste_data, paste_ops, warp_by, with_table
+
     img = np.zeros((8, 8, 3), np.uint8)
-    good = [COL_PASTE, 1, 1, 2, 2] + [0] * 5 + [2]  # (2 x 2 pixels of 3 channels: 13 values)
-    data = [[COL_DATA, 15] + [9] * 10, [COL_DATA, 9, 9]]
-    np.testing.assert_array_equal(warp_with_rows(img, [good, *data], queue)[1:3, 1:3], 9)
-    for rows in ([[COL_PASTE, 7, 1, 2, 2] + [0] * 5 + [2], *data],
-                 [[COL_PASTE, 1.5, 1, 2, 2] + [0] * 5 + [2], *data],
-                 [[COL_PASTE, 1, 1, 2, 2] + [0] * 5 + [1], *data],
-                 [good, [COL_DATA, 70000] + [9] * 10, data[1]],
-                 [good, data[0]]):
+    sel = np.array([[1, 0], [1, 1]], bool)
+    table = np.concatenate([np.full(5, 7, np.float32),
+                            paste_data(sel, np.full((2, 2, 3), 9, np.float32))])
+
+    def run(op, table=table):
+        colour = np.concatenate([op, np.zeros((1, COLOUR_WORDS), np.float32)]).reshape(1, -1)
+        return warp_by(img, np.eye(3), (8, 8), queue=queue, colour=with_table(colour, table))
+
+    got = run(paste_ops(1, 1, 2, 2, 5))
+    np.testing.assert_array_equal(got[1:3, 1:3, 0], [[9, 0], [9, 9]])
+    assert got.sum() == 9 * 3 * 3
+    bad_bits = table.copy()
+    bad_bits[5] = 70000
+    bad_pixels = table.copy()
+    bad_pixels[-1] = np.nan
+    for op, t in ((paste_ops(7, 1, 2, 2, 5), table), (paste_ops(1, 1, 2, 2, 6), table),
+                  (paste_ops(1, 1, 2, 2, 5), bad_bits), (paste_ops(1, 1, 2, 2, 5), bad_pixels),
+                  (paste_ops(1, 1, 2, 2, 5), None)):
         with pytest.raises(ValueError, match="COL_PASTE"):
-            warp_with_rows(img, rows, queue)
+            run(op, t) if t is not None else warp_by(
+                img, np.eye(3), (8, 8), queue=queue, colour=np.concatenate(
+                    [op, np.zeros((1, COLOUR_WORDS), np.float32)]).reshape(1, -1))
+    half = paste_ops(1, 1, 2, 2, 5)
+    half[0, 1] = 1.5
+    with pytest.raises(ValueError, match="whole pixels"):
+        run(half)
 
 
 def test_small_cases_on_every_device_and_oclgrind(small_queue):

@@ -51,9 +51,9 @@ from typing import Any
 
 import numpy as np
 
-from ..engine.core import COLOUR_WORDS, paste_ops
+from ..engine.core import COLOUR_WORDS, paste_data, paste_ops
 from ..engine.resize8 import INTER_AREA, apply_stage, stage_axis, stage_modes, stage_rounding
-from ._colour import ColourTransform, IdentityStep
+from ._colour import ColourTransform, IdentityStep, table_offset
 from ._domain import _metadata_key, _opencv
 
 __all__ = ["OverlayElements", "check_overlays", "overlay_keys", "overlay_mask_ids",
@@ -114,15 +114,21 @@ class OverlayElements(ColourTransform):
                         passed: dict, memo: dict) -> np.ndarray:
         """A COL_PASTE operation per element (in order) for a sample whose output is ``size`` =
         (width, height) and whose elements are ``passed[metadata_key]``."""
-        pieces = [paste_ops(x, y, selected, pixels) for x, y, selected, pixels, _ in
-                  self.placed(params, size, passed.get(self.metadata_key), channels, peak)]
+        pieces = [paste_ops(x, y, sel.shape[1], sel.shape[0],
+                            table_offset(memo, key, lambda: paste_data(sel, pixels)))
+                  for x, y, sel, pixels, _, key in self.placed(
+                      params, size, passed.get(self.metadata_key), channels, peak, memo)]
         return np.concatenate(pieces) if pieces else np.zeros((0, COLOUR_WORDS), np.float32)
 
     def placed(self, params: dict, size: tuple[int, int], given: Any, channels: int | None,
-               peak: float | None) -> list[tuple[int, int, np.ndarray, Any, Any]]:
+               peak: float | None, memo: dict | None = None
+               ) -> list[tuple[int, int, np.ndarray, Any, Any, tuple]]:
         """Each element as the sample's recorded ``elements`` place it on an image of ``size``:
         (x, y, its selected pixels (h, w) bool, its pixels (h, w, channels) in the image's
-        units or None where ``channels`` is None, its mask_id or None)."""
+        units or None where ``channels`` is None, its mask_id or None, a key of the element's
+        pixels: the element's identity, size, channels and peak); ``memo``: a call's, where
+        each element's pixels are made once per key (a batch passing the same elements to
+        every sample resizes each once)."""
         key = self.metadata_key
         elements = _elements(given, key)
         rec = params.get("elements")
@@ -131,34 +137,45 @@ class OverlayElements(ColourTransform):
                              f"passes {len(elements)} in {key}: replay them with the elements "
                              f"they were drawn with")
         out = []
+        memo = {} if memo is None else memo
         for k, (e, r) in enumerate(zip(elements, rec)):
             what = f"{key}[{k}]"
             x, y, w, h = _recorded(r, e, size, what)
-            img = _image(e, what)
-            mask = e.get("mask")
-            if mask is not None:
-                mask = _mask(mask, img.shape[:2], "bbox" in e, what)
-                mask = _nearest(mask, w, h) if mask.shape != (h, w) else mask
-            selected = np.ones((h, w), bool) if mask is None else mask != 0
-            pixels = None
-            if channels is not None:
-                got = 1 if img.ndim == 2 else img.shape[2]
-                if got != channels:
-                    raise ValueError(f"{what}['image'] has {got} channel{'s' * (got != 1)}, "
-                                     f"the image {channels}: give the element the image's "
-                                     f"channels")
-                if img.dtype != _DTYPES[float(peak)]:
-                    raise ValueError(f"{what}['image'] is {img.dtype}, the image "
-                                     f"{np.dtype(_DTYPES[float(peak)])}: give the element in "
-                                     f"the image's dtype (albumentations copies its values "
-                                     f"as they are)")
-                src = img.reshape(img.shape[0], img.shape[1], -1)
-                pixels = src if src.shape[:2] == (h, w) else _area(src, w, h)
-            out.append((x, y, selected, pixels, e.get("mask_id")))
+            made = ("OverlayElements", id(e), id(e["image"]), id(e.get("mask")), w, h,
+                    channels, peak)
+            if made not in memo:  # (the call holds its elements: their ids stay theirs)
+                memo[made] = _made(e, what, w, h, channels, peak)
+            selected, pixels = memo[made]
+            out.append((x, y, selected, pixels, e.get("mask_id"), made + ("ops",)))
         return out
 
     def config(self):
         return {"metadata_key": self.metadata_key}
+
+
+def _made(e: Mapping, what: str, w: int, h: int, channels: int | None,
+          peak: float | None) -> tuple[np.ndarray, Any]:
+    """An element's selected pixels (h, w) and its pixels resized to (w, h) in the image's
+    units (None where ``channels`` is None), its channels and dtype checked."""
+    img = _image(e, what)
+    mask = e.get("mask")
+    if mask is not None:
+        mask = _mask(mask, img.shape[:2], "bbox" in e, what)
+        mask = _nearest(mask, w, h) if mask.shape != (h, w) else mask
+    selected = np.ones((h, w), bool) if mask is None else mask != 0
+    pixels = None
+    if channels is not None:
+        got = 1 if img.ndim == 2 else img.shape[2]
+        if got != channels:
+            raise ValueError(f"{what}['image'] has {got} channel{'s' * (got != 1)}, the image "
+                             f"{channels}: give the element the image's channels")
+        if img.dtype != _DTYPES[float(peak)]:
+            raise ValueError(f"{what}['image'] is {img.dtype}, the image "
+                             f"{np.dtype(_DTYPES[float(peak)])}: give the element in the "
+                             f"image's dtype (albumentations copies its values as they are)")
+        src = img.reshape(img.shape[0], img.shape[1], -1)
+        pixels = src if src.shape[:2] == (h, w) else _area(src, w, h)
+    return selected, pixels
 
 
 def _count(rec: Any) -> str:
@@ -225,8 +242,9 @@ def _box_pixels(e: Mapping, size: tuple[int, int], what: str) -> list[int] | Non
         raise ValueError(f"{what}['bbox'] must be [x_min, y_min, x_max, y_max] as fractions "
                          f"of the image, got {e['bbox']!r}")
     b = b[:4]
-    near = np.isclose(b, 0) | np.isclose(b, 1)
-    if not (((b >= 0) & (b <= 1)) | near).all() or not (b[2] > b[0] and b[3] > b[1]):
+    # (albumentations' check_bboxes: in [0, 1], or numpy's isclose to 0 or 1)
+    inside = all(0 <= v <= 1 or abs(v) <= 1e-8 or abs(v - 1) <= 1e-8 + 1e-5 for v in b.tolist())
+    if not inside or not (b[2] > b[0] and b[3] > b[1]):
         raise ValueError(f"{what}['bbox'] must be fractions in [0, 1] with x_max > x_min and "
                          f"y_max > y_min, got {e['bbox']!r}")
     w, h = size
@@ -311,8 +329,8 @@ def overlay_mask_ids(step: OverlayElements, params: dict, size: tuple[int, int],
                      ) -> list[tuple[int, int, np.ndarray, Any]]:
     """The elements of one applied OverlayElements that set an id in the masks: (x, y, their
     selected pixels, mask_id), in order."""
-    return [(x, y, sel, mid) for x, y, sel, _, mid in step.placed(params, size, given, None, None)
-            if mid is not None]
+    return [(x, y, sel, mid) for x, y, sel, _, mid, _ in
+            step.placed(params, size, given, None, None) if mid is not None]
 
 
 def check_overlays(pipe: Any) -> None:
@@ -389,7 +407,7 @@ def _paste_pixels(a: np.ndarray, steps: list, size: tuple[int, int], given: dict
         raise TypeError(f"OverlayElements takes uint8, uint16 or float32 images, got {a.dtype}")
     view = a.reshape(a.shape[0], a.shape[1], channels)
     for step, sp in steps:
-        for x, y, selected, pixels, _ in step.placed(sp, size, given.get(step.metadata_key),
+        for x, y, selected, pixels, _, _ in step.placed(sp, size, given.get(step.metadata_key),
                                                       channels, peak):
             h, w = selected.shape
             view[y:y + h, x:x + w][selected] = pixels[selected]

@@ -153,17 +153,26 @@ def warp_by(image: Any, matrix: Any, size: Any = None, sampling: Sampling = LINE
             values[f"FI{name}"] = cl.Buffer(rt.context, ro, hostbuf=places)
             values[f"nf{name}"] = int32(places.shape[1])
             extra += more
+        table = None  # (OverlayElements' elements: the call's colour table after the areas)
+        if (prog[:, ::COLOUR_WORDS] == COL_PASTE).any():
+            prog = paste_places(prog, extra // COLOUR_WORDS)
+            table = colour.table
         if extra:  # the list, then the patterns' areas, which the device fills: pooled (fresh
             # memory costs PoCL a page fault a page at the first write), the list uploaded
             held = [what for group, what in ((COLG_PLASMA, "the plasma patterns"),
                                              (COLG_SNOW, "the snow textures"),
                                              (COLG_FLARE_PB, "the flare layers"))
                     if spec.colour_groups[k] & group]
-            check_allocation(rt, prog.nbytes + 4 * extra, " and ".join(held))
-            buf = rt.allocate(prog.nbytes + 4 * extra)
+            tail = 0 if table is None else table.nbytes
+            check_allocation(rt, prog.nbytes + 4 * extra + tail, " and ".join(held))
+            buf = rt.allocate(prog.nbytes + 4 * extra + tail)
             cl.enqueue_copy(rt.queue, buf, prog, is_blocking=False)
+            if table is not None:
+                cl.enqueue_copy(rt.queue, buf, table, dst_offset=prog.nbytes + 4 * extra,
+                                is_blocking=False)
         else:
-            buf = cl.Buffer(rt.context, flags, hostbuf=prog)
+            buf = cl.Buffer(rt.context, flags, hostbuf=prog if table is None else
+                            np.concatenate([prog.ravel(), table]))
         values[f"COL{name}"] = buf
         values[f"ncol{name}"] = int32(prog.shape[1] // COLOUR_WORDS)
     if ragged:
@@ -654,7 +663,7 @@ def _colour_ops(colour: np.ndarray, items: int, dt: np.dtype, channels: int, wo:
     _check_filters(ops)
     _check_matching(ops, channels)
     _check_equalize_masks(ops, wo, ho)
-    _check_paste(ops, channels, wo, ho)
+    _check_paste(ops, channels, wo, ho, getattr(colour, "table", None))
     _check_fda(ops, channels, wo, ho, getattr(colour, "table", None))
     if dt == np.uint16:  # the operations on 8-bit levels
         for code, name, why in ((COL_GRAVEL, "COL_GRAVEL", "OpenCV's 8-bit HLS"),
@@ -1138,14 +1147,21 @@ def _check_filters(ops: np.ndarray) -> None:
     a ValueError before any launch: a whole radius up to MAX_BLUR_RADIUS (its tables' size), a
     whole tap count, and their values inside the COL_DATA operations that follow (the kernel
     reads that many words past the operation); a median's odd size up to MAX_MEDIAN_SIZE."""
-    codes = ops[:, :, 0]
+    codes = np.ascontiguousarray(ops[:, :, 0])  # (compared with many codes: one copy)
+    # which codes the lists hold (whole codes 0 .. COL_PASTE; others count as -1): a code
+    # none holds is not looked for (a list of an element's pixels is long)
+    whole = np.where(np.isfinite(codes), codes, -1).clip(-1, COL_PASTE + 1).astype(np.int64)
+    present = np.bincount(whole.ravel() + 1, minlength=COL_PASTE + 3)[1:] > 0
+
+    def at(code: int) -> tuple[np.ndarray, np.ndarray]:
+        return np.nonzero(codes == code) if present[code] else (np.zeros(0, int),) * 2
     k = codes.shape[1]
-    for i, j in zip(*np.nonzero(codes == COL_MEDIAN)):
+    for i, j in zip(*at(COL_MEDIAN)):
         size = float(ops[i, j, 1])
         if not (size.is_integer() and size % 2 == 1 and 1 <= size <= MAX_MEDIAN_SIZE):
             raise ValueError(f"colour[{i}]'s operation {j}: COL_MEDIAN's size must be an odd "
                              f"whole number in [1, {MAX_MEDIAN_SIZE}], got {size:g}")
-    for i, j in zip(*np.nonzero(codes == COL_DOWNSCALE)):
+    for i, j in zip(*at(COL_DOWNSCALE)):
         scale = joined(ops[i, j, 1:4])
         if not 0 < scale <= 1:
             raise ValueError(f"colour[{i}]'s operation {j}: COL_DOWNSCALE's scale must be in "
@@ -1155,18 +1171,18 @@ def _check_filters(ops: np.ndarray) -> None:
             raise ValueError(f"colour[{i}]'s operation {j}: COL_DOWNSCALE's interpolation pair "
                              f"must be OpenCV's codes {resize8.RESIZE_INTERPOLATIONS}, got "
                              f"{pair[0]:g} and {pair[1]:g}")
-    for i, j in zip(*np.nonzero(codes == COL_JPEG)):
+    for i, j in zip(*at(COL_JPEG)):
         quality = float(ops[i, j, 1])
         if not (quality.is_integer() and 1 <= quality <= 100):
             raise ValueError(f"colour[{i}]'s operation {j}: COL_JPEG's quality must be a whole "
                              f"number in [1, 100], got {quality:g}")
-    for i, j in zip(*np.nonzero(codes == COL_ISO)):
+    for i, j in zip(*at(COL_ISO)):
         sigma, intensity = float(ops[i, j, 4]), float(ops[i, j, 5])
         if not (0 <= sigma <= MAX_ISO_INTENSITY and 0 <= intensity <= MAX_ISO_INTENSITY):
             raise ValueError(f"colour[{i}]'s operation {j}: COL_ISO's hue deviation and "
                              f"intensity must be in [0, {MAX_ISO_INTENSITY:g}], got {sigma:g} and "
                              f"{intensity:g}")
-    for i, j in zip(*np.nonzero(codes == COL_CHROMA)):
+    for i, j in zip(*at(COL_CHROMA)):
         k = ops[i, j, 1:5]
         if not (np.isfinite(k).all() and np.abs(k).max() <= MAX_CHROMA_COEFF):
             raise ValueError(f"colour[{i}]'s operation {j}: COL_CHROMA's distortion "
@@ -1176,35 +1192,35 @@ def _check_filters(ops: np.ndarray) -> None:
             raise ValueError(f"colour[{i}]'s operation {j}: COL_CHROMA's interpolation must be "
                              f"0, 1, 2 or 4 (nearest, linear, cubic, Lanczos), got "
                              f"{float(ops[i, j, 5]):g}")
-    for i, j in zip(*np.nonzero(codes == COL_SNOW)):
+    for i, j in zip(*at(COL_SNOW)):
         point, coeff = float(ops[i, j, 1]), float(ops[i, j, 2])
         if not (math.isfinite(point) and math.isfinite(coeff) and coeff >= 0):
             raise ValueError(f"colour[{i}]'s operation {j}: COL_SNOW's threshold and brightness "
                              f"coefficient must be finite, the coefficient >= 0, got {point:g} "
                              f"and {coeff:g}")
-    for i, j in zip(*np.nonzero(codes == COL_LIGHT)):
+    for i, j in zip(*at(COL_LIGHT)):
         mode, words = float(ops[i, j, 1]), ops[i, j, 2:7]
         if not (mode in (0, 1, 2) and np.isfinite(words).all()
                 and (mode != 2 or words[3] > 0)):
             raise ValueError(f"colour[{i}]'s operation {j}: COL_LIGHT's mode must be 0, 1 or 2 "
                              f"and its values finite (mode 2's sigma > 0), got {mode:g} and "
                              f"{words.tolist()}")
-    for i, j in zip(*np.nonzero(codes == COL_SHOT)):
+    for i, j in zip(*at(COL_SHOT)):
         scale = float(ops[i, j, 4])
         if not (math.isfinite(scale) and scale >= float(np.float32(MIN_SHOT_SCALE))):
             raise ValueError(f"colour[{i}]'s operation {j}: COL_SHOT's scale must be a finite "
                              f"number >= {MIN_SHOT_SCALE:g}, got {scale:g}")
-    for i, j in zip(*np.nonzero(codes == COL_PCA)):
+    for i, j in zip(*at(COL_PCA)):
         alphas = ops[i, j, 1:5]
         if not np.isfinite(alphas).all():
             raise ValueError(f"colour[{i}]'s operation {j}: COL_PCA's weights must be finite, "
                              f"got {alphas.tolist()}")
-    for i, j in zip(*np.nonzero(codes == COL_PIXDROP)):
+    for i, j in zip(*at(COL_PIXDROP)):
         prob = float(ops[i, j, 4])
         if not 0 <= prob <= 1:
             raise ValueError(f"colour[{i}]'s operation {j}: COL_PIXDROP's probability must be "
                              f"in [0, 1], got {prob:g}")
-    for i, j in zip(*np.nonzero(codes == COL_EQUALIZE)):
+    for i, j in zip(*at(COL_EQUALIZE)):
         if ops[i, j, 1] not in (0, 1, 2, 3, 4) or ops[i, j, 2] not in (0, 1):
             raise ValueError(f"colour[{i}]'s operation {j}: COL_EQUALIZE's mode must be 0-4 and "
                              f"its by-channels flag 0 or 1, got {float(ops[i, j, 1]):g} and "
@@ -1228,7 +1244,7 @@ def _check_filters(ops: np.ndarray) -> None:
                 raise ValueError(f"colour[{i}]'s operation {j}: AutoContrast's cutoff words must "
                                  f"be a mantissa of 18, 18 and 17 whole bits and an exponent of a "
                                  f"number in [0, 100], got {w[1:]}")
-    for i, j in zip(*np.nonzero(codes == COL_CLAHE)):
+    for i, j in zip(*at(COL_CLAHE)):
         clip, gx, gy = joined(ops[i, j, 1:4]), float(ops[i, j, 4]), float(ops[i, j, 5])
         if not (math.isfinite(clip) and clip >= 0):
             raise ValueError(f"colour[{i}]'s operation {j}: COL_CLAHE's clip limit must be a "
@@ -1236,7 +1252,7 @@ def _check_filters(ops: np.ndarray) -> None:
         if not all(g.is_integer() and 1 <= g <= MAX_CLAHE_TILES for g in (gx, gy)):
             raise ValueError(f"colour[{i}]'s operation {j}: COL_CLAHE's tiles must be whole "
                              f"numbers in [1, {MAX_CLAHE_TILES}] per axis, got {gx:g} x {gy:g}")
-    for i, j in zip(*np.nonzero(codes == COL_HOLES)):
+    for i, j in zip(*at(COL_HOLES)):
         bands, holes, data = (float(v) for v in ops[i, j, 1:4])
         mode = float(ops[i, j, 9])
         need = -(-int(bands) // 2) + int(holes)
@@ -1261,17 +1277,17 @@ def _check_filters(ops: np.ndarray) -> None:
     _check_glass(ops)
     _check_plasma(ops)
     _check_snow(ops)
-    for i, j in zip(*np.nonzero(codes == COL_TAPS)):
+    for i, j in zip(*at(COL_TAPS)):
         _check_taps(ops[i], i, j)
     _check_morph(ops)
-    for i, j in zip(*np.nonzero(codes == COL_ZOOM)):
+    for i, j in zip(*at(COL_ZOOM)):
         count, step = float(ops[i, j, 1]), joined(ops[i, j, 2:5])
         if not (count.is_integer() and 1 <= count <= MAX_ZOOMS and math.isfinite(step)
                 and step > 0 and 1.0 + (count - 1) * step < 1e3):
             raise ValueError(f"colour[{i}]'s operation {j}: COL_ZOOM needs a whole count of "
                              f"zooms in [1, {MAX_ZOOMS}] and a finite step > 0 (zooms below "
                              f"1000), got {count:g} and {step:g}")
-    for i, j in zip(*np.nonzero(codes == COL_UNSHARP)):
+    for i, j in zip(*at(COL_UNSHARP)):
         amount, threshold = float(ops[i, j, 2]), float(ops[i, j, 3])
         if not (math.isfinite(amount) and math.isfinite(threshold)):
             raise ValueError(f"colour[{i}]'s operation {j}: COL_UNSHARP's amount and threshold "
@@ -1366,25 +1382,51 @@ def _check_equalize_masks(ops: np.ndarray, wo: int, ho: int) -> None:
                          f"Equalize's mask of {channels} channels of {wo} x {ho} bits")
 
 
-def paste_ops(x: int, y: int, selected: np.ndarray, pixels: np.ndarray) -> np.ndarray:
-    """A COL_PASTE operation (kernels_cl/colour.h's wk_paste8) and its COL_DATA operations:
-    an element of ``pixels`` ((h, w, C) in the image's units) whose pixels ``selected`` ((h,
-    w) bool) are set put at column ``x``, row ``y`` of the output: the bits 16 a value,
-    row-major, then the pixels row-major, channels interleaved."""
-    h, w = selected.shape
-    values = np.concatenate([mask_data(selected[:, :, None]),
-                             np.asarray(pixels, np.float32).reshape(-1)])
-    return with_data_ops({0: COL_PASTE, 1: x, 2: y, 3: w, 4: h}, values)
+def paste_data(selected: np.ndarray, pixels: np.ndarray) -> np.ndarray:
+    """An OverlayElements element's values in the call's colour table (kernels_cl/colour.h's
+    wk_paste8): the bits of ``selected`` ((h, w) bool: the pixels pasted) 16 a value
+    (:func:`mask_data`), then ``pixels`` ((h, w, C) in the image's units) row-major, channels
+    interleaved."""
+    return np.concatenate([mask_data(np.asarray(selected, bool)[:, :, None]),
+                           np.asarray(pixels, np.float32).reshape(-1)])
 
 
-def _check_paste(ops: np.ndarray, channels: int, wo: int, ho: int) -> None:
+def paste_ops(x: int, y: int, w: int, h: int, offset: int) -> np.ndarray:
+    """A COL_PASTE operation ((1, COLOUR_WORDS)): an element of ``w`` x ``h`` pixels put at
+    column ``x``, row ``y`` of the output, its values (:func:`paste_data`) at ``offset`` in
+    the call's colour table (words 6 and 7, 16-bit halves; words 9 and 10 are the engine's:
+    :func:`paste_places`)."""
+    op = np.zeros((1, COLOUR_WORDS), np.float32)
+    op[0, :8] = [COL_PASTE, x, y, w, h, 0, offset >> 16, offset & 0xFFFF]
+    return op
+
+
+def paste_places(prog: np.ndarray, start: int) -> np.ndarray:
+    """``prog`` ((items, k * COLOUR_WORDS), checked) with each COL_PASTE operation's distance to
+    the call's colour table in words 9 and 10 (operations, 2^20 and the rest): the table lies
+    after every item's list and ``start`` operations more (the device's areas)."""
+    items = prog.shape[0]
+    ops = prog.reshape(items, -1, COLOUR_WORDS)
+    I, J = np.nonzero(ops[:, :, 0] == COL_PASTE)
+    out = ops.copy()
+    place = (items - I) * ops.shape[1] - J + start
+    out[I, J, 9] = place // (1 << 20)
+    out[I, J, 10] = place % (1 << 20)
+    return out.reshape(items, -1)
+
+
+def _check_paste(ops: np.ndarray, channels: int, wo: int, ho: int,
+                 table: np.ndarray | None) -> None:
     """Every COL_PASTE of ``ops`` ((items, k, COLOUR_WORDS)) as wk_paste8 reads it for an
     output of ``wo`` x ``ho`` of ``channels``, or a ValueError: the element's place and size
-    whole numbers inside the output, the COL_DATA operations its bits and pixels need after
-    it (word 10) inside the list, the bits whole 16-bit numbers, the pixels finite."""
+    whole numbers inside the output, its values inside the call's colour table ``table``
+    from the offset in words 6 and 7 (16-bit halves), the bits there whole 16-bit numbers,
+    the pixels finite."""
     I, J = np.nonzero(ops[:, :, 0] == COL_PASTE)
+    size = 0 if table is None else len(table)
+    checked = set()
     for i, j in zip(I.tolist(), J.tolist()):
-        x, y, w, h = (float(v) for v in ops[i, j, 1:5])
+        x, y, w, h, _, hi, lo = (float(v) for v in ops[i, j, 1:8])
         where = f"colour[{i}]'s operation {j}: COL_PASTE"
         if not all(v == int(v) for v in (x, y, w, h)) or x < 0 or y < 0 or w < 1 or h < 1 \
                 or x + w > wo or y + h > ho:
@@ -1392,16 +1434,21 @@ def _check_paste(ops: np.ndarray, channels: int, wo: int, ho: int) -> None:
                              f"output (words 1-4: x, y, width, height), got {x:g}, {y:g}, "
                              f"{w:g}, {h:g}")
         n = int(w) * int(h)
-        bits, need = -(-n // 16), data_ops(-(-n // 16) + n * channels)
-        data = ops[i, j + 1:j + 1 + need]
-        if ops[i, j, 10] != need or len(data) < need or (data[:, 0] != COL_DATA).any():
-            raise ValueError(f"{where} of {int(w)} x {int(h)} pixels of {channels} channels "
-                             f"needs {need} COL_DATA operations after it, counted in word 10 "
-                             f"(word 10: {float(ops[i, j, 10]):g})")
-        v = data[:, 1:].reshape(-1).astype(np.float64)
-        if not ((v[:bits] == np.floor(v[:bits])) & (v[:bits] >= 0) & (v[:bits] < 65536)).all():
+        bits = -(-n // 16)
+        ok = all(v == int(v) and 0 <= v < 65536 for v in (hi, lo))
+        first = int(hi) * 65536 + int(lo) if ok else 0
+        if not ok or first + bits + n * channels > size:
+            raise ValueError(f"{where}'s {int(w)} x {int(h)} pixels of {channels} channels "
+                             f"need {bits + n * channels} values of the call's colour table "
+                             f"from the offset in words 6 and 7 (16-bit halves, got {hi:g} "
+                             f"and {lo:g}), which holds {size}")
+        if (first, n) in checked:
+            continue
+        checked.add((first, n))
+        b = table[first:first + bits]
+        if not ((b == np.floor(b)) & (b >= 0) & (b < 65536)).all():
             raise ValueError(f"{where}'s bits must be whole 16-bit values")
-        if not np.isfinite(v[bits:bits + n * channels]).all():
+        if not np.isfinite(table[first + bits:first + bits + n * channels]).all():
             raise ValueError(f"{where}'s pixels must be finite")
 
 
@@ -1514,9 +1561,6 @@ def _check_fda(ops: np.ndarray, channels: int, wo: int, ho: int,
     if not len(I):
         return
     size = 0 if table is None else len(table)
-    if size and not (np.isfinite(table).all() and (table >= 0).all()):
-        raise ValueError("the colour table's values (FDA's amplitudes) must be finite and not "
-                         "negative")
     w = ops[I, J].astype(np.float64)  # (every operation at once; the first bad one named)
     whole = np.isfinite(w) & (w == np.floor(w))
     ylo, ny, xlo, nx, g, hi, lo = (np.where(whole[:, k], w[:, k], 0).astype(np.int64)
@@ -1539,6 +1583,11 @@ def _check_fda(ops: np.ndarray, channels: int, wo: int, ho: int,
         if bad.any():
             k = int(np.argmax(bad))
             raise ValueError(f"colour[{I[k]}]'s operation {J[k]}: {why(k)}")
+    for first in np.unique(hi * 65536 + lo).tolist():  # (each reference's amplitudes once)
+        part = table[first:first + channels * ho * (wo // 2 + 1)]
+        if not (np.isfinite(part).all() and (part >= 0).all()):
+            raise ValueError("the colour table's values (FDA's amplitudes) must be finite and "
+                             "not negative")
 
 
 def _check_taps(ops: np.ndarray, i: int, j: int) -> None:
