@@ -368,7 +368,7 @@
 #define WK_COLG_GAMMA 1
 #define WK_COLG_HSV 2 /* WK_COL_HUE and WK_COL_HSV */
 #define WK_COLG_NOISE 4 /* WK_COL_NOISE, WK_COL_SALT, WK_COL_PIXDROP and WK_COL_SHOT */
-#define WK_COLG_HOLE 8 /* WK_COL_HOLE, WK_COL_HOLES and WK_COL_PASTE */
+#define WK_COLG_HOLE 8 /* WK_COL_HOLE and WK_COL_HOLES */
 #define WK_COLG_POSTERIZE 16
 /* WK_COL_MEDIAN's 5x5 and 7x7 selection networks (colour_pass.cl): without them those sizes
  * take the median's search, the same values more slowly; their code took rusticl a minute to
@@ -385,6 +385,7 @@
 #define WK_COLG_PLASMA 16384 /* WK_COL_PLASMA and WK_COL_PLASMA_MEAN */
 #define WK_COLG_SNOW 32768 /* WK_COL_SNOW_TEX */
 #define WK_COLG_FLARE_PB 65536 /* WK_COL_FLARE_PB */
+#define WK_COLG_PASTE 131072 /* WK_COL_PASTE */
 #ifndef WK_COL_HEAVY
 #define WK_COL_HEAVY 131071
 #endif
@@ -1408,7 +1409,7 @@ inline __attribute__((always_inline)) void wk_plasma8(float8 *v, int C, __global
 }
 #endif
 
-#if WK_COL_HEAVY & WK_COLG_HOLE
+#if WK_COL_HEAVY & WK_COLG_PASTE
 #define WK_AT8(d, i) ((float8)((d)[(i).s0], (d)[(i).s1], (d)[(i).s2], (d)[(i).s3], \
                                (d)[(i).s4], (d)[(i).s5], (d)[(i).s6], (d)[(i).s7]))
 
@@ -1539,7 +1540,7 @@ inline __attribute__((always_inline)) void wk_colour8_ops(float8 *v, int C, __gl
             const int data = (int)op[10];
             k += data;
             op += data * WK_COL_WORDS;
-#if WK_COL_HEAVY & WK_COLG_HOLE
+#if WK_COL_HEAVY & WK_COLG_PASTE
         } else if (code == WK_COL_PASTE) {
             wk_paste8(v, C, op, at);
 #endif

@@ -363,7 +363,7 @@ _COLOUR_GROUP[[COL_GAMMA, COL_HUE, COL_HSV, COL_NOISE, COL_SALT, COL_PIXDROP, CO
 _COLOUR_GROUP[[COL_PLASMA, COL_PLASMA_MEAN]] = COLG_PLASMA
 _COLOUR_GROUP[COL_SNOW_TEX] = COLG_SNOW
 _COLOUR_GROUP[COL_FLARE_PB] = COLG_FLARE_PB
-_COLOUR_GROUP[COL_PASTE] = _COLOUR_GROUP[COL_HOLE]  # (the holes' group: a rectangle's fill)
+_COLOUR_GROUP[COL_PASTE] = 131072  # (WK_COLG_PASTE)
 _COLOUR_GROUP[COL_HESTAIN] = _COLOUR_GROUP[COL_MATRIX]  # (the tone group: ToSepia's matrix)
 #: the median's 5x5 and 7x7 networks (WK_COLG_MED5, WK_COLG_MED7): in the builds whose items
 #: draw those sizes (without them, the same medians by the search)
