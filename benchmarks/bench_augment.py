@@ -390,6 +390,19 @@ def overlay_runs(data, have_alb: bool) -> dict:
         each={"overlay_metadata": elements})
 
 
+def spatter_runs(data, have_alb: bool) -> dict:
+    """Spatter on every sample (albumentations' defaults: rain; and mud): warpkit with each mode
+    and without, albumentations with each."""
+    from warpkit.augment import Spatter
+
+    return pass_runs(data, {
+        "warpkit, geometry and Spatter (rain)": [Spatter(p=1)],
+        "warpkit, geometry and Spatter (mud)": [Spatter(mode="mud", p=1)],
+        "warpkit, geometry alone": []},
+        (lambda A: [A.Spatter(p=1)]) if have_alb else None,
+        {"warpkit, geometry and Spatter (mud)": lambda A: [A.Spatter(mode="mud", p=1)]})
+
+
 #: Downscale's interpolation pair of two real resamplings (cv2.INTER_AREA down, INTER_LINEAR up)
 AREA_LINEAR = {"downscale": 3, "upscale": 1}
 
@@ -658,6 +671,9 @@ def main() -> None:
          "OverlayElements after the warp: RandomResizedCrop(224) + flip + OverlayElements(p=1), "
          "3 elements a sample (one boxed, two placed at random), 64 ragged photos -> float32 "
          "CHW"),
+        (spatter_runs, "warpkit, geometry and Spatter (rain)",
+         "Spatter after the warp: RandomResizedCrop(224) + flip + Spatter(p=1) (rain, and mud), "
+         "its layer made on the host, 64 ragged photos -> float32 CHW"),
         (blur_runs, "warpkit, geometry and blur",
          "Blur after the warp: RandomResizedCrop(224) + flip + GaussianBlur(sigma 0.5-3, "
          "p=0.5), 64 ragged photos -> float32 CHW")]

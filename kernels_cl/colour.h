@@ -298,6 +298,12 @@
  *                     interleaved. The engine puts the table after the items' lists (and the
  *                     areas the device fills) in the same buffer, w[9] 2^20 + w[10]
  *                     operations from the operation (wk_paste8)
+ *   WK_COL_SPATTER    albumentations' Spatter on channels 0-2 (RGB), on values x in [0, 1]
+ *                     (levels / 255 for uint8, rounded back): the layer m of the pixel (the
+ *                     call's colour table from the place w[6] 65536 + w[7], row-major, one
+ *                     value a pixel; w[9], w[10] as WK_COL_PASTE's) times w[2 + c]: w[1] = 0
+ *                     (rain) x + m w[2 + c]; w[1] = 1 (mud, w[2 + c] the colour) x n + m c,
+ *                     n = clip((c - m c) / c, 0, 1) (1 - m where c is 0); clipped (wk_spatter8)
  *
  * The 8 pixels' position: row at.y, columns at.x .. at.x + 7 of an output of dims = (Wo, Ho).
  */
@@ -355,6 +361,7 @@
 #define WK_COL_FDA 48
 #define WK_COL_FLARE_PB 49
 #define WK_COL_PASTE 50
+#define WK_COL_SPATTER 51
 /* WK_COL_HEAVY: which of the larger operations a build holds (the host's engine.core
  * colour_groups: the groups some item's list has, and every group that launch has had in the
  * process, so that a pipeline's builds settle on one); the others are compiled out. Each one
@@ -386,6 +393,7 @@
 #define WK_COLG_SNOW 32768 /* WK_COL_SNOW_TEX */
 #define WK_COLG_FLARE_PB 65536 /* WK_COL_FLARE_PB */
 #define WK_COLG_PASTE 131072 /* WK_COL_PASTE */
+#define WK_COLG_SPATTER 262144 /* WK_COL_SPATTER */
 #ifndef WK_COL_HEAVY
 #define WK_COL_HEAVY 131071
 #endif
@@ -1431,6 +1439,41 @@ inline __attribute__((always_inline)) void wk_paste8(float8 *v, int C, __global 
 }
 #endif
 
+#if WK_COL_HEAVY & WK_COLG_SPATTER
+/* one channel of WK_COL_SPATTER: its value v, the layer m, its factor f (the mud's colour
+ * for mud); albumentations' float32 arithmetic (levels / 255 rounded as its table's) */
+inline __attribute__((always_inline)) float8 wk_spatter1(float8 v, float8 m, float f, int mud) {
+    float8 x = WK_COL_INT ? wk_over8(v, 255.0f) : v;
+    if (mud) {
+        const float8 dirt = m * f;
+        float8 keep;
+        if (f > 0.0f)
+            keep = wk_clamp8(wk_over8((float8)f - dirt, f), 0.0f, 1.0f);
+        else
+            keep = 1.0f - m;
+        x = x * keep + dirt;
+    } else {
+        x = x + m * f;
+    }
+    x = wk_clamp8(x, 0.0f, 1.0f);
+    return WK_COL_INT ? wk_rint8(x * 255.0f) : x;
+}
+
+/* WK_COL_SPATTER on 8 pixels of row at.y from column at.x (lanes past the row read its last
+ * pixel's layer) */
+inline __attribute__((always_inline)) void wk_spatter8(float8 *v, __global const float *op, int2 at, int2 dims) {
+    __global const float *d = op + ((long)op[9] * 1048576 + (long)op[10]) * WK_COL_WORDS
+                              + ((long)op[6] * 65536 + (long)op[7]) + (long)at.y * dims.x;
+    const int8 xs = WK_MIN((int8)(0, 1, 2, 3, 4, 5, 6, 7) + at.x, (int8)(dims.x - 1));
+    const float8 m = (float8)(d[xs.s0], d[xs.s1], d[xs.s2], d[xs.s3], d[xs.s4], d[xs.s5],
+                              d[xs.s6], d[xs.s7]);
+    const int mud = op[1] != 0.0f;
+    v[0] = wk_spatter1(v[0], m, op[2], mud);
+    v[1] = wk_spatter1(v[1], m, op[3], mud);
+    v[2] = wk_spatter1(v[2], m, op[4], mud);
+}
+#endif
+
 /* the C (<= 4) channels v[0 .. C - 1] of 8 pixels through the n operations at op (mean: the
  * image's gray mean and the mean of all its values, for the whole-image operations; at, dims:
  * where the pixels are, for the operations that depend on it) */
@@ -1543,6 +1586,10 @@ inline __attribute__((always_inline)) void wk_colour8_ops(float8 *v, int C, __gl
 #if WK_COL_HEAVY & WK_COLG_PASTE
         } else if (code == WK_COL_PASTE) {
             wk_paste8(v, C, op, at);
+#endif
+#if WK_COL_HEAVY & WK_COLG_SPATTER
+        } else if (code == WK_COL_SPATTER) {
+            if (C >= 3) wk_spatter8(v, op, at, dims);
 #endif
         } else if ((WK_COL_HEAVY & WK_COLG_HOLE) && code == WK_COL_HOLES) {
             wk_holes8(v, C, op, at, dims);

@@ -64,6 +64,7 @@ from ._mask_dropout import MaskDropout
 from ._stain import HEStain
 from ._domain import FDA, HistogramMatching
 from ._overlay import OverlayElements
+from ._spatter import Spatter
 from ._additive import AdditiveNoise
 from ._grid_shuffle import RandomGridShuffle
 from ._pixel import (AutoContrast, ChannelDropout, ChromaticAberration, Equalize, FancyPCA,
@@ -112,6 +113,6 @@ __all__ = ["AdditiveNoise", "AdvancedBlur", "Affine", "AtLeastOneBBoxRandomCrop"
            "RandomToneCurve",
            "RandomVerticalFlip", "RandomZoomOut", "RepeatedSampleWarning", "Resize", "RGBShift",
            "RingingOvershoot", "Rotate", "SafeRotate", "SaltAndPepper", "SampleKey", "Sharpen",
-           "ShiftScaleRotate", "ShotNoise", "SmallestMaxSize", "Solarize", "SquareSymmetry",
+           "ShiftScaleRotate", "ShotNoise", "SmallestMaxSize", "Solarize", "Spatter", "SquareSymmetry",
            "stream", "ThinPlateSpline", "TimeMasking", "TimeReverse", "ToGray", "ToRGB", "ToSepia",
            "Transform", "Transpose", "UnsharpMask", "VerticalFlip", "XYMasking", "ZoomBlur"]

@@ -48,6 +48,7 @@ from ._mask_dropout import MaskDropout
 from ._stain import HEStain
 from ._domain import FDA, HistogramMatching
 from ._overlay import OverlayElements
+from ._spatter import Spatter
 from ._base import (BORDER_CODES, INTERPOLATION_CODES, OneOf, Transform, merge_setting,
                     same_value)
 from ._compose import Compose
@@ -296,6 +297,8 @@ SUPPORTED: dict[str, Callable[[_Args, _Pipeline], Transform | None]] = {
     "HistogramMatching": _domain(HistogramMatching, "blend_ratio"),
     "FDA": _domain(FDA, "beta_limit"),
     "OverlayElements": _colour(OverlayElements, "metadata_key"),
+    "Spatter": _colour(Spatter, "mean", "std", "gauss_sigma", "cutout_threshold", "intensity",
+                       "mode", "color"),
     "AutoContrast": _colour(P.AutoContrast, "cutoff", "ignore", "method"),
     "FancyPCA": _colour(P.FancyPCA, "alpha"),
     "AdditiveNoise": _colour(AdditiveNoise, "noise_type", "spatial_mode", "noise_params",

@@ -582,6 +582,8 @@ def _sample_passed(pipe, passed: dict, kind: str, n: int) -> dict | list[dict]:
     """The call's passed keywords (``passed``) as each sample's draws read them: the dict itself
     where the pipeline's transforms read only keywords shared by every sample (or none), else a
     dict per sample, each keyword read one per sample (OverlayElements' elements) as its own."""
+    if not passed:  # (most calls: nothing passed through)
+        return passed
     shared = shared_keys(pipe)
     own = [key for key in passed_keys(pipe) if key not in shared and key in passed]
     if not own:

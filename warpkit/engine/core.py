@@ -153,9 +153,10 @@ def warp_by(image: Any, matrix: Any, size: Any = None, sampling: Sampling = LINE
             values[f"FI{name}"] = cl.Buffer(rt.context, ro, hostbuf=places)
             values[f"nf{name}"] = int32(places.shape[1])
             extra += more
-        table = None  # (OverlayElements' elements: the call's colour table after the areas)
-        if (prog[:, ::COLOUR_WORDS] == COL_PASTE).any():
-            prog = paste_places(prog, extra // COLOUR_WORDS)
+        table = None  # (OverlayElements' elements, Spatter's layers: the call's colour table
+        # after the areas)
+        if np.isin(prog[:, ::COLOUR_WORDS], COLOUR_TABLE_OPS).any():
+            prog = table_places(prog, extra // COLOUR_WORDS)
             table = colour.table
         if extra:  # the list, then the patterns' areas, which the device fills: pooled (fresh
             # memory costs PoCL a page fault a page at the first write), the list uploaded
@@ -301,7 +302,11 @@ def colour_peak(dtype: Any) -> float:
  COL_PIXDROP, COL_SHOT, COL_PCA, COL_UNSHARP, COL_ZOOM, COL_SNOW, COL_CHROMA,
  COL_LIGHT, COL_GRAVEL, COL_POLY, COL_MORPH, COL_FLARE, COL_FOG, COL_RAIN, COL_GLASS,
  COL_PLASMA, COL_PLASMA_MEAN, COL_SNOW_TEX, COL_HESTAIN, COL_FDA, COL_FLARE_PB,
- COL_PASTE) = range(1, 51)
+ COL_PASTE, COL_SPATTER) = range(1, 52)
+
+#: the colour operations of the warp's and the passes' lists that read the call's colour table
+#: (engine puts it in the list's buffer: :func:`table_places`)
+COLOUR_TABLE_OPS = (COL_PASTE, COL_SPATTER)
 
 #: colour operations on the image's mean as they find it (the contrast on the gray mean, the
 #: shift by the mean, ISONoise on the lightness's standard deviation, FancyPCA on the channels'
@@ -353,7 +358,7 @@ COLOUR_WHOLE = (*COLOUR_MEAN, COL_BLUR, COL_UNSHARP, COL_MOTION, COL_MEDIAN, COL
 
 #: the group of each colour operation's code in a build (kernels_cl/colour.h's WK_COLG_*: the
 #: larger operations, each compiled only into the builds whose group mask has it); 0: always there
-_COLOUR_GROUP = np.zeros(COL_PASTE + 1, np.int64)
+_COLOUR_GROUP = np.zeros(COL_SPATTER + 1, np.int64)
 _COLOUR_GROUP[[COL_GAMMA, COL_HUE, COL_HSV, COL_NOISE, COL_SALT, COL_PIXDROP, COL_SHOT, COL_HOLE,
                COL_HOLES, COL_POSTERIZE, COL_MATRIX, COL_CURVE, COL_ISO, COL_SNOW, COL_LIGHT,
                COL_GRAVEL, COL_POLY, COL_FLARE, COL_FOG, COL_RAIN]] = [1, 2, 2, 4, 4, 4, 4, 8, 8,
@@ -364,6 +369,7 @@ _COLOUR_GROUP[[COL_PLASMA, COL_PLASMA_MEAN]] = COLG_PLASMA
 _COLOUR_GROUP[COL_SNOW_TEX] = COLG_SNOW
 _COLOUR_GROUP[COL_FLARE_PB] = COLG_FLARE_PB
 _COLOUR_GROUP[COL_PASTE] = 131072  # (WK_COLG_PASTE)
+_COLOUR_GROUP[COL_SPATTER] = 262144  # (WK_COLG_SPATTER)
 _COLOUR_GROUP[COL_HESTAIN] = _COLOUR_GROUP[COL_MATRIX]  # (the tone group: ToSepia's matrix)
 #: the median's 5x5 and 7x7 networks (WK_COLG_MED5, WK_COLG_MED7): in the builds whose items
 #: draw those sizes (without them, the same medians by the search)
@@ -416,7 +422,7 @@ def colour_groups(passes: list[np.ndarray]) -> tuple[int, ...]:
     for k, p in enumerate(passes):
         ops = p.reshape(p.shape[0], -1, COLOUR_WORDS)
         codes = ops[:, :, 0].astype(np.int64)
-        groups = _COLOUR_GROUP[np.clip(codes, 0, COL_PASTE)]
+        groups = _COLOUR_GROUP[np.clip(codes, 0, COL_SPATTER)]
         median = codes == COL_MEDIAN  # its 5x5 and 7x7 networks: groups of their own
         groups[median] |= np.select([ops[:, :, 1][median] == 5, ops[:, :, 1][median] == 7],
                                     [_MEDIAN_NET5, _MEDIAN_NET7], 0)
@@ -664,6 +670,7 @@ def _colour_ops(colour: np.ndarray, items: int, dt: np.dtype, channels: int, wo:
     _check_matching(ops, channels)
     _check_equalize_masks(ops, wo, ho)
     _check_paste(ops, channels, wo, ho, getattr(colour, "table", None))
+    _check_spatter(ops, channels, wo, ho, getattr(colour, "table", None))
     _check_fda(ops, channels, wo, ho, getattr(colour, "table", None))
     if dt == np.uint16:  # the operations on 8-bit levels
         for code, name, why in ((COL_GRAVEL, "COL_GRAVEL", "OpenCV's 8-bit HLS"),
@@ -1148,10 +1155,10 @@ def _check_filters(ops: np.ndarray) -> None:
     whole tap count, and their values inside the COL_DATA operations that follow (the kernel
     reads that many words past the operation); a median's odd size up to MAX_MEDIAN_SIZE."""
     codes = np.ascontiguousarray(ops[:, :, 0])  # (compared with many codes: one copy)
-    # which codes the lists hold (whole codes 0 .. COL_PASTE; others count as -1): a code
+    # which codes the lists hold (whole codes 0 .. COL_SPATTER; others count as -1): a code
     # none holds is not looked for (a list of an element's pixels is long)
-    whole = np.where(np.isfinite(codes), codes, -1).clip(-1, COL_PASTE + 1).astype(np.int64)
-    present = np.bincount(whole.ravel() + 1, minlength=COL_PASTE + 3)[1:] > 0
+    whole = np.where(np.isfinite(codes), codes, -1).clip(-1, COL_SPATTER + 1).astype(np.int64)
+    present = np.bincount(whole.ravel() + 1, minlength=COL_SPATTER + 3)[1:] > 0
 
     def at(code: int) -> tuple[np.ndarray, np.ndarray]:
         return np.nonzero(codes == code) if present[code] else (np.zeros(0, int),) * 2
@@ -1395,19 +1402,20 @@ def paste_ops(x: int, y: int, w: int, h: int, offset: int) -> np.ndarray:
     """A COL_PASTE operation ((1, COLOUR_WORDS)): an element of ``w`` x ``h`` pixels put at
     column ``x``, row ``y`` of the output, its values (:func:`paste_data`) at ``offset`` in
     the call's colour table (words 6 and 7, 16-bit halves; words 9 and 10 are the engine's:
-    :func:`paste_places`)."""
+    :func:`table_places`)."""
     op = np.zeros((1, COLOUR_WORDS), np.float32)
     op[0, :8] = [COL_PASTE, x, y, w, h, 0, offset >> 16, offset & 0xFFFF]
     return op
 
 
-def paste_places(prog: np.ndarray, start: int) -> np.ndarray:
-    """``prog`` ((items, k * COLOUR_WORDS), checked) with each COL_PASTE operation's distance to
-    the call's colour table in words 9 and 10 (operations, 2^20 and the rest): the table lies
-    after every item's list and ``start`` operations more (the device's areas)."""
+def table_places(prog: np.ndarray, start: int) -> np.ndarray:
+    """``prog`` ((items, k * COLOUR_WORDS), checked) with the distance to the call's colour
+    table of each operation that reads it (:data:`COLOUR_TABLE_OPS`) in words 9 and 10
+    (operations, 2^20 and the rest): the table lies after every item's list and ``start``
+    operations more (the device's areas)."""
     items = prog.shape[0]
     ops = prog.reshape(items, -1, COLOUR_WORDS)
-    I, J = np.nonzero(ops[:, :, 0] == COL_PASTE)
+    I, J = np.nonzero(np.isin(ops[:, :, 0], COLOUR_TABLE_OPS))
     out = ops.copy()
     place = (items - I) * ops.shape[1] - J + start
     out[I, J, 9] = place // (1 << 20)
@@ -1450,6 +1458,35 @@ def _check_paste(ops: np.ndarray, channels: int, wo: int, ho: int,
             raise ValueError(f"{where}'s bits must be whole 16-bit values")
         if not np.isfinite(table[first + bits:first + bits + n * channels]).all():
             raise ValueError(f"{where}'s pixels must be finite")
+
+
+def _check_spatter(ops: np.ndarray, channels: int, wo: int, ho: int,
+                   table: np.ndarray | None) -> None:
+    """Every COL_SPATTER of ``ops`` ((items, k, COLOUR_WORDS)) as wk_spatter8 reads it for an
+    output of ``wo`` x ``ho``, or a ValueError: 3 channels, mode 0 (rain) or 1 (mud), finite
+    factors in [0, 1] (words 2-4), its layer of wo x ho values inside the call's colour table
+    ``table`` from the offset in words 6 and 7 (16-bit halves), finite."""
+    I, J = np.nonzero(ops[:, :, 0] == COL_SPATTER)
+    size = 0 if table is None else len(table)
+    checked = set()
+    for i, j in zip(I.tolist(), J.tolist()):
+        mode, *factors = (float(v) for v in ops[i, j, 1:5])
+        hi, lo = float(ops[i, j, 6]), float(ops[i, j, 7])
+        where = f"colour[{i}]'s operation {j}: COL_SPATTER"
+        if channels != 3 or mode not in (0, 1) or not all(0 <= f <= 1 for f in factors):
+            raise ValueError(f"{where} needs an RGB image, mode 0 or 1 (word 1) and factors in "
+                             f"[0, 1] (words 2-4), got {channels} channels, {mode:g}, "
+                             f"{factors}")
+        ok = all(v == int(v) and 0 <= v < 65536 for v in (hi, lo))
+        first = int(hi) * 65536 + int(lo) if ok else 0
+        if not ok or first + wo * ho > size:
+            raise ValueError(f"{where}'s layer of {wo} x {ho} values runs past the call's "
+                             f"colour table from the offset in words 6 and 7 (16-bit halves, "
+                             f"got {hi:g} and {lo:g}), which holds {size}")
+        if first not in checked:
+            checked.add(first)
+            if not np.isfinite(table[first:first + wo * ho]).all():
+                raise ValueError(f"{where}'s layer must be finite")
 
 
 def match_data(counts: np.ndarray) -> np.ndarray:
