@@ -1078,7 +1078,16 @@ def colour_program(pipe: Transform, plist: list[dict], channels: int, dtype: Any
         given = passed[k] if isinstance(passed, list) else passed
         return t.call_colour_ops(q, channels, peak, sizes[k], given or {}, memo)
 
-    blocks = [[ops(t, q, k) for t, q in pipe.applied_steps(p)] for k, p in enumerate(plist)]
+    steps = [list(pipe.applied_steps(p)) for p in plist]
+    if sizes is not None:  # the call's work a transform does for its samples together
+        together: dict[int, tuple[Any, list]] = {}
+        for k, sample in enumerate(steps):
+            for t, q in sample:
+                if hasattr(t, "prepare_call") and id(t) not in skip:
+                    together.setdefault(id(t), (t, []))[1].append((q, sizes[k]))
+        for t, items in together.values():
+            t.prepare_call(items, memo)
+    blocks = [[ops(t, q, k) for t, q in sample] for k, sample in enumerate(steps)]
     k = max(1, max(sum(len(b) for b in sample) for sample in blocks))
     out = np.zeros((len(plist), k * WORDS), np.float32)
     for i, sample in enumerate(blocks):

@@ -28,6 +28,7 @@ from typing import Any
 
 import numpy as np
 
+from .._threads import cores, pool
 from ..engine.core import COL_SPATTER
 from ._base import value_range
 from ._colour import ColourTransform, _rgb_eight_bit, draw_key, table_offset
@@ -97,15 +98,35 @@ class Spatter(ColourTransform):
         """The COL_SPATTER operation of a sample whose output is ``size`` = (width, height),
         its layer (:func:`spatter_plane`) in the call's colour table."""
         _rgb_eight_bit("Spatter", channels, peak)
-        key = ("Spatter", self.mode, tuple(self.color), tuple(size),
-               *(params[k] if k != "key" else tuple(params[k]) for k in sorted(params)
-                 if k != "applied"))
-        offset = table_offset(memo, key, lambda: spatter_plane(params, size, self.mode))
+        key = self._key(params, size)
+        offset = table_offset(memo, key, lambda: memo.pop(("layer", key), None)
+                              if ("layer", key) in memo else
+                              spatter_plane(params, size, self.mode))
         colour = np.array(self.color, np.float64) / 255.0
         factors = colour * (params["intensity"] * 0.9) if self.mode == "rain" else colour
         return [[COL_SPATTER, 0.0 if self.mode == "rain" else 1.0,
                  *np.float32(factors).tolist(), 0.0, float(offset >> 16),
                  float(offset & 0xFFFF)]]
+
+    def prepare_call(self, items: list[tuple[dict, tuple[int, int]]], memo: dict) -> None:
+        """The layers of a call's samples (``items``: (params, output size)) made together on
+        the helper threads (OpenCV's and numpy's generator's work releases the interpreter),
+        kept in the call's ``memo`` for :meth:`call_colour_ops`."""
+        todo = {self._key(q, s): (q, s) for q, s in items}
+        todo = {k: v for k, v in todo.items() if k not in memo and ("layer", k) not in memo}
+        if len(todo) < 2:
+            return
+        made = pool("spatter", cores()).map(lambda qs: spatter_plane(*qs, self.mode),
+                                            todo.values())
+        for k, plane in zip(todo, made):
+            memo[("layer", k)] = plane
+
+    def _key(self, params: dict, size: tuple[int, int]) -> tuple:
+        """A sample's layer's key in a call's memo: the transform's settings, the output's size
+        and the sample's numbers."""
+        return ("Spatter", self.mode, tuple(self.color), tuple(size),
+                *(params[k] if k != "key" else tuple(params[k]) for k in sorted(params)
+                  if k != "applied"))
 
     def config(self):
         return {"mean": list(self.mean), "std": list(self.std),
