@@ -283,10 +283,12 @@ def test_malformed_operations_are_refused(queue):
             run(op, t) if t is not None else warp_by(
                 img, np.eye(3), (8, 8), queue=queue, colour=np.concatenate(
                     [op, np.zeros((1, COLOUR_WORDS), np.float32)]).reshape(1, -1))
-    half = paste_ops(1, 1, 2, 2, 5)
-    half[0, 1] = 1.5
-    with pytest.raises(ValueError, match="whole pixels"):
-        run(half)
+    for word, value, match in ((1, 1.5, "whole pixels"), (2, np.nan, "whole pixels"),
+                               (3, np.inf, "whole pixels"), (7, np.nan, "16-bit halves")):
+        bad = paste_ops(1, 1, 2, 2, 5)
+        bad[0, word] = value
+        with pytest.raises(ValueError, match=match):
+            run(bad)
 
 
 def test_small_cases_on_every_device_and_oclgrind(small_queue):

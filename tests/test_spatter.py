@@ -141,6 +141,8 @@ def test_malformed_operations_are_refused(queue):
     for op, table, image in (([COL_SPATTER, 2, 0.2, 0.2, 0.2, 0, 0, 0], layer, img),
                              ([COL_SPATTER, 0, 1.5, 0.2, 0.2, 0, 0, 0], layer, img),
                              ([COL_SPATTER, 0, 0.2, 0.2, 0.2, 0, 0, 1], layer, img),
+                             ([COL_SPATTER, 0, 0.2, 0.2, 0.2, 0, np.inf, 0], layer, img),
+                             ([COL_SPATTER, 0, np.nan, 0.2, 0.2, 0, 0, 0], layer, img),
                              ([COL_SPATTER, 0, 0.2, 0.2, 0.2, 0, 0, 0], bad_layer, img),
                              ([COL_SPATTER, 0, 0.2, 0.2, 0.2, 0, 0, 0], layer, img[..., :2])):
         with pytest.raises(ValueError, match="COL_SPATTER"):

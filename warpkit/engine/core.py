@@ -1423,6 +1423,11 @@ def table_places(prog: np.ndarray, start: int) -> np.ndarray:
     return out.reshape(items, -1)
 
 
+def _whole(v: float) -> bool:
+    """Whether a word is a whole number (NaN and the infinities are not)."""
+    return math.isfinite(v) and v == int(v)
+
+
 def _check_paste(ops: np.ndarray, channels: int, wo: int, ho: int,
                  table: np.ndarray | None) -> None:
     """Every COL_PASTE of ``ops`` ((items, k, COLOUR_WORDS)) as wk_paste8 reads it for an
@@ -1436,14 +1441,14 @@ def _check_paste(ops: np.ndarray, channels: int, wo: int, ho: int,
     for i, j in zip(I.tolist(), J.tolist()):
         x, y, w, h, _, hi, lo = (float(v) for v in ops[i, j, 1:8])
         where = f"colour[{i}]'s operation {j}: COL_PASTE"
-        if not all(v == int(v) for v in (x, y, w, h)) or x < 0 or y < 0 or w < 1 or h < 1 \
+        if not all(_whole(v) for v in (x, y, w, h)) or x < 0 or y < 0 or w < 1 or h < 1 \
                 or x + w > wo or y + h > ho:
             raise ValueError(f"{where} needs an element of whole pixels inside the {wo} x {ho} "
                              f"output (words 1-4: x, y, width, height), got {x:g}, {y:g}, "
                              f"{w:g}, {h:g}")
         n = int(w) * int(h)
         bits = -(-n // 16)
-        ok = all(v == int(v) and 0 <= v < 65536 for v in (hi, lo))
+        ok = all(_whole(v) and 0 <= v < 65536 for v in (hi, lo))
         first = int(hi) * 65536 + int(lo) if ok else 0
         if not ok or first + bits + n * channels > size:
             raise ValueError(f"{where}'s {int(w)} x {int(h)} pixels of {channels} channels "
@@ -1477,7 +1482,7 @@ def _check_spatter(ops: np.ndarray, channels: int, wo: int, ho: int,
             raise ValueError(f"{where} needs an RGB image, mode 0 or 1 (word 1) and factors in "
                              f"[0, 1] (words 2-4), got {channels} channels, {mode:g}, "
                              f"{factors}")
-        ok = all(v == int(v) and 0 <= v < 65536 for v in (hi, lo))
+        ok = all(_whole(v) and 0 <= v < 65536 for v in (hi, lo))
         first = int(hi) * 65536 + int(lo) if ok else 0
         if not ok or first + wo * ho > size:
             raise ValueError(f"{where}'s layer of {wo} x {ho} values runs past the call's "
