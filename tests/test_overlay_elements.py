@@ -219,6 +219,26 @@ def test_ragged_batches_replay_port_and_dicts(queue):
     np.testing.assert_array_equal(ours["mask"], want["mask"])
 
 
+def test_resizes_without_opencv(monkeypatch):
+    """Where OpenCV is not installed, an element's INTER_AREA resize comes from engine.resize8's
+    tables: 8-bit within a level of cv2.resize (down by whole and by fractional scales, and
+    up), float32 within 1e-3 (the upscale's weights are OpenCV's fixed point)."""
+    import cv2
+
+    from warpkit.augment import _domain
+    from warpkit.engine.resize8 import INTER_AREA
+
+    piece = _COFFEE[100:190, 200:330].copy()
+    sizes = [(65, 45), (13, 9), (200, 150), (130, 90)]
+    want = {(dt, s): cv2.resize(_as(piece, dt), s, interpolation=cv2.INTER_AREA)
+            for dt in (np.uint8, np.float32) for s in sizes}
+    monkeypatch.setattr(_domain, "_opencv", lambda: None)
+    for (dt, (w, h)), ref in want.items():
+        got = _domain._resized(_as(piece, dt), w, h, INTER_AREA)
+        d = np.abs(got.astype(np.float64) - ref.reshape(got.shape))
+        assert d.max() <= (1 if dt == np.uint8 else 1e-3), (dt, w, h, d.max())
+
+
 def test_refusals():
     img = _ASTRO[:100, :120].copy()
     elem = {"image": _ASTRO[:10, :10].copy()}

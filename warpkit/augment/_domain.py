@@ -348,22 +348,34 @@ def reference_counts(ref: np.ndarray, size: tuple[int, int], channels: int,
     return np.cumsum(counts, axis=1)
 
 
-def _resized(img: np.ndarray, w: int, h: int) -> np.ndarray:
-    """``cv2.resize(img, (w, h))`` (bilinear) of an (H, W, C) image: OpenCV's own where it is
-    installed (albumentations requires it), else 8-bit as OpenCV's fixed point
-    (engine.resize8's tables, within a level of OpenCV's vector code on a few pixels in 100),
-    float32 in float32."""
+def _resized(img: np.ndarray, w: int, h: int, interpolation: int = INTER_LINEAR) -> np.ndarray:
+    """``cv2.resize(img, (w, h), interpolation=interpolation)`` (bilinear, or INTER_AREA) of an
+    (H, W, C) image: OpenCV's own where it is installed (albumentations requires it), else
+    8-bit as OpenCV's fixed point (engine.resize8's tables, within a level of OpenCV's vector
+    code on a few pixels in 100), bilinear float32 in float32, the area's other images by the
+    same tables' weights in double (rounded for uint16)."""
     cv2 = _opencv()
     if cv2 is not None:
-        return cv2.resize(img, (w, h), interpolation=cv2.INTER_LINEAR).reshape(h, w, -1)
+        return cv2.resize(img, (w, h), interpolation=interpolation).reshape(h, w, -1)
     n, m = (img.shape[1], img.shape[0]), (w, h)
     inv = (w / n[0], h / n[1])
+    mode = stage_modes(n, m, inv, interpolation)
+    stage = (stage_axis(n[0], w, inv[0], interpolation, mode),
+             stage_axis(n[1], h, inv[1], interpolation, mode),
+             stage_rounding(mode, interpolation, img.shape[2]))
     if img.dtype == np.uint8:
-        mode = stage_modes(n, m, inv, INTER_LINEAR)
-        stage = (stage_axis(n[0], w, inv[0], INTER_LINEAR, mode),
-                 stage_axis(n[1], h, inv[1], INTER_LINEAR, mode),
-                 stage_rounding(mode, INTER_LINEAR, img.shape[2]))
         return apply_stage(img, stage)
+    if interpolation != INTER_LINEAR:
+        (sx, wx), (sy, wy), _ = stage
+        unit = float(wx[0].sum()) * float(wy[0].sum())  # (fixed-point weights: their unit)
+        src = img.astype(np.float64)
+        rows = sum(wx[:, j][None, :, None] * src[:, np.clip(sx + j, 0, n[0] - 1)]
+                   for j in range(wx.shape[1]))
+        out = sum(wy[:, i][:, None, None] * rows[np.clip(sy + i, 0, n[1] - 1)]
+                  for i in range(wy.shape[1])) / unit
+        if img.dtype == np.uint16:
+            return np.clip(np.rint(out), 0, 65535).astype(np.uint16)
+        return out.astype(np.float32)
     # OpenCV's float bilinear: the position (x + 0.5) / scale - 0.5 in float32, the edges
     # moved onto the first and last pixel, the columns' weighted sum then the rows', in float32
     out = img

@@ -26,7 +26,8 @@ from ._base import contains, keeps_axes, passed_keys, shared_keys
 from ._epochs import note_draws
 from ._colour import colour_program
 from ._convert import convert_results, expand_inputs
-from ._overlay import OverlayElements, overlay_mask_ids, paste_sources, source_overlays
+from ._overlay import (OverlayElements, has_mask_ids, overlay_mask_ids, paste_sources,
+                       source_overlays)
 from ._dropout import _Dropout, has_dropout, hole_mask, in_holes, output_holes
 from ._lanes import draw_samples
 from ._mask_dropout import MaskDropout, drop_map, mask_readers, on_pixels, run_pixels
@@ -734,16 +735,14 @@ def _morphs(pipe, plist: list, masks: dict, groups: dict, kind: str) -> list | N
 def _overlays(pipe, plist: list, outs: list, given: dict | list, masks: dict, groups: dict,
               kind: str, sources: frozenset) -> bool:
     """Whether an applied OverlayElements of the call sets ids in the warped masks (not one of
-    ``sources``, which pasted them before the warp); where one does, its elements checked and
-    the masks checked before any launch: on the host."""
+    ``sources``, which pasted them before the warp); where one does, the masks checked before
+    any launch: on the host (the elements are checked by the colour program's operations)."""
     if not contains(pipe, OverlayElements):
         return False
-    ids = False
-    for p, o, g in zip(plist, outs, _each(given, len(plist))):
-        for step, sp in pipe.applied_steps(p):
-            if isinstance(step, OverlayElements) and id(step) not in sources and \
-                    overlay_mask_ids(step, sp, o, g.get(step.metadata_key)):
-                ids = True
+    ids = any(isinstance(step, OverlayElements) and id(step) not in sources and
+              has_mask_ids(g.get(step.metadata_key))
+              for p, g in zip(plist, _each(given, len(plist)))
+              for step, _ in pipe.applied_steps(p))
     if ids:
         _host_masks(masks, groups, kind, set(), "OverlayElements' mask_id")
     return ids

@@ -52,12 +52,12 @@ from typing import Any
 import numpy as np
 
 from ..engine.core import COLOUR_WORDS, paste_data, paste_ops
-from ..engine.resize8 import INTER_AREA, apply_stage, stage_axis, stage_modes, stage_rounding
+from ..engine.resize8 import INTER_AREA, INTER_NEAREST, stage_axis, stage_modes
 from ._colour import ColourTransform, IdentityStep, table_offset
-from ._domain import _metadata_key, _opencv
+from ._domain import _metadata_key, _resized
 
-__all__ = ["OverlayElements", "check_overlays", "overlay_keys", "overlay_mask_ids",
-           "paste_sources", "source_overlays"]
+__all__ = ["OverlayElements", "check_overlays", "has_mask_ids", "overlay_keys",
+           "overlay_mask_ids", "paste_sources", "source_overlays"]
 
 #: the image dtypes an element takes, by the image's peak (engine.core.colour_peak)
 _DTYPES = {255.0: np.uint8, 65535.0: np.uint16, 1.0: np.float32}
@@ -174,7 +174,7 @@ def _made(e: Mapping, what: str, w: int, h: int, channels: int | None,
                              f"{np.dtype(_DTYPES[float(peak)])}: give the element in the "
                              f"image's dtype (albumentations copies its values as they are)")
         src = img.reshape(img.shape[0], img.shape[1], -1)
-        pixels = src if src.shape[:2] == (h, w) else _area(src, w, h)
+        pixels = src if src.shape[:2] == (h, w) else _resized(src, w, h, INTER_AREA)
     return selected, pixels
 
 
@@ -289,40 +289,21 @@ def _recorded(r: Any, e: Mapping, size: tuple[int, int], what: str) -> tuple[int
 
 
 def _nearest(m: np.ndarray, w: int, h: int) -> np.ndarray:
-    """``cv2.resize(m, (w, h), interpolation=INTER_NEAREST)``: source ``floor(x / scale)`` in
-    double (OpenCV's ``1 / (w / n)``), at most the last."""
-    rows = np.minimum(np.floor(np.arange(h) * (1.0 / (h / m.shape[0]))).astype(np.int64),
-                      m.shape[0] - 1)
-    cols = np.minimum(np.floor(np.arange(w) * (1.0 / (w / m.shape[1]))).astype(np.int64),
-                      m.shape[1] - 1)
+    """``cv2.resize(m, (w, h), interpolation=INTER_NEAREST)`` of a mask of any dtype
+    (engine.resize8's nearest taps: source ``floor(x / scale)`` in double, at most the
+    last)."""
+    n, inv = (m.shape[1], m.shape[0]), (w / m.shape[1], h / m.shape[0])
+    mode = stage_modes(n, (w, h), inv, INTER_NEAREST)
+    cols = stage_axis(n[0], w, inv[0], INTER_NEAREST, mode)[0]
+    rows = stage_axis(n[1], h, inv[1], INTER_NEAREST, mode)[0]
     return m[rows[:, None], cols[None, :]]
 
 
-def _area(img: np.ndarray, w: int, h: int) -> np.ndarray:
-    """``cv2.resize(img, (w, h), interpolation=INTER_AREA)`` of an (H, W, C) image: OpenCV's
-    own where it is installed (albumentations requires it), else engine.resize8's tables of it
-    (8-bit images within a level of OpenCV's vector code; others in double, rounded)."""
-    cv2 = _opencv()
-    if cv2 is not None:
-        return cv2.resize(img, (w, h), interpolation=cv2.INTER_AREA).reshape(h, w, -1)
-    n, m = (img.shape[1], img.shape[0]), (w, h)
-    inv = (w / n[0], h / n[1])
-    mode = stage_modes(n, m, inv, INTER_AREA)
-    stage = (stage_axis(n[0], w, inv[0], INTER_AREA, mode),
-             stage_axis(n[1], h, inv[1], INTER_AREA, mode),
-             stage_rounding(mode, INTER_AREA, img.shape[2]))
-    if img.dtype == np.uint8:
-        return apply_stage(img, stage)
-    (sx, wx), (sy, wy), _ = stage
-    scale = float(wx[0].sum()) * float(wy[0].sum())  # (fixed-point weights: their unit)
-    src = img.astype(np.float64)
-    rows = sum(wx[:, j][None, :, None] * src[:, np.clip(sx + j, 0, n[0] - 1)]
-               for j in range(wx.shape[1]))
-    out = sum(wy[:, i][:, None, None] * rows[np.clip(sy + i, 0, n[1] - 1)]
-              for i in range(wy.shape[1])) / scale
-    if img.dtype == np.uint16:
-        return np.clip(np.rint(out), 0, 65535).astype(np.uint16)
-    return out.astype(np.float32)
+def has_mask_ids(given: Any) -> bool:
+    """Whether a sample's elements (``given``: a dict or a list of them, as passed) set an id
+    in the masks (one has a ``mask_id`` that is not None)."""
+    elements = [given] if isinstance(given, Mapping) else given or ()
+    return any(isinstance(e, Mapping) and e.get("mask_id") is not None for e in elements)
 
 
 def overlay_mask_ids(step: OverlayElements, params: dict, size: tuple[int, int], given: Any
