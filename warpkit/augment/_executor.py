@@ -488,7 +488,7 @@ def _apply(pipe, t: Targets, *, seed, index, epoch, params, queue, into=None) ->
     try:
         if readers:  # the masks first, then each MaskDropout's objects, then the images
             warp_masks()
-            _see_masks(pipe, plist, outs, out["mask"], kind, readers, given)
+            _see_masks(pipe, plist, outs, out["mask"], kind, readers, given, sources)
             if has_dropout(pipe):  # (with the holes ConstrainedCoarseDropout found)
                 holes = _holes(pipe, plist, outs, t.masks, groups, kind)
         for name, x in t.images.items():
@@ -533,7 +533,7 @@ def _apply(pipe, t: Targets, *, seed, index, epoch, params, queue, into=None) ->
             out[name] = out[name]()
     if (t.masks or groups) and not (holes is None and drops is None and morphs is None
                                     and not readers and not overlays):
-        _each_mask(out, kind, [_mask_edits(pipe, p, o, given=g)
+        _each_mask(out, kind, [_mask_edits(pipe, p, o, given=g, sources=sources)
                                for p, o, g in zip(plist, outs, _each(given, n))],
                    [*t.masks, *groups], _edit_mask)
     out["matrix"] = mats[0] if single else mats
@@ -749,18 +749,20 @@ def _overlays(pipe, plist: list, outs: list, given: dict | list, masks: dict, gr
 
 
 def _mask_edits(pipe, params: dict, out: tuple[int, int], until: dict | None = None,
-                given: dict | None = None) -> list[Callable[[np.ndarray], None]]:
+                given: dict | None = None, sources: frozenset = frozenset()
+                ) -> list[Callable[[np.ndarray], None]]:
     """A sample's changes to its warped masks, in the pipeline's order (in place): dropout's
     holes filled with their fill_mask, PixelDropout's mask_drop_value, Morphological's
     filter, MaskDropout's objects filled with its fill_mask, OverlayElements' mask ids (its
-    elements from ``given``, the sample's passed keywords); those of the steps before the one
-    whose parameters are ``until`` where given."""
+    elements from ``given``, the sample's passed keywords; not those of ``sources``, pasted
+    before the warp); those of the steps before the one whose parameters are ``until`` where
+    given."""
     edits: list[Callable[[np.ndarray], None]] = []
     for step, p in pipe.applied_steps(params):
         if p is until:
             break
         if isinstance(step, OverlayElements):
-            if id(step) in source_overlays(pipe):  # (its ids were pasted before the warp)
+            if id(step) in sources:  # (its ids were pasted before the warp)
                 continue
             ids = overlay_mask_ids(step, p, out, (given or {}).get(step.metadata_key))
             if ids:
@@ -817,7 +819,7 @@ def _mask_readers(pipe, plist: list, masks: dict, groups: dict, kind: str) -> li
 
 
 def _see_masks(pipe, plist: list, outs: list, res: Any, kind: str, readers: list,
-               given: dict | list) -> None:
+               given: dict | list, sources: frozenset) -> None:
     """Each step that reads the warped ``mask`` (``res``) given it as the steps before it
     leave it: their parameters completed in place (``see_masks``), the samples' first such
     steps together (a step's samples at once), then their second ones, and so on."""
@@ -833,7 +835,7 @@ def _see_masks(pipe, plist: list, outs: list, res: Any, kind: str, readers: list
             step, p = steps[r]
             seen = mask(k)
             edits = _mask_edits(pipe, plist[k], outs[k], until=p,
-                                given=_each(given, len(plist))[k])
+                                given=_each(given, len(plist))[k], sources=sources)
             if edits:
                 seen = seen.copy()
                 _edit_mask(seen, edits)
