@@ -11,8 +11,9 @@ own dependency), puts it once in the call's colour table, and blends it in the w
 generator keyed on the sample's recorded ``key`` (the same call as albumentations':
 ``normal(size=(H, W), loc=mean, scale=std)``), so a replay makes the same layer.
 
-It lies on the output (put it after the geometry; a later resize would scale the layer's
-blend, not the drops' shapes).
+It lies on the output: the layer is made at the output's size wherever the step stands
+(albumentations makes it at the size the step finds: put Spatter after the geometry for the
+same result).
 
 Example:
     >>> from warpkit.augment import Spatter
