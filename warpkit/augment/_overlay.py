@@ -51,7 +51,7 @@ from typing import Any
 
 import numpy as np
 
-from ..engine.core import COLOUR_WORDS, paste_data, paste_ops
+from ..engine.core import COLOUR_WORDS, colour_peak, paste_data, paste_ops
 from ..engine.resize8 import INTER_AREA, INTER_NEAREST, stage_axis, stage_modes
 from ._colour import ColourTransform, IdentityStep, table_offset
 from ._domain import _metadata_key, _resized
@@ -382,10 +382,7 @@ def paste_sources(pipe: Any, sources: frozenset[int], plist: list, sizes: list, 
 
 def _paste_pixels(a: np.ndarray, steps: list, size: tuple[int, int], given: dict) -> np.ndarray:
     channels = 1 if a.ndim == 2 else a.shape[2]
-    peak = {np.dtype(np.uint8): 255.0, np.dtype(np.uint16): 65535.0,
-            np.dtype(np.float32): 1.0}.get(a.dtype)
-    if peak is None:
-        raise TypeError(f"OverlayElements takes uint8, uint16 or float32 images, got {a.dtype}")
+    peak = colour_peak(a.dtype)  # (a TypeError for other dtypes)
     view = a.reshape(a.shape[0], a.shape[1], channels)
     for step, sp in steps:
         for x, y, selected, pixels, _, _ in step.placed(sp, size, given.get(step.metadata_key),
@@ -423,8 +420,12 @@ def _each_sample(x: Any, kind: str, name: str, paste: Any) -> Any:
     Image = sys.modules.get("PIL.Image")
     if kind == "single":
         out = paste(_host(x, name), 0)
-        return Image.fromarray(out, x.mode) if Image is not None and \
-            isinstance(x, Image.Image) else out
+        if Image is None or not isinstance(x, Image.Image):
+            return out
+        back = Image.fromarray(out, x.mode)
+        if x.mode == "P":  # (the same palette: the pixels are its indices)
+            back.putpalette(x.getpalette())
+        return back
     if kind == "batch":
         out = _host(x, name)
         for k in range(out.shape[0]):
