@@ -51,7 +51,7 @@ from typing import Any
 
 import numpy as np
 
-from ..engine.core import COLOUR_WORDS, colour_peak, paste_data, paste_ops
+from ..engine.core import COLOUR_PEAKS, COLOUR_WORDS, colour_peak, paste_data, paste_ops
 from ..engine.resize8 import INTER_AREA, INTER_NEAREST, stage_axis, stage_modes
 from ._colour import ColourTransform, IdentityStep, table_offset
 from ._domain import _metadata_key, _resized
@@ -60,7 +60,7 @@ __all__ = ["OverlayElements", "check_overlays", "has_mask_ids", "overlay_keys",
            "overlay_mask_ids", "paste_sources", "source_overlays"]
 
 #: the image dtypes an element takes, by the image's peak (engine.core.colour_peak)
-_DTYPES = {255.0: np.uint8, 65535.0: np.uint16, 1.0: np.float32}
+_DTYPES = {peak: dt for dt, peak in COLOUR_PEAKS.items()}
 
 
 class OverlayElements(ColourTransform):
