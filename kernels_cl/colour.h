@@ -311,6 +311,10 @@
 #define COLOUR 0
 #endif
 #define WK_COL_WORDS 12
+/* the place an operation's words 9 and 10 name, w[9] 2^20 + w[10] operations from it: its area
+ * that the device fills after the items' lists, or the call's colour table after those
+ * (engine.core's _place_words writes them) */
+#define WK_COL_AREA(op) ((op) + ((long)(op)[9] * 1048576 + (long)(op)[10]) * WK_COL_WORDS)
 #define WK_COL_AFFINE 1
 #define WK_COL_GAMMA 2
 #define WK_COL_GRAY 3
@@ -395,7 +399,7 @@
 #define WK_COLG_PASTE 131072 /* WK_COL_PASTE */
 #define WK_COLG_SPATTER 262144 /* WK_COL_SPATTER */
 #ifndef WK_COL_HEAVY
-#define WK_COL_HEAVY 131071
+#define WK_COL_HEAVY (2 * WK_COLG_SPATTER - 1) /* every group */
 #endif
 /* the largest Poisson count WK_COL_SHOT draws: its mean is at most 50 (engine.core refuses
  * scales below MIN_SHOT_SCALE); a count of 150 or more has a chance below 1e-25 */
@@ -1160,7 +1164,7 @@ inline void wk_flare8(float8 *v, __global const float *op, int2 at, int2 dims) {
  * level q with the flare layer F, 255 - ((255 - q) (255 - F)) / 255 in float32 (its product
  * rounded, then the division correctly rounded), clipped, truncated by numpy's astype */
 inline void wk_flare_pb8(float8 *v, __global const float *op, int2 at, int2 dims) {
-    __global const float *area = op + ((long)op[9] * 1048576 + (long)op[10]) * WK_COL_WORDS;
+    __global const float *area = WK_COL_AREA(op);
     const long P = (long)op[11], plane = (long)dims.y * P;
     __global const float *F = area + (long)op[8] + at.y * P + 64 + at.x;
     float8 q[3];
@@ -1345,7 +1349,7 @@ inline __attribute__((always_inline)) void wk_store32(__global float *row, int m
  * general kernel passes one pixel's, its other lanes unused). albumentations' add_snow_texture
  * step by step in its float32 arithmetic, from OpenCV's 8-bit HSV of the pixel's levels */
 inline void wk_snow_tex8(float8 *v, __global const float *op, int2 at) {
-    __global const float *area = op + ((long)op[9] * 1048576 + (long)op[10]) * WK_COL_WORDS;
+    __global const float *area = WK_COL_AREA(op);
     const int P = (int)op[11];
     const float8 T = vload8(0, area + (long)op[8] + (long)at.y * P + at.x);
     /* each lane's sparkle bit: column x's is bit x % 32 of its row's word x / 32 (the lanes
@@ -1384,7 +1388,7 @@ inline void wk_snow_tex8(float8 *v, __global const float *op, int2 at) {
 /* the plasma pattern of a WK_COL_PLASMA or WK_COL_PLASMA_MEAN operation at 8 pixels of row
  * at.y from column at.x (plasma.cl's area, padded by 8 floats past its last row) */
 inline __attribute__((always_inline)) float8 wk_plasma_at8(__global const float *op, int2 at) {
-    __global const float *area = op + ((long)op[9] * 1048576 + (long)op[10]) * WK_COL_WORDS;
+    __global const float *area = WK_COL_AREA(op);
     return vload8(0, area + (long)at.y * (long)op[11] + at.x);
 }
 
@@ -1426,7 +1430,7 @@ inline __attribute__((always_inline)) void wk_plasma8(float8 *v, int C, __global
 inline __attribute__((always_inline)) void wk_paste8(float8 *v, int C, __global const float *op, int2 at) {
     const int x0 = (int)op[1], y = at.y - (int)op[2], w = (int)op[3], h = (int)op[4];
     if (y < 0 || y >= h || at.x + 7 < x0 || at.x >= x0 + w) return;
-    __global const float *d = op + ((long)op[9] * 1048576 + (long)op[10]) * WK_COL_WORDS
+    __global const float *d = WK_COL_AREA(op)
                               + ((long)op[6] * 65536 + (long)op[7]);
     const int8 xs = (int8)(0, 1, 2, 3, 4, 5, 6, 7) + (at.x - x0);
     const int8 inside = (xs >= 0) & (xs < w);
@@ -1462,7 +1466,7 @@ inline __attribute__((always_inline)) float8 wk_spatter1(float8 v, float8 m, flo
 /* WK_COL_SPATTER on 8 pixels of row at.y from column at.x (lanes past the row read its last
  * pixel's layer) */
 inline __attribute__((always_inline)) void wk_spatter8(float8 *v, __global const float *op, int2 at, int2 dims) {
-    __global const float *d = op + ((long)op[9] * 1048576 + (long)op[10]) * WK_COL_WORDS
+    __global const float *d = WK_COL_AREA(op)
                               + ((long)op[6] * 65536 + (long)op[7]) + (long)at.y * dims.x;
     const int8 xs = WK_MIN((int8)(0, 1, 2, 3, 4, 5, 6, 7) + at.x, (int8)(dims.x - 1));
     const float8 m = (float8)(d[xs.s0], d[xs.s1], d[xs.s2], d[xs.s3], d[xs.s4], d[xs.s5],

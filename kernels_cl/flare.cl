@@ -171,7 +171,7 @@ __kernel void flare_layer(__global float *COL, int ncol, __global const int *FI,
         const int j = FI[item * nf + r];
         if (j < 0) break;
         __global const float *op = list + (long)j * WK_COL_WORDS;
-        __global float *area = list + (long)j * WK_COL_WORDS + ((long)op[9] * 1048576 + (long)op[10]) * WK_COL_WORDS;
+        __global float *area = WK_COL_AREA(list + (long)j * WK_COL_WORDS);
         const int P = (int)op[11], n = (int)op[1];
         const long plane = (long)Ho * P;
         volatile __global uint *bits = (volatile __global uint *)area;

@@ -127,7 +127,7 @@ inline int pl_pitch(int n) { return (n + 31) & ~31; }
 
 /* the pattern of the operation at op, by the work-group (lid: this work-item) */
 inline void pl_pattern(__global float *op, int Ho, int Wo, int lid, __local float2 *part) {
-    __global float *area = op + ((long)op[9] * 1048576 + (long)op[10]) * WK_COL_WORDS;
+    __global float *area = WK_COL_AREA(op);
     const uint2 key = wk_key(op + 1);
     const float rough = op[4];
     int S = 0; /* G = 2^(S + 1) + 1 >= max(Ho, Wo): at most 65537 */

@@ -60,7 +60,7 @@ __kernel void snow_texture(__global float *COL, int ncol, __global const int *SI
         const int j = SI[item * ns + r];
         if (j < 0) break;
         __global const float *op = list + (long)j * WK_COL_WORDS;
-        __global float *area = list + (long)j * WK_COL_WORDS + ((long)op[9] * 1048576 + (long)op[10]) * WK_COL_WORDS;
+        __global float *area = WK_COL_AREA(list + (long)j * WK_COL_WORDS);
         const int P = (int)op[11];
         __global uint *bits = (__global uint *)area;
         __global float *T = area + (long)op[8], *H = T - 8 + (long)Ho * P;

@@ -1114,15 +1114,12 @@ def _areas(prog: np.ndarray, codes: tuple[int, ...], floats: int, words: dict[in
     I, J = np.nonzero(np.isin(ops[:, :, 0], codes))
     if not len(I):
         return prog, np.full((items, 1), -1, np.int32), 0
-    k = ops.shape[1]
     area = -(-floats // COLOUR_WORDS)  # in operations
     first = np.searchsorted(I, I)  # (np.nonzero's order: by item, then place)
     rank = np.arange(len(I)) - first
     most = int(rank.max() + 1)
     out = ops.copy()
-    place = (items - I) * k - J + start + (I * most + rank) * area  # from the operation
-    out[I, J, 9] = place // (1 << 20)
-    out[I, J, 10] = place % (1 << 20)
+    _place_words(out, I, J, start + (I * most + rank) * area)
     for w, value in words.items():
         out[I, J, w] = value
     places = np.full((items, most), -1, np.int32)
@@ -1417,10 +1414,18 @@ def table_places(prog: np.ndarray, start: int) -> np.ndarray:
     ops = prog.reshape(items, -1, COLOUR_WORDS)
     I, J = np.nonzero(np.isin(ops[:, :, 0], COLOUR_TABLE_OPS))
     out = ops.copy()
-    place = (items - I) * ops.shape[1] - J + start
-    out[I, J, 9] = place // (1 << 20)
-    out[I, J, 10] = place % (1 << 20)
+    _place_words(out, I, J, start)
     return out.reshape(items, -1)
+
+
+def _place_words(ops: np.ndarray, I: np.ndarray, J: np.ndarray, past: Any) -> None:
+    """Words 9 and 10 (2^20 and the rest) of operations (I, J) of ``ops`` ((items, k,
+    COLOUR_WORDS), in place): the distance in operations from each to what lies ``past``
+    operations after every item's list (colour.h's WK_COL_AREA)."""
+    items, k = ops.shape[:2]
+    place = (items - I) * k - J + past
+    ops[I, J, 9] = place // (1 << 20)
+    ops[I, J, 10] = place % (1 << 20)
 
 
 def _whole(v: float) -> bool:
