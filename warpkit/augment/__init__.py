@@ -16,7 +16,8 @@ contrast on the image's mean, a blur, ``CLAHE``, ``Equalize``, ``AutoContrast``,
 ``HistogramMatching`` and ``FDA`` (to a reference image the call passes), ``FancyPCA``,
 ``ISONoise`` or
 ``ImageCompression`` in a pass after it, on the device; ``ToRGB`` and ``FromFloat`` on the
-host, before and after it). albumentations' geometric
+host, before and after it). ``Lambda`` (a Python function of the image, masks, boxes or
+keypoints) runs on the host between two passes. albumentations' geometric
 transforms come under their own names and parameters too (``Affine``, ``ShiftScaleRotate``,
 ``Rotate``, ``SafeRotate``, ``Perspective``, ``HorizontalFlip``, ``VerticalFlip``,
 ``Transpose``, ``D4``, ``CropAndPad``; the letterbox's ``LongestMaxSize``,
@@ -65,6 +66,7 @@ from ._stain import HEStain
 from ._domain import FDA, HistogramMatching
 from ._overlay import OverlayElements
 from ._spatter import Spatter
+from ._host import Lambda
 from ._additive import AdditiveNoise
 from ._grid_shuffle import RandomGridShuffle
 from ._pixel import (AutoContrast, ChannelDropout, ChromaticAberration, Equalize, FancyPCA,
@@ -100,7 +102,7 @@ __all__ = ["AdditiveNoise", "AdvancedBlur", "Affine", "AtLeastOneBBoxRandomCrop"
            "from_albumentations", "GaussianBlur", "GaussNoise", "GlassBlur", "GridDistortion", "GridDropout",
            "GridElasticDeform",
            "FDA", "HEStain", "HistogramMatching", "HorizontalFlip", "HueSaturationValue", "Illumination", "ImageCompression", "InvertImg", "ISONoise",
-           "KeypointParams", "LongestMaxSize", "MaskDropout", "MedianBlur", "MixUp", "Morphological", "Mosaic",
+           "KeypointParams", "Lambda", "LongestMaxSize", "MaskDropout", "MedianBlur", "MixUp", "Morphological", "Mosaic",
            "MotionBlur",
            "MultiplicativeNoise", "OneOf", "OpticalDistortion", "OverlayElements", "Pad", "PadIfNeeded",
            "Perspective", "PiecewiseAffine", "PixelDropout", "PlanckianJitter",

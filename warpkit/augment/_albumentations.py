@@ -49,6 +49,7 @@ from ._stain import HEStain
 from ._domain import FDA, HistogramMatching
 from ._overlay import OverlayElements
 from ._spatter import Spatter
+from ._host import Lambda
 from ._base import (BORDER_CODES, INTERPOLATION_CODES, OneOf, Transform, merge_setting,
                     same_value)
 from ._compose import Compose
@@ -88,6 +89,7 @@ class _Pipeline:
         self.settings: dict[str, tuple[Any, str]] = {}
         self.model: dict[str, Any] = {}
         self.mask_code = mask_code  # Compose(mask_interpolation=...): every transform's
+        self.nonserializable: dict = {}  # saved Lambdas' functions, by name
 
     def setting(self, key: str, value: Any, who: str) -> None:
         merge_setting(self.settings, key, value, who)
@@ -152,6 +154,34 @@ def _domain(cls: type, amount: str) -> Callable[[_Args, _Pipeline], Transform]:
         a.d.pop("read_fn", None)  # (it reads reference_images only)
         return _colour(cls, amount, "metadata_key")(a, pipe)
     return port
+
+
+def _lambda(a: _Args, pipe: _Pipeline) -> Transform:
+    """A Lambda: its functions read off the live transform (:func:`_serialisable`), or, from
+    saved data (its ``__name__`` alone), the one ``nonserializable`` holds under that name."""
+    name = a.take("__name__", a.take("name"))
+    fns = {k: a.take(k) for k in ("image", "mask", "keypoints", "bboxes")}
+    p = a.take("p", 1.0)
+    if all(f is None for f in fns.values()):  # (saved: by its name)
+        held = pipe.nonserializable.get(name)
+        if held is None:
+            raise ValueError(f"albumentations' Lambda {name!r} is saved without its functions: "
+                             f"pass nonserializable={{{name!r}: the Lambda}} (albumentations' "
+                             f"or warpkit's), as A.load takes it")
+        if isinstance(held, Lambda):
+            return held
+        fns = _lambda_functions(held)
+        p = getattr(held, "p", p)
+    return Lambda(**fns, name=name, p=p)
+
+
+def _lambda_functions(t: Any) -> dict:
+    """An albumentations Lambda's functions by target (its no-op defaults left out)."""
+    got = getattr(t, "custom_apply_fns", None)
+    if not isinstance(got, dict):
+        raise TypeError(f"nonserializable must hold Lambda transforms (albumentations' or "
+                        f"warpkit's), got {type(t).__name__}")
+    return {k: f for k, f in got.items() if getattr(f, "__name__", "") != "noop"}
 
 
 def _rgb_shift(a: _Args, pipe: _Pipeline) -> Transform:
@@ -294,6 +324,7 @@ SUPPORTED: dict[str, Callable[[_Args, _Pipeline], Transform | None]] = {
     "Posterize": _colour(C.Posterize, "num_bits"),
     "ToSepia": _colour(P.ToSepia),
     "Equalize": _equalize,
+    "Lambda": _lambda,
     "HistogramMatching": _domain(HistogramMatching, "blend_ratio"),
     "FDA": _domain(FDA, "beta_limit"),
     "OverlayElements": _colour(OverlayElements, "metadata_key"),
@@ -417,12 +448,14 @@ _OTHER_MAP = {
 }
 
 
-def from_albumentations(pipeline: Any) -> Compose:
+def from_albumentations(pipeline: Any, nonserializable: dict | None = None) -> Compose:
     """A warpkit :class:`Compose` from an albumentations 2.0.8 pipeline: an ``A.Compose``, the
     dict of ``A.to_dict`` (or its ``"transform"``), or the path of a JSON file ``A.save``
     wrote. Refuses, by name, transforms and parameters warpkit cannot honour; a transform
     warpkit does not have is left out only where its ``p`` is 0 (never applied, as in
-    Ultralytics' recipe: the same result without it).
+    Ultralytics' recipe: the same result without it). A ``Lambda`` keeps its functions from a
+    live pipeline; saved, albumentations writes its name alone, and ``nonserializable`` (name
+    -> albumentations' or warpkit's Lambda, as ``A.load`` takes it) gives them back.
 
     Example:
         >>> spec = {"transform": {"__class_fullname__": "Compose", "transforms": [
@@ -444,6 +477,7 @@ def from_albumentations(pipeline: Any) -> Compose:
         raise ValueError(f"Compose(mask_interpolation={mask_code!r}) is not supported: warpkit "
                          f"takes 0 (nearest), 1 (linear) or 2 (cubic)")
     pipe = _Pipeline(mask_code)
+    pipe.nonserializable = dict(nonserializable or {})
     if mask_code is not None:
         pipe.setting("mask_interpolation", INTERPOLATION_CODES[mask_code], "Compose")
     transforms = _transforms(a.take("transforms", []), pipe, top=True)
@@ -506,6 +540,9 @@ def _serialisable(t: Any, A: Any) -> Any:
     at any depth replaced by the dict of its parameters (copies of the pipelines that hold one;
     ``t`` itself untouched)."""
     name = type(t).__name__
+    if name == "Lambda":  # (its functions: albumentations writes its name alone)
+        return _Stand({"__class_fullname__": name, "__name__": t.name, "p": t.p,
+                       **_lambda_functions(t)})
     if name in _READ_LIVE:
         refs = getattr(t, "reference_images", None)  # (deprecated there: refused by name)
         return _Stand({"__class_fullname__": name,

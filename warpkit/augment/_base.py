@@ -483,12 +483,14 @@ def _renamed(old: str, new: str) -> None:
 DICT_FORMAT = 2
 
 
-def from_dict(d: dict, fmt: int | None = None, nested: bool = False) -> Transform:
+def from_dict(d: dict, fmt: int | None = None, nested: bool = False,
+              nonserializable: dict | None = None) -> Transform:
     """A transform from :meth:`Transform.to_dict`'s data (``fmt``, ``nested``: a pipeline's
     step, of its pipeline's format). A dict of format 1 (no ``"format"`` key: written when sizes
     were (width, height)) whose sizes are not square is refused, naming them, rather than read
     with width and height swapped; its steps' own resampling options, which pipelines ignored
-    then, are left out."""
+    then, are left out. A ``Lambda`` is written by its name: ``nonserializable`` (name ->
+    Lambda) gives it back."""
     if not isinstance(d, dict) or d.get("type") not in _REGISTRY:
         raise ValueError(f"a transform must be a dict with a 'type' among "
                          f"{', '.join(sorted(_REGISTRY))}; got {d!r}")
@@ -507,8 +509,13 @@ def from_dict(d: dict, fmt: int | None = None, nested: bool = False) -> Transfor
     if fmt == 1 and nested and issubclass(cls, Resampling):
         # written when a pipeline ignored its steps' own resampling options: still ignored
         kwargs = {k: v for k, v in kwargs.items() if k not in Sampling._fields}
+    if d["type"] == "Lambda":
+        from ._host import lambda_from_data
+
+        return lambda_from_data(kwargs, nonserializable)
     if "transforms" in kwargs:
-        kwargs["transforms"] = [from_dict(t, fmt, True) for t in kwargs["transforms"]]
+        kwargs["transforms"] = [from_dict(t, fmt, True, nonserializable)
+                                for t in kwargs["transforms"]]
     return cls(**kwargs)
 
 

@@ -28,6 +28,7 @@ from ._base import (INTERPOLATION_CODES, Resampling, Transform, draw_step, draw_
 from ._convert import check_conversions
 from ._overlay import check_overlays
 from ._executor import apply
+from ._host import check_host_steps, check_writable, host_positions
 from ._mosaic import Mosaic, check_placement
 from ._params import BOX_FORMATS, BUILT_IN, BboxParams, KeypointParams, additional
 from ._streams import stream
@@ -260,10 +261,37 @@ class Compose(Resampling, Transform):
         self.output_dtype, self.mean, self.std, self.layout = output_dtype, mean, std, layout
         check_conversions(self)
         check_overlays(self)
+        check_host_steps(self.transforms)
 
     def config(self) -> dict:
-        return {"transforms": [t.data() for t in self.transforms],
-                "interpolation": self.interpolation, "padding": self.padding,
+        return {"transforms": [t.data() for t in self.transforms], **self._settings()}
+
+    def to_dict(self) -> dict:
+        check_writable(self)
+        return super().to_dict()
+
+    def host_parts(self) -> tuple[list[tuple[int, int, Compose]], list[int]]:
+        """A pipeline with host steps (:mod:`._host`) as its passes: (start, stop, a pipeline
+        of steps ``start``:``stop`` with these settings) before, between and after the host
+        steps, and the host steps' positions. The passes before the last keep the image's
+        type and layout (no model input); the last makes the output. Made once."""
+        key = tuple(map(id, self.transforms))
+        got = getattr(self, "_parts", None)
+        if got is not None and got[0] == key:
+            return got[1]
+        hosts = host_positions(self)
+        bounds = [-1, *hosts, len(self.transforms)]
+        settings = {**self._settings(), "strict": False}
+        plain_out = {**settings, "output_dtype": None, "mean": None, "std": None,
+                     "layout": "HWC"}
+        parts = [(a + 1, b, Compose(self.transforms[a + 1:b],
+                                    **(settings if b == len(self.transforms) else plain_out)))
+                 for a, b in zip(bounds, bounds[1:])]
+        self._parts = (key, (parts, hosts))
+        return parts, hosts
+
+    def _settings(self) -> dict:
+        return {"interpolation": self.interpolation, "padding": self.padding,
                 "fill": plain(self.fill), "mask_fill": self.mask_fill,
                 "antialias": self.antialias, "mask_interpolation": self.mask_interpolation,
                 "box_format": self.box_format, "label_fields": list(self.label_fields),
@@ -300,9 +328,11 @@ class Compose(Resampling, Transform):
         return None if self.mosaic is None else self.mosaic.metadata_key
 
     @classmethod
-    def from_dict(cls, d: dict) -> Transform:
-        """A pipeline (or any transform) from :meth:`to_dict`'s plain data (JSON)."""
-        return from_dict(d)
+    def from_dict(cls, d: dict, nonserializable: dict | None = None) -> Transform:
+        """A pipeline (or any transform) from :meth:`to_dict`'s plain data (JSON);
+        ``nonserializable``: the Lambdas it names (name -> :class:`Lambda`), written without
+        their functions."""
+        return from_dict(d, nonserializable=nonserializable)
 
     def draw(self, rng, size):
         return self.draw_seen(rng, size, None)

@@ -24,6 +24,7 @@ from ..engine.inputs import stack
 from ..engine.stages import Tiles
 from ._base import contains, keeps_axes, passed_keys, shared_keys
 from ._epochs import note_draws
+from ._host import host_positions, image_shapes, run_host_step
 from ._colour import colour_program
 from ._convert import convert_results, expand_inputs
 from ._overlay import (OverlayElements, has_mask_ids, overlay_mask_ids, paste_sources,
@@ -319,8 +320,9 @@ def apply(pipe, given: dict, *, seed, index, epoch, params, queue, out=None) -> 
                 torch_keys[name] = chw and pipe.layout == "HWC"
     expand_inputs(pipe, t.images, out)  # ToRGB's channels, FromFloat's checks
     into = None if out is None else _out_array(out, t.images.get("image"))
-    res = _apply(pipe, t, seed=seed, index=index, epoch=epoch, params=params, queue=queue,
-                 into=into)
+    run = _apply_split if host_positions(pipe) else _apply
+    res = run(pipe, t, seed=seed, index=index, epoch=epoch, params=params, queue=queue,
+              into=into)
     convert_results(pipe, res, t.images)  # FromFloat
     for name, chw in torch_keys.items():
         res[name] = _torch_out(res[name], chw)
@@ -355,7 +357,12 @@ def warp_sampling(pipe) -> Sampling:
     return s
 
 
-def _apply(pipe, t: Targets, *, seed, index, epoch, params, queue, into=None) -> dict:
+def _apply(pipe, t: Targets, *, seed, index, epoch, params, queue, into=None,
+           split: dict | None = None) -> dict:
+    """One pass. ``split`` (a pipeline with host steps, :func:`_apply_split`): this pass is
+    steps ``start``:``stop`` of ``split["pipe"]``, whose parameters it draws whole into
+    ``split["drawn"]`` (and the seed into ``split["seed"]``), taking its own; with
+    ``draw_only`` it returns once they are drawn."""
     ref_name = next(iter(t.images), None) or next(iter(t.masks), None)
     if ref_name is None:
         raise ValueError("give image= or mask= (the sizes come from them)"
@@ -410,9 +417,15 @@ def _apply(pipe, t: Targets, *, seed, index, epoch, params, queue, into=None) ->
             seed = int(np.random.SeedSequence().generate_state(1)[0])
         else:
             note_draws(seed, epoch, idx)
-        seen = _seen(pipe, t, kind, sizes, boxes.get(main),
-                     None if mosaic is None else mosaic.partners) if pipe.reads else None
-        plist = draw_samples(pipe, seed, epoch, idx, sizes, seen=seen)
+        whole = pipe if split is None else split["pipe"]
+        seen = _seen(whole, t, kind, sizes, boxes.get(main),
+                     None if mosaic is None else mosaic.partners) if whole.reads else None
+        plist = draw_samples(whole, seed, epoch, idx, sizes, seen=seen)
+        if split is not None:
+            split["drawn"], split["seed"] = plist, seed
+            if split.get("draw_only"):
+                return {}
+            plist = [part_params(p, split["start"], split["stop"]) for p in plist]
     else:
         plist = [params] if single else list(params)
         if len(plist) != n:
@@ -546,6 +559,84 @@ def _apply(pipe, t: Targets, *, seed, index, epoch, params, queue, into=None) ->
 
 #: the label field that carries box rows' columns past the 4 numbers
 _EXTRA = "\0columns"
+
+
+def part_params(p: dict, start: int, stop: int) -> dict:
+    """A sample's parameters for the steps ``start``:``stop`` of its pipeline (whether the
+    pipeline applied kept)."""
+    return {"applied": p.get("applied", True), "steps": p["steps"][start:stop]}
+
+
+def _apply_split(pipe, t: Targets, *, seed, index, epoch, params, queue, into=None) -> dict:
+    """A call of a pipeline with host steps (:mod:`._host`): a pass for the steps before each,
+    the step on the pass's arrays, then a pass for the steps after it, to the pipeline's
+    output. The parameters are the whole pipeline's, drawn once before the first pass."""
+    parts, hosts = pipe.host_parts()
+    ref_name = next(iter(t.images), None) or next(iter(t.masks), None)
+    names = {"images": list(t.images), "masks": list(t.masks),
+             "mask_lists": list(t.mask_lists), "boxes": list(t.boxes),
+             "keypoints": list(t.keypoints)}
+    kind = layout(t.images.get(ref_name, t.masks.get(ref_name)), ref_name)[0] \
+        if ref_name is not None else "single"
+    single = kind == "single"
+    drawn = None
+    if params is not None:
+        drawn = [params] if single else list(params)
+    mats: Any = None
+    vis: dict[str, Any] = {}  # each keypoints target's visibility from the passes before
+    vis_keys = ["keypoints_visible" if k == "keypoints" else f"{k}_visible"
+                for k in names["keypoints"]]
+    res: dict[str, Any] = {}
+    cur = t
+    for i, (start, stop, part) in enumerate(parts):
+        last = i == len(parts) - 1
+        if part.transforms or last:
+            split = None if drawn is not None else {"pipe": pipe, "start": start, "stop": stop}
+            own = None if drawn is None else \
+                [part_params(p, start, stop) for p in drawn]
+            res = _apply(part, cur, seed=seed, index=index, epoch=epoch,
+                         params=None if own is None else own[0] if single else own,
+                         queue=queue, into=into if last else None, split=split)
+            if split is not None:
+                drawn, seed = split["drawn"], split["seed"]
+            m = np.asarray(res["matrix"], np.float64)
+            mats = m if mats is None else m @ mats
+            for key in vis_keys:  # (seen in every pass, and kept by the host steps)
+                if key in vis and key in res:
+                    res[key] = res[key] & vis[key] if single else \
+                        [a & b for a, b in zip(res[key], vis[key])]
+        else:  # (a host step first: the parameters drawn, the call's arrays as they came)
+            if drawn is None:
+                split = {"pipe": pipe, "start": 0, "stop": 0, "draw_only": True}
+                _apply(part, cur, seed=seed, index=index, epoch=epoch, params=None,
+                       queue=queue, split=split)
+                drawn, seed = split["drawn"], split["seed"]
+            res = {**cur.images, **cur.masks, **cur.mask_lists, **cur.boxes, **cur.keypoints,
+                   **cur.box_fields, **cur.keypoint_fields}
+        if last:
+            break
+        at = hosts[i]
+        run_host_step(pipe.transforms[at],
+                      [p["steps"][at] if p.get("applied", True) else None for p in drawn],
+                      res, names, image_shapes(res[ref_name], kind), kind, pipe)
+        vis = {key: res.pop(key) for key in vis_keys if key in res}
+        given = {**t.passed}
+        for group in names.values():
+            given.update({name: res[name] for name in group})
+        for field in (*pipe.label_fields, *pipe.keypoint_label_fields):
+            if field in res:
+                given[field] = res[field]
+        cur = Targets(parts[i + 1][2], given)
+    if mats is None:
+        n = 1 if single else len(drawn)
+        mats = np.eye(3) if single else np.tile(np.eye(3), (n, 1, 1))
+    res["matrix"] = mats
+    res["params"] = drawn[0] if single else drawn
+    if params is None:
+        res["seed"] = seed
+    else:
+        res.pop("seed", None)
+    return res
 
 
 def _seen(pipe, t: Targets, kind: str, sizes: list, main: tuple | None,

@@ -1,0 +1,384 @@
+"""Steps that run on the host between passes: albumentations' ``Lambda`` (a Python function of
+the image, the masks, the boxes or the keypoints).
+
+A pipeline is otherwise one pass on the device. A host step splits it: the steps before it run
+as one pass whose result stays in the image's own type and layout (no model input), the step
+runs on those arrays on the host, and the steps after it run as a second pass, from its results,
+to the pipeline's output. Every sample's parameters are still drawn once, for the whole
+pipeline, from its ``(seed, epoch, index)`` stream, so the call replays from ``out["params"]``
+as any other.
+
+Conventions (as albumentations calls its ``Lambda``'s functions, ``fn(value, shape=...)``):
+
+- an image is an (H, W) or (H, W, C) numpy array of the image's dtype, as the steps before
+  left it; a mask likewise;
+- boxes are an (N, 4 + L) float array: albumentations' normalised corners (x_min, y_min,
+  x_max, y_max as fractions of the image's width and height), then one column per label field
+  (each row's index, where albumentations puts its encoded labels: keep them with their row,
+  so that the labels follow the rows a function keeps);
+- keypoints are an (N, 5 + L) float array: x, y, z (0), the angle in radians, the scale (0
+  where the format has none), then the label columns as the boxes';
+- ``shape`` is the image's shape as the step finds it.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+from .._memory import is_device_array
+from ._base import Transform, contains
+from ._colour import IdentityStep
+from ._targets import from_xyxy, to_xyxy
+
+#: the targets a Lambda has a function for, by albumentations' names
+LAMBDA_TARGETS = ("image", "mask", "keypoints", "bboxes")
+
+
+class HostStep(IdentityStep):
+    """A step the host runs between two passes (see the module's notes): it moves nothing (the
+    identity, the same size) and changes the arrays it is given."""
+
+    #: the targets (:data:`LAMBDA_TARGETS`' names) this step changes
+    changes: frozenset = frozenset()
+
+    def run(self, target: str, value: Any, params: dict, shape: tuple) -> Any:
+        """The new value of one sample's ``target`` (an array as the module's notes say)."""
+        raise NotImplementedError
+
+
+class Lambda(HostStep):
+    """albumentations' ``Lambda``: a function of each target, called on the host between two
+    passes as ``fn(value, shape=...)`` (see :mod:`warpkit.augment._host` for what each gets).
+    An image or mask function must give back the shape and dtype it was given; a boxes or
+    keypoints function may keep fewer rows (their labels follow them).
+
+    ``name`` is what :meth:`to_dict` writes in the function's place (albumentations' rule: a
+    Lambda without a name is not written), and what ``Compose.from_dict(d,
+    nonserializable={name: Lambda(...)})`` and ``from_albumentations(..., nonserializable=...)``
+    read back.
+
+    Example:
+        >>> import numpy as np
+        >>> from warpkit.augment import Compose, HorizontalFlip, Lambda
+        >>> def threshold(img, **kw):
+        ...     return np.where(img > 127, 255, 0).astype(img.dtype)
+        >>> aug = Compose([HorizontalFlip(p=1), Lambda(image=threshold)])
+        >>> img = np.array([[0, 200], [100, 255]], np.uint8)
+        >>> aug(image=img, seed=0)["image"].tolist()              # doctest: +SKIP
+        [[255, 0], [255, 0]]
+    """
+
+    def __init__(self, image: Callable[..., Any] | None = None,
+                 mask: Callable[..., Any] | None = None,
+                 keypoints: Callable[..., Any] | None = None,
+                 bboxes: Callable[..., Any] | None = None, name: str | None = None,
+                 p: float = 1.0) -> None:
+        super().__init__(p)
+        self.functions = {}
+        for target, fn in zip(LAMBDA_TARGETS, (image, mask, keypoints, bboxes)):
+            if fn is not None and not callable(fn):
+                raise TypeError(f"Lambda({target}=...) must be a function, got "
+                                f"{type(fn).__name__}")
+            if fn is not None:
+                self.functions[target] = fn
+        if name is not None and not isinstance(name, str):
+            raise TypeError(f"Lambda(name=...) must be a string, got {type(name).__name__}")
+        self.name = name
+        self.changes = frozenset(self.functions)
+
+    def config(self) -> dict:
+        return {"name": self.name}
+
+    def to_dict(self) -> dict:
+        if self.name is None:
+            raise ValueError(UNNAMED)
+        return super().to_dict()
+
+    def __repr__(self) -> str:
+        fns = ", ".join(f"{k}={getattr(f, '__name__', f)!s}" for k, f in self.functions.items())
+        return f"Lambda({fns}{', ' if fns else ''}name={self.name!r}, p={self.p})"
+
+    def run(self, target, value, params, shape):
+        fn = self.functions.get(target)
+        return value if fn is None else fn(value, shape=shape)
+
+
+#: why a pipeline with a Lambda that has no name is not written
+UNNAMED = ("a Lambda is written without its functions, by its name: give it one "
+           "(Lambda(name='my_step', image=...)) and pass nonserializable={'my_step': the Lambda} "
+           "to Compose.from_dict")
+
+
+def check_writable(t: Transform) -> None:
+    """Refuse to write a pipeline holding a Lambda without a name (albumentations' rule)."""
+    if any(isinstance(s, Lambda) and s.name is None for s in _all_steps(t)):
+        raise ValueError(UNNAMED)
+
+
+def _all_steps(t: Transform):
+    yield t
+    for c in getattr(t, "transforms", ()):
+        yield from _all_steps(c)
+
+
+def lambda_from_data(kwargs: dict, nonserializable: dict | None) -> Transform:
+    """A Lambda from :meth:`Lambda.to_dict`'s data (``{"name": ..., "p": ...}``): the one
+    ``nonserializable`` holds under its name."""
+    name = kwargs.get("name")
+    if name is None:
+        raise ValueError(UNNAMED)
+    held = (nonserializable or {}).get(name)
+    if held is None:
+        raise ValueError(f"Lambda {name!r} is written without its functions: pass "
+                         f"nonserializable={{{name!r}: Lambda(...)}}"
+                         + (f" (given: {sorted(nonserializable)})" if nonserializable else ""))
+    if not isinstance(held, Lambda):
+        raise TypeError(f"nonserializable[{name!r}] must be a warpkit.augment.Lambda, got "
+                        f"{type(held).__name__}")
+    return held
+
+
+def host_positions(pipe: Any) -> list[int]:
+    """The top-level positions of a pipeline's host steps (none: one pass)."""
+    return [j for j, t in enumerate(pipe.transforms) if isinstance(t, HostStep)]
+
+
+def check_host_steps(transforms: list) -> None:
+    """Refuse a host step inside another step (OneOf, a pipeline in the pipeline), and ToRGB
+    after one (the function would see the channels ToRGB makes before the first pass)."""
+    from ._convert import ToRGB
+
+    for t in transforms:
+        if not isinstance(t, HostStep) and contains(t, HostStep):
+            raise ValueError(f"Lambda inside {type(t).__name__} is not supported: the pipeline "
+                             f"runs on the host between two passes at a step of its own; put "
+                             f"it at the pipeline's top level")
+    first = next((j for j, t in enumerate(transforms) if isinstance(t, HostStep)), None)
+    if first is not None and any(contains(t, ToRGB) for t in transforms[first:]):
+        raise ValueError("ToRGB after Lambda is not supported: warpkit repeats the channel "
+                         "before the first pass, so the function would see three channels; "
+                         "put ToRGB before it")
+    changed = set()
+    for t in transforms:
+        if isinstance(t, HostStep):
+            changed |= t.changes & {"mask", "bboxes"}
+        elif changed and t.reads:
+            raise ValueError(f"{type(t).__name__} after a Lambda that changes the "
+                             f"{' and '.join(sorted(changed))} is not supported: its draw reads "
+                             f"the targets, which warpkit draws from before the first pass")
+
+
+def run_host_step(step: HostStep, params: list[dict], res: dict, names: dict, shapes: list,
+                  kind: str, pipe: Any) -> None:
+    """``step`` on a call's arrays in ``res`` (name -> value as a pass gives them back, changed
+    in place), each sample where it applied with its own parameters (``params``: each sample's
+    step parameters, None where the pipeline did not apply). ``names``: the targets' names by
+    kind (``images``, ``masks``, ``mask_lists``, ``boxes``, ``keypoints``); ``shapes`` each
+    sample's image shape ((H, W) or (H, W, C)), which every function is given as ``shape`` (as
+    albumentations gives it)."""
+    on = [p is not None and p.get("applied", True) for p in params]
+    if not any(on):
+        return
+    single = kind == "single"
+    for target, group in (("image", names["images"]), ("mask", names["masks"])):
+        if target not in step.changes:
+            continue
+        for name in group:
+            res[name] = _each_array(step, target, name, res[name], params, on, single)
+    if "mask" in step.changes:
+        for name in names["mask_lists"]:
+            value = res[name]
+            per = [value] if single else list(value)
+            got = [[_one(step, "mask", f"{name}[{i}]", m, p, "mask") for i, m in enumerate(g)]
+                   if o else g for g, p, o in zip(per, params, on)]
+            res[name] = got[0] if single else got
+    if "bboxes" in step.changes:
+        for name in names["boxes"]:
+            _boxes(step, res, name, params, on, shapes, single, pipe,
+                   pipe.label_fields if name in ("boxes", "bboxes") else ())
+    if "keypoints" in step.changes:
+        for name in names["keypoints"]:
+            _keypoints(step, res, name, params, on, shapes, single, pipe,
+                       pipe.keypoint_label_fields if name == "keypoints" else ())
+
+
+def image_shapes(value: Any, kind: str) -> list[tuple]:
+    """Each sample's image shape ((H, W) or (H, W, C)) of an image target as a pass gives it
+    back (an array, a batch, a list; Pillow; a device array)."""
+    items = [value] if kind == "single" else \
+        list(value) if isinstance(value, (list, tuple)) else [value[0]] * len(value)
+    Image = sys.modules.get("PIL.Image")
+    out = []
+    for x in items:
+        if Image is not None and isinstance(x, Image.Image):
+            bands = len(x.getbands())
+            out.append((x.size[1], x.size[0]) + ((bands,) if bands > 1 else ()))
+        else:
+            out.append(tuple(int(n) for n in x.shape))
+    return out
+
+
+def _each_array(step, target, name, value, params, on, single):
+    """An image or mask target (a single array, a batch, a list; Pillow; a device array)
+    through ``step``, sample by sample, given back in the form it came."""
+    if single:
+        return _one(step, target, name, value, params[0], target) if on[0] else value
+    if isinstance(value, (list, tuple)):
+        return [_one(step, target, f"{name}[{k}]", x, p, target) if o else x
+                for k, (x, p, o) in enumerate(zip(value, params, on))]
+    host = _host_array(value)
+    items = [_checked(step, target, f"{name}[{k}]", host[k], step.run(target, host[k].copy(), p,
+                                                                       host[k].shape))
+             if o else host[k] for k, (p, o) in enumerate(zip(params, on))]
+    return _like(np.stack(items), value)
+
+
+def _one(step, target, name, x, params, what):
+    a = _host_array(x)
+    got = _checked(step, target, name, a, step.run(what, a.copy(), params, a.shape))
+    return _like(got, x)
+
+
+def _checked(step, target, name, before: np.ndarray, after: Any) -> np.ndarray:
+    got = np.asarray(after)
+    if got.shape != before.shape or got.dtype != before.dtype:
+        raise ValueError(f"{type(step).__name__}'s {target} function must give back the "
+                         f"{target}'s shape and dtype ({name}: {before.shape} {before.dtype}), "
+                         f"got {got.shape} {got.dtype}: warpkit keeps the sizes it drew the "
+                         f"steps after it for")
+    return got
+
+
+def _host_array(x: Any) -> np.ndarray:
+    """A pass's result (or a call's input) as a numpy array: a Pillow image's pixels, a device
+    array read back."""
+    if is_device_array(x):
+        return x.get()
+    return np.asarray(x)
+
+
+def _like(a: np.ndarray, like: Any) -> Any:
+    """``a`` in the form of ``like``: a Pillow image of its mode (a palette image keeps its
+    palette), a device array on its queue, else the array."""
+    Image = sys.modules.get("PIL.Image")
+    if Image is not None and isinstance(like, Image.Image):
+        img = Image.fromarray(np.ascontiguousarray(a), mode=like.mode)
+        if like.mode == "P":
+            img.putpalette(like.getpalette())
+        return img
+    if is_device_array(like):
+        import pyopencl.array as cla
+
+        return cla.to_device(like.queue, np.ascontiguousarray(a))
+    return a
+
+
+def _boxes(step, res, name, params, on, shapes, single, pipe, label_fields) -> None:
+    rows = [res[name]] if single else list(res[name])
+    given = [f for f in label_fields if f in res]
+    fields = [{f: (res[f] if single else res[f][k]) for f in given} for k in range(len(rows))]
+    extra = [np.asarray(r, np.float64).reshape(-1, max(4, np.shape(r)[-1] if len(r) else 4))
+             for r in rows]
+    for k, (r, o) in enumerate(zip(extra, on)):
+        if not o:
+            continue
+        h, w = shapes[k][:2]
+        norm = from_xyxy(to_xyxy(r[:, :4], pipe.box_format, (w, h)), "albumentations", (w, h))
+        cols = len(given) + (1 if r.shape[1] > 4 else 0)
+        a = np.concatenate([norm, np.repeat(np.arange(len(r), dtype=np.float64)[:, None],
+                                            cols, 1)], 1)
+        got = _rows(step, "bboxes", name, a, params[k], shapes[k], cols, 4, len(r))
+        keep = got[:, 4].astype(np.int64) if cols else np.arange(len(got))
+        moved = from_xyxy(to_xyxy(got[:, :4], "albumentations", (w, h)), pipe.box_format, (w, h))
+        rows[k] = np.concatenate([moved, r[keep, 4:]], 1)
+        for f in given:
+            fields[k][f] = _take(fields[k][f], keep)
+    res[name] = rows[0] if single else rows
+    for f in given:
+        res[f] = fields[0][f] if single else [x[f] for x in fields]
+
+
+def _keypoints(step, res, name, params, on, shapes, single, pipe, label_fields) -> None:
+    fmt = pipe.keypoint_format
+    points = [res[name]] if single else list(res[name])
+    vis_key = "keypoints_visible" if name == "keypoints" else f"{name}_visible"
+    vis = None if vis_key not in res else ([res[vis_key]] if single else list(res[vis_key]))
+    given = [f for f in label_fields if f in res]
+    fields = [{f: (res[f] if single else res[f][k]) for f in given} for k in range(len(points))]
+    for k, (pts, o) in enumerate(zip(points, on)):
+        if not o:
+            continue
+        pts = np.asarray(pts, np.float64).reshape(-1, len(fmt))
+        a = np.zeros((len(pts), 5 + len(given)))
+        a[:, 0], a[:, 1] = pts[:, fmt.index("x")], pts[:, fmt.index("y")]
+        if "z" in fmt:
+            a[:, 2] = pts[:, fmt.index("z")]
+        if "a" in fmt:
+            a[:, 3] = np.deg2rad(pts[:, fmt.index("a")])
+        if "s" in fmt:
+            a[:, 4] = pts[:, fmt.index("s")]
+        a[:, 5:] = np.arange(len(pts), dtype=np.float64)[:, None]
+        got = _rows(step, "keypoints", name, a, params[k], shapes[k], len(given), 5, len(pts))
+        keep = got[:, 5].astype(np.int64) if given else np.arange(len(got))
+        new = np.empty((len(got), len(fmt)))
+        new[:, fmt.index("x")], new[:, fmt.index("y")] = got[:, 0], got[:, 1]
+        if "z" in fmt:
+            new[:, fmt.index("z")] = got[:, 2]
+        if "a" in fmt:  # (degrees in (-180, 180], as warpkit gives them)
+            deg = np.rad2deg(got[:, 3])
+            new[:, fmt.index("a")] = deg - 360.0 * np.ceil((deg - 180.0) / 360.0)
+        if "s" in fmt:
+            new[:, fmt.index("s")] = got[:, 4]
+        points[k] = new
+        if vis is not None:
+            vis[k] = np.asarray(vis[k])[keep]
+        for f in given:
+            fields[k][f] = _take(fields[k][f], keep)
+    res[name] = points[0] if single else points
+    if vis is not None:
+        res[vis_key] = vis[0] if single else vis
+    for f in given:
+        res[f] = fields[0][f] if single else [x[f] for x in fields]
+
+
+def _take(labels: Any, idx: np.ndarray) -> Any:
+    """The labels of the rows ``idx`` (in that order), of the kind they came as: a numpy
+    array or a torch tensor (on its device) indexed by them, any other sequence as a list."""
+    if isinstance(labels, np.ndarray):
+        return labels[idx]
+    torch = sys.modules.get("torch")
+    if torch is not None and isinstance(labels, torch.Tensor):
+        return labels[torch.from_numpy(idx).to(labels.device)]
+    return [labels[int(i)] for i in idx]
+
+
+def _rows(step, target, name, a, params, shape, cols, first, n) -> np.ndarray:
+    """A boxes or keypoints function's result: rows of the columns it was given, the label
+    columns naming rows it was given."""
+    got = np.asarray(step.run(target, a, params, shape), np.float64)
+    if got.size == 0:
+        return np.zeros((0, a.shape[1]))
+    if got.ndim != 2 or got.shape[1] != a.shape[1]:
+        raise ValueError(f"{type(step).__name__}'s {target} function must give back rows of "
+                         f"{a.shape[1]} columns as it was given ({name}: {first} numbers"
+                         f"{f', then {cols} label columns' if cols else ''}), got shape "
+                         f"{got.shape}")
+    if cols:
+        idx = got[:, first]
+        if not np.all((idx == np.floor(idx)) & (idx >= 0) & (idx < n)) or \
+                len(set(idx.tolist())) != len(idx):
+            raise ValueError(f"{type(step).__name__}'s {target} function changed the label "
+                             f"columns ({name}: column {first} on, each row's index among the "
+                             f"{n} it was given): keep them with their rows")
+    if not np.all(np.isfinite(got[:, :first])):
+        raise ValueError(f"{type(step).__name__}'s {target} function gave non-finite numbers "
+                         f"({name})")
+    return got
+
+
+__all__ = ["HostStep", "Lambda", "check_host_steps", "host_positions", "lambda_from_data",
+           "run_host_step"]
