@@ -29,6 +29,7 @@ from typing import Any
 
 import numpy as np
 
+from .._images import as_image
 from .._memory import is_device_array
 from ._base import Transform, contains
 from ._colour import IdentityStep
@@ -193,7 +194,7 @@ def run_host_step(step: HostStep, params: list[dict], res: dict, names: dict, sh
         for name in names["mask_lists"]:
             value = res[name]
             per = [value] if single else list(value)
-            got = [[_one(step, "mask", f"{name}[{i}]", m, p, "mask") for i, m in enumerate(g)]
+            got = [[_one(step, "mask", f"{name}[{i}]", m, p) for i, m in enumerate(g)]
                    if o else g for g, p, o in zip(per, params, on)]
             res[name] = got[0] if single else got
     if "bboxes" in step.changes:
@@ -226,21 +227,20 @@ def _each_array(step, target, name, value, params, on, single):
     """An image or mask target (a single array, a batch, a list; Pillow; a device array)
     through ``step``, sample by sample, given back in the form it came."""
     if single:
-        return _one(step, target, name, value, params[0], target) if on[0] else value
+        return _one(step, target, name, value, params[0]) if on[0] else value
     if isinstance(value, (list, tuple)):
-        return [_one(step, target, f"{name}[{k}]", x, p, target) if o else x
+        return [_one(step, target, f"{name}[{k}]", x, p) if o else x
                 for k, (x, p, o) in enumerate(zip(value, params, on))]
-    host = _host_array(value)
-    items = [_checked(step, target, f"{name}[{k}]", host[k], step.run(target, host[k].copy(), p,
-                                                                       host[k].shape))
-             if o else host[k] for k, (p, o) in enumerate(zip(params, on))]
-    return _like(np.stack(items), value)
+    host, back = _read(value)
+    items = [_checked(step, target, f"{name}[{k}]", host[k],
+                      step.run(target, host[k].copy(), p, host[k].shape)) if o else host[k]
+             for k, (p, o) in enumerate(zip(params, on))]
+    return back(np.stack(items))
 
 
-def _one(step, target, name, x, params, what):
-    a = _host_array(x)
-    got = _checked(step, target, name, a, step.run(what, a.copy(), params, a.shape))
-    return _like(got, x)
+def _one(step, target, name, x, params):
+    a, back = _read(x)
+    return back(_checked(step, target, name, a, step.run(target, a.copy(), params, a.shape)))
 
 
 def _checked(step, target, name, before: np.ndarray, after: Any) -> np.ndarray:
@@ -253,28 +253,19 @@ def _checked(step, target, name, before: np.ndarray, after: Any) -> np.ndarray:
     return got
 
 
-def _host_array(x: Any) -> np.ndarray:
-    """A pass's result (or a call's input) as a numpy array: a Pillow image's pixels, a device
-    array read back."""
-    if is_device_array(x):
-        return x.get()
-    return np.asarray(x)
-
-
-def _like(a: np.ndarray, like: Any) -> Any:
-    """``a`` in the form of ``like``: a Pillow image of its mode (a palette image keeps its
-    palette), a device array on its queue, else the array."""
-    Image = sys.modules.get("PIL.Image")
-    if Image is not None and isinstance(like, Image.Image):
-        img = Image.fromarray(np.ascontiguousarray(a), mode=like.mode)
-        if like.mode == "P":
-            img.putpalette(like.getpalette())
-        return img
-    if is_device_array(like):
+def _read(x: Any) -> tuple[np.ndarray, Callable[[np.ndarray], Any]]:
+    """A pass's result (or a call's input) as the numpy array a pass reads (a Pillow image's
+    pixels, converted as the warp converts them; a device array read back), and the function
+    that gives a new array back in ``x``'s form (a Pillow image of the mode the warp gives
+    back, a device array on ``x``'s queue)."""
+    a, restore = as_image(x)
+    if restore is not None:
+        return a, restore
+    if is_device_array(a):
         import pyopencl.array as cla
 
-        return cla.to_device(like.queue, np.ascontiguousarray(a))
-    return a
+        return a.get(), lambda new: cla.to_device(x.queue, np.ascontiguousarray(new))
+    return a, lambda new: new
 
 
 def _boxes(step, res, name, params, on, shapes, single, pipe, label_fields) -> None:
