@@ -444,12 +444,30 @@ def _check_augment_outputs(files, todo, output, pipeline, annotations, matrices,
     check_side_outputs([(o, p, r) for o, p, r in sides if p is not None], inputs,
                        {d.resolve() for _, ds in todo for d in ds}, overwrite)
 
+def _lambda_named(data) -> str | None:
+    """The name of the first Lambda in a serialised pipeline (either format), or None."""
+    if isinstance(data, dict):
+        kind = str(data.get("type", data.get("__class_fullname__", "")))
+        if kind.rsplit(".", 1)[-1] == "Lambda":
+            return str(data.get("name", data.get("__name__")))
+        data = list(data.values())
+    if isinstance(data, list):
+        return next((n for n in map(_lambda_named, data) if n is not None), None)
+    return None
+
+
 def _load_pipeline(path: Path):
     """A serialised pipeline (JSON of Compose.to_dict, or of albumentations' A.save) that writes
     image files, or a one-line error."""
     data = read_json(path, "--pipeline")
     albumentations = isinstance(data, dict) and (
         "__version__" in data or "__class_fullname__" in data.get("transform", data))
+    named = _lambda_named(data)
+    if named is not None:
+        raise UserError(f"--pipeline {path}: Lambda {named!r} is a Python function, which a "
+                        f"file holds by its name alone: the command runs pipelines without it "
+                        f"(from Python, from_dict and from_albumentations take its functions "
+                        f"as nonserializable=)")
     try:
         aug = from_albumentations(data) if albumentations else Compose.from_dict(data)
     except (ValueError, TypeError) as e:

@@ -355,6 +355,11 @@ def test_the_manifest_is_checked_like_every_output(photo, tmp_path):
     ("mosaic", r"Mosaic combines several images of one call.*run Mosaic from Python"),
     ("mask", r"MaskDropout finds objects in a semantic mask.*run it from Python with mask="),
     ("indices", r"ConstrainedCoarseDropout finds objects in a semantic mask"),
+    ("lambda", r"Lambda 'denoise' is a Python function, which a file holds by its name alone"),
+    ({"__version__": "2.0.8", "transform": {"__class_fullname__": "Compose", "transforms": [
+        {"__class_fullname__": "HorizontalFlip", "p": 0.5},
+        {"__class_fullname__": "Lambda", "__name__": "mine"}]}},
+     r"Lambda 'mine' is a Python function"),
 ])
 def test_pipeline_files_that_cannot_write_images_are_refused_when_loaded(photo, tmp_path, spec,
                                                                          pattern):
@@ -372,6 +377,11 @@ def test_pipeline_files_that_cannot_write_images_are_refused_when_loaded(photo, 
         from warpkit.augment import Mosaic
 
         spec = Compose([Mosaic(target_size=64, cell_shape=64), RandomAffine(degrees=3)]).to_dict()
+    elif spec == "lambda":
+        from warpkit.augment import Lambda
+
+        spec = Compose([RandomAffine(degrees=3),
+                        Lambda(image=lambda x, **kw: x, name="denoise")]).to_dict()
     elif spec in ("mask", "indices"):
         from warpkit.augment import ConstrainedCoarseDropout, MaskDropout, OneOf
 
