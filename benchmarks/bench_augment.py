@@ -403,6 +403,35 @@ def spatter_runs(data, have_alb: bool) -> dict:
         {"warpkit, geometry and Spatter (mud)": lambda A: [A.Spatter(mode="mud", p=1)]})
 
 
+#: a gamma of 0.8 as an 8-bit table: the Lambda table's function
+_GAMMA = np.round(255 * (np.arange(256) / 255) ** 0.8).astype(np.uint8)
+
+
+def gamma_table(img, **kw):
+    """The Lambda table's function: a table lookup of each level (numpy, the same on both
+    sides)."""
+    return _GAMMA[img]
+
+
+def lambda_runs(data, have_alb: bool) -> dict:
+    """A Lambda (a gamma table, numpy) between the flip and ColorJitter: warpkit's two passes
+    (the first in uint8, the function, the second to the model's input), the same without the
+    Lambda (one pass), and with an identity function (the split's own cost); albumentations."""
+    import warpkit.augment as W
+    from warpkit.augment import Lambda
+
+    def jitter(m):
+        return [m.ColorJitter(0.4, 0.4, 0.4, 0.1, p=0.8)]
+
+    return pass_runs(data, {
+        "warpkit, geometry, Lambda and ColorJitter": [Lambda(image=gamma_table),
+                                                      *jitter(W)],
+        "warpkit, geometry, identity Lambda and ColorJitter": [
+            Lambda(image=lambda x, **kw: x), *jitter(W)],
+        "warpkit, geometry and ColorJitter (one pass)": jitter(W)},
+        (lambda A: [A.Lambda(image=gamma_table), *jitter(A)]) if have_alb else None)
+
+
 #: Downscale's interpolation pair of two real resamplings (cv2.INTER_AREA down, INTER_LINEAR up)
 AREA_LINEAR = {"downscale": 3, "upscale": 1}
 
@@ -674,6 +703,9 @@ def main() -> None:
         (spatter_runs, "warpkit, geometry and Spatter (rain)",
          "Spatter after the warp: RandomResizedCrop(224) + flip + Spatter(p=1) (rain, and mud), "
          "its layer made on the host, 64 ragged photos -> float32 CHW"),
+        (lambda_runs, "warpkit, geometry, Lambda and ColorJitter",
+         "A Lambda between passes: RandomResizedCrop(224) + flip + Lambda(a gamma table) + "
+         "ColorJitter(0.4, 0.4, 0.4, 0.1, p=0.8), 64 ragged photos -> float32 CHW"),
         (blur_runs, "warpkit, geometry and blur",
          "Blur after the warp: RandomResizedCrop(224) + flip + GaussianBlur(sigma 0.5-3, "
          "p=0.5), 64 ragged photos -> float32 CHW")]

@@ -110,7 +110,7 @@ def test_saved_lambda_by_name():
 
     mine = W.Compose([W.HorizontalFlip(p=1), W.Lambda(image=_posterise, name="poster", p=0.5)])
     d = json.loads(json.dumps(mine.to_dict()))
-    assert d["transforms"][1] == {"type": "Lambda", "p": 0.5, "name": "poster"}
+    assert d["transforms"][1] == {"type": "Lambda", "p": 0.5, "name": "poster", "threads": True}
     back = W.Compose.from_dict(d, nonserializable={"poster": mine.transforms[1]})
     for i in range(4):
         a = mine(image=_ASTRO, seed=3, index=i)
@@ -239,6 +239,48 @@ def test_probabilities_and_calls(queue):
     assert not seen
     alone = W.Lambda(image=_posterise)(image=img, seed=0, queue=queue)
     np.testing.assert_array_equal(alone["image"], _posterise(img))
+
+
+def test_threads(queue):
+    """A batch's samples through the function on the helper threads give what one after
+    another gives; threads=False calls it in the samples' order."""
+    order = []
+
+    def tagged(img, **kw):
+        order.append(int(img[0, 0, 0]))
+        return _posterise(img)
+
+    imgs = [np.full((30, 40, 3), k, np.uint8) + _ASTRO[:30, :40] // 2 for k in range(9)]
+    firsts = [int(x[0, 0, 0]) for x in imgs]
+    pipe = W.Compose([W.Lambda(image=tagged), W.Rotate(limit=30, p=1)])
+    alone = W.Compose([W.Lambda(image=tagged, threads=False), W.Rotate(limit=30, p=1)])
+    a = pipe(image=imgs, seed=2, queue=queue)
+    order.clear()
+    b = alone(image=imgs, seed=2, queue=queue)
+    assert order == firsts
+    for x, y in zip(a["image"], b["image"]):
+        np.testing.assert_array_equal(x, y)
+    assert alone.transforms[0].config() == {"name": None, "threads": False}
+    with pytest.raises(ValueError, match="threads must be True or False"):
+        W.Lambda(image=_posterise, threads=1)
+
+
+def test_the_call_s_arrays_are_never_changed(queue):
+    """A function that changes its image in place changes the pass's result, never the call's
+    array (a Lambda first is given a copy), alone, in a list and in a batch."""
+    img = np.full((10, 12, 3), 7, np.uint8)
+
+    def inplace(x, **kw):
+        x += 1
+        return x
+
+    for steps in ([W.Lambda(image=inplace), W.HorizontalFlip(p=1)],
+                  [W.HorizontalFlip(p=1), W.Lambda(image=inplace)]):
+        for given in (img, [img, img], np.stack([img, img])):
+            before = np.array(given, copy=True)
+            out = W.Compose(steps)(image=given, seed=0, queue=queue)["image"]
+            assert np.all(np.asarray(out) == 8)
+            np.testing.assert_array_equal(np.asarray(given), before)
 
 
 def test_targets_functions(queue):

@@ -618,7 +618,8 @@ def _apply_split(pipe, t: Targets, *, seed, index, epoch, params, queue, into=No
         at = hosts[i]
         run_host_step(pipe.transforms[at],
                       [p["steps"][at] if p.get("applied", True) else None for p in drawn],
-                      res, names, image_shapes(res[ref_name], kind), kind, pipe)
+                      res, names, image_shapes(res[ref_name], kind), kind, pipe,
+                      own=bool(part.transforms))
         vis = {key: res.pop(key) for key in vis_keys if key in res}
         given = {**t.passed}
         for group in names.values():

@@ -29,8 +29,10 @@ from typing import Any
 
 import numpy as np
 
+from .._checks import flag
 from .._images import as_image
 from .._memory import is_device_array
+from .._threads import cores, pool
 from ._base import Transform, contains
 from ._colour import IdentityStep
 from ._targets import from_xyxy, to_xyxy
@@ -45,6 +47,8 @@ class HostStep(IdentityStep):
 
     #: the targets (:data:`LAMBDA_TARGETS`' names) this step changes
     changes: frozenset = frozenset()
+    #: whether a call's samples may run on the helper threads, several at once
+    threads: bool = True
 
     def run(self, target: str, value: Any, params: dict, shape: tuple) -> Any:
         """The new value of one sample's ``target`` (an array as the module's notes say)."""
@@ -56,6 +60,11 @@ class Lambda(HostStep):
     passes as ``fn(value, shape=...)`` (see :mod:`warpkit.augment._host` for what each gets).
     An image or mask function must give back the shape and dtype it was given; a boxes or
     keypoints function may keep fewer rows (their labels follow them).
+
+    A call's images and masks go through the functions on warpkit's helper threads, several
+    samples at once (OpenCV and most of numpy let them run side by side; albumentations'
+    DataLoader workers run them in processes): a function that shares state between calls
+    without a lock takes ``threads=False``, one sample after another (warpkit's own keyword).
 
     ``name`` is what :meth:`to_dict` writes in the function's place (albumentations' rule: a
     Lambda without a name is not written), and what ``Compose.from_dict(d,
@@ -77,8 +86,9 @@ class Lambda(HostStep):
                  mask: Callable[..., Any] | None = None,
                  keypoints: Callable[..., Any] | None = None,
                  bboxes: Callable[..., Any] | None = None, name: str | None = None,
-                 p: float = 1.0) -> None:
+                 p: float = 1.0, threads: bool = True) -> None:
         super().__init__(p)
+        self.threads = flag(threads, "threads")
         self.functions = {}
         for target, fn in zip(LAMBDA_TARGETS, (image, mask, keypoints, bboxes)):
             if fn is not None and not callable(fn):
@@ -92,7 +102,7 @@ class Lambda(HostStep):
         self.changes = frozenset(self.functions)
 
     def config(self) -> dict:
-        return {"name": self.name}
+        return {"name": self.name, "threads": self.threads}
 
     def to_dict(self) -> dict:
         if self.name is None:
@@ -174,13 +184,14 @@ def check_host_steps(transforms: list) -> None:
 
 
 def run_host_step(step: HostStep, params: list[dict], res: dict, names: dict, shapes: list,
-                  kind: str, pipe: Any) -> None:
+                  kind: str, pipe: Any, own: bool) -> None:
     """``step`` on a call's arrays in ``res`` (name -> value as a pass gives them back, changed
     in place), each sample where it applied with its own parameters (``params``: each sample's
     step parameters, None where the pipeline did not apply). ``names``: the targets' names by
     kind (``images``, ``masks``, ``mask_lists``, ``boxes``, ``keypoints``); ``shapes`` each
     sample's image shape ((H, W) or (H, W, C)), which every function is given as ``shape`` (as
-    albumentations gives it)."""
+    albumentations gives it). ``own``: the images and masks are a pass's results (not the
+    call's), which the functions may change in place."""
     on = [p is not None and p.get("applied", True) for p in params]
     if not any(on):
         return
@@ -189,13 +200,15 @@ def run_host_step(step: HostStep, params: list[dict], res: dict, names: dict, sh
         if target not in step.changes:
             continue
         for name in group:
-            res[name] = _each_array(step, target, name, res[name], params, on, single)
+            res[name] = _each_array(step, target, name, res[name], params, on, single, own)
     if "mask" in step.changes:
         for name in names["mask_lists"]:
             value = res[name]
             per = [value] if single else list(value)
-            got = [[_one(step, "mask", f"{name}[{i}]", m, p) for i, m in enumerate(g)]
-                   if o else g for g, p, o in zip(per, params, on)]
+            got = _each(step, lambda k: [_one(step, "mask", f"{name}[{k}][{i}]", m, params[k],
+                                              own)
+                                         for i, m in enumerate(per[k])] if on[k] else per[k],
+                        len(per))
             res[name] = got[0] if single else got
     if "bboxes" in step.changes:
         for name in names["boxes"]:
@@ -223,24 +236,42 @@ def image_shapes(value: Any, kind: str) -> list[tuple]:
     return out
 
 
-def _each_array(step, target, name, value, params, on, single):
+def _each_array(step, target, name, value, params, on, single, own):
     """An image or mask target (a single array, a batch, a list; Pillow; a device array)
-    through ``step``, sample by sample, given back in the form it came."""
+    through ``step``, sample by sample, given back in the form it came. ``own``: the arrays
+    are a pass's results, which the functions may change in place (the call's own are
+    copied first)."""
     if single:
-        return _one(step, target, name, value, params[0]) if on[0] else value
+        return _one(step, target, name, value, params[0], own) if on[0] else value
     if isinstance(value, (list, tuple)):
-        return [_one(step, target, f"{name}[{k}]", x, p) if o else x
-                for k, (x, p, o) in enumerate(zip(value, params, on))]
+        return _each(step, lambda k: _one(step, target, f"{name}[{k}]", value[k], params[k],
+                                          own) if on[k] else value[k], len(value))
     host, back = _read(value)
-    items = [_checked(step, target, f"{name}[{k}]", host[k],
-                      step.run(target, host[k].copy(), p, host[k].shape)) if o else host[k]
-             for k, (p, o) in enumerate(zip(params, on))]
-    return back(np.stack(items))
+    if not (own and isinstance(value, np.ndarray) and host.flags.writeable):
+        host = host.copy()
+
+    def one(k: int) -> None:
+        if on[k]:
+            x = host[k]
+            host[k] = _checked(step, target, f"{name}[{k}]", x,
+                               step.run(target, x, params[k], x.shape))
+    _each(step, one, len(host))
+    return back(host)
 
 
-def _one(step, target, name, x, params):
+def _each(step: HostStep, f: Callable[[int], Any], n: int) -> list:
+    """``f`` of each sample 0..n-1: on the helper threads, several samples at once, where the
+    step allows it (``threads``) and there are several."""
+    if n < 2 or not step.threads:
+        return [f(k) for k in range(n)]
+    return list(pool("host", cores()).map(f, range(n)))
+
+
+def _one(step, target, name, x, params, own):
     a, back = _read(x)
-    return back(_checked(step, target, name, a, step.run(target, a.copy(), params, a.shape)))
+    if not (own and a is x and a.flags.writeable):
+        a = a.copy()
+    return back(_checked(step, target, name, a, step.run(target, a, params, a.shape)))
 
 
 def _checked(step, target, name, before: np.ndarray, after: Any) -> np.ndarray:
