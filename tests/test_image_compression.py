@@ -2,7 +2,9 @@
 colour_jpeg_blocks and cp_jpeg8) against albumentations 2.0.8's, which calls OpenCV's
 cv2.imencode(".jpg") and cv2.imdecode (libjpeg-turbo): the same levels, on photos and on every
 size from 1 pixel, 1 to 4 channels, uint8 and float32, after geometry, in batches, on each
-device CI runs and on Oclgrind."""
+device CI runs and on Oclgrind. WebP (OpenCV's libwebp on the host, between two passes): the
+same pixels as albumentations, 1 to 5 channels, uint8 and float32, ported, and in a OneOf
+beside JPEG and the device's other steps."""
 
 from __future__ import annotations
 
@@ -120,8 +122,11 @@ def test_from_albumentations_and_refusals():
     t = ours.transforms[0]
     assert type(t).__name__ == "ImageCompression" and t.quality_range == (50, 80) and t.p == 0.3
     assert W.Compose.from_dict(ours.to_dict()).to_dict() == ours.to_dict()
-    with pytest.raises(ValueError, match="compression_type='jpeg'.*'webp'"):
-        W.from_albumentations(A.Compose([A.ImageCompression(compression_type="webp")]))
+    with pytest.raises(ValueError, match="compression_type must be 'jpeg' or 'webp'"):
+        W.ImageCompression(compression_type="png")
+    with pytest.raises(ValueError, match=r"ImageCompression\(compression_type='webp'\) inside "
+                                         r"OneOf is not supported"):
+        W.Compose([W.OneOf([W.Compose([W.ImageCompression("webp")]), W.HorizontalFlip()])])
     with pytest.raises(ValueError, match="quality_range"):
         W.ImageCompression(quality_range=(0, 50))
     with pytest.raises(ValueError, match="whole numbers"):
@@ -179,3 +184,63 @@ def test_device_arrays_stay_on_the_device(queue):
     out = pipe(image=cla.to_device(queue, img), seed=0, queue=queue)["image"]
     assert isinstance(out, cla.Array)
     np.testing.assert_array_equal(out.get(), pipe(image=img, seed=0, queue=queue)["image"])
+
+
+@pytest.mark.parametrize("channels", [1, 2, 3, 4, 5])
+def test_webp_matches_albumentations(queue, channels):
+    """The round trip at each sample's drawn quality, after a flip and a crop: albumentations'
+    own ImageCompression at that quality on the same pixels (uint8, and float32 through its
+    8-bit levels); the port of albumentations' WebP pipeline."""
+    img = np.dstack([PHOTOS[0][:400], PHOTOS[1][:, :512, :2]])[:, :, :channels][40:260, 30:230]
+    img = np.ascontiguousarray(img[..., 0] if channels == 1 else img)
+    for dtype in (np.uint8, np.float32):
+        x = img if dtype == np.uint8 else img.astype(np.float32) / 255
+        pipe = W.Compose([W.HorizontalFlip(p=1), W.ImageCompression("webp", (5, 95), p=1)])
+        for index in range(2):
+            out = pipe(image=x, seed=1, index=index, queue=queue)
+            q = out["params"]["steps"][1]["quality"]
+            want = _quiet_call(A.ImageCompression(compression_type="webp",
+                                                  quality_range=(q, q), p=1),
+                               np.ascontiguousarray(x[:, ::-1]))
+            assert out["image"].dtype == x.dtype
+            np.testing.assert_array_equal(out["image"], want.reshape(out["image"].shape))
+    port = W.from_albumentations(A.Compose([A.ImageCompression(compression_type="webp",
+                                                               quality_range=(40, 40), p=1)]))
+    want = _quiet_call(A.ImageCompression(compression_type="webp", quality_range=(40, 40), p=1),
+                       img)
+    np.testing.assert_array_equal(port(image=img, seed=0, queue=queue)["image"],
+                                  want.reshape(img.shape))
+
+
+def test_webp_in_a_oneof_beside_the_device_steps(queue):
+    """OneOf(WebP, JPEG, a brightness) between a flip and a rotation: each sample as its choice
+    made by hand (WebP on the first pass's result, the others in the second pass), the batch
+    equal to each sample alone."""
+    img = np.ascontiguousarray(PHOTOS[1][:160, :200])
+    choices = [W.ImageCompression("webp", (30, 30), p=1),
+               W.ImageCompression("jpeg", (30, 30), p=1),
+               W.RandomBrightnessContrast((0.2, 0.2), (0, 0), p=1)]
+    pipe = W.Compose([W.HorizontalFlip(p=1), W.OneOf(choices), W.Rotate(limit=10, p=1)])
+    got = pipe(image=[img] * 8, seed=2, queue=queue)
+    picked = [p["steps"][1]["choice"] for p in got["params"]]
+    assert set(picked) == {0, 1, 2}
+    for k, p in enumerate(got["params"]):
+        flipped = np.ascontiguousarray(img[:, ::-1])
+        turn = {"applied": True, "steps": [p["steps"][2]]}
+        if picked[k] == 0:
+            x = _quiet_call(A.ImageCompression(compression_type="webp", quality_range=(30, 30),
+                                               p=1), flipped)
+            want = W.Compose([W.Rotate(limit=10, p=1)])(image=x, params=turn, queue=queue)
+        else:
+            want = W.Compose([choices[picked[k]], W.Rotate(limit=10, p=1)])(
+                image=flipped, params={"applied": True, "steps": [
+                    {"applied": True, **p["steps"][1]["params"]}, p["steps"][2]]}, queue=queue)
+        np.testing.assert_array_equal(got["image"][k], want["image"])
+        np.testing.assert_array_equal(
+            pipe(image=img, seed=2, index=k, queue=queue)["image"], got["image"][k])
+
+
+def _quiet_call(t, img):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return t(image=img)["image"]

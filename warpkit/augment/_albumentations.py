@@ -50,6 +50,7 @@ from ._domain import FDA, HistogramMatching
 from ._overlay import OverlayElements
 from ._spatter import Spatter
 from ._host import Lambda
+from ._superpixels import Superpixels
 from ._base import (BORDER_CODES, INTERPOLATION_CODES, OneOf, Transform, merge_setting,
                     same_value)
 from ._compose import Compose
@@ -325,6 +326,7 @@ SUPPORTED: dict[str, Callable[[_Args, _Pipeline], Transform | None]] = {
     "ToSepia": _colour(P.ToSepia),
     "Equalize": _equalize,
     "Lambda": _lambda,
+    "Superpixels": _colour(Superpixels, "p_replace", "n_segments", "max_size", "interpolation"),
     "HistogramMatching": _domain(HistogramMatching, "blend_ratio"),
     "FDA": _domain(FDA, "beta_limit"),
     "OverlayElements": _colour(OverlayElements, "metadata_key"),

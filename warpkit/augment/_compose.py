@@ -28,7 +28,7 @@ from ._base import (INTERPOLATION_CODES, Resampling, Transform, draw_step, draw_
 from ._convert import check_conversions
 from ._overlay import check_overlays
 from ._executor import apply
-from ._host import check_host_steps, check_writable, host_positions
+from ._host import check_host_steps, check_writable, host_positions, is_host
 from ._mosaic import Mosaic, check_placement
 from ._params import BOX_FORMATS, BUILT_IN, BboxParams, KeypointParams, additional
 from ._streams import stream
@@ -273,20 +273,22 @@ class Compose(Resampling, Transform):
     def host_parts(self) -> tuple[list[tuple[int, int, Compose]], list[int]]:
         """A pipeline with host steps (:mod:`._host`) as its passes: (start, stop, a pipeline
         of steps ``start``:``stop`` with these settings) before, between and after the host
-        steps, and the host steps' positions. The passes before the last keep the image's
+        steps, and the host steps' positions (a OneOf holding some is a pass's first step too,
+        for the samples that chose another). The passes before the last keep the image's
         type and layout (no model input); the last makes the output. Made once."""
         key = tuple(map(id, self.transforms))
         got = getattr(self, "_parts", None)
         if got is not None and got[0] == key:
             return got[1]
         hosts = host_positions(self)
-        bounds = [-1, *hosts, len(self.transforms)]
+        n = len(self.transforms)
+        # a pass starts after a host step, or at a OneOf holding some (its other choices)
+        starts = [0, *(j + 1 if is_host(self.transforms[j]) else j for j in hosts)]
         settings = {**self._settings(), "strict": False}
         plain_out = {**settings, "output_dtype": None, "mean": None, "std": None,
                      "layout": "HWC"}
-        parts = [(a + 1, b, Compose(self.transforms[a + 1:b],
-                                    **(settings if b == len(self.transforms) else plain_out)))
-                 for a, b in zip(bounds, bounds[1:])]
+        parts = [(a, b, Compose(self.transforms[a:b], **(settings if b == n else plain_out)))
+                 for a, b in zip(starts, [*hosts, n])]
         self._parts = (key, (parts, hosts))
         return parts, hosts
 

@@ -24,7 +24,7 @@ from ..engine.inputs import stack
 from ..engine.stages import Tiles
 from ._base import contains, keeps_axes, passed_keys, shared_keys
 from ._epochs import note_draws
-from ._host import host_positions, image_shapes, run_host_step
+from ._host import host_children, host_positions, image_shapes, is_host, run_host_step
 from ._colour import colour_program
 from ._convert import convert_results, expand_inputs
 from ._overlay import (OverlayElements, has_mask_ids, overlay_mask_ids, paste_sources,
@@ -561,10 +561,14 @@ def _apply(pipe, t: Targets, *, seed, index, epoch, params, queue, into=None,
 _EXTRA = "\0columns"
 
 
-def part_params(p: dict, start: int, stop: int) -> dict:
+def part_params(p: dict, start: int, stop: int, done: bool = False) -> dict:
     """A sample's parameters for the steps ``start``:``stop`` of its pipeline (whether the
-    pipeline applied kept)."""
-    return {"applied": p.get("applied", True), "steps": p["steps"][start:stop]}
+    pipeline applied kept); ``done``: the first of them, a OneOf, chose a host step, which ran
+    (not applied in this pass)."""
+    steps = p["steps"][start:stop]
+    if done:
+        steps = [{**steps[0], "applied": False}, *steps[1:]]
+    return {"applied": p.get("applied", True), "steps": steps}
 
 
 def _apply_split(pipe, t: Targets, *, seed, index, epoch, params, queue, into=None) -> dict:
@@ -583,6 +587,7 @@ def _apply_split(pipe, t: Targets, *, seed, index, epoch, params, queue, into=No
     if params is not None:
         drawn = [params] if single else list(params)
     mats: Any = None
+    chosen: dict[int, set] = {}  # a OneOf's samples that chose a host step: none in its pass
     vis: dict[str, Any] = {}  # each keypoints target's visibility from the passes before
     vis_keys = ["keypoints_visible" if k == "keypoints" else f"{k}_visible"
                 for k in names["keypoints"]]
@@ -593,7 +598,8 @@ def _apply_split(pipe, t: Targets, *, seed, index, epoch, params, queue, into=No
         if part.transforms or last:
             split = None if drawn is not None else {"pipe": pipe, "start": start, "stop": stop}
             own = None if drawn is None else \
-                [part_params(p, start, stop) for p in drawn]
+                [part_params(p, start, stop, start in chosen and k in chosen[start])
+                 for k, p in enumerate(drawn)]
             res = _apply(part, cur, seed=seed, index=index, epoch=epoch,
                          params=None if own is None else own[0] if single else own,
                          queue=queue, into=into if last else None, split=split)
@@ -616,10 +622,18 @@ def _apply_split(pipe, t: Targets, *, seed, index, epoch, params, queue, into=No
         if last:
             break
         at = hosts[i]
-        run_host_step(pipe.transforms[at],
-                      [p["steps"][at] if p.get("applied", True) else None for p in drawn],
-                      res, names, image_shapes(res[ref_name], kind), kind, pipe,
-                      own=bool(part.transforms))
+        steps = [p["steps"][at] if p.get("applied", True) else None for p in drawn]
+        shapes = image_shapes(res[ref_name], kind)
+        step = pipe.transforms[at]
+        if is_host(step):
+            run_host_step(step, steps, res, names, shapes, kind, pipe, own=bool(part.transforms))
+        else:  # a OneOf: each of its host steps on the samples that chose it
+            for c in host_children(step):
+                mine = [p["params"] if p is not None and p.get("applied", True)
+                        and p["choice"] == c else None for p in steps]
+                chosen.setdefault(at, set()).update(k for k, p in enumerate(mine) if p is not None)
+                run_host_step(step.transforms[c], mine, res, names, shapes, kind, pipe,
+                              own=bool(part.transforms))
         vis = {key: res.pop(key) for key in vis_keys if key in res}
         given = {**t.passed}
         for group in names.values():

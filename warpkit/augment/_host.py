@@ -136,6 +136,18 @@ def _all_steps(t: Transform):
         yield from _all_steps(c)
 
 
+def eight_bit_io(img: np.ndarray, who: str, f) -> np.ndarray:
+    """``f`` of ``img`` on 8-bit levels, as albumentations' ``uint8_io``: uint8 as it is, float32
+    through ``rint(255 v)`` (clipped) and back as ``level / 255``; other dtypes refused."""
+    if img.dtype == np.uint8:
+        return f(img)
+    if img.dtype != np.float32:
+        raise ValueError(f"{who} takes uint8 or float32 images (albumentations' 8-bit round "
+                         f"trip), got {img.dtype}")
+    levels = np.clip(np.rint(img * np.float32(255)), 0, 255).astype(np.uint8)
+    return f(levels).astype(np.float32) / np.float32(255)
+
+
 def lambda_from_data(kwargs: dict, nonserializable: dict | None) -> Transform:
     """A Lambda from :meth:`Lambda.to_dict`'s data (``{"name": ..., "p": ...}``): the one
     ``nonserializable`` holds under its name."""
@@ -153,34 +165,80 @@ def lambda_from_data(kwargs: dict, nonserializable: dict | None) -> Transform:
     return held
 
 
+def is_host(t: Transform) -> bool:
+    """Whether ``t`` runs on the host between two passes: a :class:`HostStep`, or a transform
+    whose instance says so (``runs_on_host``: ImageCompression to WebP)."""
+    return isinstance(t, HostStep) or bool(getattr(t, "runs_on_host", False))
+
+
+def host_children(t: Transform) -> list[int]:
+    """The positions of a OneOf's host steps among its transforms (none for other steps)."""
+    from ._base import OneOf
+
+    return [i for i, c in enumerate(t.transforms) if is_host(c)] \
+        if isinstance(t, OneOf) else []
+
+
 def host_positions(pipe: Any) -> list[int]:
-    """The top-level positions of a pipeline's host steps (none: one pass)."""
-    return [j for j, t in enumerate(pipe.transforms) if isinstance(t, HostStep)]
+    """The top-level positions where a pipeline runs on the host between two passes: its host
+    steps, and its OneOfs that hold one (none: one pass)."""
+    return [j for j, t in enumerate(pipe.transforms) if is_host(t) or host_children(t)]
+
+
+def _changes(t: Transform) -> frozenset:
+    """The targets a split point changes (a OneOf's: its host steps')."""
+    if is_host(t):
+        return t.changes
+    return frozenset().union(*(t.transforms[i].changes for i in host_children(t)))
+
+
+def _host_within(t: Transform) -> Transform | None:
+    """The first host step ``t`` holds at any depth (itself included)."""
+    if is_host(t):
+        return t
+    return next((h for c in getattr(t, "transforms", ()) for h in [_host_within(c)] if h),
+                None)
 
 
 def check_host_steps(transforms: list) -> None:
-    """Refuse a host step inside another step (OneOf, a pipeline in the pipeline), and ToRGB
-    after one (the function would see the channels ToRGB makes before the first pass)."""
+    """Refuse a host step deeper than a pipeline's own steps or the transforms of its OneOfs,
+    ToRGB after one (the function would see the channels ToRGB makes before the first pass),
+    and a step whose draw reads the targets after one that changes them."""
     from ._convert import ToRGB
 
     for t in transforms:
-        if not isinstance(t, HostStep) and contains(t, HostStep):
-            raise ValueError(f"Lambda inside {type(t).__name__} is not supported: the pipeline "
-                             f"runs on the host between two passes at a step of its own; put "
-                             f"it at the pipeline's top level")
-    first = next((j for j, t in enumerate(transforms) if isinstance(t, HostStep)), None)
-    if first is not None and any(contains(t, ToRGB) for t in transforms[first:]):
-        raise ValueError("ToRGB after Lambda is not supported: warpkit repeats the channel "
-                         "before the first pass, so the function would see three channels; "
-                         "put ToRGB before it")
-    changed = set()
+        inner = [t] if is_host(t) else [c for i, c in enumerate(t.transforms)
+                                        if i not in host_children(t)] \
+            if host_children(t) else [t]
+        for c in inner:
+            h = None if is_host(c) else _host_within(c)
+            if h is not None:
+                where = type(c).__name__ if c is t else f"{type(c).__name__} in OneOf"
+                raise ValueError(f"{_name(h)} inside {where} is not supported: it runs on the "
+                                 f"host between two passes, as a step of the pipeline or of a "
+                                 f"OneOf of the pipeline")
+    points = [t for t in transforms if is_host(t) or host_children(t)]
+    if not points:
+        return
+    first = transforms.index(points[0])
+    if any(contains(t, ToRGB) for t in transforms[first:]):
+        raise ValueError(f"ToRGB after {_name(points[0])} is not supported: warpkit repeats the "
+                         f"channel before the first pass, so the host step would see three "
+                         f"channels; put ToRGB before it")
+    changed: set = set()
     for t in transforms:
-        if isinstance(t, HostStep):
-            changed |= t.changes & {"mask", "bboxes"}
+        if is_host(t) or host_children(t):
+            changed |= _changes(t) & {"mask", "bboxes"}
         elif changed and t.reads:
             raise ValueError(f"{type(t).__name__} after a Lambda that changes the "
                              f"{' and '.join(sorted(changed))} is not supported: its draw reads "
                              f"the targets, which warpkit draws from before the first pass")
+
+
+def _name(t: Transform) -> str:
+    """A host step as a message names it (ImageCompression with its compression type)."""
+    kind = getattr(t, "compression_type", None)
+    return f"{type(t).__name__}(compression_type={kind!r})" if kind else type(t).__name__
 
 
 def run_host_step(step: HostStep, params: list[dict], res: dict, names: dict, shapes: list,

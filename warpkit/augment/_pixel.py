@@ -35,6 +35,8 @@ from ..engine.core import (COL_CHROMA as CHROMA, COL_CURVE as CURVE, COL_EQUALIZ
                            COL_SNOW_TEX as SNOW_TEX, MAX_CHROMA_COEFF, MAX_ISO_INTENSITY,
                            MIN_SHOT_SCALE, ac_words, mask_data, with_data_ops)
 from ._base import normals, value_range
+from ._domain import _opencv
+from ._host import eight_bit_io
 from ._colour import (ColourTransform, _affine, _eight_bit, _one_or_three, draw_key, draw_keys,
                       key_order)
 from ._philox import kernel_key, philox4x32
@@ -346,7 +348,7 @@ class RandomToneCurve(ColourTransform):
 
 
 class ImageCompression(ColourTransform):
-    """albumentations' ImageCompression with ``compression_type="jpeg"``: the image through
+    """albumentations' ImageCompression. ``compression_type="jpeg"``: the image through
     OpenCV's JPEG encoder and decoder at a quality drawn per sample from ``quality_range``
     (whole numbers, both ends included), computed on the device as libjpeg-turbo computes it
     with OpenCV's settings (4:2:0 chroma, the integer DCTs, the standard tables scaled to the
@@ -356,22 +358,41 @@ class ImageCompression(ColourTransform):
     images (float through ``rint(255 v)`` and back, as albumentations). A pass on the device
     after the warp: the blocks first, then each pixel's colour.
 
+    ``compression_type="webp"``: OpenCV's libwebp round trip, on the host between two passes
+    (:mod:`warpkit.augment._host`; it needs OpenCV), the channels as for JPEG: the same
+    pixels as albumentations.
+
     Example:
         >>> ImageCompression(quality_range=(75, 75), p=1).colour_ops({"quality": 75}, 3, 255.0)
         [[23, 75.0]]
     """
 
+    #: the targets a WebP round trip changes, on the host (:mod:`._host`)
+    changes = frozenset({"image"})
+    threads = True
+
     def __init__(self, compression_type: str = "jpeg", quality_range: Any = (99, 100),
                  p: float = 0.5) -> None:
         super().__init__(p)
-        if compression_type != "jpeg":
-            raise ValueError(f"ImageCompression supports compression_type='jpeg', got "
+        if compression_type not in ("jpeg", "webp"):
+            raise ValueError(f"ImageCompression's compression_type must be 'jpeg' or 'webp', got "
                              f"{compression_type!r}")
         lo, hi = value_range(quality_range, "quality_range", False, 1, 100)[0]
         if lo != int(lo) or hi != int(hi):
             raise ValueError(f"quality_range must be whole numbers, got {quality_range!r}")
-        self.compression_type = "jpeg"
+        self.compression_type = compression_type
         self.quality_range = (int(lo), int(hi))
+
+    @property
+    def runs_on_host(self) -> bool:
+        """WebP is OpenCV's libwebp round trip on the host, between two passes."""
+        return self.compression_type == "webp"
+
+    def run(self, target, value, params, shape):
+        quality = int(params["quality"])
+        if not 1 <= quality <= 100:
+            raise ValueError(f"ImageCompression's quality must be 1-100, got {quality}")
+        return eight_bit_io(value, "ImageCompression", lambda img: webp_round_trip(img, quality))
 
     def draw(self, rng, size):
         lo, hi = self.quality_range
@@ -382,11 +403,42 @@ class ImageCompression(ColourTransform):
         return [{"quality": q} for q in lanes.integers(lo, hi + 1).tolist()]
 
     def colour_ops(self, params, channels, peak):
+        if self.runs_on_host:  # (the host runs it between passes: never in a pass)
+            raise ValueError("ImageCompression to WebP runs on the host, not in a pass")
         _eight_bit("ImageCompression", peak)
         return [[JPEG, float(params["quality"])]]
 
     def config(self):
-        return {"compression_type": "jpeg", "quality_range": list(self.quality_range)}
+        return {"compression_type": self.compression_type,
+                "quality_range": list(self.quality_range)}
+
+
+def webp_round_trip(img: np.ndarray, quality: int) -> np.ndarray:
+    """An 8-bit (H, W) or (H, W, C) image through OpenCV's WebP encoder at ``quality`` and back,
+    as albumentations 2.0.8 does it: one channel as a grayscale picture, two with a third of
+    zeros, three as they are (channel 0 as blue), more as the first three and each further one
+    a grayscale picture."""
+    cv2 = _opencv()
+    if cv2 is None:
+        raise ValueError("ImageCompression(compression_type='webp') encodes with OpenCV's "
+                         "libwebp, which is not installed: pip install opencv-python-headless "
+                         "(or take 'jpeg', made on the device)")
+    flags = (int(cv2.IMWRITE_WEBP_QUALITY), int(quality))
+
+    def round_trip(x: np.ndarray, mode: int) -> np.ndarray:
+        ok, data = cv2.imencode(".webp", np.ascontiguousarray(x), flags)
+        if not ok:
+            raise ValueError("OpenCV could not encode the image as WebP")
+        return cv2.imdecode(data, mode)
+
+    if img.ndim == 2 or img.shape[2] == 1:
+        return round_trip(img.reshape(img.shape[:2]), cv2.IMREAD_GRAYSCALE).reshape(img.shape)
+    c = img.shape[2]
+    if c <= 3:
+        padded = img if c == 3 else np.concatenate([img, np.zeros_like(img[..., :1])], 2)
+        return round_trip(padded, cv2.IMREAD_UNCHANGED)[..., :c]
+    extra = [round_trip(img[..., k], cv2.IMREAD_GRAYSCALE)[..., None] for k in range(3, c)]
+    return np.concatenate([round_trip(img[..., :3], cv2.IMREAD_UNCHANGED), *extra], 2)
 
 
 class Equalize(ColourTransform):
