@@ -249,8 +249,8 @@ def test_refused_arguments(queue):
         W.GridDropout(holes_number_xy=(0, 4))
     with pytest.raises(ValueError, match="shift_xy must be two whole numbers >= 0, got \\(-1, "):
         W.GridDropout(shift_xy=(-1, 0))
-    with pytest.raises(ValueError, match="GridDropout's fill must be.*inpainting"):
-        W.GridDropout(fill="inpaint_telea")
+    with pytest.raises(ValueError, match="GridDropout's fill must be.*inpaint_ns, got 'telea'"):
+        W.GridDropout(fill="telea")
     with pytest.raises(ValueError, match="random_offset must be True or False"):
         W.GridDropout(random_offset=1)
     with pytest.raises(ValueError, match="unit_size_range \\(10, 60\\) must be within the "

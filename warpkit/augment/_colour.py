@@ -88,6 +88,18 @@ def _rgb_eight_bit(name: str, channels: int, peak: float) -> None:
     _eight_bit(name, peak)
 
 
+def eight_bit_io(img: np.ndarray, who: str, f) -> np.ndarray:
+    """``f`` of ``img`` on 8-bit levels, as albumentations' ``uint8_io``: uint8 as it is, float32
+    through ``rint(255 v)`` (clipped) and back as ``level / 255``; other dtypes refused."""
+    if img.dtype == np.uint8:
+        return f(img)
+    if img.dtype != np.float32:
+        raise ValueError(f"{who} takes uint8 or float32 images (albumentations' 8-bit round "
+                         f"trip), got {img.dtype}")
+    levels = np.clip(np.rint(img * np.float32(255)), 0, 255).astype(np.uint8)
+    return f(levels).astype(np.float32) / np.float32(255)
+
+
 class IdentityStep(Transform):
     """A step that moves nothing: the identity map, the same size."""
 

@@ -282,8 +282,11 @@ class Compose(Resampling, Transform):
             return got[1]
         hosts = host_positions(self)
         n = len(self.transforms)
-        # a pass starts after a host step, or at a OneOf holding some (its other choices)
-        starts = [0, *(j + 1 if is_host(self.transforms[j]) else j for j in hosts)]
+        # a pass starts after a host step, or at a OneOf holding some (its other choices) or
+        # a host step that stays in the pass (a dropout's inpainting: its holes in the targets)
+        starts = [0, *(j + 1 if is_host(self.transforms[j]) and
+                       not getattr(self.transforms[j], "stays_in_pass", False) else j
+                       for j in hosts)]
         settings = {**self._settings(), "strict": False}
         plain_out = {**settings, "output_dtype": None, "mean": None, "std": None,
                      "layout": "HWC"}

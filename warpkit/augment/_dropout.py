@@ -8,7 +8,8 @@ Conventions: a hole is ``[x1, y1, x2, y2]`` in pixels of the image as the transf
 (x2 and y2 excluded), drawn as albumentations draws it. Holes are made in the **output**: a
 geometric transform after the dropout does not move them (put dropout after the geometry, as
 recipes do); where the output's size differs from the size they were drawn on, they are scaled
-to it (each edge rounded to the nearest pixel).
+to it (each edge rounded to the nearest pixel). An inpainting fill (OpenCV's ``cv2.inpaint``)
+is made on the host between two passes (:mod:`._host`).
 
 Example:
     >>> import numpy as np
@@ -32,24 +33,28 @@ from .._checks import number
 from ..engine.core import COL_DATA as DATA, COL_HOLE as HOLE, COL_HOLES as HOLES
 from ..engine.core import COLOUR_WORDS as WORDS
 from ._base import Transform, contains, value_range
-from ._colour import ColourTransform, draw_key, draw_keys
+from ._colour import ColourTransform, draw_key, draw_keys, eight_bit_io
+from ._domain import _opencv
 
 __all__ = ["CoarseDropout", "ConstrainedCoarseDropout", "Erasing", "FrequencyMasking",
            "GridDropout", "TimeMasking",
            "XYMasking", "boxes_past_holes",
            "has_dropout", "hole_mask", "in_holes", "output_holes"]
 
-#: fills of albumentations' dropout that warpkit makes (its inpainting ones are refused)
+#: fills of albumentations' dropout that warpkit makes in the pass
 RANDOM_FILLS = ("random", "random_uniform")
+#: its inpainting fills (OpenCV's cv2.inpaint), made on the host between two passes
+INPAINT_FILLS = ("inpaint_telea", "inpaint_ns")
 
 
-def _fill(fill: Any, arg: str) -> Any:
-    """A dropout fill: a number, one number per channel, or "random" / "random_uniform"."""
+def _fill(fill: Any, arg: str, inpaint: bool = False) -> Any:
+    """A dropout fill: a number, one number per channel, "random" / "random_uniform", or
+    (``inpaint``: an image's fill) "inpaint_telea" / "inpaint_ns"."""
     if isinstance(fill, str):
-        if fill not in RANDOM_FILLS:
+        if fill not in RANDOM_FILLS + (INPAINT_FILLS if inpaint else ()):
             raise ValueError(f"{arg} must be a number, a sequence of numbers per channel, "
-                             f"'random' or 'random_uniform' (inpainting is not supported), "
-                             f"got {fill!r}")
+                             f"'random' or 'random_uniform'"
+                             f"{', inpaint_telea or inpaint_ns' if inpaint else ''}, got {fill!r}")
         return fill
     if isinstance(fill, numbers.Real) and not isinstance(fill, bool):
         return number(fill, arg)
@@ -68,16 +73,46 @@ def _mask_fill(fill: Any, arg: str) -> Any:
 
 
 class _Dropout(ColourTransform):
-    """Rectangles of the output filled with ``fill`` (and ``fill_mask`` in the masks)."""
+    """Rectangles of the output filled with ``fill`` (and ``fill_mask`` in the masks).
+
+    An inpainting fill (``"inpaint_telea"``, ``"inpaint_ns"``) is OpenCV's ``cv2.inpaint``
+    (radius 3) of the holes, on the host between two passes (:mod:`._host`), as albumentations
+    makes it: 1 or 3 channels, float images through their 8-bit levels. The step then stays in
+    the next pass, where its holes act on the masks, keypoints and boxes (its colour operations
+    are none). No geometric step may follow it (the image's holes would move, the targets'
+    not)."""
 
     #: a subclass's holes, one sample's and a batch's (lanes_ok: written by one class)
     _LANE_PARTS = (("_holes", "_holes_lanes"),)
+    #: an inpainting fill changes the image on the host; its holes stay in the next pass
+    changes = frozenset({"image"})
+    threads = True
+    stays_in_pass = True
 
     def __init__(self, fill: Any, fill_mask: Any, p: float) -> None:
         super().__init__(p)
         name = type(self).__name__
-        self.fill = _fill(fill, f"{name}'s fill")
+        self.fill = _fill(fill, f"{name}'s fill", inpaint=True)
         self.fill_mask = _mask_fill(fill_mask, f"{name}'s fill_mask")
+
+    @property
+    def runs_on_host(self) -> bool:
+        """Whether the image's holes are inpainted, on the host between two passes."""
+        return self.fill in INPAINT_FILLS
+
+    def run(self, target, value, params, shape):
+        if params["holes"] is None:
+            raise ValueError(f"{type(self).__name__} finds its holes in the call's mask: give "
+                             f"the pipeline mask=")
+        channels = 1 if value.ndim == 2 else value.shape[2]
+        if channels not in (1, 3):
+            raise ValueError(f"{type(self).__name__}(fill={self.fill!r}) inpaints 1 or 3 "
+                             f"channels (OpenCV's cv2.inpaint), got {channels}")
+        h, w = value.shape[:2]
+        holes = np.concatenate([r for r, _ in output_holes(self, params, (w, h))] or
+                               [np.zeros((0, 4), np.int64)])
+        return eight_bit_io(value, type(self).__name__,
+                            lambda img: inpaint(img, holes, self.fill))
 
     def _holes(self, rng, size) -> list[list[int]]:
         raise NotImplementedError
@@ -123,6 +158,8 @@ class _Dropout(ColourTransform):
     _BANDED = False
 
     def colour_ops(self, params, channels, peak):
+        if self.runs_on_host:  # (the host inpainted the holes before this pass)
+            return []
         if params["holes"] is None:
             raise ValueError(f"{type(self).__name__} finds its holes in the call's mask: give "
                              f"the pipeline mask=")
@@ -639,6 +676,10 @@ class ConstrainedCoarseDropout(_Dropout):
             raise ValueError(f"mask_indices must be a list of whole numbers >= 1 (values of "
                              f"the mask), got {mask_indices!r}")
         self.mask_indices = None if mask_indices is None else [int(v) for v in mask_indices]
+        if self.mask_indices is not None and self.runs_on_host:
+            raise ValueError(f"ConstrainedCoarseDropout(fill={fill!r}) with mask_indices is not "
+                             f"supported: its holes are found in the warped mask, in the pass "
+                             f"after the host inpaints them; take bbox_labels, or a fill")
         lo, hi = value_range(num_holes_range, "num_holes_range", False, 1, math.inf)[0]
         if lo != int(lo) or hi != int(hi):
             raise ValueError(f"num_holes_range must be whole numbers, got {num_holes_range!r}")
@@ -841,6 +882,24 @@ def boxes_past_holes(xyxy: np.ndarray, mask: np.ndarray) -> tuple[np.ndarray, np
 def has_dropout(t: Transform) -> bool:
     """Whether a pipeline holds a dropout step (else a call skips reading holes)."""
     return contains(t, _Dropout)
+
+
+def inpaint(img: np.ndarray, holes: np.ndarray, method: str) -> np.ndarray:
+    """An 8-bit image of 1 or 3 channels with its ``holes`` (x1, y1, x2, y2; x2, y2 excluded)
+    filled by OpenCV's inpainting (radius 3, Telea's method or Navier-Stokes), as
+    albumentations 2.0.8 fills them: one channel through a 3-channel copy and back."""
+    cv2 = _opencv()
+    if cv2 is None:
+        raise ValueError(f"fill={method!r} inpaints with OpenCV, which is not installed: pip "
+                         f"install opencv-python-headless")
+    mask = np.zeros(img.shape[:2], np.uint8)
+    for x1, y1, x2, y2 in holes.tolist():
+        mask[max(y1, 0):max(y2, 0), max(x1, 0):max(x2, 0)] = 255
+    flag = cv2.INPAINT_TELEA if method == "inpaint_telea" else cv2.INPAINT_NS
+    if img.ndim == 3 and img.shape[2] == 3:
+        return cv2.inpaint(img, mask, 3, flag)
+    grey = cv2.cvtColor(img.reshape(img.shape[:2]), cv2.COLOR_GRAY2BGR)
+    return cv2.cvtColor(cv2.inpaint(grey, mask, 3, flag), cv2.COLOR_BGR2GRAY).reshape(img.shape)
 
 
 def output_holes(t: Transform, params: dict, out: tuple[int, int]) -> list[tuple[np.ndarray, Any]]:

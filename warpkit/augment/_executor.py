@@ -631,7 +631,9 @@ def _apply_split(pipe, t: Targets, *, seed, index, epoch, params, queue, into=No
             for c in host_children(step):
                 mine = [p["params"] if p is not None and p.get("applied", True)
                         and p["choice"] == c else None for p in steps]
-                chosen.setdefault(at, set()).update(k for k, p in enumerate(mine) if p is not None)
+                if not getattr(step.transforms[c], "stays_in_pass", False):
+                    chosen.setdefault(at, set()).update(
+                        k for k, p in enumerate(mine) if p is not None)
                 run_host_step(step.transforms[c], mine, res, names, shapes, kind, pipe,
                               own=bool(part.transforms))
         vis = {key: res.pop(key) for key in vis_keys if key in res}

@@ -136,18 +136,6 @@ def _all_steps(t: Transform):
         yield from _all_steps(c)
 
 
-def eight_bit_io(img: np.ndarray, who: str, f) -> np.ndarray:
-    """``f`` of ``img`` on 8-bit levels, as albumentations' ``uint8_io``: uint8 as it is, float32
-    through ``rint(255 v)`` (clipped) and back as ``level / 255``; other dtypes refused."""
-    if img.dtype == np.uint8:
-        return f(img)
-    if img.dtype != np.float32:
-        raise ValueError(f"{who} takes uint8 or float32 images (albumentations' 8-bit round "
-                         f"trip), got {img.dtype}")
-    levels = np.clip(np.rint(img * np.float32(255)), 0, 255).astype(np.uint8)
-    return f(levels).astype(np.float32) / np.float32(255)
-
-
 def lambda_from_data(kwargs: dict, nonserializable: dict | None) -> Transform:
     """A Lambda from :meth:`Lambda.to_dict`'s data (``{"name": ..., "p": ...}``): the one
     ``nonserializable`` holds under its name."""
@@ -220,6 +208,15 @@ def check_host_steps(transforms: list) -> None:
     points = [t for t in transforms if is_host(t) or host_children(t)]
     if not points:
         return
+    for j, t in enumerate(transforms):
+        held = [t] if is_host(t) else [t.transforms[i] for i in host_children(t)]
+        placed = [h for h in held if getattr(h, "stays_in_pass", False)]
+        moving = [type(a).__name__ for a in transforms[j + 1:] if _moves(a)]
+        if placed and moving:
+            raise ValueError(f"{type(placed[0]).__name__}(fill={placed[0].fill!r}) with "
+                             f"geometric steps after it ({', '.join(moving)}) is not supported: "
+                             f"its holes are the output's (the image's inpainted on the host, "
+                             f"the targets' in the last pass); put it after the geometry")
     first = transforms.index(points[0])
     if any(contains(t, ToRGB) for t in transforms[first:]):
         raise ValueError(f"ToRGB after {_name(points[0])} is not supported: warpkit repeats the "
@@ -233,6 +230,13 @@ def check_host_steps(transforms: list) -> None:
             raise ValueError(f"{type(t).__name__} after a Lambda that changes the "
                              f"{' and '.join(sorted(changed))} is not supported: its draw reads "
                              f"the targets, which warpkit draws from before the first pass")
+
+
+def _moves(t: Transform) -> bool:
+    """Whether ``t`` (or a transform it holds) moves pixels: a geometric step."""
+    if hasattr(t, "transforms"):
+        return any(_moves(c) for c in t.transforms)
+    return not isinstance(t, IdentityStep)
 
 
 def _name(t: Transform) -> str:

@@ -36,9 +36,8 @@ from ..engine.core import (COL_CHROMA as CHROMA, COL_CURVE as CURVE, COL_EQUALIZ
                            MIN_SHOT_SCALE, ac_words, mask_data, with_data_ops)
 from ._base import normals, value_range
 from ._domain import _opencv
-from ._host import eight_bit_io
 from ._colour import (ColourTransform, _affine, _eight_bit, _one_or_three, draw_key, draw_keys,
-                      key_order)
+                      eight_bit_io, key_order)
 from ._philox import kernel_key, philox4x32
 
 __all__ = ["AutoContrast", "ChannelDropout", "ChromaticAberration", "Equalize", "FancyPCA",

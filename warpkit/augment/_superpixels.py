@@ -23,7 +23,8 @@ import numpy as np
 
 from ._base import value_range
 from ._domain import INTER_LINEAR, _opencv, _resized
-from ._host import HostStep, eight_bit_io
+from ._colour import eight_bit_io
+from ._host import HostStep
 
 #: OpenCV's interpolations albumentations' Superpixels takes (INTER_NEAREST, INTER_LINEAR,
 #: INTER_CUBIC, INTER_AREA, INTER_LANCZOS4, INTER_LINEAR_EXACT, INTER_NEAREST_EXACT)
