@@ -1,7 +1,8 @@
 """HEStain (warpkit.augment._stain, kernels_cl/colour.h's WK_COL_HESTAIN) against albumentations
 2.0.8: every preset, tissue only and with the background, on a histology photo and another,
 uint8 and float32, with fixed scales and shifts; its draws; a batch = single calls; on each
-device and Oclgrind; the port and the refusals."""
+device and Oclgrind; the port and the refusals. The image-fitted methods (vahadane, macenko:
+the matrix fitted on the host between two passes) against albumentations' own normalisers."""
 
 from __future__ import annotations
 
@@ -104,20 +105,59 @@ def test_port_and_refusals(queue):
                 t.augment_background, t.p) == ("preset", "e_heavy", (0.8, 1.1), (-0.1, 0.2),
                                                True, 0.6)
         for method in ("vahadane", "macenko"):
-            with pytest.raises(ValueError, match=f"method='{method}'.* not supported"):
-                W.from_albumentations(A.Compose([A.HEStain(method=method)]))
+            fitted = W.from_albumentations(A.Compose([A.HEStain(method=method, p=0.3)]))
+            assert (fitted.transforms[0].method, fitted.transforms[0].p) == (method, 0.3)
     assert W.Compose.from_dict(W.Compose([t]).to_dict()).transforms[0].config() == t.config()
     assert W.HEStain(method="preset").preset == "standard"  # albumentations' default
     for kw, pattern in ((dict(method="preset", preset="violet"), "preset must be one of"),
                         (dict(preset="dark"), "preset is for method='preset'"),
                         (dict(method="svd"), "method must be"),
+                        (dict(method="macenko", preset="dark"), "macenko' fits the matrix"),
                         (dict(intensity_scale_range=(-1, 1)), "intensity_scale_range"),
                         (dict(intensity_shift_range=(0, 2)), "intensity_shift_range"),
                         (dict(augment_background=1), "augment_background")):
         with pytest.raises(ValueError, match=pattern):
             W.HEStain(**kw)
-    pipe = W.Compose([W.HEStain(p=1)])
-    with pytest.raises(TypeError, match="RGB images of 3 channels"):
-        pipe(image=HISTOLOGY[..., :1], seed=0, queue=queue)
-    with pytest.raises(TypeError, match="uint8 or float32"):
-        pipe(image=HISTOLOGY.astype(np.uint16), seed=0, queue=queue)
+    for method in ("random_preset", "vahadane", "macenko"):
+        pipe = W.Compose([W.HEStain(method=method, p=1)])
+        with pytest.raises(TypeError, match="RGB images of 3 channels"):
+            pipe(image=HISTOLOGY[..., :1], seed=0, queue=queue)
+        with pytest.raises(TypeError, match="uint8 or float32"):
+            pipe(image=HISTOLOGY.astype(np.uint16), seed=0, queue=queue)
+    with pytest.raises(ValueError, match="macenko'\\) found no tissue"):
+        W.HEStain(method="macenko", p=1)(image=np.full((8, 8, 3), 255, np.uint8), seed=0)
+
+
+@pytest.mark.parametrize("method", ["vahadane", "macenko"])
+def test_fitted_methods_are_albumentations(method, queue):
+    """The matrix fitted to each sample's image as the steps before leave it (a flip and a
+    crop): albumentations' own normaliser's on the same pixels; the stained image within a level
+    of albumentations' apply with that matrix and the drawn scales and shifts (uint8 and
+    float32, the histology photo and another); the matrix recorded and replayed; a batch equal
+    to its samples alone."""
+    from albumentations.augmentations.pixel import functional as F
+
+    for img in (HISTOLOGY, PHOTO, HISTOLOGY.astype(np.float32) / 255):
+        pipe = W.Compose([W.HorizontalFlip(p=1), W.Crop(10, 20, 250, 230),
+                          W.HEStain(method=method, p=1)])
+        for index in range(2):
+            out = pipe(image=img, seed=7, index=index, queue=queue)
+            step = out["params"]["steps"][2]
+            moved = np.ascontiguousarray(img[:, ::-1][20:230, 10:250])
+            fit = F.get_normalizer(method)
+            fit.fit(moved)
+            np.testing.assert_allclose(step["matrix"], fit.stain_matrix_target, atol=2e-5)
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                want = A.HEStain(method=method, p=1).apply(
+                    moved, stain_matrix=np.asarray(step["matrix"], np.float32),
+                    scale_factors=np.array(step["scale"]), shift_values=np.array(step["shift"]))
+            tol = 1.001 if img.dtype == np.uint8 else 1.001 / 255
+            assert np.abs(out["image"].astype(np.float64) - want).max() <= tol
+            again = pipe(image=img, params=out["params"], queue=queue)
+            np.testing.assert_array_equal(again["image"], out["image"])
+    batch = pipe(image=[HISTOLOGY, PHOTO, HISTOLOGY[100:400]], seed=1, queue=queue)
+    for k, img in enumerate([HISTOLOGY, PHOTO, HISTOLOGY[100:400]]):
+        alone = pipe(image=img, seed=1, index=k, queue=queue)
+        np.testing.assert_array_equal(alone["image"], batch["image"][k])
+        assert alone["params"] == batch["params"][k]

@@ -88,6 +88,8 @@ class _Dropout(ColourTransform):
     changes = frozenset({"image"})
     threads = True
     stays_in_pass = True
+    #: its holes are the output's: no geometric step may follow an inpainting one
+    after_geometry = True
 
     def __init__(self, fill: Any, fill_mask: Any, p: float) -> None:
         super().__init__(p)

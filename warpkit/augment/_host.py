@@ -210,7 +210,7 @@ def check_host_steps(transforms: list) -> None:
         return
     for j, t in enumerate(transforms):
         held = [t] if is_host(t) else [t.transforms[i] for i in host_children(t)]
-        placed = [h for h in held if getattr(h, "stays_in_pass", False)]
+        placed = [h for h in held if getattr(h, "after_geometry", False)]
         moving = [type(a).__name__ for a in transforms[j + 1:] if _moves(a)]
         if placed and moving:
             raise ValueError(f"{type(placed[0]).__name__}(fill={placed[0].fill!r}) with "
