@@ -137,13 +137,10 @@ def _colour(cls: type, *keys: str) -> Callable[[_Args, _Pipeline], Transform]:
 
 def _equalize(a: _Args, pipe: _Pipeline) -> Transform:
     mask = a.d.pop("mask", None)
-    if callable(mask):
-        raise ValueError("Equalize(mask=<a function>) is not supported: warpkit takes the mask "
-                         "as an array (the image is made on the device)")
-    a.only("mask_params", (), [], why=" (the mask is an array)")
-    return _colour(P.Equalize, "mode", "by_channels")(a, pipe) if mask is None else \
-        P.Equalize(mask=mask, **{k: a.take(k) for k in ("mode", "by_channels") if k in a.d},
-                   p=a.take("p", 0.5))
+    params = a.take("mask_params", ())
+    return P.Equalize(mask=mask, mask_params=params,
+                      **{k: a.take(k) for k in ("mode", "by_channels") if k in a.d},
+                      p=a.take("p", 0.5))
 
 
 def _domain(cls: type, amount: str) -> Callable[[_Args, _Pipeline], Transform]:

@@ -626,7 +626,8 @@ def _apply_split(pipe, t: Targets, *, seed, index, epoch, params, queue, into=No
         shapes = image_shapes(res[ref_name], kind)
         step = pipe.transforms[at]
         if is_host(step):
-            run_host_step(step, steps, res, names, shapes, kind, pipe, own=bool(part.transforms))
+            run_host_step(step, steps, res, names, shapes, kind, pipe, own=bool(part.transforms),
+                          passed=t.passed)
         else:  # a OneOf: each of its host steps on the samples that chose it
             for c in host_children(step):
                 mine = [p["params"] if p is not None and p.get("applied", True)
@@ -635,7 +636,7 @@ def _apply_split(pipe, t: Targets, *, seed, index, epoch, params, queue, into=No
                     chosen.setdefault(at, set()).update(
                         k for k, p in enumerate(mine) if p is not None)
                 run_host_step(step.transforms[c], mine, res, names, shapes, kind, pipe,
-                              own=bool(part.transforms))
+                              own=bool(part.transforms), passed=t.passed)
         vis = {key: res.pop(key) for key in vis_keys if key in res}
         given = {**t.passed}
         for group in names.values():

@@ -104,9 +104,12 @@ class Lambda(HostStep):
     def config(self) -> dict:
         return {"name": self.name, "threads": self.threads}
 
+    @property
+    def unwritable(self) -> str | None:
+        return UNNAMED if self.name is None else None
+
     def to_dict(self) -> dict:
-        if self.name is None:
-            raise ValueError(UNNAMED)
+        check_writable(self)
         return super().to_dict()
 
     def __repr__(self) -> str:
@@ -125,9 +128,11 @@ UNNAMED = ("a Lambda is written without its functions, by its name: give it one 
 
 
 def check_writable(t: Transform) -> None:
-    """Refuse to write a pipeline holding a Lambda without a name (albumentations' rule)."""
-    if any(isinstance(s, Lambda) and s.name is None for s in _all_steps(t)):
-        raise ValueError(UNNAMED)
+    """Refuse to write a pipeline holding a step that cannot be written (``unwritable``: a
+    Lambda without a name, albumentations' rule; an Equalize whose mask is a function)."""
+    why = next((w for s in _all_steps(t) for w in [getattr(s, "unwritable", None)] if w), None)
+    if why:
+        raise ValueError(why)
 
 
 def _all_steps(t: Transform):
@@ -245,19 +250,51 @@ def _name(t: Transform) -> str:
     return f"{type(t).__name__}(compression_type={kind!r})" if kind else type(t).__name__
 
 
+#: the key of a sample's values of a step's ``sample_keys`` in the parameters its ``run`` gets
+SAMPLE = "\0sample"
+
+
+def _sample_values(step, keys, res, names, passed, kind, k, n) -> dict:
+    """Sample k's values of ``keys``: its images and masks as the pass left them (numpy), the
+    keywords the call passed (a batch or list call's: one per sample)."""
+    out = {}
+    for key in keys:
+        if key in names["images"] or key in names["masks"]:
+            v = res[key]
+            out[key] = _read(v if kind == "single" else v[k])[0]
+        elif key in passed:
+            v = passed[key]
+            if kind != "single" and (not hasattr(v, "__len__") or len(v) != n):
+                raise ValueError(f"{key} for {n} samples must be a sequence of {n}, one per "
+                                 f"sample ({type(step).__name__} reads it)")
+            out[key] = v if kind == "single" else v[k]
+        else:
+            known = [*names["images"], *names["masks"], *passed]
+            raise ValueError(f"{type(step).__name__} reads {key!r}, which the call does not "
+                             f"give (it gives {', '.join(known) or 'none'}): pass it, or an "
+                             f"image or mask target of that name")
+    return out
+
+
 def run_host_step(step: HostStep, params: list[dict], res: dict, names: dict, shapes: list,
-                  kind: str, pipe: Any, own: bool) -> None:
+                  kind: str, pipe: Any, own: bool, passed: dict | None = None) -> None:
     """``step`` on a call's arrays in ``res`` (name -> value as a pass gives them back, changed
     in place), each sample where it applied with its own parameters (``params``: each sample's
     step parameters, None where the pipeline did not apply). ``names``: the targets' names by
     kind (``images``, ``masks``, ``mask_lists``, ``boxes``, ``keypoints``); ``shapes`` each
     sample's image shape ((H, W) or (H, W, C)), which every function is given as ``shape`` (as
     albumentations gives it). ``own``: the images and masks are a pass's results (not the
-    call's), which the functions may change in place."""
+    call's), which the functions may change in place. ``passed``: the call's keywords that are
+    not targets (what a step's ``sample_keys`` may name besides images and masks)."""
     on = [p is not None and p.get("applied", True) for p in params]
     if not any(on):
         return
     single = kind == "single"
+    keys = getattr(step, "sample_keys", ())
+    if keys:  # (each sample's values of them, in a copy of its parameters)
+        params = [{**p, SAMPLE: _sample_values(step, keys, res, names, passed, kind, k,
+                                                len(params))} if o else p
+                  for k, (p, o) in enumerate(zip(params, on))]
     for target, group in (("image", names["images"]), ("mask", names["masks"])):
         if target not in step.changes:
             continue

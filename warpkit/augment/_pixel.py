@@ -36,6 +36,7 @@ from ..engine.core import (COL_CHROMA as CHROMA, COL_CURVE as CURVE, COL_EQUALIZ
                            MIN_SHOT_SCALE, ac_words, mask_data, with_data_ops)
 from ._base import normals, value_range
 from ._domain import _opencv
+from ._host import SAMPLE
 from ._colour import (ColourTransform, _affine, _eight_bit, _one_or_three, draw_key, draw_keys,
                       eight_bit_io, key_order)
 from ._philox import kernel_key, philox4x32
@@ -458,8 +459,9 @@ class Equalize(ColourTransform):
     masked histogram: "cv" the running count past the first level present times 255 / the
     selected pixels not at it (float32, rounded half to even), every level 0 where the
     selection holds one level or none (its 255 / 0); "pil" as without a mask. A mask made by a
-    function of the image (``mask`` callable, ``mask_params``) is refused: the image is made
-    on the device.
+    function (``mask`` callable: ``mask(image=..., **those the call names in mask_params)``, as
+    albumentations calls it) is made on the host between two passes (:mod:`._host`), and the
+    image equalised there with OpenCV, as albumentations: the same levels.
 
     It runs on the device in a pass after the warp, on the image as the steps before it left
     it (kernels_cl/colour_pass.cl: CLAHE's ``colour_clahe_hist`` counts the histograms,
@@ -473,18 +475,56 @@ class Equalize(ColourTransform):
         [[24, 0.0, 1.0]]
     """
 
+    #: a mask made by a function: the host step's (:mod:`._host`)
+    changes = frozenset({"image"})
+    threads = True
+
     def __init__(self, mode: str = "cv", by_channels: bool = True, mask: Any = None,
                  mask_params: Any = (), p: float = 0.5) -> None:
         super().__init__(p)
         if mode not in ("cv", "pil"):
             raise ValueError(f"mode must be 'cv' or 'pil', got {mode!r}")
-        if callable(mask) or tuple(mask_params or ()) != ():
-            raise ValueError("Equalize's mask as a function of the image (a callable mask, "
-                             "mask_params) is not supported: the image is made on the device; "
-                             "give the mask as an array")
         self.mode = mode
         self.by_channels = flag(by_channels, "by_channels")
-        self.mask = _equalize_mask(mask, self.by_channels)
+        self.mask_fn = mask if callable(mask) else None
+        if isinstance(mask_params, str) or not all(isinstance(k, str)
+                                                   for k in (mask_params or ())):
+            raise ValueError(f"mask_params must be a list of the call's names, got "
+                             f"{mask_params!r}")
+        self.mask_params = tuple(mask_params or ())
+        if self.mask_params and self.mask_fn is None:
+            raise ValueError("Equalize's mask_params name what a mask function reads: give "
+                             "mask= a function")
+        self.mask = None if self.mask_fn is not None else \
+            _equalize_mask(mask, self.by_channels)
+
+    @property
+    def runs_on_host(self) -> bool:
+        """A mask made by a function of the image: the equalisation on the host, between two
+        passes, with OpenCV (as albumentations)."""
+        return self.mask_fn is not None
+
+    @property
+    def sample_keys(self) -> tuple[str, ...]:
+        """The sample's targets and keywords the mask function reads besides the image."""
+        return self.mask_params
+
+    @property
+    def unwritable(self) -> str | None:
+        if self.mask_fn is None:
+            return None
+        return ("Equalize's mask is a function, which to_dict cannot write: give the mask as an "
+                "array, or keep the pipeline in Python")
+
+    def run(self, target, value, params, shape):
+        mask = self.mask_fn(image=value, **params.get(SAMPLE, {}))
+        if mask is not None:
+            mask = np.asarray(mask)
+            if mask.shape[:2] != value.shape[:2]:
+                raise ValueError(f"Equalize's mask function gave a mask of shape {mask.shape} "
+                                 f"for an image of {value.shape}")
+        return eight_bit_io(value, "Equalize",
+                            lambda img: equalize_levels(img, mask, self.mode, self.by_channels))
 
     def colour_ops(self, params, channels, peak):
         _one_or_three("Equalize", channels)
@@ -519,8 +559,78 @@ class Equalize(ColourTransform):
         mask = None if self.mask is None else {
             "shape": list(self.mask.shape),
             "bits": base64.b64encode(np.packbits(self.mask.reshape(-1)).tobytes()).decode()}
+        if self.mask_fn is not None:  # (for repr: to_dict refuses it, unwritable)
+            mask = f"<function {getattr(self.mask_fn, '__name__', '?')}>"
         return {"mode": self.mode, "by_channels": self.by_channels,
-                **({"mask": mask} if mask is not None else {})}
+                **({"mask": mask} if mask is not None else {}),
+                **({"mask_params": list(self.mask_params)} if self.mask_params else {})}
+
+
+def equalize_levels(img: np.ndarray, mask: np.ndarray | None, mode: str,
+                    by_channels: bool) -> np.ndarray:
+    """albumentations 2.0.8's ``equalize`` of an 8-bit (H, W), (H, W, 1) or RGB image with OpenCV
+    (its histograms, ``equalizeHist`` and YCrCb conversions; its tables in float32): a mask's
+    pixels that are not 0 (as uint8) make the histograms."""
+    cv2 = _opencv()
+    if cv2 is None:
+        raise ValueError("Equalize with a mask function equalises with OpenCV on the host, "
+                         "which is not installed: pip install opencv-python-headless")
+    if img.ndim == 3 and img.shape[2] not in (1, 3):
+        raise TypeError(f"Equalize takes images of 1 or 3 channels, got {img.shape[2]}")
+    grey = img.ndim == 2 or img.shape[2] == 1
+    if mask is not None:
+        one = mask.ndim == 2 or mask.shape[-1] == 1
+        if grey and not one:
+            raise ValueError(f"Equalize's mask has {mask.shape[-1]} channels; the image has 1")
+        if not by_channels and not one:
+            raise ValueError(f"Equalize(by_channels=False) takes a mask of 1 channel, got shape "
+                             f"{mask.shape}")
+    table = _pil_table if mode == "pil" else _cv_table
+
+    def masked(i: int | None) -> np.ndarray | None:
+        if mask is None:
+            return None
+        m = mask.astype(np.uint8, copy=False)
+        m = m if i is None or m.ndim == 2 or m.shape[-1] == 1 else m[..., i]
+        return np.ascontiguousarray(m.reshape(m.shape[:2]))
+
+    def equalized(plane: np.ndarray, m: np.ndarray | None) -> np.ndarray:
+        if mode == "cv" and m is None:
+            return cv2.equalizeHist(plane)
+        lut = table(cv2.calcHist([plane], [0], m, [256], (0, 256)).ravel())
+        return plane.copy() if lut is None else lut[plane]
+
+    if grey:
+        return equalized(np.ascontiguousarray(img.reshape(img.shape[:2])),
+                         masked(None)).reshape(img.shape)
+    if not by_channels:
+        ycc = cv2.cvtColor(img, cv2.COLOR_RGB2YCrCb)
+        ycc[..., 0] = equalized(np.ascontiguousarray(ycc[..., 0]), masked(None))
+        return cv2.cvtColor(ycc, cv2.COLOR_YCrCb2RGB)
+    out = np.empty_like(img)
+    for i in range(3):
+        out[..., i] = equalized(np.ascontiguousarray(img[..., i]), masked(i))
+    return out
+
+
+def _cv_table(hist: np.ndarray) -> np.ndarray:
+    """albumentations' masked "cv" table (float32 counts): the running count past the first
+    level present, times 255 / the pixels not at it, rounded."""
+    i = np.flatnonzero(hist)[0] if np.any(hist) else 255
+    scale = 255.0 / (np.sum(hist) - hist[i])
+    run = np.cumsum(hist)
+    return np.clip(((run - run[i]) * scale).round(), 0, 255).astype(np.uint8)
+
+
+def _pil_table(hist: np.ndarray) -> np.ndarray | None:
+    """albumentations' "pil" table; None where it leaves the image as it is."""
+    present = hist[hist != 0]
+    if len(present) <= 1:
+        return None
+    step = np.sum(present[:-1]) // 255
+    if not step:
+        return None
+    return np.minimum((np.cumsum(hist) + step // 2) // step, 255).astype(np.uint8)
 
 
 def _equalize_mask(mask: Any, by_channels: bool) -> np.ndarray | None:
