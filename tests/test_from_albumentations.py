@@ -97,14 +97,14 @@ def test_each_ported_transform_gives_albumentations_result(theirs, queue):
 
 
 @pytest.mark.parametrize("transforms,kw,pattern", [
-    ([A.TextImage(font_path="f.ttf", p=1)], {}, r"albumentations' TextImage has no warpkit "
-                                                r"equivalent yet; "
+    ([A.CenterCrop3D(size=(2, 4, 4), p=1)], {}, r"albumentations' CenterCrop3D has no "
+                                                  r"warpkit equivalent yet; "
                                r"supported: "
                             r"AdditiveNoise, AdvancedBlur, Affine, .*Blur, .*CenterCrop, "
                             r"ChannelDropout, ChannelShuffle, .*CoarseDropout, .*GaussNoise, "
                             r".*VerticalFlip"),
-    ([A.OneOf([A.HorizontalFlip(), A.TextImage(font_path="f.ttf")])], {},
-     r"TextImage has no warpkit"),
+    ([A.OneOf([A.HorizontalFlip(), A.CenterCrop3D(size=(2, 4, 4))])], {},
+     r"CenterCrop3D has no warpkit"),
     # (albumentations cannot serialise its domain adaptations: its to_dict refuses them)
     ([A.PixelDistributionAdaptation(p=1)], {},
      r"PixelDistributionAdaptation has no warpkit equivalent yet \(albumentations 2.0.8 blends "
@@ -155,9 +155,9 @@ def test_a_transform_never_applied_needs_no_equivalent(queue):
     recipe = _quiet(A.Compose, [A.Blur(p=0.01), A.MedianBlur(p=0.01), A.ToGray(p=0.01),
                                 A.RandomBrightnessContrast(p=0.0), A.RandomGamma(p=0.0),
                                 A.ImageCompression(quality_range=(75, 100), p=0.0),
-                                A.TextImage(font_path="f.ttf", p=0.0),
-                                A.OneOf([A.HorizontalFlip(), A.TextImage(font_path="f.ttf",
-                                                                         p=0)])])
+                                A.CenterCrop3D(size=(2, 4, 4), p=0.0),
+                                A.OneOf([A.HorizontalFlip(), A.CenterCrop3D(size=(2, 4, 4),
+                                                                            p=0)])])
     got = W.from_albumentations(recipe)
     assert [type(t).__name__ for t in got.transforms] == \
         ["Blur", "MedianBlur", "ToGray", "RandomBrightnessContrast", "RandomGamma",
@@ -165,9 +165,9 @@ def test_a_transform_never_applied_needs_no_equivalent(queue):
     assert [type(t).__name__ for t in got.transforms[-1].transforms] == \
         ["RandomHorizontalFlip"]
     assert got(image=PHOTO, seed=0, queue=queue)["image"].shape == PHOTO.shape
-    with pytest.raises(ValueError, match=r"TextImage has no warpkit equivalent yet; "
+    with pytest.raises(ValueError, match=r"CenterCrop3D has no warpkit equivalent yet; "
                                          r"supported: AdditiveNoise, AdvancedBlur, Affine"):
-        W.from_albumentations(_quiet(A.Compose, [A.TextImage(font_path="f.ttf", p=0.1)]))
+        W.from_albumentations(_quiet(A.Compose, [A.CenterCrop3D(size=(2, 4, 4), p=0.1)]))
     with pytest.raises(ValueError, match=r"PiecewiseAffine has no warpkit equivalent yet "
                                          r"\(warpkit.augment.PiecewiseAffine takes its "
                                          r"parameters but computes the piecewise-affine map"):
@@ -237,11 +237,11 @@ def test_the_cli_takes_an_albumentations_file(tmp_path):
                             "--pipeline", str(tmp_path / "n.json")])
     assert r.exit_code == 1 and "Traceback" not in r.output
     assert "leave Normalize and ToTensorV2 out" in r.output and len(r.output.strip().splitlines()) == 1
-    spec["transform"]["transforms"][-1] = {"__class_fullname__": "TextImage"}
+    spec["transform"]["transforms"][-1] = {"__class_fullname__": "CenterCrop3D"}
     (tmp_path / "m.json").write_text(json.dumps(spec))
     r = runner.invoke(app, ["augment", str(tmp_path / "a.png"), "-o", str(tmp_path / "o3"),
                             "--pipeline", str(tmp_path / "m.json")])
-    assert r.exit_code == 1 and "TextImage has no warpkit equivalent" in r.output
+    assert r.exit_code == 1 and "CenterCrop3D has no warpkit equivalent" in r.output
 
 
 def test_why_pixel_distribution_adaptation_is_not_ported():

@@ -17,7 +17,7 @@ contrast on the image's mean, a blur, ``CLAHE``, ``Equalize``, ``AutoContrast``,
 ``ISONoise`` or
 ``ImageCompression`` in a pass after it, on the device; ``ToRGB`` and ``FromFloat`` on the
 host, before and after it). ``Lambda`` (a Python function of the image, masks, boxes or
-keypoints) and ``Superpixels`` run on the host between two passes. albumentations' geometric
+keypoints), ``Superpixels`` and ``TextImage`` run on the host between two passes. albumentations' geometric
 transforms come under their own names and parameters too (``Affine``, ``ShiftScaleRotate``,
 ``Rotate``, ``SafeRotate``, ``Perspective``, ``HorizontalFlip``, ``VerticalFlip``,
 ``Transpose``, ``D4``, ``CropAndPad``; the letterbox's ``LongestMaxSize``,
@@ -68,6 +68,7 @@ from ._overlay import OverlayElements
 from ._spatter import Spatter
 from ._host import Lambda
 from ._superpixels import Superpixels
+from ._text import TextImage
 from ._additive import AdditiveNoise
 from ._grid_shuffle import RandomGridShuffle
 from ._pixel import (AutoContrast, ChannelDropout, ChromaticAberration, Equalize, FancyPCA,
@@ -117,5 +118,5 @@ __all__ = ["AdditiveNoise", "AdvancedBlur", "Affine", "AtLeastOneBBoxRandomCrop"
            "RandomVerticalFlip", "RandomZoomOut", "RepeatedSampleWarning", "Resize", "RGBShift",
            "RingingOvershoot", "Rotate", "SafeRotate", "SaltAndPepper", "SampleKey", "Sharpen",
            "ShiftScaleRotate", "ShotNoise", "SmallestMaxSize", "Solarize", "Spatter", "Superpixels", "SquareSymmetry",
-           "stream", "ThinPlateSpline", "TimeMasking", "TimeReverse", "ToGray", "ToRGB", "ToSepia",
+           "stream", "TextImage", "ThinPlateSpline", "TimeMasking", "TimeReverse", "ToGray", "ToRGB", "ToSepia",
            "Transform", "Transpose", "UnsharpMask", "VerticalFlip", "XYMasking", "ZoomBlur"]

@@ -51,6 +51,7 @@ from ._overlay import OverlayElements
 from ._spatter import Spatter
 from ._host import Lambda
 from ._superpixels import Superpixels
+from ._text import TextImage
 from ._base import (BORDER_CODES, INTERPOLATION_CODES, OneOf, Transform, merge_setting,
                     same_value)
 from ._compose import Compose
@@ -324,6 +325,8 @@ SUPPORTED: dict[str, Callable[[_Args, _Pipeline], Transform | None]] = {
     "Equalize": _equalize,
     "Lambda": _lambda,
     "Superpixels": _colour(Superpixels, "p_replace", "n_segments", "max_size", "interpolation"),
+    "TextImage": _colour(TextImage, "font_path", "stopwords", "augmentations", "fraction_range",
+                         "font_size_fraction_range", "font_color", "clear_bg", "metadata_key"),
     "HistogramMatching": _domain(HistogramMatching, "blend_ratio"),
     "FDA": _domain(FDA, "beta_limit"),
     "OverlayElements": _colour(OverlayElements, "metadata_key"),
