@@ -298,7 +298,7 @@ def test_port_and_refusals(queue, tmp_path):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         inpaint = A.Compose([A.MaskDropout(fill="inpaint_telea")])
-    with pytest.raises(ValueError, match="fill must be a number.*inpainting"):
+    with pytest.raises(ValueError, match="albumentations 2.0.8 fails with it"):
         W.from_albumentations(inpaint)
     for bad in (0, (0, 2), 2.5, "3", (1, 2, 3), True):
         with pytest.raises(ValueError, match="max_objects"):

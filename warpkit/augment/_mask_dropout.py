@@ -283,7 +283,7 @@ class MaskDropout(ColourTransform):
 
     The count is drawn from the sample's stream (``objects``), which objects from a generator
     keyed on it (``key``): replaying the parameters on the same mask removes the same ones.
-    albumentations' inpainting fills are refused.
+    albumentations' inpainting fills are refused: albumentations 2.0.8 itself fails with them.
 
     Example:
         >>> t = MaskDropout(max_objects=(1, 3), p=1)
@@ -298,10 +298,14 @@ class MaskDropout(ColourTransform):
                  p: float = 0.5) -> None:
         super().__init__(p)
         self.max_objects = _max_objects(max_objects)
+        if fill in ("inpaint_telea", "inpaint_ns"):
+            raise ValueError(f"MaskDropout(fill={fill!r}) is not supported: albumentations "
+                             f"2.0.8 fails with it (cv2.inpaint is given the fill's name as its "
+                             f"flags), so no recipe runs it; give a number (the dropouts' "
+                             f"inpainting, CoarseDropout's and the others', is supported)")
         if isinstance(fill, str) or not isinstance(fill, numbers.Real) or \
                 isinstance(fill, bool):
-            raise ValueError(f"MaskDropout's fill must be a number (albumentations' "
-                             f"inpainting is not supported), got {fill!r}")
+            raise ValueError(f"MaskDropout's fill must be a number, got {fill!r}")
         self.fill = number(fill, "MaskDropout's fill")
         self.fill_mask = None if fill_mask is None else number(fill_mask,
                                                                "MaskDropout's fill_mask")
