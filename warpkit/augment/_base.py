@@ -333,6 +333,10 @@ class Transform:
             >>> CenterCrop((224, 160)).to_dict()
             {'type': 'CenterCrop', 'format': 2, 'p': 1.0, 'size': [224, 160]}
         """
+        why = next((w for s in _all_steps(self) for w in [getattr(s, "unwritable", None)]
+                    if w), None)
+        if why:  # (a step that cannot be written: a Lambda without a name, a mask function)
+            raise ValueError(why)
         return {"type": type(self).__name__, "format": DICT_FORMAT, **self.data()}
 
     def data(self) -> dict:
@@ -603,6 +607,13 @@ class OneOf(Transform):
 def keeps_axes(t: Transform) -> bool:
     """Whether ``t`` and everything it holds keep the axes (:attr:`Transform.keeps_axes`)."""
     return t.keeps_axes and all(keeps_axes(c) for c in getattr(t, "transforms", ()))
+
+
+def _all_steps(t: Transform):
+    """``t`` and the transforms it holds, at any depth."""
+    yield t
+    for c in getattr(t, "transforms", ()):
+        yield from _all_steps(c)
 
 
 def contains(t: Transform, cls: type) -> bool:

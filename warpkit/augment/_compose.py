@@ -28,7 +28,7 @@ from ._base import (INTERPOLATION_CODES, Resampling, Transform, draw_step, draw_
 from ._convert import check_conversions
 from ._overlay import check_overlays
 from ._executor import apply
-from ._host import check_host_steps, check_writable, host_positions, is_host
+from ._host import check_host_steps, host_positions, is_host
 from ._mosaic import Mosaic, check_placement
 from ._params import BOX_FORMATS, BUILT_IN, BboxParams, KeypointParams, additional
 from ._streams import stream
@@ -265,10 +265,6 @@ class Compose(Resampling, Transform):
 
     def config(self) -> dict:
         return {"transforms": [t.data() for t in self.transforms], **self._settings()}
-
-    def to_dict(self) -> dict:
-        check_writable(self)
-        return super().to_dict()
 
     def host_parts(self) -> tuple[list[tuple[int, int, Compose]], list[int]]:
         """A pipeline with host steps (:mod:`._host`) as its passes: (start, stop, a pipeline

@@ -1,5 +1,8 @@
 """Steps that run on the host between passes: albumentations' ``Lambda`` (a Python function of
-the image, the masks, the boxes or the keypoints).
+the image, the masks, the boxes or the keypoints), and the steps that no kernel runs
+(``Superpixels``, ``TextImage``; and, by their options, ImageCompression to WebP, the
+dropouts' inpainting, HEStain's fitted matrices, Equalize's mask function), which say so
+(:func:`is_host`).
 
 A pipeline is otherwise one pass on the device. A host step splits it: the steps before it run
 as one pass whose result stays in the image's own type and layout (no model input), the step
@@ -108,10 +111,6 @@ class Lambda(HostStep):
     def unwritable(self) -> str | None:
         return UNNAMED if self.name is None else None
 
-    def to_dict(self) -> dict:
-        check_writable(self)
-        return super().to_dict()
-
     def __repr__(self) -> str:
         fns = ", ".join(f"{k}={getattr(f, '__name__', f)!s}" for k, f in self.functions.items())
         return f"Lambda({fns}{', ' if fns else ''}name={self.name!r}, p={self.p})"
@@ -125,20 +124,6 @@ class Lambda(HostStep):
 UNNAMED = ("a Lambda is written without its functions, by its name: give it one "
            "(Lambda(name='my_step', image=...)) and pass nonserializable={'my_step': the Lambda} "
            "to Compose.from_dict")
-
-
-def check_writable(t: Transform) -> None:
-    """Refuse to write a pipeline holding a step that cannot be written (``unwritable``: a
-    Lambda without a name, albumentations' rule; an Equalize whose mask is a function)."""
-    why = next((w for s in _all_steps(t) for w in [getattr(s, "unwritable", None)] if w), None)
-    if why:
-        raise ValueError(why)
-
-
-def _all_steps(t: Transform):
-    yield t
-    for c in getattr(t, "transforms", ()):
-        yield from _all_steps(c)
 
 
 def lambda_from_data(kwargs: dict, nonserializable: dict | None) -> Transform:
