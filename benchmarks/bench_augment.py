@@ -23,7 +23,9 @@ AutoContrast, AdditiveNoise (Beta per pixel), ISONoise, SaltAndPepper, ShotNoise
 Downscale and ImageCompression (a JPEG round trip) on every sample beside it, and five pointwise transforms (ToSepia,
 PlanckianJitter, RandomToneCurve, MultiplicativeNoise, ChannelDropout) at p=0.5. Another times
 HistogramMatching on every sample (each call passing 3 of the photos as its references);
-FDA likewise.
+FDA likewise. Two time the steps on the host, between two passes: a Lambda (a gamma table)
+before ColorJitter, against the one pass without it and with an identity Lambda (the split's
+own cost); WebP, inpainting, Superpixels and fitted HEStain each on every sample.
 torchvision's v2 transforms are not a peer here: torchvision from PyPI does not load beside this
 torch build. warpkit normalises inside the warp kernel (float32, channels first); the ragged
 list is packed into one buffer and warped in one launch (warp.warp_batch), masks in a second.
@@ -432,6 +434,29 @@ def lambda_runs(data, have_alb: bool) -> dict:
         (lambda A: [A.Lambda(image=gamma_table), *jitter(A)]) if have_alb else None)
 
 
+def host_runs(data, have_alb: bool) -> dict:
+    """The other steps on the host, each on every sample after the same geometry: WebP
+    (quality 50-90), inpainting CoarseDropout (1-4 holes, Telea), Superpixels (its defaults:
+    about 100 segments at 128 px), fitted HEStain (macenko), and the same geometry alone;
+    albumentations with each."""
+    import warpkit.augment as W
+
+    def steps(m):
+        return {"WebP": [m.ImageCompression(compression_type="webp", quality_range=(50, 90),
+                                            p=1)],
+                "inpainting": [m.CoarseDropout(num_holes_range=(1, 4), fill="inpaint_telea",
+                                               p=1)],
+                "Superpixels": [m.Superpixels(p=1)],
+                "HEStain macenko": [m.HEStain(method="macenko", p=1)]}
+
+    ours = {f"warpkit, geometry and {k}": v for k, v in steps(W).items()}
+    first = next(iter(ours))
+    return pass_runs(data, {**ours, "warpkit, geometry alone": []},
+                     (lambda A: steps(A)["WebP"]) if have_alb else None,
+                     {k: (lambda A, name=k.removeprefix("warpkit, geometry and "):
+                          steps(A)[name]) for k in ours if k != first})
+
+
 #: Downscale's interpolation pair of two real resamplings (cv2.INTER_AREA down, INTER_LINEAR up)
 AREA_LINEAR = {"downscale": 3, "upscale": 1}
 
@@ -706,6 +731,9 @@ def main() -> None:
         (lambda_runs, "warpkit, geometry, Lambda and ColorJitter",
          "A Lambda between passes: RandomResizedCrop(224) + flip + Lambda(a gamma table) + "
          "ColorJitter(0.4, 0.4, 0.4, 0.1, p=0.8), 64 ragged photos -> float32 CHW"),
+        (host_runs, "warpkit, geometry and WebP",
+         "Steps on the host: RandomResizedCrop(224) + flip + one of WebP, inpainting, "
+         "Superpixels, fitted HEStain (p=1), 64 ragged photos -> float32 CHW"),
         (blur_runs, "warpkit, geometry and blur",
          "Blur after the warp: RandomResizedCrop(224) + flip + GaussianBlur(sigma 0.5-3, "
          "p=0.5), 64 ragged photos -> float32 CHW")]
