@@ -16,8 +16,8 @@ channels as a Pillow image, more channel by channel.
 
 from __future__ import annotations
 
-import functools
 import re
+import threading
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -193,14 +193,26 @@ def _changed(text: str, change: str, stopwords: tuple, rng) -> str:
     return out if out != text else ""
 
 
-@functools.lru_cache(maxsize=64)
-def _font(path: str, points: int):
-    from PIL import ImageFont
+#: each thread's fonts (FreeType's faces are not shared between threads), by path and size
+_FONTS = threading.local()
 
-    try:
-        return ImageFont.truetype(path, points)
-    except OSError as e:
-        raise ValueError(f"TextImage's font_path {path!r}: {e}") from None
+
+def _font(path: str, points: int):
+    fonts = getattr(_FONTS, "cache", None)
+    if fonts is None:
+        fonts = _FONTS.cache = {}
+    key = (path, points)
+    if key not in fonts:
+        from PIL import ImageFont
+
+        try:
+            font = ImageFont.truetype(path, points)
+        except OSError as e:
+            raise ValueError(f"TextImage's font_path {path!r}: {e}") from None
+        if len(fonts) >= 64:
+            fonts.clear()
+        fonts[key] = font
+    return fonts[key]
 
 
 def _render(img: np.ndarray, placed: list, colour: tuple, clear_bg: bool) -> np.ndarray:
