@@ -123,6 +123,21 @@ def test_batches_replay_round_trip_and_port(queue, font):
             (font, (10, 250, 10), True, (0.4, 0.9), 0.7)
 
 
+def test_overlay_data_as_albumentations_gives_it(queue, font):
+    """The result's overlay_data: albumentations' keys and values (every box, texts as given),
+    after a crop (the boxes in pixels of the image where the step stood); a batch's one list
+    per sample."""
+    theirs = A.Compose([A.Crop(0, 0, 200, 180), A.TextImage(font_path=font, p=1)])
+    want = sorted(theirs(image=_IMG, textimage_metadata=_META)["overlay_data"],
+                  key=lambda d: d["bbox_index"])
+    ours = W.from_albumentations(theirs)
+    got = sorted(ours(image=_IMG, textimage_metadata=_META, seed=0, queue=queue)["overlay_data"],
+                 key=lambda d: d["bbox_index"])
+    assert got == want
+    batch = ours(image=[_IMG, _IMG], textimage_metadata=[_META, _META[:1]], seed=0, queue=queue)
+    assert [len(o) for o in batch["overlay_data"]] == [3, 1]
+
+
 def test_refusals(font):
     t = W.TextImage(font_path=font, p=1)
     with pytest.raises(ValueError, match=r"textimage_metadata\[0\] must be a dict with 'bbox'"):

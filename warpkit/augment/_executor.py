@@ -25,6 +25,7 @@ from ..engine.stages import Tiles
 from ._base import contains, keeps_axes, passed_keys, shared_keys
 from ._epochs import note_draws
 from ._host import host_children, host_positions, image_shapes, is_host, run_host_step
+from ._text import TextImage
 from ._colour import colour_program
 from ._convert import convert_results, expand_inputs
 from ._overlay import (OverlayElements, has_mask_ids, overlay_mask_ids, paste_sources,
@@ -324,6 +325,12 @@ def apply(pipe, given: dict, *, seed, index, epoch, params, queue, out=None) -> 
     res = run(pipe, t, seed=seed, index=index, epoch=epoch, params=params, queue=queue,
               into=into)
     convert_results(pipe, res, t.images)  # FromFloat
+    if contains(pipe, TextImage):  # (albumentations' output key of its texts)
+        per = [[d for step, p in pipe.applied_steps(params) if isinstance(step, TextImage)
+                for d in step.overlay_data(p)]
+               for params in ([res["params"]] if isinstance(res["params"], dict)
+                              else res["params"])]
+        res["overlay_data"] = per[0] if isinstance(res["params"], dict) else per
     for name, chw in torch_keys.items():
         res[name] = _torch_out(res[name], chw)
     if out is not None:  # written in place: the object given

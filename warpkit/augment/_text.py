@@ -7,8 +7,10 @@ or a list of dicts, each with a ``bbox`` (x_min, y_min, x_max, y_max as fraction
 and a ``text``. The draws follow albumentations' order from the sample's stream: the share of
 the boxes to draw, which boxes (in the order they are drawn), then for each its font size (a
 fraction of the box's height) and its text's change. They are recorded (``texts``: each box's
-index, its ``bbox``, the ``text`` drawn and the font's ``size``), so a call replays without
-its metadata. The drawing is albumentations' ``render_text``: 8-bit levels (float images
+index, its ``bbox``, the ``text`` drawn and the ``original_text``, the font's ``size`` and the
+box's pixel ``coords``), so a call replays without its metadata; a call's result has
+albumentations' ``overlay_data`` too (each sample's list: its boxes in pixels, the texts
+drawn and given, their indices, the colour). The drawing is albumentations' ``render_text``: 8-bit levels (float images
 through ``rint(255 v)`` and back), the box's background inpainted first with ``clear_bg``
 (OpenCV's Telea, radius 3), the text at the box's corner in ``font_color``; one or three
 channels as a Pillow image, more channel by channel.
@@ -100,12 +102,23 @@ class TextImage(HostStep):
         for i in rng.choice(len(texts), count, replace=False).tolist() if count else []:
             box, text = texts[i]
             size_share = float(rng.uniform(*self.font_size_fraction_range))
+            changed = text
             if self.augmentations:
                 change = self.augmentations[int(rng.integers(len(self.augmentations)))]
                 if change is not None:
-                    text = _changed(text, change, self.stopwords, rng)
-            drawn.append({"index": i, "bbox": box, "text": text, "size": size_share})
+                    changed = _changed(text, change, self.stopwords, rng)
+            drawn.append({"index": i, "bbox": box, "text": changed, "size": size_share,
+                          "original_text": text, "coords": _coords(box, size)})
         return {"texts": drawn}
+
+    def overlay_data(self, params: dict) -> list[dict]:
+        """albumentations' ``overlay_data`` of a sample's recorded texts: each text's box in
+        pixels of the image where the step stood, the text drawn and the one given, its index
+        among the sample's texts, the colour."""
+        return [{"bbox_coords": tuple(t["coords"]), "text": t["text"],
+                 "original_text": t["original_text"], "bbox_index": t["index"],
+                 "font_color": self.font_color}
+                for t in params.get("texts") or () if "coords" in t]
 
     def config(self) -> dict:
         return {"font_path": self.font_path, "stopwords": list(self.stopwords),
@@ -122,9 +135,7 @@ class TextImage(HostStep):
         h, w = value.shape[:2]
         placed = []
         for k, t in enumerate(texts):
-            x1, y1, x2, y2 = (float(v) for v in _box(t.get("bbox"), f"texts[{k}]"))
-            # albumentations' denormalize, then int()
-            x1, y1, x2, y2 = int(x1 * w), int(y1 * h), int(x2 * w), int(y2 * h)
+            x1, y1, x2, y2 = _coords(_box(t.get("bbox"), f"texts[{k}]"), (w, h))
             points = int(float(t["size"]) * (y2 - y1))
             if points < 1:
                 raise ValueError(f"TextImage's box {k} ({t.get('bbox')}) is {y2 - y1} pixels "
@@ -166,6 +177,13 @@ def _box(box: Any, what: str) -> list[float]:
         raise ValueError(f"{what} must be x_min < x_max and y_min < y_max in [0, 1] (fractions "
                          f"of the image), got {box!r}")
     return b
+
+
+def _coords(box: list[float], size: tuple[int, int]) -> list[int]:
+    """A box's fractions in pixels of an image of ``size`` = (width, height): albumentations'
+    denormalisation, then ``int``."""
+    w, h = size
+    return [int(box[0] * w), int(box[1] * h), int(box[2] * w), int(box[3] * h)]
 
 
 def _changed(text: str, change: str, stopwords: tuple, rng) -> str:
