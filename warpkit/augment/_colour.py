@@ -96,8 +96,12 @@ def eight_bit_io(img: np.ndarray, who: str, f) -> np.ndarray:
     if img.dtype != np.float32:
         raise ValueError(f"{who} takes uint8 or float32 images (albumentations' 8-bit round "
                          f"trip), got {img.dtype}")
-    levels = np.clip(np.rint(img * np.float32(255)), 0, 255).astype(np.uint8)
-    return f(levels).astype(np.float32) / np.float32(255)
+    return f(levels8(img)).astype(np.float32) / np.float32(255)
+
+
+def levels8(img: np.ndarray) -> np.ndarray:
+    """A float image's 8-bit levels as albumentations makes them: ``rint(255 v)``, clipped."""
+    return np.clip(np.rint(img * np.float32(255)), 0, 255).astype(np.uint8)
 
 
 class IdentityStep(Transform):

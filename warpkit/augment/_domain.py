@@ -34,7 +34,7 @@ import numpy as np
 from ..engine.core import COL_EQUALIZE, fda_ops, match_data, with_data_ops
 from ..engine.resize8 import INTER_LINEAR, apply_stage, stage_axis, stage_modes, stage_rounding
 from ._base import value_range
-from ._colour import ColourTransform, _eight_bit, table_offset
+from ._colour import ColourTransform, _eight_bit, levels8, table_offset
 
 __all__ = ["FDA", "HistogramMatching"]
 
@@ -342,7 +342,7 @@ def reference_counts(ref: np.ndarray, size: tuple[int, int], channels: int,
     if (img.shape[1], img.shape[0]) != (w, h):
         img = _resized(img, w, h)
     if img.dtype != np.uint8:
-        img = np.clip(np.rint(img * np.float32(255)), 0, 255).astype(np.uint8)
+        img = levels8(img)
     flat = img.reshape(-1, channels)
     counts = np.stack([np.bincount(flat[:, c], minlength=256) for c in range(channels)])
     return np.cumsum(counts, axis=1)

@@ -38,7 +38,7 @@ from .._memory import is_device_array
 from .._threads import cores, pool
 from ._base import Transform, contains
 from ._colour import IdentityStep
-from ._targets import from_xyxy, to_xyxy
+from ._targets import from_xyxy, select, to_xyxy
 
 #: the targets a Lambda has a function for, by albumentations' names
 LAMBDA_TARGETS = ("image", "mask", "keypoints", "bboxes")
@@ -387,9 +387,8 @@ def _boxes(step, res, name, params, on, shapes, single, pipe, label_fields) -> N
     rows = [res[name]] if single else list(res[name])
     given = [f for f in label_fields if f in res]
     fields = [{f: (res[f] if single else res[f][k]) for f in given} for k in range(len(rows))]
-    extra = [np.asarray(r, np.float64).reshape(-1, max(4, np.shape(r)[-1] if len(r) else 4))
-             for r in rows]
-    for k, (r, o) in enumerate(zip(extra, on)):
+    for k, (r, o) in enumerate(zip(rows, on)):
+        r = np.asarray(r, np.float64).reshape(len(r), -1) if len(r) else np.zeros((0, 4))
         if not o:
             continue
         h, w = shapes[k][:2]
@@ -402,7 +401,7 @@ def _boxes(step, res, name, params, on, shapes, single, pipe, label_fields) -> N
         moved = from_xyxy(to_xyxy(got[:, :4], "albumentations", (w, h)), pipe.box_format, (w, h))
         rows[k] = np.concatenate([moved, r[keep, 4:]], 1)
         for f in given:
-            fields[k][f] = _take(fields[k][f], keep)
+            fields[k][f] = select(fields[k][f], keep)
     res[name] = rows[0] if single else rows
     for f in given:
         res[f] = fields[0][f] if single else [x[f] for x in fields]
@@ -443,23 +442,12 @@ def _keypoints(step, res, name, params, on, shapes, single, pipe, label_fields) 
         if vis is not None:
             vis[k] = np.asarray(vis[k])[keep]
         for f in given:
-            fields[k][f] = _take(fields[k][f], keep)
+            fields[k][f] = select(fields[k][f], keep)
     res[name] = points[0] if single else points
     if vis is not None:
         res[vis_key] = vis[0] if single else vis
     for f in given:
         res[f] = fields[0][f] if single else [x[f] for x in fields]
-
-
-def _take(labels: Any, idx: np.ndarray) -> Any:
-    """The labels of the rows ``idx`` (in that order), of the kind they came as: a numpy
-    array or a torch tensor (on its device) indexed by them, any other sequence as a list."""
-    if isinstance(labels, np.ndarray):
-        return labels[idx]
-    torch = sys.modules.get("torch")
-    if torch is not None and isinstance(labels, torch.Tensor):
-        return labels[torch.from_numpy(idx).to(labels.device)]
-    return [labels[int(i)] for i in idx]
 
 
 def _rows(step, target, name, a, params, shape, cols, first, n) -> np.ndarray:

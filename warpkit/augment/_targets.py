@@ -273,14 +273,21 @@ def map_boxes(mats: np.ndarray, xyxy: np.ndarray, which: np.ndarray, outs: list,
 def select(labels: Any, keep: np.ndarray) -> Any:
     """The labels of the kept targets, of the kind they came as: a numpy array or a torch
     tensor (on its device) indexed by ``keep``, any other sequence as a list; a dict of label
-    fields each so (None stays None)."""
+    fields each so (None stays None). ``keep``: a flag per target, or the indices of those
+    kept, in their new order."""
     if isinstance(labels, dict):
         return {k: None if v is None else select(v, keep) for k, v in labels.items()}
+    keep = np.asarray(keep)
+    if keep.dtype.kind not in "ib":  # (an empty list: no target kept)
+        keep = keep.astype(bool)
     if isinstance(labels, np.ndarray):
         return labels[keep]
     torch = sys.modules.get("torch")
     if torch is not None and isinstance(labels, torch.Tensor):
-        return labels[torch.from_numpy(np.asarray(keep, bool)).to(labels.device)]
+        flags = keep if keep.dtype.kind == "i" else np.asarray(keep, bool)
+        return labels[torch.from_numpy(flags).to(labels.device)]
+    if keep.dtype.kind == "i":
+        return [labels[int(i)] for i in keep]
     return [lab for lab, c in zip(labels, keep) if c]
 
 
