@@ -7,7 +7,8 @@ albumentations 2.0.8 segments with SLIC of its own (numpy): cluster centres on a
 to the nearest by colour (the image over its maximum) plus ten times the squared distance in
 steps, each centre then moved to the truncated mean of its pixels. warpkit does the same in the
 same arithmetic (the distances in float64 from the same expressions, the centres' means by
-``bincount``: sums of whole numbers, so exactly ``np.mean``'s), so the segments are the same.
+``bincount``: sums of whole numbers, so exactly ``np.mean``'s), so the segments are the same;
+a round takes all the centres at once where albumentations loops over them (:func:`slic`).
 Its quirks are kept: the label 0 is never filled when it is the lowest present, and a
 segment's place in the drawn list is its index among the labels present, taken modulo the
 list's length. Images larger than ``max_size`` are segmented at that size (``cv2.resize`` by
@@ -136,32 +137,68 @@ def _resize(img: np.ndarray, w: int, h: int, interpolation: int) -> np.ndarray:
 def slic(image: np.ndarray, n_segments: int, compactness: float = 10.0,
          rounds: int = 10) -> np.ndarray:
     """albumentations 2.0.8's SLIC labels (int32, -1 where no centre reached) of an (H, W, C)
-    image, in its arithmetic (see the module's notes)."""
+    image, in its arithmetic (see the module's notes).
+
+    albumentations takes the centres one by one, each lowering the distance of the pixels in
+    its window where it is strictly nearer; so after a round a pixel holds the least distance
+    any centre gave it if that is below its old one, from the first centre that gave it. Here
+    the centres' windows are arrays (as many centres at a time as :data:`_CANDIDATES` pairs
+    allow), the least distance per pixel a scatter-min, and the first centre at it another:
+    the same numbers, each distance from the same expression."""
     h, w = image.shape[:2]
     scaled = image.astype(np.float32) / np.max(image + 1e-6)
+    planes = [np.ascontiguousarray(scaled[..., c]).ravel() for c in range(scaled.shape[2])]
     step = max(1, int((h * w / n_segments) ** 0.5))  # (albumentations fails at 0)
     centres = np.array([(x, y) for y in range(step // 2, h, step)
                         for x in range(step // 2, w, step)], dtype=np.int64).reshape(-1, 2)
-    labels = np.full((h, w), -1, np.int32)
-    best = np.full((h, w), np.inf)
-    rows, cols = np.mgrid[0:h, 0:w]
+    n = len(centres)
+    labels = np.full(h * w, -1, np.int64)
+    best = np.full(h * w, np.inf)
+    offs = np.arange(-step, step + 1)
+    span = np.arange(h * w)
+    chunk = max(1, _CANDIDATES // len(offs) ** 2)  # (centres whose windows go at once)
     for _ in range(rounds):
-        for i, (x, y) in enumerate(centres.tolist()):
-            y0, y1 = max(0, y - step), min(h, y + step + 1)
-            x0, x1 = max(0, x - step), min(w, x + step + 1)
-            colour = np.sum((scaled[y0:y1, x0:x1] - scaled[y, x]) ** 2, axis=-1)
-            yy, xx = np.ogrid[y0:y1, x0:x1]
-            distance = colour + compactness * (((yy - y) ** 2 + (xx - x) ** 2) / (step ** 2))
-            nearer = distance < best[y0:y1, x0:x1]
-            best[y0:y1, x0:x1][nearer] = distance[nearer]
-            labels[y0:y1, x0:x1][nearer] = i
+        low = np.full(h * w, np.inf)
+        first = np.full(h * w, n, np.int64)
+        for c0 in range(0, n, chunk):
+            cx, cy = centres[c0:c0 + chunk, 0], centres[c0:c0 + chunk, 1]
+            ci, oy, ox = np.nonzero((cy[:, None, None] + offs[None, :, None] >= 0)
+                                    & (cy[:, None, None] + offs[None, :, None] < h)
+                                    & (cx[:, None, None] + offs[None, None, :] >= 0)
+                                    & (cx[:, None, None] + offs[None, None, :] < w))
+            dy, dx = offs[oy], offs[ox]
+            pix = (cy[ci] + dy) * w + (cx[ci] + dx)
+            at = (cy * w + cx)[ci]
+            colour = None  # (albumentations' sum over the channels, in order)
+            for plane in planes:
+                d = plane[pix] - plane[at]
+                colour = d * d if colour is None else colour + d * d
+            distance = colour + compactness * ((dy * dy + dx * dx) / (step ** 2))
+            if c0 == 0:  # (the first centres: straight into the round's arrays)
+                mine, lead = low, first
+            else:
+                mine, lead = np.full(h * w, np.inf), np.full(h * w, n, np.int64)
+            np.minimum.at(mine, pix, distance)
+            hit = distance == mine[pix]
+            np.minimum.at(lead, pix[hit], ci[hit] + c0)
+            if c0:  # (a tie keeps the earlier centres' first)
+                lower = mine < low
+                low[lower] = mine[lower]
+                first[lower] = lead[lower]
+        nearer = low < best
+        best[nearer] = low[nearer]
+        labels[nearer] = first[nearer]
         # each centre to the truncated mean of its pixels (those with none stay)
-        on = labels.ravel() >= 0
-        own = labels.ravel()[on]
-        count = np.bincount(own, minlength=len(centres))
-        sy = np.bincount(own, weights=rows.ravel()[on], minlength=len(centres))
-        sx = np.bincount(own, weights=cols.ravel()[on], minlength=len(centres))
+        on = labels >= 0
+        own = labels[on]
+        count = np.bincount(own, minlength=n)
+        sy = np.bincount(own, weights=(span // w)[on], minlength=n)
+        sx = np.bincount(own, weights=(span % w)[on], minlength=n)
         some = count > 0
         centres[some, 0] = np.trunc(sx[some] / count[some]).astype(np.int64)
         centres[some, 1] = np.trunc(sy[some] / count[some]).astype(np.int64)
-    return labels
+    return labels.reshape(h, w).astype(np.int32)
+
+
+#: the most (centre, pixel) pairs one array holds in a round of :func:`slic`
+_CANDIDATES = 1 << 20
