@@ -95,6 +95,23 @@ def test_draws_replay_and_round_trip(queue):
     assert tiny.shape == (10, 12, 3)
 
 
+@pytest.mark.parametrize("pairs", [1 << 20, 1 << 11])
+def test_slic_labels_are_albumentations(monkeypatch, pairs):
+    """The segmentation itself, against albumentations' own slic: photos of 1 and 3 channels, a
+    flat image, 10 to 1000 segments; every centre's window at once, and a few centres at a
+    time (the pairs' bound made small)."""
+    from albumentations.augmentations.pixel import functional as F
+
+    from warpkit.augment import _superpixels as S
+
+    monkeypatch.setattr(S, "_CANDIDATES", pairs)
+    for img in (PHOTOS["astronaut"][::4, ::4], PHOTOS["coffee"][::4, ::5],
+                PHOTOS["chelsea"][::3, ::3, :1], np.full((50, 60, 3), 7, np.uint8)):
+        img = np.ascontiguousarray(img)
+        for n in (10, 100, 1000):
+            np.testing.assert_array_equal(S.slic(img, n), F.slic(img, n))
+
+
 def test_refusals():
     with pytest.raises(ValueError, match="n_segments must lie in"):
         W.Superpixels(n_segments=(0, 10))
