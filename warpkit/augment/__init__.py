@@ -17,7 +17,9 @@ contrast on the image's mean, a blur, ``CLAHE``, ``Equalize``, ``AutoContrast``,
 ``ISONoise`` or
 ``ImageCompression`` in a pass after it, on the device; ``ToRGB`` and ``FromFloat`` on the
 host, before and after it). ``Lambda`` (a Python function of the image, masks, boxes or
-keypoints), ``Superpixels`` and ``TextImage`` run on the host between two passes. albumentations' geometric
+keypoints), ``Superpixels`` and ``TextImage`` run on the host between two passes, and so do
+ImageCompression to WebP, the dropouts' inpainting, HEStain's fitted matrices and Equalize's
+mask function. albumentations' geometric
 transforms come under their own names and parameters too (``Affine``, ``ShiftScaleRotate``,
 ``Rotate``, ``SafeRotate``, ``Perspective``, ``HorizontalFlip``, ``VerticalFlip``,
 ``Transpose``, ``D4``, ``CropAndPad``; the letterbox's ``LongestMaxSize``,
