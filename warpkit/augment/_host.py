@@ -36,7 +36,7 @@ from .._checks import flag
 from .._images import as_image
 from .._memory import is_device_array
 from .._threads import cores, pool
-from ._base import Transform, contains
+from ._base import OneOf, Transform, contains
 from ._colour import IdentityStep
 from ._targets import from_xyxy, select, to_xyxy
 
@@ -151,8 +151,6 @@ def is_host(t: Transform) -> bool:
 
 def host_children(t: Transform) -> list[int]:
     """The positions of a OneOf's host steps among its transforms (none for other steps)."""
-    from ._base import OneOf
-
     return [i for i, c in enumerate(t.transforms) if is_host(c)] \
         if isinstance(t, OneOf) else []
 
