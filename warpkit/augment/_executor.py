@@ -321,11 +321,12 @@ def apply(pipe, given: dict, *, seed, index, epoch, params, queue, out=None) -> 
                 torch_keys[name] = chw and pipe.layout == "HWC"
     expand_inputs(pipe, t.images, out)  # ToRGB's channels, FromFloat's checks
     into = None if out is None else _out_array(out, t.images.get("image"))
-    run = _apply_split if host_positions(pipe) else _apply
+    split = bool(host_positions(pipe))
+    run = _apply_split if split else _apply
     res = run(pipe, t, seed=seed, index=index, epoch=epoch, params=params, queue=queue,
               into=into)
     convert_results(pipe, res, t.images)  # FromFloat
-    if contains(pipe, TextImage):  # (albumentations' output key of its texts)
+    if split and contains(pipe, TextImage):  # (albumentations' output key of its texts)
         per = [[d for step, p in pipe.applied_steps(params) if isinstance(step, TextImage)
                 for d in step.overlay_data(p)]
                for params in ([res["params"]] if isinstance(res["params"], dict)
