@@ -263,6 +263,21 @@ def test_probabilities_and_calls(queue):
     np.testing.assert_array_equal(alone["image"], _posterise(img))
 
 
+def test_every_function_is_given_the_image_s_shape(queue):
+    """``shape`` is the image's, for the mask's function too (as albumentations gives it)."""
+    seen = {}
+
+    def record(what):
+        def fn(x, shape):
+            seen[what] = (shape, x.shape)
+            return x
+        return fn
+
+    W.Compose([W.CenterCrop((30, 40)), W.Lambda(image=record("image"), mask=record("mask"))])(
+        image=_ASTRO[:50, :60], mask=np.zeros((50, 60, 1), np.uint8), seed=0, queue=queue)
+    assert seen == {"image": ((30, 40, 3), (30, 40, 3)), "mask": ((30, 40, 3), (30, 40, 1))}
+
+
 def test_threads(queue):
     """A batch's samples through the function on the helper threads give what one after
     another gives; threads=False calls it in the samples' order."""

@@ -282,13 +282,14 @@ def run_host_step(step: HostStep, params: list[dict], res: dict, names: dict, sh
         if target not in step.changes:
             continue
         for name in group:
-            res[name] = _each_array(step, target, name, res[name], params, on, single, own)
+            res[name] = _each_array(step, target, name, res[name], params, on, single, own,
+                                    shapes)
     if "mask" in step.changes:
         for name in names["mask_lists"]:
             value = res[name]
             per = [value] if single else list(value)
             got = _each(step, lambda k: [_one(step, "mask", f"{name}[{k}][{i}]", m, params[k],
-                                              own)
+                                              own, shapes[k])
                                          for i, m in enumerate(per[k])] if on[k] else per[k],
                         len(per))
             res[name] = got[0] if single else got
@@ -318,16 +319,17 @@ def image_shapes(value: Any, kind: str) -> list[tuple]:
     return out
 
 
-def _each_array(step, target, name, value, params, on, single, own):
+def _each_array(step, target, name, value, params, on, single, own, shapes):
     """An image or mask target (a single array, a batch, a list; Pillow; a device array)
     through ``step``, sample by sample, given back in the form it came. ``own``: the arrays
     are a pass's results, which the functions may change in place (the call's own are
-    copied first)."""
+    copied first). ``shapes``: each sample's image shape, what every function is given as
+    ``shape`` (a mask's function too, as albumentations gives it)."""
     if single:
-        return _one(step, target, name, value, params[0], own) if on[0] else value
+        return _one(step, target, name, value, params[0], own, shapes[0]) if on[0] else value
     if isinstance(value, (list, tuple)):
         return _each(step, lambda k: _one(step, target, f"{name}[{k}]", value[k], params[k],
-                                          own) if on[k] else value[k], len(value))
+                                          own, shapes[k]) if on[k] else value[k], len(value))
     host, back = _read(value)
     if not (own and isinstance(value, np.ndarray) and host.flags.writeable):
         host = host.copy()
@@ -336,7 +338,7 @@ def _each_array(step, target, name, value, params, on, single, own):
         if on[k]:
             x = host[k]
             host[k] = _checked(step, target, f"{name}[{k}]", x,
-                               step.run(target, x, params[k], x.shape))
+                               step.run(target, x, params[k], shapes[k]))
     _each(step, one, len(host))
     return back(host)
 
@@ -349,11 +351,11 @@ def _each(step: HostStep, f: Callable[[int], Any], n: int) -> list:
     return list(pool("host", cores()).map(f, range(n)))
 
 
-def _one(step, target, name, x, params, own):
+def _one(step, target, name, x, params, own, shape):
     a, back = _read(x)
     if not (own and a is x and a.flags.writeable):
         a = a.copy()
-    return back(_checked(step, target, name, a, step.run(target, a, params, a.shape)))
+    return back(_checked(step, target, name, a, step.run(target, a, params, shape)))
 
 
 def _checked(step, target, name, before: np.ndarray, after: Any) -> np.ndarray:
