@@ -13,8 +13,8 @@ import typer
 from PIL import Image
 
 from warpkit._options import INTERPOLATIONS, PADDINGS, Sampling
-from warpkit.augment import Compose, Mosaic, RandomAffine, from_albumentations
-from warpkit.augment._base import contains, shared_keys
+from warpkit.augment import Compose, Mosaic, RandomAffine, TextImage, from_albumentations
+from warpkit.augment._base import all_steps, contains, shared_keys
 from warpkit.augment._mask_dropout import mask_reader
 from warpkit.augment._overlay import overlay_keys
 from warpkit.fileio import (DEFAULT_MAX_PIXELS, CocoSet, UserError, check_side_outputs,
@@ -482,6 +482,11 @@ def _load_pipeline(path: Path):
         raise UserError(f"--pipeline {path}: Mosaic combines several images of one call, and "
                         f"the command makes each file's copies alone (each copy would be a "
                         f"mosaic of the file with itself): run Mosaic from Python, on batches")
+    text = next((t for t in all_steps(aug) if isinstance(t, TextImage)), None)
+    if text is not None:
+        raise UserError(f"--pipeline {path}: TextImage draws the texts each call passes (its "
+                        f"{text.metadata_key}), and the command passes none: run it from "
+                        f"Python, with the texts")
     reader = mask_reader(aug)
     if reader is not None:
         raise UserError(f"--pipeline {path}: {type(reader).__name__} finds objects in a "

@@ -356,6 +356,8 @@ def test_the_manifest_is_checked_like_every_output(photo, tmp_path):
     ("mask", r"MaskDropout finds objects in a semantic mask.*run it from Python with mask="),
     ("indices", r"ConstrainedCoarseDropout finds objects in a semantic mask"),
     ("lambda", r"Lambda 'denoise' is a Python function, which a file holds by its name alone"),
+    ("text", r"TextImage draws the texts each call passes \(its textimage_metadata\), and the "
+             r"command passes none"),
     ({"__version__": "2.0.8", "transform": {"__class_fullname__": "Compose", "transforms": [
         {"__class_fullname__": "HorizontalFlip", "p": 0.5},
         {"__class_fullname__": "Lambda", "__name__": "mine"}]}},
@@ -377,6 +379,11 @@ def test_pipeline_files_that_cannot_write_images_are_refused_when_loaded(photo, 
         from warpkit.augment import Mosaic
 
         spec = Compose([Mosaic(target_size=64, cell_shape=64), RandomAffine(degrees=3)]).to_dict()
+    elif spec == "text":
+        from warpkit.augment import OneOf, TextImage
+
+        spec = Compose([RandomAffine(degrees=3), OneOf([TextImage(font_path="f.ttf"),
+                                                        RandomAffine(degrees=1)])]).to_dict()
     elif spec == "lambda":
         from warpkit.augment import Lambda
 

@@ -333,7 +333,7 @@ class Transform:
             >>> CenterCrop((224, 160)).to_dict()
             {'type': 'CenterCrop', 'format': 2, 'p': 1.0, 'size': [224, 160]}
         """
-        why = next((w for s in _all_steps(self) for w in [getattr(s, "unwritable", None)]
+        why = next((w for s in all_steps(self) for w in [getattr(s, "unwritable", None)]
                     if w), None)
         if why:  # (a step that cannot be written: a Lambda without a name, a mask function)
             raise ValueError(why)
@@ -609,11 +609,11 @@ def keeps_axes(t: Transform) -> bool:
     return t.keeps_axes and all(keeps_axes(c) for c in getattr(t, "transforms", ()))
 
 
-def _all_steps(t: Transform):
+def all_steps(t: Transform):
     """``t`` and the transforms it holds, at any depth."""
     yield t
     for c in getattr(t, "transforms", ()):
-        yield from _all_steps(c)
+        yield from all_steps(c)
 
 
 def contains(t: Transform, cls: type) -> bool:

@@ -36,7 +36,7 @@ from .._checks import flag
 from .._images import as_image
 from .._memory import is_device_array
 from .._threads import cores, pool
-from ._base import OneOf, Transform, contains
+from ._base import OneOf, Transform, all_steps, contains
 from ._colour import IdentityStep
 from ._targets import from_xyxy, select, to_xyxy
 
@@ -170,10 +170,7 @@ def _changes(t: Transform) -> frozenset:
 
 def _host_within(t: Transform) -> Transform | None:
     """The first host step ``t`` holds at any depth (itself included)."""
-    if is_host(t):
-        return t
-    return next((h for c in getattr(t, "transforms", ()) for h in [_host_within(c)] if h),
-                None)
+    return next((s for s in all_steps(t) if is_host(s)), None)
 
 
 def check_host_steps(transforms: list) -> None:
