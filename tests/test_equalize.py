@@ -269,6 +269,14 @@ def test_mask_functions_are_albumentations(queue, mode, by_channels):
             ours = W.from_albumentations(theirs)
             got = ours(image=img, seed=0, queue=queue, **call)
             np.testing.assert_array_equal(got["image"], want)
+    with warnings.catch_warnings():  # (an additional image: the mask of the call's image)
+        warnings.simplefilter("ignore")
+        theirs = A.Compose([A.Equalize(mode=mode, by_channels=by_channels, mask=_bright, p=1)],
+                           additional_targets={"other": "image"})
+        want = theirs(image=PHOTOS[0][:300, :260], other=PHOTOS[1][:300, :260])
+    got = W.from_albumentations(theirs)(image=PHOTOS[0][:300, :260],
+                                        other=PHOTOS[1][:300, :260], seed=0, queue=queue)
+    np.testing.assert_array_equal(got["other"], want["other"])
     pipe = W.Compose([W.HorizontalFlip(p=1), W.Equalize(
         mode=mode, by_channels=by_channels, mask=lambda image, region: region,
         mask_params=["region"], p=1)])

@@ -506,8 +506,10 @@ class Equalize(ColourTransform):
 
     @property
     def sample_keys(self) -> tuple[str, ...]:
-        """The sample's targets and keywords the mask function reads besides the image."""
-        return self.mask_params
+        """The sample's targets and keywords the mask function reads: the call's ``image``
+        (albumentations' ``data["image"]``, whichever image target is equalised) and those
+        ``mask_params`` names."""
+        return ("image", *(k for k in self.mask_params if k != "image"))
 
     @property
     def unwritable(self) -> str | None:
@@ -517,7 +519,7 @@ class Equalize(ColourTransform):
                 "array, or keep the pipeline in Python")
 
     def run(self, target, value, params, shape):
-        mask = self.mask_fn(image=value, **params.get(SAMPLE, {}))
+        mask = self.mask_fn(**params[SAMPLE])
         if mask is not None:
             mask = np.asarray(mask)
             if mask.shape[:2] != value.shape[:2]:
