@@ -101,7 +101,9 @@
  *    - STAGE_LENS: a lens, q = distort(q) in normalised camera coordinates: OpenCV's model with
  *      (k1, k2, p1, p2, k3, k4, k5, k6, s1, s2, s3, s4) from FLD; b says which parts apply;
  *    - STAGE_CELLS: a rectangles, each with an affine map and a clamp (wk_cells: Mosaic);
- *    - STAGE_QUADS: a painted regions, each with a projective map (wk_quads: GridElasticDeform).
+ *    - STAGE_QUADS: a painted regions, each with a projective map (wk_quads: GridElasticDeform);
+ *    - STAGE_BLEND: a points blended by inverse squared distance (wk_blend: albumentations'
+ *      PiecewiseAffine).
  *    The maps and FI are per item, or one chain for every item (per_image 0). The
  *    full-resolution map is never made.
  *  COORD_AXES: a map whose x depends on the output column only and y on the row only (a chain
@@ -111,7 +113,8 @@
 #ifndef WV_BLOCKS
 #define WV_BLOCKS 1 /* warp_v: blocks of 8 output pixels per work-item, side by side on a row */
 #endif
-#if !defined(COORD_MATRIX) || !defined(STAGE_LENS) || !defined(STAGE_CELLS) || !defined(STAGE_QUADS)
+#if !defined(COORD_MATRIX) || !defined(STAGE_LENS) || !defined(STAGE_CELLS) || !defined(STAGE_QUADS) || \
+    !defined(STAGE_BLEND)
 #error "the coordinate sources and stage kinds come from warpkit's option table (-D defines)"
 #endif
 #ifndef COORD
@@ -217,7 +220,26 @@ inline float2 wk_quads(__global const float *f, int n, float2 q) {
     if (e < 0) return (float2)(NAN, NAN);
     return wk_project(WK_QUAD_ENTRIES(f) + e * (10 + 2 * (int)f[2]), q);
 }
-/* the source position of output point (px, py) through the chain (m: the item's nf + 1 maps) *//* the source position of output point (px, py) through the chain (m: the item's nf + 1 maps) */
+/* STAGE_BLEND: (W - 1, H - 1), then n points (cx, cy, mx, my): q reads from the mean of the m
+ * weighted by 1 / (|q - c|^2 + 1e-8), clamped to [0, W - 1] x [0, H - 1] (NaN stays NaN: no
+ * source), as albumentations' PiecewiseAffine makes its map (create_piecewise_affine_maps: every
+ * control point c of the regular grid pulls toward its moved point m; products and sums rounded
+ * one by one, as numpy's float32, not fused) */
+inline float2 wk_blend(__global const float *f, int n, float2 q) {
+#pragma OPENCL FP_CONTRACT OFF
+    float s = 0.0f, sx = 0.0f, sy = 0.0f;
+    for (int k = 0; k < n; k++) {
+        __global const float *c = f + 2 + 4 * k;
+        const float dx = q.x - c[0], dy = q.y - c[1];
+        const float w = 1.0f / ((dx * dx + dy * dy) + 1e-8f);
+        s += w;
+        sx += w * c[2];
+        sy += w * c[3];
+    }
+    const float x = sx / s, y = sy / s;
+    return (float2)(x < 0.0f ? 0.0f : (x > f[0] ? f[0] : x), y < 0.0f ? 0.0f : (y > f[1] ? f[1] : y));
+}
+/* the source position of output point (px, py) through the chain (m: the item's nf + 1 maps) */
 inline float2 wk_field_source(float px, float py, __global const float *m, __global const float *fld,
                               __global const int *fi, int nf) {
     float2 q = wk_project(m, (float2)(px, py));
@@ -230,6 +252,8 @@ inline float2 wk_field_source(float px, float py, __global const float *m, __glo
             q = wk_cells(f, a, q);
         else if (kind == STAGE_QUADS)
             q = wk_quads(f, a, q);
+        else if (kind == STAGE_BLEND)
+            q = wk_blend(f, a, q);
         else if (kind == STAGE_AXES)
             q += wk_axis_at(f, a, b, q);
         else
@@ -409,6 +433,22 @@ inline __attribute__((always_inline)) void wk_quads8(__global const float *f, in
     *qx = rx;
     *qy = ry;
 }
+/* wk_blend for 8 lanes */
+inline __attribute__((always_inline)) void wk_blend8(__global const float *f, int n, float8 *qx, float8 *qy) {
+#pragma OPENCL FP_CONTRACT OFF
+    float8 s = 0.0f, sx = 0.0f, sy = 0.0f;
+    for (int k = 0; k < n; k++) {
+        __global const float *c = f + 2 + 4 * k;
+        const float8 dx = *qx - c[0], dy = *qy - c[1];
+        const float8 w = 1.0f / ((dx * dx + dy * dy) + 1e-8f);
+        s += w;
+        sx += w * c[2];
+        sy += w * c[3];
+    }
+    const float8 x = sx / s, y = sy / s;
+    *qx = x < 0.0f ? (float8)0.0f : (x > f[0] ? (float8)f[0] : x);
+    *qy = y < 0.0f ? (float8)0.0f : (y > f[1] ? (float8)f[1] : y);
+}
 /* the source positions of WV_BLOCKS blocks of 8 output points (px[j], py) through the chain: the
  * blocks' stages are independent chains of dependent arithmetic, and taking them side by side
  * lets the core overlap them */
@@ -435,6 +475,9 @@ inline __attribute__((always_inline)) void wk_field_source8(const float8 *px, fl
         } else if (kind == STAGE_QUADS) {
 #pragma unroll
             for (int j = 0; j < WV_BLOCKS; j++) wk_quads8(f, a, &qx[j], &qy[j]);
+        } else if (kind == STAGE_BLEND) {
+#pragma unroll
+            for (int j = 0; j < WV_BLOCKS; j++) wk_blend8(f, a, &qx[j], &qy[j]);
         } else if (kind == STAGE_AXES) {
 #pragma unroll
             for (int j = 0; j < WV_BLOCKS; j++) wk_axis_add8(f, a, b, &qx[j], &qy[j]);

@@ -339,6 +339,7 @@ def fields_family():
     rng = np.random.default_rng(13)
     steps = [ElasticTransform(alpha=80, sigma=3, p=1), GridDistortion(p=1),
              ThinPlateSpline(p=1), PiecewiseAffine(scale=0.1, p=1),
+             PiecewiseAffine(scale=0.1, p=1, method="triangles"),
              GridElasticDeform((3, 3), magnitude=4)]
     dtypes, channels = (np.uint8, np.uint16, np.float32), (None, 3, 4)
     modes = ("nearest", "linear", "cubic")

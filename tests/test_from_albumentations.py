@@ -150,8 +150,7 @@ def test_refused_by_name(transforms, kw, pattern):
 def test_a_transform_never_applied_needs_no_equivalent(queue):
     """A transform warpkit lacks, listed with p=0 (as Ultralytics' recipe lists some): it never
     applies, so the port leaves it out (the result is the same); one warpkit has is kept
-    (ImageCompression); with p > 0 a missing one is refused by name, and so is
-    PiecewiseAffine, whose warpkit namesake computes another map."""
+    (ImageCompression); with p > 0 a missing one is refused by name."""
     recipe = _quiet(A.Compose, [A.Blur(p=0.01), A.MedianBlur(p=0.01), A.ToGray(p=0.01),
                                 A.RandomBrightnessContrast(p=0.0), A.RandomGamma(p=0.0),
                                 A.ImageCompression(quality_range=(75, 100), p=0.0),
@@ -168,10 +167,6 @@ def test_a_transform_never_applied_needs_no_equivalent(queue):
     with pytest.raises(ValueError, match=r"CenterCrop3D has no warpkit equivalent yet; "
                                          r"supported: AdditiveNoise, AdvancedBlur, Affine"):
         W.from_albumentations(_quiet(A.Compose, [A.CenterCrop3D(size=(2, 4, 4), p=0.1)]))
-    with pytest.raises(ValueError, match=r"PiecewiseAffine has no warpkit equivalent yet "
-                                         r"\(warpkit.augment.PiecewiseAffine takes its "
-                                         r"parameters but computes the piecewise-affine map"):
-        W.from_albumentations(_quiet(A.Compose, [_quiet(A.PiecewiseAffine, p=0)]))
 
 
 def test_sequential_and_noop_port(queue):

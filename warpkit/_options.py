@@ -41,7 +41,7 @@ COORD_SOURCES = {"matrix": 0, "map": 1, "field": 2, "axes": 3}
 #: FI): a coarse displacement field, a displacement per axis (GridDistortion), a camera lens,
 #: rectangles each with its own affine map (Mosaic's cells), painted quadrilaterals each with its
 #: own projective map (GridElasticDeform's)
-STAGE_KINDS = {"field": 0, "axes": 1, "lens": 2, "cells": 3, "quads": 4}
+STAGE_KINDS = {"field": 0, "axes": 1, "lens": 2, "cells": 3, "quads": 4, "blend": 5}
 
 #: the numbers every kernel build gets: the kernels name options, the table numbers them
 KERNEL_DEFINES = {

@@ -430,6 +430,8 @@ SUPPORTED: dict[str, Callable[[_Args, _Pipeline], Transform | None]] = {
                                     "keypoint_remapping_method"),
     "ThinPlateSpline": _resampled(N.ThinPlateSpline, "scale_range", "num_control_points",
                                   "keypoint_remapping_method"),
+    "PiecewiseAffine": _resampled(N.PiecewiseAffine, "scale", "nb_rows", "nb_cols",
+                                  "absolute_scale", "keypoint_remapping_method"),
     "Normalize": _normalize,
     "ToFloat": _to_float,
     "ToTensorV2": _to_tensor,
@@ -438,15 +440,6 @@ SUPPORTED: dict[str, Callable[[_Args, _Pipeline], Transform | None]] = {
     "FromFloat": lambda a, pipe: FromFloat(dtype=a.take("dtype", "uint8"),
                                            max_value=a.take("max_value", None),
                                            p=a.take("p", 1.0)),
-}
-
-
-#: albumentations' transforms whose warpkit namesake computes another map: refused with why
-_OTHER_MAP = {
-    "PiecewiseAffine": " (warpkit.augment.PiecewiseAffine takes its parameters but computes the "
-                       "piecewise-affine map of the name, where albumentations 2 blends the "
-                       "moved points by inverse distance: use warpkit's by hand if its map "
-                       "will do)",
 }
 
 
@@ -626,10 +619,10 @@ def _transforms(items: list, pipe: _Pipeline, top: bool) -> list[Transform]:
                 raise ValueError(f"{name} after {model_at} is not supported: warpkit makes the "
                                  f"model's input last, in the same store")
             t = SUPPORTED[name](a, pipe)
-        elif name not in _OTHER_MAP and same_value(a.d.get("p", 0.5), 0):
+        elif same_value(a.d.get("p", 0.5), 0):
             continue  # never applied (Ultralytics' recipe lists some so): nothing to port
         else:
-            why = _OTHER_MAP.get(name, _NOT_PORTED.get(name, ""))
+            why = _NOT_PORTED.get(name, "")
             raise ValueError(f"albumentations' {name} has no warpkit equivalent yet{why}; "
                              f"supported: "
                              f"{', '.join(sorted([*SUPPORTED, 'NoOp', 'OneOf', 'Sequential']))}")

@@ -18,8 +18,8 @@ import numpy as np
 
 from .. import geometry
 from .._checks import number
-from ..engine.stages import (AxisField, Field, NonLinear, Quads, gaussian_blur, grid_points,
-                             grid_shape, lens, smooth_field)
+from ..engine.stages import (AxisField, Blend, Field, NonLinear, Quads, gaussian_blur,
+                             grid_points, grid_shape, lens, smooth_field)
 from ._base import Resampled, value_range
 
 __all__ = ["ElasticTransform", "GridDistortion", "GridElasticDeform", "OpticalDistortion",
@@ -430,33 +430,59 @@ def _count_range(value: Any, arg: str) -> tuple[int, int]:
 
 
 class PiecewiseAffine(FieldTransform):
-    """A piecewise-affine warp: a ``nb_rows`` x ``nb_cols`` grid of control points over the
-    image (corners on the corner pixels), each moved by N(0, s / 3) pixels, s drawn from
-    ``scale`` and multiplied by the shorter side unless ``absolute_scale`` (albumentations'
-    PiecewiseAffine draws the same), the moved points kept inside the image; every grid cell is
-    cut into two triangles by its diagonal from top-left to bottom-right, and each triangle maps
-    affinely onto its moved triangle (output position -> where it reads). ``nb_rows`` and
-    ``nb_cols`` are ints or (low, high) ranges drawn per sample.
+    """albumentations' PiecewiseAffine: a ``nb_rows`` x ``nb_cols`` grid of control points over
+    the image (corners on the corner pixels), each moved by N(0, s / 3) pixels, s drawn from
+    ``scale`` and multiplied by the shorter side unless ``absolute_scale``, the moved points
+    kept inside the image. ``nb_rows`` and ``nb_cols`` are ints or (low, high) ranges drawn per
+    sample. ``method`` says how the moved grid becomes a map (output position -> where it
+    reads):
 
-    Evaluated exactly on a grid about 2 px apart whose lines include the cells' edges; the
-    kernel's bilinear interpolation is exact except in the grid's small cells that a diagonal
-    crosses, where it rounds the crease between two triangles: within 0.1 px of the exact map
-    for ``scale`` up to 0.05, 0.2 px at 0.1. albumentations 2 names this transform but computes an
-    inverse-distance-weighted blend of the moved points (a smooth map with flat spots at the
-    control points), per pixel in Python; warpkit keeps the piecewise-affine map of the name
-    (imgaug's and scikit-image's), in the kernel."""
+    - ``"inverse_distance"`` (the default: albumentations 2.0.8's map): every output position
+      reads from the moved points blended by the inverse of their grid points' squared distance
+      to it, ``sum w_k m_k / sum w_k`` with ``w_k = 1 / (|p - c_k|^2 + 1e-8)``. A smooth map, flat
+      at each grid point (it reads the moved point around it) and pulled toward the nearest
+      points between them, so it distorts the image even where the points do not move.
+      albumentations loops over the pixels in Python (seconds an image); the kernel evaluates
+      the same sums per pixel, in float32 (within 2e-3 px of albumentations' map), for at most
+      ``MAX_BLEND_POINTS`` grid points (``nb_rows`` x ``nb_cols``, their highs).
+    - ``"triangles"``: the piecewise-affine map of the name (imgaug's, scikit-image's and
+      albumentations 1's): every grid cell is cut into two triangles by its diagonal from
+      top-left to bottom-right, and each triangle maps affinely onto its moved triangle.
+      Evaluated exactly on a grid about 2 px apart whose lines include the cells' edges; the
+      kernel's bilinear interpolation is exact except in the grid's small cells that a diagonal
+      crosses, where it rounds the crease between two triangles: within 0.1 px of the exact map
+      for ``scale`` up to 0.05, 0.2 px at 0.1.
+
+    A drawn scale of 0 moves no point (albumentations 2.0.8 fails there); the inverse-distance
+    map of the unmoved grid still pulls toward its points, as at any small scale.
+
+    Example:
+        >>> from warpkit.augment import Compose, PiecewiseAffine
+        >>> pipe = Compose([PiecewiseAffine(scale=(0.03, 0.05), nb_rows=4, nb_cols=4, p=1)])
+        >>> pipe.transforms[0].method
+        'inverse_distance'
+    """
 
     def __init__(self, scale: Any = (0.03, 0.05), nb_rows: Any = 4, nb_cols: Any = 4,
-                 absolute_scale: bool = False, p: float = 0.5, *, interpolation: Any = None, mask_interpolation: Any = None,
-                 border_mode: Any = None, fill: Any = None, fill_mask: Any = None,
-                 keypoint_remapping_method: str = "mask") -> None:
+                 absolute_scale: bool = False, p: float = 0.5, *,
+                 method: str = "inverse_distance", interpolation: Any = None,
+                 mask_interpolation: Any = None, border_mode: Any = None, fill: Any = None,
+                 fill_mask: Any = None, keypoint_remapping_method: str = "mask") -> None:
         super().__init__(p)
         self._albumentations(keypoint_remapping_method, interpolation=interpolation,
                              mask_interpolation=mask_interpolation, border_mode=border_mode,
                              fill=fill, fill_mask=fill_mask)
+        if method not in PIECEWISE_METHODS:
+            raise ValueError(f"method must be one of {', '.join(map(repr, PIECEWISE_METHODS))}, "
+                             f"got {method!r}")
+        self.method = method
         self.scale = value_range(scale, "scale", False, 0, math.inf)[0]
         self.nb_rows = _count_range(nb_rows, "nb_rows")
         self.nb_cols = _count_range(nb_cols, "nb_cols")
+        if method == "inverse_distance" and self.nb_rows[1] * self.nb_cols[1] > MAX_BLEND_POINTS:
+            raise ValueError(f"nb_rows x nb_cols must be at most {MAX_BLEND_POINTS} with method="
+                             f"'inverse_distance' (every pixel blends every point), got up to "
+                             f"{self.nb_rows[1]} x {self.nb_cols[1]}")
         self.absolute_scale = bool(absolute_scale)
 
     def draw(self, rng, size):
@@ -468,6 +494,8 @@ class PiecewiseAffine(FieldTransform):
         return {"rows": rows, "cols": cols, "moves": moves.round(4).tolist()}
 
     def field(self, params, size):
+        if self.method == "inverse_distance":
+            return _blend(params, size)
         W, H = size
         rows, cols = params["rows"], params["cols"]
         cx, cy = np.linspace(0, W - 1, cols), np.linspace(0, H - 1, rows)
@@ -500,7 +528,26 @@ class PiecewiseAffine(FieldTransform):
     def config(self):
         return {"scale": list(self.scale), "nb_rows": list(self.nb_rows),
                 "nb_cols": list(self.nb_cols), "absolute_scale": self.absolute_scale,
-                **self.resampling_config()}
+                "method": self.method, **self.resampling_config()}
+
+
+#: PiecewiseAffine's maps of its moved grid (the first: albumentations 2.0.8's)
+PIECEWISE_METHODS = ("inverse_distance", "triangles")
+#: the most grid points PiecewiseAffine's inverse-distance map blends (each pixel reads them all)
+MAX_BLEND_POINTS = 1024
+
+
+def _blend(params: dict, size: tuple[int, int]) -> Blend:
+    """PiecewiseAffine's inverse-distance stage for its recorded moves, its grid and moved
+    points made as albumentations makes them (float32: ``create_piecewise_affine_maps``)."""
+    W, H = size
+    rows, cols = params["rows"], params["cols"]
+    xs, ys = np.meshgrid(np.linspace(0, W - 1, cols, dtype=np.float32),
+                         np.linspace(0, H - 1, rows, dtype=np.float32))
+    moves = np.asarray(params["moves"], np.float64).astype(np.float32).reshape(rows, cols, 2)
+    mx = np.clip(xs + moves[..., 0], 0, W - 1)
+    my = np.clip(ys + moves[..., 1], 0, H - 1)
+    return Blend(np.stack([xs, ys, mx, my], -1).reshape(-1, 4).astype(np.float64), size)
 
 
 def _tps_kernel(r2: np.ndarray) -> np.ndarray:

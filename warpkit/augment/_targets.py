@@ -14,7 +14,7 @@ from .. import geometry
 from ._dropout import boxes_past_holes
 from ._morph import morph_boxes
 from ._pixel_dropout import box_pixels_left, dropped_box_pixels
-from ..engine.chain import fields_of, forward_jacobians, forward_points, merge
+from ..engine.chain import fields_of, forward_jacobians, forward_points, inverse_points, merge
 
 
 #: box formats whose numbers are fractions of the image's width and height
@@ -257,13 +257,18 @@ def map_boxes(mats: np.ndarray, xyxy: np.ndarray, which: np.ndarray, outs: list,
     if chains is not None:
         for k, c in enumerate(chains):
             rows = np.flatnonzero(which == k)
-            if len(rows) and fields_of(c):
-                outline = _outline(c, xyxy[rows])
-                with np.errstate(invalid="ignore"):  # all-NaN outlines stay NaN
-                    mapped[rows] = np.concatenate([np.nanmin(outline, 1),
-                                                   np.nanmax(outline, 1)], 1)
-                clipped[rows] = geometry.clipped_bounds(outline, lim[rows],
-                                                        fallback=mapped[rows])
+            if not len(rows) or not fields_of(c):
+                continue
+            if any(getattr(f, "folds", False) for f in fields_of(c)):
+                # (inside the output by making: a box counts as wholly visible, as
+                # albumentations' boxes through their masks)
+                mapped[rows] = clipped[rows] = read_boxes(c, xyxy[rows], outs[k])
+                continue
+            outline = _outline(c, xyxy[rows])
+            with np.errstate(invalid="ignore"):  # all-NaN outlines stay NaN
+                mapped[rows] = np.concatenate([np.nanmin(outline, 1),
+                                               np.nanmax(outline, 1)], 1)
+            clipped[rows] = geometry.clipped_bounds(outline, lim[rows], fallback=mapped[rows])
     area = np.prod(mapped[:, 2:] - mapped[:, :2], axis=1)
     inside = np.prod(np.maximum(clipped[:, 2:] - clipped[:, :2], 0), axis=1)
     inside[~np.isfinite(inside)] = 0  # a box none of whose outline was found
@@ -293,6 +298,33 @@ def select(labels: Any, keep: np.ndarray) -> Any:
 
 #: points per box edge that a non-linear map moves to find the box around the mapped outline
 OUTLINE_POINTS = 16
+
+
+def read_boxes(chain: list, xyxy: np.ndarray, out: tuple[int, int]) -> np.ndarray:
+    """Pixel-edge boxes (K, 4) through a chain whose map folds (a stage with ``folds``: it reads
+    some sources from several places, so a box's outline does not bound the pixels that read
+    inside it): the box around the output pixels (of ``out`` = (width, height)) whose centres
+    read inside each box, NaN where none does. As albumentations moves boxes through its
+    distortions: each box's mask remapped, then the box around what is left."""
+    W, H = out
+    res = np.full((len(xyxy), 4), np.nan)
+    lo, hi = [np.full((len(xyxy), 2), v) for v in (np.inf, -np.inf)]
+    rows_at = max(1, (1 << 16) // max(W, 1))  # output rows read at a time
+    xs = np.arange(W, dtype=np.float64)
+    for y0 in range(0, H, rows_at):
+        ys = np.arange(y0, min(H, y0 + rows_at), dtype=np.float64)
+        grid = np.stack(np.meshgrid(xs, ys), -1).reshape(-1, 2)
+        src = inverse_points(chain, grid) + 0.5  # (read at the centres, in edge coordinates)
+        for k, (x1, y1, x2, y2) in enumerate(xyxy.tolist()):
+            with np.errstate(invalid="ignore"):
+                hit = (src[:, 0] >= x1) & (src[:, 0] < x2) & (src[:, 1] >= y1) & (src[:, 1] < y2)
+            if hit.any():
+                at = grid[hit]
+                lo[k] = np.minimum(lo[k], at.min(0))
+                hi[k] = np.maximum(hi[k], at.max(0) + 1)
+    found = np.isfinite(lo).all(1)
+    res[found] = np.concatenate([lo, hi], 1)[found]
+    return res
 
 
 def _outline(chain: list, xyxy: np.ndarray) -> np.ndarray:

@@ -93,13 +93,16 @@ def forward_points(chain: list, pts: np.ndarray) -> tuple[np.ndarray, np.ndarray
     return q, found
 
 
-def _newton_forward(chain: list, src: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def _newton_forward(chain: list, src: np.ndarray, start: np.ndarray | None = None
+                    ) -> tuple[np.ndarray, np.ndarray]:
     """:func:`forward_points` of a chain (or a piece of one) without exact stages: the
     projective part where it has no field, else Newton's method on :func:`inverse_points`
-    (found: within ``NEWTON_TOLERANCE`` px), starting from the chain's projective part."""
+    (found: within ``NEWTON_TOLERANCE`` px), starting from the chain's projective part (or
+    from ``start``)."""
     if not fields_of(chain):
         return geometry.transform_points(projective_part(chain), src), np.isfinite(src).all(1)
-    p = geometry.transform_points(projective_part(chain), src)
+    p = geometry.transform_points(projective_part(chain), src) if start is None else \
+        np.array(start, np.float64)
     h = 1e-3
     done = np.zeros(len(src), bool)
     for _ in range(NEWTON_STEPS):

@@ -10,7 +10,9 @@ kernel (the direction a kernel evaluates):
 - :class:`Cells`: rectangles, each read through its own affine map (Mosaic: every cell of the
   canvas from its own image, the images packed in one atlas);
 - :class:`Quads`: regions painted as OpenCV paints quadrilaterals, each read through its own
-  projective map (GridElasticDeform).
+  projective map (GridElasticDeform);
+- :class:`Blend`: moved points blended by inverse squared distance, evaluated per pixel
+  (albumentations' PiecewiseAffine).
 
 Each stage says its kind to the kernel (``STAGE_KINDS`` of the option table) with its values
 (:meth:`NonLinear.kernel_data`); :mod:`.chain` strings stages and maps together."""
@@ -29,8 +31,8 @@ from .._options import STAGE_KINDS
 from .inputs import stack
 from .raster import quad_spans
 
-STAGE_FIELD, STAGE_AXES, STAGE_LENS, STAGE_CELLS, STAGE_QUADS = (
-    STAGE_KINDS[k] for k in ("field", "axes", "lens", "cells", "quads"))
+STAGE_FIELD, STAGE_AXES, STAGE_LENS, STAGE_CELLS, STAGE_QUADS, STAGE_BLEND = (
+    STAGE_KINDS[k] for k in ("field", "axes", "lens", "cells", "quads", "blend"))
 
 
 class NonLinear:
@@ -263,6 +265,103 @@ class Tiles(Cells):
             out[..., 0] = np.where(hit, x - c, out[..., 0])
             out[..., 1] = np.where(hit, y - f, out[..., 1])
         return out
+
+
+@dataclass(frozen=True, eq=False)
+class Blend(NonLinear):
+    """Points blended by inverse squared distance, evaluated per pixel: ``points`` (n, 4), rows
+    ``(cx, cy, mx, my)`` in pixel positions, on a frame of ``size`` = (width, height). A position
+    q reads from sum_k w_k m_k / sum_k w_k with w_k = 1 / (|q - c_k|^2 + 1e-8), clamped to
+    [0, W - 1] x [0, H - 1]: each c pulls toward its m, and the map is flat at every c (m is
+    read around it). Its frame is pixel positions. albumentations 2's PiecewiseAffine: its c
+    are a regular grid and its m the grid moved (``create_piecewise_affine_maps``, which loops
+    over the pixels in Python; here the kernel evaluates the same sums, in float32)."""
+
+    points: np.ndarray
+    size: tuple[int, int]
+
+    #: it reads some sources from several places (around each c): boxes move by the pixels
+    #: that read inside them (:func:`~warpkit.augment._targets.read_boxes`), not by outlines
+    folds = True
+    #: points evaluated at once on the host (their weights for every c in the caches)
+    _CHUNK = 1 << 12
+
+    def frame(self) -> np.ndarray:
+        return geometry.identity()
+
+    def apply(self, pts):
+        q = np.asarray(pts, np.float64)
+        flat = q.reshape(-1, 2)
+        out = np.empty_like(flat)
+        c = np.asarray(self.points, np.float64)
+        W, H = self.size
+        for a in range(0, len(flat), self._CHUNK):
+            p = flat[a:a + self._CHUNK]
+            with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
+                w = np.subtract.outer(p[:, 0], c[:, 0])
+                w *= w
+                dy = np.subtract.outer(p[:, 1], c[:, 1])
+                dy *= dy
+                w += dy
+                w += 1e-8
+                np.reciprocal(w, out=w)
+                out[a:a + self._CHUNK] = (w @ c[:, 2:]) / w.sum(1)[:, None]
+        # clamped into the frame, NaN kept (no source)
+        out[:, 0] = np.where(out[:, 0] < 0, 0.0, np.where(out[:, 0] > W - 1, W - 1, out[:, 0]))
+        out[:, 1] = np.where(out[:, 1] < 0, 0.0, np.where(out[:, 1] > H - 1, H - 1, out[:, 1]))
+        return out.reshape(q.shape)
+
+    #: about how many frame positions :meth:`forward` compares each point with
+    _SEARCH = 1 << 14
+
+    @cached_property
+    def _search(self) -> tuple[np.ndarray, np.ndarray]:
+        """(positions, where they read): a grid over the frame, row by row (:meth:`forward`)."""
+        W, H = self.size
+        step = max(1.0, math.sqrt(W * H / self._SEARCH))
+        xs = np.linspace(0, W - 1, max(2, round((W - 1) / step) + 1))
+        ys = np.linspace(0, H - 1, max(2, round((H - 1) / step) + 1))
+        pos = np.stack(np.meshgrid(xs, ys), -1).reshape(-1, 2)
+        return pos, self.apply(pos)
+
+    def forward(self, pts):
+        """Source positions to frame positions. The map is not one to one (it folds around
+        each grid point c, whose ring reads the sources along a line from its m, and reads no
+        other source near m), so a point goes to the frame position, among a grid's (row by row,
+        the first of equals), that reads nearest it, then by Newton's method to where the map
+        reads it exactly, within the frame; NaN where that fails and no grid position reads
+        within its spacing of it (a source the map does not read: an invisible keypoint). As
+        albumentations' keypoints through their mask: the first output pixel that reads one."""
+        from .chain import NEWTON_TOLERANCE, _newton_forward
+
+        q = np.asarray(pts, np.float64)
+        src = q.reshape(-1, 2)
+        out = np.full(src.shape, np.nan)
+        ok = np.isfinite(src).all(1)
+        s = src[ok]
+        pos, read = self._search
+        best = np.empty(len(s), np.int64)
+        r2 = (read ** 2).sum(1)
+        for a in range(0, len(s), 1024):  # |s - r|^2 less |s|^2, 1024 points at a time
+            best[a:a + 1024] = (r2 - 2 * (s[a:a + 1024] @ read.T)).argmin(1)
+        miss = np.hypot(*(read[best] - s).T)
+        p, found = _newton_forward([geometry.IDENTITY, self, geometry.IDENTITY], s,
+                                   start=pos[best])
+        W, H = self.size
+        with np.errstate(invalid="ignore"):
+            inside = found & (p >= -NEWTON_TOLERANCE).all(1) \
+                & (p <= np.array([W - 1, H - 1]) + NEWTON_TOLERANCE).all(1)
+        spacing = max((W - 1) / max(len(np.unique(pos[:, 0])) - 1, 1),
+                      (H - 1) / max(len(np.unique(pos[:, 1])) - 1, 1))
+        near = ~inside & (miss <= spacing)
+        p = np.where(inside[:, None], p, np.where(near[:, None], pos[best], np.nan))
+        out[ok] = p
+        return out.reshape(q.shape)
+
+    def kernel_data(self):
+        W, H = self.size
+        data = np.concatenate([[W - 1, H - 1], np.asarray(self.points, np.float64).reshape(-1)])
+        return data.astype(np.float32), STAGE_BLEND, len(self.points), 0
 
 
 @dataclass(frozen=True, eq=False)
