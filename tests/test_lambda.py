@@ -384,13 +384,14 @@ def test_refusals():
     with pytest.raises(TypeError, match=r"Lambda\(image=...\) must be a function, got int"):
         W.Lambda(image=3)
     with pytest.raises(ValueError, match=r"Lambda's image function must give back the image's "
-                                         r"shape and dtype \(image: \(40, 50, 3\) uint8\), got "
-                                         r"\(20, 25, 3\) uint8"):
-        W.Lambda(image=lambda x, **kw: x[::2, ::2])(image=img, seed=0)
+                                         r"dtype and channels \(image: \(40, 50, 3\) uint8; its "
+                                         r"height and width may change\), got \(20, 25, 2\) "
+                                         r"uint8"):
+        W.Lambda(image=lambda x, **kw: x[::2, ::2, :2])(image=img, seed=0)
     with pytest.raises(ValueError, match=r"got \(40, 50, 3\) float64"):
         W.Lambda(image=lambda x, **kw: x / 255.0)(image=img, seed=0)
     with pytest.raises(ValueError, match=r"image\[1\]: \(40, 50, 3\) uint8"):
-        W.Lambda(image=lambda x, **kw: x if x.any() else x[:1])(
+        W.Lambda(image=lambda x, **kw: x if x.any() else x[..., :1])(
             image=[img, np.zeros_like(img)], seed=0)
     boxes = dict(boxes=[[1, 2, 10, 20]], labels=[1])
     with pytest.raises(ValueError, match=r"bboxes function must give back rows of 5 columns as "
@@ -402,3 +403,97 @@ def test_refusals():
     with pytest.raises(ValueError, match="gave non-finite numbers"):
         W.Lambda(bboxes=lambda b, **kw: np.concatenate([b[:, :4] * np.nan, b[:, 4:]], 1))(
             image=img, **boxes, seed=0)
+
+
+def _crop(x, **kw):  # (a size change: rows 10-209, columns 20-219)
+    return np.ascontiguousarray(x[10:210, 20:220])
+
+
+def _pad(x, **kw):  # (another: 40 rows below, 24 columns right, of zeros)
+    return np.pad(x, ((0, 40), (0, 24)) + ((0, 0),) * (x.ndim - 2))
+
+
+@pytest.mark.parametrize("fn", [_crop, _pad], ids=["crop", "pad"])
+def test_a_lambda_that_changes_the_size_is_albumentations(fn, queue):
+    """An image and mask function that crops or pads, between geometry and a flip: the image,
+    mask, boxes (albumentations holds them normalised: they scale with the image) and keypoints
+    (pixels: they stay) of albumentations 2.0.8's own pipeline, the steps after drawn for the
+    new size, the Lambda's new shape recorded; a replay gives the same."""
+    img = _ASTRO[:240, :250]
+    mask = (np.arange(240 * 250).reshape(240, 250) % 5).astype(np.uint8)
+    boxes, points = [[30, 40, 120, 150], [60, 20, 200, 100]], [[60, 70], [150, 90]]
+    theirs = _quiet(A.Compose, [A.HorizontalFlip(p=1), A.Lambda(image=fn, mask=fn, p=1),
+                                A.VerticalFlip(p=1)],
+                    bbox_params=A.BboxParams(format="pascal_voc", label_fields=["labels"]),
+                    keypoint_params=A.KeypointParams(format="xy", remove_invisible=False))
+    t = theirs(image=img, mask=mask, bboxes=boxes, labels=[1, 2], keypoints=points)
+    pipe = W.Compose([W.HorizontalFlip(p=1), W.Lambda(image=fn, mask=fn), W.VerticalFlip(p=1)],
+                     box_format="pascal_voc", remove_invisible=False)
+    out = pipe(image=img, mask=mask, boxes=boxes, labels=[1, 2], keypoints=points, seed=0,
+               queue=queue)
+    np.testing.assert_array_equal(out["image"], t["image"])
+    np.testing.assert_array_equal(out["mask"], t["mask"])
+    np.testing.assert_allclose(out["boxes"], t["bboxes"], atol=1e-4)
+    assert list(out["labels"]) == list(t["labels"])
+    np.testing.assert_allclose(out["keypoints"], t["keypoints"], atol=1e-4)
+    h, w = t["image"].shape[:2]
+    assert out["params"]["steps"][1]["shape"] == [h, w]
+    again = pipe(image=img, mask=mask, boxes=boxes, labels=[1, 2], keypoints=points,
+                 params=out["params"], queue=queue)
+    np.testing.assert_array_equal(again["image"], out["image"])
+
+
+def test_the_steps_after_a_size_change_draw_for_the_new_size(queue):
+    """A RandomResizedCrop after a Lambda that pads: its window is drawn inside the padded
+    image (a sample's stream drawn again, the same numbers before the Lambda); a ragged batch,
+    and a (B, H, W, C) batch whose samples the Lambda gives different sizes, equal their
+    samples alone; a replay gives the same; the parameters before the Lambda are the ones the
+    pipeline drew without it changing anything."""
+    def grow(x, **kw):  # (each sample its own size: the astronaut's is brighter)
+        extra = 60 if x.mean() > 70 else 20
+        return np.pad(x, ((0, extra), (0, 2 * extra), (0, 0)))
+
+    pipe = W.Compose([W.RandomAffine(degrees=10), W.Lambda(image=grow),
+                      W.RandomResizedCrop((48, 64), scale=(0.5, 1.0))])
+    same = W.Compose([W.RandomAffine(degrees=10), W.Lambda(image=lambda x, **kw: x),
+                      W.RandomResizedCrop((48, 64), scale=(0.5, 1.0))])
+    imgs = [_ASTRO[:100, :120], _COFFEE[:90, :110]]
+    out = pipe(image=imgs, seed=5, queue=queue)
+    plain = same(image=imgs, seed=5, queue=queue)
+    for k, img in enumerate(imgs):
+        h, w = grow(img).shape[:2]  # (a small turn keeps the brighter one brighter)
+        steps = out["params"][k]["steps"]
+        assert steps[0] == plain["params"][k]["steps"][0]
+        assert steps[1]["shape"] == [h, w]
+        x, y, bw, bh = steps[2]["box"]
+        assert 0 <= x and x + bw <= w and 0 <= y and y + bh <= h
+        one = pipe(image=img, seed=5, index=k, queue=queue)
+        np.testing.assert_array_equal(one["image"], out["image"][k])
+        assert one["params"] == out["params"][k]
+    again = pipe(image=imgs, params=out["params"], queue=queue)
+    np.testing.assert_array_equal(again["image"], out["image"])
+    batch = np.stack([imgs[0][:90, :110], imgs[1]])  # (the Lambda makes it ragged)
+    got = pipe(image=batch, seed=6, queue=queue)
+    assert got["image"].shape == (2, 48, 64, 3)
+    for k in range(2):
+        np.testing.assert_array_equal(pipe(image=batch[k], seed=6, index=k,
+                                           queue=queue)["image"], got["image"][k])
+
+
+def test_size_changes_refused():
+    img = _ASTRO[:40, :50]
+    with pytest.raises(ValueError, match=r"Lambda gave image 20x25 \(height x width\) and mask "
+                                         r"40x50: a sample's images and masks move through one "
+                                         r"map"):
+        W.Lambda(image=lambda x, **kw: x[::2, ::2])(image=img, mask=img[..., 0], seed=0)
+    with pytest.raises(ValueError, match=r"a Lambda in a OneOf gave another image size"):
+        W.Compose([W.OneOf([W.Lambda(image=lambda x, **kw: x[::2])])])(image=img, seed=0)
+    with pytest.raises(ValueError, match=r"whose draws read the targets or take other images "
+                                         r"\(boxes\)"):
+        W.Compose([W.Lambda(image=lambda x, **kw: x[::2]), W.BBoxSafeRandomCrop()])(
+            image=img, boxes=[[1, 2, 10, 20]], labels=[1], seed=0)
+    pipe = W.Compose([W.Lambda(image=lambda x, **kw: x[::2]), W.HorizontalFlip()])
+    params = pipe(image=img, seed=0)["params"]
+    with pytest.raises(ValueError, match=r"gave a 10x50 image \(height x width\) where the "
+                                         r"replayed parameters recorded \[20, 50\]"):
+        pipe(image=img[:20], params=params)

@@ -338,14 +338,18 @@ class Compose(Resampling, Transform):
     def draw(self, rng, size):
         return self.draw_seen(rng, size, None)
 
-    def draw_seen(self, rng, size, seen):
+    def draw_seen(self, rng, size, seen, resized: dict | None = None):
         """Each step drawn in turn; ``seen`` (the sample's targets, or None) carried past each
-        step while a later one reads it."""
+        step while a later one reads it. ``resized``: step position -> the image shape
+        (height, width) a Lambda there gave, recorded in its parameters (its ``shape``) before
+        the steps after it draw for that size (:func:`~warpkit.augment._host.redraw`)."""
         steps = []
         last = max((j for j, t in enumerate(self.transforms) if t.reads), default=-1) \
             if seen is not None else -1
         for j, t in enumerate(self.transforms):
             p = draw_step(t, rng, size, seen if j <= last else None)
+            if resized and j in resized and p["applied"]:
+                p["shape"] = list(resized[j])
             steps.append(p)
             if j < last:
                 seen = seen.after(t, p, size)

@@ -32,6 +32,7 @@ from ._overlay import (OverlayElements, has_mask_ids, overlay_mask_ids, paste_so
                        source_overlays)
 from ._dropout import _Dropout, has_dropout, hole_mask, in_holes, output_holes
 from ._lanes import draw_samples
+from ._streams import sample_streams
 from ._mask_dropout import MaskDropout, drop_map, mask_readers, on_pixels, run_pixels
 from ._params import Targets
 from ._morph import Morphological, morph_steps
@@ -588,12 +589,13 @@ def _apply_split(pipe, t: Targets, *, seed, index, epoch, params, queue, into=No
     names = {"images": list(t.images), "masks": list(t.masks),
              "mask_lists": list(t.mask_lists), "boxes": list(t.boxes),
              "keypoints": list(t.keypoints)}
-    kind = layout(t.images.get(ref_name, t.masks.get(ref_name)), ref_name)[0] \
-        if ref_name is not None else "single"
+    kind, sizes0 = layout(t.images.get(ref_name, t.masks.get(ref_name)), ref_name) \
+        if ref_name is not None else ("single", [])
     single = kind == "single"
     drawn = None
     if params is not None:
         drawn = [params] if single else list(params)
+    resized: dict[int, dict] = {}  # per sample: a Lambda's position -> the shape it gave
     mats: Any = None
     chosen: dict[int, set] = {}  # a OneOf's samples that chose a host step: none in its pass
     vis: dict[str, Any] = {}  # each keypoints target's visibility from the passes before
@@ -645,6 +647,11 @@ def _apply_split(pipe, t: Targets, *, seed, index, epoch, params, queue, into=No
                         k for k, p in enumerate(mine) if p is not None)
                 run_host_step(step.transforms[c], mine, res, names, shapes, kind, pipe,
                               own=bool(part.transforms), passed=t.passed)
+        after = image_shapes(res[ref_name], kind)
+        changed = [k for k, (a, b) in enumerate(zip(shapes, after)) if a[:2] != b[:2]]
+        if changed:  # (a Lambda gave another size: the steps after it draw for that one)
+            _resized(pipe, at, step, changed, after, drawn, resized, params is not None,
+                     seed, epoch, index, sizes0)
         vis = {key: res.pop(key) for key in vis_keys if key in res}
         given = {**t.passed}
         for group in names.values():
@@ -663,6 +670,38 @@ def _apply_split(pipe, t: Targets, *, seed, index, epoch, params, queue, into=No
     else:
         res.pop("seed", None)
     return res
+
+
+def _resized(pipe, at: int, step, changed: list[int], after: list[tuple], drawn: list[dict],
+             resized: dict, given: bool, seed, epoch, index, sizes0: list) -> None:
+    """The samples ``changed``, whose image the Lambda at ``at`` gave another shape
+    (``after``): their parameters drawn again from their streams (``drawn``, changed in
+    place), the same for every step before it and the Lambda's with the shape it gave
+    (``shape``), the steps after it for that size, as albumentations draws each step for the
+    image it gets. Replayed parameters (``given``) must have recorded that shape."""
+    name = type(step).__name__
+    if not is_host(step):
+        raise ValueError(f"a Lambda in a {name} gave another image size: put a Lambda that "
+                         f"changes sizes in the pipeline itself, not in a {name}")
+    for k in changed:
+        shape = [int(v) for v in after[k][:2]]
+        if given:
+            if drawn[k]["steps"][at].get("shape") != shape:
+                raise ValueError(f"the Lambda at step {at} gave a {shape[0]}x{shape[1]} image "
+                                 f"(height x width) where the replayed parameters recorded "
+                                 f"{drawn[k]['steps'][at].get('shape')}: a replay needs the "
+                                 f"functions to give what they gave")
+            continue
+        if pipe.reads or pipe.mosaic is not None:
+            raise ValueError(f"the Lambda at step {at} gave another image size, in a pipeline "
+                             f"whose draws read the targets or take other images "
+                             f"({', '.join(sorted(pipe.reads)) or 'Mosaic'}): those draws cannot "
+                             f"be made again for the new size; keep the size there")
+        resized.setdefault(k, {})[at] = shape
+        rng = next(iter(sample_streams(seed, epoch, [_indices(index, len(drawn))[k]])))
+        applied = bool(rng.random() < pipe.p)  # (draw_step's order, the pipeline's own p first)
+        drawn[k] = {"applied": applied,
+                    **pipe.draw_seen(rng, sizes0[k], None, resized=resized[k])}
 
 
 def _seen(pipe, t: Targets, kind: str, sizes: list, main: tuple | None,

@@ -14,7 +14,8 @@ as any other.
 Conventions (as albumentations calls its ``Lambda``'s functions, ``fn(value, shape=...)``):
 
 - an image is an (H, W) or (H, W, C) numpy array of the image's dtype, as the steps before
-  left it; a mask likewise;
+  left it; a mask likewise; a Lambda may give them back at another (height, width), the same
+  for a sample's images and masks (the steps after it are then drawn again for that size);
 - boxes are an (N, 4 + L) float array: albumentations' normalised corners (x_min, y_min,
   x_max, y_max as fractions of the image's width and height), then one column per label field
   (each row's index, where albumentations puts its encoded labels: keep them with their row,
@@ -32,11 +33,12 @@ from typing import Any
 
 import numpy as np
 
+from .. import geometry
 from .._checks import flag
 from .._images import as_image
 from .._memory import is_device_array
 from .._threads import cores, pool
-from ._base import OneOf, Transform, all_steps, contains
+from ._base import IDENTITY_ROW, OneOf, Transform, all_steps, contains, row_maps
 from ._colour import IdentityStep
 from ._targets import from_xyxy, select, to_xyxy
 
@@ -61,8 +63,12 @@ class HostStep(IdentityStep):
 class Lambda(HostStep):
     """albumentations' ``Lambda``: a function of each target, called on the host between two
     passes as ``fn(value, shape=...)`` (see :mod:`warpkit.augment._host` for what each gets).
-    An image or mask function must give back the shape and dtype it was given; a boxes or
-    keypoints function may keep fewer rows (their labels follow them).
+    An image or mask function must give back the dtype and channels it was given, and may
+    change the (height, width) (a crop, a pad, a resize: the steps after it are drawn for the
+    new size, and the image's masks must get the same); a boxes or keypoints function may keep
+    fewer rows (their labels follow them). Where the size changes, boxes stay where they are in
+    the image's fractions (albumentations holds them normalised: they scale with it) and
+    keypoints in pixels, unless a function moves them.
 
     A call's images and masks go through the functions on warpkit's helper threads, several
     samples at once (OpenCV and most of numpy let them run side by side; albumentations'
@@ -115,9 +121,22 @@ class Lambda(HostStep):
         fns = ", ".join(f"{k}={getattr(f, '__name__', f)!s}" for k, f in self.functions.items())
         return f"Lambda({fns}{', ' if fns else ''}name={self.name!r}, p={self.p})"
 
+    #: its image function may give back another (height, width) (:func:`redraw`)
+    reshapes = True
+
     def run(self, target, value, params, shape):
         fn = self.functions.get(target)
         return value if fn is None else fn(value, shape=shape)
+
+    def out_size(self, params, size):
+        shape = params.get("shape")
+        return size if shape is None else (int(shape[1]), int(shape[0]))
+
+    def map(self, params, size):
+        return geometry.identity(), self.out_size(params, size)
+
+    def maps(self, plist, sizes):
+        return row_maps(plist, sizes, lambda p, s: (IDENTITY_ROW, self.out_size(p, s)))
 
 
 #: why a pipeline with a Lambda that has no name is not written
@@ -290,14 +309,41 @@ def run_host_step(step: HostStep, params: list[dict], res: dict, names: dict, sh
                                          for i, m in enumerate(per[k])] if on[k] else per[k],
                         len(per))
             res[name] = got[0] if single else got
-    if "bboxes" in step.changes:
+    after = _shapes_after(step, res, names, kind, shapes)
+    if "bboxes" in step.changes or after != shapes:
         for name in names["boxes"]:
-            _boxes(step, res, name, params, on, shapes, single, pipe,
+            _boxes(step, res, name, params, on, shapes, after, single, pipe,
                    pipe.label_fields if name in ("boxes", "bboxes") else ())
     if "keypoints" in step.changes:
         for name in names["keypoints"]:
             _keypoints(step, res, name, params, on, shapes, single, pipe,
                        pipe.keypoint_label_fields if name == "keypoints" else ())
+
+
+def _shapes_after(step, res: dict, names: dict, kind: str, shapes: list) -> list[tuple]:
+    """Each sample's image shape after ``step`` (``shapes`` before it): a step that may change
+    sizes (a Lambda) must give every image and mask of a sample the same (height, width)."""
+    if not getattr(step, "reshapes", False):
+        return shapes
+    seen: list = [None] * len(shapes)
+
+    def note(k: int, name: str, hw: tuple) -> None:
+        if seen[k] is None:
+            seen[k] = (name, hw)
+        elif seen[k][1] != hw:
+            where = "" if kind == "single" else f"[{k}]"
+            raise ValueError(f"{type(step).__name__} gave {seen[k][0]}{where} "
+                             f"{seen[k][1][0]}x{seen[k][1][1]} (height x width) and {name}{where} "
+                             f"{hw[0]}x{hw[1]}: a sample's images and masks move through one "
+                             f"map, so give each the same size")
+    for name in (*names["images"], *names["masks"]):
+        for k, shape in enumerate(image_shapes(res[name], kind)):
+            note(k, name, shape[:2])
+    for name in names["mask_lists"]:
+        for k, group in enumerate([res[name]] if kind == "single" else list(res[name])):
+            for m in group:
+                note(k, name, image_shapes(m, "single")[0][:2])
+    return [s if v is None else (*v[1], *s[2:]) for s, v in zip(shapes, seen)]
 
 
 def image_shapes(value: Any, kind: str) -> list[tuple]:
@@ -331,12 +377,16 @@ def _each_array(step, target, name, value, params, on, single, own, shapes):
     if not (own and isinstance(value, np.ndarray) and host.flags.writeable):
         host = host.copy()
 
-    def one(k: int) -> None:
-        if on[k]:
-            x = host[k]
-            host[k] = _checked(step, target, f"{name}[{k}]", x,
-                               step.run(target, x, params[k], shapes[k]))
-    _each(step, one, len(host))
+    def one(k: int) -> np.ndarray:
+        x = host[k]
+        return _checked(step, target, f"{name}[{k}]", x,
+                        step.run(target, x, params[k], shapes[k])) if on[k] else x
+    got = _each(step, one, len(host))
+    if any(g.shape != host.shape[1:] for g in got):  # (a Lambda changed sizes: a list now)
+        return [back(g) for g in got]
+    for k, g in enumerate(got):
+        if on[k] and g is not host[k]:
+            host[k] = g
     return back(host)
 
 
@@ -357,7 +407,14 @@ def _one(step, target, name, x, params, own, shape):
 
 def _checked(step, target, name, before: np.ndarray, after: Any) -> np.ndarray:
     got = np.asarray(after)
-    if got.shape != before.shape or got.dtype != before.dtype:
+    if getattr(step, "reshapes", False):  # (the size may change: channels and dtype not)
+        if got.ndim != before.ndim or got.shape[2:] != before.shape[2:] \
+                or got.dtype != before.dtype or 0 in got.shape[:2]:
+            raise ValueError(f"{type(step).__name__}'s {target} function must give back the "
+                             f"{target}'s dtype and channels ({name}: {before.shape} "
+                             f"{before.dtype}; its height and width may change), got "
+                             f"{got.shape} {got.dtype}")
+    elif got.shape != before.shape or got.dtype != before.dtype:
         raise ValueError(f"{type(step).__name__}'s {target} function must give back the "
                          f"{target}'s shape and dtype ({name}: {before.shape} {before.dtype}), "
                          f"got {got.shape} {got.dtype}: warpkit keeps the sizes it drew the "
@@ -380,7 +437,10 @@ def _read(x: Any) -> tuple[np.ndarray, Callable[[np.ndarray], Any]]:
     return a, lambda new: new
 
 
-def _boxes(step, res, name, params, on, shapes, single, pipe, label_fields) -> None:
+def _boxes(step, res, name, params, on, shapes, after, single, pipe, label_fields) -> None:
+    """A boxes target through ``step``'s function (as albumentations' normalised rows, with
+    index columns that the labels follow), or, without one, as they are; ``after``: each
+    sample's image shape after the step (the normalised rows scale with a new size)."""
     rows = [res[name]] if single else list(res[name])
     given = [f for f in label_fields if f in res]
     fields = [{f: (res[f] if single else res[f][k]) for f in given} for k in range(len(rows))]
@@ -389,13 +449,16 @@ def _boxes(step, res, name, params, on, shapes, single, pipe, label_fields) -> N
         if not o:
             continue
         h, w = shapes[k][:2]
+        h2, w2 = after[k][:2]
         norm = from_xyxy(to_xyxy(r[:, :4], pipe.box_format, (w, h)), "albumentations", (w, h))
         cols = len(given) + (1 if r.shape[1] > 4 else 0)
         a = np.concatenate([norm, np.repeat(np.arange(len(r), dtype=np.float64)[:, None],
                                             cols, 1)], 1)
-        got = _rows(step, "bboxes", name, a, params[k], shapes[k], cols, 4, len(r))
+        got = _rows(step, "bboxes", name, a, params[k], shapes[k], cols, 4, len(r)) \
+            if "bboxes" in step.changes else a
         keep = got[:, 4].astype(np.int64) if cols else np.arange(len(got))
-        moved = from_xyxy(to_xyxy(got[:, :4], "albumentations", (w, h)), pipe.box_format, (w, h))
+        moved = from_xyxy(to_xyxy(got[:, :4], "albumentations", (w2, h2)), pipe.box_format,
+                          (w2, h2))
         rows[k] = np.concatenate([moved, r[keep, 4:]], 1)
         for f in given:
             fields[k][f] = select(fields[k][f], keep)
