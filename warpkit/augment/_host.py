@@ -121,7 +121,8 @@ class Lambda(HostStep):
         fns = ", ".join(f"{k}={getattr(f, '__name__', f)!s}" for k, f in self.functions.items())
         return f"Lambda({fns}{', ' if fns else ''}name={self.name!r}, p={self.p})"
 
-    #: its image function may give back another (height, width) (:func:`redraw`)
+    #: its functions may give back another (height, width): the samples they changed are drawn
+    #: again for it (``_executor._resized``), the shape recorded in the parameters
     reshapes = True
 
     def run(self, target, value, params, shape):
@@ -385,7 +386,7 @@ def _each_array(step, target, name, value, params, on, single, own, shapes):
     if any(g.shape != host.shape[1:] for g in got):  # (a Lambda changed sizes: a list now)
         return [back(g) for g in got]
     for k, g in enumerate(got):
-        if on[k] and g is not host[k]:
+        if on[k]:
             host[k] = g
     return back(host)
 
