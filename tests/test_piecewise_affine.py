@@ -142,7 +142,7 @@ def test_boxes_and_keypoints_follow_albumentations():
             cv2.circle(kp_mask, (round(x), round(y)), 1, 1, -1)
             marked = cv2.remap(kp_mask, mx, my, cv2.INTER_NEAREST)
             ys, xs = np.nonzero(marked)
-            assert bool(seen[k]) == bool(len(xs)) or not len(xs), (k, seen[k], len(xs))
+            assert seen[k] or not len(xs), k  # (a keypoint albumentations keeps, warpkit too)
             if seen[k]:
                 np.testing.assert_allclose(inverse_points(chain, kp[k:k + 1]), [[x, y]],
                                            atol=1e-3)

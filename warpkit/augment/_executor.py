@@ -683,6 +683,7 @@ def _resized(pipe, at: int, step, changed: list[int], after: list[tuple], drawn:
     if not is_host(step):
         raise ValueError(f"a Lambda in a {name} gave another image size: put a Lambda that "
                          f"changes sizes in the pipeline itself, not in a {name}")
+    streams = _indices(index, len(drawn))
     for k in changed:
         shape = [int(v) for v in after[k][:2]]
         if given:
@@ -698,7 +699,7 @@ def _resized(pipe, at: int, step, changed: list[int], after: list[tuple], drawn:
                              f"({', '.join(sorted(pipe.reads)) or 'Mosaic'}): those draws cannot "
                              f"be made again for the new size; keep the size there")
         resized.setdefault(k, {})[at] = shape
-        rng = next(iter(sample_streams(seed, epoch, [_indices(index, len(drawn))[k]])))
+        rng = next(sample_streams(seed, epoch, [streams[k]]))
         applied = bool(rng.random() < pipe.p)  # (draw_step's order, the pipeline's own p first)
         drawn[k] = {"applied": applied,
                     **pipe.draw_seen(rng, sizes0[k], None, resized=resized[k])}

@@ -315,14 +315,15 @@ class Blend(NonLinear):
     _SEARCH = 1 << 14
 
     @cached_property
-    def _search(self) -> tuple[np.ndarray, np.ndarray]:
-        """(positions, where they read): a grid over the frame, row by row (:meth:`forward`)."""
+    def _search(self) -> tuple[np.ndarray, np.ndarray, float]:
+        """(positions, where they read, their spacing): a grid over the frame, row by row
+        (:meth:`forward`)."""
         W, H = self.size
         step = max(1.0, math.sqrt(W * H / self._SEARCH))
         xs = np.linspace(0, W - 1, max(2, round((W - 1) / step) + 1))
         ys = np.linspace(0, H - 1, max(2, round((H - 1) / step) + 1))
         pos = np.stack(np.meshgrid(xs, ys), -1).reshape(-1, 2)
-        return pos, self.apply(pos)
+        return pos, self.apply(pos), max(xs[1] - xs[0], ys[1] - ys[0])
 
     def forward(self, pts):
         """Source positions to frame positions. The map is not one to one (it folds around
@@ -330,8 +331,9 @@ class Blend(NonLinear):
         other source near m), so a point goes to the frame position, among a grid's (row by row,
         the first of equals), that reads nearest it, then by Newton's method to where the map
         reads it exactly, within the frame; NaN where that fails and no grid position reads
-        within its spacing of it (a source the map does not read: an invisible keypoint). As
-        albumentations' keypoints through their mask: the first output pixel that reads one."""
+        within its spacing of it (a source the map does not read: an invisible keypoint).
+        albumentations takes the first output pixel of a keypoint's remapped mask: a pixel or
+        two from this."""
         from .chain import NEWTON_TOLERANCE, _newton_forward
 
         q = np.asarray(pts, np.float64)
@@ -339,7 +341,7 @@ class Blend(NonLinear):
         out = np.full(src.shape, np.nan)
         ok = np.isfinite(src).all(1)
         s = src[ok]
-        pos, read = self._search
+        pos, read, spacing = self._search
         best = np.empty(len(s), np.int64)
         r2 = (read ** 2).sum(1)
         for a in range(0, len(s), 1024):  # |s - r|^2 less |s|^2, 1024 points at a time
@@ -351,8 +353,6 @@ class Blend(NonLinear):
         with np.errstate(invalid="ignore"):
             inside = found & (p >= -NEWTON_TOLERANCE).all(1) \
                 & (p <= np.array([W - 1, H - 1]) + NEWTON_TOLERANCE).all(1)
-        spacing = max((W - 1) / max(len(np.unique(pos[:, 0])) - 1, 1),
-                      (H - 1) / max(len(np.unique(pos[:, 1])) - 1, 1))
         near = ~inside & (miss <= spacing)
         p = np.where(inside[:, None], p, np.where(near[:, None], pos[best], np.nan))
         out[ok] = p
