@@ -411,3 +411,102 @@ def test_compose_takes_opencv_mask_interpolation_codes():
         W.Compose([], mask_interpolation=cv2.INTER_AREA)
     with pytest.raises(ValueError, match="mask_interpolation"):
         W.Compose([], mask_interpolation=True)
+
+
+POSITIONS = ["center", "top_left", "top_right", "bottom_left", "bottom_right", "random"]
+#: boxes and keypoints inside the 110 x 200 photo of the padding tests
+SMALL_BOXES = [[100.0, 20.0, 170.0, 90.0], [140.5, 30.25, 160.0, 100.0]]
+SMALL_POINTS = [[150.0, 100.0], [120.5, 70.25]]
+
+
+def _pad_then_crop(pipe_out, t, img, mask, position, crop_hw, fill, fill_mask):
+    """albumentations' result for warpkit's recorded crop (and random position): its own
+    PadIfNeeded to the crop's size at the same position, then its own Crop of the window
+    warpkit drew, with the boxes and keypoints (what its RandomCrop(pad_if_needed=True) is:
+    padding first, then a window of the padded image)."""
+    h, w = crop_hw
+    step = pipe_out["params"]["steps"][0]
+    H, W_ = img.shape[:2]
+    pads = [max(0, h - H), max(0, w - W_)]
+    top = step.get("top", int(pads[0] / 2) if position == "center" else
+                   0 if position.startswith("top") else pads[0])
+    left = step.get("left", int(pads[1] / 2) if position == "center" else
+                    0 if position.endswith("left") else pads[1])
+    x0 = step["x"] + left if "x" in step else round((W_ + pads[1] - w) / 2)
+    y0 = step["y"] + top if "y" in step else round((H + pads[0] - h) / 2)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        recipe = A.Compose([A.PadIfNeeded(min_height=h, min_width=w, position="top_left",
+                                          border_mode=cv2.BORDER_CONSTANT, fill=fill,
+                                          fill_mask=fill_mask),
+                            A.Crop(x0, y0, x0 + w, y0 + h)],
+                           bbox_params=A.BboxParams(format="pascal_voc",
+                                                    label_fields=["labels"]),
+                           keypoint_params=A.KeypointParams(format="xy",
+                                                            remove_invisible=False))
+        # the image moved to where the position puts it: pad the far sides by hand first
+        shifted = []
+        for a, v in ((img, fill), (mask, fill_mask)):
+            b = np.empty((a.shape[0] + top, a.shape[1] + left) + a.shape[2:], a.dtype)
+            b[...] = v
+            b[top:, left:] = a
+            shifted.append(b)
+        boxes = np.asarray(SMALL_BOXES) + [left, top, left, top]
+        points = np.asarray(SMALL_POINTS) + [left, top]
+        return recipe(image=shifted[0], mask=shifted[1], bboxes=boxes, labels=[0, 1],
+                      keypoints=points)
+
+
+@pytest.mark.parametrize("position", POSITIONS)
+@pytest.mark.parametrize("kind, crop_hw", [("RandomCrop", (130, 120)),
+                                           ("RandomCrop", (90, 320)),
+                                           ("CenterCrop", (130, 320)),
+                                           ("CenterCrop", (90, 160))])
+def test_crops_pad_if_needed_as_albumentations(kind, crop_hw, position, queue):
+    """RandomCrop and CenterCrop with pad_if_needed=True: a photo smaller than the crop along
+    an axis is padded to it there first, placed at pad_position (drawn for "random"), with the
+    crop's fill and fill_mask, then the window is cut from the padded image: albumentations'
+    pad then crop gives the same image, mask, boxes and keypoints (CenterCrop's margins over
+    the padded image are even here: where one is odd, its corner is rounded as torchvision
+    rounds it, a pixel from albumentations' floor). Their fill becomes the pipeline's; their
+    recorded window replays."""
+    img = PHOTO[:110, :200]
+    mask = (np.arange(110 * 200).reshape(110, 200) % 7).astype(np.uint8)
+    t = getattr(W, kind)(*crop_hw, pad_if_needed=True, pad_position=position,
+                         fill=(7, 8, 9), fill_mask=3)
+    pipe = W.Compose([t], box_format="pascal_voc", remove_invisible=False, min_visibility=0.0)
+    for seed in range(3):
+        out = pipe(image=img, mask=mask, boxes=SMALL_BOXES, labels=[0, 1],
+                   keypoints=SMALL_POINTS, seed=seed, queue=queue)
+        theirs = _pad_then_crop(out, t, img, mask, position, crop_hw, (7, 8, 9), 3)
+        np.testing.assert_array_equal(out["image"], theirs["image"])
+        np.testing.assert_array_equal(out["mask"], theirs["mask"])
+        np.testing.assert_allclose(out["keypoints"], theirs["keypoints"], atol=1e-6)
+        np.testing.assert_allclose(out["boxes"], np.asarray(theirs["bboxes"]).reshape(-1, 4),
+                                   atol=1e-6)
+        again = pipe(image=img, mask=mask, params=out["params"], queue=queue)
+        np.testing.assert_array_equal(again["image"], out["image"])
+    assert pipe.fill == (7, 8, 9) and pipe.mask_fill == 3
+
+
+def test_from_albumentations_takes_pad_if_needed(queue):
+    """A.RandomCrop(pad_if_needed=True, ...) ports with its padding; its fill goes to the
+    pipeline, and without pad_if_needed its padding arguments stay unused, as albumentations'
+    are."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        recipe = A.Compose([A.RandomCrop(160, 160, pad_if_needed=True, pad_position="random",
+                                         fill=5, fill_mask=2)])
+        plain = A.Compose([A.CenterCrop(60, 60, fill=5)])
+    got = W.from_albumentations(recipe)
+    (t,) = got.transforms
+    assert (t.pad_if_needed, t.pad_position, got.fill, got.mask_fill) == (True, "random", 5, 2)
+    out = got(image=PHOTO[:100, :150], seed=1, queue=queue)
+    assert out["image"].shape == (160, 160, 3)
+    d = got.to_dict()["transforms"][0]
+    assert d["pad_if_needed"] is True and d["pad_position"] == "random"
+    assert W.Compose.from_dict(got.to_dict())(image=PHOTO[:100, :150], params=out["params"],
+                                              queue=queue)["image"].tolist() == \
+        out["image"].tolist()
+    (c,) = W.from_albumentations(plain).transforms
+    assert not c.pad_if_needed and "pad_if_needed" not in c.to_dict()

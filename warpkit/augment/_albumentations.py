@@ -264,7 +264,7 @@ def _resampled(cls: type, *keys: str, p: float = 0.5, internal: tuple = (),
     return build
 
 
-#: albumentations' crops' padding arguments, for pad_if_needed (refused) alone
+#: albumentations' crops' padding arguments, for pad_if_needed alone (the crops take them)
 _CROP_PADDING = ("pad_if_needed", "pad_position", *_BORDER_KEYS)
 
 
@@ -408,7 +408,7 @@ SUPPORTED: dict[str, Callable[[_Args, _Pipeline], Transform | None]] = {
     "RandomSizedCrop": _resampled(T.RandomSizedCrop, "min_max_height", "size", "w2h_ratio",
                                   "area_for_downscale", p=1.0, border=False),
     "Resize": _resampled(T.Resize, "height", "width", "area_for_downscale", p=1.0, border=False),
-    # (their border_mode, fill and fill_mask serve only pad_if_needed, which they refuse)
+    # (their border_mode, fill and fill_mask serve only pad_if_needed: Crop refuses it)
     "CenterCrop": _resampled(T.CenterCrop, "height", "width", *_CROP_PADDING, p=1.0,
                              border=False, interpolations=False),
     "RandomCrop": _resampled(T.RandomCrop, "height", "width", *_CROP_PADDING, p=1.0,

@@ -26,7 +26,8 @@ from .. import geometry
 from .._checks import count, flag, number
 from ._base import (Resampled, Transform, about_centres, crop_map, normals, plain,
                     value_range)
-from ._transforms import RandomHorizontalFlip, RandomVerticalFlip, _OneLane
+from ._transforms import (PAD_POSITIONS, RandomHorizontalFlip, RandomVerticalFlip, _OneLane,
+                          _pad_to, pad_origin)
 
 __all__ = ["Affine", "CropAndPad", "D4", "HorizontalFlip", "LongestMaxSize", "PadIfNeeded",
            "Perspective", "RandomScale", "Rotate", "SafeRotate", "ShiftScaleRotate",
@@ -698,7 +699,6 @@ class RandomScale(Resampled):
 
 
 #: PadIfNeeded's positions: where the image sits in the padded output
-PAD_POSITIONS = ("center", "top_left", "top_right", "bottom_left", "bottom_right", "random")
 
 
 def _one_fill(fill: Any, arg: str) -> Any:
@@ -875,20 +875,6 @@ def _keep_one(first: int, second: int, side: int) -> tuple[int, int]:
     return first - one, second - two
 
 
-def _pad_to(side: int, minimum: int | None, divisor: int | None) -> tuple[int, int]:
-    """albumentations' padding of one side: (before, after) to reach ``minimum``, or the next
-    multiple of ``divisor``."""
-    if minimum is not None:
-        if side < minimum:
-            before = int((minimum - side) / 2.0)
-            return before, minimum - side - before
-        return 0, 0
-    rest = side % divisor
-    if rest:
-        return (divisor - rest) // 2, divisor - rest - (divisor - rest) // 2
-    return 0, 0
-
-
 class PadIfNeeded(Resampled):
     """albumentations' PadIfNeeded: pad to at least ``min_height`` x ``min_width``, or to the
     next multiples of ``pad_height_divisor`` / ``pad_width_divisor`` (one of the two per axis),
@@ -947,12 +933,9 @@ class PadIfNeeded(Resampled):
         return [{"top": t, "left": x} for t, x in zip(top, left)]
 
     def map(self, params, size):
-        (left, right), (top, bottom) = self._pads(size)
-        tw, th = left + right, top + bottom
-        x, y = {"center": (left, top), "top_left": (0, 0), "top_right": (tw, 0),
-                "bottom_left": (0, th), "bottom_right": (tw, th),
-                "random": (params.get("left", 0), params.get("top", 0))}[self.position]
-        return geometry.translation(x, y), (size[0] + tw, size[1] + th)
+        pads = self._pads(size)
+        x, y = pad_origin(self.position, pads, params)
+        return geometry.translation(x, y), (size[0] + sum(pads[0]), size[1] + sum(pads[1]))
 
     def config(self):
         return {"min_height": self.min_height, "min_width": self.min_width,

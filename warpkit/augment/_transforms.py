@@ -12,7 +12,7 @@ from typing import Any
 import numpy as np
 
 from .. import geometry
-from .._checks import number
+from .._checks import flag, number
 from ._base import (Resampled, Transform, about_centres, crop_map, crop_row, row_maps,
                     size_arg, size_hw, size_or_hw, value_range)
 
@@ -144,14 +144,86 @@ class RandomPerspective(Transform):
         return {"distortion_scale": self.distortion_scale}
 
 
-def _no_pad_if_needed(name: str, pad_if_needed: bool) -> None:
-    """albumentations' crops pad a small image only with ``pad_if_needed`` (their
-    ``pad_position``, ``border_mode``, ``fill`` and ``fill_mask`` are for that padding alone,
-    unused otherwise); warpkit's crops larger than the image read the pipeline's padding, placed
-    as the crop's position says."""
-    if pad_if_needed is not False:
-        raise ValueError(f"{name}(pad_if_needed={pad_if_needed!r}) is not supported: a crop "
-                         f"larger than the image reads the pipeline's padding")
+#: where albumentations' padding puts the image (PadIfNeeded's ``position``, the crops'
+#: ``pad_position``)
+PAD_POSITIONS = ("center", "top_left", "top_right", "bottom_left", "bottom_right", "random")
+
+
+def _pad_to(side: int, minimum: int | None, divisor: int | None) -> tuple[int, int]:
+    """albumentations' padding of one side: (before, after) to reach ``minimum``, or the next
+    multiple of ``divisor``."""
+    if minimum is not None:
+        if side < minimum:
+            before = int((minimum - side) / 2.0)
+            return before, minimum - side - before
+        return 0, 0
+    rest = side % divisor
+    if rest:
+        return (divisor - rest) // 2, divisor - rest - (divisor - rest) // 2
+    return 0, 0
+
+
+def pad_origin(position: str, pads: tuple, params: dict) -> tuple[int, int]:
+    """Where albumentations' padding puts the image's corner, (x, y) in the padded image, for
+    ``pads`` = ((left, right), (top, bottom)) centred as it computes them: by ``position``, or,
+    for ``"random"``, the recorded ``left`` and ``top``."""
+    (left, right), (top, bottom) = pads
+    tw, th = left + right, top + bottom
+    return {"center": (left, top), "top_left": (0, 0), "top_right": (tw, 0),
+            "bottom_left": (0, th), "bottom_right": (tw, th),
+            "random": (params.get("left", 0), params.get("top", 0))}[position]
+
+
+class _PadIfNeeded(Resampled):
+    """albumentations' crops' ``pad_if_needed``: an image smaller than the crop along an axis
+    is first padded to the crop's size there (``pad_position``; ``border_mode``, ``fill`` and
+    ``fill_mask`` become the pipeline's padding), as its PadIfNeeded pads; without it those
+    four are unused, as in albumentations, and a crop larger than the image reads the
+    pipeline's padding, placed as the crop's own position says."""
+
+    def _pad_args(self, pad_if_needed: bool, pad_position: str, border_mode: Any, fill: Any,
+                  fill_mask: Any) -> None:
+        self.pad_if_needed = flag(pad_if_needed, "pad_if_needed")
+        if pad_position not in PAD_POSITIONS:
+            raise ValueError(f"{type(self).__name__} pad_position must be one of "
+                             f"{', '.join(map(repr, PAD_POSITIONS))}; got {pad_position!r}")
+        self.pad_position = pad_position
+        if self.pad_if_needed:
+            self.given_resampling(border_mode=0 if border_mode is None else border_mode,
+                                  fill=0 if fill is None else fill,
+                                  fill_mask=0 if fill_mask is None else fill_mask)
+
+    def _pads(self, size: tuple[int, int]) -> tuple:
+        """((left, right), (top, bottom)): the padding of an image of ``size`` to the crop."""
+        w, h = self.size
+        return _pad_to(size[0], w, None), _pad_to(size[1], h, None)
+
+    def _draw_pad(self, rng, size) -> dict:
+        """The random position's draw (none otherwise): albumentations' two, top then left."""
+        if not self.pad_if_needed or self.pad_position != "random":
+            return {}
+        (left, right), (top, bottom) = self._pads(size)
+        return {"top": int(rng.integers(0, top + bottom + 1)),
+                "left": int(rng.integers(0, left + right + 1))}
+
+    def _draw_pad_lanes(self, lanes, sizes) -> list[dict]:
+        if not self.pad_if_needed or self.pad_position != "random":
+            return [{} for _ in sizes]
+        pads = np.array([[sum(p) for p in self._pads(s)] for s in sizes])  # (w, h) per sample
+        top = lanes.integers(0, pads[:, 1] + 1).tolist()
+        left = lanes.integers(0, pads[:, 0] + 1).tolist()
+        return [{"top": t, "left": x} for t, x in zip(top, left)]
+
+    def _padded(self, params: dict, size: tuple[int, int]) -> tuple[tuple[int, int], tuple]:
+        """(the padded image's size, the image's corner in it)."""
+        pads = self._pads(size)
+        return (size[0] + sum(pads[0]), size[1] + sum(pads[1])), \
+            pad_origin(self.pad_position, pads, params)
+
+    def config(self):
+        return {"size": size_hw(self.size),
+                **({"pad_if_needed": True, "pad_position": self.pad_position,
+                    **self.resampling_config()} if self.pad_if_needed else {})}
 
 
 class Resize(Resampled):
@@ -206,10 +278,20 @@ class Resize(Resampled):
                    if v is not None}, **self.resampling_config()}
 
 
-class CenterCrop(Transform):
+class CenterCrop(_PadIfNeeded):
     """The centre (height, width) of the image: albumentations' ``CenterCrop(224, 160)`` (or
     ``height=``, ``width=``), or one ``size`` (an int: a square; ``CenterCrop((224, 160))``,
-    ``size=``); a crop larger than the image pads it (the pipeline's padding)."""
+    ``size=``); a crop larger than the image pads it (the pipeline's padding), or, with
+    ``pad_if_needed=True``, pads it as albumentations does (see :class:`_PadIfNeeded`). The
+    corner is rounded as torchvision rounds it (albumentations floors: a pixel apart where the
+    margin is odd).
+
+    Example:
+        >>> CenterCrop((4, 6), pad_if_needed=True, pad_position="top_left").map({}, (3, 10))
+        (array([[ 1.,  0.,  0.],
+               [ 0.,  1., -3.],
+               [ 0.,  0.,  1.]]), (6, 4))
+    """
 
     keeps_axes = True
 
@@ -219,18 +301,25 @@ class CenterCrop(Transform):
                  fill_mask: Any = None) -> None:
         super().__init__(p)
         self.size = size_arg(size_or_hw(size, width, height), "size")
-        _no_pad_if_needed(type(self).__name__, pad_if_needed)
+        self._pad_args(pad_if_needed, pad_position, border_mode, fill, fill_mask)
+
+    def draw(self, rng, size):
+        return self._draw_pad(rng, size)
+
+    def draw_lanes(self, lanes, sizes):
+        return self._draw_pad_lanes(lanes, sizes)
 
     def map(self, params, size):
         w, h = self.size
-        x0, y0 = round((size[0] - w) / 2), round((size[1] - h) / 2)  # as torchvision
+        if self.pad_if_needed:  # (the centre of the padded image, less the image's corner)
+            (pw, ph), (ox, oy) = self._padded(params, size)
+            x0, y0 = round((pw - w) / 2) - ox, round((ph - h) / 2) - oy
+        else:
+            x0, y0 = round((size[0] - w) / 2), round((size[1] - h) / 2)  # as torchvision
         return crop_map(x0, y0, w, h, self.size), self.size
 
     def out_size(self, params, size):
         return self.size
-
-    def config(self):
-        return {"size": size_hw(self.size)}
 
 
 class Crop(Transform):
@@ -259,7 +348,10 @@ class Crop(Transform):
         if not (x_min < x_max and y_min < y_max):
             raise ValueError(f"Crop needs x_min < x_max and y_min < y_max, got {box}")
         self.box = tuple(int(v) for v in box.values())
-        _no_pad_if_needed(type(self).__name__, pad_if_needed)
+        if pad_if_needed is not False:
+            raise ValueError(f"Crop(pad_if_needed={pad_if_needed!r}) is not supported: its "
+                             f"rectangle must lie inside the image (RandomCrop and CenterCrop "
+                             f"take it)")
 
     def map(self, params, size):
         x0, y0, x1, y1 = self.box
@@ -348,11 +440,20 @@ class _OneLane:
         return np.array([self.rng.uniform(low, high)])
 
 
-class RandomCrop(Transform):
+class RandomCrop(_PadIfNeeded):
     """A (height, width) crop at a random whole-pixel position: albumentations'
     ``RandomCrop(224, 160)`` (or ``height=``, ``width=``), or one ``size`` (an int: a square;
     ``RandomCrop((224, 160))``, ``size=``); a crop larger than the image places the image at a
-    random position inside it, the rest padded (the pipeline's padding)."""
+    random position inside it, the rest padded (the pipeline's padding), or, with
+    ``pad_if_needed=True``, pads it first as albumentations does (at ``pad_position``, see
+    :class:`_PadIfNeeded`) and crops the padded image.
+
+    Example:
+        >>> t = RandomCrop((64, 64), pad_if_needed=True)  # a 40 x 100 image: padded to 64 high
+        >>> p = t.draw(np.random.default_rng(0), (100, 40))
+        >>> float(t.map(p, (100, 40))[0][1, 2])  # 12 rows down, as albumentations centres it
+        12.0
+    """
 
     keeps_axes = True
 
@@ -362,16 +463,28 @@ class RandomCrop(Transform):
                  fill_mask: Any = None) -> None:
         super().__init__(p)
         self.size = size_arg(size_or_hw(size, width, height), "size")
-        _no_pad_if_needed(type(self).__name__, pad_if_needed)
+        self._pad_args(pad_if_needed, pad_position, border_mode, fill, fill_mask)
 
     def draw(self, rng, size):
         w, h = self.size
+        pad = self._draw_pad(rng, size)
+        if self.pad_if_needed:  # (a window of the padded image, then the image's corner off)
+            (pw, ph), (ox, oy) = self._padded(pad, size)
+            return {**pad, "x": int(rng.integers(0, pw - w + 1)) - ox,
+                    "y": int(rng.integers(0, ph - h + 1)) - oy}
         lo_x, hi_x = sorted((0, size[0] - w))
         lo_y, hi_y = sorted((0, size[1] - h))
         return {"x": int(rng.integers(lo_x, hi_x + 1)), "y": int(rng.integers(lo_y, hi_y + 1))}
 
     def draw_lanes(self, lanes, sizes):
         w, h = self.size
+        pads = self._draw_pad_lanes(lanes, sizes)
+        if self.pad_if_needed:
+            padded = [self._padded(p, s) for p, s in zip(pads, sizes)]
+            x = lanes.integers(0, np.array([pw - w for (pw, _), _ in padded]) + 1)
+            y = lanes.integers(0, np.array([ph - h for (_, ph), _ in padded]) + 1)
+            return [{**p, "x": a - ox, "y": b - oy} for p, a, b, (_, (ox, oy))
+                    in zip(pads, x.tolist(), y.tolist(), padded)]
         dx = np.array([s[0] for s in sizes]) - w
         dy = np.array([s[1] for s in sizes]) - h
         x = lanes.integers(np.minimum(dx, 0), np.maximum(dx, 0) + 1)
@@ -383,9 +496,6 @@ class RandomCrop(Transform):
 
     def map(self, params, size):
         return crop_map(params["x"], params["y"], *self.size, self.size), self.size
-
-    def config(self):
-        return {"size": size_hw(self.size)}
 
 
 class RandomResizedCrop(Resampled):
