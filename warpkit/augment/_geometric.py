@@ -27,7 +27,7 @@ from .._checks import count, flag, number
 from ._base import (Resampled, Transform, about_centres, crop_map, normals, plain,
                     value_range)
 from ._transforms import (PAD_POSITIONS, RandomHorizontalFlip, RandomVerticalFlip, _OneLane,
-                          _pad_to, pad_origin)
+                          _pad_to, draw_pad, draw_pad_lanes, pad_origin)
 
 __all__ = ["Affine", "CropAndPad", "D4", "HorizontalFlip", "LongestMaxSize", "PadIfNeeded",
            "Perspective", "RandomScale", "Rotate", "SafeRotate", "ShiftScaleRotate",
@@ -918,19 +918,12 @@ class PadIfNeeded(Resampled):
                 _pad_to(size[1], self.min_height, self.pad_height_divisor))
 
     def draw(self, rng, size):
-        if self.position != "random":
-            return {}
-        (left, right), (top, bottom) = self._pads(size)
-        return {"top": int(rng.integers(0, top + bottom + 1)),
-                "left": int(rng.integers(0, left + right + 1))}
+        return draw_pad(rng, self._pads(size)) if self.position == "random" else {}
 
     def draw_lanes(self, lanes, sizes):
         if self.position != "random":
             return [{} for _ in sizes]
-        pads = np.array([[sum(p) for p in self._pads(s)] for s in sizes])  # (w, h) per sample
-        top = lanes.integers(0, pads[:, 1] + 1).tolist()
-        left = lanes.integers(0, pads[:, 0] + 1).tolist()
-        return [{"top": t, "left": x} for t, x in zip(top, left)]
+        return draw_pad_lanes(lanes, [self._pads(s) for s in sizes])
 
     def map(self, params, size):
         pads = self._pads(size)

@@ -174,6 +174,22 @@ def pad_origin(position: str, pads: tuple, params: dict) -> tuple[int, int]:
             "random": (params.get("left", 0), params.get("top", 0))}[position]
 
 
+def draw_pad(rng: np.random.Generator, pads: tuple) -> dict:
+    """A random position's draw for ``pads`` = ((left, right), (top, bottom)): where the image's
+    corner goes, ``top`` then ``left`` (each end of the padding included)."""
+    (left, right), (top, bottom) = pads
+    return {"top": int(rng.integers(0, top + bottom + 1)),
+            "left": int(rng.integers(0, left + right + 1))}
+
+
+def draw_pad_lanes(lanes: Any, pads: list) -> list[dict]:
+    """:func:`draw_pad` for a batch's samples at once (``pads``: each one's)."""
+    total = np.array([[sum(p) for p in q] for q in pads]).reshape(-1, 2)  # (w, h) per sample
+    top = lanes.integers(0, total[:, 1] + 1).tolist()
+    left = lanes.integers(0, total[:, 0] + 1).tolist()
+    return [{"top": t, "left": x} for t, x in zip(top, left)]
+
+
 class _PadIfNeeded(Resampled):
     """albumentations' crops' ``pad_if_needed``: an image smaller than the crop along an axis
     is first padded to the crop's size there (``pad_position``; ``border_mode``, ``fill`` and
@@ -199,20 +215,15 @@ class _PadIfNeeded(Resampled):
         return _pad_to(size[0], w, None), _pad_to(size[1], h, None)
 
     def _draw_pad(self, rng, size) -> dict:
-        """The random position's draw (none otherwise): albumentations' two, top then left."""
+        """The random position's draw (none otherwise)."""
         if not self.pad_if_needed or self.pad_position != "random":
             return {}
-        (left, right), (top, bottom) = self._pads(size)
-        return {"top": int(rng.integers(0, top + bottom + 1)),
-                "left": int(rng.integers(0, left + right + 1))}
+        return draw_pad(rng, self._pads(size))
 
     def _draw_pad_lanes(self, lanes, sizes) -> list[dict]:
         if not self.pad_if_needed or self.pad_position != "random":
             return [{} for _ in sizes]
-        pads = np.array([[sum(p) for p in self._pads(s)] for s in sizes])  # (w, h) per sample
-        top = lanes.integers(0, pads[:, 1] + 1).tolist()
-        left = lanes.integers(0, pads[:, 0] + 1).tolist()
-        return [{"top": t, "left": x} for t, x in zip(top, left)]
+        return draw_pad_lanes(lanes, [self._pads(s) for s in sizes])
 
     def _padded(self, params: dict, size: tuple[int, int]) -> tuple[tuple[int, int], tuple]:
         """(the padded image's size, the image's corner in it)."""
