@@ -282,7 +282,13 @@ def test_their_resampling_becomes_the_pipelines():
                                       r"\('border'\), 2 \('reflection'\), 4 \('reflect_101'\), "
                                       r"got 3"),
     (lambda: W.Affine(mask_interpolation=3), r"mask_interpolation must be one of 0 \('nearest'\)"),
-    (lambda: W.Affine(rotate_method="ellipse"), r"rotate_method='ellipse' is not supported"),
+    (lambda: W.Affine(rotate_method="circle"), r"rotate_method must be one of 'largest_box', "
+                                               r"'ellipse', got 'circle'"),
+    (lambda: W.Compose([W.Affine(rotate_method="ellipse"), W.Perspective()]),
+     r"rotate_method='ellipse' is supported where its step is the pipeline's only one that "
+     r"turns, shears or bends \(Affine, Perspective here\)"),
+    (lambda: W.Compose([W.OneOf([W.Rotate(rotate_method="ellipse"), W.Affine(rotate=5)])]),
+     r"\(Affine, Rotate here\)"),
     (lambda: W.Affine(translate_percent=0.1, translate_px=3), r"not both"),
     (lambda: W.Affine(translate_px=1.5), r"translate_px is whole pixels"),
     (lambda: W.Affine(scale={"z": 1}), r"scale as a dict takes the keys 'x' and/or 'y'"),
@@ -340,8 +346,8 @@ def test_from_albumentations_maps_them(queue):
         want = A.Compose([A.Affine(rotate=(12, 12), scale=(0.9, 0.9), p=1)])(image=PHOTO)
     got = one(image=PHOTO, seed=0, queue=queue)
     assert np.abs(got["image"].astype(int) - want["image"]).max() <= 1
-    with pytest.raises(ValueError, match=r"rotate_method='ellipse' is not supported"):
-        W.from_albumentations(A.Compose([A.Affine(rotate_method="ellipse")]))
+    with pytest.raises(ValueError, match=r"rotate_method='ellipse' is supported where"):
+        W.from_albumentations(A.Compose([A.Affine(rotate_method="ellipse"), A.Rotate()]))
 
 
 # ---- a transform called alone, as albumentations' are -------------------------------------
@@ -510,3 +516,43 @@ def test_from_albumentations_takes_pad_if_needed(queue):
         out["image"].tolist()
     (c,) = W.from_albumentations(plain).transforms
     assert not c.pad_if_needed and "pad_if_needed" not in c.to_dict()
+
+
+#: boxes away from the border (where warpkit clips a box's mapped outline and albumentations
+#: the box around it)
+INNER_BOXES = [[120.0, 70.0, 180.0, 130.0], [140.5, 80.25, 160.0, 110.0], [90.0, 60.0, 210.0,
+                                                                            95.0]]
+
+
+@pytest.mark.parametrize("make", [
+    lambda m: m.Affine(rotate=30.0, p=1, rotate_method="ellipse"),
+    lambda m: m.Affine(rotate=-17.0, scale=0.8, shear={"x": 6.0, "y": -4.0}, p=1,
+                       rotate_method="ellipse"),
+    lambda m: m.Rotate(limit=(25, 25), p=1, rotate_method="ellipse"),
+    lambda m: m.ShiftScaleRotate(shift_limit=(0.05, 0.05), scale_limit=(0.1, 0.1),
+                                 rotate_limit=(-40, -40), p=1, rotate_method="ellipse"),
+], ids=["Affine", "Affine sheared", "Rotate", "ShiftScaleRotate"])
+def test_rotate_method_ellipse_is_albumentations(make, queue):
+    """rotate_method="ellipse": each box becomes the box around its inscribed ellipse's 360
+    points through the map, as albumentations moves it, before a crop and a flip (which take an
+    ellipse's box to the box of its image): albumentations' boxes within 0.5 px (away from the
+    border), its image within a level; the same pipeline with largest_box gives larger boxes."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        theirs = A.Compose([make(A), A.Crop(10, 5, 290, 195), A.HorizontalFlip(p=1)],
+                           bbox_params=A.BboxParams(format="pascal_voc",
+                                                    label_fields=["labels"]))
+        t = theirs(image=PHOTO, bboxes=INNER_BOXES, labels=[0, 1, 2])
+    pipe = W.from_albumentations(theirs)
+    assert pipe.box_method == "ellipse"
+    out = pipe(image=PHOTO, boxes=INNER_BOXES, labels=[0, 1, 2], seed=0, queue=queue)
+    assert np.abs(out["image"].astype(int) - t["image"]).max() <= 1
+    np.testing.assert_allclose(out["boxes"], np.asarray(t["bboxes"]).reshape(-1, 4), atol=0.5)
+    corners = W.Compose([make(W), W.Crop(10, 5, 290, 195), W.HorizontalFlip(p=1)])
+    big = corners(image=PHOTO, boxes=INNER_BOXES, labels=[0, 1, 2], seed=0, queue=queue)
+    assert corners.box_method == "ellipse"
+    corners.transforms[0].rotate_method = "largest_box"
+    corners.box_method = "largest_box"
+    wide = corners(image=PHOTO, boxes=INNER_BOXES, labels=[0, 1, 2], seed=0, queue=queue)
+    area = lambda b: np.prod(b[:, 2:] - b[:, :2], axis=1)  # noqa: E731
+    assert (area(wide["boxes"]) > area(big["boxes"]) + 1).all()

@@ -348,6 +348,28 @@ class Transform:
         return f"{type(self).__name__}({args})"
 
 
+#: albumentations' ways to move a box through a turn: the box around its mapped corners, or
+#: around its inscribed ellipse (360 points, one a degree)
+ROTATE_METHODS = ("largest_box", "ellipse")
+
+
+def check_box_method(pipe: Transform) -> str:
+    """The pipeline's way of moving boxes: ``"ellipse"`` where a step says so (albumentations'
+    ``rotate_method``), else ``"largest_box"``. warpkit moves boxes through the one map of all
+    the steps, so an ellipse must be the only step that turns or shears (the rest crops,
+    resizes, pads, flips: they take an ellipse's box to the box of its image); albumentations
+    takes each step's box in turn, which warpkit does not repeat."""
+    leaves = [s for s in all_steps(pipe) if not getattr(s, "transforms", None)]
+    turning = [s for s in leaves if not s.keeps_axes]
+    ellipses = [s for s in turning if getattr(s, "rotate_method", None) == "ellipse"]
+    if ellipses and len(turning) > 1:
+        others = ", ".join(sorted({type(s).__name__ for s in turning}))
+        raise ValueError(f"rotate_method='ellipse' is supported where its step is the "
+                         f"pipeline's only one that turns, shears or bends ({others} here): "
+                         f"warpkit moves boxes once, through the map of all the steps")
+    return "ellipse" if ellipses else "largest_box"
+
+
 class Resampled(Transform):
     """A transform with albumentations' per-transform resampling arguments, which become the
     pipeline's (:meth:`settings`)."""
@@ -359,9 +381,9 @@ class Resampled(Transform):
     def _resampling(self, interpolation: Any, mask_interpolation: Any, border_mode: Any,
                     fill: Any, fill_mask: Any, rotate_method: str = "largest_box") -> None:
         """The resampling arguments, and albumentations' ``rotate_method`` for the boxes."""
-        if rotate_method != "largest_box":
-            raise ValueError(f"rotate_method={rotate_method!r} is not supported: warpkit moves "
-                             f"boxes as the box around their mapped outline ('largest_box')")
+        if rotate_method not in ROTATE_METHODS:
+            raise ValueError(f"rotate_method must be one of "
+                             f"{', '.join(map(repr, ROTATE_METHODS))}, got {rotate_method!r}")
         self.rotate_method = rotate_method
         self.given_resampling(interpolation, mask_interpolation, border_mode, fill, fill_mask)
 

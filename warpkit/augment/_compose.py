@@ -22,9 +22,9 @@ from .._options import Sampling
 from .._threads import pool
 from ..engine import check_model_input
 from ..engine.chain import merge
-from ._base import (INTERPOLATION_CODES, Resampling, Transform, draw_step, draw_step_lanes,
-                    from_dict, map_step, merge_setting, opencv_code, passed_keys, plain,
-                    reads_any, size_arg, step_size, transform_list)
+from ._base import (INTERPOLATION_CODES, Resampling, Transform, check_box_method, draw_step,
+                    draw_step_lanes, from_dict, map_step, merge_setting, opencv_code,
+                    passed_keys, plain, reads_any, size_arg, step_size, transform_list)
 from ._convert import check_conversions
 from ._overlay import check_overlays
 from ._executor import apply
@@ -262,6 +262,7 @@ class Compose(Resampling, Transform):
         check_conversions(self)
         check_overlays(self)
         check_host_steps(self.transforms)
+        self.box_method = check_box_method(self)
 
     def config(self) -> dict:
         return {"transforms": [t.data() for t in self.transforms], **self._settings()}

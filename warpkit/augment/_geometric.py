@@ -103,8 +103,9 @@ class Affine(Resampled):
             dict per axis. As albumentations, the drawn angle is negated.
         fit_output: grow the output to hold the whole warped image.
         keep_ratio: one scale for both axes (x's).
-        rotate_method: ``"largest_box"`` (boxes become the box around their mapped outline);
-            ``"ellipse"`` is refused (warpkit moves boxes by their outline).
+        rotate_method: ``"largest_box"`` (boxes become the box around their mapped corners)
+            or ``"ellipse"`` (around their inscribed ellipse, 360 points, as albumentations;
+            where this step is the pipeline's only one that turns or shears).
         balanced_scale: draw the zoom from below 1 or above 1 with equal odds.
         interpolation, mask_interpolation, border_mode, fill, fill_mask: OpenCV's codes (or
             warpkit's names); they become the pipeline's one resampling.

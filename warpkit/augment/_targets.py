@@ -189,7 +189,8 @@ def move_boxes(pipe, blist, llist, mats, sizes, outs, chains=None, holes=None,
         return list(zip(arrays, llist))
     which = np.repeat(np.arange(len(arrays)), counts)
     xyxy = np.concatenate([to_xyxy(a, pipe.box_format, s) for a, s in zip(arrays, sizes)])
-    mapped, clipped, area, inside = map_boxes(mats, xyxy, which, outs, chains)
+    mapped, clipped, area, inside = map_boxes(mats, xyxy, which, outs, chains,
+                                              getattr(pipe, "box_method", "largest_box"))
     for k, steps in enumerate(morphs or ()):
         rows = np.flatnonzero(which == k)
         if steps and len(rows):
@@ -243,15 +244,18 @@ def _enough(pipe, left: np.ndarray, xyxy: np.ndarray) -> np.ndarray:
 
 
 def map_boxes(mats: np.ndarray, xyxy: np.ndarray, which: np.ndarray, outs: list,
-              chains: list | None = None) -> tuple:
+              chains: list | None = None, method: str = "largest_box") -> tuple:
     """Pixel-edge boxes (K, 4) of the samples ``which`` through their maps ``mats`` (or their
     ``chains`` with fields) into outputs of ``outs`` = (width, height) each: (the box around
-    each mapped outline, that box clipped to the output, the first's area, the second's)."""
+    each mapped outline, that box clipped to the output, the first's area, the second's).
+    ``method="ellipse"``: the outline is the box's inscribed ellipse (albumentations'
+    ``rotate_method``: :func:`ellipse_points`), not its corners."""
     lim = np.asarray(outs, dtype=np.float64)[which]  # (W, H) per box
     # where the border cuts a box, the box around the part of its mapped outline inside the
     # output (clipping the box around the whole outline is loose by a rotated box's corner)
     # (the maps were checked by the warp, the boxes by check_boxes)
-    corners = geometry.corners_of(mats[which], xyxy)
+    corners = geometry.corners_of(mats[which], xyxy) if method != "ellipse" else \
+        _through(mats[which], ellipse_points(xyxy))
     mapped = np.concatenate([corners.min(1), corners.max(1)], 1)
     clipped = geometry.clipped_bounds(corners, lim, fallback=mapped)
     if chains is not None:
@@ -273,6 +277,28 @@ def map_boxes(mats: np.ndarray, xyxy: np.ndarray, which: np.ndarray, outs: list,
     inside = np.prod(np.maximum(clipped[:, 2:] - clipped[:, :2], 0), axis=1)
     inside[~np.isfinite(inside)] = 0  # a box none of whose outline was found
     return mapped, clipped, area, inside
+
+
+#: the angles of albumentations' ellipse points, one a degree, its float32 sines and cosines
+_ELLIPSE = np.radians(np.arange(0, 360, dtype=np.float32))
+_ELLIPSE_SIN = np.sin(_ELLIPSE).astype(np.float64)
+_ELLIPSE_COS = np.cos(_ELLIPSE).astype(np.float64)
+
+
+def ellipse_points(xyxy: np.ndarray) -> np.ndarray:
+    """(K, 360, 2) pixel-edge points on each box's inscribed ellipse, as albumentations'
+    ``bboxes_affine_ellipse`` places them (x from the sines, y from the cosines)."""
+    half_w, half_h = (xyxy[:, 2:3] - xyxy[:, 0:1]) / 2, (xyxy[:, 3:4] - xyxy[:, 1:2]) / 2
+    return np.stack([half_w * _ELLIPSE_SIN + (xyxy[:, 0:1] + half_w),
+                     half_h * _ELLIPSE_COS + (xyxy[:, 1:2] + half_h)], -1)
+
+
+def _through(per: np.ndarray, pts: np.ndarray) -> np.ndarray:
+    """Pixel-edge points (K, P, 2) each through its box's map (K, 3, 3) (an affine map: the
+    pipeline holds nothing else with an ellipse, :func:`~._base.check_box_method`)."""
+    c = pts - 0.5  # (edges -> centres)
+    h = np.einsum("kij,kpj->kpi", per, np.concatenate([c, np.ones(c.shape[:2] + (1,))], -1))
+    return h[..., :2] / h[..., 2:3] + 0.5
 
 
 def select(labels: Any, keep: np.ndarray) -> Any:
