@@ -551,8 +551,10 @@ def test_rotate_method_ellipse_is_albumentations(make, queue):
     corners = W.Compose([make(W), W.Crop(10, 5, 290, 195), W.HorizontalFlip(p=1)])
     big = corners(image=PHOTO, boxes=INNER_BOXES, labels=[0, 1, 2], seed=0, queue=queue)
     assert corners.box_method == "ellipse"
-    corners.transforms[0].rotate_method = "largest_box"
-    corners.box_method = "largest_box"
-    wide = corners(image=PHOTO, boxes=INNER_BOXES, labels=[0, 1, 2], seed=0, queue=queue)
+    d = corners.to_dict()
+    d["transforms"][0]["rotate_method"] = "largest_box"
+    boxed = W.Compose.from_dict(d)
+    assert boxed.box_method == "largest_box"
+    wide = boxed(image=PHOTO, boxes=INNER_BOXES, labels=[0, 1, 2], seed=0, queue=queue)
     area = lambda b: np.prod(b[:, 2:] - b[:, :2], axis=1)  # noqa: E731
     assert (area(wide["boxes"]) > area(big["boxes"]) + 1).all()

@@ -308,9 +308,16 @@ def corners_of(per: np.ndarray, bb: np.ndarray) -> np.ndarray:
     """:func:`box_corners` of (K, 4) float64 boxes ``bb``, each through its own (K, 3, 3) map
     ``per``, both checked already (finite; warpkit's own targets, moved after the warp that
     checked their maps). (Not in ``__all__``: warpkit's own helper.)"""
-    # the corners in pixel-centre coordinates, homogeneous: (K, 4 corners, 3)
-    xs, ys = bb[:, [0, 2, 2, 0]] - 0.5, bb[:, [1, 1, 3, 3]] - 0.5
-    h = np.einsum("kij,kcj->kci", per, np.stack([xs, ys, np.ones_like(xs)], axis=-1))
+    return outline_of(per, bb, np.stack([bb[:, [0, 2, 2, 0]], bb[:, [1, 1, 3, 3]]], -1))
+
+
+def outline_of(per: np.ndarray, bb: np.ndarray, pts: np.ndarray) -> np.ndarray:
+    """Pixel-edge points ``pts`` (K, P, 2) on each box of ``bb`` (K, 4) (its corners, or
+    albumentations' ellipse in it), each box's through its own (K, 3, 3) map ``per``; a box
+    with a point the map sends to infinity or behind the camera is refused, naming it. (Not in
+    ``__all__``: warpkit's own helper, as :func:`corners_of`.)"""
+    c = pts - 0.5  # (pixel-centre coordinates, homogeneous: (K, P, 3))
+    h = np.einsum("kij,kcj->kci", per, np.concatenate([c, np.ones(c.shape[:2] + (1,))], -1))
     behind = ~(h[..., 2] > 0).all(axis=1)
     if behind.any():
         k = int(np.flatnonzero(behind)[0])

@@ -255,7 +255,7 @@ def map_boxes(mats: np.ndarray, xyxy: np.ndarray, which: np.ndarray, outs: list,
     # output (clipping the box around the whole outline is loose by a rotated box's corner)
     # (the maps were checked by the warp, the boxes by check_boxes)
     corners = geometry.corners_of(mats[which], xyxy) if method != "ellipse" else \
-        _through(mats[which], ellipse_points(xyxy))
+        geometry.outline_of(mats[which], xyxy, ellipse_points(xyxy))
     mapped = np.concatenate([corners.min(1), corners.max(1)], 1)
     clipped = geometry.clipped_bounds(corners, lim, fallback=mapped)
     if chains is not None:
@@ -291,14 +291,6 @@ def ellipse_points(xyxy: np.ndarray) -> np.ndarray:
     half_w, half_h = (xyxy[:, 2:3] - xyxy[:, 0:1]) / 2, (xyxy[:, 3:4] - xyxy[:, 1:2]) / 2
     return np.stack([half_w * _ELLIPSE_SIN + (xyxy[:, 0:1] + half_w),
                      half_h * _ELLIPSE_COS + (xyxy[:, 1:2] + half_h)], -1)
-
-
-def _through(per: np.ndarray, pts: np.ndarray) -> np.ndarray:
-    """Pixel-edge points (K, P, 2) each through its box's map (K, 3, 3) (an affine map: the
-    pipeline holds nothing else with an ellipse, :func:`~._base.check_box_method`)."""
-    c = pts - 0.5  # (edges -> centres)
-    h = np.einsum("kij,kpj->kpi", per, np.concatenate([c, np.ones(c.shape[:2] + (1,))], -1))
-    return h[..., :2] / h[..., 2:3] + 0.5
 
 
 def select(labels: Any, keep: np.ndarray) -> Any:

@@ -190,7 +190,7 @@ def draw_pad_lanes(lanes: Any, pads: list) -> list[dict]:
     return [{"top": t, "left": x} for t, x in zip(top, left)]
 
 
-class _PadIfNeeded(Resampled):
+class _PaddedCrop(Resampled):
     """albumentations' crops' ``pad_if_needed``: an image smaller than the crop along an axis
     is first padded to the crop's size there (``pad_position``; ``border_mode``, ``fill`` and
     ``fill_mask`` become the pipeline's padding), as its PadIfNeeded pads; without it those
@@ -289,11 +289,11 @@ class Resize(Resampled):
                    if v is not None}, **self.resampling_config()}
 
 
-class CenterCrop(_PadIfNeeded):
+class CenterCrop(_PaddedCrop):
     """The centre (height, width) of the image: albumentations' ``CenterCrop(224, 160)`` (or
     ``height=``, ``width=``), or one ``size`` (an int: a square; ``CenterCrop((224, 160))``,
     ``size=``); a crop larger than the image pads it (the pipeline's padding), or, with
-    ``pad_if_needed=True``, pads it as albumentations does (see :class:`_PadIfNeeded`). The
+    ``pad_if_needed=True``, pads it as albumentations does (see :class:`_PaddedCrop`). The
     corner is rounded as torchvision rounds it (albumentations floors: a pixel apart where the
     margin is odd).
 
@@ -451,13 +451,13 @@ class _OneLane:
         return np.array([self.rng.uniform(low, high)])
 
 
-class RandomCrop(_PadIfNeeded):
+class RandomCrop(_PaddedCrop):
     """A (height, width) crop at a random whole-pixel position: albumentations'
     ``RandomCrop(224, 160)`` (or ``height=``, ``width=``), or one ``size`` (an int: a square;
     ``RandomCrop((224, 160))``, ``size=``); a crop larger than the image places the image at a
     random position inside it, the rest padded (the pipeline's padding), or, with
     ``pad_if_needed=True``, pads it first as albumentations does (at ``pad_position``, see
-    :class:`_PadIfNeeded`) and crops the padded image.
+    :class:`_PaddedCrop`) and crops the padded image.
 
     Example:
         >>> t = RandomCrop((64, 64), pad_if_needed=True)  # a 40 x 100 image: padded to 64 high

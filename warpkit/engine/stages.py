@@ -306,9 +306,7 @@ class Blend(NonLinear):
                 w += 1e-8
                 np.reciprocal(w, out=w)
                 out[a:a + self._CHUNK] = (w @ c[:, 2:]) / w.sum(1)[:, None]
-        # clamped into the frame, NaN kept (no source)
-        out[:, 0] = np.where(out[:, 0] < 0, 0.0, np.where(out[:, 0] > W - 1, W - 1, out[:, 0]))
-        out[:, 1] = np.where(out[:, 1] < 0, 0.0, np.where(out[:, 1] > H - 1, H - 1, out[:, 1]))
+        np.clip(out, 0, [W - 1, H - 1], out=out)  # into the frame (NaN stays: no source)
         return out.reshape(q.shape)
 
     #: about how many frame positions :meth:`forward` compares each point with
