@@ -75,6 +75,24 @@ def main() -> None:
     # multispectral: 8 bands in one launch
     rows += one_image(rng.integers(0, 256, (1024, 1024, 8), dtype=np.uint8))
 
+    # ---- OpenCV's area filter: a photo shrunk 3x and 1.5x (cv2.resize's map), against
+    # cv2.resize(INTER_AREA) and warpkit's own linear of the same map
+    photo = rng.integers(0, 256, (1080, 1920, 3), dtype=np.uint8)
+    area_rows = []
+    for w, h in [(640, 360), (1280, 720)]:
+        sx, sy = w / 1920, h / 1080
+        m = np.array([[sx, 0, 0.5 * sx - 0.5], [0, sy, 0.5 * sy - 0.5], [0, 0, 1.0]])
+        ours = warpkit_calls(lambda q, m=m, w=w, h=h: warpkit.warp_affine(
+            photo, m, (w, h), interpolation="area", padding="border", queue=q), pq)
+        fns = {"warpkit linear": lambda m=m, w=w, h=h: warpkit.warp_affine(
+            photo, m, (w, h), padding="border")}
+        if cv2 is not None:
+            fns["cv2.resize INTER_AREA"] = lambda w=w, h=h: cv2.resize(
+                photo, (w, h), interpolation=cv2.INTER_AREA)
+        area_rows += [[f"1920x1080x3 -> {w}x{h}", *r] for r in versus(ours, fns, args.samples)]
+    print(table("uint8 resizes by the area filter (interpolation='area'), ms", area_rows,
+                ["case", *VERSUS]))
+
     # ---- batch
     batch = rng.integers(0, 256, (64, 224, 224, 3), dtype=np.uint8)
     mats = np.stack([g.compose(g.rotation(a, (111.5, 111.5)), g.scale(s, center=(111.5, 111.5)))

@@ -498,6 +498,80 @@ inline __attribute__((always_inline)) void wk_field_source8(const float8 *px, fl
 #define WK_COORD_PARAM
 #endif
 
+/* ---- OpenCV's INTER_AREA (cv2.resize) for a map that keeps or swaps the axes ----------------
+ * WK_AREA builds (the host's engine.coords.area_items) filter the items whose samples per axis
+ * (ssv) are 0 so: the output pixel's square maps onto a source box [ax, ax + sw) x [ay, ay + sh)
+ * (pixel i spanning [i, i + 1); sw = |m0| + |m1|, sh = |m3| + |m4| for an affine map without a
+ * shear or turn but quarter turns, which the host checked). Where both sides are a pixel or
+ * more (the map shrinks both ways, or keeps a side), each source pixel weighs the part of the
+ * side it covers, over the side: the box's mean (cv2.resize's resizeArea). Else each axis takes
+ * two taps, floor(a) and the next, the second weighted by the part of the side past
+ * floor(a) + 1, over the side (cv2.resize's area_mode for a size that grows along either
+ * axis: linear weights from the cells' overlap). Taps outside the image follow the padding, as
+ * every mode's do. The other items of the launch sample as MODE does. */
+#ifndef WK_AREA
+#define WK_AREA 0
+#endif
+#if WK_AREA
+#if COORD != COORD_MATRIX
+#error "the area filter takes matrices (the host filters no other map by area)"
+#endif
+inline float wk_absf(float v) { return v < 0 ? -v : v; }
+
+/* a side's start a, on a whole pixel where float32 cannot tell it from one: a resize's
+ * footprints start on whole pixels where OpenCV's double arithmetic puts them, and two taps'
+ * weights jump there (the float32 position and matrix are off by a few units of their last
+ * place: x the centre's position, t the matrix's translation) */
+inline float wk_area_snap(float a, float x, float t) {
+    const float r = wk_rint(a), tol = 5e-7f * (wk_absf(x) + wk_absf(t) + 2.0f);
+    return wk_absf(a - r) <= tol ? r : a;
+}
+
+/* the weight of pixel i on an axis whose side is [a, a + s), i0 = floor(a) */
+inline float wk_area_weight(int i, float a, float s, int box, int i0) {
+    if (box) {
+        const float lo = (float)i > a ? (float)i : a;
+        const float hi = (float)(i + 1) < a + s ? (float)(i + 1) : a + s;
+        return hi > lo ? (hi - lo) / s : 0.0f;
+    }
+    float f = (a + s - (float)(i0 + 1)) / s;
+    f = f > 0 ? f : 0;
+    return i == i0 ? 1 - f : f;
+}
+
+/* acc += the box's filtered value (x, y: the output pixel centre's source position) */
+inline void wk_area_add(__global const X_T *xb, long sxy, long sxx, long sxc, int C, int W, int H,
+                        int pad, float x, float y, __global const float *m, const acc_t *fills,
+                        acc_t *acc) {
+    const float sw = wk_absf(m[0]) + wk_absf(m[1]), sh = wk_absf(m[3]) + wk_absf(m[4]);
+    const float ax = wk_area_snap(x - 0.5f * sw + 0.5f, x, m[2]);
+    const float ay = wk_area_snap(y - 0.5f * sh + 0.5f, y, m[5]);
+    const int box = sw >= 1.0f && sh >= 1.0f;
+    const int x0 = wk_floori(ax), y0 = wk_floori(ay);
+    const int nx = box ? wk_floori(ax + sw) + 1 - x0 : 2, ny = box ? wk_floori(ay + sh) + 1 - y0 : 2;
+    acc_t v[WK_NCH], row[WK_NCH];
+    for (int c = 0; c < C; c++) v[c] = 0;
+    for (int j = 0; j < ny; j++) {
+        const acc_t wy = (acc_t)wk_area_weight(y0 + j, ay, sh, box, y0);
+        if (wy == 0) continue;
+        int iny;
+        const int iy = wk_pad_tap(y0 + j, H, pad, &iny);
+        for (int c = 0; c < C; c++) row[c] = 0;
+        for (int k = 0; k < nx; k++) {
+            const acc_t wx = (acc_t)wk_area_weight(x0 + k, ax, sw, box, x0);
+            if (wx == 0) continue;
+            int inx;
+            const int ix = wk_pad_tap(x0 + k, W, pad, &inx);
+            const long o = (long)iy * sxy + (long)ix * sxx;
+            for (int c = 0; c < C; c++)
+                row[c] += wx * (inx && iny ? (acc_t)xb[o + c * sxc] : fills[c]);
+        }
+        for (int c = 0; c < C; c++) v[c] += wy * row[c];
+    }
+    for (int c = 0; c < C; c++) acc[c] += v[c];
+}
+#endif
+
 /* M: B matrices of 9 floats (src_from_dst, row-major), or one for all (per_image = 0).
  * src_index: the source image of each output item when indexed (validated on the host).
  * fill: per-channel constant; ifill: the same, for integer images (rounded and saturated on the
@@ -517,7 +591,9 @@ __kernel void warp(__global const X_T *restrict X, long x_off, long sxb, long sx
     const int edge_fill = pad == WK_PAD_CONSTANT_EDGE;
     if (edge_fill) pad = WK_PAD_BORDER;
     __global const float *m = M + (per_image ? b * WK_MAPS_PER_ITEM * 9 : 0);
-    const int ss = ssv[per_image ? b : 0];
+    int ss = ssv[per_image ? b : 0];
+    const int area = WK_AREA && ss == 0; /* this item's footprints filtered by area */
+    ss = area ? 1 : ss;
     acc_t fills[WK_NCH];
 #if X_KIND == WK_INT
     WK_PER_CHANNEL_I(fills, acc_t, ifill);
@@ -561,6 +637,12 @@ __kernel void warp(__global const X_T *restrict X, long x_off, long sxb, long sx
 #endif
                 continue;
             }
+#if WK_AREA
+            if (area) {
+                wk_area_add(xb, sxy, sxx, sxc, C, W, H, pad, x, y, m, fills, acc);
+                continue;
+            }
+#endif
             if (WP_REFLECTING(pad)) { /* reflections repeat: one period holds every tap */
                 x = wk_fold(x, W, pad);
                 y = wk_fold(y, H, pad);
@@ -625,7 +707,7 @@ __kernel void warp(__global const X_T *restrict X, long x_off, long sxb, long sx
     __global X_T *yp = Y + (((long)b * Ho + yo) * Wo + xo) * C;
 #endif
 #if MODE == MODE_NEAREST && X_KIND == WK_INT && !Y_NORM && !COLOUR
-    if (ss == 1) {
+    if (ss == 1 && !area) {
         for (int c = 0; c < C; c++) yp[c] = raw[c];
         return;
     }

@@ -129,6 +129,23 @@ def warp_family():
                 run(f"warp {np.dtype(dt)} {shape} {mode} {pad} {name_m} size={size} aa={aa}",
                     fn, img, m, size=size, interpolation=mode, padding=pad, fill=7,
                     antialias=aa)
+    # the area filter (OpenCV's INTER_AREA): footprints that reach every edge and past it,
+    # shrinking, enlarging, flipped, turned a quarter (and a turn, which samples linearly)
+    area_maps = [("shrink", lambda w, h: g.scale(0.4, center=((w - 1) / 2, (h - 1) / 2))),
+                 ("shrink-x", lambda w, h: g.scale(0.3, 1.7)),
+                 ("flip", lambda w, h: g.scale(-0.6, 0.45, (w, 0))),
+                 ("quarter", lambda w, h: np.array([[0, 0.7, 0], [-1.3, 0, w], [0, 0, 1.0]])),
+                 ("rot30", lambda w, h: maps(w, h)["rot30"])]
+    for k, (dt, form, pad) in enumerate(itertools.product(dtypes, forms,
+                                                          (*pads, "constant_edge"))):
+        for w in range(1, 18, 4):
+            h = heights[(w + k) % len(heights)]
+            img = image(form(h, w), dt, rng)
+            name_m, m = area_maps[(w + k) % len(area_maps)]
+            size = [None, (3 * w + 1, h + 2), (17, 3), (2, 1)][(w + 2 * k) % 4]
+            run(f"warp area {np.dtype(dt)} {form(h, w)} {pad} {name_m} size={size}",
+                warpkit.warp_affine, img, m(w, h), size=size, interpolation="area", padding=pad,
+                fill=7)
     # constant_edge: the edge repeated from inside (taps past it), the fill outside; odd widths
     for k, (dt, form, mode) in enumerate(itertools.product(dtypes, forms, modes)):
         for w in range(1, 18, 2):

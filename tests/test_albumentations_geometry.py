@@ -281,7 +281,7 @@ def test_their_resampling_becomes_the_pipelines():
     (lambda: W.Affine(border_mode=3), r"border_mode must be one of 0 \('constant'\), 1 "
                                       r"\('border'\), 2 \('reflection'\), 4 \('reflect_101'\), "
                                       r"got 3"),
-    (lambda: W.Affine(mask_interpolation=3), r"mask_interpolation must be one of 0 \('nearest'\)"),
+    (lambda: W.Affine(mask_interpolation=4), r"mask_interpolation must be one of 0 \('nearest'\)"),
     (lambda: W.Affine(rotate_method="circle"), r"rotate_method must be one of 'largest_box', "
                                                r"'ellipse', got 'circle'"),
     (lambda: W.Compose([W.Affine(rotate_method="ellipse"), W.Perspective()]),
@@ -413,8 +413,9 @@ def test_compose_takes_opencv_mask_interpolation_codes():
     assert W.Compose([], mask_interpolation=cv2.INTER_LINEAR).mask_interpolation == "linear"
     assert W.Compose([], mask_interpolation=cv2.INTER_CUBIC).mask_interpolation == "cubic"
     assert W.Compose([], mask_interpolation="nearest").mask_interpolation == "nearest"
+    assert W.Compose([], mask_interpolation=cv2.INTER_AREA).mask_interpolation == "area"
     with pytest.raises(ValueError, match="mask_interpolation must be one of 0 .'nearest'."):
-        W.Compose([], mask_interpolation=cv2.INTER_AREA)
+        W.Compose([], mask_interpolation=cv2.INTER_LANCZOS4)
     with pytest.raises(ValueError, match="mask_interpolation"):
         W.Compose([], mask_interpolation=True)
 

@@ -180,7 +180,7 @@ def test_transform_boxes_exact_cases():
     (lambda: RandomAffine(vflip=True), ValueError, "vflip must be a finite number"),
     (lambda: RandomAffine(size=(0, 5)), ValueError, r"size must be an int \(a square\) or \(height, width\) of whole numbers >= 1, got \(0, 5\)"),
     (lambda: RandomAffine(size="big"), ValueError, r"size must be an int \(a square\) or \(height, width\) of whole numbers >= 1, got .big."),
-    (lambda: RandomAffine(interpolation="area"), ValueError, "interpolation must be one of 'nearest'"),
+    (lambda: RandomAffine(interpolation="lanczos"), ValueError, "interpolation must be one of 'nearest'"),
     (lambda: RandomAffine(padding="wrap"), ValueError, "padding must be one of 'constant'"),
     (lambda: RandomAffine().sample(2, (10, 10), rng="seed"), TypeError, "rng must be None, an int seed"),
     (lambda: RandomAffine().sample(-1, (10, 10)), ValueError, "n must be a count >= 0"),

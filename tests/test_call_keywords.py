@@ -202,7 +202,7 @@ def test_extra_boxes_and_keypoints_targets(queue):
     (dict(additional_targets={"mask": "image"}), ValueError, r"'mask' is a call's own keyword"),
     (dict(bbox_params=dict(format="coco", max_accept_ratio=0.5)), ValueError,
      r"max_accept_ratio must be >= 1"),
-    (dict(mask_interpolation="area"), ValueError, r"interpolation must be one of"),
+    (dict(mask_interpolation="lanczos"), ValueError, r"interpolation must be one of"),
 ])
 def test_bad_target_arguments(kw, exc, pattern):
     with pytest.raises(exc, match=pattern):

@@ -61,6 +61,21 @@ def test_rotate_matches_the_api(photo, tmp_path):
     assert out.stat().st_mode & 0o777 == 0o666 & ~umask  # not mkstemp's 0600
 
 
+def test_area_shrinks_as_the_api(photo, tmp_path):
+    """--interpolation area: OpenCV's area filter, as warp_affine gives it (a shrink: each
+    output pixel the mean of its footprint)."""
+    path, arr = photo
+    out = tmp_path / "small.png"
+    r = _run("warp", path, "-o", out, "--matrix", "0.25,0,-0.375,0,0.25,-0.375", "--size",
+             "16x12", "--interpolation", "area")
+    assert r.exit_code == 0, r.output
+    m = np.array([[0.25, 0, -0.375], [0, 0.25, -0.375]])  # cv2.resize's map, 4x smaller
+    expected = warpkit.warp_affine(arr, m, (16, 12), interpolation="area")
+    np.testing.assert_array_equal(_read(out), expected)
+    block = arr[:4, :4].reshape(16, -1).mean(0)
+    assert np.abs(_read(out)[0, 0].astype(float) - block).max() <= 0.5
+
+
 def test_help_shows_how_to_give_two_numbers():
     """--translate takes two numbers; its help says so rather than typer's '<float,float>...',
     which reads as one comma-separated value (the form --fill and --box take)."""

@@ -116,12 +116,12 @@ def test_each_ported_transform_gives_albumentations_result(theirs, queue):
      r"albumentations' PixelDistributionAdaptation has no warpkit equivalent yet \(albumentations "
      r"2.0.8 blends .*\(nor a serialised form in albumentations: .*metadata\); supported: "
      r"AdditiveNoise"),
-    ([A.RandomResizedCrop(size=(32, 32), interpolation=3)], {},
-     r"RandomResizedCrop\(interpolation=3\) is not supported: warpkit takes 0 \(nearest\)"),
+    ([A.RandomResizedCrop(size=(32, 32), interpolation=4)], {},
+     r"RandomResizedCrop\(interpolation=4\) is not supported: warpkit takes 0 \(nearest\)"),
     ([A.Resize(40, 40, interpolation=2), A.RandomResizedCrop(size=(32, 32))], {},
      r"RandomResizedCrop sets interpolation='linear' but Resize sets interpolation='cubic'"),
-    ([A.RandomResizedCrop(size=(32, 32), mask_interpolation=3)], {},
-     r"mask_interpolation=3\) is not supported"),
+    ([A.RandomResizedCrop(size=(32, 32), mask_interpolation=4)], {},
+     r"mask_interpolation=4\) is not supported"),
     ([A.ElasticTransform(border_mode=3)], {}, r"border_mode=3\) is not supported"),
     ([A.Perspective(border_mode=3)], {}, r"Perspective\(border_mode=3\) is not supported"),
     ([A.Crop(0, 0, 40, 40, pad_if_needed=True)], {}, r"Crop\(pad_if_needed=True\)"),
@@ -139,8 +139,8 @@ def test_each_ported_transform_gives_albumentations_result(theirs, queue):
     ([A.HorizontalFlip()], {"additional_targets": {"vol": "volume"}},
      r"additional_targets\['vol'\] must be one of 'image', 'mask', 'masks', 'bboxes', "
      r"'keypoints', got 'volume'"),
-    ([A.Affine(mask_interpolation=2)], {"mask_interpolation": 3},  # overrides each transform's
-     r"Compose\(mask_interpolation=3\) is not supported"),
+    ([A.Affine(mask_interpolation=2)], {"mask_interpolation": 4},  # overrides each transform's
+     r"Compose\(mask_interpolation=4\) is not supported"),
 ], ids=lambda v: v if isinstance(v, str) and len(v) < 3 else None)
 def test_refused_by_name(transforms, kw, pattern):
     with pytest.raises(ValueError, match=pattern):
@@ -196,8 +196,8 @@ def test_unknown_parameters_and_inputs_are_refused():
     with pytest.raises(TypeError, match="takes an albumentations Compose.*got int"):
         W.from_albumentations(3)
     d = _quiet(A.to_dict, _quiet(A.Compose, [A.HorizontalFlip()]))
-    d["transform"]["mask_interpolation"] = 3  # a hand-written dict may carry Compose's own
-    with pytest.raises(ValueError, match="Compose\\(mask_interpolation=3\\) is not supported"):
+    d["transform"]["mask_interpolation"] = 4  # a hand-written dict may carry Compose's own
+    with pytest.raises(ValueError, match="Compose\\(mask_interpolation=4\\) is not supported"):
         W.from_albumentations(d)
     d["transform"]["mask_interpolation"] = None
     d["transform"]["seed"] = 137

@@ -562,6 +562,8 @@ F32 = np.float32
      r"grid's batch size must equal X's: X has N=2, grid has 3"),
     (np.zeros((1, 1, 4, 4), F32), np.zeros((1, 3, 3, 2), F32), {"mode": "bilinearr"}, ValueError,
      r"mode must be one of 'nearest', 'linear', 'cubic' \(or 'bilinear', 'bicubic'\); got 'bilinearr'"),
+    (np.zeros((1, 1, 4, 4), F32), np.zeros((1, 3, 3, 2), F32), {"mode": "area"}, ValueError,
+     r"mode must be one of 'nearest', 'linear', 'cubic' \(or 'bilinear', 'bicubic'\); got 'area'"),
     (np.zeros((1, 1, 4, 4), F32), np.zeros((1, 3, 3, 2), F32), {"padding_mode": "mirror"}, ValueError,
      r"padding_mode must be one of 'zeros', 'border', 'reflection'; got 'mirror'"),
     (np.zeros((1, 1, 4, 4), F32), np.zeros((1, 3, 3, 2), F32), {"align_corners": 2}, ValueError,

@@ -115,7 +115,7 @@ def test_torch_tensors_in_and_out(queue):
      r"the maps have no output pixels"),
     (lambda i: warpkit.remap(i, np.array([["a"]]), np.zeros((1, 1))), TypeError,
      r"map_x must hold numbers"),
-    (lambda i: warpkit.remap(i, np.zeros((4, 5)), np.zeros((4, 5)), interpolation="area"),
+    (lambda i: warpkit.remap(i, np.zeros((4, 5)), np.zeros((4, 5)), interpolation="lanczos"),
      ValueError, r"interpolation"),
 ])
 def test_bad_maps(call, exc, match):

@@ -384,8 +384,8 @@ def test_non_native_byte_order(queue):
 
 
 @pytest.mark.parametrize("call,exc,match", [
-    (lambda: warpkit.warp_affine(np.zeros((4, 4), np.uint8), np.eye(3), interpolation="area"), ValueError,
-     r"interpolation must be one of 'nearest', 'linear', 'cubic' \(or 'bilinear', 'bicubic'\); got 'area'"),
+    (lambda: warpkit.warp_affine(np.zeros((4, 4), np.uint8), np.eye(3), interpolation="lanczos"), ValueError,
+     r"interpolation must be one of 'nearest', 'linear', 'cubic', 'area' \(or 'bilinear', 'bicubic'\); got 'lanczos'"),
     (lambda: warpkit.warp_affine(np.zeros((4, 4), np.uint8), np.eye(3), padding="wrap"), ValueError,
      r"padding must be one of 'constant', 'border', 'reflection', 'reflect_101', "
      r"'constant_edge' \(or 'zeros', 'replicate', 'edge', 'reflect', 'symmetric', 'reflect101', "

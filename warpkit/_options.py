@@ -17,8 +17,12 @@ from __future__ import annotations
 
 from typing import Any, NamedTuple
 
-#: interpolation names -> MODE (kernels: MODE_NEAREST, MODE_LINEAR, MODE_CUBIC)
-INTERPOLATIONS = {"nearest": 0, "linear": 1, "cubic": 2}
+#: interpolation names -> MODE (kernels: MODE_NEAREST, MODE_LINEAR, MODE_CUBIC). ``area`` is
+#: OpenCV's INTER_AREA as OpenCV applies it: ``cv2.resize``'s area filter where a map keeps (or
+#: swaps) the axes, which the warp kernel's WK_AREA builds take per item (engine.coords.area_items),
+#: and linear elsewhere (``cv2.warpAffine`` and ``cv2.remap`` read INTER_AREA as INTER_LINEAR):
+#: its kernels' MODE is linear's
+INTERPOLATIONS = {"nearest": 0, "linear": 1, "cubic": 2, "area": 3}
 INTERPOLATION_ALIASES = {"bilinear": "linear", "bicubic": "cubic"}
 
 #: image paddings (warps, crops, augmentation) -> the kernels' tap padding (WK_PAD_*).
@@ -48,6 +52,7 @@ KERNEL_DEFINES = {
     "MODE_NEAREST": INTERPOLATIONS["nearest"],
     "MODE_LINEAR": INTERPOLATIONS["linear"],
     "MODE_CUBIC": INTERPOLATIONS["cubic"],
+    "MODE_AREA": INTERPOLATIONS["area"],
     "WK_PAD_ZEROS": PADDINGS["constant"],
     "WK_PAD_BORDER": PADDINGS["border"],
     "WK_PAD_REFLECT": PADDINGS["reflection"],
@@ -97,21 +102,43 @@ class Sampling(NamedTuple):
     interpolation: str = "linear"
     padding: str = "constant"
     fill: Any = 0
-    antialias: bool = False
+    antialias: bool | str = False
 
     @classmethod
     def of(cls, interpolation: Any = "linear", padding: Any = "constant", fill: Any = 0,
            antialias: Any = False) -> "Sampling":
         """The options, with ``interpolation`` and ``padding`` checked (a ValueError names the
-        argument); ``antialias`` as a bool."""
+        argument); ``antialias`` a bool, or ``"area"``: OpenCV's area filter for the maps that
+        keep the axes and shrink along either (albumentations' ``area_for_downscale``), the
+        interpolation elsewhere."""
         choice(interpolation, INTERPOLATIONS, "interpolation", INTERPOLATION_ALIASES)
         choice(padding, PADDINGS, "padding", PADDING_ALIASES)
+        if isinstance(antialias, str):
+            if antialias != "area":
+                raise ValueError(f"antialias must be True, False or 'area', got {antialias!r}")
+            return cls(interpolation, padding, fill, antialias)
         return cls(interpolation, padding, fill, bool(antialias))
 
     @property
     def mode(self) -> int:
-        """The interpolation's number (MODE)."""
-        return choice(self.interpolation, INTERPOLATIONS, "interpolation", INTERPOLATION_ALIASES)
+        """The kernels' interpolation number (MODE): ``area``'s is linear's (:attr:`area`
+        says which maps are filtered by area)."""
+        m = choice(self.interpolation, INTERPOLATIONS, "interpolation", INTERPOLATION_ALIASES)
+        return INTERPOLATIONS["linear"] if m == INTERPOLATIONS["area"] else m
+
+    @property
+    def area(self) -> str | None:
+        """Which maps the area filter takes: ``"all"`` (interpolation ``area``: every map that
+        keeps or swaps the axes), ``"shrink"`` (antialias ``"area"``: those that also shrink
+        along either axis), or None."""
+        if self.interpolation == "area":
+            return "all"
+        return "shrink" if self.antialias == "area" else None
+
+    @property
+    def supersample(self) -> bool:
+        """Whether maps that shrink are supersampled (antialias True)."""
+        return self.antialias is True
 
     @property
     def pad(self) -> int:

@@ -19,8 +19,9 @@ from .runtime import PlanCache, Runtime, vec4
 
 __all__ = ["grid_sample", "MODES", "PADDINGS"]
 
-#: mode names (ONNX opset 20 spelling; opset 16's bilinear and bicubic are aliases) and paddings
-MODES = INTERPOLATIONS
+#: mode names (ONNX opset 20 spelling; opset 16's bilinear and bicubic are aliases) and paddings:
+#: ONNX's three (the warps' area filter is not a GridSample mode)
+MODES = {k: v for k, v in INTERPOLATIONS.items() if k != "area"}
 PADDINGS = GRID_PADDINGS
 
 Mode = Literal["linear", "bilinear", "nearest", "cubic", "bicubic"]

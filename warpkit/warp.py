@@ -25,7 +25,9 @@ from .engine import ModelInput, warp_by
 __all__ = ["crop_rois", "warp_affine", "warp_batch", "warp_each", "warp_perspective",
            "INTERPOLATIONS", "PADDINGS"]
 
-Interpolation = Literal["nearest", "linear", "cubic"]
+Interpolation = Literal["nearest", "linear", "cubic", "area"]
+#: antialias: supersampling (True), OpenCV's area filter where the map shrinks ("area"), or none
+Antialias = bool | Literal["area"]
 Padding = Literal["constant", "border", "reflection", "reflect_101", "constant_edge"]
 
 _MAX_COORD = 1 << 24  # box coordinates: float32 positions are whole pixels up to here
@@ -39,7 +41,7 @@ def warp_affine(
     padding: Padding = "constant",
     fill: float | tuple[float, ...] = 0,
     expand: bool = False,
-    antialias: bool = False,
+    antialias: Antialias = False,
     queue: cl.CommandQueue | None = None,
     output_dtype: Any = None,
     mean: float | Sequence[float] | None = None,
@@ -56,7 +58,12 @@ def warp_affine(
         matrix: (3, 3) or (2, 3) destination-from-source map (see :mod:`warpkit.geometry`), or one
             per image of a batch: (B, 3, 3) / (B, 2, 3).
         size: output (width, height); default: the input's size.
-        interpolation: ``"nearest"``, ``"linear"`` or ``"cubic"`` (Keys, A = -0.75, as OpenCV).
+        interpolation: ``"nearest"``, ``"linear"``, ``"cubic"`` (Keys, A = -0.75, as OpenCV) or
+            ``"area"``: OpenCV's INTER_AREA as OpenCV applies it, ``cv2.resize``'s area filter
+            where the map keeps or swaps the axes (a resize, crop, flip, pad or quarter turn:
+            each output pixel the mean of its footprint, or two taps from the footprint's
+            overlap along an axis it enlarges), linear under any other map (as
+            ``cv2.warpAffine`` reads it).
         padding: where the source is outside the image: ``"constant"`` (``fill``), ``"border"``
             (the edge pixel, OpenCV's BORDER_REPLICATE), ``"reflection"`` (mirrored about the
             outer pixel edges, OpenCV's BORDER_REFLECT), ``"reflect_101"`` (mirrored about
@@ -70,7 +77,8 @@ def warp_affine(
             there); not with ``size``.
         antialias: for maps that shrink, average several samples per output pixel (as many per
             axis as source pixels fall on one output pixel, at most 8), so that detail does not
-            alias.
+            alias; ``"area"``: the area filter for the maps that keep the axes and shrink along
+            either (albumentations' ``area_for_downscale``), ``interpolation`` for the others.
         queue: the ``pyopencl.CommandQueue`` to run on.
         output_dtype, mean, std, layout: make the model's input in the same pass: with
             ``output_dtype`` float32 or float16 each sample becomes ``(v / peak - mean) / std``
@@ -106,7 +114,7 @@ def warp_perspective(
     padding: Padding = "constant",
     fill: float | tuple[float, ...] = 0,
     expand: bool = False,
-    antialias: bool = False,
+    antialias: Antialias = False,
     queue: cl.CommandQueue | None = None,
     output_dtype: Any = None,
     mean: float | Sequence[float] | None = None,
@@ -132,7 +140,7 @@ def crop_rois(
     interpolation: Interpolation = "linear",
     padding: Padding = "constant",
     fill: float | tuple[float, ...] = 0,
-    antialias: bool = False,
+    antialias: Antialias = False,
     queue: cl.CommandQueue | None = None,
 ) -> Any:
     """Crop and resize many boxes into fixed-size patches, in one launch.
@@ -208,7 +216,7 @@ def crop_rois(
 
 def warp_batch(images: Sequence[Any], homographies: Any, size: tuple[int, int],
                interpolation: Interpolation = "linear", padding: Padding = "constant",
-               fill: float | tuple[float, ...] = 0, antialias: bool = False,
+               fill: float | tuple[float, ...] = 0, antialias: Antialias = False,
                queue: cl.CommandQueue | None = None, output_dtype: Any = None,
                mean: float | Sequence[float] | None = None,
                std: float | Sequence[float] | None = None,
@@ -238,7 +246,7 @@ def warp_batch(images: Sequence[Any], homographies: Any, size: tuple[int, int],
 def warp_each(images: Sequence[Any], homographies: Sequence[Any],
               sizes: Sequence[tuple[int, int]], interpolation: Interpolation = "linear",
               padding: Padding = "constant", fill: float | tuple[float, ...] = 0,
-              antialias: bool = False, queue: cl.CommandQueue | None = None) -> list:
+              antialias: Antialias = False, queue: cl.CommandQueue | None = None) -> list:
     """Warp each image of a list (sizes may differ) with its own homography and output size, as
     :func:`warp_perspective` would one by one, but launched back to back with one wait at the
     end; options as :func:`warp_perspective`'s.

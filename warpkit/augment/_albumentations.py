@@ -52,8 +52,8 @@ from ._spatter import Spatter
 from ._host import Lambda
 from ._superpixels import Superpixels
 from ._text import TextImage
-from ._base import (BORDER_CODES, INTERPOLATION_CODES, OneOf, Transform, merge_setting,
-                    same_value)
+from ._base import (BORDER_CODES, INTERPOLATION_CODES, OneOf, Transform, interpolation_code,
+                    merge_setting, same_value)
 from ._compose import Compose
 
 __all__ = ["from_albumentations", "SUPPORTED"]
@@ -96,11 +96,13 @@ class _Pipeline:
     def setting(self, key: str, value: Any, who: str) -> None:
         merge_setting(self.settings, key, value, who)
 
-    def resampling(self, a: _Args, border: bool = True, interpolations: bool = True) -> None:
+    def resampling(self, a: _Args, border: bool = True, interpolations: bool = True,
+                   resizes: bool = False) -> None:
         """A geometric transform's interpolation, mask interpolation, border mode and fills
-        (those it has: a resize has no border, a pad no interpolation)."""
+        (those it has: a resize has no border, a pad no interpolation); ``resizes``: it
+        resizes with cv2.resize, where INTER_AREA is the area filter (else linear)."""
         if interpolations:
-            self._interpolations(a)
+            self._interpolations(a, resizes)
         if border:
             mode = a.take("border_mode", 0)
             if mode not in BORDER_CODES:
@@ -114,19 +116,20 @@ class _Pipeline:
                 self.setting("fill", fill, a.name)
                 self.setting("mask_fill", fill_mask, a.name)
 
-    def _interpolations(self, a: _Args) -> None:
+    def _interpolations(self, a: _Args, resizes: bool) -> None:
         code = a.take("interpolation", 1)
         if code not in INTERPOLATION_CODES:
             raise ValueError(f"{a.name}(interpolation={code!r}) is not supported: warpkit "
-                             f"takes 0 (nearest), 1 (linear) or 2 (cubic)")
-        self.setting("interpolation", INTERPOLATION_CODES[code], a.name)
+                             f"takes {_CODES_TAKEN}")
+        self.setting("interpolation", interpolation_code(code, "interpolation", resizes), a.name)
         mcode = a.take("mask_interpolation", 0)
         if self.mask_code is not None:  # Compose's overrides each transform's
             mcode = self.mask_code
         if mcode not in INTERPOLATION_CODES:
             raise ValueError(f"{a.name}(mask_interpolation={mcode!r}) is not supported: "
-                             f"warpkit takes 0 (nearest), 1 (linear) or 2 (cubic)")
-        self.setting("mask_interpolation", INTERPOLATION_CODES[mcode], a.name)
+                             f"warpkit takes {_CODES_TAKEN}")
+        self.setting("mask_interpolation",
+                     interpolation_code(mcode, "mask_interpolation", resizes), a.name)
 
 
 def _colour(cls: type, *keys: str) -> Callable[[_Args, _Pipeline], Transform]:
@@ -242,6 +245,9 @@ def _to_tensor(a: _Args, pipe: _Pipeline) -> None:
 
 #: albumentations' name -> how to make warpkit's transform (None: a pipeline setting)
 _INTERPOLATION_KEYS = ("interpolation", "mask_interpolation")
+#: the interpolation codes warpkit takes, as its refusals list them
+_CODES_TAKEN = ("0 (nearest), 1 (linear), 2 (cubic) or 3 (area: the area filter in the "
+                "resizes, linear in the warps, as OpenCV applies it)")
 _BORDER_KEYS = ("border_mode", "fill", "fill_mask")
 
 
@@ -257,7 +263,7 @@ def _resampled(cls: type, *keys: str, p: float = 0.5, internal: tuple = (),
         given = {k: a.d[k] for k in wanted if k in a.d}
         if pipe.mask_code is not None and interpolations:
             given["mask_interpolation"] = pipe.mask_code
-        pipe.resampling(a, border, interpolations)
+        pipe.resampling(a, border, interpolations, getattr(cls, "resizes", False))
         for k in internal:
             a.take(k)
         return cls(**{k: a.take(k) for k in keys if k in a.d}, **given, p=a.take("p", p))
@@ -470,7 +476,7 @@ def from_albumentations(pipeline: Any, nonserializable: dict | None = None) -> C
     mask_code = a.take("mask_interpolation")
     if mask_code is not None and mask_code not in INTERPOLATION_CODES:
         raise ValueError(f"Compose(mask_interpolation={mask_code!r}) is not supported: warpkit "
-                         f"takes 0 (nearest), 1 (linear) or 2 (cubic)")
+                         f"takes {_CODES_TAKEN}")
     pipe = _Pipeline(mask_code)
     pipe.nonserializable = dict(nonserializable or {})
     if mask_code is not None:

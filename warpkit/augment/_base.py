@@ -67,8 +67,13 @@ def merge_setting(found: dict, key: str, value: Any, who: str) -> None:
     found.setdefault(key, (value, who))
 
 
-#: OpenCV's codes for the interpolations and borders warpkit has (albumentations takes these)
-INTERPOLATION_CODES = {0: "nearest", 1: "linear", 2: "cubic"}
+#: OpenCV's codes for the interpolations and borders warpkit has (albumentations takes these).
+#: INTER_AREA (3) is warpkit's ``area``: cv2.resize's area filter where a map keeps the axes; a
+#: transform that albumentations warps with cv2.warpAffine, warpPerspective or remap (which
+#: read INTER_AREA as INTER_LINEAR) reads code 3 as ``linear`` (:func:`interpolation_code`)
+INTERPOLATION_CODES = {0: "nearest", 1: "linear", 2: "cubic", 3: "area"}
+#: what ``area_for_downscale`` may be (albumentations' resizes and crops that resize)
+AREA_FOR_DOWNSCALE = (None, "image", "image_mask")
 BORDER_CODES = {0: "constant", 1: "border", 2: "reflection", 4: "reflect_101"}
 
 
@@ -80,6 +85,17 @@ def opencv_code(value: Any, table: dict[int, str], arg: str) -> str:
         return value
     raise ValueError(f"{arg} must be one of "
                      f"{', '.join(f'{k} ({v!r})' for k, v in table.items())}, got {value!r}")
+
+
+def interpolation_code(value: Any, arg: str, resizes: bool) -> str:
+    """An interpolation as :func:`opencv_code` reads it, OpenCV's INTER_AREA (3) as OpenCV
+    applies it: ``area`` for a transform albumentations applies with ``cv2.resize``
+    (``resizes``), ``linear`` for one it warps (``cv2.warpAffine`` and ``cv2.remap`` read
+    INTER_AREA as INTER_LINEAR). warpkit's name ``"area"`` is warpkit's area everywhere."""
+    name = opencv_code(value, INTERPOLATION_CODES, arg)
+    if name == "area" and not resizes and not isinstance(value, str):
+        return "linear"
+    return name
 
 
 def probability(p: Any, arg: str = "p") -> float:
@@ -377,6 +393,10 @@ class Resampled(Transform):
     #: the resampling arguments as given (replaced, never changed in place): which the
     #: transform has (a resize no border, a pad no interpolation) and what config writes
     _given: dict = {}
+    #: albumentations applies this transform with cv2.resize (its INTER_AREA is the area filter)
+    resizes = False
+    #: ``area_for_downscale`` as given (``"image"``: the pipeline's antialias ``"area"``)
+    area_for_downscale = None
 
     def _resampling(self, interpolation: Any, mask_interpolation: Any, border_mode: Any,
                     fill: Any, fill_mask: Any, rotate_method: str = "largest_box") -> None:
@@ -395,16 +415,26 @@ class Resampled(Transform):
         The albumentations-named transforms pass albumentations' defaults, so theirs are
         always given; the transforms warpkit shares with torchvision default to None."""
         name = type(self).__name__
-        if area_for_downscale is not None:
-            raise ValueError(f"{name}(area_for_downscale={area_for_downscale!r}) is not "
-                             f"supported: antialias=True on the Compose shrinks smoothly")
         given = {}
+        if area_for_downscale is not None:
+            if area_for_downscale not in AREA_FOR_DOWNSCALE or not self.resizes:
+                raise ValueError(f"{name} area_for_downscale must be "
+                                 f"{' or '.join(map(repr, AREA_FOR_DOWNSCALE))}, got "
+                                 f"{area_for_downscale!r}" if self.resizes else
+                                 f"{name} takes no area_for_downscale (it does not resize)")
+            if area_for_downscale == "image_mask":
+                raise ValueError(f"{name}(area_for_downscale='image_mask') is not supported: "
+                                 f"masks keep their mask_interpolation ('image' filters the "
+                                 f"images by area where the map shrinks; mask_interpolation="
+                                 f"cv2.INTER_AREA averages the masks on every sample)")
+            self.area_for_downscale = area_for_downscale
+            given["area_for_downscale"] = area_for_downscale
         if interpolation is not None:
-            self.interpolation = opencv_code(interpolation, INTERPOLATION_CODES, "interpolation")
+            self.interpolation = interpolation_code(interpolation, "interpolation", self.resizes)
             given["interpolation"] = interpolation
         if mask_interpolation is not None:
-            self.mask_interpolation = opencv_code(mask_interpolation, INTERPOLATION_CODES,
-                                                  "mask_interpolation")
+            self.mask_interpolation = interpolation_code(mask_interpolation,
+                                                         "mask_interpolation", self.resizes)
             given["mask_interpolation"] = mask_interpolation
         if border_mode is not None:
             self.border_mode = opencv_code(border_mode, BORDER_CODES, "border_mode")
@@ -422,6 +452,8 @@ class Resampled(Transform):
         for key in ("interpolation", "mask_interpolation"):
             if key in g:
                 s[key] = getattr(self, key)
+        if self.area_for_downscale == "image":  # (albumentations' area where it shrinks)
+            s["antialias"] = "area"
         if "border_mode" in g:
             s["padding"] = self.border_mode
         if "border_mode" not in g or self.border_mode == "constant":  # (fills: constant only)

@@ -97,8 +97,9 @@ class Compose(Resampling, Transform):
         interpolation, padding, fill, antialias: of the one resampling (as
             :func:`warpkit.warp_perspective`); default ``"linear"``, ``"constant"``, 0, no
             antialiasing, or what the transforms set (albumentations-named ones take
-            ``interpolation``, ``border_mode``, ``fill``; RandomAffine the options given to
-            it): a pipeline resamples once, so two that disagree, or one that disagrees with
+            ``interpolation``, ``border_mode``, ``fill``, and the resizes' ``interpolation=
+            cv2.INTER_AREA`` the area filter, their ``area_for_downscale="image"`` antialias
+            ``"area"``; RandomAffine the options given to it): a pipeline resamples once, so two that disagree, or one that disagrees with
             a value given here, are refused naming both. Constant padding in a pipeline that
             only resizes, crops, pads and flips is warped as ``"constant_edge"``: the fill
             outside the image, its edge pixels repeated inside (a resize, then a pad, as
@@ -195,7 +196,7 @@ class Compose(Resampling, Transform):
     def __init__(self, transforms: Sequence[Transform], p: float = 1.0,
                  interpolation: str | None = None, padding: str | None = None,
                  fill: float | Sequence[float] | None = None, mask_fill: float | None = None,
-                 antialias: bool | None = None, box_format: str | None = None,
+                 antialias: bool | str | None = None, box_format: str | None = None,
                  min_visibility: float | None = None, min_area: float | None = None,
                  remove_invisible: bool | None = None, keypoint_format: str | None = None,
                  output_dtype: str | None = None, mean: Any = None, std: Any = None,

@@ -1090,7 +1090,7 @@ def _warp_all(x, kind, mats, outs, opts, as_mask: bool = False, chains=None):
     if chains is not None:
         # per-axis tables hold positions at pixel centres: not with supersampling
         def coords(cs, size):
-            return chain_coords(cs, None if opts.sampling.antialias else size)
+            return chain_coords(cs, None if opts.sampling.supersample else size)
 
         if kind == "batch" and len(set(outs)) == 1:
             return _warp(x, coords(chains, outs[0]), outs[0], opts, as_mask, batched=True)

@@ -573,6 +573,8 @@ class _MaxSize(Resampled):
     ``max_size`` (an int, or a list to choose from per sample) against one side, or from
     ``max_size_hw`` = (height, width), either None."""
 
+    resizes = True  # (albumentations applies it with cv2.resize)
+
     keeps_axes = True
 
     _side = staticmethod(max)  # which side max_size sets
@@ -671,6 +673,8 @@ class RandomScale(Resampled):
         (960, 720)
     """
 
+    resizes = True  # (albumentations applies it with cv2.resize)
+
     keeps_axes = True
 
     def __init__(self, scale_limit: Any = (-0.1, 0.1), interpolation: Any = 1,
@@ -738,6 +742,8 @@ class CropAndPad(Resampled):
         >>> t.map(t.draw(np.random.default_rng(0), (100, 80)), (100, 80))[1]
         (115, 70)
     """
+
+    resizes = True  # (albumentations applies it with cv2.resize)
 
     keeps_axes = True
 

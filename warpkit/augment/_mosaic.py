@@ -105,6 +105,9 @@ class Mosaic(Transform):
         self.interpolation = opencv_code(interpolation, INTERPOLATION_CODES, "interpolation")
         self.mask_interpolation = opencv_code(mask_interpolation, INTERPOLATION_CODES,
                                               "mask_interpolation")
+        if "area" in (self.interpolation, self.mask_interpolation):  # (its cells are a chain)
+            raise ValueError("Mosaic resamples its cells by stages, which the area filter does "
+                             "not take: pass interpolation 0 (nearest), 1 (linear) or 2 (cubic)")
         self.fill = fill
         self.fill_mask = number(fill_mask, "Mosaic fill_mask")
         if not isinstance(metadata_key, str) or not metadata_key:

@@ -40,9 +40,10 @@ class MosaicCall:
             raise ValueError(f"a Mosaic pipeline takes image=, mask=, boxes= (bboxes=) and "
                              f"keypoints= with their label fields, and further images and "
                              f"masks; not {what}")
-        if pipe.antialias:
+        if pipe.antialias or "area" in (pipe.interpolation, pipe.mask_interpolation):
             raise ValueError("a Mosaic pipeline resamples its cells as albumentations does "
-                             "(no antialiasing): pass antialias=False")
+                             "(no antialiasing, no area filter): pass antialias=False and "
+                             "interpolation 'nearest', 'linear' or 'cubic'")
         others = pipe.reads - {"call"}
         if others:
             raise ValueError(f"a step after Mosaic chooses its parameters from the "

@@ -219,6 +219,8 @@ class RandomSizedBBoxSafeCrop(BBoxSafeRandomCrop, Resampled):
         (320, 320)
     """
 
+    resizes = True  # (albumentations applies it with cv2.resize)
+
     def __init__(self, height: int, width: int, erosion_rate: float = 0.0,
                  interpolation: Any = 1, mask_interpolation: Any = 0, p: float = 1.0) -> None:
         super().__init__(erosion_rate, p)

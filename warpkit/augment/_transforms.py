@@ -249,6 +249,8 @@ class Resize(Resampled):
         ((160, 224), (341, 256))
     """
 
+    resizes = True  # (albumentations applies it with cv2.resize)
+
     keeps_axes = True
 
     def __init__(self, size: Any = None, width: int | None = None, p: float = 1.0, *,
@@ -521,6 +523,8 @@ class RandomResizedCrop(Resampled):
         >>> out["image"].shape                                          # doctest: +SKIP
         (224, 160, 3)
     """
+
+    resizes = True  # (albumentations applies it with cv2.resize)
 
     keeps_axes = True
 

@@ -90,6 +90,45 @@ def supersampling(inv: np.ndarray, wo: int, ho: int) -> list[int]:
     return counts
 
 
+#: the farthest an area-filtered footprint may reach from the origin (pixels): the kernel
+#: takes its taps as ints, and float32 places it within a thousandth of a pixel there
+AREA_REACH = float(1 << 22)
+
+
+def area_items(inv: np.ndarray, wo: int, ho: int, rule: str) -> np.ndarray:
+    """Which maps (B, 3, 3 src_from_dst) the kernel filters by area (OpenCV's INTER_AREA,
+    kernels_cl/warp.cl's wk_area): those affine maps that keep or swap the axes (resizes,
+    crops, flips, pads, quarter turns: each output pixel's square maps onto a source box), and
+    with ``rule`` ``"shrink"`` only those that shrink along either axis (more than one source
+    pixel per output pixel: albumentations' ``area_for_downscale``). The others keep the
+    interpolation (``cv2.warpAffine`` reads INTER_AREA as linear). A filtered map's footprints
+    must stay within :data:`AREA_REACH` of the origin, and its taps within 64 per output pixel
+    or the source's size (a ValueError otherwise: a map that reads far past its image)."""
+    m = np.asarray(inv, np.float64).reshape(-1, 3, 3)
+    with np.errstate(all="ignore"):
+        affine = np.all(m[:, 2] == [0.0, 0.0, 1.0], axis=1) & np.isfinite(m).all(axis=(1, 2))
+        keeps = (m[:, 0, 1] == 0) & (m[:, 1, 0] == 0)
+        swaps = (m[:, 0, 0] == 0) & (m[:, 1, 1] == 0)
+        ok = affine & (keeps | swaps)
+        scale = np.abs(m[:, :2, :2])
+        if rule == "shrink":
+            ok &= scale.max(axis=(1, 2)) > 1 + 1e-9
+        sw, sh = scale[:, 0].sum(1), scale[:, 1].sum(1)  # a footprint's sides (source pixels)
+        corners = np.array([[x, y, 1.0] for x in (-0.5, wo - 0.5) for y in (-0.5, ho - 0.5)]).T
+        q = m @ corners
+        reach = np.abs(q[:, :2]).max(axis=(1, 2))
+    for k in np.flatnonzero(ok):
+        taps = (math.ceil(sw[k]) + 1) * (math.ceil(sh[k]) + 1)
+        if reach[k] > AREA_REACH or taps * wo * ho > max(64 * wo * ho, 1 << 26):
+            raise ValueError(
+                f"the area filter averages each output pixel's whole footprint: map {k}'s "
+                f"footprints are {sw[k]:.4g} x {sh[k]:.4g} source pixels, reaching "
+                f"{reach[k]:.4g} pixels from the origin (at most {AREA_REACH:.0f}, and "
+                f"{max(64 * wo * ho, 1 << 26)} reads); shrink in steps, or use "
+                f"antialias=True")
+    return ok
+
+
 def schedule(inv: np.ndarray, wo: int, ho: int, blocks: int, affine: bool) -> tuple[int, int]:
     """How the 8-wide kernel runs: (t, pf). Its work-groups of 64 work-items (blocks of 8 pixels)
     are 2^t blocks x 2^(6 - t) rows; pf > 0 prefetches the source rows pf blocks ahead. Where the

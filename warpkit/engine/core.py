@@ -17,7 +17,7 @@ from .._images import MAX_CHANNELS, as_image, shape_hwc
 from .._memory import check_allocation, device_layout, operand, pick_runtime, wants_device_result
 from .._options import PADDINGS, Sampling
 from .coords import (COORD_AXES, COORD_FIELD, COORD_MAP, COORD_MATRIX, Coords, blocks,
-                     expand_canvas, schedule, supersampling)
+                     area_items, expand_canvas, schedule, supersampling)
 from .inputs import WARP_DTYPES, matrices, pack, read_regions, stack
 from .output import (PLAIN, ModelInput, fills as fills_of, model_output, options_key,
                      values_of_options)
@@ -67,7 +67,7 @@ def warp_by(image: Any, matrix: Any, size: Any = None, sampling: Sampling = LINE
     src = _Input(image, matrix, affine, src_index, ragged, coords)
     wo, ho, mats = _output_size(src, size, expand, ragged or coords is not None)
     inv, ss, kind = _positions(src.mats if mats is None else mats, coords, wo, ho, src.B,
-                               sampling.antialias)
+                               sampling)
     try:  # made once per set of options and image kind (a pipeline passes the same each call)
         fills, out = values_of_options(options_key(sampling.fill, model), src.C, src.dt)
     except (TypeError, ValueError):  # unhashable options (arrays of arrays): made each call;
@@ -99,7 +99,8 @@ def warp_by(image: Any, matrix: Any, size: Any = None, sampling: Sampling = LINE
                     src_index is not None, sampling.mode, sampling.pad, max(ss) > 1,
                     y_dtype, y_chw, ragged, kind,
                     blocks(coords), bool(passes), kinds, colour_groups(passes), tiles, bands,
-                    fda_sizes(passes) if any(k & PASS_FDA for k in kinds) else ())
+                    fda_sizes(passes) if any(k & PASS_FDA for k in kinds) else (),
+                    min(ss) == 0)
     finite_affine, tw_log2, pf = _work_split(kind, inv, wo, ho)
     plan = PLANS.get((rt, layout_key, wants_device_result(x), spec, tw_log2),
                      lambda: warp_plan(rt, x, spec, tw_log2))
@@ -1838,9 +1839,10 @@ def _output_size(src: _Input, size: Any, expand: bool,
 
 
 def _positions(mats: np.ndarray, coords: Coords | None, wo: int, ho: int, B: int,
-               antialias: bool) -> tuple[np.ndarray, list[int], int]:
-    """(the src_from_dst maps the kernel takes, samples per axis per map, the coordinate
-    source)."""
+               sampling: Sampling) -> tuple[np.ndarray, list[int], int]:
+    """(the src_from_dst maps the kernel takes, samples per axis per map (0: the map's
+    footprints filtered by area, :func:`area_items`), the coordinate source)."""
+    antialias = sampling.supersample
     inv = mats if coords is not None else geometry.invert_checked(mats)
     kind = COORD_MATRIX if coords is None else coords.kind
     if kind in (COORD_FIELD, COORD_AXES):  # per item or one for all: what the kernel indexes
@@ -1866,6 +1868,8 @@ def _positions(mats: np.ndarray, coords: Coords | None, wo: int, ho: int, B: int
         ss = [1]
     else:
         ss = supersampling(inv, wo, ho) if antialias else [1] * len(inv)
+        if sampling.area:  # (matrices only: a per-pixel map or a chain bends the footprints)
+            ss = [0 if a else n for a, n in zip(area_items(inv, wo, ho, sampling.area), ss)]
     return inv, ss, kind
 
 

@@ -133,6 +133,9 @@ class WarpSpec:
     # the FDA passes' room (engine.core.fda_sizes: the most column pairs, window rows and
     # window columns of an item), () without FDA
     fda: tuple[int, ...] = ()
+    # some item's map is filtered by area (its samples per axis 0: kernels_cl/warp.cl's
+    # WK_AREA, in the general kernel)
+    area: bool = False
 
 
 PLANS = PlanCache()
@@ -266,7 +269,7 @@ def warp_plan(rt: Runtime, src: Operand, w: WarpSpec, tw_log2: int) -> Plan:
         # the array's last element + 1: word reads (uint8) are clamped to end inside it
         extent = x_off + sum((d - 1) * v for d, v in zip(src.shape, st) if v > 0) + 1
     defines = {"MODE": w.mode, **VALUE_TYPES[dt].defines("X"), "RAGGED": int(w.ragged),
-               "COORD": w.coord}
+               "COORD": w.coord, **({"WK_AREA": 1} if w.area else {})}
     store = {} if w.y_dtype is None else \
         {"Y_NORM": 1, "Y_CHW": int(w.y_chw), "Y_HALF": FLOAT_OUT[ydt]}
     if not w.colour_passes:  # else the warp stores the image as it is, the last pass the result
@@ -293,7 +296,8 @@ def warp_plan(rt: Runtime, src: Operand, w: WarpSpec, tw_log2: int) -> Plan:
     words = w.ragged or (src_words(src.shape) if sized else
                          extent >= 4 and sum((d - 1) * abs(v) for d, v in
                                              zip((H, W, C), strides[1:])) < 2**31 - 4)
-    if not w.supersample and dt in (np.dtype(np.uint8), np.dtype(np.float32)) and words:
+    if not (w.supersample or w.area) and dt in (np.dtype(np.uint8), np.dtype(np.float32)) \
+            and words:
         # the 8-wide kernel (kernels_cl/warp.cl, warp_v); channels are a build-time constant
         variant = Variant.of("warp.cl", "warp_v", **defines, CH=C, WK_U8=int(dt == np.uint8),
                              WK_CPU=int(rt.kind == "CPU"), WV_BLOCKS=w.blocks)
@@ -312,7 +316,7 @@ def warp_plan(rt: Runtime, src: Operand, w: WarpSpec, tw_log2: int) -> Plan:
                 np.int32(w.wo), np.int32(w.pad), Arg("fill"), Arg("affine"), interior,
                 np.int32(tw_log2), Arg("pf"), Arg("yscale"), Arg("ybias"), *ragged)
         gsize = (tiles_x * 64, -(-w.ho // th), w.items)
-    else:  # any dtype, cubic, supersampling: one output pixel per work-item
+    else:  # any dtype, cubic, supersampling, area: one output pixel per work-item
         # int32 values need more than a float's 24 bits: accumulate in double where the device
         # has it (nearest without supersampling copies pixels, exact everywhere)
         acc_double = int(dt == np.dtype(np.int32) and rt.fp64)
