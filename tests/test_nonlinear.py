@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 
+import cv2
 import numpy as np
 import pytest
 
@@ -312,9 +313,10 @@ def test_thin_plate_spline_passes_its_control_points():
 
 
 def test_grid_distortion_is_piecewise_linear_per_axis():
-    """Each output column reads one source column (x depends on x only), cell edges move by
-    the drawn steps, the image's ends stay (normalized) and the map is linear inside cells."""
-    t = GridDistortion(num_steps=4, distort_limit=0.4)
+    """The even cells (warpkit's before format 4): each output column reads one source column
+    (x depends on x only), cell edges move by the drawn steps, the image's ends stay
+    (normalized) and the map is linear inside cells."""
+    t = GridDistortion(num_steps=4, distort_limit=0.4, cells="even")
     W, H = 101, 61
     p = t.draw(np.random.default_rng(2), (W, H))
     f = t.field(p, (W, H))
@@ -610,3 +612,59 @@ def test_a_ragged_list_through_fields_is_one_array_and_fills_out(queue):
         one = pipe(image=imgs[k], seed=4, index=k, queue=queue)["image"]
         np.testing.assert_array_equal(out[k], one)
         np.testing.assert_array_equal(buf[k], one)
+
+
+@pytest.mark.parametrize("num_steps, normalized", [(5, True), (5, False), (7, True), (3, True)])
+@pytest.mark.parametrize("hw", [(300, 451), (64, 97), (23, 9)], ids=lambda v: f"{v[0]}x{v[1]}")
+def test_grid_distortion_is_albumentations_table(num_steps, normalized, hw, queue):
+    """GridDistortion's cells are albumentations 2.0.8's: its generate_grid (and
+    normalize_grid_distortion_steps) fed the recorded steps gives the same tables, value for
+    value, and cv2.remap of albumentations' maps the same image (within 1 level, and 2e-3 of
+    a float32 ramp: the positions the kernel read)."""
+    import warnings
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        from albumentations.augmentations.geometric import functional as AF
+    H, W = hw
+    t = GridDistortion(num_steps=num_steps, distort_limit=0.4, normalized=normalized, p=1,
+                       border_mode=cv2.BORDER_REFLECT_101)
+    pipe = Compose([t])
+    ys, xs = np.mgrid[0:H, 0:W].astype(np.float32)
+    ramp = np.stack([xs, ys], -1)
+    for seed in range(2):
+        out = pipe(image=ramp, seed=seed, queue=queue)
+        p = out["params"]["steps"][0]
+        assert len(p["steps_x"]) == num_steps + 1 == len(p["steps_y"])
+        sx, sy = [1 + v for v in p["steps_x"]], [1 + v for v in p["steps_y"]]
+        if normalized:
+            d = AF.normalize_grid_distortion_steps((H, W), num_steps, sx, sy)
+            sx, sy = d["steps_x"], d["steps_y"]
+        mx, my = AF.generate_grid((H, W), sx, sy, num_steps)
+        np.testing.assert_array_equal(t.table(p["steps_x"], W), mx[0])
+        np.testing.assert_array_equal(t.table(p["steps_y"], H), my[:, 0])
+        inside = (mx <= W - 1) & (my <= H - 1)
+        np.testing.assert_allclose(out["image"][..., 0][inside], mx[inside], atol=2e-3)
+        np.testing.assert_allclose(out["image"][..., 1][inside], my[inside], atol=2e-3)
+        img = (np.random.default_rng(seed).random((H, W, 3)) * 255).astype(np.uint8)
+        want = cv2.remap(img, mx, my, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REFLECT_101)
+        got = pipe(image=img, seed=seed, queue=queue)["image"]
+        assert np.abs(got.astype(int) - want).max() <= 1
+
+
+def test_grid_distortion_of_older_data_keeps_its_even_cells():
+    """Pipeline data of format 3 (and older) wrote GridDistortion without ``cells``: it meant
+    the even cells, and loads so; a replay of its draws (num_steps each) gives the same."""
+    even = Compose([GridDistortion(num_steps=4, cells="even", p=1)])
+    d = even.to_dict()
+    assert d["format"] == 4 and d["transforms"][0]["cells"] == "even"
+    old = json.loads(json.dumps(d))
+    old["format"] = 3
+    del old["transforms"][0]["cells"]
+    assert Compose.from_dict(old).transforms[0].cells == "even"
+    assert Compose.from_dict(dict(old, format=4)).transforms[0].cells == "albumentations"
+    img = (np.random.default_rng(0).random((40, 50, 3)) * 255).astype(np.uint8)
+    a = even(image=img, seed=5)
+    np.testing.assert_array_equal(Compose.from_dict(old)(image=img, seed=5)["image"], a["image"])
+    assert len(a["params"]["steps"][0]["steps_x"]) == 4
+    with pytest.raises(ValueError, match="cells must be one of 'albumentations', 'even'"):
+        GridDistortion(cells="uneven")

@@ -176,7 +176,7 @@ def test_saved_pipelines_keep_their_map():
     format 3 without a method is the default."""
     tri = W.Compose([W.PiecewiseAffine(scale=0.05, method="triangles", p=1)])
     d = tri.to_dict()
-    assert d["format"] == 3 and d["transforms"][0]["method"] == "triangles"
+    assert d["format"] == 4 and d["transforms"][0]["method"] == "triangles"
     old = json.loads(json.dumps(d))
     old["format"] = 2
     del old["transforms"][0]["method"]

@@ -82,7 +82,7 @@ def test_saved_pipelines_carry_their_format():
     pipe = W.Compose([W.RandomResizedCrop((224, 160)),
                       W.OneOf([W.CenterCrop((30, 40)), W.Resize(height=5, width=7)])])
     d = pipe.to_dict()
-    assert d["format"] == 3 and d["transforms"][0]["size"] == [224, 160]
+    assert d["format"] == 4 and d["transforms"][0]["size"] == [224, 160]
     assert "format" not in d["transforms"][0]  # the steps inherit their pipeline's
     again = W.Compose.from_dict(json.loads(json.dumps(d)))
     assert again.to_dict() == d
@@ -99,8 +99,8 @@ def test_saved_pipelines_carry_their_format():
         {"type": "OneOf", "transforms": [{"type": "Resize", "size": [20, 10]}]}]},
      r"Resize size=\[20, 10\]"),
     ({"type": "RandomAffine", "size": [20, 10]}, r"RandomAffine size=\[20, 10\]"),
-    ({"type": "Compose", "format": 4, "transforms": []},
-     r"Compose: format must be 1, 2 or 3, got 4"),
+    ({"type": "Compose", "format": 5, "transforms": []},
+     r"Compose: format must be 1, 2, 3 or 4, got 5"),
 ])
 def test_data_of_the_old_size_order_is_refused(data, match):
     with pytest.raises(ValueError, match=match):

@@ -347,7 +347,7 @@ class Transform:
         Example:
             >>> from warpkit.augment import CenterCrop
             >>> CenterCrop((224, 160)).to_dict()
-            {'type': 'CenterCrop', 'format': 3, 'p': 1.0, 'size': [224, 160]}
+            {'type': 'CenterCrop', 'format': 4, 'p': 1.0, 'size': [224, 160]}
         """
         why = next((w for s in all_steps(self) for w in [getattr(s, "unwritable", None)]
                     if w), None)
@@ -536,11 +536,12 @@ def _renamed(old: str, new: str) -> None:
                   DeprecationWarning, stacklevel=3)
 
 
-#: the format :meth:`Transform.to_dict` writes: 3 since PiecewiseAffine's default map is
-#: albumentations 2's (format 2 wrote its triangles without naming them: read back so), 2 since
-#: warpkit.augment's sizes are (height, width); a dict without ``"format"`` is of format 1,
-#: written when they were (width, height)
-DICT_FORMAT = 3
+#: the format :meth:`Transform.to_dict` writes: 4 since GridDistortion lays its cells as
+#: albumentations 2 does (before, in equal cells: format 3 and older read back so), 3 since
+#: PiecewiseAffine's default map is albumentations 2's (format 2 wrote its triangles without
+#: naming them: read back so), 2 since warpkit.augment's sizes are (height, width); a dict
+#: without ``"format"`` is of format 1, written when they were (width, height)
+DICT_FORMAT = 4
 
 
 def from_dict(d: dict, fmt: int | None = None, nested: bool = False,
@@ -550,15 +551,16 @@ def from_dict(d: dict, fmt: int | None = None, nested: bool = False,
     were (width, height)) whose sizes are not square is refused, naming them, rather than read
     with width and height swapped; its steps' own resampling options, which pipelines ignored
     then, are left out. A PiecewiseAffine of format 1 or 2 keeps the triangles it was written
-    with (``method="triangles"``: its default then). A ``Lambda`` is written by its name: ``nonserializable`` (name ->
+    with (``method="triangles"``: its default then), a GridDistortion of format 1 to 3 its
+    equal cells (``cells="even"``). A ``Lambda`` is written by its name: ``nonserializable`` (name ->
     Lambda) gives it back."""
     if not isinstance(d, dict) or d.get("type") not in _REGISTRY:
         raise ValueError(f"a transform must be a dict with a 'type' among "
                          f"{', '.join(sorted(_REGISTRY))}; got {d!r}")
     kwargs = {k: v for k, v in d.items() if k not in ("type", "format")}
     fmt = d.get("format", fmt if fmt is not None else 1)
-    if fmt not in (1, 2, DICT_FORMAT):
-        raise ValueError(f"{d['type']}: format must be 1, 2 or {DICT_FORMAT}, got {fmt!r}")
+    if fmt not in (1, 2, 3, DICT_FORMAT):
+        raise ValueError(f"{d['type']}: format must be 1, 2, 3 or {DICT_FORMAT}, got {fmt!r}")
     cls = _REGISTRY[d["type"]]
     if fmt == 1 and "size" in kwargs and kwargs["size"] is not None \
             and not isinstance(kwargs["size"], numbers.Integral) and len(set(kwargs["size"])) > 1:
@@ -572,6 +574,8 @@ def from_dict(d: dict, fmt: int | None = None, nested: bool = False,
         kwargs = {k: v for k, v in kwargs.items() if k not in Sampling._fields}
     if fmt < 3 and d["type"] == "PiecewiseAffine":  # (written before it had a method)
         kwargs.setdefault("method", "triangles")
+    if fmt < 4 and d["type"] == "GridDistortion":  # (written when its cells were equal)
+        kwargs.setdefault("cells", "even")
     if d["type"] == "Lambda":
         from ._host import lambda_from_data
 

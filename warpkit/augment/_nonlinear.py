@@ -158,19 +158,44 @@ class ElasticTransform(FieldTransform):
                 "noise_distribution": self.noise_distribution, **self.resampling_config()}
 
 
+#: GridDistortion's cell layouts: albumentations 2.0.8's (its default), and the equal cells
+#: warpkit laid before pipeline data format 4
+GRID_CELLS = ("albumentations", "even")
+
+
 class GridDistortion(FieldTransform):
-    """Grid distortion, as albumentations' GridDistortion: the image is cut into ``num_steps``
-    cells per axis, each cell's width (height) scaled by 1 + U(``distort_limit``), the cells
-    rescaled to span the image again (``normalized``), and each output column (row) read from
-    its position in the stretched cells: a piecewise-linear map per axis, which the kernel
-    evaluates exactly (a displacement per axis, linear between the cell edges). Cells are equal
-    over the pixel centres' span [0, W - 1] (albumentations gives the last cell the remainder of
-    W // num_steps)."""
+    """Grid distortion, as albumentations' GridDistortion: each axis cut into cells, each
+    cell's width (height) scaled by 1 + U(``distort_limit``), the cells rescaled to span the
+    image again (``normalized``), and each output column (row) read from its place in the
+    stretched cells: a map per axis, which the kernel evaluates exactly (a displacement per
+    axis, linear between its points).
+
+    ``cells``:
+
+    - ``"albumentations"`` (the default): albumentations 2.0.8's table, value for value. Each
+      axis has ``num_steps + 1`` cells of ``side // num_steps`` pixels, the last one the
+      remainder, each drawn a scale (recorded as ``steps_x`` / ``steps_y``, ``num_steps + 1``
+      each). Output pixel ``k`` of a cell reads the cell's ``k``-th point of
+      ``linspace(start, end)``, so a cell's last pixel and the next one's first read the same
+      place. ``normalized`` scales the remainder's step by its share of a cell, then all of
+      them to span ``side / (side // num_steps)`` cells; where ``num_steps`` divides the side,
+      its last pixel reads ``side``, past the image (the padding). Where a side is shorter
+      than ``num_steps`` every pixel is a cell (albumentations divides by zero there).
+    - ``"even"``: ``num_steps`` equal cells over the pixel centres' span [0, side - 1] (steps
+      ``num_steps`` each): warpkit's layout before format 4, which pipeline data written
+      then keeps.
+
+    Example:
+        >>> import numpy as np
+        >>> t = GridDistortion(num_steps=2, distort_limit=0.0, p=1)
+        >>> t.table([0.0, 0.0, 0.0], 7).tolist()   # 3-px cells, a 1-px remainder
+        [0.0, 1.5, 3.0, 3.0, 4.5, 6.0, 6.0]
+    """
 
     def __init__(self, num_steps: int = 5, distort_limit: Any = (-0.3, 0.3),
                  normalized: bool = True, p: float = 0.5, *, interpolation: Any = None, mask_interpolation: Any = None,
                  border_mode: Any = None, fill: Any = None, fill_mask: Any = None,
-                 keypoint_remapping_method: str = "mask") -> None:
+                 keypoint_remapping_method: str = "mask", cells: str = "albumentations") -> None:
         super().__init__(p)
         self._albumentations(keypoint_remapping_method, interpolation=interpolation,
                              mask_interpolation=mask_interpolation, border_mode=border_mode,
@@ -178,16 +203,42 @@ class GridDistortion(FieldTransform):
         self.num_steps = _bounded_int(num_steps, "num_steps", 1, MAX_NUM_STEPS)
         self.distort_limit = value_range(distort_limit, "distort_limit", True, -1, 1)[0]
         self.normalized = bool(normalized)
+        if cells not in GRID_CELLS:
+            raise ValueError(f"cells must be one of {', '.join(map(repr, GRID_CELLS))}, got "
+                             f"{cells!r}")
+        self.cells = cells
 
     def draw(self, rng, size):
         lo, hi = self.distort_limit
-        n = self.num_steps
+        n = self.num_steps + (self.cells == "albumentations")  # steps per axis
         steps = rng.uniform(lo, hi, 2 * n).tolist()  # the numbers of two draws of n, in one
         return {"steps_x": steps[:n], "steps_y": steps[n:]}
 
+    def table(self, steps: list[float], side: int) -> np.ndarray:
+        """albumentations' ``generate_grid`` along one axis of ``side`` pixels: the source
+        position each output pixel reads (float32, as albumentations keeps it), from the
+        recorded ``steps`` (``num_steps + 1`` draws of ``distort_limit``)."""
+        n = self.num_steps
+        cell = max(side // n, 1)  # (albumentations: side // n, and a division by it)
+        scales = [1.0 + s for s in steps]
+        if self.normalized:
+            last = min(side, (n + 1) * cell) - n * cell
+            scales[-1] *= last / cell
+            scales = (np.array(scales) * ((side / cell) / np.sum(scales))).tolist()
+        out = np.zeros(side, np.float32)
+        prev = 0.0
+        for k, scale in enumerate(scales):
+            start = k * cell
+            end = min(start + cell, side)
+            cur = prev + cell * scale
+            if end > start:
+                out[start:end] = np.linspace(prev, cur, end - start)
+            prev = cur
+        return out
+
     def _displacements(self, steps: list[float], extent: float) -> np.ndarray:
-        """How far the n + 1 cell edges of the output read from their own positions, over
-        [0, extent]."""
+        """The even layout: how far the n + 1 cell edges of the output read from their own
+        positions, over [0, extent]."""
         n = self.num_steps
         widths = [extent / n * (1 + s) for s in steps]
         edges = [0.0]
@@ -198,12 +249,17 @@ class GridDistortion(FieldTransform):
 
     def field(self, params, size):
         W, H = size
-        return AxisField(self._displacements(params["steps_x"], max(W - 1, 1)),
-                         self._displacements(params["steps_y"], max(H - 1, 1)), size)
+        sx, sy = params["steps_x"], params["steps_y"]
+        if len(sx) == self.num_steps:  # (the even layout's draws)
+            return AxisField(self._displacements(sx, max(W - 1, 1)),
+                             self._displacements(sy, max(H - 1, 1)), size)
+        # a point per pixel (the kernel's grid of W points over [0, W - 1]: point k on pixel k)
+        return AxisField(self.table(sx, W).astype(np.float64) - np.arange(W),
+                         self.table(sy, H).astype(np.float64) - np.arange(H), size)
 
     def config(self):
         return {"num_steps": self.num_steps, "distort_limit": list(self.distort_limit),
-                "normalized": self.normalized, **self.resampling_config()}
+                "normalized": self.normalized, "cells": self.cells, **self.resampling_config()}
 
 
 def _grid_counts(value: Any) -> tuple[int, int]:

@@ -159,6 +159,25 @@ class AxisField(_OnGrid):
         # clamped to the ends and linear between points, as the kernel (one C loop)
         return v + np.interp(v * self.scale()[axis], np.arange(len(t)), t)
 
+    def forward(self, pts):
+        """Source positions to frame positions, per axis: the map's inverse where it is
+        monotone (GridDistortion's never falls: a step of albumentations' cells that holds its
+        edge reads one place from two pixels, which takes the first), exactly; past the ends
+        the displacement is the end's, as the kernel clamps it. NaN along an axis that falls."""
+        q = np.array(pts, np.float64)
+        for axis, d in enumerate((self.dx, self.dy)):
+            d = np.asarray(d, np.float64)
+            s = self.scale()[axis]
+            p = np.arange(len(d)) / s if s > 0 else np.zeros(len(d))
+            g = p + d  # where the grid points read
+            v = q[..., axis]
+            if len(d) < 2 or np.any(np.diff(g) < 0):
+                q[..., axis] = v - d[0] if len(d) == 1 else np.nan
+                continue
+            inner = np.interp(v, g, p)
+            q[..., axis] = np.where(v < g[0], v - d[0], np.where(v > g[-1], v - d[-1], inner))
+        return q
+
     def kernel_data(self):
         sx, sy = self.scale()
         data = np.concatenate([np.asarray(self.dx, np.float64) * sx,
