@@ -180,7 +180,8 @@ class GridDistortion(FieldTransform):
       place. ``normalized`` scales the remainder's step by its share of a cell, then all of
       them to span ``side / (side // num_steps)`` cells; where ``num_steps`` divides the side,
       its last pixel reads ``side``, past the image (the padding). Where a side is shorter
-      than ``num_steps`` every pixel is a cell (albumentations divides by zero there).
+      than ``num_steps`` every pixel is a cell (albumentations divides by zero there, or,
+      not normalized, reads pixel 0 from every pixel).
     - ``"even"``: ``num_steps`` equal cells over the pixel centres' span [0, side - 1] (steps
       ``num_steps`` each): warpkit's layout before format 4, which pipeline data written
       then keeps.
@@ -225,15 +226,23 @@ class GridDistortion(FieldTransform):
             last = min(side, (n + 1) * cell) - n * cell
             scales[-1] *= last / cell
             scales = (np.array(scales) * ((side / cell) / np.sum(scales))).tolist()
-        out = np.zeros(side, np.float32)
-        prev = 0.0
+        # each cell's ends, added up in order as albumentations adds them
+        ends = np.empty(len(scales) + 1)
+        ends[0] = 0.0
         for k, scale in enumerate(scales):
-            start = k * cell
-            end = min(start + cell, side)
-            cur = prev + cell * scale
-            if end > start:
-                out[start:end] = np.linspace(prev, cur, end - start)
-            prev = cur
+            ends[k + 1] = ends[k] + cell * scale
+        # np.linspace(ends[k], ends[k + 1], count) of every cell at once, as numpy makes it:
+        # j * (delta / (count - 1)) + start, the last point the end itself; a cell of one
+        # pixel its start. Pixels past the last cell stay 0 (a side under num_steps + 1 cells)
+        i = np.arange(min(side, len(scales) * cell))
+        k, j = i // cell, i % cell
+        count = np.minimum(cell, side - k * cell)
+        start, stop = ends[k], ends[k + 1]
+        with np.errstate(divide="ignore", invalid="ignore"):
+            v = np.where(count > 1, j * ((stop - start) / (count - 1)) + start, start)
+        v = np.where((j == count - 1) & (count > 1), stop, v)
+        out = np.zeros(side, np.float32)
+        out[:len(i)] = v
         return out
 
     def _displacements(self, steps: list[float], extent: float) -> np.ndarray:
