@@ -592,6 +592,22 @@ def detection_runs(data, have_alb: bool) -> dict:
         lib.PadIfNeeded(640, 640, border_mode=0, fill=114), lib.HorizontalFlip()], have_alb)
 
 
+def area_runs(data, have_alb: bool) -> dict:
+    """A letterbox whose resize is OpenCV's area filter (``interpolation=cv2.INTER_AREA``, 3):
+    LongestMaxSize(320) + PadIfNeeded(320, 320, fill 114) + flip, with each photo's 10 boxes,
+    to uint8 HWC; and the same with the linear resize beside it."""
+    fns = boxed_recipe(data, "warpkit, letterbox 320 by the area filter", lambda lib: [
+        lib.LongestMaxSize(320, interpolation=3),
+        lib.PadIfNeeded(320, 320, border_mode=0, fill=114), lib.HorizontalFlip()], have_alb)
+    linear = boxed_recipe(data, "warpkit, letterbox 320, linear", lambda lib: [
+        lib.LongestMaxSize(320), lib.PadIfNeeded(320, 320, border_mode=0, fill=114),
+        lib.HorizontalFlip()], have_alb)
+    fns["warpkit, letterbox 320, linear"] = linear.pop("warpkit, letterbox 320, linear")
+    for k, f in linear.items():  # (albumentations' linear rows, for the linear row)
+        fns[f"{k} (letterbox 320, linear)"] = f
+    return fns
+
+
 def mosaic_runs(data, have_alb: bool) -> dict:
     """The YOLO-style recipe: Mosaic (2 x 2 cells of 640 from the batch's photos) + Affine
     (rotate, scale, translate) + HueSaturationValue + flip + the letterbox to 640, with each
@@ -698,6 +714,10 @@ def main() -> None:
         (detection_runs, "warpkit, box-safe crop + letterbox",
          "Detection: BBoxSafeRandomCrop + LongestMaxSize(640) + PadIfNeeded(640, 640, fill 114) "
          "+ flip, 64 ragged photos with 10 boxes each -> uint8 640x640"),
+        (area_runs, "warpkit, letterbox 320 by the area filter",
+         "A letterbox by the area filter: LongestMaxSize(320, interpolation=cv2.INTER_AREA) + "
+         "PadIfNeeded(320, 320, fill 114) + flip, 64 ragged photos with 10 boxes each -> uint8 "
+         "320x320"),
         (segmentation_runs, "warpkit, segmentation with MaskDropout",
          "Segmentation: RandomResizedCrop(224) + flip + MaskDropout(1-3 objects, p=0.5), 64 "
          "ragged photos with a mask each -> float32 CHW and the mask")]

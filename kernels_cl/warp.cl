@@ -512,6 +512,11 @@ inline __attribute__((always_inline)) void wk_field_source8(const float8 *px, fl
 #ifndef WK_AREA
 #define WK_AREA 0
 #endif
+#if WK_AREA /* warp_v: each item's samples per axis (0: its footprints filtered by area) */
+#define WV_AREA_PARAM , __global const int *restrict ssv
+#else
+#define WV_AREA_PARAM
+#endif
 #if WK_AREA
 #if COORD != COORD_MATRIX
 #error "the area filter takes matrices (the host filters no other map by area)"
@@ -937,11 +942,140 @@ inline __attribute__((always_inline)) void wv_store_norm(const float8 *v, __glob
 
 /* the 8 output pixels of the block at (xo0, yo) of item b, from their source positions (x, y)
  * (ok: lanes with a source) */
+/* the 8 lanes' pixels at offsets off (channel c at off + c * sxc), each channel a float8; the
+ * fill where a lane's tap is not inside (uint8 of 2-4 channels: one 32-bit word per lane per 4
+ * channels, clamped to end inside the buffer) */
+inline __attribute__((always_inline)) void wv_gather(__global const X_T *xb, int8 off, int8 inside,
+                                                     long sxc, int last_rel, const float *fills,
+                                                     float8 *v) {
+#if X_KIND == WK_INT && CH > 1
+    uint8 wd[WV_NG];
+#pragma unroll
+    for (int g = 0; g < WV_NG; g++) wd[g] = wv_words(xb, off + 4 * g, last_rel);
+#pragma unroll
+    for (int c = 0; c < CH; c++) v[c] = inside ? WV_CHW(wd, c) : (float8)fills[c];
+#else
+#pragma unroll
+    for (int c = 0; c < CH; c++) {
+        const int8 oc = off + c * (int)sxc;
+        const float8 val = (float8)((float)xb[oc.s0], (float)xb[oc.s1], (float)xb[oc.s2],
+                                    (float)xb[oc.s3], (float)xb[oc.s4], (float)xb[oc.s5],
+                                    (float)xb[oc.s6], (float)xb[oc.s7]);
+        v[c] = inside ? val : (float8)fills[c];
+    }
+#endif
+}
+
+#if WK_AREA
+/* wk_pad_tap for 8 taps anywhere (an area footprint may reach far past the image) */
+inline __attribute__((always_inline)) int8 wv_area_tap8(int8 i, int d, int pad, int8 *inside) {
+    if (pad == WK_PAD_ZEROS) {
+        *inside = (i >= 0) & (i < d);
+    } else {
+        *inside = (int8)-1;
+        if (pad != WK_PAD_BORDER) {
+            const int p = wk_period(d, pad);
+            if (p == 0) return (int8)0;
+            int8 m = i % p;
+            m = m < 0 ? m + p : m;
+            i = m < d ? m : (int8)(p - 1 + (pad == WK_PAD_REFLECT_101)) - m;
+        }
+    }
+    return i < 0 ? (int8)0 : (i > d - 1 ? (int8)(d - 1) : i);
+}
+
+inline __attribute__((always_inline)) float8 wv_absf8(float8 v) { return v < 0 ? -v : v; }
+
+/* wk_area_snap for 8 lanes */
+inline __attribute__((always_inline)) float8 wv_area_snap(float8 a, float8 x, float t) {
+    const float8 r = wk_rint_f8(a), tol = 5e-7f * (wv_absf8(x) + (wk_absf(t) + 2.0f));
+    return wv_absf8(a - r) <= tol ? r : a;
+}
+
+/* wv_area's columns whose weights and offsets it keeps at a time */
+#define WV_AREA_CHUNK 8
+
+/* the largest of 8 ints */
+inline __attribute__((always_inline)) int wv_max8(int8 v) {
+    return wk_maxi(wk_maxi(wk_maxi(v.s0, v.s1), wk_maxi(v.s2, v.s3)),
+                   wk_maxi(wk_maxi(v.s4, v.s5), wk_maxi(v.s6, v.s7)));
+}
+
+/* wk_area_weight for 8 lanes: pixel i of each lane's side [a, a + s), i0 = floor(a) */
+inline __attribute__((always_inline)) float8 wv_area_weight(int8 i, float8 a, float s, float inv_s, int box,
+                                                            int8 i0) {
+    const float8 fi = CV(i, float8);
+    if (box) {
+        const float8 lo = fi > a ? fi : a, hi = fi + 1.0f < a + s ? fi + 1.0f : a + s;
+        return hi > lo ? (hi - lo) * inv_s : (float8)0;
+    }
+    float8 f = (a + (s - 1.0f) - CV(i0, float8)) * inv_s;
+    f = f > 0 ? f : (float8)0;
+    return i == i0 ? 1.0f - f : (i == i0 + 1 ? f : (float8)0);
+}
+
+/* the 8 lanes' area filter (wk_area_add's rules) into acc: x, y their centres' source positions
+ * (finite, within the host's AREA_REACH); lanes not ok take the fill */
+inline __attribute__((always_inline)) void wv_area(__global const X_T *xb, float8 x, float8 y, int8 ok,
+                                                   int W, int H, long sxy, long sxx, long sxc,
+                                                   int last_rel, int pad, __global const float *m,
+                                                   const float *fills, float8 *acc) {
+    const float sw = wk_absf(m[0]) + wk_absf(m[1]), sh = wk_absf(m[3]) + wk_absf(m[4]);
+    const float8 ax = wv_area_snap(x - (0.5f * sw - 0.5f), x, m[2]);
+    const float8 ay = wv_area_snap(y - (0.5f * sh - 0.5f), y, m[5]);
+    const float inv_w = 1.0f / sw, inv_h = 1.0f / sh;
+    const int box = sw >= 1.0f && sh >= 1.0f;
+    int8 x0 = CV(ax, int8), y0 = CV(ay, int8);
+    x0 += CV(ax < CV(x0, float8), int8);
+    y0 += CV(ay < CV(y0, float8), int8);
+    int nx = 2, ny = 2;
+    if (box) { /* the most taps of a lane */
+        int8 ex = CV(ax + sw, int8), ey = CV(ay + sh, int8);
+        ex += CV(ax + sw < CV(ex, float8), int8);
+        ey += CV(ay + sh < CV(ey, float8), int8);
+        nx = wv_max8(ex + 1 - x0);
+        ny = wv_max8(ey + 1 - y0);
+    }
+    /* every lane's taps inside the image: no padding arithmetic */
+    const int inner = wk_all8(ok) && wk_all8((x0 >= 0) & (x0 + nx <= W) & (y0 >= 0) & (y0 + ny <= H));
+    for (int c = 0; c < CH; c++) acc[c] = (float8)0;
+    /* the columns' weights and offsets once for every row, WV_AREA_CHUNK columns at a time */
+    for (int k0 = 0; k0 < nx; k0 += WV_AREA_CHUNK) {
+        const int kn = nx - k0 < WV_AREA_CHUNK ? nx - k0 : WV_AREA_CHUNK;
+        float8 wxs[WV_AREA_CHUNK];
+        int8 oxs[WV_AREA_CHUNK], inxs[WV_AREA_CHUNK];
+        for (int k = 0; k < kn; k++) {
+            const int8 xi = x0 + (k0 + k);
+            wxs[k] = wv_area_weight(xi, ax, sw, inv_w, box, x0);
+            inxs[k] = (int8)-1;
+            oxs[k] = (inner ? xi : wv_area_tap8(xi, W, pad, &inxs[k])) * (int)sxx;
+        }
+        for (int j = 0; j < ny; j++) {
+            const float8 wy = wv_area_weight(y0 + j, ay, sh, inv_h, box, y0);
+            int8 iny = (int8)-1;
+            const int8 row = (inner ? y0 + j : wv_area_tap8(y0 + j, H, pad, &iny)) * (int)sxy;
+            float8 r[CH];
+            for (int c = 0; c < CH; c++) r[c] = (float8)0;
+            for (int k = 0; k < kn; k++) {
+                float8 px[CH];
+                wv_gather(xb, row + oxs[k], inxs[k] & iny, sxc, last_rel, fills, px);
+#pragma unroll
+                for (int c = 0; c < CH; c++) r[c] += wxs[k] * px[c];
+            }
+#pragma unroll
+            for (int c = 0; c < CH; c++) acc[c] += wy * r[c];
+        }
+    }
+#pragma unroll
+    for (int c = 0; c < CH; c++) acc[c] = ok ? acc[c] : (float8)fills[c];
+}
+#endif
+
 inline __attribute__((always_inline)) void wv_sample(
     __global const X_T *xb, float8 x, float8 y, int8 ok, int W, int H, long sxy, long sxx, long sxc,
     int last_rel, __global Y_PTR_T *Y, int b, int yo, int xo0, int Ho, int Wo, int pad, float4 fill,
     int affine, int interior_ok, int pf, __global const float *m, float py, float4 yscale,
-    float4 ybias WV_COL_PARAM WK_WIDE_PARAM) {
+    float4 ybias, int area WV_COL_PARAM WK_WIDE_PARAM) {
 #if Y_NORM
 #define WV_INTERIOR(xb, x, y, sxy)                                                             \
     {                                                                                         \
@@ -961,7 +1095,7 @@ inline __attribute__((always_inline)) void wv_sample(
 #if MODE == MODE_NEAREST && WK_U8 && !Y_NORM && !COLOUR
     /* nearest, every lane's pixel inside the image: copy the pixels as 32-bit words (clamped
      * to end inside the buffer, then shifted), no padding and no float round trip */
-    if (interior_ok && xo0 + 8 <= Wo) {
+    if (interior_ok && xo0 + 8 <= Wo && !area) {
         const float8 xc = x < -8 ? (float8)-8 : (x > (float)W + 8 ? (float8)((float)W + 8) : x);
         const float8 yc = y < -8 ? (float8)-8 : (y > (float)H + 8 ? (float8)((float)H + 8) : y);
         const int8 ix = CV(wk_rint_f8(xc), int8), iy = CV(wk_rint_f8(yc), int8);
@@ -983,7 +1117,7 @@ inline __attribute__((always_inline)) void wv_sample(
     }
 #endif
 #if MODE == MODE_LINEAR && WK_U8
-    const int whole = interior_ok && xo0 + 8 <= Wo;
+    const int whole = interior_ok && xo0 + 8 <= Wo && !area;
     /* the interior, tested before any padding arithmetic (NaN lanes fail the test) */
     if (whole && wv_interior(x, y, W, H, affine)) {
 #if WK_CPU && WK_BUILTINS
@@ -996,6 +1130,15 @@ inline __attribute__((always_inline)) void wv_sample(
 #endif
     if (edge_fill)
         ok &= WK_ON_PIXELS(x, y, W, H);
+    const int nl = Wo - xo0 < 8 ? Wo - xo0 : 8;
+    float fills[WK_NCH];
+    WK_PER_CHANNEL(fills, float, fill, 0);
+    float8 acc[CH];
+#if WK_AREA
+    if (area) {
+        wv_area(xb, x, y, ok, W, H, sxy, sxx, sxc, last_rel, pad, m, fills, acc);
+    } else {
+#endif
     x = ok ? x : (float8)-8;
     y = ok ? y : (float8)-8;
     if (WP_REFLECTING(pad)) { /* into one period [0, p): the taps are then in [-1, p + 2] */
@@ -1027,10 +1170,6 @@ inline __attribute__((always_inline)) void wv_sample(
     WK_KEYS_WEIGHTS(float, ty, cwy);
 #endif
 #endif
-    const int nl = Wo - xo0 < 8 ? Wo - xo0 : 8;
-    float fills[WK_NCH];
-    WK_PER_CHANNEL(fills, float, fill, 0);
-    float8 acc[CH];
     for (int c = 0; c < CH; c++) acc[c] = (float8)0;
     /* constant padding, and no lane has a tap inside the image (constant_edge: no lane's
      * position is inside it): all fill (common around a rotated or shrunk image) */
@@ -1061,26 +1200,7 @@ inline __attribute__((always_inline)) void wv_sample(
         float8 v[TAPS][CH]; /* this row's taps, fills substituted */
 #pragma unroll
         for (int k = 0; k < TAPS; k++) {
-            const int8 inside = iny & inxs[k] & ok;
-            const int8 off = row + ixs[k] * (int)sxx;
-#if X_KIND == WK_INT && CH > 1
-            /* 32-bit words of 4 channels per pixel; near the buffer's end read the last word
-             * and shift */
-            uint8 wd[WV_NG];
-#pragma unroll
-            for (int g = 0; g < WV_NG; g++) wd[g] = wv_words(xb, off + 4 * g, last_rel);
-#pragma unroll
-            for (int c = 0; c < CH; c++) v[k][c] = inside ? WV_CHW(wd, c) : (float8)fills[c];
-#else
-#pragma unroll
-            for (int c = 0; c < CH; c++) {
-                const int8 oc = off + c * (int)sxc;
-                const float8 val = (float8)((float)xb[oc.s0], (float)xb[oc.s1], (float)xb[oc.s2],
-                                            (float)xb[oc.s3], (float)xb[oc.s4], (float)xb[oc.s5],
-                                            (float)xb[oc.s6], (float)xb[oc.s7]);
-                v[k][c] = inside ? val : (float8)fills[c];
-            }
-#endif
+            wv_gather(xb, row + ixs[k] * (int)sxx, iny & inxs[k] & ok, sxc, last_rel, fills, v[k]);
         }
 #if MODE == MODE_LINEAR
         /* the same mixes as the interior path, so both give the same result */
@@ -1105,6 +1225,9 @@ inline __attribute__((always_inline)) void wv_sample(
     for (int c = 0; c < CH; c++) acc[c] = wv_lerp(rowv[0][c], rowv[1][c], ty);
 #endif
     } /* not all fill */
+#if WK_AREA
+    } /* not an area item */
+#endif
     WV_COLOUR(acc);
 #if Y_NORM
     wv_store_norm(acc, Y, b, yo, xo0, nl, Ho, Wo, yscale, ybias WK_WIDE_ARG);
@@ -1148,7 +1271,8 @@ __kernel void warp_v(__global const X_T *restrict X, long x_off, long sxb, long 
                      __global const int *restrict src_index, int indexed, long x_last_word,
                      __global Y_PTR_T *restrict Y, int Ho, int Wo, int pad, float4 fill,
                      int affine, int interior_ok, int tw_log2, int pf, float4 yscale,
-                     float4 ybias WK_RAG_PARAM WK_COORD_PARAM WK_COLOUR_PARAM WK_WIDE_PARAM) {
+                     float4 ybias WK_RAG_PARAM WK_COORD_PARAM WK_COLOUR_PARAM WK_WIDE_PARAM
+                     WV_AREA_PARAM) {
     /* a work-group of 64 covers 2^tw_log2 x WV_BLOCKS blocks of 8 pixels x 2^(6 - tw_log2) rows */
     const int lid = (int)get_local_id(0);
     const int xo0 = (((int)get_group_id(0) << tw_log2) + (lid & ((1 << tw_log2) - 1))) * (8 * WV_BLOCKS);
@@ -1156,6 +1280,11 @@ __kernel void warp_v(__global const X_T *restrict X, long x_off, long sxb, long 
     const int b = (int)get_global_id(2);
     if (xo0 >= Wo || yo >= Ho) return;
     __global const float *m = M + (per_image ? b * WK_MAPS_PER_ITEM * 9 : 0);
+#if WK_AREA
+    const int area = ssv[per_image ? b : 0] == 0; /* this item's footprints filtered by area */
+#else
+    const int area = 0;
+#endif
 #if COLOUR
     __global const float *col = WK_COL_OF(b);
 #endif
@@ -1257,7 +1386,8 @@ __kernel void warp_v(__global const X_T *restrict X, long x_off, long sxb, long 
     for (int j = 0; j < WV_BLOCKS; j++) {
         if (j > 0 && xo0 + 8 * j >= Wo) break;
         wv_sample(xb, xs[j], ys[j], oks[j], W, H, sxy, sxx, sxc, last_rel, Y, b, yo, xo0 + 8 * j, Ho,
-                  Wo, pad, fill, affine, interior_ok, pf, m, py, yscale, ybias WV_COL_ARG WK_WIDE_ARG);
+                  Wo, pad, fill, affine, interior_ok, pf, m, py, yscale, ybias, area WV_COL_ARG
+                  WK_WIDE_ARG);
     }
 }
 #endif

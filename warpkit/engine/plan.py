@@ -134,7 +134,7 @@ class WarpSpec:
     # window columns of an item), () without FDA
     fda: tuple[int, ...] = ()
     # some item's map is filtered by area (its samples per axis 0: kernels_cl/warp.cl's
-    # WK_AREA, in the general kernel)
+    # WK_AREA: wv_area in the 8-wide kernel, wk_area_add in the general one)
     area: bool = False
 
 
@@ -296,8 +296,7 @@ def warp_plan(rt: Runtime, src: Operand, w: WarpSpec, tw_log2: int) -> Plan:
     words = w.ragged or (src_words(src.shape) if sized else
                          extent >= 4 and sum((d - 1) * abs(v) for d, v in
                                              zip((H, W, C), strides[1:])) < 2**31 - 4)
-    if not (w.supersample or w.area) and dt in (np.dtype(np.uint8), np.dtype(np.float32)) \
-            and words:
+    if not w.supersample and dt in (np.dtype(np.uint8), np.dtype(np.float32)) and words:
         # the 8-wide kernel (kernels_cl/warp.cl, warp_v); channels are a build-time constant
         variant = Variant.of("warp.cl", "warp_v", **defines, CH=C, WK_U8=int(dt == np.uint8),
                              WK_CPU=int(rt.kind == "CPU"), WV_BLOCKS=w.blocks)
@@ -314,9 +313,10 @@ def warp_plan(rt: Runtime, src: Operand, w: WarpSpec, tw_log2: int) -> Plan:
         last_word = Arg("last_word") if w.ragged or sized else np.int64(extent - 4)
         args = (*common, *indexing, last_word, Arg(y_arg), np.int32(w.ho),
                 np.int32(w.wo), np.int32(w.pad), Arg("fill"), Arg("affine"), interior,
-                np.int32(tw_log2), Arg("pf"), Arg("yscale"), Arg("ybias"), *ragged)
+                np.int32(tw_log2), Arg("pf"), Arg("yscale"), Arg("ybias"), *ragged,
+                *((Arg("ss"),) if w.area else ()))
         gsize = (tiles_x * 64, -(-w.ho // th), w.items)
-    else:  # any dtype, cubic, supersampling, area: one output pixel per work-item
+    else:  # any dtype, cubic, supersampling: one output pixel per work-item
         # int32 values need more than a float's 24 bits: accumulate in double where the device
         # has it (nearest without supersampling copies pixels, exact everywhere)
         acc_double = int(dt == np.dtype(np.int32) and rt.fp64)
