@@ -67,6 +67,21 @@ inline __attribute__((always_inline)) int8 wk_pad_tap8(int8 i, int d, int pad, i
     return i < 0 ? (int8)0 : (i > d - 1 ? (int8)(d - 1) : i);
 }
 
+/* wk_pad_tap8 for taps anywhere (an area footprint may reach far past the image): the
+ * reflections fold by the remainder of a period, as wk_pad_tap does */
+inline __attribute__((always_inline)) int8 wk_pad_tap8_any(int8 i, int d, int pad, int8 *inside) {
+    if (pad != WK_PAD_ZEROS && pad != WK_PAD_BORDER) {
+        const int p = wk_period(d, pad);
+        if (p == 0) {
+            *inside = (int8)-1;
+            return (int8)0;
+        }
+        i = i % p;
+        i = i < 0 ? i + p : i; /* [0, p): one period, which wk_pad_tap8 takes */
+    }
+    return wk_pad_tap8(i, d, pad, inside);
+}
+
 /* wk_pad_tap8 for taps at most two pixels outside the axis (GridSample's, after its coordinate
  * pre-pass): one mirror suffices where d >= 3, which costs less than folding a period (linear
  * GridSample 3-4% faster); smaller axes fold */

@@ -967,23 +967,6 @@ inline __attribute__((always_inline)) void wv_gather(__global const X_T *xb, int
 }
 
 #if WK_AREA
-/* wk_pad_tap for 8 taps anywhere (an area footprint may reach far past the image) */
-inline __attribute__((always_inline)) int8 wv_area_tap8(int8 i, int d, int pad, int8 *inside) {
-    if (pad == WK_PAD_ZEROS) {
-        *inside = (i >= 0) & (i < d);
-    } else {
-        *inside = (int8)-1;
-        if (pad != WK_PAD_BORDER) {
-            const int p = wk_period(d, pad);
-            if (p == 0) return (int8)0;
-            int8 m = i % p;
-            m = m < 0 ? m + p : m;
-            i = m < d ? m : (int8)(p - 1 + (pad == WK_PAD_REFLECT_101)) - m;
-        }
-    }
-    return i < 0 ? (int8)0 : (i > d - 1 ? (int8)(d - 1) : i);
-}
-
 inline __attribute__((always_inline)) float8 wv_absf8(float8 v) { return v < 0 ? -v : v; }
 
 /* wk_area_snap for 8 lanes */
@@ -1048,12 +1031,12 @@ inline __attribute__((always_inline)) void wv_area(__global const X_T *xb, float
             const int8 xi = x0 + (k0 + k);
             wxs[k] = wv_area_weight(xi, ax, sw, inv_w, box, x0);
             inxs[k] = (int8)-1;
-            oxs[k] = (inner ? xi : wv_area_tap8(xi, W, pad, &inxs[k])) * (int)sxx;
+            oxs[k] = (inner ? xi : wk_pad_tap8_any(xi, W, pad, &inxs[k])) * (int)sxx;
         }
         for (int j = 0; j < ny; j++) {
             const float8 wy = wv_area_weight(y0 + j, ay, sh, inv_h, box, y0);
             int8 iny = (int8)-1;
-            const int8 row = (inner ? y0 + j : wv_area_tap8(y0 + j, H, pad, &iny)) * (int)sxy;
+            const int8 row = (inner ? y0 + j : wk_pad_tap8_any(y0 + j, H, pad, &iny)) * (int)sxy;
             float8 r[CH];
             for (int c = 0; c < CH; c++) r[c] = (float8)0;
             for (int k = 0; k < kn; k++) {
