@@ -496,6 +496,37 @@ def test_crops_pad_if_needed_as_albumentations(kind, crop_hw, position, queue):
     assert pipe.fill == (7, 8, 9) and pipe.mask_fill == 3
 
 
+@pytest.mark.parametrize("crop_hw", [(40, 41), (99, 150), (120, 301)])
+def test_center_crop_corner_follows_the_form_of_the_call(crop_hw, queue):
+    """Odd margins: CenterCrop(height, width) (albumentations' call, and its port) floors half
+    the margin as albumentations does, the same pixels as its own CenterCrop; CenterCrop(size)
+    rounds it half to even as torchvision does; ``rounding`` says so outright and survives
+    to_dict (data written before it had one meant torchvision's, and loads so)."""
+    img = PHOTO[:199, :299]  # odd margins against even crops, even against odd
+    h, w = crop_hw
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        theirs = A.Compose([A.CenterCrop(h, w, pad_if_needed=w > 299, fill=3)])(image=img)
+    for t in (W.CenterCrop(h, w, pad_if_needed=w > 299, fill=3),
+              W.from_albumentations(A.Compose([A.CenterCrop(h, w, pad_if_needed=w > 299,
+                                                            fill=3)])).transforms[0]):
+        assert t.rounding == "albumentations"
+        out = W.Compose([t])(image=img, seed=0, queue=queue)
+        np.testing.assert_array_equal(out["image"], theirs["image"])
+    tv = W.CenterCrop((h, w))
+    assert tv.rounding == "torchvision"
+    m, size = tv.map({}, (299, 199))
+    assert (-m[0, 2], -m[1, 2]) == (round((299 - w) / 2), round((199 - h) / 2))
+    d = W.Compose([tv]).to_dict()
+    assert d["transforms"][0]["rounding"] == "torchvision"
+    del d["transforms"][0]["rounding"]
+    assert W.Compose.from_dict(d).transforms[0].rounding == "torchvision"
+    assert W.CenterCrop((h, w), rounding="albumentations").map({}, (299, 199))[0][0, 2] == \
+        -((299 - w) // 2)
+    with pytest.raises(ValueError, match="CenterCrop rounding must be one of"):
+        W.CenterCrop(4, rounding="up")
+
+
 def test_from_albumentations_takes_pad_if_needed(queue):
     """A.RandomCrop(pad_if_needed=True, ...) ports with its padding; its fill goes to the
     pipeline, and without pad_if_needed its padding arguments stay unused, as albumentations'

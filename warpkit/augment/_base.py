@@ -347,7 +347,7 @@ class Transform:
         Example:
             >>> from warpkit.augment import CenterCrop
             >>> CenterCrop((224, 160)).to_dict()
-            {'type': 'CenterCrop', 'format': 4, 'p': 1.0, 'size': [224, 160]}
+            {'type': 'CenterCrop', 'format': 4, 'p': 1.0, 'size': [224, 160], 'rounding': 'torchvision'}
         """
         why = next((w for s in all_steps(self) for w in [getattr(s, "unwritable", None)]
                     if w), None)

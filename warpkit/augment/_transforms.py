@@ -291,19 +291,32 @@ class Resize(Resampled):
                    if v is not None}, **self.resampling_config()}
 
 
+#: how CenterCrop places its corner on an odd margin: albumentations floors half the margin,
+#: torchvision rounds it (half to even)
+CENTER_ROUNDINGS = ("albumentations", "torchvision")
+
+
 class CenterCrop(_PaddedCrop):
     """The centre (height, width) of the image: albumentations' ``CenterCrop(224, 160)`` (or
-    ``height=``, ``width=``), or one ``size`` (an int: a square; ``CenterCrop((224, 160))``,
-    ``size=``); a crop larger than the image pads it (the pipeline's padding), or, with
-    ``pad_if_needed=True``, pads it as albumentations does (see :class:`_PaddedCrop`). The
-    corner is rounded as torchvision rounds it (albumentations floors: a pixel apart where the
-    margin is odd).
+    ``height=``, ``width=``), or torchvision's one ``size`` (an int: a square;
+    ``CenterCrop((224, 160))``, ``size=``); a crop larger than the image pads it (the
+    pipeline's padding), or, with ``pad_if_needed=True``, pads it as albumentations does (see
+    :class:`_PaddedCrop`).
+
+    Where the margin is odd the two libraries place the corner a pixel apart: albumentations
+    floors half the margin, torchvision rounds it (half to even). ``rounding`` says whose
+    rule; None takes it from the form of the call: albumentations' with ``height`` and
+    ``width``, torchvision's with ``size``, so a port of either keeps its pixels.
 
     Example:
         >>> CenterCrop((4, 6), pad_if_needed=True, pad_position="top_left").map({}, (3, 10))
         (array([[ 1.,  0.,  0.],
                [ 0.,  1., -3.],
                [ 0.,  0.,  1.]]), (6, 4))
+        >>> CenterCrop(2, 2).map({}, (5, 5))[0][:2, 2].tolist()     # floor(3 / 2)
+        [-1.0, -1.0]
+        >>> CenterCrop(2).map({}, (5, 5))[0][:2, 2].tolist()        # round(3 / 2)
+        [-2.0, -2.0]
     """
 
     keeps_axes = True
@@ -311,10 +324,22 @@ class CenterCrop(_PaddedCrop):
     def __init__(self, size: Any = None, width: int | None = None, p: float = 1.0, *,
                  height: int | None = None, pad_if_needed: bool = False,
                  pad_position: str = "center", border_mode: Any = None, fill: Any = None,
-                 fill_mask: Any = None) -> None:
+                 fill_mask: Any = None, rounding: str | None = None) -> None:
         super().__init__(p)
+        if rounding is None:
+            rounding = "albumentations" if width is not None or height is not None \
+                else "torchvision"
+        if rounding not in CENTER_ROUNDINGS:
+            raise ValueError(f"CenterCrop rounding must be one of "
+                             f"{', '.join(map(repr, CENTER_ROUNDINGS))} or None, got "
+                             f"{rounding!r}")
+        self.rounding = rounding
         self.size = size_arg(size_or_hw(size, width, height), "size")
         self._pad_args(pad_if_needed, pad_position, border_mode, fill, fill_mask)
+
+    def _corner(self, margin: int) -> int:
+        """Half the margin, floored or rounded as :attr:`rounding` says."""
+        return margin // 2 if self.rounding == "albumentations" else round(margin / 2)
 
     def draw(self, rng, size):
         return self._draw_pad(rng, size)
@@ -326,10 +351,13 @@ class CenterCrop(_PaddedCrop):
         w, h = self.size
         if self.pad_if_needed:  # (the centre of the padded image, less the image's corner)
             (pw, ph), (ox, oy) = self._padded(params, size)
-            x0, y0 = round((pw - w) / 2) - ox, round((ph - h) / 2) - oy
+            x0, y0 = self._corner(pw - w) - ox, self._corner(ph - h) - oy
         else:
-            x0, y0 = round((size[0] - w) / 2), round((size[1] - h) / 2)  # as torchvision
+            x0, y0 = self._corner(size[0] - w), self._corner(size[1] - h)
         return crop_map(x0, y0, w, h, self.size), self.size
+
+    def config(self):
+        return {**super().config(), "rounding": self.rounding}
 
     def out_size(self, params, size):
         return self.size
