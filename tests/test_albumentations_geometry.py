@@ -302,7 +302,8 @@ def test_their_resampling_becomes_the_pipelines():
      r"Crop\(10, 20, 310, 70\) reaches past the 300x200 image"),
     (lambda: W.Crop(10, 20, 5, 70), r"Crop needs x_min < x_max and y_min < y_max"),
     (lambda: W.Crop(-1, 0, 5, 5), r"x_min must be a whole number of pixels >= 0"),
-    (lambda: W.Crop(0, 0, 5, 5, pad_if_needed=True), r"Crop\(pad_if_needed=True\)"),
+    (lambda: W.Crop(0, 0, 5, 5, pad_if_needed=True, pad_position="middle"),
+     r"Crop pad_if_needed|pad_position must be one of"),
     (lambda: W.RandomCropFromBorders(0.6, 0.5), r"crop_left \+ crop_right must be <= 1"),
     (lambda: W.RandomCropFromBorders(crop_top=1.5), r"crop_top must be in \[0, 1\]"),
     (lambda: W.Perspective(scale=(-0.1, 0.1)), r"scale"),
@@ -525,6 +526,53 @@ def test_center_crop_corner_follows_the_form_of_the_call(crop_hw, queue):
         -((299 - w) // 2)
     with pytest.raises(ValueError, match="CenterCrop rounding must be one of"):
         W.CenterCrop(4, rounding="up")
+
+
+@pytest.mark.parametrize("position", POSITIONS)
+@pytest.mark.parametrize("box", [(250, 150, 330, 230), (20, 30, 100, 90), (290, 0, 331, 201)])
+def test_crop_pad_if_needed_as_albumentations(box, position, queue):
+    """Crop(pad_if_needed=True), a rectangle past the image: albumentations' Crop pads the far
+    side by the amount it passes and the near side by its position's share, then cuts the
+    rectangle from the padded image; the same image, mask, boxes and keypoints (its own
+    Compose for the fixed positions; for "random", its padding at the recorded amounts, then
+    its Crop), through from_albumentations too; a rectangle inside needs no padding."""
+    img = PHOTO  # 300 x 200
+    mask = (np.arange(200 * 300).reshape(200, 300) % 7).astype(np.uint8)
+    boxes, points = [[240, 140, 290, 190], [10, 30, 60, 80]], [[260.5, 160.25], [30.0, 40.0]]
+    kw = dict(pad_if_needed=True, pad_position=position, border_mode=cv2.BORDER_CONSTANT,
+              fill=(7, 8, 9), fill_mask=3)
+    params = dict(bbox_params=A.BboxParams(format="pascal_voc", label_fields=["labels"],
+                                           min_visibility=0.0),
+                  keypoint_params=A.KeypointParams(format="xy", remove_invisible=False))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        recipe = A.Compose([A.Crop(*box, **kw)], **params)
+    for pipe in (W.Compose([W.Crop(*box, **kw)], box_format="pascal_voc", min_visibility=0.0,
+                           remove_invisible=False),
+                 W.from_albumentations(recipe)):
+        out = pipe(image=img, mask=mask, boxes=boxes, labels=[0, 1], keypoints=points, seed=2,
+                   queue=queue)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            if position == "random":  # its padding at warpkit's draw, then its Crop
+                step = out["params"]["steps"][0]
+                dx, dy = max(0, box[2] - 300), max(0, box[3] - 200)
+                top, left = step.get("top", 0), step.get("left", 0)
+                pad = A.Compose([A.Pad((left, top, dx, dy), border_mode=cv2.BORDER_CONSTANT,
+                                       fill=(7, 8, 9), fill_mask=3), A.Crop(*box)], **params)
+                theirs = pad(image=img, mask=mask, bboxes=boxes, labels=[0, 1],
+                             keypoints=points)
+            else:
+                theirs = recipe(image=img, mask=mask, bboxes=boxes, labels=[0, 1],
+                                keypoints=points)
+        np.testing.assert_array_equal(out["image"], theirs["image"])
+        np.testing.assert_array_equal(out["mask"], theirs["mask"])
+        np.testing.assert_allclose(out["boxes"], np.asarray(theirs["bboxes"]).reshape(-1, 4),
+                                   atol=1e-4)  # (albumentations' boxes pass through float32)
+        np.testing.assert_allclose(out["keypoints"], theirs["keypoints"], atol=1e-6)
+        assert W.Compose.from_dict(pipe.to_dict())(image=img, params=out["params"],
+                                                   queue=queue)["image"].tobytes() == \
+            out["image"].tobytes()
 
 
 def test_from_albumentations_takes_pad_if_needed(queue):

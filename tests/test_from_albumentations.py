@@ -124,7 +124,6 @@ def test_each_ported_transform_gives_albumentations_result(theirs, queue):
      r"mask_interpolation=4\) is not supported"),
     ([A.ElasticTransform(border_mode=3)], {}, r"border_mode=3\) is not supported"),
     ([A.Perspective(border_mode=3)], {}, r"Perspective\(border_mode=3\) is not supported"),
-    ([A.Crop(0, 0, 40, 40, pad_if_needed=True)], {}, r"Crop\(pad_if_needed=True\)"),
     ([A.RandomBrightnessContrast(ensure_safe_range=True)], {}, r"ensure_safe_range=True"),
     ([A.Normalize(max_pixel_value=1.0)], {}, r"Normalize\(max_pixel_value=1.0\) is not "
                                             r"supported: warpkit takes max_pixel_value=255.0"),

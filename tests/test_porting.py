@@ -363,7 +363,6 @@ def test_albumentations_keywords_that_cannot_be_honoured_are_refused():
         (lambda: W.RandomResizedCrop(32, area_for_downscale="image_mask"),
          "area_for_downscale='image_mask'. is not supported"),
         (lambda: W.Resize(32, 32, interpolation=cv2.INTER_LANCZOS4), "interpolation must be one of"),
-        (lambda: W.Crop(0, 0, 32, 32, pad_if_needed=True), "pad_if_needed=True. is not supp"),
         (lambda: W.OpticalDistortion(mode="fisheye"), "mode='fisheye'"),
         (lambda: W.ElasticTransform(keypoint_remapping_method="x"), "keypoint_remapping_method"),
         (lambda: W.Compose([], seed=137), r"Compose\(seed=...\) is not kept"),

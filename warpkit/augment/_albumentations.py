@@ -414,7 +414,7 @@ SUPPORTED: dict[str, Callable[[_Args, _Pipeline], Transform | None]] = {
     "RandomSizedCrop": _resampled(T.RandomSizedCrop, "min_max_height", "size", "w2h_ratio",
                                   "area_for_downscale", p=1.0, border=False),
     "Resize": _resampled(T.Resize, "height", "width", "area_for_downscale", p=1.0, border=False),
-    # (their border_mode, fill and fill_mask serve only pad_if_needed: Crop refuses it)
+    # (their border_mode, fill and fill_mask serve only pad_if_needed)
     "CenterCrop": _resampled(T.CenterCrop, "height", "width", *_CROP_PADDING, p=1.0,
                              border=False, interpolations=False),
     "RandomCrop": _resampled(T.RandomCrop, "height", "width", *_CROP_PADDING, p=1.0,

@@ -193,9 +193,11 @@ def draw_pad_lanes(lanes: Any, pads: list) -> list[dict]:
 class _PaddedCrop(Resampled):
     """albumentations' crops' ``pad_if_needed``: an image smaller than the crop along an axis
     is first padded to the crop's size there (``pad_position``; ``border_mode``, ``fill`` and
-    ``fill_mask`` become the pipeline's padding), as its PadIfNeeded pads; without it those
-    four are unused, as in albumentations, and a crop larger than the image reads the
-    pipeline's padding, placed as the crop's own position says."""
+    ``fill_mask`` become the pipeline's padding), as its PadIfNeeded pads (:class:`Crop`: to
+    its rectangle's far corner, as its Crop pads); without it those four are unused, as in
+    albumentations, and a crop larger than the image reads the pipeline's padding, placed as
+    the crop's own position says. Subclasses give :meth:`_pads` (from ``size``) and draw
+    through :meth:`_draw_pad`."""
 
     def _pad_args(self, pad_if_needed: bool, pad_position: str, border_mode: Any, fill: Any,
                   fill_mask: Any) -> None:
@@ -363,16 +365,23 @@ class CenterCrop(_PaddedCrop):
         return self.size
 
 
-class Crop(Transform):
+class Crop(_PaddedCrop):
     """albumentations' Crop: the fixed rectangle [x_min, x_max) x [y_min, y_max) of the image
-    (whole pixels). As albumentations, a rectangle past the image is refused (its
-    ``pad_if_needed=True`` padding is refused too: see :class:`CenterCrop`).
+    (whole pixels). As albumentations, a rectangle past the image is refused, unless
+    ``pad_if_needed=True``: then the image is padded as albumentations' Crop pads it and the
+    rectangle is cut from the padded image. Along an axis the rectangle passes by ``d``
+    pixels, the padding's far side is ``d``, and its near side ``d // 2`` (``center``), 0 or
+    ``d`` (the corners' positions), or a number drawn in [0, d] (``random``, recorded as
+    ``left`` / ``top``), so the rectangle moves by that much over the image, as in
+    albumentations. ``border_mode``, ``fill`` and ``fill_mask`` become the pipeline's.
 
     Example:
         >>> t = Crop(x_min=10, y_min=20, x_max=110, y_max=70)
         >>> m, size = t.map({}, (200, 100))
         >>> size, m[:2, 2].tolist()
         ((100, 50), [-10.0, -20.0])
+        >>> Crop(0, 0, 50, 30, pad_if_needed=True).map({}, (40, 30))[0][:2, 2].tolist()
+        [5.0, 0.0]
     """
 
     keeps_axes = True
@@ -389,24 +398,36 @@ class Crop(Transform):
         if not (x_min < x_max and y_min < y_max):
             raise ValueError(f"Crop needs x_min < x_max and y_min < y_max, got {box}")
         self.box = tuple(int(v) for v in box.values())
-        if pad_if_needed is not False:
-            raise ValueError(f"Crop(pad_if_needed={pad_if_needed!r}) is not supported: its "
-                             f"rectangle must lie inside the image (RandomCrop and CenterCrop "
-                             f"take it)")
+        self.size = (self.box[2] - self.box[0], self.box[3] - self.box[1])
+        self._pad_args(pad_if_needed, pad_position, border_mode, fill, fill_mask)
+
+    def _pads(self, size: tuple[int, int]) -> tuple:
+        """((left, right), (top, bottom)) centred as albumentations' Crop splits the amount its
+        rectangle passes the image by (its far side then grows to that amount)."""
+        return _pad_to(size[0], self.box[2], None), _pad_to(size[1], self.box[3], None)
+
+    def draw(self, rng, size):
+        return self._draw_pad(rng, size)
+
+    def draw_lanes(self, lanes, sizes):
+        return self._draw_pad_lanes(lanes, sizes)
 
     def map(self, params, size):
         x0, y0, x1, y1 = self.box
-        if x1 > size[0] or y1 > size[1]:
+        if self.pad_if_needed:  # (the rectangle of the padded image, less the image's corner)
+            ox, oy = self._padded(params, size)[1]
+            x0, y0 = x0 - ox, y0 - oy
+        elif x1 > size[0] or y1 > size[1]:
             raise ValueError(f"Crop({x0}, {y0}, {x1}, {y1}) reaches past the {size[0]}x{size[1]} "
-                             f"image (albumentations refuses it too; pad_if_needed is not "
-                             f"supported)")
-        return crop_map(x0, y0, x1 - x0, y1 - y0, (x1 - x0, y1 - y0)), (x1 - x0, y1 - y0)
+                             f"image (albumentations refuses it too, unless pad_if_needed=True)")
+        return crop_map(x0, y0, *self.size, self.size), self.size
 
     def out_size(self, params, size):
-        return self.box[2] - self.box[0], self.box[3] - self.box[1]
+        return self.size
 
     def config(self):
-        return dict(zip(("x_min", "y_min", "x_max", "y_max"), self.box))
+        pads = {k: v for k, v in super().config().items() if k != "size"}
+        return {**dict(zip(("x_min", "y_min", "x_max", "y_max"), self.box)), **pads}
 
 
 class RandomCropFromBorders(Transform):
