@@ -287,6 +287,57 @@ def test_ported_resizes_equal_albumentations(aug, grows, queue):
         assert (got["mask"] != want["mask"]).mean() < 0.08
 
 
+@pytest.mark.parametrize("aug, shrinks", [
+    (A.Resize(120, 200, area_for_downscale="image_mask"), True),
+    (A.LongestMaxSize(600, area_for_downscale="image_mask"), False),
+    (A.SmallestMaxSize(150, area_for_downscale="image_mask"), True),
+    (A.RandomResizedCrop((200, 200), scale=(0.05, 0.06), area_for_downscale="image_mask"),
+     False),
+    (A.RandomResizedCrop((64, 64), scale=(0.5, 0.6), area_for_downscale="image_mask"), True),
+], ids=["Resize", "LongestMaxSize-up", "SmallestMaxSize", "RRC-up", "RRC-down"])
+def test_area_for_downscale_image_mask(aug, shrinks, queue):
+    """area_for_downscale='image_mask': the masks too are filtered by area where the map
+    shrinks (albumentations' resizes), or on every sample (its crops that resize, whatever
+    their scale); the image by area where it shrinks. albumentations' own result for the
+    recorded window (its RandomResizedCrop's through its crop and resize functions)."""
+    mask = ((CAT[..., 0] > 120) * 200 + (CAT[..., 1] > 90) * 55).astype(np.uint8)
+    pipe = W.from_albumentations(A.Compose([aug]))
+    out = pipe(image=CAT, mask=mask, seed=1, queue=queue)
+    if isinstance(aug, A.RandomResizedCrop):
+        x, y, w, h = out["params"]["steps"][0]["box"]
+        size = tuple(aug.size)[::-1]
+        img_i = cv2.INTER_AREA if shrinks else cv2.INTER_LINEAR
+        want = {"image": cv2.resize(CAT[y:y + h, x:x + w], size, interpolation=img_i),
+                "mask": cv2.resize(mask[y:y + h, x:x + w], size, interpolation=cv2.INTER_AREA)}
+        assert pipe.mask_interpolation == "area"
+    else:
+        want = _their(aug, CAT, mask=mask)
+        assert pipe.mask_antialias == "area"
+    assert pipe.antialias == "area"
+    crop = isinstance(aug, A.RandomResizedCrop)
+    for key in ("image", "mask"):
+        got, theirs = out[key], want[key]
+        assert got.shape == theirs.shape
+        if crop and not shrinks:  # an enlarged crop: cv2.resize repeats the crop's edge
+            # pixels where warpkit reads the image beyond them (the guide's RandomSizedCrop
+            # row): its outer 3 pixels apart
+            keep = np.zeros(got.shape[:2], bool)
+            keep[3:-3, 3:-3] = True
+            for d in _opencv_slips(h, got.shape[0]):
+                keep[d] = False
+            for d in _opencv_slips(w, got.shape[1]):
+                keep[:, d] = False
+            got, theirs = got[keep], theirs[keep]
+            if key == "mask":  # (by area on every sample)
+                _close(got, theirs, np.uint8)
+                continue
+        if shrinks:
+            _close_but_slips(got, theirs, (h, w) if crop else CAT.shape[:2], got.shape[:2])
+        else:  # (linear where it grows: within a level; masks nearest as warpkit reads them)
+            d = np.abs(got.astype(int) - theirs.astype(int))
+            assert d.max() <= 1 if key == "image" else (d > 0).mean() < 0.08
+
+
 def test_crops_that_resize_filter_the_recorded_window(queue):
     """RandomResizedCrop, RandomScale and CropAndPad with INTER_AREA: cv2.resize(INTER_AREA)
     of the recorded window (a crop resized back, a scale truncated as albumentations does)."""
@@ -342,6 +393,10 @@ def test_refusals():
         warpkit.warp_affine(np.zeros((8, 8), np.uint8), g.identity()[:2], antialias="box")
     with pytest.raises(ValueError, match="Mosaic resamples its cells by stages"):
         W.Mosaic(interpolation=cv2.INTER_AREA)
+    with pytest.raises(ValueError, match="Mosaic pipeline resamples its cells"):
+        W.Compose([W.Mosaic(target_size=(64, 64)),
+                   W.LongestMaxSize(32, area_for_downscale="image_mask")])(
+            image=np.zeros((64, 64, 3), np.uint8), seed=0)
     with pytest.raises(ValueError, match="Affine takes no area_for_downscale"):
         W.Affine().given_resampling(area_for_downscale="image")
     with pytest.raises(ValueError, match="sets interpolation='linear' but LongestMaxSize sets "

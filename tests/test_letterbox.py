@@ -125,8 +125,6 @@ def test_one_padding_per_pipeline():
     (lambda: W.LongestMaxSize(max_size=0), r"LongestMaxSize max_size must be an integer >= 1"),
     (lambda: W.SmallestMaxSize(max_size_hw=(0, 9)), r"max_size_hw must be an integer >= 1"),
     (lambda: W.SmallestMaxSize(max_size_hw=(None, None)), r"max_size_hw must be \(height, width\)"),
-    (lambda: W.LongestMaxSize(max_size=9, area_for_downscale="image_mask"),
-     r"area_for_downscale='image_mask'\) is not supported"),
     (lambda: W.LongestMaxSize(max_size=9, area_for_downscale="mask"),
      r"LongestMaxSize area_for_downscale must be None or 'image' or 'image_mask', got 'mask'"),
     (lambda: W.PadIfNeeded(32, 32, pad_height_divisor=8), r"min_height or pad_height_divisor"),

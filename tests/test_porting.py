@@ -360,8 +360,8 @@ def test_albumentations_keywords_in_a_hand_port(name, kw):
 
 def test_albumentations_keywords_that_cannot_be_honoured_are_refused():
     for call, match in [
-        (lambda: W.RandomResizedCrop(32, area_for_downscale="image_mask"),
-         "area_for_downscale='image_mask'. is not supported"),
+        (lambda: W.RandomResizedCrop(32, area_for_downscale="mask"),
+         "RandomResizedCrop area_for_downscale must be None or 'image' or 'image_mask'"),
         (lambda: W.Resize(32, 32, interpolation=cv2.INTER_LANCZOS4), "interpolation must be one of"),
         (lambda: W.OpticalDistortion(mode="fisheye"), "mode='fisheye'"),
         (lambda: W.ElasticTransform(keypoint_remapping_method="x"), "keypoint_remapping_method"),

@@ -97,12 +97,15 @@ class _Pipeline:
         merge_setting(self.settings, key, value, who)
 
     def resampling(self, a: _Args, border: bool = True, interpolations: bool = True,
-                   resizes: bool = False) -> None:
+                   cls: type | None = None) -> None:
         """A geometric transform's interpolation, mask interpolation, border mode and fills
-        (those it has: a resize has no border, a pad no interpolation); ``resizes``: it
-        resizes with cv2.resize, where INTER_AREA is the area filter (else linear)."""
+        (those it has: a resize has no border, a pad no interpolation), as warpkit's ``cls``
+        reads them: whether it resizes with cv2.resize, where INTER_AREA is the area filter
+        (else linear), and whether its ``area_for_downscale="image_mask"`` filters the masks
+        by area on every sample (its ``mask_area_always``: albumentations' crops that
+        resize)."""
         if interpolations:
-            self._interpolations(a, resizes)
+            self._interpolations(a, cls)
         if border:
             mode = a.take("border_mode", 0)
             if mode not in BORDER_CODES:
@@ -116,7 +119,8 @@ class _Pipeline:
                 self.setting("fill", fill, a.name)
                 self.setting("mask_fill", fill_mask, a.name)
 
-    def _interpolations(self, a: _Args, resizes: bool) -> None:
+    def _interpolations(self, a: _Args, cls: type | None) -> None:
+        resizes = getattr(cls, "resizes", False)
         code = a.take("interpolation", 1)
         if code not in INTERPOLATION_CODES:
             raise ValueError(f"{a.name}(interpolation={code!r}) is not supported: warpkit "
@@ -125,6 +129,9 @@ class _Pipeline:
         mcode = a.take("mask_interpolation", 0)
         if self.mask_code is not None:  # Compose's overrides each transform's
             mcode = self.mask_code
+        if a.d.get("area_for_downscale") == "image_mask" and \
+                getattr(cls, "mask_area_always", False):  # (albumentations' crops' masks)
+            mcode = 3
         if mcode not in INTERPOLATION_CODES:
             raise ValueError(f"{a.name}(mask_interpolation={mcode!r}) is not supported: "
                              f"warpkit takes {_CODES_TAKEN}")
@@ -263,7 +270,7 @@ def _resampled(cls: type, *keys: str, p: float = 0.5, internal: tuple = (),
         given = {k: a.d[k] for k in wanted if k in a.d}
         if pipe.mask_code is not None and interpolations:
             given["mask_interpolation"] = pipe.mask_code
-        pipe.resampling(a, border, interpolations, getattr(cls, "resizes", False))
+        pipe.resampling(a, border, interpolations, cls)
         for k in internal:
             a.take(k)
         return cls(**{k: a.take(k) for k in keys if k in a.d}, **given, p=a.take("p", p))

@@ -395,8 +395,12 @@ class Resampled(Transform):
     _given: dict = {}
     #: albumentations applies this transform with cv2.resize (its INTER_AREA is the area filter)
     resizes = False
-    #: ``area_for_downscale`` as given (``"image"``: the pipeline's antialias ``"area"``)
+    #: ``area_for_downscale`` as given (``"image"``: the pipeline's antialias ``"area"``;
+    #: ``"image_mask"``: the masks' too, or, :attr:`mask_area_always`, their interpolation)
     area_for_downscale = None
+    #: with ``area_for_downscale="image_mask"`` albumentations resizes masks by INTER_AREA on
+    #: every sample, shrinking or not (its crops that resize), not only where the map shrinks
+    mask_area_always = False
 
     def _resampling(self, interpolation: Any, mask_interpolation: Any, border_mode: Any,
                     fill: Any, fill_mask: Any, rotate_method: str = "largest_box") -> None:
@@ -422,11 +426,6 @@ class Resampled(Transform):
                                  f"{' or '.join(map(repr, AREA_FOR_DOWNSCALE))}, got "
                                  f"{area_for_downscale!r}" if self.resizes else
                                  f"{name} takes no area_for_downscale (it does not resize)")
-            if area_for_downscale == "image_mask":
-                raise ValueError(f"{name}(area_for_downscale='image_mask') is not supported: "
-                                 f"masks keep their mask_interpolation ('image' filters the "
-                                 f"images by area where the map shrinks; mask_interpolation="
-                                 f"cv2.INTER_AREA averages the masks on every sample)")
             self.area_for_downscale = area_for_downscale
             given["area_for_downscale"] = area_for_downscale
         if interpolation is not None:
@@ -452,8 +451,13 @@ class Resampled(Transform):
         for key in ("interpolation", "mask_interpolation"):
             if key in g:
                 s[key] = getattr(self, key)
-        if self.area_for_downscale == "image":  # (albumentations' area where it shrinks)
+        if self.area_for_downscale is not None:  # (albumentations' area where it shrinks)
             s["antialias"] = "area"
+        if self.area_for_downscale == "image_mask":
+            if self.mask_area_always:
+                s["mask_interpolation"] = "area"
+            else:
+                s["mask_antialias"] = "area"
         if "border_mode" in g:
             s["padding"] = self.border_mode
         if "border_mode" not in g or self.border_mode == "constant":  # (fills: constant only)

@@ -98,9 +98,10 @@ class Compose(Resampling, Transform):
             :func:`warpkit.warp_perspective`); default ``"linear"``, ``"constant"``, 0, no
             antialiasing, or what the transforms set (albumentations-named ones take
             ``interpolation``, ``border_mode``, ``fill``, and the resizes' ``interpolation=
-            cv2.INTER_AREA`` the area filter, their ``area_for_downscale="image"`` antialias
-            ``"area"``; RandomAffine the options given to it): a pipeline resamples once, so two that disagree, or one that disagrees with
-            a value given here, are refused naming both. Constant padding in a pipeline that
+            cv2.INTER_AREA`` the area filter, their ``area_for_downscale`` antialias
+            ``"area"``; RandomAffine the options given to it): a pipeline resamples once, so
+            two that disagree, or one that disagrees with a value given here, are refused
+            naming both. Constant padding in a pipeline that
             only resizes, crops, pads and flips is warped as ``"constant_edge"``: the fill
             outside the image, its edge pixels repeated inside (a resize, then a pad, as
             albumentations applies them).
@@ -231,6 +232,10 @@ class Compose(Resampling, Transform):
                 ("interpolation", "linear"), ("padding", "constant"), ("fill", 0),
                 ("antialias", False), ("mask_fill", 0), ("mask_interpolation", "nearest")))
         self.sampling = Sampling.of(interpolation, padding, fill, antialias)
+        # masks filtered by area where their map shrinks (a resize's area_for_downscale=
+        # "image_mask"): derived from the steps, which to_dict writes
+        self.mask_antialias = Sampling.of("linear", "constant", 0,
+                                          chosen.get("mask_antialias", False)).antialias
         # masks: the image's padding, their own interpolation (checked as the image's is)
         self.mask_interpolation = Sampling.of(mask_interpolation, "constant", 0,
                                               False).interpolation

@@ -497,7 +497,8 @@ def _apply(pipe, t: Targets, *, seed, index, epoch, params, queue, into=None,
     # the images' and masks' kernels run while the host moves the boxes and keypoints: their
     # results are taken after one wait (Mosaic's warps wait for their own)
     pending: list | None = [] if mosaic is None else None
-    mask_opts = _Opts(sampling._replace(interpolation=pipe.mask_interpolation, antialias=False,
+    mask_opts = _Opts(sampling._replace(interpolation=pipe.mask_interpolation,
+                                        antialias=pipe.mask_antialias,
                                         fill=pipe.mask_fill if constant else 0),
                       queue=queue, pending=None if readers else pending)
 

@@ -574,6 +574,8 @@ class RandomResizedCrop(Resampled):
     """
 
     resizes = True  # (albumentations applies it with cv2.resize)
+    # its masks: INTER_AREA on every sample with area_for_downscale="image_mask"
+    mask_area_always = True
 
     keeps_axes = True
 
