@@ -170,12 +170,14 @@ def test_a_transform_never_applied_needs_no_equivalent(queue):
 
 def test_sequential_and_noop_port(queue):
     """A.Sequential is a pipeline inside the pipeline (its transforms in order, all of them with
-    its probability): a nested Compose; A.NoOp is nothing. Their result is albumentations'."""
+    its probability): a nested Compose; A.NoOp changes nothing. Their result is
+    albumentations'."""
     recipe = _quiet(A.Compose, [
         A.Sequential([A.Affine(rotate=(10, 10), p=1), A.HorizontalFlip(p=1)], p=1), A.NoOp(),
         A.OneOf([A.Sequential([A.ToGray(p=1)], p=1), A.Blur(p=1)], p=0.5)])
     got = W.from_albumentations(recipe)
-    seq, one = got.transforms
+    seq, noop, one = got.transforms
+    assert type(noop).__name__ == "NoOp"
     assert type(seq).__name__ == "Compose" and seq.p == 1
     assert [type(t).__name__ for t in seq.transforms] == ["Affine", "RandomHorizontalFlip"]
     assert [type(t).__name__ for t in one.transforms] == ["Compose", "Blur"]
@@ -184,6 +186,25 @@ def test_sequential_and_noop_port(queue):
     assert np.abs(first(image=PHOTO, seed=0, queue=queue)["image"].astype(int) - want).max() <= 1
     with pytest.raises(ValueError, match="Normalize inside OneOf or Sequential is not supported"):
         W.from_albumentations(_quiet(A.Compose, [A.Sequential([A.Normalize()])]))
+
+
+def test_noop_is_a_choice_of_a_oneof(queue):
+    """A.NoOp inside a OneOf is a choice with its own p, as albumentations draws it:
+    OneOf([HorizontalFlip(p=1), NoOp(p=1)]) flips half the samples (it was dropped, which
+    flipped them all); alone and in a batch of 40 (drawn side by side) the same."""
+    recipe = _quiet(A.Compose, [A.OneOf([A.HorizontalFlip(p=1), A.NoOp(p=1)], p=1)])
+    got = W.from_albumentations(recipe)
+    assert [type(t).__name__ for t in got.transforms[0].transforms] == \
+        ["RandomHorizontalFlip", "NoOp"]
+    imgs = np.stack([PHOTO[:8, :9]] * 400)
+    out = got(image=imgs, seed=1, queue=queue)
+    flipped = sum(not np.array_equal(o, imgs[0]) for o in out["image"])
+    assert 160 < flipped < 240  # 200 +- 4 sigma
+    for k in (0, 1, 2, 3):
+        np.testing.assert_array_equal(got(image=imgs[k], seed=1, index=k, queue=queue)["image"],
+                                      out["image"][k])
+    theirs = sum(not np.array_equal(recipe(image=imgs[0])["image"], imgs[0]) for _ in range(400))
+    assert 160 < theirs < 240
 
 
 def test_unknown_parameters_and_inputs_are_refused():

@@ -82,7 +82,7 @@ from ._plasma import PlasmaBrightnessContrast, PlasmaShadow
 from ._weather import RandomFog, RandomRain, RandomSunFlare
 from ._morph import Morphological
 from ._mosaic import Mosaic
-from ._convert import FromFloat, ToRGB
+from ._convert import FromFloat, NoOp, ToRGB
 from ._objects import (AtLeastOneBBoxRandomCrop, BBoxSafeRandomCrop, CropNonEmptyMaskIfExists,
                        RandomCropNearBBox, RandomIoUCrop, RandomSizedBBoxSafeCrop, RandomZoomOut)
 from ._compose import Compose, collate
@@ -108,7 +108,7 @@ __all__ = ["AdditiveNoise", "AdvancedBlur", "Affine", "AtLeastOneBBoxRandomCrop"
            "FDA", "HEStain", "HistogramMatching", "HorizontalFlip", "HueSaturationValue", "Illumination", "ImageCompression", "InvertImg", "ISONoise",
            "KeypointParams", "Lambda", "LongestMaxSize", "MaskDropout", "MedianBlur", "MixUp", "Morphological", "Mosaic",
            "MotionBlur",
-           "MultiplicativeNoise", "OneOf", "OpticalDistortion", "OverlayElements", "Pad", "PadIfNeeded",
+           "MultiplicativeNoise", "NoOp", "OneOf", "OpticalDistortion", "OverlayElements", "Pad", "PadIfNeeded",
            "Perspective", "PiecewiseAffine", "PixelDropout", "PlanckianJitter",
            "PlasmaBrightnessContrast", "PlasmaShadow", "Posterize",
            "RandomAffine", "RandomBrightnessContrast", "RandomCrop", "RandomCropFromBorders",

@@ -40,7 +40,7 @@ from . import _plasma as PL
 from . import _scene as S
 from . import _transforms as T
 from ._additive import AdditiveNoise
-from ._convert import FromFloat, ToRGB
+from ._convert import FromFloat, NoOp, ToRGB
 from ._weather import RandomFog, RandomRain, RandomSunFlare
 from ._grid_shuffle import RandomGridShuffle
 from ._pixel_dropout import PixelDropout
@@ -448,6 +448,7 @@ SUPPORTED: dict[str, Callable[[_Args, _Pipeline], Transform | None]] = {
     "Normalize": _normalize,
     "ToFloat": _to_float,
     "ToTensorV2": _to_tensor,
+    "NoOp": lambda a, pipe: NoOp(p=a.take("p", 0.5)),
     "ToRGB": lambda a, pipe: ToRGB(num_output_channels=a.take("num_output_channels", 3),
                                    p=a.take("p", 1.0)),
     "FromFloat": lambda a, pipe: FromFloat(dtype=a.take("dtype", "uint8"),
@@ -585,7 +586,7 @@ def _as_dict(pipeline: Any) -> dict:
             raise ValueError(f"albumentations' {name} has no warpkit equivalent yet"
                              f"{_NOT_PORTED.get(name, '')} (nor a serialised form in albumentations: {str(e).rstrip('.')}); "
                              f"supported: "
-                             f"{', '.join(sorted([*SUPPORTED, 'NoOp', 'OneOf', 'Sequential']))}"
+                             f"{', '.join(sorted([*SUPPORTED, 'OneOf', 'Sequential']))}"
                              ) from None
         # albumentations 2.0.8's to_dict leaves BboxParams' filter_invalid_bboxes out: read it
         # off the live pipeline
@@ -615,9 +616,6 @@ def _transforms(items: list, pipe: _Pipeline, top: bool) -> list[Transform]:
         elif name == "Sequential":  # its transforms in order, all of them with probability p
             inner = _transforms(a.take("transforms", []), pipe, top=False)
             t = Compose(inner, p=a.take("p", 0.5))
-        elif name == "NoOp":
-            a.take("p")
-            t = None
         elif name in SUPPORTED:
             if name in ("Normalize", "ToFloat", "ToTensorV2"):
                 if not top:
@@ -638,7 +636,7 @@ def _transforms(items: list, pipe: _Pipeline, top: bool) -> list[Transform]:
             why = _NOT_PORTED.get(name, "")
             raise ValueError(f"albumentations' {name} has no warpkit equivalent yet{why}; "
                              f"supported: "
-                             f"{', '.join(sorted([*SUPPORTED, 'NoOp', 'OneOf', 'Sequential']))}")
+                             f"{', '.join(sorted([*SUPPORTED, 'OneOf', 'Sequential']))}")
         a.done()
         if t is not None:
             out.append(t)

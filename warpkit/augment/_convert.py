@@ -1,5 +1,6 @@
-"""ToRGB and FromFloat (albumentations 2.0.8's names and parameters): a grayscale image's
-channels made before the pass, and a float result made an integer image after it.
+"""ToRGB, FromFloat and NoOp (albumentations 2.0.8's names and parameters): a grayscale
+image's channels made before the pass, a float result made an integer image after it, and a
+step that does nothing (a OneOf's choice of nothing).
 
 Neither is a pixel operation of the kernel. ``ToRGB`` repeats a grayscale input's one channel
 on the host before the warp reads it: the warp, every map and every step after it see an image
@@ -22,10 +23,30 @@ from .._checks import count
 from ._base import Transform, contains
 from ._colour import ColourTransform, IdentityStep
 
-__all__ = ["FromFloat", "ToRGB", "check_conversions", "convert_results", "expand_inputs"]
+__all__ = ["FromFloat", "NoOp", "ToRGB", "check_conversions", "convert_results",
+           "expand_inputs"]
 
 #: FromFloat's integer types and the peak each takes when ``max_value`` is None
 _PEAKS = {"uint8": 255, "uint16": 65535, "uint32": 4294967295}
+
+
+class NoOp(IdentityStep):
+    """albumentations' NoOp: a step that changes nothing. It matters inside a ``OneOf``, where
+    it is a choice with its own ``p`` (``OneOf([Blur(p=1), NoOp(p=1)])`` blurs half the
+    samples), as in albumentations; recorded like any step (whether it applied).
+
+    Example:
+        >>> from warpkit.augment import HorizontalFlip, NoOp, OneOf
+        >>> pick = OneOf([HorizontalFlip(p=1), NoOp(p=1)])
+        >>> [type(t).__name__ for t in pick.transforms], pick._weights.tolist()
+        (['HorizontalFlip', 'NoOp'], [0.5, 0.5])
+    """
+
+    def __init__(self, p: float = 0.5) -> None:
+        super().__init__(p)
+
+    def config(self):
+        return {}
 
 
 class ToRGB(IdentityStep):
