@@ -207,6 +207,50 @@ def test_noop_is_a_choice_of_a_oneof(queue):
     assert 160 < theirs < 240
 
 
+def test_someof_chooses_as_albumentations(queue):
+    """A.SomeOf(n=2): two of its transforms chosen uniformly (their p does not weigh the
+    choice), applied in order, each with its own p: the five outcomes of two flips and a
+    Transpose(p=0.5) come as often as albumentations' own (3000 samples each, within 5 sigma),
+    alone and in a batch of 40, replayed and through to_dict; a transform never applied keeps
+    its place among the choices; SomeOf holding a host step, or a bad n, is refused."""
+    recipe = _quiet(A.Compose, [A.SomeOf([A.HorizontalFlip(p=1), A.VerticalFlip(p=1),
+                                          A.Transpose(p=0.5)], n=2, p=1)])
+    got = W.from_albumentations(recipe)
+    (some,) = got.transforms
+    assert type(some).__name__ == "SomeOf" and (some.n, some.replace) == (2, False)
+    img = PHOTO[:6, :6]
+    ours = [got(image=img, seed=s, queue=queue)["image"].tobytes() for s in range(3000)]
+    theirs = [_quiet(recipe, image=img)["image"].tobytes() for _ in range(3000)]
+    for k in set(ours) | set(theirs):
+        a, b = ours.count(k), theirs.count(k)
+        assert abs(a - b) < 5 * np.sqrt(a + b + 1), (a, b)
+    batch = np.stack([img] * 40)
+    out = got(image=batch, seed=2, queue=queue)
+    for k in range(40):
+        np.testing.assert_array_equal(got(image=img, seed=2, index=k, queue=queue)["image"],
+                                      out["image"][k])
+    p = out["params"][5]
+    assert len(p["steps"][0]["chosen"]) == 2
+    np.testing.assert_array_equal(got(image=img, params=p, queue=queue)["image"],
+                                  out["image"][5])
+    again = W.Compose.from_dict(got.to_dict())
+    np.testing.assert_array_equal(again(image=img, seed=7, queue=queue)["image"],
+                                  got(image=img, seed=7, queue=queue)["image"])
+    kept = W.from_albumentations({"__version__": "2.0.8", "transform": {
+        "__class_fullname__": "Compose", "p": 1.0, "transforms": [{
+            "__class_fullname__": "SomeOf", "n": 1, "replace": False, "p": 1.0,
+            "transforms": [{"__class_fullname__": "HorizontalFlip", "p": 1.0},
+                           {"__class_fullname__": "PixelDistributionAdaptation",
+                            "p": 0.0}]}]}})
+    assert [type(t).__name__ for t in kept.transforms[0].transforms] == \
+        ["RandomHorizontalFlip", "NoOp"]
+    with pytest.raises(ValueError, match="SomeOf n must be a whole number >= 1"):
+        W.SomeOf([W.HorizontalFlip()], n=0)
+    with pytest.raises(ValueError, match="SomeOf holds ImageCompression, which runs on the host"):
+        W.SomeOf([W.ImageCompression(compression_type="webp")])
+    assert W.SomeOf([W.HorizontalFlip()], n=3).n == 1  # (capped, as albumentations caps it)
+
+
 def test_unknown_parameters_and_inputs_are_refused():
     d = _quiet(A.to_dict, _quiet(A.Compose, [A.HorizontalFlip()]))
     d["transform"]["transforms"][0]["flavour"] = 1

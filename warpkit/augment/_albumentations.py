@@ -52,8 +52,8 @@ from ._spatter import Spatter
 from ._host import Lambda
 from ._superpixels import Superpixels
 from ._text import TextImage
-from ._base import (BORDER_CODES, INTERPOLATION_CODES, OneOf, Transform, interpolation_code,
-                    merge_setting, same_value)
+from ._base import (BORDER_CODES, INTERPOLATION_CODES, OneOf, SomeOf, Transform,
+                    interpolation_code, merge_setting, same_value)
 from ._compose import Compose
 
 __all__ = ["from_albumentations", "SUPPORTED"]
@@ -585,9 +585,7 @@ def _as_dict(pipeline: Any) -> dict:
             name = _unserialisable(_serialisable(pipeline, A), A)
             raise ValueError(f"albumentations' {name} has no warpkit equivalent yet"
                              f"{_NOT_PORTED.get(name, '')} (nor a serialised form in albumentations: {str(e).rstrip('.')}); "
-                             f"supported: "
-                             f"{', '.join(sorted([*SUPPORTED, 'OneOf', 'Sequential']))}"
-                             ) from None
+                             f"supported: {_supported()}") from None
         # albumentations 2.0.8's to_dict leaves BboxParams' filter_invalid_bboxes out: read it
         # off the live pipeline
         bp = d.get("transform", {}).get("bbox_params")
@@ -604,7 +602,15 @@ def _as_dict(pipeline: Any) -> dict:
                     f"path of its JSON, got {type(pipeline).__name__}")
 
 
-def _transforms(items: list, pipe: _Pipeline, top: bool) -> list[Transform]:
+def _supported() -> str:
+    """The albumentations names a port takes, as its refusals list them."""
+    return ", ".join(sorted([*SUPPORTED, "OneOf", "Sequential", "SomeOf"]))
+
+
+def _transforms(items: list, pipe: _Pipeline, top: bool, slots: bool = False
+                ) -> list[Transform]:
+    """The warpkit transforms of albumentations' ``items``; ``slots``: each item keeps its
+    place (a SomeOf chooses among them uniformly: one never applied stays, as a NoOp(p=0))."""
     out: list[Transform] = []
     model_at = None
     for item in items:
@@ -613,6 +619,10 @@ def _transforms(items: list, pipe: _Pipeline, top: bool) -> list[Transform]:
         if name == "OneOf":
             inner = _transforms(a.take("transforms", []), pipe, top=False)
             t = OneOf(inner, p=a.take("p", 0.5))
+        elif name == "SomeOf":  # n of them chosen uniformly, each applied with its own p
+            inner = _transforms(a.take("transforms", []), pipe, top=False, slots=True)
+            t = SomeOf(inner, n=a.take("n", 1), replace=a.take("replace", False),
+                       p=a.take("p", 1.0))
         elif name == "Sequential":  # its transforms in order, all of them with probability p
             inner = _transforms(a.take("transforms", []), pipe, top=False)
             t = Compose(inner, p=a.take("p", 0.5))
@@ -631,12 +641,13 @@ def _transforms(items: list, pipe: _Pipeline, top: bool) -> list[Transform]:
                                  f"model's input last, in the same store")
             t = SUPPORTED[name](a, pipe)
         elif same_value(a.d.get("p", 0.5), 0):
+            if slots:
+                out.append(NoOp(p=0.0))
             continue  # never applied (Ultralytics' recipe lists some so): nothing to port
         else:
             why = _NOT_PORTED.get(name, "")
             raise ValueError(f"albumentations' {name} has no warpkit equivalent yet{why}; "
-                             f"supported: "
-                             f"{', '.join(sorted([*SUPPORTED, 'OneOf', 'Sequential']))}")
+                             f"supported: {_supported()}")
         a.done()
         if t is not None:
             out.append(t)

@@ -635,20 +635,11 @@ class OneOf(Transform):
         """The batch's maps: the identity where it did not apply, else the chosen transform's
         (each transform's :meth:`~Transform.maps` for the samples that chose it); None if one
         of those has stages of its own."""
-        mats = np.tile(geometry.IDENTITY, (len(plist), 1, 1))
-        outs = list(sizes)
         chosen = np.array([p["choice"] if p.get("applied", True) else -1 for p in plist])
-        for k, t in enumerate(self.transforms):
-            idx = np.flatnonzero(chosen == k).tolist()
-            if not idx:
-                continue
-            got = t.maps([plist[i]["params"] for i in idx], [sizes[i] for i in idx])
-            if got is None:
-                return None
-            mats[idx] = got[0]
-            for i, o in zip(idx, got[1]):
-                outs[i] = o
-        return mats, outs
+        groups = [(t, idx, [plist[i]["params"] for i in idx])
+                  for k, t in enumerate(self.transforms)
+                  for idx in [np.flatnonzero(chosen == k).tolist()] if idx]
+        return grouped_maps(sizes, groups)
 
     @property
     def reads(self) -> frozenset:  # type: ignore[override]
@@ -669,6 +660,110 @@ class OneOf(Transform):
 
     def config(self):
         return {"transforms": [t.data() for t in self.transforms]}
+
+
+def grouped_maps(sizes: list[tuple[int, int]], groups: list) -> tuple | None:
+    """A batch's maps made group by group, as a step that chooses among transforms makes them:
+    ``groups`` holds (a transform, the positions of the samples it applies to, their
+    parameters for it); the identity and the input's size elsewhere; None if a group's
+    transform has stages of its own."""
+    mats = np.tile(geometry.IDENTITY, (len(sizes), 1, 1))
+    outs = list(sizes)
+    for t, idx, params in groups:
+        got = t.maps(params, [sizes[i] for i in idx])
+        if got is None:
+            return None
+        mats[idx] = got[0]
+        for i, o in zip(idx, got[1]):
+            outs[i] = o
+    return mats, outs
+
+
+class SomeOf(Transform):
+    """Apply ``n`` of ``transforms``, as albumentations 2.0.8's SomeOf: with probability ``p``,
+    ``n`` of them chosen uniformly (their ``p`` does not weigh the choice; without
+    ``replace`` each at most once, ``n`` capped at their count), applied in their list's
+    order, each with its own probability. Recorded: ``chosen`` (the positions, sorted) and
+    each chosen step's parameters (``steps``), as a pipeline of those steps records them.
+    Steps that run on the host (Lambda, WebP, inpainting, ...) are refused inside it.
+
+    Example:
+        >>> from warpkit.augment import HorizontalFlip, SomeOf, VerticalFlip, stream
+        >>> t = SomeOf([HorizontalFlip(p=1), VerticalFlip(p=1), HorizontalFlip(p=0)], n=2)
+        >>> p = t.draw(stream(seed=0), (64, 48))
+        >>> len(p["chosen"]), p["chosen"] == sorted(p["chosen"]), len(p["steps"])
+        (2, True, 2)
+    """
+
+    keeps_axes = True
+
+    def __init__(self, transforms: Sequence[Transform], n: int = 1, replace: bool = False,
+                 p: float = 1.0) -> None:
+        super().__init__(p)
+        self.transforms = transform_list(transforms)
+        if not self.transforms:
+            raise ValueError("SomeOf needs at least one transform")
+        if isinstance(n, bool) or not isinstance(n, numbers.Integral) or n < 1:
+            raise ValueError(f"SomeOf n must be a whole number >= 1, got {n!r}")
+        if not isinstance(replace, bool):
+            raise ValueError(f"SomeOf replace must be True or False, got {replace!r}")
+        self.replace = replace
+        # (albumentations caps n at the count without replacement, with a warning)
+        self.n = int(n) if replace else min(int(n), len(self.transforms))
+        from ._host import is_host
+
+        held = next((c for t in self.transforms for c in all_steps(t) if is_host(c)), None)
+        if held is not None:
+            raise ValueError(f"SomeOf holds {type(held).__name__}, which runs on the host "
+                             f"between two passes: put it in the pipeline or a OneOf")
+        self._subs: dict = {}
+
+    def _sub(self, chosen: Sequence[int]) -> Transform:
+        """The pipeline of the steps at positions ``chosen`` (made once per choice)."""
+        key = tuple(chosen)
+        if key not in self._subs:
+            from ._compose import Compose
+
+            self._subs[key] = Compose([self.transforms[i] for i in key])
+        return self._subs[key]
+
+    def draw(self, rng, size):
+        return self.draw_seen(rng, size, None)
+
+    def draw_seen(self, rng, size, seen):
+        chosen = sorted(rng.choice(len(self.transforms), size=self.n,
+                                   replace=self.replace).tolist())
+        return {"chosen": chosen, **self._sub(chosen).draw_seen(rng, size, seen)}
+
+    def maps(self, plist, sizes):
+        """The batch's maps, each choice's pipeline for the samples that made it; None if one
+        of those has stages of its own."""
+        by_choice: dict = {}
+        for i, p in enumerate(plist):
+            if p.get("applied", True):
+                by_choice.setdefault(tuple(p["chosen"]), []).append(i)
+        return grouped_maps(sizes, [(self._sub(c), idx, [plist[i] for i in idx])
+                                    for c, idx in by_choice.items()])
+
+    @property
+    def reads(self) -> frozenset:  # type: ignore[override]
+        return reads_any(self.transforms)
+
+    def map(self, params, size):
+        return self._sub(params["chosen"]).map(params, size)
+
+    def applied_steps(self, params):
+        if params.get("applied", True):
+            yield from self._sub(params["chosen"]).applied_steps(params)
+
+    def stages(self, params, size):
+        if not params.get("applied", True):
+            return [geometry.identity()], size
+        return self._sub(params["chosen"]).stages(params, size)
+
+    def config(self):
+        return {"transforms": [t.data() for t in self.transforms], "n": self.n,
+                "replace": self.replace}
 
 
 def keeps_axes(t: Transform) -> bool:
