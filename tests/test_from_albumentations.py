@@ -251,6 +251,36 @@ def test_someof_chooses_as_albumentations(queue):
     assert W.SomeOf([W.HorizontalFlip()], n=3).n == 1  # (capped, as albumentations caps it)
 
 
+@pytest.mark.parametrize("make", [
+    lambda: A.RandomOrder([A.Transpose(p=1), A.HorizontalFlip(p=1), A.VerticalFlip(p=0.5)],
+                          n=2, p=1),
+    lambda: A.OneOrOther(A.HorizontalFlip(p=0.2), A.Transpose(p=0.2), p=0.7),
+], ids=["RandomOrder", "OneOrOther"])
+def test_random_order_and_one_or_other_as_albumentations(make, queue):
+    """A.RandomOrder: SomeOf's choice applied in the drawn order (a transpose then a flip is
+    not a flip then a transpose); A.OneOrOther: the first with probability p, else the other,
+    forced. Their outcomes come as often as albumentations' own (3000 samples each, within 5
+    sigma), alone and in a batch of 40, and through to_dict."""
+    recipe = _quiet(A.Compose, [make()])
+    got = W.from_albumentations(recipe)
+    assert type(got.transforms[0]).__name__ == type(recipe.transforms[0]).__name__
+    img = PHOTO[:6, :6]
+    ours = [got(image=img, seed=s, queue=queue)["image"].tobytes() for s in range(3000)]
+    theirs = [_quiet(recipe, image=img)["image"].tobytes() for _ in range(3000)]
+    assert len(set(theirs)) >= 2
+    for k in set(ours) | set(theirs):
+        a, b = ours.count(k), theirs.count(k)
+        assert abs(a - b) < 5 * np.sqrt(a + b + 1), (a, b)
+    out = got(image=np.stack([img] * 40), seed=2, queue=queue)
+    for k in range(40):
+        np.testing.assert_array_equal(got(image=img, seed=2, index=k, queue=queue)["image"],
+                                      out["image"][k])
+    again = W.Compose.from_dict(got.to_dict())
+    assert repr(again.transforms[0]) == repr(got.transforms[0])
+    np.testing.assert_array_equal(again(image=img, seed=7, queue=queue)["image"],
+                                  got(image=img, seed=7, queue=queue)["image"])
+
+
 def test_unknown_parameters_and_inputs_are_refused():
     d = _quiet(A.to_dict, _quiet(A.Compose, [A.HorizontalFlip()]))
     d["transform"]["transforms"][0]["flavour"] = 1

@@ -54,7 +54,7 @@ from ._geometric import (D4, Affine, CropAndPad, HorizontalFlip, LongestMaxSize,
 from ._albumentations import from_albumentations
 from ._nonlinear import (ElasticTransform, GridDistortion, GridElasticDeform, OpticalDistortion,
                          PiecewiseAffine, ThinPlateSpline)
-from ._base import OneOf, SomeOf, Transform
+from ._base import OneOf, OneOrOther, RandomOrder, SomeOf, Transform
 from ._colour import (CLAHE, Blur, ChannelShuffle, ColorJitter, Downscale, Emboss, GaussianBlur,
                       GaussNoise, HueSaturationValue, InvertImg, MedianBlur, MotionBlur,
                       Posterize, RandomBrightnessContrast, RandomGamma, RGBShift, Sharpen,
@@ -108,7 +108,7 @@ __all__ = ["AdditiveNoise", "AdvancedBlur", "Affine", "AtLeastOneBBoxRandomCrop"
            "FDA", "HEStain", "HistogramMatching", "HorizontalFlip", "HueSaturationValue", "Illumination", "ImageCompression", "InvertImg", "ISONoise",
            "KeypointParams", "Lambda", "LongestMaxSize", "MaskDropout", "MedianBlur", "MixUp", "Morphological", "Mosaic",
            "MotionBlur",
-           "MultiplicativeNoise", "NoOp", "OneOf", "SomeOf", "OpticalDistortion", "OverlayElements", "Pad", "PadIfNeeded",
+           "MultiplicativeNoise", "NoOp", "OneOf", "OneOrOther", "RandomOrder", "SomeOf", "OpticalDistortion", "OverlayElements", "Pad", "PadIfNeeded",
            "Perspective", "PiecewiseAffine", "PixelDropout", "PlanckianJitter",
            "PlasmaBrightnessContrast", "PlasmaShadow", "Posterize",
            "RandomAffine", "RandomBrightnessContrast", "RandomCrop", "RandomCropFromBorders",

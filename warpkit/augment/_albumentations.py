@@ -52,8 +52,8 @@ from ._spatter import Spatter
 from ._host import Lambda
 from ._superpixels import Superpixels
 from ._text import TextImage
-from ._base import (BORDER_CODES, INTERPOLATION_CODES, OneOf, SomeOf, Transform,
-                    interpolation_code, merge_setting, same_value)
+from ._base import (BORDER_CODES, INTERPOLATION_CODES, OneOf, OneOrOther, RandomOrder, SomeOf,
+                    Transform, interpolation_code, merge_setting, same_value)
 from ._compose import Compose
 
 __all__ = ["from_albumentations", "SUPPORTED"]
@@ -604,7 +604,8 @@ def _as_dict(pipeline: Any) -> dict:
 
 def _supported() -> str:
     """The albumentations names a port takes, as its refusals list them."""
-    return ", ".join(sorted([*SUPPORTED, "OneOf", "Sequential", "SomeOf"]))
+    return ", ".join(sorted([*SUPPORTED, "OneOf", "OneOrOther", "RandomOrder", "Sequential",
+                             "SomeOf"]))
 
 
 def _transforms(items: list, pipe: _Pipeline, top: bool, slots: bool = False
@@ -619,10 +620,13 @@ def _transforms(items: list, pipe: _Pipeline, top: bool, slots: bool = False
         if name == "OneOf":
             inner = _transforms(a.take("transforms", []), pipe, top=False)
             t = OneOf(inner, p=a.take("p", 0.5))
-        elif name == "SomeOf":  # n of them chosen uniformly, each applied with its own p
+        elif name in ("SomeOf", "RandomOrder"):  # n chosen uniformly, each with its own p
             inner = _transforms(a.take("transforms", []), pipe, top=False, slots=True)
-            t = SomeOf(inner, n=a.take("n", 1), replace=a.take("replace", False),
-                       p=a.take("p", 1.0))
+            t = (SomeOf if name == "SomeOf" else RandomOrder)(
+                inner, n=a.take("n", 1), replace=a.take("replace", False), p=a.take("p", 1.0))
+        elif name == "OneOrOther":  # the first with probability p, else the last, forced
+            inner = _transforms(a.take("transforms", []), pipe, top=False, slots=True)
+            t = OneOrOther(transforms=inner, p=a.take("p", 0.5))
         elif name == "Sequential":  # its transforms in order, all of them with probability p
             inner = _transforms(a.take("transforms", []), pipe, top=False)
             t = Compose(inner, p=a.take("p", 0.5))

@@ -602,7 +602,7 @@ class OneOf(Transform):
         super().__init__(p)
         self.transforms = transform_list(transforms)
         w = np.array([t.p for t in self.transforms], np.float64)
-        if w.sum() <= 0:
+        if w.sum() <= 0 and type(self) is OneOf:  # (OneOrOther weighs by its own p)
             raise ValueError("OneOf needs a transform with p > 0")
         self._weights = w / w.sum()
 
@@ -730,9 +730,13 @@ class SomeOf(Transform):
     def draw(self, rng, size):
         return self.draw_seen(rng, size, None)
 
+    def _order(self, chosen: list[int]) -> list[int]:
+        """The chosen steps in the order they apply: their list's (RandomOrder: as drawn)."""
+        return sorted(chosen)
+
     def draw_seen(self, rng, size, seen):
-        chosen = sorted(rng.choice(len(self.transforms), size=self.n,
-                                   replace=self.replace).tolist())
+        chosen = self._order(rng.choice(len(self.transforms), size=self.n,
+                                        replace=self.replace).tolist())
         return {"chosen": chosen, **self._sub(chosen).draw_seen(rng, size, seen)}
 
     def maps(self, plist, sizes):
@@ -764,6 +768,57 @@ class SomeOf(Transform):
     def config(self):
         return {"transforms": [t.data() for t in self.transforms], "n": self.n,
                 "replace": self.replace}
+
+
+class RandomOrder(SomeOf):
+    """albumentations' RandomOrder: :class:`SomeOf`'s choice (``n`` of ``transforms``,
+    uniformly), the chosen steps applied in the order they were drawn, each with its own
+    probability; ``chosen`` records that order.
+
+    Example:
+        >>> from warpkit.augment import HorizontalFlip, RandomOrder, VerticalFlip, stream
+        >>> t = RandomOrder([HorizontalFlip(p=1), VerticalFlip(p=1)], n=2)
+        >>> sorted(t.draw(stream(seed=0), (64, 48))["chosen"])
+        [0, 1]
+    """
+
+    def _order(self, chosen: list[int]) -> list[int]:
+        return list(chosen)
+
+
+class OneOrOther(OneOf):
+    """albumentations' OneOrOther: ``first`` with probability ``p``, else ``second`` (or
+    ``transforms``' first and last), applied whatever their own ``p`` (albumentations forces
+    the one it picks): a :class:`OneOf` of the two, weighted ``p`` and ``1 - p``, which
+    always applies.
+
+    Example:
+        >>> from warpkit.augment import Blur, HorizontalFlip, OneOrOther
+        >>> t = OneOrOther(HorizontalFlip(p=0.1), Blur(p=0.1), p=0.7)
+        >>> t.p, t._weights.tolist()
+        (1.0, [0.7, 0.30000000000000004])
+    """
+
+    def __init__(self, first: Transform | None = None, second: Transform | None = None,
+                 transforms: Sequence[Transform] | None = None, p: float = 0.5) -> None:
+        if transforms is None:
+            if first is None or second is None:
+                raise ValueError("OneOrOther takes first and second, or transforms")
+            transforms = [first, second]
+        chosen = transform_list(transforms)
+        if len(chosen) < 2:
+            raise ValueError(f"OneOrOther needs two transforms, got {len(chosen)}")
+        self.first_p = probability(p)
+        super().__init__(chosen, p=1.0)
+        w = np.zeros(len(self.transforms))
+        w[0], w[-1] = self.first_p, 1.0 - self.first_p
+        self._weights = w
+
+    def config(self):
+        return {"transforms": [t.data() for t in self.transforms], "p": self.first_p}
+
+    def __repr__(self) -> str:
+        return f"OneOrOther(transforms={self.config()['transforms']!r}, p={self.first_p!r})"
 
 
 def keeps_axes(t: Transform) -> bool:
