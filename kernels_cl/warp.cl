@@ -940,8 +940,6 @@ inline __attribute__((always_inline)) void wv_store_norm(const float8 *v, __glob
 }
 #endif
 
-/* the 8 output pixels of the block at (xo0, yo) of item b, from their source positions (x, y)
- * (ok: lanes with a source) */
 /* the 8 lanes' pixels at offsets off (channel c at off + c * sxc), each channel a float8; the
  * fill where a lane's tap is not inside (uint8 of 2-4 channels: one 32-bit word per lane per 4
  * channels, clamped to end inside the buffer) */
@@ -1054,6 +1052,8 @@ inline __attribute__((always_inline)) void wv_area(__global const X_T *xb, float
 }
 #endif
 
+/* the 8 output pixels of the block at (xo0, yo) of item b, from their source positions (x, y)
+ * (ok: lanes with a source; area: the item's footprints filtered by area, wv_area) */
 inline __attribute__((always_inline)) void wv_sample(
     __global const X_T *xb, float8 x, float8 y, int8 ok, int W, int H, long sxy, long sxx, long sxc,
     int last_rel, __global Y_PTR_T *Y, int b, int yo, int xo0, int Ho, int Wo, int pad, float4 fill,

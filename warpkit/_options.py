@@ -52,7 +52,6 @@ KERNEL_DEFINES = {
     "MODE_NEAREST": INTERPOLATIONS["nearest"],
     "MODE_LINEAR": INTERPOLATIONS["linear"],
     "MODE_CUBIC": INTERPOLATIONS["cubic"],
-    "MODE_AREA": INTERPOLATIONS["area"],
     "WK_PAD_ZEROS": PADDINGS["constant"],
     "WK_PAD_BORDER": PADDINGS["border"],
     "WK_PAD_REFLECT": PADDINGS["reflection"],

@@ -601,10 +601,14 @@ class OneOf(Transform):
     def __init__(self, transforms: Sequence[Transform], p: float = 1.0) -> None:
         super().__init__(p)
         self.transforms = transform_list(transforms)
-        w = np.array([t.p for t in self.transforms], np.float64)
-        if w.sum() <= 0 and type(self) is OneOf:  # (OneOrOther weighs by its own p)
+        w = self._choice_weights()
+        if w.sum() <= 0:
             raise ValueError("OneOf needs a transform with p > 0")
         self._weights = w / w.sum()
+
+    def _choice_weights(self) -> np.ndarray:
+        """How much each transform weighs in the choice: its ``p``, as albumentations'."""
+        return np.array([t.p for t in self.transforms], np.float64)
 
     def draw(self, rng, size):
         return self.draw_seen(rng, size, None)
@@ -724,6 +728,8 @@ class SomeOf(Transform):
         if key not in self._subs:
             from ._compose import Compose
 
+            if len(self._subs) >= 256:  # (RandomOrder's orders of many steps: kept bounded)
+                self._subs.clear()
             self._subs[key] = Compose([self.transforms[i] for i in key])
         return self._subs[key]
 
@@ -810,9 +816,12 @@ class OneOrOther(OneOf):
             raise ValueError(f"OneOrOther needs two transforms, got {len(chosen)}")
         self.first_p = probability(p)
         super().__init__(chosen, p=1.0)
+
+    def _choice_weights(self) -> np.ndarray:
+        """The first with probability ``p``, the last with the rest, the others never."""
         w = np.zeros(len(self.transforms))
         w[0], w[-1] = self.first_p, 1.0 - self.first_p
-        self._weights = w
+        return w
 
     def config(self):
         return {"transforms": [t.data() for t in self.transforms], "p": self.first_p}

@@ -233,10 +233,13 @@ class _PaddedCrop(Resampled):
         return (size[0] + sum(pads[0]), size[1] + sum(pads[1])), \
             pad_origin(self.pad_position, pads, params)
 
+    def _pad_config(self) -> dict:
+        """The padding's arguments as config writes them (none without pad_if_needed)."""
+        return {"pad_if_needed": True, "pad_position": self.pad_position,
+                **self.resampling_config()} if self.pad_if_needed else {}
+
     def config(self):
-        return {"size": size_hw(self.size),
-                **({"pad_if_needed": True, "pad_position": self.pad_position,
-                    **self.resampling_config()} if self.pad_if_needed else {})}
+        return {"size": size_hw(self.size), **self._pad_config()}
 
 
 class Resize(Resampled):
@@ -426,8 +429,7 @@ class Crop(_PaddedCrop):
         return self.size
 
     def config(self):
-        pads = {k: v for k, v in super().config().items() if k != "size"}
-        return {**dict(zip(("x_min", "y_min", "x_max", "y_max"), self.box)), **pads}
+        return {**dict(zip(("x_min", "y_min", "x_max", "y_max"), self.box)), **self._pad_config()}
 
 
 class RandomCropFromBorders(Transform):

@@ -102,8 +102,8 @@ def area_items(inv: np.ndarray, wo: int, ho: int, rule: str) -> np.ndarray:
     with ``rule`` ``"shrink"`` only those that shrink along either axis (more than one source
     pixel per output pixel: albumentations' ``area_for_downscale``). The others keep the
     interpolation (``cv2.warpAffine`` reads INTER_AREA as linear). A filtered map's footprints
-    must stay within :data:`AREA_REACH` of the origin, and its taps within 64 per output pixel
-    or the source's size (a ValueError otherwise: a map that reads far past its image)."""
+    must stay within :data:`AREA_REACH` of the origin, and read at most 64 taps per output pixel
+    or 2^26 in all (a ValueError otherwise: a map that reads far past its image)."""
     m = np.asarray(inv, np.float64).reshape(-1, 3, 3)
     with np.errstate(all="ignore"):
         affine = np.all(m[:, 2] == [0.0, 0.0, 1.0], axis=1) & np.isfinite(m).all(axis=(1, 2))
