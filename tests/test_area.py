@@ -358,6 +358,31 @@ def test_crops_that_resize_filter_the_recorded_window(queue):
                      _their(aug, CAT)["image"], (290, 466), (300, 451))
 
 
+def test_the_pass_around_the_filter(queue):
+    """The area filter in the same pass as the rest: the model's float CHW input is the uint8
+    result's levels within half a level (the store rounds one, not the other), a colour step
+    applies to the filtered value, a batch lands in out=, and uint16 (the general kernel)
+    normalised is cv2.resize's within 2e-5."""
+    resize = W.Resize(120, 200, interpolation=cv2.INTER_AREA)
+    base = W.Compose([resize])(image=CAT, seed=0, queue=queue)["image"]
+    norm = W.Compose([resize], output_dtype="float32", mean=0, std=1, layout="CHW")(
+        image=CAT, seed=0, queue=queue)["image"]
+    assert np.abs(norm.transpose(1, 2, 0) - base / np.float32(255)).max() <= 0.5 / 255 + 1e-6
+    bright = W.Compose([resize, W.ColorJitter(brightness=(1.3, 1.3), contrast=0, saturation=0,
+                                              hue=0, p=1)])(image=CAT, seed=0, queue=queue)
+    want = np.clip(np.rint(base.astype(np.float32) * 1.3), 0, 255)
+    assert np.abs(bright["image"].astype(int) - want).max() <= 1
+    out = np.empty((4, 120, 200, 3), np.uint8)
+    got = W.Compose([resize])(image=np.stack([CAT] * 4), seed=0, out=out, queue=queue)
+    assert np.shares_memory(got["image"], out)
+    np.testing.assert_array_equal(out[2], base)
+    u16 = CAT.astype(np.uint16) * 257
+    n16 = W.Compose([resize], output_dtype="float32", mean=0, std=1)(image=u16, seed=0,
+                                                                     queue=queue)["image"]
+    assert np.abs(n16 - cv2.resize(u16, (200, 120), interpolation=cv2.INTER_AREA) / 65535
+                  ).max() < 2e-5
+
+
 def test_warps_read_opencv_area_code_as_linear(queue):
     """albumentations warps with cv2.warpAffine, which reads INTER_AREA as INTER_LINEAR: an
     Affine given code 3 samples linearly (the same as albumentations' own), a warpkit
