@@ -549,8 +549,8 @@ inline void wk_area_add(__global const X_T *xb, long sxy, long sxx, long sxc, in
                         int pad, float x, float y, __global const float *m, const acc_t *fills,
                         acc_t *acc) {
     const float sw = wk_absf(m[0]) + wk_absf(m[1]), sh = wk_absf(m[3]) + wk_absf(m[4]);
-    const float ax = wk_area_snap(x - 0.5f * sw + 0.5f, x, m[2]);
-    const float ay = wk_area_snap(y - 0.5f * sh + 0.5f, y, m[5]);
+    const float ax = wk_area_snap(x - (0.5f * sw - 0.5f), x, m[2]); /* (as wv_area) */
+    const float ay = wk_area_snap(y - (0.5f * sh - 0.5f), y, m[5]);
     const int box = sw >= 1.0f && sh >= 1.0f;
     const int x0 = wk_floori(ax), y0 = wk_floori(ay);
     const int nx = box ? wk_floori(ax + sw) + 1 - x0 : 2, ny = box ? wk_floori(ay + sh) + 1 - y0 : 2;

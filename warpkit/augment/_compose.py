@@ -234,8 +234,7 @@ class Compose(Resampling, Transform):
         self.sampling = Sampling.of(interpolation, padding, fill, antialias)
         # masks filtered by area where their map shrinks (a resize's area_for_downscale=
         # "image_mask"): derived from the steps, which to_dict writes
-        self.mask_antialias = Sampling.of("linear", "constant", 0,
-                                          chosen.get("mask_antialias", False)).antialias
+        self.mask_antialias = chosen.get("mask_antialias", False)
         # masks: the image's padding, their own interpolation (checked as the image's is)
         self.mask_interpolation = Sampling.of(mask_interpolation, "constant", 0,
                                               False).interpolation
