@@ -184,8 +184,132 @@ def test_sequential_and_noop_port(queue):
     first = W.from_albumentations(_quiet(A.Compose, recipe.transforms[:2]))
     want = _quiet(A.Compose(recipe.transforms[:2]), image=PHOTO)["image"]
     assert np.abs(first(image=PHOTO, seed=0, queue=queue)["image"].astype(int) - want).max() <= 1
-    with pytest.raises(ValueError, match="Normalize inside OneOf or Sequential is not supported"):
+    with pytest.raises(ValueError, match="Normalize inside OneOf, Sequential or a nested "
+                                         "Compose is not supported"):
         W.from_albumentations(_quiet(A.Compose, [A.Sequential([A.Normalize()])]))
+
+
+def test_nested_and_replay_compose_port(queue, tmp_path):
+    """A Compose inside a Compose runs as albumentations runs it: its transforms in order, all
+    with its p (1 by default), under the outer pipeline's box settings (albumentations gives
+    its transforms the outer processors); a ReplayCompose ports as a Compose (warpkit's record
+    of a call is out["params"], replayed by Compose.replay). Pixels, boxes and the share of
+    samples a nested Compose(p=0.3) changes are albumentations' (3000 samples, within 5 sigma),
+    from the live pipelines and from the JSON A.save writes."""
+    def inner():
+        return [A.Affine(rotate=(10, 10), p=1), A.HorizontalFlip(p=1)]
+
+    recipe = _quiet(A.Compose, [_quiet(A.Compose, inner(), bbox_params=A.BboxParams("coco")),
+                                A.NoOp()],
+                    bbox_params=A.BboxParams("pascal_voc", label_fields=["labels"]))
+    replay = _quiet(A.ReplayCompose, [_quiet(A.Compose, inner())], save_key="r",
+                    bbox_params=A.BboxParams("pascal_voc", label_fields=["labels"]))
+    box = [[40.0, 50.0, 200.0, 180.0]]
+    path = tmp_path / "replay.json"
+    _quiet(A.save, replay, str(path))
+    for pipeline in (recipe, replay, str(path)):
+        got = W.from_albumentations(pipeline)
+        nested = got.transforms[0]
+        assert type(nested).__name__ == "Compose" and nested.p == 1
+        assert [type(t).__name__ for t in nested.transforms] == ["Affine",
+                                                                 "RandomHorizontalFlip"]
+        assert got.box_format == "pascal_voc"
+        ours = got(image=PHOTO, bboxes=box, labels=[1], seed=0, queue=queue)
+        theirs = _quiet(recipe, image=PHOTO, bboxes=box, labels=[1])
+        assert np.abs(ours["image"].astype(int) - theirs["image"]).max() <= 1
+        np.testing.assert_allclose(ours["bboxes"], theirs["bboxes"], atol=0.05)
+        again = got.replay(ours["params"], image=PHOTO)["image"]
+        np.testing.assert_array_equal(again, ours["image"])
+    sometimes = _quiet(A.Compose, [_quiet(A.Compose, [A.HorizontalFlip(p=1)], p=0.3)])
+    got = W.from_albumentations(sometimes)
+    img = PHOTO[:6, :6]
+    ours = sum(not np.array_equal(got(image=img, seed=s, queue=queue)["image"], img)
+               for s in range(3000))
+    sometimes.set_random_seed(0)  # (albumentations' draws fixed: the count is the same each run)
+    theirs = sum(not np.array_equal(_quiet(sometimes, image=img)["image"], img)
+                 for _ in range(3000))
+    assert abs(ours - theirs) < 5 * np.sqrt(ours + theirs + 1), (ours, theirs)
+    assert 700 < ours < 1100
+    d = _quiet(A.to_dict, sometimes)
+    d["transform"]["transforms"][0]["additional_targets"] = {"image2": "image"}
+    with pytest.raises(ValueError, match=r"Compose\(additional_targets=.*inside a pipeline is "
+                                         r"not supported: give it to the outer Compose"):
+        W.from_albumentations(d)
+    with pytest.raises(ValueError, match="takes a Compose \\(or a ReplayCompose\\), got "
+                                         "'OneOf'"):
+        W.from_albumentations({"transform": {"__class_fullname__": "OneOf", "transforms": []}})
+
+
+def test_to_tensor_transpose_mask(queue):
+    """ToTensorV2(transpose_mask=True) ports as mask_layout="CHW": a mask with channels comes
+    back (C, H, W), a stacked batch's (B, C, H, W), ragged lists and lists of masks item by
+    item, (H, W) masks as they are; views of the result, which equals the channels-last one.
+    (Against albumentations' own ToTensorV2 in test_to_tensor_transpose_mask_is_albumentations,
+    which needs torch.)"""
+    spec = _quiet(A.to_dict, _quiet(A.Compose, [A.HorizontalFlip(p=1), A.Normalize()]))
+    spec["transform"]["transforms"].append({"__class_fullname__": "ToTensorV2", "p": 1.0,
+                                            "transpose_mask": True})
+    got = W.from_albumentations(spec)
+    assert (got.layout, got.mask_layout) == ("CHW", "CHW")
+    assert got.to_dict()["mask_layout"] == "CHW"
+    assert W.Compose.from_dict(got.to_dict()).mask_layout == "CHW"
+    spec["transform"]["transforms"][-1]["transpose_mask"] = False
+    plain = W.from_albumentations(spec)
+    assert plain.mask_layout == "HWC" and "mask_layout" not in plain.to_dict()
+    rng = np.random.default_rng(0)
+    img = PHOTO[:40, :50]
+    m = rng.integers(0, 5, (40, 50, 4), np.uint8)
+    flat = m[..., 0]
+    cases = [dict(image=img, mask=m, masks=[m, flat]),
+             dict(image=np.stack([img] * 3), mask=np.stack([m] * 3), masks=[[m]] * 3),
+             dict(image=[img, img[:30]], mask=[m, m[:30]], masks=[[flat], [m[:30], m[:30]]]),
+             dict(image=np.stack([img] * 2), mask=np.stack([flat] * 2))]
+    for call in cases:
+        ours = got(**call, seed=0, queue=queue)
+        want = plain(**call, seed=0, queue=queue)
+
+        def same(a, b):
+            if isinstance(b, list):
+                assert isinstance(a, list) and len(a) == len(b)
+                for x, y in zip(a, b):
+                    same(x, y)
+                return
+            stacked = isinstance(call["image"], np.ndarray) and call["image"].ndim == 4
+            if b.ndim == 3 + (stacked and b is want.get("mask")):
+                b = np.moveaxis(b, -1, -3)
+            np.testing.assert_array_equal(a, b)
+            assert a.shape == b.shape
+
+        for name in ("mask", "masks"):
+            if name in call:
+                same(ours[name], want[name])
+    single = got(image=img, mask=m, seed=0, queue=queue)["mask"]
+    assert single.shape == (4, 40, 50) and single.base is not None  # (a view)
+    with pytest.raises(ValueError, match="mask_layout must be 'HWC'.*or 'CHW'.*got 'NCHW'"):
+        W.Compose([], mask_layout="NCHW")
+
+
+def test_to_tensor_transpose_mask_is_albumentations(queue):
+    """The port of ToTensorV2(transpose_mask=True) gives albumentations' masks: (C, H, W)
+    tensors from (H, W, C) masks, (H, W) ones as they are."""
+    torch = pytest.importorskip("torch")
+    from albumentations.pytorch import ToTensorV2
+
+    recipe = _quiet(A.Compose, [A.HorizontalFlip(p=1), A.Normalize(),
+                                ToTensorV2(transpose_mask=True)])
+    got = W.from_albumentations(recipe)
+    m = np.random.default_rng(1).integers(0, 5, (40, 50, 4), np.uint8)
+    img = PHOTO[:40, :50]
+    theirs = _quiet(recipe, image=img, mask=m, masks=[m, m])
+    ours = got(image=img, mask=m, masks=[m, m], seed=0, queue=queue)
+    assert torch.equal(torch.from_numpy(ours["mask"]), theirs["mask"])
+    for a, b in zip(ours["masks"], theirs["masks"]):
+        assert torch.equal(torch.from_numpy(a), b)
+    ours = got(image=torch.from_numpy(img).permute(2, 0, 1), mask=torch.from_numpy(m[..., 1]),
+               seed=0, queue=queue)
+    theirs = _quiet(recipe, image=img, mask=m[..., 1])
+    assert torch.equal(ours["mask"], theirs["mask"])
+    assert np.abs(ours["image"].numpy() - theirs["image"].numpy()).max() < 2e-2
 
 
 def test_noop_is_a_choice_of_a_oneof(queue):
@@ -300,7 +424,8 @@ def test_unknown_parameters_and_inputs_are_refused():
     d["transform"]["seed"] = 137
     with pytest.raises(ValueError, match="Compose\\(seed=...\\) is not kept.*pass seed= there"):
         W.from_albumentations(d)
-    with pytest.raises(ValueError, match="takes a Compose, got 'HorizontalFlip'"):
+    with pytest.raises(ValueError, match=r"takes a Compose \(or a ReplayCompose\), got "
+                                         r"'HorizontalFlip'"):
         W.from_albumentations({"__class_fullname__": "HorizontalFlip", "p": 1})
 
 

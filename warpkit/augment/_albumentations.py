@@ -245,9 +245,10 @@ def _to_float(a: _Args, pipe: _Pipeline) -> None:
 
 
 def _to_tensor(a: _Args, pipe: _Pipeline) -> None:
-    a.only("transpose_mask", False, why=" (masks stay (H, W))")
     a.take("p")
     pipe.model["layout"] = "CHW"
+    if a.take("transpose_mask", False):  # (H, W, C) masks as (C, H, W)
+        pipe.model["mask_layout"] = "CHW"
 
 
 #: albumentations' name -> how to make warpkit's transform (None: a pipeline setting)
@@ -476,11 +477,13 @@ def from_albumentations(pipeline: Any, nonserializable: dict | None = None) -> C
     """
     d = _as_dict(pipeline)
     d = d.get("transform", d)
-    if d.get("__class_fullname__") != "Compose":
-        raise ValueError(f"from_albumentations takes a Compose, got "
-                         f"{d.get('__class_fullname__', type(pipeline).__name__)!r}")
+    name = str(d.get("__class_fullname__", type(pipeline).__name__)).rsplit(".", 1)[-1]
+    if name not in ("Compose", "ReplayCompose"):
+        raise ValueError(f"from_albumentations takes a Compose (or a ReplayCompose), got "
+                         f"{name!r}")
     strict = d.get("strict", False)  # (_Args drops the transforms' own strict)
-    a = _Args("Compose", d)
+    a = _Args(name, d)
+    a.take("save_key")  # (ReplayCompose's: warpkit's record of a call is out["params"])
     mask_code = a.take("mask_interpolation")
     if mask_code is not None and mask_code not in INTERPOLATION_CODES:
         raise ValueError(f"Compose(mask_interpolation={mask_code!r}) is not supported: warpkit "
@@ -506,6 +509,22 @@ def from_albumentations(pipeline: Any, nonserializable: dict | None = None) -> C
     kw.update({k: v for k, (v, _) in pipe.settings.items()})
     kw.update(pipe.model)
     return Compose(transforms, **kw)
+
+
+def _nested_compose(a: _Args, pipe: _Pipeline) -> Compose:
+    """A Compose (or ReplayCompose) inside the pipeline, as albumentations 2.0.8 runs one: its
+    transforms in order, all of them with its ``p``, the outer pipeline's box and keypoint
+    settings in place of its own (albumentations gives its transforms the outer processors)."""
+    inner = _transforms(a.take("transforms", []), pipe, top=False)
+    for key in ("bbox_params", "keypoint_params", "is_check_shapes", "save_key",
+                "save_applied_params", "return_params"):  # (the outer pipeline's hold)
+        a.take(key)
+    for key, none in (("additional_targets", {}), ("mask_interpolation", None), ("seed", None)):
+        value = a.take(key)
+        if value not in (None, none):
+            raise ValueError(f"{a.name}({key}={value!r}) inside a pipeline is not supported: "
+                             f"give it to the outer Compose")
+    return Compose(inner, p=a.take("p", 1.0))
 
 
 def _unserialisable(t: Any, A: Any) -> str:
@@ -604,8 +623,8 @@ def _as_dict(pipeline: Any) -> dict:
 
 def _supported() -> str:
     """The albumentations names a port takes, as its refusals list them."""
-    return ", ".join(sorted([*SUPPORTED, "OneOf", "OneOrOther", "RandomOrder", "Sequential",
-                             "SomeOf"]))
+    return ", ".join(sorted([*SUPPORTED, "Compose", "OneOf", "OneOrOther", "RandomOrder",
+                             "ReplayCompose", "Sequential", "SomeOf"]))
 
 
 def _transforms(items: list, pipe: _Pipeline, top: bool, slots: bool = False
@@ -630,10 +649,13 @@ def _transforms(items: list, pipe: _Pipeline, top: bool, slots: bool = False
         elif name == "Sequential":  # its transforms in order, all of them with probability p
             inner = _transforms(a.take("transforms", []), pipe, top=False)
             t = Compose(inner, p=a.take("p", 0.5))
+        elif name in ("Compose", "ReplayCompose"):  # nested: a Sequential with p 1 by default
+            t = _nested_compose(a, pipe)
         elif name in SUPPORTED:
             if name in ("Normalize", "ToFloat", "ToTensorV2"):
                 if not top:
-                    raise ValueError(f"{name} inside OneOf or Sequential is not supported: the "
+                    raise ValueError(f"{name} inside OneOf, Sequential or a nested Compose is "
+                                     f"not supported: the "
                                      f"model's input is one for the pipeline")
                 if name != "ToTensorV2":
                     if model_at is not None:

@@ -160,6 +160,10 @@ class Compose(Resampling, Transform):
         output_dtype, mean, std, layout: the tensor a model eats, made by the warp itself
             (see :func:`warpkit.warp_affine`): e.g. ``output_dtype="float32", mean=(0.485,
             0.456, 0.406), std=(0.229, 0.224, 0.225), layout="CHW"``. Masks keep their dtype.
+        mask_layout: ``"HWC"`` (default) or ``"CHW"``: a mask with channels, (H, W, C), comes
+            back as (C, H, W) (a batch's (B, H, W, C) as (B, C, H, W)), a view of the result
+            with no copy; (H, W) masks stay (H, W). albumentations'
+            ``ToTensorV2(transpose_mask=True)``.
 
     Calling it: ``out = pipeline(image=..., mask=..., masks=..., boxes=..., labels=...,
     keypoints=..., seed=..., index=..., epoch=...)`` returns a dict with the keys given plus
@@ -211,7 +215,7 @@ class Compose(Resampling, Transform):
                  additional_targets: dict[str, str] | None = None,
                  mask_interpolation: str | int | None = None, strict: bool = False,
                  is_check_shapes: bool = True, seed: int | None = None,
-                 save_applied_params: bool = False) -> None:
+                 save_applied_params: bool = False, mask_layout: str = "HWC") -> None:
         super().__init__(p)
         if seed is not None:
             raise ValueError("Compose(seed=...) is not kept: warpkit draws from the (seed, epoch, "
@@ -264,6 +268,11 @@ class Compose(Resampling, Transform):
         self.strict = flag(strict, "strict")
         check_model_input(output_dtype, layout)  # the rest needs the image: the warp checks it
         self.output_dtype, self.mean, self.std, self.layout = output_dtype, mean, std, layout
+        if mask_layout not in ("HWC", "CHW"):
+            raise ValueError(f"mask_layout must be 'HWC' (a mask's channels last) or 'CHW' "
+                             f"(first, as albumentations' ToTensorV2(transpose_mask=True) "
+                             f"gives them), got {mask_layout!r}")
+        self.mask_layout = mask_layout
         check_conversions(self)
         check_overlays(self)
         check_host_steps(self.transforms)
@@ -291,7 +300,7 @@ class Compose(Resampling, Transform):
                        for j in hosts)]
         settings = {**self._settings(), "strict": False}
         plain_out = {**settings, "output_dtype": None, "mean": None, "std": None,
-                     "layout": "HWC"}
+                     "layout": "HWC", "mask_layout": "HWC"}
         parts = [(a, b, Compose(self.transforms[a:b], **(settings if b == n else plain_out)))
                  for a, b in zip(starts, [*hosts, n])]
         self._parts = (key, (parts, hosts))
@@ -311,7 +320,8 @@ class Compose(Resampling, Transform):
                 "keypoint_label_fields": list(self.keypoint_label_fields),
                 "additional_targets": dict(self.additional_targets), "strict": self.strict,
                 "output_dtype": self.output_dtype, "mean": plain(self.mean),
-                "std": plain(self.std), "layout": self.layout}
+                "std": plain(self.std), "layout": self.layout,
+                **({"mask_layout": "CHW"} if self.mask_layout == "CHW" else {})}
 
     def call_keys(self) -> tuple[str, ...]:
         """The names a call takes as targets: the built-in ones, the label fields and the

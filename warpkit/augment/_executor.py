@@ -309,6 +309,15 @@ def _torch_out(x: Any, channels_first: bool):
     return torch.from_numpy(np.moveaxis(a, -1, -3) if channels_first else a)
 
 
+def _channels_first_mask(x: Any, stacked: bool) -> Any:
+    """A mask result with its channels first: (H, W, C) as (C, H, W), a stacked batch's
+    (B, H, W, C) as (B, C, H, W) (``stacked``), lists (a ragged batch, a list of masks) item by
+    item; (H, W) masks as they are."""
+    if isinstance(x, (list, tuple)):
+        return [_channels_first_mask(m, False) for m in x]
+    return np.moveaxis(x, -1, -3) if x.ndim == 3 + stacked else x
+
+
 def apply(pipe, given: dict, *, seed, index, epoch, params, queue, out=None) -> dict:
     """A pipeline call: ``given`` its targets by name (the call's own keywords and the others
     it was passed), the rest its options."""
@@ -327,6 +336,10 @@ def apply(pipe, given: dict, *, seed, index, epoch, params, queue, out=None) -> 
     res = run(pipe, t, seed=seed, index=index, epoch=epoch, params=params, queue=queue,
               into=into)
     convert_results(pipe, res, t.images)  # FromFloat
+    if pipe.mask_layout == "CHW":  # (ToTensorV2(transpose_mask=True)): views, no copies
+        single = isinstance(res["params"], dict)
+        for name in (*t.masks, *t.mask_lists):
+            res[name] = _channels_first_mask(res[name], not single and name in t.masks)
     if split and contains(pipe, TextImage):  # (albumentations' output key of its texts)
         per = [[d for step, p in pipe.applied_steps(params) if isinstance(step, TextImage)
                 for d in step.overlay_data(p)]
