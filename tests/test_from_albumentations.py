@@ -240,6 +240,26 @@ def test_nested_and_replay_compose_port(queue, tmp_path):
         W.from_albumentations({"transform": {"__class_fullname__": "OneOf", "transforms": []}})
 
 
+def test_images_and_stacked_masks_are_albumentations(queue):
+    """albumentations 2's ``images=`` (one sample's frames, one set of parameters) and
+    ``masks=`` as one (N, H, W) array: a port called the same way gives albumentations'
+    frames (within a level: its Affine rounds where warpkit's one pass does not) and masks,
+    laid out as albumentations returns them."""
+    frames = np.stack([PHOTO[:200, :240], PHOTO[100:300, 50:290] // 3, 255 - PHOTO[:200, :240]])
+    masks = (np.arange(3 * 200 * 240).reshape(3, 200, 240) % 7).astype(np.uint8)
+    for recipe in ([A.Affine(rotate=(20, 20), scale=(0.8, 0.8), p=1), A.HorizontalFlip(p=1)],
+                   [A.ColorJitter(brightness=0, contrast=(1.5, 1.5), saturation=0, hue=0,
+                                  p=1)]):
+        recipe = _quiet(A.Compose, recipe)
+        got = W.from_albumentations(recipe)
+        theirs = _quiet(recipe, images=frames, masks=masks)
+        ours = got(images=frames, masks=masks, seed=0, queue=queue)
+        assert ours["images"].shape == theirs["images"].shape
+        assert np.abs(ours["images"].astype(int) - theirs["images"]).max() <= 1
+        assert isinstance(ours["masks"], np.ndarray)
+        np.testing.assert_array_equal(ours["masks"], theirs["masks"])
+
+
 def test_to_tensor_transpose_mask(queue):
     """ToTensorV2(transpose_mask=True) ports as mask_layout="CHW": a mask with channels comes
     back (C, H, W), a stacked batch's (B, C, H, W), ragged lists and lists of masks item by

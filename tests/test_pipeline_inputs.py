@@ -204,12 +204,86 @@ def test_several_masks_of_one_image_move_as_one_mask_each(queue):
     np.testing.assert_array_equal(t.numpy(), out["masks"][0])
 
 
+def test_masks_as_one_array_come_back_as_one(queue):
+    """``masks=`` as albumentations 2 takes it, one (N, H, W) or (N, H, W, C) array: each mask
+    moved as ``mask=`` moves it, the result one array again; in a batch one such array a
+    sample (or one (B, N, ...) array), each sample's as the sample alone; an empty stack comes
+    back as it came."""
+    img = _photos(1)[0]
+    h, w = img.shape[:2]
+    stack = RNG.integers(0, 9, (3, h, w), dtype=np.uint8)
+    pipe = Compose([RandomAffine(degrees=30, scale=(0.7, 1.3))])
+    out = pipe(image=img, masks=stack, seed=3, queue=queue)["masks"]
+    assert isinstance(out, np.ndarray) and out.shape == stack.shape
+    for got, m in zip(out, stack):
+        np.testing.assert_array_equal(got, pipe(image=img, mask=m, seed=3, queue=queue)["mask"])
+    coloured = RNG.integers(0, 9, (2, h, w, 4)).astype(np.int16)
+    out = pipe(image=img, masks=coloured, seed=3, queue=queue)["masks"]
+    assert out.shape == coloured.shape and out.dtype == np.int16
+    np.testing.assert_array_equal(
+        out[1], pipe(image=img, mask=coloured[1], seed=3, queue=queue)["mask"])
+    both = pipe(image=np.stack([img, img]), masks=np.stack([stack, stack]), seed=4,
+                queue=queue)["masks"]
+    assert both.shape == (2, *stack.shape)
+    np.testing.assert_array_equal(
+        both[1], pipe(image=img, masks=stack, seed=4, index=1, queue=queue)["masks"])
+    ragged = pipe(image=[img, img[:20]], masks=[stack, stack[:2, :20]], seed=4,
+                  queue=queue)["masks"]
+    assert [g.shape for g in ragged] == [stack.shape, (2, 20, w)]
+    empty = np.zeros((0, h, w), np.uint8)
+    assert pipe(image=img, masks=empty, seed=3, queue=queue)["masks"] is empty
+
+
+def test_images_are_one_samples_frames(queue):
+    """``images=`` (albumentations 2's frames of one sample, (N, H, W, C) or a list): every
+    frame moved and coloured by the sample's one set of parameters, each equal to that frame
+    given alone as the image with the same seed (noise, holes and maps alike), beside
+    ``image=`` or alone, in a batch (one stack of frames a sample) and as torch tensors; the
+    result laid out as it came; the frames of a batch's samples must be as many."""
+    from warpkit.augment import CoarseDropout, ColorJitter, GaussNoise, GridDistortion
+
+    img = _photos(1)[0]
+    frames = np.stack([img, img[::-1] // 3, 255 - img])
+    pipe = Compose([RandomAffine(degrees=30, scale=(0.7, 1.3)), GridDistortion(p=1),
+                    ColorJitter(0.3, 0.3, 0.3, 0.05, p=1), GaussNoise(p=1),
+                    CoarseDropout(p=1)], strict=True)
+    out = pipe(images=frames, seed=3, queue=queue)
+    assert set(out) >= {"images", "params"} and "image" not in out
+    assert isinstance(out["images"], np.ndarray) and out["images"].shape == frames.shape
+    for got, f in zip(out["images"], frames):
+        np.testing.assert_array_equal(got, pipe(image=f, seed=3, queue=queue)["image"])
+    beside = pipe(image=img, images=list(frames), seed=3, queue=queue)
+    assert isinstance(beside["images"], list)
+    np.testing.assert_array_equal(beside["image"], out["images"][0])
+    np.testing.assert_array_equal(np.stack(beside["images"]), out["images"])
+    batch = pipe(image=np.stack([img, img]), images=np.stack([frames, frames]), seed=4,
+                 queue=queue)
+    assert batch["images"].shape == (2, *frames.shape)
+    np.testing.assert_array_equal(
+        batch["images"][1], pipe(images=frames, seed=4, index=1, queue=queue)["images"])
+    with pytest.raises(ValueError, match=r"images= must hold as many frames for each sample"):
+        pipe(image=[img, img[:20]], images=[frames, frames[:2, :20]], seed=4)
+    same = pipe(image=[img, img[:20]], images=[frames[:2], frames[:2, :20]], seed=4,
+                queue=queue)["images"]
+    assert [f.shape for f in same] == [(2, *img.shape), (2, 20, *img.shape[1:])]
+    with pytest.raises(ValueError, match=r"images must be one sample's frames: a stack "
+                                         r"\(N, H, W\) or \(N, H, W, C\), or a list"):
+        pipe(images=img[..., 0], seed=0)
+    assert pipe(image=img, images=frames[:0], seed=3, queue=queue)["images"].shape[0] == 0
+    torch = pytest.importorskip("torch")
+    t = pipe(images=torch.from_numpy(frames).permute(0, 3, 1, 2), seed=3, queue=queue)["images"]
+    assert isinstance(t, torch.Tensor) and tuple(t.shape) == (3, 3, *img.shape[:2])
+    np.testing.assert_array_equal(t.permute(0, 2, 3, 1).numpy(), out["images"])
+
+
 @pytest.mark.parametrize("call,err,match", [
     (lambda m: PIPE(image=_photos(1)[0], mask=[m, m], seed=0), ValueError,
      r"mask for a single image is one array .* got a list of 2: pass several masks of one "
      r"image as masks=\[\.\.\.\]"),
     (lambda m: PIPE(image=_photos(1)[0], masks=m, seed=0), ValueError,
      r"masks must be a list of masks of its image"),
+    (lambda m: PIPE(image=_photos(1)[0], masks=m[..., None], seed=0), ValueError,
+     r"masks\[0\] must have its image's height and width \(30, 40\), got shape \(40, 1\)"),
     (lambda m: PIPE(image=_photos(1)[0], masks=[m[:5]], seed=0), ValueError,
      r"masks\[0\] must have its image's height and width \(30, 40\), got shape \(5, 40\)"),
     (lambda m: PIPE(image=_photos(2), masks=[[m]], seed=0), ValueError,

@@ -179,8 +179,12 @@ class Compose(Resampling, Transform):
     sample each (indices ``index``, ``index + 1``, ... or a sequence), and its targets are
     lists, one per sample. A list of images whose outputs all have one size comes back as one
     (B, ...) array. ``mask`` is one mask per image; ``masks`` a list of masks per image
-    (instance masks, several label maps), each moved as ``mask`` is. Labels come back as they
-    came: an array or a tensor indexed by the boxes kept, a sequence as a list. ``out``: an
+    (instance masks, several label maps), each moved as ``mask`` is (or, as albumentations 2
+    takes them, one (N, H, W[, C]) array, returned as one). ``images`` is albumentations 2's
+    frames of one sample ((N, H, W, C) or a list; in a batch one such a sample), every frame
+    moved and coloured by the sample's parameters, returned as ``out["images"]``. Labels come
+    back as they came: an array or a tensor indexed by the boxes kept, a sequence as a list.
+    ``out``: an
     array (or a CPU torch tensor) the image's result is written into and returned as
     ``out["image"]``, in place of a new one:
     exactly the result's shape and dtype, C-contiguous ((B, C, H, W) float32 for a batch to

@@ -34,7 +34,7 @@ from ._dropout import _Dropout, has_dropout, hole_mask, in_holes, output_holes
 from ._lanes import draw_samples
 from ._streams import sample_streams
 from ._mask_dropout import MaskDropout, drop_map, mask_readers, on_pixels, run_pixels
-from ._params import Targets
+from ._params import FRAME, Targets
 from ._morph import Morphological, morph_steps
 from ._pixel_dropout import PixelDropout, fill_mask_drops, pixel_drops
 from ._targets import (Seen, box_rows, check_boxes, keypoint_rows, move_boxes,
@@ -309,13 +309,102 @@ def _torch_out(x: Any, channels_first: bool):
     return torch.from_numpy(np.moveaxis(a, -1, -3) if channels_first else a)
 
 
-def _channels_first_mask(x: Any, stacked: bool) -> Any:
-    """A mask result with its channels first: (H, W, C) as (C, H, W), a stacked batch's
-    (B, H, W, C) as (B, C, H, W) (``stacked``), lists (a ragged batch, a list of masks) item by
-    item; (H, W) masks as they are."""
+def _call_kind(t: Targets) -> str:
+    """"single", "batch" or "list": how the call's image (or, without one, its mask) is laid
+    out; "single" for a call of ``images=`` alone."""
+    for group, name in ((t.images, "image"), (t.masks, "mask")):
+        if name in group:
+            return layout(group[name], name)[0]
+    return "single"
+
+
+def _split_frames(t: Targets) -> tuple | None:
+    """``images=`` (albumentations' frames of one sample, which the same parameters move: a
+    stack (N, H, W[, C]) or a list; in a batch call one such per sample, each with N frames)
+    as N image targets, ``FRAME + k``, in ``t.images``: (N, the call's kind, whether each
+    sample's frames came as one array). None without ``images=``."""
+    v = t.images.pop("images", None)
+    if v is None:
+        return None
+    kind = _call_kind(t)
+
+    def frames_of(x: Any, where: str) -> list:
+        if isinstance(x, (list, tuple)):
+            return list(x)
+        if getattr(x, "ndim", 0) in (3, 4):
+            return list(x)
+        raise ValueError(f"{where} must be one sample's frames: a stack (N, H, W) or "
+                         f"(N, H, W, C), or a list of images, got {_shape_of(x)}")
+
+    if kind == "single":
+        per = [frames_of(v, "images")]
+        stacked = isinstance(v, np.ndarray)
+    else:
+        if not isinstance(v, (list, tuple, np.ndarray)) or len(v) != len(layout(
+                t.images.get("image", t.masks.get("mask")), "image")[1]):
+            raise ValueError(f"images= in a call of a {kind} of samples must hold each "
+                             f"sample's frames, one entry a sample, got {_shape_of(v)}")
+        per = [frames_of(x, f"images[{b}]") for b, x in enumerate(v)]
+        stacked = all(isinstance(x, np.ndarray) for x in v)
+        if len({len(f) for f in per}) > 1:
+            raise ValueError(f"images= must hold as many frames for each sample (they become "
+                             f"one image target a frame), got {[len(f) for f in per]}")
+    n = len(per[0])
+    for k in range(n):
+        items = [f[k] for f in per]
+        t.images[f"{FRAME}{k}"] = items[0] if kind == "single" else \
+            np.stack(items) if kind == "batch" else items
+    return n, kind, stacked, v
+
+
+def _join_frames(res: dict, n: int, kind: str, stacked: bool, given: Any) -> None:
+    """The frames' results back as ``res["images"]``, laid out as ``images=`` came."""
+    outs = [res.pop(f"{FRAME}{k}") for k in range(n)]
+    if not n:
+        res["images"] = given
+    elif kind == "single":
+        res["images"] = np.stack(outs) if stacked else outs
+    elif all(isinstance(o, np.ndarray) for o in outs):  # (B, ...) each: samples of one size
+        res["images"] = np.stack(outs, axis=1) if stacked else \
+            [[o[b] for o in outs] for b in range(len(outs[0]))]
+    else:
+        per = [[o[b] for o in outs] for b in range(len(outs[0]))]
+        res["images"] = [np.stack(f) for f in per] if stacked else per
+
+
+def _unstack_masks(t: Targets) -> dict[str, str]:
+    """Each ``masks=`` given as one array (albumentations' (N, H, W[, C]); in a batch call one
+    such a sample, or a (B, N, H, W[, C]) array) as the list of its masks, in place in
+    ``t.mask_lists``: name -> what was given (how :func:`_restack` puts them back)."""
+    kind = _call_kind(t) if t.mask_lists else "single"
+    out = {}
+    for name, v in t.mask_lists.items():
+        if kind == "single" and isinstance(v, np.ndarray) and v.ndim in (3, 4):
+            t.mask_lists[name], out[name] = list(v), v
+        elif kind != "single" and (isinstance(v, np.ndarray) and v.ndim in (4, 5) or
+                                   isinstance(v, (list, tuple)) and v and
+                                   all(isinstance(g, np.ndarray) for g in v)):
+            t.mask_lists[name], out[name] = [list(g) for g in v], list(v)
+    return out
+
+
+def _restack(x: Any, given: Any) -> Any:
+    """The results of masks :func:`_unstack_masks` took apart as arrays again, as ``given``
+    came: a sample's (N, ...) stack, a batch's list of them (one array where their shapes
+    agree); masks given empty as they came."""
+    if isinstance(given, np.ndarray):
+        return np.stack(x) if len(x) else given
+    per = [_restack(g, k) for g, k in zip(x, given)]
+    return np.stack(per) if len({p.shape for p in per}) == 1 else per
+
+
+def _channels_first_mask(x: Any, lead: int) -> Any:
+    """A mask result with its channels first: (H, W, C) as (C, H, W), arrays with ``lead``
+    dimensions before (a batch's B, a stack's N) likewise, lists (a ragged batch, a list of
+    masks) item by item; (H, W) masks as they are."""
     if isinstance(x, (list, tuple)):
-        return [_channels_first_mask(m, False) for m in x]
-    return np.moveaxis(x, -1, -3) if x.ndim == 3 + stacked else x
+        return [_channels_first_mask(m, max(lead - 1, 0)) for m in x]
+    return np.moveaxis(x, -1, -3) if x.ndim == 3 + lead else x
 
 
 def apply(pipe, given: dict, *, seed, index, epoch, params, queue, out=None) -> dict:
@@ -329,6 +418,8 @@ def apply(pipe, given: dict, *, seed, index, epoch, params, queue, out=None) -> 
             group[name], flag = _torch_in(value, name, chw)
             if flag:
                 torch_keys[name] = chw and pipe.layout == "HWC"
+    frames = _split_frames(t)  # images=: an image target a frame
+    stacks = _unstack_masks(t)  # masks= as one array (N, H, W[, C]): a list
     expand_inputs(pipe, t.images, out)  # ToRGB's channels, FromFloat's checks
     into = None if out is None else _out_array(out, t.images.get("image"))
     split = bool(host_positions(pipe))
@@ -336,10 +427,14 @@ def apply(pipe, given: dict, *, seed, index, epoch, params, queue, out=None) -> 
     res = run(pipe, t, seed=seed, index=index, epoch=epoch, params=params, queue=queue,
               into=into)
     convert_results(pipe, res, t.images)  # FromFloat
+    if frames is not None:
+        _join_frames(res, *frames)
+    for name, how in stacks.items():
+        res[name] = _restack(res[name], how)
     if pipe.mask_layout == "CHW":  # (ToTensorV2(transpose_mask=True)): views, no copies
         single = isinstance(res["params"], dict)
-        for name in (*t.masks, *t.mask_lists):
-            res[name] = _channels_first_mask(res[name], not single and name in t.masks)
+        for name in (*t.masks, *t.mask_lists):  # (the dimensions before a mask's own)
+            res[name] = _channels_first_mask(res[name], (name in t.mask_lists) + (not single))
     if split and contains(pipe, TextImage):  # (albumentations' output key of its texts)
         per = [[d for step, p in pipe.applied_steps(params) if isinstance(step, TextImage)
                 for d in step.overlay_data(p)]

@@ -26,7 +26,10 @@ TARGET_KINDS = ("image", "mask", "masks", "bboxes", "keypoints")
 #: the keywords a call takes besides its targets
 CALL_OPTIONS = ("seed", "index", "epoch", "params", "queue", "out")
 #: the targets every pipeline knows, by their own names
-BUILT_IN = ("image", "mask", "masks", "boxes", "bboxes", "keypoints")
+BUILT_IN = ("image", "images", "mask", "masks", "boxes", "bboxes", "keypoints")
+#: the prefix of the image targets a call's ``images=`` (one sample's frames) becomes, one a
+#: frame (see :mod:`._executor`)
+FRAME = "images\0"
 
 
 def _names(value: Any, arg: str) -> tuple[str, ...]:
@@ -218,7 +221,8 @@ class Targets:
     through untouched."""
 
     def __init__(self, pipe: Any, given: dict) -> None:
-        kinds = {"image": "image", "mask": "mask", "masks": "masks", "boxes": "bboxes",
+        kinds = {"image": "image", "images": "image", "mask": "mask", "masks": "masks",
+                 "boxes": "bboxes",
                  "bboxes": "bboxes", "keypoints": "keypoints", **pipe.additional_targets}
         if given.get("boxes") is not None and given.get("bboxes") is not None:
             raise ValueError("give the boxes as boxes= or as bboxes= (albumentations' name), "
@@ -240,6 +244,8 @@ class Targets:
                 continue
             if name in kinds:
                 by_kind[kinds[name]][name] = value
+            elif name.startswith(FRAME):  # (a frame of images=, split by the call)
+                self.images[name] = value
             elif name in box_fields:
                 self.box_fields[name] = value
             elif name in kp_fields:
