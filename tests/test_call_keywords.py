@@ -172,7 +172,7 @@ def test_strict_and_passing_through():
     assert out["note"] == "kept"
     strict = W.Compose([W.HorizontalFlip(p=1)], strict=True)
     with pytest.raises(TypeError, match=r"the call got keypoint=, which this pipeline does not "
-                                        r"know \(strict=True; it takes image, mask, masks"):
+                                        r"know \(strict=True; it takes image, images, mask, masks"):
         strict(image=PHOTO, keypoint=[[1, 2]], seed=0)
 
 

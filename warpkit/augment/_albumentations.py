@@ -92,9 +92,15 @@ class _Pipeline:
         self.model: dict[str, Any] = {}
         self.mask_code = mask_code  # Compose(mask_interpolation=...): every transform's
         self.nonserializable: dict = {}  # saved Lambdas' functions, by name
+        self.clash = False  # two transforms' resampling settings disagree
 
     def setting(self, key: str, value: Any, who: str) -> None:
-        merge_setting(self.settings, key, value, who)
+        """Record a transform's setting; where two disagree the pipeline resamples in passes
+        (``Compose(passes="by_settings")``: each transform's own settings hold in its pass)."""
+        try:
+            merge_setting(self.settings, key, value, who)
+        except ValueError:
+            self.clash = True
 
     def resampling(self, a: _Args, border: bool = True, interpolations: bool = True,
                    cls: type | None = None) -> None:
@@ -506,7 +512,12 @@ def from_albumentations(pipeline: Any, nonserializable: dict | None = None) -> C
     for k in ("is_check_shapes", "save_applied_params", "return_params"):  # checks, reports
         a.take(k)
     a.done()
-    kw.update({k: v for k, (v, _) in pipe.settings.items()})
+    if pipe.clash:  # (a pass where albumentations' settings change; each step holds its own)
+        kw["passes"] = "by_settings"
+        if mask_code is not None:
+            kw["mask_interpolation"] = INTERPOLATION_CODES[mask_code]
+    else:
+        kw.update({k: v for k, (v, _) in pipe.settings.items()})
     kw.update(pipe.model)
     return Compose(transforms, **kw)
 

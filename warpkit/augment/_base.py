@@ -56,14 +56,16 @@ def _canonical(name: str) -> str:
     return INTERPOLATION_ALIASES.get(name, PADDING_ALIASES.get(name, name))
 
 
-def merge_setting(found: dict, key: str, value: Any, who: str) -> None:
+def merge_setting(found: dict, key: str, value: Any, who: str, why: str | None = None
+                  ) -> None:
     """Record that ``who`` sets the pipeline-wide ``key`` to ``value`` in ``found`` (key ->
-    (value, who)); a different value already there is a ValueError naming both: a pipeline
-    resamples once."""
+    (value, who)); a different value already there is a ValueError naming both, and ``why``
+    they must agree (by default: a pipeline resamples once)."""
     if key in found and not same_value(found[key][0], value):
         old, by = found[key]
-        raise ValueError(f"{who} sets {key}={value!r} but {by} sets {key}={old!r}: a warpkit "
-                         f"pipeline resamples once, with one {key}")
+        why = why or (f"a warpkit pipeline resamples once, with one {key} (Compose(passes="
+                      f"'by_settings') resamples again where the settings change)")
+        raise ValueError(f"{who} sets {key}={value!r} but {by} sets {key}={old!r}: {why}")
     found.setdefault(key, (value, who))
 
 

@@ -24,7 +24,8 @@ from ..engine import check_model_input
 from ..engine.chain import merge
 from ._base import (INTERPOLATION_CODES, Resampling, Transform, check_box_method, draw_step,
                     draw_step_lanes, from_dict, map_step, merge_setting, opencv_code,
-                    passed_keys, plain, reads_any, size_arg, step_size, transform_list)
+                    passed_keys, plain, reads_any, same_value, size_arg, step_size,
+                    transform_list)
 from ._convert import check_conversions
 from ._overlay import check_overlays
 from ._executor import apply
@@ -68,6 +69,49 @@ def _target_params(given: dict, params: Any, cls: type, names: dict, defaults: d
         raise ValueError(f"give {arg}= or {', '.join(f'{k}=' for k in named)}, not both: "
                          f"{arg} sets them")
     return cls.of(params)
+
+
+#: the Compose keywords of the resampling, and their defaults
+RESAMPLING_DEFAULTS = {"interpolation": "linear", "padding": "constant", "fill": 0,
+                       "antialias": False, "mask_fill": 0, "mask_interpolation": "nearest"}
+
+
+def settings_passes(transforms: list, given: dict, overrides: tuple = ()
+                    ) -> tuple[list[int], list[dict]]:
+    """Where a pipeline of ``passes="by_settings"`` starts a new pass, and each pass's
+    resampling settings: a step whose settings (:meth:`Transform.settings`, its nested steps'
+    included) disagree with those of the steps since the last start begins a new pass. The
+    settings ``given`` to the Compose hold for every pass (a step that disagrees with one is a
+    ValueError naming both, as in one pass); so do two of one step's nested steps that
+    disagree. Returns (the starts after the first, each pass's settings)."""
+    skip = {k for k in overrides if k in given}
+    base = {k: (v, "Compose") for k, v in given.items()}
+    found = dict(base)
+    starts: list[int] = []
+    passes: list[dict] = []
+    for j, t in enumerate(transforms):
+        mine: dict = {}
+
+        def walk(ts):
+            for u in ts:
+                for k, v in u.settings().items():
+                    if k not in skip:
+                        merge_setting(mine, k, v, type(u).__name__,
+                                      f"the steps of one {type(t).__name__} resample in one "
+                                      f"pass, with one {k}")
+                walk(getattr(u, "transforms", ()))
+
+        walk([t])
+        for k, (v, who) in mine.items():  # (the Compose's own hold everywhere)
+            merge_setting(dict(base), k, v, who, f"the Compose's {k} holds for every pass")
+        if any(k in found and not same_value(found[k][0], v) for k, (v, _) in mine.items()):
+            starts.append(j)
+            passes.append(found)
+            found = dict(base)
+        for k, value in mine.items():
+            found.setdefault(k, value)
+    passes.append(found)
+    return starts, [{k: v for k, (v, _) in f.items()} for f in passes]
 
 
 def pipeline_settings(transforms: list, given: dict, overrides: tuple = ()) -> dict:
@@ -160,6 +204,11 @@ class Compose(Resampling, Transform):
         output_dtype, mean, std, layout: the tensor a model eats, made by the warp itself
             (see :func:`warpkit.warp_affine`): e.g. ``output_dtype="float32", mean=(0.485,
             0.456, 0.406), std=(0.229, 0.224, 0.225), layout="CHW"``. Masks keep their dtype.
+        passes: ``"one"`` (default): the pipeline resamples once, and steps whose resampling
+            settings disagree are refused; ``"by_settings"``: a step whose settings differ from
+            those of the steps before it starts a new pass (the image resampled again, in its
+            own type, as albumentations resamples after every transform): ``pass_starts``
+            lists where. ``from_albumentations`` sets it where a recipe's transforms disagree.
         mask_layout: ``"HWC"`` (default) or ``"CHW"``: a mask with channels, (H, W, C), comes
             back as (C, H, W) (a batch's (B, H, W, C) as (B, C, H, W)), a view of the result
             with no copy; (H, W) masks stay (H, W). albumentations'
@@ -219,7 +268,8 @@ class Compose(Resampling, Transform):
                  additional_targets: dict[str, str] | None = None,
                  mask_interpolation: str | int | None = None, strict: bool = False,
                  is_check_shapes: bool = True, seed: int | None = None,
-                 save_applied_params: bool = False, mask_layout: str = "HWC") -> None:
+                 save_applied_params: bool = False, mask_layout: str = "HWC",
+                 passes: str = "one") -> None:
         super().__init__(p)
         if seed is not None:
             raise ValueError("Compose(seed=...) is not kept: warpkit draws from the (seed, epoch, "
@@ -232,13 +282,24 @@ class Compose(Resampling, Transform):
         given = {"interpolation": interpolation, "padding": padding, "fill": fill,
                  "antialias": antialias, "mask_fill": mask_fill,
                  "mask_interpolation": mask_interpolation}
-        chosen = pipeline_settings(self.transforms, {k: v for k, v in given.items()
-                                                     if v is not None},
-                                   overrides=("mask_interpolation",))
+        if passes not in ("one", "by_settings"):
+            raise ValueError(f"passes must be 'one' (the pipeline resamples once) or "
+                             f"'by_settings' (a new pass where a step's resampling settings "
+                             f"change), got {passes!r}")
+        self.passes = passes
+        self.explicit_settings = {k: v for k, v in given.items() if v is not None}
+        if passes == "one":
+            chosen = pipeline_settings(self.transforms, self.explicit_settings,
+                                       overrides=("mask_interpolation",))
+            self.pass_starts: tuple[int, ...] = ()
+            self.pass_settings = [chosen]
+        else:
+            starts, self.pass_settings = settings_passes(
+                self.transforms, self.explicit_settings, overrides=("mask_interpolation",))
+            self.pass_starts = tuple(starts)
+            chosen = self.pass_settings[0]  # (what the first pass resamples with)
         interpolation, padding, fill, antialias, mask_fill, mask_interpolation = (
-            chosen.get(k, d) for k, d in (
-                ("interpolation", "linear"), ("padding", "constant"), ("fill", 0),
-                ("antialias", False), ("mask_fill", 0), ("mask_interpolation", "nearest")))
+            chosen.get(k, d) for k, d in RESAMPLING_DEFAULTS.items())
         self.sampling = Sampling.of(interpolation, padding, fill, antialias)
         # masks filtered by area where their map shrinks (a resize's area_for_downscale=
         # "image_mask"): derived from the steps, which to_dict writes
@@ -285,35 +346,50 @@ class Compose(Resampling, Transform):
     def config(self) -> dict:
         return {"transforms": [t.data() for t in self.transforms], **self._settings()}
 
-    def host_parts(self) -> tuple[list[tuple[int, int, Compose]], list[int]]:
-        """A pipeline with host steps (:mod:`._host`) as its passes: (start, stop, a pipeline
-        of steps ``start``:``stop`` with these settings) before, between and after the host
-        steps, and the host steps' positions (a OneOf holding some is a pass's first step too,
-        for the samples that chose another). The passes before the last keep the image's
-        type and layout (no model input); the last makes the output. Made once."""
+    def host_parts(self) -> tuple[list[tuple[int, int, Compose]], list[int | None]]:
+        """A pipeline in several passes, split at its host steps (:mod:`._host`) and, with
+        ``passes="by_settings"``, where its resampling settings change: (start, stop, a
+        pipeline of steps ``start``:``stop`` with its pass's settings) for each pass, and what
+        lies between each two: a host step's position (a OneOf holding some is a pass's first
+        step too, for the samples that chose another), or None where the settings change. The
+        passes before the last keep the image's type and layout (no model input); the last
+        makes the output. Made once."""
         key = tuple(map(id, self.transforms))
         got = getattr(self, "_parts", None)
         if got is not None and got[0] == key:
             return got[1]
         hosts = host_positions(self)
+        cuts = sorted({*hosts, *self.pass_starts})
         n = len(self.transforms)
         # a pass starts after a host step, or at a OneOf holding some (its other choices) or
         # a host step that stays in the pass (a dropout's inpainting: its holes in the targets)
-        starts = [0, *(j + 1 if is_host(self.transforms[j]) and
+        starts = [0, *(j + 1 if j in hosts and is_host(self.transforms[j]) and
                        not getattr(self.transforms[j], "stays_in_pass", False) else j
-                       for j in hosts)]
-        settings = {**self._settings(), "strict": False}
-        plain_out = {**settings, "output_dtype": None, "mean": None, "std": None,
-                     "layout": "HWC", "mask_layout": "HWC"}
-        parts = [(a, b, Compose(self.transforms[a:b], **(settings if b == n else plain_out)))
-                 for a, b in zip(starts, [*hosts, n])]
-        self._parts = (key, (parts, hosts))
-        return parts, hosts
+                       for j in cuts)]
+        base = {**self._settings(), "strict": False}
+
+        def settings(a: int, b: int) -> dict:
+            own = self.pass_settings[sum(j <= a for j in self.pass_starts)]
+            out = {**base, **{k: plain(own.get(k, d)) for k, d in RESAMPLING_DEFAULTS.items()},
+                   "passes": "one"}
+            if b < n:
+                out.update(output_dtype=None, mean=None, std=None, layout="HWC",
+                           mask_layout="HWC")
+            return out
+
+        parts = [(a, b, Compose(self.transforms[a:b], **settings(a, b)))
+                 for a, b in zip(starts, [*cuts, n])]
+        between = [j if j in hosts else None for j in cuts]
+        self._parts = (key, (parts, between))
+        return parts, between
 
     def _settings(self) -> dict:
-        return {"interpolation": self.interpolation, "padding": self.padding,
-                "fill": plain(self.fill), "mask_fill": self.mask_fill,
-                "antialias": self.antialias, "mask_interpolation": self.mask_interpolation,
+        own = {"interpolation": self.interpolation, "padding": self.padding,
+               "fill": plain(self.fill), "mask_fill": self.mask_fill,
+               "antialias": self.antialias, "mask_interpolation": self.mask_interpolation}
+        if self.passes != "one":  # (each pass's own come from its steps: only the given)
+            own = {k: plain(self.explicit_settings.get(k)) for k in own}
+        return {**own,
                 "box_format": self.box_format, "label_fields": list(self.label_fields),
                 "min_visibility": self.min_visibility, "min_area": self.min_area,
                 "min_width": self.min_width, "min_height": self.min_height,
@@ -325,7 +401,8 @@ class Compose(Resampling, Transform):
                 "additional_targets": dict(self.additional_targets), "strict": self.strict,
                 "output_dtype": self.output_dtype, "mean": plain(self.mean),
                 "std": plain(self.std), "layout": self.layout,
-                **({"mask_layout": "CHW"} if self.mask_layout == "CHW" else {})}
+                **({"mask_layout": "CHW"} if self.mask_layout == "CHW" else {}),
+                **({"passes": self.passes} if self.passes != "one" else {})}
 
     def call_keys(self) -> tuple[str, ...]:
         """The names a call takes as targets: the built-in ones, the label fields and the

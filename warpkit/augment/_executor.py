@@ -422,7 +422,7 @@ def apply(pipe, given: dict, *, seed, index, epoch, params, queue, out=None) -> 
     stacks = _unstack_masks(t)  # masks= as one array (N, H, W[, C]): a list
     expand_inputs(pipe, t.images, out)  # ToRGB's channels, FromFloat's checks
     into = None if out is None else _out_array(out, t.images.get("image"))
-    split = bool(host_positions(pipe))
+    split = bool(host_positions(pipe) or pipe.pass_starts)
     run = _apply_split if split else _apply
     res = run(pipe, t, seed=seed, index=index, epoch=epoch, params=params, queue=queue,
               into=into)
@@ -690,9 +690,11 @@ def part_params(p: dict, start: int, stop: int, done: bool = False) -> dict:
 
 
 def _apply_split(pipe, t: Targets, *, seed, index, epoch, params, queue, into=None) -> dict:
-    """A call of a pipeline with host steps (:mod:`._host`): a pass for the steps before each,
-    the step on the pass's arrays, then a pass for the steps after it, to the pipeline's
-    output. The parameters are the whole pipeline's, drawn once before the first pass."""
+    """A call of a pipeline in several passes (:meth:`Compose.host_parts`): a pass for the
+    steps before each host step (:mod:`._host`), the step on the pass's arrays, then a pass
+    for the steps after it, to the pipeline's output; where the resampling settings change
+    (``passes="by_settings"``), one pass after the other. The parameters are the whole
+    pipeline's, drawn once before the first pass."""
     parts, hosts = pipe.host_parts()
     ref_name = next(iter(t.images), None) or next(iter(t.masks), None)
     names = {"images": list(t.images), "masks": list(t.masks),
@@ -741,26 +743,10 @@ def _apply_split(pipe, t: Targets, *, seed, index, epoch, params, queue, into=No
         if last:
             break
         at = hosts[i]
-        steps = [p["steps"][at] if p.get("applied", True) else None for p in drawn]
-        shapes = image_shapes(res[ref_name], kind)
-        step = pipe.transforms[at]
-        if is_host(step):
-            run_host_step(step, steps, res, names, shapes, kind, pipe, own=bool(part.transforms),
-                          passed=t.passed)
-        else:  # a OneOf: each of its host steps on the samples that chose it
-            for c in host_children(step):
-                mine = [p["params"] if p is not None and p.get("applied", True)
-                        and p["choice"] == c else None for p in steps]
-                if not getattr(step.transforms[c], "stays_in_pass", False):
-                    chosen.setdefault(at, set()).update(
-                        k for k, p in enumerate(mine) if p is not None)
-                run_host_step(step.transforms[c], mine, res, names, shapes, kind, pipe,
-                              own=bool(part.transforms), passed=t.passed)
-        after = image_shapes(res[ref_name], kind)
-        changed = [k for k, (a, b) in enumerate(zip(shapes, after)) if a[:2] != b[:2]]
-        if changed:  # (a Lambda gave another size: the steps after it draw for that one)
-            _resized(pipe, at, step, changed, after, drawn, resized, params is not None,
-                     seed, epoch, index, sizes0)
+        if at is not None:  # (None: the settings change, the next pass takes these results)
+            _host_between(pipe, at, drawn, res, names, ref_name, kind, chosen, resized,
+                          own=bool(part.transforms), passed=t.passed, given=params is not None,
+                          draws=(seed, epoch, index, sizes0))
         vis = {key: res.pop(key) for key in vis_keys if key in res}
         given = {**t.passed}
         for group in names.values():
@@ -779,6 +765,34 @@ def _apply_split(pipe, t: Targets, *, seed, index, epoch, params, queue, into=No
     else:
         res.pop("seed", None)
     return res
+
+
+def _host_between(pipe, at: int, drawn: list, res: dict, names: dict, ref_name: str,
+                  kind: str, chosen: dict, resized: dict, *, own: bool, passed: dict,
+                  given: bool, draws: tuple) -> None:
+    """The host step at ``at`` (or a OneOf's host steps, each on the samples that chose it)
+    on the results of the pass before it, in place in ``res``; where a Lambda gave a sample
+    another size, the steps after it are drawn again for that one."""
+    steps = [p["steps"][at] if p.get("applied", True) else None for p in drawn]
+    shapes = image_shapes(res[ref_name], kind)
+    step = pipe.transforms[at]
+    if is_host(step):
+        run_host_step(step, steps, res, names, shapes, kind, pipe, own=own, passed=passed)
+    else:  # a OneOf: each of its host steps on the samples that chose it
+        for c in host_children(step):
+            mine = [p["params"] if p is not None and p.get("applied", True)
+                    and p["choice"] == c else None for p in steps]
+            if not getattr(step.transforms[c], "stays_in_pass", False):
+                chosen.setdefault(at, set()).update(
+                    k for k, p in enumerate(mine) if p is not None)
+            run_host_step(step.transforms[c], mine, res, names, shapes, kind, pipe, own=own,
+                          passed=passed)
+    after = image_shapes(res[ref_name], kind)
+    changed = [k for k, (a, b) in enumerate(zip(shapes, after)) if a[:2] != b[:2]]
+    if changed:  # (a Lambda gave another size: the steps after it draw for that one)
+        seed, epoch, index, sizes0 = draws
+        _resized(pipe, at, step, changed, after, drawn, resized, given, seed, epoch, index,
+                 sizes0)
 
 
 def _resized(pipe, at: int, step, changed: list[int], after: list[tuple], drawn: list[dict],
