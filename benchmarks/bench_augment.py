@@ -608,6 +608,26 @@ def area_runs(data, have_alb: bool) -> dict:
     return fns
 
 
+def passes_runs(data, have_alb: bool) -> dict:
+    """A letterbox to 320 (grey 114) + flip + an Affine that reflects: settings that change,
+    so warpkit resamples in two passes (``passes="by_settings"``), as albumentations resamples
+    after each step; and the same with an Affine that fills grey too, one pass, beside it."""
+    def steps(border):
+        return lambda lib: [
+            lib.LongestMaxSize(320), lib.PadIfNeeded(320, 320, border_mode=0, fill=114),
+            lib.HorizontalFlip(), lib.Affine(rotate=(-15, 15), scale=(0.8, 1.2),
+                                             border_mode=border, fill=114, p=1.0)]
+
+    fns = boxed_recipe(data, "warpkit, letterbox + reflecting Affine, two passes", steps(4),
+                       have_alb, passes="by_settings")
+    one = boxed_recipe(data, "warpkit, letterbox + grey Affine, one pass", steps(0), have_alb)
+    fns["warpkit, letterbox + grey Affine, one pass"] = \
+        one.pop("warpkit, letterbox + grey Affine, one pass")
+    for k, f in one.items():
+        fns[f"{k} (letterbox + grey Affine, one pass)"] = f
+    return fns
+
+
 def mosaic_runs(data, have_alb: bool) -> dict:
     """The YOLO-style recipe: Mosaic (2 x 2 cells of 640 from the batch's photos) + Affine
     (rotate, scale, translate) + HueSaturationValue + flip + the letterbox to 640, with each
@@ -664,16 +684,18 @@ def segmentation_runs(data, have_alb: bool) -> dict:
     return fns
 
 
-def boxed_recipe(data, name: str, steps, have_alb: bool, mosaic: bool = False) -> dict:
+def boxed_recipe(data, name: str, steps, have_alb: bool, mosaic: bool = False,
+                 **compose) -> dict:
     """A recipe with each photo's 10 boxes and labels (clipped to the photo), to uint8 HWC:
     ``steps(library)`` the transforms under albumentations' names, from warpkit.augment (one
     call per batch) and from albumentations (per photo, one process, and one thread for 2
-    ideal cores; with ``mosaic``, each photo given the next three as its mosaic_metadata)."""
+    ideal cores; with ``mosaic``, each photo given the next three as its mosaic_metadata);
+    ``compose``: warpkit's Compose options."""
     import warpkit.augment as WA
 
     images, boxes, labels = ([d[k] for d in data] for k in (0, 2, 3))
     boxes = [np.clip(b, 0, [i.shape[1], i.shape[0]] * 2) for b, i in zip(boxes, images)]
-    pipe = WA.Compose(steps(WA), label_fields=["labels"])
+    pipe = WA.Compose(steps(WA), label_fields=["labels"], **compose)
     epoch = [0]
 
     def ours():
@@ -718,6 +740,10 @@ def main() -> None:
          "A letterbox by the area filter: LongestMaxSize(320, interpolation=cv2.INTER_AREA) + "
          "PadIfNeeded(320, 320, fill 114) + flip, 64 ragged photos with 10 boxes each -> uint8 "
          "320x320"),
+        (passes_runs, "warpkit, letterbox + reflecting Affine, two passes",
+         "Settings that change: LongestMaxSize(320) + PadIfNeeded(320, 320, fill 114) + flip "
+         "+ Affine(border_mode=reflect_101), in two passes, 64 ragged photos with 10 boxes "
+         "each -> uint8 320x320"),
         (segmentation_runs, "warpkit, segmentation with MaskDropout",
          "Segmentation: RandomResizedCrop(224) + flip + MaskDropout(1-3 objects, p=0.5), 64 "
          "ragged photos with a mask each -> float32 CHW and the mask")]
