@@ -129,7 +129,7 @@ def test_each_ported_transform_gives_albumentations_result(theirs, queue):
     ([A.Normalize(max_pixel_value=1.0)], {}, r"Normalize\(max_pixel_value=1.0\) is not "
                                             r"supported: warpkit takes max_pixel_value=255.0"),
     ([A.Normalize(normalization="image")], {}, r"normalization='image'"),
-    ([A.Normalize(), A.HorizontalFlip()], {}, r"HorizontalFlip after Normalize"),
+    ([A.Normalize(), A.ColorJitter()], {}, r"ColorJitter after Normalize is not supported"),
     ([A.HorizontalFlip()], {"keypoint_params": A.KeypointParams(format="xya",
                                                                 angle_in_degrees=False)},
      r"KeypointParams\(angle_in_degrees=False\) is not supported"),
@@ -259,6 +259,56 @@ def test_images_and_stacked_masks_are_albumentations(queue):
         assert np.abs(ours["images"].astype(int) - theirs["images"]).max() <= 1
         assert isinstance(ours["masks"], np.ndarray)
         np.testing.assert_array_equal(ours["masks"], theirs["masks"])
+
+
+def test_geometry_and_dropouts_after_normalize(queue):
+    """Kaggle's order, Normalize then CoarseDropout (and geometry) then ToTensorV2: albumentations
+    applies them to the model's float image, so their fills are in the model's units; the port
+    makes them uint8 levels ((fill * std + mean) * 255) that the store turns back into the fill.
+    Fixed maps give albumentations' tensor within half a level; holes hold the fill exactly, as
+    many pixels as albumentations'; fills outside the image's range, random fills and
+    transforms that do not commute with the normalisation are refused by name."""
+    photo = np.ascontiguousarray(PHOTO[:300, :400])
+    turn = A.Affine(translate_px={"x": (40, 40), "y": (-30, -30)}, rotate=(10, 10), p=1)
+    hole = A.CoarseDropout(num_holes_range=(1, 1), hole_height_range=(0.5, 0.5),
+                           hole_width_range=(0.5, 0.5), fill=(0.5, -1, 1), p=1)
+    cases = [([A.Normalize(), turn], 0.5 / 255 / 0.224),
+             ([A.ToFloat(), A.Affine(translate_px={"x": (40, 40), "y": (-30, -30)}, fill=0.3,
+                                     p=1)], 0.5 / 255),
+             ([A.Normalize(), A.PixelDropout(dropout_prob=1.0, p=1)], 0.0),
+             ([A.Normalize(), A.HorizontalFlip(p=1), hole], None)]
+    for steps, tol in cases:
+        recipe = _quiet(A.Compose, steps)
+        got = W.from_albumentations(recipe)
+        theirs = _quiet(recipe, image=photo)["image"]
+        ours = got(image=photo, seed=0, queue=queue)["image"]
+        assert ours.dtype == np.float32 and ours.shape == theirs.shape
+        if tol is not None:
+            assert np.abs(ours - theirs).max() <= tol + 1e-6, [type(t).__name__ for t in steps]
+        else:  # (the hole lies where each draws it)
+            fill = np.array([0.5, -1, 1], np.float32)
+            held = [np.all(np.abs(r - fill) < 1e-5, axis=2).sum() for r in (ours, theirs)]
+            assert held[0] == held[1] == 150 * 200
+    spec = _quiet(A.to_dict, _quiet(A.Compose, [
+        A.RandomResizedCrop((64, 64)), A.Normalize(), _quiet(A.ShiftScaleRotate, p=1),
+        A.CoarseDropout(p=0.5)]))
+    spec["transform"]["transforms"].append({"__class_fullname__": "ToTensorV2", "p": 1.0,
+                                            "transpose_mask": False})
+    kaggle = W.from_albumentations(spec)
+    assert kaggle(image=photo, seed=1, queue=queue)["image"].shape == (3, 64, 64)
+    for steps, match in [
+            ([A.Normalize(), A.CoarseDropout(fill="random", p=1)],
+             r"CoarseDropout\(fill='random'\) after Normalize is not supported: warpkit takes a "
+             r"number .* put CoarseDropout before Normalize"),
+            ([A.Normalize(), A.CoarseDropout(fill=5, p=1)],
+             r"CoarseDropout\(fill=5.0\) after Normalize is \[415.65, 401.88, 390.4\] in uint8 "
+             r"levels, outside 0-255"),
+            ([A.Normalize(), A.Blur(p=1)],
+             r"Blur after Normalize is not supported: warpkit makes the model's input last.*"
+             r"geometry and the dropouts that fill with a number may follow it"),
+            ([A.Normalize(), A.Mosaic()], r"Mosaic after Normalize is not supported")]:
+        with pytest.raises(ValueError, match=match):
+            W.from_albumentations(_quiet(A.Compose, steps))
 
 
 def test_to_tensor_transpose_mask(queue):

@@ -27,6 +27,8 @@ import json
 import os
 from typing import Any, Callable
 
+import numpy as np
+
 from . import _colour as C
 from . import _dropout as D
 from . import _filters as F
@@ -281,6 +283,7 @@ def _resampled(cls: type, *keys: str, p: float = 0.5, internal: tuple = (),
         for k in internal:
             a.take(k)
         return cls(**{k: a.take(k) for k in keys if k in a.d}, **given, p=a.take("p", p))
+    build.fills = ("fill",) if border else ()  # type: ignore[attr-defined]
     return build
 
 
@@ -522,6 +525,49 @@ def from_albumentations(pipeline: Any, nonserializable: dict | None = None) -> C
     return Compose(transforms, **kw)
 
 
+#: the transforms a port takes after Normalize (or ToFloat), and their fills: geometry (it
+#: moves pixels, and its interpolations commute with the model's per-channel (v - mean) / std)
+#: and the dropouts that fill holes with a number; albumentations reads their fills in the
+#: model's units
+_AFTER_MODEL = {"Transpose": (), "D4": (), "SquareSymmetry": (), "HorizontalFlip": (),
+                "VerticalFlip": (), "TimeReverse": (), "RandomRotate90": (),
+                "RandomGridShuffle": (), "RandomCropFromBorders": (),
+                "CoarseDropout": ("fill",), "Erasing": ("fill",), "GridDropout": ("fill",),
+                "XYMasking": ("fill",), "ConstrainedCoarseDropout": ("fill",),
+                "PixelDropout": ("drop_value",)}
+
+
+def _after_model(a: _Args, name: str, model_at: str, model: dict) -> None:
+    """A transform after Normalize (or ToFloat), as albumentations applies it to the model's
+    float image: geometry and the dropouts of :data:`_AFTER_MODEL` (and the geometric ports
+    of :func:`_resampled`, but Mosaic, whose other images come raw), their fills given in the
+    model's units turned into uint8 levels (``(fill * std + mean) * 255``, which the store
+    makes the fill again); others refused by name."""
+    fills = _AFTER_MODEL.get(name, getattr(SUPPORTED.get(name), "fills", None))
+    if fills is None or name == "Mosaic":
+        raise ValueError(f"{name} after {model_at} is not supported: warpkit makes the "
+                         f"model's input last, in the same store (geometry and the dropouts "
+                         f"that fill with a number may follow it: "
+                         f"{', '.join(sorted(k for k in _AFTER_MODEL if _AFTER_MODEL[k]))} "
+                         f"and the geometric transforms)")
+    mean = np.asarray(model["mean"], np.float64)
+    std = np.asarray(model["std"], np.float64)
+    for key in fills:
+        value = a.d.get(key, 0.0)
+        if isinstance(value, str) or value is None or np.ndim(value) > 1 or (
+                np.ndim(value) == 1 and len(value) not in {1, len(mean)}):
+            raise ValueError(f"{name}({key}={value!r}) after {model_at} is not supported: "
+                             f"warpkit takes a number (or one a channel) there, read in the "
+                             f"model's units; put {name} before {model_at}")
+        levels = (np.asarray(value, np.float64) * std + mean) * 255.0
+        if levels.min() < 0 or levels.max() > 255:
+            raise ValueError(f"{name}({key}={value!r}) after {model_at} is "
+                             f"{np.round(levels, 2).tolist()} in uint8 levels, outside 0-255: "
+                             f"the model's input is made from values in the image's range")
+        a.d[key] = float(levels.ravel()[0]) if levels.size == 1 else \
+            tuple(float(v) for v in levels.ravel())
+
+
 def _nested_compose(a: _Args, pipe: _Pipeline) -> Compose:
     """A Compose (or ReplayCompose) inside the pipeline, as albumentations 2.0.8 runs one: its
     transforms in order, all of them with its ``p``, the outer pipeline's box and keypoint
@@ -674,8 +720,7 @@ def _transforms(items: list, pipe: _Pipeline, top: bool, slots: bool = False
                                          f"model's input is made once")
                     model_at = name
             elif model_at is not None:
-                raise ValueError(f"{name} after {model_at} is not supported: warpkit makes the "
-                                 f"model's input last, in the same store")
+                _after_model(a, name, model_at, pipe.model)
             t = SUPPORTED[name](a, pipe)
         elif same_value(a.d.get("p", 0.5), 0):
             if slots:
