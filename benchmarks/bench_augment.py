@@ -610,7 +610,7 @@ def area_runs(data, have_alb: bool) -> dict:
 
 def passes_runs(data, have_alb: bool) -> dict:
     """A letterbox to 320 (grey 114) + flip + an Affine that reflects: settings that change,
-    so warpkit resamples in two passes (``passes="by_settings"``), as albumentations resamples
+    so warpkit resamples in two passes (``passes="as_needed"``), as albumentations resamples
     after each step; and the same with an Affine that fills grey too, one pass, beside it."""
     def steps(border):
         return lambda lib: [
@@ -619,7 +619,7 @@ def passes_runs(data, have_alb: bool) -> dict:
                                              border_mode=border, fill=114, p=1.0)]
 
     fns = boxed_recipe(data, "warpkit, letterbox + reflecting Affine, two passes", steps(4),
-                       have_alb, passes="by_settings")
+                       have_alb, passes="as_needed")
     one = boxed_recipe(data, "warpkit, letterbox + grey Affine, one pass", steps(0), have_alb)
     fns["warpkit, letterbox + grey Affine, one pass"] = \
         one.pop("warpkit, letterbox + grey Affine, one pass")

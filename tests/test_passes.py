@@ -1,9 +1,10 @@
-"""Pipelines in passes by their settings (``Compose(passes="by_settings")``): where a step's
-resampling settings (interpolation, padding, fill, the masks' own) differ from those of the
-steps before it, the image is resampled again, as albumentations resamples after every
-transform. from_albumentations ports recipes whose transforms disagree this way (it refused
-them); the results are albumentations' own, and a pipeline in passes draws, replays, batches
-and saves as one in a single pass."""
+"""Pipelines in passes (``Compose(passes="as_needed")``): where a step's resampling settings
+(interpolation, padding, fill, the masks' own) differ from those of the steps before it, or
+where geometry follows a step that does not commute with it (a blur, noise, CLAHE), the image
+is resampled again, as albumentations resamples after every transform. from_albumentations
+ports such recipes this way (it refused the first kind, and applied the second kind's pixel
+steps after all the geometry); the results are albumentations' own, and a pipeline in passes
+draws, replays, batches and saves as one in a single pass."""
 
 from __future__ import annotations
 
@@ -72,7 +73,7 @@ def test_recipes_whose_settings_change_are_albumentations(name, queue):
                     bbox_params=A.BboxParams("pascal_voc", label_fields=["labels"]),
                     keypoint_params=A.KeypointParams("xy", remove_invisible=False))
     got = W.from_albumentations(recipe)
-    assert got.passes == "by_settings" and got.pass_starts == starts
+    assert got.passes == "as_needed" and got.pass_starts == starts
     theirs = _quiet(recipe, image=PHOTO, bboxes=BOXES, labels=[1, 2], keypoints=POINTS)
     ours = got(image=PHOTO, bboxes=BOXES, labels=[1, 2], keypoints=POINTS, seed=0, queue=queue)
     assert ours["image"].shape == theirs["image"].shape
@@ -84,6 +85,55 @@ def test_recipes_whose_settings_change_are_albumentations(name, queue):
         for row in np.asarray(mine):
             assert np.abs(np.asarray(all_theirs) - row).max(1).min() <= atol, row
     assert len(ours["labels"]) == len(ours["bboxes"])
+
+
+def test_pixel_steps_before_geometry_keep_their_place(queue):
+    """A blur, CLAHE or noise before a resize (augment at the photo's size, then resize to the
+    model's: a common recipe) is applied where it stands, at the photo's size, in a pass of its
+    own: the blur and CLAHE give albumentations' pixels within a level (in one pass they were
+    applied after the resize: a 4 times wider blur, 18 levels apart on average), the noise its
+    strength after the resize averages it (within 5%); steps that commute with geometry
+    (ToGray, a ColorJitter without contrast) stay in the pass, and a recipe whose geometry
+    comes first ports in one pass."""
+    photo = np.ascontiguousarray(skimage.data.astronaut())
+
+    def roughness(x):
+        return np.abs(np.diff(np.asarray(x, float), 2, axis=1)).mean()
+
+    for steps, starts in (
+            ([A.GaussianBlur(blur_limit=(0, 0), sigma_limit=(3, 3), p=1), A.Resize(128, 128)],
+             (1,)),
+            ([A.CLAHE(clip_limit=(4, 4), p=1), A.ToGray(p=1), A.Resize(128, 160)], (2,)),
+            ([A.HorizontalFlip(p=1), A.Affine(rotate=(10, 10), p=1),
+              A.RandomBrightnessContrast((0.1, 0.1), (0.2, 0.2), p=1),
+              A.GaussianBlur(blur_limit=(5, 5), sigma_limit=(2, 2), p=1),
+              A.ColorJitter(brightness=0.2, contrast=0, saturation=0.2, hue=0, p=1),
+              A.Resize(224, 224)], (5,))):
+        recipe = _quiet(A.Compose, steps)
+        got = W.from_albumentations(recipe)
+        assert got.pass_starts == starts, [type(t).__name__ for t in steps]
+        if any(isinstance(t, A.ColorJitter) for t in steps):
+            continue  # (its draws are warpkit's: the pass plan is what this case checks)
+        theirs = _quiet(recipe, image=photo)["image"]
+        ours = got(image=photo, seed=0, queue=queue)["image"]
+        assert np.abs(ours.astype(int) - theirs).max() <= 1
+    noisy = _quiet(A.Compose, [A.GaussNoise(std_range=(0.2, 0.2), p=1), A.Resize(128, 128)])
+    got = W.from_albumentations(noisy)
+    assert got.pass_starts == (1,)
+    theirs = roughness(_quiet(noisy, image=photo)["image"])
+    ours = roughness(got(image=photo, seed=0, queue=queue)["image"])
+    alone = roughness(got.transforms[1](image=photo, seed=0, queue=queue)["image"])
+    assert abs(ours - theirs) < 0.05 * theirs and theirs > 1.5 * alone
+    first = W.from_albumentations(_quiet(A.Compose, [
+        A.RandomResizedCrop((64, 64)), A.HorizontalFlip(), A.ColorJitter(p=1),
+        A.GaussianBlur(p=1), A.GaussNoise(p=1)]))
+    assert first.passes == "one"
+    native = W.Compose([W.HorizontalFlip(), W.ColorJitter(0.2, 0, 0.2, 0.1), W.GaussianBlur(),
+                        W.ToGray(), W.Resize(128, 128), W.GaussNoise()], passes="as_needed")
+    assert native.pass_starts == (4,)
+    assert W.Compose([W.ColorJitter(0.2, 0.2), W.Resize(8, 8)],
+                     passes="as_needed").pass_starts == (1,)  # (contrast reads the mean)
+    assert W.Compose([W.ColorJitter(0.2, 0), W.Resize(8, 8)], passes="as_needed").pass_starts == ()
 
 
 def test_the_model_input_is_made_by_the_last_pass(queue):
@@ -114,7 +164,7 @@ def test_passes_are_the_steps_one_after_the_other(queue):
     flip = W.HorizontalFlip(p=1)
     shrink = W.Affine(scale=(0.75, 0.75), interpolation=cv2.INTER_CUBIC, p=1)
     halve = W.Lambda(image=lambda x, **k: x // 2, name="halve")
-    pipe = W.Compose([pad, flip, turn, halve, shrink], passes="by_settings")
+    pipe = W.Compose([pad, flip, turn, halve, shrink], passes="as_needed")
     assert pipe.pass_starts == (2, 4)
     first = W.Compose([pad, flip])(image=PHOTO, seed=0, queue=queue)["image"]
     second = W.Compose([turn])(image=first, seed=0, queue=queue)["image"] // 2
@@ -126,7 +176,7 @@ def test_passes_are_the_steps_one_after_the_other(queue):
     np.testing.assert_allclose(out["matrix"],
                                same_maps(image=PHOTO, seed=0, queue=queue)["matrix"], atol=1e-9)
     boxes = pipe(image=PHOTO, boxes=BOXES, labels=[1, 2], seed=0, queue=queue)["boxes"]
-    one = W.Compose([pad, flip, turn, shrink], passes="by_settings")(
+    one = W.Compose([pad, flip, turn, shrink], passes="as_needed")(
         image=PHOTO, boxes=BOXES, labels=[1, 2], seed=0, queue=queue)["boxes"]
     np.testing.assert_allclose(boxes, one, atol=1e-6)  # (the Lambda moves nothing)
 
@@ -140,7 +190,7 @@ def test_draws_batches_replays_and_saves_as_one_pass(queue):
                       W.Affine(rotate=(-20, 20), scale=(0.8, 1.2),
                                border_mode=cv2.BORDER_REFLECT_101, p=1),
                       W.ColorJitter(0.3, 0.3, 0.3, 0.05, p=1)],
-                     passes="by_settings", min_visibility=0.1)
+                     passes="as_needed", min_visibility=0.1)
     assert pipe.pass_starts == (2,)
     imgs = [PHOTO[: 200 + 20 * k, : 250 + 25 * k] for k in range(6)]
     boxes = [[[10.0, 10.0, 120.0, 150.0 + 5 * k]] for k in range(6)]
@@ -155,7 +205,7 @@ def test_draws_batches_replays_and_saves_as_one_pass(queue):
                             queue=queue)
         np.testing.assert_array_equal(again["image"], out["image"][k])
     d = pipe.to_dict()
-    assert d["passes"] == "by_settings" and d["padding"] is None
+    assert d["passes"] == "as_needed" and d["padding"] is None
     back = W.Compose.from_dict(json.loads(json.dumps(d)))
     assert back.pass_starts == (2,) and back.to_dict() == d
     np.testing.assert_array_equal(back(image=imgs[1], seed=4, index=1, queue=queue)["image"],
@@ -166,22 +216,22 @@ def test_one_pass_refuses_and_says_where_passes_help():
     with pytest.raises(ValueError, match=r"Affine sets padding='reflect_101' but PadIfNeeded "
                                          r"sets padding='constant': a warpkit pipeline "
                                          r"resamples once, with one padding \(Compose\(passes="
-                                         r"'by_settings'\) resamples again"):
+                                         r"'as_needed'\) resamples again"):
         W.Compose([W.PadIfNeeded(64, 64), W.Affine(border_mode=cv2.BORDER_REFLECT_101)])
     with pytest.raises(ValueError, match=r"the steps of one OneOf resample in one pass, with "
                                          r"one padding"):
         W.Compose([W.OneOf([W.PadIfNeeded(64, 64), W.Affine(border_mode=4)])],
-                  passes="by_settings")
+                  passes="as_needed")
     with pytest.raises(ValueError, match=r"Affine sets padding='reflect_101' but Compose sets "
                                          r"padding='constant': the Compose's padding holds for "
                                          r"every pass"):
         W.Compose([W.PadIfNeeded(64, 64), W.Affine(border_mode=4)], padding="constant",
-                  passes="by_settings")
+                  passes="as_needed")
     with pytest.raises(ValueError, match=r"passes must be 'one' \(the pipeline resamples once\) "
-                                         r"or 'by_settings'.*got 'two'"):
+                                         r"or 'as_needed'.*got 'two'"):
         W.Compose([], passes="two")
     # settings that agree: one pass, as without passes
-    same = W.Compose([W.PadIfNeeded(64, 64), W.Affine(rotate=5)], passes="by_settings")
+    same = W.Compose([W.PadIfNeeded(64, 64), W.Affine(rotate=5)], passes="as_needed")
     assert same.pass_starts == () and same.padding == "constant"
 
 

@@ -98,7 +98,7 @@ class _Pipeline:
 
     def setting(self, key: str, value: Any, who: str) -> None:
         """Record a transform's setting; where two disagree the pipeline resamples in passes
-        (``Compose(passes="by_settings")``: each transform's own settings hold in its pass)."""
+        (``Compose(passes="as_needed")``: each transform's own settings hold in its pass)."""
         try:
             merge_setting(self.settings, key, value, who)
         except ValueError:
@@ -515,14 +515,14 @@ def from_albumentations(pipeline: Any, nonserializable: dict | None = None) -> C
     for k in ("is_check_shapes", "save_applied_params", "return_params"):  # checks, reports
         a.take(k)
     a.done()
-    if pipe.clash:  # (a pass where albumentations' settings change; each step holds its own)
-        kw["passes"] = "by_settings"
-        if mask_code is not None:
-            kw["mask_interpolation"] = INTERPOLATION_CODES[mask_code]
-    else:
-        kw.update({k: v for k, (v, _) in pipe.settings.items()})
     kw.update(pipe.model)
-    return Compose(transforms, **kw)
+    # in passes where albumentations' order needs them (its settings change, or geometry
+    # follows a blur, noise, ...: each step holds its own settings), else in one
+    passes = Compose(transforms, **kw, passes="as_needed", **(
+        {} if mask_code is None else {"mask_interpolation": INTERPOLATION_CODES[mask_code]}))
+    if pipe.clash or passes.pass_starts:
+        return passes
+    return Compose(transforms, **kw, **{k: v for k, (v, _) in pipe.settings.items()})
 
 
 #: the transforms a port takes after Normalize (or ToFloat), and their fills: geometry (it

@@ -64,7 +64,7 @@ def merge_setting(found: dict, key: str, value: Any, who: str, why: str | None =
     if key in found and not same_value(found[key][0], value):
         old, by = found[key]
         why = why or (f"a warpkit pipeline resamples once, with one {key} (Compose(passes="
-                      f"'by_settings') resamples again where the settings change)")
+                      f"'as_needed') resamples again where the settings change)")
         raise ValueError(f"{who} sets {key}={value!r} but {by} sets {key}={old!r}: {why}")
     found.setdefault(key, (value, who))
 
@@ -225,6 +225,11 @@ class Transform:
     #: outside the image and repeats its edge pixels inside (padding ``constant_edge``), as a
     #: resize then a pad does; a rotation's border blends into the fill instead.
     keeps_axes: bool = False
+    #: a pixel step whose result at a pixel depends on that pixel's value and the sample's
+    #: draws alone (no neighbours, no place, no statistics of the image): geometry after it
+    #: gives what geometry before it gives, so a pipeline of ``passes="as_needed"`` keeps the
+    #: two in one pass (see :func:`~warpkit.augment._compose.pass_plan`)
+    commutes: bool = False
 
     def __init__(self, p: float = 1.0) -> None:
         self.p = probability(p)

@@ -150,6 +150,11 @@ class RandomBrightnessContrast(ColourTransform):
         [1, 1.0]
     """
 
+    @property
+    def commutes(self) -> bool:  # type: ignore[override]
+        """Pointwise unless ``brightness_by_max=False`` reads the image's mean."""
+        return self.brightness_by_max
+
     def __init__(self, brightness_limit: Any = (-0.2, 0.2), contrast_limit: Any = (-0.2, 0.2),
                  brightness_by_max: bool = True, ensure_safe_range: bool = False,
                  p: float = 0.5) -> None:
@@ -187,6 +192,8 @@ class RandomGamma(ColourTransform):
     """albumentations' RandomGamma: ``peak * (v / peak) ** (g / 100)``, g from ``gamma_limit``
     (a number ``x`` means (-x, x) as albumentations reads it)."""
 
+    commutes = True  # (a function of each pixel's value)
+
     def __init__(self, gamma_limit: Any = (80, 120), p: float = 0.5) -> None:
         super().__init__(p)
         self.gamma_limit = _signed(gamma_limit, "gamma_limit")
@@ -211,6 +218,8 @@ class ToGray(ColourTransform):
     0.299 R + 0.587 G + 0.114 B) into each of the 3 channels (``num_output_channels=3``);
     other channels (alpha) stay. Images of one or two channels are left as they are."""
 
+    commutes = True  # (a function of each pixel's value)
+
     def __init__(self, num_output_channels: int = 3, method: str = "weighted_average",
                  p: float = 0.5) -> None:
         super().__init__(p)
@@ -231,6 +240,8 @@ class ToGray(ColourTransform):
 class RGBShift(ColourTransform):
     """albumentations' RGBShift: a shift per channel drawn from each limit (limits above 1 are
     levels of 255, as albumentations reads them; else fractions of the peak)."""
+
+    commutes = True  # (a function of each pixel's value)
 
     def __init__(self, r_shift_limit: Any = (-20, 20), g_shift_limit: Any = (-20, 20),
                  b_shift_limit: Any = (-20, 20), p: float = 0.5) -> None:
@@ -269,6 +280,8 @@ class ChannelShuffle(ColourTransform):
     """albumentations' ChannelShuffle: the channels in a random order (``keys``: four uniform
     numbers drawn; the order of the first C of them is the permutation of C channels)."""
 
+    commutes = True  # (a function of each pixel's value)
+
     def draw(self, rng, size):
         return {"keys": rng.random(4).tolist()}
 
@@ -283,6 +296,8 @@ class ChannelShuffle(ColourTransform):
 class InvertImg(ColourTransform):
     """albumentations' InvertImg: ``peak - v``."""
 
+    commutes = True  # (a function of each pixel's value)
+
     def colour_ops(self, params, channels, peak):
         return [_affine([-1.0] * 4, [peak] * 4)]
 
@@ -290,6 +305,8 @@ class InvertImg(ColourTransform):
 class Solarize(ColourTransform):
     """albumentations' Solarize: values at or above ``threshold * peak`` become ``peak - v``,
     the threshold drawn from ``threshold_range`` (in [0, 1])."""
+
+    commutes = True  # (a function of each pixel's value)
 
     def __init__(self, threshold_range: Sequence[float] = (0.5, 0.5), p: float = 0.5) -> None:
         super().__init__(p)
@@ -312,6 +329,8 @@ class Posterize(ColourTransform):
     """albumentations' Posterize: keep the ``num_bits`` high bits of each 8-bit level (float
     images as levels of 255); ``num_bits`` a number, (low, high) drawn per sample, or one such
     range per channel."""
+
+    commutes = True  # (a function of each pixel's value)
 
     def __init__(self, num_bits: Any = 4, p: float = 0.5) -> None:
         super().__init__(p)
@@ -368,6 +387,11 @@ class ColorJitter(ColourTransform):
         >>> t.brightness, t.hue
         ((0.6, 1.4), (-0.1, 0.1))
     """
+
+    @property
+    def commutes(self) -> bool:  # type: ignore[override]
+        """Pointwise unless its contrast, which reads the image's gray mean, may change it."""
+        return tuple(self.contrast) == (1.0, 1.0)
 
     def __init__(self, brightness: Any = (0.8, 1.2), contrast: Any = (0.8, 1.2),
                  saturation: Any = (0.8, 1.2), hue: Any = (-0.5, 0.5), p: float = 0.5) -> None:
@@ -428,6 +452,8 @@ class HueSaturationValue(ColourTransform):
         >>> t.colour_ops({"hue_shift": 4.5, "sat_shift": -7.8, "val_shift": 2.2}, 3, 255.0)
         [[10, 4.5, -7.0, 2.0]]
     """
+
+    commutes = True  # (a function of each pixel's value)
 
     def __init__(self, hue_shift_limit: Any = (-20, 20), sat_shift_limit: Any = (-30, 30),
                  val_shift_limit: Any = (-20, 20), p: float = 0.5) -> None:

@@ -26,6 +26,7 @@ from ._base import (INTERPOLATION_CODES, Resampling, Transform, check_box_method
                     draw_step_lanes, from_dict, map_step, merge_setting, opencv_code,
                     passed_keys, plain, reads_any, same_value, size_arg, step_size,
                     transform_list)
+from ._colour import IdentityStep
 from ._convert import check_conversions
 from ._overlay import check_overlays
 from ._executor import apply
@@ -76,19 +77,31 @@ RESAMPLING_DEFAULTS = {"interpolation": "linear", "padding": "constant", "fill":
                        "antialias": False, "mask_fill": 0, "mask_interpolation": "nearest"}
 
 
-def settings_passes(transforms: list, given: dict, overrides: tuple = ()
-                    ) -> tuple[list[int], list[dict]]:
-    """Where a pipeline of ``passes="by_settings"`` starts a new pass, and each pass's
-    resampling settings: a step whose settings (:meth:`Transform.settings`, its nested steps'
-    included) disagree with those of the steps since the last start begins a new pass. The
+def _leaves(t: Transform) -> list[Transform]:
+    """The steps a transform is made of: a container's (OneOf, a nested Compose, ...) at any
+    depth, else itself."""
+    inner = getattr(t, "transforms", None)
+    return [u for c in inner for u in _leaves(c)] if inner else [t]
+
+
+def pass_plan(transforms: list, given: dict, overrides: tuple = (), hosts: tuple = ()
+              ) -> tuple[list[int], list[dict]]:
+    """Where a pipeline of ``passes="as_needed"`` starts a new pass, and each pass's
+    resampling settings. A step starts one where its settings (:meth:`Transform.settings`,
+    its nested steps' included) differ from those of the steps since the last start, or where
+    it moves pixels (any map but the identity) after a step of the pass that does not commute
+    with geometry (:attr:`Transform.commutes`: a blur, noise, a step that reads the image's
+    statistics or places): each step then sees the image as the steps before it left it. The
     settings ``given`` to the Compose hold for every pass (a step that disagrees with one is a
     ValueError naming both, as in one pass); so do two of one step's nested steps that
-    disagree. Returns (the starts after the first, each pass's settings)."""
+    disagree. ``hosts``: the host steps' positions, where passes are cut anyway. Returns (the
+    starts after the first, each pass's settings)."""
     skip = {k for k in overrides if k in given}
     base = {k: (v, "Compose") for k, v in given.items()}
     found = dict(base)
     starts: list[int] = []
     passes: list[dict] = []
+    stirred = False  # (a step since the last start that geometry after it would not commute with)
     for j, t in enumerate(transforms):
         mine: dict = {}
 
@@ -104,12 +117,20 @@ def settings_passes(transforms: list, given: dict, overrides: tuple = ()
         walk([t])
         for k, (v, who) in mine.items():  # (the Compose's own hold everywhere)
             merge_setting(dict(base), k, v, who, f"the Compose's {k} holds for every pass")
-        if any(k in found and not same_value(found[k][0], v) for k, (v, _) in mine.items()):
+        leaves = _leaves(t)
+        if j in hosts:
+            stirred = False
+        moves = any(not isinstance(u, IdentityStep) for u in leaves)
+        if stirred and moves or any(k in found and not same_value(found[k][0], v)
+                                    for k, (v, _) in mine.items()):
             starts.append(j)
             passes.append(found)
             found = dict(base)
+            stirred = False
         for k, value in mine.items():
             found.setdefault(k, value)
+        stirred = stirred or any(isinstance(u, IdentityStep) and not u.commutes
+                                 and not is_host(u) for u in leaves)
     passes.append(found)
     return starts, [{k: v for k, (v, _) in f.items()} for f in passes]
 
@@ -204,11 +225,14 @@ class Compose(Resampling, Transform):
         output_dtype, mean, std, layout: the tensor a model eats, made by the warp itself
             (see :func:`warpkit.warp_affine`): e.g. ``output_dtype="float32", mean=(0.485,
             0.456, 0.406), std=(0.229, 0.224, 0.225), layout="CHW"``. Masks keep their dtype.
-        passes: ``"one"`` (default): the pipeline resamples once, and steps whose resampling
-            settings disagree are refused; ``"by_settings"``: a step whose settings differ from
-            those of the steps before it starts a new pass (the image resampled again, in its
-            own type, as albumentations resamples after every transform): ``pass_starts``
-            lists where. ``from_albumentations`` sets it where a recipe's transforms disagree.
+        passes: ``"one"`` (default): the pipeline resamples once (steps whose resampling
+            settings disagree are refused) and its pixel steps apply to the output, after all
+            the geometry; ``"as_needed"``: a new pass (the image resampled again, in its own
+            type, as albumentations resamples after every transform) at a step whose settings
+            differ from those of the steps before it, and at geometry after a pixel step that
+            does not commute with it (a blur, noise, CLAHE: :attr:`Transform.commutes`), so
+            each step sees the image as the steps before it left it: ``pass_starts`` lists
+            where. ``from_albumentations`` sets it where a recipe needs it.
         mask_layout: ``"HWC"`` (default) or ``"CHW"``: a mask with channels, (H, W, C), comes
             back as (C, H, W) (a batch's (B, H, W, C) as (B, C, H, W)), a view of the result
             with no copy; (H, W) masks stay (H, W). albumentations'
@@ -282,10 +306,11 @@ class Compose(Resampling, Transform):
         given = {"interpolation": interpolation, "padding": padding, "fill": fill,
                  "antialias": antialias, "mask_fill": mask_fill,
                  "mask_interpolation": mask_interpolation}
-        if passes not in ("one", "by_settings"):
+        if passes not in ("one", "as_needed"):
             raise ValueError(f"passes must be 'one' (the pipeline resamples once) or "
-                             f"'by_settings' (a new pass where a step's resampling settings "
-                             f"change), got {passes!r}")
+                             f"'as_needed' (a new pass where a step's resampling settings "
+                             f"change, or geometry follows a blur, noise, ...), got "
+                             f"{passes!r}")
         self.passes = passes
         self.explicit_settings = {k: v for k, v in given.items() if v is not None}
         if passes == "one":
@@ -294,8 +319,9 @@ class Compose(Resampling, Transform):
             self.pass_starts: tuple[int, ...] = ()
             self.pass_settings = [chosen]
         else:
-            starts, self.pass_settings = settings_passes(
-                self.transforms, self.explicit_settings, overrides=("mask_interpolation",))
+            starts, self.pass_settings = pass_plan(
+                self.transforms, self.explicit_settings, overrides=("mask_interpolation",),
+                hosts=tuple(host_positions(self)))
             self.pass_starts = tuple(starts)
             chosen = self.pass_settings[0]  # (what the first pass resamples with)
         interpolation, padding, fill, antialias, mask_fill, mask_interpolation = (
@@ -348,7 +374,7 @@ class Compose(Resampling, Transform):
 
     def host_parts(self) -> tuple[list[tuple[int, int, Compose]], list[int | None]]:
         """A pipeline in several passes, split at its host steps (:mod:`._host`) and, with
-        ``passes="by_settings"``, where its resampling settings change: (start, stop, a
+        ``passes="as_needed"``, where its resampling settings change: (start, stop, a
         pipeline of steps ``start``:``stop`` with its pass's settings) for each pass, and what
         lies between each two: a host step's position (a OneOf holding some is a pass's first
         step too, for the samples that chose another), or None where the settings change. The

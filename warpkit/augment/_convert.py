@@ -42,6 +42,8 @@ class NoOp(IdentityStep):
         (['HorizontalFlip', 'NoOp'], [0.5, 0.5])
     """
 
+    commutes = True  # (a function of each pixel's value)
+
     def __init__(self, p: float = 0.5) -> None:
         super().__init__(p)
 
@@ -67,6 +69,8 @@ class ToRGB(IdentityStep):
         >>> aug(image=np.zeros((64, 96), np.uint8), seed=0)["image"].shape  # doctest: +SKIP
         (32, 48, 3)
     """
+
+    commutes = True  # (a function of each pixel's value)
 
     def __init__(self, num_output_channels: int = 3, p: float = 1.0) -> None:
         super().__init__(p)
@@ -137,6 +141,8 @@ class FromFloat(IdentityStep):
         >>> aug(image=img, seed=0)["image"].tolist()                          # doctest: +SKIP
         [[255, 128, 0]]
     """
+
+    commutes = True  # (a function of each pixel's value)
 
     def __init__(self, dtype: str = "uint8", max_value: float | None = None,
                  p: float = 1.0) -> None:

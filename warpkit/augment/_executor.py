@@ -693,7 +693,7 @@ def _apply_split(pipe, t: Targets, *, seed, index, epoch, params, queue, into=No
     """A call of a pipeline in several passes (:meth:`Compose.host_parts`): a pass for the
     steps before each host step (:mod:`._host`), the step on the pass's arrays, then a pass
     for the steps after it, to the pipeline's output; where the resampling settings change
-    (``passes="by_settings"``), one pass after the other. The parameters are the whole
+    (``passes="as_needed"``), one pass after the other. The parameters are the whole
     pipeline's, drawn once before the first pass."""
     parts, hosts = pipe.host_parts()
     ref_name = next(iter(t.images), None) or next(iter(t.masks), None)

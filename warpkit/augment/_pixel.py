@@ -60,6 +60,8 @@ class ChannelDropout(ColourTransform):
         [1.0, 0.0, 1.0]
     """
 
+    commutes = True  # (a function of each pixel's value)
+
     def __init__(self, channel_drop_range: tuple[int, int] = (1, 1), fill: float = 0,
                  p: float = 0.5) -> None:
         super().__init__(p)
@@ -110,6 +112,8 @@ class MultiplicativeNoise(ColourTransform):
         >>> MultiplicativeNoise((1.1, 1.1), p=1).colour_ops({"multiplier": [1.1]}, 3, 255.0)[0][:4]
         [1, 1.100000023841858, 1.100000023841858, 1.100000023841858]
     """
+
+    commutes = True  # (a function of each pixel's value)
 
     def __init__(self, multiplier: Any = (0.9, 1.1), per_channel: bool = False,
                  elementwise: bool = False, p: float = 0.5) -> None:
@@ -218,6 +222,8 @@ class PlanckianJitter(ColourTransform):
         [3000, 15000]
     """
 
+    commutes = True  # (a function of each pixel's value)
+
     def __init__(self, mode: str = "blackbody", temperature_limit: Any = None,
                  sampling_method: str = "uniform", p: float = 0.5) -> None:
         super().__init__(p)
@@ -286,6 +292,8 @@ class ToSepia(ColourTransform):
         [402.0, 787.0, 194.0]
     """
 
+    commutes = True  # (a function of each pixel's value)
+
     def colour_ops(self, params, channels, peak):
         _one_or_three("ToSepia", channels)
         _eight_bit("ToSepia", peak)
@@ -311,6 +319,8 @@ class RandomToneCurve(ColourTransform):
         >>> t.colour_ops({"low_y": [0.25], "high_y": [0.75]}, 3, 255.0)[0][:3]
         [22, 0.25, 0.25]
     """
+
+    commutes = True  # (a function of each pixel's value)
 
     def __init__(self, scale: float = 0.1, per_channel: bool = False, p: float = 0.5) -> None:
         super().__init__(p)
