@@ -68,7 +68,7 @@ from ._stain import HEStain
 from ._domain import FDA, HistogramMatching
 from ._overlay import OverlayElements
 from ._spatter import Spatter
-from ._host import Lambda
+from ._host import Lambda, SelectiveChannelTransform
 from ._superpixels import Superpixels
 from ._text import TextImage
 from ._additive import AdditiveNoise
@@ -119,7 +119,8 @@ __all__ = ["AdditiveNoise", "AdvancedBlur", "Affine", "AtLeastOneBBoxRandomCrop"
            "RandomScale", "RandomShadow", "RandomSizedBBoxSafeCrop", "RandomSizedCrop", "RandomSnow", "RandomSunFlare",
            "RandomToneCurve",
            "RandomVerticalFlip", "RandomZoomOut", "RepeatedSampleWarning", "Resize", "RGBShift",
-           "RingingOvershoot", "Rotate", "SafeRotate", "SaltAndPepper", "SampleKey", "Sharpen",
+           "RingingOvershoot", "Rotate", "SafeRotate", "SaltAndPepper", "SampleKey",
+           "SelectiveChannelTransform", "Sharpen",
            "ShiftScaleRotate", "ShotNoise", "SmallestMaxSize", "Solarize", "Spatter", "Superpixels", "SquareSymmetry",
            "stream", "TextImage", "ThinPlateSpline", "TimeMasking", "TimeReverse", "ToGray", "ToRGB", "ToSepia",
            "Transform", "Transpose", "UnsharpMask", "VerticalFlip", "XYMasking", "ZoomBlur"]

@@ -51,7 +51,7 @@ from ._stain import HEStain
 from ._domain import FDA, HistogramMatching
 from ._overlay import OverlayElements
 from ._spatter import Spatter
-from ._host import Lambda
+from ._host import Lambda, SelectiveChannelTransform
 from ._superpixels import Superpixels
 from ._text import TextImage
 from ._base import (BORDER_CODES, INTERPOLATION_CODES, OneOf, OneOrOther, RandomOrder, SomeOf,
@@ -516,13 +516,31 @@ def from_albumentations(pipeline: Any, nonserializable: dict | None = None) -> C
         a.take(k)
     a.done()
     kw.update(pipe.model)
-    # in passes where albumentations' order needs them (its settings change, or geometry
-    # follows a blur, noise, ...: each step holds its own settings), else in one
-    passes = Compose(transforms, **kw, passes="as_needed", **(
-        {} if mask_code is None else {"mask_interpolation": INTERPOLATION_CODES[mask_code]}))
-    if pipe.clash or passes.pass_starts:
-        return passes
+    if _passes_needed(transforms, kw, pipe) == "as_needed":
+        return Compose(transforms, **kw, passes="as_needed", **(
+            {} if mask_code is None else {"mask_interpolation": INTERPOLATION_CODES[mask_code]}))
     return Compose(transforms, **kw, **{k: v for k, (v, _) in pipe.settings.items()})
+
+
+def _passes_needed(transforms: list, kw: dict, pipe: _Pipeline) -> str:
+    """``"as_needed"`` where albumentations' order needs passes (its settings change, or
+    geometry follows a blur, noise, ...: each step holds its own settings), else ``"one"``."""
+    if pipe.clash:
+        return "as_needed"
+    mask = {} if pipe.mask_code is None else \
+        {"mask_interpolation": INTERPOLATION_CODES[pipe.mask_code]}
+    return "as_needed" if Compose(transforms, **kw, **mask, passes="as_needed").pass_starts \
+        else "one"
+
+
+def _selective_channels(a: _Args, pipe: _Pipeline) -> Transform:
+    """SelectiveChannelTransform: its transforms a pipeline of their own (their settings
+    theirs, in the passes albumentations' order needs), run on the channels alone."""
+    own = _Pipeline(pipe.mask_code)
+    own.nonserializable = pipe.nonserializable
+    inner = _transforms(a.take("transforms", []), own, top=False)
+    return SelectiveChannelTransform(inner, channels=a.take("channels", (0, 1, 2)),
+                                     p=a.take("p", 1.0), passes=_passes_needed(inner, {}, own))
 
 
 #: the transforms a port takes after Normalize (or ToFloat), and their fills: geometry (it
@@ -634,6 +652,9 @@ def _serialisable(t: Any, A: Any) -> Any:
                        **{k: getattr(t, k) for k in _READ_LIVE[name]},
                        **({"reference_images": "(given)"} if refs is not None else {})})
     inner = getattr(t, "transforms", None)
+    if name == "SelectiveChannelTransform":  # (albumentations 2.0.8 writes no channels)
+        return _Stand({"__class_fullname__": name, "p": t.p, "channels": list(t.channels),
+                       "transforms": [_serialisable(c, A).to_dict_private() for c in inner]})
     if not inner:
         return t
     swapped = [_serialisable(c, A) for c in inner]
@@ -681,7 +702,8 @@ def _as_dict(pipeline: Any) -> dict:
 def _supported() -> str:
     """The albumentations names a port takes, as its refusals list them."""
     return ", ".join(sorted([*SUPPORTED, "Compose", "OneOf", "OneOrOther", "RandomOrder",
-                             "ReplayCompose", "Sequential", "SomeOf"]))
+                             "ReplayCompose", "SelectiveChannelTransform", "Sequential",
+                             "SomeOf"]))
 
 
 def _transforms(items: list, pipe: _Pipeline, top: bool, slots: bool = False
@@ -708,6 +730,12 @@ def _transforms(items: list, pipe: _Pipeline, top: bool, slots: bool = False
             t = Compose(inner, p=a.take("p", 0.5))
         elif name in ("Compose", "ReplayCompose"):  # nested: a Sequential with p 1 by default
             t = _nested_compose(a, pipe)
+        elif name == "SelectiveChannelTransform":
+            if not top:
+                raise ValueError("SelectiveChannelTransform inside OneOf, Sequential or a "
+                                 "nested Compose is not supported: it runs on the host between "
+                                 "two passes, as a step of the pipeline")
+            t = _selective_channels(a, pipe)
         elif name in SUPPORTED:
             if name in ("Normalize", "ToFloat", "ToTensorV2"):
                 if not top:

@@ -38,7 +38,8 @@ from .._checks import flag
 from .._images import as_image
 from .._memory import is_device_array
 from .._threads import cores, pool
-from ._base import IDENTITY_ROW, OneOf, Transform, all_steps, contains, row_maps
+from ._base import (IDENTITY_ROW, OneOf, Transform, all_steps, contains, row_maps,
+                    transform_list)
 from ._colour import IdentityStep
 from ._targets import from_xyxy, select, to_xyxy
 
@@ -138,6 +139,76 @@ class Lambda(HostStep):
 
     def maps(self, plist, sizes):
         return row_maps(plist, sizes, lambda p, s: (IDENTITY_ROW, self.out_size(p, s)))
+
+
+class SelectiveChannelTransform(HostStep):
+    """albumentations' SelectiveChannelTransform: ``transforms`` applied to the image's
+    ``channels`` alone, the other channels as they are. On the host between two passes (see
+    :mod:`warpkit.augment._host`): the channels taken out (a copy), a warpkit pipeline of the
+    transforms run on them with the parameters drawn for this step (recorded as
+    ``pipeline``), and put back; masks, boxes and keypoints are not touched, as in
+    albumentations (its transforms see the image alone). Every image target of the call goes
+    through it (albumentations': ``image``). The transforms may not change the size, read the
+    targets (the box-safe crops), make the model's input or run on the host themselves.
+    ``passes``: the pipeline's (:class:`~warpkit.augment.Compose`), warpkit's own keyword.
+
+    Example:
+        >>> import numpy as np
+        >>> from warpkit.augment import Compose, InvertImg, SelectiveChannelTransform
+        >>> aug = Compose([SelectiveChannelTransform([InvertImg(p=1)], channels=[1])])
+        >>> img = np.zeros((2, 2, 4), np.uint8)
+        >>> aug(image=img, seed=0)["image"][0, 0].tolist()          # doctest: +SKIP
+        [0, 255, 0, 0]
+    """
+
+    changes = frozenset({"image"})
+    threads = False  # (each sample's channels go through a warpkit call of their own)
+
+    def __init__(self, transforms: Any, channels: Any = (0, 1, 2), p: float = 1.0,
+                 passes: str = "one") -> None:
+        super().__init__(p)
+        from ._compose import Compose
+
+        steps = transform_list(transforms)
+        if isinstance(channels, (str, bytes)) or not hasattr(channels, "__iter__"):
+            raise ValueError(f"SelectiveChannelTransform channels must be a list of channel "
+                             f"indices, got {channels!r}")
+        channels = list(channels)
+        if not channels or any(isinstance(c, bool) or not isinstance(c, int) or c < 0
+                               for c in channels) or len(set(channels)) != len(channels):
+            raise ValueError(f"SelectiveChannelTransform channels must be distinct indices "
+                             f">= 0, at least one, got {channels!r}")
+        self.channels = tuple(channels)
+        inner = Compose(steps, passes=passes)
+        held = next((t for t in all_steps(inner) if t is not inner and (
+            is_host(t) or t.reads or type(t).__name__ == "Mosaic")), None)
+        if held is not None:
+            raise ValueError(f"SelectiveChannelTransform holds {type(held).__name__}, which "
+                             f"{'runs on the host' if is_host(held) else 'reads the targets'}"
+                             f": its transforms see the image's channels alone")
+        self.pipeline = inner
+
+    def draw(self, rng, size):
+        return {"pipeline": self.pipeline.draw(rng, size)}
+
+    def run(self, target, value, params, shape):
+        if value.ndim != 3 or max(self.channels) >= value.shape[2]:
+            raise ValueError(f"SelectiveChannelTransform(channels={list(self.channels)}) needs "
+                             f"an image with those channels, got shape {value.shape}")
+        picked = list(self.channels)
+        sub = np.ascontiguousarray(value[..., picked])
+        out = np.asarray(self.pipeline(image=sub, params=params["pipeline"])["image"])
+        if out.shape != sub.shape or out.dtype != sub.dtype:
+            raise ValueError(f"SelectiveChannelTransform's transforms must keep the channels' "
+                             f"shape and dtype ({sub.shape} {sub.dtype}), gave {out.shape} "
+                             f"{out.dtype}")
+        value[..., picked] = out
+        return value
+
+    def config(self) -> dict:
+        return {"transforms": [t.data() for t in self.pipeline.transforms],
+                "channels": list(self.channels),
+                **({"passes": self.pipeline.passes} if self.pipeline.passes != "one" else {})}
 
 
 #: why a pipeline with a Lambda that has no name is not written
@@ -535,5 +606,5 @@ def _rows(step, target, name, a, params, shape, cols, first, n) -> np.ndarray:
     return got
 
 
-__all__ = ["HostStep", "Lambda", "check_host_steps", "host_positions", "lambda_from_data",
-           "run_host_step"]
+__all__ = ["HostStep", "Lambda", "SelectiveChannelTransform", "check_host_steps",
+           "host_positions", "lambda_from_data", "run_host_step"]
