@@ -347,8 +347,13 @@ def test_from_albumentations_maps_them(queue):
         want = A.Compose([A.Affine(rotate=(12, 12), scale=(0.9, 0.9), p=1)])(image=PHOTO)
     got = one(image=PHOTO, seed=0, queue=queue)
     assert np.abs(got["image"].astype(int) - want["image"]).max() <= 1
-    with pytest.raises(ValueError, match=r"rotate_method='ellipse' is supported where"):
-        W.from_albumentations(A.Compose([A.Affine(rotate_method="ellipse"), A.Rotate()]))
+    with pytest.raises(ValueError, match=r"rotate_method='ellipse' is supported where.*"
+                                         r"Compose\(passes='as_needed'\) moves them pass by "
+                                         r"pass"):
+        W.Compose([W.Affine(rotate_method="ellipse"), W.Rotate()])
+    # (a port moves the boxes pass by pass, as albumentations: tests/test_passes.py)
+    assert W.from_albumentations(A.Compose([A.Affine(rotate_method="ellipse"),
+                                            A.Rotate()])).pass_starts == (1,)
 
 
 # ---- a transform called alone, as albumentations' are -------------------------------------

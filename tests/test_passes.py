@@ -136,6 +136,26 @@ def test_pixel_steps_before_geometry_keep_their_place(queue):
     assert W.Compose([W.ColorJitter(0.2, 0), W.Resize(8, 8)], passes="as_needed").pass_starts == ()
 
 
+@pytest.mark.parametrize("steps", [
+    lambda: [A.Affine(scale=(0.8, 0.8), shear=(10, 10), p=1),
+             A.Rotate(limit=(20, 20), rotate_method="ellipse", p=1)],
+    lambda: [A.Rotate(limit=(20, 20), rotate_method="ellipse", p=1),
+             A.Affine(rotate=(-10, -10), p=1)],
+], ids=["shear, then an ellipse's turn", "an ellipse's turn, then a turn"])
+def test_an_ellipse_turns_in_a_pass_of_its_own(steps, queue):
+    """rotate_method="ellipse" with another step that turns (refused in one pass: the boxes
+    move once, through the map of all the steps): a pass each, and albumentations' boxes
+    (within 0.05 px) and image (within a level)."""
+    recipe = _quiet(A.Compose, steps(),
+                    bbox_params=A.BboxParams("pascal_voc", label_fields=["labels"]))
+    got = W.from_albumentations(recipe)
+    assert got.pass_starts == (1,)
+    theirs = _quiet(recipe, image=PHOTO, bboxes=BOXES, labels=[1, 2])
+    ours = got(image=PHOTO, bboxes=BOXES, labels=[1, 2], seed=0, queue=queue)
+    np.testing.assert_allclose(ours["bboxes"], theirs["bboxes"], atol=0.05)
+    assert np.abs(ours["image"].astype(int) - theirs["image"]).max() <= 1
+
+
 def test_the_model_input_is_made_by_the_last_pass(queue):
     """Resize(cubic) then Affine(linear), then Normalize and ToTensorV2 (as A.to_dict writes
     it): the first pass stays uint8, as albumentations' image between its steps, and the last

@@ -376,20 +376,23 @@ class Transform:
 ROTATE_METHODS = ("largest_box", "ellipse")
 
 
-def check_box_method(pipe: Transform) -> str:
+def check_box_method(pipe: Transform | list) -> str:
     """The pipeline's way of moving boxes: ``"ellipse"`` where a step says so (albumentations'
     ``rotate_method``), else ``"largest_box"``. warpkit moves boxes through the one map of all
-    the steps, so an ellipse must be the only step that turns or shears (the rest crops,
-    resizes, pads, flips: they take an ellipse's box to the box of its image); albumentations
-    takes each step's box in turn, which warpkit does not repeat."""
-    leaves = [s for s in all_steps(pipe) if not getattr(s, "transforms", None)]
+    the steps (of a pass: ``pipe`` may be a list of steps), so an ellipse must be the only
+    step that turns or shears (the rest crops, resizes, pads, flips: they take an ellipse's box
+    to the box of its image); albumentations takes each step's box in turn, which a pipeline
+    of ``passes="as_needed"`` repeats by passes."""
+    leaves = [s for t in (pipe if isinstance(pipe, list) else [pipe]) for s in all_steps(t)
+              if not getattr(s, "transforms", None)]
     turning = [s for s in leaves if not s.keeps_axes]
     ellipses = [s for s in turning if getattr(s, "rotate_method", None) == "ellipse"]
     if ellipses and len(turning) > 1:
         others = ", ".join(sorted({type(s).__name__ for s in turning}))
         raise ValueError(f"rotate_method='ellipse' is supported where its step is the "
                          f"pipeline's only one that turns, shears or bends ({others} here): "
-                         f"warpkit moves boxes once, through the map of all the steps")
+                         f"warpkit moves boxes once, through the map of all the steps "
+                         f"(Compose(passes='as_needed') moves them pass by pass)")
     return "ellipse" if ellipses else "largest_box"
 
 

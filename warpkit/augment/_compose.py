@@ -91,7 +91,9 @@ def pass_plan(transforms: list, given: dict, overrides: tuple = (), hosts: tuple
     its nested steps' included) differ from those of the steps since the last start, or where
     it moves pixels (any map but the identity) after a step of the pass that does not commute
     with geometry (:attr:`Transform.commutes`: a blur, noise, a step that reads the image's
-    statistics or places): each step then sees the image as the steps before it left it. The
+    statistics or places): each step then sees the image as the steps before it left it; and
+    where a step that turns meets one whose boxes move by an ellipse (``rotate_method``: the
+    only turning step of its pass, so its boxes move as albumentations moves them). The
     settings ``given`` to the Compose hold for every pass (a step that disagrees with one is a
     ValueError naming both, as in one pass); so do two of one step's nested steps that
     disagree. ``hosts``: the host steps' positions, where passes are cut anyway. Returns (the
@@ -102,6 +104,7 @@ def pass_plan(transforms: list, given: dict, overrides: tuple = (), hosts: tuple
     starts: list[int] = []
     passes: list[dict] = []
     stirred = False  # (a step since the last start that geometry after it would not commute with)
+    turned = ellipse = False  # (a step of the pass turns; one moves its boxes by an ellipse)
     for j, t in enumerate(transforms):
         mine: dict = {}
 
@@ -121,16 +124,19 @@ def pass_plan(transforms: list, given: dict, overrides: tuple = (), hosts: tuple
         if j in hosts:
             stirred = False
         moves = any(not isinstance(u, IdentityStep) for u in leaves)
-        if stirred and moves or any(k in found and not same_value(found[k][0], v)
-                                    for k, (v, _) in mine.items()):
+        turns = [u for u in leaves if not u.keeps_axes]
+        ellipses = any(getattr(u, "rotate_method", None) == "ellipse" for u in turns)
+        if stirred and moves or ellipses and turned or turns and ellipse or any(
+                k in found and not same_value(found[k][0], v) for k, (v, _) in mine.items()):
             starts.append(j)
             passes.append(found)
             found = dict(base)
-            stirred = False
+            stirred = turned = ellipse = False
         for k, value in mine.items():
             found.setdefault(k, value)
         stirred = stirred or any(isinstance(u, IdentityStep) and not u.commutes
                                  and not is_host(u) for u in leaves)
+        turned, ellipse = turned or bool(turns), ellipse or ellipses
     passes.append(found)
     return starts, [{k: v for k, (v, _) in f.items()} for f in passes]
 
@@ -367,7 +373,9 @@ class Compose(Resampling, Transform):
         check_conversions(self)
         check_overlays(self)
         check_host_steps(self.transforms)
-        self.box_method = check_box_method(self)
+        cuts = [0, *self.pass_starts, len(self.transforms)]  # (each pass moves its boxes)
+        methods = [check_box_method(self.transforms[a:b]) for a, b in zip(cuts, cuts[1:])]
+        self.box_method = methods[0]
 
     def config(self) -> dict:
         return {"transforms": [t.data() for t in self.transforms], **self._settings()}
