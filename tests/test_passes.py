@@ -95,20 +95,20 @@ def test_pixel_steps_before_geometry_keep_their_place(queue):
     strength after the resize averages it (within 5%); steps that commute with geometry
     (ToGray, a ColorJitter without contrast) stay in the pass, and a recipe whose geometry
     comes first ports in one pass."""
-    photo = np.ascontiguousarray(skimage.data.astronaut())
+    photo = np.ascontiguousarray(skimage.data.astronaut()[::2, ::2])  # (256 x 256)
 
     def roughness(x):
         return np.abs(np.diff(np.asarray(x, float), 2, axis=1)).mean()
 
     for steps, starts in (
-            ([A.GaussianBlur(blur_limit=(0, 0), sigma_limit=(3, 3), p=1), A.Resize(128, 128)],
+            ([A.GaussianBlur(blur_limit=(0, 0), sigma_limit=(3, 3), p=1), A.Resize(64, 64)],
              (1,)),
-            ([A.CLAHE(clip_limit=(4, 4), p=1), A.ToGray(p=1), A.Resize(128, 160)], (2,)),
+            ([A.CLAHE(clip_limit=(4, 4), p=1), A.ToGray(p=1), A.Resize(64, 80)], (2,)),
             ([A.HorizontalFlip(p=1), A.Affine(rotate=(10, 10), p=1),
               A.RandomBrightnessContrast((0.1, 0.1), (0.2, 0.2), p=1),
               A.GaussianBlur(blur_limit=(5, 5), sigma_limit=(2, 2), p=1),
               A.ColorJitter(brightness=0.2, contrast=0, saturation=0.2, hue=0, p=1),
-              A.Resize(224, 224)], (5,))):
+              A.Resize(112, 112)], (5,))):
         recipe = _quiet(A.Compose, steps)
         got = W.from_albumentations(recipe)
         assert got.pass_starts == starts, [type(t).__name__ for t in steps]
@@ -117,13 +117,13 @@ def test_pixel_steps_before_geometry_keep_their_place(queue):
         theirs = _quiet(recipe, image=photo)["image"]
         ours = got(image=photo, seed=0, queue=queue)["image"]
         assert np.abs(ours.astype(int) - theirs).max() <= 1
-    noisy = _quiet(A.Compose, [A.GaussNoise(std_range=(0.2, 0.2), p=1), A.Resize(128, 128)])
+    noisy = _quiet(A.Compose, [A.GaussNoise(std_range=(0.2, 0.2), p=1), A.Resize(64, 64)])
     got = W.from_albumentations(noisy)
     assert got.pass_starts == (1,)
     theirs = roughness(_quiet(noisy, image=photo)["image"])
     ours = roughness(got(image=photo, seed=0, queue=queue)["image"])
-    alone = roughness(got.transforms[1](image=photo, seed=0, queue=queue)["image"])
-    assert abs(ours - theirs) < 0.05 * theirs and theirs > 1.5 * alone
+    one_pass = roughness(W.Compose(got.transforms)(image=photo, seed=0, queue=queue)["image"])
+    assert abs(ours - theirs) < 0.05 * theirs and one_pass > 1.2 * theirs  # (noise at 64 px)
     first = W.from_albumentations(_quiet(A.Compose, [
         A.RandomResizedCrop((64, 64)), A.HorizontalFlip(), A.ColorJitter(p=1),
         A.GaussianBlur(p=1), A.GaussNoise(p=1)]))

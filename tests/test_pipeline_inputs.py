@@ -236,16 +236,15 @@ def test_masks_as_one_array_come_back_as_one(queue):
 
 def test_images_are_one_samples_frames(queue):
     """``images=`` (albumentations 2's frames of one sample, (N, H, W, C) or a list): every
-    frame moved and coloured by the sample's one set of parameters, each equal to that frame
+    frame moved and changed by the sample's one set of parameters, each equal to that frame
     given alone as the image with the same seed (noise, holes and maps alike), beside
     ``image=`` or alone, in a batch (one stack of frames a sample) and as torch tensors; the
     result laid out as it came; the frames of a batch's samples must be as many."""
-    from warpkit.augment import CoarseDropout, ColorJitter, GaussNoise, GridDistortion
+    from warpkit.augment import CoarseDropout, GaussNoise
 
     img = _photos(1)[0]
     frames = np.stack([img, img[::-1] // 3, 255 - img])
-    pipe = Compose([RandomAffine(degrees=30, scale=(0.7, 1.3)), GridDistortion(p=1),
-                    ColorJitter(0.3, 0.3, 0.3, 0.05, p=1), GaussNoise(p=1),
+    pipe = Compose([RandomAffine(degrees=30, scale=(0.7, 1.3)), GaussNoise(p=1),
                     CoarseDropout(p=1)], strict=True)
     out = pipe(images=frames, seed=3, queue=queue)
     assert set(out) >= {"images", "params"} and "image" not in out
