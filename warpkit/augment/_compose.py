@@ -382,10 +382,10 @@ class Compose(Resampling, Transform):
 
     def host_parts(self) -> tuple[list[tuple[int, int, Compose]], list[int | None]]:
         """A pipeline in several passes, split at its host steps (:mod:`._host`) and, with
-        ``passes="as_needed"``, where its resampling settings change: (start, stop, a
+        ``passes="as_needed"``, where :func:`pass_plan` starts a pass: (start, stop, a
         pipeline of steps ``start``:``stop`` with its pass's settings) for each pass, and what
         lies between each two: a host step's position (a OneOf holding some is a pass's first
-        step too, for the samples that chose another), or None where the settings change. The
+        step too, for the samples that chose another), or None where the plan starts one. The
         passes before the last keep the image's type and layout (no model input); the last
         makes the output. Made once."""
         key = tuple(map(id, self.transforms))

@@ -322,7 +322,8 @@ def _split_frames(t: Targets) -> tuple | None:
     """``images=`` (albumentations' frames of one sample, which the same parameters move: a
     stack (N, H, W[, C]) or a list; in a batch call one such per sample, each with N frames)
     as N image targets, ``FRAME + k``, in ``t.images``: (N, the call's kind, whether each
-    sample's frames came as one array). None without ``images=``."""
+    sample's frames came as one array, ``images=`` as given: :func:`_join_frames`'s
+    arguments). None without ``images=``."""
     v = t.images.pop("images", None)
     if v is None:
         return None
@@ -372,7 +373,7 @@ def _join_frames(res: dict, n: int, kind: str, stacked: bool, given: Any) -> Non
         res["images"] = [np.stack(f) for f in per] if stacked else per
 
 
-def _unstack_masks(t: Targets) -> dict[str, str]:
+def _unstack_masks(t: Targets) -> dict[str, Any]:
     """Each ``masks=`` given as one array (albumentations' (N, H, W[, C]); in a batch call one
     such a sample, or a (B, N, H, W[, C]) array) as the list of its masks, in place in
     ``t.mask_lists``: name -> what was given (how :func:`_restack` puts them back)."""
@@ -692,9 +693,10 @@ def part_params(p: dict, start: int, stop: int, done: bool = False) -> dict:
 def _apply_split(pipe, t: Targets, *, seed, index, epoch, params, queue, into=None) -> dict:
     """A call of a pipeline in several passes (:meth:`Compose.host_parts`): a pass for the
     steps before each host step (:mod:`._host`), the step on the pass's arrays, then a pass
-    for the steps after it, to the pipeline's output; where the resampling settings change
-    (``passes="as_needed"``), one pass after the other. The parameters are the whole
-    pipeline's, drawn once before the first pass."""
+    for the steps after it, to the pipeline's output; where the pass plan starts a pass
+    (``passes="as_needed"``: the settings change, geometry follows a blur, ...), one pass
+    after the other. The parameters are the whole pipeline's, drawn once before the first
+    pass."""
     parts, hosts = pipe.host_parts()
     ref_name = next(iter(t.images), None) or next(iter(t.masks), None)
     names = {"images": list(t.images), "masks": list(t.masks),
@@ -743,7 +745,7 @@ def _apply_split(pipe, t: Targets, *, seed, index, epoch, params, queue, into=No
         if last:
             break
         at = hosts[i]
-        if at is not None:  # (None: the settings change, the next pass takes these results)
+        if at is not None:  # (None: a pass of the plan, the next takes these results as given)
             _host_between(pipe, at, drawn, res, names, ref_name, kind, chosen, resized,
                           own=bool(part.transforms), passed=t.passed, given=params is not None,
                           draws=(seed, epoch, index, sizes0))

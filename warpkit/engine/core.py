@@ -42,7 +42,8 @@ def warp_by(image: Any, matrix: Any, size: Any = None, sampling: Sampling = LINE
             expand: bool = False, queue: Any = None, affine: bool = True,
             model: ModelInput = PLAIN, src_index: Any = None, ragged: bool = False,
             coords: Coords | None = None, pending: list | None = None,
-            into: np.ndarray | None = None, colour: np.ndarray | None = None) -> Any:
+            into: np.ndarray | None = None, colour: np.ndarray | None = None,
+            colour_checked: bool = False) -> Any:
     """warp_affine (``affine``) and warp_perspective with ``sampling`` (checked by
     :meth:`Sampling.of`) and ``model`` (the model's input); besides: crops (``src_index``: the
     image of each output item), ragged batches (``image``: a list of host arrays of one dtype
@@ -53,7 +54,8 @@ def warp_by(image: Any, matrix: Any, size: Any = None, sampling: Sampling = LINE
     call once they are done); ``into``: a host array the result is written into (the kernel
     writes it in place on CPU devices), of exactly the result's shape and dtype; ``colour``:
     each output item's colour operations, (items, k * COLOUR_WORDS) float32 (kernels_cl/colour.h,
-    made by :mod:`warpkit.augment._colour`), applied to the resampled pixels before the store.
+    made by :mod:`warpkit.augment._colour`), applied to the resampled pixels before the store
+    (``colour_checked``: their checks but the output size's made already, :func:`warp_each`).
     Images of up to MAX_CHANNELS channels are warped in one launch (every channel at the same
     positions and weights); host images of more, MAX_CHANNELS channels at a time
     (:func:`_warp_wide`)."""
@@ -91,7 +93,7 @@ def warp_by(image: Any, matrix: Any, size: Any = None, sampling: Sampling = LINE
     rt = pick_runtime(queue, x)
     items = src.B if src_index is None else len(src_index)
     passes = [] if colour is None else \
-        colour_passes(_colour_ops(colour, items, src.dt, src.C, wo, ho))
+        colour_passes(_colour_ops(colour, items, src.dt, src.C, wo, ho, colour_checked))
     kinds = pass_kinds(passes)
     tiles, bands = clahe_tiles(passes, wo, ho) if any(k & PASS_CLAHE for k in kinds) \
         else (0, 0)
@@ -656,9 +658,15 @@ def colour_passes(colour: np.ndarray) -> list[np.ndarray]:
 
 
 def _colour_ops(colour: np.ndarray, items: int, dt: np.dtype, channels: int, wo: int,
-                ho: int) -> np.ndarray:
+                ho: int, checked: bool = False) -> np.ndarray:
     """``colour`` checked: a C-contiguous float32 (items, k * COLOUR_WORDS) array, k >= 1,
-    for an image dtype of COLOUR_PEAKS and of ``channels``, and an output of ``wo`` x ``ho``."""
+    for an image dtype of COLOUR_PEAKS and of ``channels``, and an output of ``wo`` x ``ho``
+    (``checked``: all but the output's size were, for a list of which these rows are part:
+    :func:`warp_each`)."""
+    if checked:
+        _colour_sized(colour.reshape(items, -1, COLOUR_WORDS), channels, wo, ho,
+                      getattr(colour, "table", None))
+        return colour
     colour_peak(dt)
     if not (isinstance(colour, np.ndarray) and colour.dtype == np.float32 and colour.ndim == 2
             and colour.flags.c_contiguous and colour.shape[0] == items
@@ -669,10 +677,8 @@ def _colour_ops(colour: np.ndarray, items: int, dt: np.dtype, channels: int, wo:
     ops = colour.reshape(items, -1, COLOUR_WORDS)
     _check_filters(ops)
     _check_matching(ops, channels)
-    _check_equalize_masks(ops, wo, ho)
-    _check_paste(ops, channels, wo, ho, getattr(colour, "table", None))
-    _check_spatter(ops, channels, wo, ho, getattr(colour, "table", None))
-    _check_fda(ops, channels, wo, ho, getattr(colour, "table", None))
+    if wo:
+        _colour_sized(ops, channels, wo, ho, getattr(colour, "table", None))
     if dt == np.uint16:  # the operations on 8-bit levels
         for code, name, why in ((COL_GRAVEL, "COL_GRAVEL", "OpenCV's 8-bit HLS"),
                                 (COL_FLARE, "COL_FLARE", "8-bit levels"),
@@ -683,6 +689,16 @@ def _colour_ops(colour: np.ndarray, items: int, dt: np.dtype, channels: int, wo:
             if (ops[:, :, 0] == code).any():
                 raise ValueError(f"{name} takes uint8 or float32 images ({why}), got uint16")
     return colour
+
+
+def _colour_sized(ops: np.ndarray, channels: int, wo: int, ho: int,
+                  table: np.ndarray | None) -> None:
+    """The checks of colour operations ``ops`` ((items, k, COLOUR_WORDS)) that read the
+    output's size, ``wo`` x ``ho``."""
+    _check_equalize_masks(ops, wo, ho)
+    _check_paste(ops, channels, wo, ho, table)
+    _check_spatter(ops, channels, wo, ho, table)
+    _check_fda(ops, channels, wo, ho, table)
 
 
 def _data_after(ops: np.ndarray, I: np.ndarray, J: np.ndarray,
@@ -1374,6 +1390,8 @@ def _check_equalize_masks(ops: np.ndarray, wo: int, ho: int) -> None:
     data operations) as colour_pass.cl's cl_eq_in reads them for a ``wo`` x ``ho`` output, or
     a ValueError: 0, 1 or 3 channels, the data operations their bits need (:func:`_data_values`)."""
     I, J = np.nonzero((ops[:, :, 0] == COL_EQUALIZE) & (ops[:, :, 1] <= 1))
+    if not len(I):
+        return
     c = ops[I, J, 11]
     if not np.isin(c, (0, 1, 3)).all():
         k = int(np.argmax(~np.isin(c, (0, 1, 3))))
@@ -1927,8 +1945,16 @@ def warp_each(images: Sequence[Any], homographies: Sequence[Any],
     one wait at the end (a ragged batch of crops: one wait instead of one per image)."""
     pending: list[Callable] = []
     colour = options.pop("colour", None)  # a row per image
+    kinds = {}  # (the images' dtypes and channels: each checks the colour rows once)
+    if colour is not None:
+        for img in images:
+            a = img if hasattr(img, "dtype") else np.asarray(img)
+            kinds.setdefault((np.dtype(a.dtype), int(a.shape[2]) if a.ndim == 3 else 1), None)
+        for dt, channels in kinds:
+            _colour_ops(colour, len(images), dt, channels, 0, 0)
     results = [warp_by(img, m, size, sampling, affine=False, pending=pending, **options,
-                       **({} if colour is None else {"colour": colour[k:k + 1]}))
+                       **({} if colour is None else {"colour": colour[k:k + 1],
+                                                      "colour_checked": True}))
                for k, (img, m, size) in enumerate(zip(images, homographies, sizes))]
     for wait in pending:
         wait()

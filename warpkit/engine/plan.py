@@ -138,7 +138,10 @@ class WarpSpec:
     area: bool = False
 
 
-PLANS = PlanCache()
+#: a plan per output shape among the rest: a list whose outputs differ in size (a pass of a
+#: pipeline in passes, photos of every size) takes one each, so 64 made a batch of 64 miss every
+#: plan, call after call; a plan is a few small objects
+PLANS = PlanCache(maxsize=1024)
 
 
 #: a warp's values that follow from its options (fill, normalisation, samples per map): made
