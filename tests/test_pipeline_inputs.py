@@ -265,6 +265,8 @@ def test_images_are_one_samples_frames(queue):
     same = pipe(image=[img, img[:20]], images=[frames[:2], frames[:2, :20]], seed=4,
                 queue=queue)["images"]
     assert [f.shape for f in same] == [(2, *img.shape), (2, 20, *img.shape[1:])]
+    with pytest.raises(ValueError, match=r"images\[1\] must be laid out as image is"):
+        pipe(image=img, images=[img, img[:20]], seed=0)  # (each frame named as the call gave it)
     with pytest.raises(ValueError, match=r"images must be one sample's frames: a stack "
                                          r"\(N, H, W\) or \(N, H, W, C\), or a list"):
         pipe(images=img[..., 0], seed=0)

@@ -116,6 +116,8 @@ def test_batches_replays_saving_and_the_other_targets(queue):
 def test_refused_when_made(make, match):
     with pytest.raises(ValueError, match=match):
         make()
+    assert W.SelectiveChannelTransform([W.InvertImg()], channels=np.arange(2)).channels == \
+        (0, 1)  # (numpy's integers too)
 
 
 def test_refused_when_called(queue):

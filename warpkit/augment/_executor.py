@@ -321,8 +321,8 @@ def _call_kind(t: Targets) -> str:
 def _split_frames(t: Targets) -> tuple | None:
     """``images=`` (albumentations' frames of one sample, which the same parameters move: a
     stack (N, H, W[, C]) or a list; in a batch call one such per sample, each with N frames)
-    as N image targets, ``FRAME + k``, in ``t.images``: (N, the call's kind, whether each
-    sample's frames came as one array, ``images=`` as given: :func:`_join_frames`'s
+    as N image targets, ``images[k]`` (:data:`FRAME`), in ``t.images``: (N, the call's kind,
+    whether each sample's frames came as one array, ``images=`` as given: :func:`_join_frames`'s
     arguments). None without ``images=``."""
     v = t.images.pop("images", None)
     if v is None:
@@ -353,14 +353,14 @@ def _split_frames(t: Targets) -> tuple | None:
     n = len(per[0])
     for k in range(n):
         items = [f[k] for f in per]
-        t.images[f"{FRAME}{k}"] = items[0] if kind == "single" else \
+        t.images[f"{FRAME}{k}]"] = items[0] if kind == "single" else \
             np.stack(items) if kind == "batch" else items
     return n, kind, stacked, v
 
 
 def _join_frames(res: dict, n: int, kind: str, stacked: bool, given: Any) -> None:
     """The frames' results back as ``res["images"]``, laid out as ``images=`` came."""
-    outs = [res.pop(f"{FRAME}{k}") for k in range(n)]
+    outs = [res.pop(f"{FRAME}{k}]") for k in range(n)]
     if not n:
         res["images"] = given
     elif kind == "single":

@@ -27,6 +27,7 @@ Conventions (as albumentations calls its ``Lambda``'s functions, ``fn(value, sha
 
 from __future__ import annotations
 
+import numbers
 import sys
 from collections.abc import Callable
 from typing import Any
@@ -174,11 +175,11 @@ class SelectiveChannelTransform(HostStep):
             raise ValueError(f"SelectiveChannelTransform channels must be a list of channel "
                              f"indices, got {channels!r}")
         channels = list(channels)
-        if not channels or any(isinstance(c, bool) or not isinstance(c, int) or c < 0
-                               for c in channels) or len(set(channels)) != len(channels):
+        if not channels or any(isinstance(c, bool) or not isinstance(c, numbers.Integral)
+                               or c < 0 for c in channels) or len(set(channels)) != len(channels):
             raise ValueError(f"SelectiveChannelTransform channels must be distinct indices "
                              f">= 0, at least one, got {channels!r}")
-        self.channels = tuple(channels)
+        self.channels = tuple(int(c) for c in channels)
         inner = Compose(steps, passes=passes)
         held = next((t for t in all_steps(inner) if t is not inner and (
             is_host(t) or t.reads or type(t).__name__ == "Mosaic")), None)

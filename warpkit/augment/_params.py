@@ -27,9 +27,10 @@ TARGET_KINDS = ("image", "mask", "masks", "bboxes", "keypoints")
 CALL_OPTIONS = ("seed", "index", "epoch", "params", "queue", "out")
 #: the targets every pipeline knows, by their own names
 BUILT_IN = ("image", "images", "mask", "masks", "boxes", "bboxes", "keypoints")
-#: the prefix of the image targets a call's ``images=`` (one sample's frames) becomes, one a
-#: frame (see :mod:`._executor`)
-FRAME = "images\0"
+#: the image targets a call's ``images=`` (one sample's frames) becomes, one a frame (see
+#: :mod:`._executor`): ``images[0]``, ``images[1]``, ... (no keyword a call can pass; the
+#: names its messages give)
+FRAME = "images["
 
 
 def _names(value: Any, arg: str) -> tuple[str, ...]:
