@@ -628,6 +628,24 @@ def passes_runs(data, have_alb: bool) -> dict:
     return fns
 
 
+def resize_last_runs(data, have_alb: bool) -> dict:
+    """Augment at the photos' size, then resize to the model's: flip + Affine +
+    RandomBrightnessContrast + GaussianBlur(p=0.5) + Resize(224), with each photo's 10 boxes.
+    In albumentations' order (the blur before the resize) warpkit needs two passes, the first
+    at the photos' size (``passes="as_needed"``, what a port makes); the same steps in one
+    pass (the blur after the resize: another result) beside it."""
+    def steps(lib):
+        return [lib.HorizontalFlip(), lib.Affine(rotate=(-15, 15), p=1.0),
+                lib.RandomBrightnessContrast(p=1.0),
+                lib.GaussianBlur(sigma_limit=(0.5, 1.5), p=0.5), lib.Resize(224, 224)]
+
+    fns = boxed_recipe(data, "warpkit, resize last, two passes", steps, have_alb,
+                       passes="as_needed")
+    one = boxed_recipe(data, "warpkit, resize last, one pass", steps, False)
+    fns["warpkit, resize last, one pass (blur after the resize)"] = one.popitem()[1]
+    return fns
+
+
 def mosaic_runs(data, have_alb: bool) -> dict:
     """The YOLO-style recipe: Mosaic (2 x 2 cells of 640 from the batch's photos) + Affine
     (rotate, scale, translate) + HueSaturationValue + flip + the letterbox to 640, with each
@@ -744,6 +762,10 @@ def main() -> None:
          "Settings that change: LongestMaxSize(320) + PadIfNeeded(320, 320, fill 114) + flip "
          "+ Affine(border_mode=reflect_101), in two passes, 64 ragged photos with 10 boxes "
          "each -> uint8 320x320"),
+        (resize_last_runs, "warpkit, resize last, two passes",
+         "Augment, then resize: flip + Affine + RandomBrightnessContrast + GaussianBlur(p=0.5) "
+         "+ Resize(224), albumentations' order in two passes, 64 ragged photos with 10 boxes "
+         "each -> uint8 224x224"),
         (segmentation_runs, "warpkit, segmentation with MaskDropout",
          "Segmentation: RandomResizedCrop(224) + flip + MaskDropout(1-3 objects, p=0.5), 64 "
          "ragged photos with a mask each -> float32 CHW and the mask")]

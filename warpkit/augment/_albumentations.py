@@ -56,7 +56,7 @@ from ._superpixels import Superpixels
 from ._text import TextImage
 from ._base import (BORDER_CODES, INTERPOLATION_CODES, OneOf, OneOrOther, RandomOrder, SomeOf,
                     Transform, interpolation_code, merge_setting, same_value)
-from ._compose import Compose
+from ._compose import Compose, pass_plan
 
 __all__ = ["from_albumentations", "SUPPORTED"]
 
@@ -516,21 +516,21 @@ def from_albumentations(pipeline: Any, nonserializable: dict | None = None) -> C
         a.take(k)
     a.done()
     kw.update(pipe.model)
-    if _passes_needed(transforms, kw, pipe) == "as_needed":
+    if _passes_needed(transforms, pipe) == "as_needed":
         return Compose(transforms, **kw, passes="as_needed", **(
             {} if mask_code is None else {"mask_interpolation": INTERPOLATION_CODES[mask_code]}))
     return Compose(transforms, **kw, **{k: v for k, (v, _) in pipe.settings.items()})
 
 
-def _passes_needed(transforms: list, kw: dict, pipe: _Pipeline) -> str:
+def _passes_needed(transforms: list, pipe: _Pipeline) -> str:
     """``"as_needed"`` where albumentations' order needs passes (its settings change, or
     geometry follows a blur, noise, ...: each step holds its own settings), else ``"one"``."""
     if pipe.clash:
         return "as_needed"
-    mask = {} if pipe.mask_code is None else \
+    given = {} if pipe.mask_code is None else \
         {"mask_interpolation": INTERPOLATION_CODES[pipe.mask_code]}
-    return "as_needed" if Compose(transforms, **kw, **mask, passes="as_needed").pass_starts \
-        else "one"
+    starts, _ = pass_plan(transforms, given, overrides=("mask_interpolation",))
+    return "as_needed" if starts else "one"
 
 
 def _selective_channels(a: _Args, pipe: _Pipeline) -> Transform:
@@ -540,7 +540,7 @@ def _selective_channels(a: _Args, pipe: _Pipeline) -> Transform:
     own.nonserializable = pipe.nonserializable
     inner = _transforms(a.take("transforms", []), own, top=False)
     return SelectiveChannelTransform(inner, channels=a.take("channels", (0, 1, 2)),
-                                     p=a.take("p", 1.0), passes=_passes_needed(inner, {}, own))
+                                     p=a.take("p", 1.0), passes=_passes_needed(inner, own))
 
 
 #: the transforms a port takes after Normalize (or ToFloat), and their fills: geometry (it

@@ -383,9 +383,8 @@ def check_box_method(pipe: Transform | list) -> str:
     step that turns or shears (the rest crops, resizes, pads, flips: they take an ellipse's box
     to the box of its image); albumentations takes each step's box in turn, which a pipeline
     of ``passes="as_needed"`` repeats by passes."""
-    leaves = [s for t in (pipe if isinstance(pipe, list) else [pipe]) for s in all_steps(t)
-              if not getattr(s, "transforms", None)]
-    turning = [s for s in leaves if not s.keeps_axes]
+    turning = [s for t in (pipe if isinstance(pipe, list) else [pipe]) for s in leaves(t)
+               if not s.keeps_axes]
     ellipses = [s for s in turning if getattr(s, "rotate_method", None) == "ellipse"]
     if ellipses and len(turning) > 1:
         others = ", ".join(sorted({type(s).__name__ for s in turning}))
@@ -850,6 +849,12 @@ def all_steps(t: Transform):
     yield t
     for c in getattr(t, "transforms", ()):
         yield from all_steps(c)
+
+
+def leaves(t: Transform) -> list[Transform]:
+    """The steps ``t`` is made of: a container's (OneOf, a nested Compose, ...) at any depth,
+    else ``t`` itself."""
+    return [s for s in all_steps(t) if not getattr(s, "transforms", None)]
 
 
 def contains(t: Transform, cls: type) -> bool:

@@ -23,14 +23,14 @@ from .._threads import pool
 from ..engine import check_model_input
 from ..engine.chain import merge
 from ._base import (INTERPOLATION_CODES, Resampling, Transform, check_box_method, draw_step,
-                    draw_step_lanes, from_dict, map_step, merge_setting, opencv_code,
+                    draw_step_lanes, from_dict, leaves, map_step, merge_setting, opencv_code,
                     passed_keys, plain, reads_any, same_value, size_arg, step_size,
                     transform_list)
 from ._colour import IdentityStep
 from ._convert import check_conversions
 from ._overlay import check_overlays
 from ._executor import apply
-from ._host import check_host_steps, host_positions, is_host
+from ._host import check_host_steps, host_positions, is_host, moves_pixels
 from ._mosaic import Mosaic, check_placement
 from ._params import BOX_FORMATS, BUILT_IN, BboxParams, KeypointParams, additional
 from ._streams import stream
@@ -77,14 +77,7 @@ RESAMPLING_DEFAULTS = {"interpolation": "linear", "padding": "constant", "fill":
                        "antialias": False, "mask_fill": 0, "mask_interpolation": "nearest"}
 
 
-def _leaves(t: Transform) -> list[Transform]:
-    """The steps a transform is made of: a container's (OneOf, a nested Compose, ...) at any
-    depth, else itself."""
-    inner = getattr(t, "transforms", None)
-    return [u for c in inner for u in _leaves(c)] if inner else [t]
-
-
-def pass_plan(transforms: list, given: dict, overrides: tuple = (), hosts: tuple = ()
+def pass_plan(transforms: list, given: dict, overrides: tuple = ()
               ) -> tuple[list[int], list[dict]]:
     """Where a pipeline of ``passes="as_needed"`` starts a new pass, and each pass's
     resampling settings. A step starts one where its settings (:meth:`Transform.settings`,
@@ -96,11 +89,12 @@ def pass_plan(transforms: list, given: dict, overrides: tuple = (), hosts: tuple
     only turning step of its pass, so its boxes move as albumentations moves them). The
     settings ``given`` to the Compose hold for every pass (a step that disagrees with one is a
     ValueError naming both, as in one pass); so do two of one step's nested steps that
-    disagree. ``hosts``: the host steps' positions, where passes are cut anyway. Returns (the
+    disagree. Passes are cut at the host steps anyway (:func:`host_positions`). Returns (the
     starts after the first, each pass's settings)."""
     skip = {k for k in overrides if k in given}
     base = {k: (v, "Compose") for k, v in given.items()}
     found = dict(base)
+    hosts = set(host_positions(list(transforms)))
     starts: list[int] = []
     passes: list[dict] = []
     stirred = False  # (a step since the last start that geometry after it would not commute with)
@@ -120,11 +114,11 @@ def pass_plan(transforms: list, given: dict, overrides: tuple = (), hosts: tuple
         walk([t])
         for k, (v, who) in mine.items():  # (the Compose's own hold everywhere)
             merge_setting(dict(base), k, v, who, f"the Compose's {k} holds for every pass")
-        leaves = _leaves(t)
+        parts = leaves(t)
         if j in hosts:
             stirred = False
-        moves = any(not isinstance(u, IdentityStep) for u in leaves)
-        turns = [u for u in leaves if not u.keeps_axes]
+        moves = moves_pixels(t)
+        turns = [u for u in parts if not u.keeps_axes]
         ellipses = any(getattr(u, "rotate_method", None) == "ellipse" for u in turns)
         if stirred and moves or ellipses and turned or turns and ellipse or any(
                 k in found and not same_value(found[k][0], v) for k, (v, _) in mine.items()):
@@ -135,7 +129,7 @@ def pass_plan(transforms: list, given: dict, overrides: tuple = (), hosts: tuple
         for k, value in mine.items():
             found.setdefault(k, value)
         stirred = stirred or any(isinstance(u, IdentityStep) and not u.commutes
-                                 and not is_host(u) for u in leaves)
+                                 and not is_host(u) for u in parts)
         turned, ellipse = turned or bool(turns), ellipse or ellipses
     passes.append(found)
     return starts, [{k: v for k, (v, _) in f.items()} for f in passes]
@@ -326,8 +320,7 @@ class Compose(Resampling, Transform):
             self.pass_settings = [chosen]
         else:
             starts, self.pass_settings = pass_plan(
-                self.transforms, self.explicit_settings, overrides=("mask_interpolation",),
-                hosts=tuple(host_positions(self)))
+                self.transforms, self.explicit_settings, overrides=("mask_interpolation",))
             self.pass_starts = tuple(starts)
             chosen = self.pass_settings[0]  # (what the first pass resamples with)
         interpolation, padding, fill, antialias, mask_fill, mask_interpolation = (

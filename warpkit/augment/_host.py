@@ -39,7 +39,7 @@ from .._checks import flag
 from .._images import as_image
 from .._memory import is_device_array
 from .._threads import cores, pool
-from ._base import (IDENTITY_ROW, OneOf, Transform, all_steps, contains, row_maps,
+from ._base import (IDENTITY_ROW, OneOf, Transform, all_steps, contains, leaves, row_maps,
                     transform_list)
 from ._colour import IdentityStep
 from ._targets import from_xyxy, select, to_xyxy
@@ -248,9 +248,10 @@ def host_children(t: Transform) -> list[int]:
 
 
 def host_positions(pipe: Any) -> list[int]:
-    """The top-level positions where a pipeline runs on the host between two passes: its host
-    steps, and its OneOfs that hold one (none: one pass)."""
-    return [j for j, t in enumerate(pipe.transforms) if is_host(t) or host_children(t)]
+    """The top-level positions where a pipeline (or a list of steps) runs on the host between
+    two passes: its host steps, and its OneOfs that hold one (none: one pass)."""
+    steps = pipe if isinstance(pipe, list) else pipe.transforms
+    return [j for j, t in enumerate(steps) if is_host(t) or host_children(t)]
 
 
 def _changes(t: Transform) -> frozenset:
@@ -288,7 +289,7 @@ def check_host_steps(transforms: list) -> None:
     for j, t in enumerate(transforms):
         held = [t] if is_host(t) else [t.transforms[i] for i in host_children(t)]
         placed = [h for h in held if getattr(h, "after_geometry", False)]
-        moving = [type(a).__name__ for a in transforms[j + 1:] if _moves(a)]
+        moving = [type(a).__name__ for a in transforms[j + 1:] if moves_pixels(a)]
         if placed and moving:
             raise ValueError(f"{type(placed[0]).__name__}(fill={placed[0].fill!r}) with "
                              f"geometric steps after it ({', '.join(moving)}) is not supported: "
@@ -309,11 +310,9 @@ def check_host_steps(transforms: list) -> None:
                              f"the targets, which warpkit draws from before the first pass")
 
 
-def _moves(t: Transform) -> bool:
+def moves_pixels(t: Transform) -> bool:
     """Whether ``t`` (or a transform it holds) moves pixels: a geometric step."""
-    if hasattr(t, "transforms"):
-        return any(_moves(c) for c in t.transforms)
-    return not isinstance(t, IdentityStep)
+    return any(not isinstance(u, IdentityStep) for u in leaves(t))
 
 
 def _name(t: Transform) -> str:
@@ -608,4 +607,4 @@ def _rows(step, target, name, a, params, shape, cols, first, n) -> np.ndarray:
 
 
 __all__ = ["HostStep", "Lambda", "SelectiveChannelTransform", "check_host_steps",
-           "host_positions", "lambda_from_data", "run_host_step"]
+           "host_positions", "lambda_from_data", "moves_pixels", "run_host_step"]
