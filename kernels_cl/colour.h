@@ -304,6 +304,17 @@
  *                     value a pixel; w[9], w[10] as WK_COL_PASTE's) times w[2 + c]: w[1] = 0
  *                     (rain) x + m w[2 + c]; w[1] = 1 (mud, w[2 + c] the colour) x n + m c,
  *                     n = clip((c - m c) / c, 0, 1) (1 - m where c is 0); clipped (wk_spatter8)
+ *   WK_COL_FRAME      the frame of an earlier image (a pipeline's step's input, Compose's
+ *                     edges="each_step"): the pixel's place in it, q = (w[1] x + w[2] y + w[3],
+ *                     w[4] x + w[5] y + w[6]) / (w[7] x + w[8] y + 1), and the part c of its
+ *                     taps inside the image of w[9] x w[10] pixels (centres 0 .. w[9] - 1):
+ *                     linear (w[11] = 0) clip(qx + 1) clip(w[9] - qx) clip(qy + 1)
+ *                     clip(w[10] - qy), each clipped to [0, 1] (the weight that OpenCV's
+ *                     bilinear gives the image's pixels, the rest going to the constant
+ *                     border), nearest (w[11] = 1) 1 where qx in [-0.5, w[9] - 0.5) and qy
+ *                     likewise, else 0; v = c v + (1 - c) f, f the fill w[1 + c] of the
+ *                     WK_COL_DATA operation after it (skipped with it); integer images
+ *                     rounded to a level, halves up (wk_frame8)
  *
  * The 8 pixels' position: row at.y, columns at.x .. at.x + 7 of an output of dims = (Wo, Ho).
  */
@@ -366,6 +377,7 @@
 #define WK_COL_FLARE_PB 49
 #define WK_COL_PASTE 50
 #define WK_COL_SPATTER 51
+#define WK_COL_FRAME 52
 /* WK_COL_HEAVY: which of the larger operations a build holds (the host's engine.core
  * colour_groups: the groups some item's list has, and every group that launch has had in the
  * process, so that a pipeline's builds settle on one); the others are compiled out. Each one
@@ -379,7 +391,7 @@
 #define WK_COLG_GAMMA 1
 #define WK_COLG_HSV 2 /* WK_COL_HUE and WK_COL_HSV */
 #define WK_COLG_NOISE 4 /* WK_COL_NOISE, WK_COL_SALT, WK_COL_PIXDROP and WK_COL_SHOT */
-#define WK_COLG_HOLE 8 /* WK_COL_HOLE and WK_COL_HOLES */
+#define WK_COLG_HOLE 8 /* WK_COL_HOLE, WK_COL_HOLES and WK_COL_FRAME */
 #define WK_COLG_POSTERIZE 16
 /* WK_COL_MEDIAN's 5x5 and 7x7 selection networks (colour_pass.cl): without them those sizes
  * take the median's search, the same values more slowly; their code took rusticl a minute to
@@ -928,6 +940,31 @@ inline __attribute__((always_inline)) void wk_hole_fill8(float8 *v, int C, float
     WK_EACH_C(v[c] = in ? convert_float8(o[c] >> 8) * (1.0f / 16777216.0f) * WK_PEAK : v[c]);
 #endif
 }
+
+#if WK_COL_HEAVY & WK_COLG_HOLE
+/* WK_COL_FRAME on the 8 pixels of row at.y from column at.x: the part of each pixel's taps in
+ * the frame (op[1 .. 11]) keeps its value, the rest takes the fill (fills[c]) */
+inline __attribute__((always_inline)) void wk_frame8(float8 *v, int C, __global const float *op,
+                                                      __global const float *fills, int2 at) {
+    const float8 x = (float8)(0, 1, 2, 3, 4, 5, 6, 7) + (float)at.x, y = (float8)((float)at.y);
+    const float8 w = op[7] * x + op[8] * y + 1.0f;
+    const float8 qx = (op[1] * x + op[2] * y + op[3]) / w, qy = (op[4] * x + op[5] * y + op[6]) / w;
+    const float W = op[9], H = op[10];
+    float8 in;
+    if (op[11] != 0.0f) {
+        in = convert_float8(-(qx >= -0.5f && qx < W - 0.5f && qy >= -0.5f && qy < H - 0.5f));
+    } else {
+        in = wk_clamp8(qx + 1.0f, 0.0f, 1.0f) * wk_clamp8(W - qx, 0.0f, 1.0f) *
+             wk_clamp8(qy + 1.0f, 0.0f, 1.0f) * wk_clamp8(H - qy, 0.0f, 1.0f);
+        in = w > 0.0f ? in : (float8)0.0f; /* behind a perspective map's horizon: outside */
+    }
+#if WK_COL_INT
+    WK_EACH_C(v[c] = wk_col_clip(wk_floor8(in * v[c] + (1.0f - in) * fills[c] + 0.5f)));
+#else
+    WK_EACH_C(v[c] = wk_col_clip(in * v[c] + (1.0f - in) * fills[c]));
+#endif
+}
+#endif
 
 /* WK_COL_HOLES: the 8 pixels of row at.y from column at.x in any of the operation's holes take
  * their fill. Its band of rows found by bisection (bands are disjoint, in order), then the
@@ -1595,6 +1632,12 @@ inline __attribute__((always_inline)) void wk_colour8_ops(float8 *v, int C, __gl
         } else if (code == WK_COL_SPATTER) {
             if (C >= 3) wk_spatter8(v, op, at, dims);
 #endif
+        } else if ((WK_COL_HEAVY & WK_COLG_HOLE) && code == WK_COL_FRAME) {
+#if WK_COL_HEAVY & WK_COLG_HOLE
+            wk_frame8(v, C, op, op + WK_COL_WORDS + 1, at);
+#endif
+            k++;
+            op += WK_COL_WORDS;
         } else if ((WK_COL_HEAVY & WK_COLG_HOLE) && code == WK_COL_HOLES) {
             wk_holes8(v, C, op, at, dims);
             const int data = (int)op[3];

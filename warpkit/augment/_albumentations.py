@@ -50,6 +50,7 @@ from ._mask_dropout import MaskDropout
 from ._stain import HEStain
 from ._domain import FDA, HistogramMatching
 from ._overlay import OverlayElements
+from ._frames import edges_needed
 from ._spatter import Spatter
 from ._host import Lambda, SelectiveChannelTransform
 from ._superpixels import Superpixels
@@ -516,6 +517,7 @@ def from_albumentations(pipeline: Any, nonserializable: dict | None = None) -> C
         a.take(k)
     a.done()
     kw.update(pipe.model)
+    kw["edges"] = edges_needed(transforms)  # (each step's frame, where it matters)
     if _passes_needed(transforms, pipe) == "as_needed":
         return Compose(transforms, **kw, passes="as_needed", **(
             {} if mask_code is None else {"mask_interpolation": INTERPOLATION_CODES[mask_code]}))

@@ -277,6 +277,10 @@ class Transform:
         return (np.stack([m for m, _ in steps]) if steps else np.zeros((0, 3, 3))), \
             [o for _, o in steps]
 
+    #: whether the map sends the input's frame exactly onto the output's (a flip, a transpose,
+    #: a turn by quarters): it never reads outside (Compose's edges="each_step")
+    keeps_frame = False
+
     def colour_ops(self, params: dict, channels: int, peak: float) -> list[list[float]]:
         """The colour operations these parameters apply in the warp's kernel (see
         :mod:`warpkit.augment._colour`): none for a geometric transform. Called on each step

@@ -1095,7 +1095,8 @@ class MotionBlur(ColourTransform):
 
 def colour_program(pipe: Transform, plist: list[dict], channels: int, dtype: Any,
                    sizes: Sequence | None = None, passed: dict | list | None = None,
-                   skip: frozenset = frozenset()) -> np.ndarray | None:
+                   skip: frozenset = frozenset(),
+                   frames: list[dict] | None = None) -> np.ndarray | None:
     """Each sample's colour operations as the kernel reads them, (n, k * WORDS) float32 (k
     the most a sample has, at least 1; a shorter list ends with code 0), or None for a pipeline
     without colour transforms. A pipeline with them gives every call a program, even one
@@ -1106,8 +1107,10 @@ def colour_program(pipe: Transform, plist: list[dict], channels: int, dtype: Any
     transforms whose operations read the call (HistogramMatching's references,
     OverlayElements' elements); the steps ``skip`` names (by id) give none. A transform may put values
     in the call's colour table (:func:`table_offset`: FDA's reference spectra): the program
-    then carries it (engine.core.ColourProgram)."""
-    if not contains(pipe, ColourTransform):
+    then carries it (engine.core.ColourProgram). ``frames``: per sample, the frame operations
+    of its applied steps by position (:meth:`~warpkit.augment._frames.Frames.image_ops`), in
+    their steps' places."""
+    if not contains(pipe, ColourTransform) and not (frames and any(frames)):
         return None
     peak = colour_peak(dtype)
     memo: dict = {}
@@ -1129,7 +1132,8 @@ def colour_program(pipe: Transform, plist: list[dict], channels: int, dtype: Any
                     together.setdefault(id(t), (t, []))[1].append((q, sizes[k]))
         for t, items in together.values():
             t.prepare_call(items, memo)
-    blocks = [[ops(t, q, k) for t, q in sample] for k, sample in enumerate(steps)]
+    blocks = [[frames[k][i] if frames and i in frames[k] else ops(t, q, k)
+               for i, (t, q) in enumerate(sample)] for k, sample in enumerate(steps)]
     k = max(1, max(sum(len(b) for b in sample) for sample in blocks))
     out = np.zeros((len(plist), k * WORDS), np.float32)
     for i, sample in enumerate(blocks):

@@ -28,6 +28,7 @@ from ._base import (INTERPOLATION_CODES, Resampling, Transform, check_box_method
                     transform_list)
 from ._colour import IdentityStep
 from ._convert import check_conversions
+from ._frames import check_each_step_edges
 from ._overlay import check_overlays
 from ._executor import apply
 from ._host import check_host_steps, host_positions, is_host, moves_pixels
@@ -233,6 +234,15 @@ class Compose(Resampling, Transform):
             does not commute with it (a blur, noise, CLAHE: :attr:`Transform.commutes`), so
             each step sees the image as the steps before it left it: ``pass_starts`` lists
             where. ``from_albumentations`` sets it where a recipe needs it.
+        edges: ``"output"`` (default): the steps' maps make one map, which reads the source
+            wherever the output lands in it (a crop then a turn shows what the crop cut away),
+            and a constant border goes through every colour step; ``"each_step"``: with a
+            constant border, what a step cuts away or fills stays so for the steps after it,
+            as applying them one after the other does (albumentations, torchvision): the
+            border a step adds goes through the colour steps after it only, masks take their
+            fill there, keypoints there become invisible and boxes keep their part inside.
+            Still one resampling (:mod:`warpkit.augment._frames`); pipelines whose maps are
+            matrices (no ElasticTransform, no Mosaic). ``from_albumentations`` sets it.
         mask_layout: ``"HWC"`` (default) or ``"CHW"``: a mask with channels, (H, W, C), comes
             back as (C, H, W) (a batch's (B, H, W, C) as (B, C, H, W)), a view of the result
             with no copy; (H, W) masks stay (H, W). albumentations'
@@ -293,7 +303,7 @@ class Compose(Resampling, Transform):
                  mask_interpolation: str | int | None = None, strict: bool = False,
                  is_check_shapes: bool = True, seed: int | None = None,
                  save_applied_params: bool = False, mask_layout: str = "HWC",
-                 passes: str = "one") -> None:
+                 passes: str = "one", edges: str = "output") -> None:
         super().__init__(p)
         if seed is not None:
             raise ValueError("Compose(seed=...) is not kept: warpkit draws from the (seed, epoch, "
@@ -312,6 +322,12 @@ class Compose(Resampling, Transform):
                              f"change, or geometry follows a blur, noise, ...), got "
                              f"{passes!r}")
         self.passes = passes
+        if edges not in ("output", "each_step"):
+            raise ValueError(f"edges must be 'output' (one map reads the source wherever the "
+                             f"output lands in it) or 'each_step' (what a step cuts away or "
+                             f"fills stays so for the steps after it, as applying them one "
+                             f"after the other does), got {edges!r}")
+        self.edges = edges
         self.explicit_settings = {k: v for k, v in given.items() if v is not None}
         if passes == "one":
             chosen = pipeline_settings(self.transforms, self.explicit_settings,
@@ -366,6 +382,8 @@ class Compose(Resampling, Transform):
         check_conversions(self)
         check_overlays(self)
         check_host_steps(self.transforms)
+        if edges == "each_step":
+            check_each_step_edges(self)
         cuts = [0, *self.pass_starts, len(self.transforms)]  # (each pass moves its boxes)
         methods = [check_box_method(self.transforms[a:b]) for a, b in zip(cuts, cuts[1:])]
         self.box_method = methods[0]
@@ -429,7 +447,8 @@ class Compose(Resampling, Transform):
                 "output_dtype": self.output_dtype, "mean": plain(self.mean),
                 "std": plain(self.std), "layout": self.layout,
                 **({"mask_layout": "CHW"} if self.mask_layout == "CHW" else {}),
-                **({"passes": self.passes} if self.passes != "one" else {})}
+                **({"passes": self.passes} if self.passes != "one" else {}),
+                **({"edges": self.edges} if self.edges != "output" else {})}
 
     def call_keys(self) -> tuple[str, ...]:
         """The names a call takes as targets: the built-in ones, the label fields and the

@@ -16,11 +16,12 @@ import numpy as np
 
 from .._images import MAX_CHANNELS
 from .._memory import HOST_POOL, is_device_array
-from .._options import PADDINGS, Sampling
+from .._options import INTERPOLATIONS, PADDINGS, Sampling
 from ..engine import PLAIN, Coords, ModelInput, warp_batch, warp_by, warp_by_coords, warp_each
 from ..engine.chain import chain_coords, fields_of, prepare_stages, projective_part
 from ..engine.core import _result_array
 from ..engine.inputs import stack
+from ..engine.output import fills as fills_of
 from ..engine.stages import Tiles
 from ._base import contains, keeps_axes, passed_keys, shared_keys
 from ._epochs import note_draws
@@ -30,6 +31,7 @@ from ._colour import colour_program
 from ._convert import convert_results, expand_inputs
 from ._overlay import (OverlayElements, has_mask_ids, overlay_mask_ids, paste_sources,
                        source_overlays)
+from ._frames import frame_plan
 from ._dropout import _Dropout, has_dropout, hole_mask, in_holes, output_holes
 from ._lanes import draw_samples
 from ._streams import sample_streams
@@ -599,6 +601,19 @@ def _apply(pipe, t: Targets, *, seed, index, epoch, params, queue, into=None,
         for m in t.masks.values():
             for item in ([m] if kind != "list" else m):
                 _check_mask_fill(pipe.mask_fill, _dtype_of(item))
+    # edges="each_step": the frames that the steps cut (their fills in the colour operations;
+    # the images then read with their edge repeated, the source's frame one of them)
+    frames = frame_plan(pipe, plist, sizes, outs, sampling.mode == INTERPOLATIONS["nearest"],
+                        bool(t.images), bool(t.masks or groups or boxes or klists)) \
+        if pipe.edges == "each_step" and constant and fielded is None and mosaic is None \
+        else None
+    if frames is not None and (t.masks or groups) and any(g is not None for g in frames.gone):
+        _host_masks(t.masks, groups, kind, set(), "edges='each_step''s fill_mask")
+    boxes_steps = None if frames is None else frames.steps  # (boxes: one step at a time)
+    if frames is not None and not frames.cut:
+        frames = None
+    image_sampling = sampling._replace(padding="border") if frames is not None and frames.clamp \
+        else sampling
     out: dict[str, Any] = {}
     model = ModelInput(pipe.output_dtype, pipe.mean, pipe.std, pipe.layout)
     chains = None if mosaic is None else \
@@ -625,9 +640,11 @@ def _apply(pipe, t: Targets, *, seed, index, epoch, params, queue, into=None,
                 holes = _holes(pipe, plist, outs, t.masks, groups, kind)
         for name, x in t.images.items():
             channels, dtype = _channels_dtype(x, kind)
-            colour = colour_program(pipe, plist, channels, dtype, outs, given, skip=sources)
-            opts = _Opts(sampling, model, queue, into if name == "image" else None, colour,
-                         pending)
+            colour = colour_program(pipe, plist, channels, dtype, outs, given, skip=sources,
+                                    frames=None if frames is None else frames.image_ops(
+                                        fills_of(sampling.fill, channels, dtype)))
+            opts = _Opts(image_sampling, model, queue, into if name == "image" else None,
+                         colour, pending)
             out[name] = _warp_all(x, kind, mats, outs, opts, chains=fielded) \
                 if mosaic is None else mosaic.warp(name, x, chains, outs, opts)
         if not readers:
@@ -643,9 +660,16 @@ def _apply(pipe, t: Targets, *, seed, index, epoch, params, queue, into=None,
         hole_masks = None if holes is None or not boxes else \
             [hole_mask(np.concatenate([r for r, _ in h]), o) if h else None
              for h, o in zip(holes, outs)]  # (the boxes' visible parts: only for boxes)
+        if frames is not None and boxes:  # (what the frames cut away is lost as a hole is)
+            hole_masks = [g if h is None else h if g is None else h | g
+                          for h, g in zip(hole_masks or [None] * n, frames.gone)]
+        kobjects = objects  # (keypoints on what the frames cut away become invisible)
+        if frames is not None and klists:
+            kobjects = [[*(o or ()), *([] if g is None else [g])]
+                        for o, g in zip(objects or [None] * n, frames.gone)]
         for name, (rows, fields, extra) in boxes.items():
             moved = move_boxes(pipe, rows, fields, mats, sizes, outs, fielded, hole_masks,
-                               drops, morphs, objects)
+                               drops, morphs, objects, boxes_steps)
             kept = [b if not extra else np.concatenate([b, f.pop(_EXTRA)], 1)
                     for b, f in moved]
             out[name] = kept[0] if single else kept
@@ -656,13 +680,16 @@ def _apply(pipe, t: Targets, *, seed, index, epoch, params, queue, into=None,
         for name, klist in klists.items():
             _move_keypoints(pipe, out, name, klist,
                             kfields if name == "keypoints" else [None] * n, mats, outs,
-                            fielded, holes, single, objects)
+                            fielded, holes, single, kobjects)
     finally:  # (also when something raised: the kernels may still read the call's arrays)
         for wait in pending or ():
             wait()
     for name in (*t.images, *t.masks):
         if callable(out[name]):
             out[name] = out[name]()
+    if frames is not None and (t.masks or groups):  # (first: the steps' edits come after)
+        _each_mask(out, kind, [None if g is None else (g, pipe.mask_fill) for g in frames.gone],
+                   [*t.masks, *groups], _fill_lost)
     if (t.masks or groups) and not (holes is None and drops is None and morphs is None
                                     and not readers and not overlays):
         _each_mask(out, kind, [_mask_edits(pipe, p, o, given=g, sources=sources)
@@ -1070,6 +1097,13 @@ def _paste_ids(m: np.ndarray, elements: list) -> None:
     for x, y, selected, mask_id in elements:
         h, w = selected.shape
         m[y:y + h, x:x + w][selected] = mask_id
+
+
+def _fill_lost(m: np.ndarray, lost: tuple[np.ndarray, float]) -> None:
+    """The pixels a frame cut away (an (H, W) bool map) filled with the mask's fill (in
+    place; every channel)."""
+    gone, value = lost
+    m[gone] = value
 
 
 def _fill_objects(m: np.ndarray, holes: list, value: float) -> None:

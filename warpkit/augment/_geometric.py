@@ -516,6 +516,8 @@ class Transpose(Transform):
     """albumentations' Transpose (``p=0.5``): rows become columns (pixel (x, y) goes to
     (y, x)); the output is H wide and W high."""
 
+    keeps_frame = True
+
     keeps_axes = True
 
     def __init__(self, p: float = 0.5) -> None:
@@ -530,6 +532,8 @@ class D4(Transform):
     ``e`` (none), ``r90``, ``r180``, ``r270`` (turns counter-clockwise, as ``np.rot90``),
     ``v``, ``h`` (flips), ``t`` (transpose), ``hvt`` (the transpose about the other
     diagonal)."""
+
+    keeps_frame = True
 
     keeps_axes = True
 

@@ -168,7 +168,7 @@ def box_rows(boxes: Any, what: str = "boxes") -> np.ndarray:
 
 
 def move_boxes(pipe, blist, llist, mats, sizes, outs, chains=None, holes=None,
-               drops=None, morphs=None, objects=None) -> list:
+               drops=None, morphs=None, objects=None, steps=None) -> list:
     """[(kept boxes, kept labels)] per sample, of :func:`box_rows` (``blist``) and their labels,
     one per box (both checked by the caller): every sample's boxes mapped in one call (its own
     matrix each), clipped to its output, and dropped below min_visibility / min_area. Through
@@ -182,15 +182,21 @@ def move_boxes(pipe, blist, llist, mats, sizes, outs, chains=None, holes=None,
     per sample, its Morphological steps (:func:`~warpkit.augment._morph.morph_boxes`: before
     the holes are measured). ``objects``: per sample, its MaskDropout steps' maps of removed
     pixels ((H, W) bool): after each, a box goes where too few of its pixels are left, as
-    ``drops`` count them."""
+    ``drops`` count them. ``steps``: per sample, its steps' (map, output size) in order
+    (Compose's edges="each_step"): a box moves one step at a time, the box around it clipped
+    to each step's output, as albumentations moves boxes (its visibility against the box
+    moved by the whole map)."""
     arrays = blist
     counts = [len(a) for a in arrays]
     if not sum(counts):
         return list(zip(arrays, llist))
     which = np.repeat(np.arange(len(arrays)), counts)
     xyxy = np.concatenate([to_xyxy(a, pipe.box_format, s) for a, s in zip(arrays, sizes)])
-    mapped, clipped, area, inside = map_boxes(mats, xyxy, which, outs, chains,
-                                              getattr(pipe, "box_method", "largest_box"))
+    method = getattr(pipe, "box_method", "largest_box")
+    mapped, clipped, area, inside = map_boxes(mats, xyxy, which, outs, chains, method)
+    if steps is not None:
+        clipped = _box_steps(xyxy, which, sizes, steps, method)
+        inside = np.prod(np.maximum(clipped[:, 2:] - clipped[:, :2], 0), axis=1)
     for k, steps in enumerate(morphs or ()):
         rows = np.flatnonzero(which == k)
         if steps and len(rows):
@@ -241,6 +247,20 @@ def _enough(pipe, left: np.ndarray, xyxy: np.ndarray) -> np.ndarray:
     output (``xyxy``)."""
     sides = np.maximum(xyxy[:, 2:] - xyxy[:, :2], 0)
     return (left >= pipe.min_area) & (left >= pipe.min_visibility * sides.prod(1))
+
+
+def _box_steps(xyxy: np.ndarray, which: np.ndarray, sizes: list, steps: list,
+               method: str) -> np.ndarray:
+    """Boxes (K, 4) of the samples ``which`` (inputs of ``sizes``) moved through each sample's
+    ``steps`` ((map, output size) in order) one at a time: the box around each moved box,
+    clipped to that step's output."""
+    cur = np.asarray(xyxy, np.float64)
+    out = [tuple(s) for s in sizes]
+    for j in range(max((len(s) for s in steps), default=0)):
+        mats = np.stack([s[j][0] if j < len(s) else np.eye(3) for s in steps])
+        out = [s[j][1] if j < len(s) else o for s, o in zip(steps, out)]
+        _, cur, _, _ = map_boxes(mats, cur, which, out, None, method)
+    return cur
 
 
 def map_boxes(mats: np.ndarray, xyxy: np.ndarray, which: np.ndarray, outs: list,

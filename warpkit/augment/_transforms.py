@@ -24,6 +24,8 @@ __all__ = ["CenterCrop", "Crop", "Pad", "RandomCrop", "RandomCropFromBorders",
 class RandomHorizontalFlip(Transform):
     """Mirror left-right with probability ``p`` (pixel x goes to W - 1 - x)."""
 
+    keeps_frame = True
+
     keeps_axes = True
 
     def __init__(self, p: float = 0.5) -> None:
@@ -42,6 +44,8 @@ class RandomHorizontalFlip(Transform):
 
 class RandomVerticalFlip(Transform):
     """Mirror top-bottom with probability ``p``."""
+
+    keeps_frame = True
 
     keeps_axes = True
 
@@ -62,6 +66,8 @@ class RandomVerticalFlip(Transform):
 class RandomRotate90(Transform):
     """Turn by k quarter turns counter-clockwise, k drawn from {0, 1, 2, 3} (or ``turns``);
     odd k swap the width and height."""
+
+    keeps_frame = True
 
     keeps_axes = True
 

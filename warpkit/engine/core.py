@@ -305,7 +305,7 @@ def colour_peak(dtype: Any) -> float:
  COL_PIXDROP, COL_SHOT, COL_PCA, COL_UNSHARP, COL_ZOOM, COL_SNOW, COL_CHROMA,
  COL_LIGHT, COL_GRAVEL, COL_POLY, COL_MORPH, COL_FLARE, COL_FOG, COL_RAIN, COL_GLASS,
  COL_PLASMA, COL_PLASMA_MEAN, COL_SNOW_TEX, COL_HESTAIN, COL_FDA, COL_FLARE_PB,
- COL_PASTE, COL_SPATTER) = range(1, 52)
+ COL_PASTE, COL_SPATTER, COL_FRAME) = range(1, 53)
 
 #: the colour operations of the warp's and the passes' lists that read the call's colour table
 #: (engine puts it in the list's buffer: :func:`table_places`)
@@ -361,7 +361,7 @@ COLOUR_WHOLE = (*COLOUR_MEAN, COL_BLUR, COL_UNSHARP, COL_MOTION, COL_MEDIAN, COL
 
 #: the group of each colour operation's code in a build (kernels_cl/colour.h's WK_COLG_*: the
 #: larger operations, each compiled only into the builds whose group mask has it); 0: always there
-_COLOUR_GROUP = np.zeros(COL_SPATTER + 1, np.int64)
+_COLOUR_GROUP = np.zeros(COL_FRAME + 1, np.int64)
 _COLOUR_GROUP[[COL_GAMMA, COL_HUE, COL_HSV, COL_NOISE, COL_SALT, COL_PIXDROP, COL_SHOT, COL_HOLE,
                COL_HOLES, COL_POSTERIZE, COL_MATRIX, COL_CURVE, COL_ISO, COL_SNOW, COL_LIGHT,
                COL_GRAVEL, COL_POLY, COL_FLARE, COL_FOG, COL_RAIN]] = [1, 2, 2, 4, 4, 4, 4, 8, 8,
@@ -373,6 +373,7 @@ _COLOUR_GROUP[COL_SNOW_TEX] = COLG_SNOW
 _COLOUR_GROUP[COL_FLARE_PB] = COLG_FLARE_PB
 _COLOUR_GROUP[COL_PASTE] = 131072  # (WK_COLG_PASTE)
 _COLOUR_GROUP[COL_SPATTER] = 262144  # (WK_COLG_SPATTER)
+_COLOUR_GROUP[COL_FRAME] = _COLOUR_GROUP[COL_HOLE]  # (WK_COLG_HOLE)
 _COLOUR_GROUP[COL_HESTAIN] = _COLOUR_GROUP[COL_MATRIX]  # (the tone group: ToSepia's matrix)
 #: the median's 5x5 and 7x7 networks (WK_COLG_MED5, WK_COLG_MED7): in the builds whose items
 #: draw those sizes (without them, the same medians by the search)
@@ -425,7 +426,7 @@ def colour_groups(passes: list[np.ndarray]) -> tuple[int, ...]:
     for k, p in enumerate(passes):
         ops = p.reshape(p.shape[0], -1, COLOUR_WORDS)
         codes = ops[:, :, 0].astype(np.int64)
-        groups = _COLOUR_GROUP[np.clip(codes, 0, COL_SPATTER)]
+        groups = _COLOUR_GROUP[np.clip(codes, 0, COL_FRAME)]
         median = codes == COL_MEDIAN  # its 5x5 and 7x7 networks: groups of their own
         groups[median] |= np.select([ops[:, :, 1][median] == 5, ops[:, :, 1][median] == 7],
                                     [_MEDIAN_NET5, _MEDIAN_NET7], 0)
@@ -1169,10 +1170,10 @@ def _check_filters(ops: np.ndarray) -> None:
     whole tap count, and their values inside the COL_DATA operations that follow (the kernel
     reads that many words past the operation); a median's odd size up to MAX_MEDIAN_SIZE."""
     codes = np.ascontiguousarray(ops[:, :, 0])  # (compared with many codes: one copy)
-    # which codes the lists hold (whole codes 0 .. COL_SPATTER; others count as -1): a code
+    # which codes the lists hold (whole codes 0 .. COL_FRAME; others count as -1): a code
     # none holds is not looked for (a list of an element's pixels is long)
-    whole = np.where(np.isfinite(codes), codes, -1).clip(-1, COL_SPATTER + 1).astype(np.int64)
-    present = np.bincount(whole.ravel() + 1, minlength=COL_SPATTER + 3)[1:] > 0
+    whole = np.where(np.isfinite(codes), codes, -1).clip(-1, COL_FRAME + 1).astype(np.int64)
+    present = np.bincount(whole.ravel() + 1, minlength=COL_FRAME + 3)[1:] > 0
 
     def at(code: int) -> tuple[np.ndarray, np.ndarray]:
         return np.nonzero(codes == code) if present[code] else (np.zeros(0, int),) * 2
@@ -1182,6 +1183,13 @@ def _check_filters(ops: np.ndarray) -> None:
         if not (size.is_integer() and size % 2 == 1 and 1 <= size <= MAX_MEDIAN_SIZE):
             raise ValueError(f"colour[{i}]'s operation {j}: COL_MEDIAN's size must be an odd "
                              f"whole number in [1, {MAX_MEDIAN_SIZE}], got {size:g}")
+    for i, j in zip(*at(COL_FRAME)):
+        w, h = float(ops[i, j, 9]), float(ops[i, j, 10])
+        if not (j + 1 < k and codes[i, j + 1] == COL_DATA and w >= 1 and h >= 1
+                and np.isfinite(ops[i, j, 1:9]).all()):
+            raise ValueError(f"colour[{i}]'s operation {j}: COL_FRAME needs a finite map, a "
+                             f"frame of at least 1 x 1 pixels and its fill in a COL_DATA "
+                             f"operation after it, got {ops[i, j, 1:12].tolist()}")
     for i, j in zip(*at(COL_DOWNSCALE)):
         scale = joined(ops[i, j, 1:4])
         if not 0 < scale <= 1:

@@ -1,0 +1,212 @@
+"""Each step's frame in one pass: ``Compose(edges="each_step")``.
+
+A pipeline multiplies its steps' maps and reads the source once, so where one step leaves its
+input (a crop, then a turn that brings the crop's outside into view; a turn, then another) it
+reads the source on, and a constant border is added at the end, after every colour step.
+albumentations and torchvision apply the steps one after the other: what a step cut away is
+gone for the steps after it (they see the border there), and the border a step adds goes
+through the colour steps after it, not those before it.
+
+With ``edges="each_step"`` the pass keeps one resampling and gives the steps' result: for each
+step that can read outside its input and fill there (the warps and the pads, with a constant
+border; not the resizes, which repeat their edge as ``cv2.resize`` does), the output pixels
+whose place in that step's input lies outside it take the fill, in the step's place among the
+colour operations (``kernels_cl/colour.h``'s ``WK_COL_FRAME``: the weight of the taps inside
+the frame, as OpenCV's bilinear border blends it). The image is then read with its edge
+repeated, the source's own frame being one of those operations. Masks take their fill_mask where
+a pixel's nearest place is outside, keypoints there become invisible, and boxes keep the part of
+them inside every frame (as dropout holes count).
+
+Conventions: a frame's place ``q`` comes from the output pixel's centre through the inverse of
+the product of the maps from that step to the output; pixel centres are at integers, an image of
+``W`` pixels spans ``[-0.5, W - 0.5)``.
+"""
+
+from __future__ import annotations
+
+from typing import Any, NamedTuple
+
+import numpy as np
+
+from ..engine.core import COL_DATA, COL_FRAME, COLOUR_WORDS as WORDS
+from ._colour import IdentityStep
+
+__all__ = ["Frames", "frame_plan", "fills_outside"]
+
+
+def fills_outside(t: Any) -> bool:
+    """Whether a step's map can read outside its input and fill there with the border (the
+    warps, the pads, the crops that pad): not a colour step, not a resize (cv2.resize repeats
+    its input's edge; CropAndPad pads before it resizes), not a flip or a turn by quarters
+    (:attr:`~warpkit.augment._base.Transform.keeps_frame`)."""
+    if isinstance(t, IdentityStep) or t.keeps_frame:
+        return False
+    return not getattr(t, "resizes", False) or type(t).__name__ == "CropAndPad"
+
+
+class Frames(NamedTuple):
+    """A call's frames: per sample, the image's frame operations by the position of their step
+    among the sample's applied steps ((2, COLOUR_WORDS) rows: WK_COL_FRAME and its fill), and
+    the output pixels that masks, keypoints and boxes lose to frames after the source's (one
+    (H, W) bool map a sample, None where none is lost), and whether the images are read with
+    their edge repeated (the source's frame then among the operations); and each sample's
+    steps that move pixels, (map, output size) in order, through which boxes move one step at
+    a time (each step's box around the moved box, clipped to that step's output, as
+    albumentations moves them)."""
+
+    ops: list[dict[int, np.ndarray]]
+    gone: list[np.ndarray | None]
+    clamp: bool
+    steps: list[list[tuple[np.ndarray, tuple[int, int]]]]
+
+    @property
+    def cut(self) -> bool:
+        """Whether a frame cuts the output of some sample (else only the boxes' steps)."""
+        return self.clamp or any(self.ops) or any(g is not None for g in self.gone)
+
+    def image_ops(self, fill: list[float]) -> list[dict[int, np.ndarray]]:
+        """:attr:`ops` with an image's fill (one value per channel, in its units)."""
+        out = []
+        for own in self.ops:
+            done = {}
+            for i, rows in own.items():
+                rows = rows.copy()
+                rows[1, 1:1 + len(fill)] = fill
+                done[i] = rows
+            out.append(done)
+        return out
+
+
+def _corners(wo: int, ho: int) -> np.ndarray:
+    """The output's corner pixel centres, homogeneous (3, 4)."""
+    return np.array([[0, wo - 1, 0, wo - 1], [0, 0, ho - 1, ho - 1], [1, 1, 1, 1]], np.float64)
+
+
+def _covered(p: np.ndarray, size: tuple[int, int], out: tuple[int, int], nearest: bool) -> bool:
+    """Whether every output pixel's place through ``p`` (output -> the frame's image) reads
+    only inside an image of ``size`` (w, h): the corners' places decide (the output's centres
+    are their convex hull, which an affine or a perspective map in front of its horizon keeps)."""
+    q = p @ _corners(*out)
+    if (q[2] <= 0).any():
+        return False
+    x, y = q[0] / q[2], q[1] / q[2]
+    w, h = size
+    if nearest:
+        return bool((x >= -0.5).all() and (x < w - 0.5).all() and (y >= -0.5).all()
+                    and (y < h - 0.5).all())
+    return bool((x >= 0).all() and (x <= w - 1).all() and (y >= 0).all() and (y <= h - 1).all())
+
+
+def _gone(p: np.ndarray, size: tuple[int, int], out: tuple[int, int]) -> np.ndarray:
+    """The output pixels (an (H, W) bool map) whose nearest place through ``p`` lies outside an
+    image of ``size``."""
+    wo, ho = out
+    x = np.arange(wo, dtype=np.float64)[None, :]
+    y = np.arange(ho, dtype=np.float64)[:, None]
+    den = p[2, 0] * x + p[2, 1] * y + p[2, 2]
+    qx = (p[0, 0] * x + p[0, 1] * y + p[0, 2]) / den
+    qy = (p[1, 0] * x + p[1, 1] * y + p[1, 2]) / den
+    w, h = size
+    return ~((qx >= -0.5) & (qx < w - 0.5) & (qy >= -0.5) & (qy < h - 0.5) & (den > 0))
+
+
+def _op_rows(p: np.ndarray, size: tuple[int, int], nearest: bool) -> np.ndarray:
+    """WK_COL_FRAME's two rows for the map ``p`` (output -> the frame's image, scaled so that
+    its last entry is 1) and a frame of ``size`` (the fill 0: :meth:`Frames.image_ops`)."""
+    p = p / p[2, 2]
+    rows = np.zeros((2, WORDS), np.float32)
+    rows[0, :12] = [COL_FRAME, *p[0], *p[1], p[2, 0], p[2, 1], size[0], size[1], float(nearest)]
+    rows[1, 0] = COL_DATA
+    return rows
+
+
+def frame_plan(pipe: Any, plist: list[dict], sizes: list[tuple[int, int]],
+               outs: list[tuple[int, int]], nearest: bool, images: bool,
+               targets: bool) -> Frames:
+    """Each sample's frames (:class:`Frames`) for the pipeline's applied steps (their maps
+    must be matrices). ``sizes``, ``outs``:
+    each sample's input and output (w, h); ``nearest``: the image's interpolation is nearest;
+    ``images``: the call has images (their operations are made for them); ``targets``: the
+    call has masks, keypoints or boxes (the maps of lost pixels are made for them).
+
+    The source's frame (the input of the first step that moves pixels, through the flips and
+    quarter turns before it) is the warp's own constant border, as it is today, unless a colour
+    step comes before that step or that step is a resize (cv2.resize repeats the edge): then
+    the call's images are read with their edge repeated (``clamp``) and the source's frame is
+    an operation too, for every sample."""
+    plans = []  # per sample: [(position, map output -> input, input size, source)], clamp
+    clamp = False
+    moves = []
+    for params, size, out in zip(plist, sizes, outs):
+        steps = []  # (position, map, input size, fills outside, the source's frame)
+        colour, moved = False, False
+        for i, (t, q) in enumerate(pipe.applied_steps(params)):
+            if isinstance(t, IdentityStep):
+                colour = colour or not moved
+                continue
+            m, after = t.map(q, size)
+            if not t.keeps_frame:
+                source = not moved
+                if source and (colour or not fills_outside(t)):
+                    clamp = True  # (decided for the call: one sampling for its images)
+                steps.append((i, np.asarray(m, np.float64), size, fills_outside(t), source))
+                moved = True
+            else:
+                steps.append((i, np.asarray(m, np.float64), size, False, False))
+            size = after
+        moves.append([(m, after_size) for (_, m, _, _, _), after_size in
+                      zip(steps, [s for _, _, s, _, _ in steps[1:]] + [size])])
+        suffix = np.eye(3)
+        frames = []
+        for i, m, before, fills, source in reversed(steps):
+            suffix = suffix @ m
+            if fills:
+                frames.append((i, np.linalg.inv(suffix), before, source))
+        plans.append((frames, out))
+    ops: list[dict[int, np.ndarray]] = []
+    gone: list[np.ndarray | None] = []
+    for frames, out in plans:
+        own: dict[int, np.ndarray] = {}
+        lost = None
+        for i, p, before, source in frames:
+            if images and (clamp or not source) and not _covered(p, before, out, nearest):
+                own[i] = _op_rows(p, before, nearest)
+            if targets and not source and not _covered(p, before, out, True):
+                cut = _gone(p, before, out)
+                lost = cut if lost is None else lost | cut
+        ops.append(own)
+        gone.append(lost)
+    return Frames(ops, gone, clamp, moves)
+
+
+def check_each_step_edges(pipe: Any) -> None:
+    """Refuse ``edges="each_step"`` for a pipeline whose steps it cannot follow: a non-linear
+    step (its field is no matrix) or a Mosaic (whose cells are frames of their own)."""
+    from ._base import all_steps
+    from ._mosaic import Mosaic
+    from ._nonlinear import FieldTransform
+
+    for t in all_steps(pipe):
+        if isinstance(t, (FieldTransform, Mosaic)):
+            raise ValueError(f"edges='each_step' follows the frames of steps whose maps are "
+                             f"matrices; {type(t).__name__} is not one: use edges='output' "
+                             f"(or passes='as_needed' with the steps in passes of their own)")
+
+
+def edges_needed(transforms: list) -> str:
+    """``"each_step"`` where applying ``transforms`` one after the other differs from one map
+    at the edges (a step that fills outside its input after a colour step or after geometry
+    other than flips and quarter turns) and :func:`check_each_step_edges` allows it, else
+    ``"output"`` (the same result): what ``from_albumentations`` gives its pipeline."""
+    from ._base import all_steps, leaves
+    from ._mosaic import Mosaic
+    from ._nonlinear import FieldTransform
+
+    if any(isinstance(s, (FieldTransform, Mosaic)) for t in transforms for s in all_steps(t)):
+        return "output"
+    before = False  # (a colour step or geometry that moves the frame came before)
+    for s in (s for t in transforms for s in leaves(t)):
+        if before and fills_outside(s):
+            return "each_step"
+        before = before or not s.keeps_frame
+    return "output"
