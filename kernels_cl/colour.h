@@ -947,8 +947,13 @@ inline __attribute__((always_inline)) void wk_hole_fill8(float8 *v, int C, float
 inline __attribute__((always_inline)) void wk_frame8(float8 *v, int C, __global const float *op,
                                                       __global const float *fills, int2 at) {
     const float8 x = (float8)(0, 1, 2, 3, 4, 5, 6, 7) + (float)at.x, y = (float8)((float)at.y);
-    const float8 w = op[7] * x + op[8] * y + 1.0f;
-    const float8 qx = (op[1] * x + op[2] * y + op[3]) / w, qy = (op[4] * x + op[5] * y + op[6]) / w;
+    float8 qx = op[1] * x + op[2] * y + op[3], qy = op[4] * x + op[5] * y + op[6];
+    float8 w = (float8)1.0f;
+    if (op[7] != 0.0f || op[8] != 0.0f) { /* a perspective map (an affine one divides by 1) */
+        w = op[7] * x + op[8] * y + 1.0f;
+        qx /= w;
+        qy /= w;
+    }
     const float W = op[9], H = op[10];
     float8 in;
     if (op[11] != 0.0f) {

@@ -92,7 +92,7 @@ def warp_with_rows(img: np.ndarray, rows: list, queue) -> np.ndarray:
     return warp_by(img, np.eye(3), (w, h), queue=queue, colour=colour)
 
 
-def check_small_cases(img: np.ndarray, geo, cases: list, queue) -> None:
+def check_small_cases(img: np.ndarray, geo, cases: list, queue, **compose) -> None:
     """Each of ``cases`` (a list of colour steps) after ``geo`` (a geometric step giving a
     21 x 13 output), on ``img`` (uint8) and on it as float32, one of them linear and the other
     cubic (the 8-wide kernel and the one-pixel kernel), the pairing alternating from case to
@@ -102,7 +102,8 @@ def check_small_cases(img: np.ndarray, geo, cases: list, queue) -> None:
 
     Each case meets both dtypes and both kernels, and two cases or more meet every pairing of
     them: every (case, dtype, kernel) would be twice the builds, and each is a compile of its
-    own on every device CI runs (a minute and a half of PoCL's in test_blur alone)."""
+    own on every device CI runs (a minute and a half of PoCL's in test_blur alone).
+    ``compose``: the pipelines' other arguments (``edges``)."""
     from conftest import reference_queue
     from warpkit import augment as W
 
@@ -114,9 +115,10 @@ def check_small_cases(img: np.ndarray, geo, cases: list, queue) -> None:
                                   ("float32", ("cubic", "linear")[k % 2])):
             im = images[dt]
             if (dt, interpolation) not in bases:
-                bases[dt, interpolation] = W.Compose([geo], interpolation=interpolation)(
-                    image=im, seed=3, queue=queue)["image"]
-            pipe = W.Compose([geo, *steps], interpolation=interpolation)
+                bases[dt, interpolation] = W.Compose([geo], interpolation=interpolation,
+                                                     **compose)(image=im, seed=3,
+                                                                queue=queue)["image"]
+            pipe = W.Compose([geo, *steps], interpolation=interpolation, **compose)
             out = pipe(image=im, seed=3, queue=queue)["image"]
             ref = pipe(image=im, seed=3, queue=reference_queue())["image"]
             tol = 1 if im.dtype == np.uint8 else 1e-5

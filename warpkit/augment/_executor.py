@@ -604,16 +604,13 @@ def _apply(pipe, t: Targets, *, seed, index, epoch, params, queue, into=None,
     # edges="each_step": the frames that the steps cut (their fills in the colour operations;
     # the images then read with their edge repeated, the source's frame one of them)
     frames = frame_plan(pipe, plist, sizes, outs, sampling.mode == INTERPOLATIONS["nearest"],
-                        bool(t.images), bool(t.masks or groups or boxes or klists)) \
+                        bool(t.images), bool(t.masks or groups or klists)) \
         if pipe.edges == "each_step" and constant and fielded is None and mosaic is None \
         else None
-    if frames is not None and (t.masks or groups) and any(g is not None for g in frames.gone):
+    if frames is not None and (t.masks or groups) and any(frames.cuts):
         _host_masks(t.masks, groups, kind, set(), "edges='each_step''s fill_mask")
-    boxes_steps = None if frames is None else frames.steps  # (boxes: one step at a time)
-    if frames is not None and not frames.cut:
-        frames = None
-    image_sampling = sampling._replace(padding="border") if frames is not None and frames.clamp \
-        else sampling
+    # (the images read with their edge repeated: the source's frame is an operation too)
+    image_sampling = sampling if frames is None else sampling._replace(padding="border")
     out: dict[str, Any] = {}
     model = ModelInput(pipe.output_dtype, pipe.mean, pipe.std, pipe.layout)
     chains = None if mosaic is None else \
@@ -660,16 +657,10 @@ def _apply(pipe, t: Targets, *, seed, index, epoch, params, queue, into=None,
         hole_masks = None if holes is None or not boxes else \
             [hole_mask(np.concatenate([r for r, _ in h]), o) if h else None
              for h, o in zip(holes, outs)]  # (the boxes' visible parts: only for boxes)
-        if frames is not None and boxes:  # (what the frames cut away is lost as a hole is)
-            hole_masks = [g if h is None else h if g is None else h | g
-                          for h, g in zip(hole_masks or [None] * n, frames.gone)]
-        kobjects = objects  # (keypoints on what the frames cut away become invisible)
-        if frames is not None and klists:
-            kobjects = [[*(o or ()), *([] if g is None else [g])]
-                        for o, g in zip(objects or [None] * n, frames.gone)]
         for name, (rows, fields, extra) in boxes.items():
             moved = move_boxes(pipe, rows, fields, mats, sizes, outs, fielded, hole_masks,
-                               drops, morphs, objects, boxes_steps)
+                               drops, morphs, objects,
+                               None if frames is None else frames.steps)
             kept = [b if not extra else np.concatenate([b, f.pop(_EXTRA)], 1)
                     for b, f in moved]
             out[name] = kept[0] if single else kept
@@ -680,16 +671,17 @@ def _apply(pipe, t: Targets, *, seed, index, epoch, params, queue, into=None,
         for name, klist in klists.items():
             _move_keypoints(pipe, out, name, klist,
                             kfields if name == "keypoints" else [None] * n, mats, outs,
-                            fielded, holes, single, kobjects)
+                            fielded, holes, single, objects, frames)
     finally:  # (also when something raised: the kernels may still read the call's arrays)
         for wait in pending or ():
             wait()
     for name in (*t.images, *t.masks):
         if callable(out[name]):
             out[name] = out[name]()
-    if frames is not None and (t.masks or groups):  # (first: the steps' edits come after)
-        _each_mask(out, kind, [None if g is None else (g, pipe.mask_fill) for g in frames.gone],
-                   [*t.masks, *groups], _fill_lost)
+    if frames is not None and (t.masks or groups) and any(frames.cuts):  # (first: the
+        # steps' edits come after)
+        _each_mask(out, kind, [None if g is None else (g, pipe.mask_fill)
+                               for g in frames.gone()], [*t.masks, *groups], _fill_lost)
     if (t.masks or groups) and not (holes is None and drops is None and morphs is None
                                     and not readers and not overlays):
         _each_mask(out, kind, [_mask_edits(pipe, p, o, given=g, sources=sources)
@@ -970,13 +962,18 @@ def _fields(given: dict, kind: str, n: int, counts: list[int], what: str) -> lis
 
 
 def _move_keypoints(pipe, out: dict, name: str, klist: list, fields: list, mats, outs,
-                    fielded, holes, single: bool, objects: list | None = None) -> None:
+                    fielded, holes, single: bool, objects: list | None = None,
+                    frames: Any = None) -> None:
     """One keypoints target moved into ``out`` with its label fields (:func:`_fields`), in
     step with it; without remove_invisible, all of them and ``<name>_visible``. Those in
-    dropout's ``holes`` or on MaskDropout's removed pixels (``objects``: :func:`_object_maps`)
-    become invisible."""
+    dropout's ``holes``, on MaskDropout's removed pixels (``objects``: :func:`_object_maps`)
+    or outside a step's frame (``frames``: :class:`~warpkit.augment._frames.Frames`) become
+    invisible."""
     moved = move_keypoint_lists(klist, mats, fielded, outs, pipe.keypoint_format)
     ix, iy = pipe.keypoint_format.find("x"), pipe.keypoint_format.find("y")
+    if frames is not None:
+        moved = [(k, v & frames.visible(j, k[:, ix], k[:, iy])) if frames.cuts[j] and len(k)
+                 else (k, v) for j, (k, v) in enumerate(moved)]
     if holes is not None:
         moved = [(k, v & ~in_holes(k[:, ix], k[:, iy], np.concatenate([r for r, _ in h])))
                  if h and len(k) else (k, v) for (k, v), h in zip(moved, holes)]

@@ -46,23 +46,40 @@ def fills_outside(t: Any) -> bool:
 
 class Frames(NamedTuple):
     """A call's frames: per sample, the image's frame operations by the position of their step
-    among the sample's applied steps ((2, COLOUR_WORDS) rows: WK_COL_FRAME and its fill), and
-    the output pixels that masks, keypoints and boxes lose to frames after the source's (one
-    (H, W) bool map a sample, None where none is lost), and whether the images are read with
-    their edge repeated (the source's frame then among the operations); and each sample's
+    among the sample's applied steps ((2, COLOUR_WORDS) rows: WK_COL_FRAME and its fill), the
+    frames after the source's that cut its output (each one's map output -> its image and its
+    size: what masks and keypoints lose, :meth:`gone`, :meth:`visible`), and each sample's
     steps that move pixels, (map, output size) in order, through which boxes move one step at
     a time (each step's box around the moved box, clipped to that step's output, as
     albumentations moves them)."""
 
     ops: list[dict[int, np.ndarray]]
-    gone: list[np.ndarray | None]
-    clamp: bool
+    cuts: list[list[tuple[np.ndarray, tuple[int, int]]]]
     steps: list[list[tuple[np.ndarray, tuple[int, int]]]]
+    outs: list[tuple[int, int]]
 
-    @property
-    def cut(self) -> bool:
-        """Whether a frame cuts the output of some sample (else only the boxes' steps)."""
-        return self.clamp or any(self.ops) or any(g is not None for g in self.gone)
+    def gone(self) -> list[np.ndarray | None]:
+        """Per sample, the output pixels the frames after the source's cut away (an (H, W)
+        bool map: each pixel's nearest place outside one of them), None where they cut none."""
+        maps: list[np.ndarray | None] = []
+        for cuts, out in zip(self.cuts, self.outs):
+            lost = None
+            for p, size in cuts:
+                cut = _gone(p, size, out)
+                lost = cut if lost is None else lost | cut
+            maps.append(lost)
+        return maps
+
+    def visible(self, k: int, x: np.ndarray, y: np.ndarray) -> np.ndarray:
+        """Which of sample ``k``'s output points (pixel centres at integers) every frame after
+        the source's held: their places inside each (the output's keypoint rule)."""
+        keep = np.ones(len(x), bool)
+        for p, (w, h) in self.cuts[k]:
+            den = p[2, 0] * x + p[2, 1] * y + p[2, 2]
+            qx = (p[0, 0] * x + p[0, 1] * y + p[0, 2]) / den
+            qy = (p[1, 0] * x + p[1, 1] * y + p[1, 2]) / den
+            keep &= (den > 0) & (qx >= -0.5) & (qx < w - 0.5) & (qy >= -0.5) & (qy < h - 0.5)
+        return keep
 
     def image_ops(self, fill: list[float]) -> list[dict[int, np.ndarray]]:
         """:attr:`ops` with an image's fill (one value per channel, in its units)."""
@@ -99,15 +116,33 @@ def _covered(p: np.ndarray, size: tuple[int, int], out: tuple[int, int], nearest
 
 def _gone(p: np.ndarray, size: tuple[int, int], out: tuple[int, int]) -> np.ndarray:
     """The output pixels (an (H, W) bool map) whose nearest place through ``p`` lies outside an
-    image of ``size``."""
+    image of ``size``: for an affine ``p`` each row's pixels inside are a run of columns (two
+    bounds a row), else each pixel's place is tested."""
     wo, ho = out
+    w, h = size
     x = np.arange(wo, dtype=np.float64)[None, :]
     y = np.arange(ho, dtype=np.float64)[:, None]
-    den = p[2, 0] * x + p[2, 1] * y + p[2, 2]
-    qx = (p[0, 0] * x + p[0, 1] * y + p[0, 2]) / den
-    qy = (p[1, 0] * x + p[1, 1] * y + p[1, 2]) / den
-    w, h = size
-    return ~((qx >= -0.5) & (qx < w - 0.5) & (qy >= -0.5) & (qy < h - 0.5) & (den > 0))
+    if p[2, 0] != 0 or p[2, 1] != 0:
+        den = p[2, 0] * x + p[2, 1] * y + p[2, 2]
+        qx = (p[0, 0] * x + p[0, 1] * y + p[0, 2]) / den
+        qy = (p[1, 0] * x + p[1, 1] * y + p[1, 2]) / den
+        return ~((qx >= -0.5) & (qx < w - 0.5) & (qy >= -0.5) & (qy < h - 0.5) & (den > 0))
+    p = p / p[2, 2]
+    lo = np.zeros(ho)
+    hi = np.full(ho, float(wo))
+    rows = y[:, 0]
+    for a, b, c, side in ((p[0, 0], p[0, 1], p[0, 2], w), (p[1, 0], p[1, 1], p[1, 2], h)):
+        r = b * rows + c  # the place's coordinate at column 0 of each row; a more a column
+        if a == 0:  # the same on a whole row
+            inside = (r >= -0.5) & (r < side - 0.5)
+            hi = np.where(inside, hi, lo)
+            continue
+        first, last = (-0.5 - r) / a, (side - 0.5 - r) / a  # (-0.5 and side - 0.5 reached)
+        if a > 0:  # columns x with first <= x < last
+            lo, hi = np.maximum(lo, np.ceil(first)), np.minimum(hi, np.ceil(last))
+        else:  # last < x <= first
+            lo, hi = np.maximum(lo, np.floor(last) + 1), np.minimum(hi, np.floor(first) + 1)
+    return (x < lo[:, None]) | (x >= hi[:, None])
 
 
 def _op_rows(p: np.ndarray, size: tuple[int, int], nearest: bool) -> np.ndarray:
@@ -127,29 +162,25 @@ def frame_plan(pipe: Any, plist: list[dict], sizes: list[tuple[int, int]],
     must be matrices). ``sizes``, ``outs``:
     each sample's input and output (w, h); ``nearest``: the image's interpolation is nearest;
     ``images``: the call has images (their operations are made for them); ``targets``: the
-    call has masks, keypoints or boxes (the maps of lost pixels are made for them).
+    call has masks or keypoints (the frames that cut them are kept).
 
-    The source's frame (the input of the first step that moves pixels, through the flips and
-    quarter turns before it) is the warp's own constant border, as it is today, unless a colour
-    step comes before that step or that step is a resize (cv2.resize repeats the edge): then
-    the call's images are read with their edge repeated (``clamp``) and the source's frame is
-    an operation too, for every sample."""
-    plans = []  # per sample: [(position, map output -> input, input size, source)], clamp
-    clamp = False
+    The images are read with their edge repeated, and the source's frame (the input of the
+    first step that moves pixels, through the flips and quarter turns before it) is an
+    operation too, in its step's place: so the colour steps before that step leave its border
+    as it is, and a resize first repeats the edge as cv2.resize does. (Always: a sample's
+    result must not depend on the batch it is in, and the source's frame as an operation and as
+    the warp's constant border round apart.) Masks keep the warp's constant border for it."""
+    plans = []  # per sample: [(position, map output -> input, input size, source)]
     moves = []
     for params, size, out in zip(plist, sizes, outs):
         steps = []  # (position, map, input size, fills outside, the source's frame)
-        colour, moved = False, False
+        moved = False
         for i, (t, q) in enumerate(pipe.applied_steps(params)):
             if isinstance(t, IdentityStep):
-                colour = colour or not moved
                 continue
             m, after = t.map(q, size)
             if not t.keeps_frame:
-                source = not moved
-                if source and (colour or not fills_outside(t)):
-                    clamp = True  # (decided for the call: one sampling for its images)
-                steps.append((i, np.asarray(m, np.float64), size, fills_outside(t), source))
+                steps.append((i, np.asarray(m, np.float64), size, fills_outside(t), not moved))
                 moved = True
             else:
                 steps.append((i, np.asarray(m, np.float64), size, False, False))
@@ -164,19 +195,18 @@ def frame_plan(pipe: Any, plist: list[dict], sizes: list[tuple[int, int]],
                 frames.append((i, np.linalg.inv(suffix), before, source))
         plans.append((frames, out))
     ops: list[dict[int, np.ndarray]] = []
-    gone: list[np.ndarray | None] = []
+    cuts: list[list] = []
     for frames, out in plans:
         own: dict[int, np.ndarray] = {}
-        lost = None
+        cut = []
         for i, p, before, source in frames:
-            if images and (clamp or not source) and not _covered(p, before, out, nearest):
+            if images and not _covered(p, before, out, nearest):
                 own[i] = _op_rows(p, before, nearest)
             if targets and not source and not _covered(p, before, out, True):
-                cut = _gone(p, before, out)
-                lost = cut if lost is None else lost | cut
+                cut.append((p, before))
         ops.append(own)
-        gone.append(lost)
-    return Frames(ops, gone, clamp, moves)
+        cuts.append(cut)
+    return Frames(ops, cuts, moves, list(outs))
 
 
 def check_each_step_edges(pipe: Any) -> None:

@@ -158,7 +158,8 @@ def warp_by(image: Any, matrix: Any, size: Any = None, sampling: Sampling = LINE
             extra += more
         table = None  # (OverlayElements' elements, Spatter's layers: the call's colour table
         # after the areas)
-        if np.isin(prog[:, ::COLOUR_WORDS], COLOUR_TABLE_OPS).any():
+        heads = prog[:, ::COLOUR_WORDS]
+        if ((heads == COLOUR_TABLE_OPS[0]) | (heads == COLOUR_TABLE_OPS[1])).any():
             prog = table_places(prog, extra // COLOUR_WORDS)
             table = colour.table
         if extra:  # the list, then the patterns' areas, which the device fills: pooled (fresh
@@ -359,6 +360,18 @@ COLOUR_WHOLE = (*COLOUR_MEAN, COL_BLUR, COL_UNSHARP, COL_MOTION, COL_MEDIAN, COL
                 COL_GLASS, COL_FDA)
 
 
+#: which codes (0 .. COL_FRAME, and one past them for any other value) start a pass: a table
+#: (numpy's isin costs a small list as much as the rest of its split)
+_WHOLE_CODE = np.zeros(COL_FRAME + 2, bool)
+_WHOLE_CODE[list(COLOUR_WHOLE)] = True
+
+
+def _code_index(codes: np.ndarray) -> np.ndarray:
+    """Operation codes as indices of tables of COL_FRAME + 2 entries: the code as the kernel
+    reads it (truncated), COL_FRAME + 1 for any other value (NaN, past the last code)."""
+    c = np.clip(codes, 0, COL_FRAME + 1)
+    return np.where(c == c, c, COL_FRAME + 1).astype(np.int64)
+
 #: the group of each colour operation's code in a build (kernels_cl/colour.h's WK_COLG_*: the
 #: larger operations, each compiled only into the builds whose group mask has it); 0: always there
 _COLOUR_GROUP = np.zeros(COL_FRAME + 1, np.int64)
@@ -428,8 +441,9 @@ def colour_groups(passes: list[np.ndarray]) -> tuple[int, ...]:
         codes = ops[:, :, 0].astype(np.int64)
         groups = _COLOUR_GROUP[np.clip(codes, 0, COL_FRAME)]
         median = codes == COL_MEDIAN  # its 5x5 and 7x7 networks: groups of their own
-        groups[median] |= np.select([ops[:, :, 1][median] == 5, ops[:, :, 1][median] == 7],
-                                    [_MEDIAN_NET5, _MEDIAN_NET7], 0)
+        if median.any():
+            groups[median] |= np.select([ops[:, :, 1][median] == 5, ops[:, :, 1][median] == 7],
+                                        [_MEDIAN_NET5, _MEDIAN_NET7], 0)
         g = int(np.bitwise_or.reduce(groups, axis=None)) | _GROUPS_SEEN.get(k, 0)
         _GROUPS_SEEN[k] = g
         out.append(g)
@@ -640,7 +654,7 @@ def colour_passes(colour: np.ndarray) -> list[np.ndarray]:
     ops = colour.reshape(n, k, COLOUR_WORDS)
     codes = ops[:, :, 0]
     live = np.cumprod(codes != 0, axis=1).astype(bool)  # code 0 ends a list
-    whole = np.isin(codes, COLOUR_WHOLE) & live
+    whole = _WHOLE_CODE[_code_index(codes)] & live
     if not whole.any():  # the warp's own alone: each list is its live prefix
         m = max(int(live.sum(1).max()), 1)
         part = ops[:, :m].copy()
@@ -1175,21 +1189,22 @@ def _check_filters(ops: np.ndarray) -> None:
     whole = np.where(np.isfinite(codes), codes, -1).clip(-1, COL_FRAME + 1).astype(np.int64)
     present = np.bincount(whole.ravel() + 1, minlength=COL_FRAME + 3)[1:] > 0
 
-    def at(code: int) -> tuple[np.ndarray, np.ndarray]:
-        return np.nonzero(codes == code) if present[code] else (np.zeros(0, int),) * 2
+    def at(code: int) -> tuple:
+        return np.nonzero(codes == code) if present[code] else ()  # (zip(*()): no pairs)
     k = codes.shape[1]
     for i, j in zip(*at(COL_MEDIAN)):
         size = float(ops[i, j, 1])
         if not (size.is_integer() and size % 2 == 1 and 1 <= size <= MAX_MEDIAN_SIZE):
             raise ValueError(f"colour[{i}]'s operation {j}: COL_MEDIAN's size must be an odd "
                              f"whole number in [1, {MAX_MEDIAN_SIZE}], got {size:g}")
-    for i, j in zip(*at(COL_FRAME)):
-        w, h = float(ops[i, j, 9]), float(ops[i, j, 10])
-        if not (j + 1 < k and codes[i, j + 1] == COL_DATA and w >= 1 and h >= 1
-                and np.isfinite(ops[i, j, 1:9]).all()):
-            raise ValueError(f"colour[{i}]'s operation {j}: COL_FRAME needs a finite map, a "
-                             f"frame of at least 1 x 1 pixels and its fill in a COL_DATA "
-                             f"operation after it, got {ops[i, j, 1:12].tolist()}")
+    if present[COL_FRAME]:  # (a frame a step: checked together)
+        I, J = np.nonzero(codes == COL_FRAME)
+        w = ops[I, J]
+        bad = (J + 1 >= k) | (codes[I, np.minimum(J + 1, k - 1)] != COL_DATA) \
+            | ~((w[:, 9] >= 1) & (w[:, 10] >= 1) & np.isfinite(w[:, 1:9]).all(1))
+        _first_bad(bad, I, J, lambda n: f"COL_FRAME needs a finite map, a frame of at least "
+                                        f"1 x 1 pixels and its fill in a COL_DATA operation "
+                                        f"after it, got {w[n, 1:12].tolist()}")
     for i, j in zip(*at(COL_DOWNSCALE)):
         scale = joined(ops[i, j, 1:4])
         if not 0 < scale <= 1:
@@ -1297,18 +1312,19 @@ def _check_filters(ops: np.ndarray) -> None:
                                & (table[:, 2] + table[:, 3] <= holes)).all():
             raise ValueError(f"colour[{i}]'s operation {j}: COL_HOLES' bands must hold holes "
                              f"of its {holes:g}")
-    _check_gravel(ops)
-    _check_polygons(ops)
-    _check_flares(ops)
-    _check_flare_pb(ops)
-    _check_fog(ops)
-    _check_rain(ops)
-    _check_glass(ops)
-    _check_plasma(ops)
-    _check_snow(ops)
+    # (each looks for its own codes: only where some list holds them)
+    for codes_of, check in (((COL_GRAVEL,), _check_gravel), ((COL_POLY,), _check_polygons),
+                            ((COL_FLARE,), _check_flares), ((COL_FLARE_PB,), _check_flare_pb),
+                            ((COL_FOG,), _check_fog), ((COL_RAIN,), _check_rain),
+                            ((COL_GLASS,), _check_glass),
+                            ((COL_PLASMA, COL_PLASMA_MEAN), _check_plasma),
+                            ((COL_SNOW_TEX,), _check_snow)):
+        if present[list(codes_of)].any():
+            check(ops)
     for i, j in zip(*at(COL_TAPS)):
         _check_taps(ops[i], i, j)
-    _check_morph(ops)
+    if present[COL_MORPH]:
+        _check_morph(ops)
     for i, j in zip(*at(COL_ZOOM)):
         count, step = float(ops[i, j, 1]), joined(ops[i, j, 2:5])
         if not (count.is_integer() and 1 <= count <= MAX_ZOOMS and math.isfinite(step)
@@ -1321,7 +1337,8 @@ def _check_filters(ops: np.ndarray) -> None:
         if not (math.isfinite(amount) and math.isfinite(threshold)):
             raise ValueError(f"colour[{i}]'s operation {j}: COL_UNSHARP's amount and threshold "
                              f"must be finite, got {amount:g} and {threshold:g}")
-    for i, j in zip(*np.nonzero(np.isin(codes, (COL_BLUR, COL_UNSHARP, COL_MOTION)))):
+    for i, j in zip(*(np.nonzero(np.isin(codes, (COL_BLUR, COL_UNSHARP, COL_MOTION)))
+                      if present[[COL_BLUR, COL_UNSHARP, COL_MOTION]].any() else ())):
         blur = codes[i, j] != COL_MOTION
         count = float(ops[i, j, 1])
         name = ("COL_BLUR's radius" if codes[i, j] == COL_BLUR else "COL_UNSHARP's radius") \
