@@ -97,6 +97,31 @@ def test_recipes_are_albumentations_steps(name, queue):
     assert (_levels(moved["image"], want["image"]) > 30).mean() > 0.005
 
 
+@pytest.mark.parametrize("steps", [
+    lambda: [A.PadIfNeeded(420, 420, border_mode=cv2.BORDER_REFLECT_101),
+             A.Affine(rotate=(30, 30), border_mode=cv2.BORDER_REFLECT_101, p=1)],
+    lambda: [A.Crop(20, 30, 260, 250), A.Rotate(limit=(25, 25), border_mode=cv2.BORDER_REFLECT,
+                                                p=1)]], ids=["pad then turn", "crop then turn"])
+def test_a_reflection_after_a_crop_or_a_pad_reflects_what_it_left(steps, queue):
+    """A reflecting border reflects the image as the steps before it left it (a pass of its
+    own after a crop, a pad or a turn: one map would reflect the source beyond the crop, or the
+    padded image's source instead of its reflection); after a flip or a resize of the whole
+    image it stays in the pass."""
+    img = cv2.GaussianBlur(PHOTOS["coffee"][:300, :330], (0, 0), 2)
+    t = _targets(img)
+    recipe = _compose(steps())
+    want = recipe(image=img, **t)
+    port = from_albumentations(recipe)
+    assert port.pass_starts == (1,)
+    got = port(image=img, seed=0, queue=queue, **t)
+    d = _levels(got["image"], want["image"])
+    assert d.mean() < 0.1 and (d > 2).mean() < 0.001
+    assert not ((got["mask"] != want["mask"]) & ~_label_edges(want["mask"])).any()
+    for keep in ([A.HorizontalFlip(p=1)], [A.Resize(280, 310)]):
+        turn = A.Rotate(limit=(25, 25), border_mode=cv2.BORDER_REFLECT, p=1)
+        assert from_albumentations(A.Compose([*keep, turn])).pass_starts == ()
+
+
 def test_a_sample_is_the_same_alone_and_in_a_batch(queue):
     """The frames' operations are each sample's own: a ragged batch of different draws (a
     turn, or a crop then a turn, in a OneOf) gives each sample as it is alone, bit for bit,

@@ -518,20 +518,21 @@ def from_albumentations(pipeline: Any, nonserializable: dict | None = None) -> C
     a.done()
     kw.update(pipe.model)
     kw["edges"] = edges_needed(transforms)  # (each step's frame, where it matters)
-    if _passes_needed(transforms, pipe) == "as_needed":
+    if _passes_needed(transforms, pipe, kw["edges"]) == "as_needed":
         return Compose(transforms, **kw, passes="as_needed", **(
             {} if mask_code is None else {"mask_interpolation": INTERPOLATION_CODES[mask_code]}))
     return Compose(transforms, **kw, **{k: v for k, (v, _) in pipe.settings.items()})
 
 
-def _passes_needed(transforms: list, pipe: _Pipeline) -> str:
-    """``"as_needed"`` where albumentations' order needs passes (its settings change, or
-    geometry follows a blur, noise, ...: each step holds its own settings), else ``"one"``."""
+def _passes_needed(transforms: list, pipe: _Pipeline, edges: str = "output") -> str:
+    """``"as_needed"`` where albumentations' order needs passes (its settings change, geometry
+    follows a blur, noise, ..., a reflecting step follows a crop or a turn: each step holds its
+    own settings and sees the image as the steps before it left it), else ``"one"``."""
     if pipe.clash:
         return "as_needed"
     given = {} if pipe.mask_code is None else \
         {"mask_interpolation": INTERPOLATION_CODES[pipe.mask_code]}
-    starts, _ = pass_plan(transforms, given, overrides=("mask_interpolation",))
+    starts, _ = pass_plan(transforms, given, overrides=("mask_interpolation",), edges=edges)
     return "as_needed" if starts else "one"
 
 

@@ -280,6 +280,10 @@ class Transform:
     #: whether the map sends the input's frame exactly onto the output's (a flip, a transpose,
     #: a turn by quarters): it never reads outside (Compose's edges="each_step")
     keeps_frame = False
+    #: whether the map sends the whole input onto the whole output, scaled (a resize, and the
+    #: steps that keep the frame): a reflecting border after it reflects the same picture as
+    #: before it (pass_plan's rule for edges="each_step")
+    whole_frame = False
 
     def colour_ops(self, params: dict, channels: int, peak: float) -> list[list[float]]:
         """The colour operations these parameters apply in the warp's kernel (see

@@ -28,7 +28,7 @@ from ._base import (INTERPOLATION_CODES, Resampling, Transform, check_box_method
                     transform_list)
 from ._colour import IdentityStep
 from ._convert import check_conversions
-from ._frames import check_each_step_edges
+from ._frames import check_each_step_edges, fills_outside
 from ._overlay import check_overlays
 from ._executor import apply
 from ._host import check_host_steps, host_positions, is_host, moves_pixels
@@ -78,7 +78,7 @@ RESAMPLING_DEFAULTS = {"interpolation": "linear", "padding": "constant", "fill":
                        "antialias": False, "mask_fill": 0, "mask_interpolation": "nearest"}
 
 
-def pass_plan(transforms: list, given: dict, overrides: tuple = ()
+def pass_plan(transforms: list, given: dict, overrides: tuple = (), edges: str = "output"
               ) -> tuple[list[int], list[dict]]:
     """Where a pipeline of ``passes="as_needed"`` starts a new pass, and each pass's
     resampling settings. A step starts one where its settings (:meth:`Transform.settings`,
@@ -87,7 +87,12 @@ def pass_plan(transforms: list, given: dict, overrides: tuple = ()
     with geometry (:attr:`Transform.commutes`: a blur, noise, a step that reads the image's
     statistics or places): each step then sees the image as the steps before it left it; and
     where a step that turns meets one whose boxes move by an ellipse (``rotate_method``: the
-    only turning step of its pass, so its boxes move as albumentations moves them). The
+    only turning step of its pass, so its boxes move as albumentations moves them); and, with
+    ``edges="each_step"``, where a step that reads outside its input with a border other than
+    a constant one (a reflection) follows a step of the pass that moved the frame (a crop, a
+    turn, a pad; not a flip or a resize of the whole image): it reflects the image as that step
+    left it, not the source beyond it (a constant border is each step's in one pass:
+    :mod:`._frames`). The
     settings ``given`` to the Compose hold for every pass (a step that disagrees with one is a
     ValueError naming both, as in one pass); so do two of one step's nested steps that
     disagree. Passes are cut at the host steps anyway (:func:`host_positions`). Returns (the
@@ -100,6 +105,7 @@ def pass_plan(transforms: list, given: dict, overrides: tuple = ()
     passes: list[dict] = []
     stirred = False  # (a step since the last start that geometry after it would not commute with)
     turned = ellipse = False  # (a step of the pass turns; one moves its boxes by an ellipse)
+    framed = False  # (a step of the pass moved the frame: edges="each_step")
     for j, t in enumerate(transforms):
         mine: dict = {}
 
@@ -121,17 +127,23 @@ def pass_plan(transforms: list, given: dict, overrides: tuple = ()
         moves = moves_pixels(t)
         turns = [u for u in parts if not u.keeps_axes]
         ellipses = any(getattr(u, "rotate_method", None) == "ellipse" for u in turns)
-        if stirred and moves or ellipses and turned or turns and ellipse or any(
-                k in found and not same_value(found[k][0], v) for k, (v, _) in mine.items()):
+        padding = mine.get("padding", found.get("padding", ("constant", None)))[0]
+        reflects = edges == "each_step" and padding != "constant" and any(
+            fills_outside(u) for u in parts)
+        if stirred and moves or ellipses and turned or turns and ellipse or framed and reflects \
+                or any(k in found and not same_value(found[k][0], v)
+                       for k, (v, _) in mine.items()):
             starts.append(j)
             passes.append(found)
             found = dict(base)
-            stirred = turned = ellipse = False
+            stirred = turned = ellipse = framed = False
         for k, value in mine.items():
             found.setdefault(k, value)
         stirred = stirred or any(isinstance(u, IdentityStep) and not u.commutes
                                  and not is_host(u) for u in parts)
         turned, ellipse = turned or bool(turns), ellipse or ellipses
+        framed = framed or any(not isinstance(u, IdentityStep) and not u.whole_frame
+                               and not u.keeps_frame for u in parts)
     passes.append(found)
     return starts, [{k: v for k, (v, _) in f.items()} for f in passes]
 
@@ -336,7 +348,8 @@ class Compose(Resampling, Transform):
             self.pass_settings = [chosen]
         else:
             starts, self.pass_settings = pass_plan(
-                self.transforms, self.explicit_settings, overrides=("mask_interpolation",))
+                self.transforms, self.explicit_settings, overrides=("mask_interpolation",),
+                edges=edges)
             self.pass_starts = tuple(starts)
             chosen = self.pass_settings[0]  # (what the first pass resamples with)
         interpolation, padding, fill, antialias, mask_fill, mask_interpolation = (

@@ -577,6 +577,8 @@ class _MaxSize(Resampled):
     ``max_size`` (an int, or a list to choose from per sample) against one side, or from
     ``max_size_hw`` = (height, width), either None."""
 
+    whole_frame = True
+
     resizes = True  # (albumentations applies it with cv2.resize)
 
     keeps_axes = True
@@ -676,6 +678,8 @@ class RandomScale(Resampled):
         >>> t.map({"scale": 1.5}, (640, 480))[1]
         (960, 720)
     """
+
+    whole_frame = True
 
     resizes = True  # (albumentations applies it with cv2.resize)
 

@@ -260,6 +260,8 @@ class Resize(Resampled):
         ((160, 224), (341, 256))
     """
 
+    whole_frame = True
+
     resizes = True  # (albumentations applies it with cv2.resize)
 
     keeps_axes = True
