@@ -226,8 +226,10 @@ class Transform:
     #: resize then a pad does; a rotation's border blends into the fill instead.
     keeps_axes: bool = False
     #: a pixel step whose result at a pixel depends on that pixel's value and the sample's
-    #: draws alone (no neighbours, no place, no statistics of the image): geometry after it
-    #: gives what geometry before it gives, so a pipeline of ``passes="as_needed"`` keeps the
+    #: draws alone (no neighbours, no place, no statistics of the image), and continuously
+    #: (not Solarize's threshold, not Posterize's steps: a resampled value between two levels
+    #: falls on either side of them): geometry after it gives what geometry before it gives
+    #: within the interpolation's rounding, so a pipeline of ``passes="as_needed"`` keeps the
     #: two in one pass (see :func:`~warpkit.augment._compose.pass_plan`)
     commutes: bool = False
 

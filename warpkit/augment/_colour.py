@@ -306,7 +306,8 @@ class Solarize(ColourTransform):
     """albumentations' Solarize: values at or above ``threshold * peak`` become ``peak - v``,
     the threshold drawn from ``threshold_range`` (in [0, 1])."""
 
-    commutes = True  # (a function of each pixel's value)
+    commutes = False  # (a step function of each value: a resampling between levels
+    # lands on either side of a threshold)
 
     def __init__(self, threshold_range: Sequence[float] = (0.5, 0.5), p: float = 0.5) -> None:
         super().__init__(p)
@@ -330,7 +331,8 @@ class Posterize(ColourTransform):
     images as levels of 255); ``num_bits`` a number, (low, high) drawn per sample, or one such
     range per channel."""
 
-    commutes = True  # (a function of each pixel's value)
+    commutes = False  # (a step function of each value: a resampling between levels
+    # lands on either side of a threshold)
 
     def __init__(self, num_bits: Any = 4, p: float = 0.5) -> None:
         super().__init__(p)

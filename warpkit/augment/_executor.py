@@ -610,7 +610,8 @@ def _apply(pipe, t: Targets, *, seed, index, epoch, params, queue, into=None,
     if frames is not None and (t.masks or groups) and any(frames.cuts):
         _host_masks(t.masks, groups, kind, set(), "edges='each_step''s fill_mask")
     # (the images read with their edge repeated: the source's frame is an operation too)
-    image_sampling = sampling if frames is None else sampling._replace(padding="border")
+    image_sampling = sampling._replace(padding="border") if frames is not None and frames.clamp \
+        else sampling
     out: dict[str, Any] = {}
     model = ModelInput(pipe.output_dtype, pipe.mean, pipe.std, pipe.layout)
     chains = None if mosaic is None else \

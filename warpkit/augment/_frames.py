@@ -48,15 +48,17 @@ class Frames(NamedTuple):
     """A call's frames: per sample, the image's frame operations by the position of their step
     among the sample's applied steps ((2, COLOUR_WORDS) rows: WK_COL_FRAME and its fill), the
     frames after the source's that cut its output (each one's map output -> its image and its
-    size: what masks and keypoints lose, :meth:`gone`, :meth:`visible`), and each sample's
+    size: what masks and keypoints lose, :meth:`gone`, :meth:`visible`), each sample's
     steps that move pixels, (map, output size) in order, through which boxes move one step at
     a time (each step's box around the moved box, clipped to that step's output, as
-    albumentations moves them)."""
+    albumentations moves them), the outputs' sizes, and whether the images are read with their
+    edge repeated (:func:`repeats_edge`)."""
 
     ops: list[dict[int, np.ndarray]]
     cuts: list[list[tuple[np.ndarray, tuple[int, int]]]]
     steps: list[list[tuple[np.ndarray, tuple[int, int]]]]
     outs: list[tuple[int, int]]
+    clamp: bool
 
     def gone(self) -> list[np.ndarray | None]:
         """Per sample, the output pixels the frames after the source's cut away (an (H, W)
@@ -164,12 +166,11 @@ def frame_plan(pipe: Any, plist: list[dict], sizes: list[tuple[int, int]],
     ``images``: the call has images (their operations are made for them); ``targets``: the
     call has masks or keypoints (the frames that cut them are kept).
 
-    The images are read with their edge repeated, and the source's frame (the input of the
-    first step that moves pixels, through the flips and quarter turns before it) is an
-    operation too, in its step's place: so the colour steps before that step leave its border
-    as it is, and a resize first repeats the edge as cv2.resize does. (Always: a sample's
-    result must not depend on the batch it is in, and the source's frame as an operation and as
-    the warp's constant border round apart.) Masks keep the warp's constant border for it."""
+    The source's frame (the input of the first step that moves pixels, through the flips and
+    quarter turns before it) is the warp's own constant border, unless the pipeline reads its
+    images with their edge repeated (:func:`repeats_edge`): then it is an operation too, in its
+    step's place. Masks keep the warp's constant border for it."""
+    clamp = repeats_edge(pipe)
     plans = []  # per sample: [(position, map output -> input, input size, source)]
     moves = []
     for params, size, out in zip(plist, sizes, outs):
@@ -200,13 +201,30 @@ def frame_plan(pipe: Any, plist: list[dict], sizes: list[tuple[int, int]],
         own: dict[int, np.ndarray] = {}
         cut = []
         for i, p, before, source in frames:
-            if images and not _covered(p, before, out, nearest):
+            if images and (clamp or not source) and not _covered(p, before, out, nearest):
                 own[i] = _op_rows(p, before, nearest)
             if targets and not source and not _covered(p, before, out, True):
                 cut.append((p, before))
         ops.append(own)
         cuts.append(cut)
-    return Frames(ops, cuts, moves, list(outs))
+    return Frames(ops, cuts, moves, list(outs), clamp)
+
+
+def repeats_edge(pipe: Any) -> bool:
+    """Whether a pipeline of ``edges="each_step"`` reads its images with their edge repeated,
+    the source's frame among the frames' operations: where a colour step (its border must not
+    go through it) or a resize (``cv2.resize`` repeats the edge) may come before the first step
+    that fills outside its input, in any sample (the steps of OneOfs in their order: a property
+    of the pipeline, so that a sample's result does not depend on the batch it is in; elsewhere
+    the warp's constant border is that frame, rounded once)."""
+    from ._base import leaves
+
+    for s in (s for t in pipe.transforms for s in leaves(t)):
+        if fills_outside(s):
+            return False
+        if not s.keeps_frame:
+            return True
+    return False
 
 
 def check_each_step_edges(pipe: Any) -> None:
@@ -234,8 +252,13 @@ def edges_needed(transforms: list) -> str:
 
     if any(isinstance(s, (FieldTransform, Mosaic)) for t in transforms for s in all_steps(t)):
         return "output"
+    from ._host import is_host
+
     before = False  # (a colour step or geometry that moves the frame came before)
     for s in (s for t in transforms for s in leaves(t)):
+        if is_host(s):  # (a pass of its own after it: it reads the host step's image)
+            before = False
+            continue
         if before and fills_outside(s):
             return "each_step"
         before = before or not s.keeps_frame
