@@ -12,7 +12,9 @@ rounded once, each operation's result truncated to a level, as albumentations' u
 tables do), uint16 in levels 0-65535, float32 images in [0, 1] (the resampled value enters clipped there,
 and each result is clipped there).
 Colour applies to the whole resampled image, the constant fill included (albumentations leaves
-a border that a later geometric transform adds as it is).
+a border that a later geometric transform adds as it is), unless the pipeline takes
+``edges="each_step"`` (:mod:`warpkit.augment._frames`: each step's border in its place among
+the colour operations).
 
 Example:
     >>> import numpy as np
