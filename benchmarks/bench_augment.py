@@ -628,6 +628,30 @@ def passes_runs(data, have_alb: bool) -> dict:
     return fns
 
 
+def edges_runs(data, have_alb: bool, targets: bool = False) -> dict:
+    """The main pipeline (RandomResizedCrop(224) + flip + a 15-degree affine, float32 CHW) with
+    each step's edges (``edges="each_step"``: albumentations' result at the edges, which its
+    steps give anyway) and with one map (``edges="output"``), against albumentations."""
+    from warpkit.augment import Compose, RandomAffine, RandomHorizontalFlip, RandomResizedCrop
+
+    images = [d[0] for d in data]
+    kw = dict(mask=[d[1] for d in data], boxes=[d[2] for d in data],
+              labels=[d[3] for d in data], keypoints=[d[4] for d in data]) if targets else {}
+    fns = {}
+    for name, edges in (("warpkit, each step's edges", "each_step"),
+                        ("warpkit, one map (edges='output')", "output")):
+        pipe = Compose([RandomResizedCrop(224), RandomHorizontalFlip(),
+                        RandomAffine(degrees=15, scale=(0.9, 1.1))], output_dtype="float32",
+                       mean=MEAN.tolist(), std=STD.tolist(), layout="CHW", edges=edges)
+        fns[name] = (lambda p: lambda: p(image=images, seed=0, **kw))(pipe)
+    if have_alb:
+        pipe = albumentations_pipeline(targets)
+        one = (lambda: [albumentations_one(pipe, d, targets) for d in data])
+        fns["albumentations, 1 process"] = one
+        fns["albumentations, 1 thread"] = one_thread(one)
+    return fns
+
+
 def resize_last_runs(data, have_alb: bool) -> dict:
     """Augment at the photos' size, then resize to the model's: flip + Affine +
     RandomBrightnessContrast + GaussianBlur(p=0.5) + Resize(224), with each photo's 10 boxes.
@@ -766,6 +790,12 @@ def main() -> None:
          "Augment, then resize: flip + Affine + RandomBrightnessContrast + GaussianBlur(p=0.5) "
          "+ Resize(224), albumentations' order in two passes, 64 ragged photos with 10 boxes "
          "each -> uint8 224x224"),
+        (edges_runs, "warpkit, each step's edges",
+         "Each step's edges: RandomResizedCrop(224) + flip + RandomAffine(15 degrees), "
+         "edges='each_step', 64 ragged photos -> float32 CHW"),
+        (lambda d, a: edges_runs(d, a, targets=True), "warpkit, each step's edges",
+         "Each step's edges with targets: the same, with a mask, 10 boxes and 17 keypoints "
+         "each"),
         (segmentation_runs, "warpkit, segmentation with MaskDropout",
          "Segmentation: RandomResizedCrop(224) + flip + MaskDropout(1-3 objects, p=0.5), 64 "
          "ragged photos with a mask each -> float32 CHW and the mask")]
