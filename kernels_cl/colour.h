@@ -306,13 +306,15 @@
  *                     n = clip((c - m c) / c, 0, 1) (1 - m where c is 0); clipped (wk_spatter8)
  *   WK_COL_FRAME      the frame of an earlier image (a pipeline's step's input, Compose's
  *                     edges="each_step"): the pixel's place in it, q = (w[1] x + w[2] y + w[3],
- *                     w[4] x + w[5] y + w[6]) / (w[7] x + w[8] y + 1), and the part c of its
+ *                     w[4] x + w[5] y + w[6]) / (w[7] x + w[8] y + d), d = -1 where the data
+ *                     operation's word 5 is negative, else 1 (a pixel where the divisor is
+ *                     <= 0 is outside), and the part c of its
  *                     taps inside the image of w[9] x w[10] pixels (centres 0 .. w[9] - 1):
  *                     linear (w[11] = 0) clip(qx + 1) clip(w[9] - qx) clip(qy + 1)
  *                     clip(w[10] - qy), each clipped to [0, 1] (the weight that OpenCV's
  *                     bilinear gives the image's pixels, the rest going to the constant
  *                     border), nearest (w[11] = 1) 1 where qx in [-0.5, w[9] - 0.5) and qy
- *                     likewise, else 0; v = c v + (1 - c) f, f the fill w[1 + c] of the
+ *                     likewise, else 0; v = c v + (1 - c) f, f the fill (words 1-4) of the
  *                     WK_COL_DATA operation after it (skipped with it); integer images
  *                     rounded to a level, halves up (wk_frame8)
  *
@@ -948,9 +950,10 @@ inline __attribute__((always_inline)) void wk_frame8(float8 *v, int C, __global 
                                                       __global const float *fills, int2 at) {
     const float8 x = (float8)(0, 1, 2, 3, 4, 5, 6, 7) + (float)at.x, y = (float8)((float)at.y);
     float8 qx = op[1] * x + op[2] * y + op[3], qy = op[4] * x + op[5] * y + op[6];
-    float8 w = (float8)1.0f;
+    const float d = fills[4] < 0.0f ? -1.0f : 1.0f;
+    float8 w = (float8)d;
     if (op[7] != 0.0f || op[8] != 0.0f) { /* a perspective map (an affine one divides by 1) */
-        w = op[7] * x + op[8] * y + 1.0f;
+        w = op[7] * x + op[8] * y + d;
         qx /= w;
         qy /= w;
     }
@@ -961,8 +964,8 @@ inline __attribute__((always_inline)) void wk_frame8(float8 *v, int C, __global 
     } else {
         in = wk_clamp8(qx + 1.0f, 0.0f, 1.0f) * wk_clamp8(W - qx, 0.0f, 1.0f) *
              wk_clamp8(qy + 1.0f, 0.0f, 1.0f) * wk_clamp8(H - qy, 0.0f, 1.0f);
-        in = w > 0.0f ? in : (float8)0.0f; /* behind a perspective map's horizon: outside */
     }
+    in = w > 0.0f ? in : (float8)0.0f; /* behind a perspective map's horizon: outside */
 #if WK_COL_INT
     WK_EACH_C(v[c] = wk_col_clip(wk_floor8(in * v[c] + (1.0f - in) * fills[c] + 0.5f)));
 #else

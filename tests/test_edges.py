@@ -122,6 +122,27 @@ def test_a_reflection_after_a_crop_or_a_pad_reflects_what_it_left(steps, queue):
         assert from_albumentations(A.Compose([*keep, turn])).pass_starts == ()
 
 
+def test_a_perspective_frame_is_the_steps_one_after_the_other(queue):
+    """A frame through a perspective map (a crop, a Perspective, then a turn) in one pass is
+    the steps applied one after the other: the first two as one pipeline, the turn replayed on
+    their image."""
+    img = cv2.GaussianBlur(PHOTOS["chelsea"][:280, :320], (0, 0), 2)
+    steps = [W.Crop(30, 20, 290, 250), W.Perspective(scale=(0.08, 0.12), p=1),
+             W.Rotate(limit=(-25, 25), p=1)]
+    one = W.Compose(steps, edges="each_step")
+    for seed in range(3):
+        got = one(image=img, seed=seed, queue=queue)
+        first = W.Compose(steps[:2])(image=img, params={"applied": True,
+                                                       "steps": got["params"]["steps"][:2]},
+                                     queue=queue)["image"]
+        want = W.Compose(steps[2:])(image=first, params={
+            "applied": True, "steps": got["params"]["steps"][2:]}, queue=queue)["image"]
+        d = _levels(got["image"], want)
+        assert d.mean() < 0.35 and (d > 2).mean() < 0.01, (seed, d.mean(), (d > 2).mean())
+        moved = W.Compose(steps)(image=img, seed=seed, queue=queue)["image"]
+        assert (_levels(moved, want) > 30).mean() > 0.005  # (one map: the crop's outside)
+
+
 def test_a_sample_is_the_same_alone_and_in_a_batch(queue):
     """The frames' operations are each sample's own: a ragged batch of different draws (a
     turn, or a crop then a turn, in a OneOf) gives each sample as it is alone, bit for bit,
@@ -173,6 +194,13 @@ def test_the_setting_is_data_and_refused_where_it_cannot_hold():
     for step in (W.ElasticTransform(), W.GridDistortion()):
         with pytest.raises(ValueError, match="ElasticTransform|GridDistortion"):
             W.Compose([W.Rotate(limit=10), step], edges="each_step")
+    # the frames are colour operations: images of 1 to 4 channels where one cuts
+    wide = np.zeros((50, 50, 6), np.uint8)
+    turn = W.Compose([W.Crop(5, 5, 40, 40), W.Rotate(limit=(30, 30), p=1)], edges="each_step")
+    with pytest.raises(ValueError, match="each_step.*1 to 4 channels"):
+        turn(image=wide, seed=0)
+    assert W.Compose([W.Crop(5, 5, 40, 40), W.HorizontalFlip(p=1)], edges="each_step")(
+        image=wide, seed=0)["image"].shape == (35, 35, 6)
 
 
 def test_the_port_sets_it_where_the_order_needs_it():

@@ -638,6 +638,11 @@ def _apply(pipe, t: Targets, *, seed, index, epoch, params, queue, into=None,
                 holes = _holes(pipe, plist, outs, t.masks, groups, kind)
         for name, x in t.images.items():
             channels, dtype = _channels_dtype(x, kind)
+            if frames is not None and channels > 4 and any(frames.ops):
+                raise ValueError(f"edges='each_step' puts each step's border among the warp's "
+                                 f"colour operations, which take images of 1 to 4 channels; "
+                                 f"{name} has {channels}: use edges='output' (or warp it in "
+                                 f"parts of 4 channels)")
             colour = colour_program(pipe, plist, channels, dtype, outs, given, skip=sources,
                                     frames=None if frames is None else frames.image_ops(
                                         fills_of(sampling.fill, channels, dtype)))

@@ -90,7 +90,7 @@ class Frames(NamedTuple):
             done = {}
             for i, rows in own.items():
                 rows = rows.copy()
-                rows[1, 1:1 + len(fill)] = fill
+                rows[1, 1:1 + len(fill)] = fill  # (words 1-4; word 5 is the map's)
                 done[i] = rows
             out.append(done)
         return out
@@ -148,12 +148,17 @@ def _gone(p: np.ndarray, size: tuple[int, int], out: tuple[int, int]) -> np.ndar
 
 
 def _op_rows(p: np.ndarray, size: tuple[int, int], nearest: bool) -> np.ndarray:
-    """WK_COL_FRAME's two rows for the map ``p`` (output -> the frame's image, scaled so that
-    its last entry is 1) and a frame of ``size`` (the fill 0: :meth:`Frames.image_ops`)."""
-    p = p / p[2, 2]
+    """WK_COL_FRAME's two rows for the map ``p`` (output -> the frame's image) and a frame of
+    ``size`` (the fill 0: :meth:`Frames.image_ops`). The map is scaled so that its last entry
+    is 1, or -1 where it is negative (a perspective map whose output origin lies behind its
+    horizon: the sign of the place's last coordinate says which side a pixel is on), in the
+    data operation's word 5."""
+    scale = abs(p[2, 2]) if p[2, 2] != 0 else np.abs(p).max()
+    p = p / scale
     rows = np.zeros((2, WORDS), np.float32)
     rows[0, :12] = [COL_FRAME, *p[0], *p[1], p[2, 0], p[2, 1], size[0], size[1], float(nearest)]
     rows[1, 0] = COL_DATA
+    rows[1, 5] = p[2, 2]
     return rows
 
 
