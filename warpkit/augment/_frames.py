@@ -12,10 +12,11 @@ step that can read outside its input and fill there (the warps and the pads, wit
 border; not the resizes, which repeat their edge as ``cv2.resize`` does), the output pixels
 whose place in that step's input lies outside it take the fill, in the step's place among the
 colour operations (``kernels_cl/colour.h``'s ``WK_COL_FRAME``: the weight of the taps inside
-the frame, as OpenCV's bilinear border blends it). The image is then read with its edge
-repeated, the source's own frame being one of those operations. Masks take their fill_mask where
-a pixel's nearest place is outside, keypoints there become invisible, and boxes keep the part of
-them inside every frame (as dropout holes count).
+the frame, as OpenCV's bilinear border blends it). Where a colour step or a resize may come
+before the first such step, the image is read with its edge repeated and the source's own
+frame is one of those operations (:func:`repeats_edge`). Masks take their fill_mask where a
+pixel's nearest place is outside, keypoints there become invisible, and boxes move one step at
+a time, clipped to each step's output, as albumentations moves them.
 
 Conventions: a frame's place ``q`` comes from the output pixel's centre through the inverse of
 the product of the maps from that step to the output; pixel centres are at integers, an image of
@@ -41,7 +42,7 @@ def fills_outside(t: Any) -> bool:
     (:attr:`~warpkit.augment._base.Transform.keeps_frame`)."""
     if isinstance(t, IdentityStep) or t.keeps_frame:
         return False
-    return not getattr(t, "resizes", False) or type(t).__name__ == "CropAndPad"
+    return not getattr(t, "resizes", False) or getattr(t, "pads_first", False)
 
 
 class Frames(NamedTuple):

@@ -751,6 +751,8 @@ class CropAndPad(Resampled):
         (115, 70)
     """
 
+    pads_first = True  # (its border fills before its resize: edges="each_step")
+
     resizes = True  # (albumentations applies it with cv2.resize)
 
     keeps_axes = True

@@ -367,10 +367,11 @@ _WHOLE_CODE[list(COLOUR_WHOLE)] = True
 
 
 def _code_index(codes: np.ndarray) -> np.ndarray:
-    """Operation codes as indices of tables of COL_FRAME + 2 entries: the code as the kernel
-    reads it (truncated), COL_FRAME + 1 for any other value (NaN, past the last code)."""
+    """Operation codes as indices of tables of COL_FRAME + 2 entries: a whole code as it is,
+    COL_FRAME + 1 for any other value (a fraction, NaN, past the last code: no code of the
+    tables, as numpy's isin finds none; negative ones are 0)."""
     c = np.clip(codes, 0, COL_FRAME + 1)
-    return np.where(c == c, c, COL_FRAME + 1).astype(np.int64)
+    return np.where(c == np.trunc(c), c, COL_FRAME + 1).astype(np.int64)
 
 #: the group of each colour operation's code in a build (kernels_cl/colour.h's WK_COLG_*: the
 #: larger operations, each compiled only into the builds whose group mask has it); 0: always there
