@@ -46,6 +46,20 @@ def flag(v: Any, arg: str) -> bool:
     return bool(v)
 
 
+def one_of(value: Any, arg: str, meanings: dict[str, str]) -> str:
+    """``value`` if it is one of the names of ``meanings`` (name -> what it means), else a
+    ValueError that names ``arg`` and says what each name means.
+
+    Example:
+        >>> one_of("CHW", "layout", {"HWC": "channels last", "CHW": "channels first"})
+        'CHW'
+    """
+    if not isinstance(value, str) or value not in meanings:
+        said = [f"{name!r} ({what})" for name, what in meanings.items()]
+        raise ValueError(f"{arg} must be {', '.join(said[:-1])} or {said[-1]}, got {value!r}")
+    return value
+
+
 def count(v: Any, arg: str, minimum: int) -> int:
     if isinstance(v, (bool, np.bool_)) or not isinstance(v, (int, np.integer)) or v < minimum:
         raise ValueError(f"{arg} must be an integer >= {minimum}, got {v!r}")

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from .. import geometry
-from .._checks import flag, number
+from .._checks import flag, number, one_of
 from .._options import Sampling
 from .._threads import pool
 from ..engine import check_model_input
@@ -328,18 +328,14 @@ class Compose(Resampling, Transform):
         given = {"interpolation": interpolation, "padding": padding, "fill": fill,
                  "antialias": antialias, "mask_fill": mask_fill,
                  "mask_interpolation": mask_interpolation}
-        if passes not in ("one", "as_needed"):
-            raise ValueError(f"passes must be 'one' (the pipeline resamples once) or "
-                             f"'as_needed' (a new pass where a step's resampling settings "
-                             f"change, or geometry follows a blur, noise, ...), got "
-                             f"{passes!r}")
-        self.passes = passes
-        if edges not in ("output", "each_step"):
-            raise ValueError(f"edges must be 'output' (one map reads the source wherever the "
-                             f"output lands in it) or 'each_step' (what a step cuts away or "
-                             f"fills stays so for the steps after it, as applying them one "
-                             f"after the other does), got {edges!r}")
-        self.edges = edges
+        self.passes = one_of(passes, "passes", {
+            "one": "the pipeline resamples once",
+            "as_needed": "a new pass where a step's resampling settings change, or geometry "
+                         "follows a blur, noise, ..."})
+        self.edges = one_of(edges, "edges", {
+            "output": "one map reads the source wherever the output lands in it",
+            "each_step": "what a step cuts away or fills stays so for the steps after it, as "
+                         "applying them one after the other does"})
         self.explicit_settings = {k: v for k, v in given.items() if v is not None}
         if passes == "one":
             chosen = pipeline_settings(self.transforms, self.explicit_settings,
@@ -387,11 +383,9 @@ class Compose(Resampling, Transform):
         self.strict = flag(strict, "strict")
         check_model_input(output_dtype, layout)  # the rest needs the image: the warp checks it
         self.output_dtype, self.mean, self.std, self.layout = output_dtype, mean, std, layout
-        if mask_layout not in ("HWC", "CHW"):
-            raise ValueError(f"mask_layout must be 'HWC' (a mask's channels last) or 'CHW' "
-                             f"(first, as albumentations' ToTensorV2(transpose_mask=True) "
-                             f"gives them), got {mask_layout!r}")
-        self.mask_layout = mask_layout
+        self.mask_layout = one_of(mask_layout, "mask_layout", {
+            "HWC": "a mask's channels last",
+            "CHW": "first, as albumentations' ToTensorV2(transpose_mask=True) gives them"})
         check_conversions(self)
         check_overlays(self)
         check_host_steps(self.transforms)

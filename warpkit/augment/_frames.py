@@ -31,6 +31,7 @@ import numpy as np
 
 from ..engine.core import COL_DATA, COL_FRAME, COLOUR_WORDS as WORDS
 from ._colour import IdentityStep
+from ._targets import in_output
 
 __all__ = ["Frames", "frame_plan", "fills_outside"]
 
@@ -77,11 +78,8 @@ class Frames(NamedTuple):
         """Which of sample ``k``'s output points (pixel centres at integers) every frame after
         the source's held: their places inside each (the output's keypoint rule)."""
         keep = np.ones(len(x), bool)
-        for p, (w, h) in self.cuts[k]:
-            den = p[2, 0] * x + p[2, 1] * y + p[2, 2]
-            qx = (p[0, 0] * x + p[0, 1] * y + p[0, 2]) / den
-            qy = (p[1, 0] * x + p[1, 1] * y + p[1, 2]) / den
-            keep &= (den > 0) & (qx >= -0.5) & (qx < w - 0.5) & (qy >= -0.5) & (qy < h - 0.5)
+        for p, size in self.cuts[k]:
+            keep &= _inside(p, x, y, size)
         return keep
 
     def image_ops(self, fill: list[float]) -> list[dict[int, np.ndarray]]:
@@ -97,24 +95,38 @@ class Frames(NamedTuple):
         return out
 
 
-def _corners(wo: int, ho: int) -> np.ndarray:
-    """The output's corner pixel centres, homogeneous (3, 4)."""
-    return np.array([[0, wo - 1, 0, wo - 1], [0, 0, ho - 1, ho - 1], [1, 1, 1, 1]], np.float64)
+def _corners(wo: int, ho: int) -> tuple[np.ndarray, np.ndarray]:
+    """The output's corner pixel centres (x, y)."""
+    return (np.array([0, wo - 1, 0, wo - 1], np.float64),
+            np.array([0, 0, ho - 1, ho - 1], np.float64))
+
+
+def _places(p: np.ndarray, x: Any, y: Any) -> tuple:
+    """(qx, qy, whether in front of a perspective map's horizon): the places of output points
+    (x, y) through ``p`` (output -> an earlier image)."""
+    den = p[2, 0] * x + p[2, 1] * y + p[2, 2]
+    return (p[0, 0] * x + p[0, 1] * y + p[0, 2]) / den, \
+        (p[1, 0] * x + p[1, 1] * y + p[1, 2]) / den, den > 0
+
+
+def _inside(p: np.ndarray, x: Any, y: Any, size: tuple[int, int]) -> np.ndarray:
+    """Whether the places of output points (x, y) through ``p`` lie inside an image of
+    ``size`` by the nearest rule (the keypoints' rule, :func:`in_output`: [-0.5, w - 0.5))."""
+    qx, qy, front = _places(p, x, y)
+    return front & in_output(qx, qy, size)
 
 
 def _covered(p: np.ndarray, size: tuple[int, int], out: tuple[int, int], nearest: bool) -> bool:
     """Whether every output pixel's place through ``p`` (output -> the frame's image) reads
-    only inside an image of ``size`` (w, h): the corners' places decide (the output's centres
-    are their convex hull, which an affine or a perspective map in front of its horizon keeps)."""
-    q = p @ _corners(*out)
-    if (q[2] <= 0).any():
-        return False
-    x, y = q[0] / q[2], q[1] / q[2]
-    w, h = size
+    only inside an image of ``size`` (w, h), by the nearest rule or with every linear tap inside
+    ([0, w - 1]): the corners' places decide (the output's centres are their convex hull, which
+    an affine or a perspective map in front of its horizon keeps)."""
+    x, y = _corners(*out)
     if nearest:
-        return bool((x >= -0.5).all() and (x < w - 0.5).all() and (y >= -0.5).all()
-                    and (y < h - 0.5).all())
-    return bool((x >= 0).all() and (x <= w - 1).all() and (y >= 0).all() and (y <= h - 1).all())
+        return bool(_inside(p, x, y, size).all())
+    qx, qy, front = _places(p, x, y)
+    w, h = size
+    return bool((front & (qx >= 0) & (qx <= w - 1) & (qy >= 0) & (qy <= h - 1)).all())
 
 
 def _gone(p: np.ndarray, size: tuple[int, int], out: tuple[int, int]) -> np.ndarray:
@@ -126,10 +138,7 @@ def _gone(p: np.ndarray, size: tuple[int, int], out: tuple[int, int]) -> np.ndar
     x = np.arange(wo, dtype=np.float64)[None, :]
     y = np.arange(ho, dtype=np.float64)[:, None]
     if p[2, 0] != 0 or p[2, 1] != 0:
-        den = p[2, 0] * x + p[2, 1] * y + p[2, 2]
-        qx = (p[0, 0] * x + p[0, 1] * y + p[0, 2]) / den
-        qy = (p[1, 0] * x + p[1, 1] * y + p[1, 2]) / den
-        return ~((qx >= -0.5) & (qx < w - 0.5) & (qy >= -0.5) & (qy < h - 0.5) & (den > 0))
+        return ~_inside(p, x, y, size)
     p = p / p[2, 2]
     lo = np.zeros(ho)
     hi = np.full(ho, float(wo))
