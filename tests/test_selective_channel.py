@@ -38,7 +38,9 @@ def _quiet(fn, *a, **k):
     # (a blur, then resizes of two interpolations: its own pipeline in passes)
     (lambda: [A.GaussianBlur(blur_limit=(5, 5), sigma_limit=(1.5, 1.5), p=1),
               A.Resize(100, 120), A.Resize(200, 240, interpolation=0)], [1], "as_needed"),
-], ids=["invert", "colour", "blur", "turn", "passes"])
+    # (an inversion before a turn: the turn's border stays black, edges="each_step")
+    (lambda: [A.InvertImg(p=1), A.Rotate(limit=(20, 20), p=1)], [0, 2], "one"),
+], ids=["invert", "colour", "blur", "turn", "passes", "edges"])
 def test_ports_give_albumentations_result(inner, channels, passes, queue):
     """Between a flip and a turn of the whole image: albumentations' pixels within a level."""
     recipe = _quiet(A.Compose, [A.HorizontalFlip(p=1),
@@ -48,9 +50,16 @@ def test_ports_give_albumentations_result(inner, channels, passes, queue):
     step = got.transforms[1]
     assert type(step).__name__ == "SelectiveChannelTransform"
     assert step.channels == tuple(channels) and step.pipeline.passes == passes
+    inverted_first = isinstance(recipe.transforms[1].transforms[0], A.InvertImg) and \
+        len(recipe.transforms[1].transforms) > 1
+    assert step.pipeline.edges == ("each_step" if inverted_first else "output")
     theirs = _quiet(recipe, image=FOUR)["image"]
     ours = got(image=FOUR, seed=0, queue=queue)["image"]
-    assert np.abs(ours.astype(int) - theirs).max() <= 1
+    d = np.abs(ours.astype(int) - theirs)
+    if inverted_first:  # within a level but along the turn's border (its blend rounded twice)
+        assert (d > 1).mean() < 0.001 and d.max() <= 4
+    else:
+        assert d.max() <= 1
 
 
 def test_channels_come_from_the_live_pipeline():

@@ -542,8 +542,10 @@ def _selective_channels(a: _Args, pipe: _Pipeline) -> Transform:
     own = _Pipeline(pipe.mask_code)
     own.nonserializable = pipe.nonserializable
     inner = _transforms(a.take("transforms", []), own, top=False)
+    edges = edges_needed(inner)
     return SelectiveChannelTransform(inner, channels=a.take("channels", (0, 1, 2)),
-                                     p=a.take("p", 1.0), passes=_passes_needed(inner, own))
+                                     p=a.take("p", 1.0), passes=_passes_needed(inner, own, edges),
+                                     edges=edges)
 
 
 #: the transforms a port takes after Normalize (or ToFloat), and their fills: geometry (it

@@ -151,7 +151,8 @@ class SelectiveChannelTransform(HostStep):
     albumentations (its transforms see the image alone). Every image target of the call goes
     through it (albumentations': ``image``). The transforms may not change the size, read the
     targets (the box-safe crops), make the model's input or run on the host themselves.
-    ``passes``: the pipeline's (:class:`~warpkit.augment.Compose`), warpkit's own keyword.
+    ``passes``, ``edges``: the pipeline's (:class:`~warpkit.augment.Compose`), warpkit's own
+    keywords.
 
     Example:
         >>> import numpy as np
@@ -166,7 +167,7 @@ class SelectiveChannelTransform(HostStep):
     threads = False  # (each sample's channels go through a warpkit call of their own)
 
     def __init__(self, transforms: Any, channels: Any = (0, 1, 2), p: float = 1.0,
-                 passes: str = "one") -> None:
+                 passes: str = "one", edges: str = "output") -> None:
         super().__init__(p)
         from ._compose import Compose
 
@@ -180,7 +181,7 @@ class SelectiveChannelTransform(HostStep):
             raise ValueError(f"SelectiveChannelTransform channels must be distinct indices "
                              f">= 0, at least one, got {channels!r}")
         self.channels = tuple(int(c) for c in channels)
-        inner = Compose(steps, passes=passes)
+        inner = Compose(steps, passes=passes, edges=edges)
         held = next((t for t in all_steps(inner) if t is not inner and (
             is_host(t) or t.reads or type(t).__name__ == "Mosaic")), None)
         if held is not None:
@@ -209,7 +210,8 @@ class SelectiveChannelTransform(HostStep):
     def config(self) -> dict:
         return {"transforms": [t.data() for t in self.pipeline.transforms],
                 "channels": list(self.channels),
-                **({"passes": self.pipeline.passes} if self.pipeline.passes != "one" else {})}
+                **({"passes": self.pipeline.passes} if self.pipeline.passes != "one" else {}),
+                **({"edges": self.pipeline.edges} if self.pipeline.edges != "output" else {})}
 
 
 #: why a pipeline with a Lambda that has no name is not written
