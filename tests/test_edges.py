@@ -183,6 +183,21 @@ def test_the_border_comes_before_the_colour_steps_after_it(queue):
     assert abs(int(before[0, 0, 0]) - (255 - gray)) <= 1  # edges="output": through both
 
 
+def test_a_choice_of_colour_before_a_turn_keeps_the_turn_border(queue):
+    """A OneOf whose choices are a turn and a colour step, then a turn: the samples that chose
+    the colour step keep the second turn's black border (the colour step comes before it), as
+    those that chose the turn do."""
+    img = np.full((64, 80, 3), 90, np.uint8)
+    pipe = W.Compose([W.OneOf([W.Rotate(limit=(10, 10), p=1), W.InvertImg(p=1)]),
+                      W.Rotate(limit=(30, 30), p=1)], edges="each_step")
+    batch = pipe(image=np.stack([img] * 8), seed=2, queue=queue)
+    assert {p["steps"][0]["choice"] for p in batch["params"]} == {0, 1}
+    for k, params in enumerate(batch["params"]):
+        assert (batch["image"][k][0, 0] == 0).all(), params["steps"][0]["choice"]
+        inside = 165 if params["steps"][0]["choice"] else 90
+        assert abs(int(batch["image"][k][32, 40, 0]) - inside) <= 1
+
+
 def test_the_setting_is_data_and_refused_where_it_cannot_hold():
     pipe = W.Compose([W.CenterCrop(100, 100), W.Rotate(limit=10)], edges="each_step")
     d = pipe.to_dict()

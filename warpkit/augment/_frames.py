@@ -33,7 +33,8 @@ from ..engine.core import COL_DATA, COL_FRAME, COLOUR_WORDS as WORDS
 from ._colour import IdentityStep
 from ._targets import in_output
 
-__all__ = ["Frames", "frame_plan", "fills_outside"]
+__all__ = ["Frames", "check_each_step_edges", "edges_needed", "fills_outside", "frame_plan",
+           "repeats_edge"]
 
 
 def fills_outside(t: Any) -> bool:
@@ -229,16 +230,17 @@ def repeats_edge(pipe: Any) -> bool:
     """Whether a pipeline of ``edges="each_step"`` reads its images with their edge repeated,
     the source's frame among the frames' operations: where a colour step (its border must not
     go through it) or a resize (``cv2.resize`` repeats the edge) may come before the first step
-    that fills outside its input, in any sample (the steps of OneOfs in their order: a property
-    of the pipeline, so that a sample's result does not depend on the batch it is in; elsewhere
-    the warp's constant border is that frame, rounded once)."""
+    that fills outside its input, in any sample. A property of the pipeline, so that a
+    sample's result does not depend on the batch it is in: the steps are read in order, a
+    step's own steps (a OneOf's choices, a nested pipeline's) together, since any of them may
+    be the one a sample applies (elsewhere the warp's constant border is that frame, rounded
+    once)."""
     from ._base import leaves
 
-    for s in (s for t in pipe.transforms for s in leaves(t)):
-        if fills_outside(s):
-            return False
-        if not s.keeps_frame:
-            return True
+    for t in pipe.transforms:
+        moving = [s for s in leaves(t) if not s.keeps_frame]
+        if moving:  # (the first step that may move pixels: all of its own fill, or not)
+            return not all(fills_outside(s) for s in moving)
     return False
 
 
