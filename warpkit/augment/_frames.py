@@ -187,7 +187,8 @@ def frame_plan(pipe: Any, plist: list[dict], sizes: list[tuple[int, int]],
     images with their edge repeated (:func:`repeats_edge`): then it is an operation too, in its
     step's place. Masks keep the warp's constant border for it."""
     clamp = repeats_edge(pipe)
-    plans = []  # per sample: [(position, map output -> input, input size, source)]
+    ops: list[dict[int, np.ndarray]] = []
+    cuts: list[list] = []
     moves = []
     for params, size, out in zip(plist, sizes, outs):
         steps = []  # (position, map, input size, fills outside, the source's frame)
@@ -196,27 +197,21 @@ def frame_plan(pipe: Any, plist: list[dict], sizes: list[tuple[int, int]],
             if isinstance(t, IdentityStep):
                 continue
             m, after = t.map(q, size)
-            if not t.keeps_frame:
-                steps.append((i, np.asarray(m, np.float64), size, fills_outside(t), not moved))
-                moved = True
-            else:
-                steps.append((i, np.asarray(m, np.float64), size, False, False))
+            moves_frame = not t.keeps_frame
+            steps.append((i, np.asarray(m, np.float64), size, fills_outside(t),
+                          moves_frame and not moved))
+            moved = moved or moves_frame
             size = after
-        moves.append([(m, after_size) for (_, m, _, _, _), after_size in
-                      zip(steps, [s for _, _, s, _, _ in steps[1:]] + [size])])
-        suffix = np.eye(3)
-        frames = []
-        for i, m, before, fills, source in reversed(steps):
-            suffix = suffix @ m
-            if fills:
-                frames.append((i, np.linalg.inv(suffix), before, source))
-        plans.append((frames, out))
-    ops: list[dict[int, np.ndarray]] = []
-    cuts: list[list] = []
-    for frames, out in plans:
+        moves.append([(m, after) for (_, m, _, _, _), after in
+                      zip(steps, [before for _, _, before, _, _ in steps[1:]] + [size])])
         own: dict[int, np.ndarray] = {}
         cut = []
-        for i, p, before, source in frames:
+        suffix = np.eye(3)
+        for i, m, before, fills, source in reversed(steps):
+            suffix = suffix @ m
+            if not fills:
+                continue
+            p = np.linalg.inv(suffix)  # (output -> this step's input)
             if images and (clamp or not source) and not _covered(p, before, out, nearest):
                 own[i] = _op_rows(p, before, nearest)
             if targets and not source and not _covered(p, before, out, True):
