@@ -23,7 +23,7 @@ from ..engine.core import _result_array
 from ..engine.inputs import stack
 from ..engine.output import fills as fills_of
 from ..engine.stages import Tiles
-from ._base import contains, keeps_axes, passed_keys, shared_keys
+from ._base import all_steps, contains, keeps_axes, passed_keys, shared_keys
 from ._epochs import note_draws
 from ._host import host_children, host_positions, image_shapes, is_host, run_host_step
 from ._text import TextImage
@@ -425,7 +425,7 @@ def apply(pipe, given: dict, *, seed, index, epoch, params, queue, out=None) -> 
     stacks = _unstack_masks(t)  # masks= as one array (N, H, W[, C]): a list
     expand_inputs(pipe, t.images, out)  # ToRGB's channels, FromFloat's checks
     into = None if out is None else _out_array(out, t.images.get("image"))
-    split = bool(host_positions(pipe) or pipe.pass_starts)
+    split = _facts(pipe).split
     run = _apply_split if split else _apply
     res = run(pipe, t, seed=seed, index=index, epoch=epoch, params=params, queue=queue,
               into=into)
@@ -438,7 +438,7 @@ def apply(pipe, given: dict, *, seed, index, epoch, params, queue, out=None) -> 
         single = isinstance(res["params"], dict)
         for name in (*t.masks, *t.mask_lists):  # (the dimensions before a mask's own)
             res[name] = _channels_first_mask(res[name], (name in t.mask_lists) + (not single))
-    if split and contains(pipe, TextImage):  # (albumentations' output key of its texts)
+    if split and _facts(pipe).text:  # (albumentations' output key of its texts)
         per = [[d for step, p in pipe.applied_steps(params) if isinstance(step, TextImage)
                 for d in step.overlay_data(p)]
                for params in ([res["params"]] if isinstance(res["params"], dict)
@@ -463,6 +463,34 @@ def _out_array(out: Any, image: Any) -> np.ndarray:
                              f"on {out.device}")
         return out.detach().numpy()
     return out
+
+
+class _Facts(NamedTuple):
+    """What every call reads of a pipeline's steps, found once (:func:`_facts`)."""
+
+    split: bool  # host steps or a pass plan: the call runs in passes (_apply_split)
+    sources: frozenset  # the OverlayElements that paste on the source (their ids)
+    reads_mask: bool  # a step that may read the warped mask (MaskDropout, ...)
+    sampling: Sampling  # warp_sampling's
+    model: ModelInput  # the images' model input
+    text: bool  # a TextImage (its overlay_data key)
+
+
+def _facts(pipe) -> _Facts:
+    """The pipeline's :class:`_Facts`, made on its first call and kept while its steps are the
+    same objects (as :meth:`~warpkit.augment.Compose.host_parts` keeps its passes): a call of
+    one sample would otherwise walk the steps a dozen times."""
+    key = tuple(map(id, pipe.transforms))
+    got = getattr(pipe, "_call_facts", None)
+    if got is not None and got[0] == key:
+        return got[1]
+    facts = _Facts(bool(host_positions(pipe) or pipe.pass_starts),
+                   source_overlays(pipe) if contains(pipe, OverlayElements) else frozenset(),
+                   any(hasattr(s, "reads_mask") for s in all_steps(pipe)), warp_sampling(pipe),
+                   ModelInput(pipe.output_dtype, pipe.mean, pipe.std, pipe.layout),
+                   contains(pipe, TextImage))
+    pipe._call_facts = (key, facts)
+    return facts
 
 
 def warp_sampling(pipe) -> Sampling:
@@ -553,7 +581,8 @@ def _apply(pipe, t: Targets, *, seed, index, epoch, params, queue, into=None,
     if main is not None:
         boxes[main] = _drop_boxes(pipe, plist, *boxes[main], single)
     given = _sample_passed(pipe, t.passed, kind, n)
-    sources = source_overlays(pipe) if contains(pipe, OverlayElements) else frozenset()
+    facts = _facts(pipe)
+    sources = facts.sources
     if sources:  # OverlayElements before geometry: pasted into copies of the sources
         paste_sources(pipe, sources, plist, sizes, _each(given, n), t.images, t.masks, groups,
                       kind)
@@ -584,7 +613,7 @@ def _apply(pipe, t: Targets, *, seed, index, epoch, params, queue, into=None,
                                      "warpkit does not; give its pipeline no boxes")
     # the steps that read the warped mask (MaskDropout; ConstrainedCoarseDropout by
     # mask_indices): its warp goes first
-    readers = _mask_readers(pipe, plist, t.masks, groups, kind)
+    readers = _mask_readers(pipe, plist, t.masks, groups, kind) if facts.reads_mask else []
     # the holes in each output, for the targets only (the images' holes are colour operations)
     holes = _holes(pipe, plist, outs, t.masks, groups, kind) \
         if t.masks or groups or boxes or klists else None
@@ -595,7 +624,7 @@ def _apply(pipe, t: Targets, *, seed, index, epoch, params, queue, into=None,
     # OverlayElements' mask ids (checked before any launch; False: none in the call)
     overlays = _overlays(pipe, plist, outs, given, t.masks, groups, kind, sources) \
         if t.masks or groups else False
-    sampling = warp_sampling(pipe)
+    sampling = facts.sampling
     constant = sampling.constant
     if constant:  # before any launch
         for m in t.masks.values():
@@ -613,7 +642,7 @@ def _apply(pipe, t: Targets, *, seed, index, epoch, params, queue, into=None,
     image_sampling = sampling._replace(padding="border") if frames is not None and frames.clamp \
         else sampling
     out: dict[str, Any] = {}
-    model = ModelInput(pipe.output_dtype, pipe.mean, pipe.std, pipe.layout)
+    model = facts.model
     chains = None if mosaic is None else \
         fielded if fielded is not None else [[m] for m in mats]
     # the images' and masks' kernels run while the host moves the boxes and keypoints: their
