@@ -675,7 +675,8 @@ def test_a_lone_random_affine_takes_composes_target_options():
 
 def test_per_channel_lists_reuse_the_model_input_values(queue):
     """A pipeline's mean and std as lists (as JSON gives them) hit the cache of the model
-    input's values like tuples (each single-image call made them again: ~60 us of ~600); bad
+    input's values like tuples (each single-image call made them again: ~60 us of ~600), or
+    the call is one the warp kept whole (engine.core._Again): nothing is made again; bad
     values are still refused, named as they were given."""
     from warpkit.engine import output
 
@@ -686,7 +687,7 @@ def test_per_channel_lists_reuse_the_model_input_values(queue):
     before = output.values_of_options.cache_info()
     again = aug(image=img, seed=1, queue=queue)["image"]
     after = output.values_of_options.cache_info()
-    assert (after.hits, after.misses) == (before.hits + 1, before.misses)
+    assert after.misses == before.misses
     np.testing.assert_array_equal(first, again)
     np.testing.assert_allclose(first[:, 0, 0], [-2.5, -1.6, -1.0], rtol=1e-6)
     bad = Compose([CenterCrop((20, 30))], output_dtype="float32", mean=[0.5, float("inf"), 0])

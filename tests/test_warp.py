@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import itertools
+from contextlib import nullcontext
 
 import cv2
 import numpy as np
@@ -381,6 +382,69 @@ def test_non_native_byte_order(queue):
     out = warpkit.warp_affine(foreign_byte_order(img), MAP, queue=queue)
     assert out.dtype == np.uint16 and out.dtype.isnative
     np.testing.assert_array_equal(out, warpkit.warp_affine(img, MAP, queue=queue))
+
+
+def test_a_call_like_one_before_is_warped_as_it_was(queue, monkeypatch):
+    """A single host image's call with the options of one before it (the same Sampling and
+    ModelInput objects, as a pipeline passes them sample after sample) takes what that call
+    made of them (engine.core._Again: the checks, the output and the plans that follow from
+    the options and the image's layout alone), whatever the image's size: the same bytes as a
+    first call, and the image's and the map's own checks on every call."""
+    from warpkit.engine import core
+    from warpkit.engine.output import ModelInput
+    from warpkit._options import Sampling
+
+    sampling = Sampling.of("linear", "constant", (10, 20, 30), False)
+    model = ModelInput("float32", [0.5, 0.4, 0.3], [0.2, 0.25, 0.3], "CHW")
+    rng = np.random.default_rng(5)
+    imgs = [rng.integers(0, 256, (h, w, 3), np.uint8) for h, w in ((40, 50), (61, 33), (17, 90))]
+    maps = [g.rotation(d, (20, 15)) for d in (0, 7, -30)] + [g.perspective_from_points(
+        [[0, 0], [9, 0], [0, 9], [9, 9]], [[1, 0], [9, 1], [0, 8], [7, 8]])]
+    cases = [(img, m) for img in imgs for m in maps]
+
+    def warp(img, m, **kw):
+        return core.warp_by(img, m, (24, 20), sampling, model=model, queue=queue, affine=False,
+                            **kw)
+
+    first = []
+    for img, m in cases:
+        warpkit.clear_cache()  # (each call the first of its kind)
+        first.append(warp(img, m))
+    warpkit.clear_cache()
+    taken = []
+    kept_warp = core._Again.warp
+    monkeypatch.setattr(core._Again, "warp", lambda self, *a: taken.append(1) or kept_warp(self, *a))
+    for (img, m), ref in zip(cases, first):
+        np.testing.assert_array_equal(warp(img, m), ref)
+    assert len(taken) == len(cases) - 1  # every call but the first
+    into = np.empty((3, 20, 24), np.float32)
+    pending: list = []
+    res = warp(imgs[1], maps[2], into=into, pending=pending)
+    for wait in pending:
+        wait()
+    assert res() is into
+    np.testing.assert_array_equal(into, first[len(maps) + 2])
+    equal = ModelInput("float32", [0.5, 0.4, 0.3], [0.2, 0.25, 0.3], "CHW")  # (its own entry)
+    np.testing.assert_array_equal(core.warp_by(imgs[0], maps[1], (24, 20), sampling, model=equal,
+                                               queue=queue, affine=False), first[1])
+    n = len(taken)
+    warp(np.zeros((1, 1, 3), np.uint8), maps[0])  # (a layout of fewer than 4 values, as an
+    with pytest.raises(ValueError, match=r"image has no pixels to sample: shape \(0, 50, 3\)"):
+        warp(np.zeros((0, 50, 3), np.uint8), maps[0])  # empty image's)
+    with pytest.raises(ValueError, match=r"a matrix must be finite"):
+        warp(imgs[0], np.full((3, 3), np.nan))
+    with pytest.raises(ValueError, match=r"the matrix is singular"):
+        warp(imgs[0], [[1, 2, 0], [2, 4, 0], [0, 0, 1]])
+    for m in (maps[1], maps[3]):  # an affine call, then a perspective map where one is asked
+        with pytest.raises(ValueError, match=r"matrix is a perspective map .* use "
+                                             r"warp_perspective") if m is maps[3] else nullcontext():
+            core.warp_by(imgs[0], m, (24, 20), sampling, model=model, queue=queue)
+    with pytest.raises(ValueError, match=r"out must be a writable C-contiguous float32 array of "
+                                         r"shape \(3, 20, 24\)"):
+        warp(imgs[0], maps[0], into=np.empty((20, 24, 3), np.float32))
+    with pytest.raises(ValueError, match=r"fill must be a number or one per channel \(1\)"):
+        warp(imgs[0][..., :1].copy(), maps[0])
+    assert len(taken) > n  # (the checks above were made on calls that took a kept one)
 
 
 @pytest.mark.parametrize("call,exc,match", [

@@ -72,11 +72,19 @@ class PlanCache:
         plan = self._plans.get(key)
         if plan is None:
             plan = make()
-            with self._lock:
-                self._plans[key] = plan
-                while len(self._plans) > self.maxsize:  # drop the oldest
-                    del self._plans[next(iter(self._plans))]
+            self.put(key, plan)
         return plan
+
+    def find(self, key: Any) -> Any:
+        """The plan for ``key``, or None."""
+        return self._plans.get(key)
+
+    def put(self, key: Any, plan: Any) -> None:
+        """Keep ``plan`` for ``key`` (the oldest goes where the cache is full)."""
+        with self._lock:
+            self._plans[key] = plan
+            while len(self._plans) > self.maxsize:
+                del self._plans[next(iter(self._plans))]
 
     def clear(self) -> None:
         with self._lock:

@@ -6,15 +6,17 @@ from __future__ import annotations
 import functools
 import math
 from collections.abc import Sequence
-from typing import Any, Callable
+from typing import Any, Callable, NamedTuple
 
 import numpy as np
 import pyopencl as cl
 
 from .. import geometry
+from ..runtime import PlanCache
 from .._checks import matrix3, width_height
 from .._images import MAX_CHANNELS, as_image, shape_hwc
-from .._memory import check_allocation, device_layout, operand, pick_runtime, wants_device_result
+from .._memory import (Operand, check_allocation, device_layout, operand, pick_runtime,
+                       wants_device_result)
 from .._options import PADDINGS, Sampling
 from .coords import (COORD_AXES, COORD_FIELD, COORD_MAP, COORD_MATRIX, Coords, blocks,
                      area_items, expand_canvas, schedule, supersampling)
@@ -66,6 +68,14 @@ def warp_by(image: Any, matrix: Any, size: Any = None, sampling: Sampling = LINE
         return _warp_wide(image, matrix, size, sampling, channels, expand=expand, queue=queue,
                           affine=affine, model=model, src_index=src_index, ragged=ragged,
                           coords=coords, pending=pending, into=into, colour=colour)
+    # a single host image's call like one before it (a pipeline's sample after sample): the
+    # checks and plan that follow from its options and layout alone are kept (_Again)
+    again_key, x = _again_key(image, size, sampling, model, queue, affine, expand, ragged,
+                              coords, src_index, colour)
+    if again_key is not None:
+        again = _AGAIN.find(again_key)
+        if again is not None and again.sampling is sampling and again.model is model:
+            return again.warp(again_key[-1], x, matrix, affine, pending, into)
     src = _Input(image, matrix, affine, src_index, ragged, coords)
     wo, ho, mats = _output_size(src, size, expand, ragged or coords is not None)
     inv, ss, kind = _positions(src.mats if mats is None else mats, coords, wo, ho, src.B,
@@ -103,16 +113,14 @@ def warp_by(image: Any, matrix: Any, size: Any = None, sampling: Sampling = LINE
                     blocks(coords), bool(passes), kinds, colour_groups(passes), tiles, bands,
                     fda_sizes(passes) if any(k & PASS_FDA for k in kinds) else (),
                     min(ss) == 0)
-    finite_affine, tw_log2, pf = _work_split(kind, inv, wo, ho)
-    plan = PLANS.get((rt, layout_key, wants_device_result(x), spec, tw_log2),
-                     lambda: warp_plan(rt, x, spec, tw_log2))
-    if not ragged and x.dev is None:  # (the plan checked the rest: it serves every size)
-        check_allocation(rt, x.nbytes, "the image")
     fixed = (rt, tuple(fills), src.dt.kind in "iu", tuple(yscale), tuple(ybias), tuple(ss))
-    values = {**FIXED.get(fixed, lambda: fixed_values(*fixed)),
-              "affine": int32(finite_affine), "pf": int32(pf), **extra}
-    operands = {"X": x}
-    _bind_positions(rt, values, operands, kind, inv, coords, wo, ho)
+    fixed = FIXED.get(fixed, lambda: fixed_values(*fixed))
+    again = None
+    if again_key is not None and restore is None:  # (kept once this call's checks passed)
+        again = _Again(sampling, model, wo, ho, shape, y_dtype or src.dt, spec, layout_key,
+                       fixed, {})
+    plan, values, operands = _matrix_values(rt, x, layout_key, spec, kind, inv, coords, fixed,
+                                            extra, None if again is None else again.plans)
     ro = cl.mem_flags.READ_ONLY | cl.mem_flags.COPY_HOST_PTR
     if src_index is not None:
         values["index"] = cl.Buffer(rt.context, ro,
@@ -189,6 +197,8 @@ def warp_by(image: Any, matrix: Any, size: Any = None, sampling: Sampling = LINE
             _not_into()
         into = _result_array(into, shape[:3] if squeeze else shape,
                              y_dtype or src.dt).reshape(shape)
+    if again is not None:
+        _AGAIN.put(again_key, again)
     res = plan.run(operands, values, pending, into)
     if squeeze:
         res = res.reshape(res.shape[:3])
@@ -1761,6 +1771,94 @@ def _result_array(out: Any, shape: tuple[int, ...], dtype: Any) -> np.ndarray:
     return out
 
 
+def _matrix_values(rt, x, layout_key: tuple, spec: WarpSpec, kind: int, inv: np.ndarray,
+                   coords: Coords | None, fixed: dict, extra: dict, plans: dict | None = None
+                   ) -> tuple[Any, dict, dict]:
+    """A warp's plan, values and operands for its positions' source: the work split that the
+    maps ``inv`` give, the plan of that split (from ``plans``, the split's log2 -> its plan,
+    where given: :class:`_Again`'s), the image's allocation checked, the fixed values, the
+    call's ``extra`` ones and the positions' (:func:`_bind_positions`)."""
+    finite_affine, tw_log2, pf = _work_split(kind, inv, spec.wo, spec.ho)
+    plan = None if plans is None else plans.get(tw_log2)
+    if plan is None:
+        plan = PLANS.get((rt, layout_key, wants_device_result(x), spec, tw_log2),
+                         lambda: warp_plan(rt, x, spec, tw_log2))
+        if plans is not None:
+            plans[tw_log2] = plan
+    if not spec.ragged and x.dev is None:  # (the plan checked the rest: it serves every size)
+        check_allocation(rt, x.nbytes, "the image")
+    values = {**fixed, "affine": int32(finite_affine), "pf": int32(pf), **extra}
+    operands = {"X": x}
+    _bind_positions(rt, values, operands, kind, inv, coords, spec.wo, spec.ho)
+    return plan, values, operands
+
+
+def _again_key(image: Any, size: Any, sampling: Sampling, model: ModelInput, queue: Any,
+               affine: bool, expand: bool, ragged: bool, coords: Coords | None,
+               src_index: Any, colour: Any) -> tuple[tuple | None, Operand | None]:
+    """(the key of :data:`_AGAIN`, the image's operand) for a call of one (H, W) or (H, W, C) host image in native
+    byte order by one map to a ``size`` given as a tuple, without colour operations or
+    antialiasing (whose checks and plan depend on more than the options and the layout);
+    None for other calls. The key holds the runtime (last), the image's layout (its dtype,
+    axes and channels, not its sizes: a plan serves every size), the size, the map's kind and
+    the identities of ``sampling`` and ``model`` (what a pipeline passes each call; the
+    entry holds them, so their ids stay theirs)."""
+    if type(image) is not np.ndarray or not 2 <= image.ndim <= 3 or not image.dtype.isnative \
+            or type(size) is not tuple or ragged or expand or coords is not None \
+            or src_index is not None or colour is not None or sampling.supersample \
+            or sampling.area:
+        return None, None
+    x = operand(image, "image")
+    return (image_key(x), size, id(sampling), id(model), affine, pick_runtime(queue, x)), x
+
+
+class _Again(NamedTuple):
+    """What :func:`warp_by` made of a call that another like it (:func:`_again_key`) takes
+    as it is: its options (held), output, plan key's spec and layout, fixed values and plans
+    (by work split)."""
+
+    sampling: Sampling
+    model: ModelInput
+    wo: int
+    ho: int
+    shape: tuple[int, ...]
+    dtype: np.dtype  # the result's
+    spec: WarpSpec
+    layout_key: tuple
+    fixed: dict
+    plans: dict
+
+    def warp(self, rt, x: Operand, matrix: Any, affine: bool, pending: list | None,
+             into: np.ndarray | None) -> Any:
+        """:func:`warp_by` of this call (``x``: its image's operand): the image's and the
+        map's own checks, then the launch."""
+        shape = x.host.shape
+        if 0 in shape[:2]:
+            raise ValueError(f"image has no pixels to sample: shape {shape}")
+        mats = matrices(matrix, 1, False, "matrix" if affine else "homography")
+        if affine:
+            _check_affine(mats)
+        plan, values, operands = _matrix_values(
+            rt, x, self.layout_key, self.spec, COORD_MATRIX, geometry.invert_checked(mats),
+            None, self.fixed, image_values(shape), self.plans)
+        if into is not None:
+            into = _result_array(into, self.shape, self.dtype)
+        res = plan.run(operands, values, pending, into)
+        return (lambda: res) if pending is not None else res
+
+
+#: warp_by's calls kept for the calls like them (_Again), by _again_key
+_AGAIN = PlanCache(maxsize=256)
+
+
+def _check_affine(mats: np.ndarray) -> None:
+    """Refuse a perspective map where an affine one was asked for (``mats`` checked by
+    matrix3)."""
+    if not geometry.is_affine_checked(mats):
+        raise ValueError("matrix is a perspective map (last row != (0, 0, 1)); use "
+                         "warp_perspective")
+
+
 class _Input:
     """A warp's input, checked: the image (or a ragged batch's list of them) and its layout,
     and the matrices of its output items (none where ``coords`` gives the positions)."""
@@ -1805,9 +1903,8 @@ class _Input:
         else:
             mats = matrices(matrix, B, batched, arg)
         # mats are checked (matrix3): is_affine and invert without checking them again
-        if affine and not geometry.is_affine_checked(mats):
-            raise ValueError(f"{arg} is a perspective map (last row != (0, 0, 1)); use "
-                             "warp_perspective")
+        if affine:
+            _check_affine(mats)
         self.B, self.mats, self.out_shape = B, mats, out_shape
 
     def in_place(self, rt: Any) -> list | None:
