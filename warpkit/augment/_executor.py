@@ -27,7 +27,7 @@ from ._base import all_steps, contains, keeps_axes, passed_keys, shared_keys
 from ._epochs import note_draws
 from ._host import host_children, host_positions, image_shapes, is_host, run_host_step
 from ._text import TextImage
-from ._colour import colour_program
+from ._colour import ColourTransform, colour_program
 from ._convert import convert_results, expand_inputs
 from ._overlay import (OverlayElements, has_mask_ids, overlay_mask_ids, paste_sources,
                        source_overlays)
@@ -134,7 +134,8 @@ def _indices(index: Any, n: int) -> list[int]:
     """The stream index of each of n samples: ``index``, ``index + 1``, ... for an integer,
     else one per sample from any 1-D sequence of integers (a list, a numpy array, a torch
     tensor: what a DataLoader's default collate gives)."""
-    if isinstance(index, numbers.Integral) and not isinstance(index, bool):
+    if type(index) is int or (isinstance(index, numbers.Integral)
+                              and not isinstance(index, bool)):
         return [int(index) + i for i in range(n)]
     if isinstance(index, (str, bytes, bool)) or not hasattr(index, "__len__"):
         raise ValueError(f"index must be an integer >= 0 or one per sample, got {index!r}")
@@ -472,8 +473,10 @@ class _Facts(NamedTuple):
     sources: frozenset  # the OverlayElements that paste on the source (their ids)
     reads_mask: bool  # a step that may read the warped mask (MaskDropout, ...)
     sampling: Sampling  # warp_sampling's
+    mask_sampling: Sampling  # the masks': their interpolation, filter and fill
     model: ModelInput  # the images' model input
     text: bool  # a TextImage (its overlay_data key)
+    colour: bool  # a colour step (colour_program's operations)
 
 
 def _facts(pipe) -> _Facts:
@@ -484,11 +487,15 @@ def _facts(pipe) -> _Facts:
     got = getattr(pipe, "_call_facts", None)
     if got is not None and got[0] == key:
         return got[1]
+    sampling = warp_sampling(pipe)
     facts = _Facts(bool(host_positions(pipe) or pipe.pass_starts),
                    source_overlays(pipe) if contains(pipe, OverlayElements) else frozenset(),
-                   any(hasattr(s, "reads_mask") for s in all_steps(pipe)), warp_sampling(pipe),
+                   any(hasattr(s, "reads_mask") for s in all_steps(pipe)), sampling,
+                   sampling._replace(interpolation=pipe.mask_interpolation,
+                                     antialias=pipe.mask_antialias,
+                                     fill=pipe.mask_fill if sampling.constant else 0),
                    ModelInput(pipe.output_dtype, pipe.mean, pipe.std, pipe.layout),
-                   contains(pipe, TextImage))
+                   contains(pipe, TextImage), contains(pipe, ColourTransform))
     pipe._call_facts = (key, facts)
     return facts
 
@@ -648,10 +655,7 @@ def _apply(pipe, t: Targets, *, seed, index, epoch, params, queue, into=None,
     # the images' and masks' kernels run while the host moves the boxes and keypoints: their
     # results are taken after one wait (Mosaic's warps wait for their own)
     pending: list | None = [] if mosaic is None else None
-    mask_opts = _Opts(sampling._replace(interpolation=pipe.mask_interpolation,
-                                        antialias=pipe.mask_antialias,
-                                        fill=pipe.mask_fill if constant else 0),
-                      queue=queue, pending=None if readers else pending)
+    mask_opts = _Opts(facts.mask_sampling, queue=queue, pending=None if readers else pending)
 
     def warp_masks() -> None:
         for name, m in t.masks.items():
@@ -674,7 +678,8 @@ def _apply(pipe, t: Targets, *, seed, index, epoch, params, queue, into=None,
                                  f"parts of 4 channels)")
             colour = colour_program(pipe, plist, channels, dtype, outs, given, skip=sources,
                                     frames=None if frames is None else frames.image_ops(
-                                        fills_of(sampling.fill, channels, dtype)))
+                                        fills_of(sampling.fill, channels, dtype))) \
+                if facts.colour or frames is not None else None
             opts = _Opts(image_sampling, model, queue, into if name == "image" else None,
                          colour, pending)
             out[name] = _warp_all(x, kind, mats, outs, opts, chains=fielded) \

@@ -224,6 +224,6 @@ def checked_keys(seed: int, epoch: int, indices: Sequence[int]) -> list[tuple[in
     """The Philox keys of samples ``indices``, every ``(seed, epoch, index)`` checked (and made
     Python ints) before any is hashed."""
     checked = [_key_entropy(seed, epoch, index) for index in indices]
-    if not checked:
-        return []
+    if len(checked) < 2:  # (one sample a call: its key alone)
+        return [philox_key(k) for k in checked]
     return philox_keys(checked[0][0], checked[0][1], [k[2] for k in checked])
