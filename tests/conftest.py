@@ -34,6 +34,18 @@ from warpkit.runtime import choose_device
 
 _ENTRIES = warpkit.list_devices()
 
+# albumentations blends uint8 images (albucore's add_weighted: RandomSunFlare's overlay,
+# HistogramMatching's blend, ...) with simsimd's wsum, which picks a kernel per CPU: on Sapphire
+# Rapids (AVX-512 FP16) it sums in float16, one or two levels off on about half the pixels,
+# there alone. The tests hold warpkit to albumentations' arithmetic, so the peer takes its
+# float32 kernels on every CPU.
+try:
+    import simsimd
+except ImportError:
+    pass
+else:
+    simsimd.disable_capability("sapphire")
+
 
 def _selected():
     spec = os.environ.get("WARPKIT_TEST_DEVICES", "").strip()
