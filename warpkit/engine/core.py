@@ -376,12 +376,37 @@ _WHOLE_CODE = np.zeros(COL_FRAME + 2, bool)
 _WHOLE_CODE[list(COLOUR_WHOLE)] = True
 
 
+#: the pass kind each code starting a colour pass gives (pass_kinds; COL_DOWNSCALE's gather is
+#: a gather or a rescale by its words)
+_PASS_KIND = np.zeros(COL_FRAME + 2, np.int64)
+for _codes, _kind in ((COLOUR_MEAN, PASS_MEAN), ((COL_BLUR,), PASS_BLUR),
+                      ((COL_MOTION, COL_CONV, COL_TAPS), PASS_MOTION), ((COL_MEDIAN,), PASS_MEDIAN),
+                      ((COL_CLAHE, COL_EQUALIZE), PASS_CLAHE), ((COL_DOWNSCALE,), PASS_GATHER),
+                      ((COL_JPEG,), PASS_JPEG), ((COL_PCA,), PASS_PCA),
+                      ((COL_UNSHARP,), PASS_UNSHARP), ((COL_ZOOM,), PASS_ZOOM),
+                      ((COL_CHROMA,), PASS_CHROMA), ((COL_MORPH,), PASS_MORPH),
+                      ((COL_GLASS,), PASS_GLASS), ((COL_FDA,), PASS_FDA)):
+    _PASS_KIND[list(_codes)] |= _kind
+del _codes, _kind
+
+
 def _code_index(codes: np.ndarray) -> np.ndarray:
     """Operation codes as indices of tables of COL_FRAME + 2 entries: a whole code as it is,
     COL_FRAME + 1 for any other value (a fraction, NaN, past the last code: no code of the
     tables, as numpy's isin finds none; negative ones are 0)."""
     c = np.clip(codes, 0, COL_FRAME + 1)
     return np.where(c == np.trunc(c), c, COL_FRAME + 1).astype(np.int64)
+
+
+def present_codes(ops: np.ndarray) -> frozenset[int]:
+    """The codes 0 .. COL_FRAME that the lists ``ops`` ((items, k, COLOUR_WORDS)) may hold: the
+    whole part of each finite code (a fraction counts its whole part: a superset), for the
+    checks to skip the codes no list holds (a list of an element's pixels is long, and a
+    one-sample call's checks are most of its colour work) with a set's test each."""
+    codes = ops[:, :, 0]
+    whole = np.where(np.isfinite(codes), codes, -1).clip(-1, COL_FRAME + 1).astype(np.int64)
+    return frozenset(np.flatnonzero(np.bincount(whole.ravel() + 1,
+                                                minlength=COL_FRAME + 3)[1:]).tolist())
 
 #: the group of each colour operation's code in a build (kernels_cl/colour.h's WK_COLG_*: the
 #: larger operations, each compiled only into the builds whose group mask has it); 0: always there
@@ -467,25 +492,21 @@ def pass_kinds(passes: list[np.ndarray]) -> tuple[int, ...]:
     :data:`PASS_PCA` | :data:`PASS_UNSHARP` | :data:`PASS_ZOOM` | :data:`PASS_CHROMA` |
     :data:`PASS_MORPH` | :data:`PASS_GLASS` | :data:`PASS_GLASS_EXACT` |
     :data:`PASS_RESCALE` | :data:`PASS_FDA`) of each colour pass after the warp (``passes``:
-    :func:`colour_passes`'s list, the warp's own operations first). A downscale is a gather
-    with nearest neighbours both ways (words 4 and 5 zero), else a rescale."""
-    return tuple(PASS_MEAN * bool(np.isin(p[:, 0], COLOUR_MEAN).any())
-                 | PASS_BLUR * bool((p[:, 0] == COL_BLUR).any())
-                 | PASS_MOTION * bool(np.isin(p[:, 0], (COL_MOTION, COL_CONV, COL_TAPS)).any())
-                 | PASS_MEDIAN * bool((p[:, 0] == COL_MEDIAN).any())
-                 | PASS_CLAHE * bool(np.isin(p[:, 0], (COL_CLAHE, COL_EQUALIZE)).any())
-                 | PASS_GATHER * bool(((p[:, 0] == COL_DOWNSCALE) & ~_resamples(p)).any())
-                 | PASS_RESCALE * bool(((p[:, 0] == COL_DOWNSCALE) & _resamples(p)).any())
-                 | PASS_JPEG * bool((p[:, 0] == COL_JPEG).any())
-                 | PASS_PCA * bool((p[:, 0] == COL_PCA).any())
-                 | PASS_UNSHARP * bool((p[:, 0] == COL_UNSHARP).any())
-                 | PASS_ZOOM * bool((p[:, 0] == COL_ZOOM).any())
-                 | PASS_CHROMA * bool((p[:, 0] == COL_CHROMA).any())
-                 | PASS_MORPH * bool((p[:, 0] == COL_MORPH).any())
-                 | PASS_GLASS * bool((p[:, 0] == COL_GLASS).any())
-                 | PASS_GLASS_EXACT * bool(((p[:, 0] == COL_GLASS) & (p[:, 6] != 0)).any())
-                 | PASS_FDA * bool((p[:, 0] == COL_FDA).any())
-                 for p in passes[1:])
+    :func:`colour_passes`'s list, the warp's own operations first): the kinds of the codes its
+    items start with (:data:`_PASS_KIND`). A downscale is a gather with nearest neighbours both
+    ways (words 4 and 5 zero), else a rescale; a glass blur with word 6 set is exact too."""
+    out = []
+    for p in passes[1:]:
+        heads = p[:, 0]
+        kind = int(np.bitwise_or.reduce(_PASS_KIND[_code_index(heads)]))
+        if kind & PASS_GATHER:  # (COL_DOWNSCALE's table entry: which of the two it is)
+            resamples = _resamples(p[heads == COL_DOWNSCALE])
+            kind = kind & ~PASS_GATHER | PASS_GATHER * bool((~resamples).any()) \
+                | PASS_RESCALE * bool(resamples.any())
+        if kind & PASS_GLASS and ((heads == COL_GLASS) & (p[:, 6] != 0)).any():
+            kind |= PASS_GLASS_EXACT
+        out.append(kind)
+    return tuple(out)
 
 
 def _resamples(words: np.ndarray) -> np.ndarray:
@@ -663,6 +684,8 @@ def colour_passes(colour: np.ndarray) -> list[np.ndarray]:
     with code 0."""
     n, k = colour.shape[0], colour.shape[1] // COLOUR_WORDS
     ops = colour.reshape(n, k, COLOUR_WORDS)
+    if n == 1:  # (one sample a call: its list walked once)
+        return _item_passes(ops[0])
     codes = ops[:, :, 0]
     live = np.cumprod(codes != 0, axis=1).astype(bool)  # code 0 ends a list
     whole = _WHOLE_CODE[_code_index(codes)] & live
@@ -683,6 +706,22 @@ def colour_passes(colour: np.ndarray) -> list[np.ndarray]:
     return out
 
 
+def _item_passes(ops: np.ndarray) -> list[np.ndarray]:
+    """:func:`colour_passes` of one item's operations ``ops`` ((k, COLOUR_WORDS)): its live
+    operations (up to a code 0) in order, a pass started at each of COLOUR_WHOLE; a pass
+    without operations is one of code 0."""
+    whole = _WHOLE_CODE[_code_index(ops[:, 0])].tolist()
+    passes: list[list[int]] = [[]]
+    for j, code in enumerate(ops[:, 0].tolist()):
+        if code == 0:
+            break
+        if whole[j]:
+            passes.append([])
+        passes[-1].append(j)
+    return [np.ascontiguousarray(ops[rows].reshape(1, -1), np.float32) if rows else
+            np.zeros((1, COLOUR_WORDS), np.float32) for rows in passes]
+
+
 def _colour_ops(colour: np.ndarray, items: int, dt: np.dtype, channels: int, wo: int,
                 ho: int, checked: bool = False) -> np.ndarray:
     """``colour`` checked: a C-contiguous float32 (items, k * COLOUR_WORDS) array, k >= 1,
@@ -690,8 +729,8 @@ def _colour_ops(colour: np.ndarray, items: int, dt: np.dtype, channels: int, wo:
     (``checked``: all but the output's size were, for a list of which these rows are part:
     :func:`warp_each`)."""
     if checked:
-        _colour_sized(colour.reshape(items, -1, COLOUR_WORDS), channels, wo, ho,
-                      getattr(colour, "table", None))
+        ops = colour.reshape(items, -1, COLOUR_WORDS)
+        _colour_sized(ops, channels, wo, ho, getattr(colour, "table", None), present_codes(ops))
         return colour
     colour_peak(dt)
     if not (isinstance(colour, np.ndarray) and colour.dtype == np.float32 and colour.ndim == 2
@@ -701,10 +740,11 @@ def _colour_ops(colour: np.ndarray, items: int, dt: np.dtype, channels: int, wo:
                          f"{COLOUR_WORDS}), got {getattr(colour, 'dtype', type(colour))} "
                          f"{getattr(colour, 'shape', '')}")
     ops = colour.reshape(items, -1, COLOUR_WORDS)
-    _check_filters(ops)
-    _check_matching(ops, channels)
+    present = present_codes(ops)
+    _check_filters(ops, present)
+    _check_matching(ops, channels, present)
     if wo:
-        _colour_sized(ops, channels, wo, ho, getattr(colour, "table", None))
+        _colour_sized(ops, channels, wo, ho, getattr(colour, "table", None), present)
     if dt == np.uint16:  # the operations on 8-bit levels
         for code, name, why in ((COL_GRAVEL, "COL_GRAVEL", "OpenCV's 8-bit HLS"),
                                 (COL_FLARE, "COL_FLARE", "8-bit levels"),
@@ -712,19 +752,23 @@ def _colour_ops(colour: np.ndarray, items: int, dt: np.dtype, channels: int, wo:
                                 (COL_FOG, "COL_FOG", "8-bit levels"),
                                 (COL_RAIN, "COL_RAIN", "8-bit levels"),
                                 (COL_SNOW_TEX, "COL_SNOW_TEX", "OpenCV's 8-bit HSV")):
-            if (ops[:, :, 0] == code).any():
+            if code in present and (ops[:, :, 0] == code).any():
                 raise ValueError(f"{name} takes uint8 or float32 images ({why}), got uint16")
     return colour
 
 
 def _colour_sized(ops: np.ndarray, channels: int, wo: int, ho: int,
-                  table: np.ndarray | None) -> None:
+                  table: np.ndarray | None, present: frozenset[int]) -> None:
     """The checks of colour operations ``ops`` ((items, k, COLOUR_WORDS)) that read the
-    output's size, ``wo`` x ``ho``."""
-    _check_equalize_masks(ops, wo, ho)
-    _check_paste(ops, channels, wo, ho, table)
-    _check_spatter(ops, channels, wo, ho, table)
-    _check_fda(ops, channels, wo, ho, table)
+    output's size, ``wo`` x ``ho`` (``present``: :func:`present_codes`)."""
+    if COL_EQUALIZE in present:
+        _check_equalize_masks(ops, wo, ho)
+    if COL_PASTE in present:
+        _check_paste(ops, channels, wo, ho, table)
+    if COL_SPATTER in present:
+        _check_spatter(ops, channels, wo, ho, table)
+    if COL_FDA in present:
+        _check_fda(ops, channels, wo, ho, table)
 
 
 def _data_after(ops: np.ndarray, I: np.ndarray, J: np.ndarray,
@@ -1189,26 +1233,24 @@ def _check_snow(ops: np.ndarray) -> None:
         f"tint's weight in [0, 1] (got {tint[m]:g})"))
 
 
-def _check_filters(ops: np.ndarray) -> None:
+def _check_filters(ops: np.ndarray, present: frozenset[int] | None = None) -> None:
     """The blurs' operations (``ops``: (items, k, COLOUR_WORDS)) as colour_pass.cl reads them, or
     a ValueError before any launch: a whole radius up to MAX_BLUR_RADIUS (its tables' size), a
     whole tap count, and their values inside the COL_DATA operations that follow (the kernel
     reads that many words past the operation); a median's odd size up to MAX_MEDIAN_SIZE."""
     codes = np.ascontiguousarray(ops[:, :, 0])  # (compared with many codes: one copy)
-    # which codes the lists hold (whole codes 0 .. COL_FRAME; others count as -1): a code
-    # none holds is not looked for (a list of an element's pixels is long)
-    whole = np.where(np.isfinite(codes), codes, -1).clip(-1, COL_FRAME + 1).astype(np.int64)
-    present = np.bincount(whole.ravel() + 1, minlength=COL_FRAME + 3)[1:] > 0
+    # a code no list holds (``present``: present_codes) is not looked for
+    present = present_codes(ops) if present is None else present
 
     def at(code: int) -> tuple:
-        return np.nonzero(codes == code) if present[code] else ()  # (zip(*()): no pairs)
+        return np.nonzero(codes == code) if code in present else ()  # (zip(*()): no pairs)
     k = codes.shape[1]
     for i, j in zip(*at(COL_MEDIAN)):
         size = float(ops[i, j, 1])
         if not (size.is_integer() and size % 2 == 1 and 1 <= size <= MAX_MEDIAN_SIZE):
             raise ValueError(f"colour[{i}]'s operation {j}: COL_MEDIAN's size must be an odd "
                              f"whole number in [1, {MAX_MEDIAN_SIZE}], got {size:g}")
-    if present[COL_FRAME]:  # (a frame a step: checked together)
+    if COL_FRAME in present:  # (a frame a step: checked together)
         I, J = np.nonzero(codes == COL_FRAME)
         w = ops[I, J]
         bad = (J + 1 >= k) | (codes[I, np.minimum(J + 1, k - 1)] != COL_DATA) \
@@ -1330,11 +1372,11 @@ def _check_filters(ops: np.ndarray) -> None:
                             ((COL_GLASS,), _check_glass),
                             ((COL_PLASMA, COL_PLASMA_MEAN), _check_plasma),
                             ((COL_SNOW_TEX,), _check_snow)):
-        if present[list(codes_of)].any():
+        if not present.isdisjoint(codes_of):
             check(ops)
     for i, j in zip(*at(COL_TAPS)):
         _check_taps(ops[i], i, j)
-    if present[COL_MORPH]:
+    if COL_MORPH in present:
         _check_morph(ops)
     for i, j in zip(*at(COL_ZOOM)):
         count, step = float(ops[i, j, 1]), joined(ops[i, j, 2:5])
@@ -1349,7 +1391,7 @@ def _check_filters(ops: np.ndarray) -> None:
             raise ValueError(f"colour[{i}]'s operation {j}: COL_UNSHARP's amount and threshold "
                              f"must be finite, got {amount:g} and {threshold:g}")
     for i, j in zip(*(np.nonzero(np.isin(codes, (COL_BLUR, COL_UNSHARP, COL_MOTION)))
-                      if present[[COL_BLUR, COL_UNSHARP, COL_MOTION]].any() else ())):
+                      if not present.isdisjoint((COL_BLUR, COL_UNSHARP, COL_MOTION)) else ())):
         blur = codes[i, j] != COL_MOTION
         count = float(ops[i, j, 1])
         name = ("COL_BLUR's radius" if codes[i, j] == COL_BLUR else "COL_UNSHARP's radius") \
@@ -1568,10 +1610,13 @@ def match_ops(channels: int) -> int:
     return data_ops(2 * 256 * channels)
 
 
-def _check_matching(ops: np.ndarray, channels: int) -> None:
+def _check_matching(ops: np.ndarray, channels: int,
+                    present: frozenset[int] | None = None) -> None:
     """HistogramMatching's operations (COL_EQUALIZE mode 4) as colour_pass.cl's cl_hm_lut reads
     them, or a ValueError: weights in [0, 1], the data operations the image's channels need
     (:func:`_data_values`), each channel's running counts not decreasing, below 2^31."""
+    if present is not None and COL_EQUALIZE not in present:
+        return
     I, J = np.nonzero((ops[:, :, 0] == COL_EQUALIZE) & (ops[:, :, 1] == 4))
     if not len(I):
         return
