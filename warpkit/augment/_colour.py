@@ -413,7 +413,8 @@ class ColorJitter(ColourTransform):
         return [self.brightness, self.contrast, self.saturation, self.hue]
 
     def draw(self, rng, size):
-        f = [float(rng.uniform(lo, hi)) for lo, hi in self._ranges()]
+        # uniform(lo, hi) is lo + (hi - lo) * random() in numpy: the four doubles in one call
+        f = [lo + (hi - lo) * u for (lo, hi), u in zip(self._ranges(), rng.random(4).tolist())]
         order = np.argsort(rng.random(4), kind="stable").tolist()
         return {"brightness": f[0], "contrast": f[1], "saturation": f[2], "hue": f[3],
                 "order": order}

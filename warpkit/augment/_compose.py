@@ -541,6 +541,8 @@ class Compose(Resampling, Transform):
         cur = [sizes[k] for k in on]
         acc = None
         for j, t in enumerate(self.transforms):
+            if type(t).maps is IdentityStep.maps:  # (a colour step: the product as it is)
+                continue
             got = t.maps([plist[k]["steps"][j] for k in on], cur)
             if got is None:
                 return None
