@@ -253,7 +253,8 @@ def kornia_run(data, targets: bool):
 
 
 def pass_runs(data, warpkit_steps: dict, albumentations_steps, also: dict | None = None,
-              passed: dict | None = None, each: dict | None = None) -> dict:
+              passed: dict | None = None, each: dict | None = None,
+              one_sample: tuple[str, ...] = ()) -> dict:
     """A table's callables after RandomResizedCrop(224) + flip, to the normalised float32 CHW
     input: warpkit with each list of ``warpkit_steps`` (one call per batch), and, where
     ``albumentations_steps`` makes a list (None: not installed), albumentations with it in one
@@ -261,7 +262,9 @@ def pass_runs(data, warpkit_steps: dict, albumentations_steps, also: dict | None
     name (the warpkit row they match) -> a maker of their steps; ``passed``: keywords every
     call passes (HistogramMatching's reference images), to both libraries; ``each``: keywords
     every sample passes as its own (OverlayElements' elements: warpkit's batch call takes one
-    value per sample)."""
+    value per sample); ``one_sample``: the warpkit rows also timed one sample per call (as a
+    Dataset's ``__getitem__`` calls it: 64 calls, their results in a list), named
+    "<row>, one sample per call"."""
     images = [d[0] for d in data]
     per_image = {**(passed or {}), **(each or {})}
     passed = {**(passed or {}), **{k: [v] * len(images) for k, v in (each or {}).items()}}
@@ -277,8 +280,18 @@ def pass_runs(data, warpkit_steps: dict, albumentations_steps, also: dict | None
             return pipe(image=images, seed=0, epoch=epoch[0], queue=queue, **passed)["image"]
         return run
 
-    fns = {name: call(Compose(geometry + steps, **model)) for name, steps in warpkit_steps.items()}
+    def each_call(pipe):
+        def run():
+            epoch[0] += 1
+            return [pipe(image=img, seed=0, epoch=epoch[0], index=i, **per_image)["image"]
+                    for i, img in enumerate(images)]
+        return run
+
+    pipes = {name: Compose(geometry + steps, **model) for name, steps in warpkit_steps.items()}
+    fns = {name: call(pipe) for name, pipe in pipes.items()}
     fns[KERNELS] = kernels_alone(next(iter(fns.values())))
+    for name in one_sample:
+        fns[f"{name}{ONE_SAMPLE}"] = each_call(pipes[name])
     if albumentations_steps is None:
         return fns
     import albumentations as A
@@ -307,7 +320,7 @@ def colour_runs(data, have_alb: bool) -> dict:
             [ColorJitter(0.4, 0, 0.4, 0.1, p=0.8), ToGray(p=0.2)],
         "warpkit, geometry alone": []},
         (lambda A: [A.ColorJitter(0.4, 0.4, 0.4, 0.1, p=0.8), A.ToGray(p=0.2)])
-        if have_alb else None)
+        if have_alb else None, one_sample=("warpkit, geometry and colour",))
 
 
 def noise_runs(data, have_alb: bool) -> dict:
@@ -919,8 +932,18 @@ def pass_table(runs: dict, first: str, title: str, args) -> None:
     if KERNELS in res and "albumentations, 2 ideal cores" in res:
         line = ceiling(first.removeprefix("warpkit, "), res[KERNELS].median,
                        res["albumentations, 2 ideal cores"].median)
-        print(f"- {line}\n")
+        print(f"- {line}")
+        # albumentations per sample at its best: OpenCV on 2 threads or on 1
+        alb = min(res["albumentations, 1 process"].median,
+                  2 * res["albumentations, 2 ideal cores"].median)
+        for k in (k for k in res if k.endswith(ONE_SAMPLE)):
+            print(f"- {k.removeprefix('warpkit, ')}: {alb / res[k].median:.2f}x albumentations "
+                  f"per sample (the faster of its 2 and 1 OpenCV threads)")
+        print()
 
+
+#: the suffix of a warpkit row timed one sample per call (pass_runs' one_sample)
+ONE_SAMPLE = ", one sample per call"
 
 #: the row of a table's first warpkit run timed by its kernels alone (OpenCL event times)
 KERNELS = "warpkit, its kernels alone (OpenCL profiling)"
