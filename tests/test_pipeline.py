@@ -673,6 +673,29 @@ def test_a_lone_random_affine_takes_composes_target_options():
     assert abs(out["keypoints"][0][2] - 120) < 1e-9
 
 
+def test_settings_set_after_a_call_reach_the_next(queue):
+    """A pipeline keeps what its calls read of its steps and settings (_executor._facts) and the
+    warp keeps what a call made of them (engine.core._Again); an option or model setting set
+    as an attribute after a call reaches the next call all the same, as a new pipeline with
+    it would have it."""
+    img = np.random.default_rng(3).integers(0, 256, (40, 50, 3), np.uint8)
+    steps = lambda: [RandomRotation((30, 30))]  # noqa: E731  (the corners filled)
+    aug = Compose(steps())
+    first = aug(image=img, seed=0, queue=queue)["image"]
+    assert (first[0, 0] == 0).all()
+    aug.fill = (9, 99, 199)
+    np.testing.assert_array_equal(aug(image=img, seed=0, queue=queue)["image"],
+                                  Compose(steps(), fill=(9, 99, 199))(image=img, seed=0,
+                                                                      queue=queue)["image"])
+    assert (aug(image=img, seed=0, queue=queue)["image"][0, 0] == (9, 99, 199)).all()
+    aug.output_dtype, aug.mean, aug.std = "float32", [0.5, 0.5, 0.5], [0.25, 0.25, 0.25]
+    want = Compose(steps(), fill=(9, 99, 199), output_dtype="float32", mean=[0.5] * 3,
+                   std=[0.25] * 3)(image=img, seed=0, queue=queue)["image"]
+    got = aug(image=img, seed=0, queue=queue)["image"]
+    assert got.dtype == np.float32
+    np.testing.assert_array_equal(got, want)
+
+
 def test_per_channel_lists_reuse_the_model_input_values(queue):
     """A pipeline's mean and std as lists (as JSON gives them) hit the cache of the model
     input's values like tuples (each single-image call made them again: ~60 us of ~600), or

@@ -481,12 +481,15 @@ class _Facts(NamedTuple):
 
 def _facts(pipe) -> _Facts:
     """The pipeline's :class:`_Facts`, made on its first call and kept while its steps are the
-    same objects (as :meth:`~warpkit.augment.Compose.host_parts` keeps its passes): a call of
-    one sample would otherwise walk the steps a dozen times."""
+    same objects (as :meth:`~warpkit.augment.Compose.host_parts` keeps its passes) and so are
+    the settings they read (an option set as an attribute, ``pipe.fill = 255``, makes them
+    anew): a call of one sample would otherwise walk the steps a dozen times."""
     key = tuple(map(id, pipe.transforms))
+    held = (pipe.sampling, pipe.mask_interpolation, pipe.mask_antialias, pipe.mask_fill,
+            pipe.output_dtype, pipe.mean, pipe.std, pipe.layout)  # (held: compared by identity)
     got = getattr(pipe, "_call_facts", None)
-    if got is not None and got[0] == key:
-        return got[1]
+    if got is not None and got[0] == key and all(a is b for a, b in zip(got[1], held)):
+        return got[2]
     sampling = warp_sampling(pipe)
     facts = _Facts(bool(host_positions(pipe) or pipe.pass_starts),
                    source_overlays(pipe) if contains(pipe, OverlayElements) else frozenset(),
@@ -496,7 +499,7 @@ def _facts(pipe) -> _Facts:
                                      fill=pipe.mask_fill if sampling.constant else 0),
                    ModelInput(pipe.output_dtype, pipe.mean, pipe.std, pipe.layout),
                    contains(pipe, TextImage), contains(pipe, ColourTransform))
-    pipe._call_facts = (key, facts)
+    pipe._call_facts = (key, held, facts)
     return facts
 
 

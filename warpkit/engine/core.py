@@ -408,6 +408,7 @@ def present_codes(ops: np.ndarray) -> frozenset[int]:
     return frozenset(np.flatnonzero(np.bincount(whole.ravel() + 1,
                                                 minlength=COL_FRAME + 3)[1:]).tolist())
 
+
 #: the group of each colour operation's code in a build (kernels_cl/colour.h's WK_COLG_*: the
 #: larger operations, each compiled only into the builds whose group mask has it); 0: always there
 _COLOUR_GROUP = np.zeros(COL_FRAME + 1, np.int64)
