@@ -404,7 +404,7 @@ def test_a_call_like_one_before_is_warped_as_it_was(queue, monkeypatch):
 
     def warp(img, m, **kw):
         return core.warp_by(img, m, (24, 20), sampling, model=model, queue=queue, affine=False,
-                            **kw)
+                            again=True, **kw)
 
     first = []
     for img, m in cases:
@@ -413,7 +413,8 @@ def test_a_call_like_one_before_is_warped_as_it_was(queue, monkeypatch):
     warpkit.clear_cache()
     taken = []
     kept_warp = core._Again.warp
-    monkeypatch.setattr(core._Again, "warp", lambda self, *a: taken.append(1) or kept_warp(self, *a))
+    monkeypatch.setattr(core._Again, "warp",
+                        lambda self, *a: taken.append(1) or kept_warp(self, *a))
     for (img, m), ref in zip(cases, first):
         np.testing.assert_array_equal(warp(img, m), ref)
     assert len(taken) == len(cases) - 1  # every call but the first
@@ -426,7 +427,7 @@ def test_a_call_like_one_before_is_warped_as_it_was(queue, monkeypatch):
     np.testing.assert_array_equal(into, first[len(maps) + 2])
     equal = ModelInput("float32", [0.5, 0.4, 0.3], [0.2, 0.25, 0.3], "CHW")  # (its own entry)
     np.testing.assert_array_equal(core.warp_by(imgs[0], maps[1], (24, 20), sampling, model=equal,
-                                               queue=queue, affine=False), first[1])
+                                               queue=queue, affine=False, again=True), first[1])
     n = len(taken)
     warp(np.zeros((1, 1, 3), np.uint8), maps[0])  # (a layout of fewer than 4 values, as an
     with pytest.raises(ValueError, match=r"image has no pixels to sample: shape \(0, 50, 3\)"):
@@ -435,10 +436,11 @@ def test_a_call_like_one_before_is_warped_as_it_was(queue, monkeypatch):
         warp(imgs[0], np.full((3, 3), np.nan))
     with pytest.raises(ValueError, match=r"the matrix is singular"):
         warp(imgs[0], [[1, 2, 0], [2, 4, 0], [0, 0, 1]])
+    refused = pytest.raises(ValueError, match=r"matrix is a perspective map .* use "
+                                              r"warp_perspective")
     for m in (maps[1], maps[3]):  # an affine call, then a perspective map where one is asked
-        with pytest.raises(ValueError, match=r"matrix is a perspective map .* use "
-                                             r"warp_perspective") if m is maps[3] else nullcontext():
-            core.warp_by(imgs[0], m, (24, 20), sampling, model=model, queue=queue)
+        with refused if m is maps[3] else nullcontext():
+            core.warp_by(imgs[0], m, (24, 20), sampling, model=model, queue=queue, again=True)
     with pytest.raises(ValueError, match=r"out must be a writable C-contiguous float32 array of "
                                          r"shape \(3, 20, 24\)"):
         warp(imgs[0], maps[0], into=np.empty((20, 24, 3), np.float32))

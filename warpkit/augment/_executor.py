@@ -1405,7 +1405,7 @@ def _sample(x, m, size, opts: _Opts):
     """A perspective warp by the matrix ``m``, or by the maps and fields of ``m`` (Coords)."""
     if isinstance(m, Coords):
         return warp_by_coords(x, m, size, opts.sampling, **opts.kw())
-    return warp_by(x, m, size, opts.sampling, affine=False, **opts.kw())
+    return warp_by(x, m, size, opts.sampling, affine=False, again=True, **opts.kw())
 
 
 def _warp(x, m, size, opts, as_mask, batched=False):

@@ -45,7 +45,7 @@ def warp_by(image: Any, matrix: Any, size: Any = None, sampling: Sampling = LINE
             model: ModelInput = PLAIN, src_index: Any = None, ragged: bool = False,
             coords: Coords | None = None, pending: list | None = None,
             into: np.ndarray | None = None, colour: np.ndarray | None = None,
-            colour_checked: bool = False) -> Any:
+            colour_checked: bool = False, again: bool = False) -> Any:
     """warp_affine (``affine``) and warp_perspective with ``sampling`` (checked by
     :meth:`Sampling.of`) and ``model`` (the model's input); besides: crops (``src_index``: the
     image of each output item), ragged batches (``image``: a list of host arrays of one dtype
@@ -57,7 +57,10 @@ def warp_by(image: Any, matrix: Any, size: Any = None, sampling: Sampling = LINE
     writes it in place on CPU devices), of exactly the result's shape and dtype; ``colour``:
     each output item's colour operations, (items, k * COLOUR_WORDS) float32 (kernels_cl/colour.h,
     made by :mod:`warpkit.augment._colour`), applied to the resampled pixels before the store
-    (``colour_checked``: their checks but the output size's made already, :func:`warp_each`).
+    (``colour_checked``: their checks but the output size's made already, :func:`warp_each`);
+    ``again``: calls like this one follow (a pipeline's, sample after sample): what it makes
+    of its options and layout is kept for them, and what one before it made is taken
+    (:class:`_Again`).
     Images of up to MAX_CHANNELS channels are warped in one launch (every channel at the same
     positions and weights); host images of more, MAX_CHANNELS channels at a time
     (:func:`_warp_wide`)."""
@@ -71,7 +74,7 @@ def warp_by(image: Any, matrix: Any, size: Any = None, sampling: Sampling = LINE
     # a single host image's call like one before it (a pipeline's sample after sample): the
     # checks and plan that follow from its options and layout alone are kept (_Again)
     again_key, x = _again_key(image, size, sampling, model, queue, affine, expand, ragged,
-                              coords, src_index, colour)
+                              coords, src_index, colour) if again else (None, None)
     if again_key is not None:
         again = _AGAIN.find(again_key)
         if again is not None and again.sampling is sampling and again.model is model:
@@ -1842,13 +1845,13 @@ def _matrix_values(rt, x, layout_key: tuple, spec: WarpSpec, kind: int, inv: np.
 def _again_key(image: Any, size: Any, sampling: Sampling, model: ModelInput, queue: Any,
                affine: bool, expand: bool, ragged: bool, coords: Coords | None,
                src_index: Any, colour: Any) -> tuple[tuple | None, Operand | None]:
-    """(the key of :data:`_AGAIN`, the image's operand) for a call of one (H, W) or (H, W, C) host image in native
-    byte order by one map to a ``size`` given as a tuple, without colour operations or
-    antialiasing (whose checks and plan depend on more than the options and the layout);
-    None for other calls. The key holds the runtime (last), the image's layout (its dtype,
-    axes and channels, not its sizes: a plan serves every size), the size, the map's kind and
-    the identities of ``sampling`` and ``model`` (what a pipeline passes each call; the
-    entry holds them, so their ids stay theirs)."""
+    """(the key of :data:`_AGAIN`, the image's operand) for a call of one (H, W) or (H, W, C)
+    host image in native byte order by one map to a ``size`` given as a tuple, without colour
+    operations or antialiasing (whose checks and plan depend on more than the options and the
+    layout); (None, None) for other calls. The key holds the runtime (last), the image's layout
+    (its dtype, axes and channels, not its sizes: a plan serves every size), the size, the
+    map's kind and the identities of ``sampling`` and ``model`` (what a pipeline passes each
+    call; the entry holds them, so their ids stay theirs)."""
     if type(image) is not np.ndarray or not 2 <= image.ndim <= 3 or not image.dtype.isnative \
             or type(size) is not tuple or ragged or expand or coords is not None \
             or src_index is not None or colour is not None or sampling.supersample \
