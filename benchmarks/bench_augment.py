@@ -892,11 +892,7 @@ def pipelines(data, args, have_alb: bool) -> None:
         case = "with targets" if targets else "images only"
         if have_alb:  # the goals' ratios, read off the same medians
             ideal = res["albumentations, 2 ideal cores"].median / best
-            # albumentations per sample at its best: OpenCV on 2 threads or on 1 (2 ideal
-            # cores are its one-thread time halved), whichever was faster
-            alb = min(res["albumentations, 1 process"].median,
-                      2 * res["albumentations, 2 ideal cores"].median)
-            one = alb / res["warpkit per sample"].median
+            one = best_per_sample(res) / res["warpkit per sample"].median
             goals.append(f"{case}: per batch {ideal:.2f}x albumentations on 2 ideal cores; one "
                          f"sample per call {one:.2f}x albumentations per sample (the faster of "
                          "its 2 and 1 OpenCV threads)")
@@ -933,13 +929,17 @@ def pass_table(runs: dict, first: str, title: str, args) -> None:
         line = ceiling(first.removeprefix("warpkit, "), res[KERNELS].median,
                        res["albumentations, 2 ideal cores"].median)
         print(f"- {line}")
-        # albumentations per sample at its best: OpenCV on 2 threads or on 1
-        alb = min(res["albumentations, 1 process"].median,
-                  2 * res["albumentations, 2 ideal cores"].median)
         for k in (k for k in res if k.endswith(ONE_SAMPLE)):
-            print(f"- {k.removeprefix('warpkit, ')}: {alb / res[k].median:.2f}x albumentations "
-                  f"per sample (the faster of its 2 and 1 OpenCV threads)")
+            print(f"- {k.removeprefix('warpkit, ')}: {best_per_sample(res) / res[k].median:.2f}x "
+                  f"albumentations per sample (the faster of its 2 and 1 OpenCV threads)")
         print()
+
+
+def best_per_sample(res: dict) -> float:
+    """albumentations' time per 64 samples at its best: OpenCV on 2 threads (its one process)
+    or on 1 (2 ideal cores are its one-thread time halved), whichever was faster."""
+    return min(res["albumentations, 1 process"].median,
+               2 * res["albumentations, 2 ideal cores"].median)
 
 
 #: the suffix of a warpkit row timed one sample per call (pass_runs' one_sample)
