@@ -384,6 +384,24 @@ def test_non_native_byte_order(queue):
     np.testing.assert_array_equal(out, warpkit.warp_affine(img, MAP, queue=queue))
 
 
+def _firsts_then_kept(calls, monkeypatch) -> tuple[list, list]:
+    """Each call's result as the first of its kind (the warp's kept calls emptied before
+    each), then the kept calls emptied once and a list that counts the calls taking one
+    (engine.core._Again.warp) from then on."""
+    from warpkit.engine import core
+
+    first = []
+    for call in calls:
+        warpkit.clear_cache()
+        first.append(call())
+    warpkit.clear_cache()
+    taken: list = []
+    kept_warp = core._Again.warp
+    monkeypatch.setattr(core._Again, "warp",
+                        lambda self, *a: taken.append(1) or kept_warp(self, *a))
+    return first, taken
+
+
 def test_a_call_like_one_before_is_warped_as_it_was(queue, monkeypatch):
     """A single host image's call with the options of one before it (the same Sampling and
     ModelInput objects, as a pipeline passes them sample after sample) takes what that call
@@ -406,15 +424,7 @@ def test_a_call_like_one_before_is_warped_as_it_was(queue, monkeypatch):
         return core.warp_by(img, m, (24, 20), sampling, model=model, queue=queue, affine=False,
                             again=True, **kw)
 
-    first = []
-    for img, m in cases:
-        warpkit.clear_cache()  # (each call the first of its kind)
-        first.append(warp(img, m))
-    warpkit.clear_cache()
-    taken = []
-    kept_warp = core._Again.warp
-    monkeypatch.setattr(core._Again, "warp",
-                        lambda self, *a: taken.append(1) or kept_warp(self, *a))
+    first, taken = _firsts_then_kept([lambda c=c: warp(*c) for c in cases], monkeypatch)
     for (img, m), ref in zip(cases, first):
         np.testing.assert_array_equal(warp(img, m), ref)
     assert len(taken) == len(cases) - 1  # every call but the first
@@ -447,6 +457,55 @@ def test_a_call_like_one_before_is_warped_as_it_was(queue, monkeypatch):
     with pytest.raises(ValueError, match=r"fill must be a number or one per channel \(1\)"):
         warp(imgs[0][..., :1].copy(), maps[0])
     assert len(taken) > n  # (the checks above were made on calls that took a kept one)
+
+
+def test_a_colour_call_like_one_before_is_warped_as_it_was(queue, monkeypatch):
+    """A kept call (engine.core._Again) with colour operations whose words no check reads
+    (ColorJitter's, ToGray's, GaussNoise's) takes the passes of the call before it with the
+    same live codes (a contrast starts a pass: its place decides the split), and each call's
+    own values: the same bytes as a first call. Lists of other codes, and lists with
+    operations past their end, take the whole path and its checks."""
+    import warpkit.augment as A
+    from warpkit.augment._colour import colour_program
+    from warpkit.engine import core
+    from warpkit.engine.output import ModelInput
+    from warpkit._options import Sampling
+
+    sampling = Sampling.of("linear", "constant", 0, False)
+    model = ModelInput("float32", [0.5, 0.4, 0.3], [0.2, 0.25, 0.3], "CHW")
+    rng = np.random.default_rng(7)
+    img = rng.integers(0, 256, (45, 52, 3), np.uint8)
+    pipe = A.Compose([A.ColorJitter(0.4, 0.4, 0.4, 0.1), A.ToGray(p=0.3), A.GaussNoise(p=0.5)])
+    lists = [colour_program(pipe, [pipe.draw(np.random.default_rng(s), (24, 20))], 3, np.uint8)
+             for s in range(16)]
+    codes = [tuple(c[0, ::core.COLOUR_WORDS]) for c in lists]
+    assert len(set(codes)) > 4  # (orders with the contrast in different places among them)
+    blur = colour_program(A.GaussianBlur(p=1), [{"applied": True, **A.GaussianBlur(p=1).draw(
+        rng, (24, 20))}], 3, np.uint8)
+    lists.append(blur)  # (another code: the whole path)
+    maps = [g.rotation(5 * s, (20, 15)) for s in range(len(lists))]
+
+    def warp(m, colour, **kw):
+        return core.warp_by(img, m, (24, 20), sampling, model=model, queue=queue, affine=False,
+                            again=True, colour=colour, **kw)
+
+    first, taken = _firsts_then_kept([lambda m=m, c=c: warp(m, c) for m, c in zip(maps, lists)],
+                                     monkeypatch)
+    for m, c, ref in zip(maps, lists, first):
+        np.testing.assert_array_equal(warp(m, c), ref)
+    assert len(taken) == len(lists) - 1 - len(set(codes))  # (not the blur, nor a first)
+    n = len(taken)
+    np.testing.assert_array_equal(warp(maps[2], lists[2].copy()), first[2])
+    assert len(taken) == n + 1
+    # an operation past the list's end (after a code 0) is checked on the whole path
+    past = np.zeros((1, lists[0].shape[1] + 2 * core.COLOUR_WORDS), np.float32)
+    past[0, :lists[0].shape[1]] = lists[0]
+    past[0, -core.COLOUR_WORDS:][:2] = [core.COL_MEDIAN, 4]
+    with pytest.raises(ValueError, match=r"COL_MEDIAN's size must be an odd whole number"):
+        warp(maps[0], past)
+    with pytest.raises(ValueError, match=r"colour must be a C-contiguous float32 array \(1, k"):
+        warp(maps[0], np.concatenate([lists[0], lists[0]]))
+    assert len(taken) == n + 1
 
 
 @pytest.mark.parametrize("call,exc,match", [

@@ -78,7 +78,7 @@ def warp_by(image: Any, matrix: Any, size: Any = None, sampling: Sampling = LINE
     if again_key is not None:
         again = _AGAIN.find(again_key)
         if again is not None and again.sampling is sampling and again.model is model:
-            return again.warp(again_key[-1], x, matrix, affine, pending, into)
+            return again.warp(again_key[-1], x, matrix, affine, pending, into, colour)
     src = _Input(image, matrix, affine, src_index, ragged, coords)
     wo, ho, mats = _output_size(src, size, expand, ragged or coords is not None)
     inv, ss, kind = _positions(src.mats if mats is None else mats, coords, wo, ho, src.B,
@@ -120,8 +120,10 @@ def warp_by(image: Any, matrix: Any, size: Any = None, sampling: Sampling = LINE
     fixed = FIXED.get(fixed, lambda: fixed_values(*fixed))
     again = None
     if again_key is not None and restore is None:  # (kept once this call's checks passed)
+        codes = again_key[-2]
         again = _Again(sampling, model, wo, ho, shape, y_dtype or src.dt, spec, layout_key,
-                       fixed, {})
+                       fixed, {}, _item_rows(list(codes), [bool(_WHOLE_CODE[int(c)])
+                                                          for c in codes]))
     plan, values, operands = _matrix_values(rt, x, layout_key, spec, kind, inv, coords, fixed,
                                             extra, None if again is None else again.plans)
     ro = cl.mem_flags.READ_ONLY | cl.mem_flags.COPY_HOST_PTR
@@ -189,8 +191,7 @@ def warp_by(image: Any, matrix: Any, size: Any = None, sampling: Sampling = LINE
         else:
             buf = cl.Buffer(rt.context, flags, hostbuf=prog if table is None else
                             np.concatenate([prog.ravel(), table]))
-        values[f"COL{name}"] = buf
-        values[f"ncol{name}"] = int32(prog.shape[1] // COLOUR_WORDS)
+        _bind_list(rt, values, k, prog, buf)
     if ragged:
         check_allocation(rt, x.nbytes, "the packed images")
         values["rag"] = cl.Buffer(rt.context, ro, hostbuf=src.rag)
@@ -714,16 +715,28 @@ def _item_passes(ops: np.ndarray) -> list[np.ndarray]:
     """:func:`colour_passes` of one item's operations ``ops`` ((k, COLOUR_WORDS)): its live
     operations (up to a code 0) in order, a pass started at each of COLOUR_WHOLE; a pass
     without operations is one of code 0."""
-    whole = _WHOLE_CODE[_code_index(ops[:, 0])].tolist()
+    return _pass_lists(ops, _item_rows(ops[:, 0].tolist(),
+                                       _WHOLE_CODE[_code_index(ops[:, 0])].tolist()))
+
+
+def _item_rows(codes: list[float], whole: list[bool]) -> list[list[int]]:
+    """The operations (their rows) of each pass of one item's list of ``codes``: the live ones
+    (up to a code 0) in order, a pass started at each that ``whole`` marks."""
     passes: list[list[int]] = [[]]
-    for j, code in enumerate(ops[:, 0].tolist()):
+    for j, code in enumerate(codes):
         if code == 0:
             break
         if whole[j]:
             passes.append([])
         passes[-1].append(j)
-    return [np.ascontiguousarray(ops[rows].reshape(1, -1), np.float32) if rows else
-            np.zeros((1, COLOUR_WORDS), np.float32) for rows in passes]
+    return passes
+
+
+def _pass_lists(ops: np.ndarray, rows: list[list[int]]) -> list[np.ndarray]:
+    """One item's passes (``ops``: its (k, COLOUR_WORDS) operations; ``rows``: each pass's, as
+    :func:`_item_rows` gives them), each a (1, k_i * COLOUR_WORDS) list, code 0 where empty."""
+    return [np.ascontiguousarray(ops[r].reshape(1, -1), np.float32) if r else
+            np.zeros((1, COLOUR_WORDS), np.float32) for r in rows]
 
 
 def _colour_ops(colour: np.ndarray, items: int, dt: np.dtype, channels: int, wo: int,
@@ -1842,29 +1855,61 @@ def _matrix_values(rt, x, layout_key: tuple, spec: WarpSpec, kind: int, inv: np.
     return plan, values, operands
 
 
+#: the colour operations a kept call (_Again) takes: those whose words no check reads (the
+#: kernels' arithmetic alone) and whose passes need nothing but their lists (ColorJitter's,
+#: RandomBrightnessContrast's, HueSaturationValue's, ToGray's, GaussNoise's, ...); a list of
+#: other codes takes warp_by's whole path every call
+_AGAIN_CODES = frozenset(float(c) for c in (
+    COL_AFFINE, COL_GAMMA, COL_GRAY, COL_SHUFFLE, COL_SOLARIZE, COL_POSTERIZE, COL_CONTRAST,
+    COL_SATURATE, COL_HUE, COL_HSV, COL_AFFINE_MEAN, COL_NOISE, COL_HOLE, COL_SALT))
+
+
+def _again_codes(colour: Any) -> tuple[float, ...] | None:
+    """The live codes of ``colour`` for a kept call: () without colour, the codes up to the
+    first 0 (only 0s after it) of a one-item list (a plain C-contiguous float32 (1, k *
+    COLOUR_WORDS) array, no table) whose codes are all of :data:`_AGAIN_CODES`; None for any
+    other list."""
+    if colour is None:
+        return ()
+    if type(colour) is not np.ndarray or colour.dtype != np.float32 or colour.ndim != 2 \
+            or colour.shape[0] != 1 or not colour.flags.c_contiguous \
+            or colour.shape[1] < COLOUR_WORDS or colour.shape[1] % COLOUR_WORDS:
+        return None
+    codes = colour[0, ::COLOUR_WORDS].tolist()
+    n = codes.index(0) if 0 in codes else len(codes)
+    # (past the first 0, only 0s: the whole path checks the operations there too)
+    if not _AGAIN_CODES.issuperset(codes[:n]) or any(codes[n:]):
+        return None
+    return tuple(codes[:n])
+
+
 def _again_key(image: Any, size: Any, sampling: Sampling, model: ModelInput, queue: Any,
                affine: bool, expand: bool, ragged: bool, coords: Coords | None,
                src_index: Any, colour: Any) -> tuple[tuple | None, Operand | None]:
     """(the key of :data:`_AGAIN`, the image's operand) for a call of one (H, W) or (H, W, C)
-    host image in native byte order by one map to a ``size`` given as a tuple, without colour
-    operations or antialiasing (whose checks and plan depend on more than the options and the
-    layout); (None, None) for other calls. The key holds the runtime (last), the image's layout
-    (its dtype, axes and channels, not its sizes: a plan serves every size), the size, the
-    map's kind and the identities of ``sampling`` and ``model`` (what a pipeline passes each
-    call; the entry holds them, so their ids stay theirs)."""
+    host image in native byte order by one map to a ``size`` given as a tuple, without
+    antialiasing and with no colour operations or only those of :data:`_AGAIN_CODES` (the
+    checks and plan of others depend on their values); (None, None) for other calls. The key
+    holds the runtime (last), the colour list's live codes (before it: they give its passes),
+    the image's layout (its dtype, axes and channels, not its sizes: a plan serves every size),
+    the size, the map's kind and the identities of ``sampling`` and ``model`` (what a pipeline
+    passes each call; the entry holds them, so their ids stay theirs)."""
     if type(image) is not np.ndarray or not 2 <= image.ndim <= 3 or not image.dtype.isnative \
             or type(size) is not tuple or ragged or expand or coords is not None \
-            or src_index is not None or colour is not None or sampling.supersample \
-            or sampling.area:
+            or src_index is not None or sampling.supersample or sampling.area:
+        return None, None
+    codes = _again_codes(colour)
+    if codes is None:
         return None, None
     x = operand(image, "image")
-    return (image_key(x), size, id(sampling), id(model), affine, pick_runtime(queue, x)), x
+    return (image_key(x), size, id(sampling), id(model), affine, codes,
+            pick_runtime(queue, x)), x
 
 
 class _Again(NamedTuple):
     """What :func:`warp_by` made of a call that another like it (:func:`_again_key`) takes
-    as it is: its options (held), output, plan key's spec and layout, fixed values and plans
-    (by work split)."""
+    as it is: its options (held), output, plan key's spec and layout, fixed values, plans (by
+    work split) and its colour list's passes (each one's operations by row)."""
 
     sampling: Sampling
     model: ModelInput
@@ -1876,9 +1921,10 @@ class _Again(NamedTuple):
     layout_key: tuple
     fixed: dict
     plans: dict
+    rows: list[list[int]]
 
     def warp(self, rt, x: Operand, matrix: Any, affine: bool, pending: list | None,
-             into: np.ndarray | None) -> Any:
+             into: np.ndarray | None, colour: np.ndarray | None) -> Any:
         """:func:`warp_by` of this call (``x``: its image's operand): the image's and the
         map's own checks, then the launch."""
         shape = x.host.shape
@@ -1890,10 +1936,22 @@ class _Again(NamedTuple):
         plan, values, operands = _matrix_values(
             rt, x, self.layout_key, self.spec, COORD_MATRIX, geometry.invert_checked(mats),
             None, self.fixed, image_values(shape), self.plans)
+        if colour is not None:
+            for k, prog in enumerate(_pass_lists(colour.reshape(-1, COLOUR_WORDS), self.rows)):
+                _bind_list(rt, values, k, prog)
         if into is not None:
             into = _result_array(into, self.shape, self.dtype)
         res = plan.run(operands, values, pending, into)
         return (lambda: res) if pending is not None else res
+
+
+def _bind_list(rt, values: dict, k: int, prog: np.ndarray, buf: Any = None) -> None:
+    """Colour launch ``k``'s values: its list (``prog``, uploaded unless ``buf`` holds it) and
+    its length in operations."""
+    name = f"{k or ''}"
+    values[f"COL{name}"] = buf if buf is not None else cl.Buffer(
+        rt.context, cl.mem_flags.READ_ONLY | cl.mem_flags.COPY_HOST_PTR, hostbuf=prog)
+    values[f"ncol{name}"] = int32(prog.shape[1] // COLOUR_WORDS)
 
 
 #: warp_by's calls kept for the calls like them (_Again), by _again_key
