@@ -10,6 +10,8 @@ import subprocess
 import sys
 import tempfile
 import threading
+import time
+from contextlib import nullcontext
 from types import SimpleNamespace
 
 import numpy as np
@@ -1122,3 +1124,28 @@ def test_builds_leave_out_pyopencls_include_folder(queue):
     with pytest.raises(cl.RuntimeError, match="BUILD_PROGRAM_FAILURE") as info:
         programs._build_source(queue.context, "__kernel void k() { not_a_function(); }", ())
     assert "not_a_function" in str(info.value)  # the compiler's log
+
+
+@pytest.mark.parametrize("after", [0.0005, 0.02])
+def test_a_short_wait_polls_and_a_long_one_sleeps(queue, after, monkeypatch):
+    """A sample's result is waited for awake (warpkit._memory.wait_awake: the event's status
+    polled, the CPU yielded between polls) for up to POLL_SECONDS, then in the driver's wait:
+    it returns once the command is done, either way, and raises where the command failed."""
+    from warpkit import _memory
+
+    polls = []
+    monkeypatch.setattr(_memory, "_YIELD", lambda: polls.append(1))
+    for status, fails in ((cl.command_execution_status.COMPLETE, False), (-5, True)):
+        ev = cl.UserEvent(queue.context)
+        timer = threading.Timer(after, ev.set_status, (status,))
+        t0 = time.perf_counter()
+        timer.start()
+        polls.clear()
+        with pytest.raises(cl.RuntimeError) if fails else nullcontext():
+            _memory.wait_awake(ev)
+        took = time.perf_counter() - t0
+        timer.join()
+        assert took >= after * 0.9
+        assert ev.command_execution_status == status
+        assert polls  # (done while it polled, or polled for POLL_SECONDS, then slept in the
+        # driver's wait)

@@ -18,8 +18,10 @@ way whenever other work had returned the previous result's pages to the system.
 from __future__ import annotations
 
 import math
+import os
 import sys
 import threading
+import time
 import weakref
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
@@ -305,6 +307,30 @@ class DeviceResults:
         return y
 
 
+#: how long :func:`wait_awake` polls before it sleeps in the driver's wait (seconds): a
+#: sample's kernels (a 224 x 224 warp: 0.1-0.4 ms on 2 cores) finish within it
+POLL_SECONDS = 0.002
+
+#: the largest host result whose wait polls (:func:`wait_awake`): a sample's (a 512 x 512 RGB
+#: float32 model input is 3 MiB); a batch's kernels take milliseconds, and its wait sleeps
+POLL_BYTES = 4 << 20
+
+_YIELD = getattr(os, "sched_yield", lambda: time.sleep(0))
+
+
+def wait_awake(done: cl.Event) -> None:
+    """Wait for ``done`` on a CPU device: its status polled, the CPU yielded between polls (to
+    the device's own threads), for up to :data:`POLL_SECONDS`, then the driver's wait. A thread
+    asleep in the driver's wait is woken on whichever core the device's last thread ran, where
+    its interpreter's code and data are not in the caches: one sample a call (a 224 x 224 warp)
+    then took ~50% longer in its host work, in phases of seconds, than a thread that stays on
+    its core (docs/performance.md, "Waiting awake")."""
+    end = time.perf_counter() + POLL_SECONDS
+    while done.command_execution_status > 0 and time.perf_counter() < end:  # (< 0: failed)
+        _YIELD()
+    done.wait()  # (at once where done; raises where the command failed)
+
+
 class Output:
     """The result array: a device array, or a host array with the buffer the kernel writes into."""
 
@@ -346,7 +372,10 @@ class Output:
         q = self.rt.queue
         h = view.keep
         if self.rt.zero_copy and self.rt.host_coherent:
-            done.wait()
+            if h.nbytes <= POLL_BYTES:  # (a sample's result: its kernels are short)
+                wait_awake(done)
+            else:
+                done.wait()
         elif self.rt.zero_copy:
             mapped, _ = cl.enqueue_map_buffer(q, view.buf, cl.map_flags.READ, 0, h.shape, h.dtype,
                                               is_blocking=True)
