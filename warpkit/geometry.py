@@ -445,7 +445,7 @@ def _cut_bounds(p: np.ndarray, size: np.ndarray) -> np.ndarray:
 
 #: up to this many polygons cut by the border are cut in Python floats (:func:`_cut_one`):
 #: numpy's calls on arrays of a few rows cost ~130 us whatever their length, a polygon in
-#: Python ~8 us
+#: Python ~3 us
 FEW_POLYGONS = 16
 
 
@@ -453,7 +453,9 @@ def _cut_one(P: list, W: float, H: float) -> list[float]:
     """:func:`_cut_bounds` of one polygon of finite vertices ``P`` (a list of [x, y]) in a
     W x H image, in Python floats: the same operations on each value (numpy's elementwise
     arithmetic is IEEE's, as Python's), the minima and maxima taken over the same candidates
-    (tests/test_geometry.py holds the two equal)."""
+    (tests/test_geometry.py holds the two equal). Comparisons stand for min and max, which
+    are calls (a polygon in ~3 us instead of ~6): ``if q < lo: lo = q`` keeps what
+    ``min(lo, q)`` keeps, a zero's sign too."""
     n = len(P)
     xs, ys = [v[0] for v in P], [v[1] for v in P]
     res = []
@@ -461,7 +463,10 @@ def _cut_one(P: list, W: float, H: float) -> list[float]:
         lo, hi = math.inf, -math.inf
         for q, o in zip(Qa, Qo):  # the vertices between the other axis's border lines
             if 0.0 <= o <= lim_o:
-                lo, hi = min(lo, q), max(hi, q)
+                if q < lo:
+                    lo = q
+                if q > hi:
+                    hi = q
         for v in range(n):  # where each edge crosses those lines
             w = v + 1 if v + 1 < n else 0
             q, o = Qa[v], Qo[v]
@@ -472,8 +477,11 @@ def _cut_one(P: list, W: float, H: float) -> list[float]:
                 t = (line - o) / do
                 if 0.0 <= t <= 1.0:
                     at = q + t * dq
-                    lo, hi = min(lo, at), max(hi, at)
-        res.append((max(lo, 0.0), min(hi, lim_a)))
+                    if at < lo:
+                        lo = at
+                    if at > hi:
+                        hi = at
+        res.append((0.0 if lo < 0.0 else lo, lim_a if lim_a < hi else hi))  # (max, min)
     (lx, hx), (ly, hy) = res
     if not (lx <= hx and ly <= hy):
         return [math.nan] * 4
