@@ -478,12 +478,17 @@ def test_a_colour_call_like_one_before_is_warped_as_it_was(queue, monkeypatch):
     pipe = A.Compose([A.ColorJitter(0.4, 0.4, 0.4, 0.1), A.ToGray(p=0.3), A.GaussNoise(p=0.5)])
     lists = [colour_program(pipe, [pipe.draw(np.random.default_rng(s), (24, 20))], 3, np.uint8)
              for s in range(16)]
-    codes = [tuple(c[0, ::core.COLOUR_WORDS]) for c in lists]
-    assert len(set(codes)) > 4  # (orders with the contrast in different places among them)
+    codes = {core._again_codes(c) for c in lists}  # (their live operations' codes)
+    assert len(codes) > 4 and () in codes  # (orders with the contrast in different places)
+    n_drawn = len(lists)
     blur = colour_program(A.GaussianBlur(p=1), [{"applied": True, **A.GaussianBlur(p=1).draw(
         rng, (24, 20))}], 3, np.uint8)
     lists.append(blur)  # (another code: the whole path)
+    # a list without operations keys apart from no list: its kernel takes the resampled
+    # values as colour operations take them (rounded to a level), a kernel without colour not
+    lists += [None, np.zeros((1, core.COLOUR_WORDS), np.float32)]
     maps = [g.rotation(5 * s, (20, 15)) for s in range(len(lists))]
+    maps[-1] = maps[-2]
 
     def warp(m, colour, **kw):
         return core.warp_by(img, m, (24, 20), sampling, model=model, queue=queue, affine=False,
@@ -491,9 +496,15 @@ def test_a_colour_call_like_one_before_is_warped_as_it_was(queue, monkeypatch):
 
     first, taken = _firsts_then_kept([lambda m=m, c=c: warp(m, c) for m, c in zip(maps, lists)],
                                      monkeypatch)
+    assert not np.array_equal(first[-1], first[-2])
     for m, c, ref in zip(maps, lists, first):
         np.testing.assert_array_equal(warp(m, c), ref)
-    assert len(taken) == len(lists) - 1 - len(set(codes))  # (not the blur, nor a first)
+    # (not the blur's, nor a first of its codes; the list without operations after one drawn)
+    assert len(taken) == n_drawn - len(codes) + 1
+    taken.clear()
+    for m, c, ref in zip(maps, lists, first):
+        np.testing.assert_array_equal(warp(m, c), ref)
+    assert len(taken) == len(lists) - 1  # (all kept now but the blur's)
     n = len(taken)
     np.testing.assert_array_equal(warp(maps[2], lists[2].copy()), first[2])
     assert len(taken) == n + 1

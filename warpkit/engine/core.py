@@ -122,8 +122,8 @@ def warp_by(image: Any, matrix: Any, size: Any = None, sampling: Sampling = LINE
     if again_key is not None and restore is None:  # (kept once this call's checks passed)
         codes = again_key[-2]
         again = _Again(sampling, model, wo, ho, shape, y_dtype or src.dt, spec, layout_key,
-                       fixed, {}, _item_rows(list(codes), [bool(_WHOLE_CODE[int(c)])
-                                                          for c in codes]))
+                       fixed, {}, [] if codes is None else _item_rows(
+                           list(codes), [bool(_WHOLE_CODE[int(c)]) for c in codes]))
     plan, values, operands = _matrix_values(rt, x, layout_key, spec, kind, inv, coords, fixed,
                                             extra, None if again is None else again.plans)
     ro = cl.mem_flags.READ_ONLY | cl.mem_flags.COPY_HOST_PTR
@@ -1864,13 +1864,10 @@ _AGAIN_CODES = frozenset(float(c) for c in (
     COL_SATURATE, COL_HUE, COL_HSV, COL_AFFINE_MEAN, COL_NOISE, COL_HOLE, COL_SALT))
 
 
-def _again_codes(colour: Any) -> tuple[float, ...] | None:
-    """The live codes of ``colour`` for a kept call: () without colour, the codes up to the
-    first 0 (only 0s after it) of a one-item list (a plain C-contiguous float32 (1, k *
-    COLOUR_WORDS) array, no table) whose codes are all of :data:`_AGAIN_CODES`; None for any
-    other list."""
-    if colour is None:
-        return ()
+def _again_codes(colour: np.ndarray) -> tuple[float, ...] | None:
+    """The live codes of a colour list for a kept call: the codes up to the first 0 (only 0s
+    after it) of a one-item list (a plain C-contiguous float32 (1, k * COLOUR_WORDS) array, no
+    table) whose codes are all of :data:`_AGAIN_CODES`; None for any other list."""
     if type(colour) is not np.ndarray or colour.dtype != np.float32 or colour.ndim != 2 \
             or colour.shape[0] != 1 or not colour.flags.c_contiguous \
             or colour.shape[1] < COLOUR_WORDS or colour.shape[1] % COLOUR_WORDS:
@@ -1890,17 +1887,20 @@ def _again_key(image: Any, size: Any, sampling: Sampling, model: ModelInput, que
     host image in native byte order by one map to a ``size`` given as a tuple, without
     antialiasing and with no colour operations or only those of :data:`_AGAIN_CODES` (the
     checks and plan of others depend on their values); (None, None) for other calls. The key
-    holds the runtime (last), the colour list's live codes (before it: they give its passes),
-    the image's layout (its dtype, axes and channels, not its sizes: a plan serves every size),
-    the size, the map's kind and the identities of ``sampling`` and ``model`` (what a pipeline
-    passes each call; the entry holds them, so their ids stay theirs)."""
+    holds the runtime (last), the colour list's live codes (before it: they give its passes;
+    None without colour), the image's layout (its dtype, axes and channels, not its sizes: a
+    plan serves every size), the size, the map's kind and the identities of ``sampling`` and
+    ``model`` (what a pipeline passes each call; the entry holds them, so their ids stay
+    theirs)."""
     if type(image) is not np.ndarray or not 2 <= image.ndim <= 3 or not image.dtype.isnative \
             or type(size) is not tuple or ragged or expand or coords is not None \
             or src_index is not None or sampling.supersample or sampling.area:
         return None, None
-    codes = _again_codes(colour)
-    if codes is None:
-        return None, None
+    codes = None  # (no colour: not (), a list without live operations, whose kernel takes
+    if colour is not None:  # the resampled values as colour operations take them)
+        codes = _again_codes(colour)
+        if codes is None:
+            return None, None
     x = operand(image, "image")
     return (image_key(x), size, id(sampling), id(model), affine, codes,
             pick_runtime(queue, x)), x
