@@ -119,7 +119,10 @@ def warp_by(image: Any, matrix: Any, size: Any = None, sampling: Sampling = LINE
     fixed = (rt, tuple(fills), src.dt.kind in "iu", tuple(yscale), tuple(ybias), tuple(ss))
     fixed = FIXED.get(fixed, lambda: fixed_values(*fixed))
     again = None
-    if again_key is not None and restore is None:  # (kept once this call's checks passed)
+    # (kept once this call's checks passed; not where a launch's build holds a group whose
+    # launches take more than their list, which the passes below bind)
+    if again_key is not None and restore is None \
+            and not any(g & _GROUPS_WITH_VALUES for g in spec.colour_groups):
         codes = again_key[-2]
         again = _Again(sampling, model, wo, ho, shape, y_dtype or src.dt, spec, layout_key,
                        fixed, {}, [] if codes is None else _item_rows(
@@ -1854,6 +1857,11 @@ def _matrix_values(rt, x, layout_key: tuple, spec: WarpSpec, kind: int, inv: np.
     _bind_positions(rt, values, operands, kind, inv, coords, spec.wo, spec.ho)
     return plan, values, operands
 
+
+#: the build groups whose launches take values besides their list (warp_by binds them with
+#: each pass): a kept call (_Again) binds the lists alone. A process's builds hold every group
+#: it has had (_GROUPS_SEEN), so a plain list's build may hold them too.
+_GROUPS_WITH_VALUES = COLG_RAIN | COLG_PLASMA | COLG_SNOW | COLG_FLARE_PB
 
 #: the colour operations a kept call (_Again) takes: those whose words no check reads (the
 #: kernels' arithmetic alone) and whose passes need nothing but their lists (ColorJitter's,
