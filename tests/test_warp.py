@@ -386,15 +386,15 @@ def test_non_native_byte_order(queue):
 
 def _firsts_then_kept(calls, monkeypatch) -> tuple[list, list]:
     """Each call's result as the first of its kind (the warp's kept calls emptied before
-    each), then the kept calls emptied once and a list that counts the calls taking one
-    (engine.core._Again.warp) from then on."""
+    each; programs and plans stay built), then the kept calls emptied once and a list that
+    counts the calls taking one (engine.core._Again.warp) from then on."""
     from warpkit.engine import core
 
     first = []
     for call in calls:
-        warpkit.clear_cache()
+        core._AGAIN.clear()
         first.append(call())
-    warpkit.clear_cache()
+    core._AGAIN.clear()
     taken: list = []
     kept_warp = core._Again.warp
     monkeypatch.setattr(core._Again, "warp",
@@ -519,7 +519,7 @@ def test_a_colour_call_like_one_before_is_warped_as_it_was(queue, monkeypatch):
     assert len(taken) == n + 1
     # a build that holds a group whose launches take more than their list (a plasma pattern's
     # places, which a process that warped one keeps in its builds): nothing kept, the same bytes
-    warpkit.clear_cache()
+    core._AGAIN.clear()
     for k in range(3):  # (the warp's launch and two passes)
         monkeypatch.setitem(core._GROUPS_SEEN, k, core._GROUPS_SEEN.get(k, 0) | core.COLG_PLASMA)
     for m, c, ref in zip(maps * 2, lists * 2, first * 2):
