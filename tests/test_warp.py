@@ -517,14 +517,15 @@ def test_a_colour_call_like_one_before_is_warped_as_it_was(queue, monkeypatch):
     with pytest.raises(ValueError, match=r"colour must be a C-contiguous float32 array \(1, k"):
         warp(maps[0], np.concatenate([lists[0], lists[0]]))
     assert len(taken) == n + 1
-    # a build that holds a group whose launches take more than their list (a plasma pattern's
-    # places, which a process that warped one keeps in its builds): nothing kept, the same bytes
+    # builds that hold a group whose launches read more than their list (a plasma pattern's
+    # places: a process that warped one keeps the group in its builds): kept calls bind what
+    # the whole path binds, the same bytes
     core._AGAIN.clear()
     for k in range(3):  # (the warp's launch and two passes)
         monkeypatch.setitem(core._GROUPS_SEEN, k, core._GROUPS_SEEN.get(k, 0) | core.COLG_PLASMA)
     for m, c, ref in zip(maps * 2, lists * 2, first * 2):
         np.testing.assert_array_equal(warp(m, c), ref)
-    assert len(taken) == n + 2  # (the call without colour, its second time)
+    assert len(taken) == n + 1 + n_drawn - len(codes) + 1 + len(lists) - 1
 
 
 @pytest.mark.parametrize("call,exc,match", [

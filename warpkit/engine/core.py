@@ -119,10 +119,7 @@ def warp_by(image: Any, matrix: Any, size: Any = None, sampling: Sampling = LINE
     fixed = (rt, tuple(fills), src.dt.kind in "iu", tuple(yscale), tuple(ybias), tuple(ss))
     fixed = FIXED.get(fixed, lambda: fixed_values(*fixed))
     again = None
-    # (kept once this call's checks passed; not where a launch's build holds a group whose
-    # launches take more than their list, which the passes below bind)
-    if again_key is not None and restore is None \
-            and not any(g & _GROUPS_WITH_VALUES for g in spec.colour_groups):
+    if again_key is not None and restore is None:  # (kept once this call's checks passed)
         codes = again_key[-2]
         again = _Again(sampling, model, wo, ho, shape, y_dtype or src.dt, spec, layout_key,
                        fixed, {}, [] if codes is None else _item_rows(
@@ -151,50 +148,8 @@ def warp_by(image: Any, matrix: Any, size: Any = None, sampling: Sampling = LINE
     if spec.fda:  # (the twiddles; the call's colour table: _check_fda found it)
         values["FT"] = cl.Buffer(rt.context, ro, hostbuf=fda_twiddles(wo, ho))
         values["FR"] = cl.Buffer(rt.context, ro, hostbuf=colour.table)
-    for k, prog in enumerate(passes):  # the warp's operations, then each colour pass's
-        name, flags, extra = f"{k or ''}", ro, 0
-        if spec.colour_groups[k] & COLG_RAIN:  # (rain.cl draws the drops into the list first)
-            prog, places = rain_masks(prog, wo, ho)
-            flags = cl.mem_flags.READ_WRITE | cl.mem_flags.COPY_HOST_PTR
-            values[f"RI{name}"] = cl.Buffer(rt.context, ro, hostbuf=places)
-            values[f"nr{name}"] = int32(places.shape[1])
-        if spec.colour_groups[k] & COLG_PLASMA:  # (plasma.cl makes the patterns after it)
-            prog, places, extra = plasma_areas(prog, wo, ho)
-            values[f"PI{name}"] = cl.Buffer(rt.context, ro, hostbuf=places)
-            values[f"np{name}"] = int32(places.shape[1])
-        if spec.colour_groups[k] & COLG_SNOW:  # (snow.cl makes the textures after those)
-            prog, places, more = snow_areas(prog, wo, ho, extra // COLOUR_WORDS)
-            values[f"SI{name}"] = cl.Buffer(rt.context, ro, hostbuf=places)
-            values[f"ns{name}"] = int32(places.shape[1])
-            extra += more
-        if spec.colour_groups[k] & COLG_FLARE_PB:  # (flare.cl makes the layers after those)
-            prog, places, more = flare_areas(prog, wo, ho, extra // COLOUR_WORDS)
-            values[f"FI{name}"] = cl.Buffer(rt.context, ro, hostbuf=places)
-            values[f"nf{name}"] = int32(places.shape[1])
-            extra += more
-        table = None  # (OverlayElements' elements, Spatter's layers: the call's colour table
-        # after the areas)
-        heads = prog[:, ::COLOUR_WORDS]
-        if ((heads == COLOUR_TABLE_OPS[0]) | (heads == COLOUR_TABLE_OPS[1])).any():
-            prog = table_places(prog, extra // COLOUR_WORDS)
-            table = colour.table
-        if extra:  # the list, then the patterns' areas, which the device fills: pooled (fresh
-            # memory costs PoCL a page fault a page at the first write), the list uploaded
-            held = [what for group, what in ((COLG_PLASMA, "the plasma patterns"),
-                                             (COLG_SNOW, "the snow textures"),
-                                             (COLG_FLARE_PB, "the flare layers"))
-                    if spec.colour_groups[k] & group]
-            tail = 0 if table is None else table.nbytes
-            check_allocation(rt, prog.nbytes + 4 * extra + tail, " and ".join(held))
-            buf = rt.allocate(prog.nbytes + 4 * extra + tail)
-            cl.enqueue_copy(rt.queue, buf, prog, is_blocking=False)
-            if table is not None:
-                cl.enqueue_copy(rt.queue, buf, table, dst_offset=prog.nbytes + 4 * extra,
-                                is_blocking=False)
-        else:
-            buf = cl.Buffer(rt.context, flags, hostbuf=prog if table is None else
-                            np.concatenate([prog.ravel(), table]))
-        _bind_list(rt, values, k, prog, buf)
+    _bind_passes(rt, values, passes, spec.colour_groups, wo, ho,
+                 None if colour is None else getattr(colour, "table", None))
     if ragged:
         check_allocation(rt, x.nbytes, "the packed images")
         values["rag"] = cl.Buffer(rt.context, ro, hostbuf=src.rag)
@@ -212,6 +167,61 @@ def warp_by(image: Any, matrix: Any, size: Any = None, sampling: Sampling = LINE
     if pending is not None:  # the result once the pending waits are done
         return lambda: res if restore is None else restore(res)
     return res if restore is None else restore(res)
+
+
+def _bind_passes(rt, values: dict, passes: list[np.ndarray], groups: tuple[int, ...], wo: int,
+                 ho: int, colour_table: np.ndarray | None) -> None:
+    """Each colour launch's values (``passes``: :func:`colour_passes`' lists, the warp's own
+    first; ``groups``: each launch's build groups, :func:`colour_groups`): its list, its length
+    and what its build's groups read besides (rain's drops, the plasma patterns', snow
+    textures' and flare layers' places, the call's ``colour_table``), for an output of ``wo``
+    x ``ho``."""
+    ro = cl.mem_flags.READ_ONLY | cl.mem_flags.COPY_HOST_PTR
+    for k, prog in enumerate(passes):  # the warp's operations, then each colour pass's
+        name, flags, extra = f"{k or ''}", ro, 0
+        if groups[k] & COLG_RAIN:  # (rain.cl draws the drops into the list first)
+            prog, places = rain_masks(prog, wo, ho)
+            flags = cl.mem_flags.READ_WRITE | cl.mem_flags.COPY_HOST_PTR
+            values[f"RI{name}"] = cl.Buffer(rt.context, ro, hostbuf=places)
+            values[f"nr{name}"] = int32(places.shape[1])
+        if groups[k] & COLG_PLASMA:  # (plasma.cl makes the patterns after it)
+            prog, places, extra = plasma_areas(prog, wo, ho)
+            values[f"PI{name}"] = cl.Buffer(rt.context, ro, hostbuf=places)
+            values[f"np{name}"] = int32(places.shape[1])
+        if groups[k] & COLG_SNOW:  # (snow.cl makes the textures after those)
+            prog, places, more = snow_areas(prog, wo, ho, extra // COLOUR_WORDS)
+            values[f"SI{name}"] = cl.Buffer(rt.context, ro, hostbuf=places)
+            values[f"ns{name}"] = int32(places.shape[1])
+            extra += more
+        if groups[k] & COLG_FLARE_PB:  # (flare.cl makes the layers after those)
+            prog, places, more = flare_areas(prog, wo, ho, extra // COLOUR_WORDS)
+            values[f"FI{name}"] = cl.Buffer(rt.context, ro, hostbuf=places)
+            values[f"nf{name}"] = int32(places.shape[1])
+            extra += more
+        table = None  # (OverlayElements' elements, Spatter's layers: the call's colour table
+        # after the areas)
+        heads = prog[:, ::COLOUR_WORDS]
+        if ((heads == COLOUR_TABLE_OPS[0]) | (heads == COLOUR_TABLE_OPS[1])).any():
+            prog = table_places(prog, extra // COLOUR_WORDS)
+            table = colour_table
+        if extra:  # the list, then the patterns' areas, which the device fills: pooled (fresh
+            # memory costs PoCL a page fault a page at the first write), the list uploaded
+            held = [what for group, what in ((COLG_PLASMA, "the plasma patterns"),
+                                             (COLG_SNOW, "the snow textures"),
+                                             (COLG_FLARE_PB, "the flare layers"))
+                    if groups[k] & group]
+            tail = 0 if table is None else table.nbytes
+            check_allocation(rt, prog.nbytes + 4 * extra + tail, " and ".join(held))
+            buf = rt.allocate(prog.nbytes + 4 * extra + tail)
+            cl.enqueue_copy(rt.queue, buf, prog, is_blocking=False)
+            if table is not None:
+                cl.enqueue_copy(rt.queue, buf, table, dst_offset=prog.nbytes + 4 * extra,
+                                is_blocking=False)
+        else:
+            buf = cl.Buffer(rt.context, flags, hostbuf=prog if table is None else
+                            np.concatenate([prog.ravel(), table]))
+        values[f"COL{name}"] = buf
+        values[f"ncol{name}"] = int32(prog.shape[1] // COLOUR_WORDS)
 
 
 #: OpenCV's Lab tables (engine/lab.py) on each context, made once (read-only in the kernels)
@@ -1858,11 +1868,6 @@ def _matrix_values(rt, x, layout_key: tuple, spec: WarpSpec, kind: int, inv: np.
     return plan, values, operands
 
 
-#: the build groups whose launches take values besides their list (warp_by binds them with
-#: each pass): a kept call (_Again) binds the lists alone. A process's builds hold every group
-#: it has had (_GROUPS_SEEN), so a plain list's build may hold them too.
-_GROUPS_WITH_VALUES = COLG_RAIN | COLG_PLASMA | COLG_SNOW | COLG_FLARE_PB
-
 #: the colour operations a kept call (_Again) takes: those whose words no check reads (the
 #: kernels' arithmetic alone) and whose passes need nothing but their lists (ColorJitter's,
 #: RandomBrightnessContrast's, HueSaturationValue's, ToGray's, GaussNoise's, ...); a list of
@@ -1944,22 +1949,15 @@ class _Again(NamedTuple):
         plan, values, operands = _matrix_values(
             rt, x, self.layout_key, self.spec, COORD_MATRIX, geometry.invert_checked(mats),
             None, self.fixed, image_values(shape), self.plans)
-        if colour is not None:
-            for k, prog in enumerate(_pass_lists(colour.reshape(-1, COLOUR_WORDS), self.rows)):
-                _bind_list(rt, values, k, prog)
+        if colour is not None:  # (as the whole path binds them: a build may hold groups
+            # whose launches read more than their list, a process's builds holding every group
+            # it has had)
+            _bind_passes(rt, values, _pass_lists(colour.reshape(-1, COLOUR_WORDS), self.rows),
+                         self.spec.colour_groups, self.wo, self.ho, None)
         if into is not None:
             into = _result_array(into, self.shape, self.dtype)
         res = plan.run(operands, values, pending, into)
         return (lambda: res) if pending is not None else res
-
-
-def _bind_list(rt, values: dict, k: int, prog: np.ndarray, buf: Any = None) -> None:
-    """Colour launch ``k``'s values: its list (``prog``, uploaded unless ``buf`` holds it) and
-    its length in operations."""
-    name = f"{k or ''}"
-    values[f"COL{name}"] = buf if buf is not None else cl.Buffer(
-        rt.context, cl.mem_flags.READ_ONLY | cl.mem_flags.COPY_HOST_PTR, hostbuf=prog)
-    values[f"ncol{name}"] = int32(prog.shape[1] // COLOUR_WORDS)
 
 
 #: warp_by's calls kept for the calls like them (_Again), by _again_key
