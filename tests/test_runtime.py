@@ -1126,26 +1126,48 @@ def test_builds_leave_out_pyopencls_include_folder(queue):
     assert "not_a_function" in str(info.value)  # the compiler's log
 
 
-@pytest.mark.parametrize("after", [0.0005, 0.02])
-def test_a_short_wait_polls_and_a_long_one_sleeps(queue, after, monkeypatch):
+@pytest.mark.parametrize("short", [True, False])
+def test_a_short_wait_polls_and_a_long_one_sleeps(queue, short, monkeypatch):
     """A sample's result is waited for awake (warpkit._memory.wait_awake: the event's status
     polled, the CPU yielded between polls) for up to POLL_SECONDS, then in the driver's wait:
-    it returns once the command is done, either way, and raises where the command failed."""
+    it returns once the command is done, either way, and raises where the command failed. The
+    command ends at the third poll (short), or 20 ms after the first (long: past the polls);
+    a timer ends it after 2 s where nothing else did (so that a wait that never polls fails
+    instead of hanging)."""
     from warpkit import _memory
 
-    polls = []
-    monkeypatch.setattr(_memory, "_YIELD", lambda: polls.append(1))
     for status, fails in ((cl.command_execution_status.COMPLETE, False), (-5, True)):
         ev = cl.UserEvent(queue.context)
-        timer = threading.Timer(after, ev.set_status, (status,))
+        lock, ended, polls = threading.Lock(), [], []
+
+        def end():
+            with lock:
+                if not ended:
+                    ended.append(time.perf_counter())
+                    ev.set_status(status)
+
+        later = threading.Timer(0.02, end)
+
+        def poll():
+            polls.append(1)
+            if short and len(polls) == 3:
+                end()
+            elif not short and len(polls) == 1:
+                later.start()
+
+        monkeypatch.setattr(_memory, "_YIELD", poll)
+        fallback = threading.Timer(2.0, end)
+        fallback.start()
         t0 = time.perf_counter()
-        timer.start()
-        polls.clear()
         with pytest.raises(cl.RuntimeError) if fails else nullcontext():
             _memory.wait_awake(ev)
-        took = time.perf_counter() - t0
-        timer.join()
-        assert took >= after * 0.9
+        returned = time.perf_counter()
+        fallback.cancel()
+        if later.ident is not None:
+            later.join()
         assert ev.command_execution_status == status
-        assert polls  # (done while it polled, or polled for POLL_SECONDS, then slept in the
-        # driver's wait)
+        assert ended and returned >= ended[0]  # (not before the command ended)
+        assert ended[0] - t0 < 1.0  # (ended by its polls, not by the fallback)
+        # short: done at its third poll; long: polled for POLL_SECONDS, then slept in the
+        # driver's wait
+        assert len(polls) == 3 if short else len(polls) > 3

@@ -122,8 +122,7 @@ def warp_by(image: Any, matrix: Any, size: Any = None, sampling: Sampling = LINE
     if again_key is not None and restore is None:  # (kept once this call's checks passed)
         codes = again_key[-2]
         again = _Again(sampling, model, wo, ho, shape, y_dtype or src.dt, spec, layout_key,
-                       fixed, {}, [] if codes is None else _item_rows(
-                           list(codes), [bool(_WHOLE_CODE[int(c)]) for c in codes]))
+                       fixed, {}, [] if codes is None else _item_rows(codes))
     plan, values, operands = _matrix_values(rt, x, layout_key, spec, kind, inv, coords, fixed,
                                             extra, None if again is None else again.plans)
     ro = cl.mem_flags.READ_ONLY | cl.mem_flags.COPY_HOST_PTR
@@ -728,15 +727,17 @@ def _item_passes(ops: np.ndarray) -> list[np.ndarray]:
     """:func:`colour_passes` of one item's operations ``ops`` ((k, COLOUR_WORDS)): its live
     operations (up to a code 0) in order, a pass started at each of COLOUR_WHOLE; a pass
     without operations is one of code 0."""
-    return _pass_lists(ops, _item_rows(ops[:, 0].tolist(),
-                                       _WHOLE_CODE[_code_index(ops[:, 0])].tolist()))
+    return _pass_lists(ops, _item_rows(ops[:, 0]))
 
 
-def _item_rows(codes: list[float], whole: list[bool]) -> list[list[int]]:
-    """The operations (their rows) of each pass of one item's list of ``codes``: the live ones
-    (up to a code 0) in order, a pass started at each that ``whole`` marks."""
+def _item_rows(codes: Any) -> list[list[int]]:
+    """The operations (their rows) of each pass of one item's list of ``codes`` (an array or
+    a sequence): the live ones (up to a code 0) in order, a pass started at each of
+    COLOUR_WHOLE."""
+    codes = np.asarray(codes, np.float64)
+    whole = _WHOLE_CODE[_code_index(codes)].tolist()
     passes: list[list[int]] = [[]]
-    for j, code in enumerate(codes):
+    for j, code in enumerate(codes.tolist()):
         if code == 0:
             break
         if whole[j]:
