@@ -1131,9 +1131,9 @@ def test_a_short_wait_polls_and_a_long_one_sleeps(queue, short, monkeypatch):
     """A sample's result is waited for awake (warpkit._memory.wait_awake: the event's status
     polled, the CPU yielded between polls) for up to POLL_SECONDS, then in the driver's wait:
     it returns once the command is done, either way, and raises where the command failed. The
-    command ends at the third poll (short), or 20 ms after the first (long: past the polls);
-    a timer ends it after 2 s where nothing else did (so that a wait that never polls fails
-    instead of hanging)."""
+    command ends at the third poll (short, the polls given a minute), or 20 ms after the first
+    (long: past the polls' 2 ms); a timer ends it after 2 s where nothing else did (so that a
+    wait that never polls fails instead of hanging)."""
     from warpkit import _memory
 
     for status, fails in ((cl.command_execution_status.COMPLETE, False), (-5, True)):
@@ -1156,6 +1156,8 @@ def test_a_short_wait_polls_and_a_long_one_sleeps(queue, short, monkeypatch):
                 later.start()
 
         monkeypatch.setattr(_memory, "_YIELD", poll)
+        if short:  # (a loaded host may hold the thread for milliseconds between polls)
+            monkeypatch.setattr(_memory, "POLL_SECONDS", 60.0)
         fallback = threading.Timer(2.0, end)
         fallback.start()
         t0 = time.perf_counter()
@@ -1168,6 +1170,6 @@ def test_a_short_wait_polls_and_a_long_one_sleeps(queue, short, monkeypatch):
         assert ev.command_execution_status == status
         assert ended and returned >= ended[0]  # (not before the command ended)
         assert ended[0] - t0 < 1.0  # (ended by its polls, not by the fallback)
-        # short: done at its third poll; long: polled for POLL_SECONDS, then slept in the
-        # driver's wait
-        assert len(polls) == 3 if short else len(polls) > 3
+        # short: done at its third poll; long: polled (how often in POLL_SECONDS depends on
+        # the host's load), then waited in the driver's wait for the end 20 ms on
+        assert len(polls) == 3 if short else len(polls) >= 1
