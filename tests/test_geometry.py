@@ -232,3 +232,57 @@ def test_a_few_cut_boxes_clip_as_many_do():
     few = np.concatenate([g.clipped_bounds(polys[k:k + 5], size) for k in range(0, len(polys), 5)])
     np.testing.assert_array_equal(few, many)
     assert g.FEW_POLYGONS >= 5
+
+
+def _numpy_box_bounds(mats, which, bb, sizes):
+    """map_boxes' numpy path: corners, the box around them, cut by the border (clipped where
+    nothing is inside), their areas."""
+    lim = np.asarray(sizes, np.float64)[which]
+    corners = g.corners_of(mats[which], bb)
+    mapped = np.concatenate([corners.min(1), corners.max(1)], 1)
+    clipped = g.clipped_bounds(corners, lim, fallback=mapped)
+    inside = np.prod(np.maximum(clipped[:, 2:] - clipped[:, :2], 0), axis=1)
+    return mapped, clipped, np.prod(mapped[:, 2:] - mapped[:, :2], axis=1), inside
+
+
+def test_a_few_boxes_move_in_python_floats_as_many_in_numpy():
+    """few_box_bounds (a sample's boxes, one sample a call) gives the bytes of the numpy path
+    (corners_of, clipped_bounds with the mapped box as fallback, the areas): affine and
+    perspective maps, boxes inside, cut, wholly outside (the fallback), with integer corners
+    and maps (vertices and crossings on the border lines), two samples' maps and outputs; a
+    corner behind the camera refused as corners_of refuses it; a corner past float64's range
+    left to the numpy path (None)."""
+    rng = np.random.default_rng(11)
+    cut = outside = 0
+    for t in range(1500):
+        K, n = int(rng.integers(1, g.FEW_POLYGONS + 1)), int(rng.integers(1, 3))
+        mats = np.stack([np.eye(3)] * n)
+        mats[:, :2] = rng.normal(size=(n, 2, 3)) * [1, 1, 100]
+        if t % 4 == 1:
+            mats[:, 2, :2] = rng.normal(size=(n, 2)) * 1e-4  # perspective
+        if t % 5 == 0:
+            mats[:, :2] = np.round(mats[:, :2])
+        which = np.sort(rng.integers(0, n, K))
+        x1, y1 = rng.uniform(-50, 300, K), rng.uniform(-50, 300, K)
+        bb = np.stack([x1, y1, x1 + rng.uniform(0.5, 100, K), y1 + rng.uniform(0.5, 100, K)], 1)
+        if t % 3 == 0:
+            bb = np.round(bb)
+        sizes = [tuple(int(v) for v in rng.integers(50, 300, 2)) for _ in range(n)]
+        want = _numpy_box_bounds(mats, which, bb, sizes)
+        got = g.few_box_bounds(mats, which, bb, sizes)
+        for a, b in zip(got, want):
+            assert a.dtype == b.dtype and a.shape == b.shape and a.tobytes() == b.tobytes()
+        inside = (want[0][:, :2] >= 0).all(1) & (want[0][:, 2:] <= np.asarray(sizes)[which]).all(1)
+        cut += int((~inside).sum())
+        outside += int((want[3] == 0).sum())
+    assert cut > 3000 and outside > 1000
+    mats = np.eye(3)[None].copy()
+    mats[0, 2, 0] = -0.01  # the line x = 100.5 goes to infinity
+    bb = np.array([[0.0, 0, 10, 10], [90, 0, 120, 10]])
+    with pytest.raises(ValueError) as numpy_way:
+        g.corners_of(mats[[0, 0]], bb)
+    with pytest.raises(ValueError) as few_way:
+        g.few_box_bounds(mats, np.zeros(2, np.intp), bb, [(200, 200)])
+    assert str(few_way.value) == str(numpy_way.value) and "box 1 [90.0" in str(few_way.value)
+    assert g.few_box_bounds(np.eye(3)[None] * 1e300, np.zeros(1, np.intp),
+                            np.array([[1e10, 0, 2e10, 1]]), [(10, 10)]) is None

@@ -4,6 +4,8 @@ through a map or a chain with non-linear stages."""
 
 from __future__ import annotations
 
+import bisect
+import itertools
 import math
 import sys
 from typing import Any
@@ -69,18 +71,17 @@ def check_boxes(blist: list, llist: list, fmt: str, sizes: list, clip: bool,
     counts = [len(a) for a in blist]
     if not sum(counts):
         return blist, llist
-    which = np.repeat(np.arange(len(blist)), counts)
-    first = np.cumsum([0] + counts)
-    raw = np.concatenate(blist)
-    wh = np.asarray(sizes, dtype=np.float64)[which]
+    first = [0, *itertools.accumulate(counts)]  # each sample's first row
+    raw = blist[0] if len(blist) == 1 else np.concatenate(blist)
+    wh = np.repeat(np.asarray(sizes, dtype=np.float64), counts, axis=0)  # (W, H) per box
 
     def where(j: int) -> str:
-        k = int(which[j])
+        k = bisect.bisect_right(first, j) - 1
         return f"{name}{'' if single else f'[{k}]'}[{j - first[k]}] {raw[j].tolist()}"
 
-    bad = np.flatnonzero(~np.isfinite(raw).all(1))
-    if len(bad):
-        raise ValueError(f"{where(bad[0])}: boxes must be finite numbers")
+    if not np.isfinite(raw).all():
+        raise ValueError(f"{where(int(np.flatnonzero(~np.isfinite(raw).all(1))[0]))}: boxes "
+                         "must be finite numbers")
     xyxy = to_xyxy(raw, fmt, wh)
     lim = np.concatenate([wh, wh], 1)
     frac = xyxy / lim
@@ -190,8 +191,7 @@ def move_boxes(pipe, blist, llist, mats, sizes, outs, chains=None, holes=None,
     counts = [len(a) for a in arrays]
     if not sum(counts):
         return list(zip(arrays, llist))
-    which = np.repeat(np.arange(len(arrays)), counts)
-    xyxy = np.concatenate([to_xyxy(a, pipe.box_format, s) for a, s in zip(arrays, sizes)])
+    which, xyxy = _rows_of(arrays, counts, pipe.box_format, sizes)
     method = getattr(pipe, "box_method", "largest_box")
     mapped, clipped, area, inside = map_boxes(mats, xyxy, which, outs, chains, method)
     if steps is not None:
@@ -234,11 +234,22 @@ def move_boxes(pipe, blist, llist, mats, sizes, outs, chains=None, holes=None,
             with np.errstate(divide="ignore", invalid="ignore"):
                 keep &= np.maximum(bw / bh, bh / bw) <= pipe.max_accept_ratio
     res = []
-    for k, lo, hi in zip(range(len(arrays)), np.cumsum([0] + counts), np.cumsum(counts)):
+    hi = 0
+    for k, n in enumerate(counts):
+        lo, hi = hi, hi + n
         kp = keep[lo:hi]
         boxes = from_xyxy(clipped[lo:hi][kp], pipe.box_format, outs[k])
         res.append((boxes, None if llist[k] is None else select(llist[k], kp)))
     return res
+
+
+def _rows_of(arrays: list, counts: list, fmt: str, sizes: list) -> tuple:
+    """(each box's sample, the boxes (K, 4) as pixel-edge corners) of each sample's rows
+    (one sample's without numpy's concatenation: a call of one sample)."""
+    if len(arrays) == 1:
+        return np.zeros(counts[0], np.intp), to_xyxy(arrays[0], fmt, sizes[0])
+    return (np.repeat(np.arange(len(arrays)), counts),
+            np.concatenate([to_xyxy(a, fmt, s) for a, s in zip(arrays, sizes)]))
 
 
 def _enough(pipe, left: np.ndarray, xyxy: np.ndarray) -> np.ndarray:
@@ -270,10 +281,14 @@ def map_boxes(mats: np.ndarray, xyxy: np.ndarray, which: np.ndarray, outs: list,
     each mapped outline, that box clipped to the output, the first's area, the second's).
     ``method="ellipse"``: the outline is the box's inscribed ellipse (albumentations'
     ``rotate_method``: :func:`ellipse_points`), not its corners."""
-    lim = np.asarray(outs, dtype=np.float64)[which]  # (W, H) per box
     # where the border cuts a box, the box around the part of its mapped outline inside the
     # output (clipping the box around the whole outline is loose by a rotated box's corner)
     # (the maps were checked by the warp, the boxes by check_boxes)
+    if chains is None and method != "ellipse" and len(xyxy) <= geometry.FEW_POLYGONS:
+        few = geometry.few_box_bounds(mats, which, xyxy, outs)
+        if few is not None:  # (a sample's boxes: in Python floats, the same values)
+            return few
+    lim = np.asarray(outs, dtype=np.float64)[which]  # (W, H) per box
     corners = geometry.corners_of(mats[which], xyxy) if method != "ellipse" else \
         geometry.outline_of(mats[which], xyxy, ellipse_points(xyxy))
     mapped = np.concatenate([corners.min(1), corners.max(1)], 1)
