@@ -534,6 +534,40 @@ def test_a_ragged_list_is_warped_as_each_alone(queue):
         assert out["mask"][i].dtype == np.bool_ and out["image"][i].shape == (3, 32, 32)
 
 
+def test_a_samples_boxes_and_keypoints_alone_are_those_of_its_batch(queue):
+    """One sample a call moves its boxes and keypoints in Python floats and its own matrix's
+    scalars, a batch in numpy arrays over all its samples: the same bytes, through affine and
+    perspective maps, with boxes cut by the output's border and wholly outside it (kept by
+    min_visibility 0, dropped by 0.3), in pixel and normalised formats."""
+    rng = np.random.default_rng(12)
+    imgs = [rng.integers(0, 255, (60 + 7 * i, 80 - 5 * i, 3), dtype=np.uint8) for i in range(6)]
+    boxes, kps = [], []
+    for img in imgs:
+        h, w = img.shape[:2]
+        x1, y1 = rng.uniform(0, w - 12, 12), rng.uniform(0, h - 12, 12)
+        boxes.append(np.stack([x1, y1, np.minimum(x1 + rng.uniform(2, 40, 12), w),
+                               np.minimum(y1 + rng.uniform(2, 40, 12), h)], 1))
+        kps.append(np.stack([rng.uniform(0, w - 1, 9), rng.uniform(0, h - 1, 9)], 1))
+    labels = [list(range(12)) for _ in imgs]
+    cut = 0
+    for fmt, vis in (("pascal_voc", 0.0), ("albumentations", 0.3)):
+        aug = Compose([RandomAffine(degrees=30, scale=(0.7, 1.4), translate=(0.2, 0.2)),
+                       RandomPerspective(0.3, p=0.7), RandomResizedCrop(40)],
+                      box_format=fmt, min_visibility=vis)
+        given = [b / ([img.shape[1], img.shape[0]] * 2) if fmt == "albumentations" else b
+                 for b, img in zip(boxes, imgs)]
+        out = aug(image=imgs, boxes=given, labels=labels, keypoints=kps, seed=4, queue=queue)
+        for i in range(len(imgs)):
+            one = aug(image=imgs[i], boxes=given[i], labels=labels[i], keypoints=kps[i], seed=4,
+                      index=i, queue=queue)
+            assert one["boxes"].tobytes() == out["boxes"][i].tobytes()
+            assert one["labels"] == out["labels"][i]
+            assert one["keypoints"].tobytes() == out["keypoints"][i].tobytes()
+            cut += len(labels[i]) - len(one["labels"]) if vis else \
+                int(((one["boxes"][:, :2] == 0) | (one["boxes"][:, 2:] == 40)).any(1).sum())
+    assert cut > 20
+
+
 def test_sample_streams_are_numpys_seed_sequence_streams():
     """stream() and a pipeline call's per-sample streams (warpkit's port of numpy's SeedSequence
     hashing; one re-keyed generator per call) give exactly the numbers of numpy's

@@ -265,7 +265,7 @@ def transform_points(m, points, batch_indices=None) -> np.ndarray:
     """
     p = np.asarray(points, dtype=np.float64)
     if batch_indices is None:
-        e = matrix3(m)
+        e = matrix3(m).tolist()  # (Python floats: numpy's scalars cost more per operation)
     else:
         if p.ndim != 2 or p.shape[1] != 2:
             raise ValueError(f"points with batch_indices must be (K, 2), got {p.shape}")

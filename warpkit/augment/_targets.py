@@ -427,18 +427,30 @@ def move_keypoint_lists(klist: list, mats: np.ndarray, chains: list | None, outs
     if chains is not None or "a" in fmt or "s" in fmt:
         return [move_keypoints(k, m if chains is None else c, o, fmt)
                 for k, m, c, o in zip(klist, mats, chains or mats, outs)]
-    counts = [len(k) for k in klist]
     ix, iy = fmt.find("x"), fmt.find("y")
-    allk = np.concatenate(klist) if len(klist) > 1 else klist[0]
-    which = np.repeat(np.arange(len(klist)), counts)
-    moved = geometry.transform_points(mats, allk[:, [ix, iy]], batch_indices=which)
+    if len(klist) == 1:  # (one sample a call: its matrix's scalars, the same operations)
+        allk = klist[0]
+        moved = geometry.transform_points(mats[0], allk[:, [ix, iy]])
+        lim = outs[0]
+    else:
+        counts = [len(k) for k in klist]
+        allk = np.concatenate(klist)
+        which = np.repeat(np.arange(len(klist)), counts)
+        moved = geometry.transform_points(mats, allk[:, [ix, iy]], batch_indices=which)
+        wh = np.asarray(outs, dtype=np.float64)[which]  # (W, H) per keypoint
+        lim = (wh[:, 0], wh[:, 1])
     res = allk.copy()
     res[:, ix], res[:, iy] = moved[:, 0], moved[:, 1]
-    lim = np.asarray(outs, dtype=np.float64)[which]  # (W, H) per keypoint
     with np.errstate(invalid="ignore"):
-        visible = in_output(moved[:, 0], moved[:, 1], (lim[:, 0], lim[:, 1]))
-    ends = np.cumsum(counts)
-    return [(res[hi - n:hi], visible[hi - n:hi]) for n, hi in zip(counts, ends)]
+        visible = in_output(moved[:, 0], moved[:, 1], lim)
+    if len(klist) == 1:
+        return [(res, visible)]
+    hi = 0
+    parts = []
+    for n in counts:
+        hi += n
+        parts.append((res[hi - n:hi], visible[hi - n:hi]))
+    return parts
 
 
 def move_keypoints(k: np.ndarray, m, out, fmt: str = "xy"):
