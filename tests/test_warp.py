@@ -471,6 +471,8 @@ def test_a_colour_call_like_one_before_is_warped_as_it_was(queue, monkeypatch):
     from warpkit.engine.output import ModelInput
     from warpkit._options import Sampling
 
+    # (a kept call binds its lists without looking for a colour table's operations)
+    assert not core._AGAIN_CODES & {float(c) for c in core.COLOUR_TABLE_OPS}
     sampling = Sampling.of("linear", "constant", 0, False)
     model = ModelInput("float32", [0.5, 0.4, 0.3], [0.2, 0.25, 0.3], "CHW")
     rng = np.random.default_rng(7)

@@ -169,12 +169,13 @@ def warp_by(image: Any, matrix: Any, size: Any = None, sampling: Sampling = LINE
 
 
 def _bind_passes(rt, values: dict, passes: list[np.ndarray], groups: tuple[int, ...], wo: int,
-                 ho: int, colour_table: np.ndarray | None) -> None:
+                 ho: int, colour_table: np.ndarray | None, tables: bool = True) -> None:
     """Each colour launch's values (``passes``: :func:`colour_passes`' lists, the warp's own
     first; ``groups``: each launch's build groups, :func:`colour_groups`): its list, its length
     and what its build's groups read besides (rain's drops, the plasma patterns', snow
     textures' and flare layers' places, the call's ``colour_table``), for an output of ``wo``
-    x ``ho``."""
+    x ``ho``. ``tables=False``: the lists hold no operation on a colour table (a kept call's,
+    of :data:`_AGAIN_CODES`), which is then not looked for."""
     ro = cl.mem_flags.READ_ONLY | cl.mem_flags.COPY_HOST_PTR
     for k, prog in enumerate(passes):  # the warp's operations, then each colour pass's
         name, flags, extra = f"{k or ''}", ro, 0
@@ -200,7 +201,7 @@ def _bind_passes(rt, values: dict, passes: list[np.ndarray], groups: tuple[int, 
         table = None  # (OverlayElements' elements, Spatter's layers: the call's colour table
         # after the areas)
         heads = prog[:, ::COLOUR_WORDS]
-        if ((heads == COLOUR_TABLE_OPS[0]) | (heads == COLOUR_TABLE_OPS[1])).any():
+        if tables and ((heads == COLOUR_TABLE_OPS[0]) | (heads == COLOUR_TABLE_OPS[1])).any():
             prog = table_places(prog, extra // COLOUR_WORDS)
             table = colour_table
         if extra:  # the list, then the patterns' areas, which the device fills: pooled (fresh
@@ -1954,7 +1955,7 @@ class _Again(NamedTuple):
             # whose launches read more than their list, a process's builds holding every group
             # it has had)
             _bind_passes(rt, values, _pass_lists(colour.reshape(-1, COLOUR_WORDS), self.rows),
-                         self.spec.colour_groups, self.wo, self.ho, None)
+                         self.spec.colour_groups, self.wo, self.ho, None, tables=False)
         if into is not None:
             into = _result_array(into, self.shape, self.dtype)
         res = plan.run(operands, values, pending, into)
