@@ -681,7 +681,8 @@ def _apply(pipe, t: Targets, *, seed, index, epoch, params, queue, into=None,
                                  f"parts of 4 channels)")
             colour = colour_program(pipe, plist, channels, dtype, outs, given, skip=sources,
                                     frames=None if frames is None else frames.image_ops(
-                                        fills_of(sampling.fill, channels, dtype))) \
+                                        fills_of(sampling.fill, channels, dtype)),
+                                    has_colour=facts.colour) \
                 if facts.colour or frames is not None else None
             opts = _Opts(image_sampling, model, queue, into if name == "image" else None,
                          colour, pending)
