@@ -254,7 +254,7 @@ def test_a_few_boxes_move_in_python_floats_as_many_in_numpy():
     left to the numpy path (None)."""
     rng = np.random.default_rng(11)
     cut = outside = 0
-    for t in range(1500):
+    for t in range(500):
         K, n = int(rng.integers(1, g.FEW_POLYGONS + 1)), int(rng.integers(1, 3))
         mats = np.stack([np.eye(3)] * n)
         mats[:, :2] = rng.normal(size=(n, 2, 3)) * [1, 1, 100]
@@ -275,7 +275,7 @@ def test_a_few_boxes_move_in_python_floats_as_many_in_numpy():
         inside = (want[0][:, :2] >= 0).all(1) & (want[0][:, 2:] <= np.asarray(sizes)[which]).all(1)
         cut += int((~inside).sum())
         outside += int((want[3] == 0).sum())
-    assert cut > 3000 and outside > 1000
+    assert cut > 1000 and outside > 300
     mats = np.eye(3)[None].copy()
     mats[0, 2, 0] = -0.01  # the line x = 100.5 goes to infinity
     bb = np.array([[0.0, 0, 10, 10], [90, 0, 120, 10]])

@@ -383,8 +383,8 @@ def few_box_bounds(mats: np.ndarray, which: np.ndarray, bb: np.ndarray,
             box = cut
         clipped.append(box)
         area.append((hx - lx) * (hy - ly))
-        dx, dy = box[2] - box[0], box[3] - box[1]
-        inside.append((dx if dx > 0.0 else 0.0) * (dy if dy > 0.0 else 0.0))
+        # (its sides are never negative: a cut box's ends are in order, a clipped one's too)
+        inside.append((box[2] - box[0]) * (box[3] - box[1]))
     return np.array(mapped), np.array(clipped), np.array(area), np.array(inside)
 
 
