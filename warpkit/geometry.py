@@ -375,7 +375,7 @@ def few_box_bounds(mats: np.ndarray, which: np.ndarray, bb: np.ndarray,
         mapped.append(box)
         if not (lx >= 0 and ly >= 0 and hx <= W and hy <= H):
             cut = _cut_one(P, W, H)
-            if cut[0] != cut[0]:  # nothing inside: the box clipped (fall_back's, corners >= +0)
+            if cut[0] != cut[0]:  # nothing inside: the box clipped (clipped_bounds' fallback)
                 cut = [0.0 if lx < 0.0 else W if lx > W else lx,
                        0.0 if ly < 0.0 else H if ly > H else ly,
                        0.0 if hx < 0.0 else W if hx > W else hx,
@@ -471,16 +471,9 @@ def clipped_bounds(polygons, size, fallback=None) -> np.ndarray:
         out[cut] = _cut_bounds(p[cut], lim[cut])
     else:
         out = _cut_bounds(p, lim)
-    return fall_back(out, fallback, lim)
-
-
-def fall_back(out: np.ndarray, fallback, lim: np.ndarray) -> np.ndarray:
-    """:func:`clipped_bounds`'s boxes ``out`` (K, 4) with their NaN rows (nothing inside) given
-    ``fallback``'s rows clipped to their images ((K, 2) sizes ``lim``), if it is not None.
-    (Not in ``__all__``: warpkit's own helper.)"""
     missed = np.isnan(out[:, 0])
     if fallback is not None and missed.any():
-        fb = np.asarray(fallback, np.float64).reshape(len(out), 4)[missed]
+        fb = np.asarray(fallback, np.float64).reshape(K, 4)[missed]
         out[missed] = np.clip(fb, 0.0, np.tile(lim[missed], 2))
     return out
 
