@@ -422,8 +422,9 @@ def move_keypoint_lists(klist: list, mats: np.ndarray, chains: list | None, outs
                         fmt: str = "xy") -> list:
     """[(moved keypoints, visible)] per sample of a batch, of :func:`keypoint_rows` (``klist``):
     positions through each sample's matrix in one elementwise pass over the whole batch (each
-    value the same operations as :func:`move_keypoints` makes, so the same bits); samples with
-    non-linear fields (``chains``) or formats with an angle or a scale column one by one."""
+    value the same operations as :func:`move_keypoints` makes, so the same bits; a call of one
+    sample through its matrix's scalars, the same operations); samples with non-linear fields
+    (``chains``) or formats with an angle or a scale column one by one."""
     if chains is not None or "a" in fmt or "s" in fmt:
         return [move_keypoints(k, m if chains is None else c, o, fmt)
                 for k, m, c, o in zip(klist, mats, chains or mats, outs)]
