@@ -286,3 +286,5 @@ def test_a_few_boxes_move_in_python_floats_as_many_in_numpy():
     assert str(few_way.value) == str(numpy_way.value) and "box 1 [90.0" in str(few_way.value)
     assert g.few_box_bounds(np.eye(3)[None] * 1e300, np.zeros(1, np.intp),
                             np.array([[1e10, 0, 2e10, 1]]), [(10, 10)]) is None
+    none = g.few_box_bounds(np.eye(3)[None], np.zeros(0, np.intp), np.zeros((0, 4)), [(9, 9)])
+    assert [a.shape for a in none] == [(0, 4), (0, 4), (0,), (0,)]

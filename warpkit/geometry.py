@@ -385,7 +385,8 @@ def few_box_bounds(mats: np.ndarray, which: np.ndarray, bb: np.ndarray,
         area.append((hx - lx) * (hy - ly))
         # (its sides are never negative: a cut box's ends are in order, a clipped one's too)
         inside.append((box[2] - box[0]) * (box[3] - box[1]))
-    return np.array(mapped), np.array(clipped), np.array(area), np.array(inside)
+    return (np.array(mapped).reshape(-1, 4), np.array(clipped).reshape(-1, 4), np.array(area),
+            np.array(inside))
 
 
 def transform_boxes(m, boxes, batch_indices=None, clip: Sequence[int] | None = None) -> np.ndarray:
