@@ -497,10 +497,12 @@ def _load_pipeline(path: Path):
                                 ("std", aug.std)) if v is not None}
     if aug.layout != "HWC":
         tensor["layout"] = aug.layout
+    if aug.tensors:
+        tensor["tensors"] = True
     if tensor:
         given = ", ".join(f"{k}={v!r}" for k, v in tensor.items())
         what = "Normalize and ToTensorV2" if albumentations else \
-            "output_dtype, mean, std and layout"
+            "output_dtype, mean, std, layout and tensors"
         raise UserError(f"--pipeline {path}: {given} make a model's tensor; the command writes "
                         f"image files: leave {what} out")
     return aug

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import os
+import sys
 import warnings
 
 import numpy as np
@@ -60,9 +61,11 @@ def test_a_classification_recipe_ports_with_its_parameters(queue, tmp_path):
     # the same from the Compose, its to_dict() and the JSON albumentations saves
     _quiet(A.save, recipe, str(tmp_path / "a.json"))
     want = {**got.to_dict(), "layout": "HWC"}
+    assert want.pop("tensors") is True  # (the recipe saved has no ToTensorV2)
     for form in (recipe, _quiet(A.to_dict, recipe), str(tmp_path / "a.json"),
                  tmp_path / "a.json"):
         assert W.from_albumentations(form).to_dict() == want
+    got.tensors = False  # (numpy arrays: torch is optional here)
     out = got(image=PHOTO, boxes=[[10, 20, 200, 150]], labels=[3], seed=0, queue=queue)
     assert out["image"].shape == (3, 224, 160) and out["image"].dtype == np.float32
 
@@ -329,6 +332,7 @@ def test_to_tensor_transpose_mask(queue):
     spec["transform"]["transforms"][-1]["transpose_mask"] = False
     plain = W.from_albumentations(spec)
     assert plain.mask_layout == "HWC" and "mask_layout" not in plain.to_dict()
+    got.tensors = plain.tensors = False  # (numpy arrays: torch is optional here)
     rng = np.random.default_rng(0)
     img = PHOTO[:40, :50]
     m = rng.integers(0, 5, (40, 50, 4), np.uint8)
@@ -362,6 +366,87 @@ def test_to_tensor_transpose_mask(queue):
         W.Compose([], mask_layout="NCHW")
 
 
+def test_to_tensor_ports_as_tensors_and_refuses_what_it_cannot_honour(queue, monkeypatch):
+    """ToTensorV2 ports as tensors=True: channels first in the kernel where Normalize made a
+    float model input, else kept channels last (a view does it: uint8 CHW is no model input);
+    p=0 is nothing to port, another p is refused by name; a call without torch is refused
+    before any work, with what to do; a Normalize of one number serves every channel."""
+    def spec(*steps, p=1.0):
+        d = _quiet(A.to_dict, _quiet(A.Compose, list(steps)))
+        d["transform"]["transforms"].append({"__class_fullname__": "ToTensorV2", "p": p,
+                                             "transpose_mask": False})
+        return d
+
+    flip = A.HorizontalFlip(p=1)
+    model = W.from_albumentations(spec(flip, A.Normalize()))
+    assert (model.tensors, model.layout, model.output_dtype) == (True, "CHW", "float32")
+    levels = W.from_albumentations(spec(flip))
+    assert (levels.tensors, levels.layout, levels.output_dtype) == (True, "HWC", None)
+    assert W.Compose.from_dict(levels.to_dict()).tensors is True
+    never = W.from_albumentations(spec(flip, p=0.0))
+    assert not never.tensors and "tensors" not in never.to_dict() and never.layout == "HWC"
+    with pytest.raises(ValueError, match=r"ToTensorV2\(p=0.5\) is not supported: the tensors "
+                                         r"are the pipeline's output for every sample \(p=1\)"):
+        W.from_albumentations(spec(flip, p=0.5))
+    with pytest.raises(ValueError, match="tensors must be True or False, got 1"):
+        W.Compose([], tensors=1)
+    monkeypatch.setitem(sys.modules, "torch", None)  # (import torch fails: as not installed)
+    with pytest.raises(ValueError, match=r"tensors=True \(albumentations' ToTensorV2\) returns "
+                                         r"torch tensors, and torch is not installed"):
+        levels(image=PHOTO[:40, :50], seed=0, queue=queue)
+    levels.tensors = False  # numpy arrays: the image as albumentations' HWC before its tensor
+    np.testing.assert_array_equal(levels(image=PHOTO[:40, :50], seed=0, queue=queue)["image"],
+                                  PHOTO[:40, 49::-1])
+    one = W.from_albumentations(_quiet(A.Compose, [A.Normalize(mean=0.5, std=0.25)]))
+    assert (one.mean, one.std) == ([0.5], [0.25])
+    img = PHOTO[:40, :50]
+    theirs = _quiet(A.Compose([A.Normalize(mean=0.5, std=0.25)]), image=img)["image"]
+    ours = one(image=img, seed=0, queue=queue)["image"]
+    assert ours.shape == theirs.shape and np.abs(ours - theirs).max() < 1e-5
+
+
+def test_to_tensor_gives_albumentations_tensors(queue):
+    """The port of ToTensorV2 returns what albumentations' does: torch tensors, images
+    channels first (gray ones (1, H, W), a batch's and a sample's frames (N, C, H, W)),
+    uint8 levels without Normalize, the model's float32 with it; masks as they are, lists
+    of masks as lists; the same values (a flip moves whole pixels)."""
+    torch = pytest.importorskip("torch")
+    from albumentations.pytorch import ToTensorV2
+
+    rng = np.random.default_rng(2)
+    img = PHOTO[:40, :50]
+    gray = np.ascontiguousarray(img[..., 1])
+    m3 = rng.integers(0, 5, (40, 50, 2), np.uint8)
+    flip = A.HorizontalFlip(p=1)
+    for steps in ([flip], [flip, A.Normalize()], [flip, A.Normalize(mean=0.5, std=0.25)]):
+        for transpose in (False, True):
+            recipe = _quiet(A.Compose, [*steps, ToTensorV2(transpose_mask=transpose)])
+            got = W.from_albumentations(recipe)
+            for image in (img, gray):
+                if len(steps) == 2 and image is gray and steps[1].mean != 0.5:
+                    continue  # (albumentations normalises gray by the first of 3 means)
+                call = dict(image=image, mask=m3, masks=[m3, m3])
+                theirs, ours = _quiet(recipe, **call), got(**call, seed=0, queue=queue)
+                for name in ("image", "mask", "masks"):
+                    a = ours[name] if name != "masks" else ours[name]
+                    b = theirs[name]
+                    for x, y in (zip(a, b) if name == "masks" else [(a, b)]):
+                        assert isinstance(x, torch.Tensor) and x.shape == y.shape, name
+                        assert x.dtype == y.dtype, name
+                        assert (x.double() - y.double()).abs().max() <= 1e-6, name
+    recipe = _quiet(A.Compose, [flip, ToTensorV2()])
+    got = W.from_albumentations(recipe)
+    frames = rng.integers(0, 255, (3, 40, 50, 3), np.uint8)
+    theirs = _quiet(recipe, images=frames)["images"]
+    ours = got(images=frames, seed=0, queue=queue)["images"]
+    assert ours.shape == (3, 3, 40, 50) and torch.equal(ours, theirs)
+    batch = got(image=frames, seed=0, queue=queue)["image"]  # (a batch: a sample each)
+    assert batch.shape == (3, 3, 40, 50) and torch.equal(batch, theirs)
+    ragged = got(image=[img, gray[:30]], seed=0, queue=queue)["image"]
+    assert [tuple(t.shape) for t in ragged] == [(3, 40, 50), (1, 30, 50)]
+    assert torch.equal(ragged[1][0], torch.from_numpy(np.ascontiguousarray(gray[:30, ::-1])))
+
+
 def test_to_tensor_transpose_mask_is_albumentations(queue):
     """The port of ToTensorV2(transpose_mask=True) gives albumentations' masks: (C, H, W)
     tensors from (H, W, C) masks, (H, W) ones as they are."""
@@ -375,9 +460,9 @@ def test_to_tensor_transpose_mask_is_albumentations(queue):
     img = PHOTO[:40, :50]
     theirs = _quiet(recipe, image=img, mask=m, masks=[m, m])
     ours = got(image=img, mask=m, masks=[m, m], seed=0, queue=queue)
-    assert torch.equal(torch.from_numpy(ours["mask"]), theirs["mask"])
+    assert torch.equal(ours["mask"], theirs["mask"])
     for a, b in zip(ours["masks"], theirs["masks"]):
-        assert torch.equal(torch.from_numpy(a), b)
+        assert torch.equal(a, b)
     ours = got(image=torch.from_numpy(img).permute(2, 0, 1), mask=torch.from_numpy(m[..., 1]),
                seed=0, queue=queue)
     theirs = _quiet(recipe, image=img, mask=m[..., 1])

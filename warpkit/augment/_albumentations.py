@@ -10,7 +10,7 @@ raises one that names the transform, the parameter and the value. Nothing is dro
 Pipeline-wide settings in warpkit are per transform in albumentations: the interpolation, the
 border mode and fill of the geometric transforms (one resampling: they must agree), and
 ``Normalize`` (the model's input, made in the same store: the last transform, or before
-``ToTensorV2``, which makes the layout channels-first; the result stays a numpy array).
+``ToTensorV2``, which makes the results torch tensors, channels first, as its own).
 
 Example:
     >>> import albumentations as A                                       # doctest: +SKIP
@@ -238,8 +238,10 @@ def _normalize(a: _Args, pipe: _Pipeline) -> None:
     if not same_value(a.take("p", 1.0), 1.0):
         raise ValueError("Normalize(p < 1) is not supported: the model's input is made for "
                          "every sample")
-    pipe.model.update(output_dtype="float32", mean=list(a.take("mean", (0.485, 0.456, 0.406))),
-                      std=list(a.take("std", (0.229, 0.224, 0.225))))
+    mean, std = a.take("mean", (0.485, 0.456, 0.406)), a.take("std", (0.229, 0.224, 0.225))
+    # (a number, as albumentations takes it too, serves every channel)
+    pipe.model.update(output_dtype="float32", mean=list(np.ravel(mean).tolist()),
+                      std=list(np.ravel(std).tolist()))
 
 
 def _to_float(a: _Args, pipe: _Pipeline) -> None:
@@ -254,9 +256,18 @@ def _to_float(a: _Args, pipe: _Pipeline) -> None:
 
 
 def _to_tensor(a: _Args, pipe: _Pipeline) -> None:
-    a.take("p")
-    pipe.model["layout"] = "CHW"
-    if a.take("transpose_mask", False):  # (H, W, C) masks as (C, H, W)
+    """ToTensorV2: torch tensors out (``tensors=True``), channels first: a float model input
+    made so (``layout="CHW"``, where Normalize or ToFloat made one: see from_albumentations),
+    else a view of the result as ToTensorV2 takes it."""
+    p = a.take("p", 1.0)
+    transpose = a.take("transpose_mask", False)
+    if same_value(p, 0):
+        return  # never applied: numpy arrays, as they are
+    if not same_value(p, 1):
+        raise ValueError(f"ToTensorV2(p={p!r}) is not supported: the tensors are the "
+                         f"pipeline's output for every sample (p=1)")
+    pipe.model.update(tensors=True, layout="CHW")
+    if transpose:  # (H, W, C) masks as (C, H, W)
         pipe.model["mask_layout"] = "CHW"
 
 
@@ -517,6 +528,8 @@ def from_albumentations(pipeline: Any, nonserializable: dict | None = None) -> C
         a.take(k)
     a.done()
     kw.update(pipe.model)
+    if kw.get("output_dtype") is None:  # ToTensorV2 of the image's own type: a view
+        kw.pop("layout", None)
     kw["edges"] = edges_needed(transforms)  # (each step's frame, where it matters)
     if _passes_needed(transforms, pipe, kw["edges"]) == "as_needed":
         return Compose(transforms, **kw, passes="as_needed", **(

@@ -259,6 +259,15 @@ class Compose(Resampling, Transform):
             back as (C, H, W) (a batch's (B, H, W, C) as (B, C, H, W)), a view of the result
             with no copy; (H, W) masks stay (H, W). albumentations'
             ``ToTensorV2(transpose_mask=True)``.
+        tensors: ``True`` returns the images and masks as CPU torch tensors viewing the
+            results (``torch.from_numpy``: no copy), as albumentations' ``ToTensorV2`` gives
+            them: each image channels first ((H, W, C) as (C, H, W), a gray (H, W) as
+            (1, H, W), a batch's (B, H, W, C) as (B, C, H, W)), a model input of
+            ``layout="CHW"`` as made, an integer image as a channels-first view of its
+            (H, W, C) result (not contiguous, as ``ToTensorV2``'s); masks as they are (with
+            ``mask_layout``). Boxes, keypoints and labels stay arrays and lists. A call needs
+            torch installed (it refuses before any work without). ``False`` (default): numpy
+            arrays (torch tensors given come back as tensors either way).
 
     Calling it: ``out = pipeline(image=..., mask=..., masks=..., boxes=..., labels=...,
     keypoints=..., seed=..., index=..., epoch=...)`` returns a dict with the keys given plus
@@ -315,7 +324,7 @@ class Compose(Resampling, Transform):
                  mask_interpolation: str | int | None = None, strict: bool = False,
                  is_check_shapes: bool = True, seed: int | None = None,
                  save_applied_params: bool = False, mask_layout: str = "HWC",
-                 passes: str = "one", edges: str = "output") -> None:
+                 passes: str = "one", edges: str = "output", tensors: bool = False) -> None:
         super().__init__(p)
         if seed is not None:
             raise ValueError("Compose(seed=...) is not kept: warpkit draws from the (seed, epoch, "
@@ -386,6 +395,7 @@ class Compose(Resampling, Transform):
         self.mask_layout = one_of(mask_layout, "mask_layout", {
             "HWC": "a mask's channels last",
             "CHW": "first, as albumentations' ToTensorV2(transpose_mask=True) gives them"})
+        self.tensors = flag(tensors, "tensors")  # (a call without torch refuses: apply)
         check_conversions(self)
         check_overlays(self)
         check_host_steps(self.transforms)
@@ -418,7 +428,7 @@ class Compose(Resampling, Transform):
         starts = [0, *(j + 1 if j in hosts and is_host(self.transforms[j]) and
                        not getattr(self.transforms[j], "stays_in_pass", False) else j
                        for j in cuts)]
-        base = {**self._settings(), "strict": False}
+        base = {**self._settings(), "strict": False, "tensors": False}  # (apply converts)
 
         def settings(a: int, b: int) -> dict:
             own = self.pass_settings[sum(j <= a for j in self.pass_starts)]
@@ -454,6 +464,7 @@ class Compose(Resampling, Transform):
                 "output_dtype": self.output_dtype, "mean": plain(self.mean),
                 "std": plain(self.std), "layout": self.layout,
                 **({"mask_layout": "CHW"} if self.mask_layout == "CHW" else {}),
+                **({"tensors": True} if self.tensors else {}),
                 **({"passes": self.passes} if self.passes != "one" else {}),
                 **({"edges": self.edges} if self.edges != "output" else {})}
 

@@ -6,6 +6,7 @@ keypoints moved by the same map under the target rules of :mod:`._targets`."""
 from __future__ import annotations
 
 import functools
+import importlib
 import math
 import numbers
 import sys
@@ -312,6 +313,32 @@ def _torch_out(x: Any, channels_first: bool):
     return torch.from_numpy(np.moveaxis(a, -1, -3) if channels_first else a)
 
 
+def _import_torch() -> None:
+    """torch imported for a pipeline's tensors, or a ValueError saying it is not installed."""
+    try:
+        importlib.import_module("torch")
+    except ImportError:
+        raise ValueError("tensors=True (albumentations' ToTensorV2) returns torch tensors, and "
+                         "torch is not installed: install it, or set the pipeline's tensors to "
+                         "False for numpy arrays") from None
+
+
+def _tensor_image(x: Any, lead: int, chw: bool) -> Any:
+    """A result as a torch tensor viewing it, as albumentations' ToTensorV2 makes one: an
+    image's channels first unless ``chw`` (made so, or a mask: as it is), a gray (H, W) one as
+    (1, H, W); ``lead`` dimensions come before the image's own (a batch's, a sample's frames),
+    and a list (a ragged batch, a list of masks) is one of them, item by item."""
+    import torch
+
+    if isinstance(x, (list, tuple)):
+        return [_tensor_image(item, max(lead - 1, 0), chw) for item in x]
+    a = np.asarray(x)
+    if not chw:
+        a = a[..., None, :, :] if a.ndim == 2 + lead else np.moveaxis(a, -1, -3)
+    # (a read-only result, an input passed through, is copied: torch's view would write it)
+    return torch.from_numpy(a if a.flags.writeable else a.copy())
+
+
 def _call_kind(t: Targets) -> str:
     """"single", "batch" or "list": how the call's image (or, without one, its mask) is laid
     out; "single" for a call of ``images=`` alone."""
@@ -414,6 +441,8 @@ def _channels_first_mask(x: Any, lead: int) -> Any:
 def apply(pipe, given: dict, *, seed, index, epoch, params, queue, out=None) -> dict:
     """A pipeline call: ``given`` its targets by name (the call's own keywords and the others
     it was passed), the rest its options."""
+    if pipe.tensors and sys.modules.get("torch") is None:
+        _import_torch()
     t = Targets(pipe, given)
     torch_keys: dict[str, bool] = {}  # the targets given as torch tensors: -> channels first
     for group, chw in ((t.images, True), (t.masks, False), (t.boxes, False),
@@ -422,6 +451,7 @@ def apply(pipe, given: dict, *, seed, index, epoch, params, queue, out=None) -> 
             group[name], flag = _torch_in(value, name, chw)
             if flag:
                 torch_keys[name] = chw and pipe.layout == "HWC"
+    image_names = list(t.images)  # (images= among them, before its frames are split)
     frames = _split_frames(t)  # images=: an image target a frame
     stacks = _unstack_masks(t)  # masks= as one array (N, H, W[, C]): a list
     expand_inputs(pipe, t.images, out)  # ToRGB's channels, FromFloat's checks
@@ -447,6 +477,15 @@ def apply(pipe, given: dict, *, seed, index, epoch, params, queue, out=None) -> 
         res["overlay_data"] = per[0] if isinstance(res["params"], dict) else per
     for name, chw in torch_keys.items():
         res[name] = _torch_out(res[name], chw)
+    if pipe.tensors:  # (ToTensorV2): the rest of the images and masks as tensors too
+        single = isinstance(res["params"], dict)
+        for name in image_names:
+            if name not in torch_keys and not (name == "image" and out is not None):
+                res[name] = _tensor_image(res[name], (name == "images") + (not single),
+                                          pipe.layout == "CHW")
+        for name in (*t.masks, *t.mask_lists):
+            if name not in torch_keys:
+                res[name] = _tensor_image(res[name], 0, True)
     if out is not None:  # written in place: the object given
         res["image"] = out
     res.update(t.passed)
