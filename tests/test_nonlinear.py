@@ -273,7 +273,7 @@ def test_optical_distortion_is_albumentations_camera_model():
     cv2 = pytest.importorskip("cv2")
     for W, H in ((224, 224), (640, 480), (100, 60)):
         ys, xs = np.mgrid[0:H, 0:W].astype(np.float64)
-        for k in (-0.3, 0.05, 0.3):
+        for k in (-0.3, 0.05, 0.3, -2.0, 2.0):  # (2: albumentations 0.x recipes' limit)
             K = np.array([[W, 0, W / 2], [0, H, H / 2], [0, 0, 1]], np.float32)
             mx, my = cv2.initUndistortRectifyMap(K, np.array([k, k, 0, 0, 0], np.float32), None,
                                                  None, (W, H), cv2.CV_32FC1)
@@ -281,6 +281,7 @@ def test_optical_distortion_is_albumentations_camera_model():
             src = inverse_points([np.eye(3), f, np.eye(3)], np.stack([xs, ys], -1))
             assert np.abs(src[..., 0] - mx).max() < 1e-4
             assert np.abs(src[..., 1] - my).max() < 1e-4
+    assert OpticalDistortion(distort_limit=2).distort_limit == (-2.0, 2.0)  # (any finite k)
 
 
 def test_optical_distortion_refuses_a_replayed_k_that_is_not_a_number():

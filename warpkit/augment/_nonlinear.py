@@ -396,7 +396,8 @@ class OpticalDistortion(FieldTransform):
     focal lengths (W, H) and principal point (W / 2, H / 2), radial coefficients k1 = k2 = k,
     k drawn from ``distort_limit``; the output is the undistorted view (negative k: barrel
     distortion removed, the middle magnified). The camera model is evaluated per pixel in the
-    kernel (in float32: within 1e-4 px of OpenCV's float64 map for ``|k| <= 0.3``).
+    kernel (in float32: within 1e-4 px of OpenCV's float32 map for ``|k|`` up to 2 and more).
+    Any finite ``distort_limit``, as albumentations takes it.
     ``geometry.undistort_maps`` and ``warpkit.undistort`` do the same for a real camera."""
 
     def __init__(self, distort_limit: Any = (-0.05, 0.05), p: float = 0.5, *,
@@ -410,7 +411,10 @@ class OpticalDistortion(FieldTransform):
         self._albumentations(keypoint_remapping_method, interpolation=interpolation,
                              mask_interpolation=mask_interpolation, border_mode=border_mode,
                              fill=fill, fill_mask=fill_mask)
-        self.distort_limit = value_range(distort_limit, "distort_limit", True, -1, 1)[0]
+        # (any finite k, as albumentations takes it: the camera model is a polynomial,
+        # evaluated per pixel; the recipes of albumentations 0.x used 2)
+        self.distort_limit = value_range(distort_limit, "distort_limit", True, -math.inf,
+                                         math.inf)[0]
 
     def draw(self, rng, size):
         return {"k": float(rng.uniform(*self.distort_limit))}
