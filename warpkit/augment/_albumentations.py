@@ -240,8 +240,8 @@ def _normalize(a: _Args, pipe: _Pipeline) -> None:
                          "every sample")
     mean, std = a.take("mean", (0.485, 0.456, 0.406)), a.take("std", (0.229, 0.224, 0.225))
     # (a number, as albumentations takes it too, serves every channel)
-    pipe.model.update(output_dtype="float32", mean=list(np.ravel(mean).tolist()),
-                      std=list(np.ravel(std).tolist()))
+    pipe.model.update(output_dtype="float32", mean=np.ravel(mean).tolist(),
+                      std=np.ravel(std).tolist())
 
 
 def _to_float(a: _Args, pipe: _Pipeline) -> None:

@@ -242,7 +242,7 @@ def _warp_group(group: list, m, size, chain, opts, fill) -> list:
             r = both[..., at:at + part.shape[2]]
             at += part.shape[2]
             res[j] = r.reshape(r.shape[:2]) if arrays[j].ndim == 2 else r
-    return [_torch_out(r, False) if flag else r for r, flag in zip(res, torch_flags)]
+    return [_tensor_image(r, 0, True) if flag else r for r, flag in zip(res, torch_flags)]
 
 
 def _shape_of(x: Any) -> str:
@@ -303,16 +303,6 @@ def _torch_in(x: Any, what: str, channels_first: bool):
     return a, True
 
 
-def _torch_out(x: Any, channels_first: bool):
-    """A result array as a torch tensor viewing it ((…, C, H, W) for images), or a list of them."""
-    import torch
-
-    if isinstance(x, list):
-        return [_torch_out(item, channels_first) for item in x]
-    a = np.asarray(x)
-    return torch.from_numpy(np.moveaxis(a, -1, -3) if channels_first else a)
-
-
 def _import_torch() -> None:
     """torch imported for a pipeline's tensors, or a ValueError saying it is not installed."""
     try:
@@ -324,10 +314,11 @@ def _import_torch() -> None:
 
 
 def _tensor_image(x: Any, lead: int, chw: bool) -> Any:
-    """A result as a torch tensor viewing it, as albumentations' ToTensorV2 makes one: an
-    image's channels first unless ``chw`` (made so, or a mask: as it is), a gray (H, W) one as
-    (1, H, W); ``lead`` dimensions come before the image's own (a batch's, a sample's frames),
-    and a list (a ragged batch, a list of masks) is one of them, item by item."""
+    """A result as a torch tensor viewing it (a pipeline's tensors, as albumentations'
+    ToTensorV2 makes them, and the results of targets given as tensors): an image's channels
+    first unless ``chw`` (made so, or a mask: as it is), a gray (H, W) one as (1, H, W);
+    ``lead`` dimensions come before the image's own (a batch's, a sample's frames), and a list
+    (a ragged batch, a list of masks) is one of them, item by item."""
     import torch
 
     if isinstance(x, (list, tuple)):
@@ -476,7 +467,7 @@ def apply(pipe, given: dict, *, seed, index, epoch, params, queue, out=None) -> 
                               else res["params"])]
         res["overlay_data"] = per[0] if isinstance(res["params"], dict) else per
     for name, chw in torch_keys.items():
-        res[name] = _torch_out(res[name], chw)
+        res[name] = _tensor_image(res[name], 0, not chw)
     if pipe.tensors:  # (ToTensorV2): the rest of the images and masks as tensors too
         single = isinstance(res["params"], dict)
         for name in image_names:
