@@ -16,6 +16,8 @@
  *                                                              inversion
  *   WK_COL_GAMMA      v = peak * (v / peak) ^ w[1]
  *   WK_COL_GRAY       every channel = w[1] R + w[2] G + w[3] B (rounded to a level: OpenCV's)
+ *                     with w[4] 0; w[4] 1: (R + G + B) / 3, 2: max(R, G, B), 3: (max + min) / 2
+ *                     (albumentations' average, max and desaturation: levels truncated)
  *   WK_COL_SHUFFLE    channel c = channel w[1 + c]
  *   WK_COL_SOLARIZE   v >= w[1] ? peak - v : v
  *   WK_COL_POSTERIZE  level of channel c with its low bits cleared: keep w[1 + c] high bits of 8
@@ -1538,11 +1540,28 @@ inline __attribute__((always_inline)) void wk_colour8_ops(float8 *v, int C, __gl
             WK_EACH_C(v[c] = WK_COL_LEVEL(wk_pow01_8(v[c] * (1.0f / WK_PEAK), g) * WK_PEAK));
         } else if (code == WK_COL_GRAY) {
             if (C >= 3) {
-                float8 y = op[1] * v[0] + op[2] * v[1] + op[3] * v[2];
+                const int how = (int)op[4];
+                float8 y;
+                if (how == 0) {
+                    y = op[1] * v[0] + op[2] * v[1] + op[3] * v[2];
 #if WK_COL_INT
-                y = wk_floor8(y + 0.5f);
+                    y = wk_floor8(y + 0.5f);
 #endif
-                y = wk_col_clip(y);
+                    y = wk_col_clip(y);
+                } else if (how == 1) {
+                    /* levels: a sum below 2^18 times 1/3 in float32 floors to the whole
+                     * quotient (the product's error is far below the 1/3 a remainder adds) */
+                    y = (v[0] + v[1]) + v[2];
+                    y = WK_COL_INT ? wk_floor8(y * (1.0f / 3.0f)) : y / 3.0f;
+                } else {
+                    y = wk_fmax8(v[0], wk_fmax8(v[1], v[2]));
+                    if (how == 3) {
+                        y = (y + wk_fmin8(v[0], wk_fmin8(v[1], v[2]))) * 0.5f;
+#if WK_COL_INT
+                        y = wk_floor8(y);
+#endif
+                    }
+                }
                 v[0] = y;
                 v[1] = y;
                 v[2] = y;

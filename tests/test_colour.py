@@ -39,6 +39,9 @@ FIXED = [
     (W.Posterize([(2, 2), (5, 5), (7, 7)], p=1), A.Posterize([(2, 2), (5, 5), (7, 7)], p=1)),
     (W.RandomBrightnessContrast((0.2, 0.2), (0.25, 0.25), brightness_by_max=False, p=1),
      A.RandomBrightnessContrast((0.2, 0.2), (0.25, 0.25), brightness_by_max=False, p=1)),
+    (W.ToGray(method="average", p=1), A.ToGray(method="average", p=1)),
+    (W.ToGray(method="max", p=1), A.ToGray(method="max", p=1)),
+    (W.ToGray(method="desaturation", p=1), A.ToGray(method="desaturation", p=1)),
 ]
 
 #: ColorJitter's factors alone, then together (each drawn order replayed in albumentations),
@@ -412,7 +415,8 @@ def test_small_cases_on_every_device_and_oclgrind(small_queue):
     checked): the geometric result of the same device, then albumentations with the recorded
     parameters, within 1 level."""
     img = PHOTOS[1][100:117, 200:219].copy()
-    pairs = [(w, a) for w, a in FIXED if not isinstance(w, W.Posterize)][::2] + FIXED[-1:]
+    # (every other one: RandomBrightnessContrast both ways, a gamma, two grays, an inversion)
+    pairs = [(w, a) for w, a in FIXED if not isinstance(w, W.Posterize)][::2]
     geo = W.RandomAffine(degrees=30, size=(13, 21))
     for interpolation in ("linear", "cubic"):
         for im in (img, img.astype(np.float32) / 255):
@@ -439,10 +443,39 @@ def test_small_cases_on_every_device_and_oclgrind(small_queue):
             assert np.abs(_levels(out) - _levels(want)).max() <= 8
 
 
+@pytest.mark.parametrize("method", ["average", "max", "desaturation"])
+def test_to_gray_methods_are_albumentations_level_for_level(method, queue):
+    """ToGray's average, max and desaturation give albumentations' gray level for level on
+    uint8 (every sum of three levels, and every max + min, truncated as albumentations'
+    uint8 results are), float32 images within its float32 rounding; a 4-channel image is
+    refused by name (albumentations makes 3 channels of any count, warpkit keeps an image's),
+    a gray one is left as it is."""
+    s = np.arange(766)
+    sums = np.stack([(s + 2) // 3, (s + 1) // 3, s // 3], -1)  # (R + G + B) = 0 .. 765
+    spans = np.stack([s // 3, np.minimum(s, 255), s // 3], -1)  # max + min: odd and even
+    rng = np.random.default_rng(5)
+    img = np.concatenate([sums, spans, rng.integers(0, 256, (766 * 2, 3))]).astype(np.uint8)
+    img = img.reshape(8, 383, 3)
+    pipe = W.Compose([W.ToGray(method=method, p=1)])
+    got = pipe(image=img, seed=0, queue=queue)["image"]
+    want = _albu(A.ToGray(method=method, p=1), img)
+    np.testing.assert_array_equal(got, want)
+    assert (got[..., 0] == got[..., 2]).all() and len(np.unique(got)) > 200
+    f = img.astype(np.float32) / 255
+    got = pipe(image=f, seed=0, queue=queue)["image"]
+    assert np.abs(got - _albu(A.ToGray(method=method, p=1), f)).max() <= 1e-6
+    with pytest.raises(ValueError, match=rf"ToGray\(method='{method}'\) takes images of 3 "
+                                         rf"channels .* got 4"):
+        pipe(image=np.zeros((8, 8, 4), np.uint8), seed=0, queue=queue)
+    gray = img[..., 1].copy()
+    np.testing.assert_array_equal(pipe(image=gray, seed=0, queue=queue)["image"], gray)
+
+
 def test_refused_arguments():
     with pytest.raises(ValueError, match="ensure_safe_range"):
         W.RandomBrightnessContrast(ensure_safe_range=True)
-    with pytest.raises(ValueError, match="weighted_average.*'pca'"):
+    with pytest.raises(ValueError, match="weighted_average.*'desaturation', got 'pca' "
+                                         r"\(from_lab's OpenCV Lab and pca's"):
         W.ToGray(method="pca")
     with pytest.raises(ValueError, match="num_output_channels=3.*1"):
         W.ToGray(num_output_channels=1)

@@ -216,24 +216,38 @@ class RandomGamma(ColourTransform):
 
 
 class ToGray(ColourTransform):
-    """albumentations' ToGray with ``method="weighted_average"`` (OpenCV's
-    0.299 R + 0.587 G + 0.114 B) into each of the 3 channels (``num_output_channels=3``);
-    other channels (alpha) stay. Images of one or two channels are left as they are."""
+    """albumentations' ToGray into each of the 3 channels (``num_output_channels=3``), by its
+    ``method``: ``"weighted_average"`` (OpenCV's 0.299 R + 0.587 G + 0.114 B, rounded to a
+    level; other channels, alpha, stay), ``"average"`` ((R + G + B) / 3), ``"max"``
+    (max(R, G, B)) or ``"desaturation"`` ((max + min) / 2), the last three truncated to a
+    level as albumentations' uint8 results are, on 3-channel images (albumentations takes
+    every channel into those and returns 3: a 2- or 4-channel image is refused). Images of one
+    channel are left as they are."""
 
     commutes = True  # (a function of each pixel's value)
+
+    #: the methods taken, as the kernel's operation numbers them (kernels_cl/colour.h)
+    METHODS = {"weighted_average": 0, "average": 1, "max": 2, "desaturation": 3}
 
     def __init__(self, num_output_channels: int = 3, method: str = "weighted_average",
                  p: float = 0.5) -> None:
         super().__init__(p)
-        if method != "weighted_average":
-            raise ValueError(f"ToGray supports method='weighted_average', got {method!r}")
+        if method not in self.METHODS:
+            raise ValueError(f"ToGray supports method={' or '.join(map(repr, self.METHODS))}, "
+                             f"got {method!r} (from_lab's OpenCV Lab and pca's per-image "
+                             f"components are not offered)")
         if num_output_channels != 3:
             raise ValueError(f"ToGray supports num_output_channels=3 (the image keeps its "
                              f"channels), got {num_output_channels!r}")
         self.num_output_channels, self.method = 3, method
 
     def colour_ops(self, params, channels, peak):
-        return [[GRAY, 0.299, 0.587, 0.114]] if channels >= 3 else []
+        how = self.METHODS[self.method]
+        if how and channels not in (1, 3):
+            raise ValueError(f"ToGray(method={self.method!r}) takes images of 3 channels "
+                             f"(albumentations makes 3 of all {channels}; warpkit keeps an "
+                             f"image's channels), got {channels}")
+        return [[GRAY, 0.299, 0.587, 0.114, float(how)]] if channels >= 3 else []
 
     def config(self):
         return {"num_output_channels": 3, "method": self.method}
