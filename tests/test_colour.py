@@ -42,6 +42,7 @@ FIXED = [
     (W.ToGray(method="average", p=1), A.ToGray(method="average", p=1)),
     (W.ToGray(method="max", p=1), A.ToGray(method="max", p=1)),
     (W.ToGray(method="desaturation", p=1), A.ToGray(method="desaturation", p=1)),
+    (W.Posterize([(0, 0), (8, 8), (4, 4)], p=1), A.Posterize([(0, 0), (8, 8), (4, 4)], p=1)),
 ]
 
 #: ColorJitter's factors alone, then together (each drawn order replayed in albumentations),
@@ -479,8 +480,8 @@ def test_refused_arguments():
         W.ToGray(method="pca")
     with pytest.raises(ValueError, match="num_output_channels=3.*1"):
         W.ToGray(num_output_channels=1)
-    with pytest.raises(ValueError, match="num_bits.*\\[1, 7\\].*8"):
-        W.Posterize(8)
+    with pytest.raises(ValueError, match="num_bits.*\\[0, 8\\].*9"):
+        W.Posterize((2, 9))
     with pytest.raises(ValueError, match="gamma_limit must be > 0"):
         W.RandomGamma((0, 10))
     with pytest.raises(ValueError, match="hue must be in \\[0, 0.5\\].*0.7"):

@@ -345,7 +345,7 @@ class Solarize(ColourTransform):
 class Posterize(ColourTransform):
     """albumentations' Posterize: keep the ``num_bits`` high bits of each 8-bit level (float
     images as levels of 255); ``num_bits`` a number, (low, high) drawn per sample, or one such
-    range per channel."""
+    range per channel, in [0, 8] (0: black, 8: the levels as they are)."""
 
     commutes = False  # (a step function of each value: a resampling between levels
     # lands on either side of a threshold)
@@ -360,9 +360,11 @@ class Posterize(ColourTransform):
     @staticmethod
     def _range(r: Any) -> tuple[int, int]:
         lo, hi = (r, r) if isinstance(r, numbers.Integral) else tuple(r)
+        # (albumentations refuses a number past [1, 7] but draws any range: 0 bits give
+        # black, 8 the image as it is; past 8 its mask overflows)
         if not (isinstance(lo, numbers.Integral) and isinstance(hi, numbers.Integral)
-                and 1 <= lo <= hi <= 7):
-            raise ValueError(f"num_bits must be whole numbers of bits in [1, 7], got {r!r}")
+                and 0 <= lo <= hi <= 8):
+            raise ValueError(f"num_bits must be whole numbers of bits in [0, 8], got {r!r}")
         return int(lo), int(hi)
 
     def draw(self, rng, size):
