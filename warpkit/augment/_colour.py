@@ -222,7 +222,7 @@ class ToGray(ColourTransform):
     (max(R, G, B)) or ``"desaturation"`` ((max + min) / 2), the last three truncated to a
     level as albumentations' uint8 results are, on 3-channel images (albumentations takes
     every channel into those and returns 3: a 2- or 4-channel image is refused). Images of one
-    channel are left as they are."""
+    channel, and of two for the weighted average, are left as they are."""
 
     commutes = True  # (a function of each pixel's value)
 
