@@ -453,7 +453,8 @@ def test_to_gray_methods_are_albumentations_level_for_level(method, queue):
     a gray one is left as it is."""
     s = np.arange(766)
     sums = np.stack([(s + 2) // 3, (s + 1) // 3, s // 3], -1)  # (R + G + B) = 0 .. 765
-    spans = np.stack([s // 3, np.minimum(s, 255), s // 3], -1)  # max + min: odd and even
+    t = np.arange(766) % 511  # max + min = 0 .. 510 (max = min(t, 255), min = t - max)
+    spans = np.stack([t - np.minimum(t, 255), np.minimum(t, 255), t - np.minimum(t, 255)], -1)
     rng = np.random.default_rng(5)
     img = np.concatenate([sums, spans, rng.integers(0, 256, (766 * 2, 3))]).astype(np.uint8)
     img = img.reshape(8, 383, 3)

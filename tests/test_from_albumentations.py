@@ -428,8 +428,7 @@ def test_to_tensor_gives_albumentations_tensors(queue):
                 call = dict(image=image, mask=m3, masks=[m3, m3])
                 theirs, ours = _quiet(recipe, **call), got(**call, seed=0, queue=queue)
                 for name in ("image", "mask", "masks"):
-                    a = ours[name] if name != "masks" else ours[name]
-                    b = theirs[name]
+                    a, b = ours[name], theirs[name]
                     for x, y in (zip(a, b) if name == "masks" else [(a, b)]):
                         assert isinstance(x, torch.Tensor) and x.shape == y.shape, name
                         assert x.dtype == y.dtype, name
