@@ -44,7 +44,9 @@
  *                     resized linearly (OpenCV's INTER_LINEAR) onto the output. w[9] the kind of
  *                     z (albumentations' AdditiveNoise): 0 normal, 1 uniform in [0, 1), 2
  *                     standard Laplace, 3 Beta(w[10], w[11]) (wk_noise4); 4: no z, channel c
- *                     adds w[1 + c] (its "constant" mode)
+ *                     adds w[1 + c] (its "constant" mode); 5: z uniform in [0, 1) as kind 1's,
+ *                     the value times n instead of plus n, clipped, integer images truncated to
+ *                     a level (albumentations' MultiplicativeNoise with elementwise=True)
  *   WK_COL_HOLE       pixels of the rectangle [x1, x2) x [y1, y2) of the output, xk = round(w[k] *
  *                     Wo) (w[1 .. 4]: x1, y1, x2, y2 as fractions of the image they were drawn on;
  *                     Ho for y), take the fill w[5 + c] (w[9] = 0), or a uniform random level
@@ -1600,20 +1602,27 @@ inline __attribute__((always_inline)) void wk_colour8_ops(float8 *v, int C, __gl
             if (kind == 4) { /* constant: a number per channel, w[1 + c] */
                 WK_EACH_C(n[c] = (float8)op[1 + c]);
             } else {
-                wk_noise_z(at, dims, wk_key(op + 1), (float2)(op[7], op[8]), kind,
+                wk_noise_z(at, dims, wk_key(op + 1), (float2)(op[7], op[8]), kind == 5 ? 1 : kind,
                            (float2)(op[10], op[11]), per_channel ? C : 1, z);
                 WK_EACH_C(n[c] = op[5] + op[4] * (per_channel ? z[c] : z[0]));
             }
+            if (kind == 5) { /* a factor per pixel: the float32 product, integers truncated */
+                WK_EACH_C(v[c] = wk_col_clip(v[c] * n[c]));
+#if WK_COL_INT
+                WK_EACH_C(v[c] = wk_trunc8(v[c]));
+#endif
+            } else {
 #if WK_COL_INT /* uint8 adds the noise truncated toward zero (albumentations' table), uint16
                  * the sum rounded (OpenCV's add, to nearest even) */
-            if (WK_PEAK == 255.0f) {
-                WK_EACH_C(v[c] = wk_col_clip(v[c] + wk_trunc8(n[c])));
-            } else {
-                WK_EACH_C(v[c] = wk_col_clip(rint(v[c] + n[c])));
-            }
+                if (WK_PEAK == 255.0f) {
+                    WK_EACH_C(v[c] = wk_col_clip(v[c] + wk_trunc8(n[c])));
+                } else {
+                    WK_EACH_C(v[c] = wk_col_clip(rint(v[c] + n[c])));
+                }
 #else
-            WK_EACH_C(v[c] = wk_col_clip(v[c] + n[c]));
+                WK_EACH_C(v[c] = wk_col_clip(v[c] + n[c]));
 #endif
+            }
         } else if ((WK_COL_HEAVY & WK_COLG_HOLE) && code == WK_COL_HOLE) {
             const float4 r = wk_hole_edges(vload4(0, op + 1), dims);
             if ((float)at.y >= r.y && (float)at.y < r.w)

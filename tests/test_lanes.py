@@ -132,6 +132,7 @@ PIPELINES = [
     # temperature by both samplings, the tone curve's normals
     Compose([RandomResizedCrop(24), ChannelDropout(p=0.6), ChannelDropout((1, 3), 9, p=0.5),
              MultiplicativeNoise(p=0.5), MultiplicativeNoise((0.5, 1.5), per_channel=True),
+             MultiplicativeNoise((0.7, 1.2), elementwise=True, p=0.6),
              PlanckianJitter(p=0.5), PlanckianJitter("cied", (4000, 9000), "gaussian", p=0.6),
              ToSepia(p=0.3), RandomToneCurve(p=0.5), RandomToneCurve(0.3, True, p=0.5),
              SquareSymmetry(p=0.8), Equalize(p=0.4), ISONoise(p=0.5),

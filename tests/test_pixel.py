@@ -12,6 +12,7 @@ import numpy as np
 import pytest
 
 from warpkit import augment as W
+from warpkit.augment._philox import kernel_key, philox4x32
 from warpkit.augment._pixel import PLANCKIAN_COEFFS, planckian_factors
 
 os.environ.setdefault("NO_ALBUMENTATIONS_UPDATE", "1")  # no network check at import
@@ -93,6 +94,52 @@ def test_multiplicative_noise_is_albumentations(per_channel, dtype, queue):
         assert len(q["multiplier"]) == (4 if per_channel else 1)
         _same(got, _albu(A.MultiplicativeNoise(per_channel=per_channel, p=1), img,
                          multiplier=m))
+
+
+def _factors(q: dict, shape: tuple, lo: float, hi: float, per_channel: bool) -> np.ndarray:
+    """MultiplicativeNoise(elementwise=True)'s factors at each pixel of an output of ``shape``
+    (H, W, C), from the kernel's generator on the host (warpkit.augment._philox): the uniform
+    numbers of the pixel's Philox block (channel c's word, or word 0 for every channel), as
+    albumentations' float32 multiplier array."""
+    h, w, c = shape
+    yy, xx = np.mgrid[0:h, 0:w]
+    words = philox4x32(xx.ravel(), yy.ravel(), 0, kernel_key(q["key"]))
+    u = [(np.float64(16777215) - (words[k if per_channel else 0] >> np.uint64(8))
+          .astype(np.float64)) / 16777216.0 for k in range(c)]
+    return (lo + (hi - lo) * np.stack(u, -1).reshape(h, w, c)).astype(np.float32)
+
+
+@pytest.mark.parametrize("dtype", DTYPES)
+@pytest.mark.parametrize("per_channel", [False, True])
+def test_multiplicative_noise_elementwise_is_albumentations(per_channel, dtype, queue):
+    """A factor per pixel: albumentations given the factors the kernel drew (computed again
+    on the host from the recorded key), on photos of 3 channels, gray and 4 channels: uint8
+    within one level (a product at a level's edge may fall either side by the float32
+    rounding of the factor), the same level on 99.9% of pixels; float32 within float32's
+    rounding. albumentations' own draws give the same law: the mean and spread of the change."""
+    lo, hi = 0.5, 1.6
+    t = W.MultiplicativeNoise((lo, hi), per_channel=per_channel, elementwise=True, p=1)
+    assert not t.commutes and W.MultiplicativeNoise().commutes
+    images = [_image(p, dtype) for p in PHOTOS]
+    images += [images[0][..., 0], np.dstack([images[1], images[1][..., :1]])]
+    for k, img in enumerate(images):
+        got, q = _run(t, img, seed=k, queue=queue)
+        assert set(q) == {"applied", "key"}
+        shape = img.shape if img.ndim == 3 else (*img.shape, 1)
+        m = _factors(q, shape, lo, hi, per_channel)
+        if img.ndim == 2:
+            m = m[..., 0]
+        _same(got, _albu(A.MultiplicativeNoise((lo, hi), per_channel, True, p=1), img,
+                         multiplier=m), most=0.999 if dtype == np.uint8 else 1.0)
+        assert m.min() >= lo and m.max() < hi and abs(m.mean() - (lo + hi) / 2) < 0.01
+        theirs = _albu(A.MultiplicativeNoise((lo, hi), per_channel, True, p=1), img)
+        ours_d, theirs_d = _levels(got) - _levels(img), _levels(theirs) - _levels(img)
+        assert abs(ours_d.mean() - theirs_d.mean()) < 1.0, (ours_d.mean(), theirs_d.mean())
+        assert abs(ours_d.std() / theirs_d.std() - 1) < 0.02
+        if per_channel and img.ndim == 3:  # the channels' factors differ, else they agree
+            assert np.corrcoef(m[..., 0].ravel(), m[..., 1].ravel())[0, 1] < 0.05
+        elif img.ndim == 3:
+            assert (m == m[..., :1]).all()
 
 
 @pytest.mark.parametrize("dtype", DTYPES)
@@ -208,6 +255,7 @@ def test_targets_untouched_and_batches_are_samples(queue):
                         dtype=np.uint8) for _ in range(6)]
     masks = [(im[..., 0] > 128).astype(np.uint8) for im in imgs]
     colour = [W.ChannelDropout(p=0.5), W.MultiplicativeNoise((0.7, 1.3), True, p=0.5),
+              W.MultiplicativeNoise((0.8, 1.2), True, True, p=0.5),
               W.PlanckianJitter(p=0.5), W.ToSepia(p=0.5), W.RandomToneCurve(0.2, p=0.5)]
     geo = [W.RandomResizedCrop(24), W.SquareSymmetry()]
     pipe = W.Compose(geo + colour)
@@ -251,6 +299,12 @@ def test_from_albumentations_ports_them(queue, tmp_path):
         want = theirs(image=img)["image"]
     assert out["image"].dtype == want.dtype == np.float32
     np.testing.assert_allclose(out["image"], want, atol=1e-6)
+    # a factor per pixel ports as it is
+    each = W.from_albumentations(A.Compose([A.MultiplicativeNoise((0.7, 1.4), True, True,
+                                                                  p=0.3)]))
+    assert each.transforms[0].config() == {"multiplier": [0.7, 1.4], "per_channel": True,
+                                           "elementwise": True}
+    assert each.transforms[0].p == 0.3
     # the JSON file albumentations saves
     path = tmp_path / "recipe.json"
     A.save(recipe, str(path))
@@ -270,7 +324,12 @@ def test_to_float_ports_as_the_models_input():
 def test_refusals_name_the_argument(queue):
     rgb = np.zeros((8, 8, 3), np.uint8)
     cases = [
-        (lambda: W.MultiplicativeNoise(elementwise=True), ValueError, "elementwise"),
+        (lambda: W.MultiplicativeNoise(elementwise=2), ValueError, "elementwise"),
+        (lambda: _run(W.MultiplicativeNoise(elementwise=True, p=1),
+                      np.zeros((8, 8, 5), np.uint8), queue=queue), TypeError,
+         "at most 4 channels"),
+        (lambda: _run(W.MultiplicativeNoise(elementwise=True, p=1), rgb.astype(np.uint16),
+                      queue=queue), TypeError, "uint8 or float32"),
         (lambda: W.ChannelDropout((0, 1)), ValueError, "channel_drop_range"),
         (lambda: W.ChannelDropout((1.5, 2)), ValueError, "whole numbers"),
         (lambda: W.PlanckianJitter("sunset"), ValueError, "mode"),
@@ -312,6 +371,9 @@ def test_small_cases_on_every_device_and_oclgrind(small_queue):
     def theirs(t, q):
         if isinstance(t, W.ToSepia):
             return A.ToSepia(p=1), {}
+        if isinstance(t, W.MultiplicativeNoise) and t.elementwise:
+            return A.MultiplicativeNoise(per_channel=True, elementwise=True, p=1), {
+                "multiplier": _factors(q, (13, 21, 3), *t.multiplier, True)}
         if isinstance(t, W.MultiplicativeNoise):
             return A.MultiplicativeNoise(per_channel=True, p=1), {
                 "multiplier": np.float32(q["multiplier"][:3])}
@@ -331,6 +393,7 @@ def test_small_cases_on_every_device_and_oclgrind(small_queue):
             base = np.clip(base, 0, 1) if base.dtype == np.float32 else base
             fill = 0.4 if im.dtype == np.float32 else 99
             for ours in (W.ToSepia(p=1), W.MultiplicativeNoise((0.6, 1.5), True, p=1),
+                         W.MultiplicativeNoise((0.6, 1.5), True, True, p=1),
                          W.PlanckianJitter(p=1), W.ChannelDropout((1, 2), fill, p=1),
                          W.RandomToneCurve(0.3, True, p=1)):
                 out = W.Compose([geo, ours], interpolation=interpolation)(

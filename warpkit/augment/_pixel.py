@@ -30,8 +30,9 @@ import numpy as np
 
 from .._checks import flag, number
 from ..engine.core import (COL_CHROMA as CHROMA, COL_CURVE as CURVE, COL_EQUALIZE as EQUALIZE,
-                           COL_ISO as ISO, COL_JPEG as JPEG, COL_MATRIX as MATRIX, COL_PCA as PCA,
-                           COL_SALT as SALT, COL_SHOT as SHOT, COL_SNOW as SNOW,
+                           COL_ISO as ISO, COL_JPEG as JPEG, COL_MATRIX as MATRIX,
+                           COL_NOISE as NOISE, COL_PCA as PCA, COL_SALT as SALT,
+                           COL_SHOT as SHOT, COL_SNOW as SNOW,
                            COL_SNOW_TEX as SNOW_TEX, MAX_CHROMA_COEFF, MAX_ISO_INTENSITY,
                            MIN_SHOT_SCALE, ac_words, mask_data, with_data_ops)
 from ._base import normals, value_range
@@ -102,18 +103,31 @@ class ChannelDropout(ColourTransform):
 
 
 class MultiplicativeNoise(ColourTransform):
-    """albumentations' MultiplicativeNoise with ``elementwise=False``: the image times a factor
-    drawn per sample from ``multiplier`` (one for every channel, or one per channel with
-    ``per_channel``: four drawn, the image's first C used), in float32 as albumentations
-    multiplies; uint8 images truncated to a level, as its lookup tables (uint8 and float32, as
-    albumentations). A factor per pixel (``elementwise=True``) is not supported.
+    """albumentations' MultiplicativeNoise: the image times factors drawn from ``multiplier``,
+    in float32 as albumentations multiplies; uint8 images truncated to a level, as its lookup
+    tables and its clip do (uint8 and float32, as albumentations).
+
+    - ``elementwise=False``: a factor per sample (one for every channel, or one per channel
+      with ``per_channel``: four drawn, the image's first C used), recorded.
+    - ``elementwise=True``: a factor per pixel (the same for the pixel's channels, or one per
+      channel with ``per_channel``), uniform in the range, from the counter-based generator in
+      the kernel that GaussNoise uses, keyed on the sample's stream (``key``, recorded) and the
+      pixel's place in the output: the same alone, in any batch, on any device, never stored
+      (albumentations draws them with numpy's generator: the same law, not the same numbers).
+      Images of up to 4 channels.
 
     Example:
         >>> MultiplicativeNoise((1.1, 1.1), p=1).colour_ops({"multiplier": [1.1]}, 3, 255.0)[0][:4]
         [1, 1.100000023841858, 1.100000023841858, 1.100000023841858]
+        >>> MultiplicativeNoise((0.5, 1.5), elementwise=True, p=1).colour_ops(
+        ...     {"key": [1, 2, 3]}, 3, 255.0)[0][4:7]      # the range's width, its low end
+        [1.0, 0.5, 0.0]
     """
 
-    commutes = True  # (a function of each pixel's value)
+    @property
+    def commutes(self) -> bool:  # type: ignore[override]
+        """Pointwise unless a factor per pixel (of its place in the output)."""
+        return not self.elementwise
 
     def __init__(self, multiplier: Any = (0.9, 1.1), per_channel: bool = False,
                  elementwise: bool = False, p: float = 0.5) -> None:
@@ -122,29 +136,37 @@ class MultiplicativeNoise(ColourTransform):
             multiplier = (multiplier, multiplier)
         self.multiplier = value_range(multiplier, "multiplier", False, 0.0, math.inf)[0]
         self.per_channel = flag(per_channel, "per_channel")
-        if flag(elementwise, "elementwise"):
-            raise ValueError("MultiplicativeNoise(elementwise=True) is not supported: warpkit "
-                             "multiplies by one factor per image (or per channel)")
-        self.elementwise = False
+        self.elementwise = flag(elementwise, "elementwise")
 
     def _k(self) -> int:
         return 4 if self.per_channel else 1
 
     def draw(self, rng, size):
+        if self.elementwise:
+            return {"key": draw_key(rng)}
         return {"multiplier": [float(rng.uniform(*self.multiplier)) for _ in range(self._k())]}
 
     def draw_lanes(self, lanes, sizes):
+        if self.elementwise:
+            return [{"key": k} for k in draw_keys(lanes)]
         m = np.stack([lanes.uniform(*self.multiplier) for _ in range(self._k())], 1)
         return [{"multiplier": row} for row in m.tolist()]
 
     def colour_ops(self, params, channels, peak):
         _eight_bit("MultiplicativeNoise", peak)  # (OpenCV rounds uint16 products)
+        if self.elementwise:
+            if channels > 4:
+                raise TypeError(f"MultiplicativeNoise(elementwise=True) takes images of at most "
+                                f"4 channels, got {channels}")
+            lo, hi = self.multiplier
+            return [[NOISE, *map(float, params["key"]), hi - lo, lo, float(self.per_channel),
+                     0.0, 0.0, 5.0]]
         m = np.float32(params["multiplier"]).tolist()  # albumentations' float32 factors
         return [_affine(m * 4 if len(m) == 1 else m, [0.0] * 4)]
 
     def config(self):
         return {"multiplier": list(self.multiplier), "per_channel": self.per_channel,
-                "elementwise": False}
+                "elementwise": self.elementwise}
 
 
 #: the Planckian locus' RGB coefficients every 500 K (Zini et al., "Planckian Jitter",
