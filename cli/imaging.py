@@ -494,7 +494,8 @@ def _load_pipeline(path: Path):
                         f"take (--annotations moves COCO instances and box files): run it from "
                         f"Python with mask=")
     tensor = {k: v for k, v in (("output_dtype", aug.output_dtype), ("mean", aug.mean),
-                                ("std", aug.std)) if v is not None}
+                                ("std", aug.std), ("max_pixel_value", aug.max_pixel_value))
+              if v is not None}
     if aug.layout != "HWC":
         tensor["layout"] = aug.layout
     if aug.tensors:

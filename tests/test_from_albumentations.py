@@ -15,6 +15,7 @@ import pytest
 from PIL import Image
 from typer.testing import CliRunner
 
+import warpkit
 from warpkit import augment as W
 from warpkit.cli.app import app
 
@@ -129,8 +130,9 @@ def test_each_ported_transform_gives_albumentations_result(theirs, queue):
     ([A.ElasticTransform(border_mode=3)], {}, r"border_mode=3\) is not supported"),
     ([A.Perspective(border_mode=3)], {}, r"Perspective\(border_mode=3\) is not supported"),
     ([A.RandomBrightnessContrast(ensure_safe_range=True)], {}, r"ensure_safe_range=True"),
-    ([A.Normalize(max_pixel_value=1.0)], {}, r"Normalize\(max_pixel_value=1.0\) is not "
-                                            r"supported: warpkit takes max_pixel_value=255.0"),
+    ([A.Normalize(max_pixel_value=-1.0)], {}, r"Normalize's max_pixel_value must be None "
+                                            r"\(the dtype's peak\) or a finite number > 0"),
+    ([A.ToFloat(max_value=-1)], {}, r"ToFloat's max_value must be None"),
     ([A.Normalize(normalization="image")], {}, r"normalization='image'"),
     ([A.Normalize(), A.ColorJitter()], {}, r"ColorJitter after Normalize is not supported"),
     ([A.HorizontalFlip()], {"keypoint_params": A.KeypointParams(format="xya",
@@ -306,14 +308,94 @@ def test_geometry_and_dropouts_after_normalize(queue):
              r"CoarseDropout\(fill='random'\) after Normalize is not supported: warpkit takes a "
              r"number .* put CoarseDropout before Normalize"),
             ([A.Normalize(), A.CoarseDropout(fill=5, p=1)],
-             r"CoarseDropout\(fill=5.0\) after Normalize is \[415.65, 401.88, 390.4\] in uint8 "
-             r"levels, outside 0-255"),
+             r"CoarseDropout\(fill=5.0\) after Normalize is \[415.65, 401.88, 390.4\] in the "
+             r"image's values, outside 0-255 \(max_pixel_value\)"),
+            ([A.Normalize(max_pixel_value=1.0), A.CoarseDropout(fill=5, p=1)],
+             r"is \[1.63, 1.58, 1.53\] in the image's values, outside 0-1 \(max_pixel_value\)"),
             ([A.Normalize(), A.Blur(p=1)],
              r"Blur after Normalize is not supported: warpkit makes the model's input last.*"
              r"geometry and the dropouts that fill with a number may follow it"),
             ([A.Normalize(), A.Mosaic()], r"Mosaic after Normalize is not supported")]:
         with pytest.raises(ValueError, match=match):
             W.from_albumentations(_quiet(A.Compose, steps))
+
+
+def _gray12() -> np.ndarray:
+    """A 12-bit gray image in uint16 (a CT or X-ray scan's values): coffee's levels x 16."""
+    return (PHOTO[..., 1].astype(np.uint16) * 16 + 7)
+
+
+def test_normalize_and_to_float_scale_as_albumentations(queue):
+    """Normalize's max_pixel_value and ToFloat's max_value become the Compose's
+    max_pixel_value: the model's input is albumentations' for every dtype (float images with
+    Normalize's default 255 divided by it, as albumentations does; 12-bit scans in uint16);
+    ImageNet's three means on a gray or 2-channel image take the first ones, as albumentations
+    does; on 4 channels (albumentations takes the first mean for all) a call is refused by
+    name. The setting travels through to_dict and from_dict."""
+    rgb, f32 = PHOTO, PHOTO.astype(np.float32) / 255
+    cases = [([A.Normalize()], rgb), ([A.Normalize()], rgb[..., 0]),
+             ([A.Normalize()], rgb[..., :2]), ([A.Normalize()], f32),
+             ([A.Normalize(mean=(0.4, 0.5, 0.6), std=(0.2, 0.3, 0.25), max_pixel_value=1.0)],
+              f32),
+             ([A.Normalize(mean=0.2, std=0.1, max_pixel_value=4095)], _gray12()),
+             ([A.ToFloat(max_value=4095)], _gray12()), ([A.ToFloat()], _gray12()),
+             ([A.ToFloat(max_value=255)], f32), ([A.ToFloat()], rgb)]
+    for steps, img in cases:
+        ours = W.from_albumentations(_quiet(A.Compose, steps))
+        again = W.Compose.from_dict(ours.to_dict())
+        assert again.max_pixel_value == ours.max_pixel_value
+        want = _quiet(A.Compose(steps), image=img)["image"]
+        for pipe in (ours, again):
+            got = pipe(image=img, seed=0, queue=queue)["image"]
+            assert got.dtype == want.dtype == np.float32 and got.shape == want.shape, steps
+            np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-5, err_msg=str(steps))
+    assert W.from_albumentations(_quiet(A.Compose, [A.Normalize()])).max_pixel_value == 255
+    assert W.from_albumentations(_quiet(A.Compose, [A.ToFloat()])).max_pixel_value is None
+    rgba = np.dstack([rgb, rgb[..., :1]])
+    with pytest.raises(ValueError, match=r"mean must be a finite number or one per channel "
+                                         r"\(4\), got \[0.485, 0.456, 0.406\]"):
+        W.from_albumentations(_quiet(A.Compose, [A.Normalize()]))(image=rgba, queue=queue)
+
+
+def test_max_pixel_value_is_the_models_peak(queue):
+    """Compose(max_pixel_value=...) and the warps' keyword: (v / max_pixel_value - mean) /
+    std, for uint8, uint16 and float32, float16 too; the first means of a longer list; bad
+    values refused by name, and without a model's input."""
+    scan = _gray12()
+    for img, mpv in ((scan, 4095.0), (PHOTO, 100.0), (PHOTO.astype(np.float32), 255.0)):
+        for dtype, tol in ((np.float32, 1e-6), (np.float16, 2e-3)):
+            out = W.Compose([W.HorizontalFlip(p=0)], output_dtype=np.dtype(dtype).name,
+                            mean=[0.1, 0.2, 0.3], std=[0.5, 0.25, 0.2], max_pixel_value=mpv)(
+                image=img, seed=0, queue=queue)["image"]
+            c = 1 if img.ndim == 2 else 3
+            want = (img.astype(np.float64) / mpv - np.float64([0.1, 0.2, 0.3][:c])) / \
+                np.float64([0.5, 0.25, 0.2][:c])
+            assert out.dtype == dtype
+            np.testing.assert_allclose(out.astype(np.float64), want.reshape(out.shape),
+                                       rtol=tol, atol=tol)
+            warped = warpkit.warp_affine(img, np.eye(3), output_dtype=np.dtype(dtype).name,
+                                   mean=[0.1, 0.2, 0.3], std=[0.5, 0.25, 0.2],
+                                   max_pixel_value=mpv, queue=queue)
+            np.testing.assert_array_equal(warped, out)
+    # by dtype: a 12-bit scan's 4095, the photo's uint8 its 255
+    by_dtype = W.Compose([W.HorizontalFlip(p=0)], output_dtype="float32",
+                         max_pixel_value={"uint16": 4095})
+    assert W.Compose.from_dict(by_dtype.to_dict()).max_pixel_value == {"uint16": 4095.0}
+    for img, peak in ((scan, 4095.0), (PHOTO, 255.0)):
+        got = by_dtype(image=img, seed=0, queue=queue)["image"]
+        np.testing.assert_allclose(got, img / peak, rtol=1e-6, atol=1e-7)
+    for bad in (0, -1.0, float("inf"), float("nan"), "255", True, [255], {"uint16": 0}):
+        with pytest.raises(ValueError, match=r"max_pixel_value(\['uint16'\])? must be None"):
+            W.Compose([], output_dtype="float32", max_pixel_value=bad)
+    with pytest.raises(ValueError, match="max_pixel_value takes dtype names uint8, uint16, "
+                                         "int32, float32 as its keys, got 'uint12'"):
+        W.Compose([], output_dtype="float32", max_pixel_value={"uint12": 4095})
+    with pytest.raises(ValueError, match="max_pixel_value=4095 scales the model's input: pass "
+                                         "output_dtype"):
+        W.Compose([], max_pixel_value=4095)
+    with pytest.raises(ValueError, match="mean, std, max_pixel_value and layout='CHW' make the "
+                                         "model's input"):
+        warpkit.warp_affine(scan, np.eye(3), max_pixel_value=4095, queue=queue)
 
 
 def test_to_tensor_transpose_mask(queue):

@@ -313,7 +313,9 @@ def test_from_albumentations_ports_them(queue, tmp_path):
 
 def test_to_float_ports_as_the_models_input():
     assert W.from_albumentations(A.Compose([A.ToFloat(max_value=255)])).std == [1.0]
-    for bad, why in ((A.Compose([A.ToFloat(max_value=1000)]), "max_value"),
+    assert W.from_albumentations(A.Compose([A.ToFloat(max_value=1000)])).max_pixel_value == \
+        {"uint8": 1000, "uint16": 1000, "int32": 1000}
+    for bad, why in ((A.Compose([A.ToFloat(max_value=-1)]), "max_value"),
                      (A.Compose([A.ToFloat(p=0.5)]), "p < 1"),
                      (A.Compose([A.ToFloat(), A.Normalize()]), "after ToFloat"),
                      (A.Compose([A.ToFloat(), A.ToSepia()]), "ToSepia after ToFloat")):

@@ -51,6 +51,7 @@ def remap(
     mean: float | Sequence[float] | None = None,
     std: float | Sequence[float] | None = None,
     layout: Literal["HWC", "CHW"] = "HWC",
+    max_pixel_value: float | None = None,
 ) -> Any:
     """Sample an image at given positions, one per output pixel (``cv2.remap``).
 
@@ -65,7 +66,8 @@ def remap(
             infinite position has no source pixel: the output there is ``fill`` (or 0 with
             other paddings).
         map_y: the source y of each output pixel, shaped as ``map_x``.
-        interpolation, padding, fill, queue, output_dtype, mean, std, layout: as
+        interpolation, padding, fill, queue, output_dtype, mean, std, layout,
+            max_pixel_value: as
             :func:`warpkit.warp_affine` takes them (no ``antialias``: a map gives no positions
             between output pixels to average).
 
@@ -83,7 +85,7 @@ def remap(
     torch = sys.modules.get("torch")
     if torch is not None and isinstance(image, torch.Tensor):  # CPU tensors: (H, W[, C]) views
         res = remap(image.numpy(), map_x, map_y, interpolation, padding, fill, queue,
-                    output_dtype, mean, std, layout)
+                    output_dtype, mean, std, layout, max_pixel_value)
         return torch.from_numpy(res)
     arr, _ = as_image(image)
     batched = len(arr.shape) == 4
@@ -107,7 +109,8 @@ def remap(
     item = ho * wo * (2 if xy else 1) if per_item else 0
     coords = Coords(COORD_MAP, mx=mx, my=my, map_item=item, map_xy=xy)
     return warp_by(image, None, (wo, ho), Sampling.of(interpolation, padding, fill), queue=queue,
-                   affine=False, model=ModelInput(output_dtype, mean, std, layout), coords=coords)
+                   affine=False, coords=coords,
+                   model=ModelInput(output_dtype, mean, std, layout, max_pixel_value))
 
 
 def undistort(image: Any, camera_matrix: Any, dist_coeffs: Any, new_camera_matrix: Any = None,

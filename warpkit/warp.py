@@ -47,6 +47,7 @@ def warp_affine(
     mean: float | Sequence[float] | None = None,
     std: float | Sequence[float] | None = None,
     layout: Literal["HWC", "CHW"] = "HWC",
+    max_pixel_value: float | None = None,
 ) -> Any:
     """Warp an image with an affine map.
 
@@ -80,11 +81,14 @@ def warp_affine(
             alias; ``"area"``: the area filter for the maps that keep the axes and shrink along
             either (albumentations' ``area_for_downscale``), ``interpolation`` for the others.
         queue: the ``pyopencl.CommandQueue`` to run on.
-        output_dtype, mean, std, layout: make the model's input in the same pass: with
-            ``output_dtype`` float32 or float16 each sample becomes ``(v / peak - mean) / std``
-            (peak: 255 for uint8, 65535 for uint16, 1 otherwise; integer images clamped to their
-            range but not rounded), per channel; ``layout="CHW"`` writes channels first,
-            (C, H, W) or (B, C, H, W). The result is then an array, also for a Pillow input.
+        output_dtype, mean, std, layout, max_pixel_value: make the model's input in the same
+            pass: with ``output_dtype`` float32 or float16 each sample becomes ``(v / peak -
+            mean) / std`` (peak: ``max_pixel_value``, by default 255 for uint8, 65535 for
+            uint16, 1 otherwise, e.g. 4095 for 12-bit data in uint16; integer images clamped to
+            their range but not rounded), per channel (a mean or std of more values than the
+            image's channels: the first ones, as albumentations' Normalize takes them);
+            ``layout="CHW"`` writes channels first, (C, H, W) or (B, C, H, W). The result is
+            then an array, also for a Pillow input.
 
     Returns:
         The warped image: the same kind (Pillow image of the same mode, numpy or device array),
@@ -103,7 +107,8 @@ def warp_affine(
         (630, 743, 3)
     """
     return warp_by(image, matrix, size, Sampling.of(interpolation, padding, fill, antialias),
-                   expand=expand, queue=queue, model=ModelInput(output_dtype, mean, std, layout))
+                   expand=expand, queue=queue,
+                   model=ModelInput(output_dtype, mean, std, layout, max_pixel_value))
 
 
 def warp_perspective(
@@ -120,6 +125,7 @@ def warp_perspective(
     mean: float | Sequence[float] | None = None,
     std: float | Sequence[float] | None = None,
     layout: Literal["HWC", "CHW"] = "HWC",
+    max_pixel_value: float | None = None,
 ) -> Any:
     """Warp an image with a perspective map (a 3x3 homography, destination from source).
 
@@ -129,7 +135,7 @@ def warp_perspective(
     """
     return warp_by(image, homography, size, Sampling.of(interpolation, padding, fill, antialias),
                    expand=expand, queue=queue, affine=False,
-                   model=ModelInput(output_dtype, mean, std, layout))
+                   model=ModelInput(output_dtype, mean, std, layout, max_pixel_value))
 
 
 def crop_rois(
@@ -220,7 +226,8 @@ def warp_batch(images: Sequence[Any], homographies: Any, size: tuple[int, int],
                queue: cl.CommandQueue | None = None, output_dtype: Any = None,
                mean: float | Sequence[float] | None = None,
                std: float | Sequence[float] | None = None,
-               layout: Literal["HWC", "CHW"] = "HWC") -> Any:
+               layout: Literal["HWC", "CHW"] = "HWC",
+               max_pixel_value: float | None = None) -> Any:
     """Warp a ragged batch (a list of images of different sizes, one channel count and dtype)
     to one output ``size``, each image with its own homography, in **one call**: on CPU
     devices each image is read where it is (a buffer over its memory, a launch each of one
@@ -240,7 +247,8 @@ def warp_batch(images: Sequence[Any], homographies: Any, size: tuple[int, int],
     """
     return engine.warp_batch(images, homographies, size,
                              Sampling.of(interpolation, padding, fill, antialias), queue=queue,
-                             model=ModelInput(output_dtype, mean, std, layout))
+                             model=ModelInput(output_dtype, mean, std, layout,
+                                              max_pixel_value))
 
 
 def warp_each(images: Sequence[Any], homographies: Sequence[Any],

@@ -42,6 +42,8 @@ from . import _plasma as PL
 from . import _scene as S
 from . import _transforms as T
 from ._additive import AdditiveNoise
+from ..engine import check_max_pixel_value
+from ..engine.output import peak_of
 from ._convert import FromFloat, NoOp, ToRGB
 from ._weather import RandomFog, RandomRain, RandomSunFlare
 from ._grid_shuffle import RandomGridShuffle
@@ -233,26 +235,33 @@ def _rotate90(a: _Args, pipe: _Pipeline) -> Transform:
 
 
 def _normalize(a: _Args, pipe: _Pipeline) -> None:
+    """Normalize: the model's input in float32, ``(v / max_pixel_value - mean) / std`` for
+    every dtype, as albumentations computes it (255 by default: a float image's values too are
+    divided by it there); a mean or std of more values than the image's channels gives the
+    first ones (the engine's rule, albumentations' for a gray image)."""
     a.only("normalization", "standard")
-    a.only("max_pixel_value", 255.0, why=" (uint8 images; float images are taken as [0, 1])")
     if not same_value(a.take("p", 1.0), 1.0):
         raise ValueError("Normalize(p < 1) is not supported: the model's input is made for "
                          "every sample")
     mean, std = a.take("mean", (0.485, 0.456, 0.406)), a.take("std", (0.229, 0.224, 0.225))
     # (a number, as albumentations takes it too, serves every channel)
     pipe.model.update(output_dtype="float32", mean=np.ravel(mean).tolist(),
-                      std=np.ravel(std).tolist())
+                      std=np.ravel(std).tolist(),
+                      max_pixel_value=check_max_pixel_value(a.take("max_pixel_value", 255.0),
+                                                            "Normalize's max_pixel_value"))
 
 
 def _to_float(a: _Args, pipe: _Pipeline) -> None:
-    """ToFloat: integer images divided by their type's peak, float images as they are: the
-    model's input in float32 with mean 0 and std 1."""
-    a.only("max_value", None, 255, 255.0, why=" (the peak of uint8 images; None: each type's "
-           "own, 65535 for uint16)")
+    """ToFloat: integer images divided by ``max_value`` (None: their type's peak, 255 for
+    uint8, 65535 for uint16), float images as they are (albumentations leaves them so,
+    whatever ``max_value``): the model's input in float32 with mean 0 and std 1, the integer
+    dtypes' ``max_pixel_value``."""
+    mpv = check_max_pixel_value(a.take("max_value", None), "ToFloat's max_value")
     if not same_value(a.take("p", 1.0), 1.0):
         raise ValueError("ToFloat(p < 1) is not supported: the model's input is made for "
                          "every sample")
-    pipe.model.update(output_dtype="float32", mean=[0.0], std=[1.0])
+    pipe.model.update(output_dtype="float32", mean=[0.0], std=[1.0], max_pixel_value=None
+                      if mpv is None else {"uint8": mpv, "uint16": mpv, "int32": mpv})
 
 
 def _to_tensor(a: _Args, pipe: _Pipeline) -> None:
@@ -588,6 +597,8 @@ def _after_model(a: _Args, name: str, model_at: str, model: dict) -> None:
                          f"and the geometric transforms)")
     mean = np.asarray(model["mean"], np.float64)
     std = np.asarray(model["std"], np.float64)
+    # (uint8 images' peak, the number ToFloat or Normalize divides them by)
+    peak = peak_of(model.get("max_pixel_value"), np.dtype(np.uint8))
     for key in fills:
         value = a.d.get(key, 0.0)
         if isinstance(value, str) or value is None or np.ndim(value) > 1 or (
@@ -595,11 +606,12 @@ def _after_model(a: _Args, name: str, model_at: str, model: dict) -> None:
             raise ValueError(f"{name}({key}={value!r}) after {model_at} is not supported: "
                              f"warpkit takes a number (or one a channel) there, read in the "
                              f"model's units; put {name} before {model_at}")
-        levels = (np.asarray(value, np.float64) * std + mean) * 255.0
-        if levels.min() < 0 or levels.max() > 255:
+        levels = (np.asarray(value, np.float64) * std + mean) * peak
+        if levels.min() < 0 or levels.max() > peak:
             raise ValueError(f"{name}({key}={value!r}) after {model_at} is "
-                             f"{np.round(levels, 2).tolist()} in uint8 levels, outside 0-255: "
-                             f"the model's input is made from values in the image's range")
+                             f"{np.round(levels, 2).tolist()} in the image's values, outside "
+                             f"0-{peak:g} (max_pixel_value): the model's input is made from "
+                             f"values in the image's range")
         a.d[key] = float(levels.ravel()[0]) if levels.size == 1 else \
             tuple(float(v) for v in levels.ravel())
 

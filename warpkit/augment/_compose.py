@@ -20,7 +20,7 @@ from .. import geometry
 from .._checks import flag, number, one_of
 from .._options import Sampling
 from .._threads import pool
-from ..engine import check_model_input
+from ..engine import check_max_pixel_value, check_model_input
 from ..engine.chain import merge
 from ._base import (INTERPOLATION_CODES, Resampling, Transform, check_box_method, draw_step,
                     draw_step_lanes, from_dict, leaves, map_step, merge_setting, opencv_code,
@@ -235,9 +235,12 @@ class Compose(Resampling, Transform):
             and always returns what each sample drew (``out["params"]``).
         seed: albumentations' pipeline seed is refused: warpkit draws from the (seed, epoch,
             index) of each call (pass ``seed=`` there).
-        output_dtype, mean, std, layout: the tensor a model eats, made by the warp itself
-            (see :func:`warpkit.warp_affine`): e.g. ``output_dtype="float32", mean=(0.485,
-            0.456, 0.406), std=(0.229, 0.224, 0.225), layout="CHW"``. Masks keep their dtype.
+        output_dtype, mean, std, layout, max_pixel_value: the tensor a model eats, made by the
+            warp itself (see :func:`warpkit.warp_affine`): e.g. ``output_dtype="float32",
+            mean=(0.485, 0.456, 0.406), std=(0.229, 0.224, 0.225), layout="CHW"``: each value
+            ``(v / max_pixel_value - mean) / std`` (``max_pixel_value`` None: the dtype's peak,
+            255 for uint8, 65535 for uint16, 1 for float32; 4095 for 12-bit data in uint16;
+            albumentations' Normalize sets 255 for every dtype). Masks keep their dtype.
         passes: ``"one"`` (default): the pipeline resamples once (steps whose resampling
             settings disagree are refused) and its pixel steps apply to the output, after all
             the geometry; ``"as_needed"``: a new pass (the image resampled again, in its own
@@ -324,7 +327,8 @@ class Compose(Resampling, Transform):
                  mask_interpolation: str | int | None = None, strict: bool = False,
                  is_check_shapes: bool = True, seed: int | None = None,
                  save_applied_params: bool = False, mask_layout: str = "HWC",
-                 passes: str = "one", edges: str = "output", tensors: bool = False) -> None:
+                 passes: str = "one", edges: str = "output", tensors: bool = False,
+                 max_pixel_value: float | None = None) -> None:
         super().__init__(p)
         if seed is not None:
             raise ValueError("Compose(seed=...) is not kept: warpkit draws from the (seed, epoch, "
@@ -392,6 +396,10 @@ class Compose(Resampling, Transform):
         self.strict = flag(strict, "strict")
         check_model_input(output_dtype, layout)  # the rest needs the image: the warp checks it
         self.output_dtype, self.mean, self.std, self.layout = output_dtype, mean, std, layout
+        self.max_pixel_value = check_max_pixel_value(max_pixel_value)
+        if self.max_pixel_value is not None and output_dtype is None:
+            raise ValueError(f"max_pixel_value={max_pixel_value!r} scales the model's input: "
+                             f"pass output_dtype='float32' or 'float16'")
         self.mask_layout = one_of(mask_layout, "mask_layout", {
             "HWC": "a mask's channels last",
             "CHW": "first, as albumentations' ToTensorV2(transpose_mask=True) gives them"})
@@ -436,7 +444,7 @@ class Compose(Resampling, Transform):
                    "passes": "one"}
             if b < n:
                 out.update(output_dtype=None, mean=None, std=None, layout="HWC",
-                           mask_layout="HWC")
+                           mask_layout="HWC", max_pixel_value=None)
             return out
 
         parts = [(a, b, Compose(self.transforms[a:b], **settings(a, b)))
@@ -463,6 +471,8 @@ class Compose(Resampling, Transform):
                 "additional_targets": dict(self.additional_targets), "strict": self.strict,
                 "output_dtype": self.output_dtype, "mean": plain(self.mean),
                 "std": plain(self.std), "layout": self.layout,
+                **({"max_pixel_value": self.max_pixel_value}
+                   if self.max_pixel_value is not None else {}),
                 **({"mask_layout": "CHW"} if self.mask_layout == "CHW" else {}),
                 **({"tensors": True} if self.tensors else {}),
                 **({"passes": self.passes} if self.passes != "one" else {}),

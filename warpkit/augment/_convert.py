@@ -217,7 +217,8 @@ def check_conversions(pipe: Any) -> None:
         raise ValueError("FromFloat must be the pipeline's last step (and its only FromFloat): "
                          "the steps after it would see integer levels")
     if back and (pipe.output_dtype is not None or pipe.mean is not None
-                 or pipe.std is not None or pipe.layout != "HWC"):
+                 or pipe.std is not None or pipe.layout != "HWC"
+                 or pipe.max_pixel_value is not None):
         raise ValueError("FromFloat makes an integer image: not with the model's input "
                          "(output_dtype, mean, std, layout='CHW')")
 

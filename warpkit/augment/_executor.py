@@ -516,7 +516,8 @@ def _facts(pipe) -> _Facts:
     anew): a call of one sample would otherwise walk the steps a dozen times."""
     key = tuple(map(id, pipe.transforms))
     held = (pipe.sampling, pipe.mask_interpolation, pipe.mask_antialias, pipe.mask_fill,
-            pipe.output_dtype, pipe.mean, pipe.std, pipe.layout)  # (held: compared by identity)
+            pipe.output_dtype, pipe.mean, pipe.std, pipe.layout,
+            pipe.max_pixel_value)  # (held: compared by identity)
     got = getattr(pipe, "_call_facts", None)
     if got is not None and got[0] == key and all(a is b for a, b in zip(got[1], held)):
         return got[2]
@@ -527,7 +528,8 @@ def _facts(pipe) -> _Facts:
                    sampling._replace(interpolation=pipe.mask_interpolation,
                                      antialias=pipe.mask_antialias,
                                      fill=pipe.mask_fill if sampling.constant else 0),
-                   ModelInput(pipe.output_dtype, pipe.mean, pipe.std, pipe.layout),
+                   ModelInput(pipe.output_dtype, pipe.mean, pipe.std, pipe.layout,
+                              pipe.max_pixel_value),
                    contains(pipe, TextImage), contains(pipe, ColourTransform))
     pipe._call_facts = (key, held, facts)
     return facts

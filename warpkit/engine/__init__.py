@@ -28,8 +28,9 @@ from .._options import Sampling
 from .coords import COORD_AXES, COORD_FIELD, COORD_MAP, COORD_MATRIX, Coords
 from .core import LINEAR, warp_batch, warp_by, warp_by_coords, warp_each
 from .inputs import WARP_DTYPES, matrices
-from .output import PLAIN, ModelInput, check_model_input
+from .output import PLAIN, ModelInput, check_max_pixel_value, check_model_input
 
 __all__ = ["COORD_AXES", "COORD_FIELD", "COORD_MAP", "COORD_MATRIX", "Coords", "LINEAR",
-           "ModelInput", "PLAIN", "Sampling", "WARP_DTYPES", "check_model_input", "matrices",
+           "ModelInput", "PLAIN", "Sampling", "WARP_DTYPES", "check_max_pixel_value",
+           "check_model_input", "matrices",
            "warp_batch", "warp_by", "warp_by_coords", "warp_each"]
