@@ -506,4 +506,5 @@ def _load_pipeline(path: Path):
             "output_dtype, mean, std, layout and tensors"
         raise UserError(f"--pipeline {path}: {given} make a model's tensor; the command writes "
                         f"image files: leave {what} out")
+    aug.target_types = "arrays"  # (the command writes the boxes and keypoints it reads back)
     return aug

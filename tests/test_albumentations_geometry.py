@@ -572,7 +572,8 @@ def test_crop_pad_if_needed_as_albumentations(box, position, queue):
                                 keypoints=points)
         np.testing.assert_array_equal(out["image"], theirs["image"])
         np.testing.assert_array_equal(out["mask"], theirs["mask"])
-        np.testing.assert_allclose(out["boxes"], np.asarray(theirs["bboxes"]).reshape(-1, 4),
+        np.testing.assert_allclose(np.asarray(out["boxes"]).reshape(-1, 4),  # (a port's: a list)
+                                   np.asarray(theirs["bboxes"]).reshape(-1, 4),
                                    atol=1e-4)  # (albumentations' boxes pass through float32)
         np.testing.assert_allclose(out["keypoints"], theirs["keypoints"], atol=1e-6)
         assert W.Compose.from_dict(pipe.to_dict())(image=img, params=out["params"],

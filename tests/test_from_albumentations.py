@@ -398,6 +398,53 @@ def test_max_pixel_value_is_the_models_peak(queue):
         warpkit.warp_affine(scan, np.eye(3), max_pixel_value=4095, queue=queue)
 
 
+def test_boxes_and_keypoints_come_back_as_albumentations_types(queue):
+    """A port with BboxParams or KeypointParams returns boxes and keypoints as albumentations
+    2 does: a list of lists of floats for a list or tuple, an array for an array (keypoints
+    float32), empty ones too; a batch's sample by sample. The values are warpkit's (float64
+    arithmetic, within float32's rounding of albumentations'). A plain Compose keeps float64
+    arrays; the setting travels through to_dict and from_dict."""
+    img = PHOTO[:100, :120]
+    recipe = _quiet(A.Compose, [A.HorizontalFlip(p=1)],
+                    bbox_params=A.BboxParams(format="pascal_voc", label_fields=["labels"]),
+                    keypoint_params=A.KeypointParams(format="xy", label_fields=["kl"]))
+    ours = W.from_albumentations(recipe)
+    assert ours.target_types == "albumentations"
+    assert W.Compose.from_dict(ours.to_dict()).target_types == "albumentations"
+    as_given = [([[10, 20, 50, 60], (1, 2, 30, 40)], [[5, 6], [7, 8]]),
+                (((10, 20, 50, 60),), ((5, 6),)),
+                (np.array([[10, 20, 50, 60]], np.float32), np.array([[5, 6]], np.float32)),
+                (np.array([[10, 20, 50, 60]]), np.array([[5, 6]])), ([], [])]
+    for boxes, points in as_given:
+        call = dict(image=img, bboxes=boxes, labels=[1] * len(boxes), keypoints=points,
+                    kl=[0] * len(points))
+        want = _quiet(recipe, **call)
+        got = ours(**call, seed=0, queue=queue)
+        for key in ("bboxes", "keypoints"):
+            assert type(got[key]) is type(want[key]), (key, type(boxes))
+            if isinstance(want[key], list):
+                assert all(type(row) is list and all(type(v) is float for v in row)
+                           for row in got[key])
+            else:
+                assert got[key].dtype == want[key].dtype, (key, got[key].dtype)
+            np.testing.assert_allclose(np.asarray(got[key], np.float64).reshape(-1),
+                                       np.asarray(want[key], np.float64).reshape(-1),
+                                       atol=1e-4)
+    batch = ours(image=[img, img], bboxes=[[[10, 20, 50, 60]], np.array([[1.0, 2, 3, 4]])],
+                 labels=[[1], [2]], keypoints=[[(5, 6)], np.zeros((0, 2))], kl=[[0], []],
+                 seed=0, queue=queue)
+    assert batch["bboxes"][0] == [[70.0, 20.0, 110.0, 60.0]]
+    assert batch["bboxes"][1].dtype == np.float64 and batch["bboxes"][1].shape == (1, 4)
+    assert batch["keypoints"][0] == [[114.0, 6.0]]
+    assert batch["keypoints"][1].dtype == np.float32 and batch["keypoints"][1].shape == (0, 2)
+    plain = W.Compose([W.HorizontalFlip(p=1)], box_format="pascal_voc")
+    out = plain(image=img, bboxes=[[10, 20, 50, 60]], keypoints=[[5, 6]], seed=0, queue=queue)
+    assert out["bboxes"].dtype == out["keypoints"].dtype == np.float64
+    assert "target_types" not in plain.to_dict()
+    with pytest.raises(ValueError, match="target_types must be"):
+        W.Compose([], target_types="lists")
+
+
 def test_to_tensor_transpose_mask(queue):
     """ToTensorV2(transpose_mask=True) ports as mask_layout="CHW": a mask with channels comes
     back (C, H, W), a stacked batch's (B, C, H, W), ragged lists and lists of masks item by

@@ -528,6 +528,7 @@ def from_albumentations(pipeline: Any, nonserializable: dict | None = None) -> C
         value = a.take(key)
         if value:
             kw[key] = value  # checked by BboxParams / KeypointParams, by name
+            kw["target_types"] = "albumentations"  # (lists for lists, float32 keypoints)
     targets = a.take("additional_targets") or {}
     if targets:
         kw["additional_targets"] = targets

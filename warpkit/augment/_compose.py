@@ -262,6 +262,13 @@ class Compose(Resampling, Transform):
             back as (C, H, W) (a batch's (B, H, W, C) as (B, C, H, W)), a view of the result
             with no copy; (H, W) masks stay (H, W). albumentations'
             ``ToTensorV2(transpose_mask=True)``.
+        target_types: ``"arrays"`` (default): boxes and keypoints come back as float64 arrays
+            (a batch's as a list of them); ``"albumentations"``: as albumentations 2 returns
+            them, boxes or keypoints given as a list (or tuple) as a list of lists of floats,
+            given as an array as an array, keypoints in float32 (a batch's, sample by sample).
+            ``from_albumentations`` sets it, so that code written for albumentations' results
+            (``if not out["bboxes"]:``, ``json.dumps``, a float32 keypoint tensor) runs as it
+            did.
         tensors: ``True`` returns the images and masks as CPU torch tensors viewing the
             results (``torch.from_numpy``: no copy), as albumentations' ``ToTensorV2`` gives
             them: each image channels first ((H, W, C) as (C, H, W), a gray (H, W) as
@@ -328,7 +335,7 @@ class Compose(Resampling, Transform):
                  is_check_shapes: bool = True, seed: int | None = None,
                  save_applied_params: bool = False, mask_layout: str = "HWC",
                  passes: str = "one", edges: str = "output", tensors: bool = False,
-                 max_pixel_value: float | None = None) -> None:
+                 max_pixel_value: float | None = None, target_types: str = "arrays") -> None:
         super().__init__(p)
         if seed is not None:
             raise ValueError("Compose(seed=...) is not kept: warpkit draws from the (seed, epoch, "
@@ -404,6 +411,10 @@ class Compose(Resampling, Transform):
             "HWC": "a mask's channels last",
             "CHW": "first, as albumentations' ToTensorV2(transpose_mask=True) gives them"})
         self.tensors = flag(tensors, "tensors")  # (a call without torch refuses: apply)
+        self.target_types = one_of(target_types, "target_types", {
+            "arrays": "boxes and keypoints as float64 arrays",
+            "albumentations": "as albumentations 2 returns them: a list of lists for a list, "
+                              "an array for an array (keypoints float32)"})
         check_conversions(self)
         check_overlays(self)
         check_host_steps(self.transforms)
@@ -475,6 +486,8 @@ class Compose(Resampling, Transform):
                    if self.max_pixel_value is not None else {}),
                 **({"mask_layout": "CHW"} if self.mask_layout == "CHW" else {}),
                 **({"tensors": True} if self.tensors else {}),
+                **({"target_types": self.target_types} if self.target_types != "arrays"
+                   else {}),
                 **({"passes": self.passes} if self.passes != "one" else {}),
                 **({"edges": self.edges} if self.edges != "output" else {})}
 

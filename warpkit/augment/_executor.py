@@ -435,6 +435,8 @@ def apply(pipe, given: dict, *, seed, index, epoch, params, queue, out=None) -> 
     if pipe.tensors and sys.modules.get("torch") is None:
         _import_torch()
     t = Targets(pipe, given)
+    # (the boxes and keypoints as given, whose types albumentations' results take)
+    as_given = {**t.boxes, **t.keypoints} if pipe.target_types == "albumentations" else {}
     torch_keys: dict[str, bool] = {}  # the targets given as torch tensors: -> channels first
     for group, chw in ((t.images, True), (t.masks, False), (t.boxes, False),
                        (t.keypoints, False)):
@@ -452,24 +454,25 @@ def apply(pipe, given: dict, *, seed, index, epoch, params, queue, out=None) -> 
     res = run(pipe, t, seed=seed, index=index, epoch=epoch, params=params, queue=queue,
               into=into)
     convert_results(pipe, res, t.images)  # FromFloat
+    single = isinstance(res["params"], dict)
     if frames is not None:
         _join_frames(res, *frames)
     for name, how in stacks.items():
         res[name] = _restack(res[name], how)
     if pipe.mask_layout == "CHW":  # (ToTensorV2(transpose_mask=True)): views, no copies
-        single = isinstance(res["params"], dict)
         for name in (*t.masks, *t.mask_lists):  # (the dimensions before a mask's own)
             res[name] = _channels_first_mask(res[name], (name in t.mask_lists) + (not single))
     if split and _facts(pipe).text:  # (albumentations' output key of its texts)
         per = [[d for step, p in pipe.applied_steps(params) if isinstance(step, TextImage)
                 for d in step.overlay_data(p)]
-               for params in ([res["params"]] if isinstance(res["params"], dict)
-                              else res["params"])]
-        res["overlay_data"] = per[0] if isinstance(res["params"], dict) else per
+               for params in ([res["params"]] if single else res["params"])]
+        res["overlay_data"] = per[0] if single else per
     for name, chw in torch_keys.items():
         res[name] = _tensor_image(res[name], 0, not chw)
+    for name, value in as_given.items():
+        if name not in torch_keys:
+            res[name] = _albumentations_types(res[name], value, name in t.keypoints, single)
     if pipe.tensors:  # (ToTensorV2): the rest of the images and masks as tensors too
-        single = isinstance(res["params"], dict)
         for name in image_names:
             if name not in torch_keys and not (name == "image" and out is not None):
                 res[name] = _tensor_image(res[name], (name == "images") + (not single),
@@ -481,6 +484,19 @@ def apply(pipe, given: dict, *, seed, index, epoch, params, queue, out=None) -> 
         res["image"] = out
     res.update(t.passed)
     return res
+
+
+def _albumentations_types(result: Any, given: Any, keypoints: bool, single: bool) -> Any:
+    """Boxes or keypoints as albumentations 2 returns them (``target_types="albumentations"``):
+    given as a list or tuple, a list of lists of floats; given as an array, an array
+    (keypoints float32); a batch's (``single`` False), sample by sample as each was given."""
+    if not single:
+        if isinstance(given, (list, tuple)) and len(given) == len(result):
+            return [_albumentations_types(r, g, keypoints, True) for r, g in zip(result, given)]
+        return result
+    if isinstance(given, (list, tuple)):
+        return np.asarray(result, np.float64).tolist()
+    return np.asarray(result, np.float32) if keypoints else result
 
 
 def _out_array(out: Any, image: Any) -> np.ndarray:
