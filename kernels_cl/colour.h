@@ -33,7 +33,9 @@
  *                     (truncated), S + w[2] (S = 0 stays), V + w[3], each clipped to a level
  *                     (float images as levels of 255, rounded in and out); 1 channel: V only
  *   WK_COL_AFFINE_MEAN channel c = clip(w[1 + c] * v + w[5 + c] * mean of every channel) (a
- *                     whole-image value, as WK_COL_CONTRAST's)
+ *                     whole-image value, as WK_COL_CONTRAST's); w[9] = 1: albumentations'
+ *                     ensure_safe_range, alpha = w[1] and beta = w[5] * mean (every channel's)
+ *                     first narrowed so that [0, peak] maps into itself (wk_safe_affine)
  *   WK_COL_NOISE      v + n, n = w[5] + w[4] z, z a standard normal of the pixel (per channel, or
  *                     channel 0's for all where w[6] = 0), clipped; uint8 adds n truncated
  *                     toward zero, uint16 rounds v + n to nearest even (albumentations'). z
@@ -875,6 +877,17 @@ inline __attribute__((always_inline)) void wk_hestain8(__global const float *op,
 #define WK_AT_C(k, ...) if ((k) < C) { const int c = (k); __VA_ARGS__; }
 #define WK_EACH_C(...) { WK_AT_C(0, __VA_ARGS__) WK_AT_C(1, __VA_ARGS__) WK_AT_C(2, __VA_ARGS__) WK_AT_C(3, __VA_ARGS__) }
 
+/* albumentations' get_safe_brightness_contrast_params: (alpha, beta) of v * alpha + beta
+ * narrowed so that values in [0, peak] stay there (beta in the image's units) */
+inline float2 wk_safe_affine(float a, float b) {
+    if (a > 0.0f) {
+        const float sb = fmin(fmax(b, 0.0f), WK_PEAK);
+        return (float2)(fmin(a, (WK_PEAK - sb) / WK_PEAK), sb);
+    }
+    const float sb = fmin(b, WK_PEAK);
+    return (float2)(fmax(a, -sb / WK_PEAK), sb);
+}
+
 #if WK_COL_HEAVY & WK_COLG_LIGHT
 /* WK_COL_LIGHT on 8 pixels of row at.y from column at.x (an output of dims) */
 inline __attribute__((always_inline)) void wk_light8(float8 *v, int C, __global const float *op, int2 at, int2 dims) {
@@ -1595,7 +1608,12 @@ inline __attribute__((always_inline)) void wk_colour8_ops(float8 *v, int C, __gl
         } else if ((WK_COL_HEAVY & WK_COLG_HSV) && code == WK_COL_HSV) {
             wk_hsv_shift8(v, C, op[1], op[2], op[3]);
         } else if (code == WK_COL_AFFINE_MEAN) {
-            WK_EACH_C(v[c] = WK_COL_LEVEL(wk_col_clip(op[1 + c] * v[c] + op[5 + c] * mean.y)));
+            if (op[9] != 0.0f) {
+                const float2 ab = wk_safe_affine(op[1], op[5] * mean.y);
+                WK_EACH_C(v[c] = WK_COL_LEVEL(wk_col_clip(ab.x * v[c] + ab.y)));
+            } else {
+                WK_EACH_C(v[c] = WK_COL_LEVEL(wk_col_clip(op[1 + c] * v[c] + op[5 + c] * mean.y)));
+            }
         } else if ((WK_COL_HEAVY & WK_COLG_NOISE) && code == WK_COL_NOISE) {
             const int kind = (int)op[9], per_channel = op[6] != 0.0f;
             float8 z[4], n[4];

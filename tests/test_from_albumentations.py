@@ -129,7 +129,6 @@ def test_each_ported_transform_gives_albumentations_result(theirs, queue):
      r"mask_interpolation=4\) is not supported"),
     ([A.ElasticTransform(border_mode=3)], {}, r"border_mode=3\) is not supported"),
     ([A.Perspective(border_mode=3)], {}, r"Perspective\(border_mode=3\) is not supported"),
-    ([A.RandomBrightnessContrast(ensure_safe_range=True)], {}, r"ensure_safe_range=True"),
     ([A.Normalize(max_pixel_value=-1.0)], {}, r"Normalize's max_pixel_value must be None "
                                             r"\(the dtype's peak\) or a finite number > 0"),
     ([A.ToFloat(max_value=-1)], {}, r"ToFloat's max_value must be None"),

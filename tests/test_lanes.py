@@ -109,7 +109,8 @@ PIPELINES = [
                                    vflip=0.5, size=(20, 30))], p=0.5),
              RandomCrop(100), RandomRotation((10, 40), expand=True)]),
     # colour steps draw side by side too (ToGray and InvertImg draw only whether they apply)
-    Compose([RandomResizedCrop(24), RandomBrightnessContrast(p=0.7), RandomGamma(p=0.5),
+    Compose([RandomResizedCrop(24), RandomBrightnessContrast(p=0.7),
+             RandomBrightnessContrast(0.4, 0.6, ensure_safe_range=True, p=0.6), RandomGamma(p=0.5),
              ToGray(p=0.3), RGBShift(p=0.6), ChannelShuffle(p=0.5), InvertImg(p=0.2),
              Solarize((0.2, 0.8), p=0.4), Posterize((2, 6), p=0.5),
              Posterize([(1, 3), (4, 5), (6, 7)], p=0.5)]),

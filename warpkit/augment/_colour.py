@@ -36,6 +36,7 @@ from typing import Any
 import numpy as np
 
 from .. import geometry
+from .._checks import flag
 from ..engine.core import (COL_AFFINE as AFFINE, COL_AFFINE_MEAN as AFFINE_MEAN,
                            COL_BLUR as BLUR, COL_CLAHE as CLAHE_OP, COL_CONTRAST as CONTRAST,
                            COL_CONV as CONV, COL_DATA as DATA, COL_DOWNSCALE as DOWNSCALE,
@@ -144,7 +145,10 @@ class RandomBrightnessContrast(ColourTransform):
     ``brightness_by_max=False``: ``beta`` times the mean of the image's values as this step
     finds it instead of the peak (computed on the device, in a pass after the warp).
 
-    ``ensure_safe_range=True`` is refused.
+    ``ensure_safe_range=True``: alpha and beta narrowed as albumentations narrows them, so
+    that values in [0, peak] stay there without clipping (beta clipped to [0, 1] of the peak,
+    then alpha to at most 1 - beta; for alpha <= 0, beta at most 1 and alpha at least -beta);
+    recorded so with ``brightness_by_max``, else made in the kernel from the image's mean.
 
     Example:
         >>> t = RandomBrightnessContrast(brightness_limit=(0.1, 0.1), contrast_limit=0, p=1)
@@ -161,33 +165,57 @@ class RandomBrightnessContrast(ColourTransform):
                  brightness_by_max: bool = True, ensure_safe_range: bool = False,
                  p: float = 0.5) -> None:
         super().__init__(p)
-        if ensure_safe_range:
-            raise ValueError("RandomBrightnessContrast(ensure_safe_range=True) is not supported: "
-                             "use ensure_safe_range=False")
         self.brightness_limit = _signed(brightness_limit, "brightness_limit")
         self.contrast_limit = _signed(contrast_limit, "contrast_limit")
         self.brightness_by_max = bool(brightness_by_max)
+        self.ensure_safe_range = flag(ensure_safe_range, "ensure_safe_range")
 
     def draw(self, rng, size):
         # albumentations' order: alpha, then beta
         alpha = 1.0 + float(rng.uniform(*self.contrast_limit))
-        return {"alpha": alpha, "beta": float(rng.uniform(*self.brightness_limit))}
+        beta = float(rng.uniform(*self.brightness_limit))
+        if self.ensure_safe_range and self.brightness_by_max:
+            alpha, beta = safe_alpha_beta(alpha, beta)
+        return {"alpha": alpha, "beta": beta}
 
     def draw_lanes(self, lanes, sizes):
-        alpha = (1.0 + lanes.uniform(*self.contrast_limit)).tolist()
-        beta = lanes.uniform(*self.brightness_limit).tolist()
-        return [{"alpha": a, "beta": b} for a, b in zip(alpha, beta)]
+        alpha = 1.0 + lanes.uniform(*self.contrast_limit)
+        beta = lanes.uniform(*self.brightness_limit)
+        if self.ensure_safe_range and self.brightness_by_max:
+            alpha, beta = safe_alpha_beta(alpha, beta)
+        return [{"alpha": a, "beta": b} for a, b in zip(alpha.tolist(), beta.tolist())]
 
     def colour_ops(self, params, channels, peak):
         a, b = params["alpha"], params["beta"]
         if self.brightness_by_max:
             return [_affine([a] * 4, [b * peak] * 4)]
-        return [[AFFINE_MEAN, *[a] * 4, *[b] * 4]]
+        return [[AFFINE_MEAN, *[a] * 4, *[b] * 4, float(self.ensure_safe_range)]]
 
     def config(self):
         return {"brightness_limit": list(self.brightness_limit),
                 "contrast_limit": list(self.contrast_limit),
-                "brightness_by_max": self.brightness_by_max, "ensure_safe_range": False}
+                "brightness_by_max": self.brightness_by_max,
+                "ensure_safe_range": self.ensure_safe_range}
+
+
+def safe_alpha_beta(alpha: Any, beta: Any) -> tuple[Any, Any]:
+    """albumentations' get_safe_brightness_contrast_params for ``beta`` as a fraction of the
+    peak (numbers, or arrays element by element): for alpha > 0, beta clipped to [0, 1] and
+    alpha to at most 1 - beta; else beta at most 1 and alpha at least -beta.
+
+    Example:
+        >>> safe_alpha_beta(1.2, 0.1), safe_alpha_beta(-0.5, 0.2)
+        ((0.9, 0.1), (-0.2, 0.2))
+    """
+    if np.ndim(alpha):
+        pos = alpha > 0
+        b = np.where(pos, np.clip(beta, 0.0, 1.0), np.minimum(beta, 1.0))
+        return np.where(pos, np.minimum(alpha, 1.0 - b), np.maximum(alpha, -b)), b
+    if alpha > 0:
+        b = min(max(beta, 0.0), 1.0)
+        return min(alpha, 1.0 - b), b
+    b = min(beta, 1.0)
+    return max(alpha, -b), b
 
 
 class RandomGamma(ColourTransform):
