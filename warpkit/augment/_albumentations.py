@@ -239,16 +239,18 @@ def _normalize(a: _Args, pipe: _Pipeline) -> None:
     every dtype, as albumentations computes it (255 by default: a float image's values too are
     divided by it there); a mean or std of more values than the image's channels gives the
     first ones (the engine's rule, albumentations' for a gray image)."""
-    a.only("normalization", "standard")
     if not same_value(a.take("p", 1.0), 1.0):
         raise ValueError("Normalize(p < 1) is not supported: the model's input is made for "
                          "every sample")
     mean, std = a.take("mean", (0.485, 0.456, 0.406)), a.take("std", (0.229, 0.224, 0.225))
+    mpv = check_max_pixel_value(a.take("max_pixel_value", 255.0), "Normalize's max_pixel_value")
+    how = a.take("normalization", "standard")
+    if how != "standard":  # (each image's statistics: albumentations reads no mean, std, peak)
+        pipe.model.update(output_dtype="float32", normalization=how)
+        return
     # (a number, as albumentations takes it too, serves every channel)
     pipe.model.update(output_dtype="float32", mean=np.ravel(mean).tolist(),
-                      std=np.ravel(std).tolist(),
-                      max_pixel_value=check_max_pixel_value(a.take("max_pixel_value", 255.0),
-                                                            "Normalize's max_pixel_value"))
+                      std=np.ravel(std).tolist(), max_pixel_value=mpv)
 
 
 def _to_float(a: _Args, pipe: _Pipeline) -> None:
@@ -589,6 +591,11 @@ def _after_model(a: _Args, name: str, model_at: str, model: dict) -> None:
     of :func:`_resampled`, but Mosaic, whose other images come raw), their fills given in the
     model's units turned into uint8 levels (``(fill * std + mean) * 255``, which the store
     makes the fill again); others refused by name."""
+    how = model.get("normalization", "standard")
+    if how != "standard":
+        raise ValueError(f"{name} after Normalize(normalization={how!r}) is not supported: "
+                         f"albumentations takes the image's statistics before {name}, warpkit "
+                         f"on the output; put {name} before Normalize")
     fills = _AFTER_MODEL.get(name, getattr(SUPPORTED.get(name), "fills", None))
     if fills is None or name == "Mosaic":
         raise ValueError(f"{name} after {model_at} is not supported: warpkit makes the "

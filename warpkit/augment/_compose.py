@@ -262,6 +262,15 @@ class Compose(Resampling, Transform):
             back as (C, H, W) (a batch's (B, H, W, C) as (B, C, H, W)), a view of the result
             with no copy; (H, W) masks stay (H, W). albumentations'
             ``ToTensorV2(transpose_mask=True)``.
+        normalization: ``"standard"`` (default): the model's input from ``mean``, ``std`` and
+            ``max_pixel_value``; albumentations' ``Normalize(normalization=...)`` by each
+            image's own statistics, of its values as the pipeline leaves them (levels for
+            integer images): ``"image"`` ``(v - mean) / (std + 1e-4)`` over all its pixels and
+            channels, ``"image_per_channel"`` per channel, ``"min_max"`` ``(v - min) / (max -
+            min + 1e-4)``, ``"min_max_per_channel"`` per channel; clipped to [-20, 20] as
+            albumentations clips them. Computed on the host after the pass (numpy, in float64,
+            each output image; image targets, not ``images=``' frames), with ``output_dtype``
+            and no mean, std or max_pixel_value.
         target_types: ``"arrays"`` (default): boxes and keypoints come back as float64 arrays
             (a batch's as a list of them); ``"albumentations"``: as albumentations 2 returns
             them, boxes or keypoints given as a list (or tuple) as a list of lists of floats,
@@ -335,7 +344,8 @@ class Compose(Resampling, Transform):
                  is_check_shapes: bool = True, seed: int | None = None,
                  save_applied_params: bool = False, mask_layout: str = "HWC",
                  passes: str = "one", edges: str = "output", tensors: bool = False,
-                 max_pixel_value: float | None = None, target_types: str = "arrays") -> None:
+                 max_pixel_value: float | None = None, target_types: str = "arrays",
+                 normalization: str = "standard") -> None:
         super().__init__(p)
         if seed is not None:
             raise ValueError("Compose(seed=...) is not kept: warpkit draws from the (seed, epoch, "
@@ -411,6 +421,18 @@ class Compose(Resampling, Transform):
             "HWC": "a mask's channels last",
             "CHW": "first, as albumentations' ToTensorV2(transpose_mask=True) gives them"})
         self.tensors = flag(tensors, "tensors")  # (a call without torch refuses: apply)
+        self.normalization = one_of(normalization, "normalization", {
+            "standard": "(v / max_pixel_value - mean) / std",
+            "image": "(v - the image's mean) / (its standard deviation + 1e-4)",
+            "image_per_channel": "the same per channel",
+            "min_max": "(v - the image's min) / (max - min + 1e-4)",
+            "min_max_per_channel": "the same per channel"})
+        if self.normalization != "standard" and (
+                output_dtype is None or mean is not None or std is not None
+                or self.max_pixel_value is not None):
+            raise ValueError(f"normalization={normalization!r} makes the model's input from "
+                             f"each image's own statistics: pass output_dtype='float32' or "
+                             f"'float16' and no mean, std or max_pixel_value")
         self.target_types = one_of(target_types, "target_types", {
             "arrays": "boxes and keypoints as float64 arrays",
             "albumentations": "as albumentations 2 returns them: a list of lists for a list, "
@@ -455,7 +477,7 @@ class Compose(Resampling, Transform):
                    "passes": "one"}
             if b < n:
                 out.update(output_dtype=None, mean=None, std=None, layout="HWC",
-                           mask_layout="HWC", max_pixel_value=None)
+                           mask_layout="HWC", max_pixel_value=None, normalization="standard")
             return out
 
         parts = [(a, b, Compose(self.transforms[a:b], **settings(a, b)))
@@ -487,6 +509,8 @@ class Compose(Resampling, Transform):
                 **({"mask_layout": "CHW"} if self.mask_layout == "CHW" else {}),
                 **({"tensors": True} if self.tensors else {}),
                 **({"target_types": self.target_types} if self.target_types != "arrays"
+                   else {}),
+                **({"normalization": self.normalization} if self.normalization != "standard"
                    else {}),
                 **({"passes": self.passes} if self.passes != "one" else {}),
                 **({"edges": self.edges} if self.edges != "output" else {})}

@@ -22,7 +22,7 @@ from ..engine import PLAIN, Coords, ModelInput, warp_batch, warp_by, warp_by_coo
 from ..engine.chain import chain_coords, fields_of, prepare_stages, projective_part
 from ..engine.core import _result_array
 from ..engine.inputs import stack
-from ..engine.output import fills as fills_of
+from ..engine.output import PEAK, fills as fills_of
 from ..engine.stages import Tiles
 from ._base import all_steps, contains, keeps_axes, passed_keys, shared_keys
 from ._epochs import note_draws
@@ -445,6 +445,11 @@ def apply(pipe, given: dict, *, seed, index, epoch, params, queue, out=None) -> 
             if flag:
                 torch_keys[name] = chw and pipe.layout == "HWC"
     image_names = list(t.images)  # (images= among them, before its frames are split)
+    if pipe.normalization != "standard" and "images" in image_names:
+        raise ValueError(f"normalization={pipe.normalization!r} normalises each image by its "
+                         f"own statistics, and images= holds a sample's frames (albumentations "
+                         f"pools them): pass the frames as image targets, or use "
+                         f"normalization='standard'")
     frames = _split_frames(t)  # images=: an image target a frame
     stacks = _unstack_masks(t)  # masks= as one array (N, H, W[, C]): a list
     expand_inputs(pipe, t.images, out)  # ToRGB's channels, FromFloat's checks
@@ -455,6 +460,10 @@ def apply(pipe, given: dict, *, seed, index, epoch, params, queue, out=None) -> 
               into=into)
     convert_results(pipe, res, t.images)  # FromFloat
     single = isinstance(res["params"], dict)
+    if pipe.normalization != "standard":  # (each image's statistics, on the host)
+        for name in image_names:
+            res[name] = _per_image(res[name], pipe.normalization, pipe.layout == "CHW",
+                                   single, _first_dtype(t.images[name]))
     if frames is not None:
         _join_frames(res, *frames)
     for name, how in stacks.items():
@@ -484,6 +493,55 @@ def apply(pipe, given: dict, *, seed, index, epoch, params, queue, out=None) -> 
         res["image"] = out
     res.update(t.passed)
     return res
+
+
+def _per_image(x: Any, how: str, chw: bool, single: bool, dt: np.dtype) -> Any:
+    """A model's input (values over the peak of ``dt``, the image's dtype) normalised as
+    albumentations' ``Normalize(normalization=how)``, each image by the statistics of its own
+    values (levels for integer images), in place where it can be; a list item by item.
+    albumentations' two ways, kept: uint8 images through its tables (1e-4 added to every
+    spread, clipped to [-20, 20]), other dtypes through OpenCV (per channel without the 1e-4;
+    ``min_max`` of one channel or over all of them without it, and not clipped). A flat image
+    or channel whose spread is 0 gives 0 (albumentations' OpenCV way divides 0 by 0 there,
+    NaN). Sample by sample while it is in the caches: the sums in float64, the spread from the
+    centred values."""
+    if isinstance(x, (list, tuple)):
+        return [_per_image(a, how, chw, True, dt) for a in x]
+    if not isinstance(x, np.ndarray):
+        raise ValueError(f"normalization={how!r} normalises on the host: pass numpy arrays "
+                         f"(or CPU tensors), got {type(x).__name__}")
+    y = x if x.dtype == np.float32 and x.flags.writeable else x.astype(np.float32)
+    peak, tables = PEAK.get(dt, 1.0), dt == np.uint8
+    per_channel = how.endswith("per_channel") and y.ndim - (not single) == 3
+    for item in [y] if single else y:
+        if per_channel:  # (a row a channel: HWC's channels copied into rows, written back)
+            rows = item.reshape(item.shape[0], -1) if chw else \
+                np.ascontiguousarray(item.reshape(-1, item.shape[-1]).T)
+        else:
+            rows = item.reshape(1, -1)
+        n, each = rows.shape[1], per_channel and rows.shape[0] > 1
+        if how.startswith("image"):
+            eps = 1e-4 if tables or not each else 0.0
+            rows -= (np.add.reduce(rows, axis=1, dtype=np.float64) / n).astype(np.float32)[:, None]
+            squares = np.add.reduce(np.square(rows), axis=1, dtype=np.float64)
+            spread = np.sqrt(squares / n) * peak + eps
+        else:
+            eps = 1e-4 if tables or each else 0.0
+            lo = rows.min(axis=1)
+            spread = (rows.max(axis=1) - lo).astype(np.float64) * peak + eps
+            rows -= lo[:, None]
+        rows *= np.divide(peak, spread, out=np.zeros_like(spread), where=spread > 0) \
+            .astype(np.float32)[:, None]
+        if how.startswith("image") or tables or each:
+            np.clip(rows, -20.0, 20.0, out=rows)
+        if not np.shares_memory(rows, item):
+            item[...] = (rows if chw or not per_channel else rows.T).reshape(item.shape)
+    if y is not x:
+        if x.flags.writeable:
+            x[...] = y
+            return x
+        return y.astype(x.dtype)
+    return x
 
 
 def _albumentations_types(result: Any, given: Any, keypoints: bool, single: bool) -> Any:
@@ -1410,6 +1468,11 @@ def _channels_dtype(image: Any, kind: str) -> tuple[int, np.dtype]:
         return (a.shape[2] if a.ndim == 3 else 1), a.dtype
     per_item = len(shape) - (1 if kind == "batch" else 0)
     return (shape[-1] if per_item == 3 else 1), _dtype_of(first)
+
+
+def _first_dtype(image: Any) -> np.dtype:
+    """The dtype of an image target as the pipeline took it (the first of a list)."""
+    return _dtype_of(image[0] if isinstance(image, (list, tuple)) and image else image)
 
 
 def _dtype_of(x: Any) -> np.dtype:
