@@ -149,6 +149,29 @@ def test_coarse_dropout_is_albumentations_with_the_recorded_holes(dtype, queue):
     np.testing.assert_array_equal(vis["keypoints_visible"], ~inside.any(1))
 
 
+def test_coarse_dropout_pixel_ranges_as_albumentations_reads_them(queue):
+    """A range whose top is 1 or more is pixels even where its ends are not whole
+    (albumentations' (0.01, 1.0): holes of 0 or 1 pixel; (0.5, 2.7): 0, 1 or 2), drawn from
+    int(low) to int(high); a hole of 0 pixels leaves the image as it was; the port takes it."""
+    img = _image(np.uint8)
+    t = W.CoarseDropout(num_holes_range=(6, 6), hole_height_range=(0.01, 1.0),
+                        hole_width_range=(0.5, 2.7), fill=0, p=1)
+    heights, widths = set(), set()
+    for seed in range(8):
+        out = W.Compose([t])(image=img, seed=seed, queue=queue)
+        holes = _holes(out)
+        heights |= set((holes[:, 3] - holes[:, 1]).tolist())
+        widths |= set((holes[:, 2] - holes[:, 0]).tolist())
+        want = img.copy()
+        for x1, y1, x2, y2 in holes:
+            want[y1:y2, x1:x2] = 0
+        np.testing.assert_array_equal(out["image"], want)
+    assert heights == {0, 1} and widths == {0, 1, 2}
+    ported = W.from_albumentations(A.Compose([A.CoarseDropout(
+        hole_height_range=(0.01, 1.0), hole_width_range=(0.01, 1.0), p=1)]))
+    assert ported.transforms[0].hole_height_range == (0.01, 1.0)
+
+
 def test_dropout_random_fills(queue):
     """'random': a level per pixel and channel inside the hole (the rest untouched);
     'random_uniform': one colour per hole; both replay from the recorded params."""

@@ -548,7 +548,9 @@ def _per_channel(fill: Any, channels: int, arg: str) -> list[float]:
 class CoarseDropout(_Dropout):
     """albumentations' CoarseDropout: ``num_holes_range`` holes, each of a height and width
     from ``hole_height_range`` / ``hole_width_range`` (fractions of the image's side when the
-    range's high end is below 1, else pixels), anywhere inside the image, filled with ``fill``
+    range's high end is below 1, else pixels, drawn as albumentations draws them: whole
+    numbers from ``int(low)`` to ``int(high)``, so (0.01, 1.0) gives holes of 0 or 1 pixel, and
+    a hole of 0 is none), anywhere inside the image, filled with ``fill``
     (a number, one per channel, ``"random"``: a random level per pixel, ``"random_uniform"``:
     a random colour per hole); masks get ``fill_mask`` (None: untouched).
 
@@ -576,8 +578,8 @@ class CoarseDropout(_Dropout):
     @staticmethod
     def _side(r: Any, arg: str) -> tuple[float, float]:
         lo, hi = value_range(r, arg, False, 0.0, math.inf)[0]
-        if hi >= 1 and (lo != int(lo) or hi != int(hi) or lo < 1):
-            raise ValueError(f"{arg} in pixels must be whole numbers >= 1, got {r!r}")
+        # (pixels where the top is 1 or more, truncated as albumentations draws them:
+        # (0.01, 1.0) makes holes of 0 or 1 pixel; a hole of 0 is none)
         if hi < 1 and lo <= 0:
             raise ValueError(f"{arg} as fractions must be in (0, 1), got {r!r}")
         return lo, hi
