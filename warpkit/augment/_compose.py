@@ -268,9 +268,9 @@ class Compose(Resampling, Transform):
             integer images): ``"image"`` ``(v - mean) / (std + 1e-4)`` over all its pixels and
             channels, ``"image_per_channel"`` per channel, ``"min_max"`` ``(v - min) / (max -
             min + 1e-4)``, ``"min_max_per_channel"`` per channel; clipped to [-20, 20] as
-            albumentations clips them. Computed on the host after the pass (numpy, in float64,
-            each output image; image targets, not ``images=``' frames), with ``output_dtype``
-            and no mean, std or max_pixel_value.
+            albumentations clips them. Computed on the host after the pass (numpy, sample by
+            sample, the sums in float64; image targets, not ``images=``' frames), with
+            ``output_dtype`` and no mean, std or max_pixel_value.
         target_types: ``"arrays"`` (default): boxes and keypoints come back as float64 arrays
             (a batch's as a list of them); ``"albumentations"``: as albumentations 2 returns
             them, boxes or keypoints given as a list (or tuple) as a list of lists of floats,

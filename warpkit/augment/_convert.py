@@ -220,7 +220,7 @@ def check_conversions(pipe: Any) -> None:
                  or pipe.std is not None or pipe.layout != "HWC"
                  or pipe.max_pixel_value is not None):
         raise ValueError("FromFloat makes an integer image: not with the model's input "
-                         "(output_dtype, mean, std, layout='CHW')")
+                         "(output_dtype, mean, std, max_pixel_value, layout='CHW')")
 
 
 def expand_inputs(pipe: Any, images: dict, out: Any = None) -> None:
