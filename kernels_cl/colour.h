@@ -878,7 +878,8 @@ inline __attribute__((always_inline)) void wk_hestain8(__global const float *op,
 #define WK_EACH_C(...) { WK_AT_C(0, __VA_ARGS__) WK_AT_C(1, __VA_ARGS__) WK_AT_C(2, __VA_ARGS__) WK_AT_C(3, __VA_ARGS__) }
 
 /* albumentations' get_safe_brightness_contrast_params: (alpha, beta) of v * alpha + beta
- * narrowed so that values in [0, peak] stay there (beta in the image's units) */
+ * narrowed so that values in [0, peak] stay there (beta in the image's units); where beta does
+ * not read the image's mean the host narrows it when it draws (_colour.safe_alpha_beta) */
 inline float2 wk_safe_affine(float a, float b) {
     if (a > 0.0f) {
         const float sb = fmin(fmax(b, 0.0f), WK_PEAK);

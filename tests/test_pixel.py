@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 from warpkit import augment as W
-from warpkit.augment._philox import kernel_key, philox4x32
+from warpkit.augment._philox import kernel_key, philox4x32, unit
 from warpkit.augment._pixel import PLANCKIAN_COEFFS, planckian_factors
 
 os.environ.setdefault("NO_ALBUMENTATIONS_UPDATE", "1")  # no network check at import
@@ -104,8 +104,7 @@ def _factors(q: dict, shape: tuple, lo: float, hi: float, per_channel: bool) -> 
     h, w, c = shape
     yy, xx = np.mgrid[0:h, 0:w]
     words = philox4x32(xx.ravel(), yy.ravel(), 0, kernel_key(q["key"]))
-    u = [(np.float64(16777215) - (words[k if per_channel else 0] >> np.uint64(8))
-          .astype(np.float64)) / 16777216.0 for k in range(c)]
+    u = [unit(words[k if per_channel else 0]) for k in range(c)]
     return (lo + (hi - lo) * np.stack(u, -1).reshape(h, w, c)).astype(np.float32)
 
 

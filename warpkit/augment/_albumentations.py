@@ -29,6 +29,8 @@ from typing import Any, Callable
 
 import numpy as np
 
+from ..engine import check_max_pixel_value
+from ..engine.output import peak_of
 from . import _colour as C
 from . import _dropout as D
 from . import _filters as F
@@ -42,8 +44,6 @@ from . import _plasma as PL
 from . import _scene as S
 from . import _transforms as T
 from ._additive import AdditiveNoise
-from ..engine import check_max_pixel_value
-from ..engine.output import peak_of
 from ._convert import FromFloat, NoOp, ToRGB
 from ._weather import RandomFog, RandomRain, RandomSunFlare
 from ._grid_shuffle import RandomGridShuffle

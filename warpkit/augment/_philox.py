@@ -10,7 +10,7 @@ from typing import Any, Sequence
 
 import numpy as np
 
-__all__ = ["below", "kernel_key", "philox4x32"]
+__all__ = ["below", "kernel_key", "philox4x32", "unit"]
 
 _M32, _S32 = np.uint64(0xFFFFFFFF), np.uint64(32)
 _W0, _W1 = np.uint64(0xD2511F53), np.uint64(0xCD9E8D57)  # Philox-4x32's multipliers
@@ -58,9 +58,19 @@ def kernel_key(words: Sequence[float]) -> tuple[int, int]:
     return a | ((c & 0xFF) << 24), b | ((c >> 8) << 24)
 
 
+def unit(word: np.ndarray) -> np.ndarray:
+    """The kernel's uniform number of ``word`` (``1 - wk_unit8``: its 24 high bits as a number
+    in [0, 1), exact in float32), as float64 (MultiplicativeNoise's factors per pixel, the
+    uniform noise of kind 1).
+
+    Example:
+        >>> unit(np.array([0, 0xFFFFFFFF], np.uint64)).tolist()
+        [0.9999999403953552, 0.0]
+    """
+    return (np.float64(16777215) - (word >> np.uint64(8)).astype(np.float64)) / 16777216.0
+
+
 def below(word: np.ndarray, p: float) -> np.ndarray:
-    """Whether the kernel's uniform number of ``word`` (``1 - wk_unit8``: its 24 high bits as
-    a number in [0, 1), exact in float32) lies below ``p`` taken as a float32, as the kernel
-    compares them."""
-    u = (np.float64(16777215) - (word >> np.uint64(8)).astype(np.float64)) / 16777216.0
-    return u < float(np.float32(p))
+    """Whether the kernel's uniform number of ``word`` (:func:`unit`) lies below ``p`` taken
+    as a float32, as the kernel compares them."""
+    return unit(word) < float(np.float32(p))

@@ -52,11 +52,11 @@ def fills(fill: Any, channels: int, dt: np.dtype) -> list[float]:
 
 
 def options_key(fill: Any, model: ModelInput) -> tuple:
-    """(fill, output_dtype, mean, std, layout, max_pixel_value) for
-    :func:`values_of_options`: a value per
-    channel given as a list or a 1-D array (as JSON and numpy give a mean and std) as a tuple
-    of its numbers, so that a pipeline's lists hit the cache too (their values made again
-    cost a single-image call ~60 us)."""
+    """(fill, output_dtype, mean, std, layout, max_pixel_value) for :func:`values_of_options`:
+    a value per channel given as a list or a 1-D array (as JSON and numpy give a mean and std)
+    as a tuple of its numbers, a dict (a max_pixel_value by dtype) as its sorted pairs, so that
+    a pipeline's lists hit the cache too (their values made again cost a single-image call ~60
+    us)."""
     return tuple(_frozen(v) for v in (fill, *model))
 
 
@@ -132,10 +132,9 @@ def check_max_pixel_value(value: Any, arg: str = "max_pixel_value"
 
 def peak_of(max_pixel_value: Any, dt: np.dtype) -> float:
     """The value that becomes 1 in a model's input from a ``dt`` image: ``max_pixel_value``
-    (checked: None, a number, or a dict by dtype name, also as the sorted pairs of
-    :func:`options_key`), else the dtype's :data:`PEAK`."""
-    if isinstance(max_pixel_value, (dict, tuple)):
-        got = dict(max_pixel_value).get(dt.name)
+    (checked: None, a number, or a dict by dtype name), else the dtype's :data:`PEAK`."""
+    if isinstance(max_pixel_value, dict):
+        got = max_pixel_value.get(dt.name)
         return PEAK[dt] if got is None else float(got)
     return PEAK[dt] if max_pixel_value is None else float(max_pixel_value)
 
