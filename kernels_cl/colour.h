@@ -17,7 +17,12 @@
  *   WK_COL_GAMMA      v = peak * (v / peak) ^ w[1]
  *   WK_COL_GRAY       every channel = w[1] R + w[2] G + w[3] B (rounded to a level: OpenCV's)
  *                     with w[4] 0; w[4] 1: (R + G + B) / 3, 2: max(R, G, B), 3: (max + min) / 2
- *                     (albumentations' average, max and desaturation: levels truncated)
+ *                     (albumentations' average, max and desaturation: levels truncated);
+ *                     4: L of OpenCV's 8-bit Lab (albumentations' from_lab; float values
+ *                     through their levels rint(255 v) and back as L / 255) from the table in
+ *                     the call's colour table at w[6] 65536 + w[7] (w[9], w[10] as
+ *                     WK_COL_PASTE's): Y's three 12-bit coefficients, the 256 levels' 15-bit
+ *                     linear values, then L of each Y 0 .. WK_LAB_YMAX (engine.lab.gray_table)
  *   WK_COL_SHUFFLE    channel c = channel w[1 + c]
  *   WK_COL_SOLARIZE   v >= w[1] ? peak - v : v
  *   WK_COL_POSTERIZE  level of channel c with its low bits cleared: keep w[1 + c] high bits of 8
@@ -334,6 +339,9 @@
  * that the device fills after the items' lists, or the call's colour table after those
  * (engine.core's _place_words writes them) */
 #define WK_COL_AREA(op) ((op) + ((long)(op)[9] * 1048576 + (long)(op)[10]) * WK_COL_WORDS)
+/* the 8 values of d at the lanes' indices i (an int8) */
+#define WK_AT8(d, i) ((float8)((d)[(i).s0], (d)[(i).s1], (d)[(i).s2], (d)[(i).s3], \
+                               (d)[(i).s4], (d)[(i).s5], (d)[(i).s6], (d)[(i).s7]))
 #define WK_COL_AFFINE 1
 #define WK_COL_GAMMA 2
 #define WK_COL_GRAY 3
@@ -1485,8 +1493,6 @@ inline __attribute__((always_inline)) void wk_plasma8(float8 *v, int C, __global
 #endif
 
 #if WK_COL_HEAVY & WK_COLG_PASTE
-#define WK_AT8(d, i) ((float8)((d)[(i).s0], (d)[(i).s1], (d)[(i).s2], (d)[(i).s3], \
-                               (d)[(i).s4], (d)[(i).s5], (d)[(i).s6], (d)[(i).s7]))
 
 /* WK_COL_PASTE on 8 pixels of row at.y from column at.x: the element's pixel replaces each
  * one its bit selects (lanes outside the element read its first column, unselected) */
@@ -1541,6 +1547,31 @@ inline __attribute__((always_inline)) void wk_spatter8(float8 *v, __global const
 }
 #endif
 
+/* the largest Y of OpenCV's 8-bit RGB2Lab (255 levels' linear values, 2040, times the
+ * coefficients' sum, 4096, over 4096): the last entry of WK_COL_GRAY's L table */
+#define WK_LAB_YMAX 2040
+
+/* WK_COL_GRAY's w[4] = 4 on 8 pixels: L of OpenCV's 8-bit Lab (RGB2Lab_b: Y from the levels'
+ * linear values, rounded from 12 bits, then its L from the table; engine.lab.gray_table),
+ * as levels, or over 255 for float values (whose levels are rint(255 v), clipped) */
+inline __attribute__((always_inline)) float8 wk_lab_gray8(const float8 *v, __global const float *op) {
+    __global const float *T = WK_COL_AREA(op) + ((long)op[6] * 65536 + (long)op[7]);
+    float8 y = (float8)0.0f;
+    for (int c = 0; c < 3; c++) {
+#if WK_COL_INT
+        const float8 q = wk_clamp8(v[c], 0.0f, 255.0f);
+#else
+        const float8 q = wk_clamp8(wk_rint8(v[c] * 255.0f), 0.0f, 255.0f);
+#endif
+        /* (sums below 2^24: exact in float) */
+        y += T[c] * WK_AT8(T + 3, convert_int8(q));
+    }
+    const int8 yi = convert_int8(wk_clamp8(wk_floor8((y + 2048.0f) * (1.0f / 4096.0f)), 0.0f,
+                                           (float)WK_LAB_YMAX));
+    const float8 l = WK_AT8(T + 3 + 256, yi);
+    return WK_COL_INT ? l : wk_over8(l, 255.0f);
+}
+
 /* the C (<= 4) channels v[0 .. C - 1] of 8 pixels through the n operations at op (mean: the
  * image's gray mean and the mean of all its values, for the whole-image operations; at, dims:
  * where the pixels are, for the operations that depend on it) */
@@ -1558,7 +1589,9 @@ inline __attribute__((always_inline)) void wk_colour8_ops(float8 *v, int C, __gl
             if (C >= 3) {
                 const int how = (int)op[4];
                 float8 y;
-                if (how == 0) {
+                if (how == 4) {
+                    y = wk_lab_gray8(v, op);
+                } else if (how == 0) {
                     y = op[1] * v[0] + op[2] * v[1] + op[3] * v[2];
 #if WK_COL_INT
                     y = wk_floor8(y + 0.5f);

@@ -23,6 +23,8 @@ with warnings.catch_warnings():
 
 PHOTOS = [skimage.data.astronaut(), skimage.data.coffee(), skimage.data.chelsea()[:, :449]]
 
+#: ToGray of OpenCV's Lab (its table in the call's colour table)
+LAB_GRAY = (W.ToGray(method="from_lab", p=1), A.ToGray(method="from_lab", p=1))
 #: (warpkit transform, albumentations transform), fixed parameters, p = 1
 FIXED = [
     (W.RandomBrightnessContrast((0.15, 0.15), (0.3, 0.3), p=1),
@@ -43,6 +45,7 @@ FIXED = [
     (W.ToGray(method="max", p=1), A.ToGray(method="max", p=1)),
     (W.ToGray(method="desaturation", p=1), A.ToGray(method="desaturation", p=1)),
     (W.Posterize([(0, 0), (8, 8), (4, 4)], p=1), A.Posterize([(0, 0), (8, 8), (4, 4)], p=1)),
+    LAB_GRAY,
     # ensure_safe_range: alpha narrowed to 1 - beta; a negative beta dropped; from the image's
     # mean (in the kernel); a negative alpha
     (W.RandomBrightnessContrast((0.15, 0.15), (0.3, 0.3), ensure_safe_range=True, p=1),
@@ -433,8 +436,9 @@ def test_small_cases_on_every_device_and_oclgrind(small_queue):
     checked): the geometric result of the same device, then albumentations with the recorded
     parameters, within 1 level."""
     img = PHOTOS[1][100:117, 200:219].copy()
-    # (every other one: RandomBrightnessContrast both ways, a gamma, two grays, an inversion)
-    pairs = [(w, a) for w, a in FIXED if not isinstance(w, W.Posterize)][::2]
+    # (every other one: RandomBrightnessContrast both ways, a gamma, two grays, an inversion;
+    # and the gray of OpenCV's Lab, which reads the call's colour table)
+    pairs = [(w, a) for w, a in FIXED if not isinstance(w, W.Posterize)][::2] + [LAB_GRAY]
     geo = W.RandomAffine(degrees=30, size=(13, 21))
     for interpolation in ("linear", "cubic"):
         for im in (img, img.astype(np.float32) / 255):
@@ -490,6 +494,109 @@ def test_to_gray_methods_are_albumentations_level_for_level(method, queue):
     np.testing.assert_array_equal(pipe(image=gray, seed=0, queue=queue)["image"], gray)
 
 
+def test_to_gray_from_lab_is_opencvs_lightness(queue):
+    """ToGray(method="from_lab") gives L of OpenCV's 8-bit Lab level for level on all 2^24
+    colours (into the 3 channels; alpha kept), and albumentations' result on float32 (its
+    levels rint(255 v), back over 255) exactly; in a pass after the warp (after a contrast,
+    which reads the image's mean, and a blur) as after the steps in albumentations; a batch's
+    samples each as alone, the table once a call; a gray image left as it is; uint16 refused
+    by name; the port takes it."""
+    import cv2
+
+    rgb = np.arange(1 << 24, dtype=np.uint32)
+    img = np.stack([rgb >> 16, (rgb >> 8) & 255, rgb & 255], -1).astype(np.uint8)
+    img = img.reshape(4096, 4096, 3)
+    pipe = W.Compose([W.ToGray(method="from_lab", p=1)])
+    got = pipe(image=img, seed=0, queue=queue)["image"]
+    want = cv2.cvtColor(img, cv2.COLOR_RGB2LAB)[..., 0]
+    for c in range(3):
+        np.testing.assert_array_equal(got[..., c], want)
+    del got, want, img, rgb
+    four = np.dstack([PHOTOS[0][:40, :50], np.arange(2000, dtype=np.uint8).reshape(40, 50)])
+    out = pipe(image=four, seed=0, queue=queue)["image"]
+    np.testing.assert_array_equal(out[..., 3], four[..., 3])
+    np.testing.assert_array_equal(out[..., 1], cv2.cvtColor(four[..., :3],
+                                                            cv2.COLOR_RGB2LAB)[..., 0])
+    for photo in PHOTOS:
+        f = photo.astype(np.float32) / 255
+        f[:3, :3] = [[-0.2, 0.5, 1.3]]  # (clipped on the way in, as albumentations clips)
+        got = pipe(image=f, seed=0, queue=queue)["image"]
+        theirs = _albu(A.ToGray(method="from_lab", p=1), f)
+        np.testing.assert_array_equal(got, theirs)
+    # in a pass after the warp: after a contrast (on the image's mean) and after a blur
+    for steps in ([(W.ColorJitter(0, (1.4, 1.4), 0, 0, p=1),
+                    A.ColorJitter((1, 1), (1.4, 1.4), (1, 1), (0, 0), p=1))],
+                  [(W.GaussianBlur((5, 5), (1.2, 1.2), p=1),
+                    A.GaussianBlur((5, 5), (1.2, 1.2), p=1))]):
+        steps = steps + [LAB_GRAY]
+        for photo in PHOTOS[:2]:
+            got = W.Compose([w for w, _ in steps])(image=photo, seed=0, queue=queue)["image"]
+            want = photo
+            for _, a in steps:
+                want = _albu(a, want)
+            diff = np.abs(got.astype(int) - want)
+            assert diff.max() <= 1 and (diff > 0).mean() < 0.001, type(steps[0][0]).__name__
+    # a batch, ragged and 1/2 applied: each sample as alone; the table once a call
+    batch = [PHOTOS[0][:60, :70], PHOTOS[1][:50, :90], PHOTOS[2][:64, :64]]
+    half = W.Compose([W.ToGray(method="from_lab", p=0.5), W.Resize(48, 40)])
+    outs = half(image=batch, seed=4, index=[0, 1, 2], queue=queue)
+    assert {s["steps"][0]["applied"] for s in outs["params"]} == {True, False}
+    for k, im in enumerate(batch):
+        alone = half(image=im, seed=4, index=k, queue=queue)["image"]
+        np.testing.assert_array_equal(outs["image"][k], alone)
+    from warpkit.augment._colour import colour_program
+    from warpkit.engine import lab
+    prog = colour_program(pipe, [pipe.sample((9, 9), seed=0)] * 3, 3, np.uint8,
+                          [(9, 9)] * 3, {})
+    np.testing.assert_array_equal(prog.table, lab.gray_table())
+    gray = PHOTOS[0][..., 1].copy()
+    np.testing.assert_array_equal(pipe(image=gray, seed=0, queue=queue)["image"], gray)
+    with pytest.raises(ValueError, match=r"ToGray\(method='from_lab'\) takes uint8 or float32 "
+                                         r"images .* got uint16"):
+        pipe(image=np.zeros((8, 8, 3), np.uint16), seed=0, queue=queue)
+    ported = W.from_albumentations(A.Compose([A.ToGray(method="from_lab", p=0.3)]))
+    assert ported.transforms[0].config()["method"] == "from_lab"
+    assert repr(W.Compose.from_dict(ported.to_dict())) == repr(ported)
+
+
+def test_lab_gray_operations_are_checked(queue):
+    """A COL_GRAY of method 4 (from_lab) through warp_by: L of OpenCV's Lab with its table in
+    the call's colour table at any offset; refused by name without a table, past its end, with
+    a table that is not finite, on uint16; a list of it is never a kept call's (whose lists
+    read no table and are not checked)."""
+    import cv2
+    from warpkit.engine import core, lab
+
+    img = PHOTOS[1][:6, :8].copy()
+    table = np.concatenate([np.zeros(5, np.float32), lab.gray_table()])
+
+    def op(offset=5, how=4.0):
+        colour = np.zeros((1, 2 * core.COLOUR_WORDS), np.float32)
+        colour[0, :8] = [core.COL_GRAY, 0, 0, 0, how, 0, offset >> 16, offset & 0xFFFF]
+        return colour
+
+    def run(colour, image=img, tab=table):
+        if tab is not None:
+            colour = core.with_table(colour, tab)
+        return core.warp_by(image, np.eye(3), (8, 6), queue=queue, colour=colour)
+
+    got = run(op())
+    np.testing.assert_array_equal(got[..., 2], cv2.cvtColor(img, cv2.COLOR_RGB2LAB)[..., 0])
+    bad = table.copy()
+    bad[5 + 3 + 17] = np.nan
+    for colour, image, tab, why in ((op(), img, None, "runs past the call's colour table"),
+                                    (op(6), img, table, "runs past"),
+                                    (op(how=4.5), img, table[:-1], "runs past"),
+                                    (op(), img, bad, "must be finite"),
+                                    (op(), img.astype(np.uint16), table, "uint16")):
+        with pytest.raises(ValueError, match=f"COL_GRAY.*{why}"):
+            run(colour, image, tab)
+    # (how 3.9 and 5 are other methods: no table read)
+    run(op(how=3.9), tab=None)
+    run(op(how=5.0), tab=None)
+    assert core._again_codes(op()) is None and core._again_codes(op(how=0.0)) is not None
+
+
 def test_safe_range_is_albumentations_own_rule():
     """ensure_safe_range's narrowing against albumentations' get_safe_brightness_contrast_params
     (beta in the peak's units there, a fraction here), numbers and arrays alike; recorded so;
@@ -517,8 +624,8 @@ def test_safe_range_is_albumentations_own_rule():
 
 
 def test_refused_arguments():
-    with pytest.raises(ValueError, match="weighted_average.*'desaturation', got 'pca' "
-                                         r"\(from_lab's OpenCV Lab and pca's"):
+    with pytest.raises(ValueError, match="weighted_average.*'from_lab', got 'pca' "
+                                         r"\(pca's per-image"):
         W.ToGray(method="pca")
     with pytest.raises(ValueError, match="num_output_channels=3.*1"):
         W.ToGray(num_output_channels=1)

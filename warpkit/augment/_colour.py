@@ -44,8 +44,9 @@ from ..engine.core import (COL_AFFINE as AFFINE, COL_AFFINE_MEAN as AFFINE_MEAN,
                            COL_MEDIAN as MEDIAN,
                            COL_MOTION as MOTION, COL_NOISE as NOISE, COL_POSTERIZE as POSTERIZE,
                            COL_SATURATE as SATURATE, COL_SHUFFLE as SHUFFLE,
-                           COL_SOLARIZE as SOLARIZE, COLOUR_WORDS as WORDS, colour_peak,
-                           split, with_table)
+                           COL_SOLARIZE as SOLARIZE, COLOUR_WORDS as WORDS, GRAY_FROM_LAB,
+                           colour_peak, split, with_table)
+from ..engine import lab
 from ..engine.plan import MAX_BLUR_RADIUS, MAX_CLAHE_TILES, MAX_MEDIAN_SIZE
 from ._base import IDENTITY_ROW, Transform, contains, row_maps, value_range
 
@@ -246,24 +247,35 @@ class RandomGamma(ColourTransform):
 class ToGray(ColourTransform):
     """albumentations' ToGray into each of the 3 channels (``num_output_channels=3``), by its
     ``method``: ``"weighted_average"`` (OpenCV's 0.299 R + 0.587 G + 0.114 B, rounded to a
-    level; other channels, alpha, stay), ``"average"`` ((R + G + B) / 3), ``"max"``
-    (max(R, G, B)) or ``"desaturation"`` ((max + min) / 2), the last three truncated to a
-    level as albumentations' uint8 results are, on 3-channel images (albumentations takes
-    every channel into those and returns 3: a 2- or 4-channel image is refused). Images of one
-    channel, and of two for the weighted average, are left as they are."""
+    level; other channels, alpha, stay), ``"from_lab"`` (L of OpenCV's 8-bit Lab, 0-255, the
+    same level as ``cv2.cvtColor(img, cv2.COLOR_RGB2LAB)[..., 0]``; a float image through its
+    levels ``rint(255 v)`` and back as L / 255, as albumentations converts it; alpha stays;
+    uint16 refused), ``"average"`` ((R + G + B) / 3), ``"max"`` (max(R, G, B)) or
+    ``"desaturation"`` ((max + min) / 2), the last three truncated to a level as
+    albumentations' uint8 results are, on 3-channel images (albumentations takes every channel
+    into those and returns 3: a 2- or 4-channel image is refused). Images of one channel, and
+    of two for the weighted average and from_lab, are left as they are.
+
+    Example:
+        >>> import numpy as np, warpkit.augment as A
+        >>> img = np.array([[[255, 0, 0], [40, 200, 90]]], np.uint8)
+        >>> out = A.Compose([A.ToGray(method="from_lab", p=1)])(image=img, seed=0)
+        >>> out["image"][0].tolist()            # L * 255 / 100 of each pixel, in 3 channels
+        [[136, 136, 136], [182, 182, 182]]
+    """
 
     commutes = True  # (a function of each pixel's value)
 
     #: the methods taken, as the kernel's operation numbers them (kernels_cl/colour.h)
-    METHODS = {"weighted_average": 0, "average": 1, "max": 2, "desaturation": 3}
+    METHODS = {"weighted_average": 0, "average": 1, "max": 2, "desaturation": 3,
+               "from_lab": GRAY_FROM_LAB}
 
     def __init__(self, num_output_channels: int = 3, method: str = "weighted_average",
                  p: float = 0.5) -> None:
         super().__init__(p)
         if method not in self.METHODS:
             raise ValueError(f"ToGray supports method={' or '.join(map(repr, self.METHODS))}, "
-                             f"got {method!r} (from_lab's OpenCV Lab and pca's per-image "
-                             f"components are not offered)")
+                             f"got {method!r} (pca's per-image components are not offered)")
         if num_output_channels != 3:
             raise ValueError(f"ToGray supports num_output_channels=3 (the image keeps its "
                              f"channels), got {num_output_channels!r}")
@@ -271,11 +283,29 @@ class ToGray(ColourTransform):
 
     def colour_ops(self, params, channels, peak):
         how = self.METHODS[self.method]
+        if how == GRAY_FROM_LAB:
+            raise ValueError("ToGray(method='from_lab') reads its table from the call's colour "
+                             "table: a pipeline call makes its operations")
         if how and channels not in (1, 3):
             raise ValueError(f"ToGray(method={self.method!r}) takes images of 3 channels "
                              f"(albumentations makes 3 of all {channels}; warpkit keeps an "
                              f"image's channels), got {channels}")
         return [[GRAY, 0.299, 0.587, 0.114, float(how)]] if channels >= 3 else []
+
+    def call_colour_ops(self, params: dict, channels: int, peak: float, size: tuple[int, int],
+                        passed: dict, memo: dict) -> list[list[float]]:
+        """:meth:`colour_ops`; from_lab's operation with its table (engine.lab.gray_table)
+        in the call's colour table, once a call."""
+        if self.METHODS[self.method] != GRAY_FROM_LAB:
+            return self.colour_ops(params, channels, peak)
+        if peak > 255:
+            raise ValueError("ToGray(method='from_lab') takes uint8 or float32 images "
+                             "(OpenCV's 8-bit Lab, as albumentations converts them), got uint16")
+        if channels < 3:
+            return []
+        at = table_offset(memo, "ToGray from_lab", lab.gray_table)
+        return [[GRAY, 0.0, 0.0, 0.0, float(GRAY_FROM_LAB), 0.0, float(at >> 16),
+                 float(at & 0xFFFF)]]
 
     def config(self):
         return {"num_output_channels": 3, "method": self.method}

@@ -200,8 +200,7 @@ def _bind_passes(rt, values: dict, passes: list[np.ndarray], groups: tuple[int, 
             extra += more
         table = None  # (OverlayElements' elements, Spatter's layers: the call's colour table
         # after the areas)
-        heads = prog[:, ::COLOUR_WORDS]
-        if tables and ((heads == COLOUR_TABLE_OPS[0]) | (heads == COLOUR_TABLE_OPS[1])).any():
+        if tables and table_readers(prog.reshape(len(prog), -1, COLOUR_WORDS)).any():
             prog = table_places(prog, extra // COLOUR_WORDS)
             table = colour_table
         if extra:  # the list, then the patterns' areas, which the device fills: pooled (fresh
@@ -336,8 +335,12 @@ def colour_peak(dtype: Any) -> float:
  COL_PASTE, COL_SPATTER, COL_FRAME) = range(1, 53)
 
 #: the colour operations of the warp's and the passes' lists that read the call's colour table
-#: (engine puts it in the list's buffer: :func:`table_places`)
+#: (engine puts it in the list's buffer: :func:`table_places`); a COL_GRAY of method
+#: :data:`GRAY_FROM_LAB` reads it too (:func:`table_readers`)
 COLOUR_TABLE_OPS = (COL_PASTE, COL_SPATTER)
+#: COL_GRAY's method word (4) of L of OpenCV's 8-bit Lab, whose table (engine.lab.gray_table)
+#: lies in the call's colour table (words 4 <= w < 5: the kernel's (int) of it)
+GRAY_FROM_LAB = 4
 
 #: colour operations on the image's mean as they find it (the contrast on the gray mean, the
 #: shift by the mean, ISONoise on the lightness's standard deviation, FancyPCA on the channels'
@@ -786,6 +789,9 @@ def _colour_ops(colour: np.ndarray, items: int, dt: np.dtype, channels: int, wo:
                                 (COL_SNOW_TEX, "COL_SNOW_TEX", "OpenCV's 8-bit HSV")):
             if code in present and (ops[:, :, 0] == code).any():
                 raise ValueError(f"{name} takes uint8 or float32 images ({why}), got uint16")
+        if COL_GRAY in present and table_readers(ops).any():
+            raise ValueError("COL_GRAY's method 4 takes uint8 or float32 images (OpenCV's 8-bit "
+                             "Lab), got uint16")
     return colour
 
 
@@ -801,6 +807,8 @@ def _colour_sized(ops: np.ndarray, channels: int, wo: int, ho: int,
         _check_spatter(ops, channels, wo, ho, table)
     if COL_FDA in present:
         _check_fda(ops, channels, wo, ho, table)
+    if COL_GRAY in present:
+        _check_lab_gray(ops, table)
 
 
 def _data_after(ops: np.ndarray, I: np.ndarray, J: np.ndarray,
@@ -1534,6 +1542,14 @@ def paste_ops(x: int, y: int, w: int, h: int, offset: int) -> np.ndarray:
     return op
 
 
+def table_readers(ops: np.ndarray) -> np.ndarray:
+    """Which operations of ``ops`` ((items, k, COLOUR_WORDS)) read the call's colour table:
+    those of :data:`COLOUR_TABLE_OPS`, and COL_GRAY of method :data:`GRAY_FROM_LAB`."""
+    code, how = ops[:, :, 0], ops[:, :, 4]
+    return (code == COLOUR_TABLE_OPS[0]) | (code == COLOUR_TABLE_OPS[1]) | \
+        ((code == COL_GRAY) & (how >= GRAY_FROM_LAB) & (how < GRAY_FROM_LAB + 1))
+
+
 def table_places(prog: np.ndarray, start: int) -> np.ndarray:
     """``prog`` ((items, k * COLOUR_WORDS), checked) with the distance to the call's colour
     table of each operation that reads it (:data:`COLOUR_TABLE_OPS`) in words 9 and 10
@@ -1541,7 +1557,7 @@ def table_places(prog: np.ndarray, start: int) -> np.ndarray:
     operations more (the device's areas)."""
     items = prog.shape[0]
     ops = prog.reshape(items, -1, COLOUR_WORDS)
-    I, J = np.nonzero(np.isin(ops[:, :, 0], COLOUR_TABLE_OPS))
+    I, J = np.nonzero(table_readers(ops))
     out = ops.copy()
     _place_words(out, I, J, start)
     return out.reshape(items, -1)
@@ -1626,6 +1642,30 @@ def _check_spatter(ops: np.ndarray, channels: int, wo: int, ho: int,
             checked.add(first)
             if not np.isfinite(table[first:first + wo * ho]).all():
                 raise ValueError(f"{where}'s layer must be finite")
+
+
+def _check_lab_gray(ops: np.ndarray, table: np.ndarray | None) -> None:
+    """Every COL_GRAY of method :data:`GRAY_FROM_LAB` of ``ops`` ((items, k, COLOUR_WORDS))
+    as colour.h's wk_lab_gray8 reads it, or a ValueError: its table (engine.lab.gray_table's
+    layout, GRAY_TABLE_SIZE values) inside the call's colour table ``table`` from the offset in
+    words 6 and 7 (16-bit halves), finite."""
+    ops = ops[:, :, :8]
+    I, J = np.nonzero((ops[:, :, 0] == COL_GRAY) & (ops[:, :, 4] >= GRAY_FROM_LAB) &
+                      (ops[:, :, 4] < GRAY_FROM_LAB + 1))
+    size = 0 if table is None else len(table)
+    for first in {(float(ops[i, j, 6]), float(ops[i, j, 7]), i, j)
+                  for i, j in zip(I.tolist(), J.tolist())}:
+        hi, lo, i, j = first
+        ok = all(_whole(v) and 0 <= v < 65536 for v in (hi, lo))
+        at = int(hi) * 65536 + int(lo) if ok else 0
+        if not ok or at + lab.GRAY_TABLE_SIZE > size:
+            raise ValueError(f"colour[{i}]'s operation {j}: COL_GRAY's L table (method 4) of "
+                             f"{lab.GRAY_TABLE_SIZE} values runs past the call's colour table from "
+                             f"the offset in words 6 and 7 (16-bit halves, got {hi:g} and "
+                             f"{lo:g}), which holds {size}")
+        if not np.isfinite(table[at:at + lab.GRAY_TABLE_SIZE]).all():
+            raise ValueError(f"colour[{i}]'s operation {j}: COL_GRAY's L table (method 4) must "
+                             f"be finite")
 
 
 def match_data(counts: np.ndarray) -> np.ndarray:
@@ -1892,6 +1932,8 @@ def _again_codes(colour: np.ndarray) -> tuple[float, ...] | None:
     # (past the first 0, only 0s: the whole path checks the operations there too)
     if not _AGAIN_CODES.issuperset(codes[:n]) or any(codes[n:]):
         return None
+    if COL_GRAY in codes[:n] and table_readers(colour.reshape(1, -1, COLOUR_WORDS)).any():
+        return None  # (its table: the whole path checks it)
     return tuple(codes[:n])
 
 

@@ -165,6 +165,29 @@ def tables() -> np.ndarray:
     return out
 
 
+#: the largest Y of the 8-bit conversion (the linear value of 255, times the Y coefficients'
+#: sum, 4096, over 4096): colour.h's WK_LAB_YMAX
+LAB_YMAX = 255 * (1 << _GAMMA_SHIFT)
+#: the floats of :func:`gray_table`
+GRAY_TABLE_SIZE = 3 + 256 + LAB_YMAX + 1
+
+
+@functools.lru_cache(maxsize=1)
+def gray_table() -> np.ndarray:
+    """What colour.h's WK_COL_GRAY reads for L of OpenCV's 8-bit Lab (albumentations'
+    ``ToGray(method="from_lab")``), float32 values of :data:`GRAY_TABLE_SIZE`: Y's three
+    12-bit coefficients (R, G, B), the 256 levels' linear values (the gamma table), then L
+    (0 .. 255) of each Y 0 .. :data:`LAB_YMAX`, as :func:`rgb_to_lab` computes them."""
+    t = _tables()
+    y = np.arange(LAB_YMAX + 1)
+    light = np.clip(_descale(_L_SCALE * t["cbrt"][y] + _L_SHIFT, _LAB_SHIFT2), 0, 255)
+    out = np.concatenate([t["coeffs"][3:6], t["gamma"], light]).astype(np.float32)
+    assert len(out) == GRAY_TABLE_SIZE and t["gamma"].max() == LAB_YMAX
+    assert t["coeffs"][3:6].sum() == 1 << _LAB_SHIFT
+    out.flags.writeable = False
+    return out
+
+
 def _descale(v: np.ndarray, n: int) -> np.ndarray:
     return (v + (1 << (n - 1))) >> n
 
