@@ -114,7 +114,11 @@
  *                     M = w[1] times the standard deviation (N) over the peak. Clipped, integer
  *                     images rounded to the nearest level. A whole-image operation as
  *                     WK_COL_CONTRAST (colour_pass.cl's colour_mean sums the channels and their
- *                     products; colour_pca makes M once per item)
+ *                     products; colour_pca makes M once per item). w[5] = 1 (3 channels):
+ *                     albumentations' ToGray(method="pca") instead, every channel the pixel's
+ *                     projection on the first principal component (OpenCV's PCA: its Jacobi
+ *                     rotations' sign) scaled to [0, 1] by the image's least and largest
+ *                     (colour_pass.cl's cp_gray_pca), levels rounded
  *   WK_COL_UNSHARP    albumentations' UnsharpMask: B the image filtered as by WK_COL_BLUR of
  *                     radius w[1] (the weights of offsets 0 .. r in w[4 ..] and the WK_COL_DATA
  *                     operations after it), in float, not rounded; the mask m = |v - B| 255 /

@@ -577,6 +577,133 @@ inline void cp_pca_matrix(const float *t, const float *ref, float np, __global c
     }
 }
 
+/* ToGray(method="pca") (WK_COL_PCA mode 1, 3 channels): albumentations' cv2.PCACompute2 of
+ * the pixels, whose covariance (over N) cv::eigen solves by Jacobi's rotations (OpenCV's
+ * JacobiImpl_, step by step: the largest value's eigenvector keeps the sign they give it),
+ * then each pixel's projection on it taken to [0, 1] by the image's least and largest
+ * (cv2.normalize's NORM_MINMAX; a flat image 0). Into pm: the eigenvector (pm[0 .. 2]), the
+ * least projection and 1 / the spread (pm[3], pm[4]; 0 where flat), the means (pm[16 ..]) */
+#if PCA_DOUBLE
+#define JAC_EPS 0x1p-52 /* (OpenCV's numeric_limits<T>::epsilon) */
+#else
+#define JAC_EPS 0x1p-23f
+#endif
+
+/* the index of the largest |a[k][m]| of row k past the diagonal (m > k), and of column k
+ * above it (m < k): OpenCV's indR, indC (the first of equals) */
+inline int jac_row(pca_t a[3][3], int k) {
+    int m = k + 1;
+    for (int i = k + 2; i < 3; i++) if (fabs(a[k][m]) < fabs(a[k][i])) m = i;
+    return m;
+}
+inline int jac_col(pca_t a[3][3], int k) {
+    int m = 0;
+    for (int i = 1; i < k; i++) if (fabs(a[m][k]) < fabs(a[i][k])) m = i;
+    return m;
+}
+
+/* the eigenvalues w and eigenvectors (rows of v) of the symmetric a (its upper triangle), in
+ * descending order, as OpenCV's JacobiImpl_ gives them */
+inline void pca_jacobi(pca_t a[3][3], pca_t w[3], pca_t v[3][3]) {
+    const int n = 3;
+    int ind_r[3] = {0, 0, 0}, ind_c[3] = {0, 0, 0};
+    for (int k = 0; k < n; k++) {
+        for (int i = 0; i < n; i++) v[k][i] = i == k;
+        w[k] = a[k][k];
+        if (k < n - 1) ind_r[k] = jac_row(a, k);
+        if (k > 0) ind_c[k] = jac_col(a, k);
+    }
+    for (int iters = 0; iters < n * n * 30; iters++) {
+        /* the pivot (k, l): the largest of the rows' and columns' largest */
+        int k = 0, l;
+        pca_t mv = fabs(a[0][ind_r[0]]);
+        for (int i = 1; i < n - 1; i++)
+            if (mv < fabs(a[i][ind_r[i]])) { mv = fabs(a[i][ind_r[i]]); k = i; }
+        l = ind_r[k];
+        for (int i = 1; i < n; i++)
+            if (mv < fabs(a[ind_c[i]][i])) { mv = fabs(a[ind_c[i]][i]); k = ind_c[i]; l = i; }
+        const pca_t p = a[k][l];
+        if (fabs(p) <= JAC_EPS) break;
+        const pca_t y = (w[l] - w[k]) * (pca_t)0.5;
+        pca_t t = fabs(y) + hypot(p, y), s = hypot(p, t);
+        const pca_t c = t / s;
+        s = p / s;
+        t = (p / t) * p;
+        if (y < 0) { s = -s; t = -t; }
+        a[k][l] = 0;
+        w[k] -= t;
+        w[l] += t;
+        pca_t a0, b0;
+#define JAC_ROT(x, z) a0 = (x); b0 = (z); (x) = a0 * c - b0 * s; (z) = a0 * s + b0 * c
+        for (int i = 0; i < k; i++) { JAC_ROT(a[i][k], a[i][l]); }
+        for (int i = k + 1; i < l; i++) { JAC_ROT(a[k][i], a[i][l]); }
+        for (int i = l + 1; i < n; i++) { JAC_ROT(a[k][i], a[l][i]); }
+        for (int i = 0; i < n; i++) { JAC_ROT(v[k][i], v[l][i]); }
+#undef JAC_ROT
+        for (int j = 0; j < 2; j++) {
+            const int idx = j == 0 ? k : l;
+            if (idx < n - 1) ind_r[idx] = jac_row(a, idx);
+            if (idx > 0) ind_c[idx] = jac_col(a, idx);
+        }
+    }
+    for (int k = 0; k < n - 1; k++) { /* the selection sort, descending (the first largest) */
+        int m = k;
+        for (int i = k + 1; i < n; i++) if (w[m] < w[i]) m = i;
+        if (k != m) {
+            const pca_t t = w[m]; w[m] = w[k]; w[k] = t;
+            for (int i = 0; i < n; i++) { const pca_t u = v[m][i]; v[m][i] = v[k][i]; v[k][i] = u; }
+        }
+    }
+}
+
+/* a pixel's projection on the component (pm[0 .. 2]) about the means (pm[16 ..]), 8 at once:
+ * the same arithmetic for the scan that finds its bounds and for the apply */
+inline float8 cp_gray_pca_proj8(const float8 *v, __global const float *pm) {
+    return pm[0] * (v[0] - pm[16]) + pm[1] * (v[1] - pm[17]) + pm[2] * (v[2] - pm[18]);
+}
+
+/* ToGray pca's component, bounds and means for item b (sums t about ref, as FancyPCA's) */
+inline void cp_gray_pca(__global const X_T *restrict S, int Ho, int Wo, int b, const float *t,
+                        const float *ref, __global float *pm) {
+    const float np = (float)Ho * (float)Wo;
+    pca_t a[3][3], w[3], e[3][3];
+    for (int c = 0; c < 4; c++) pm[16 + c] = c < 3 ? ref[c] + t[c] / np : 0.0f;
+    int k = 4;
+    for (int c = 0; c < 3; c++)
+        for (int d = c; d < 3; d++, k++) {
+            a[c][d] = ((pca_t)t[k] - (pca_t)t[c] * (pca_t)t[d] / (pca_t)np) / (pca_t)np;
+            a[d][c] = a[c][d];
+        }
+    pca_jacobi(a, w, e);
+    for (int c = 0; c < 3; c++) pm[c] = (float)e[0][c];
+    float8 lo = INFINITY, hi = -INFINITY;
+    for (int y = 0; y < Ho; y++)
+        for (int x = 0; x < Wo; x += 8) {
+            const int n = Wo - x < 8 ? Wo - x : 8;
+            float8 v[4];
+            cp_load8(S, ((long)b * Ho + y) * Wo, x, n, v);
+            const float8 q = cp_gray_pca_proj8(v, pm);
+            const int8 live = (int8)(0, 1, 2, 3, 4, 5, 6, 7) < n;
+            lo = live ? fmin(lo, q) : lo;
+            hi = live ? fmax(hi, q) : hi;
+        }
+    const float4 l4 = fmin(lo.lo, lo.hi), h4 = fmax(hi.lo, hi.hi);
+    const float least = fmin(fmin(l4.x, l4.y), fmin(l4.z, l4.w));
+    const float most = fmax(fmax(h4.x, h4.y), fmax(h4.z, h4.w));
+    pm[3] = least;
+    pm[4] = most > least ? 1.0f / (most - least) : 0.0f;
+}
+
+/* ToGray pca on 8 pixels: the projection over the spread into the 3 channels, integer images
+ * rounded to a level of the peak (albumentations' from_float of cv2.normalize's float32) */
+inline void cp_gray_pca8(float8 *v, __global const float *pm) {
+    float8 g = wk_clamp8((cp_gray_pca_proj8(v, pm) - pm[3]) * pm[4], 0.0f, 1.0f);
+    if (WK_COL_INT) g = wk_rint8(g * WK_PEAK);
+    v[0] = g;
+    v[1] = g;
+    v[2] = g;
+}
+
 /* WK_COL_PCA on 8 pixels' channels, M and the means in pm */
 inline void cp_pca8(float8 *v, __global const float *pm) {
     const int C = CH;
@@ -604,6 +731,12 @@ __kernel void colour_pca(__global const X_T *restrict S, int Ho, int Wo,
     for (int g = 0; g < G; g++)
         for (int k = 0; k < 14; k++) t[k] += P[CP_PW * ((long)b * G + g) + k];
     cp_pca_ref(S, Ho, Wo, b, ref);
+#if CH == 3
+    if ((int)WK_COL_OF(b)[5] == 1) { /* (ToGray's: the engine takes it for 3 channels alone) */
+        cp_gray_pca(S, Ho, Wo, b, t, ref, PM + (long)b * CP_PM);
+        return;
+    }
+#endif
     cp_pca_matrix(t, ref, (float)Ho * (float)Wo, WK_COL_OF(b), PM + (long)b * CP_PM);
 }
 #endif
@@ -3198,6 +3331,11 @@ __kernel void colour_apply(__global const X_T *restrict S, int Ho, int Wo,
     __local float2 total;
 #if PCA
     const int pca = (int)op[0] == WK_COL_PCA;
+#if CH == 3
+    const int pca_gray = pca && (int)op[5] == 1; /* (ToGray's) */
+#else
+    const int pca_gray = 0;
+#endif
     __global const float *pm = PM + (long)b * CP_PM; /* its matrix and means (colour_pca) */
 #endif
 #if BLUR
@@ -3317,7 +3455,10 @@ __kernel void colour_apply(__global const X_T *restrict S, int Ho, int Wo,
 #endif
             cp_load8(S, row, xo, n, v);
 #if PCA
-        if (pca) cp_pca8(v, pm);
+        if (pca) {
+            if (pca_gray) cp_gray_pca8(v, pm);
+            else cp_pca8(v, pm);
+        }
 #endif
         /* (levels already, as wk_colour8 would make them: cp_load8 and the filters give them) */
         wk_colour8_ops(v, C, op, ncol, mean, (int2)(xo, yo), (int2)(Wo, Ho));

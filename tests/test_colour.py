@@ -25,6 +25,8 @@ PHOTOS = [skimage.data.astronaut(), skimage.data.coffee(), skimage.data.chelsea(
 
 #: ToGray of OpenCV's Lab (its table in the call's colour table)
 LAB_GRAY = (W.ToGray(method="from_lab", p=1), A.ToGray(method="from_lab", p=1))
+#: ToGray of the image's first principal component (a pass of its own after the warp)
+PCA_GRAY = (W.ToGray(method="pca", p=1), A.ToGray(method="pca", p=1))
 #: (warpkit transform, albumentations transform), fixed parameters, p = 1
 FIXED = [
     (W.RandomBrightnessContrast((0.15, 0.15), (0.3, 0.3), p=1),
@@ -46,6 +48,7 @@ FIXED = [
     (W.ToGray(method="desaturation", p=1), A.ToGray(method="desaturation", p=1)),
     (W.Posterize([(0, 0), (8, 8), (4, 4)], p=1), A.Posterize([(0, 0), (8, 8), (4, 4)], p=1)),
     LAB_GRAY,
+    PCA_GRAY,
     # ensure_safe_range: alpha narrowed to 1 - beta; a negative beta dropped; from the image's
     # mean (in the kernel); a negative alpha
     (W.RandomBrightnessContrast((0.15, 0.15), (0.3, 0.3), ensure_safe_range=True, p=1),
@@ -437,8 +440,10 @@ def test_small_cases_on_every_device_and_oclgrind(small_queue):
     parameters, within 1 level."""
     img = PHOTOS[1][100:117, 200:219].copy()
     # (every other one: RandomBrightnessContrast both ways, a gamma, two grays, an inversion;
-    # and the gray of OpenCV's Lab, which reads the call's colour table)
-    pairs = [(w, a) for w, a in FIXED if not isinstance(w, W.Posterize)][::2] + [LAB_GRAY]
+    # and the gray of OpenCV's Lab, which reads the call's colour table, and the principal
+    # component's, whose eigenvector's sign a device without doubles finds in float)
+    pairs = [(w, a) for w, a in FIXED if not isinstance(w, W.Posterize)][::2] + \
+        [LAB_GRAY, PCA_GRAY]
     geo = W.RandomAffine(degrees=30, size=(13, 21))
     for interpolation in ("linear", "cubic"):
         for im in (img, img.astype(np.float32) / 255):
@@ -494,6 +499,18 @@ def test_to_gray_methods_are_albumentations_level_for_level(method, queue):
     np.testing.assert_array_equal(pipe(image=gray, seed=0, queue=queue)["image"], gray)
 
 
+def _each_as_alone(step, queue) -> None:
+    """A ragged batch through ``step`` (p = 1/2: applied to some samples, not all) and a
+    resize: each sample as alone."""
+    batch = [PHOTOS[0][:60, :70], PHOTOS[1][:50, :90], PHOTOS[2][:64, :64]]
+    half = W.Compose([step, W.Resize(48, 40)])
+    outs = half(image=batch, seed=4, index=[0, 1, 2], queue=queue)
+    assert {s["steps"][0]["applied"] for s in outs["params"]} == {True, False}
+    for k, im in enumerate(batch):
+        alone = half(image=im, seed=4, index=k, queue=queue)["image"]
+        np.testing.assert_array_equal(outs["image"][k], alone)
+
+
 def test_to_gray_from_lab_is_opencvs_lightness(queue):
     """ToGray(method="from_lab") gives L of OpenCV's 8-bit Lab level for level on all 2^24
     colours (into the 3 channels; alpha kept), and albumentations' result on float32 (its
@@ -537,13 +554,7 @@ def test_to_gray_from_lab_is_opencvs_lightness(queue):
             diff = np.abs(got.astype(int) - want)
             assert diff.max() <= 1 and (diff > 0).mean() < 0.001, type(steps[0][0]).__name__
     # a batch, ragged and 1/2 applied: each sample as alone; the table once a call
-    batch = [PHOTOS[0][:60, :70], PHOTOS[1][:50, :90], PHOTOS[2][:64, :64]]
-    half = W.Compose([W.ToGray(method="from_lab", p=0.5), W.Resize(48, 40)])
-    outs = half(image=batch, seed=4, index=[0, 1, 2], queue=queue)
-    assert {s["steps"][0]["applied"] for s in outs["params"]} == {True, False}
-    for k, im in enumerate(batch):
-        alone = half(image=im, seed=4, index=k, queue=queue)["image"]
-        np.testing.assert_array_equal(outs["image"][k], alone)
+    _each_as_alone(W.ToGray(method="from_lab", p=0.5), queue)
     from warpkit.augment._colour import colour_program
     from warpkit.engine import lab
     prog = colour_program(pipe, [pipe.sample((9, 9), seed=0)] * 3, 3, np.uint8,
@@ -557,6 +568,67 @@ def test_to_gray_from_lab_is_opencvs_lightness(queue):
     ported = W.from_albumentations(A.Compose([A.ToGray(method="from_lab", p=0.3)]))
     assert ported.transforms[0].config()["method"] == "from_lab"
     assert repr(W.Compose.from_dict(ported.to_dict())) == repr(ported)
+
+
+def test_to_gray_pca_is_albumentations(queue):
+    """ToGray(method="pca"): the projection on the first principal component that OpenCV's
+    PCA finds (its Jacobi rotations give the eigenvector's sign), min-max scaled, within 1
+    level of albumentations (the same level but on a few pixels in 10^4) on 300 random crops
+    whose channels are mixed, copied, inverted (every sign albumentations gives), float32
+    within 1e-5; a flat image 0; after a contrast and before one (passes of their own), and
+    before a turn with passes="as_needed" (the turn then reads the gray image, as in two
+    calls); uint16 scaled to its peak; a batch's samples each as alone; 1 channel left as it
+    is, 2 and 4 refused by name; the port takes it and splits geometry after it."""
+    rng = np.random.default_rng(1)
+    pipe = W.Compose([PCA_GRAY[0]])
+    for k in range(300):
+        photo = PHOTOS[k % 3]
+        h, w = rng.integers(8, 120, 2)
+        y, x = rng.integers(0, photo.shape[0] - h), rng.integers(0, photo.shape[1] - w)
+        mix = np.eye(3) + rng.normal(0, 0.3, (3, 3)) * (k % 2)
+        img = np.clip(photo[y:y + h, x:x + w] @ mix.T, 0, 255).astype(np.uint8)
+        if k % 7 == 0:
+            img[..., 2] = img[..., 0]
+        if k % 11 == 0:
+            img[..., 1] = 255 - img[..., 1]
+        got = pipe(image=img, seed=0, queue=queue)["image"]
+        diff = np.abs(got.astype(int) - _albu(PCA_GRAY[1], img))
+        assert diff.max() <= 1 and (diff > 0).mean() < 0.01, k
+    for photo in PHOTOS:
+        f = photo.astype(np.float32) / 255
+        got = pipe(image=f, seed=0, queue=queue)["image"]
+        want = _albu(PCA_GRAY[1], f)
+        assert got.dtype == want.dtype and np.abs(got - want).max() <= 1e-5
+        wide = photo.astype(np.uint16) * 257
+        got = pipe(image=wide, seed=0, queue=queue)["image"]
+        assert got.dtype == np.uint16 and np.abs(got / 65535.0 - want).max() <= 2e-5
+    flat = np.full((9, 13, 3), 77, np.uint8)
+    np.testing.assert_array_equal(pipe(image=flat, seed=0, queue=queue)["image"], 0)
+    np.testing.assert_array_equal(_albu(PCA_GRAY[1], flat), 0)
+    contrast = (W.ColorJitter(0, (1.4, 1.4), 0, 0, p=1),
+                A.ColorJitter((1, 1), (1.4, 1.4), (1, 1), (0, 0), p=1))
+    for steps in ([contrast, PCA_GRAY], [PCA_GRAY, contrast]):
+        for photo in PHOTOS[:2]:
+            got = W.Compose([w for w, _ in steps])(image=photo, seed=0, queue=queue)["image"]
+            want = photo
+            for _, a in steps:
+                want = _albu(a, want)
+            diff = np.abs(got.astype(int) - want)  # (a level's difference times 1.4: 2)
+            assert diff.max() <= 2 and (diff > 0).mean() < 0.001
+    turn = W.Affine(rotate=20, p=1)
+    gray = pipe(image=PHOTOS[1], seed=0, queue=queue)["image"]
+    chained = W.Compose([turn])(image=gray, seed=0, queue=queue)["image"]
+    both = W.Compose([PCA_GRAY[0], turn], passes="as_needed")
+    np.testing.assert_array_equal(both(image=PHOTOS[1], seed=0, queue=queue)["image"], chained)
+    _each_as_alone(W.ToGray(method="pca", p=0.5), queue)
+    one = PHOTOS[0][..., 0].copy()
+    np.testing.assert_array_equal(pipe(image=one, seed=0, queue=queue)["image"], one)
+    for c in (2, 4):
+        with pytest.raises(ValueError, match=rf"ToGray\(method='pca'\) takes images of 3 "
+                                             rf"channels .* got {c}"):
+            pipe(image=np.zeros((8, 8, c), np.uint8), seed=0, queue=queue)
+    ported = W.from_albumentations(A.Compose([A.ToGray(method="pca", p=1), A.Rotate(p=1)]))
+    assert ported.transforms[0].config()["method"] == "pca" and ported.passes == "as_needed"
 
 
 def test_lab_gray_operations_are_checked(queue):
@@ -624,9 +696,8 @@ def test_safe_range_is_albumentations_own_rule():
 
 
 def test_refused_arguments():
-    with pytest.raises(ValueError, match="weighted_average.*'from_lab', got 'pca' "
-                                         r"\(pca's per-image"):
-        W.ToGray(method="pca")
+    with pytest.raises(ValueError, match="weighted_average.*'from_lab' or 'pca', got 'lab'"):
+        W.ToGray(method="lab")
     with pytest.raises(ValueError, match="num_output_channels=3.*1"):
         W.ToGray(num_output_channels=1)
     with pytest.raises(ValueError, match="num_bits.*\\[0, 8\\].*9"):

@@ -42,7 +42,8 @@ from ..engine.core import (COL_AFFINE as AFFINE, COL_AFFINE_MEAN as AFFINE_MEAN,
                            COL_CONV as CONV, COL_DATA as DATA, COL_DOWNSCALE as DOWNSCALE,
                            COL_GAMMA as GAMMA, COL_GRAY as GRAY, COL_HSV as HSV, COL_HUE as HUE,
                            COL_MEDIAN as MEDIAN,
-                           COL_MOTION as MOTION, COL_NOISE as NOISE, COL_POSTERIZE as POSTERIZE,
+                           COL_MOTION as MOTION, COL_NOISE as NOISE, COL_PCA as PCA,
+                           COL_POSTERIZE as POSTERIZE,
                            COL_SATURATE as SATURATE, COL_SHUFFLE as SHUFFLE,
                            COL_SOLARIZE as SOLARIZE, COLOUR_WORDS as WORDS, GRAY_FROM_LAB,
                            colour_peak, split, with_table)
@@ -264,18 +265,22 @@ class ToGray(ColourTransform):
         [[136, 136, 136], [182, 182, 182]]
     """
 
-    commutes = True  # (a function of each pixel's value)
+    @property
+    def commutes(self) -> bool:  # type: ignore[override]
+        """A function of each pixel's value, but for pca's statistics of the image."""
+        return self.method != "pca"
 
-    #: the methods taken, as the kernel's operation numbers them (kernels_cl/colour.h)
+    #: the methods taken, as the kernel's operation numbers them (kernels_cl/colour.h; pca:
+    #: a COL_PCA of mode 1, kernels_cl/colour_pass.cl)
     METHODS = {"weighted_average": 0, "average": 1, "max": 2, "desaturation": 3,
-               "from_lab": GRAY_FROM_LAB}
+               "from_lab": GRAY_FROM_LAB, "pca": -1}
 
     def __init__(self, num_output_channels: int = 3, method: str = "weighted_average",
                  p: float = 0.5) -> None:
         super().__init__(p)
         if method not in self.METHODS:
             raise ValueError(f"ToGray supports method={' or '.join(map(repr, self.METHODS))}, "
-                             f"got {method!r} (pca's per-image components are not offered)")
+                             f"got {method!r}")
         if num_output_channels != 3:
             raise ValueError(f"ToGray supports num_output_channels=3 (the image keeps its "
                              f"channels), got {num_output_channels!r}")
@@ -290,7 +295,11 @@ class ToGray(ColourTransform):
             raise ValueError(f"ToGray(method={self.method!r}) takes images of 3 channels "
                              f"(albumentations makes 3 of all {channels}; warpkit keeps an "
                              f"image's channels), got {channels}")
-        return [[GRAY, 0.299, 0.587, 0.114, float(how)]] if channels >= 3 else []
+        if channels < 3:
+            return []
+        if how < 0:  # (pca: FancyPCA's pass in its gray mode)
+            return [[PCA, 0.0, 0.0, 0.0, 0.0, 1.0]]
+        return [[GRAY, 0.299, 0.587, 0.114, float(how)]]
 
     def call_colour_ops(self, params: dict, channels: int, peak: float, size: tuple[int, int],
                         passed: dict, memo: dict) -> list[list[float]]:

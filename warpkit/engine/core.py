@@ -778,6 +778,10 @@ def _colour_ops(colour: np.ndarray, items: int, dt: np.dtype, channels: int, wo:
     present = present_codes(ops)
     _check_filters(ops, present)
     _check_matching(ops, channels, present)
+    if COL_PCA in present and channels != 3 and \
+            ((ops[:, :, 0] == COL_PCA) & (ops[:, :, 5] == 1)).any():
+        raise ValueError(f"COL_PCA's mode 1 (ToGray's) takes images of 3 channels, got "
+                         f"{channels}")
     if wo:
         _colour_sized(ops, channels, wo, ho, getattr(colour, "table", None), present)
     if dt == np.uint16:  # the operations on 8-bit levels
@@ -1348,10 +1352,12 @@ def _check_filters(ops: np.ndarray, present: frozenset[int] | None = None) -> No
             raise ValueError(f"colour[{i}]'s operation {j}: COL_SHOT's scale must be a finite "
                              f"number >= {MIN_SHOT_SCALE:g}, got {scale:g}")
     for i, j in zip(*at(COL_PCA)):
-        alphas = ops[i, j, 1:5]
-        if not np.isfinite(alphas).all():
-            raise ValueError(f"colour[{i}]'s operation {j}: COL_PCA's weights must be finite, "
-                             f"got {alphas.tolist()}")
+        alphas, mode = ops[i, j, 1:5], float(ops[i, j, 5])
+        if not np.isfinite(alphas).all() or mode not in (0, 1):
+            raise ValueError(f"colour[{i}]'s operation {j}: COL_PCA's weights must be finite "
+                             f"and its mode (word 5) 0 or 1, got {alphas.tolist()} and "
+                             f"{mode:g}")
+
     for i, j in zip(*at(COL_PIXDROP)):
         prob = float(ops[i, j, 4])
         if not 0 <= prob <= 1:
