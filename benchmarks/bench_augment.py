@@ -483,8 +483,9 @@ def blur_runs(data, have_alb: bool) -> dict:
     PlasmaShadow, AdditiveNoise (Beta per pixel), ISONoise, SaltAndPepper, ShotNoise, PixelDropout,
     GridDropout, Downscale (and with cv2.INTER_AREA down, INTER_LINEAR up) and ImageCompression
     at p=1, their defaults; ToSepia,
-    PlanckianJitter, RandomToneCurve, MultiplicativeNoise and ChannelDropout at p=0.5, in the warp's store), albumentations doing the same (each such row
-    has its own albumentations peer)."""
+    PlanckianJitter, RandomToneCurve, MultiplicativeNoise and ChannelDropout at p=0.5, in the warp's store; ToGray's from_lab
+    and pca at p=1), albumentations doing the same (each such row has its own albumentations
+    peer)."""
     import warpkit.augment as W
     from warpkit.augment import (CLAHE, AdvancedBlur, AutoContrast, Blur, ChromaticAberration,
                                  Defocus, Downscale, Equalize, GaussianBlur, GridDropout,
@@ -545,6 +546,8 @@ def blur_runs(data, have_alb: bool) -> dict:
             [Downscale(interpolation_pair=AREA_LINEAR, p=1)],
         "warpkit, geometry and ImageCompression on every sample": [ImageCompression(p=1)],
         "warpkit, geometry and 5 pixel transforms (p=0.5)": pixel(W),
+        "warpkit, geometry and ToGray from_lab on every sample": [W.ToGray(method="from_lab", p=1)],
+        "warpkit, geometry and ToGray pca on every sample": [W.ToGray(method="pca", p=1)],
         "warpkit, geometry alone": []},
         (lambda A: [A.GaussianBlur(p=0.5)]) if have_alb else None,
         {"warpkit, geometry and blur on every sample": lambda A: [A.GaussianBlur(p=1)],
@@ -593,7 +596,11 @@ def blur_runs(data, have_alb: bool) -> dict:
              lambda A: [A.Downscale(interpolation_pair=AREA_LINEAR, p=1)],
          "warpkit, geometry and ImageCompression on every sample":
              lambda A: [A.ImageCompression(p=1)],
-         "warpkit, geometry and 5 pixel transforms (p=0.5)": pixel})
+         "warpkit, geometry and 5 pixel transforms (p=0.5)": pixel,
+         "warpkit, geometry and ToGray from_lab on every sample":
+             lambda A: [A.ToGray(method="from_lab", p=1)],
+         "warpkit, geometry and ToGray pca on every sample":
+             lambda A: [A.ToGray(method="pca", p=1)]})
 
 
 def detection_runs(data, have_alb: bool) -> dict:

@@ -430,8 +430,13 @@
 #define WK_COLG_FLARE_PB 65536 /* WK_COL_FLARE_PB */
 #define WK_COLG_PASTE 131072 /* WK_COL_PASTE */
 #define WK_COLG_SPATTER 262144 /* WK_COL_SPATTER */
+/* WK_COL_GRAY's method 4 (OpenCV's Lab, wk_lab_gray8): its table lookups inlined into every
+ * build made every warp with colour 5-9x slower on PoCL (GaussNoise 17 -> 86 ms, CoarseDropout
+ * 13 -> 120 ms, ToGray's weighted average 11 -> 84 ms a batch of 64, Zen 4); out of line and
+ * in a group of its own, none of them moves */
+#define WK_COLG_LAB 524288
 #ifndef WK_COL_HEAVY
-#define WK_COL_HEAVY (2 * WK_COLG_SPATTER - 1) /* every group */
+#define WK_COL_HEAVY (2 * WK_COLG_LAB - 1) /* every group */
 #endif
 /* the largest Poisson count WK_COL_SHOT draws: its mean is at most 50 (engine.core refuses
  * scales below MIN_SHOT_SCALE); a count of 150 or more has a chance below 1e-25 */
@@ -1555,26 +1560,28 @@ inline __attribute__((always_inline)) void wk_spatter8(float8 *v, __global const
  * coefficients' sum, 4096, over 4096): the last entry of WK_COL_GRAY's L table */
 #define WK_LAB_YMAX 2040
 
-/* WK_COL_GRAY's w[4] = 4 on 8 pixels: L of OpenCV's 8-bit Lab (RGB2Lab_b: Y from the levels'
- * linear values, rounded from 12 bits, then its L from the table; engine.lab.gray_table),
- * as levels, or over 255 for float values (whose levels are rint(255 v), clipped) */
-inline __attribute__((always_inline)) float8 wk_lab_gray8(const float8 *v, __global const float *op) {
+#if WK_COL_HEAVY & WK_COLG_LAB
+/* WK_COL_GRAY's w[4] = 4 on 8 pixels' R, G, B: L of OpenCV's 8-bit Lab (RGB2Lab_b: Y from the
+ * levels' linear values, rounded from 12 bits, then its L from the table;
+ * engine.lab.gray_table), as levels, or over 255 for float values (whose levels are
+ * rint(255 v), clipped). Out of line (WK_COLG_LAB) */
+__attribute__((noinline)) float8 wk_lab_gray8(float8 r, float8 g, float8 b, __global const float *op) {
     __global const float *T = WK_COL_AREA(op) + ((long)op[6] * 65536 + (long)op[7]);
-    float8 y = (float8)0.0f;
-    for (int c = 0; c < 3; c++) {
 #if WK_COL_INT
-        const float8 q = wk_clamp8(v[c], 0.0f, 255.0f);
+#define WK_LAB_Q(x) CV(wk_clamp8(x, 0.0f, 255.0f), int8)
 #else
-        const float8 q = wk_clamp8(wk_rint8(v[c] * 255.0f), 0.0f, 255.0f);
+#define WK_LAB_Q(x) CV(wk_clamp8(wk_rint8((x) * 255.0f), 0.0f, 255.0f), int8)
 #endif
-        /* (sums below 2^24: exact in float) */
-        y += T[c] * WK_AT8(T + 3, convert_int8(q));
-    }
-    const int8 yi = convert_int8(wk_clamp8(wk_floor8((y + 2048.0f) * (1.0f / 4096.0f)), 0.0f,
-                                           (float)WK_LAB_YMAX));
+    /* (sums below 2^24: exact in float) */
+    const float8 y = T[0] * WK_AT8(T + 3, WK_LAB_Q(r)) + T[1] * WK_AT8(T + 3, WK_LAB_Q(g)) +
+                     T[2] * WK_AT8(T + 3, WK_LAB_Q(b));
+#undef WK_LAB_Q
+    const int8 yi = CV(wk_clamp8(wk_floor8((y + 2048.0f) * (1.0f / 4096.0f)), 0.0f,
+                                 (float)WK_LAB_YMAX), int8);
     const float8 l = WK_AT8(T + 3 + 256, yi);
     return WK_COL_INT ? l : wk_over8(l, 255.0f);
 }
+#endif
 
 /* the C (<= 4) channels v[0 .. C - 1] of 8 pixels through the n operations at op (mean: the
  * image's gray mean and the mean of all its values, for the whole-image operations; at, dims:
@@ -1593,9 +1600,12 @@ inline __attribute__((always_inline)) void wk_colour8_ops(float8 *v, int C, __gl
             if (C >= 3) {
                 const int how = (int)op[4];
                 float8 y;
+#if WK_COL_HEAVY & WK_COLG_LAB
                 if (how == 4) {
-                    y = wk_lab_gray8(v, op);
-                } else if (how == 0) {
+                    y = wk_lab_gray8(v[0], v[1], v[2], op);
+                } else
+#endif
+                if (how == 0) {
                     y = op[1] * v[0] + op[2] * v[1] + op[3] * v[2];
 #if WK_COL_INT
                     y = wk_floor8(y + 0.5f);

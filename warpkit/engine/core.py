@@ -443,6 +443,8 @@ _COLOUR_GROUP[COL_SNOW_TEX] = COLG_SNOW
 _COLOUR_GROUP[COL_FLARE_PB] = COLG_FLARE_PB
 _COLOUR_GROUP[COL_PASTE] = 131072  # (WK_COLG_PASTE)
 _COLOUR_GROUP[COL_SPATTER] = 262144  # (WK_COLG_SPATTER)
+#: COL_GRAY of method GRAY_FROM_LAB's group (WK_COLG_LAB): COL_GRAY's others are in every build
+_COLG_LAB = 524288
 _COLOUR_GROUP[COL_FRAME] = _COLOUR_GROUP[COL_HOLE]  # (WK_COLG_HOLE)
 _COLOUR_GROUP[COL_HESTAIN] = _COLOUR_GROUP[COL_MATRIX]  # (the tone group: ToSepia's matrix)
 #: the median's 5x5 and 7x7 networks (WK_COLG_MED5, WK_COLG_MED7): in the builds whose items
@@ -497,6 +499,9 @@ def colour_groups(passes: list[np.ndarray]) -> tuple[int, ...]:
         ops = p.reshape(p.shape[0], -1, COLOUR_WORDS)
         codes = ops[:, :, 0].astype(np.int64)
         groups = _COLOUR_GROUP[np.clip(codes, 0, COL_FRAME)]
+        lab = table_readers(ops) & (codes == COL_GRAY)  # (OpenCV's Lab: a group of its own)
+        if lab.any():
+            groups[lab] |= _COLG_LAB
         median = codes == COL_MEDIAN  # its 5x5 and 7x7 networks: groups of their own
         if median.any():
             groups[median] |= np.select([ops[:, :, 1][median] == 5, ops[:, :, 1][median] == 7],
