@@ -133,9 +133,6 @@ def test_each_ported_transform_gives_albumentations_result(theirs, queue):
                                             r"\(the dtype's peak\) or a finite number > 0"),
     ([A.ToFloat(max_value=-1)], {}, r"ToFloat's max_value must be None"),
     ([A.Normalize(), A.ColorJitter()], {}, r"ColorJitter after Normalize is not supported"),
-    ([A.HorizontalFlip()], {"keypoint_params": A.KeypointParams(format="xya",
-                                                                angle_in_degrees=False)},
-     r"KeypointParams\(angle_in_degrees=False\) is not supported"),
     ([A.HorizontalFlip()], {"bbox_params": A.BboxParams(format="pascal_voc",
                                                         label_fields=["image"])},
      r"label_fields: 'image' is a call's own keyword"),
@@ -829,3 +826,59 @@ def test_why_pixel_distribution_adaptation_is_not_ported():
             f = t(image=img.astype(np.float32) / 255,
                   pda_metadata=[ref.astype(np.float32) / 255])["image"]
             assert f.mean() > max(img.mean(), ref.mean()) / 255 + 0.3
+
+
+def test_keypoint_angles_in_radians_are_albumentations():
+    """KeypointParams(angle_in_degrees=False): a port gives albumentations' radians (modulo a
+    turn: warpkit wraps angles into (-pi, pi], albumentations into [0, 2 pi)) and positions
+    through flips and turns; a warpkit Compose(angle_in_degrees=False) gives its
+    degrees' results in radians, for rows as lists, tuples and float32 arrays, batches, a
+    pipeline in two passes and Mosaic's metadata items, without touching the caller's arrays;
+    kept by to_dict."""
+    img = np.zeros((100, 120, 3), np.uint8)
+    kp = np.array([[10, 20, 0.5, 2.0], [50, 60, 3.0, 1.0], [30, 40, 6.1, 1.5]])
+    for steps in ([A.Affine(rotate=(30, 30), p=1)], [A.HorizontalFlip(p=1)],
+                  [A.Rotate(limit=(-20, -20), p=1)],
+                  [A.VerticalFlip(p=1), A.Rotate(limit=(90, 90), p=1)]):
+        theirs = A.Compose(steps, keypoint_params=A.KeypointParams(
+            "xyas", angle_in_degrees=False, remove_invisible=False))
+        want = theirs(image=img, keypoints=kp)["keypoints"]
+        ours = W.from_albumentations(theirs)
+        assert ours.angle_in_degrees is False
+        got = np.asarray(ours(image=img, keypoints=kp, seed=0)["keypoints"])
+        turn = np.angle(np.exp(1j * (got[:, 2] - want[:, 2])))
+        assert np.abs(turn).max() < 1e-5 and np.abs(got[:, [0, 1, 3]] - want[:, [0, 1, 3]]).max() < 1e-3
+        assert -np.pi < got[:, 2].min() and got[:, 2].max() <= np.pi
+    steps = [W.Affine(rotate=(25, 25), p=1), W.GaussianBlur(p=1), W.HorizontalFlip(p=1)]
+    rad = W.Compose(steps, keypoint_format="xysa", angle_in_degrees=False, passes="as_needed")
+    deg = W.Compose(steps, keypoint_format="xysa", passes="as_needed")
+    assert rad.pass_starts == (2,)  # (two passes: the blur before the flip)
+    assert W.Compose.from_dict(rad.to_dict()).angle_in_degrees is False
+    assert W.Compose(steps, keypoint_params=W.KeypointParams("xya", angle_in_degrees=False)) \
+        .angle_in_degrees is False
+    rows = kp[:, [0, 1, 3, 2]]  # (x, y, scale, angle)
+    in_degrees = rows.copy()
+    in_degrees[:, 3] = np.degrees(rows[:, 3])
+    want = deg(image=img, keypoints=in_degrees, seed=3)["keypoints"]
+    want[:, 3] = np.radians(want[:, 3])
+    for given in (rows, rows.astype(np.float32), rows.tolist(), [tuple(r) for r in rows]):
+        kept = np.array(given, dtype=object)
+        got = rad(image=img, keypoints=given, seed=3)["keypoints"]
+        tol = 1e-5 if np.asarray(given).dtype == np.float32 else 1e-12
+        np.testing.assert_allclose(got, want, atol=tol)
+        np.testing.assert_array_equal(np.array(given, dtype=object), kept)  # untouched
+    batch = rad(image=np.stack([img, img]), keypoints=[rows, rows[:2]], seed=3, index=[0, 0])
+    np.testing.assert_allclose(batch["keypoints"][0], want, atol=1e-12)
+    np.testing.assert_allclose(batch["keypoints"][1], want[:2], atol=1e-12)
+    # Mosaic's other images' keypoints are in radians too
+    mosaic = [W.Mosaic(target_size=(64, 64), cell_shape=(50, 50), p=1)]
+    meta = [{"image": img[:70, :80], "keypoints": rows[:2]}, {"image": img[:60, :90],
+                                                               "keypoints": rows[1:]}]
+    meta_deg = [{**m, "keypoints": np.c_[m["keypoints"][:, :3], np.degrees(m["keypoints"][:, 3])]}
+                for m in meta]
+    got = W.Compose(mosaic, keypoint_format="xysa", angle_in_degrees=False)(
+        image=img, keypoints=rows, mosaic_metadata=meta, seed=1)["keypoints"]
+    ref = W.Compose(mosaic, keypoint_format="xysa")(
+        image=img, keypoints=in_degrees, mosaic_metadata=meta_deg, seed=1)["keypoints"]
+    assert len(ref) > 2
+    np.testing.assert_allclose(got, np.c_[ref[:, :3], np.radians(ref[:, 3])], atol=1e-12)

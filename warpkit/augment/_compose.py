@@ -49,7 +49,7 @@ _BOX_ARGS = {"box_format": "format", "label_fields": "label_fields",
              "max_accept_ratio": "max_accept_ratio", "clip_boxes": "clip",
              "filter_invalid_boxes": "filter_invalid_bboxes"}
 _KEYPOINT_ARGS = {"keypoint_format": "format", "keypoint_label_fields": "label_fields",
-                  "remove_invisible": "remove_invisible"}
+                  "remove_invisible": "remove_invisible", "angle_in_degrees": "angle_in_degrees"}
 
 
 def _target_params(given: dict, params: Any, cls: type, names: dict, defaults: dict) -> Any:
@@ -213,6 +213,9 @@ class Compose(Resampling, Transform):
             ``"xyz"`` (``z`` passes through). Rows of another length are refused.
         keypoint_label_fields: the names of the fields with one label per keypoint, filtered in
             step with them (with ``remove_invisible``).
+        angle_in_degrees: whether a keypoint's angle column (``"a"``) is in degrees (default)
+            or, False, in radians, in and out (albumentations' ``KeypointParams`` of the same
+            name; the results in [0, 2 pi)), Mosaic's metadata items' keypoints too.
         bbox_params, keypoint_params: the box and keypoint arguments above as albumentations
             gives them: a :class:`BboxParams` / :class:`KeypointParams` (warpkit's or
             albumentations' own) or a dict of its arguments; not together with those
@@ -345,7 +348,7 @@ class Compose(Resampling, Transform):
                  save_applied_params: bool = False, mask_layout: str = "HWC",
                  passes: str = "one", edges: str = "output", tensors: bool = False,
                  max_pixel_value: float | None = None, target_types: str = "arrays",
-                 normalization: str = "standard") -> None:
+                 normalization: str = "standard", angle_in_degrees: bool | None = None) -> None:
         super().__init__(p)
         if seed is not None:
             raise ValueError("Compose(seed=...) is not kept: warpkit draws from the (seed, epoch, "
@@ -396,14 +399,15 @@ class Compose(Resampling, Transform):
                              {"box_format": "xyxy", "label_fields": ("labels",)})
         point = _target_params({"keypoint_format": keypoint_format,
                                 "keypoint_label_fields": keypoint_label_fields,
-                                "remove_invisible": remove_invisible},
+                                "remove_invisible": remove_invisible,
+                                "angle_in_degrees": angle_in_degrees},
                                keypoint_params, KeypointParams, _KEYPOINT_ARGS, {})
         self.mask_fill = number(mask_fill, "mask_fill")
         (self.box_format, self.label_fields, self.min_visibility, self.min_area,
          self.min_width, self.min_height, self.max_accept_ratio, self.clip_boxes,
          self.filter_invalid_boxes) = (getattr(box, k) for k in _BOX_ARGS.values())
-        self.keypoint_format, self.keypoint_label_fields, self.remove_invisible = (
-            getattr(point, k) for k in _KEYPOINT_ARGS.values())
+        (self.keypoint_format, self.keypoint_label_fields, self.remove_invisible,
+         self.angle_in_degrees) = (getattr(point, k) for k in _KEYPOINT_ARGS.values())
         self.additional_targets = additional(additional_targets)
         names = [*self.label_fields, *self.keypoint_label_fields, *self.additional_targets]
         twice = sorted({n for n in names if names.count(n) > 1})
@@ -513,7 +517,8 @@ class Compose(Resampling, Transform):
                 **({"normalization": self.normalization} if self.normalization != "standard"
                    else {}),
                 **({"passes": self.passes} if self.passes != "one" else {}),
-                **({"edges": self.edges} if self.edges != "output" else {})}
+                **({"edges": self.edges} if self.edges != "output" else {}),
+                **({"angle_in_degrees": False} if not self.angle_in_degrees else {})}
 
     def call_keys(self) -> tuple[str, ...]:
         """The names a call takes as targets: the built-in ones, the label fields and the

@@ -429,6 +429,46 @@ def _channels_first_mask(x: Any, lead: int) -> Any:
     return np.moveaxis(x, -1, -3) if x.ndim == 3 + lead else x
 
 
+def _radian_column(pipe) -> int | None:
+    """The keypoints' angle column where a pipeline takes it in radians
+    (``angle_in_degrees=False``), else None."""
+    fmt = pipe.keypoint_format
+    return fmt.index("a") if "a" in fmt and not pipe.angle_in_degrees else None
+
+
+def _with_angles(value: Any, col: int, convert: Callable) -> Any:
+    """Keypoints as a call takes or gives them (one sample's rows, or a batch's: arrays, lists
+    or tuples, nested) with column ``col`` through ``convert`` (np.degrees, np.radians), the
+    nesting kept; anything else (refused later, by the keypoints' own checks) as it is."""
+    if isinstance(value, np.ndarray):
+        if value.dtype.kind in "fiu" and value.ndim >= 2 and value.shape[-1] > col:
+            out = value.astype(np.result_type(value.dtype, np.float64))
+            out[..., col] = convert(out[..., col])
+            return out
+        return [_with_angles(v, col, convert) for v in value] if value.dtype == object \
+            else value
+    if isinstance(value, (list, tuple)):
+        if value and all(isinstance(v, numbers.Real) and not isinstance(v, bool)
+                         for v in value):  # a row
+            return type(value)(float(convert(v)) if k == col else v
+                               for k, v in enumerate(value)) if len(value) > col else value
+        return type(value)(_with_angles(v, col, convert) for v in value)
+    return value
+
+
+def _radians_in(pipe, t, col: int) -> None:
+    """A call's keypoints (and its Mosaic's metadata items') angle column from radians to
+    degrees, in new objects (the caller's are not touched)."""
+    for name, value in t.keypoints.items():
+        t.keypoints[name] = _with_angles(value, col, np.degrees)
+    key = None if pipe.mosaic is None else pipe.mosaic.metadata_key
+    meta = t.passed.get(key) if key is not None else None
+    if isinstance(meta, (list, tuple)):
+        t.passed[key] = [{**item, "keypoints": _with_angles(item["keypoints"], col, np.degrees)}
+                         if isinstance(item, dict) and item.get("keypoints") is not None
+                         else item for item in meta]
+
+
 def apply(pipe, given: dict, *, seed, index, epoch, params, queue, out=None) -> dict:
     """A pipeline call: ``given`` its targets by name (the call's own keywords and the others
     it was passed), the rest its options."""
@@ -444,6 +484,9 @@ def apply(pipe, given: dict, *, seed, index, epoch, params, queue, out=None) -> 
             group[name], flag = _torch_in(value, name, chw)
             if flag:
                 torch_keys[name] = chw and pipe.layout == "HWC"
+    angle = _radian_column(pipe)
+    if angle is not None:  # (angles in radians: degrees within the call)
+        _radians_in(pipe, t, angle)
     image_names = list(t.images)  # (images= among them, before its frames are split)
     if pipe.normalization != "standard" and "images" in image_names:
         raise ValueError(f"normalization={pipe.normalization!r} normalises each image by its "
@@ -476,6 +519,9 @@ def apply(pipe, given: dict, *, seed, index, epoch, params, queue, out=None) -> 
                 for d in step.overlay_data(p)]
                for params in ([res["params"]] if single else res["params"])]
         res["overlay_data"] = per[0] if single else per
+    if angle is not None:
+        for name in t.keypoints:
+            res[name] = _with_angles(res[name], angle, np.radians)
     for name, chw in torch_keys.items():
         res[name] = _tensor_image(res[name], 0, not chw)
     for name, value in as_given.items():

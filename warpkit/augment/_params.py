@@ -126,7 +126,8 @@ class KeypointParams:
             with the keypoints.
         remove_invisible: drop keypoints that leave the output (else keep them all, in order,
             with ``out["keypoints_visible"]``).
-        angle_in_degrees: must be True: warpkit's angles are degrees.
+        angle_in_degrees: whether the angle column is in degrees (default) or in radians, in
+            and out.
         check_each_transform: taken for albumentations' sake; checked once, on the output.
 
     Example:
@@ -143,10 +144,7 @@ class KeypointParams:
         self.format = _format(format, KEYPOINT_FORMATS, "keypoint")
         self.label_fields = _names(label_fields, "label_fields")
         self.remove_invisible = flag(remove_invisible, "remove_invisible")
-        if not flag(angle_in_degrees, "angle_in_degrees"):
-            raise ValueError("KeypointParams(angle_in_degrees=False) is not supported: warpkit's "
-                             "keypoint angles are in degrees")
-        self.angle_in_degrees = True
+        self.angle_in_degrees = flag(angle_in_degrees, "angle_in_degrees")
         self.check_each_transform = flag(check_each_transform, "check_each_transform")
 
     @classmethod
