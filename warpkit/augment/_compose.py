@@ -215,7 +215,8 @@ class Compose(Resampling, Transform):
             step with them (with ``remove_invisible``).
         angle_in_degrees: whether a keypoint's angle column (``"a"``) is in degrees (default)
             or, False, in radians, in and out (albumentations' ``KeypointParams`` of the same
-            name; the results in [0, 2 pi)), Mosaic's metadata items' keypoints too.
+            name; results wrapped into (-pi, pi] as degrees into (-180, 180]), Mosaic's
+            metadata items' keypoints too.
         bbox_params, keypoint_params: the box and keypoint arguments above as albumentations
             gives them: a :class:`BboxParams` / :class:`KeypointParams` (warpkit's or
             albumentations' own) or a dict of its arguments; not together with those

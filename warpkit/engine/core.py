@@ -1362,7 +1362,6 @@ def _check_filters(ops: np.ndarray, present: frozenset[int] | None = None) -> No
             raise ValueError(f"colour[{i}]'s operation {j}: COL_PCA's weights must be finite "
                              f"and its mode (word 5) 0 or 1, got {alphas.tolist()} and "
                              f"{mode:g}")
-
     for i, j in zip(*at(COL_PIXDROP)):
         prob = float(ops[i, j, 4])
         if not 0 <= prob <= 1:
@@ -1660,13 +1659,12 @@ def _check_lab_gray(ops: np.ndarray, table: np.ndarray | None) -> None:
     as colour.h's wk_lab_gray8 reads it, or a ValueError: its table (engine.lab.gray_table's
     layout, GRAY_TABLE_SIZE values) inside the call's colour table ``table`` from the offset in
     words 6 and 7 (16-bit halves), finite."""
-    ops = ops[:, :, :8]
-    I, J = np.nonzero((ops[:, :, 0] == COL_GRAY) & (ops[:, :, 4] >= GRAY_FROM_LAB) &
-                      (ops[:, :, 4] < GRAY_FROM_LAB + 1))
+    I, J = np.nonzero(table_readers(ops) & (ops[:, :, 0] == COL_GRAY))
     size = 0 if table is None else len(table)
-    for first in {(float(ops[i, j, 6]), float(ops[i, j, 7]), i, j)
-                  for i, j in zip(I.tolist(), J.tolist())}:
-        hi, lo, i, j = first
+    places = {}  # (a batch's samples share one table: each place checked once)
+    for i, j in zip(I.tolist(), J.tolist()):
+        places.setdefault((float(ops[i, j, 6]), float(ops[i, j, 7])), (i, j))
+    for (hi, lo), (i, j) in places.items():
         ok = all(_whole(v) and 0 <= v < 65536 for v in (hi, lo))
         at = int(hi) * 65536 + int(lo) if ok else 0
         if not ok or at + lab.GRAY_TABLE_SIZE > size:
