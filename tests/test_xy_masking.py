@@ -75,8 +75,15 @@ def test_ported_serialised_and_refused(queue):
                                         p=0.7)])
     (ported,) = W.from_albumentations(theirs).transforms
     assert ported.config() == t.config() and ported.p == 0.7
-    with pytest.raises(ValueError, match="needs mask_x_length or mask_y_length above 0"):
-        W.XYMasking(num_masks_x=3)
+    # albumentations' defaults (no lengths: nothing drawn, nothing changed) port and run
+    img = np.full((30, 40, 3), 100, np.uint8)
+    for kw in ({}, {"num_masks_x": 3}):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            theirs = A.Compose([A.XYMasking(**kw, p=1)])
+        out = W.from_albumentations(theirs)(image=img, seed=0, queue=queue)
+        assert out["params"]["steps"][0]["holes"] == []
+        np.testing.assert_array_equal(out["image"], theirs(image=img)["image"])
     with pytest.raises(ValueError, match="num_masks_x must be \\(low, high\\) with low <= high"):
         W.XYMasking(num_masks_x=(3, 1), mask_x_length=4)
     with pytest.raises(ValueError, match="mask_y_length must be two whole numbers >= 0"):

@@ -349,7 +349,8 @@ class XYMasking(_Dropout):
     of a height from ``mask_y_length``, each at a random place, filled as
     :class:`CoarseDropout` fills. Counts and lengths are whole numbers, both ends included
     (``x`` means (0, x)); a length past the image's side is refused when drawn, as
-    albumentations refuses it. Stripes of length 0 are recorded and cover nothing.
+    albumentations refuses it. Stripes of length 0 are recorded and cover nothing; an axis
+    whose lengths reach no further than 0 (both, with albumentations' defaults) draws none.
 
     Example:
         >>> t = XYMasking(num_masks_x=(2, 2), mask_x_length=(5, 5), p=1)
@@ -366,8 +367,6 @@ class XYMasking(_Dropout):
         self.num_masks_y = _counts(num_masks_y, "num_masks_y")
         self.mask_x_length = _counts(mask_x_length, "mask_x_length")
         self.mask_y_length = _counts(mask_y_length, "mask_y_length")
-        if self.mask_x_length[1] <= 0 and self.mask_y_length[1] <= 0:
-            raise ValueError("XYMasking needs mask_x_length or mask_y_length above 0")
 
     def _check(self, w: int, h: int) -> None:
         for (lo, hi), side, name in ((self.mask_x_length, w, "mask_x_length"),
