@@ -538,6 +538,21 @@ inline void pca_eigh(pca_t a[4][4], pca_t w[4], pca_t z[4][4]) {
     }
 }
 
+/* an item's means (into pm[16 ..]) and its channels' covariance (a, both triangles) from its
+ * sums t (cp_pca_sums': about the reference pixel ref, over np pixels), the centred products
+ * summed over `over` pixels and in units of `unit` (FancyPCA's and ToGray pca's) */
+inline void cp_pca_moments(const float *t, const float *ref, float np, pca_t over, pca_t unit,
+                           pca_t a[4][4], __global float *pm) {
+    const int C = CH;
+    for (int c = 0; c < 4; c++) pm[16 + c] = c < C ? ref[c] + t[c] / np : 0.0f;
+    int k = 4;
+    for (int c = 0; c < C; c++)
+        for (int d = c; d < C; d++, k++) {
+            a[d][c] = ((pca_t)t[k] - (pca_t)t[c] * (pca_t)t[d] / (pca_t)np) / over / unit;
+            a[c][d] = a[d][c];
+        }
+}
+
 /* FancyPCA's matrix M (row-major 4 x 4, in pm[0 .. 15]) and the means (pm[16 .. 19]) from an
  * item's sums t (cp_pca_sums': about the reference pixel ref, over np pixels) and its operation
  * op (colour.h's WK_COL_PCA): albumentations' noise V diag(alpha l) (x - mean), V and l the
@@ -547,15 +562,9 @@ inline void cp_pca_matrix(const float *t, const float *ref, float np, __global c
                           __global float *pm) {
     const int C = CH;
     pca_t a[4][4], z[4][4], w[4];
-    for (int c = 0; c < 4; c++) pm[16 + c] = c < C ? ref[c] + t[c] / np : 0.0f;
-    int k = 4;
-    for (int c = 0; c < C; c++)
-        for (int d = c; d < C; d++, k++) {
-            /* numpy's cov: over N - 1; for one channel numpy's std: over N */
-            a[d][c] = ((pca_t)t[k] - (pca_t)t[c] * (pca_t)t[d] / (pca_t)np)
-                      / ((pca_t)np - (C == 1 ? 0 : 1)) / ((pca_t)WK_PEAK * (pca_t)WK_PEAK);
-            a[c][d] = a[d][c];
-        }
+    /* numpy's cov: over N - 1; for one channel numpy's std: over N */
+    cp_pca_moments(t, ref, np, (pca_t)np - (C == 1 ? 0 : 1), (pca_t)WK_PEAK * (pca_t)WK_PEAK, a,
+                   pm);
     for (int i = 0; i < 16; i++) pm[i] = 0.0f;
     if (np < 2.0f) return; /* (a pixel is its own mean: no noise; numpy's cov fails there) */
     if (C == 1) {
@@ -591,20 +600,20 @@ inline void cp_pca_matrix(const float *t, const float *ref, float np, __global c
 
 /* the index of the largest |a[k][m]| of row k past the diagonal (m > k), and of column k
  * above it (m < k): OpenCV's indR, indC (the first of equals) */
-inline int jac_row(pca_t a[3][3], int k) {
+inline int jac_row(pca_t a[4][4], int k) {
     int m = k + 1;
     for (int i = k + 2; i < 3; i++) if (fabs(a[k][m]) < fabs(a[k][i])) m = i;
     return m;
 }
-inline int jac_col(pca_t a[3][3], int k) {
+inline int jac_col(pca_t a[4][4], int k) {
     int m = 0;
     for (int i = 1; i < k; i++) if (fabs(a[m][k]) < fabs(a[i][k])) m = i;
     return m;
 }
 
-/* the eigenvalues w and eigenvectors (rows of v) of the symmetric a (its upper triangle), in
- * descending order, as OpenCV's JacobiImpl_ gives them */
-inline void pca_jacobi(pca_t a[3][3], pca_t w[3], pca_t v[3][3]) {
+/* the eigenvalues w and eigenvectors (rows of v) of the symmetric 3 x 3 a (its upper triangle;
+ * in 4 x 4 arrays, as FancyPCA's), in descending order, as OpenCV's JacobiImpl_ gives them */
+inline void pca_jacobi(pca_t a[4][4], pca_t w[4], pca_t v[4][4]) {
     const int n = 3;
     int ind_r[3] = {0, 0, 0}, ind_c[3] = {0, 0, 0};
     for (int k = 0; k < n; k++) {
@@ -666,14 +675,8 @@ inline float8 cp_gray_pca_proj8(const float8 *v, __global const float *pm) {
 inline void cp_gray_pca(__global const X_T *restrict S, int Ho, int Wo, int b, const float *t,
                         const float *ref, __global float *pm) {
     const float np = (float)Ho * (float)Wo;
-    pca_t a[3][3], w[3], e[3][3];
-    for (int c = 0; c < 4; c++) pm[16 + c] = c < 3 ? ref[c] + t[c] / np : 0.0f;
-    int k = 4;
-    for (int c = 0; c < 3; c++)
-        for (int d = c; d < 3; d++, k++) {
-            a[c][d] = ((pca_t)t[k] - (pca_t)t[c] * (pca_t)t[d] / (pca_t)np) / (pca_t)np;
-            a[d][c] = a[c][d];
-        }
+    pca_t a[4][4], w[4], e[4][4];
+    cp_pca_moments(t, ref, np, (pca_t)np, (pca_t)1, a, pm); /* (OpenCV's PCA: over N, levels) */
     pca_jacobi(a, w, e);
     for (int c = 0; c < 3; c++) pm[c] = (float)e[0][c];
     float8 lo = INFINITY, hi = -INFINITY;
