@@ -36,7 +36,7 @@ import numpy as np
 from . import geometry as g
 from .runtime import set_device
 from .augment import Compose, RandomAffine
-from .augment._targets import from_xyxy, map_boxes, to_xyxy
+from .augment._targets import EMPTY_AREA, from_xyxy, map_boxes, to_xyxy
 from ._options import Sampling
 from .engine import warp_by
 from .warp import crop_rois
@@ -406,7 +406,7 @@ class AugmentJob:
             if boxes is not None and len(boxes):
                 _, clipped, _, inside = map_boxes(m[None], boxes, np.zeros(len(boxes), int),
                                                   [out])
-                keep = np.flatnonzero(inside > 0)
+                keep = np.flatnonzero(inside >= EMPTY_AREA)
                 moved = keep, clipped[keep]
             elif boxes is not None:
                 moved = np.zeros(0, np.int64), np.zeros((0, 4))

@@ -531,6 +531,8 @@ def from_albumentations(pipeline: Any, nonserializable: dict | None = None) -> C
         if value:
             kw[key] = value  # checked by BboxParams / KeypointParams, by name
             kw["target_types"] = "albumentations"  # (lists for lists, float32 keypoints)
+            if key == "bbox_params":
+                kw["box_border"] = "clip"  # (its boxes cut by the border: clipped, as there)
     targets = a.take("additional_targets") or {}
     if targets:
         kw["additional_targets"] = targets

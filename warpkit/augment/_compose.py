@@ -282,6 +282,14 @@ class Compose(Resampling, Transform):
             ``from_albumentations`` sets it, so that code written for albumentations' results
             (``if not out["bboxes"]:``, ``json.dumps``, a float32 keypoint tensor) runs as it
             did.
+        box_border: what a box becomes where the output's border cuts its mapped outline:
+            ``"outline"`` (default) the box around the part of the outline inside the output
+            (a turned box's cut-off corner takes nothing with it); ``"clip"`` the box around
+            the whole outline, clipped to the output, as albumentations computes it (looser by
+            the cut-off corner; min_visibility then counts that box). ``from_albumentations``
+            sets ``"clip"``. With ``edges="each_step"`` either rule applies at every step,
+            and each step drops the boxes it leaves empty or below the box settings, as
+            albumentations' ``check_each_transform`` does.
         tensors: ``True`` returns the images and masks as CPU torch tensors viewing the
             results (``torch.from_numpy``: no copy), as albumentations' ``ToTensorV2`` gives
             them: each image channels first ((H, W, C) as (C, H, W), a gray (H, W) as
@@ -349,7 +357,8 @@ class Compose(Resampling, Transform):
                  save_applied_params: bool = False, mask_layout: str = "HWC",
                  passes: str = "one", edges: str = "output", tensors: bool = False,
                  max_pixel_value: float | None = None, target_types: str = "arrays",
-                 normalization: str = "standard", angle_in_degrees: bool | None = None) -> None:
+                 normalization: str = "standard", angle_in_degrees: bool | None = None,
+                 box_border: str = "outline") -> None:
         super().__init__(p)
         if seed is not None:
             raise ValueError("Compose(seed=...) is not kept: warpkit draws from the (seed, epoch, "
@@ -442,6 +451,9 @@ class Compose(Resampling, Transform):
             "arrays": "boxes and keypoints as float64 arrays",
             "albumentations": "as albumentations 2 returns them: a list of lists for a list, "
                               "an array for an array (keypoints float32)"})
+        self.box_border = one_of(box_border, "box_border", {
+            "outline": "a box the border cuts becomes the box around its outline's part inside",
+            "clip": "the box around its whole outline, clipped to the output (albumentations')"})
         check_conversions(self)
         check_overlays(self)
         check_host_steps(self.transforms)
@@ -519,6 +531,7 @@ class Compose(Resampling, Transform):
                    else {}),
                 **({"passes": self.passes} if self.passes != "one" else {}),
                 **({"edges": self.edges} if self.edges != "output" else {}),
+                **({"box_border": self.box_border} if self.box_border != "outline" else {}),
                 **({"angle_in_degrees": False} if not self.angle_in_degrees else {})}
 
     def call_keys(self) -> tuple[str, ...]:

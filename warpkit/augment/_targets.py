@@ -133,11 +133,16 @@ def check_boxes(blist: list, llist: list, fmt: str, sizes: list, clip: bool,
     return boxes, labels
 
 
+#: the least area (square pixels) of a box that is not empty: albumentations' epsilon, which
+#: drops a box left with a sliver of rounding error (a yolo box ending on a crop's edge)
+EMPTY_AREA = 1e-7
+
+
 def kept(inside, full, min_visibility: float, min_area: float):
     """The box rule: an object stays where the part of it inside the output (``inside``, in
-    square pixels) is not empty, covers ``min_area`` and at least ``min_visibility`` of its
-    mapped area ``full``; numbers or arrays."""
-    return (inside > 0) & (inside >= min_area) & (inside >= min_visibility * full)
+    square pixels) is not empty (:data:`EMPTY_AREA` or more), covers ``min_area`` and at least
+    ``min_visibility`` of its mapped area ``full``; numbers or arrays."""
+    return (inside >= EMPTY_AREA) & (inside >= min_area) & (inside >= min_visibility * full)
 
 
 def in_output(x, y, size):
@@ -193,10 +198,14 @@ def move_boxes(pipe, blist, llist, mats, sizes, outs, chains=None, holes=None,
         return list(zip(arrays, llist))
     which, xyxy = _rows_of(arrays, counts, pipe.box_format, sizes)
     method = getattr(pipe, "box_method", "largest_box")
-    mapped, clipped, area, inside = map_boxes(mats, xyxy, which, outs, chains, method)
-    if steps is not None:
-        clipped = _box_steps(xyxy, which, sizes, steps, method)
-        inside = np.prod(np.maximum(clipped[:, 2:] - clipped[:, :2], 0), axis=1)
+    border = getattr(pipe, "box_border", "outline")
+    if steps is None:
+        mapped, clipped, area, inside = map_boxes(mats, xyxy, which, outs, chains, method,
+                                                  border)
+        alive = None
+    else:
+        mapped, clipped, area, inside, alive = _box_steps(pipe, xyxy, which, sizes, steps,
+                                                          method, border)
     for k, steps in enumerate(morphs or ()):
         rows = np.flatnonzero(which == k)
         if steps and len(rows):
@@ -211,6 +220,8 @@ def move_boxes(pipe, blist, llist, mats, sizes, outs, chains=None, holes=None,
             frac, clipped[rows] = boxes_past_holes(clipped[rows], m)
             inside[rows] *= frac
     keep = kept(inside, area, pipe.min_visibility, pipe.min_area)
+    if alive is not None:
+        keep &= alive
     # (nothing to count where no threshold could remove a box)
     for k, d in enumerate(drops or () if pipe.min_area > 0 or pipe.min_visibility > 0 else ()):
         d = [(step, key) for step, key in d or () if not step.per_channel]
@@ -226,13 +237,7 @@ def move_boxes(pipe, blist, llist, mats, sizes, outs, chains=None, holes=None,
                                    lambda shape, at, m=m: ~m[at[0]:at[0] + shape[0],
                                                              at[1]:at[1] + shape[1]])
             keep[rows] &= _enough(pipe, left, clipped[rows])
-    if pipe.min_width or pipe.min_height or pipe.max_accept_ratio is not None:
-        # albumentations' BboxParams: the kept box's sides in output pixels, and its shape
-        bw, bh = (np.maximum(clipped[:, 2 + i] - clipped[:, i], 0) for i in (0, 1))
-        keep &= (bw >= pipe.min_width) & (bh >= pipe.min_height)
-        if pipe.max_accept_ratio is not None:
-            with np.errstate(divide="ignore", invalid="ignore"):
-                keep &= np.maximum(bw / bh, bh / bw) <= pipe.max_accept_ratio
+    keep &= _shaped(pipe, clipped)
     res = []
     hi = 0
     for k, n in enumerate(counts):
@@ -260,30 +265,63 @@ def _enough(pipe, left: np.ndarray, xyxy: np.ndarray) -> np.ndarray:
     return (left >= pipe.min_area) & (left >= pipe.min_visibility * sides.prod(1))
 
 
-def _box_steps(xyxy: np.ndarray, which: np.ndarray, sizes: list, steps: list,
-               method: str) -> np.ndarray:
+def _box_steps(pipe, xyxy: np.ndarray, which: np.ndarray, sizes: list, steps: list,
+               method: str, border: str) -> tuple:
     """Boxes (K, 4) of the samples ``which`` (inputs of ``sizes``) moved through each sample's
-    ``steps`` ((map, output size) in order) one at a time: the box around each moved box,
-    clipped to that step's output."""
+    ``steps`` ((map, output size) in order) one at a time, as albumentations moves them (its
+    BboxParams' ``check_each_transform``): after each step, the box around the moved box cut
+    to that step's output (``border``), and the boxes that step leaves empty, below
+    ``min_area``, ``min_visibility`` of the moved box, ``min_width``, ``min_height`` or past
+    ``max_accept_ratio`` dropped for good. Returns map_boxes' four of the last step (a box's
+    visibility is its last step's; the steps before it have had theirs) and which boxes are
+    still there."""
     cur = np.asarray(xyxy, np.float64)
     out = [tuple(s) for s in sizes]
+    alive = np.ones(len(cur), bool)
+    mapped = cur.copy()
+    area = inside = np.prod(cur[:, 2:] - cur[:, :2], axis=1)
     for j in range(max((len(s) for s in steps), default=0)):
         mats = np.stack([s[j][0] if j < len(s) else np.eye(3) for s in steps])
         out = [s[j][1] if j < len(s) else o for s, o in zip(steps, out)]
-        _, cur, _, _ = map_boxes(mats, cur, which, out, None, method)
-    return cur
+        mapped, cur, area, inside = map_boxes(mats, cur, which, out, None, method, border)
+        alive &= kept(inside, area, pipe.min_visibility, pipe.min_area) & _shaped(pipe, cur)
+    return mapped, cur, area, inside, alive
+
+
+def _shaped(pipe, clipped: np.ndarray) -> np.ndarray:
+    """Which boxes (K, 4), as cut to the output, meet albumentations' ``min_width``,
+    ``min_height`` and ``max_accept_ratio`` (all true where none is set)."""
+    keep = np.ones(len(clipped), bool)
+    if pipe.min_width or pipe.min_height or pipe.max_accept_ratio is not None:
+        # albumentations' BboxParams: the kept box's sides in output pixels, and its shape
+        bw, bh = (np.maximum(clipped[:, 2 + i] - clipped[:, i], 0) for i in (0, 1))
+        keep &= (bw >= pipe.min_width) & (bh >= pipe.min_height)
+        if pipe.max_accept_ratio is not None:
+            with np.errstate(divide="ignore", invalid="ignore"):
+                keep &= np.maximum(bw / bh, bh / bw) <= pipe.max_accept_ratio
+    return keep
 
 
 def map_boxes(mats: np.ndarray, xyxy: np.ndarray, which: np.ndarray, outs: list,
-              chains: list | None = None, method: str = "largest_box") -> tuple:
+              chains: list | None = None, method: str = "largest_box",
+              border: str = "outline") -> tuple:
     """Pixel-edge boxes (K, 4) of the samples ``which`` through their maps ``mats`` (or their
     ``chains`` with fields) into outputs of ``outs`` = (width, height) each: (the box around
-    each mapped outline, that box clipped to the output, the first's area, the second's).
+    each mapped outline, that box cut to the output, the first's area, the second's).
     ``method="ellipse"``: the outline is the box's inscribed ellipse (albumentations'
-    ``rotate_method``: :func:`ellipse_points`), not its corners."""
-    # where the border cuts a box, the box around the part of its mapped outline inside the
-    # output (clipping the box around the whole outline is loose by a rotated box's corner)
+    ``rotate_method``: :func:`ellipse_points`), not its corners. ``border``: where the border
+    cuts a box, ``"outline"`` takes the box around the part of its mapped outline inside the
+    output, ``"clip"`` the box around the whole outline clipped to the output
+    (albumentations': looser by a turned box's cut-off corner; Compose's ``box_border``)."""
     # (the maps were checked by the warp, the boxes by check_boxes)
+    if border == "clip":
+        mapped, _, _, _ = map_boxes(mats, xyxy, which, outs, chains, method, "outline")
+        hi = np.tile(np.asarray(outs, dtype=np.float64)[which], 2).reshape(-1, 4)
+        clipped = np.minimum(np.maximum(mapped, 0.0), hi)
+        area = np.prod(mapped[:, 2:] - mapped[:, :2], axis=1)
+        inside = np.prod(clipped[:, 2:] - clipped[:, :2], axis=1)
+        inside[~np.isfinite(inside)] = 0
+        return mapped, clipped, area, inside
     if chains is None and method != "ellipse" and len(xyxy) <= geometry.FEW_POLYGONS:
         few = geometry.few_box_bounds(mats, which, xyxy, outs)
         if few is not None:  # (a sample's boxes: in Python floats, the same values)
@@ -530,7 +568,7 @@ class Seen:
             mats = np.stack([chain[0] if len(chain) == 1 else geometry.identity()])
             _, clipped, _, inside = map_boxes(mats, boxes, np.zeros(len(boxes), int), [out],
                                               None if len(chain) == 1 else [chain])
-            keep = inside > 0
+            keep = inside >= EMPTY_AREA
             boxes, index = clipped[keep], index[keep]
         return Seen(out, boxes, self.masks, index, merge(self.chain + chain), self.partners,
                     self.labels, self.given, self.has_mask)
