@@ -168,6 +168,23 @@ def test_a_sample_is_the_same_alone_and_in_a_batch(queue):
         np.testing.assert_array_equal(again["image"], alone["image"])
 
 
+def test_a_sample_without_frames_is_the_same_alone_and_in_a_batch(queue):
+    """A pipeline with no colour step, whose model input is float: a sample whose steps cut no
+    frame (its turn not drawn) is the same alone as in a batch beside samples whose turn puts
+    a frame among the warp's operations (the batch's colour program rounded its levels, the
+    lone call's warp did not: half a level apart in 97% of the pixels)."""
+    pipe = W.Compose([W.RandomCrop(150, 170), W.Rotate(limit=20, p=0.5), W.Resize((100, 120))],
+                     edges="each_step", output_dtype="float32", mean=(0.485, 0.456, 0.406),
+                     std=(0.229, 0.224, 0.225))
+    photos = [PHOTOS[k][::2, ::2] for k in ("astronaut", "coffee", "chelsea")] * 2
+    batch = pipe(image=photos, seed=1, queue=queue)
+    turned = [p["steps"][1]["applied"] for p in batch["params"]]
+    assert any(turned) and not all(turned), turned
+    for k, p in enumerate(photos):
+        alone = pipe(image=p, seed=1, index=k, queue=queue)
+        np.testing.assert_array_equal(batch["image"][k], alone["image"])
+
+
 def test_the_border_comes_before_the_colour_steps_after_it(queue):
     """A turn's border is its fill through the colour steps after the turn, and not through
     those before it: a corner of InvertImg, turn, ToGray is the fill's gray, not its

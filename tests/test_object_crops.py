@@ -173,6 +173,25 @@ def test_bbox_safe_crops_keep_every_box_after_other_steps(queue):
         assert shrunk > 20  # and it did crop
 
 
+@pytest.mark.parametrize("name", ["GridDistortion", "PiecewiseAffine", "ThinPlateSpline",
+                                  "ElasticTransform", "OpticalDistortion"])
+def test_bbox_safe_crops_read_the_boxes_through_a_non_linear_step(name, queue):
+    """A non-linear step before the crop (whose map is a field, a chain of one stage): the
+    crop's draw reads the boxes as the field left them and holds all of them (a field alone
+    in its chain was taken for a matrix, and the call failed with a TypeError)."""
+    nl = getattr(W, name)(p=1)
+    before = W.Compose([nl])
+    aug = W.Compose([nl, W.BBoxSafeRandomCrop()])
+    for seed in range(4):
+        want = before(image=PHOTO, boxes=BOXES, labels=LABELS, seed=seed, queue=queue)
+        got = aug(image=PHOTO, boxes=BOXES, labels=LABELS, seed=seed, queue=queue)
+        x1, y1, x2, y2 = got["params"]["steps"][1]["crop"]
+        b = np.asarray(want["boxes"])
+        assert len(b) and (b[:, :2] >= [x1 - 1, y1 - 1]).all() and \
+            (b[:, 2:] <= [x2 + 1, y2 + 1]).all(), (seed, b, (x1, y1, x2, y2))
+        assert got["labels"] == want["labels"]
+
+
 def test_at_least_one_box_is_kept(queue):
     """A box that fits the crop is held whole; one larger than the crop is still cut into."""
     whole = W.Compose([W.AtLeastOneBBoxRandomCrop(150, 150)], min_visibility=0.999)

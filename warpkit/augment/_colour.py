@@ -1199,7 +1199,9 @@ def colour_program(pipe: Transform, plist: list[dict], channels: int, dtype: Any
     then carries it (engine.core.ColourProgram). ``frames``: per sample, the frame operations
     of its applied steps by position (:meth:`~warpkit.augment._frames.Frames.image_ops`), in
     their steps' places. ``has_colour``: whether ``pipe`` holds a colour transform, where the
-    caller knows (a call's pipeline facts), else found here."""
+    caller knows (a call's pipeline facts), else found here; a pipeline of
+    ``edges="each_step"`` passes True (images of up to 4 channels), so that a sample without
+    frame operations is rounded as it is in a batch where another sample has some."""
     if has_colour is None:
         has_colour = contains(pipe, ColourTransform)
     if not has_colour and not (frames and any(frames)):

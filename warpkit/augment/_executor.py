@@ -834,7 +834,8 @@ def _apply(pipe, t: Targets, *, seed, index, epoch, params, queue, into=None,
             colour = colour_program(pipe, plist, channels, dtype, outs, given, skip=sources,
                                     frames=None if frames is None else frames.image_ops(
                                         fills_of(sampling.fill, channels, dtype)),
-                                    has_colour=facts.colour) \
+                                    has_colour=facts.colour or (frames is not None
+                                                                and channels <= 4)) \
                 if facts.colour or frames is not None else None
             opts = _Opts(image_sampling, model, queue, into if name == "image" else None,
                          colour, pending)
@@ -1072,7 +1073,8 @@ def _seen(pipe, t: Targets, kind: str, sizes: list, main: tuple | None,
     given = [None] * n if "passed" not in pipe.reads else \
         [functools.partial(_given, t.passed, kind, n, k, shared) for k in range(n)]
     has_mask = "mask" in t.masks
-    return [Seen(s, r, m, partners=p, labels=lab, given=g, has_mask=has_mask)
+    return [Seen(s, r, m, partners=p, labels=lab, given=g, has_mask=has_mask,
+                 border=getattr(pipe, "box_border", "outline"))
             for s, r, m, p, lab, g in zip(sizes, rows, masks, partners, labels, given)]
 
 

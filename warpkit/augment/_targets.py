@@ -16,7 +16,8 @@ from .. import geometry
 from ._dropout import boxes_past_holes
 from ._morph import morph_boxes
 from ._pixel_dropout import box_pixels_left, dropped_box_pixels
-from ..engine.chain import fields_of, forward_jacobians, forward_points, inverse_points, merge
+from ..engine.chain import (fields_of, forward_jacobians, forward_points, inverse_points, merge,
+                            projective_part)
 
 
 #: box formats whose numbers are fractions of the image's width and height
@@ -542,13 +543,16 @@ class Seen:
     of the sample (``mask=``, else those of ``masks=``) as given, None where it gave none;
     :meth:`mask_pixels` finds their pixels where the current image is. ``chain``: the maps and fields from the sample's input to the current image.
     ``partners``: the other images of the call that a Mosaic may take (their positions).
-    ``has_mask``: whether the call gave ``mask=`` (albumentations' ``"mask" in data``)."""
+    ``has_mask``: whether the call gave ``mask=`` (albumentations' ``"mask" in data``).
+    ``border``: the pipeline's ``box_border`` (how a step's border cuts the boxes)."""
 
     def __init__(self, size: tuple[int, int], boxes: np.ndarray | None = None,
                  masks: list | None = None, index: np.ndarray | None = None,
                  chain: list | None = None, partners: list | None = None,
-                 labels: Any = None, given: Any = None, has_mask: bool = False) -> None:
+                 labels: Any = None, given: Any = None, has_mask: bool = False,
+                 border: str = "outline") -> None:
         self.size = size
+        self.border = border
         self.has_mask = has_mask
         self.labels = labels
         self.given = given
@@ -565,13 +569,17 @@ class Seen:
         chain, out = t.stages(params, size)
         boxes, index = self.boxes, self.index
         if boxes is not None and len(boxes):
-            mats = np.stack([chain[0] if len(chain) == 1 else geometry.identity()])
+            # (a step's stages: matrices, one product; with a field (a non-linear step, whose
+            # chain may be that field alone), the chain itself)
+            fielded = bool(fields_of(chain))
+            mats = np.stack([geometry.identity() if fielded else projective_part(chain)])
             _, clipped, _, inside = map_boxes(mats, boxes, np.zeros(len(boxes), int), [out],
-                                              None if len(chain) == 1 else [chain])
+                                              [chain] if fielded else None,
+                                              border=self.border)
             keep = inside >= EMPTY_AREA
             boxes, index = clipped[keep], index[keep]
         return Seen(out, boxes, self.masks, index, merge(self.chain + chain), self.partners,
-                    self.labels, self.given, self.has_mask)
+                    self.labels, self.given, self.has_mask, self.border)
 
     def mask_pixels(self, nonzero: Any) -> np.ndarray:
         """The (y, x) pixels of the current image where ``nonzero(mask)`` (an (H, W) bool of
