@@ -63,6 +63,9 @@ def test_boxes_the_border_cuts_are_albumentations_in_a_port(make, min_visibility
     got = port(**call, seed=0, queue=queue)
     assert got["labels"] == [int(v) for v in want["labels"]]
     np.testing.assert_allclose(_boxes(got), _boxes(want), atol=1e-3)
+    # more boxes than a sample's few (numpy's path), the same rule
+    many = port(image=PHOTO, bboxes=EDGE_BOXES * 5, labels=list(range(20)), seed=0, queue=queue)
+    np.testing.assert_allclose(_boxes(many), np.tile(_boxes(got), (5, 1)), atol=1e-9)
     # the default rule: the tight box, inside albumentations' and smaller where a corner is cut
     own = W.Compose(port.transforms, box_format="pascal_voc", min_visibility=min_visibility)
     tight = own(**call, seed=0, queue=queue)

@@ -334,7 +334,7 @@ def _behind(k: int, bb) -> None:
 
 
 def few_box_bounds(mats: np.ndarray, which: np.ndarray, bb: np.ndarray,
-                   sizes: list) -> tuple[np.ndarray, ...] | None:
+                   sizes: list, cut: bool = True) -> tuple[np.ndarray, ...] | None:
     """For a few boxes (a sample's, up to :data:`FEW_POLYGONS`): (the box around each of the
     (K, 4) float64 boxes ``bb`` through its sample's map ``mats[which[k]]``, that box cut by
     its output of ``sizes[which[k]]`` = (W, H) as ``clipped_bounds(corners, sizes,
@@ -342,8 +342,9 @@ def few_box_bounds(mats: np.ndarray, which: np.ndarray, bb: np.ndarray,
     finite, in Python floats: the values of :func:`corners_of` and :func:`clipped_bounds` (the
     same operations in the same order; ``tests/test_geometry.py`` holds them equal) without
     numpy's cost per call on arrays of a few rows (~55 us instead of ~120 for 10 boxes). Maps
-    and boxes checked already, as :func:`corners_of` takes them. (Not in ``__all__``:
-    warpkit's own helper.)"""
+    and boxes checked already, as :func:`corners_of` takes them. ``cut=False``: the box
+    around each whole outline clipped to its output instead (albumentations' rule). (Not in
+    ``__all__``: warpkit's own helper.)"""
     M, lims = mats.tolist(), [(float(w), float(h)) for w, h in sizes]
     mapped, clipped, area, inside = [], [], [], []
     for k, (j, (x1, y1, x2, y2)) in enumerate(zip(which.tolist(), bb.tolist())):
@@ -375,13 +376,13 @@ def few_box_bounds(mats: np.ndarray, which: np.ndarray, bb: np.ndarray,
             return None  # (a corner past float64's range, or NaN: numpy's path has the rules)
         mapped.append(box)
         if not (lx >= 0 and ly >= 0 and hx <= W and hy <= H):
-            cut = _cut_one(P, W, H)
-            if cut[0] != cut[0]:  # nothing inside: the box clipped (clipped_bounds' fallback)
-                cut = [0.0 if lx < 0.0 else W if lx > W else lx,
-                       0.0 if ly < 0.0 else H if ly > H else ly,
-                       0.0 if hx < 0.0 else W if hx > W else hx,
-                       0.0 if hy < 0.0 else H if hy > H else hy]
-            box = cut
+            part = _cut_one(P, W, H) if cut else [math.nan]
+            if part[0] != part[0]:  # nothing inside, or cut=False: the box clipped
+                part = [0.0 if lx < 0.0 else W if lx > W else lx,
+                        0.0 if ly < 0.0 else H if ly > H else ly,
+                        0.0 if hx < 0.0 else W if hx > W else hx,
+                        0.0 if hy < 0.0 else H if hy > H else hy]
+            box = part
         clipped.append(box)
         area.append((hx - lx) * (hy - ly))
         # (its sides are never negative: a cut box's ends are in order, a clipped one's too)

@@ -315,23 +315,17 @@ def map_boxes(mats: np.ndarray, xyxy: np.ndarray, which: np.ndarray, outs: list,
     output, ``"clip"`` the box around the whole outline clipped to the output
     (albumentations': looser by a turned box's cut-off corner; Compose's ``box_border``)."""
     # (the maps were checked by the warp, the boxes by check_boxes)
-    if border == "clip":
-        mapped, _, _, _ = map_boxes(mats, xyxy, which, outs, chains, method, "outline")
-        hi = np.tile(np.asarray(outs, dtype=np.float64)[which], 2).reshape(-1, 4)
-        clipped = np.minimum(np.maximum(mapped, 0.0), hi)
-        area = np.prod(mapped[:, 2:] - mapped[:, :2], axis=1)
-        inside = np.prod(clipped[:, 2:] - clipped[:, :2], axis=1)
-        inside[~np.isfinite(inside)] = 0
-        return mapped, clipped, area, inside
+    cut = border != "clip"
     if chains is None and method != "ellipse" and len(xyxy) <= geometry.FEW_POLYGONS:
-        few = geometry.few_box_bounds(mats, which, xyxy, outs)
+        few = geometry.few_box_bounds(mats, which, xyxy, outs, cut)
         if few is not None:  # (a sample's boxes: in Python floats, the same values)
             return few
     lim = np.asarray(outs, dtype=np.float64)[which]  # (W, H) per box
     corners = geometry.corners_of(mats[which], xyxy) if method != "ellipse" else \
         geometry.outline_of(mats[which], xyxy, ellipse_points(xyxy))
     mapped = np.concatenate([corners.min(1), corners.max(1)], 1)
-    clipped = geometry.clipped_bounds(corners, lim, fallback=mapped)
+    clipped = geometry.clipped_bounds(corners, lim, fallback=mapped) if cut else \
+        _clipped(mapped, lim)
     if chains is not None:
         for k, c in enumerate(chains):
             rows = np.flatnonzero(which == k)
@@ -346,11 +340,17 @@ def map_boxes(mats: np.ndarray, xyxy: np.ndarray, which: np.ndarray, outs: list,
             with np.errstate(invalid="ignore"):  # all-NaN outlines stay NaN
                 mapped[rows] = np.concatenate([np.nanmin(outline, 1),
                                                np.nanmax(outline, 1)], 1)
-            clipped[rows] = geometry.clipped_bounds(outline, lim[rows], fallback=mapped[rows])
+            clipped[rows] = geometry.clipped_bounds(outline, lim[rows], fallback=mapped[rows]) \
+                if cut else _clipped(mapped[rows], lim[rows])
     area = np.prod(mapped[:, 2:] - mapped[:, :2], axis=1)
     inside = np.prod(np.maximum(clipped[:, 2:] - clipped[:, :2], 0), axis=1)
     inside[~np.isfinite(inside)] = 0  # a box none of whose outline was found
     return mapped, clipped, area, inside
+
+
+def _clipped(boxes: np.ndarray, lim: np.ndarray) -> np.ndarray:
+    """Boxes (K, 4) clipped to their outputs ((K, 2) sizes): albumentations' rule."""
+    return np.minimum(np.maximum(boxes, 0.0), np.tile(lim, 2))
 
 
 #: the angles of albumentations' ellipse points, one a degree, its float32 sines and cosines
