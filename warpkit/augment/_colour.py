@@ -1185,7 +1185,7 @@ def colour_program(pipe: Transform, plist: list[dict], channels: int, dtype: Any
                    sizes: Sequence | None = None, passed: dict | list | None = None,
                    skip: frozenset = frozenset(),
                    frames: list[dict] | None = None,
-                   has_colour: bool | None = None) -> np.ndarray | None:
+                   always: bool | None = None) -> np.ndarray | None:
     """Each sample's colour operations as the kernel reads them, (n, k * WORDS) float32 (k
     the most a sample has, at least 1; a shorter list ends with code 0), or None for a pipeline
     without colour transforms. A pipeline with them gives every call a program, even one
@@ -1198,13 +1198,13 @@ def colour_program(pipe: Transform, plist: list[dict], channels: int, dtype: Any
     in the call's colour table (:func:`table_offset`: FDA's reference spectra): the program
     then carries it (engine.core.ColourProgram). ``frames``: per sample, the frame operations
     of its applied steps by position (:meth:`~warpkit.augment._frames.Frames.image_ops`), in
-    their steps' places. ``has_colour``: whether ``pipe`` holds a colour transform, where the
-    caller knows (a call's pipeline facts), else found here; a pipeline of
-    ``edges="each_step"`` passes True (images of up to 4 channels), so that a sample without
-    frame operations is rounded as it is in a batch where another sample has some."""
-    if has_colour is None:
-        has_colour = contains(pipe, ColourTransform)
-    if not has_colour and not (frames and any(frames)):
+    their steps' places. ``always``: whether every call gets a program, where the caller
+    knows (its pipeline facts: it holds a colour transform; or ``edges="each_step"`` on images
+    of up to 4 channels, so that a sample without frame operations is rounded as it is in a
+    batch where another sample has some), else whether ``pipe`` holds a colour transform."""
+    if always is None:
+        always = contains(pipe, ColourTransform)
+    if not always and not (frames and any(frames)):
         return None
     peak = colour_peak(dtype)
     memo: dict = {}

@@ -834,8 +834,8 @@ def _apply(pipe, t: Targets, *, seed, index, epoch, params, queue, into=None,
             colour = colour_program(pipe, plist, channels, dtype, outs, given, skip=sources,
                                     frames=None if frames is None else frames.image_ops(
                                         fills_of(sampling.fill, channels, dtype)),
-                                    has_colour=facts.colour or (frames is not None
-                                                                and channels <= 4)) \
+                                    always=facts.colour or (frames is not None
+                                                            and channels <= 4)) \
                 if facts.colour or frames is not None else None
             opts = _Opts(image_sampling, model, queue, into if name == "image" else None,
                          colour, pending)
