@@ -113,6 +113,12 @@
 #ifndef WV_BLOCKS
 #define WV_BLOCKS 1 /* warp_v: blocks of 8 output pixels per work-item, side by side on a row */
 #endif
+/* warp_v: rows per work-item, one block each (> 1: the host's axis-aligned affine maps, linear,
+ * uint8, matrices: every row of a block reads the same columns with the same weights, and
+ * consecutive rows share source rows, whose mixes along x are kept; see warp_v) */
+#ifndef WV_ROWS
+#define WV_ROWS 1
+#endif
 #if !defined(COORD_MATRIX) || !defined(STAGE_LENS) || !defined(STAGE_CELLS) || !defined(STAGE_QUADS) || \
     !defined(STAGE_BLEND)
 #error "the coordinate sources and stage kinds come from warpkit's option table (-D defines)"
@@ -845,39 +851,31 @@ inline __attribute__((always_inline)) int wv_interior(float8 x, float8 y, int W,
     return wk_all8((x >= 0) & (x < xm) & (y >= 0) & (y < ym));
 }
 
+/* the horizontal mixes h[c] of one source row: each lane's pixels at rp + uo and the next, by
+ * tx (the interior's first step) */
+inline __attribute__((always_inline)) void wv_row_mix(__global const uchar *rp, uint8 uo, float8 tx,
+                                                      float8 *h) {
+    uint8 a[WV_NG], b[WV_NG];
+#pragma unroll
+    for (int g = 0; g < WV_NG; g++) WV_PAIR(rp + 4 * g, uo, a[g], b[g]); /* channels 4g .. 4g + 3 */
+#pragma unroll
+    for (int c = 0; c < CH; c++) h[c] = wv_lerp(WV_CHW(a, c), WV_CHW(b, c), tx);
+}
+
 /* 8 output pixels whose taps are in the interior (wv_interior): no padding logic and no fills.
  * The result is the same as the general path's (same taps, weights and rounding). */
 inline __attribute__((always_inline)) void wv_interior_linear_u8_values(__global const uchar *xb, float8 x,
                                                                         float8 y, int sxy, float8 *v) {
     const int8 x0 = CV(x, int8), y0 = CV(y, int8); /* floor: x, y >= 0 */
     const float8 tx = x - CV(x0, float8), ty = y - CV(y0, float8);
-    uint8 a0[WV_NG], b0[WV_NG], a1[WV_NG], b1[WV_NG];
     const uint8 uo = as_uint8(x0 * CH + y0 * sxy);
+    float8 h0[CH], h1[CH];
+    wv_row_mix(xb, uo, tx, h0);
+    wv_row_mix(xb + sxy, uo, tx, h1); /* the row below: same offsets, another base */
 #pragma unroll
-    for (int g = 0; g < WV_NG; g++) { /* channels 4g .. 4g + 3 */
-        WV_PAIR(xb + 4 * g, uo, a0[g], b0[g]);
-        WV_PAIR(xb + sxy + 4 * g, uo, a1[g], b1[g]); /* the row below: same offsets, another base */
-    }
-#pragma unroll
-    for (int c = 0; c < CH; c++) {
-        const float8 p00 = WV_CHW(a0, c), p01 = WV_CHW(b0, c), p10 = WV_CHW(a1, c), p11 = WV_CHW(b1, c);
-        v[c] = wv_lerp(wv_lerp(p00, p01, tx), wv_lerp(p10, p11, tx), ty);
-    }
+    for (int c = 0; c < CH; c++) v[c] = wv_lerp(h0[c], h1[c], ty);
 }
 
-#if !Y_NORM
-inline __attribute__((always_inline)) void wv_interior_linear_u8(__global const uchar *xb, float8 x, float8 y,
-                                                                 int sxy, __global uchar *yp, int xo0, int yo,
-                                                                 int Wo, int Ho WV_COL_PARAM) {
-    float8 v[CH];
-    wv_interior_linear_u8_values(xb, x, y, sxy, v);
-    WV_COLOUR(v);
-    int8 q[CH];
-#pragma unroll
-    for (int c = 0; c < CH; c++) q[c] = CV(v[c] + 0.5f, int8); /* halves up */
-    wv_store8_u8(q, yp);
-}
-#endif
 #endif
 
 #if WK_CPU && WK_BUILTINS
@@ -937,6 +935,25 @@ inline __attribute__((always_inline)) void wv_store_norm(const float8 *v, __glob
         WK_STORE8(float8, r, lanes);
         for (int k = 0; k < nl; k++) Y_STORE1(Y_AT(b, c, yo, xo0 + k, CH), lanes[k]);
     }
+}
+#endif
+
+#if MODE == MODE_LINEAR && WK_U8
+/* the whole block at (xo0, yo) of item b from its values v (in levels): its colour operations,
+ * then the model's input or uint8 (halves up; saturated first with sat, as wv_sample's store) */
+inline __attribute__((always_inline)) void wv_put8(float8 *v, int sat, __global Y_PTR_T *Y, int b, int yo,
+                                                   int xo0, int Ho, int Wo, float4 yscale,
+                                                   float4 ybias WV_COL_PARAM WK_WIDE_PARAM) {
+    WV_COLOUR(v);
+#if Y_NORM
+    wv_store_norm(v, Y, b, yo, xo0, 8, Ho, Wo, yscale, ybias WK_WIDE_ARG);
+#else
+    int8 q[CH];
+#pragma unroll
+    for (int c = 0; c < CH; c++)
+        q[c] = CV((sat ? (v[c] < 0 ? (float8)0 : (v[c] > 255 ? (float8)255 : v[c])) : v[c]) + 0.5f, int8);
+    wv_store8_u8(q, Y + (((long)b * Ho + yo) * Wo + xo0) * CH);
+#endif
 }
 #endif
 
@@ -1059,17 +1076,14 @@ inline __attribute__((always_inline)) void wv_sample(
     int last_rel, __global Y_PTR_T *Y, int b, int yo, int xo0, int Ho, int Wo, int pad, float4 fill,
     int affine, int interior_ok, int pf, __global const float *m, float py, float4 yscale,
     float4 ybias, int area WV_COL_PARAM WK_WIDE_PARAM) {
-#if Y_NORM
 #define WV_INTERIOR(xb, x, y, sxy)                                                             \
     {                                                                                         \
         float8 v_[CH];                                                                        \
         wv_interior_linear_u8_values(xb, x, y, sxy, v_);                                      \
-        WV_COLOUR(v_);                                                                        \
-        wv_store_norm(v_, Y, b, yo, xo0, 8, Ho, Wo, yscale, ybias WK_WIDE_ARG);               \
+        wv_put8(v_, 0, Y, b, yo, xo0, Ho, Wo, yscale, ybias WV_COL_ARG WK_WIDE_ARG);           \
     }
-#else
+#if !Y_NORM
     __global X_T *const yp = Y + (((long)b * Ho + yo) * Wo + xo0) * CH; /* this block's output */
-#define WV_INTERIOR(xb, x, y, sxy) wv_interior_linear_u8(xb, x, y, sxy, yp, xo0, yo, Wo, Ho WV_COL_ARG)
 #endif
     /* constant_edge: the fill outside the image's pixels, the edge repeated past it
      * (sampling.h); the fast paths' lanes are all inside them */
@@ -1256,10 +1270,11 @@ __kernel void warp_v(__global const X_T *restrict X, long x_off, long sxb, long 
                      int affine, int interior_ok, int tw_log2, int pf, float4 yscale,
                      float4 ybias WK_RAG_PARAM WK_COORD_PARAM WK_COLOUR_PARAM WK_WIDE_PARAM
                      WV_AREA_PARAM) {
-    /* a work-group of 64 covers 2^tw_log2 x WV_BLOCKS blocks of 8 pixels x 2^(6 - tw_log2) rows */
+    /* a work-group of 64 covers 2^tw_log2 x WV_BLOCKS blocks of 8 pixels x 2^(6 - tw_log2) x
+     * WV_ROWS rows */
     const int lid = (int)get_local_id(0);
     const int xo0 = (((int)get_group_id(0) << tw_log2) + (lid & ((1 << tw_log2) - 1))) * (8 * WV_BLOCKS);
-    const int yo = ((int)get_group_id(1) << (6 - tw_log2)) + (lid >> tw_log2);
+    const int yo = (((int)get_group_id(1) << (6 - tw_log2)) + (lid >> tw_log2)) * WV_ROWS;
     const int b = (int)get_global_id(2);
     if (xo0 >= Wo || yo >= Ho) return;
     __global const float *m = M + (per_image ? b * WK_MAPS_PER_ITEM * 9 : 0);
@@ -1277,6 +1292,71 @@ __kernel void warp_v(__global const X_T *restrict X, long x_off, long sxb, long 
     const long lr = x_last_word - base;
     const int last_rel = lr > 2147483647L ? 2147483647 : (int)lr;
     const float py = (float)yo;
+#if WV_ROWS > 1 && COORD == COORD_MATRIX && MODE == MODE_LINEAR && WK_U8 && WV_BLOCKS == 1
+    {   /* WV_ROWS rows of one block, the map axis-aligned (its float32 m[1] and m[3] are 0) and
+         * affine with finite entries (host): x is the same on every row (m[1] py + m[2] is
+         * m[2] for every py) and y the same in every lane. So are what follows from x alone:
+         * the lanes' columns, their weights and their halves of wv_interior's and the fill's
+         * tests, made once. A row whose block is in the interior mixes its two source rows from
+         * the mixes of the row before where they are the same source rows (a magnification
+         * shares them): the same values from the same operations as
+         * wv_interior_linear_u8_values, each mix made once. A whole block whose every tap is
+         * outside the image with constant padding is wv_sample's fill, stored as wv_sample
+         * stores it (its test there, on the positions alone: floor(x) < -1 or > W - 1, or the
+         * same of y); other rows take wv_sample. */
+        const float8 px = (float8)(0, 1, 2, 3, 4, 5, 6, 7) + (float)xo0;
+        const float8 x = m[0] * px + (m[1] * (float)yo + m[2]);
+        const int8 x0 = CV(x < 0 ? (float8)0 : x, int8); /* floor where x >= 0 (the interior) */
+        const float8 tx = x - CV(x0, float8);
+        const uint8 uo = as_uint8(x0 * CH);
+        const float xm = (float)(W - 1);
+        const int whole = interior_ok & (xo0 + 8 <= Wo) & !area & (x.s0 >= 0) & (x.s0 < xm) &
+                          (x.s7 >= 0) & (x.s7 < xm); /* wv_interior's test of x */
+        const int filled = (xo0 + 8 <= Wo) & ((pad == PAD_CONSTANT) | (pad == WK_PAD_CONSTANT_EDGE));
+        const int x_out = wk_all8((x < -1.0f) | (x >= (float)W));
+        float fills[WK_NCH];
+        WK_PER_CHANNEL(fills, float, fill, 0);
+        float8 h0[CH], h1[CH]; /* the mixes of source rows cy and cy + 1 */
+        int cy = -2;           /* none yet */
+#pragma unroll 1
+        for (int r = 0; r < WV_ROWS; r++) {
+            const int yr = yo + r;
+            if (yr >= Ho) break;
+            const float pyr = (float)yr;
+            const float8 y = m[3] * px + (m[4] * pyr + m[5]);
+            const float ys = y.s0;
+            if (filled & (x_out | (ys < -1.0f) | (ys >= (float)H))) {
+                float8 v[CH];
+#pragma unroll
+                for (int c = 0; c < CH; c++) v[c] = (float8)fills[c];
+                wv_put8(v, 1, Y, b, yr, xo0, Ho, Wo, yscale, ybias WV_COL_ARG WK_WIDE_ARG);
+                continue;
+            }
+            if (!(whole & (ys >= 0) & (ys < (float)(H - 2)))) { /* (wv_interior's test of y) */
+                wv_sample(xb, x, y, (int8)-1, W, H, sxy, sxx, sxc, last_rel, Y, b, yr, xo0, Ho, Wo,
+                          pad, fill, affine, interior_ok, pf, m, pyr, yscale, ybias, area WV_COL_ARG
+                          WK_WIDE_ARG);
+                continue;
+            }
+            const int y0 = (int)ys; /* floor: y >= 0 */
+            const float8 ty = y - (float)y0;
+            if (y0 == cy + 1) { /* the row below the last: its upper row's mixes are kept */
+#pragma unroll
+                for (int c = 0; c < CH; c++) h0[c] = h1[c];
+                wv_row_mix(xb + (y0 + 1) * (int)sxy, uo, tx, h1);
+            } else if (y0 != cy) {
+                wv_row_mix(xb + y0 * (int)sxy, uo, tx, h0);
+                wv_row_mix(xb + (y0 + 1) * (int)sxy, uo, tx, h1);
+            }
+            cy = y0;
+            float8 v[CH];
+#pragma unroll
+            for (int c = 0; c < CH; c++) v[c] = wv_lerp(h0[c], h1[c], ty);
+            wv_put8(v, 0, Y, b, yr, xo0, Ho, Wo, yscale, ybias WV_COL_ARG WK_WIDE_ARG);
+        }
+        return;
+    }
+#endif
     float8 xs[WV_BLOCKS], ys[WV_BLOCKS];
     int8 oks[WV_BLOCKS];
 #if COORD == COORD_FIELD

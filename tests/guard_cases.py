@@ -171,6 +171,25 @@ def warp_family():
             lambda *imgs, **kw: warp_batch(list(imgs), mats, **kw), *batch,
             size=(11, 6), interpolation=mode, padding=pad, fill=7,
             antialias=k % 3 == 0)
+    # axis-aligned maps of uint8, linear: several rows per work-item (engine.coords.
+    # rows_per_item; no floor on a launch's work-groups here, so that these small outputs take
+    # them), a map whose first block's last lane reads the last column on every row among them
+    from warpkit.engine import coords
+    floor, coords.MIN_GROUPS = coords.MIN_GROUPS, 0
+    try:
+        for k, (form, pad) in enumerate(itertools.product(forms, (*pads, "constant_edge"))):
+            for w in range(1, 18, 2):
+                h = heights[(w + k) % len(heights)]
+                img = image(form(h, w), np.uint8, rng)
+                rows_maps = {"edge": g.translation(8.5 - w, -0.5), "magnify": g.scale(2.5, 1.7),
+                             "flip": g.scale(-1.3, 0.6, (w / 2, 0)),
+                             "fill": g.compose(g.scale(1.2), g.translation(3, 2))}
+                for j, (name_m, m) in enumerate(rows_maps.items()):
+                    size = [None, (3 * w + 1, h + 2), (17, 3), (9, 2 * h + 5)][(w + k + j) % 4]
+                    run(f"warp rows {form(h, w)} {pad} {name_m} size={size}",
+                        warpkit.warp_affine, img, m, size=size, padding=pad, fill=7)
+    finally:
+        coords.MIN_GROUPS = floor
 
 
 def wide_family():

@@ -172,6 +172,35 @@ def schedule(inv: np.ndarray, wo: int, ho: int, blocks: int, affine: bool) -> tu
     return (6 if drift < 2 or drift > 64 else 3), pf
 
 
+#: warp_v's rows per work-item on axis-aligned maps (rows_per_item; kernels_cl/warp.cl's WV_ROWS),
+#: where a launch makes at least MIN_GROUPS work-groups with them
+AXIS_ROWS = 16
+MIN_GROUPS = 8
+
+
+def rows_per_item(cpu_like: bool, linear_u8: bool, inv: np.ndarray, finite_affine: bool,
+                  wo: int, ho: int, tw_log2: int, items: int) -> int:
+    """warp_v's rows per work-item: AXIS_ROWS where a CPU-like device (``cpu_like``) resamples
+    uint8 linearly by matrices (``linear_u8``: the 8-wide kernel, one block per work-item, no
+    supersampling) that are all affine with finite entries and axis-aligned as the kernel sees
+    them (their float32 ``m[0][1]`` and ``m[1][0]`` are 0: resizes, crops, flips, letterboxes),
+    else 1. Such a map's rows of one block read the same columns with the same weights, and a
+    magnification's consecutive rows share source rows: the kernel works out the columns once
+    and mixes each source row once for all of its rows, the same values from the same
+    operations as a row at a time. 1 too where a launch's ``items`` outputs of ``wo`` x ``ho``
+    in work-groups of 2^tw_log2 blocks would make fewer than MIN_GROUPS of them: a small output
+    alone keeps every core busy (and 2 or 4 rows, which would, were slower than 1:
+    docs/performance.md, "Axis-aligned maps: rows that share their columns")."""
+    if not (cpu_like and linear_u8 and finite_affine):
+        return 1
+    m = inv.reshape(-1, 9)
+    if m[:, 1].astype(np.float32).any() or m[:, 3].astype(np.float32).any():
+        return 1
+    blocks = -(-wo // 8)
+    columns, th = -(-blocks >> tw_log2), 64 >> tw_log2  # work-groups across, their rows
+    return AXIS_ROWS if items * columns * -(-ho // (th * AXIS_ROWS)) >= MIN_GROUPS else 1
+
+
 def _median(values: list[float]) -> float:
     """statistics.median without importing statistics (slow to import)."""
     values = sorted(values)

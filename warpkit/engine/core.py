@@ -17,9 +17,9 @@ from .._checks import matrix3, width_height
 from .._images import MAX_CHANNELS, as_image, shape_hwc
 from .._memory import (Operand, check_allocation, device_layout, operand, pick_runtime,
                        wants_device_result)
-from .._options import PADDINGS, Sampling
+from .._options import INTERPOLATIONS, PADDINGS, Sampling
 from .coords import (COORD_AXES, COORD_FIELD, COORD_MAP, COORD_MATRIX, Coords, blocks,
-                     area_items, expand_canvas, schedule, supersampling)
+                     area_items, expand_canvas, rows_per_item, schedule, supersampling)
 from .inputs import WARP_DTYPES, matrices, pack, read_regions, stack
 from .output import (PLAIN, ModelInput, fills as fills_of, model_output, options_key,
                      values_of_options)
@@ -1905,12 +1905,17 @@ def _matrix_values(rt, x, layout_key: tuple, spec: WarpSpec, kind: int, inv: np.
     where given: :class:`_Again`'s), the image's allocation checked, the fixed values, the
     call's ``extra`` ones and the positions' (:func:`_bind_positions`)."""
     finite_affine, tw_log2, pf = _work_split(kind, inv, spec.wo, spec.ho)
-    plan = None if plans is None else plans.get(tw_log2)
+    # (a ragged batch's items are launched one by one on CPU devices: a launch has one)
+    linear_u8 = (spec.mode == INTERPOLATIONS["linear"] and x.dtype == np.uint8
+                 and not spec.supersample and not spec.area and spec.coord == COORD_MATRIX)
+    split = tw_log2, rows_per_item(rt.cpu_like, linear_u8, inv, finite_affine, spec.wo, spec.ho,
+                                   tw_log2, 1 if spec.ragged else spec.items)
+    plan = None if plans is None else plans.get(split)
     if plan is None:
-        plan = PLANS.get((rt, layout_key, wants_device_result(x), spec, tw_log2),
-                         lambda: warp_plan(rt, x, spec, tw_log2))
+        plan = PLANS.get((rt, layout_key, wants_device_result(x), spec, split),
+                         lambda: warp_plan(rt, x, spec, *split))
         if plans is not None:
-            plans[tw_log2] = plan
+            plans[split] = plan
     if not spec.ragged and x.dev is None:  # (the plan checked the rest: it serves every size)
         check_allocation(rt, x.nbytes, "the image")
     values = {**fixed, "affine": int32(finite_affine), "pf": int32(pf), **extra}

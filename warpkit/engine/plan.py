@@ -240,7 +240,9 @@ def image_values(shape: tuple[int, ...]) -> dict[str, Any]:
             "interior": int32(interior)}
 
 
-def warp_plan(rt: Runtime, src: Operand, w: WarpSpec, tw_log2: int) -> Plan:
+def warp_plan(rt: Runtime, src: Operand, w: WarpSpec, tw_log2: int, rows: int = 1) -> Plan:
+    """The plan of a warp: ``tw_log2`` and ``rows`` split its output among the 8-wide kernel's
+    work-groups (engine.coords.schedule, rows_per_item)."""
     dt = np.dtype(src.dtype)
     ydt = dt if w.y_dtype is None else np.dtype(w.y_dtype)
     on_device = wants_device_result(src)
@@ -302,7 +304,8 @@ def warp_plan(rt: Runtime, src: Operand, w: WarpSpec, tw_log2: int) -> Plan:
     if not w.supersample and dt in (np.dtype(np.uint8), np.dtype(np.float32)) and words:
         # the 8-wide kernel (kernels_cl/warp.cl, warp_v); channels are a build-time constant
         variant = Variant.of("warp.cl", "warp_v", **defines, CH=C, WK_U8=int(dt == np.uint8),
-                             WK_CPU=int(rt.kind == "CPU"), WV_BLOCKS=w.blocks)
+                             WK_CPU=int(rt.kind == "CPU"), WV_BLOCKS=w.blocks,
+                             **({"WV_ROWS": rows} if rows > 1 else {}))
         # the interior path reads 4 bytes from each tap's start: pixels are packed, rows go down;
         # its bounds test compares float coordinates with W - 1 and H - 2, exact below 2^24.
         # Its last read starts at pixel (W - 1) of row H - 2 and ends 4 - C bytes past that
@@ -318,7 +321,7 @@ def warp_plan(rt: Runtime, src: Operand, w: WarpSpec, tw_log2: int) -> Plan:
                 np.int32(w.wo), np.int32(w.pad), Arg("fill"), Arg("affine"), interior,
                 np.int32(tw_log2), Arg("pf"), Arg("yscale"), Arg("ybias"), *ragged,
                 *((Arg("ss"),) if w.area else ()))
-        gsize = (tiles_x * 64, -(-w.ho // th), w.items)
+        gsize = (tiles_x * 64, -(-w.ho // (th * rows)), w.items)
     else:  # any dtype, cubic, supersampling: one output pixel per work-item
         # int32 values need more than a float's 24 bits: accumulate in double where the device
         # has it (nearest without supersampling copies pixels, exact everywhere)
