@@ -787,7 +787,18 @@ inline float8 wv_lerp(float8 a, float8 b, float8 t) {
 #if WK_U8
 /* 8 uint8 pixels of CH channels (values in [0, 255]) to yp: 8 * CH bytes, nothing beyond */
 inline __attribute__((always_inline)) void wv_store8_u8(const int8 *q, __global uchar *yp) {
-#if WK_CPU && CH == 3
+#if WK_CPU && CH == 3 && defined(__clang__)
+    /* the 24 bytes packed by two byte shuffles of constant masks (clang's builtin: a register
+     * shuffle each), then stored as 16 and 8: a store per pixel (below) cost an all-fill or
+     * axis-aligned warp ~10% of its time */
+    typedef uchar16 uchar16_us __attribute__((aligned(1)));
+    typedef uchar8 uchar8_us __attribute__((aligned(1)));
+    const uint8 px = CV(q[0] | (q[1] << 8) | (q[2] << 16), uint8);
+    const uchar16 a = as_uchar16(px.lo), b = as_uchar16(px.hi); /* pixels 0-3 and 4-7 */
+    *(__global uchar16_us *)yp = __builtin_shufflevector(a, b, 0, 1, 2, 4, 5, 6, 8, 9, 10, 12, 13,
+                                                         14, 16, 17, 18, 20);
+    *(__global uchar8_us *)(yp + 16) = __builtin_shufflevector(b, b, 5, 6, 8, 9, 10, 12, 13, 14);
+#elif WK_CPU && CH == 3
     /* one 4-byte store per pixel in increasing order (each overwrites only the next pixel's
      * first byte, which that pixel's own store then writes); the last pixel byte by byte, so
      * nothing past this work-item's 24 bytes is touched */
