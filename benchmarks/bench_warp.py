@@ -1,6 +1,6 @@
 """Image warps, numpy in and numpy out: uint8 RGB 1920x1080 affine warp (15 degrees, scale 1.1,
 bilinear, constant fill), 8 bands of 1024x1024 (one launch) and a batch of 64 x 224x224x3 with
-one matrix each, against OpenCV
+one matrix each, against OpenCV; resizes by the area filter and linear ones against cv2.resize
 (cv2.warpAffine, a loop for the batch), Pillow (Image.transform) and a torch float chain
 (affine_grid + grid_sample on the converted image).
 
@@ -92,6 +92,24 @@ def main() -> None:
         area_rows += [[f"1920x1080x3 -> {w}x{h}", *r] for r in versus(ours, fns, args.samples)]
     print(table("uint8 resizes by the area filter (interpolation='area'), ms", area_rows,
                 ["case", *VERSUS]))
+
+    # ---- linear resizes: axis-aligned maps, 16 rows per work-item (engine.coords.
+    # rows_per_item), cv2.resize's map, against cv2.resize(INTER_LINEAR) (its weights rounded
+    # to 11 bits, so within a level of warpkit's)
+    linear_rows = []
+    for (sw, sh), (w, h) in [((1920, 1080), (640, 360)), ((520, 500), (640, 615)),
+                             ((640, 480), (1280, 960))]:
+        src = rng.integers(0, 256, (sh, sw, 3), dtype=np.uint8)
+        sx, sy = w / sw, h / sh
+        m = np.array([[sx, 0, 0.5 * sx - 0.5], [0, sy, 0.5 * sy - 0.5], [0, 0, 1.0]])
+        ours = warpkit_calls(lambda q, src=src, m=m, w=w, h=h: warpkit.warp_affine(
+            src, m, (w, h), padding="border", queue=q), pq)
+        fns = {}
+        if cv2 is not None:
+            fns["cv2.resize INTER_LINEAR"] = lambda src=src, w=w, h=h: cv2.resize(
+                src, (w, h), interpolation=cv2.INTER_LINEAR)
+        linear_rows += [[f"{sw}x{sh}x3 -> {w}x{h}", *r] for r in versus(ours, fns, args.samples)]
+    print(table("uint8 linear resizes (cv2.resize's map), ms", linear_rows, ["case", *VERSUS]))
 
     # ---- batch
     batch = rng.integers(0, 256, (64, 224, 224, 3), dtype=np.uint8)
