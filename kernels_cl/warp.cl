@@ -752,12 +752,15 @@ typedef uint uint_u __attribute__((aligned(1)));
 #if COLOUR
 #define WV_COL_PARAM , __global const float *col, int ncol
 #define WV_COL_ARG , col, ncol
-#define WV_COLOUR(v) wk_colour8(v, CH, col, ncol, (float2)0.0f, (int2)(xo0, yo), (int2)(Wo, Ho))
+/* (a macro, in the caller's scope: through a function of its own that took the values by
+ * pointer, noise in the store made a float32 CHW pipeline's warp 6x slower) */
+#define WV_COLOUR_AT(v, row) wk_colour8(v, CH, col, ncol, (float2)0.0f, (int2)(xo0, row), (int2)(Wo, Ho))
 #else
 #define WV_COL_PARAM
 #define WV_COL_ARG
-#define WV_COLOUR(v)
+#define WV_COLOUR_AT(v, row)
 #endif
+#define WV_COLOUR(v) WV_COLOUR_AT(v, yo)
 
 /* channel c of packed uint8 pixels, as floats: from one word (WV_CH), or from a pixel's
  * WV_NG words of 4 channels each (WV_CHW) */
@@ -950,12 +953,12 @@ inline __attribute__((always_inline)) void wv_store_norm(const float8 *v, __glob
 #endif
 
 #if MODE == MODE_LINEAR && WK_U8
-/* the whole block at (xo0, yo) of item b from its values v (in levels): its colour operations,
- * then the model's input or uint8 (halves up; saturated first with sat, as wv_sample's store) */
-inline __attribute__((always_inline)) void wv_put8(float8 *v, int sat, __global Y_PTR_T *Y, int b, int yo,
-                                                   int xo0, int Ho, int Wo, float4 yscale,
-                                                   float4 ybias WV_COL_PARAM WK_WIDE_PARAM) {
-    WV_COLOUR(v);
+/* the whole block at (xo0, yo) of item b from its values v (in levels, after their colour
+ * operations): the model's input or uint8 (halves up; saturated first with sat, as wv_sample's
+ * store) */
+inline __attribute__((always_inline)) void wv_put8(const float8 *v, int sat, __global Y_PTR_T *Y, int b,
+                                                   int yo, int xo0, int Ho, int Wo, float4 yscale,
+                                                   float4 ybias WK_WIDE_PARAM) {
 #if Y_NORM
     wv_store_norm(v, Y, b, yo, xo0, 8, Ho, Wo, yscale, ybias WK_WIDE_ARG);
 #else
@@ -1091,7 +1094,8 @@ inline __attribute__((always_inline)) void wv_sample(
     {                                                                                         \
         float8 v_[CH];                                                                        \
         wv_interior_linear_u8_values(xb, x, y, sxy, v_);                                      \
-        wv_put8(v_, 0, Y, b, yo, xo0, Ho, Wo, yscale, ybias WV_COL_ARG WK_WIDE_ARG);           \
+        WV_COLOUR(v_);                                                                        \
+        wv_put8(v_, 0, Y, b, yo, xo0, Ho, Wo, yscale, ybias WK_WIDE_ARG);                      \
     }
 #if !Y_NORM
     __global X_T *const yp = Y + (((long)b * Ho + yo) * Wo + xo0) * CH; /* this block's output */
@@ -1340,7 +1344,8 @@ __kernel void warp_v(__global const X_T *restrict X, long x_off, long sxb, long 
                 float8 v[CH];
 #pragma unroll
                 for (int c = 0; c < CH; c++) v[c] = (float8)fills[c];
-                wv_put8(v, 1, Y, b, yr, xo0, Ho, Wo, yscale, ybias WV_COL_ARG WK_WIDE_ARG);
+                WV_COLOUR_AT(v, yr);
+                wv_put8(v, 1, Y, b, yr, xo0, Ho, Wo, yscale, ybias WK_WIDE_ARG);
                 continue;
             }
             if (!(whole & (ys >= 0) & (ys < (float)(H - 2)))) { /* (wv_interior's test of y) */
@@ -1363,7 +1368,8 @@ __kernel void warp_v(__global const X_T *restrict X, long x_off, long sxb, long 
             float8 v[CH];
 #pragma unroll
             for (int c = 0; c < CH; c++) v[c] = wv_lerp(h0[c], h1[c], ty);
-            wv_put8(v, 0, Y, b, yr, xo0, Ho, Wo, yscale, ybias WV_COL_ARG WK_WIDE_ARG);
+            WV_COLOUR_AT(v, yr);
+            wv_put8(v, 0, Y, b, yr, xo0, Ho, Wo, yscale, ybias WK_WIDE_ARG);
         }
         return;
     }
