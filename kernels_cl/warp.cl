@@ -1321,10 +1321,11 @@ __kernel void warp_v(__global const X_T *restrict X, long x_off, long sxb, long 
          * same of y); other rows take wv_sample. */
         const float8 px = (float8)(0, 1, 2, 3, 4, 5, 6, 7) + (float)xo0;
         const float8 x = m[0] * px + (m[1] * (float)yo + m[2]);
-        const int8 x0 = CV(x < 0 ? (float8)0 : x, int8); /* floor where x >= 0 (the interior) */
+        const float xm = (float)(W - 1);
+        /* floor where x is in [0, W - 1] (the interior; elsewhere unused, kept in range) */
+        const int8 x0 = CV(x < 0 ? (float8)0 : (x > xm ? (float8)xm : x), int8);
         const float8 tx = x - CV(x0, float8);
         const uint8 uo = as_uint8(x0 * CH);
-        const float xm = (float)(W - 1);
         const int whole = interior_ok & (xo0 + 8 <= Wo) & !area & (x.s0 >= 0) & (x.s0 < xm) &
                           (x.s7 >= 0) & (x.s7 < xm); /* wv_interior's test of x */
         const int filled = (xo0 + 8 <= Wo) & ((pad == PAD_CONSTANT) | (pad == WK_PAD_CONSTANT_EDGE));
