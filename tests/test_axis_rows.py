@@ -22,8 +22,9 @@ MAPS = {
     "letterbox": g.compose(g.scale(1.2), g.translation(5, 9)),  # fill on every side
     "shift": g.translation(-0.5, 0.25),
     "crop": g.translation(-6, -4),
-    # a block whose last lane reads the image's last pixel (x 20.5 .. 27.5) on every row: the
-    # rows before the last two are the interior's, whose 4-byte reads end inside the image
+    # a block whose last lane's taps reach the image's last column (x 20.5 .. 27.5), on rows
+    # in the interior and past it (tests/guard_cases.py's "edge" map holds the same reads
+    # against an unreadable page)
     "edge": g.translation(-4.5, -0.5),
 }
 PADS = ("constant", "constant_edge", "border", "reflection", "reflect_101")
