@@ -196,8 +196,9 @@ class BBoxSafeRandomCrop(_CropFromTargets):
             _union(boxes / np.array([w, h, w, h], np.float64), self.erosion_rate)
         if union is None:
             return {"crop": self._no_boxes(rng, size)}
-        x_min, y_min = np.clip(union[0], 0, 1), np.clip(union[1], 0, 1)
-        x_max, y_max = np.clip(union[2], x_min, 1), np.clip(union[3], y_min, 1)
+        u = union.tolist()  # (np.clip on single values cost a sample ~20 us)
+        x_min, y_min = min(max(u[0], 0.0), 1.0), min(max(u[1], 0.0), 1.0)
+        x_max, y_max = min(max(u[2], x_min), 1.0), min(max(u[3], y_min), 1.0)
         x0 = int(x_min * float(rng.random()) * w)
         y0 = int(y_min * float(rng.random()) * h)
         x1 = int((x_max + (1 - x_max) * float(rng.random())) * w)
