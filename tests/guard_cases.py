@@ -178,7 +178,7 @@ def warp_family():
     floor, coords.MIN_GROUPS = coords.MIN_GROUPS, 0
     try:
         for k, (form, pad) in enumerate(itertools.product(forms, (*pads, "constant_edge"))):
-            for w in range(1, 18, 2):
+            for w in range(1, 18, 4):  # (9, 13 and 17 wide: a whole block in the interior)
                 h = heights[(w + k) % len(heights)]
                 img = image(form(h, w), np.uint8, rng)
                 rows_maps = {"edge": g.translation(8.5 - w, -0.5), "magnify": g.scale(2.5, 1.7),
