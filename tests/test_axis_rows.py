@@ -131,6 +131,8 @@ def test_the_rule():
     assert rows(True, True, turned, True, 640, 640, 6, 1) == 1
     turned[1, 0, 1] = 1e-50  # 0 in float32, as the kernel sees it: still axis-aligned
     assert rows(True, True, turned, True, 640, 640, 6, 1) == coords.AXIS_ROWS
+    turned[2, 1, 0] = -1e-6  # a shear of y along x
+    assert rows(True, True, turned, True, 640, 640, 6, 1) == 1
     # a 224 x 224 output alone: 7 work-groups of 32 blocks x 2 x 16 rows: one row; 64 of them
     # in one launch, or a 640 x 640 alone (80), take several
     assert rows(True, True, inv, True, 224, 224, 5, 1) == 1

@@ -193,12 +193,11 @@ def rows_per_item(cpu_like: bool, linear_u8: bool, inv: np.ndarray, finite_affin
     docs/performance.md, "Axis-aligned maps: rows that share their columns")."""
     if not (cpu_like and linear_u8 and finite_affine):
         return 1
-    m = inv.reshape(-1, 9)
-    if m[:, 1].astype(np.float32).any() or m[:, 3].astype(np.float32).any():
-        return 1
-    blocks = -(-wo // 8)
+    blocks = -(-wo // 8)  # (the count first: Python ints, where a small output ends it)
     columns, th = -(-blocks >> tw_log2), 64 >> tw_log2  # work-groups across, their rows
-    return AXIS_ROWS if items * columns * -(-ho // (th * AXIS_ROWS)) >= MIN_GROUPS else 1
+    if items * columns * -(-ho // (th * AXIS_ROWS)) < MIN_GROUPS:
+        return 1
+    return 1 if inv.reshape(-1, 9)[:, 1:4:2].astype(np.float32).any() else AXIS_ROWS
 
 
 def _median(values: list[float]) -> float:
