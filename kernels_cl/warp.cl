@@ -1374,6 +1374,65 @@ __kernel void warp_v(__global const X_T *restrict X, long x_off, long sxb, long 
         }
         return;
     }
+#elif WV_ROWS > 1 && COORD == COORD_MATRIX && MODE == MODE_NEAREST && WK_U8 && !Y_NORM && !COLOUR && \
+    WV_BLOCKS == 1
+    {   /* WV_ROWS rows of one block, nearest, the map axis-aligned and affine as above (masks):
+         * the lanes' rounded columns and their test are made once, each row rounds one y. A
+         * row whose pixels all lie in the image copies them as wv_sample's nearest path does
+         * (the same words, the same positions rounded the same way), and a row that rounds to
+         * the same source row as the one before stores the same pixels again; other rows take
+         * wv_sample. */
+        const float8 px = (float8)(0, 1, 2, 3, 4, 5, 6, 7) + (float)xo0;
+        const float8 x = m[0] * px + (m[1] * (float)yo + m[2]);
+        const float8 xc = x < -8 ? (float8)-8 : (x > (float)W + 8 ? (float8)((float)W + 8) : x);
+        const int8 ix = CV(wk_rint_f8(xc), int8);
+        const int whole = interior_ok & (xo0 + 8 <= Wo) & !area & wk_all8((ix >= 0) & (ix < W));
+        const int8 ox = ix * CH;
+        /* constant padding: a whole block whose columns or row round outside the image is
+         * wv_sample's fill, rounded and stored as it stores it */
+        const int filled = (xo0 + 8 <= Wo) & (pad == PAD_CONSTANT);
+        const int x_out = wk_all8((ix < 0) | (ix >= W));
+        float fills[WK_NCH];
+        WK_PER_CHANNEL(fills, float, fill, 0);
+        int8 qf[CH];
+#pragma unroll
+        for (int c = 0; c < CH; c++) {
+            const float8 f = (float8)fills[c];
+            qf[c] = CV((f < 0 ? (float8)0 : (f > 255 ? (float8)255 : f)) + 0.5f, int8);
+        }
+        int8 q[CH];
+        int cy = -1; /* the source row in q (none yet) */
+        const int end = yo + WV_ROWS < Ho ? yo + WV_ROWS : Ho;
+#pragma unroll 1
+        for (int yr = yo; yr < end; yr++) {
+            const float8 y = m[3] * px + (m[4] * (float)yr + m[5]);
+            const float8 yc = y < -8 ? (float8)-8 : (y > (float)H + 8 ? (float8)((float)H + 8) : y);
+            const int iy = CV(wk_rint_f8(yc), int8).s0;
+            if (filled & (x_out | (iy < 0) | (iy >= H))) {
+                wv_store8_u8(qf, Y + (((long)b * Ho + yr) * Wo + xo0) * CH);
+                continue;
+            }
+            if (!(whole & (iy >= 0) & (iy < H))) {
+                wv_sample(xb, x, y, (int8)-1, W, H, sxy, sxx, sxc, last_rel, Y, b, yr, xo0, Ho, Wo,
+                          pad, fill, affine, interior_ok, pf, m, (float)yr, yscale, ybias, area
+                          WV_COL_ARG WK_WIDE_ARG);
+                continue;
+            }
+            if (iy != cy) {
+                const int8 off = ox + iy * (int)sxy;
+                uint8 wd[WV_NG];
+#pragma unroll
+                for (int g = 0; g < WV_NG; g++) wd[g] = wv_words(xb, off + 4 * g, last_rel);
+#pragma unroll
+                for (int c = 0; c < CH; c++) q[c] = CV((wd[c >> 2] >> (uint)(8 * (c & 3))) & 0xffu, int8);
+                cy = iy;
+            }
+            wv_store8_u8(q, Y + (((long)b * Ho + yr) * Wo + xo0) * CH);
+        }
+        return;
+    }
+#elif WV_ROWS > 1
+#error "WV_ROWS > 1 needs a rows path: engine.coords.rows_per_item asks for one only where there is"
 #endif
     float8 xs[WV_BLOCKS], ys[WV_BLOCKS];
     int8 oks[WV_BLOCKS];

@@ -171,7 +171,7 @@ def warp_family():
             lambda *imgs, **kw: warp_batch(list(imgs), mats, **kw), *batch,
             size=(11, 6), interpolation=mode, padding=pad, fill=7,
             antialias=k % 3 == 0)
-    # axis-aligned maps of uint8, linear: several rows per work-item (engine.coords.
+    # axis-aligned maps of uint8, linear and nearest: several rows per work-item (engine.coords.
     # rows_per_item; no floor on a launch's work-groups here, so that these small outputs take
     # them), a map whose first block's last lane reads the last column on every row among them
     from warpkit.engine import coords
@@ -188,6 +188,10 @@ def warp_family():
                     size = [None, (3 * w + 1, h + 2), (17, 3), (9, 2 * h + 5)][(w + k + j) % 4]
                     run(f"warp rows {form(h, w)} {pad} {name_m} size={size}",
                         warpkit.warp_affine, img, m, size=size, padding=pad, fill=7)
+                    if j < 2:  # nearest's rows path (masks): its words at the last columns
+                        run(f"warp rows nearest {form(h, w)} {pad} {name_m} size={size}",
+                            warpkit.warp_affine, img, m, size=size, interpolation="nearest",
+                            padding=pad, fill=7)
     finally:
         coords.MIN_GROUPS = floor
 

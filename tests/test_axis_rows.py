@@ -28,6 +28,11 @@ MAPS = {
     "edge": g.translation(-4.5, -0.5),
 }
 PADS = ("constant", "constant_edge", "border", "reflection", "reflect_101")
+# the nearest path's own edges: positions at -0.5 and at W - 0.5 on every row (an even side
+# rounds its half to W, outside the pixels' indices but on their area: constant_edge's edge,
+# constant's fill), and blocks whose every lane rounds to column 0
+NEAREST_MAPS = {**MAPS, "half": g.translation(0.5, 0.5),
+                "magnify 8": g.compose(g.scale(8, 8), g.translation(3, 3))}
 
 
 def _pair(call):
@@ -114,6 +119,63 @@ def test_the_model_input_and_colour_steps(small_queue):
     photos = [_image(3, 10 + k) for k in range(4)]
     many, one = _pair(lambda: pipe(image=photos, seed=3, queue=small_queue))
     assert np.asarray(many["image"]).tobytes() == np.asarray(one["image"]).tobytes()
+
+
+@pytest.mark.parametrize("channels", [1, 2, 3, 4])
+def test_nearest_rows_give_the_row_at_a_time_result(small_queue, channels):
+    """Nearest (masks): the rounded columns once, a source row read once for the rows that
+    round to it, whole blocks of constant fill stored directly; the rest by wv_sample."""
+    odd = _image(channels, 7)
+    even = np.random.default_rng(8).integers(0, 256, (H + 1, W + 1, channels), np.uint8)
+    for img in (odd, even):
+        for pad in PADS:
+            for name, m in NEAREST_MAPS.items():
+                def call():
+                    return warpkit.warp_affine(img, m, size=SIZE, interpolation="nearest",
+                                               padding=pad, fill=(7.6, 300, -4, 99)[:channels],
+                                               queue=small_queue)
+                many, one = _pair(call)
+                assert many.tobytes() == one.tobytes(), \
+                    f"{name} {pad} {channels} channels, {img.shape[:2]}"
+
+
+def test_masks_in_a_pipeline(small_queue):
+    """A segmentation pipeline's masks (nearest, stored as they are) and images over a ragged
+    batch, with MaskDropout (which reads the warped masks): the same with either."""
+    from warpkit.augment import Compose, HorizontalFlip, MaskDropout, RandomResizedCrop
+
+    pipe = Compose([RandomResizedCrop((40, 48), scale=(0.2, 1.0)), HorizontalFlip(p=0.5),
+                    MaskDropout(max_objects=(1, 2), p=0.7)])
+    photos = [_image(3, 20 + k)[: H - k, : W - 3 * k] for k in range(4)]
+    masks = [(p[..., 0] // 64).astype(np.uint8) for p in photos]
+    many, one = _pair(lambda: pipe(image=photos, mask=masks, seed=5, queue=small_queue))
+    for k in ("image", "mask"):
+        assert np.asarray(many[k]).tobytes() == np.asarray(one[k]).tobytes(), k
+
+
+def test_nearest_with_colour_or_a_model_input_takes_one_row(small_queue):
+    """The nearest rows path stores pixels as they are: a nearest warp to the model's input, or
+    with colour operations, takes one row per work-item (and builds: a kernel asked for rows it
+    has no path for fails to build)."""
+    from warpkit.augment import Compose, RandomBrightnessContrast, RandomResizedCrop
+
+    seen: list[int] = []
+    real = coords.rows_per_item
+
+    def spy(*args):
+        seen.append(real(*args))
+        return seen[-1]
+
+    img = _image(3, 8)
+    pipe = Compose([RandomResizedCrop((40, 48)), RandomBrightnessContrast(p=1)],
+                   interpolation="nearest")
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(core, "rows_per_item", spy)
+        mp.setattr(coords, "MIN_GROUPS", 0)
+        warpkit.warp_affine(img, MAPS["magnify"], size=SIZE, interpolation="nearest",
+                            output_dtype="float32", queue=small_queue)
+        pipe(image=img, seed=1, queue=small_queue)
+    assert seen == [1, 1]
 
 
 def test_the_rule():

@@ -178,20 +178,22 @@ AXIS_ROWS = 16
 MIN_GROUPS = 8
 
 
-def rows_per_item(cpu_like: bool, linear_u8: bool, inv: np.ndarray, finite_affine: bool,
+def rows_per_item(cpu_like: bool, rows_path: bool, inv: np.ndarray, finite_affine: bool,
                   wo: int, ho: int, tw_log2: int, items: int) -> int:
     """warp_v's rows per work-item: AXIS_ROWS where a CPU-like device (``cpu_like``) resamples
-    uint8 linearly by matrices (``linear_u8``: the 8-wide kernel, one block per work-item, no
-    supersampling) that are all affine with finite entries and axis-aligned as the kernel sees
-    them (their float32 ``m[0][1]`` and ``m[1][0]`` are 0: resizes, crops, flips, letterboxes),
-    else 1. Such a map's rows of one block read the same columns with the same weights, and a
-    magnification's consecutive rows share source rows: the kernel works out the columns once
-    and mixes each source row once for all of its rows, the same values from the same
-    operations as a row at a time. 1 too where a launch's ``items`` outputs of ``wo`` x ``ho``
-    in work-groups of 2^tw_log2 blocks would make fewer than MIN_GROUPS of them: a small output
-    alone keeps every core busy (and 2 or 4 rows, which would, were slower than 1:
-    docs/performance.md, "Axis-aligned maps: rows that share their columns")."""
-    if not (cpu_like and linear_u8 and finite_affine):
+    by matrices through one of the kernel's rows paths (``rows_path``: uint8, one block per
+    work-item, no supersampling; linear, or nearest stored as it is, without colour operations
+    or a model's input: masks) and the maps are all affine with finite entries and
+    axis-aligned as the kernel sees them (their float32 ``m[0][1]`` and ``m[1][0]`` are 0:
+    resizes, crops, flips, letterboxes), else 1. Such a map's rows of one block read the same
+    columns with the same weights, and a magnification's consecutive rows share source rows:
+    the kernel works out the columns once and mixes (linear) or reads (nearest) each source row
+    once for all of its rows, the same values from the same operations as a row at a time.
+    1 too where a launch's ``items`` outputs of ``wo`` x ``ho`` in work-groups of 2^tw_log2
+    blocks would make fewer than MIN_GROUPS of them: a small output alone keeps every core busy
+    (and 2 or 4 rows, which would, were slower than 1: docs/performance.md, "Axis-aligned maps:
+    rows that share their columns")."""
+    if not (cpu_like and rows_path and finite_affine):
         return 1
     blocks = -(-wo // 8)  # (the count first: Python ints, where a small output ends it)
     columns, th = -(-blocks >> tw_log2), 64 >> tw_log2  # work-groups across, their rows

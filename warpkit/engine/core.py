@@ -1906,9 +1906,12 @@ def _matrix_values(rt, x, layout_key: tuple, spec: WarpSpec, kind: int, inv: np.
     call's ``extra`` ones and the positions' (:func:`_bind_positions`)."""
     finite_affine, tw_log2, pf = _work_split(kind, inv, spec.wo, spec.ho)
     # (a ragged batch's items are launched one by one on CPU devices: a launch has one)
-    linear_u8 = (spec.mode == INTERPOLATIONS["linear"] and x.dtype == np.uint8
-                 and not spec.supersample and not spec.area and spec.coord == COORD_MATRIX)
-    split = tw_log2, rows_per_item(rt.cpu_like, linear_u8, inv, finite_affine, spec.wo, spec.ho,
+    # (warp.cl's rows paths: uint8 by matrices, linear, or nearest stored as it is: masks)
+    rows_path = x.dtype == np.uint8 and not spec.supersample and not spec.area and \
+        spec.coord == COORD_MATRIX and (
+            spec.mode == INTERPOLATIONS["linear"] or
+            (spec.mode == INTERPOLATIONS["nearest"] and spec.y_dtype is None and not spec.colour))
+    split = tw_log2, rows_per_item(rt.cpu_like, rows_path, inv, finite_affine, spec.wo, spec.ho,
                                    tw_log2, 1 if spec.ragged else spec.items)
     plan = None if plans is None else plans.get(split)
     if plan is None:
