@@ -704,17 +704,24 @@ def mosaic_runs(data, have_alb: bool) -> dict:
         have_alb, mosaic=True)
 
 
-def segmentation_runs(data, have_alb: bool) -> dict:
+def segmentation_runs(data, have_alb: bool, letterbox: bool = False) -> dict:
     """A segmentation recipe: RandomResizedCrop(224) + flip + MaskDropout(1-3 objects, p=0.5)
     with each photo's mask (the mask's warp first, its objects found on the host, then the
     image's), to the normalised float32 CHW input and the mask; warpkit without MaskDropout
-    too (the same call, masks and images launched together)."""
+    too (the same call, masks and images launched together). With ``letterbox``, a YOLO-seg
+    style one instead: LongestMaxSize(640) + PadIfNeeded(640, 640, fill 114, fill_mask 0) +
+    flip with each photo's mask, to uint8 640x640 (the image linear, the mask nearest: both
+    axis-aligned, 16 rows a work-item)."""
     import warpkit.augment as WA
 
     images, masks = [d[0] for d in data], [d[1] for d in data]
-    model = dict(output_dtype="float32", mean=MEAN.tolist(), std=STD.tolist(), layout="CHW")
+    model = {} if letterbox else \
+        dict(output_dtype="float32", mean=MEAN.tolist(), std=STD.tolist(), layout="CHW")
 
     def steps(lib, drop: bool = True):
+        if letterbox:
+            return [lib.LongestMaxSize(640), lib.PadIfNeeded(640, 640, border_mode=0, fill=114,
+                                                             fill_mask=0), lib.HorizontalFlip()]
         return [lib.RandomResizedCrop(size=(224, 224)), lib.HorizontalFlip(),
                 *([lib.MaskDropout(max_objects=(1, 3), p=0.5)] if drop else [])]
 
@@ -727,18 +734,22 @@ def segmentation_runs(data, have_alb: bool) -> dict:
             return out["image"], out["mask"]
         return run
 
-    fns = {"warpkit, segmentation with MaskDropout": ours(WA.Compose(steps(WA), **model)),
-           "warpkit, the same without MaskDropout": ours(WA.Compose(steps(WA, False), **model))}
+    fns = {"warpkit, letterboxed segmentation": ours(WA.Compose(steps(WA)))} if letterbox \
+        else {"warpkit, segmentation with MaskDropout": ours(WA.Compose(steps(WA), **model)),
+              "warpkit, the same without MaskDropout": ours(WA.Compose(steps(WA, False),
+                                                                       **model))}
     if have_alb:
         import albumentations as A
 
-        theirs = A.Compose([*steps(A), A.Normalize(mean=MEAN.tolist(), std=STD.tolist())])
+        theirs = A.Compose(steps(A) if letterbox else
+                           [*steps(A), A.Normalize(mean=MEAN.tolist(), std=STD.tolist())])
 
         def one():
             res = []
             for i, m in zip(images, masks):
                 out = theirs(image=i, mask=m)
-                res.append((out["image"].transpose(2, 0, 1), out["mask"]))
+                res.append((out["image"] if letterbox else out["image"].transpose(2, 0, 1),
+                            out["mask"]))
             return res
 
         fns["albumentations, 1 process"] = one
@@ -818,7 +829,11 @@ def main() -> None:
          "each"),
         (segmentation_runs, "warpkit, segmentation with MaskDropout",
          "Segmentation: RandomResizedCrop(224) + flip + MaskDropout(1-3 objects, p=0.5), 64 "
-         "ragged photos with a mask each -> float32 CHW and the mask")]
+         "ragged photos with a mask each -> float32 CHW and the mask"),
+        (lambda d, a: segmentation_runs(d, a, letterbox=True),
+         "warpkit, letterboxed segmentation",
+         "Segmentation at 640: LongestMaxSize(640) + PadIfNeeded(640, 640, fill 114, fill_mask "
+         "0) + flip, 64 ragged photos with a mask each -> uint8 640x640 and the mask")]
     colour = [
         (colour_runs, "warpkit, geometry and colour",
          "Colour in the pass: RandomResizedCrop(224) + flip + ColorJitter(0.4, 0.4, 0.4, 0.1, "

@@ -778,6 +778,13 @@ inline __attribute__((always_inline)) uint8 wv_words(__global const uchar *xb, i
                              LOAD_WORD(xb + o4.s6), LOAD_WORD(xb + o4.s7));
     return wd >> CV((off - o4) * 8, uint8);
 }
+
+/* the bytes at p + off of the 8 lanes (pixels of one channel, each inside the image: no word
+ * to clamp; a word read and shifted cost a nearest mask's block twice as much) */
+inline __attribute__((always_inline)) int8 wv_bytes(__global const uchar *p, int8 off) {
+    return CV((uchar8)(p[off.s0], p[off.s1], p[off.s2], p[off.s3], p[off.s4], p[off.s5], p[off.s6],
+                       p[off.s7]), int8);
+}
 #endif
 
 /* a + (b - a) t, fused: the one linear mix of both 8-wide paths */
@@ -870,8 +877,17 @@ inline __attribute__((always_inline)) int wv_interior(float8 x, float8 y, int W,
 inline __attribute__((always_inline)) void wv_row_mix(__global const uchar *rp, uint8 uo, float8 tx,
                                                       float8 *h) {
     uint8 a[WV_NG], b[WV_NG];
+#if CH <= 2
+    /* one word holds both pixels (their 2 CH bytes), and reads no further than the second
+     * pixel's own word would */
+    a[0] = (uint8)(LOAD_WORD(rp + uo.s0), LOAD_WORD(rp + uo.s1), LOAD_WORD(rp + uo.s2),
+                   LOAD_WORD(rp + uo.s3), LOAD_WORD(rp + uo.s4), LOAD_WORD(rp + uo.s5),
+                   LOAD_WORD(rp + uo.s6), LOAD_WORD(rp + uo.s7));
+    b[0] = a[0] >> (uint)(8 * CH);
+#else
 #pragma unroll
     for (int g = 0; g < WV_NG; g++) WV_PAIR(rp + 4 * g, uo, a[g], b[g]); /* channels 4g .. 4g + 3 */
+#endif
 #pragma unroll
     for (int c = 0; c < CH; c++) h[c] = wv_lerp(WV_CHW(a, c), WV_CHW(b, c), tx);
 }
@@ -1117,12 +1133,16 @@ inline __attribute__((always_inline)) void wv_sample(
                 wv_prefetch((__global const uchar *)xb, m, (float)(xo0 + 8 * pf), py, W, H, (int)sxy);
 #endif
             const int8 off = iy * (int)sxy + ix * CH;
+            int8 q[CH];
+#if CH == 1
+            q[0] = wv_bytes((__global const uchar *)xb, off);
+#else
             uint8 wd[WV_NG];
 #pragma unroll
             for (int g = 0; g < WV_NG; g++) wd[g] = wv_words(xb, off + 4 * g, last_rel);
-            int8 q[CH];
 #pragma unroll
             for (int c = 0; c < CH; c++) q[c] = CV((wd[c >> 2] >> (uint)(8 * (c & 3))) & 0xffu, int8);
+#endif
             wv_store8_u8(q, yp);
             return;
         }
@@ -1419,12 +1439,16 @@ __kernel void warp_v(__global const X_T *restrict X, long x_off, long sxb, long 
                 continue;
             }
             if (iy != cy) {
+#if CH == 1
+                q[0] = wv_bytes((__global const uchar *)xb + iy * (int)sxy, ox);
+#else
                 const int8 off = ox + iy * (int)sxy;
                 uint8 wd[WV_NG];
 #pragma unroll
                 for (int g = 0; g < WV_NG; g++) wd[g] = wv_words(xb, off + 4 * g, last_rel);
 #pragma unroll
                 for (int c = 0; c < CH; c++) q[c] = CV((wd[c >> 2] >> (uint)(8 * (c & 3))) & 0xffu, int8);
+#endif
                 cy = iy;
             }
             wv_store8_u8(q, Y + (((long)b * Ho + yr) * Wo + xo0) * CH);
