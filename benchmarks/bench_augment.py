@@ -728,9 +728,9 @@ def segmentation_runs(data, have_alb: bool, letterbox: bool = False) -> dict:
     epoch = [0]
 
     def ours(pipe):
-        def run():
+        def run(queue=None):
             epoch[0] += 1
-            out = pipe(image=images, mask=masks, seed=0, epoch=epoch[0])
+            out = pipe(image=images, mask=masks, seed=0, epoch=epoch[0], queue=queue)
             return out["image"], out["mask"]
         return run
 
@@ -738,6 +738,7 @@ def segmentation_runs(data, have_alb: bool, letterbox: bool = False) -> dict:
         else {"warpkit, segmentation with MaskDropout": ours(WA.Compose(steps(WA), **model)),
               "warpkit, the same without MaskDropout": ours(WA.Compose(steps(WA, False),
                                                                        **model))}
+    fns[KERNELS] = kernels_alone(next(iter(fns.values())))
     if have_alb:
         import albumentations as A
 
