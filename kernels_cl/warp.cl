@@ -780,7 +780,7 @@ inline __attribute__((always_inline)) uint8 wv_words(__global const uchar *xb, i
 }
 
 /* the bytes at p + off of the 8 lanes (pixels of one channel, each inside the image: no word
- * to clamp; a word read and shifted cost a nearest mask's block twice as much) */
+ * to clamp; a word read, clamped and shifted made a nearest mask's rows ~1.5x as slow) */
 inline __attribute__((always_inline)) int8 wv_bytes(__global const uchar *p, int8 off) {
     return CV((uchar8)(p[off.s0], p[off.s1], p[off.s2], p[off.s3], p[off.s4], p[off.s5], p[off.s6],
                        p[off.s7]), int8);
@@ -1399,7 +1399,7 @@ __kernel void warp_v(__global const X_T *restrict X, long x_off, long sxb, long 
     {   /* WV_ROWS rows of one block, nearest, the map axis-aligned and affine as above (masks):
          * the lanes' rounded columns and their test are made once, each row rounds one y. A
          * row whose pixels all lie in the image copies them as wv_sample's nearest path does
-         * (the same words, the same positions rounded the same way), and a row that rounds to
+         * (the same reads, the same positions rounded the same way), and a row that rounds to
          * the same source row as the one before stores the same pixels again; other rows take
          * wv_sample. */
         const float8 px = (float8)(0, 1, 2, 3, 4, 5, 6, 7) + (float)xo0;

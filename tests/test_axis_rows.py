@@ -121,10 +121,11 @@ def test_the_model_input_and_colour_steps(small_queue):
     assert np.asarray(many["image"]).tobytes() == np.asarray(one["image"]).tobytes()
 
 
-@pytest.mark.parametrize("channels", [1, 2, 3, 4])
+@pytest.mark.parametrize("channels", [1, 2, 3, 4, 5])
 def test_nearest_rows_give_the_row_at_a_time_result(small_queue, channels):
     """Nearest (masks): the rounded columns once, a source row read once for the rows that
-    round to it, whole blocks of constant fill stored directly; the rest by wv_sample."""
+    round to it, whole blocks of constant fill stored directly; the rest by wv_sample. 5
+    channels: every channel in one launch (WK_WIDE)."""
     odd = _image(channels, 7)
     even = np.random.default_rng(8).integers(0, 256, (H + 1, W + 1, channels), np.uint8)
     for img in (odd, even):
@@ -132,7 +133,8 @@ def test_nearest_rows_give_the_row_at_a_time_result(small_queue, channels):
             for name, m in NEAREST_MAPS.items():
                 def call():
                     return warpkit.warp_affine(img, m, size=SIZE, interpolation="nearest",
-                                               padding=pad, fill=(7.6, 300, -4, 99)[:channels],
+                                               padding=pad,
+                                               fill=(7.6, 300, -4, 99, 50)[:channels],
                                                queue=small_queue)
                 many, one = _pair(call)
                 assert many.tobytes() == one.tobytes(), \
@@ -179,14 +181,15 @@ def test_nearest_with_colour_or_a_model_input_takes_one_row(small_queue):
 
 
 def test_the_rule():
-    """Several rows where a CPU-like device resamples uint8 linearly by affine maps whose float32
-    entries m[0][1] and m[1][0] are 0 and a launch makes MIN_GROUPS work-groups with them; else
-    one."""
+    """Several rows where a CPU-like device resamples uint8 (linear, or nearest as it is) by
+    affine maps whose float32 entries m[0][1] and m[1][0] are 0 and a launch makes MIN_GROUPS
+    work-groups with them; else one."""
     rows = coords.rows_per_item
     inv = np.stack([g.invert(MAPS[k]) for k in ("magnify", "flip", "letterbox")])
     assert rows(True, True, inv, True, 640, 640, 6, 1) == coords.AXIS_ROWS
     assert rows(False, True, inv, True, 640, 640, 6, 1) == 1  # a GPU
-    assert rows(True, False, inv, True, 640, 640, 6, 1) == 1  # nearest, float32, supersampled
+    # no rows path: float32, supersampled, nearest to a model input or with colour operations
+    assert rows(True, False, inv, True, 640, 640, 6, 1) == 1
     assert rows(True, True, inv, False, 640, 640, 6, 1) == 1  # a perspective
     turned = inv.copy()
     turned[1, 0, 1] = 1e-6  # a turn of a ten-thousandth of a degree
