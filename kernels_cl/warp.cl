@@ -779,11 +779,21 @@ inline __attribute__((always_inline)) uint8 wv_words(__global const uchar *xb, i
     return wd >> CV((off - o4) * 8, uint8);
 }
 
-/* the bytes at p + off of the 8 lanes (pixels of one channel, each inside the image: no word
- * to clamp; a word read, clamped and shifted made a nearest mask's rows ~1.5x as slow) */
-inline __attribute__((always_inline)) int8 wv_bytes(__global const uchar *p, int8 off) {
-    return CV((uchar8)(p[off.s0], p[off.s1], p[off.s2], p[off.s3], p[off.s4], p[off.s5], p[off.s6],
-                       p[off.s7]), int8);
+/* the levels q[c] of the 8 lanes' pixels at xb + off, each inside the image (nearest's copy):
+ * one channel as bytes (no word to clamp: a word read, clamped and shifted made a nearest
+ * mask's rows ~1.5x as slow), more as words clamped to end inside the buffer */
+inline __attribute__((always_inline)) void wv_pixels(__global const uchar *xb, int8 off, int last_rel,
+                                                     int8 *q) {
+#if CH == 1
+    q[0] = CV((uchar8)(xb[off.s0], xb[off.s1], xb[off.s2], xb[off.s3], xb[off.s4], xb[off.s5],
+                       xb[off.s6], xb[off.s7]), int8);
+#else
+    uint8 wd[WV_NG];
+#pragma unroll
+    for (int g = 0; g < WV_NG; g++) wd[g] = wv_words(xb, off + 4 * g, last_rel);
+#pragma unroll
+    for (int c = 0; c < CH; c++) q[c] = CV((wd[c >> 2] >> (uint)(8 * (c & 3))) & 0xffu, int8);
+#endif
 }
 #endif
 
@@ -1134,15 +1144,7 @@ inline __attribute__((always_inline)) void wv_sample(
 #endif
             const int8 off = iy * (int)sxy + ix * CH;
             int8 q[CH];
-#if CH == 1
-            q[0] = wv_bytes((__global const uchar *)xb, off);
-#else
-            uint8 wd[WV_NG];
-#pragma unroll
-            for (int g = 0; g < WV_NG; g++) wd[g] = wv_words(xb, off + 4 * g, last_rel);
-#pragma unroll
-            for (int c = 0; c < CH; c++) q[c] = CV((wd[c >> 2] >> (uint)(8 * (c & 3))) & 0xffu, int8);
-#endif
+            wv_pixels((__global const uchar *)xb, off, last_rel, q);
             wv_store8_u8(q, yp);
             return;
         }
@@ -1438,17 +1440,9 @@ __kernel void warp_v(__global const X_T *restrict X, long x_off, long sxb, long 
                           WV_COL_ARG WK_WIDE_ARG);
                 continue;
             }
-            if (iy != cy) {
-#if CH == 1
-                q[0] = wv_bytes((__global const uchar *)xb + iy * (int)sxy, ox);
-#else
-                const int8 off = ox + iy * (int)sxy;
-                uint8 wd[WV_NG];
-#pragma unroll
-                for (int g = 0; g < WV_NG; g++) wd[g] = wv_words(xb, off + 4 * g, last_rel);
-#pragma unroll
-                for (int c = 0; c < CH; c++) q[c] = CV((wd[c >> 2] >> (uint)(8 * (c & 3))) & 0xffu, int8);
-#endif
+            if (iy != cy) { /* (from the row's start: the lanes' offsets stay the same) */
+                const int row = iy * (int)sxy;
+                wv_pixels((__global const uchar *)xb + row, ox, last_rel - row, q);
                 cy = iy;
             }
             wv_store8_u8(q, Y + (((long)b * Ho + yr) * Wo + xo0) * CH);
