@@ -1206,8 +1206,11 @@ inline __attribute__((always_inline)) void wv_sample(
 #endif
     for (int c = 0; c < CH; c++) acc[c] = (float8)0;
     /* constant padding, and no lane has a tap inside the image (constant_edge: no lane's
-     * position is inside it): all fill (common around a rotated or shrunk image) */
-    const int8 out = ~ok | (x0 < 1 - TAPS) | (x0 > W - 1) | (y0 < 1 - TAPS) | (y0 > H - 1);
+     * position is on its pixels, ok's test: a nearest position at W - 0.5 of an even side
+     * rounds to the tap W, outside, yet lies on the pixels' edge and takes the edge pixel,
+     * as the general kernel gives it): all fill (common around a rotated or shrunk image) */
+    const int8 out = edge_fill ? ~ok
+                               : ~ok | (x0 < 1 - TAPS) | (x0 > W - 1) | (y0 < 1 - TAPS) | (y0 > H - 1);
     if ((pad == PAD_CONSTANT || edge_fill) && (out.s0 & out.s1 & out.s2 & out.s3 & out.s4 & out.s5 & out.s6 & out.s7)) {
         for (int c = 0; c < CH; c++) acc[c] = (float8)fills[c];
     } else {

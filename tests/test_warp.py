@@ -136,6 +136,25 @@ def test_constant_edge_everywhere_is_border_inside_fill_outside(interp, small_qu
 
 
 @pytest.mark.parametrize("interp", list(INTERP))
+def test_constant_edge_on_the_pixels_outer_edges(interp, small_queue):
+    """Positions exactly on the pixels' outer edges (-0.5, W - 0.5 and H - 0.5: a half-pixel
+    shift of an even-sized image, where nearest rounds W - 0.5 up to the tap W) lie on the
+    pixels: constant_edge gives border's result there, whole rows and columns of them, in each
+    kernel (uint8 and float32: the 8-wide one; uint16: the general one), the fill past them."""
+    img = (np.arange(10 * 14 * 3) % 251).astype(np.uint8).reshape(10, 14, 3)
+    m = g.translation(0.5, 0.5)  # output (x, y) reads (x - 0.5, y - 0.5)
+    for dt in (np.uint8, np.float32, np.uint16):
+        x = img.astype(dt)
+        kw = dict(size=(17, 13), interpolation=interp, queue=small_queue)
+        got = warpkit.warp_affine(x, m, padding="constant_edge", fill=(1, 2, 3), **kw)
+        border = warpkit.warp_affine(x, m, padding="border", **kw)
+        # rows 0-10 read y -0.5 .. 9.5 and columns 0-14 read x -0.5 .. 13.5: on the pixels
+        np.testing.assert_array_equal(got[:11, :15], border[:11, :15], err_msg=str(dt))
+        assert (got[11:] == np.array([1, 2, 3], dt)).all() and \
+            (got[:, 15:] == np.array([1, 2, 3], dt)).all(), dt
+
+
+@pytest.mark.parametrize("interp", list(INTERP))
 def test_perspective_matches_opencv(interp, queue):
     rng = np.random.default_rng(3)
     img = rng.integers(0, 256, (H, W, 3), dtype=np.uint8)
