@@ -29,8 +29,8 @@ MAPS = {
 }
 PADS = ("constant", "constant_edge", "border", "reflection", "reflect_101")
 # the nearest path's own edges: positions at -0.5 and at W - 0.5 on every row (-0.5 rounds to
-# pixel 0; an even side's W - 0.5 rounds to W, outside the image: the fill with constant and
-# constant_edge alike), and blocks whose every lane rounds to column 0
+# pixel 0; an even side's W - 0.5 rounds to the tap W: constant's fill, constant_edge's edge
+# pixel), and blocks whose every lane rounds to column 0
 NEAREST_MAPS = {**MAPS, "half": g.translation(0.5, 0.5),
                 "magnify 8": g.compose(g.scale(8, 8), g.translation(3, 3))}
 
