@@ -747,6 +747,11 @@ typedef uint uint_u __attribute__((aligned(1)));
 #else
 #define LOAD_WORD(p) ((uint)(p)[0] | ((uint)(p)[1] << 8) | ((uint)(p)[2] << 16) | ((uint)(p)[3] << 24))
 #endif
+/* the 32-bit words at p + o of the 8 lanes (o: their offsets, int8 or uint8) */
+#define WV_WORDS8(p, o)                                                                       \
+    ((uint8)(LOAD_WORD((p) + (o).s0), LOAD_WORD((p) + (o).s1), LOAD_WORD((p) + (o).s2),      \
+             LOAD_WORD((p) + (o).s3), LOAD_WORD((p) + (o).s4), LOAD_WORD((p) + (o).s5),      \
+             LOAD_WORD((p) + (o).s6), LOAD_WORD((p) + (o).s7)))
 
 /* an item's colour operations (colour.h) through the 8-wide path */
 #if COLOUR
@@ -773,10 +778,7 @@ typedef uint uint_u __attribute__((aligned(1)));
  * (last_rel: the last offset where a word fits) and shifted down to start at off */
 inline __attribute__((always_inline)) uint8 wv_words(__global const uchar *xb, int8 off, int last_rel) {
     const int8 o4 = off < last_rel ? off : (int8)last_rel;
-    const uint8 wd = (uint8)(LOAD_WORD(xb + o4.s0), LOAD_WORD(xb + o4.s1), LOAD_WORD(xb + o4.s2),
-                             LOAD_WORD(xb + o4.s3), LOAD_WORD(xb + o4.s4), LOAD_WORD(xb + o4.s5),
-                             LOAD_WORD(xb + o4.s6), LOAD_WORD(xb + o4.s7));
-    return wd >> CV((off - o4) * 8, uint8);
+    return WV_WORDS8(xb, o4) >> CV((off - o4) * 8, uint8);
 }
 
 /* the levels q[c] of the 8 lanes' pixels at xb + off, each inside the image (nearest's copy):
@@ -805,6 +807,12 @@ inline float8 wv_lerp(float8 a, float8 b, float8 t) {
 
 
 #if WK_U8
+/* a channel's uint8 levels from values: saturated to [0, 255], halves up (NaN cannot occur:
+ * every value is a finite mix of pixels and fill values) */
+inline __attribute__((always_inline)) int8 wv_level8(float8 v) {
+    return CV((v < 0 ? (float8)0 : (v > 255 ? (float8)255 : v)) + 0.5f, int8);
+}
+
 /* 8 uint8 pixels of CH channels (values in [0, 255]) to yp: 8 * CH bytes, nothing beyond */
 inline __attribute__((always_inline)) void wv_store8_u8(const int8 *q, __global uchar *yp) {
 #if WK_CPU && CH == 3 && defined(__clang__)
@@ -861,13 +869,8 @@ inline __attribute__((always_inline)) void wv_store8_u8(const int8 *q, __global 
  * offsets), which x86 turns into addresses at no cost */
 #define WV_PAIR(p, o, lo, hi)                                                                 \
     {                                                                                         \
-        lo = (uint8)(LOAD_WORD((p) + (o).s0), LOAD_WORD((p) + (o).s1), LOAD_WORD((p) + (o).s2), \
-                     LOAD_WORD((p) + (o).s3), LOAD_WORD((p) + (o).s4), LOAD_WORD((p) + (o).s5), \
-                     LOAD_WORD((p) + (o).s6), LOAD_WORD((p) + (o).s7));                       \
-        hi = (uint8)(LOAD_WORD((p) + CH + (o).s0), LOAD_WORD((p) + CH + (o).s1),                  \
-                     LOAD_WORD((p) + CH + (o).s2), LOAD_WORD((p) + CH + (o).s3),                  \
-                     LOAD_WORD((p) + CH + (o).s4), LOAD_WORD((p) + CH + (o).s5),                  \
-                     LOAD_WORD((p) + CH + (o).s6), LOAD_WORD((p) + CH + (o).s7));                 \
+        lo = WV_WORDS8(p, o);                                                                 \
+        hi = WV_WORDS8((p) + CH, o);                                                          \
     }
 
 /* whether the bilinear taps of all 8 lanes lie inside the image with a row below them (so the
@@ -890,9 +893,7 @@ inline __attribute__((always_inline)) void wv_row_mix(__global const uchar *rp, 
 #if CH <= 2
     /* one word holds both pixels (their 2 CH bytes), and reads no further than the second
      * pixel's own word would */
-    a[0] = (uint8)(LOAD_WORD(rp + uo.s0), LOAD_WORD(rp + uo.s1), LOAD_WORD(rp + uo.s2),
-                   LOAD_WORD(rp + uo.s3), LOAD_WORD(rp + uo.s4), LOAD_WORD(rp + uo.s5),
-                   LOAD_WORD(rp + uo.s6), LOAD_WORD(rp + uo.s7));
+    a[0] = WV_WORDS8(rp, uo);
     b[0] = a[0] >> (uint)(8 * CH);
 #else
 #pragma unroll
@@ -991,7 +992,7 @@ inline __attribute__((always_inline)) void wv_put8(const float8 *v, int sat, __g
     int8 q[CH];
 #pragma unroll
     for (int c = 0; c < CH; c++)
-        q[c] = CV((sat ? (v[c] < 0 ? (float8)0 : (v[c] > 255 ? (float8)255 : v[c])) : v[c]) + 0.5f, int8);
+        q[c] = sat ? wv_level8(v[c]) : CV(v[c] + 0.5f, int8);
     wv_store8_u8(q, Y + (((long)b * Ho + yo) * Wo + xo0) * CH);
 #endif
 }
@@ -1277,7 +1278,7 @@ inline __attribute__((always_inline)) void wv_sample(
     int8 q[CH];
 #pragma unroll
     for (int c = 0; c < CH; c++)
-        q[c] = CV((acc[c] < 0 ? (float8)0 : (acc[c] > 255 ? (float8)255 : acc[c])) + 0.5f, int8);
+        q[c] = wv_level8(acc[c]);
     if (nl == 8) {
         wv_store8_u8(q, yp);
         return;
@@ -1421,10 +1422,7 @@ __kernel void warp_v(__global const X_T *restrict X, long x_off, long sxb, long 
         WK_PER_CHANNEL(fills, float, fill, 0);
         int8 qf[CH];
 #pragma unroll
-        for (int c = 0; c < CH; c++) {
-            const float8 f = (float8)fills[c];
-            qf[c] = CV((f < 0 ? (float8)0 : (f > 255 ? (float8)255 : f)) + 0.5f, int8);
-        }
+        for (int c = 0; c < CH; c++) qf[c] = wv_level8((float8)fills[c]);
         int8 q[CH];
         int cy = -1; /* the source row in q (none yet) */
         const int end = yo + WV_ROWS < Ho ? yo + WV_ROWS : Ho;
