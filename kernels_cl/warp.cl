@@ -718,7 +718,9 @@ __kernel void warp(__global const X_T *restrict X, long x_off, long sxb, long sx
     __global X_T *yp = Y + (((long)b * Ho + yo) * Wo + xo) * C;
 #endif
 #if MODE == MODE_NEAREST && X_KIND == WK_INT && !Y_NORM && !COLOUR
-    if (ss == 1 && !area) {
+    /* (a bitwise and: without the area filter `area` is a constant 0, and clang warns of a
+     * logical and with a constant operand, which PoCL prints as "1 warning generated.") */
+    if ((ss == 1) & !area) {
         for (int c = 0; c < C; c++) yp[c] = raw[c];
         return;
     }

@@ -257,14 +257,21 @@ for dt, shape, steps in [
                                  W.RandomRain(p=1), W.GlassBlur(max_delta=1, p=1)])]:
     pipe = W.Compose([W.RandomAffine(degrees=20, size=(3, 5)), *steps])
     pipe(image=np.zeros(shape, dt), seed=0)
+import warpkit
+for dt in (np.uint16, np.int32):  # the general kernel (its nearest store warned)
+    for mode in ("nearest", "linear", "cubic"):
+        warpkit.warp_affine(np.zeros((5, 9, 3), dt), [[0.9, 0.1, 0.5], [-0.1, 1.1, 0.25]],
+                            (4, 3), interpolation=mode)
 """
 
 
 def test_builds_print_no_compiler_warnings(queue):
     """Colour passes' builds (a blur with CLAHE, the JPEG blocks of a float image, an unsharp
-    mask, a zoom blur, OpenCV's HLS, a light and a polygon) compile without a warning: PoCL prints "1 warning
-    generated." on the user's stderr for each one that does (the first two did: a constant
-    operand, an unroll it could not do)."""
+    mask, a zoom blur, OpenCV's HLS, a light and a polygon) and the general warp kernel (uint16,
+    int32) compile without a warning: PoCL prints "1 warning generated." on the user's stderr
+    for each one that does (the first two did: a constant operand, an unroll it could not do;
+    the warp's uint16 and int32 nearest builds a constant operand too). Oclgrind's build logs:
+    test_portability's test_kernels_build_without_compiler_warnings."""
     if not _is_pocl(queue):
         pytest.skip("PoCL's compiler")
     r = lane.result(("quiet", _entry(queue)), _quiet)
