@@ -256,9 +256,10 @@ def augment(
                    "destination-from-source matrix (to move annotations with it)."),
     pipeline: Optional[Path] = typer.Option(
         None, help="A JSON pipeline (warpkit.augment's Compose.to_dict, or albumentations' "
-                   "A.save / A.to_dict, converted by from_albumentations) to run instead of the "
-                   "random affine options; its own interpolation, padding, fill and antialias "
-                   "apply (those options are refused beside it)."),
+                   "A.save / A.to_dict, converted by from_albumentations; YAML where named "
+                   ".yaml or .yml, as A.save(..., data_format='yaml') writes) to run instead of "
+                   "the random affine options; its own interpolation, padding, fill and "
+                   "antialias apply (those options are refused beside it)."),
     reference: Optional[list[Path]] = typer.Option(
         None, help="A reference image for the pipeline's HistogramMatching or FDA (give it "
                    "once per image: each copy chooses one of them, as its hm_metadata or "
@@ -457,9 +458,9 @@ def _lambda_named(data) -> str | None:
 
 
 def _load_pipeline(path: Path):
-    """A serialised pipeline (JSON of Compose.to_dict, or of albumentations' A.save) that writes
-    image files, or a one-line error."""
-    data = read_json(path, "--pipeline")
+    """A serialised pipeline (JSON of Compose.to_dict, or of albumentations' A.save, JSON or
+    YAML) that writes image files, or a one-line error."""
+    data = read_json(path, "--pipeline", yaml=True)
     albumentations = isinstance(data, dict) and (
         "__version__" in data or "__class_fullname__" in data.get("transform", data))
     named = _lambda_named(data)

@@ -403,13 +403,14 @@ def test_pipeline_files_that_cannot_write_images_are_refused_when_loaded(photo, 
     assert not (tmp_path / "out").exists()
 
 
-@pytest.mark.parametrize("option", ["--pipeline", "--annotations", "--boxes"])
+@pytest.mark.parametrize("option", ["--pipeline", "--annotations", "--boxes", "yaml"])
 def test_json_nested_too_deeply_is_one_line(photo, tmp_path, option):
-    deep = tmp_path / "deep.json"
+    deep = tmp_path / ("deep.yaml" if option == "yaml" else "deep.json")  # (YAML: --pipeline)
+    option = "--pipeline" if option == "yaml" else option
     deep.write_text("[" * 100_000 + "]" * 100_000)
     cmd = ["crop", photo[0], "-o", tmp_path / "out", "--size", "4x4", "--boxes", deep] \
         if option == "--boxes" else ["augment", photo[0], "-o", tmp_path / "out", option, deep]
-    _one_line_error(_run(*cmd), rf"{option} .*deep.json: nested too deeply to be read")
+    _one_line_error(_run(*cmd), rf"{option} .*{deep.name}: nested too deeply to be read")
 
 
 @pytest.mark.parametrize("where,value,pattern", [

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import subprocess
 
@@ -377,3 +378,41 @@ def test_augment_matches_histograms_to_reference_files(photo, tmp_path):
     r = _run("augment", path, "-o", tmp_path, "--pipeline", spec, "--reference", refs[0],
              "--matrices", refs[0])
     assert r.exit_code != 0 and "refusing to overwrite the input" in r.output, r.output
+
+
+def test_albumentations_files_saved_as_yaml_run_as_their_json(photo, tmp_path):
+    """--pipeline takes the file albumentations' A.save writes in either format: JSON, or YAML
+    where the name ends .yaml or .yml (data_format="yaml"; it was refused as "not valid
+    JSON"). Both give the same copies, the copies of the recipe ported in Python."""
+    import warnings
+
+    A = pytest.importorskip("albumentations")
+    from warpkit.augment import from_albumentations
+
+    recipe = A.Compose([A.RandomResizedCrop((40, 56)), A.HorizontalFlip(),
+                        A.ColorJitter(p=1), A.CoarseDropout(p=1)])
+    outs = {}
+    for name, fmt in (("a.json", "json"), ("a.yaml", "yaml"), ("a.yml", "yaml")):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            A.save(recipe, str(tmp_path / name), data_format=fmt)
+        r = _run("augment", photo[0], "-o", tmp_path / name.replace(".", "_"), "--pipeline",
+                 tmp_path / name, "--copies", 2, "--seed", 3)
+        assert r.exit_code == 0, r.output
+        outs[name] = [_read(tmp_path / name.replace(".", "_") / f"photo_aug{k}.png")
+                      for k in range(2)]
+    assert all(o.shape == (40, 56, 3) for o in outs["a.json"])
+    for name in ("a.yaml", "a.yml"):
+        assert all(np.array_equal(a, b) for a, b in zip(outs[name], outs["a.json"]))
+    assert from_albumentations(tmp_path / "a.yaml").to_dict() == \
+        from_albumentations(recipe).to_dict()
+    # a YAML file that is not valid says so in one line, and a JSON file that holds YAML
+    (tmp_path / "bad.yaml").write_text("transform: [1, 2\n")
+    (tmp_path / "yaml.json").write_text((tmp_path / "a.yaml").read_text())
+    for name, pattern in (("bad.yaml", r"--pipeline .*bad.yaml: not valid YAML \(expected ',' "
+                                       r"or '\]', but got '<stream end>' at line 2, column 1\)"),
+                          ("yaml.json", r"--pipeline .*yaml.json: not valid JSON \(.*\); YAML "
+                                        r"files are read as YAML where named .yaml or .yml")):
+        r = _run("augment", photo[0], "-o", tmp_path / "x", "--pipeline", tmp_path / name)
+        assert r.exit_code != 0 and re.search(pattern, r.output), r.output
+        assert len(r.output.strip().splitlines()) == 1 and "Traceback" not in r.output

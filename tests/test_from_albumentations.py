@@ -59,13 +59,27 @@ def test_a_classification_recipe_ports_with_its_parameters(queue, tmp_path):
     assert (got.output_dtype, got.mean, got.std, got.layout) == \
         ("float32", [0.5, 0.4, 0.3], [0.2, 0.25, 0.3], "CHW")
     assert (got.box_format, got.min_visibility, got.min_area) == ("coco", 0.2, 4)
-    # the same from the Compose, its to_dict() and the JSON albumentations saves
+    # the same from the Compose, its to_dict() and the JSON and YAML albumentations saves
     _quiet(A.save, recipe, str(tmp_path / "a.json"))
+    for name in ("a.yaml", "a.YML"):
+        _quiet(A.save, recipe, str(tmp_path / name), data_format="yaml")
     want = {**got.to_dict(), "layout": "HWC"}
     assert want.pop("tensors") is True  # (the recipe saved has no ToTensorV2)
     for form in (recipe, _quiet(A.to_dict, recipe), str(tmp_path / "a.json"),
-                 tmp_path / "a.json"):
+                 tmp_path / "a.json", tmp_path / "a.yaml", str(tmp_path / "a.YML")):
         assert W.from_albumentations(form).to_dict() == want
+    # a file that is not a pipeline says so, naming it
+    (tmp_path / "list.yaml").write_text("- 1\n- 2\n")
+    (tmp_path / "bad.yml").write_text("a: [1, 2\n")
+    (tmp_path / "yaml.json").write_text((tmp_path / "a.yaml").read_text())
+    for name, why in [("list.yaml", "it holds a list, where A.save writes a mapping"),
+                      ("bad.yml", r"not valid YAML \(expected ',' or '\]', but got '<stream "
+                                  r"end>' at line 2, column 1\)"),
+                      ("yaml.json", r"not valid JSON \(.*\); YAML files are read as YAML "
+                                    r"where named .yaml or .yml")]:
+        with pytest.raises(ValueError, match=rf"{name}: not an albumentations pipeline file: "
+                                             rf"{why}"):
+            W.from_albumentations(tmp_path / name)
     got.tensors = False  # (numpy arrays: torch is optional here)
     out = got(image=PHOTO, boxes=[[10, 20, 200, 150]], labels=[3], seed=0, queue=queue)
     assert out["image"].shape == (3, 224, 160) and out["image"].dtype == np.float32

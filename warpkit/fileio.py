@@ -329,17 +329,53 @@ def _replace_atomically(dest: Path, write) -> None:
         raise
 
 
-def read_json(path: Path, option: str) -> Any:
+def read_json(path: Path, option: str, yaml: bool = False) -> Any:
     """A JSON file an option names, or a one-line error naming the option (unreadable, not
-    JSON, or nested too deeply for Python's parser)."""
+    JSON, or nested too deeply for Python's parser). With ``yaml``, a file named ``.yaml`` or
+    ``.yml`` is read as YAML (:func:`parse_data_file`)."""
     try:
-        return json.loads(path.read_text())
+        return parse_data_file(path.read_text(encoding="utf-8"), path if yaml else None)
     except OSError as e:
         raise UserError(f"{option} {path}: {e.strerror or e}") from None
     except RecursionError:
         raise UserError(f"{option} {path}: nested too deeply to be read") from None
     except ValueError as e:
-        raise UserError(f"{option} {path}: not valid JSON ({e})") from None
+        raise UserError(f"{option} {path}: {e}") from None
+
+
+#: the names of files read as YAML (albumentations' ``A.save(..., data_format="yaml")``)
+YAML_SUFFIXES = (".yaml", ".yml")
+
+
+def parse_data_file(text: str, name: Any = None) -> Any:
+    """The data of a file's ``text``: YAML where its ``name`` ends ``.yaml`` or ``.yml`` (the
+    form albumentations' ``A.save(..., data_format="yaml")`` writes, read as its ``A.load``
+    reads it: ``yaml.safe_load``, PyYAML being albumentations' own dependency), else JSON. A
+    ValueError says what is wrong (RecursionError where the data is nested too deeply).
+
+    Example:
+        >>> parse_data_file('{"p": 0.5}'), parse_data_file("p: 0.5", "aug.yaml")
+        ({'p': 0.5}, {'p': 0.5})
+    """
+    if name is not None and str(name).lower().endswith(YAML_SUFFIXES):
+        try:
+            import yaml
+        except ImportError:
+            raise ValueError("a YAML file needs PyYAML (pip install pyyaml; albumentations "
+                             "installs it), or save the pipeline as JSON") from None
+        try:
+            return yaml.safe_load(text)
+        except yaml.YAMLError as e:
+            mark, problem = getattr(e, "problem_mark", None), getattr(e, "problem", None)
+            where = "" if mark is None else f" at line {mark.line + 1}, column {mark.column + 1}"
+            raise ValueError(f"not valid YAML ({problem or ' '.join(str(e).split())}{where})"
+                             ) from None
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as e:
+        raise ValueError(f"not valid JSON ({e})"
+                         + ("" if name is None else
+                            "; YAML files are read as YAML where named .yaml or .yml")) from None
 
 
 def save_text_atomic(text: str, dest: Path) -> None:

@@ -1,5 +1,5 @@
 """A one-line port from albumentations: :func:`from_albumentations` turns an albumentations 2.0.8
-pipeline (a ``Compose``, the dict of ``A.to_dict``, or the JSON file of ``A.save``) into a
+pipeline (a ``Compose``, the dict of ``A.to_dict``, or the JSON or YAML file of ``A.save``) into a
 warpkit :class:`Compose` of the same transforms.
 
 Every transform and parameter is taken as albumentations gives it or refused by name: a
@@ -23,7 +23,6 @@ Example:
 from __future__ import annotations
 
 import copy
-import json
 import os
 from typing import Any, Callable
 
@@ -492,9 +491,11 @@ SUPPORTED: dict[str, Callable[[_Args, _Pipeline], Transform | None]] = {
 
 def from_albumentations(pipeline: Any, nonserializable: dict | None = None) -> Compose:
     """A warpkit :class:`Compose` from an albumentations 2.0.8 pipeline: an ``A.Compose``, the
-    dict of ``A.to_dict`` (or its ``"transform"``), or the path of a JSON file ``A.save``
-    wrote. Refuses, by name, transforms and parameters warpkit cannot honour; a transform
-    warpkit does not have is left out only where its ``p`` is 0 (never applied, as in
+    dict of ``A.to_dict`` (or its ``"transform"``), or the path of a file ``A.save`` wrote
+    (JSON, or YAML where its name ends ``.yaml`` or ``.yml``: ``data_format="yaml"``, read
+    with PyYAML's ``safe_load``). Refuses, by name, transforms and parameters warpkit cannot
+    honour; a transform warpkit does not have is left out only where its ``p`` is 0 (never
+    applied, as in
     Ultralytics' recipe: the same result without it). A ``Lambda`` keeps its functions from a
     live pipeline; saved, albumentations writes its name alone, and ``nonserializable`` (name
     -> albumentations' or warpkit's Lambda, as ``A.load`` takes it) gives them back.
@@ -709,11 +710,18 @@ def _as_dict(pipeline: Any) -> dict:
     if isinstance(pipeline, dict):
         return pipeline
     if isinstance(pipeline, (str, os.PathLike)):
+        from ..fileio import parse_data_file
+
         with open(pipeline, encoding="utf-8") as f:
-            try:
-                return json.load(f)
-            except json.JSONDecodeError as e:
-                raise ValueError(f"{pipeline}: not an albumentations JSON file ({e})") from None
+            text = f.read()
+        try:
+            data = parse_data_file(text, pipeline)
+        except ValueError as e:
+            raise ValueError(f"{pipeline}: not an albumentations pipeline file: {e}") from None
+        if not isinstance(data, dict):
+            raise ValueError(f"{pipeline}: not an albumentations pipeline file: it holds a "
+                             f"{type(data).__name__}, where A.save writes a mapping")
+        return data
     if type(pipeline).__module__.startswith("albumentations"):
         import albumentations as A
         try:
@@ -736,7 +744,7 @@ def _as_dict(pipeline: Any) -> dict:
                 d.get("transform", {}).setdefault(key, getattr(pipeline, key))
         return d
     raise TypeError(f"from_albumentations takes an albumentations Compose, its to_dict() or the "
-                    f"path of its JSON, got {type(pipeline).__name__}")
+                    f"path of a file A.save wrote, got {type(pipeline).__name__}")
 
 
 def _supported() -> str:
