@@ -14,6 +14,7 @@ from PIL import Image
 
 from warpkit._options import INTERPOLATIONS, PADDINGS, Sampling
 from warpkit.augment import Compose, Mosaic, RandomAffine, TextImage, from_albumentations
+from warpkit.augment._albumentations import is_albumentations_data
 from warpkit.augment._base import all_steps, contains, shared_keys
 from warpkit.augment._mask_dropout import mask_reader
 from warpkit.augment._overlay import overlay_keys
@@ -461,8 +462,7 @@ def _load_pipeline(path: Path):
     """A serialised pipeline (JSON of Compose.to_dict, or of albumentations' A.save, JSON or
     YAML) that writes image files, or a one-line error."""
     data = read_json(path, "--pipeline", yaml=True)
-    albumentations = isinstance(data, dict) and (
-        "__version__" in data or "__class_fullname__" in data.get("transform", data))
+    albumentations = is_albumentations_data(data)
     named = _lambda_named(data)
     if named is not None:
         raise UserError(f"--pipeline {path}: Lambda {named!r} is a Python function, which a "

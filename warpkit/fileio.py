@@ -347,22 +347,22 @@ def read_json(path: Path, option: str, yaml: bool = False) -> Any:
 YAML_SUFFIXES = (".yaml", ".yml")
 
 
-def parse_data_file(text: str, name: Any = None) -> Any:
-    """The data of a file's ``text``: YAML where its ``name`` ends ``.yaml`` or ``.yml`` (the
-    form albumentations' ``A.save(..., data_format="yaml")`` writes, read as its ``A.load``
-    reads it: ``yaml.safe_load``, PyYAML being albumentations' own dependency), else JSON. A
-    ValueError says what is wrong (RecursionError where the data is nested too deeply).
+def parse_data_file(text: str, name: Any = None, data_format: str | None = None) -> Any:
+    """The data of a file's ``text``: YAML where ``data_format`` is ``"yaml"`` or, without one,
+    where the file's ``name`` ends ``.yaml`` or ``.yml`` (the form albumentations'
+    ``A.save(..., data_format="yaml")`` writes, read as its ``A.load`` reads it:
+    ``yaml.safe_load``), else JSON. A ValueError says what is wrong (RecursionError where the
+    data is nested too deeply).
 
     Example:
         >>> parse_data_file('{"p": 0.5}'), parse_data_file("p: 0.5", "aug.yaml")
         ({'p': 0.5}, {'p': 0.5})
     """
-    if name is not None and str(name).lower().endswith(YAML_SUFFIXES):
-        try:
-            import yaml
-        except ImportError:
-            raise ValueError("a YAML file needs PyYAML (pip install pyyaml; albumentations "
-                             "installs it), or save the pipeline as JSON") from None
+    if data_format is None:
+        data_format = "yaml" if name is not None and str(name).lower().endswith(
+            YAML_SUFFIXES) else "json"
+    if data_format == "yaml":
+        yaml = yaml_module()
         try:
             return yaml.safe_load(text)
         except yaml.YAMLError as e:
@@ -376,6 +376,16 @@ def parse_data_file(text: str, name: Any = None) -> Any:
         raise ValueError(f"not valid JSON ({e})"
                          + ("" if name is None else
                             "; YAML files are read as YAML where named .yaml or .yml")) from None
+
+
+def yaml_module() -> Any:
+    """PyYAML (albumentations' own dependency), or a ValueError that says to install it."""
+    try:
+        import yaml
+    except ImportError:
+        raise ValueError("YAML needs PyYAML (pip install pyyaml; albumentations installs it), "
+                         "or use JSON") from None
+    return yaml
 
 
 def save_text_atomic(text: str, dest: Path) -> None:

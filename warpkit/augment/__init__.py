@@ -52,6 +52,7 @@ from ._geometric import (D4, Affine, CropAndPad, HorizontalFlip, LongestMaxSize,
                          Perspective, RandomScale, Rotate, SafeRotate, ShiftScaleRotate,
                          SmallestMaxSize, SquareSymmetry, TimeReverse, Transpose, VerticalFlip)
 from ._albumentations import from_albumentations
+from ._serialize import from_dict, load, save, to_dict
 from ._nonlinear import (ElasticTransform, GridDistortion, GridElasticDeform, OpticalDistortion,
                          PiecewiseAffine, ThinPlateSpline)
 from ._base import OneOf, OneOrOther, RandomOrder, SomeOf, Transform
@@ -103,10 +104,10 @@ __all__ = ["AdditiveNoise", "AdvancedBlur", "Affine", "AtLeastOneBBoxRandomCrop"
            "D4", "Defocus", "Downscale",
            "ElasticTransform", "Emboss", "EpochSampler", "Equalize", "Erasing", "FancyPCA",
            "FrequencyMasking", "FromFloat",
-           "from_albumentations", "GaussianBlur", "GaussNoise", "GlassBlur", "GridDistortion", "GridDropout",
+           "from_albumentations", "from_dict", "GaussianBlur", "GaussNoise", "GlassBlur", "GridDistortion", "GridDropout",
            "GridElasticDeform",
            "FDA", "HEStain", "HistogramMatching", "HorizontalFlip", "HueSaturationValue", "Illumination", "ImageCompression", "InvertImg", "ISONoise",
-           "KeypointParams", "Lambda", "LongestMaxSize", "MaskDropout", "MedianBlur", "MixUp", "Morphological", "Mosaic",
+           "KeypointParams", "Lambda", "load", "LongestMaxSize", "MaskDropout", "MedianBlur", "MixUp", "Morphological", "Mosaic",
            "MotionBlur",
            "MultiplicativeNoise", "NoOp", "OneOf", "OneOrOther", "RandomOrder", "SomeOf",
            "OpticalDistortion", "OverlayElements", "Pad", "PadIfNeeded",
@@ -119,8 +120,8 @@ __all__ = ["AdditiveNoise", "AdvancedBlur", "Affine", "AtLeastOneBBoxRandomCrop"
            "RandomScale", "RandomShadow", "RandomSizedBBoxSafeCrop", "RandomSizedCrop", "RandomSnow", "RandomSunFlare",
            "RandomToneCurve",
            "RandomVerticalFlip", "RandomZoomOut", "RepeatedSampleWarning", "Resize", "RGBShift",
-           "RingingOvershoot", "Rotate", "SafeRotate", "SaltAndPepper", "SampleKey",
+           "RingingOvershoot", "Rotate", "SafeRotate", "SaltAndPepper", "SampleKey", "save",
            "SelectiveChannelTransform", "Sharpen",
            "ShiftScaleRotate", "ShotNoise", "SmallestMaxSize", "Solarize", "Spatter", "Superpixels", "SquareSymmetry",
-           "stream", "TextImage", "ThinPlateSpline", "TimeMasking", "TimeReverse", "ToGray", "ToRGB", "ToSepia",
+           "stream", "TextImage", "ThinPlateSpline", "TimeMasking", "TimeReverse", "to_dict", "ToGray", "ToRGB", "ToSepia",
            "Transform", "Transpose", "UnsharpMask", "VerticalFlip", "XYMasking", "ZoomBlur"]

@@ -706,6 +706,16 @@ def _serialisable(t: Any, A: Any) -> Any:
     return c
 
 
+def is_albumentations_data(data: Any) -> bool:
+    """Whether ``data`` is what albumentations' ``A.to_dict`` / ``A.save`` write (a dict with
+    its ``__version__``, or a ``__class_fullname__`` at the top or under ``"transform"``),
+    rather than warpkit's own pipeline data (``"type"`` keys)."""
+    if not isinstance(data, dict):
+        return False
+    top = data.get("transform", data)
+    return "__version__" in data or (isinstance(top, dict) and "__class_fullname__" in top)
+
+
 def _as_dict(pipeline: Any) -> dict:
     if isinstance(pipeline, dict):
         return pipeline
