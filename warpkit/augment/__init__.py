@@ -26,7 +26,9 @@ transforms come under their own names and parameters too (``Affine``, ``ShiftSca
 ``SmallestMaxSize``, ``RandomScale``, ``PadIfNeeded``; the crops that keep objects,
 ``BBoxSafeRandomCrop``, ``RandomSizedBBoxSafeCrop``, ``AtLeastOneBBoxRandomCrop``,
 ``CropNonEmptyMaskIfExists``, with torchvision's ``RandomIoUCrop`` and ``RandomZoomOut``), and
-so are its ``BboxParams``, ``KeypointParams`` and call keywords. torchvision's batch-level
+so are its ``BboxParams``, ``KeypointParams`` and call keywords, its ``Normalize``, ``ToFloat``
+and ``ToTensorV2`` as a Compose's last steps (its model-input settings), and its ``save``,
+``load``, ``to_dict`` and ``from_dict``. torchvision's batch-level
 ``MixUp`` and ``CutMix`` mix a pipeline's output batch and its labels.
 
 Sizes are (height, width), as ``image.shape[:2]`` and as albumentations, torchvision and kornia
@@ -53,6 +55,7 @@ from ._geometric import (D4, Affine, CropAndPad, HorizontalFlip, LongestMaxSize,
                          SmallestMaxSize, SquareSymmetry, TimeReverse, Transpose, VerticalFlip)
 from ._albumentations import from_albumentations
 from ._serialize import from_dict, load, save, to_dict
+from ._model_steps import Normalize, ToFloat, ToTensorV2
 from ._nonlinear import (ElasticTransform, GridDistortion, GridElasticDeform, OpticalDistortion,
                          PiecewiseAffine, ThinPlateSpline)
 from ._base import OneOf, OneOrOther, RandomOrder, SomeOf, Transform
@@ -109,7 +112,7 @@ __all__ = ["AdditiveNoise", "AdvancedBlur", "Affine", "AtLeastOneBBoxRandomCrop"
            "FDA", "HEStain", "HistogramMatching", "HorizontalFlip", "HueSaturationValue", "Illumination", "ImageCompression", "InvertImg", "ISONoise",
            "KeypointParams", "Lambda", "load", "LongestMaxSize", "MaskDropout", "MedianBlur", "MixUp", "Morphological", "Mosaic",
            "MotionBlur",
-           "MultiplicativeNoise", "NoOp", "OneOf", "OneOrOther", "RandomOrder", "SomeOf",
+           "MultiplicativeNoise", "NoOp", "Normalize", "OneOf", "OneOrOther", "RandomOrder", "SomeOf",
            "OpticalDistortion", "OverlayElements", "Pad", "PadIfNeeded",
            "Perspective", "PiecewiseAffine", "PixelDropout", "PlanckianJitter",
            "PlasmaBrightnessContrast", "PlasmaShadow", "Posterize",
@@ -123,5 +126,5 @@ __all__ = ["AdditiveNoise", "AdvancedBlur", "Affine", "AtLeastOneBBoxRandomCrop"
            "RingingOvershoot", "Rotate", "SafeRotate", "SaltAndPepper", "SampleKey", "save",
            "SelectiveChannelTransform", "Sharpen",
            "ShiftScaleRotate", "ShotNoise", "SmallestMaxSize", "Solarize", "Spatter", "Superpixels", "SquareSymmetry",
-           "stream", "TextImage", "ThinPlateSpline", "TimeMasking", "TimeReverse", "to_dict", "ToGray", "ToRGB", "ToSepia",
+           "stream", "TextImage", "ThinPlateSpline", "TimeMasking", "TimeReverse", "to_dict", "ToFloat", "ToGray", "ToRGB", "ToSepia", "ToTensorV2",
            "Transform", "Transpose", "UnsharpMask", "VerticalFlip", "XYMasking", "ZoomBlur"]

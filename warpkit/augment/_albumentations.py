@@ -233,52 +233,62 @@ def _rotate90(a: _Args, pipe: _Pipeline) -> Transform:
     return T.RandomRotate90(p=a.take("p", 0.5))
 
 
-def _normalize(a: _Args, pipe: _Pipeline) -> None:
-    """Normalize: the model's input in float32, ``(v / max_pixel_value - mean) / std`` for
-    every dtype, as albumentations computes it (255 by default: a float image's values too are
-    divided by it there); a mean or std of more values than the image's channels gives the
-    first ones (the engine's rule, albumentations' for a gray image)."""
-    if not same_value(a.take("p", 1.0), 1.0):
+def normalize_settings(mean: Any, std: Any, max_pixel_value: Any, normalization: str,
+                       p: float) -> dict[str, Any]:
+    """Normalize's model input (a pipeline's settings): float32, ``(v / max_pixel_value -
+    mean) / std`` for every dtype, as albumentations computes it (255 by default: a float
+    image's values too are divided by it there); a mean or std of more values than the image's
+    channels gives the first ones (the engine's rule, albumentations' for a gray image)."""
+    if not same_value(p, 1.0):
         raise ValueError("Normalize(p < 1) is not supported: the model's input is made for "
                          "every sample")
-    mean, std = a.take("mean", (0.485, 0.456, 0.406)), a.take("std", (0.229, 0.224, 0.225))
-    mpv = check_max_pixel_value(a.take("max_pixel_value", 255.0), "Normalize's max_pixel_value")
-    how = a.take("normalization", "standard")
-    if how != "standard":  # (each image's statistics: albumentations reads no mean, std, peak)
-        pipe.model.update(output_dtype="float32", normalization=how)
-        return
+    mpv = check_max_pixel_value(max_pixel_value, "Normalize's max_pixel_value")
+    if normalization != "standard":  # (each image's statistics: no mean, std, peak)
+        return {"output_dtype": "float32", "normalization": normalization}
     # (a number, as albumentations takes it too, serves every channel)
-    pipe.model.update(output_dtype="float32", mean=np.ravel(mean).tolist(),
-                      std=np.ravel(std).tolist(), max_pixel_value=mpv)
+    return {"output_dtype": "float32", "mean": np.ravel(mean).tolist(),
+            "std": np.ravel(std).tolist(), "max_pixel_value": mpv}
 
 
-def _to_float(a: _Args, pipe: _Pipeline) -> None:
-    """ToFloat: integer images divided by ``max_value`` (None: their type's peak, 255 for
-    uint8, 65535 for uint16), float images as they are (albumentations leaves them so,
-    whatever ``max_value``): the model's input in float32 with mean 0 and std 1, the integer
-    dtypes' ``max_pixel_value``."""
-    mpv = check_max_pixel_value(a.take("max_value", None), "ToFloat's max_value")
-    if not same_value(a.take("p", 1.0), 1.0):
+def to_float_settings(max_value: Any, p: float) -> dict[str, Any]:
+    """ToFloat's model input: integer images divided by ``max_value`` (None: their type's
+    peak, 255 for uint8, 65535 for uint16), float images as they are (albumentations leaves
+    them so, whatever ``max_value``): float32 with mean 0 and std 1, the integer dtypes'
+    ``max_pixel_value``."""
+    mpv = check_max_pixel_value(max_value, "ToFloat's max_value")
+    if not same_value(p, 1.0):
         raise ValueError("ToFloat(p < 1) is not supported: the model's input is made for "
                          "every sample")
-    pipe.model.update(output_dtype="float32", mean=[0.0], std=[1.0], max_pixel_value=None
-                      if mpv is None else {"uint8": mpv, "uint16": mpv, "int32": mpv})
+    return {"output_dtype": "float32", "mean": [0.0], "std": [1.0], "max_pixel_value": None
+            if mpv is None else {"uint8": mpv, "uint16": mpv, "int32": mpv}}
 
 
-def _to_tensor(a: _Args, pipe: _Pipeline) -> None:
-    """ToTensorV2: torch tensors out (``tensors=True``), channels first: a float model input
-    made so (``layout="CHW"``, where Normalize or ToFloat made one: see from_albumentations),
-    else a view of the result as ToTensorV2 takes it."""
-    p = a.take("p", 1.0)
-    transpose = a.take("transpose_mask", False)
+def to_tensor_settings(p: float, transpose_mask: bool) -> dict[str, Any]:
+    """ToTensorV2's: torch tensors out (``tensors=True``), channels first (``layout="CHW"``,
+    which a pipeline without a float model input drops: a view of the result as ToTensorV2
+    takes it); nothing where ``p`` is 0 (never applied)."""
     if same_value(p, 0):
-        return  # never applied: numpy arrays, as they are
+        return {}  # never applied: numpy arrays, as they are
     if not same_value(p, 1):
         raise ValueError(f"ToTensorV2(p={p!r}) is not supported: the tensors are the "
                          f"pipeline's output for every sample (p=1)")
-    pipe.model.update(tensors=True, layout="CHW")
-    if transpose:  # (H, W, C) masks as (C, H, W)
-        pipe.model["mask_layout"] = "CHW"
+    return {"tensors": True, "layout": "CHW", **({"mask_layout": "CHW"} if transpose_mask
+                                                  else {})}  # ((H, W, C) masks as (C, H, W))
+
+
+def _normalize(a: _Args, pipe: _Pipeline) -> None:
+    mean, std = a.take("mean", (0.485, 0.456, 0.406)), a.take("std", (0.229, 0.224, 0.225))
+    pipe.model.update(normalize_settings(mean, std, a.take("max_pixel_value", 255.0),
+                                         a.take("normalization", "standard"),
+                                         a.take("p", 1.0)))
+
+
+def _to_float(a: _Args, pipe: _Pipeline) -> None:
+    pipe.model.update(to_float_settings(a.take("max_value", None), a.take("p", 1.0)))
+
+
+def _to_tensor(a: _Args, pipe: _Pipeline) -> None:
+    pipe.model.update(to_tensor_settings(a.take("p", 1.0), a.take("transpose_mask", False)))
 
 
 #: albumentations' name -> how to make warpkit's transform (None: a pipeline setting)

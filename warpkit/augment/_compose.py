@@ -366,7 +366,16 @@ class Compose(Resampling, Transform):
         if mask_interpolation is not None:
             mask_interpolation = opencv_code(mask_interpolation, INTERPOLATION_CODES,
                                              "mask_interpolation")
-        self.transforms = transform_list(transforms)
+        # albumentations' Normalize, ToFloat and ToTensorV2 as the last steps: the model's
+        # input, made in the warp's store
+        from ._model_steps import MODEL_ARGS, fold_model_steps
+
+        self.transforms, model = fold_model_steps(transform_list(transforms), {
+            "output_dtype": output_dtype, "mean": mean, "std": std,
+            "max_pixel_value": max_pixel_value, "normalization": normalization,
+            "tensors": tensors, "layout": layout, "mask_layout": mask_layout})
+        output_dtype, mean, std, max_pixel_value, normalization, tensors, layout, \
+            mask_layout = (model[k] for k in MODEL_ARGS)
         check_placement(self.transforms)
         given = {"interpolation": interpolation, "padding": padding, "fill": fill,
                  "antialias": antialias, "mask_fill": mask_fill,

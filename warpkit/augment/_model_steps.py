@@ -1,0 +1,146 @@
+"""albumentations' steps that make the model's input, under their names and parameters:
+``Normalize``, ``ToFloat`` and ``ToTensorV2`` (albumentations.pytorch's). warpkit makes the
+model's input in the warp's store (a :class:`~warpkit.augment.Compose`'s ``output_dtype``,
+``mean``, ``std``, ``max_pixel_value``, ``layout`` and ``tensors``), so a Compose whose last
+steps are these takes them as those settings: a recipe that ends in ``A.Normalize(),
+ToTensorV2()`` ports by changing its imports.
+
+Conventions: they are a Compose's last steps, in albumentations' order (``Normalize`` or
+``ToFloat``, then ``ToTensorV2``), at its top level. albumentations' other places for them
+(``Normalize`` before geometry or dropouts, Kaggle's order) port with
+:func:`~warpkit.augment.from_albumentations`, which moves the fills those steps read into the
+image's units.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Sequence
+
+from ._albumentations import normalize_settings, to_float_settings, to_tensor_settings
+from ._base import Transform, all_steps, contains
+
+
+class ModelStep(Transform):
+    """A step that makes the model's input: a Compose's settings (:meth:`settings`), taken
+    where it is the Compose's last step (:func:`fold_model_steps`)."""
+
+    def settings(self) -> dict[str, Any]:
+        raise NotImplementedError
+
+
+class Normalize(ModelStep):
+    """albumentations' Normalize: the model's input in float32, ``(v / max_pixel_value - mean)
+    / std`` a channel (``normalization="standard"``), or from each image's own statistics
+    (``"image"``, ``"image_per_channel"``, ``"min_max"``, ``"min_max_per_channel"``); ``p``
+    must be 1 (the model's input is made for every sample).
+
+    Example:
+        >>> from warpkit.augment import Compose, HorizontalFlip, Normalize
+        >>> aug = Compose([HorizontalFlip(), Normalize(mean=0.5, std=0.25)])
+        >>> aug.output_dtype, aug.mean, aug.std, len(aug.transforms)
+        ('float32', [0.5], [0.25], 1)
+    """
+
+    def __init__(self, mean: Any = (0.485, 0.456, 0.406), std: Any = (0.229, 0.224, 0.225),
+                 max_pixel_value: float | None = 255.0, normalization: str = "standard",
+                 p: float = 1.0) -> None:
+        super().__init__(p)
+        self.mean, self.std, self.max_pixel_value = mean, std, max_pixel_value
+        self.normalization = normalization
+        self.settings()  # (checked here, as the port checks it)
+
+    def settings(self) -> dict[str, Any]:
+        return normalize_settings(self.mean, self.std, self.max_pixel_value,
+                                  self.normalization, self.p)
+
+    def config(self) -> dict:
+        return {"mean": self.mean, "std": self.std, "max_pixel_value": self.max_pixel_value,
+                "normalization": self.normalization}
+
+
+class ToFloat(ModelStep):
+    """albumentations' ToFloat: the model's input in float32, integer images divided by
+    ``max_value`` (None: their type's peak), float images as they are; ``p`` must be 1.
+
+    Example:
+        >>> from warpkit.augment import Compose, HorizontalFlip, ToFloat
+        >>> Compose([HorizontalFlip(), ToFloat()]).output_dtype
+        'float32'
+    """
+
+    def __init__(self, max_value: float | None = None, p: float = 1.0) -> None:
+        super().__init__(p)
+        self.max_value = max_value
+        self.settings()
+
+    def settings(self) -> dict[str, Any]:
+        return to_float_settings(self.max_value, self.p)
+
+    def config(self) -> dict:
+        return {"max_value": self.max_value}
+
+
+class ToTensorV2(ModelStep):
+    """albumentations.pytorch's ToTensorV2: the results as torch tensors, images channels first
+    (after ``Normalize`` or ``ToFloat`` the kernel stores the float input so; without them, a
+    channels-first view of the uint8 result), masks too with ``transpose_mask``; ``p`` 1 (or 0:
+    nothing). torch is needed at the call, not at import.
+
+    Example:
+        >>> from warpkit.augment import Compose, HorizontalFlip, Normalize, ToTensorV2
+        >>> aug = Compose([HorizontalFlip(), Normalize(), ToTensorV2()])
+        >>> aug.tensors, aug.layout
+        (True, 'CHW')
+    """
+
+    def __init__(self, transpose_mask: bool = False, p: float = 1.0) -> None:
+        super().__init__(p)
+        self.transpose_mask = bool(transpose_mask)
+        self.settings()
+
+    def settings(self) -> dict[str, Any]:
+        return to_tensor_settings(self.p, self.transpose_mask)
+
+    def config(self) -> dict:
+        return {"transpose_mask": self.transpose_mask}
+
+
+#: the Compose arguments the model steps set, and their defaults
+MODEL_ARGS = {"output_dtype": None, "mean": None, "std": None, "max_pixel_value": None,
+              "normalization": "standard", "tensors": False, "layout": "HWC",
+              "mask_layout": "HWC"}
+
+
+def fold_model_steps(transforms: Sequence[Transform], given: dict[str, Any]
+                     ) -> tuple[list[Transform], dict[str, Any]]:
+    """A Compose's steps without its trailing model steps, and its model-input arguments with
+    theirs (``given``: the Compose's own, :data:`MODEL_ARGS`' keys). A model step elsewhere, or
+    model arguments given beside one, is refused, naming it."""
+    steps = list(transforms)
+    if not any(contains(t, ModelStep) for t in steps):
+        return steps, given
+    tail: list[ModelStep] = []
+    if steps and isinstance(steps[-1], ToTensorV2):
+        tail.insert(0, steps.pop())
+    if steps and isinstance(steps[-1], (Normalize, ToFloat)):
+        tail.insert(0, steps.pop())
+    stray = next((t for t in steps if contains(t, ModelStep)), None)
+    if stray is not None:
+        inner = next(t for t in all_steps(stray) if isinstance(t, ModelStep))
+        raise ValueError(
+            f"{type(inner).__name__} makes the model's input, which warpkit makes in the "
+            f"warp's store: a Compose takes it as its last step (Normalize or ToFloat, then "
+            f"ToTensorV2), not before other steps nor inside OneOf or a nested pipeline. "
+            f"albumentations' other places for it (before geometry or dropouts) port with "
+            f"from_albumentations(A.Compose([...]))")
+    clash = [k for k, d in MODEL_ARGS.items() if given.get(k, d) != d]
+    if clash:
+        raise ValueError(f"{' and '.join(type(t).__name__ for t in tail)} "
+                         f"{'make' if len(tail) > 1 else 'makes'} the model's input, and so "
+                         f"do Compose's {', '.join(clash)}: give one or the other")
+    model = dict(MODEL_ARGS)
+    for t in tail:
+        model.update(t.settings())
+    if model["output_dtype"] is None:  # ToTensorV2 of the image's own type: a view
+        model["layout"] = "HWC"
+    return steps, model
