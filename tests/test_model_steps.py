@@ -107,6 +107,13 @@ def test_the_steps_are_the_compose_settings(queue):
     (lambda: [W.Normalize(p=0.5)], {}, r"Normalize\(p < 1\) is not supported: the model's input "
                                        r"is made for every sample"),
     (lambda: [W.ToTensorV2(p=0.5)], {}, r"ToTensorV2\(p=0.5\) is not supported"),
+    # a nested pipeline's model input would be dropped: refused (its steps or its settings)
+    (lambda: [W.HorizontalFlip(), W.OneOf([W.Compose([W.VerticalFlip(), W.Normalize()])])],
+     {}, r"a Compose inside a pipeline makes no model input of its own \(its output_dtype, "
+         r"tensors or mask_layout, or its Normalize, ToFloat or ToTensorV2\): give them to the "
+         r"outermost Compose"),
+    (lambda: [W.Compose([W.VerticalFlip()], output_dtype="float32")], {},
+     r"a Compose inside a pipeline makes no model input of its own"),
 ])
 def test_misplaced_or_doubled_steps_are_refused(steps, kw, pattern):
     with pytest.raises(ValueError, match=pattern):

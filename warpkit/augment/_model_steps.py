@@ -117,6 +117,15 @@ def fold_model_steps(transforms: Sequence[Transform], given: dict[str, Any]
     theirs (``given``: the Compose's own, :data:`MODEL_ARGS`' keys). A model step elsewhere, or
     model arguments given beside one, is refused, naming it."""
     steps = list(transforms)
+    from ._compose import Compose
+
+    inner = next((s for t in steps for s in all_steps(t) if isinstance(s, Compose) and (
+        s.output_dtype is not None or s.tensors or s.mask_layout != "HWC")), None)
+    if inner is not None:  # (its own Normalize or ToTensorV2 became its settings)
+        raise ValueError("a Compose inside a pipeline makes no model input of its own (its "
+                         "output_dtype, tensors or mask_layout, or its Normalize, ToFloat or "
+                         "ToTensorV2): give them to the outermost Compose, as its settings or "
+                         "its last steps")
     if not any(contains(t, ModelStep) for t in steps):
         return steps, given
     tail: list[ModelStep] = []
