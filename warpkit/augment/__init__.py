@@ -27,8 +27,8 @@ transforms come under their own names and parameters too (``Affine``, ``ShiftSca
 ``BBoxSafeRandomCrop``, ``RandomSizedBBoxSafeCrop``, ``AtLeastOneBBoxRandomCrop``,
 ``CropNonEmptyMaskIfExists``, with torchvision's ``RandomIoUCrop`` and ``RandomZoomOut``), and
 so are its ``BboxParams``, ``KeypointParams`` and call keywords, its ``Normalize``, ``ToFloat``
-and ``ToTensorV2`` as a Compose's last steps (its model-input settings), and its ``save``,
-``load``, ``to_dict`` and ``from_dict``. torchvision's batch-level
+and ``ToTensorV2`` as a Compose's last steps (its model-input settings), its ``Sequential``
+and ``ReplayCompose``, and its ``save``, ``load``, ``to_dict`` and ``from_dict``. torchvision's batch-level
 ``MixUp`` and ``CutMix`` mix a pipeline's output batch and its labels.
 
 Sizes are (height, width), as ``image.shape[:2]`` and as albumentations, torchvision and kornia
@@ -56,6 +56,7 @@ from ._geometric import (D4, Affine, CropAndPad, HorizontalFlip, LongestMaxSize,
 from ._albumentations import from_albumentations
 from ._serialize import from_dict, load, save, to_dict
 from ._model_steps import Normalize, ToFloat, ToTensorV2
+from ._sequences import ReplayCompose, Sequential
 from ._nonlinear import (ElasticTransform, GridDistortion, GridElasticDeform, OpticalDistortion,
                          PiecewiseAffine, ThinPlateSpline)
 from ._base import OneOf, OneOrOther, RandomOrder, SomeOf, Transform
@@ -122,9 +123,9 @@ __all__ = ["AdditiveNoise", "AdvancedBlur", "Affine", "AtLeastOneBBoxRandomCrop"
            "RandomPerspective", "RandomResizedCrop", "RandomRotate90", "RandomRotation",
            "RandomScale", "RandomShadow", "RandomSizedBBoxSafeCrop", "RandomSizedCrop", "RandomSnow", "RandomSunFlare",
            "RandomToneCurve",
-           "RandomVerticalFlip", "RandomZoomOut", "RepeatedSampleWarning", "Resize", "RGBShift",
+           "RandomVerticalFlip", "RandomZoomOut", "RepeatedSampleWarning", "ReplayCompose", "Resize", "RGBShift",
            "RingingOvershoot", "Rotate", "SafeRotate", "SaltAndPepper", "SampleKey", "save",
-           "SelectiveChannelTransform", "Sharpen",
+           "SelectiveChannelTransform", "Sequential", "Sharpen",
            "ShiftScaleRotate", "ShotNoise", "SmallestMaxSize", "Solarize", "Spatter", "Superpixels", "SquareSymmetry",
            "stream", "TextImage", "ThinPlateSpline", "TimeMasking", "TimeReverse", "to_dict", "ToFloat", "ToGray", "ToRGB", "ToSepia", "ToTensorV2",
            "Transform", "Transpose", "UnsharpMask", "VerticalFlip", "XYMasking", "ZoomBlur"]

@@ -526,7 +526,7 @@ def from_albumentations(pipeline: Any, nonserializable: dict | None = None) -> C
                          f"{name!r}")
     strict = d.get("strict", False)  # (_Args drops the transforms' own strict)
     a = _Args(name, d)
-    a.take("save_key")  # (ReplayCompose's: warpkit's record of a call is out["params"])
+    save_key = a.take("save_key", "replay")  # (ReplayCompose's: the record's key)
     mask_code = a.take("mask_interpolation")
     if mask_code is not None and mask_code not in INTERPOLATION_CODES:
         raise ValueError(f"Compose(mask_interpolation={mask_code!r}) is not supported: warpkit "
@@ -556,10 +556,16 @@ def from_albumentations(pipeline: Any, nonserializable: dict | None = None) -> C
     if kw.get("output_dtype") is None:  # ToTensorV2 of the image's own type: a view
         kw.pop("layout", None)
     kw["edges"] = edges_needed(transforms)  # (each step's frame, where it matters)
+    if name == "ReplayCompose":  # (its record under save_key, for ReplayCompose.replay)
+        from ._sequences import ReplayCompose
+
+        kind, kw = ReplayCompose, {**kw, "save_key": save_key}
+    else:
+        kind = Compose
     if _passes_needed(transforms, pipe, kw["edges"]) == "as_needed":
-        return Compose(transforms, **kw, passes="as_needed", **(
+        return kind(transforms, **kw, passes="as_needed", **(
             {} if mask_code is None else {"mask_interpolation": INTERPOLATION_CODES[mask_code]}))
-    return Compose(transforms, **kw, **{k: v for k, (v, _) in pipe.settings.items()})
+    return kind(transforms, **kw, **{k: v for k, (v, _) in pipe.settings.items()})
 
 
 def _passes_needed(transforms: list, pipe: _Pipeline, edges: str = "output") -> str:
