@@ -409,7 +409,10 @@ def test_albumentations_files_saved_as_yaml_run_as_their_json(photo, tmp_path):
     # a YAML file that is not valid says so in one line, and a JSON file that holds YAML
     (tmp_path / "bad.yaml").write_text("transform: [1, 2\n")
     (tmp_path / "yaml.json").write_text((tmp_path / "a.yaml").read_text())
-    for name, pattern in (("bad.yaml", r"--pipeline .*bad.yaml: not valid YAML \(expected ',' "
+    (tmp_path / "bin.json").write_bytes(b"\xff\xfe{")
+    for name, pattern in (("bin.json", r"--pipeline .*bin.json: not UTF-8 text \(invalid start "
+                                       r"byte at byte 0\)"),
+                          ("bad.yaml", r"--pipeline .*bad.yaml: not valid YAML \(expected ',' "
                                        r"or '\]', but got '<stream end>' at line 2, column 1\)"),
                           ("yaml.json", r"--pipeline .*yaml.json: not valid JSON \(.*\); YAML "
                                         r"files are read as YAML where named .yaml or .yml")):

@@ -95,11 +95,12 @@ def test_bad_arguments_and_files_say_what_is_wrong(tmp_path):
     aug = W.Compose([W.HorizontalFlip()])
     for f, kw in ((W.save, {"transform": aug, "filepath_or_buffer": io.StringIO()}),
                   (W.load, {"filepath_or_buffer": io.StringIO("{}")})):
-        with pytest.raises(ValueError, match=r"data_format must be one of 'json', 'yaml', got "
-                                             r"'xml'"):
+        with pytest.raises(ValueError, match=r"data_format must be 'json' \(JSON\) or 'yaml' "
+                                             r"\(YAML, with PyYAML\), got 'xml'"):
             f(**kw, data_format="xml")
-    with pytest.raises(ValueError, match=r"on_not_implemented_error must be one of 'raise', "
-                                         r"'warn', got 'ignore'"):
+    with pytest.raises(ValueError, match=r"on_not_implemented_error must be 'raise' \(raise the "
+                                         r"error\) or 'warn' \(warn and give None\), got "
+                                         r"'ignore'"):
         W.to_dict(aug, on_not_implemented_error="ignore")
     with pytest.raises(TypeError, match=r"to_dict takes a warpkit.augment transform, got "
                                         r"Compose \(an albumentations pipeline: "

@@ -335,6 +335,9 @@ def read_json(path: Path, option: str, yaml: bool = False) -> Any:
     ``.yml`` is read as YAML (:func:`parse_data_file`)."""
     try:
         return parse_data_file(path.read_text(encoding="utf-8"), path if yaml else None)
+    except UnicodeDecodeError as e:
+        raise UserError(f"{option} {path}: not UTF-8 text ({e.reason} at byte {e.start})"
+                        ) from None
     except OSError as e:
         raise UserError(f"{option} {path}: {e.strerror or e}") from None
     except RecursionError:

@@ -368,14 +368,15 @@ class Compose(Resampling, Transform):
                                              "mask_interpolation")
         # albumentations' Normalize, ToFloat and ToTensorV2 as the last steps: the model's
         # input, made in the warp's store
-        from ._model_steps import MODEL_ARGS, fold_model_steps
+        from ._model_steps import fold_model_steps
 
         self.transforms, model = fold_model_steps(transform_list(transforms), {
             "output_dtype": output_dtype, "mean": mean, "std": std,
             "max_pixel_value": max_pixel_value, "normalization": normalization,
             "tensors": tensors, "layout": layout, "mask_layout": mask_layout})
-        output_dtype, mean, std, max_pixel_value, normalization, tensors, layout, \
-            mask_layout = (model[k] for k in MODEL_ARGS)
+        output_dtype, mean, std = model["output_dtype"], model["mean"], model["std"]
+        max_pixel_value, normalization = model["max_pixel_value"], model["normalization"]
+        tensors, layout, mask_layout = model["tensors"], model["layout"], model["mask_layout"]
         check_placement(self.transforms)
         given = {"interpolation": interpolation, "padding": padding, "fill": fill,
                  "antialias": antialias, "mask_fill": mask_fill,

@@ -16,12 +16,15 @@ import warnings
 from pathlib import Path
 from typing import Any, Literal, TextIO
 
+from .._checks import one_of
 from ._albumentations import from_albumentations, is_albumentations_data
 from ._base import Transform
 from ._base import from_dict as _from_data
 
 #: the data formats albumentations' save and load take
-DATA_FORMATS = ("json", "yaml")
+DATA_FORMATS = {"json": "JSON", "yaml": "YAML, with PyYAML"}
+#: what to_dict does where a transform cannot be written
+ON_NOT_IMPLEMENTED = {"raise": "raise the error", "warn": "warn and give None"}
 
 
 def to_dict(transform: Transform, on_not_implemented_error: Literal["raise", "warn"] = "raise"
@@ -35,7 +38,7 @@ def to_dict(transform: Transform, on_not_implemented_error: Literal["raise", "wa
         >>> A.to_dict(A.Compose([A.HorizontalFlip(p=0.3)]))["transforms"][0]["p"]
         0.3
     """
-    _check_choice(on_not_implemented_error, "on_not_implemented_error", ("raise", "warn"))
+    one_of(on_not_implemented_error, "on_not_implemented_error", ON_NOT_IMPLEMENTED)
     if not isinstance(transform, Transform):
         raise TypeError(f"to_dict takes a warpkit.augment transform, got "
                         f"{type(transform).__name__} (an albumentations pipeline: "
@@ -80,7 +83,7 @@ def save(transform: Transform, filepath_or_buffer: str | os.PathLike | TextIO,
         >>> A.load(io.StringIO(buf.getvalue()), data_format="yaml").transforms[0].p
         0.3
     """
-    _check_choice(data_format, "data_format", DATA_FORMATS)
+    one_of(data_format, "data_format", DATA_FORMATS)
     data = to_dict(transform, on_not_implemented_error)
     if data_format == "json":
         text = json.dumps(data, indent=1)
@@ -115,7 +118,7 @@ def load(filepath_or_buffer: str | os.PathLike | TextIO,
     """
     from ..fileio import parse_data_file
 
-    _check_choice(data_format, "data_format", DATA_FORMATS)
+    one_of(data_format, "data_format", DATA_FORMATS)
     path = isinstance(filepath_or_buffer, (str, os.PathLike))
     text = Path(filepath_or_buffer).read_text(encoding="utf-8") if path else \
         filepath_or_buffer.read()
@@ -125,8 +128,3 @@ def load(filepath_or_buffer: str | os.PathLike | TextIO,
         hint = "; data_format='yaml' reads YAML" if data_format == "json" else ""
         raise ValueError(f"{filepath_or_buffer if path else 'the stream'}: {e}{hint}") from None
     return from_dict(data, nonserializable)
-
-
-def _check_choice(value: Any, arg: str, choices: tuple[str, ...]) -> None:
-    if value not in choices:
-        raise ValueError(f"{arg} must be one of {', '.join(map(repr, choices))}, got {value!r}")
