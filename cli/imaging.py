@@ -292,8 +292,9 @@ def augment(
     """Random affine warps of images for a training set: writes OUTPUT/<name>_aug<k>.<ext>.
 
     Each copy gets its own rotation, shift, zoom, shear and flips, about the image centre, or
-    runs the --pipeline file. Without --seed a seed is drawn and printed, so that the run can be
-    replayed. With --annotations the COCO objects of each input move with its copies (or its
+    runs the --pipeline file. Without --seed the pipeline file's own seed is taken (one
+    warpkit.augment.save wrote with the Compose's seed), or else a seed is drawn and printed, so
+    that the run can be replayed. With --annotations the COCO objects of each input move with its copies (or its
     YOLO / Pascal VOC boxes, with --annotation-format, into a label file beside each copy).
     """
     files = expand_inputs(inputs)
@@ -328,6 +329,8 @@ def augment(
             aug = RandomAffine(**affine)
         except ValueError as e:  # RandomAffine's messages start with the argument's name
             raise UserError(f"--{e}") from None
+    if seed is None:  # (a pipeline file's own seed, as warpkit.augment.save writes it)
+        seed = getattr(aug, "seed", None)
     if seed is None:
         seed = int(np.random.SeedSequence().generate_state(1)[0] & 0x7FFFFFFF)
     job = AugmentJob(copies=copies, seed=seed,

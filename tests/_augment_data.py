@@ -96,3 +96,21 @@ class Segments(torch.utils.data.Dataset):
             cy, cx, r = rng.integers(0, h), rng.integers(0, w), rng.integers(8, 30)
             mask[(yy - cy) ** 2 + (xx - cx) ** 2 < r * r] = 1 + k % 3
         return {"image": img, "mask": mask, "index": i}
+
+
+class SeededDraws(torch.utils.data.Dataset):
+    """Calls of a pipeline with a seed of its own (albumentations' ``Compose(seed=...)``) and
+    neither seed= nor index=: each item is its call's draws, as JSON."""
+
+    def __init__(self, n: int, pipeline: dict) -> None:
+        self.n, self.pipeline, self._pipe = n, pipeline, None
+
+    def __len__(self) -> int:
+        return self.n
+
+    def __getitem__(self, i: int) -> str:
+        import json
+
+        if self._pipe is None:
+            self._pipe = Compose.from_dict(self.pipeline)
+        return json.dumps(self._pipe(image=photo(i))["params"], sort_keys=True)

@@ -419,3 +419,21 @@ def test_albumentations_files_saved_as_yaml_run_as_their_json(photo, tmp_path):
         r = _run("augment", photo[0], "-o", tmp_path / "x", "--pipeline", tmp_path / name)
         assert r.exit_code != 0 and re.search(pattern, r.output), r.output
         assert len(r.output.strip().splitlines()) == 1 and "Traceback" not in r.output
+
+
+def test_a_pipeline_files_own_seed_replays_without_the_option(photo, tmp_path):
+    """A file warpkit.augment.save wrote from a Compose with a seed runs with that seed where
+    --seed is not given (it was drawn afresh): the copies of --seed with the same number."""
+    from warpkit.augment import Compose, HorizontalFlip, RandomResizedCrop, save
+
+    save(Compose([RandomResizedCrop((40, 56)), HorizontalFlip()], seed=41),
+         str(tmp_path / "p.json"))
+    r = _run("augment", photo[0], "-o", tmp_path / "own", "--pipeline", tmp_path / "p.json",
+             "--copies", 2)
+    assert r.exit_code == 0 and "(seed 41)" in r.output, r.output
+    r = _run("augment", photo[0], "-o", tmp_path / "given", "--pipeline", tmp_path / "p.json",
+             "--copies", 2, "--seed", 41)
+    assert r.exit_code == 0, r.output
+    for k in range(2):
+        np.testing.assert_array_equal(_read(tmp_path / "own" / f"photo_aug{k}.png"),
+                                      _read(tmp_path / "given" / f"photo_aug{k}.png"))

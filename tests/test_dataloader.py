@@ -10,7 +10,8 @@ import pytest
 
 torch = pytest.importorskip("torch")
 
-from _augment_data import KeyedPhotos, Photos, WatchedPhotos, photo  # noqa: E402
+from _augment_data import (KeyedPhotos, Photos, SeededDraws, WatchedPhotos,  # noqa: E402
+                           photo)
 from warpkit.augment import (Compose, EpochSampler, RandomAffine,  # noqa: E402
                              RandomHorizontalFlip, RandomResizedCrop, batches,
                              collate)
@@ -248,3 +249,23 @@ def test_a_segmentation_set_through_mask_dropout():
                 assert not out["mask"][k][y, x1:x2].any()
                 removed += 1
     assert removed
+
+
+def test_a_seeded_pipeline_differs_across_workers_and_epochs_and_repeats_with_torch_seed():
+    """Compose(seed=...) called without seed= or index=: each worker starts from a copy of the
+    pipeline and its count of calls, so the count is keyed on the worker's torch seed too (new
+    each epoch from torch's generator): no two draws of a run repeat, and torch.manual_seed
+    repeats the run."""
+    pipe = Compose([RandomResizedCrop(32, scale=(0.2, 1.0)), RandomAffine(degrees=30)], seed=5)
+    ds = SeededDraws(8, pipe.to_dict())
+
+    def run(epochs):
+        torch.manual_seed(0)
+        loader = torch.utils.data.DataLoader(ds, batch_size=2, num_workers=2,
+                                             multiprocessing_context="spawn")
+        return [[d for batch in loader for d in batch] for _ in range(epochs)]
+
+    first = run(2)
+    drawn = [d for epoch in first for d in epoch]
+    assert len(drawn) == 16 and len(set(drawn)) == 16
+    assert run(1)[0] == first[0]

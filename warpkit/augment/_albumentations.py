@@ -548,7 +548,7 @@ def from_albumentations(pipeline: Any, nonserializable: dict | None = None) -> C
     if targets:
         kw["additional_targets"] = targets
     kw["strict"] = bool(strict)
-    kw["seed"] = a.take("seed")  # (refused by Compose)
+    kw["seed"] = a.take("seed")
     for k in ("is_check_shapes", "save_applied_params", "return_params"):  # checks, reports
         a.take(k)
     a.done()
@@ -764,8 +764,8 @@ def _as_dict(pipeline: Any) -> dict:
         if isinstance(bp, dict) and proc is not None:
             bp.setdefault("filter_invalid_bboxes",
                           bool(getattr(proc.params, "filter_invalid_bboxes", False)))
-        # and Compose's strict and mask_interpolation too
-        for key in ("strict", "mask_interpolation"):
+        # and Compose's strict, mask_interpolation and seed too
+        for key in ("strict", "mask_interpolation", "seed"):
             if getattr(pipeline, key, None) is not None:
                 d.get("transform", {}).setdefault(key, getattr(pipeline, key))
         return d

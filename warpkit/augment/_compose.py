@@ -11,19 +11,20 @@ from __future__ import annotations
 
 import inspect
 import sys
+import threading
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from .. import geometry
-from .._checks import flag, number, one_of
+from .._checks import count, flag, number, one_of
 from .._options import Sampling
 from .._threads import pool
 from ..engine import check_max_pixel_value, check_model_input
 from ..engine.chain import merge
-from ._base import (INTERPOLATION_CODES, Resampling, Transform, check_box_method, draw_step,
-                    draw_step_lanes, from_dict, leaves, map_step, merge_setting, opencv_code,
+from ._base import (INTERPOLATION_CODES, Resampling, Transform, all_steps, check_box_method,
+                    draw_step, draw_step_lanes, from_dict, leaves, map_step, merge_setting, opencv_code,
                     passed_keys, plain, reads_any, same_value, size_arg, step_size,
                     transform_list)
 from ._colour import IdentityStep
@@ -36,6 +37,10 @@ from ._mosaic import Mosaic, check_placement
 from ._params import BOX_FORMATS, BUILT_IN, BboxParams, KeypointParams, additional
 from ._streams import stream
 from ._targets import Seen, box_rows, to_xyxy
+
+#: guards every pipeline's count of calls (:meth:`Compose.next_streams`; one lock for all, so
+#: a pipeline stays picklable)
+_COUNTING = threading.Lock()
 
 if TYPE_CHECKING:  # not at import: concurrent.futures costs the command's start
     from concurrent.futures import Future
@@ -237,8 +242,15 @@ class Compose(Resampling, Transform):
         is_check_shapes, save_applied_params: albumentations' switches, taken as they are:
             warpkit always checks that the targets fit the image (it moves them by its map),
             and always returns what each sample drew (``out["params"]``).
-        seed: albumentations' pipeline seed is refused: warpkit draws from the (seed, epoch,
-            index) of each call (pass ``seed=`` there).
+        seed: the pipeline's seed (albumentations' ``Compose(seed=...)``): a call without
+            ``seed=`` draws from it, each sample from the stream ``(seed, epoch, index)``. A call
+            without ``index=`` either takes the pipeline's next indices (its calls counted in
+            samples: 0, 1, ... for its first call's samples, then on), so its calls differ from
+            one another and two pipelines of one seed make the same sequence
+            (:meth:`set_random_seed` starts it again); in a DataLoader worker that count is
+            keyed on the worker's torch seed as well (:meth:`next_streams`). With ``index=``
+            a sample's draw is its own whatever the call's order. None (default): a call
+            without ``seed=`` draws fresh entropy (returned in ``out["seed"]``).
         output_dtype, mean, std, layout, max_pixel_value: the tensor a model eats, made by the
             warp itself (see :func:`warpkit.warp_affine`): e.g. ``output_dtype="float32",
             mean=(0.485, 0.456, 0.406), std=(0.229, 0.224, 0.225), layout="CHW"``: each value
@@ -360,9 +372,7 @@ class Compose(Resampling, Transform):
                  normalization: str = "standard", angle_in_degrees: bool | None = None,
                  box_border: str = "outline") -> None:
         super().__init__(p)
-        if seed is not None:
-            raise ValueError("Compose(seed=...) is not kept: warpkit draws from the (seed, epoch, "
-                             "index) given to each call; pass seed= there")
+        self.set_random_seed(seed)
         if mask_interpolation is not None:
             mask_interpolation = opencv_code(mask_interpolation, INTERPOLATION_CODES,
                                              "mask_interpolation")
@@ -378,6 +388,12 @@ class Compose(Resampling, Transform):
         max_pixel_value, normalization = model["max_pixel_value"], model["normalization"]
         tensors, layout, mask_layout = model["tensors"], model["layout"], model["mask_layout"]
         check_placement(self.transforms)
+        seeded = next((s for t in self.transforms for s in all_steps(t)
+                       if isinstance(s, Compose) and s.seed is not None), None)
+        if seeded is not None:  # (albumentations' outer seed overwrites an inner one)
+            raise ValueError(f"a {type(seeded).__name__} inside a pipeline draws from the outer "
+                             f"pipeline's streams: give seed={seeded.seed} to the outermost "
+                             f"Compose")
         given = {"interpolation": interpolation, "padding": padding, "fill": fill,
                  "antialias": antialias, "mask_fill": mask_fill,
                  "mask_interpolation": mask_interpolation}
@@ -474,7 +490,49 @@ class Compose(Resampling, Transform):
         self.box_method = methods[0]
 
     def config(self) -> dict:
-        return {"transforms": [t.data() for t in self.transforms], **self._settings()}
+        return {"transforms": [t.data() for t in self.transforms], **self._settings(),
+                **({"seed": self.seed} if self.seed is not None else {})}
+
+    def set_random_seed(self, seed: int | None) -> None:
+        """Set the pipeline's seed (``Compose(seed=...)``) and start its count of calls again
+        (albumentations' ``Compose.set_random_seed``): the calls after it without ``seed=`` or
+        ``index=`` repeat those after the pipeline was made with that seed. None: calls
+        without ``seed=`` draw fresh entropy.
+
+        Example:
+            >>> from warpkit.augment import Compose, HorizontalFlip
+            >>> aug = Compose([HorizontalFlip()], seed=137)
+            >>> aug.next_streams(4), aug.next_streams(4)
+            ((137, 0), (137, 4))
+            >>> aug.set_random_seed(137)
+            >>> aug.next_streams(1)
+            (137, 0)
+        """
+        self.seed = None if seed is None else count(seed, "seed", 0)
+        self._counted = 0
+
+    def next_streams(self, n: int) -> tuple[int, int]:
+        """The stream seed and the first index of the next ``n`` samples of a pipeline with a
+        seed (a call without ``seed=`` or ``index=`` takes them): the pipeline's seed and its
+        count of samples so far, which this advances by ``n``. In a PyTorch DataLoader worker
+        (``torch.utils.data.get_worker_info()``) the seed is instead numpy's ``SeedSequence(
+        [seed, worker seed])`` hashed to 64 bits, the worker's torch seed being the loader's
+        base seed (new each epoch, from torch's generator) plus the worker's id: each worker
+        starts from a copy of the pipeline, and of its count, so without it the workers would
+        repeat one another's draws, and with ``persistent_workers=False`` every epoch the
+        first's (seed the loader's generator, or torch, for a run that repeats)."""
+        if self.seed is None:
+            raise ValueError("this pipeline has no seed: pass seed= to its calls, or give it one "
+                             "(Compose(seed=...), set_random_seed)")
+        with _COUNTING:
+            first = self._counted
+            self._counted += n
+        data = sys.modules.get("torch.utils.data")
+        info = None if data is None else data.get_worker_info()
+        if info is None:
+            return self.seed, first
+        mixed = np.random.SeedSequence([self.seed, int(info.seed)])
+        return int(mixed.generate_state(1, np.uint64)[0]), first
 
     def host_parts(self) -> tuple[list[tuple[int, int, Compose]], list[int | None]]:
         """A pipeline in several passes, split at its host steps (:mod:`._host`) and, with
@@ -688,7 +746,7 @@ class Compose(Resampling, Transform):
 
     def __call__(self, image: Any = None, mask: Any = None, boxes: Any = None,
                  labels: Any = None, keypoints: Any = None, seed: int | None = None,
-                 index: int | Sequence[int] = 0, epoch: int = 0, params: Any = None,
+                 index: int | Sequence[int] | None = None, epoch: int = 0, params: Any = None,
                  queue: Any = None, masks: Any = None, out: Any = None, bboxes: Any = None,
                  **targets: Any) -> dict:
         given = {"image": image, "mask": mask, "masks": masks, "boxes": boxes,

@@ -499,8 +499,13 @@ def apply(pipe, given: dict, *, seed, index, epoch, params, queue, out=None) -> 
     into = None if out is None else _out_array(out, t.images.get("image"))
     split = _facts(pipe).split
     run = _apply_split if split else _apply
-    res = run(pipe, t, seed=seed, index=index, epoch=epoch, params=params, queue=queue,
-              into=into)
+    if params is None and seed is None and pipe.seed is not None:  # (the pipeline's seed)
+        if index is None:
+            seed, index = pipe.next_streams(_sample_count(t))
+        else:
+            seed = pipe.seed
+    res = run(pipe, t, seed=seed, index=0 if index is None else index, epoch=epoch,
+              params=params, queue=queue, into=into)
     convert_results(pipe, res, t.images)  # FromFloat
     single = isinstance(res["params"], dict)
     if pipe.normalization != "standard":  # (each image's statistics, on the host)
@@ -665,6 +670,15 @@ def warp_sampling(pipe) -> Sampling:
     if s.pad == PADDINGS["constant"] and keeps_axes(pipe):
         return s._replace(padding="constant_edge")
     return s
+
+
+def _sample_count(t: Targets) -> int:
+    """How many samples a call holds (1 where its image or mask is missing: the call refuses
+    that after)."""
+    ref_name = next(iter(t.images), None) or next(iter(t.masks), None)
+    if ref_name is None:
+        return 1
+    return len(layout(t.images.get(ref_name, t.masks.get(ref_name)), ref_name)[1])
 
 
 def _apply(pipe, t: Targets, *, seed, index, epoch, params, queue, into=None,
