@@ -124,6 +124,12 @@ def test_batches_without_indices_count_the_samples(queue):
     res = list(batches(cols, pipe, seed=3))
     assert np.concatenate([r[0] for r in res]).tobytes() == whole.tobytes()
     assert [r[1].tolist() for r in res] == [[0, 1, 2], [1, 2, 3], [2, 3, 4]]
+    # a pipeline's own seed (Compose(seed=...)) where batches() is given none
+    seeded = Compose.from_dict({**PIPE.to_dict(), "seed": 3})
+    got = np.concatenate(list(batches(chunks, seeded)))
+    assert got.tobytes() == whole.tobytes()
+    with pytest.raises(ValueError, match=r"batches\(\) needs seed=.*or a pipeline with a seed"):
+        batches(chunks, pipe)
 
 
 def test_an_error_reaches_the_loop_at_its_batch(queue):

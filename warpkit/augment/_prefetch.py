@@ -20,7 +20,7 @@ _CALL_KEYS = ("image", "mask", "masks", "boxes", "labels", "keypoints")
 _END = object()
 
 
-def batches(loader: Iterable, pipeline: Any, *, seed: int, epoch: int = 0,
+def batches(loader: Iterable, pipeline: Any, *, seed: int | None = None, epoch: int = 0,
             prefetch: int = 1, call: dict | None = None) -> Iterator:
     """Each batch of ``loader`` through ``pipeline``, prepared on a thread of its own up to
     ``prefetch`` batches ahead of the loop that takes them.
@@ -39,7 +39,8 @@ def batches(loader: Iterable, pipeline: Any, *, seed: int, epoch: int = 0,
     calling the pipeline batch by batch: the indices are the batch's ``"index"`` entry where
     it has one (give the dataset's indices and a shuffled epoch replays exactly), else the
     count of samples before it in this pass; the epoch is ``epoch``, or the batch's
-    ``"epoch"`` entry (one value for the whole batch, as :class:`EpochSampler` gives it).
+    ``"epoch"`` entry (one value for the whole batch, as :class:`EpochSampler` gives it); the
+    seed is ``seed``, or the pipeline's own (``Compose(seed=...)``) where none is given.
 
     ``call``: keywords every call passes besides the batch's (HistogramMatching's reference
     images: ``call={"hm_metadata": refs}``); a batch's own entry of the same name wins.
@@ -62,6 +63,11 @@ def batches(loader: Iterable, pipeline: Any, *, seed: int, epoch: int = 0,
     if isinstance(prefetch, bool) or not isinstance(prefetch, int) or prefetch < 1:
         raise ValueError(f"prefetch must be an integer >= 1 (batches ready ahead), got "
                          f"{prefetch!r}")
+    if seed is None:
+        seed = getattr(pipeline, "seed", None)
+        if seed is None:
+            raise ValueError("batches() needs seed= (the samples' streams are keyed on it), "
+                             "or a pipeline with a seed of its own (Compose(seed=...))")
     count(seed, "seed", 0)
     count(epoch, "epoch", 0)
     if call is not None and not (isinstance(call, dict) and all(isinstance(k, str) for k in call)):
