@@ -382,3 +382,31 @@ def test_a_pad_ported_by_hand_equals_albumentations():
         theirs = A.Pad(**kw, p=1)(image=img, mask=mask)
         np.testing.assert_array_equal(ours["image"], theirs["image"])
         np.testing.assert_array_equal(ours["mask"], theirs["mask"])
+
+
+def test_add_targets_as_albumentations(queue):
+    """Compose.add_targets(additional_targets), albumentations' method: the names move as
+    their kinds from then on; a name kept must keep its kind, and a clash is refused."""
+    aug = W.Compose([W.HorizontalFlip(p=1)], additional_targets={"image2": "image"})
+    aug.add_targets({"depth": "mask", "image2": "image"})
+    aug.add_targets(None)
+    assert aug.additional_targets == {"image2": "image", "depth": "mask"}
+    depth = PHOTO[..., 0].copy()
+    out = aug(image=PHOTO, image2=PHOTO, depth=depth, seed=0, queue=queue)
+    assert np.array_equal(out["image2"], PHOTO[:, ::-1]) and np.array_equal(out["depth"],
+                                                                          depth[:, ::-1])
+    alb = A.Compose([A.HorizontalFlip(p=1)], additional_targets={"image2": "image"})
+    alb.add_targets({"depth": "mask"})  # (albumentations' own, the same targets)
+    want = alb(image=PHOTO, image2=PHOTO, depth=depth)
+    assert np.array_equal(out["depth"], want["depth"])
+    assert np.array_equal(out["image2"], want["image2"])
+    for bad, why in [({"image2": "mask"}, "'image2' moves as 'image' already, not 'mask'"),
+                     ({"labels": "image"}, "'labels' is a call's own keyword"),
+                     ({"depth2": "volume"}, r"additional_targets\['depth2'\] must be one of")]:
+        with pytest.raises(ValueError, match=why):
+            aug.add_targets(bad)
+    with pytest.raises(ValueError, match="save_key='replay' names one of the call's results"):
+        W.ReplayCompose([W.HorizontalFlip()]).add_targets({"replay": "image"})
+    with pytest.raises(ValueError, match="'cls' names two targets"):
+        W.Compose([W.HorizontalFlip()], label_fields=["cls"]).add_targets({"cls": "mask"})
+    assert aug.additional_targets == {"image2": "image", "depth": "mask"}  # (refusals keep it)

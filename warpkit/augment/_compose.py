@@ -444,12 +444,7 @@ class Compose(Resampling, Transform):
          self.filter_invalid_boxes) = (getattr(box, k) for k in _BOX_ARGS.values())
         (self.keypoint_format, self.keypoint_label_fields, self.remove_invisible,
          self.angle_in_degrees) = (getattr(point, k) for k in _KEYPOINT_ARGS.values())
-        self.additional_targets = additional(additional_targets)
-        names = [*self.label_fields, *self.keypoint_label_fields, *self.additional_targets]
-        twice = sorted({n for n in names if names.count(n) > 1})
-        if twice:
-            raise ValueError(f"{', '.join(map(repr, twice))} names two targets (label_fields, "
-                             f"keypoint_label_fields and additional_targets name one each)")
+        self.additional_targets = self._checked_targets(additional(additional_targets))
         self.strict = flag(strict, "strict")
         check_model_input(output_dtype, layout)  # the rest needs the image: the warp checks it
         self.output_dtype, self.mean, self.std, self.layout = output_dtype, mean, std, layout
@@ -492,6 +487,33 @@ class Compose(Resampling, Transform):
     def config(self) -> dict:
         return {"transforms": [t.data() for t in self.transforms], **self._settings(),
                 **({"seed": self.seed} if self.seed is not None else {})}
+
+    def _checked_targets(self, targets: dict[str, str]) -> dict[str, str]:
+        """``additional_targets`` whose names are not the label fields' too."""
+        names = [*self.label_fields, *self.keypoint_label_fields, *targets]
+        twice = sorted({n for n in names if names.count(n) > 1})
+        if twice:
+            raise ValueError(f"{', '.join(map(repr, twice))} names two targets (label_fields, "
+                             f"keypoint_label_fields and additional_targets name one each)")
+        return targets
+
+    def add_targets(self, additional_targets: dict[str, str] | None) -> None:
+        """Take further targets, name -> kind, beside ``additional_targets`` (albumentations'
+        ``Compose.add_targets``): a name the pipeline has already must keep its kind.
+
+        Example:
+            >>> from warpkit.augment import Compose, HorizontalFlip
+            >>> aug = Compose([HorizontalFlip()], additional_targets={"image2": "image"})
+            >>> aug.add_targets({"depth": "mask"})
+            >>> aug.additional_targets
+            {'image2': 'image', 'depth': 'mask'}
+        """
+        new = additional(additional_targets)
+        for name, kind in new.items():
+            if self.additional_targets.get(name, kind) != kind:
+                raise ValueError(f"additional_targets: {name!r} moves as "
+                                 f"{self.additional_targets[name]!r} already, not {kind!r}")
+        self.additional_targets = self._checked_targets({**self.additional_targets, **new})
 
     def set_random_seed(self, seed: int | None) -> None:
         """Set the pipeline's seed (``Compose(seed=...)``) and start its count of calls again

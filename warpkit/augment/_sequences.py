@@ -88,12 +88,19 @@ class ReplayCompose(Compose):
                          is_check_shapes=is_check_shapes, **settings)
         if not isinstance(save_key, str) or not save_key:
             raise ValueError(f"save_key must be a non-empty string, got {save_key!r}")
-        if save_key in ("image", "mask", "masks", "bboxes", "boxes", "keypoints", "params",
-                        "matrix", "size", "seed", *self.label_fields,
-                        *self.keypoint_label_fields, *self.additional_targets):
-            raise ValueError(f"save_key={save_key!r} names one of the call's results: choose "
-                             f"another key")
         self.save_key = save_key
+        self._check_save_key(self.additional_targets)
+
+    def _check_save_key(self, targets: dict[str, str]) -> None:
+        if self.save_key in ("image", "mask", "masks", "bboxes", "boxes", "keypoints", "params",
+                             "matrix", "size", "seed", *self.label_fields,
+                             *self.keypoint_label_fields, *targets):
+            raise ValueError(f"save_key={self.save_key!r} names one of the call's results: "
+                             f"choose another key")
+
+    def add_targets(self, additional_targets: dict[str, str] | None) -> None:
+        self._check_save_key(dict(additional_targets or {}))
+        super().add_targets(additional_targets)
 
     def record(self, params: Any) -> dict:
         """What a call keeps under ``save_key``: the pipeline's data and the call's
