@@ -290,7 +290,12 @@ def test_geometry_and_dropouts_after_normalize(queue):
                            hole_width_range=(0.5, 0.5), fill=(0.5, -1, 1), p=1)
     cases = [([A.Normalize(), turn], 0.5 / 255 / 0.224),
              ([A.Normalize(), A.PixelDropout(dropout_prob=1.0, p=1)], 0.0),
-             ([A.Normalize(), A.HorizontalFlip(p=1), hole], None)]
+             ([A.Normalize(), A.HorizontalFlip(p=1), hole], None),
+             # inside containers after Normalize too (until 2026-12-06 their fills were taken
+             # as levels: the hole held -2.1, -2.0, -1.8, not the fill)
+             ([A.Normalize(), A.OneOf([hole], p=1)], None),
+             ([A.Normalize(), A.Sequential([A.HorizontalFlip(p=1), hole], p=1)], None),
+             ([A.Normalize(), A.SomeOf([A.OneOf([hole], p=1)], n=1, p=1)], None)]
     for steps, tol in cases:
         recipe = _quiet(A.Compose, steps)
         got = W.from_albumentations(recipe)
@@ -326,7 +331,14 @@ def test_geometry_and_dropouts_after_normalize(queue):
             ([A.Normalize(), A.Blur(p=1)],
              r"Blur after Normalize is not supported: warpkit makes the model's input last.*"
              r"geometry and the dropouts that fill with a number may follow it"),
-            ([A.Normalize(), A.Mosaic()], r"Mosaic after Normalize is not supported")]:
+            ([A.Normalize(), A.Mosaic()], r"Mosaic after Normalize is not supported"),
+            # (inside containers: until 2026-12-06 taken before the normalisation, silently)
+            ([A.Normalize(), A.OneOf([A.HorizontalFlip(), A.ColorJitter()])],
+             r"ColorJitter after Normalize is not supported"),
+            ([A.Normalize(), A.Sequential([A.Compose([A.Blur(p=1)])])],
+             r"Blur after Normalize is not supported"),
+            ([A.Normalize(), A.SelectiveChannelTransform([A.HorizontalFlip(p=1)])],
+             r"SelectiveChannelTransform after Normalize is not supported")]:
         with pytest.raises(ValueError, match=match):
             W.from_albumentations(_quiet(A.Compose, steps))
 

@@ -605,17 +605,25 @@ _AFTER_MODEL = {"Transpose": (), "D4": (), "SquareSymmetry": (), "HorizontalFlip
 
 
 def _after_model(a: _Args, name: str, model_at: str, model: dict) -> None:
+    """A transform after Normalize (or ToFloat) in a port: :func:`after_model_fills` of its
+    data."""
+    a.d.update(after_model_fills(name, a.d, model_at, model))
+
+
+def after_model_fills(name: str, data: dict, model_at: str, model: dict) -> dict[str, Any]:
     """A transform after Normalize (or ToFloat), as albumentations applies it to the model's
     float image: geometry and the dropouts of :data:`_AFTER_MODEL` (and the geometric ports
-    of :func:`_resampled`, but Mosaic, whose other images come raw), their fills given in the
-    model's units turned into uint8 levels (``(fill * std + mean) * 255``, which the store
-    makes the fill again); others refused by name."""
+    of :func:`_resampled`, but Mosaic, whose other images come raw), their fills (``data``'s,
+    given in the model's units, 0 where absent) as uint8 levels (``(fill * std + mean) *
+    255``, which the store makes the fill again); others refused by name. ``model``: the
+    model-input settings (``mean``, ``std``, ``max_pixel_value``, ``normalization``)."""
     how = model.get("normalization", "standard")
     if how != "standard":
         raise ValueError(f"{name} after Normalize(normalization={how!r}) is not supported: "
                          f"albumentations takes the image's statistics before {name}, warpkit "
                          f"on the output; put {name} before Normalize")
-    fills = _AFTER_MODEL.get(name, getattr(SUPPORTED.get(name), "fills", None))
+    fills = _AFTER_MODEL.get(_FLIP_NAMES.get(name, name),
+                             getattr(SUPPORTED.get(name), "fills", None))
     if fills is None or name == "Mosaic":
         raise ValueError(f"{name} after {model_at} is not supported: warpkit makes the "
                          f"model's input last, in the same store (geometry and the dropouts "
@@ -626,8 +634,9 @@ def _after_model(a: _Args, name: str, model_at: str, model: dict) -> None:
     std = np.asarray(model["std"], np.float64)
     # (uint8 images' peak, the number ToFloat or Normalize divides them by)
     peak = peak_of(model.get("max_pixel_value"), np.dtype(np.uint8))
+    out: dict[str, Any] = {}
     for key in fills:
-        value = a.d.get(key, 0.0)
+        value = data.get(key, 0.0)
         if isinstance(value, str) or value is None or np.ndim(value) > 1 or (
                 np.ndim(value) == 1 and len(value) not in {1, len(mean)}):
             raise ValueError(f"{name}({key}={value!r}) after {model_at} is not supported: "
@@ -639,15 +648,21 @@ def _after_model(a: _Args, name: str, model_at: str, model: dict) -> None:
                              f"{np.round(levels, 2).tolist()} in the image's values, outside "
                              f"0-{peak:g} (max_pixel_value): the model's input is made from "
                              f"values in the image's range")
-        a.d[key] = float(levels.ravel()[0]) if levels.size == 1 else \
+        out[key] = float(levels.ravel()[0]) if levels.size == 1 else \
             tuple(float(v) for v in levels.ravel())
+    return out
 
 
-def _nested_compose(a: _Args, pipe: _Pipeline) -> Compose:
+#: torchvision's names of the flips (warpkit's classes) for :func:`after_model_fills`
+_FLIP_NAMES = {"RandomHorizontalFlip": "HorizontalFlip", "RandomVerticalFlip": "VerticalFlip"}
+
+
+def _nested_compose(a: _Args, pipe: _Pipeline, model_at: str | None) -> Compose:
     """A Compose (or ReplayCompose) inside the pipeline, as albumentations 2.0.8 runs one: its
     transforms in order, all of them with its ``p``, the outer pipeline's box and keypoint
-    settings in place of its own (albumentations gives its transforms the outer processors)."""
-    inner = _transforms(a.take("transforms", []), pipe, top=False)
+    settings in place of its own (albumentations gives its transforms the outer processors);
+    ``model_at``: the model step before it (:func:`_transforms`)."""
+    inner = _transforms(a.take("transforms", []), pipe, top=False, model_at=model_at)
     for key in ("bbox_params", "keypoint_params", "is_check_shapes", "save_key",
                 "save_applied_params", "return_params"):  # (the outer pipeline's hold)
         a.take(key)
@@ -780,35 +795,40 @@ def _supported() -> str:
                              "SomeOf"]))
 
 
-def _transforms(items: list, pipe: _Pipeline, top: bool, slots: bool = False
-                ) -> list[Transform]:
+def _transforms(items: list, pipe: _Pipeline, top: bool, slots: bool = False,
+                model_at: str | None = None) -> list[Transform]:
     """The warpkit transforms of albumentations' ``items``; ``slots``: each item keeps its
-    place (a SomeOf chooses among them uniformly: one never applied stays, as a NoOp(p=0))."""
+    place (a SomeOf chooses among them uniformly: one never applied stays, as a NoOp(p=0));
+    ``model_at``: the name of the model step (Normalize, ToFloat) an enclosing list had before
+    these items, whose transforms then see the model's float image (:func:`_after_model`)."""
     out: list[Transform] = []
-    model_at = None
     for item in items:
         name = item.get("__class_fullname__", "?").rsplit(".", 1)[-1]
         a = _Args(name, item)
         if name == "OneOf":
-            inner = _transforms(a.take("transforms", []), pipe, top=False)
+            inner = _transforms(a.take("transforms", []), pipe, top=False, model_at=model_at)
             t = OneOf(inner, p=a.take("p", 0.5))
         elif name in ("SomeOf", "RandomOrder"):  # n chosen uniformly, each with its own p
-            inner = _transforms(a.take("transforms", []), pipe, top=False, slots=True)
+            inner = _transforms(a.take("transforms", []), pipe, top=False, slots=True,
+                                model_at=model_at)
             t = (SomeOf if name == "SomeOf" else RandomOrder)(
                 inner, n=a.take("n", 1), replace=a.take("replace", False), p=a.take("p", 1.0))
         elif name == "OneOrOther":  # the first with probability p, else the last, forced
-            inner = _transforms(a.take("transforms", []), pipe, top=False, slots=True)
+            inner = _transforms(a.take("transforms", []), pipe, top=False, slots=True,
+                                model_at=model_at)
             t = OneOrOther(transforms=inner, p=a.take("p", 0.5))
         elif name == "Sequential":  # its transforms in order, all of them with probability p
-            inner = _transforms(a.take("transforms", []), pipe, top=False)
+            inner = _transforms(a.take("transforms", []), pipe, top=False, model_at=model_at)
             t = Compose(inner, p=a.take("p", 0.5))
         elif name in ("Compose", "ReplayCompose"):  # nested: a Sequential with p 1 by default
-            t = _nested_compose(a, pipe)
+            t = _nested_compose(a, pipe, model_at)
         elif name == "SelectiveChannelTransform":
             if not top:
                 raise ValueError("SelectiveChannelTransform inside OneOf, Sequential or a "
                                  "nested Compose is not supported: it runs on the host between "
                                  "two passes, as a step of the pipeline")
+            if model_at is not None:  # (its steps would see the model's float image)
+                _after_model(a, name, model_at, pipe.model)
             t = _selective_channels(a, pipe)
         elif name in SUPPORTED:
             if name in ("Normalize", "ToFloat", "ToTensorV2"):
