@@ -91,11 +91,20 @@ def test_the_steps_are_the_compose_settings(queue):
 
 
 @pytest.mark.parametrize("steps,kw,pattern", [
-    (lambda: [W.Normalize(), W.HorizontalFlip()], {},
+    (lambda: [W.Normalize(), W.HorizontalFlip(), W.ToFloat()], {},
      r"Normalize makes the model's input, which warpkit makes in the warp's store: a Compose "
-     r"takes it as its last step \(Normalize or ToFloat, then ToTensorV2\), not before other "
-     r"steps nor inside OneOf or a nested pipeline\. albumentations' other places for it "
-     r"\(before geometry or dropouts\) port with from_albumentations"),
+     r"takes one, at its top level \(Normalize or ToFloat, then the geometry and dropouts that "
+     r"albumentations applies to the model's float image, then ToTensorV2 last\), not twice "
+     r"nor inside OneOf or a nested pipeline"),
+    (lambda: [W.Normalize(), W.ColorJitter()], {},
+     r"ColorJitter after Normalize is not supported: warpkit makes the model's input last"),
+    (lambda: [W.ToFloat(), W.OneOf([W.HorizontalFlip(), W.Blur()])], {},
+     r"Blur after ToFloat is not supported"),
+    (lambda: [W.Normalize(), W.CoarseDropout(fill="random")], {},
+     r"CoarseDropout\(fill='random'\) after Normalize is not supported: warpkit takes a number"),
+    (lambda: [W.Normalize(), W.CoarseDropout(fill=5)], {},
+     r"CoarseDropout\(fill=5.0\) after Normalize is \[415.65, 401.88, 390.4\] in the image's "
+     r"values, outside 0-255"),
     (lambda: [W.HorizontalFlip(), W.OneOf([W.ToFloat(), W.NoOp()])], {},
      r"ToFloat makes the model's input"),
     (lambda: [W.ToTensorV2(), W.Normalize()], {}, r"ToTensorV2 makes the model's input"),
@@ -118,3 +127,53 @@ def test_the_steps_are_the_compose_settings(queue):
 def test_misplaced_or_doubled_steps_are_refused(steps, kw, pattern):
     with pytest.raises(ValueError, match=pattern):
         W.Compose(steps(), **kw)
+
+
+def test_geometry_and_dropouts_after_normalize_as_albumentations(queue):
+    """Kaggle's order under warpkit's import: Normalize (or ToFloat), then flips, turns and
+    dropouts, then ToTensorV2. albumentations applies those to the model's float image, so
+    their fills are in the model's units: the Compose takes them as the image's levels (the
+    port's rule), at any depth of OneOf or Sequential. Fixed parameters give albumentations'
+    values (a turn within half a level; holes hold the fill exactly, as many pixels)."""
+    photo = np.ascontiguousarray(PHOTO16[:, :, :3] >> 8).astype(np.uint8)
+    fill = (0.5, -1.0, 1.0)
+
+    def hole(lib):
+        return lib.CoarseDropout(num_holes_range=(1, 1), hole_height_range=(0.5, 0.5),
+                                 hole_width_range=(0.5, 0.5), fill=fill, p=1)
+
+    def turn(lib):
+        return lib.Affine(translate_px={"x": (4, 4), "y": (-3, -3)}, rotate=(10, 10), fill=0.25,
+                          p=1)
+
+    for make, tol in [(lambda L: [L.Normalize(), turn(L)], 0.5 / 255 / 0.224),
+                      (lambda L: [L.ToFloat(), L.HorizontalFlip(p=1), turn(L)], 0.5 / 255),
+                      (lambda L: [L.Normalize(), L.PixelDropout(dropout_prob=1.0, p=1)], 0.0),
+                      (lambda L: [L.Normalize(), L.HorizontalFlip(p=1), hole(L)], None),
+                      (lambda L: [L.Normalize(), L.OneOf([L.Sequential(
+                          [L.VerticalFlip(p=1), hole(L)], p=1)], p=1)], None)]:
+        ours, theirs = _both(make, image=photo)
+        ours, theirs = ours["image"], theirs["image"]
+        assert ours.dtype == np.float32 and ours.shape == theirs.shape
+        if tol is not None:
+            assert np.abs(ours - theirs).max() <= tol + 1e-6
+        else:  # (the hole lies where each draws it)
+            held = [np.all(np.abs(r - np.float32(fill)) < 1e-5, axis=2).sum()
+                    for r in (ours, theirs)]
+            assert held[0] == held[1] == 20 * 26
+    # the same pipeline as the port of albumentations' own, and as the levels given
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        alb = A.Compose([A.HorizontalFlip(), A.Normalize(), hole(A)])
+    mine = W.Compose([W.HorizontalFlip(), W.Normalize(), hole(W)])
+    ported = W.from_albumentations(alb)
+    assert mine.transforms[-1].fill == ported.transforms[-1].fill == pytest.approx(
+        tuple((np.array(fill) * [0.229, 0.224, 0.225] + [0.485, 0.456, 0.406]) * 255))
+    by_hand = W.Compose([W.HorizontalFlip(), W.CoarseDropout(
+        num_holes_range=(1, 1), hole_height_range=(0.5, 0.5), hole_width_range=(0.5, 0.5),
+        fill=mine.transforms[-1].fill, p=1)], **{k: getattr(mine, k) for k in (
+            "output_dtype", "mean", "std", "max_pixel_value")})
+    for seed in range(3):
+        a = mine(image=photo, seed=seed, queue=queue)["image"]
+        b = by_hand(image=photo, seed=seed, queue=queue)["image"]
+        assert a.shape == (40, 52, 3) and np.array_equal(a, b)

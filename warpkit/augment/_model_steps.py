@@ -6,18 +6,20 @@ steps are these takes them as those settings: a recipe that ends in ``A.Normaliz
 ToTensorV2()`` ports by changing its imports.
 
 Conventions: they are a Compose's last steps, in albumentations' order (``Normalize`` or
-``ToFloat``, then ``ToTensorV2``), at its top level. albumentations' other places for them
-(``Normalize`` before geometry or dropouts, Kaggle's order) port with
-:func:`~warpkit.augment.from_albumentations`, which moves the fills those steps read into the
-image's units.
+``ToFloat``, then ``ToTensorV2``), at its top level; or ``Normalize`` (``ToFloat``) before
+geometry and dropouts that fill with a number (Kaggle's order), which albumentations applies
+to the model's float image: their fills, in the model's units, become the image's levels
+(``(fill * std + mean) * max_pixel_value``), as :func:`~warpkit.augment.from_albumentations`
+makes them.
 """
 
 from __future__ import annotations
 
 from typing import Any, Sequence
 
-from ._albumentations import normalize_settings, to_float_settings, to_tensor_settings
-from ._base import Transform, all_steps, contains
+from ._albumentations import (after_model_fills, normalize_settings, to_float_settings,
+                              to_tensor_settings)
+from ._base import Transform, all_steps, contains, from_dict
 
 
 class ModelStep(Transform):
@@ -131,17 +133,23 @@ def fold_model_steps(transforms: Sequence[Transform], given: dict[str, Any]
     tail: list[ModelStep] = []
     if steps and isinstance(steps[-1], ToTensorV2):
         tail.insert(0, steps.pop())
-    if steps and isinstance(steps[-1], (Normalize, ToFloat)):
-        tail.insert(0, steps.pop())
-    stray = next((t for t in steps if contains(t, ModelStep)), None)
+    # Normalize or ToFloat at the top level: the steps after it (geometry, dropouts that fill
+    # with a number) see the model's float image in albumentations
+    at = next((i for i in range(len(steps) - 1, -1, -1)
+               if isinstance(steps[i], (Normalize, ToFloat))), None)
+    after: list[Transform] = []
+    if at is not None:
+        after = steps[at + 1:]
+        tail.insert(0, steps[at])
+        del steps[at:]
+    stray = next((t for t in (*steps, *after) if contains(t, ModelStep)), None)
     if stray is not None:
         inner = next(t for t in all_steps(stray) if isinstance(t, ModelStep))
         raise ValueError(
             f"{type(inner).__name__} makes the model's input, which warpkit makes in the "
-            f"warp's store: a Compose takes it as its last step (Normalize or ToFloat, then "
-            f"ToTensorV2), not before other steps nor inside OneOf or a nested pipeline. "
-            f"albumentations' other places for it (before geometry or dropouts) port with "
-            f"from_albumentations(A.Compose([...]))")
+            f"warp's store: a Compose takes one, at its top level (Normalize or ToFloat, then "
+            f"the geometry and dropouts that albumentations applies to the model's float "
+            f"image, then ToTensorV2 last), not twice nor inside OneOf or a nested pipeline")
     clash = [k for k, d in MODEL_ARGS.items() if given.get(k, d) != d]
     if clash:
         raise ValueError(f"{' and '.join(type(t).__name__ for t in tail)} "
@@ -152,4 +160,37 @@ def fold_model_steps(transforms: Sequence[Transform], given: dict[str, Any]
         model.update(t.settings())
     if model["output_dtype"] is None:  # ToTensorV2 of the image's own type: a view
         model["layout"] = "HWC"
+    if after:
+        name = type(tail[0]).__name__
+        steps += [_after_model_step(t, name, model) for t in after]
     return steps, model
+
+
+def _after_model_step(t: Transform, model_at: str, model: dict[str, Any]) -> Transform:
+    """A step after Normalize (or ToFloat), ``t`` with the fills of its steps (read in the
+    model's units, as albumentations applies them to the model's float image) as the image's
+    levels, which the store makes the fills again (the port's rule,
+    :func:`~warpkit.augment._albumentations.after_model_fills`); a step that is neither
+    geometry nor a dropout filling with a number refused by name."""
+    converted = False
+
+    def walk(node: dict) -> None:
+        nonlocal converted
+        if node["type"] in CONTAINERS:
+            for child in node["transforms"]:
+                walk(child)
+            return
+        fills = after_model_fills(node["type"], node, model_at, model)
+        converted |= bool(fills)
+        node.update(fills)
+
+    for s in all_steps(t):  # (refused before data() is asked of a step that may lack it)
+        if type(s).__name__ not in CONTAINERS:
+            after_model_fills(type(s).__name__, {}, model_at, model)
+    data = t.data()
+    walk(data)
+    return from_dict(data, nested=True) if converted else t
+
+
+#: the pipelines inside a pipeline whose steps a step after Normalize may be
+CONTAINERS = frozenset({"OneOf", "SomeOf", "RandomOrder", "OneOrOther", "Sequential", "Compose"})
