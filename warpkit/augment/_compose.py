@@ -329,8 +329,10 @@ class Compose(Resampling, Transform):
     (instance masks, several label maps), each moved as ``mask`` is (or, as albumentations 2
     takes them, one (N, H, W[, C]) array, returned as one). ``images`` is albumentations 2's
     frames of one sample ((N, H, W, C) or a list; in a batch one such a sample), every frame
-    moved and coloured by the sample's parameters, returned as ``out["images"]``. Labels come
-    back as they came: an array or a tensor indexed by the boxes kept, a sequence as a list.
+    moved and coloured by the sample's parameters, returned as ``out["images"]``;
+    ``volume`` (D, H, W[, C]) and ``mask3d``, ``volumes`` and ``masks3d`` (N, D, ...) are
+    albumentations' volumes of one sample, every slice moved so, returned under their names.
+    Labels come back as they came: an array or a tensor indexed by the boxes kept, a sequence as a list.
     ``out``: an
     array (or a CPU torch tensor) the image's result is written into and returned as
     ``out["image"]``, in place of a new one:

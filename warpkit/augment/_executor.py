@@ -339,6 +339,80 @@ def _call_kind(t: Targets) -> str:
     return "single"
 
 
+#: albumentations' volume targets and the dimensions before a slice's own: ``volume`` (D, H,
+#: W[, C]) and ``mask3d`` one sample's slices, ``volumes`` and ``masks3d`` (N, D, ...) several
+VOLUMES = {"volume": 1, "volumes": 2, "mask3d": 1, "masks3d": 2}
+
+
+def _split_volumes(t: Targets) -> list | None:
+    """albumentations' volumes, whose slices its 2-D transforms move alike: ``volume=`` and
+    ``volumes=`` as frames of ``images=`` after its own, ``mask3d=`` and ``masks3d=`` as stacks
+    of masks (:func:`_unstack_masks` takes them apart). What :func:`_join_volumes` puts back:
+    (name, the shape of the dimensions before a slice's own, its frames' count: None for
+    masks), ``images=``'s own first where volumes join it. None without volumes."""
+    found = [k for k in VOLUMES if k in t.images or k in t.mask_lists]
+    if not found:
+        return None
+    kind = _call_kind(t)
+    if kind != "single":
+        raise ValueError(f"{found[0]}= holds one sample's slices (albumentations' target of a "
+                         f"call of one image), and this call is a {kind} of samples: call the "
+                         f"pipeline per sample")
+    parts: list = []
+    frames: list = []
+    for key in found:
+        v = (t.mask_lists if key.startswith("mask") else t.images).pop(key)
+        lead = VOLUMES[key]
+        if not isinstance(v, np.ndarray) or v.ndim not in (lead + 2, lead + 3):
+            dims = "(D, H, W) or (D, H, W, C)" if lead == 1 else "(N, D, H, W) or (N, D, H, W, C)"
+            raise ValueError(f"{key} must be a numpy array {dims}, got {_shape_of(v)}")
+        flat = v.reshape(-1, *v.shape[lead:])
+        if key.startswith("mask"):
+            t.mask_lists[key] = flat  # (a stack of masks, one a slice)
+            parts.append((key, v.shape[:lead], None))
+        else:
+            parts.append((key, v.shape[:lead], len(flat)))
+            frames.extend(flat)
+    if frames:
+        own = t.images.pop("images", None)
+        if own is None:
+            parts.insert(0, ("images", None, 0))
+        else:
+            if not isinstance(own, (list, tuple)) and getattr(own, "ndim", 0) not in (3, 4):
+                raise ValueError(f"images must be one sample's frames: a stack (N, H, W) or "
+                                 f"(N, H, W, C), or a list of images, got {_shape_of(own)}")
+            parts.insert(0, ("images", own, len(own)))
+            frames = [*own, *frames]
+        t.images["images"] = frames
+    return parts
+
+
+def _mask_names(t: Targets) -> list[str]:
+    """The masks ToTensorV2 (``tensors``, ``mask_layout``) makes tensors of: not mask3d= and
+    masks3d=, which albumentations' leaves as they are."""
+    return [n for n in (*t.masks, *t.mask_lists) if n not in VOLUMES]
+
+
+def _join_volumes(res: dict, parts: list) -> None:
+    """The results of :func:`_split_volumes`' volumes back under their names, shaped as they
+    came (``images=``'s own frames as they came)."""
+    at = 0
+    frames = res.pop("images", None)
+    for key, shape, count in parts:
+        if key == "images":
+            if shape is not None:
+                own = frames[:count]
+                res["images"] = np.stack(own) if isinstance(shape, np.ndarray) else own
+            at = count
+        elif count is None:
+            r = np.asarray(res.pop(key))
+            res[key] = r.reshape(*shape, *r.shape[1:])
+        else:
+            r = np.stack(frames[at:at + count])
+            res[key] = r.reshape(*shape, *r.shape[1:])
+            at += count
+
+
 def _split_frames(t: Targets) -> tuple | None:
     """``images=`` (albumentations' frames of one sample, which the same parameters move: a
     stack (N, H, W[, C]) or a list; in a batch call one such per sample, each with N frames)
@@ -487,6 +561,7 @@ def apply(pipe, given: dict, *, seed, index, epoch, params, queue, out=None) -> 
     angle = _radian_column(pipe)
     if angle is not None:  # (angles in radians: degrees within the call)
         _radians_in(pipe, t, angle)
+    volumes = _split_volumes(t)  # volume=, mask3d=, ...: frames of images=, stacks of masks
     image_names = list(t.images)  # (images= among them, before its frames are split)
     if pipe.normalization != "standard" and "images" in image_names:
         raise ValueError(f"normalization={pipe.normalization!r} normalises each image by its "
@@ -516,8 +591,11 @@ def apply(pipe, given: dict, *, seed, index, epoch, params, queue, out=None) -> 
         _join_frames(res, *frames)
     for name, how in stacks.items():
         res[name] = _restack(res[name], how)
+    if volumes is not None:  # (as albumentations' ToTensorV2 leaves them: arrays, HWC)
+        _join_volumes(res, volumes)
+        image_names = [n for n in image_names if n != "images" or n in res]
     if pipe.mask_layout == "CHW":  # (ToTensorV2(transpose_mask=True)): views, no copies
-        for name in (*t.masks, *t.mask_lists):  # (the dimensions before a mask's own)
+        for name in _mask_names(t):  # (the dimensions before a mask's own)
             res[name] = _channels_first_mask(res[name], (name in t.mask_lists) + (not single))
     if split and _facts(pipe).text:  # (albumentations' output key of its texts)
         per = [[d for step, p in pipe.applied_steps(params) if isinstance(step, TextImage)
@@ -537,7 +615,7 @@ def apply(pipe, given: dict, *, seed, index, epoch, params, queue, out=None) -> 
             if name not in torch_keys and not (name == "image" and out is not None):
                 res[name] = _tensor_image(res[name], (name == "images") + (not single),
                                           pipe.layout == "CHW")
-        for name in (*t.masks, *t.mask_lists):
+        for name in _mask_names(t):
             if name not in torch_keys:
                 res[name] = _tensor_image(res[name], 0, True)
     if out is not None:  # written in place: the object given

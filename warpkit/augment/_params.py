@@ -26,7 +26,8 @@ TARGET_KINDS = ("image", "mask", "masks", "bboxes", "keypoints")
 #: the keywords a call takes besides its targets
 CALL_OPTIONS = ("seed", "index", "epoch", "params", "queue", "out")
 #: the targets every pipeline knows, by their own names
-BUILT_IN = ("image", "images", "mask", "masks", "boxes", "bboxes", "keypoints")
+BUILT_IN = ("image", "images", "mask", "masks", "boxes", "bboxes", "keypoints", "volume",
+            "volumes", "mask3d", "masks3d")
 #: the image targets a call's ``images=`` (one sample's frames) becomes, one a frame (see
 #: :mod:`._executor`): ``images[0]``, ``images[1]``, ... (no keyword a call can pass; the
 #: names its messages give)
@@ -221,6 +222,7 @@ class Targets:
 
     def __init__(self, pipe: Any, given: dict) -> None:
         kinds = {"image": "image", "images": "image", "mask": "mask", "masks": "masks",
+                 "volume": "image", "volumes": "image", "mask3d": "masks", "masks3d": "masks",
                  "boxes": "bboxes",
                  "bboxes": "bboxes", "keypoints": "keypoints", **pipe.additional_targets}
         if given.get("boxes") is not None and given.get("bboxes") is not None:
