@@ -313,11 +313,12 @@ class Compose(Resampling, Transform):
             arrays (torch tensors given come back as tensors either way).
 
     Calling it: ``out = pipeline(image=..., mask=..., masks=..., boxes=..., labels=...,
-    keypoints=..., seed=..., index=..., epoch=...)`` returns a dict with the keys given plus
-    ``"matrix"``
+    keypoints=..., seed=..., index=..., epoch=...)`` returns a dict of the targets given (its
+    keys, as albumentations' result: :class:`~warpkit.augment._result.Result`) with the call's
+    records beside them, read as items or attributes: ``"matrix"``
     (the 3x3 map of each sample, destination from source), ``"size"`` (its output's (width,
-    height): with the matrix, :func:`warpkit.warp_perspective`'s arguments) and ``"params"``
-    (plain data: :meth:`replay` applies them again). albumentations' names work as they are:
+    height): with the matrix, :func:`warpkit.warp_perspective`'s arguments), ``"params"``
+    (plain data: :meth:`replay` applies them again) and ``"seed"``. albumentations' names work as they are:
     ``bboxes=`` for ``boxes=`` (the result says ``"bboxes"``), each label field by its name
     (``class_labels=``), the additional targets by theirs, and other keywords come back as
     given. Box rows may carry label columns after their 4 numbers, as albumentations'

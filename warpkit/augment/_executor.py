@@ -38,6 +38,7 @@ from ._lanes import draw_samples
 from ._streams import sample_streams
 from ._mask_dropout import MaskDropout, drop_map, mask_readers, on_pixels, run_pixels
 from ._params import FRAME, Targets
+from ._result import RECORDS, Result
 from ._morph import Morphological, morph_steps
 from ._pixel_dropout import PixelDropout, fill_mask_drops, pixel_drops
 from ._targets import (Seen, box_rows, check_boxes, keypoint_rows, move_boxes,
@@ -621,7 +622,9 @@ def apply(pipe, given: dict, *, seed, index, epoch, params, queue, out=None) -> 
     if out is not None:  # written in place: the object given
         res["image"] = out
     res.update(t.passed)
-    return res
+    # (the records beside the targets: albumentations' dict, :mod:`._result`)
+    return Result.of(res, (*RECORDS, *("keypoints_visible" if k == "keypoints" else
+                                       f"{k}_visible" for k in t.keypoints)))
 
 
 def _per_image(x: Any, how: str, chw: bool, single: bool, dt: np.dtype) -> Any:

@@ -12,6 +12,7 @@ from typing import Any
 import numpy as np
 
 from .._checks import count
+from ._result import Result
 
 __all__ = ["batches"]
 
@@ -165,7 +166,8 @@ def _augment(item: Any, pipeline: Any, seed: int, epoch: int, start: int,
         out = pipeline(**call, seed=seed, epoch=_epoch_of(item.get("epoch", epoch)),
                        index=item.get("index", start))
         rest = {k: v for k, v in item.items() if k not in call and k not in out}
-        return {**rest, **{k: v for k, v in out.items() if k not in fixed or k in item}}, n
+        return Result({**rest, **{k: v for k, v in out.items() if k not in fixed or k in item}},
+                      getattr(out, "records", None)), n
     if isinstance(item, (tuple, list)) and item and _is_column(item):
         n = _samples(item[0])
         res = pipeline(image=item[0], seed=seed, epoch=epoch, index=start, **fixed)["image"]
