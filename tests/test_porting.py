@@ -410,3 +410,31 @@ def test_add_targets_as_albumentations(queue):
     with pytest.raises(ValueError, match="'cls' names two targets"):
         W.Compose([W.HorizontalFlip()], label_fields=["cls"]).add_targets({"cls": "mask"})
     assert aug.additional_targets == {"image2": "image", "depth": "mask"}  # (refusals keep it)
+
+
+def test_save_applied_params_lists_the_steps_applied(queue):
+    """Compose(save_applied_params=True) adds albumentations' out["applied_transforms"]: the
+    steps each sample applied, in order, by class name (not the containers, not the steps not
+    applied), with warpkit's parameters; the port keeps the switch."""
+    def recipe(L):
+        return L.Compose([L.RandomCrop(40, 40), L.HorizontalFlip(p=1),
+                          L.OneOf([L.Blur(p=1), L.Blur(blur_limit=(5, 5), p=1)], p=1),
+                          L.ColorJitter(p=0)], save_applied_params=True)
+
+    img = PHOTO[:60, :80]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        theirs = recipe(A)(image=img)["applied_transforms"]
+    ours = recipe(W)
+    out = ours(image=img, seed=0, queue=queue)
+    assert [n for n, _ in out["applied_transforms"]] == [n for n, _ in theirs] == \
+        ["RandomCrop", "HorizontalFlip", "Blur"]
+    assert [p for _, p in out["applied_transforms"]] == \
+        [p for s, p in ours.applied_steps(out["params"])]
+    assert sorted(out) == ["applied_transforms", "image"]  # (a key, as albumentations')
+    batch = ours(image=np.stack([img, img]), seed=0, queue=queue)["applied_transforms"]
+    assert len(batch) == 2 and batch[0] == out["applied_transforms"]
+    assert W.Compose.from_dict(ours.to_dict()).save_applied_params
+    assert "applied_transforms" not in W.Compose(ours.transforms)(image=img, seed=0)
+    ported = W.from_albumentations(recipe(A))
+    assert ported.save_applied_params and len(ported(image=img, seed=0)["applied_transforms"]) == 3

@@ -549,7 +549,8 @@ def from_albumentations(pipeline: Any, nonserializable: dict | None = None) -> C
         kw["additional_targets"] = targets
     kw["strict"] = bool(strict)
     kw["seed"] = a.take("seed")
-    for k in ("is_check_shapes", "save_applied_params", "return_params"):  # checks, reports
+    kw["save_applied_params"] = bool(a.take("save_applied_params", False))
+    for k in ("is_check_shapes", "return_params"):  # checks, reports
         a.take(k)
     a.done()
     kw.update(pipe.model)
@@ -780,7 +781,7 @@ def _as_dict(pipeline: Any) -> dict:
             bp.setdefault("filter_invalid_bboxes",
                           bool(getattr(proc.params, "filter_invalid_bboxes", False)))
         # and Compose's strict, mask_interpolation and seed too
-        for key in ("strict", "mask_interpolation", "seed"):
+        for key in ("strict", "mask_interpolation", "seed", "save_applied_params"):
             if getattr(pipeline, key, None) is not None:
                 d.get("transform", {}).setdefault(key, getattr(pipeline, key))
         return d

@@ -239,9 +239,13 @@ class Compose(Resampling, Transform):
             ``cv2.INTER_CUBIC``).
         strict: refuse a call's keywords that are none of its targets (else they come back
             untouched, as albumentations' ``strict=False`` passes them).
-        is_check_shapes, save_applied_params: albumentations' switches, taken as they are:
-            warpkit always checks that the targets fit the image (it moves them by its map),
-            and always returns what each sample drew (``out["params"]``).
+        is_check_shapes: albumentations' switch, taken as it is: warpkit always checks that
+            the targets fit the image (it moves them by its map).
+        save_applied_params: albumentations' ``out["applied_transforms"]`` too: the
+            transforms each sample applied, in order, as (class name, parameters) pairs (the
+            steps of a OneOf or a nested pipeline that applied, not the containers), the
+            parameters warpkit's (those of ``out["params"]``, which every call returns); a
+            batch's, a list a sample.
         seed: the pipeline's seed (albumentations' ``Compose(seed=...)``): a call without
             ``seed=`` draws from it, each sample from the stream ``(seed, epoch, index)``. A call
             without ``index=`` either takes the pipeline's next indices (its calls counted in
@@ -449,6 +453,7 @@ class Compose(Resampling, Transform):
          self.angle_in_degrees) = (getattr(point, k) for k in _KEYPOINT_ARGS.values())
         self.additional_targets = self._checked_targets(additional(additional_targets))
         self.strict = flag(strict, "strict")
+        self.save_applied_params = flag(save_applied_params, "save_applied_params")
         check_model_input(output_dtype, layout)  # the rest needs the image: the warp checks it
         self.output_dtype, self.mean, self.std, self.layout = output_dtype, mean, std, layout
         self.max_pixel_value = check_max_pixel_value(max_pixel_value)
@@ -489,7 +494,8 @@ class Compose(Resampling, Transform):
 
     def config(self) -> dict:
         return {"transforms": [t.data() for t in self.transforms], **self._settings(),
-                **({"seed": self.seed} if self.seed is not None else {})}
+                **({"seed": self.seed} if self.seed is not None else {}),
+                **({"save_applied_params": True} if self.save_applied_params else {})}
 
     def _checked_targets(self, targets: dict[str, str]) -> dict[str, str]:
         """``additional_targets`` whose names are not the label fields' too."""

@@ -622,6 +622,10 @@ def apply(pipe, given: dict, *, seed, index, epoch, params, queue, out=None) -> 
     if out is not None:  # written in place: the object given
         res["image"] = out
     res.update(t.passed)
+    if pipe.save_applied_params:  # (albumentations' list: the steps applied, in order)
+        per = [[(type(step).__name__, p) for step, p in pipe.applied_steps(params)]
+               for params in ([res["params"]] if single else res["params"])]
+        res["applied_transforms"] = per[0] if single else per
     # (the records beside the targets: albumentations' dict, :mod:`._result`)
     return Result.of(res, (*RECORDS, *("keypoints_visible" if k == "keypoints" else
                                        f"{k}_visible" for k in t.keypoints)))
