@@ -48,7 +48,7 @@ def test_a_classification_recipe_ports_with_its_parameters(queue, tmp_path):
                                             "transpose_mask": False})
     got = W.from_albumentations(spec)
     names = [type(t).__name__ for t in got.transforms]
-    assert names == ["RandomResizedCrop", "RandomHorizontalFlip", "OneOf",
+    assert names == ["RandomResizedCrop", "HorizontalFlip", "OneOf",
                      "HueSaturationValue", "RGBShift"]
     crop, flip, one, hsv, _ = got.transforms
     assert crop.size == (160, 224) and crop.scale == (0.3, 1.0)  # (height, width) -> (w, h)
@@ -178,7 +178,7 @@ def test_a_transform_never_applied_needs_no_equivalent(queue):
         ["Blur", "MedianBlur", "ToGray", "RandomBrightnessContrast", "RandomGamma",
          "ImageCompression", "OneOf"]
     assert [type(t).__name__ for t in got.transforms[-1].transforms] == \
-        ["RandomHorizontalFlip"]
+        ["HorizontalFlip"]
     assert got(image=PHOTO, seed=0, queue=queue)["image"].shape == PHOTO.shape
     with pytest.raises(ValueError, match=r"CenterCrop3D has no warpkit equivalent yet; "
                                          r"supported: AdditiveNoise, AdvancedBlur, Affine"):
@@ -196,7 +196,7 @@ def test_sequential_and_noop_port(queue):
     seq, noop, one = got.transforms
     assert type(noop).__name__ == "NoOp"
     assert type(seq).__name__ == "Compose" and seq.p == 1
-    assert [type(t).__name__ for t in seq.transforms] == ["Affine", "RandomHorizontalFlip"]
+    assert [type(t).__name__ for t in seq.transforms] == ["Affine", "HorizontalFlip"]
     assert [type(t).__name__ for t in one.transforms] == ["Compose", "Blur"]
     first = W.from_albumentations(_quiet(A.Compose, recipe.transforms[:2]))
     want = _quiet(A.Compose(recipe.transforms[:2]), image=PHOTO)["image"]
@@ -229,7 +229,7 @@ def test_nested_and_replay_compose_port(queue, tmp_path):
         nested = got.transforms[0]
         assert type(nested).__name__ == "Compose" and nested.p == 1
         assert [type(t).__name__ for t in nested.transforms] == ["Affine",
-                                                                 "RandomHorizontalFlip"]
+                                                                 "HorizontalFlip"]
         assert got.box_format == "pascal_voc"
         ours = got(image=PHOTO, bboxes=box, labels=[1], seed=0, queue=queue)
         theirs = _quiet(recipe, image=PHOTO, bboxes=box, labels=[1])
@@ -694,7 +694,7 @@ def test_noop_is_a_choice_of_a_oneof(queue):
     recipe = _quiet(A.Compose, [A.OneOf([A.HorizontalFlip(p=1), A.NoOp(p=1)], p=1)])
     got = W.from_albumentations(recipe)
     assert [type(t).__name__ for t in got.transforms[0].transforms] == \
-        ["RandomHorizontalFlip", "NoOp"]
+        ["HorizontalFlip", "NoOp"]
     imgs = np.stack([PHOTO[:8, :9]] * 400)
     out = got(image=imgs, seed=1, queue=queue)
     flipped = sum(not np.array_equal(o, imgs[0]) for o in out["image"])
@@ -744,7 +744,7 @@ def test_someof_chooses_as_albumentations(queue):
                            {"__class_fullname__": "PixelDistributionAdaptation",
                             "p": 0.0}]}]}})
     assert [type(t).__name__ for t in kept.transforms[0].transforms] == \
-        ["RandomHorizontalFlip", "NoOp"]
+        ["HorizontalFlip", "NoOp"]
     with pytest.raises(ValueError, match="SomeOf n must be a whole number >= 1"):
         W.SomeOf([W.HorizontalFlip()], n=0)
     with pytest.raises(ValueError, match="SomeOf holds ImageCompression, which runs on the host"):

@@ -17,7 +17,7 @@ Example:
     >>> from warpkit.augment import from_albumentations
     >>> aug = from_albumentations(A.Compose([A.HorizontalFlip(), A.ColorJitter(p=0.8)]))  # doctest: +SKIP
     >>> [type(t).__name__ for t in aug.transforms]                           # doctest: +SKIP
-    ['RandomHorizontalFlip', 'ColorJitter']
+    ['HorizontalFlip', 'ColorJitter']
 """
 
 from __future__ import annotations
@@ -450,13 +450,13 @@ SUPPORTED: dict[str, Callable[[_Args, _Pipeline], Transform | None]] = {
                          "mask_y_length", "fill", "fill_mask"),
     "GridDropout": _colour(D.GridDropout, "ratio", "random_offset", "unit_size_range",
                            "holes_number_xy", "shift_xy", "fill", "fill_mask"),
-    "HorizontalFlip": _flip(T.RandomHorizontalFlip),
+    "HorizontalFlip": _flip(G.HorizontalFlip),
     "TimeReverse": _flip(G.TimeReverse),
     "RandomGridShuffle": lambda a, pipe: RandomGridShuffle(a.take("grid", (3, 3)),
                                                            p=a.take("p", 0.5)),
     "TimeMasking": _spec_mask(D.TimeMasking, "time_mask_param"),
     "FrequencyMasking": _spec_mask(D.FrequencyMasking, "freq_mask_param"),
-    "VerticalFlip": _flip(T.RandomVerticalFlip),
+    "VerticalFlip": _flip(G.VerticalFlip),
     "RandomRotate90": _rotate90,
     "RandomResizedCrop": _resampled(T.RandomResizedCrop, "size", "scale", "ratio",
                                     "area_for_downscale", p=1.0, border=False),
@@ -516,7 +516,7 @@ def from_albumentations(pipeline: Any, nonserializable: dict | None = None) -> C
         ...     {"__class_fullname__": "ColorJitter", "brightness": [0.6, 1.4], "p": 0.8}]}}
         >>> aug = from_albumentations(spec)
         >>> [type(t).__name__ for t in aug.transforms], aug.transforms[1].brightness
-        (['RandomHorizontalFlip', 'ColorJitter'], (0.6, 1.4))
+        (['HorizontalFlip', 'ColorJitter'], (0.6, 1.4))
     """
     d = _as_dict(pipeline)
     d = d.get("transform", d)

@@ -114,7 +114,7 @@ def load(filepath_or_buffer: str | os.PathLike | TextIO,
         >>> aug = A.load(io.StringIO('{"transform": {"__class_fullname__": "Compose", '
         ...                          '"transforms": [{"__class_fullname__": "HorizontalFlip"}]}}'))
         >>> [type(t).__name__ for t in aug.transforms]
-        ['RandomHorizontalFlip']
+        ['HorizontalFlip']
     """
     from ..fileio import parse_data_file
 
