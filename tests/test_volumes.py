@@ -64,6 +64,10 @@ def test_every_slice_takes_the_samples_draw(queue):
         assert np.array_equal(out["images"][1], out["volume"][2])
         alone = pipe(volume=VOL, seed=seed, queue=queue)
         assert "image" not in alone and np.array_equal(alone["volume"][0], out["image"])
+    # mask3d beside images= (no volume): the frames stay images=' own
+    both = pipe(image=IMG, images=np.stack([IMG, IMG]), mask3d=MASK3D, seed=0, queue=queue)
+    assert both["images"].shape == (2, 48, 64, 3) and both["mask3d"].shape == (3, 48, 64)
+    assert np.array_equal(both["images"][1], both["image"])
     gray = pipe(volume=VOL[..., 0], mask3d=VOL[..., 0] > 100, seed=1, queue=queue)
     assert gray["volume"].shape == (3, 48, 64) and gray["mask3d"].shape == (3, 48, 64)
     assert gray["mask3d"].dtype == bool

@@ -398,7 +398,7 @@ def _join_volumes(res: dict, parts: list) -> None:
     """The results of :func:`_split_volumes`' volumes back under their names, shaped as they
     came (``images=``'s own frames as they came)."""
     at = 0
-    frames = res.pop("images", None)
+    frames = res.pop("images") if parts[0][0] == "images" else None  # (frames joined them)
     for key, shape, count in parts:
         if key == "images":
             if shape is not None:
