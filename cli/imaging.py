@@ -294,8 +294,9 @@ def augment(
     Each copy gets its own rotation, shift, zoom, shear and flips, about the image centre, or
     runs the --pipeline file. Without --seed the pipeline file's own seed is taken (one
     warpkit.augment.save wrote with the Compose's seed), or else a seed is drawn and printed, so
-    that the run can be replayed. With --annotations the COCO objects of each input move with its copies (or its
-    YOLO / Pascal VOC boxes, with --annotation-format, into a label file beside each copy).
+    that the run can be replayed. With --annotations the COCO objects of each input move with
+    its copies (or its YOLO / Pascal VOC boxes, with --annotation-format, into a label file
+    beside each copy).
     """
     files = expand_inputs(inputs)
     if output.exists() and not output.is_dir():

@@ -780,7 +780,7 @@ def _as_dict(pipeline: Any) -> dict:
         if isinstance(bp, dict) and proc is not None:
             bp.setdefault("filter_invalid_bboxes",
                           bool(getattr(proc.params, "filter_invalid_bboxes", False)))
-        # and Compose's strict, mask_interpolation and seed too
+        # and Compose's strict, mask_interpolation, seed and save_applied_params too
         for key in ("strict", "mask_interpolation", "seed", "save_applied_params"):
             if getattr(pipeline, key, None) is not None:
                 d.get("transform", {}).setdefault(key, getattr(pipeline, key))

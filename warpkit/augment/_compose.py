@@ -24,8 +24,8 @@ from .._threads import pool
 from ..engine import check_max_pixel_value, check_model_input
 from ..engine.chain import merge
 from ._base import (INTERPOLATION_CODES, Resampling, Transform, all_steps, check_box_method,
-                    draw_step, draw_step_lanes, from_dict, leaves, map_step, merge_setting, opencv_code,
-                    passed_keys, plain, reads_any, same_value, size_arg, step_size,
+                    draw_step, draw_step_lanes, from_dict, leaves, map_step, merge_setting,
+                    opencv_code, passed_keys, plain, reads_any, same_value, size_arg, step_size,
                     transform_list)
 from ._colour import IdentityStep
 from ._convert import check_conversions
@@ -322,7 +322,8 @@ class Compose(Resampling, Transform):
     records beside them, read as items or attributes: ``"matrix"``
     (the 3x3 map of each sample, destination from source), ``"size"`` (its output's (width,
     height): with the matrix, :func:`warpkit.warp_perspective`'s arguments), ``"params"``
-    (plain data: :meth:`replay` applies them again) and ``"seed"``. albumentations' names work as they are:
+    (plain data: :meth:`replay` applies them again) and ``"seed"``. albumentations' names
+    work as they are:
     ``bboxes=`` for ``boxes=`` (the result says ``"bboxes"``), each label field by its name
     (``class_labels=``), the additional targets by theirs, and other keywords come back as
     given. Box rows may carry label columns after their 4 numbers, as albumentations'
@@ -337,7 +338,8 @@ class Compose(Resampling, Transform):
     moved and coloured by the sample's parameters, returned as ``out["images"]``;
     ``volume`` (D, H, W[, C]) and ``mask3d``, ``volumes`` and ``masks3d`` (N, D, ...) are
     albumentations' volumes of one sample, every slice moved so, returned under their names.
-    Labels come back as they came: an array or a tensor indexed by the boxes kept, a sequence as a list.
+    Labels come back as they came: an array or a tensor indexed by the boxes kept, a
+    sequence as a list.
     ``out``: an
     array (or a CPU torch tensor) the image's result is written into and returned as
     ``out["image"]``, in place of a new one:

@@ -173,23 +173,33 @@ def _after_model_step(t: Transform, model_at: str, model: dict[str, Any]) -> Tra
     :func:`~warpkit.augment._albumentations.after_model_fills`); a step that is neither
     geometry nor a dropout filling with a number refused by name."""
     converted = False
+    for s in all_steps(t):  # (by name first: a step refused before its arguments are read)
+        if type(s).__name__ not in CONTAINERS:
+            converted |= bool(after_model_fills(type(s).__name__, _Arguments(s), model_at,
+                                                model))
+    if not converted:  # (flips, crops, a turn without a fill of its own)
+        return t
 
     def walk(node: dict) -> None:
-        nonlocal converted
         if node["type"] in CONTAINERS:
             for child in node["transforms"]:
                 walk(child)
-            return
-        fills = after_model_fills(node["type"], node, model_at, model)
-        converted |= bool(fills)
-        node.update(fills)
+        else:
+            node.update(after_model_fills(node["type"], node, model_at, model))
 
-    for s in all_steps(t):  # (refused before data() is asked of a step that may lack it)
-        if type(s).__name__ not in CONTAINERS:
-            after_model_fills(type(s).__name__, {}, model_at, model)
     data = t.data()
     walk(data)
-    return from_dict(data, nested=True) if converted else t
+    return from_dict(data, nested=True)
+
+
+class _Arguments:
+    """A step's constructor arguments, read when asked for (``get``)."""
+
+    def __init__(self, step: Transform) -> None:
+        self.step = step
+
+    def get(self, key: str, default: Any = None) -> Any:
+        return self.step.config().get(key, default)
 
 
 #: the pipelines inside a pipeline whose steps a step after Normalize may be
