@@ -61,7 +61,11 @@ def recipe() -> Compose:
         LongestMaxSize(max_size=640),
         PadIfNeeded(min_height=640, min_width=640, border_mode=0, fill=FILL),
     ], bbox_params={"format": "pascal_voc", "label_fields": ["class_labels"],
-                    "min_visibility": 0.2})
+                    "min_visibility": 0.2},
+        # (albumentations' bbox_params clip the box around a turned box's whole outline, by
+        # default; warpkit's "outline" keeps the part inside the picture: each box its
+        # object's, which check() holds it to)
+        box_border="outline")
 
 
 def check(out: dict, items: list) -> int:

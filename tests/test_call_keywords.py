@@ -106,20 +106,27 @@ def test_box_rows_with_label_columns(queue):
     coco = [[x1, y1, x2 - x1, y2 - y1, *rest] for x1, y1, x2, y2, *rest in rows]
     theirs = _quiet(A.Compose, _geometry(A), bbox_params=A.BboxParams(
         format="coco", min_visibility=0.5))(image=PHOTO, bboxes=coco)
-    ours = W.Compose(_geometry(W), bbox_params=W.BboxParams(format="coco", min_visibility=0.5))(
-        image=PHOTO, bboxes=coco, seed=0, queue=queue)
+    ours = W.Compose(_geometry(W), bbox_params=W.BboxParams(format="coco", min_visibility=0.5),
+                     target_types="arrays")(image=PHOTO, bboxes=coco, seed=0, queue=queue)
     assert ours["bboxes"].shape == (3, 6)
     np.testing.assert_allclose(ours["bboxes"][:, :4], np.asarray(theirs["bboxes"])[:, :4],
                                atol=0.5)
     assert ours["bboxes"][:, 4:].tolist() == [[0, 100], [1, 101], [3, 103]]
     # a batch where one image has no boxes: its empty rows take the others' columns
     batch = W.Compose(_geometry(W), bbox_params=W.BboxParams(format="coco",
-                                                             min_visibility=0.5))(
+                                                             min_visibility=0.5),
+                      target_types="arrays")(
         image=np.stack([PHOTO, PHOTO]), bboxes=[coco, []], seed=0, queue=queue)
     np.testing.assert_array_equal(batch["bboxes"][0], ours["bboxes"])
     assert batch["bboxes"][1].shape == (0, 6)
     with pytest.raises(ValueError, match=r"every sample's rows must have the same columns"):
         W.Compose([])(image=np.stack([PHOTO, PHOTO]), bboxes=[coco, BOXES], seed=0)
+    # albumentations' keyword (bbox_params) gives its result types by default: rows of floats
+    # for rows given as lists, as the port does
+    alb = W.Compose(_geometry(W), bbox_params=W.BboxParams(format="coco", min_visibility=0.5))(
+        image=PHOTO, bboxes=coco, seed=0, queue=queue)["bboxes"]
+    assert isinstance(alb, list) and all(type(v) is float for r in alb for v in r)
+    np.testing.assert_array_equal(np.asarray(alb), ours["bboxes"])
 
 
 @pytest.mark.parametrize("params", [dict(min_width=82), dict(min_height=120),
@@ -278,3 +285,21 @@ def test_integer_masks_stay_nearest_and_may_be_linear(queue):
     ours = W.Compose([W.Affine(**t)])(image=PHOTO, mask=labels, seed=0, queue=queue)["mask"]
     theirs = _quiet(A.Compose, [A.Affine(**t)])(image=PHOTO, mask=labels)["mask"]
     assert len(np.unique(ours)) > 4 and np.abs(ours.astype(int) - theirs).max() <= 1
+
+
+def test_albumentations_keywords_bring_its_result_types_and_boxes():
+    """bbox_params= / keypoint_params= (albumentations' keywords) default the pipeline to
+    albumentations' result types and its clipped boxes, as the port sets them; warpkit's own
+    box settings keep arrays and outlines; given settings win; the data keeps them."""
+    alb = W.Compose([], bbox_params=W.BboxParams(format="coco"))
+    points = W.Compose([], keypoint_params=W.KeypointParams(format="xy"))
+    own = W.Compose([], box_format="coco")
+    assert (alb.target_types, alb.box_border) == ("albumentations", "clip")
+    assert (points.target_types, points.box_border) == ("albumentations", "outline")
+    assert (own.target_types, own.box_border) == ("arrays", "outline")
+    given = W.Compose([], bbox_params=W.BboxParams(format="coco"), target_types="arrays",
+                      box_border="outline")
+    assert (given.target_types, given.box_border) == ("arrays", "outline")
+    for c in (alb, points, own, given):
+        back = W.Compose.from_dict(c.to_dict())
+        assert (back.target_types, back.box_border) == (c.target_types, c.box_border)

@@ -291,19 +291,22 @@ class Compose(Resampling, Transform):
             albumentations clips them. Computed on the host after the pass (numpy, sample by
             sample, the sums in float64; image targets, not ``images=``' frames), with
             ``output_dtype`` and no mean, std or max_pixel_value.
-        target_types: ``"arrays"`` (default): boxes and keypoints come back as float64 arrays
-            (a batch's as a list of them); ``"albumentations"``: as albumentations 2 returns
+        target_types: ``"arrays"``: boxes and keypoints come back as float64 arrays (a
+            batch's as a list of them); ``"albumentations"``: as albumentations 2 returns
             them, boxes or keypoints given as a list (or tuple) as a list of lists of floats,
-            given as an array as an array, keypoints in float32 (a batch's, sample by sample).
-            ``from_albumentations`` sets it, so that code written for albumentations' results
-            (``if not out["bboxes"]:``, ``json.dumps``, a float32 keypoint tensor) runs as it
-            did.
+            given as an array as an array, keypoints in float32 (a batch's, sample by sample),
+            so that code written for albumentations' results (``if not out["bboxes"]:``,
+            ``json.dumps``, a float32 keypoint tensor) runs as it did. None (default):
+            ``"albumentations"`` for a pipeline given albumentations' ``bbox_params`` or
+            ``keypoint_params`` (its code, ported by the import; ``from_albumentations`` sets
+            it too), else ``"arrays"``.
         box_border: what a box becomes where the output's border cuts its mapped outline:
-            ``"outline"`` (default) the box around the part of the outline inside the output
-            (a turned box's cut-off corner takes nothing with it); ``"clip"`` the box around
-            the whole outline, clipped to the output, as albumentations computes it (looser by
-            the cut-off corner; min_visibility then counts that box). ``from_albumentations``
-            sets ``"clip"``. With ``edges="each_step"`` either rule applies at every step,
+            ``"outline"`` the box around the part of the outline inside the output (a turned
+            box's cut-off corner takes nothing with it); ``"clip"`` the box around the whole
+            outline, clipped to the output, as albumentations computes it (looser by the
+            cut-off corner; min_visibility then counts that box). None (default): ``"clip"``
+            for a pipeline given albumentations' ``bbox_params`` (``from_albumentations`` sets
+            it too), else ``"outline"``. With ``edges="each_step"`` either rule applies at every step,
             and each step drops the boxes it leaves empty or below the box settings, as
             albumentations' ``check_each_transform`` does.
         tensors: ``True`` returns the images and masks as CPU torch tensors viewing the
@@ -377,9 +380,9 @@ class Compose(Resampling, Transform):
                  is_check_shapes: bool = True, seed: int | None = None,
                  save_applied_params: bool = False, mask_layout: str = "HWC",
                  passes: str = "one", edges: str = "output", tensors: bool = False,
-                 max_pixel_value: float | None = None, target_types: str = "arrays",
+                 max_pixel_value: float | None = None, target_types: str | None = None,
                  normalization: str = "standard", angle_in_degrees: bool | None = None,
-                 box_border: str = "outline") -> None:
+                 box_border: str | None = None) -> None:
         super().__init__(p)
         self.set_random_seed(seed)
         if mask_interpolation is not None:
@@ -478,6 +481,12 @@ class Compose(Resampling, Transform):
             raise ValueError(f"normalization={normalization!r} makes the model's input from "
                              f"each image's own statistics: pass output_dtype='float32' or "
                              f"'float16' and no mean, std or max_pixel_value")
+        # albumentations' keywords: its result types and its boxes, unless given
+        ported = bbox_params is not None or keypoint_params is not None
+        if target_types is None:
+            target_types = "albumentations" if ported else "arrays"
+        if box_border is None:
+            box_border = "clip" if bbox_params is not None else "outline"
         self.target_types = one_of(target_types, "target_types", {
             "arrays": "boxes and keypoints as float64 arrays",
             "albumentations": "as albumentations 2 returns them: a list of lists for a list, "
