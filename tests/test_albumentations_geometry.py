@@ -270,14 +270,15 @@ def test_their_resampling_becomes_the_pipelines():
 
 
 @pytest.mark.parametrize("call,match", [
-    (lambda: W.Compose([W.Affine(border_mode=4), W.Rotate(border_mode=1)]),
+    (lambda: W.Compose([W.Affine(border_mode=4), W.Rotate(border_mode=1)], passes="one"),
      r"Rotate sets padding='border' but Affine sets padding='reflect_101': a warpkit pipeline "
-     r"resamples once, with one padding"),
+     r"of passes='one' resamples once, with one padding"),
     (lambda: W.Compose([W.Affine(border_mode=4)], padding="constant"),
      r"Affine sets padding='reflect_101' but Compose sets padding='constant'"),
     (lambda: W.Compose([W.OneOf([W.Affine(interpolation=0), W.SafeRotate()])]),
      r"SafeRotate sets interpolation='linear' but Affine sets interpolation='nearest'"),
-    (lambda: W.Compose([W.Affine(fill=3), W.Rotate(fill=4)]), r"Rotate sets fill=4 but Affine"),
+    (lambda: W.Compose([W.Affine(fill=3), W.Rotate(fill=4)], passes="one"),
+     r"Rotate sets fill=4 but Affine"),
     (lambda: W.Affine(border_mode=3), r"border_mode must be one of 0 \('constant'\), 1 "
                                       r"\('border'\), 2 \('reflection'\), 4 \('reflect_101'\), "
                                       r"got 3"),

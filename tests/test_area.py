@@ -425,9 +425,13 @@ def test_refusals():
     with pytest.raises(ValueError, match="Affine takes no area_for_downscale"):
         W.Affine().given_resampling(area_for_downscale="image")
     with pytest.raises(ValueError, match="sets interpolation='linear' but LongestMaxSize sets "
-                                         "interpolation='area': a warpkit pipeline resamples "
-                                         "once"):
-        W.Compose([W.LongestMaxSize(64, interpolation=cv2.INTER_AREA), W.Affine(rotate=10, p=1)])
+                                         "interpolation='area': a warpkit pipeline of "
+                                         "passes='one' resamples once"):
+        W.Compose([W.LongestMaxSize(64, interpolation=cv2.INTER_AREA), W.Affine(rotate=10, p=1)],
+                  passes="one")
+    # (the default takes them in two passes)
+    assert W.Compose([W.LongestMaxSize(64, interpolation=cv2.INTER_AREA),
+                      W.Affine(rotate=10, p=1)]).pass_starts == (1,)
     # (a port resamples again where albumentations' settings change: tests/test_passes.py)
     assert W.from_albumentations(A.Compose([A.LongestMaxSize(64, interpolation=cv2.INTER_AREA),
                                             A.Affine(rotate=10, p=1)])).pass_starts == (1,)

@@ -209,7 +209,7 @@ def test_refusals():
     with pytest.raises(ValueError, match="first step"):
         W.Compose([W.HorizontalFlip(), W.Mosaic()])(image=photo)
     with pytest.raises(ValueError, match="Affine sets padding"):
-        W.Compose([W.Mosaic(), W.Affine(border_mode=2)])
+        W.Compose([W.Mosaic(), W.Affine(border_mode=2)], passes="one")
     with pytest.raises(ValueError, match="single image's call"):
         W.Compose([W.Mosaic(p=1)])(image=[photo, photo], mosaic_metadata=[{"image": photo}])
     with pytest.raises(ValueError, match="has no 'mask'"):

@@ -293,7 +293,8 @@ def test_random_zoom_out_places_the_image(queue):
         draw_samples(t, 3, 0, range(12), sizes, lanes=False)
     # one padding: its fill is the pipeline's
     with pytest.raises(ValueError, match="RandomZoomOut sets fill"):
-        W.Compose([W.PadIfNeeded(600, 800, border_mode=0, fill=0), W.RandomZoomOut(fill=5)])
+        W.Compose([W.PadIfNeeded(600, 800, border_mode=0, fill=0), W.RandomZoomOut(fill=5)],
+                  passes="one")
 
 
 def test_batches_and_replay_draw_from_each_samples_targets(queue):

@@ -235,10 +235,19 @@ def test_draws_batches_replays_and_saves_as_one_pass(queue):
 
 def test_one_pass_refuses_and_says_where_passes_help():
     with pytest.raises(ValueError, match=r"Affine sets padding='reflect_101' but PadIfNeeded "
-                                         r"sets padding='constant': a warpkit pipeline "
-                                         r"resamples once, with one padding \(Compose\(passes="
-                                         r"'as_needed'\) resamples again"):
-        W.Compose([W.PadIfNeeded(64, 64), W.Affine(border_mode=cv2.BORDER_REFLECT_101)])
+                                         r"sets padding='constant': a warpkit pipeline of "
+                                         r"passes='one' resamples once, with one padding "
+                                         r"\(passes='as_needed', the default's choice where "
+                                         r"settings differ, resamples again"):
+        W.Compose([W.PadIfNeeded(64, 64), W.Affine(border_mode=cv2.BORDER_REFLECT_101)],
+                  passes="one")
+    # the default: one pass where the settings agree, else passes where they change (as
+    # albumentations' recipes set them per transform); the data says which
+    auto = W.Compose([W.PadIfNeeded(64, 64), W.Affine(border_mode=cv2.BORDER_REFLECT_101)])
+    assert auto.passes == "as_needed" and auto.pass_starts == (1,)
+    assert W.Compose.from_dict(auto.to_dict()).pass_starts == (1,)
+    agree = W.Compose([W.PadIfNeeded(64, 64), W.Affine(rotate=5)])
+    assert agree.passes == "one" and "passes" not in agree.to_dict()
     with pytest.raises(ValueError, match=r"the steps of one OneOf resample in one pass, with "
                                          r"one padding"):
         W.Compose([W.OneOf([W.PadIfNeeded(64, 64), W.Affine(border_mode=4)])],

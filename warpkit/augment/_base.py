@@ -56,15 +56,23 @@ def _canonical(name: str) -> str:
     return INTERPOLATION_ALIASES.get(name, PADDING_ALIASES.get(name, name))
 
 
+class SettingsDisagree(ValueError):
+    """Steps of a pipeline in one pass set a resampling setting two ways (another pass would
+    take them: ``passes="as_needed"``)."""
+
+
 def merge_setting(found: dict, key: str, value: Any, who: str, why: str | None = None
                   ) -> None:
     """Record that ``who`` sets the pipeline-wide ``key`` to ``value`` in ``found`` (key ->
     (value, who)); a different value already there is a ValueError naming both, and ``why``
-    they must agree (by default: a pipeline resamples once)."""
+    they must agree (by default: a pipeline resamples once, :class:`SettingsDisagree`)."""
     if key in found and not same_value(found[key][0], value):
         old, by = found[key]
-        why = why or (f"a warpkit pipeline resamples once, with one {key} (Compose(passes="
-                      f"'as_needed') resamples again where the settings change)")
+        if why is None:
+            raise SettingsDisagree(
+                f"{who} sets {key}={value!r} but {by} sets {key}={old!r}: a warpkit pipeline "
+                f"of passes='one' resamples once, with one {key} (passes='as_needed', the "
+                f"default's choice where settings differ, resamples again where they change)")
         raise ValueError(f"{who} sets {key}={value!r} but {by} sets {key}={old!r}: {why}")
     found.setdefault(key, (value, who))
 

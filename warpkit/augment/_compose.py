@@ -23,10 +23,10 @@ from .._options import Sampling
 from .._threads import pool
 from ..engine import check_max_pixel_value, check_model_input
 from ..engine.chain import merge
-from ._base import (INTERPOLATION_CODES, Resampling, Transform, all_steps, check_box_method,
-                    draw_step, draw_step_lanes, from_dict, leaves, map_step, merge_setting,
-                    opencv_code, passed_keys, plain, reads_any, same_value, size_arg, step_size,
-                    transform_list)
+from ._base import (INTERPOLATION_CODES, Resampling, SettingsDisagree, Transform, all_steps,
+                    check_box_method, draw_step, draw_step_lanes, from_dict, leaves, map_step,
+                    merge_setting, opencv_code, passed_keys, plain, reads_any, same_value,
+                    size_arg, step_size, transform_list)
 from ._colour import IdentityStep
 from ._convert import check_conversions
 from ._frames import check_each_step_edges, fills_outside
@@ -261,14 +261,17 @@ class Compose(Resampling, Transform):
             ``(v / max_pixel_value - mean) / std`` (``max_pixel_value`` None: the dtype's peak,
             255 for uint8, 65535 for uint16, 1 for float32; 4095 for 12-bit data in uint16;
             albumentations' Normalize sets 255 for every dtype). Masks keep their dtype.
-        passes: ``"one"`` (default): the pipeline resamples once (steps whose resampling
-            settings disagree are refused) and its pixel steps apply to the output, after all
-            the geometry; ``"as_needed"``: a new pass (the image resampled again, in its own
+        passes: ``"one"``: the pipeline resamples once (steps whose resampling settings
+            disagree are refused) and its pixel steps apply to the output, after all the
+            geometry; ``"as_needed"``: a new pass (the image resampled again, in its own
             type, as albumentations resamples after every transform) at a step whose settings
             differ from those of the steps before it, and at geometry after a pixel step that
             does not commute with it (a blur, noise, CLAHE: :attr:`Transform.commutes`), so
             each step sees the image as the steps before it left it: ``pass_starts`` lists
-            where. ``from_albumentations`` sets it where a recipe needs it.
+            where. None (default): ``"one"`` where the steps' settings agree, else
+            ``"as_needed"`` (an ``INTER_AREA`` resize, then a linear one: albumentations'
+            recipes set them per transform). ``from_albumentations`` sets it where a recipe
+            needs it.
         edges: ``"output"`` (default): the steps' maps make one map, which reads the source
             wherever the output lands in it (a crop then a turn shows what the crop cut away),
             and a constant border goes through every colour step; ``"each_step"``: with a
@@ -379,7 +382,7 @@ class Compose(Resampling, Transform):
                  mask_interpolation: str | int | None = None, strict: bool = False,
                  is_check_shapes: bool = True, seed: int | None = None,
                  save_applied_params: bool = False, mask_layout: str = "HWC",
-                 passes: str = "one", edges: str = "output", tensors: bool = False,
+                 passes: str | None = None, edges: str = "output", tensors: bool = False,
                  max_pixel_value: float | None = None, target_types: str | None = None,
                  normalization: str = "standard", angle_in_degrees: bool | None = None,
                  box_border: str | None = None) -> None:
@@ -409,6 +412,14 @@ class Compose(Resampling, Transform):
         given = {"interpolation": interpolation, "padding": padding, "fill": fill,
                  "antialias": antialias, "mask_fill": mask_fill,
                  "mask_interpolation": mask_interpolation}
+        if passes is None:  # (one pass where the steps' settings agree)
+            try:
+                pipeline_settings(self.transforms, {k: v for k, v in given.items()
+                                                    if v is not None},
+                                  overrides=("mask_interpolation",))
+                passes = "one"
+            except SettingsDisagree:
+                passes = "as_needed"
         self.passes = one_of(passes, "passes", {
             "one": "the pipeline resamples once",
             "as_needed": "a new pass where a step's resampling settings change, or geometry "
