@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 import warpkit.augment as W
-from warpkit.augment._result import Result
+from warpkit.augment import Result
 
 RNG = np.random.default_rng(2)
 PHOTOS = [RNG.integers(0, 256, (90 + 7 * i, 120, 3), np.uint8) for i in range(8)]

@@ -56,6 +56,7 @@ from ._geometric import (D4, Affine, CropAndPad, HorizontalFlip, LongestMaxSize,
 from ._albumentations import from_albumentations
 from ._serialize import from_dict, load, save, to_dict
 from ._model_steps import Normalize, ToFloat, ToTensorV2
+from ._result import Result
 from ._sequences import ReplayCompose, Sequential
 from ._nonlinear import (ElasticTransform, GridDistortion, GridElasticDeform, OpticalDistortion,
                          PiecewiseAffine, ThinPlateSpline)
@@ -123,7 +124,7 @@ __all__ = ["AdditiveNoise", "AdvancedBlur", "Affine", "AtLeastOneBBoxRandomCrop"
            "RandomPerspective", "RandomResizedCrop", "RandomRotate90", "RandomRotation",
            "RandomScale", "RandomShadow", "RandomSizedBBoxSafeCrop", "RandomSizedCrop", "RandomSnow", "RandomSunFlare",
            "RandomToneCurve",
-           "RandomVerticalFlip", "RandomZoomOut", "RepeatedSampleWarning", "ReplayCompose", "Resize", "RGBShift",
+           "RandomVerticalFlip", "RandomZoomOut", "RepeatedSampleWarning", "ReplayCompose", "Resize", "Result", "RGBShift",
            "RingingOvershoot", "Rotate", "SafeRotate", "SaltAndPepper", "SampleKey", "save",
            "SelectiveChannelTransform", "Sequential", "Sharpen",
            "ShiftScaleRotate", "ShotNoise", "SmallestMaxSize", "Solarize", "Spatter", "Superpixels", "SquareSymmetry",

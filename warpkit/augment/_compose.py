@@ -324,7 +324,7 @@ class Compose(Resampling, Transform):
 
     Calling it: ``out = pipeline(image=..., mask=..., masks=..., boxes=..., labels=...,
     keypoints=..., seed=..., index=..., epoch=...)`` returns a dict of the targets given (its
-    keys, as albumentations' result: :class:`~warpkit.augment._result.Result`) with the call's
+    keys, as albumentations' result: :class:`~warpkit.augment.Result`) with the call's
     records beside them, read as items or attributes: ``"matrix"``
     (the 3x3 map of each sample, destination from source), ``"size"`` (its output's (width,
     height): with the matrix, :func:`warpkit.warp_perspective`'s arguments), ``"params"``
