@@ -94,6 +94,8 @@ def test_replay_compose_ports_with_its_save_key(queue):
     ({"save_key": ""}, r"save_key must be a non-empty string, got ''"),
     ({"save_key": "image"}, r"save_key='image' names one of the call's results"),
     ({"save_key": "labels"}, r"save_key='labels' names one of the call's results"),
+    ({"save_key": "volume"}, r"save_key='volume' names one of the call's results"),
+    ({"save_key": "applied_transforms"}, r"save_key='applied_transforms' names one of the"),
 ])
 def test_a_save_key_that_would_overwrite_a_result_is_refused(kw, pattern):
     with pytest.raises(ValueError, match=pattern):

@@ -412,14 +412,16 @@ class Compose(Resampling, Transform):
         given = {"interpolation": interpolation, "padding": padding, "fill": fill,
                  "antialias": antialias, "mask_fill": mask_fill,
                  "mask_interpolation": mask_interpolation}
-        if passes is None:  # (one pass where the steps' settings agree)
+        self.explicit_settings = {k: v for k, v in given.items() if v is not None}
+        one = None  # (the one pass's settings, where they agree)
+        if passes in (None, "one"):
             try:
-                pipeline_settings(self.transforms, {k: v for k, v in given.items()
-                                                    if v is not None},
-                                  overrides=("mask_interpolation",))
-                passes = "one"
+                one = pipeline_settings(self.transforms, self.explicit_settings,
+                                        overrides=("mask_interpolation",))
             except SettingsDisagree:
-                passes = "as_needed"
+                if passes == "one":
+                    raise
+            passes = "one" if one is not None else "as_needed"
         self.passes = one_of(passes, "passes", {
             "one": "the pipeline resamples once",
             "as_needed": "a new pass where a step's resampling settings change, or geometry "
@@ -428,10 +430,8 @@ class Compose(Resampling, Transform):
             "output": "one map reads the source wherever the output lands in it",
             "each_step": "what a step cuts away or fills stays so for the steps after it, as "
                          "applying them one after the other does"})
-        self.explicit_settings = {k: v for k, v in given.items() if v is not None}
-        if passes == "one":
-            chosen = pipeline_settings(self.transforms, self.explicit_settings,
-                                       overrides=("mask_interpolation",))
+        if one is not None:
+            chosen = one
             self.pass_starts: tuple[int, ...] = ()
             self.pass_settings = [chosen]
         else:

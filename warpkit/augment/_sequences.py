@@ -16,6 +16,8 @@ from typing import Any, Sequence
 
 from ._base import Transform
 from ._compose import Compose
+from ._params import BUILT_IN
+from ._result import RECORDS
 
 
 class Sequential(Compose):
@@ -92,8 +94,7 @@ class ReplayCompose(Compose):
         self._check_save_key(self.additional_targets)
 
     def _check_save_key(self, targets: dict[str, str]) -> None:
-        if self.save_key in ("image", "mask", "masks", "bboxes", "boxes", "keypoints", "params",
-                             "matrix", "size", "seed", *self.label_fields,
+        if self.save_key in (*BUILT_IN, *RECORDS, "applied_transforms", *self.label_fields,
                              *self.keypoint_label_fields, *targets):
             raise ValueError(f"save_key={self.save_key!r} names one of the call's results: "
                              f"choose another key")
