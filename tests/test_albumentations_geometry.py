@@ -645,3 +645,30 @@ def test_rotate_method_ellipse_is_albumentations(make, queue):
     wide = boxed(image=PHOTO, boxes=INNER_BOXES, labels=[0, 1, 2], seed=0, queue=queue)
     area = lambda b: np.prod(b[:, 2:] - b[:, :2], axis=1)  # noqa: E731
     assert (area(wide["boxes"]) > area(big["boxes"]) + 1).all()
+
+
+def test_set_mask_interpolation_as_albumentations(queue):
+    """Compose.set_mask_interpolation after the pipeline is made: masks resampled linearly from
+    then on, as albumentations' own (within 1 level of its fixed-point warp), and as
+    Compose(mask_interpolation=...) gives them; the seed's count of calls is kept; None changes
+    nothing; a bad value is refused by name."""
+    mask = np.zeros(PHOTO.shape[:2], np.uint8)
+    mask[50:150, 80:220] = 200
+    theirs = A.Compose([A.Affine(rotate=(21, 21), p=1)])
+    theirs.set_mask_interpolation(cv2.INTER_LINEAR)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        want = theirs(image=PHOTO, mask=mask)["mask"]
+    ours = W.Compose([W.Affine(rotate=(21, 21), p=1)], seed=4)
+    nearest = ours(image=PHOTO, mask=mask, queue=queue)["mask"]
+    ours.set_mask_interpolation(cv2.INTER_LINEAR)
+    ours.set_mask_interpolation(None)
+    assert ours.mask_interpolation == "linear" and ours._counted == 1
+    got = ours(image=PHOTO, mask=mask, queue=queue)["mask"]
+    assert np.abs(got.astype(int) - want).max() <= 1
+    assert len(np.unique(got)) > 2 and set(np.unique(nearest)) <= {0, 200}
+    made = W.Compose([W.Affine(rotate=(21, 21), p=1)], mask_interpolation="linear")
+    np.testing.assert_array_equal(made(image=PHOTO, mask=mask, seed=4, index=1,
+                                       queue=queue)["mask"], got)
+    with pytest.raises(ValueError, match="mask_interpolation must be one of"):
+        ours.set_mask_interpolation(cv2.INTER_LANCZOS4)

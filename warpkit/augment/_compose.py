@@ -546,6 +546,36 @@ class Compose(Resampling, Transform):
                                  f"{self.additional_targets[name]!r} already, not {kind!r}")
         self.additional_targets = self._checked_targets({**self.additional_targets, **new})
 
+    def set_mask_interpolation(self, mask_interpolation: str | int | None) -> None:
+        """Resample the masks of every step with ``mask_interpolation`` from now on, as
+        ``Compose(mask_interpolation=...)`` does (albumentations' ``Compose.
+        set_mask_interpolation``): a name (``"nearest"``, ``"linear"``, ...) or OpenCV's code
+        (``cv2.INTER_NEAREST``, ...). None changes nothing, as albumentations' steps keep the
+        last interpolation set on them. A nested Compose is set too; the pipeline's seed and
+        its count of calls are kept.
+
+        Example:
+            >>> from warpkit.augment import Compose, Rotate
+            >>> aug = Compose([Rotate(limit=30)])
+            >>> aug.set_mask_interpolation(1)    # cv2.INTER_LINEAR
+            >>> aug.mask_interpolation
+            'linear'
+        """
+        if mask_interpolation is None:
+            return
+        opencv_code(mask_interpolation, INTERPOLATION_CODES, "mask_interpolation")  # (checked)
+        for step in self.transforms:
+            for inner in all_steps(step):
+                if isinstance(inner, Compose):
+                    inner.set_mask_interpolation(mask_interpolation)
+        settings = {**self._settings(), "mask_interpolation": mask_interpolation}
+        for key in RESAMPLING_DEFAULTS:  # (the given ones: the steps' own stay theirs)
+            if key != "mask_interpolation":
+                settings[key] = self.explicit_settings.get(key)
+        counted = self._counted
+        Compose.__init__(self, self.transforms, p=self.p, **settings)
+        self._counted = counted
+
     def set_random_seed(self, seed: int | None) -> None:
         """Set the pipeline's seed (``Compose(seed=...)``) and start its count of calls again
         (albumentations' ``Compose.set_random_seed``): the calls after it without ``seed=`` or
