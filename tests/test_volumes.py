@@ -110,3 +110,22 @@ def test_to_tensor_leaves_a_volume_as_albumentations():
         assert isinstance(ours[key], np.ndarray) and np.array_equal(ours[key], theirs[key])
     assert isinstance(ours["image"], torch.Tensor) and torch.equal(ours["image"],
                                                                     theirs["image"])
+
+
+@pytest.mark.parametrize("gray", [False, True])
+def test_normalized_volumes_stay_channels_last_under_to_tensor(gray):
+    """Normalize then ToTensorV2: the image becomes the model's CHW tensor and the volumes stay
+    albumentations' float32 arrays, channels last (a gray one without channels). Until
+    2026-12-06 warpkit's came back channels first, (D, C, H, W)."""
+    pytest.importorskip("torch")
+    from albumentations.pytorch import ToTensorV2
+
+    vol = VOL[..., 0] if gray else VOL
+    norm = dict(mean=0.4, std=0.2) if gray else {}
+    call = dict(volume=vol, volumes=np.stack([vol, vol[::-1]]))
+    theirs = _alb([A.HorizontalFlip(p=1), A.Normalize(**norm), ToTensorV2()], **call)
+    ours = W.Compose([W.HorizontalFlip(p=1), W.Normalize(**norm), W.ToTensorV2()])(**call,
+                                                                                  seed=0)
+    for key in ("volume", "volumes"):
+        assert isinstance(ours[key], np.ndarray) and ours[key].shape == theirs[key].shape
+        np.testing.assert_allclose(ours[key], theirs[key], atol=1e-5)

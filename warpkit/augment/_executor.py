@@ -370,19 +370,19 @@ def _split_volumes(t: Targets) -> list | None:
         flat = v.reshape(-1, *v.shape[lead:])
         if key.startswith("mask"):
             t.mask_lists[key] = flat  # (a stack of masks, one a slice)
-            parts.append((key, v.shape[:lead], None))
+            parts.append((key, v.shape[:lead], None, False))
         else:
-            parts.append((key, v.shape[:lead], len(flat)))
+            parts.append((key, v.shape[:lead], len(flat), v.ndim == lead + 2))
             frames.extend(flat)
     if frames:
         own = t.images.pop("images", None)
         if own is None:
-            parts.insert(0, ("images", None, 0))
+            parts.insert(0, ("images", None, 0, False))
         else:
             if not isinstance(own, (list, tuple)) and getattr(own, "ndim", 0) not in (3, 4):
                 raise ValueError(f"images must be one sample's frames: a stack (N, H, W) or "
                                  f"(N, H, W, C), or a list of images, got {_shape_of(own)}")
-            parts.insert(0, ("images", own, len(own)))
+            parts.insert(0, ("images", own, len(own), False))
             frames = [*own, *frames]
         t.images["images"] = frames
     return parts
@@ -394,12 +394,14 @@ def _mask_names(t: Targets) -> list[str]:
     return [n for n in (*t.masks, *t.mask_lists) if n not in VOLUMES]
 
 
-def _join_volumes(res: dict, parts: list) -> None:
+def _join_volumes(res: dict, parts: list, chw: bool) -> None:
     """The results of :func:`_split_volumes`' volumes back under their names, shaped as they
-    came (``images=``'s own frames as they came)."""
+    came (``images=``'s own frames as they came); ``chw``: the frames are the model's input
+    channels first, which albumentations' volumes are not (its ToTensorV2 leaves them HWC, a
+    gray one without channels): they are moved back so."""
     at = 0
     frames = res.pop("images") if parts[0][0] == "images" else None  # (frames joined them)
-    for key, shape, count in parts:
+    for key, shape, count, gray in parts:
         if key == "images":
             if shape is not None:
                 own = frames[:count]
@@ -410,6 +412,8 @@ def _join_volumes(res: dict, parts: list) -> None:
             res[key] = r.reshape(*shape, *r.shape[1:])
         else:
             r = np.stack(frames[at:at + count])
+            if chw:  # (n, C, H, W) -> (n, H, W, C), or (n, H, W) where it came gray
+                r = r[:, 0] if gray else np.moveaxis(r, 1, -1)
             res[key] = r.reshape(*shape, *r.shape[1:])
             at += count
 
@@ -593,7 +597,7 @@ def apply(pipe, given: dict, *, seed, index, epoch, params, queue, out=None) -> 
     for name, how in stacks.items():
         res[name] = _restack(res[name], how)
     if volumes is not None:  # (as albumentations' ToTensorV2 leaves them: arrays, HWC)
-        _join_volumes(res, volumes)
+        _join_volumes(res, volumes, pipe.layout == "CHW")
         image_names = [n for n in image_names if n != "images" or n in res]
     if pipe.mask_layout == "CHW":  # (ToTensorV2(transpose_mask=True)): views, no copies
         for name in _mask_names(t):  # (the dimensions before a mask's own)
