@@ -92,6 +92,8 @@ from ._convert import FromFloat, NoOp, ToRGB
 from ._objects import (AtLeastOneBBoxRandomCrop, BBoxSafeRandomCrop, CropNonEmptyMaskIfExists,
                        RandomCropNearBBox, RandomIoUCrop, RandomSizedBBoxSafeCrop, RandomZoomOut)
 from ._compose import Compose, collate
+from ._volume3d import (CenterCrop3D, CoarseDropout3D, CubicSymmetry, Pad3D, PadIfNeeded3D,
+                        RandomCrop3D, ToTensor3D)
 from ._params import BboxParams, KeypointParams
 from ._epochs import EpochSampler, RepeatedSampleWarning, SampleKey
 from ._prefetch import batches
@@ -102,7 +104,9 @@ from ._transforms import (CenterCrop, Crop, Pad, RandomCrop, RandomCropFromBorde
                           Resize)
 
 __all__ = ["AdditiveNoise", "AdvancedBlur", "Affine", "AtLeastOneBBoxRandomCrop", "AutoContrast",
-           "batches", "BboxParams", "BBoxSafeRandomCrop", "Blur", "CenterCrop", "ChannelDropout",
+           "batches", "BboxParams", "BBoxSafeRandomCrop", "Blur", "CenterCrop", "CenterCrop3D",
+           "ChannelDropout", "CoarseDropout3D", "CubicSymmetry", "Pad3D", "PadIfNeeded3D",
+           "RandomCrop3D",
            "ChromaticAberration",
            "ChannelShuffle", "CLAHE", "CoarseDropout", "collate", "ColorJitter", "Compose",
            "ConstrainedCoarseDropout", "Crop", "CropAndPad", "CropNonEmptyMaskIfExists", "CutMix",
@@ -128,5 +132,5 @@ __all__ = ["AdditiveNoise", "AdvancedBlur", "Affine", "AtLeastOneBBoxRandomCrop"
            "RingingOvershoot", "Rotate", "SafeRotate", "SaltAndPepper", "SampleKey", "save",
            "SelectiveChannelTransform", "Sequential", "Sharpen",
            "ShiftScaleRotate", "ShotNoise", "SmallestMaxSize", "Solarize", "Spatter", "Superpixels", "SquareSymmetry",
-           "stream", "TextImage", "ThinPlateSpline", "TimeMasking", "TimeReverse", "to_dict", "ToFloat", "ToGray", "ToRGB", "ToSepia", "ToTensorV2",
+           "stream", "TextImage", "ThinPlateSpline", "TimeMasking", "TimeReverse", "to_dict", "ToFloat", "ToGray", "ToRGB", "ToSepia", "ToTensor3D", "ToTensorV2",
            "Transform", "Transpose", "UnsharpMask", "VerticalFlip", "XYMasking", "ZoomBlur"]

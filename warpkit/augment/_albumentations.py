@@ -40,6 +40,7 @@ from . import _nonlinear as N
 from . import _objects as O
 from . import _pixel as P
 from . import _plasma as PL
+from . import _volume3d as V
 from . import _scene as S
 from . import _transforms as T
 from ._additive import AdditiveNoise
@@ -149,10 +150,25 @@ class _Pipeline:
                      interpolation_code(mcode, "mask_interpolation", resizes), a.name)
 
 
-def _colour(cls: type, *keys: str) -> Callable[[_Args, _Pipeline], Transform]:
-    """A colour transform whose parameters are albumentations' own."""
+def _colour(cls: type, *keys: str, p: float = 0.5) -> Callable[[_Args, _Pipeline], Transform]:
+    """A colour transform (or a 3-D one) whose parameters are albumentations' own; ``p`` its
+    default probability."""
     def build(a: _Args, pipe: _Pipeline) -> Transform:
-        return cls(**{k: a.take(k) for k in keys if k in a.d}, p=a.take("p", 0.5))
+        return cls(**{k: a.take(k) for k in keys if k in a.d}, p=a.take("p", p))
+    return build
+
+
+def _crop3d(cls: type, position: str) -> Callable[[_Args, _Pipeline], Transform]:
+    """A 3-D crop: its parameters, and the padding position its class fixes (albumentations'
+    to_dict writes it)."""
+    own = _colour(cls, "size", "pad_if_needed", "fill", "fill_mask", p=1.0)
+
+    def build(a: _Args, pipe: _Pipeline) -> Transform:
+        got = a.take("pad_position", position)
+        if got != position:
+            raise ValueError(f"{cls.__name__}(pad_position={got!r}) is not supported: its "
+                             f"padding is {position!r}")
+        return own(a, pipe)
     return build
 
 
@@ -359,6 +375,15 @@ SUPPORTED: dict[str, Callable[[_Args, _Pipeline], Transform | None]] = {
                          "fit_mode", "metadata_key"),
     "Perspective": _resampled(G.Perspective, "scale", "keep_size", "fit_output"),
     "Transpose": lambda a, pipe: G.Transpose(p=a.take("p", 0.5)),
+    "Pad3D": _colour(V.Pad3D, "padding", "fill", "fill_mask", p=1.0),
+    "PadIfNeeded3D": _colour(V.PadIfNeeded3D, "min_zyx", "pad_divisor_zyx", "position", "fill",
+                             "fill_mask", p=1.0),
+    "CenterCrop3D": _crop3d(V.CenterCrop3D, "center"),
+    "RandomCrop3D": _crop3d(V.RandomCrop3D, "random"),
+    "CoarseDropout3D": _colour(V.CoarseDropout3D, "num_holes_range", "hole_depth_range",
+                               "hole_height_range", "hole_width_range", "fill", "fill_mask"),
+    "CubicSymmetry": _colour(V.CubicSymmetry, p=1.0),
+    "ToTensor3D": _colour(V.ToTensor3D, p=1.0),
     "D4": lambda a, pipe: G.D4(p=a.take("p", 1.0)),
     "SquareSymmetry": lambda a, pipe: G.SquareSymmetry(p=a.take("p", 1.0)),
     "ColorJitter": _colour(C.ColorJitter, "brightness", "contrast", "saturation", "hue"),
@@ -832,12 +857,12 @@ def _transforms(items: list, pipe: _Pipeline, top: bool, slots: bool = False,
                 _after_model(a, name, model_at, pipe.model)
             t = _selective_channels(a, pipe)
         elif name in SUPPORTED:
-            if name in ("Normalize", "ToFloat", "ToTensorV2"):
+            if name in ("Normalize", "ToFloat", "ToTensorV2", "ToTensor3D"):
                 if not top:
                     raise ValueError(f"{name} inside OneOf, Sequential or a nested Compose is "
                                      f"not supported: the "
                                      f"model's input is one for the pipeline")
-                if name != "ToTensorV2":
+                if name not in ("ToTensorV2", "ToTensor3D"):
                     if model_at is not None:
                         raise ValueError(f"{name} after {model_at} is not supported: the "
                                          f"model's input is made once")
@@ -850,6 +875,12 @@ def _transforms(items: list, pipe: _Pipeline, top: bool, slots: bool = False,
                 out.append(NoOp(p=0.0))
             continue  # never applied (Ultralytics' recipe lists some so): nothing to port
         else:
+            full = str(item.get("__class_fullname__", "?"))
+            if "." in full and not full.startswith("albumentations."):  # (a user's own class)
+                raise ValueError(f"{name} ({full}) is a transform of your own code, not "
+                                 f"albumentations': a port cannot carry its code over; call its "
+                                 f"function through warpkit's Lambda (on the host, between two "
+                                 f"passes); supported: {_supported()}")
             why = _NOT_PORTED.get(name, "")
             raise ValueError(f"albumentations' {name} has no warpkit equivalent yet{why}; "
                              f"supported: {_supported()}")

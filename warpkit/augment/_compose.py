@@ -37,6 +37,7 @@ from ._mosaic import Mosaic, check_placement
 from ._params import BOX_FORMATS, BUILT_IN, BboxParams, KeypointParams, additional
 from ._streams import stream
 from ._targets import Seen, box_rows, to_xyxy
+from ._volume3d import ToTensor3D, peel_to_tensor3d, split_volume_steps
 
 #: guards every pipeline's count of calls (:meth:`Compose.next_streams`; one lock for all, so
 #: a pipeline stays picklable)
@@ -395,13 +396,22 @@ class Compose(Resampling, Transform):
         # input, made in the warp's store
         from ._model_steps import fold_model_steps
 
-        self.transforms, model = fold_model_steps(transform_list(transforms), {
+        steps, self.volume_tensors = peel_to_tensor3d(transform_list(transforms))
+        self.transforms, model = fold_model_steps(steps, {
             "output_dtype": output_dtype, "mean": mean, "std": std,
             "max_pixel_value": max_pixel_value, "normalization": normalization,
             "tensors": tensors, "layout": layout, "mask_layout": mask_layout})
         output_dtype, mean, std = model["output_dtype"], model["mean"], model["std"]
         max_pixel_value, normalization = model["max_pixel_value"], model["normalization"]
         tensors, layout, mask_layout = model["tensors"], model["layout"], model["mask_layout"]
+        # albumentations' 3-D steps: on the host, before and after the 2-D pass (_volume3d)
+        first, self.transforms, last = split_volume_steps(self.transforms)
+        self.volume_first, self.volume_last = tuple(first), tuple(last)
+        if last and output_dtype is not None:
+            raise ValueError(f"{type(last[0]).__name__} after the 2-D steps of a pipeline that "
+                             f"makes the model's input (Normalize, ToFloat, output_dtype) is not "
+                             f"supported: the volumes are the model's input by then; list the "
+                             f"3-D steps before the 2-D ones")
         check_placement(self.transforms)
         seeded = next((s for t in self.transforms for s in all_steps(t)
                        if isinstance(s, Compose) and s.seed is not None), None)
@@ -515,7 +525,9 @@ class Compose(Resampling, Transform):
         self.box_method = methods[0]
 
     def config(self) -> dict:
-        return {"transforms": [t.data() for t in self.transforms], **self._settings(),
+        steps = [*self.volume_first, *self.transforms, *self.volume_last,
+                 *([ToTensor3D()] if self.volume_tensors else [])]
+        return {"transforms": [t.data() for t in steps], **self._settings(),
                 **({"seed": self.seed} if self.seed is not None else {}),
                 **({"save_applied_params": True} if self.save_applied_params else {})}
 

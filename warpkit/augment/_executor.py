@@ -43,6 +43,8 @@ from ._morph import Morphological, morph_steps
 from ._pixel_dropout import PixelDropout, fill_mask_drops, pixel_drops
 from ._targets import (Seen, box_rows, check_boxes, keypoint_rows, move_boxes,
                        move_keypoint_lists, select, to_xyxy)
+from ._volume3d import (finish_volume_steps, start_volume_steps, volume_steps_applied,
+                        volume_tensors)
 
 
 class _Opts(NamedTuple):
@@ -304,14 +306,14 @@ def _torch_in(x: Any, what: str, channels_first: bool):
     return a, True
 
 
-def _import_torch() -> None:
-    """torch imported for a pipeline's tensors, or a ValueError saying it is not installed."""
+def _import_torch(what: str) -> None:
+    """torch imported for a pipeline's tensors (``what`` makes them), or a ValueError saying it
+    is not installed."""
     try:
         importlib.import_module("torch")
     except ImportError:
-        raise ValueError("tensors=True (albumentations' ToTensorV2) returns torch tensors, and "
-                         "torch is not installed: install it, or set the pipeline's tensors to "
-                         "False for numpy arrays") from None
+        raise ValueError(f"{what} returns torch tensors, and torch is not installed: install "
+                         f"it, or leave {what} out for numpy arrays") from None
 
 
 def _tensor_image(x: Any, lead: int, chw: bool) -> Any:
@@ -551,8 +553,9 @@ def _radians_in(pipe, t, col: int) -> None:
 def apply(pipe, given: dict, *, seed, index, epoch, params, queue, out=None) -> dict:
     """A pipeline call: ``given`` its targets by name (the call's own keywords and the others
     it was passed), the rest its options."""
-    if pipe.tensors and sys.modules.get("torch") is None:
-        _import_torch()
+    if (pipe.tensors or pipe.volume_tensors) and sys.modules.get("torch") is None:
+        _import_torch("ToTensor3D" if pipe.volume_tensors else "tensors=True (albumentations' "
+                      "ToTensorV2)")
     t = Targets(pipe, given)
     # (the boxes and keypoints as given, whose types albumentations' results take)
     as_given = {**t.boxes, **t.keypoints} if pipe.target_types == "albumentations" else {}
@@ -566,6 +569,10 @@ def apply(pipe, given: dict, *, seed, index, epoch, params, queue, out=None) -> 
     angle = _radian_column(pipe)
     if angle is not None:  # (angles in radians: degrees within the call)
         _radians_in(pipe, t, angle)
+    vol3d = None  # albumentations' 3-D steps: the leading ones here, the rest after the pass
+    if pipe.volume_first or pipe.volume_last:
+        vol3d, seed, index, params = start_volume_steps(pipe, t, _call_kind(t), seed, index,
+                                                        epoch, params)
     volumes = _split_volumes(t)  # volume=, mask3d=, ...: frames of images=, stacks of masks
     image_names = list(t.images)  # (images= among them, before its frames are split)
     if pipe.normalization != "standard" and "images" in image_names:
@@ -599,6 +606,10 @@ def apply(pipe, given: dict, *, seed, index, epoch, params, queue, out=None) -> 
     if volumes is not None:  # (as albumentations' ToTensorV2 leaves them: arrays, HWC)
         _join_volumes(res, volumes, pipe.layout == "CHW")
         image_names = [n for n in image_names if n != "images" or n in res]
+    if vol3d is not None:
+        finish_volume_steps(pipe, vol3d, res)
+    if pipe.volume_tensors:  # (ToTensor3D)
+        volume_tensors(res)
     if pipe.mask_layout == "CHW":  # (ToTensorV2(transpose_mask=True)): views, no copies
         for name in _mask_names(t):  # (the dimensions before a mask's own)
             res[name] = _channels_first_mask(res[name], (name in t.mask_lists) + (not single))
@@ -629,6 +640,9 @@ def apply(pipe, given: dict, *, seed, index, epoch, params, queue, out=None) -> 
     if pipe.save_applied_params:  # (albumentations' list: the steps applied, in order)
         per = [[(type(step).__name__, p) for step, p in pipe.applied_steps(params)]
                for params in ([res["params"]] if single else res["params"])]
+        if vol3d is not None:
+            before, after = volume_steps_applied(pipe, res["params"])
+            per = [[*before, *per[0], *after]]
         res["applied_transforms"] = per[0] if single else per
     # (the records beside the targets: albumentations' dict, :mod:`._result`)
     return Result.of(res, (*RECORDS, *("keypoints_visible" if k == "keypoints" else
