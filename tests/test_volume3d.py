@@ -349,3 +349,12 @@ def test_to_tensor3d_as_albumentations(rgb, queue):
         W.Compose([W.ToTensor3D(), W.HorizontalFlip()])
     with pytest.raises(ValueError, match="ToTensor3D inside OneOf"):
         W.Compose([W.OneOf([W.ToTensor3D()])])
+
+
+def test_set_mask_interpolation_keeps_the_3d_steps(queue):
+    """Compose.set_mask_interpolation remakes the pipeline from its steps: the 3-D ones and
+    ToTensor3D stay in their places."""
+    aug = W.Compose([W.Pad3D(padding=1), W.HorizontalFlip(), W.CubicSymmetry(), W.ToTensor3D()])
+    before = aug.to_dict()["transforms"]
+    aug.set_mask_interpolation(1)
+    assert aug.to_dict()["transforms"] == before and aug.mask_interpolation == "linear"

@@ -525,11 +525,15 @@ class Compose(Resampling, Transform):
         self.box_method = methods[0]
 
     def config(self) -> dict:
-        steps = [*self.volume_first, *self.transforms, *self.volume_last,
-                 *([ToTensor3D()] if self.volume_tensors else [])]
-        return {"transforms": [t.data() for t in steps], **self._settings(),
+        return {"transforms": [t.data() for t in self._steps_given()], **self._settings(),
                 **({"seed": self.seed} if self.seed is not None else {}),
                 **({"save_applied_params": True} if self.save_applied_params else {})}
+
+    def _steps_given(self) -> list:
+        """The steps as the pipeline was given them, but its model steps (which its settings
+        hold): the 3-D ones in their places and a ToTensor3D last."""
+        return [*self.volume_first, *self.transforms, *self.volume_last,
+                *([ToTensor3D()] if self.volume_tensors else [])]
 
     def _checked_targets(self, targets: dict[str, str]) -> dict[str, str]:
         """``additional_targets`` whose names are not the label fields' too."""
@@ -585,7 +589,7 @@ class Compose(Resampling, Transform):
             if key != "mask_interpolation":
                 settings[key] = self.explicit_settings.get(key)
         counted = self._counted
-        Compose.__init__(self, self.transforms, p=self.p, **settings)
+        Compose.__init__(self, self._steps_given(), p=self.p, **settings)
         self._counted = counted
 
     def set_random_seed(self, seed: int | None) -> None:
