@@ -160,9 +160,9 @@ def test_each_ported_transform_gives_albumentations_result(theirs, queue):
     ([A.HorizontalFlip()], {"bbox_params": A.BboxParams(format="pascal_voc",
                                                         label_fields=["image"])},
      r"label_fields: 'image' is a call's own keyword"),
-    ([A.HorizontalFlip()], {"additional_targets": {"vol": "volume"}},
-     r"additional_targets\['vol'\] must be one of 'image', 'mask', 'masks', 'bboxes', "
-     r"'keypoints', got 'volume'"),
+    ([A.HorizontalFlip()], {"additional_targets": {"clip": "images"}},
+     r"additional_targets\['clip'\] must be one of 'image', 'mask', 'masks', 'bboxes', "
+     r"'keypoints', 'volume', 'volumes', 'mask3d', 'masks3d', got 'images'"),
     ([A.Affine(mask_interpolation=2)], {"mask_interpolation": 4},  # overrides each transform's
      r"Compose\(mask_interpolation=4\) is not supported"),
 ], ids=lambda v: v if isinstance(v, str) and len(v) < 3 else None)

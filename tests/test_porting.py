@@ -402,7 +402,7 @@ def test_add_targets_as_albumentations(queue):
     assert np.array_equal(out["image2"], want["image2"])
     for bad, why in [({"image2": "mask"}, "'image2' moves as 'image' already, not 'mask'"),
                      ({"labels": "image"}, "'labels' is a call's own keyword"),
-                     ({"depth2": "volume"}, r"additional_targets\['depth2'\] must be one of")]:
+                     ({"depth2": "video"}, r"additional_targets\['depth2'\] must be one of")]:
         with pytest.raises(ValueError, match=why):
             aug.add_targets(bad)
     with pytest.raises(ValueError, match="save_key='replay' names one of the call's results"):

@@ -358,3 +358,28 @@ def test_set_mask_interpolation_keeps_the_3d_steps(queue):
     before = aug.to_dict()["transforms"]
     aug.set_mask_interpolation(1)
     assert aug.to_dict()["transforms"] == before and aug.mask_interpolation == "linear"
+
+
+def test_additional_volume_targets_as_albumentations(queue):
+    """additional_targets of albumentations' volume kinds ("volume", "mask3d", "volumes",
+    "masks3d"): moved as the built-in ones by the 3-D and the 2-D steps, voxel for voxel as
+    albumentations; ToTensor3D makes tensors of the volume and mask3d kinds alone."""
+    torch = pytest.importorskip("torch")
+
+    def steps(m):
+        return [m.CenterCrop3D(size=(8, 36, 40)), m.HorizontalFlip(p=1), m.Pad3D(padding=1)]
+    kinds = {"ct2": "volume", "seg2": "mask3d", "many": "volumes", "segs": "masks3d"}
+    call = dict(volume=VOL, ct2=VOL[::-1].copy(), seg2=MASK, many=np.stack([VOL, VOL]),
+                segs=np.stack([MASK, 1 - MASK]))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        theirs = A.Compose(steps(A), additional_targets=kinds)(**call)
+    ours = W.Compose(steps(W), additional_targets=kinds)(**call, queue=queue)
+    assert set(ours) == set(theirs)
+    for k in theirs:
+        assert ours[k].shape == theirs[k].shape, k
+        np.testing.assert_array_equal(ours[k], theirs[k], err_msg=k)
+    tensors = W.Compose([*steps(W), W.ToTensor3D()], additional_targets=kinds)(**call,
+                                                                              queue=queue)
+    assert {k for k, v in tensors.items() if isinstance(v, torch.Tensor)} == {
+        "volume", "ct2", "seg2"}

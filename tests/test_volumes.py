@@ -129,3 +129,21 @@ def test_normalized_volumes_stay_channels_last_under_to_tensor(gray):
     for key in ("volume", "volumes"):
         assert isinstance(ours[key], np.ndarray) and ours[key].shape == theirs[key].shape
         np.testing.assert_allclose(ours[key], theirs[key], atol=1e-5)
+
+
+def test_additional_targets_of_volume_kinds(queue):
+    """additional_targets={"ct2": "volume", "seg2": "mask3d", ...}: moved slice by slice as
+    albumentations moves them (they were refused as kinds until 2026-12-06)."""
+    def steps(L):
+        return [L.CenterCrop(100, 90), L.HorizontalFlip(p=1), L.InvertImg(p=1)]
+
+    kinds = {"ct2": "volume", "seg2": "mask3d", "many": "volumes", "segs": "masks3d"}
+    call = dict(image=IMG, ct2=VOL, seg2=MASK3D, many=np.stack([VOL, VOL[::-1]]),
+                segs=np.stack([MASK3D, 1 - MASK3D]))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        theirs = A.Compose(steps(A), additional_targets=kinds)(**call)
+    ours = W.Compose(steps(W), additional_targets=kinds)(**call, seed=0, queue=queue)
+    for key in kinds:
+        assert ours[key].shape == theirs[key].shape, key
+        np.testing.assert_array_equal(ours[key], theirs[key], err_msg=key)

@@ -229,9 +229,10 @@ class Compose(Resampling, Transform):
             arguments.
         additional_targets: albumentations' further targets, name -> kind (``{"image2":
             "image", "depth": "mask", "instances": "masks", "boxes2": "bboxes",
-            "points2": "keypoints"}``): a call passes each by its name, and each is moved by
-            the same map as its kind (of the same size as the image). Extra boxes and
-            keypoints carry no label fields.
+            "points2": "keypoints"}``; albumentations' volume kinds ``"volume"``,
+            ``"volumes"``, ``"mask3d"``, ``"masks3d"`` too): a call passes each by its name,
+            and each is moved by the same map as its kind (of the same size as the image).
+            Extra boxes and keypoints carry no label fields.
         mask_interpolation: how masks are resampled: ``"nearest"`` (default: labels stay
             labels), ``"linear"`` or ``"cubic"`` (float masks: heatmaps, soft labels, depth;
             integer masks round). albumentations-named transforms set it too (they must

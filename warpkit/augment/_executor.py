@@ -37,7 +37,7 @@ from ._dropout import _Dropout, has_dropout, hole_mask, in_holes, output_holes
 from ._lanes import draw_samples
 from ._streams import sample_streams
 from ._mask_dropout import MaskDropout, drop_map, mask_readers, on_pixels, run_pixels
-from ._params import FRAME, Targets
+from ._params import FRAME, Targets, volume_targets
 from ._result import RECORDS, Result
 from ._morph import Morphological, morph_steps
 from ._pixel_dropout import PixelDropout, fill_mask_drops, pixel_drops
@@ -342,18 +342,18 @@ def _call_kind(t: Targets) -> str:
     return "single"
 
 
-#: albumentations' volume targets and the dimensions before a slice's own: ``volume`` (D, H,
+#: albumentations' volume kinds and the dimensions before a slice's own: ``volume`` (D, H,
 #: W[, C]) and ``mask3d`` one sample's slices, ``volumes`` and ``masks3d`` (N, D, ...) several
 VOLUMES = {"volume": 1, "volumes": 2, "mask3d": 1, "masks3d": 2}
 
 
-def _split_volumes(t: Targets) -> list | None:
+def _split_volumes(t: Targets, names: dict[str, str]) -> list | None:
     """albumentations' volumes, whose slices its 2-D transforms move alike: ``volume=`` and
     ``volumes=`` as frames of ``images=`` after its own, ``mask3d=`` and ``masks3d=`` as stacks
     of masks (:func:`_unstack_masks` takes them apart). What :func:`_join_volumes` puts back:
     (name, the shape of the dimensions before a slice's own, its frames' count: None for
     masks), ``images=``'s own first where volumes join it. None without volumes."""
-    found = [k for k in VOLUMES if k in t.images or k in t.mask_lists]
+    found = [k for k in names if k in t.images or k in t.mask_lists]
     if not found:
         return None
     kind = _call_kind(t)
@@ -364,13 +364,14 @@ def _split_volumes(t: Targets) -> list | None:
     parts: list = []
     frames: list = []
     for key in found:
-        v = (t.mask_lists if key.startswith("mask") else t.images).pop(key)
-        lead = VOLUMES[key]
+        is_mask = names[key].startswith("mask")
+        v = (t.mask_lists if is_mask else t.images).pop(key)
+        lead = VOLUMES[names[key]]
         if not isinstance(v, np.ndarray) or v.ndim not in (lead + 2, lead + 3):
             dims = "(D, H, W) or (D, H, W, C)" if lead == 1 else "(N, D, H, W) or (N, D, H, W, C)"
             raise ValueError(f"{key} must be a numpy array {dims}, got {_shape_of(v)}")
         flat = v.reshape(-1, *v.shape[lead:])
-        if key.startswith("mask"):
+        if is_mask:
             t.mask_lists[key] = flat  # (a stack of masks, one a slice)
             parts.append((key, v.shape[:lead], None, False))
         else:
@@ -390,10 +391,10 @@ def _split_volumes(t: Targets) -> list | None:
     return parts
 
 
-def _mask_names(t: Targets) -> list[str]:
+def _mask_names(t: Targets, volume_names: dict) -> list[str]:
     """The masks ToTensorV2 (``tensors``, ``mask_layout``) makes tensors of: not mask3d= and
-    masks3d=, which albumentations' leaves as they are."""
-    return [n for n in (*t.masks, *t.mask_lists) if n not in VOLUMES]
+    masks3d= (or targets of their kinds), which albumentations' leaves as they are."""
+    return [n for n in (*t.masks, *t.mask_lists) if n not in volume_names]
 
 
 def _join_volumes(res: dict, parts: list, chw: bool) -> None:
@@ -573,7 +574,8 @@ def apply(pipe, given: dict, *, seed, index, epoch, params, queue, out=None) -> 
     if pipe.volume_first or pipe.volume_last:
         vol3d, seed, index, params = start_volume_steps(pipe, t, _call_kind(t), seed, index,
                                                         epoch, params)
-    volumes = _split_volumes(t)  # volume=, mask3d=, ...: frames of images=, stacks of masks
+    volume_names = volume_targets(pipe)
+    volumes = _split_volumes(t, volume_names)  # volume=, mask3d=: frames of images=, masks
     image_names = list(t.images)  # (images= among them, before its frames are split)
     if pipe.normalization != "standard" and "images" in image_names:
         raise ValueError(f"normalization={pipe.normalization!r} normalises each image by its "
@@ -609,9 +611,9 @@ def apply(pipe, given: dict, *, seed, index, epoch, params, queue, out=None) -> 
     if vol3d is not None:
         finish_volume_steps(pipe, vol3d, res)
     if pipe.volume_tensors:  # (ToTensor3D)
-        volume_tensors(res)
+        volume_tensors(res, volume_names)
     if pipe.mask_layout == "CHW":  # (ToTensorV2(transpose_mask=True)): views, no copies
-        for name in _mask_names(t):  # (the dimensions before a mask's own)
+        for name in _mask_names(t, volume_names):  # (the dimensions before a mask's own)
             res[name] = _channels_first_mask(res[name], (name in t.mask_lists) + (not single))
     if split and _facts(pipe).text:  # (albumentations' output key of its texts)
         per = [[d for step, p in pipe.applied_steps(params) if isinstance(step, TextImage)
@@ -631,7 +633,7 @@ def apply(pipe, given: dict, *, seed, index, epoch, params, queue, out=None) -> 
             if name not in torch_keys and not (name == "image" and out is not None):
                 res[name] = _tensor_image(res[name], (name == "images") + (not single),
                                           pipe.layout == "CHW")
-        for name in _mask_names(t):
+        for name in _mask_names(t, volume_names):
             if name not in torch_keys:
                 res[name] = _tensor_image(res[name], 0, True)
     if out is not None:  # written in place: the object given

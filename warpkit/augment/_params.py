@@ -21,8 +21,12 @@ BOX_FORMATS = ("xyxy", "pascal_voc", "coco", "yolo", "albumentations")
 #: albumentations' keypoint formats warpkit has: the letters name the columns (x, y; a: an
 #: angle in degrees; s: a scale; z: a depth that passes through unchanged)
 KEYPOINT_FORMATS = ("xy", "yx", "xya", "xys", "xyas", "xysa", "xyz")
+#: albumentations' volume kinds (one sample's slices, (D, H, W[, C]); several samples', (N, D,
+#: ...)) and the group of a call's targets each goes with (its slices are moved as images or
+#: masks)
+VOLUME_KINDS = {"volume": "image", "volumes": "image", "mask3d": "masks", "masks3d": "masks"}
 #: what an additional target may be (albumentations' kinds)
-TARGET_KINDS = ("image", "mask", "masks", "bboxes", "keypoints")
+TARGET_KINDS = ("image", "mask", "masks", "bboxes", "keypoints", *VOLUME_KINDS)
 #: the keywords a call takes besides its targets
 CALL_OPTIONS = ("seed", "index", "epoch", "params", "queue", "out")
 #: the targets every pipeline knows, by their own names
@@ -214,6 +218,13 @@ def additional(value: Any) -> dict[str, str]:
     return out
 
 
+def volume_targets(pipe: Any) -> dict[str, str]:
+    """The names a call's volumes come under -> their kind (:data:`VOLUME_KINDS`):
+    albumentations' own, and the additional targets of those kinds."""
+    return {**{k: k for k in VOLUME_KINDS},
+            **{n: k for n, k in pipe.additional_targets.items() if k in VOLUME_KINDS}}
+
+
 class Targets:
     """A call's targets sorted by what moves them: ``images``, ``masks``, ``mask_lists``,
     ``boxes`` and ``keypoints`` (name -> value, the call's own first, then its additional
@@ -222,9 +233,8 @@ class Targets:
 
     def __init__(self, pipe: Any, given: dict) -> None:
         kinds = {"image": "image", "images": "image", "mask": "mask", "masks": "masks",
-                 "volume": "image", "volumes": "image", "mask3d": "masks", "masks3d": "masks",
-                 "boxes": "bboxes",
-                 "bboxes": "bboxes", "keypoints": "keypoints", **pipe.additional_targets}
+                 **VOLUME_KINDS, "boxes": "bboxes", "bboxes": "bboxes", "keypoints": "keypoints",
+                 **{n: VOLUME_KINDS.get(k, k) for n, k in pipe.additional_targets.items()}}
         if given.get("boxes") is not None and given.get("bboxes") is not None:
             raise ValueError("give the boxes as boxes= or as bboxes= (albumentations' name), "
                              "not both")

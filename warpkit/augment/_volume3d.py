@@ -1,5 +1,6 @@
 """albumentations' 3-D transforms: crops, pads, holes and the cube's 48 symmetries of a whole
-volume (``volume=``, ``volumes=``, ``mask3d=``, ``masks3d=``) and its keypoints' (x, y, z).
+volume (``volume=``, ``volumes=``, ``mask3d=``, ``masks3d=``, and additional targets of those
+kinds) and its keypoints' (x, y, z).
 
 They move whole voxels (no resampling), so they run on the host, as numpy indexing, around the
 pipeline's 2-D pass: those listed before every 2-D step (the leading ones) cut, pad or turn the
@@ -37,13 +38,14 @@ import numpy as np
 
 from .._checks import count, flag, number, one_of
 from ._base import Transform, all_steps
+from ._params import volume_targets
 from ._targets import keypoint_rows
 
 __all__ = ["CenterCrop3D", "CoarseDropout3D", "CubicSymmetry", "Pad3D", "PadIfNeeded3D",
            "RandomCrop3D", "ToTensor3D", "Transform3D"]
 
-#: the volume targets and the dimensions before a volume's own (D, H, W[, C])
-VOLUME_TARGETS = {"volume": 0, "volumes": 1, "mask3d": 0, "masks3d": 1}
+#: albumentations' volume kinds and the dimensions before a volume's own (D, H, W[, C])
+LEADS = {"volume": 0, "volumes": 1, "mask3d": 0, "masks3d": 1}
 #: the key of a call's 3-D parameters in ``out["params"]``
 PARAMS_KEY = "volume_steps"
 #: the word that keys the 3-D steps' streams apart from the 2-D steps'
@@ -514,12 +516,13 @@ def peel_to_tensor3d(transforms: list) -> tuple[list, bool]:
     return [t for i, t in enumerate(transforms) if i != at[0]], True
 
 
-def volume_tensors(res: dict) -> None:
-    """ToTensor3D: ``res``'s volume and mask3d as torch tensors (C, D, H, W), in place."""
+def volume_tensors(res: dict, kinds: dict[str, str]) -> None:
+    """ToTensor3D: ``res``'s volume and mask3d (and targets of their kinds: ``kinds``, name ->
+    kind) as torch tensors (C, D, H, W), in place."""
     import torch
 
-    for name in ("volume", "mask3d"):
-        if name in res:
+    for name, kind in kinds.items():
+        if name in res and kind in ("volume", "mask3d"):
             a = np.asarray(res[name])
             a = a.transpose(3, 0, 1, 2) if a.ndim == 4 else a[None]
             # (a read-only result, an input passed through, is copied: torch's view writes)
@@ -551,14 +554,12 @@ def split_volume_steps(transforms: list) -> tuple[list, list, list]:
     return transforms[:first], transforms[first:last], transforms[last:]
 
 
-def volume_shape(values: dict) -> tuple[int, int, int]:
-    """The (depth, height, width) of a call's volumes (``values``: target -> array), which
-    must agree."""
+def volume_shape(values: dict, kinds: dict[str, str]) -> tuple[int, int, int]:
+    """The (depth, height, width) of a call's volumes (``values``: target -> array; ``kinds``:
+    name -> its volume kind), which must agree."""
     shapes = {}
-    for name, lead in VOLUME_TARGETS.items():
-        v = values.get(name)
-        if v is None:
-            continue
+    for name, v in values.items():
+        lead = LEADS[kinds[name]]
         if not isinstance(v, np.ndarray) or v.ndim not in (lead + 3, lead + 4):
             dims = "(D, H, W) or (D, H, W, C)" if lead == 0 else "(N, D, H, W) or (N, D, H, W, C)"
             got = f"shape {v.shape}" if hasattr(v, "shape") else type(v).__name__
@@ -603,17 +604,18 @@ def _xyz_columns(fmt: str) -> tuple[int, int, int | None]:
 
 
 def move_volume_steps(steps: Sequence[Transform3D], plist: list[dict], values: dict,
-                      keypoints: dict, fmt: str, drop: bool,
+                      kinds: dict[str, str], keypoints: dict, fmt: str, drop: bool,
                       labels: dict) -> tuple[dict, dict, dict]:
     """The steps applied, with their parameters ``plist``: the volumes of ``values`` (target
-    -> array), the keypoint targets of ``keypoints`` (name -> rows of ``fmt``'s columns) and,
-    where rows are dropped (``drop``: remove_invisible), the main keypoints' label fields
-    ``labels`` (name -> a list or array, row for row). Returns the three, new."""
+    -> array; ``kinds``: name -> its volume kind), the keypoint targets of ``keypoints`` (name
+    -> rows of ``fmt``'s columns) and, where rows are dropped (``drop``: remove_invisible), the
+    main keypoints' label fields ``labels`` (name -> a list or array, row for row). Returns the
+    three, new."""
     if len(plist) != len(steps):
         raise ValueError(f"params['{PARAMS_KEY}'] has {len(plist)} entries for {len(steps)} "
                          f"3-D steps")
     values, labels = dict(values), dict(labels)
-    shape = volume_shape(values)
+    shape = volume_shape(values, kinds)
     xc, yc, zc = _xyz_columns(fmt)
     rows = {}
     for name, k in keypoints.items():
@@ -624,10 +626,9 @@ def move_volume_steps(steps: Sequence[Transform3D], plist: list[dict], values: d
     for step, params in zip(steps, plist):
         if not params.get("applied", True):
             continue
-        for name, lead in VOLUME_TARGETS.items():
-            if values.get(name) is not None:
-                values[name] = step.volume(values[name], lead, params,
-                                           name.startswith("mask"))
+        for name, v in values.items():
+            values[name] = step.volume(v, LEADS[kinds[name]], params,
+                                       kinds[name].startswith("mask"))
         after = step.out_shape(params, shape)
         for name, (k, zyx) in rows.items():
             zyx = step.points(zyx, params, shape)
@@ -683,10 +684,11 @@ def start_volume_steps(pipe: Any, t: Any, kind: str, seed: Any, index: Any, epoc
     if pipe.p < 1:
         raise ValueError(f"a pipeline with 3-D steps applies them on every call: Compose(p="
                          f"{pipe.p}) is not supported with them (give the steps their own p)")
-    values = {n: (t.mask_lists if n.startswith("mask") else t.images).get(n)
-              for n in VOLUME_TARGETS}
+    kinds = volume_targets(pipe)
+    values = {n: (t.mask_lists if k.startswith("mask") else t.images).get(n)
+              for n, k in kinds.items()}
     values = {n: v for n, v in values.items() if v is not None}
-    shape = volume_shape(values)
+    shape = volume_shape(values, kinds)
     rng, last = None, None
     if params is None:
         if seed is None:
@@ -706,20 +708,20 @@ def start_volume_steps(pipe: Any, t: Any, kind: str, seed: Any, index: Any, epoc
         n = len(pipe.volume_first)
         first, last = [dict(p) for p in given[:n]], [dict(p) for p in given[n:]]
         params = {k: v for k, v in params.items() if k != PARAMS_KEY}
-    values, moved, labels = move_volume_steps(pipe.volume_first, first, values, t.keypoints,
-                                              pipe.keypoint_format, pipe.remove_invisible,
-                                              t.keypoint_fields)
-    after = volume_shape(values)[1:]
+    values, moved, labels = move_volume_steps(pipe.volume_first, first, values, kinds,
+                                              t.keypoints, pipe.keypoint_format,
+                                              pipe.remove_invisible, t.keypoint_fields)
+    after = volume_shape(values, kinds)[1:]
     for group in (t.images, t.masks):
         for n, v in group.items():
             hw = tuple(getattr(v, "shape", (None, None))[:2])
-            if n not in VOLUME_TARGETS and n != "images" and hw != after and after != shape[1:]:
+            if n not in kinds and n != "images" and hw != after and after != shape[1:]:
                 raise ValueError(f"the 3-D steps make the volumes' slices {after[0]}x{after[1]} "
                                  f"(height x width) and {n}= stays {hw[0]}x{hw[1]}: the 2-D "
                                  f"steps move a sample's images, masks and slices by one map, "
                                  f"so call the pipeline with the volumes alone")
     for n, v in values.items():
-        (t.mask_lists if n.startswith("mask") else t.images)[n] = v
+        (t.mask_lists if kinds[n].startswith("mask") else t.images)[n] = v
     t.keypoints.update(moved)
     t.keypoint_fields.update(labels)
     return {"rng": rng, "first": first, "last": last}, seed, index, params
@@ -731,15 +733,17 @@ def finish_volume_steps(pipe: Any, state: dict, res: dict) -> None:
     ``res["params"]``."""
     last = state["last"]
     if pipe.volume_last:
-        values = {n: res[n] for n in VOLUME_TARGETS if n in res}
+        kinds = volume_targets(pipe)
+        values = {n: res[n] for n in kinds if n in res}
         if last is None:
-            last, _ = draw_volume_steps(pipe.volume_last, state["rng"], volume_shape(values))
+            last, _ = draw_volume_steps(pipe.volume_last, state["rng"],
+                                        volume_shape(values, kinds))
         names = [n for n in res if n == "keypoints" or n in pipe.additional_targets
                  and pipe.additional_targets[n] == "keypoints"]
         fields = {f: res[f] for f in pipe.keypoint_label_fields if f in res}
         values, moved, labels = move_volume_steps(
-            pipe.volume_last, last, values, {n: res[n] for n in names}, pipe.keypoint_format,
-            pipe.remove_invisible, fields)
+            pipe.volume_last, last, values, kinds, {n: res[n] for n in names},
+            pipe.keypoint_format, pipe.remove_invisible, fields)
         res.update(values)
         res.update(moved)
         res.update(labels)
