@@ -221,11 +221,16 @@ def _warp_group(group: list, m, size, chain, opts, fill) -> list:
     arrays, torch_flags = [], []
     for j, item in enumerate(group):
         a, flag = _torch_in(item, f"masks[{j}]", False)
-        a = a if is_device_array(a) else np.asarray(a)
-        if fill is not None:
-            _check_mask_fill(fill, _dtype_of(a))
-        arrays.append(a)
+        arrays.append(a if is_device_array(a) else np.asarray(a))
         torch_flags.append(flag)
+    if fill is not None:  # (once a dtype: a volume's slices share one)
+        for dt in {_dtype_of(a) for a in arrays}:
+            _check_mask_fill(fill, dt)
+    if chain is None and _one_shape(arrays):  # (a volume's slices: a batch of one launch)
+        stack = np.stack(arrays)
+        moved = _warp_all(stack, "batch", np.repeat(np.asarray(m)[None], len(arrays), axis=0),
+                          [size] * len(arrays), opts, True)
+        return [_tensor_image(r, 0, True) if flag else r for r, flag in zip(moved, torch_flags)]
     res: list = [None] * len(arrays)
     by_dtype: dict = {}
     for j, a in enumerate(arrays):
@@ -246,6 +251,16 @@ def _warp_group(group: list, m, size, chain, opts, fill) -> list:
             at += part.shape[2]
             res[j] = r.reshape(r.shape[:2]) if arrays[j].ndim == 2 else r
     return [_tensor_image(r, 0, True) if flag else r for r, flag in zip(res, torch_flags)]
+
+
+def _one_shape(arrays: list) -> bool:
+    """Whether masks are two or more host arrays of one shape and dtype with at most 4
+    channels, which one batched launch moves (the slices of a mask3d)."""
+    if len(arrays) < 2 or any(type(a) is not np.ndarray for a in arrays):
+        return False
+    first = arrays[0]
+    return all(a.shape == first.shape and a.dtype == first.dtype for a in arrays) and \
+        (first.ndim == 2 or first.ndim == 3 and first.shape[2] <= 4)
 
 
 def _shape_of(x: Any) -> str:
@@ -943,7 +958,15 @@ def _apply(pipe, t: Targets, *, seed, index, epoch, params, queue, into=None,
             _see_masks(pipe, plist, outs, out["mask"], kind, readers, given, sources)
             if has_dropout(pipe):  # (with the holes ConstrainedCoarseDropout found)
                 holes = _holes(pipe, plist, outs, t.masks, groups, kind)
+        at_once = _frames_at_once(t.images, kind, mosaic is None and fielded is None
+                                  and frames is None)
+        if at_once:  # (a sample's frames of one shape: one launch, the map for each)
+            out.update(_warp_frames(pipe, at_once, t.images, plist, mats, outs,
+                                    _Opts(image_sampling, model, queue),
+                                    facts.colour, given, sources))
         for name, x in t.images.items():
+            if name in out:
+                continue
             channels, dtype = _channels_dtype(x, kind)
             if frames is not None and channels > 4 and any(frames.ops):
                 raise ValueError(f"edges='each_step' puts each step's border among the warp's "
@@ -1552,6 +1575,46 @@ def _then(result: Any, f: Callable[[Any], Any]) -> Any:
     """``f`` of a warp's result, or of a pending one (a function giving it once the call's
     waits are done, _Opts.pending): then a function giving ``f`` of it."""
     return (lambda: f(result())) if callable(result) else f(result)
+
+
+def _frames_at_once(images: dict, kind: str, plain: bool) -> list[str]:
+    """The frame targets of a one-sample call (``images=``, volumes' slices) to warp in one
+    launch: two or more numpy arrays of one shape and dtype, with 1 to 4 channels, where the
+    call's maps are matrices (``plain``: no Mosaic, no fields, no each-step edges); else none."""
+    if kind != "single" or not plain:
+        return []
+    names = [n for n, x in images.items() if n.startswith(FRAME)]
+    if len(names) < 2:
+        return []
+    first = images[names[0]]
+    for n in names:
+        x = images[n]
+        if type(x) is not np.ndarray or x.shape != first.shape or x.dtype != first.dtype:
+            return []
+    if first.ndim not in (2, 3) or (first.ndim == 3 and not 1 <= first.shape[2] <= 4):
+        return []
+    return names
+
+
+def _warp_frames(pipe, names: list[str], images: dict, plist: list, mats, outs,
+                 opts: _Opts, colour: bool, given, sources) -> dict:
+    """One sample's frames (:func:`_frames_at_once`) warped as a batch of one launch, each
+    by the sample's map and colour operations (the sample's program a row each: noise and
+    holes keyed on the sample, statistics per frame, as each frame alone gives them): name ->
+    its result."""
+    n = len(names)
+    stack = np.stack([images[k] for k in names])
+    gray = stack.ndim == 3
+    if gray:
+        stack = stack[..., None]
+    if colour:
+        program = colour_program(pipe, plist * n, stack.shape[3], stack.dtype, outs * n, given,
+                                 skip=sources, always=True)
+        opts = opts._replace(colour=program)
+    res = _warp(stack, np.repeat(mats[:1], n, axis=0), outs[0], opts, False, batched=True)
+    if gray:  # (as a gray frame alone gives it: (h, w), or the model's (1, h, w))
+        res = res[..., 0] if res.shape[-1] == 1 and res.shape[1] != 1 else res
+    return {k: res[j] for j, k in enumerate(names)}
 
 
 def _warp_all(x, kind, mats, outs, opts, as_mask: bool = False, chains=None):
