@@ -1,9 +1,10 @@
 """Volumes (albumentations' ``volume=`` and ``mask3d=``) through a pipeline, one sample a call,
 against albumentations 2.0.8 on the same volumes: 16 uint8 volumes of 48 x 96 x 96 with a mask
-each, through a flip, a flip and Normalize, a turn, and a medical recipe of 3-D steps (a crop
-and the cube's symmetries from 64 x 128 x 128 volumes) with a flip and Normalize. Peers in one
-process, interleaved (benchmarks/_harness.py); albumentations with OpenCV on 2 threads and on
-1 (2 ideal cores: its one-thread time halved, the worker pool's best case).
+each, through a flip, a flip and Normalize, a turn, an elastic field, a grid distortion, and a
+medical recipe of 3-D steps (a crop and the cube's symmetries from 64 x 128 x 128 volumes) with a
+flip and Normalize. Peers in one process, interleaved (benchmarks/_harness.py); albumentations
+with OpenCV on 2 threads and on 1 (2 ideal cores: its one-thread time halved, the worker pool's
+best case).
 
     python benchmarks/bench_volumes.py [--samples 9]
 """
@@ -28,6 +29,8 @@ def cases(m):
         "flip + Normalize": ([m.HorizontalFlip(p=1), m.Normalize(mean=0.5, std=0.25)],
                              (48, 96, 96)),
         "turn (Rotate 20 degrees)": ([m.Rotate(limit=20, p=1)], (48, 96, 96)),
+        "ElasticTransform": ([m.ElasticTransform(p=1)], (48, 96, 96)),
+        "GridDistortion": ([m.GridDistortion(p=1)], (48, 96, 96)),
         "RandomCrop3D + CubicSymmetry + flip + Normalize": (
             [m.RandomCrop3D(size=(48, 96, 96)), m.CubicSymmetry(p=0.5), m.HorizontalFlip(),
              m.Normalize(mean=0.5, std=0.25)], (64, 128, 128)),

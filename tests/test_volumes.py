@@ -147,3 +147,24 @@ def test_additional_targets_of_volume_kinds(queue):
     for key in kinds:
         assert ours[key].shape == theirs[key].shape, key
         np.testing.assert_array_equal(ours[key], theirs[key], err_msg=key)
+
+
+@pytest.mark.parametrize("steps", [
+    lambda: [W.Rotate(limit=30, p=1), W.ColorJitter(p=1), W.GaussNoise(p=1),
+             W.CoarseDropout(p=1)],
+    lambda: [W.ElasticTransform(p=1), W.RandomBrightnessContrast(brightness_by_max=False, p=1)],
+    lambda: [W.GridDistortion(p=1), W.Normalize()],
+    lambda: [W.PiecewiseAffine(p=1)],
+], ids=["turn+colour+noise+holes", "elastic+contrast", "grid+normalize", "piecewise"])
+@pytest.mark.parametrize("gray", [False, True])
+def test_a_volumes_slices_in_one_launch_are_each_slice_alone(steps, gray, queue):
+    """A volume's slices (and a mask3d's) go through one launch, the sample's map, field and
+    colour row for each: every slice equals that slice given alone as image= (mask=) with the
+    same seed, as it did when each was a launch of its own."""
+    pipe = W.Compose(steps(), mask_interpolation="nearest")
+    vol = VOL[..., 0].copy() if gray else VOL
+    out = pipe(volume=vol, mask3d=MASK3D, seed=5, queue=queue)
+    for k in range(len(vol)):
+        alone = pipe(image=vol[k], mask=MASK3D[k], seed=5, queue=queue)
+        np.testing.assert_array_equal(out["volume"][k], alone["image"])
+        np.testing.assert_array_equal(out["mask3d"][k], alone["mask"])
