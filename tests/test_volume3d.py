@@ -383,3 +383,24 @@ def test_additional_volume_targets_as_albumentations(queue):
                                                                               queue=queue)
     assert {k for k, v in tensors.items() if isinstance(v, torch.Tensor)} == {
         "volume", "ct2", "seg2"}
+
+
+def test_visibility_flags_count_the_3d_steps(queue):
+    """remove_invisible=False keeps every keypoint, in order, and its flag in
+    out["keypoints_visible"] says whether it is still inside the volume (depth too) and out of
+    the holes after the 3-D steps, before and after the 2-D ones, and inside the slices."""
+    points = np.array([[10.0, 10.0, 1.0], [10.0, 10.0, 8.0], [45.0, 35.0, 5.0],
+                       [20.0, 20.0, 5.0]])
+    aug = W.Compose([W.CenterCrop3D(size=(6, 30, 40)), W.HorizontalFlip(p=1),
+                     W.CoarseDropout3D(num_holes_range=(1, 1), hole_depth_range=(1, 1),
+                                       hole_height_range=(1, 1), hole_width_range=(0.1, 0.1),
+                                       p=1)],
+                    keypoint_format="xyz", remove_invisible=False)
+    out = aug(volume=VOL, keypoints=points, seed=0, queue=queue)
+    assert len(out["keypoints"]) == 4
+    hole = out["params"]["volume_steps"][1]["holes"][0]
+    x = out["keypoints"][:, 0]
+    in_hole = (x >= hole[2]) & (x < hole[5])
+    # crop offsets (3, 5, 5): z 1 -> -2 (out), z 8 -> 5 (in), (45, 35) -> (40, 30): out in x, y
+    want = np.array([False, True, False, True]) & ~in_hole
+    np.testing.assert_array_equal(out["keypoints_visible"], want)

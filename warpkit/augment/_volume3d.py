@@ -605,24 +605,26 @@ def _xyz_columns(fmt: str) -> tuple[int, int, int | None]:
 
 def move_volume_steps(steps: Sequence[Transform3D], plist: list[dict], values: dict,
                       kinds: dict[str, str], keypoints: dict, fmt: str, drop: bool,
-                      labels: dict) -> tuple[dict, dict, dict]:
+                      labels: dict) -> tuple[dict, dict, dict, dict]:
     """The steps applied, with their parameters ``plist``: the volumes of ``values`` (target
     -> array; ``kinds``: name -> its volume kind), the keypoint targets of ``keypoints`` (name
     -> rows of ``fmt``'s columns) and, where rows are dropped (``drop``: remove_invisible), the
     main keypoints' label fields ``labels`` (name -> a list or array, row for row). Returns the
-    three, new."""
+    three, new, and each keypoint target's rows still visible (inside the volume and out of
+    the holes after every step: all of them where ``drop``)."""
     if len(plist) != len(steps):
         raise ValueError(f"params['{PARAMS_KEY}'] has {len(plist)} entries for {len(steps)} "
                          f"3-D steps")
     values, labels = dict(values), dict(labels)
     shape = volume_shape(values, kinds)
     xc, yc, zc = _xyz_columns(fmt)
-    rows = {}
+    rows, visible = {}, {}
     for name, k in keypoints.items():
         k = keypoint_rows(k, fmt, name).copy()
         z = k[:, zc] if zc is not None else np.zeros(len(k))
         rows[name] = (k, np.stack([z, k[:, yc], k[:, xc]], axis=1) if len(k) else
                       np.zeros((0, 3)))
+        visible[name] = np.ones(len(k), bool)
     for step, params in zip(steps, plist):
         if not params.get("applied", True):
             continue
@@ -632,15 +634,16 @@ def move_volume_steps(steps: Sequence[Transform3D], plist: list[dict], values: d
         after = step.out_shape(params, shape)
         for name, (k, zyx) in rows.items():
             zyx = step.points(zyx, params, shape)
-            if drop and len(zyx):
-                keep = np.all((zyx >= 0) & (zyx < np.asarray(after)), axis=1)
-                holes = step.kept(zyx, params)
-                if holes is not None:
-                    keep &= holes
-                if not keep.all():
-                    k, zyx = k[keep], zyx[keep]
-                    if name == "keypoints":
-                        labels = {f: _rows_of(v, keep) for f, v in labels.items()}
+            keep = np.all((zyx >= 0) & (zyx < np.asarray(after)), axis=1)
+            holes = step.kept(zyx, params) if len(zyx) else None
+            if holes is not None:
+                keep &= holes
+            if not drop:
+                visible[name] &= keep
+            elif not keep.all():
+                k, zyx, visible[name] = k[keep], zyx[keep], visible[name][keep]
+                if name == "keypoints":
+                    labels = {f: _rows_of(v, keep) for f, v in labels.items()}
             rows[name] = (k, zyx)
         shape = after
     moved = {}
@@ -650,7 +653,7 @@ def move_volume_steps(steps: Sequence[Transform3D], plist: list[dict], values: d
             if zc is not None:
                 k[:, zc] = zyx[:, 0]
         moved[name] = k
-    return values, moved, labels
+    return values, moved, labels, visible
 
 
 def _rows_of(v: Any, keep: np.ndarray) -> Any:
@@ -708,9 +711,9 @@ def start_volume_steps(pipe: Any, t: Any, kind: str, seed: Any, index: Any, epoc
         n = len(pipe.volume_first)
         first, last = [dict(p) for p in given[:n]], [dict(p) for p in given[n:]]
         params = {k: v for k, v in params.items() if k != PARAMS_KEY}
-    values, moved, labels = move_volume_steps(pipe.volume_first, first, values, kinds,
-                                              t.keypoints, pipe.keypoint_format,
-                                              pipe.remove_invisible, t.keypoint_fields)
+    values, moved, labels, visible = move_volume_steps(
+        pipe.volume_first, first, values, kinds, t.keypoints, pipe.keypoint_format,
+        pipe.remove_invisible, t.keypoint_fields)
     after = volume_shape(values, kinds)[1:]
     for group in (t.images, t.masks):
         for n, v in group.items():
@@ -724,7 +727,7 @@ def start_volume_steps(pipe: Any, t: Any, kind: str, seed: Any, index: Any, epoc
         (t.mask_lists if kinds[n].startswith("mask") else t.images)[n] = v
     t.keypoints.update(moved)
     t.keypoint_fields.update(labels)
-    return {"rng": rng, "first": first, "last": last}, seed, index, params
+    return {"rng": rng, "first": first, "last": last, "visible": visible}, seed, index, params
 
 
 def finish_volume_steps(pipe: Any, state: dict, res: dict) -> None:
@@ -741,12 +744,19 @@ def finish_volume_steps(pipe: Any, state: dict, res: dict) -> None:
         names = [n for n in res if n == "keypoints" or n in pipe.additional_targets
                  and pipe.additional_targets[n] == "keypoints"]
         fields = {f: res[f] for f in pipe.keypoint_label_fields if f in res}
-        values, moved, labels = move_volume_steps(
+        values, moved, labels, visible = move_volume_steps(
             pipe.volume_last, last, values, kinds, {n: res[n] for n in names},
             pipe.keypoint_format, pipe.remove_invisible, fields)
         res.update(values)
         res.update(moved)
         res.update(labels)
+        if not pipe.remove_invisible:  # (every row kept: the rows' flags)
+            for name, v in visible.items():
+                state["visible"][name] = state["visible"].get(name, True) & v
+    for name, v in state["visible"].items() if not pipe.remove_invisible else ():
+        key = "keypoints_visible" if name == "keypoints" else f"{name}_visible"
+        if key in res:  # (remove_invisible=False: the 2-D pass's flags and the 3-D steps')
+            res[key] = np.asarray(res[key], bool) & v
     res["params"] = {**res["params"], PARAMS_KEY: [*state["first"], *(last or [])]}
 
 
