@@ -88,12 +88,17 @@ def test_volumes_are_refused_where_they_cannot_be_read():
              r"image\), and this call is a batch of samples: call the pipeline per sample"),
             (dict(image=IMG, volume=VOL[0, 0]),
              r"volume must be a numpy array \(D, H, W\) or \(D, H, W, C\), got shape \(128, 3\)"),
-            (dict(image=IMG, volume=list(VOL)), r"volume must be a numpy array .* got list"),
+            (dict(image=IMG, volume=list(VOL)), r"volume must be a numpy array .* got a list"),
             (dict(image=IMG, masks3d=MASK3D[0]),
              r"masks3d must be a numpy array \(N, D, H, W\) or \(N, D, H, W, C\)"),
             (dict(image=IMG, volume=VOL[:, :64]), r"must be laid out as image is|size")]:
         with pytest.raises(ValueError, match=why):
             pipe(**call, seed=0)
+    torch = pytest.importorskip("torch")  # (taken as an image's channels until 2026-12-06)
+    with pytest.raises(ValueError, match=r"volume must be a numpy array \(D, H, W\) or \(D, H, "
+                                         r"W, C\), got a Tensor \(albumentations' volumes are "
+                                         r"numpy arrays: pass .numpy\(\)\)"):
+        pipe(volume=torch.from_numpy(VOL), seed=0)
     with pytest.raises(ValueError, match="'volume' is a call's own keyword"):
         W.Compose([W.HorizontalFlip()], additional_targets={"volume": "image"})
 

@@ -43,8 +43,8 @@ from ._morph import Morphological, morph_steps
 from ._pixel_dropout import PixelDropout, fill_mask_drops, pixel_drops
 from ._targets import (Seen, box_rows, check_boxes, keypoint_rows, move_boxes,
                        move_keypoint_lists, select, to_xyxy)
-from ._volume3d import (finish_volume_steps, start_volume_steps, volume_steps_applied,
-                        volume_tensors)
+from ._volume3d import (check_volume, finish_volume_steps, start_volume_steps,
+                        volume_steps_applied, volume_tensors)
 
 
 class _Opts(NamedTuple):
@@ -359,11 +359,6 @@ def _call_kind(t: Targets) -> str:
     return "single"
 
 
-#: albumentations' volume kinds and the dimensions before a slice's own: ``volume`` (D, H,
-#: W[, C]) and ``mask3d`` one sample's slices, ``volumes`` and ``masks3d`` (N, D, ...) several
-VOLUMES = {"volume": 1, "volumes": 2, "mask3d": 1, "masks3d": 2}
-
-
 def _split_volumes(t: Targets, names: dict[str, str]) -> list | None:
     """albumentations' volumes, whose slices its 2-D transforms move alike: ``volume=`` and
     ``volumes=`` as frames of ``images=`` after its own, ``mask3d=`` and ``masks3d=`` as stacks
@@ -385,10 +380,7 @@ def _split_volumes(t: Targets, names: dict[str, str]) -> list | None:
     for key in found:
         is_mask = names[key].startswith("mask")
         v = (t.mask_lists if is_mask else t.images).pop(key)
-        lead = VOLUMES[names[key]]
-        if not isinstance(v, np.ndarray) or v.ndim not in (lead + 2, lead + 3):
-            dims = "(D, H, W) or (D, H, W, C)" if lead == 1 else "(N, D, H, W) or (N, D, H, W, C)"
-            raise ValueError(f"{key} must be a numpy array {dims}, got {_shape_of(v)}")
+        lead = check_volume(key, v, names[key]) + 1  # (the dimensions before a slice's own)
         flat = v.reshape(-1, *v.shape[lead:])
         if is_mask:
             t.mask_lists[key] = flat  # (a stack of masks, one a slice)
@@ -580,9 +572,12 @@ def apply(pipe, given: dict, *, seed, index, epoch, params, queue, out=None) -> 
     # (the boxes and keypoints as given, whose types albumentations' results take)
     as_given = {**t.boxes, **t.keypoints} if pipe.target_types == "albumentations" else {}
     torch_keys: dict[str, bool] = {}  # the targets given as torch tensors: -> channels first
+    volume_names = volume_targets(pipe)
     for group, chw in ((t.images, True), (t.masks, False), (t.boxes, False),
                        (t.keypoints, False)):
         for name, value in group.items():
+            if name in volume_names:  # (numpy arrays alone: _split_volumes refuses the rest)
+                continue
             group[name], flag = _torch_in(value, name, chw)
             if flag:
                 torch_keys[name] = chw and pipe.layout == "HWC"
@@ -593,7 +588,6 @@ def apply(pipe, given: dict, *, seed, index, epoch, params, queue, out=None) -> 
     if pipe.volume_first or pipe.volume_last:
         vol3d, seed, index, params = start_volume_steps(pipe, t, _call_kind(t), seed, index,
                                                         epoch, params)
-    volume_names = volume_targets(pipe)
     volumes = _split_volumes(t, volume_names)  # volume=, mask3d=: frames of images=, masks
     image_names = list(t.images)  # (images= among them, before its frames are split)
     if pipe.normalization != "standard" and "images" in image_names:

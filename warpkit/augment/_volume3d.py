@@ -554,16 +554,24 @@ def split_volume_steps(transforms: list) -> tuple[list, list, list]:
     return transforms[:first], transforms[first:last], transforms[last:]
 
 
+def check_volume(name: str, v: Any, kind: str) -> int:
+    """A volume target's array checked against its kind (a ValueError naming ``name``
+    otherwise): the count of dimensions before a volume's own (D, H, W[, C])."""
+    lead = LEADS[kind]
+    if not isinstance(v, np.ndarray) or v.ndim not in (lead + 3, lead + 4):
+        dims = "(D, H, W) or (D, H, W, C)" if lead == 0 else "(N, D, H, W) or (N, D, H, W, C)"
+        got = f"shape {v.shape}" if isinstance(v, np.ndarray) else \
+            f"a {type(v).__name__} (albumentations' volumes are numpy arrays: pass .numpy())"
+        raise ValueError(f"{name} must be a numpy array {dims}, got {got}")
+    return lead
+
+
 def volume_shape(values: dict, kinds: dict[str, str]) -> tuple[int, int, int]:
     """The (depth, height, width) of a call's volumes (``values``: target -> array; ``kinds``:
     name -> its volume kind), which must agree."""
     shapes = {}
     for name, v in values.items():
-        lead = LEADS[kinds[name]]
-        if not isinstance(v, np.ndarray) or v.ndim not in (lead + 3, lead + 4):
-            dims = "(D, H, W) or (D, H, W, C)" if lead == 0 else "(N, D, H, W) or (N, D, H, W, C)"
-            got = f"shape {v.shape}" if hasattr(v, "shape") else type(v).__name__
-            raise ValueError(f"{name} must be a numpy array {dims}, got {got}")
+        lead = check_volume(name, v, kinds[name])
         shapes[name] = tuple(v.shape[lead:lead + 3])
     if not shapes:
         raise ValueError("a 3-D step (RandomCrop3D, Pad3D, CubicSymmetry, ...) moves volumes: "
