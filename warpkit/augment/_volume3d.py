@@ -478,12 +478,12 @@ class ToTensor3D(Transform):
     albumentations' are. ``volumes`` and ``masks3d`` stay arrays, as albumentations leaves
     them. Requires torch.
 
-    Example:
-        >>> import numpy as np
+    Example (``aug(volume=np.zeros((4, 8, 8, 3), np.uint8))["volume"]`` is then a tensor of
+    torch.Size([3, 4, 8, 8])):
         >>> from warpkit.augment import Compose, HorizontalFlip, ToTensor3D
         >>> aug = Compose([HorizontalFlip(), ToTensor3D()])
-        >>> aug(volume=np.zeros((4, 8, 8, 3), np.uint8))["volume"].shape  # doctest: +SKIP
-        torch.Size([3, 4, 8, 8])
+        >>> aug.volume_tensors, [t["type"] for t in aug.to_dict()["transforms"]]
+        (True, ['HorizontalFlip', 'ToTensor3D'])
     """
 
     def __init__(self, p: float = 1.0) -> None:
