@@ -270,8 +270,9 @@ def test_what_is_refused(queue):
         W.Compose([W.OneOf([W.Pad3D(1), W.HorizontalFlip()])])
     with pytest.raises(ValueError, match="a 3-D step inside Compose is not supported"):
         W.Compose([W.HorizontalFlip(), W.Compose([W.Pad3D(1)])])
-    with pytest.raises(ValueError, match="Pad3D after the 2-D steps of a pipeline that makes"):
-        W.Compose([W.HorizontalFlip(), W.Pad3D(1), W.Normalize()])
+    with pytest.raises(ValueError, match=r"Pad3D after the 2-D steps of a pipeline whose "
+                                         r"Normalize\(normalization='image'\) takes each"):
+        W.Compose([W.HorizontalFlip(), W.Pad3D(1), W.Normalize(normalization="image")])
     with pytest.raises(ValueError, match="give volume=, volumes=, mask3d= or masks3d="):
         W.Compose([W.Pad3D(1)])(image=CAMERA, queue=queue)
     with pytest.raises(ValueError, match=r"Compose\(p=0.5\) is not supported"):
@@ -404,3 +405,29 @@ def test_visibility_flags_count_the_3d_steps(queue):
     # crop offsets (3, 5, 5): z 1 -> -2 (out), z 8 -> 5 (in), (45, 35) -> (40, 30): out in x, y
     want = np.array([False, True, False, True]) & ~in_hole
     np.testing.assert_array_equal(out["keypoints_visible"], want)
+
+
+@pytest.mark.parametrize("rgb", [True, False])
+def test_trailing_fills_before_normalize_as_albumentations(rgb, queue):
+    """3-D steps after the 2-D ones, before Normalize (the order of albumentations' recipes):
+    warpkit makes the model's input in the pass, so a trailing step's fills become the model's
+    values of those levels; albumentations' own chain (flip, its Pad3D, its cut-out of
+    warpkit's recorded holes, then its Normalize) within float32 rounding, for uint8 RGB with
+    ImageNet's statistics and for a 12-bit gray scan in uint16."""
+    if rgb:
+        vol, norm = (RGB * 255).astype(np.uint8), {}
+    else:
+        vol = (VOL.astype(np.uint16) * 16).astype(np.uint16)
+        norm = dict(mean=0.4, std=0.3, max_pixel_value=4095)
+
+    def steps(m):
+        return [m.HorizontalFlip(p=1), m.Pad3D(padding=(1, 2, 3), fill=77),
+                m.CoarseDropout3D(num_holes_range=(2, 2), fill=200, p=1), m.Normalize(**norm)]
+    ours = W.Compose(steps(W))(volume=vol, seed=0, queue=queue)
+    holes = np.asarray(ours["params"]["volume_steps"][1]["holes"])
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        padded = A.Pad3D(padding=(1, 2, 3), fill=77)(volume=vol[:, :, ::-1].copy())["volume"]
+        want = A.Normalize(**norm)(volume=F3.cutout3d(padded, holes, 200))["volume"]
+    assert ours["volume"].shape == want.shape and ours["volume"].dtype == want.dtype
+    np.testing.assert_allclose(ours["volume"], want, atol=2e-6)

@@ -408,11 +408,11 @@ class Compose(Resampling, Transform):
         # albumentations' 3-D steps: on the host, before and after the 2-D pass (_volume3d)
         first, self.transforms, last = split_volume_steps(self.transforms)
         self.volume_first, self.volume_last = tuple(first), tuple(last)
-        if last and output_dtype is not None:
-            raise ValueError(f"{type(last[0]).__name__} after the 2-D steps of a pipeline that "
-                             f"makes the model's input (Normalize, ToFloat, output_dtype) is not "
-                             f"supported: the volumes are the model's input by then; list the "
-                             f"3-D steps before the 2-D ones")
+        if last and normalization != "standard":
+            raise ValueError(f"{type(last[0]).__name__} after the 2-D steps of a pipeline whose "
+                             f"Normalize(normalization={normalization!r}) takes each volume's "
+                             f"statistics is not supported (albumentations takes them after the "
+                             f"step); list the 3-D steps before the 2-D ones")
         check_placement(self.transforms)
         seeded = next((s for t in self.transforms for s in all_steps(t)
                        if isinstance(s, Compose) and s.seed is not None), None)

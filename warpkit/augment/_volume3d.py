@@ -31,12 +31,13 @@ the 2-D steps' draws as they were; the parameters are recorded in ``out["params"
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
 
 from .._checks import count, flag, number, one_of
+from ..engine.output import model_output
 from ._base import Transform, all_steps
 from ._params import volume_targets
 from ._targets import keypoint_rows
@@ -64,10 +65,19 @@ class Transform3D(Transform):
         """The (depth, height, width) these parameters make of ``shape``."""
         return shape
 
-    def volume(self, v: np.ndarray, lead: int, params: dict, mask: bool) -> np.ndarray:
+    def volume(self, v: np.ndarray, lead: int, params: dict, mask: bool,
+               convert: Callable | None = None) -> np.ndarray:
         """``v`` (``lead`` dimensions, then D, H, W[, C]) moved by ``params``; ``mask``: a mask3d
-        (its fills are ``fill_mask``)."""
+        (its fills are ``fill_mask``); ``convert``: an image fill's value in ``v``'s units (the
+        model's input, where the pass made it: :func:`finish_volume_steps`)."""
         raise NotImplementedError
+
+    def _fill_of(self, mask: bool, convert: Callable | None) -> tuple[Any, str]:
+        """(the fill of a mask or an image, as ``convert`` makes it; its argument's name)."""
+        if mask:
+            return self.fill_mask, "fill_mask"
+        return (self.fill if convert is None or self.fill is None else convert(self.fill)), \
+            "fill"
 
     def points(self, zyx: np.ndarray, params: dict, shape: tuple[int, int, int]) -> np.ndarray:
         """Keypoints' (z, y, x) columns (float64, one row each) in a volume of ``shape`` moved by
@@ -176,8 +186,8 @@ class Pad3D(Transform3D):
         q = params["padding"]
         return tuple(s + q[2 * k] + q[2 * k + 1] for k, s in enumerate(shape))
 
-    def volume(self, v, lead, params, mask):
-        fill, arg = (self.fill_mask, "fill_mask") if mask else (self.fill, "fill")
+    def volume(self, v, lead, params, mask, convert=None):
+        fill, arg = self._fill_of(mask, convert)
         return _pad(v, lead, params["padding"], fill, arg)
 
     def points(self, zyx, params, shape):
@@ -270,8 +280,8 @@ class _CropAndPad3D(Transform3D):
     def out_shape(self, params, shape):
         return self.size
 
-    def volume(self, v, lead, params, mask):
-        fill, arg = (self.fill_mask, "fill_mask") if mask else (self.fill, "fill")
+    def volume(self, v, lead, params, mask, convert=None):
+        fill, arg = self._fill_of(mask, convert)
         v = _pad(v, lead, params["padding"], fill, arg)
         c = params["crop"]
         return v[(slice(None),) * lead + tuple(slice(c[k], c[k + 3]) for k in range(3))]
@@ -362,8 +372,8 @@ class CoarseDropout3D(Transform3D):
         holes = np.stack([*starts, *(a + d for a, d in zip(starts, dims))], axis=-1)
         return {"holes": holes.reshape(n, 6).tolist()}
 
-    def volume(self, v, lead, params, mask):
-        fill, arg = (self.fill_mask, "fill_mask") if mask else (self.fill, "fill")
+    def volume(self, v, lead, params, mask, convert=None):
+        fill, arg = self._fill_of(mask, convert)
         if fill is None or not params["holes"]:
             return v
         out = v.copy()
@@ -448,7 +458,7 @@ class CubicSymmetry(Transform3D):
         perm, _ = CUBE[_index(params)]
         return tuple(shape[a] for a in perm)
 
-    def volume(self, v, lead, params, mask):
+    def volume(self, v, lead, params, mask, convert=None):
         perm, flips = CUBE[_index(params)]
         axes = [*range(lead), *(lead + a for a in perm), *range(lead + 3, v.ndim)]
         out = v.transpose(axes)
@@ -613,11 +623,13 @@ def _xyz_columns(fmt: str) -> tuple[int, int, int | None]:
 
 def move_volume_steps(steps: Sequence[Transform3D], plist: list[dict], values: dict,
                       kinds: dict[str, str], keypoints: dict, fmt: str, drop: bool,
-                      labels: dict) -> tuple[dict, dict, dict, dict]:
+                      labels: dict, converts: dict | None = None
+                      ) -> tuple[dict, dict, dict, dict]:
     """The steps applied, with their parameters ``plist``: the volumes of ``values`` (target
     -> array; ``kinds``: name -> its volume kind), the keypoint targets of ``keypoints`` (name
     -> rows of ``fmt``'s columns) and, where rows are dropped (``drop``: remove_invisible), the
-    main keypoints' label fields ``labels`` (name -> a list or array, row for row). Returns the
+    main keypoints' label fields ``labels`` (name -> a list or array, row for row); ``converts``:
+    name -> the function giving a fill in that volume's units (the model's input). Returns the
     three, new, and each keypoint target's rows still visible (inside the volume and out of
     the holes after every step: all of them where ``drop``)."""
     if len(plist) != len(steps):
@@ -638,7 +650,8 @@ def move_volume_steps(steps: Sequence[Transform3D], plist: list[dict], values: d
             continue
         for name, v in values.items():
             values[name] = step.volume(v, LEADS[kinds[name]], params,
-                                       kinds[name].startswith("mask"))
+                                       kinds[name].startswith("mask"),
+                                       (converts or {}).get(name))
         after = step.out_shape(params, shape)
         for name, (k, zyx) in rows.items():
             zyx = step.points(zyx, params, shape)
@@ -735,7 +748,11 @@ def start_volume_steps(pipe: Any, t: Any, kind: str, seed: Any, index: Any, epoc
         (t.mask_lists if kinds[n].startswith("mask") else t.images)[n] = v
     t.keypoints.update(moved)
     t.keypoint_fields.update(labels)
-    return {"rng": rng, "first": first, "last": last, "visible": visible}, seed, index, params
+    # (the volumes' dtypes and channels as given: a trailing step's fills in the model's units)
+    given = {n: (v.dtype, v.shape[LEADS[kinds[n]] + 3] if v.ndim == LEADS[kinds[n]] + 4 else 1)
+             for n, v in values.items() if not kinds[n].startswith("mask")}
+    return {"rng": rng, "first": first, "last": last, "visible": visible,
+            "given": given}, seed, index, params
 
 
 def finish_volume_steps(pipe: Any, state: dict, res: dict) -> None:
@@ -752,9 +769,12 @@ def finish_volume_steps(pipe: Any, state: dict, res: dict) -> None:
         names = [n for n in res if n == "keypoints" or n in pipe.additional_targets
                  and pipe.additional_targets[n] == "keypoints"]
         fields = {f: res[f] for f in pipe.keypoint_label_fields if f in res}
+        converts = None
+        if pipe.output_dtype is not None:  # (the pass made the model's input: fills so too)
+            converts = {n: _model_fill(pipe, dt, c) for n, (dt, c) in state["given"].items()}
         values, moved, labels, visible = move_volume_steps(
             pipe.volume_last, last, values, kinds, {n: res[n] for n in names},
-            pipe.keypoint_format, pipe.remove_invisible, fields)
+            pipe.keypoint_format, pipe.remove_invisible, fields, converts)
         res.update(values)
         res.update(moved)
         res.update(labels)
@@ -766,6 +786,19 @@ def finish_volume_steps(pipe: Any, state: dict, res: dict) -> None:
         if key in res:  # (remove_invisible=False: the 2-D pass's flags and the 3-D steps')
             res[key] = np.asarray(res[key], bool) & v
     res["params"] = {**res["params"], PARAMS_KEY: [*state["first"], *(last or [])]}
+
+
+def _model_fill(pipe: Any, dtype: np.dtype, channels: int) -> Callable:
+    """The function giving a fill (a level of the volume's ``dtype``: a number or one a
+    channel) as the model's input the pass made of that volume: ``fill * scale + bias`` per
+    channel, the pass's own (``engine.output.model_output``), so a hole a trailing step cuts
+    holds what the pass makes of that level, as applying the step before Normalize gives."""
+    _, _, scale, bias = model_output(dtype, channels, pipe.output_dtype, pipe.mean, pipe.std,
+                                     "HWC", pipe.max_pixel_value)
+
+    def convert(fill: Any) -> np.ndarray:
+        return np.asarray(fill, np.float64) * np.asarray(scale) + np.asarray(bias)
+    return convert
 
 
 def volume_steps_applied(pipe: Any, params: dict) -> tuple[list, list]:
