@@ -275,8 +275,6 @@ def test_what_is_refused(queue):
         W.Compose([W.HorizontalFlip(), W.Pad3D(1), W.Normalize(normalization="image")])
     with pytest.raises(ValueError, match="give volume=, volumes=, mask3d= or masks3d="):
         W.Compose([W.Pad3D(1)])(image=CAMERA, queue=queue)
-    with pytest.raises(ValueError, match=r"Compose\(p=0.5\) is not supported"):
-        W.Compose([W.Pad3D(1)], p=0.5)(volume=VOL, queue=queue)
     with pytest.raises(ValueError, match="is larger than the volume .depth, height, width. "
                                          r"\[12, 40, 50\]: pass pad_if_needed=True"):
         W.Compose([W.RandomCrop3D((13, 2, 2))])(volume=VOL, queue=queue)
@@ -431,3 +429,22 @@ def test_trailing_fills_before_normalize_as_albumentations(rgb, queue):
         want = A.Normalize(**norm)(volume=F3.cutout3d(padded, holes, 200))["volume"]
     assert ours["volume"].shape == want.shape and ours["volume"].dtype == want.dtype
     np.testing.assert_allclose(ours["volume"], want, atol=2e-6)
+
+
+def test_the_pipelines_p_holds_for_its_3d_steps(queue):
+    """Compose(p=0.5) with 3-D steps: a call applies all its steps or none, the 3-D ones with
+    the 2-D ones (the pass's own draw decides), and a replay keeps the decision."""
+    aug = W.Compose([W.Pad3D(padding=1), W.HorizontalFlip(p=1), W.Pad3D(padding=2)], p=0.5)
+    seen = set()
+    for seed in range(12):
+        out = aug(volume=VOL, seed=seed, queue=queue)
+        applied = out["params"]["applied"]
+        assert [p["applied"] for p in out["params"]["volume_steps"]] == [applied] * 2
+        if applied:
+            np.testing.assert_array_equal(out["volume"], np.pad(VOL[:, :, ::-1], 3))
+        else:
+            np.testing.assert_array_equal(out["volume"], VOL)
+        again = aug(volume=VOL, params=out["params"], queue=queue)
+        np.testing.assert_array_equal(again["volume"], out["volume"])
+        seen.add(applied)
+    assert seen == {True, False}

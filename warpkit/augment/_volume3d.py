@@ -40,6 +40,7 @@ from .._checks import count, flag, number, one_of
 from ..engine.output import model_output
 from ._base import Transform, all_steps
 from ._params import volume_targets
+from ._streams import stream
 from ._targets import keypoint_rows
 
 __all__ = ["CenterCrop3D", "CoarseDropout3D", "CubicSymmetry", "Pad3D", "PadIfNeeded3D",
@@ -705,9 +706,6 @@ def start_volume_steps(pipe: Any, t: Any, kind: str, seed: Any, index: Any, epoc
         raise ValueError(f"a 3-D step moves one sample's volumes (albumentations' targets of a "
                          f"call of one sample), and this call is a {kind} of samples: call the "
                          f"pipeline per sample")
-    if pipe.p < 1:
-        raise ValueError(f"a pipeline with 3-D steps applies them on every call: Compose(p="
-                         f"{pipe.p}) is not supported with them (give the steps their own p)")
     kinds = volume_targets(pipe)
     values = {n: (t.mask_lists if k.startswith("mask") else t.images).get(n)
               for n, k in kinds.items()}
@@ -722,8 +720,13 @@ def start_volume_steps(pipe: Any, t: Any, kind: str, seed: Any, index: Any, epoc
                 seed, index = pipe.next_streams(1)
             else:
                 seed = pipe.seed
-        rng = stream3d(seed, epoch, 0 if index is None else index)
-        first, _ = draw_volume_steps(pipe.volume_first, rng, shape)
+        at = 0 if index is None else index
+        rng = stream3d(seed, epoch, at)
+        # (the pipeline's own p: its first number of the sample's stream, as the pass draws it)
+        if pipe.p < 1 and not stream(seed, epoch, at).random() < pipe.p:
+            first, last = _not_applied(pipe.volume_first), _not_applied(pipe.volume_last)
+        else:
+            first, _ = draw_volume_steps(pipe.volume_first, rng, shape)
     else:
         given = params.get(PARAMS_KEY) if isinstance(params, dict) else None
         if not isinstance(given, (list, tuple)):
@@ -753,6 +756,11 @@ def start_volume_steps(pipe: Any, t: Any, kind: str, seed: Any, index: Any, epoc
              for n, v in values.items() if not kinds[n].startswith("mask")}
     return {"rng": rng, "first": first, "last": last, "visible": visible,
             "given": given}, seed, index, params
+
+
+def _not_applied(steps: Sequence[Transform3D]) -> list[dict]:
+    """The records of steps a call did not apply (its pipeline's p drew against it)."""
+    return [{"applied": False} for _ in steps]
 
 
 def finish_volume_steps(pipe: Any, state: dict, res: dict) -> None:
