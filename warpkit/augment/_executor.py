@@ -793,10 +793,16 @@ def warp_sampling(pipe) -> Sampling:
 def _sample_count(t: Targets) -> int:
     """How many samples a call holds (1 where its image or mask is missing: the call refuses
     that after)."""
+    ref_name, ref = _reference(t)
+    return 1 if ref_name is None else len(layout(ref, ref_name)[1])
+
+
+def _reference(t: Targets) -> tuple[str | None, Any]:
+    """(the name, the value) of the target a call's sizes come from: its first image, else its
+    first mask; (None, None) without either."""
     ref_name = next(iter(t.images), None) or next(iter(t.masks), None)
-    if ref_name is None:
-        return 1
-    return len(layout(t.images.get(ref_name, t.masks.get(ref_name)), ref_name)[1])
+    return ref_name, None if ref_name is None else t.images.get(ref_name,
+                                                                 t.masks.get(ref_name))
 
 
 def _apply(pipe, t: Targets, *, seed, index, epoch, params, queue, into=None,
@@ -805,11 +811,10 @@ def _apply(pipe, t: Targets, *, seed, index, epoch, params, queue, into=None,
     steps ``start``:``stop`` of ``split["pipe"]``, whose parameters it draws whole into
     ``split["drawn"]`` (and the seed into ``split["seed"]``), taking its own; with
     ``draw_only`` it returns once they are drawn."""
-    ref_name = next(iter(t.images), None) or next(iter(t.masks), None)
+    ref_name, ref = _reference(t)
     if ref_name is None:
         raise ValueError("give image= or mask= (the sizes come from them)"
                          + ("; masks= moves with them" if t.mask_lists else ""))
-    ref = t.images.get(ref_name, t.masks.get(ref_name))
     kind, sizes = layout(ref, ref_name)
     n = len(sizes)
     single = kind == "single"
@@ -1053,12 +1058,11 @@ def _apply_split(pipe, t: Targets, *, seed, index, epoch, params, queue, into=No
     after the other. The parameters are the whole pipeline's, drawn once before the first
     pass."""
     parts, hosts = pipe.host_parts()
-    ref_name = next(iter(t.images), None) or next(iter(t.masks), None)
+    ref_name, ref = _reference(t)
     names = {"images": list(t.images), "masks": list(t.masks),
              "mask_lists": list(t.mask_lists), "boxes": list(t.boxes),
              "keypoints": list(t.keypoints)}
-    kind, sizes0 = layout(t.images.get(ref_name, t.masks.get(ref_name)), ref_name) \
-        if ref_name is not None else ("single", [])
+    kind, sizes0 = layout(ref, ref_name) if ref_name is not None else ("single", [])
     single = kind == "single"
     drawn = None
     if params is not None:
