@@ -173,3 +173,26 @@ def test_a_volumes_slices_in_one_launch_are_each_slice_alone(steps, gray, queue)
         alone = pipe(image=vol[k], mask=MASK3D[k], seed=5, queue=queue)
         np.testing.assert_array_equal(out["volume"][k], alone["image"])
         np.testing.assert_array_equal(out["mask3d"][k], alone["mask"])
+
+
+def test_frames_in_one_launch_at_the_edges(queue):
+    """The one-launch path of a sample's frames where it once went wrong: gray frames resized
+    to one row came back (N, 1, w, 1) instead of each frame's (1, w), and a step reading the
+    call's keywords per sample (OverlayElements) failed with an IndexError; each frame equals
+    that frame alone."""
+    gray = VOL[..., 0].copy()
+    for steps in ([W.Resize(1, 8)], [W.Resize(1, 8), W.Normalize(mean=0.5, std=0.2),
+                                     W.ToTensorV2()]):
+        pipe = W.Compose(steps)
+        out = pipe(images=gray, seed=0, queue=queue)["images"]
+        for k, f in enumerate(gray):
+            alone = pipe(image=f, seed=0, queue=queue)["image"]
+            assert tuple(out[k].shape) == tuple(alone.shape)
+            np.testing.assert_array_equal(np.asarray(out[k]), np.asarray(alone))
+    element = np.full((10, 10, 3), 200, np.uint8)
+    meta = [{"image": element, "bbox": [0.1, 0.1, 0.4, 0.4]}]
+    pipe = W.Compose([W.Rotate(limit=10, p=1), W.OverlayElements(p=1)])
+    out = pipe(images=VOL, overlay_metadata=meta, seed=0, queue=queue)["images"]
+    for k, f in enumerate(VOL):
+        np.testing.assert_array_equal(
+            out[k], pipe(image=f, overlay_metadata=meta, seed=0, queue=queue)["image"])

@@ -1608,14 +1608,14 @@ def _warp_frames(pipe, names: list[str], images: dict, plist: list, mats, outs,
     gray = stack.ndim == 3
     if gray:
         stack = stack[..., None]
-    if colour:
-        program = colour_program(pipe, plist * n, stack.shape[3], stack.dtype, outs * n, given,
-                                 skip=sources, always=True)
+    if colour:  # (the sample's keywords for every frame: one dict, or the sample's own)
+        program = colour_program(pipe, plist * n, stack.shape[3], stack.dtype, outs * n,
+                                 _each(given, 1)[0], skip=sources, always=True)
         opts = opts._replace(colour=program)
     res = _warp_all(stack, "batch", np.repeat(mats[:1], n, axis=0), outs * n, opts,
                     chains=None if chains is None else chains[:1] * n)
-    if gray:  # (as a gray frame alone gives it: (h, w), or the model's (1, h, w))
-        res = res[..., 0] if res.shape[-1] == 1 and res.shape[1] != 1 else res
+    if gray and pipe.layout == "HWC":  # (as a gray frame alone gives it: (h, w); the
+        res = res[..., 0]  # model's channels-first input keeps its (1, h, w))
     return {k: res[j] for j, k in enumerate(names)}
 
 

@@ -617,8 +617,8 @@ def stream3d(seed: int, epoch: int, index: int) -> np.random.Generator:
     return np.random.Generator(np.random.Philox(seq))
 
 
-#: the (x, y, z) columns of a keypoint format (z None: the format has no depth)
 def _xyz_columns(fmt: str) -> tuple[int, int, int | None]:
+    """The (x, y, z) columns of a keypoint format (z None: the format has no depth)."""
     return fmt.index("x"), fmt.index("y"), fmt.index("z") if "z" in fmt else None
 
 
