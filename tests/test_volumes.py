@@ -181,9 +181,8 @@ def test_frames_in_one_launch_at_the_edges(queue):
     call's keywords per sample (OverlayElements) failed with an IndexError; each frame equals
     that frame alone."""
     gray = VOL[..., 0].copy()
-    for steps in ([W.Resize(1, 8)], [W.Resize(1, 8), W.Normalize(mean=0.5, std=0.2),
-                                     W.ToTensorV2()]):
-        pipe = W.Compose(steps)
+    for model in ({}, dict(output_dtype="float32", mean=0.5, std=0.2, layout="CHW")):
+        pipe = W.Compose([W.Resize(1, 8)], **model)  # (CHW: the model's input, without torch)
         out = pipe(images=gray, seed=0, queue=queue)["images"]
         for k, f in enumerate(gray):
             alone = pipe(image=f, seed=0, queue=queue)["image"]
